@@ -508,9 +508,8 @@ class Entries:
         """The :class:`NotFound` for a key of this scope: :class:`Expired` or :class:`Deleted` when the index knows
         what happened within the last hour. A scratchpad key that is the handle of a live spilled result is said to
         be one, with the ``read_handle`` call that reads it, when ``reading`` (a read, not a delete); one shaped as a
-        handle that names none is said to be neither, naming the handle of this scope it is likely copied from; a
-        handle or key that names nothing else says how to go on (copy the handle whole, or run the tool again; list
-        the keys)."""
+        handle that names none is said to be neither, naming the handle of this scope it is likely copied from; else
+        it says how to go on (copy the handle whole, or run the tool again; list the keys)."""
         what = f"{'handle' if kind == 'handle' else 'key'} {key!r}"
         now = self.now()
         try:  # reported Expired: gone for good (an index without expire_now leaves it to the sweep)
