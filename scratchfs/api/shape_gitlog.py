@@ -49,7 +49,7 @@ _TOOL_SUBJECT_RE = re.compile(rb"\nMessage: ([^\r\n]*)")
 _SUBJECT_CHARS = 40
 _HEX_DIGITS = b"0123456789abcdef"
 _LEADS = {bytes([byte]): chr(byte) for byte in b"*" + _HEX_DIGITS}  # (a git log starts "commit", "* ", a hash)
-_GRAPH_START_RE = re.compile(rb"\* +(?:commit [0-9a-f]{7,64}\b|[0-9a-f]{7,40} \S)")
+_GRAPH_START_RE = re.compile(rb"\* +(?:(commit) [0-9a-f]{7,64}\b|[0-9a-f]{7,40} \S)")  # (group 1: full format)
 _GRAPH_RE = re.compile(rb"^(?:[|/\\_. -]*\*[|/\\_. -]*?(?=commit [0-9a-f])|(?:[|/\\_.-] ?)+(?: {1,2}(?=Merge: )| *$)?)",
                        re.M)
 """The graph before a line of ``git log --graph``, taken off: on a commit's line, its columns and the ``*`` that marks
@@ -76,8 +76,9 @@ def git_log_shape(sample: bytes, lines: int, complete: bool, scope: str, size: i
             whole = sample if complete else sample[: sample.rfind(b"\n") + 1]
             return _medium(whole, lines, scope, GIT_LOG_SHAPE, (_TOOL_COMMIT_RE, _TOOL_SUBJECT_RE))
         return None
-    graph = lead == "*" and _GRAPH_START_RE.match(sample) is not None
-    first = sample.startswith(b"commit ", sample.find(b"c") if graph else 0)
+    start = _GRAPH_START_RE.match(sample) if lead == "*" else None
+    graph = start is not None
+    first = start[1] is not None if start is not None else sample.startswith(b"commit ")
     if not (first or graph):  # (a --oneline log's first hash, told without a regex)
         space = sample.find(b" ", 7, 41)
         if space < 0 or sample[:space].strip(_HEX_DIGITS):
