@@ -66,9 +66,10 @@ _HASH_SPREAD = 3  # git lengthens an abbreviated hash that another object shares
 
 def git_log_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
     """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
-    count; ``scope``: what to add when the sample is not all of it) if it is a ``git log`` without patches, else
-    ``None``: ``"git log, 431 lines, 40 commits, +1,234 -56 in 87 file changes: 757108e README: the last .ci/run
-    took 663 s (line 1), …; line=N reads from a commit"``.
+    count; ``scope``: what to add when the sample is not all of it) if it is a ``git log`` without patches -- git's
+    default format, ``--oneline``, either behind a ``--graph``, or the MCP git server's layout (the module's
+    docstring) --, else ``None``: ``"git log, 431 lines, 40 commits, +1,234 -56 in 87 file changes: 757108e
+    README: the last .ci/run took 663 s (line 1), …; line=N reads from a commit"``.
     ``size`` (the content's bytes) is unused: the other kinds take it. Never raises."""
     lead = sample[:1]
     if lead not in _LEADS:  # (most text is told by its first byte: no log starts so)
