@@ -211,3 +211,12 @@ def test_a_message_line_of_the_mcp_git_servers_layout_is_no_commit():
     listed = re.findall(r"([0-9a-f]{7}) (subject \d+) \(line ([\d,]+)\)", shape)
     assert [int(line) for _, _, line in listed] == starts[: len(listed)] and len(listed) >= 5, shape
     assert "fffffff" not in shape
+
+
+@pytest.mark.parametrize("subject", [b"Merge commit 'v1.2' into main", b'Revert "commit 3e56789"', b"commit the rest"])
+def test_a_oneline_graph_whose_first_subject_holds_commit_is_told(subject):
+    """``git log --oneline --graph`` whose first commit's hash has no ``c`` and whose subject holds ``commit `` before
+    any other ``c`` (git's own ``Merge commit 'v1.2' into main``) was read as the full format behind a graph (the
+    first ``c`` of the line was looked at for ``commit ``), found no ``Author:`` line and was plain text."""
+    log = b"* 1a34567 " + subject + b"\n* 89ab012 second thing\n* 3e56789 third\n"
+    assert shape_of(log).startswith(f"git log --oneline --graph, 3 lines, 3 commits: 1a34567 {subject.decode()}")

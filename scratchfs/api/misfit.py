@@ -3,8 +3,9 @@
 :func:`scratchfs.api.structured.check_kind`, in :func:`refusal`'s words), ``view="text"`` over JSON, rows of text.
 The engine's error says what failed (jq's parse error); these messages add what the entry is, by the content type
 and shape decided at spill time (:func:`scratchfs.api.shape.describe`, kept in the entry's index row), and the
-reads that fit it -- the text view only for what it renders (an HTML page, terminal output), never for plain text
-or a log without escape sequences.
+reads that fit it -- the text view only for what it renders (an HTML page, terminal output, a kind of text told
+with its colours removed: :func:`~scratchfs.api.shape_terminal.coloured`), never for plain text or a log without
+escape sequences.
 """
 
 from __future__ import annotations

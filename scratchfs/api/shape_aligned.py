@@ -109,7 +109,8 @@ def _data_first(rows: list[list[str]]) -> bool:
     data like them: more of its columns vote for data than for a header and none names a column of numbers or
     typed data (:func:`~scratchfs.engine.structure.table_start.header_votes`; ``ifb0  DOWN`` over ``eth0  UP``)
     when fewer than 4 rows are under it; with more, as before, it is data by the rows under it
-    (:func:`~scratchfs.api.shape_table.first_row_is_data`: the vote of its typed columns, at a tenth of the cost)."""
+    (:func:`~scratchfs.api.shape_table.first_row_is_data`: the vote of its typed columns, at 36 to 64% of the cost
+    on 50 rows of ``ps auxww``, ``lsof``, ``ss``, ``pip list``: ``python bench/shape_guards.py``)."""
     if len(rows) > 4:  # (4 rows or more under it: the vote of the rows under it, as before, at its cost)
         return first_row_is_data(rows)
     votes, named = header_votes(rows)

@@ -48,8 +48,8 @@ _TOOL_COMMIT_RE = re.compile(rb"\nCommit: ([0-9a-f]{7,64})\r?\n(?=Author: [^\n]*
 _TOOL_SUBJECT_RE = re.compile(rb"\nMessage: ([^\r\n]*)")
 _SUBJECT_CHARS = 40
 _HEX_DIGITS = b"0123456789abcdef"
-_LEADS = {bytes([byte]): chr(byte) for byte in b"*" + _HEX_DIGITS}  # (a git log starts "commit", "* ", a hash)
-_GRAPH_START_RE = re.compile(rb"\* +(?:commit [0-9a-f]{7,64}\b|[0-9a-f]{7,40} \S)")
+_LEADS = frozenset(bytes([byte]) for byte in b"*" + _HEX_DIGITS)  # (a git log starts "commit", "* ", a hash)
+_GRAPH_START_RE = re.compile(rb"\* +(?:(commit) [0-9a-f]{7,64}\b|[0-9a-f]{7,40} \S)")  # (group 1: full format)
 _GRAPH_RE = re.compile(rb"^(?:[|/\\_. -]*\*[|/\\_. -]*?(?=commit [0-9a-f])|(?:[|/\\_.-] ?)+(?: {1,2}(?=Merge: )| *$)?)",
                        re.M)
 """The graph before a line of ``git log --graph``, taken off: on a commit's line, its columns and the ``*`` that marks
@@ -66,18 +66,20 @@ _HASH_SPREAD = 3  # git lengthens an abbreviated hash that another object shares
 
 def git_log_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
     """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
-    count; ``scope``: what to add when the sample is not all of it) if it is a ``git log`` without patches, else
-    ``None``: ``"git log, 431 lines, 40 commits, +1,234 -56 in 87 file changes: 757108e README: the last .ci/run
-    took 663 s (line 1), …; line=N reads from a commit"``.
+    count; ``scope``: what to add when the sample is not all of it) if it is a ``git log`` without patches -- git's
+    default format, ``--oneline``, either behind a ``--graph``, or the MCP git server's layout (the module's
+    docstring) --, else ``None``: ``"git log, 431 lines, 40 commits, +1,234 -56 in 87 file changes: 757108e
+    README: the last .ci/run took 663 s (line 1), …; line=N reads from a commit"``.
     ``size`` (the content's bytes) is unused: the other kinds take it. Never raises."""
-    lead = _LEADS.get(sample[:1])  # (most text is told by its first byte: no log starts so)
-    if lead is None:
+    lead = sample[:1]
+    if lead not in _LEADS:  # (most text is told by its first byte: no log starts so)
         if sample.startswith(b"Commit") and _TOOL_FIRST_RE.match(sample, 0, 1024):  # mcp-server-git's git_log
             whole = sample if complete else sample[: sample.rfind(b"\n") + 1]
             return _medium(whole, lines, scope, GIT_LOG_SHAPE, (_TOOL_COMMIT_RE, _TOOL_SUBJECT_RE))
         return None
-    graph = lead == "*" and _GRAPH_START_RE.match(sample) is not None
-    first = sample.startswith(b"commit ", sample.find(b"c") if graph else 0)
+    start = _GRAPH_START_RE.match(sample) if lead == b"*" else None
+    graph = start is not None
+    first = start[1] is not None if start is not None else sample.startswith(b"commit ")
     if not (first or graph):  # (a --oneline log's first hash, told without a regex)
         space = sample.find(b" ", 7, 41)
         if space < 0 or sample[:space].strip(_HEX_DIGITS):

@@ -17,9 +17,9 @@ first line, or two lines of one at a line's start outside fenced blocks
 (:data:`~scratchfs.api.shape_words.PROGRAM_LINE_RE`); nor of settings: more than half of its lines of text from its
 first heading, outside fenced blocks and not indented, ``key = value``, ``key: value``, ``[section]``, a call or
 ending in ``;``, ``{`` or ``}`` (a configuration file's ``##`` comments are no headings: :data:`_SETTING_RE`). A few
-regular expression scans of the sample, each for a literal newline the engine finds fast (the README's 172 KB: 2 ms
-for the whole shape); nothing is scanned when no line of the sample's first 64 KiB starts with ``#`` (a document of
-setext headings alone stays text).
+regular expression scans of the sample, each for a literal newline the engine finds fast (the README's 192 KB: 1.3
+ms for the whole shape, ``python bench/shape_guards.py``); nothing is scanned when no line of the sample's first 64
+KiB starts with ``#`` (a document of setext headings alone stays text).
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ _SETTING_RE = re.compile(rb"\n(?:[A-Za-z_$@][\w.$@/*-]*(?:[ \t]*(?::?=|:(?=[ \t]
 """A line of settings or statements, not text: ``key = value``, ``key: value``, ``key := value``, ``key "value"``, a
 call ``set(...`` (CMake), an INI file's ``[section]``, a line of quoted strings, or one ending in ``;``, ``{`` or
 ``}`` (apt's ``Acquire::IndexTargets {``, ``KeepCompressed "true";``, a Perl statement, a Tcl ``proc``)."""
-_SETTINGS_BYTES = 16 * 1024  # read for settings from the first heading (a README's 186 KB: 2 ms whole, 0.2 ms so)
+_SETTINGS_BYTES = 16 * 1024  # read for settings from the first heading (the README's 192 KB: 1.6 ms whole, 0.14 ms
+# so: bench/shape_guards.py)
 _MOST_SETTINGS = 0.5  # a share of its lines of text past which a file of # or ## comments is settings, not Markdown
 _MOST_CODE_LINES = 2
 _MOST_HEADINGS = 0.3

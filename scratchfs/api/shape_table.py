@@ -126,7 +126,7 @@ def table_rows(lines: list[str], delimiter: str) -> TableRows | None:
         try:
             reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)  # (lines as a rows read's)
             line = 0
-            ragged, unfit = False, 0
+            ragged = False  # (the rest of a ragged table's tests, _ragged_table's, once all rows are read)
             for row in reader:
                 if row:
                     if not ragged and len(rows) >= 2 and len(rows[-1]) != len(rows[0]):  # (a ragged row, not the
@@ -134,10 +134,6 @@ def table_rows(lines: list[str], delimiter: str) -> TableRows | None:
                         if not _may_be_ragged(text, delimiter, rows[0], len(lines)) or all(
                                 len(under) > len(rows[0]) and under[-1] for under in (rows[1], row)):
                             return None  # (2 rows under it wider, cells past it filled: a record cut at its start)
-                    if ragged and (len(row) > len(rows[0]) + 1 or sum(map(bool, row)) < 2):
-                        unfit += 1  # (a row no ragged table holds: past one in 5 of the lines, no table)
-                        if 5 * unfit > len(lines):
-                            return None
                     rows.append(row)
                     starts.append(line)
                 line = reader.line_num  # (the line the next record starts on)

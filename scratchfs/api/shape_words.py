@@ -31,10 +31,9 @@ PROGRAM_LINE_RE = re.compile(rb"\n(?:import [\w.]+|from [\w.]+ c?import |def \w+
                              rb"|use [\w:]+[^\r\n;]*;|package [\w:]+;|sub \w+ *\{|define \w+\r?\n"
                              rb"|c(?:p?def|typedef|import) )")
 """A program's line at a line's start (Python, Cython, C, Perl, a gdb script; ``text`` searched with a newline before
-it),
-which Markdown holds only in a code block and YAML nowhere: a Python module's ``#`` comments after a blank line read
-as Markdown's headings (105 of 14,914 modules of the machine it was tried on were told as Markdown), a type stub's
-``class C:`` over ``x: int`` lines as YAML's keys."""
+it), which Markdown holds only in a code block and YAML nowhere: a Python module's ``#`` comments after a blank line
+read as Markdown's headings (105 of 14,914 modules of the machine it was tried on were told as Markdown), a type
+stub's ``class C:`` over ``x: int`` lines as YAML's keys."""
 
 
 def kib(size: int) -> str:

@@ -150,6 +150,8 @@ def is_number(cell: str) -> bool:
     return _NUMBER.fullmatch(cell.strip()) is not None
 
 
+_DIGIT = re.compile(r"\d")
+_PLAIN = re.compile(r"a(?:[ _-]a)*")  # the pattern of plain words (``Mounted on``, ``eol-server``, ``max_kib``)
 _MISSING = frozenset({"", "-", "na", "n/a", "nan", "null", "none", "nil", "?"})  # (a missing value's words)
 
 
@@ -200,8 +202,6 @@ def header_votes(rows: list[list[str]]) -> tuple[int, bool]:
     return votes, named
 
 
-_DIGIT = re.compile(r"\d")
-_PLAIN = re.compile(r"a(?:[ _-]a)*")  # the pattern of plain words (``Mounted on``, ``eol-server``, ``max_kib``)
 def _patterns(cells: list[str]) -> set[str] | None:
     """The patterns (:func:`_signless`) of ``cells``, or ``None`` past :data:`_TYPED_PATTERNS` of them (free text:
     the rest is not looked at)."""
