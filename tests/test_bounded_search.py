@@ -108,6 +108,10 @@ def test_a_search_inside_a_tar_member_stays_inside_it(scratch_scope):
     assert miss["windows"] == [] and miss["next_call"] is None
     assert f"no match in bytes {start}-{end}" in miss["note"], miss
     assert tools.call("read_handle", {"handle": handle, "match": "a.txt", "offset": start})["windows"]  # (there)
+    last = tools.call("read_handle", {"handle": handle, "match": "a.txt", "offset": start, "end": end, "before": end})
+    assert last["windows"] == [] and f"without end= and with before={len(raw)} searches on" in last["note"], last
+    follow_on = tools.call("read_handle", {"handle": handle, "match": "a.txt", "offset": start, "before": len(raw)})
+    assert follow_on["windows"]  # (what that call finds: the advice the miss gives is one that looks on)
     lines = tools.call("read_handle", {"handle": handle, "pattern": "error 599$", "offset": start, "end": end,
                                        "context": "line"})  # (the member's last line: its end is the bound's)
     assert [w["data"] for w in lines["windows"]] == ["b.txt error 599"] and lines["next_call"] is None

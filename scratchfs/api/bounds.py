@@ -41,11 +41,12 @@ def check_search_end(end: int | None, offset: int, size: int) -> int | None:
 
 def bounded_miss(offset: int, end: int, size: int, name: str = "end") -> str:
     """What a search bounded at ``end`` (from ``offset``, content of ``size`` bytes; ``name``: the argument that
-    gave ``end``, ``before`` for a search from the end) that found nothing says: where it looked, and that it looked
-    nowhere else."""
-    searched = plural(end - offset, "byte")
-    return (f"no match in bytes {offset}-{end} (offset= to {name}=), the only bytes searched ({searched} of {size:,}): "
-            "the same call without end= searches on to the content's end")
+    gave ``end``, ``before`` for a search from the end) that found nothing says: where it looked, that it looked
+    nowhere else, and the call that looks on (a search from the end is bounded by ``before=`` too)."""
+    searched = f"{plural(end - offset, 'byte')} of {size:,}"
+    on = ("the same call without end= searches on to the content's end" if name == "end" else  # (before= bounds
+          f"the same call without end= and with before={size} searches on to the content's end")  # where they start)
+    return f"no match in bytes {offset}-{end} (offset= to {name}=), the only bytes searched ({searched}): {on}"
 
 
 def _check_within(start: int, end: int, size: int) -> None:
