@@ -903,3 +903,14 @@ def test_no_slurp_is_named_past_its_bound(scope):
     stub = scope.spill(row, source_tool="sql")
     assert stub.content_type == "csv" and stub.size > MAX_SLURP_BYTES
     assert not [c for c in _calls(stub.note) if c.get("slurp")]
+
+
+@pytest.mark.parametrize(("size", "said"), [(524_300, " (in the first 524,288 of 524,300 bytes)"),
+                                            (600_000, " (in the first 512 KiB of 586 KiB)")])
+def test_a_shape_told_from_a_sample_says_how_much_of_the_content_in_words_that_differ(size, said):
+    """A content a few bytes over the 512 KiB sample said "(in the first 512 KiB of 512 KiB)", as if whole (found by
+    helper hostile2): the sizes are in bytes when in KiB they would read the same."""
+    from scratchfs.api.shape import SAMPLE_BYTES, describe
+
+    data = (b"line of text number something\n" * (size // 30 + 1))[:size]
+    assert describe(data[:SAMPLE_BYTES], size, data.count(b"\n") + 1).text.endswith(said)

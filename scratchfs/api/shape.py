@@ -55,6 +55,7 @@ from scratchfs.api.shape_top import top_text
 from scratchfs.api.shape_words import (
     MAX_SHAPE_CHARS,
     clip,
+    first_of,
     key_name,
     kib,
     plural,
@@ -191,7 +192,7 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     parse"); a ``source`` that fails to read gives the shape from the sample."""
     sample = sample[:SAMPLE_BYTES]
     complete = len(sample) >= size
-    scope = "" if complete else f" (in the first {kib(len(sample))} of {kib(size)})"
+    scope = "" if complete else first_of(len(sample), size)
     if size == 0:
         return Shape("text", "empty")
     textual, text = _probe(sample)
@@ -350,7 +351,7 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
             return found
     head = text[:_PARTIAL_JSON_CHARS]
     if len(head) < len(text):
-        scope = f" (in the first {kib(len(head.encode('utf-8')))} of {kib(size)})"
+        scope = first_of(len(head.encode("utf-8")), size)
     return _partial_json(head, decoder, scope)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, key_name, kib, plural
+from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, first_of, key_name, kib, plural
 from scratchfs.engine.structure.toplevel import TopEntry, TopLevel
 
 __all__ = ["top_text"]
@@ -43,7 +43,7 @@ def top_text(top: TopLevel, size: int) -> str:
     top_level`) of a content of ``size`` bytes: an object's keys and what each holds, an array's count and its
     items' keys (or kind), within :data:`~scratchfs.api.shape_words.MAX_SHAPE_CHARS`."""
     least = "" if top.complete else "at least "
-    scope = "" if top.complete else f" (in the first {kib(top.read_bytes)} of {kib(size)})"
+    scope = "" if top.complete else first_of(top.read_bytes, size)
     if top.kind == "array":
         items = top.entries[0] if top.entries else None
         first = ""

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import plural
 
-__all__ = ["MAX_SHAPE_CHARS", "MOST_LINES", "PROGRAM_LINE_RE", "LineNumbers", "clip", "key_name", "kib",
+__all__ = ["MAX_SHAPE_CHARS", "MOST_LINES", "PROGRAM_LINE_RE", "LineNumbers", "clip", "first_of", "key_name", "kib",
            "listed_within", "plural", "room_for", "short_name", "within_lines"]
 
 MAX_SHAPE_CHARS = 600
@@ -34,6 +34,15 @@ PROGRAM_LINE_RE = re.compile(rb"\n(?:import [\w.]+|from [\w.]+ c?import |def \w+
 it), which Markdown holds only in a code block and YAML nowhere: a Python module's ``#`` comments after a blank line
 read as Markdown's headings (105 of 14,914 modules of the machine it was tried on were told as Markdown), a type
 stub's ``class C:`` over ``x: int`` lines as YAML's keys."""
+
+
+def first_of(part: int, whole: int) -> str:
+    """What a shape told from the first ``part`` bytes of a content of ``whole`` bytes says of it: ``" (in the first
+    512 KiB of 4.0 MiB)"``, in bytes when the two would read the same (``" (in the first 524,288 of 524,300
+    bytes)"``, not "512 KiB of 512 KiB")."""
+    if kib(part) == kib(whole):
+        return f" (in the first {part:,} of {plural(whole, 'byte')})"
+    return f" (in the first {kib(part)} of {kib(whole)})"
 
 
 def kib(size: int) -> str:
@@ -94,7 +103,7 @@ def within_lines(sample: bytes, size: int | None, complete: bool, scope: str) ->
             high = middle
         else:
             low = middle + 1
-    return sample[:low], False, f" (in the first {kib(low)} of {kib(len(sample) if size is None else size)})"
+    return sample[:low], False, first_of(low, len(sample) if size is None else size)
 
 
 class LineNumbers:
