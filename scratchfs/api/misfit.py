@@ -20,7 +20,7 @@ from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.api.shape_binary import compressed_format
 from scratchfs.api.shape_said import GREP_SAID, cr_ends_said, plain_said
 from scratchfs.api.shape_stream import is_stream
-from scratchfs.api.shape_terminal import TERMINAL_SHAPE, coloured
+from scratchfs.api.shape_terminal import coloured, is_terminal
 from scratchfs.api.shape_words import short_name
 from scratchfs.api.table_reads import headless
 from scratchfs.foundation.errors import InvalidArgument
@@ -46,17 +46,12 @@ _TAG = re.compile(rb"<[A-Za-z][A-Za-z0-9-]*[\s/>]")  # an HTML element's start t
 _TAG_SCAN_BYTES = 1 << 20  # bytes scanned for a tag at a time
 
 
-def _terminal(content_type: str | None, shape: str | None) -> bool:
-    """Whether an entry is terminal output (a ``log`` whose shape says so: escape sequences, overwritten lines)."""
-    return content_type == "log" and shape is not None and shape.startswith(TERMINAL_SHAPE)
-
-
 def what_it_holds(content_type: str | None, shape: str | None = None) -> str:
     """What an entry of ``content_type`` and ``shape`` (its stored shape text, ``None``: unknown) holds, as a noun
     phrase: ``"an HTML page"``, ``"terminal output"`` (a log of escape sequences or overwritten lines), ``"log
     output"``, ``"text (grep-style path:line: output)"``, ``"binary data (gzip)"`` (the format its shape names),
     ``"content of no detected type"``..."""
-    if _terminal(content_type, shape):
+    if is_terminal(content_type, shape):
         return "terminal output"
     if content_type == "binary" and binary_format(shape) is not None:
         return f"binary data ({binary_format(shape)})"
@@ -74,7 +69,7 @@ def fitting_reads(content_type: str | None, line_bytes: float = 0.0, shape: str 
     (``view="text"`` for an HTML page, terminal output and a coloured kind of text alone), as a phrase ending in the
     reads that fit every entry: lines (byte ranges when its lines average ``line_bytes`` bytes, more than a default
     read, as a one-line JSON document's do, or when it is binary data: the stub's rule) and searches."""
-    fits = _FITS.get("terminal" if _terminal(content_type, shape) or coloured(shape) else content_type or "")
+    fits = _FITS.get("terminal" if is_terminal(content_type, shape) or coloured(shape) else content_type or "")
     if is_aligned(content_type, shape):
         fits = _FITS["csv"]  # (read as a table's rows)
     elif is_stream(content_type, shape):
@@ -124,7 +119,7 @@ def plain_view(read: Callable[[int, int], bytes], content_type: str | None, shap
     whose ``shape`` names neither terminal output nor lines ended by a lone ``\\r``, and whose first
     :data:`~scratchfs.api.shape.SAMPLE_BYTES` (the bytes its shape was told from; ``read(offset, length)`` reads
     them) hold no escape, backspace or ``\\r``. Never raises but as ``read`` does."""
-    if content_type not in ("text", "log") or _terminal(content_type, shape) or cr_ends_said(shape):
+    if content_type not in ("text", "log") or is_terminal(content_type, shape) or cr_ends_said(shape):
         return False
     return not _DRAWN_OTHERWISE.search(read(0, SAMPLE_BYTES))
 

@@ -27,7 +27,7 @@ import re
 from operator import eq
 
 __all__ = ["COLOURED", "REDRAW_AGREEMENT", "REDRAW_PAIRS", "REDRAW_SAME", "TERMINAL_SHAPE", "coloured",
-           "colours_removed", "cr_ends_lines", "lone_cr_line_ends", "terminal_controls"]
+           "colours_removed", "cr_ends_lines", "is_terminal", "lone_cr_line_ends", "terminal_controls"]
 
 TERMINAL_SHAPE = "terminal output"
 """How the shape of terminal output starts (content type ``log``): text holding colour or cursor escape sequences
@@ -100,6 +100,12 @@ def colours_removed(sample: bytes, complete: bool = True) -> bytes | None:
         return None
     plain = _COLOUR_RE.sub(b"", sample)
     return None if b"\x1b" in plain else plain
+
+
+def is_terminal(content_type: str | None, shape: str | None) -> bool:
+    """Whether an entry stored as ``content_type`` with ``shape`` is terminal output (a ``log`` whose shape starts
+    with :data:`TERMINAL_SHAPE`: escape sequences, overwritten lines). Never raises."""
+    return content_type == "log" and shape is not None and shape.startswith(TERMINAL_SHAPE)
 
 
 def coloured(shape: str | None) -> bool:

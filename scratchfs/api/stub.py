@@ -17,7 +17,7 @@ from scratchfs.api.shape import TEXT_PROBE_BYTES, binary_format, is_text
 from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.api.shape_binary import TarMember, compressed_format, tar_listing, tar_members, zip_members
 from scratchfs.api.shape_stream import is_stream
-from scratchfs.api.shape_terminal import TERMINAL_SHAPE, coloured
+from scratchfs.api.shape_terminal import coloured, is_terminal
 from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
 from scratchfs.engine.patterns import MAX_LINE_BYTES
 from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES, MAX_SLURP_BYTES
@@ -292,7 +292,7 @@ class _Note:
             self.by_other = (listed + ("" if self.compressed else f"{call}, {_BY_MATCH}")).removesuffix(" | ")
             return
         by_structure = _STRUCTURE.get(content_type or "")
-        if (content_type == "log" and shape is not None and shape.startswith(TERMINAL_SHAPE)) or coloured(shape):
+        if is_terminal(content_type, shape) or coloured(shape):
             by_structure = _AS_TERMINAL  # colours, cursor moves, progress bars: rendered as a terminal shows them
         elif is_aligned(content_type, shape):  # a table aligned by spaces: its rows, and one jq over all of them
             by_structure = f"{_STRUCTURE['csv']} | {call}, {_SLURP}"
