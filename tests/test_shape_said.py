@@ -18,9 +18,20 @@ from hypothesis import strategies as st
 from scratchfs import ScratchStore
 from scratchfs.api.shape import SAMPLE_BYTES, describe
 from scratchfs.api.shape_aligned import header_line
-from scratchfs.api.shape_said import GREP_SAID, NOT_UTF8, not_utf8_said, plain_said, split_by_controls
+from scratchfs.api.shape_said import (
+    GREP_SAID,
+    NOT_UTF8,
+    browser_decodes_said,
+    cr_ends_said,
+    not_utf8_clause,
+    not_utf8_said,
+    plain_head,
+    plain_said,
+    read_as_said,
+    split_by_controls,
+)
 from scratchfs.api.shape_table import is_headless
-from scratchfs.api.shape_terminal import lone_cr_line_ends, terminal_controls
+from scratchfs.api.shape_terminal import TERMINAL_SHAPE, controls_said, lone_cr_line_ends, terminal_controls
 from scratchfs.foundation.text import invalid_utf8_bytes
 from tests import golden_spill
 
@@ -161,3 +172,39 @@ def test_a_test_runs_own_words_saying_coloured_make_no_coloured_output():
     shape = describe(data, len(data), _lines(data))
     assert shape.text.startswith("test run (pytest)") and "coloured (3 escape" in shape.text, shape.text
     assert not coloured(shape.text) and not split_by_controls(shape.text)
+
+
+_FACTS = st.fixed_dictionaries({
+    "name": st.sampled_from(["text", "log", TERMINAL_SHAPE]), "lines": st.integers(0, 10**9),
+    "longest": st.integers(0, 10**9), "blank": st.floats(0, 1), "at_least": st.booleans(),
+    "odd": st.integers(0, 10**6), "read_as": st.sampled_from(["", read_as_said("cp1252"), read_as_said("latin-1")]),
+    "controls": st.tuples(*[st.integers(0, 10**6)] * 3), "lone_cr": st.integers(0, 10**6), "grep": st.booleans()})
+_AFTER_HEAD = st.one_of(st.just(""), st.just(" (in the first 512 KiB of 2.0 MiB)"), st.just(" (3 files in all)"),
+                        st.text().map(lambda raised: f", 2 errors (first at line 4: {raised})"))
+
+
+@given(_FACTS, _AFTER_HEAD)
+@settings(max_examples=300, deadline=None)
+def test_what_plain_head_writes_plain_said_reads_back(facts, after):
+    """The head of a text's shape is written (plain_head, controls_said) and read (PLAIN_HEAD) in one module each
+    beside the other: any facts written are the facts read, whatever follows the head (a log's events, the content's
+    words in them, the sample's scope)."""
+    controls = controls_said(*facts["controls"]) if facts["name"] == TERMINAL_SHAPE else ""
+    head = plain_head(facts["name"], facts["lines"], facts["longest"], facts["blank"], at_least=facts["at_least"],
+                      odd=facts["odd"], read_as=facts["read_as"] if facts["odd"] else "", controls=controls,
+                      lone_cr=facts["lone_cr"], grep=facts["grep"])
+    said = plain_said(head + after)
+    assert said == (facts["odd"] > 0, controls, facts["lone_cr"] > 0, facts["grep"]), head + after
+    assert cr_ends_said(head + after) == (facts["lone_cr"] > 0)
+    assert not_utf8_said(head + after) == (facts["odd"] > 0)
+
+
+@given(st.text(), st.integers(1, 10**9), st.integers(0, 2**40),
+       st.sampled_from(["", read_as_said("latin-1"), browser_decodes_said("windows-1252")]))
+@settings(max_examples=200, deadline=None)
+def test_what_not_utf8_clause_writes_not_utf8_said_reads_back(shape, odd, sampled, read_as):
+    """The last clause of a structured shape whose bytes are not UTF-8, after any shape text (a page's headings, a
+    JSON document's keys), is read back; the same shape without the clause says so only if its own last words are
+    that very clause (the writer's: describe clips the shape and appends the clause)."""
+    assert not_utf8_said("table, 3 columns: " + shape + not_utf8_clause(odd, sampled, read_as))
+    assert not not_utf8_said("table, 3 columns: " + shape + not_utf8_clause(odd, sampled, read_as) + ", x")

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import example, given, reject, settings
 from hypothesis import strategies as st
 
-from scratchfs.api import shape, shape_binary, shape_table, shape_words, stub
+from scratchfs.api import shape, shape_binary, shape_said, shape_table, shape_words, stub
 from scratchfs.api.results import call_start, call_with, render_call
 from scratchfs.api.shape_binary import binary_kind
 from scratchfs.api.shape_diagnostics import DIAGNOSTICS_SHAPE
@@ -165,7 +165,7 @@ def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
     grep = re.compile(r", grep-style path:line: output \([^)]*\)")
     if original.startswith(b"\xef\xbb\xbf") and grep.sub("", new.text) == grep.sub("", old.text):
         reject()  # (the same: one more path can leave too few lines in runs of one path for grep output)
-    if shape.CR_LINE_ENDS in new.text or (old.text.startswith(shape.TERMINAL_SHAPE) and b"\n" not in sample):
+    if shape_said.CR_LINE_ENDS in new.text or (old.text.startswith(shape.TERMINAL_SHAPE) and b"\n" not in sample):
         reject()  # lines ending in a lone \r are counted in the shape, and with no newline at all are lines, not
         # redraws, when each ends in its \r, since 4279772
     if new.content_type == "csv" != old.content_type and re.search(rb"\r(?!\n)", sample):

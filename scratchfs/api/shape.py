@@ -30,7 +30,7 @@ from scratchfs.api.shape_kinds import coloured_kind, told_by_lines
 from scratchfs.api.shape_log import log_events
 from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_merge import MixedItems, fitted, items_template, value_word
-from scratchfs.api.shape_said import CR_LINE_ENDS, GREP_SAID, NOT_UTF8
+from scratchfs.api.shape_said import browser_decodes_said, not_utf8_clause, plain_head, read_as_said
 from scratchfs.api.shape_stream import STREAM_SHAPE, json_stream
 from scratchfs.api.shape_table import (
     JSONL_HEAD_CHARS,
@@ -208,8 +208,7 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     read_as = _read_as(text, sample) if odd else ""
     found = _structured(sample, text, complete, size, lines, scope, source)
     if found is not None:  # (a table's, JSON's, a page's: its bytes that are not UTF-8 counted after it)
-        return found if not odd else _not_utf8(found, odd, "" if complete else f" in the first {kib(len(sample))}",
-                                               sample, read_as)
+        return found if not odd else _not_utf8(found, odd, sample, complete, read_as)
     bom = 3 if sample.startswith(b"\xef\xbb\xbf") else 0  # (a byte order mark is no part of the first line)
     head = b"\n" + sample[bom : bom + 4096]  # the first lines tell a log or grep output
     terminal = terminal_controls(sample, complete) if b"\x1b" in sample or b"\r" in sample or b"\b" in sample else ""
@@ -217,8 +216,7 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     if terminal and kind is None:
         return _plain(sample, size, lines, scope, True, (head, 0), terminal, odd, read_as)
     if kind := kind or told_by_lines(sample[bom:], lines, complete, scope, size - bom):  # (a diff's, YAML's...)
-        return _not_utf8(Shape("text", kind), odd, "" if complete else f" in the first {kib(len(sample))}", sample,
-                         read_as) if odd else Shape("text", kind)
+        return _not_utf8(Shape("text", kind), odd, sample, complete, read_as) if odd else Shape("text", kind)
     prefixed = (b"|" in head and b" | " in head) or (b"[" in head and b"[pod/" in head)
     logs = len((_LOG_LINE_RE if prefixed else _PLAIN_LOG_LINE_RE).findall(head))
     head_rows = _head_rows(head) if logs else 0  # (0 until needed: no log line is never half of 1 row or more)
@@ -228,8 +226,7 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     aligned = None if is_log or found is not None else aligned_shape(text, complete, lines)
     if found is not None or aligned is not None:
         found = found or Shape("text", aligned)
-        return found if not odd else _not_utf8(found, odd, "" if complete else f" in the first {kib(len(sample))}",
-                                               sample, read_as)
+        return found if not odd else _not_utf8(found, odd, sample, complete, read_as)
     return _plain(sample, size, lines, scope, is_log, (head, head_rows), odd=odd, read_as=read_as)
 
 
@@ -282,18 +279,18 @@ def _read_as(text: str, sample: bytes) -> str:
     ``latin-1`` (:mod:`scratchfs.api.encodings`) --; ``""`` for text with UTF-8 characters (a cut or stray byte)."""
     if _UTF8_CHARACTER.search(text):
         return ""
-    name = "cp1252" if re.search(rb"[\x80-\x9f]", sample) else "latin-1"
-    return f', encoding="{name}" reads them as {"cp1252" if name == "cp1252" else "Latin-1"}'
+    return read_as_said("cp1252" if re.search(rb"[\x80-\x9f]", sample) else "latin-1")
 
 
-def _not_utf8(found: Shape, odd: int, scope: str, sample: bytes, read_as: str = "") -> Shape:
-    """``found`` with its count of ``odd`` bytes that are not UTF-8 after it (``"; 3 bytes not UTF-8 (shown as
-    U+FFFD)"``, and ``scope``), its text clipped to leave room for it. An HTML page that a browser decodes otherwise
-    (:func:`~scratchfs.engine.structure.html_codec.page_codec`: windows-1252, a declared charset) says so: its
-    text view decodes it that way (the other reads show those bytes as U+FFFD)."""
+def _not_utf8(found: Shape, odd: int, sample: bytes, complete: bool, read_as: str = "") -> Shape:
+    """``found`` with its count of ``odd`` bytes that are not UTF-8 after it (:func:`not_utf8_clause`: ``"; 3 bytes
+    not UTF-8 (shown as U+FFFD) in the first 512 KiB"`` unless ``complete``), its text clipped to leave room for it.
+    An HTML page that a browser decodes otherwise (:func:`~scratchfs.engine.structure.html_codec.page_codec`:
+    windows-1252, a declared charset) says so: its text view decodes it that way (the other reads show those bytes
+    as U+FFFD)."""
     codec = page_codec(sample)[0] if found.content_type == "html" else "utf-8"
-    said = f"; {plural(odd, 'byte')}{NOT_UTF8}{scope}" + (
-        read_as if codec == "utf-8" else f', which view="text" decodes as {codec}, as a browser does')
+    said = not_utf8_clause(odd, 0 if complete else len(sample),
+                           read_as if codec == "utf-8" else browser_decodes_said(codec))
     return Shape(found.content_type, clip(found.text, MAX_SHAPE_CHARS - len(said)) + said)
 
 
@@ -522,7 +519,6 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     if cut and cut < len(sample):
         sample = sample[: len(sample) - cut]  # whole lines only
     rows, longest, empty = line_stats(sample)
-    longest_text = f"at least {plural(cut, 'byte')}" if cut and cut >= longest else plural(longest, "byte")
     blank = empty / max(1, rows)
     head, head_rows = known
     if len(sample) < 4096 and len(head) != len(sample) + 1:  # the whole lines are fewer than the head
@@ -534,17 +530,15 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     grep = grep_runs(head) if hints >= threshold else (0, set())
     if grep[0] >= threshold:
         files = grep_files(head, grep[1], sample)
-        extra = f", {GREP_SAID} ({plural(files, 'file')} in {'the sample' if scope else 'all'})"
-    name = TERMINAL_SHAPE if terminal else kind
-    odd_bytes = f", {plural(odd, 'byte')}{NOT_UTF8}{read_as}" if odd else ""
+        extra = f" ({plural(files, 'file')} in {'the sample' if scope else 'all'})"
     lone_cr = 0 if terminal or b"\r" not in sample else lone_cr_line_ends(sample)
-    cr_ends = f", {plural(lone_cr, 'line')}{CR_LINE_ENDS}, which line reads do not count (they count \\n)" \
-        if lone_cr else ""
-    text = (f"{name}, {plural(lines, 'line')}, longest {longest_text}, {blank:.0%} blank{odd_bytes}{terminal}"
-            f"{cr_ends}{extra}{scope}")
+    head_text = plain_head(TERMINAL_SHAPE if terminal else kind, lines, max(longest, cut), blank,
+                           at_least=bool(cut) and cut >= longest, odd=odd, read_as=read_as, controls=terminal,
+                           lone_cr=lone_cr, grep=grep[0] >= threshold)
+    text = f"{head_text}{extra}{scope}"
     return Shape(kind, clip(text))
 
 
-__all__ = ["CR_LINE_ENDS", "GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "MAX_NUL_SHARE", "MAX_ODD_SHARE", "MAX_SHAPE_CHARS",
-           "NOT_UTF8", "SAMPLE_BYTES", "STREAM_BYTES", "STREAM_SHAPE", "TERMINAL_SHAPE", "TEXT_PROBE_BYTES", "Shape",
+__all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "MAX_NUL_SHARE", "MAX_ODD_SHARE", "MAX_SHAPE_CHARS",
+           "SAMPLE_BYTES", "STREAM_BYTES", "STREAM_SHAPE", "TERMINAL_SHAPE", "TEXT_PROBE_BYTES", "Shape",
            "describe", "is_text"]

@@ -5,7 +5,9 @@ of them): a text's bytes that are not UTF-8, its lines ended by a lone ``\\r``, 
 grep output. Those words stand in a shape beside words of the content -- a Markdown heading, a JSON key, a log's
 traceback message -- which may hold the same words, so no fact is looked for anywhere in a shape: each is matched
 at the one place its generator writes it, before any of the content's words (a text's head: :data:`PLAIN_HEAD`) or
-as the last clause (the count of bytes not UTF-8 after a structured shape, :func:`not_utf8_said`). The same holds
+as the last clause (the count of bytes not UTF-8 after a structured shape, :func:`not_utf8_said`). Those words are
+written here too, beside the patterns that read them (:func:`plain_head`, :func:`not_utf8_clause`): one grammar,
+one module. The same holds
 for a table's "no header" (:func:`scratchfs.api.shape_table.is_headless`) and the preamble of a table aligned by
 spaces (:func:`scratchfs.api.shape_aligned.header_line`), each beside its generator.
 """
@@ -16,9 +18,11 @@ import re
 from typing import NamedTuple
 
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE, coloured
+from scratchfs.api.shape_words import kib
+from scratchfs.foundation.text import plural
 
-__all__ = ["CR_LINE_ENDS", "GREP_SAID", "NOT_UTF8", "PLAIN_HEAD", "PlainSaid", "cr_ends_said", "not_utf8_said",
-           "plain_said", "split_by_controls"]
+__all__ = ["CR_LINE_ENDS", "GREP_SAID", "NOT_UTF8", "PLAIN_HEAD", "PlainSaid", "browser_decodes_said", "cr_ends_said",
+           "not_utf8_clause", "not_utf8_said", "plain_head", "plain_said", "read_as_said", "split_by_controls"]
 
 NOT_UTF8 = " not UTF-8 (shown as U+FFFD)"
 """What a text's shape says after the count of its bytes that are not UTF-8 (``", 3,000 bytes not UTF-8 ..."``)."""
@@ -47,6 +51,45 @@ _NOT_UTF8_END = re.compile(
     r'(?:, encoding="[\w-]+" reads them as [\w-]+|, which view="text" decodes as [\w-]+, as a browser does)?\Z')
 """The last clause of a structured shape (a table's, JSON's, a page's, a kind of text's) whose content has bytes that
 are not UTF-8 (:func:`scratchfs.api.shape.describe` adds it after the shape, clipped to leave room for it)."""
+
+
+def read_as_said(encoding: str) -> str:
+    """What a shape says after its count of bytes not UTF-8 when they are a single-byte encoding's letters: the
+    ``encoding`` argument that reads them (``"cp1252"`` or ``"latin-1"``), as ``', encoding="cp1252" reads them as
+    cp1252'``."""
+    return f', encoding="{encoding}" reads them as {"cp1252" if encoding == "cp1252" else "Latin-1"}'
+
+
+def plain_head(name: str, lines: int, longest: int, blank: float, *, at_least: bool = False, odd: int = 0,
+               read_as: str = "", controls: str = "", lone_cr: int = 0, grep: bool = False) -> str:
+    """The head of a text's shape, which :data:`PLAIN_HEAD` reads: ``name`` (``"text"``, ``"log"`` or
+    :data:`~scratchfs.api.shape_terminal.TERMINAL_SHAPE`), its ``lines``, its ``longest`` line in bytes (``at_least``:
+    a line runs past the sample), the share of its lines that are ``blank`` (0-1), then, each only when there: ``odd``
+    bytes not UTF-8 (with ``read_as``, :func:`read_as_said`), the terminal ``controls`` counted
+    (:func:`~scratchfs.api.shape_terminal.terminal_controls`), ``lone_cr`` lines ending in a lone ``\r``, and whether
+    it is ``grep`` output (the caller writes the count of its files after it). Example: ``"text, 120 lines, longest
+    80 bytes, 3% blank"``."""
+    odd_bytes = f", {plural(odd, 'byte')}{NOT_UTF8}{read_as}" if odd else ""
+    cr_ends = f", {plural(lone_cr, 'line')}{CR_LINE_ENDS}, which line reads do not count (they count \\n)" \
+        if lone_cr else ""
+    longest_text = f"{'at least ' if at_least else ''}{plural(longest, 'byte')}"
+    return (f"{name}, {plural(lines, 'line')}, longest {longest_text}, {blank:.0%} blank{odd_bytes}{controls}"
+            f"{cr_ends}{', ' + GREP_SAID if grep else ''}")
+
+
+def browser_decodes_said(codec: str) -> str:
+    """What an HTML page's shape says after its count of bytes not UTF-8 when a browser decodes the page as ``codec``
+    (:func:`~scratchfs.engine.structure.html_codec.page_codec`: windows-1252, a declared charset): its text view
+    decodes it that way."""
+    return f', which view="text" decodes as {codec}, as a browser does'
+
+
+def not_utf8_clause(odd: int, sampled: int = 0, read_as: str = "") -> str:
+    """The last clause of a structured shape whose content holds ``odd`` bytes that are not UTF-8, which
+    :func:`not_utf8_said` reads: ``"; 3 bytes not UTF-8 (shown as U+FFFD)"``, then where they were counted when that
+    is not the whole content (``sampled``, bytes: ``" in the first 512 KiB"``), then ``read_as`` (:func:`read_as_said`,
+    or :func:`browser_decodes_said` for a page that a browser decodes otherwise)."""
+    return f"; {plural(odd, 'byte')}{NOT_UTF8}{f' in the first {kib(sampled)}' if sampled else ''}{read_as}"
 
 
 class PlainSaid(NamedTuple):

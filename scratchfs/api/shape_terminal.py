@@ -27,7 +27,7 @@ import re
 from operator import eq
 
 __all__ = ["COLOURED", "REDRAW_AGREEMENT", "REDRAW_PAIRS", "REDRAW_SAME", "TERMINAL_SHAPE", "coloured",
-           "colours_removed", "cr_ends_lines", "is_terminal", "lone_cr_line_ends", "terminal_controls"]
+           "colours_removed", "controls_said", "cr_ends_lines", "is_terminal", "lone_cr_line_ends", "terminal_controls"]
 
 TERMINAL_SHAPE = "terminal output"
 """How the shape of terminal output starts (content type ``log``): text holding colour or cursor escape sequences
@@ -82,9 +82,15 @@ def terminal_controls(sample: bytes, complete: bool = True) -> str:
     most = max(escapes, overwrites, overstrikes)
     if most < TERMINAL_CONTROLS or most < sample.count(b"\n") * TERMINAL_SHARE:  # (lines counted only if needed)
         return ""
+    return controls_said(escapes, overwrites, overstrikes)
+
+
+def controls_said(escapes: int, overwrites: int, overstrikes: int) -> str:
+    """How a terminal output's shape counts its controls, those that are not 0: ``", 12 escape sequences and 3
+    overwritten lines"`` (read back by :data:`scratchfs.api.shape_said.PLAIN_HEAD`); ``""`` when all are 0."""
     found = [_plural(n, word) for n, word in ((escapes, "escape sequence"), (overwrites, "overwritten line"),
                                               (overstrikes, "backspace overstrike")) if n]
-    return f", {', '.join(found[:-1])}{' and ' if len(found) > 1 else ''}{found[-1]}"
+    return f", {', '.join(found[:-1])}{' and ' if len(found) > 1 else ''}{found[-1]}" if found else ""
 
 
 def colours_removed(sample: bytes, complete: bool = True) -> bytes | None:
