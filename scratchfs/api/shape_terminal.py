@@ -26,6 +26,8 @@ from __future__ import annotations
 import re
 from operator import eq
 
+from scratchfs.foundation.text import plural
+
 __all__ = ["COLOURED", "REDRAW_AGREEMENT", "REDRAW_PAIRS", "REDRAW_SAME", "TERMINAL_SHAPE", "coloured",
            "colours_removed", "controls_said", "cr_ends_lines", "is_terminal", "lone_cr_line_ends", "terminal_controls"]
 
@@ -63,10 +65,6 @@ _SPINNER_BYTES = 2  # pieces this short are redraws of each other (a spinner: | 
 _LOOKED_AT = 16 * REDRAW_PAIRS  # most bare carriage returns looked at (blank pieces are passed over)
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
-
-
 def terminal_controls(sample: bytes, complete: bool = True) -> str:
     """What makes ``sample`` terminal output -- its escape sequences, carriage-return overwrites and backspace
     overstrikes (a man page's bold and underline), counted, as ``", N escape sequences and M overwritten lines"`` --
@@ -88,7 +86,7 @@ def terminal_controls(sample: bytes, complete: bool = True) -> str:
 def controls_said(escapes: int, overwrites: int, overstrikes: int) -> str:
     """How a terminal output's shape counts its controls, those that are not 0: ``", 12 escape sequences and 3
     overwritten lines"`` (read back by :data:`scratchfs.api.shape_said.PLAIN_HEAD`); ``""`` when all are 0."""
-    found = [_plural(n, word) for n, word in ((escapes, "escape sequence"), (overwrites, "overwritten line"),
+    found = [plural(n, word) for n, word in ((escapes, "escape sequence"), (overwrites, "overwritten line"),
                                               (overstrikes, "backspace overstrike")) if n]
     return f", {', '.join(found[:-1])}{' and ' if len(found) > 1 else ''}{found[-1]}" if found else ""
 
