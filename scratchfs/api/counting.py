@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from scratchfs.api.bounds import bounded_miss, check_search_end
+from scratchfs.api.bounds import bounded_miss, check_search_end, offset_past_end
 from scratchfs.api.entries import reading
 from scratchfs.api.results import render_call
 from scratchfs.api.search_misses import whole_miss_note
@@ -19,7 +19,6 @@ from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, cou
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MAX_NEEDLE_BYTES
-from scratchfs.foundation.text import plural
 
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
@@ -140,7 +139,7 @@ def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | N
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
         size = opened.entry.size
         if offset > size:
-            raise InvalidArgument(f"offset {offset} is past the end of {handle} ({plural(size, 'byte')})")
+            raise offset_past_end(handle, offset, size, search="count")
         end = check_search_end(end, offset, size)
         with reading(handle):
             found, lines, next_offset = count(opened.reader, matcher, offset, opened.lines.line_of_frame,

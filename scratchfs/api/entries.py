@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from scratchfs.api import shape as shapes
+from scratchfs.api.bounds import offset_past_end
 from scratchfs.api.describe import Description, describe_content, json_start
 from scratchfs.api.line_fit import LAST_LINES_BYTES
 from scratchfs.api.settings import Settings
@@ -52,7 +53,6 @@ from scratchfs.foundation.errors import (
     CorruptBlob,
     Deleted,
     Expired,
-    InvalidArgument,
     NotFound,
     QuotaExceeded,
     ScratchError,
@@ -443,7 +443,7 @@ class Entries:
                 if check is not None:
                     check(entry)
                 if offset > entry.size:
-                    raise InvalidArgument(f"offset {offset} is past the end of {key} ({plural(entry.size, 'byte')})")
+                    raise offset_past_end(key, offset, entry.size, kind)
                 with reading(key):
                     return entry, reader.read(offset, length)
             finally:

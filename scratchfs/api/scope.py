@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from scratchfs.api.bounds import bounded_lines, bounded_range, check_end, tail_line
+from scratchfs.api.bounds import bounded_lines, bounded_range, check_end, line_past_end, offset_past_end, tail_line
 from scratchfs.api.counting import search_matcher
 from scratchfs.api.entries import Entries, OpenEntry, reading
 from scratchfs.api.last_search import last_search
@@ -312,12 +312,11 @@ class Scope:
             with reading(handle):
                 if start is not None:
                     if start > entry.size:
-                        raise InvalidArgument(f"offset {start} is past the end of {handle} "
-                                              f"({plural(entry.size, 'byte')})")
+                        raise offset_past_end(handle, start, entry.size)
                 elif first < 0:  # from the end, as tail -n counts: before the first line, from the first
                     first = max(1, entry.lines + 1 + first)
                 elif first > max(entry.lines, 1):
-                    raise InvalidArgument(f"line {first} is past the end of {handle} ({plural(entry.lines, 'line')})")
+                    raise line_past_end(handle, first, entry.lines)
                 got = read_lines(opened.reader, opened.lines, first, count, cap, start)
                 first = got.line  # with an offset: the line that holds it, counted as the read decoded its frame
         end = got.offset + len(got.data)

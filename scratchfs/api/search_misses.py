@@ -11,7 +11,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from scratchfs.api.bounds import bounded_miss, check_search_end
+from scratchfs.api.bounds import bounded_miss, check_search_end, offset_past_end
 from scratchfs.api.entries import reading
 from scratchfs.api.results import Matches, render_call, stopped_note
 from scratchfs.api.shape import binary_format
@@ -21,9 +21,8 @@ from scratchfs.api.view_search import RENDERED_KINDS, rendered_hint
 from scratchfs.api.views import reply_size
 from scratchfs.engine.pattern_syntax import crlf_line_ends
 from scratchfs.engine.search import Matcher, Sink, search
-from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_CONTEXT, DEFAULT_MATCHES
-from scratchfs.foundation.text import invalid_utf8_bytes, plural, utf8_partial_tail
+from scratchfs.foundation.text import invalid_utf8_bytes, utf8_partial_tail
 
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
@@ -54,7 +53,7 @@ def stored_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, h
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
         size, kind = opened.entry.size, opened.entry.content_type
         if offset > size:
-            raise InvalidArgument(f"offset {offset} is past the end of {handle} ({plural(size, 'byte')})")
+            raise offset_past_end(handle, offset, size, search="search")
         end = check_search_end(asked.end, offset, size)
         with reading(handle):
             found = search(opened.reader, matcher, offset, reach, asked.max_matches, cap, opened.lines.line_of_frame,

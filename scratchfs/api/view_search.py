@@ -18,6 +18,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from scratchfs.api.bounds import offset_past_end
 from scratchfs.api.entries import reading
 from scratchfs.api.misfit import plain_view, view_misfit
 from scratchfs.api.results import Matches, render_call, stopped_note
@@ -31,7 +32,6 @@ from scratchfs.engine.structure.terminal_match import (
 )
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.text import plural
 
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
@@ -83,7 +83,7 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
                 rendered = _rendered_matcher(asked, scope.store.settings.pattern_timeout)
                 size = opened.entry.size
                 if offset > size:
-                    raise InvalidArgument(f"offset {offset} is past the end of {handle} ({plural(size, 'byte')})")
+                    raise offset_past_end(handle, offset, size, search="view")
                 with reading(handle):
                     found = search(opened.reader, rendered, offset, reach, asked.max_matches, cap,
                                    opened.lines.line_of_frame, sink)

@@ -1,0 +1,75 @@
+"""A read past the end says how to go on (helper newuser3, as a model over MCP: ``line=9999`` of a 641-line
+``pytest --collect-only`` said only ``line 9999 is past the end of h_... (641 lines)``, and ``offset=`` past the size
+likewise, where ``before=`` past it named ``before=<size>``): the refusal names the call that reads the last lines
+or bytes, which is followed here and returns them, and a search's or a count's names what it takes."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from scratchfs.adapter import parse_call
+from scratchfs.api.contract import ScratchTools
+from scratchfs.foundation.errors import InvalidArgument
+
+CONTENT = b"".join(b"line %d of the log\n" % n for n in range(1, 3001))
+
+
+@pytest.fixture
+def tools(scratch_scope):
+    return ScratchTools(scratch_scope)
+
+
+def _advice(tools: ScratchTools, name: str, **arguments: object) -> str:
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call(name, arguments)
+    return str(caught.value)
+
+
+def _follow(tools: ScratchTools, message: str) -> dict:
+    call = re.search(r"(read_handle|scratch_read)\(.*\)", message)
+    assert call, message
+    name, arguments = parse_call(call.group(0))
+    return tools.call(name, arguments)
+
+
+def test_a_line_past_the_end_names_the_read_of_the_last_lines(tools, scratch_scope):
+    handle = scratch_scope.spill(CONTENT).handle
+    message = _advice(tools, "read_handle", handle=handle, line=9999)
+    assert message.startswith(f"line 9999 is past the end of {handle} (3,000 lines): line=-1 is its last line")
+    reply = _follow(tools, message)
+    assert reply["data"].encode() == b"".join(CONTENT.splitlines(keepends=True)[-50:])
+
+
+@pytest.mark.parametrize("arguments", [{}, {"lines": 3}])
+def test_an_offset_past_the_end_names_the_read_of_the_last_bytes(tools, scratch_scope, arguments):
+    handle = scratch_scope.spill(CONTENT).handle
+    message = _advice(tools, "read_handle", handle=handle, offset=len(CONTENT) + 1, **arguments)
+    assert f"({len(CONTENT):,} bytes: offsets 0 to {len(CONTENT):,}); its last bytes: " in message
+    reply = _follow(tools, message)
+    assert reply["data"].encode() == CONTENT[-4096:]
+    assert reply["next_call"] is None
+
+
+def test_a_scratchpad_offset_past_the_end_names_scratch_read(tools, scratch_scope):
+    scratch_scope.scratch_write("notes", b"abc")
+    message = _advice(tools, "scratch_read", key="notes", offset=10)
+    assert message.endswith('its last bytes: scratch_read(key="notes", offset=0)')
+    assert _follow(tools, message)["data"] == "abc"
+
+
+def test_a_search_past_the_end_names_offset_0_and_before_the_size(tools, scratch_scope):
+    handle = scratch_scope.spill(CONTENT).handle
+    message = _advice(tools, "read_handle", handle=handle, match="line 2999", offset=len(CONTENT) + 5)
+    assert message.endswith(f"the same search from offset=0 looks through all of it, and with before={len(CONTENT)} "
+                            "instead of offset= it finds the last matches")
+    last = tools.call("read_handle", {"handle": handle, "match": "line 2999", "before": len(CONTENT)})
+    assert last["windows"][0]["line"] == 2999
+
+
+def test_a_count_past_the_end_names_no_before_which_a_count_refuses(tools, scratch_scope):
+    handle = scratch_scope.spill(CONTENT).handle
+    message = _advice(tools, "read_handle", handle=handle, match="line", count=True, offset=len(CONTENT) + 5)
+    assert message.endswith("the same count from offset=0 looks through all of it")
+    assert tools.call("read_handle", {"handle": handle, "match": "line", "count": True})["matches"] == 3000
