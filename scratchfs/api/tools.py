@@ -11,7 +11,7 @@ exactly where to go on.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -416,6 +416,16 @@ which no spelling distance finds."""
 _NAMES_SHOWN = 5  # unknown argument names a refusal echoes (a call may hold thousands)
 
 
+def meant_argument(given: str, known: Iterable[str], tool: str | None = None) -> str | None:
+    """The argument of ``known`` an unknown name ``given`` likely means: a near spelling
+    (:func:`~scratchfs.foundation.checks.closest`), else the name ``tool`` takes for it when the name is another
+    tool's (:data:`_MEANT`: ``regex`` is ``read_handle``'s ``pattern``), else ``None``. Every face's refusal of an
+    unknown argument asks it: MCP's and the adapter's arguments, the web API's query parameters, the CLI's options."""
+    known = list(known)
+    meant = closest(given, known) or _MEANT.get(tool or "", {}).get(given.casefold())
+    return meant if meant in known else None
+
+
 def _check_argument_names(name: str, known: list[str], arguments: Mapping) -> None:
     """Refuse argument names ``name``'s schema does not have, each with the one likely meant (a near spelling,
     :func:`~scratchfs.foundation.checks.closest`, or :data:`_MEANT`), and every argument the tool takes, in the
@@ -426,7 +436,7 @@ def _check_argument_names(name: str, known: list[str], arguments: Mapping) -> No
         return
     named = []
     for key in unknown[:_NAMES_SHOWN]:
-        meant = closest(key, known) or _MEANT.get(name, {}).get(key.casefold())
+        meant = meant_argument(key, known, name)
         named.append(shorten(key) + (f" (did you mean {meant!r}?)" if meant else ""))
     more = f" and {len(unknown) - _NAMES_SHOWN:,} more" if len(unknown) > _NAMES_SHOWN else ""
     raise InvalidArgument(f"{name}: unknown argument{'s' if len(unknown) > 1 else ''} {', '.join(named)}{more}; "
@@ -498,4 +508,5 @@ def _check_shape(name: str, arguments: Mapping) -> None:
             stack.extend((where, item, depth + 1) for item in items)
 
 
-__all__ = ["MAX_ARGUMENT_DEPTH", "TOOL_SPECS", "ToolSpec", "check_arguments", "check_read_modes", "tool_specs"]
+__all__ = ["MAX_ARGUMENT_DEPTH", "TOOL_SPECS", "ToolSpec", "check_arguments", "check_read_modes", "meant_argument",
+           "tool_specs"]

@@ -27,6 +27,7 @@ import click
 
 from scratchfs.api.settings import SEGMENTS_ENV, Settings, default_segment_entry_bytes
 from scratchfs.api.store import ScratchStore, existing_store
+from scratchfs.api.tools import meant_argument
 from scratchfs.cli.environment import (
     BUSY_TIMEOUT_ENV,
     ENV_PREFIX,
@@ -59,6 +60,17 @@ Exit codes:
 
 _NO_ARGS: type[Exception] = getattr(click.exceptions, "NoArgsIsHelpError", type("_Never", (Exception,), {}))
 """What click raises for a group called with no arguments (8.2 and later; before, it printed the help itself)."""
+
+def _name_the_option_meant(exc: click.UsageError) -> None:
+    """An unknown option gets the command's own one it means, as the tools and the web API name it (``read-handle
+    --regex``: ``Did you mean '--pattern'?``, where click's loose guesses named ``--agent``; ``meant_argument``)."""
+    if not isinstance(exc, click.NoSuchOption) or exc.ctx is None:
+        return
+    options = {o[2:].replace("-", "_"): o for p in exc.ctx.command.params for o in p.opts if o.startswith("--")}
+    meant = meant_argument(exc.option_name.lstrip("-").replace("-", "_"), options,
+                           (exc.ctx.command.name or "").replace("-", "_"))
+    if meant is not None:
+        exc.possibilities = [options[meant]]  # type: ignore[misc]  # (click's own field, Final in its types)
 
 class Terminated(BaseException):
     """Raised in the main thread by SIGTERM or SIGHUP (as SIGINT raises KeyboardInterrupt), so that a write in
@@ -120,6 +132,7 @@ class ScratchGroup(click.Group):
             return 0
         except click.UsageError as exc:
             name_the_variable(exc)
+            _name_the_option_meant(exc)
             where = f"{program()} {exc.ctx.info_name} --help" if exc.ctx and exc.ctx.parent else f"{program()} --help"
             fail(f"usage: {exc.format_message()}{self._after_the_command(exc)} (see {where})", exc.exit_code)
         except click.ClickException as exc:

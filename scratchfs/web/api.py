@@ -44,7 +44,7 @@ from scratchfs.api.inspector import (
 from scratchfs.api.misfit import holds
 from scratchfs.api.scope import Scope
 from scratchfs.api.store import ScratchStore
-from scratchfs.api.tools import TOOL_SPECS
+from scratchfs.api.tools import TOOL_SPECS, meant_argument
 from scratchfs.engine.protocols import Entry
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
@@ -192,9 +192,10 @@ def _path_params(request: Request) -> dict[str, str]:
 
 
 def _query(request: Request, allowed: Iterable[str], repeatable: tuple[str, ...] = (),
-           required: tuple[str, ...] = ()) -> dict[str, str]:
+           required: tuple[str, ...] = (), tool: str | None = None) -> dict[str, str]:
     """The query parameters, each at most once, of ``allowed`` (and ``repeatable``, skipped), each of ``required``
-    present. Raises InvalidArgument naming the parameter that is unknown, repeated or missing."""
+    present. Raises InvalidArgument naming the parameter that is unknown (and the one meant: ``tool``'s, as its
+    tool refuses it), repeated or missing."""
     allowed = set(allowed) | {"token"}
     out: dict[str, str] = {}
     for name, value in request.query_params.multi_items():
@@ -202,7 +203,7 @@ def _query(request: Request, allowed: Iterable[str], repeatable: tuple[str, ...]
             continue
         if name not in allowed:
             known = (allowed | set(repeatable)) - {"token"}
-            meant = checks.closest(name, known)
+            meant = meant_argument(name, known, tool)
             raise InvalidArgument(f"unknown query parameter {checks.shorten(name)}"
                                   f"{f' (did you mean {meant!r}?)' if meant else ''}; allowed: "
                                   f"{', '.join(sorted(known)) or 'none'}")
@@ -370,7 +371,7 @@ def handle_read(request: Request, run: str, agent: str, handle: str) -> dict[str
     a column number; a boolean ``true`` or ``false``), its result object as the body, within the same reply budget
     as over MCP (:mod:`scratchfs.api.contract`)."""
     columns = request.query_params.getlist("columns")
-    q = _query(request, [n for n in READ_TYPES if n != "columns"], repeatable=("columns",))
+    q = _query(request, [n for n in READ_TYPES if n != "columns"], repeatable=("columns",), tool="read_handle")
     args: dict[str, Any] = {"handle": handle}
     for name, value in q.items():
         args[name] = _read_arg(name, value)

@@ -1,0 +1,52 @@
+"""An argument written in another tool's words gets the one meant on every face, as the README says ("refused naming
+the one likely meant ... on every face (the web API's query parameters likewise)"): over MCP ``regex`` named
+``pattern``, but the web API's ``?regex=`` and the CLI's ``--regex`` named nothing (helper newuser3, by curl and the
+shell as the README shows them). One answer for all three, :func:`scratchfs.api.tools.meant_argument`."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+from starlette.testclient import TestClient
+
+from scratchfs.api.contract import ScratchTools
+from scratchfs.api.tools import TOOL_SPECS
+from scratchfs.cli import main
+from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.web import create_app
+
+TOKEN = "test-token-0123456789abcdef"
+# a model's words for read_handle's arguments, which no spelling distance finds
+OTHER_WORDS = [("regex", "pattern"), ("grep", "pattern"), ("query", "match"), ("search", "match"),
+               ("start", "offset"), ("case_insensitive", "ignore_case"), ("filter", "jq"), ("selector", "select")]
+READ_ARGUMENTS = list(TOOL_SPECS["read_handle"].input_schema["properties"])
+
+
+@pytest.mark.parametrize(("given", "meant"), OTHER_WORDS)
+def test_meant_argument_names_read_handles_own(given, meant):
+    from scratchfs.api.tools import meant_argument
+
+    assert meant_argument(given, READ_ARGUMENTS, "read_handle") == meant
+    assert meant_argument(given, [a for a in READ_ARGUMENTS if a != meant], "read_handle") is None  # (not taken)
+    assert meant_argument("zzz", READ_ARGUMENTS, "read_handle") is None
+
+
+@pytest.mark.parametrize(("given", "meant"), OTHER_WORDS)
+def test_every_face_names_the_argument_meant(scratch_store, scratch_scope, tmp_path, given, meant):
+    handle = scratch_scope.spill(b"x\n" * 6000, source_tool="t").handle
+    with pytest.raises(InvalidArgument, match=rf"unknown argument '{given}' \(did you mean '{meant}'\?\)"):
+        ScratchTools(scratch_scope).call("read_handle", {"handle": handle, given: "1"})
+    with TestClient(create_app(scratch_store, TOKEN), headers={"Authorization": f"Bearer {TOKEN}"}) as client:
+        got = client.get(f"/api/runs/{scratch_scope.run_id}/agents/{scratch_scope.agent_id}/handles/{handle}/read",
+                         params={given: "1"})
+    assert got.status_code == 400
+    assert got.json()["error"]["message"].startswith(f"unknown query parameter '{given}' (did you mean '{meant}'?)")
+    option = "--" + given.replace("_", "-")
+    result = CliRunner().invoke(main, ["read-handle", handle, option, "1", "--root", str(tmp_path / "cli")])
+    assert result.exit_code == 2
+    assert f"No such option '{option}'. Did you mean '--{meant.replace('_', '-')}'?" in result.stderr
+
+
+def test_an_option_with_no_meaning_is_told_as_before(tmp_path):
+    result = CliRunner().invoke(main, ["read-handle", "h_" + "a" * 24, "--zzzzzz", "1", "--root", str(tmp_path)])
+    assert result.exit_code == 2 and "No such option '--zzzzzz'. (see" in result.stderr
