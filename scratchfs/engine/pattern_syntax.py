@@ -76,6 +76,21 @@ _PLAIN = frozenset(_WORD)  # bytes written as themselves in the core syntax; the
 _GROUP_NAMES = re.compile(r"\(\?(?:P?<(?![=!])([^>]*)>|P=([^)]*)\)|\(([^)]*)\))")
 
 
+_SPECIAL = "()[]{}*+?|"  # the characters a pattern written as plain text most often leaves unescaped
+
+
+def _as_written(source: bytes, position: int | None) -> str:
+    """What a pattern (its UTF-8 ``source``) that does not parse at a special character (byte ``position``) may have
+    meant, for the refusal's end: the text as it is written, which ``match=`` finds (``pattern="wait_for("`` is a
+    call's name and its parenthesis, not a group left open), or the character escaped (``\\(``); ``""`` for
+    another fault."""
+    at = chr(source[position]) if position is not None and 0 <= position < len(source) else ""  # (a byte's place)
+    if not at or at not in _SPECIAL:
+        return ""
+    return f"; match= finds the text as it is written (no regular expression), or write {at} as \\{at} to keep it " \
+        "a pattern"
+
+
 def parse(pattern: object, ignore_case: bool):
     """Parse ``pattern`` as Python ``re`` syntax over its UTF-8 bytes with ``re.MULTILINE`` (and ASCII
     ``re.IGNORECASE``).
@@ -93,7 +108,7 @@ def parse(pattern: object, ignore_case: bool):
     try:
         return _sre_parse.parse(source, flags)
     except re.error as exc:
-        raise InvalidArgument(f"pattern does not compile: {exc}") from None
+        raise InvalidArgument(f"pattern does not compile: {exc}{_as_written(source, exc.pos)}") from None
     except RecursionError:  # groups opened thousands deep (balanced or not): the parser recurses per group
         raise InvalidArgument(f"pattern nests groups more than {MAX_NESTING} deep") from None
     except (OverflowError, ValueError, MemoryError) as exc:

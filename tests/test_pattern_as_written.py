@@ -1,0 +1,40 @@
+"""A pattern that does not parse at a special character says how to find the text as written (helper newuser3: a
+model searching pydoc output for ``wait_for(`` as ``pattern=`` was told only ``missing ), unterminated subpattern at
+position 8``). Both ways out it names are followed here and find what ``str.count`` finds."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from scratchfs.api.contract import ScratchTools
+from scratchfs.foundation.errors import InvalidArgument
+
+TEXT = "    async wait_for(fut, timeout)\n    a[1] = *.py + foo) and 1+1\n" * 40
+
+
+@pytest.mark.parametrize(("pattern", "special"), [("wait_for(", "("), ("a[1", "["), ("*.py", "*"), ("foo)", ")"),
+                                                  ("+1", "+"), ("é(", "(")])
+def test_a_pattern_that_breaks_at_a_special_character_names_match_and_the_escape(scratch_scope, pattern, special):
+    text = TEXT.replace("foo)", "foo) é(")
+    handle = scratch_scope.spill(text.encode()).handle
+    tools = ScratchTools(scratch_scope)
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": handle, "pattern": pattern})
+    assert str(caught.value).endswith(f"; match= finds the text as it is written (no regular expression), or write "
+                                      f"{special} as \\{special} to keep it a pattern")
+    found = tools.call("read_handle", {"handle": handle, "match": pattern, "count": True})
+    assert found["matches"] == text.count(pattern)
+    escaped = pattern.replace(special, "\\" + special, 1)
+    if re.compile(escaped):  # (the one special character escaped: what the refusal says)
+        again = tools.call("read_handle", {"handle": handle, "pattern": escaped, "count": True})
+        assert again["matches"] == len(re.findall(escaped, text))
+
+
+@pytest.mark.parametrize("pattern", ["x{2,1}", "(?P<a>x)(?P<a>y)"])
+def test_a_pattern_wrong_as_a_pattern_gets_no_such_advice(scratch_scope, pattern):
+    handle = scratch_scope.spill(TEXT.encode()).handle
+    with pytest.raises(InvalidArgument, match="does not compile") as caught:
+        ScratchTools(scratch_scope).call("read_handle", {"handle": handle, "pattern": pattern})
+    assert "match=" not in str(caught.value)
