@@ -61,9 +61,10 @@ async def main(root: str, handle: str, errlog: Any) -> None:
         tools = (await session.list_tools()).tools
         print("tools:", ", ".join(tool.name for tool in tools))
 
-        found = await call(session, "read_handle", {"handle": handle, "match": "def openhook", "max_matches": 1})
-        line = found["windows"][0]["line"]
-        print(f"'def openhook' first found on line {line:,}; the reply was {len(json.dumps(found)):,} bytes")
+        result = await session.call_tool("read_handle", {"handle": handle, "match": "def openhook", "max_matches": 1})
+        text = result.content[0].text  # what the model receives: the reply's compact JSON text, as a text block
+        line = json.loads(text)["windows"][0]["line"]
+        print(f"'def openhook' first found on line {line:,}; the reply was {len(text.encode()):,} bytes")
         page = await call(session, "read_handle", {"handle": handle, "line": line, "lines": 3})
         print("lines", line, "to", line + 2, "->", page["data"].splitlines()[0][:70], "...")
 

@@ -54,7 +54,7 @@ def test_example_piped_into_a_reader_that_stops_early_ends_quietly():
     assert example.returncode == 0 and b"Traceback" not in err and b"BrokenPipe" not in err, err
 
 
-def test_example_mcp_client_prints_what_the_readme_shows():
+def test_example_mcp_client_prints_what_the_readme_shows(tmp_path):
     """The model's side of `scratchfs mcp` through the official SDK's stdio client (a new user found no MCP client
     example, and tripped on the SDK 2.x result attributes)."""
     result = subprocess.run([sys.executable, str(ROOT / "examples" / "mcp_client.py")], capture_output=True,
@@ -62,3 +62,21 @@ def test_example_mcp_client_prints_what_the_readme_shows():
     assert result.returncode == 0, result.stderr
     shown = readme_output("<!-- mcp_client output:").split("\n", 1)[1]  # (after the command line)
     assert result.stdout == shown
+    # the reply's bytes are those the model receives, its compact JSON text (helper newuser3: the example measured
+    # json.dumps with spaces, 682 bytes, where the server's text block held 656)
+    printed = int(re.search(r"the reply was ([\d,]+) bytes", result.stdout).group(1).replace(",", ""))
+    assert printed == _reply_bytes(tmp_path, {"match": "def openhook", "max_matches": 1})
+
+
+def _reply_bytes(root, arguments: dict) -> int:
+    """The bytes of read_handle's reply over the grep fixture, as MCP's text block carries it (compact JSON)."""
+    import json
+
+    from scratchfs import ScratchStore
+    from scratchfs.api.contract import ScratchTools
+
+    with ScratchStore(root / "store") as store:
+        scope = store.scope("run-7", "agent-1")
+        handle = scope.spill((FIXTURES / "workspace-grep-stdlib-defs.txt").read_bytes()).handle
+        reply = ScratchTools(scope).call("read_handle", {"handle": handle, **arguments})
+    return len(json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode())
