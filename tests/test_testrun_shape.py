@@ -306,3 +306,34 @@ def test_cargo_test_nocapture_names_each_failure_at_its_panic():
     shape = shape_of(data)
     assert "FAILED, 1 passed, 2 failed, 1 ignored" in shape and listed(shape) == panics == [
         ("tests::bad_one", 15), ("tests::panics", 41)], shape
+
+
+@pytest.mark.parametrize("flags", [["-q"], [], ["-q", "-k", "many and 1"]])
+def test_a_pytest_collection_names_its_count_and_where_each_files_tests_start(tmp_path, flags):
+    """``pytest --collect-only -q`` (helper newuser3, a real one of 641 lines spilled for a model) was plain ``text``:
+    the count on its last line and the files its node ids list were the model's to find. Its shape now gives the
+    count and, for ``-q``, each file's first test at its line; without ``-q`` the banner's run, with its count."""
+    for name in ("test_gen.py", "test_two.py", "test_three.py"):
+        (tmp_path / name).write_text(_MODULE)
+    out = run(["-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:scratchfs", "-p", "no:randomly",
+               "--collect-only", *flags, "test_gen.py", "test_two.py", "test_three.py"], tmp_path)
+    lines = out.decode().splitlines()
+    shape = shape_of(out)
+    result = lines[-1].strip("= ")
+    assert re.fullmatch(r"(186|45/186) tests collected( \(141 deselected\))? in [\d.]+s", result), result
+    runner = "pytest --collect-only" if "-q" in flags else "pytest"
+    assert shape.startswith(f"{TEST_RUN_SHAPE} ({runner}), {len(lines)} lines: {result} (line {len(lines)})"), shape
+    if "-q" in flags:
+        firsts, seen = [], set()
+        for n, line in enumerate(lines, 1):
+            if "::" in line and line.split("::")[0] not in seen:
+                seen.add(line.split("::")[0])
+                firsts.append((line.split("::")[0], n))
+        items = [(name, int(line.replace(",", ""))) for name, line in _ITEM_RE.findall(shape.split("; line=N")[0])]
+        assert items[1:] == firsts  # (the first item is the result)
+        assert shape.endswith("; line=N reads from one")
+
+
+@pytest.mark.parametrize("text", [b"a.py::b is a name\nno result here\n", b"x.py::test_a\nx.py::test_b\n"])
+def test_node_ids_without_a_collection_count_are_no_test_run(text):
+    assert not shape_of(text).startswith(TEST_RUN_SHAPE)

@@ -9,7 +9,8 @@ The formats, as their tools write them:
   ``ERRORS``, ``warnings summary``, ``short test summary info``), each failure under a bar of ``_`` with its name (one
   character a side around a title that fills the line: ``= 3 failed, ... 2 errors in 0.10s =``), and
   the result in the last bar of ``=`` (``9 failed, 292 passed in 0.23s``) or, with ``-q``, on the last line alone;
-  bars of ``!`` tell an interrupted run.
+  bars of ``!`` tell an interrupted run. ``--collect-only``: ``639 tests collected in 3.27s`` for a result, and with
+  ``-q`` a test's node id a line (``tests/test_cli.py::test_x[a]``), each file's first one a section.
 - **unittest** (Python's ``unittest.TextTestRunner``): each failure and error after a line of ``=`` as ``FAIL: name``
   or ``ERROR: name``; the result ``Ran N tests in Xs`` and ``OK`` or ``FAILED (failures=N, errors=M)``.
 - **cargo test** (the Rust test harness, libtest): ``Running`` and ``Doc-tests`` lines per test binary, each
@@ -57,8 +58,12 @@ _LONG_TITLE = rb"(?=[^\r\n]{66})"  # a bar of one or two characters a side holds
 _PYTEST_BAR_RE = re.compile(rb"\n(=|!)(?:[=!]{2,} |[=!]? %s)([^\n]*?) [=!]+\r?(?=\n|\Z)" % _LONG_TITLE)
 _PYTEST_SUMMARY_RE = re.compile(rb"\n(?:FAILED|ERROR) ([^\r\n]*?)(?: - [^\r\n]*)?\r?(?=\n|\Z)")
 _PYTEST_FAILURE_RE = re.compile(rb"\n(?:_{3,} |_{1,2} %s)([^\n]*?) _+\r?(?=\n|\Z)" % _LONG_TITLE)
-_PYTEST_RESULT_RE = re.compile(rb"(?:\d+ [a-z]+(?:, )?)+ in \d[\d.]*s\b[^\n]*|no tests ran\b[^\n]*")
-_PYTEST_LAST_RE = re.compile(rb"\n((?:\d+ [a-z]+, )*\d+ [a-z]+ in \d[\d.]*s\b[^\r\n]*)\r?\n?\Z")
+_COLLECTED = rb"\d+(?:/\d+)? tests? collected(?: \(\d+ deselected\))?(?:, \d+ errors?)? in \d[\d.]*s\b"
+# (--collect-only's result: "639 tests collected in 3.27s", with -k "3/639 tests collected (636 deselected) in 0.5s")
+_PYTEST_RESULT_RE = re.compile(rb"(?:\d+ [a-z]+(?:, )?)+ in \d[\d.]*s\b[^\n]*|no tests ran\b[^\n]*|%s[^\n]*"
+                               % _COLLECTED)
+_PYTEST_LAST_RE = re.compile(rb"\n((?:(?:\d+ [a-z]+, )*\d+ [a-z]+ in \d[\d.]*s|%s)\b[^\r\n]*)\r?\n?\Z" % _COLLECTED)
+_NODE_ID_RE = re.compile(rb"[^\s:]+\.py::[^\s]")  # a test's node id, as --collect-only -q lists one a line
 _UNITTEST_START_RE = re.compile(rb"[.FEsxu]+\r?\n(?:={20,}|-{20,})\r?\n")
 _UNITTEST_AFTER_RE = re.compile(rb"\n[.FEsxu]+\r?\n(?:={20,}|-{20,})\r?\n")  # (its dots line after a preamble)
 _PREAMBLE_RE = re.compile(rb"Found \d+ test|Creating test database|Using existing test database|System check identified"
@@ -96,6 +101,8 @@ def _runner(sample: bytes) -> str | None:
         return "TAP"
     if _PYTEST_PROGRESS_RE.match(first):
         return "pytest"
+    if _NODE_ID_RE.match(first):  # (--collect-only -q: node ids, the count at the end)
+        return "pytest --collect-only"
     if _UNITTEST_START_RE.match(sample):  # (not ``first``: a suite of thousands writes one dots line past 2 KiB)
         return "unittest"
     if _CARGO_START_RE.match(first) or cargo_status(first):
@@ -135,6 +142,19 @@ def _pytest(text: bytes) -> _Found:
     bars, summary = Parts(_PYTEST_FAILURE_RE, text), text.rfind(b" short test summary info ")
     listed = Parts(_PYTEST_SUMMARY_RE, text, start=summary) if summary >= 0 else []  # (--tb=line, --tb=no: no bar
     return result, sections, listed if len(listed) > len(bars) else bars  # for a failure, its summary line)
+
+
+def _collected(text: bytes) -> _Found:
+    """``pytest --collect-only -q``: its count (the last line) and, as its sections, the first test of each file."""
+    result = _pytest(text)[0]
+    files, at, last = [], 0, b""
+    while at >= 0 and result is not None:  # (node ids with no count at the end: no collection of pytest's told)
+        path = text[at + 1 : text.find(b"::", at + 1, at + 4097)]
+        if path and path != last and _NODE_ID_RE.match(text, at + 1):
+            files.append((at, path))
+            last = path
+        at = text.find(b"\n", at + 1)
+    return result, files, []
 
 
 def _unittest(text: bytes) -> _Found:
@@ -178,7 +198,7 @@ def _tap(text: bytes) -> _Found:
 
 
 _PARSERS: dict[str, Callable[[bytes], _Found]] = {"pytest": _pytest, "unittest": _unittest, "cargo test": _cargo,
-                                                  "TAP": _tap}
+                                                  "TAP": _tap, "pytest --collect-only": _collected}
 
 
 def runner_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
@@ -213,7 +233,8 @@ def _text(runner: str, text: bytes, found: _Found, lines: int, scope: str) -> st
         name = _name(raw)
         room -= len(name) + len(f" (line {line:,}), ")
         if room < 0:
-            listed.append(f"… {len(sections) - len(listed):,} more sections")
+            what = "files" if runner.endswith("--collect-only") else "sections"
+            listed.append(f"… {len(sections) - len(listed):,} more {what}")
             break
         listed.append(f"{name} (line {line:,})")
     head += f"; {', '.join(listed)}" if listed else ""
