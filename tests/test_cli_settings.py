@@ -86,8 +86,8 @@ def test_default_ttl_and_durable_from_the_environment_reach_the_store(tmp_path):
 
 @pytest.mark.parametrize(("args", "env", "line"), [
     (["--run-quota-bytes", "1KB"], None,
-     "Invalid value for '--run-quota-bytes': '1KB' is not a size (bytes in ASCII digits, optionally followed by B, "
-     "KiB, MiB or GiB)"),
+     "Invalid value for '--run-quota-bytes': '1KB' is not a size: KB is not guessed (decimal or binary?): 1KiB is "
+     "1,024 bytes, 1000 is 1 kB"),
     (["--run-quota-bytes", "-1"], None, "Invalid value for '--run-quota-bytes': '-1' is not a size"),
     ([], {"SCRATCHFS_RUN_QUOTA_BYTES": "lots"}, "Invalid value for $SCRATCHFS_RUN_QUOTA_BYTES: 'lots' is not a size"),
     ([], {"SCRATCHFS_REPLY_BUDGET_BYTES": "1000"},

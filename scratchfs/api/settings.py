@@ -18,7 +18,7 @@ from scratchfs.engine.seekable import MAX_FRAME_BYTES, MIN_FRAME_BYTES
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_choice, check_int, check_names, check_seconds, check_ttl
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.text import size_bytes
+from scratchfs.foundation.text import not_a_size, size_bytes
 
 SEGMENTS_ENV = "SCRATCHFS_SEGMENT_ENTRY_BYTES"
 """Environment variable giving the default ``segment_entry_bytes`` (unset: 65536; 0 turns segment files off)."""
@@ -137,6 +137,8 @@ def _checked(s: Settings) -> dict[str, Any]:
     """Every field of ``s``, checked and normalised. Raises InvalidArgument naming the first bad one."""
     if not callable(s.clock):
         raise InvalidArgument("clock must be a function returning epoch seconds")
+    if isinstance(s.segment_entry_bytes, str) and s.segment_entry_bytes == os.environ.get(SEGMENTS_ENV):  # (the env)
+        raise InvalidArgument(f"${SEGMENTS_ENV}: {not_a_size(s.segment_entry_bytes)}")
     modes = s.preview_modes or {}
     if not isinstance(modes, Mapping):
         raise InvalidArgument(f"preview_modes must be a mapping, not {type(modes).__name__}")

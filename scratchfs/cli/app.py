@@ -40,7 +40,7 @@ from scratchfs.cli.shell import program, shell_word
 from scratchfs.foundation.checks import check_int, check_seconds, check_ttl
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import BUSY_TIMEOUT, DEFAULT_TTL, MAX_BUSY_TIMEOUT, MAX_SEGMENT_ENTRY_BYTES, MAX_TTL
-from scratchfs.foundation.text import is_digits, one_line
+from scratchfs.foundation.text import is_digits, not_a_size, one_line
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -380,8 +380,7 @@ def command_settings() -> Settings | None:
     if segments:  # read by the store's settings themselves: a bad value is a usage error all the same
         size = default_segment_entry_bytes()
         if not isinstance(size, int):
-            raise click.UsageError(f"${SEGMENTS_ENV}: {segments!r} is not a size (bytes in ASCII digits, optionally "
-                                   "followed by B, KiB, MiB or GiB)")
+            raise click.UsageError(f"${SEGMENTS_ENV}: {not_a_size(segments)}")
         try:
             check_int(size, "segment_entry_bytes", 0, MAX_SEGMENT_ENTRY_BYTES)
         except InvalidArgument as exc:

@@ -43,7 +43,7 @@ from scratchfs.cli.app import SETTINGS_META, STORE_META, Integer, Seconds
 from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX
 from scratchfs.foundation import limits
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.text import SIZE_UNITS, size_bytes
+from scratchfs.foundation.text import SIZE_UNITS, not_a_size, size_bytes
 
 
 class Size(click.ParamType):
@@ -60,8 +60,7 @@ class Size(click.ParamType):
             return value
         size = size_bytes(str(value))
         if size is None:
-            self.fail(f"{value!r} is not a size (bytes in ASCII digits, optionally followed by B, KiB, MiB or GiB)",
-                      param, ctx)
+            self.fail(not_a_size(str(value)), param, ctx)
         return size
 
 

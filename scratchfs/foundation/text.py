@@ -67,6 +67,22 @@ def size_bytes(text: str) -> int | None:
     return int(found.group(1)) * SIZE_UNITS[unit]
 
 
+def not_a_size(text: str) -> str:
+    """Why ``text`` is no size (:func:`size_bytes` gave ``None``), and, for a decimal-looking unit (``64KB``, ``2M``,
+    ``1 gb``), the binary one meant and its bytes: ``'64KB' is not a size: KB is not guessed (decimal or binary?):
+    64KiB is 65,536 bytes, 64000 is 64 kB``. The one wording of the options and variables that take a size."""
+    told = f"{text!r} is not a size (bytes in ASCII digits, optionally followed by B, KiB, MiB or GiB)"
+    found = _SIZE_RE.match(text.strip())
+    unit = found.group(2).lower() if found else ""
+    binary = {"k": "KiB", "kb": "KiB", "m": "MiB", "mb": "MiB", "g": "GiB", "gb": "GiB"}.get(unit)
+    if found is None or binary is None:
+        return told
+    number, power = int(found.group(1)), "kmg".index(unit[0]) + 1
+    return (f"{text.strip()!r} is not a size: {found.group(2)} is not guessed (decimal or binary?): "
+            f"{number}{binary} is {number * 1024 ** power:,} bytes, {number * 1000 ** power} is {number} "
+            f"{unit[0].upper() if power > 1 else 'k'}B")
+
+
 def utf8_lead_length(byte: int) -> int:
     """Bytes in the UTF-8 sequence that ``byte`` starts (RFC 3629): 2 to 4 for a lead byte, else 1."""
     return 2 if byte >> 5 == 0b110 else 3 if byte >> 4 == 0b1110 else 4 if byte >> 3 == 0b11110 else 1
@@ -222,6 +238,6 @@ def grep_files(head: bytes, paths: set[bytes], sample: bytes) -> int:
 
 
 __all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "SIZE_UNITS", "decode_or_none", "digits_int", "grep_files",
-           "grep_runs", "invalid_utf8_bytes", "is_digits", "json_string_bytes", "line_stats", "one_line", "plural",
-           "quote", "size_bytes", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start",
+           "grep_runs", "invalid_utf8_bytes", "is_digits", "json_string_bytes", "line_stats", "not_a_size", "one_line",
+           "plural", "quote", "size_bytes", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start",
            "utf8_text"]
