@@ -60,6 +60,7 @@ from scratchfs.api.shape_words import (
     kib,
     plural,
     short_name,
+    within,
 )
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.html_codec import page_codec
@@ -192,7 +193,6 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     parse"); a ``source`` that fails to read gives the shape from the sample."""
     sample = sample[:SAMPLE_BYTES]
     complete = len(sample) >= size
-    scope = "" if complete else first_of(len(sample), size)
     if size == 0:
         return Shape("text", "empty")
     textual, text = _probe(sample)
@@ -206,6 +206,15 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
         text = _utf8(sample, complete) or sample.decode("utf-8", "replace")
     odd = texts.invalid_utf8_bytes(sample if complete else sample[:-3]) if "\ufffd" in text else 0  # (not UTF-8)
     read_as = _read_as(text, sample) if odd else ""
+    with within(MAX_SHAPE_CHARS - _said_chars(odd, complete, sample, read_as)):  # the shape leaves room for what
+        return _described(sample, size, lines, source, text, odd, read_as)  # _not_utf8 adds: its "… N more" said
+
+
+def _described(sample: bytes, size: int, lines: int, source: ContentSource | None, text: str, odd: int,
+               read_as: str) -> Shape:
+    """:func:`describe` of a text ``sample`` read as ``text``, of which ``odd`` bytes are not UTF-8."""
+    complete = len(sample) >= size
+    scope = "" if complete else first_of(len(sample), size)
     found = _structured(sample, text, complete, size, lines, scope, source)
     if found is not None:  # (a table's, JSON's, a page's: its bytes that are not UTF-8 counted after it)
         return found if not odd else _not_utf8(found, odd, "" if complete else f" in the first {kib(len(sample))}",
@@ -291,10 +300,22 @@ def _not_utf8(found: Shape, odd: int, scope: str, sample: bytes, read_as: str = 
     U+FFFD)"``, and ``scope``), its text clipped to leave room for it. An HTML page that a browser decodes otherwise
     (:func:`~scratchfs.engine.structure.html_codec.page_codec`: windows-1252, a declared charset) says so: its
     text view decodes it that way (the other reads show those bytes as U+FFFD)."""
-    codec = page_codec(sample)[0] if found.content_type == "html" else "utf-8"
-    said = f"; {plural(odd, 'byte')}{NOT_UTF8}{scope}" + (
-        read_as if codec == "utf-8" else f', which view="text" decodes as {codec}, as a browser does')
+    said = _said(odd, scope, read_as, page_codec(sample)[0] if found.content_type == "html" else "utf-8")
     return Shape(found.content_type, clip(found.text, MAX_SHAPE_CHARS - len(said)) + said)
+
+
+def _said(odd: int, scope: str, read_as: str, codec: str) -> str:
+    return f"; {plural(odd, 'byte')}{NOT_UTF8}{scope}" + (
+        read_as if codec == "utf-8" else f', which view="text" decodes as {codec}, as a browser does')
+
+
+def _said_chars(odd: int, complete: bool, sample: bytes, read_as: str) -> int:
+    """The most characters :func:`_not_utf8` may add to a shape of ``sample`` (0 when all of it is UTF-8): the
+    shape is written within the rest."""
+    if not odd:
+        return 0
+    scope = "" if complete else f" in the first {kib(len(sample))}"
+    return max(len(_said(odd, scope, read_as, "utf-8")), len(_said(odd, scope, read_as, page_codec(sample)[0])))
 
 
 def xml_root(sample: bytes) -> str | None:
