@@ -52,6 +52,8 @@ from scratchfs.api.shape_table import (
 )
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE, lone_cr_line_ends, terminal_controls
 from scratchfs.api.shape_top import top_text
+from scratchfs.api.shape_utf8 import not_utf8_clause, not_utf8_room
+from scratchfs.api.shape_utf8 import read_as as encoding_said
 from scratchfs.api.shape_words import (
     MAX_SHAPE_CHARS,
     clip,
@@ -205,8 +207,8 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     if text is None:  # (the probe's text is the sample's when the probe was all of it)
         text = _utf8(sample, complete) or sample.decode("utf-8", "replace")
     odd = texts.invalid_utf8_bytes(sample if complete else sample[:-3]) if "\ufffd" in text else 0  # (not UTF-8)
-    read_as = _read_as(text, sample) if odd else ""
-    with within(MAX_SHAPE_CHARS - _said_chars(odd, complete, sample, read_as)):  # the shape leaves room for what
+    read_as = encoding_said(text, sample) if odd else ""
+    with within(MAX_SHAPE_CHARS - not_utf8_room(odd, complete, sample, read_as)):  # the shape leaves room for what
         return _described(sample, size, lines, source, text, odd, read_as)  # _not_utf8 adds: its "… N more" said
 
 
@@ -281,41 +283,11 @@ def _json_after_first_line(text: str) -> bool:
     return end >= 0 and text[end + 1 : end + 257].lstrip(_BLANKS)[:1] in ("{", "[")
 
 
-_UTF8_CHARACTER = re.compile("[^\x00-\x7f\ufffd]")  # a character of valid UTF-8 that is not ASCII
-
-
-def _read_as(text: str, sample: bytes) -> str:
-    """What a shape says after its count of bytes not UTF-8 when the text holds no valid UTF-8 character that is
-    not ASCII (its letters are a single-byte encoding's, each shown as U+FFFD): the ``encoding`` argument that reads
-    them as such -- ``cp1252`` when a byte 0x80-0x9F is among them (its quotes, dashes and euro sign), else
-    ``latin-1`` (:mod:`scratchfs.api.encodings`) --; ``""`` for text with UTF-8 characters (a cut or stray byte)."""
-    if _UTF8_CHARACTER.search(text):
-        return ""
-    name = "cp1252" if re.search(rb"[\x80-\x9f]", sample) else "latin-1"
-    return f', encoding="{name}" reads them as {"cp1252" if name == "cp1252" else "Latin-1"}'
-
-
 def _not_utf8(found: Shape, odd: int, scope: str, sample: bytes, read_as: str = "") -> Shape:
-    """``found`` with its count of ``odd`` bytes that are not UTF-8 after it (``"; 3 bytes not UTF-8 (shown as
-    U+FFFD)"``, and ``scope``), its text clipped to leave room for it. An HTML page that a browser decodes otherwise
-    (:func:`~scratchfs.engine.structure.html_codec.page_codec`: windows-1252, a declared charset) says so: its
-    text view decodes it that way (the other reads show those bytes as U+FFFD)."""
-    said = _said(odd, scope, read_as, page_codec(sample)[0] if found.content_type == "html" else "utf-8")
+    """``found`` with its count of ``odd`` bytes that are not UTF-8 after it (:func:`~scratchfs.api.shape_utf8.
+    not_utf8_clause`), its text clipped to leave room for it (written within that room already: :func:`describe`)."""
+    said = not_utf8_clause(odd, scope, read_as, page_codec(sample)[0] if found.content_type == "html" else "utf-8")
     return Shape(found.content_type, clip(found.text, MAX_SHAPE_CHARS - len(said)) + said)
-
-
-def _said(odd: int, scope: str, read_as: str, codec: str) -> str:
-    return f"; {plural(odd, 'byte')}{NOT_UTF8}{scope}" + (
-        read_as if codec == "utf-8" else f', which view="text" decodes as {codec}, as a browser does')
-
-
-def _said_chars(odd: int, complete: bool, sample: bytes, read_as: str) -> int:
-    """The most characters :func:`_not_utf8` may add to a shape of ``sample`` (0 when all of it is UTF-8): the
-    shape is written within the rest."""
-    if not odd:
-        return 0
-    scope = "" if complete else f" in the first {kib(len(sample))}"
-    return max(len(_said(odd, scope, read_as, "utf-8")), len(_said(odd, scope, read_as, page_codec(sample)[0])))
 
 
 def xml_root(sample: bytes) -> str | None:
@@ -538,7 +510,7 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     """A text or log's shape; ``known`` is ``(b"\n" + sample[:4096], its _head_rows or 0 if not counted)``;
     ``terminal``: what makes it terminal output (:func:`terminal_controls`), or ``""``; ``odd``: bytes of the
     sample that are no UTF-8 character (a legacy encoding's letters: every read shows each as U+FFFD), ``read_as``
-    what names the encoding that reads them (:func:`_read_as`)."""
+    what names the encoding that reads them (:func:`~scratchfs.api.shape_utf8.read_as`)."""
     cut = len(sample) - sample.rfind(b"\n") - 1 if len(sample) < size else 0  # a line running past the sample
     if cut and cut < len(sample):
         sample = sample[: len(sample) - cut]  # whole lines only
