@@ -413,7 +413,7 @@ def test_the_tool_definitions_tell_the_model_the_budget_and_ttl_the_replies_have
     assert offloader.tool_definitions() == tool_definitions(store) == Offloader(
         lambda: store.scope("r", "b")).tool_definitions()
     assert defined["read_handle"]["input_schema"]["properties"]["budget"]["default"] == 16384
-    assert "(default 600 seconds)" in defined["scratch_write"]["description"]
+    assert "(default: 600 seconds)" in defined["scratch_write"]["input_schema"]["properties"]["ttl"]["description"]
     default = {t["name"]: t for t in tool_definitions()}
     assert default["read_handle"]["input_schema"]["properties"]["budget"]["default"] == 8192
     written = offloader.call_scratch_tool("scratch_write", {"key": "k", "value": "v"}).result

@@ -2,8 +2,9 @@
 range read of it (``offset=O, end=E``) reads them. A search with ``end=`` was refused (``a search (match=, pattern=)
 takes none``), so a model could not search inside one member of an archive whose ``view="members"`` listing names
 ``end=`` in every member's read. The matches are those of ``re.finditer(content, offset, end)`` -- wholly inside the
-bytes, ``$`` and lookahead seeing ``end`` as the content's end, as ``endpos`` has it --, the context stops at ``end``,
-``next_call`` carries ``end``, and a miss says where the search looked."""
+bytes, ``$`` and lookahead seeing ``end`` as the content's end, as ``endpos`` has it --, the context stops at ``end``
+and at ``offset`` (it reached before ``offset``: a tar member's header showed in its first window), ``next_call``
+carries ``end``, and a miss says where the search looked."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import json
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from scratchfs import InvalidArgument
@@ -59,14 +60,22 @@ def test_a_bounded_pattern_search_finds_what_finditer_finds_between_pos_and_endp
     found = scope.search(handle, pattern=pattern, offset=offset, end=end, context=context, max_matches=1000)
     spans = regex_spans(data[:end], pattern, offset)
     assert [(h.offset, h.offset + h.length) for w in found.windows for h in w.matches] == spans
-    expected, left_out = windows(data[:end], spans, context, 1000)
-    assert [(w.match_offset, w.offset, w.data) for w in found.windows] == [(m, o, d) for m, o, d, _ in expected]
+    # the windows: the bytes [offset, end) alone, as the range read offset=, end= shows them (context stopped at
+    # both ends; it reached before offset)
+    expected, left_out = windows(data[offset:end], [(s - offset, e - offset) for s, e in spans], context, 1000)
+    assert [(w.match_offset, w.offset, w.data) for w in found.windows] == [(m + offset, o + offset, d)
+                                                                          for m, o, d, _ in expected]
     assert left_out is None and found.next_offset is None
     assert [h.line for w in found.windows for h in w.matches] == [line_of(data, s) for s, _ in spans]
     counted = scope.search(handle, pattern=pattern, offset=offset, end=end, context=0, max_matches=1000)
     assert sum(len(w.matches) for w in counted.windows) == len(spans)
-    last = scope.search(handle, pattern=pattern, offset=offset, end=end, before=end, context=0, max_matches=2)
+    last = scope.search(handle, pattern=pattern, offset=offset, end=end, before=end, context=context, max_matches=2)
     assert [(h.offset, h.offset + h.length) for w in last.windows for h in w.matches] == spans[-2:]
+    assert all(offset <= w.offset and w.offset + len(w.data) <= end for w in last.windows)
+    lines = scope.search(handle, pattern=pattern, offset=offset, end=end, context="line", max_matches=1000)
+    for window in lines.windows:  # a line's window: from the line's start or offset, to its end or end
+        start = max(offset, data.rfind(b"\n", 0, window.match_offset) + 1)
+        assert window.offset == start and window.offset + len(window.data) <= end
 
 
 @given(data=TEXT, needle=st.sampled_from([b"ab", b"a", b"aa", b"ba\n"]), cut=st.tuples(st.floats(0, 1),
@@ -104,6 +113,8 @@ def test_a_search_inside_a_tar_member_stays_inside_it(scratch_scope):
     assert [raw[o:o + n] for o, n, _ in found] == re.findall(rb"\w\.txt error \d+$", b, re.M)
     first = tools.call("read_handle", {"handle": handle, "match": "error", "offset": start, "end": end})
     assert first["end"] == end and f"end={end})" in first["next_call"] and first["remaining"] < end - start
+    assert first["windows"][0]["offset"] == start  # (its context before: the member's bytes, not its tar header)
+    assert first["windows"][0]["data"].startswith("b.txt error 0\n") and first["windows"][0]["encoding"] == "text"
     miss = tools.call("read_handle", {"handle": handle, "match": "a.txt", "offset": start, "end": end})
     assert miss["windows"] == [] and miss["next_call"] is None
     assert f"no match in bytes {start}-{end}" in miss["note"], miss
@@ -122,6 +133,12 @@ def test_a_context_window_stops_at_the_bound(scratch_scope):
     handle = scratch_scope.spill(data * 50, source_tool="t").handle
     found = scratch_scope.search(handle, match="needle", offset=0, end=110, context=50)
     assert [(w.offset, w.data) for w in found.windows] == [(50, data[50:110])]
+    # and at offset=: the context before it was shown (the member's header, a tar's), the context after end not
+    found = scratch_scope.search(handle, match="needle", offset=80, end=130, context=50)
+    assert [(w.offset, w.data) for w in found.windows] == [(80, data[80:130])]
+    reply = ScratchTools(scratch_scope).call("read_handle", {"handle": handle, "match": "needle", "offset": 80,
+                                                             "end": 130, "context": 50})
+    assert reply["windows"][0]["cut"] == "both"  # (context short on both sides, said alike)
     assert scratch_scope.search(handle, match="needle", offset=0, end=105).windows == []  # (it crosses the bound)
 
 
@@ -219,3 +236,37 @@ def test_a_bounded_search_from_past_the_content_names_before_end(scratch_scope):
     assert "before=end" in str(caught.value) and f"before={len(data)}" not in str(caught.value)
     last = tools.call("read_handle", {"handle": handle, "match": "line", "end": 500, "before": 500, "max_matches": 1})
     assert [w["match_offset"] for w in last["windows"]] == [data.rindex(b"line", 0, 500)]
+
+
+def _shown(windows: list[tuple[int, int]]) -> set[int]:
+    return {at for offset, length in windows for at in range(offset, offset + length)}
+
+
+@given(data=st.lists(st.sampled_from([b"xxxxxxx", b"ab", b"\n", b"yy", b"a"]), max_size=300).map(b"".join),
+       needle=st.sampled_from([b"ab", b"a", b"b\n"]), cut=st.tuples(st.floats(0, 1), st.floats(0, 1)),
+       context=st.integers(1, 12))
+@example(data=b"x" * 50 + b"ab" + b"x" * 50 + b"ab" + b"x" * 50, needle=b"ab", cut=(0.0, 1.0), context=10)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_pages_of_a_bounded_search_show_the_context_one_page_shows(small_frames_store, data, needle, cut, context):
+    """A bounded search shows no byte before its offset, so a next page from the first match not shown showed none of
+    the context before it: the next page starts up to ``context`` bytes before that match, after the bytes shown
+    (its next_offset). Pages of one match show every byte one page of all of them shows, and only those."""
+    data, offset, end, scope, handle = _spilled(small_frames_store, data, cut)
+    tools = ScratchTools(scope)
+    args = {"handle": handle, "match": needle.decode(), "offset": offset, "end": end, "context": context}
+    whole = tools.call("read_handle", {**args, "max_matches": 1000})
+    paged: list[tuple[int, int]] = []
+    found: list[int] = []
+    args["max_matches"] = 1
+    for _ in range(1000):
+        reply = tools.call("read_handle", args)
+        for window in reply["windows"]:
+            assert window["data"].encode() == data[window["offset"]:window["offset"] + window["length"]]
+            paged.append((window["offset"], window["length"]))
+            found += [h["offset"] for h in window_hits(window)]
+        if reply["next_call"] is None:
+            break
+        args = call_args(reply["next_call"])
+    assert found == [s for s, _ in find_loop(data[:end], needle, offset)]
+    assert _shown(paged) == _shown([(w["offset"], w["length"]) for w in whole["windows"]])
+    assert all(offset <= at < end for at in _shown(paged))

@@ -305,9 +305,8 @@ def test_the_tools_listed_give_the_servers_own_default_budget_and_ttl(tmp_path):
     assert {n: t.input_schema for n, t in default.items()} == {n: s.input_schema for n, s in TOOL_SPECS.items()}
     for name in ("read_handle", "scratch_read", "scratch_list"):
         budget = tools[name].input_schema["properties"]["budget"]
-        assert budget["default"] == 2048 and "default 2048," in budget["description"]
+        assert budget["default"] == 2048  # (the schema's default; the description says it once, below)
         assert "(2048 by default," in tools[name].description
-    assert "(default 120 seconds)" in tools["scratch_write"].description
     assert "(default: 120 seconds)" in tools["scratch_write"].input_schema["properties"]["ttl"]["description"]
     text = json.dumps({n: [t.description, t.input_schema] for n, t in tools.items()})
     assert "default 8192" not in text and "8192 by default" not in text and "one hour" not in text

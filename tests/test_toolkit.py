@@ -428,6 +428,22 @@ def test_every_tool_has_a_schema_a_model_can_follow():
     assert "next_offset" in read and "match" in read and str(MAX_READ_BYTES) in read
 
 
+def test_the_tool_definitions_say_each_thing_once_in_under_12000_bytes():
+    """The definitions go with every request a model makes: they were 14,496 bytes of compact JSON, the budget's
+    default and cap said three times per tool (its schema, its description, the tool's), read_handle's modes told
+    in its description and again in each argument's. Each argument's description no longer repeats the default or
+    the bound its schema gives, and the whole stays well under 12,000 bytes."""
+    from scratchfs.adapter import tool_definitions
+
+    assert len(json.dumps(tool_definitions(), separators=(",", ":"))) < 12_000
+    for spec in TOOL_SPECS.values():
+        for name, prop in spec.input_schema["properties"].items():
+            for bound in ("default", "maximum"):
+                value = prop.get(bound)
+                if isinstance(value, int) and not isinstance(value, bool) and value > 1:
+                    assert str(value) not in prop["description"], f"{spec.name}.{name} repeats its {bound}"
+
+
 @pytest.mark.parametrize(("name", "args", "what"), [
     ("read_handle", {"jq": "\ud800"}, "jq"),
     ("read_handle", {"select": "p\udfff"}, "select"),

@@ -300,6 +300,9 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     cuts = _cuts(found, windows)
     if found.rendered:  # (a window cut to fit: its edges off what it would render otherwise than the view)
         windows = [_drawn(window, found.windows) for window in windows]
+    stopped = found.stopped is not None and next_offset == found.next_offset  # (a pattern error, not the budget)
+    if found.end is not None and found.before is None and windows and next_offset is not None and not stopped:
+        next_offset = _bounded_resume(found, windows[-1], next_offset)
     shown = replace(found, windows=windows, next_offset=next_offset)
     if found.pattern is not None:
         what: dict[str, Any] = {"pattern": found.pattern, "ignore_case": found.ignore_case}
@@ -316,7 +319,6 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     if found.before is not None:  # from the end: where the next call ends, not starts
         reply = {("next_before" if k == "next_offset" else k): v for k, v in reply.items()}
     count = shown.match_count
-    stopped = found.stopped is not None and next_offset == found.next_offset  # (a pattern error, not the budget)
     if shown.more and count < found.max_matches and not quiet and not stopped and (found.view or not found.note):
         # (a note of a search not of a view: why none is shown; of terminal output's view: how to read a window)
         reply["note"] = _budget_note(found, len(windows), count, budget)
@@ -349,6 +351,16 @@ def _budget_note(found: Matches, windows: int, count: int, budget: int) -> str:
     return (f"the budget ({budget} bytes) cut this reply to {count} of max_matches={found.max_matches} "
             f"matches{grouped}; next_call goes on (a larger budget=, up to {MAX_REPLY_BYTES},{narrower} "
             f"shows more matches a reply){total}")
+
+
+def _bounded_resume(found: Matches, last: Window, first_left: int) -> int:
+    """Where the next page of a search bounded by ``end=`` starts: a bounded search shows no byte before its
+    ``offset`` (:func:`~scratchfs.engine.search.search`'s ``floor``), so the next page starts up to the context's
+    reach before ``first_left``, the first match not shown, but never in bytes this page showed (``last``: its last
+    window): no match lies between (every one before ``first_left`` is shown), so the next page's first match is
+    ``first_left``, with the context before it that no page showed."""
+    shown_to = last.offset + len(last.data)
+    return first_left if first_left < shown_to else max(shown_to, first_left - _reach(found))
 
 
 def _cuts(found: Matches, windows: list[Window]) -> list[tuple[bool, bool]]:

@@ -30,7 +30,7 @@ from scratchfs.api.shape_kinds import coloured_kind, told_by_lines
 from scratchfs.api.shape_log import log_events
 from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_merge import MixedItems, fitted, items_template, value_word
-from scratchfs.api.shape_said import browser_decodes_said, not_utf8_clause, plain_head, read_as_said
+from scratchfs.api.shape_said import browser_decodes_said, not_utf8_clause, plain_head
 from scratchfs.api.shape_stream import STREAM_SHAPE, json_stream
 from scratchfs.api.shape_table import (
     JSONL_HEAD_CHARS,
@@ -52,6 +52,8 @@ from scratchfs.api.shape_table import (
 )
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE, lone_cr_line_ends, terminal_controls
 from scratchfs.api.shape_top import top_text
+from scratchfs.api.shape_utf8 import not_utf8_room
+from scratchfs.api.shape_utf8 import read_as as encoding_said
 from scratchfs.api.shape_words import (
     MAX_SHAPE_CHARS,
     clip,
@@ -60,6 +62,7 @@ from scratchfs.api.shape_words import (
     kib,
     plural,
     short_name,
+    within,
 )
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.html_codec import page_codec
@@ -192,7 +195,6 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     parse"); a ``source`` that fails to read gives the shape from the sample."""
     sample = sample[:SAMPLE_BYTES]
     complete = len(sample) >= size
-    scope = "" if complete else first_of(len(sample), size)
     if size == 0:
         return Shape("text", "empty")
     textual, text = _probe(sample)
@@ -205,7 +207,16 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
     if text is None:  # (the probe's text is the sample's when the probe was all of it)
         text = _utf8(sample, complete) or sample.decode("utf-8", "replace")
     odd = texts.invalid_utf8_bytes(sample if complete else sample[:-3]) if "\ufffd" in text else 0  # (not UTF-8)
-    read_as = _read_as(text, sample) if odd else ""
+    read_as = encoding_said(text, sample) if odd else ""
+    with within(MAX_SHAPE_CHARS - not_utf8_room(odd, complete, sample, read_as)):  # the shape leaves room for what
+        return _described(sample, size, lines, source, text, odd, read_as)  # _not_utf8 adds: its "… N more" said
+
+
+def _described(sample: bytes, size: int, lines: int, source: ContentSource | None, text: str, odd: int,
+               read_as: str) -> Shape:
+    """:func:`describe` of a text ``sample`` read as ``text``, of which ``odd`` bytes are not UTF-8."""
+    complete = len(sample) >= size
+    scope = "" if complete else first_of(len(sample), size)
     found = _structured(sample, text, complete, size, lines, scope, source)
     if found is not None:  # (a table's, JSON's, a page's: its bytes that are not UTF-8 counted after it)
         return found if not odd else _not_utf8(found, odd, sample, complete, read_as)
@@ -267,19 +278,6 @@ def _json_after_first_line(text: str) -> bool:
     lines after a line that is none may be JSON lines: :func:`~scratchfs.api.shape_table.json_lines` decides)."""
     end = text.find("\n", 0, JSONL_HEAD_CHARS)
     return end >= 0 and text[end + 1 : end + 257].lstrip(_BLANKS)[:1] in ("{", "[")
-
-
-_UTF8_CHARACTER = re.compile("[^\x00-\x7f\ufffd]")  # a character of valid UTF-8 that is not ASCII
-
-
-def _read_as(text: str, sample: bytes) -> str:
-    """What a shape says after its count of bytes not UTF-8 when the text holds no valid UTF-8 character that is
-    not ASCII (its letters are a single-byte encoding's, each shown as U+FFFD): the ``encoding`` argument that reads
-    them as such -- ``cp1252`` when a byte 0x80-0x9F is among them (its quotes, dashes and euro sign), else
-    ``latin-1`` (:mod:`scratchfs.api.encodings`) --; ``""`` for text with UTF-8 characters (a cut or stray byte)."""
-    if _UTF8_CHARACTER.search(text):
-        return ""
-    return read_as_said("cp1252" if re.search(rb"[\x80-\x9f]", sample) else "latin-1")
 
 
 def _not_utf8(found: Shape, odd: int, sample: bytes, complete: bool, read_as: str = "") -> Shape:
@@ -514,7 +512,7 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     """A text or log's shape; ``known`` is ``(b"\n" + sample[:4096], its _head_rows or 0 if not counted)``;
     ``terminal``: what makes it terminal output (:func:`terminal_controls`), or ``""``; ``odd``: bytes of the
     sample that are no UTF-8 character (a legacy encoding's letters: every read shows each as U+FFFD), ``read_as``
-    what names the encoding that reads them (:func:`_read_as`)."""
+    what names the encoding that reads them (:func:`~scratchfs.api.shape_utf8.read_as`)."""
     cut = len(sample) - sample.rfind(b"\n") - 1 if len(sample) < size else 0  # a line running past the sample
     if cut and cut < len(sample):
         sample = sample[: len(sample) - cut]  # whole lines only

@@ -8,7 +8,7 @@ import html
 import json
 import re
 
-from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, kib, plural, short_name
+from scratchfs.api.shape_words import clip, kib, plural, shape_limit, short_name
 from scratchfs.engine.structure.html_codec import decode_as, page_codec
 
 __all__ = ["html_shape"]
@@ -109,7 +109,7 @@ def html_shape(sample: bytes, scope: str) -> str:
         if listed and listed[-1] == item:
             continue  # a heading repeated right after itself (a page title over its first section)
         more = f" … {len(headings) - count} more" if count < len(headings) else ""
-        if len(listed) == _HEADINGS or len(text) + len(" | ".join([*listed, item])) + len(more) + 3 > MAX_SHAPE_CHARS:
+        if len(listed) == _HEADINGS or len(text) + len(" | ".join([*listed, item])) + len(more) + 3 > shape_limit():
             return clip(text + " | ".join(listed) + more)
         listed.append(item)
     return clip(text + " | ".join(listed))

@@ -25,7 +25,7 @@ from scratchfs.api.shape_manual import manual_shape
 from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_terminal import COLOURED, colours_removed
 from scratchfs.api.shape_testrun import runner_shape
-from scratchfs.api.shape_words import MAX_SHAPE_CHARS, plural
+from scratchfs.api.shape_words import clip, plural, shape_limit, within
 from scratchfs.api.shape_yaml import yaml_shape
 
 __all__ = ["KINDS", "coloured_kind", "told_by_lines"]
@@ -56,15 +56,12 @@ def coloured_kind(sample: bytes, lines: int, complete: bool, scope: str, size: i
     Its line numbers are the stored output's (no newline is removed). ``None`` for other terminal output (progress
     bars, cursor moves, overstrikes) and for coloured text of none of the kinds. Never raises."""
     plain = colours_removed(sample, complete)
-    kind = None if plain is None else told_by_lines(plain, lines, complete, scope, len(plain) if complete else size)
-    if kind is None:
+    if plain is None:
         return None
     escapes = sample.count(b"\x1b[")
-    head, rest = f"coloured ({plural(escapes, 'escape sequence')}{COLOURED}", kind  # (the words the reads look
-    if len(head) + len(rest) <= MAX_SHAPE_CHARS:  # for at its start: shape_terminal.coloured)
-        return head + rest
-    tail = rest[rest.rfind("; line=N"):] if "; line=N" in rest else ""  # (how to read its parts: kept whole)
-    room = MAX_SHAPE_CHARS - len(head) - len(tail) - len(", …")
-    listed = rest[: len(rest) - len(tail)]
-    cut = listed.rfind(", ", 0, max(0, room))
-    return f"{head}{listed[: max(0, cut)]}, …{tail}"
+    head = f"coloured ({plural(escapes, 'escape sequence')}{COLOURED}"  # (the words the reads look for at its
+    with within(shape_limit() - len(head)):  # start: shape_terminal.coloured); the kind is written to fit beside
+        rest = told_by_lines(plain, lines, complete, scope, len(plain) if complete else size)  # them, "… N more"
+    if rest is None:  # said (cutting it afterwards lost that)
+        return None
+    return head + clip(rest, shape_limit() - len(head))  # (every kind fits: clip is the guard of one that not)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, key_name, kib, plural
+from scratchfs.api.shape_words import clip, key_name, kib, plural, shape_limit
 
 __all__ = ["MERGE_DEPTH", "MERGE_VALUES", "SAMPLE_ITEMS", "WIDEST_OBJECT", "Merged", "MixedItems", "fitted",
            "items_template", "merged_items", "merged_text", "mixed_items", "sampled", "value_word"]
@@ -291,7 +291,8 @@ def fitted(head: str, value: object) -> str:
     wrapper = f"object({plural(keys, 'key')}: "
     items: dict = {}  # (each array's template, made once)
     fits = sorted(_FITS, key=lambda fit: fit[1] < keys)  # (stable: deepest first within each)
-    room = MAX_SHAPE_CHARS - len(head) + len(wrapper) + 2  # (the braces or the wrapper dropped)
+    limit = shape_limit()
+    room = limit - len(head) + len(wrapper) + 2  # (the braces or the wrapper dropped)
     for number, (depth, width) in enumerate(fits):
         try:
             body = _tree(value, depth, width, items, room if number < len(fits) - 1 else 1 << 62)
@@ -302,6 +303,6 @@ def fitted(head: str, value: object) -> str:
         elif keys and body.startswith(wrapper):
             body = body[len(wrapper) : -1]
         text = f"{head}{body}"
-        if len(text) <= MAX_SHAPE_CHARS:
+        if len(text) <= limit:
             return clip(text)
     return clip(text)

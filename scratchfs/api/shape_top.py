@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from scratchfs.api.shape_words import MAX_SHAPE_CHARS, clip, first_of, key_name, kib, plural
+from scratchfs.api.shape_words import clip, first_of, key_name, kib, plural, shape_limit
 from scratchfs.engine.structure.toplevel import TopEntry, TopLevel
 
 __all__ = ["top_text"]
@@ -60,7 +60,7 @@ def top_text(top: TopLevel, size: int) -> str:
     for count, entry in enumerate(top.entries):
         part = f"{key_name(entry.key)}: {_entry_text(entry)}"
         more = f", … {top.count - count} more" if count < top.count else ""
-        if len(text) + len(listed) + len(part) + 2 + len(more) > MAX_SHAPE_CHARS:
+        if len(text) + len(listed) + len(part) + 2 + len(more) > shape_limit():
             return clip(text + listed + more)
         listed += (", " if listed else "") + part
     extra = f", … {top.count - len(top.entries)} more" if top.count > len(top.entries) else ""

@@ -4,15 +4,17 @@ in the stub's JSON (an array's items merged: :mod:`scratchfs.api.shape_merge`)."
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
 
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import plural
 
 __all__ = ["MAX_SHAPE_CHARS", "MOST_LINES", "PROGRAM_LINE_RE", "LineNumbers", "clip", "first_of", "key_name", "kib",
-           "listed_within", "plural", "room_for", "short_name", "within_lines"]
+           "listed_within", "plural", "room_for", "shape_limit", "short_name", "within", "within_lines"]
 
 MAX_SHAPE_CHARS = 600
 """Longest shape text, in characters (the stub's preview gives way to it within the 1.5 KiB stub)."""
@@ -56,8 +58,31 @@ def kib(size: int) -> str:
     return f"{size / 1024**3:.1f} GiB"
 
 
-def clip(text: str, limit: int = MAX_SHAPE_CHARS) -> str:
-    """``text`` (a lone surrogate as its escape) cut to ``limit`` characters, the last an ellipsis when cut."""
+_LIMIT: ContextVar[int] = ContextVar("shape_limit", default=MAX_SHAPE_CHARS)
+
+
+def shape_limit() -> int:
+    """The characters a shape written now may take: :data:`MAX_SHAPE_CHARS`, or less :func:`within` a shape that
+    words go before."""
+    return _LIMIT.get()
+
+
+@contextlib.contextmanager
+def within(chars: int) -> Iterator[None]:
+    """Shapes written inside take at most ``chars`` characters (at least 1): :func:`clip`, :func:`room_for` and
+    :func:`listed_within` fit them, so a shape that words go before (``coloured (...): ``) lists fewer parts and
+    still says how many it left out (``… N more``), where cutting it afterwards lost that."""
+    token = _LIMIT.set(max(1, min(chars, _LIMIT.get())))
+    try:
+        yield
+    finally:
+        _LIMIT.reset(token)
+
+
+def clip(text: str, limit: int | None = None) -> str:
+    """``text`` (a lone surrogate as its escape) cut to ``limit`` characters (``None``: :func:`shape_limit`), the
+    last an ellipsis when cut."""
+    limit = _LIMIT.get() if limit is None else limit
     text = texts.utf8_text(text)  # a JSON key or value's lone surrogate as its escape
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -65,11 +90,11 @@ def clip(text: str, limit: int = MAX_SHAPE_CHARS) -> str:
 def room_for(head: str, tail: str) -> int:
     """Characters a shape of ``head`` and ``tail`` leaves for the parts :func:`listed_within` lists (each with its
     ``", "``), the count of those left out kept room for."""
-    return MAX_SHAPE_CHARS - len(head) - len(tail) - len(", … 99,999 more")
+    return _LIMIT.get() - len(head) - len(tail) - len(", … 99,999 more")
 
 
 def listed_within(head: str, items: Iterable[str], tail: str, total: int | None = None) -> str:
-    """A shape that lists parts: ``head``, then as many of ``items`` as fit within :data:`MAX_SHAPE_CHARS` (in order,
+    """A shape that lists parts: ``head``, then as many of ``items`` as fit within :func:`shape_limit` (in order,
     joined by ``", "``; the first that does not fit ends the list, and no item after it is asked for), ``", … N
     more"`` for the others, then ``tail``. ``total``: how many items there are (default: ``items`` counted whole)."""
     items = list(items) if total is None else items

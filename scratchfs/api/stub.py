@@ -11,6 +11,7 @@ from typing import Any
 
 import regex
 
+from scratchfs.api.json_next import next_jq
 from scratchfs.api.line_fit import LAST_LINES_BYTES, escape_bytes, lines_within
 from scratchfs.api.results import render_call
 from scratchfs.api.shape import TEXT_PROBE_BYTES, binary_format, is_text
@@ -299,6 +300,8 @@ class _Note:
         elif content_type == "json" and size > MAX_JQ_DOCUMENT_BYTES:  # past the jq bound only paths stream
             by_structure = (_BY_ITEMS if shape.startswith("JSON array") else _BY_KEY if shape.startswith("JSON object")
                             else None) if shape is not None else None
+        elif content_type == "json" and (further := next_jq(shape)) is not None:  # every key named: not jq="keys"
+            by_structure = _after_handle(jq=further)
         elif content_type == "json" and shape is not None and shape.startswith("JSON array"):
             by_structure = _FIRST_ITEM  # (an array's keys are its indices: its first item shows what they hold)
         elif is_stream(content_type, shape):

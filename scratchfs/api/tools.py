@@ -67,156 +67,119 @@ class ToolSpec:
     input_schema: dict[str, Any]
 
 
-_HANDLE = {"type": "string", "description": "The handle from a stub, e.g. \"h_abc...\" (exactly as given)."}
+_HANDLE = {"type": "string", "description": "A stub's handle (h_...), exactly as given."}
 _KEY = {"type": "string", "minLength": 1, "maxLength": MAX_KEY_BYTES,
-        "description": f"The scratchpad key, case-sensitive: 1 to {MAX_KEY_BYTES} bytes of UTF-8 text (so at most "
-                       f"{MAX_KEY_BYTES} characters; a non-ASCII one takes 2 to 4 bytes)."}
+        "description": f"Scratchpad key, case-sensitive: at most {MAX_KEY_BYTES} bytes of UTF-8."}
 _BUDGET = {"type": "integer", "minimum": MIN_REPLY_BYTES, "maximum": MAX_REPLY_BYTES, "default": REPLY_BUDGET_BYTES,
-           "description": f"Most bytes this reply may take, counted as you receive them (its JSON text); default "
-                          f"{REPLY_BUDGET_BYTES}, at most {MAX_REPLY_BYTES}. A larger reply is cut to fit, and its "
-                          "next_call says where to go on."}
+           "description": "Most bytes of JSON text this reply may take."}
+# Every byte of these texts is sent with every request a model makes (the README's "bytes of compact JSON", which
+# tests/test_readme_snippets.py checks): each says once what the schema's types, defaults and limits and the replies'
+# next_call and notes do not.
+
+
 def _budget_text(requests: str) -> str:
-    """The budget paragraph of a tool's description; ``requests``: which of its arguments ask for an amount (they
+    """The budget sentence of a tool's description; ``requests``: which of its arguments ask for an amount (they
     named read_handle's four in every tool: scratch_read and scratch_list take none of them)."""
-    return (f"Each reply is at most `budget` bytes of JSON as you receive it ({REPLY_BUDGET_BYTES} by default, "
-            f"{MAX_REPLY_BYTES} at most): {requests}, and a reply that would be larger is cut to fit; follow "
-            "its next_call to go on (nothing is skipped). A long argument is echoed shortened (`shortened` gives its "
-            "full length); a next_call too long for the budget is null with a `note` saying how to go on.")
+    return (f"A reply is at most `budget` bytes of JSON as you receive it ({REPLY_BUDGET_BYTES} by default, "
+            f"{MAX_REPLY_BYTES} at most): {requests}, cut to fit; follow next_call to go on (nothing skipped). A "
+            "long argument is echoed shortened (`shortened`: its full length).")
 
 
 _READ_BUDGET = _budget_text("`length`, `lines`, `max_matches` and `context` are requests")
 
 _READ_HANDLE = ToolSpec(
     "read_handle",
-    "Read back a large tool result that was stored out of your context. When a result was too large, you got a "
-    "stub instead: {handle, preview, size, lines, content_type, shape, note}. Pass its handle here and read only "
-    "what you need, in small pieces. Modes:\n"
-    "- Search (usually best first): `match` (exact text) or `pattern` (a regular expression, Python syntax, `^` "
-    "and `$` per line, matched against the stored bytes, text as UTF-8: `.` is one byte, so write `caf(é|e)`, not "
-    "`caf.`; in content that is not UTF-8 (its shape counts bytes not UTF-8) pass `encoding` or write a byte as "
-    "`\\xe9`; "
-    "`ignore_case` for either, ASCII letters only); you get windows of `context` bytes (\"line\": the match's "
-    "whole line) around up to `max_matches` matches: {line, offset, length, data}, `cut` if cut short (a long "
-    "line, or to fit the budget), plus "
-    "`match_offset`/`match_length` where the match is not the whole window, or `matches` [{offset, length, line}] "
-    "when it holds several. `count`: how many matches (and lines), no windows. `offset`/`end` bound the bytes "
-    "searched (an archive member's).\n"
-    f"- Lines: `line` (1-based; -N: N from the end) and `lines` (default {DEFAULT_LINES}), as an editor counts "
-    "them; a line read cut "
-    "inside a line goes on from a byte `offset` with `lines`.\n"
-    f"- Range: bytes from `offset` (default 0), `length` bytes (default {DEFAULT_READ_BYTES}), before `end` if "
-    "given.\n"
-    "- Structure (the stub's shape and note say which fits): `jq` (a jq filter over JSON), `record`/`records` (JSON "
-    "lines, optionally with `jq` per record), `row`/`rows`/`columns` (CSV/TSV or a table aligned by spaces, with "
-    "the header), `slurp` with `jq` (one filter over all records or rows, to count or group), `view=\"text\"` "
-    "(an HTML page's text, or terminal output as rendered), `select` (CSS selector over HTML); a page holds as "
-    "many records, rows or outputs as fit the budget (at most `records`/`rows`) and next_call reads the next page; "
-    "its `first` is the number of its first item (from 1); with `jq` over records, `record` is the record its "
-    "first output came from and `first` that output's number among the record's outputs. "
-    "An item larger than a page comes in pieces: `part` holds the next piece of its compact JSON text (of its text, "
-    "for an HTML element), `first` its number; join the `part` of consecutive pages with that "
-    "`first`, in order, to get it whole -- it ends on the page whose `results` follow it, or at the end (`more` "
-    "false), or before a page whose `first` is higher. "
-    "Numbers are the document's own; an item listed in `as_text` (indexes from 0) is given as its JSON text, a "
-    "string, as it holds a number JSON here cannot carry exactly (1e400) or a lone surrogate escape (\\ud800, "
-    "which no UTF-8 carries); a `note` says when jq computed with numbers a double cannot hold or read such "
-    "escapes as U+FFFD.\n"
-    "Every result says how to go on: next_offset / next_line, remaining bytes, and next_call, the exact call for "
-    "the next piece, with your settings and budget (null when there is nothing more). Offsets and sizes are bytes "
-    "of the content. Text comes as "
-    "text: bytes that are not valid UTF-8 show as U+FFFD and `replaced` counts them; binary content comes as a hex "
-    "dump (\"encoding\": \"hexdump\"), but a byte range of it that is text (a tar member of text) as text, "
-    f"\"encoding\": \"text\". {_READ_BUDGET} Never try to read a whole large result.",
+    "Read back a large tool result stored out of your context: pass the handle of the stub you got instead "
+    "({handle, preview, size, lines, content_type, shape, note}) and read only what you need. Modes:\n"
+    "- Search (usually best first): `match` (exact text) or `pattern` (regular expression), over the stored bytes, "
+    "text as UTF-8: `.` is one byte, so write `caf(é|e)`, not `caf.`; in content that is not UTF-8 (its shape "
+    "counts bytes not UTF-8) pass `encoding` or write a byte as `\\xe9`. Windows {line, offset, length, data} "
+    "around each match, `cut` if cut short, `match_offset`/`match_length` where the match is not the whole window, "
+    "`matches` [{offset, length, line}] when it holds several.\n"
+    "- Lines: `line`, `lines`. Range: `offset`, `length`. `end` bounds a search, line or range read.\n"
+    "- Structure (the stub's shape and note say which fits): `jq`, `record`/`records`, `row`/`rows`/`columns`, "
+    "`slurp`, `view`, `select`. A page holds as many items as fit; its `first` is the number of its first item "
+    "(from 1); with `jq` over records, `record` is the record its first output came from and `first` that "
+    "output's number among the record's outputs. An item larger than a page comes in pieces: `part` is the next "
+    "piece of its compact JSON text (an HTML element's: its text), `first` its number; join the `part` of "
+    "consecutive pages with that `first`, in order -- it ends on the page whose `results` follow it, at the end "
+    "(`more` false), or before a page whose `first` is higher. An item listed in `as_text` (indexes from 0) is its "
+    "JSON text, a string: it holds a number JSON cannot carry exactly (1e400) or a lone surrogate escape.\n"
+    "Every reply says how to go on: next_offset / next_line, remaining bytes, and next_call, the exact next call "
+    "with your settings (null at the end). Offsets and sizes are bytes. Bytes not valid UTF-8 show as U+FFFD "
+    "(`replaced` counts them); binary content comes as a hex dump (\"encoding\": \"hexdump\"), a range of it that "
+    f"is text as text. {_READ_BUDGET} Never read a whole large result.",
     {
         "type": "object",
         "properties": {
             "handle": _HANDLE,
             "offset": {"type": "integer", "minimum": 0, "default": 0,
-                       "description": "Range: the first byte to return. Lines: the byte to start from (instead of "
-                                      "`line`; the cursor of a cut line). Search: where the search starts (pass the "
-                                      "previous result's next_offset to continue). view=\"text\": the byte of the "
-                                      "text to start from. No other structure read takes it."},
+                       "description": "Range: the first byte. Lines: the byte to start at, instead of `line`. "
+                                      "Search: where it starts. view=\"text\": the text's byte to start at."},
             "length": {"type": "integer", "minimum": 1, "maximum": MAX_READ_BYTES, "default": DEFAULT_READ_BYTES,
-                       "description": "Range only: how many bytes to return."},
+                       "description": "Range: how many bytes."},
             "end": {"type": "integer", "minimum": 1,
-                    "description": "Range, lines and search: the byte to stop before (an archive member's end, as "
-                                   "its read gives it; a search's matches end by it): next_call stays before it, "
-                                   "null there."},
+                    "description": "Range, lines and search: the byte to stop before (an archive member's end)."},
             "line": {"type": "integer", "default": 1,
-                     "description": "Lines: the first line to return (1-based; negative from the end: -1 is the "
-                                    "last line, or the last before `end`)."},
+                     "description": "Lines: the first line (1-based; -1 is the last line, or the last before "
+                                    "`end`)."},
             "lines": {"type": "integer", "minimum": 1, "maximum": MAX_LINES, "default": DEFAULT_LINES,
-                      "description": "Lines: how many lines to return."},
+                      "description": "Lines: how many."},
             "match": {"type": "string", "minLength": 1, "maxLength": MAX_NEEDLE_BYTES,
-                      "description": "Search for this exact text (case-sensitive unless ignore_case)."},
+                      "description": "Search: this exact text."},
             "pattern": {"type": "string", "minLength": 1, "maxLength": MAX_NEEDLE_BYTES,
-                        "description": "Search for this regular expression (Python syntax over the UTF-8 bytes: . "
-                                       "is one byte; ^ and $ per line; a match that spans lines may span at "
-                                       f"most {MAX_REACH_BYTES} bytes)."},
+                        "description": "Search: this regular expression (Python; ^ and $ per line; a match across "
+                                       f"lines spans at most {MAX_REACH_BYTES} bytes)."},
             "ignore_case": {"type": "boolean", "default": False,
-                            "description": "Search only: match ASCII letters regardless of case."},
+                            "description": "Search: ASCII letters in either case."},
             "context": {"anyOf": [{"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_BYTES},
                                   {"const": "line"}],
-                        "default": DEFAULT_CONTEXT, "description": "Search only: bytes shown on each side of a "
-                                                                   "match, or \"line\": the whole line holding it "
-                                                                   f"(at most {LINE_WINDOW_BYTES} bytes a side)."},
+                        "default": DEFAULT_CONTEXT, "description": "Search: bytes shown each side of a match, or "
+                                                                   "\"line\": its whole line (at most "
+                                                                   f"{LINE_WINDOW_BYTES} bytes a side)."},
             "count": {"type": "boolean", "default": False,
-                      "description": "Search only: count the matches of `match`/`pattern` (from `offset`, to `end` "
-                                     "if given) and the lines they start in, {matches, lines}, instead of "
-                                     "showing windows; a count the time bound stops gives next_call to count on."},
+                      "description": "Search: {matches, lines} (the lines they start in), no windows."},
             "max_matches": {"type": "integer", "minimum": 1, "maximum": MAX_MATCHES, "default": DEFAULT_MATCHES,
-                            "description": "Search only: most matches to return in this call."},
+                            "description": "Search: most matches shown."},
             "before": {"type": "integer", "minimum": 0,
-                       "description": "Search only: the last matches starting before this byte (size: the last ones), "
-                                      "in file order; next_call goes back."},
+                       "description": "Search: the last matches starting before this byte (size: the last ones), in "
+                                      "file order."},
             "jq": {"type": "string", "minLength": 1, "maxLength": MAX_FILTER_CHARS,
-                   "description": "Structure: a jq filter over the JSON document (e.g. `.items[] | select(.state == "
-                                  "\"running\") | .id`, `keys`, `.operations.DescribeInstances.input`); with "
-                                  "`record`/`records`, applied to each JSON-lines record alone (`input`/`inputs` "
-                                  "see nothing and are refused)."},
+                   "description": "A jq filter over the JSON document; with `record`/`records`, over each record "
+                                  "alone (`input`/`inputs` refused)."},
             "slurp": {"type": "boolean", "default": False,
-                      "description": "Structure, with `jq`: run it once over the array of all JSON-lines records, "
-                                     "of all JSON texts one after another (jq's output), or of all CSV/TSV rows "
-                                     "or those of a table aligned by spaces (objects keyed by the "
-                                     "header, arrays if its stub says \"no header\"; a column of numbers as "
-                                     "numbers), e.g. "
-                                     "`group_by(.unit) | map({unit: .[0].unit, n: length})`; at most 16 MiB."},
-            "record": {"type": "integer", "minimum": 1, "description": "Structure: the first JSON-lines record (from "
-                                                                     "1)."},
+                      "description": "With `jq`: run it once over the array of all JSON-lines records, JSON texts, "
+                                     "or CSV/TSV or aligned table rows (objects keyed by the header, arrays if \"no "
+                                     "header\"; numbers as numbers); at most 16 MiB."},
+            "record": {"type": "integer", "minimum": 1, "description": "The first JSON-lines record (from 1)."},
             "records": {"type": "integer", "minimum": 1, "maximum": 10_000,
-                        "description": "Structure: most JSON-lines records a page (fewer when the budget fills "
-                                       "first; next_call goes on); with `jq`, most records whose outputs it shows "
-                                       "(records it gives nothing for are passed over)."},
+                        "description": "Most JSON-lines records a page; with `jq`, most records it gives outputs "
+                                       "for (the others passed over)."},
             "row": {"type": "integer", "minimum": 1,
-                    "description": "Structure: the first CSV/TSV row (from 1, after the header; the header always "
-                                   "comes with the rows; if the stub says \"no header\", from the first line)."},
-            "rows": {"type": "integer", "minimum": 1, "maximum": 10_000, "description": "Structure: most rows a page "
-                                                                                 "(fewer when the budget fills first; "
-                                                                                 "next_call goes on)."},
+                    "description": "The first CSV/TSV or aligned table row (from 1, after the header, which comes "
+                                   "along; if \"no header\", from the first line)."},
+            "rows": {"type": "integer", "minimum": 1, "maximum": 10_000, "description": "Most rows a page."},
             "columns": {"type": "array", "items": {"type": ["string", "integer"], "maxLength": MAX_COLUMN_CHARS},
                         "minItems": 1, "maxItems": MAX_COLUMNS,
-                        "description": "Structure: only these CSV/TSV columns (names, or numbers from 0: numbers "
-                                       "if \"no header\"); null where a row is shorter."},
+                        "description": "Only these columns (names, or numbers from 0 if \"no header\"); null where "
+                                       "a row is shorter."},
             "view": {"type": "string", "enum": ["text", "members"],
-                     "description": "Structure: \"members\": every member of a tar or zip, {name, offset, length, "
-                                    "read} (a compressed zip member: `compressed`, to extract). \"text\": the "
-                                    "readable text of an HTML page, or terminal output as a "
-                                    "person sees it (ANSI escapes removed, \\r redraws applied); paged by `offset` "
-                                    "into that text. With `match`/`pattern` (an HTML page): a search of that text, "
-                                    "its offsets and lines the text's; with `match` (terminal output): the text as "
-                                    "shown, found across escapes and overstrikes, its windows rendered, their offsets "
-                                    "the stored output's (read on rendered with `raw_offset`)."},
+                     "description": "\"members\": a tar's or zip's members, {name, offset, length, read} "
+                                    "(`compressed`: a zip member to extract). \"text\": an HTML page's readable "
+                                    "text, or terminal output as shown (escapes removed, \\r redraws applied), "
+                                    "paged by `offset`; with `match`/`pattern` (HTML) or `match` (terminal), a "
+                                    "search of that text (terminal windows rendered, their offsets the stored "
+                                    "output's: read on with `raw_offset`)."},
             "raw_offset": {"type": "integer", "minimum": 0,
                            "description": "view=\"text\" of terminal output: start at the rendered line holding "
-                                          "this byte of the stored output (a search window's offset)."},
+                                          "this stored byte (a search window's offset)."},
             "select": {"type": "string", "minLength": 1, "maxLength": MAX_SELECTOR_CHARS,
-                       "description": "Structure: the text of the HTML elements this CSS selector matches."},
+                       "description": "The text of the HTML elements this CSS selector matches."},
             "encoding": {"type": "string", "enum": list(ENCODINGS),
-                         "description": "Range, lines, search: latin-1/cp1252 shows each byte as one character (no "
-                                        "U+FFFD); `match`/`pattern` are written in it."},
+                         "description": "Range, lines, search: latin-1/cp1252 shows each byte as one character; "
+                                        "`match`/`pattern` are written in it."},
             "cursor": {"type": "string", "minLength": 1, "maxLength": MAX_CURSOR_CHARS,
-                       "description": "Structure: where the next page starts (next_call passes it; a reply whose "
-                                      "next_call did not fit its budget gives the cursor alone)."},
+                       "description": "Structure: where the page starts (from next_call, or given alone)."},
             "budget": _BUDGET,
         },
         "required": ["handle"],
@@ -226,23 +189,20 @@ _READ_HANDLE = ToolSpec(
 
 _SCRATCH_WRITE = ToolSpec(
     "scratch_write",
-    "Save a note or an intermediate result in your scratchpad under a key. It stays out of your context until "
-    "you read it back with scratch_read. Writing a key again replaces its value. Values expire after `ttl` "
-    "seconds (default one hour). Use it for plans, partial results and anything you need again later in this "
-    "run. Returns {key, size, ttl, expires_at}.",
+    "Save a note or an intermediate result (plans, partial results) in your scratchpad under a key, out of your "
+    "context until you read it back with scratch_read. Writing a key again replaces its value. Returns {key, size, "
+    "ttl, expires_at}.",
     {
         "type": "object",
         "properties": {
             "key": _KEY,
-            "value": {"type": "string", "description": "The text to store (or base64, see encoding). At most "
+            "value": {"type": "string", "description": "The text to store (or base64). At most "
                                                        f"{MAX_MESSAGE_BYTES // 2**20} MiB as JSON text, escapes "
-                                                       "included (the whole call is one message of at most "
-                                                       f"{MAX_MESSAGE_BYTES // 2**20} MiB): store more in parts "
-                                                       "under several keys."},
+                                                       "included: store more under several keys."},
             "encoding": {"type": "string", "enum": ["utf-8", "base64"], "default": "utf-8",
                          "description": "\"base64\" if value is base64-encoded bytes."},
             "ttl": {"type": "number", "minimum": MIN_TTL, "maximum": MAX_TTL,
-                    "description": "Seconds until the value expires, at least 1 (default: one hour)."},
+                    "description": "Seconds until the value expires (default: one hour)."},
         },
         "required": ["key", "value"],
         "additionalProperties": False,
@@ -251,8 +211,8 @@ _SCRATCH_WRITE = ToolSpec(
 
 _SCRATCH_READ = ToolSpec(
     "scratch_read",
-    "Read a value from your scratchpad (written earlier with scratch_write). Returns {key, offset, length, size, "
-    f"next_offset, remaining, next_call, data}}. {_budget_text('`length` is a request')}",
+    "Read a value from your scratchpad. Returns {key, offset, length, size, next_offset, remaining, next_call, "
+    f"data}}. {_budget_text('`length` is a request')}",
     {
         "type": "object",
         "properties": {
@@ -262,8 +222,8 @@ _SCRATCH_READ = ToolSpec(
                        "description": "Most bytes to return."},
             "budget": _BUDGET,
             "version": {"type": "string", "pattern": VERSION_PATTERN, "minLength": 8, "maxLength": 8,
-                        "description": "From next_call: the value the earlier pages read. If the key was written "
-                                       "again since, the call fails with `changed` (read it again from offset 0)."},
+                        "description": "From next_call: the value the earlier pages read (`changed` if the key "
+                                       "was written since: read it again from offset 0)."},
         },
         "required": ["key"],
         "additionalProperties": False,
@@ -272,21 +232,18 @@ _SCRATCH_READ = ToolSpec(
 
 _SCRATCH_LIST = ToolSpec(
     "scratch_list",
-    "List the keys in your scratchpad (optionally only those starting with `prefix`), oldest first, with each "
-    "value's size in bytes, seconds until it expires and the start of its text (of binary data: the first line of "
-    "its hex dump, as scratch_read shows it). Values are not returned: use "
-    "scratch_read. Returns {prefix, entries: [{key, size, expires_in, preview}], next_call}; a long listing comes "
-    f"in pages: follow next_call. {_budget_text('`limit` is a request')}",
+    "List your scratchpad's keys, oldest first, with each value's size in bytes, seconds until it expires and the "
+    "start of its text (values: scratch_read): {prefix, entries: [{key, size, expires_in, preview}], next_call}. "
+    f"{_budget_text('`limit` is a request')}",
     {
         "type": "object",
         "properties": {
             "prefix": {"type": "string", "default": "", "maxLength": MAX_KEY_BYTES,
-                       "description": "Only keys starting with this text (exact, case-sensitive)."},
+                       "description": "Only keys starting with this (case-sensitive)."},
             "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIST_ENTRIES, "default": MAX_LIST_ENTRIES,
                       "description": "Most entries in this page."},
             "cursor": {"type": "string", "maxLength": MAX_CURSOR_CHARS,
-                       "description": "Where the page starts (next_call passes it; a reply whose next_call did not "
-                                      "fit its budget gives it alone, as next_cursor)."},
+                       "description": "Where the page starts (from next_call, or given alone as next_cursor)."},
             "budget": _BUDGET,
         },
         "additionalProperties": False,
@@ -295,8 +252,8 @@ _SCRATCH_LIST = ToolSpec(
 
 _SCRATCH_DELETE = ToolSpec(
     "scratch_delete",
-    "Delete a key from your scratchpad. Returns {key, deleted}; deleted is false if there was no live value. Spilled "
-    "results (h_... handles) are not deleted here: they expire.",
+    "Delete a key from your scratchpad. Returns {key, deleted} (false: no live value). Spilled results (h_... "
+    "handles) are not deleted here: they expire.",
     {
         "type": "object",
         "properties": {"key": _KEY},
@@ -312,14 +269,13 @@ TOOL_SPECS: dict[str, ToolSpec] = {spec.name: spec for spec in (
 
 def tool_specs(reply_budget_bytes: int = REPLY_BUDGET_BYTES, default_ttl: float = DEFAULT_TTL) -> dict[str, ToolSpec]:
     """The tools, by name, as a server with these settings describes them to the model: its default reply budget
-    (bytes) in every ``budget`` schema and description, and its default TTL (seconds) in ``scratch_write``'s. The
+    (bytes) in every ``budget`` schema and tool description, and its default TTL (seconds) in ``scratch_write``'s
+    ``ttl``. The
     defaults give :data:`TOOL_SPECS` itself; the arguments are checked by the store's settings, not here. Never
     raises."""
     if reply_budget_bytes == REPLY_BUDGET_BYTES and default_ttl == DEFAULT_TTL:
         return TOOL_SPECS
-    words = {f"default {REPLY_BUDGET_BYTES},": f"default {reply_budget_bytes},",
-             f"({REPLY_BUDGET_BYTES} by default,": f"({reply_budget_bytes} by default,",
-             "(default one hour)": f"(default {_seconds(default_ttl)})",
+    words = {f"({REPLY_BUDGET_BYTES} by default,": f"({reply_budget_bytes} by default,",
              "(default: one hour)": f"(default: {_seconds(default_ttl)})"}
 
     def retext(text: str) -> str:

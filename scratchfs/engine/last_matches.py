@@ -150,7 +150,8 @@ def last_matches(reader: SeekableReader, matcher: Matcher, start: int, before: i
         deadline: a :func:`time.monotonic` time bounding a forward search (a pattern that can span lines).
         first_piece: bytes of the first piece read back (:data:`FIRST_PIECE_BYTES`; tests use fewer).
         end: where the content searched ends (``None``: its size; at least ``before``): the forward search is
-            :func:`~scratchfs.engine.search.search`'s with that ``end`` (matches wholly before it).
+            :func:`~scratchfs.engine.search.search`'s with that ``end`` (matches wholly before it) and windows show
+            bytes ``[start, end)`` alone.
 
     Returns:
         :class:`LastResult`. When the budget holds fewer than ``max_matches`` windows, the last ones it holds.
@@ -181,7 +182,8 @@ def last_matches(reader: SeekableReader, matcher: Matcher, start: int, before: i
         return LastResult([], None, backward=backward)
     while True:  # the windows of the last ``count``; fewer when the budget holds fewer
         first = spans[-count][0]
-        found = search(reader, matcher, first, context, count, budget, line_of_frame, sink_class, end)
+        found = search(reader, matcher, first, context, count, budget, line_of_frame, sink_class, end,
+                       0 if end is None else start)  # (bounded: no window shows a byte before start either)
         taken = sum(len(w.matches) for w in found.windows)
         if taken >= count or count == 1:  # (one match is always shown, cut to the budget by the reply: no loop)
             break

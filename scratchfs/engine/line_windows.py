@@ -50,12 +50,12 @@ class LineSink(Sink):
 
     def _start(self, buf: bytearray, base: int, start: int) -> tuple[int, bool]:
         """``(window start, the line goes on before it)`` of a match at content byte ``start``."""
-        frm = max(0, start - self.bound - 1, base)
+        frm = max(self.floor, start - self.bound - 1, base)  # (a bounded search's floor is its content's start)
         at = buf.rfind(b"\n", frm - base, start - base)
         if at >= 0:
             return base + at + 1, False
-        if start - self.bound - 1 < 0:
-            return 0, False
+        if start - self.bound - 1 < self.floor:
+            return self.floor, False
         return start - self.bound, True
 
     def _end(self, buf: bytearray, base: int, start: int, end: int) -> tuple[int, bool, bool]:

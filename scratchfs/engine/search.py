@@ -234,6 +234,7 @@ class Sink:
         self.hits: list[Hit] = []  # the open window's matches
         self.used = 0  # cost of the windows so far
         self.taken = 0  # matches taken so far
+        self.floor = 0  # where windows start at the earliest: a bounded search's offset (search's ``floor``)
 
     def cost(self, lo: int, hi: int) -> int:
         """What a window over content ``[lo, hi)`` costs against the budget: its length in bytes."""
@@ -260,7 +261,7 @@ class Sink:
         Returns:
             ``True`` if taken; ``False`` if the search must stop here (this match is the first one left out).
         """
-        lo, hi = max(0, start - self.context), min(self.size, end + self.context)
+        lo, hi = max(self.floor, start - self.context), min(self.size, end + self.context)
         merge = self.open and lo <= self.hi
         cost = self.cost(self.lo, max(hi, self.hi)) - self.cost(self.lo, self.hi) if merge else self.cost(lo, hi)
         if not self.taken and cost > self.budget:  # one match too long for any window: show its start, go on
@@ -475,13 +476,14 @@ def _bounded_error(error: PatternTimeout | PatternTooLong, end: int) -> PatternT
 
 
 def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, max_matches: int, budget: int,
-           line_of_frame, sink_class: type[Sink] = Sink, end: int | None = None) -> SearchResult:
+           line_of_frame, sink_class: type[Sink] = Sink, end: int | None = None, floor: int = 0) -> SearchResult:
     """Find matches at or after byte ``start`` and cut merged context windows around them.
 
     Args:
         reader: the blob.
         matcher: what to find.
-        start: content offset where the search starts (matches start at or after it; context may reach before).
+        start: content offset where the search starts (matches start at or after it; context may reach before,
+            down to ``floor``).
         context: bytes of context on each side of a match.
         max_matches: most matches returned.
         budget: most bytes all windows together may hold; needs ``budget >= 2 * context + longest match``.
@@ -489,6 +491,8 @@ def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, m
         sink_class: the :class:`Sink` to collect windows (a subclass may count the budget another way).
         end: where the content searched ends (``None``: its size): matches lie wholly before it, as
             ``re.finditer(content, start, end)`` finds them, and windows' context stops there.
+        floor: where windows' context stops before (0: the content's start; a bounded search's offset, so that
+            its windows show the bytes ``[floor, end)`` alone, as a range read from ``floor`` to ``end`` does).
 
     Returns:
         :class:`SearchResult`; its ``next_offset`` is the first match not returned, or ``None`` when none is left.
@@ -503,5 +507,6 @@ def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, m
     """
     searcher = Searcher(reader, matcher, start, line_of_frame, end=end)
     sink = sink_class(context, max_matches, budget, searcher.size)
+    sink.floor = floor
     next_offset = searcher.run(sink)
     return SearchResult(sink.windows, next_offset, searcher.stopped)
