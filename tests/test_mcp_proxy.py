@@ -453,6 +453,10 @@ for raw in sys.stdin:
         result = {"tools": TOOLS}
     elif msg["params"]["name"] == "surrogates":  # json.dumps writes a lone surrogate (a surrogateescape'd file name)
         result = {"content": [{"type": "text", "text": "file_\\udcff.txt\\n" * msg["params"]["arguments"]["n"]}]}
+    elif msg["params"]["name"] == "fail":  # the upstream's own JSON-RPC error, of the code asked for
+        error = {"code": msg["params"]["arguments"]["code"], "message": "refused", "data": "why"}
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": error}), flush=True)
+        continue
     elif msg["params"]["name"] == "deep":  # nested deeper than the SDK's parser reads
         print('{"jsonrpc": "2.0", "id": %s, "result": {"content": %s}}' % (json.dumps(msg["id"]), "[" * 300
               + "]" * 300), flush=True)
@@ -605,3 +609,21 @@ def test_a_structured_result_is_said_only_when_the_policy_would_spill_it_otherwi
     assert [r.getMessage()[:60] for r in caplog.records] == \
         [f"scratchfs mcp-proxy: tool 't' returned {size} bytes with structured content"[:60]] * said
     assert noted == ({"t"} if said else set())
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_upstream_error_of_any_code_passes_through_and_the_upstream_stays_up(era, tmp_path):
+    """The SDK reports a closed connection as an error of code -32000 and its own timeout as -32001, codes a server's
+    own errors carry too (-32000 is the first of JSON-RPC's server-error range). An upstream's error of code -32000
+    was taken for its exit: that call and every later one failed 'upstream unavailable: ...: the server exited',
+    for the proxy's life; one of code -32001 read 'no answer within N s' at once, one of -32099 'malformed answer'.
+    Each passes through as the upstream's error, at once, and the next call is answered."""
+    async def body():
+        async with connect(raw_proxy(tmp_path, "30"), era) as client:
+            for code in (-32000, -32001, -32099, -32602, 7):
+                with anyio.fail_after(15), pytest.raises(MCPError) as caught:
+                    await client.call_tool("fail", {"code": code})
+                assert (caught.value.code, caught.value.message, caught.value.data) == (code, "refused", "why")
+                assert (await client.call_tool("last", {})).content[0].text == "called last"
+
+    run(body)

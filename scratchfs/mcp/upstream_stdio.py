@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import secrets
 import sys
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -35,6 +36,9 @@ ANSWER_HEAD = re.compile(r'\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d
 MALFORMED = -32099
 """Code of the JSON-RPC error that stands for an answer of the upstream that could not be read (the proxy reports
 its call as ``upstream unavailable: ...: malformed answer``)."""
+MALFORMED_MARK = f"scratchfs-malformed-{secrets.token_hex(8)}"
+"""The ``data`` of that error: an upstream's own error of code :data:`MALFORMED` (a code any server may use) has
+none of it, and passes through as the upstream's error."""
 HANDSHAKE_VERSION = "2025-11-25"
 """The protocol version the proxy's client session asks its upstream for (``ClientSession.initialize``)."""
 
@@ -105,7 +109,7 @@ def _reread(text: str) -> Any:
         return None
     rid = json.loads(head.group(1))
     return types.JSONRPCError(jsonrpc="2.0", id=rid, error=types.ErrorData(
-        code=MALFORMED, message="the upstream's answer is no JSON-RPC message its parser reads"))
+        code=MALFORMED, message="the upstream's answer is no JSON-RPC message its parser reads", data=MALFORMED_MARK))
 
 
 def without_lone_surrogates(value: Any) -> Any:
@@ -143,9 +147,14 @@ def valid_tools(tools: list) -> list:
 
 @asynccontextmanager
 async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
-                         limit: int = MAX_UPSTREAM_MESSAGE_BYTES) -> AsyncIterator[tuple[Any, Any]]:
+                         limit: int = MAX_UPSTREAM_MESSAGE_BYTES,
+                         closed: Any = None) -> AsyncIterator[tuple[Any, Any]]:
     """Start ``command args`` and yield ``(read_stream, write_stream)`` for a ``ClientSession``, as the SDK's
     ``stdio_client`` does; on exit close its stdin and stop it (SIGTERM, then SIGKILL, to its whole group).
+
+    ``closed`` (an ``anyio.Event``) is set before the session can see the connection end: the upstream's stdout
+    ended, it stopped reading its stdin, or the context exits. The SDK reports a closed connection as an error of
+    code ``CONNECTION_CLOSED`` (-32000), the code a server's own errors often carry: only this event tells them apart.
 
     Raises:
         OSError: the command cannot be started.
@@ -155,17 +164,21 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
 
     process = await anyio.open_process([command, *args], env=dict(env), stderr=sys.stderr, start_new_session=True)
     read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
+    set_closed = closed.set if closed is not None else (lambda: None)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
 
     async def stdout_reader() -> None:
         buffer, skipping = bytearray(), False
         try:
             async with read_writer:
-                async for chunk in process.stdout:
-                    lines, skipping = split_lines(buffer, chunk, limit, skipping)
-                    for line in lines:
-                        if line.strip():
-                            await read_writer.send(parse_line(line))
+                try:
+                    async for chunk in process.stdout:
+                        lines, skipping = split_lines(buffer, chunk, limit, skipping)
+                        for line in lines:
+                            if line.strip():
+                                await read_writer.send(parse_line(line))
+                finally:
+                    set_closed()
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             pass  # our own shutdown, or the session is gone
 
@@ -176,6 +189,7 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
                     text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
                     await process.stdin.send((text + "\n").encode("utf-8", "replace"))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            set_closed()
             await read_writer.aclose()  # the upstream stopped reading: its session sees the connection end
 
     async with anyio.create_task_group() as tg:
@@ -184,6 +198,7 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
         try:
             yield read_stream, write_stream
         finally:
+            set_closed()
             with anyio.CancelScope(shield=True):
                 await stop(process, write_stream)
             tg.cancel_scope.cancel()
@@ -213,5 +228,6 @@ async def stop(process: Any, write_stream: Any) -> None:
         pass
 
 
-__all__ = ["ANSWER_HEAD", "HANDSHAKE_VERSION", "LONE_SURROGATE", "LONE_SURROGATE_ESCAPE", "MALFORMED", "STOP_SECONDS",
-           "parse_line", "split_lines", "stop", "upstream_stdio", "valid_tools", "without_lone_surrogates"]
+__all__ = ["ANSWER_HEAD", "HANDSHAKE_VERSION", "LONE_SURROGATE", "LONE_SURROGATE_ESCAPE", "MALFORMED", "MALFORMED_MARK",
+           "STOP_SECONDS", "parse_line", "split_lines", "stop", "upstream_stdio", "valid_tools",
+           "without_lone_surrogates"]
