@@ -183,12 +183,10 @@ class Entries:
 
     def __init__(self, settings: Settings, index: IndexBackend, blobs: BlobStore,
                  is_closed: Callable[[], bool]) -> None:
-        self.settings, self.index, self.blobs = settings, index, blobs
-        self._is_closed = is_closed
+        self.settings, self.index, self.blobs, self._is_closed = settings, index, blobs, is_closed
         self._lock_users = 0  # calls holding the blobs' delete lock: close_blobs() leaves it to the last one
         self._lock_users_lock = threading.Lock()
-        self._lock_users_generation = forks.generation
-        self._close_blobs = False
+        self._lock_users_generation, self._close_blobs = forks.generation, False
         self._tables = SeekTableCache()
         self._line_tables: LRU[str, LineTable] = LRU(LINE_TABLE_CACHE_ENTRIES)
         self._values: LRU[str, bytes] = LRU(1 << 30, max_weight=VALUE_CACHE_BYTES, weigh=len,
@@ -368,6 +366,8 @@ class Entries:
             if found is None and recover is not None:
                 recover, _ = None, recover()  # a killed writer's spill: its row restored from its journal, once
                 found = index.lookup_with_lines(run_id, agent_id, kind, key, self.now())
+            if found is None and self.behind is not None:  # acknowledged, its row not committable now: no NotFound
+                self.behind.check_not_queued(run_id, agent_id, kind, key)
             if found is None:
                 break
             entry, newlines = found
