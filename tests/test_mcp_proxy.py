@@ -457,6 +457,12 @@ for raw in sys.stdin:
         error = {"code": msg["params"]["arguments"]["code"], "message": "refused", "data": "why"}
         print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": error}), flush=True)
         continue
+    elif msg["params"]["name"] in ("float_id", "batch", "bad_batch"):  # answers the SDK's parser refuses
+        name = msg["params"]["name"]
+        answer = {"jsonrpc": "2.0", "id": float(msg["id"]) if name == "float_id" else msg["id"],
+                  "result": {"content": "no list" if name == "bad_batch" else [{"type": "text", "text": name}]}}
+        print(json.dumps(answer if name == "float_id" else [answer, {"jsonrpc": "2.0", "method": "x/y"}]), flush=True)
+        continue
     elif msg["params"]["name"] == "deep":  # nested deeper than the SDK's parser reads
         print('{"jsonrpc": "2.0", "id": %s, "result": {"content": %s}}' % (json.dumps(msg["id"]), "[" * 300
               + "]" * 300), flush=True)
@@ -625,5 +631,25 @@ def test_an_upstream_error_of_any_code_passes_through_and_the_upstream_stays_up(
                     await client.call_tool("fail", {"code": code})
                 assert (caught.value.code, caught.value.message, caught.value.data) == (code, "refused", "why")
                 assert (await client.call_tool("last", {})).content[0].text == "called last"
+
+    run(body)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_answer_as_a_batch_or_with_a_whole_float_id_is_read_at_once(era, tmp_path):
+    """An answer the SDK's parser refuses whose id the proxy could not read from its start -- its id written 2.0,
+    or the answer inside a JSON array (a JSON-RPC batch, which 2025-03-26 allowed) -- was skipped, and its call
+    waited out --timeout: 'no answer within N s', though the upstream had answered at once. Each message of such a
+    line is read leniently (an id 2.0 as 2, a batch's messages one by one); one still refused fails its call at
+    once, 'malformed answer'."""
+    async def body():
+        async with connect(raw_proxy(tmp_path, "30"), era) as client:
+            for name in ("float_id", "batch"):
+                with anyio.fail_after(15):
+                    assert (await client.call_tool(name, {})).content[0].text == name
+            with anyio.fail_after(15):
+                text = error_of(await client.call_tool("bad_batch", {}))
+            assert text.startswith("upstream unavailable: ") and "malformed answer" in text, text
+            assert (await client.call_tool("last", {})).content[0].text == "called last"
 
     run(body)

@@ -69,45 +69,80 @@ def split_lines(buffer: bytearray, chunk: bytes, limit: int, skipping: bool) -> 
     return lines, skipping
 
 
-def parse_line(line: bytes) -> Any:
-    """A ``SessionMessage`` of one line, or the exception its parse raised (the session reports it). A tools/list
-    result some of whose tools are malformed keeps the others (:func:`valid_tools`)."""
+def parse_line(line: bytes) -> list[Any]:
+    """The ``SessionMessage`` of one line -- or several, for a JSON array of messages (a JSON-RPC batch) -- or the
+    exception its parse raised (the session reports it), as a list. A tools/list result some of whose tools are
+    malformed keeps the others (:func:`valid_tools`)."""
     import mcp_types as types
     from mcp.shared.message import SessionMessage
 
     text = line.decode("utf-8", "replace")
     try:
-        message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+        messages = [types.jsonrpc_message_adapter.validate_json(text, by_name=False)]
     except ValueError as exc:
-        message = _reread(text)
-        if message is None:
-            return exc
+        messages = _reread(text)
+        if not messages:
+            return [exc]
+    return [SessionMessage(_with_valid_tools(message)) for message in messages]
+
+
+def _with_valid_tools(message: Any) -> Any:
+    import mcp_types as types
+
     if isinstance(message, types.JSONRPCResponse) and isinstance(message.result, dict):
         tools = message.result.get("tools")
         if isinstance(tools, list):
             kept = valid_tools(tools)
             if len(kept) < len(tools):
                 message = message.model_copy(update={"result": {**message.result, "tools": kept}})
-    return SessionMessage(message)
+    return message
 
 
-def _reread(text: str) -> Any:
-    """A line the SDK's parser refused, read as what it answers: with Python's parser and U+FFFD for each lone
-    surrogate (what ``json.dumps`` writes for a surrogateescape'd file name), else -- nested too deep, an integer
-    too long, any other fault -- a JSON-RPC error of code :data:`MALFORMED` for the request whose id starts the
-    line, so that its call fails at once instead of waiting out the timeout; ``None`` when neither applies."""
+def _reread(text: str) -> list[Any]:
+    """A line the SDK's parser refused, read as what it answers, with Python's parser: each message of a JSON array
+    (a batch), an id written as a whole number with a fraction (``2.0``) as that integer, U+FFFD for each lone
+    surrogate (what ``json.dumps`` writes for a surrogateescape'd file name); an answer still refused -- nested too
+    deep, an integer too long, a result of the wrong shape -- becomes a JSON-RPC error of code :data:`MALFORMED` for
+    the request it answers, so that its call fails at once instead of waiting out the timeout. Empty when nothing
+    in the line can be told (no answer whose id can be read)."""
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        value = None
+    found = [message for item in (value if isinstance(value, list) else [value])
+             if (message := _lenient(item)) is not None]
+    head = ANSWER_HEAD.match(text)
+    if found or head is None:
+        return found
+    return [_malformed(json.loads(head.group(1)))]
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is no JSON")  # NaN, Infinity: Python's parser reads them, JSON has none
+
+
+def _lenient(item: Any) -> Any:
+    """One parsed JSON-RPC message, read leniently (see :func:`_reread`); ``None`` when it is none and answers no
+    request whose id can be read."""
     import mcp_types as types
 
-    if LONE_SURROGATE_ESCAPE.search(text):
-        try:
-            return types.jsonrpc_message_adapter.validate_python(without_lone_surrogates(json.loads(text)),
-                                                                 by_name=False)
-        except (ValueError, RecursionError):
-            pass
-    head = ANSWER_HEAD.match(text)
-    if head is None:
+    if not isinstance(item, dict):
         return None
-    rid = json.loads(head.group(1))
+    rid = item.get("id")
+    if isinstance(rid, float) and rid.is_integer() and abs(rid) <= 2**53:
+        rid = int(rid)
+        item = {**item, "id": rid}
+    try:
+        return types.jsonrpc_message_adapter.validate_python(without_lone_surrogates(item), by_name=False)
+    except (ValueError, RecursionError):
+        pass
+    answers = "result" in item or "error" in item
+    return _malformed(rid) if answers and isinstance(rid, (int, str)) and not isinstance(rid, bool) else None
+
+
+def _malformed(rid: Any) -> Any:
+    import mcp_types as types
+
     return types.JSONRPCError(jsonrpc="2.0", id=rid, error=types.ErrorData(
         code=MALFORMED, message="the upstream's answer is no JSON-RPC message its parser reads", data=MALFORMED_MARK))
 
@@ -175,8 +210,8 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
                     async for chunk in process.stdout:
                         lines, skipping = split_lines(buffer, chunk, limit, skipping)
                         for line in lines:
-                            if line.strip():
-                                await read_writer.send(parse_line(line))
+                            for message in parse_line(line) if line.strip() else ():
+                                await read_writer.send(message)
                 finally:
                     set_closed()
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
