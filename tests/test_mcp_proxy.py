@@ -453,6 +453,9 @@ for raw in sys.stdin:
         result = {"tools": TOOLS}
     elif msg["params"]["name"] == "surrogates":  # json.dumps writes a lone surrogate (a surrogateescape'd file name)
         result = {"content": [{"type": "text", "text": "file_\\udcff.txt\\n" * msg["params"]["arguments"]["n"]}]}
+    elif msg["params"]["name"] == "deaf":  # answers, then never reads its stdin again (alive, its pipe fills)
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": []}}), flush=True)
+        __import__("time").sleep(3600)
     elif msg["params"]["name"] == "fail":  # the upstream's own JSON-RPC error, of the code asked for
         error = {"code": msg["params"]["arguments"]["code"], "message": "refused", "data": "why"}
         print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": error}), flush=True)
@@ -651,5 +654,23 @@ def test_an_answer_as_a_batch_or_with_a_whole_float_id_is_read_at_once(era, tmp_
                 text = error_of(await client.call_tool("bad_batch", {}))
             assert text.startswith("upstream unavailable: ") and "malformed answer" in text, text
             assert (await client.call_tool("last", {})).content[0].text == "called last"
+
+    run(body)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_upstream_that_stops_reading_its_stdin_fails_each_call_within_the_timeout(era, tmp_path):
+    """An upstream alive but no longer reading its stdin (its pipe full after a request of 2 MB of arguments) held
+    the next call forever: the SDK's timeout starts only once the request is written, and the write waited on the
+    pipe -- the client never got an answer. Every call now fails within about --timeout (plus the few seconds the
+    SDK gives its courtesy cancel), and the proxy's own tools keep working."""
+    async def body():
+        async with connect(raw_proxy(tmp_path, "3"), era) as client:
+            assert (await client.call_tool("deaf", {})).content == []
+            for arguments in ({"pad": "p" * 2_000_000}, {}):
+                with anyio.fail_after(20):
+                    text = error_of(await client.call_tool("last", arguments))
+                assert text.startswith("upstream unavailable: ") and "no answer within 3 s" in text, text
+            payload(await client.call_tool("scratch_write", {"key": "k", "value": "v"}))
 
     run(body)
