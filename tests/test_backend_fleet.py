@@ -419,3 +419,35 @@ def test_a_sweeping_host_whose_clock_runs_ahead_never_removes_a_write_in_flight(
     handle = writer.scope("run", "agent").spill(b"in flight " * 5000, source_tool="t").handle
     assert swept[0].orphans_removed == 0
     assert writer.scope("run", "agent").read_handle(handle, 0, 20).data == b"in flight in flight "
+
+
+def test_an_object_removed_before_its_row_without_a_delete_of_its_scope_fails_the_write(fleet, monkeypatch):
+    """An object gone when its row was to be committed was taken for a delete of its run overtaking the write, on
+    S3 whatever removed it (an orphan sweep of a write slower than orphan_grace, an outsider): the spill returned a
+    handle that no read found, 'no handle ... in this scope'. Only a delete of the scope (its tombstone) makes a
+    missing object the write's overtaking; else the write fails, StorageError, nothing stored -- and a delete of
+    the run still overtakes a write, which then reads as deleted with its run."""
+    from scratchfs import StorageError as Refused
+
+    store = fleet("writer", index_write_behind=False)
+    scope = store.scope("run", "agent")
+    upload = store.blobs.write
+
+    def upload_then(remove):
+        def write(*args, **kwargs):
+            pending = upload(*args, **kwargs)
+            remove(pending)
+            return pending
+        return write
+
+    monkeypatch.setattr(store.blobs, "write", upload_then(lambda p: store.blobs.delete_keys([p.key])))
+    with pytest.raises(Refused) as caught:
+        scope.spill(b"gone " * 5000, source_tool="t")
+    assert "was removed before its row was written: nothing stored" in str(caught.value)
+    assert store.list_entries() == []
+    monkeypatch.setattr(store.blobs, "write", upload)
+    scope.scratch_write("before", b"v")  # a delete of the run then overtakes a write: not an error
+    monkeypatch.setattr(store.blobs, "write", upload_then(lambda p: store.delete_run("run")))
+    handle = scope.spill(b"overtaken " * 5000, source_tool="t").handle
+    with pytest.raises(Deleted):
+        scope.read_handle(handle, 0, 10)
