@@ -177,6 +177,30 @@ def test_a_write_a_delete_of_its_run_overtakes_reads_as_deleted_with_the_run(scr
     assert store.list_entries_for_run("run") == []
 
 
+def test_a_read_of_an_entry_whose_stored_copy_is_gone_says_so_not_a_near_key(scratch_store_factory, scratch_clock):
+    """An entry whose stored copy was removed from outside (its row still live, until a sweep) read as "no handle
+    'h_x' in this scope ...; did you mean 'h_x', a handle of this scope one or two characters away?" -- the very
+    handle read, so a model read it again and again -- and a key as "no key 'k' ...; scratch_list lists the keys",
+    which listed 'k' (hostile helper's finding). Both now say the stored copy is gone and to make it again, on
+    every backend; no near handle is ever the handle itself."""
+    store = scratch_store_factory("a")
+    scope = store.scope("run", "agent")
+    handle = scope.spill(os.urandom(100_000), source_tool="t").handle
+    scope.scratch_write("k", os.urandom(100_000))
+    for kind, key in (("handle", handle), ("scratch", "k")):
+        store.blobs.unlink("run", "agent", store.index.lookup("run", "agent", kind, key, scratch_clock()).blob)
+    for read, said in ((lambda: scope.read_handle(handle, 0, 10), f"handle {handle!r} has lost its stored copy "
+                        "(removed from outside the store); run the tool that made it again if it is still needed"),
+                       (lambda: scope.scratch_read("k"), "key 'k' has lost its stored copy (removed from outside "
+                        "the store); write it again if it is still needed")):
+        with pytest.raises(NotFound) as caught:
+            read()
+        assert str(caught.value) == said
+    with pytest.raises(NotFound) as near:  # a handle a character away from a live one is still told that one
+        scope.read_handle(handle[:-1] + ("a" if handle[-1] != "a" else "b"), 0, 10)
+    assert f"did you mean {handle!r}" in str(near.value)
+
+
 @pytest.mark.parametrize("remover", ["fsck --repair", "a sweep"])
 def test_a_read_of_an_entry_whose_broken_row_was_removed_is_told_why(scratch_store_factory, scratch_clock, remover):
     """fsck --repair (and a sweep) removed the row of an entry whose stored copy was gone, and a later read said

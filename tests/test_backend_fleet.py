@@ -386,3 +386,68 @@ def test_fsck_repair_never_removes_the_object_of_a_write_in_flight(fleet, monkey
     repaired = fsck(aged, repair=True)
     assert [(p.kind, p.repaired) for p in repaired.problems] == [("orphaned", True)]
     assert objects(store) == {e.blob for e in store.list_entries()}
+
+
+def test_a_sweeping_host_whose_clock_runs_ahead_never_removes_a_write_in_flight(fleet, monkeypatch):
+    """The orphan sweep compared objects' LastModified (the object store's clock) with its own host's clock: a host
+    whose clock ran 400 s ahead judged a spill's object, uploaded and not yet named by its row, older than the
+    grace period (300 s) and deleted it; the writer's check then took the missing object for a delete of its run,
+    and the spill returned a handle that no read ever found (NotFound): an acknowledged result lost. The listing
+    now puts LastModified on the host's clock by the Date of the store's answer."""
+    from scratchfs.engine import s3_client
+    from scratchfs.engine.fleet_sweeper import fleet_sweep
+
+    class Ahead:  # the time module of the sweeping host, whose clock is 400 s ahead of the object store's
+        def time(self) -> float:
+            return time.time() + 400
+
+        def __getattr__(self, name: str):
+            return getattr(time, name)
+
+    writer, sweeper = fleet("writer", index_write_behind=False), fleet("sweeper", orphan_grace=300.0)
+    upload = writer.blobs.write
+    swept = []
+
+    def upload_then_sweep(*args, **kwargs):
+        pending = upload(*args, **kwargs)
+        with monkeypatch.context() as ahead:
+            ahead.setattr(s3_client, "time", Ahead())
+            swept.append(fleet_sweep(sweeper.index, sweeper.blobs, time.time(), 300.0, 5.0, clock=Ahead().time))
+        return pending
+
+    monkeypatch.setattr(writer.blobs, "write", upload_then_sweep)
+    handle = writer.scope("run", "agent").spill(b"in flight " * 5000, source_tool="t").handle
+    assert swept[0].orphans_removed == 0
+    assert writer.scope("run", "agent").read_handle(handle, 0, 20).data == b"in flight in flight "
+
+
+def test_an_object_removed_before_its_row_without_a_delete_of_its_scope_fails_the_write(fleet, monkeypatch):
+    """An object gone when its row was to be committed was taken for a delete of its run overtaking the write, on
+    S3 whatever removed it (an orphan sweep of a write slower than orphan_grace, an outsider): the spill returned a
+    handle that no read found, 'no handle ... in this scope'. Only a delete of the scope (its tombstone) makes a
+    missing object the write's overtaking; else the write fails, StorageError, nothing stored -- and a delete of
+    the run still overtakes a write, which then reads as deleted with its run."""
+    from scratchfs import StorageError as Refused
+
+    store = fleet("writer", index_write_behind=False)
+    scope = store.scope("run", "agent")
+    upload = store.blobs.write
+
+    def upload_then(remove):
+        def write(*args, **kwargs):
+            pending = upload(*args, **kwargs)
+            remove(pending)
+            return pending
+        return write
+
+    monkeypatch.setattr(store.blobs, "write", upload_then(lambda p: store.blobs.delete_keys([p.key])))
+    with pytest.raises(Refused) as caught:
+        scope.spill(b"gone " * 5000, source_tool="t")
+    assert "was removed before its row was written: nothing stored" in str(caught.value)
+    assert store.list_entries() == []
+    monkeypatch.setattr(store.blobs, "write", upload)
+    scope.scratch_write("before", b"v")  # a delete of the run then overtakes a write: not an error
+    monkeypatch.setattr(store.blobs, "write", upload_then(lambda p: store.delete_run("run")))
+    handle = scope.spill(b"overtaken " * 5000, source_tool="t").handle
+    with pytest.raises(Deleted):
+        scope.read_handle(handle, 0, 10)

@@ -57,7 +57,8 @@ def test_scratch_overwrite_returns_the_old_blob_and_quotas_count_the_replacement
     with pytest.raises(QuotaExceeded):
         index.put(entry(kind="scratch", key="other", stored=1), b"", lambda: True, (None, 1))
     assert [x.key for x in index.list_scope("run-1", "agent-1", "scratch", "pl", NOW)] == ["plan"]
-    assert index.put(entry(), b"", lambda: False) == (False, None)  # the check failed: nothing written
+    with pytest.raises(StorageError, match="removed before its row was written"):  # the check failed, and no
+        index.put(entry(), b"", lambda: False)  # delete of the scope took the blob: nothing written, and said
     assert len(index.list_all(NOW)) == 1
 
 

@@ -453,6 +453,19 @@ for raw in sys.stdin:
         result = {"tools": TOOLS}
     elif msg["params"]["name"] == "surrogates":  # json.dumps writes a lone surrogate (a surrogateescape'd file name)
         result = {"content": [{"type": "text", "text": "file_\\udcff.txt\\n" * msg["params"]["arguments"]["n"]}]}
+    elif msg["params"]["name"] == "deaf":  # answers, then never reads its stdin again (alive, its pipe fills)
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": []}}), flush=True)
+        __import__("time").sleep(3600)
+    elif msg["params"]["name"] == "fail":  # the upstream's own JSON-RPC error, of the code asked for
+        error = {"code": msg["params"]["arguments"]["code"], "message": "refused", "data": "why"}
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": error}), flush=True)
+        continue
+    elif msg["params"]["name"] in ("float_id", "batch", "bad_batch"):  # answers the SDK's parser refuses
+        name = msg["params"]["name"]
+        answer = {"jsonrpc": "2.0", "id": float(msg["id"]) if name == "float_id" else msg["id"],
+                  "result": {"content": "no list" if name == "bad_batch" else [{"type": "text", "text": name}]}}
+        print(json.dumps(answer if name == "float_id" else [answer, {"jsonrpc": "2.0", "method": "x/y"}]), flush=True)
+        continue
     elif msg["params"]["name"] == "deep":  # nested deeper than the SDK's parser reads
         print('{"jsonrpc": "2.0", "id": %s, "result": {"content": %s}}' % (json.dumps(msg["id"]), "[" * 300
               + "]" * 300), flush=True)
@@ -605,3 +618,59 @@ def test_a_structured_result_is_said_only_when_the_policy_would_spill_it_otherwi
     assert [r.getMessage()[:60] for r in caplog.records] == \
         [f"scratchfs mcp-proxy: tool 't' returned {size} bytes with structured content"[:60]] * said
     assert noted == ({"t"} if said else set())
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_upstream_error_of_any_code_passes_through_and_the_upstream_stays_up(era, tmp_path):
+    """The SDK reports a closed connection as an error of code -32000 and its own timeout as -32001, codes a server's
+    own errors carry too (-32000 is the first of JSON-RPC's server-error range). An upstream's error of code -32000
+    was taken for its exit: that call and every later one failed 'upstream unavailable: ...: the server exited',
+    for the proxy's life; one of code -32001 read 'no answer within N s' at once, one of -32099 'malformed answer'.
+    Each passes through as the upstream's error, at once, and the next call is answered."""
+    async def body():
+        async with connect(raw_proxy(tmp_path, "30"), era) as client:
+            for code in (-32000, -32001, -32099, -32602, 7):
+                with anyio.fail_after(15), pytest.raises(MCPError) as caught:
+                    await client.call_tool("fail", {"code": code})
+                assert (caught.value.code, caught.value.message, caught.value.data) == (code, "refused", "why")
+                assert (await client.call_tool("last", {})).content[0].text == "called last"
+
+    run(body)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_answer_as_a_batch_or_with_a_whole_float_id_is_read_at_once(era, tmp_path):
+    """An answer the SDK's parser refuses whose id the proxy could not read from its start -- its id written 2.0,
+    or the answer inside a JSON array (a JSON-RPC batch, which 2025-03-26 allowed) -- was skipped, and its call
+    waited out --timeout: 'no answer within N s', though the upstream had answered at once. Each message of such a
+    line is read leniently (an id 2.0 as 2, a batch's messages one by one); one still refused fails its call at
+    once, 'malformed answer'."""
+    async def body():
+        async with connect(raw_proxy(tmp_path, "30"), era) as client:
+            for name in ("float_id", "batch"):
+                with anyio.fail_after(15):
+                    assert (await client.call_tool(name, {})).content[0].text == name
+            with anyio.fail_after(15):
+                text = error_of(await client.call_tool("bad_batch", {}))
+            assert text.startswith("upstream unavailable: ") and "malformed answer" in text, text
+            assert (await client.call_tool("last", {})).content[0].text == "called last"
+
+    run(body)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_upstream_that_stops_reading_its_stdin_fails_each_call_within_the_timeout(era, tmp_path):
+    """An upstream alive but no longer reading its stdin (its pipe full after a request of 2 MB of arguments) held
+    the next call forever: the SDK's timeout starts only once the request is written, and the write waited on the
+    pipe -- the client never got an answer. Every call now fails within about --timeout (plus the few seconds the
+    SDK gives its courtesy cancel), and the proxy's own tools keep working."""
+    async def body():
+        async with connect(raw_proxy(tmp_path, "3"), era) as client:
+            assert (await client.call_tool("deaf", {})).content == []
+            for arguments in ({"pad": "p" * 2_000_000}, {}):
+                with anyio.fail_after(20):
+                    text = error_of(await client.call_tool("last", arguments))
+                assert text.startswith("upstream unavailable: ") and "no answer within 3 s" in text, text
+            payload(await client.call_tool("scratch_write", {"key": "k", "value": "v"}))
+
+    run(body)

@@ -18,7 +18,7 @@
   written) first has its expiry capped at ``now + ttl``; a read that reports an entry Expired removes its row, so a
   clock stepping back never revives it (see :mod:`scratchfs.engine.sqlite_scale`). A blob gone because the row moved
   to a new blob meanwhile (an overwrite) is looked up again; gone otherwise, it is
-  :class:`~scratchfs.foundation.errors.NotFound`.
+  :class:`~scratchfs.foundation.errors.NotFound`, said to have lost its stored copy.
 """
 
 from __future__ import annotations
@@ -132,11 +132,9 @@ class _Sample:
     def __init__(self, head_limit: int, tail_limit: int, stream: tuple[int, float] | None = None) -> None:
         self.stream = stream
         self.feed: TopLevelFeed | None = None
-        self.head_limit = head_limit
-        self.tail_limit = tail_limit
+        self.head_limit, self.tail_limit = head_limit, tail_limit
         self.head_parts: list[bytes] = []
-        self.head_len = 0
-        self.tail = b""
+        self.head_len, self.tail = 0, b""
         self.last_byte: int | None = None
 
     @property
@@ -178,23 +176,17 @@ class Entries:
     """Writing and opening entries of one store.
 
     Args:
-        settings: the store's settings.
-        index: the index backend.
-        blobs: the blob store.
+        settings, index, blobs: the store's settings, index backend and blob store.
         is_closed: returns True once the store is closed (every call then raises
             :class:`~scratchfs.foundation.errors.StoreClosed`).
     """
 
     def __init__(self, settings: Settings, index: IndexBackend, blobs: BlobStore,
                  is_closed: Callable[[], bool]) -> None:
-        self.settings = settings
-        self.index = index
-        self.blobs = blobs
-        self._is_closed = is_closed
+        self.settings, self.index, self.blobs, self._is_closed = settings, index, blobs, is_closed
         self._lock_users = 0  # calls holding the blobs' delete lock: close_blobs() leaves it to the last one
         self._lock_users_lock = threading.Lock()
-        self._lock_users_generation = forks.generation
-        self._close_blobs = False
+        self._lock_users_generation, self._close_blobs = forks.generation, False
         self._tables = SeekTableCache()
         self._line_tables: LRU[str, LineTable] = LRU(LINE_TABLE_CACHE_ENTRIES)
         self._values: LRU[str, bytes] = LRU(1 << 30, max_weight=VALUE_CACHE_BYTES, weigh=len,
@@ -367,13 +359,15 @@ class Entries:
         """
         self.check_open()
         index = self.index
-        recover = self.recover if kind == "handle" else None
+        recover, lost = self.recover if kind == "handle" else None, False
         for _ in range(5):
             now = self.now()
             found = index.lookup_with_lines(run_id, agent_id, kind, key, now)
             if found is None and recover is not None:
                 recover, _ = None, recover()  # a killed writer's spill: its row restored from its journal, once
                 found = index.lookup_with_lines(run_id, agent_id, kind, key, self.now())
+            if found is None and self.behind is not None:  # acknowledged, its row not committable now: no NotFound
+                self.behind.check_not_queued(run_id, agent_id, kind, key)
             if found is None:
                 break
             entry, newlines = found
@@ -386,9 +380,10 @@ class Entries:
                 return attempt(entry, newlines)
             except FileNotFoundError:
                 again = index.lookup(run_id, agent_id, kind, key, self.now())
-                if again is None or again.blob == entry.blob:
+                lost = again is not None and again.blob == entry.blob
+                if again is None or lost:
                     break
-        raise self.not_found(run_id, agent_id, kind, key)
+        raise self.not_found(run_id, agent_id, kind, key, lost=lost)
 
     def _cap(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> bool:
         """Cap the expiry of an entry born in the future at ``now + ttl``; False if the index refused (a read-only
@@ -501,16 +496,22 @@ class Entries:
                                                            _HANDLES_COMPARED)]
         except ScratchError:
             return None
-        found = difflib.get_close_matches(handle, handles, n=1, cutoff=_CLOSE_HANDLE)
+        found = difflib.get_close_matches(handle, [h for h in handles if h != handle], n=1, cutoff=_CLOSE_HANDLE)
         return found[0] if found else None
 
-    def not_found(self, run_id: str, agent_id: str, kind: str, key: str, reading: bool = True) -> NotFound:
+    def not_found(self, run_id: str, agent_id: str, kind: str, key: str, reading: bool = True,
+                  lost: bool = False) -> NotFound:
         """The :class:`NotFound` for a key of this scope: :class:`Expired` or :class:`Deleted` when the index knows
         what happened within the last hour. A scratchpad key that is the handle of a live spilled result is said to
         be one, with the ``read_handle`` call that reads it, when ``reading`` (a read, not a delete); one shaped as a
         handle that names none is said to be neither, naming the handle of this scope it is likely copied from; else
-        it says how to go on (copy the handle whole, or run the tool again; list the keys)."""
+        it says how to go on (copy the handle whole, or run the tool again; list the keys). ``lost``: its row is
+        live but its blob is gone (removed from outside the store), which is said, with what to do."""
         what = f"{'handle' if kind == 'handle' else 'key'} {key!r}"
+        again = "run the tool that made it again" if kind == "handle" else "write it again"
+        if lost:  # its row is live, its blob gone: no near key, no hour-old expiry (the next sweep drops the row)
+            return NotFound(f"{what} has lost its stored copy (removed from outside the store); {again} if it is "
+                            "still needed")
         now = self.now()
         try:  # reported Expired: gone for good (an index without expire_now leaves it to the sweep)
             expire_now = getattr(self.index, "expire_now", None)
@@ -535,7 +536,6 @@ class Entries:
                 hint or (_LOST_HANDLE if kind == "handle" else "" if checks.HANDLE_RE.match(key) else _LOST_KEY)
             return NotFound(f"no {what} in this scope (run {run_id!r}, agent {agent_id!r}){hint}")
         when = f"{_utc(gone.at)} (epoch {gone.at:.3f})"
-        again = "run the tool that made it again" if kind == "handle" else "write it again"
         if gone.reason == "expired":
             return Expired(f"{what} expired at {when}; {again} if it is still needed")
         if gone.reason.startswith("removed"):  # by fsck --repair or a sweep: its stored copy was broken or gone

@@ -22,8 +22,9 @@ work, the others return at once with ``skipped=True``. Steps, each a short trans
    transaction, so the grace period (seconds; 300 by default) is what keeps a write in flight safe; the last look
    at the rows and the delete hold the exclusive delete lock (every write holds it shared while it checks its
    object and commits its row), so no row is committed for an object deleted after that look. (A write slower than
-   the grace period still loses its object -- its check finds it gone and writes no row -- which is what the grace
-   period's length guards against.)
+   the grace period still loses its object -- its check finds it gone, writes no row and fails with StorageError,
+   no delete of its scope having taken it -- which is what the grace period's length guards against. An object's
+   age is on the object store's clock: :func:`~scratchfs.engine.s3_client.clock_skew`.)
 
 **Ownership.** Before each batch of step 1 (before its rows are taken) and under the delete lock right before step
 4's deletions, the sweep runs the store's pairing check again (``fence``:

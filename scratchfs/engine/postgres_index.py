@@ -126,9 +126,7 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
         self._runs = None if runs_table is None else _RUNS_RE.match(runs_table)
         if runs_table is not None and self._runs is None:
             raise ValueError(f"runs_table must look like 'runs(id)' or 'schema.runs(id)': {runs_table!r}")
-        self.schema = schema
-        self.busy_timeout = busy_timeout
-        self.database_clock = clock == "database"
+        self.schema, self.busy_timeout, self.database_clock = schema, busy_timeout, clock == "database"
         self._connections = IndexPool(dsn, busy_timeout, pool_size, self._configure)
         self._now = _DB_NOW if self.database_clock else "%(now)s"
         self._sql: dict[str, str] = {}
@@ -279,17 +277,19 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
 
         Raises:
             QuotaExceeded: the run would go over a quota; nothing was written.
-            StorageError: the platform's runs table has no such run (``runs_table``), or the database failed.
+            StorageError: the platform's runs table has no such run (``runs_table``), the database failed, or the
+                blob is gone though no delete of its scope took it (an orphan sweep, an outsider): nothing written.
         """
-        e = entry
-        ident = {"run": e.run_id, "agent": e.agent_id, "kind": e.kind, "key": e.key, "now": e.created_at}
+        e, ident = entry, {"run": entry.run_id, "agent": entry.agent_id, "kind": entry.kind, "key": entry.key,
+                           "now": entry.created_at}
         stamp = self.database_clock and not keep_times
         with self.batch("writing an entry") as conn:
             # the delete lock, shared (see delete_lock): no delete of a scope runs between the check and the commit;
             # sent with the BEGIN, and the database clock read once it is held (a volatile subquery runs first)
             created = conn.execute(_LOCKED_NOW if stamp else _LOCKED, (self._delete_lock_key,)).fetchone()[0]
-            if not check():  # a delete of its run or agent took the blob: the write is ordered before it
-                conn.execute(self.q(OVERTAKEN), ident)  # its tombstone, as the delete left its entries'
+            if not check():  # a delete of its run or agent took the blob: the write is ordered before it, and its
+                if conn.execute(self.q(OVERTAKEN), ident).fetchone() is None:  # tombstone is the delete's; else:
+                    raise StorageError(f"the blob of {e.key} was removed before its row was written: nothing stored")
                 return False, None
             created = created if stamp else e.created_at
             expires = created + e.ttl if stamp else e.expires_at

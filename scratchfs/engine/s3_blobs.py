@@ -61,7 +61,7 @@ from scratchfs.engine.binding import Binding
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.pairing import MARKER_NAME, OWNER_CHECK_SECONDS, Gate, unchecked
 from scratchfs.engine.protocols import BlobFile, BlobInfo
-from scratchfs.engine.s3_client import client_errors, error_code, make_client, storage_error
+from scratchfs.engine.s3_client import client_errors, clock_skew, error_code, make_client, storage_error
 from scratchfs.engine.s3_readers import HeldKeys, S3Source
 from scratchfs.engine.seekable import SeekableWriter
 from scratchfs.foundation import checks as ids
@@ -117,7 +117,8 @@ def parse_s3_url(url: str) -> tuple[str, str]:
 
 class S3Object(NamedTuple):
     """A blob found by :meth:`S3Blobs.blob_files`: encoded ``run`` and ``agent`` names, object ``location`` (the
-    key), ``token``, and the object's ``size`` (bytes) and ``modified`` time (epoch seconds, the store's clock)."""
+    key), ``token``, and the object's ``size`` (bytes) and ``modified`` time (epoch seconds, on this host's clock:
+    its ``LastModified`` plus :func:`~scratchfs.engine.s3_client.clock_skew`)."""
 
     run: str
     agent: str
@@ -451,15 +452,16 @@ class S3Blobs:
         are left alone. Raises StorageError."""
         base = (f"{self.prefix}/" if self.prefix else "") if prefix is None else prefix
         root = f"{self.prefix}/" if self.prefix else ""
-        found, other = [], []
+        found, other, skew = [], [], None
         try:
             pages = self.client().get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=base)
             for page in pages:
+                skew = clock_skew(page) if skew is None else skew  # (modified: on this host's clock, not the store's)
                 for item in page.get("Contents", []):
                     match = _KEY_RE.match(item["Key"][len(root):])
                     if match and item["Key"].startswith(root):
                         found.append(S3Object(match["run"], match["agent"], item["Key"], match["token"],
-                                              int(item.get("Size", 0)), item["LastModified"].timestamp()))
+                                              int(item.get("Size", 0)), item["LastModified"].timestamp() + skew))
                     elif item["Key"] != f"{root}{MARKER_NAME}":
                         other.append(item["Key"])
         except self._errors() as exc:

@@ -30,8 +30,8 @@ from typing import Any
 
 from scratchfs.foundation.errors import StorageError
 
-__all__ = ["ATTEMPTS", "DOWN_SECONDS", "NoAnswer", "StoreDown", "attempt_timeout", "client_errors", "error_code",
-           "make_client", "storage_error"]
+__all__ = ["ATTEMPTS", "DOWN_SECONDS", "SKEW_IGNORED", "NoAnswer", "StoreDown", "attempt_timeout", "client_errors",
+           "clock_skew", "error_code", "make_client", "storage_error"]
 
 ATTEMPTS = 3
 """Most attempts of one S3 request (the first and two retries), all within the store's ``timeout``."""
@@ -155,6 +155,26 @@ class StoreDown(Exception):
     def __init__(self, cause: BaseException) -> None:
         super().__init__(str(cause))
         self.cause = cause
+
+
+SKEW_IGNORED = 2.0
+"""Seconds of difference between this host's clock and the object store's that :func:`clock_skew` leaves alone:
+the ``Date`` header's one-second resolution and a request's time in flight."""
+
+
+def clock_skew(response: Any) -> float:
+    """Seconds this host's clock (``time.time``) is ahead of the object store's, read from a response's ``Date``
+    header: an object's ``LastModified`` plus this is its time on this host's clock. 0 without a readable header,
+    or when within :data:`SKEW_IGNORED` seconds. A host whose clock ran minutes ahead judged every object younger
+    than that many minutes older than it is: the fleet sweep removed a write in flight as an orphan."""
+    from email.utils import parsedate_to_datetime
+
+    date = (response.get("ResponseMetadata") or {}).get("HTTPHeaders", {}).get("date")
+    try:
+        skew = time.time() - parsedate_to_datetime(date).timestamp() if date else 0.0
+    except (TypeError, ValueError, OverflowError):
+        return 0.0
+    return skew if abs(skew) > SKEW_IGNORED else 0.0
 
 
 def client_errors() -> tuple[type[BaseException], ...]:

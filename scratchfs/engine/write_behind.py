@@ -185,6 +185,24 @@ class WriteBehind:
         """Rows queued and not yet committed (0 in a ``fork()`` child until it queues its own)."""
         return len(self._queue) if self._generation == forks.generation else 0
 
+    def check_not_queued(self, run_id: str, agent_id: str, kind: str, key: str) -> None:
+        """Raise if the spill ``key`` of this scope waits in the queue: acknowledged, its row not committed because
+        the index cannot be written now (a use of the index commits the queue first, so a row still queued then is
+        one whose commit failed). Its content is safe in its segment record; only its row waits.
+
+        Raises:
+            StorageError: it waits (the message says why a read finds no row, and to read again once there is room).
+        """
+        if not self.queued:
+            return
+        with self._cond:
+            waiting = any(entry.key == key and entry.run_id == run_id and entry.agent_id == agent_id
+                          and entry.kind == kind for entry, _ in self._queue)
+        if waiting:
+            raise StorageError(f"{'handle' if kind == 'handle' else 'key'} {key!r} is stored, but its row could not be "
+                               "written to the index yet (the disk is full, or the index locked): read it again once "
+                               "space is freed (a sweep, delete-run); it is written then, nothing is lost")
+
     def accept(self, entry: Entry, pending) -> bool:
         """Queue the row of a spill whose blob is the segment record ``pending`` (a ``SegmentPending``): True once
         it is queued (the spill may be acknowledged); False if the journal cannot be written, or while the last

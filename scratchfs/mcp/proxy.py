@@ -185,6 +185,7 @@ class Upstream:
         self.capabilities: Any = None
         self.error: str | None = None
         self.ready = anyio.Event()
+        self.closed = anyio.Event()  # set when the connection to the upstream ends (upstream_stdio)
         self._stop = anyio.Event()
         self._on_notification = on_notification
 
@@ -199,7 +200,8 @@ class Upstream:
         config = self.config
         env = {**get_default_environment(), **(os.environ if config.env is None else config.env)}
         try:
-            async with upstream_stdio(config.command, list(config.args), env) as (read_stream, write_stream), \
+            async with upstream_stdio(config.command, list(config.args), env,
+                                      closed=self.closed) as (read_stream, write_stream), \
                     ClientSession(read_stream, write_stream, message_handler=self._on_message) as session:
                 with anyio.fail_after(config.timeout):
                     init = await session.initialize()
@@ -207,7 +209,7 @@ class Upstream:
                 self.ready.set()
                 await self._stop.wait()
         except Exception as exc:  # spawn, handshake or transport failure: report it on every call
-            detail = _describe(exc)
+            detail = _describe(exc, self.closed.is_set())
             if isinstance(_leaf(exc), TimeoutError) and self.session is None:
                 detail = f"no answer to initialize within {config.timeout:g} s"
             self.error = self.error or f"{config.command}: {detail}"
@@ -229,15 +231,13 @@ class Upstream:
         """Send one request upstream and return its typed result.
 
         Raises:
-            UpstreamUnavailable: the server is not running or did not answer within the timeout.
-            MCPError: the upstream's own JSON-RPC error (passes through to the client).
+            UpstreamUnavailable: the server is not running, closed its connection, did not answer within the
+                timeout, or answered with no JSON-RPC message its parser reads.
+            MCPError: the upstream's own JSON-RPC error, whatever its code (passes through to the client). The SDK
+                reports a closed connection and a timeout with codes a server's own errors may carry too (-32000,
+                -32001): the connection's end is told by :attr:`closed`, the timeout is the proxy's own.
         """
         import anyio
-        from mcp.shared.exceptions import MCPError
-        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
-        from pydantic import ValidationError
-
-        from scratchfs.mcp.upstream_stdio import MALFORMED
 
         timeout = self.config.timeout
         with anyio.move_on_after(timeout):
@@ -246,16 +246,24 @@ class Upstream:
             raise UpstreamUnavailable(self.error)
         if self.session is None:
             raise UpstreamUnavailable(f"{self.config.command}: still starting after {timeout:g} s")
+        with anyio.move_on_after(timeout):
+            return await self._send(request, result_type, progress)
+        raise UpstreamUnavailable(f"{self.config.command}: no answer within {timeout:g} s")
+
+    async def _send(self, request: Any, result_type: Any, progress: Callable[..., Any] | None) -> Any:
+        from mcp.shared.exceptions import MCPError
+        from mcp_types import CONNECTION_CLOSED
+        from pydantic import ValidationError
+
+        from scratchfs.mcp.upstream_stdio import MALFORMED, MALFORMED_MARK
+
         try:
-            return await self.session.send_request(request, result_type, request_read_timeout_seconds=timeout,
-                                                   progress_callback=progress)
+            return await self.session.send_request(request, result_type, progress_callback=progress)
         except MCPError as exc:
-            if exc.code == REQUEST_TIMEOUT:
-                raise UpstreamUnavailable(f"{self.config.command}: no answer within {timeout:g} s") from None
-            if exc.code == CONNECTION_CLOSED:
+            if exc.code == CONNECTION_CLOSED and self.closed.is_set():
                 self.error = f"{self.config.command}: the server exited or closed its connection"
                 raise UpstreamUnavailable(self.error) from None
-            if exc.code == MALFORMED:
+            if exc.code == MALFORMED and exc.data == MALFORMED_MARK:
                 raise UpstreamUnavailable(f"{self.config.command}: malformed answer: {exc}") from None
             raise
         except ValidationError as exc:
@@ -276,11 +284,13 @@ def _one_line(what: object, chars: int = 300) -> str:
     return text if len(text) <= chars else text[: chars - 3] + "..."
 
 
-def _describe(exc: BaseException) -> str:
+def _describe(exc: BaseException, closed: bool) -> str:
+    """What failed the upstream's start; ``closed``: its connection had ended."""
+    from mcp.shared.exceptions import MCPError
     from mcp_types import CONNECTION_CLOSED
 
     leaf = _leaf(exc)
-    if getattr(leaf, "code", None) == CONNECTION_CLOSED:
+    if closed and isinstance(leaf, MCPError) and leaf.code == CONNECTION_CLOSED:
         return "the server exited or closed its connection during start-up"
     if isinstance(leaf, OSError) and leaf.strerror:
         return f"cannot start: {leaf.strerror}" + (f": {leaf.filename}" if leaf.filename else "")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import secrets
 import sys
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -35,6 +36,9 @@ ANSWER_HEAD = re.compile(r'\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d
 MALFORMED = -32099
 """Code of the JSON-RPC error that stands for an answer of the upstream that could not be read (the proxy reports
 its call as ``upstream unavailable: ...: malformed answer``)."""
+MALFORMED_MARK = f"scratchfs-malformed-{secrets.token_hex(8)}"
+"""The ``data`` of that error: an upstream's own error of code :data:`MALFORMED` (a code any server may use) has
+none of it, and passes through as the upstream's error."""
 HANDSHAKE_VERSION = "2025-11-25"
 """The protocol version the proxy's client session asks its upstream for (``ClientSession.initialize``)."""
 
@@ -65,47 +69,82 @@ def split_lines(buffer: bytearray, chunk: bytes, limit: int, skipping: bool) -> 
     return lines, skipping
 
 
-def parse_line(line: bytes) -> Any:
-    """A ``SessionMessage`` of one line, or the exception its parse raised (the session reports it). A tools/list
-    result some of whose tools are malformed keeps the others (:func:`valid_tools`)."""
+def parse_line(line: bytes) -> list[Any]:
+    """The ``SessionMessage`` of one line -- or several, for a JSON array of messages (a JSON-RPC batch) -- or the
+    exception its parse raised (the session reports it), as a list. A tools/list result some of whose tools are
+    malformed keeps the others (:func:`valid_tools`)."""
     import mcp_types as types
     from mcp.shared.message import SessionMessage
 
     text = line.decode("utf-8", "replace")
     try:
-        message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+        messages = [types.jsonrpc_message_adapter.validate_json(text, by_name=False)]
     except ValueError as exc:
-        message = _reread(text)
-        if message is None:
-            return exc
+        messages = _reread(text)
+        if not messages:
+            return [exc]
+    return [SessionMessage(_with_valid_tools(message)) for message in messages]
+
+
+def _with_valid_tools(message: Any) -> Any:
+    import mcp_types as types
+
     if isinstance(message, types.JSONRPCResponse) and isinstance(message.result, dict):
         tools = message.result.get("tools")
         if isinstance(tools, list):
             kept = valid_tools(tools)
             if len(kept) < len(tools):
                 message = message.model_copy(update={"result": {**message.result, "tools": kept}})
-    return SessionMessage(message)
+    return message
 
 
-def _reread(text: str) -> Any:
-    """A line the SDK's parser refused, read as what it answers: with Python's parser and U+FFFD for each lone
-    surrogate (what ``json.dumps`` writes for a surrogateescape'd file name), else -- nested too deep, an integer
-    too long, any other fault -- a JSON-RPC error of code :data:`MALFORMED` for the request whose id starts the
-    line, so that its call fails at once instead of waiting out the timeout; ``None`` when neither applies."""
+def _reread(text: str) -> list[Any]:
+    """A line the SDK's parser refused, read as what it answers, with Python's parser: each message of a JSON array
+    (a batch), an id written as a whole number with a fraction (``2.0``) as that integer, U+FFFD for each lone
+    surrogate (what ``json.dumps`` writes for a surrogateescape'd file name); an answer still refused -- nested too
+    deep, an integer too long, a result of the wrong shape -- becomes a JSON-RPC error of code :data:`MALFORMED` for
+    the request it answers, so that its call fails at once instead of waiting out the timeout. Empty when nothing
+    in the line can be told (no answer whose id can be read)."""
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        value = None
+    found = [message for item in (value if isinstance(value, list) else [value])
+             if (message := _lenient(item)) is not None]
+    head = ANSWER_HEAD.match(text)
+    if found or head is None:
+        return found
+    return [_malformed(json.loads(head.group(1)))]
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is no JSON")  # NaN, Infinity: Python's parser reads them, JSON has none
+
+
+def _lenient(item: Any) -> Any:
+    """One parsed JSON-RPC message, read leniently (see :func:`_reread`); ``None`` when it is none and answers no
+    request whose id can be read."""
     import mcp_types as types
 
-    if LONE_SURROGATE_ESCAPE.search(text):
-        try:
-            return types.jsonrpc_message_adapter.validate_python(without_lone_surrogates(json.loads(text)),
-                                                                 by_name=False)
-        except (ValueError, RecursionError):
-            pass
-    head = ANSWER_HEAD.match(text)
-    if head is None:
+    if not isinstance(item, dict):
         return None
-    rid = json.loads(head.group(1))
+    rid = item.get("id")
+    if isinstance(rid, float) and rid.is_integer() and abs(rid) <= 2**53:
+        rid = int(rid)
+        item = {**item, "id": rid}
+    try:
+        return types.jsonrpc_message_adapter.validate_python(without_lone_surrogates(item), by_name=False)
+    except (ValueError, RecursionError):
+        pass
+    answers = "result" in item or "error" in item
+    return _malformed(rid) if answers and isinstance(rid, (int, str)) and not isinstance(rid, bool) else None
+
+
+def _malformed(rid: Any) -> Any:
+    import mcp_types as types
+
     return types.JSONRPCError(jsonrpc="2.0", id=rid, error=types.ErrorData(
-        code=MALFORMED, message="the upstream's answer is no JSON-RPC message its parser reads"))
+        code=MALFORMED, message="the upstream's answer is no JSON-RPC message its parser reads", data=MALFORMED_MARK))
 
 
 def without_lone_surrogates(value: Any) -> Any:
@@ -143,9 +182,14 @@ def valid_tools(tools: list) -> list:
 
 @asynccontextmanager
 async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
-                         limit: int = MAX_UPSTREAM_MESSAGE_BYTES) -> AsyncIterator[tuple[Any, Any]]:
+                         limit: int = MAX_UPSTREAM_MESSAGE_BYTES,
+                         closed: Any = None) -> AsyncIterator[tuple[Any, Any]]:
     """Start ``command args`` and yield ``(read_stream, write_stream)`` for a ``ClientSession``, as the SDK's
     ``stdio_client`` does; on exit close its stdin and stop it (SIGTERM, then SIGKILL, to its whole group).
+
+    ``closed`` (an ``anyio.Event``) is set before the session can see the connection end: the upstream's stdout
+    ended, it stopped reading its stdin, or the context exits. The SDK reports a closed connection as an error of
+    code ``CONNECTION_CLOSED`` (-32000), the code a server's own errors often carry: only this event tells them apart.
 
     Raises:
         OSError: the command cannot be started.
@@ -155,17 +199,21 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
 
     process = await anyio.open_process([command, *args], env=dict(env), stderr=sys.stderr, start_new_session=True)
     read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
+    set_closed = closed.set if closed is not None else (lambda: None)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
 
     async def stdout_reader() -> None:
         buffer, skipping = bytearray(), False
         try:
             async with read_writer:
-                async for chunk in process.stdout:
-                    lines, skipping = split_lines(buffer, chunk, limit, skipping)
-                    for line in lines:
-                        if line.strip():
-                            await read_writer.send(parse_line(line))
+                try:
+                    async for chunk in process.stdout:
+                        lines, skipping = split_lines(buffer, chunk, limit, skipping)
+                        for line in lines:
+                            for message in parse_line(line) if line.strip() else ():
+                                await read_writer.send(message)
+                finally:
+                    set_closed()
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             pass  # our own shutdown, or the session is gone
 
@@ -176,6 +224,7 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
                     text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
                     await process.stdin.send((text + "\n").encode("utf-8", "replace"))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            set_closed()
             await read_writer.aclose()  # the upstream stopped reading: its session sees the connection end
 
     async with anyio.create_task_group() as tg:
@@ -184,6 +233,7 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
         try:
             yield read_stream, write_stream
         finally:
+            set_closed()
             with anyio.CancelScope(shield=True):
                 await stop(process, write_stream)
             tg.cancel_scope.cancel()
@@ -213,5 +263,6 @@ async def stop(process: Any, write_stream: Any) -> None:
         pass
 
 
-__all__ = ["ANSWER_HEAD", "HANDSHAKE_VERSION", "LONE_SURROGATE", "LONE_SURROGATE_ESCAPE", "MALFORMED", "STOP_SECONDS",
-           "parse_line", "split_lines", "stop", "upstream_stdio", "valid_tools", "without_lone_surrogates"]
+__all__ = ["ANSWER_HEAD", "HANDSHAKE_VERSION", "LONE_SURROGATE", "LONE_SURROGATE_ESCAPE", "MALFORMED", "MALFORMED_MARK",
+           "STOP_SECONDS", "parse_line", "split_lines", "stop", "upstream_stdio", "valid_tools",
+           "without_lone_surrogates"]
