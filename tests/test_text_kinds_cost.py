@@ -57,6 +57,11 @@ HOSTILE = {
     "JSON lines of []": fill(b"[]\n"),
     "JSON lines of {} between blank lines": fill(b"{}\n \n"),
     "JSON texts {}{}{} on one line": fill(b"{}"),
+    # logfmt's and klog's levels (shape_log, since branch kinds3): every line a match, of each key and letter
+    "logfmt lines of every level key and value": fill(b'lvl="eror" level=warn t=2026-12-05T00:00 level=fatal\n'),
+    "logfmt level= runs": fill(b"level=level=level=error "),
+    "klog error lines": fill(b"E1205 05:33:56.724479 1 a.go:1] x\nW1205 05:33:56.724479 1 a.go:1] y\n"),
+    "klog headers over a word of 4,000 colons": fill(b"E1205 05:33:56.724479 1 " + b":1" * 2000 + b"\n"),
 }
 
 

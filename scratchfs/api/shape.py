@@ -27,7 +27,7 @@ from scratchfs.api.shape_aligned import aligned_shape
 from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kind, binary_shape
 from scratchfs.api.shape_html import html_shape
 from scratchfs.api.shape_kinds import coloured_kind, told_by_lines
-from scratchfs.api.shape_log import log_events
+from scratchfs.api.shape_log import LOG_STARTS, log_events
 from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_merge import MixedItems, fitted, items_template, value_word
 from scratchfs.api.shape_said import CR_LINE_ENDS, GREP_SAID, NOT_UTF8
@@ -91,15 +91,16 @@ _XML_PROLOG_RE = re.compile(rb"(?:\s+|<\?.*?\?>|<!--.*?-->|<!DOCTYPE(?:[^\[>]|\[
 """What may come before an XML document's root element: blanks, the declaration and processing instructions
 (``<?...?>``), comments, a doctype (with its internal subset)."""
 _XML_PROLOG_BYTES = 64 * 1024  # (a prolog longer than this -- a licence in a comment is a few KiB -- names no root)
-# anchored on a literal newline (the text is searched with one prepended), which the engine finds at C speed
-# The indentation is taken atomically (a lookahead's capture, then the backreference): no alternative starts with a
-# blank, so giving blanks back never matches; and every alternative starts with "[", a digit or a capital, checked
-# once before trying them. A line may stand behind docker compose's prefix ("web-1  | ") or kubectl's ("[pod/p/c] "):
-# that pattern only where the head holds " | " or "[pod/" (each looked for after its first byte, by memchr: a search
-# of " | " costs 3 us on 4 KiB of text full of spaces), as trying the prefix at every line costs 3x (32 against 12 us
-# on 4 KiB of log lines: bench/shape_guards.py); without those words it finds what the plain one finds.
-_LOG_LINE = (rb"(?=[\[\dA-Z])(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|"
-             rb"[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b)")
+# anchored on a literal newline (the text is searched with one prepended), which the engine finds at C speed. The
+# indentation is taken atomically (a lookahead's capture, then the backreference): no alternative starts with a blank,
+# so giving blanks back never matches; every alternative starts with "[", a digit, a capital or klog's and logfmt's
+# first letters (shape_log.LOG_STARTS), checked once before trying them. A line may stand behind docker compose's
+# prefix ("web-1  | ") or kubectl's ("[pod/p/c] "): that pattern only where the head holds " | " or "[pod/" (each
+# looked for after its first byte, by memchr: 3 us on 4 KiB of text full of spaces), as trying the prefix at every
+# line costs 3x (32 against 12 us on 4 KiB of log lines: bench/shape_guards.py); without those words it finds what
+# the plain one finds.
+_LOG_LINE = (rb"(?=[\[\dA-Zlt])(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} [ \d]\d "
+             rb"\d{2}:\d{2}|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b" + LOG_STARTS + rb")")
 _PLAIN_LOG_LINE_RE = re.compile(rb"\n(?=([ \t]*))\1" + _LOG_LINE)
 _LOG_LINE_RE = re.compile(rb"\n(?=([ \t]*))\1(?:[\w.-]{0,63}[-_]\d{1,4} +\| |\[pod/[\w.-]{1,253}/[\w.-]{1,63}\] )?"
                           + _LOG_LINE)
@@ -397,7 +398,6 @@ def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, sou
     if not isinstance(found.first, dict):
         return Shape("jsonl", clip(f"JSON lines, {count}; first record: {value_word(found.first)}"))
     return Shape("jsonl", fitted(f"JSON lines, {count}; record keys: ", found.keys))
-
 
 
 def _bad_records(bad: list[int], scanned: int, records: int) -> str:
