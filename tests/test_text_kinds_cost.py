@@ -57,6 +57,12 @@ HOSTILE = {
     "JSON lines of []": fill(b"[]\n"),
     "JSON lines of {} between blank lines": fill(b"{}\n \n"),
     "JSON texts {}{}{} on one line": fill(b"{}"),
+    # a git log -p --graph's patches, told from its lines with the graph taken off (shape_gitlog, branch kinds3)
+    "a git log -p --graph of one-line commits": fill(b"* commit 0123456789abcdef\n| Author: a\n| diff --git a/x b/x\n"
+                                                     b"| --- a/x\n| +++ b/x\n| @@ -1 +1 @@\n| -a\n| +b\n"),
+    "a git log -p --oneline --graph of one-line commits": fill(b"* 0123456 s\n| diff --git a/x b/x\n| --- a/x\n"
+                                                               b"| +++ b/x\n| @@ -1 +1 @@\n| -a\n| +b\n"),
+    "a git log --graph of commits with a hunk header": fill(b"* commit 0123456789abcdef\n| Author: a\n| @@ -\n"),
     # logfmt's and klog's levels (shape_log, since branch kinds3): every line a match, of each key and letter
     "logfmt lines of every level key and value": fill(b'lvl="eror" level=warn t=2026-12-05T00:00 level=fatal\n'),
     "logfmt level= runs": fill(b"level=level=level=error "),
