@@ -28,7 +28,7 @@ from scratchfs.api.shape_testrun import runner_shape
 from scratchfs.api.shape_words import MAX_SHAPE_CHARS, plural
 from scratchfs.api.shape_yaml import yaml_shape
 
-__all__ = ["KINDS", "coloured_kind", "told_by_lines"]
+__all__ = ["KINDS", "coloured_head", "coloured_kind", "told_by_lines"]
 
 KINDS = (runner_shape, diagnostics_shape, diff_shape, git_log_shape, manual_shape, yaml_shape, markdown_shape,
          listing_shape)
@@ -46,7 +46,8 @@ def told_by_lines(sample: bytes, lines: int, complete: bool, scope: str, size: i
     return None
 
 
-def coloured_kind(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
+def coloured_kind(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None,
+                  plain: bytes | None = b"") -> str | None:
     """The shape of the first kind that tells ``sample`` (terminal output; the arguments as :func:`told_by_lines`
     takes them) with its colours removed, when colour sequences are all the controls it holds
     (:func:`~scratchfs.api.shape_terminal.colours_removed`: ``pytest --color=yes``, ``cargo --color always``,
@@ -54,17 +55,25 @@ def coloured_kind(sample: bytes, lines: int, complete: bool, scope: str, size: i
     where no word is the content's (:func:`~scratchfs.api.shape_terminal.coloured` reads it there):
     ``"coloured (422 escape sequences; view="text" shows it without them): test run (pytest), 104 lines: ..."``.
     Its line numbers are the stored output's (no newline is removed). ``None`` for other terminal output (progress
-    bars, cursor moves, overstrikes) and for coloured text of none of the kinds. Never raises."""
-    plain = colours_removed(sample, complete)
+    bars, cursor moves, overstrikes) and for coloured text of none of the kinds. ``plain``: the sample without its
+    colours when the caller has it (``colours_removed``'s answer, ``None`` too); ``b""``: made here. Never raises."""
+    plain = colours_removed(sample, complete) if plain == b"" else plain
     kind = None if plain is None else told_by_lines(plain, lines, complete, scope, len(plain) if complete else size)
     if kind is None:
         return None
-    escapes = sample.count(b"\x1b[")
-    head, rest = f"coloured ({plural(escapes, 'escape sequence')}{COLOURED}", kind  # (the words the reads look
-    if len(head) + len(rest) <= MAX_SHAPE_CHARS:  # for at its start: shape_terminal.coloured)
+    head, rest = coloured_head(sample), kind  # (the words the reads look for at its start: shape_terminal.coloured)
+    if len(head) + len(rest) <= MAX_SHAPE_CHARS:
         return head + rest
     tail = rest[rest.rfind("; line=N"):] if "; line=N" in rest else ""  # (how to read its parts: kept whole)
     room = MAX_SHAPE_CHARS - len(head) - len(tail) - len(", …")
     listed = rest[: len(rest) - len(tail)]
     cut = listed.rfind(", ", 0, max(0, room))
     return f"{head}{listed[: max(0, cut)]}, …{tail}"
+
+
+def coloured_head(sample: bytes) -> str:
+    """The words that start the shape of a kind of text told with its colours removed, counting the escape sequences
+    of ``sample`` (its stored bytes): ``"coloured (422 escape sequences; view="text" shows it without them): "``
+    (:data:`~scratchfs.api.shape_terminal.COLOURED`, read back by :func:`~scratchfs.api.shape_terminal.coloured`)."""
+    escapes = sample.count(b"\x1b[")
+    return f"coloured ({plural(escapes, 'escape sequence')}{COLOURED}"

@@ -52,7 +52,9 @@ REDRAW_SAME = 0.4
 """... and share of positions where they hold the very same byte (a redrawn line keeps most of itself: 0.7 to 0.95
 in curl, wget, apt, tqdm and rich output; rows of numbers keep 0 to 0.3)."""
 
-_COLOUR_RE = re.compile(rb"\x1b\[[0-9;:]*[mK]")  # SGR (colours, bold) and erase-in-line (gcc's ESC[K after each)
+_COLOUR_RE = re.compile(rb"\x1b\[[0-9;:]*[mK]|\x1b\]8;[^\x07\x1b\n]{0,4096}(?:\x07|\x1b\\)")
+"""SGR (colours, bold), erase-in-line (gcc's ESC[K after each) and OSC 8 hyperlinks (``ESC]8;;file:///x.py ESC\\``
+around a name, as rich's log handler writes its source file): none moves the cursor or draws a character."""
 _BARE_CR = re.compile(rb"\r(?!\n)")  # a carriage return that ends no line: a redraw, or a classic Mac line end
 _CR_RUN = re.compile(rb"\r\r+\n?|\r(?!\n)")  # a run of carriage returns other than a CRLF's (with its \n)
 _SEARCHED_BYTES = 64 * 1024  # samples up to this searched for a bare carriage return before any count ...
@@ -89,8 +91,9 @@ def terminal_controls(sample: bytes, complete: bool = True) -> str:
 
 def colours_removed(sample: bytes, complete: bool = True) -> bytes | None:
     """``sample`` (terminal output: :func:`terminal_controls` found its controls) without its colour sequences when
-    they are all it holds: every ``ESC`` starts an SGR sequence (``ESC[1;31m``, colours and bold) or an erase to the
-    line's end (``ESC[K``, which a line written left to right leaves as it is), and no backspace overstrike nor bare
+    they are all it holds: every ``ESC`` starts an SGR sequence (``ESC[1;31m``, colours and bold), an erase to the
+    line's end (``ESC[K``, which a line written left to right leaves as it is) or an OSC 8 hyperlink (its text
+    stays), and no backspace overstrike nor bare
     carriage return redraws anything; else ``None``. The text is what ``view="text"`` shows, every line where it
     stood (no newline is removed: a line number in it is the stored output's). Not ``complete`` (the sample is a
     content's start): its whole lines only, so that an escape cut by the sample's end is none. Never raises."""
