@@ -157,3 +157,20 @@ def test_a_coloured_logs_stub_offers_its_text_view_without_colours_and_links(sco
     page = ScratchTools(scope).call("read_handle", {"handle": stub.handle, "view": "text"})
     plain = _OSC8.sub(b"", _SGR.sub(b"", data)).decode()
     assert "\x1b" not in page["text"] and page["text"] == plain[: len(page["text"])] and len(page["text"]) > 2000
+
+
+_ERASED = re.compile(rb"(?m)^[^\n]*\r\x1b\[[02]?K")  # (the test's own rule: a line up to its last erase is gone)
+
+
+def test_a_coloured_run_whose_progress_bar_is_erased_is_told_as_its_kind():
+    """A real cargo build with its progress bar (``Building [   ] 0/1: progdemo(bin)``, then ``\\r ESC[K`` before each
+    message) was 'terminal output, 32 lines, ..., 162 escape sequences and 6 overwritten lines': its error and
+    warnings lost. A bare carriage return that erases the line after it overwrites nothing the line keeps: the run is
+    its kind, told from the text after each erase with colours removed, at the stored output's lines."""
+    data = (TOOLS / "cargo-build-progress-color.txt").read_bytes()
+    plain = _SGR.sub(b"", _ERASED.sub(b"", data))
+    assert b"\r" not in plain and b"\x1b" not in plain and plain.count(b"\n") == data.count(b"\n")
+    shape, told = _describe(data), _describe(plain)
+    assert told.text.startswith("diagnostics, 32 lines: 1 error, 3 warnings"), told.text
+    assert shape.content_type == "text" and shape.text == _said(data) + told.text, shape.text
+    assert data.split(b"\n")[1].endswith(b"mismatched types\x1b[0m") and "(line 2)" in shape.text

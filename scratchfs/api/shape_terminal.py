@@ -55,6 +55,9 @@ in curl, wget, apt, tqdm and rich output; rows of numbers keep 0 to 0.3)."""
 _COLOUR_RE = re.compile(rb"\x1b\[[0-9;:]*[mK]|\x1b\]8;[^\x07\x1b\n]{0,4096}(?:\x07|\x1b\\)")
 """SGR (colours, bold), erase-in-line (gcc's ESC[K after each) and OSC 8 hyperlinks (``ESC]8;;file:///x.py ESC\\``
 around a name, as rich's log handler writes its source file): none moves the cursor or draws a character."""
+_ERASED_RE = re.compile(rb"\n[^\n]*\r\x1b\[[02]?K")
+"""A line up to its last carriage return followed by an erase of the line (``\\r ESC[K``: cargo's and indicatif's
+progress bar, cleared before the next message), searched from a newline (a literal: linear in the sample)."""
 _BARE_CR = re.compile(rb"\r(?!\n)")  # a carriage return that ends no line: a redraw, or a classic Mac line end
 _CR_RUN = re.compile(rb"\r\r+\n?|\r(?!\n)")  # a run of carriage returns other than a CRLF's (with its \n)
 _SEARCHED_BYTES = 64 * 1024  # samples up to this searched for a bare carriage return before any count ...
@@ -93,12 +96,15 @@ def colours_removed(sample: bytes, complete: bool = True) -> bytes | None:
     """``sample`` (terminal output: :func:`terminal_controls` found its controls) without its colour sequences when
     they are all it holds: every ``ESC`` starts an SGR sequence (``ESC[1;31m``, colours and bold), an erase to the
     line's end (``ESC[K``, which a line written left to right leaves as it is) or an OSC 8 hyperlink (its text
-    stays), and no backspace overstrike nor bare
-    carriage return redraws anything; else ``None``. The text is what ``view="text"`` shows, every line where it
-    stood (no newline is removed: a line number in it is the stored output's). Not ``complete`` (the sample is a
+    stays), and no backspace overstrike nor bare carriage return redraws anything but one that erases the line
+    after it (``\\r ESC[K``: a progress bar cleared before the next message, cargo's; the text after the last is
+    the line); else ``None``. The text is what ``view="text"`` shows, every line where it stood (no newline is
+    removed: a line number in it is the stored output's). Not ``complete`` (the sample is a
     content's start): its whole lines only, so that an escape cut by the sample's end is none. Never raises."""
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]
+    if b"\r\x1b[" in sample:  # (a line erased and written again: what stood before is gone)
+        sample = _ERASED_RE.sub(b"\n", b"\n" + sample)[1:]
     if b"\b" in sample or (b"\r" in sample and _bare_crs(sample)):
         return None
     plain = _COLOUR_RE.sub(b"", sample)
