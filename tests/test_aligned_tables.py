@@ -340,6 +340,12 @@ _BY_HAND = {
         1: ["tcp", "LISTEN", "0", "644", "127.0.0.1:54327", "0.0.0.0:*", 'users:(("postgres",pid=3002,fd=5))'],
         5: ["tcp", "LISTEN", "0", "64", "127.0.0.1:47993", "0.0.0.0:*", ""],
         8: ["tcp", "LISTEN", "0", "128", "0.0.0.0:2024", "0.0.0.0:*", ""]}),
+    # ss -tulpna: the peers of TIME-WAIT rows run up to "Process", the listening rows' processes stand past it: the
+    # peer's column and the process's were one name, "Peer Address:Port Process" (helper kinds3)
+    "ss-tupna.txt": (1, ["Netid", "State", "Recv-Q", "Send-Q", "Local Address:Port", "Peer Address:Port", "Process"], {
+        1: ["tcp", "LISTEN", "0", "128", "127.0.0.1:8799", "0.0.0.0:*", 'users:(("scratchfs",pid=29709,fd=7))'],
+        4: ["tcp", "LISTEN", "0", "128", "0.0.0.0:2024", "0.0.0.0:*", ""],
+        5: ["tcp", "TIME-WAIT", "0", "0", "127.0.0.1:38839", "127.0.0.1:57532", ""]}),
     "netstat-tan.txt": (2, ["Proto", "Recv-Q", "Send-Q", "Local Address", "Foreign Address", "State"], {
         1: ["tcp", "0", "0", "127.0.0.1:46179", "0.0.0.0:*", "LISTEN"],
         21: ["tcp", "0", "0", "127.0.0.1:58923", "127.0.0.1:43218", "ESTABLISHED"],

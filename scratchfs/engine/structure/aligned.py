@@ -164,12 +164,14 @@ def _columns(header: str, rows: list[str]) -> tuple[list[str], list[int], list[t
     """The names, starts and names' spans in the header (``(0, 0)`` for a first column with no name) of the
     columns, or ``None`` when the header's names have no gutters between them. A last name that no row reaches is
     a column of its own, empty in those rows, even where the cells before it run up to it (``ss -tan``'s
-    ``Process``, right after the longest ``Peer Address:Port``): it starts at its name."""
+    ``Process``, right after the longest ``Peer Address:Port``): it starts at its name; so is one that the rows
+    reaching it write after a blank (``ss -tupna``'s processes, beside peers that run up to it)."""
     spans = _glued(header, _names(header), rows)
     if not 2 <= len(spans) <= _MAX_NAMES:
         return None
     taken = _occupied(rows, spans[-1][0])
-    unreached = max(map(len, rows)) <= spans[-1][0]  # (no row reaches the last name: ss -tan's empty Process)
+    last = spans[-1][0]  # (no row reaches the last name, ss -tan's empty Process; or every row that does leaves the
+    unreached = all(len(row) <= last or row[last - 1] == " " for row in rows)  # place before it blank: ss -tupna's)
     merged = [spans[0]]
     for at, (start, end) in enumerate(spans[1:], 2):  # (a name with no gutter before it continues the one before)
         if start == merged[-1][1]:  # (a name glued to the one before: a column of its own, _glued)
