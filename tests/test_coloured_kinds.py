@@ -113,10 +113,64 @@ def test_colour_anywhere_changes_only_the_words_that_say_so(inserted):
     + (TOOLS / "pytest-color-failures.txt").read_bytes(),
     # overstrikes (man's bold) and colour
     b"N\bNA\bAM\bME\bE\n" + (TOOLS / "pytest-color-failures.txt").read_bytes(),
-    # coloured text of no kind (a coloured log)
-    b"".join(b"\x1b[32mINFO\x1b[0m worker %d started\n" % n for n in range(200)),
+    # coloured text of no kind: a long listing of one directory (ls -l is no kind; ls -lR is a listing)
+    (TOOLS / "ls-l-color.txt").read_bytes(),
+    # a coloured log redrawn by a cursor move: more than colour
+    b"".join(b"\x1b[32mINFO\x1b[0m worker %d started\n\x1b[1A" % n for n in range(200)),
 ])
 def test_terminal_output_that_is_more_than_colour_stays_terminal(data):
     shape = _describe(data)
     assert shape.content_type == "log" and shape.text.startswith(TERMINAL_SHAPE), shape.text
     assert COLOURED not in shape.text
+
+
+_OSC8 = re.compile(rb"\x1b\]8;[^\x07\x1b]*(?:\x07|\x1b\\)")  # (the test's own rule for a hyperlink: rich's)
+_LEVEL_RE = re.compile(r"([\d,]+) (FATAL|CRITICAL|ERROR|WARNING|WARN) \(first at line ([\d,]+)\)")
+
+
+@pytest.mark.parametrize(("data", "levels"), [
+    ((TOOLS / "rich-logging-color.txt").read_bytes(), {"ERROR": (3, 10), "WARNING": (5, 5)}),
+    ((TOOLS / "grep-color-klog.txt").read_bytes(), {"ERROR": (5, 1)}),
+    (b"".join(b"\x1b[32mINFO\x1b[0m worker %d started\n" % n for n in range(200)), {}),
+])
+def test_a_coloured_log_is_told_as_a_log(data, levels):
+    """A coloured log (rich's RichHandler, grep --color over klog lines; helper kinds3) was 'terminal output, 60 lines,
+    ..., 938 escape sequences': its levels uncounted. Now it is the log its text without colours and links is (the
+    same lines), the words saying it is coloured first, content type log; each level's first line reads back."""
+    plain = _OSC8.sub(b"", _SGR.sub(b"", data))
+    assert b"\x1b" not in plain and plain.count(b"\n") == data.count(b"\n")
+    shape, told = _describe(data), _describe(plain)
+    assert told.content_type == "log" and told.text.startswith("log, "), told.text
+    assert shape.content_type == "log" and shape.text == _said(data) + told.text, shape.text
+    found = {name: (int(count), int(line)) for count, name, line in _LEVEL_RE.findall(shape.text)}
+    assert found == levels
+    lines = plain.decode().splitlines()
+    assert all(name in lines[line - 1] or lines[line - 1].startswith(name[0]) for name, (_, line) in found.items())
+    assert split_by_controls(shape.text)
+
+
+def test_a_coloured_logs_stub_offers_its_text_view_without_colours_and_links(scope):
+    """The stub of rich's coloured log names view="text", which reads its text: no escape, no hyperlink."""
+    data = (TOOLS / "rich-logging-color.txt").read_bytes()
+    stub = scope.spill(data, source_tool="sh")
+    assert stub.content_type == "log" and stub.shape.startswith("coloured (") and 'view="text"' in stub.note
+    page = ScratchTools(scope).call("read_handle", {"handle": stub.handle, "view": "text"})
+    plain = _OSC8.sub(b"", _SGR.sub(b"", data)).decode()
+    assert "\x1b" not in page["text"] and page["text"] == plain[: len(page["text"])] and len(page["text"]) > 2000
+
+
+_ERASED = re.compile(rb"(?m)^[^\n]*\r\x1b\[[02]?K")  # (the test's own rule: a line up to its last erase is gone)
+
+
+def test_a_coloured_run_whose_progress_bar_is_erased_is_told_as_its_kind():
+    """A real cargo build with its progress bar (``Building [   ] 0/1: progdemo(bin)``, then ``\\r ESC[K`` before each
+    message) was 'terminal output, 32 lines, ..., 162 escape sequences and 6 overwritten lines': its error and
+    warnings lost. A bare carriage return that erases the line after it overwrites nothing the line keeps: the run is
+    its kind, told from the text after each erase with colours removed, at the stored output's lines."""
+    data = (TOOLS / "cargo-build-progress-color.txt").read_bytes()
+    plain = _SGR.sub(b"", _ERASED.sub(b"", data))
+    assert b"\r" not in plain and b"\x1b" not in plain and plain.count(b"\n") == data.count(b"\n")
+    shape, told = _describe(data), _describe(plain)
+    assert told.text.startswith("diagnostics, 32 lines: 1 error, 3 warnings"), told.text
+    assert shape.content_type == "text" and shape.text == _said(data) + told.text, shape.text
+    assert data.split(b"\n")[1].endswith(b"mismatched types\x1b[0m") and "(line 2)" in shape.text

@@ -70,6 +70,19 @@ def test_a_git_log_lists_each_commit_at_its_line_with_its_subject(git, flags):
         assert f", +{added:,} -{removed:,} in {files} file changes" in shape
 
 
+@pytest.mark.parametrize("oneline", [[], ["--oneline"]])
+def test_a_git_log_p_graph_counts_its_patches_as_the_diff_of_git_log_p(git, oneline):
+    """``git log -p --graph`` was told as a plain ``git log --graph`` (its patches unmentioned: each of its diff
+    lines stands behind ``| ``), and ``--oneline -p --graph`` as text. Its patches are counted as the unified diff
+    of ``git log -p`` (the same commits in the graph's order) counts them: files, file diffs, hunks, lines added and
+    removed."""
+    graph = shape_of(git("log", "-p", "--graph", *oneline))
+    diff = shape_of(git("log", "-p", "--topo-order"))
+    counts = re.search(r"commits, (.*? hunks, \+[\d,]+ -[\d,]+): ", diff)[1]
+    assert counts.startswith("31 file diffs of 5 files, ")  # (31 commits, a merge without a patch)
+    assert f", patches ({counts}): " in graph, (graph, diff)
+
+
 def test_a_git_log_p_stays_a_diff_and_other_texts_are_no_log(git):
     assert shape_of(git("log", "-p")).startswith(DIFF_SHAPE)
     prose = b"commit to the plan\nAuthor: someone wrote this\n" + b"and more prose\n" * 50  # (no hash)
@@ -99,7 +112,8 @@ def _check_commits(log: bytes, shape: str, commits: list[str], name: str) -> Non
                                              (["--graph", "--stat"], "git log --graph"),
                                              (["--graph", "--oneline"], "git log --oneline --graph"),
                                              (["--graph", "--oneline", "--decorate"], "git log --oneline --graph"),
-                                             (["--graph", "-p"], "git log --graph"),
+                                             (["--graph", "-p"], "git log -p --graph"),
+                                             (["--graph", "-p", "--oneline"], "git log --oneline -p --graph"),
                                              (["--oneline"], "git log --oneline"),
                                              (["--format=%h %s"], "git log --oneline")])
 def test_a_git_log_graph_or_oneline_lists_each_commit_at_its_line(git, flags, name):
@@ -132,6 +146,10 @@ def test_this_repositorys_graph_is_told_as_git_log(path, name, commits):
     b"abcdef1 one\nfedcba2 two\nnot a commit line\n" * 10,  # a line that is no commit
     b"abc1234 x\nabcdef0123456789abcdef0123 y\n" * 10,  # hashes of lengths no log mixes
     b"0000000 6f23 2123 7375 2f72\n0000010 6962 2f6e 6e65 2076\n" * 20,  # od -x: offsets of digits
+    b"deadbeef is a magic number\ncafebabe is another one\n",  # words of hex letters (helper kinds3: a git log)
+    b"".join(b"%s %d\n" % (word, n) for n, word in enumerate([b"defaced", b"effaced", b"acceded", b"cafebabe"] * 5)),
+    b"abc1234 first\nabc1234 again\n",  # a hash twice: no log lists a commit twice
+    b"1a2b3c4 first\nbeefcafe0 second\n5a5a5a5 third\n1a2b3c4 first\n",
 ])
 def test_texts_that_look_like_a_oneline_log_are_no_log(text):
     assert not shape_of(text).startswith(GIT_LOG_SHAPE)

@@ -160,3 +160,71 @@ def test_a_table_with_a_pipe_is_no_log_for_it():
     rows = "".join(f" user{n} | 2026-12-05 00:00:{n % 60:02d}+00 | INFO\n" for n in range(40))
     table = (" name   |       created_at       | level\n--------+------------------------+-------\n" + rows).encode()
     assert not shape_of(table).startswith("log, ")
+
+
+def test_klogs_levels_are_counted_as_error_warning_and_fatal_lines():
+    """kubectl's own klog lines (``E1205 05:33:56.724479    5782 memcache.go:265] ...``: a real run of ``kubectl get
+    pods -v=6`` with no cluster) were 'text, 18 lines': no log, their 5 errors uncounted. Each ``E`` line is an
+    ERROR, at the line of the first."""
+    data = (_TOOLS / "kubectl-v6-klog.txt").read_bytes()
+    lines = data.decode().splitlines()
+    found = describe(data, len(data), len(lines))
+    errors = [n for n, line in enumerate(lines, 1) if re.match(r"E\d{4} \d\d:\d\d:\d\d\.\d{6} ", line)]
+    assert found.content_type == "log" and found.text.startswith("log, "), found.text
+    assert told(found.text) == {"ERROR": (len(errors), errors[0])} and len(errors) == 5
+
+
+def test_logfmt_lines_are_a_log():
+    """The Docker CLI's logrus lines (``time="2026-12-05T05:34:12Z" level=debug msg="..."``, a real ``docker -D
+    login``) between its plain lines were 'text': now a log, whose only severe words are its 3 ``WARNING!``."""
+    data = (_TOOLS / "docker-debug-login-logfmt.txt").read_bytes()
+    lines = data.decode().splitlines()
+    found = describe(data, len(data), len(lines))
+    assert found.content_type == "log" and found.text.startswith("log, "), found.text
+    assert told(found.text) == plain(lines) == {"WARNING": (3, 1)}
+
+
+_KLOG_LETTERS = {"E": "ERROR", "W": "WARNING", "F": "FATAL"}
+_LOGFMT_NAMES = {"error": "ERROR", "err": "ERROR", "eror": "ERROR", "warning": "WARNING", "warn": "WARN",
+                 "fatal": "FATAL", "panic": "FATAL", "crit": "CRITICAL", "critical": "CRITICAL"}
+
+
+def written(lines: list[tuple[str, str]]) -> dict[str, tuple[int, int]]:
+    """The plain answer for lines ``(kind, level)``: each klog letter and logfmt value under its name, with the
+    upper-case words of ``plain`` (a message may hold one)."""
+    found = plain([text for _, text in lines])
+    for n, (level, _) in enumerate(lines, 1):
+        name = _KLOG_LETTERS.get(level) or _LOGFMT_NAMES.get(level)
+        if name:
+            count, first = found.get(name, (0, n))
+            found[name] = (count + 1, min(first, n))
+    return found
+
+
+_LINE = st.one_of(
+    st.builds(lambda letter, n, msg: (letter, f"{letter}1205 05:33:{n % 60:02d}.{n:06d}    5782 main.go:{n}] {msg}"),
+              st.sampled_from("IWEF"), st.integers(0, 999999), st.sampled_from(["ok", "an ERROR here", "Error x"])),
+    st.builds(lambda stamp, key, value, quote, msg: (value, f"{stamp}{key}={quote}{value}{quote} msg=\"{msg}\""),
+              st.sampled_from(["", 'time="2026-12-05T05:34:12Z" ', "ts=2026-12-05T05:34:12.1Z caller=a.go:1 "]),
+              st.sampled_from(["level", "lvl"]), st.sampled_from([*sorted(_LOGFMT_NAMES), "info", "debug", "dbug"]),
+              st.sampled_from(["", '"']), st.sampled_from(["done", "WARN soon", "level=error is a word here"])),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_LINE, min_size=4, max_size=60))
+def test_klog_and_logfmt_levels_are_counted_as_the_plain_answer(lines):
+    """klog's letters and logfmt's lower-case ``level=`` values are counted under the level names, at the line of
+    their first, with the upper-case words a message holds (``level=error`` in a quoted message counts as it
+    stands)."""
+    data = ("\n".join(text for _, text in lines) + "\n").encode()
+    shape = shape_of(data)
+    assert shape.startswith("log, "), shape
+    expected = written(lines)
+    for n, (_, text) in enumerate(lines, 1):  # (a quoted level=error in a message is a logfmt value to both)
+        for value in re.findall(r'(?<![\w.])level=("?)(error|err|eror|warning|warn|fatal|panic|crit|critical)\1'
+                                r'(?![\w."])', text.split(" msg=", 1)[1] if " msg=" in text else ""):
+            name = _LOGFMT_NAMES[value[1]]
+            count, first = expected.get(name, (0, n))
+            expected[name] = (count + 1, min(first, n))
+    assert told(shape) == expected

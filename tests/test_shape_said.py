@@ -208,3 +208,16 @@ def test_what_not_utf8_clause_writes_not_utf8_said_reads_back(shape, odd, sample
     that very clause (the writer's: describe clips the shape and appends the clause)."""
     assert not_utf8_said("table, 3 columns: " + shape + not_utf8_clause(odd, sampled, read_as))
     assert not not_utf8_said("table, 3 columns: " + shape + not_utf8_clause(odd, sampled, read_as) + ", x")
+
+
+def test_a_coloured_logs_head_is_read_after_the_words_saying_it_is_coloured():
+    """A log whose only controls are colours is told as a log after "coloured (N escape sequences; ...): " (merge of
+    kinds3): its head's facts -- here a byte that is not UTF-8 -- are read there, as a plain log's are."""
+    lines = [f"2026-12-05 06:{i // 60:02d}:{i % 60:02d} \x1b[32mINFO\x1b[0m worker {i} done" for i in range(200)]
+    lines[7] = "2026-12-05 06:00:07 \x1b[31mERROR\x1b[0m caf\xe9 failed"
+    data = ("\n".join(lines) + "\n").encode("latin-1")
+    shape = describe(data, len(data), _lines(data))
+    assert shape.text.startswith("coloured (") and ": log, 200 lines" in shape.text, shape.text
+    said = plain_said(shape.text)
+    assert said is not None and said.not_utf8 and not said.controls and not said.grep, shape.text
+    assert not_utf8_said(shape.text) and split_by_controls(shape.text)

@@ -57,6 +57,20 @@ HOSTILE = {
     "JSON lines of []": fill(b"[]\n"),
     "JSON lines of {} between blank lines": fill(b"{}\n \n"),
     "JSON texts {}{}{} on one line": fill(b"{}"),
+    # a git log -p --graph's patches, told from its lines with the graph taken off (shape_gitlog, branch kinds3)
+    "a git log -p --graph of one-line commits": fill(b"* commit 0123456789abcdef\n| Author: a\n| diff --git a/x b/x\n"
+                                                     b"| --- a/x\n| +++ b/x\n| @@ -1 +1 @@\n| -a\n| +b\n"),
+    "a git log -p --oneline --graph of one-line commits": fill(b"* 0123456 s\n| diff --git a/x b/x\n| --- a/x\n"
+                                                               b"| +++ b/x\n| @@ -1 +1 @@\n| -a\n| +b\n"),
+    "a git log --graph of commits with a hunk header": fill(b"* commit 0123456789abcdef\n| Author: a\n| @@ -\n"),
+    # coloured lines erased by \r ESC[K (shape_terminal.colours_removed, branch kinds3), and one long line holding one
+    "coloured lines each erased and written again": fill(b"\x1b[1mBuilding\x1b[0m [==>  ] 1/9\r\x1b[Kerror: x\n"),
+    "one long line erased at its start": b"\r\x1b[K" + fill(b"\x1b[31mx\x1b[0m "),
+    # logfmt's and klog's levels (shape_log, since branch kinds3): every line a match, of each key and letter
+    "logfmt lines of every level key and value": fill(b'lvl="eror" level=warn t=2026-12-05T00:00 level=fatal\n'),
+    "logfmt level= runs": fill(b"level=level=level=error "),
+    "klog error lines": fill(b"E1205 05:33:56.724479 1 a.go:1] x\nW1205 05:33:56.724479 1 a.go:1] y\n"),
+    "klog headers over a word of 4,000 colons": fill(b"E1205 05:33:56.724479 1 " + b":1" * 2000 + b"\n"),
 }
 
 

@@ -26,8 +26,8 @@ from typing import Any
 from scratchfs.api.shape_aligned import aligned_shape
 from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kind, binary_shape
 from scratchfs.api.shape_html import html_shape
-from scratchfs.api.shape_kinds import coloured_kind, told_by_lines
-from scratchfs.api.shape_log import log_events
+from scratchfs.api.shape_kinds import coloured_head, coloured_kind, told_by_lines
+from scratchfs.api.shape_log import LOG_LINE_RE, PLAIN_LOG_LINE_RE, log_events, log_lines
 from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_merge import MixedItems, fitted, items_template, value_word
 from scratchfs.api.shape_said import browser_decodes_said, not_utf8_clause, plain_head
@@ -50,7 +50,7 @@ from scratchfs.api.shape_table import (
     table_rows,
     tail_fault,
 )
-from scratchfs.api.shape_terminal import TERMINAL_SHAPE, lone_cr_line_ends, terminal_controls
+from scratchfs.api.shape_terminal import TERMINAL_SHAPE, colours_removed, lone_cr_line_ends, terminal_controls
 from scratchfs.api.shape_top import top_text
 from scratchfs.api.shape_utf8 import not_utf8_room
 from scratchfs.api.shape_utf8 import read_as as encoding_said
@@ -94,18 +94,7 @@ _XML_PROLOG_RE = re.compile(rb"(?:\s+|<\?.*?\?>|<!--.*?-->|<!DOCTYPE(?:[^\[>]|\[
 """What may come before an XML document's root element: blanks, the declaration and processing instructions
 (``<?...?>``), comments, a doctype (with its internal subset)."""
 _XML_PROLOG_BYTES = 64 * 1024  # (a prolog longer than this -- a licence in a comment is a few KiB -- names no root)
-# anchored on a literal newline (the text is searched with one prepended), which the engine finds at C speed
-# The indentation is taken atomically (a lookahead's capture, then the backreference): no alternative starts with a
-# blank, so giving blanks back never matches; and every alternative starts with "[", a digit or a capital, checked
-# once before trying them. A line may stand behind docker compose's prefix ("web-1  | ") or kubectl's ("[pod/p/c] "):
-# that pattern only where the head holds " | " or "[pod/" (each looked for after its first byte, by memchr: a search
-# of " | " costs 3 us on 4 KiB of text full of spaces), as trying the prefix at every line costs 3x (32 against 12 us
-# on 4 KiB of log lines: bench/shape_guards.py); without those words it finds what the plain one finds.
-_LOG_LINE = (rb"(?=[\[\dA-Z])(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|"
-             rb"[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b)")
-_PLAIN_LOG_LINE_RE = re.compile(rb"\n(?=([ \t]*))\1" + _LOG_LINE)
-_LOG_LINE_RE = re.compile(rb"\n(?=([ \t]*))\1(?:[\w.-]{0,63}[-_]\d{1,4} +\| |\[pod/[\w.-]{1,253}/[\w.-]{1,63}\] )?"
-                          + _LOG_LINE)
+_LOG_LINE_RE, _PLAIN_LOG_LINE_RE = LOG_LINE_RE, PLAIN_LOG_LINE_RE  # (shape_log's: a log line's start)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,8 +105,7 @@ class Shape:
     text: str
 
 
-# Each grep line holds ":digits:" or ":digits-" (found from its literal ":"): fewer than 0.8 per line is not grep.
-_GREP_HINT_RE = re.compile(rb":\d+[:-]")
+_GREP_HINT_RE = re.compile(rb":\d+[:-]")  # each grep line holds one (its ":" found first): under 0.8 a line: none
 
 def _utf8(sample: bytes, complete: bool) -> str | None:
     """The sample as text, or None if it is not UTF-8 (a sequence cut by the sample's end is forgiven)."""
@@ -223,14 +211,14 @@ def _described(sample: bytes, size: int, lines: int, source: ContentSource | Non
     bom = 3 if sample.startswith(b"\xef\xbb\xbf") else 0  # (a byte order mark is no part of the first line)
     head = b"\n" + sample[bom : bom + 4096]  # the first lines tell a log or grep output
     terminal = terminal_controls(sample, complete) if b"\x1b" in sample or b"\r" in sample or b"\b" in sample else ""
-    kind = coloured_kind(sample[bom:], lines, complete, scope, size - bom) if terminal else None  # (colours alone)
-    if terminal and kind is None:
-        return _plain(sample, size, lines, scope, True, (head, 0), terminal, odd, read_as)
+    plain = colours_removed(sample[bom:], complete) if terminal else None  # (its text, when colours are all)
+    kind = coloured_kind(sample[bom:], lines, complete, scope, size - bom, plain) if terminal else None
+    if terminal and kind is None:  # (a log whose only controls are colours is a log, told so)
+        return _coloured_log(sample[bom:], plain, (size - bom, lines, scope, complete), (odd, read_as)) or _plain(
+            sample, size, lines, scope, True, (head, 0), terminal, odd, read_as)
     if kind := kind or told_by_lines(sample[bom:], lines, complete, scope, size - bom):  # (a diff's, YAML's...)
         return _not_utf8(Shape("text", kind), odd, sample, complete, read_as) if odd else Shape("text", kind)
-    prefixed = (b"|" in head and b" | " in head) or (b"[" in head and b"[pod/" in head)
-    logs = len((_LOG_LINE_RE if prefixed else _PLAIN_LOG_LINE_RE).findall(head))
-    head_rows = _head_rows(head) if logs else 0  # (0 until needed: no log line is never half of 1 row or more)
+    head_rows = _head_rows(head) if (logs := log_lines(head)) else 0  # (0 until needed: none is never half a row)
     is_log = logs > 0 and logs >= 0.5 * head_rows  # most start with a timestamp or a log level
     found = None if is_log else _delimited(text, lambda: _utf8(sample, complete) or sample.decode("utf-8", "replace"),
                                            complete, size, lines)
@@ -239,6 +227,19 @@ def _described(sample: bytes, size: int, lines: int, source: ContentSource | Non
         found = found or Shape("text", aligned)
         return found if not odd else _not_utf8(found, odd, sample, complete, read_as)
     return _plain(sample, size, lines, scope, is_log, (head, head_rows), odd=odd, read_as=read_as)
+
+
+def _coloured_log(sample: bytes, plain: bytes | None, told: tuple[int, int, str, bool], odd: tuple[int, str]
+                  ) -> Shape | None:
+    """The shape of terminal output whose only controls are colours and links (``colours_removed``) and whose text
+    without them (the same lines) is a log: the log's, after the words that say it is coloured (``"coloured (938
+    escape sequences; view="text" shows it without them): log, 60 lines, ..., 3 ERROR (first at line 10)"``).
+    ``plain``: ``colours_removed(sample)``; ``told``: the content's size, lines, scope and completeness."""
+    head, (size, lines, scope, complete) = b"\n" + (plain or b"")[:4096], told
+    if plain is None or not (logs := log_lines(head)) or logs < 0.5 * _head_rows(head):
+        return None
+    found = _plain(plain, len(plain) if complete else size, lines, scope, True, (head, 0), odd=odd[0], read_as=odd[1])
+    return Shape("log", clip(coloured_head(sample) + found.text))
 
 
 def _structured(sample: bytes, text: str, complete: bool, size: int, lines: int, scope: str,
@@ -392,7 +393,6 @@ def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, sou
     if not isinstance(found.first, dict):
         return Shape("jsonl", clip(f"JSON lines, {count}; first record: {value_word(found.first)}"))
     return Shape("jsonl", fitted(f"JSON lines, {count}; record keys: ", found.keys))
-
 
 
 def _bad_records(bad: list[int], scanned: int, records: int) -> str:

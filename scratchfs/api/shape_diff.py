@@ -24,7 +24,7 @@ import re
 
 from scratchfs.api.shape_words import listed_within, plural, short_name, within_lines
 
-__all__ = ["DIFF_SHAPE", "diff_shape"]
+__all__ = ["DIFF_SHAPE", "diff_shape", "patches_said"]
 
 DIFF_SHAPE = "unified diff"
 """How the shape of a unified diff starts."""
@@ -210,6 +210,29 @@ def diff_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int 
     if b"@" not in start or b"@@ -" not in start or _HUNK_START_RE.search(start) is None:
         return None
     sample, complete, scope = within_lines(sample, size, complete, scope)
+    walk = _walked(sample)
+    if walk is None:
+        return None
+    files = walk.files
+    counted = _counted(walk)
+    head = (f"{DIFF_SHAPE}, {plural(lines, 'line')}{_commits(walk)}, {counted}{scope}: ")
+    tail = "; line=N reads from a file's diff"
+    return listed_within(head, (f"{short_name(f.name, 80)} (line {f.line:,}, +{f.added:,} -{f.removed:,})"
+                                for f in files), tail, len(files))
+
+
+def patches_said(sample: bytes, scope: str) -> str:
+    """What a ``git log -p --graph`` says of its patches (``sample``: its first lines, at most
+    :data:`~scratchfs.api.shape_words.MOST_LINES`, with the graph taken off, none removed; ``scope``: what to add
+    when they are not all of it, ``" in the first 160 KiB"``): ``", patches (12 file diffs of 10 files, 30 hunks,
+    +229 -54)"``, or ``""`` when its lines make no diff. Never raises."""
+    walk = _walked(sample)
+    return "" if walk is None else f", patches ({_counted(walk)}{scope})"
+
+
+def _walked(sample: bytes) -> _Walk | None:
+    """The walk over the lines of ``sample``, or ``None`` when they make no diff (no file with a hunk, or mostly
+    other lines: told early, every :data:`_CHECK_EVERY` lines)."""
     rows = sample.split(b"\n")
     walk = _Walk()
     take = walk.line
@@ -217,16 +240,19 @@ def diff_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int 
         take(number, rows)
         if not number % _CHECK_EVERY and (not walk.files or walk.mostly_other()):
             return None  # (no file header, or mostly other lines, so far: a text that is no diff costs no more)
+    return None if not walk.files or not walk.hunks or walk.mostly_other() else walk
+
+
+def _commits(walk: _Walk) -> str:
+    return f", {plural(walk.commits, 'commit')}" if walk.commits else ""
+
+
+def _counted(walk: _Walk) -> str:
+    """A diff's files (``12 file diffs of 10 files`` when some file has several: ``git log -p``), hunks, lines added
+    and removed."""
     files = walk.files
-    if not files or not walk.hunks or walk.mostly_other():
-        return None
     added, removed = sum(f.added for f in files), sum(f.removed for f in files)
-    commits = f", {plural(walk.commits, 'commit')}" if walk.commits else ""
     distinct = len({f.name for f in files})  # (git log -p: a file changed by several commits has a diff in each)
     counted = plural(len(files), "file") if distinct == len(files) else \
         f"{len(files):,} file diffs of {plural(distinct, 'file')}"
-    head = (f"{DIFF_SHAPE}, {plural(lines, 'line')}{commits}, {counted}, "
-            f"{plural(walk.hunks, 'hunk')}, +{added:,} -{removed:,}{scope}: ")
-    tail = "; line=N reads from a file's diff"
-    return listed_within(head, (f"{short_name(f.name, 80)} (line {f.line:,}, +{f.added:,} -{f.removed:,})"
-                                for f in files), tail, len(files))
+    return f"{counted}, {plural(walk.hunks, 'hunk')}, +{added:,} -{removed:,}"

@@ -13,20 +13,25 @@ README's ``mcp-proxy`` example) writes its own layout, told the same way: ``Comm
 ``Commit: <hash>``, ``Author:``, ``Date:`` and ``Message: <subject>`` lines (``fixtures/tools/mcp-server-git-log.txt``).
 
 ``--oneline`` (``--format='%h %s'``) is a line a commit, its short hash then its subject: told when its first
-:data:`_ONELINE_LINES` lines all are (hashes of one length give or take :data:`_HASH_SPREAD`, half of them with a
-letter: a column of numbers is none). ``--graph`` draws each line behind the columns of its graph (``* ``, ``| ``,
+:data:`_ONELINE_LINES` lines all are (hashes distinct, of one length give or take :data:`_HASH_SPREAD`, half of them
+with a letter and half with a digit, as random hashes are: a column of numbers is none, nor two lines opening with
+``deadbeef`` and ``cafebabe``). ``--graph`` draws each line behind the columns of its graph (``* ``, ``| ``,
 ``|\\ ``, ``|/ ``: :data:`_GRAPH_RE`), a ``*`` on a commit's: told when the content starts with ``*`` and a commit
 (``* commit <hash>``, ``* <hash> <subject>``), from its lines with the graph taken off -- no line is, so every line
-number is the content's; its shape says ``git log --graph`` (``--oneline --graph``).
+number is the content's; its shape says ``git log --graph`` (``--oneline --graph``). A ``git log -p --graph``'s
+patches stand behind the graph, where the diff kind does not see them: they are counted from its first
+:data:`_PATCH_LINES` lines with each commit's graph width taken off (:func:`_patch_lines`), as
+:func:`~scratchfs.api.shape_diff.patches_said` counts a diff's, and its shape says ``git log -p --graph``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
+from scratchfs.api.shape_diff import patches_said
 from scratchfs.api.shape_parts import Parts, numbered
-from scratchfs.api.shape_words import listed_within, plural, short_name
+from scratchfs.api.shape_words import kib, listed_within, plural, short_name
 
 __all__ = ["GIT_LOG_SHAPE", "git_log_shape"]
 
@@ -59,6 +64,12 @@ _ONELINE_GRAPH_RE = re.compile(rb"^(?:[|/\\_. -]*\*[|/\\_. -]*?(?=[0-9a-f]{7,40}
 _DECORATION_RE = re.compile(r"\((?:HEAD(?: -> [^\s,()]+)?|tag: [^\s,()]+|[^\s,()]+)(?:, (?:HEAD(?: -> [^\s,()]+)?|"
                             r"tag: [^\s,()]+|[^\s,()]+))*\) ")
 """``--decorate``'s refs after a hash (``(HEAD -> main, origin/main, tag: v1) ``): ref names hold no space."""
+_GRAPH_COMMIT_RE = re.compile(rb"\n([|/\\_. -]*\*[|/\\_. -]*?)(?:commit [0-9a-f]{7}|[0-9a-f]{7,40} )")
+"""A commit's line of ``git log --graph`` (``-p`` too), behind the graph's columns up to its ``*`` (group 1): each
+line up to the next commit's stands behind as many columns' characters (git pads them: ``|   diff --git`` under
+``* | commit``), which :func:`_patch_lines` takes off."""
+_PATCH_LINES = 4000  # the first lines of a -p --graph its patches are told from (a diff's walk: ~1 us a line)
+_PATCH_LEADS = b"|/\\_. "  # (a line of a -p --oneline --graph that is no commit's keeps its graph: the patch's lines)
 _ONELINE_RE = re.compile(rb"\n([0-9a-f]{7,40}) ([^\r\n]*)")
 _ONELINE_LINES = 20  # the first lines (not blank) of a --oneline log that all are a commit's
 _HASH_SPREAD = 3  # git lengthens an abbreviated hash that another object shares
@@ -86,20 +97,57 @@ def git_log_shape(sample: bytes, lines: int, complete: bool, scope: str, size: i
             return None
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
+    patched = graph and b"@@ -" in sample  # (a -p's patches: told from its lines once it is a log)
+    graphed = sample
     if graph:  # (every line kept, the graph taken off its start)
         sample = (_GRAPH_RE if first else _ONELINE_GRAPH_RE).sub(b"", sample)
     if not first:
-        return _oneline(sample, lines, scope, graph)
+        return _oneline(sample, lines, scope, (graph, patched), lambda: _patches(graphed))
     if not _FIRST_RE.match(sample, 0, 1024):
         return None
-    return _medium(sample, lines, scope, f"{GIT_LOG_SHAPE} --graph" if graph else GIT_LOG_SHAPE,
-                   (_COMMIT_RE, _SUBJECT_RE))
+    patches = _patches(graphed) if patched else ""
+    name = GIT_LOG_SHAPE + (" -p" if patches else "") + (" --graph" if graph else "")
+    return _medium(sample, lines, scope, name, (_COMMIT_RE, _SUBJECT_RE), patches)
 
 
-def _medium(sample: bytes, lines: int, scope: str, name: str, layout: tuple[re.Pattern[bytes], re.Pattern[bytes]]
-            ) -> str:
+def _patches(sample: bytes) -> str:
+    """What a ``git log -p --graph`` (``sample``: whole lines, its graph on) says of its patches, told from its first
+    :data:`_PATCH_LINES` lines (:func:`~scratchfs.api.shape_diff.patches_said`; ``in the first 160 KiB`` when they
+    are not all of the sample)."""
+    end = -1
+    for _ in range(_PATCH_LINES):
+        end = sample.find(b"\n", end + 1)
+        if end < 0:
+            break
+    cut = 0 <= end < len(sample) - 1  # (the shape's own scope says how much of the content the sample is)
+    return patches_said(_patch_lines(sample[: end + 1] if cut else sample), f" in the first {kib(end + 1)}" * cut)
+
+
+def _patch_lines(sample: bytes) -> bytes:
+    """The lines of ``sample`` (a ``git log -p --graph``, whole lines) with the graph taken off, none removed: of each
+    line, as many characters as its commit's line has before its hash (:data:`_GRAPH_COMMIT_RE`), so that a patch's
+    ``-`` line keeps its ``-`` and a context line its space, whatever the columns beside it."""
+    text = b"\n" + sample
+    rows = sample.split(b"\n")
+    widths = set(map(len, _GRAPH_COMMIT_RE.findall(text)))
+    if len(widths) == 1 and sample[:1] == b"*":  # (one width, from the first line: a straight history's)
+        width = widths.pop()
+        return b"\n".join([line[width:] for line in rows])
+    kept: list[bytes] = []
+    row = width = counted = at = 0  # (the block's first row and graph's width; the newlines of text[:at])
+    for found in _GRAPH_COMMIT_RE.finditer(text):
+        counted, at = counted + text.count(b"\n", at, found.start() + 1), found.start() + 1
+        kept.extend(line[width:] for line in rows[row : counted - 1])  # (the rows up to the commit's line)
+        row, width = counted - 1, len(found[1])
+    kept.extend(line[width:] for line in rows[row:])
+    return b"\n".join(kept)
+
+
+def _medium(sample: bytes, lines: int, scope: str, name: str, layout: tuple[re.Pattern[bytes], re.Pattern[bytes]],
+            patches: str = "") -> str:
     """The shape of a log of whole lines in git's medium format (``layout``: its commit and subject patterns; the
-    MCP git server's own layout has others), named ``name``."""
+    MCP git server's own layout has others), named ``name``; ``patches``: what a ``-p --graph`` says of its patches
+    (:func:`~scratchfs.api.shape_diff.patches_said`)."""
     text = b"\n" + sample
     commits = Parts(layout[0], text)
     stats = [found.groups(b"0") for found in _STAT_RE.finditer(text)] if b" changed" in text else []
@@ -107,35 +155,42 @@ def _medium(sample: bytes, lines: int, scope: str, name: str, layout: tuple[re.P
     if stats:
         files, added, removed = (sum(int(stat[i]) for stat in stats) for i in range(3))
         changed = f", +{added:,} -{removed:,} in {plural(files, 'file change')}"
-    head = f"{name}, {plural(lines, 'line')}, {plural(len(commits), 'commit')}{changed}{scope}: "
+    head = f"{name}, {plural(lines, 'line')}, {plural(len(commits), 'commit')}{changed}{patches}{scope}: "
     return listed_within(head, _items(text, commits, *layout), "; line=N reads from a commit", len(commits))
 
 
-def _oneline(sample: bytes, lines: int, scope: str, graph: bool) -> str | None:
-    """The shape of a ``git log --oneline`` (its graph taken off when ``graph``), else ``None``: its first
-    :data:`_ONELINE_LINES` lines not blank (a graph's own lines are, taken off) all a commit's, their hashes of one
-    length give or take :data:`_HASH_SPREAD` and half of them holding a letter."""
-    if not graph and _ONELINE_RE.match(b"\n" + sample[:128]) is None:  # (its first line: most text stops here)
+def _oneline(sample: bytes, lines: int, scope: str, graph: tuple[bool, bool], patches: Callable[[], str]
+             ) -> str | None:
+    """The shape of a ``git log --oneline`` (``graph``: whether its graph was taken off, and whether it holds
+    patches, ``-p``, told by ``patches()``), else ``None``: its first :data:`_ONELINE_LINES` lines not blank (a
+    graph's own lines are, taken off; with patches, the lines of the graph's commits) all a commit's, their hashes
+    distinct, of one length give or take :data:`_HASH_SPREAD`, half of them holding a letter and half a digit (a
+    hash is random: a word of hex letters, ``deadbeef``, or a number is none)."""
+    graphed, patched = graph
+    if not graphed and _ONELINE_RE.match(b"\n" + sample[:128]) is None:  # (its first line: most text stops here)
         return None
     pieces = sample[: 1024 * _ONELINE_LINES].split(b"\n")
     if len(sample) > 1024 * _ONELINE_LINES or not pieces[-1]:
         pieces.pop()  # (cut, or after the last newline)
-    firsts = [line for line in pieces if line.strip() or not graph][:_ONELINE_LINES]
-    found = [_ONELINE_RE.match(b"\n" + line) for line in firsts]
+    firsts = [line for line in pieces if (line.strip() or not graphed) and not (patched and line[:1] in _PATCH_LEADS)]
+    found = [_ONELINE_RE.match(b"\n" + line) for line in firsts[:_ONELINE_LINES]]
     if len(found) < 2 or not all(found) or not all(match[2][:1].strip() for match in found):
         return None
     hashes = [match[1] for match in found]
     spread = max(map(len, hashes)) - min(map(len, hashes))
-    if spread > _HASH_SPREAD or 2 * sum(1 for h in hashes if h.strip(b"0123456789")) < len(hashes):
+    if spread > _HASH_SPREAD or len(set(hashes)) < len(hashes) or 2 * sum(1 for h in hashes if h.strip(
+            b"0123456789")) < len(hashes) or 2 * sum(1 for h in hashes if h.strip(b"abcdef")) < len(hashes):
         return None
     text = b"\n" + sample
     commits = Parts(_ONELINE_RE, text)
-    name = f"{GIT_LOG_SHAPE} --oneline" + (" --graph" if graph else "")
+    said = patches() if patched else ""
+    name = f"{GIT_LOG_SHAPE} --oneline" + (" -p" if said else "") + (" --graph" if graphed else "")
     items = (f"{short.decode()} {short_name(_undecorated(subject), _SUBJECT_CHARS)} (line {line:,})"
              for line, (short, subject)
              in numbered(text, ((found.start(), (found[1], found[2].decode("utf-8", "replace").strip()))
                                 for found in _ONELINE_RE.finditer(text))))
-    return listed_within(f"{name}, {plural(lines, 'line')}, {plural(len(commits), 'commit')}{scope}: ", items,
+    return listed_within(f"{name}, {plural(lines, 'line')}, {plural(len(commits), 'commit')}{said}{scope}: ",
+                         items,
                          "; line=N reads from a commit", len(commits))
 
 

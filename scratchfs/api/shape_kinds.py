@@ -28,7 +28,7 @@ from scratchfs.api.shape_testrun import runner_shape
 from scratchfs.api.shape_words import clip, plural, shape_limit, within
 from scratchfs.api.shape_yaml import yaml_shape
 
-__all__ = ["KINDS", "coloured_kind", "told_by_lines"]
+__all__ = ["KINDS", "coloured_head", "coloured_kind", "told_by_lines"]
 
 KINDS = (runner_shape, diagnostics_shape, diff_shape, git_log_shape, manual_shape, yaml_shape, markdown_shape,
          listing_shape)
@@ -46,7 +46,8 @@ def told_by_lines(sample: bytes, lines: int, complete: bool, scope: str, size: i
     return None
 
 
-def coloured_kind(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
+def coloured_kind(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None,
+                  plain: bytes | None = b"") -> str | None:
     """The shape of the first kind that tells ``sample`` (terminal output; the arguments as :func:`told_by_lines`
     takes them) with its colours removed, when colour sequences are all the controls it holds
     (:func:`~scratchfs.api.shape_terminal.colours_removed`: ``pytest --color=yes``, ``cargo --color always``,
@@ -54,14 +55,22 @@ def coloured_kind(sample: bytes, lines: int, complete: bool, scope: str, size: i
     where no word is the content's (:func:`~scratchfs.api.shape_terminal.coloured` reads it there):
     ``"coloured (422 escape sequences; view="text" shows it without them): test run (pytest), 104 lines: ..."``.
     Its line numbers are the stored output's (no newline is removed). ``None`` for other terminal output (progress
-    bars, cursor moves, overstrikes) and for coloured text of none of the kinds. Never raises."""
-    plain = colours_removed(sample, complete)
+    bars, cursor moves, overstrikes) and for coloured text of none of the kinds. ``plain``: the sample without its
+    colours when the caller has it (``colours_removed``'s answer, ``None`` too); ``b""``: made here. Never raises."""
+    plain = colours_removed(sample, complete) if plain == b"" else plain
     if plain is None:
         return None
-    escapes = sample.count(b"\x1b[")
-    head = f"coloured ({plural(escapes, 'escape sequence')}{COLOURED}"  # (the words the reads look for at its
-    with within(shape_limit() - len(head)):  # start: shape_terminal.coloured); the kind is written to fit beside
-        rest = told_by_lines(plain, lines, complete, scope, len(plain) if complete else size)  # them, "… N more"
-    if rest is None:  # said (cutting it afterwards lost that)
+    head = coloured_head(sample)  # (the words the reads look for at its start: shape_terminal.coloured); the kind
+    with within(shape_limit() - len(head)):  # is written to fit beside them, "… N more" said (cutting it afterwards
+        rest = told_by_lines(plain, lines, complete, scope, len(plain) if complete else size)  # lost that)
+    if rest is None:
         return None
     return head + clip(rest, shape_limit() - len(head))  # (every kind fits: clip is the guard of one that not)
+
+
+def coloured_head(sample: bytes) -> str:
+    """The words that start the shape of a kind of text told with its colours removed, counting the escape sequences
+    of ``sample`` (its stored bytes): ``"coloured (422 escape sequences; view="text" shows it without them): "``
+    (:data:`~scratchfs.api.shape_terminal.COLOURED`, read back by :func:`~scratchfs.api.shape_terminal.coloured`)."""
+    escapes = sample.count(b"\x1b[")
+    return f"coloured ({plural(escapes, 'escape sequence')}{COLOURED}"

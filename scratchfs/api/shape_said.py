@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from scratchfs.api.shape_terminal import TERMINAL_SHAPE, coloured
+from scratchfs.api.shape_terminal import TERMINAL_SHAPE, coloured, coloured_head_end
 from scratchfs.api.shape_words import kib
 from scratchfs.foundation.text import plural
 
@@ -104,9 +104,10 @@ class PlainSaid(NamedTuple):
 
 
 def plain_said(shape: str | None) -> PlainSaid | None:
-    """What the head of ``shape`` says (:data:`PLAIN_HEAD`), or ``None`` when it is no text's, log's or terminal
-    output's shape. Never raises."""
-    found = PLAIN_HEAD.match(shape or "")
+    """What the head of ``shape`` says (:data:`PLAIN_HEAD`; a coloured log's after the words that say it is
+    coloured), or ``None`` when it is no text's, log's or terminal output's shape. Never raises."""
+    shape = shape or ""
+    found = PLAIN_HEAD.match(shape, coloured_head_end(shape))  # (a coloured log's: after the words saying so)
     if found is None:
         return None
     return PlainSaid(found["odd"] is not None, found["controls"], found["cr"] is not None, found["grep"] is not None)

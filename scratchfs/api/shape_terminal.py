@@ -29,7 +29,8 @@ from operator import eq
 from scratchfs.foundation.text import plural
 
 __all__ = ["COLOURED", "REDRAW_AGREEMENT", "REDRAW_PAIRS", "REDRAW_SAME", "TERMINAL_SHAPE", "coloured",
-           "colours_removed", "controls_said", "cr_ends_lines", "is_terminal", "lone_cr_line_ends", "terminal_controls"]
+           "coloured_head_end", "colours_removed", "controls_said", "cr_ends_lines", "is_terminal", "lone_cr_line_ends",
+           "terminal_controls"]
 
 TERMINAL_SHAPE = "terminal output"
 """How the shape of terminal output starts (content type ``log``): text holding colour or cursor escape sequences
@@ -54,7 +55,12 @@ REDRAW_SAME = 0.4
 """... and share of positions where they hold the very same byte (a redrawn line keeps most of itself: 0.7 to 0.95
 in curl, wget, apt, tqdm and rich output; rows of numbers keep 0 to 0.3)."""
 
-_COLOUR_RE = re.compile(rb"\x1b\[[0-9;:]*[mK]")  # SGR (colours, bold) and erase-in-line (gcc's ESC[K after each)
+_COLOUR_RE = re.compile(rb"\x1b\[[0-9;:]*[mK]|\x1b\]8;[^\x07\x1b\n]{0,4096}(?:\x07|\x1b\\)")
+"""SGR (colours, bold), erase-in-line (gcc's ESC[K after each) and OSC 8 hyperlinks (``ESC]8;;file:///x.py ESC\\``
+around a name, as rich's log handler writes its source file): none moves the cursor or draws a character."""
+_ERASED_RE = re.compile(rb"\n[^\n]*\r\x1b\[[02]?K")
+"""A line up to its last carriage return followed by an erase of the line (``\\r ESC[K``: cargo's and indicatif's
+progress bar, cleared before the next message), searched from a newline (a literal: linear in the sample)."""
 _BARE_CR = re.compile(rb"\r(?!\n)")  # a carriage return that ends no line: a redraw, or a classic Mac line end
 _CR_RUN = re.compile(rb"\r\r+\n?|\r(?!\n)")  # a run of carriage returns other than a CRLF's (with its \n)
 _SEARCHED_BYTES = 64 * 1024  # samples up to this searched for a bare carriage return before any count ...
@@ -93,13 +99,17 @@ def controls_said(escapes: int, overwrites: int, overstrikes: int) -> str:
 
 def colours_removed(sample: bytes, complete: bool = True) -> bytes | None:
     """``sample`` (terminal output: :func:`terminal_controls` found its controls) without its colour sequences when
-    they are all it holds: every ``ESC`` starts an SGR sequence (``ESC[1;31m``, colours and bold) or an erase to the
-    line's end (``ESC[K``, which a line written left to right leaves as it is), and no backspace overstrike nor bare
-    carriage return redraws anything; else ``None``. The text is what ``view="text"`` shows, every line where it
-    stood (no newline is removed: a line number in it is the stored output's). Not ``complete`` (the sample is a
+    they are all it holds: every ``ESC`` starts an SGR sequence (``ESC[1;31m``, colours and bold), an erase to the
+    line's end (``ESC[K``, which a line written left to right leaves as it is) or an OSC 8 hyperlink (its text
+    stays), and no backspace overstrike nor bare carriage return redraws anything but one that erases the line
+    after it (``\\r ESC[K``: a progress bar cleared before the next message, cargo's; the text after the last is
+    the line); else ``None``. The text is what ``view="text"`` shows, every line where it stood (no newline is
+    removed: a line number in it is the stored output's). Not ``complete`` (the sample is a
     content's start): its whole lines only, so that an escape cut by the sample's end is none. Never raises."""
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]
+    if b"\r\x1b[" in sample:  # (a line erased and written again: what stood before is gone)
+        sample = _ERASED_RE.sub(b"\n", b"\n" + sample)[1:]
     if b"\b" in sample or (b"\r" in sample and _bare_crs(sample)):
         return None
     plain = _COLOUR_RE.sub(b"", sample)
@@ -117,6 +127,13 @@ def coloured(shape: str | None) -> bool:
     the words that say so (:data:`COLOURED`, before any of the content's), and escape sequences stand between the
     characters its ``view="text"`` shows. Never raises."""
     return shape is not None and _COLOURED_HEAD.match(shape) is not None
+
+
+def coloured_head_end(shape: str) -> int:
+    """Where the words that say ``shape`` is coloured (:func:`coloured`) end, before the kind's own shape; 0 when
+    it has none. Never raises."""
+    found = _COLOURED_HEAD.match(shape)
+    return 0 if found is None else found.end()
 
 
 def lone_cr_line_ends(sample: bytes) -> int:

@@ -59,6 +59,7 @@ _STATUS = re.compile(r"[|/]+")  # dpkg -l's first name, "||/", over its status c
 _MASK = bytes([1] * 32 + [0] + [1] * 223)  # a space is blank, any other byte a character
 _WORDY = re.compile(r"[^\W\d_]{3}")  # a name starting with a digit holds a word (1K-blocks; 4.0K is a size)
 _LINE_NUMBER = re.compile(r":\d+[:-]")  # grep's path:line: (a header names no line)
+_GLUED = re.compile(r"[a-z]([A-Z][a-z]+)(?= |$)")  # a capitalised name glued to the end of the one before
 
 
 def is_blank(line: str) -> bool:
@@ -138,19 +139,45 @@ def _occupied(lines: list[str], width: int) -> bytes:
     return (twice if len(lines) >= _TOLERANT_ROWS else taken).to_bytes(width, "big")
 
 
+def _glued(header: str, spans: list[tuple[int, int]], rows: list[str]) -> list[tuple[int, int]]:
+    """``spans`` with the last name parted where a capitalised name is glued to it (``ss -p``'s ``Peer
+    Address:PortProcess``: the peer's column is as wide as its name, and ``Process`` follows with no space) when
+    the rows write under that second name, after a gutter -- no row has a character just before it -- as under a
+    column of its own (a name in camel case, ``NodeName``, has its values under both parts, or none past them)."""
+    start, end = spans[-1] if spans else (0, 0)
+    glued = _GLUED.search(header, start, end)
+    if glued is None or not any(len(row) > glued.start(1) for row in rows):
+        return spans
+    at = glued.start(1)
+    return spans if _occupied(rows, at)[at - 1] else [*spans[:-1], (start, at), (at, end)]
+
+
+def _joined(header: str, before: tuple[int, int], name: tuple[int, int], taken: bytes) -> bool:
+    """Whether ``name`` continues the name ``before`` it though a gutter parts them: one space between, nothing of
+    any row under ``before``, and ``name`` an address with its port (``ss -p``'s ``Peer Address:Port``, whose
+    right-aligned values start past ``Peer``)."""
+    return name[0] == before[1] + 1 and 1 not in taken[before[0] : name[0]] and ":" in header[name[0] : name[1]] \
+        and header[before[0]].isupper() and header[name[0]].isupper()
+
+
 def _columns(header: str, rows: list[str]) -> tuple[list[str], list[int], list[tuple[int, int]]] | None:
     """The names, starts and names' spans in the header (``(0, 0)`` for a first column with no name) of the
     columns, or ``None`` when the header's names have no gutters between them. A last name that no row reaches is
     a column of its own, empty in those rows, even where the cells before it run up to it (``ss -tan``'s
-    ``Process``, right after the longest ``Peer Address:Port``): it starts at its name."""
-    spans = _names(header)
+    ``Process``, right after the longest ``Peer Address:Port``): it starts at its name; so is one that the rows
+    reaching it write after a blank (``ss -tupna``'s processes, beside peers that run up to it)."""
+    spans = _glued(header, _names(header), rows)
     if not 2 <= len(spans) <= _MAX_NAMES:
         return None
     taken = _occupied(rows, spans[-1][0])
-    unreached = max(map(len, rows)) <= spans[-1][0]  # (no row reaches the last name: ss -tan's empty Process)
+    last = spans[-1][0]  # (no row reaches the last name, ss -tan's empty Process; or every row that does leaves the
+    unreached = all(len(row) <= last or row[last - 1] == " " for row in rows)  # place before it blank: ss -tupna's)
     merged = [spans[0]]
     for at, (start, end) in enumerate(spans[1:], 2):  # (a name with no gutter before it continues the one before)
-        if 0 not in taken[merged[-1][1] : start] and not (at == len(spans) and unreached):
+        if start == merged[-1][1]:  # (a name glued to the one before: a column of its own, _glued)
+            merged.append((start, end))
+        elif (0 not in taken[merged[-1][1] : start] and not (at == len(spans) and unreached)) or _joined(
+                header, merged[-1], (start, end), taken):
             if header[start].islower() or header[merged[-1][0]].islower():
                 return None  # (names of several words are capitalised: CONTAINER ID; words of text are not)
             merged[-1] = (merged[-1][0], end)
