@@ -179,7 +179,8 @@ _READ_HANDLE = ToolSpec(
                          "description": "Range, lines, search: latin-1/cp1252 shows each byte as one character; "
                                         "`match`/`pattern` are written in it."},
             "cursor": {"type": "string", "minLength": 1, "maxLength": MAX_CURSOR_CHARS,
-                       "description": "Structure: where the page starts (from next_call, or given alone)."},
+                       "description": "Structure: where the page starts, from next_call (never alone: with the "
+                                      "read's arguments)."},
             "budget": _BUDGET,
         },
         "required": ["handle"],
@@ -243,7 +244,8 @@ _SCRATCH_LIST = ToolSpec(
             "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIST_ENTRIES, "default": MAX_LIST_ENTRIES,
                       "description": "Most entries in this page."},
             "cursor": {"type": "string", "maxLength": MAX_CURSOR_CHARS,
-                       "description": "Where the page starts (from next_call, or given alone as next_cursor)."},
+                       "description": "Where the page starts (from next_call or next_cursor; with the same "
+                                      "prefix)."},
             "budget": _BUDGET,
         },
         "additionalProperties": False,
