@@ -43,3 +43,26 @@ def test_a_cursor_goes_with_the_read_it_continues(scratch_scope):
         tools.call("scratch_list", {"cursor": cursor})
     rest = tools.call("scratch_list", {"prefix": "plan/", "cursor": cursor})
     assert [e["key"] for e in rest["entries"]] == ["plan/c"]
+
+
+def test_columns_take_numbers_under_a_header_and_a_window_names_only_what_is_not_its_own(scratch_scope):
+    """columns= said "numbers from 0 if \\"no header\\"": over `ps ... | tr -s ' ' ','` (a header naming COMMAND
+    twice) the model, told by a slurp note that rows key the second COMMAND as 'COMMAND_2', passed that name (refused,
+    the reply listing names only) instead of its number, which works under a header too. And a search window was said
+    to carry match_offset/match_length "where the match is not the whole window": a window with match_offset and no
+    match_length left the match's length unsaid; it is omitted where the match ends the window, as the words now say."""
+    columns = TOOL_SPECS["read_handle"].input_schema["properties"]["columns"]["description"]
+    assert "if \"no header\"" not in columns and "numbers from 0" in columns
+    tools = ScratchTools(scratch_scope)
+    data = b"PID,USER,RSS,COMMAND,COMMAND\n" + b"".join(b"%d,root,%d,sh,/bin/sh\n" % (i, 10 * i) for i in range(1, 40))
+    handle = scratch_scope.spill(data).handle
+    page = tools.call("read_handle", {"handle": handle, "row": 1, "rows": 2, "columns": [0, "RSS", 4]})
+    assert page["header"] == ["PID", "RSS", "COMMAND"]
+    assert page["rows"] == [["1", "10", "/bin/sh"], ["2", "20", "/bin/sh"]]
+    description = TOOL_SPECS["read_handle"].description
+    assert "`match_offset`/`match_length` where the match does not start/end the window" in description
+    text = scratch_scope.spill(b"/usr/bin/zstd\n" * 900).handle
+    window = tools.call("read_handle", {"handle": text, "match": "zstd", "context": "line", "max_matches": 1}
+                        )["windows"][0]
+    assert window["match_offset"] == window["offset"] + 9 and "match_length" not in window  # ends the window
+    assert window["data"][window["match_offset"] - window["offset"]:] == "zstd"
