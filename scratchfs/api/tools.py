@@ -94,8 +94,8 @@ _READ_HANDLE = ToolSpec(
     "- Search (usually best first): `match` (exact text) or `pattern` (regular expression), over the stored bytes, "
     "text as UTF-8: `.` is one byte, so write `caf(é|e)`, not `caf.`; in content that is not UTF-8 (its shape "
     "counts bytes not UTF-8) pass `encoding` or write a byte as `\\xe9`. Windows {line, offset, length, data} "
-    "around each match, `cut` if cut short, `match_offset`/`match_length` where the match is not the whole window, "
-    "`matches` [{offset, length, line}] when it holds several.\n"
+    "around each match, `cut` if cut short, `match_offset`/`match_length` where the match does not start/end the "
+    "window, `matches` [{offset, length, line}] when it holds several.\n"
     "- Lines: `line`, `lines`. Range: `offset`, `length`. `end` bounds a search, line or range read.\n"
     "- Structure (the stub's shape and note say which fits): `jq`, `record`/`records`, `row`/`rows`/`columns`, "
     "`slurp`, `view`, `select`. A page holds as many items as fit; its `first` is the number of its first item "
@@ -161,8 +161,7 @@ _READ_HANDLE = ToolSpec(
             "rows": {"type": "integer", "minimum": 1, "maximum": 10_000, "description": "Most rows a page."},
             "columns": {"type": "array", "items": {"type": ["string", "integer"], "maxLength": MAX_COLUMN_CHARS},
                         "minItems": 1, "maxItems": MAX_COLUMNS,
-                        "description": "Only these columns (names, or numbers from 0 if \"no header\"); null where "
-                                       "a row is shorter."},
+                        "description": "Only these columns (names or numbers from 0); null where a row is shorter."},
             "view": {"type": "string", "enum": ["text", "members"],
                      "description": "\"members\": a tar's or zip's members, {name, offset, length, read} "
                                     "(`compressed`: a zip member to extract). \"text\": an HTML page's readable "
@@ -179,7 +178,8 @@ _READ_HANDLE = ToolSpec(
                          "description": "Range, lines, search: latin-1/cp1252 shows each byte as one character; "
                                         "`match`/`pattern` are written in it."},
             "cursor": {"type": "string", "minLength": 1, "maxLength": MAX_CURSOR_CHARS,
-                       "description": "Structure: where the page starts (from next_call, or given alone)."},
+                       "description": "Structure: where the page starts, from next_call (never alone: with the "
+                                      "read's arguments)."},
             "budget": _BUDGET,
         },
         "required": ["handle"],
@@ -243,7 +243,8 @@ _SCRATCH_LIST = ToolSpec(
             "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIST_ENTRIES, "default": MAX_LIST_ENTRIES,
                       "description": "Most entries in this page."},
             "cursor": {"type": "string", "maxLength": MAX_CURSOR_CHARS,
-                       "description": "Where the page starts (from next_call, or given alone as next_cursor)."},
+                       "description": "Where the page starts (from next_call or next_cursor; with the same "
+                                      "prefix)."},
             "budget": _BUDGET,
         },
         "additionalProperties": False,
