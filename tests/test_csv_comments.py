@@ -163,3 +163,21 @@ def test_comment_lines_after_a_byte_order_mark_are_passed_over_by_the_reads_as_b
         assert all_rows(ScratchTools(scope), stub.handle) == (expected[0], expected[1:])
         slurped = ScratchTools(scope).read_handle(handle=stub.handle, jq="[length, .[0].IBM]", slurp=True)
         assert slurped["results"] == [[30, 181]]
+
+
+def test_a_table_with_no_header_after_comments_says_where_its_rows_start(tmp_path):
+    """tzdata's ``iso3166.tab`` (comments, then ``AD<TAB>Andorra`` rows with no header line) was told "no header,
+    249 rows; the header is line 31" (helper modeltrial): a shape that contradicts itself. It now says where the rows
+    start, and row=1 is that line."""
+    comments = ["# ISO 3166 alpha-2 country codes", "#", "# This file is in the public domain.", "#country-",
+                "#code\tname of country, territory, area, or subdivision"]
+    rows = [f"{a}{b}\t{'Land ' * (1 + (ord(a) + ord(b)) % 3)}{a}{b}".rstrip() for a in "ABCDEFG" for b in "ADEGIL"]
+    data = ("\n".join(comments + rows) + "\n").encode()
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        stub = scope.spill(data, source_tool="cat")
+        assert stub.content_type == "csv" and "no header" in stub.shape, stub.shape
+        assert "42 rows; the rows start at line 6, after 5 comment lines" in stub.shape, stub.shape
+        assert "the header is" not in stub.shape
+        header, got = all_rows(ScratchTools(scope), stub.handle)
+        assert header is None and got == [row.split("\t") for row in rows]

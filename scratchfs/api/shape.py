@@ -485,7 +485,7 @@ def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, l
                  else f"~{plural(estimate - headed, 'row')} (estimated from the sample)")
     ragged = ragged_said(table, bool(named) + comments, headed, complete and len(sample_lines) >= lines)
     kind = table_kind(delimiter, named, width, headed) + (f" ({columns})" if headed else "")
-    return Shape("csv", clip(f"{kind}, {count}{comments_said(comments)}{ragged}"))
+    return Shape("csv", clip(f"{kind}, {count}{comments_said(comments, headed)}{ragged}"))
 
 
 def _lstrip_blanks(text: str) -> str:

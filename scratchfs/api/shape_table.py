@@ -317,9 +317,11 @@ def comment_cut(text: str) -> tuple[int, int]:
     return leading_comments(text[:HEAD_CHARS])
 
 
-def comments_said(comments: int) -> str:
-    """What a table's shape says of the comment lines before its header (``""``: none)."""
-    return (f"; the header is line {comments + 1:,}, after {plural(comments, 'comment line')} (line=1, "
+def comments_said(comments: int, headed: bool = True) -> str:
+    """What a table's shape says of the comment lines before its header -- or, ``headed`` false, before its first
+    row (``"; the rows start at line 31, after 30 comment lines ..."``) -- ``""``: none."""
+    first = "the header is" if headed else "the rows start at"
+    return (f"; {first} line {comments + 1:,}, after {plural(comments, 'comment line')} (line=1, "
             f"lines={comments} reads them)") if comments else ""
 
 
