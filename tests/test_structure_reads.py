@@ -740,12 +740,21 @@ def test_a_column_named_twice_in_the_header_is_named_by_number(scratch_scope):
     tools = ScratchTools(scratch_scope)
     with pytest.raises(InvalidArgument, match=r'column "name" is in the header 2 times \(column numbers 0, 2, '
                                               r"counting from 0\): name the ones needed by number, e.g. "
-                                              r"columns=\[0, 2\]"):
+                                              r"columns=\[0, 2\], or by the keys slurp=true gives them "
+                                              r"\(name, name_2\)"):
         tools.call("read_handle", {"handle": handle, "row": 1, "rows": 3, "columns": ["name", "month"]})
     rows = list(csv.reader(io.StringIO(data.decode())))
     page = tools.call("read_handle", {"handle": handle, "row": 1, "rows": 3, "columns": [0, 2, "month"]})
     assert [list(r.values()) if isinstance(r, dict) else r for r in page["rows"]] == \
         [[r[0], r[2], r[4]] for r in rows[1:4]], page["rows"]
+    # the keys a slurp read gives the repeated names (name, name_2: helper modeltrial, told name_2 by the slurp
+    # note and refused it by columns=) pick the same columns as their numbers
+    slurped = tools.call("read_handle", {"handle": handle, "jq": ".[0] | keys_unsorted", "slurp": True})
+    keys = slurped["results"][0] if "results" in slurped else slurped["result"]
+    assert keys[:4] == ["name", "version", "name_2", "version_2"], slurped
+    by_key = tools.call("read_handle", {"handle": handle, "row": 1, "rows": 3, "columns": ["name_2", "version_2"]})
+    by_number = tools.call("read_handle", {"handle": handle, "row": 1, "rows": 3, "columns": [2, 3]})
+    assert by_key["rows"] == by_number["rows"] and by_key["rows"], by_key
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -47,6 +47,7 @@ from scratchfs.engine.structure.aligned import Layout
 from scratchfs.engine.structure.jsondoc import jq_page
 from scratchfs.engine.structure.jsonl import records_page
 from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPage, read_whole
+from scratchfs.engine.structure.row_keys import EXTRA_CELLS, row_keys
 from scratchfs.engine.structure.table import UNSPLIT_KEY, iter_rows
 from scratchfs.foundation import limits
 from scratchfs.foundation.errors import BadRecord, InvalidArgument, StructureTimeout
@@ -60,8 +61,6 @@ MAX_ARRAY_BYTES = 2 * MAX_SLURP_BYTES
 """Largest JSON array text (bytes) a slurp read of a table builds for jq; a table whose rows make a larger one (its
 rows are objects repeating the header's names: 16 MiB of short cells under long names made 1,654 MiB) is refused
 with InvalidArgument. JSON lines' array is their records' text: it stays under :data:`MAX_SLURP_BYTES`."""
-EXTRA_CELLS = "_extra"
-"""The key under which a row's cells past the header's columns are listed (a row longer than its header)."""
 MAX_EXACT_INTEGER = 2**53
 """Largest magnitude of an integer cell read as a number (jq's doubles hold every integer up to it exactly)."""
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
@@ -412,29 +411,6 @@ def _put(chunk: list[Any], parts: list[bytes], size: int, count: int) -> int:
             "of its rows instead (row=1, rows=10000, columns= the ones needed)")
     parts.append(text)
     return len(text) + 1
-
-
-def row_keys(header: list[str]) -> tuple[list[str], str]:
-    """``(the keys of a row's cells, the key of its cells past the header)`` for a table's ``header``: each name
-    its own key, except that the n-th column of a repeated name is keyed ``name_n`` (``id``, ``name``, ``id_2``: a
-    join's ``SELECT *``), and the cells past the header are under :data:`EXTRA_CELLS`, or ``_extra_2`` (...) when
-    the header has a column of that name -- so no cell is keyed as another and lost. A key the header already has
-    is passed over (``_3`` when ``id_2`` is a column of its own)."""
-    taken = set(header)
-    seen: dict[str, int] = {}
-    keys: list[str] = []
-    for name in header:
-        n = seen[name] = seen.get(name, 0) + 1
-        key = name
-        while n > 1 and key in taken:
-            key, n = f"{name}_{n}", n + 1
-        taken.add(key)
-        keys.append(key)
-    extra, n = EXTRA_CELLS, 1
-    while extra in taken:
-        n += 1
-        extra = f"{EXTRA_CELLS}_{n}"
-    return keys, extra
 
 
 def _keys_note(source: ContentSource, layout: Layout | None) -> str | None:

@@ -44,6 +44,7 @@ from scratchfs.engine.structure.paging import (
     iter_lines,
     json_bytes,
 )
+from scratchfs.engine.structure.row_keys import row_keys
 from scratchfs.engine.structure.row_lines import LINE_END, iter_row_lines, line_end_after, row_line_start
 from scratchfs.engine.structure.table_start import (
     COMMENT_HEAD_CHARS,
@@ -228,12 +229,16 @@ def _select(header: list[str], columns: object, headed: bool = True) -> list[int
                                   f"{str(column)[:60]!r} is a {type(column).__name__}")
         if isinstance(column, int) and 0 <= column < len(header):
             picked.append(column)
+        elif isinstance(column, str) and column not in header and column in (keys := row_keys(header)[0]):
+            picked.append(keys.index(column))  # (a repeated name's key in a slurp read's rows: COMMAND_2)
         elif isinstance(column, str) and column in header:
             at = [i for i, name in enumerate(header) if name == column]
             if len(at) > 1:  # (the first alone would hide the others: a join's SELECT * repeats names)
+                keyed = ", ".join(row_keys(header)[0][i] for i in at[:3])
                 raise InvalidArgument(f"column {json.dumps(column[:60], ensure_ascii=False)} is in the header "
                                       f"{len(at)} times (column numbers {', '.join(map(str, at[:10]))}, counting "
-                                      f"from 0): name the ones needed by number, e.g. columns={at[:10]}")
+                                      f"from 0): name the ones needed by number, e.g. columns={at[:10]}, or by the "
+                                      f"keys slurp=true gives them ({keyed})")
             picked.append(at[0])
         else:
             names = json.dumps(header[:20], ensure_ascii=False)  # quoted and escaped, as the header is given
