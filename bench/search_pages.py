@@ -31,7 +31,7 @@ def main() -> None:
             reply = tools.call("read_handle", args)
             sizes.append(len(json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode()))
             found += [m["offset"] for w in reply["windows"] for m in window_hits(w)]
-            if not reply["more"]:
+            if reply["next_call"] is None:
                 break
             args = {**args, "offset": reply["next_offset"]}
     assert found == [m.start() for m in re.finditer(b"rustdoc", data)]

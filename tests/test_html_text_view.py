@@ -182,7 +182,7 @@ def test_match_in_the_text_view_gives_view_offsets_and_goes_on_in_the_view(tools
     while call:  # following next_call finds every match of the view once, in order
         reply = tools.call("read_handle", call)
         found += [m["offset"] for w in reply["windows"] for m in window_hits(w)]
-        call = reply["more"] and {**call, "offset": reply["next_offset"]}
+        call = reply.get("more") and {**call, "offset": reply["next_offset"]}
     assert found == expected and len(expected) == 2
     text = tools.call("read_handle", {"handle": handle, "view": "text", "offset": expected[1]})["text"]
     assert text.startswith("include_extras")  # a window's offset opens the view there
@@ -230,11 +230,11 @@ def test_a_search_of_a_long_view_finds_what_find_finds_across_its_frames(tools, 
     while call:
         reply = tools.call("read_handle", call)
         found += [(m["offset"], m["line"]) for w in reply["windows"] for m in window_hits(w)]
-        call = reply["more"] and {**call, "offset": reply["next_offset"]}
+        call = reply.get("more") and {**call, "offset": reply["next_offset"]}
     assert found == expected and len(found) == 310
     empty = _spill(scratch_scope, b"<html><body></body></html>")
     reply = tools.call("read_handle", {"handle": empty, "view": "text", "match": "x"})
-    assert (reply["size"], reply["windows"], reply["more"]) == (0, [], False)
+    assert (reply["size"], reply["windows"], reply["next_call"]) == (0, [], None) and "more" not in reply
 
 
 def test_a_definition_lists_terms_and_descriptions_are_lines_of_their_own(tools, scratch_scope):

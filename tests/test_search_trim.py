@@ -43,7 +43,7 @@ def _pages(tools: ScratchTools, args: dict) -> list[dict]:
     for _ in range(10_000):
         reply = tools.call("read_handle", args)
         pages.append(reply)
-        if not reply["more"]:
+        if not reply.get("more"):
             return pages
         args = {**args, "before": reply["next_before"]} if "before" in args else {**args,
                                                                                   "offset": reply["next_offset"]}

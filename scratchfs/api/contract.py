@@ -19,10 +19,11 @@ byte range (or a search window) of binary content that is text (a tar member of 
   1, as ``tail -n`` does, and adds a ``note`` saying so.
 * by ``match`` / ``pattern``: ``{handle, match (or pattern, ignore_case), size, next_offset, more, remaining,
   next_call, windows: [{line, offset, length, data}]}`` (:mod:`scratchfs.api.search_reply` says each field: merged
-  windows, ``cut``, a reply over budget, ``view="text"``, ``before``).
-* ``scratch_write``: ``{key, size, ttl, expires_at}``; ``scratch_read``: a range read of the value (``key`` for
-  ``handle``, ``next_call`` names ``scratch_read``); ``scratch_list``: ``{prefix, entries: [{key, size, expires_in,
-  preview}], next_call}``; ``scratch_delete``: ``{key, deleted}``.
+  windows, ``cut``, a reply over budget, ``view="text"``, ``before``); ``ignore_case`` only when true, ``more``
+  (true) and ``remaining`` only while matches may follow (a finished search: ``next_offset`` and ``next_call`` null).
+* ``scratch_write``: ``{key, size, ttl, expires_at}`` (whole seconds); ``scratch_read``: a range read of the value
+  (``key`` for ``handle``, ``next_call`` names ``scratch_read``); ``scratch_list``: ``{prefix, entries: [{key, size,
+  expires_in, preview}], next_call}``; ``scratch_delete``: ``{key, deleted}``.
 
 The budget holds the whole reply: the arguments it echoes and ``next_call`` are measured first
 (:class:`~scratchfs.api.fixed.Squeeze`); an echo too long is shortened (``"shortened": {argument: full length}``), a
@@ -215,6 +216,17 @@ def _goes_on_at(place: str, cursor: str) -> dict[str, int]:
     for a cursor with none: the measuring one)."""
     position = cursor_position(cursor)
     return {place: 10 ** 19 if position is None else position}
+
+
+def whole_seconds(seconds: float) -> int:
+    """A time in a reply (``expires_at``, epoch seconds; ``expires_in``, seconds) as a model can use it: whole
+    seconds, an int (``1796454151.3062162`` -> ``1796454151``); the store keeps the exact value."""
+    return round(seconds)
+
+
+def ttl_json(ttl: float) -> int | float:
+    """A ``ttl`` (seconds) as the call gave it: ``3600``, not ``3600.0``; ``1.5`` stays ``1.5``."""
+    return int(ttl) if float(ttl).is_integer() else ttl
 
 
 A_HANDLE_IS_NO_KEY = ("this is a handle of a spilled result, not a scratchpad key: scratch_delete removes only "
@@ -435,7 +447,8 @@ class ScratchTools:
         entry = scope.scratch_write(key, data, ttl=ttl)
         # a checked key is at most MAX_KEY_BYTES of UTF-8 without control characters: with a key of 512 '"' the
         # reply is about 1,100 bytes of JSON (1,096 measured), well under the smallest budget (2,048): nothing to fit
-        return {"key": entry.key, "size": entry.size, "ttl": entry.ttl, "expires_at": entry.expires_at}
+        return {"key": entry.key, "size": entry.size, "ttl": ttl_json(entry.ttl),
+                "expires_at": whole_seconds(entry.expires_at)}
 
     def scratch_read(self, key: str, offset: int = 0, length: int = MAX_READ_BYTES, budget: int | None = None,
                      version: str | None = None) -> dict[str, Any]:
@@ -462,7 +475,7 @@ class ScratchTools:
         limit = check_int(limit, "limit", 1, MAX_LIST_ENTRIES)
         page = scope.scratch_page(prefix, limit=limit, cursor=cursor)
         now = scope.store.now()
-        rows = [{"key": e.key, "size": e.size, "expires_in": round(e.expires_at - now, 3),
+        rows = [{"key": e.key, "size": e.size, "expires_in": whole_seconds(e.expires_at - now),
                  "preview": shown_preview(e.preview, e.content_type == "binary", LIST_PREVIEW_CHARS)}
                 for e in page.entries]
 
@@ -503,6 +516,8 @@ __all__ = [
     "range_reply",
     "structure_reply",
     "to_json",
+    "ttl_json",
+    "whole_seconds",
     "window_hits",
     "window_json",
 ]

@@ -2,7 +2,9 @@
 (:mod:`scratchfs.api.contract` documents the replies; every face builds this one here).
 
 A search reply: ``{handle, match (or pattern, ignore_case), size, next_offset, more, remaining,
-next_call, windows: [{line, offset, length, data}]}``, each fact once: a window of one match adds
+next_call, windows: [{line, offset, length, data}]}`` (``ignore_case`` only when true; ``more``, true, and
+``remaining`` only while matches may follow: a finished one's ``next_offset`` and ``next_call`` are null), each
+fact once: a window of one match adds
 ``match_offset`` / ``match_length`` where they are not the window's own, one of several lists ``matches: [{offset,
 length, line}]`` (:func:`~scratchfs.api.search_reply.window_json`); windows whose context overlaps are merged;
 ``context="line"``: each window is the line holding its matches (:mod:`scratchfs.engine.line_windows`), and one
@@ -304,17 +306,15 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     if found.end is not None and found.before is None and windows and next_offset is not None and not stopped:
         next_offset = _bounded_resume(found, windows[-1], next_offset)
     shown = replace(found, windows=windows, next_offset=next_offset)
-    if found.pattern is not None:
-        what: dict[str, Any] = {"pattern": found.pattern, "ignore_case": found.ignore_case}
-    else:
-        what = {"match": found.needle_text}
-        if found.ignore_case:
-            what["ignore_case"] = True
+    what: dict[str, Any] = {"pattern": found.pattern} if found.pattern is not None else {"match": found.needle_text}
+    what.update({"ignore_case": True} if found.ignore_case else {})  # (false, the default, is not said)
     what.update({"view": found.view} if found.view else {})
     what.update({"encoding": found.encoding} if found.encoding else {})
     what.update({"end": found.end} if found.end is not None else {})  # (the searched bytes' end: a member's)
-    reply = {"handle": found.handle, **what, "size": found.size, "next_offset": shown.next_offset,
-             "more": shown.more, "remaining": shown.remaining, "next_call": shown.next_call,
+    going = {"more": True, "remaining": shown.remaining} if shown.more else {}  # (done: next_offset and next_call
+    # null say it; more false and remaining 0 would only repeat them)
+    reply = {"handle": found.handle, **what, "size": found.size, "next_offset": shown.next_offset, **going,
+             "next_call": shown.next_call,
              "windows": [_drawn_json(found, w, cut, drawn) for w, cut in zip(windows, cuts, strict=True)]}
     if found.before is not None:  # from the end: where the next call ends, not starts
         reply = {("next_before" if k == "next_offset" else k): v for k, v in reply.items()}
@@ -418,8 +418,8 @@ def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
     the content says why (its ``note``: an HTML page's markup, CRLF line ends, another encoding...). Fitted into
     ``budget`` bytes (a long echoed needle shortened, :class:`~scratchfs.api.fixed.Squeeze`)."""
     what: dict[str, Any] = {"pattern": counted.pattern} if counted.pattern is not None else {"match": counted.match}
-    if counted.ignore_case or counted.pattern is not None:
-        what["ignore_case"] = counted.ignore_case
+    if counted.ignore_case:  # (false, the default, is not said)
+        what["ignore_case"] = True
     if counted.encoding:
         what["encoding"] = counted.encoding
     end = counted.bound if counted.next_offset is None else counted.next_offset

@@ -61,10 +61,10 @@ WINDOW = _obj({"line": _INT, "offset": _INT, "length": _INT, "data": _STR},
               {"match_offset": _INT, "match_length": _INT, "encoding": {"enum": ["hexdump", "text"]},
                "cut": {"enum": ["before", "after", "both"]},
                "matches": {"type": "array", "items": _obj({"offset": _INT, "length": _INT, "line": _INT})}})
-SEARCH = _obj({"handle": _STR, "size": _INT, "next_offset": _NULLABLE_INT, "more": {"type": "boolean"},
-               "remaining": _INT, "next_call": {"type": ["string", "null"]},
+SEARCH = _obj({"handle": _STR, "size": _INT, "next_offset": _NULLABLE_INT, "next_call": {"type": ["string", "null"]},
                "windows": {"type": "array", "items": WINDOW}},
-              {"match": _STR, "pattern": _STR, "ignore_case": {"type": "boolean"}})
+              {"match": _STR, "pattern": _STR, "ignore_case": {"const": True}, "more": {"const": True},
+               "remaining": _INT})  # (a finished search says neither more nor remaining: next_offset null says it)
 STRUCTURE = {"type": "object", "required": ["handle"], "description": "A structure read (jq, records, rows, view, "
              "select): see scratchfs.api.contract."}
 SCRATCH_READ = _obj({"key": _STR, **_PIECE}, {"encoding": {"enum": ["hexdump", "text"]}, "replaced": _INT})
