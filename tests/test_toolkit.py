@@ -331,7 +331,8 @@ def test_scratchpad_tools_round_trip(scratch_scope, scratch_clock):
     scratch_clock.advance(61)
     assert [e["key"] for e in tools.call("scratch_list")["entries"]] == ["blob"]
     assert tools.call("scratch_delete", {"key": "blob"}) == {"key": "blob", "deleted": True}
-    assert tools.call("scratch_delete", {"key": "blob"}) == {"key": "blob", "deleted": False}
+    again = tools.call("scratch_delete", {"key": "blob"})  # says why nothing was deleted: deleted already
+    assert again["deleted"] is False and again["note"].startswith("nothing deleted: key 'blob' was deleted at ")
 
 
 def test_large_scratch_values_are_read_in_capped_pieces(scratch_scope):

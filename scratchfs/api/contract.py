@@ -23,7 +23,7 @@ byte range (or a search window) of binary content that is text (a tar member of 
   (true) and ``remaining`` only while matches may follow (a finished search: ``next_offset`` and ``next_call`` null).
 * ``scratch_write``: ``{key, size, ttl, expires_at}`` (whole seconds); ``scratch_read``: a range read of the value
   (``key`` for ``handle``, ``next_call`` names ``scratch_read``); ``scratch_list``: ``{prefix, entries: [{key, size,
-  expires_in, preview}], next_call}``; ``scratch_delete``: ``{key, deleted}``.
+  expires_in, preview}], next_call}``; ``scratch_delete``: ``{key, deleted}``, and a ``note`` when nothing was.
 
 The budget holds the whole reply: the arguments it echoes and ``next_call`` are measured first
 (:class:`~scratchfs.api.fixed.Squeeze`); an echo too long is shortened (``"shortened": {argument: full length}``), a
@@ -46,6 +46,7 @@ from scratchfs.api.counting import count_matches
 from scratchfs.api.encodings import check_encoding, search_form
 from scratchfs.api.fixed import Squeeze, small
 from scratchfs.api.listing import listing_reply
+from scratchfs.api.missing import LOST_KEY
 from scratchfs.api.read_mixes import only_one_read, refuse_mixed
 from scratchfs.api.results import LineSlice, Matches, Slice, render_call
 from scratchfs.api.scope import Scope
@@ -486,12 +487,21 @@ class ScratchTools:
         return listing_reply({"prefix": prefix}, rows, page, call, budget)
 
     def scratch_delete(self, key: str) -> dict[str, Any]:
-        """``scratch_delete``: ``{key, deleted}``, and a ``note`` when a spilled result's handle was given as the key
-        (nothing deleted: spilled results are not the model's to delete; they expire)."""
-        deleted = self.scope.scratch_delete(key)  # checks the key: 1,049 bytes of JSON at most (as scratch_write)
-        if not deleted and HANDLE_RE.match(key):
+        """``scratch_delete``: ``{key, deleted}``, and, when nothing was deleted, a ``note`` saying why: a spilled
+        result's handle given as the key (spilled results are not the model's to delete; they expire), else the
+        key's :class:`~scratchfs.foundation.errors.NotFound` (never written, expired or deleted already, the key of
+        this scope likely meant), within the store's reply budget."""
+        scope = self.scope
+        if scope.scratch_delete(key):  # checks the key: 1,049 bytes of JSON at most (as scratch_write)
+            return {"key": key, "deleted": True}
+        if HANDLE_RE.match(key):
             return {"key": key, "deleted": False, "note": A_HANDLE_IS_NO_KEY}
-        return {"key": key, "deleted": deleted}
+        why = scope.store.entries.not_found(scope.run_id, scope.agent_id, "scratch", key, reading=False)
+        reply = {"key": key, "deleted": False, "note": f"nothing deleted: {why}"}  # (never written, expired,
+        # deleted already; or the key of this scope likely meant)
+        if reply_size(reply) > scope.store.settings.reply_budget_bytes:  # (a long key said twice, or its near one)
+            reply["note"] = f"nothing deleted: no live value under this key in this scope{LOST_KEY}"
+        return reply
 
 
 def error_text(exc: BaseException) -> str:

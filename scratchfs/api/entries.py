@@ -23,8 +23,6 @@
 
 from __future__ import annotations
 
-import datetime as _dt
-import difflib
 import threading
 from array import array
 from collections.abc import Callable, Iterable, Iterator
@@ -32,6 +30,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import TypeVar
 
+from scratchfs.api import missing
 from scratchfs.api import shape as shapes
 from scratchfs.api.bounds import offset_past_end
 from scratchfs.api.describe import Description, describe_content, json_start
@@ -51,8 +50,6 @@ from scratchfs.engine.write_behind import WriteBehind
 from scratchfs.foundation import checks, forks
 from scratchfs.foundation.errors import (
     CorruptBlob,
-    Deleted,
-    Expired,
     NotFound,
     QuotaExceeded,
     ScratchError,
@@ -69,11 +66,6 @@ from scratchfs.foundation.text import plural
 
 T = TypeVar("T")
 _COUNT_BYTES = array("I").itemsize  # bytes per frame of an entry's per-frame newline counts
-_LOST_HANDLE = ("; copy the handle whole from the stub that gave it (another run's or agent's is not read here), or "
-                "run the tool that made it again if its result expired over an hour ago")
-_LOST_KEY = "; scratch_list lists the keys of this scope"
-_HANDLES_COMPARED = 2_000  # the live handles of a scope a handle that names nothing is compared with (one page)
-_CLOSE_HANDLE = 0.9  # difflib ratio: 2 of 26 characters changed is 0.92 at worst; random pairs 0.23 (0.46 at most)
 
 
 class _Reading:
@@ -487,64 +479,12 @@ class Entries:
             self._line_tables.put(blob, table)
         return table
 
-    def _handle_meant(self, run_id: str, agent_id: str, handle: str, now: float) -> str | None:
-        """The live handle of this scope that ``handle`` (which names nothing) was likely copied from, a character or
-        two changed, as a model may copy 24 random letters (:data:`_CLOSE_HANDLE`; among its first
-        :data:`_HANDLES_COMPARED`), else ``None`` -- also when the index cannot say."""
-        try:
-            handles = [e.key for e in self.index.list_page(run_id, agent_id, "handle", "", now, None,
-                                                           _HANDLES_COMPARED)]
-        except ScratchError:
-            return None
-        found = difflib.get_close_matches(handle, [h for h in handles if h != handle], n=1, cutoff=_CLOSE_HANDLE)
-        return found[0] if found else None
-
     def not_found(self, run_id: str, agent_id: str, kind: str, key: str, reading: bool = True,
                   lost: bool = False) -> NotFound:
-        """The :class:`NotFound` for a key of this scope: :class:`Expired` or :class:`Deleted` when the index knows
-        what happened within the last hour. A scratchpad key that is the handle of a live spilled result is said to
-        be one, with the ``read_handle`` call that reads it, when ``reading`` (a read, not a delete); one shaped as a
-        handle that names none is said to be neither, naming the handle of this scope it is likely copied from; else
-        it says how to go on (copy the handle whole, or run the tool again; list the keys). ``lost``: its row is
-        live but its blob is gone (removed from outside the store), which is said, with what to do."""
-        what = f"{'handle' if kind == 'handle' else 'key'} {key!r}"
-        again = "run the tool that made it again" if kind == "handle" else "write it again"
-        if lost:  # its row is live, its blob gone: no near key, no hour-old expiry (the next sweep drops the row)
-            return NotFound(f"{what} has lost its stored copy (removed from outside the store); {again} if it is "
-                            "still needed")
-        now = self.now()
-        try:  # reported Expired: gone for good (an index without expire_now leaves it to the sweep)
-            expire_now = getattr(self.index, "expire_now", None)
-            expired = None if expire_now is None else expire_now(run_id, agent_id, kind, key, now)
-        except ScratchError:  # a read-only store, a busy index: the report is still right
-            expired = None
-        if expired is not None:
-            self.blobs.unlink(run_id, agent_id, expired)
-        gone = self.index.gone(run_id, agent_id, kind, key, now)
-        if gone is None:
-            handle = reading and kind != "handle" and checks.HANDLE_RE.match(key) is not None
-            try:  # (an index that cannot say: told as before, a handle)
-                live = handle and self.index.lookup(run_id, agent_id, "handle", key, now) is not None
-            except ScratchError:
-                live = handle
-            hint = (f"; this is the handle of a spilled result, not a scratchpad key: read it with "
-                    f'read_handle(handle="{key}")') if live else ""
-            near = kind == "handle" or (handle and not live)  # (shaped as a handle that names none: one near it)
-            what += " (nor handle)" if handle and not live else ""
-            meant = self._handle_meant(run_id, agent_id, key, now) if near else None
-            hint = f"; did you mean {meant!r}, a handle of this scope one or two characters away?" if meant else \
-                hint or (_LOST_HANDLE if kind == "handle" else "" if checks.HANDLE_RE.match(key) else _LOST_KEY)
-            return NotFound(f"no {what} in this scope (run {run_id!r}, agent {agent_id!r}){hint}")
-        when = f"{_utc(gone.at)} (epoch {gone.at:.3f})"
-        if gone.reason == "expired":
-            return Expired(f"{what} expired at {when}; {again} if it is still needed")
-        if gone.reason.startswith("removed"):  # by fsck --repair or a sweep: its stored copy was broken or gone
-            return Deleted(f"{what} was {gone.reason} at {when}; {again} if it is still needed")
-        return Deleted(f"{what} was {gone.reason} at {when}")
-
-
-def _utc(epoch: float) -> str:
-    return _dt.datetime.fromtimestamp(epoch, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        """The :class:`NotFound` for a key of this scope (:func:`scratchfs.api.missing.not_found`): Expired or
+        Deleted when the index knows it, else naming the handle or key of this scope likely meant, or how to go
+        on; ``lost``: its row is live but its blob is gone (removed from outside the store)."""
+        return missing.not_found(self, run_id, agent_id, kind, key, reading, lost)
 
 
 __all__ = ["Description", "Entries", "OpenEntry", "describe_content", "reading"]

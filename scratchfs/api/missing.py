@@ -1,0 +1,193 @@
+"""What a handle or scratchpad key that names nothing is told (:func:`not_found`): expired or deleted when the index
+knows it (within the last hour), the handle of a spilled result given as a key, and otherwise the live name of the
+same scope it was likely meant for -- a handle a character or two off (a model copying 24 random letters), a key one
+character off for a short key, two for a longer one (``bgi`` for ``big``) -- else how to go on.
+
+A name of another scope is never named: the names compared are those of the caller's scope alone (the index's
+``list_page`` of its run and agent). The cost is bounded: at most :data:`KEYS_COMPARED` keys (one page of the index),
+each compared by a banded edit distance that stops as soon as it exceeds the bound (:func:`within`), after their
+common prefix and suffix are set aside at C speed (10,000 keys of 500 characters sharing a prefix: about 20 ms to
+find the one a character off, under 0.2 s to find that none is near a key unlike them all, on one core)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import difflib
+from typing import Protocol
+
+from scratchfs.engine.protocols import IndexBackend
+from scratchfs.foundation import checks
+from scratchfs.foundation.errors import Deleted, Expired, NotFound, ScratchError
+
+LOST_HANDLE = ("; copy the handle whole from the stub that gave it (another run's or agent's is not read here), or "
+               "run the tool that made it again if its result expired over an hour ago")
+LOST_KEY = "; scratch_list lists the keys of this scope"
+HANDLES_COMPARED = 2_000
+"""The live handles of a scope a handle that names nothing is compared with (one page)."""
+CLOSE_HANDLE = 0.9
+"""difflib ratio: 2 of 26 characters changed is 0.92 at worst; random pairs 0.23 (0.46 at most)."""
+KEYS_COMPARED = 10_000
+"""The live keys of a scope a key that names nothing is compared with (one page, oldest first)."""
+
+
+class _Entries(Protocol):  # what not_found needs of scratchfs.api.entries.Entries
+    index: IndexBackend
+
+    def now(self) -> float: ...
+
+    @property
+    def blobs(self) -> object: ...
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """Length of the common prefix of ``a`` and ``b`` (a binary search of slice comparisons: C speed)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi and a[lo] == b[lo]:  # (most pairs differ at once: no slice made)
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: str, b: str) -> int:
+    """Length of the common suffix of ``a`` and ``b`` (as :func:`_common_prefix`, from their ends)."""
+    lo, hi, la, lb = 0, min(len(a), len(b)), len(a), len(b)
+    while lo < hi and a[la - lo - 1] == b[lb - lo - 1]:
+        mid = (lo + hi + 1) // 2
+        if a[la - mid :] == b[lb - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def within(a: str, b: str, most: int) -> int | None:
+    """The edit distance of ``a`` and ``b`` (insertions, deletions, substitutions and swaps of two neighbours, each
+    one) when it is at most ``most``, else ``None``; a band of at most ``2 * most + 1`` cells a row, stopped at the
+    first row whose every cell exceeds ``most``: time about ``most`` times the length of the part of them that
+    differs, not their product."""
+    if abs(len(a) - len(b)) > most:
+        return None
+    head = _common_prefix(a, b)
+    a, b = a[head:], b[head:]
+    tail = _common_suffix(a, b)
+    a, b = a[: len(a) - tail], b[: len(b) - tail]
+    big = most + 1
+    before: dict[int, int] = {}
+    row = {j: j for j in range(min(len(b), most) + 1)}  # (a band of cells; a cell not kept exceeds most)
+    for i in range(1, len(a) + 1):
+        lo, hi = max(1, i - most), min(len(b), i + most)
+        new = {0: i} if i <= most else {}
+        for j in range(lo, hi + 1):
+            best = min(row.get(j, big) + 1, new.get(j - 1, big) + 1, row.get(j - 1, big) + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                best = min(best, before.get(j - 2, big) + 1)
+            if best <= most:
+                new[j] = best
+        if not new:
+            return None
+        before, row = row, new
+    return row.get(len(b))
+
+
+def key_meant(index: IndexBackend, run_id: str, agent_id: str, key: str, now: float) -> str | None:
+    """The live key of this scope that ``key`` (which names nothing) was likely meant for: the nearest by edit
+    distance, one edit for a key of up to 7 characters, two for a longer one, and a key differing only in case
+    first (ties: the oldest); among its first :data:`KEYS_COMPARED`; else ``None`` -- also when the index cannot
+    say."""
+    try:
+        keys = [e.key for e in index.list_page(run_id, agent_id, "scratch", "", now, None, KEYS_COMPARED)]
+    except ScratchError:
+        return None
+    folded = key.casefold()
+    same = [k for k in keys if k.casefold() == folded and k != key]
+    if same:
+        return same[0]
+    most, found = (1 if len(key) < 8 else 2), None
+    for known in keys:
+        distance = within(key, known, most)
+        if distance is not None and known != key:
+            found, most = known, distance - 1
+            if most < 1:
+                break
+    return found
+
+
+def handle_meant(index: IndexBackend, run_id: str, agent_id: str, handle: str, now: float) -> str | None:
+    """The live handle of this scope that ``handle`` (which names nothing) was likely copied from, a character or two
+    changed, as a model may copy 24 random letters (:data:`CLOSE_HANDLE`; among its first
+    :data:`HANDLES_COMPARED`), else ``None`` -- also when the index cannot say."""
+    try:
+        handles = [e.key for e in index.list_page(run_id, agent_id, "handle", "", now, None, HANDLES_COMPARED)]
+    except ScratchError:
+        return None
+    found = difflib.get_close_matches(handle, [h for h in handles if h != handle], n=1, cutoff=CLOSE_HANDLE)
+    return found[0] if found else None
+
+
+def not_found(entries: _Entries, run_id: str, agent_id: str, kind: str, key: str, reading: bool = True,
+              lost: bool = False) -> NotFound:
+    """The :class:`NotFound` for a key of this scope: :class:`Expired` or :class:`Deleted` when the index knows
+    what happened within the last hour. A scratchpad key that is the handle of a live spilled result is said to
+    be one, with the ``read_handle`` call that reads it, when ``reading`` (a read, not a delete); one shaped as a
+    handle that names none is said to be neither, naming the handle of this scope it is likely copied from; any
+    other key names the key of this scope it was likely meant for (:func:`key_meant`); else it says how to go on
+    (copy the handle whole, or run the tool again; list the keys). ``lost``: its row is live but its blob is gone
+    (removed from outside the store), which is said, with what to do."""
+    what = f"{'handle' if kind == 'handle' else 'key'} {key!r}"
+    again = "run the tool that made it again" if kind == "handle" else "write it again"
+    if lost:  # its row is live, its blob gone: no near key, no hour-old expiry (the next sweep drops the row)
+        return NotFound(f"{what} has lost its stored copy (removed from outside the store); {again} if it is still "
+                        "needed")
+    index, now = entries.index, entries.now()
+    try:  # reported Expired: gone for good (an index without expire_now leaves it to the sweep)
+        expire_now = getattr(index, "expire_now", None)
+        expired = None if expire_now is None else expire_now(run_id, agent_id, kind, key, now)
+    except ScratchError:  # a read-only store, a busy index: the report is still right
+        expired = None
+    if expired is not None:
+        entries.blobs.unlink(run_id, agent_id, expired)  # type: ignore[attr-defined]
+    gone = index.gone(run_id, agent_id, kind, key, now)
+    if gone is None:
+        return NotFound(f"no {what}{_hint(index, run_id, agent_id, kind, key, reading, now)}")
+    when = f"{_utc(gone.at)} (epoch {gone.at:.3f})"
+    if gone.reason == "expired":
+        return Expired(f"{what} expired at {when}; {again} if it is still needed")
+    if gone.reason.startswith("removed"):  # by fsck --repair or a sweep: its stored copy was broken or gone
+        return Deleted(f"{what} was {gone.reason} at {when}; {again} if it is still needed")
+    return Deleted(f"{what} was {gone.reason} at {when}")
+
+
+def _hint(index: IndexBackend, run_id: str, agent_id: str, kind: str, key: str, reading: bool, now: float) -> str:
+    """The rest of a NotFound's message for a name the index knows nothing of: the scope, and what to do."""
+    shaped = checks.HANDLE_RE.match(key) is not None
+    handle = reading and kind != "handle" and shaped
+    try:  # (an index that cannot say: told as before, a handle)
+        live = handle and index.lookup(run_id, agent_id, "handle", key, now) is not None
+    except ScratchError:
+        live = handle
+    scope = f"{' (nor handle)' if handle and not live else ''} in this scope (run {run_id!r}, agent {agent_id!r})"
+    if live:
+        return f"{scope}; this is the handle of a spilled result, not a scratchpad key: read it with " \
+               f'read_handle(handle="{key}")'
+    if kind == "handle" or handle:  # (shaped as a handle that names none: one near it)
+        meant = handle_meant(index, run_id, agent_id, key, now)
+        if meant:
+            return f"{scope}; did you mean {meant!r}, a handle of this scope one or two characters away?"
+        return scope + (LOST_HANDLE if kind == "handle" else "")
+    if shaped:  # (a handle given to a delete: its caller says that spilled results are not deleted so)
+        return scope
+    meant = key_meant(index, run_id, agent_id, key, now)
+    if meant:
+        return f"{scope}; did you mean {meant!r}, a key of this scope? (scratch_list lists them all)"
+    return scope + LOST_KEY
+
+
+def _utc(epoch: float) -> str:
+    return _dt.datetime.fromtimestamp(epoch, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+__all__ = ["CLOSE_HANDLE", "HANDLES_COMPARED", "KEYS_COMPARED", "LOST_HANDLE", "LOST_KEY", "handle_meant",
+           "key_meant", "not_found", "within"]
