@@ -115,12 +115,23 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int
         click.echo("]")
     elif shown == 0:
         _print_page([], 0, False, store, title, run_id is None, single=True)
+    if shown == 0 and start is None and (run_id or agent_id):  # (a mistyped run: not just a table's header)
+        sys.stdout.flush()
+        warn(_none_of(run_id, agent_id))
     if more is not None:
         sys.stdout.flush()
         words = ["ls", *(["--run", run_id] if run_id is not None else []),
                  *(["--agent", agent_id] if agent_id is not None else []), "--limit", str(limit), "--after", more,
                  *(["--json"] if as_json else []), *_root_words(store)]
         warn(f"{_entries(limit)} shown; next: {shell_command(words, store.embedded)}")
+
+
+def _none_of(run_id: str | None, agent_id: str | None) -> str:
+    """The stderr line of ``ls`` and ``stats`` filtered to a run or agent with no live entries, as ``delete-run``
+    and ``delete-agent`` say it (exit code 0: an empty listing is no error)."""
+    if run_id and agent_id:
+        return f"no entries of agent '{agent_id}' in run '{run_id}'"
+    return f"no entries of run '{run_id}'" if run_id else f"no entries of agent '{agent_id}'"
 
 
 def _entries(count: int) -> str:
@@ -163,6 +174,10 @@ def stats_command(store: ScratchStore, run_id: str | None, agent_id: str | None,
             if agent_id is None or row.agent_id == agent_id]
     if as_json:
         echo_json([row.to_dict() for row in rows])
+    if not rows and (run_id or agent_id):  # (a mistyped run: not just a table's header)
+        sys.stdout.flush()
+        warn(_none_of(run_id, agent_id))
+    if as_json:
         return
     from scratchfs.cli.render import show, stats_listing
 

@@ -234,8 +234,12 @@ def _foreign_subresource(headers: dict[str, str]) -> str | None:
 
 
 async def _refuse(scope: Scope, send: Send, status: int, kind: str, message: str) -> None:
+    """The guard's refusal (401, 403, 400), shaped as every error of the app: under ``/api/`` compact JSON
+    ``{"error":{"kind":...,"message":...}}`` as Starlette's ``JSONResponse`` writes it, else ``STATUS KIND: MESSAGE``
+    as text."""
     if scope["path"].startswith("/api/"):
-        body = json.dumps({"error": {"kind": kind, "message": message}}).encode()
+        body = json.dumps({"error": {"kind": kind, "message": message}}, ensure_ascii=False,
+                          separators=(",", ":")).encode()
         ctype = b"application/json"
     else:
         body = f"{status} {kind}: {message}\n".encode()
