@@ -16,6 +16,7 @@ from dataclasses import replace
 from scratchfs.api.results import LineSlice, Slice, render_call
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES
 from scratchfs.foundation.text import plural
 
 __all__ = ["bounded_lines", "bounded_miss", "bounded_range", "check_end", "check_search_end", "line_past_end",
@@ -99,16 +100,13 @@ def tail_line(line: object, end: int | None, line_at: Callable[[int], int]) -> o
     return max(1, last + 1 + line)
 
 
-_TAIL_BYTES = 4096  # the bytes a refusal of an offset past the end offers to read, from the end
-_TAIL_LINES = 50  # the lines it offers, as a stub's note offers the last ones
-
-
 def offset_past_end(key: str, offset: int, size: int, kind: str = "handle", search: str | None = None
                     ) -> InvalidArgument:
     """The refusal of a read from byte ``offset`` past the end of ``key``'s ``size`` bytes (``kind`` ``"handle"``
-    or ``"scratch"``), saying how to go on: offsets run from 0 to the size, and the call that reads its last bytes,
-    e.g. ``offset 999999 is past the end of h_... (70,865 bytes: offsets 0 to 70,865); its last bytes:
-    read_handle(handle="h_...", offset=66769)``. ``search`` (``"search"``, ``"count"``, or ``"view"``: a search of
+    or ``"scratch"``), saying how to go on: offsets run from 0 to the size, and the call that reads its last bytes
+    (:data:`~scratchfs.foundation.limits.DEFAULT_READ_BYTES`, read_handle's default length), e.g. ``offset 999999
+    is past the end of h_... (70,865 bytes: offsets 0 to 70,865); its last bytes: read_handle(handle="h_...",
+    offset=66769)``. ``search`` (``"search"``, ``"count"``, or ``"view"``: a search of
     a text view) makes it a search's: from ``offset=0`` it looks through all of it, and a plain search's
     ``before=<size>`` finds the last matches (a count or a view's search takes no ``before``)."""
     where = f"offset {offset} is past the end of {key} ({plural(size, 'byte')}: offsets 0 to {size:,})"
@@ -116,16 +114,18 @@ def offset_past_end(key: str, offset: int, size: int, kind: str = "handle", sear
         last = f", and with before={size} instead of offset= it finds the last matches" if search == "search" else ""
         return InvalidArgument(f"{where}; the same {'count' if search == 'count' else 'search'} from offset=0 looks "
                                f"through all of it{last}")
-    call = render_call("scratch_read", key=key, offset=max(0, size - _TAIL_BYTES)) if kind == "scratch" else \
-        render_call("read_handle", handle=key, offset=max(0, size - _TAIL_BYTES))
+    tail = max(0, size - DEFAULT_READ_BYTES)  # (a read_handle range read's default length: its call gives none)
+    call = render_call("scratch_read", key=key, offset=tail) if kind == "scratch" else \
+        render_call("read_handle", handle=key, offset=tail)
     return InvalidArgument(f"{where}; its last bytes: {call}")
 
 
 def line_past_end(handle: str, line: int, lines: int) -> InvalidArgument:
     """The refusal of a line read from ``line``, past the last of ``handle``'s ``lines`` lines, naming the call
-    that reads its last lines: ``line 9999 is past the end of h_... (641 lines): line=-1 is its last line;
-    read_handle(handle="h_...", line=-50, lines=50) reads its last 50``."""
-    count = max(1, min(lines, _TAIL_LINES))
+    that reads its last lines (at most :data:`~scratchfs.foundation.limits.DEFAULT_LINES`): ``line 9999 is past
+    the end of h_... (641 lines): line=-1 is its last line; read_handle(handle="h_...", line=-50, lines=50) reads
+    its last 50``."""
+    count = max(1, min(lines, DEFAULT_LINES))
     return InvalidArgument(f"line {line} is past the end of {handle} ({plural(lines, 'line')}): line=-1 is its last "
                            f"line; {render_call('read_handle', handle=handle, line=-count, lines=count)} reads its "
                            f"last {plural(count, 'line')}")
