@@ -26,8 +26,6 @@ log = logging.getLogger(__name__)
 
 STOP_SECONDS = 2.0
 """Seconds the upstream has to exit once its stdin is closed, and again after SIGTERM, before it is killed."""
-LONE_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-"""A surrogate's JSON escape: the SDK's parser refuses a line holding a lone one."""
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 """A surrogate in a Python string parsed from JSON: always a lone one (the parser joins each pair)."""
 ANSWER_HEAD = re.compile(r'\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d{1,30}|"[^"\\]{0,200}")\s*,'
@@ -263,6 +261,5 @@ async def stop(process: Any, write_stream: Any) -> None:
         pass
 
 
-__all__ = ["ANSWER_HEAD", "HANDSHAKE_VERSION", "LONE_SURROGATE", "LONE_SURROGATE_ESCAPE", "MALFORMED", "MALFORMED_MARK",
-           "STOP_SECONDS", "parse_line", "split_lines", "stop", "upstream_stdio", "valid_tools",
-           "without_lone_surrogates"]
+__all__ = ["ANSWER_HEAD", "HANDSHAKE_VERSION", "LONE_SURROGATE", "MALFORMED", "MALFORMED_MARK", "STOP_SECONDS",
+           "parse_line", "split_lines", "stop", "upstream_stdio", "valid_tools", "without_lone_surrogates"]
