@@ -271,9 +271,8 @@ TOOL_SPECS: dict[str, ToolSpec] = {spec.name: spec for spec in (
 def tool_specs(reply_budget_bytes: int = REPLY_BUDGET_BYTES, default_ttl: float = DEFAULT_TTL) -> dict[str, ToolSpec]:
     """The tools, by name, as a server with these settings describes them to the model: its default reply budget
     (bytes) in every ``budget`` schema and tool description, and its default TTL (seconds) in ``scratch_write``'s
-    ``ttl``. The
-    defaults give :data:`TOOL_SPECS` itself; the arguments are checked by the store's settings, not here. Never
-    raises."""
+    ``ttl``. The defaults give :data:`TOOL_SPECS` itself; the arguments are checked by the store's settings, not
+    here. Never raises."""
     if reply_budget_bytes == REPLY_BUDGET_BYTES and default_ttl == DEFAULT_TTL:
         return TOOL_SPECS
     words = {f"({REPLY_BUDGET_BYTES} by default,": f"({reply_budget_bytes} by default,",
