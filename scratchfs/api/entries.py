@@ -342,12 +342,12 @@ class Entries:
     # -- opening --------------------------------------------------------------------------------------------------
 
     def with_entry(self, run_id: str, agent_id: str, kind: str, key: str, attempt: Callable[[Entry, bytes], T]) -> T:
-        """Look up a live entry and return ``attempt(entry, per-frame newline counts)``. If its blob is gone because
-        the entry was replaced meanwhile (an overwrite), look it up again; if it is gone otherwise (removed from
-        outside), it is not found (the next sweep drops the row).
+        """Look up a live entry and return ``attempt(entry, per-frame newline counts)``, again if its blob is gone
+        because the entry was replaced meanwhile (an overwrite); gone otherwise (removed from outside): NotFound.
 
         Raises:
-            NotFound: no live entry (or its blob is gone). StoreClosed: the store is closed.
+            NotFound: no live entry (or its blob is gone). StoreClosed: the store is closed. StorageError: a spill
+            acknowledged whose row waits in the write-behind queue (:meth:`WriteBehind.check_not_queued`).
         """
         self.check_open()
         index = self.index
