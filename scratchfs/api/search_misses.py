@@ -57,7 +57,7 @@ def stored_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, h
         end = check_search_end(asked.end, offset, size)
         with reading(handle):
             found = search(opened.reader, matcher, offset, reach, asked.max_matches, cap, opened.lines.line_of_frame,
-                           sink, end, 0 if end is None else offset)  # (bounded: bytes [offset, end) alone)
+                           sink, end, floor=0 if end is None else offset)  # (bounded: bytes [offset, end) alone)
             result = replace(asked, windows=found.windows, size=size, next_offset=found.next_offset,
                              binary=kind == "binary",
                              stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))

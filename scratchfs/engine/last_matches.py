@@ -183,7 +183,7 @@ def last_matches(reader: SeekableReader, matcher: Matcher, start: int, before: i
     while True:  # the windows of the last ``count``; fewer when the budget holds fewer
         first = spans[-count][0]
         found = search(reader, matcher, first, context, count, budget, line_of_frame, sink_class, end,
-                       0 if end is None else start)  # (bounded: no window shows a byte before start either)
+                       floor=0 if end is None else start)  # (bounded: no window shows a byte before start either)
         taken = sum(len(w.matches) for w in found.windows)
         if taken >= count or count == 1:  # (one match is always shown, cut to the budget by the reply: no loop)
             break
