@@ -225,6 +225,9 @@ class Sink:
         max_matches: most matches taken.
         budget: most the windows together may cost (see :meth:`cost`).
         size: the content's size in bytes (windows are clipped to it).
+
+    ``floor`` (a content offset in bytes; 0 until :func:`search` sets it from its ``floor``): no window starts
+    before it, so a bounded search's windows show the bytes from its offset on alone.
     """
 
     def __init__(self, context: int, max_matches: int, budget: int, size: int) -> None:
