@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scratchfs import ScratchStore
+from scratchfs.api.settings import Settings
 from scratchfs.cli import main
 from scratchfs.foundation import text as sizes
 from scratchfs.foundation.errors import InvalidArgument
@@ -50,4 +51,15 @@ def test_every_face_that_takes_a_size_gives_the_advice(tmp_path, monkeypatch):
     assert result.exit_code == 2 and f"$SCRATCHFS_SEGMENT_ENTRY_BYTES: {advice}" in result.stderr
     with pytest.raises(InvalidArgument) as caught:
         ScratchStore(tmp_path / "c")
-    assert str(caught.value) == f"$SCRATCHFS_SEGMENT_ENTRY_BYTES: {advice}"
+    assert str(caught.value) == f"$SCRATCHFS_SEGMENT_ENTRY_BYTES (segment_entry_bytes): {advice}"
+
+
+def test_a_size_given_as_text_is_the_callers_not_the_variables(tmp_path, monkeypatch):
+    """The API told a bad $SCRATCHFS_SEGMENT_ENTRY_BYTES from a setting given as text by comparing the two (review
+    helper revG): with the variable set to 64KiB, Settings(segment_entry_bytes="64KiB") was refused as the
+    variable's "'64KiB' is not a size". The variable's text is marked by its default; text given is the caller's."""
+    monkeypatch.setenv("SCRATCHFS_SEGMENT_ENTRY_BYTES", "64KiB")
+    with pytest.raises(InvalidArgument) as caught:
+        Settings(segment_entry_bytes="64KiB")
+    assert "SCRATCHFS_SEGMENT_ENTRY_BYTES" not in str(caught.value), caught.value
+    assert Settings().segment_entry_bytes == 65536

@@ -34,7 +34,12 @@ def default_segment_entry_bytes() -> int | str:
     if raw is None:
         return limits.SEGMENT_ENTRY_BYTES
     number = size_bytes(raw.strip())
-    return number if number is not None else raw
+    return number if number is not None else _FromEnvironment(raw)
+
+
+class _FromEnvironment(str):
+    """The text of ``$SCRATCHFS_SEGMENT_ENTRY_BYTES`` that is no size: validation names the variable, not the
+    setting (a ``segment_entry_bytes`` given as text is the caller's own)."""
 
 
 @dataclass(frozen=True)
@@ -137,8 +142,8 @@ def _checked(s: Settings) -> dict[str, Any]:
     """Every field of ``s``, checked and normalised. Raises InvalidArgument naming the first bad one."""
     if not callable(s.clock):
         raise InvalidArgument("clock must be a function returning epoch seconds")
-    if isinstance(s.segment_entry_bytes, str) and s.segment_entry_bytes == os.environ.get(SEGMENTS_ENV):  # (the env)
-        raise InvalidArgument(f"${SEGMENTS_ENV}: {not_a_size(s.segment_entry_bytes)}")
+    if isinstance(s.segment_entry_bytes, _FromEnvironment):  # (the variable's text, set aside by its default)
+        raise InvalidArgument(f"${SEGMENTS_ENV} (segment_entry_bytes): {not_a_size(s.segment_entry_bytes)}")
     modes = s.preview_modes or {}
     if not isinstance(modes, Mapping):
         raise InvalidArgument(f"preview_modes must be a mapping, not {type(modes).__name__}")
