@@ -68,7 +68,9 @@ _GRAPH_COMMIT_RE = re.compile(rb"\n([|/\\_. -]*\*[|/\\_. -]*?)(?:commit [0-9a-f]
 """A commit's line of ``git log --graph`` (``-p`` too), behind the graph's columns up to its ``*`` (group 1): each
 line up to the next commit's stands behind as many columns' characters (git pads them: ``|   diff --git`` under
 ``* | commit``), which :func:`_patch_lines` takes off."""
-_PATCH_LINES = 4000  # the first lines of a -p --graph its patches are told from (a diff's walk: ~1 us a line)
+# The first lines of a -p --graph its patches are told from: a diff's walk reads each in Python (the cost of 512 KiB
+# of one-line commits, bounded: tests/test_text_kinds_cost.py).
+_PATCH_LINES = 4000
 _PATCH_LEADS = b"|/\\_. "  # (a line of a -p --oneline --graph that is no commit's keeps its graph: the patch's lines)
 _ONELINE_RE = re.compile(rb"\n([0-9a-f]{7,40}) ([^\r\n]*)")
 _ONELINE_LINES = 20  # the first lines (not blank) of a --oneline log that all are a commit's
@@ -190,8 +192,7 @@ def _oneline(sample: bytes, lines: int, scope: str, graph: tuple[bool, bool], pa
              in numbered(text, ((found.start(), (found[1], found[2].decode("utf-8", "replace").strip()))
                                 for found in _ONELINE_RE.finditer(text))))
     return listed_within(f"{name}, {plural(lines, 'line')}, {plural(len(commits), 'commit')}{said}{scope}: ",
-                         items,
-                         "; line=N reads from a commit", len(commits))
+                         items, "; line=N reads from a commit", len(commits))
 
 
 def _undecorated(subject: str) -> str:

@@ -88,8 +88,8 @@ def html_shape(sample: bytes, scope: str) -> str:
     """The shape of an HTML page from its first bytes ``sample`` (``scope`` says how much of the page it is, or
     ``""``): its title, how much of it is text (:func:`_text_bytes`: what the text view of the sample takes, within
     3% on the fixtures' pages, ``tests/test_html_text_view.py``), and its first headings, at most
-    :data:`~scratchfs.api.shape_words.MAX_SHAPE_CHARS` characters. Never raises (bytes the page's codec cannot decode
-    read as U+FFFD, as a browser reads them)."""
+    :func:`~scratchfs.api.shape_words.shape_limit` characters (``MAX_SHAPE_CHARS``, less where words go beside it).
+    Never raises (bytes the page's codec cannot decode read as U+FFFD, as a browser reads them)."""
     codec, _ = page_codec(sample)  # the title and headings decoded as the text view decodes the page
     title = _TITLE_RE.search(sample)
     named = _page_text(title.group(1), codec) if title else ""

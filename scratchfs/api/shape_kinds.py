@@ -23,7 +23,7 @@ from scratchfs.api.shape_gitlog import git_log_shape
 from scratchfs.api.shape_listing import listing_shape
 from scratchfs.api.shape_manual import manual_shape
 from scratchfs.api.shape_markdown import markdown_shape
-from scratchfs.api.shape_terminal import COLOURED, colours_removed
+from scratchfs.api.shape_terminal import COLOURED
 from scratchfs.api.shape_testrun import runner_shape
 from scratchfs.api.shape_words import clip, plural, shape_limit, within
 from scratchfs.api.shape_yaml import yaml_shape
@@ -46,8 +46,8 @@ def told_by_lines(sample: bytes, lines: int, complete: bool, scope: str, size: i
     return None
 
 
-def coloured_kind(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None,
-                  plain: bytes | None = b"") -> str | None:
+def coloured_kind(sample: bytes, lines: int, complete: bool, scope: str, size: int | None,
+                  plain: bytes | None) -> str | None:
     """The shape of the first kind that tells ``sample`` (terminal output; the arguments as :func:`told_by_lines`
     takes them) with its colours removed, when colour sequences are all the controls it holds
     (:func:`~scratchfs.api.shape_terminal.colours_removed`: ``pytest --color=yes``, ``cargo --color always``,
@@ -56,8 +56,8 @@ def coloured_kind(sample: bytes, lines: int, complete: bool, scope: str, size: i
     ``"coloured (422 escape sequences; view="text" shows it without them): test run (pytest), 104 lines: ..."``.
     Its line numbers are the stored output's (no newline is removed). ``None`` for other terminal output (progress
     bars, cursor moves, overstrikes) and for coloured text of none of the kinds. ``plain``: the sample without its
-    colours when the caller has it (``colours_removed``'s answer, ``None`` too); ``b""``: made here. Never raises."""
-    plain = colours_removed(sample, complete) if plain == b"" else plain
+    colours, ``colours_removed(sample, complete)`` (which the caller has made: ``None``, other controls too). Never
+    raises."""
     if plain is None:
         return None
     head = coloured_head(sample)  # (the words the reads look for at its start: shape_terminal.coloured); the kind

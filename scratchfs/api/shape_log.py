@@ -19,8 +19,8 @@ lower-case value, ``level=error`` (``ERROR``; ``err`` and log15's ``eror`` too),
 ``level=warn`` (``WARN``), ``level=fatal`` or ``panic`` (``FATAL``), ``level=crit`` (``CRITICAL``); ``lvl=`` as
 ``level=``. An upper-case value (``log/slog``'s ``level=ERROR``) is the word already counted. Each is looked for only
 where the sample holds it (its literal found at C speed first: ``level=``, ``lvl=``, a klog header in the first
-4 KiB). :data:`LOG_STARTS` are the starts of their lines that make a text a log, for
-:func:`scratchfs.api.shape.describe`.
+4 KiB). Their lines' starts make a text a log too (:func:`log_lines`, which :func:`scratchfs.api.shape.describe`
+asks).
 """
 
 from __future__ import annotations
@@ -30,23 +30,23 @@ from collections import Counter
 
 from scratchfs.api.shape_words import short_name
 
-__all__ = ["LOG_LINE_RE", "LOG_STARTS", "PLAIN_LOG_LINE_RE", "log_events", "log_lines"]
+__all__ = ["LOG_LINE_RE", "PLAIN_LOG_LINE_RE", "log_events", "log_lines"]
 
 _KLOG = rb"[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{6} "  # klog's header: level, date, time with microseconds
-LOG_STARTS = rb'|' + _KLOG + rb'|(?:t|ts|time)="?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|(?:level|lvl)="?[A-Za-z]+"? '
-"""The starts of log lines besides a timestamp or an upper-case level (:mod:`scratchfs.api.shape`'s): klog's header
-and logfmt's timestamp or level key (``time="2026-..."``, ``ts=2026-...``, ``level=info ``), each an alternative
-after ``|``; their first characters are ``I``, ``W``, ``E``, ``F``, ``t`` and ``l``."""
+_LOG_STARTS = rb'|' + _KLOG + rb'|(?:t|ts|time)="?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|(?:level|lvl)="?[A-Za-z]+"? '
+"""The starts of log lines besides a timestamp or an upper-case level (``_LOG_LINE``'s first alternatives): klog's
+header and logfmt's timestamp or level key (``time="2026-..."``, ``ts=2026-...``, ``level=info ``), each an
+alternative after ``|``; their first characters are ``I``, ``W``, ``E``, ``F``, ``t`` and ``l``."""
 # Anchored on a literal newline (the text is searched with one prepended), which the engine finds at C speed. The
 # indentation is taken atomically (a lookahead's capture, then the backreference): no alternative starts with a blank,
 # so giving blanks back never matches; every alternative starts with "[", a digit, a capital or klog's and logfmt's
-# first letters (LOG_STARTS), checked once before trying them. A line may stand behind docker compose's prefix
+# first letters (_LOG_STARTS), checked once before trying them. A line may stand behind docker compose's prefix
 # ("web-1  | ") or kubectl's ("[pod/p/c] "): that pattern only where the head holds " | " or "[pod/" (each looked for
 # after its first byte, by memchr: 3 us on 4 KiB of text full of spaces), as trying the prefix at every line costs 3x
 # (32 against 12 us on 4 KiB of log lines: bench/shape_guards.py); without those words it finds what the plain one
 # finds.
 _LOG_LINE = (rb"(?=[\[\dA-Zlt])(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} [ \d]\d "
-             rb"\d{2}:\d{2}|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b" + LOG_STARTS + rb")")
+             rb"\d{2}:\d{2}|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b" + _LOG_STARTS + rb")")
 PLAIN_LOG_LINE_RE = re.compile(rb"\n(?=([ \t]*))\1" + _LOG_LINE)
 """A log line's start (a timestamp, a level, klog's header, logfmt's key), after a newline and any indent."""
 LOG_LINE_RE = re.compile(rb"\n(?=([ \t]*))\1(?:[\w.-]{0,63}[-_]\d{1,4} +\| |\[pod/[\w.-]{1,253}/[\w.-]{1,63}\] )?"

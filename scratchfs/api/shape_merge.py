@@ -280,9 +280,9 @@ _FITS = ((5, 8), (4, 8), (4, 6), (3, 8), (3, 6), (3, 4), (2, 8), (2, 4), (1, 12)
 
 
 def fitted(head: str, value: object) -> str:
-    """``head`` + the deepest description of ``value`` that fits :data:`MAX_SHAPE_CHARS` (an object's outer braces
-    dropped). An object's own keys are all named when any description that names them fits (a description of its
-    first key's value and the next few names, as for a map, only when none does), and such a description of the
+    """``head`` + the deepest description of ``value`` that fits :func:`shape_limit` characters (an object's outer
+    braces dropped). An object's own keys are all named when any description that names them fits (a description of
+    its first key's value and the next few names, as for a map, only when none does), and such a description of the
     object itself drops its ``object(N keys: ...)`` wrapper, which ``head`` says. A description is given up as soon
     as it runs past the room (but the last, shallowest one, clipped)."""
     text = ""

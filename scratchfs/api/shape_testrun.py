@@ -130,14 +130,21 @@ def _name(raw: bytes, chars: int = _NAME_CHARS) -> str:
     return short_name(raw.strip().decode("utf-8", "replace"), chars)
 
 
-def _pytest(text: bytes) -> _Found:
-    result, last = None, text.rfind(b"\n=")
+def _pytest_result(text: bytes) -> tuple[tuple[str, int] | None, bool]:
+    """``((pytest's result, its offset) or None, whether a bar starts its last line that starts with "=")``: the
+    result in the last bar of ``=``, else (``-q``) on the last line."""
+    last = text.rfind(b"\n=")
     bar = _PYTEST_BAR_RE.match(text, last) if last >= 0 else None  # (the result is the last bar of "=")
     if bar is not None and bar[1] == b"=" and _PYTEST_RESULT_RE.fullmatch(bar[2].strip()):
-        result = (_name(bar[2], _RESULT_CHARS), bar.start())
-    elif (found := _PYTEST_LAST_RE.search(text, max(0, len(text) - 1024))) is not None:  # (-q: the last line)
-        result = (_name(found[1], _RESULT_CHARS), found.start())
-    sections = Parts(_PYTEST_BAR_RE, text, 2, end=result[1] if bar is not None and result else None,
+        return (_name(bar[2], _RESULT_CHARS), bar.start()), True
+    if (found := _PYTEST_LAST_RE.search(text, max(0, len(text) - 1024))) is not None:  # (-q: the last line)
+        return (_name(found[1], _RESULT_CHARS), found.start()), bar is not None
+    return None, bar is not None
+
+
+def _pytest(text: bytes) -> _Found:
+    result, barred = _pytest_result(text)  # (a bar: the sections end at the result)
+    sections = Parts(_PYTEST_BAR_RE, text, 2, end=result[1] if barred and result else None,
                      keep=lambda title: title.strip() != b"test session starts")
     bars, summary = Parts(_PYTEST_FAILURE_RE, text), text.rfind(b" short test summary info ")
     listed = Parts(_PYTEST_SUMMARY_RE, text, start=summary) if summary >= 0 else []  # (--tb=line, --tb=no: no bar
@@ -146,7 +153,7 @@ def _pytest(text: bytes) -> _Found:
 
 def _collected(text: bytes) -> _Found:
     """``pytest --collect-only -q``: its count (the last line) and, as its sections, the first test of each file."""
-    result = _pytest(text)[0]
+    result = _pytest_result(text)[0]  # (not _pytest: its sections and failures are none here)
     files, at, last = [], 0, b""
     while at >= 0 and result is not None:  # (node ids with no count at the end: no collection of pytest's told)
         path = text[at + 1 : text.find(b"::", at + 1, at + 4097)]

@@ -41,7 +41,7 @@ def _entry_text(entry: TopEntry) -> str:
 def top_text(top: TopLevel, size: int) -> str:
     """The shape text of a JSON document's top level read by streaming (:func:`~scratchfs.engine.structure.toplevel.
     top_level`) of a content of ``size`` bytes: an object's keys and what each holds, an array's count and its
-    items' keys (or kind), within :data:`~scratchfs.api.shape_words.MAX_SHAPE_CHARS`."""
+    items' keys (or kind), within :func:`~scratchfs.api.shape_words.shape_limit` characters."""
     least = "" if top.complete else "at least "
     scope = "" if top.complete else first_of(top.read_bytes, size)
     if top.kind == "array":

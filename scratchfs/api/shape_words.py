@@ -89,7 +89,7 @@ def clip(text: str, limit: int | None = None) -> str:
 
 def room_for(head: str, tail: str) -> int:
     """Characters a shape of ``head`` and ``tail`` leaves for the parts :func:`listed_within` lists (each with its
-    ``", "``), the count of those left out kept room for."""
+    ``", "``) within :func:`shape_limit`, the count of those left out kept room for; negative when they leave none."""
     return _LIMIT.get() - len(head) - len(tail) - len(", … 99,999 more")
 
 

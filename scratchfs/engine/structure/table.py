@@ -222,19 +222,19 @@ def _select(header: list[str], columns: object, headed: bool = True) -> list[int
     if len(columns) > MAX_COLUMNS or any(isinstance(c, str) and len(c) > MAX_COLUMN_CHARS for c in columns):
         raise InvalidArgument(f"columns are at most {MAX_COLUMNS} names (each at most {MAX_COLUMN_CHARS} characters) "
                               "or numbers")
-    picked = []
+    picked, keys = [], row_keys(header)[0]  # (keys: a slurp read's, a repeated name's numbered: COMMAND_2)
     for column in columns:
         if isinstance(column, bool) or not isinstance(column, (int, str)):  # 1.0 is no column name (nor number)
             raise InvalidArgument(f"columns are column names (text) or 0-based column numbers (integers); "
                                   f"{str(column)[:60]!r} is a {type(column).__name__}")
         if isinstance(column, int) and 0 <= column < len(header):
             picked.append(column)
-        elif isinstance(column, str) and column not in header and column in (keys := row_keys(header)[0]):
-            picked.append(keys.index(column))  # (a repeated name's key in a slurp read's rows: COMMAND_2)
+        elif isinstance(column, str) and column not in header and column in keys:
+            picked.append(keys.index(column))  # (a repeated name's key in a slurp read's rows)
         elif isinstance(column, str) and column in header:
             at = [i for i, name in enumerate(header) if name == column]
             if len(at) > 1:  # (the first alone would hide the others: a join's SELECT * repeats names)
-                keyed = ", ".join(row_keys(header)[0][i] for i in at[:3])
+                keyed = ", ".join(keys[i] for i in at[:3])
                 raise InvalidArgument(f"column {json.dumps(column[:60], ensure_ascii=False)} is in the header "
                                       f"{len(at)} times (column numbers {', '.join(map(str, at[:10]))}, counting "
                                       f"from 0): name the ones needed by number, e.g. columns={at[:10]}, or by the "
