@@ -229,7 +229,7 @@ def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
     store.delete_run(RUN_ID)
     scope = store.scope(RUN_ID, AGENT_ID)
     console.print(f"scratchfs demo: {len(files)} real tool outputs from {shown_name(str(folder))}, store at "
-                  f"{shown_name(str(store.root))}\n", markup=False, highlight=False)
+                  f"{shown_name(str(store.root))}\n", markup=False, highlight=False, soft_wrap=True)  # (paths whole)
 
     table = Table(title="each tool result: returned, reached the context, went to disk")
     for name in ("output", "returned", "to context", "on disk", "saved"):
@@ -263,7 +263,7 @@ def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
     if stubs:
         name, stub = stubs[0]
         console.print(f"\nthe stub that reached the context instead of {name} ({len(stub.encode())} bytes):",
-                      markup=False, highlight=False)
+                      markup=False, highlight=False, soft_wrap=True)
         console.print(stub, markup=False, highlight=False, soft_wrap=True)
 
     note = "plan: 1) read the CSV's header 2) search the grep output for 'class Thread'"

@@ -177,7 +177,7 @@ def test_demo_prints_odd_file_and_folder_names_as_written_on_one_line(tmp_path):
 
     from scratchfs.cli.render import Listing
 
-    folder = tmp_path / "a[" / "]b"
+    folder = tmp_path / ("a[" + "x" * 100) / "]b"  # (a path longer than a line: printed whole, not folded)
     folder.mkdir(parents=True)
     (folder / "[bold]x.log").write_bytes(b"ERROR a line of the log\n" * 2000)
     for name in (b"bad\xff.txt", b"esc\x1b[31m.txt", b"new\nline.txt"):
