@@ -12,6 +12,8 @@ from scratchfs.engine.structure.html_codec import page_codec
 
 __all__ = ["not_utf8_room", "read_as"]
 
+_MARKUP_LOOK = 4096  # bytes looked at for the "<" a page starts with
+_BLANKS = b" \t\r\n\x0b\x0c\xef\xbb\xbf"  # (and a UTF-8 byte order mark's bytes)
 _UTF8_CHARACTER = re.compile("[^\x00-\x7f\ufffd]")  # a character of valid UTF-8 that is not ASCII
 
 
@@ -32,6 +34,8 @@ def not_utf8_room(odd: int, complete: bool, sample: bytes, read_as: str) -> int:
     if not odd:
         return 0
     sampled = 0 if complete else len(sample)
+    room = len(not_utf8_clause(odd, sampled, read_as))
+    if sample[:_MARKUP_LOOK].lstrip(_BLANKS)[:1] != b"<":  # no page (an HTML shape starts at a "<"): no browser's
+        return room  # codec to name, and no decode of the whole sample to find it (review helper revF)
     codec = page_codec(sample)[0]
-    return max(len(not_utf8_clause(odd, sampled, read_as)),
-               len(not_utf8_clause(odd, sampled, browser_decodes_said(codec))) if codec != "utf-8" else 0)
+    return max(room, len(not_utf8_clause(odd, sampled, browser_decodes_said(codec))) if codec != "utf-8" else 0)
