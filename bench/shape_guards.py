@@ -2,10 +2,10 @@
 
     python bench/shape_guards.py [--reps 7]
 
-1. ``shape._LOG_LINE_RE`` (a log line behind docker compose's or kubectl's prefix, or none) against
-   ``shape._PLAIN_LOG_LINE_RE`` (none), ``findall`` over a 4 KiB head of log lines as ``describe`` searches it, and
+1. ``shape_log.LOG_LINE_RE`` (a log line behind docker compose's or kubectl's prefix, or none) against
+   ``shape_log.PLAIN_LOG_LINE_RE`` (none), ``findall`` over a 4 KiB head of log lines as ``describe`` searches it, and
    the ``b" | " in head`` test that picks the first, over 4 KiB of spaces and words (no ``" | "`` in it): the comment
-   over ``_LOG_LINE`` in ``scratchfs/api/shape.py``.
+   over ``_LOG_LINE`` in ``scratchfs/api/shape_log.py``.
 2. ``shape_table.first_row_is_data`` against ``table_start.header_votes`` over the header and rows
    ``aligned.find_table`` finds in four tables aligned by spaces of fixtures/tools (``ps auxww``, ``lsof -n``, ``ss
    -tan``, ``pip list``): ``shape_aligned._data_first``'s docstring.
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from benchlib import FIXTURES
 
-from scratchfs.api import shape, shape_markdown, shape_table
+from scratchfs.api import shape_log, shape_markdown, shape_table
 from scratchfs.engine.structure.aligned import find_table, head_lines
 from scratchfs.engine.structure.table_start import header_votes
 
@@ -49,8 +49,8 @@ def _log_lines(reps: int) -> None:
     lines = [f"2026-12-05 04:{n % 60:02d}:00 INFO app.worker request {n} done in {n % 97} ms" for n in range(200)]
     head = b"\n" + "\n".join(lines).encode()[:4096]
     spaces = b"\n" + b" ".join(b"word%d" % n + b" " * (n % 5) for n in range(1000))[:4096]
-    prefixed = _us(lambda: shape._LOG_LINE_RE.findall(head), reps, 200)
-    plain = _us(lambda: shape._PLAIN_LOG_LINE_RE.findall(head), reps, 200)
+    prefixed = _us(lambda: shape_log.LOG_LINE_RE.findall(head), reps, 200)
+    plain = _us(lambda: shape_log.PLAIN_LOG_LINE_RE.findall(head), reps, 200)
     print(f"1. 4 KiB head of log lines      prefixed pattern {prefixed:6.1f} us   plain pattern {plain:6.1f} us")
     print(f"   4 KiB of spaces and words    b' | ' in it {_us(lambda: b' | ' in spaces, reps, 2000):6.2f} us")
 

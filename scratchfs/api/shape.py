@@ -27,7 +27,7 @@ from scratchfs.api.shape_aligned import aligned_shape
 from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kind, binary_shape
 from scratchfs.api.shape_html import html_shape
 from scratchfs.api.shape_kinds import coloured_head, coloured_kind, told_by_lines
-from scratchfs.api.shape_log import LOG_LINE_RE, PLAIN_LOG_LINE_RE, log_events, log_lines
+from scratchfs.api.shape_log import log_events, log_lines
 from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_merge import MixedItems, fitted, items_template, value_word
 from scratchfs.api.shape_said import browser_decodes_said, not_utf8_clause, plain_head
@@ -94,7 +94,6 @@ _XML_PROLOG_RE = re.compile(rb"(?:\s+|<\?.*?\?>|<!--.*?-->|<!DOCTYPE(?:[^\[>]|\[
 """What may come before an XML document's root element: blanks, the declaration and processing instructions
 (``<?...?>``), comments, a doctype (with its internal subset)."""
 _XML_PROLOG_BYTES = 64 * 1024  # (a prolog longer than this -- a licence in a comment is a few KiB -- names no root)
-_LOG_LINE_RE, _PLAIN_LOG_LINE_RE = LOG_LINE_RE, PLAIN_LOG_LINE_RE  # (shape_log's: a log line's start)
 
 
 @dataclass(frozen=True, slots=True)
