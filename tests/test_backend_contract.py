@@ -177,6 +177,17 @@ def test_a_write_a_delete_of_its_run_overtakes_reads_as_deleted_with_the_run(scr
     assert store.list_entries_for_run("run") == []
 
 
+def _stored_copies_removed(store, clock):
+    """A scope of ``store`` with a spill and a scratchpad key 'k' whose stored copies were removed from outside (their
+    rows still live): ``(scope, the spill's handle)``."""
+    scope = store.scope("run", "agent")
+    handle = scope.spill(os.urandom(100_000), source_tool="t").handle
+    scope.scratch_write("k", os.urandom(100_000))
+    for kind, key in (("handle", handle), ("scratch", "k")):
+        store.blobs.unlink("run", "agent", store.index.lookup("run", "agent", kind, key, clock()).blob)
+    return scope, handle
+
+
 def test_a_read_of_an_entry_whose_stored_copy_is_gone_says_so_not_a_near_key(scratch_store_factory, scratch_clock):
     """An entry whose stored copy was removed from outside (its row still live, until a sweep) read as "no handle
     'h_x' in this scope ...; did you mean 'h_x', a handle of this scope one or two characters away?" -- the very
@@ -184,11 +195,7 @@ def test_a_read_of_an_entry_whose_stored_copy_is_gone_says_so_not_a_near_key(scr
     which listed 'k' (hostile helper's finding). Both now say the stored copy is gone and to make it again, on
     every backend; no near handle is ever the handle itself."""
     store = scratch_store_factory("a")
-    scope = store.scope("run", "agent")
-    handle = scope.spill(os.urandom(100_000), source_tool="t").handle
-    scope.scratch_write("k", os.urandom(100_000))
-    for kind, key in (("handle", handle), ("scratch", "k")):
-        store.blobs.unlink("run", "agent", store.index.lookup("run", "agent", kind, key, scratch_clock()).blob)
+    scope, handle = _stored_copies_removed(store, scratch_clock)
     for read, said in ((lambda: scope.read_handle(handle, 0, 10), f"handle {handle!r} has lost its stored copy "
                         "(removed from outside the store); run the tool that made it again if it is still needed"),
                        (lambda: scope.scratch_read("k"), "key 'k' has lost its stored copy (removed from outside "
@@ -209,11 +216,7 @@ def test_a_read_of_an_entry_whose_broken_row_was_removed_is_told_why(scratch_sto
     from scratchfs.api.inspector import fsck
 
     store = scratch_store_factory("a")
-    scope = store.scope("run", "agent")
-    handle = scope.spill(os.urandom(100_000), source_tool="t").handle
-    scope.scratch_write("k", os.urandom(100_000))
-    for kind, key in (("handle", handle), ("scratch", "k")):
-        store.blobs.unlink("run", "agent", store.index.lookup("run", "agent", kind, key, scratch_clock()).blob)
+    scope, handle = _stored_copies_removed(store, scratch_clock)
     if remover == "fsck --repair":
         assert fsck(store, repair=True).remaining == 0
     else:
