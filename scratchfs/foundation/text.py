@@ -147,6 +147,17 @@ def one_line(text: str) -> str:
     return _NOT_ONE_LINE.sub(lambda found: repr(found.group())[1:-1], text)
 
 
+def within_chars(text: str, limit: int = 2000) -> str:
+    """``text`` when it has at most ``limit`` characters, else its head and its tail (a message's advice ends it)
+    around ``… (N characters left out) …``, at most ``limit`` characters in all: a message that echoes what it was
+    given (a 100 KB option name) stays a line. ``limit`` is at least 200."""
+    if len(text) <= limit:
+        return text
+    keep = limit - len(f" … ({len(text):,} characters left out) … ")  # (the most the count can take)
+    head, tail = keep - keep // 3, keep // 3
+    return f"{text[:head]} … ({len(text) - head - tail:,} characters left out) … {text[len(text) - tail:]}"
+
+
 def quote(text: str) -> str:
     """``text`` as a JSON string literal (non-ASCII kept as is), for calls written out for a model: exactly
     ``json.dumps(text, ensure_ascii=False)``, by the C encoder it calls (without building an encoder per call)."""
@@ -240,4 +251,4 @@ def grep_files(head: bytes, paths: set[bytes], sample: bytes) -> int:
 __all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "SIZE_UNITS", "decode_or_none", "digits_int", "grep_files",
            "grep_runs", "invalid_utf8_bytes", "is_digits", "json_string_bytes", "line_stats", "not_a_size", "one_line",
            "plural", "quote", "size_bytes", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start",
-           "utf8_text"]
+           "utf8_text", "within_chars"]
