@@ -71,7 +71,9 @@ def not_a_size(text: str) -> str:
     """Why ``text`` is no size (:func:`size_bytes` gave ``None``), and, for a decimal-looking unit (``64KB``, ``2M``,
     ``1 gb``), the binary one meant and its bytes: ``'64KB' is not a size: KB is not guessed (decimal or binary?):
     64KiB is 65,536 bytes, 64000 is 64 kB``. The one wording of the options and variables that take a size."""
-    told = f"{text!r} is not a size (bytes in ASCII digits, optionally followed by B, KiB, MiB or GiB)"
+    said = repr(text[:61])  # (what was given, never a flood of it: as checks.shorten names a value)
+    said = said if len(said) <= 60 and len(text) <= 61 else said[:57] + "..."
+    told = f"{said} is not a size (bytes in ASCII digits, optionally followed by B, KiB, MiB or GiB)"
     found = _SIZE_RE.match(text.strip())
     unit = found.group(2).lower() if found else ""
     binary = {"k": "KiB", "kb": "KiB", "m": "MiB", "mb": "MiB", "g": "GiB", "gb": "GiB"}.get(unit)
