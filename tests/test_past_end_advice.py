@@ -102,3 +102,26 @@ def test_a_bounded_search_past_the_end_names_calls_its_bound_lets_through(tools,
     last = {k: v for k, v in from_start.items() if k != "offset"} | {"before": before, "max_matches": 1}
     got = tools.call("read_handle", last)["windows"]
     assert [w["match_offset"] for w in got] == [CONTENT.rindex(b"of the", 0, stop)]
+
+
+@pytest.mark.parametrize("given", [["--line", "9999"], ["--offset", "999999"]])
+def test_the_cli_names_the_command_that_reads_the_end_and_it_runs(tmp_path, given):
+    """read-handle's refusal of a line or an offset past the end named the tool call
+    'read_handle(handle="h_...", line=-50, lines=50)', which a shell cannot run (found by helper hostile4 following
+    the advice on the command line): it names the command, with the store and scope, and pasted it reads the end."""
+    import shlex
+
+    from click.testing import CliRunner
+
+    from scratchfs import ScratchStore
+    from scratchfs.cli import main
+
+    root = str(tmp_path / "root")
+    with ScratchStore(root) as store:
+        handle = store.scope("r", "a").spill(CONTENT).handle
+    failed = CliRunner().invoke(main, ["read-handle", handle, *given, "--root", root, "--run", "r", "--agent", "a"])
+    assert failed.exit_code == 2 and "read_handle(" not in failed.stderr, failed.stderr
+    command = re.search(r"(\S+ read-handle .*? --agent a)", failed.stderr).group(1)
+    followed = CliRunner().invoke(main, shlex.split(command)[1:])
+    assert followed.exit_code == 0, followed.stderr
+    assert CONTENT.endswith(followed.stdout_bytes) and len(followed.stdout_bytes) >= 1000
