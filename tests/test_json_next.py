@@ -71,3 +71,36 @@ def test_the_read_a_note_names_answers_as_jq_does(scope, doc, pad):
     value = doc[found.group(1) or json.loads(found.group(2))]
     want = value[0] if found.group(3) == "[0]" else sorted(value) if found.group(3) else value
     assert got == [want]
+
+
+def test_a_key_of_a_lone_surrogate_is_spilled_and_never_named(scope):
+    """``{"\\ud800": [...]}`` is JSON in ASCII bytes; its key, a lone surrogate, was named in the note's jq and the
+    note's budget, encoding it as UTF-8, raised UnicodeEncodeError: the spill itself failed (found by helper
+    hostile4). The note names another key's read, or keys."""
+    doc = {"\ud800": [{"id": i} for i in range(50)], "a\udfffb": {"k": 1}, "pad": "x" * 10000}
+    stub = scope.spill(json.dumps(doc).encode(), source_tool="t")
+    assert _named_jq(stub.note) == ".pad", stub.note
+    assert next_jq('JSON object, 2 keys: "\\ud800": array(50) of {id: int}, b: int') is None
+
+
+_ANY_NAMES = st.one_of(_NAMES, st.text(max_size=12), st.sampled_from(
+    ["a.b", "with space", "", "$__loc__", "and", "if", "reduce", "__loc__", "a: b", "a, b", "\\(1)", "nul\x00"]))
+
+
+@given(doc=st.dictionaries(_ANY_NAMES, _VALUES, min_size=1, max_size=6), pad=st.integers(9000, 10000))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_any_key_a_note_names_reads_its_value(scope, doc, pad):
+    """Keys of any text (control characters, quotes, jq's words, lone surrogates: the JSON text then in ASCII):
+    the spill succeeds and the note's read answers the value at the path it names."""
+    doc = {**doc, "zz_padding": "x" * pad}
+    stub = scope.spill(json.dumps(doc).encode(), source_tool="t")
+    named = _named_jq(stub.note)
+    got = scope.structure.jq(stub.handle, named, budget=65536).items
+    if named == "keys":
+        assert got == [sorted(doc)]
+        return
+    found = re.fullmatch(r'\.(?:([A-Za-z_][A-Za-z0-9_]*)|("(?:[^"\\]|\\.)*"))(\[0\]| \| keys)?', named)
+    assert found is not None, named
+    value = doc[found.group(1) or json.loads(found.group(2))]
+    want = value[0] if found.group(3) == "[0]" else sorted(value) if found.group(3) else value
+    assert got == [want]

@@ -674,3 +674,28 @@ def test_an_upstream_that_stops_reading_its_stdin_fails_each_call_within_the_tim
             payload(await client.call_tool("scratch_write", {"key": "k", "value": "v"}))
 
     run(body)
+
+
+@pytest.mark.parametrize("stuck", [False, True])
+def test_a_deaf_upstream_does_not_outlive_the_proxy(tmp_path, stuck):
+    """An upstream that no longer reads its stdin never sees it close: the proxy gave it 2 s to exit, then 2 s after
+    SIGTERM, but a client (the SDK's stdio_client) gives the proxy itself 2 s after closing its stdin before it
+    terminates it -- so the proxy was killed first and the upstream, in a session of its own, lived on (an orphan
+    for each session, here for an hour; found by helper hostile4 counting processes after a deaf upstream's test).
+    The proxy's stop of its upstream fits in the time its client gives it: the upstream is gone."""
+    import psutil
+
+    async def body():
+        async with connect(raw_proxy(tmp_path, "3"), ERAS[-1]) as client:
+            assert (await client.call_tool("deaf", {})).content == []
+            upstreams = [p for p in psutil.Process().children(recursive=True)
+                         if any(part.endswith("raw_upstream.py") for part in p.cmdline()[1:2])]
+            assert len(upstreams) == 1, upstreams
+            if stuck:  # (a request of 2 MB the upstream never reads: the proxy's write to it waits on the pipe)
+                error_of(await client.call_tool("last", {"pad": "p" * 2_000_000}))
+        return upstreams[0]
+
+    _, alive = psutil.wait_procs([run(body)], timeout=6)
+    for process in alive:
+        process.kill()
+    assert not alive, "the deaf upstream outlived the proxy"

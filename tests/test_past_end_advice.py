@@ -73,3 +73,55 @@ def test_a_count_past_the_end_names_no_before_which_a_count_refuses(tools, scrat
     message = _advice(tools, "read_handle", handle=handle, match="line", count=True, offset=len(CONTENT) + 5)
     assert message.endswith("the same count from offset=0 looks through all of it")
     assert tools.call("read_handle", {"handle": handle, "match": "line", "count": True})["matches"] == 3000
+
+
+@pytest.mark.parametrize("bound", ["past", "within"])
+@pytest.mark.parametrize("count", [False, True])
+def test_a_bounded_search_past_the_end_names_calls_its_bound_lets_through(tools, scratch_scope, bound, count):
+    """offset= and end= both past the size: the advice 'the same search from offset=0' kept end=, refused in turn
+    (end= past the content's end); end= within the size, 'before=<size> instead of offset=' was past end= and
+    refused (found by helper hostile4 following each advice literally). Each change the refusal names is made to the
+    call as given, and the call answers: every match from 0 to the bound, or the last ones before it."""
+    handle = scratch_scope.spill(CONTENT).handle
+    end = len(CONTENT) + 10 if bound == "past" else 5000
+    asked = {"handle": handle, "match": "of the", "offset": len(CONTENT) + 5, "end": end, **({"count": True}
+                                                                                               if count else {})}
+    message = _advice(tools, "read_handle", **asked)
+    stop = min(end, len(CONTENT))
+    from_start = {**asked, "offset": 0}
+    if "without end=" in message:
+        del from_start["end"]
+    else:
+        assert f"end={end}" in message, message
+    want = CONTENT[:stop].count(b"of the")
+    if count:
+        assert "before=" not in message and tools.call("read_handle", from_start)["matches"] == want
+        return
+    assert tools.call("read_handle", {**from_start, "count": True})["matches"] == want
+    before = int(re.search(r"with before=(\d+) instead of offset=", message).group(1))
+    last = {k: v for k, v in from_start.items() if k != "offset"} | {"before": before, "max_matches": 1}
+    got = tools.call("read_handle", last)["windows"]
+    assert [w["match_offset"] for w in got] == [CONTENT.rindex(b"of the", 0, stop)]
+
+
+@pytest.mark.parametrize("given", [["--line", "9999"], ["--offset", "999999"]])
+def test_the_cli_names_the_command_that_reads_the_end_and_it_runs(tmp_path, given):
+    """read-handle's refusal of a line or an offset past the end named the tool call
+    'read_handle(handle="h_...", line=-50, lines=50)', which a shell cannot run (found by helper hostile4 following
+    the advice on the command line): it names the command, with the store and scope, and pasted it reads the end."""
+    import shlex
+
+    from click.testing import CliRunner
+
+    from scratchfs import ScratchStore
+    from scratchfs.cli import main
+
+    root = str(tmp_path / "root")
+    with ScratchStore(root) as store:
+        handle = store.scope("r", "a").spill(CONTENT).handle
+    failed = CliRunner().invoke(main, ["read-handle", handle, *given, "--root", root, "--run", "r", "--agent", "a"])
+    assert failed.exit_code == 2 and "read_handle(" not in failed.stderr, failed.stderr
+    command = re.search(r"(\S+ read-handle .*? --agent a)", failed.stderr).group(1)
+    followed = CliRunner().invoke(main, shlex.split(command)[1:])
+    assert followed.exit_code == 0, followed.stderr
+    assert CONTENT.endswith(followed.stdout_bytes) and len(followed.stdout_bytes) >= 1000

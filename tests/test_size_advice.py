@@ -63,3 +63,18 @@ def test_a_size_given_as_text_is_the_callers_not_the_variables(tmp_path, monkeyp
         Settings(segment_entry_bytes="64KiB")
     assert "SCRATCHFS_SEGMENT_ENTRY_BYTES" not in str(caught.value), caught.value
     assert Settings().segment_entry_bytes == 65536
+
+
+@given(text=st.text(min_size=61, max_size=100_000))
+def test_a_long_text_is_named_by_its_first_characters(text):
+    """A 100 KB value of a size setting (ScratchStore(segment_entry_bytes=...), $SCRATCHFS_SEGMENT_ENTRY_BYTES) was
+    echoed whole in its refusal (found by helper hostile4): it is named by its first characters, as shorten() names
+    any bad value."""
+    told = sizes.not_a_size(text)
+    assert told.startswith(repr(text[:61])[:57] + "... is not a size") and len(told) < 150
+
+
+def test_a_store_setting_of_100_kb_is_refused_in_a_short_message(tmp_path):
+    with pytest.raises(InvalidArgument) as caught:
+        ScratchStore(tmp_path / "r", segment_entry_bytes="6" * 100_000 + "KB")
+    assert len(str(caught.value)) < 300, len(str(caught.value))

@@ -100,20 +100,27 @@ def tail_line(line: object, end: int | None, line_at: Callable[[int], int]) -> o
     return max(1, last + 1 + line)
 
 
-def offset_past_end(key: str, offset: int, size: int, kind: str = "handle", search: str | None = None
-                    ) -> InvalidArgument:
+def offset_past_end(key: str, offset: int, size: int, kind: str = "handle", search: str | None = None,
+                    end: int | None = None) -> InvalidArgument:
     """The refusal of a read from byte ``offset`` past the end of ``key``'s ``size`` bytes (``kind`` ``"handle"``
     or ``"scratch"``), saying how to go on: offsets run from 0 to the size, and the call that reads its last bytes
     (:data:`~scratchfs.foundation.limits.DEFAULT_READ_BYTES`, read_handle's default length), e.g. ``offset 999999
     is past the end of h_... (70,865 bytes: offsets 0 to 70,865); its last bytes: read_handle(handle="h_...",
     offset=66769)``. ``search`` (``"search"``, ``"count"``, or ``"view"``: a search of
     a text view) makes it a search's: from ``offset=0`` it looks through all of it, and a plain search's
-    ``before=<size>`` finds the last matches (a count or a view's search takes no ``before``)."""
+    ``before=<size>`` finds the last matches (a count or a view's search takes no ``before``). ``end``: the search's
+    ``end=`` bound, if any: past the size, the calls named go without it (the same bytes, and a bound past the
+    content is refused); within it, they keep it (from ``offset=0`` to it; ``before=<end>``)."""
     where = f"offset {offset} is past the end of {key} ({plural(size, 'byte')}: offsets 0 to {size:,})"
     if search is not None:
+        word = "count" if search == "count" else "search"
+        if end is not None and end <= size:
+            return InvalidArgument(f"{where}; the same {word} from offset=0 looks through bytes 0 to end={end}" + (
+                f", and with before={end} instead of offset= it finds the last matches before it"
+                if search == "search" else ""))
+        without = "" if end is None else " without end="
         last = f", and with before={size} instead of offset= it finds the last matches" if search == "search" else ""
-        return InvalidArgument(f"{where}; the same {'count' if search == 'count' else 'search'} from offset=0 looks "
-                               f"through all of it{last}")
+        return InvalidArgument(f"{where}; the same {word}{without} from offset=0 looks through all of it{last}")
     tail = max(0, size - DEFAULT_READ_BYTES)  # (a read_handle range read's default length: its call gives none)
     call = render_call("scratch_read", key=key, offset=tail) if kind == "scratch" else \
         render_call("read_handle", handle=key, offset=tail)

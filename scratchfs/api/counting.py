@@ -139,7 +139,7 @@ def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | N
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
         size = opened.entry.size
         if offset > size:
-            raise offset_past_end(handle, offset, size, search="count")
+            raise offset_past_end(handle, offset, size, search="count", end=end)
         end = check_search_end(end, offset, size)
         with reading(handle):
             found, lines, next_offset = count(opened.reader, matcher, offset, opened.lines.line_of_frame,

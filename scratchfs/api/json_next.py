@@ -14,6 +14,7 @@ _HEAD_RE = re.compile(r"JSON object, ([0-9,]+) keys?: ")
 _COUNT_RE = re.compile(r"(?:array|object)\(([0-9,]+)")
 _PLAIN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _OPEN, _CLOSE = "({[", ")}]"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def next_jq(shape: str | None) -> str | None:
@@ -70,7 +71,8 @@ def _split(text: str) -> list[str] | None:
 
 def _entry(entry: str) -> tuple[str, str] | None:
     """``(key, what it holds)`` of a shape's ``key: value`` entry (a quoted name read as JSON); ``None`` for a name
-    alone (a key of the same kind as the one before), a name shortened (``…``) or with a character replaced."""
+    alone (a key of the same kind as the one before), a name shortened (``…``), with a character replaced or a lone
+    surrogate."""
     if entry.startswith('"'):
         try:
             name, end = json.JSONDecoder().raw_decode(entry)
@@ -80,8 +82,8 @@ def _entry(entry: str) -> tuple[str, str] | None:
     else:
         name, sep, value = entry.partition(": ")
         rest = f": {value}" if sep else ""
-    if not rest.startswith(": ") or not isinstance(name, str) or "…" in name or "?" in name:
-        return None
+    if not rest.startswith(": ") or not isinstance(name, str) or "…" in name or "?" in name or _SURROGATE.search(name):
+        return None  # (a lone surrogate, "\\ud800" in the JSON text: no UTF-8 note can name it, nor jq read it back)
     return name, rest[2:]
 
 

@@ -53,7 +53,7 @@ def stored_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, h
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
         size, kind = opened.entry.size, opened.entry.content_type
         if offset > size:
-            raise offset_past_end(handle, offset, size, search="search")
+            raise offset_past_end(handle, offset, size, search="search", end=asked.end)
         end = check_search_end(asked.end, offset, size)
         with reading(handle):
             found = search(opened.reader, matcher, offset, reach, asked.max_matches, cap, opened.lines.line_of_frame,

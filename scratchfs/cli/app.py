@@ -37,10 +37,10 @@ from scratchfs.cli.environment import (
 )
 from scratchfs.cli.output import InputError, OutputError, TaggedSource, tagged_stdout
 from scratchfs.cli.shell import program, shell_word
-from scratchfs.foundation.checks import check_int, check_seconds, check_ttl
+from scratchfs.foundation.checks import check_int, check_seconds, check_ttl, shorten
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import BUSY_TIMEOUT, DEFAULT_TTL, MAX_BUSY_TIMEOUT, MAX_SEGMENT_ENTRY_BYTES, MAX_TTL
-from scratchfs.foundation.text import is_digits, not_a_size, one_line
+from scratchfs.foundation.text import is_digits, not_a_size, one_line, within_chars
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -69,8 +69,7 @@ def _name_the_option_meant(exc: click.UsageError) -> None:
     options = {o[2:].replace("-", "_"): o for p in exc.ctx.command.params for o in p.opts if o.startswith("--")}
     meant = meant_argument(exc.option_name.lstrip("-").replace("-", "_"), options,
                            (exc.ctx.command.name or "").replace("-", "_"))
-    if meant is not None:
-        exc.possibilities = [options[meant]]  # type: ignore[misc]  # (click's own field, Final in its types)
+    exc.possibilities = None if meant is None else [options[meant]]  # type: ignore[misc]  # (click's field; Final)
 
 class Terminated(BaseException):
     """Raised in the main thread by SIGTERM or SIGHUP (as SIGINT raises KeyboardInterrupt), so that a write in
@@ -210,7 +209,7 @@ def warn(message: str, root: str | None = None) -> None:
     """Print ``scratchfs: <message>`` on stderr as one line, always (:func:`~scratchfs.foundation.text.one_line`:
     a newline, NUL or terminal escape in a message -- a CSV header's, a file name's -- is written as its escape); a
     command it writes names the program as it was invoked, and the store's ``root`` when given (:func:`as_invoked`)."""
-    click.echo(f"scratchfs: {one_line(as_invoked(str(message), root))}", err=True)
+    click.echo(f"scratchfs: {within_chars(one_line(as_invoked(str(message), root)))}", err=True)
 
 
 def as_invoked(text: str, root: str | None = None) -> str:
@@ -511,7 +510,7 @@ class Integer(click.ParamType):
                           param, ctx)
             number = int(value)
         else:
-            self.fail(f"{value!r} is not an integer (ASCII digits 0-9, optionally after a -)", param, ctx)
+            self.fail(f"{shorten(value)} is not an integer (ASCII digits 0-9, optionally after a -)", param, ctx)
         low, high = self.minimum, self.maximum
         if (low is not None and number < low) or (high is not None and number > high):
             bounds = f"{low}<=x<={high}" if low is not None and high is not None else \

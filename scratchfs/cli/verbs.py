@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import tempfile
 from collections.abc import Iterator
 from dataclasses import replace
@@ -151,6 +152,15 @@ def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as
 
     A raw read that stops before the end prints where the next read starts on stderr.
     """
+    try:
+        _read(store, run_id, agent_id, handle, as_json, whole, options)
+    except InvalidArgument as refused:  # (its advice as a command, not a tool call a shell cannot run)
+        raise InvalidArgument(as_commands(str(refused), run_id, agent_id, str(store.root) if store.embedded else None)
+                              ) from None
+
+
+def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json: bool, whole: bool,
+          options: dict[str, Any]) -> None:
     given = {name: value for name, value in options.items() if value not in (None, ())}
     if whole:
         if given or as_json:
@@ -175,6 +185,27 @@ def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as
     if result.next_call is not None:
         warn(f"{len(result.data)} bytes from offset {result.offset}; {result.remaining} bytes follow; next: "
              f"{shell_next(result, run_id, agent_id, str(store.root) if store.embedded else None)}")
+
+
+_VALUE = r'-?[0-9]+|"(?:[^"\\]|\\.)*"|true|false'  # (a value render_call writes: JSON)
+_CALL = re.compile(rf'read_handle\(handle=("h_[a-z2-7]{{24}}")((?:, [a-z_]+=(?:{_VALUE}))*)\)')
+_ARGUMENT = re.compile(rf", ([a-z_]+)=({_VALUE})")
+
+
+def as_commands(message: str, run_id: str, agent_id: str, root: str | None) -> str:
+    """``message`` (a refusal of ``read-handle``) with each ``read_handle(handle=..., line=-50, lines=50)`` call its
+    advice names written as the command that makes it (``scratchfs read-handle h_... --line -50 --lines 50 --root R
+    --run r --agent a``, as :func:`shell_next` writes one): pasted in a shell, a tool call runs nothing."""
+
+    def command(found: re.Match) -> str:
+        words = ["read-handle", json.loads(found.group(1))]
+        for name, value in _ARGUMENT.findall(found.group(2)):
+            option = f"--{name.replace('_', '-')}"  # (a flag when true, left out when false)
+            words += [option] if value == "true" else [] if value == "false" else [option, str(json.loads(value))]
+        words += [*(["--root", root] if root is not None else []), "--run", run_id, "--agent", agent_id]
+        return shell_command(words, root is not None)
+
+    return _CALL.sub(command, message)
 
 
 def check_read_caps(given: dict[str, Any], as_json: bool) -> None:

@@ -44,14 +44,18 @@ WITH"); answers the deleted row's ``(blob, live)``, or no row."""
 
 OVERTAKEN = (
     "INSERT INTO @G SELECT run_id, agent_id, %(kind)s, %(key)s, reason, at FROM @G WHERE run_id = %(run)s AND "
-    "agent_id = %(agent)s AND reason IN ('deleted with its run', 'deleted with its agent') ORDER BY at DESC LIMIT 1 "
+    "agent_id = %(agent)s AND reason IN ('deleted with its run', 'deleted with its agent') AND at >= %(since)s "
+    "ORDER BY at DESC LIMIT 1 "
     "ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET reason = excluded.reason, at = excluded.at RETURNING at"
 )
 """Inside the write of an entry whose blob a delete of its run or agent took before its row was written (the
 parameters ``run``, ``agent``, ``kind``, ``key``): copy that delete's newest tombstone of the scope to the key, so
 that a read of it says Deleted, as it does for the entries the delete found (as the SQLite index's
 :meth:`~scratchfs.engine.sqlite_scale.ScaleQueries.overtaken`). Answers no row when the scope has no such
-tombstone: no delete of it took the blob, which was removed some other way."""
+tombstone from the write's start on (``since``: its ``created_at``): no delete of it took the blob, which was
+removed some other way -- a delete before the write began (a run deleted, then written again) took none of it. A
+deleter's clock behind the writer's makes an overtaking delete's tombstone look older: the write then fails, never
+acknowledged and lost."""
 
 
 class PostgresExpiry:

@@ -281,7 +281,7 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
                 blob is gone though no delete of its scope took it (an orphan sweep, an outsider): nothing written.
         """
         e, ident = entry, {"run": entry.run_id, "agent": entry.agent_id, "kind": entry.kind, "key": entry.key,
-                           "now": entry.created_at}
+                           "now": entry.created_at, "since": entry.created_at}
         stamp = self.database_clock and not keep_times
         with self.batch("writing an entry") as conn:
             # the delete lock, shared (see delete_lock): no delete of a scope runs between the check and the commit;

@@ -71,7 +71,9 @@ def not_a_size(text: str) -> str:
     """Why ``text`` is no size (:func:`size_bytes` gave ``None``), and, for a decimal-looking unit (``64KB``, ``2M``,
     ``1 gb``), the binary one meant and its bytes: ``'64KB' is not a size: KB is not guessed (decimal or binary?):
     64KiB is 65,536 bytes, 64000 is 64 kB``. The one wording of the options and variables that take a size."""
-    told = f"{text!r} is not a size (bytes in ASCII digits, optionally followed by B, KiB, MiB or GiB)"
+    said = repr(text[:61])  # (what was given, never a flood of it: as checks.shorten names a value)
+    said = said if len(said) <= 60 and len(text) <= 61 else said[:57] + "..."
+    told = f"{said} is not a size (bytes in ASCII digits, optionally followed by B, KiB, MiB or GiB)"
     found = _SIZE_RE.match(text.strip())
     unit = found.group(2).lower() if found else ""
     binary = {"k": "KiB", "kb": "KiB", "m": "MiB", "mb": "MiB", "g": "GiB", "gb": "GiB"}.get(unit)
@@ -145,6 +147,17 @@ def one_line(text: str) -> str:
     escape), line or paragraph separator and lone surrogate written as its Python escape (``\\n``, ``\\x00``,
     ``\\x1b``, ``\\u2028``, ``\\ud800``)."""
     return _NOT_ONE_LINE.sub(lambda found: repr(found.group())[1:-1], text)
+
+
+def within_chars(text: str, limit: int = 2000) -> str:
+    """``text`` when it has at most ``limit`` characters, else its head and its tail (a message's advice ends it)
+    around ``… (N characters left out) …``, at most ``limit`` characters in all: a message that echoes what it was
+    given (a 100 KB option name) stays a line. ``limit`` is at least 200."""
+    if len(text) <= limit:
+        return text
+    keep = limit - len(f" … ({len(text):,} characters left out) … ")  # (the most the count can take)
+    head, tail = keep - keep // 3, keep // 3
+    return f"{text[:head]} … ({len(text) - head - tail:,} characters left out) … {text[len(text) - tail:]}"
 
 
 def quote(text: str) -> str:
@@ -240,4 +253,4 @@ def grep_files(head: bytes, paths: set[bytes], sample: bytes) -> int:
 __all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "SIZE_UNITS", "decode_or_none", "digits_int", "grep_files",
            "grep_runs", "invalid_utf8_bytes", "is_digits", "json_string_bytes", "line_stats", "not_a_size", "one_line",
            "plural", "quote", "size_bytes", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start",
-           "utf8_text"]
+           "utf8_text", "within_chars"]

@@ -24,8 +24,11 @@ from scratchfs.foundation.limits import MAX_UPSTREAM_MESSAGE_BYTES
 
 log = logging.getLogger(__name__)
 
-STOP_SECONDS = 2.0
-"""Seconds the upstream has to exit once its stdin is closed, and again after SIGTERM, before it is killed."""
+STOP_SECONDS = 0.5
+"""Seconds the upstream has to exit once its stdin is closed, and again after SIGTERM, before it is killed: the
+whole stop fits in the 2 s a client (the SDK's ``stdio_client``) gives the proxy once it closed the proxy's stdin,
+before it terminates the proxy -- with 2 s, an upstream that no longer read its stdin outlived a proxy killed first
+(it runs in a session of its own, out of reach of its client's kill)."""
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 """A surrogate in a Python string parsed from JSON: always a lone one (the parser joins each pair)."""
 ANSWER_HEAD = re.compile(r'\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d{1,30}|"[^"\\]{0,200}")\s*,'
