@@ -5,6 +5,7 @@ a reply as its compact JSON.
 
     python bench/error_sizes.py
     python bench/error_sizes.py --cost     # a not-found read's time with 10,000 live handles in the scope
+    python bench/error_sizes.py --key-cost # a not-found key's time with 10,000 live keys in the scope
 
 What it printed at 05:04 UTC on 2026-12-05 (main at 6bc62b9): unknown handle 264 B, a handle one character off
 190 B, missing key 113 B, a handle given as a key 217 B, a misspelt argument 307 B (every argument the tool takes
@@ -49,9 +50,38 @@ def cost(handles: int = 10_000) -> None:
         print(f"not found among {handles:,} live handles: {best * 1e3:.1f} ms")
 
 
+def key_cost(keys: int = 10_000) -> None:
+    """Milliseconds a read of a scratchpad key that names nothing takes (best of 5) among ``keys`` live keys, for
+    keys that a near one is found among and keys none is near (api.missing: at most the scope's first 10,000 keys,
+    an edit distance that stops early), short keys and keys of 500 characters."""
+    import time
+
+    for label, make, asked in (
+            ("short, a near one", lambda i: f"step-{i:05d}", "step-0x123"),
+            ("short, none near", lambda i: f"{i * 7919:x}-key", "zzzz-qqqq"),
+            ("500 chars, a near one", lambda i: "k" * 490 + f"{i:010d}", "k" * 490 + "000000x123"),
+            ("500 chars, none near", lambda i: f"{i:010d}" + "k" * 490, "q" * 500)):
+        with ScratchStore(tempfile.mkdtemp(prefix="key-cost-")) as store:
+            scope = store.scope("run-42", "agent-1")
+            for i in range(keys):
+                scope.scratch_write(make(i), b"v")
+            best = float("inf")
+            for _ in range(5):
+                start = time.perf_counter()
+                try:
+                    scope.scratch_read(asked)
+                except ScratchError:
+                    pass
+                best = min(best, time.perf_counter() - start)
+            print(f"key not found among {keys:,} live keys ({label}): {best * 1e3:.1f} ms")
+
+
 def main() -> None:
     if sys.argv[1:] == ["--cost"]:
         cost()
+        return
+    if sys.argv[1:] == ["--key-cost"]:
+        key_cost()
         return
     with ScratchStore(tempfile.mkdtemp(prefix="error-sizes-")) as store:
         scope = store.scope("run-42", "agent-1")
@@ -71,7 +101,25 @@ def main() -> None:
             "misspelt tool": ("read_handl", {"handle": handle}),
             "bounded last miss": ("read_handle", {"handle": handle, "match": "zz", "offset": 100, "end": 5000,
                                                   "before": 5000}),
+            # the third session of 2026-12-05: advice that names the next call, replies without defaults
+            "line past the end": ("read_handle", {"handle": handle, "line": 9999}),
+            "offset past the end": ("read_handle", {"handle": handle, "offset": 999_999}),
+            "search past, end=": ("read_handle", {"handle": handle, "match": "x", "offset": 999_999, "end": 5000}),
+            "count past the end": ("read_handle", {"handle": handle, "match": "x", "count": True,
+                                                   "offset": 999_999}),
+            "pattern as written": ("read_handle", {"handle": handle, "pattern": "wait_for("}),
+            "argument meant": ("read_handle", {"handle": handle, "regex": "x+"}),
+            "key one edit off": ("scratch_read", {"key": "bgi"}),
+            "delete of nothing": ("scratch_delete", {"key": "never"}),
+            "finished pattern": ("read_handle", {"handle": handle, "pattern": "x{50}", "offset": 20_340}),
+            "finished match": ("read_handle", {"handle": handle, "match": "xxxxx", "offset": 20_390}),
+            "scratch_write": ("scratch_write", {"key": "note", "value": "v", "ttl": 60}),
         }
+        scope.scratch_write("big", b"value")
+        lost = scope.spill(b"y" * 200_000, source_tool="t").handle  # a file of its own, removed from outside
+        store.blobs.unlink("run-42", "agent-1", store.index.lookup("run-42", "agent-1", "handle", lost,
+                                                                   store.now()).blob)
+        cases["stored copy lost"] = ("read_handle", {"handle": lost})
         for name, (tool, args) in cases.items():
             try:
                 text = json.dumps(tools.call(tool, args), separators=(",", ":"), ensure_ascii=False)
