@@ -13,6 +13,12 @@ named), 20 unknown arguments 315 B (5 echoed), jq beside row 197 B, end beside j
 a misspelt tool name 159 B; a bounded search from the end that missed, 341 B of reply JSON. Each is under the 2,048
 bytes an error is cut at and the 8,192-byte default reply budget. ``--cost``: 13.7 ms for a handle that names
 nothing among 10,000 live handles (05:06 UTC, load about 1).
+
+At 07:48 UTC (main at bc912a7, the third session's replies): a line past the end 205 B, an offset past it 193 B, a
+search past it with end= 255 B, a count 167 B, the pattern-as-written hint 195 B, the argument meant (regex) 307 B,
+a key one edit off 141 B, scratch_delete of nothing 161 B of reply JSON, a finished pattern search 464 B and match
+search 420 B (three windows each), scratch_write 56 B, a stored copy lost 159 B. ``--key-cost``: 38 / 120 ms (short
+keys, a near one / none near) and 55 / 169 ms (500 characters) among 10,000 live keys, two helpers running.
 """
 
 from __future__ import annotations
