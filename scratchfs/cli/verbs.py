@@ -198,12 +198,11 @@ def as_commands(message: str, run_id: str, agent_id: str, root: str | None) -> s
     --run r --agent a``, as :func:`shell_next` writes one): pasted in a shell, a tool call runs nothing."""
 
     def command(found: re.Match) -> str:
-        words = ["read-handle", json.loads(found.group(1))]
+        options: list[str] = []
         for name, value in _ARGUMENT.findall(found.group(2)):
             option = f"--{name.replace('_', '-')}"  # (a flag when true, left out when false)
-            words += [option] if value == "true" else [] if value == "false" else [option, str(json.loads(value))]
-        words += [*(["--root", root] if root is not None else []), "--run", run_id, "--agent", agent_id]
-        return shell_command(words, root is not None)
+            options += [option] if value == "true" else [] if value == "false" else [option, str(json.loads(value))]
+        return _read_command(json.loads(found.group(1)), options, run_id, agent_id, root)
 
     return _CALL.sub(command, message)
 
@@ -236,8 +235,15 @@ def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str, root: str 
         more = [*where, "--lines", str(result.requested)]
     else:
         more = ["--offset", str(result.next_offset), "--length", str(result.requested)]
-    words = ["read-handle", result.handle, *more, *(["--encoding", result.encoding] if result.encoding else []),
-             *(["--root", root] if root is not None else []), "--run", run_id, "--agent", agent_id]
+    return _read_command(result.handle, [*more, *(["--encoding", result.encoding] if result.encoding else [])],
+                         run_id, agent_id, root)
+
+
+def _read_command(handle: str, options: list[str], run_id: str, agent_id: str, root: str | None) -> str:
+    """``read-handle HANDLE OPTIONS`` with the store's ``root`` (when local) and the scope, quoted for a shell
+    (:func:`shell_command`): the one way :func:`shell_next` and :func:`as_commands` write a read."""
+    words = ["read-handle", handle, *options, *(["--root", root] if root is not None else []), "--run", run_id,
+             "--agent", agent_id]
     return shell_command(words, root is not None)
 
 
