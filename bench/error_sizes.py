@@ -40,7 +40,7 @@ def cost(handles: int = 10_000) -> None:
     it compares the handle with the scope's first 2,000 (entries.not_found)."""
     import time
 
-    with ScratchStore(tempfile.mkdtemp(prefix="error-cost-")) as store:
+    with tempfile.TemporaryDirectory(prefix="error-cost-") as root, ScratchStore(root) as store:
         scope = store.scope("run-42", "agent-1")
         for i in range(handles):
             scope.spill(b"%d\n" % i * 3000, source_tool="t")
@@ -67,7 +67,7 @@ def key_cost(keys: int = 10_000) -> None:
             ("short, none near", lambda i: f"{i * 7919:x}-key", "zzzz-qqqq"),
             ("500 chars, a near one", lambda i: "k" * 490 + f"{i:010d}", "k" * 490 + "000000x123"),
             ("500 chars, none near", lambda i: f"{i:010d}" + "k" * 490, "q" * 500)):
-        with ScratchStore(tempfile.mkdtemp(prefix="key-cost-")) as store:
+        with tempfile.TemporaryDirectory(prefix="key-cost-") as root, ScratchStore(root) as store:
             scope = store.scope("run-42", "agent-1")
             for i in range(keys):
                 scope.scratch_write(make(i), b"v")
@@ -89,7 +89,7 @@ def main() -> None:
     if sys.argv[1:] == ["--key-cost"]:
         key_cost()
         return
-    with ScratchStore(tempfile.mkdtemp(prefix="error-sizes-")) as store:
+    with tempfile.TemporaryDirectory(prefix="error-sizes-") as root, ScratchStore(root) as store:
         scope = store.scope("run-42", "agent-1")
         tools = ScratchTools(scope)
         handle = scope.spill(("x" * 50 + "\n") * 400, source_tool="t").handle
