@@ -108,12 +108,13 @@ def log_events(sample: bytes) -> str:
         count = sample.count(_TRACEBACK, at)
         raised = _raised(sample, at)
         what = f": {short_name(raised.decode('utf-8', 'replace').strip(), 60)}" if raised else ""
-        noun, line = "Python traceback" if count == 1 else "Python tracebacks", sample.count(b"\n", 0, at) + 1
-        told.append(f"{count:,} {noun} (first at line {line:,}{what})")
+        noun = "Python traceback" if count == 1 else "Python tracebacks"
+        told.append(f"{count:,} {noun} (first at line {_line(sample, at):,}{what})")
     return f", {', '.join(told)}" if told else ""
 
 
 def _line(sample: bytes, at: int) -> int:
+    """The line (from 1) of ``sample`` that byte ``at`` is on."""
     return sample.count(b"\n", 0, at) + 1
 
 
