@@ -34,7 +34,8 @@ GREP_SAID = "grep-style path:line: output"
 """What the shape of grep output (``path:line:text`` lines) says after a text's head."""
 
 _COUNT = r"[\d,]+ "
-_READ_AS = r'(?:, encoding="[\w-]+" reads them as [\w-]+)?'
+_READ_AS_SAID = r', encoding="[\w-]+" reads them as [\w-]+'  # (what read_as_said writes)
+_READ_AS = r"(?:" + _READ_AS_SAID + r")?"
 _NOT_UTF8 = re.escape(NOT_UTF8)
 PLAIN_HEAD = re.compile(
     r"(?:text|log|" + TERMINAL_SHAPE + "), " + _COUNT + r"lines?, longest (?:at least )?" + _COUNT
@@ -48,7 +49,7 @@ PLAIN_HEAD = re.compile(
 lone ``\\r``, grep output): all of it words of ours, before any of the content's (a log's first traceback)."""
 _NOT_UTF8_END = re.compile(
     "; " + _COUNT + "bytes?" + _NOT_UTF8 + r"(?: in the first [\d.,]+ [KMG]?i?B)?"
-    r'(?:, encoding="[\w-]+" reads them as [\w-]+|, which view="text" decodes as [\w-]+, as a browser does)?\Z')
+    r"(?:" + _READ_AS_SAID + r'|, which view="text" decodes as [\w-]+, as a browser does)?\Z')
 """The last clause of a structured shape (a table's, JSON's, a page's, a kind of text's) whose content has bytes that
 are not UTF-8 (:func:`scratchfs.api.shape.describe` adds it after the shape, clipped to leave room for it)."""
 
