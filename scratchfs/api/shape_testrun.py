@@ -154,8 +154,10 @@ def _pytest(text: bytes) -> _Found:
 def _collected(text: bytes) -> _Found:
     """``pytest --collect-only -q``: its count (the last line) and, as its sections, the first test of each file."""
     result = _pytest_result(text)[0]  # (not _pytest: its sections and failures are none here)
+    if result is None:  # (node ids with no count at the end: no collection of pytest's told)
+        return None, [], []
     files, at, last = [], 0, b""
-    while at >= 0 and result is not None:  # (node ids with no count at the end: no collection of pytest's told)
+    while at >= 0:
         path = text[at + 1 : text.find(b"::", at + 1, at + 4097)]
         if path and path != last and _NODE_ID_RE.match(text, at + 1):
             files.append((at, path))
