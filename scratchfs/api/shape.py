@@ -25,7 +25,7 @@ from typing import Any
 
 from scratchfs.api.shape_aligned import aligned_shape
 from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kind, binary_shape
-from scratchfs.api.shape_html import html_shape
+from scratchfs.api.shape_html import html_shape, sample_codec
 from scratchfs.api.shape_kinds import coloured_head, coloured_kind, told_by_lines
 from scratchfs.api.shape_log import log_events, log_lines
 from scratchfs.api.shape_markdown import markdown_shape
@@ -65,7 +65,6 @@ from scratchfs.api.shape_words import (
     within,
 )
 from scratchfs.engine.seekable import FormatError
-from scratchfs.engine.structure.html_codec import page_codec
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.table_start import COMMENT_HEAD_CHARS, detect_delimiter, named_separator
@@ -286,7 +285,7 @@ def _not_utf8(found: Shape, odd: int, sample: bytes, complete: bool, read_as: st
     An HTML page that a browser decodes otherwise (:func:`~scratchfs.engine.structure.html_codec.page_codec`:
     windows-1252, a declared charset) says so: its text view decodes it that way (the other reads show those bytes
     as U+FFFD)."""
-    codec = page_codec(sample)[0] if found.content_type == "html" else "utf-8"
+    codec = sample_codec(sample) if found.content_type == "html" else "utf-8"
     said = not_utf8_clause(odd, 0 if complete else len(sample),
                            read_as if codec == "utf-8" else browser_decodes_said(codec))
     return Shape(found.content_type, clip(found.text, MAX_SHAPE_CHARS - len(said)) + said)

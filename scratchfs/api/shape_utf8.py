@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
+from scratchfs.api.shape_html import sample_codec
 from scratchfs.api.shape_said import browser_decodes_said, not_utf8_clause, read_as_said
-from scratchfs.engine.structure.html_codec import page_codec
 
 __all__ = ["not_utf8_room", "read_as"]
 
@@ -37,5 +37,5 @@ def not_utf8_room(odd: int, complete: bool, sample: bytes, read_as: str) -> int:
     room = len(not_utf8_clause(odd, sampled, read_as))
     if sample[:_MARKUP_LOOK].lstrip(_BLANKS)[:1] != b"<":  # no page (an HTML shape starts at a "<"): no browser's
         return room  # codec to name, and no decode of the whole sample to find it (review helper revF)
-    codec = page_codec(sample)[0]
+    codec = sample_codec(sample)
     return max(room, len(not_utf8_clause(odd, sampled, browser_decodes_said(codec))) if codec != "utf-8" else 0)
