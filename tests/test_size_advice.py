@@ -71,7 +71,7 @@ def test_a_long_text_is_named_by_its_first_characters(text):
     echoed whole in its refusal (found by helper hostile4): it is named by its first characters, as shorten() names
     any bad value."""
     told = sizes.not_a_size(text)
-    assert told.startswith(repr(text[:61])[:57] + "... is not a size") and len(told) < 150
+    assert told.startswith(repr(text)[:57] + "... is not a size") and len(told) < 150
 
 
 def test_a_store_setting_of_100_kb_is_refused_in_a_short_message(tmp_path):

@@ -25,7 +25,6 @@ import math
 import numbers
 import operator
 import re
-import reprlib
 import secrets
 from collections.abc import Iterable
 
@@ -40,7 +39,7 @@ from scratchfs.foundation.limits import (
     MAX_TTL,
     MIN_TTL,
 )
-from scratchfs.foundation.text import one_line
+from scratchfs.foundation.text import shorten
 
 MAX_PART_CHARS = 120
 """Longest directory name :func:`path_part` writes before it switches to a hash."""
@@ -57,25 +56,6 @@ _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _SAFE = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_-.")
 MAX_INT_BITS = 256
 """Largest integer argument :func:`check_int` takes, in bits, whatever its bounds (``repr`` fails past 4,300 digits)."""
-_SHORT_REPR = reprlib.Repr()  # a few items of a container, a few levels deep (a message names a value, no more)
-_SHORT_REPR.maxstring = _SHORT_REPR.maxother = 60
-
-
-def shorten(value: object, limit: int = 60) -> str:
-    """``repr(value)`` on one line (:func:`~scratchfs.foundation.text.one_line`: an object's own ``__repr__`` may
-    hold a newline), cut to ``limit`` characters: error messages and log records name bad values without flooding
-    or forging a line. Never raises: a container is shown a few items and levels deep (``reprlib``), and a value
-    ``repr`` fails on (an integer past Python's 4,300-digit limit, a list that holds itself too deeply, a broken
-    ``__repr__``) by its type."""
-    try:
-        text = _SHORT_REPR.repr(value) if isinstance(value, (list, tuple, dict, set, frozenset)) else repr(value)
-        text = one_line(text[: limit * 4] if isinstance(text, str) else type(value).__name__)
-    except Exception:
-        size = f" of {value.bit_length()} bits" if isinstance(value, int) else ""
-        text = f"<{type(value).__name__}{size}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def check_text(value: object, what: str, max_bytes: int, *, allow_empty: bool = False) -> str:
     """Return ``value`` if it is acceptable as an id, key or prefix named ``what``.
 

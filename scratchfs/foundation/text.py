@@ -8,6 +8,7 @@ bytes; continuation bytes are ``10xxxxxx``.
 from __future__ import annotations
 
 import re
+import reprlib
 import sys
 from json.encoder import encode_basestring
 
@@ -67,13 +68,30 @@ def size_bytes(text: str) -> int | None:
     return int(found.group(1)) * SIZE_UNITS[unit]
 
 
+_SHORT_REPR = reprlib.Repr()  # a few items of a container, a few levels deep (a message names a value, no more)
+_SHORT_REPR.maxstring = _SHORT_REPR.maxother = 60
+
+
+def shorten(value: object, limit: int = 60) -> str:
+    """``repr(value)`` on one line (:func:`one_line`: an object's own ``__repr__`` may hold a newline), cut to
+    ``limit`` characters: error messages and log records name bad values without flooding or forging a line. Never
+    raises: a container is shown a few items and levels deep (``reprlib``), and a value ``repr`` fails on (an
+    integer past Python's 4,300-digit limit, a list that holds itself too deeply, a broken ``__repr__``) by its
+    type."""
+    try:
+        text = _SHORT_REPR.repr(value) if isinstance(value, (list, tuple, dict, set, frozenset)) else repr(value)
+        text = one_line(text[: limit * 4] if isinstance(text, str) else type(value).__name__)
+    except Exception:
+        size = f" of {value.bit_length()} bits" if isinstance(value, int) else ""
+        text = f"<{type(value).__name__}{size}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def not_a_size(text: str) -> str:
     """Why ``text`` is no size (:func:`size_bytes` gave ``None``), and, for a decimal-looking unit (``64KB``, ``2M``,
     ``1 gb``), the binary one meant and its bytes: ``'64KB' is not a size: KB is not guessed (decimal or binary?):
     64KiB is 65,536 bytes, 64000 is 64 kB``. The one wording of the options and variables that take a size."""
-    said = repr(text[:61])  # (what was given, never a flood of it: as checks.shorten names a value)
-    said = said if len(said) <= 60 and len(text) <= 61 else said[:57] + "..."
-    told = f"{said} is not a size (bytes in ASCII digits, optionally followed by B, KiB, MiB or GiB)"
+    told = f"{shorten(text)} is not a size (bytes in ASCII digits, optionally followed by B, KiB, MiB or GiB)"
     found = _SIZE_RE.match(text.strip())
     unit = found.group(2).lower() if found else ""
     binary = {"k": "KiB", "kb": "KiB", "m": "MiB", "mb": "MiB", "g": "GiB", "gb": "GiB"}.get(unit)
@@ -252,5 +270,5 @@ def grep_files(head: bytes, paths: set[bytes], sample: bytes) -> int:
 
 __all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "SIZE_UNITS", "decode_or_none", "digits_int", "grep_files",
            "grep_runs", "invalid_utf8_bytes", "is_digits", "json_string_bytes", "line_stats", "not_a_size", "one_line",
-           "plural", "quote", "size_bytes", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start",
-           "utf8_text", "within_chars"]
+           "plural", "quote", "shorten", "size_bytes", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix",
+           "utf8_suffix_start", "utf8_text", "within_chars"]
