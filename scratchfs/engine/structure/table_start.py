@@ -26,10 +26,12 @@ def detect_delimiter(first_line: bytes | str, after: str | None = None) -> str:
     tabs, commas = first_line.count(tab), first_line.count(comma)  # type: ignore[arg-type]
     semicolons = first_line.count(semicolon)  # type: ignore[arg-type]
     found = "\t" if tabs and tabs >= commas else ";" if semicolons > commas else ","
-    if after is None:
-        return found
+    if after is None or not (tabs or commas or semicolons):
+        return found  # (no delimiter in the line: none is steady in it)
     line = first_line.decode("utf-8", "surrogateescape") if isinstance(first_line, bytes) else first_line
-    lines = LINE_END_TEXT.split(after[:COMMENT_HEAD_CHARS], _AFTER_LINES + 1)[:-1][:_AFTER_LINES]
+    after = after[:COMMENT_HEAD_CHARS]  # (split at "\n" alone, at C speed, when no line ends with "\r")
+    lines = (after.split("\n", _AFTER_LINES + 1) if "\r" not in after else
+             LINE_END_TEXT.split(after, _AFTER_LINES + 1))[:-1][:_AFTER_LINES]
     lines = [piece for piece in lines if piece]
     if not lines or _steady(found, line, lines):
         return found
