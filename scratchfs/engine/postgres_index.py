@@ -270,7 +270,9 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
 
         Three round trips after the pool's check, in psycopg's pipeline mode (libpq's "Pipeline Mode"): the
         ``BEGIN`` with the shared delete lock and the clock; ``check()`` (the blob's ``HEAD``, under the lock); the
-        statements and the ``COMMIT`` in one batch. A quota reads the old row first: one more.
+        statements and the ``COMMIT`` in one batch. A quota reads the old row first: one more. ``check``: the
+        pending blob's ``exists``; the blob's ``began`` (an S3 object's), when it has one, dates the write's start on
+        the database's clock, which a delete that overtook it is ordered by (:data:`.postgres_expiry.OVERTAKEN`).
 
         Raises:
             QuotaExceeded: the run would go over a quota; nothing was written.
