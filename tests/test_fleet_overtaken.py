@@ -131,3 +131,25 @@ def test_a_write_into_a_run_deleted_long_ago_and_not_read_as_deleted(hosts, monk
     deleter.delete_run("run")
     handle = writer.scope("run", "agent").spill(b"second life " * 5000, source_tool="t").handle
     assert deleter.scope("run", "agent").read_handle(handle, 0, 11).data == b"second life"
+
+
+def test_a_database_of_version_3_upgrades_and_then_marks_deletes(tmp_path, postgres_dsn, pg_schema, s3_env,
+                                                                 monkeypatch):
+    """An index made by the scratchfs before deleted_scopes (schema version 3) is migrated by the first store of
+    this version to open it (one step), and a delete of an empty run then overtakes a write."""
+    from scratchfs.engine.postgres_schema import MIGRATIONS, SCHEMA_VERSION
+
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:  # the schema as scratchfs of version 3 left it
+        conn.execute(f'CREATE SCHEMA "{pg_schema}"')
+        conn.execute(f'CREATE TABLE "{pg_schema}".schema_version (version integer PRIMARY KEY, '
+                     "applied_at timestamptz NOT NULL DEFAULT now())")
+        for step in (1, 2, 3):
+            for statement in MIGRATIONS[step]:
+                conn.execute(statement.replace("@S", f'"{pg_schema}"'))
+            conn.execute(f'INSERT INTO "{pg_schema}".schema_version (version) VALUES ({step})')
+    with ScratchStore(tmp_path / "old", index=postgres_url(postgres_dsn, pg_schema), blobs=s3_env,
+                      clock=ScratchClock(), orphan_grace=0.0) as store:
+        assert store.index.migrated_from == 3 and SCHEMA_VERSION == 4
+        handle = held_spill(store, monkeypatch, lambda: store.delete_run("run"))
+        with pytest.raises(Deleted):
+            store.scope("run", "agent").read_handle(handle, 0, 10)
