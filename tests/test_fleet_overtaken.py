@@ -7,6 +7,7 @@ its run still fails (StorageError), whatever the deleter's clock said."""
 from __future__ import annotations
 
 import threading
+import time
 
 import psycopg
 import pytest
@@ -21,13 +22,15 @@ SKEW = 600.0  # seconds between the two hosts' clocks
 @pytest.fixture
 def hosts(tmp_path, postgres_dsn, pg_schema, s3_env):
     """``hosts(writer_ahead)``: a writer and a deleter on one database and bucket, the writer's clock
-    ``writer_ahead`` seconds ahead of the deleter's (negative: behind)."""
+    ``writer_ahead`` seconds ahead of the deleter's (negative: behind; ``None``: both on the real clock, so the
+    index decides by the database's)."""
     stores = []
 
-    def open_hosts(writer_ahead: float) -> tuple[ScratchStore, ScratchStore]:
-        for name, start in (("writer", DEFAULT_START + writer_ahead), ("deleter", DEFAULT_START)):
+    def open_hosts(writer_ahead: float | None) -> tuple[ScratchStore, ScratchStore]:
+        for name, start in (("writer", DEFAULT_START + (writer_ahead or 0)), ("deleter", DEFAULT_START)):
+            clock = time.time if writer_ahead is None else ScratchClock(start)  # (time.time: the database's clock)
             stores.append(ScratchStore(tmp_path / name, index=postgres_url(postgres_dsn, pg_schema), blobs=s3_env,
-                                       clock=ScratchClock(start), orphan_grace=0.0, index_write_behind=False))
+                                       clock=clock, orphan_grace=0.0, index_write_behind=False))
         return stores[-2], stores[-1]
 
     yield open_hosts
@@ -65,7 +68,7 @@ def held_spill(writer: ScratchStore, monkeypatch, meanwhile, run: str = "run", a
     return outcome[0]
 
 
-@pytest.mark.parametrize("writer_ahead", [0.0, SKEW, -SKEW])
+@pytest.mark.parametrize("writer_ahead", [0.0, SKEW, -SKEW, None])
 @pytest.mark.parametrize("had_entries", [False, True])
 @pytest.mark.parametrize("agent_level", [False, True])
 def test_a_delete_overtaking_a_write_leaves_it_deleted_with_or_without_entries_and_clock_skew(
@@ -90,7 +93,7 @@ def test_a_delete_overtaking_a_write_leaves_it_deleted_with_or_without_entries_a
     assert not {found.token for found in writer.blobs.blob_files()}
 
 
-@pytest.mark.parametrize("writer_ahead", [0.0, -SKEW])
+@pytest.mark.parametrize("writer_ahead", [0.0, -SKEW, None])
 def test_an_object_removed_after_an_earlier_delete_fails_the_write_whatever_the_deleters_clock(
         hosts, monkeypatch, writer_ahead):
     """A deleter whose clock ran ahead of the writer's dated an earlier delete after the write's start: a write
