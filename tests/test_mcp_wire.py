@@ -343,16 +343,32 @@ def test_a_request_the_client_cancelled_is_not_awaited_when_stdin_ends(face, tmp
 
 
 @pytest.mark.parametrize("face", ["mcp", "proxy"])
-def test_two_requests_in_flight_with_one_id_both_get_their_reply_before_the_server_exits(face, tmp_path):
+def test_a_request_reusing_the_id_of_one_in_flight_is_refused_and_the_first_answered_before_the_server_exits(
+        face, tmp_path):
     """Ids in flight were a set: a client that reused an id (JSON-RPC asks it not to) and closed stdin got the
-    quick request's reply only, the slow one's being cut off when the first reply took the id off the pending set."""
+    quick request's reply only, the slow one's being cut off when the first reply took the id off the pending set.
+    Then both ran and both were answered under the one id (the open list of the last closing note): the client could
+    take either result for either request. The second is now refused, -32600 with its id, and not run; the first
+    is answered before the server exits; an id answered may be used again."""
     lines = [req(1, "initialize", INIT), json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode(),
-             slow_call(face, 7, tmp_path), call(7, "scratch_list", {})]
+             slow_call(face, 7, tmp_path), call(7, "scratch_write", {"key": "dup", "value": "ran"})]
     done = subprocess.run(face_command(face, tmp_path), input=b"\n".join(lines) + b"\n", capture_output=True,
                           timeout=REPLY_SECONDS)
     replies = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [r["id"] for r in replies] == [1, 7, 7] and done.returncode == 0
+    assert [shape(r) for r in replies] == [("result", 1), (INVALID, 7), ("result", 7)] and done.returncode == 0
+    assert "still in flight" in replies[1]["error"]["message"], replies[1]
     assert replies[2]["result"]["isError"] == (face == "mcp")  # the pattern search times out: a tool error
+    with ScratchStore(tmp_path) as store:  # the refused request was not run
+        assert [e.key for e in store.list_entries() if e.kind == "scratch"] == []
+    wire = Wire(face_command(face, tmp_path))
+    try:  # an id answered may be used again
+        wire.initialize()
+        for _ in range(2):
+            wire.send(req(8, "ping"))
+            assert wire.replies(8, 0) == []
+        wire.close()
+    finally:
+        wire.kill()
 
 
 @pytest.mark.parametrize("face", ["mcp", "proxy"])

@@ -9,8 +9,9 @@ the database server's, which decides expiry on a fleet -- do the same on every b
   at most the step, and by at most its TTL once a read or sweep saw the corrected clock. (On the database clock a read
   leaves it to the sweep: a host's own clock may lag the server's, and every read would then write.)
 
-And the tombstones' statements: :data:`OVERTAKEN`, the tombstone of a write whose blob a delete of its run or agent
-took first; :data:`DELETE_KEY`, a key's delete and its tombstone in one statement."""
+And the tombstones' statements: :data:`MARK_DELETE`, a delete of a run or agent marked; :data:`OVERTAKEN`, the
+tombstone of a write whose blob such a delete took first; :data:`DELETE_KEY`, a key's delete and its tombstone in
+one statement."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from typing import Any
 
 from scratchfs.foundation.limits import TOMBSTONE_SECONDS
 
-__all__ = ["DELETE_KEY", "OVERTAKEN", "PostgresExpiry"]
+__all__ = ["DB_NOW", "DELETE_KEY", "MARK_DELETE", "OVERTAKEN", "TOMBSTONED", "PostgresExpiry"]
 
 _KEY = "WHERE run_id = %(run)s AND agent_id = %(agent)s AND kind = %(kind)s AND key = %(key)s"
 _WHERE = f"{_KEY} AND expires_at <= @NOW"
@@ -42,25 +43,43 @@ leave its tombstone -- ``deleted`` now if it was live, else ``expired`` at its e
 round trip and atomic without a transaction (a data-modifying ``WITH``: PostgreSQL, "Data-Modifying Statements in
 WITH"); answers the deleted row's ``(blob, live)``, or no row."""
 
+TOMBSTONED = ("RETURNING run_id, agent_id, kind, key, expires_at), t AS (INSERT INTO @G SELECT run_id, agent_id, "
+              "kind, key, %(reason)s, @NOW FROM d WHERE expires_at > @NOW ON CONFLICT (run_id, agent_id, kind, key) "
+              "DO UPDATE SET reason = excluded.reason, at = excluded.at) SELECT count(*) FROM d")
+"""The end of a delete's statement that begins ``WITH d AS (DELETE FROM @E WHERE ...``: the rows still live leave
+a tombstone saying ``reason``, dated ``now``; answers how many rows it deleted."""
+
+DB_NOW = "extract(epoch from statement_timestamp())::float8"
+"""The database server's now, epoch seconds: the one clock every host shares."""
+
+MARK_DELETE = (
+    "INSERT INTO @S.deleted_scopes VALUES (%(run)s, %(scope)s, %(reason)s, @NOW, " + DB_NOW + ") ON CONFLICT "
+    "(run_id, agent_id) DO UPDATE SET reason = excluded.reason, at = excluded.at, marked = excluded.marked"
+)
+"""Inside a delete of a run (``scope`` ``''``) or an agent (``scope``: its id): mark it, whether it found entries or
+not, dated ``at`` on the store's clock (what a tombstone says) and ``marked`` on the database's clock (what orders
+it against the writes it overtakes: :data:`OVERTAKEN`). One row per scope, the newest delete's."""
+
 OVERTAKEN = (
-    "INSERT INTO @G SELECT run_id, agent_id, %(kind)s, %(key)s, reason, at FROM @G WHERE run_id = %(run)s AND "
-    "agent_id = %(agent)s AND reason IN ('deleted with its run', 'deleted with its agent') AND at >= %(since)s "
-    "ORDER BY at DESC LIMIT 1 "
+    "INSERT INTO @G SELECT %(run)s, %(agent)s, %(kind)s, %(key)s, reason, at FROM @S.deleted_scopes WHERE run_id = "
+    "%(run)s AND agent_id IN ('', %(agent)s) AND {since} >= %(since)s ORDER BY marked DESC LIMIT 1 "
     "ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET reason = excluded.reason, at = excluded.at RETURNING at"
 )
 """Inside the write of an entry whose blob a delete of its run or agent took before its row was written (the
-parameters ``run``, ``agent``, ``kind``, ``key``): copy that delete's newest tombstone of the scope to the key, so
-that a read of it says Deleted, as it does for the entries the delete found (as the SQLite index's
-:meth:`~scratchfs.engine.sqlite_scale.ScaleQueries.overtaken`). Answers no row when the scope has no such
-tombstone from the write's start on (``since``: its ``created_at``): no delete of it took the blob, which was
-removed some other way -- a delete before the write began (a run deleted, then written again) took none of it. A
-deleter's clock behind the writer's makes an overtaking delete's tombstone look older: the write then fails, never
-acknowledged and lost."""
+parameters ``run``, ``agent``, ``kind``, ``key``, ``since``): copy that delete's mark (:data:`MARK_DELETE`) to the
+key as its tombstone, so that a read of it says Deleted, as it does for the entries the delete found (as the SQLite
+index's :meth:`~scratchfs.engine.sqlite_scale.ScaleQueries.overtaken`) -- a delete of a run that had no entry too.
+``{since}`` is ``marked`` with ``since`` the write's start on the database's clock (the clock read as the write's
+transaction began less the seconds the writer's monotonic clock counted since its blob's upload began: no host's
+wall clock enters), else ``at`` with ``since`` its ``created_at`` (a blob that gives no start). Answers no row when
+no delete of the scope is marked from the write's start on: no delete took the blob, which was removed some other
+way -- a delete before the write began (a run deleted, then written again) took none of it."""
 
 
 class PostgresExpiry:
-    """:meth:`cap_future` and :meth:`expire_now` of :class:`~scratchfs.engine.postgres_index.PostgresIndex` (a mixin:
-    it needs the index's ``read(text, params, doing)``, ``transaction(doing)`` and ``q(text)``)."""
+    """:meth:`cap_future`, :meth:`expire_now` and :meth:`delete_scope` of
+    :class:`~scratchfs.engine.postgres_index.PostgresIndex` (a mixin: it needs the index's ``read(text, params,
+    doing)``, ``transaction(doing)`` and ``q(text)``)."""
 
     def read(self, text: str, params: dict, doing: str) -> list[tuple]:  # pragma: no cover - the index's
         raise NotImplementedError
@@ -101,3 +120,15 @@ class PostgresExpiry:
         with self.transaction("expiring an entry") as conn:
             row = conn.execute(self.q(_EXPIRE), params).fetchone()
         return None if row is None else row[0]
+
+    def delete_scope(self, run_id: str, agent_id: str | None, now: float) -> int:
+        """Delete every row of a run (or one agent of it) in one transaction; live rows leave a tombstone, and the
+        delete its mark (:data:`~scratchfs.engine.postgres_expiry.MARK_DELETE`), found entries or not. Return the
+        rows deleted."""
+        where = "run_id = %(run)s" + ("" if agent_id is None else " AND agent_id = %(agent)s")
+        reason = "deleted with its run" if agent_id is None else "deleted with its agent"
+        params = {"run": run_id, "agent": agent_id, "scope": agent_id or "", "reason": reason, "now": now}
+        with self.transaction("deleting a run") as conn:
+            row = conn.execute(self.q(f"WITH d AS (DELETE FROM @E WHERE {where} {TOMBSTONED}"), params).fetchone()
+            conn.execute(self.q(MARK_DELETE), params)  # (a write it overtakes reads Deleted: OVERTAKEN)
+        return int(row[0])

@@ -10,6 +10,7 @@ The same rows, tombstones, quotas and expiry semantics as :mod:`scratchfs.engine
                              -- epoch seconds, float8 --, frame_newlines bytea); unique (run_id, agent_id, kind, key);
                              preview and shape are UTF-8 bytea (text cannot hold the NUL a preview may show)
     <schema>.gone           (run_id, agent_id, kind, key, reason, at) primary key (run_id, agent_id, kind, key)
+    <schema>.deleted_scopes (run_id, agent_id -- '' for a run --, reason, at, marked) the last delete of a scope
 
 **Clock.** With ``clock="database"`` (what :func:`scratchfs.engine.backends.open_index` picks for a store on the
 real clock) every expiry decision -- what is live, what a sweep pops, the times a row is written and refreshed
@@ -45,6 +46,7 @@ its pool (binary protocol, server-side parameters, health-checked pooled connect
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -54,7 +56,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from scratchfs.engine.keyset import LISTING_ORDER, page_filter
 from scratchfs.engine.postgres_connect import pipelined
-from scratchfs.engine.postgres_expiry import DELETE_KEY, OVERTAKEN, PostgresExpiry
+from scratchfs.engine.postgres_expiry import DB_NOW, DELETE_KEY, OVERTAKEN, TOMBSTONED, PostgresExpiry
 from scratchfs.engine.postgres_pool import IndexPool
 from scratchfs.engine.postgres_schema import SCHEMA_VERSION, flag_unavailable, lock_key, migrate, no_answer, run_refusal
 from scratchfs.engine.postgres_stats import PostgresAggregates
@@ -70,15 +72,10 @@ _COLUMNS = (
     "kind, run_id, agent_id, key, blob, size, stored_size, frames, lines, preview, source_tool, content_type, shape, "
     "created_at, expires_at, ttl"
 )
-_DB_NOW = "extract(epoch from statement_timestamp())::float8"
-_LOCKED = "SELECT 0.0 FROM (SELECT pg_advisory_xact_lock_shared(%s)) AS locked"
 _LOCKED_NOW = ("SELECT extract(epoch from clock_timestamp())::float8 FROM (SELECT pg_advisory_xact_lock_shared(%s)) "
                "AS locked")
 _USAGE = "SELECT COALESCE(SUM(stored_size), 0)::bigint, COUNT(*) FROM @E WHERE run_id = %(run)s AND expires_at > @NOW"
 _SCOPE_KEY = "run_id = %(run)s AND agent_id = %(agent)s AND kind = %(kind)s AND key = %(key)s"
-_TOMBSTONED = ("RETURNING run_id, agent_id, kind, key, expires_at), t AS (INSERT INTO @G SELECT run_id, agent_id, "
-               "kind, key, %(reason)s, @NOW FROM d WHERE expires_at > @NOW ON CONFLICT (run_id, agent_id, kind, key) "
-               "DO UPDATE SET reason = excluded.reason, at = excluded.at) SELECT count(*) FROM d")  # ends WITH d AS (
 
 
 def _typed(exc: BaseException, doing: str, runs: tuple[str | None, str, str] | None = None,
@@ -128,7 +125,7 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
             raise ValueError(f"runs_table must look like 'runs(id)' or 'schema.runs(id)': {runs_table!r}")
         self.schema, self.busy_timeout, self.database_clock = schema, busy_timeout, clock == "database"
         self._connections = IndexPool(dsn, busy_timeout, pool_size, self._configure)
-        self._now = _DB_NOW if self.database_clock else "%(now)s"
+        self._now = DB_NOW if self.database_clock else "%(now)s"
         self._sql: dict[str, str] = {}
         self._sweep_lock_key = lock_key(f"scratchfs sweep {schema}")
         self._delete_lock_key = lock_key(f"scratchfs delete {schema}")
@@ -273,25 +270,29 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
 
         Three round trips after the pool's check, in psycopg's pipeline mode (libpq's "Pipeline Mode"): the
         ``BEGIN`` with the shared delete lock and the clock; ``check()`` (the blob's ``HEAD``, under the lock); the
-        statements and the ``COMMIT`` in one batch. A quota reads the old row first: one more.
+        statements and the ``COMMIT`` in one batch. A quota reads the old row first: one more. ``check``: the
+        pending blob's ``exists``; the blob's ``began`` (an S3 object's), when it has one, dates the write's start on
+        the database's clock, which a delete that overtook it is ordered by (:data:`.postgres_expiry.OVERTAKEN`).
 
         Raises:
             QuotaExceeded: the run would go over a quota; nothing was written.
             StorageError: the platform's runs table has no such run (``runs_table``), the database failed, or the
                 blob is gone though no delete of its scope took it (an orphan sweep, an outsider): nothing written.
         """
-        e, ident = entry, {"run": entry.run_id, "agent": entry.agent_id, "kind": entry.kind, "key": entry.key,
-                           "now": entry.created_at, "since": entry.created_at}
-        stamp = self.database_clock and not keep_times
+        e, ident = entry, {"run": entry.run_id, "agent": entry.agent_id, "kind": entry.kind, "key": entry.key}
+        stamp, began = self.database_clock and not keep_times, getattr(getattr(check, "__self__", None), "began", None)
         with self.batch("writing an entry") as conn:
             # the delete lock, shared (see delete_lock): no delete of a scope runs between the check and the commit;
             # sent with the BEGIN, and the database clock read once it is held (a volatile subquery runs first)
-            created = conn.execute(_LOCKED_NOW if stamp else _LOCKED, (self._delete_lock_key,)).fetchone()[0]
+            database_now = conn.execute(_LOCKED_NOW, (self._delete_lock_key,)).fetchone()[0]
+            since = None if began is None else database_now - (time.monotonic() - began)  # (on the server's clock)
             if not check():  # a delete of its run or agent took the blob: the write is ordered before it, and its
-                if conn.execute(self.q(OVERTAKEN), ident).fetchone() is None:  # tombstone is the delete's; else:
+                overtaken = self.q(OVERTAKEN.format(since="at" if since is None else "marked"))  # tombstone is the
+                if conn.execute(overtaken, {**ident, "since": e.created_at if since is None else since}).fetchone() \
+                        is None:  # delete's; else the blob went some other way
                     raise StorageError(f"the blob of {e.key} was removed before its row was written: nothing stored")
                 return False, None
-            created = created if stamp else e.created_at
+            created = database_now if stamp else e.created_at
             expires = created + e.ttl if stamp else e.expires_at
             if quota != (None, None):
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(f"scratchfs quota {e.run_id}"),))
@@ -332,16 +333,6 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
         with self.connection("deleting an entry") as conn:
             row = conn.execute(self.q(DELETE_KEY), params).fetchone()
         return (False, None) if row is None else (bool(row[1]), row[0])
-
-    def delete_scope(self, run_id: str, agent_id: str | None, now: float) -> int:
-        """Delete every row of a run (or one agent of it) in one transaction; live rows leave a tombstone. Return the
-        rows deleted."""
-        where = "run_id = %(run)s" + ("" if agent_id is None else " AND agent_id = %(agent)s")
-        reason = "deleted with its run" if agent_id is None else "deleted with its agent"
-        with self.transaction("deleting a run") as conn:
-            row = conn.execute(self.q(f"WITH d AS (DELETE FROM @E WHERE {where} {_TOMBSTONED}"),
-                               {"run": run_id, "agent": agent_id, "reason": reason, "now": now}).fetchone()
-        return int(row[0])
 
     @staticmethod
     def _live_in_run(run_id: str, agent_id: str | None, kind: str | None, prefix: str,
@@ -435,7 +426,9 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
 
     def forget_tombstones(self, now: float) -> int:
         """Delete tombstones older than :data:`TOMBSTONE_SECONDS`; return how many."""
-        with self.connection("forgetting tombstones") as conn:
+        with self.connection("forgetting tombstones") as conn:  # (and the marks of deletes, on the server's clock)
+            conn.execute(self.q(f"DELETE FROM @S.deleted_scopes WHERE marked <= {DB_NOW} - %(keep)s"),
+                         {"keep": TOMBSTONE_SECONDS})
             return conn.execute(self.q("DELETE FROM @G WHERE at <= @NOW - %(keep)s"),
                                 {"now": now, "keep": TOMBSTONE_SECONDS}).rowcount
 
@@ -466,7 +459,7 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
         params = {"ids": [r[0] for r in rows], "blobs": [r[1] for r in rows], "reason": reason, "now": now}
         with self.transaction("removing rows whose blob is gone") as conn:
             return int(conn.execute(self.q("WITH d AS (DELETE FROM @E WHERE (id, blob) IN (SELECT * FROM unnest(%(ids)"
-                                           "s::bigint[], %(blobs)s::text[])) " + (_TOMBSTONED if reason else "RETURNING"
+                                           "s::bigint[], %(blobs)s::text[])) " + (TOMBSTONED if reason else "RETURNING"
                                            " 1) SELECT count(*) FROM d")), params).fetchone()[0])
 
     def relocate(self, moves: list[tuple[str, str]]) -> int:
@@ -482,7 +475,7 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
 
     def database_now(self) -> float:
         """The database server's time, epoch seconds."""
-        return float(self.read(f"SELECT {_DB_NOW}", {}, "reading the database clock")[0][0])
+        return float(self.read(f"SELECT {DB_NOW}", {}, "reading the database clock")[0][0])
 
     @contextmanager
     def delete_lock(self, exclusive: bool, timeout: float) -> Iterator[None]:

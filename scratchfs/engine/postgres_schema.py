@@ -5,6 +5,8 @@ Tables (in the index's own schema, ``scratchfs`` by default; see :mod:`scratchfs
     schema_version (version integer primary key, applied_at)   one row per applied step
     entries        one row per (run_id, agent_id, kind, key); preview and shape as UTF-8 bytea (text cannot hold NUL)
     gone           tombstones of the last hour, by (run_id, agent_id, kind, key)
+    deleted_scopes the last delete of a run (agent_id '') or agent of the last hour, with or without entries:
+                   reason, at (the deleter's store clock, as a tombstone's) and marked (the database's clock)
     store          one row: the store id and the blob location the index is paired with (scratchfs.engine.pairing)
 
 Upgrade path: a new scratchfs appends a step to :data:`MIGRATIONS` and bumps :data:`SCHEMA_VERSION`; the first store
@@ -28,7 +30,7 @@ from scratchfs.foundation.errors import InvalidArgument, StorageError
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "busy_refusal", "flag_unavailable", "holds_index", "lock_key", "migrate",
            "no_answer", "probe", "run_refusal", "runs_name", "untie_command"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The schema version this scratchfs writes and reads."""
 
 MIGRATIONS: dict[int, list[str]] = {
@@ -49,6 +51,11 @@ MIGRATIONS: dict[int, list[str]] = {
     # the store's id and the blob location it keeps its entries in (one row; scratchfs.engine.pairing)
     3: ["CREATE TABLE @S.store (one boolean PRIMARY KEY DEFAULT true CHECK (one), id text NOT NULL, "
         "blobs text NOT NULL, paired_at float8 NOT NULL)"],
+    # a delete of a run or agent marked whether it found entries or not, on the database's clock, so a write it
+    # overtook reads Deleted (scratchfs.engine.postgres_expiry.OVERTAKEN)
+    4: ["CREATE TABLE @S.deleted_scopes (run_id text NOT NULL, agent_id text NOT NULL, reason text NOT NULL, "
+        "at float8 NOT NULL, marked float8 NOT NULL, PRIMARY KEY (run_id, agent_id))",
+        "CREATE INDEX deleted_scopes_marked ON @S.deleted_scopes (marked)"],
 }
 """Schema steps by version: the SQL applied to go from version ``n - 1`` to ``n`` (``@S`` is the schema)."""
 

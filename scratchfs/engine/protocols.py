@@ -154,7 +154,9 @@ class BlobSource(RangeSource, Protocol):
 
 
 class PendingWrite(Protocol):
-    """A blob written completely but not yet named by a row (see :meth:`BlobStore.write`)."""
+    """A blob written completely but not yet named by a row (see :meth:`BlobStore.write`). An S3 object's also has
+    ``began``, ``time.monotonic()`` as its upload began: the PostgreSQL index orders a delete that removed it against
+    the write by it (:data:`scratchfs.engine.postgres_expiry.OVERTAKEN`), on the database's clock."""
 
     info: BlobInfo
 

@@ -131,11 +131,11 @@ class S3Object(NamedTuple):
 class S3Pending:
     """An object uploaded completely but not yet named by a row (see the module docstring)."""
 
-    def __init__(self, blobs: S3Blobs, key: str, info: BlobInfo) -> None:
+    def __init__(self, blobs: S3Blobs, key: str, info: BlobInfo, began: float) -> None:
         self._blobs = blobs
-        self.key = key
-        self.path = key
+        self.key = self.path = key
         self.info = info
+        self.began = began  # time.monotonic() as the upload began: a delete that removes it comes after
 
     def exists(self) -> bool:
         """True while the object is still there (``HEAD``; called inside the row's transaction). Raises
@@ -261,7 +261,7 @@ class S3Blobs:
             InvalidArgument: from ``chunks`` (bad content); no object is left behind; or another index owns the
                 prefix now (:attr:`owned`, checked at most every ``OWNER_CHECK_SECONDS``): nothing is written.
         """
-        key = self.key(run_id, agent_id, token)
+        key, began = self.key(run_id, agent_id, token), time.monotonic()
         self.owned(OWNER_CHECK_SECONDS)
         fields = {"kind": "", "key": "", "tool": None, "ttl": 0.0, "created_at": time.time(), **(bound or {})}
         fd, spool = tempfile.mkstemp(prefix="scratchfs-s3-")  # mode 0600
@@ -287,7 +287,7 @@ class S3Blobs:
         finally:
             os.close(fd)
         info = BlobInfo(writer.size, writer.stored_size, writer.frames, writer.frame_newlines.tobytes())
-        return S3Pending(self, key, info)
+        return S3Pending(self, key, info, began)
 
     # -- reading --------------------------------------------------------------------------------------------------
 

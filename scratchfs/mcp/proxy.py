@@ -32,8 +32,9 @@ subscriptions, prompts and completions (each served only when the upstream offer
 call. ``_meta`` keys starting with ``scratchfs/`` (the scope, see :mod:`scratchfs.mcp_server`) and the SDK's reserved
 ``io.modelcontextprotocol/`` keys are removed from every request before it goes upstream.
 
-When the upstream server cannot be started, exits, or does not answer within ``--timeout`` seconds, its tool calls
-become tool errors whose text starts with ``upstream unavailable:``, its other requests JSON-RPC errors with that
+When the upstream server cannot be started, exits, or does not answer within ``--timeout`` seconds (a call's whole
+time, :mod:`scratchfs.mcp.upstream`), its tool calls become tool errors whose text starts with ``upstream
+unavailable:``, its other requests JSON-RPC errors with that
 message, and the proxy keeps serving its own tools (and lists the upstream's last known tools). A line the upstream
 writes that is no JSON-RPC message (bytes that are not UTF-8 included: each reads as U+FFFD) is logged and skipped.
 
@@ -49,7 +50,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import secrets
 import sys
 from collections.abc import Callable, Mapping
@@ -64,7 +64,6 @@ from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import TOOL_SPECS
 from scratchfs.foundation.errors import InvalidArgument, ScratchError, UpstreamUnavailable
 from scratchfs.foundation.limits import DEFAULT_TTL, SPILL_THRESHOLD_BYTES, SWEEP_INTERVAL
-from scratchfs.foundation.text import one_line
 from scratchfs.mcp.proxy_spill import spill_result
 from scratchfs.mcp.server import (
     INSTRUCTIONS,
@@ -78,6 +77,7 @@ from scratchfs.mcp.server import (
     store_name,
     text_result,
 )
+from scratchfs.mcp.upstream import Upstream
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
@@ -101,7 +101,8 @@ class ProxyConfig:
         threshold: spill text results larger than this many bytes of JSON (escapes included).
         classes: result class per upstream tool name; ``default_class`` for the others.
         ttl: seconds a spilled result (and a scratchpad value written without a ttl) lives.
-        timeout: seconds to wait for the upstream server to start, and for each answer.
+        timeout: seconds a call waits for the upstream server, its start included (the start itself is waited for
+            as long as it takes: :mod:`scratchfs.mcp.upstream`); the proxy waits as long for it before serving.
         root, run_id, agent_id: the store and the default scope (see the module docstring).
         allow_meta_scope: accept a request's ``_meta`` scope even when ``run_id``/``agent_id`` pin it.
         env: the upstream's environment (default: this process's).
@@ -169,132 +170,6 @@ def _without_meta(params: Any) -> Any:
     if params is None:
         return None
     return params.model_copy(update={"meta": strip_meta(params.meta)})
-
-
-class Upstream:
-    """The upstream MCP server: a child process and the client session to it, run by :meth:`run` in its own task.
-
-    ``on_notification`` is awaited with each notification the upstream sends.
-    """
-
-    def __init__(self, config: ProxyConfig, on_notification: Callable[[Any], Any]) -> None:
-        import anyio
-
-        self.config = config
-        self.session: Any = None
-        self.capabilities: Any = None
-        self.error: str | None = None
-        self.ready = anyio.Event()
-        self.closed = anyio.Event()  # set when the connection to the upstream ends (upstream_stdio)
-        self._stop = anyio.Event()
-        self._on_notification = on_notification
-
-    async def run(self) -> None:
-        """Start the server, connect, and stay connected until :meth:`stop` (or until the task is cancelled)."""
-        import anyio
-        from mcp import ClientSession
-        from mcp.client.stdio import get_default_environment
-
-        from scratchfs.mcp.upstream_stdio import upstream_stdio
-
-        config = self.config
-        env = {**get_default_environment(), **(os.environ if config.env is None else config.env)}
-        try:
-            async with upstream_stdio(config.command, list(config.args), env,
-                                      closed=self.closed) as (read_stream, write_stream), \
-                    ClientSession(read_stream, write_stream, message_handler=self._on_message) as session:
-                with anyio.fail_after(config.timeout):
-                    init = await session.initialize()
-                self.session, self.capabilities = session, init.capabilities
-                self.ready.set()
-                await self._stop.wait()
-        except Exception as exc:  # spawn, handshake or transport failure: report it on every call
-            detail = _describe(exc, self.closed.is_set())
-            if isinstance(_leaf(exc), TimeoutError) and self.session is None:
-                detail = f"no answer to initialize within {config.timeout:g} s"
-            self.error = self.error or f"{config.command}: {detail}"
-            log.error("scratchfs mcp-proxy: upstream %s", _one_line(self.error))
-        finally:
-            self.ready.set()
-
-    def stop(self) -> None:
-        """Ask :meth:`run` to disconnect and stop the server."""
-        self._stop.set()
-
-    async def _on_message(self, message: Any) -> None:
-        if isinstance(message, Exception):
-            log.warning("scratchfs mcp-proxy: upstream transport: %s", _one_line(message))
-            return
-        await self._on_notification(message)
-
-    async def request(self, request: Any, result_type: Any, progress: Callable[..., Any] | None = None) -> Any:
-        """Send one request upstream and return its typed result.
-
-        Raises:
-            UpstreamUnavailable: the server is not running, closed its connection, did not answer within the
-                timeout, or answered with no JSON-RPC message its parser reads.
-            MCPError: the upstream's own JSON-RPC error, whatever its code (passes through to the client). The SDK
-                reports a closed connection and a timeout with codes a server's own errors may carry too (-32000,
-                -32001): the connection's end is told by :attr:`closed`, the timeout is the proxy's own.
-        """
-        import anyio
-
-        timeout = self.config.timeout
-        with anyio.move_on_after(timeout):
-            await self.ready.wait()
-        if self.error is not None:
-            raise UpstreamUnavailable(self.error)
-        if self.session is None:
-            raise UpstreamUnavailable(f"{self.config.command}: still starting after {timeout:g} s")
-        with anyio.move_on_after(timeout):
-            return await self._send(request, result_type, progress)
-        raise UpstreamUnavailable(f"{self.config.command}: no answer within {timeout:g} s")
-
-    async def _send(self, request: Any, result_type: Any, progress: Callable[..., Any] | None) -> Any:
-        from mcp.shared.exceptions import MCPError
-        from mcp_types import CONNECTION_CLOSED
-        from pydantic import ValidationError
-
-        from scratchfs.mcp.upstream_stdio import MALFORMED, MALFORMED_MARK
-
-        try:
-            return await self.session.send_request(request, result_type, progress_callback=progress)
-        except MCPError as exc:
-            if exc.code == CONNECTION_CLOSED and self.closed.is_set():
-                self.error = f"{self.config.command}: the server exited or closed its connection"
-                raise UpstreamUnavailable(self.error) from None
-            if exc.code == MALFORMED and exc.data == MALFORMED_MARK:
-                raise UpstreamUnavailable(f"{self.config.command}: malformed answer: {exc}") from None
-            raise
-        except ValidationError as exc:
-            raise UpstreamUnavailable(f"{self.config.command}: malformed answer: {exc.error_count()} errors") from None
-
-
-def _leaf(exc: BaseException) -> BaseException:
-    """The first leaf of nested exception groups (the SDK wraps transport failures in them)."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
-
-
-def _one_line(what: object, chars: int = 300) -> str:
-    """``str(what)`` for a log record: one line (an upstream's error may span many, quote its input, hold escapes),
-    at most ``chars`` characters."""
-    text = one_line(" ".join(str(what).split()))
-    return text if len(text) <= chars else text[: chars - 3] + "..."
-
-
-def _describe(exc: BaseException, closed: bool) -> str:
-    """What failed the upstream's start; ``closed``: its connection had ended."""
-    from mcp.shared.exceptions import MCPError
-    from mcp_types import CONNECTION_CLOSED
-
-    leaf = _leaf(exc)
-    if closed and isinstance(leaf, MCPError) and leaf.code == CONNECTION_CLOSED:
-        return "the server exited or closed its connection during start-up"
-    if isinstance(leaf, OSError) and leaf.strerror:
-        return f"cannot start: {leaf.strerror}" + (f": {leaf.filename}" if leaf.filename else "")
-    return str(leaf) or type(leaf).__name__
 
 
 class Proxy:
@@ -493,6 +368,8 @@ class Proxy:
                 with anyio.move_on_after(self.config.timeout):
                     await self.upstream.ready.wait()
                 server = self.build_server()
+                if not self.upstream.ready.is_set():  # (slower than --timeout: its tools are told of once it answers)
+                    tg.start_soon(self._tools_when_ready)
                 try:
                     await _serve_stdio_with(server, self.initialization_options(server))
                 finally:
@@ -502,6 +379,15 @@ class Proxy:
             if failure is None:
                 raise
             raise failure from None
+
+
+    async def _tools_when_ready(self) -> None:
+        """Tell the client the tool list changed once an upstream slower to start than ``--timeout`` answered."""
+        import mcp_types as types
+
+        await self.upstream.ready.wait()
+        if self.upstream.session is not None:
+            await self._on_upstream_notification(types.ToolListChangedNotification())
 
 
 async def _serve_stdio_with(server: Any, options: Any) -> None:

@@ -16,7 +16,10 @@ screens each line (:func:`screen`) and answers what the SDK would drop, as JSON-
 * a batch (a JSON array; MCP has no batches): an empty one is one ``-32600`` error; otherwise one array holding a
   ``-32600`` error for each of its requests (and invalid members), none for its notifications and responses, and
   nothing is run;
-* ``params`` given as an array (by position; MCP names its parameters): ``-32602`` Invalid params.
+* ``params`` given as an array (by position; MCP names its parameters): ``-32602`` Invalid params;
+* a request whose ``id`` is that of a request of the client still in flight (JSON-RPC matches an answer to its
+  request by id alone, and MCP says a requester never reuses one within a session): ``-32600`` Invalid Request, and
+  it is not run -- two answers under one id would let the client take one request's result for the other's.
 
 Blank lines are skipped and a UTF-8 byte order mark before a message is ignored (RFC 8259 allows both). Valid
 notifications and responses get no reply, as JSON-RPC says. Everything else -- every well-formed request -- goes to
@@ -24,7 +27,7 @@ the SDK's session unchanged, which answers it (``-32601`` for an unknown method,
 types). Replies are written whole, one line each, under one lock (the SDK's and ours never interleave).
 
 When stdin ends, the requests still running are answered first (within :data:`DRAIN_SECONDS`), each as often as it
-was sent (a client may reuse an id), except those the client cancelled (``notifications/cancelled``: no reply, as MCP
+was sent (an id reused after a cancel), except those the client cancelled (``notifications/cancelled``: no reply, as MCP
 says). A client that closes its end of stdout ends serving (one warning); any other failure to write a reply is one
 :class:`WireFailed`, never an exception group.
 
@@ -98,6 +101,14 @@ def error_reply(request_id: int | str | None, code: int, message: str, data: Any
     error = types.ErrorData(**fields)
     reply = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
     return reply.model_dump_json(by_alias=True, exclude_unset=True)  # as the SDK writes its own: "id": null kept
+
+
+def duplicate_refusal(request_id: int | str) -> str:
+    """The ``-32600`` reply to a request whose id is that of one still in flight (not run)."""
+    return error_reply(request_id, INVALID_REQUEST,
+                       f"Invalid Request: id {json.dumps(request_id)} is that of a request of yours still in flight; "
+                       "ids must be unique among a client's requests in flight (this one was not run): send it "
+                       "again with a new id")
 
 
 def too_long(skipped: int, limit: int = MAX_MESSAGE_BYTES, head: bytes = b"") -> Verdict:
@@ -302,8 +313,8 @@ class LineWriter:
     """The wire's stdout: each :meth:`write` puts one whole reply line on ``fd`` (blocking writes in a worker thread,
     one at a time), so the SDK's replies and the transport's own never interleave.
 
-    :attr:`pending` counts the requests handed on and not yet answered, by id (a client may reuse an id while its
-    first request runs: each is counted); a request the client cancelled is not awaited."""
+    :attr:`pending` counts the requests handed on and not yet answered, by id (a client may reuse the id of a request
+    it cancelled, which may still run: each is counted); a request the client cancelled is not awaited."""
 
     def __init__(self, fd: int) -> None:
         import anyio
@@ -325,8 +336,13 @@ class LineWriter:
         else:
             self.pending.pop(key, None)
 
-    async def write(self, text: str) -> None:
-        """Write ``text`` (one or more whole lines) and flush it; a reply to a pending request is noted.
+    def in_flight(self, request_id: int | str) -> bool:
+        """Whether a request of this id was handed on and is neither answered nor cancelled."""
+        return json.dumps(request_id) in self.pending
+
+    async def write(self, text: str, answers: bool = True) -> None:
+        """Write ``text`` (one or more whole lines) and flush it; a reply to a pending request is noted (``answers``
+        False: ``text`` answers no request handed on -- the transport's own replies to lines it did not hand on).
 
         Raises:
             BrokenPipeError, ConnectionResetError: the client closed its end (:data:`CLIENT_GONE`).
@@ -335,7 +351,7 @@ class LineWriter:
         data = text.encode("utf-8", "replace")
         async with self._lock:
             await self._worker.run(self._put, data)
-        if self.pending:
+        if self.pending and answers:
             for line in text.splitlines():
                 try:
                     reply = json.loads(line)
@@ -395,8 +411,11 @@ class ScreenedLines:
                 await self._writer.drained(DRAIN_SECONDS)
                 raise StopAsyncIteration
             if verdict.reply is not None:
-                await self._writer.write(verdict.reply + "\n")
-            if verdict.message is not None:
+                await self._writer.write(verdict.reply + "\n", answers=False)
+            if verdict.message is not None and verdict.request_id is not None and self._writer.in_flight(
+                    verdict.request_id):
+                await self._writer.write(duplicate_refusal(verdict.request_id) + "\n", answers=False)
+            elif verdict.message is not None:
                 if verdict.request_id is not None:
                     self._writer.expect(verdict.request_id)
                 if verdict.cancels is not None:

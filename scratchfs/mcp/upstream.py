@@ -1,0 +1,191 @@
+"""The proxy's upstream MCP server (:mod:`scratchfs.mcp.proxy`): its child process and the client session to it,
+the handshake waited for as long as it takes, and each request bounded by ``--timeout`` as a whole.
+
+A call that finds the upstream still starting waits up to ``--timeout`` for it, then fails ``upstream unavailable:
+... still starting``; the handshake goes on and a later call is served once the upstream answered it. A request is
+sent in a task of its own: its answer is awaited until the call's deadline, and the SDK's courtesy cancel of a
+request abandoned then (written to the upstream, up to 5 s when it reads nothing) never delays the call's error.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from scratchfs.foundation.errors import UpstreamUnavailable
+from scratchfs.foundation.text import one_line
+
+if sys.version_info < (3, 11):  # pragma: no cover
+    from exceptiongroup import BaseExceptionGroup
+
+log = logging.getLogger("scratchfs.mcp.proxy")
+
+
+class Upstream:
+    """The upstream MCP server: a child process and the client session to it, run by :meth:`run` in its own task.
+
+    ``on_notification`` is awaited with each notification the upstream sends.
+    """
+
+    def __init__(self, config: Any, on_notification: Callable[[Any], Any]) -> None:
+        import anyio
+
+        self.config = config
+        self.session: Any = None
+        self.capabilities: Any = None
+        self.error: str | None = None
+        self.ready = anyio.Event()
+        self.closed = anyio.Event()  # set when the connection to the upstream ends (upstream_stdio)
+        self._stop = anyio.Event()
+        self._on_notification = on_notification
+        self._started = 0.0  # anyio.current_time() as run began
+        self._sends: Any = None  # the task group of the requests in flight (:meth:`_bounded`)
+
+    async def run(self) -> None:
+        """Start the server, connect, and stay connected until :meth:`stop` (or until the task is cancelled). The
+        handshake has no deadline of its own: an upstream slower to start than ``--timeout`` (a package fetched
+        first) is waited for, its calls failing ``still starting`` meanwhile, and served once it answers."""
+        import anyio
+        from mcp import ClientSession
+        from mcp.client.stdio import get_default_environment
+
+        from scratchfs.mcp.upstream_stdio import upstream_stdio
+
+        config = self.config
+        env = {**get_default_environment(), **(os.environ if config.env is None else config.env)}
+        self._started = anyio.current_time()
+        try:
+            async with upstream_stdio(config.command, list(config.args), env,
+                                      closed=self.closed) as (read_stream, write_stream), \
+                    ClientSession(read_stream, write_stream, message_handler=self._on_message) as session, \
+                    anyio.create_task_group() as self._sends:
+                init = await session.initialize()
+                self.session, self.capabilities = session, init.capabilities
+                self.ready.set()
+                await self._stop.wait()
+                self._sends.cancel_scope.cancel()
+        except Exception as exc:  # spawn, handshake or transport failure: report it on every call
+            self.error = self.error or f"{config.command}: {_describe(exc, self.closed.is_set())}"
+            log.error("scratchfs mcp-proxy: upstream %s", _one_line(self.error))
+        finally:
+            self.ready.set()
+
+    def stop(self) -> None:
+        """Ask :meth:`run` to disconnect and stop the server."""
+        self._stop.set()
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, Exception):
+            log.warning("scratchfs mcp-proxy: upstream transport: %s", _one_line(message))
+            return
+        await self._on_notification(message)
+
+    async def request(self, request: Any, result_type: Any, progress: Callable[..., Any] | None = None) -> Any:
+        """Send one request upstream and return its typed result.
+
+        Raises:
+            UpstreamUnavailable: the server is not running, closed its connection, did not answer within the
+                timeout, or answered with no JSON-RPC message its parser reads.
+            MCPError: the upstream's own JSON-RPC error, whatever its code (passes through to the client). The SDK
+                reports a closed connection and a timeout with codes a server's own errors may carry too (-32000,
+                -32001): the connection's end is told by :attr:`closed`, the timeout is the proxy's own.
+        """
+        import anyio
+
+        timeout = self.config.timeout
+        deadline = anyio.current_time() + timeout  # (the whole call, its wait for a starting upstream included)
+        with anyio.move_on_after(timeout):
+            await self.ready.wait()
+        if self.error is not None:
+            raise UpstreamUnavailable(self.error)
+        if self.session is None:
+            waited = anyio.current_time() - self._started
+            raise UpstreamUnavailable(f"{self.config.command}: still starting (no answer to initialize after "
+                                      f"{waited:.0f} s; the proxy keeps waiting for it: call again later)")
+        return await self._bounded(self._send(request, result_type, progress), deadline, timeout)
+
+    async def _bounded(self, send: Any, deadline: float, timeout: float) -> Any:
+        """``await send`` in a task of its own, its answer waited for until ``deadline``: one that comes later
+        fails the call at once. (Cancelled in the caller's task, the SDK's send waits up to 5 s more to write its
+        courtesy cancel, to an upstream that may read nothing: here that cancel goes on in the background.)"""
+        import anyio
+
+        done, outcome, scope = anyio.Event(), [], anyio.CancelScope()
+
+        async def task() -> None:
+            with scope:
+                try:
+                    outcome.append((True, await send))
+                except Exception as exc:  # (handed to the caller)
+                    outcome.append((False, exc))
+            done.set()
+
+        try:
+            self._sends.start_soon(task)
+        except RuntimeError:  # (its task group ended: the proxy is stopping)
+            send.close()
+            raise UpstreamUnavailable(f"{self.config.command}: the proxy is stopping its upstream") from None
+        try:
+            with anyio.move_on_after(max(0.0, deadline - anyio.current_time())):
+                await done.wait()
+        finally:
+            if not done.is_set():
+                scope.cancel()
+        if not outcome:
+            raise UpstreamUnavailable(f"{self.config.command}: no answer within {timeout:g} s")
+        ok, value = outcome[0]
+        if ok:
+            return value
+        raise value
+
+    async def _send(self, request: Any, result_type: Any, progress: Callable[..., Any] | None) -> Any:
+        from mcp.shared.exceptions import MCPError
+        from mcp_types import CONNECTION_CLOSED
+        from pydantic import ValidationError
+
+        from scratchfs.mcp.upstream_stdio import MALFORMED, MALFORMED_MARK
+
+        try:
+            return await self.session.send_request(request, result_type, progress_callback=progress)
+        except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED and self.closed.is_set():
+                self.error = f"{self.config.command}: the server exited or closed its connection"
+                raise UpstreamUnavailable(self.error) from None
+            if exc.code == MALFORMED and exc.data == MALFORMED_MARK:
+                raise UpstreamUnavailable(f"{self.config.command}: malformed answer: {exc}") from None
+            raise
+        except ValidationError as exc:
+            raise UpstreamUnavailable(f"{self.config.command}: malformed answer: {exc.error_count()} errors") from None
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first leaf of nested exception groups (the SDK wraps transport failures in them)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _one_line(what: object, chars: int = 300) -> str:
+    """``str(what)`` for a log record: one line (an upstream's error may span many, quote its input, hold escapes),
+    at most ``chars`` characters."""
+    text = one_line(" ".join(str(what).split()))
+    return text if len(text) <= chars else text[: chars - 3] + "..."
+
+
+def _describe(exc: BaseException, closed: bool) -> str:
+    """What failed the upstream's start; ``closed``: its connection had ended."""
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import CONNECTION_CLOSED
+
+    leaf = _leaf(exc)
+    if closed and isinstance(leaf, MCPError) and leaf.code == CONNECTION_CLOSED:
+        return "the server exited or closed its connection during start-up"
+    if isinstance(leaf, OSError) and leaf.strerror:
+        return f"cannot start: {leaf.strerror}" + (f": {leaf.filename}" if leaf.filename else "")
+    return str(leaf) or type(leaf).__name__
+
+
+__all__ = ["Upstream"]

@@ -1,0 +1,158 @@
+"""A delete of a run or agent that overtakes a write in flight -- the write's object uploaded, its row not yet
+committed -- on a fleet: two stores (hosts) on one PostgreSQL and one S3 bucket (real servers), each on its own
+clock. The overtaken write reads NotFound (Deleted), as any entry the delete found, whether the scope had entries
+or none, and whatever the hosts' clocks say; a write whose object went some other way after an earlier delete of
+its run still fails (StorageError), whatever the deleter's clock said."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import psycopg
+import pytest
+
+from scratchfs import Deleted, NotFound, ScratchStore, StorageError
+from scratchfs.pytest_plugin import DEFAULT_START, ScratchClock
+from tests.services import postgres_url
+
+SKEW = 600.0  # seconds between the two hosts' clocks
+
+
+@pytest.fixture
+def hosts(tmp_path, postgres_dsn, pg_schema, s3_env):
+    """``hosts(writer_ahead)``: a writer and a deleter on one database and bucket, the writer's clock
+    ``writer_ahead`` seconds ahead of the deleter's (negative: behind; ``None``: both on the real clock, so the
+    index decides by the database's)."""
+    stores = []
+
+    def open_hosts(writer_ahead: float | None) -> tuple[ScratchStore, ScratchStore]:
+        for name, start in (("writer", DEFAULT_START + (writer_ahead or 0)), ("deleter", DEFAULT_START)):
+            clock = time.time if writer_ahead is None else ScratchClock(start)  # (time.time: the database's clock)
+            stores.append(ScratchStore(tmp_path / name, index=postgres_url(postgres_dsn, pg_schema), blobs=s3_env,
+                                       clock=clock, orphan_grace=0.0, index_write_behind=False))
+        return stores[-2], stores[-1]
+
+    yield open_hosts
+    for store in stores:
+        store.close()
+
+
+def held_spill(writer: ScratchStore, monkeypatch, meanwhile, run: str = "run", agent: str = "agent"):
+    """Spill on ``writer`` in a thread, held between its object's upload and its row's commit while
+    ``meanwhile()`` runs here; return what the spill returned or raised."""
+    upload, uploaded, go, outcome = writer.blobs.write, threading.Event(), threading.Event(), []
+
+    def write(*args, **kwargs):
+        pending = upload(*args, **kwargs)
+        uploaded.set()
+        go.wait(30)
+        return pending
+
+    def spill():
+        try:
+            outcome.append(writer.scope(run, agent).spill(b"in flight " * 5000, source_tool="t").handle)
+        except Exception as exc:  # (handed to the test)
+            outcome.append(exc)
+
+    monkeypatch.setattr(writer.blobs, "write", write)
+    thread = threading.Thread(target=spill)
+    thread.start()
+    try:
+        assert uploaded.wait(30)
+        meanwhile()
+    finally:
+        go.set()
+        thread.join(30)
+    monkeypatch.setattr(writer.blobs, "write", upload)
+    return outcome[0]
+
+
+@pytest.mark.parametrize("writer_ahead", [0.0, SKEW, -SKEW, None])
+@pytest.mark.parametrize("had_entries", [False, True])
+@pytest.mark.parametrize("agent_level", [False, True])
+def test_a_delete_overtaking_a_write_leaves_it_deleted_with_or_without_entries_and_clock_skew(
+        hosts, monkeypatch, writer_ahead, had_entries, agent_level):
+    """Found from the open list: a delete of a run with no entry left no tombstone, so the overtaken write failed,
+    StorageError; and a deleter whose clock was behind the writer's dated its tombstone before the write's start,
+    so the write failed too. The delete is marked with or without entries, ordered on the database's clock."""
+    writer, deleter = hosts(writer_ahead)
+    if had_entries:
+        deleter.scope("run", "agent").scratch_write("before", b"v")
+
+    def delete():
+        (deleter.delete_agent("run", "agent") if agent_level else deleter.delete_run("run"))
+
+    handle = held_spill(writer, monkeypatch, delete)
+    assert isinstance(handle, str), handle  # the write is ordered before the delete: not an error
+    for store in (writer, deleter):
+        with pytest.raises(NotFound, match="deleted with its agent" if agent_level else "deleted with its run") as got:
+            store.scope("run", "agent").read_handle(handle, 0, 10)
+        assert isinstance(got.value, Deleted)
+        assert store.list_entries() == []
+    assert not {found.token for found in writer.blobs.blob_files()}
+
+
+@pytest.mark.parametrize("writer_ahead", [0.0, -SKEW, None])
+def test_an_object_removed_after_an_earlier_delete_fails_the_write_whatever_the_deleters_clock(
+        hosts, monkeypatch, writer_ahead):
+    """A deleter whose clock ran ahead of the writer's dated an earlier delete after the write's start: a write
+    whose object an outsider then removed copied that tombstone, and its spill returned a handle reading 'deleted
+    with its run' -- acknowledged, and lost by no delete after it. On the database's clock it fails, nothing
+    stored."""
+    writer, deleter = hosts(writer_ahead)
+    deleter.scope("run", "agent").scratch_write("before", b"v")
+    deleter.delete_run("run")  # before the write begins
+
+    def outsider_removes():
+        deleter.blobs.delete_keys([obj.location for obj in deleter.blobs.list_objects()])
+
+    outcome = held_spill(writer, monkeypatch, outsider_removes)
+    assert isinstance(outcome, StorageError), outcome
+    assert "was removed before its row was written: nothing stored" in str(outcome)
+    assert writer.list_entries() == []
+
+
+def test_the_marks_of_deletes_are_forgotten_with_the_tombstones(hosts, postgres_dsn, pg_schema):
+    """A delete's mark is kept as long as a tombstone (an hour by the database's clock), then swept."""
+    _, deleter = hosts(0.0)
+    deleter.delete_run("empty-run")
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        marks = f'"{pg_schema}".deleted_scopes'
+        assert conn.execute(f"SELECT run_id, agent_id, reason FROM {marks}").fetchall() == [
+            ("empty-run", "", "deleted with its run")]
+        deleter.index.forget_tombstones(deleter.now())
+        assert conn.execute(f"SELECT count(*) FROM {marks}").fetchone()[0] == 1  # (young: kept)
+        conn.execute(f"UPDATE {marks} SET marked = marked - 3601")
+        deleter.index.forget_tombstones(deleter.now())
+        assert conn.execute(f"SELECT count(*) FROM {marks}").fetchone()[0] == 0
+
+
+def test_a_write_into_a_run_deleted_long_ago_and_not_read_as_deleted(hosts, monkeypatch):
+    """A run deleted (no entries), then written again by a host whose clock runs behind: the write stands."""
+    writer, deleter = hosts(-SKEW)
+    deleter.delete_run("run")
+    handle = writer.scope("run", "agent").spill(b"second life " * 5000, source_tool="t").handle
+    assert deleter.scope("run", "agent").read_handle(handle, 0, 11).data == b"second life"
+
+
+def test_a_database_of_version_3_upgrades_and_then_marks_deletes(tmp_path, postgres_dsn, pg_schema, s3_env,
+                                                                 monkeypatch):
+    """An index made by the scratchfs before deleted_scopes (schema version 3) is migrated by the first store of
+    this version to open it (one step), and a delete of an empty run then overtakes a write."""
+    from scratchfs.engine.postgres_schema import MIGRATIONS, SCHEMA_VERSION
+
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:  # the schema as scratchfs of version 3 left it
+        conn.execute(f'CREATE SCHEMA "{pg_schema}"')
+        conn.execute(f'CREATE TABLE "{pg_schema}".schema_version (version integer PRIMARY KEY, '
+                     "applied_at timestamptz NOT NULL DEFAULT now())")
+        for step in (1, 2, 3):
+            for statement in MIGRATIONS[step]:
+                conn.execute(statement.replace("@S", f'"{pg_schema}"'))
+            conn.execute(f'INSERT INTO "{pg_schema}".schema_version (version) VALUES ({step})')
+    with ScratchStore(tmp_path / "old", index=postgres_url(postgres_dsn, pg_schema), blobs=s3_env,
+                      clock=ScratchClock(), orphan_grace=0.0) as store:
+        assert store.index.migrated_from == 3 and SCHEMA_VERSION == 4
+        handle = held_spill(store, monkeypatch, lambda: store.delete_run("run"))
+        with pytest.raises(Deleted):
+            store.scope("run", "agent").read_handle(handle, 0, 10)

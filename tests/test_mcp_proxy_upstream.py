@@ -1,0 +1,91 @@
+"""``scratchfs mcp-proxy`` and the time its upstream takes (scratchfs.mcp.upstream), with real subprocess upstreams:
+one slower to start than ``--timeout`` is served once it answers, and a call the upstream does not answer fails
+within ``--timeout``, the SDK's courtesy cancel to an upstream that reads nothing included."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import anyio
+import mcp_types as types
+import pytest
+
+from .mcp_support import ERAS, connect, error_of, payload, run, scratchfs_params
+
+UPSTREAM = '''import json, sys, time
+START = float(sys.argv[1])  # seconds before it answers initialize (a package fetched first)
+for raw in sys.stdin:
+    msg = json.loads(raw)
+    if "id" not in msg:
+        continue
+    if msg["method"] == "initialize":
+        time.sleep(START)
+        result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "slow", "version": "1"}}
+    elif msg["method"] == "tools/list":
+        result = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+    elif msg["params"]["name"] == "deaf":  # answers, then never reads its stdin again (alive, its pipe fills)
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": []}}), flush=True)
+        time.sleep(3600)
+    else:
+        result = {"content": [{"type": "text", "text": "called " + msg["params"]["name"]}]}
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+'''
+
+
+def upstream_proxy(tmp_path, timeout: float, start: float):
+    script = tmp_path / "slow_upstream.py"
+    script.write_text(UPSTREAM)
+    return scratchfs_params("mcp-proxy", "--root", str(tmp_path / "store"), "--run", "r", "--agent", "a",
+                            "--timeout", f"{timeout:g}", "--", sys.executable, str(script), f"{start:g}")
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_upstream_slower_to_start_than_the_timeout_is_served_once_it_answers(era, tmp_path):
+    """The handshake had --timeout (fail_after) and its failure was kept for the proxy's whole life: an upstream
+    that took 6 s to start (npx fetching its package) behind --timeout 2 failed every call, 'no answer to
+    initialize within 2 s', until the proxy was restarted. The handshake is now waited for: a call meanwhile
+    fails 'still starting' within --timeout, a call after it is served, and the client is told the tools changed."""
+    notes: list = []
+
+    async def note(message):
+        if isinstance(message, types.ServerNotification):
+            notes.append(message)
+
+    async def body():
+        began = time.monotonic()
+        async with connect(upstream_proxy(tmp_path, 2, 6), era, message_handler=note) as client:
+            text = error_of(await client.call_tool("echo", {}))
+            assert text.startswith("upstream unavailable: ") and "still starting" in text, text
+            assert "the proxy keeps waiting for it" in text
+            payload(await client.call_tool("scratch_write", {"key": "k", "value": "v"}))  # its own tools serve
+            await anyio.sleep(max(0.0, 7.5 - (time.monotonic() - began)))
+            with anyio.fail_after(30):
+                while "echo" not in {t.name for t in (await client.list_tools()).tools}:
+                    await anyio.sleep(0.5)
+            result = await client.call_tool("echo", {})
+            assert not result.is_error and result.content[0].text == "called echo"
+            if era == ERAS[0]:  # (the handshake era hears it as a notification)
+                assert any(isinstance(n, types.ToolListChangedNotification) for n in notes), notes
+
+    run(body)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_call_the_upstream_does_not_answer_fails_within_the_timeout(era, tmp_path):
+    """A timed-out call took --timeout plus about 5 s: the proxy cancelled the SDK's send in the caller's task, and
+    the SDK then waited up to 5 s, shielded, to write its courtesy cancel to an upstream that read nothing (its pipe
+    full). The send now runs in a task of its own and the call fails at its deadline."""
+    async def body():
+        async with connect(upstream_proxy(tmp_path, 3, 0), era) as client:
+            assert (await client.call_tool("deaf", {})).content == []
+            for arguments in ({"pad": "p" * 2_000_000}, {}):
+                began = time.monotonic()
+                text = error_of(await client.call_tool("echo", arguments))
+                took = time.monotonic() - began
+                assert text.startswith("upstream unavailable: ") and "no answer within 3 s" in text, text
+                assert 2.9 < took < 4.5, took
+            payload(await client.call_tool("scratch_write", {"key": "k", "value": "v"}))
+
+    run(body)
