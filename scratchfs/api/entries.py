@@ -336,7 +336,8 @@ class Entries:
         was deleted by the same delete). A blob gone any other way raises StorageError (from ``pending.exists``)."""
         quota = (self.settings.run_quota_bytes, self.settings.run_quota_entries)
         with self.delete_lock(False):
-            written, old = self.index.put(entry, pending.info.frame_newlines, pending.exists, quota)
+            written, old = self.index.put(entry, pending.info.frame_newlines, pending.exists, quota,
+                                          began=pending.began)
         return old if written else None
 
     # -- opening --------------------------------------------------------------------------------------------------

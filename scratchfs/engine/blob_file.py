@@ -30,6 +30,8 @@ class PendingBlob:
     the directory away), then :meth:`release` after the commit, or :meth:`discard` if the row was not written.
     """
 
+    began = None  # (PendingWrite.began: a local blob's delete is ordered by the store's delete lock)
+
     def __init__(self, blobs: Blobs, parts: tuple[str, ...], name: str, fd: int, dir_fd: int, info: BlobInfo) -> None:
         self.info = info
         self._blobs, self._parts, self._name = blobs, parts, name

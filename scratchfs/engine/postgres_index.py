@@ -262,7 +262,7 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
 
     def put(self, entry: Entry, frame_newlines: bytes, check: Callable[[], bool],
             quota: tuple[int | None, int | None] = (None, None),
-            keep_times: bool = False) -> tuple[bool, str | None]:
+            keep_times: bool = False, began: float | None = None) -> tuple[bool, str | None]:
         """Insert or replace the row of ``(run_id, agent_id, kind, key)`` in one transaction (see
         :meth:`scratchfs.engine.sqlite_index.Index.put`). With the database clock the row's ``created_at`` is the
         server's now and ``expires_at`` that plus ``ttl`` -- unless ``keep_times`` (a row rebuilt from its blob,
@@ -271,8 +271,9 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
         Three round trips after the pool's check, in psycopg's pipeline mode (libpq's "Pipeline Mode"): the
         ``BEGIN`` with the shared delete lock and the clock; ``check()`` (the blob's ``HEAD``, under the lock); the
         statements and the ``COMMIT`` in one batch. A quota reads the old row first: one more. ``check``: the
-        pending blob's ``exists``; the blob's ``began`` (an S3 object's), when it has one, dates the write's start on
-        the database's clock, which a delete that overtook it is ordered by (:data:`.postgres_expiry.OVERTAKEN`).
+        pending blob's ``exists``; ``began``: its :attr:`~scratchfs.engine.protocols.PendingWrite.began` (an S3
+        object's ``time.monotonic()`` as its upload began), which dates the write's start on the database's clock,
+        which a delete that overtook it is ordered by (:data:`.postgres_expiry.OVERTAKEN`).
 
         Raises:
             QuotaExceeded: the run would go over a quota; nothing was written.
@@ -280,7 +281,7 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
                 blob is gone though no delete of its scope took it (an orphan sweep, an outsider): nothing written.
         """
         e, ident = entry, {"run": entry.run_id, "agent": entry.agent_id, "kind": entry.kind, "key": entry.key}
-        stamp, began = self.database_clock and not keep_times, getattr(getattr(check, "__self__", None), "began", None)
+        stamp = self.database_clock and not keep_times
         with self.batch("writing an entry") as conn:
             # the delete lock, shared (see delete_lock): no delete of a scope runs between the check and the commit;
             # sent with the BEGIN, and the database clock read once it is held (a volatile subquery runs first)

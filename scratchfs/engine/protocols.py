@@ -154,11 +154,13 @@ class BlobSource(RangeSource, Protocol):
 
 
 class PendingWrite(Protocol):
-    """A blob written completely but not yet named by a row (see :meth:`BlobStore.write`). An S3 object's also has
-    ``began``, ``time.monotonic()`` as its upload began: the PostgreSQL index orders a delete that removed it against
-    the write by it (:data:`scratchfs.engine.postgres_expiry.OVERTAKEN`), on the database's clock."""
+    """A blob written completely but not yet named by a row (see :meth:`BlobStore.write`)."""
 
     info: BlobInfo
+    began: float | None
+    """``time.monotonic()`` as an S3 object's upload began, which the PostgreSQL index orders a delete that removed
+    it against, on the database's clock (:data:`scratchfs.engine.postgres_expiry.OVERTAKEN`); ``None`` for a local
+    blob (a delete of its directory is ordered by the store's delete lock)."""
 
     def exists(self) -> bool:
         """True while the blob is still in place (called inside the row's transaction); False when a delete of its
@@ -192,7 +194,7 @@ class IndexBackend(Protocol):
     def usage(self, run_id: str, now: float) -> tuple[int, int]: ...
     def put(self, entry: Entry, frame_newlines: bytes, check: Callable[[], bool],
             quota: tuple[int | None, int | None] = (None, None),
-            keep_times: bool = False) -> tuple[bool, str | None]: ...
+            keep_times: bool = False, began: float | None = None) -> tuple[bool, str | None]: ...
     def delete_key(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> tuple[bool, str | None]: ...
     def delete_scope(self, run_id: str, agent_id: str | None, now: float) -> int: ...
     def list_scope(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str,

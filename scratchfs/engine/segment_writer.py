@@ -239,6 +239,8 @@ class SegmentPending:
     """A blob appended to a segment but not yet named by a row (the :class:`PendingWrite` of a segment entry): its
     segment stays locked until :meth:`release` or :meth:`discard`. ``info.blob`` is the location the row names."""
 
+    began = None  # (PendingWrite.began: a local blob's delete is ordered by the store's delete lock)
+
     def __init__(self, writer: SegmentWriter, seg: _Segment, info: BlobInfo) -> None:
         self.info = info
         self._writer: SegmentWriter | None = writer
