@@ -11,7 +11,6 @@ from typing import Any
 
 import regex
 
-from scratchfs.api.json_next import next_jq
 from scratchfs.api.line_fit import LAST_LINES_BYTES, escape_bytes, lines_within
 from scratchfs.api.shape import TEXT_PROBE_BYTES, binary_format, is_text
 from scratchfs.api.shape_binary import TarMember, compressed_format, tar_listing, tar_members, zip_members
@@ -292,7 +291,7 @@ class _Note:
             listed = f"{call}, {MEMBERS} | " if self.format in ("tar", "zip") else ""  # (every member, paged)
             self.by_other = (listed + ("" if self.compressed else f"{call}, {BY_MATCH}")).removesuffix(" | ")
             return
-        by_structure = structure_call(call, content_type, shape, size, next_read or next_jq(shape))
+        by_structure = structure_call(call, content_type, shape, size, next_read)
         self.rows = RowsAfter(content_type, head, size, shape) if content_type in ("csv", "jsonl") else None
         longest = size - lines + 1 if longest_line is None else longest_line
         by_search = BY_PATTERN if longest <= MAX_LINE_BYTES else BY_MATCH  # a longer line refuses a pattern
