@@ -11,7 +11,9 @@ import csv
 import io
 import json
 import re
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -147,3 +149,29 @@ def test_any_table_note_names_the_first_row_not_shown(scope, cells, widths):
     the first whose text the preview does not show whole, and reading it returns it."""
     rows = [["key", "value"]] + [[f"k{n}" + "x" * (widths * (n % 3)), a + b] for n, (a, b) in enumerate(cells * 40)]
     _check_rows(scope, rows, assume)
+
+
+def _aligned_rows_checked(scope, data: bytes) -> None:
+    """A table aligned by spaces, its header (and any preamble before it) first, one row a line: the note's rows
+    read is the first row line the preview does not show whole, and reading it returns that line's cells."""
+    stub = scope.spill(data, source_tool="ps")
+    assert stub.shape.startswith("table aligned by spaces"), stub.shape
+    named = _named(stub.note, "row")
+    lines = data.decode().split("\n")
+    preamble = re.search(r"the header is line (\d+)", stub.shape)
+    header = int(preamble.group(1)) - 1 if preamble else 0
+    covered, number = _covered(stub.note), 0
+    for at, line in enumerate(lines[header + 1 :], header + 1):
+        if not re.search(r"\w", line):
+            continue  # (a rule under the header, dpkg -l's +++-===: no row)
+        number += 1
+        if sum(len(text.encode()) + 1 for text in lines[:at]) + len(line.encode()) > covered:
+            break
+    assert named is not None and named["row"] == number, stub.note
+    reply = ScratchTools(scope).read_handle(**named)
+    assert reply["first"] == number and reply["rows"][0][:2] == line.split()[:2], reply
+
+
+@pytest.mark.parametrize("name", ["ps-auxww.txt", "top-bn1.txt", "dpkg-l.txt"])
+def test_a_table_aligned_by_spaces_reads_on_from_the_first_row_not_shown(scope, name):
+    _aligned_rows_checked(scope, (Path(__file__).resolve().parent.parent / "fixtures" / "tools" / name).read_bytes())

@@ -14,7 +14,7 @@ import regex
 from scratchfs.api.line_fit import LAST_LINES_BYTES, escape_bytes, lines_within
 from scratchfs.api.shape import TEXT_PROBE_BYTES, binary_format, is_text
 from scratchfs.api.shape_binary import TarMember, compressed_format, tar_listing, tar_members, zip_members
-from scratchfs.api.stub_reads import BY_MATCH, BY_PATTERN, MEMBERS, RowsAfter, structure_call
+from scratchfs.api.stub_reads import BY_MATCH, BY_PATTERN, MEMBERS, rows_after, structure_call
 from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
 from scratchfs.engine.patterns import MAX_LINE_BYTES
 from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, MAX_STUB_BYTES
@@ -292,7 +292,7 @@ class _Note:
             self.by_other = (listed + ("" if self.compressed else f"{call}, {BY_MATCH}")).removesuffix(" | ")
             return
         by_structure = structure_call(call, content_type, shape, size, next_read)
-        self.rows = RowsAfter(content_type, head, size, shape) if content_type in ("csv", "jsonl") else None
+        self.rows = rows_after(content_type, head, size, shape)  # (a table's rows, JSON lines' records)
         longest = size - lines + 1 if longest_line is None else longest_line
         by_search = BY_PATTERN if longest <= MAX_LINE_BYTES else BY_MATCH  # a longer line refuses a pattern
         self.by_other = f"{call}, {by_structure} | {call}, {by_search}" if by_structure else f"{call}, {by_search}"

@@ -1,23 +1,25 @@
 """The structure read a stub's note names next (:mod:`scratchfs.api.stub`): the one that fits its content type --
 ``jq=`` over a JSON document (the read its shape's describer chose, :attr:`~scratchfs.api.shape.Shape.next_read`,
-else ``keys``), the rows of a table or the records of JSON lines from the first the preview does not show whole
-(counted as the engine's rows and records reads count them: a CSV row may span lines, blank lines are no record),
-an HTML page's or terminal output's text view -- and the reads by match and by pattern."""
+else ``keys``), the rows of a table (CSV/TSV, or aligned by spaces) or the records of JSON lines from the first the
+preview does not show whole (counted as the engine's rows and records reads count them: a CSV row may span lines,
+blank lines are no record), an HTML page's or terminal output's text view -- and the reads by match and by
+pattern."""
 
 from __future__ import annotations
 
 import codecs
 
 from scratchfs.api.results import render_call
-from scratchfs.api.shape_aligned import is_aligned
+from scratchfs.api.shape_aligned import header_line, is_aligned
 from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.shape_table import is_headless
 from scratchfs.api.shape_terminal import coloured, is_terminal
 from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES, MAX_SLURP_BYTES, BytesSource, iter_rows
+from scratchfs.engine.structure.aligned import source_layout
 from scratchfs.engine.structure.paging import iter_lines
 from scratchfs.foundation.errors import ScratchError
 
-__all__ = ["BY_MATCH", "BY_PATTERN", "MEMBERS", "RowsAfter", "after_handle", "structure_call"]
+__all__ = ["BY_MATCH", "BY_PATTERN", "MEMBERS", "RowsAfter", "after_handle", "rows_after", "structure_call"]
 
 
 def after_handle(**arguments: object) -> str:
@@ -31,7 +33,6 @@ _KEYS = after_handle(jq="keys")  # a JSON object's keys (its shape does not name
 _TEXT_VIEW = after_handle(view="text")  # an HTML page's text, terminal output rendered
 BY_MATCH, BY_PATTERN = after_handle(match="TEXT"), after_handle(pattern="REGEX")
 MEMBERS = after_handle(view="members")  # a tar's or a zip's every member, page by page (scratchfs.api.archive)
-_ALIGNED_ROWS = after_handle(row=1, rows=ROWS)  # a table aligned by spaces (its rows from its header's)
 _BY_ITEMS = after_handle(jq=".[]")  # a JSON array past the jq bound: a path read, streamed
 _BY_KEY = after_handle(jq=".KEY[]")  # a JSON object past it: the items of a key its shape names, streamed
 _FIRST_ITEM = after_handle(jq=".[0]")  # a JSON array within it
@@ -49,8 +50,8 @@ def structure_call(call: str, content_type: str | None, shape: str | None, size:
     which depends on the preview, is :class:`RowsAfter`'s."""
     if is_terminal(content_type, shape) or coloured(shape):
         return _TEXT_VIEW  # colours, cursor moves, progress bars: rendered as a terminal shows them
-    if is_aligned(content_type, shape):  # a table aligned by spaces: its rows, and one jq over all of them
-        return f"{_ALIGNED_ROWS} | {call}, {_SLURP}"
+    if is_aligned(content_type, shape):  # a table aligned by spaces: (its rows: RowsAfter) one jq over all of them
+        return _SLURP
     if content_type == "json" and size > MAX_JQ_DOCUMENT_BYTES:  # past the jq bound only paths stream
         return (_BY_ITEMS if shape.startswith("JSON array") else _BY_KEY if shape.startswith("JSON object")
                 else None) if shape is not None else None
@@ -68,17 +69,28 @@ def structure_call(call: str, content_type: str | None, shape: str | None, size:
 _BOM = codecs.BOM_UTF8
 
 
+def rows_after(content_type: str | None, head: bytes, size: int, shape: str | None) -> RowsAfter | None:
+    """The :class:`RowsAfter` of a table (CSV/TSV, or text whose shape says it is a table aligned by spaces) or of
+    JSON lines, else ``None``."""
+    if content_type in ("csv", "jsonl"):
+        return RowsAfter(content_type, head, size, shape)
+    if is_aligned(content_type, shape):  # (its layout told again from its first lines, as a rows read tells it)
+        return RowsAfter("csv", head, size, shape, aligned=True)
+    return None
+
+
 class RowsAfter:
-    """The rows read (a table's, ``content_type`` ``csv``) or the records read (``jsonl``) a note names after a
-    preview of ``head`` (the content's first bytes: at least a row past the preview, or all of it when ``size``
-    is no more): from the first row or record the preview does not show whole, counted as the engine's reads count
-    them (:func:`~scratchfs.engine.structure.iter_rows`: a quoted field may hold line ends, the header is no row
-    unless ``shape`` says "no header"; a record is a line that is not blank, as a ``record=`` read numbers them)."""
+    """The rows read (a table's, ``content_type`` ``csv``; ``aligned``: a table aligned by spaces) or the records
+    read (``jsonl``) a note names after a preview of ``head`` (the content's first bytes: at least a row past the
+    preview, or all of it when ``size`` is no more): from the first row or record the preview does not show whole,
+    counted as the engine's reads count them (:func:`~scratchfs.engine.structure.iter_rows`: a quoted field may hold
+    line ends, the header is no row unless ``shape`` says "no header"; a record is a line that is not blank, as a
+    ``record=`` read numbers them)."""
 
-    __slots__ = ("_known", "head", "headed", "size", "word")
+    __slots__ = ("_known", "aligned", "head", "headed", "shape", "size", "word")
 
-    def __init__(self, content_type: str, head: bytes, size: int, shape: str | None) -> None:
-        self.head, self.size = head, size
+    def __init__(self, content_type: str, head: bytes, size: int, shape: str | None, aligned: bool = False) -> None:
+        self.head, self.size, self.shape, self.aligned = head, size, shape, aligned
         self.word = "row" if content_type == "csv" else "record"
         self.headed = not (shape is not None and is_headless(shape))
         self._known: dict[int, int | None] = {}
@@ -108,7 +120,10 @@ class RowsAfter:
         head, whole = self.head, len(self.head) >= self.size
         passed: list = []  # (a row that cannot be read: passed over, as a rows read's pages pass over it)
         last = 0  # the number of the last row that starts before the preview's end (0: the header)
-        rows = iter_rows(BytesSource(head), passed=passed, headed=self.headed)
+        layout = source_layout(BytesSource(head), header_line(self.shape)) if self.aligned else None
+        if self.aligned and layout is None:
+            return 1  # (no table in its first lines: as the rows read would say)
+        rows = iter_rows(BytesSource(head), passed=passed, headed=self.headed, layout=layout)
         for yielded, (start, _cells) in enumerate(rows):
             number = yielded + len(passed) + (not self.headed)  # (as iter_rows numbers them: the header 0)
             if start >= covered:  # the row before it is whole when only line ends lie between
