@@ -175,3 +175,25 @@ def _aligned_rows_checked(scope, data: bytes) -> None:
 @pytest.mark.parametrize("name", ["ps-auxww.txt", "top-bn1.txt", "dpkg-l.txt"])
 def test_a_table_aligned_by_spaces_reads_on_from_the_first_row_not_shown(scope, name):
     _aligned_rows_checked(scope, (Path(__file__).resolve().parent.parent / "fixtures" / "tools" / name).read_bytes())
+
+
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+@pytest.mark.parametrize(("end", "blank"), [(b"\n", b"   \n"), (b"\r\n", b"\t\r\n"), (b"\n", b"\n")])
+def test_records_after_white_space_lines_crlf_and_a_byte_order_mark(scope, bom, end, blank):
+    """Lines of white space are blank (no record, as a record= read skips them), a CRLF line's record ends before
+    its \\r, a byte order mark is no part of record 1: the read the note names is the first record not shown."""
+    records = [{"id": i, "name": f"item {i}"} for i in range(1, 400)]
+    out, ends = io.BytesIO(bom), []
+    for number, record in enumerate(records):
+        out.write(blank * (number % 3))
+        out.write(json.dumps(record).encode())
+        ends.append(out.tell())
+        out.write(end)
+    stub = scope.spill(out.getvalue(), source_tool="jq")
+    assert stub.content_type == "jsonl", stub.shape
+    covered = _covered(stub.note)
+    unshown = next(n for n, at in enumerate(ends) if at > covered)
+    named = _named(stub.note, "record")
+    assert named["record"] == unshown + 1, stub.note
+    reply = ScratchTools(scope).read_handle(**named)
+    assert reply["first"] == unshown + 1 and reply["records"][0] == records[unshown], reply
