@@ -70,7 +70,12 @@ content types, shapes and stubs, the listings unchanged); then, branch tables2
 of one length each -- ``CSV, 3 columns, no header, 18 rows`` at 1,024 bytes, no longer ``CSV, 3 columns (R?sum?
 des op?rations: …, ...), 17 rows``; 4 records and the spill through the store; and ``grep.txt@5+…`` and
 ``quotes.txt@5+…`` at 1024, 1537 and 16384 bytes, whose first line is a line like the others cut at its start --
-another pattern of digits in a typed column no longer votes for a header --, read ``no header``, 6 records).
+another pattern of digits in a typed column no longer votes for a header --, read ``no header``, 6 records); then,
+branch nextread (a table's note names the rows read from the first row its preview does not show whole, JSON lines'
+the records read from the first record: ``row=1`` became ``row=9`` for ``query-packages-by-month.csv@whole``, and so
+on for every CSV and JSON-lines stub -- ``data.csv``, ``data.tsv``, ``headless.csv``, ``latin1.txt``, ``grep.txt``,
+``crlf.txt``, ``quotes.txt``, ``lists.jsonl``, ``mixed.jsonl`` slices --; and a JSON object's jq read is chosen by its
+shape's describer from the values, no longer by parsing the shape's text: no record changed).
 """
 
 from __future__ import annotations
@@ -211,7 +216,8 @@ def record(name: str, content: bytes, index: int) -> dict:
     for mode, tool, preview in _variants(index):
         kept = max(preview if mode == "head+tail" else 0, LAST_LINES_BYTES)  # (what a spill keeps of the end)
         tail = content[max(0, size - kept) :]
-        stub = build_stub(HANDLE, head, tail, size, lines, shape.content_type, shape.text, tool, preview, mode)
+        stub = build_stub(HANDLE, head, tail, size, lines, shape.content_type, shape.text, tool, preview, mode,
+                          next_read=shape.next_read)  # (the jq read a JSON object's describer chose)
         stubs.append(stub.to_json())
     listing = list_preview(head, size, min(PREVIEW_BYTES, LIST_PREVIEW_BYTES), shape.content_type == "binary",
                            LIST_PREVIEW_BYTES)

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scratchfs import InvalidArgument, ScratchStore
-from scratchfs.api import stub as stub_module
+from scratchfs.api import stub_reads as stub_module  # (the note's structure read is chosen there)
 from scratchfs.api.contract import ScratchTools
 from scratchfs.engine.structure import BytesSource, jq_page, jsondoc, jsonscan
 from scratchfs.engine.structure.paging import CursorKey, decode_cursor, encode_cursor

@@ -1,6 +1,8 @@
 """A JSON object's stub named ``jq="keys"`` when its shape already named every key (``JSON object, 2 keys: data:
 array(400) of {id: int, name: str}, total: int``): a call that told the model nothing new. Its note names the read
-into the largest value the shape names instead, and that read works and answers what jq answers."""
+into the largest value the shape names instead, and that read works and answers what jq answers. The read is chosen
+by the code that describes the JSON, from the values (``Shape.next_read``), where a parser once read the shape's
+text back."""
 
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scratchfs.api.json_next import next_jq
+from scratchfs.api.shape import SAMPLE_BYTES, describe
+from scratchfs.engine.structure import BytesSource
 
 
 def _named_jq(note: str) -> str:
@@ -36,12 +39,50 @@ def test_the_fixtures_object_is_read_into_its_largest_key(scope, fixture_data):
     assert keys == sorted(json.loads(fixture_data["api-ec2-service-model.json"])["shapes"])
 
 
+def _next_read(doc) -> str | None:
+    data = json.dumps(doc).encode()  # (ASCII: a lone surrogate's escape too)
+    return describe(data, len(data), data.count(b"\n") + 1).next_read
+
+
 def test_shapes_that_do_not_name_every_key_keep_keys():
-    assert next_jq("JSON object, 39 keys: a: array(300) of int, aa, aaa, aaaa, …") is None
-    assert next_jq("JSON object, at least 4 keys (in the first 2.0 MiB of 9.0 MiB): a: int, b: int") is None
-    assert next_jq("JSON object, 3 keys: a: array(300) of int, b: {c: int, d: …") is None  # (cut)
-    assert next_jq("JSON object, 2 keys: ab…: array(3) of int, c: str(9 KiB)") == ".c"  # (never the shortened name)
-    assert next_jq("JSON array of 3 items; items: int") is None and next_jq(None) is None
+    """The read is chosen where the shape is written, from the values (nothing parses the shape back): none when
+    the shape elides keys, says "at least", was cut, or for an array; never a key whose name the shape shortened."""
+    assert _next_read({"a": list(range(300)), **{"a" * n: n for n in range(2, 40)}}) is None  # (39 keys: elided)
+    assert _next_read({f"key_{n:02}_{'x' * 26}": list(range(300)) for n in range(12)}) is None  # (past 600 chars)
+    assert _next_read({"ab" * 20: [1, 2, 3], "c": "x" * 9000}) == ".c"  # (never the shortened name)
+    assert _next_read([1, 2, 3]) is None
+    big = json.dumps({"a": 1, "b": "x" * (3 << 20)}).encode()  # (streamed past STREAM_BYTES: "at least")
+    streamed = describe(big[:SAMPLE_BYTES], len(big), 1, BytesSource(big))
+    assert "at least" in streamed.text and streamed.next_read is None, streamed.text
+
+
+def test_the_read_is_chosen_from_the_values_where_the_parser_failed(scope):
+    """What the text parser got wrong: an array of mixed kinds (its ``, objects {...}`` split as a key of its own:
+    the count of keys disagreed, so keys), an array described without its items (read whole, though its items are
+    objects), an object described without its keys (read whole, its keys unknown), a listed object ranked below a
+    smaller array (its count is not in its text)."""
+    deep = {"k": {"k": {"k": {"k": {"k": {"k": 1}}}}}}
+    for doc, read in (({"a": [1, {"c": None}, 2]}, ".a[0]"),
+                      ({"top": [[deep] * 3] * 30, "n": 1}, ".top[0]"),
+                      ({"meta": {f"k{i}": deep for i in range(14)}, "n": 1}, ".meta | keys"),
+                      ({"small": [1, 2], "meta": {"a": 1, "b": 2, "c": 3}}, ".meta")):
+        doc = {**doc, "pad": "x" * 9000}  # (a preview that does not show it all)
+        stub = scope.spill(json.dumps(doc).encode(), source_tool="t")
+        assert _named_jq(stub.note) == read, (stub.shape, stub.note)
+        got = scope.structure.jq(stub.handle, read, budget=65536).items
+        assert got == [_value_at(doc, read)]
+
+
+def test_a_streamed_object_is_read_into_its_largest_key(scope):
+    """A document over the 512 KiB sample, its top level streamed whole: the read is chosen from what the stream
+    read (an array of objects: its first item), and it works."""
+    doc = {"total": 9000, "items": [{"id": i, "name": f"item number {i}", "tags": ["a", "b"]} for i in range(9000)]}
+    data = json.dumps(doc).encode()
+    assert len(data) > SAMPLE_BYTES
+    stub = scope.spill(data, source_tool="api.list")
+    assert stub.shape.startswith("JSON object, 2 keys: total: int, items: array(9000) of {id, name, tags}"), stub.shape
+    assert _named_jq(stub.note) == ".items[0]", stub.note
+    assert scope.structure.jq(stub.handle, ".items[0]").items == [doc["items"][0]]
 
 
 _NAMES = st.one_of(st.from_regex(r"[a-z_][a-z0-9_]{0,8}", fullmatch=True),
@@ -72,7 +113,7 @@ def test_the_read_a_note_names_answers_as_jq_does(scope, doc, pad):
     named = _named_jq(stub.note)
     got = scope.structure.jq(stub.handle, named, budget=65536).items
     if named == "keys":
-        assert got == [sorted(doc)] and next_jq(stub.shape) is None
+        assert got == [sorted(doc)] and _next_read(doc) is None
         return
     assert got == [_value_at(doc, named)]
 
@@ -84,7 +125,7 @@ def test_a_key_of_a_lone_surrogate_is_spilled_and_never_named(scope):
     doc = {"\ud800": [{"id": i} for i in range(50)], "a\udfffb": {"k": 1}, "pad": "x" * 10000}
     stub = scope.spill(json.dumps(doc).encode(), source_tool="t")
     assert _named_jq(stub.note) == ".pad", stub.note
-    assert next_jq('JSON object, 2 keys: "\\ud800": array(50) of {id: int}, b: int') is None
+    assert _next_read({"\ud800": [{"id": 1}] * 50, "b": 1}) is None
 
 
 _ANY_NAMES = st.one_of(_NAMES, st.text(max_size=12), st.sampled_from(

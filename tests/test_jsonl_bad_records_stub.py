@@ -83,13 +83,17 @@ def test_the_reads_a_stub_names_work_when_the_first_record_is_bad(scratch_scope)
     tools = ScratchTools(scratch_scope)
     calls = [c for c in stub.note.split("Next: ")[1].rstrip(".").split(" | ") if "record=" in c]
     assert calls, stub.note
-    got, call, notes = [], _call(calls[0]), []
-    while call:
-        reply = tools.read_handle(**call)
-        got += reply["records"]
-        notes.append(reply.get("note", ""))
-        call = reply["next_call"] and _call(reply["next_call"])
-    assert got == [json.loads(line) for line in data.splitlines()[1:]]
+    named = _call(calls[0])  # (from the first record the preview does not show whole: no line is blank here)
+    lines = data.splitlines()
+    assert named["record"] > 1 and lines[named["record"] - 1].decode() not in stub.preview, stub.note
+    for call, first in ((named, named["record"]), ({**named, "record": 1}, 2)):  # (record=1: the bad one passed over)
+        got, notes = [], []
+        while call:
+            reply = tools.read_handle(**call)
+            got += reply["records"]
+            notes.append(reply.get("note", ""))
+            call = reply["next_call"] and _call(reply["next_call"])
+        assert got == [json.loads(line) for line in lines[first - 1 :]]
     assert notes[0].startswith("record 1 (bytes 0 to 25) is not JSON"), notes[0]
     see = _call(notes[0].split(" -- its bytes: ")[1].split(" -- ")[0])
     assert tools.read_handle(**see)["data"].encode() == _CUT + b"\n"

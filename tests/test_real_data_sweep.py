@@ -101,9 +101,11 @@ def test_text_whose_lines_end_in_a_lone_cr_is_not_lost_by_the_read_its_stub_name
     calls = [call for call in _note_calls(stub.note) if "pattern" not in call and "slurp" not in call]
     assert calls and not [call for call in calls if "view" in call]  # (before: view="text", 1 line of 125 chars)
     assert any("row" in call for call in calls)
-    for call in calls:  # a rows read from row 1, a range read from where the preview stopped
+    for call in calls:  # a rows read from the first row the preview does not show, a range read from where it stopped
         if "row" in call:
-            assert [row[0] for row in _walk(tools, {**call, "rows": 200}, "rows")] == names
+            shown = call["row"] - 1  # (each row a line: the rows before it are whole in the preview)
+            assert shown > 0 and all(line in stub.preview for line in raw.decode().split("\r")[1 : shown + 1])
+            assert [row[0] for row in _walk(tools, {**call, "rows": 200}, "rows")] == names[shown:]
         else:
             shown = stub.preview + _walk_data(tools, call)
             assert all(name in shown for name in names)

@@ -1,8 +1,12 @@
-"""The jq read a JSON object's stub names next, from its shape: ``keys`` tells nothing its shape does not when the
-shape names every key (``JSON object, 3 keys: data: array(300) of {id: int}, total: int, meta: {a: int}``), so the
-note then names a read that goes further: into the largest value the shape names (``.data[0]``, an array of
-objects' first item; ``.data``, an array of scalars; ``.meta | keys``, an object whose keys its shape elides;
-``.meta``, one whose keys it lists; ``.text``, a long string when no key holds an array or an object).
+"""The jq read a JSON object's stub names next, chosen by the code that describes the object, from the parsed values
+(:func:`object_read`) or the streamed top level (:func:`top_read`), and handed over as
+:attr:`~scratchfs.api.shape.Shape.next_read` -- nothing reads a shape's text back for it. ``keys`` tells nothing the
+shape does not when the shape names every key (``JSON object, 3 keys: data: array(300) of {id: int}, total: int,
+meta: {a: int}``), so the note then names a read that goes further: into the largest value (most items or keys; a
+long string after every container): ``.data[0]``, an array's first item when its items hold arrays or objects;
+``.data``, an array of scalars; ``.meta | keys``, an object whose keys the shape does not list; ``.meta``, one whose
+keys it lists; ``.text``, a string of 200 characters or more. A key whose name the shape does not show whole and as
+it is (shortened, a character replaced by ``?``, a lone surrogate no UTF-8 note can carry) is never named.
 """
 
 from __future__ import annotations
@@ -10,101 +14,79 @@ from __future__ import annotations
 import json
 import re
 
-_HEAD_RE = re.compile(r"JSON object, ([0-9,]+) keys?: ")
-_COUNT_RE = re.compile(r"(?:array|object)\(([0-9,]+)")
+from scratchfs.api.shape_words import key_name
+from scratchfs.engine.structure.toplevel import TopEntry, TopLevel
+
+__all__ = ["object_read", "top_read"]
+
 _PLAIN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_OPEN, _CLOSE = "({[", ")}]"
 _SURROGATE = re.compile("[\ud800-\udfff]")
+LONG_STRING_CHARS = 200  # a string this long is a value worth reading (a shape writes it "str(N KiB)")
+_LISTED_KEYS = 6  # a streamed shape lists an object's first 6 keys (shape_top)
 
 
-def next_jq(shape: str | None) -> str | None:
-    """The jq filter that reads further than ``keys`` into the JSON object ``shape`` describes, when the shape names
-    every one of its keys (a shape that says ``at least``, elides keys with ``…`` or was cut gives ``None``: then
-    ``keys`` lists what it does not). A key whose name the shape shortened or replaced a character of is never
-    named. Never raises."""
-    head = _HEAD_RE.match(shape or "")
-    if head is None:
+def _path(key: object) -> str | None:
+    """The jq path of a top-level key, ``None`` when the shape does not show its name whole and as it is."""
+    if not isinstance(key, str) or _SURROGATE.search(key):
+        return None  # (a lone surrogate, "\\ud800" in the JSON text: no UTF-8 note can name it, nor jq read it back)
+    shown = key_name(key)
+    if "…" in shown or "?" in shown:  # (shortened, or a character replaced: the model could not tell the key)
         return None
-    entries = _split(shape[head.end():])
-    if entries is None or len(entries) != int(head.group(1).replace(",", "")):
-        return None
+    return f".{key}" if _PLAIN_RE.match(key) else f".{json.dumps(key, ensure_ascii=False)}"
+
+
+def _best(reads: list[tuple[str, int]]) -> str | None:
+    """The read of the highest rank (the first of equal ranks), ``None`` for none."""
     best: tuple[int, str] | None = None
-    for entry in entries:
-        if entry.startswith("…"):
-            return None  # (an elided rest: keys tells it)
-        named = _entry(entry)
-        if named is None:
-            continue
-        name, value = named
-        filter_, rank = _read_of(_path(name), value)
-        if filter_ is not None and (best is None or rank > best[0]):
+    for filter_, rank in reads:
+        if best is None or rank > best[0]:
             best = (rank, filter_)
     return None if best is None else best[1]
 
 
-def _split(text: str) -> list[str] | None:
-    """``text`` split at its top-level ``", "`` (not inside brackets or a quoted name); ``None`` when its brackets
-    do not close (a shape cut short)."""
-    parts, depth, start, quoted, at = [], 0, 0, False, 0
-    while at < len(text):
-        char = text[at]
-        if quoted:
-            if char == "\\":
-                at += 1
-            elif char == '"':
-                quoted = False
-        elif char == '"':
-            quoted = True
-        elif char in _OPEN:
-            depth += 1
-        elif char in _CLOSE:
-            depth -= 1
-        elif depth == 0 and text.startswith(", ", at):
-            parts.append(text[start:at])
-            start = at + 2
-        at += 1
-    if depth or quoted:
+def object_read(value: dict, fit: tuple[int, int] | None) -> str | None:
+    """The read further than ``keys`` into ``value``, a JSON object whose shape was written by
+    :func:`~scratchfs.api.shape_merge.fitted_with` with ``fit``, the ``(depth, width)`` it described it at (``None``:
+    no description fitted whole); ``None`` when that shape does not name every key of ``value`` (then ``keys`` lists
+    what it does not). Never raises."""
+    if fit is None or fit[0] < 1 or len(value) > fit[1]:
         return None
-    parts.append(text[start:])
-    return parts
+    depth, width = fit[0] - 1, fit[1]  # (how each key's value is described)
+    reads = []
+    for key, item in value.items():
+        path = _path(key)
+        if path is None:
+            continue
+        if isinstance(item, list) and item:
+            nested = any(isinstance(one, (dict, list)) for one in item)
+            reads.append((f"{path}[0]" if nested else path, len(item) + 2))  # (items of scalars: all)
+        elif isinstance(item, dict) and item:
+            listed = depth >= 1 and len(item) <= width
+            reads.append((path if listed else f"{path} | keys", len(item) + 2))
+        elif isinstance(item, str) and len(item) >= LONG_STRING_CHARS:
+            reads.append((path, 1))
+    return _best(reads)
 
 
-def _entry(entry: str) -> tuple[str, str] | None:
-    """``(key, what it holds)`` of a shape's ``key: value`` entry (a quoted name read as JSON); ``None`` for a name
-    alone (a key of the same kind as the one before), a name shortened (``…``), with a character replaced or a lone
-    surrogate."""
-    if entry.startswith('"'):
-        try:
-            name, end = json.JSONDecoder().raw_decode(entry)
-        except ValueError:
-            return None
-        rest = entry[end:]
-    else:
-        name, sep, value = entry.partition(": ")
-        rest = f": {value}" if sep else ""
-    if not rest.startswith(": ") or not isinstance(name, str) or "…" in name or "?" in name or _SURROGATE.search(name):
-        return None  # (a lone surrogate, "\\ud800" in the JSON text: no UTF-8 note can name it, nor jq read it back)
-    return name, rest[2:]
+def top_read(top: TopLevel, listed: bool) -> str | None:
+    """The read further than ``keys`` into a JSON object's top level read by streaming
+    (:func:`~scratchfs.engine.structure.toplevel.top_level`), whose shape (:func:`~scratchfs.api.shape_top.top_shape`)
+    named every key when ``listed``; ``None`` when it did not, or the document was not read to its end."""
+    if top.kind != "object" or not top.complete or not listed:
+        return None
+    return _best([read for entry in top.entries if (read := _entry_read(entry)) is not None])
 
 
-def _path(name: str) -> str:
-    return f".{name}" if _PLAIN_RE.match(name) else f".{json.dumps(name, ensure_ascii=False)}"
-
-
-def _read_of(path: str, value: str) -> tuple[str | None, int]:
-    """The read into a value the shape describes as ``value``, and its rank (its items or keys, the larger first;
-    a string after every container)."""
-    counted = _COUNT_RE.match(value)
-    count = int(counted.group(1).replace(",", "")) if counted else 0
-    if value.startswith("array(") and count:
-        return (f"{path}[0]" if "{" in value or "array(" in value[6:] else path), count + 2  # (items of scalars: all)
-    if value.startswith("object(") and count:
-        return (f"{path} | keys" if "…" in value else path), count + 2
-    if value.startswith("{"):
-        return path, 2
-    if value.startswith("str("):
+def _entry_read(entry: TopEntry) -> tuple[str, int] | None:
+    path = _path(entry.key)
+    if path is None or entry.cut:
+        return None
+    if entry.kind == "array" and entry.count:
+        nested = bool(entry.names) or entry.item_kind in ("object", "array")
+        return (f"{path}[0]" if nested else path), entry.count + 2
+    if entry.kind == "object" and entry.count:
+        listed = entry.count <= min(len(entry.names), _LISTED_KEYS)
+        return (path if listed else f"{path} | keys"), entry.count + 2
+    if entry.kind == "str" and entry.count >= LONG_STRING_CHARS:
         return path, 1
-    return None, 0
-
-
-__all__ = ["next_jq"]
+    return None

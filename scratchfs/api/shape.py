@@ -23,13 +23,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from scratchfs.api.json_next import object_read, top_read
 from scratchfs.api.shape_aligned import aligned_shape
 from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kind, binary_shape
 from scratchfs.api.shape_html import html_shape, sample_codec
 from scratchfs.api.shape_kinds import coloured_head, coloured_kind, told_by_lines
 from scratchfs.api.shape_log import log_events, log_lines
 from scratchfs.api.shape_markdown import markdown_shape
-from scratchfs.api.shape_merge import MixedItems, fitted, items_template, value_word
+from scratchfs.api.shape_merge import MixedItems, fitted, fitted_with, items_template, value_word
+from scratchfs.api.shape_partial import partial_json
 from scratchfs.api.shape_said import browser_decodes_said, not_utf8_clause, plain_head
 from scratchfs.api.shape_stream import STREAM_SHAPE, json_stream
 from scratchfs.api.shape_table import (
@@ -51,7 +53,7 @@ from scratchfs.api.shape_table import (
     tail_fault,
 )
 from scratchfs.api.shape_terminal import TERMINAL_SHAPE, colours_removed, lone_cr_line_ends, terminal_controls
-from scratchfs.api.shape_top import top_text
+from scratchfs.api.shape_top import top_shape
 from scratchfs.api.shape_utf8 import not_utf8_room
 from scratchfs.api.shape_utf8 import read_as as encoding_said
 from scratchfs.api.shape_words import (
@@ -97,10 +99,13 @@ _XML_PROLOG_BYTES = 64 * 1024  # (a prolog longer than this -- a licence in a co
 
 @dataclass(frozen=True, slots=True)
 class Shape:
-    """``content_type`` (one of the module's types) and ``text`` (the shape, at most :data:`MAX_SHAPE_CHARS`)."""
+    """``content_type`` (one of the module's types) and ``text`` (the shape, at most :data:`MAX_SHAPE_CHARS`);
+    ``next_read``: the jq filter a JSON object's note names, chosen here when ``text`` names every key
+    (:mod:`scratchfs.api.json_next`), else ``None``."""
 
     content_type: str
     text: str
+    next_read: str | None = None
 
 
 _GREP_HINT_RE = re.compile(rb":\d+[:-]")  # each grep line holds one (its ":" found first): under 0.8 a line: none
@@ -288,7 +293,9 @@ def _not_utf8(found: Shape, odd: int, sample: bytes, complete: bool, read_as: st
     codec = sample_codec(sample) if found.content_type == "html" else "utf-8"
     said = not_utf8_clause(odd, 0 if complete else len(sample),
                            read_as if codec == "utf-8" else browser_decodes_said(codec))
-    return Shape(found.content_type, clip(found.text, MAX_SHAPE_CHARS - len(said)) + said)
+    room = MAX_SHAPE_CHARS - len(said)  # (a text cut to make room names no longer every key: no next read)
+    kept = found.next_read if len(found.text) <= room else None
+    return Shape(found.content_type, clip(found.text, room) + said, kept)
 
 
 def xml_root(sample: bytes) -> str | None:
@@ -320,8 +327,9 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
             found = _jsonl(text, decoder, complete, lines)
             stream = json_stream(text, decoder, complete, size) if found is None else None
             return Shape(*stream) if stream is not None else found
-        if isinstance(value, dict):
-            return Shape("json", fitted(f"JSON object, {plural(len(value), 'key')}: ", value))
+        if isinstance(value, dict):  # (the read past keys chosen from the value, as its text was written)
+            text, fit = fitted_with(f"JSON object, {plural(len(value), 'key')}: ", value)
+            return Shape("json", text, object_read(value, fit))
         if isinstance(value, list):
             head = f"JSON array of {plural(len(value), 'item')}"
             if not value:
@@ -346,7 +354,8 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
     head = text[:_PARTIAL_JSON_CHARS]
     if len(head) < len(text):
         scope = first_of(len(head.encode("utf-8")), size)
-    return _partial_json(head, decoder, scope)
+    found = partial_json(head, decoder, scope)
+    return None if found is None else Shape("json", found)
 
 
 def _streamed(source: ContentSource) -> Shape | None:
@@ -357,16 +366,8 @@ def _streamed(source: ContentSource) -> Shape | None:
         return None
     if top is None or top.kind not in ("object", "array"):
         return None
-    return Shape("json", top_text(top, source.size))
-
-
-def _items(items: list) -> str:
-    first = items[0] if items else None
-    if isinstance(first, dict):
-        return "; first item: object with keys " + ", ".join(key_name(k) for k in list(first)[:12])
-    if first is not None:
-        return f"; first item: {value_word(first)}"
-    return ""
+    text, listed = top_shape(top, source.size)
+    return Shape("json", text, top_read(top, listed))
 
 
 def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, source: Any = None) -> Shape | None:
@@ -401,54 +402,6 @@ def _bad_records(bad: list[int], scanned: int, records: int) -> str:
     named = ", ".join(f"{n:,}" for n in bad[:3]) + (", …" if len(bad) > 3 else "")
     where = "" if scanned >= records else f" of the first {scanned:,}"
     return f", {plural(len(bad), 'record')}{where} not JSON ({'record' if len(bad) == 1 else 'records'} {named})"
-
-
-def _partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> Shape | None:
-    """Top-level keys (or items) of a JSON document cut by the sample's end, each value parsed at C speed."""
-    ws = re.compile(r"\s*")
-    opening = text[0]
-    pos = 1
-    seen: list[str] = []
-    count = 0
-    while True:
-        pos = ws.match(text, pos).end()
-        if pos >= len(text) or text[pos] in "}]":
-            break
-        try:
-            if opening == "{":
-                key, pos = decoder.raw_decode(text, pos)
-                pos = ws.match(text, pos).end()
-                if text[pos : pos + 1] != ":":
-                    return None
-                pos = ws.match(text, pos + 1).end()
-                try:
-                    value, pos = decoder.raw_decode(text, pos)
-                except ValueError:
-                    kind = {"{": "object", "[": "array", '"': "str"}.get(text[pos : pos + 1], "value")
-                    seen.append(f"{key_name(key)}: {kind} (runs past the sample)")
-                    count += 1
-                    break
-                seen.append(f"{key_name(key)}: {value_word(value)}")
-            else:
-                value, pos = decoder.raw_decode(text, pos)
-                if count == 0:
-                    seen.append(_items([value])[2:])
-            count += 1
-        except (ValueError, IndexError):
-            break
-        pos = ws.match(text, pos).end()
-        if text[pos : pos + 1] != ",":
-            break
-        pos += 1
-    if text[pos : pos + 1] in "}]" and text[(end := ws.match(text, pos + 1).end()) : end + 1] not in ("", "{", "["):
-        return None  # text after the document (not another, as jq reads a stream): a log of "[   1] CC x.o" lines
-    if count == 0 and opening == "{":
-        return Shape("json", clip(f"JSON object{scope}; its first value is larger than the sample"))
-    if opening == "{":
-        listed = ", ".join(seen[:12]) + (f", … {len(seen) - 12} more" if len(seen) > 12 else "")
-        return Shape("json", clip(f"JSON object, at least {plural(count, 'key')}{scope}: {listed}"))
-    first = f"; {seen[0]}" if seen else ""
-    return Shape("json", clip(f"JSON array, at least {plural(count, 'item')}{scope}{first}"))
 
 
 def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, lines: int) -> Shape | None:

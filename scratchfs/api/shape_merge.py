@@ -285,6 +285,12 @@ def fitted(head: str, value: object) -> str:
     its first key's value and the next few names, as for a map, only when none does), and such a description of the
     object itself drops its ``object(N keys: ...)`` wrapper, which ``head`` says. A description is given up as soon
     as it runs past the room (but the last, shallowest one, clipped)."""
+    return fitted_with(head, value)[0]
+
+
+def fitted_with(head: str, value: object) -> tuple[str, tuple[int, int] | None]:
+    """:func:`fitted`'s text and the ``(depth, width)`` it described ``value`` at (:data:`_FITS`: how many levels
+    down, at most how many keys an object lists), ``None`` when no description fitted and the last was clipped."""
     text = ""
     keys = len(value) if isinstance(value, dict) else len(value.present or ()) if isinstance(value, Merged) and \
         list(value.kinds) == ["object"] else 0
@@ -304,5 +310,5 @@ def fitted(head: str, value: object) -> str:
             body = body[len(wrapper) : -1]
         text = f"{head}{body}"
         if len(text) <= limit:
-            return clip(text)
-    return clip(text)
+            return clip(text), (depth, width)
+    return clip(text), None

@@ -8,7 +8,7 @@ from dataclasses import replace
 from scratchfs.api.shape_words import clip, first_of, key_name, kib, plural, shape_limit
 from scratchfs.engine.structure.toplevel import TopEntry, TopLevel
 
-__all__ = ["top_text"]
+__all__ = ["top_shape"]
 
 
 def _item_names(entry: TopEntry) -> str:
@@ -38,10 +38,11 @@ def _entry_text(entry: TopEntry) -> str:
     return entry.kind
 
 
-def top_text(top: TopLevel, size: int) -> str:
+def top_shape(top: TopLevel, size: int) -> tuple[str, bool]:
     """The shape text of a JSON document's top level read by streaming (:func:`~scratchfs.engine.structure.toplevel.
     top_level`) of a content of ``size`` bytes: an object's keys and what each holds, an array's count and its
-    items' keys (or kind), within :func:`~scratchfs.api.shape_words.shape_limit` characters."""
+    items' keys (or kind), within :func:`~scratchfs.api.shape_words.shape_limit` characters; and whether it names
+    every key of an object (and no more are said to follow)."""
     least = "" if top.complete else "at least "
     scope = "" if top.complete else first_of(top.read_bytes, size)
     if top.kind == "array":
@@ -54,14 +55,15 @@ def top_text(top: TopLevel, size: int) -> str:
             first = f"; items: {_item_names(items)}"
         elif items is not None and items.item_kind:
             first = f"; first item: {items.item_kind}"
-        return clip(f"JSON array of {least}{plural(top.count, 'item')}{scope}{first}")
+        return clip(f"JSON array of {least}{plural(top.count, 'item')}{scope}{first}"), False
     text = f"JSON object, {least}{plural(top.count, 'key')}{scope}: "
     listed = ""
     for count, entry in enumerate(top.entries):
         part = f"{key_name(entry.key)}: {_entry_text(entry)}"
         more = f", … {top.count - count} more" if count < top.count else ""
         if len(text) + len(listed) + len(part) + 2 + len(more) > shape_limit():
-            return clip(text + listed + more)
+            return clip(text + listed + more), False
         listed += (", " if listed else "") + part
     extra = f", … {top.count - len(top.entries)} more" if top.count > len(top.entries) else ""
-    return clip(text + listed + extra)
+    whole = text + listed + extra
+    return clip(whole), not extra and len(whole) <= shape_limit()

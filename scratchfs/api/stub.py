@@ -11,17 +11,12 @@ from typing import Any
 
 import regex
 
-from scratchfs.api.json_next import next_jq
 from scratchfs.api.line_fit import LAST_LINES_BYTES, escape_bytes, lines_within
-from scratchfs.api.results import render_call
 from scratchfs.api.shape import TEXT_PROBE_BYTES, binary_format, is_text
-from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.api.shape_binary import TarMember, compressed_format, tar_listing, tar_members, zip_members
-from scratchfs.api.shape_stream import is_stream
-from scratchfs.api.shape_terminal import coloured, is_terminal
+from scratchfs.api.stub_reads import BY_MATCH, BY_PATTERN, MEMBERS, rows_after, structure_call
 from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
 from scratchfs.engine.patterns import MAX_LINE_BYTES
-from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES, MAX_SLURP_BYTES
 from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, MAX_STUB_BYTES
 from scratchfs.foundation.text import decode_or_none, plural, quote, utf8_prefix, utf8_suffix_start
 
@@ -268,14 +263,18 @@ class _Note:
     page at a time) and ``.KEY[]`` when it is an object (its shape names the keys and what each holds: the items of
     one key's array or object stream a page at a time, where ``.KEY`` would be read whole first, 27 s for an 83 MB
     array); a table's or JSON lines' note names ``slurp=true`` too, within its bound (one jq over all the rows or
-    records: a question of counts or maxima answered in one call, not pages of rows). The parts
+    records: a question of counts or maxima answered in one call, not pages of rows), and their rows or records read
+    starts at the first the preview does not show whole (:class:`~scratchfs.api.stub_reads.RowsAfter`, counted in
+    ``head``, the content's first bytes); a JSON object's ``jq=`` is ``next_read`` when its shape's describer chose
+    one (:attr:`~scratchfs.api.shape.Shape.next_read`). The parts
     that do not depend on where the preview stops are made once per stub (its fitting tries several previews)."""
 
-    __slots__ = ("by_other", "call", "compressed", "count", "format", "lines", "lines_average", "size", "tail_lines",
-                 "what")
+    __slots__ = ("by_other", "call", "compressed", "count", "format", "lines", "lines_average", "rows", "size",
+                 "tail_lines", "what")
 
     def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None,
-                 shape: str | None = None, longest_line: int | None = None) -> None:
+                 shape: str | None = None, longest_line: int | None = None, head: bytes = b"",
+                 next_read: str | None = None) -> None:
         source = f"Output of {_clip(tool, 64)}" if tool else "Content"
         counted = plural(size, "byte")
         if content_type != "binary":
@@ -284,33 +283,18 @@ class _Note:
         self.call, self.size, self.lines = f"read_handle(handle={quote(handle)}", size, lines  # the handle quoted once
         self.tail_lines = content_type in _TAIL_KINDS  # (a log's or text's end: a build's errors, a test summary)
         self.lines_average: float | None = None  # binary content: no line read
-        self.count = 0
+        self.count, self.rows = 0, None
         call = self.call  # each other call is this start and its own arguments, rendered once (_ARGUMENTS)
         self.format = binary_format(shape) if content_type == "binary" else None
         self.compressed = compressed_format(shape) if content_type == "binary" else None  # (a zip may store them)
         if content_type == "binary":  # (compressed bytes: no search finds their text, byte ranges alone read them)
-            listed = f"{call}, {_MEMBERS} | " if self.format in ("tar", "zip") else ""  # (every member, paged)
-            self.by_other = (listed + ("" if self.compressed else f"{call}, {_BY_MATCH}")).removesuffix(" | ")
+            listed = f"{call}, {MEMBERS} | " if self.format in ("tar", "zip") else ""  # (every member, paged)
+            self.by_other = (listed + ("" if self.compressed else f"{call}, {BY_MATCH}")).removesuffix(" | ")
             return
-        by_structure = _STRUCTURE.get(content_type or "")
-        if is_terminal(content_type, shape) or coloured(shape):
-            by_structure = _AS_TERMINAL  # colours, cursor moves, progress bars: rendered as a terminal shows them
-        elif is_aligned(content_type, shape):  # a table aligned by spaces: its rows, and one jq over all of them
-            by_structure = f"{_STRUCTURE['csv']} | {call}, {_SLURP}"
-        elif content_type == "json" and size > MAX_JQ_DOCUMENT_BYTES:  # past the jq bound only paths stream
-            by_structure = (_BY_ITEMS if shape.startswith("JSON array") else _BY_KEY if shape.startswith("JSON object")
-                            else None) if shape is not None else None
-        elif content_type == "json" and (further := next_jq(shape)) is not None:  # every key named: not jq="keys"
-            by_structure = _after_handle(jq=further)
-        elif content_type == "json" and shape is not None and shape.startswith("JSON array"):
-            by_structure = _FIRST_ITEM  # (an array's keys are its indices: its first item shows what they hold)
-        elif is_stream(content_type, shape):
-            by_structure = _EACH if size > MAX_SLURP_BYTES else f"{_EACH} | {call}, {_SLURP}"  # (documents one after
-            # another: a filter runs on each, its shape names their keys; slurp=true runs one over all of them)
-        elif content_type in ("csv", "jsonl") and size <= MAX_SLURP_BYTES:  # rows or records, and one jq over all
-            by_structure = f"{by_structure} | {call}, {_SLURP}"  # of them: to count, group or find the largest
+        by_structure = structure_call(call, content_type, shape, size, next_read)
+        self.rows = rows_after(content_type, head, size, shape)  # (a table's rows, JSON lines' records)
         longest = size - lines + 1 if longest_line is None else longest_line
-        by_search = _BY_PATTERN if longest <= MAX_LINE_BYTES else _BY_MATCH  # a longer line refuses a pattern
+        by_search = BY_PATTERN if longest <= MAX_LINE_BYTES else BY_MATCH  # a longer line refuses a pattern
         self.by_other = f"{call}, {by_structure} | {call}, {by_search}" if by_structure else f"{call}, {by_search}"
         self.lines_average = average = size / max(1, lines)
         self.count = max(1, min(DEFAULT_LINES, int(DEFAULT_READ_BYTES // max(1.0, average))))
@@ -348,6 +332,11 @@ class _Note:
             return f"{what}; the preview shows all of it."
         shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "")
         by_range = f"{self.call}, offset={covered!r}{_RANGE_END}"  # call_with(self.call, offset=, length=)
+        by_other = self.by_other
+        if self.rows is not None:  # a table's rows, JSON lines' records: from the first the preview does not show
+            read = self.rows.call(covered)
+            by_other = f"{self.call}, {read} | {by_other}" if read else by_other
+            shows += "" if read else f", every {self.rows.word} of it (the rest is blank lines)"
         if average is None and self.compressed:
             return (f"{what}; {self.format}-compressed binary content: no search (match=, pattern=) finds text in "
                     f"compressed bytes and no read decompresses them. The preview shows {shows} as a hex dump "
@@ -360,32 +349,15 @@ class _Note:
                     f"as a range read gives it). Next: {by_range} | {self.by_other}.")
         if average > DEFAULT_READ_BYTES:
             return (f"{what}; the preview shows {shows}; its lines average {average:,.0f} bytes, so read it by "
-                    f"range. Next: {by_range} | {self.by_other}.")
+                    f"range. Next: {by_range} | {by_other}.")
         count = self.count if head_count is None else head_count
         last = self.count if tail_count is None else tail_count
         by_line = f" | {self.call}, line={next_line!r}, lines={count!r})" if count else ""  # call_with(line=, lines=)
         if self.tail_lines and tail_offset is None and last and self.lines >= next_line + count + last:
             by_line += f" | {self.call}, line={-last!r}, lines={last!r})"  # the last lines
-        return f"{what}; the preview shows {shows}. Next: {by_range}{by_line} | {self.by_other}."
+        return f"{what}; the preview shows {shows}. Next: {by_range}{by_line} | {by_other}."
 
 
-def _after_handle(**arguments: object) -> str:
-    """What ``render_call("read_handle", handle=..., **arguments)`` writes after the handle's argument and its
-    ``", "``: the other arguments and the closing parenthesis (made once, for every note)."""
-    return render_call("", **arguments)[1:]
-
-
-# the structure read that fits a content type (the shape names what to aim it at); the reads by match and by pattern
-_STRUCTURE = {"json": _after_handle(jq="keys"), "jsonl": _after_handle(record=1, records=10),
-              "csv": _after_handle(row=1, rows=20), "html": _after_handle(view="text")}
-_BY_MATCH, _BY_PATTERN = _after_handle(match="TEXT"), _after_handle(pattern="REGEX")
-_MEMBERS = _after_handle(view="members")  # a tar's or a zip's every member, page by page (scratchfs.api.archive)
-_AS_TERMINAL = _STRUCTURE["html"]  # view="text"
-_BY_ITEMS = _after_handle(jq=".[]")  # a JSON array past the jq bound: a path read, streamed
-_BY_KEY = _after_handle(jq=".KEY[]")  # a JSON object past it: the items of a key its shape names, streamed
-_FIRST_ITEM = _after_handle(jq=".[0]")  # a JSON array within it
-_EACH = _after_handle(jq="JQ")  # JSON texts one after another: one filter run on each document (jq reads a stream)
-_SLURP = _after_handle(jq="JQ", slurp=True)  # one jq filter over the array of all the rows, objects by the header
 _WIDE = {"UTF-16LE text": 'pattern="p\\x00y\\x00" for "py"', "UTF-16BE text": 'pattern="\\x00p\\x00y" for "py"'}
 _RANGE_END = f", length={DEFAULT_READ_BYTES!r})"  # a range read asks for the default read
 _TAIL_KINDS = ("log", "text")  # contents whose note names their last lines too (line=-N), when the preview ends before
@@ -428,7 +400,7 @@ class _LineReads:
 
 def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, content_type: str | None,
                shape: str | None, tool: str | None, preview_bytes: int, mode: str = "head",
-               longest_line: int | None = None) -> Stub:
+               longest_line: int | None = None, next_read: str | None = None) -> Stub:
     """Build the stub of a spilled content so that its compact JSON fits :data:`MAX_STUB_BYTES`.
 
     The preview starts at ``preview_bytes`` bytes of content and shrinks, in proportion to what its JSON escaping
@@ -441,13 +413,15 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     of compressed members: its shape names the format and says ``compressed``) names byte ranges alone: no search
     finds text in compressed bytes.
     ``longest_line``: at least the bytes of the content's longest line, if known (what the note may search by).
+    ``next_read``: the jq filter a JSON document's note names, chosen by its shape's describer
+    (:attr:`~scratchfs.api.shape.Shape.next_read`; ``None``: ``keys``, or ``.[0]`` for an array).
     ``tail``: the content's last bytes (``head+tail``'s preview shows some; at least :data:`LAST_LINES_BYTES` of them
     size the read of the last lines the note names, else -- the head not holding the end either -- they are told
     from the average line).
     """
     # the JSON's bytes but for the preview's and the note's text (their quotes included), once: each try adds those
     fixed = _fixed_bytes(handle, size, lines, content_type, shape)
-    notes = _Note(handle, size, lines, tool, content_type, shape, longest_line)
+    notes = _Note(handle, size, lines, tool, content_type, shape, longest_line, head, next_read)
     limit = preview_bytes
     members, packed = (tar_members(head), 0) if notes.format == "tar" else zip_members(head) if (
         notes.format == "zip" and not notes.compressed) else ([], 0)

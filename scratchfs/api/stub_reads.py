@@ -1,0 +1,145 @@
+"""The structure read a stub's note names next (:mod:`scratchfs.api.stub`): the one that fits its content type --
+``jq=`` over a JSON document (the read its shape's describer chose, :attr:`~scratchfs.api.shape.Shape.next_read`,
+else ``keys``), the rows of a table (CSV/TSV, or aligned by spaces) or the records of JSON lines from the first the
+preview does not show whole (counted as the engine's rows and records reads count them: a CSV row may span lines,
+blank lines are no record), an HTML page's or terminal output's text view -- and the reads by match and by
+pattern."""
+
+from __future__ import annotations
+
+import codecs
+
+from scratchfs.api.results import render_call
+from scratchfs.api.shape_aligned import header_line, is_aligned
+from scratchfs.api.shape_stream import is_stream
+from scratchfs.api.shape_table import is_headless
+from scratchfs.api.shape_terminal import coloured, is_terminal
+from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES, MAX_SLURP_BYTES, BytesSource, iter_rows
+from scratchfs.engine.structure.aligned import source_layout
+from scratchfs.engine.structure.paging import iter_lines
+from scratchfs.foundation.errors import ScratchError
+
+__all__ = ["BY_MATCH", "BY_PATTERN", "MEMBERS", "RowsAfter", "after_handle", "rows_after", "structure_call"]
+
+
+def after_handle(**arguments: object) -> str:
+    """What ``render_call("read_handle", handle=..., **arguments)`` writes after the handle's argument and its
+    ``", "``: the other arguments and the closing parenthesis (made once, for every note)."""
+    return render_call("", **arguments)[1:]
+
+
+ROWS, RECORDS = 20, 10  # the rows and the records a note's read asks for
+_KEYS = after_handle(jq="keys")  # a JSON object's keys (its shape does not name them all)
+_TEXT_VIEW = after_handle(view="text")  # an HTML page's text, terminal output rendered
+BY_MATCH, BY_PATTERN = after_handle(match="TEXT"), after_handle(pattern="REGEX")
+MEMBERS = after_handle(view="members")  # a tar's or a zip's every member, page by page (scratchfs.api.archive)
+_BY_ITEMS = after_handle(jq=".[]")  # a JSON array past the jq bound: a path read, streamed
+_BY_KEY = after_handle(jq=".KEY[]")  # a JSON object past it: the items of a key its shape names, streamed
+_FIRST_ITEM = after_handle(jq=".[0]")  # a JSON array within it
+_EACH = after_handle(jq="JQ")  # JSON texts one after another: one filter run on each document (jq reads a stream)
+_SLURP = after_handle(jq="JQ", slurp=True)  # one jq filter over the array of all the rows, objects by the header
+
+
+def structure_call(call: str, content_type: str | None, shape: str | None, size: int,
+                   next_read: str | None) -> str | None:
+    """The structure reads (each after ``call``, the ``read_handle(handle=...`` start, but the first) a note names
+    for a content, ``None`` for none: the text view of terminal output; a table aligned by spaces' rows and one jq
+    over all of them; a JSON document's ``next_read`` (the jq filter its shape's describer chose) or ``keys``, past
+    :data:`~scratchfs.engine.structure.MAX_JQ_DOCUMENT_BYTES` a path that streams; JSON texts one after another's
+    filter run on each; a table's or JSON lines' ``slurp=true`` within its bound -- their rows or records read,
+    which depends on the preview, is :class:`RowsAfter`'s."""
+    if is_terminal(content_type, shape) or coloured(shape):
+        return _TEXT_VIEW  # colours, cursor moves, progress bars: rendered as a terminal shows them
+    if is_aligned(content_type, shape):  # a table aligned by spaces: (its rows: RowsAfter) one jq over all of them
+        return _SLURP
+    if content_type == "json" and size > MAX_JQ_DOCUMENT_BYTES:  # past the jq bound only paths stream
+        return (_BY_ITEMS if shape.startswith("JSON array") else _BY_KEY if shape.startswith("JSON object")
+                else None) if shape is not None else None
+    if content_type == "json" and next_read is not None:  # every key named: not jq="keys"
+        return after_handle(jq=next_read)
+    if content_type == "json" and shape is not None and shape.startswith("JSON array"):
+        return _FIRST_ITEM  # (an array's keys are its indices: its first item shows what they hold)
+    if is_stream(content_type, shape):  # documents one after another: a filter runs on each, its shape names
+        return _EACH if size > MAX_SLURP_BYTES else f"{_EACH} | {call}, {_SLURP}"  # their keys; slurp=true: one
+    if content_type in ("csv", "jsonl"):  # (their rows or records: RowsAfter) and one jq over all of them
+        return _SLURP if size <= MAX_SLURP_BYTES else None  # -- to count, group or find the largest
+    return {"json": _KEYS, "html": _TEXT_VIEW}.get(content_type or "")
+
+
+_BOM = codecs.BOM_UTF8
+
+
+def rows_after(content_type: str | None, head: bytes, size: int, shape: str | None) -> RowsAfter | None:
+    """The :class:`RowsAfter` of a table (CSV/TSV, or text whose shape says it is a table aligned by spaces) or of
+    JSON lines, else ``None``."""
+    if content_type in ("csv", "jsonl"):
+        return RowsAfter(content_type, head, size, shape)
+    if is_aligned(content_type, shape):  # (its layout told again from its first lines, as a rows read tells it)
+        return RowsAfter("csv", head, size, shape, aligned=True)
+    return None
+
+
+class RowsAfter:
+    """The rows read (a table's, ``content_type`` ``csv``; ``aligned``: a table aligned by spaces) or the records
+    read (``jsonl``) a note names after a preview of ``head`` (the content's first bytes: at least a row past the
+    preview, or all of it when ``size`` is no more): from the first row or record the preview does not show whole,
+    counted as the engine's reads count them (:func:`~scratchfs.engine.structure.iter_rows`: a quoted field may hold
+    line ends, the header is no row unless ``shape`` says "no header"; a record is a line that is not blank, as a
+    ``record=`` read numbers them)."""
+
+    __slots__ = ("_known", "aligned", "head", "headed", "shape", "size", "word")
+
+    def __init__(self, content_type: str, head: bytes, size: int, shape: str | None, aligned: bool = False) -> None:
+        self.head, self.size, self.shape, self.aligned = head, size, shape, aligned
+        self.word = "row" if content_type == "csv" else "record"
+        self.headed = not (shape is not None and is_headless(shape))
+        self._known: dict[int, int | None] = {}
+
+    def first_unshown(self, covered: int) -> int | None:
+        """The number (from 1) of the first row or record the preview of bytes ``0-covered`` does not show whole;
+        ``None`` when it shows all of them (the rest of the content blank lines). Never raises: a table the reader
+        refuses (its header unreadable) gives 1."""
+        if covered not in self._known:
+            try:
+                found = self._row(covered) if self.word == "row" else self._record(covered)
+            except (ScratchError, ValueError):
+                found = 1
+            self._known[covered] = found
+        return self._known[covered]
+
+    def call(self, covered: int) -> str | None:
+        """The read's arguments after the handle's (``row=9, rows=20)``), ``None`` when the preview shows every
+        row or record."""
+        first = self.first_unshown(covered)
+        if first is None:
+            return None
+        return after_handle(row=first, rows=ROWS) if self.word == "row" else after_handle(record=first,
+                                                                                          records=RECORDS)
+
+    def _row(self, covered: int) -> int | None:
+        head, whole = self.head, len(self.head) >= self.size
+        passed: list = []  # (a row that cannot be read: passed over, as a rows read's pages pass over it)
+        last = 0  # the number of the last row that starts before the preview's end (0: the header)
+        layout = source_layout(BytesSource(head), header_line(self.shape)) if self.aligned else None
+        if self.aligned and layout is None:
+            return 1  # (no table in its first lines: as the rows read would say)
+        rows = iter_rows(BytesSource(head), passed=passed, headed=self.headed, layout=layout)
+        for yielded, (start, _cells) in enumerate(rows):
+            number = yielded + len(passed) + (not self.headed)  # (as iter_rows numbers them: the header 0)
+            if start >= covered:  # the row before it is whole when only line ends lie between
+                return max(1, last if head[covered:start].strip(b"\r\n") else number)
+            last = number
+        if whole and not head[covered:].strip(b"\r\n"):
+            return None  # (the preview shows every row)
+        return max(1, last)
+
+    def _record(self, covered: int) -> int | None:
+        head, number = self.head, 0
+        for start, line in iter_lines(BytesSource(head), 0):
+            text = line[len(_BOM) :] if start == 0 and line.startswith(_BOM) else line
+            if not text.strip():  # (a blank line is no record: as the engine's record reads skip it)
+                continue
+            number += 1
+            if start + len(line.rstrip()) > covered:  # (it starts after the preview's end, or the end cuts it)
+                return number
+        return None if len(head) >= self.size else number + 1
