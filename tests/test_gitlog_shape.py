@@ -270,7 +270,8 @@ def test_a_hunk_line_that_reads_as_a_graph_commit_is_the_hunk_s(tmp_path, onelin
     counts = re.search(r"commits, (.*? hunks, \+[\d,]+ -[\d,]+): ", diff)[1]
     numstat = [line.split("\t") for line in run("log", "--numstat", "--format=").decode().splitlines() if line]
     added, removed = (sum(int(row[i]) for row in numstat) for i in (0, 1))
-    assert counts == f"4 file diffs of 2 files, 4 hunks, +{added} -{removed}" == "4 file diffs of 2 files, 4 hunks, +11 -4"
+    assert counts == f"4 file diffs of 2 files, 4 hunks, +{added} -{removed}" == "4 file diffs of 2 files, 4 hunks, " \
+        "+11 -4"
     name = f"{GIT_LOG_SHAPE}{' --oneline' if oneline else ''} -p --graph"
     assert graph.startswith(f"{name}, ") and ", 5 commits, " in graph, graph
     assert f", patches ({counts}): " in graph, (graph, diff)
