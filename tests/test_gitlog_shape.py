@@ -238,3 +238,40 @@ def test_a_oneline_graph_whose_first_subject_holds_commit_is_told(subject):
     first ``c`` of the line was looked at for ``commit ``), found no ``Author:`` line and was plain text."""
     log = b"* 1a34567 " + subject + b"\n* 89ab012 second thing\n* 3e56789 third\n"
     assert shape_of(log).startswith(f"git log --oneline --graph, 3 lines, 3 commits: 1a34567 {subject.decode()}")
+
+
+@pytest.mark.parametrize("oneline", [[], ["--oneline"]])
+def test_a_hunk_line_that_reads_as_a_graph_commit_is_the_hunk_s(tmp_path, oneline):
+    """A patch's line `` * 1a2b3c4 fix the parser`` (a changelog's context line behind ``|   ``) was read as a
+    commit's line of ``git log -p --graph``: the graph width taken off the lines after it was its own, so the
+    ``-more`` after it lost its ``-`` (``-1`` where git says ``-2``), and ``--oneline`` was told as text
+    (the changelog's hashes, counted as commits, repeated). Against git's own counts, in a repository made here."""
+    def run(*args: str) -> bytes:
+        return subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@e", *args],
+                              check=True, capture_output=True).stdout
+
+    run("init", "-q", "-b", "main")
+    changes = tmp_path / "CHANGES.md"
+    changes.write_text("Changes\n\n* 1a2b3c4 fix the parser\n  * 5d6e7f8 add tests\n* commit 9a8b7c6d\nmore\n")
+    run("add", "-A")
+    run("commit", "-qm", "first")
+    run("checkout", "-qb", "side")
+    (tmp_path / "side.txt").write_text("x\n")
+    run("add", "-A")
+    run("commit", "-qm", "side")
+    run("checkout", "-q", "main")
+    changes.write_text(changes.read_text().replace("more", "more lines").replace("  * 5d6e", "-* 5d6e"))
+    run("commit", "-qam", "second")
+    run("merge", "-q", "--no-ff", "-m", "merge side", "side")
+    changes.write_text(changes.read_text().replace("Changes", "Changelog").replace("-* 5d6e", "* 5d6e"))
+    run("commit", "-qam", "third")
+    graph = shape_of(run("log", "-p", "--graph", *oneline))
+    diff = shape_of(run("log", "-p", "--topo-order"))
+    counts = re.search(r"commits, (.*? hunks, \+[\d,]+ -[\d,]+): ", diff)[1]
+    numstat = [line.split("\t") for line in run("log", "--numstat", "--format=").decode().splitlines() if line]
+    added, removed = (sum(int(row[i]) for row in numstat) for i in (0, 1))
+    assert counts == f"4 file diffs of 2 files, 4 hunks, +{added} -{removed}" == "4 file diffs of 2 files, 4 hunks, " \
+        "+11 -4"
+    name = f"{GIT_LOG_SHAPE}{' --oneline' if oneline else ''} -p --graph"
+    assert graph.startswith(f"{name}, ") and ", 5 commits, " in graph, graph
+    assert f", patches ({counts}): " in graph, (graph, diff)

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scratchfs.api.contract import ScratchTools
-from scratchfs.api.missing import KEYS_COMPARED, key_meant, within
+from scratchfs.api.missing import KEYS_COMPARED, Letters, key_meant, within
 from scratchfs.foundation.errors import NotFound
 from scratchfs.mcp.server import ScopeResolver, run_scratch_tool
 
@@ -103,3 +103,55 @@ def test_a_delete_note_fits_the_smallest_budget(scratch_store, scratch_scope):
     assert len(text.encode()) <= 2048
     assert json.loads(text)["note"] == ("nothing deleted: no live value under this key in this scope; scratch_list "
                                         "lists the keys of this scope")
+
+
+def _bag(a: str, b: str) -> int:
+    """The plain bag distance: the larger of the two multiset differences of their characters."""
+    from collections import Counter
+    return max(sum((Counter(a) - Counter(b)).values()), sum((Counter(b) - Counter(a)).values()))
+
+
+@given(a=st.text("abc/é", max_size=12), b=st.text("abc/é", max_size=12), most=st.integers(0, 3))
+def test_the_letters_bound_is_the_bag_distance_and_never_above_the_edit_distance(a, b, most):
+    bound = Letters(a).bound(b, most)
+    assert bound <= _distance(a, b)
+    assert bound == _bag(a, b) if _bag(a, b) <= most else bound > most
+
+
+def _meant_plainly(keys: list[str], key: str) -> str | None:
+    """The plain answer key_meant gives: a key differing in case alone first, else the nearest by the full table
+    within one edit (7 characters or fewer) or two, the oldest of the nearest."""
+    same = [k for k in keys if k.casefold() == key.casefold() and k != key]
+    if same:
+        return same[0]
+    near = [(_distance(key, k), i) for i, k in enumerate(keys) if k != key]
+    near = [(d, i) for d, i in near if d <= (1 if len(key) < 8 else 2)]
+    return keys[min(near)[1]] if near else None
+
+
+@given(keys=st.lists(st.text("abcAB-", max_size=10), max_size=30), key=st.text("abcAB-", max_size=10))
+def test_key_meant_names_the_key_the_plain_answer_names(keys, key):
+    class Index:
+        def list_page(self, run_id, agent_id, kind, prefix, now, after, limit):
+            return [SimpleNamespace(key=k) for k in keys]
+
+    assert key_meant(Index(), "r", "a", key, 0.0) == _meant_plainly(keys, key)
+
+
+@pytest.mark.parametrize(("make", "asked", "meant"), [
+    (lambda i: f"{i * 7919:x}-key", "zzzz-qqqq", None), (lambda i: f"{i:010d}" + "k" * 490, "q" * 500, None),
+    (lambda i: f"step-{i:05d}", "step-0x123", "step-00123")])
+def test_the_table_is_counted_for_few_of_10000_keys(monkeypatch, make, asked, meant):
+    """The cost of a key none is near (bench/error_sizes.py --key-cost: 110 ms among 10,000 keys, most of it the
+    banded table of every key): the character-count bound passes over nearly every key before the table runs."""
+    from scratchfs.api import missing
+    keys, tables = [make(i) for i in range(KEYS_COMPARED)], []
+    real = missing.within
+    monkeypatch.setattr(missing, "within", lambda a, b, most: tables.append(b) or real(a, b, most))
+
+    class Index:
+        def list_page(self, run_id, agent_id, kind, prefix, now, after, limit):
+            return [SimpleNamespace(key=k) for k in keys]
+
+    found = key_meant(Index(), "r", "a", asked, 0.0)
+    assert found == meant and len(tables) < 100, (found, len(tables))

@@ -5,11 +5,13 @@ character off for a short key, two for a longer one (``bgi`` for ``big``) -- els
 
 A name of another scope is never named: the names compared are those of the caller's scope alone (the index's
 ``list_page`` of its run and agent). The cost is bounded: at most :data:`KEYS_COMPARED` keys (one page of the index),
-each compared by a banded edit distance that stops as soon as it exceeds the bound (:func:`within`), after their
-common prefix and suffix are set aside at C speed. ``python bench/error_sizes.py --key-cost`` (07:50 UTC on
-2026-12-05, two review helpers running): among 10,000 live keys, 38 ms (short keys) and 55 ms (500 characters sharing
-a prefix) to find the one an edit off, 120 and 169 ms to find that none is near -- most of it :func:`within` in
-Python (80% in a ``cProfile`` of the short keys' case), the rest the index's page of keys."""
+each passed over when a lower bound of its edit distance (:class:`Letters`: the bag distance of their characters,
+one C-speed count a distinct character) already exceeds the bound, else compared by a banded edit distance that
+stops as soon as it exceeds the bound (:func:`within`), after their common prefix and suffix are set aside at C
+speed. ``python bench/error_sizes.py --key-cost`` (08:22 UTC on 2026-12-05, load about 3): among 10,000 live keys,
+34-44 ms to find the one an edit off (short keys, 500 characters sharing a prefix) and 34-50 ms to find that none
+is near, where without the bound it took 97 and 107 ms (the table of every key), most of what is left the index's
+page of keys."""
 
 from __future__ import annotations
 
@@ -101,7 +103,8 @@ def key_meant(index: IndexBackend, run_id: str, agent_id: str, key: str, now: fl
     """The live key of this scope that ``key`` (which names nothing) was likely meant for: the nearest by edit
     distance, one edit for a key of up to 7 characters, two for a longer one, and a key differing only in case
     first (ties: the oldest); among its first :data:`KEYS_COMPARED`; else ``None`` -- also when the index cannot
-    say."""
+    say. A key whose :class:`Letters` bound exceeds the distance still allowed is passed over without
+    :func:`within`'s table (the same answer: the bound is never above the distance)."""
     try:
         keys = [e.key for e in index.list_page(run_id, agent_id, "scratch", "", now, None, KEYS_COMPARED)]
     except ScratchError:
@@ -110,14 +113,43 @@ def key_meant(index: IndexBackend, run_id: str, agent_id: str, key: str, now: fl
     same = [k for k in keys if k.casefold() == folded and k != key]
     if same:
         return same[0]
-    most, found = (1 if len(key) < 8 else 2), None
+    most, found, letters = (1 if len(key) < 8 else 2), None, Letters(key)
     for known in keys:
+        if letters.bound(known, most) > most:  # (surely farther than allowed: no table)
+            continue
         distance = within(key, known, most)
         if distance is not None and known != key:
             found, most = known, distance - 1
             if most < 1:
                 break
     return found
+
+
+class Letters:
+    """The characters of one string ``a``, counted once, for a lower bound of its edit distance to many others
+    (:meth:`bound`): the bag distance, max(|a - b|, |b - a|) of their multisets of characters, which no edit of
+    :func:`within` (an insertion, a deletion, a substitution, a swap of two neighbours) changes by more than one.
+    It costs one C-speed ``str.count`` of ``b`` a distinct character of ``a``, where the table costs Python steps a
+    character."""
+
+    def __init__(self, a: str) -> None:
+        self.size = len(a)
+        self.counts = [(c, a.count(c)) for c in dict.fromkeys(a)]
+
+    def bound(self, b: str, most: int) -> int:
+        """A lower bound of the edit distance of ``a`` and ``b``: their bag distance when it is at most ``most``,
+        else some value over ``most`` (the count stops there). Characters are counted, not bytes."""
+        grown = len(b) - self.size
+        if abs(grown) > most:
+            return abs(grown)
+        lacking = 0  # (a's characters b lacks, with their repeats; b's a lacks are lacking + grown, as the
+        for c, n in self.counts:  # multisets' sizes differ by grown)
+            short = n - b.count(c)
+            if short > 0:
+                lacking += short
+                if lacking > most:
+                    return lacking
+        return max(lacking, lacking + grown)
 
 
 def handle_meant(index: IndexBackend, run_id: str, agent_id: str, handle: str, now: float) -> str | None:
@@ -194,5 +226,5 @@ def _utc(epoch: float) -> str:
     return _dt.datetime.fromtimestamp(epoch, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-__all__ = ["CLOSE_HANDLE", "HANDLES_COMPARED", "KEYS_COMPARED", "LOST_HANDLE", "LOST_KEY", "handle_meant",
+__all__ = ["CLOSE_HANDLE", "HANDLES_COMPARED", "KEYS_COMPARED", "LOST_HANDLE", "LOST_KEY", "Letters", "handle_meant",
            "key_meant", "not_found", "within"]

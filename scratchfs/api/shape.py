@@ -26,6 +26,7 @@ from typing import Any
 from scratchfs.api.json_next import object_read, top_read
 from scratchfs.api.shape_aligned import aligned_shape
 from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kind, binary_shape
+from scratchfs.api.shape_columns import columns_said
 from scratchfs.api.shape_html import html_shape, sample_codec
 from scratchfs.api.shape_kinds import coloured_head, coloured_kind, told_by_lines
 from scratchfs.api.shape_log import log_events, log_lines
@@ -481,6 +482,8 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
         files = grep_files(head, grep[1], sample)
         extra = f" ({plural(files, 'file')} in {'the sample' if scope else 'all'})"
     lone_cr = 0 if terminal or b"\r" not in sample else lone_cr_line_ends(sample)
+    if not (is_log or extra or terminal or lone_cr):  # (a table with no header line: shape_columns)
+        extra = columns_said(sample)
     head_text = plain_head(TERMINAL_SHAPE if terminal else kind, lines, max(longest, cut), blank,
                            at_least=bool(cut) and cut >= longest, odd=odd, read_as=read_as, controls=terminal,
                            lone_cr=lone_cr, grep=grep[0] >= threshold)

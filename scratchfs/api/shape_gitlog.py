@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 
 from scratchfs.api.shape_diff import patches_said
 from scratchfs.api.shape_parts import Parts, numbered
-from scratchfs.api.shape_words import kib, listed_within, plural, short_name
+from scratchfs.api.shape_words import kib, listed_within, plural, short_name, within_lines
 
 __all__ = ["GIT_LOG_SHAPE", "git_log_shape"]
 
@@ -69,8 +69,12 @@ _GRAPH_COMMIT_RE = re.compile(rb"\n([|/\\_. -]*\*[|/\\_. -]*?)(?:commit [0-9a-f]
 line up to the next commit's stands behind as many columns' characters (git pads them: ``|   diff --git`` under
 ``* | commit``), which :func:`_patch_lines` takes off."""
 # The first lines of a -p --graph its patches are told from: a diff's walk reads each in Python (the cost of 512 KiB
-# of one-line commits, bounded: tests/test_text_kinds_cost.py).
+# of one-line commits, bounded: tests/test_text_kinds_cost.py), and the graph is taken off every line first.
 _PATCH_LINES = 4000
+_FAKE_RE = re.compile(rb"\n[|/\\_. -]*(?:  |-)[|/\\_. -]*\*[|/\\_. -]*?(?:commit [0-9a-f]{7}|[0-9a-f]{7,40} )")
+"""A line that may be a hunk's reading as a commit's: git pads each column of its graph with a space, so behind it a
+context line's space makes two, a removed line's ``-`` one (a commit's ``*`` stands behind ``| `` columns alone)."""
+_HUNK_RE = re.compile(rb"@@ -\d{1,12}(?:,(\d{1,12}))? \+\d{1,12}(?:,(\d{1,12}))? @@")  # (shape_diff's)
 _PATCH_LEADS = b"|/\\_. "  # (a line of a -p --oneline --graph that is no commit's keeps its graph: the patch's lines)
 _ONELINE_RE = re.compile(rb"\n([0-9a-f]{7,40}) ([^\r\n]*)")
 _ONELINE_LINES = 20  # the first lines (not blank) of a --oneline log that all are a commit's
@@ -101,48 +105,149 @@ def git_log_shape(sample: bytes, lines: int, complete: bool, scope: str, size: i
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     patched = graph and b"@@ -" in sample  # (a -p's patches: told from its lines once it is a log)
     graphed = sample
+    fakes = _fakes(b"\n" + sample) if patched else []  # (a hunk's line " * 1a2b3c4 fix" is no commit's)
+    sample = _unfaked(sample, fakes)
     if graph:  # (every line kept, the graph taken off its start)
         sample = (_GRAPH_RE if first else _ONELINE_GRAPH_RE).sub(b"", sample)
     if not first:
-        return _oneline(sample, lines, scope, (graph, patched), lambda: _patches(graphed))
+        return _oneline(sample, lines, scope, (graph, patched), lambda: _patches(graphed, fakes))
     if not _FIRST_RE.match(sample, 0, 1024):
         return None
-    patches = _patches(graphed) if patched else ""
+    patches = _patches(graphed, fakes) if patched else ""
     name = GIT_LOG_SHAPE + (" -p" if patches else "") + (" --graph" if graph else "")
     return _medium(sample, lines, scope, name, (_COMMIT_RE, _SUBJECT_RE), patches)
 
 
-def _patches(sample: bytes) -> str:
+def _patches(sample: bytes, fakes: list[int]) -> str:
     """What a ``git log -p --graph`` (``sample``: whole lines, its graph on) says of its patches, told from its first
-    :data:`_PATCH_LINES` lines (:func:`~scratchfs.api.shape_diff.patches_said`; ``in the first 160 KiB`` when they
-    are not all of the sample)."""
-    end = -1
-    for _ in range(_PATCH_LINES):
-        end = sample.find(b"\n", end + 1)
-        if end < 0:
-            break
-    cut = 0 <= end < len(sample) - 1  # (the shape's own scope says how much of the content the sample is)
-    return patches_said(_patch_lines(sample[: end + 1] if cut else sample), f" in the first {kib(end + 1)}" * cut)
+    :data:`_PATCH_LINES` lines (:func:`~scratchfs.api.shape_words.within_lines`, as a diff's are, with a bound of
+    its own; :func:`~scratchfs.api.shape_diff.patches_said`; ``in the first 160 KiB`` when they are not all of
+    the sample: the shape's own scope says how much of the content the sample is); ``fakes``: its hunks' lines that
+    read as a commit's (:func:`_fakes`)."""
+    head, whole, _ = within_lines(sample, None, True, "", _PATCH_LINES)
+    fakes = [at for at in fakes if at <= len(head)]
+    return patches_said(_patch_lines(head, fakes), "" if whole else f" in the first {kib(len(head))}")
 
 
-def _patch_lines(sample: bytes) -> bytes:
+def _patch_lines(sample: bytes, fakes: list[int]) -> bytes:
     """The lines of ``sample`` (a ``git log -p --graph``, whole lines) with the graph taken off, none removed: of each
     line, as many characters as its commit's line has before its hash (:data:`_GRAPH_COMMIT_RE`), so that a patch's
-    ``-`` line keeps its ``-`` and a context line its space, whatever the columns beside it."""
+    ``-`` line keeps its ``-`` and a context line its space, whatever the columns beside it. A hunk's line that reads
+    as a commit's (a context line `` * 1a2b3c4 fix``, at an offset of ``fakes``: :func:`_fakes`) is the hunk's."""
     text = b"\n" + sample
     rows = sample.split(b"\n")
-    widths = set(map(len, _GRAPH_COMMIT_RE.findall(text)))
+    skipped = set(fakes)
+    commits = [found for found in _GRAPH_COMMIT_RE.finditer(text) if found.start() + 1 not in skipped]
+    widths = {len(found[1]) for found in commits}
     if len(widths) == 1 and sample[:1] == b"*":  # (one width, from the first line: a straight history's)
         width = widths.pop()
         return b"\n".join([line[width:] for line in rows])
     kept: list[bytes] = []
     row = width = counted = at = 0  # (the block's first row and graph's width; the newlines of text[:at])
-    for found in _GRAPH_COMMIT_RE.finditer(text):
+    for found in commits:
         counted, at = counted + text.count(b"\n", at, found.start() + 1), found.start() + 1
         kept.extend(line[width:] for line in rows[row : counted - 1])  # (the rows up to the commit's line)
         row, width = counted - 1, len(found[1])
     kept.extend(line[width:] for line in rows[row:])
     return b"\n".join(kept)
+
+
+def _fakes(text: bytes) -> list[int]:
+    """The offsets in ``text`` (a newline, then a ``git log -p --graph``) of the lines that read as a commit's
+    (:data:`_GRAPH_COMMIT_RE`) but are a hunk's: a context line `` * 1a2b3c4 fix``, a removed ``-* commit 1a2b3c4``.
+    A line is a commit's when no hunk header (behind the graph's width) stands between it and the last commit's
+    line, or when the last one's counts (``@@ -l,s +l,s @@``) end before it with no ``\\ No newline`` among its
+    lines (C-speed finds and counts); else the hunks after the last commit's line are walked, once, line by line
+    (:class:`_Hunks`, :data:`_PATCH_LINES` lines at most: past them, a line is read as it stands). None is looked
+    for when no such line stands behind two spaces or a ``-`` (:data:`_FAKE_RE`)."""
+    fakes: list[int] = []
+    if _FAKE_RE.search(text) is None:
+        return fakes
+    hunks, since, headers, walking = _Hunks(text), 0, _headers(0), False
+    for found in _GRAPH_COMMIT_RE.finditer(text):
+        at = found.start() + 1
+        head = -1 if walking else text.rfind(b"@@ -", since, at)  # (each byte looked back at once)
+        if head >= 0:
+            line = text.rfind(b"\n", 0, head) + 1
+            hunk = _HUNK_RE.match(text, head) if head == line + hunks.width else None
+            if hunk is not None:
+                ended = text.find(b"\\ No newline", head, at) < 0 and \
+                    text.count(b"\n", head, at) - 1 >= int(hunk[1] or 1) + int(hunk[2] or 1)
+            else:  # (the last "@@ -" is no header: is another?)
+                ended = headers.search(text, since - 1, at) is None
+            walking = not ended
+        if walking and hunks.holds(at):
+            fakes.append(at)
+            continue
+        if hunks.left <= 0:  # (the lines walked are bounded: the rest is read as it stands)
+            break
+        since, walking = at, False
+        hunks.start(text.find(b"\n", at) + 1, len(found[1]))
+        headers = _headers(hunks.width)
+    return fakes
+
+
+def _headers(width: int) -> re.Pattern[bytes]:
+    """A hunk's header behind a graph ``width`` characters wide (found after a newline)."""
+    return _HEADERS.setdefault(width, re.compile(rb"\n[^\n]{%d}@@ -\d{1,12}(?:,\d{1,12})? \+\d" % width))
+
+
+_HEADERS: dict[int, re.Pattern[bytes]] = {}
+
+
+class _Hunks:
+    """The hunks after a commit's line of a ``git log -p --graph``, walked forward line by line (each line once), as
+    :mod:`~scratchfs.api.shape_diff` reads a diff's: a header ``@@ -l,s +l,s @@`` behind the graph's ``width``, then
+    lines marked `` ``, ``-`` or ``+`` (``\\`` after one) until its counts are spent."""
+
+    def __init__(self, text: bytes) -> None:
+        self.text, self.left = text, _PATCH_LINES  # (the lines it walks at most, in all)
+        self.start(0, 0)
+
+    def start(self, at: int, width: int) -> None:
+        """Walk from offset ``at`` (a commit's next line), behind a graph ``width`` characters wide."""
+        self.at, self.width, self.old, self.new = at, width, 0, 0
+
+    def holds(self, row: int) -> bool:
+        """Whether the line at offset ``row`` (not before the last one asked) is a line of a hunk (``False`` once
+        :data:`_PATCH_LINES` lines are walked)."""
+        text, width = self.text, self.width
+        while 0 < self.at < row and self.left > 0:
+            self.left -= 1
+            end = text.find(b"\n", self.at)
+            end = len(text) if end < 0 else end
+            mark = text[self.at + width : self.at + width + 1]
+            if self.old > 0 or self.new > 0:
+                self._line(mark)
+            elif mark == b"@" and (hunk := _HUNK_RE.match(text, self.at + width, end)) is not None:
+                self.old, self.new = int(hunk[1] or 1), int(hunk[2] or 1)
+            self.at = end + 1
+        if self.at < row:  # (out of lines to walk: read as it stands)
+            return False
+        return (self.old > 0 or self.new > 0) and text[row + width : row + width + 1] in b" -+\\\r\n"
+
+    def _line(self, mark: bytes) -> None:
+        """Count a hunk's line marked ``mark``; another mark ends the hunk early (a cut or hand-edited patch)."""
+        if mark in (b" ", b"", b"\r", b"\n"):  # (b"", "\n": a context line whose space a tool stripped)
+            self.old, self.new = self.old - 1, self.new - 1
+        elif mark == b"-":
+            self.old -= 1
+        elif mark == b"+":
+            self.new -= 1
+        elif mark != b"\\":  # (not "\ No newline at end of file")
+            self.old = self.new = 0
+
+
+def _unfaked(sample: bytes, fakes: list[int]) -> bytes:
+    """``sample`` (a ``git log -p --graph``) with the ``*`` of each hunk's line that reads as a commit's (``fakes``,
+    offsets into a newline then ``sample``: :func:`_fakes`) written ``|``, so that no graph taken off makes it one;
+    every other byte as it is."""
+    if not fakes:
+        return sample
+    text = bytearray(sample)
+    for at in fakes:  # (the offsets are one past the sample's)
+        text[sample.index(b"*", at - 1)] = ord("|")
+    return bytes(text)
 
 
 def _medium(sample: bytes, lines: int, scope: str, name: str, layout: tuple[re.Pattern[bytes], re.Pattern[bytes]],

@@ -110,7 +110,8 @@ def listed_within(head: str, items: Iterable[str], tail: str, total: int | None 
     return clip(f"{head}{', '.join(listed)}{more}{tail}")
 
 
-def within_lines(sample: bytes, size: int | None, complete: bool, scope: str) -> tuple[bytes, bool, str]:
+def within_lines(sample: bytes, size: int | None, complete: bool, scope: str, most: int = MOST_LINES
+                 ) -> tuple[bytes, bool, str]:
     """What a kind of text told by its lines reads of ``sample`` (a content's first bytes; ``size``: the whole
     content's bytes, ``None``: the sample's; ``complete``: the sample is all of it; ``scope``: what its shape adds
     when not): ``(sample, complete, scope)`` as given when ``sample`` holds at most :data:`MOST_LINES` newlines (its
@@ -118,13 +119,13 @@ def within_lines(sample: bytes, size: int | None, complete: bool, scope: str) ->
     lines, ``False`` and the scope that says so (``" (in the first 120 KiB of 512 KiB)"``) -- so that the kinds,
     which read lines in Python (a diff's headers, YAML's keys, Markdown's headings, a listing's directories), cost
     the same on 512 KiB of ``#`` or of one-line diffs. The cut is found by counts (C speed, about 0.2 ms over 512
-    KiB)."""
-    if len(sample) <= MOST_LINES or sample.count(b"\n") <= MOST_LINES:
+    KiB). ``most``: another bound of lines than :data:`MOST_LINES` (a ``git log -p --graph``'s patches: fewer)."""
+    if len(sample) <= most or sample.count(b"\n") <= most:
         return (sample if complete else sample[: sample.rfind(b"\n") + 1]), complete, scope
     low, high = 0, len(sample)  # the least end holding MOST_LINES newlines: just past the last of them
     while low < high:
         middle = (low + high) // 2
-        if sample.count(b"\n", 0, middle) >= MOST_LINES:
+        if sample.count(b"\n", 0, middle) >= most:
             high = middle
         else:
             low = middle + 1

@@ -1,0 +1,81 @@
+"""A table aligned by spaces with no header line (``ls -l`` without its ``total``, ``ps`` output after ``tail -n
++2``, ``df`` without its header, ``docker images`` cut of its first line), for :mod:`scratchfs.api.shape`: text
+whose first lines all stand in the same columns, which its shape counts (``", a table of 9 columns aligned by
+spaces on each of its first 50 lines, no header line"``) -- where a table with a header is told by
+:mod:`scratchfs.api.shape_aligned`, whose names the reads (``row=``, ``columns=``) need: this one has none, so it stays
+text read by lines.
+
+The columns are the runs of positions, within the shortest of the lines looked at, where some line holds a
+character other than a space, parted by positions where every line holds a space (a gutter); the last column may
+run on past the shortest line (a file name, a command). Told when at least :data:`MIN_ROWS` lines are looked at
+(the first :data:`ROWS`, none blank, no tab, of the first :data:`_BYTES` bytes, ASCII; some cell padded by
+:data:`_PADDING_RE`), they stand in at least
+:data:`MIN_COLUMNS` columns, every line holds a character in every column (no empty cell: prose whose spaces
+happen to line up leaves some), some line starts at the first column (indented code does not) or the first column
+is of numbers (``ps``'s right-aligned PIDs), and no column holds one same mark on every line (code's aligned ``=``
+or ``:``, a drawing's ``|``: :data:`_CODE_MARKS`). Each line's spaces are found at C speed (a translation to a
+byte a position, the lines' masks and-ed as integers, stopped at the first line that leaves no gutter), the
+cells only once those pass.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["MIN_COLUMNS", "MIN_ROWS", "ROWS", "columns_said"]
+
+ROWS = 50
+"""Most lines looked at (the first ones)."""
+MIN_ROWS = 5
+"""Fewest lines that make a table."""
+MIN_COLUMNS = 3
+"""Fewest columns that make a table (two are a list of pairs: a word and a sentence's rest)."""
+_BYTES = 8192
+_WIDTH = 512  # (the positions of a line looked at: the last column runs on past them)
+_SPACES = bytes(1 if byte == 0x20 else 0 for byte in range(256))  # (a byte a position: 1 where a space)
+_CODE_MARKS = frozenset(b"= := += -= == => -> <- : :: | || - -- + * / // # ; , . ... { } ( ) [ ] < > \\".split())
+"""A cell that, the same on every line, makes a column of code's or a drawing's (aligned ``=``, ``:``, ``|``)."""
+_PADDING_RE = re.compile(rb"[^\s.!?:;,]  ")
+"""Two spaces after a word that ends no sentence nor clause: a cell padded to its column's width (prose leaves none
+but after a full stop)."""
+_RUN_RE = re.compile(rb"\x00+")  # (a run of positions where some line holds no space: a column)
+
+
+def columns_said(sample: bytes) -> str:
+    """What the shape of ``sample`` (a text's first bytes) adds when its first lines are a table aligned by spaces
+    with no header line (the module's docstring): ``", a table of 9 columns aligned by spaces on each of its first
+    50 lines, no header line"``; else ``""``. Read a line at a time, each one's spaces and-ed into the gutters of
+    those before it: prose leaves fewer than 2 after 2 or 3 lines, where it stops. Never raises."""
+    rows: list[bytes] = []
+    gutter, at = -1, 0  # (a byte a position, little-endian: position i is byte i; past a line's end, none)
+    while len(rows) < ROWS:
+        end = sample.find(b"\n", at, _BYTES)
+        if end < 0:
+            break
+        row = sample[at:end].rstrip(b"\r ")  # (a CRLF's \r, spaces after a line's last cell)
+        gutter &= int.from_bytes(row[:_WIDTH].translate(_SPACES), "little")
+        if gutter.bit_count() < MIN_COLUMNS - 1:  # (a blank line, or too few positions a space in every line)
+            return ""
+        rows.append(row)
+        at = end + 1
+    if len(rows) < MIN_ROWS:
+        return ""
+    return _said(rows, gutter.to_bytes(min(_WIDTH, *map(len, rows)), "little"))
+
+
+def _said(rows: list[bytes], marks: bytes) -> str:
+    """:func:`columns_said`'s words for ``rows`` (its lines, none blank) whose gutters within the shortest are the
+    ones of ``marks`` (a byte a position: 1 where every line holds a space), else ``""``."""
+    columns = [found.span() for found in _RUN_RE.finditer(marks)]
+    joined = b"\n".join(rows)
+    if len(columns) < MIN_COLUMNS or not joined.isascii() or b"\t" in joined or _PADDING_RE.search(joined) is None:
+        return ""  # (a tab or a wide character shifts the columns; no cell padded: words that happen to line up)
+    if columns[0][0] != 0 and not all(row[: columns[0][1]].strip().isdigit() for row in rows):
+        return ""  # (indented code; ps's PIDs right-aligned)
+    columns[-1] = (columns[-1][0], max(map(len, rows)))  # (the last runs on: a name, a command)
+    for start, end in columns:
+        cells = [row[start:end].strip() for row in rows]
+        if not all(cells) or (len(set(cells)) == 1 and cells[0] in _CODE_MARKS):
+            return ""
+    return f", a table of {len(columns)} columns aligned by spaces on each of its first {len(rows)} lines, no header " \
+        "line"
