@@ -550,7 +550,7 @@ def test_a_handle_and_a_scratchpad_key_taken_for_each_other_are_told_apart(scrat
     with pytest.raises(InvalidArgument) as info:
         tools.call("read_handle", {"handle": "notes"})
     assert str(info.value) == ("not a handle (expected 'h_' and 24 letters a-z or digits 2-7): 'notes'; a scratchpad "
-                               "value is read with scratch_read(key=...)")
+                               "value is read with scratch_read(key=\"notes\")")
     with pytest.raises(InvalidArgument) as info:  # a handle cut short is no key
         tools.call("read_handle", {"handle": handle[:-1]})
     assert "scratch_read" not in str(info.value)

@@ -56,6 +56,7 @@ from scratchfs.api.stub import shown_preview
 from scratchfs.api.tools import TOOL_SPECS, check_arguments
 from scratchfs.api.views import fit, lead_inside_character, piece, reads_as_text, reply_size, to_json
 from scratchfs.engine.structure.paging import check_resumes_at, cursor_position
+from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.checks import HANDLE_RE, check_flag, check_int, check_key, check_utf8
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import (
@@ -287,8 +288,10 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
         only_one_read(given, {"jq", "cursor"})
         return lambda b: reads.jq(handle, given["jq"], cursor=cursor, budget=b)
     if "raw_offset" in given:  # (what is left: raw_offset, a cursor)
-        raise InvalidArgument('raw_offset goes with view="text": read_handle(handle=..., view="text", raw_offset=N) '
-                              "starts the text view of terminal output at the line holding byte N")
+        at = given["raw_offset"]
+        raise InvalidArgument(Advice.of('raw_offset goes with view="text": ', Call.of(
+            "read_handle", handle=handle, view="text", raw_offset=at), " starts the text view of terminal output at "
+            f"the line holding byte {at}"))
     raise InvalidArgument("a cursor continues a structure read: give the read's own arguments too (next_call does)")
 
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 from dataclasses import dataclass, replace
 
 from scratchfs.api.encodings import decode_single
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import Window
 from scratchfs.foundation import cursors
+from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.checks import shorten
 from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
 from scratchfs.foundation.limits import (
@@ -27,31 +27,7 @@ from scratchfs.foundation.limits import (
     DEFAULT_MATCHES,
     DEFAULT_READ_BYTES,
 )
-from scratchfs.foundation.text import plural, quote
-
-
-def render_call(verb: str, **arguments: object) -> str:
-    """A call written out for a model, e.g. ``read_handle(handle="h_...", offset=4096, length=4096)``: text as a JSON
-    string literal, numbers as they are, ``True``/``False`` for flags, lists as JSON; arguments in the order given,
-    ``None`` left out.
-    The one place every "next call" text is written (results, stub notes, every face)."""
-    parts = []
-    for name, value in arguments.items():
-        kind = type(value)  # the common kinds first, by identity (a stub's note writes six calls)
-        if kind is str:
-            shown = quote(value)
-        elif kind is int:
-            shown = repr(value)
-        elif value is None:
-            continue
-        elif isinstance(value, str):
-            shown = quote(value)
-        elif isinstance(value, (bool, int, float)):
-            shown = repr(value)
-        else:  # a list (columns): JSON, as a model writes it
-            shown = json.dumps(value, ensure_ascii=False)
-        parts.append(f"{name}={shown}")
-    return f"{verb}({', '.join(parts)})"
+from scratchfs.foundation.text import plural
 
 
 def call_start(verb: str, **arguments: object) -> str:

@@ -38,7 +38,8 @@ def _q(name: str, schema: dict[str, Any], description: str, required: bool = Fal
     return {"name": name, "in": "query", "required": required, "schema": schema, "description": description}
 
 
-ERROR = _obj({"error": _obj({"kind": _STR, "message": _STR}, {"resume_offset": _INT})})
+_CALLS = {"type": "array", "items": _obj({"tool": _STR, "arguments": {"type": "object"}})}
+ERROR = _obj({"error": _obj({"kind": _STR, "message": _STR}, {"resume_offset": _INT, "calls": _CALLS})})
 ENTRY = _obj({
     "kind": {"enum": ["handle", "scratch"]}, "run_id": _STR, "agent_id": _STR, "key": _STR, "size": _INT,
     "stored_size": _INT, "frames": _INT, "lines": _INT, "preview": _STR, "source_tool": {"type": ["string", "null"]},
