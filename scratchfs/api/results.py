@@ -51,8 +51,22 @@ def _reader_call(kind: str, name: str, **arguments: object) -> str:
     return render_call("read_handle", handle=name, **arguments)
 
 
+class Bounded:
+    """What a read, a search and a count share: :attr:`bound`, the byte they stop before, from their ``size`` (the
+    content's, bytes) and ``end`` (the bound the call gave, or ``None``)."""
+
+    __slots__ = ()
+    size: int
+    end: int | None
+
+    @property
+    def bound(self) -> int:
+        """Where the read ends, a byte offset: ``end``, else the content's size."""
+        return self.size if self.end is None else self.end
+
+
 @dataclass(frozen=True, slots=True)
-class Slice:
+class Slice(Bounded):
     """The result of a range read.
 
     Attributes:
@@ -86,11 +100,6 @@ class Slice:
     encoding: str | None = None
     end: int | None = None
 
-    @property
-    def bound(self) -> int:
-        """Where the read ends: ``end``, else the content's size."""
-        return self.size if self.end is None else self.end
-
     def prefix(self, length: int) -> Slice:
         """This slice cut to its first ``length`` bytes, its cursor moved to match."""
         data = self.data[:length]
@@ -113,7 +122,7 @@ class Slice:
 
 
 @dataclass(frozen=True, slots=True)
-class LineSlice:
+class LineSlice(Bounded):
     """The result of a line-range read.
 
     Attributes:
@@ -155,11 +164,6 @@ class LineSlice:
     end: int | None = None
 
     @property
-    def bound(self) -> int:
-        """Where the read ends: ``end``, else the content's size."""
-        return self.size if self.end is None else self.end
-
-    @property
     def note(self) -> str | None:
         """What a reply says of a ``line`` from the end that named a line before the first (``None`` otherwise)."""
         if self.asked is None or -self.asked <= self.total_lines:
@@ -197,7 +201,7 @@ class LineSlice:
 
 
 @dataclass(frozen=True, slots=True)
-class Matches:
+class Matches(Bounded):
     """The result of a search, by substring (``match``) or by regular expression (``pattern``).
 
     Attributes:
@@ -263,11 +267,6 @@ class Matches:
         if self.next_offset is None:
             return 0
         return self.next_offset - self.origin if self.before is not None else self.bound - self.next_offset
-
-    @property
-    def bound(self) -> int:
-        """Where the search ends, a byte offset: ``end``, else the content's size (as :attr:`Slice.bound`)."""
-        return self.size if self.end is None else self.end
 
     @property
     def match_count(self) -> int:
@@ -375,6 +374,7 @@ _POSITION = (cursors.NUMBER, cursors.ID, cursors.KIND, cursors.KEY, cursors.TEXT
 
 
 __all__ = [
+    "Bounded",
     "LineSlice",
     "Matches",
     "Page",
