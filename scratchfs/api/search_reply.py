@@ -413,10 +413,11 @@ def as_given(found: Matches, match: str | bytes | None, pattern: str | None) -> 
 
 def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
     """A count (``count=true``) as the contract's JSON object: ``{handle, match (or pattern, ignore_case), offset,
-    size, matches, lines, next_offset, remaining, next_call}``, and a ``note`` when the time bound stopped it
-    before the end (how far it got; ``next_call`` counts on), or when it counted none in the whole content and
-    the content says why (its ``note``: an HTML page's markup, CRLF line ends, another encoding...). Fitted into
-    ``budget`` bytes (a long echoed needle shortened, :class:`~scratchfs.api.fixed.Squeeze`)."""
+    size, matches, lines, next_offset, remaining, next_call}`` (``remaining`` only while it goes on), and a ``note``
+    when the time bound stopped it before the end (how far it got; ``next_call`` counts on), or when it counted none
+    in the whole content and the content says why (its ``note``: an HTML page's markup, CRLF line ends, another
+    encoding...). Fitted into ``budget`` bytes (a long echoed needle shortened, :class:`~scratchfs.api.fixed.Squeeze`).
+    """
     what: dict[str, Any] = {"pattern": counted.pattern} if counted.pattern is not None else {"match": counted.match}
     if counted.ignore_case:  # (false, the default, is not said)
         what["ignore_case"] = True
@@ -426,7 +427,8 @@ def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
     reply: dict[str, Any] = {"handle": counted.handle, **what, "offset": counted.offset,
                              **({} if counted.end is None else {"end": counted.end}), "size": counted.size,
                              "matches": counted.matches, "lines": counted.lines, "next_offset": counted.next_offset,
-                             "remaining": counted.bound - end, "next_call": counted.next_call}
+                             **({} if counted.next_offset is None else {"remaining": counted.bound - end}),
+                             "next_call": counted.next_call}
     if counted.next_offset is not None:
         reply["note"] = (f"counted bytes {counted.offset}-{end} of {counted.size} in the time bound "
                          f"({counted.seconds:g} s); next_call counts on from next_offset: add up the counts (a line "
