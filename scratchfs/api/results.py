@@ -26,8 +26,24 @@ from scratchfs.foundation.limits import (
     DEFAULT_LINES,
     DEFAULT_MATCHES,
     DEFAULT_READ_BYTES,
+    LINE_WINDOW_BYTES,
 )
 from scratchfs.foundation.text import plural
+
+
+def bounded_resume(found: Matches, windows: list[Window], first_left: int | None) -> int | None:
+    """Where the next page of ``found``'s search starts after it shows ``windows`` (in order) with ``first_left``
+    the first match not shown: the one rule for the Python API's ``next_offset`` and the model's reply. A search
+    bounded by ``end=`` shows no byte before its ``offset`` (:func:`~scratchfs.engine.search.search`'s ``floor``),
+    so its next page starts up to the context's reach (:attr:`Matches.reach`) before ``first_left``, but never in
+    bytes this page showed: no match lies between (every one before ``first_left`` is shown), so the next page's
+    first match is ``first_left``, with the context before it that no page showed. Any other search (unbounded, from
+    the end), a page showing nothing, or a search at its end: ``first_left`` itself."""
+    if found.end is None or found.before is not None or not windows or first_left is None:
+        return first_left
+    last = windows[-1]
+    shown_to = last.offset + len(last.data)
+    return first_left if first_left < shown_to else max(shown_to, first_left - found.reach)
 
 
 def call_start(verb: str, **arguments: object) -> str:
@@ -233,6 +249,8 @@ class Matches(Bounded):
             (:func:`stopped_note`; every page of it says so), else ``None``.
         end: the byte the search stops before (a member's end: matches lie wholly before it, as ``re``'s
             ``endpos``; :mod:`scratchfs.api.bounds`; the next call repeats it), or ``None``: the content's end.
+        left: the first match not shown, when ``next_offset`` is before it (a bounded search's page resumes with
+            the context before it: :func:`bounded_resume`), else ``None`` (``next_offset`` is it).
     """
 
     handle: str
@@ -254,6 +272,17 @@ class Matches(Bounded):
     encoding: str | None = None
     stopped: str | None = None
     end: int | None = None
+    left: int | None = None
+
+    @property
+    def first_left(self) -> int | None:
+        """The first match not shown (from the end: the next call's ``before``), whatever ``next_offset`` says."""
+        return self.next_offset if self.left is None else self.left
+
+    @property
+    def reach(self) -> int:
+        """Bytes of context a side a window holds at most."""
+        return LINE_WINDOW_BYTES if self.context == "line" else int(self.context)
 
     @property
     def more(self) -> bool:
@@ -379,6 +408,7 @@ __all__ = [
     "Matches",
     "Page",
     "Slice",
+    "bounded_resume",
     "call_start",
     "call_with",
     "decode_cursor",
