@@ -90,7 +90,8 @@ def test_bounded_substring_searches_counts_and_last_matches_agree_with_a_find_lo
     assert [(s, s + n) for s, n, _ in _every_match(tools, args)] == spans
     counted = tools.call("read_handle", {"handle": handle, "match": needle.decode(), "offset": offset, "end": end,
                                          "count": True})
-    assert (counted["matches"], counted["end"], counted["remaining"]) == (len(spans), end, 0)
+    assert (counted["matches"], counted["end"], counted["next_offset"]) == (len(spans), end, None)
+    assert "remaining" not in counted  # (whole: next_offset null says it, as a finished search's reply)
     last = tools.call("read_handle", {**args, "before": end, "max_matches": 1})
     shown = [(h.get("match_offset", h["offset"])) for h in last["windows"]]
     assert shown == ([spans[-1][0]] if spans else [])

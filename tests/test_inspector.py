@@ -288,7 +288,7 @@ def test_every_command_takes_json(tmp_path):
     cli("scratch-write", "k", "--run", "r", "--agent", "a", "--root", root, "--json")
     read = CliRunner().invoke(main, ["scratch-read", "k", "--run", "r", "--agent", "a", "--root", root, "--json"])
     assert json.loads(read.stdout) == {"key": "k", "offset": 0, "length": 0, "size": 0, "next_offset": None,
-                                       "remaining": 0, "next_call": None, "data": ""}
+                                       "next_call": None, "data": ""}
     demo = cli("demo", "--root", root, "--json")
     assert demo.exit_code == 0
     assert len(json.loads(demo.stdout)) == 5

@@ -873,3 +873,22 @@ def test_an_entry_views_of_a_handle_gone_say_why_as_a_read_does(store, client):
             reply = client.get(h_url(scope, handle, tail))
             assert reply.status_code == 404, reply.text
             assert said in reply.json()["error"]["message"], (tail, reply.json())
+
+
+def test_an_error_carries_the_calls_its_message_advises_and_they_read_on(store, client):
+    """A read past the end named its way on only in its message text (``read_handle(handle="h_...", line=-50,
+    lines=50)``): a client had to parse a tool call out of prose. The error carries each call as data, whose
+    arguments the route takes as its query: followed, they read the last lines."""
+    scope = store.scope("run-r", "agent-1")
+    content = b"".join(b"line %d\n" % n for n in range(1, 301))
+    handle = scope.spill(content).handle
+    refused = client.get(h_url(scope, handle, "/read"), params={"line": 9999})
+    assert refused.status_code == 400
+    error = refused.json()["error"]
+    assert error["calls"] == [{"tool": "read_handle", "arguments": {"handle": handle, "line": -50, "lines": 50}}]
+    assert 'read_handle(handle="' + handle + '", line=-50, lines=50)' in error["message"]
+    query = {k: v for k, v in error["calls"][0]["arguments"].items() if k != "handle"}
+    followed = client.get(h_url(scope, handle, "/read"), params=query)
+    assert followed.json()["data"].encode() == b"".join(content.splitlines(keepends=True)[-50:])
+    plain = client.get(h_url(scope, handle, "/read"), params={"offset": "x"}).json()["error"]
+    assert "calls" not in plain

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from scratchfs.api.results import LineSlice, Slice, render_call
+from scratchfs.api.results import LineSlice, Slice
+from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES
@@ -122,9 +123,9 @@ def offset_past_end(key: str, offset: int, size: int, kind: str = "handle", sear
         last = f", and with before={size} instead of offset= it finds the last matches" if search == "search" else ""
         return InvalidArgument(f"{where}; the same {word}{without} from offset=0 looks through all of it{last}")
     tail = max(0, size - DEFAULT_READ_BYTES)  # (a read_handle range read's default length: its call gives none)
-    call = render_call("scratch_read", key=key, offset=tail) if kind == "scratch" else \
-        render_call("read_handle", handle=key, offset=tail)
-    return InvalidArgument(f"{where}; its last bytes: {call}")
+    call = Call.of("scratch_read", key=key, offset=tail) if kind == "scratch" else \
+        Call.of("read_handle", handle=key, offset=tail)
+    return InvalidArgument(Advice.of(f"{where}; its last bytes: ", call))
 
 
 def line_past_end(handle: str, line: int, lines: int) -> InvalidArgument:
@@ -133,6 +134,6 @@ def line_past_end(handle: str, line: int, lines: int) -> InvalidArgument:
     the end of h_... (641 lines): line=-1 is its last line; read_handle(handle="h_...", line=-50, lines=50) reads
     its last 50``."""
     count = max(1, min(lines, DEFAULT_LINES))
-    return InvalidArgument(f"line {line} is past the end of {handle} ({plural(lines, 'line')}): line=-1 is its last "
-                           f"line; {render_call('read_handle', handle=handle, line=-count, lines=count)} reads its "
-                           f"last {plural(count, 'line')}")
+    return InvalidArgument(Advice.of(
+        f"line {line} is past the end of {handle} ({plural(lines, 'line')}): line=-1 is its last line; ",
+        Call.of("read_handle", handle=handle, line=-count, lines=count), f" reads its last {plural(count, 'line')}"))

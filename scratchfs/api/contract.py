@@ -9,7 +9,8 @@ bytes as U+FFFD, counted by ``replaced``) or, for binary content, a hex dump (``
 byte range (or a search window) of binary content that is text (a tar member of JSON lines) is text,
 ``"encoding": "text"``.
 
-* ``read_handle`` by range: ``{handle, offset, length, size, next_offset, remaining, next_call, data}``: whole UTF-8
+* ``read_handle`` by range: ``{handle, offset, length, size, next_offset, remaining, next_call, data}``
+  (``remaining`` only while the read goes on: at its end ``next_offset`` and ``next_call`` null say it): whole UTF-8
   characters (a character cut by the end of the range is left for the next read; a range starting inside a character
   starts after it, and ``offset`` says where; a range shorter than the character at its start returns that whole
   character, so a reader always gets on).
@@ -56,6 +57,7 @@ from scratchfs.api.stub import shown_preview
 from scratchfs.api.tools import TOOL_SPECS, check_arguments
 from scratchfs.api.views import fit, lead_inside_character, piece, reads_as_text, reply_size, to_json
 from scratchfs.engine.structure.paging import check_resumes_at, cursor_position
+from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.checks import HANDLE_RE, check_flag, check_int, check_key, check_utf8
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import (
@@ -69,6 +71,12 @@ from scratchfs.foundation.limits import (
 from scratchfs.foundation.text import utf8_lead_length
 
 # -- ranges and lines -----------------------------------------------------------------------------------------------
+
+
+def going(part: Slice | LineSlice) -> dict[str, int]:
+    """``{"remaining": bytes}`` while a read goes on, ``{}`` at its end: ``next_offset`` null says it, as a finished
+    search says neither ``more`` nor ``remaining`` (a range and a line read sent ``"remaining": 0`` beside it)."""
+    return {} if part.next_offset is None else {"remaining": part.remaining}
 
 
 def range_reply(sl: Slice, budget: int, before: bytes = b"") -> dict[str, Any]:
@@ -87,7 +95,7 @@ def range_reply(sl: Slice, budget: int, before: bytes = b"") -> dict[str, Any]:
         part = replace(part, offset=shown.offset, data=part.data[at : at + shown.length])
         part = part.prefix(shown.length)
         return {name: sl.handle, **shown.fields(), "size": sl.size, "next_offset": part.next_offset,
-                "remaining": part.remaining, "next_call": part.next_call, **shown.content_fields(), **said,
+                **going(part), "next_call": part.next_call, **shown.content_fields(), **said,
                 **({"version": sl.version} if guarded else {})}
 
     guarded = sl.kind == "scratch" and sl.version is not None  # a value's next page must be of the same value
@@ -113,7 +121,7 @@ def lines_reply(ls: LineSlice, budget: int) -> dict[str, Any]:
             part = part.prefix(shown.length)
         return {"handle": ls.handle, **shown.fields(), "size": ls.size, "next_offset": part.next_offset,
                 "first_line": part.first_line, "lines": part.lines, "total_lines": part.total_lines,
-                "next_line": part.next_line, "cut": part.cut, "remaining": part.remaining,
+                "next_line": part.next_line, "cut": part.cut, **going(part),
                 "next_call": part.next_call, **shown.content_fields(), **said, **({"note": ls.note} if ls.note else {})}
 
     if small(budget, ls.handle):  # a handle: always
@@ -287,8 +295,10 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
         only_one_read(given, {"jq", "cursor"})
         return lambda b: reads.jq(handle, given["jq"], cursor=cursor, budget=b)
     if "raw_offset" in given:  # (what is left: raw_offset, a cursor)
-        raise InvalidArgument('raw_offset goes with view="text": read_handle(handle=..., view="text", raw_offset=N) '
-                              "starts the text view of terminal output at the line holding byte N")
+        at = given["raw_offset"]
+        raise InvalidArgument(Advice.of('raw_offset goes with view="text": ', Call.of(
+            "read_handle", handle=handle, view="text", raw_offset=at), " starts the text view of terminal output at "
+            f"the line holding byte {at}"))
     raise InvalidArgument("a cursor continues a structure read: give the read's own arguments too (next_call does)")
 
 

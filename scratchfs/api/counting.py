@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from scratchfs.api.bounds import bounded_miss, check_search_end, offset_past_end
 from scratchfs.api.entries import reading
-from scratchfs.api.results import render_call
+from scratchfs.api.results import Bounded, render_call
 from scratchfs.api.search_misses import whole_miss_note
 from scratchfs.engine.patterns import MAX_REACH_BYTES, compile_pattern
 from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, count
@@ -74,7 +74,7 @@ def empty_match_note(pattern: str | None, ignore_case: bool) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
-class MatchCount:
+class MatchCount(Bounded):
     """A count of a search's matches from byte ``offset``: ``matches``, and ``lines`` (the lines their starts are
     in), over ``[offset, next_offset)`` -- to the end when ``next_offset`` is ``None``, else as far as the time
     bound (``seconds``) let it go; ``size`` is the content's, in bytes; ``budget`` the caller's and ``encoding``
@@ -97,11 +97,6 @@ class MatchCount:
     encoding: str | None = None
     note: str | None = None
     end: int | None = None
-
-    @property
-    def bound(self) -> int:
-        """Where the count ends: ``end``, else the content's size."""
-        return self.size if self.end is None else self.end
 
     @property
     def next_call(self) -> str | None:

@@ -21,6 +21,7 @@ from typing import Protocol
 
 from scratchfs.engine.protocols import IndexBackend
 from scratchfs.foundation import checks
+from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import Deleted, Expired, NotFound, ScratchError
 
 LOST_HANDLE = ("; copy the handle whole from the stub that gave it (another run's or agent's is not read here), or "
@@ -188,7 +189,7 @@ def not_found(entries: _Entries, run_id: str, agent_id: str, kind: str, key: str
         entries.blobs.unlink(run_id, agent_id, expired)  # type: ignore[attr-defined]
     gone = index.gone(run_id, agent_id, kind, key, now)
     if gone is None:
-        return NotFound(f"no {what}{_hint(index, run_id, agent_id, kind, key, reading, now)}")
+        return NotFound(Advice.of(f"no {what}", _hint(index, run_id, agent_id, kind, key, reading, now)))
     when = f"{_utc(gone.at)} (epoch {gone.at:.3f})"
     if gone.reason == "expired":
         return Expired(f"{what} expired at {when}; {again} if it is still needed")
@@ -197,7 +198,8 @@ def not_found(entries: _Entries, run_id: str, agent_id: str, kind: str, key: str
     return Deleted(f"{what} was {gone.reason} at {when}")
 
 
-def _hint(index: IndexBackend, run_id: str, agent_id: str, kind: str, key: str, reading: bool, now: float) -> str:
+def _hint(index: IndexBackend, run_id: str, agent_id: str, kind: str, key: str, reading: bool, now: float
+          ) -> str | Advice:
     """The rest of a NotFound's message for a name the index knows nothing of: the scope, and what to do."""
     shaped = checks.HANDLE_RE.match(key) is not None
     handle = reading and kind != "handle" and shaped
@@ -207,8 +209,8 @@ def _hint(index: IndexBackend, run_id: str, agent_id: str, kind: str, key: str, 
         live = handle
     scope = f"{' (nor handle)' if handle and not live else ''} in this scope (run {run_id!r}, agent {agent_id!r})"
     if live:
-        return f"{scope}; this is the handle of a spilled result, not a scratchpad key: read it with " \
-               f'read_handle(handle="{key}")'
+        return Advice.of(f"{scope}; this is the handle of a spilled result, not a scratchpad key: read it with ",
+                         Call.of("read_handle", handle=key))
     if kind == "handle" or handle:  # (shaped as a handle that names none: one near it)
         meant = handle_meant(index, run_id, agent_id, key, now)
         if meant:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 from dataclasses import dataclass, replace
 
 from scratchfs.api.encodings import decode_single
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import Window
 from scratchfs.foundation import cursors
+from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.checks import shorten
 from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
 from scratchfs.foundation.limits import (
@@ -26,32 +26,24 @@ from scratchfs.foundation.limits import (
     DEFAULT_LINES,
     DEFAULT_MATCHES,
     DEFAULT_READ_BYTES,
+    LINE_WINDOW_BYTES,
 )
-from scratchfs.foundation.text import plural, quote
+from scratchfs.foundation.text import plural
 
 
-def render_call(verb: str, **arguments: object) -> str:
-    """A call written out for a model, e.g. ``read_handle(handle="h_...", offset=4096, length=4096)``: text as a JSON
-    string literal, numbers as they are, ``True``/``False`` for flags, lists as JSON; arguments in the order given,
-    ``None`` left out.
-    The one place every "next call" text is written (results, stub notes, every face)."""
-    parts = []
-    for name, value in arguments.items():
-        kind = type(value)  # the common kinds first, by identity (a stub's note writes six calls)
-        if kind is str:
-            shown = quote(value)
-        elif kind is int:
-            shown = repr(value)
-        elif value is None:
-            continue
-        elif isinstance(value, str):
-            shown = quote(value)
-        elif isinstance(value, (bool, int, float)):
-            shown = repr(value)
-        else:  # a list (columns): JSON, as a model writes it
-            shown = json.dumps(value, ensure_ascii=False)
-        parts.append(f"{name}={shown}")
-    return f"{verb}({', '.join(parts)})"
+def bounded_resume(found: Matches, windows: list[Window], first_left: int | None) -> int | None:
+    """Where the next page of ``found``'s search starts after it shows ``windows`` (in order) with ``first_left``
+    the first match not shown: the one rule for the Python API's ``next_offset`` and the model's reply. A search
+    bounded by ``end=`` shows no byte before its ``offset`` (:func:`~scratchfs.engine.search.search`'s ``floor``),
+    so its next page starts up to the context's reach (:attr:`Matches.reach`) before ``first_left``, but never in
+    bytes this page showed: no match lies between (every one before ``first_left`` is shown), so the next page's
+    first match is ``first_left``, with the context before it that no page showed. Any other search (unbounded, from
+    the end), a page showing nothing, or a search at its end: ``first_left`` itself."""
+    if found.end is None or found.before is not None or not windows or first_left is None:
+        return first_left
+    last = windows[-1]
+    shown_to = last.offset + len(last.data)
+    return first_left if first_left < shown_to else max(shown_to, first_left - found.reach)
 
 
 def call_start(verb: str, **arguments: object) -> str:
@@ -75,8 +67,22 @@ def _reader_call(kind: str, name: str, **arguments: object) -> str:
     return render_call("read_handle", handle=name, **arguments)
 
 
+class Bounded:
+    """What a read, a search and a count share: :attr:`bound`, the byte they stop before, from their ``size`` (the
+    content's, bytes) and ``end`` (the bound the call gave, or ``None``)."""
+
+    __slots__ = ()
+    size: int
+    end: int | None
+
+    @property
+    def bound(self) -> int:
+        """Where the read ends, a byte offset: ``end``, else the content's size."""
+        return self.size if self.end is None else self.end
+
+
 @dataclass(frozen=True, slots=True)
-class Slice:
+class Slice(Bounded):
     """The result of a range read.
 
     Attributes:
@@ -110,11 +116,6 @@ class Slice:
     encoding: str | None = None
     end: int | None = None
 
-    @property
-    def bound(self) -> int:
-        """Where the read ends: ``end``, else the content's size."""
-        return self.size if self.end is None else self.end
-
     def prefix(self, length: int) -> Slice:
         """This slice cut to its first ``length`` bytes, its cursor moved to match."""
         data = self.data[:length]
@@ -137,7 +138,7 @@ class Slice:
 
 
 @dataclass(frozen=True, slots=True)
-class LineSlice:
+class LineSlice(Bounded):
     """The result of a line-range read.
 
     Attributes:
@@ -179,11 +180,6 @@ class LineSlice:
     end: int | None = None
 
     @property
-    def bound(self) -> int:
-        """Where the read ends: ``end``, else the content's size."""
-        return self.size if self.end is None else self.end
-
-    @property
     def note(self) -> str | None:
         """What a reply says of a ``line`` from the end that named a line before the first (``None`` otherwise)."""
         if self.asked is None or -self.asked <= self.total_lines:
@@ -221,7 +217,7 @@ class LineSlice:
 
 
 @dataclass(frozen=True, slots=True)
-class Matches:
+class Matches(Bounded):
     """The result of a search, by substring (``match``) or by regular expression (``pattern``).
 
     Attributes:
@@ -253,6 +249,8 @@ class Matches:
             (:func:`stopped_note`; every page of it says so), else ``None``.
         end: the byte the search stops before (a member's end: matches lie wholly before it, as ``re``'s
             ``endpos``; :mod:`scratchfs.api.bounds`; the next call repeats it), or ``None``: the content's end.
+        left: the first match not shown, when ``next_offset`` is before it (a bounded search's page resumes with
+            the context before it: :func:`bounded_resume`), else ``None`` (``next_offset`` is it).
     """
 
     handle: str
@@ -274,6 +272,17 @@ class Matches:
     encoding: str | None = None
     stopped: str | None = None
     end: int | None = None
+    left: int | None = None
+
+    @property
+    def first_left(self) -> int | None:
+        """The first match not shown (from the end: the next call's ``before``), whatever ``next_offset`` says."""
+        return self.next_offset if self.left is None else self.left
+
+    @property
+    def reach(self) -> int:
+        """Bytes of context a side a window holds at most."""
+        return LINE_WINDOW_BYTES if self.context == "line" else int(self.context)
 
     @property
     def more(self) -> bool:
@@ -287,11 +296,6 @@ class Matches:
         if self.next_offset is None:
             return 0
         return self.next_offset - self.origin if self.before is not None else self.bound - self.next_offset
-
-    @property
-    def bound(self) -> int:
-        """Where the search ends, a byte offset: ``end``, else the content's size (as :attr:`Slice.bound`)."""
-        return self.size if self.end is None else self.end
 
     @property
     def match_count(self) -> int:
@@ -399,10 +403,12 @@ _POSITION = (cursors.NUMBER, cursors.ID, cursors.KIND, cursors.KEY, cursors.TEXT
 
 
 __all__ = [
+    "Bounded",
     "LineSlice",
     "Matches",
     "Page",
     "Slice",
+    "bounded_resume",
     "call_start",
     "call_with",
     "decode_cursor",

@@ -20,7 +20,7 @@ from scratchfs.api.counting import search_matcher
 from scratchfs.api.entries import Entries, OpenEntry, reading
 from scratchfs.api.last_search import last_search
 from scratchfs.api.policy import KNOWN_CLASSES, Observation, check_result_class, json_text, should_spill
-from scratchfs.api.results import LineSlice, Matches, Page, Slice, render_call, short_digest
+from scratchfs.api.results import LineSlice, Matches, Page, Slice, short_digest
 from scratchfs.api.search_misses import stored_search
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import (
@@ -41,6 +41,7 @@ from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import Matcher, Sink
 from scratchfs.engine.structure.html import view_spaces
 from scratchfs.foundation import checks
+from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import Changed, InvalidArgument, QuotaExceeded, ScratchError
 from scratchfs.foundation.limits import (
     DEFAULT_CONTEXT,
@@ -71,13 +72,13 @@ def _same_version(key: str, version: str, entry: Entry) -> None:
     same)."""
     found = value_version(entry)
     if found != version:
-        again = render_call("scratch_read", key=key)  # the key once, and only when short: it is the model's own
+        again: str | Call = Call.of("scratch_read", key=key)  # the key once, and only when short: the model's own
         name = key if len(key) <= 64 and key.isprintable() else "this key"
-        if reply_size(again) > _AGAIN_BYTES:
+        if reply_size(str(again)) > _AGAIN_BYTES:
             again, name = "scratch_read with this key and no offset or version", "this key"
-        raise Changed(f"the value of {name} is version {found!r} ({plural(entry.size, 'byte')}), not {version!r}: "
-                      f"it was written again since the read that gave {version!r}, or no read of it gave that version; "
-                      f"read it again from offset 0: {again}")
+        raise Changed(Advice.of(f"the value of {name} is version {found!r} ({plural(entry.size, 'byte')}), not "
+                                f"{version!r}: it was written again since the read that gave {version!r}, or no read "
+                                "of it gave that version; read it again from offset 0: ", again))
 
 
 _WARNED_CLASSES: set[str] = set()

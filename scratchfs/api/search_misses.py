@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.bounds import bounded_miss, check_search_end, offset_past_end
 from scratchfs.api.entries import reading
-from scratchfs.api.results import Matches, render_call, stopped_note
+from scratchfs.api.results import Matches, bounded_resume, render_call, stopped_note
 from scratchfs.api.shape import binary_format
 from scratchfs.api.shape_binary import UTF16_FORMATS, compressed_format
 from scratchfs.api.shape_said import not_utf8_said, split_by_controls
@@ -63,7 +63,12 @@ def stored_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, h
                              stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
             if end is not None:  # (bounded: the hints of a miss over the whole content do not apply)
                 missed = not result.windows and result.next_offset is None
-                return replace(result, note=bounded_miss(offset, end, size)) if missed else result
+                if missed:
+                    return replace(result, note=bounded_miss(offset, end, size))
+                resume = result.next_offset if result.stopped else bounded_resume(result, result.windows,
+                                                                                  result.next_offset)
+                return replace(result, next_offset=resume, left=None if resume == result.next_offset else
+                               result.next_offset)
             return _hinted(opened, result, offset)
 
 

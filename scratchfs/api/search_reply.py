@@ -33,13 +33,13 @@ from typing import Any
 from scratchfs.api.counting import MatchCount, empty_match_note
 from scratchfs.api.encodings import encode_needle
 from scratchfs.api.fixed import Squeeze
-from scratchfs.api.results import Matches
+from scratchfs.api.results import Matches, bounded_resume
 from scratchfs.api.search_misses import NOT_UTF8_MISS
 from scratchfs.api.views import piece, reads_as_text, reply_size
 from scratchfs.engine.search import Hit, Window
 from scratchfs.engine.structure.terminal import render_fragment
 from scratchfs.engine.structure.terminal_match import drawn_edges
-from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_REPLY_BYTES
+from scratchfs.foundation.limits import MAX_REPLY_BYTES
 from scratchfs.foundation.text import plural, utf8_suffix_start
 
 
@@ -124,20 +124,20 @@ def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
         floor = _matches_json(found, [Window(hit.offset, hit.offset, edge.data[hit.offset - edge.offset:][
             :1], hit.line, (hit,))], found.size, budget)
     else:
-        floor = _matches_json(found, [], found.next_offset, budget)
+        floor = _matches_json(found, [], found.first_left, budget)
     squeeze = Squeeze(floor, budget, {"match": ("match",), "pattern": ("pattern",)})
     drawn: dict[tuple[int, int, int, tuple[bool, bool]], dict[str, Any]] = {}  # the windows drawn, by extent
 
     def shown(part: list[Window], next_offset: int | None, quiet: bool = False) -> dict[str, Any]:
         return squeeze(_matches_json(found, part, next_offset, budget, quiet, drawn))
 
-    reply = shown(windows, found.next_offset)
+    reply = shown(windows, found.first_left)
     if reply_size(reply) <= budget or not windows:
         return reply
     if found.before is not None:
         return _fit_last(found, budget, shown)
     count = _most(len(windows) - 1, lambda n: reply_size(shown(windows[:n], _first_hit(windows[n]))) <= budget)
-    after = _first_hit(windows[count + 1]) if count + 1 < len(windows) else found.next_offset
+    after = _first_hit(windows[count + 1]) if count + 1 < len(windows) else found.first_left
     trimmed = _trim_after(found, windows[count], after, budget, lambda part, nxt: shown(windows[:count] + part, nxt),
                           alone=not count)
     if trimmed is not None:
@@ -148,8 +148,8 @@ def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
 
 
 def _reach(found: Matches) -> int:
-    """Bytes of context a side a window of ``found`` holds at most."""
-    return LINE_WINDOW_BYTES if found.context == "line" else int(found.context)
+    """Bytes of context a side a window of ``found`` holds at most (:attr:`Matches.reach`)."""
+    return found.reach
 
 
 def _cut(window: Window, first: int, last: int, hits: tuple[Hit, ...]) -> Window:
@@ -196,7 +196,7 @@ def _fit_last(found: Matches, budget: int, shown: Callable[..., dict[str, Any]])
 
     def tail(part: list[Window], _next: int | None = None, quiet: bool = False) -> dict[str, Any]:
         first = _first_hit(part[0]) if part else None
-        return shown(part, found.next_offset if first == _first_hit(windows[0]) else first, quiet)
+        return shown(part, found.first_left if first == _first_hit(windows[0]) else first, quiet)
 
     count = _most(len(windows) - 1, lambda n: reply_size(tail(windows[len(windows) - n:])) <= budget)
     kept = windows[len(windows) - count:] if count else []
@@ -302,10 +302,9 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     cuts = _cuts(found, windows)
     if found.rendered:  # (a window cut to fit: its edges off what it would render otherwise than the view)
         windows = [_drawn(window, found.windows) for window in windows]
-    stopped = found.stopped is not None and next_offset == found.next_offset  # (a pattern error, not the budget)
-    if found.end is not None and found.before is None and windows and next_offset is not None and not stopped:
-        next_offset = _bounded_resume(found, windows[-1], next_offset)
-    shown = replace(found, windows=windows, next_offset=next_offset)
+    stopped = found.stopped is not None and next_offset == found.first_left  # (a pattern error, not the budget)
+    next_offset = next_offset if stopped else bounded_resume(found, windows, next_offset)
+    shown = replace(found, windows=windows, next_offset=next_offset, left=None)
     what: dict[str, Any] = {"pattern": found.pattern} if found.pattern is not None else {"match": found.needle_text}
     what.update({"ignore_case": True} if found.ignore_case else {})  # (false, the default, is not said)
     what.update({"view": found.view} if found.view else {})
@@ -351,16 +350,6 @@ def _budget_note(found: Matches, windows: int, count: int, budget: int) -> str:
     return (f"the budget ({budget} bytes) cut this reply to {count} of max_matches={found.max_matches} "
             f"matches{grouped}; next_call goes on (a larger budget=, up to {MAX_REPLY_BYTES},{narrower} "
             f"shows more matches a reply){total}")
-
-
-def _bounded_resume(found: Matches, last: Window, first_left: int) -> int:
-    """Where the next page of a search bounded by ``end=`` starts: a bounded search shows no byte before its
-    ``offset`` (:func:`~scratchfs.engine.search.search`'s ``floor``), so the next page starts up to the context's
-    reach before ``first_left``, the first match not shown, but never in bytes this page showed (``last``: its last
-    window): no match lies between (every one before ``first_left`` is shown), so the next page's first match is
-    ``first_left``, with the context before it that no page showed."""
-    shown_to = last.offset + len(last.data)
-    return first_left if first_left < shown_to else max(shown_to, first_left - _reach(found))
 
 
 def _cuts(found: Matches, windows: list[Window]) -> list[tuple[bool, bool]]:
@@ -413,10 +402,11 @@ def as_given(found: Matches, match: str | bytes | None, pattern: str | None) -> 
 
 def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
     """A count (``count=true``) as the contract's JSON object: ``{handle, match (or pattern, ignore_case), offset,
-    size, matches, lines, next_offset, remaining, next_call}``, and a ``note`` when the time bound stopped it
-    before the end (how far it got; ``next_call`` counts on), or when it counted none in the whole content and
-    the content says why (its ``note``: an HTML page's markup, CRLF line ends, another encoding...). Fitted into
-    ``budget`` bytes (a long echoed needle shortened, :class:`~scratchfs.api.fixed.Squeeze`)."""
+    size, matches, lines, next_offset, remaining, next_call}`` (``remaining`` only while it goes on), and a ``note``
+    when the time bound stopped it before the end (how far it got; ``next_call`` counts on), or when it counted none
+    in the whole content and the content says why (its ``note``: an HTML page's markup, CRLF line ends, another
+    encoding...). Fitted into ``budget`` bytes (a long echoed needle shortened, :class:`~scratchfs.api.fixed.Squeeze`).
+    """
     what: dict[str, Any] = {"pattern": counted.pattern} if counted.pattern is not None else {"match": counted.match}
     if counted.ignore_case:  # (false, the default, is not said)
         what["ignore_case"] = True
@@ -426,7 +416,8 @@ def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
     reply: dict[str, Any] = {"handle": counted.handle, **what, "offset": counted.offset,
                              **({} if counted.end is None else {"end": counted.end}), "size": counted.size,
                              "matches": counted.matches, "lines": counted.lines, "next_offset": counted.next_offset,
-                             "remaining": counted.bound - end, "next_call": counted.next_call}
+                             **({} if counted.next_offset is None else {"remaining": counted.bound - end}),
+                             "next_call": counted.next_call}
     if counted.next_offset is not None:
         reply["note"] = (f"counted bytes {counted.offset}-{end} of {counted.size} in the time bound "
                          f"({counted.seconds:g} s); next_call counts on from next_offset: add up the counts (a line "

@@ -56,6 +56,7 @@ from scratchfs.engine.structure.aligned import Layout, source_layout
 from scratchfs.engine.structure.table import UNSPLIT_KEY
 from scratchfs.engine.structure.text_search import search_text
 from scratchfs.foundation import checks
+from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import BadRecord, InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
 from scratchfs.foundation.text import utf8_partial_tail
@@ -197,8 +198,8 @@ class StructureReads:
         """``bad`` (raised by a read of ``handle`` through :meth:`_page`) saying how to read past it
         (:func:`way_past`), or that it is the last record: it ends at the entry's end (:attr:`size`)."""
         last = bad.offset + bad.length >= (self.size or 0)
-        return BadRecord(f"{bad}; {way_past(handle, bad, records, jq, call_budget, last)}", bad.record, bad.offset,
-                         bad.length)
+        return BadRecord(Advice.of(bad, "; ", way_past(handle, bad, records, jq, call_budget, last)), bad.record,
+                         bad.offset, bad.length)
 
     def slurp(self, handle: str, filter: str, *, cursor: str | None = None, budget: int = 8192,
               call_budget: int | None = None) -> ItemPage:
@@ -219,11 +220,11 @@ class StructureReads:
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             form = slurp_form(handle, kind, self.shape)
             if src.size > MAX_SLURP_BYTES:
-                each = (render_call("read_handle", handle=handle, record=1, records=10000, jq=filter)
-                        if form == "records" else render_call("read_handle", handle=handle, row=1, rows=10000))
-                raise InvalidArgument(
+                each = (Call.of("read_handle", handle=handle, record=1, records=10000, jq=filter)
+                        if form == "records" else Call.of("read_handle", handle=handle, row=1, rows=10000))
+                raise InvalidArgument(Advice.of(
                     f"slurp=true reads at most {MAX_SLURP_BYTES // 2**20} MiB of content (it holds every record or "
-                    f"row at once); {handle} is {src.size / 2**20:.1f} MiB: page it instead, {each}")
+                    f"row at once); {handle} is {src.size / 2**20:.1f} MiB: page it instead, ", each))
             layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else None  # (split by it, not CSV)
             blob = blob if layout is None else f"{blob}:aligned"
             page = slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, cache_key=blob,
@@ -260,10 +261,10 @@ class StructureReads:
                 page = rows_page(src, row, rows, columns=columns, cursor=cursor, budget_bytes=budget,
                                  entry=entry_identity(handle, blob), layout=layout, headed=headed)
             except BadRecord as exc:  # (the row the read starts at)
-                on = ("it is the last row" if exc.offset + exc.length >= src.size else "read on after it: " +
-                      render_call("read_handle", handle=handle, row=exc.record + 1, rows=rows, columns=columns,
-                                  budget=call_budget))
-                raise BadRecord(f"{exc}; {on}", exc.record, exc.offset, exc.length) from None
+                on = ("it is the last row" if exc.offset + exc.length >= src.size else Advice.of("read on after it: ",
+                      Call.of("read_handle", handle=handle, row=exc.record + 1, rows=rows, columns=columns,
+                              budget=call_budget)))
+                raise BadRecord(Advice.of(exc, "; ", on), exc.record, exc.offset, exc.length) from None
             page = page if page.passed is None else _seeing_passed(page, handle, call_budget)
             return noted_rows(page, kind, layout, headed, cursor is None)
 
@@ -481,22 +482,22 @@ def _seeing_passed(page: ItemPage, handle: str, budget: int | None) -> ItemPage:
 
 
 def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: int | None = None,
-             last: bool = False) -> str:
+             last: bool = False) -> Advice:
     """How to go on from a bad record of ``handle``: the byte read that shows it (its first
     :data:`~scratchfs.foundation.limits.DEFAULT_READ_BYTES` bytes at most) and the records read that starts after
     it (``records`` per page, the same ``jq``; a filter over 300 characters is named, not repeated), both with
     ``budget`` (the reply budget the caller gave; ``None``: none named); ``last``: the content ends with it (its
     last line, cut short, say), which the answer says instead of a read after it."""
     shown = min(bad.length, DEFAULT_READ_BYTES)
-    see = render_call("read_handle", handle=handle, offset=bad.offset, length=shown, budget=budget)
+    see = Advice.of("see its bytes: ", Call.of("read_handle", handle=handle, offset=bad.offset, length=shown,
+                                                budget=budget),
+                    f" (of {bad.length:,}; next_offset goes on)" if shown < bad.length else "")
     if last:
-        return (f"see its bytes: {see}" + (f" (of {bad.length:,}; next_offset goes on)" if shown < bad.length else "")
-                + "; it is the last record: the content ends with it")
+        return see + "; it is the last record: the content ends with it"
     long_jq = jq is not None and len(jq) > 300
-    on = render_call("read_handle", handle=handle, record=bad.record + 1, records=records,
-                     jq=None if long_jq else jq, budget=budget)
-    return (f"see its bytes: {see}" + (f" (of {bad.length:,}; next_offset goes on)" if shown < bad.length else "")
-            + f"; read on after it: {on}" + (" with the same jq" if long_jq else ""))
+    on = Call.of("read_handle", handle=handle, record=bad.record + 1, records=records, jq=None if long_jq else jq,
+                 budget=budget)
+    return Advice.of(see, "; read on after it: ", on, " with the same jq" if long_jq else "")
 
 
 __all__ = ["StructureReads", "check_kind", "entry_identity", "mostly_json", "way_past"]

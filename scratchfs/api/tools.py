@@ -11,12 +11,14 @@ exactly where to go on.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.api.encodings import ENCODINGS
 from scratchfs.engine.search import MAX_REACH_BYTES
+from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.checks import (
     MAX_INT_BITS,
     VERSION_PATTERN,
@@ -408,7 +410,11 @@ def _check_tool_handle(value: object) -> str:
     except InvalidArgument as refused:
         if not isinstance(value, str) or value.lower().startswith("h_") or handle_within(value) is not None:
             raise  # (a handle cut or mistyped, or held in more text: that refusal names it)
-        raise InvalidArgument(f"{refused}; a scratchpad value is read with scratch_read(key=...)") from None
+        key: Call | str = "scratch_read(key=...)"  # (the value itself, as a key, when it makes a short one)
+        if len(value) <= 64 and value.isprintable():
+            with contextlib.suppress(InvalidArgument):
+                key = Call.of("scratch_read", key=check_key(value))
+        raise InvalidArgument(Advice.of(refused, "; a scratchpad value is read with ", key)) from None
 
 
 _NAMED: dict[str, Any] = {"handle": _check_tool_handle, "key": check_key,

@@ -28,6 +28,7 @@ import click
 from scratchfs.api.settings import SEGMENTS_ENV, Settings, default_segment_entry_bytes
 from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.api.tools import meant_argument
+from scratchfs.cli.advice import SCOPE_META, advised, keep_scope
 from scratchfs.cli.environment import (
     BUSY_TIMEOUT_ENV,
     ENV_PREFIX,
@@ -167,7 +168,7 @@ class ScratchGroup(click.Group):
             with tagged_stdout():
                 return super().invoke(ctx)
         except ScratchError as exc:  # (its advice, `scratchfs fsck --rebuild-index`, names the store it was given)
-            warn(f"{exc.kind}: {exc}", ctx.meta.get(_ROOT_META))
+            warn(f"{exc.kind}: {advised(exc, ctx.meta.get(SCOPE_META))}", ctx.meta.get(_ROOT_META))
             ctx.exit(exc.exit_code)
         except BrokenPipeError:
             sys.stderr.close()  # the reader went away (e.g. `| head`): not an error worth a line
@@ -407,7 +408,7 @@ def with_store(func: Callable) -> Callable:
     @functools.wraps(func)
     def wrapper(root: str | None, **kwargs: Any) -> Any:
         with ScratchStore(resolve_root(root), settings=command_settings(), **command_store()) as store:
-            return func(opened(store), **kwargs)
+            return func(opened(keep_scope(store, kwargs)), **kwargs)
 
     return wrapper
 
@@ -421,7 +422,7 @@ def with_existing_store(func: Callable) -> Callable:
         urls = command_store()
         path = existing_store(resolve_root(root), busy_timeout=command_busy_timeout(), **urls)
         with ScratchStore(path, settings=command_settings(), **urls) as store:
-            return func(opened(store), **kwargs)
+            return func(opened(keep_scope(store, kwargs)), **kwargs)
 
     return wrapper
 

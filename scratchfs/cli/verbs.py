@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import re
 import tempfile
 from collections.abc import Iterator
 from dataclasses import replace
@@ -24,6 +23,7 @@ from scratchfs.api.encodings import ENCODINGS, check_encoding, decode_single
 from scratchfs.api.results import LineSlice, Slice
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import check_arguments
+from scratchfs.cli.advice import read_command
 from scratchfs.cli.app import (
     INPUT_ARGUMENT,
     TTL_OPTION,
@@ -41,7 +41,6 @@ from scratchfs.cli.app import (
     with_store,
 )
 from scratchfs.cli.settings_options import Size, settings_options
-from scratchfs.cli.shell import shell_command
 from scratchfs.foundation.checks import CONTEXT_FORMS, HANDLE_RE
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_LINES, MAX_LIST_ENTRIES, MAX_READ_BYTES
@@ -152,11 +151,7 @@ def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as
 
     A raw read that stops before the end prints where the next read starts on stderr.
     """
-    try:
-        _read(store, run_id, agent_id, handle, as_json, whole, options)
-    except InvalidArgument as refused:  # (its advice as a command, not a tool call a shell cannot run)
-        raise InvalidArgument(as_commands(str(refused), run_id, agent_id, str(store.root) if store.embedded else None)
-                              ) from None
+    _read(store, run_id, agent_id, handle, as_json, whole, options)
 
 
 def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json: bool, whole: bool,
@@ -187,26 +182,6 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
              f"{shell_next(result, run_id, agent_id, str(store.root) if store.embedded else None)}")
 
 
-_VALUE = r'-?[0-9]+|"(?:[^"\\]|\\.)*"|true|false'  # (a value render_call writes: JSON)
-_CALL = re.compile(rf'read_handle\(handle=("h_[a-z2-7]{{24}}")((?:, [a-z_]+=(?:{_VALUE}))*)\)')
-_ARGUMENT = re.compile(rf", ([a-z_]+)=({_VALUE})")
-
-
-def as_commands(message: str, run_id: str, agent_id: str, root: str | None) -> str:
-    """``message`` (a refusal of ``read-handle``) with each ``read_handle(handle=..., line=-50, lines=50)`` call its
-    advice names written as the command that makes it (``scratchfs read-handle h_... --line -50 --lines 50 --root R
-    --run r --agent a``, as :func:`shell_next` writes one): pasted in a shell, a tool call runs nothing."""
-
-    def command(found: re.Match) -> str:
-        options: list[str] = []
-        for name, value in _ARGUMENT.findall(found.group(2)):
-            option = f"--{name.replace('_', '-')}"  # (a flag when true, left out when false)
-            options += [option] if value == "true" else [] if value == "false" else [option, str(json.loads(value))]
-        return _read_command(json.loads(found.group(1)), options, run_id, agent_id, root)
-
-    return _CALL.sub(command, message)
-
-
 def check_read_caps(given: dict[str, Any], as_json: bool) -> None:
     """Refuse a ``--length`` over the bytes one read returns (:data:`MAX_READ_BYTES`) or ``--lines`` over
     :data:`MAX_LINES`, naming what reads more: ``--all`` (every byte, raw), or the next read each one names (the
@@ -235,16 +210,8 @@ def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str, root: str 
         more = [*where, "--lines", str(result.requested)]
     else:
         more = ["--offset", str(result.next_offset), "--length", str(result.requested)]
-    return _read_command(result.handle, [*more, *(["--encoding", result.encoding] if result.encoding else [])],
-                         run_id, agent_id, root)
-
-
-def _read_command(handle: str, options: list[str], run_id: str, agent_id: str, root: str | None) -> str:
-    """``read-handle HANDLE OPTIONS`` with the store's ``root`` (when local) and the scope, quoted for a shell
-    (:func:`shell_command`): the one way :func:`shell_next` and :func:`as_commands` write a read."""
-    words = ["read-handle", handle, *options, *(["--root", root] if root is not None else []), "--run", run_id,
-             "--agent", agent_id]
-    return shell_command(words, root is not None)
+    return read_command("read-handle", [result.handle],
+                        [*more, *(["--encoding", result.encoding] if result.encoding else [])], run_id, agent_id, root)
 
 
 @main.command("scratch-write")

@@ -8,18 +8,48 @@ code (:attr:`ScratchError.exit_code`), and the MCP faces map it to a tool error 
 from __future__ import annotations
 
 import errno
+from collections.abc import Callable
+
+from scratchfs.foundation.calls import Advice, Call
 
 
 class ScratchError(Exception):
     """Base class of every error raised by scratchfs.
 
+    Made from a message (str) or from :class:`~scratchfs.foundation.calls.Advice` (text with the calls it advises):
+    ``str(err)`` is the text either way (each call as a model writes it), and :attr:`advice` keeps the calls as data
+    for a face to write its own way (the CLI's shell commands).
+
     Attributes:
         kind: a short stable name of the failure, e.g. ``"not found"``.
         exit_code: the CLI exit code for this kind of failure.
+        advice: the message's parts, its calls as data, or ``None`` when it names no call.
     """
 
     kind = "error"
     exit_code = 4
+    advice: Advice | None = None
+
+    def __init__(self, *args: object) -> None:
+        if args and isinstance(args[0], Advice):
+            if args[0].calls:
+                self.advice = args[0]
+            args = (str(args[0]), *args[1:])
+        super().__init__(*args)
+
+    @property
+    def calls(self) -> tuple[Call, ...]:
+        """The calls the message advises, in order (none when it names none)."""
+        return () if self.advice is None else self.advice.calls
+
+    def written(self, write: Callable[[Call], str]) -> str:
+        """The message with each call it advises written by ``write`` (a :class:`Call` -> text; ``str``: the
+        message itself)."""
+        return str(self) if self.advice is None else self.advice.written(write)
+
+    def said(self) -> str | Advice:
+        """What makes this error again: its advice, else its text (a subclass's ``__reduce__`` passes it)."""
+        return self.advice if self.advice is not None else str(self)
 
 
 class NotFound(ScratchError, KeyError):
@@ -64,12 +94,12 @@ class InvalidArgument(ScratchError, ValueError):
 class _Resumable(InvalidArgument):
     """An invalid search that stopped at a byte offset: ``resume_offset`` says where to go on."""
 
-    def __init__(self, message: str, resume_offset: int = 0) -> None:
+    def __init__(self, message: str | Advice, resume_offset: int = 0) -> None:
         super().__init__(message)
         self.resume_offset = resume_offset
 
     def __reduce__(self):
-        return (type(self), (str(self), self.resume_offset))
+        return (type(self), (self.said(), self.resume_offset))
 
 
 class PatternTimeout(_Resumable):
@@ -97,12 +127,12 @@ class BadRecord(InvalidArgument):
         length: the record's length in bytes (its line end included).
     """
 
-    def __init__(self, message: str, record: int = 1, offset: int = 0, length: int = 0) -> None:
+    def __init__(self, message: str | Advice, record: int = 1, offset: int = 0, length: int = 0) -> None:
         super().__init__(message)
         self.record, self.offset, self.length = record, offset, length
 
     def __reduce__(self):
-        return (type(self), (str(self), self.record, self.offset, self.length))
+        return (type(self), (self.said(), self.record, self.offset, self.length))
 
 
 class PatternTooLong(_Resumable):
@@ -131,12 +161,12 @@ class QuotaExceeded(ScratchError):
     kind = "quota exceeded"
     exit_code = 5
 
-    def __init__(self, message: str, *, alone: bool = False) -> None:
+    def __init__(self, message: str | Advice, *, alone: bool = False) -> None:
         super().__init__(message)
         self.alone = alone
 
     def __reduce__(self) -> tuple:
-        return _quota_exceeded, (str(self), self.alone)
+        return _quota_exceeded, (self.said(), self.alone)
 
 
 def _quota_exceeded(message: str, alone: bool) -> QuotaExceeded:

@@ -71,12 +71,15 @@ _INT_MAX = 10**_INT_DIGITS - 1
 
 
 def error_response(exc: ScratchError) -> JSONResponse:
-    """The JSON error of a :class:`ScratchError` with the status of its kind (:data:`STATUS_OF_KIND`); a busy or
+    """The JSON error of a :class:`ScratchError` with the status of its kind (:data:`STATUS_OF_KIND`), and
+    ``calls``, the calls its message advises as ``{"tool", "arguments"}`` (when it names any); a busy or
     unreachable store's 503 carries ``Retry-After`` (the error's ``retry_after`` seconds, rounded up, else
     :data:`RETRY_AFTER`)."""
     body: dict[str, Any] = {"kind": exc.kind, "message": str(exc)}
     if hasattr(exc, "resume_offset"):
         body["resume_offset"] = exc.resume_offset
+    if exc.calls:  # (the calls its message names, as data: each the tool its route reads with, and its arguments)
+        body["calls"] = [{"tool": call.verb, "arguments": dict(call.arguments)} for call in exc.calls]
     away = exc.kind == "busy" or getattr(exc, "unavailable", False)
     wait = math.ceil(getattr(exc, "retry_after", RETRY_AFTER))  # (a store not open yet: its own retry period)
     return JSONResponse({"error": body}, status_code=503 if away else STATUS_OF_KIND.get(exc.kind, 500),

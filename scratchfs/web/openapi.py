@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from scratchfs.api.contract import TOOL_SPECS
+from scratchfs.api.encodings import ENCODINGS
 from scratchfs.foundation.checks import VERSION_PATTERN
 from scratchfs.foundation.limits import MAX_ID_BYTES, MAX_KEY_BYTES
 from scratchfs.web.api import MAX_PAGE
@@ -38,7 +39,8 @@ def _q(name: str, schema: dict[str, Any], description: str, required: bool = Fal
     return {"name": name, "in": "query", "required": required, "schema": schema, "description": description}
 
 
-ERROR = _obj({"error": _obj({"kind": _STR, "message": _STR}, {"resume_offset": _INT})})
+_CALLS = {"type": "array", "items": _obj({"tool": _STR, "arguments": {"type": "object"}})}
+ERROR = _obj({"error": _obj({"kind": _STR, "message": _STR}, {"resume_offset": _INT, "calls": _CALLS})})
 ENTRY = _obj({
     "kind": {"enum": ["handle", "scratch"]}, "run_id": _STR, "agent_id": _STR, "key": _STR, "size": _INT,
     "stored_size": _INT, "frames": _INT, "lines": _INT, "preview": _STR, "source_tool": {"type": ["string", "null"]},
@@ -52,22 +54,32 @@ RUNS = _obj({"now": _NUM, "runs": {"type": "array", "items": _obj({
     "agents": {"type": "array", "items": _obj({"agent_id": _STR, **_COUNTS})}})}})
 PAGE = _obj({"run_id": _STR, "now": _NUM, "count": _INT, "remaining": _INT,
              "next_cursor": {"type": ["string", "null"]}, "entries": {"type": "array", "items": ENTRY}})
-_PIECE = {"offset": _INT, "length": _INT, "size": _INT, "next_offset": _NULLABLE_INT, "remaining": _INT,
+_PIECE = {"offset": _INT, "length": _INT, "size": _INT, "next_offset": _NULLABLE_INT,
           "next_call": {"type": ["string", "null"]}, "data": _STR}
-RANGE = _obj({"handle": _STR, **_PIECE}, {"encoding": {"enum": ["hexdump", "text"]}, "replaced": _INT})
+_GOING = {"remaining": _INT}  # (only while a read goes on: at its end next_offset null says it)
+_SHOWN = {"encoding": {"enum": ["hexdump", "text", *ENCODINGS[1:]]}, "replaced": _INT}  # (a read as latin-1 says so)
+RANGE = _obj({"handle": _STR, **_PIECE}, {**_GOING, **_SHOWN})
 LINES = _obj({"handle": _STR, **_PIECE, "first_line": _INT, "lines": _INT, "total_lines": _INT,
-              "next_line": _NULLABLE_INT, "cut": {"type": "boolean"}}, {"encoding": {"const": "hexdump"}, "note": _STR})
+              "next_line": _NULLABLE_INT, "cut": {"type": "boolean"}}, {**_GOING, **_SHOWN, "note": _STR})
 WINDOW = _obj({"line": _INT, "offset": _INT, "length": _INT, "data": _STR},
               {"match_offset": _INT, "match_length": _INT, "encoding": {"enum": ["hexdump", "text"]},
                "cut": {"enum": ["before", "after", "both"]},
                "matches": {"type": "array", "items": _obj({"offset": _INT, "length": _INT, "line": _INT})}})
-SEARCH = _obj({"handle": _STR, "size": _INT, "next_offset": _NULLABLE_INT, "next_call": {"type": ["string", "null"]},
-               "windows": {"type": "array", "items": WINDOW}},
-              {"match": _STR, "pattern": _STR, "ignore_case": {"const": True}, "more": {"const": True},
-               "remaining": _INT})  # (a finished search says neither more nor remaining: next_offset null says it)
+SEARCH = {**_obj({"handle": _STR, "size": _INT, "next_call": {"type": ["string", "null"]},
+                  "windows": {"type": "array", "items": WINDOW}},
+                 {"match": _STR, "pattern": _STR, "ignore_case": {"const": True}, "more": {"const": True},
+                  "remaining": _INT, "next_offset": _NULLABLE_INT, "next_before": _NULLABLE_INT, "end": _INT,
+                  "view": _STR, "encoding": _STR, "note": _STR}),
+          # (a search from the end, before=, says next_before where one from a start says next_offset; a finished
+          # search says neither more nor remaining: null there says it)
+          "oneOf": [{"required": ["next_offset"]}, {"required": ["next_before"]}]}
+COUNT = _obj({"handle": _STR, "offset": _INT, "size": _INT, "matches": _INT, "lines": _INT,
+              "next_offset": _NULLABLE_INT, "next_call": {"type": ["string", "null"]}},
+             {"match": _STR, "pattern": _STR, "ignore_case": {"const": True}, "encoding": _STR, "end": _INT,
+              "remaining": _INT, "note": _STR})
 STRUCTURE = {"type": "object", "required": ["handle"], "description": "A structure read (jq, records, rows, view, "
              "select): see scratchfs.api.contract."}
-SCRATCH_READ = _obj({"key": _STR, **_PIECE}, {"encoding": {"enum": ["hexdump", "text"]}, "replaced": _INT})
+SCRATCH_READ = _obj({"key": _STR, **_PIECE}, {**_GOING, **_SHOWN, "version": _STR})
 TREE = _obj({"handle": _STR, "path": _STR, "type": _STR, "count": _INT, "offset": _INT,
              "next_offset": _NULLABLE_INT,
              "children": {"type": "array", "items": _obj({"key": {"type": ["string", "integer"]}, "path": _STR,
@@ -191,7 +203,7 @@ def openapi() -> dict[str, Any]:
             _H: {"get": _op("One spilled entry's metadata", ENTRY, [RUN, AGENT, HANDLE], "getHandle")},
             _H + "/read": {"get": _op("Read a spilled entry by range, lines, search or structure (the read_handle "
                                       "contract, its reply budget included)",
-                                      {"anyOf": [LINES, SEARCH, RANGE, STRUCTURE]},
+                                      {"anyOf": [LINES, SEARCH, COUNT, RANGE, STRUCTURE]},
                                       [RUN, AGENT, HANDLE, *_read_params()], "readHandle")},
             _H + "/tree": {"get": _op("One node of a spilled JSON document", TREE, [
                 RUN, AGENT, HANDLE, _q("path", _STR, "A JSON pointer (RFC 6901); empty for the root."),

@@ -1,0 +1,93 @@
+"""The calls a refusal advises (:class:`~scratchfs.foundation.calls.Call`, kept as data by the error), written as
+the shell commands that make them: ``read_handle(handle="h_...", line=-50, lines=50)`` is ``scratchfs read-handle
+h_... --line -50 --lines 50 --root R --run r --agent a``. A tool call pasted in a shell runs nothing; the command
+does what the advice said, on the same store and scope.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from scratchfs.api.store import ScratchStore
+from scratchfs.cli.shell import shell_command
+from scratchfs.foundation.calls import Call
+from scratchfs.foundation.errors import ScratchError
+
+_NAMED_FIRST = {"read_handle": "handle", "scratch_read": "key"}
+"""The verbs written as commands, each with the argument its command takes as its first word."""
+_OPTIONS = {"columns": "--column"}
+"""Arguments whose option is not ``--`` and their name with ``-`` for ``_``."""
+_DROPPED = {"scratch_list": ("limit", "cursor")}
+"""Arguments a command has no option for, as it does their work itself (``scratch-list`` lists every key)."""
+
+
+def call_command(call: Call, run_id: str, agent_id: str, root: str | None) -> str:
+    """The command that makes ``call`` on the store at ``root`` (``None``: a fleet's, named by ``--index`` and
+    ``--blobs`` or their variables) in the scope ``run_id``, ``agent_id``, quoted for a POSIX shell: flags given
+    when true and left out when false, a list as its option once per item, a text starting with ``-`` as
+    ``--option=TEXT``; a ``scratch_read`` with more than its key as ``--json`` (the command prints the raw value
+    whole otherwise). A call of a verb the command line has no command for is written as the tool call."""
+    first = _NAMED_FIRST.get(call.verb)
+    if first is None and call.verb not in _DROPPED:
+        return str(call)
+    lead: list[str] = []
+    options: list[str] = []
+    for name, value in call.arguments:
+        if name == first:
+            lead = [str(value)]
+        elif name not in _DROPPED.get(call.verb, ()):
+            options += _option(name, value)
+    if call.verb == "scratch_read" and options:
+        options.insert(0, "--json")
+    return read_command(call.verb.replace("_", "-"), lead, options, run_id, agent_id, root)
+
+
+def _option(name: str, value: object) -> list[str]:
+    option = _OPTIONS.get(name, f"--{name.replace('_', '-')}")
+    if value is True:
+        return [option]
+    if value is False:
+        return []
+    if isinstance(value, list):
+        return [word for item in value for word in _option(name, item)]
+    text = str(value)
+    return [f"{option}={text}"] if isinstance(value, str) and text.startswith("-") else [option, text]
+
+
+def read_command(command: str, lead: list[str], options: list[str], run_id: str, agent_id: str,
+                 root: str | None) -> str:
+    """``command LEAD OPTIONS`` with the store's ``root`` (when local) and the scope, quoted for a shell
+    (:func:`~scratchfs.cli.shell.shell_command`); a ``lead`` word starting with ``-`` (a key) goes last, after
+    ``--``, where it is taken for no option."""
+    scope = [*(["--root", root] if root is not None else []), "--run", run_id, "--agent", agent_id]
+    if lead and lead[0].startswith("-"):
+        return shell_command([command, *options, *scope, "--", *lead], root is not None)
+    return shell_command([command, *lead, *options, *scope], root is not None)
+
+
+def advised(exc: ScratchError, scope: tuple[str, str, str | None] | None) -> str:
+    """``exc``'s message, each call it advises written as the command that makes it on the store and scope the
+    command ran on (``scope``: run, agent and the root of a local store, else ``None``, :data:`SCOPE_META`;
+    :func:`call_command`): a tool call pasted in a shell runs nothing."""
+    if scope is None:
+        return str(exc)
+    return exc.written(lambda call: call_command(call, *scope))
+
+
+def keep_scope(store: ScratchStore, kwargs: dict[str, Any]) -> ScratchStore:
+    """Keep the running command's store and scope (when it has one: ``run_id`` and ``agent_id`` among its
+    ``kwargs``) under :data:`SCOPE_META`, for :func:`advised`; returns ``store``."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and isinstance(kwargs.get("run_id"), str) and isinstance(kwargs.get("agent_id"), str):
+        ctx.meta[SCOPE_META] = (kwargs["run_id"], kwargs["agent_id"], str(store.root) if store.embedded else None)
+    return store
+
+
+SCOPE_META = "scratchfs.scope"
+"""Where :func:`keep_scope` keeps the running command's run, agent and local root (click's ``meta``, shared by
+nested contexts)."""
+
+
+__all__ = ["SCOPE_META", "advised", "call_command", "keep_scope", "read_command"]

@@ -1,0 +1,191 @@
+"""Every refusal that names a call carries it as data (:class:`scratchfs.foundation.calls.Call`), and the command
+line writes it as the command that makes it (:mod:`scratchfs.cli.advice`): each test here runs the command the
+refusal printed and checks that it does what the advice said. Before, ``read-handle`` rewrote the finished text with
+a regex that knew ``true`` (render_call writes ``True``: a call holding a flag was left a tool call), read_handle
+alone (scratch-read's advice, ``scratch_read(key="k")`` or a handle's ``read_handle(handle="h_...")``, stayed a tool
+call that a shell cannot run), and no list (``columns=[...]``)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+
+import pytest
+from click.testing import CliRunner
+
+from scratchfs import ScratchStore
+from scratchfs.api.contract import ScratchTools
+from scratchfs.cli import main
+from scratchfs.cli.advice import call_command
+from scratchfs.foundation.calls import Advice, Call
+from scratchfs.foundation.errors import InvalidArgument
+
+CONTENT = "".join(f'line {n} of the log: say "hi there" to ключ -x\n' for n in range(1, 3001)).encode()
+SCOPE = ["--run", "r", "--agent", "a"]
+
+
+@pytest.fixture
+def store(tmp_path):
+    with ScratchStore(str(tmp_path / "root")) as opened:
+        yield opened
+
+
+def _run(store: ScratchStore, *words: str):
+    return CliRunner().invoke(main, [*words, "--root", str(store.root), *SCOPE])
+
+
+def _commands(stderr: str) -> list[list[str]]:
+    """The commands (words, the program's left out) an error line names: each starts with the program and a
+    read command and ends with the scope (``-- KEY`` after it for a key that starts with ``-``)."""
+    found = re.findall(r"\S+ ((?:read-handle|scratch-read) .*? --agent a(?: -- '?-[^ ;']*'?)?)(?=$|[ ;,)\n])", stderr)
+    assert found, stderr
+    assert "read_handle(" not in stderr and "scratch_read(" not in stderr, stderr
+    return [shlex.split(command) for command in found]
+
+
+def _follow(words: list[str]):
+    done = CliRunner().invoke(main, words)
+    assert done.exit_code == 0, (words, done.stderr)
+    return done
+
+
+def test_a_line_and_an_offset_past_the_end_name_reads_of_the_end(store):
+    handle = store.scope("r", "a").spill(CONTENT).handle
+    lines = _run(store, "read-handle", handle, "--line", "9999")
+    assert lines.exit_code == 2
+    [words] = _commands(lines.stderr)
+    assert words[2:6] == ["--line", "-50", "--lines", "50"]
+    assert _follow(words).stdout_bytes == b"".join(CONTENT.splitlines(keepends=True)[-50:])
+    tail = _run(store, "read-handle", handle, "--offset", "9999999")
+    [words] = _commands(tail.stderr)
+    assert _follow(words).stdout_bytes == CONTENT[-4096:]
+
+
+@pytest.mark.parametrize("key", ["notes", 'my "own" notes', "заметки", "-dash"])
+def test_a_scratchpad_offset_past_the_end_names_its_last_bytes(store, key):
+    store.scope("r", "a").scratch_write(key, CONTENT)
+    failed = CliRunner().invoke(main, ["scratch-read", "--json", "--offset", "9999999", "--root", str(store.root),
+                                       *SCOPE, "--", key])
+    assert failed.exit_code == 2, failed.stderr
+    [words] = _commands(failed.stderr)
+    assert "--json" in words
+    reply = json.loads(_follow(words).stdout)
+    assert reply["key"] == key and reply["data"] == CONTENT[-4096:].decode() and reply["next_offset"] is None
+
+
+@pytest.mark.parametrize("key", ["notes", "заметки ключ", 'say "hi"'])
+def test_a_changed_value_names_the_read_from_offset_0(store, key):
+    store.scope("r", "a").scratch_write(key, CONTENT)
+    failed = _run(store, "scratch-read", key, "--json", "--version", "abcdefgh")
+    assert failed.exit_code == 1, failed.stderr
+    [words] = _commands(failed.stderr)
+    assert _follow(words).stdout_bytes == CONTENT
+
+
+def test_a_handle_read_as_a_key_names_its_read(store):
+    handle = store.scope("r", "a").spill(CONTENT).handle
+    failed = _run(store, "scratch-read", handle)
+    assert failed.exit_code == 1, failed.stderr
+    [words] = _commands(failed.stderr)
+    assert words[:2] == ["read-handle", handle]
+    assert _follow(words).stdout_bytes == CONTENT[:4096]
+
+
+@pytest.mark.parametrize("key", ["notes", "ключ", 'a "quoted" key'])
+def test_a_key_read_as_a_handle_names_its_read(store, key):
+    store.scope("r", "a").scratch_write(key, b"the note")
+    failed = _run(store, "read-handle", key)
+    assert failed.exit_code == 2, failed.stderr
+    [words] = _commands(failed.stderr)
+    assert words[:2] == ["scratch-read", key]
+    assert _follow(words).stdout_bytes == b"the note"
+
+
+def test_raw_offset_without_the_view_names_the_view_read(store):
+    raw = b"".join(b"\x1b[01;31mred %d\x1b[0m plain\x1b[K\n" % n for n in range(400))
+    handle = store.scope("r", "a").spill(raw, source_tool="bash").handle
+    failed = _run(store, "read-handle", handle, "--raw-offset", "300")
+    assert failed.exit_code == 2, failed.stderr
+    [words] = _commands(failed.stderr)
+    reply = json.loads(_follow(words).stdout)
+    tools = ScratchTools(store.scope("r", "a"))
+    assert reply == tools.call("read_handle", {"handle": handle, "view": "text", "raw_offset": 300})
+
+
+def test_slurp_over_its_bound_names_the_paged_read_with_the_filter(store, monkeypatch):
+    monkeypatch.setattr("scratchfs.api.structured.MAX_SLURP_BYTES", 1000)
+    data = b"".join(b'{"unit": "u %d", "say": "a \\"b\\""}\n' % n for n in range(100))
+    handle = store.scope("r", "a").spill(data, source_tool="log").handle
+    failed = _run(store, "read-handle", handle, "--slurp", "--jq", '[length, "a \\"b\\" c"]')
+    assert failed.exit_code == 2, failed.stderr
+    [words] = _commands(failed.stderr)
+    assert words[words.index("--jq") + 1] == '[length, "a \\"b\\" c"]'
+    reply = json.loads(_follow(words).stdout)
+    assert reply["read"]["record"] == 1 and reply["results"][:2] == [[2, 'a "b" c'], [2, 'a "b" c']], reply
+
+
+def test_a_bad_record_names_its_bytes_and_the_read_after_it(store):
+    many = b'{"unit": "a"}\n{\n' + b"".join(b'{"unit": "u%d"}\n' % i for i in range(30))
+    handle = store.scope("r", "a").spill(many, source_tool="log").handle
+    failed = _run(store, "read-handle", handle, "--jq", "length", "--slurp")
+    assert failed.exit_code == 2, failed.stderr
+    see, on = _commands(failed.stderr)
+    assert _follow(see).stdout_bytes == b"{\n"
+    reply = json.loads(_follow(on).stdout)
+    assert reply["read"]["record"] == 3 and reply["records"][0] == {"unit": "u0"}
+
+
+def test_a_bad_row_names_the_read_after_it_with_its_columns(store):
+    import csv
+
+    rows = b"name,size\r\n" + b"".join(b"n%d,%d\r\n" % (i, i) for i in range(1, 70))
+    data = rows + b"x," + b"y" * 300 + b"\r\n" + b"".join(b"m%d,%d\r\n" % (i, i) for i in range(10))
+    handle = store.scope("r", "a").spill(data, source_tool="sql").handle
+    before = csv.field_size_limit(200)
+    try:
+        failed = _run(store, "read-handle", handle, "--row", "70", "--rows", "5", "--column", "name",
+                      "--column", "size")
+        assert failed.exit_code == 2, failed.stderr
+        [words] = _commands(failed.stderr)
+        assert words.count("--column") == 2
+        reply = json.loads(_follow(words).stdout)
+    finally:
+        csv.field_size_limit(before)
+    assert reply["read"]["row"] == 71 and reply["rows"][0] == ["m0", "0"], reply
+
+
+@pytest.mark.parametrize("arguments", [
+    {"match": "of the", "count": True},
+    {"match": "OF THE LOG", "ignore_case": True, "max_matches": 2},
+    {"match": 'say "hi there"', "context": 5, "max_matches": 1},
+    {"match": "ключ", "max_matches": 1, "context": "line"},
+    {"match": "-x", "max_matches": 1},
+    {"pattern": r"line \d+ of", "offset": 100, "end": 400},
+    {"line": -3, "lines": 2},
+    {"offset": 10, "length": 20},
+])
+def test_the_command_written_for_a_call_makes_it(store, arguments):
+    """Any call, as the CLI writes it, run: the same reply as the tool's (JSON), or the same bytes (a raw read)."""
+    scope = store.scope("r", "a")
+    handle = scope.spill(CONTENT).handle
+    call = Call.of("read_handle", handle=handle, **arguments)
+    words = shlex.split(call_command(call, "r", "a", str(store.root)))[1:]
+    expected = ScratchTools(scope).call("read_handle", {"handle": handle, **arguments})
+    out = _follow(words).stdout_bytes
+    if out.startswith(b"{"):
+        assert json.loads(out) == expected
+    else:
+        assert out == expected["data"].encode()
+
+
+def test_an_error_holds_its_calls_as_data_and_its_text_as_before():
+    call = Call.of("read_handle", handle="h_" + "a" * 24, match='a "b"', count=True, columns=["x", 2], end=None)
+    refused = InvalidArgument(Advice.of("see ", call, "; then ", Call.of("scratch_read", key="k")))
+    assert str(refused) == ('see read_handle(handle="h_aaaaaaaaaaaaaaaaaaaaaaaa", match="a \\"b\\"", count=True, '
+                            'columns=["x", 2]); then scratch_read(key="k")')
+    assert refused.calls == (call, Call("scratch_read", (("key", "k"),)))
+    assert refused.written(lambda c: c.verb) == "see read_handle; then scratch_read"
+    assert call_command(call, "r", "a", None).split(" (with")[0] == (
+        "scratchfs read-handle h_aaaaaaaaaaaaaaaaaaaaaaaa --match 'a \"b\"' --count --column x --column 2 --run r "
+        "--agent a")
