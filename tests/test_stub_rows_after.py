@@ -197,3 +197,48 @@ def test_records_after_white_space_lines_crlf_and_a_byte_order_mark(scope, bom, 
     assert named["record"] == unshown + 1, stub.note
     reply = ScratchTools(scope).read_handle(**named)
     assert reply["first"] == unshown + 1 and reply["records"][0] == records[unshown], reply
+
+
+def test_a_row_running_past_the_rows_reach_is_counted_where_it_starts(scope):
+    """The note's rows are read in the table's first 17.5 KiB (``stub_reads._ROWS_REACH``): a row starting inside
+    it but running far past it (a quoted field of 40,000 characters and line ends) is still that row, whether the
+    preview ends before it or inside it."""
+    for before in (2, 60, 90):  # (the preview's end inside the long row: 2, 60; in the rows before it: 90)
+        rows = [["id", "text"]] + [[str(i), f"row {i}"] for i in range(1, before)]
+        rows += [[str(before), "long\n" * 8000]] + [[str(i), f"row {i}"] for i in range(before + 1, before + 60)]
+        data, ends = _table(rows)
+        stub = scope.spill(data, source_tool="sql.query")
+        unshown = next(n for n, end in enumerate(ends) if end > _covered(stub.note))
+        assert (unshown == before) == (before < 90) and ends[before - 1] < 17 * 1024 < ends[before]
+        named = _named(stub.note, "row")
+        assert named["row"] == unshown, stub.note  # (the row is too long for a reply: the read names its bytes)
+        reply = ScratchTools(scope).read_handle(**named)
+        assert reply["first"] == unshown, reply
+
+
+def test_a_table_whose_header_the_reader_refuses_names_row_1_for_every_preview():
+    """A header whose quote is never closed (the rows read takes the rest as one field of it) gives row 1 for every
+    preview size a stub tries, in any order: the walk over its rows, read once for all of them, holds none."""
+    from scratchfs.api.stub_reads import RowsAfter
+
+    head = b'id,"name\n' + b"".join(b"%d,n%d\n" % (i, i) for i in range(1, 300))
+    rows = RowsAfter("csv", head, len(head) + 1, "CSV, 2 columns (id, name), ~300 rows")
+    assert [rows.first_unshown(covered) for covered in (900, 500, 100, 900)] == [1, 1, 1, 1]
+
+
+def test_an_aligned_tables_note_learns_no_layout(scope, monkeypatch):
+    """Where its rows start is told from its lines alone: learning its layout (1-2 ms on ``ps aux``: the stub cost
+    1.0-1.8 ms where it cost 50 us) is the rows read's work, not the note's."""
+    from scratchfs.engine.structure import aligned
+
+    data = (Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "ps-auxww.txt").read_bytes()
+    shape = scope.spill(data, source_tool="ps").shape
+    assert "aligned by spaces" in shape, shape
+
+    def refused(*args, **kwargs):
+        raise AssertionError("a layout was learned for a stub")
+
+    monkeypatch.setattr(aligned, "learn_fit", refused)
+    monkeypatch.setattr(aligned, "find_layout", refused)
+    _aligned_rows_checked_with_layout = scope.spill(data, source_tool="ps")  # (describe finds a table's layout with
+    assert "aligned by spaces" in _aligned_rows_checked_with_layout.shape  # find_table, which learns no fit)
