@@ -31,6 +31,7 @@ from scratchfs.api.results import render_call
 from scratchfs.api.shape import binary_format
 from scratchfs.api.shape_aligned import header_line, is_aligned
 from scratchfs.api.shape_said import cr_ends_said
+from scratchfs.api.slurp_advice import paged_instead
 from scratchfs.api.table_reads import SNIFFED_NO_TABLE, headless, noted_rows, table_like
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.search import Matcher, SearchResult, Sink
@@ -220,11 +221,10 @@ class StructureReads:
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             form = slurp_form(handle, kind, self.shape)
             if src.size > MAX_SLURP_BYTES:
-                each = (Call.of("read_handle", handle=handle, record=1, records=10000, jq=filter)
-                        if form == "records" else Call.of("read_handle", handle=handle, row=1, rows=10000))
                 raise InvalidArgument(Advice.of(
                     f"slurp=true reads at most {MAX_SLURP_BYTES // 2**20} MiB of content (it holds every record or "
-                    f"row at once); {handle} is {src.size / 2**20:.1f} MiB: page it instead, ", each))
+                    f"row at once); {handle} is {src.size / 2**20:.1f} MiB: page it instead: ",
+                    paged_instead(handle, filter, form)))
             layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else None  # (split by it, not CSV)
             blob = blob if layout is None else f"{blob}:aligned"
             page = slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, cache_key=blob,
