@@ -55,6 +55,7 @@ from scratchfs.engine.structure import (
 )
 from scratchfs.engine.structure.aligned import Layout, source_layout
 from scratchfs.engine.structure.table import UNSPLIT_KEY
+from scratchfs.engine.structure.terminal import PastTheView
 from scratchfs.engine.structure.text_search import search_text
 from scratchfs.foundation import checks
 from scratchfs.foundation.calls import Advice, Call
@@ -311,8 +312,12 @@ class StructureReads:
             if cursor is None and plain_view(src.read, content_type, self.shape):
                 raise InvalidArgument(view_misfit(handle, content_type, self.shape, self.line_bytes))
             if content_type in ("log", "text", None):
-                return view_page(src, offset, cursor=cursor, budget_bytes=budget, raw_offset=raw_offset,
-                                 entry=entry_identity(handle, blob), cr_ends_lines=cr_ends_said(self.shape))
+                try:
+                    return view_page(src, offset, cursor=cursor, budget_bytes=budget, raw_offset=raw_offset,
+                                     entry=entry_identity(handle, blob), cr_ends_lines=cr_ends_said(self.shape))
+                except PastTheView as past:  # (the read of its end, as a call: the engine knows no handle)
+                    raise InvalidArgument(Advice.of(f"{past.reason}: ", Call.of(
+                        "read_handle", handle=handle, view="text", raw_offset=past.raw_at))) from None
             raise InvalidArgument(text_misfit(handle, content_type, self.line_bytes, self.shape))
 
         return self._page(handle, read)
