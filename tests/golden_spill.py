@@ -217,7 +217,7 @@ def record(name: str, content: bytes, index: int) -> dict:
         kept = max(preview if mode == "head+tail" else 0, LAST_LINES_BYTES)  # (what a spill keeps of the end)
         tail = content[max(0, size - kept) :]
         stub = build_stub(HANDLE, head, tail, size, lines, shape.content_type, shape.text, tool, preview, mode,
-                          next_read=shape.next_read)  # (the jq read a JSON object's describer chose)
+                          next_read=shape.next_read, top=shape.top)  # (the jq read a JSON object's describer chose)
         stubs.append(stub.to_json())
     listing = list_preview(head, size, min(PREVIEW_BYTES, LIST_PREVIEW_BYTES), shape.content_type == "binary",
                            LIST_PREVIEW_BYTES)

@@ -117,7 +117,8 @@ def test_slurp_over_its_bound_names_the_paged_read_with_the_filter(store, monkey
     monkeypatch.setattr("scratchfs.api.structured.MAX_SLURP_BYTES", 1000)
     data = b"".join(b'{"unit": "u %d", "say": "a \\"b\\""}\n' % n for n in range(100))
     handle = store.scope("r", "a").spill(data, source_tool="log").handle
-    failed = _run(store, "read-handle", handle, "--slurp", "--jq", '[length, "a \\"b\\" c"]')
+    failed = _run(store, "read-handle", handle, "--slurp", "--jq", '.[] | [length, "a \\"b\\" c"]')  # (X on
+    # each record: advised as jq=X, tests/test_slurp_advice.py)
     assert failed.exit_code == 2, failed.stderr
     [words] = _commands(failed.stderr)
     assert words[words.index("--jq") + 1] == '[length, "a \\"b\\" c"]'
@@ -187,5 +188,5 @@ def test_an_error_holds_its_calls_as_data_and_its_text_as_before():
     assert refused.calls == (call, Call("scratch_read", (("key", "k"),)))
     assert refused.written(lambda c: c.verb) == "see read_handle; then scratch_read"
     assert call_command(call, "r", "a", None).split(" (with")[0] == (
-        "scratchfs read-handle h_aaaaaaaaaaaaaaaaaaaaaaaa --match 'a \"b\"' --count --column x --column 2 --run r "
-        "--agent a")
+        "scratchfs read-handle h_aaaaaaaaaaaaaaaaaaaaaaaa --match 'a \"b\"' --count --column x --column number:2 "
+        "--run r --agent a")

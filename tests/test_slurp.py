@@ -221,7 +221,8 @@ def test_content_over_the_bound_is_refused_naming_the_paged_read(tools, scratch_
     lines = b"".join(b'{"unit": "u%d"}\n' % i for i in range(200))
     handle = scratch_scope.spill(lines, source_tool="log").handle
     with pytest.raises(InvalidArgument, match=r"at most 0 MiB.*record=1, records=10000, jq=") as refused:
-        tools.call("read_handle", {"handle": handle, "jq": "length", "slurp": True})
+        tools.call("read_handle", {"handle": handle, "jq": ".[] | .unit", "slurp": True})  # (tests/test_slurp_advice.py
+    # runs each advised read)
     assert "slurp=true reads" in str(refused.value)
     assert slurp_module.MAX_SLURP_BYTES == 16 * 1024 * 1024
 

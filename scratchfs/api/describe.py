@@ -23,13 +23,15 @@ class Description(NamedTuple):
     """What :func:`describe_content` tells of a content: ``lines`` (a line ends at ``\\n``), ``content_type`` and
     ``shape`` (``None`` when shape detection is off), ``preview`` (the list preview, text: a hex dump for binary
     content, :func:`~scratchfs.api.stub.list_preview`), ``next_read`` (the jq filter a JSON object's stub names,
-    chosen by its shape's describer: :attr:`~scratchfs.api.shape.Shape.next_read`)."""
+    chosen by its shape's describer: :attr:`~scratchfs.api.shape.Shape.next_read`), ``top`` (a JSON document's top
+    level, ``"array"`` or ``"object"``: :attr:`~scratchfs.api.shape.Shape.top`)."""
 
     lines: int
     content_type: str | None
     shape: str | None
     preview: str
     next_read: str | None = None
+    top: str | None = None
 
 
 def describe_content(settings: Settings, head: bytes, size: int, frame_newlines: bytes, last_byte: int | None,
@@ -48,13 +50,13 @@ def describe_content(settings: Settings, head: bytes, size: int, frame_newlines:
     Never raises for the blob.
     """
     lines = sum(memoryview(frame_newlines).cast("I")) + (last_byte not in (None, 0x0A))
-    content_type = shape = next_read = None
+    content_type = shape = next_read = top = None
     if settings.detect_shape:
         found = _shape(head, size, lines, whole)
-        content_type, shape, next_read = found.content_type, found.text, found.next_read
+        content_type, shape, next_read, top = found.content_type, found.text, found.next_read, found.top
     preview = list_preview(head, size, min(settings.preview_bytes, LIST_PREVIEW_BYTES), content_type == "binary",
                            LIST_PREVIEW_BYTES)
-    return Description(lines, content_type, shape, preview, next_read)
+    return Description(lines, content_type, shape, preview, next_read, top)
 
 
 _JSON_START_BYTES = 64  # a content whose first bytes, past a BOM and white space, start with "{" or "[" is JSON

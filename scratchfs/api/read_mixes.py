@@ -90,7 +90,8 @@ _TOGETHER = (
     ({"record", "records"}, {"row", "rows", "columns"}, "record= pages JSON lines, row= a table's rows (the stub's "
                                                         "shape says which the content is): one or the other"),
     ({"jq"}, {"row", "rows", "columns"}, "jq= over a table's rows runs once over all of them with slurp=true "
-                                         "(jq=..., slurp=true), or read rows with row=/rows=/columns= alone"),
+                                         "(jq= a filter over the array of the rows, slurp=true), or read rows "
+                                         "with row=/rows=/columns= alone"),
     ({"select"}, {"view"}, 'select= gives the text of the elements it matches; view="text" the whole page\'s text: '
                            "one or the other"),
 )

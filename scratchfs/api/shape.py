@@ -102,11 +102,14 @@ _XML_PROLOG_BYTES = 64 * 1024  # (a prolog longer than this -- a licence in a co
 class Shape:
     """``content_type`` (one of the module's types) and ``text`` (the shape, at most :data:`MAX_SHAPE_CHARS`);
     ``next_read``: the jq filter a JSON object's note names, chosen here when ``text`` names every key
-    (:mod:`scratchfs.api.json_next`), else ``None``."""
+    (:mod:`scratchfs.api.json_next`), else ``None``; ``top``: a JSON document's top level, ``"array"`` or
+    ``"object"`` (the reads a note names depend on it: ``.[0]`` or ``.[]`` into an array), else ``None`` (a scalar,
+    any other content) -- handed over, so that nothing reads the shape's text back for it."""
 
     content_type: str
     text: str
     next_read: str | None = None
+    top: str | None = None
 
 
 _GREP_HINT_RE = re.compile(rb":\d+[:-]")  # each grep line holds one (its ":" found first): under 0.8 a line: none
@@ -296,7 +299,7 @@ def _not_utf8(found: Shape, odd: int, sample: bytes, complete: bool, read_as: st
                            read_as if codec == "utf-8" else browser_decodes_said(codec))
     room = MAX_SHAPE_CHARS - len(said)  # (a text cut to make room names no longer every key: no next read)
     kept = found.next_read if len(found.text) <= room else None
-    return Shape(found.content_type, clip(found.text, room) + said, kept)
+    return Shape(found.content_type, clip(found.text, room) + said, kept, found.top)
 
 
 def xml_root(sample: bytes) -> str | None:
@@ -330,17 +333,17 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
             return Shape(*stream) if stream is not None else found
         if isinstance(value, dict):  # (the read past keys chosen from the value, as its text was written)
             text, fit = fitted_with(f"JSON object, {plural(len(value), 'key')}: ", value)
-            return Shape("json", text, object_read(value, fit))
+            return Shape("json", text, object_read(value, fit), "object")
         if isinstance(value, list):
             head = f"JSON array of {plural(len(value), 'item')}"
             if not value:
-                return Shape("json", head)
+                return Shape("json", head, top="array")
             template = items_template(value)  # (a sample of the items merged, or their kinds counted)
             if isinstance(template, MixedItems):
                 head = f"{head}, {template.text}"
                 return Shape("json", fitted(f"{head}; the objects: ", template.objects) if template.objects
-                             else clip(head))
-            return Shape("json", fitted(f"{head}; items: ", template))
+                             else clip(head), top="array")
+            return Shape("json", fitted(f"{head}; items: ", template), top="array")
         return Shape("json", clip(f"JSON {value_word(value)}"))
     jsonl = _jsonl(text, decoder, complete, lines, source)
     if jsonl is not None:
@@ -355,8 +358,12 @@ def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: 
     head = text[:_PARTIAL_JSON_CHARS]
     if len(head) < len(text):
         scope = first_of(len(head.encode("utf-8")), size)
-    found = partial_json(head, decoder, scope)
-    return None if found is None else Shape("json", found)
+    found = partial_json(head, decoder, scope)  # (its text opens the document: "{" or "[")
+    return None if found is None else Shape("json", found, top=_TOPS.get(head[:1]))
+
+
+_TOPS = {"{": "object", "[": "array"}
+"""A JSON document's top level (:attr:`Shape.top`) by its first character."""
 
 
 def _streamed(source: ContentSource) -> Shape | None:
@@ -368,7 +375,7 @@ def _streamed(source: ContentSource) -> Shape | None:
     if top is None or top.kind not in ("object", "array"):
         return None
     text, listed = top_shape(top, source.size)
-    return Shape("json", text, top_read(top, listed))
+    return Shape("json", text, top_read(top, listed), top.kind)
 
 
 def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, source: Any = None) -> Shape | None:

@@ -31,6 +31,7 @@ from scratchfs.api.results import render_call
 from scratchfs.api.shape import binary_format
 from scratchfs.api.shape_aligned import header_line, is_aligned
 from scratchfs.api.shape_said import cr_ends_said
+from scratchfs.api.slurp_advice import paged_instead
 from scratchfs.api.table_reads import SNIFFED_NO_TABLE, headless, noted_rows, table_like
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.search import Matcher, SearchResult, Sink
@@ -54,6 +55,7 @@ from scratchfs.engine.structure import (
 )
 from scratchfs.engine.structure.aligned import Layout, source_layout
 from scratchfs.engine.structure.table import UNSPLIT_KEY
+from scratchfs.engine.structure.terminal import PastTheView
 from scratchfs.engine.structure.text_search import search_text
 from scratchfs.foundation import checks
 from scratchfs.foundation.calls import Advice, Call
@@ -220,11 +222,10 @@ class StructureReads:
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             form = slurp_form(handle, kind, self.shape)
             if src.size > MAX_SLURP_BYTES:
-                each = (Call.of("read_handle", handle=handle, record=1, records=10000, jq=filter)
-                        if form == "records" else Call.of("read_handle", handle=handle, row=1, rows=10000))
                 raise InvalidArgument(Advice.of(
                     f"slurp=true reads at most {MAX_SLURP_BYTES // 2**20} MiB of content (it holds every record or "
-                    f"row at once); {handle} is {src.size / 2**20:.1f} MiB: page it instead, ", each))
+                    f"row at once); {handle} is {src.size / 2**20:.1f} MiB: page it instead: ",
+                    paged_instead(handle, filter, form)))
             layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else None  # (split by it, not CSV)
             blob = blob if layout is None else f"{blob}:aligned"
             page = slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, cache_key=blob,
@@ -311,8 +312,12 @@ class StructureReads:
             if cursor is None and plain_view(src.read, content_type, self.shape):
                 raise InvalidArgument(view_misfit(handle, content_type, self.shape, self.line_bytes))
             if content_type in ("log", "text", None):
-                return view_page(src, offset, cursor=cursor, budget_bytes=budget, raw_offset=raw_offset,
-                                 entry=entry_identity(handle, blob), cr_ends_lines=cr_ends_said(self.shape))
+                try:
+                    return view_page(src, offset, cursor=cursor, budget_bytes=budget, raw_offset=raw_offset,
+                                     entry=entry_identity(handle, blob), cr_ends_lines=cr_ends_said(self.shape))
+                except PastTheView as past:  # (the read of its end, as a call: the engine knows no handle)
+                    raise InvalidArgument(Advice.of(f"{past.reason}: ", Call.of(
+                        "read_handle", handle=handle, view="text", raw_offset=past.raw_at))) from None
             raise InvalidArgument(text_misfit(handle, content_type, self.line_bytes, self.shape))
 
         return self._page(handle, read)

@@ -274,7 +274,7 @@ class _Note:
 
     def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None,
                  shape: str | None = None, longest_line: int | None = None, head: bytes = b"",
-                 next_read: str | None = None) -> None:
+                 next_read: str | None = None, top: str | None = None) -> None:
         source = f"Output of {_clip(tool, 64)}" if tool else "Content"
         counted = plural(size, "byte")
         if content_type != "binary":
@@ -291,7 +291,7 @@ class _Note:
             listed = f"{call}, {MEMBERS} | " if self.format in ("tar", "zip") else ""  # (every member, paged)
             self.by_other = (listed + ("" if self.compressed else f"{call}, {BY_MATCH}")).removesuffix(" | ")
             return
-        by_structure = structure_call(call, content_type, shape, size, next_read)
+        by_structure = structure_call(call, content_type, shape, size, next_read, top)
         self.rows = rows_after(content_type, head, size, shape)  # (a table's rows, JSON lines' records)
         longest = size - lines + 1 if longest_line is None else longest_line
         by_search = BY_PATTERN if longest <= MAX_LINE_BYTES else BY_MATCH  # a longer line refuses a pattern
@@ -400,7 +400,7 @@ class _LineReads:
 
 def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, content_type: str | None,
                shape: str | None, tool: str | None, preview_bytes: int, mode: str = "head",
-               longest_line: int | None = None, next_read: str | None = None) -> Stub:
+               longest_line: int | None = None, next_read: str | None = None, top: str | None = None) -> Stub:
     """Build the stub of a spilled content so that its compact JSON fits :data:`MAX_STUB_BYTES`.
 
     The preview starts at ``preview_bytes`` bytes of content and shrinks, in proportion to what its JSON escaping
@@ -414,14 +414,15 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     finds text in compressed bytes.
     ``longest_line``: at least the bytes of the content's longest line, if known (what the note may search by).
     ``next_read``: the jq filter a JSON document's note names, chosen by its shape's describer
-    (:attr:`~scratchfs.api.shape.Shape.next_read`; ``None``: ``keys``, or ``.[0]`` for an array).
+    (:attr:`~scratchfs.api.shape.Shape.next_read`; ``None``: ``keys``, or ``.[0]`` for an array). ``top``: a JSON
+    document's top level, ``"array"`` or ``"object"`` (:attr:`~scratchfs.api.shape.Shape.top`; ``None``: neither).
     ``tail``: the content's last bytes (``head+tail``'s preview shows some; at least :data:`LAST_LINES_BYTES` of them
     size the read of the last lines the note names, else -- the head not holding the end either -- they are told
     from the average line).
     """
     # the JSON's bytes but for the preview's and the note's text (their quotes included), once: each try adds those
     fixed = _fixed_bytes(handle, size, lines, content_type, shape)
-    notes = _Note(handle, size, lines, tool, content_type, shape, longest_line, head, next_read)
+    notes = _Note(handle, size, lines, tool, content_type, shape, longest_line, head, next_read, top)
     limit = preview_bytes
     members, packed = (tar_members(head), 0) if notes.format == "tar" else zip_members(head) if (
         notes.format == "zip" and not notes.compressed) else ([], 0)

@@ -43,23 +43,24 @@ _SLURP = after_handle(jq="JQ", slurp=True)  # one jq filter over the array of al
 
 
 def structure_call(call: str, content_type: str | None, shape: str | None, size: int,
-                   next_read: str | None) -> str | None:
+                   next_read: str | None, top: str | None = None) -> str | None:
     """The structure reads (each after ``call``, the ``read_handle(handle=...`` start, but the first) a note names
     for a content, ``None`` for none: the text view of terminal output; a table aligned by spaces' rows and one jq
     over all of them; a JSON document's ``next_read`` (the jq filter its shape's describer chose) or ``keys``, past
     :data:`~scratchfs.engine.structure.MAX_JQ_DOCUMENT_BYTES` a path that streams; JSON texts one after another's
     filter run on each; a table's or JSON lines' ``slurp=true`` within its bound -- their rows or records read,
-    which depends on the preview, is :class:`RowsAfter`'s."""
+    which depends on the preview, is :class:`RowsAfter`'s. ``top``: a JSON document's top level, ``"array"`` or
+    ``"object"`` (:attr:`~scratchfs.api.shape.Shape.top`, handed over by its describer: never read back from
+    ``shape``'s words)."""
     if is_terminal(content_type, shape) or coloured(shape):
         return _TEXT_VIEW  # colours, cursor moves, progress bars: rendered as a terminal shows them
     if is_aligned(content_type, shape):  # a table aligned by spaces: (its rows: RowsAfter) one jq over all of them
         return _SLURP
     if content_type == "json" and size > MAX_JQ_DOCUMENT_BYTES:  # past the jq bound only paths stream
-        return (_BY_ITEMS if shape.startswith("JSON array") else _BY_KEY if shape.startswith("JSON object")
-                else None) if shape is not None else None
+        return {"array": _BY_ITEMS, "object": _BY_KEY}.get(top or "")
     if content_type == "json" and next_read is not None:  # every key named: not jq="keys"
         return after_handle(jq=next_read)
-    if content_type == "json" and shape is not None and shape.startswith("JSON array"):
+    if content_type == "json" and top == "array":
         return _FIRST_ITEM  # (an array's keys are its indices: its first item shows what they hold)
     if is_stream(content_type, shape):  # documents one after another: a filter runs on each, its shape names
         return _EACH if size > MAX_SLURP_BYTES else f"{_EACH} | {call}, {_SLURP}"  # their keys; slurp=true: one

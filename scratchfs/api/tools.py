@@ -410,11 +410,16 @@ def _check_tool_handle(value: object) -> str:
     except InvalidArgument as refused:
         if not isinstance(value, str) or value.lower().startswith("h_") or handle_within(value) is not None:
             raise  # (a handle cut or mistyped, or held in more text: that refusal names it)
-        key: Call | str = "scratch_read(key=...)"  # (the value itself, as a key, when it makes a short one)
+        key: str | None = None  # (the value itself, as a key, when it makes a short one)
         if len(value) <= 64 and value.isprintable():
             with contextlib.suppress(InvalidArgument):
-                key = Call.of("scratch_read", key=check_key(value))
-        raise InvalidArgument(Advice.of(refused, "; a scratchpad value is read with ", key)) from None
+                key = check_key(value)
+        if key is not None:
+            raise InvalidArgument(Advice.of(refused, "; a scratchpad value is read with ",
+                                            Call.of("scratch_read", key=key))) from None
+        raise InvalidArgument(Advice.of(refused, "; a scratchpad value is read by its key, one of those ",
+                                        Call.of("scratch_list"), " lists, with scratch_read(key=<that key>) (this "
+                                        "value is too long or too strange to repeat as one)")) from None
 
 
 _NAMED: dict[str, Any] = {"handle": _check_tool_handle, "key": check_key,

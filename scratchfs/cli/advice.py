@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from scratchfs.api.column_words import NUMBER_PREFIX
 from scratchfs.api.store import ScratchStore
 from scratchfs.cli.shell import shell_command
 from scratchfs.foundation.calls import Call
@@ -50,8 +51,10 @@ def _option(name: str, value: object) -> list[str]:
         return [option]
     if value is False:
         return []
-    if isinstance(value, list):
-        return [word for item in value for word in _option(name, item)]
+    if isinstance(value, list):  # (a column's number as number:N: digits alone name a column the header holds)
+        numbered = name == "columns"
+        return [word for item in value
+                for word in _option(name, f"{NUMBER_PREFIX}{item}" if numbered and type(item) is int else item)]
     text = str(value)
     return [f"{option}={text}"] if isinstance(value, str) and text.startswith("-") else [option, text]
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import click
 
+from scratchfs.api.column_words import column_words
 from scratchfs.api.contract import A_HANDLE_IS_NO_KEY, STRUCTURE_ARGUMENTS, ScratchTools, to_json
 from scratchfs.api.encodings import ENCODINGS, check_encoding, decode_single
 from scratchfs.api.results import LineSlice, Slice
@@ -44,7 +45,7 @@ from scratchfs.cli.settings_options import Size, settings_options
 from scratchfs.foundation.checks import CONTEXT_FORMS, HANDLE_RE
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_LINES, MAX_LIST_ENTRIES, MAX_READ_BYTES
-from scratchfs.foundation.text import digits_int, is_digits
+from scratchfs.foundation.text import is_digits
 
 INT = Integer()
 """The type of every integer option here but sizes: ASCII digits only (:class:`~scratchfs.cli.app.Integer`)."""
@@ -120,8 +121,9 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
               "from the first line when the shape says \"no header\").")
 @click.option("--rows", type=INT, default=None,
               help="Structure: most CSV/TSV rows a page (fewer when the budget fills first).")
-@click.option("--column", "columns", multiple=True, help="Structure: only this CSV/TSV column, a name or a number "
-              "from 0 (a number only when the shape says \"no header\"; repeatable).")
+@click.option("--column", "columns", multiple=True, help="Structure: only this CSV/TSV column (repeatable): a name "
+              "the header holds, else a number from 0 (digits, or number:N); a number only when the shape says "
+              "\"no header\".")
 @click.option("--view", type=click.Choice(["text", "members"]), default=None,
               help="Structure: the text of an HTML page, or terminal output as rendered; members: every member "
                    "of a tar or zip, page by page.")
@@ -165,9 +167,9 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
     check_read_caps(given, as_json)
     if "needle" in given:
         given["match"] = given.pop("needle")
-    if "columns" in given:
-        given["columns"] = [c if (number := digits_int(c)) is None else number for c in given["columns"]]
     scope = store.scope(run_id, agent_id)
+    if "columns" in given:  # (a name the header holds wins over a number: a column named "2020")
+        given["columns"] = column_words(ScratchTools(scope), handle, list(given["columns"]))
     arguments = check_arguments("read_handle", {"handle": handle, **given})  # one rule with MCP and --json
     if as_json or given.keys() & {"match", "pattern", "count", "budget", "end", *STRUCTURE_ARGUMENTS}:
         click.echo(to_json(ScratchTools(scope).call("read_handle", arguments)))

@@ -30,6 +30,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
+from scratchfs.api.column_words import column_words
 from scratchfs.api.contract import ScratchTools
 from scratchfs.api.deferred_store import DeferredStore
 from scratchfs.api.inspector import (
@@ -48,7 +49,7 @@ from scratchfs.api.tools import TOOL_SPECS, meant_argument
 from scratchfs.engine.protocols import Entry
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
-from scratchfs.foundation.text import digits_int, one_line
+from scratchfs.foundation.text import one_line
 from scratchfs.web import structure
 from scratchfs.web.security import CutShort
 
@@ -370,18 +371,18 @@ def _read_arg(name: str, value: str) -> Any:
 
 def handle_read(request: Request, run: str, agent: str, handle: str) -> dict[str, Any]:
     """A range, line, search, count or structure read of a spilled entry: the ``read_handle`` tool's arguments as
-    query parameters (every one its input schema names; ``columns`` repeated for a list, a column given by digits
-    a column number; a boolean ``true`` or ``false``), its result object as the body, within the same reply budget
-    as over MCP (:mod:`scratchfs.api.contract`)."""
+    query parameters (every one its input schema names; ``columns`` repeated for a list, a name the header holds,
+    else digits or ``number:N`` a column number; a boolean ``true`` or ``false``), its result object as the body,
+    within the same reply budget as over MCP (:mod:`scratchfs.api.contract`)."""
     columns = request.query_params.getlist("columns")
     q = _query(request, [n for n in READ_TYPES if n != "columns"], repeatable=("columns",), tool="read_handle")
     args: dict[str, Any] = {"handle": handle}
     for name, value in q.items():
         args[name] = _read_arg(name, value)
-    if columns:
-        # a column of digits is a column number; one too long for int() stays a name (no such column)
-        args["columns"] = [c if (number := digits_int(c)) is None else number for c in columns]
-    return ScratchTools(lambda: _store(request).scope(run, agent)).call("read_handle", args)
+    tools = ScratchTools(lambda: _store(request).scope(run, agent))
+    if columns:  # a name the header holds, else digits (or number:N) a column number: scratchfs.api.column_words
+        args["columns"] = column_words(tools, handle, columns)
+    return tools.call("read_handle", args)
 
 
 def handle_tree(request: Request, run: str, agent: str, handle: str) -> dict[str, Any]:

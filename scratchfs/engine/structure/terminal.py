@@ -45,7 +45,8 @@ from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.text import digits_int, is_digits, plural, utf8_suffix_start
 
-__all__ = ["MAX_CURSOR_COLUMN", "MAX_LINE_BYTES", "render_fragment", "render_line", "render_text", "view_page"]
+__all__ = ["MAX_CURSOR_COLUMN", "MAX_LINE_BYTES", "PastTheView", "render_fragment", "render_line", "render_text",
+           "view_page"]
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longest raw line (bytes, between two newlines) rendered."""
@@ -205,8 +206,9 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
         a :class:`TextPage`: ``offset`` (byte offset of ``text`` in the rendered view), ``text``, ``cursor``, ``more``.
 
     Raises:
-        InvalidArgument: a bad offset or budget, a cursor of another entry or read (or edited, or not at a line
-            start of the raw output), a raw line longer than :data:`MAX_LINE_BYTES`.
+        InvalidArgument: a bad offset or budget (an offset past the view's end: :class:`PastTheView`), a cursor
+            of another entry or read (or edited, or not at a line start of the raw output), a raw line longer than
+            :data:`MAX_LINE_BYTES`.
     """
     budget = check_budget(budget_bytes)
     key = CursorKey("view\x000\x00None", source.size, entry)  # (bound to no start: the cursor says where it goes on)
@@ -247,12 +249,26 @@ def view_page(source: ContentSource, offset: int = 0, *, cursor: str | None = No
     return page
 
 
-def _past_the_end(offset: object, view_size: int, size: int) -> InvalidArgument:
+class PastTheView(InvalidArgument):
+    """An ``offset`` past the end of a rendered view: ``reason`` says so, ``raw_at`` is the stored byte whose line a
+    read of the view's end starts at (``view="text", raw_offset=raw_at``), for the reads layer to name as a call with
+    the handle; the message is both, in words."""
+
+    def __init__(self, reason: str, raw_at: int = 0) -> None:
+        super().__init__(f"{reason} with raw_offset={raw_at}")
+        self.reason, self.raw_at = reason, raw_at
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.raw_at))
+
+
+def _past_the_end(offset: object, view_size: int, size: int) -> PastTheView:
     """The refusal of an ``offset`` past the end of a view of ``view_size`` bytes (of ``size`` stored): the way to
-    read its end."""
-    return InvalidArgument(f"offset {offset} is past the end of the rendered view ({plural(view_size, 'byte')}; "
-                           f"offset= counts the view's bytes, the stored output has {size:,}): read its end rendered "
-                           f"from a stored byte near it with raw_offset= (e.g. raw_offset={max(0, size - 4096)})")
+    read its end (the line holding the stored byte 4 KiB before the end: its ``raw_at``)."""
+    raw_at = max(0, size - 4096)
+    return PastTheView(f"offset {offset} is past the end of the rendered view ({plural(view_size, 'byte')}; "
+                       f"offset= counts the view's bytes, the stored output has {size:,}): read its end rendered "
+                       "from a stored byte near it", raw_at)
 
 
 def _line_of(source: ContentSource, raw_offset: object, cr_ends_lines: bool) -> tuple[int, int]:
