@@ -10,6 +10,7 @@ shared), medians over the rounds.
 
 from __future__ import annotations
 
+import inspect
 import json
 import statistics
 import subprocess
@@ -45,23 +46,34 @@ def one(root: str) -> dict[str, float]:
     tools = sorted(p for p in (benchlib.FIXTURES / "tools").iterdir() if p.suffix in (".txt", ".csv", ".tsv", ".xml",
                                                                                      ".html", ".json"))
     contents["fixtures/tools (whole)"] = [p.read_bytes()[:65536] for p in tools]
-    figures = {}
-    _by_kind(contents["fixtures/tools (whole)"], describe, build_stub, figures)
+    figures: dict[str, float] = {}
+    stub = _stub_of(build_stub)
+    _by_kind(contents["fixtures/tools (whole)"], describe, stub, figures)
     for name, payloads in contents.items():
         lines = [p.count(b"\n") + (p[-1:] != b"\n") for p in payloads]
         shapes = [describe(p, len(p), n) for p, n in zip(payloads, lines, strict=True)]
         items = range(len(payloads))
         figures[f"describe, {name}"] = _best(lambda i, p=payloads, n=lines: describe(p[i], len(p[i]), n[i]), items)
-        figures[f"build_stub, {name}"] = _best(
-            lambda i, p=payloads, n=lines, s=shapes: build_stub("h_" + "a" * 24, p[i], b"", len(p[i]), n[i],
-                                                              s[i].content_type, s[i].text, "bench.loop", 1024, "head"),
-            items)
+        figures[f"build_stub, {name}"] = _best(lambda i, p=payloads, n=lines, s=shapes: stub(p[i], n[i], s[i]), items)
     return figures
 
 
-def _by_kind(payloads: list[bytes], describe, build_stub, figures: dict[str, float]) -> None:
-    """``build_stub``'s per-call CPU on the fixtures of each kind whose note depends on more than the shape: CSV
-    tables and tables aligned by spaces (their rows read starts after the preview), JSON lines, JSON."""
+def _stub_of(build_stub):
+    """``build_stub`` of a payload, its line count and its shape, as a spill calls it: the shape's ``next_read`` and
+    ``top`` handed over where the checkout's ``build_stub`` takes them (an older one reads the shape's words)."""
+    taken = [name for name in ("next_read", "top") if name in inspect.signature(build_stub).parameters]
+
+    def stub(payload: bytes, lines: int, found) -> object:
+        return build_stub("h_" + "a" * 24, payload, b"", len(payload), lines, found.content_type, found.text,
+                          "bench.loop", 1024, "head", **{name: getattr(found, name) for name in taken})
+
+    return stub
+
+
+def _by_kind(payloads: list[bytes], describe, stub, figures: dict[str, float]) -> None:
+    """``build_stub``'s per-call CPU (``stub``: :func:`_stub_of`'s) on the fixtures of each kind whose note depends
+    on more than the shape: CSV tables and tables aligned by spaces (their rows read starts after the preview), JSON
+    lines, JSON."""
     groups: dict[str, list[tuple[bytes, int, object]]] = {}
     for payload in payloads:
         lines = payload.count(b"\n") + (payload[-1:] != b"\n")
@@ -71,9 +83,7 @@ def _by_kind(payloads: list[bytes], describe, build_stub, figures: dict[str, flo
         if kind in ("csv", "aligned", "jsonl", "json"):
             groups.setdefault(kind, []).append((payload, lines, found))
     for kind, items in sorted(groups.items()):
-        figures[f"build_stub, fixtures/tools {kind} ({len(items)})"] = _best(
-            lambda item: build_stub("h_" + "a" * 24, item[0], b"", len(item[0]), item[1], item[2].content_type,
-                                    item[2].text, "bench.loop", 1024, "head"), items)
+        figures[f"build_stub, fixtures/tools {kind} ({len(items)})"] = _best(lambda item: stub(*item), items)
 
 
 def main(argv: list[str]) -> int:

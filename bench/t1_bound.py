@@ -92,8 +92,11 @@ def _part(name: str, payload: bytes, lines: int, found) -> None:
     if name == "describe":
         describe(payload, len(payload), lines)
         return
-    kind, shape = (found.content_type, found.text) if name == "build_stub" else (None, None)
-    build_stub("h_" + "a" * 24, payload, payload[-8192:], len(payload), lines, kind, shape, "bench.t1", 1024)
+    if name == "build_stub":  # (as a spill calls it: the reads its shape's describer chose handed over)
+        build_stub("h_" + "a" * 24, payload, payload[-8192:], len(payload), lines, found.content_type, found.text,
+                   "bench.t1", 1024, next_read=found.next_read, top=found.top)
+        return
+    build_stub("h_" + "a" * 24, payload, payload[-8192:], len(payload), lines, None, None, "bench.t1", 1024)
 
 
 def main() -> None:

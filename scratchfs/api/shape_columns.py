@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from scratchfs.foundation.text import plural
+
 __all__ = ["MIN_COLUMNS", "MIN_ROWS", "ROWS", "columns_said"]
 
 ROWS = 50
@@ -77,5 +79,5 @@ def _said(rows: list[bytes], marks: bytes) -> str:
         cells = [row[start:end].strip() for row in rows]
         if not all(cells) or (len(set(cells)) == 1 and cells[0] in _CODE_MARKS):
             return ""
-    return f", a table of {len(columns)} columns aligned by spaces on each of its first {len(rows)} lines, no header " \
-        "line"
+    return f", a table of {plural(len(columns), 'column')} aligned by spaces on each of its first " \
+        f"{plural(len(rows), 'line')}, no header line"
