@@ -230,3 +230,29 @@ def test_dpkg_l_is_read_past_its_legend_and_its_rule(tools, scratch_scope):
     reply = tools.call("read_handle", {"handle": stub.handle, "slurp": True,
                                        "jq": '[.[] | select(.Name == "adduser") | .Version]'})
     assert reply["results"] == [["3.134"]]
+
+
+def test_lsof_thread_rows_past_the_first_lines_are_split_not_given_whole(tools, scratch_scope):
+    # lsof -n as root in a sandbox whose PID 1 it may not read (fixtures/README.md): the first 55 lines leave TID,
+    # TASKCMD, DEVICE, SIZE/OFF and NODE empty; then thread rows fill TID and TASKCMD one space apart
+    # ("1   62 spawner"), and rows of a 4-digit PID and a 7-digit NODE start left of their columns. Each row could be
+    # grouped two ways by the rules (TASKCMD "62 spawner", TID "5640 5650", NODE "0t0 2504410"), so all 18 were
+    # given whole -- 1,392 of 7,143 rows of the real run, which a slurp read's group_by(.PID) counted under null
+    data = (_TOOLS / "lsof-n-threads.txt").read_bytes()
+    lines = data.decode().split("\n")[1:-1]
+    stub = scratch_scope.spill(data, source_tool="lsof")
+    pages = follow(tools, {"handle": stub.handle, "row": 1, "rows": 100}, 16384)
+    got = [row for page in pages for row in page["rows"]]
+    assert len(got) == len(lines) == 74 and all(isinstance(row, list) for row in got), got
+    for line, row in zip(lines, got, strict=True):  # (the plain answer: lsof's words, in its columns' order)
+        assert [cell for cell in row if cell] == line.split(None, len([c for c in row if c]) - 1), (line, row)
+        assert row[1].isdigit() and row[4] == "root" and (row[2] == "") == (" spawner " not in line
+                                                                             and not line.startswith("python "))
+    assert got[55] == ["process_a", "1", "62", "spawner", "root", "cwd", "unknown", "", "", "",
+                       "/proc/1/task/62/cwd (readlink: Permission denied)"]
+    assert got[62] == ["python", "5640", "5650", "python", "root", "mem", "REG", "254,0", "1437848", "339893",
+                       "/usr/lib/x86_64-linux-gnu/libsqlite3.so.0.8.6"]
+    assert got[-2] == ["bash", "32465", "", "", "root", "250r", "FIFO", "0,15", "0t0", "2504410", "pipe"]
+    reply = tools.call("read_handle", {"handle": stub.handle, "slurp": True,
+                                       "jq": "[(map(select(._unsplit)) | length), (group_by(.TID) | map(length))]"})
+    assert reply["results"] == [[0, [60, 6, 8]]]

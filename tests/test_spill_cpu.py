@@ -89,7 +89,8 @@ _COLUMNS = re.compile(r"( columns \()(.*)(\), ~?[\d,]+ rows?)", re.S)
 def with_reference_columns(new: shape.Shape, old: shape.Shape) -> shape.Shape:
     """``new`` (a table's shape) with the reference's list of column names in place of its own: since 2026-12-05
     (shape_said) a name that would read as more names or as none -- a comma, a colon, a quote, blanks at an end,
-    empty -- is in JSON quotes, as a JSON key's is (``shape_words.key_name``); the rest is compared as it was."""
+    empty -- is in JSON quotes, as a JSON key's is (``shape_words.key_name``), and a repeated name is followed by
+    its key (``name (key name_2)``: ``shape_words.column_names``); the rest is compared as it was."""
     found, said = _COLUMNS.search(new.text), _COLUMNS.search(old.text)
     if new.content_type != "csv" or old.content_type != "csv" or found is None or said is None:
         return new

@@ -60,8 +60,8 @@ from scratchfs.api.shape_utf8 import read_as as encoding_said
 from scratchfs.api.shape_words import (
     MAX_SHAPE_CHARS,
     clip,
+    column_names,
     first_of,
-    key_name,
     kib,
     plural,
     short_name,
@@ -435,7 +435,7 @@ def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, l
         return None  # ";": a header with no empty name tells a table)
     header = table.rows[0]
     width, headed = len(header), has_header(table.rows)
-    columns = ", ".join(key_name(c, 24) for c in header[:16]) + (f", … {width - 16} more" if width > 16 else "")
+    columns = ", ".join(column_names(header, 16)) + (f", … {width - 16} more" if width > 16 else "")
     if complete:
         count = plural(count_records(text, delimiter, lines) - headed, "row")
     else:

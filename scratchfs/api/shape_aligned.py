@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from scratchfs.api.shape_table import first_row_is_data
-from scratchfs.api.shape_words import clip, key_name, plural
+from scratchfs.api.shape_words import clip, column_names, plural
 from scratchfs.engine.structure.aligned import (
     HEAD_CHARS,
     MAX_PREAMBLE,
@@ -54,8 +54,8 @@ def aligned_shape(text: str, complete: bool, lines: int) -> str | None:
     if header is None:
         return None
     at, layout = header
-    names = [key_name(name, 24) for name in layout.names]  # (quoted when it would read as more names, or empty)
-    listed = ", ".join(names[:_SHOWN_NAMES]) + (
+    names = layout.names  # (each quoted when it would read as more names, or empty; a repeated one with its key)
+    listed = ", ".join(column_names(list(names), _SHOWN_NAMES)) + (
         f", … {len(names) - _SHOWN_NAMES} more" if len(names) > _SHOWN_NAMES else "")
     count = _count(text, complete, lines, at)
     if layout.rule == RUNS:

@@ -10,10 +10,12 @@ import re
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 
+from scratchfs.engine.structure.row_keys import row_keys
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import plural
 
-__all__ = ["MAX_SHAPE_CHARS", "MOST_LINES", "PROGRAM_LINE_RE", "LineNumbers", "clip", "first_of", "key_name", "kib",
+__all__ = ["MAX_SHAPE_CHARS", "MOST_LINES", "PROGRAM_LINE_RE", "LineNumbers", "clip", "column_names", "first_of",
+           "key_name", "kib",
            "listed_within", "plural", "room_for", "shape_limit", "short_name", "within", "within_lines"]
 
 MAX_SHAPE_CHARS = 600
@@ -173,3 +175,13 @@ def key_name(key: object, limit: int = 32, lacked: bool = False) -> str:
     else:
         name = short_name(text, limit)
     return name + ("?" if lacked else "")
+
+
+def column_names(header: list[str], shown: int, limit: int = 24) -> list[str]:
+    """The first ``shown`` of a table's column names as a shape lists them (:func:`key_name`), a repeated name
+    followed by the key its column has in a row read as an object, which ``slurp=true``'s rows and ``columns=``
+    name it by (``COMMAND, COMMAND (key COMMAND_2)``: ``ps -o comm,args``; ``id, name, id (key id_2)``: a join's
+    ``SELECT *``; :func:`~scratchfs.engine.structure.row_keys.row_keys`)."""
+    keys, _extra = row_keys(list(header))
+    return [key_name(name, limit) + ("" if key == name else f" (key {key_name(key, limit)})")
+            for name, key in zip(header[:shown], keys, strict=False)]

@@ -29,7 +29,7 @@ one pass over its words.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 __all__ = ["UNSPLIT", "Fit", "learn_fit"]
@@ -60,7 +60,10 @@ class Fit:
         words = [m.span() for m in _WORD.finditer(line)]
         groups = self._at_starts(words)
         if groups is None:
-            groups = _Grouping(self, words).only()
+            grouping = _Grouping(self, words)
+            groups = grouping.only()
+            if groups is None and grouping.several():
+                groups = self._by_anchors(words)
             if groups is None:
                 return UNSPLIT
         return [line[words[j][0] : words[k - 1][1]] if k > j else "" for j, k in groups]
@@ -90,6 +93,35 @@ class Fit:
         groups = [(bounds[c], bounds[c + 1]) for c in range(count)]
         for c, (j, k) in enumerate(groups):
             if k > j and not self.holds(c, words, j, k):
+                return None
+        return groups
+
+    def _by_anchors(self, words: list[tuple[int, int]]) -> list[tuple[int, int]] | None:
+        """Of several groupings that meet the rules, the one a person reads, or ``None``: each word in the one
+        column where it starts or ends as that column's cells do (a number right-aligned under its name, wider
+        than the first lines' and so starting left of its column, in the place of the column before, which holds
+        a cell before it), else in the column it starts in; no word running across the next column's start, the
+        columns in order and every cell meeting the rules. Columns empty in the first lines allow cells of words
+        one space apart, so a row filling two of them side by side (``lsof``'s ``TID`` and ``TASKCMD`` of a
+        thread, ``PID`` and ``TID`` wider than the first lines') has more than one grouping."""
+        count = len(self.starts)
+        columns: list[int] = []
+        for a, b in words:
+            anchored = [d for d in range(count) if a == self.lefts[d] or b == self.rights[d]]
+            at = bisect_right(self.starts, a) - 1
+            column = anchored[0] if len(anchored) == 1 else at
+            if column > at and (column > at + 1 or not columns or columns[-1] != at):
+                return None  # (a value starting in the place of a column left empty: that column's, overrunning?)
+            if column < count - 1 and b > self.starts[column + 1]:
+                return None  # (a word across the next column's start: a value wider than its column, pushing)
+            if columns and column < columns[-1]:
+                return None
+            columns.append(column)
+        groups = [(bisect_left(columns, c), bisect_right(columns, c)) for c in range(count)]
+        for c, (j, k) in enumerate(groups):
+            if k == j:
+                groups[c] = (j, j) if c == 0 else (groups[c - 1][1], groups[c - 1][1])
+            elif not self.holds(c, words, j, k):
                 return None
         return groups
 
@@ -148,6 +180,10 @@ class _Grouping:
             groups.append((j, k))
             j = k
         return groups
+
+    def several(self) -> bool:
+        """Whether more than one grouping meets the rules."""
+        return self._count(0, 0) >= _CAP
 
     def _count(self, c: int, j: int) -> int:
         """Groupings of ``words[j:]`` into columns ``c`` on (at most :data:`_CAP`); the end of column ``c``'s cell
