@@ -286,11 +286,13 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
             # the delete lock, shared (see delete_lock): no delete of a scope runs between the check and the commit;
             # sent with the BEGIN, and the database clock read once it is held (a volatile subquery runs first)
             database_now = conn.execute(_LOCKED_NOW, (self._delete_lock_key,)).fetchone()[0]
-            since = None if began is None else database_now - (time.monotonic() - began)  # (on the server's clock)
+            # the write's start, that of the deletes that may have overtaken it (OVERTAKEN): on the server's clock
+            # when the blob dates its upload, else the entry's created_at on the store's clock
+            column, since = ("at", e.created_at) if began is None else \
+                ("marked", database_now - (time.monotonic() - began))
             if not check():  # a delete of its run or agent took the blob: the write is ordered before it, and its
-                overtaken = self.q(OVERTAKEN.format(since="at" if since is None else "marked"))  # tombstone is the
-                if conn.execute(overtaken, {**ident, "since": e.created_at if since is None else since}).fetchone() \
-                        is None:  # delete's; else the blob went some other way
+                # tombstone is the delete's; else the blob went some other way
+                if conn.execute(self.q(OVERTAKEN.format(since=column)), {**ident, "since": since}).fetchone() is None:
                     raise StorageError(f"the blob of {e.key} was removed before its row was written: nothing stored")
                 return False, None
             created = database_now if stamp else e.created_at
@@ -426,8 +428,10 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
         return [ExpiredRow(r[0], r[1], r[2], int(r[3])) for r in rows]
 
     def forget_tombstones(self, now: float) -> int:
-        """Delete tombstones older than :data:`TOMBSTONE_SECONDS`; return how many."""
-        with self.connection("forgetting tombstones") as conn:  # (and the marks of deletes, on the server's clock)
+        """Delete tombstones older than :data:`TOMBSTONE_SECONDS` (``at`` against ``now``, epoch seconds), and the
+        marks of deletes of a run or agent as old on the database's clock (``deleted_scopes``,
+        :data:`~scratchfs.engine.postgres_expiry.MARK_DELETE`); return how many tombstones."""
+        with self.connection("forgetting tombstones") as conn:
             conn.execute(self.q(f"DELETE FROM @S.deleted_scopes WHERE marked <= {DB_NOW} - %(keep)s"),
                          {"keep": TOMBSTONE_SECONDS})
             return conn.execute(self.q("DELETE FROM @G WHERE at <= @NOW - %(keep)s"),
