@@ -122,9 +122,13 @@ class PostgresExpiry:
         return None if row is None else row[0]
 
     def delete_scope(self, run_id: str, agent_id: str | None, now: float) -> int:
-        """Delete every row of a run (or one agent of it) in one transaction; live rows leave a tombstone, and the
-        delete its mark (:data:`~scratchfs.engine.postgres_expiry.MARK_DELETE`), found entries or not. Return the
-        rows deleted."""
+        """Delete every row of a run (``agent_id`` ``None``) or of one agent of it in one transaction; live rows
+        leave a tombstone dated ``now`` (epoch seconds; the server's now on the database clock), and the delete its
+        mark (:data:`MARK_DELETE`), found entries or not. Return the rows deleted.
+
+        Raises:
+            StoreBusy: the database stayed busy past the index's busy timeout; nothing deleted.
+            StorageError: the database failed or could not be reached; nothing deleted."""
         where = "run_id = %(run)s" + ("" if agent_id is None else " AND agent_id = %(agent)s")
         reason = "deleted with its run" if agent_id is None else "deleted with its agent"
         params = {"run": run_id, "agent": agent_id, "scope": agent_id or "", "reason": reason, "now": now}
