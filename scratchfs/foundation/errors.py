@@ -169,7 +169,7 @@ class QuotaExceeded(ScratchError):
         return _quota_exceeded, (self.said(), self.alone)
 
 
-def _quota_exceeded(message: str, alone: bool) -> QuotaExceeded:
+def _quota_exceeded(message: str | Advice, alone: bool) -> QuotaExceeded:
     return QuotaExceeded(message, alone=alone)
 
 
