@@ -168,11 +168,12 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
     if "needle" in given:
         given["match"] = given.pop("needle")
     scope = store.scope(run_id, agent_id)
+    tools = ScratchTools(scope)
     if "columns" in given:  # (a name the header holds wins over a number: a column named "2020")
-        given["columns"] = column_words(ScratchTools(scope), handle, list(given["columns"]))
+        given["columns"] = column_words(tools, handle, list(given["columns"]))
     arguments = check_arguments("read_handle", {"handle": handle, **given})  # one rule with MCP and --json
     if as_json or given.keys() & {"match", "pattern", "count", "budget", "end", *STRUCTURE_ARGUMENTS}:
-        click.echo(to_json(ScratchTools(scope).call("read_handle", arguments)))
+        click.echo(to_json(tools.call("read_handle", arguments)))
         return
     single = check_encoding(arguments.pop("encoding", None))
     result = replace(scope.read_handle(**arguments), encoding=single)  # (the next command names it too)
