@@ -380,7 +380,6 @@ class Proxy:
                 raise
             raise failure from None
 
-
     async def _tools_when_ready(self) -> None:
         """Tell the client the tool list changed once an upstream slower to start than ``--timeout`` answered."""
         import mcp_types as types
