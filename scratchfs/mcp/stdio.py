@@ -45,7 +45,6 @@ import logging
 import os
 import sys
 import threading
-from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, replace
@@ -313,8 +312,8 @@ class LineWriter:
     """The wire's stdout: each :meth:`write` puts one whole reply line on ``fd`` (blocking writes in a worker thread,
     one at a time), so the SDK's replies and the transport's own never interleave.
 
-    :attr:`pending` counts the requests handed on and not yet answered, by id (a client may reuse the id of a request
-    it cancelled, which may still run: each is counted); a request the client cancelled is not awaited."""
+    :attr:`pending` holds the ids of the requests handed on and not yet answered (one each: a request whose id is
+    in flight is refused, not handed on, :func:`duplicate_refusal`); a request the client cancelled is not awaited."""
 
     def __init__(self, fd: int) -> None:
         import anyio
@@ -322,19 +321,15 @@ class LineWriter:
         self._file = os.fdopen(fd, "wb", closefd=False)
         self._lock = anyio.Lock()
         self._worker = DaemonWorker("scratchfs-mcp-wire-out")
-        self.pending: Counter[str] = Counter()  # ids as JSON text (1 is not "1") of requests not yet answered
+        self.pending: set[str] = set()  # ids as JSON text (1 is not "1") of requests not yet answered
 
     def expect(self, request_id: int | str) -> None:
         """Note a request handed on: its reply is awaited by :meth:`drained`."""
-        self.pending[json.dumps(request_id)] += 1
+        self.pending.add(json.dumps(request_id))
 
     def forget(self, request_id: int | str) -> None:
-        """Note a request the client cancelled (or one answered): one fewer reply to await for its id."""
-        key = json.dumps(request_id)
-        if self.pending[key] > 1:
-            self.pending[key] -= 1
-        else:
-            self.pending.pop(key, None)
+        """Note a request the client cancelled (or one answered): no reply to await for its id."""
+        self.pending.discard(json.dumps(request_id))
 
     def in_flight(self, request_id: int | str) -> bool:
         """Whether a request of this id was handed on and is neither answered nor cancelled."""
