@@ -73,7 +73,7 @@ def _stub_of(build_stub):
 def _by_kind(payloads: list[bytes], describe, stub, figures: dict[str, float]) -> None:
     """``build_stub``'s per-call CPU (``stub``: :func:`_stub_of`'s) on the fixtures of each kind whose note depends
     on more than the shape: CSV tables and tables aligned by spaces (their rows read starts after the preview), JSON
-    lines, JSON."""
+    lines, JSON (a kind no payload holds has no figure: ``fixtures/tools/`` holds no JSON lines)."""
     groups: dict[str, list[tuple[bytes, int, object]]] = {}
     for payload in payloads:
         lines = payload.count(b"\n") + (payload[-1:] != b"\n")
