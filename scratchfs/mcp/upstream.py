@@ -105,12 +105,14 @@ class Upstream:
             waited = anyio.current_time() - self._started
             raise UpstreamUnavailable(f"{self.config.command}: still starting (no answer to initialize after "
                                       f"{waited:.0f} s; the proxy keeps waiting for it: call again later)")
-        return await self._bounded(self._send(request, result_type, progress), deadline, timeout)
+        return await self._bounded(self._send(request, result_type, progress), deadline)
 
-    async def _bounded(self, send: Any, deadline: float, timeout: float) -> Any:
-        """``await send`` in a task of its own, its answer waited for until ``deadline``: one that comes later
-        fails the call at once. (Cancelled in the caller's task, the SDK's send waits up to 5 s more to write its
-        courtesy cancel, to an upstream that may read nothing: here that cancel goes on in the background.)"""
+    async def _bounded(self, send: Any, deadline: float) -> Any:
+        """``await send`` (a coroutine) in a task of its own, its answer waited for until ``deadline``
+        (``anyio.current_time()`` seconds: the call's start plus ``--timeout``): one that comes later fails the call
+        at once (:class:`UpstreamUnavailable`). (Cancelled in the caller's task, the SDK's send waits up to 5 s
+        more to write its courtesy cancel, to an upstream that may read nothing: here that cancel goes on in the
+        background.)"""
         import anyio
 
         done, outcome, scope = anyio.Event(), [], anyio.CancelScope()
@@ -135,7 +137,7 @@ class Upstream:
             if not done.is_set():
                 scope.cancel()
         if not outcome:
-            raise UpstreamUnavailable(f"{self.config.command}: no answer within {timeout:g} s")
+            raise UpstreamUnavailable(f"{self.config.command}: no answer within {self.config.timeout:g} s")
         ok, value = outcome[0]
         if ok:
             return value
