@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from scratchfs import InvalidArgument
 from scratchfs.api import inspector
 from scratchfs.api.listing import listing_reply
-from scratchfs.api.results import render_call
 from scratchfs.engine.structure import BytesSource, jq_page, records_page, rows_page, select_page, text_page, view_page
 from scratchfs.engine.structure.paging import CursorKey, encode_cursor
+from scratchfs.foundation.calls import render_call
 
 BUDGET = 300
 

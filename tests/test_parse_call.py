@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from scratchfs import InvalidArgument
 from scratchfs.adapter import Offloader, parse_call
-from scratchfs.api.results import render_call
+from scratchfs.foundation.calls import render_call
 
 TRICKY = 'say "hi" \\ back\\slash\ttab ü 🦀 \u2028 line'
 """A needle with quotes, backslashes, a tab, non-ASCII, an astral character and a line separator."""

@@ -198,7 +198,7 @@ def test_run_listings_fit_and_their_next_call_goes_on(store, run, agent, budget,
     ids and keys full of escaped characters: each page fits, and following next_call (or the cursor given alone)
     lists every entry once."""
     from scratchfs.api.listing import listing_reply
-    from scratchfs.api.results import render_call
+    from scratchfs.foundation.calls import render_call
 
     scope = store.scope(run, agent)
     keys = [run * (1 + i % 3) + agent for i in range(6)]
@@ -230,7 +230,7 @@ def test_a_shorter_listing_page_is_planned_a_bounded_number_of_times(store, monk
     it planned a Squeeze per row count tried (up to 30 here, unbounded in rows); now per distinct call length, by
     bisection. The page found is the same: the one row whose cursor is short, with its next_call."""
     from scratchfs.api import listing
-    from scratchfs.api.results import render_call
+    from scratchfs.foundation.calls import render_call
 
     monkeypatch.setattr("scratchfs.foundation.cursors._PACK_OVER", 10**9)  # long cursors as unpackable keys make
     scope = store.scope("r-plans", "a")                                      # them (quotes pack into a few bytes)

@@ -17,7 +17,7 @@ from hypothesis import example, given, reject, settings
 from hypothesis import strategies as st
 
 from scratchfs.api import shape, shape_binary, shape_log, shape_said, shape_table, shape_words, stub
-from scratchfs.api.results import call_start, call_with, render_call
+from scratchfs.api.results import call_start, call_with
 from scratchfs.api.shape_binary import binary_kind
 from scratchfs.api.shape_diagnostics import DIAGNOSTICS_SHAPE
 from scratchfs.api.shape_diff import DIFF_SHAPE
@@ -34,6 +34,7 @@ from scratchfs.engine.patterns import MAX_LINE_BYTES
 from scratchfs.engine.seekable import MIN_FRAME_BYTES, SeekableWriter, one_frame_blob
 from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES, MAX_SLURP_BYTES
 from scratchfs.foundation import text as ftext
+from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.text import line_stats
 from tests import reference_shape, reference_stub
 

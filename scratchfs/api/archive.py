@@ -29,7 +29,6 @@ import struct
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from scratchfs.api.results import render_call
 from scratchfs.api.shape_binary import TarWalk, binary_kind, zip64_sizes
 from scratchfs.engine.structure.paging import (
     CursorKey,
@@ -39,6 +38,7 @@ from scratchfs.engine.structure.paging import (
     encode_cursor,
     fill_items,
 )
+from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MAX_READ_BYTES
 

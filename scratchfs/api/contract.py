@@ -49,7 +49,7 @@ from scratchfs.api.fixed import Squeeze, small
 from scratchfs.api.listing import listing_reply
 from scratchfs.api.missing import LOST_KEY
 from scratchfs.api.read_mixes import only_one_read, refuse_mixed
-from scratchfs.api.results import LineSlice, Matches, Slice, render_call
+from scratchfs.api.results import LineSlice, Matches, Slice
 from scratchfs.api.scope import Scope
 from scratchfs.api.search_reply import as_given, count_reply, matches_reply, window_hits, window_json
 from scratchfs.api.structured import StructureReads
@@ -57,7 +57,7 @@ from scratchfs.api.stub import shown_preview
 from scratchfs.api.tools import TOOL_SPECS, check_arguments
 from scratchfs.api.views import fit, lead_inside_character, piece, reads_as_text, reply_size, to_json
 from scratchfs.engine.structure.paging import check_resumes_at, cursor_position
-from scratchfs.foundation.calls import Advice, Call
+from scratchfs.foundation.calls import Advice, Call, render_call
 from scratchfs.foundation.checks import HANDLE_RE, check_flag, check_int, check_key, check_utf8
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import (

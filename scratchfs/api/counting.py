@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING
 
 from scratchfs.api.bounds import bounded_miss, check_search_end, offset_past_end
 from scratchfs.api.entries import reading
-from scratchfs.api.results import Bounded, render_call
+from scratchfs.api.results import Bounded
 from scratchfs.api.search_misses import whole_miss_note
 from scratchfs.engine.patterns import MAX_REACH_BYTES, compile_pattern
 from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, count
 from scratchfs.foundation import checks
+from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MAX_NEEDLE_BYTES
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.bounds import bounded_miss, check_search_end, offset_past_end
 from scratchfs.api.entries import reading
-from scratchfs.api.results import Matches, bounded_resume, render_call, stopped_note
+from scratchfs.api.results import Matches, bounded_resume, stopped_note
 from scratchfs.api.shape import binary_format
 from scratchfs.api.shape_binary import UTF16_FORMATS, compressed_format
 from scratchfs.api.shape_said import not_utf8_said, split_by_controls
@@ -21,6 +21,7 @@ from scratchfs.api.view_search import RENDERED_KINDS, rendered_hint
 from scratchfs.api.views import reply_size
 from scratchfs.engine.pattern_syntax import crlf_line_ends
 from scratchfs.engine.search import Matcher, Sink, search
+from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.limits import DEFAULT_CONTEXT, DEFAULT_MATCHES
 from scratchfs.foundation.text import invalid_utf8_bytes, utf8_partial_tail
 

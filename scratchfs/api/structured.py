@@ -27,7 +27,6 @@ from scratchfs.api.misfit import (
     text_misfit,
     view_misfit,
 )
-from scratchfs.api.results import render_call
 from scratchfs.api.shape import binary_format
 from scratchfs.api.shape_aligned import header_line, is_aligned
 from scratchfs.api.shape_said import cr_ends_said
@@ -58,7 +57,7 @@ from scratchfs.engine.structure.table import UNSPLIT_KEY
 from scratchfs.engine.structure.terminal import PastTheView
 from scratchfs.engine.structure.text_search import search_text
 from scratchfs.foundation import checks
-from scratchfs.foundation.calls import Advice, Call
+from scratchfs.foundation.calls import Advice, Call, render_call
 from scratchfs.foundation.errors import BadRecord, InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
 from scratchfs.foundation.text import utf8_partial_tail

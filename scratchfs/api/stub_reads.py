@@ -10,7 +10,6 @@ from __future__ import annotations
 import codecs
 from collections.abc import Iterator
 
-from scratchfs.api.results import render_call
 from scratchfs.api.shape_aligned import header_line, is_aligned
 from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.shape_table import is_headless
@@ -18,6 +17,7 @@ from scratchfs.api.shape_terminal import coloured, is_terminal
 from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES, MAX_SLURP_BYTES, BytesSource, iter_rows
 from scratchfs.engine.structure.aligned import is_blank, is_row
 from scratchfs.engine.structure.paging import iter_lines
+from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.errors import BadRecord, ScratchError
 from scratchfs.foundation.limits import MAX_STUB_BYTES
 

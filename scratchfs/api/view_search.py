@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from scratchfs.api.bounds import offset_past_end
 from scratchfs.api.entries import reading
 from scratchfs.api.misfit import plain_view, view_misfit
-from scratchfs.api.results import Matches, render_call, stopped_note
+from scratchfs.api.results import Matches, stopped_note
 from scratchfs.engine.search import Matcher, Sink, Window, search
 from scratchfs.engine.seekable import SeekableReader
 from scratchfs.engine.structure import ReaderSource
@@ -31,6 +31,7 @@ from scratchfs.engine.structure.terminal_match import (
     drawn_edges,
 )
 from scratchfs.foundation import checks
+from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.errors import InvalidArgument
 
 if TYPE_CHECKING:
