@@ -187,11 +187,9 @@ def _fakes(text: bytes) -> list[int]:
 
 
 def _headers(width: int) -> re.Pattern[bytes]:
-    """A hunk's header behind a graph ``width`` characters wide (found after a newline)."""
-    return _HEADERS.setdefault(width, re.compile(rb"\n[^\n]{%d}@@ -\d{1,12}(?:,\d{1,12})? \+\d" % width))
-
-
-_HEADERS: dict[int, re.Pattern[bytes]] = {}
+    """A hunk's header behind a graph ``width`` characters wide (found after a newline), kept compiled by
+    ``re``'s own cache, which is bounded."""
+    return re.compile(rb"\n[^\n]{%d}@@ -\d{1,12}(?:,\d{1,12})? \+\d" % width)
 
 
 class _Hunks:
