@@ -35,12 +35,8 @@ def _path(key: object) -> str | None:
 
 
 def _best(reads: list[tuple[str, int]]) -> str | None:
-    """The read of the highest rank (the first of equal ranks), ``None`` for none."""
-    best: tuple[int, str] | None = None
-    for filter_, rank in reads:
-        if best is None or rank > best[0]:
-            best = (rank, filter_)
-    return None if best is None else best[1]
+    """The read of the highest rank (the first of equal ranks: ``max`` keeps the first), ``None`` for none."""
+    return max(reads, key=lambda read: read[1])[0] if reads else None
 
 
 def object_read(value: dict, fit: tuple[int, int] | None) -> str | None:
