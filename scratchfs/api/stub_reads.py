@@ -71,7 +71,7 @@ def structure_call(call: str, content_type: str | None, shape: str | None, size:
 _BOM = codecs.BOM_UTF8
 _ROWS_REACH = MAX_STUB_BYTES + 16 * 1024  # bytes of a table's start its rows are read in for a note: a preview
 # shows at most MAX_STUB_BYTES, and a row that runs past this reach from before the preview's end is cut by it (the
-# read starts there) -- where the rows read's 256 KiB chunks of a whole 512 KiB sample cost 0.2-0.3 ms a stub
+# read starts there) -- where the rows read would read a whole 512 KiB sample in its 256 KiB chunks
 
 
 def rows_after(content_type: str | None, head: bytes, size: int, shape: str | None) -> RowsAfter | None:
@@ -153,7 +153,7 @@ class RowsAfter:
         numbers them: a CSV table's by :func:`~scratchfs.engine.structure.iter_rows` (a row that cannot be read
         passed over, keeping its number); a table aligned by spaces' by its lines alone, as that read splits them
         (after its header line, the one its shape names, up to the first blank line; a rule of dashes is no row):
-        its layout (told from 32 KiB of lines, 1-2 ms) changes the cells, not where the rows start."""
+        its layout (told from 32 KiB of lines, which no stub reads) changes the cells, not where the rows start."""
         head = self.head
         if self.aligned:
             at = 0
