@@ -298,7 +298,7 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     if found.rendered:  # (a window cut to fit: its edges off what it would render otherwise than the view)
         windows = [_drawn(window, found.windows) for window in windows]
     stopped = found.stopped is not None and next_offset == found.first_left  # (a pattern error, not the budget)
-    next_offset = next_offset if stopped else bounded_resume(found, windows, next_offset)
+    next_offset = bounded_resume(found, windows, next_offset)
     shown = replace(found, windows=windows, next_offset=next_offset, left=None)
     what: dict[str, Any] = {"pattern": found.pattern} if found.pattern is not None else {"match": found.needle_text}
     what.update({"ignore_case": True} if found.ignore_case else {})  # (false, the default, is not said)
