@@ -14,15 +14,14 @@ from __future__ import annotations
 import json
 import re
 
-from scratchfs.api.shape_words import key_name
+from scratchfs.api.shape_top import LISTED_KEYS
+from scratchfs.api.shape_words import LONG_STRING_CHARS, key_name
 from scratchfs.engine.structure.toplevel import TopEntry, TopLevel
 
 __all__ = ["object_read", "top_read"]
 
 _PLAIN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-LONG_STRING_CHARS = 200  # a string this long is a value worth reading (a shape writes it "str(N KiB)")
-_LISTED_KEYS = 6  # a streamed shape lists an object's first 6 keys (shape_top)
 
 
 def _path(key: object) -> str | None:
@@ -36,12 +35,8 @@ def _path(key: object) -> str | None:
 
 
 def _best(reads: list[tuple[str, int]]) -> str | None:
-    """The read of the highest rank (the first of equal ranks), ``None`` for none."""
-    best: tuple[int, str] | None = None
-    for filter_, rank in reads:
-        if best is None or rank > best[0]:
-            best = (rank, filter_)
-    return None if best is None else best[1]
+    """The read of the highest rank (the first of equal ranks: ``max`` keeps the first), ``None`` for none."""
+    return max(reads, key=lambda read: read[1])[0] if reads else None
 
 
 def object_read(value: dict, fit: tuple[int, int] | None) -> str | None:
@@ -85,7 +80,7 @@ def _entry_read(entry: TopEntry) -> tuple[str, int] | None:
         nested = bool(entry.names) or entry.item_kind in ("object", "array")
         return (f"{path}[0]" if nested else path), entry.count + 2
     if entry.kind == "object" and entry.count:
-        listed = entry.count <= min(len(entry.names), _LISTED_KEYS)
+        listed = entry.count <= min(len(entry.names), LISTED_KEYS)
         return (path if listed else f"{path} | keys"), entry.count + 2
     if entry.kind == "str" and entry.count >= LONG_STRING_CHARS:
         return path, 1

@@ -32,14 +32,18 @@ from scratchfs.foundation.text import plural
 
 
 def bounded_resume(found: Matches, windows: list[Window], first_left: int | None) -> int | None:
-    """Where the next page of ``found``'s search starts after it shows ``windows`` (in order) with ``first_left``
-    the first match not shown: the one rule for the Python API's ``next_offset`` and the model's reply. A search
-    bounded by ``end=`` shows no byte before its ``offset`` (:func:`~scratchfs.engine.search.search`'s ``floor``),
-    so its next page starts up to the context's reach (:attr:`Matches.reach`) before ``first_left``, but never in
-    bytes this page showed: no match lies between (every one before ``first_left`` is shown), so the next page's
-    first match is ``first_left``, with the context before it that no page showed. Any other search (unbounded, from
-    the end), a page showing nothing, or a search at its end: ``first_left`` itself."""
+    """Where the next page of ``found``'s search starts (a byte offset, ``None`` at its end) after it shows ``windows``
+    (in order) with ``first_left`` the first match not shown (its byte offset): the one rule for the Python API's
+    ``next_offset`` and the model's reply. A search bounded by ``end=`` shows no byte before its ``offset``
+    (:func:`~scratchfs.engine.search.search`'s ``floor``), so its next page starts up to the context's reach
+    (:attr:`Matches.reach`) before ``first_left``, but never in bytes this page showed: no match lies between (every one
+    before ``first_left`` is shown), so the next page's first match is ``first_left``, with the context before it that
+    no page showed. Any other search (unbounded, from the end), a page showing nothing, a search at its end, or one a
+    pattern's error stopped at ``first_left`` (:attr:`Matches.stopped`: it goes on at the trouble): ``first_left``
+    itself."""
     if found.end is None or found.before is not None or not windows or first_left is None:
+        return first_left
+    if found.stopped is not None and first_left == found.first_left:
         return first_left
     last = windows[-1]
     shown_to = last.offset + len(last.data)

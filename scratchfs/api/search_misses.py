@@ -66,8 +66,7 @@ def stored_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, h
                 missed = not result.windows and result.next_offset is None
                 if missed:
                     return replace(result, note=bounded_miss(offset, end, size))
-                resume = result.next_offset if result.stopped else bounded_resume(result, result.windows,
-                                                                                  result.next_offset)
+                resume = bounded_resume(result, result.windows, result.next_offset)
                 return replace(result, next_offset=resume, left=None if resume == result.next_offset else
                                result.next_offset)
             return _hinted(opened, result, offset)

@@ -147,11 +147,6 @@ def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
     return _fit_one_window(found, windows[0], after, budget, shown)
 
 
-def _reach(found: Matches) -> int:
-    """Bytes of context a side a window of ``found`` holds at most (:attr:`Matches.reach`)."""
-    return found.reach
-
-
 def _cut(window: Window, first: int, last: int, hits: tuple[Hit, ...]) -> Window:
     """The bytes ``[first, last)`` of ``window`` (clamped to it) holding ``hits`` (some of its matches, in order): a
     window of lines cut shorter says its line goes on (its ``line_cut``)."""
@@ -184,7 +179,7 @@ def _trim_after(found: Matches, window: Window, after: int | None, budget: int,
     if not keep:
         return None
     last = hits[keep - 1]
-    room = max(0, min(_reach(found), (hits[keep].offset if keep < len(hits) else end) - last.offset - last.length))
+    room = max(0, min(found.reach, (hits[keep].offset if keep < len(hits) else end) - last.offset - last.length))
     context = _most(room, lambda c: reply_size(upto(keep, c)) <= budget)
     return None if alone and keep == 1 and context < room else upto(keep, context)
 
@@ -208,7 +203,7 @@ def _fit_last(found: Matches, budget: int, shown: Callable[..., dict[str, Any]])
         return tail(kept)
     last = windows[-1]
     hit = last.matches[-1]
-    lo = max(last.offset, hit.offset - _reach(found))
+    lo = max(last.offset, hit.offset - found.reach)
     line_cut = None if last.line_cut is None else (last.line_cut[0] or lo > last.offset, last.line_cut[1])
     alone = Window(hit.offset, lo, last.data[lo - last.offset:], hit.line, (hit,), line_cut)
     return _fit_one_window(found, alone, None, budget, tail)
@@ -233,7 +228,7 @@ def _trim_before(found: Matches, window: Window, budget: int, shown: Callable[[l
     keep = _most(len(hits), lambda n: n >= 1 and reply_size(upto(n, 0)) <= budget)
     if not keep:
         return None
-    room = max(0, min(_reach(found), hits[len(hits) - keep].offset - floor(keep)))
+    room = max(0, min(found.reach, hits[len(hits) - keep].offset - floor(keep)))
     context = _most(room, lambda c: reply_size(upto(keep, c)) <= budget)
     return None if alone and keep == 1 and context < room else upto(keep, context)
 
@@ -260,7 +255,7 @@ def _fit_one_window(found: Matches, window: Window, after: int | None, budget: i
     (:func:`_trim_after` failed): less context a side, then the match's start (``shown(windows, next_offset)``: the
     reply showing those windows; ``after``: the first match past ``window``)."""
     hits = window.matches
-    reach = _reach(found)
+    reach = found.reach
 
     def cut(first: int, last: int, keep: int) -> Window:
         return _cut(window, first, last, hits[:keep])
@@ -303,7 +298,7 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     if found.rendered:  # (a window cut to fit: its edges off what it would render otherwise than the view)
         windows = [_drawn(window, found.windows) for window in windows]
     stopped = found.stopped is not None and next_offset == found.first_left  # (a pattern error, not the budget)
-    next_offset = next_offset if stopped else bounded_resume(found, windows, next_offset)
+    next_offset = bounded_resume(found, windows, next_offset)
     shown = replace(found, windows=windows, next_offset=next_offset, left=None)
     what: dict[str, Any] = {"pattern": found.pattern} if found.pattern is not None else {"match": found.needle_text}
     what.update({"ignore_case": True} if found.ignore_case else {})  # (false, the default, is not said)
@@ -356,7 +351,7 @@ def _cuts(found: Matches, windows: list[Window]) -> list[tuple[bool, bool]]:
     """For each of ``windows`` (a piece of one of ``found``'s windows, which do not overlap): whether it was cut
     before and after, its context there shorter than ``found.context`` asks and the content's ends allow (a window
     of terminal output's view: than its window found, whose edges were moved off escape sequences)."""
-    reach, starts = _reach(found), [whole.offset for whole in found.windows] if found.rendered else []
+    reach, starts = found.reach, [whole.offset for whole in found.windows] if found.rendered else []
     out = []
     for window in windows:
         if not window.matches:

@@ -24,12 +24,13 @@ import re
 
 from scratchfs.api.shape_words import listed_within, plural, short_name, within_lines
 
-__all__ = ["DIFF_SHAPE", "diff_shape", "patches_said"]
+__all__ = ["DIFF_SHAPE", "HUNK_RE", "diff_shape", "patches_said"]
 
 DIFF_SHAPE = "unified diff"
 """How the shape of a unified diff starts."""
 
-_HUNK_RE = re.compile(rb"@@ -\d{1,12}(?:,(\d{1,12}))? \+\d{1,12}(?:,(\d{1,12}))? @@")
+HUNK_RE = re.compile(rb"@@ -\d{1,12}(?:,(\d{1,12}))? \+\d{1,12}(?:,(\d{1,12}))? @@")
+"""A hunk's header ``@@ -l,s +l,s @@``: its groups the old and the new line counts (``None``: 1)."""
 _COMBINED_RE = re.compile(rb"(@{3,10}) ((?:-\d{1,12}(?:,\d{1,12})? ){2,9})\+\d{1,12}(?:,(\d{1,12}))? \1")
 _RANGE_RE = re.compile(rb"-\d+(?:,(\d+))?")
 _COMBINED = (b"diff --cc ", b"diff --combined ")
@@ -144,7 +145,7 @@ class _Walk:
 
     def _hunk(self, line: bytes) -> None:
         """Take ``line``, starting ``@``: a hunk's header (a combined hunk's too), else another line."""
-        if (match := _HUNK_RE.match(line)) is not None and self.files:
+        if (match := HUNK_RE.match(line)) is not None and self.files:
             self.hunks += 1
             self.old = int(match[1]) if match[1] is not None else 1
             self.new = int(match[2]) if match[2] is not None else 1

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from scratchfs.api.shape_diff import patches_said
+from scratchfs.api.shape_diff import HUNK_RE, patches_said
 from scratchfs.api.shape_parts import Parts, numbered
 from scratchfs.api.shape_words import kib, listed_within, plural, short_name, within_lines
 
@@ -74,7 +74,6 @@ _PATCH_LINES = 4000
 _FAKE_RE = re.compile(rb"\n[|/\\_. -]*(?:  |-)[|/\\_. -]*\*[|/\\_. -]*?(?:commit [0-9a-f]{7}|[0-9a-f]{7,40} )")
 """A line that may be a hunk's reading as a commit's: git pads each column of its graph with a space, so behind it a
 context line's space makes two, a removed line's ``-`` one (a commit's ``*`` stands behind ``| `` columns alone)."""
-_HUNK_RE = re.compile(rb"@@ -\d{1,12}(?:,(\d{1,12}))? \+\d{1,12}(?:,(\d{1,12}))? @@")  # (shape_diff's)
 _PATCH_LEADS = b"|/\\_. "  # (a line of a -p --oneline --graph that is no commit's keeps its graph: the patch's lines)
 _ONELINE_RE = re.compile(rb"\n([0-9a-f]{7,40}) ([^\r\n]*)")
 _ONELINE_LINES = 20  # the first lines (not blank) of a --oneline log that all are a commit's
@@ -169,7 +168,7 @@ def _fakes(text: bytes) -> list[int]:
         head = -1 if walking else text.rfind(b"@@ -", since, at)  # (each byte looked back at once)
         if head >= 0:
             line = text.rfind(b"\n", 0, head) + 1
-            hunk = _HUNK_RE.match(text, head) if head == line + hunks.width else None
+            hunk = HUNK_RE.match(text, head) if head == line + hunks.width else None
             if hunk is not None:
                 ended = text.find(b"\\ No newline", head, at) < 0 and \
                     text.count(b"\n", head, at) - 1 >= int(hunk[1] or 1) + int(hunk[2] or 1)
@@ -188,11 +187,9 @@ def _fakes(text: bytes) -> list[int]:
 
 
 def _headers(width: int) -> re.Pattern[bytes]:
-    """A hunk's header behind a graph ``width`` characters wide (found after a newline)."""
-    return _HEADERS.setdefault(width, re.compile(rb"\n[^\n]{%d}@@ -\d{1,12}(?:,\d{1,12})? \+\d" % width))
-
-
-_HEADERS: dict[int, re.Pattern[bytes]] = {}
+    """A hunk's header behind a graph ``width`` characters wide (found after a newline), kept compiled by
+    ``re``'s own cache, which is bounded."""
+    return re.compile(rb"\n[^\n]{%d}@@ -\d{1,12}(?:,\d{1,12})? \+\d" % width)
 
 
 class _Hunks:
@@ -219,7 +216,7 @@ class _Hunks:
             mark = text[self.at + width : self.at + width + 1]
             if self.old > 0 or self.new > 0:
                 self._line(mark)
-            elif mark == b"@" and (hunk := _HUNK_RE.match(text, self.at + width, end)) is not None:
+            elif mark == b"@" and (hunk := HUNK_RE.match(text, self.at + width, end)) is not None:
                 self.old, self.new = int(hunk[1] or 1), int(hunk[2] or 1)
             self.at = end + 1
         if self.at < row:  # (out of lines to walk: read as it stands)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from scratchfs.api.shape_words import clip, key_name, kib, plural, shape_limit
+from scratchfs.api.shape_words import LONG_STRING_CHARS, clip, key_name, kib, plural, shape_limit
 
 __all__ = ["MERGE_DEPTH", "MERGE_VALUES", "SAMPLE_ITEMS", "WIDEST_OBJECT", "Merged", "MixedItems", "fitted",
            "items_template", "merged_items", "merged_text", "mixed_items", "sampled", "value_word"]
@@ -83,7 +83,7 @@ class Merged:
                     items.add(item, depth - 1, budget)
         elif kind is str:
             self.kinds.setdefault("str")
-            if len(value) < 200:
+            if len(value) < LONG_STRING_CHARS:
                 self.short = True
             else:
                 self.long_bytes = max(self.long_bytes, len(value.encode("utf-8", "surrogatepass")))
@@ -231,7 +231,7 @@ def value_word(value: object) -> str:
     if isinstance(value, list):
         return f"array({len(value)})"
     if isinstance(value, str):
-        return "str" if len(value) < 200 else f"str({kib(len(value.encode('utf-8', 'surrogatepass')))})"
+        return "str" if len(value) < LONG_STRING_CHARS else f"str({kib(len(value.encode('utf-8', 'surrogatepass')))})"
     if value is None:
         return "null"
     return type(value).__name__

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from scratchfs.api.shape_words import clip, first_of, key_name, kib, plural, shape_limit
+from scratchfs.api.shape_words import LONG_STRING_CHARS, clip, first_of, key_name, kib, plural, shape_limit
 from scratchfs.engine.structure.toplevel import TopEntry, TopLevel
 
-__all__ = ["top_shape"]
+__all__ = ["LISTED_KEYS", "top_shape"]
+
+LISTED_KEYS = 6
+"""Keys of an object inside the top level that its shape lists at most (``object(9 keys: a, b, c, d, e, f, …)``)."""
 
 
 def _item_names(entry: TopEntry) -> str:
@@ -23,8 +26,8 @@ def _entry_text(entry: TopEntry) -> str:
         return f"{entry.kind} (runs past the scan)" if entry.kind not in ("object", "array") else \
             _entry_text(replace(entry, cut=False)).replace("(", "(at least ", 1)
     if entry.kind == "object":
-        names = ", ".join(key_name(n) for n in entry.names[:6])
-        more = ", …" if entry.count > len(entry.names[:6]) else ""
+        names = ", ".join(key_name(n) for n in entry.names[:LISTED_KEYS])
+        more = ", …" if entry.count > len(entry.names[:LISTED_KEYS]) else ""
         return f"object({plural(entry.count, 'key')}: {names}{more})" if entry.count else "object(0 keys)"
     if entry.kind == "array":
         if entry.mixed:  # (the first item's kind or keys are not the others')
@@ -34,7 +37,7 @@ def _entry_text(entry: TopEntry) -> str:
             return f"array({entry.count}) of {_item_names(entry)}"
         return f"array({entry.count}) of {entry.item_kind}" if entry.item_kind else f"array({entry.count})"
     if entry.kind == "str":
-        return "str" if entry.count < 200 else f"str({kib(entry.count)})"
+        return "str" if entry.count < LONG_STRING_CHARS else f"str({kib(entry.count)})"
     return entry.kind
 
 

@@ -14,10 +14,13 @@ from scratchfs.engine.structure.row_keys import row_keys
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import plural
 
-__all__ = ["MAX_SHAPE_CHARS", "MOST_LINES", "PROGRAM_LINE_RE", "LineNumbers", "clip", "column_names", "first_of",
-           "key_name", "kib",
-           "listed_within", "plural", "room_for", "shape_limit", "short_name", "within", "within_lines"]
+__all__ = ["LONG_STRING_CHARS", "MAX_SHAPE_CHARS", "MOST_LINES", "PROGRAM_LINE_RE", "LineNumbers", "clip",
+           "column_names", "first_of", "key_name", "kib", "listed_within", "plural", "room_for", "shape_limit",
+           "short_name", "within", "within_lines"]
 
+LONG_STRING_CHARS = 200
+"""Characters from which a JSON string is long: a shape writes it ``str(N KiB)`` (bytes), a short one ``str``, and
+a stub's note may name a read of it (:mod:`scratchfs.api.json_next`)."""
 MAX_SHAPE_CHARS = 600
 """Longest shape text, in characters (the stub's preview gives way to it within the 1.5 KiB stub)."""
 

@@ -111,10 +111,10 @@ def paged_instead(handle: str, filter: str, form: str) -> Advice:
     per record (``form``: ``"records"`` JSON lines, ``"documents"`` JSON texts one after another, ``"rows"`` or
     ``"arrays"`` a table), or a count read for ``length``, or, for a filter with no per-record equivalent, words
     saying so and the paged read of every record or row."""
-    unit = {"records": "record", "documents": "document"}.get(form, "row")
-    each, said = per_record(filter, unit)
     if filter.strip() == "length":
         return _count(handle, form)
+    unit = {"records": "record", "documents": "document"}.get(form, "row")
+    each, said = per_record(filter, unit)
     if each is None:
         return Advice.of(f"{said}, which no read of one {unit} at a time does (group_by, sort_by, add and the like "
                          f"need every {unit} at once): page the {unit}s and combine them yourself: ",

@@ -44,14 +44,13 @@ _SLURP = after_handle(jq="JQ", slurp=True)  # one jq filter over the array of al
 
 def structure_call(call: str, content_type: str | None, shape: str | None, size: int,
                    next_read: str | None, top: str | None = None) -> str | None:
-    """The structure reads (each after ``call``, the ``read_handle(handle=...`` start, but the first) a note names
-    for a content, ``None`` for none: the text view of terminal output; a table aligned by spaces' rows and one jq
-    over all of them; a JSON document's ``next_read`` (the jq filter its shape's describer chose) or ``keys``, past
-    :data:`~scratchfs.engine.structure.MAX_JQ_DOCUMENT_BYTES` a path that streams; JSON texts one after another's
-    filter run on each; a table's or JSON lines' ``slurp=true`` within its bound -- their rows or records read,
-    which depends on the preview, is :class:`RowsAfter`'s. ``top``: a JSON document's top level, ``"array"`` or
-    ``"object"`` (:attr:`~scratchfs.api.shape.Shape.top`, handed over by its describer: never read back from
-    ``shape``'s words)."""
+    """The structure reads (each after ``call``, the ``read_handle(handle=...`` start, but the first) a note names for a
+    content of ``size`` bytes, ``None`` for none: the text view of terminal output; a table aligned by spaces' rows and
+    one jq over all of them; a JSON document's ``next_read`` (the jq filter its shape's describer chose) or ``keys``,
+    past :data:`~scratchfs.engine.structure.MAX_JQ_DOCUMENT_BYTES` a path that streams; JSON texts one after another's
+    filter run on each; a table's or JSON lines' ``slurp=true`` within its bound -- their rows or records read, which
+    depends on the preview, is :class:`RowsAfter`'s. ``top``: a JSON document's top level, ``"array"`` or ``"object"``
+    (:attr:`~scratchfs.api.shape.Shape.top`, handed over by its describer: never read back from ``shape``'s words)."""
     if is_terminal(content_type, shape) or coloured(shape):
         return _TEXT_VIEW  # colours, cursor moves, progress bars: rendered as a terminal shows them
     if is_aligned(content_type, shape):  # a table aligned by spaces: (its rows: RowsAfter) one jq over all of them
@@ -72,12 +71,12 @@ def structure_call(call: str, content_type: str | None, shape: str | None, size:
 _BOM = codecs.BOM_UTF8
 _ROWS_REACH = MAX_STUB_BYTES + 16 * 1024  # bytes of a table's start its rows are read in for a note: a preview
 # shows at most MAX_STUB_BYTES, and a row that runs past this reach from before the preview's end is cut by it (the
-# read starts there) -- where the rows read's 256 KiB chunks of a whole 512 KiB sample cost 0.2-0.3 ms a stub
+# read starts there) -- where the rows read would read a whole 512 KiB sample in its 256 KiB chunks
 
 
 def rows_after(content_type: str | None, head: bytes, size: int, shape: str | None) -> RowsAfter | None:
     """The :class:`RowsAfter` of a table (CSV/TSV, or text whose shape says it is a table aligned by spaces) or of
-    JSON lines, else ``None``."""
+    JSON lines, else ``None`` (``head``: the content's first bytes; ``size``: all of its bytes)."""
     if content_type in ("csv", "jsonl"):
         return RowsAfter(content_type, head, size, shape)
     if is_aligned(content_type, shape):  # (its layout told again from its first lines, as a rows read tells it)
@@ -154,7 +153,7 @@ class RowsAfter:
         numbers them: a CSV table's by :func:`~scratchfs.engine.structure.iter_rows` (a row that cannot be read
         passed over, keeping its number); a table aligned by spaces' by its lines alone, as that read splits them
         (after its header line, the one its shape names, up to the first blank line; a rule of dashes is no row):
-        its layout (told from 32 KiB of lines, 1-2 ms) changes the cells, not where the rows start."""
+        its layout (told from 32 KiB of lines, which no stub reads) changes the cells, not where the rows start."""
         head = self.head
         if self.aligned:
             at = 0
