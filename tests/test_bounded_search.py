@@ -198,7 +198,12 @@ def test_a_bounded_search_across_frames_agrees_with_finditer(small_frames_store,
     hits = [h for w in found.windows for h in w.matches]
     assert [(h.offset, h.offset + h.length) for h in hits] == spans[:len(hits)]
     assert [h.line for h in hits] == [line_of(data, h.offset) for h in hits]
-    assert found.next_offset == (spans[len(hits)][0] if len(hits) < len(spans) else None)
+    assert found.first_left == (spans[len(hits)][0] if len(hits) < len(spans) else None)
+    if found.first_left is None or not found.windows:
+        assert found.next_offset == found.first_left
+    else:  # (the next page starts up to the context's reach before it, past what this page showed: cf43064)
+        shown_to = found.windows[-1].offset + len(found.windows[-1].data)
+        assert min(found.first_left, max(shown_to, found.first_left - found.reach)) == found.next_offset
     assert all(w.offset + len(w.data) <= end for w in found.windows)
     counted = ScratchTools(scope).call("read_handle", {"handle": handle, "pattern": pattern, "offset": offset,
                                                        "end": end, "count": True})
