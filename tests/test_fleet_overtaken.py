@@ -118,7 +118,7 @@ def test_the_marks_of_deletes_are_forgotten_with_the_tombstones(hosts, postgres_
     _, deleter = hosts(0.0)
     deleter.delete_run("empty-run")
     with psycopg.connect(postgres_dsn, autocommit=True) as conn:
-        marks = f'"{pg_schema}".deleted_scopes'
+        marks = f'"{pg_schema}".scope_tombstones'
         assert conn.execute(f"SELECT run_id, agent_id, reason FROM {marks}").fetchall() == [
             ("empty-run", "", "deleted with its run")]
         deleter.index.forget_tombstones(deleter.now())
@@ -138,7 +138,7 @@ def test_a_write_into_a_run_deleted_long_ago_and_not_read_as_deleted(hosts, monk
 
 def test_a_database_of_version_3_upgrades_and_then_marks_deletes(tmp_path, postgres_dsn, pg_schema, s3_env,
                                                                  monkeypatch):
-    """An index made by the scratchfs before deleted_scopes (schema version 3) is migrated by the first store of
+    """An index made by the scratchfs before scope_tombstones (schema version 3) is migrated by the first store of
     this version to open it (one step), and a delete of an empty run then overtakes a write."""
     from scratchfs.engine.postgres_schema import MIGRATIONS, SCHEMA_VERSION
 

@@ -53,7 +53,7 @@ DB_NOW = "extract(epoch from statement_timestamp())::float8"
 """The database server's now, epoch seconds: the one clock every host shares."""
 
 MARK_DELETE = (
-    "INSERT INTO @S.deleted_scopes VALUES (%(run)s, %(scope)s, %(reason)s, @NOW, " + DB_NOW + ") ON CONFLICT "
+    "INSERT INTO @S.scope_tombstones VALUES (%(run)s, %(scope)s, %(reason)s, @NOW, " + DB_NOW + ") ON CONFLICT "
     "(run_id, agent_id) DO UPDATE SET reason = excluded.reason, at = excluded.at, marked = excluded.marked"
 )
 """Inside a delete of a run (``scope`` ``''``) or an agent (``scope``: its id): mark it, whether it found entries or
@@ -61,7 +61,7 @@ not, dated ``at`` on the store's clock (what a tombstone says) and ``marked`` on
 it against the writes it overtakes: :data:`OVERTAKEN`). One row per scope, the newest delete's."""
 
 OVERTAKEN = (
-    "INSERT INTO @G SELECT %(run)s, %(agent)s, %(kind)s, %(key)s, reason, at FROM @S.deleted_scopes WHERE run_id = "
+    "INSERT INTO @G SELECT %(run)s, %(agent)s, %(kind)s, %(key)s, reason, at FROM @S.scope_tombstones WHERE run_id = "
     "%(run)s AND agent_id IN ('', %(agent)s) AND {since} >= %(since)s ORDER BY marked DESC LIMIT 1 "
     "ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET reason = excluded.reason, at = excluded.at RETURNING at"
 )

@@ -10,7 +10,7 @@ The same rows, tombstones, quotas and expiry semantics as :mod:`scratchfs.engine
                              -- epoch seconds, float8 --, frame_newlines bytea); unique (run_id, agent_id, kind, key);
                              preview and shape are UTF-8 bytea (text cannot hold the NUL a preview may show)
     <schema>.gone           (run_id, agent_id, kind, key, reason, at) primary key (run_id, agent_id, kind, key)
-    <schema>.deleted_scopes (run_id, agent_id -- '' for a run --, reason, at, marked) the last delete of a scope
+    <schema>.scope_tombstones (run_id, agent_id -- '' for a run --, reason, at, marked) the last delete of a scope
 
 **Clock.** With ``clock="database"`` (what :func:`scratchfs.engine.backends.open_index` picks for a store on the
 real clock) every expiry decision -- what is live, what a sweep pops, the times a row is written and refreshed
@@ -429,10 +429,10 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
 
     def forget_tombstones(self, now: float) -> int:
         """Delete tombstones older than :data:`TOMBSTONE_SECONDS` (``at`` against ``now``, epoch seconds), and the
-        marks of deletes of a run or agent as old on the database's clock (``deleted_scopes``,
+        marks of deletes of a run or agent as old on the database's clock (``scope_tombstones``,
         :data:`~scratchfs.engine.postgres_expiry.MARK_DELETE`); return how many tombstones."""
         with self.connection("forgetting tombstones") as conn:
-            conn.execute(self.q(f"DELETE FROM @S.deleted_scopes WHERE marked <= {DB_NOW} - %(keep)s"),
+            conn.execute(self.q(f"DELETE FROM @S.scope_tombstones WHERE marked <= {DB_NOW} - %(keep)s"),
                          {"keep": TOMBSTONE_SECONDS})
             return conn.execute(self.q("DELETE FROM @G WHERE at <= @NOW - %(keep)s"),
                                 {"now": now, "keep": TOMBSTONE_SECONDS}).rowcount

@@ -5,7 +5,7 @@ Tables (in the index's own schema, ``scratchfs`` by default; see :mod:`scratchfs
     schema_version (version integer primary key, applied_at)   one row per applied step
     entries        one row per (run_id, agent_id, kind, key); preview and shape as UTF-8 bytea (text cannot hold NUL)
     gone           tombstones of the last hour, by (run_id, agent_id, kind, key)
-    deleted_scopes the last delete of a run (agent_id '') or agent of the last hour, with or without entries:
+    scope_tombstones the last delete of a run (agent_id '') or agent of the last hour, with or without entries:
                    reason, at (the deleter's store clock, as a tombstone's) and marked (the database's clock)
     store          one row: the store id and the blob location the index is paired with (scratchfs.engine.pairing)
 
@@ -53,9 +53,9 @@ MIGRATIONS: dict[int, list[str]] = {
         "blobs text NOT NULL, paired_at float8 NOT NULL)"],
     # a delete of a run or agent marked whether it found entries or not, on the database's clock, so a write it
     # overtook reads Deleted (scratchfs.engine.postgres_expiry.OVERTAKEN)
-    4: ["CREATE TABLE @S.deleted_scopes (run_id text NOT NULL, agent_id text NOT NULL, reason text NOT NULL, "
+    4: ["CREATE TABLE @S.scope_tombstones (run_id text NOT NULL, agent_id text NOT NULL, reason text NOT NULL, "
         "at float8 NOT NULL, marked float8 NOT NULL, PRIMARY KEY (run_id, agent_id))",
-        "CREATE INDEX deleted_scopes_marked ON @S.deleted_scopes (marked)"],
+        "CREATE INDEX scope_tombstones_marked ON @S.scope_tombstones (marked)"],
 }
 """Schema steps by version: the SQL applied to go from version ``n - 1`` to ``n`` (``@S`` is the schema)."""
 
