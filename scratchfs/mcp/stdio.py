@@ -19,7 +19,9 @@ screens each line (:func:`screen`) and answers what the SDK would drop, as JSON-
 * ``params`` given as an array (by position; MCP names its parameters): ``-32602`` Invalid params;
 * a request whose ``id`` is that of a request of the client still in flight (JSON-RPC matches an answer to its
   request by id alone, and MCP says a requester never reuses one within a session): ``-32600`` Invalid Request, and
-  it is not run -- two answers under one id would let the client take one request's result for the other's.
+  it is not run -- two answers under one id would let the client take one request's result for the other's. Ids
+  are compared as the SDK correlates them (:func:`~scratchfs.mcp.request_ids.correlation_key`): ``"7"`` is the id
+  ``7``, whose in-flight entry it would overwrite, and a cancel naming either forgets the request of the other.
 
 Blank lines are skipped and a UTF-8 byte order mark before a message is ignored (RFC 8259 allows both). Valid
 notifications and responses get no reply, as JSON-RPC says. Everything else -- every well-formed request -- goes to
@@ -52,7 +54,7 @@ from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
 
 from scratchfs.foundation.limits import MAX_MESSAGE_BYTES
-from scratchfs.mcp.request_ids import HEAD_BYTES, id_at_start, is_request_id, request_id_of
+from scratchfs.mcp.request_ids import HEAD_BYTES, correlation_key, id_at_start, is_request_id, request_id_of
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
@@ -105,10 +107,12 @@ def error_reply(request_id: int | str | None, code: int, message: str, data: Any
 
 def duplicate_refusal(request_id: int | str) -> str:
     """The ``-32600`` reply to a request whose id is that of one still in flight (not run)."""
+    same = "" if correlation_key(request_id) == json.dumps(request_id) else \
+        f" (read as the integer {correlation_key(request_id)}, as MCP's SDK correlates ids)"
     return error_reply(request_id, INVALID_REQUEST,
-                       f"Invalid Request: id {json.dumps(request_id)} is that of a request of yours still in flight; "
-                       "ids must be unique among a client's requests in flight (this one was not run): send it "
-                       "again with a new id")
+                       f"Invalid Request: id {json.dumps(request_id)}{same} is that of a request of yours still in "
+                       "flight; ids must be unique among a client's requests in flight (this one was not run): send "
+                       "it again with a new id")
 
 
 def too_long(skipped: int, limit: int = MAX_MESSAGE_BYTES, head: bytes = b"") -> Verdict:
@@ -322,23 +326,24 @@ class LineWriter:
         self._file = os.fdopen(fd, "wb", closefd=False)
         self._lock = anyio.Lock()
         self._worker = DaemonWorker("scratchfs-mcp-wire-out")
-        self.pending: Counter[str] = Counter()  # ids as JSON text (1 is not "1") of requests not yet answered
+        self.pending: Counter[str] = Counter()  # requests not yet answered, by correlation_key: the SDK's (7 is "7")
 
     def expect(self, request_id: int | str) -> None:
         """Note a request handed on: its reply is awaited by :meth:`drained`."""
-        self.pending[json.dumps(request_id)] += 1
+        self.pending[correlation_key(request_id)] += 1
 
     def forget(self, request_id: int | str) -> None:
         """Note a request the client cancelled (or one answered): one fewer reply to await for its id."""
-        key = json.dumps(request_id)
+        key = correlation_key(request_id)
         if self.pending[key] > 1:
             self.pending[key] -= 1
         else:
             self.pending.pop(key, None)
 
     def in_flight(self, request_id: int | str) -> bool:
-        """Whether a request of this id was handed on and is neither answered nor cancelled."""
-        return json.dumps(request_id) in self.pending
+        """Whether a request of this id -- or of one the SDK correlates with it, ``7`` for ``"7"``
+        (:func:`~scratchfs.mcp.request_ids.correlation_key`) -- was handed on and is neither answered nor cancelled."""
+        return correlation_key(request_id) in self.pending
 
     async def write(self, text: str, answers: bool = True) -> None:
         """Write ``text`` (one or more whole lines) and flush it; a reply to a pending request is noted (``answers``
