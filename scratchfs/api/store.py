@@ -359,6 +359,8 @@ class ScratchStore:
             with self.entries.delete_lock(True):
                 count = self.index.delete_scope(run_id, agent_id, now)
                 detached = self.blobs.detach_scope(run_id, agent_id)
+                if hasattr(self.index, "scope_detached"):  # the delete's mark dated after its objects went
+                    self.index.scope_detached(run_id, agent_id, self.now())
             if detached is not None:
                 self.blobs.purge(detached)
             return count
