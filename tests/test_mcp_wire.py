@@ -412,6 +412,22 @@ def test_a_request_whose_id_the_sdk_reads_as_one_in_flight_is_refused(face, agai
     replies = [json.loads(line) for line in done.stdout.splitlines()]
     assert [shape(r) for r in replies] == [("result", 1), (INVALID, again), ("result", 7)] and done.returncode == 0
     assert "read as the integer 7" in replies[1]["error"]["message"], replies[1]
+
+
+@pytest.mark.parametrize("face", ["mcp", "proxy"])
+def test_the_refusal_of_a_long_id_in_flight_names_it_shortened(face, tmp_path):
+    """A refused id was written whole into the refusal's message, beside the id itself: a 4,000-digit id read as
+    the integer in flight came back as 8 KB of message (an id may be megabytes long). Its message names it in at
+    most 60 characters; the reply's id is the id sent."""
+    long_id = "9" * 4000
+    lines = [req(1, "initialize", INIT), json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode(),
+             slow_call(face, int(long_id), tmp_path), req(long_id, "ping"), slow_call(face, "x" * 100_000, tmp_path),
+             req("x" * 100_000, "ping")]
+    done = subprocess.run(face_command(face, tmp_path), input=b"\n".join(lines) + b"\n", capture_output=True,
+                          timeout=REPLY_SECONDS)
+    refusals = [r for r in map(json.loads, done.stdout.splitlines()) if "error" in r]
+    assert sorted(r["id"] for r in refusals) == [long_id, "x" * 100_000], [r["id"][:10] for r in refusals]
+    assert all(len(r["error"]["message"]) < 400 for r in refusals), [len(r["error"]["message"]) for r in refusals]
     with ScratchStore(tmp_path) as store:  # the refused request was not run
         assert [e.key for e in store.list_entries() if e.kind == "scratch"] == []
 

@@ -107,12 +107,17 @@ def error_reply(request_id: int | str | None, code: int, message: str, data: Any
 
 def duplicate_refusal(request_id: int | str) -> str:
     """The ``-32600`` reply to a request whose id is that of one still in flight (not run)."""
-    same = "" if correlation_key(request_id) == json.dumps(request_id) else \
-        f" (read as the integer {correlation_key(request_id)}, as MCP's SDK correlates ids)"
+    key = correlation_key(request_id)
+    same = "" if key == json.dumps(request_id) else f" (read as the integer {_cut(key)}, as MCP's SDK correlates ids)"
     return error_reply(request_id, INVALID_REQUEST,
-                       f"Invalid Request: id {json.dumps(request_id)}{same} is that of a request of yours still in "
-                       "flight; ids must be unique among a client's requests in flight (this one was not run): send "
-                       "it again with a new id")
+                       f"Invalid Request: id {_cut(json.dumps(request_id))}{same} is that of a request of yours still "
+                       "in flight; ids must be unique among a client's requests in flight (this one was not run): "
+                       "send it again with a new id")
+
+
+def _cut(text: str, limit: int = 60) -> str:
+    """``text`` (an id as JSON) cut to ``limit`` characters: an id may be megabytes long, and it is echoed anyway."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def too_long(skipped: int, limit: int = MAX_MESSAGE_BYTES, head: bytes = b"") -> Verdict:
