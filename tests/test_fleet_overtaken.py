@@ -140,6 +140,21 @@ def test_a_write_begun_between_a_deletes_mark_and_its_removal_of_objects_reads_d
     assert writer.list_entries() == []
 
 
+def test_a_delete_stands_when_its_mark_cannot_be_dated_again(hosts, monkeypatch, caplog):
+    """Dating the mark again after the objects went is one more statement: a database failing it then must not
+    turn a delete that happened (rows and objects gone) into an error; it is logged, the first mark stands."""
+    _, deleter = hosts(None)
+    deleter.scope("run", "agent").scratch_write("k", b"v")
+
+    def fails(*args):
+        raise StorageError("the index database failed while deleting a run: the server went away")
+
+    monkeypatch.setattr(deleter.index, "scope_detached", fails)
+    assert deleter.delete_run("run") == 1
+    assert deleter.list_entries() == [] and not list(deleter.blobs.list_objects())
+    assert "the delete stands" in caplog.text
+
+
 @pytest.mark.parametrize("writer_ahead", [0.0, -SKEW, None])
 def test_an_object_removed_after_an_earlier_delete_fails_the_write_whatever_the_deleters_clock(
         hosts, monkeypatch, writer_ahead):
