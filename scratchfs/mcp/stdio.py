@@ -332,6 +332,7 @@ class LineWriter:
         self._lock = anyio.Lock()
         self._worker = DaemonWorker("scratchfs-mcp-wire-out")
         self.pending: Counter[str] = Counter()  # requests not yet answered, by correlation_key: the SDK's (7 is "7")
+        self._writing = 0  # replies being written (their requests no longer pending)
 
     def expect(self, request_id: int | str) -> None:
         """Note a request handed on: its reply is awaited by :meth:`drained`."""
@@ -359,24 +360,35 @@ class LineWriter:
             WireFailed: any other failure to write.
         """
         data = text.encode("utf-8", "replace")
+        answered = self._answered(text) if self.pending and answers else []
         async with self._lock:
-            await self._worker.run(self._put, data)
-        if self.pending and answers:
-            for line in text.splitlines():
-                try:
-                    reply = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(reply, dict) and ("result" in reply or "error" in reply) and is_request_id(
-                        reply.get("id")):
-                    self.forget(reply["id"])
+            for request_id in answered:  # (before the write: the client may send the id again once it reads it)
+                self.forget(request_id)
+            self._writing += 1
+            try:
+                await self._worker.run(self._put, data)
+            finally:
+                self._writing -= 1
+
+    @staticmethod
+    def _answered(text: str) -> list[int | str]:
+        """The ids the replies of ``text`` answer."""
+        found = []
+        for line in text.splitlines():
+            try:
+                reply = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(reply, dict) and ("result" in reply or "error" in reply) and is_request_id(reply.get("id")):
+                found.append(reply["id"])
+        return found
 
     async def drained(self, seconds: float) -> None:
-        """Wait until every pending request is answered, or ``seconds`` passed."""
+        """Wait until every pending request is answered and its reply written, or ``seconds`` passed."""
         import anyio
 
         with anyio.move_on_after(seconds):
-            while self.pending:
+            while self.pending or self._writing:
                 await anyio.sleep(0.01)
 
     def _put(self, data: bytes) -> None:
