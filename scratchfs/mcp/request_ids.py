@@ -35,6 +35,24 @@ def correlation_key(request_id: int | str) -> str:
     return json.dumps(coerce_request_id(request_id))
 
 
+def shown_id(text: str, limit: int = 60) -> str:
+    """``text`` (an id as JSON) cut to ``limit`` characters for a message: an id may be megabytes long."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def answered_ids(text: str) -> list[int | str]:
+    """The ids that the JSON-RPC replies of ``text`` (one a line) answer."""
+    found = []
+    for line in text.splitlines():
+        try:
+            reply = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(reply, dict) and ("result" in reply or "error" in reply) and is_request_id(reply.get("id")):
+            found.append(reply["id"])
+    return found
+
+
 def request_id_of(obj: Any) -> int | str | None:
     """The id to answer a message with: its ``id`` when it is a request with a valid one, else ``None``."""
     if isinstance(obj, dict) and "method" in obj and is_request_id(obj.get("id")):
@@ -89,4 +107,4 @@ def id_at_start(head: bytes) -> int | str | None:
     return None
 
 
-__all__ = ["HEAD_BYTES", "correlation_key", "id_at_start", "is_request_id", "request_id_of"]
+__all__ = ["HEAD_BYTES", "answered_ids", "correlation_key", "id_at_start", "is_request_id", "request_id_of", "shown_id"]

@@ -54,6 +54,7 @@ from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
 
 from scratchfs.foundation.limits import MAX_MESSAGE_BYTES
+from scratchfs.mcp import request_ids
 from scratchfs.mcp.request_ids import HEAD_BYTES, correlation_key, id_at_start, is_request_id, request_id_of
 
 if sys.version_info < (3, 11):  # pragma: no cover
@@ -108,16 +109,13 @@ def error_reply(request_id: int | str | None, code: int, message: str, data: Any
 def duplicate_refusal(request_id: int | str) -> str:
     """The ``-32600`` reply to a request whose id is that of one still in flight (not run)."""
     key = correlation_key(request_id)
-    same = "" if key == json.dumps(request_id) else f" (read as the integer {_cut(key)}, as MCP's SDK correlates ids)"
+    shown = request_ids.shown_id
+    same = "" if key == json.dumps(request_id) else f" (read as the integer {shown(key)}, as MCP's SDK correlates ids)"
     return error_reply(request_id, INVALID_REQUEST,
-                       f"Invalid Request: id {_cut(json.dumps(request_id))}{same} is that of a request of yours still "
+                       f"Invalid Request: id {shown(json.dumps(request_id))}{same} is that of a request of yours still "
                        "in flight; ids must be unique among a client's requests in flight (this one was not run): "
                        "send it again with a new id")
 
-
-def _cut(text: str, limit: int = 60) -> str:
-    """``text`` (an id as JSON) cut to ``limit`` characters: an id may be megabytes long, and it is echoed anyway."""
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def too_long(skipped: int, limit: int = MAX_MESSAGE_BYTES, head: bytes = b"") -> Verdict:
@@ -360,7 +358,7 @@ class LineWriter:
             WireFailed: any other failure to write.
         """
         data = text.encode("utf-8", "replace")
-        answered = self._answered(text) if self.pending and answers else []
+        answered = request_ids.answered_ids(text) if self.pending and answers else []
         async with self._lock:
             for request_id in answered:  # (before the write: the client may send the id again once it reads it)
                 self.forget(request_id)
@@ -369,19 +367,6 @@ class LineWriter:
                 await self._worker.run(self._put, data)
             finally:
                 self._writing -= 1
-
-    @staticmethod
-    def _answered(text: str) -> list[int | str]:
-        """The ids the replies of ``text`` answer."""
-        found = []
-        for line in text.splitlines():
-            try:
-                reply = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(reply, dict) and ("result" in reply or "error" in reply) and is_request_id(reply.get("id")):
-                found.append(reply["id"])
-        return found
 
     async def drained(self, seconds: float) -> None:
         """Wait until every pending request is answered and its reply written, or ``seconds`` passed."""
