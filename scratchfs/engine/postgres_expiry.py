@@ -121,6 +121,17 @@ class PostgresExpiry:
             row = conn.execute(self.q(_EXPIRE), params).fetchone()
         return None if row is None else row[0]
 
+    def scope_detached(self, run_id: str, agent_id: str | None, now: float) -> None:
+        """Date the mark of a delete of a run (or agent) again once its objects are removed (``now``: the store's
+        clock then), still under the fleet's delete lock: a write whose upload began between the delete's
+        transaction and its removal of objects lost its object to it, and is ordered before it (:data:`OVERTAKEN`
+        compares the mark with the write's start), where the mark of the transaction predated that start and the
+        spill failed, StorageError. Raises StorageError, StoreBusy."""
+        params = {"run": run_id, "scope": agent_id or "", "now": now}
+        with self.transaction("deleting a run") as conn:
+            conn.execute(self.q("UPDATE @S.deleted_scopes SET marked = " + DB_NOW + ", at = GREATEST(at, @NOW) "
+                                "WHERE run_id = %(run)s AND agent_id = %(scope)s"), params)
+
     def delete_scope(self, run_id: str, agent_id: str | None, now: float) -> int:
         """Delete every row of a run (``agent_id`` ``None``) or of one agent of it in one transaction; live rows
         leave a tombstone dated ``now`` (epoch seconds; the server's now on the database clock), and the delete its

@@ -58,7 +58,7 @@ from scratchfs.engine.keyset import LISTING_ORDER, page_filter
 from scratchfs.engine.postgres_connect import pipelined
 from scratchfs.engine.postgres_expiry import DB_NOW, DELETE_KEY, OVERTAKEN, TOMBSTONED, PostgresExpiry
 from scratchfs.engine.postgres_pool import IndexPool
-from scratchfs.engine.postgres_schema import SCHEMA_VERSION, flag_unavailable, lock_key, migrate, no_answer, run_refusal
+from scratchfs.engine.postgres_schema import SCHEMA_VERSION, flag_unavailable, lock_key, migrate, no_answer, refusal
 from scratchfs.engine.postgres_stats import PostgresAggregates
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone, check_quota
 from scratchfs.foundation.errors import StorageError, StoreBusy, StoreClosed
@@ -87,8 +87,8 @@ def _typed(exc: BaseException, doing: str, runs: tuple[str | None, str, str] | N
     if isinstance(exc, PoolTimeout):
         return flag_unavailable(exc, StorageError(f"no connection to the index database within the busy timeout "
                                                   f"while {doing} (the server is down, refusing or overloaded)"))
-    if isinstance(exc, pg_errors.ForeignKeyViolation):
-        return run_refusal(exc, doing, runs, schema)
+    if isinstance(exc, (pg_errors.ForeignKeyViolation, pg_errors.InsufficientPrivilege)):
+        return refusal(exc, doing, runs, schema)
     text = no_answer(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
     return flag_unavailable(exc, StorageError(f"the index database failed while {doing}: {text}"))
 
