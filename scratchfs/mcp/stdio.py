@@ -106,15 +106,17 @@ def error_reply(request_id: int | str | None, code: int, message: str, data: Any
 
 
 def duplicate_refusal(request_id: int | str) -> str:
-    """The ``-32600`` reply to a request whose id is that of one still in flight (not run)."""
+    """The ``-32600`` reply to a request whose id is that of one still in flight (not run), its id ``null``
+    (JSON-RPC 2.0, section 5: an Invalid Request's error): under the id itself, the client would take it for the
+    answer of the request in flight -- "not run, send it again" for one that runs, whose own answer it then drops.
+    Its message names the id (at most 60 characters)."""
     key = correlation_key(request_id)
     shown = request_ids.shown_id
     same = "" if key == json.dumps(request_id) else f" (read as the integer {shown(key)}, as MCP's SDK correlates ids)"
-    return error_reply(request_id, INVALID_REQUEST,
+    return error_reply(None, INVALID_REQUEST,
                        f"Invalid Request: id {shown(json.dumps(request_id))}{same} is that of a request of yours still "
                        "in flight; ids must be unique among a client's requests in flight (this one was not run): "
                        "send it again with a new id")
-
 
 
 def too_long(skipped: int, limit: int = MAX_MESSAGE_BYTES, head: bytes = b"") -> Verdict:
