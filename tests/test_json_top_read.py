@@ -60,3 +60,14 @@ def test_a_spilled_array_past_the_jq_bound_names_the_streamed_read(scratch_scope
     assert 'jq=".[]"' in scratch_scope.spill(array, source_tool="api").note
     obj = json.dumps({"items": [{"id": i} for i in range(2000)]}).encode()
     assert 'jq=".KEY[]"' in scratch_scope.spill(obj, source_tool="api").note
+
+
+def test_an_array_cut_by_the_sample_names_its_first_item_even_when_null():
+    """A JSON array that runs past the sample and starts with null ended its shape in an empty clause, ``"...; "``
+    (review revJ): its first item is said as any other's."""
+    from scratchfs.api.shape import describe
+
+    for first, said in ((b"null", "null"), (b"7", "int"), (b'{"k": 1}', "object with keys k")):
+        data = b"[" + first + b', 1, 2, {"a": "' + b"x" * 600_000 + b'"}]'
+        text = describe(data, len(data), 1).text
+        assert text.endswith(f"; first item: {said}"), text

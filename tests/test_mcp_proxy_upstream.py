@@ -89,3 +89,44 @@ def test_a_call_the_upstream_does_not_answer_fails_within_the_timeout(era, tmp_p
             payload(await client.call_tool("scratch_write", {"key": "k", "value": "v"}))
 
     run(body)
+
+
+FLOODER = '''import json, os, sys
+for raw in sys.stdin:
+    msg = json.loads(raw)
+    if msg.get("method") == "initialize":
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {
+            "protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+            "serverInfo": {"name": "flood", "version": "1"}}}), flush=True)
+    elif msg.get("method") == "tools/call":  # 100,000 log notifications (15 MB) at once, then it exits
+        note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x" * 100}}
+        sys.stdout.write((json.dumps(note) + "\\n") * 100_000)
+        sys.stdout.flush()
+        os._exit(0)
+'''
+
+
+def test_an_upstream_that_floods_its_stdout_and_exits_leaves_the_proxy_one_clean_exit(tmp_path):
+    """The proxy reads an upstream's messages as fast as it handles them (a notification costs tens of microseconds);
+    the rest of a flood waits in the pipe, whose reading is paused. Such a pipe never saw its end when the proxy
+    stopped, its process transport was never finished, and the interpreter collected it after the event loop had
+    closed: the proxy's exit printed 15 lines of 'Exception ignored in BaseSubprocessTransport.__del__ ...
+    RuntimeError: Event loop is closed' (hostile5: 4 runs in 4). The stop now drains the pipe to its end."""
+    import json
+    import subprocess
+
+    script = tmp_path / "flooder.py"
+    script.write_text(FLOODER)
+    command = [sys.executable, "-m", "scratchfs", "--root", str(tmp_path / "store"), "mcp-proxy", "--run", "r",
+               "--agent", "a", "--sweep-interval", "0", "--timeout", "1", "--", sys.executable, str(script)]
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                 "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "flood", "arguments": {}}}]
+    done = subprocess.run(command, input="".join(json.dumps(line) + "\n" for line in lines).encode(),
+                          capture_output=True, timeout=120)
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [reply["id"] for reply in replies] == [1, 2] and replies[1]["result"]["isError"], replies
+    err = done.stderr.decode()
+    assert done.returncode == 0 and "Traceback" not in err and "Exception ignored" not in err, err
+    assert len(err.splitlines()) == 1, err  # the line saying what it serves

@@ -73,7 +73,7 @@ def _same_version(key: str, version: str, entry: Entry) -> None:
     found = value_version(entry)
     if found != version:
         again: str | Call = Call.of("scratch_read", key=key)  # the key once, and only when short: the model's own
-        name = key if len(key) <= 64 and key.isprintable() else "this key"
+        name = key if checks.repeatable(key) else "this key"
         if reply_size(str(again)) > _AGAIN_BYTES:
             again, name = "scratch_read with this key and no offset or version", "this key"
         raise Changed(Advice.of(f"the value of {name} is version {found!r} ({plural(entry.size, 'byte')}), not "

@@ -12,13 +12,12 @@ from scratchfs.api.shape_words import clip, key_name, plural
 __all__ = ["partial_json"]
 
 
-def _items(items: list) -> str:
-    first = items[0] if items else None
+def _first_item(first: object) -> str:
+    """What an array's shape says of its first item ``first``: an object's first 12 keys, else its kind (``null``
+    too: a first item that is null is said, not left as an empty clause)."""
     if isinstance(first, dict):
-        return "; first item: object with keys " + ", ".join(key_name(k) for k in list(first)[:12])
-    if first is not None:
-        return f"; first item: {value_word(first)}"
-    return ""
+        return "first item: object with keys " + ", ".join(key_name(k) for k in list(first)[:12])
+    return f"first item: {value_word(first)}"
 
 
 def partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> str | None:
@@ -52,7 +51,7 @@ def partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> str | None
             else:
                 value, pos = decoder.raw_decode(text, pos)
                 if count == 0:
-                    seen.append(_items([value])[2:])
+                    seen.append(_first_item(value))
             count += 1
         except (ValueError, IndexError):
             break

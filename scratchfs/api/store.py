@@ -353,12 +353,22 @@ class ScratchStore:
         self.index.check_writable("deleting entries")
         return self.reserve.run(lambda: self._delete_scope_once(run_id, agent_id))
 
+    def _date_mark(self, run_id: str, agent_id: str | None) -> None:
+        """Date a delete's mark after its objects were removed (the index's ``scope_detached``); the delete stands
+        if that fails (its mark of the transaction remains: a write begun meanwhile then fails, StorageError)."""
+        try:
+            self.index.scope_detached(run_id, agent_id, self.now())
+        except (StorageError, StoreBusy) as exc:
+            log.warning("scratchfs: %s; the delete stands, marked as its transaction began", exc)
+
     def _delete_scope_once(self, run_id: str, agent_id: str | None) -> int:
         now = self.now()
         if not hasattr(self.index, "hide_scope"):  # an index without batched deletes: one transaction
             with self.entries.delete_lock(True):
                 count = self.index.delete_scope(run_id, agent_id, now)
                 detached = self.blobs.detach_scope(run_id, agent_id)
+                if hasattr(self.index, "scope_detached"):  # the delete's mark dated after its objects went
+                    self._date_mark(run_id, agent_id)
             if detached is not None:
                 self.blobs.purge(detached)
             return count

@@ -29,6 +29,7 @@ from scratchfs.foundation.checks import (
     check_utf8,
     closest,
     handle_within,
+    repeatable,
     shorten,
 )
 from scratchfs.foundation.errors import InvalidArgument
@@ -411,7 +412,7 @@ def _check_tool_handle(value: object) -> str:
         if not isinstance(value, str) or value.lower().startswith("h_") or handle_within(value) is not None:
             raise  # (a handle cut or mistyped, or held in more text: that refusal names it)
         key: str | None = None  # (the value itself, as a key, when it makes a short one)
-        if len(value) <= 64 and value.isprintable():
+        if repeatable(value):
             with contextlib.suppress(InvalidArgument):
                 key = check_key(value)
         if key is not None:

@@ -53,7 +53,7 @@ DB_NOW = "extract(epoch from statement_timestamp())::float8"
 """The database server's now, epoch seconds: the one clock every host shares."""
 
 MARK_DELETE = (
-    "INSERT INTO @S.deleted_scopes VALUES (%(run)s, %(scope)s, %(reason)s, @NOW, " + DB_NOW + ") ON CONFLICT "
+    "INSERT INTO @S.scope_tombstones VALUES (%(run)s, %(scope)s, %(reason)s, @NOW, " + DB_NOW + ") ON CONFLICT "
     "(run_id, agent_id) DO UPDATE SET reason = excluded.reason, at = excluded.at, marked = excluded.marked"
 )
 """Inside a delete of a run (``scope`` ``''``) or an agent (``scope``: its id): mark it, whether it found entries or
@@ -61,7 +61,7 @@ not, dated ``at`` on the store's clock (what a tombstone says) and ``marked`` on
 it against the writes it overtakes: :data:`OVERTAKEN`). One row per scope, the newest delete's."""
 
 OVERTAKEN = (
-    "INSERT INTO @G SELECT %(run)s, %(agent)s, %(kind)s, %(key)s, reason, at FROM @S.deleted_scopes WHERE run_id = "
+    "INSERT INTO @G SELECT %(run)s, %(agent)s, %(kind)s, %(key)s, reason, at FROM @S.scope_tombstones WHERE run_id = "
     "%(run)s AND agent_id IN ('', %(agent)s) AND {since} >= %(since)s ORDER BY marked DESC LIMIT 1 "
     "ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET reason = excluded.reason, at = excluded.at RETURNING at"
 )
@@ -120,6 +120,17 @@ class PostgresExpiry:
         with self.transaction("expiring an entry") as conn:
             row = conn.execute(self.q(_EXPIRE), params).fetchone()
         return None if row is None else row[0]
+
+    def scope_detached(self, run_id: str, agent_id: str | None, now: float) -> None:
+        """Date the mark of a delete of a run (or agent) again once its objects are removed (``now``: the store's
+        clock then), still under the fleet's delete lock: a write whose upload began between the delete's
+        transaction and its removal of objects lost its object to it, and is ordered before it (:data:`OVERTAKEN`
+        compares the mark with the write's start), where the mark of the transaction predated that start and the
+        spill failed, StorageError. Raises StorageError, StoreBusy."""
+        params = {"run": run_id, "scope": agent_id or "", "now": now}
+        with self.transaction("deleting a run") as conn:
+            conn.execute(self.q("UPDATE @S.deleted_scopes SET marked = " + DB_NOW + ", at = GREATEST(at, @NOW) "
+                                "WHERE run_id = %(run)s AND agent_id = %(scope)s"), params)
 
     def delete_scope(self, run_id: str, agent_id: str | None, now: float) -> int:
         """Delete every row of a run (``agent_id`` ``None``) or of one agent of it in one transaction; live rows

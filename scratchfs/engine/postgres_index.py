@@ -10,7 +10,7 @@ The same rows, tombstones, quotas and expiry semantics as :mod:`scratchfs.engine
                              -- epoch seconds, float8 --, frame_newlines bytea); unique (run_id, agent_id, kind, key);
                              preview and shape are UTF-8 bytea (text cannot hold the NUL a preview may show)
     <schema>.gone           (run_id, agent_id, kind, key, reason, at) primary key (run_id, agent_id, kind, key)
-    <schema>.deleted_scopes (run_id, agent_id -- '' for a run --, reason, at, marked) the last delete of a scope
+    <schema>.scope_tombstones (run_id, agent_id -- '' for a run --, reason, at, marked) the last delete of a scope
 
 **Clock.** With ``clock="database"`` (what :func:`scratchfs.engine.backends.open_index` picks for a store on the
 real clock) every expiry decision -- what is live, what a sweep pops, the times a row is written and refreshed
@@ -58,7 +58,7 @@ from scratchfs.engine.keyset import LISTING_ORDER, page_filter
 from scratchfs.engine.postgres_connect import pipelined
 from scratchfs.engine.postgres_expiry import DB_NOW, DELETE_KEY, OVERTAKEN, TOMBSTONED, PostgresExpiry
 from scratchfs.engine.postgres_pool import IndexPool
-from scratchfs.engine.postgres_schema import SCHEMA_VERSION, flag_unavailable, lock_key, migrate, no_answer, run_refusal
+from scratchfs.engine.postgres_schema import SCHEMA_VERSION, flag_unavailable, lock_key, migrate, no_answer, refusal
 from scratchfs.engine.postgres_stats import PostgresAggregates
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone, check_quota
 from scratchfs.foundation.errors import StorageError, StoreBusy, StoreClosed
@@ -87,8 +87,8 @@ def _typed(exc: BaseException, doing: str, runs: tuple[str | None, str, str] | N
     if isinstance(exc, PoolTimeout):
         return flag_unavailable(exc, StorageError(f"no connection to the index database within the busy timeout "
                                                   f"while {doing} (the server is down, refusing or overloaded)"))
-    if isinstance(exc, pg_errors.ForeignKeyViolation):
-        return run_refusal(exc, doing, runs, schema)
+    if isinstance(exc, (pg_errors.ForeignKeyViolation, pg_errors.InsufficientPrivilege)):
+        return refusal(exc, doing, runs, schema)
     text = no_answer(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
     return flag_unavailable(exc, StorageError(f"the index database failed while {doing}: {text}"))
 
@@ -429,10 +429,10 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
 
     def forget_tombstones(self, now: float) -> int:
         """Delete tombstones older than :data:`TOMBSTONE_SECONDS` (``at`` against ``now``, epoch seconds), and the
-        marks of deletes of a run or agent as old on the database's clock (``deleted_scopes``,
+        marks of deletes of a run or agent as old on the database's clock (``scope_tombstones``,
         :data:`~scratchfs.engine.postgres_expiry.MARK_DELETE`); return how many tombstones."""
         with self.connection("forgetting tombstones") as conn:
-            conn.execute(self.q(f"DELETE FROM @S.deleted_scopes WHERE marked <= {DB_NOW} - %(keep)s"),
+            conn.execute(self.q(f"DELETE FROM @S.scope_tombstones WHERE marked <= {DB_NOW} - %(keep)s"),
                          {"keep": TOMBSTONE_SECONDS})
             return conn.execute(self.q("DELETE FROM @G WHERE at <= @NOW - %(keep)s"),
                                 {"now": now, "keep": TOMBSTONE_SECONDS}).rowcount

@@ -5,7 +5,7 @@ Tables (in the index's own schema, ``scratchfs`` by default; see :mod:`scratchfs
     schema_version (version integer primary key, applied_at)   one row per applied step
     entries        one row per (run_id, agent_id, kind, key); preview and shape as UTF-8 bytea (text cannot hold NUL)
     gone           tombstones of the last hour, by (run_id, agent_id, kind, key)
-    deleted_scopes the last delete of a run (agent_id '') or agent of the last hour, with or without entries:
+    scope_tombstones the last delete of a run (agent_id '') or agent of the last hour, with or without entries:
                    reason, at (the deleter's store clock, as a tombstone's) and marked (the database's clock)
     store          one row: the store id and the blob location the index is paired with (scratchfs.engine.pairing)
 
@@ -27,8 +27,9 @@ from scratchfs.engine.postgres_connect import bounded_connect
 from scratchfs.foundation.checks import shorten
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "busy_refusal", "flag_unavailable", "holds_index", "lock_key", "migrate",
-           "no_answer", "probe", "run_refusal", "runs_name", "untie_command"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "TABLES", "busy_refusal", "flag_unavailable", "holds_index", "lock_key",
+           "migrate", "no_answer", "privilege_refusal", "probe", "refusal", "run_refusal", "runs_name",
+           "runtime_grants", "untie_command"]
 
 SCHEMA_VERSION = 4
 """The schema version this scratchfs writes and reads."""
@@ -53,9 +54,9 @@ MIGRATIONS: dict[int, list[str]] = {
         "blobs text NOT NULL, paired_at float8 NOT NULL)"],
     # a delete of a run or agent marked whether it found entries or not, on the database's clock, so a write it
     # overtook reads Deleted (scratchfs.engine.postgres_expiry.OVERTAKEN)
-    4: ["CREATE TABLE @S.deleted_scopes (run_id text NOT NULL, agent_id text NOT NULL, reason text NOT NULL, "
+    4: ["CREATE TABLE @S.scope_tombstones (run_id text NOT NULL, agent_id text NOT NULL, reason text NOT NULL, "
         "at float8 NOT NULL, marked float8 NOT NULL, PRIMARY KEY (run_id, agent_id))",
-        "CREATE INDEX deleted_scopes_marked ON @S.deleted_scopes (marked)"],
+        "CREATE INDEX scope_tombstones_marked ON @S.scope_tombstones (marked)"],
 }
 """Schema steps by version: the SQL applied to go from version ``n - 1`` to ``n`` (``@S`` is the schema)."""
 
@@ -88,6 +89,7 @@ def migrate(conn: psycopg.Connection, schema: str, runs: tuple[str | None, str, 
         raise StorageError(f"the index schema {schema!r} has version {version}; this scratchfs knows "
                            f"{SCHEMA_VERSION}: upgrade scratchfs")
     if version == SCHEMA_VERSION and (runs is None or _tied(conn, schema, runs)):
+        _check_rights(conn, schema)
         return version
     key = lock_key(f"scratchfs schema {schema}")
     conn.execute("SELECT pg_advisory_lock(%s)", (key,))
@@ -103,7 +105,52 @@ def migrate(conn: psycopg.Connection, schema: str, runs: tuple[str | None, str, 
                 _tie_to_runs(conn, schema, runs)
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+    _check_rights(conn, schema)
     return version or 0
+
+
+TABLES = ("schema_version", "entries", "gone", "deleted_scopes", "store")
+"""The tables of a schema at :data:`SCHEMA_VERSION`, each of which a runtime role reads and writes."""
+
+
+def runtime_grants(schema: str, role: str) -> str:
+    """The statements an admin runs so that ``role`` may use the index schema ``schema`` (README: Beyond one host)."""
+    return (f'GRANT USAGE ON SCHEMA "{schema}" TO "{role}"; GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN '
+            f'SCHEMA "{schema}" TO "{role}"; GRANT USAGE ON ALL SEQUENCES IN SCHEMA "{schema}" TO "{role}"')
+
+
+def _check_rights(conn: psycopg.Connection, schema: str) -> None:
+    """Raise StorageError, naming the tables and the admin's grant, when the role has no privilege at all on a table
+    of the schema: a table a schema step added after the runtime role was granted ``ON ALL TABLES`` (which covers the
+    tables there then), where the role's writes and reads went on but every delete of a run or agent and every
+    sweep failed, ``permission denied for table deleted_scopes``."""
+    user, lacking = conn.execute(
+        "SELECT current_user, array(SELECT t FROM unnest(%(t)s::text[]) AS t WHERE to_regclass(format('%%I.%%I', "
+        "%(s)s::text, t)) IS NOT NULL AND NOT (has_table_privilege(format('%%I.%%I', %(s)s::text, t), "
+        "'SELECT, INSERT, UPDATE, DELETE')))", {"s": schema, "t": list(TABLES)}).fetchone()
+    if lacking:
+        names = ", ".join(f"{schema}.{table}" for table in lacking)
+        raise StorageError(
+            f"role {user!r} has no privilege on {names} of the index schema {schema!r} (a table an upgrade of "
+            f"scratchfs added: a grant ON ALL TABLES covers the tables there when it runs): have an admin run "
+            f"{runtime_grants(schema, user)}")
+
+
+def refusal(exc: psycopg.Error, doing: str, runs: tuple[str | None, str, str] | None,
+            schema: str) -> InvalidArgument | StorageError:
+    """The error of a statement the database refused: :func:`run_refusal` for the platform cascade's
+    ``ForeignKeyViolation``, :func:`privilege_refusal` for an ``InsufficientPrivilege``."""
+    if isinstance(exc, psycopg.errors.InsufficientPrivilege):
+        return privilege_refusal(exc, doing, schema)
+    return run_refusal(exc, doing, runs, schema)
+
+
+def privilege_refusal(exc: psycopg.Error, doing: str, schema: str) -> StorageError:
+    """The error of a statement the database refused for want of a privilege (``InsufficientPrivilege``): what it
+    said and the grant an admin runs (a table added by an upgrade since the runtime role was granted)."""
+    said = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return StorageError(f"the index database refused the role while {doing}: {said}: have an admin run "
+                        f"{runtime_grants(schema, '<the runtime role>')}")
 
 
 def _create(conn: psycopg.Connection, schema: str, version: int | None) -> None:

@@ -56,6 +56,12 @@ _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _SAFE = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_-.")
 MAX_INT_BITS = 256
 """Largest integer argument :func:`check_int` takes, in bits, whatever its bounds (``repr`` fails past 4,300 digits)."""
+def repeatable(text: str) -> bool:
+    """Whether ``text`` (a key, a value taken for one) is short and printable enough for advice to repeat it in a
+    call: at most 64 characters, every one printable (``str.isprintable``); else advice names it in words."""
+    return len(text) <= 64 and text.isprintable()
+
+
 def check_text(value: object, what: str, max_bytes: int, *, allow_empty: bool = False) -> str:
     """Return ``value`` if it is acceptable as an id, key or prefix named ``what``.
 
@@ -427,5 +433,6 @@ __all__ = [
     "new_handle",
     "new_token",
     "path_part",
+    "repeatable",
     "shorten",
 ]

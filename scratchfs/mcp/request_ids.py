@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import json
 from typing import Any
 
 
@@ -22,6 +23,34 @@ def _is_unicode(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def correlation_key(request_id: int | str) -> str:
+    """The key under which the SDK correlates ``request_id``, as JSON text: a string that Python's ``int`` reads
+    (``"7"``, ``" 7"``, ``"0007"``) is the integer it names, as the SDK's ``coerce_request_id`` has it -- its
+    dispatcher keeps one request in flight per key, and a ``notifications/cancelled`` naming ``"7"`` cancels the
+    request of id ``7`` --; any other id is itself (``"a"`` is not ``a``'s integer; ``1`` and ``"1"`` are one key)."""
+    from mcp.shared.dispatcher import coerce_request_id
+
+    return json.dumps(coerce_request_id(request_id))
+
+
+def shown_id(text: str, limit: int = 60) -> str:
+    """``text`` (an id as JSON) cut to ``limit`` characters for a message: an id may be megabytes long."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def answered_ids(text: str) -> list[int | str]:
+    """The ids that the JSON-RPC replies of ``text`` (one a line) answer."""
+    found = []
+    for line in text.splitlines():
+        try:
+            reply = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(reply, dict) and ("result" in reply or "error" in reply) and is_request_id(reply.get("id")):
+            found.append(reply["id"])
+    return found
 
 
 def request_id_of(obj: Any) -> int | str | None:
@@ -78,4 +107,4 @@ def id_at_start(head: bytes) -> int | str | None:
     return None
 
 
-__all__ = ["HEAD_BYTES", "id_at_start", "is_request_id", "request_id_of"]
+__all__ = ["HEAD_BYTES", "answered_ids", "correlation_key", "id_at_start", "is_request_id", "request_id_of", "shown_id"]

@@ -19,7 +19,9 @@ screens each line (:func:`screen`) and answers what the SDK would drop, as JSON-
 * ``params`` given as an array (by position; MCP names its parameters): ``-32602`` Invalid params;
 * a request whose ``id`` is that of a request of the client still in flight (JSON-RPC matches an answer to its
   request by id alone, and MCP says a requester never reuses one within a session): ``-32600`` Invalid Request, and
-  it is not run -- two answers under one id would let the client take one request's result for the other's.
+  it is not run -- two answers under one id would let the client take one request's result for the other's. Ids
+  are compared as the SDK correlates them (:func:`~scratchfs.mcp.request_ids.correlation_key`): ``"7"`` is the id
+  ``7``, whose in-flight entry it would overwrite, and a cancel naming either forgets the request of the other.
 
 Blank lines are skipped and a UTF-8 byte order mark before a message is ignored (RFC 8259 allows both). Valid
 notifications and responses get no reply, as JSON-RPC says. Everything else -- every well-formed request -- goes to
@@ -51,7 +53,8 @@ from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
 
 from scratchfs.foundation.limits import MAX_MESSAGE_BYTES
-from scratchfs.mcp.request_ids import HEAD_BYTES, id_at_start, is_request_id, request_id_of
+from scratchfs.mcp import request_ids
+from scratchfs.mcp.request_ids import HEAD_BYTES, correlation_key, id_at_start, is_request_id, request_id_of
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
@@ -103,11 +106,17 @@ def error_reply(request_id: int | str | None, code: int, message: str, data: Any
 
 
 def duplicate_refusal(request_id: int | str) -> str:
-    """The ``-32600`` reply to a request whose id is that of one still in flight (not run)."""
-    return error_reply(request_id, INVALID_REQUEST,
-                       f"Invalid Request: id {json.dumps(request_id)} is that of a request of yours still in flight; "
-                       "ids must be unique among a client's requests in flight (this one was not run): send it "
-                       "again with a new id")
+    """The ``-32600`` reply to a request whose id is that of one still in flight (not run), its id ``null``
+    (JSON-RPC 2.0, section 5: an Invalid Request's error): under the id itself, the client would take it for the
+    answer of the request in flight -- "not run, send it again" for one that runs, whose own answer it then drops.
+    Its message names the id (at most 60 characters)."""
+    key = correlation_key(request_id)
+    shown = request_ids.shown_id
+    same = "" if key == json.dumps(request_id) else f" (read as the integer {shown(key)}, as MCP's SDK correlates ids)"
+    return error_reply(None, INVALID_REQUEST,
+                       f"Invalid Request: id {shown(json.dumps(request_id))}{same} is that of a request of yours still "
+                       "in flight; ids must be unique among a client's requests in flight (this one was not run): "
+                       "send it again with a new id")
 
 
 def too_long(skipped: int, limit: int = MAX_MESSAGE_BYTES, head: bytes = b"") -> Verdict:
@@ -321,19 +330,22 @@ class LineWriter:
         self._file = os.fdopen(fd, "wb", closefd=False)
         self._lock = anyio.Lock()
         self._worker = DaemonWorker("scratchfs-mcp-wire-out")
-        self.pending: set[str] = set()  # ids as JSON text (1 is not "1") of requests not yet answered
+        self.pending: set[str] = set()  # requests not yet answered, by correlation_key: the SDK's (7 is "7")
+        self._writing = 0  # replies being written (their requests no longer pending)
 
     def expect(self, request_id: int | str) -> None:
-        """Note a request handed on: its reply is awaited by :meth:`drained`."""
-        self.pending.add(json.dumps(request_id))
+        """Note a request handed on: its reply is awaited by :meth:`drained` (a request whose id is one in flight
+        is refused, never handed on: no id is pending twice)."""
+        self.pending.add(correlation_key(request_id))
 
     def forget(self, request_id: int | str) -> None:
         """Note a request the client cancelled (or one answered): no reply to await for its id."""
-        self.pending.discard(json.dumps(request_id))
+        self.pending.discard(correlation_key(request_id))
 
     def in_flight(self, request_id: int | str) -> bool:
-        """Whether a request of this id was handed on and is neither answered nor cancelled."""
-        return json.dumps(request_id) in self.pending
+        """Whether a request of this id -- or of one the SDK correlates with it, ``7`` for ``"7"``
+        (:func:`~scratchfs.mcp.request_ids.correlation_key`) -- was handed on and is neither answered nor cancelled."""
+        return correlation_key(request_id) in self.pending
 
     async def write(self, text: str, answers: bool = True) -> None:
         """Write ``text`` (one or more whole lines) and flush it; a reply to a pending request is noted (``answers``
@@ -344,24 +356,22 @@ class LineWriter:
             WireFailed: any other failure to write.
         """
         data = text.encode("utf-8", "replace")
+        answered = request_ids.answered_ids(text) if self.pending and answers else []
         async with self._lock:
-            await self._worker.run(self._put, data)
-        if self.pending and answers:
-            for line in text.splitlines():
-                try:
-                    reply = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(reply, dict) and ("result" in reply or "error" in reply) and is_request_id(
-                        reply.get("id")):
-                    self.forget(reply["id"])
+            for request_id in answered:  # (before the write: the client may send the id again once it reads it)
+                self.forget(request_id)
+            self._writing += 1
+            try:
+                await self._worker.run(self._put, data)
+            finally:
+                self._writing -= 1
 
     async def drained(self, seconds: float) -> None:
-        """Wait until every pending request is answered, or ``seconds`` passed."""
+        """Wait until every pending request is answered and its reply written, or ``seconds`` passed."""
         import anyio
 
         with anyio.move_on_after(seconds):
-            while self.pending:
+            while self.pending or self._writing:
                 await anyio.sleep(0.01)
 
     def _put(self, data: bytes) -> None:

@@ -258,11 +258,28 @@ async def stop(process: Any, write_stream: Any) -> None:
     with anyio.move_on_after(STOP_SECONDS):
         while process.returncode is None:
             await anyio.sleep(0.02)
+    await drain(process.stdout)
     try:
         await process.stdout.aclose()
     except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         pass
 
 
+async def drain(stdout: Any) -> None:
+    """Read and drop what is left of the stopped upstream's ``stdout`` up to its end (at most :data:`STOP_SECONDS`).
+    A pipe whose reading was paused -- an upstream that flooded it faster than its messages were handled, 100,000
+    log notifications -- never saw its end, so its process transport was never finished: the interpreter collected
+    it after the event loop had closed, and the proxy's exit printed a traceback (``Exception ignored in
+    BaseSubprocessTransport.__del__ ... Event loop is closed``). Never raises."""
+    import anyio
+
+    with anyio.move_on_after(STOP_SECONDS):
+        try:
+            async for _ in stdout:
+                pass
+        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass
+
+
 __all__ = ["ANSWER_HEAD", "HANDSHAKE_VERSION", "LONE_SURROGATE", "MALFORMED", "MALFORMED_MARK", "STOP_SECONDS",
-           "parse_line", "split_lines", "stop", "upstream_stdio", "valid_tools", "without_lone_surrogates"]
+           "drain", "parse_line", "split_lines", "stop", "upstream_stdio", "valid_tools", "without_lone_surrogates"]
