@@ -18,11 +18,13 @@ from typing import TypeVar
 from scratchfs.api.shape import SAMPLE_BYTES, binary_format
 from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.api.shape_binary import compressed_format
+from scratchfs.api.shape_columns import headless_columns
 from scratchfs.api.shape_said import GREP_SAID, cr_ends_said, plain_said
 from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.shape_terminal import coloured, is_terminal
 from scratchfs.api.shape_words import short_name
 from scratchfs.api.table_reads import headless
+from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
 
@@ -176,6 +178,9 @@ def slurp_form(handle: str, kind: str | None, shape: str | None) -> str:
         raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is stored as binary, "
                               f"{binary_format(shape)}-compressed: read its bytes (offset=, length=); no search "
                               "(match=, pattern=) finds text in compressed bytes")
+    columns = columns_misfit(handle, "slurp=true", shape) if kind == "text" else None
+    if columns is not None:
+        raise InvalidArgument(columns)
     raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is stored as {kind or 'unknown'}"
                           ": search it (match=, pattern=, count=true) or read its " + (
                               "bytes (offset=, length=)" if kind == "binary" else "lines") + (
@@ -188,6 +193,22 @@ def refusal(handle: str, content_type: str | None, read: str, how: str = "", lin
     fit what it holds (``how``: e.g. ``" over several lines"``), naming what it is and the reads that fit
     (:func:`what_it_holds`, :func:`fitting_reads` by ``shape`` and ``line_bytes``)."""
     return holds(handle, content_type, shape, line_bytes, f"{how}, which a {read}= read does not parse")
+
+
+def columns_misfit(handle: str, read: str, shape: str | None) -> Advice | None:
+    """The refusal of a rows read (``read``: ``"row="``, ``"slurp=true"``) of text whose ``shape`` says its first
+    lines stand in columns aligned by spaces with no header line (:func:`~scratchfs.api.shape_columns.columns_said`),
+    naming, as calls, the reads that work on it: its lines, and a pattern over its columns (a column's value: the
+    words before it skipped); ``None`` for any other shape."""
+    count = headless_columns(shape)
+    if count is None:
+        return None
+    return Advice.of(
+        f"{handle} holds text whose lines stand in {count} columns aligned by spaces, with no header line: a {read} "
+        "read splits a table by its header's names and where they stand, and this one has none. Read its lines: ",
+        Call.of("read_handle", handle=handle, line=1, lines=50), "; or find the lines whose column 3 (of "
+        f"{count}, from 1; two words skipped before it) is VALUE: ",
+        Call.of("read_handle", handle=handle, pattern=r"^\s*(?:\S+\s+){2}VALUE(?:\s|$)", context="line"))
 
 
 def explained_jq(handle: str, content_type: str | None, read: Callable[[], T], line_bytes: float = 0.0,
@@ -207,5 +228,5 @@ def explained_jq(handle: str, content_type: str | None, read: Callable[[], T], l
         raise InvalidArgument(advice) from None
 
 
-__all__ = ["explained_jq", "fitting_reads", "holds", "jq_misfit", "members_misfit", "no_element",
+__all__ = ["columns_misfit", "explained_jq", "fitting_reads", "holds", "jq_misfit", "members_misfit", "no_element",
            "plain_view", "refusal", "select_misfit", "slurp_form", "text_misfit", "view_misfit", "what_it_holds"]

@@ -24,7 +24,7 @@ import re
 
 from scratchfs.foundation.text import plural
 
-__all__ = ["MIN_COLUMNS", "MIN_ROWS", "ROWS", "columns_said"]
+__all__ = ["MIN_COLUMNS", "MIN_ROWS", "ROWS", "columns_said", "headless_columns"]
 
 ROWS = 50
 """Most lines looked at (the first ones)."""
@@ -41,6 +41,15 @@ _PADDING_RE = re.compile(rb"[^\s.!?:;,]  ")
 """Two spaces after a word that ends no sentence nor clause: a cell padded to its column's width (prose leaves none
 but after a full stop)."""
 _RUN_RE = re.compile(rb"\x00+")  # (a run of positions where some line holds no space: a column)
+_SAID_RE = re.compile(r", a table of ([0-9,]+) columns aligned by spaces on each of its first [0-9,]+ lines, "
+                      r"no header line")
+
+
+def headless_columns(shape: str | None) -> int | None:
+    """The count of columns a text's ``shape`` (its stored shape text, ``None``: unknown) says its first lines stand
+    in (:func:`columns_said`'s words), else ``None``."""
+    found = _SAID_RE.search(shape or "")
+    return int(found.group(1).replace(",", "")) if found else None
 
 
 def columns_said(sample: bytes) -> str:

@@ -16,6 +16,7 @@ from scratchfs.api.archive import members_page
 from scratchfs.api.entries import reading
 from scratchfs.api.jq_inputs import refuse_inputs
 from scratchfs.api.misfit import (
+    columns_misfit,
     explained_jq,
     jq_misfit,
     members_misfit,
@@ -288,6 +289,9 @@ class StructureReads:
         """Refuse rows of text, a log or binary data (in which no table was found at spill time) whose first
         records are not those of a table (:func:`table_like`)."""
         if kind in SNIFFED_NO_TABLE and not table_like(src):
+            columns = columns_misfit(handle, "row=", self.shape) if kind == "text" else None
+            if columns is not None:
+                raise InvalidArgument(columns)
             raise InvalidArgument(refusal(handle, kind, "row", ", not a table", self.line_bytes, self.shape))
 
     def text(self, handle: str, offset: int = 0, *, cursor: str | None = None, budget: int = 8192,
