@@ -38,6 +38,8 @@ _FITS = {"html": 'view="text" (the page\'s readable text) or select= (the text o
          "binary": "offset= and length= (byte ranges)",
          "json": 'jq= (e.g. jq="keys", jq=".items[0]")',
          "jsonl": "record= (e.g. record=1; jq= with it filters each record)"}
+_SLURP_FOR = ("slurp=true is for JSON lines, JSON texts one after another, CSV/TSV tables and tables aligned by spaces "
+              "under a header line")
 _NOT_PARSED = ("jq: parse error", "the document is not valid JSON", "the document is not UTF-8 text")
 _TOO_DEEP = "jq: parse error: Exceeds depth limit for parsing"
 
@@ -172,16 +174,16 @@ def slurp_form(handle: str, kind: str | None, shape: str | None) -> str:
     if kind == "csv":
         return "arrays" if headless(kind, shape) else "rows"
     if kind == "json":
-        raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is one JSON document, "
+        raise InvalidArgument(f"{_SLURP_FOR}; {handle} is one JSON document, "
                               "already one value: use jq= alone (it sees the whole document)")
     if kind == "binary" and compressed_format(shape):  # (no search finds text in compressed bytes)
-        raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is stored as binary, "
+        raise InvalidArgument(f"{_SLURP_FOR}; {handle} is stored as binary, "
                               f"{binary_format(shape)}-compressed: read its bytes (offset=, length=); no search "
                               "(match=, pattern=) finds text in compressed bytes")
     columns = columns_misfit(handle, "slurp=true", shape) if kind == "text" else None
     if columns is not None:
         raise InvalidArgument(columns)
-    raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is stored as {kind or 'unknown'}"
+    raise InvalidArgument(f"{_SLURP_FOR}; {handle} is stored as {kind or 'unknown'}"
                           ": search it (match=, pattern=, count=true) or read its " + (
                               "bytes (offset=, length=)" if kind == "binary" else "lines") + (
                               ', or view="text" / select= for HTML' if kind == "html" else ""))
