@@ -245,6 +245,17 @@ def test_the_refusal_s_words_are_true_slurp_reads_each_kind_it_names(tools, scra
         assert reply["results"] == [expected], kind
 
 
+def test_a_filter_failing_on_its_input_names_a_next_step_that_works(tools, scratch_scope):
+    # 'jq: null (null) cannot be matched, as it is not a string' (74 bytes) said no more (brief rows5, item 3)
+    handle = scratch_scope.spill((TOOLS / "ps-auxww.txt").read_bytes(), source_tool="ps").handle
+    with pytest.raises(InvalidArgument) as refused:
+        tools.call("read_handle", {"handle": handle, "jq": 'map(select(.NOPE | test("x")))', "slurp": True})
+    said = str(refused.value)
+    assert said.startswith("jq: null (null) cannot be matched") and "`.x // empty`" in said and "`| .[0]`" in said
+    for guarded, want in (('map(select(.NOPE // empty | test("x")))', [[]]), ("map(.NOPE) | .[0]", [None])):
+        assert tools.call("read_handle", {"handle": handle, "jq": guarded, "slurp": True})["results"] == want
+
+
 def test_slurp_of_what_is_no_records_or_rows_or_without_jq_is_refused(tools, scratch_scope, fixture_data):
     doc = scratch_scope.spill(fixture_data["api-ec2-service-model.json"], source_tool="api").handle
     with pytest.raises(InvalidArgument, match=r"one JSON document.*jq= alone"):
