@@ -199,9 +199,8 @@ def slurp_form(handle: str, kind: str | None, shape: str | None) -> str:
         raise InvalidArgument(f"{_SLURP_FOR}; {handle} is stored as binary, "
                               f"{binary_format(shape)}-compressed: read its bytes (offset=, length=); no search "
                               "(match=, pattern=) finds text in compressed bytes")
-    columns = columns_misfit(handle, "slurp=true", shape) if kind == "text" else None
-    if columns is not None:
-        raise InvalidArgument(columns)
+    if kind == "text" and headless_columns(shape) is not None:
+        return "arrays"  # (a table aligned by spaces with no header line: split as the reads split it, or refused)
     raise InvalidArgument(Advice.of(f"{_SLURP_FOR}; {handle} is stored as {kind or 'unknown'}"
                                     ": search it (match=, pattern=, count=true) or read its " + (
                                         "bytes (offset=, length=)" if kind == "binary" else "lines"), *(
@@ -218,17 +217,18 @@ def refusal(handle: str, content_type: str | None, read: str, how: str = "", lin
 
 def columns_misfit(handle: str, read: str, shape: str | None) -> Advice | None:
     """The refusal of a rows read (``read``: ``"row="``, ``"slurp=true"``) of text whose ``shape`` says its first
-    lines stand in columns aligned by spaces with no header line (:func:`~scratchfs.api.shape_columns.columns_said`),
+    lines stand in columns aligned by spaces with no header line (:func:`~scratchfs.api.shape_columns.columns_said`)
+    but whose cells are not parted by runs of spaces alone (:func:`~scratchfs.api.shape_columns.runs_starts`),
     naming, as calls, the reads that work on it: its lines, and a pattern over its columns (a column's value: the
     words before it skipped); ``None`` for any other shape."""
     count = headless_columns(shape)
     if count is None:
         return None
     return Advice.of(
-        f"{handle} holds text whose lines stand in {plural(count, 'column')} aligned by spaces, with no header line: "
-        f"a {read} read splits a table by its header's names and where they stand, and this one has none. Read its "
-        "lines: ", Call.of("read_handle", handle=handle, line=1, lines=50), "; or find the lines whose third column "
-        "(two words skipped before it) is VALUE: ",
+        f"{handle} holds text whose lines stand in {plural(count, 'column')} aligned by spaces, with no header line, "
+        f"and some cell of its first lines holds a space: a {read} read, which splits such lines at runs of spaces, "
+        "would cut it. Read its lines: ", Call.of("read_handle", handle=handle, line=1, lines=50),
+        "; or find the lines whose third column (two words skipped before it) is VALUE: ",
         Call.of("read_handle", handle=handle, pattern=r"^\s*(?:\S+\s+){2}VALUE(?:\s|$)", context="line"))
 
 
