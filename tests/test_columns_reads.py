@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from scratchfs import ScratchStore
 from scratchfs.api.contract import ScratchTools
@@ -83,3 +85,33 @@ def test_a_headerless_table_whose_cells_hold_spaces_is_refused_naming_the_reads_
         lines_found = sorted({match.line for window in found.windows for match in window.matches})
         assert lines_found == [n for n, line in enumerate(text.splitlines(), 1) if line.split()[2] == "2"]
         assert lines_found and dict(search.arguments)["context"] == "line"
+
+
+_CELL = st.from_regex(r"[a-z][a-z0-9_/.-]{0,11}", fullmatch=True)
+
+
+@st.composite
+def _headerless(draw):
+    """A table as a tool that sizes each column to its widest value prints it, with no header line: 5 to 80 rows of
+    3 to 8 columns, words left-aligned or numbers right-aligned, 2 spaces or more between columns, the last column
+    ragged and its cells of one word or several (a command and its arguments)."""
+    columns, count = draw(st.integers(3, 8)), draw(st.integers(5, 80))
+    numeric = [draw(st.booleans()) for _ in range(columns - 1)]
+    cells = [[str(draw(st.integers(0, 99999))) if numeric[c] else draw(_CELL) for c in range(columns - 1)]
+             + [" ".join(draw(st.lists(_CELL, min_size=1, max_size=3)))] for _ in range(count)]
+    widths = [max(len(row[c]) for row in cells) for c in range(columns - 1)]
+    gap = " " * draw(st.integers(2, 3))
+    lines = [gap.join([*(cell.rjust(widths[c]) if numeric[c] else cell.ljust(widths[c])
+                         for c, cell in enumerate(row[:-1])), row[-1]]) for row in cells]
+    return columns, lines
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(table=_headerless())
+def test_every_headerless_table_s_rows_are_its_lines_split_as_python_splits_them(scope, table):
+    columns, lines = table
+    stub = scope.spill(("\n".join(lines) + "\n").encode(), source_tool="shell")
+    assume(f"a table of {columns} columns aligned by spaces" in (stub.shape or ""))
+    tools = ScratchTools(scope)
+    assert _pages(tools, {"handle": stub.handle, "row": 1, "rows": 30}) == [
+        line.split(None, columns - 1) for line in lines]
