@@ -113,6 +113,24 @@ def test_raw_offset_without_the_view_names_the_view_read(store):
     assert reply == tools.call("read_handle", {"handle": handle, "view": "text", "raw_offset": 300})
 
 
+_PAGE = (b"<!doctype html><html><head><title>T</title></head><body>"
+         + b"".join(b"<h2>Part %d</h2><p>%s</p>" % (n, b"text " * 40) for n in range(60)) + b"</body></html>")
+
+
+@pytest.mark.parametrize("read", [["--jq", "."], ["--row", "1"], ["--record", "1"], ["--jq", "length", "--slurp"],
+                                  ["--row", "1", "--column", "0"]])
+def test_a_read_that_does_not_fit_an_html_page_names_commands_that_run(store, read):
+    # the jq and row= refusals wrote view="text" and select= in the model's syntax on the command line (rows5)
+    handle = store.scope("r", "a").spill(_PAGE, source_tool="fetch").handle
+    failed = _run(store, "read-handle", handle, *read)
+    assert failed.exit_code == 2, failed.stderr
+    assert 'view="text"' not in failed.stderr and "select=" not in failed.stderr, failed.stderr
+    text, selected = _commands(failed.stderr)
+    assert text[2:4] == ["--view", "text"] and selected[2:4] == ["--select", "h2"]
+    assert json.loads(_follow(text).stdout)["text"].startswith("Part 0\n\ntext text")  # (the page's text view)
+    assert json.loads(_follow(selected).stdout)["elements"][:2] == ["Part 0", "Part 1"]
+
+
 def test_slurp_over_its_bound_names_the_paged_read_with_the_filter(store, monkeypatch):
     monkeypatch.setattr("scratchfs.api.structured.MAX_SLURP_BYTES", 1000)
     data = b"".join(b'{"unit": "u %d", "say": "a \\"b\\""}\n' % n for n in range(100))

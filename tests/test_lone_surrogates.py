@@ -108,7 +108,7 @@ def test_a_streamed_path_naming_or_meeting_a_lone_surrogate_answers_never_raises
     monkeypatch.setattr(jsondoc, "MAX_JQ_DOCUMENT_BYTES", 0)  # every document streams
     doc = BytesSource(b'{"a":1,"\\ud800":2,"s":"\\ud800"}')
     assert jq_page(doc, '."\\ud800"').to_dict()["results"] == [2]
-    with pytest.raises(InvalidArgument, match=r'^jq: Cannot iterate over string \("\\ud800"\)$'):
+    with pytest.raises(InvalidArgument, match=r'^jq: Cannot iterate over string \("\\ud800"\); a step met a value'):
         jq_page(doc, ".s[]")
 
 

@@ -227,12 +227,42 @@ def test_content_over_the_bound_is_refused_naming_the_paged_read(tools, scratch_
     assert slurp_module.MAX_SLURP_BYTES == 16 * 1024 * 1024
 
 
+def test_the_refusal_s_words_are_true_slurp_reads_each_kind_it_names(tools, scratch_scope):
+    """The refusal says slurp=true is for JSON lines, JSON texts one after another, CSV/TSV tables and tables aligned
+    by spaces under a header line (it said "JSON lines and CSV/TSV tables", yet it read tables aligned by spaces)."""
+    kinds = {"JSON lines": b'{"a": 1}\n{"a": 2}\n{"a": 3}\n',
+             "JSON texts one after another": b'{\n  "a": 1\n}\n{\n  "a": 2\n}\n{\n  "a": 3\n}\n',
+             "CSV/TSV tables": b"a,b\n1,x\n2,y\n3,z\n",
+             "tables aligned by spaces": (TOOLS / "ps-auxww.txt").read_bytes()}
+    text = scratch_scope.spill(b"plain words\n", source_tool="shell").handle
+    with pytest.raises(InvalidArgument) as refused:
+        tools.call("read_handle", {"handle": text, "jq": "length", "slurp": True})
+    for kind, data in kinds.items():
+        assert kind in str(refused.value)
+        handle = scratch_scope.spill(data, source_tool="shell").handle
+        reply = tools.call("read_handle", {"handle": handle, "jq": "length", "slurp": True})
+        expected = 3 if kind != "tables aligned by spaces" else len(data.decode().splitlines()) - 1
+        assert reply["results"] == [expected], kind
+
+
+def test_a_filter_failing_on_its_input_names_a_next_step_that_works(tools, scratch_scope):
+    # 'jq: null (null) cannot be matched, as it is not a string' (74 bytes) said no more (brief rows5, item 3)
+    handle = scratch_scope.spill((TOOLS / "ps-auxww.txt").read_bytes(), source_tool="ps").handle
+    with pytest.raises(InvalidArgument) as refused:
+        tools.call("read_handle", {"handle": handle, "jq": 'map(select(.NOPE | test("x")))', "slurp": True})
+    said = str(refused.value)
+    assert said.startswith("jq: null (null) cannot be matched") and "`.x // empty`" in said and "`| .[0]`" in said
+    for guarded, want in (('map(select(.NOPE // empty | test("x")))', [[]]), ("map(.NOPE) | .[0]", [None])):
+        assert tools.call("read_handle", {"handle": handle, "jq": guarded, "slurp": True})["results"] == want
+
+
 def test_slurp_of_what_is_no_records_or_rows_or_without_jq_is_refused(tools, scratch_scope, fixture_data):
     doc = scratch_scope.spill(fixture_data["api-ec2-service-model.json"], source_tool="api").handle
     with pytest.raises(InvalidArgument, match=r"one JSON document.*jq= alone"):
         tools.call("read_handle", {"handle": doc, "jq": "length", "slurp": True})
     html = scratch_scope.spill(fixture_data["browser-rust-book.html"], source_tool="fetch").handle
-    with pytest.raises(InvalidArgument, match=r"slurp=true is for JSON lines and CSV/TSV tables.*select="):
+    with pytest.raises(InvalidArgument, match=r"slurp=true is for JSON lines, JSON texts one after another, CSV/TSV "
+                       r"tables and tables aligned by spaces under a header line; .*select="):
         tools.call("read_handle", {"handle": html, "jq": "length", "slurp": True})
     lines = scratch_scope.spill(b'{"a": 1}\n{"a": 2}\n', source_tool="log").handle
     with pytest.raises(InvalidArgument, match="give jq= too"):

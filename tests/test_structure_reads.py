@@ -312,7 +312,8 @@ def test_jq_over_content_that_is_not_json_says_what_it_holds_and_which_reads_fit
     message = str(caught.value)
     refused = "which a jq= read does not parse" if kind == "csv" else "which jq cannot parse as JSON"  # (csv: before
     assert message.startswith(f"{handle} holds ") and f"(content type {kind}), {refused}" in message  # jq runs)
-    assert all(f"read it with {fit}" in message or f" or {fit}" in message for fit in fits)
+    assert all(f"read it with {fit}" in message or f" or {fit}" in message or  # (an HTML page's: as calls)
+               f'read_handle(handle="{handle}", {fit}' in message for fit in fits)
     assert ('view="text"' in message) is ('view="text"' in fits)
     assert "line=" in message and "pattern=" in message and (kind == "csv" or "(jq: parse error: " in message
                                                                   or "(the document is not valid JSON: " in message)

@@ -18,13 +18,16 @@ from typing import TypeVar
 from scratchfs.api.shape import SAMPLE_BYTES, binary_format
 from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.api.shape_binary import compressed_format
+from scratchfs.api.shape_columns import headless_columns
 from scratchfs.api.shape_said import GREP_SAID, cr_ends_said, plain_said
 from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.shape_terminal import coloured, is_terminal
 from scratchfs.api.shape_words import short_name
 from scratchfs.api.table_reads import headless
+from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
+from scratchfs.foundation.text import plural
 
 _WHAT = {"html": "an HTML page", "csv": "a CSV/TSV table", "log": "log output", "text": "text",
          "xml": "XML", "binary": "binary data", "json": "one JSON document", "jsonl": "JSON lines"}
@@ -36,6 +39,8 @@ _FITS = {"html": 'view="text" (the page\'s readable text) or select= (the text o
          "binary": "offset= and length= (byte ranges)",
          "json": 'jq= (e.g. jq="keys", jq=".items[0]")',
          "jsonl": "record= (e.g. record=1; jq= with it filters each record)"}
+_SLURP_FOR = ("slurp=true is for JSON lines, JSON texts one after another, CSV/TSV tables and tables aligned by spaces "
+              "under a header line")
 _NOT_PARSED = ("jq: parse error", "the document is not valid JSON", "the document is not UTF-8 text")
 _TOO_DEEP = "jq: parse error: Exceeds depth limit for parsing"
 
@@ -64,12 +69,29 @@ def what_it_holds(content_type: str | None, shape: str | None = None) -> str:
     return f"{what} ({GREP_SAID})" if said is not None and said.grep else what
 
 
-def fitting_reads(content_type: str | None, line_bytes: float = 0.0, shape: str | None = None) -> str:
+def _viewed(kind: str, handle: str) -> Advice:
+    """The reads of an HTML page (``kind`` ``"html"``) or terminal output of ``handle`` that show its text, as calls
+    (a face writes them its own way: the CLI as commands)."""
+    text = Call.of("read_handle", handle=handle, view="text")
+    if kind == "terminal":
+        return Advice.of("its text rendered as a terminal shows it, ", text)
+    return Advice.of("its readable text, ", text, ", or the text of the elements a CSS selector matches, e.g. ",
+                     Call.of("read_handle", handle=handle, select="h2"))
+
+
+def fitting_reads(content_type: str | None, line_bytes: float = 0.0, shape: str | None = None,
+                  handle: str | None = None) -> str | Advice:
     """The ``read_handle`` arguments that fit an entry of ``content_type`` (``None``: not detected) and ``shape``
     (``view="text"`` for an HTML page, terminal output and a coloured kind of text alone), as a phrase ending in the
     reads that fit every entry: lines (byte ranges when its lines average ``line_bytes`` bytes, more than a default
-    read, as a one-line JSON document's do, or when it is binary data: the stub's rule) and searches."""
-    fits = _FITS.get("terminal" if is_terminal(content_type, shape) or coloured(shape) else content_type or "")
+    read, as a one-line JSON document's do, or when it is binary data: the stub's rule) and searches. With
+    ``handle``, the text views' reads are calls of it (:class:`~scratchfs.foundation.calls.Advice`)."""
+    kind = "terminal" if is_terminal(content_type, shape) or coloured(shape) else content_type or ""
+    if handle is not None and kind in ("html", "terminal") and not is_aligned(content_type, shape) and not is_stream(
+            content_type, shape):
+        by = "byte range (offset=, length=)" if line_bytes > DEFAULT_READ_BYTES else "lines (line=, lines=)"
+        return Advice.of("read ", _viewed(kind, handle), f"; or read it by {by} or by search (match=, pattern=)")
+    fits = _FITS.get(kind)
     if is_aligned(content_type, shape):
         fits = _FITS["csv"]  # (read as a table's rows)
     elif is_stream(content_type, shape):
@@ -82,16 +104,16 @@ def fitting_reads(content_type: str | None, line_bytes: float = 0.0, shape: str 
     return (f"read it with {fits}, or " if fits else "read it ") + f"by {by} or by search (match=, pattern=)"
 
 
-def holds(handle: str, content_type: str | None, shape: str | None, line_bytes: float, why: str) -> str:
+def holds(handle: str, content_type: str | None, shape: str | None, line_bytes: float, why: str) -> Advice:
     """The one phrase of every refusal of a read that does not fit an entry: ``"<handle> holds <what it holds>
     (content type <type>)<why>: <the reads that fit>"`` (:func:`what_it_holds`, :func:`fitting_reads` by ``shape``
     and ``line_bytes``); ``why`` says what does not fit, e.g. ``", which a row= read does not parse"``."""
-    return (f"{handle} holds {what_it_holds(content_type, shape)} (content type {content_type or 'unknown'}){why}: "
-            f"{fitting_reads(content_type, line_bytes, shape)}")
+    return Advice.of(f"{handle} holds {what_it_holds(content_type, shape)} (content type {content_type or 'unknown'})"
+                     f"{why}: ", fitting_reads(content_type, line_bytes, shape, handle))
 
 
 def jq_misfit(handle: str, content_type: str | None, message: str, line_bytes: float = 0.0,
-              shape: str | None = None) -> str | None:
+              shape: str | None = None) -> str | Advice | None:
     """The message for a jq read of ``handle`` that failed with ``message``: when jq could not parse the document
     (not JSON, not UTF-8) and the entry's stored content type is not ``json`` or ``jsonl``, what the entry holds and
     the reads that fit it, then jq's own message; for a document nested past jq's depth limit (stored as any type:
@@ -103,10 +125,11 @@ def jq_misfit(handle: str, content_type: str | None, message: str, line_bytes: f
                 f"{fitting_reads(None, line_bytes)}. ({message})")
     if content_type in ("json", "jsonl") or not message.startswith(_NOT_PARSED):
         return None
-    return f"{holds(handle, content_type, shape, line_bytes, ', which jq cannot parse as JSON')}. ({message})"
+    why = ", which jq cannot parse as JSON"
+    return Advice.of(holds(handle, content_type, shape, line_bytes, why), f". ({message})")
 
 
-def text_misfit(handle: str, content_type: str | None, line_bytes: float = 0.0, shape: str | None = None) -> str:
+def text_misfit(handle: str, content_type: str | None, line_bytes: float = 0.0, shape: str | None = None) -> Advice:
     """The refusal of ``view="text"`` for an entry of ``content_type`` (not HTML, terminal output or text), in the
     words of every refusal (:func:`holds`): what it holds and the reads that fit it (jq= for JSON, record= for JSON
     lines, row= for CSV; ``line_bytes``, ``shape``: :func:`fitting_reads`)."""
@@ -124,7 +147,7 @@ def plain_view(read: Callable[[int, int], bytes], content_type: str | None, shap
     return not _DRAWN_OTHERWISE.search(read(0, SAMPLE_BYTES))
 
 
-def view_misfit(handle: str, content_type: str | None, shape: str | None, line_bytes: float = 0.0) -> str:
+def view_misfit(handle: str, content_type: str | None, shape: str | None, line_bytes: float = 0.0) -> Advice:
     """The refusal of ``view="text"`` (a page, a ``raw_offset``, a search) of an entry :func:`plain_view` finds
     would show as it is: what it holds and the reads that fit it."""
     return holds(handle, content_type, shape, line_bytes, ', which view="text" would show as it is: it renders HTML '
@@ -145,13 +168,13 @@ def no_element(read: Callable[[int, int], bytes], size: int, bound: int) -> bool
     return True
 
 
-def members_misfit(handle: str, content_type: str | None, shape: str | None, line_bytes: float = 0.0) -> str:
+def members_misfit(handle: str, content_type: str | None, shape: str | None, line_bytes: float = 0.0) -> Advice:
     """The refusal of ``view="members"`` for an entry that is no tar or zip: what it holds and the reads that fit."""
     return holds(handle, content_type, shape, line_bytes, ', which view="members" does not list (it lists the '
                  "members of a tar or zip archive)")
 
 
-def select_misfit(handle: str, content_type: str | None, shape: str | None, line_bytes: float, selector: str) -> str:
+def select_misfit(handle: str, content_type: str | None, shape: str | None, line_bytes: float, selector: str) -> Advice:
     """The refusal of a CSS select of ``selector`` in an entry of text, a log or binary data that holds no HTML
     element (:func:`no_element`, or none the selector matched): what it holds and the reads that fit it."""
     shown = json.dumps(short_name(selector, _SELECTOR_CHARS), ensure_ascii=False)  # (a long one kept the reads that
@@ -170,24 +193,43 @@ def slurp_form(handle: str, kind: str | None, shape: str | None) -> str:
     if kind == "csv":
         return "arrays" if headless(kind, shape) else "rows"
     if kind == "json":
-        raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is one JSON document, "
+        raise InvalidArgument(f"{_SLURP_FOR}; {handle} is one JSON document, "
                               "already one value: use jq= alone (it sees the whole document)")
     if kind == "binary" and compressed_format(shape):  # (no search finds text in compressed bytes)
-        raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is stored as binary, "
+        raise InvalidArgument(f"{_SLURP_FOR}; {handle} is stored as binary, "
                               f"{binary_format(shape)}-compressed: read its bytes (offset=, length=); no search "
                               "(match=, pattern=) finds text in compressed bytes")
-    raise InvalidArgument(f"slurp=true is for JSON lines and CSV/TSV tables; {handle} is stored as {kind or 'unknown'}"
-                          ": search it (match=, pattern=, count=true) or read its " + (
-                              "bytes (offset=, length=)" if kind == "binary" else "lines") + (
-                              ', or view="text" / select= for HTML' if kind == "html" else ""))
+    if kind == "text" and headless_columns(shape) is not None:
+        return "arrays"  # (a table aligned by spaces with no header line: split as the reads split it, or refused)
+    raise InvalidArgument(Advice.of(f"{_SLURP_FOR}; {handle} is stored as {kind or 'unknown'}"
+                                    ": search it (match=, pattern=, count=true) or read its " + (
+                                        "bytes (offset=, length=)" if kind == "binary" else "lines"), *(
+                                        ["; or read ", _viewed("html", handle)] if kind == "html" else [])))
 
 
 def refusal(handle: str, content_type: str | None, read: str, how: str = "", line_bytes: float = 0.0,
-            shape: str | None = None) -> str:
+            shape: str | None = None) -> Advice:
     """The refusal of a ``read=`` read (``"jq"``, ``"record"``, ``"row"``, ``"select"``) of ``handle`` that does not
     fit what it holds (``how``: e.g. ``" over several lines"``), naming what it is and the reads that fit
     (:func:`what_it_holds`, :func:`fitting_reads` by ``shape`` and ``line_bytes``)."""
     return holds(handle, content_type, shape, line_bytes, f"{how}, which a {read}= read does not parse")
+
+
+def columns_misfit(handle: str, read: str, shape: str | None) -> Advice | None:
+    """The refusal of a rows read (``read``: ``"row="``, ``"slurp=true"``) of text whose ``shape`` says its first
+    lines stand in columns aligned by spaces with no header line (:func:`~scratchfs.api.shape_columns.columns_said`)
+    but whose cells are not parted by runs of spaces alone (:func:`~scratchfs.api.shape_columns.runs_starts`),
+    naming, as calls, the reads that work on it: its lines, and a pattern over its columns (a column's value: the
+    words before it skipped); ``None`` for any other shape."""
+    count = headless_columns(shape)
+    if count is None:
+        return None
+    return Advice.of(
+        f"{handle} holds text whose lines stand in {plural(count, 'column')} aligned by spaces, with no header line, "
+        f"and some cell of its first lines holds a space: a {read} read, which splits such lines at runs of spaces, "
+        "would cut it. Read its lines: ", Call.of("read_handle", handle=handle, line=1, lines=50),
+        "; or find the lines whose third column (two words skipped before it) is VALUE: ",
+        Call.of("read_handle", handle=handle, pattern=r"^\s*(?:\S+\s+){2}VALUE(?:\s|$)", context="line"))
 
 
 def explained_jq(handle: str, content_type: str | None, read: Callable[[], T], line_bytes: float = 0.0,
@@ -207,5 +249,5 @@ def explained_jq(handle: str, content_type: str | None, read: Callable[[], T], l
         raise InvalidArgument(advice) from None
 
 
-__all__ = ["explained_jq", "fitting_reads", "holds", "jq_misfit", "members_misfit", "no_element",
+__all__ = ["columns_misfit", "explained_jq", "fitting_reads", "holds", "jq_misfit", "members_misfit", "no_element",
            "plain_view", "refusal", "select_misfit", "slurp_form", "text_misfit", "view_misfit", "what_it_holds"]

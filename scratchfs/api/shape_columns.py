@@ -2,8 +2,9 @@
 +2``, ``df`` without its header, ``docker images`` cut of its first line), for :mod:`scratchfs.api.shape`: text
 whose first lines all stand in the same columns, which its shape counts (``", a table of 9 columns aligned by
 spaces on each of its first 50 lines, no header line"``) -- where a table with a header is told by
-:mod:`scratchfs.api.shape_aligned`, whose names the reads (``row=``, ``columns=``) need: this one has none, so it stays
-text read by lines.
+:mod:`scratchfs.api.shape_aligned`, whose names its reads use: this one has none, so it stays text, its rows read
+as a CSV's with no header line (columns by number) when its cells are parted by runs of spaces alone
+(:func:`runs_starts`; the reads layer splits each line so), else by lines.
 
 The columns are the runs of positions, within the shortest of the lines looked at, where some line holds a
 character other than a space, parted by positions where every line holds a space (a gutter); the last column may
@@ -24,7 +25,7 @@ import re
 
 from scratchfs.foundation.text import plural
 
-__all__ = ["MIN_COLUMNS", "MIN_ROWS", "ROWS", "columns_said"]
+__all__ = ["COLUMNS_BYTES", "MIN_COLUMNS", "MIN_ROWS", "ROWS", "columns_said", "headless_columns", "runs_starts"]
 
 ROWS = 50
 """Most lines looked at (the first ones)."""
@@ -32,7 +33,8 @@ MIN_ROWS = 5
 """Fewest lines that make a table."""
 MIN_COLUMNS = 3
 """Fewest columns that make a table (two are a list of pairs: a word and a sentence's rest)."""
-_BYTES = 8192
+COLUMNS_BYTES = _BYTES = 8192
+"""The first bytes of a text its lines are told from."""
 _WIDTH = 512  # (the positions of a line looked at: the last column runs on past them)
 _SPACES = bytes(1 if byte == 0x20 else 0 for byte in range(256))  # (a byte a position: 1 where a space)
 _CODE_MARKS = frozenset(b"= := += -= == => -> <- : :: | || - -- + * / // # ; , . ... { } ( ) [ ] < > \\".split())
@@ -41,6 +43,15 @@ _PADDING_RE = re.compile(rb"[^\s.!?:;,]  ")
 """Two spaces after a word that ends no sentence nor clause: a cell padded to its column's width (prose leaves none
 but after a full stop)."""
 _RUN_RE = re.compile(rb"\x00+")  # (a run of positions where some line holds no space: a column)
+_SAID_RE = re.compile(r", a table of ([0-9,]+) columns aligned by spaces on each of its first [0-9,]+ lines, "
+                      r"no header line")
+
+
+def headless_columns(shape: str | None) -> int | None:
+    """The count of columns a text's ``shape`` (its stored shape text, ``None``: unknown) says its first lines stand
+    in (:func:`columns_said`'s words), else ``None``."""
+    found = _SAID_RE.search(shape or "")
+    return int(found.group(1).replace(",", "")) if found else None
 
 
 def columns_said(sample: bytes) -> str:
@@ -48,6 +59,32 @@ def columns_said(sample: bytes) -> str:
     with no header line (the module's docstring): ``", a table of 9 columns aligned by spaces on each of its first
     50 lines, no header line"``; else ``""``. Read a line at a time, each one's spaces and-ed into the gutters of
     those before it: prose leaves fewer than 2 after 2 or 3 lines, where it stops. Never raises."""
+    told = _told(sample)
+    if told is None:
+        return ""
+    rows, columns = told
+    return f", a table of {plural(len(columns), 'column')} aligned by spaces on each of its first " \
+        f"{plural(len(rows), 'line')}, no header line"
+
+
+def runs_starts(sample: bytes) -> tuple[int, ...] | None:
+    """The character offsets where the columns start of a text whose first bytes ``sample`` make the table
+    :func:`columns_said` tells, when each of its first lines splits at runs of spaces into the same cells as at
+    those columns (each cell one word, but the last's: ``line.split(None, columns - 1)``), so that every rows read
+    splits its lines so; else ``None`` (a cell holding a space, ``Up 2 hours``: no such split). Never raises."""
+    told = _told(sample)
+    if told is None:
+        return None
+    rows, columns = told
+    for row in rows:
+        words = row.split(None, len(columns) - 1)
+        if words != [row[start:end].strip() for start, end in columns]:
+            return None
+    return tuple(start for start, _end in columns)
+
+
+def _told(sample: bytes) -> tuple[list[bytes], list[tuple[int, int]]] | None:
+    """``(the lines looked at, the columns' spans)`` of :func:`columns_said`'s table, else ``None``."""
     rows: list[bytes] = []
     gutter, at = -1, 0  # (a byte a position, little-endian: position i is byte i; past a line's end, none)
     while len(rows) < ROWS:
@@ -57,27 +94,27 @@ def columns_said(sample: bytes) -> str:
         row = sample[at:end].rstrip(b"\r ")  # (a CRLF's \r, spaces after a line's last cell)
         gutter &= int.from_bytes(row[:_WIDTH].translate(_SPACES), "little")
         if gutter.bit_count() < MIN_COLUMNS - 1:  # (a blank line, or too few positions a space in every line)
-            return ""
+            return None
         rows.append(row)
         at = end + 1
     if len(rows) < MIN_ROWS:
-        return ""
-    return _said(rows, gutter.to_bytes(min(_WIDTH, *map(len, rows)), "little"))
+        return None
+    columns = _columns(rows, gutter.to_bytes(min(_WIDTH, *map(len, rows)), "little"))
+    return None if columns is None else (rows, columns)
 
 
-def _said(rows: list[bytes], marks: bytes) -> str:
-    """:func:`columns_said`'s words for ``rows`` (its lines, none blank) whose gutters within the shortest are the
-    ones of ``marks`` (a byte a position: 1 where every line holds a space), else ``""``."""
+def _columns(rows: list[bytes], marks: bytes) -> list[tuple[int, int]] | None:
+    """The columns' spans of ``rows`` (the lines looked at, none blank) whose gutters within the shortest are the
+    ones of ``marks`` (a byte a position: 1 where every line holds a space), when they make a table, else ``None``."""
     columns = [found.span() for found in _RUN_RE.finditer(marks)]
     joined = b"\n".join(rows)
     if len(columns) < MIN_COLUMNS or not joined.isascii() or b"\t" in joined or _PADDING_RE.search(joined) is None:
-        return ""  # (a tab or a wide character shifts the columns; no cell padded: words that happen to line up)
+        return None  # (a tab or a wide character shifts the columns; no cell padded: words that happen to line up)
     if columns[0][0] != 0 and not all(row[: columns[0][1]].strip().isdigit() for row in rows):
-        return ""  # (indented code; ps's PIDs right-aligned)
+        return None  # (indented code; ps's PIDs right-aligned)
     columns[-1] = (columns[-1][0], max(map(len, rows)))  # (the last runs on: a name, a command)
     for start, end in columns:
         cells = [row[start:end].strip() for row in rows]
         if not all(cells) or (len(set(cells)) == 1 and cells[0] in _CODE_MARKS):
-            return ""
-    return f", a table of {plural(len(columns), 'column')} aligned by spaces on each of its first " \
-        f"{plural(len(rows), 'line')}, no header line"
+            return None
+    return columns

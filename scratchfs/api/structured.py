@@ -16,6 +16,7 @@ from scratchfs.api.archive import members_page
 from scratchfs.api.entries import reading
 from scratchfs.api.jq_inputs import refuse_inputs
 from scratchfs.api.misfit import (
+    columns_misfit,
     explained_jq,
     jq_misfit,
     members_misfit,
@@ -29,6 +30,7 @@ from scratchfs.api.misfit import (
 )
 from scratchfs.api.shape import binary_format
 from scratchfs.api.shape_aligned import header_line, is_aligned
+from scratchfs.api.shape_columns import COLUMNS_BYTES, headless_columns, runs_starts
 from scratchfs.api.shape_said import cr_ends_said
 from scratchfs.api.slurp_advice import paged_instead
 from scratchfs.api.table_reads import SNIFFED_NO_TABLE, headless, noted_rows, table_like
@@ -52,7 +54,7 @@ from scratchfs.engine.structure import (
     text_page,
     view_page,
 )
-from scratchfs.engine.structure.aligned import Layout, source_layout
+from scratchfs.engine.structure.aligned import Layout, headless_layout, source_layout
 from scratchfs.engine.structure.table import UNSPLIT_KEY
 from scratchfs.engine.structure.terminal import PastTheView
 from scratchfs.engine.structure.text_search import search_text
@@ -225,7 +227,8 @@ class StructureReads:
                     f"slurp=true reads at most {MAX_SLURP_BYTES // 2**20} MiB of content (it holds every record or "
                     f"row at once); {handle} is {src.size / 2**20:.1f} MiB: page it instead: ",
                     paged_instead(handle, filter, form)))
-            layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else None  # (split by it, not CSV)
+            layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else self._headless(
+                src, kind, handle, "slurp=true")  # (split by it, not CSV)
             blob = blob if layout is None else f"{blob}:aligned"
             page = slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, cache_key=blob,
                               timeout=self._timeout(), entry=entry_identity(handle, blob), layout=layout)
@@ -253,10 +256,12 @@ class StructureReads:
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "row", handle)
-            layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else None
+            layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else self._headless(
+                src, kind, handle, "row=")
             if cursor is None and layout is None:  # (a cursor is bound to this entry and read: its first page
                 self._table_fits(src, kind, handle)  # passed the check)
-            headed = not headless(kind, self.shape)  # (its first line is row 1, as the stub counts it)
+            headed = not headless(kind, self.shape) and (layout is None or layout.headed)  # (no header: its first
+            # line is row 1, as the stub counts it)
             try:
                 page = rows_page(src, row, rows, columns=columns, cursor=cursor, budget_bytes=budget,
                                  entry=entry_identity(handle, blob), layout=layout, headed=headed)
@@ -283,6 +288,18 @@ class StructureReads:
                                   "so; read its lines instead")
         _LAYOUTS.put(key, layout)
         return layout
+
+    def _headless(self, src: ReaderSource, kind: str | None, handle: str, read: str) -> Layout | None:
+        """The layout of text whose shape says its first lines stand in columns aligned by spaces with no header
+        line (:func:`~scratchfs.api.shape_columns.runs_starts` of the bytes the shape was told from), else ``None``.
+        Raises InvalidArgument (naming the reads that work, as calls: :func:`columns_misfit`) when its cells are not
+        parted by runs of spaces alone (``read``: the read refused, ``"row="``)."""
+        if kind != "text" or headless_columns(self.shape) is None:
+            return None
+        starts = runs_starts(src.read(0, COLUMNS_BYTES))
+        if starts is None:
+            raise InvalidArgument(columns_misfit(handle, read, self.shape))
+        return headless_layout(starts)
 
     def _table_fits(self, src: ReaderSource, kind: str | None, handle: str) -> None:
         """Refuse rows of text, a log or binary data (in which no table was found at spill time) whose first
@@ -409,11 +426,13 @@ class StructureReads:
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> tuple[list[list[str]], bool]:
             self._fits(kind, "row", handle)
-            layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else None
+            layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else self._headless(
+                src, kind, handle, "row=")
             if layout is None:
                 self._table_fits(src, kind, handle)
             records: list[list[str]] = []
-            headed, partial = not headless(kind, self.shape), False
+            headed = not headless(kind, self.shape) and (layout is None or layout.headed)
+            partial = False
             for start, cells in iter_rows(src, layout=layout, headed=headed):
                 partial = start >= max_bytes
                 if partial:

@@ -28,13 +28,21 @@ def headless(kind: str | None, shape: str | None) -> bool:
     return kind == "csv" and shape is not None and is_headless(shape)
 
 
+HEADLESS_COLUMNS_NOTE = ("a table aligned by spaces with no header line (stored as text): each line split at runs of "
+                        "spaces, the last column taking the rest of the line, as Python's str.split; its first line "
+                        "is row 1 and its columns are named by number from 0 (columns=[0, 2])")
+"""What the first page of a rows read of text whose lines stand in columns with no header line says of it."""
+
+
 def noted_rows(page: ItemPage, kind: str | None, layout: Layout | None, headed: bool, first: bool) -> ItemPage:
     """``page`` (of a rows read of an entry stored as ``kind``; ``layout``: a table aligned by spaces; ``headed``:
     read with a header line; ``first``: the read's first page) with what its ``note`` says of how it was read before
     what it said: how the lines of a table aligned by spaces split, that no table was found in text when it was
     stored, or that the table has no header line."""
     said = None
-    if layout is not None:  # (how its lines split: on the first page of a read only)
+    if layout is not None and not layout.headed:  # (text whose lines stand in columns: its shape's words)
+        said = HEADLESS_COLUMNS_NOTE if first else None
+    elif layout is not None:  # (how its lines split: on the first page of a read only)
         said = _aligned_note(layout, page, first)
     elif kind in SNIFFED_NO_TABLE:
         said = (f"stored as {kind}: no table was found in its first lines when it was stored; these are its "

@@ -38,7 +38,7 @@ from scratchfs.engine.structure.aligned_fit import Fit, learn_fit
 from scratchfs.engine.structure.paging import ContentSource
 
 __all__ = ["FIXED", "HEAD_CHARS", "HEAD_LINES", "MAX_PREAMBLE", "RUNS", "Layout", "find_layout", "find_table",
-           "head_lines", "header_candidates", "is_blank", "is_row", "may_be_header", "source_layout"]
+           "head_lines", "header_candidates", "headless_layout", "is_blank", "is_row", "may_be_header", "source_layout"]
 
 RUNS = "runs"
 FIXED = "fixed"
@@ -78,19 +78,22 @@ def is_row(line: str) -> bool:
 class Layout:
     """Where a table's columns are: ``names`` (the header's, ``""`` for a first column with no name), ``starts``
     (the character offset in a line where each column starts, ``0`` first), ``rule`` (``"runs"`` or ``"fixed"``,
-    see the module docstring), ``fit`` (how each row is split: :meth:`cells`) and ``start`` (the byte offset of the
-    header line in the content: past a preamble)."""
+    see the module docstring), ``fit`` (how each row is split: :meth:`cells`), ``start`` (the byte offset of the
+    header line in the content: past a preamble) and ``headed`` (``False``: a table with no header line, its first
+    line row 1 and its ``names`` its columns' numbers, ``"0"``, ``"1"``...: :func:`headless_layout`)."""
 
     names: tuple[str, ...]
     starts: tuple[int, ...]
     rule: str
     fit: Fit | None = None
     start: int = 0
+    headed: bool = True
 
     @property
     def key(self) -> str:
         """The layout as text: what a read's cursor is bound to (the same content gives the same key)."""
-        return f"{self.rule}:{','.join(map(str, self.starts))}" + (f"@{self.start}" if self.start else "")
+        return f"{self.rule}:{','.join(map(str, self.starts))}" + (f"@{self.start}" if self.start else "") + (
+            "" if self.headed else ":no header")
 
     def cells(self, line: str) -> list[str] | None:
         """The cells of ``line`` (a row; no newline) as a person reads them under the header, one per column, or
@@ -291,6 +294,14 @@ def head_lines(head: str, whole: bool) -> list[str]:
     of the content and no longer than that: its last line is not cut)."""
     lines = head[:HEAD_CHARS].split("\n", HEAD_LINES)
     return lines[:HEAD_LINES] if whole and len(head) <= HEAD_CHARS and len(lines) <= HEAD_LINES else lines[:-1]
+
+
+def headless_layout(starts: tuple[int, ...]) -> Layout:
+    """The layout of a table aligned by spaces with no header line whose columns start at ``starts`` (character
+    offsets, ``0`` first), told from its first lines by the reads layer (every line filling every column, each cell
+    one word but the last's, so that runs of spaces part them): its lines split at runs of spaces, the last column
+    taking the rest of the line, as ``line.split(None, len(starts) - 1)`` splits it; its columns named by number."""
+    return Layout(tuple(map(str, range(len(starts)))), starts, RUNS, headed=False)
 
 
 def source_layout(source: ContentSource, header: int = 0) -> Layout | None:

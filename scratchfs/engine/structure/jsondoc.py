@@ -35,7 +35,7 @@ import jq
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure.jq_worker import run_jq
 from scratchfs.engine.structure.jsonscan import read_json_whole, refuse_unlike_json
-from scratchfs.engine.structure.jsonstream import path_page
+from scratchfs.engine.structure.jsonstream import FAILED_STEP, path_page
 from scratchfs.engine.structure.numbers import (
     LoneSurrogateScan,
     load_exact,
@@ -369,7 +369,7 @@ def _fill(page: ItemPage, found: _Found, index: int, chars: int, budget: int, ma
         return None
     if error is not None:  # the outputs before the failure first; the page that starts at it fails
         if page.cursor is None and not page.items and page.part is None:
-            raise InvalidArgument(f"jq: {jq_message(error)}")
+            raise InvalidArgument(f"jq: {jq_message(error)}{FAILED_STEP}")
         page.failure = f"jq: {jq_message(error)}"
         page.cursor = page.cursor or cursor_of(index + len(outputs), 0)
     if cursor is not None and not page.items and page.part is None:  # a cursor always names an output that follows

@@ -61,7 +61,7 @@ from scratchfs.engine.structure.paging import (
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["MAX_STREAM_STEPS", "path_page", "stream_path"]
+__all__ = ["FAILED_STEP", "MAX_STREAM_STEPS", "path_page", "stream_path"]
 
 MAX_STREAM_STEPS = 60
 """Most steps of a path filter answered by streaming (a cursor holds one bit per step)."""
@@ -70,9 +70,16 @@ Step = tuple[str, Any]
 Point = tuple[int, int, int]
 
 
+FAILED_STEP = ("; a step met a value it cannot take: skip such values (`select(.x != null)`, `.x // empty`) or "
+               "see its input (the filter up to it, then `| .[0]`)")
+"""The next step a jq error the filter raised on its input (not a parse error) names: a runtime error's words alone
+(``jq: null (null) cannot be matched, as it is not a string``) gave none."""
+
+
 def _jq_error(message: str) -> InvalidArgument:
-    """jq's ``message`` as the jq read gives it (on one line, blanks as one space, at most 300 characters)."""
-    return InvalidArgument(f"jq: {' '.join(message.split())[:300]}")
+    """jq's ``message`` as the jq read gives it (on one line, blanks as one space, at most 300 characters; the next
+    step, :data:`FAILED_STEP`, after it)."""
+    return InvalidArgument(f"jq: {' '.join(message.split())[:300]}{FAILED_STEP}")
 
 
 class _Walk:

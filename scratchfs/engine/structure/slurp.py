@@ -51,6 +51,7 @@ from scratchfs.engine.structure.row_keys import EXTRA_CELLS, row_keys
 from scratchfs.engine.structure.table import UNSPLIT_KEY, iter_rows
 from scratchfs.foundation import limits
 from scratchfs.foundation.errors import BadRecord, InvalidArgument, StructureTimeout
+from scratchfs.foundation.text import plural
 
 __all__ = ["EXTRA_CELLS", "MAX_ARRAY_BYTES", "MAX_EXACT_INTEGER", "MAX_SLURP_BYTES", "row_keys", "slurp_page",
            "type_number_columns"]
@@ -65,7 +66,8 @@ MAX_EXACT_INTEGER = 2**53
 """Largest magnitude of an integer cell read as a number (jq's doubles hold every integer up to it exactly)."""
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 """JSON's number grammar (RFC 8259, section 6): what a cell must be to be read as a number."""
-_ARRAYS: LRU[str, tuple[bytes, tuple[BadRecord, ...]]] = LRU(4, max_weight=MAX_ARRAY_BYTES,
+_Whole = tuple[int, str, tuple[int, ...]]  # (rows given whole: how many, the key of their line, the first's numbers)
+_ARRAYS: LRU[str, tuple[bytes, tuple[BadRecord, ...], _Whole]] = LRU(4, max_weight=MAX_ARRAY_BYTES,
                                                              weigh=lambda kept: len(kept[0]),
                                                              max_item_weight=MAX_ARRAY_BYTES)
 """The array texts slurp reads built, by blob token and form, with the rows each passed over: the next pages of a
@@ -115,8 +117,8 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
     """
     if form not in ("records", "documents", "rows", "arrays"):
         raise InvalidArgument(f"form must be 'records', 'documents', 'rows' or 'arrays', not {str(form)[:20]!r}")
-    data, passed = _array(source, form, cache_key, entry, layout)
-    keyed, room, named = _table_note(source, form, layout, passed, budget_bytes)
+    data, passed, whole = _array(source, form, cache_key, entry, layout)
+    keyed, room, named = _table_note(source, form, layout, passed, budget_bytes, whole)
     try:
         page = jq_page(BytesSource(data), filter, cursor, max(256, budget_bytes - room),  # (the note fits beside it)
                        cache_key=None if cache_key is None else f"slurp:{form}:{cache_key}", timeout=timeout,
@@ -149,12 +151,14 @@ def _noted(page: ItemPage, keyed: str | None, named: tuple[BadRecord, ...]) -> I
 
 
 def _table_note(source: ContentSource, form: str, layout: Layout | None, passed: tuple[BadRecord, ...],
-                budget: int) -> tuple[str | None, int, tuple[BadRecord, ...]]:
-    """``(what a slurp page's note says of the table -- keys renamed, rows passed over --, or None; the bytes of JSON
-    kept for it, the byte reads the reads layer adds included; the rows passed over it names, :func:`_named`)``."""
+                budget: int, whole: _Whole = (0, "", ())) -> tuple[str | None, int, tuple[BadRecord, ...]]:
+    """``(what a slurp page's note says of the table -- keys renamed, rows passed over, rows given whole
+    (:func:`_whole_note`) --, or None; the bytes of JSON kept for it, the byte reads the reads layer adds included;
+    the rows passed over it names, :func:`_named`)``."""
     named = _named(passed, budget)
     keyed = _keys_note(source, layout) if form == "rows" else None
-    keyed = "; ".join([said for said in (keyed, _passed_note(passed, named, form)) if said]) or None
+    said = (keyed, _passed_note(passed, named, form), _whole_note(whole))
+    keyed = "; ".join([one for one in said if one]) or None
     if keyed is None:
         return None, 0, named
     return keyed, len(json.dumps(keyed, ensure_ascii=False).encode("utf-8")) + len(',"note":; ') + (
@@ -207,14 +211,26 @@ def _passed_note(passed: tuple[BadRecord, ...], named: tuple[BadRecord, ...], fo
     return said
 
 
+def _whole_note(whole: _Whole) -> str | None:
+    """What a slurp page says of the rows of a table aligned by spaces given whole (``whole``: how many, the key of
+    their line, the first's numbers), whose cells could not be told for certain; ``None`` when there are none."""
+    count, key, first = whole
+    if not count:
+        return None
+    numbers = ", ".join(map(str, first)) + (", …" if count > len(first) else "")
+    return (f"{plural(count, 'row')} given whole (row {numbers}): cells not told for certain, so every name null "
+            f"and the line under {key}: jq=\"[.[] | select(.{key})]\" with slurp=true lists them, row=N reads one")
+
+
 def _array(source: ContentSource, form: str, cache_key: str | None, entry: str | None,
-           layout: Layout | None) -> tuple[bytes, tuple[BadRecord, ...]]:
-    """``(the JSON array text of source's records or rows, the rows passed over as they could not be read)``, kept
-    in :data:`_ARRAYS` under ``cache_key`` (built once for the pages of a read)."""
+           layout: Layout | None) -> tuple[bytes, tuple[BadRecord, ...], _Whole]:
+    """``(the JSON array text of source's records or rows, the rows passed over as they could not be read, the rows
+    given whole: :func:`_whole_note`)``, kept in :data:`_ARRAYS` under ``cache_key`` (built once for the pages of a
+    read)."""
     kept = None if cache_key is None else _ARRAYS.get(f"{form}:{cache_key}")
     made = kept if kept is not None else (
-        _records(source, entry) if form == "records" else _documents(source) if form == "documents" else
-        _rows(source, form == "rows", layout))
+        (*_records(source, entry), (0, "", ())) if form == "records" else
+        (*_documents(source), (0, "", ())) if form == "documents" else _rows(source, form == "rows", layout))
     if cache_key is not None and kept is None:
         _ARRAYS.put(f"{form}:{cache_key}", made)
     return made
@@ -290,13 +306,14 @@ def _cut_last(text: str, pos: int, decoder: json.JSONDecoder) -> bool:
 
 
 def _rows(source: ContentSource, header: bool, layout: Layout | None = None,
-          ) -> tuple[bytes, tuple[BadRecord, ...]]:
+          ) -> tuple[bytes, tuple[BadRecord, ...], _Whole]:
     """The JSON array text of a table's rows (objects keyed by the header when ``header``, else arrays), the cells
     of its number columns numbers (:func:`type_number_columns`, decided by a first pass over the rows), at most
     :data:`MAX_ARRAY_BYTES`: built :data:`_CHUNK_ROWS` rows at a time, and refused (InvalidArgument, naming the row
     it got to) once it grows past the bound -- each row repeats the header's names, so 2 MiB of one-character cells
     under fifty 200-character names made a 206 MiB array (3.6 GB of memory for 16 MiB of them, before jq refused
-    it). Returns it and the rows passed over (:func:`~scratchfs.engine.structure.table.iter_rows`)."""
+    it). Returns it, the rows passed over (:func:`~scratchfs.engine.structure.table.iter_rows`) and the rows given
+    whole (:func:`_whole_note`)."""
     if source.size > MAX_SLURP_BYTES:
         read_whole(source, MAX_SLURP_BYTES, "slurp")  # raises naming the bound
     numbers = _number_columns(source, header, layout)
@@ -305,18 +322,21 @@ def _rows(source: ContentSource, header: bool, layout: Layout | None = None,
     extra = EXTRA_CELLS
     chunk: list[Any] = []
     parts: list[bytes] = []
-    size, count = 1, 0
+    size, count, whole = 1, 0, []
     for _start, cells in iter_rows(source, layout=layout, passed=passed, headed=header):
         if header and names is None:
             names, extra = row_keys(cells)
             continue
         chunk.append(cells)
         count += 1
+        if isinstance(cells, dict):  # (a row given whole: its number as a rows read gives it, those passed counted)
+            whole.append(count + len(passed))
         if len(chunk) >= _CHUNK_ROWS:
             size += _put(_shaped(chunk, names, extra, numbers), parts, size, count)
             chunk = []
     _put(_shaped(chunk, names, extra, numbers), parts, size, count)
-    return b"[" + b",".join(parts) + b"]", tuple(passed)
+    key = _whole_key(names, extra) if whole and names is not None else UNSPLIT_KEY
+    return b"[" + b",".join(parts) + b"]", tuple(passed), (len(whole), key, tuple(whole[:_MOST_NUMBERED]))
 
 
 def _shaped(chunk: list[list[Any]], names: list[str] | None, extra: str, numbers: list[int]) -> list[Any]:

@@ -173,7 +173,7 @@ def _reader(source: ContentSource, offset: int, delimiter: str, replaced: dict[i
     while offset < source.size or offset == 0:
         lines = _Lines(source, offset, layout is None)
         reader = csv.reader(iter(lines), delimiter=delimiter) if layout is None else _aligned(
-            iter(lines), layout, offset == layout.start)
+            iter(lines), layout, offset == layout.start and layout.headed)
         bad = yield from _rows_until_bad(source, lines, reader, replaced)
         if bad is None:
             return
@@ -269,7 +269,7 @@ def iter_rows(source: ContentSource, delimiter: str | None = None, *, layout: La
             ``passed``, only a header that cannot be read (its bytes and what is wrong with it).
     """
     if layout is not None:  # (from its header: past a preamble)
-        return _raising(_reader(source, layout.start, "", layout=layout), passed)
+        return _raising(_reader(source, layout.start, "", layout=layout), passed, headed and layout.headed)
     delimiter, start = _delimiter(source, delimiter)
     return _raising(_reader(source, start, delimiter), passed, headed)
 

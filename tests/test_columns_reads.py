@@ -1,0 +1,117 @@
+"""Rows reads of text whose shape says its lines stand in columns aligned by spaces with no header line (``ls -l``
+without ``total``, ``ps`` through ``tail -n +2``, ``find -ls``): ``row=``/``rows=``/``columns=`` (by number) and
+``slurp=true`` read it, each line split as the plain Python ``line.split(None, columns - 1)`` splits it, its columns
+those the shape counted; one whose cells hold spaces (``Up 2 hours``) is refused naming, as calls (data:
+:class:`~scratchfs.foundation.calls.Call`), the reads that work: its lines, and a pattern over its columns."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from scratchfs import ScratchStore
+from scratchfs.api.contract import ScratchTools
+from scratchfs.foundation.errors import InvalidArgument
+
+TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
+FIXTURES = ["ls-l-no-total.txt", "ps-eo-no-header.txt", "find-ls-usr.txt"]
+
+
+@pytest.fixture
+def scope(tmp_path):
+    with ScratchStore(root=tmp_path) as store:
+        yield store.scope("run", "agent")
+
+
+def _columns(shape: str) -> int:
+    return int(re.search(r"a table of (\d+) columns aligned by spaces on each of its first", shape).group(1))
+
+
+def _pages(tools: ScratchTools, call: dict) -> list:
+    rows = []
+    while call is not None:
+        reply = tools.read_handle(**call)
+        rows += reply["rows"]
+        call = None if reply["next_call"] is None else {"handle": call["handle"], "row": reply["first"] + len(
+            reply["rows"]), "rows": call["rows"], "columns": call.get("columns"), "cursor": re.search(
+            r'cursor="([^"]+)"', reply["next_call"]).group(1)}
+    return rows
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_the_rows_of_a_headerless_table_are_its_lines_split_as_python_splits_them(scope, name):
+    data = (TOOLS / name).read_bytes()
+    stub = scope.spill(data, source_tool="shell")
+    count = _columns(stub.shape)
+    want = [line.split(None, count - 1) for line in data.decode().splitlines()]
+    assert all(len(cells) == count for cells in want)
+    tools = ScratchTools(scope)
+    first = tools.read_handle(stub.handle, row=1, rows=5)
+    assert first["rows"] == want[:5] and "header" not in first and "no header line" in first["note"]
+    assert _pages(tools, {"handle": stub.handle, "row": 1, "rows": 40}) == want
+    last = count - 1
+    assert _pages(tools, {"handle": stub.handle, "row": 2, "rows": 50, "columns": [last, 0]}) == [
+        [cells[last], cells[0]] for cells in want[1:]]
+    for part, cut in ((".[:20]", want[:20]), (".[-20:]", want[-20:]), ("length", len(want))):
+        slurped = tools.read_handle(stub.handle, jq=f"map(map(tostring)) | {part}", slurp=True)["results"]
+        assert slurped == [cut]  # (number columns are numbers, as a CSV's with no header: their text the same)
+    records, partial = scope.structure.table(stub.handle, 1 << 20)  # (the web inspector's table: the same rows)
+    assert records == [list(map(str, range(count))), *want] and not partial
+    with pytest.raises(InvalidArgument, match="number"):  # (no names: columns by number, as a CSV with no header)
+        tools.read_handle(stub.handle, row=1, columns=["root"])
+
+
+def test_a_headerless_table_whose_cells_hold_spaces_is_refused_naming_the_reads_that_work(scope):
+    rows = [("web-1", "Up 2 hours", "8080"), ("db-12", "Up 10 minutes", "5432"), ("cache", "Up 3 days", "6379"),
+            ("queue-7", "Up 45 seconds", "5672"), ("api", "Up 1 hour", "9000"), ("worker", "Up 12 minutes", "7000")]
+    text = "".join(f"{a:<10}{b:<16}{c}\n" for a, b, c in rows) * 100
+    stub = scope.spill(text.encode(), source_tool="docker")
+    assert _columns(stub.shape) == 4
+    tools = ScratchTools(scope)
+    for read in ({"row": 1, "rows": 5}, {"jq": "length", "slurp": True}):
+        with pytest.raises(InvalidArgument) as caught:
+            tools.read_handle(stub.handle, **read)
+        error = caught.value
+        assert "not a table" not in str(error) and "some cell of its first lines holds a space" in str(error)
+        lines, search = error.advice.calls
+        assert dict(lines.arguments) == {"handle": stub.handle, "line": 1, "lines": 50}
+        # the advised search, its VALUE a third cell: the lines whose third word is it
+        pattern = dict(search.arguments)["pattern"].replace("VALUE", "2")
+        found = scope.read_handle(stub.handle, pattern=pattern, max_matches=1000)
+        lines_found = sorted({match.line for window in found.windows for match in window.matches})
+        assert lines_found == [n for n, line in enumerate(text.splitlines(), 1) if line.split()[2] == "2"]
+        assert lines_found and dict(search.arguments)["context"] == "line"
+
+
+_CELL = st.from_regex(r"[a-z][a-z0-9_/.-]{0,11}", fullmatch=True)
+
+
+@st.composite
+def _headerless(draw):
+    """A table as a tool that sizes each column to its widest value prints it, with no header line: 5 to 80 rows of
+    3 to 8 columns, words left-aligned or numbers right-aligned, 2 spaces or more between columns, the last column
+    ragged and its cells of one word or several (a command and its arguments)."""
+    columns, count = draw(st.integers(3, 8)), draw(st.integers(5, 80))
+    numeric = [draw(st.booleans()) for _ in range(columns - 1)]
+    cells = [[str(draw(st.integers(0, 99999))) if numeric[c] else draw(_CELL) for c in range(columns - 1)]
+             + [" ".join(draw(st.lists(_CELL, min_size=1, max_size=3)))] for _ in range(count)]
+    widths = [max(len(row[c]) for row in cells) for c in range(columns - 1)]
+    gap = " " * draw(st.integers(2, 3))
+    lines = [gap.join([*(cell.rjust(widths[c]) if numeric[c] else cell.ljust(widths[c])
+                         for c, cell in enumerate(row[:-1])), row[-1]]) for row in cells]
+    return columns, lines
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(table=_headerless())
+def test_every_headerless_table_s_rows_are_its_lines_split_as_python_splits_them(scope, table):
+    columns, lines = table
+    stub = scope.spill(("\n".join(lines) + "\n").encode(), source_tool="shell")
+    assume(f"a table of {columns} columns aligned by spaces" in (stub.shape or ""))
+    tools = ScratchTools(scope)
+    assert _pages(tools, {"handle": stub.handle, "row": 1, "rows": 30}) == [
+        line.split(None, columns - 1) for line in lines]
