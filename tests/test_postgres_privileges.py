@@ -150,7 +150,7 @@ def test_a_schema_holding_other_tables_is_not_taken_for_an_index(postgres_dsn, p
 
 
 def schema_of_version_3(postgres_dsn: str, schema: str) -> None:
-    """The index schema as scratchfs of schema version 3 left it (before deleted_scopes)."""
+    """The index schema as scratchfs of schema version 3 left it (before scope_tombstones)."""
     from scratchfs.engine.postgres_schema import MIGRATIONS
 
     admin(postgres_dsn, f'CREATE SCHEMA "{schema}"', f'CREATE TABLE "{schema}".schema_version (version integer '
@@ -162,8 +162,8 @@ def schema_of_version_3(postgres_dsn: str, schema: str) -> None:
 def test_a_runtime_role_not_granted_the_table_an_upgrade_added_is_told_the_grant_as_it_opens(
         postgres_dsn, pg_schema, role, tmp_path, s3_env):
     """An index of schema version 3, its runtime role granted ON ALL TABLES as README says; an admin's new scratchfs
-    migrates it (step 4 adds deleted_scopes, which that grant does not cover). The role's stores opened and wrote,
-    but every delete of a run or agent and every sweep failed, 'permission denied for table deleted_scopes', naming
+    migrates it (step 4 adds scope_tombstones, which that grant does not cover). The role's stores opened and wrote,
+    but every delete of a run or agent and every sweep failed, 'permission denied for table scope_tombstones', naming
     no grant (hostile5): a sweep that never runs keeps expired data for ever. The opening now says so, naming the
     table and the admin's grant; once run, deletes and sweeps work."""
     schema_of_version_3(postgres_dsn, pg_schema)
@@ -173,7 +173,7 @@ def test_a_runtime_role_not_granted_the_table_an_upgrade_added_is_told_the_grant
     with pytest.raises(StorageError) as refused:
         ScratchStore(tmp_path / "rt", index=as_role(postgres_dsn, pg_schema, role), blobs=s3_env).close()
     message = str(refused.value)
-    assert f"{pg_schema}.deleted_scopes" in message and f"role '{role}' has no privilege" in message, message
+    assert f"{pg_schema}.scope_tombstones" in message and f"role '{role}' has no privilege" in message, message
     assert (f'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "{pg_schema}" TO "{role}"'
             in message), message
     admin(postgres_dsn, *runtime_grants(pg_schema, role))
@@ -184,15 +184,15 @@ def test_a_runtime_role_not_granted_the_table_an_upgrade_added_is_told_the_grant
 
 
 def test_a_statement_refused_for_a_privilege_names_the_grant(postgres_dsn, pg_schema, role, tmp_path):
-    """A role holding some privilege on a table but not the one a statement takes (INSERT on deleted_scopes) gets
+    """A role holding some privilege on a table but not the one a statement takes (INSERT on scope_tombstones) gets
     the database's refusal and the admin's grant, where it got the refusal alone."""
     with ScratchStore(tmp_path, index=postgres_url(postgres_dsn, pg_schema)):
         pass
     admin(postgres_dsn, *runtime_grants(pg_schema, role),
-          f'REVOKE INSERT, UPDATE ON "{pg_schema}".deleted_scopes FROM "{role}"')
+          f'REVOKE INSERT, UPDATE ON "{pg_schema}".scope_tombstones FROM "{role}"')
     with ScratchStore(tmp_path, index=as_role(postgres_dsn, pg_schema, role)) as store, \
             pytest.raises(StorageError) as refused:
         store.delete_run("run-1")
     message = str(refused.value)
-    assert "permission denied for table deleted_scopes" in message, message
+    assert "permission denied for table scope_tombstones" in message, message
     assert f'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "{pg_schema}"' in message, message

@@ -129,7 +129,7 @@ class PostgresExpiry:
         spill failed, StorageError. Raises StorageError, StoreBusy."""
         params = {"run": run_id, "scope": agent_id or "", "now": now}
         with self.transaction("deleting a run") as conn:
-            conn.execute(self.q("UPDATE @S.deleted_scopes SET marked = " + DB_NOW + ", at = GREATEST(at, @NOW) "
+            conn.execute(self.q("UPDATE @S.scope_tombstones SET marked = " + DB_NOW + ", at = GREATEST(at, @NOW) "
                                 "WHERE run_id = %(run)s AND agent_id = %(scope)s"), params)
 
     def delete_scope(self, run_id: str, agent_id: str | None, now: float) -> int:

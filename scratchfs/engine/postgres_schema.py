@@ -109,7 +109,7 @@ def migrate(conn: psycopg.Connection, schema: str, runs: tuple[str | None, str, 
     return version or 0
 
 
-TABLES = ("schema_version", "entries", "gone", "deleted_scopes", "store")
+TABLES = ("schema_version", "entries", "gone", "scope_tombstones", "store")
 """The tables of a schema at :data:`SCHEMA_VERSION`, each of which a runtime role reads and writes."""
 
 
@@ -123,7 +123,7 @@ def _check_rights(conn: psycopg.Connection, schema: str) -> None:
     """Raise StorageError, naming the tables and the admin's grant, when the role has no privilege at all on a table
     of the schema: a table a schema step added after the runtime role was granted ``ON ALL TABLES`` (which covers the
     tables there then), where the role's writes and reads went on but every delete of a run or agent and every
-    sweep failed, ``permission denied for table deleted_scopes``."""
+    sweep failed, ``permission denied for table scope_tombstones``."""
     user, lacking = conn.execute(
         "SELECT current_user, array(SELECT t FROM unnest(%(t)s::text[]) AS t WHERE to_regclass(format('%%I.%%I', "
         "%(s)s::text, t)) IS NOT NULL AND NOT (has_table_privilege(format('%%I.%%I', %(s)s::text, t), "
