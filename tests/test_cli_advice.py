@@ -208,3 +208,47 @@ def test_an_error_holds_its_calls_as_data_and_its_text_as_before():
     assert call_command(call, "r", "a", None).split(" (with")[0] == (
         "scratchfs read-handle h_aaaaaaaaaaaaaaaaaaaaaaaa --match 'a \"b\"' --count --column x --column number:2 "
         "--run r --agent a")
+
+
+_CSV = b"name,size\n" + b"".join(b"n%d,%d\n" % (i, i) for i in range(900))
+_JSON = json.dumps({"items": [{"n": i, "say": "x" * 20} for i in range(400)]}).encode()
+_LINES = b"".join(b'{"n": %d, "say": "hello there"}\n' % i for i in range(400))
+_BYTES = bytes(range(256)) * 64
+_FIT_READS = {  # (each kind's refusal as the model got it before its examples were calls: the same text after)
+    "csv": ('read it with row= (rows with the header, e.g. row=1; columns= picks some) or jq= with slurp=true (all '
+            "rows at once), or by lines (line=, lines=) or by search (match=, pattern=)"),
+    "json": ('read it with jq= (e.g. jq="keys", jq=".items[0]"), or by byte range (offset=, length=) or by search '
+             "(match=, pattern=)"),
+    "jsonl": ("read it with record= (e.g. record=1; jq= with it filters each record), or by lines (line=, lines=) "
+              "or by search (match=, pattern=)"),
+    "binary": "read it with offset= and length= (byte ranges) or by search (match=, pattern=).",
+}
+
+
+@pytest.mark.parametrize(("kind", "data", "tool", "read", "arguments"), [
+    ("csv", _CSV, "sql", ["--view", "text"], {"view": "text"}),
+    ("json", _JSON, "fetch", ["--row", "1"], {"row": 1}),
+    ("jsonl", _LINES, "log", ["--row", "1"], {"row": 1}),
+    ("binary", _BYTES, "download", ["--jq", "."], {"jq": "."}),
+])
+def test_a_read_that_does_not_fit_a_table_json_or_bytes_names_commands_that_run(store, kind, data, tool, read,
+                                                                                 arguments):
+    # the examples of the reads that fit (row=1, jq="keys", record=1, offset= and length=) were text: the CLI
+    # printed model syntax a shell cannot run (misfit2)
+    handle = store.scope("r", "a").spill(data, source_tool=tool).handle
+    with pytest.raises(InvalidArgument) as refused:
+        ScratchTools(store.scope("r", "a")).call("read_handle", {"handle": handle, **arguments})
+    assert _FIT_READS[kind] in str(refused.value)  # (the model's text as it was)
+    failed = _run(store, "read-handle", handle, *read)
+    assert failed.exit_code == 2, failed.stderr
+    commands = _commands(failed.stderr)
+    assert not re.search(r'(?<!-)\b(row|record|jq)=[0-9"]', failed.stderr), failed.stderr
+    replies = [_follow(words).stdout_bytes for words in commands]
+    if kind == "csv":
+        assert json.loads(replies[0])["rows"][0] == ["n0", "0"]
+    elif kind == "json":
+        assert [json.loads(reply)["results"] for reply in replies] == [[["items"]], [{"n": 0, "say": "x" * 20}]]
+    elif kind == "jsonl":
+        assert json.loads(replies[0])["records"][0] == {"n": 0, "say": "hello there"}
+    else:
+        assert replies == [_BYTES[:4096]]
