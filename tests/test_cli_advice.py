@@ -252,3 +252,42 @@ def test_a_read_that_does_not_fit_a_table_json_or_bytes_names_commands_that_run(
         assert json.loads(replies[0])["records"][0] == {"n": 0, "say": "hello there"}
     else:
         assert replies == [_BYTES[:4096]]
+
+
+@pytest.mark.parametrize(("read", "asked"), [
+    (["--match", "of the", "--before", "99999999"], {"before": len(CONTENT)}),
+    (["--match", 'say "hi', "--ignore-case", "--max-matches", "3", "--offset", "100", "--before", "900", "--end",
+      "600"], {"offset": 100, "before": 600, "end": 600}),
+])
+def test_a_before_past_the_end_names_the_search_that_finds_the_last_matches(store, read, asked):
+    # "before=N gives the last matches" named no whole call: the CLI printed model syntax (misfit2)
+    handle = store.scope("r", "a").spill(CONTENT).handle
+    failed = _run(store, "read-handle", handle, *read)
+    assert failed.exit_code == 2, failed.stderr
+    [words] = _commands(failed.stderr)
+    reply = json.loads(_follow([*words, "--json"] if "--json" not in words else words).stdout)
+    sought = {"match": "of the"} if "of the" in read else {"match": 'say "hi', "ignore_case": True, "max_matches": 3}
+    expected = ScratchTools(store.scope("r", "a")).call("read_handle", {"handle": handle, **sought, **asked})
+    assert reply == expected and reply["windows"], reply
+
+
+def test_before_with_the_text_view_names_both_searches(store):
+    raw = b"".join(b"\x1b[01;31mred %d\x1b[0m plain\x1b[K\n" % n for n in range(400))
+    handle = store.scope("r", "a").spill(raw, source_tool="bash").handle
+    failed = _run(store, "read-handle", handle, "--match", "red 39", "--view", "text", "--before", "5000")
+    assert failed.exit_code == 2, failed.stderr
+    stored, viewed = _commands(failed.stderr)
+    tools = ScratchTools(store.scope("r", "a"))
+    assert json.loads(_follow(stored).stdout) == tools.call("read_handle", {"handle": handle, "match": "red 39",
+                                                                           "before": 5000})
+    assert json.loads(_follow(viewed).stdout) == tools.call("read_handle", {"handle": handle, "match": "red 39",
+                                                                           "view": "text"})
+
+
+def test_a_long_needle_is_not_repeated_in_the_refusal(store):
+    handle = store.scope("r", "a").spill(CONTENT).handle
+    with pytest.raises(InvalidArgument) as refused:
+        ScratchTools(store.scope("r", "a")).call("read_handle", {"handle": handle, "match": "x" * 300,
+                                                                 "before": 10 ** 9})
+    assert refused.value.calls == ()
+    assert str(refused.value).endswith(f"gives the last matches, the same call with before={len(CONTENT)}")

@@ -21,15 +21,15 @@ from scratchfs.api.view_search import RENDERED_KINDS, rendered_hint
 from scratchfs.api.views import reply_size
 from scratchfs.engine.pattern_syntax import crlf_line_ends
 from scratchfs.engine.search import Matcher, Sink, search
-from scratchfs.foundation.calls import render_call
+from scratchfs.foundation.calls import Call, render_call
 from scratchfs.foundation.limits import DEFAULT_CONTEXT, DEFAULT_MATCHES
 from scratchfs.foundation.text import invalid_utf8_bytes, utf8_partial_tail
 
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
 
-__all__ = ["HINT_CALL_BYTES", "NOT_UTF8_MISS", "SNIFFED_UTF8_BYTES", "compressed_note", "single_byte_note",
-           "stored_search", "text_view_hint", "utf16_note", "whole_miss_note"]
+__all__ = ["HINT_CALL_BYTES", "NOT_UTF8_MISS", "SNIFFED_UTF8_BYTES", "compressed_note", "same_search",
+           "single_byte_note", "stored_search", "text_view_hint", "utf16_note", "whole_miss_note"]
 
 SNIFFED_UTF8_BYTES = 64 * 1024
 """Bytes of a content's start read, on a miss of non-ASCII text whose stored shape does not count bytes not UTF-8
@@ -109,6 +109,22 @@ def _same_call(found: Matches, **changed: object) -> str:
     ``context`` and ``max_matches``, with ``changed`` (its match or pattern, a view) instead."""
     return render_call("read_handle", handle=found.handle, **changed, ignore_case=True if found.ignore_case else None,
                        context=found.context, max_matches=found.max_matches)
+
+def same_search(found: Matches, words: str, **changed: object) -> Call | str:
+    """The search ``found`` carries the settings of (handle, needle or pattern, ``ignore_case``, ``context``,
+    ``max_matches``, budget) with ``changed`` (an ``offset``, a ``before``, a ``view``; ``None`` leaves one out) as a
+    :class:`~scratchfs.foundation.calls.Call`, which a face writes its own way (the CLI as a command); ``words``
+    (``"the same call with before=N"``) when its needle or pattern is over :data:`HINT_CALL_BYTES` (a refusal's
+    text stays small)."""
+    if reply_size(_sought(found)) > HINT_CALL_BYTES:
+        return words
+    sought = {"pattern": found.pattern} if found.pattern is not None else {"match": _sought(found)}
+    context = None if found.context == DEFAULT_CONTEXT else found.context
+    most = None if found.max_matches == DEFAULT_MATCHES else found.max_matches
+    return Call.of("read_handle", handle=found.handle, **sought, **{"view": found.view, **changed},
+                   ignore_case=True if found.ignore_case else None, context=context, max_matches=most,
+                   budget=found.budget)
+
 
 def _sought(found: Matches) -> str:
     """The needle or pattern of a search, as text."""
