@@ -291,3 +291,30 @@ def test_a_long_needle_is_not_repeated_in_the_refusal(store):
                                                                  "before": 10 ** 9})
     assert refused.value.calls == ()
     assert str(refused.value).endswith(f"gives the last matches, the same call with before={len(CONTENT)}")
+
+
+@pytest.mark.parametrize(("read", "named"), [
+    (["--match", "of the", "--offset", "99999999"], [{}, {"before": len(CONTENT)}]),
+    (["--pattern", r"line \d+ of", "--max-matches", "2", "--offset", "99999999", "--end", "5000"],
+     [{"end": 5000}, {"before": 5000, "end": 5000}]),
+])
+def test_a_search_from_past_the_end_names_the_searches_from_the_start_and_the_end(store, read, named):
+    # "the same search from offset=0 ..., and with before=N instead of offset=": words, not calls (misfit2)
+    handle = store.scope("r", "a").spill(CONTENT).handle
+    failed = _run(store, "read-handle", handle, *read)
+    assert failed.exit_code == 2, failed.stderr
+    commands = _commands(failed.stderr)
+    sought = {"match": "of the"} if "of the" in read else {"pattern": r"line \d+ of", "max_matches": 2}
+    tools = ScratchTools(store.scope("r", "a"))
+    assert [json.loads(_follow(words).stdout) for words in commands] == [
+        tools.call("read_handle", {"handle": handle, **sought, **changed}) for changed in named]
+
+
+def test_a_view_search_from_past_the_end_names_the_view_search_from_the_start(store):
+    raw = b"".join(b"\x1b[01;31mred %d\x1b[0m plain\x1b[K\n" % n for n in range(400))
+    handle = store.scope("r", "a").spill(raw, source_tool="bash").handle
+    failed = _run(store, "read-handle", handle, "--match", "red 39", "--view", "text", "--offset", "99999999")
+    assert failed.exit_code == 2, failed.stderr
+    [words] = _commands(failed.stderr)
+    assert json.loads(_follow(words).stdout) == ScratchTools(store.scope("r", "a")).call(
+        "read_handle", {"handle": handle, "match": "red 39", "view": "text"})

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from scratchfs.api.bounds import bounded_miss, check_search_end, offset_past_end
 from scratchfs.api.entries import reading
 from scratchfs.api.results import Matches, bounded_resume, stopped_note
+from scratchfs.api.search_calls import HINT_CALL_BYTES, same_search
 from scratchfs.api.shape import binary_format
 from scratchfs.api.shape_binary import UTF16_FORMATS, compressed_format
 from scratchfs.api.shape_said import not_utf8_said, split_by_controls
@@ -21,14 +22,14 @@ from scratchfs.api.view_search import RENDERED_KINDS, rendered_hint
 from scratchfs.api.views import reply_size
 from scratchfs.engine.pattern_syntax import crlf_line_ends
 from scratchfs.engine.search import Matcher, Sink, search
-from scratchfs.foundation.calls import Call, render_call
+from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.limits import DEFAULT_CONTEXT, DEFAULT_MATCHES
 from scratchfs.foundation.text import invalid_utf8_bytes, utf8_partial_tail
 
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
 
-__all__ = ["HINT_CALL_BYTES", "NOT_UTF8_MISS", "SNIFFED_UTF8_BYTES", "compressed_note", "same_search",
+__all__ = ["HINT_CALL_BYTES", "NOT_UTF8_MISS", "SNIFFED_UTF8_BYTES", "compressed_note",
            "single_byte_note", "stored_search", "text_view_hint", "utf16_note", "whole_miss_note"]
 
 SNIFFED_UTF8_BYTES = 64 * 1024
@@ -54,7 +55,8 @@ def stored_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, h
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
         size, kind = opened.entry.size, opened.entry.content_type
         if offset > size:
-            raise offset_past_end(handle, offset, size, search="search", end=asked.end)
+            raise offset_past_end(handle, offset, size, search="search", end=asked.end,
+                                  again=lambda words, **changed: same_search(asked, words, **changed))
         end = check_search_end(asked.end, offset, size)
         with reading(handle):
             found = search(opened.reader, matcher, offset, reach, asked.max_matches, cap, opened.lines.line_of_frame,
@@ -110,31 +112,9 @@ def _same_call(found: Matches, **changed: object) -> str:
     return render_call("read_handle", handle=found.handle, **changed, ignore_case=True if found.ignore_case else None,
                        context=found.context, max_matches=found.max_matches)
 
-def same_search(found: Matches, words: str, **changed: object) -> Call | str:
-    """The search ``found`` carries the settings of (handle, needle or pattern, ``ignore_case``, ``context``,
-    ``max_matches``, budget) with ``changed`` (an ``offset``, a ``before``, a ``view``; ``None`` leaves one out) as a
-    :class:`~scratchfs.foundation.calls.Call`, which a face writes its own way (the CLI as a command); ``words``
-    (``"the same call with before=N"``) when its needle or pattern is over :data:`HINT_CALL_BYTES` (a refusal's
-    text stays small)."""
-    if reply_size(_sought(found)) > HINT_CALL_BYTES:
-        return words
-    sought = {"pattern": found.pattern} if found.pattern is not None else {"match": _sought(found)}
-    context = None if found.context == DEFAULT_CONTEXT else found.context
-    most = None if found.max_matches == DEFAULT_MATCHES else found.max_matches
-    return Call.of("read_handle", handle=found.handle, **sought, **{"view": found.view, **changed},
-                   ignore_case=True if found.ignore_case else None, context=context, max_matches=most,
-                   budget=found.budget)
-
-
 def _sought(found: Matches) -> str:
     """The needle or pattern of a search, as text."""
     return found.pattern if found.pattern is not None else (found.match or b"").decode("utf-8", "replace")
-
-
-HINT_CALL_BYTES = 256
-"""Longest needle or pattern (bytes of its JSON string) :func:`text_view_hint` writes out again in its call; a longer
-one is named as "the same call" with ``view="text"``: the reply's budget (2,048 bytes at least) holds the echoed
-needle once, squeezed if need be (:class:`~scratchfs.api.fixed.Squeeze`), not a second copy in the note."""
 
 
 def text_view_hint(found: Matches, content_type: str | None, offset: int, shape: str | None = None,

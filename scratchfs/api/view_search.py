@@ -22,6 +22,7 @@ from scratchfs.api.bounds import offset_past_end
 from scratchfs.api.entries import reading
 from scratchfs.api.misfit import plain_view, view_misfit
 from scratchfs.api.results import Matches, stopped_note
+from scratchfs.api.search_calls import same_search
 from scratchfs.engine.search import Matcher, Sink, Window, search
 from scratchfs.engine.seekable import SeekableReader
 from scratchfs.engine.structure import ReaderSource
@@ -84,7 +85,8 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
                 rendered = _rendered_matcher(asked, scope.store.settings.pattern_timeout)
                 size = opened.entry.size
                 if offset > size:
-                    raise offset_past_end(handle, offset, size, search="view")
+                    raise offset_past_end(handle, offset, size, search="view",
+                                          again=lambda words, **changed: same_search(asked, words, **changed))
                 with reading(handle):
                     found = search(opened.reader, rendered, offset, reach, asked.max_matches, cap,
                                    opened.lines.line_of_frame, sink)

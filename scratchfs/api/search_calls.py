@@ -1,0 +1,35 @@
+"""The search a refusal or a note names again, as a call: the same handle, needle or pattern and settings with an
+argument or two changed (an ``offset=0``, a ``before=``, no ``view=``), written out only when its needle is short
+enough (:data:`HINT_CALL_BYTES`) -- a refusal or note that would echo a long needle a second time names "the same
+call" in words instead.
+"""
+
+from __future__ import annotations
+
+from scratchfs.api.results import Matches
+from scratchfs.api.views import reply_size
+from scratchfs.foundation.calls import Call
+from scratchfs.foundation.limits import DEFAULT_CONTEXT, DEFAULT_MATCHES
+
+__all__ = ["HINT_CALL_BYTES", "same_search"]
+
+HINT_CALL_BYTES = 256
+"""Longest needle or pattern (bytes of its JSON string) :func:`text_view_hint` writes out again in its call; a longer
+one is named as "the same call" with ``view="text"``: the reply's budget (2,048 bytes at least) holds the echoed
+needle once, squeezed if need be (:class:`~scratchfs.api.fixed.Squeeze`), not a second copy in the note."""
+
+
+def same_search(found: Matches, words: str, **changed: object) -> Call | str:
+    """The search ``found`` carries the settings of (handle, needle or pattern, ``view``, ``ignore_case``,
+    ``context``, ``max_matches``, budget) with ``changed`` (an ``offset``, a ``before``, an ``end``, a ``view``;
+    ``None`` leaves one out) as a :class:`~scratchfs.foundation.calls.Call`, which a face writes its own way (the
+    CLI as a command); ``words`` (``"the same call with before=N"``) when its needle or pattern is over
+    :data:`HINT_CALL_BYTES` bytes of JSON (a refusal's text stays small). Never raises."""
+    sought = found.pattern if found.pattern is not None else (found.match or b"").decode("utf-8", "replace")
+    if reply_size(sought) > HINT_CALL_BYTES:
+        return words
+    context = None if found.context == DEFAULT_CONTEXT else found.context
+    most = None if found.max_matches == DEFAULT_MATCHES else found.max_matches
+    return Call.of("read_handle", handle=found.handle, **{"pattern" if found.pattern is not None else "match": sought},
+                   **{"view": found.view, **changed}, ignore_case=True if found.ignore_case else None,
+                   context=context, max_matches=most, budget=found.budget)
