@@ -318,3 +318,13 @@ def test_a_view_search_from_past_the_end_names_the_view_search_from_the_start(st
     [words] = _commands(failed.stderr)
     assert json.loads(_follow(words).stdout) == ScratchTools(store.scope("r", "a")).call(
         "read_handle", {"handle": handle, "match": "red 39", "view": "text"})
+
+
+def test_a_count_from_past_the_end_names_the_count_from_the_start(store):
+    handle = store.scope("r", "a").spill(CONTENT).handle
+    failed = _run(store, "read-handle", handle, "--match", "OF THE", "--ignore-case", "--count", "--offset",
+                  "99999999", "--end", "5000")
+    assert failed.exit_code == 2, failed.stderr
+    [words] = _commands(failed.stderr)
+    assert json.loads(_follow(words).stdout) == ScratchTools(store.scope("r", "a")).call(
+        "read_handle", {"handle": handle, "match": "OF THE", "ignore_case": True, "count": True, "end": 5000})

@@ -6,12 +6,14 @@ call" in words instead.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from scratchfs.api.results import Matches
 from scratchfs.api.views import reply_size
 from scratchfs.foundation.calls import Call
 from scratchfs.foundation.limits import DEFAULT_CONTEXT, DEFAULT_MATCHES
 
-__all__ = ["HINT_CALL_BYTES", "same_search"]
+__all__ = ["HINT_CALL_BYTES", "count_again", "same_search"]
 
 HINT_CALL_BYTES = 256
 """Longest needle or pattern (bytes of its JSON string) :func:`text_view_hint` writes out again in its call; a longer
@@ -33,3 +35,19 @@ def same_search(found: Matches, words: str, **changed: object) -> Call | str:
     return Call.of("read_handle", handle=found.handle, **{"pattern" if found.pattern is not None else "match": sought},
                    **{"view": found.view, **changed}, ignore_case=True if found.ignore_case else None,
                    context=context, max_matches=most, budget=found.budget)
+
+
+def count_again(handle: str, match: str | None, pattern: str | None, ignore_case: bool,
+                budget: int | None) -> Callable[..., Call | str]:
+    """The count of ``match`` or ``pattern`` in ``handle`` (``ignore_case``, ``budget``) made again, as
+    :func:`same_search` makes a search: ``again(words, **changed)`` is the call with ``changed`` (``offset``,
+    ``end``; ``None`` leaves one out), or ``words`` for a needle over :data:`HINT_CALL_BYTES`. Never raises."""
+    name, sought = ("pattern", pattern) if pattern is not None else ("match", match or "")
+
+    def again(words: str, **changed: object) -> Call | str:
+        if reply_size(sought) > HINT_CALL_BYTES:
+            return words
+        return Call.of("read_handle", handle=handle, **{name: sought}, count=True, **changed,
+                       ignore_case=True if ignore_case else None, budget=budget)
+
+    return again
