@@ -328,3 +328,16 @@ def test_a_count_from_past_the_end_names_the_count_from_the_start(store):
     [words] = _commands(failed.stderr)
     assert json.loads(_follow(words).stdout) == ScratchTools(store.scope("r", "a")).call(
         "read_handle", {"handle": handle, "match": "OF THE", "ignore_case": True, "count": True, "end": 5000})
+
+
+def test_end_with_the_text_view_names_the_stored_search_and_the_view_search(store):
+    raw = b"".join(b"\x1b[01;31mred %d\x1b[0m plain\x1b[K\n" % n for n in range(400))
+    handle = store.scope("r", "a").spill(raw, source_tool="bash").handle
+    failed = _run(store, "read-handle", handle, "--match", "plain", "--view", "text", "--offset", "100", "--end",
+                  "3000", "--max-matches", "4")
+    assert failed.exit_code == 2, failed.stderr
+    stored, viewed = _commands(failed.stderr)
+    tools = ScratchTools(store.scope("r", "a"))
+    sought = {"handle": handle, "match": "plain", "offset": 100, "max_matches": 4}
+    assert json.loads(_follow(stored).stdout) == tools.call("read_handle", {**sought, "end": 3000})
+    assert json.loads(_follow(viewed).stdout) == tools.call("read_handle", {**sought, "view": "text"})

@@ -10,10 +10,11 @@ from collections.abc import Callable
 
 from scratchfs.api.results import Matches
 from scratchfs.api.views import reply_size
-from scratchfs.foundation.calls import Call
+from scratchfs.foundation.calls import Advice, Call
+from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_CONTEXT, DEFAULT_MATCHES
 
-__all__ = ["HINT_CALL_BYTES", "count_again", "same_search"]
+__all__ = ["HINT_CALL_BYTES", "count_again", "same_search", "view_end_refusal"]
 
 HINT_CALL_BYTES = 256
 """Longest needle or pattern (bytes of its JSON string) :func:`text_view_hint` writes out again in its call; a longer
@@ -51,3 +52,18 @@ def count_again(handle: str, match: str | None, pattern: str | None, ignore_case
                        ignore_case=True if ignore_case else None, budget=budget)
 
     return again
+
+
+def view_end_refusal(handle: str, match: str | bytes | None, pattern: str | None, offset: int, end: int,
+                     settings: tuple[str, bool, int | str, int]) -> InvalidArgument:
+    """The refusal of a search of ``handle`` with ``end=`` and a view (``settings``: the view, ``ignore_case``,
+    ``context``, ``max_matches``, checked): ``end=`` bounds the stored bytes, and the two searches that work, as
+    calls (:func:`same_search`): the stored bytes from ``offset`` to ``end``, or the view without ``end=``."""
+    view, ignore_case, context, max_matches = settings
+    needle = match.encode("utf-8", "surrogatepass") if isinstance(match, str) else match
+    found = Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches, view=view)
+    return InvalidArgument(Advice.of(
+        'end= bounds a search of the stored bytes, not of view="text" (whose offsets are another text\'s): search '
+        "the stored bytes from offset= to end=, ", same_search(found, "the same call without view=", view=None,
+                                                               offset=offset or None, end=end),
+        ", or the view without end=, ", same_search(found, "the same call without end=", offset=offset or None)))
