@@ -341,3 +341,13 @@ def test_end_with_the_text_view_names_the_stored_search_and_the_view_search(stor
     sought = {"handle": handle, "match": "plain", "offset": 100, "max_matches": 4}
     assert json.loads(_follow(stored).stdout) == tools.call("read_handle", {**sought, "end": 3000})
     assert json.loads(_follow(viewed).stdout) == tools.call("read_handle", {**sought, "view": "text"})
+
+
+def test_a_pattern_over_terminal_output_s_view_names_the_stored_search(store):
+    raw = b"".join(b"\x1b[01;31mred %d\x1b[0m plain\x1b[K\n" % n for n in range(400))
+    handle = store.scope("r", "a").spill(raw, source_tool="bash").handle
+    failed = _run(store, "read-handle", handle, "--pattern", r"red \d+", "--view", "text", "--offset", "50")
+    assert failed.exit_code == 2, failed.stderr
+    [words] = _commands(failed.stderr)
+    assert json.loads(_follow(words).stdout) == ScratchTools(store.scope("r", "a")).call(
+        "read_handle", {"handle": handle, "pattern": r"red \d+", "offset": 50})
