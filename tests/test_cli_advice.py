@@ -351,3 +351,19 @@ def test_a_pattern_over_terminal_output_s_view_names_the_stored_search(store):
     [words] = _commands(failed.stderr)
     assert json.loads(_follow(words).stdout) == ScratchTools(store.scope("r", "a")).call(
         "read_handle", {"handle": handle, "pattern": r"red \d+", "offset": 50})
+
+
+def test_encoding_with_a_view_search_names_the_view_search_and_the_encoded_search(store):
+    # "search it without encoding=, or search the stored bytes with encoding= and no view=": words (misfit2)
+    page = (b"<html><head><meta charset=windows-1252></head><body>"
+            + b"".join(b"<p>caf\xe9 au lait %d</p>\n" % n for n in range(600))
+            + b"</body></html>")
+    handle = store.scope("r", "a").spill(page, source_tool="browser.get").handle
+    failed = _run(store, "read-handle", handle, "--match", "lait 59", "--view", "text", "--encoding", "cp1252")
+    assert failed.exit_code == 2, failed.stderr
+    viewed, stored = _commands(failed.stderr)
+    tools = ScratchTools(store.scope("r", "a"))
+    assert json.loads(_follow(viewed).stdout) == tools.call("read_handle", {"handle": handle, "match": "lait 59",
+                                                                           "view": "text"})
+    assert json.loads(_follow(stored).stdout) == tools.call("read_handle", {"handle": handle, "match": "lait 59",
+                                                                           "encoding": "cp1252"})

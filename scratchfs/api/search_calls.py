@@ -14,7 +14,8 @@ from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_CONTEXT, DEFAULT_MATCHES
 
-__all__ = ["HINT_CALL_BYTES", "count_again", "same_search", "view_end_refusal"]
+__all__ = ["ENCODING_STRUCTURE", "HINT_CALL_BYTES", "count_again", "encoding_refusal", "same_search",
+           "view_end_refusal"]
 
 HINT_CALL_BYTES = 256
 """Longest needle or pattern (bytes of its JSON string) :func:`text_view_hint` writes out again in its call; a longer
@@ -67,3 +68,22 @@ def view_end_refusal(handle: str, match: str | bytes | None, pattern: str | None
         "the stored bytes from offset= to end=, ", same_search(found, "the same call without view=", view=None,
                                                                offset=offset or None, end=end),
         ", or the view without end=, ", same_search(found, "the same call without end=", offset=offset or None)))
+
+
+ENCODING_STRUCTURE = "encoding applies to byte, line and search reads, not to a structure read"
+"""The start of the refusal of ``encoding=`` with a structure read (``view=``, ``jq=``...)."""
+
+
+def encoding_refusal(handle: str, arguments: dict[str, object], encoding: object) -> InvalidArgument:
+    """The refusal of ``encoding=`` with a search of a view (``arguments``: the search's, ``None`` for those not
+    given, ``view`` among them): the view decodes its text itself; the two searches that work, as calls -- the
+    view without ``encoding=``, the stored bytes with it and no ``view=`` -- or, for a needle or pattern over
+    :data:`HINT_CALL_BYTES`, the words. Never raises."""
+    sought = arguments.get("pattern") if arguments.get("pattern") is not None else arguments.get("match")
+    head = f'{ENCODING_STRUCTURE}: view="text" decodes the text itself (an HTML page by its charset): search it '
+    if not isinstance(sought, str) or reply_size(sought) > HINT_CALL_BYTES:
+        return InvalidArgument(f"{head}without encoding=, or search the stored bytes with encoding= and no view=")
+    stored = {name: value for name, value in arguments.items() if name != "view"}
+    return InvalidArgument(Advice.of(head, "without encoding=, ", Call.of("read_handle", handle=handle, **arguments),
+                                     ", or search the stored bytes with encoding= and no view=, ",
+                                     Call.of("read_handle", handle=handle, **stored, encoding=encoding)))
