@@ -146,10 +146,13 @@ def test_a_context_window_stops_at_the_bound(scratch_scope):
 def test_a_bounded_search_of_a_text_view_is_refused_saying_what_works(scratch_scope):
     page = b"<html><body>" + b"<p>caf&eacute; au lait</p>\n" * 600 + b"</body></html>"
     handle = scratch_scope.spill(page, source_tool="browser.get").handle
-    with pytest.raises(InvalidArgument, match='search without view= and give offset= and end=') as caught:
+    with pytest.raises(InvalidArgument, match='search the stored bytes from offset= to end=') as caught:
         ScratchTools(scratch_scope).call("read_handle", {"handle": handle, "match": "café", "view": "text",
                                                          "end": 100})
     assert "view=\"text\"" in str(caught.value)
+    stored, viewed = caught.value.calls  # (the two searches that work, as calls since misfit2)
+    assert dict(stored.arguments) == {"handle": handle, "match": "café", "end": 100}
+    assert dict(viewed.arguments) == {"handle": handle, "match": "café", "view": "text"}
 
 
 def test_scope_read_handle_bounds_a_range_and_lines_too(scratch_scope):

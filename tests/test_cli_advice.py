@@ -208,3 +208,162 @@ def test_an_error_holds_its_calls_as_data_and_its_text_as_before():
     assert call_command(call, "r", "a", None).split(" (with")[0] == (
         "scratchfs read-handle h_aaaaaaaaaaaaaaaaaaaaaaaa --match 'a \"b\"' --count --column x --column number:2 "
         "--run r --agent a")
+
+
+_CSV = b"name,size\n" + b"".join(b"n%d,%d\n" % (i, i) for i in range(900))
+_JSON = json.dumps({"items": [{"n": i, "say": "x" * 20} for i in range(400)]}).encode()
+_LINES = b"".join(b'{"n": %d, "say": "hello there"}\n' % i for i in range(400))
+_BYTES = bytes(range(256)) * 64
+_FIT_READS = {  # (each kind's refusal as the model got it before its examples were calls: the same text after)
+    "csv": ('read it with row= (rows with the header, e.g. row=1; columns= picks some) or jq= with slurp=true (all '
+            "rows at once), or by lines (line=, lines=) or by search (match=, pattern=)"),
+    "json": ('read it with jq= (e.g. jq="keys", jq=".items[0]"), or by byte range (offset=, length=) or by search '
+             "(match=, pattern=)"),
+    "jsonl": ("read it with record= (e.g. record=1; jq= with it filters each record), or by lines (line=, lines=) "
+              "or by search (match=, pattern=)"),
+    "binary": "read it with offset= and length= (byte ranges) or by search (match=, pattern=).",
+}
+
+
+@pytest.mark.parametrize(("kind", "data", "tool", "read", "arguments"), [
+    ("csv", _CSV, "sql", ["--view", "text"], {"view": "text"}),
+    ("json", _JSON, "fetch", ["--row", "1"], {"row": 1}),
+    ("jsonl", _LINES, "log", ["--row", "1"], {"row": 1}),
+    ("binary", _BYTES, "download", ["--jq", "."], {"jq": "."}),
+])
+def test_a_read_that_does_not_fit_a_table_json_or_bytes_names_commands_that_run(store, kind, data, tool, read,
+                                                                                 arguments):
+    # the examples of the reads that fit (row=1, jq="keys", record=1, offset= and length=) were text: the CLI
+    # printed model syntax a shell cannot run (misfit2)
+    handle = store.scope("r", "a").spill(data, source_tool=tool).handle
+    with pytest.raises(InvalidArgument) as refused:
+        ScratchTools(store.scope("r", "a")).call("read_handle", {"handle": handle, **arguments})
+    assert _FIT_READS[kind] in str(refused.value)  # (the model's text as it was)
+    failed = _run(store, "read-handle", handle, *read)
+    assert failed.exit_code == 2, failed.stderr
+    commands = _commands(failed.stderr)
+    assert not re.search(r'(?<!-)\b(row|record|jq)=[0-9"]', failed.stderr), failed.stderr
+    replies = [_follow(words).stdout_bytes for words in commands]
+    if kind == "csv":
+        assert json.loads(replies[0])["rows"][0] == ["n0", "0"]
+    elif kind == "json":
+        assert [json.loads(reply)["results"] for reply in replies] == [[["items"]], [{"n": 0, "say": "x" * 20}]]
+    elif kind == "jsonl":
+        assert json.loads(replies[0])["records"][0] == {"n": 0, "say": "hello there"}
+    else:
+        assert replies == [_BYTES[:4096]]
+
+
+@pytest.mark.parametrize(("read", "asked"), [
+    (["--match", "of the", "--before", "99999999"], {"before": len(CONTENT)}),
+    (["--match", 'say "hi', "--ignore-case", "--max-matches", "3", "--offset", "100", "--before", "900", "--end",
+      "600"], {"offset": 100, "before": 600, "end": 600}),
+])
+def test_a_before_past_the_end_names_the_search_that_finds_the_last_matches(store, read, asked):
+    # "before=N gives the last matches" named no whole call: the CLI printed model syntax (misfit2)
+    handle = store.scope("r", "a").spill(CONTENT).handle
+    failed = _run(store, "read-handle", handle, *read)
+    assert failed.exit_code == 2, failed.stderr
+    [words] = _commands(failed.stderr)
+    reply = json.loads(_follow([*words, "--json"] if "--json" not in words else words).stdout)
+    sought = {"match": "of the"} if "of the" in read else {"match": 'say "hi', "ignore_case": True, "max_matches": 3}
+    expected = ScratchTools(store.scope("r", "a")).call("read_handle", {"handle": handle, **sought, **asked})
+    assert reply == expected and reply["windows"], reply
+
+
+def test_before_with_the_text_view_names_both_searches(store):
+    raw = b"".join(b"\x1b[01;31mred %d\x1b[0m plain\x1b[K\n" % n for n in range(400))
+    handle = store.scope("r", "a").spill(raw, source_tool="bash").handle
+    failed = _run(store, "read-handle", handle, "--match", "red 39", "--view", "text", "--before", "5000")
+    assert failed.exit_code == 2, failed.stderr
+    stored, viewed = _commands(failed.stderr)
+    tools = ScratchTools(store.scope("r", "a"))
+    assert json.loads(_follow(stored).stdout) == tools.call("read_handle", {"handle": handle, "match": "red 39",
+                                                                           "before": 5000})
+    assert json.loads(_follow(viewed).stdout) == tools.call("read_handle", {"handle": handle, "match": "red 39",
+                                                                           "view": "text"})
+
+
+def test_a_long_needle_is_not_repeated_in_the_refusal(store):
+    handle = store.scope("r", "a").spill(CONTENT).handle
+    with pytest.raises(InvalidArgument) as refused:
+        ScratchTools(store.scope("r", "a")).call("read_handle", {"handle": handle, "match": "x" * 300,
+                                                                 "before": 10 ** 9})
+    assert refused.value.calls == ()
+    assert str(refused.value).endswith(f"gives the last matches, the same call with before={len(CONTENT)}")
+
+
+@pytest.mark.parametrize(("read", "named"), [
+    (["--match", "of the", "--offset", "99999999"], [{}, {"before": len(CONTENT)}]),
+    (["--pattern", r"line \d+ of", "--max-matches", "2", "--offset", "99999999", "--end", "5000"],
+     [{"end": 5000}, {"before": 5000, "end": 5000}]),
+])
+def test_a_search_from_past_the_end_names_the_searches_from_the_start_and_the_end(store, read, named):
+    # "the same search from offset=0 ..., and with before=N instead of offset=": words, not calls (misfit2)
+    handle = store.scope("r", "a").spill(CONTENT).handle
+    failed = _run(store, "read-handle", handle, *read)
+    assert failed.exit_code == 2, failed.stderr
+    commands = _commands(failed.stderr)
+    sought = {"match": "of the"} if "of the" in read else {"pattern": r"line \d+ of", "max_matches": 2}
+    tools = ScratchTools(store.scope("r", "a"))
+    assert [json.loads(_follow(words).stdout) for words in commands] == [
+        tools.call("read_handle", {"handle": handle, **sought, **changed}) for changed in named]
+
+
+def test_a_view_search_from_past_the_end_names_the_view_search_from_the_start(store):
+    raw = b"".join(b"\x1b[01;31mred %d\x1b[0m plain\x1b[K\n" % n for n in range(400))
+    handle = store.scope("r", "a").spill(raw, source_tool="bash").handle
+    failed = _run(store, "read-handle", handle, "--match", "red 39", "--view", "text", "--offset", "99999999")
+    assert failed.exit_code == 2, failed.stderr
+    [words] = _commands(failed.stderr)
+    assert json.loads(_follow(words).stdout) == ScratchTools(store.scope("r", "a")).call(
+        "read_handle", {"handle": handle, "match": "red 39", "view": "text"})
+
+
+def test_a_count_from_past_the_end_names_the_count_from_the_start(store):
+    handle = store.scope("r", "a").spill(CONTENT).handle
+    failed = _run(store, "read-handle", handle, "--match", "OF THE", "--ignore-case", "--count", "--offset",
+                  "99999999", "--end", "5000")
+    assert failed.exit_code == 2, failed.stderr
+    [words] = _commands(failed.stderr)
+    assert json.loads(_follow(words).stdout) == ScratchTools(store.scope("r", "a")).call(
+        "read_handle", {"handle": handle, "match": "OF THE", "ignore_case": True, "count": True, "end": 5000})
+
+
+def test_end_with_the_text_view_names_the_stored_search_and_the_view_search(store):
+    raw = b"".join(b"\x1b[01;31mred %d\x1b[0m plain\x1b[K\n" % n for n in range(400))
+    handle = store.scope("r", "a").spill(raw, source_tool="bash").handle
+    failed = _run(store, "read-handle", handle, "--match", "plain", "--view", "text", "--offset", "100", "--end",
+                  "3000", "--max-matches", "4")
+    assert failed.exit_code == 2, failed.stderr
+    stored, viewed = _commands(failed.stderr)
+    tools = ScratchTools(store.scope("r", "a"))
+    sought = {"handle": handle, "match": "plain", "offset": 100, "max_matches": 4}
+    assert json.loads(_follow(stored).stdout) == tools.call("read_handle", {**sought, "end": 3000})
+    assert json.loads(_follow(viewed).stdout) == tools.call("read_handle", {**sought, "view": "text"})
+
+
+def test_a_pattern_over_terminal_output_s_view_names_the_stored_search(store):
+    raw = b"".join(b"\x1b[01;31mred %d\x1b[0m plain\x1b[K\n" % n for n in range(400))
+    handle = store.scope("r", "a").spill(raw, source_tool="bash").handle
+    failed = _run(store, "read-handle", handle, "--pattern", r"red \d+", "--view", "text", "--offset", "50")
+    assert failed.exit_code == 2, failed.stderr
+    [words] = _commands(failed.stderr)
+    assert json.loads(_follow(words).stdout) == ScratchTools(store.scope("r", "a")).call(
+        "read_handle", {"handle": handle, "pattern": r"red \d+", "offset": 50})
+
+
+def test_encoding_with_a_view_search_names_the_view_search_and_the_encoded_search(store):
+    # "search it without encoding=, or search the stored bytes with encoding= and no view=": words (misfit2)
+    page = (b"<html><head><meta charset=windows-1252></head><body>"
+            + b"".join(b"<p>caf\xe9 au lait %d</p>\n" % n for n in range(600))
+            + b"</body></html>")
+    handle = store.scope("r", "a").spill(page, source_tool="browser.get").handle
+    failed = _run(store, "read-handle", handle, "--match", "lait 59", "--view", "text", "--encoding", "cp1252")
+    assert failed.exit_code == 2, failed.stderr
+    viewed, stored = _commands(failed.stderr)
+    tools = ScratchTools(store.scope("r", "a"))
+    assert json.loads(_follow(viewed).stdout) == tools.call("read_handle", {"handle": handle, "match": "lait 59",
+                                                                           "view": "text"})
+    assert json.loads(_follow(stored).stdout) == tools.call("read_handle", {"handle": handle, "match": "lait 59",
+                                                                           "encoding": "cp1252"})

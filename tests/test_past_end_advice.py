@@ -62,8 +62,9 @@ def test_a_scratchpad_offset_past_the_end_names_scratch_read(tools, scratch_scop
 def test_a_search_past_the_end_names_offset_0_and_before_the_size(tools, scratch_scope):
     handle = scratch_scope.spill(CONTENT).handle
     message = _advice(tools, "read_handle", handle=handle, match="line 2999", offset=len(CONTENT) + 5)
-    assert message.endswith(f"the same search from offset=0 looks through all of it, and with before={len(CONTENT)} "
-                            "instead of offset= it finds the last matches")
+    assert message.endswith(f'read_handle(handle="{handle}", match="line 2999") looks through all of it, and '
+                            f'read_handle(handle="{handle}", match="line 2999", before={len(CONTENT)}) finds the last '
+                            "matches")  # (the searches as calls: before, words, misfit2)
     last = tools.call("read_handle", {"handle": handle, "match": "line 2999", "before": len(CONTENT)})
     assert last["windows"][0]["line"] == 2999
 
@@ -71,7 +72,7 @@ def test_a_search_past_the_end_names_offset_0_and_before_the_size(tools, scratch
 def test_a_count_past_the_end_names_no_before_which_a_count_refuses(tools, scratch_scope):
     handle = scratch_scope.spill(CONTENT).handle
     message = _advice(tools, "read_handle", handle=handle, match="line", count=True, offset=len(CONTENT) + 5)
-    assert message.endswith("the same count from offset=0 looks through all of it")
+    assert message.endswith(f'read_handle(handle="{handle}", match="line", count=True) looks through all of it')
     assert tools.call("read_handle", {"handle": handle, "match": "line", "count": True})["matches"] == 3000
 
 
@@ -89,7 +90,8 @@ def test_a_bounded_search_past_the_end_names_calls_its_bound_lets_through(tools,
     message = _advice(tools, "read_handle", **asked)
     stop = min(end, len(CONTENT))
     from_start = {**asked, "offset": 0}
-    if "without end=" in message:
+    if bound == "past":  # (the calls named go without it: written as calls since misfit2, in words before)
+        assert f"end={end}" not in message.replace(" without end=", ""), message
         del from_start["end"]
     else:
         assert f"end={end}" in message, message
@@ -98,7 +100,7 @@ def test_a_bounded_search_past_the_end_names_calls_its_bound_lets_through(tools,
         assert "before=" not in message and tools.call("read_handle", from_start)["matches"] == want
         return
     assert tools.call("read_handle", {**from_start, "count": True})["matches"] == want
-    before = int(re.search(r"with before=(\d+) instead of offset=", message).group(1))
+    before = int(re.search(r"before=(\d+)(?:, end=\d+)?\) finds the last matches", message).group(1))
     last = {k: v for k, v in from_start.items() if k != "offset"} | {"before": before, "max_matches": 1}
     got = tools.call("read_handle", last)["windows"]
     assert [w["match_offset"] for w in got] == [CONTENT.rindex(b"of the", 0, stop)]

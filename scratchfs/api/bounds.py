@@ -102,7 +102,7 @@ def tail_line(line: object, end: int | None, line_at: Callable[[int], int]) -> o
 
 
 def offset_past_end(key: str, offset: int, size: int, kind: str = "handle", search: str | None = None,
-                    end: int | None = None) -> InvalidArgument:
+                    end: int | None = None, again: Callable[..., Call | str] | None = None) -> InvalidArgument:
     """The refusal of a read from byte ``offset`` past the end of ``key``'s ``size`` bytes (``kind`` ``"handle"``
     or ``"scratch"``), saying how to go on: offsets run from 0 to the size, and the call that reads its last bytes
     (:data:`~scratchfs.foundation.limits.DEFAULT_READ_BYTES`, read_handle's default length), e.g. ``offset 999999
@@ -111,17 +111,23 @@ def offset_past_end(key: str, offset: int, size: int, kind: str = "handle", sear
     a text view) makes it a search's: from ``offset=0`` it looks through all of it, and a plain search's
     ``before=<size>`` finds the last matches (a count or a view's search takes no ``before``). ``end``: the search's
     ``end=`` bound, if any: past the size, the calls named go without it (the same bytes, and a bound past the
-    content is refused); within it, they keep it (from ``offset=0`` to it; ``before=<end>``)."""
+    content is refused); within it, they keep it (from ``offset=0`` to it; ``before=<end>``). ``again(words,
+    **changed)``: the search itself with ``changed`` (``offset``, ``before``, ``end``; ``None`` leaves one out) as a
+    :class:`~scratchfs.foundation.calls.Call`, or ``words`` (a needle too long to repeat,
+    :func:`~scratchfs.api.search_misses.same_search`); without it, the words alone."""
     where = f"offset {offset} is past the end of {key} ({plural(size, 'byte')}: offsets 0 to {size:,})"
     if search is not None:
         word = "count" if search == "count" else "search"
-        if end is not None and end <= size:
-            return InvalidArgument(f"{where}; the same {word} from offset=0 looks through bytes 0 to end={end}" + (
-                f", and with before={end} instead of offset= it finds the last matches before it"
-                if search == "search" else ""))
-        without = "" if end is None else " without end="
-        last = f", and with before={size} instead of offset= it finds the last matches" if search == "search" else ""
-        return InvalidArgument(f"{where}; the same {word}{without} from offset=0 looks through all of it{last}")
+        named = again or (lambda words, **_: words)
+        within = end is not None and end <= size
+        bound = end if within else None
+        first = named(f"the same {word}{' without end=' if end is not None and not within else ''} from offset=0",
+                      offset=None, end=bound)
+        last = Advice.of(", and ", named(f"with before={bound or size} instead of offset= it", offset=None,
+                                         before=bound or size, end=bound),
+                         " finds the last matches" + (" before it" if within else "")) if search == "search" else ""
+        return InvalidArgument(Advice.of(f"{where}; ", first, f" looks through bytes 0 to end={end}" if within
+                                         else " looks through all of it", last))
     tail = max(0, size - DEFAULT_READ_BYTES)  # (a read_handle range read's default length: its call gives none)
     call = Call.of("scratch_read", key=key, offset=tail) if kind == "scratch" else \
         Call.of("read_handle", handle=key, offset=tail)

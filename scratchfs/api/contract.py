@@ -51,6 +51,7 @@ from scratchfs.api.missing import LOST_KEY
 from scratchfs.api.read_mixes import only_one_read, refuse_mixed
 from scratchfs.api.results import LineSlice, Matches, Slice
 from scratchfs.api.scope import Scope
+from scratchfs.api.search_calls import ENCODING_STRUCTURE, encoding_refusal
 from scratchfs.api.search_reply import as_given, count_reply, matches_reply, window_hits, window_json
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import shown_preview
@@ -375,10 +376,9 @@ class ScratchTools:
         refuse_mixed(counting, given, asked, offset, ignore_case)
         end = check_end(asked["end"])
         if (single := check_encoding(encoding)) is not None and given:
-            raise InvalidArgument("encoding applies to byte, line and search reads, not to a structure read" + (
-                ': view="text" decodes the text itself (an HTML page by its charset): search it without encoding=, '
-                "or search the stored bytes with encoding= and no view=" if match or pattern else
-                ": read it without encoding= (a structure read decodes its content itself)"))
+            raise encoding_refusal(handle, {**asked, "offset": offset or None, **given, "ignore_case": ignore_case
+                                            or None}, encoding) if match or pattern else InvalidArgument(
+                f"{ENCODING_STRUCTURE}: read it without encoding= (a structure read decodes its content itself)")
         sought = (match, pattern) if single is None else search_form(match, pattern, ignore_case, single)
         scope = self.scope
         budget, echo = self._budgeted(scope, budget)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from scratchfs.api.bounds import bounded_miss, check_search_end, offset_past_end
 from scratchfs.api.entries import reading
 from scratchfs.api.results import Bounded
+from scratchfs.api.search_calls import count_again
 from scratchfs.api.search_misses import whole_miss_note
 from scratchfs.engine.patterns import MAX_REACH_BYTES, compile_pattern
 from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, count
@@ -135,7 +136,8 @@ def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | N
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
         size = opened.entry.size
         if offset > size:
-            raise offset_past_end(handle, offset, size, search="count", end=end)
+            raise offset_past_end(handle, offset, size, search="count", end=end,
+                                  again=count_again(handle, match, pattern, ignore_case, budget))
         end = check_search_end(end, offset, size)
         with reading(handle):
             found, lines, next_offset = count(opened.reader, matcher, offset, opened.lines.line_of_frame,

@@ -18,10 +18,12 @@ from scratchfs.api.bounds import bounded_miss, check_search_end
 from scratchfs.api.counting import COUNT_SHARE
 from scratchfs.api.entries import reading
 from scratchfs.api.results import Matches
+from scratchfs.api.search_calls import same_search
 from scratchfs.api.search_misses import whole_miss_note
 from scratchfs.engine.last_matches import last_matches
 from scratchfs.engine.search import Matcher, Sink
 from scratchfs.foundation import checks
+from scratchfs.foundation.calls import Advice
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.text import plural
 
@@ -53,22 +55,18 @@ def last_search(scope: Scope, found: Matches, matcher: Matcher, offset: int, bef
     """
     handle, before = found.handle, checks.check_int(before, "before", 0)
     if found.view is not None:
-        raise InvalidArgument('before (the last matches) searches the stored content, not view="text": give before= '
-                              'without view= (its windows are the stored bytes), or search the view forward from '
-                              'offset= with view="text"')
+        raise InvalidArgument(Advice.of(
+            'before (the last matches) searches the stored content, not view="text": give before= without view= (its '
+            "windows are the stored bytes), ", same_search(found, "the same call without view=", view=None,
+                                                           offset=offset or None, before=before),
+            '; or search the view forward from offset= with view="text", ',
+            same_search(found, "the same call without before=", offset=offset or None)))
     reach, sink, cap = shape
     timeout = scope.store.settings.pattern_timeout
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
         size, binary = opened.entry.size, opened.entry.content_type == "binary"
         end = check_search_end(found.end, offset, size)
-        if end is not None and before > end:  # (before= past the size too: before=end is what works)
-            raise InvalidArgument(f"before={before} is past end={end}: before=end gives the last matches before it")
-        if before > size:
-            raise InvalidArgument(f"before {before} is past the end of {handle} ({plural(size, 'byte')}): "
-                                  f"before={size} gives the last matches")
-        if offset > before:
-            raise InvalidArgument(f"offset {offset} is after before={before}: a search from the end shows the last "
-                                  "matches that start from offset up to before")
+        _check_before(found, offset, before, end, size)
         with reading(handle):
             got = last_matches(opened.reader, matcher, offset, before, reach, found.max_matches, cap,
                                opened.lines.line_of_frame, sink, time.monotonic() + COUNT_SHARE * timeout, end=end)
@@ -88,3 +86,21 @@ def last_search(scope: Scope, found: Matches, matcher: Matcher, offset: int, bef
                 f"matches before it: offset={offset}, before={got.resume})")
     return Matches(handle, found.match, got.windows, size, next_before, found.pattern, found.ignore_case,
                    found.context, found.max_matches, binary, before=before, origin=origin, note=note, end=end)
+
+
+def _check_before(found: Matches, offset: int, before: int, end: int | None, size: int) -> None:
+    """Raises InvalidArgument when ``before`` is past ``end`` (the search's bound) or the content's ``size``, or
+    ``offset`` is after it, naming the search that works (:func:`~scratchfs.api.search_calls.same_search`)."""
+    handle = found.handle
+    if end is not None and before > end:  # (before= past the size too: before=end is what works)
+        raise InvalidArgument(Advice.of(
+            f"before={before} is past end={end}: before=end gives the last matches before it, ",
+            same_search(found, f"the same call with before={end}", offset=offset or None, before=end, end=end)))
+    if before > size:
+        raise InvalidArgument(Advice.of(
+            f"before {before} is past the end of {handle} ({plural(size, 'byte')}): before={size} gives the last "
+            "matches, ", same_search(found, f"the same call with before={size}", offset=offset or None,
+                                     before=size)))
+    if offset > before:
+        raise InvalidArgument(f"offset {offset} is after before={before}: a search from the end shows the last "
+                              "matches that start from offset up to before")

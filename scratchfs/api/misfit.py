@@ -39,6 +39,15 @@ _FITS = {"html": 'view="text" (the page\'s readable text) or select= (the text o
          "binary": "offset= and length= (byte ranges)",
          "json": 'jq= (e.g. jq="keys", jq=".items[0]")',
          "jsonl": "record= (e.g. record=1; jq= with it filters each record)"}
+_EXAMPLES: dict[str, tuple[tuple[str, dict[str, object]], ...]] = {
+    "csv": (("row= (rows with the header, e.g. ", {}), ("row=1", {"row": 1}),
+            ("; columns= picks some) or jq= with slurp=true (all rows at once)", {})),
+    "binary": (("offset= and length=", {"offset": 0, "length": DEFAULT_READ_BYTES}), (" (byte ranges)", {})),
+    "json": (("jq= (e.g. ", {}), ('jq="keys"', {"jq": "keys"}), (", ", {}), ('jq=".items[0]"', {"jq": ".items[0]"}),
+             (")", {})),
+    "jsonl": (("record= (e.g. ", {}), ("record=1", {"record": 1}), ("; jq= with it filters each record)", {}))}
+""":data:`_FITS`' words split at their examples, each with its arguments (none: words alone); joined, the words
+are :data:`_FITS`' (tests/test_cli_advice.py checks the text a model gets is as it was)."""
 _SLURP_FOR = ("slurp=true is for JSON lines, JSON texts one after another, CSV/TSV tables and tables aligned by spaces "
               "under a header line")
 _NOT_PARSED = ("jq: parse error", "the document is not valid JSON", "the document is not UTF-8 text")
@@ -91,17 +100,29 @@ def fitting_reads(content_type: str | None, line_bytes: float = 0.0, shape: str 
             content_type, shape):
         by = "byte range (offset=, length=)" if line_bytes > DEFAULT_READ_BYTES else "lines (line=, lines=)"
         return Advice.of("read ", _viewed(kind, handle), f"; or read it by {by} or by search (match=, pattern=)")
-    fits = _FITS.get(kind)
+    fits: str | Advice | None = _fits(kind, handle)
     if is_aligned(content_type, shape):
-        fits = _FITS["csv"]  # (read as a table's rows)
+        fits = _fits("csv", handle)  # (read as a table's rows)
     elif is_stream(content_type, shape):
         fits = "jq= (a filter run on each document) or jq= with slurp=true (one filter over the array of them all)"
     if content_type == "binary" and compressed_format(shape):  # (compressed bytes hold no text)
-        return f"read it with {fits}; no search (match=, pattern=) finds text in its compressed bytes"
+        return Advice.of("read it with ", fits, "; no search (match=, pattern=) finds text in its compressed bytes")
     if content_type == "binary":
-        return f"read it with {fits} or by search (match=, pattern=)"
+        return Advice.of("read it with ", fits, " or by search (match=, pattern=)")
     by = "byte range (offset=, length=)" if line_bytes > DEFAULT_READ_BYTES else "lines (line=, lines=)"
-    return (f"read it with {fits}, or " if fits else "read it ") + f"by {by} or by search (match=, pattern=)"
+    return Advice.of(*(["read it with ", fits, ", or "] if fits else ["read it "]),
+                     f"by {by} or by search (match=, pattern=)")
+
+
+def _fits(kind: str, handle: str | None) -> str | Advice | None:
+    """:data:`_FITS`'s reads of ``kind``, their examples calls of ``handle`` (shown as their arguments alone, as the
+    text always wrote them: a face that runs calls, the CLI, writes the whole call); ``None``: none of its own."""
+    if handle is None or kind not in _EXAMPLES:
+        return _FITS.get(kind)
+    parts: list[str | Call] = []
+    for text, arguments in _EXAMPLES[kind]:
+        parts.append(Call.of("read_handle", handle=handle, **arguments).shown(text) if arguments else text)
+    return Advice.of(*parts)
 
 
 def holds(handle: str, content_type: str | None, shape: str | None, line_bytes: float, why: str) -> Advice:

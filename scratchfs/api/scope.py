@@ -21,6 +21,7 @@ from scratchfs.api.entries import Entries, OpenEntry, reading
 from scratchfs.api.last_search import last_search
 from scratchfs.api.policy import KNOWN_CLASSES, Observation, check_result_class, json_text, should_spill
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, short_digest
+from scratchfs.api.search_calls import view_end_refusal
 from scratchfs.api.search_misses import stored_search
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import (
@@ -363,9 +364,7 @@ class Scope:
         ignore_case = checks.check_flag(ignore_case, "ignore_case")
         cap = max(checks.check_int(cap, "cap", 1, MAX_READ_BYTES), 2 * reach + 1)
         if (end := check_end(end)) is not None and view is not None:
-            raise InvalidArgument('end= bounds a search of the stored bytes, not of view="text" (whose offsets are '
-                                  "another text's): search without view= and give offset= and end=, or search the "
-                                  "view without end=")
+            raise view_end_refusal(handle, match, pattern, offset, end, (view, ignore_case, context, max_matches))
         shown = match  # (terminal output's view shows Unicode spaces as they are: sought so, view_search)
         if view is not None:  # an HTML page's text view writes each Unicode space (&nbsp;) as " ": so is its needle
             match, pattern = (view_spaces(t) if isinstance(t, str) else t for t in (match, pattern))

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from scratchfs.api.bounds import bounded_miss, check_search_end, offset_past_end
 from scratchfs.api.entries import reading
 from scratchfs.api.results import Matches, bounded_resume, stopped_note
+from scratchfs.api.search_calls import HINT_CALL_BYTES, same_search
 from scratchfs.api.shape import binary_format
 from scratchfs.api.shape_binary import UTF16_FORMATS, compressed_format
 from scratchfs.api.shape_said import not_utf8_said, split_by_controls
@@ -28,8 +29,8 @@ from scratchfs.foundation.text import invalid_utf8_bytes, utf8_partial_tail
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
 
-__all__ = ["HINT_CALL_BYTES", "NOT_UTF8_MISS", "SNIFFED_UTF8_BYTES", "compressed_note", "single_byte_note",
-           "stored_search", "text_view_hint", "utf16_note", "whole_miss_note"]
+__all__ = ["HINT_CALL_BYTES", "NOT_UTF8_MISS", "SNIFFED_UTF8_BYTES", "compressed_note",
+           "single_byte_note", "stored_search", "text_view_hint", "utf16_note", "whole_miss_note"]
 
 SNIFFED_UTF8_BYTES = 64 * 1024
 """Bytes of a content's start read, on a miss of non-ASCII text whose stored shape does not count bytes not UTF-8
@@ -54,7 +55,8 @@ def stored_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, h
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
         size, kind = opened.entry.size, opened.entry.content_type
         if offset > size:
-            raise offset_past_end(handle, offset, size, search="search", end=asked.end)
+            raise offset_past_end(handle, offset, size, search="search", end=asked.end,
+                                  again=lambda words, **changed: same_search(asked, words, **changed))
         end = check_search_end(asked.end, offset, size)
         with reading(handle):
             found = search(opened.reader, matcher, offset, reach, asked.max_matches, cap, opened.lines.line_of_frame,
@@ -113,12 +115,6 @@ def _same_call(found: Matches, **changed: object) -> str:
 def _sought(found: Matches) -> str:
     """The needle or pattern of a search, as text."""
     return found.pattern if found.pattern is not None else (found.match or b"").decode("utf-8", "replace")
-
-
-HINT_CALL_BYTES = 256
-"""Longest needle or pattern (bytes of its JSON string) :func:`text_view_hint` writes out again in its call; a longer
-one is named as "the same call" with ``view="text"``: the reply's budget (2,048 bytes at least) holds the echoed
-needle once, squeezed if need be (:class:`~scratchfs.api.fixed.Squeeze`), not a second copy in the note."""
 
 
 def text_view_hint(found: Matches, content_type: str | None, offset: int, shape: str | None = None,

@@ -11,6 +11,7 @@ import codecs
 from collections.abc import Iterator
 
 from scratchfs.api.shape_aligned import header_line, is_aligned
+from scratchfs.api.shape_columns import COLUMNS_BYTES, headless_columns, runs_starts
 from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.shape_table import is_headless
 from scratchfs.api.shape_terminal import coloured, is_terminal
@@ -75,13 +76,18 @@ _ROWS_REACH = MAX_STUB_BYTES + 16 * 1024  # bytes of a table's start its rows ar
 
 
 def rows_after(content_type: str | None, head: bytes, size: int, shape: str | None) -> RowsAfter | None:
-    """The :class:`RowsAfter` of a table (CSV/TSV, or text whose shape says it is a table aligned by spaces) or of
-    JSON lines, else ``None`` (``head``: the content's first bytes; ``size``: all of its bytes)."""
+    """The :class:`RowsAfter` of a table (CSV/TSV, text whose shape says it is a table aligned by spaces, or text
+    whose shape says its first lines stand in columns with no header line, when a rows read splits them:
+    :func:`~scratchfs.api.shape_columns.runs_starts` of the bytes that read tells it from) or of JSON lines, else
+    ``None`` (``head``: the content's first bytes, at least
+    :data:`~scratchfs.api.shape_columns.COLUMNS_BYTES` of them or all; ``size``: all of its bytes)."""
     if content_type in ("csv", "jsonl"):
         return RowsAfter(content_type, head, size, shape)
     if is_aligned(content_type, shape):  # (its layout told again from its first lines, as a rows read tells it)
         return RowsAfter("csv", head, size, shape, aligned=True)
-    return None
+    if content_type == "text" and headless_columns(shape) is not None and runs_starts(head[:COLUMNS_BYTES]) is not None:
+        return RowsAfter("csv", head, size, shape, aligned=True, headed=False)  # (no header: row 1 its first line;
+    return None  # split at runs of spaces, as the rows read splits it -- cells holding spaces refuse it: no row=)
 
 
 class RowsAfter:
@@ -89,15 +95,16 @@ class RowsAfter:
     read (``jsonl``) a note names after a preview of ``head`` (the content's first bytes: at least a row past the
     preview, or all of it when ``size`` is no more): from the first row or record the preview does not show whole,
     counted as the engine's reads count them (:func:`~scratchfs.engine.structure.iter_rows`: a quoted field may hold
-    line ends, the header is no row unless ``shape`` says "no header"; a record is a line that is not blank, as a
-    ``record=`` read numbers them)."""
+    line ends, the header is no row unless ``shape`` says "no header" or ``headed`` is false -- text in columns
+    with no header line --; a record is a line that is not blank, as a ``record=`` read numbers them)."""
 
     __slots__ = ("_known", "_refused", "_starts", "_walk", "aligned", "head", "headed", "shape", "size", "word")
 
-    def __init__(self, content_type: str, head: bytes, size: int, shape: str | None, aligned: bool = False) -> None:
+    def __init__(self, content_type: str, head: bytes, size: int, shape: str | None, aligned: bool = False,
+                 headed: bool = True) -> None:
         self.head, self.size, self.shape, self.aligned = head, size, shape, aligned
         self.word = "row" if content_type == "csv" else "record"
-        self.headed = not (shape is not None and is_headless(shape))
+        self.headed = headed and not (shape is not None and is_headless(shape))
         self._known: dict[int, int | None] = {}
         self._starts: list[tuple[int, int]] = []  # (number, start) of the rows read so far: _starts_known
         self._walk: Iterator[tuple[int, int]] | None = None
@@ -157,7 +164,7 @@ class RowsAfter:
         head = self.head
         if self.aligned:
             at = 0
-            for _ in range(header_line(self.shape) + 1):  # (past the header line)
+            for _ in range(header_line(self.shape) + 1 if self.headed else 0):  # (past the header line, if any)
                 end = head.find(b"\n", at)
                 if end < 0:
                     return

@@ -22,6 +22,7 @@ from scratchfs.api.bounds import offset_past_end
 from scratchfs.api.entries import reading
 from scratchfs.api.misfit import plain_view, view_misfit
 from scratchfs.api.results import Matches, stopped_note
+from scratchfs.api.search_calls import same_search
 from scratchfs.engine.search import Matcher, Sink, Window, search
 from scratchfs.engine.seekable import SeekableReader
 from scratchfs.engine.structure import ReaderSource
@@ -31,7 +32,7 @@ from scratchfs.engine.structure.terminal_match import (
     drawn_edges,
 )
 from scratchfs.foundation import checks
-from scratchfs.foundation.calls import render_call
+from scratchfs.foundation.calls import Advice, render_call
 from scratchfs.foundation.errors import InvalidArgument
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ TERMINAL_PATTERN_REFUSAL = (
     "(a substring, found across the escape sequences and backspace overstrikes between its characters) and "
     'view="text"; or search its stored bytes with pattern= alone, allowing for them (e.g. (?:\\x1b\\[[0-9;]*[mK])* '
     'between characters), then read a window rendered with view="text", raw_offset=<its offset>')
+_ALONE = "with pattern= alone, "  # (where the refusal names that search, as a call of the pattern given)
 """The refusal of ``pattern=`` with ``view="text"`` on terminal output (a pattern's text is the stored bytes'
 syntax; no rewrite of an arbitrary pattern passes over escapes as a needle's does)."""
 
@@ -81,10 +83,11 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
             if opened.entry.content_type in RENDERED_KINDS:
                 if isinstance(shown, str):
                     asked = replace(asked, match=shown.encode("utf-8", "surrogatepass"))
-                rendered = _rendered_matcher(asked, scope.store.settings.pattern_timeout)
+                rendered = _rendered_matcher(asked, scope.store.settings.pattern_timeout, offset)
                 size = opened.entry.size
                 if offset > size:
-                    raise offset_past_end(handle, offset, size, search="view")
+                    raise offset_past_end(handle, offset, size, search="view",
+                                          again=lambda words, **changed: same_search(asked, words, **changed))
                 with reading(handle):
                     found = search(opened.reader, rendered, offset, reach, asked.max_matches, cap,
                                    opened.lines.line_of_frame, sink)
@@ -168,11 +171,15 @@ def _off_escapes(reader: _Frames, size: int, window: Window) -> Window:
     return replace(window, offset=new_lo, data=data[new_lo - lo : new_hi - lo])
 
 
-def _rendered_matcher(asked: Matches, timeout: float) -> RenderedMatcher:
+def _rendered_matcher(asked: Matches, timeout: float, offset: int) -> RenderedMatcher:
     """The matcher of ``asked``'s needle in terminal output as rendered (``timeout`` seconds in the regex engine).
-    Raises InvalidArgument (a pattern, a needle of bytes that are not UTF-8, one the view cannot show or too long)."""
+    Raises InvalidArgument (a pattern: naming, as a call, the search of the stored bytes from ``offset``; a needle of
+    bytes that are not UTF-8, one the view cannot show or too long)."""
     if asked.pattern is not None:
-        raise InvalidArgument(TERMINAL_PATTERN_REFUSAL)
+        head, tail = TERMINAL_PATTERN_REFUSAL.split(_ALONE)
+        raise InvalidArgument(Advice.of(head, _ALONE, same_search(asked, "the same call without view=", view=None,
+                                                                 offset=offset or None),
+                                        ", ", tail))
     try:
         needle = (asked.match or b"").decode("utf-8")
     except UnicodeDecodeError:

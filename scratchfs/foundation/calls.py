@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from scratchfs.foundation.text import quote
 
@@ -44,10 +44,13 @@ def render_call(verb: str, **arguments: object) -> str:
 @dataclass(frozen=True, slots=True)
 class Call:
     """A call of the tool ``verb`` with ``arguments`` (name, value pairs in the order given, none of them ``None``;
-    values are str, int, bool or a list of str and int). ``str(call)`` is :func:`render_call`'s text."""
+    values are str, int, bool or a list of str and int). ``str(call)`` is :func:`render_call`'s text, or ``text``
+    when given (:meth:`shown`: an example a model's text writes as its arguments alone, ``row=1``, where a face that
+    runs calls, the CLI, writes the whole call)."""
 
     verb: str
     arguments: tuple[tuple[str, object], ...]
+    text: str | None = field(default=None, compare=False)
 
     @classmethod
     def of(cls, verb: str, **arguments: object) -> Call:
@@ -55,8 +58,14 @@ class Call:
         return cls(verb, tuple((name, list(value) if isinstance(value, (list, tuple)) else value)
                                for name, value in arguments.items() if value is not None))
 
+    def shown(self, text: str) -> Call:
+        """This call, written in a model's text as ``text`` (e.g. ``"row=1"``, an example's arguments where the
+        sentence names the handle already); faces that write calls their own way (:meth:`Advice.written`) still
+        get the whole call."""
+        return replace(self, text=text)
+
     def __str__(self) -> str:
-        return render_call(self.verb, **dict(self.arguments))
+        return self.text if self.text is not None else render_call(self.verb, **dict(self.arguments))
 
 
 @dataclass(frozen=True, slots=True)

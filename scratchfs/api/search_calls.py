@@ -1,0 +1,89 @@
+"""The search a refusal or a note names again, as a call: the same handle, needle or pattern and settings with an
+argument or two changed (an ``offset=0``, a ``before=``, no ``view=``), written out only when its needle is short
+enough (:data:`HINT_CALL_BYTES`) -- a refusal or note that would echo a long needle a second time names "the same
+call" in words instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from scratchfs.api.results import Matches
+from scratchfs.api.views import reply_size
+from scratchfs.foundation.calls import Advice, Call
+from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.limits import DEFAULT_CONTEXT, DEFAULT_MATCHES
+
+__all__ = ["ENCODING_STRUCTURE", "HINT_CALL_BYTES", "count_again", "encoding_refusal", "same_search",
+           "view_end_refusal"]
+
+HINT_CALL_BYTES = 256
+"""Longest needle or pattern (bytes of its JSON string) :func:`text_view_hint` writes out again in its call; a longer
+one is named as "the same call" with ``view="text"``: the reply's budget (2,048 bytes at least) holds the echoed
+needle once, squeezed if need be (:class:`~scratchfs.api.fixed.Squeeze`), not a second copy in the note."""
+
+
+def same_search(found: Matches, words: str, **changed: object) -> Call | str:
+    """The search ``found`` carries the settings of (handle, needle or pattern, ``view``, ``ignore_case``,
+    ``context``, ``max_matches``, budget) with ``changed`` (an ``offset``, a ``before``, an ``end``, a ``view``;
+    ``None`` leaves one out) as a :class:`~scratchfs.foundation.calls.Call`, which a face writes its own way (the
+    CLI as a command); ``words`` (``"the same call with before=N"``) when its needle or pattern is over
+    :data:`HINT_CALL_BYTES` bytes of JSON (a refusal's text stays small). Never raises."""
+    sought = found.pattern if found.pattern is not None else (found.match or b"").decode("utf-8", "replace")
+    if reply_size(sought) > HINT_CALL_BYTES:
+        return words
+    context = None if found.context == DEFAULT_CONTEXT else found.context
+    most = None if found.max_matches == DEFAULT_MATCHES else found.max_matches
+    return Call.of("read_handle", handle=found.handle, **{"pattern" if found.pattern is not None else "match": sought},
+                   **{"view": found.view, **changed}, ignore_case=True if found.ignore_case else None,
+                   context=context, max_matches=most, budget=found.budget)
+
+
+def count_again(handle: str, match: str | None, pattern: str | None, ignore_case: bool,
+                budget: int | None) -> Callable[..., Call | str]:
+    """The count of ``match`` or ``pattern`` in ``handle`` (``ignore_case``, ``budget``) made again, as
+    :func:`same_search` makes a search: ``again(words, **changed)`` is the call with ``changed`` (``offset``,
+    ``end``; ``None`` leaves one out), or ``words`` for a needle over :data:`HINT_CALL_BYTES`. Never raises."""
+    name, sought = ("pattern", pattern) if pattern is not None else ("match", match or "")
+
+    def again(words: str, **changed: object) -> Call | str:
+        if reply_size(sought) > HINT_CALL_BYTES:
+            return words
+        return Call.of("read_handle", handle=handle, **{name: sought}, count=True, **changed,
+                       ignore_case=True if ignore_case else None, budget=budget)
+
+    return again
+
+
+def view_end_refusal(handle: str, match: str | bytes | None, pattern: str | None, offset: int, end: int,
+                     settings: tuple[str, bool, int | str, int]) -> InvalidArgument:
+    """The refusal of a search of ``handle`` with ``end=`` and a view (``settings``: the view, ``ignore_case``,
+    ``context``, ``max_matches``, checked): ``end=`` bounds the stored bytes, and the two searches that work, as
+    calls (:func:`same_search`): the stored bytes from ``offset`` to ``end``, or the view without ``end=``."""
+    view, ignore_case, context, max_matches = settings
+    needle = match.encode("utf-8", "surrogatepass") if isinstance(match, str) else match
+    found = Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches, view=view)
+    return InvalidArgument(Advice.of(
+        'end= bounds a search of the stored bytes, not of view="text" (whose offsets are another text\'s): search '
+        "the stored bytes from offset= to end=, ", same_search(found, "the same call without view=", view=None,
+                                                               offset=offset or None, end=end),
+        ", or the view without end=, ", same_search(found, "the same call without end=", offset=offset or None)))
+
+
+ENCODING_STRUCTURE = "encoding applies to byte, line and search reads, not to a structure read"
+"""The start of the refusal of ``encoding=`` with a structure read (``view=``, ``jq=``...)."""
+
+
+def encoding_refusal(handle: str, arguments: dict[str, object], encoding: object) -> InvalidArgument:
+    """The refusal of ``encoding=`` with a search of a view (``arguments``: the search's, ``None`` for those not
+    given, ``view`` among them): the view decodes its text itself; the two searches that work, as calls -- the
+    view without ``encoding=``, the stored bytes with it and no ``view=`` -- or, for a needle or pattern over
+    :data:`HINT_CALL_BYTES`, the words. Never raises."""
+    sought = arguments.get("pattern") if arguments.get("pattern") is not None else arguments.get("match")
+    head = f'{ENCODING_STRUCTURE}: view="text" decodes the text itself (an HTML page by its charset): search it '
+    if not isinstance(sought, str) or reply_size(sought) > HINT_CALL_BYTES:
+        return InvalidArgument(f"{head}without encoding=, or search the stored bytes with encoding= and no view=")
+    stored = {name: value for name, value in arguments.items() if name != "view"}
+    return InvalidArgument(Advice.of(head, "without encoding=, ", Call.of("read_handle", handle=handle, **arguments),
+                                     ", or search the stored bytes with encoding= and no view=, ",
+                                     Call.of("read_handle", handle=handle, **stored, encoding=encoding)))
