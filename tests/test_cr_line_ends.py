@@ -7,7 +7,6 @@ says how many end so, since line reads count ``\\n``. Progress output stays term
 
 from __future__ import annotations
 
-import ast
 import csv
 import io
 import json
@@ -17,6 +16,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scratchfs.adapter import parse_call
 from scratchfs.api.contract import ScratchTools
 from scratchfs.api.shape import describe
 
@@ -40,11 +40,7 @@ def _timestamped_log(count: int) -> bytes:
 
 
 def _note_calls(note: str) -> list[dict]:
-    calls = []
-    for text in re.findall(r"read_handle\([^)]*\)", note):
-        node = ast.parse(text, mode="eval").body
-        calls.append({k.arg: ast.literal_eval(k.value) for k in node.keywords})
-    return calls
+    return [parse_call(text)[1] for text in re.findall(r"read_handle\([^)]*\)", note)]
 
 
 def test_a_macintosh_csv_of_dates_and_numbers_is_a_table_read_whole_by_rows(scratch_scope):

@@ -6,7 +6,6 @@ row says so instead. Each test CALLS the read the note names and checks what it 
 
 from __future__ import annotations
 
-import ast
 import csv
 import io
 import json
@@ -17,16 +16,13 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from scratchfs.adapter import parse_call
 from scratchfs.api.contract import ScratchTools
 
 
 def _calls(note: str) -> list[dict]:
-    """Each ``read_handle(...)`` the note names, as its keyword arguments."""
-    found = []
-    for call in re.findall(r'read_handle\((?:[^()"]|"(?:[^"\\]|\\.)*")*\)', note):
-        tree = ast.parse(call, mode="eval").body
-        found.append({k.arg: ast.literal_eval(k.value) for k in tree.keywords})
-    return found
+    """Each ``read_handle(...)`` the note names, as its keyword arguments (the adapter's parser of a call)."""
+    return [parse_call(call)[1] for call in re.findall(r'read_handle\((?:[^()"]|"(?:[^"\\]|\\.)*")*\)', note)]
 
 
 def _named(note: str, key: str) -> dict | None:
