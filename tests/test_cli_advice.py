@@ -217,8 +217,8 @@ _BYTES = bytes(range(256)) * 64
 _FIT_READS = {  # (each kind's refusal as the model got it before its examples were calls: the same text after)
     "csv": ('read it with row= (rows with the header, e.g. row=1; columns= picks some) or jq= with slurp=true (all '
             "rows at once), or by lines (line=, lines=) or by search (match=, pattern=)"),
-    "json": ('read it with jq= (e.g. jq="keys", jq=".items[0]"), or by byte range (offset=, length=) or by search '
-             "(match=, pattern=)"),
+    "json": ('read it with jq= (e.g. jq="keys", then a path into what one of them holds), or by byte range '
+             "(offset=, length=) or by search (match=, pattern=)"),
     "jsonl": ("read it with record= (e.g. record=1; jq= with it filters each record), or by lines (line=, lines=) "
               "or by search (match=, pattern=)"),
     "binary": "read it with offset= and length= (byte ranges) or by search (match=, pattern=).",
@@ -247,7 +247,7 @@ def test_a_read_that_does_not_fit_a_table_json_or_bytes_names_commands_that_run(
     if kind == "csv":
         assert json.loads(replies[0])["rows"][0] == ["n0", "0"]
     elif kind == "json":
-        assert [json.loads(reply)["results"] for reply in replies] == [[["items"]], [{"n": 0, "say": "x" * 20}]]
+        assert [json.loads(reply)["results"] for reply in replies] == [[["items"]]]  # (the example runs on any JSON)
     elif kind == "jsonl":
         assert json.loads(replies[0])["records"][0] == {"n": 0, "say": "hello there"}
     else:

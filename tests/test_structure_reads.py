@@ -357,7 +357,8 @@ def test_a_row_read_of_one_line_json_names_byte_ranges_not_lines(tools, scratch_
         handle = scratch_scope.spill(data, source_tool="t").handle
         with pytest.raises(InvalidArgument) as caught:
             tools.call("read_handle", {"handle": handle, "row": 1})
-        assert f"read it with jq= (e.g. jq=\"keys\", jq=\".items[0]\"), or {by} or by search" in str(caught.value)
+        assert f"read it with jq= (e.g. jq=\"keys\", then a path into what one of them holds), or {by} or by search" \
+            in str(caught.value)
 
 
 @pytest.mark.parametrize(("name", "data", "kind"), [

@@ -31,23 +31,19 @@ from scratchfs.foundation.text import plural
 
 _WHAT = {"html": "an HTML page", "csv": "a CSV/TSV table", "log": "log output", "text": "text",
          "xml": "XML", "binary": "binary data", "json": "one JSON document", "jsonl": "JSON lines"}
-_FITS = {"html": 'view="text" (the page\'s readable text) or select= (the text of the elements a CSS selector '
-                 'matches, e.g. select="h2")',
-         "csv": "row= (rows with the header, e.g. row=1; columns= picks some) or jq= with slurp=true (all rows at "
-                "once)",
-         "terminal": 'view="text" (rendered as a terminal shows it)',
-         "binary": "offset= and length= (byte ranges)",
-         "json": 'jq= (e.g. jq="keys", jq=".items[0]")',
-         "jsonl": "record= (e.g. record=1; jq= with it filters each record)"}
 _EXAMPLES: dict[str, tuple[tuple[str, dict[str, object]], ...]] = {
     "csv": (("row= (rows with the header, e.g. ", {}), ("row=1", {"row": 1}),
             ("; columns= picks some) or jq= with slurp=true (all rows at once)", {})),
     "binary": (("offset= and length=", {"offset": 0, "length": DEFAULT_READ_BYTES}), (" (byte ranges)", {})),
-    "json": (("jq= (e.g. ", {}), ('jq="keys"', {"jq": "keys"}), (", ", {}), ('jq=".items[0]"', {"jq": ".items[0]"}),
-             (")", {})),
+    "json": (("jq= (e.g. ", {}), ('jq="keys"', {"jq": "keys"}), (", then a path into what one of them holds)", {})),
     "jsonl": (("record= (e.g. ", {}), ("record=1", {"record": 1}), ("; jq= with it filters each record)", {}))}
-""":data:`_FITS`' words split at their examples, each with its arguments (none: words alone); joined, the words
-are :data:`_FITS`' (tests/test_cli_advice.py checks the text a model gets is as it was)."""
+"""The reads that fit a kind, in words split at their examples, each example with its arguments (none: words alone):
+an example is a call that runs on any content of its kind (``keys`` on an object or an array)."""
+_FITS = {"html": 'view="text" (the page\'s readable text) or select= (the text of the elements a CSS selector '
+                 'matches, e.g. select="h2")',
+         "terminal": 'view="text" (rendered as a terminal shows it)',
+         **{kind: "".join(text for text, _ in parts) for kind, parts in _EXAMPLES.items()}}
+"""The reads that fit a kind, as a model reads them (:data:`_EXAMPLES` joined, for the kinds that have examples)."""
 _SLURP_FOR = ("slurp=true is for JSON lines, JSON texts one after another, CSV/TSV tables and tables aligned by spaces "
               "under a header line")
 _NOT_PARSED = ("jq: parse error", "the document is not valid JSON", "the document is not UTF-8 text")
