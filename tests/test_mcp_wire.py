@@ -416,6 +416,23 @@ def test_a_request_whose_id_the_sdk_reads_as_one_in_flight_is_refused(face, agai
 
 
 @pytest.mark.parametrize("face", ["mcp", "proxy"])
+def test_a_refused_line_carrying_the_id_of_a_request_in_flight_is_answered_with_a_null_id(face, tmp_path):
+    """The transport's own refusals of a line (an invalid request, a batch's members) went under the line's id even
+    when a request of that id was running: the client took "Invalid Request" for that request's answer (hostile5).
+    An id in flight is written null in them; an id not in flight is kept; the request in flight is answered."""
+    lines = [req(1, "initialize", INIT), json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode(),
+             slow_call(face, 7, tmp_path), b'{"jsonrpc":"1.0","id":7,"method":"tools/list"}',
+             b"[" + req(7, "ping") + b"," + req(8, "ping") + b"]", b'{"jsonrpc":"1.0","id":9,"method":"tools/list"}']
+    done = subprocess.run(face_command(face, tmp_path), input=b"\n".join(lines) + b"\n", capture_output=True,
+                          timeout=REPLY_SECONDS)
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    shapes = [[shape(r) for r in reply] if isinstance(reply, list) else shape(reply) for reply in replies]
+    assert shapes == [("result", 1), (INVALID, None), [(INVALID, None), (INVALID, 8)], (INVALID, 9), ("result", 7)], \
+        shapes
+    assert done.returncode == 0
+
+
+@pytest.mark.parametrize("face", ["mcp", "proxy"])
 def test_the_refusal_of_a_long_id_in_flight_names_it_shortened(face, tmp_path):
     """A refused id was written whole into the refusal's message, beside the id itself: a 4,000-digit id read as
     the integer in flight came back as 8 KB of message (an id may be megabytes long). Its message names it in at
@@ -514,3 +531,16 @@ def test_a_signal_stops_the_server_while_its_client_keeps_the_pipe_open(face, si
     lines = (tmp_path / "stderr.txt").read_text().splitlines()
     assert not any("Traceback" in text for text in lines), lines
     assert lines[-1] == line, lines
+
+
+@pytest.mark.parametrize("rid", [7, "7", "ü-7", "x" * 1000])
+def test_an_id_unclaimed_is_written_as_the_sdk_writes_a_null_id(rid):
+    """request_ids.unclaimed's reply is byte for byte the one error_reply writes with id null (and the reply itself
+    when its id is not in flight), one error or a batch's array of them."""
+    from scratchfs.mcp.request_ids import unclaimed
+    from scratchfs.mcp.stdio import error_reply
+
+    mine, null = (error_reply(i, -32600, 'Invalid Request: é " \n', {"max_bytes": 1}) for i in (rid, None))
+    assert unclaimed(mine, lambda i: i == rid) == null and unclaimed(mine, lambda i: False) == mine
+    other = error_reply(8, -32600, "Invalid Request: x")
+    assert unclaimed(f"[{mine},{other}]", lambda i: i == rid) == f"[{null},{other}]"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import codecs
 import io
 import json
+from collections.abc import Callable
 from typing import Any
 
 
@@ -107,4 +108,21 @@ def id_at_start(head: bytes) -> int | str | None:
     return None
 
 
-__all__ = ["HEAD_BYTES", "answered_ids", "correlation_key", "id_at_start", "is_request_id", "request_id_of", "shown_id"]
+def unclaimed(reply: str, in_flight: Callable[[int | str], bool]) -> str:
+    """``reply`` (the JSON text of the transport's own error for a line it refused, or an array of them) with each id
+    that is a request's still in flight written ``null``: a refused line carrying that id (an invalid request, a batch
+    member, a line too long) is answered as an Invalid Request whose id is not its to claim (JSON-RPC 2.0, section
+    5), never under the id of a request that runs -- whose answer the client would take it for. Compact JSON, as the
+    SDK writes; ``reply`` itself when no id is in flight."""
+    found = json.loads(reply)
+    errors = found if isinstance(found, list) else [found]
+    claimed = [error for error in errors if error.get("id") is not None and in_flight(error["id"])]
+    if not claimed:
+        return reply
+    for error in claimed:
+        error["id"] = None
+    return json.dumps(found, ensure_ascii=False, separators=(",", ":"))
+
+
+__all__ = ["HEAD_BYTES", "answered_ids", "correlation_key", "id_at_start", "is_request_id", "request_id_of", "shown_id",
+           "unclaimed"]

@@ -415,8 +415,9 @@ class ScreenedLines:
             if verdict is None:  # the end of the input: the requests still running are answered first
                 await self._writer.drained(DRAIN_SECONDS)
                 raise StopAsyncIteration
-            if verdict.reply is not None:
-                await self._writer.write(verdict.reply + "\n", answers=False)
+            if verdict.reply is not None:  # (a refused line's id is not its own to claim while a request has it)
+                reply = request_ids.unclaimed(verdict.reply, self._writer.in_flight)
+                await self._writer.write(reply + "\n", answers=False)
             if verdict.message is not None and verdict.request_id is not None and self._writer.in_flight(
                     verdict.request_id):
                 await self._writer.write(duplicate_refusal(verdict.request_id) + "\n", answers=False)
