@@ -175,6 +175,33 @@ def test_an_object_removed_after_an_earlier_delete_fails_the_write_whatever_the_
     assert writer.list_entries() == []
 
 
+def test_a_slow_reply_does_not_date_the_write_before_a_delete_that_came_first(hosts, monkeypatch):
+    """The write's start on the database's clock was its statement's answer less the seconds since the upload began,
+    read once the answer was in: early by the answer's trip, so a delete done just before the write (here: the
+    answer 0.4 s late, as on a loaded host) read as one that overtook it, and a write whose object an outsider
+    removed returned a handle reading 'deleted with its run' -- acknowledged, and lost (CI at 09:57 UTC, the test
+    above). It is dated from the statement's receipt, less the seconds up to its sending: never early."""
+    writer, deleter = hosts(None)
+    deleter.scope("run", "agent").scratch_write("before", b"v")
+    deleter.delete_run("run")  # before the write begins
+    execute = psycopg.Connection.execute
+
+    def slow_answer(self, query, *args, **kwargs):
+        answer = execute(self, query, *args, **kwargs)
+        if "pg_advisory_xact_lock_shared" in str(query):
+            time.sleep(0.4)
+        return answer
+
+    def outsider_removes():
+        deleter.blobs.delete_keys([obj.location for obj in deleter.blobs.list_objects()])
+        monkeypatch.setattr(psycopg.Connection, "execute", slow_answer)
+
+    outcome = held_spill(writer, monkeypatch, outsider_removes)
+    monkeypatch.setattr(psycopg.Connection, "execute", execute)
+    assert isinstance(outcome, StorageError), outcome
+    assert writer.list_entries() == []
+
+
 def test_the_marks_of_deletes_are_forgotten_with_the_tombstones(hosts, postgres_dsn, pg_schema):
     """A delete's mark is kept as long as a tombstone (an hour by the database's clock), then swept."""
     _, deleter = hosts(0.0)

@@ -72,8 +72,8 @@ _COLUMNS = (
     "kind, run_id, agent_id, key, blob, size, stored_size, frames, lines, preview, source_tool, content_type, shape, "
     "created_at, expires_at, ttl"
 )
-_LOCKED_NOW = ("SELECT extract(epoch from clock_timestamp())::float8 FROM (SELECT pg_advisory_xact_lock_shared(%s)) "
-               "AS locked")
+_LOCKED_NOW = ("SELECT extract(epoch from clock_timestamp())::float8, extract(epoch from statement_timestamp())"
+               "::float8 FROM (SELECT pg_advisory_xact_lock_shared(%s)) AS locked")  # (held; as received: seconds)
 _USAGE = "SELECT COALESCE(SUM(stored_size), 0)::bigint, COUNT(*) FROM @E WHERE run_id = %(run)s AND expires_at > @NOW"
 _SCOPE_KEY = "run_id = %(run)s AND agent_id = %(agent)s AND kind = %(kind)s AND key = %(key)s"
 
@@ -285,11 +285,12 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
         with self.batch("writing an entry") as conn:
             # the delete lock, shared (see delete_lock): no delete of a scope runs between the check and the commit;
             # sent with the BEGIN, and the database clock read once it is held (a volatile subquery runs first)
-            database_now = conn.execute(_LOCKED_NOW, (self._delete_lock_key,)).fetchone()[0]
-            # the write's start, that of the deletes that may have overtaken it (OVERTAKEN): on the server's clock
-            # when the blob dates its upload, else the entry's created_at on the store's clock
-            column, since = ("at", e.created_at) if began is None else \
-                ("marked", database_now - (time.monotonic() - began))
+            sent = time.monotonic()
+            database_now, received = conn.execute(_LOCKED_NOW, (self._delete_lock_key,)).fetchone()
+            # the write's start (OVERTAKEN's): the statement's receipt less the seconds from the upload's start to its
+            # sending, on the server's clock (late by a trip, never early: a delete before it is never taken for one
+            # that overtook it, a write lost), else the entry's created_at on the store's clock
+            column, since = ("at", e.created_at) if began is None else ("marked", received - (sent - began))
             if not check():  # a delete of its run or agent took the blob: the write is ordered before it, and its
                 # tombstone is the delete's; else the blob went some other way
                 if conn.execute(self.q(OVERTAKEN.format(since=column)), {**ident, "since": since}).fetchone() is None:
