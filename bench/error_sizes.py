@@ -21,6 +21,11 @@ search 420 B (three windows each), scratch_write 56 B, a stored copy lost 159 B.
 keys, a near one / none near) and 55 / 169 ms (500 characters) among 10,000 live keys, two helpers running.
 At 08:22 UTC (helper kinds4, load about 3), a lower bound before the table (api.missing.Letters): 35-41 / 34 ms
 and 39-44 / 42-50 ms, against 35 / 97-110 ms and 38-44 / 106-107 ms without it on the same machine.
+
+At 10:40 UTC (main at a5f671e, the fourth session's refusals, two helpers running): a slurp over its bound (lowered
+to 1,000 bytes here) advising the per-record read of `.[] | .name` 296 B, a jq error's next step 221 B, row= on a
+JSON document naming jq="keys" as a call 267 B, jq= on an HTML page 476 B, before= past the end 204 B, end= with
+view="text" naming both searches 335 B: each under the 2,048 bytes an error is cut at.
 """
 
 from __future__ import annotations
@@ -91,6 +96,9 @@ def main() -> None:
     if sys.argv[1:] == ["--key-cost"]:
         key_cost()
         return
+    from scratchfs.api import structured
+
+    structured.MAX_SLURP_BYTES = 1000  # (the slurp bound, small, as tests/test_slurp_advice.py makes it: its refusal)
     with tempfile.TemporaryDirectory(prefix="error-sizes-") as root, ScratchStore(root) as store:
         scope = store.scope("run-42", "agent-1")
         tools = ScratchTools(scope)
@@ -123,6 +131,21 @@ def main() -> None:
             "finished match": ("read_handle", {"handle": handle, "match": "xxxxx", "offset": 20_390}),
             "scratch_write": ("scratch_write", {"key": "note", "value": "v", "ttl": 60}),
         }
+        # the fourth session of 2026-12-05: refusals that carry their calls, advice that follows a filter
+        rows = scope.spill(b"id,name\n" + b"".join(b"%d,n%d\n" % (i, i) for i in range(3000)), source_tool="sql")
+        doc = scope.spill(json.dumps({"items": [{"n": i} for i in range(2000)]}).encode(), source_tool="fetch")
+        page = scope.spill(b"<html><head><title>t</title></head><body>" + b"<p>para</p>" * 2000 + b"</body></html>",
+                           source_tool="browser")
+        lines = scope.spill(b"".join(b'{"n": %d, "tags": ["a"]}\n' % i for i in range(2000)), source_tool="log")
+        cases.update({
+            "slurp over its bound": ("read_handle", {"handle": rows.handle, "jq": ".[] | .name", "slurp": True}),
+            "jq error's next step": ("read_handle", {"handle": lines.handle, "jq": '.tags | test("a")'}),
+            "row= on JSON": ("read_handle", {"handle": doc.handle, "row": 1}),
+            "jq= on a page": ("read_handle", {"handle": page.handle, "jq": "."}),
+            "before= past the end": ("read_handle", {"handle": handle, "match": "x", "before": 999_999}),
+            "end= with view text": ("read_handle", {"handle": page.handle, "match": "para", "view": "text",
+                                                    "end": 100}),
+        })
         scope.scratch_write("big", b"value")
         lost = scope.spill(b"y" * 200_000, source_tool="t").handle  # a file of its own, removed from outside
         store.blobs.unlink("run-42", "agent-1", store.index.lookup("run-42", "agent-1", "handle", lost,
