@@ -275,13 +275,19 @@ def test_before_with_the_text_view_names_both_searches(store):
     raw = b"".join(b"\x1b[01;31mred %d\x1b[0m plain\x1b[K\n" % n for n in range(400))
     handle = store.scope("r", "a").spill(raw, source_tool="bash").handle
     failed = _run(store, "read-handle", handle, "--match", "red 39", "--view", "text", "--before", "5000")
+    _each_command_does(store, failed, {"handle": handle, "match": "red 39", "before": 5000},
+                       {"handle": handle, "match": "red 39", "view": "text"})
+
+
+def _each_command_does(store, failed, *calls: dict) -> None:
+    """The refused command ``failed`` printed one command per call of ``calls`` (read_handle's arguments), in order,
+    and each, run, prints the JSON the tool call gives."""
     assert failed.exit_code == 2, failed.stderr
-    stored, viewed = _commands(failed.stderr)
+    commands = _commands(failed.stderr)
+    assert len(commands) == len(calls), failed.stderr
     tools = ScratchTools(store.scope("r", "a"))
-    assert json.loads(_follow(stored).stdout) == tools.call("read_handle", {"handle": handle, "match": "red 39",
-                                                                           "before": 5000})
-    assert json.loads(_follow(viewed).stdout) == tools.call("read_handle", {"handle": handle, "match": "red 39",
-                                                                           "view": "text"})
+    for words, arguments in zip(commands, calls, strict=True):
+        assert json.loads(_follow(words).stdout) == tools.call("read_handle", arguments)
 
 
 def test_a_long_needle_is_not_repeated_in_the_refusal(store):
@@ -360,10 +366,5 @@ def test_encoding_with_a_view_search_names_the_view_search_and_the_encoded_searc
             + b"</body></html>")
     handle = store.scope("r", "a").spill(page, source_tool="browser.get").handle
     failed = _run(store, "read-handle", handle, "--match", "lait 59", "--view", "text", "--encoding", "cp1252")
-    assert failed.exit_code == 2, failed.stderr
-    viewed, stored = _commands(failed.stderr)
-    tools = ScratchTools(store.scope("r", "a"))
-    assert json.loads(_follow(viewed).stdout) == tools.call("read_handle", {"handle": handle, "match": "lait 59",
-                                                                           "view": "text"})
-    assert json.loads(_follow(stored).stdout) == tools.call("read_handle", {"handle": handle, "match": "lait 59",
-                                                                           "encoding": "cp1252"})
+    _each_command_does(store, failed, {"handle": handle, "match": "lait 59", "view": "text"},
+                       {"handle": handle, "match": "lait 59", "encoding": "cp1252"})
