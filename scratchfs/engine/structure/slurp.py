@@ -67,6 +67,7 @@ MAX_EXACT_INTEGER = 2**53
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 """JSON's number grammar (RFC 8259, section 6): what a cell must be to be read as a number."""
 _Whole = tuple[int, str, tuple[int, ...]]  # (rows given whole: how many, the key of their line, the first's numbers)
+_NO_WHOLE: _Whole = (0, "", ())  # (no row given whole: JSON lines, JSON texts, a table whose every row split)
 _ARRAYS: LRU[str, tuple[bytes, tuple[BadRecord, ...], _Whole]] = LRU(4, max_weight=MAX_ARRAY_BYTES,
                                                              weigh=lambda kept: len(kept[0]),
                                                              max_item_weight=MAX_ARRAY_BYTES)
@@ -151,7 +152,7 @@ def _noted(page: ItemPage, keyed: str | None, named: tuple[BadRecord, ...]) -> I
 
 
 def _table_note(source: ContentSource, form: str, layout: Layout | None, passed: tuple[BadRecord, ...],
-                budget: int, whole: _Whole = (0, "", ())) -> tuple[str | None, int, tuple[BadRecord, ...]]:
+                budget: int, whole: _Whole = _NO_WHOLE) -> tuple[str | None, int, tuple[BadRecord, ...]]:
     """``(what a slurp page's note says of the table -- keys renamed, rows passed over, rows given whole
     (:func:`_whole_note`) --, or None; the bytes of JSON kept for it, the byte reads the reads layer adds included;
     the rows passed over it names, :func:`_named`)``."""
@@ -229,8 +230,8 @@ def _array(source: ContentSource, form: str, cache_key: str | None, entry: str |
     read)."""
     kept = None if cache_key is None else _ARRAYS.get(f"{form}:{cache_key}")
     made = kept if kept is not None else (
-        (*_records(source, entry), (0, "", ())) if form == "records" else
-        (*_documents(source), (0, "", ())) if form == "documents" else _rows(source, form == "rows", layout))
+        (*_records(source, entry), _NO_WHOLE) if form == "records" else
+        (*_documents(source), _NO_WHOLE) if form == "documents" else _rows(source, form == "rows", layout))
     if cache_key is not None and kept is None:
         _ARRAYS.put(f"{form}:{cache_key}", made)
     return made
