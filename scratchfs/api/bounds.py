@@ -114,7 +114,7 @@ def offset_past_end(key: str, offset: int, size: int, kind: str = "handle", sear
     content is refused); within it, they keep it (from ``offset=0`` to it; ``before=<end>``). ``again(words,
     **changed)``: the search itself with ``changed`` (``offset``, ``before``, ``end``; ``None`` leaves one out) as a
     :class:`~scratchfs.foundation.calls.Call`, or ``words`` (a needle too long to repeat,
-    :func:`~scratchfs.api.search_misses.same_search`); without it, the words alone."""
+    :func:`~scratchfs.api.search_calls.same_search`); without it, the words alone."""
     where = f"offset {offset} is past the end of {key} ({plural(size, 'byte')}: offsets 0 to {size:,})"
     if search is not None:
         word = "count" if search == "count" else "search"

@@ -91,7 +91,8 @@ class _Reading:
 
 def reading(name: str) -> _Reading:
     """Turn what reading a blob can raise into the store's errors: damaged data into :class:`CorruptBlob` (naming
-    the handle or key), a failing file system into :class:`StorageError` (a context manager)."""
+    the handle or key), a failing file system into :class:`~scratchfs.foundation.errors.StorageError` (a context
+    manager)."""
     return _Reading(name)
 
 

@@ -18,8 +18,10 @@ __all__ = ["ENCODING_STRUCTURE", "HINT_CALL_BYTES", "count_again", "encoding_ref
            "view_end_refusal"]
 
 HINT_CALL_BYTES = 256
-"""Longest needle or pattern (bytes of its JSON string) :func:`text_view_hint` writes out again in its call; a longer
-one is named as "the same call" with ``view="text"``: the reply's budget (2,048 bytes at least) holds the echoed
+"""Longest needle or pattern (bytes of its JSON string) :func:`same_search`, :func:`count_again` and
+:func:`encoding_refusal` write out again in a call (the notes of
+:func:`~scratchfs.api.search_misses.text_view_hint` among their users); a longer one is named in words ("the same
+call without view=", ...): the reply's budget (2,048 bytes at least) holds the echoed
 needle once, squeezed if need be (:class:`~scratchfs.api.fixed.Squeeze`), not a second copy in the note."""
 
 

@@ -50,11 +50,12 @@ def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
     not ``offset`` (context before it) and its length as ``match_length`` when it does not end where the window
     ends (context after it, or a match longer than the window, cut to the budget); a window of several matches
     lists them, ``matches: [{offset, length, line}]``. :func:`window_hits` reads the matches back from either.
-    A window of whole lines (``context="line"``) whose line goes on past it (:data:`LINE_WINDOW_BYTES` bytes a side
-    at most) says where: ``cut`` is ``"before"``, ``"after"`` or ``"both"``, as a line read's ``cut`` says it stops
-    inside a line; a line's bytes are shown whole at its ends, an invalid byte there included (as U+FFFD). A window
-    of bytes of context says ``cut`` where the reply's budget cut its context shorter than ``context=`` asks (and
-    than the content's ends allow; ``cut``: ``(before, after)``): the rest, and the matches merged with it past
+    A window of whole lines (``context="line"``) whose line goes on past it
+    (:data:`~scratchfs.foundation.limits.LINE_WINDOW_BYTES` bytes a side at most) says where: ``cut`` is
+    ``"before"``, ``"after"`` or ``"both"``, as a line read's ``cut`` says it stops inside a line; a line's bytes
+    are shown whole at its ends, an invalid byte there included (as U+FFFD). A window of bytes of context says
+    ``cut`` where the reply's budget cut its context shorter than ``context=`` asks (and than the content's ends
+    allow; ``cut``: ``(before, after)``): the rest, and the matches merged with it past
     those shown, come with the next call.
     ``rendered`` (terminal output searched in its text view): ``data`` is the bytes ``offset``/``length`` name as the
     view renders them (:func:`~scratchfs.engine.structure.terminal.render_fragment`: escapes drawn as nothing,
