@@ -84,6 +84,12 @@ def shorten(value: object, limit: int = 60) -> str:
     except Exception:
         size = f" of {value.bit_length()} bits" if isinstance(value, int) else ""
         text = f"<{type(value).__name__}{size}>"
+    return clipped(text, limit)
+
+
+def clipped(text: str, limit: int) -> str:
+    """``text`` when it has at most ``limit`` characters, else its first ``limit - 3`` and ``...`` (``limit``
+    characters in all; ``limit`` is at least 3): the one cut of a value or line named in a message or log record."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -268,7 +274,7 @@ def grep_files(head: bytes, paths: set[bytes], sample: bytes) -> int:
     return len(paths)
 
 
-__all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "SIZE_UNITS", "decode_or_none", "digits_int", "grep_files",
-           "grep_runs", "invalid_utf8_bytes", "is_digits", "json_string_bytes", "line_stats", "not_a_size", "one_line",
-           "plural", "quote", "shorten", "size_bytes", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix",
-           "utf8_suffix_start", "utf8_text", "within_chars"]
+__all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "SIZE_UNITS", "clipped", "decode_or_none", "digits_int",
+           "grep_files", "grep_runs", "invalid_utf8_bytes", "is_digits", "json_string_bytes", "line_stats",
+           "not_a_size", "one_line", "plural", "quote", "shorten", "size_bytes", "utf8_lead_length",
+           "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start", "utf8_text", "within_chars"]

@@ -9,6 +9,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from scratchfs.foundation.text import clipped
+
 
 def is_request_id(value: Any) -> bool:
     """Whether ``value`` is an id MCP allows and a reply can carry: a string (of valid Unicode: no lone surrogate) or
@@ -38,7 +40,7 @@ def correlation_key(request_id: int | str) -> str:
 
 def shown_id(text: str, limit: int = 60) -> str:
     """``text`` (an id as JSON) cut to ``limit`` characters for a message: an id may be megabytes long."""
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return clipped(text, limit)
 
 
 def answered_ids(text: str) -> list[int | str]:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from scratchfs.foundation.errors import UpstreamUnavailable
-from scratchfs.foundation.text import one_line
+from scratchfs.foundation.text import clipped, one_line
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
@@ -173,8 +173,7 @@ def _leaf(exc: BaseException) -> BaseException:
 def _one_line(what: object, chars: int = 300) -> str:
     """``str(what)`` for a log record: one line (an upstream's error may span many, quote its input, hold escapes),
     at most ``chars`` characters."""
-    text = one_line(" ".join(str(what).split()))
-    return text if len(text) <= chars else text[: chars - 3] + "..."
+    return clipped(one_line(" ".join(str(what).split())), chars)
 
 
 def _describe(exc: BaseException, closed: bool) -> str:
