@@ -42,9 +42,8 @@ from scratchfs.api.policy import Observation, check_result_class
 from scratchfs.api.scope import Scope
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import TOOL_SPECS, tool_specs
-from scratchfs.foundation.checks import shorten
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
-from scratchfs.foundation.text import one_line
+from scratchfs.foundation.text import one_line, shorten
 
 log = logging.getLogger(__name__)
 

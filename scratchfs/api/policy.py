@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.api.stub import Stub
-from scratchfs.foundation.checks import closest, shorten
+from scratchfs.foundation.checks import closest
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import SPILL_THRESHOLD_BYTES
-from scratchfs.foundation.text import json_string_bytes
+from scratchfs.foundation.text import json_string_bytes, shorten
 
 SPILL_CLASSES = frozenset({"query", "workspace", "browser"})
 """Result classes whose large results flood the context and may be spilled. ``effect`` and unknown classes never are."""

@@ -19,7 +19,6 @@ from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import Window
 from scratchfs.foundation import cursors
 from scratchfs.foundation.calls import render_call
-from scratchfs.foundation.checks import shorten
 from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
 from scratchfs.foundation.limits import (
     DEFAULT_CONTEXT,
@@ -28,7 +27,7 @@ from scratchfs.foundation.limits import (
     DEFAULT_READ_BYTES,
     LINE_WINDOW_BYTES,
 )
-from scratchfs.foundation.text import plural
+from scratchfs.foundation.text import plural, shorten
 
 
 def bounded_resume(found: Matches, windows: list[Window], first_left: int | None) -> int | None:

@@ -56,7 +56,7 @@ from scratchfs.foundation.limits import (
     MAX_MATCHES,
     MAX_READ_BYTES,
 )
-from scratchfs.foundation.text import one_line, plural
+from scratchfs.foundation.text import one_line, plural, shorten
 
 if TYPE_CHECKING:
     from scratchfs.api.store import ScratchStore
@@ -98,7 +98,7 @@ def _unknown_class(obs: Observation, spill_classes: frozenset[str]) -> None:
         check_result_class(cls, spill_classes)
     except InvalidArgument as exc:
         log.warning("scratchfs: %s; the results of %s with it are never spilled", one_line(str(exc)),
-                    checks.shorten(obs.tool, 120))
+                    shorten(obs.tool, 120))
 
 
 def value_version(entry: Entry) -> str:
@@ -206,13 +206,13 @@ class Scope:
             stub = self.spill(obs.content, source_tool=checks.clean_tool(obs.tool), preview=mode)
         except ScratchError as exc:  # expected (a quota, a busy index, a full disk): one line, no traceback
             quota = isinstance(exc, QuotaExceeded)  # the run's bound: the context keeps its own (a preview and why)
-            log.error("scratchfs: spilling the result of %s failed (%s: %s); %s", checks.shorten(obs.tool, 120),
+            log.error("scratchfs: spilling the result of %s failed (%s: %s); %s", shorten(obs.tool, 120),
                       exc.kind, one_line(str(exc)), "passing a preview and a notice" if quota else
                       "passing it through whole")
             return self._refused(obs, exc) if quota else obs
         except Exception:
             log.error("scratchfs: spilling the result of %s failed; passing it through whole",
-                      checks.shorten(obs.tool, 120), exc_info=True)
+                      shorten(obs.tool, 120), exc_info=True)
             return obs
         return replace(obs, content=stub.to_json(), stub=stub)
 
@@ -226,7 +226,7 @@ class Scope:
             text = json_text(obs.content)  # (the text should_spill judges a structure by)
         except Exception as exc:
             log.warning("scratchfs: the result of %s is not JSON-serialisable (%s: %s); passing it through",
-                        checks.shorten(obs.tool, 120), type(exc).__name__, checks.shorten(exc))
+                        shorten(obs.tool, 120), type(exc).__name__, shorten(exc))
             return obs
         out = self.offload(replace(obs, content=text))
         return out if out.stub is not None or out.refused is not None else obs

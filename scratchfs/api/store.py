@@ -49,6 +49,7 @@ from scratchfs.engine.sweeper import Sweeper, SweepResult
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument, NotFound, ScratchError, StorageError, StoreBusy
 from scratchfs.foundation.limits import BUSY_TIMEOUT, MAX_LIST_ENTRIES, MAX_SWEEP_INTERVAL, SWEEP_INTERVAL
+from scratchfs.foundation.text import shorten
 
 log = logging.getLogger(__name__)
 
@@ -312,7 +313,7 @@ class ScratchStore:
         after = decode_cursor(cursor, listing)
         if after is not None and ((agent_id is not None and after[1] != agent_id)
                                   or (kind is not None and after[2] != kind) or not after[3].startswith(prefix)):
-            raise InvalidArgument(f"cursor {checks.shorten(cursor)} is of another listing (another agent, kind or "
+            raise InvalidArgument(f"cursor {shorten(cursor)} is of another listing (another agent, kind or "
                                   "prefix): pass the next_cursor this listing gave, or list again without a cursor")
         self.entries.check_open()
         rows = self.index.list_page(run_id, agent_id, kind, prefix, self.now(), after, limit + 1)

@@ -30,7 +30,6 @@ from scratchfs.foundation.checks import (
     closest,
     handle_within,
     repeatable,
-    shorten,
 )
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import (
@@ -59,6 +58,7 @@ from scratchfs.foundation.limits import (
     MIN_TTL,
     REPLY_BUDGET_BYTES,
 )
+from scratchfs.foundation.text import shorten
 
 
 @dataclass(frozen=True)

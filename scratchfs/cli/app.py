@@ -38,10 +38,10 @@ from scratchfs.cli.environment import (
 )
 from scratchfs.cli.output import InputError, OutputError, TaggedSource, tagged_stdout
 from scratchfs.cli.shell import program, shell_word
-from scratchfs.foundation.checks import check_int, check_seconds, check_ttl, shorten
+from scratchfs.foundation.checks import check_int, check_seconds, check_ttl
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import BUSY_TIMEOUT, DEFAULT_TTL, MAX_BUSY_TIMEOUT, MAX_SEGMENT_ENTRY_BYTES, MAX_TTL
-from scratchfs.foundation.text import is_digits, not_a_size, one_line, within_chars
+from scratchfs.foundation.text import is_digits, not_a_size, one_line, shorten, within_chars
 
 EXIT_CODES_HELP = """\b
 Exit codes:

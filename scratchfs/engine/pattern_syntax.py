@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import re
 
-from scratchfs.foundation.checks import shorten
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.text import shorten
 
 try:  # the parser behind `re`: the one parser of the pattern syntax
     from re import _parser as _sre_parse  # Python 3.11+

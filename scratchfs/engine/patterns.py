@@ -28,8 +28,8 @@ from scratchfs.engine.pattern_finder import first_bytes, leading_classes, nonemp
 from scratchfs.engine.pattern_syntax import MAXREPEAT, class_syntax, parse, write_core
 from scratchfs.engine.pattern_worker import FLAGS, Engine, Span
 from scratchfs.foundation import limits
-from scratchfs.foundation.checks import shorten
 from scratchfs.foundation.errors import InvalidArgument, PatternMatchesEmpty, PatternTimeout, PatternTooLong
+from scratchfs.foundation.text import shorten
 
 try:  # the parser behind `re`: its tree's node kinds, for the required literal
     from re import _parser as _sre_parse  # Python 3.11+

@@ -24,8 +24,8 @@ from psycopg import sql as pg_sql
 from psycopg_pool import PoolTimeout
 
 from scratchfs.engine.postgres_connect import bounded_connect
-from scratchfs.foundation.checks import shorten
 from scratchfs.foundation.errors import InvalidArgument, StorageError
+from scratchfs.foundation.text import shorten
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "TABLES", "busy_refusal", "flag_unavailable", "holds_index", "lock_key",
            "migrate", "no_answer", "privilege_refusal", "probe", "refusal", "run_refusal", "runs_name",

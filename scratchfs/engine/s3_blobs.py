@@ -66,7 +66,7 @@ from scratchfs.engine.s3_readers import HeldKeys, S3Source
 from scratchfs.engine.seekable import SeekableWriter
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
-from scratchfs.foundation.text import digits_int
+from scratchfs.foundation.text import digits_int, shorten
 
 __all__ = ["OTHER_UNREAD", "PART_BYTES", "SEGMENT_UNREAD", "TAIL_BYTES", "S3Blobs", "S3Object", "S3Pending", "S3Source",
            "parse_s3_url", "unread_why"]
@@ -109,9 +109,9 @@ def parse_s3_url(url: str) -> tuple[str, str]:
         raise InvalidArgument("blobs URL must look like s3://bucket/prefix")
     bucket, prefix = parts.netloc, parts.path.strip("/")
     if not _BUCKET_RE.match(bucket) or ".." in bucket:
-        raise InvalidArgument(f"not a valid S3 bucket name: {ids.shorten(bucket)}")
+        raise InvalidArgument(f"not a valid S3 bucket name: {shorten(bucket)}")
     if not _PREFIX_RE.match(prefix) or "//" in prefix or any(p in (".", "..") for p in prefix.split("/") if prefix):
-        raise InvalidArgument(f"S3 prefix must be letters, digits, '._-' and single '/': {ids.shorten(prefix)}")
+        raise InvalidArgument(f"S3 prefix must be letters, digits, '._-' and single '/': {shorten(prefix)}")
     return bucket, prefix
 
 
@@ -239,7 +239,7 @@ class S3Blobs:
         """``s3://bucket/key`` of a blob (for reports)."""
         key = self.object_key(run_id, agent_id, token)
         if key is None:
-            return f"s3://{self.bucket}/{self.scope_prefix(run_id, agent_id)} (no object: {ids.shorten(token)!r} is " \
+            return f"s3://{self.bucket}/{self.scope_prefix(run_id, agent_id)} (no object: {shorten(token)!r} is " \
                    "not a blob token)"
         return f"s3://{self.bucket}/{key}"
 

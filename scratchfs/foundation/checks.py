@@ -434,5 +434,5 @@ __all__ = [
     "new_token",
     "path_part",
     "repeatable",
-    "shorten",
+    "shorten",  # (foundation.text's, which local_blobs names through checks as ids)
 ]

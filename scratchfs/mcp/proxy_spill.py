@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from scratchfs.api.policy import Observation, result_size, should_spill
 from scratchfs.api.scope import Scope
-from scratchfs.foundation.checks import shorten
+from scratchfs.foundation.text import shorten
 
 log = logging.getLogger(__name__)
 

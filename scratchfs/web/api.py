@@ -49,7 +49,7 @@ from scratchfs.api.tools import TOOL_SPECS, meant_argument
 from scratchfs.engine.protocols import Entry
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
-from scratchfs.foundation.text import one_line
+from scratchfs.foundation.text import one_line, shorten
 from scratchfs.web import structure
 from scratchfs.web.security import CutShort
 
@@ -208,7 +208,7 @@ def _query(request: Request, allowed: Iterable[str], repeatable: tuple[str, ...]
         if name not in allowed:
             known = (allowed | set(repeatable)) - {"token"}
             meant = meant_argument(name, known, tool)
-            raise InvalidArgument(f"unknown query parameter {checks.shorten(name)}"
+            raise InvalidArgument(f"unknown query parameter {shorten(name)}"
                                   f"{f' (did you mean {meant!r}?)' if meant else ''}; allowed: "
                                   f"{', '.join(sorted(known)) or 'none'}")
         if name in out:
@@ -230,13 +230,13 @@ def _int(value: str, name: str, low: int = -_INT_MAX, high: int = _INT_MAX, tool
         InvalidArgument: not an integer ("must be an integer"), or out of the range ("is out of range", naming it).
     """
     if not _INT_RE.match(value):
-        raise InvalidArgument(f"{name} must be an integer: {checks.shorten(value)}")
+        raise InvalidArgument(f"{name} must be an integer: {shorten(value)}")
     if tool is not None:
         schema = TOOL_SPECS[tool].input_schema["properties"].get(name, {})
         low, high = schema.get("minimum", low), schema.get("maximum", high)
     huge = len(value.lstrip("-").lstrip("0")) > _INT_DIGITS
     if huge or (tool is None and not low <= int(value) <= high):
-        raise InvalidArgument(f"{name} is out of range: {checks.shorten(value)} is not between {low} and {high}")
+        raise InvalidArgument(f"{name} is out of range: {shorten(value)} is not between {low} and {high}")
     return int(value)
 
 
@@ -245,7 +245,7 @@ def _bool(value: str, name: str) -> bool:
         return True
     if value in ("false", "0"):
         return False
-    raise InvalidArgument(f"{name} must be true or false: {checks.shorten(value)}")
+    raise InvalidArgument(f"{name} must be true or false: {shorten(value)}")
 
 
 def _store(request: Request) -> ScratchStore:
@@ -303,7 +303,7 @@ def run_entries(request: Request, run: str) -> dict[str, Any]:
     agent = checks.check_agent_id(q["agent"]) if "agent" in q else None
     kind = q.get("kind")
     if kind not in (None, "handle", "scratch"):
-        raise InvalidArgument(f"kind must be handle or scratch: {checks.shorten(kind)}")
+        raise InvalidArgument(f"kind must be handle or scratch: {shorten(kind)}")
     after = decode_cursor(q["cursor"]) if "cursor" in q else None
     store = _store(request)
     now = store.now()
