@@ -84,12 +84,14 @@ HOSTILE = {
 
 
 def cpu(data: bytes) -> float:
-    """The least process CPU time of 3 descriptions of ``data`` (one over 2 s is enough to tell)."""
+    """The least CPU time of this thread over 3 descriptions of ``data`` (one over 2 s is enough to tell): the
+    thread's, not the process's, which counts the threads an earlier test of this worker left running (a store's
+    sweeper, frame threads) -- the clean-clone CI of 10:40 UTC failed a git log bound so, passing alone."""
     best = float("inf")
     for _ in range(3):
-        started = time.process_time()
+        started = time.thread_time()
         describe(data, len(data), data.count(b"\n") + (not data.endswith(b"\n")))
-        best = min(best, time.process_time() - started)
+        best = min(best, time.thread_time() - started)
         assert best < 2.0
     return best
 
