@@ -339,7 +339,7 @@ class Entries:
         quota = (self.settings.run_quota_bytes, self.settings.run_quota_entries)
         with self.delete_lock(False):
             written, old = self.index.put(entry, pending.info.frame_newlines, pending.exists, quota,
-                                          began=pending.began)
+                                          began=pending.began, proven=pending.gone_means_deleted)
         return old if written else None
 
     # -- opening --------------------------------------------------------------------------------------------------

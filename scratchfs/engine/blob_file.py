@@ -30,10 +30,11 @@ class PendingBlob:
     the directory away), then :meth:`release` after the commit, or :meth:`discard` if the row was not written.
     """
 
-    began = None  # (PendingWrite.began: a local blob's delete is ordered by the store's delete lock)
+    gone_means_deleted = True  # (PendingWrite's: exists() is False only when a delete moved the file's directory)
 
-    def __init__(self, blobs: Blobs, parts: tuple[str, ...], name: str, fd: int, dir_fd: int, info: BlobInfo) -> None:
-        self.info = info
+    def __init__(self, blobs: Blobs, parts: tuple[str, ...], name: str, fd: int, dir_fd: int, info: BlobInfo,
+                 began: float) -> None:
+        self.info, self.began = info, began  # (began: time.monotonic() before the file was made)
         self._blobs, self._parts, self._name = blobs, parts, name
         self._path = "/".join((*parts, name))
         self._fd: int | None = fd

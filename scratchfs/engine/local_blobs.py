@@ -156,7 +156,7 @@ class Blobs:
                 the way, or the run's directory was removed mid-write); no file is left behind.
             InvalidArgument: from ``chunks`` (bad content); no file is left behind.
         """
-        parts, name = self._parts(run_id, agent_id), _name(token)
+        parts, name, began = self._parts(run_id, agent_id), _name(token), time.monotonic()  # (PendingWrite.began)
         fields = {"kind": "", "key": "", "tool": None, "ttl": 0.0, "created_at": time.time(), **(bound or {})}
 
         def payload(size: int, frames: int, digest: str) -> bytes:  # the binding frame's
@@ -196,7 +196,7 @@ class Blobs:
                 raise storage_error(exc, "cannot write the blob") from exc
             raise
         info = BlobInfo(writer.size, writer.stored_size, writer.frames, writer.frame_newlines.tobytes())
-        return PendingBlob(self, parts, name, fd, dir_fd, info)
+        return PendingBlob(self, parts, name, fd, dir_fd, info, began)
 
     def _create_locked(self, parts: tuple[str, ...], name: str) -> tuple[int, int]:
         """Create the blob file and take its ``flock``; return it and its directory's descriptor. In the instant

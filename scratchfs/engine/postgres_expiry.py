@@ -18,9 +18,11 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import Any
 
+from scratchfs.foundation.errors import StorageError
 from scratchfs.foundation.limits import TOMBSTONE_SECONDS
 
-__all__ = ["DB_NOW", "DELETE_KEY", "MARK_DELETE", "OVERTAKEN", "TOMBSTONED", "PostgresExpiry"]
+__all__ = ["DB_NOW", "DELETE_KEY", "MARK_DELETE", "OVERTAKEN", "TOMBSTONED", "PostgresExpiry", "overtaken",
+           "write_start"]
 
 _KEY = "WHERE run_id = %(run)s AND agent_id = %(agent)s AND kind = %(kind)s AND key = %(key)s"
 _WHERE = f"{_KEY} AND expires_at <= @NOW"
@@ -69,11 +71,56 @@ OVERTAKEN = (
 parameters ``run``, ``agent``, ``kind``, ``key``, ``since``): copy that delete's mark (:data:`MARK_DELETE`) to the
 key as its tombstone, so that a read of it says Deleted, as it does for the entries the delete found (as the SQLite
 index's :meth:`~scratchfs.engine.sqlite_scale.ScaleQueries.overtaken`) -- a delete of a run that had no entry too.
-``{since}`` is ``marked`` with ``since`` the write's start on the database's clock (the clock read as the write's
-transaction began less the seconds the writer's monotonic clock counted since its blob's upload began: no host's
+``{since}`` is ``marked`` with ``since`` the write's start on the database's clock (:func:`write_start`: no host's
 wall clock enters), else ``at`` with ``since`` its ``created_at`` (a blob that gives no start). Answers no row when
 no delete of the scope is marked from the write's start on: no delete took the blob, which was removed some other
 way -- a delete before the write began (a run deleted, then written again) took none of it."""
+
+
+def write_start(began: float | None, proven: bool, created_at: float, sent: float, received: float, locked: float,
+                back: float) -> tuple[str, float]:
+    """:data:`OVERTAKEN`'s column and ``since``: the start of a write whose blob is gone, on the database's clock.
+
+    ``began``, ``sent`` and ``back`` are the writer's ``time.monotonic()`` as its blob's write began, before its
+    first statement was sent and once its answer was in; ``received`` and ``locked`` the database's epoch seconds
+    as it received that statement and once it held the delete lock (``statement_timestamp()``,
+    ``clock_timestamp()``). The start lies between ``locked - (back - began)`` and ``received - (sent - began)``,
+    a window as wide as the statement's trip (and any stall of the writer around it), and which delete came first
+    within it cannot be told by any clock. ``proven`` (the blob's ``exists()`` is False only when a delete moved it:
+    local files): a delete took it, so the start is dated never late -- every delete after the start counts, and one
+    before it could count only for a blob some other way removed, which raises first. Else (an S3 object, whose
+    ``HEAD`` cannot say who removed it) never early: a delete before the start never counts, so a write whose object
+    an orphan sweep or an outsider removed after an earlier delete fails instead of returning a handle that reads
+    Deleted, and one overtaken within the window fails too (:func:`overtaken`). ``began`` ``None``: ``("at",
+    created_at)``, the row's time on the store's clock."""
+    if began is None:
+        return "at", created_at
+    return "marked", (locked - (back - began)) if proven else (received - (sent - began))
+
+
+NEAR_START = ("SELECT 1 FROM @S.scope_tombstones WHERE run_id = %(run)s AND agent_id IN ('', %(agent)s) "
+              "AND marked >= %(since)s LIMIT 1")
+
+
+def overtaken(conn: Any, q: Any, ident: dict, key: str, start: tuple) -> None:
+    """Inside the write of the entry ``ident`` (``run``, ``agent``, ``kind``, ``key``) whose blob is gone: give it
+    the tombstone of the delete of its scope that took it (:data:`OVERTAKEN`), dated from the write's start
+    (``start``: :func:`write_start`'s arguments); ``q``: the index's statement filler.
+
+    Raises:
+        StorageError: no delete of its scope is marked from its start on (nothing stored). When one is marked
+            within the window :func:`write_start` cannot tell (from the start dated never late on), the message
+            says a delete may have taken it.
+    """
+    column, since = write_start(*start)
+    if conn.execute(q(OVERTAKEN.format(since=column)), {**ident, "since": since}).fetchone() is not None:
+        return
+    near = start[0] is not None and conn.execute(q(NEAR_START), {**ident, "since": write_start(
+        start[0], True, *start[2:])[1]}).fetchone()
+    raise StorageError(f"the blob of {key} was removed before its row was written" + (
+        " (by a delete of its run or agent at about the write's start, within the trip of its first statement to "
+        "the database, which cannot be ordered against it, or by something else)" if near else "")
+        + ": nothing stored")
 
 
 class PostgresExpiry:

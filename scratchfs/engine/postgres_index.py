@@ -56,7 +56,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from scratchfs.engine.keyset import LISTING_ORDER, page_filter
 from scratchfs.engine.postgres_connect import pipelined
-from scratchfs.engine.postgres_expiry import DB_NOW, DELETE_KEY, OVERTAKEN, TOMBSTONED, PostgresExpiry
+from scratchfs.engine.postgres_expiry import DB_NOW, DELETE_KEY, TOMBSTONED, PostgresExpiry, overtaken
 from scratchfs.engine.postgres_pool import IndexPool
 from scratchfs.engine.postgres_schema import SCHEMA_VERSION, flag_unavailable, lock_key, migrate, no_answer, refusal
 from scratchfs.engine.postgres_stats import PostgresAggregates
@@ -261,8 +261,8 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
         return int(row[0]), int(row[1])
 
     def put(self, entry: Entry, frame_newlines: bytes, check: Callable[[], bool],
-            quota: tuple[int | None, int | None] = (None, None),
-            keep_times: bool = False, began: float | None = None) -> tuple[bool, str | None]:
+            quota: tuple[int | None, int | None] = (None, None), keep_times: bool = False,
+            began: float | None = None, proven: bool = False) -> tuple[bool, str | None]:
         """Insert or replace the row of ``(run_id, agent_id, kind, key)`` in one transaction (see
         :meth:`scratchfs.engine.sqlite_index.Index.put`). With the database clock the row's ``created_at`` is the
         server's now and ``expires_at`` that plus ``ttl`` -- unless ``keep_times`` (a row rebuilt from its blob,
@@ -271,9 +271,9 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
         Three round trips after the pool's check, in psycopg's pipeline mode (libpq's "Pipeline Mode"): the
         ``BEGIN`` with the shared delete lock and the clock; ``check()`` (the blob's ``HEAD``, under the lock); the
         statements and the ``COMMIT`` in one batch. A quota reads the old row first: one more. ``check``: the
-        pending blob's ``exists``; ``began``: its :attr:`~scratchfs.engine.protocols.PendingWrite.began` (an S3
-        object's ``time.monotonic()`` as its upload began), which dates the write's start on the database's clock,
-        which a delete that overtook it is ordered by (:data:`.postgres_expiry.OVERTAKEN`).
+        pending blob's ``exists``; ``began``, ``proven``: its :attr:`~scratchfs.engine.protocols.PendingWrite.began`
+        and ``gone_means_deleted``, which date the write's start on the database's clock, which a delete that
+        overtook it is ordered by (:func:`.postgres_expiry.write_start`, :data:`.postgres_expiry.OVERTAKEN`).
 
         Raises:
             QuotaExceeded: the run would go over a quota; nothing was written.
@@ -287,14 +287,10 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
             # sent with the BEGIN, and the database clock read once it is held (a volatile subquery runs first)
             sent = time.monotonic()
             database_now, received = conn.execute(_LOCKED_NOW, (self._delete_lock_key,)).fetchone()
-            # the write's start (OVERTAKEN's): the statement's receipt less the seconds from the upload's start to its
-            # sending, on the server's clock (late by a trip, never early: a delete before it is never taken for one
-            # that overtook it, a write lost), else the entry's created_at on the store's clock
-            column, since = ("at", e.created_at) if began is None else ("marked", received - (sent - began))
+            clocks = (sent, received, database_now, time.monotonic())  # (the write's start lies between: write_start)
             if not check():  # a delete of its run or agent took the blob: the write is ordered before it, and its
-                # tombstone is the delete's; else the blob went some other way
-                if conn.execute(self.q(OVERTAKEN.format(since=column)), {**ident, "since": since}).fetchone() is None:
-                    raise StorageError(f"the blob of {e.key} was removed before its row was written: nothing stored")
+                # tombstone is the delete's; else the blob went some other way (StorageError)
+                overtaken(conn, self.q, ident, e.key, (began, proven, e.created_at, *clocks))
                 return False, None
             created = database_now if stamp else e.created_at
             expires = created + e.ttl if stamp else e.expires_at

@@ -158,9 +158,14 @@ class PendingWrite(Protocol):
 
     info: BlobInfo
     began: float | None
-    """``time.monotonic()`` as an S3 object's upload began, which the PostgreSQL index orders a delete that removed
-    it against, on the database's clock (:data:`scratchfs.engine.postgres_expiry.OVERTAKEN`); ``None`` for a local
-    blob (a delete of its directory is ordered by the store's delete lock)."""
+    """``time.monotonic()`` as the write began (an S3 object's upload; a local file's or segment record's making),
+    which the PostgreSQL index dates on the database's clock and orders a delete that removed the blob against
+    (:func:`scratchfs.engine.postgres_expiry.write_start`); ``None``: no start known (the row's ``created_at``
+    is compared). The SQLite index orders deletes by the store's delete lock alone."""
+    gone_means_deleted: bool
+    """True when :meth:`exists` is False only if a delete of the run or agent moved the blob away (a local file's or
+    segment's directory moved), any other removal raising: a delete took it, so the write's start is dated never
+    late. False for an S3 object, which a ``HEAD`` finds gone whoever removed it: dated never early."""
 
     def exists(self) -> bool:
         """True while the blob is still in place (called inside the row's transaction); False when a delete of its
@@ -193,8 +198,8 @@ class IndexBackend(Protocol):
     def scope_deleted_at(self, run_id: str, agent_id: str) -> float | None: ...
     def usage(self, run_id: str, now: float) -> tuple[int, int]: ...
     def put(self, entry: Entry, frame_newlines: bytes, check: Callable[[], bool],
-            quota: tuple[int | None, int | None] = (None, None),
-            keep_times: bool = False, began: float | None = None) -> tuple[bool, str | None]: ...
+            quota: tuple[int | None, int | None] = (None, None), keep_times: bool = False,
+            began: float | None = None, proven: bool = False) -> tuple[bool, str | None]: ...
     def delete_key(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> tuple[bool, str | None]: ...
     def delete_scope(self, run_id: str, agent_id: str | None, now: float) -> int: ...
     def list_scope(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str,

@@ -131,10 +131,11 @@ class S3Object(NamedTuple):
 class S3Pending:
     """An object uploaded completely but not yet named by a row (see the module docstring)."""
 
+    gone_means_deleted = False  # (PendingWrite's: a HEAD finding no object cannot tell who removed it)
+
     def __init__(self, blobs: S3Blobs, key: str, info: BlobInfo, began: float) -> None:
-        self._blobs = blobs
+        self._blobs, self.info = blobs, info
         self.key = self.path = key
-        self.info = info
         self.began = began  # time.monotonic() as the upload began: a delete that removes it comes after
 
     def exists(self) -> bool:

@@ -10,6 +10,7 @@ import logging
 import os
 import struct
 import threading
+import time
 from collections.abc import Callable
 
 from scratchfs.engine import safe_fs
@@ -106,7 +107,7 @@ class SegmentWriter:
         """
         if self._generation != forks.generation:  # a fork() child: the parent's segments are not ours
             self._after_fork()
-        header = record_header(token, len(blob))
+        header, began = record_header(token, len(blob)), time.monotonic()  # (before the segment is looked up)
         with self._lock:
             seg = self._segment(parts)
             offset = seg.end
@@ -122,7 +123,7 @@ class SegmentWriter:
             if seg.end >= SEGMENT_BYTES:
                 self._retire(seg)
         where = location(token, seg.name[: -len(SEGMENT_SUFFIX)], offset + RECORD_BYTES, len(blob))
-        return SegmentPending(self, seg, BlobInfo(info.size, len(blob), info.frames, info.frame_newlines, where))
+        return SegmentPending(self, seg, BlobInfo(info.size, len(blob), info.frames, info.frame_newlines, where), began)
 
     def _segment(self, parts: tuple[str, ...]) -> _Segment:
         """The active segment of ``parts`` (call with the lock held), a new one if there is none or it moved."""
@@ -239,10 +240,10 @@ class SegmentPending:
     """A blob appended to a segment but not yet named by a row (the :class:`PendingWrite` of a segment entry): its
     segment stays locked until :meth:`release` or :meth:`discard`. ``info.blob`` is the location the row names."""
 
-    began = None  # (PendingWrite.began: a local blob's delete is ordered by the store's delete lock)
+    gone_means_deleted = True  # (PendingWrite's: exists() is False only when a delete moved the segment's directory)
 
-    def __init__(self, writer: SegmentWriter, seg: _Segment, info: BlobInfo) -> None:
-        self.info = info
+    def __init__(self, writer: SegmentWriter, seg: _Segment, info: BlobInfo, began: float) -> None:
+        self.info, self.began = info, began  # (began: time.monotonic() before the segment was looked up)
         self._writer: SegmentWriter | None = writer
         self._seg = seg
         self._moved = False

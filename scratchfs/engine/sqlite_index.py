@@ -350,8 +350,8 @@ class Index(ScaleQueries):
         return box[0]
 
     def put(self, entry: Entry, frame_newlines: bytes, check: Callable[[], bool],
-            quota: tuple[int | None, int | None] = (None, None),
-            keep_times: bool = False, began: float | None = None) -> tuple[bool, str | None]:
+            quota: tuple[int | None, int | None] = (None, None), keep_times: bool = False,
+            began: float | None = None, proven: bool = False) -> tuple[bool, str | None]:
         """Insert or replace the row of ``(run_id, agent_id, kind, key)`` in one transaction.
 
         ``check`` runs inside the transaction; if it returns False the transaction is rolled back and
@@ -362,7 +362,7 @@ class Index(ScaleQueries):
             quota: ``(run_quota_bytes, run_quota_entries)``; ``None`` for no limit. Counted over the run's live
                 entries, the replaced row excluded, the new one included.
             keep_times: (the entry's ``created_at``/``expires_at`` are always written as given.)
-            began: (unused: a delete is ordered against the write by the store's delete lock.)
+            began, proven: (unused: a delete is ordered against the write by the store's delete lock.)
 
         Raises:
             QuotaExceeded: the run would go over a quota; nothing was written.
