@@ -6,6 +6,7 @@ missing; what the role may not create is one error naming the privilege and the 
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import psycopg
@@ -196,3 +197,109 @@ def test_a_statement_refused_for_a_privilege_names_the_grant(postgres_dsn, pg_sc
     message = str(refused.value)
     assert "permission denied for table scope_tombstones" in message, message
     assert f'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "{pg_schema}"' in message, message
+
+
+@pytest.fixture
+def quoted_role(postgres_dsn):
+    """A login role whose name holds a double quote (an identifier PostgreSQL allows, quoted by doubling it)."""
+    name = f'rt"{uuid.uuid4().hex[:8]}'
+    quoted = '"' + name.replace('"', '""') + '"'
+    admin(postgres_dsn, f"CREATE ROLE {quoted} LOGIN")
+    yield name, quoted
+    admin(postgres_dsn, f"DROP OWNED BY {quoted}", f"DROP ROLE {quoted}")
+
+
+def told_sql(message: str) -> list[str]:
+    """The statements a refusal tells an admin to run (at its end, after 'prints them for psql): ', separated by
+    '; ')."""
+    return message.split("prints them for psql): ", 1)[1].split("; ")
+
+
+def test_the_grants_a_refusal_names_run_as_they_are_for_any_role_name(postgres_dsn, pg_schema, quoted_role,
+                                                                       tmp_path):
+    """The refusal after an upgrade (the role not granted scope_tombstones) named the grants with the role in
+    double quotes as it was: a role whose name holds one got SQL that does not run (syntax error). The names are
+    quoted as identifiers: the SQL of the message, run as it is by an admin, lets the role open, delete and sweep."""
+    name, quoted = quoted_role
+    schema_of_version_3(postgres_dsn, pg_schema)
+    admin(postgres_dsn, f'GRANT USAGE ON SCHEMA "{pg_schema}" TO {quoted}',
+          f'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "{pg_schema}" TO {quoted}',
+          f'GRANT USAGE ON ALL SEQUENCES IN SCHEMA "{pg_schema}" TO {quoted}')
+    with ScratchStore(tmp_path / "admin", index=postgres_url(postgres_dsn, pg_schema)) as store:
+        assert store.index.migrated_from == 3
+    url = postgres_url(postgres_dsn, pg_schema).replace("postgresql://postgres@",
+                                                        f"postgresql://{name.replace(chr(34), '%22')}@", 1)
+    with pytest.raises(StorageError) as refused:
+        ScratchStore(tmp_path / "rt", index=url).close()
+    admin(postgres_dsn, *told_sql(str(refused.value)))
+    with ScratchStore(tmp_path / "rt", index=url) as store:
+        store.scope("run-1", "agent").scratch_write("k", b"v")
+        assert store.delete_run("run-1") == 1
+        store.sweep()
+
+
+def test_a_statement_refused_for_a_privilege_names_the_role_in_its_grant(postgres_dsn, pg_schema, role, tmp_path):
+    """A statement refused later (a privilege revoked) named '<the runtime role>' in its GRANT: SQL to edit before
+    it runs. It names the role the store connects as."""
+    with ScratchStore(tmp_path, index=postgres_url(postgres_dsn, pg_schema)):
+        pass
+    admin(postgres_dsn, *runtime_grants(pg_schema, role),
+          f'REVOKE INSERT, UPDATE ON "{pg_schema}".scope_tombstones FROM "{role}"')
+    with ScratchStore(tmp_path, index=as_role(postgres_dsn, pg_schema, role)) as store:
+        with pytest.raises(StorageError) as refused:
+            store.delete_run("run-1")
+        admin(postgres_dsn, *told_sql(str(refused.value)))
+        store.delete_run("run-1")  # (the grants, run as told, are enough)
+
+
+def test_the_cli_refusal_is_one_line_with_the_sql(postgres_dsn, pg_schema, role, tmp_path):
+    """What a user sees when the role lacks the table an upgrade added: one stderr line with the exact GRANTs and
+    no traceback, and the storage exit code."""
+    schema_of_version_3(postgres_dsn, pg_schema)
+    admin(postgres_dsn, *runtime_grants(pg_schema, role))
+    with ScratchStore(tmp_path / "admin", index=postgres_url(postgres_dsn, pg_schema)):
+        pass
+    result = CliRunner().invoke(main, ["ls", "--root", str(tmp_path / "rt"),
+                                       "--index", as_role(postgres_dsn, pg_schema, role)])
+    assert result.exit_code == 4, (result.exit_code, result.output)  # (storage)
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in result.output, result.stderr
+    assert (f'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "{pg_schema}" TO "{role}"'
+            in lines[0]), lines[0]
+    assert f"scratchfs grants --role {role}" in lines[0], lines[0]
+
+
+def test_scratchfs_grants_prints_the_sql_that_lets_a_role_through_upgrades(postgres_dsn, pg_schema, role, tmp_path):
+    """``scratchfs grants --role R`` prints, for the index URL's schema, the statements README lists (one a line,
+    ready for psql) and the default privileges that grant a table a later upgrade adds as it is made. Run as the
+    admin who migrates, they let the role open an index migrated since (version 3 to 4) without a grant more."""
+    schema_of_version_3(postgres_dsn, pg_schema)
+    url = postgres_url(postgres_dsn, pg_schema)
+    result = CliRunner().invoke(main, ["grants", "--role", role, "--index", url])
+    assert result.exit_code == 0, result.output
+    statements = [line.rstrip(";") for line in result.stdout.splitlines() if line and not line.startswith("--")]
+    assert statements[:3] == list(runtime_grants(pg_schema, role)), statements
+    assert any(s.startswith(f'ALTER DEFAULT PRIVILEGES IN SCHEMA "{pg_schema}" GRANT') for s in statements)
+    admin(postgres_dsn, *statements)
+    assert migrate_index(url, busy_timeout=10) == (pg_schema, 3, 4)  # (the admin's upgrade: scope_tombstones made)
+    with ScratchStore(tmp_path, index=as_role(postgres_dsn, pg_schema, role)) as store:
+        store.scope("run-1", "agent").scratch_write("k", b"v")
+        assert store.delete_run("run-1") == 1
+    told = json.loads(CliRunner().invoke(main, ["grants", "--role", role, "--index", url, "--json"]).stdout)
+    assert told == {"schema": pg_schema, "role": role, "grants": statements[:3], "default_privileges": statements[3:]}
+    bad = CliRunner().invoke(main, ["grants", "--role", "", "--index", url])
+    assert bad.exit_code == 2 and "Traceback" not in bad.output, bad.output
+    local = CliRunner().invoke(main, ["grants", "--role", role], env={"SCRATCHFS_INDEX": None})
+    assert local.exit_code == 2 and "postgresql://" in local.output, local.output
+
+
+def test_advice_to_run_a_command_that_takes_no_root_is_not_given_one(postgres_dsn, pg_schema, role, tmp_path):
+    """The CLI writes ``--root ROOT`` after each command its advice names (so that, pasted, it acts on the store
+    the failed command was given); after ``migrate-index`` (and ``grants``), which take no ``--root``, the pasted
+    advice failed: 'No such option: --root'."""
+    admin(postgres_dsn, f'CREATE SCHEMA "{pg_schema}"', f'GRANT USAGE ON SCHEMA "{pg_schema}" TO "{role}"')
+    result = CliRunner().invoke(main, ["spill", "--root", str(tmp_path / "rt"), "--run", "r", "--agent", "a",
+                                       "--index", as_role(postgres_dsn, pg_schema, role)], input=b"x" * 10)
+    assert result.exit_code == 4, result.output
+    assert "scratchfs migrate-index" in result.stderr, result.stderr
+    assert "migrate-index --root" not in result.stderr, result.stderr

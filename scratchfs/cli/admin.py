@@ -49,7 +49,7 @@ from scratchfs.cli.app import (
 from scratchfs.cli.settings_options import Size, settings_options
 from scratchfs.cli.shell import FLEET_STORE_NOTE, shell_command
 from scratchfs.engine.backends import ENV_INDEX
-from scratchfs.foundation.errors import CorruptBlob, ScratchError, StorageError
+from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, ScratchError, StorageError
 from scratchfs.foundation.limits import SOON_SECONDS
 from scratchfs.loader import MAX_FILE_BYTES, TOO_LARGE, Skipped, load_dir
 
@@ -374,6 +374,37 @@ def migrate_index_command(as_json: bool) -> None:
         return
     done = "created" if not found else "already current" if found == now else f"migrated from version {found}"
     click.echo(f"index schema {schema!r}: {done} (version {now})")
+
+
+@main.command("grants")
+@click.option("--role", required=True, help="The runtime role the fleet's hosts connect as.")
+@click.option("--json", "as_json", is_flag=True, help="Print {schema, role, grants, default_privileges} as JSON.")
+@settings_options(fleet_only=True)
+def grants_command(role: str, as_json: bool) -> None:
+    """Print the SQL an admin runs so that ROLE may use the PostgreSQL index (--index or $SCRATCHFS_INDEX, its
+    ?schema=): USAGE on the schema, SELECT, INSERT, UPDATE, DELETE on its tables, USAGE on its sequence -- again
+    after an upgrade that adds a table -- and the ALTER DEFAULT PRIVILEGES that grant ROLE a table a later upgrade
+    adds as migrate-index makes it (run them as that admin). One statement a line, for psql; connects to nothing."""
+    from scratchfs.engine.backends import local_index, split_postgres_url
+
+    url = command_store().get("index", os.environ.get(ENV_INDEX))
+    if local_index(url):
+        raise InvalidArgument(f"grants needs a postgresql:// index URL (--index or ${ENV_INDEX}): a local SQLite "
+                              "index has no roles")
+    if not role or "\0" in role or len(role.encode("utf-8", "surrogatepass")) > 63:
+        raise InvalidArgument("--role must name a PostgreSQL role: 1 to 63 bytes, no NUL")
+    from scratchfs.engine.postgres_schema import grant_statements
+
+    schema = split_postgres_url(url)[1]  # type: ignore[arg-type]
+    statements = grant_statements(schema, role, defaults=True)
+    if as_json:
+        echo_json({"schema": schema, "role": role, "grants": statements[:3], "default_privileges": statements[3:]})
+        return
+    click.echo(f"-- what role {role!r} needs on the index schema {schema!r} (run after each migrate-index):")
+    click.echo(";\n".join(statements[:3]) + ";")
+    click.echo("-- tables and sequences a later upgrade adds, granted as they are made (run as the role that runs "
+               "migrate-index):")
+    click.echo(";\n".join(statements[3:]) + ";")
 
 
 @main.command("load")

@@ -216,18 +216,18 @@ def warn(message: str, root: str | None = None) -> None:
 def as_invoked(text: str, root: str | None = None) -> str:
     """``text`` with each command it writes -- ``scratchfs`` then one of the CLI's command names or ``--help``,
     e.g. a store error's ``scratchfs fsck --rebuild-index`` -- naming :func:`program`, and after the command's
-    options ``--root ROOT`` when ``root`` (the store the failed command was given) is and ``text`` names no
-    ``--root``: pasted, the advice acts on that store, not on the default one (``fsck --rebuild-index`` of another
-    store's index)."""
+    options ``--root ROOT`` when ``root`` (the store the failed command was given) is, ``text`` names no ``--root``
+    and the command takes one (not ``migrate-index``, ``grants``): pasted, the advice acts on that store, not on the
+    default one (``fsck --rebuild-index`` of another store's index)."""
     name = program()
     if (name == "scratchfs" and root is None) or "scratchfs " not in text:
         return text
     words = "|".join(re.escape(command) for command in sorted(main.commands, key=len, reverse=True))
     rooted = root is not None and "--root" not in text  # (a command the CLI wrote with its --root already)
 
-    def command(found: re.Match[str]) -> str:
-        return f"{name} {found[1]}{found[2]}" + (f" --root {shell_word(root)}" if rooted and found[1] != "--help"
-                                                  else "")  # (after its options: `fsck --lost-blobs --repair`)
+    def command(found: re.Match[str]) -> str:  # (--root after its options: `fsck --lost-blobs --repair`)
+        takes = found[1] in main.commands and any(p.name == "root" for p in main.commands[found[1]].params)
+        return f"{name} {found[1]}{found[2]}" + (f" --root {shell_word(root)}" if rooted and takes else "")
 
     # (a command written by program() already, `python3 -m scratchfs ls`, is left as it is: the `-m ` before it)
     return re.sub(rf"(?<![\w./-])(?<!-m )scratchfs ({words}|--help)(?![\w-])((?: --[a-z][\w-]*)*)", command, text)

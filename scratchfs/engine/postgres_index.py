@@ -79,8 +79,9 @@ _SCOPE_KEY = "run_id = %(run)s AND agent_id = %(agent)s AND kind = %(kind)s AND 
 
 
 def _typed(exc: BaseException, doing: str, runs: tuple[str | None, str, str] | None = None,
-           schema: str = "scratchfs") -> Exception:
-    """The store's error for a psycopg or pool failure (the DSN and its password never appear in a message)."""
+           schema: str = "scratchfs", role: str | None = None) -> Exception:
+    """The store's error for a psycopg or pool failure (the DSN and its password never appear in a message);
+    ``role``: the user of the connection it came from (named in a refused privilege's grants)."""
     if isinstance(exc, (pg_errors.LockNotAvailable, pg_errors.QueryCanceled, pg_errors.DeadlockDetected,
                         pg_errors.SerializationFailure)):
         return StoreBusy(f"the index database stayed busy past the busy timeout while {doing}")
@@ -88,7 +89,7 @@ def _typed(exc: BaseException, doing: str, runs: tuple[str | None, str, str] | N
         return flag_unavailable(exc, StorageError(f"no connection to the index database within the busy timeout "
                                                   f"while {doing} (the server is down, refusing or overloaded)"))
     if isinstance(exc, (pg_errors.ForeignKeyViolation, pg_errors.InsufficientPrivilege)):
-        return refusal(exc, doing, runs, schema)
+        return refusal(exc, doing, runs, schema, role)
     text = no_answer(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
     return flag_unavailable(exc, StorageError(f"the index database failed while {doing}: {text}"))
 
@@ -153,11 +154,14 @@ class PostgresIndex(PostgresAggregates, PostgresExpiry):
     @contextmanager
     def connection(self, doing: str) -> Iterator[psycopg.Connection]:
         """A pooled connection (autocommit) for one operation; psycopg and pool errors become the store's."""
+        role = None
         try:
             with self._connections.connection() as conn:
+                role = conn.info.user  # (libpq's, no round trip: the role a refused privilege's grants name)
                 yield conn
         except (psycopg.Error, PoolTimeout) as exc:
-            raise _typed(exc, doing, self._runs.groups() if self._runs is not None else None, self.schema) from None
+            raise _typed(exc, doing, self._runs.groups() if self._runs is not None else None, self.schema,
+                         role) from None
 
     @contextmanager
     def transaction(self, doing: str) -> Iterator[psycopg.Connection]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shlex
 
 import psycopg
 from psycopg import sql as pg_sql
@@ -27,9 +28,9 @@ from scratchfs.engine.postgres_connect import bounded_connect
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 from scratchfs.foundation.text import shorten
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "TABLES", "busy_refusal", "flag_unavailable", "holds_index", "lock_key",
-           "migrate", "no_answer", "privilege_refusal", "probe", "refusal", "run_refusal", "runs_name",
-           "runtime_grants", "untie_command"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "TABLES", "busy_refusal", "flag_unavailable", "grant_statements",
+           "holds_index", "lock_key", "migrate", "no_answer", "privilege_refusal", "probe", "quoted", "refusal",
+           "run_refusal", "runs_name", "runtime_grants", "untie_command"]
 
 SCHEMA_VERSION = 4
 """The schema version this scratchfs writes and reads."""
@@ -113,10 +114,26 @@ TABLES = ("schema_version", "entries", "gone", "scope_tombstones", "store")
 """The tables of a schema at :data:`SCHEMA_VERSION`, each of which a runtime role reads and writes."""
 
 
+def quoted(name: str) -> str:
+    """``name`` as a PostgreSQL identifier in SQL text: in double quotes, each double quote in it doubled."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def grant_statements(schema: str, role: str, *, defaults: bool = False) -> list[str]:
+    """The statements an admin runs so that ``role`` may use the index schema ``schema`` (README: Beyond one host),
+    the names quoted as identifiers; with ``defaults``, the ``ALTER DEFAULT PRIVILEGES`` too that grant it the tables
+    and sequences a later upgrade adds, as they are made (run as the role that migrates: their owner)."""
+    s, r = quoted(schema), quoted(role)
+    found = [f"GRANT USAGE ON SCHEMA {s} TO {r}", f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {s} "
+             f"TO {r}", f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA {s} TO {r}"]
+    return found + ([f"ALTER DEFAULT PRIVILEGES IN SCHEMA {s} GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO {r}",
+                     f"ALTER DEFAULT PRIVILEGES IN SCHEMA {s} GRANT USAGE ON SEQUENCES TO {r}"] if defaults else [])
+
+
 def runtime_grants(schema: str, role: str) -> str:
-    """The statements an admin runs so that ``role`` may use the index schema ``schema`` (README: Beyond one host)."""
-    return (f'GRANT USAGE ON SCHEMA "{schema}" TO "{role}"; GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN '
-            f'SCHEMA "{schema}" TO "{role}"; GRANT USAGE ON ALL SEQUENCES IN SCHEMA "{schema}" TO "{role}"')
+    """:func:`grant_statements` in one line (``; `` between them, last in it), after the command that prints them."""
+    return f"(scratchfs grants --role {shlex.quote(role)} prints them for psql): " + "; ".join(
+        grant_statements(schema, role))
 
 
 def _check_rights(conn: psycopg.Connection, schema: str) -> None:
@@ -137,20 +154,21 @@ def _check_rights(conn: psycopg.Connection, schema: str) -> None:
 
 
 def refusal(exc: psycopg.Error, doing: str, runs: tuple[str | None, str, str] | None,
-            schema: str) -> InvalidArgument | StorageError:
+            schema: str, role: str | None = None) -> InvalidArgument | StorageError:
     """The error of a statement the database refused: :func:`run_refusal` for the platform cascade's
-    ``ForeignKeyViolation``, :func:`privilege_refusal` for an ``InsufficientPrivilege``."""
+    ``ForeignKeyViolation``, :func:`privilege_refusal` (for ``role``) for an ``InsufficientPrivilege``."""
     if isinstance(exc, psycopg.errors.InsufficientPrivilege):
-        return privilege_refusal(exc, doing, schema)
+        return privilege_refusal(exc, doing, schema, role)
     return run_refusal(exc, doing, runs, schema)
 
 
-def privilege_refusal(exc: psycopg.Error, doing: str, schema: str) -> StorageError:
+def privilege_refusal(exc: psycopg.Error, doing: str, schema: str, role: str | None = None) -> StorageError:
     """The error of a statement the database refused for want of a privilege (``InsufficientPrivilege``): what it
-    said and the grant an admin runs (a table added by an upgrade since the runtime role was granted)."""
+    said and the grant an admin runs (a table added by an upgrade since the runtime role was granted) for ``role``,
+    the role the store connects as (``None``: not known, named as a placeholder)."""
     said = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return StorageError(f"the index database refused the role while {doing}: {said}: have an admin run "
-                        f"{runtime_grants(schema, '<the runtime role>')}")
+                        f"{runtime_grants(schema, role or '<the runtime role>')}")
 
 
 def _create(conn: psycopg.Connection, schema: str, version: int | None) -> None:
@@ -194,10 +212,10 @@ def _check_may_migrate(conn: psycopg.Connection, schema: str, version: int | Non
         lacks, grant = f"CREATE on database {database!r}", f'CREATE SCHEMA "{schema}"'
         state = "does not exist"
     elif exists and not on_schema:
-        lacks, grant = f"CREATE on schema {schema!r}", f'GRANT CREATE ON SCHEMA "{schema}" TO "{user}"'
+        lacks, grant = f"CREATE on schema {schema!r}", f'GRANT CREATE ON SCHEMA "{schema}" TO {quoted(user)}'
         state = "is empty" if version is None else f"is at version {version} of {SCHEMA_VERSION}"
     elif exists and version and not owns:
-        lacks, grant = f"ownership of {schema}.entries", f'GRANT <the owner of {schema}.entries> TO "{user}"'
+        lacks, grant = f"ownership of {schema}.entries", f'GRANT <the owner of {schema}.entries> TO {quoted(user)}'
         state = f"is at version {version} of {SCHEMA_VERSION}"
     else:
         return
