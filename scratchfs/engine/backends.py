@@ -320,8 +320,8 @@ def _paired_blobs(index: Any, root: Path, blobs_url: str, *, busy_timeout: float
         # store would keep it alive (the check refers to it)
         blobs.fence = functools.partial(check_pairing, index, location_of(blobs_url),  # type: ignore[union-attr]
                                         read_marker, write_marker, blobs.exists)
-        if blobs_url not in _DEFAULT:  # its writes and delete-runs check it still owns the prefix (one HEAD)
-            blobs.owned = OwnerCheck(index, blobs.fence, s3_owner(blobs))  # type: ignore[union-attr]
+        # its writes and delete-runs check it still owns the blobs (S3: one HEAD; files: the whole check, no cheaper)
+        blobs.owned = OwnerCheck(index, blobs.fence, None if blobs_url in _DEFAULT else s3_owner(blobs))  # type: ignore
         try:
             check()
         except (StorageError, StoreBusy):

@@ -42,6 +42,7 @@ from scratchfs.engine.binding import binding_payload
 from scratchfs.engine.blob_file import LocalSource, PendingBlob
 from scratchfs.engine.caches import SeenFiles
 from scratchfs.engine.open_files import OpenFiles
+from scratchfs.engine.pairing import OWNER_CHECK_SECONDS, unchecked
 from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.root_locks import Descriptor, RootLocks
 from scratchfs.engine.seekable import SeekableWriter, one_frame_blob
@@ -85,18 +86,14 @@ class Blobs:
 
     def __init__(self, root: Path, frame_bytes: int, level: int, durable: bool = False,
                  segment_entry_bytes: int = SEGMENT_ENTRY_BYTES) -> None:
-        self.root = root
-        self.runs = root / "runs"
-        self.trash = root / "trash"
+        self.root, self.runs, self.trash = root, root / "runs", root / "trash"
         try:
             self._root = Descriptor(os.open(root, os.O_RDONLY | os.O_DIRECTORY | _O_CLOEXEC))
         except OSError as exc:
             raise storage_error(exc, f"cannot open the store root {root}") from exc
-        self.locks = RootLocks(self._root)
-        self.frame_bytes = frame_bytes
-        self.level = level
-        self.durable = durable
-        self.segment_entry_bytes = segment_entry_bytes
+        self.locks, self.owned = RootLocks(self._root), unchecked  # owned: a PostgreSQL index's OwnerCheck (backends)
+        self.frame_bytes, self.level, self.durable, self.segment_entry_bytes = (frame_bytes, level, durable,
+                                                                                segment_entry_bytes)
         self.segments = SegmentWriter(self._root.fd, self._create_locked, ids.new_token, durable)
         self._seen = SeenFiles(_SEEN_ENTRIES)  # blob files exists() found, by (run_id, agent_id, blob)
         self._dirs = safe_fs.DirCache(self._root.fd, _KEPT_DIRS)  # agent directories blobs were read from
@@ -154,8 +151,9 @@ class Blobs:
         Raises:
             StorageError: the file system refused (disk full, file-size limit, permissions, a link or other file in
                 the way, or the run's directory was removed mid-write); no file is left behind.
-            InvalidArgument: from ``chunks`` (bad content); no file is left behind.
+            InvalidArgument: from ``chunks`` (bad content), or another index owns the files now (``owned``); no file.
         """
+        self.owned(OWNER_CHECK_SECONDS)  # (a PostgreSQL index a rebuild fenced off writes nothing: InvalidArgument)
         parts, name, began = self._parts(run_id, agent_id), _name(token), time.monotonic()  # (PendingWrite.began)
         fields = {"kind": "", "key": "", "tool": None, "ttl": 0.0, "created_at": time.time(), **(bound or {})}
 
@@ -406,7 +404,9 @@ class Blobs:
 
     def detach_scope(self, run_id: str, agent_id: str | None) -> Path | None:
         """Move a run's directory (or one agent's) into ``trash/`` (see :meth:`move_to_trash`); call it under the
-        exclusive delete lock. Returns the trash path for :meth:`purge`, or ``None`` if there was no directory."""
+        exclusive delete lock. Returns the trash path for :meth:`purge`, or ``None`` if there was no directory.
+        Raises InvalidArgument (nothing moved) when a rebuild gave the files to another index (:attr:`owned`)."""
+        self.owned(0.0)  # (a small file read and one query)
         directory = self.run_dir(run_id) if agent_id is None else self.agent_dir(run_id, agent_id)
         self._open.forget(directory.relative_to(self.root).parts)  # (their space is freed when the trash is purged)
         return self.move_to_trash(directory)

@@ -41,7 +41,8 @@ takeover that lands between them (one ``DeleteObjects`` request, at most about `
 batch, whose objects -- orphans or expired entries of the old index, listed before the check -- the rebuild may
 just have restored rows for (they then read as missing); the new index's own writes are never among them (written
 after its marker, so after a listing that the check follows). Hosts of the old index that keep their store open go
-on writing until they reopen; those writes are not in the new index, whose sweep removes their objects as orphans.
+on writing for up to :data:`OWNER_CHECK_SECONDS` after their last check (:class:`OwnerCheck`: S3 objects and local
+files alike), writes the new index's sweep removes as orphans; their deletes of a run or agent check first.
 
 Errors: every refusal is :class:`~scratchfs.foundation.errors.InvalidArgument` (a setting that names the wrong
 blobs: the CLI's exit 2), naming the location the index keeps its blobs at and the fix.
