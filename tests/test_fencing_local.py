@@ -5,10 +5,11 @@ stopped."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from scratchfs import InvalidArgument, ScratchStore
-from scratchfs.engine import local_blobs
 from tests.services import postgres_url
 from tests.test_fencing import _read, _rebuild, _spill
 
@@ -32,24 +33,27 @@ def test_a_fenced_off_schemas_delete_run_moves_none_of_the_new_owners_files(post
         assert [_read(b, h)[:12] for h in kept] == [b"written in A"] * 3
 
 
-def test_a_fenced_off_schemas_writes_fail_naming_the_new_owner(postgres_dsn, pg_schema, tmp_path, monkeypatch):
+def test_a_fenced_off_schemas_writes_fail_naming_the_new_owner(postgres_dsn, pg_schema, tmp_path):
     """The old schema's writes after the takeover landed for as long as the host ran (files the new schema's sweep
-    then removed as orphans: acknowledged, then lost). They check ownership at most every OWNER_CHECK_SECONDS
-    (here 0.2 s), as an S3 store's do, and fail naming the new owner, leaving no file."""
-    import time
-
-    monkeypatch.setattr(local_blobs, "OWNER_CHECK_SECONDS", 0.2, raising=False)  # (raising: the test before the fix)
+    then removed as orphans: acknowledged, then lost). A write reads the files' store-id marker first when the last
+    read is a second old or more (one small file read; the whole pairing check only when it names another store),
+    and fails after a takeover, naming the new owner, leaving no file."""
     old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
     with ScratchStore(tmp_path / "a", index=old) as a:
         scope = a.scope("run-1", "agent-1")
         scope.scratch_write("notes", b"first\n")
+        full, made = a.blobs.owned._full, []
+        a.blobs.owned._full = lambda: (made.append(1), full())[1]
         checks = a.blobs.owned.checks
-        scope.scratch_write("notes", b"second\n")  # within the bound: not checked again
+        scope.scratch_write("notes", b"second\n")  # within the second: not read again
         assert a.blobs.owned.checks == checks
+        time.sleep(1.1)
+        scope.spill(b"early\n" * 5000)
+        assert a.blobs.owned.checks == checks + 1 and made == []  # (the file read, no query)
         _rebuild(new, None, tmp_path / "a")
         files = set(a.blobs.blob_files())
-        time.sleep(0.3)
+        time.sleep(1.1)
         for write in (lambda: scope.spill(b"late\n" * 5000), lambda: scope.scratch_write("notes", b"third\n")):
             with pytest.raises(InvalidArgument, match="no longer owns them"):
                 write()
-        assert set(a.blobs.blob_files()) == files
+        assert set(a.blobs.blob_files()) == files and len(made) == 2

@@ -44,8 +44,8 @@ from scratchfs.engine.pairing import (
     check_pairing,
     local_marker,
     location_of,
+    owner_reader,
     s3_marker,
-    s3_owner,
 )
 from scratchfs.engine.protocols import BlobFile, BlobStore, IndexBackend
 from scratchfs.engine.root import prepare_root
@@ -320,8 +320,8 @@ def _paired_blobs(index: Any, root: Path, blobs_url: str, *, busy_timeout: float
         # store would keep it alive (the check refers to it)
         blobs.fence = functools.partial(check_pairing, index, location_of(blobs_url),  # type: ignore[union-attr]
                                         read_marker, write_marker, blobs.exists)
-        # its writes and delete-runs check it still owns the blobs (S3: one HEAD; files: the whole check, no cheaper)
-        blobs.owned = OwnerCheck(index, blobs.fence, None if blobs_url in _DEFAULT else s3_owner(blobs))  # type: ignore
+        reader = owner_reader(index, blobs, read_marker, blobs_url in _DEFAULT)  # (S3: one HEAD; files: a file read)
+        blobs.owned = OwnerCheck(index, blobs.fence, reader)  # type: ignore[union-attr]  # (writes and delete-runs)
         try:
             check()
         except (StorageError, StoreBusy):

@@ -42,7 +42,7 @@ from scratchfs.engine.binding import binding_payload
 from scratchfs.engine.blob_file import LocalSource, PendingBlob
 from scratchfs.engine.caches import SeenFiles
 from scratchfs.engine.open_files import OpenFiles
-from scratchfs.engine.pairing import OWNER_CHECK_SECONDS, unchecked
+from scratchfs.engine.pairing import unchecked
 from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.root_locks import Descriptor, RootLocks
 from scratchfs.engine.seekable import SeekableWriter, one_frame_blob
@@ -153,7 +153,7 @@ class Blobs:
                 the way, or the run's directory was removed mid-write); no file is left behind.
             InvalidArgument: from ``chunks`` (bad content), or another index owns the files now (``owned``); no file.
         """
-        self.owned(OWNER_CHECK_SECONDS)  # (a PostgreSQL index a rebuild fenced off writes nothing: InvalidArgument)
+        self.owned(1.0)  # (a PostgreSQL index a rebuild fenced off writes nothing: a file read, at most once a second)
         parts, name, began = self._parts(run_id, agent_id), _name(token), time.monotonic()  # (PendingWrite.began)
         fields = {"kind": "", "key": "", "tool": None, "ttl": 0.0, "created_at": time.time(), **(bound or {})}
 
@@ -406,7 +406,7 @@ class Blobs:
         """Move a run's directory (or one agent's) into ``trash/`` (see :meth:`move_to_trash`); call it under the
         exclusive delete lock. Returns the trash path for :meth:`purge`, or ``None`` if there was no directory.
         Raises InvalidArgument (nothing moved) when a rebuild gave the files to another index (:attr:`owned`)."""
-        self.owned(0.0)  # (a small file read and one query)
+        self.owned(0.0)  # (a small file read)
         directory = self.run_dir(run_id) if agent_id is None else self.agent_dir(run_id, agent_id)
         self._open.forget(directory.relative_to(self.root).parts)  # (their space is freed when the trash is purged)
         return self.move_to_trash(directory)

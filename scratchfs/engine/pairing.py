@@ -64,7 +64,8 @@ from scratchfs.engine import safe_fs
 from scratchfs.foundation.errors import InvalidArgument, ScratchError, storage_error
 
 __all__ = ["LOCAL_LOCATION", "MARKER_NAME", "OWNER_CHECK_SECONDS", "PROBE_ROWS", "Gate", "Marker", "OwnerCheck",
-           "check_pairing", "local_marker", "location_of", "owner_of", "s3_marker", "s3_owner", "unchecked"]
+           "check_pairing", "local_marker", "local_owner", "location_of", "owner_of", "owner_reader", "s3_marker",
+           "s3_owner", "unchecked"]
 
 log = logging.getLogger(__name__)
 
@@ -437,6 +438,33 @@ def s3_owner(blobs: Any) -> Callable[[], str | None]:
         return None if found is None else (found.get("Metadata") or {}).get(_OWNER_KEY)
 
     return read
+
+
+def local_owner(index: Any, read_marker: Callable[[], Marker | None]) -> Callable[[], str | None]:
+    """``read_owner`` of :class:`OwnerCheck` for local files, whose ``store-id`` file names no owner: how this index
+    names itself as an owner (:func:`owner_of`) while the file holds the store id of this index's pairing (both read
+    from the index once, at the first call), else ``None`` (the full check decides). One small file read.
+    Raises StorageError (the file, or the index at the first call)."""
+    mine: list[tuple[str | None, str]] = []
+
+    def read() -> str | None:
+        marker = read_marker()
+        if marker is None:
+            return None
+        if not mine:
+            record = _record(index)
+            mine.append((record[0] if record else None, owner_of(index)))
+        paired, owner = mine[0]
+        return owner if paired is not None and marker.id == paired else None
+
+    return read
+
+
+def owner_reader(index: Any, blobs: Any, read_marker: Callable[[], Marker | None],
+                 local: bool) -> Callable[[], str | None]:
+    """The ``read_owner`` of ``blobs``' :class:`OwnerCheck`: :func:`local_owner` for local files (``local``),
+    :func:`s3_owner` for an S3 prefix."""
+    return local_owner(index, read_marker) if local else s3_owner(blobs)
 
 
 def _open_root(root: Path) -> int:
