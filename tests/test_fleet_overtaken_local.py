@@ -127,8 +127,8 @@ def test_an_s3_write_whose_statement_is_late_fails_a_delete_within_that_trip(tmp
 
         outcome = held_spill(writer, monkeypatch, delete_then_slow)
         assert isinstance(outcome, StorageError), outcome
-        assert "was removed before its row was written" in str(outcome)
-        assert "a delete of its run or agent at about the write's start" in str(outcome)
+        assert "was removed before its row was written: nothing stored (by a delete of its run or agent at about " \
+               "the write's start" in str(outcome), outcome
         assert writer.list_entries() == []
     finally:
         for store in stores:

@@ -117,10 +117,9 @@ def overtaken(conn: Any, q: Any, ident: dict, key: str, start: tuple) -> None:
         return
     near = start[0] is not None and conn.execute(q(NEAR_START), {**ident, "since": write_start(
         start[0], True, *start[2:])[1]}).fetchone()
-    raise StorageError(f"the blob of {key} was removed before its row was written" + (
-        " (by a delete of its run or agent at about the write's start, within the trip of its first statement to "
-        "the database, which cannot be ordered against it, or by something else)" if near else "")
-        + ": nothing stored")
+    raise StorageError(f"the blob of {key} was removed before its row was written: nothing stored" + (
+        " (by a delete of its run or agent at about the write's start -- within the trip of its first statement to "
+        "the database, where the two cannot be ordered -- or by something else)" if near else ""))
 
 
 class PostgresExpiry:
