@@ -303,3 +303,18 @@ def test_advice_to_run_a_command_that_takes_no_root_is_not_given_one(postgres_ds
     assert result.exit_code == 4, result.output
     assert "scratchfs migrate-index" in result.stderr, result.stderr
     assert "migrate-index --root" not in result.stderr, result.stderr
+
+
+def test_migrate_index_says_the_runtime_roles_need_their_grants_again(postgres_dsn, pg_schema, monkeypatch):
+    """An upgrade that migrates the schema (3 to 4 added scope_tombstones) said only 'migrated from version 3': the
+    admin learnt that the runtime roles lacked the new table when their hosts were refused. It says so, with the
+    command that prints the grants; a schema already current or just created says nothing of it."""
+    schema_of_version_3(postgres_dsn, pg_schema)
+    monkeypatch.delenv("SCRATCHFS_INDEX", raising=False)
+    url = postgres_url(postgres_dsn, pg_schema)
+    done = CliRunner().invoke(main, ["migrate-index", "--index", url])
+    assert done.exit_code == 0, done.output
+    assert "migrated from version 3 (version 4)" in done.stdout, done.output
+    assert "scratchfs grants --role ROLE" in done.stdout and "runtime role" in done.stdout, done.output
+    again = CliRunner().invoke(main, ["migrate-index", "--index", url])
+    assert "already current" in again.stdout and "grants" not in again.stdout, again.output

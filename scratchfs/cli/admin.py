@@ -374,6 +374,10 @@ def migrate_index_command(as_json: bool) -> None:
         return
     done = "created" if not found else "already current" if found == now else f"migrated from version {found}"
     click.echo(f"index schema {schema!r}: {done} (version {now})")
+    if 0 < found < now:  # (a step may have added a table, which a runtime role's grant ON ALL TABLES does not cover)
+        click.echo("grant each runtime role again (a host whose role lacks a table an upgrade added is refused as it "
+                   "opens): scratchfs grants --role ROLE (with this --index or $SCRATCHFS_INDEX) prints the SQL; run "
+                   "it as this role")
 
 
 @main.command("grants")
