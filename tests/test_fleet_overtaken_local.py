@@ -97,15 +97,20 @@ def test_a_delete_within_the_trip_of_a_local_writes_statement_reads_deleted(loca
         deleter.scope("run", "agent").read_handle(handle, 0, 10)
 
 
-def test_a_local_write_into_a_run_deleted_before_it_began_stands(local_hosts, monkeypatch):
-    """The never-late start of a local write counts no delete done before it: a run deleted, then written again
-    (its first statement late), keeps the write."""
+def test_a_local_write_whose_directory_went_after_an_earlier_delete_fails(local_hosts, monkeypatch):
+    """Dated never late, a local write still counts no delete done well before it began: a run deleted, then
+    written again 0.3 s later, the new directory then removed by an outsider (not a delete: no mark after the
+    write's start) fails, StorageError, nothing stored -- never a handle reading 'deleted with its run'."""
+    import shutil
+
     writer, deleter = local_hosts(None)
     deleter.scope("run", "agent").scratch_write("before", b"v")
     deleter.delete_run("run")
-    late_first_statement(monkeypatch)
-    handle = writer.scope("run", "agent").spill(b"second life " * 5000, source_tool="t").handle
-    assert deleter.scope("run", "agent").read_handle(handle, 0, 11).data == b"second life"
+    time.sleep(0.3)
+    outcome = held_spill(writer, monkeypatch, lambda: shutil.rmtree(writer.blobs.agent_dir("run", "agent")))
+    assert isinstance(outcome, StorageError), outcome
+    assert "was removed before its row was written: nothing stored" in str(outcome)
+    assert writer.list_entries() == []
 
 
 def test_an_s3_write_whose_statement_is_late_fails_a_delete_within_that_trip(tmp_path, postgres_dsn, pg_schema,
