@@ -60,7 +60,7 @@ from scratchfs.engine.structure.terminal import PastTheView
 from scratchfs.engine.structure.text_search import search_text
 from scratchfs.foundation import checks
 from scratchfs.foundation.calls import Advice, Call, render_call
-from scratchfs.foundation.errors import BadRecord, InvalidArgument
+from scratchfs.foundation.errors import BadRecord, InvalidArgument, WideHeader
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
 from scratchfs.foundation.text import utf8_partial_tail
 
@@ -265,6 +265,8 @@ class StructureReads:
             try:
                 page = rows_page(src, row, rows, columns=columns, cursor=cursor, budget_bytes=budget,
                                  entry=entry_identity(handle, blob), layout=layout, headed=headed)
+            except WideHeader as exc:  # (the read of the first columns that fit, as a call)
+                raise _narrower(exc, handle, row, rows, call_budget) from None
             except BadRecord as exc:  # (the row the read starts at)
                 on = ("it is the last row" if exc.offset + exc.length >= src.size else Advice.of("read on after it: ",
                       Call.of("read_handle", handle=handle, row=exc.record + 1, rows=rows, columns=columns,
@@ -527,6 +529,15 @@ def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: 
     on = Call.of("read_handle", handle=handle, record=bad.record + 1, records=records, jq=None if long_jq else jq,
                  budget=budget)
     return Advice.of(see, "; read on after it: ", on, " with the same jq" if long_jq else "")
+
+
+def _narrower(exc: WideHeader, handle: str, row: int, rows: int, budget: int | None) -> InvalidArgument:
+    """The refusal of a rows read whose header takes too much of its budget, advising the same read of the first
+    columns that fit (by number: a call naming them echoes few bytes), when one does."""
+    if not exc.fitting:
+        return exc
+    return InvalidArgument(Advice.of(exc, "; the first that fit: ", Call.of(
+        "read_handle", handle=handle, row=row, rows=rows, columns=list(exc.fitting), budget=budget)))
 
 
 __all__ = ["StructureReads", "check_kind", "entry_identity", "mostly_json", "way_past"]

@@ -135,6 +135,22 @@ class BadRecord(InvalidArgument):
         return (type(self), (self.said(), self.record, self.offset, self.length))
 
 
+class WideHeader(InvalidArgument):
+    """A rows read's header -- the columns it shows -- takes more of the page's budget than a page allows it.
+
+    Attributes:
+        fitting: the numbers (from 0, in the table) of the first of those columns that would fit (empty: not even
+            the first), at most 16.
+    """
+
+    def __init__(self, message: str | Advice, fitting: tuple[int, ...] = ()) -> None:
+        super().__init__(message)
+        self.fitting = tuple(fitting)
+
+    def __reduce__(self):
+        return (type(self), (self.said(), self.fitting))
+
+
 class PatternTooLong(_Resumable):
     """A pattern match (with its lookaround) is longer than the search's reach bound, so it cannot be found exactly
     in a streaming search.
@@ -261,6 +277,7 @@ __all__ = [
     "StoreClosed",
     "StructureTimeout",
     "UpstreamUnavailable",
+    "WideHeader",
     "storage_error",
     "unless_exhausted",
 ]

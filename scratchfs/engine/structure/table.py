@@ -28,7 +28,7 @@ import json
 import re
 import threading
 from collections.abc import Callable, Generator, Iterator
-from itertools import chain
+from itertools import accumulate, chain
 from typing import Any
 
 from scratchfs.engine.structure.aligned import Layout, is_blank, is_row
@@ -54,7 +54,7 @@ from scratchfs.engine.structure.table_start import (
     named_separator,
 )
 from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import BadRecord, InvalidArgument
+from scratchfs.foundation.errors import BadRecord, InvalidArgument, WideHeader
 from scratchfs.foundation.limits import MAX_COLUMN_CHARS, MAX_COLUMNS
 from scratchfs.foundation.text import plural
 
@@ -441,9 +441,9 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
         BadRecord (an InvalidArgument): row ``row``, where a read without ``cursor`` starts, cannot be read (its
             number, bytes, what is wrong and the byte range read that shows it).
         InvalidArgument: an unknown column (the message lists the columns), a column neither text nor an integer
-            (``1.0``), a row past the last; a header that cannot be read, or that takes over half the budget (a page
-            after the first, ``cursor`` given: all but 128 bytes of it); a bad cursor (edited, of another entry or
-            read, or not at a row start), count or budget.
+            (``1.0``), a row past the last; a header that cannot be read, or that takes over half the budget
+            (WideHeader, naming the columns that fit; a page after the first, ``cursor`` given: all but 128 bytes
+            of it); a bad cursor (edited, of another entry or read, or not at a row start), count or budget.
     """
     budget = check_budget(budget_bytes)
     rows = check_int(rows, "rows", 1, MAX_ROWS)
@@ -470,13 +470,17 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
 
 
 def _header_fits(header: list[str], picked: list[int] | None, budget: int, first: bool) -> list[str]:
-    """The ``picked`` columns of ``header``, the header a page shows; refused (InvalidArgument) when it takes over
-    half the ``budget`` of a read's ``first`` page, or all but :data:`_ROW_ROOM` bytes of it on a page after the
-    first (whose budget less the echoed cursor may be under what the first page had)."""
+    """The ``picked`` columns of ``header``, the header a page shows; refused (WideHeader, naming the first 16 at
+    most of them that fit in three quarters of that room) when it takes over half the ``budget`` of a read's
+    ``first`` page, or all but :data:`_ROW_ROOM` bytes of it on a page after the first (whose budget less the
+    echoed cursor may be under what the first page had)."""
     shown = header if picked is None else [header[i] for i in picked]
-    if json_bytes(shown) > (budget // 2 if first else budget - _ROW_ROOM):
-        raise InvalidArgument(f"the header alone takes {plural(json_bytes(shown), 'byte')} of the {budget:,}-byte "
-                              "budget; select fewer columns")
+    room = budget // 2 if first else budget - _ROW_ROOM
+    if json_bytes(shown) > room:  # (the first k fit when 1 + their bytes and commas do, in 3/4 of the room: the
+        fitting = sum(1 for used in accumulate(json_bytes(name) + 1 for name in shown[:16]) if 4 * used < 3 * room)
+        # call that names them by number echoes them, which the page's budget gives)
+        raise WideHeader(f"the header alone takes {plural(json_bytes(shown), 'byte')} of the {budget:,}-byte "
+                         "budget; select fewer columns", tuple(picked or range(len(header)))[:fitting])
     return shown
 
 
