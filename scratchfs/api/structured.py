@@ -60,7 +60,7 @@ from scratchfs.engine.structure.terminal import PastTheView
 from scratchfs.engine.structure.text_search import search_text
 from scratchfs.foundation import checks
 from scratchfs.foundation.calls import Advice, Call, render_call
-from scratchfs.foundation.errors import BadRecord, InvalidArgument, WideHeader
+from scratchfs.foundation.errors import BadRecord, InvalidArgument, SlurpTooLarge, WideHeader
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
 from scratchfs.foundation.text import utf8_partial_tail
 
@@ -210,8 +210,9 @@ class StructureReads:
         all the rows of a CSV/TSV table (objects keyed by its header; arrays when its stub found no header line;
         strings, but numbers in a column of numbers, :func:`~scratchfs.engine.structure.slurp.type_number_columns`):
         :func:`~scratchfs.engine.structure.slurp.slurp_page`, paged as :meth:`jq` pages. Raises InvalidArgument (a
-        content over :data:`~scratchfs.engine.structure.slurp.MAX_SLURP_BYTES`, naming the per-record or per-row
-        read that works; an entry that is no JSON lines or table -- a JSON document, text, a log, HTML, binary data
+        content over :data:`~scratchfs.engine.structure.slurp.MAX_SLURP_BYTES`, or a table whose rows make an array
+        over :data:`~scratchfs.engine.structure.slurp.MAX_ARRAY_BYTES`, naming the per-record or per-row read that
+        works; an entry that is no JSON lines or table -- a JSON document, text, a log, HTML, binary data
         --, naming the reads that fit; what ``jq`` raises), BadRecord (a record that is not JSON, as :meth:`records`
         raises it, with the byte read that shows it), StructureTimeout (the filter ran past ``pattern_timeout``),
         NotFound, CorruptBlob."""
@@ -230,8 +231,11 @@ class StructureReads:
             layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else self._headless(
                 src, kind, handle, blob, "slurp=true")  # (split by it, not CSV)
             blob = blob if layout is None else f"{blob}:aligned"
-            page = slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, cache_key=blob,
-                              timeout=self._timeout(), entry=entry_identity(handle, blob), layout=layout)
+            try:
+                page = slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, cache_key=blob,
+                                  timeout=self._timeout(), entry=entry_identity(handle, blob), layout=layout)
+            except SlurpTooLarge as exc:  # (the paged read that does what the filter did, as a call)
+                raise InvalidArgument(Advice.of(exc, ": ", paged_instead(handle, filter, form))) from None
             return page if page.passed is None else _seeing_passed(page, handle, call_budget)
 
         try:

@@ -151,6 +151,11 @@ class WideHeader(InvalidArgument):
         return (type(self), (self.said(), self.fitting))
 
 
+class SlurpTooLarge(InvalidArgument):
+    """A slurp read of a table whose rows, as one JSON array of objects, grow past that array's bound (each row
+    repeats the header's names): the message says at which row; the read that pages them is the way on."""
+
+
 class PatternTooLong(_Resumable):
     """A pattern match (with its lookaround) is longer than the search's reach bound, so it cannot be found exactly
     in a streaming search.
@@ -272,6 +277,7 @@ __all__ = [
     "PatternTooLong",
     "QuotaExceeded",
     "ScratchError",
+    "SlurpTooLarge",
     "StorageError",
     "StoreBusy",
     "StoreClosed",
