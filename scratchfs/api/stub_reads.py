@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 from collections.abc import Iterator
 
+from scratchfs.api.jq_inputs import PLACEHOLDER
 from scratchfs.api.shape_aligned import header_line, is_aligned
 from scratchfs.api.shape_columns import COLUMNS_BYTES, headless_columns, runs_starts
 from scratchfs.api.shape_stream import is_stream
@@ -22,7 +23,8 @@ from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.errors import BadRecord, ScratchError, WideHeader
 from scratchfs.foundation.limits import MAX_STUB_BYTES, REPLY_BUDGET_BYTES
 
-__all__ = ["BY_MATCH", "BY_PATTERN", "MEMBERS", "RowsAfter", "after_handle", "rows_after", "structure_call"]
+__all__ = ["BY_MATCH", "BY_PATTERN", "MEMBERS", "PLACEHOLDERS", "RowsAfter", "after_handle", "rows_after",
+           "structure_call"]
 
 
 def after_handle(**arguments: object) -> str:
@@ -34,13 +36,15 @@ def after_handle(**arguments: object) -> str:
 ROWS, RECORDS = 20, 10  # the rows and the records a note's read asks for
 _KEYS = after_handle(jq="keys")  # a JSON object's keys (its shape does not name them all)
 _TEXT_VIEW = after_handle(view="text")  # an HTML page's text, terminal output rendered
-BY_MATCH, BY_PATTERN = after_handle(match="TEXT"), after_handle(pattern="REGEX")
+PLACEHOLDERS = {"match": "TEXT", "pattern": "REGEX"}
+"""What a note writes for the model's own needle and pattern (a search of them finds nothing, saying why)."""
+BY_MATCH, BY_PATTERN = after_handle(match=PLACEHOLDERS["match"]), after_handle(pattern=PLACEHOLDERS["pattern"])
 MEMBERS = after_handle(view="members")  # a tar's or a zip's every member, page by page (scratchfs.api.archive)
 _BY_ITEMS = after_handle(jq=".[]")  # a JSON array past the jq bound: a path read, streamed
 _BY_KEY = after_handle(jq=".KEY[]")  # a JSON object past it: the items of a key its shape names, streamed
 _FIRST_ITEM = after_handle(jq=".[0]")  # a JSON array within it
-_EACH = after_handle(jq="JQ")  # JSON texts one after another: one filter run on each document (jq reads a stream)
-_SLURP = after_handle(jq="JQ", slurp=True)  # one jq filter over the array of all the rows, objects by the header
+_EACH = after_handle(jq=PLACEHOLDER)  # JSON texts one after another: one filter run on each document (jq: a stream)
+_SLURP = after_handle(jq=PLACEHOLDER, slurp=True)  # one jq filter over the array of all the rows (objects by name)
 
 
 def structure_call(call: str, content_type: str | None, shape: str | None, size: int,
