@@ -6,6 +6,7 @@ took about 1 s a page, so reading it to its end took its pages times its size: d
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -14,9 +15,11 @@ from scratchfs.engine.structure.paging import CursorKey, ItemPage, encode_cursor
 
 __all__ = ["keeper", "kept_piece"]
 
-_CUT_CHARS = 32 * 1024 * 1024
-_CUT_ROWS: LRU[tuple[CursorKey, int], str] = LRU(4, max_weight=_CUT_CHARS, weigh=len, max_item_weight=_CUT_CHARS)
-"""The JSON text of rows cut across pages (at most 32 Mi characters in all), by read and row start."""
+_CUT_BYTES = 32 * 1024 * 1024
+_CUT_ROWS: LRU[tuple[CursorKey, int], str] = LRU(4, max_weight=_CUT_BYTES, weigh=sys.getsizeof,
+                                                  max_item_weight=_CUT_BYTES)
+"""The JSON text of rows cut across pages, by read and row start: at most 32 MiB of memory in all (a text of 8 Mi
+characters outside the BMP, 4 bytes each, fills it)."""
 
 
 def kept_piece(key: CursorKey, at: tuple[int, int, int], budget: int, extra: dict[str, Any]) -> ItemPage | None:
