@@ -31,11 +31,13 @@ if TYPE_CHECKING:  # what the names are, for type checkers and IDEs; at run time
         PatternTooLong,
         QuotaExceeded,
         ScratchError,
+        SlurpTooLarge,
         StorageError,
         StoreBusy,
         StoreClosed,
         StructureTimeout,
         UpstreamUnavailable,
+        WideHeader,
     )
     from scratchfs.foundation.limits import MAX_READ_BYTES
 
@@ -53,8 +55,8 @@ _WHERE = {  # each public name and the module that defines it, imported on first
         "scratchfs.engine.sweeper": ("SweepResult",),
         "scratchfs.foundation.errors": (
             "BadRecord", "Changed", "CorruptBlob", "Deleted", "Expired", "InvalidArgument", "NotFound",
-            "PatternMatchesEmpty", "PatternTimeout", "PatternTooLong", "QuotaExceeded", "ScratchError", "StorageError",
-            "StoreBusy", "StoreClosed", "StructureTimeout", "UpstreamUnavailable"),
+            "PatternMatchesEmpty", "PatternTimeout", "PatternTooLong", "QuotaExceeded", "ScratchError", "SlurpTooLarge",
+            "StorageError", "StoreBusy", "StoreClosed", "StructureTimeout", "UpstreamUnavailable", "WideHeader"),
         "scratchfs.foundation.limits": ("MAX_READ_BYTES",),
     }.items()
     for name in names
@@ -104,6 +106,7 @@ __all__ = [
     "ScratchStore",
     "Settings",
     "Slice",
+    "SlurpTooLarge",
     "StorageError",
     "StoreBusy",
     "StoreClosed",
@@ -111,6 +114,7 @@ __all__ = [
     "Stub",
     "SweepResult",
     "UpstreamUnavailable",
+    "WideHeader",
     "Window",
     "should_spill",
 ]

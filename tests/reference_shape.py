@@ -517,7 +517,9 @@ def _delimited(text: str, complete: bool, size: int, lines: int, scope: str) -> 
         if records in (-1, body.count("\n")) or not body:
             count = f"~{_plural(lines - (1 if looks_like_header else 0), 'row')} (by line count)"
         else:
-            estimate = round(records * size / len(body.encode("utf-8")))
+            # Changed on purpose (branch hostile6): per line of the head's whole lines times the content's line
+            # count, not per byte times its size (rows that grow wider down a table made it 12 times too many)
+            estimate = round(records * lines / body.count("\n"))
             count = f"~{_plural(estimate - (1 if looks_like_header else 0), 'row')} (estimated from the sample)"
     kind = "TSV" if delimiter == "\t" else "CSV"
     named = f"{width} columns ({columns})" if looks_like_header else f"{width} columns, no header"

@@ -395,11 +395,35 @@ def test_a_table_whose_rows_make_a_huge_array_is_refused_as_it_grows(tools, scra
     header = ",".join(f"column_{i}_" + "n" * 190 for i in range(50)).encode() + b"\n"
     table = header + (b",".join([b"1"] * 50) + b"\n") * 400  # 50 KB: a 4 MB array
     handle = scratch_scope.spill(table, source_tool="sql").handle
-    with pytest.raises(InvalidArgument, match=r"at most 0 MiB.*by row 400 .*row=1, rows=10000, columns="):
+    with pytest.raises(InvalidArgument, match=r"at most 0 MiB.*by row 400 .*count=True") as refused:
         tools.call("read_handle", {"handle": handle, "jq": "length", "slurp": True})
+    (count,) = refused.value.calls  # (the count read the refusal names, run: the lines less the header's)
+    assert tools.call("read_handle", dict(count.arguments))["lines"] == 401
     fits = header + (b",".join([b"1"] * 50) + b"\n") * 20  # 20 rows: a 210 KB array
     handle = scratch_scope.spill(fits, source_tool="sql").handle
     assert tools.call("read_handle", {"handle": handle, "jq": "length", "slurp": True})["results"] == [20]
+
+
+@pytest.mark.parametrize(("filter", "column"), [(".[] | .column_3_", 3), ('map(."column 7 $(x)")', 7)])
+def test_a_huge_arrays_refusal_names_the_rows_read_of_the_filters_column(tools, scratch_scope, monkeypatch, filter,
+                                                                         column):
+    """The refusal of a table whose rows make too large an array said 'read pages of its rows instead (row=1,
+    rows=10000, columns= the ones needed)': words, no call a face could run, where the refusal of a content too
+    large for slurp names the rows read of the filter's column (found running the calls refusals advise, hostile6).
+    It now names the same read, as a call; run, it gives that column."""
+    monkeypatch.setattr(slurp_module, "MAX_ARRAY_BYTES", 256 * 1024)
+    names = [f"column_{i}_" if i != 7 else "column 7 $(x)" for i in range(50)]
+    header = ",".join(name + "n" * 190 if i != 7 else name for i, name in enumerate(names)).encode() + b"\n"
+    table = header + b"".join(b",".join(b"%d.%d" % (row, i) for i in range(50)) + b"\n" for row in range(400))
+    handle = scratch_scope.spill(table, source_tool="sql").handle
+    name = names[column] + ("n" * 190 if column != 7 else "")
+    filter = filter.replace(".column_3_", "." + name) if column != 7 else filter
+    with pytest.raises(InvalidArgument, match=r"by row \d+ .*read pages of its rows instead") as refused:
+        tools.call("read_handle", {"handle": handle, "jq": filter, "slurp": True})
+    (call,) = refused.value.calls
+    assert dict(call.arguments)["columns"] == [name]
+    reply = tools.call("read_handle", dict(call.arguments))
+    assert reply["header"] == [name] and reply["rows"][:2] == [[f"0.{column}"], [f"1.{column}"]]
 
 
 def test_a_slurp_timeout_names_the_paged_reads_not_a_path_read(tmp_path):

@@ -12,7 +12,10 @@ import re
 
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["calls_inputs", "refuse_inputs"]
+__all__ = ["PLACEHOLDER", "calls_inputs", "refuse_inputs"]
+
+PLACEHOLDER = "JQ"
+"""What a stub's note writes for the jq filter of the model's own (``read_handle(..., jq="JQ", slurp=true)``)."""
 
 _JQ_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|#[^\n]*')  # a jq string literal or comment (no input call inside)
 _JQ_TOKEN = re.compile(r"[$.@]?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*|[{}()\[\],:]")  # names and what nests or parts them
@@ -44,7 +47,12 @@ def refuse_inputs(filter: str, slurping: bool = False) -> None:
     """Refuse a jq ``filter`` that calls ``input`` or ``inputs``: a structure read runs jq on one JSON value at a
     time (the document, or each JSON-lines record alone), where they see nothing -- a ``reduce inputs`` over JSON
     lines gave a page of ``{}`` per record (``slurping``: a slurp read, whose ``.`` is the array of them all).
-    Raises InvalidArgument naming the reads that do work."""
+    Raises InvalidArgument naming the reads that do work -- and for ``JQ``, the placeholder a stub's note writes
+    for the model's own filter (``jq="JQ", slurp=true``), run as written: filters that run in its place."""
+    if filter.strip() == PLACEHOLDER:
+        raise InvalidArgument(f'jq="{PLACEHOLDER}" is the stub\'s placeholder: write a jq filter in its place, e.g. '
+                              + ('jq="length" (how many), jq="map(.name)", jq="group_by(.unit) | map({unit: .[0].unit, '
+                                 'n: length})"' if slurping else 'jq="keys", jq=".items[0]", jq="length"'))
     if not calls_inputs(filter):
         return
     if slurping:

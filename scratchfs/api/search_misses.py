@@ -18,6 +18,7 @@ from scratchfs.api.search_calls import HINT_CALL_BYTES, same_search
 from scratchfs.api.shape import binary_format
 from scratchfs.api.shape_binary import UTF16_FORMATS, compressed_format
 from scratchfs.api.shape_said import not_utf8_said, split_by_controls
+from scratchfs.api.stub_reads import PLACEHOLDERS
 from scratchfs.api.view_search import RENDERED_KINDS, rendered_hint
 from scratchfs.api.views import reply_size
 from scratchfs.engine.pattern_syntax import crlf_line_ends
@@ -117,6 +118,16 @@ def _sought(found: Matches) -> str:
     return found.pattern if found.pattern is not None else (found.match or b"").decode("utf-8", "replace")
 
 
+def _placeholder_note(what: dict[str, str]) -> str | None:
+    """What a miss of the search ``what`` (``{"match": needle}`` or ``{"pattern": pattern}``) says when it sought
+    the placeholder a stub's note writes for it (:data:`~scratchfs.api.stub_reads.PLACEHOLDERS`), else ``None``."""
+    ((name, value),) = what.items()
+    if PLACEHOLDERS[name] != value:
+        return None
+    return (f'{name}="{value}" is the stub\'s placeholder: write what you look for in its place (match= a substring, '
+            'pattern= a regular expression, e.g. pattern="ERROR|Traceback")')
+
+
 def text_view_hint(found: Matches, content_type: str | None, offset: int, shape: str | None = None,
                    not_utf8: bool = False, crlf_fix: str | None = None) -> Matches:
     """``found`` with a ``note`` naming the way on when a search of a stored content from its start found nothing
@@ -146,12 +157,14 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
     raises."""
     if not _missed(found, offset):
         return found
+    what = {"pattern": found.pattern} if found.pattern is not None else {"match": _sought(found)}
+    if (placeholder := _placeholder_note(what)) is not None:  # (the stub's call run as written)
+        return replace(found, note=placeholder)
     packed = compressed_format(shape) if content_type == "binary" else None
     if packed is not None:
         return replace(found, note=compressed_note(found.handle, packed))
     if content_type == "binary" and (kind := binary_format(shape)) in UTF16_FORMATS:
         return replace(found, note=utf16_note(found, kind or ""))
-    what = {"pattern": found.pattern} if found.pattern is not None else {"match": _sought(found)}
     spelled = reply_size(_sought(found)) <= HINT_CALL_BYTES
     if content_type == "html":
         call = _same_call(found, **what, view="text") if spelled else 'the same call with view="text"'

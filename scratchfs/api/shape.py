@@ -439,7 +439,7 @@ def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, l
     if complete:
         count = plural(count_records(text, delimiter, lines) - headed, "row")
     else:
-        estimate = estimate_records(head, delimiter, size)
+        estimate = estimate_records(head, delimiter, size, lines)
         count = (f"~{plural(lines - headed, 'row')} (by line count)" if estimate is None
                  else f"~{plural(estimate - headed, 'row')} (estimated from the sample)")
     ragged = ragged_said(table, bool(named) + comments, headed, complete and len(sample_lines) >= lines)

@@ -60,7 +60,7 @@ from scratchfs.engine.structure.terminal import PastTheView
 from scratchfs.engine.structure.text_search import search_text
 from scratchfs.foundation import checks
 from scratchfs.foundation.calls import Advice, Call, render_call
-from scratchfs.foundation.errors import BadRecord, InvalidArgument
+from scratchfs.foundation.errors import BadRecord, InvalidArgument, SlurpTooLarge, WideHeader
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
 from scratchfs.foundation.text import utf8_partial_tail
 
@@ -210,8 +210,9 @@ class StructureReads:
         all the rows of a CSV/TSV table (objects keyed by its header; arrays when its stub found no header line;
         strings, but numbers in a column of numbers, :func:`~scratchfs.engine.structure.slurp.type_number_columns`):
         :func:`~scratchfs.engine.structure.slurp.slurp_page`, paged as :meth:`jq` pages. Raises InvalidArgument (a
-        content over :data:`~scratchfs.engine.structure.slurp.MAX_SLURP_BYTES`, naming the per-record or per-row
-        read that works; an entry that is no JSON lines or table -- a JSON document, text, a log, HTML, binary data
+        content over :data:`~scratchfs.engine.structure.slurp.MAX_SLURP_BYTES`, or a table whose rows make an array
+        over :data:`~scratchfs.engine.structure.slurp.MAX_ARRAY_BYTES`, naming the per-record or per-row read that
+        works; an entry that is no JSON lines or table -- a JSON document, text, a log, HTML, binary data
         --, naming the reads that fit; what ``jq`` raises), BadRecord (a record that is not JSON, as :meth:`records`
         raises it, with the byte read that shows it), StructureTimeout (the filter ran past ``pattern_timeout``),
         NotFound, CorruptBlob."""
@@ -230,8 +231,11 @@ class StructureReads:
             layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else self._headless(
                 src, kind, handle, blob, "slurp=true")  # (split by it, not CSV)
             blob = blob if layout is None else f"{blob}:aligned"
-            page = slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, cache_key=blob,
-                              timeout=self._timeout(), entry=entry_identity(handle, blob), layout=layout)
+            try:
+                page = slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, cache_key=blob,
+                                  timeout=self._timeout(), entry=entry_identity(handle, blob), layout=layout)
+            except SlurpTooLarge as exc:  # (the paged read that does what the filter did, as a call)
+                raise InvalidArgument(Advice.of(exc, ": ", paged_instead(handle, filter, form))) from None
             return page if page.passed is None else _seeing_passed(page, handle, call_budget)
 
         try:
@@ -265,6 +269,8 @@ class StructureReads:
             try:
                 page = rows_page(src, row, rows, columns=columns, cursor=cursor, budget_bytes=budget,
                                  entry=entry_identity(handle, blob), layout=layout, headed=headed)
+            except WideHeader as exc:  # (the read of the first columns that fit, as a call)
+                raise _narrower(exc, handle, row, rows, call_budget) from None
             except BadRecord as exc:  # (the row the read starts at)
                 on = ("it is the last row" if exc.offset + exc.length >= src.size else Advice.of("read on after it: ",
                       Call.of("read_handle", handle=handle, row=exc.record + 1, rows=rows, columns=columns,
@@ -527,6 +533,15 @@ def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: 
     on = Call.of("read_handle", handle=handle, record=bad.record + 1, records=records, jq=None if long_jq else jq,
                  budget=budget)
     return Advice.of(see, "; read on after it: ", on, " with the same jq" if long_jq else "")
+
+
+def _narrower(exc: WideHeader, handle: str, row: int, rows: int, budget: int | None) -> InvalidArgument:
+    """The refusal of a rows read whose header takes too much of its budget, advising the same read of the first
+    columns that fit (by number: a call naming them echoes few bytes), when one does."""
+    if not exc.fitting:
+        return exc
+    return InvalidArgument(Advice.of(exc, "; the first that fit: ", Call.of(
+        "read_handle", handle=handle, row=row, rows=rows, columns=list(exc.fitting), budget=budget)))
 
 
 __all__ = ["StructureReads", "check_kind", "entry_identity", "mostly_json", "way_past"]

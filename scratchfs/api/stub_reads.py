@@ -10,19 +10,21 @@ from __future__ import annotations
 import codecs
 from collections.abc import Iterator
 
+from scratchfs.api.jq_inputs import PLACEHOLDER
 from scratchfs.api.shape_aligned import header_line, is_aligned
 from scratchfs.api.shape_columns import COLUMNS_BYTES, headless_columns, runs_starts
 from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.shape_table import is_headless
 from scratchfs.api.shape_terminal import coloured, is_terminal
-from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES, MAX_SLURP_BYTES, BytesSource, iter_rows
+from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES, MAX_SLURP_BYTES, BytesSource, iter_rows, rows_page
 from scratchfs.engine.structure.aligned import is_blank, is_row
 from scratchfs.engine.structure.paging import iter_lines
 from scratchfs.foundation.calls import render_call
-from scratchfs.foundation.errors import BadRecord, ScratchError
-from scratchfs.foundation.limits import MAX_STUB_BYTES
+from scratchfs.foundation.errors import BadRecord, ScratchError, WideHeader
+from scratchfs.foundation.limits import MAX_STUB_BYTES, REPLY_BUDGET_BYTES
 
-__all__ = ["BY_MATCH", "BY_PATTERN", "MEMBERS", "RowsAfter", "after_handle", "rows_after", "structure_call"]
+__all__ = ["BY_MATCH", "BY_PATTERN", "MEMBERS", "PLACEHOLDERS", "RowsAfter", "after_handle", "rows_after",
+           "structure_call"]
 
 
 def after_handle(**arguments: object) -> str:
@@ -34,13 +36,15 @@ def after_handle(**arguments: object) -> str:
 ROWS, RECORDS = 20, 10  # the rows and the records a note's read asks for
 _KEYS = after_handle(jq="keys")  # a JSON object's keys (its shape does not name them all)
 _TEXT_VIEW = after_handle(view="text")  # an HTML page's text, terminal output rendered
-BY_MATCH, BY_PATTERN = after_handle(match="TEXT"), after_handle(pattern="REGEX")
+PLACEHOLDERS = {"match": "TEXT", "pattern": "REGEX"}
+"""What a note writes for the model's own needle and pattern (a search of them finds nothing, saying why)."""
+BY_MATCH, BY_PATTERN = after_handle(match=PLACEHOLDERS["match"]), after_handle(pattern=PLACEHOLDERS["pattern"])
 MEMBERS = after_handle(view="members")  # a tar's or a zip's every member, page by page (scratchfs.api.archive)
 _BY_ITEMS = after_handle(jq=".[]")  # a JSON array past the jq bound: a path read, streamed
 _BY_KEY = after_handle(jq=".KEY[]")  # a JSON object past it: the items of a key its shape names, streamed
 _FIRST_ITEM = after_handle(jq=".[0]")  # a JSON array within it
-_EACH = after_handle(jq="JQ")  # JSON texts one after another: one filter run on each document (jq reads a stream)
-_SLURP = after_handle(jq="JQ", slurp=True)  # one jq filter over the array of all the rows, objects by the header
+_EACH = after_handle(jq=PLACEHOLDER)  # JSON texts one after another: one filter run on each document (jq: a stream)
+_SLURP = after_handle(jq=PLACEHOLDER, slurp=True)  # one jq filter over the array of all the rows (objects by name)
 
 
 def structure_call(call: str, content_type: str | None, shape: str | None, size: int,
@@ -90,6 +94,23 @@ def rows_after(content_type: str | None, head: bytes, size: int, shape: str | No
     return None  # split at runs of spaces, as the rows read splits it -- cells holding spaces refuse it: no row=)
 
 
+_NARROW_BUDGET = REPLY_BUDGET_BYTES - 1024  # (a page's budget less what its reply's other fields may take)
+
+
+def narrowed(head: bytes, headed: bool = True) -> list[int] | None:
+    """The columns (by number, from 0) a note's rows read names for a table whose start is ``head``: ``None`` (all
+    of them) when its header fits a page of the default reply budget, else the first that fit (at most 16, at
+    least one) -- a read of a header of 10,000 columns is refused, naming this one. Raises
+    nothing."""
+    try:
+        rows_page(BytesSource(head), 1, 1, budget_bytes=_NARROW_BUDGET, headed=headed)
+    except WideHeader as exc:
+        return list(exc.fitting or (0,))
+    except (ScratchError, ValueError):
+        pass  # (a table the reader refuses: its rows read says why)
+    return None
+
+
 class RowsAfter:
     """The rows read (a table's, ``content_type`` ``csv``; ``aligned``: a table aligned by spaces) or the records
     read (``jsonl``) a note names after a preview of ``head`` (the content's first bytes: at least a row past the
@@ -98,7 +119,8 @@ class RowsAfter:
     line ends, the header is no row unless ``shape`` says "no header" or ``headed`` is false -- text in columns
     with no header line --; a record is a line that is not blank, as a ``record=`` read numbers them)."""
 
-    __slots__ = ("_known", "_refused", "_starts", "_walk", "aligned", "head", "headed", "shape", "size", "word")
+    __slots__ = ("_known", "_narrowed", "_refused", "_starts", "_walk", "aligned", "head", "headed", "shape", "size",
+                 "word")
 
     def __init__(self, content_type: str, head: bytes, size: int, shape: str | None, aligned: bool = False,
                  headed: bool = True) -> None:
@@ -109,6 +131,7 @@ class RowsAfter:
         self._starts: list[tuple[int, int]] = []  # (number, start) of the rows read so far: _starts_known
         self._walk: Iterator[tuple[int, int]] | None = None
         self._refused = False
+        self._narrowed: list[int] | bool | None = False  # (False: not told yet; None: every column fits)
 
     def first_unshown(self, covered: int) -> int | None:
         """The number (from 1) of the first row or record the preview of bytes ``0-covered`` does not show whole;
@@ -131,8 +154,11 @@ class RowsAfter:
         first = self.first_unshown(covered)
         if first is None:
             return None
-        return after_handle(row=first, rows=ROWS) if self.word == "row" else after_handle(record=first,
-                                                                                          records=RECORDS)
+        if self.word == "record":
+            return after_handle(record=first, records=RECORDS)
+        if self._narrowed is False:
+            self._narrowed = None if self.aligned else narrowed(self.head[:_ROWS_REACH], self.headed)
+        return after_handle(row=first, rows=ROWS, columns=self._narrowed)
 
     def _row(self, covered: int) -> int | None:
         head, whole = self.head, len(self.head) >= self.size

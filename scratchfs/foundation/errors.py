@@ -135,6 +135,27 @@ class BadRecord(InvalidArgument):
         return (type(self), (self.said(), self.record, self.offset, self.length))
 
 
+class WideHeader(InvalidArgument):
+    """A rows read's header -- the columns it shows -- takes more of the page's budget than a page allows it.
+
+    Attributes:
+        fitting: the numbers (from 0, in the table) of the first of those columns that would fit (empty: not even
+            the first), at most 16.
+    """
+
+    def __init__(self, message: str | Advice, fitting: tuple[int, ...] = ()) -> None:
+        super().__init__(message)
+        self.fitting = tuple(fitting)
+
+    def __reduce__(self):
+        return (type(self), (self.said(), self.fitting))
+
+
+class SlurpTooLarge(InvalidArgument):
+    """A slurp read of a table whose rows, as one JSON array of objects, grow past that array's bound (each row
+    repeats the header's names): the message says at which row; the read that pages them is the way on."""
+
+
 class PatternTooLong(_Resumable):
     """A pattern match (with its lookaround) is longer than the search's reach bound, so it cannot be found exactly
     in a streaming search.
@@ -256,11 +277,13 @@ __all__ = [
     "PatternTooLong",
     "QuotaExceeded",
     "ScratchError",
+    "SlurpTooLarge",
     "StorageError",
     "StoreBusy",
     "StoreClosed",
     "StructureTimeout",
     "UpstreamUnavailable",
+    "WideHeader",
     "storage_error",
     "unless_exhausted",
 ]

@@ -50,7 +50,7 @@ from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPa
 from scratchfs.engine.structure.row_keys import EXTRA_CELLS, row_keys
 from scratchfs.engine.structure.table import UNSPLIT_KEY, iter_rows
 from scratchfs.foundation import limits
-from scratchfs.foundation.errors import BadRecord, InvalidArgument, StructureTimeout
+from scratchfs.foundation.errors import BadRecord, InvalidArgument, SlurpTooLarge, StructureTimeout
 from scratchfs.foundation.text import plural
 
 __all__ = ["EXTRA_CELLS", "MAX_ARRAY_BYTES", "MAX_EXACT_INTEGER", "MAX_SLURP_BYTES", "row_keys", "slurp_page",
@@ -419,17 +419,17 @@ _CHUNK_ROWS = 1024
 
 def _put(chunk: list[Any], parts: list[bytes], size: int, count: int) -> int:
     """Put the JSON text of ``chunk``'s rows (the array's items, no brackets) in ``parts`` and empty ``chunk``;
-    return its bytes. ``size``: the bytes of the array so far; ``count``: the rows so far. Raises InvalidArgument
-    when the array would grow past :data:`MAX_ARRAY_BYTES`."""
+    return its bytes. ``size``: the bytes of the array so far; ``count``: the rows so far. Raises SlurpTooLarge (an
+    InvalidArgument) when the array would grow past :data:`MAX_ARRAY_BYTES`."""
     if not chunk:
         return 0
     text = json.dumps(chunk, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")[1:-1]
     chunk.clear()
     if size + len(text) + 1 > MAX_ARRAY_BYTES:
-        raise InvalidArgument(
+        raise SlurpTooLarge(
             f"slurp=true gives jq the rows as one JSON array of at most {MAX_ARRAY_BYTES // 2**20} MiB, and this "
             f"table's rows make more by row {count:,} (each row an object repeating the header's names): read pages "
-            "of its rows instead (row=1, rows=10000, columns= the ones needed)")
+            "of its rows instead")
     parts.append(text)
     return len(text) + 1
 

@@ -28,7 +28,7 @@ import json
 import re
 import threading
 from collections.abc import Callable, Generator, Iterator
-from itertools import chain
+from itertools import accumulate, chain
 from typing import Any
 
 from scratchfs.engine.structure.aligned import Layout, is_blank, is_row
@@ -46,6 +46,7 @@ from scratchfs.engine.structure.paging import (
 )
 from scratchfs.engine.structure.row_keys import row_keys
 from scratchfs.engine.structure.row_lines import LINE_END, iter_row_lines, line_end_after, row_line_start
+from scratchfs.engine.structure.row_parts import keeper, kept_piece
 from scratchfs.engine.structure.table_start import (
     COMMENT_HEAD_CHARS,
     UTF8_BOM,
@@ -54,7 +55,7 @@ from scratchfs.engine.structure.table_start import (
     named_separator,
 )
 from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import BadRecord, InvalidArgument
+from scratchfs.foundation.errors import BadRecord, InvalidArgument, WideHeader
 from scratchfs.foundation.limits import MAX_COLUMN_CHARS, MAX_COLUMNS
 from scratchfs.foundation.text import plural
 
@@ -431,19 +432,17 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
         ``extra["header"]`` the (selected) header (if ``headed``), ``extra["replaced"]`` (not when 0) the bytes of
         header and rows (every column) shown as U+FFFD; ``first``: the first row shown. A row larger than the page
         comes as ``part`` pieces of its JSON, each counting the replaced bytes it shows (the first also the
-        unselected columns').
+        unselected columns'), the row read once (:mod:`~scratchfs.engine.structure.row_parts`).
 
-    A row that cannot be read is passed over (see the module docstring; :func:`_items`): ``extra["note"]`` names
-    it and ``passed`` lists it (BadRecords); a page that shows rows before it ends before it, its cursor going on
-    after it, so that every cursor reads on.
+    A row that cannot be read is passed over (see the module docstring; :func:`_items`): ``extra["note"]`` names it,
+    ``passed`` lists it (BadRecords); a page of rows before it ends there, its cursor going on after it.
 
     Raises:
         BadRecord (an InvalidArgument): row ``row``, where a read without ``cursor`` starts, cannot be read (its
             number, bytes, what is wrong and the byte range read that shows it).
-        InvalidArgument: an unknown column (the message lists the columns), a column neither text nor an integer
-            (``1.0``), a row past the last; a header that cannot be read, or that takes over half the budget (a page
-            after the first, ``cursor`` given: all but 128 bytes of it); a bad cursor (edited, of another entry or
-            read, or not at a row start), count or budget.
+        InvalidArgument: an unknown column (listing them), a column neither text nor an integer (``1.0``), a row
+            past the last; a header that cannot be read or that takes over half the budget (WideHeader: the columns
+            that fit; after the first page, all but 128 bytes of it); a bad cursor, count or budget.
     """
     budget = check_budget(budget_bytes)
     rows = check_int(rows, "rows", 1, MAX_ROWS)
@@ -453,6 +452,8 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     key = CursorKey(f"rows\0{delimiter}\0{picked}" + ("" if headed else "\0no header"), source.size, entry)
     number, offset, chars, held = _page_start(source, header_rows, first, row, cursor, key)  # (row= beside a
     shown = _header_fits(header, picked, budget, cursor is None) if headed else []  # cursor: as records_page's)
+    if (page := kept_piece(key, (number, offset, chars), budget, {"header": shown} if headed else {})) is not None:
+        return page  # (a row cut on a page before: its next piece cut from its kept text, the row not read again)
     passed: list[tuple[BadRecord, bool]] = []
 
     def fill(room: int, most: int = _MOST_PASSED) -> ItemPage:  # (again with less room, or fewer rows passed
@@ -463,20 +464,24 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
             page.extra["header"] = shown
         items = _items(body, number, picked, cursor is not None, passed, most)
         return _passed_note(_counted(page, lambda items: fill_items(page, items, chars, room, rows, lambda pos, skip:
-                            encode_cursor((pos[0], pos[1], skip), key)), items, bad, first[0] if first else -1,
-                            picked, chars), passed)
+                            encode_cursor((pos[0], pos[1], skip), key), keeper(key, bad)), items, bad,
+                            first[0] if first else -1, picked, chars), passed)
 
     return _fitted(fill, budget)
 
 
 def _header_fits(header: list[str], picked: list[int] | None, budget: int, first: bool) -> list[str]:
-    """The ``picked`` columns of ``header``, the header a page shows; refused (InvalidArgument) when it takes over
-    half the ``budget`` of a read's ``first`` page, or all but :data:`_ROW_ROOM` bytes of it on a page after the
-    first (whose budget less the echoed cursor may be under what the first page had)."""
+    """The ``picked`` columns of ``header``, the header a page shows; refused (WideHeader, naming the first 16 at
+    most of them that fit in three quarters of that room) when it takes over half the ``budget`` of a read's
+    ``first`` page, or all but :data:`_ROW_ROOM` bytes of it on a page after the first (whose budget less the
+    echoed cursor may be under what the first page had)."""
     shown = header if picked is None else [header[i] for i in picked]
-    if json_bytes(shown) > (budget // 2 if first else budget - _ROW_ROOM):
-        raise InvalidArgument(f"the header alone takes {plural(json_bytes(shown), 'byte')} of the {budget:,}-byte "
-                              "budget; select fewer columns")
+    room = budget // 2 if first else budget - _ROW_ROOM
+    if json_bytes(shown) > room:  # (the first k fit when 1 + their bytes and commas do, in 3/4 of the room: the
+        fitting = sum(1 for used in accumulate(json_bytes(name) + 1 for name in shown[:16]) if 4 * used < 3 * room)
+        # call that names them by number echoes them, which the page's budget gives)
+        raise WideHeader(f"the header alone takes {plural(json_bytes(shown), 'byte')} of the {budget:,}-byte "
+                         "budget; select fewer columns", tuple(picked or range(len(header)))[:fitting])
     return shown
 
 
