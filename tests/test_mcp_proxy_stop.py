@@ -90,7 +90,8 @@ def send(proc, message: dict) -> None:
 
 
 @pytest.mark.parametrize(("signame", "code", "line"), [
-    ("SIGKILL", -9, None)])
+    ("SIGKILL", -9, None), ("SIGTERM", 143, "scratchfs: terminated"), ("SIGINT", 130, "scratchfs: interrupted"),
+    ("SIGHUP", 129, "scratchfs: hung up")])
 def test_a_proxy_stopped_mid_call_stops_its_upstream_and_answers_what_is_in_flight(signame, code, line, tmp_path):
     """A SIGKILLed proxy left its upstream, busy in a slow call, running in a session of its own (for the call's
     hour), with the child it had started: the upstream now runs under a launcher that stops its process group
@@ -144,3 +145,4 @@ def test_a_proxy_stopped_mid_call_stops_its_upstream_and_answers_what_is_in_flig
     stopped = f"scratchfs mcp-proxy stopped ({signame}) before answering this request"
     assert sorted(replies, key=lambda r: str(r["id"])) == [
         {"jsonrpc": "2.0", "id": rid, "error": {"code": -32000, "message": stopped}} for rid in ("07", 2)], replies
+
