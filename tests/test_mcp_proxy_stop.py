@@ -146,3 +146,63 @@ def test_a_proxy_stopped_mid_call_stops_its_upstream_and_answers_what_is_in_flig
     assert sorted(replies, key=lambda r: str(r["id"])) == [
         {"jsonrpc": "2.0", "id": rid, "error": {"code": -32000, "message": stopped}} for rid in ("07", 2)], replies
 
+
+def launched(tmp_path, shell: str, grace: float = 0.3):
+    """``sh -c shell`` under the launcher, as the proxy starts it: ``(launcher, proxy's end of the socket, pids)``,
+    the pids those ``shell`` wrote to ``tmp_path / "pids"`` (its own and its background child's)."""
+    import socket
+
+    from scratchfs.mcp.upstream_stdio import launch_command
+
+    life, theirs = socket.socketpair()
+    pids = tmp_path / "pids"
+    command = launch_command(theirs.fileno(), "sh", ["-c", shell.replace("PIDS", str(pids))])
+    command[command.index("0.3")] = f"{grace:g}"
+    launcher = subprocess.Popen(command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+    theirs.close()
+    deadline = time.monotonic() + 30
+    while (not pids.exists() or len(pids.read_text().split()) < 2) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return launcher, life, [int(pid) for pid in pids.read_text().split()]
+
+
+def test_the_launcher_stops_a_group_that_ignores_sigterm_once_the_proxys_end_closes(tmp_path):
+    """The proxy's end of the socket closing (its death) stops the upstream's whole group, SIGKILL after the grace
+    for what ignores SIGTERM; the launcher reaps the upstream and exits 128 + 9."""
+    with subreaper():
+        launcher, life, pids = launched(tmp_path, "trap '' TERM; sleep 3600 & echo $$ $! > PIDS.tmp; "
+                                                  "mv PIDS.tmp PIDS; wait")
+        began = time.monotonic()
+        life.close()
+        assert launcher.wait(10) == 137
+        took = time.monotonic() - began
+        assert gone_within(pids, 5) == []
+    assert 0.25 < took < 5, took
+
+
+def test_the_launcher_ends_with_its_upstream_and_sigterms_what_it_left_in_its_group(tmp_path):
+    """An upstream that exits by itself: the launcher exits with its status and what it left in its process group
+    gets SIGTERM (it would have lived on, orphaned)."""
+    with subreaper():
+        launcher, life, pids = launched(tmp_path, "sleep 3600 & echo $$ $! > PIDS.tmp; mv PIDS.tmp PIDS; exit 3")
+        assert launcher.wait(10) == 3
+        assert gone_within(pids, 5) == []
+        assert life.recv(100) == b""  # (no report: it started)
+    life.close()
+
+
+def test_a_command_the_launcher_cannot_start_is_reported_on_the_socket(tmp_path):
+    import socket
+
+    from scratchfs.mcp.upstream_stdio import launch_command, not_started
+
+    life, theirs = socket.socketpair()
+    launcher = subprocess.Popen(launch_command(theirs.fileno(), str(tmp_path / "no-such-server"), []),
+                                pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL)
+    theirs.close()
+    assert launcher.wait(30) == 127
+    failure = not_started(life)
+    life.close()
+    assert isinstance(failure, OSError) and failure.strerror == "No such file or directory"
+    assert failure.filename == str(tmp_path / "no-such-server")

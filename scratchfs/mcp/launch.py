@@ -77,12 +77,13 @@ def _signal_group(pgid: int, signum: int) -> None:
         pass  # the group is gone, or a member is another user's: what could be signalled was
 
 
-def _exited(pid: int) -> bool:
-    """Whether the upstream exited, without reaping it (its pid, the group's id, stays taken)."""
-    if not hasattr(os, "waitid"):  # pragma: no cover - every POSIX system Python builds waitid on
-        return False
+def _exited(child: subprocess.Popen) -> bool:
+    """Whether the upstream exited, without reaping it where ``waitid`` is (its pid, the group's id, stays taken);
+    elsewhere reaped (a group id then free for the instant before it is signalled)."""
+    if not hasattr(os, "waitid"):  # pragma: no cover - Python builds waitid on Linux and the BSDs
+        return child.poll() is not None
     try:
-        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        return os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
     except ChildProcessError:
         return True
 
@@ -123,7 +124,7 @@ class Launcher:
         os.dup2(null, 1)
         os.close(null)
         while True:
-            if _exited(child.pid):
+            if _exited(child):
                 _signal_group(child.pid, signal.SIGTERM)  # (what it left in its group)
                 return _status(child, None)
             if self.stops:
@@ -139,7 +140,7 @@ class Launcher:
 
         _signal_group(child.pid, signal.SIGTERM)
         deadline = time.monotonic() + self.grace
-        while not _exited(child.pid) and (left := deadline - time.monotonic()) > 0:
+        while not _exited(child) and (left := deadline - time.monotonic()) > 0:
             if select.select([self.wake], [], [], left)[0]:
                 os.read(self.wake, 512)
         _signal_group(child.pid, signal.SIGKILL)
