@@ -161,5 +161,7 @@ def main(argv: list[str]) -> int:
     return Launcher(life, grace, argv[4:]).run()
 
 
+__all__ = ["NOT_STARTED", "STOP_SIGNALS", "Launcher", "main"]
+
 if __name__ == "__main__":
     sys.exit(main(sys.argv))

@@ -205,15 +205,7 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
     import anyio
     from mcp.shared.message import SessionMessage
 
-    life, theirs = socket.socketpair()  # (the launcher's end; this one closes when the proxy dies: launch.py)
-    try:
-        process = await anyio.open_process(launch_command(theirs.fileno(), command, args), env=dict(env),
-                                           stderr=sys.stderr, start_new_session=True, pass_fds=(theirs.fileno(),))
-    except BaseException:
-        life.close()
-        raise
-    finally:
-        theirs.close()
+    process, life = await launched(command, args, env)
     read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
     set_closed = closed.set if closed is not None else (lambda: None)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
@@ -250,15 +242,34 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
             yield read_stream, write_stream
         finally:
             set_closed()
-            try:
+            with life:
                 with anyio.CancelScope(shield=True):
                     await stop(process, write_stream)
                 tg.cancel_scope.cancel()
-                failure = not_started(life)
-            finally:
-                life.close()
-            if failure is not None:
-                raise failure
+                if (failure := not_started(life)) is not None:
+                    raise failure
+
+
+async def launched(command: str, args: list[str], env: Mapping[str, str]) -> tuple[Any, socket.socket]:
+    """``command args`` started through :mod:`scratchfs.mcp.launch` in a session of its own: the launcher's
+    process and the proxy's end of their socket, which closes when the proxy dies (the launcher then stops the
+    upstream's group).
+
+    Raises:
+        OSError: the launcher cannot be started.
+    """
+    import anyio
+
+    life, theirs = socket.socketpair()
+    try:
+        process = await anyio.open_process(launch_command(theirs.fileno(), command, args), env=dict(env),
+                                           stderr=sys.stderr, start_new_session=True, pass_fds=(theirs.fileno(),))
+    except BaseException:
+        life.close()
+        raise
+    finally:
+        theirs.close()
+    return process, life
 
 
 def launch_command(fd: int, command: str, args: list[str]) -> list[str]:
@@ -326,5 +337,5 @@ async def drain(stdout: Any) -> None:
 
 
 __all__ = ["ANSWER_HEAD", "HANDSHAKE_VERSION", "LAUNCH_GRACE", "LONE_SURROGATE", "MALFORMED", "MALFORMED_MARK",
-           "STOP_SECONDS", "drain", "launch_command", "not_started", "parse_line", "split_lines", "stop",
+           "STOP_SECONDS", "drain", "launch_command", "launched", "not_started", "parse_line", "split_lines", "stop",
            "upstream_stdio", "valid_tools", "without_lone_surrogates"]
