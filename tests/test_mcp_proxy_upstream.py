@@ -4,6 +4,7 @@ within ``--timeout``, the SDK's courtesy cancel to an upstream that reads nothin
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -130,3 +131,50 @@ def test_an_upstream_that_floods_its_stdout_and_exits_leaves_the_proxy_one_clean
     err = done.stderr.decode()
     assert done.returncode == 0 and "Traceback" not in err and "Exception ignored" not in err, err
     assert len(err.splitlines()) == 1, err  # the line saying what it serves
+
+
+LOGGER = '''import json, sys
+note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x" * 100}}
+sys.stdout.write((json.dumps(note) + "\\n") * 5000)
+print(json.dumps({"jsonrpc": "2.0", "method": "notifications/progress",
+                  "params": {"progressToken": 1, "progress": 1, "message": "notifications/message"}}))
+print(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "notifications/message", "params": {}}))
+print(json.dumps({"jsonrpc": "2.0", "id": 2, "result": {"content": [
+    {"type": "text", "text": json.dumps(note)}]}}), flush=True)
+'''
+
+
+def test_the_upstreams_log_notifications_are_dropped_unread(tmp_path, monkeypatch):
+    """A flood of 200,000 log notifications (notifications/message, which the proxy passes nowhere: its session has
+    no logging callback, its client is not told) delayed the answer after them by 28 s at a load of 7, past
+    --timeout: each was read by the SDK's parser (90 us) and dispatched by its session. They are now told by
+    Python's parser and dropped before (3.7 s); every other line -- a progress notification naming the method in
+    its message, a request of that method (it has an id), an answer holding one as text -- is read as before."""
+    from scratchfs.mcp import upstream_stdio
+
+    script = tmp_path / "logger.py"
+    script.write_text(LOGGER)
+    parsed: list[bytes] = []
+    real = upstream_stdio.parse_line
+
+    def counted(line):
+        parsed.append(line)
+        return real(line)
+
+    monkeypatch.setattr(upstream_stdio, "parse_line", counted)
+
+    async def body():
+        got = []
+        async with upstream_stdio.upstream_stdio(sys.executable, [str(script)], dict(os.environ)) as (
+                read_stream, write_stream), read_stream, write_stream:
+            with anyio.fail_after(60):
+                async for message in read_stream:
+                    got.append(message.message)
+                    if getattr(message.message, "id", None) == 2:
+                        break
+        return got
+
+    got = run(body)
+    assert len(parsed) == 3, [line[:80] for line in parsed]
+    assert [getattr(m, "method", None) for m in got] == ["notifications/progress", "notifications/message", None]
+    assert got[1].id == 1 and got[2].result["content"][0]["text"].startswith('{"jsonrpc"')
