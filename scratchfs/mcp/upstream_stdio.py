@@ -5,10 +5,11 @@ line of n bytes costs O(n**2 / 64 KiB): a 50 MB tool result took 33 s to read, a
 meanwhile every other answer of the upstream waited behind it (the calls failed ``no answer within --timeout``). It
 also decodes strictly, so a byte that is not UTF-8 ended its reader. :func:`upstream_stdio` reads bytes into one
 growing buffer and splits each line once; a line is decoded with U+FFFD for a bad byte; a line longer than
-:data:`~scratchfs.foundation.limits.MAX_UPSTREAM_MESSAGE_BYTES` is skipped as it arrives and logged. The process is
-started through :mod:`scratchfs.mcp.launch`, which runs it in a session of its own and stops it, and the children it
-keeps in its process group, when the proxy dies -- a SIGKILLed proxy left a busy upstream running for as long as its
-call lasted --; the proxy stops it as the SDK does (stdin closed, then SIGTERM, then SIGKILL).
+:data:`~scratchfs.foundation.limits.MAX_UPSTREAM_MESSAGE_BYTES` is skipped as it arrives and logged; log
+notifications, and progress beyond 20 a second a request, are dropped unread (:mod:`scratchfs.mcp.notice_gate`). The
+process is started through :mod:`scratchfs.mcp.launch`, which runs it in a session of its own and stops it, and the
+children it keeps in its process group, when the proxy dies -- a SIGKILLed proxy left a busy upstream running for as
+long as its call lasted --; the proxy stops it as the SDK does (stdin closed, then SIGTERM, then SIGKILL).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from scratchfs.foundation.limits import MAX_UPSTREAM_MESSAGE_BYTES
+from scratchfs.mcp.notice_gate import NoticeGate
 
 log = logging.getLogger(__name__)
 
@@ -47,9 +49,6 @@ none of it, and passes through as the upstream's error."""
 LAUNCH_GRACE = 0.6 * STOP_SECONDS
 """Seconds the launcher gives the upstream between its SIGTERM and its SIGKILL: within the :data:`STOP_SECONDS` the
 proxy's stop gives the launcher once it signalled it (:mod:`scratchfs.mcp.launch`)."""
-UNHEARD_METHOD = b'"notifications/message"'
-UNHEARD_MAX_BYTES = 65536
-"""Longest line :func:`unheard` reads (a longer one is read by the SDK's parser, as every line was)."""
 HANDSHAKE_VERSION = "2025-11-25"
 """The protocol version the proxy's client session asks its upstream for (``ClientSession.initialize``)."""
 
@@ -78,22 +77,6 @@ def split_lines(buffer: bytearray, chunk: bytes, limit: int, skipping: bool) -> 
         skipping = True
         buffer.clear()
     return lines, skipping
-
-
-def unheard(line: bytes) -> bool:
-    """Whether ``line`` is a log notification of the upstream (``notifications/message``), which the proxy passes
-    nowhere -- its session has no logging callback and its client is not told --, told by Python's parser (about
-    6 us for a line of 150 bytes) rather than read by the SDK's (about 90 us, then its session's dispatch): a
-    flood of 200,000 of them delayed the answer after them by 28 s (past ``--timeout``), 3.7 s now (both at a load
-    of 7 on 2 cores). A line over
-    :data:`UNHEARD_MAX_BYTES`, or that names the method with an escape, is read as before."""
-    if len(line) > UNHEARD_MAX_BYTES or UNHEARD_METHOD not in line:
-        return False
-    try:
-        message = json.loads(line)
-    except (ValueError, RecursionError):
-        return False
-    return isinstance(message, dict) and "id" not in message and message.get("method") == "notifications/message"
 
 
 def parse_line(line: bytes) -> list[Any]:
@@ -230,14 +213,14 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
 
     async def stdout_reader() -> None:
-        buffer, skipping = bytearray(), False
+        buffer, skipping, gate = bytearray(), False, NoticeGate()
         try:
             async with read_writer:
                 try:
                     async for chunk in process.stdout:
                         lines, skipping = split_lines(buffer, chunk, limit, skipping)
                         for line in lines:
-                            for message in parse_line(line) if line.strip() and not unheard(line) else ():
+                            for message in parse_line(line) if line.strip() and not gate.drops(line) else ():
                                 await read_writer.send(message)
                 finally:
                     set_closed()
@@ -357,4 +340,4 @@ async def drain(stdout: Any) -> None:
 
 __all__ = ["ANSWER_HEAD", "HANDSHAKE_VERSION", "LAUNCH_GRACE", "LONE_SURROGATE", "MALFORMED", "MALFORMED_MARK",
            "STOP_SECONDS", "drain", "launch_command", "launched", "not_started", "parse_line", "split_lines", "stop",
-           "unheard", "upstream_stdio", "valid_tools", "without_lone_surrogates"]
+           "upstream_stdio", "valid_tools", "without_lone_surrogates"]
