@@ -206,3 +206,35 @@ def test_a_command_the_launcher_cannot_start_is_reported_on_the_socket(tmp_path)
     life.close()
     assert isinstance(failure, OSError) and failure.strerror == "No such file or directory"
     assert failure.filename == str(tmp_path / "no-such-server")
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
+def test_scratchfs_mcp_answers_its_request_in_flight_when_stopped_too(signame, tmp_path):
+    """The server shares the proxy's wire: a search running into its time limit when SIGTERM or ^C comes is
+    answered -32000 naming the stop (it got nothing on SIGTERM), and the server exits with the CLI's code."""
+    from scratchfs import ScratchStore
+
+    with ScratchStore(tmp_path / "store") as store:
+        handle = store.scope("r", "a").spill(b"a" * 6000 + b"b\n", source_tool="t").handle
+    command = [sys.executable, "-m", "scratchfs", "--root", str(tmp_path / "store"), "mcp", "--run", "r", "--agent",
+               "a", "--sweep-interval", "0"]
+    with (tmp_path / "stderr.txt").open("wb") as err:
+        proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
+        try:
+            send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
+            assert json.loads(proc.stdout.readline())["id"] == 1
+            send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+            send(proc, {"jsonrpc": "2.0", "id": "search", "method": "tools/call", "params": {
+                "name": "read_handle", "arguments": {"handle": handle, "pattern": r"(a+)+$"}}})
+            time.sleep(1.0)  # (the search runs for its 5 s)
+            proc.send_signal(getattr(signal, signame))
+            out = proc.stdout.read()
+            assert proc.wait(30) == {"SIGTERM": 143, "SIGINT": 130}[signame]
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            proc.stdin.close()
+            proc.stdout.close()
+    assert [json.loads(text) for text in out.splitlines()] == [{"jsonrpc": "2.0", "id": "search", "error": {
+        "code": -32000, "message": f"scratchfs mcp stopped ({signame}) before answering this request"}}]
