@@ -4,6 +4,8 @@ within ``--timeout``, the SDK's courtesy cancel to an upstream that reads nothin
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 import time
 
@@ -130,3 +132,88 @@ def test_an_upstream_that_floods_its_stdout_and_exits_leaves_the_proxy_one_clean
     err = done.stderr.decode()
     assert done.returncode == 0 and "Traceback" not in err and "Exception ignored" not in err, err
     assert len(err.splitlines()) == 1, err  # the line saying what it serves
+
+
+LOGGER = '''import json, sys
+note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x" * 100}}
+sys.stdout.write((json.dumps(note) + "\\n") * 5000)
+for i in range(5000):  # a request's progress, 5,000 at once, then its last
+    print(json.dumps({"jsonrpc": "2.0", "method": "notifications/progress",
+                      "params": {"progressToken": 5, "progress": i, **({"total": 4999} if i == 4999 else {})}}))
+print(json.dumps({"jsonrpc": "2.0", "method": "notifications/progress",
+                  "params": {"progressToken": 1, "progress": 1, "message": "notifications/message"}}))
+print(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "notifications/message", "params": {}}))
+print(json.dumps({"jsonrpc": "2.0", "id": 2, "result": {"content": [
+    {"type": "text", "text": json.dumps(note)}]}}), flush=True)
+'''
+
+
+def test_the_upstreams_log_notifications_are_dropped_unread_and_its_progress_thinned(tmp_path, monkeypatch):
+    """A flood of 200,000 log notifications (notifications/message, which the proxy passes nowhere: its session has
+    no logging callback, its client is not told) delayed the answer after them by 28 s at a load of 7, past
+    --timeout: each was read by the SDK's parser (90 us) and dispatched by its session. They are now told by
+    Python's parser and dropped before (3.7 s); so are a request's progress notifications beyond one each 50 ms (but
+    its last); every other line -- a progress notification naming the method in its message, a request of that
+    method (it has an id), an answer holding one as text -- is read as before."""
+    from scratchfs.mcp import upstream_stdio
+
+    script = tmp_path / "logger.py"
+    script.write_text(LOGGER)
+    parsed: list[bytes] = []
+    real = upstream_stdio.parse_line
+
+    def counted(line):
+        parsed.append(line)
+        return real(line)
+
+    monkeypatch.setattr(upstream_stdio, "parse_line", counted)
+
+    async def body():
+        got = []
+        async with upstream_stdio.upstream_stdio(sys.executable, [str(script)], dict(os.environ)) as (
+                read_stream, write_stream), read_stream, write_stream:
+            with anyio.fail_after(60):
+                async for message in read_stream:
+                    got.append(message.message)
+                    if getattr(message.message, "id", None) == 2:
+                        break
+        return got
+
+    got = run(body)
+    floods = [m.params for m in got[:-3]]
+    assert 2 <= len(parsed) - 3 == len(floods) < 100, len(parsed)  # (one each 50 ms of the 5,000 progress)
+    assert floods[0]["progress"] == 0 and floods[-1] == {"progressToken": 5, "progress": 4999, "total": 4999}
+    assert [getattr(m, "method", None) for m in got[-3:]] == ["notifications/progress", "notifications/message", None]
+    assert got[-2].id == 1 and got[-1].result["content"][0]["text"].startswith('{"jsonrpc"')
+
+
+def test_progress_beyond_twenty_a_second_of_a_request_is_dropped_but_its_last_and_other_lines(caplog):
+    """200,000 progress notifications before an answer delayed it by 45 s at a load of 8 (each read by the SDK's
+    parser): the gate now passes at most one each 50 ms of each request's (its first, and its last: progress reaching
+    total), said once on stderr, and leaves every other line to the SDK."""
+    from scratchfs.mcp.notice_gate import NoticeGate
+
+    now = [100.0]
+    gate = NoticeGate(clock=lambda: now[0])
+
+    def progress(token, value, total=None, **extra):
+        params = {"progressToken": token, "progress": value, **({"total": total} if total is not None else {})}
+        return json.dumps({"jsonrpc": "2.0", "method": "notifications/progress", "params": params, **extra}).encode()
+
+    with caplog.at_level("WARNING", logger="scratchfs.mcp.proxy"):
+        assert [gate.drops(progress(7, i)) for i in range(4)] == [False, True, True, True]
+        assert gate.drops(progress("other", 1)) is False  # (each request its own)
+        assert gate.drops(progress(7, 9, total=9)) is False  # (its last)
+        now[0] += 0.06
+        assert gate.drops(progress(7, 5)) is False and gate.drops(progress(7, 6)) is True
+    assert gate.dropped_progress == 4
+    assert [r.getMessage() for r in caplog.records] == [
+        "scratchfs mcp-proxy: the upstream sends progress notifications faster than 20 a second for a request; the "
+        "proxy passes on at most that many of each request's (and its last) and drops the others (said once)"]
+    for line in (progress(7, 1, id=3), progress([1], 1), b'{"jsonrpc": "2.0", "method": "notifications/progress"}',
+                 b'{"jsonrpc": "2.0", "method": "notifications\\/message"}', b"not json notifications/progress",
+                 b'{"jsonrpc": "2.0", "id": 4, "result": {"text": "notifications/message"}}',
+                 b'{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}',
+                 b'{"jsonrpc": "2.0", "method": "notifications/message", "params": {"x": "' + b"y" * 70000 + b'"}}'):
+        assert gate.drops(line) is False, line[:100]
+    assert gate.drops(b'{"method": "notifications/message", "jsonrpc": "2.0", "params": {}}') is True

@@ -392,7 +392,7 @@ class Proxy:
 async def _serve_stdio_with(server: Any, options: Any) -> None:
     from scratchfs.mcp.stdio import stdio_transport
 
-    async with stdio_transport() as (read_stream, write_stream):
+    async with stdio_transport(server="scratchfs mcp-proxy") as (read_stream, write_stream):
         await server.run(read_stream, write_stream, options)
 
 

@@ -41,13 +41,11 @@ from __future__ import annotations
 
 import asyncio
 import codecs
-import errno
 import json
 import logging
 import os
 import sys
-import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
@@ -55,6 +53,7 @@ from typing import Any, BinaryIO
 from scratchfs.foundation.limits import MAX_MESSAGE_BYTES
 from scratchfs.mcp import request_ids
 from scratchfs.mcp.request_ids import HEAD_BYTES, correlation_key, id_at_start, is_request_id, request_id_of
+from scratchfs.mcp.wire_out import CLIENT_GONE, DaemonWorker, LineWriter, WireFailed
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
@@ -71,15 +70,6 @@ DRAIN_SECONDS = 120.0
 """Longest wait, when stdin ends, for the replies of the requests still running (each read stops at its own limit)."""
 BATCH_REFUSED = "Invalid Request: MCP has no JSON-RPC batches; send each message on its own line"
 CANCELLED = "notifications/cancelled"
-CLIENT_GONE = (BrokenPipeError, ConnectionResetError)
-"""What writing a reply raises when the client closed its end of the connection: the server stops (exit code 0)."""
-
-
-class WireFailed(OSError):
-    """Writing a reply to the client failed for another reason than the client going away (stdout a full disk's
-    file, an I/O error): ``strerror`` says what failed and where."""
-
-
 @dataclass(frozen=True)
 class Verdict:
     """What to do with one line: hand ``message`` (the line's JSON text) to the SDK, write ``reply`` (JSON text of a
@@ -253,52 +243,6 @@ def batch_verdict(items: list) -> Verdict:
     return Verdict(reply="[" + ",".join(replies) + "]" if replies else None)
 
 
-class DaemonWorker:
-    """One daemon thread that runs blocking calls one at a time, for :meth:`run` to await (asyncio: what
-    ``anyio.run`` runs). The wire's reads and writes run so: the worker threads of ``anyio.to_thread`` are joined when
-    the interpreter exits, and a read of stdin blocks until the client writes, a write until it reads -- a server
-    stopped by a signal then stayed alive until its client closed the pipe. A cancelled wait leaves the call to
-    finish on its own; its outcome is dropped."""
-
-    def __init__(self, name: str) -> None:
-        import queue
-
-        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
-        threading.Thread(target=self._serve, name=name, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            loop, future, func, args = self._jobs.get()
-            try:
-                outcome, error = func(*args), None
-            except BaseException as exc:  # handed to the awaiting task
-                outcome, error = None, exc
-            try:
-                loop.call_soon_threadsafe(_settle, future, outcome, error)
-            except RuntimeError:  # the loop is closed: nobody awaits it
-                pass
-
-    async def run(self, func: Callable[..., Any], *args: Any) -> Any:
-        """``func(*args)`` in the worker's thread, after the calls before it.
-
-        Raises:
-            whatever ``func`` raises.
-        """
-        loop = asyncio.get_running_loop()
-        future = loop.create_future()
-        self._jobs.put((loop, future, func, args))
-        return await future
-
-
-def _settle(future: Any, outcome: Any, error: BaseException | None) -> None:
-    if future.done():
-        return
-    if error is None:
-        future.set_result(outcome)
-    else:
-        future.set_exception(error)
-
-
 def interrupt_of(exc: BaseException) -> BaseException | None:
     """The first leaf of ``exc`` (an exception group of the SDK's task groups, or not) that is no
     :class:`Exception` -- a signal's exception, ``KeyboardInterrupt``, ``SystemExit`` -- to be raised alone, as the
@@ -315,77 +259,6 @@ def _is_cancellation(exc: BaseException) -> bool:
     in about one SIGTERM in eight): the servers run anyio on asyncio, whose cancellation is
     :class:`asyncio.CancelledError`."""
     return isinstance(exc, asyncio.CancelledError)
-
-
-class LineWriter:
-    """The wire's stdout: each :meth:`write` puts one whole reply line on ``fd`` (blocking writes in a worker thread,
-    one at a time), so the SDK's replies and the transport's own never interleave.
-
-    :attr:`pending` holds the ids of the requests handed on and not yet answered (one each: a request whose id is
-    in flight is refused, not handed on, :func:`duplicate_refusal`); a request the client cancelled is not awaited."""
-
-    def __init__(self, fd: int) -> None:
-        import anyio
-
-        self._file = os.fdopen(fd, "wb", closefd=False)
-        self._lock = anyio.Lock()
-        self._worker = DaemonWorker("scratchfs-mcp-wire-out")
-        self.pending: set[str] = set()  # requests not yet answered, by correlation_key: the SDK's (7 is "7")
-        self._writing = 0  # replies being written (their requests no longer pending)
-
-    def expect(self, request_id: int | str) -> None:
-        """Note a request handed on: its reply is awaited by :meth:`drained` (a request whose id is one in flight
-        is refused, never handed on: no id is pending twice)."""
-        self.pending.add(correlation_key(request_id))
-
-    def forget(self, request_id: int | str) -> None:
-        """Note a request the client cancelled (or one answered): no reply to await for its id."""
-        self.pending.discard(correlation_key(request_id))
-
-    def in_flight(self, request_id: int | str) -> bool:
-        """Whether a request of this id -- or of one the SDK correlates with it, ``7`` for ``"7"``
-        (:func:`~scratchfs.mcp.request_ids.correlation_key`) -- was handed on and is neither answered nor cancelled."""
-        return correlation_key(request_id) in self.pending
-
-    async def write(self, text: str, answers: bool = True) -> None:
-        """Write ``text`` (one or more whole lines) and flush it; a reply to a pending request is noted (``answers``
-        False: ``text`` answers no request handed on -- the transport's own replies to lines it did not hand on).
-
-        Raises:
-            BrokenPipeError, ConnectionResetError: the client closed its end (:data:`CLIENT_GONE`).
-            WireFailed: any other failure to write.
-        """
-        data = text.encode("utf-8", "replace")
-        answered = request_ids.answered_ids(text) if self.pending and answers else []
-        async with self._lock:
-            for request_id in answered:  # (before the write: the client may send the id again once it reads it)
-                self.forget(request_id)
-            self._writing += 1
-            try:
-                await self._worker.run(self._put, data)
-            finally:
-                self._writing -= 1
-
-    async def drained(self, seconds: float) -> None:
-        """Wait until every pending request is answered and its reply written, or ``seconds`` passed."""
-        import anyio
-
-        with anyio.move_on_after(seconds):
-            while self.pending or self._writing:
-                await anyio.sleep(0.01)
-
-    def _put(self, data: bytes) -> None:
-        try:
-            self._file.write(data)
-            self._file.flush()
-        except CLIENT_GONE:
-            raise
-        except OSError as exc:
-            raise WireFailed(exc.errno or errno.EIO,
-                             f"{exc.strerror or exc} (writing replies to the MCP client, stdout)") from exc
-
-    async def flush(self) -> None:
-        """Nothing to do: :meth:`write` flushes (the SDK calls this after each reply)."""
 
 
 class ScreenedLines:
@@ -511,10 +384,13 @@ def wire_failure(exc: BaseException) -> BaseException | None:
 
 
 @asynccontextmanager
-async def stdio_transport(limit: int = MAX_MESSAGE_BYTES) -> AsyncIterator[tuple[Any, Any]]:
+async def stdio_transport(limit: int = MAX_MESSAGE_BYTES,
+                          server: str = "scratchfs mcp") -> AsyncIterator[tuple[Any, Any]]:
     """The SDK's ``stdio_server`` over screened stdin (see the module docstring): yields its ``(read_stream,
     write_stream)`` for ``Server.run``; the read stream ends when stdin does. A client that closes its end of
     stdout ends serving, with one warning in the log (the requests still running are dropped: nobody reads them).
+    SIGTERM, SIGINT or SIGHUP answers each request in flight with an error naming the stop and ``server``, then acts
+    as it would have (:mod:`scratchfs.mcp.stop_signals`).
 
     Raises:
         OSError: fd 0 or fd 1 cannot be duplicated.
@@ -522,11 +398,14 @@ async def stdio_transport(limit: int = MAX_MESSAGE_BYTES) -> AsyncIterator[tuple
     """
     from mcp.server.stdio import stdio_server
 
+    from scratchfs.mcp.stop_signals import STOPPED, answering_stops
+
     with claimed_stdio() as claim:
         writer = LineWriter(claim.wire_out)
         lines = ScreenedLines(claim.wire_in, writer, limit)
         try:
-            async with stdio_server(stdin=lines, stdout=writer) as streams:  # type: ignore[arg-type]
+            async with answering_stops(writer, lambda rid, message: error_reply(rid, STOPPED, message), server), \
+                    stdio_server(stdin=lines, stdout=writer) as streams:  # type: ignore[arg-type]
                 yield streams
         except BaseException as exc:
             failure = wire_failure(exc)

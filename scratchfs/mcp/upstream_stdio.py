@@ -5,22 +5,28 @@ line of n bytes costs O(n**2 / 64 KiB): a 50 MB tool result took 33 s to read, a
 meanwhile every other answer of the upstream waited behind it (the calls failed ``no answer within --timeout``). It
 also decodes strictly, so a byte that is not UTF-8 ended its reader. :func:`upstream_stdio` reads bytes into one
 growing buffer and splits each line once; a line is decoded with U+FFFD for a bad byte; a line longer than
-:data:`~scratchfs.foundation.limits.MAX_UPSTREAM_MESSAGE_BYTES` is skipped as it arrives and logged. The process is
-started and stopped as the SDK does (its own session, so its children are stopped with it).
+:data:`~scratchfs.foundation.limits.MAX_UPSTREAM_MESSAGE_BYTES` is skipped as it arrives and logged; log
+notifications, and progress beyond 20 a second a request, are dropped unread (:mod:`scratchfs.mcp.notice_gate`). The
+process is started through :mod:`scratchfs.mcp.launch`, which runs it in a session of its own and stops it, and the
+children it keeps in its process group, when the proxy dies -- a SIGKILLed proxy left a busy upstream running for as
+long as its call lasted --; the proxy stops it as the SDK does (stdin closed, then SIGTERM, then SIGKILL).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import secrets
+import socket
 import sys
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
 from scratchfs.foundation.limits import MAX_UPSTREAM_MESSAGE_BYTES
+from scratchfs.mcp.notice_gate import NoticeGate
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +46,9 @@ its call as ``upstream unavailable: ...: malformed answer``)."""
 MALFORMED_MARK = f"scratchfs-malformed-{secrets.token_hex(8)}"
 """The ``data`` of that error: an upstream's own error of code :data:`MALFORMED` (a code any server may use) has
 none of it, and passes through as the upstream's error."""
+LAUNCH_GRACE = 0.6 * STOP_SECONDS
+"""Seconds the launcher gives the upstream between its SIGTERM and its SIGKILL: within the :data:`STOP_SECONDS` the
+proxy's stop gives the launcher once it signalled it (:mod:`scratchfs.mcp.launch`)."""
 HANDSHAKE_VERSION = "2025-11-25"
 """The protocol version the proxy's client session asks its upstream for (``ClientSession.initialize``)."""
 
@@ -193,25 +202,25 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
     code ``CONNECTION_CLOSED`` (-32000), the code a server's own errors often carry: only this event tells them apart.
 
     Raises:
-        OSError: the command cannot be started.
+        OSError: the command cannot be started (raised on exit when the launcher could not start it).
     """
     import anyio
     from mcp.shared.message import SessionMessage
 
-    process = await anyio.open_process([command, *args], env=dict(env), stderr=sys.stderr, start_new_session=True)
+    process, life = await launched(command, args, env)
     read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
     set_closed = closed.set if closed is not None else (lambda: None)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
 
     async def stdout_reader() -> None:
-        buffer, skipping = bytearray(), False
+        buffer, skipping, gate = bytearray(), False, NoticeGate()
         try:
             async with read_writer:
                 try:
                     async for chunk in process.stdout:
                         lines, skipping = split_lines(buffer, chunk, limit, skipping)
                         for line in lines:
-                            for message in parse_line(line) if line.strip() else ():
+                            for message in parse_line(line) if line.strip() and not gate.drops(line) else ():
                                 await read_writer.send(message)
                 finally:
                     set_closed()
@@ -235,9 +244,57 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
             yield read_stream, write_stream
         finally:
             set_closed()
-            with anyio.CancelScope(shield=True):
-                await stop(process, write_stream)
-            tg.cancel_scope.cancel()
+            with life:
+                with anyio.CancelScope(shield=True):
+                    await stop(process, write_stream)
+                tg.cancel_scope.cancel()
+                if (failure := not_started(life)) is not None:
+                    raise failure
+
+
+async def launched(command: str, args: list[str], env: Mapping[str, str]) -> tuple[Any, socket.socket]:
+    """``command args`` started through :mod:`scratchfs.mcp.launch` in a session of its own: the launcher's
+    process and the proxy's end of their socket, which closes when the proxy dies (the launcher then stops the
+    upstream's group).
+
+    Raises:
+        OSError: the launcher cannot be started.
+    """
+    import anyio
+
+    life, theirs = socket.socketpair()
+    try:
+        process = await anyio.open_process(launch_command(theirs.fileno(), command, args), env=dict(env),
+                                           stderr=sys.stderr, start_new_session=True, pass_fds=(theirs.fileno(),))
+    except BaseException:
+        life.close()
+        raise
+    finally:
+        theirs.close()
+    return process, life
+
+
+def launch_command(fd: int, command: str, args: list[str]) -> list[str]:
+    """The command line that starts ``command args`` through :mod:`scratchfs.mcp.launch`, which keeps the socket
+    ``fd`` (the standard library alone: ``-I -S``, no site packages, no ``PYTHON*`` variables)."""
+    from scratchfs.mcp import launch
+
+    return [sys.executable, "-I", "-S", launch.__file__, str(fd), f"{LAUNCH_GRACE:g}", "--", command, *args]
+
+
+def not_started(life: socket.socket) -> OSError | None:
+    """The launcher's report that it could not start the command (an :class:`OSError` like the one ``exec``
+    raised), read without waiting from the proxy's end of its socket; ``None`` when there is none."""
+    try:
+        life.setblocking(False)
+        data = life.recv(65536)
+        report = json.loads(data) if data else None
+    except (OSError, ValueError):
+        return None
+    if not isinstance(report, dict) or not isinstance(report.get("errno"), int):
+        return None
+    return OSError(report["errno"], str(report.get("strerror") or os.strerror(report["errno"])),
+                   report.get("filename"))
 
 
 async def stop(process: Any, write_stream: Any) -> None:
@@ -281,5 +338,6 @@ async def drain(stdout: Any) -> None:
             pass
 
 
-__all__ = ["ANSWER_HEAD", "HANDSHAKE_VERSION", "LONE_SURROGATE", "MALFORMED", "MALFORMED_MARK", "STOP_SECONDS",
-           "drain", "parse_line", "split_lines", "stop", "upstream_stdio", "valid_tools", "without_lone_surrogates"]
+__all__ = ["ANSWER_HEAD", "HANDSHAKE_VERSION", "LAUNCH_GRACE", "LONE_SURROGATE", "MALFORMED", "MALFORMED_MARK",
+           "STOP_SECONDS", "drain", "launch_command", "launched", "not_started", "parse_line", "split_lines", "stop",
+           "upstream_stdio", "valid_tools", "without_lone_surrogates"]

@@ -1,0 +1,240 @@
+"""``scratchfs mcp-proxy`` stopped while its upstream is busy, with real processes: SIGKILL, SIGTERM or ^C to the
+proxy stops the upstream and the child it started (scratchfs.mcp.launch), and a signal the proxy can handle answers
+every request still in flight with a JSON-RPC error naming the stop (scratchfs.mcp.stop_signals)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+
+import pytest
+
+psutil = pytest.importorskip("psutil")
+pytest.importorskip("mcp")
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux: a subreaper reaps the orphans")
+
+BUSY_UPSTREAM = '''import json, os, subprocess, sys, time
+PIDS = sys.argv[1]
+for raw in sys.stdin:
+    msg = json.loads(raw)
+    if "id" not in msg:
+        continue
+    if msg["method"] == "initialize":
+        result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "busy", "version": "1"}}
+    elif msg["method"] == "tools/list":
+        result = {"tools": [{"name": "busy", "inputSchema": {"type": "object"}}]}
+    else:  # a slow call: a child of its own (npx's node), then an hour's work; its stdin is no longer read
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+        with open(PIDS + ".tmp", "w") as f:
+            f.write(json.dumps([os.getpid(), child.pid]))
+        os.rename(PIDS + ".tmp", PIDS)
+        time.sleep(3600)
+        continue
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+'''
+INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "stop-test", "version": "1"}}
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+@contextmanager
+def subreaper():
+    """This process adopts its descendants' orphans meanwhile (PID 1 of a container may reap none: every orphan
+    would stay a zombie whoever made it), so that the test can reap them and tell a zombie left behind."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    try:
+        yield
+    finally:
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+
+
+def gone_within(pids: list[int], seconds: float) -> list[int]:
+    """Wait up to ``seconds`` for every process of ``pids`` to be gone, reaping those this process adopted; the
+    pids still there (alive, or a zombie nobody reaped) at the end."""
+    deadline = time.monotonic() + seconds
+    while True:
+        left = []
+        for pid in pids:
+            try:
+                process = psutil.Process(pid)
+                if process.status() == psutil.STATUS_ZOMBIE and process.ppid() == os.getpid():
+                    os.waitpid(pid, 0)
+                    continue
+                left.append(pid)
+            except (psutil.NoSuchProcess, ChildProcessError):
+                pass
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
+def _cmdline(pid: int) -> list[str]:
+    try:
+        return psutil.Process(pid).cmdline()[:3]
+    except psutil.Error:
+        return []
+
+
+def send(proc, message: dict) -> None:
+    proc.stdin.write((json.dumps(message) + "\n").encode())
+    proc.stdin.flush()
+
+
+@pytest.mark.parametrize(("signame", "code", "line"), [
+    ("SIGKILL", -9, None), ("SIGTERM", 143, "scratchfs: terminated"), ("SIGINT", 130, "scratchfs: interrupted"),
+    ("SIGHUP", 129, "scratchfs: hung up")])
+def test_a_proxy_stopped_mid_call_stops_its_upstream_and_answers_what_is_in_flight(signame, code, line, tmp_path):
+    """A SIGKILLed proxy left its upstream, busy in a slow call, running in a session of its own (for the call's
+    hour), with the child it had started: the upstream now runs under a launcher that stops its process group
+    when the proxy's end of a socket closes. SIGTERM wrote nothing for the call in flight, ^C '-32000 Connection
+    closed': both now answer each request in flight, by its id as sent, with -32000 naming the signal, and exit with
+    the CLI's line and code. No process of the upstream's is left, not even a zombie."""
+    script, pids = tmp_path / "busy_upstream.py", tmp_path / "pids.json"
+    script.write_text(BUSY_UPSTREAM)
+    command = [sys.executable, "-m", "scratchfs", "--root", str(tmp_path / "store"), "mcp-proxy", "--run", "r",
+               "--agent", "a", "--sweep-interval", "0", "--timeout", "60", "--", sys.executable, str(script),
+               str(pids)]
+    with subreaper(), (tmp_path / "stderr.txt").open("wb") as err:
+        proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
+        try:
+            send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
+            assert json.loads(proc.stdout.readline())["id"] == 1
+            send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+            for rid in (2, "07"):
+                send(proc, {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                            "params": {"name": "busy", "arguments": {}}})
+            deadline = time.monotonic() + 60
+            while not pids.exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            upstream, grandchild = json.loads(pids.read_text())
+            started = [p.pid for p in psutil.Process(proc.pid).children(recursive=True)]
+            assert {upstream, grandchild} <= set(started), started
+            time.sleep(0.3)  # (the second call reached the proxy's upstream session too)
+            proc.send_signal(getattr(signal, signame))
+            out = proc.stdout.read()
+            assert proc.wait(30) == code
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            for pipe in (proc.stdin, proc.stdout):
+                try:
+                    pipe.close()
+                except OSError:
+                    pass  # (stdin: what it held was for a process gone)
+            left = gone_within(started, 10)
+            shown = [_cmdline(pid) for pid in left]
+            for pid in left:
+                os.kill(pid, signal.SIGKILL)
+            gone_within(left, 5)
+    assert left == [], f"{signame}: left running {shown}"
+    replies = [json.loads(text) for text in out.splitlines()]
+    if line is None:
+        assert replies == []
+        return
+    assert (tmp_path / "stderr.txt").read_text().splitlines()[-1] == line
+    stopped = f"scratchfs mcp-proxy stopped ({signame}) before answering this request"
+    assert sorted(replies, key=lambda r: str(r["id"])) == [
+        {"jsonrpc": "2.0", "id": rid, "error": {"code": -32000, "message": stopped}} for rid in ("07", 2)], replies
+
+
+def launched(tmp_path, shell: str, grace: float = 0.3):
+    """``sh -c shell`` under the launcher, as the proxy starts it: ``(launcher, proxy's end of the socket, pids)``,
+    the pids those ``shell`` wrote to ``tmp_path / "pids"`` (its own and its background child's)."""
+    import socket
+
+    from scratchfs.mcp.upstream_stdio import launch_command
+
+    life, theirs = socket.socketpair()
+    pids = tmp_path / "pids"
+    command = launch_command(theirs.fileno(), "sh", ["-c", shell.replace("PIDS", str(pids))])
+    command[command.index("0.3")] = f"{grace:g}"
+    launcher = subprocess.Popen(command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+    theirs.close()
+    deadline = time.monotonic() + 30
+    while (not pids.exists() or len(pids.read_text().split()) < 2) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return launcher, life, [int(pid) for pid in pids.read_text().split()]
+
+
+def test_the_launcher_stops_a_group_that_ignores_sigterm_once_the_proxys_end_closes(tmp_path):
+    """The proxy's end of the socket closing (its death) stops the upstream's whole group, SIGKILL after the grace
+    for what ignores SIGTERM; the launcher reaps the upstream and exits 128 + 9."""
+    with subreaper():
+        launcher, life, pids = launched(tmp_path, "trap '' TERM; sleep 3600 & echo $$ $! > PIDS.tmp; "
+                                                  "mv PIDS.tmp PIDS; wait")
+        began = time.monotonic()
+        life.close()
+        assert launcher.wait(10) == 137
+        took = time.monotonic() - began
+        assert gone_within(pids, 5) == []
+    assert 0.25 < took < 5, took
+
+
+def test_the_launcher_ends_with_its_upstream_and_sigterms_what_it_left_in_its_group(tmp_path):
+    """An upstream that exits by itself: the launcher exits with its status and what it left in its process group
+    gets SIGTERM (it would have lived on, orphaned)."""
+    with subreaper():
+        launcher, life, pids = launched(tmp_path, "sleep 3600 & echo $$ $! > PIDS.tmp; mv PIDS.tmp PIDS; exit 3")
+        assert launcher.wait(10) == 3
+        assert gone_within(pids, 5) == []
+        assert life.recv(100) == b""  # (no report: it started)
+    life.close()
+
+
+def test_a_command_the_launcher_cannot_start_is_reported_on_the_socket(tmp_path):
+    import socket
+
+    from scratchfs.mcp.upstream_stdio import launch_command, not_started
+
+    life, theirs = socket.socketpair()
+    launcher = subprocess.Popen(launch_command(theirs.fileno(), str(tmp_path / "no-such-server"), []),
+                                pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL)
+    theirs.close()
+    assert launcher.wait(30) == 127
+    failure = not_started(life)
+    life.close()
+    assert isinstance(failure, OSError) and failure.strerror == "No such file or directory"
+    assert failure.filename == str(tmp_path / "no-such-server")
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
+def test_scratchfs_mcp_answers_its_request_in_flight_when_stopped_too(signame, tmp_path):
+    """The server shares the proxy's wire: a search running into its time limit when SIGTERM or ^C comes is
+    answered -32000 naming the stop (it got nothing on SIGTERM), and the server exits with the CLI's code."""
+    from scratchfs import ScratchStore
+
+    with ScratchStore(tmp_path / "store") as store:
+        handle = store.scope("r", "a").spill(b"a" * 6000 + b"b\n", source_tool="t").handle
+    command = [sys.executable, "-m", "scratchfs", "--root", str(tmp_path / "store"), "mcp", "--run", "r", "--agent",
+               "a", "--sweep-interval", "0"]
+    with (tmp_path / "stderr.txt").open("wb") as err:
+        proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
+        try:
+            send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
+            assert json.loads(proc.stdout.readline())["id"] == 1
+            send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+            send(proc, {"jsonrpc": "2.0", "id": "search", "method": "tools/call", "params": {
+                "name": "read_handle", "arguments": {"handle": handle, "pattern": r"(a+)+$"}}})
+            time.sleep(1.0)  # (the search runs for its 5 s)
+            proc.send_signal(getattr(signal, signame))
+            out = proc.stdout.read()
+            assert proc.wait(30) == {"SIGTERM": 143, "SIGINT": 130}[signame]
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            proc.stdin.close()
+            proc.stdout.close()
+    assert [json.loads(text) for text in out.splitlines()] == [{"jsonrpc": "2.0", "id": "search", "error": {
+        "code": -32000, "message": f"scratchfs mcp stopped ({signame}) before answering this request"}}]
