@@ -58,13 +58,14 @@ def count_again(handle: str, match: str | None, pattern: str | None, ignore_case
 
 
 def view_end_refusal(handle: str, match: str | bytes | None, pattern: str | None, offset: int, end: int,
-                     settings: tuple[str, bool, int | str, int]) -> InvalidArgument:
+                     settings: tuple[str, bool, int | str, int], budget: int | None = None) -> InvalidArgument:
     """The refusal of a search of ``handle`` with ``end=`` and a view (``settings``: the view, ``ignore_case``,
     ``context``, ``max_matches``, checked): ``end=`` bounds the stored bytes, and the two searches that work, as
-    calls (:func:`same_search`): the stored bytes from ``offset`` to ``end``, or the view without ``end=``."""
+    calls (:func:`same_search`, with the reply ``budget`` the call gave): the stored bytes from ``offset`` to
+    ``end``, or the view without ``end=``."""
     view, ignore_case, context, max_matches = settings
     needle = match.encode("utf-8", "surrogatepass") if isinstance(match, str) else match
-    found = Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches, view=view)
+    found = Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches, budget=budget, view=view)
     return InvalidArgument(Advice.of(
         'end= bounds a search of the stored bytes, not of view="text" (whose offsets are another text\'s): search '
         "the stored bytes from offset= to end=, ", same_search(found, "the same call without view=", view=None,
