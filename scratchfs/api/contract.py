@@ -294,7 +294,7 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
                                        jq=given.get("jq"), cursor=cursor, budget=b, call_budget=call_budget)
     if "jq" in given:
         only_one_read(given, {"jq", "cursor"})
-        return lambda b: reads.jq(handle, given["jq"], cursor=cursor, budget=b)
+        return lambda b: reads.jq(handle, given["jq"], cursor=cursor, budget=b, call_budget=call_budget)
     if "raw_offset" in given:  # (what is left: raw_offset, a cursor)
         at = given["raw_offset"]
         raise InvalidArgument(Advice.of('raw_offset goes with view="text": ', Call.of(

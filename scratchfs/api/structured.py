@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.archive import members_page
 from scratchfs.api.entries import reading
+from scratchfs.api.jq_failure import failed_at, failed_page
 from scratchfs.api.jq_inputs import refuse_inputs
 from scratchfs.api.misfit import (
     columns_misfit,
@@ -122,9 +123,13 @@ class StructureReads:
         """Seconds a jq filter, a CSS selector read or an HTML text view may run: the store's ``pattern_timeout``."""
         return self.scope.store.settings.pattern_timeout
 
-    def jq(self, handle: str, filter: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
+    def jq(self, handle: str, filter: str, *, cursor: str | None = None, budget: int = 8192,
+           call_budget: int | None = None) -> ItemPage:
         """One page of the outputs of jq ``filter`` over the JSON document (``results``), within ``budget`` bytes
-        of JSON. Raises InvalidArgument (a malformed document or filter, with the parser's message; a document over
+        of JSON; a page that ends before an output the filter fails on says which and how to read on, as does the
+        refusal of the page that starts at it (:mod:`scratchfs.api.jq_failure`: a call with ``call_budget``, the
+        reply budget the caller gave). Raises InvalidArgument (a malformed document or filter, with the parser's
+        message; a document over
         the memory bound; a CSV entry: :func:`check_kind`; content not JSON of another stored type -- HTML, a log,
         text, binary data --
         naming what it holds and the reads that fit it: :func:`scratchfs.api.misfit.jq_misfit`), StructureTimeout
@@ -135,17 +140,20 @@ class StructureReads:
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "jq", handle)
-            page = explained_jq(handle, kind, lambda: jq_page(src, filter, cursor, budget, cache_key=blob,
-                                                              timeout=self._timeout(),
-                                                              entry=entry_identity(handle, blob)),
-                                self.line_bytes, self.shape)
+            try:
+                page = explained_jq(handle, kind, lambda: jq_page(src, filter, cursor, budget, cache_key=blob,
+                                                                  timeout=self._timeout(),
+                                                                  entry=entry_identity(handle, blob)),
+                                    self.line_bytes, self.shape)
+            except InvalidArgument as exc:
+                raise failed_at(exc, handle, filter, cursor, call_budget) from None
             if page.failure is not None and kind in SNIFFED_NO_TABLE and not mostly_json(src, 0, 0):
                 # text whose first words parse as JSON ('404 not found', find -ls's inode numbers): no stream of
                 # JSON documents, refused here rather than on the page that meets the parse error
                 advice = jq_misfit(handle, kind, page.failure, self.line_bytes, self.shape)
                 if advice is not None:
                     raise InvalidArgument(advice)
-            return page
+            return failed_page(page, handle, filter, call_budget)
 
         return self._page(handle, read)
 
@@ -230,8 +238,12 @@ class StructureReads:
             layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else self._headless(
                 src, kind, handle, blob, "slurp=true")  # (split by it, not CSV)
             blob = blob if layout is None else f"{blob}:aligned"
-            page = slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, cache_key=blob,
-                              timeout=self._timeout(), entry=entry_identity(handle, blob), layout=layout)
+            try:
+                page = slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, cache_key=blob,
+                                  timeout=self._timeout(), entry=entry_identity(handle, blob), layout=layout)
+            except InvalidArgument as exc:
+                raise failed_at(exc, handle, filter, cursor, call_budget, slurp=True) from None
+            page = failed_page(page, handle, filter, call_budget, slurp=True)
             return page if page.passed is None else _seeing_passed(page, handle, call_budget)
 
         try:
