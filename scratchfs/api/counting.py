@@ -101,6 +101,12 @@ class MatchCount(Bounded):
     end: int | None = None
 
     @property
+    def remaining(self) -> int:
+        """Bytes from ``next_offset`` to the end (``end``, when given), not counted yet (0 when the count is
+        whole)."""
+        return self.left_from(self.next_offset)
+
+    @property
     def next_call(self) -> str | None:
         """The call that counts on from ``next_offset`` (``None`` when the count is whole)."""
         if self.next_offset is None:

@@ -83,6 +83,11 @@ class Bounded:
         """Where the read ends, a byte offset: ``end``, else the content's size."""
         return self.size if self.end is None else self.end
 
+    def left_from(self, at: int | None) -> int:
+        """Bytes from ``at`` (a byte offset, where the next call starts) to :attr:`bound`, not read yet: the one
+        rule of every reply's ``remaining`` (0 when ``at`` is ``None``: nothing follows)."""
+        return 0 if at is None else self.bound - at
+
 
 @dataclass(frozen=True, slots=True)
 class Slice(Bounded):
@@ -128,7 +133,7 @@ class Slice(Bounded):
     @property
     def remaining(self) -> int:
         """Bytes after this slice, not read yet (before ``end``, when given)."""
-        return self.bound - self.offset - len(self.data)
+        return self.left_from(self.offset + len(self.data))
 
     @property
     def next_call(self) -> str | None:
@@ -204,7 +209,7 @@ class LineSlice(Bounded):
     @property
     def remaining(self) -> int:
         """Bytes after this read, not read yet (before ``end``, when given)."""
-        return self.bound - self.offset - len(self.data)
+        return self.left_from(self.offset + len(self.data))
 
     @property
     def next_call(self) -> str | None:
@@ -298,7 +303,7 @@ class Matches(Bounded):
         searched yet (0 when the search is complete)."""
         if self.next_offset is None:
             return 0
-        return self.next_offset - self.origin if self.before is not None else self.bound - self.next_offset
+        return self.next_offset - self.origin if self.before is not None else self.left_from(self.next_offset)
 
     @property
     def match_count(self) -> int:

@@ -412,7 +412,7 @@ def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
     reply: dict[str, Any] = {"handle": counted.handle, **what, "offset": counted.offset,
                              **({} if counted.end is None else {"end": counted.end}), "size": counted.size,
                              "matches": counted.matches, "lines": counted.lines, "next_offset": counted.next_offset,
-                             **({} if counted.next_offset is None else {"remaining": counted.bound - end}),
+                             **({} if counted.next_offset is None else {"remaining": counted.remaining}),
                              "next_call": counted.next_call}
     if counted.next_offset is not None:
         reply["note"] = (f"counted bytes {counted.offset}-{end} of {counted.size} in the time bound "
