@@ -16,7 +16,7 @@ import re
 
 from scratchfs.engine.structure.jsonstream import FAILED_STEP
 from scratchfs.engine.structure.paging import ItemPage, cursor_position
-from scratchfs.foundation.calls import Advice, Call
+from scratchfs.foundation.calls import Advice, Call, calls_json
 from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = ["each_item", "failed_at", "failed_page", "read_on"]
@@ -61,14 +61,16 @@ def read_on(handle: str, filter: str, output: int, budget: int | None, slurp: bo
 
 def failed_page(page: ItemPage, handle: str, filter: str, budget: int | None, slurp: bool = False) -> ItemPage:
     """``page`` (of a jq or slurp read of ``handle`` with ``filter``), which ends before the output its filter fails
-    on (``page.failure``, jq's message): its note says which output and how to go on (:func:`read_on`);
-    ``page`` unchanged otherwise."""
+    on (``page.failure``, jq's message): its note says which output and how to go on (:func:`read_on`), its
+    ``calls`` the call it names, as data; ``page`` unchanged otherwise."""
     number = None if page.failure is None or page.cursor is None else cursor_position(page.cursor)
     if number is None:
         return page
     said = Advice.of(f"{page.failure} on output {number + 1:,}: this page ends before it and next_call meets it; ",
                      read_on(handle, filter, number + 1, budget, slurp))
     page.extra["note"] = f"{page.extra['note']}; {said}" if page.extra.get("note") else str(said)
+    if calls := calls_json(said):  # (as data too: a face writes them its own way)
+        page.extra["calls"] = [*page.extra.get("calls", []), *calls]
     return page
 
 

@@ -18,7 +18,7 @@ from scratchfs.api.encodings import decode_single
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import Window
 from scratchfs.foundation import cursors
-from scratchfs.foundation.calls import render_call
+from scratchfs.foundation.calls import Advice, render_call
 from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
 from scratchfs.foundation.limits import (
     DEFAULT_CONTEXT,
@@ -247,7 +247,9 @@ class Matches(Bounded):
             ``None``. Its ``next_offset`` is then the next call's ``before`` (the first match shown, when matches
             start before it) and ``origin`` its ``offset`` (where the forward sequence starts).
         note: why none is shown when a forward search of a pattern that spans lines ran out of time; where to search
-            on when a stored HTML page's source held no match (:func:`~scratchfs.api.search_misses.text_view_hint`).
+            on when a stored HTML page's source held no match (:func:`~scratchfs.api.search_misses.text_view_hint`):
+            text, or :class:`~scratchfs.foundation.calls.Advice` when it names calls (the reply gives them as
+            ``calls`` too).
         rendered: the windows are terminal output's stored bytes, shown as its text view renders them (``view="text"``
             on terminal output: :func:`~scratchfs.api.view_search.view_search`): a window's ``data`` is its bytes
             rendered, its offsets and lengths the stored bytes'.
@@ -275,7 +277,7 @@ class Matches(Bounded):
     view: str | None = None
     before: int | None = None
     origin: int = 0
-    note: str | None = None
+    note: str | Advice | None = None
     rendered: bool = False
     encoding: str | None = None
     stopped: str | None = None

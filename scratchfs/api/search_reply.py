@@ -39,6 +39,7 @@ from scratchfs.api.views import piece, reads_as_text, reply_size
 from scratchfs.engine.search import Hit, Window
 from scratchfs.engine.structure.terminal import render_fragment
 from scratchfs.engine.structure.terminal_match import drawn_edges
+from scratchfs.foundation.calls import calls_json
 from scratchfs.foundation.limits import MAX_REPLY_BYTES
 from scratchfs.foundation.text import plural, utf8_suffix_start
 
@@ -321,7 +322,9 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
         reply["note"] = empty
     for said in (found.note, found.stopped):
         if said:
-            reply["note"] = f"{reply['note']}; {said}" if reply.get("note") else said
+            reply["note"] = f"{reply['note']}; {said}" if reply.get("note") else str(said)
+    if calls := calls_json(found.note):  # (the calls the note names, as data: a face writes them its own way)
+        reply["calls"] = calls
     return reply
 
 
@@ -391,7 +394,7 @@ def as_given(found: Matches, match: str | bytes | None, pattern: str | None) -> 
     without an encoding is returned as it is."""
     if found.encoding is None:
         return found
-    note = None if found.note is not None and found.note.startswith(NOT_UTF8_MISS) else found.note
+    note = None if found.note is not None and str(found.note).startswith(NOT_UTF8_MISS) else found.note
     return replace(found, match=None if match is None else encode_needle(match, found.encoding), pattern=pattern,
                    note=note)
 
@@ -422,7 +425,9 @@ def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
         reply["note"] = empty
     elif counted.note is not None and (not counted.encoding or counted.end is not None):  # (a miss over all of
         # it: why, and what finds it; a bounded one: where it looked)
-        reply["note"] = counted.note
+        reply["note"] = str(counted.note)
+        if calls := calls_json(counted.note):  # (as a search's note gives them)
+            reply["calls"] = calls
     return Squeeze(reply, budget, {"match": ("match",), "pattern": ("pattern",)})(reply)
 
 

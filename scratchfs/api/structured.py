@@ -60,7 +60,7 @@ from scratchfs.engine.structure.table import UNSPLIT_KEY
 from scratchfs.engine.structure.terminal import PastTheView
 from scratchfs.engine.structure.text_search import search_text
 from scratchfs.foundation import checks
-from scratchfs.foundation.calls import Advice, Call, render_call
+from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import BadRecord, InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
 from scratchfs.foundation.text import utf8_partial_tail
@@ -513,12 +513,13 @@ def check_kind(content_type: str | None, read: str, handle: str, line_bytes: flo
 def _seeing_passed(page: ItemPage, handle: str, budget: int | None) -> ItemPage:
     """``page``, which passed over a bad record or rows (``page.passed``: a BadRecord, or a list of them for rows),
     its note naming the byte read that shows each (its first :data:`~scratchfs.foundation.limits.DEFAULT_READ_BYTES`
-    bytes at most, with ``budget``, the reply budget the caller gave)."""
+    bytes at most, with ``budget``, the reply budget the caller gave), and its ``calls`` those reads, as data."""
     for bad in page.passed if isinstance(page.passed, list) else [page.passed]:
-        see = render_call("read_handle", handle=handle, offset=bad.offset, length=min(bad.length, DEFAULT_READ_BYTES),
-                          budget=budget)
+        see = Call.of("read_handle", handle=handle, offset=bad.offset, length=min(bad.length, DEFAULT_READ_BYTES),
+                      budget=budget)
         page.extra["note"] = page.extra["note"].replace(f"{bad} -- passed over",
                                                         f"{bad} -- its bytes: {see} -- passed over", 1)
+        page.extra["calls"] = [*page.extra.get("calls", []), see.to_json()]  # (as data too)
     return page
 
 

@@ -71,14 +71,14 @@ SEARCH = {**_obj({"handle": _STR, "size": _INT, "next_call": {"type": ["string",
                   "windows": {"type": "array", "items": WINDOW}},
                  {"match": _STR, "pattern": _STR, "ignore_case": {"const": True}, "more": {"const": True},
                   "remaining": _INT, "next_offset": _NULLABLE_INT, "next_before": _NULLABLE_INT, "end": _INT,
-                  "view": _STR, "encoding": _SINGLE, "note": _STR}),
+                  "view": _STR, "encoding": _SINGLE, "note": _STR, "calls": _CALLS}),
           # (a search from the end, before=, says next_before where one from a start says next_offset; a finished
           # search says neither more nor remaining: null there says it)
           "oneOf": [{"required": ["next_offset"]}, {"required": ["next_before"]}]}
 COUNT = _obj({"handle": _STR, "offset": _INT, "size": _INT, "matches": _INT, "lines": _INT,
               "next_offset": _NULLABLE_INT, "next_call": {"type": ["string", "null"]}},
              {"match": _STR, "pattern": _STR, "ignore_case": {"const": True}, "encoding": _SINGLE, "end": _INT,
-              "remaining": _INT, "note": _STR})
+              "remaining": _INT, "note": _STR, "calls": _CALLS})
 STRUCTURE = {"type": "object", "required": ["handle"], "description": "A structure read (jq, records, rows, view, "
              "select): see scratchfs.api.contract."}
 SCRATCH_READ = _obj({"key": _STR, **_PIECE}, {**_GOING, **_SHOWN, "version": _STR})
