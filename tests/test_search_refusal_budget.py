@@ -102,3 +102,23 @@ def test_the_mcp_server_s_refusal_names_calls_with_the_budget(tmp_path):
             "matches") in past, past
     assert f'read_handle(handle="{terminal}", match="red 39", before=5000, budget={BUDGET})' in view, view
     assert f'read_handle(handle="{terminal}", match="red 39", view="text", budget={BUDGET})' in view, view
+
+
+def test_a_pattern_s_time_limit_names_the_search_past_it_as_a_call_with_the_budget(tmp_path):
+    # "search on past them with offset=40001" was words: no call, no budget (advice3)
+    from scratchfs.api.settings import Settings
+
+    data = b"a" * 30000 + b"\n" + b"x\n" * 5000
+    with ScratchStore(str(tmp_path / "root"), settings=Settings(pattern_timeout=0.2)) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(data).handle
+        tools = ScratchTools(scope)
+        with pytest.raises(InvalidArgument) as refused:
+            tools.call("read_handle", {"handle": handle, "pattern": "(a|aa)*c", "budget": BUDGET})
+        [call] = refused.value.calls
+        past = dict(call.arguments)["offset"]
+        assert dict(call.arguments) == {"handle": handle, "pattern": "(a|aa)*c", "offset": past, "budget": BUDGET}
+        assert f"search on past them: {call}, their matches unsearched" in str(refused.value)
+        assert refused.value.resume_offset == 0 and past > 30000
+        reply = tools.call(call.verb, dict(call.arguments))  # (past the a's: nothing to backtrack over)
+        assert reply["windows"] == [] and reply["next_call"] is None and reply_size(reply) <= BUDGET

@@ -21,7 +21,7 @@ from scratchfs.api.entries import Entries, OpenEntry, reading
 from scratchfs.api.last_search import last_search
 from scratchfs.api.policy import KNOWN_CLASSES, Observation, check_result_class, json_text, should_spill
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, short_digest
-from scratchfs.api.search_calls import view_end_refusal
+from scratchfs.api.search_calls import searched_on, view_end_refusal
 from scratchfs.api.search_misses import stored_search
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import (
@@ -352,7 +352,7 @@ class Scope:
                 invalid needle or pattern; ``offset`` or ``max_matches`` out of range; a ``context`` that is
                 neither an integer from 0 to 8192 nor ``"line"``; ``end`` past the size, not after ``offset``
                 (nor ``before``) or with ``view``.
-            PatternTimeout: the search ran past ``pattern_timeout`` (its ``resume_offset`` says where it stood).
+            PatternTimeout: past ``pattern_timeout`` (``resume_offset``: where it stood; the call that goes on).
             PatternTooLong: a pattern match is longer than the reach bound (16 KiB).
             NotFound (Expired, Deleted), CorruptBlob: as :meth:`read_range`.
         """
@@ -373,11 +373,11 @@ class Scope:
         needle, matcher = self._matcher(match, pattern, ignore_case)
         asked = Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches, budget=budget,
                         view=view)  # (the settings ride on an empty result, and the calls it advises repeat them)
-        if before is not None:
-            return last_search(self, replace(asked, end=end), matcher, offset, before, (reach, sink, cap))
-        if view is not None:
-            return view_search(self, asked, matcher, offset, (reach, sink, cap), shown)
-        return stored_search(self, replace(asked, end=end), matcher, offset, (reach, sink, cap))
+        how, bounded = (reach, sink, cap), replace(asked, end=end)
+        return searched_on(asked, functools.partial(last_search, self, bounded, matcher, offset, before, how)
+                           if before is not None else functools.partial(view_search, self, asked, matcher, offset,
+                                                                        how, shown) if view is not None else
+                           functools.partial(stored_search, self, bounded, matcher, offset, how))
 
     def _matcher(self, match: object, pattern: object, ignore_case: bool) -> tuple[bytes | None, Matcher]:
         """The needle (for a substring search) and the matcher of a search."""

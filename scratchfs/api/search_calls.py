@@ -6,16 +6,17 @@ call" in words instead.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from scratchfs.api.results import Matches
 from scratchfs.api.views import reply_size
 from scratchfs.foundation.calls import Advice, Call
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
 from scratchfs.foundation.limits import DEFAULT_CONTEXT, DEFAULT_MATCHES
 
 __all__ = ["ENCODING_STRUCTURE", "HINT_CALL_BYTES", "count_again", "encoding_refusal", "same_search",
-           "view_end_refusal"]
+           "searched_on", "view_end_refusal"]
 
 HINT_CALL_BYTES = 256
 """Longest needle or pattern (bytes of its JSON string) :func:`same_search`, :func:`count_again` and
@@ -90,3 +91,31 @@ def encoding_refusal(handle: str, arguments: dict[str, object], encoding: object
     return InvalidArgument(Advice.of(head, "without encoding=, ", Call.of("read_handle", handle=handle, **arguments),
                                      ", or search the stored bytes with encoding= and no view=, ",
                                      Call.of("read_handle", handle=handle, **stored, encoding=encoding)))
+
+
+_ON_PAST = re.compile(r"(search on past them|resume after it) with offset=(\d+)")
+"""Where a pattern's time limit or reach bound (:mod:`scratchfs.engine.patterns`) names the offset to search on
+from, as words."""
+
+
+def searched_on(asked: Matches, search: Callable[[], Matches]) -> Matches:
+    """``search()`` (a search of ``asked``'s handle and settings); a pattern's time limit or reach bound that stops
+    it before it shows a match names the offset to search on from as words (``search on past them with
+    offset=40001``): raised again naming the search from there as a call (:func:`same_search`, with the reply
+    budget the call gave), as every search refusal names its way on.
+
+    Raises:
+        PatternTimeout, PatternTooLong: as ``search()`` raises them, the call in place of the words; the others as
+            it raises them."""
+    try:
+        return search()
+    except (PatternTimeout, PatternTooLong) as exc:
+        text = str(exc)
+        words = _ON_PAST.search(text)
+        if words is None or exc.advice is not None:
+            raise
+        call = same_search(asked, words.group(0), offset=int(words.group(2)))
+        if isinstance(call, str):  # (a needle too long to repeat: the words stay)
+            raise
+        raise type(exc)(Advice.of(text[:words.start()], f"{words.group(1)}: ", call, text[words.end():]),
+                        exc.resume_offset) from None
