@@ -456,3 +456,18 @@ def test_a_passed_record_s_note_names_its_byte_read_as_data(store):
     reply = ScratchTools(store.scope("r", "a")).call("read_handle", {"handle": handle, "record": 1})
     [raw] = _each_note_call_does(store, reply, {"handle": handle, "offset": 18, "length": 9})
     assert raw == b"not json\n"
+
+
+@pytest.mark.parametrize("budget", [[], ["--budget", "2048"]])
+def test_the_cli_writes_a_note_s_calls_as_commands_that_run(store, budget):
+    # the note's calls were printed in the JSON alone, in the model's syntax, which a shell cannot run (advice3)
+    handle = store.scope("r", "a").spill(_HTML, source_tool="fetch").handle
+    done = _run(store, "read-handle", handle, "--match", "café au lait 39", *budget)
+    assert done.exit_code == 0, done.stderr
+    reply = json.loads(done.stdout)
+    [words] = _commands(done.stderr)
+    assert done.stderr.startswith("scratchfs: the note's call as a command: ")
+    followed = json.loads(_follow(words).stdout)
+    assert followed == ScratchTools(store.scope("r", "a")).call(reply["calls"][0]["tool"],
+                                                                reply["calls"][0]["arguments"])
+    assert followed["windows"] and followed["view"] == "text"
