@@ -19,7 +19,7 @@ from scratchfs.api.views import reply_size
 from scratchfs.cli import main
 from scratchfs.foundation.errors import InvalidArgument
 
-from .mcp_support import connect, error_of, run, scratchfs_params
+from .mcp_support import connect, error_of, payload, run, scratchfs_params
 
 CONTENT = "".join(f'line {n} of the log: say "hi there" -x\n' for n in range(1, 3001)).encode()
 TERMINAL = b"".join(b"\x1b[01;31mred %d\x1b[0m plain\x1b[K\n" % n for n in range(400))
@@ -93,9 +93,14 @@ def test_the_mcp_server_s_refusal_names_calls_with_the_budget(tmp_path):
             view = error_of(await client.call_tool("read_handle", {"handle": terminal, "match": "red 39",
                                                                    "view": "text", "before": 5000,
                                                                    "budget": BUDGET}))
-            return past, view
+            missed = payload(await client.call_tool("read_handle", {"handle": handles["page"], "match": "café 3",
+                                                                    "budget": BUDGET}))
+            return past, view, missed
 
-    past, view = run(body)
+    past, view, missed = run(body)  # (a note's calls: as data in the JSON reply, with the budget)
+    assert missed["windows"] == [] and missed["calls"] == [{"tool": "read_handle", "arguments": {
+        "handle": handles["page"], "match": "café 3", "view": "text", "context": 200, "max_matches": 20,
+        "budget": BUDGET}}], missed
     assert past.startswith("invalid argument: ")
     assert (f'read_handle(handle="{log}", match="of the", budget={BUDGET}) looks through all of it, and '
             f'read_handle(handle="{log}", match="of the", before={len(CONTENT)}, budget={BUDGET}) finds the last '
