@@ -143,3 +143,21 @@ def test_the_filter_read_on_gives_the_outputs_after_those_read_but_the_failures(
             pass
     advised = jq.compile(f"[.[] | ({each})?] | .[{output - 1}:][]").input_value(items).all()
     assert advised == expected[output - 1:]
+
+
+def test_a_streamed_page_that_fails_whole_names_no_output_it_cannot_know(tools, scratch_scope, monkeypatch):
+    # past the jq bound a path filter streams and a page that meets jq's error fails whole: the failing output is
+    # somewhere on it, not its first, and the read past it (no path) would be refused there
+    monkeypatch.setattr("scratchfs.engine.structure.jsondoc.MAX_JQ_DOCUMENT_BYTES", 1000)
+    records = [{"x": "no object"} if n == 40 else {"x": {"y": f"{n} " + "v" * 100}} for n in range(1, 100)]
+    handle = scratch_scope.spill(json.dumps(records).encode()).handle  # (about 15 outputs a page: it fails on the
+    # third, which a cursor starts)
+    then = {"handle": handle, "jq": ".[].x.y", "budget": 2048}
+    for _ in range(2):  # (two pages of about 15 outputs, then the one that fails)
+        page = tools.call("read_handle", then)
+        assert "on output" not in page.get("note", "")
+        _, then = parse_call(page["next_call"])
+    with pytest.raises(InvalidArgument) as refused:
+        tools.call("read_handle", then)
+    assert "on output" not in str(refused.value) and "a step met a value" in str(refused.value)
+    assert not refused.value.calls

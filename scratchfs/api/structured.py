@@ -48,6 +48,7 @@ from scratchfs.engine.structure import (
     html_text,
     iter_rows,
     jq_page,
+    jsondoc,
     records_page,
     rows_page,
     select_page,
@@ -145,8 +146,9 @@ class StructureReads:
                                                                   timeout=self._timeout(),
                                                                   entry=entry_identity(handle, blob)),
                                     self.line_bytes, self.shape)
-            except InvalidArgument as exc:
-                raise failed_at(exc, handle, filter, cursor, call_budget) from None
+            except InvalidArgument as exc:  # (a streamed page fails whole: its first output is not the failing one)
+                streamed = src.size > jsondoc.MAX_JQ_DOCUMENT_BYTES
+                raise failed_at(exc, handle, filter, None if streamed else cursor, call_budget) from None
             if page.failure is not None and kind in SNIFFED_NO_TABLE and not mostly_json(src, 0, 0):
                 # text whose first words parse as JSON ('404 not found', find -ls's inode numbers): no stream of
                 # JSON documents, refused here rather than on the page that meets the parse error
