@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from scratchfs import ScratchStore
 from scratchfs.api.contract import ScratchTools
+from scratchfs.api.views import reply_size
 from scratchfs.cli import main
 from scratchfs.cli.advice import call_command
 from scratchfs.foundation.calls import Advice, Call
@@ -368,3 +369,105 @@ def test_encoding_with_a_view_search_names_the_view_search_and_the_encoded_searc
     failed = _run(store, "read-handle", handle, "--match", "lait 59", "--view", "text", "--encoding", "cp1252")
     _each_command_does(store, failed, {"handle": handle, "match": "lait 59", "view": "text"},
                        {"handle": handle, "match": "lait 59", "encoding": "cp1252"})
+
+
+def _each_note_call_does(store, reply: dict, *calls: dict) -> list:
+    """The successful ``reply``'s note names one call per call of ``calls`` (read_handle's arguments), in order, and
+    carries them as data (``calls``, as a refusal does, advice3): each is in the note as a model writes it, and the
+    command the CLI writes for it, run, prints what the tool call gives (its JSON, or a raw read's bytes). Returns
+    what each printed."""
+    assert [call["arguments"] for call in reply["calls"]] == list(calls), reply
+    tools = ScratchTools(store.scope("r", "a"))
+    out = []
+    for call in reply["calls"]:
+        made = Call.of(call["tool"], **call["arguments"])
+        assert str(made) in reply["note"], reply["note"]
+        printed = _follow(shlex.split(call_command(made, "r", "a", str(store.root)))[1:]).stdout_bytes
+        expected = tools.call(call["tool"], call["arguments"])
+        if printed.startswith(b"{"):
+            assert json.loads(printed) == expected
+            out.append(expected)
+        else:  # (a raw read: the bytes, which the tool shows as text or, binary, as a hex dump)
+            assert expected.get("encoding") == "hexdump" or printed == expected["data"].encode("utf-8")
+            out.append(printed)
+    return out
+
+
+_OVERSTRUCK = b"".join(b"N\x08NA\x08AM\x08ME\x08E %d\n" % n for n in range(900))
+_CRLF = b"".join(b"key=%d\r\n" % n for n in range(2000))
+_HTML = (b"<html><body>" + b"".join(b"<p>caf&eacute; <b>au</b> lait %d</p>\n" % n for n in range(400))
+         + b"</body></html>")
+
+
+@pytest.mark.parametrize("budget", [None, 2048])
+@pytest.mark.parametrize(("data", "tool", "search", "advised"), [
+    (_HTML, "fetch", {"match": "café au lait 39"}, {"match": "café au lait 39", "view": "text"}),
+    (_OVERSTRUCK, "man", {"match": "NAME 39"}, {"match": "NAME 39", "view": "text"}),
+    (_CRLF, "shell", {"pattern": "key=1999$"}, {"pattern": "key=1999\\r?$"}),
+])
+def test_a_miss_s_note_names_the_search_that_finds_it_as_data(store, data, tool, search, advised, budget):
+    # the notes of a search that found nothing named their calls in words alone, without the call's budget: a face
+    # could not write them its own way, nor could a test run them (advice3)
+    handle = store.scope("r", "a").spill(data, source_tool=tool).handle
+    given = {} if budget is None else {"budget": budget}
+    tools = ScratchTools(store.scope("r", "a"))
+    reply = tools.call("read_handle", {"handle": handle, **search, **given})
+    assert reply["windows"] == [] and reply["next_call"] is None
+    [found] = _each_note_call_does(store, reply, {"handle": handle, **advised, "context": 200, "max_matches": 20,
+                                                  **given})
+    assert found["windows"] and (budget is None or reply_size(found) <= budget)
+    assert budget is None or reply_size(reply) <= budget
+    counted = tools.call("read_handle", {"handle": handle, **search, "count": True, **given})  # (a count's too)
+    assert counted["matches"] == 0 and counted["calls"] == reply["calls"]
+
+
+def test_a_compressed_miss_s_note_names_its_byte_read_as_data(store):
+    import gzip
+
+    packed = gzip.compress(CONTENT, mtime=0)
+    handle = store.scope("r", "a").spill(packed, source_tool="download").handle
+    reply = ScratchTools(store.scope("r", "a")).call("read_handle", {"handle": handle, "match": "of the"})
+    [raw] = _each_note_call_does(store, reply, {"handle": handle, "offset": 0, "length": 512})
+    assert raw == packed[:512]
+
+
+def test_a_view_search_s_note_names_the_read_of_its_first_window_as_data(store):
+    raw = b"".join(b"\x1b[01;31mred %d\x1b[0m plain\x1b[K\n" % n for n in range(400))
+    handle = store.scope("r", "a").spill(raw, source_tool="bash").handle
+    reply = ScratchTools(store.scope("r", "a")).call("read_handle", {"handle": handle, "match": "red 39",
+                                                                     "view": "text", "budget": 4096})
+    first = reply["windows"][0].get("match_offset", reply["windows"][0]["offset"])
+    [read] = _each_note_call_does(store, reply, {"handle": handle, "view": "text", "raw_offset": first,
+                                                 "budget": 4096})
+    assert read["text"].startswith("red 39")
+
+
+def test_a_jq_failure_s_note_names_the_read_past_it_as_data(store):
+    records = [{"x": "s"} if n == 30 else {"x": {"y": n}} for n in range(1, 100)]
+    handle = store.scope("r", "a").spill(json.dumps(records).encode()).handle
+    reply = ScratchTools(store.scope("r", "a")).call("read_handle", {"handle": handle, "jq": ".[] | .x.y"})
+    [on] = _each_note_call_does(store, reply, {"handle": handle, "jq": "[.[] | (.x.y)?] | .[29:][]"})
+    assert on["results"][:2] == [31, 32]
+
+
+def test_a_passed_record_s_note_names_its_byte_read_as_data(store):
+    lines = b'{"n": 1}\n{"n": 2}\nnot json\n' + b"".join(b'{"n": %d}\n' % n for n in range(4, 60))
+    handle = store.scope("r", "a").spill(lines, source_tool="log").handle
+    reply = ScratchTools(store.scope("r", "a")).call("read_handle", {"handle": handle, "record": 1})
+    [raw] = _each_note_call_does(store, reply, {"handle": handle, "offset": 18, "length": 9})
+    assert raw == b"not json\n"
+
+
+@pytest.mark.parametrize("budget", [[], ["--budget", "2048"]])
+def test_the_cli_writes_a_note_s_calls_as_commands_that_run(store, budget):
+    # the note's calls were printed in the JSON alone, in the model's syntax, which a shell cannot run (advice3)
+    handle = store.scope("r", "a").spill(_HTML, source_tool="fetch").handle
+    done = _run(store, "read-handle", handle, "--match", "café au lait 39", *budget)
+    assert done.exit_code == 0, done.stderr
+    reply = json.loads(done.stdout)
+    [words] = _commands(done.stderr)
+    assert done.stderr.startswith("scratchfs: the note's call as a command: ")
+    followed = json.loads(_follow(words).stdout)
+    assert followed == ScratchTools(store.scope("r", "a")).call(reply["calls"][0]["tool"],
+                                                                reply["calls"][0]["arguments"])
+    assert followed["windows"] and followed["view"] == "text"

@@ -72,5 +72,5 @@ def test_the_note_keeps_the_reply_within_its_budget(scope, budget, length):
     handle = scope.spill(PAGE.read_bytes(), source_tool="browser").handle
     reply = tools.call("read_handle", {"handle": handle, "match": "q" * length, "budget": budget})
     assert reply_size(reply) <= budget
-    assert reply["note"].endswith('view="text", context=200, max_matches=20)' if length <= 254
-                                  else 'the same call with view="text"')
+    assert reply["note"].endswith(f'view="text", context=200, max_matches=20, budget={budget})' if length <= 254
+                                  else 'the same call with view="text"')  # (the call repeats the budget: advice3)

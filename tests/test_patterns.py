@@ -152,7 +152,9 @@ def test_catastrophic_backtracking_is_stopped_with_a_resume_offset(tmp_path):
         assert f"offset={caught.value.resume_offset}" in str(caught.value)
         assert isinstance(caught.value, InvalidArgument)
         # following the message gets past the trouble instead of meeting it again (new-user trial: it looped)
-        past = int(re.search(r"search on past them with offset=(\d+)", str(caught.value)).group(1))
+        [on] = caught.value.calls  # (the search from past them, as a call: advice3)
+        past = dict(on.arguments)["offset"]
+        assert f"search on past them: {on}" in str(caught.value)
         assert caught.value.resume_offset < past <= len(data)
         rest = scope.read_handle(handle, pattern=r"(a|aa)+$", offset=past)
         assert rest.next_offset is None and all(h.offset >= past for w in rest.windows for h in w.matches)
@@ -203,7 +205,7 @@ def test_a_time_out_skips_only_the_lines_it_was_deciding(tmp_path):
             try:
                 got = scope.read_handle(handle, pattern=pattern, offset=offset, context=0, max_matches=1000)
             except PatternTimeout as exc:
-                past = int(re.search(r"search on past them with offset=(\d+)", str(exc)).group(1))
+                past = dict(exc.calls[0].arguments)["offset"]  # (the search from past them, as a call: advice3)
                 skipped.append((exc.resume_offset, past))
                 offset = past
                 continue

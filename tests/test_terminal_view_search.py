@@ -168,7 +168,8 @@ def test_the_terminal_miss_note_keeps_the_reply_within_its_budget(scope, budget,
     handle = _spill(scope, grep_colour())
     reply = tools.call("read_handle", {"handle": handle, "match": "q" * length, "budget": budget})
     assert reply_size(reply) <= budget
-    assert reply["note"].endswith('view="text", context=200, max_matches=20)' if length <= MAX_RENDERED_NEEDLE_CHARS
+    assert reply["note"].endswith(f'view="text", context=200, max_matches=20, budget={budget})'  # (advice3)
+                                  if length <= MAX_RENDERED_NEEDLE_CHARS
                                   else f'(at most {MAX_RENDERED_NEEDLE_CHARS} characters) with view="text"')
 
 

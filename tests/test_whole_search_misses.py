@@ -63,7 +63,10 @@ def test_a_count_and_the_last_matches_of_none_say_why_as_a_search_does(scope, na
     for reply in (counted, last):  # (within the smallest budget too)
         small = tools.read_handle(handle, **search, budget=2048, **({"count": True} if reply is counted else
                                                                      {"before": len(data)}))
-        assert small["note"] == forward["note"]
+        assert small["note"] == tools.read_handle(handle, **search, budget=2048)["note"]  # (its call repeats the
+        # budget: advice3)
+        assert small["calls"] == [{**call, "arguments": {**call["arguments"], "budget": 2048}}  # (its calls as
+                                  for call in forward["calls"]]  # data, each with the budget)
 
 
 def test_the_notes_call_finds_what_python_finds(scope):

@@ -294,7 +294,7 @@ def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict
                                        jq=given.get("jq"), cursor=cursor, budget=b, call_budget=call_budget)
     if "jq" in given:
         only_one_read(given, {"jq", "cursor"})
-        return lambda b: reads.jq(handle, given["jq"], cursor=cursor, budget=b)
+        return lambda b: reads.jq(handle, given["jq"], cursor=cursor, budget=b, call_budget=call_budget)
     if "raw_offset" in given:  # (what is left: raw_offset, a cursor)
         at = given["raw_offset"]
         raise InvalidArgument(Advice.of('raw_offset goes with view="text": ', Call.of(
@@ -339,10 +339,15 @@ class ScratchTools:
         return getattr(self, name)(**args)
 
     @staticmethod
-    def _budgeted(scope: Scope, budget: int | None) -> tuple[int, int | None]:
+    def _given_budget(budget: int | None) -> int | None:
+        """The caller's ``budget`` checked (bytes), or ``None`` when it gave none. Raises InvalidArgument."""
+        return None if budget is None else check_int(budget, "budget", MIN_REPLY_BYTES, MAX_REPLY_BYTES)
+
+    @classmethod
+    def _budgeted(cls, scope: Scope, budget: int | None) -> tuple[int, int | None]:
         """``(the reply's budget, the budget its next_call repeats)``: the caller's ``budget`` (checked) for both,
         or the store's default and ``None`` (a next_call names only the settings the call gave)."""
-        given = None if budget is None else check_int(budget, "budget", MIN_REPLY_BYTES, MAX_REPLY_BYTES)
+        given = cls._given_budget(budget)
         return (scope.store.settings.reply_budget_bytes if given is None else given), given
 
     def read_handle(self, handle: str, offset: int = 0, length: int | None = None, line: int | None = None,
@@ -377,7 +382,8 @@ class ScratchTools:
         end = check_end(asked["end"])
         if (single := check_encoding(encoding)) is not None and given:
             raise encoding_refusal(handle, {**asked, "offset": offset or None, **given, "ignore_case": ignore_case
-                                            or None}, encoding) if match or pattern else InvalidArgument(
+                                            or None, "budget": self._given_budget(budget)}, encoding) \
+                if match or pattern else InvalidArgument(
                 f"{ENCODING_STRUCTURE}: read it without encoding= (a structure read decodes its content itself)")
         sought = (match, pattern) if single is None else search_form(match, pattern, ignore_case, single)
         scope = self.scope
@@ -389,7 +395,7 @@ class ScratchTools:
             if given.keys() == {"view"} and (match or pattern):  # (refuse_mixed let only a text view's search by)
                 result = scope.search(handle, match, pattern, offset, ignore_case=ignore_case, context=context,
                                       max_matches=max_matches, cap=min(MAX_READ_BYTES, budget), view=given["view"],
-                                      before=before, end=end)
+                                      before=before, end=end, budget=echo)
                 return matches_reply(replace(result, budget=echo), budget)  # (offsets and lines in the view)
             return structure_reply(scope, handle, offset, given, budget, checked=checked, call_budget=echo)
         cap = min(MAX_READ_BYTES, budget)
@@ -402,7 +408,7 @@ class ScratchTools:
                                requested, budget, echo, end)
         result = scope.read_handle(handle, offset, length, match=sought[0], pattern=sought[1],
                                    ignore_case=ignore_case, context=context, max_matches=max_matches, line=line,
-                                   lines=lines, cap=cap, before=before, end=end)
+                                   lines=lines, cap=cap, before=before, end=end, budget=echo)
         result = replace(result, budget=echo, encoding=single)  # its next_call repeats the budget and encoding
         if isinstance(result, Matches):
             return matches_reply(as_given(result, match, pattern), budget)

@@ -18,7 +18,7 @@ from scratchfs.api.search_misses import whole_miss_note
 from scratchfs.engine.patterns import MAX_REACH_BYTES, compile_pattern
 from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, count
 from scratchfs.foundation import checks
-from scratchfs.foundation.calls import render_call
+from scratchfs.foundation.calls import Advice, render_call
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MAX_NEEDLE_BYTES
 
@@ -97,8 +97,14 @@ class MatchCount(Bounded):
     seconds: float
     budget: int | None = None
     encoding: str | None = None
-    note: str | None = None
+    note: str | Advice | None = None
     end: int | None = None
+
+    @property
+    def remaining(self) -> int:
+        """Bytes from ``next_offset`` to the end (``end``, when given), not counted yet (0 when the count is
+        whole)."""
+        return self.left_from(self.next_offset)
 
     @property
     def next_call(self) -> str | None:
@@ -147,7 +153,7 @@ def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | N
             if none and end is not None:  # (bounded: where it looked)
                 missed = bounded_miss(offset, end, size)
             elif none and not offset:  # (none in all of it: markup, escapes, CRLF, another encoding may be why)
-                missed = whole_miss_note(opened, handle, needle, pattern, ignore_case)
+                missed = whole_miss_note(opened, handle, needle, pattern, ignore_case, budget)
     return MatchCount(handle, match, pattern, ignore_case, offset, size, found, lines, next_offset,
                       COUNT_SHARE * timeout, budget, note=missed, end=end)
 

@@ -76,7 +76,8 @@ def last_search(scope: Scope, found: Matches, matcher: Matcher, offset: int, bef
                 missed = bounded_miss(offset, before, size, "before")
             elif none and not offset and before == size:  # (no match in all of it: the reason a forward search's
                 # note gives, if any)
-                missed = whole_miss_note(opened, handle, found.match, found.pattern, found.ignore_case)
+                missed = whole_miss_note(opened, handle, found.match, found.pattern, found.ignore_case,
+                                         found.budget)
     origin, next_before, note = offset, got.next_before, missed
     if got.resume is not None:
         origin, next_before = got.resume, before

@@ -18,7 +18,7 @@ from scratchfs.api.encodings import decode_single
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import Window
 from scratchfs.foundation import cursors
-from scratchfs.foundation.calls import render_call
+from scratchfs.foundation.calls import Advice, render_call
 from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
 from scratchfs.foundation.limits import (
     DEFAULT_CONTEXT,
@@ -83,6 +83,11 @@ class Bounded:
         """Where the read ends, a byte offset: ``end``, else the content's size."""
         return self.size if self.end is None else self.end
 
+    def left_from(self, at: int | None) -> int:
+        """Bytes from ``at`` (a byte offset, where the next call starts) to :attr:`bound`, not read yet: the one
+        rule of every reply's ``remaining`` (0 when ``at`` is ``None``: nothing follows)."""
+        return 0 if at is None else self.bound - at
+
 
 @dataclass(frozen=True, slots=True)
 class Slice(Bounded):
@@ -128,7 +133,7 @@ class Slice(Bounded):
     @property
     def remaining(self) -> int:
         """Bytes after this slice, not read yet (before ``end``, when given)."""
-        return self.bound - self.offset - len(self.data)
+        return self.left_from(self.offset + len(self.data))
 
     @property
     def next_call(self) -> str | None:
@@ -204,7 +209,7 @@ class LineSlice(Bounded):
     @property
     def remaining(self) -> int:
         """Bytes after this read, not read yet (before ``end``, when given)."""
-        return self.bound - self.offset - len(self.data)
+        return self.left_from(self.offset + len(self.data))
 
     @property
     def next_call(self) -> str | None:
@@ -242,7 +247,9 @@ class Matches(Bounded):
             ``None``. Its ``next_offset`` is then the next call's ``before`` (the first match shown, when matches
             start before it) and ``origin`` its ``offset`` (where the forward sequence starts).
         note: why none is shown when a forward search of a pattern that spans lines ran out of time; where to search
-            on when a stored HTML page's source held no match (:func:`~scratchfs.api.search_misses.text_view_hint`).
+            on when a stored HTML page's source held no match (:func:`~scratchfs.api.search_misses.text_view_hint`):
+            text, or :class:`~scratchfs.foundation.calls.Advice` when it names calls (the reply gives them as
+            ``calls`` too).
         rendered: the windows are terminal output's stored bytes, shown as its text view renders them (``view="text"``
             on terminal output: :func:`~scratchfs.api.view_search.view_search`): a window's ``data`` is its bytes
             rendered, its offsets and lengths the stored bytes'.
@@ -270,7 +277,7 @@ class Matches(Bounded):
     view: str | None = None
     before: int | None = None
     origin: int = 0
-    note: str | None = None
+    note: str | Advice | None = None
     rendered: bool = False
     encoding: str | None = None
     stopped: str | None = None
@@ -298,7 +305,7 @@ class Matches(Bounded):
         searched yet (0 when the search is complete)."""
         if self.next_offset is None:
             return 0
-        return self.next_offset - self.origin if self.before is not None else self.bound - self.next_offset
+        return self.next_offset - self.origin if self.before is not None else self.left_from(self.next_offset)
 
     @property
     def match_count(self) -> int:

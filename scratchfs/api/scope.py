@@ -21,7 +21,7 @@ from scratchfs.api.entries import Entries, OpenEntry, reading
 from scratchfs.api.last_search import last_search
 from scratchfs.api.policy import KNOWN_CLASSES, Observation, check_result_class, json_text, should_spill
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, short_digest
-from scratchfs.api.search_calls import view_end_refusal
+from scratchfs.api.search_calls import searched_on, view_end_refusal
 from scratchfs.api.search_misses import stored_search
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import (
@@ -331,7 +331,7 @@ class Scope:
     def search(self, handle: str, match: str | bytes | None = None, pattern: str | None = None, offset: int = 0, *,
                ignore_case: bool = False, context: int | str | None = None, max_matches: int | None = None,
                cap: int = MAX_READ_BYTES, view: str | None = None, before: int | None = None,
-               end: int | None = None) -> Matches:
+               end: int | None = None, budget: int | None = None) -> Matches:
         """Non-overlapping matches starting at or after byte ``offset``: a substring (``match``; text is searched as
         UTF-8) or a Python ``re`` pattern over the bytes (``pattern``; ``^``/``$`` per line, ASCII ``ignore_case``;
         see :mod:`scratchfs.engine.search`); empty matches are not reported. Each match gets up to ``context`` bytes
@@ -341,17 +341,18 @@ class Scope:
         Pass the result's ``next_offset`` as ``offset=`` to resume; ``before``: the last matches before that byte
         (:mod:`scratchfs.api.last_search`, whose errors it raises too); ``end``: the search looks at bytes
         ``[offset, end)`` alone (a member's: matches wholly inside, as ``re``'s ``endpos``; the next call repeats it;
-        a miss says where it looked: :func:`~scratchfs.api.bounds.check_search_end`). Streams the blob;
-        ``view="text"``: an HTML page's text view (Unicode spaces sought as ``" "``), offsets and lines the view's;
-        terminal output as shown, offsets the stored output's (:func:`~scratchfs.api.view_search.view_search`, whose
-        errors it raises too).
+        a miss says where it looked: :func:`~scratchfs.api.bounds.check_search_end`); ``budget``: the reply budget
+        the caller gave (bytes), which each call its refusals and notes advise repeats (``None``: none). Streams the
+        blob; ``view="text"``: an HTML page's text view (Unicode spaces sought as ``" "``), offsets and lines the
+        view's; terminal output as shown, offsets the stored output's (:func:`~scratchfs.api.view_search.view_search`,
+        whose errors it raises too).
 
         Raises:
             InvalidArgument: a malformed handle; both or neither of ``match``/``pattern``; an empty, too long or
                 invalid needle or pattern; ``offset`` or ``max_matches`` out of range; a ``context`` that is
                 neither an integer from 0 to 8192 nor ``"line"``; ``end`` past the size, not after ``offset``
                 (nor ``before``) or with ``view``.
-            PatternTimeout: the search ran past ``pattern_timeout`` (its ``resume_offset`` says where it stood).
+            PatternTimeout: past ``pattern_timeout`` (``resume_offset``: where it stood; the call that goes on).
             PatternTooLong: a pattern match is longer than the reach bound (16 KiB).
             NotFound (Expired, Deleted), CorruptBlob: as :meth:`read_range`.
         """
@@ -364,19 +365,19 @@ class Scope:
         ignore_case = checks.check_flag(ignore_case, "ignore_case")
         cap = max(checks.check_int(cap, "cap", 1, MAX_READ_BYTES), 2 * reach + 1)
         if (end := check_end(end)) is not None and view is not None:
-            raise view_end_refusal(handle, match, pattern, offset, end, (view, ignore_case, context, max_matches))
+            raise view_end_refusal(handle, match, pattern, offset, end, (view, ignore_case, context, max_matches),
+                                   budget)
         shown = match  # (terminal output's view shows Unicode spaces as they are: sought so, view_search)
         if view is not None:  # an HTML page's text view writes each Unicode space (&nbsp;) as " ": so is its needle
             match, pattern = (view_spaces(t) if isinstance(t, str) else t for t in (match, pattern))
         needle, matcher = self._matcher(match, pattern, ignore_case)
-        if before is not None:  # (the settings ride on an empty result)
-            return last_search(self, Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches,
-                                             view=view, end=end), matcher, offset, before, (reach, sink, cap))
-        if view is not None:
-            return view_search(self, Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches,
-                                             view=view), matcher, offset, (reach, sink, cap), shown)
-        return stored_search(self, Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches,
-                                           end=end), matcher, offset, (reach, sink, cap))
+        asked = Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches, budget=budget,
+                        view=view)  # (the settings ride on an empty result, and the calls it advises repeat them)
+        how, bounded = (reach, sink, cap), replace(asked, end=end)
+        return searched_on(asked, functools.partial(last_search, self, bounded, matcher, offset, before, how)
+                           if before is not None else functools.partial(view_search, self, asked, matcher, offset,
+                                                                        how, shown) if view is not None else
+                           functools.partial(stored_search, self, bounded, matcher, offset, how))
 
     def _matcher(self, match: object, pattern: object, ignore_case: bool) -> tuple[bytes | None, Matcher]:
         """The needle (for a substring search) and the matcher of a search."""
@@ -386,13 +387,13 @@ class Scope:
                     match: str | bytes | None = None, pattern: str | None = None, ignore_case: bool = False,
                     context: int | str | None = None, max_matches: int | None = None, line: int | None = None,
                     lines: int | None = None, cap: int = MAX_READ_BYTES, before: int | None = None,
-                    end: int | None = None) -> Slice | LineSlice | Matches:
+                    end: int | None = None, budget: int | None = None) -> Slice | LineSlice | Matches:
         """The model-facing read verb: a byte range (:meth:`read_range`, the default), a line range
         (:meth:`read_lines`: ``line``, ``lines``) or a search (:meth:`search`: ``match`` or ``pattern``, with
         ``offset``, ``ignore_case``, ``context``, ``max_matches``, ``before``); ``cap`` bounds the content bytes of a
         line read or of a search's windows (64 KiB at most); ``end``: each stops before that byte (a member's end,
-        :mod:`scratchfs.api.bounds`). Every result says how to go on: ``next_offset`` /
-        ``next_line``, ``remaining`` bytes and ``next_call``.
+        :mod:`scratchfs.api.bounds`; ``budget``: a search's, :meth:`search`). Every result says how to go on:
+        ``next_offset`` / ``next_line``, ``remaining`` bytes and ``next_call``.
 
         Raises:
             InvalidArgument: options of different modes mixed, and whatever the chosen read raises.
@@ -408,7 +409,7 @@ class Scope:
         if not searching:
             return bounded_range(self.read_range(handle, offset, length), check_end(end))
         return self.search(handle, match, pattern, offset, ignore_case=ignore_case, context=context,
-                           max_matches=max_matches, cap=cap, before=before, end=end)
+                           max_matches=max_matches, cap=cap, before=before, end=end, budget=budget)
 
     # -- scratchpad -----------------------------------------------------------------------------------------------
 

@@ -6,16 +6,17 @@ call" in words instead.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from scratchfs.api.results import Matches
 from scratchfs.api.views import reply_size
 from scratchfs.foundation.calls import Advice, Call
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
 from scratchfs.foundation.limits import DEFAULT_CONTEXT, DEFAULT_MATCHES
 
 __all__ = ["ENCODING_STRUCTURE", "HINT_CALL_BYTES", "count_again", "encoding_refusal", "same_search",
-           "view_end_refusal"]
+           "searched_on", "view_end_refusal"]
 
 HINT_CALL_BYTES = 256
 """Longest needle or pattern (bytes of its JSON string) :func:`same_search`, :func:`count_again` and
@@ -58,13 +59,14 @@ def count_again(handle: str, match: str | None, pattern: str | None, ignore_case
 
 
 def view_end_refusal(handle: str, match: str | bytes | None, pattern: str | None, offset: int, end: int,
-                     settings: tuple[str, bool, int | str, int]) -> InvalidArgument:
+                     settings: tuple[str, bool, int | str, int], budget: int | None = None) -> InvalidArgument:
     """The refusal of a search of ``handle`` with ``end=`` and a view (``settings``: the view, ``ignore_case``,
     ``context``, ``max_matches``, checked): ``end=`` bounds the stored bytes, and the two searches that work, as
-    calls (:func:`same_search`): the stored bytes from ``offset`` to ``end``, or the view without ``end=``."""
+    calls (:func:`same_search`, with the reply ``budget`` the call gave): the stored bytes from ``offset`` to
+    ``end``, or the view without ``end=``."""
     view, ignore_case, context, max_matches = settings
     needle = match.encode("utf-8", "surrogatepass") if isinstance(match, str) else match
-    found = Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches, view=view)
+    found = Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches, budget=budget, view=view)
     return InvalidArgument(Advice.of(
         'end= bounds a search of the stored bytes, not of view="text" (whose offsets are another text\'s): search '
         "the stored bytes from offset= to end=, ", same_search(found, "the same call without view=", view=None,
@@ -89,3 +91,31 @@ def encoding_refusal(handle: str, arguments: dict[str, object], encoding: object
     return InvalidArgument(Advice.of(head, "without encoding=, ", Call.of("read_handle", handle=handle, **arguments),
                                      ", or search the stored bytes with encoding= and no view=, ",
                                      Call.of("read_handle", handle=handle, **stored, encoding=encoding)))
+
+
+_ON_PAST = re.compile(r"(search on past them|resume after it) with offset=(\d+)")
+"""Where a pattern's time limit or reach bound (:mod:`scratchfs.engine.patterns`) names the offset to search on
+from, as words."""
+
+
+def searched_on(asked: Matches, search: Callable[[], Matches]) -> Matches:
+    """``search()`` (a search of ``asked``'s handle and settings); a pattern's time limit or reach bound that stops
+    it before it shows a match names the offset to search on from as words (``search on past them with
+    offset=40001``): raised again naming the search from there as a call (:func:`same_search`, with the reply
+    budget the call gave), as every search refusal names its way on.
+
+    Raises:
+        PatternTimeout, PatternTooLong: as ``search()`` raises them, the call in place of the words; the others as
+            it raises them."""
+    try:
+        return search()
+    except (PatternTimeout, PatternTooLong) as exc:
+        text = str(exc)
+        words = _ON_PAST.search(text)
+        if words is None or exc.advice is not None:
+            raise
+        call = same_search(asked, words.group(0), offset=int(words.group(2)))
+        if isinstance(call, str):  # (a needle too long to repeat: the words stay)
+            raise
+        raise type(exc)(Advice.of(text[:words.start()], f"{words.group(1)}: ", call, text[words.end():]),
+                        exc.resume_offset) from None

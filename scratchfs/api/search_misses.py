@@ -23,7 +23,7 @@ from scratchfs.api.view_search import RENDERED_KINDS, rendered_hint
 from scratchfs.api.views import reply_size
 from scratchfs.engine.pattern_syntax import crlf_line_ends
 from scratchfs.engine.search import Matcher, Sink, search
-from scratchfs.foundation.calls import render_call
+from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.limits import DEFAULT_CONTEXT, DEFAULT_MATCHES
 from scratchfs.foundation.text import invalid_utf8_bytes, utf8_partial_tail
 
@@ -90,15 +90,16 @@ def _hinted(opened: Any, result: Matches, offset: int) -> Matches:
     return text_view_hint(result, kind, offset, shape, not_utf8, fixed if b"\r\n" in head else None)
 
 
-def whole_miss_note(opened: Any, handle: str, needle: bytes | None, pattern: str | None, ignore_case: bool
-                    ) -> str | None:
+def whole_miss_note(opened: Any, handle: str, needle: bytes | None, pattern: str | None, ignore_case: bool,
+                    budget: int | None = None) -> str | Advice | None:
     """The note of a search over the whole stored content of ``opened`` (an open entry, read under
     :func:`~scratchfs.api.entries.reading`) that found nothing -- a count (``count=true``) from byte 0, or the last
     matches (``before=<size>``) from byte 0 --: :func:`text_view_hint`'s, as a forward search from the start that
     found nothing says it (its call a forward search, with the default context and number of matches), or ``None``
-    when it says nothing. Raises what a read of the entry raises (NotFound, CorruptBlob)."""
+    when it says nothing; its calls repeat ``budget``, the reply budget the call gave. Raises what a read of the
+    entry raises (NotFound, CorruptBlob)."""
     asked = Matches(handle, needle, [], opened.entry.size, None, pattern, ignore_case, DEFAULT_CONTEXT,
-                    DEFAULT_MATCHES, opened.entry.content_type == "binary")
+                    DEFAULT_MATCHES, opened.entry.content_type == "binary", budget=budget)
     return _hinted(opened, asked, 0).note
 
 
@@ -107,11 +108,11 @@ def _missed(found: Matches, offset: int) -> bool:
     return not offset and not found.windows and found.next_offset is None and not found.view
 
 
-def _same_call(found: Matches, **changed: object) -> str:
+def _same_call(found: Matches, **changed: object) -> Call:
     """The read_handle call of the search ``found`` answered, on the same handle with the same ``ignore_case``,
-    ``context`` and ``max_matches``, with ``changed`` (its match or pattern, a view) instead."""
-    return render_call("read_handle", handle=found.handle, **changed, ignore_case=True if found.ignore_case else None,
-                       context=found.context, max_matches=found.max_matches)
+    ``context``, ``max_matches`` and ``budget``, with ``changed`` (its match or pattern, a view) instead."""
+    return Call.of("read_handle", handle=found.handle, **changed, ignore_case=True if found.ignore_case else None,
+                   context=found.context, max_matches=found.max_matches, budget=found.budget)
 
 def _sought(found: Matches) -> str:
     """The needle or pattern of a search, as text."""
@@ -162,14 +163,15 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
         return replace(found, note=placeholder)
     packed = compressed_format(shape) if content_type == "binary" else None
     if packed is not None:
-        return replace(found, note=compressed_note(found.handle, packed))
+        return replace(found, note=compressed_note(found.handle, packed, found.budget))
     if content_type == "binary" and (kind := binary_format(shape)) in UTF16_FORMATS:
         return replace(found, note=utf16_note(found, kind or ""))
     spelled = reply_size(_sought(found)) <= HINT_CALL_BYTES
     if content_type == "html":
         call = _same_call(found, **what, view="text") if spelled else 'the same call with view="text"'
-        return replace(found, note=("no match in the page's HTML source, where tags and character references "
-                                    f"(&eacute;, &nbsp;) split its text; search the text the page shows: {call}"))
+        return replace(found, note=Advice.of("no match in the page's HTML source, where tags and character "
+                                             "references (&eacute;, &nbsp;) split its text; search the text the "
+                                             "page shows: ", call))
     if content_type in RENDERED_KINDS and split_by_controls(shape):
         split = ("no match in the stored bytes, where escape sequences (colours) and backspace overstrikes split the "
                  "text the view shows")
@@ -177,33 +179,36 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
             return replace(found, note=f"{split}: search that text with match= (a substring) and view=\"text\", or "
                                        "allow them in the pattern (e.g. (?:\\x1b\\[[0-9;]*[mK]|.\\x08)* between "
                                        "characters)")
-        way = rendered_hint(found.handle, what["match"], found.ignore_case, found.context, found.max_matches, spelled)
-        return replace(found, note=f"{split}; search that text: {way}")
+        way = rendered_hint(found.handle, what["match"], found.ignore_case, found.context, found.max_matches, spelled,
+                            found.budget)
+        return replace(found, note=Advice.of(f"{split}; search that text: ", way))
     if (not_utf8 or not_utf8_said(shape)) and not _sought(found).isascii():
         return replace(found, note=single_byte_note(found, spelled))
     if crlf_fix is not None:
         call = _same_call(found, pattern=crlf_fix) if reply_size(crlf_fix) <= HINT_CALL_BYTES else (
             "the same call with each $ written \\r?$")
-        return replace(found, note="no match: the content's lines end in \\r\\n, and $ matches before \\n only (as "
-                                   f"Python's re has it), after a line's \\r: write \\r?$ for a line's end: {call}")
+        return replace(found, note=Advice.of("no match: the content's lines end in \\r\\n, and $ matches before \\n "
+                                             "only (as Python's re has it), after a line's \\r: write \\r?$ for a "
+                                             "line's end: ", call))
     return found
 
 
 _DECOMPRESSORS = {"gzip": "gunzip", "zstd": "zstd -d", "zip": "unzip -p", "xz": "xz -d", "bzip2": "bunzip2"}
 
 
-def compressed_note(handle: str, kind: str) -> str:
+def compressed_note(handle: str, kind: str, budget: int | None = None) -> Advice:
     """What a miss in ``kind``-compressed content (one of :data:`~scratchfs.api.shape_binary.COMPRESSED`) says:
-    a search looks at the stored bytes, and these are compressed; the ways on: a byte range (a hex dump), or the
-    content decompressed where it came from and that output searched. About 330 bytes. Never raises."""
-    see = render_call("read_handle", handle=handle, offset=0, length=512)
-    return (f"no match: the content is {kind}-compressed, and a search cannot see inside it (it looks at the stored, "
-            "compressed bytes; none is decompressed here): read it by byte ranges, offset= and length= (a hex "
-            f"dump: {see}), or decompress it where it came from ({_DECOMPRESSORS.get(kind, 'its tool')}) and "
-            "search that output")
+    a search looks at the stored bytes, and these are compressed; the ways on: a byte range (a hex dump, its call
+    with the reply ``budget`` the search gave), or the content decompressed where it came from and that output
+    searched. About 330 bytes. Never raises."""
+    see = Call.of("read_handle", handle=handle, offset=0, length=512, budget=budget)
+    return Advice.of(f"no match: the content is {kind}-compressed, and a search cannot see inside it (it looks at "
+                     "the stored, compressed bytes; none is decompressed here): read it by byte ranges, offset= and "
+                     "length= (a hex dump: ", see, f"), or decompress it where it came from "
+                     f"({_DECOMPRESSORS.get(kind, 'its tool')}) and search that output")
 
 
-def utf16_note(found: Matches, kind: str) -> str:
+def utf16_note(found: Matches, kind: str) -> str | Advice:
     """What a miss in UTF-16 text (``kind``: ``"UTF-16LE text"`` or ``"UTF-16BE text"``) says: a search writes its
     text as UTF-8 bytes, and each character here is two bytes (``p`` is ``p\\x00`` in UTF-16LE); for a ``match=``
     needle, the call whose pattern seeks it as those bytes (ASCII letters and digits as themselves, every other byte
@@ -218,7 +223,7 @@ def utf16_note(found: Matches, kind: str) -> str:
         pattern = "".join(chr(byte) if chr(byte).isascii() and chr(byte).isalnum() else f"\\x{byte:02x}"
                           for byte in needle.encode(codec, "surrogatepass"))
         if reply_size(pattern) <= HINT_CALL_BYTES:
-            return f"{said}; seek it as {kind[:8]} bytes: {_same_call(found, pattern=pattern)}"
+            return Advice.of(f"{said}; seek it as {kind[:8]} bytes: ", _same_call(found, pattern=pattern))
     return f"{said}: write each character as its two {kind[:8]} bytes in a pattern ({example} for p)"
 
 
@@ -226,7 +231,7 @@ NOT_UTF8_MISS = "no match: the stored bytes are not UTF-8, and a search writes t
 """How a search's note starts when it missed non-ASCII text in content that is not UTF-8 (:func:`single_byte_note`)."""
 
 
-def single_byte_note(found: Matches, spelled: bool) -> str:
+def single_byte_note(found: Matches, spelled: bool) -> str | Advice:
     """What a miss of non-ASCII text in content that is not UTF-8 says (see :func:`text_view_hint`): for a needle
     whose non-ASCII characters are each one byte in cp1252 or Latin-1, the pattern that seeks each as its UTF-8
     bytes or that byte (``caf(?:é|\\xe9)``, :func:`_either`), as a call when ``spelled`` and that pattern is at most
@@ -239,8 +244,8 @@ def single_byte_note(found: Matches, spelled: bool) -> str:
     pieces = [_either(char, found.ignore_case) for char in needle]
     pattern = "".join(piece or "" for piece in pieces)
     if spelled and None not in pieces and reply_size(pattern) <= HINT_CALL_BYTES:
-        return f"{said}; seek each non-ASCII character as its Latin-1 or cp1252 byte too: " \
-               f"{_same_call(found, pattern=pattern)}"
+        return Advice.of(f"{said}; seek each non-ASCII character as its Latin-1 or cp1252 byte too: ",
+                         _same_call(found, pattern=pattern))
     part = max(re.split(r"[^\x00-\x7f]+", needle), key=len).strip()
     return f"{said}; search an ASCII part of it{f' (match={json.dumps(part)[:60]})' if part else ''}, or write each " \
            "byte as \\xHH in a pattern (\\xe9 is a Latin-1 or cp1252 \"é\")"

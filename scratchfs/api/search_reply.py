@@ -39,7 +39,8 @@ from scratchfs.api.views import piece, reads_as_text, reply_size
 from scratchfs.engine.search import Hit, Window
 from scratchfs.engine.structure.terminal import render_fragment
 from scratchfs.engine.structure.terminal_match import drawn_edges
-from scratchfs.foundation.limits import MAX_REPLY_BYTES
+from scratchfs.foundation.calls import Advice, Call, calls_json
+from scratchfs.foundation.limits import MAX_READ_BYTES, MAX_REPLY_BYTES
 from scratchfs.foundation.text import plural, utf8_suffix_start
 
 
@@ -282,9 +283,33 @@ def _fit_one_window(found: Matches, window: Window, after: int | None, budget: i
     context = _most(reach, lambda c: reply_size(with_context(c)) <= budget)
     if reply_size(with_context(context)) <= budget:
         return with_context(context)
-    most = _most(first.length, lambda n: n >= 1 and reply_size(
+    def match_start(n: int) -> dict[str, Any]:  # (the match's first n bytes, the read of its rest named)
+        return _rest_of_match(found, shown([cut(first.offset, first.offset + n, 1)], rest), first, n)
+
+    most = _most(first.length, lambda n: n >= 1 and reply_size(match_start(n)) <= budget)
+    if most:
+        return match_start(most)
+    most = _most(first.length, lambda n: n >= 1 and reply_size(  # (no room for the note: the match's start alone)
         shown([cut(first.offset, first.offset + n, 1)], rest)) <= budget)
     return shown([cut(first.offset, first.offset + max(1, most), 1)], rest)
+
+
+def _rest_of_match(found: Matches, reply: dict[str, Any], hit: Hit, shown: int) -> dict[str, Any]:
+    """``reply``, which shows the first ``shown`` bytes of the match ``hit`` alone: when the match goes on past them,
+    its ``note`` says so and names the byte read of its rest (a read of the stored bytes: not for a search of a view,
+    whose offsets are another text's), which its ``calls`` give as data."""
+    window = reply["windows"][0] if reply["windows"] else None
+    upto = shown + hit.offset if window is None else window["offset"] + window["length"]  # (whole characters shown)
+    left = hit.offset + hit.length - upto
+    if left <= 0 or found.view is not None:
+        return reply
+    call = Call.of("read_handle", handle=found.handle, offset=upto, length=min(left, MAX_READ_BYTES),
+                   budget=found.budget, encoding=found.encoding)
+    said = Advice.of(f"the budget cut the match to its first {plural(upto - hit.offset, 'byte')} of "
+                     f"{hit.length:,}: read the rest of it by range, ", call)
+    reply["note"] = f"{reply['note']}; {said}" if reply.get("note") else str(said)
+    reply["calls"] = [*reply.get("calls", []), *calls_json(said)]
+    return reply
 
 
 def _matches_json(found: Matches, windows: list[Window], next_offset: int | None, budget: int,
@@ -321,7 +346,9 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
         reply["note"] = empty
     for said in (found.note, found.stopped):
         if said:
-            reply["note"] = f"{reply['note']}; {said}" if reply.get("note") else said
+            reply["note"] = f"{reply['note']}; {said}" if reply.get("note") else str(said)
+    if calls := calls_json(found.note):  # (the calls the note names, as data: a face writes them its own way)
+        reply["calls"] = calls
     return reply
 
 
@@ -391,7 +418,7 @@ def as_given(found: Matches, match: str | bytes | None, pattern: str | None) -> 
     without an encoding is returned as it is."""
     if found.encoding is None:
         return found
-    note = None if found.note is not None and found.note.startswith(NOT_UTF8_MISS) else found.note
+    note = None if found.note is not None and str(found.note).startswith(NOT_UTF8_MISS) else found.note
     return replace(found, match=None if match is None else encode_needle(match, found.encoding), pattern=pattern,
                    note=note)
 
@@ -412,7 +439,7 @@ def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
     reply: dict[str, Any] = {"handle": counted.handle, **what, "offset": counted.offset,
                              **({} if counted.end is None else {"end": counted.end}), "size": counted.size,
                              "matches": counted.matches, "lines": counted.lines, "next_offset": counted.next_offset,
-                             **({} if counted.next_offset is None else {"remaining": counted.bound - end}),
+                             **({} if counted.next_offset is None else {"remaining": counted.remaining}),
                              "next_call": counted.next_call}
     if counted.next_offset is not None:
         reply["note"] = (f"counted bytes {counted.offset}-{end} of {counted.size} in the time bound "
@@ -422,7 +449,9 @@ def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
         reply["note"] = empty
     elif counted.note is not None and (not counted.encoding or counted.end is not None):  # (a miss over all of
         # it: why, and what finds it; a bounded one: where it looked)
-        reply["note"] = counted.note
+        reply["note"] = str(counted.note)
+        if calls := calls_json(counted.note):  # (as a search's note gives them)
+            reply["calls"] = calls
     return Squeeze(reply, budget, {"match": ("match",), "pattern": ("pattern",)})(reply)
 
 

@@ -13,7 +13,9 @@ from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.archive import members_page
+from scratchfs.api.bad_records import mostly_json, seeing_passed, way_past
 from scratchfs.api.entries import reading
+from scratchfs.api.jq_failure import failed_at, failed_page
 from scratchfs.api.jq_inputs import refuse_inputs
 from scratchfs.api.misfit import (
     columns_misfit,
@@ -47,6 +49,7 @@ from scratchfs.engine.structure import (
     html_text,
     iter_rows,
     jq_page,
+    jsondoc,
     records_page,
     rows_page,
     select_page,
@@ -59,9 +62,8 @@ from scratchfs.engine.structure.table import UNSPLIT_KEY
 from scratchfs.engine.structure.terminal import PastTheView
 from scratchfs.engine.structure.text_search import search_text
 from scratchfs.foundation import checks
-from scratchfs.foundation.calls import Advice, Call, render_call
+from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import BadRecord, InvalidArgument, SlurpTooLarge, WideHeader
-from scratchfs.foundation.limits import DEFAULT_READ_BYTES
 from scratchfs.foundation.text import utf8_partial_tail
 
 if TYPE_CHECKING:
@@ -122,9 +124,13 @@ class StructureReads:
         """Seconds a jq filter, a CSS selector read or an HTML text view may run: the store's ``pattern_timeout``."""
         return self.scope.store.settings.pattern_timeout
 
-    def jq(self, handle: str, filter: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
+    def jq(self, handle: str, filter: str, *, cursor: str | None = None, budget: int = 8192,
+           call_budget: int | None = None) -> ItemPage:
         """One page of the outputs of jq ``filter`` over the JSON document (``results``), within ``budget`` bytes
-        of JSON. Raises InvalidArgument (a malformed document or filter, with the parser's message; a document over
+        of JSON; a page that ends before an output the filter fails on says which and how to read on, as does the
+        refusal of the page that starts at it (:mod:`scratchfs.api.jq_failure`: a call with ``call_budget``, the
+        reply budget the caller gave). Raises InvalidArgument (a malformed document or filter, with the parser's
+        message; a document over
         the memory bound; a CSV entry: :func:`check_kind`; content not JSON of another stored type -- HTML, a log,
         text, binary data --
         naming what it holds and the reads that fit it: :func:`scratchfs.api.misfit.jq_misfit`), StructureTimeout
@@ -135,17 +141,21 @@ class StructureReads:
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "jq", handle)
-            page = explained_jq(handle, kind, lambda: jq_page(src, filter, cursor, budget, cache_key=blob,
-                                                              timeout=self._timeout(),
-                                                              entry=entry_identity(handle, blob)),
-                                self.line_bytes, self.shape)
+            try:
+                page = explained_jq(handle, kind, lambda: jq_page(src, filter, cursor, budget, cache_key=blob,
+                                                                  timeout=self._timeout(),
+                                                                  entry=entry_identity(handle, blob)),
+                                    self.line_bytes, self.shape)
+            except InvalidArgument as exc:  # (a streamed page fails whole: its first output is not the failing one)
+                streamed = src.size > jsondoc.MAX_JQ_DOCUMENT_BYTES
+                raise failed_at(exc, handle, filter, None if streamed else cursor, call_budget) from None
             if page.failure is not None and kind in SNIFFED_NO_TABLE and not mostly_json(src, 0, 0):
                 # text whose first words parse as JSON ('404 not found', find -ls's inode numbers): no stream of
                 # JSON documents, refused here rather than on the page that meets the parse error
                 advice = jq_misfit(handle, kind, page.failure, self.line_bytes, self.shape)
                 if advice is not None:
                     raise InvalidArgument(advice)
-            return page
+            return failed_page(page, handle, filter, call_budget)
 
         return self._page(handle, read)
 
@@ -176,7 +186,7 @@ class StructureReads:
             def page_of(pass_first: bool) -> ItemPage:
                 page = records_page(src, record, records, jq=jq, cursor=cursor, budget_bytes=budget,
                                     timeout=self._timeout(), entry=entry_identity(handle, blob), pass_first=pass_first)
-                return page if page.passed is None else _seeing_passed(page, handle, call_budget)
+                return page if page.passed is None else seeing_passed(page, handle, call_budget)
 
             try:  # (JSON lines: a page that starts at a bad record passes over it and reads on)
                 return page_of(kind == "jsonl")
@@ -236,7 +246,10 @@ class StructureReads:
                                   timeout=self._timeout(), entry=entry_identity(handle, blob), layout=layout)
             except SlurpTooLarge as exc:  # (the paged read that does what the filter did, as a call)
                 raise InvalidArgument(Advice.of(exc, ": ", paged_instead(handle, filter, form))) from None
-            return page if page.passed is None else _seeing_passed(page, handle, call_budget)
+            except InvalidArgument as exc:
+                raise failed_at(exc, handle, filter, cursor, call_budget, slurp=True) from None
+            page = failed_page(page, handle, filter, call_budget, slurp=True)
+            return page if page.passed is None else seeing_passed(page, handle, call_budget)
 
         try:
             return self._page(handle, read)
@@ -276,7 +289,7 @@ class StructureReads:
                       Call.of("read_handle", handle=handle, row=exc.record + 1, rows=rows, columns=columns,
                               budget=call_budget)))
                 raise BadRecord(Advice.of(exc, "; ", on), exc.record, exc.offset, exc.length) from None
-            page = page if page.passed is None else _seeing_passed(page, handle, call_budget)
+            page = page if page.passed is None else seeing_passed(page, handle, call_budget)
             return noted_rows(page, kind, layout, headed, cursor is None)
 
         return self._page(handle, read)
@@ -467,27 +480,6 @@ _REFUSED = {"json": {"row", "select"}, "jsonl": {"row", "select"}, "csv": {"jq",
 _LAYOUTS: LRU[str, Layout] = LRU(64)
 """The layouts of the tables aligned by spaces read last, by entry (telling one again reads its first lines and
 costs ~0.4 ms)."""
-_AROUND_BYTES = 32 * 1024  # bytes on each side of a bad record whose lines tell JSON lines from text
-
-
-def mostly_json(source: ReaderSource, start: int, end: int) -> bool:
-    """Whether most of the whole non-empty lines within :data:`_AROUND_BYTES` bytes before ``start`` and after
-    ``end`` of ``source`` (the bytes of a record that is no JSON) are JSON: a record read of them goes on."""
-    low = max(0, start - _AROUND_BYTES)
-    before = source.read(low, start - low).split(b"\n")[1 if low else 0 :]
-    after = source.read(end, _AROUND_BYTES)
-    after_lines = after.split(b"\n")[: None if end + len(after) >= source.size else -1]
-    lines = [line for line in before + after_lines if line.strip()]
-    parsed = 0
-    for line in lines:
-        try:
-            json.loads(line)
-            parsed += 1
-        except (ValueError, RecursionError):
-            pass
-    return parsed * 2 > len(lines)
-
-
 def check_kind(content_type: str | None, read: str, handle: str, line_bytes: float = 0.0,
                shape: str | None = None) -> None:
     """Refuse a structure read (``read``: ``"jq"``, ``"record"``, ``"row"`` or ``"select"``) that does not fit the
@@ -504,37 +496,6 @@ def check_kind(content_type: str | None, read: str, handle: str, line_bytes: flo
         raise InvalidArgument(refusal(handle, content_type, read, line_bytes=line_bytes, shape=shape))
 
 
-def _seeing_passed(page: ItemPage, handle: str, budget: int | None) -> ItemPage:
-    """``page``, which passed over a bad record or rows (``page.passed``: a BadRecord, or a list of them for rows),
-    its note naming the byte read that shows each (its first :data:`~scratchfs.foundation.limits.DEFAULT_READ_BYTES`
-    bytes at most, with ``budget``, the reply budget the caller gave)."""
-    for bad in page.passed if isinstance(page.passed, list) else [page.passed]:
-        see = render_call("read_handle", handle=handle, offset=bad.offset, length=min(bad.length, DEFAULT_READ_BYTES),
-                          budget=budget)
-        page.extra["note"] = page.extra["note"].replace(f"{bad} -- passed over",
-                                                        f"{bad} -- its bytes: {see} -- passed over", 1)
-    return page
-
-
-def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: int | None = None,
-             last: bool = False) -> Advice:
-    """How to go on from a bad record of ``handle``: the byte read that shows it (its first
-    :data:`~scratchfs.foundation.limits.DEFAULT_READ_BYTES` bytes at most) and the records read that starts after
-    it (``records`` per page, the same ``jq``; a filter over 300 characters is named, not repeated), both with
-    ``budget`` (the reply budget the caller gave; ``None``: none named); ``last``: the content ends with it (its
-    last line, cut short, say), which the answer says instead of a read after it."""
-    shown = min(bad.length, DEFAULT_READ_BYTES)
-    see = Advice.of("see its bytes: ", Call.of("read_handle", handle=handle, offset=bad.offset, length=shown,
-                                                budget=budget),
-                    f" (of {bad.length:,}; next_offset goes on)" if shown < bad.length else "")
-    if last:
-        return see + "; it is the last record: the content ends with it"
-    long_jq = jq is not None and len(jq) > 300
-    on = Call.of("read_handle", handle=handle, record=bad.record + 1, records=records, jq=None if long_jq else jq,
-                 budget=budget)
-    return Advice.of(see, "; read on after it: ", on, " with the same jq" if long_jq else "")
-
-
 def _narrower(exc: WideHeader, handle: str, row: int, rows: int, budget: int | None) -> InvalidArgument:
     """The refusal of a rows read whose header takes too much of its budget, advising the same read of the first
     columns that fit (by number: a call naming them echoes few bytes), when one does."""
@@ -544,4 +505,4 @@ def _narrower(exc: WideHeader, handle: str, row: int, rows: int, budget: int | N
         "read_handle", handle=handle, row=row, rows=rows, columns=list(exc.fitting), budget=budget)))
 
 
-__all__ = ["StructureReads", "check_kind", "entry_identity", "mostly_json", "way_past"]
+__all__ = ["StructureReads", "check_kind", "entry_identity"]

@@ -32,7 +32,7 @@ from scratchfs.engine.structure.terminal_match import (
     drawn_edges,
 )
 from scratchfs.foundation import checks
-from scratchfs.foundation.calls import Advice, render_call
+from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument
 
 if TYPE_CHECKING:
@@ -94,13 +94,14 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
                     frames = _Frames(opened.reader)
                     windows = [_off_escapes(frames, size, w) for w in found.windows]
                 return replace(asked, windows=windows, size=size, next_offset=found.next_offset, rendered=True,
-                               note=_rendered_note(handle, windows[0].match_offset) if windows else None,
+                               note=_rendered_note(handle, windows[0].match_offset, asked.budget) if windows
+                               else None,
                                stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
             found, size = scope.structure.text_search(handle, "text", matcher, (offset, reach, asked.max_matches,
                                                                                  cap), sink, opened)
             first = found.windows[0] if found.windows else None
             return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset,
-                           note=None if first is None else _page_note(handle, first.offset),
+                           note=None if first is None else _page_note(handle, first.offset, asked.budget),
                            stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
     found, size = scope.structure.text_search(handle, str(asked.view), matcher, (offset, reach, asked.max_matches,
                                                                                   cap), sink)
@@ -188,30 +189,35 @@ def _rendered_matcher(asked: Matches, timeout: float, offset: int) -> RenderedMa
     return RenderedMatcher(needle, asked.ignore_case, timeout)
 
 
-def _rendered_note(handle: str, offset: int) -> str:
-    """What a search of terminal output's view says of its windows, the first at ``offset`` (about 330 bytes)."""
-    see = render_call("read_handle", handle=handle, view="text", raw_offset=offset)
-    return ("matched in the text as rendered (escape sequences and backspace overstrikes between its characters "
-            "passed over); data is each window rendered, its offsets, lengths and lines the stored output's: read "
-            f'on from a window rendered with view="text", raw_offset=<its offset>, the first: {see}')
+def _rendered_note(handle: str, offset: int, budget: int | None) -> Advice:
+    """What a search of terminal output's view says of its windows, the first at ``offset`` (about 330 bytes; its
+    call with the reply ``budget`` the search gave)."""
+    see = Call.of("read_handle", handle=handle, view="text", raw_offset=offset, budget=budget)
+    return Advice.of("matched in the text as rendered (escape sequences and backspace overstrikes between its "
+                     "characters passed over); data is each window rendered, its offsets, lengths and lines the "
+                     'stored output\'s: read on from a window rendered with view="text", raw_offset=<its offset>, '
+                     "the first: ", see)
 
 
-def _page_note(handle: str, offset: int) -> str:
-    """What a search of an HTML page's text view says of its windows, the first at ``offset`` (about 200 bytes):
-    their offsets are the view's, which a read without ``view="text"`` (the page's source) takes otherwise."""
-    see = render_call("read_handle", handle=handle, view="text", offset=offset)
-    return ("offsets, lines and size are the page's text view's, not its source's: read on from a window with "
-            f'view="text", offset=<its offset>, the first: {see}')
+def _page_note(handle: str, offset: int, budget: int | None) -> Advice:
+    """What a search of an HTML page's text view says of its windows, the first at ``offset`` (about 200 bytes; its
+    call with the reply ``budget`` the search gave): their offsets are the view's, which a read without
+    ``view="text"`` (the page's source) takes otherwise."""
+    see = Call.of("read_handle", handle=handle, view="text", offset=offset, budget=budget)
+    return Advice.of("offsets, lines and size are the page's text view's, not its source's: read on from a window "
+                     'with view="text", offset=<its offset>, the first: ', see)
 
 
 def rendered_hint(handle: str, needle: str, ignore_case: bool, context: int | str, max_matches: int,
-                  budget_call: bool) -> str:
+                  budget_call: bool, budget: int | None = None) -> str | Call:
     """The way on from a miss in terminal output's stored bytes: the same needle searched with ``view="text"``,
-    as an exact call when ``budget_call`` (else named), or a part of it when it is over
+    as an exact call when ``budget_call`` (else named; the call repeats ``budget``, the reply budget the search
+    gave), or a part of it when it is over
     :data:`~scratchfs.engine.structure.terminal_match.MAX_RENDERED_NEEDLE_CHARS` characters."""
     if len(needle) > MAX_RENDERED_NEEDLE_CHARS:
         return f'search a part of it (at most {MAX_RENDERED_NEEDLE_CHARS} characters) with view="text"'
     if not budget_call:
         return 'the same call with view="text"'
-    return render_call("read_handle", handle=handle, match=needle, view="text",
-                       ignore_case=True if ignore_case else None, context=context, max_matches=max_matches)
+    return Call.of("read_handle", handle=handle, match=needle, view="text",
+                   ignore_case=True if ignore_case else None, context=context, max_matches=max_matches,
+                   budget=budget)

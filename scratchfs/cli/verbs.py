@@ -24,7 +24,7 @@ from scratchfs.api.encodings import ENCODINGS, check_encoding, decode_single
 from scratchfs.api.results import LineSlice, Slice
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import check_arguments
-from scratchfs.cli.advice import read_command
+from scratchfs.cli.advice import call_command, read_command
 from scratchfs.cli.app import (
     INPUT_ARGUMENT,
     TTL_OPTION,
@@ -42,6 +42,7 @@ from scratchfs.cli.app import (
     with_store,
 )
 from scratchfs.cli.settings_options import Size, settings_options
+from scratchfs.foundation.calls import Call
 from scratchfs.foundation.checks import CONTEXT_FORMS, HANDLE_RE
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_LINES, MAX_LIST_ENTRIES, MAX_READ_BYTES
@@ -173,7 +174,12 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
         given["columns"] = column_words(tools, handle, list(given["columns"]))
     arguments = check_arguments("read_handle", {"handle": handle, **given})  # one rule with MCP and --json
     if as_json or given.keys() & {"match", "pattern", "count", "budget", "end", *STRUCTURE_ARGUMENTS}:
-        click.echo(to_json(tools.call("read_handle", arguments)))
+        reply = tools.call("read_handle", arguments)
+        click.echo(to_json(reply))
+        root = str(store.root) if store.embedded else None
+        for call in reply.get("calls", ()):  # (the calls its note names, as the commands that make them)
+            warn("the note's call as a command: " + call_command(Call.of(call["tool"], **call["arguments"]), run_id,
+                                                                 agent_id, root))
         return
     single = check_encoding(arguments.pop("encoding", None))
     result = replace(scope.read_handle(**arguments), encoding=single)  # (the next command names it too)

@@ -67,6 +67,10 @@ class Call:
     def __str__(self) -> str:
         return self.text if self.text is not None else render_call(self.verb, **dict(self.arguments))
 
+    def to_json(self) -> dict[str, object]:
+        """The call as data: ``{"tool": verb, "arguments": {name: value}}`` (a reply's or an error's ``calls``)."""
+        return {"tool": self.verb, "arguments": dict(self.arguments)}
+
 
 @dataclass(frozen=True, slots=True)
 class Advice:
@@ -110,4 +114,10 @@ class Advice:
         return Advice.of(other, self)
 
 
-__all__ = ["Advice", "Call", "render_call"]
+def calls_json(*notes: object) -> list[dict[str, object]]:
+    """The calls of ``notes`` (:class:`Advice` among text and ``None``, which name none), in order, as data
+    (:meth:`Call.to_json`): the ``calls`` a reply gives beside a ``note`` that names them."""
+    return [call.to_json() for note in notes if isinstance(note, Advice) for call in note.calls]
+
+
+__all__ = ["Advice", "Call", "calls_json", "render_call"]

@@ -80,7 +80,7 @@ def error_response(exc: ScratchError) -> JSONResponse:
     if hasattr(exc, "resume_offset"):
         body["resume_offset"] = exc.resume_offset
     if exc.calls:  # (the calls its message names, as data: each the tool its route reads with, and its arguments)
-        body["calls"] = [{"tool": call.verb, "arguments": dict(call.arguments)} for call in exc.calls]
+        body["calls"] = [call.to_json() for call in exc.calls]
     away = exc.kind == "busy" or getattr(exc, "unavailable", False)
     wait = math.ceil(getattr(exc, "retry_after", RETRY_AFTER))  # (a store not open yet: its own retry period)
     return JSONResponse({"error": body}, status_code=503 if away else STATUS_OF_KIND.get(exc.kind, 500),

@@ -57,26 +57,28 @@ PAGE = _obj({"run_id": _STR, "now": _NUM, "count": _INT, "remaining": _INT,
 _PIECE = {"offset": _INT, "length": _INT, "size": _INT, "next_offset": _NULLABLE_INT,
           "next_call": {"type": ["string", "null"]}, "data": _STR}
 _GOING = {"remaining": _INT}  # (only while a read goes on: at its end next_offset null says it)
-_SHOWN = {"encoding": {"enum": ["hexdump", "text", *ENCODINGS[1:]]}, "replaced": _INT}  # (a read as latin-1 says so)
+_SINGLE = {"enum": list(ENCODINGS[1:])}  # (the encoding= a read or search gave: it echoes it)
+_FORM = {"enum": ["hexdump", "text", *ENCODINGS[1:]]}  # (how a piece's data is written: a read as latin-1 says so)
+_SHOWN = {"encoding": _FORM, "replaced": _INT}
 RANGE = _obj({"handle": _STR, **_PIECE}, {**_GOING, **_SHOWN})
 LINES = _obj({"handle": _STR, **_PIECE, "first_line": _INT, "lines": _INT, "total_lines": _INT,
               "next_line": _NULLABLE_INT, "cut": {"type": "boolean"}}, {**_GOING, **_SHOWN, "note": _STR})
 WINDOW = _obj({"line": _INT, "offset": _INT, "length": _INT, "data": _STR},
-              {"match_offset": _INT, "match_length": _INT, "encoding": {"enum": ["hexdump", "text"]},
+              {"match_offset": _INT, "match_length": _INT, "encoding": _FORM,
                "cut": {"enum": ["before", "after", "both"]},
                "matches": {"type": "array", "items": _obj({"offset": _INT, "length": _INT, "line": _INT})}})
 SEARCH = {**_obj({"handle": _STR, "size": _INT, "next_call": {"type": ["string", "null"]},
                   "windows": {"type": "array", "items": WINDOW}},
                  {"match": _STR, "pattern": _STR, "ignore_case": {"const": True}, "more": {"const": True},
                   "remaining": _INT, "next_offset": _NULLABLE_INT, "next_before": _NULLABLE_INT, "end": _INT,
-                  "view": _STR, "encoding": _STR, "note": _STR}),
+                  "view": _STR, "encoding": _SINGLE, "note": _STR, "calls": _CALLS}),
           # (a search from the end, before=, says next_before where one from a start says next_offset; a finished
           # search says neither more nor remaining: null there says it)
           "oneOf": [{"required": ["next_offset"]}, {"required": ["next_before"]}]}
 COUNT = _obj({"handle": _STR, "offset": _INT, "size": _INT, "matches": _INT, "lines": _INT,
               "next_offset": _NULLABLE_INT, "next_call": {"type": ["string", "null"]}},
-             {"match": _STR, "pattern": _STR, "ignore_case": {"const": True}, "encoding": _STR, "end": _INT,
-              "remaining": _INT, "note": _STR})
+             {"match": _STR, "pattern": _STR, "ignore_case": {"const": True}, "encoding": _SINGLE, "end": _INT,
+              "remaining": _INT, "note": _STR, "calls": _CALLS})
 STRUCTURE = {"type": "object", "required": ["handle"], "description": "A structure read (jq, records, rows, view, "
              "select): see scratchfs.api.contract."}
 SCRATCH_READ = _obj({"key": _STR, **_PIECE}, {**_GOING, **_SHOWN, "version": _STR})

@@ -1,0 +1,68 @@
+"""How a read of records or rows goes on past one that does not parse (a :class:`BadRecord`): whether the lines
+around it are mostly JSON (a records read then passes over it), the byte read that shows it and the read that starts
+after it, as calls (:class:`~scratchfs.foundation.calls.Call`) the model can make as written. Used by
+:class:`~scratchfs.api.structured.StructureReads`."""
+
+from __future__ import annotations
+
+import json
+
+from scratchfs.engine.sources import ReaderSource
+from scratchfs.engine.structure import ItemPage
+from scratchfs.foundation.calls import Advice, Call
+from scratchfs.foundation.errors import BadRecord
+from scratchfs.foundation.limits import DEFAULT_READ_BYTES
+
+__all__ = ["mostly_json", "seeing_passed", "way_past"]
+
+_AROUND_BYTES = 32 * 1024  # bytes on each side of a bad record whose lines tell JSON lines from text
+
+
+def mostly_json(source: ReaderSource, start: int, end: int) -> bool:
+    """Whether most of the whole non-empty lines within :data:`_AROUND_BYTES` bytes before ``start`` and after
+    ``end`` of ``source`` (the bytes of a record that is no JSON) are JSON: a record read of them goes on."""
+    low = max(0, start - _AROUND_BYTES)
+    before = source.read(low, start - low).split(b"\n")[1 if low else 0 :]
+    after = source.read(end, _AROUND_BYTES)
+    after_lines = after.split(b"\n")[: None if end + len(after) >= source.size else -1]
+    lines = [line for line in before + after_lines if line.strip()]
+    parsed = 0
+    for line in lines:
+        try:
+            json.loads(line)
+            parsed += 1
+        except (ValueError, RecursionError):
+            pass
+    return parsed * 2 > len(lines)
+
+
+def seeing_passed(page: ItemPage, handle: str, budget: int | None) -> ItemPage:
+    """``page``, which passed over a bad record or rows (``page.passed``: a BadRecord, or a list of them for rows),
+    its note naming the byte read that shows each (its first :data:`~scratchfs.foundation.limits.DEFAULT_READ_BYTES`
+    bytes at most, with ``budget``, the reply budget the caller gave), and its ``calls`` those reads, as data."""
+    for bad in page.passed if isinstance(page.passed, list) else [page.passed]:
+        see = Call.of("read_handle", handle=handle, offset=bad.offset, length=min(bad.length, DEFAULT_READ_BYTES),
+                      budget=budget)
+        page.extra["note"] = page.extra["note"].replace(f"{bad} -- passed over",
+                                                        f"{bad} -- its bytes: {see} -- passed over", 1)
+        page.extra["calls"] = [*page.extra.get("calls", []), see.to_json()]  # (as data too)
+    return page
+
+
+def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: int | None = None,
+             last: bool = False) -> Advice:
+    """How to go on from a bad record of ``handle``: the byte read that shows it (its first
+    :data:`~scratchfs.foundation.limits.DEFAULT_READ_BYTES` bytes at most) and the records read that starts after
+    it (``records`` per page, the same ``jq``; a filter over 300 characters is named, not repeated), both with
+    ``budget`` (the reply budget the caller gave; ``None``: none named); ``last``: the content ends with it (its
+    last line, cut short, say), which the answer says instead of a read after it."""
+    shown = min(bad.length, DEFAULT_READ_BYTES)
+    see = Advice.of("see its bytes: ", Call.of("read_handle", handle=handle, offset=bad.offset, length=shown,
+                                                budget=budget),
+                    f" (of {bad.length:,}; next_offset goes on)" if shown < bad.length else "")
+    if last:
+        return see + "; it is the last record: the content ends with it"
+    long_jq = jq is not None and len(jq) > 300
+    on = Call.of("read_handle", handle=handle, record=bad.record + 1, records=records, jq=None if long_jq else jq,
+                 budget=budget)
+    return Advice.of(see, "; read on after it: ", on, " with the same jq" if long_jq else "")

@@ -1,0 +1,87 @@
+"""How a jq read goes on when its filter fails on an output after the first: jq stops at its first error, so the
+page before it ends there (its ``failure``) and the page that starts at it is refused; both say which output failed
+and how to go on (:func:`failed_page`, :func:`failed_at`).
+
+A filter that runs a step on each item of an array -- ``P[] | X`` or ``P[]S`` (``P`` and ``S`` paths, ``.[] | .x.y``,
+``.items[].id``) -- reads on past the failure with the call whose filter is
+``[P[] | (X)?] | .[N-1:][]``: ``X`` on each item, the items it fails on passed over (``?``), from the output after
+the ``N-1`` already read; its first ``N-1`` outputs are the failing filter's, so nothing is read twice or skipped
+but the failures. Any other filter is told the output number and how to narrow it (a ``?`` on the failing step, or
+a ``select``), in words: no call is sure to mean what it meant.
+"""
+
+from __future__ import annotations
+
+import re
+
+from scratchfs.engine.structure.jsonstream import FAILED_STEP
+from scratchfs.engine.structure.paging import ItemPage, cursor_position
+from scratchfs.foundation.calls import Advice, Call, calls_json
+from scratchfs.foundation.errors import InvalidArgument
+
+__all__ = ["each_item", "failed_at", "failed_page", "read_on"]
+
+_STEP = r'(?:\.[A-Za-z_][A-Za-z0-9_]*|\."(?:[^"\\]|\\.)*"|\.?\[(?:-?\d+|"(?:[^"\\]|\\.)*")\])'
+"""One step of a path: ``.name``, ``."a name"``, ``[3]``, ``.["a name"]``."""
+_EACH = re.compile(rf"\s*(\.|(?:{_STEP})+)\s*\.?\[\]\s*((?:{_STEP}|\[\])*)\s*(\|.*)?\Z", re.DOTALL)
+"""A filter ``P[]``, then path steps ``S``, then nothing or ``| REST`` (the steps after ``[]`` bind tighter than
+``|``: ``P[]S | REST`` is ``P[] | .S | REST``)."""
+_CALL_CHARS = 300
+"""Longest filter a note or refusal writes again in a call (a longer one is named in words: its text stays small)."""
+
+
+def each_item(filter: str) -> tuple[str, str] | None:
+    """``(P, X)`` when ``filter`` runs ``X`` on each item of the array at path ``P`` (``P[] | X`` or ``P[]S``, X
+    then ``.S``), else ``None`` (``X`` is never ``.``: a filter that only iterates fails on no item)."""
+    found = _EACH.match(filter)
+    if found is None:
+        return None
+    path, steps, rest = found.group(1), found.group(2), (found.group(3) or "")[1:].strip()
+    head = ("." + steps if steps.startswith("[") else steps) if steps else ""
+    each = f"{head} | {rest}" if head and rest else head or rest
+    if not each:
+        return None
+    return ("." if path == "." else path), each
+
+
+def read_on(handle: str, filter: str, output: int, budget: int | None, slurp: bool) -> Advice:
+    """How to read on past output ``output`` (from 1), which ``filter`` fails on (a read of ``handle``, ``slurp``
+    for a slurp read, with the reply ``budget`` the caller gave, ``None``: none): the call reading the outputs after
+    the ``output - 1`` shown, the items the step fails on passed over (:func:`each_item`'s filters), or words."""
+    found = each_item(filter) if len(filter) <= _CALL_CHARS else None
+    if found is None:
+        return Advice.of("jq stops at its first error, so no output of this filter follows it: put a ? after the "
+                         "failing step (.x.y?) or select the values it takes (select(.x != null)), and read again "
+                         "without a cursor")
+    path, each = found
+    on = f"[{'.[]' if path == '.' else path + '[]'} | ({each})?] | .[{output - 1}:][]"
+    return Advice.of(f"read on past it, each item ({each}) fails on passed over: ",
+                     Call.of("read_handle", handle=handle, jq=on, slurp=True if slurp else None, budget=budget))
+
+
+def failed_page(page: ItemPage, handle: str, filter: str, budget: int | None, slurp: bool = False) -> ItemPage:
+    """``page`` (of a jq or slurp read of ``handle`` with ``filter``), which ends before the output its filter fails
+    on (``page.failure``, jq's message): its note says which output and how to go on (:func:`read_on`), its
+    ``calls`` the call it names, as data; ``page`` unchanged otherwise."""
+    number = None if page.failure is None or page.cursor is None else cursor_position(page.cursor)
+    if number is None:
+        return page
+    said = Advice.of(f"{page.failure} on output {number + 1:,}: this page ends before it and next_call meets it; ",
+                     read_on(handle, filter, number + 1, budget, slurp))
+    page.extra["note"] = f"{page.extra['note']}; {said}" if page.extra.get("note") else str(said)
+    if calls := calls_json(said):  # (as data too: a face writes them its own way)
+        page.extra["calls"] = [*page.extra.get("calls", []), *calls]
+    return page
+
+
+def failed_at(exc: InvalidArgument, handle: str, filter: str, cursor: str | None, budget: int | None,
+              slurp: bool = False) -> InvalidArgument:
+    """``exc`` again, or, when it is jq's failure on the first output of a page after the first (``cursor``, the
+    page's: it starts at that output), the failure at its output number and how to read on (:func:`read_on`)."""
+    text = str(exc)
+    number = None if cursor is None else cursor_position(cursor)
+    if type(exc) is not InvalidArgument or number is None or not text.startswith("jq: ") or \
+            not text.endswith(FAILED_STEP):
+        return exc
+    return InvalidArgument(Advice.of(f"{text[:-len(FAILED_STEP)]} on output {number + 1:,}; ",
+                                     read_on(handle, filter, number + 1, budget, slurp)))
