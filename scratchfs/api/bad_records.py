@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import json
 
-from scratchfs.engine.sources import ReaderSource
-from scratchfs.engine.structure import ItemPage
+from scratchfs.engine.structure import ItemPage, ReaderSource
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import BadRecord
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
