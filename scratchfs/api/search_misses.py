@@ -168,10 +168,7 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
         return replace(found, note=utf16_note(found, kind or ""))
     spelled = reply_size(_sought(found)) <= HINT_CALL_BYTES
     if content_type == "html":
-        call = _same_call(found, **what, view="text") if spelled else 'the same call with view="text"'
-        return replace(found, note=Advice.of("no match in the page's HTML source, where tags and character "
-                                             "references (&eacute;, &nbsp;) split its text; search the text the "
-                                             "page shows: ", call))
+        return replace(found, note=_html_note(found, what, spelled))
     if content_type in RENDERED_KINDS and split_by_controls(shape):
         split = ("no match in the stored bytes, where escape sequences (colours) and backspace overstrikes split the "
                  "text the view shows")
@@ -191,6 +188,13 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
                                              "only (as Python's re has it), after a line's \\r: write \\r?$ for a "
                                              "line's end: ", call))
     return found
+
+
+def _html_note(found: Matches, what: dict, spelled: bool) -> Advice:
+    """:func:`text_view_hint`'s note for an HTML page: the same search of the text the page shows."""
+    call = _same_call(found, **what, view="text") if spelled else 'the same call with view="text"'
+    return Advice.of("no match in the page's HTML source, where tags and character references (&eacute;, &nbsp;) "
+                     "split its text; search the text the page shows: ", call)
 
 
 _DECOMPRESSORS = {"gzip": "gunzip", "zstd": "zstd -d", "zip": "unzip -p", "xz": "xz -d", "bzip2": "bunzip2"}
