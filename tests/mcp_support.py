@@ -1,7 +1,9 @@
 """Helpers for the MCP tests: run async test bodies, connect with the official client in either protocol era.
 
 The SDK serves two protocol eras over stdio: ``ClientSession.initialize()`` speaks the 2025-11-25 handshake, and
-``mcp.Client`` (mode ``auto``) negotiates the sessionless 2026-07-28 one. Every MCP test runs under both.
+``mcp.Client`` (mode ``auto``) negotiates the sessionless 2026-07-28 one. Every MCP test runs under both, but for
+the slowest tests of how the proxy treats its upstream (a hung, deaf or flooding one), which do not depend on the
+client's era: each runs under one of them (:func:`one_era`), the two taken in turn.
 """
 
 from __future__ import annotations
@@ -25,6 +27,14 @@ if sys.version_info < (3, 11):  # pragma: no cover
 ERAS = ("2025-11-25", "2026-07-28")
 TESTS = Path(__file__).resolve().parent
 FAKE_UPSTREAM = [sys.executable, str(TESTS / "mcp_fake_upstream.py")]
+
+
+def one_era(n: int) -> tuple[str]:
+    """The era (``ERAS[n % 2]``) a slow test of the proxy's treatment of its upstream runs under: what it tests
+    happens between the proxy and the upstream, the same under either client era, and run under both it cost its
+    5-20 s twice (the suite's slowest file); its neighbours take the other era, so both still go through each path
+    of the upstream's side."""
+    return (ERAS[n % 2],)
 
 
 def run(body: Callable[[], Awaitable[Any]]) -> Any:

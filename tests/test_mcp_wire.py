@@ -167,10 +167,13 @@ def shape(reply):
     return "result", reply["id"]
 
 
+SLOW_SECONDS = 3  # how long slow_call runs: past the requests sent after it (5 s made the wire tests the slowest)
+
+
 def face_command(face: str, root) -> list[str]:
-    if face == "mcp":
+    if face == "mcp":  # (its pattern searches stop at SLOW_SECONDS: slow_call)
         return [sys.executable, "-m", "scratchfs", "--root", str(root), "mcp", "--run", "r", "--agent", "a",
-                "--sweep-interval", "0"]
+                "--sweep-interval", "0", "--pattern-timeout", str(SLOW_SECONDS)]
     return [sys.executable, "-m", "scratchfs", "--root", str(root), "mcp-proxy", "--run", "r", "--agent", "a",
             "--sweep-interval", "0", "--", *FAKE_UPSTREAM]
 
@@ -310,10 +313,10 @@ def test_requests_still_running_when_stdin_ends_are_answered_before_the_server_e
 
 
 def slow_call(face: str, rid, root) -> bytes:
-    """A call that runs for seconds: a pattern search that backtracks until its 5 s limit (the server), the fake
-    upstream's ``sleep`` (the proxy)."""
+    """A call that runs for :data:`SLOW_SECONDS`: a pattern search that backtracks until its time limit (the server,
+    :func:`face_command`), the fake upstream's ``sleep`` (the proxy)."""
     if face == "proxy":
-        return call(rid, "sleep", {"seconds": 5})
+        return call(rid, "sleep", {"seconds": SLOW_SECONDS})
     with ScratchStore(root) as store:
         handle = store.scope("r", "a").spill(("a" * 3000 + "\n") * 20, source_tool="t").handle
     return call(rid, "read_handle", {"handle": handle, "pattern": "(a|aa)+b"})
@@ -341,7 +344,7 @@ def test_a_cancelled_request_is_not_awaited_when_stdin_ends(face, sent, cancelle
         wire.proc.stdin.close()
         began = time.monotonic()
         assert wire.proc.wait(REPLY_SECONDS) == 0
-        assert time.monotonic() - began < 60  # (the drain's bound is 120 s; the slow call's own is 5 s)
+        assert time.monotonic() - began < 60  # (the drain's bound is 120 s; the slow call's own SLOW_SECONDS)
         time.sleep(0.2)
         assert wire.lines.empty() and wire.garbage == []  # no reply to the cancelled request
     finally:
