@@ -2,13 +2,12 @@
 (:mod:`scratchfs.engine.pattern_worker`), jq filters (:mod:`scratchfs.engine.structure.jq_worker`) and HTML reads
 (:mod:`scratchfs.engine.structure.html_worker`).
 
-A worker is a fresh interpreter (``sys.executable -c BOOT``) that loads this file by path under its package name (so
-the worker file's ``from scratchfs.engine.worker_pipe import ...`` finds it without importing the ``scratchfs``
-package) and then runs the worker file by path as ``__scratchfs_worker__``, with neither the working directory nor
-the file's directory on ``sys.path``. Why not ``fork``: the store holds SQLite connections and file locks, and a
-forked child that frees them (CPython clears other threads' states after ``fork``) can checkpoint or unlink the
-parent's WAL; SQLite forbids carrying a connection across ``fork()``. ``multiprocessing``'s spawn would re-import
-the parent's ``__main__`` (the CLI) in every worker.
+A worker is a fresh interpreter (``sys.executable -c BOOT``) that loads this file by path under its package name (the
+worker file's ``from scratchfs.engine.worker_pipe import ...`` finds it without the ``scratchfs`` package) and runs
+the worker file by path as ``__scratchfs_worker__``, neither the working directory nor the file's on ``sys.path``.
+Not ``fork``: a forked child that frees the store's SQLite connections and file locks (CPython clears other threads'
+states after ``fork``) can checkpoint or unlink the parent's WAL (SQLite forbids a connection across ``fork()``);
+``multiprocessing``'s spawn would re-import the parent's ``__main__`` (the CLI) in every worker.
 
 Requests and answers are frames -- an 8-byte little-endian length, then that many bytes (a pickle) -- over the
 worker's stdin and stdout; the parent's writes and reads wait in ``poll`` until a deadline (``time.monotonic()``,
@@ -17,7 +16,8 @@ worker first writes an empty frame once its worker file is loaded: a call's time
 interpreter's start on a loaded machine is never reported as the request running out of time.
 
 A worker never outlives its parent for long. Every worker of every :class:`Pool`, busy or idle, is killed at the
-parent's exit; an idle worker whose parent is gone (killed) reads end-of-file and exits; and a busy one caps its own
+parent's exit or stop (:func:`kill_workers`); an idle worker whose parent is gone (killed) reads end-of-file and
+exits; and a busy one caps its own
 CPU time at each request's time limit plus :data:`CPU_SLACK_SECONDS` (``RLIMIT_CPU``, set before the request runs:
 SIGXCPU's default action ends the process even inside C code that holds the GIL, where no watchdog thread could
 run). The parent kills a worker at the deadline anyway (CPU time never runs ahead of wall time in these
@@ -59,9 +59,9 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["BOOT", "BOOT_SECONDS", "CPU_SLACK_SECONDS", "IDLE_SECONDS", "LAST_WORDS_CHARS", "STDERR_BYTES",
-           "WORKER_NAME", "NoWorker", "Pool", "PoolBusy", "Worker", "limit_cpu", "limit_memory", "limit_stderr",
-           "read_frame", "reply", "requests", "write_frame"]
+__all__ = ["BOOT", "BOOT_SECONDS", "CPU_SLACK_SECONDS", "IDLE_SECONDS", "LAST_WORDS_CHARS", "STDERR_BYTES", "STOPPED",
+           "WORKER_NAME", "NoWorker", "Pool", "PoolBusy", "Worker", "kill_workers", "limit_cpu", "limit_memory",
+           "limit_stderr", "read_frame", "reply", "requests", "write_frame"]
 
 WORKER_NAME = "__scratchfs_worker__"
 """``__name__`` of a worker file run in a worker process."""
@@ -101,14 +101,11 @@ class Worker:
         """Start it; it exits by itself after ``idle_exit`` seconds without a request; its stderr goes to a file of
         its own (:func:`_stderr_file`), never to the parent's. Raises OSError when no process can be started
         (descriptors, memory)."""
-        self.stderr = _stderr_file()
-        self.said = ""
-        self.started, self.ready = time.monotonic(), False
+        self.stderr, self.said, self.started, self.ready = _stderr_file(), "", time.monotonic(), False
         try:
             self.process = subprocess.Popen([sys.executable, "-c", BOOT, __file__, script, repr(float(idle_exit))],
-                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                            stderr=subprocess.DEVNULL if self.stderr is None else self.stderr,
-                                            bufsize=0, close_fds=True)
+                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, close_fds=True,
+                                            stderr=subprocess.DEVNULL if self.stderr is None else self.stderr)
         except BaseException:
             self._close_stderr()
             raise
@@ -158,9 +155,7 @@ class Worker:
             tail = os.pread(self.stderr, min(size, 4096), max(0, size - 4096))
         except OSError:
             return ""
-        lines = [line for line in tail.decode("utf-8", "replace").splitlines() if line.strip()]
-        if not lines:
-            return ""
+        lines = [line for line in tail.decode("utf-8", "replace").splitlines() if line.strip()] or [""]
         line = "".join(" " if not char.isprintable() else char for char in lines[-1]).strip()
         return line if len(line) <= LAST_WORDS_CHARS else line[: LAST_WORDS_CHARS - 3] + "..."
 
@@ -214,10 +209,7 @@ class Pool:
     """
 
     def __init__(self, script: str, size: int, label: str = "", idle_seconds: float = IDLE_SECONDS) -> None:
-        self.script = script
-        self.size = size
-        self.label = label
-        self.idle_seconds = idle_seconds
+        self.script, self.size, self.label, self.idle_seconds = script, size, label, idle_seconds
         self.cond = threading.Condition()
         self.idle: list[Worker] = []
         self.alive = 0
@@ -255,6 +247,8 @@ class Pool:
                 worker.stop()
             self.alive += 1
         try:
+            if STOPPED.is_set():
+                raise OSError(errno.ESHUTDOWN, "the process is being stopped")
             worker = Worker(self.script, 1.5 * self.idle_seconds)
         except OSError as exc:
             self._lost()
@@ -410,10 +404,17 @@ class Pool:
 
 
 _POOLS: list[Pool] = []
+STOPPED = threading.Event()
+"""Set by :func:`kill_workers` ``final``: no worker is started after it (NoWorker); a call that sees it gives up."""
 
 
 @atexit.register
-def _kill_workers() -> None:
+def kill_workers(final: bool = False) -> None:
+    """Kill every worker of every pool, busy ones too (a call waiting on one sees it die): at exit, and when a server
+    is stopped (``final``: no worker is started after it in this process -- :class:`NoWorker` -- and a call that
+    sees :data:`STOPPED` gives up, so a search or jq read still running ends now, not at its time limit)."""
+    if final:
+        STOPPED.set()
     for pool in _POOLS:
         pool.kill_all()
 
@@ -424,8 +425,7 @@ if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX
 
 def _before(deadline: float) -> float:
     """Now, or TimeoutError when ``deadline`` has passed already."""
-    now = time.monotonic()
-    if deadline <= now:
+    if deadline <= (now := time.monotonic()):
         raise TimeoutError
     return now
 
@@ -481,8 +481,8 @@ def read_frame(fd: int, deadline: float | None) -> bytes:
 
 def requests() -> Iterator[Any]:
     """In a worker: the requests (unpickled) on stdin, until it closes (the parent is gone or stopped it) or none
-    comes for the idle time given as ``argv[3]`` (seconds; see :class:`Worker`). Before
-    yielding one, caps the process's CPU time at what it used so far plus the request's time limit plus
+    comes for the idle time given as ``argv[3]`` (seconds; see :class:`Worker`). Before yielding one, caps the
+    process's CPU time at what it used so far plus the request's time limit plus
     :data:`CPU_SLACK_SECONDS` (:func:`limit_cpu`). No core files: a worker that crashes (jq past its C stack) or
     is ended by SIGXCPU leaves none behind."""
     source = sys.stdin.buffer.fileno()
@@ -509,8 +509,7 @@ def limit_cpu(seconds: float | None) -> None:
     the hard limit), before SIGXCPU ends it (``RLIMIT_CPU``'s soft limit, whole seconds, at most the hard limit); a
     platform without it keeps the parent's kill alone."""
     try:
-        hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
-        soft = hard
+        soft = hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
         if seconds is not None:
             usage = resource.getrusage(resource.RUSAGE_SELF)
             soft = math.ceil(usage.ru_utime + usage.ru_stime + seconds + CPU_SLACK_SECONDS)

@@ -9,9 +9,11 @@ SIGINT and SIGHUP (those not ignored) are caught by one handler: each request ha
 ``{"code": -32000, "message": "<server> stopped (<SIGNAL>) before answering this request"}`` under its id as the
 client sent it, in one write bounded by :data:`ANSWER_SECONDS` (a client that reads nothing does not hold the stop),
 nothing is written after it (:meth:`~scratchfs.mcp.wire_out.LineWriter.stop`: a late answer would be a second one
-under the same id), and the signal is raised again under the handler it had before -- the CLI's line and exit code:
-``scratchfs: terminated`` 143, ``scratchfs: interrupted`` 130, ``scratchfs: hung up`` 129. The proxy's upstream is
-then stopped as on any exit (:mod:`scratchfs.mcp.upstream_stdio`).
+under the same id), the worker processes of searches and jq reads still running are killed (their calls end now,
+where the process waited for them up to their time limit before exiting:
+:func:`~scratchfs.engine.worker_pipe.kill_workers`), and the signal is raised again under the handler it had before
+-- the CLI's line and exit code: ``scratchfs: terminated`` 143, ``scratchfs: interrupted`` 130, ``scratchfs: hung
+up`` 129. The proxy's upstream is then stopped as on any exit (:mod:`scratchfs.mcp.upstream_stdio`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
+
+from scratchfs.engine.worker_pipe import kill_workers
 
 STOP_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
 """The signals that stop a serving MCP face."""
@@ -94,6 +98,7 @@ async def _stop_when_caught(wake: Any, received: list[int], writer: Any, reply_t
             await writer.stop(lambda rid: reply_to(rid, message))
         except OSError:  # (the client is gone, or stdout failed: the signal stops the server all the same)
             pass
+    kill_workers(final=True)  # (a search or jq read still running in a thread ends now, not at its time limit)
     _restore(replaced)
     replaced.clear()
     signal.raise_signal(signum)  # (its former handler runs here: the CLI's raises, asyncio's cancels the main task)
