@@ -23,8 +23,8 @@ from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.errors import BadRecord, ScratchError, WideHeader
 from scratchfs.foundation.limits import MAX_STUB_BYTES, REPLY_BUDGET_BYTES
 
-__all__ = ["BY_MATCH", "BY_PATTERN", "MEMBERS", "PLACEHOLDERS", "RowsAfter", "after_handle", "rows_after",
-           "structure_call"]
+__all__ = ["BY_MATCH", "BY_PATTERN", "MEMBERS", "NARROW_BUDGET", "PLACEHOLDERS", "RowsAfter", "after_handle",
+           "rows_after", "structure_call"]
 
 
 def after_handle(**arguments: object) -> str:
@@ -94,7 +94,9 @@ def rows_after(content_type: str | None, head: bytes, size: int, shape: str | No
     return None  # split at runs of spaces, as the rows read splits it -- cells holding spaces refuse it: no row=)
 
 
-_NARROW_BUDGET = REPLY_BUDGET_BYTES - 1024  # (a page's budget less what its reply's other fields may take)
+NARROW_BUDGET = REPLY_BUDGET_BYTES - 1024
+"""The budget (bytes) of the page a note's rows read is checked against: a reply's, less what its other fields may
+take."""
 
 
 def narrowed(head: bytes, headed: bool = True) -> list[int] | None:
@@ -102,13 +104,35 @@ def narrowed(head: bytes, headed: bool = True) -> list[int] | None:
     of them) when its header fits a page of the default reply budget, else the first that fit (at most 16, at
     least one) -- a read of a header of 10,000 columns is refused, naming this one. Raises
     nothing."""
+    if not headed or _fits_surely(head):  # (the rows read below costs ~50 us a stub)
+        return None
     try:
-        rows_page(BytesSource(head), 1, 1, budget_bytes=_NARROW_BUDGET, headed=headed)
+        rows_page(BytesSource(head), 1, 1, budget_bytes=NARROW_BUDGET, headed=headed)
     except WideHeader as exc:
         return list(exc.fitting or (0,))
     except (ScratchError, ValueError):
         pass  # (a table the reader refuses: its rows read says why)
     return None
+
+
+_SURE_LINE_BYTES = (NARROW_BUDGET // 2 - 2) // 9  # a header's line this short takes at most half the budget
+
+
+def _fits_surely(head: bytes) -> bool:
+    """Whether the header of the table ``head`` starts takes at most half of :data:`NARROW_BUDGET` (the most a
+    first page lets it) for sure: its compact JSON text takes at most 6 bytes a byte (a control character's
+    ``\\u`` escape) and 3 a cell (quotes, comma) -- 9 a byte of its line, plus the brackets -- when no quote lets a
+    cell run past its line. The header is the first line after a ``sep=`` line and the ``#`` comment lines, or the
+    last of those (:func:`~scratchfs.engine.structure.table_start.leading_comments`): each must be at most
+    :data:`_SURE_LINE_BYTES` and hold no quote; ``False`` (the rows read decides) otherwise."""
+    lines = head[:8192].split(b"\n", 67)
+    for number, line in enumerate(lines[:66]):
+        line = line.removeprefix(b"\xef\xbb\xbf") if number == 0 else line
+        if len(line) > _SURE_LINE_BYTES or b'"' in line:
+            return False
+        if not line.startswith(b"#") and not (number == 0 and line.startswith(b"sep=")):
+            return number + 1 < len(lines)  # (a whole line: the head goes on after it)
+    return False
 
 
 class RowsAfter:
