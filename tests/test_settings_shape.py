@@ -87,7 +87,7 @@ def test_no_other_fixture_is_told_as_settings(path):
 
 
 _KEY = st.from_regex(r"[a-z][a-z0-9_]{0,11}", fullmatch=True)
-_VALUE = st.from_regex(r"[A-Za-z0-9/._-]{0,12}( [A-Za-z0-9]{1,6}){0,2}", fullmatch=True)
+_VALUE = st.from_regex(r"[A-Za-z0-9/._-]{1,12}( [A-Za-z0-9]{1,6}){0,2}", fullmatch=True)
 
 
 @settings(max_examples=60, deadline=None)

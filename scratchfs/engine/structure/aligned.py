@@ -82,7 +82,9 @@ class Layout:
     (the character offset in a line where each column starts, ``0`` first), ``rule`` (``"runs"`` or ``"fixed"``,
     see the module docstring), ``fit`` (how each row is split: :meth:`cells`), ``start`` (the byte offset of the
     header line in the content: past a preamble) and ``headed`` (``False``: a table with no header line, its first
-    line row 1 and its ``names`` its columns' numbers, ``"0"``, ``"1"``...: :func:`headless_layout`)."""
+    line row 1 and its ``names`` its columns' numbers, ``"0"``, ``"1"``...: :func:`headless_layout`); ``pushed``:
+    for a table split at runs of spaces, how a row its ``fit`` cannot tell is read as ``ps`` prints it
+    (:class:`Pushed`: a 6-digit ``RSS`` in a column of 5 after ``USER``'s padding, in a row past the first lines)."""
 
     names: tuple[str, ...]
     starts: tuple[int, ...]
@@ -90,6 +92,7 @@ class Layout:
     fit: Fit | Pushed | None = None
     start: int = 0
     headed: bool = True
+    pushed: Pushed | None = None
 
     @property
     def key(self) -> str:
@@ -102,7 +105,10 @@ class Layout:
         ``None`` when they cannot be told for certain (:mod:`~scratchfs.engine.structure.aligned_fit`): a row after
         the first lines may hold a value wider than its column, or leave a cell empty, where :meth:`split` would
         cut a value or shift the cells after it."""
-        return self.split(line) if self.fit is None else self.fit.cells(line)
+        if self.fit is None:
+            return self.split(line)
+        cells = self.fit.cells(line)
+        return self.pushed.cells(line) if cells is None and self.pushed is not None else cells
 
     def split(self, line: str) -> list[str]:
         """The cells of ``line`` (no newline; a trailing ``\\r`` ignored): one per column, ``""`` for an empty
@@ -188,17 +194,23 @@ def _names(header: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _occupied(lines: list[str], width: int, strict: bool = False) -> bytes:
+def _occupied(lines: list[str], width: int) -> bytes:
     """For each position before ``width``: 1 where some line has a character there -- 2 lines or more of 10 or
-    more, unless ``strict``: one row's value wider than its column, past the ones above it, leaves the gutter it
-    crosses one -- else 0 (each line masked at C speed: one byte a character, as Latin-1 with ``?`` for any other;
-    the masks OR-ed as integers)."""
+    more: one row's value wider than its column, past the ones above it, leaves the gutter it crosses one -- else
+    0 (:func:`_both`'s first)."""
+    return _both(lines, width)[0]
+
+
+def _both(lines: list[str], width: int) -> tuple[bytes, bytes]:
+    """:func:`_occupied`'s answer and, second, for each position 1 where any line has a character there (each line
+    masked at C speed: one byte a character, as Latin-1 with ``?`` for any other; the masks OR-ed as integers)."""
     taken = twice = 0
     for line in lines:
         mask = int.from_bytes(line[:width].ljust(width).encode("latin-1", "replace").translate(_MASK), "big")
         twice |= taken & mask
         taken |= mask
-    return (twice if len(lines) >= _TOLERANT_ROWS and not strict else taken).to_bytes(width, "big")
+    strict = taken.to_bytes(width, "big")
+    return (twice.to_bytes(width, "big") if len(lines) >= _TOLERANT_ROWS else strict), strict
 
 
 def _glued(header: str, spans: list[tuple[int, int]], rows: list[str]) -> list[tuple[int, int]]:
@@ -231,7 +243,7 @@ def _columns(header: str, rows: list[str]) -> tuple[list[str], list[int], list[t
     spans = _glued(header, _names(header), rows)
     if not 2 <= len(spans) <= _MAX_NAMES:
         return None
-    taken = _occupied(rows, spans[-1][0])
+    taken, strict = _both(rows, spans[-1][0])
     last = spans[-1][0]  # (no row reaches the last name, ss -tan's empty Process; or every row that does leaves the
     unreached = all(len(row) <= last or row[last - 1] == " " for row in rows)  # place before it blank: ss -tupna's)
     merged = [spans[0]]
@@ -250,7 +262,6 @@ def _columns(header: str, rows: list[str]) -> tuple[list[str], list[int], list[t
     names = [header[start:end] for start, end in merged]
     if any("  " in name for name in names):  # rows' values run across wide gaps of the header: no columns
         return None
-    strict = _occupied(rows, last, strict=True) if len(rows) >= _TOLERANT_ROWS else taken
     starts = [_start(taken, strict, merged[i - 1][1], start) for i, (start, _end) in enumerate(merged) if i]
     first = merged[0][0]
     lead = taken.rfind(0, 0, first) + 1 if first else 0  # (the start of the first name's column)
@@ -278,8 +289,10 @@ def find_layout(lines: list[str], header: int = 0) -> Layout | None:
         return None
     layout, _cells, spans, rows = found
     start = sum(len(line.encode("utf-8", "surrogatepass")) + 1 for line in lines[:header])
-    fit = layout.fit if isinstance(layout.fit, Pushed) else learn_fit(list(layout.starts), spans, rows)
-    return replace(layout, fit=fit, start=start)
+    if isinstance(layout.fit, Pushed):
+        return replace(layout, start=start)
+    pushed = Pushed(tuple(spans)) if layout.rule == RUNS else None  # (for rows the fit cannot tell)
+    return replace(layout, fit=learn_fit(list(layout.starts), spans, rows), start=start, pushed=pushed)
 
 
 def header_candidates(lines: list[str]) -> list[int]:
