@@ -34,6 +34,7 @@ from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_merge import MixedItems, fitted, fitted_with, items_template, value_word
 from scratchfs.api.shape_partial import partial_json
 from scratchfs.api.shape_said import browser_decodes_said, not_utf8_clause, plain_head
+from scratchfs.api.shape_settings import settings_shape
 from scratchfs.api.shape_stream import STREAM_SHAPE, json_stream
 from scratchfs.api.shape_table import (
     JSONL_HEAD_CHARS,
@@ -233,6 +234,9 @@ def _described(sample: bytes, size: int, lines: int, source: ContentSource | Non
     if found is not None or aligned is not None:
         found = found or Shape("text", aligned)
         return found if not odd else _not_utf8(found, odd, sample, complete, read_as)
+    settings = None if is_log else settings_shape(sample[bom:], lines, complete, scope, size - bom)
+    if settings is not None:  # (key = value lines: none of the kinds above, tried last as the rarest)
+        return _not_utf8(Shape("text", settings), odd, sample, complete, read_as) if odd else Shape("text", settings)
     return _plain(sample, size, lines, scope, is_log, (head, head_rows), odd=odd, read_as=read_as)
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from scratchfs.api.jq_inputs import PLACEHOLDER
 from scratchfs.api.shape_aligned import header_line, is_aligned
 from scratchfs.api.shape_columns import COLUMNS_BYTES, headless_columns, runs_starts
+from scratchfs.api.shape_settings import FIND_KEY, is_settings
 from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.shape_table import is_headless
 from scratchfs.api.shape_terminal import coloured, is_terminal
@@ -45,6 +46,7 @@ _BY_KEY = after_handle(jq=".KEY[]")  # a JSON object past it: the items of a key
 _FIRST_ITEM = after_handle(jq=".[0]")  # a JSON array within it
 _EACH = after_handle(jq=PLACEHOLDER)  # JSON texts one after another: one filter run on each document (jq: a stream)
 _SLURP = after_handle(jq=PLACEHOLDER, slurp=True)  # one jq filter over the array of all the rows (objects by name)
+_FIND_KEY = after_handle(pattern=FIND_KEY)  # settings: the line of a key (shape_settings)
 
 
 def structure_call(call: str, content_type: str | None, shape: str | None, size: int,
@@ -58,6 +60,8 @@ def structure_call(call: str, content_type: str | None, shape: str | None, size:
     (:attr:`~scratchfs.api.shape.Shape.top`, handed over by its describer: never read back from ``shape``'s words)."""
     if is_terminal(content_type, shape) or coloured(shape):
         return _TEXT_VIEW  # colours, cursor moves, progress bars: rendered as a terminal shows them
+    if is_settings(content_type, shape):  # key = value lines: a search for a key, its name in the pattern
+        return _FIND_KEY
     if is_aligned(content_type, shape):  # a table aligned by spaces: (its rows: RowsAfter) one jq over all of them
         return _SLURP
     if content_type == "json" and size > MAX_JQ_DOCUMENT_BYTES:  # past the jq bound only paths stream

@@ -59,6 +59,8 @@ _STATUS = re.compile(r"[|/]+")  # dpkg -l's first name, "||/", over its status c
 _MASK = bytes([1] * 32 + [0] + [1] * 223)  # a space is blank, any other byte a character
 _WORDY = re.compile(r"[^\W\d_]{3}")  # a name starting with a digit holds a word (1K-blocks; 4.0K is a size)
 _LINE_NUMBER = re.compile(r":\d+[:-]")  # grep's path:line: (a header names no line)
+_NUMBER = re.compile(r"[-+]?\d[\d.,:%]*[A-Za-z]?")  # (a size, a time, a percentage: 4.0K, 07:51, 25.2)
+_PUSH = 2  # most spaces between a value that overflows its column and the cell it pushes (ps: 1)
 _GLUED = re.compile(r"[a-z]([A-Z][a-z]+)(?= |$)")  # a capitalised name glued to the end of the one before
 
 
@@ -80,14 +82,17 @@ class Layout:
     (the character offset in a line where each column starts, ``0`` first), ``rule`` (``"runs"`` or ``"fixed"``,
     see the module docstring), ``fit`` (how each row is split: :meth:`cells`), ``start`` (the byte offset of the
     header line in the content: past a preamble) and ``headed`` (``False``: a table with no header line, its first
-    line row 1 and its ``names`` its columns' numbers, ``"0"``, ``"1"``...: :func:`headless_layout`)."""
+    line row 1 and its ``names`` its columns' numbers, ``"0"``, ``"1"``...: :func:`headless_layout`); ``pushed``:
+    for a table split at runs of spaces, how a row its ``fit`` cannot tell is read as ``ps`` prints it
+    (:class:`Pushed`: a 6-digit ``RSS`` in a column of 5 after ``USER``'s padding, in a row past the first lines)."""
 
     names: tuple[str, ...]
     starts: tuple[int, ...]
     rule: str
-    fit: Fit | None = None
+    fit: Fit | Pushed | None = None
     start: int = 0
     headed: bool = True
+    pushed: Pushed | None = None
 
     @property
     def key(self) -> str:
@@ -100,7 +105,10 @@ class Layout:
         ``None`` when they cannot be told for certain (:mod:`~scratchfs.engine.structure.aligned_fit`): a row after
         the first lines may hold a value wider than its column, or leave a cell empty, where :meth:`split` would
         cut a value or shift the cells after it."""
-        return self.split(line) if self.fit is None else self.fit.cells(line)
+        if self.fit is None:
+            return self.split(line)
+        cells = self.fit.cells(line)
+        return self.pushed.cells(line) if cells is None and self.pushed is not None else cells
 
     def split(self, line: str) -> list[str]:
         """The cells of ``line`` (no newline; a trailing ``\\r`` ignored): one per column, ``""`` for an empty
@@ -114,6 +122,63 @@ class Layout:
         cells = [line[start:end].strip(" ") for start, end in pairwise(starts)]
         cells.append(line[starts[-1] :].strip(" "))  # (the last column runs to the line's end)
         return cells
+
+
+@dataclass(frozen=True, slots=True)
+class Pushed:
+    """How the rows of a table printed as ``ps`` prints it are split, when no gutter parts its columns in the first
+    lines (:func:`_pushed`): each column has its width, numbers right-aligned, text left-aligned, and a value wider
+    than its column pushes the cells after it right, one space after it (``ps -eo pid,rss,vsz,comm --sort=-rss``'s
+    first rows, each with its 6-digit ``RSS`` and 7-digit ``VSZ``). ``spans``: the header's names' ``(start, end)``,
+    one per column. A row is split at runs of spaces, the last column taking the rest of the line, when it has a
+    word for each column and each (the last column's first) stands where :meth:`placed` allows; else it is
+    :data:`~scratchfs.engine.structure.aligned_fit.UNSPLIT` (``None``): never cut wrong."""
+
+    spans: tuple[tuple[int, int], ...]
+
+    def cells(self, line: str) -> list[str] | None:
+        """The cells of ``line`` (no newline; a trailing ``\r`` and spaces ignored), one per column, or ``None``
+        when it does not read so."""
+        line = line.rstrip(" \r\n")
+        words = [m.span() for m in _WORD.finditer(line)]
+        if not self.placed(words):
+            return None
+        count = len(self.spans)
+        return [line[a:b] for a, b in words[: count - 1]] + [line[words[count - 1][0] :]]
+
+    def placed(self, words: list[tuple[int, int]]) -> bool:
+        """Whether a row whose words stand at ``words`` reads as a row of the table: a word for each column (the
+        last column's words the rest), each starting at or after its name's start (text) or ending at or after
+        its name's end (a number right-aligned; not the last column's words when they are several), and none
+        in the place of the next column's name unless pushed there -- 2 spaces or fewer after the cell before."""
+        spans, count = self.spans, len(self.spans)
+        if len(words) < count:
+            return False
+        before = -1
+        for c, (start, end) in enumerate(spans):
+            a, b = words[c]
+            if c == count - 1 and len(words) > count:
+                b = -1  # (the rest of the line: aligned by its start only)
+            if a < start and b < end:
+                return False
+            if c < count - 1 and a >= spans[c + 1][0] and not (c and a - before <= _PUSH):
+                return False
+            before = b
+        return True
+
+
+def _pushed(header: str, rows: list[str]) -> tuple[list[str], list[tuple[int, int]]] | None:
+    """The names and spans of the columns of a table whose header is ``header`` and whose rows ``rows`` (trailing
+    spaces stripped) are as ``ps`` prints them when values wider than their columns push the cells after them
+    (:class:`Pushed`) and leave no gutter, each row a word for each column where :meth:`Pushed.placed` allows;
+    else ``None``."""
+    spans = _names(header)
+    if not 2 <= len(spans) <= _MAX_NAMES:
+        return None
+    pushed = Pushed(tuple(spans))
+    if not all(pushed.placed([m.span() for m in _WORD.finditer(row)]) for row in rows):
+        return None
+    return [header[start:end] for start, end in spans], spans
 
 
 def _names(header: str) -> list[tuple[int, int]]:
@@ -132,14 +197,20 @@ def _names(header: str) -> list[tuple[int, int]]:
 def _occupied(lines: list[str], width: int) -> bytes:
     """For each position before ``width``: 1 where some line has a character there -- 2 lines or more of 10 or
     more: one row's value wider than its column, past the ones above it, leaves the gutter it crosses one -- else
-    0 (each line masked at C speed: one byte a character, as Latin-1 with ``?`` for any other; the masks OR-ed as
-    integers)."""
+    0 (:func:`_both`'s first)."""
+    return _both(lines, width)[0]
+
+
+def _both(lines: list[str], width: int) -> tuple[bytes, bytes]:
+    """:func:`_occupied`'s answer and, second, for each position 1 where any line has a character there (each line
+    masked at C speed: one byte a character, as Latin-1 with ``?`` for any other; the masks OR-ed as integers)."""
     taken = twice = 0
     for line in lines:
         mask = int.from_bytes(line[:width].ljust(width).encode("latin-1", "replace").translate(_MASK), "big")
         twice |= taken & mask
         taken |= mask
-    return (twice if len(lines) >= _TOLERANT_ROWS else taken).to_bytes(width, "big")
+    strict = taken.to_bytes(width, "big")
+    return (twice.to_bytes(width, "big") if len(lines) >= _TOLERANT_ROWS else strict), strict
 
 
 def _glued(header: str, spans: list[tuple[int, int]], rows: list[str]) -> list[tuple[int, int]]:
@@ -172,7 +243,7 @@ def _columns(header: str, rows: list[str]) -> tuple[list[str], list[int], list[t
     spans = _glued(header, _names(header), rows)
     if not 2 <= len(spans) <= _MAX_NAMES:
         return None
-    taken = _occupied(rows, spans[-1][0])
+    taken, strict = _both(rows, spans[-1][0])
     last = spans[-1][0]  # (no row reaches the last name, ss -tan's empty Process; or every row that does leaves the
     unreached = all(len(row) <= last or row[last - 1] == " " for row in rows)  # place before it blank: ss -tupna's)
     merged = [spans[0]]
@@ -191,12 +262,20 @@ def _columns(header: str, rows: list[str]) -> tuple[list[str], list[int], list[t
     names = [header[start:end] for start, end in merged]
     if any("  " in name for name in names):  # rows' values run across wide gaps of the header: no columns
         return None
-    starts = [taken.rfind(0, merged[i - 1][1], start) + 1 or start for i, (start, _end) in enumerate(merged) if i]
+    starts = [_start(taken, strict, merged[i - 1][1], start) for i, (start, _end) in enumerate(merged) if i]
     first = merged[0][0]
     lead = taken.rfind(0, 0, first) + 1 if first else 0  # (the start of the first name's column)
     if lead and 1 in taken[:lead]:  # rows write before the first name's column: a column with no name
         return ["", *names], [0, lead, *starts], [(0, 0), *merged]
     return names, [0, *starts], merged
+
+
+def _start(taken: bytes, strict: bytes, after: int, name: int) -> int:
+    """Where the column whose name starts at ``name`` starts, the name before ending at ``after``: right after the
+    last gutter between them that no row crosses (``strict``: a number wider than the rest, right-aligned under
+    the name, reaches left of the gutter the others leave -- ``ps``' ``13832`` under ``  RSS`` over ``    0``),
+    else after the last one that at most one row crosses (``taken``), else at the name."""
+    return (strict.rfind(0, after, name) + 1) or (taken.rfind(0, after, name) + 1) or name
 
 
 def find_layout(lines: list[str], header: int = 0) -> Layout | None:
@@ -210,7 +289,10 @@ def find_layout(lines: list[str], header: int = 0) -> Layout | None:
         return None
     layout, _cells, spans, rows = found
     start = sum(len(line.encode("utf-8", "surrogatepass")) + 1 for line in lines[:header])
-    return replace(layout, fit=learn_fit(list(layout.starts), spans, rows), start=start)
+    if isinstance(layout.fit, Pushed):
+        return replace(layout, start=start)
+    pushed = Pushed(tuple(spans)) if layout.rule == RUNS else None  # (for rows the fit cannot tell)
+    return replace(layout, fit=learn_fit(list(layout.starts), spans, rows), start=start, pushed=pushed)
 
 
 def header_candidates(lines: list[str]) -> list[int]:
@@ -241,7 +323,9 @@ def find_table(lines: list[str]) -> tuple[Layout, list[list[str]]] | None:
     spaces or more between two of them, at most 1,024 characters, no ``:digits:`` (grep's line numbers); no tab in
     any line; 2 rows or more before the first blank line, none the header again, each with 2 cells or more, 60% of
     all their cells filled; by the columns' positions (the runs rule aside), no last cell holding a run of spaces.
-    Its :attr:`Layout.fit` is ``None`` (what a shape needs; :func:`find_layout` tells it too, as reads need it)."""
+    When no gutter parts its columns, the table may be one whose wide values push the cells after them
+    (:class:`Pushed`: ``ps`` sorted by memory), split at runs of spaces. Its :attr:`Layout.fit` is ``None`` (what a
+    shape needs; :func:`find_layout` tells it too, as reads need it) but for such a table: its :class:`Pushed`."""
     found = _table(lines)
     return None if found is None else found[:2]
 
@@ -263,6 +347,15 @@ def _table(lines: list[str]) -> tuple[Layout, list[list[str]], list[tuple[int, i
     if len(rows) < _MIN_ROWS or any("\t" in row or row == header for row in rows):
         return None  # (a row that repeats the first line: that line is no header)
     found = _columns(header, rows)
+    if found is None or len(found[0]) < len(_names(header)):  # (no gutters, or names joined where none parts
+        joined = set() if found is None else {end for _start, end in found[2]}  # them: cells pushed?)
+        return _pushed_table(header, rows, joined) or _gutters_table(header, rows, found)
+    return _gutters_table(header, rows, found)
+
+
+def _gutters_table(header: str, rows: list[str], found: tuple[list[str], list[int], list[tuple[int, int]]] | None
+                   ) -> tuple[Layout, list[list[str]], list[tuple[int, int]], list[str]] | None:
+    """:func:`_table`'s answer for the columns the gutters part (``found``: :func:`_columns`'), or ``None``."""
     if found is None:
         return None
     names, starts, spans = found
@@ -275,6 +368,25 @@ def _table(lines: list[str]) -> tuple[Layout, list[list[str]], list[tuple[int, i
     if rule == FIXED and any("  " in row[-1] for row in cells):  # the last cell across a gap: a column the
         return None  # header does not name where it stands (ss -p's "Peer Address:PortProcess")
     return Layout(fixed.names, fixed.starts, rule), cells, spans, rows
+
+
+def _pushed_table(header: str, rows: list[str], ends: set[int]
+                  ) -> tuple[Layout, list[list[str]], list[tuple[int, int]], list[str]] | None:
+    """:func:`_table`'s answer for a table whose columns no gutter parts (:func:`_pushed`): split at runs of
+    spaces, its :attr:`Layout.fit` a :class:`Pushed`, its columns starting at its names' starts. ``ends``: where
+    the names the gutters part end (empty: none parted), when gutters joined names: then a name joined to the one
+    after it must be over numbers in every row -- a value wider than its column, pushing the next, is a number
+    (``ps``) --, else ``None``: the names are one (``Nikos Mavroyanopoulos`` over people's names)."""
+    found = _pushed(header, rows)
+    if found is None:
+        return None
+    names, spans = found
+    layout = Layout(tuple(names), (0, *(start for start, _end in spans[1:])), RUNS, Pushed(tuple(spans)))
+    cells = [layout.split(row) for row in rows]
+    joined = [c for c, (_start, end) in enumerate(spans[:-1]) if ends and end not in ends]
+    if any(_NUMBER.fullmatch(row[c]) is None for c in joined for row in cells):
+        return None
+    return (layout, cells, spans, rows) if _filled(cells) else None
 
 
 def _filled(cells: list[list[str]]) -> bool:

@@ -1,0 +1,138 @@
+"""The shape of a dump of settings, one ``key = value``, ``key=value`` or ``Key: value`` a line (``sysctl -a``,
+``env``, ``git config -l``, ``systemctl show``, ``pip show``, ``/proc/meminfo``, ``.ini`` and ``.properties`` files),
+for :mod:`scratchfs.api.shape`: how many keys, their groups (an ``.ini``'s ``[sections]``, or the first part of
+dotted keys: ``kernel.*``, ``net.*``) or the keys themselves, each with the line it starts at -- so that a model
+finds a key with one search (``pattern="^KEY\\s*[=:]"``, which the stub's note names) or reads a group with one line
+read. Such text stays content type ``text``; its shape starts with :data:`SETTINGS_SHAPE`.
+
+Tried last, on text that is none of the other kinds (a log, a table, YAML, Markdown...), and only a text that reads as
+settings is one: in its first lines (:data:`_HEAD_BYTES`), at least :data:`_FEWEST` settings, half of all lines or
+more, and nine in ten lines settings, ``[sections]``, comments (``#``, ``;``, ``!``), values' indented
+continuations, ``---`` rules or blank; 4 keys or more (a log's ``INFO:`` lines repeat one), at most
+:data:`_MOST_CODE` of the lines ending as code's do (``;``, ``{``, ``(``, ``,``, ``\\``), no program's line
+(``import x``, ``def f(``), and at most one in three values holding ``word=`` after a space (logfmt's ``level=info
+msg=...``). A key is a run of letters, digits and ``_ . - / @ :`` (``=`` forms), of letters, digits and ``_ . - ( )``
+at the line's start (``:`` form, which a space or the line's end must follow: ``path:12:`` is grep's). Regular
+expression scans of the sample, each anchored on a newline.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections import Counter
+
+from scratchfs.api.shape_words import PROGRAM_LINE_RE, LineNumbers, listed_within, plural, short_name, within_lines
+
+__all__ = ["FIND_KEY", "SETTINGS_SHAPE", "is_settings", "settings_shape"]
+
+SETTINGS_SHAPE = "settings"
+"""How the shape of a dump of settings starts (``"settings (key = value), 1,204 lines, 1,204 keys: ..."``)."""
+FIND_KEY = "^KEY\\s*[=:]"
+"""The pattern a settings stub's note names to find a key (``KEY`` its name, its dots escaped)."""
+_SETTING_RE = re.compile(rb"\n(?:[ \t]{0,64}([A-Za-z_][\w.\-/@]{0,120})([ \t]{0,64})="
+                         rb"|([A-Za-z][\w.\-()]{0,60}):(?=[ \t]|\r?\n))")
+# (one literal newline first: the scan skips to each line's start at C speed)
+_MAYBE_RE = re.compile(rb"\n[ \t]{0,64}[A-Za-z_][\w.\-/@:()]{0,120}[ \t]{0,64}[=:]")  # (a key, then = or :)
+_FIRST_RE = re.compile(rb"(?:[ \t]{0,64}(?:[#;!][^\n]{0,4096})?\r?\n){0,200}[ \t]{0,64}"
+                       rb"(?:\[[^\]\n]{1,80}\]|[A-Za-z_][\w.\-/@:()]{0,120}[ \t]{0,64}[=:])")
+_SECTION_RE = re.compile(rb"\n[ \t]{0,64}\[([^\]\n]{1,80})\][ \t]{0,64}\r?(?=\n)")
+_OTHER_RE = re.compile(rb"\n(?:[ \t]{0,64}(?:[#;!]|\r?(?=\n))|[ \t]{1,64}\S|---\r?(?=\n))")  # a comment, a blank
+# line, a value's continuation (indented: pip show -v's classifiers) or a rule (pip show's between packages)
+_CODE_END_RE = re.compile(rb"[;{(,\\][ \t]*\r?\n")
+_LOGFMT_RE = re.compile(rb"\n[A-Za-z_][\w.\-]*=[^\n]*?[ \t][A-Za-z_][\w.\-]*=")
+_HEAD_BYTES = 4096
+_FEWEST = 8
+_MOST_CODE = 0.05
+_GROUP_SHARE = 0.5  # of the keys dotted, from which they are grouped by their first part
+
+
+def is_settings(content_type: str | None, shape: str | None) -> bool:
+    """Whether an entry stored as ``content_type`` with ``shape`` is a dump of settings."""
+    return content_type == "text" and shape is not None and shape.startswith(f"{SETTINGS_SHAPE} (")
+
+
+def _reads_as_settings(head: bytes) -> bool:
+    """Whether ``head`` (a newline, then a text's first whole lines) reads as settings (the module docstring): a
+    first count of the lines that may be settings (:data:`_MAYBE_RE`, one pass without backtracking) stops most
+    text at once."""
+    lines = head.count(b"\n") - (head.endswith(b"\n"))
+    maybe = len(_MAYBE_RE.findall(head))
+    if maybe < _FEWEST or 2 * maybe < lines:
+        return False
+    settings = _SETTING_RE.findall(head)
+    if len(settings) < _FEWEST:
+        return False
+    other = len(_SECTION_RE.findall(head)) + len(_OTHER_RE.findall(head))
+    keys = Counter(eq or colon for eq, _spaces, colon in settings)
+    return (2 * len(settings) >= lines and 10 * (len(settings) + other) >= 9 * lines
+            and len(keys) >= _FEWEST // 2
+            and len(_CODE_END_RE.findall(head)) <= _MOST_CODE * lines and PROGRAM_LINE_RE.search(head) is None
+            and 3 * len(_LOGFMT_RE.findall(head)) <= len(settings))
+
+
+def settings_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
+    """The shape of ``sample`` (a content's first bytes; ``lines``: the whole content's line count; ``complete``:
+    all of it; ``scope``: what to add when not; ``size``: the whole content's bytes) when it reads as settings, else
+    ``None``: ``"settings (key = value), 1,204 lines, 1,204 keys: kernel.* (line 1, 310 keys), net.* (line 311, 700
+    keys), …; pattern="^KEY\\s*[=:]" finds a key, line=N reads from one"``. Never raises."""
+    if _FIRST_RE.match(sample) is None:  # (its first line that is no comment: a setting or a section; most text
+        return None  # stops here, at the cost of one anchored match)
+    cut = sample.rfind(b"\n", 0, _HEAD_BYTES) if len(sample) > _HEAD_BYTES or not complete else len(sample)
+    if cut <= 0:
+        return None
+    if not _reads_as_settings(b"\n" + sample[: cut + 1]):
+        return None
+    sample, complete, scope = within_lines(sample, size, complete, scope)
+    text = b"\n" + sample
+    line_of = LineNumbers(text)
+    found = [(m.start(), (m[1] or m[3]).decode("utf-8", "replace"), m[2] if m[1] else None)
+             for m in _SETTING_RE.finditer(text)]
+    sections = [(m.start(), m[1].decode("utf-8", "replace")) for m in _SECTION_RE.finditer(text)]
+    spaced = sum(spaces is not None and spaces != b"" for _at, _key, spaces in found)
+    equals = sum(spaces is not None for _at, _key, spaces in found)
+    form = ("key: value" if 2 * equals < len(found) else "key = value" if 2 * spaced >= equals else "key=value")
+    head = f"{SETTINGS_SHAPE} ({form}), {plural(lines, 'line')}, {plural(len(found), 'key')}{scope}: "
+    tail = f"; pattern=\"{FIND_KEY}\" finds a key, line=N reads from one"
+    if len(sections) >= 2:
+        items = _grouped([(at, f"[{name}]") for at, name in sections], [at for at, _key, _s in found], line_of)
+    elif sum("." in key for _at, key, _s in found) >= _GROUP_SHARE * len(found):
+        firsts: dict[str, int] = {}
+        for at, key, _spaces in found:
+            firsts.setdefault(key.split(".", 1)[0], at)
+        starts = sorted((at, f"{name}.*") for name, at in firsts.items())
+        items = _prefixed(starts, found, line_of)
+    else:
+        items = _keys(found, line_of)
+    return listed_within(head, items, tail)
+
+
+def _keys(found: list[tuple[int, str, bytes | None]], line_of: LineNumbers) -> list[str]:
+    """Each key (``found``: its offset, name and the spaces before its ``=``, in order) with the line it first
+    stands at and how many times it does when more than once (``pip show`` of several packages)."""
+    counts = Counter(key for _at, key, _spaces in found)
+    firsts: dict[str, int] = {}
+    for at, key, _spaces in found:
+        firsts.setdefault(key, at)
+    return [f"{short_name(key, 48)} (line {line_of(at):,}" + (f", {counts[key]:,} times)" if counts[key] > 1 else ")")
+            for key, at in firsts.items()]
+
+
+def _grouped(starts: list[tuple[int, str]], keys: list[int], line_of: LineNumbers) -> list[str]:
+    """Each group (``starts``: its offset and name, in order) with its line and the keys (offsets ``keys``) after it,
+    up to the next."""
+    items = []
+    for n, (at, name) in enumerate(starts):
+        end = starts[n + 1][0] if n + 1 < len(starts) else len(line_of.text)
+        count = bisect_left(keys, end) - bisect_right(keys, at)
+        items.append(f"{short_name(name, 48)} (line {line_of(at):,}, {plural(count, 'key')})")
+    return items
+
+
+def _prefixed(starts: list[tuple[int, str]], found: list[tuple[int, str, bytes | None]],
+              line_of: LineNumbers) -> list[str]:
+    """Each first part of dotted keys (``starts``: the offset of its first key and its name ``part.*``, in order)
+    with the line of its first key and how many keys it starts."""
+    counts = Counter(key.split(".", 1)[0] for _at, key, _spaces in found)
+    return [f"{short_name(name, 48)} (line {line_of(at):,}, {plural(counts[name[:-2]], 'key')})"
+            for at, name in starts]

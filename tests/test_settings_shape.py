@@ -1,0 +1,125 @@
+"""Dumps of settings -- ``sysctl -a``, ``/proc/meminfo``, ``pip show``, an ``.ini`` file (real outputs of this
+machine: fixtures/tools/, fixtures/README.md) -- are told as settings, their keys counted and grouped (``[sections]``,
+the first part of dotted keys) with the line each group starts at, and the stub's note names the search that finds a
+key; no other fixture (prose, code, logs, YAML, tables, diffs...) is told so."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scratchfs.api.contract import ScratchTools
+from scratchfs.api.shape import describe
+from scratchfs.api.shape_settings import FIND_KEY, SETTINGS_SHAPE
+
+_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+_TOOLS = _FIXTURES / "tools"
+
+# fixture -> (its form, the plain answer's key pattern over its lines)
+_REAL = {
+    "sysctl-a.txt": ("key = value", r"^([\w./-]+) = "),
+    "proc-meminfo.txt": ("key: value", r"^([\w()]+):"),
+    "pip-show.txt": ("key: value", r"^([\w-]+):"),
+    "openssl-req.conf": ("key = value", r"^\s*(\w+)\s*="),
+}
+# fixtures that are settings too, by what they hold (matplotlib's rc file: key: value lines)
+_ALSO = {"mpl-dark_background.mplstyle"}
+
+
+def _shape(data: bytes) -> str:
+    return describe(data, len(data), data.count(b"\n")).text
+
+
+def _keys(text: str, pattern: str) -> list[tuple[int, str]]:
+    """The plain answer: (line from 1, key) of each line the pattern matches."""
+    return [(n, found[1]) for n, line in enumerate(text.split("\n"), 1) if (found := re.match(pattern, line))]
+
+
+@pytest.mark.parametrize("name", sorted(_REAL))
+def test_real_settings_are_told_with_their_keys(name):
+    data = (_TOOLS / name).read_bytes()
+    form, pattern = _REAL[name]
+    keys = _keys(data.decode(), pattern)
+    shape = _shape(data)
+    assert shape.startswith(f"{SETTINGS_SHAPE} ({form}), ") and f", {len(keys):,} keys: " in shape
+    assert shape.endswith(f'; pattern="{FIND_KEY}" finds a key, line=N reads from one')
+
+
+def test_dotted_keys_are_grouped_by_their_first_part_with_the_line_of_the_first():
+    data = (_TOOLS / "sysctl-a.txt").read_bytes()
+    keys = _keys(data.decode(), _REAL["sysctl-a.txt"][1])
+    groups: dict[str, list[int]] = {}
+    for line, key in keys:
+        groups.setdefault(key.split(".")[0], []).append(line)
+    shape = _shape(data)
+    told = re.findall(r"(\w+)\.\* \(line ([\d,]+), ([\d,]+) keys?\)", shape)
+    assert told and [(name, int(line.replace(",", "")), int(count.replace(",", ""))) for name, line, count in told] \
+        == [(name, lines[0], len(lines)) for name, lines in groups.items()][: len(told)]
+
+
+def test_sections_are_listed_with_their_keys():
+    data = (_TOOLS / "openssl-req.conf").read_bytes()
+    assert "[ req ] (line 7, 5 keys), [ req_distinguished_name ] (line 14, 13 keys), [ req_attr ] (line 37, 3 keys)" \
+        in _shape(data)
+
+
+def test_the_stub_names_the_search_for_a_key_and_it_finds_the_line(scratch_scope):
+    data = (_TOOLS / "sysctl-a.txt").read_bytes()
+    stub = scratch_scope.spill(data, source_tool="bash")
+    assert stub.content_type == "text" and stub.shape.startswith(SETTINGS_SHAPE)
+    assert f'pattern="{FIND_KEY.replace(chr(92), chr(92) * 2)}"' in stub.note
+    reply = ScratchTools(scratch_scope).call("read_handle", {
+        "handle": stub.handle, "pattern": r"^kernel\.pid_max\s*[=:]", "context": "line"})
+    want = next(n for n, line in enumerate(data.decode().split("\n"), 1) if line.startswith("kernel.pid_max "))
+    assert [(window["line"], window["data"]) for window in reply["windows"]] == [(want, "kernel.pid_max = 32768")]
+
+
+@pytest.mark.parametrize("path", sorted(p for p in [*_FIXTURES.iterdir(), *_TOOLS.iterdir()]
+                                        if p.is_file() and p.name not in _REAL and p.name not in _ALSO),
+                         ids=lambda p: p.name)
+def test_no_other_fixture_is_told_as_settings(path):
+    data = path.read_bytes()[: 512 * 1024]
+    assert not _shape(data).startswith(SETTINGS_SHAPE)
+
+
+_KEY = st.from_regex(r"[a-z][a-z0-9_]{0,11}", fullmatch=True)
+_VALUE = st.from_regex(r"[A-Za-z0-9/._-]{1,12}( [A-Za-z0-9]{1,6}){0,2}", fullmatch=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(_KEY, _KEY, _VALUE), min_size=8, max_size=200, unique_by=lambda t: (t[0], t[1])),
+       st.sampled_from([" = ", "=", ": "]), st.booleans())
+def test_generated_settings_are_counted_and_grouped_as_python_reads_them(pairs, sign, dotted):
+    sep = "." if dotted else "_"
+    lines = [f"{group}{sep}{name}{sign}{value}".rstrip(" ") if sign != ": " else f"{group}{sep}{name}: {value}"
+             for group, name, value in pairs]
+    data = ("\n".join(lines) + "\n").encode()
+    shape = _shape(data)
+    form = {" = ": "key = value", "=": "key=value", ": ": "key: value"}[sign]
+    assert shape.startswith(f"{SETTINGS_SHAPE} ({form}), {len(lines):,} line")
+    assert f", {len(lines):,} key" in shape
+    if dotted:
+        first = f"{pairs[0][0]}.* (line 1, {sum(group == pairs[0][0] for group, _n, _v in pairs):,} key"
+        assert first in shape
+
+
+_NOT_SETTINGS = {
+    "logfmt": b"".join(b"time=2026-12-05T10:%02d:00Z level=info msg=\"request done\" path=/api/v1/items/%d status=200\n"
+                       % (n % 60, n) for n in range(300)),
+    "levels": b"".join(b"INFO: worker %d started\nWARNING: slow disk on /dev/vd%c\n" % (n, 97 + n % 26)
+                       for n in range(200)),
+    "python": b"import os\n\n" + b"".join(b"NAME_%d = os.environ.get('X_%d', '')\n" % (n, n) for n in range(300)),
+    "c": b"".join(b"static int value_%d = %d;\n" % (n, n) for n in range(400)),
+    "prose": b"Note: the quick brown fox jumps over the lazy dog, again and again, all day long.\n" * 200,
+    "yaml": b"".join(b"service_%d:\n  image: nginx:%d\n  ports:\n    - 80%02d:80\n" % (n, n, n % 100)
+                     for n in range(150)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_NOT_SETTINGS))
+def test_logs_code_prose_and_yaml_are_not_settings(name):
+    assert not _shape(_NOT_SETTINGS[name]).startswith(SETTINGS_SHAPE)
