@@ -132,6 +132,16 @@ def _placeholder_note(what: dict[str, str], hit: bool = False) -> str | None:
             'substring, pattern= a regular expression, e.g. pattern="ERROR|Traceback")')
 
 
+def _placeholder_hit(found: Matches, offset: int) -> Matches:
+    """``found`` (windows found, or a page after the first) with a note when it is a search from the start for a
+    stub's placeholder (``pattern="REGEX"``, ``match="TEXT"``, the stub's call run as written) that found the
+    placeholder's own text: its windows kept, the note saying it was the placeholder (a miss of one says so too)."""
+    what = {"pattern": found.pattern} if found.pattern is not None else {"match": _sought(found)}
+    if offset or not found.windows or found.view or (hit := _placeholder_note(what, hit=True)) is None:
+        return found
+    return replace(found, note=hit)
+
+
 def text_view_hint(found: Matches, content_type: str | None, offset: int, shape: str | None = None,
                    not_utf8: bool = False, crlf_fix: str | None = None) -> Matches:
     """``found`` with a ``note`` naming the way on when a search of a stored content from its start found nothing
@@ -156,17 +166,12 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
       ``\\r`` -- so ``value=7000$`` finds no ``value=7000\\r\\n``; ``crlf_fix`` is the pattern with each ``$``
       written ``\\r?$`` (:func:`~scratchfs.engine.pattern_syntax.crlf_line_ends`), which the note names.
 
-    A search from the start for a stub's placeholder (``pattern="REGEX"``, ``match="TEXT"``) that found the
-    placeholder's own text keeps its windows and says it was the placeholder (a miss of one says so too).
-
-    A note ends with the exact call for a needle or pattern of at most :data:`HINT_CALL_BYTES` (in bytes of its JSON
-    string; at most about 460 bytes of note), else names "the same call". ``found`` itself otherwise. Never
-    raises."""
-    what = {"pattern": found.pattern} if found.pattern is not None else {"match": _sought(found)}
-    if not offset and found.windows and not found.view and (hit := _placeholder_note(what, hit=True)) is not None:
-        return replace(found, note=hit)  # (the stub's call run as written, finding the placeholder's own text)
+    (A placeholder's own text found from the start: :func:`_placeholder_hit`.) A note ends with the exact call for
+    a needle or pattern of at most :data:`HINT_CALL_BYTES` (in bytes of its JSON string; at most about 460 bytes of
+    note), else names "the same call". ``found`` itself otherwise. Never raises."""
     if not _missed(found, offset):
-        return found
+        return _placeholder_hit(found, offset)
+    what = {"pattern": found.pattern} if found.pattern is not None else {"match": _sought(found)}
     if (placeholder := _placeholder_note(what)) is not None:  # (the stub's call run as written)
         return replace(found, note=placeholder)
     packed = compressed_format(shape) if content_type == "binary" else None
