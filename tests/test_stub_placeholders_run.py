@@ -73,3 +73,13 @@ def test_the_stubs_jq_placeholder_is_refused_saying_so(scratch_scope, content):
     assert example is not None
     reply = ScratchTools(scratch_scope).read_handle(**dict(call, jq=example.group(1)))
     assert reply["results"] == [2000]
+
+
+def test_a_placeholder_hit_cut_by_the_budget_says_both(scratch_scope):
+    """Beside the placeholder's note, a reply the budget cut still says so (the placeholder's note had taken the
+    budget's place: 12 of 20 matches shown, and no word why)."""
+    stub = scratch_scope.spill("\n".join(f"REGEX line {i} " + "y" * 80 for i in range(3000)), source_tool="bash")
+    reply = ScratchTools(scratch_scope).read_handle(stub.handle, pattern="REGEX", budget=2048)
+    assert len(json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode()) <= 2048
+    assert reply["note"].startswith("the budget (2048 bytes) cut this reply to "), reply["note"]
+    assert 'pattern="REGEX" is the stub\'s placeholder' in reply["note"] and reply["next_call"], reply
