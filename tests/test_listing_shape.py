@@ -19,7 +19,7 @@ from scratchfs import ScratchStore
 from scratchfs.api.shape import describe
 from scratchfs.api.shape_listing import LISTING_SHAPE, PATHS_SHAPE, listing_shape
 
-_ITEM_RE = re.compile(r"(?:: |, )(\S+) \(line ([\d,]+), ([\d,]+)(?: entr(?:y|ies))?\)")
+_ITEM_RE = re.compile(r"(?:: |, )(\S+) \(line ([\d,]+), ([\d,]+) (?:entr(?:y|ies)|paths?)\)")
 
 
 def shape_of(data: bytes) -> str:

@@ -318,3 +318,22 @@ def test_migrate_index_says_the_runtime_roles_need_their_grants_again(postgres_d
     assert "scratchfs grants --role ROLE" in done.stdout and "runtime role" in done.stdout, done.output
     again = CliRunner().invoke(main, ["migrate-index", "--index", url])
     assert "already current" in again.stdout and "grants" not in again.stdout, again.output
+
+
+@pytest.mark.parametrize("schema", ["", "Scratch", 'my"schema', "a-b", "x" * 64, "9lives"])
+def test_grants_refuses_a_schema_no_store_opens(schema):
+    """``scratchfs grants`` printed grants for any ``?schema=`` (found by a new user from the README: ``?schema=``
+    gave ``GRANT USAGE ON SCHEMA "" ...``, which PostgreSQL refuses, and ``?schema=Scratch`` grants on the quoted,
+    case-sensitive ``"Scratch"``), where every store refuses the URL as it opens ('schema must be lower-case ...'):
+    an admin ran grants for a schema the fleet never uses. Refused alike now, exit code 2, naming ``?schema=``;
+    a name a store takes is still granted."""
+    from urllib.parse import quote
+
+    url = f"postgresql://admin@db.internal/platform?schema={quote(schema)}"
+    result = CliRunner().invoke(main, ["grants", "--role", "scratch_rt", "--index", url])
+    assert result.exit_code == 2, result.output
+    assert "schema must be lower-case letters" in result.output and "?schema=" in result.output, result.output
+    assert "GRANT" not in result.stdout and "Traceback" not in result.output, result.output
+    good = CliRunner().invoke(main, ["grants", "--role", "scratch_rt", "--index", url.replace(
+        f"schema={quote(schema)}", "schema=_ok9")])
+    assert good.exit_code == 0 and 'GRANT USAGE ON SCHEMA "_ok9" TO "scratch_rt";' in good.stdout, good.output

@@ -34,10 +34,28 @@ def test_a_search_for_the_stubs_placeholder_says_it_is_one(scratch_scope, conten
     assert len(json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode()) <= 8192
 
 
-def test_the_placeholder_found_in_the_content_is_no_miss(scratch_scope):
-    stub = scratch_scope.spill("\n".join(f"REGEX {i}" for i in range(2000)), source_tool="bash")
-    reply = ScratchTools(scratch_scope).read_handle(stub.handle, pattern="REGEX")
-    assert reply["windows"] and "note" not in reply
+@pytest.mark.parametrize(("argument", "placeholder"), [("pattern", "REGEX"), ("match", "TEXT")])
+def test_the_placeholder_found_in_the_content_is_shown_and_said_to_be_one(scratch_scope, argument, placeholder):
+    """The stub's call run as written over content holding the placeholder's own text (``du -ah /usr/share``: a
+    ``CMAKE_..._REGEX.rst``; found by a new user, newuser5) came back with those windows, 627 bytes, and no word
+    that ``REGEX`` stood for the model's own pattern. The windows are still shown (the text may be what was
+    sought), and the note says the call's argument is the placeholder and what goes in its place; a later page
+    (``offset=``, the search going on) says nothing more."""
+    lines = [f"{i:05d} all is well" for i in range(2000)]
+    lines[1500] = f"01500 see {placeholder}_FILE.rst"
+    stub = scratch_scope.spill("\n".join(lines), source_tool="bash")
+    # (the stub of this text names pattern="REGEX"; match="TEXT" is named for content with lines over 4 MiB)
+    advised = [call for call in _calls(stub.note) if call.get(argument) == placeholder]
+    assert advised or argument == "match", stub.note
+    reply = ScratchTools(scratch_scope).read_handle(stub.handle, **{argument: placeholder})
+    assert [w["line"] for w in reply["windows"]] == [1501], reply
+    assert f'{argument}="{placeholder}" is the stub\'s placeholder, and these windows are where the text ' \
+           f'{placeholder} itself is: write what you look for in its place' in reply["note"], reply
+    assert len(json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode()) <= 8192
+    later = ScratchTools(scratch_scope).read_handle(stub.handle, offset=10, **{argument: placeholder})
+    assert later["windows"] and "note" not in later, later
+    sought = ScratchTools(scratch_scope).read_handle(stub.handle, **{argument: "see"})
+    assert sought["windows"] and "note" not in sought, sought
 
 
 @pytest.mark.parametrize("content", [
@@ -55,3 +73,13 @@ def test_the_stubs_jq_placeholder_is_refused_saying_so(scratch_scope, content):
     assert example is not None
     reply = ScratchTools(scratch_scope).read_handle(**dict(call, jq=example.group(1)))
     assert reply["results"] == [2000]
+
+
+def test_a_placeholder_hit_cut_by_the_budget_says_both(scratch_scope):
+    """Beside the placeholder's note, a reply the budget cut still says so (the placeholder's note had taken the
+    budget's place: 12 of 20 matches shown, and no word why)."""
+    stub = scratch_scope.spill("\n".join(f"REGEX line {i} " + "y" * 80 for i in range(3000)), source_tool="bash")
+    reply = ScratchTools(scratch_scope).read_handle(stub.handle, pattern="REGEX", budget=2048)
+    assert len(json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode()) <= 2048
+    assert reply["note"].startswith("the budget (2048 bytes) cut this reply to "), reply["note"]
+    assert 'pattern="REGEX" is the stub\'s placeholder' in reply["note"] and reply["next_call"], reply

@@ -119,14 +119,27 @@ def _sought(found: Matches) -> str:
     return found.pattern if found.pattern is not None else (found.match or b"").decode("utf-8", "replace")
 
 
-def _placeholder_note(what: dict[str, str]) -> str | None:
-    """What a miss of the search ``what`` (``{"match": needle}`` or ``{"pattern": pattern}``) says when it sought
-    the placeholder a stub's note writes for it (:data:`~scratchfs.api.stub_reads.PLACEHOLDERS`), else ``None``."""
+def _placeholder_note(what: dict[str, str], hit: bool = False) -> str | None:
+    """What a search from the start of ``what`` (``{"match": needle}`` or ``{"pattern": pattern}``) says when it
+    sought the placeholder a stub's note writes for it (:data:`~scratchfs.api.stub_reads.PLACEHOLDERS`), else
+    ``None``; ``hit``: it found the placeholder's own text in the content (a ``du`` listing holding ``..._REGEX.rst``),
+    windows the model did not look for."""
     ((name, value),) = what.items()
     if PLACEHOLDERS[name] != value:
         return None
-    return (f'{name}="{value}" is the stub\'s placeholder: write what you look for in its place (match= a substring, '
-            'pattern= a regular expression, e.g. pattern="ERROR|Traceback")')
+    found = f", and these windows are where the text {value} itself is" if hit else ""
+    return (f'{name}="{value}" is the stub\'s placeholder{found}: write what you look for in its place (match= a '
+            'substring, pattern= a regular expression, e.g. pattern="ERROR|Traceback")')
+
+
+def _placeholder_hit(found: Matches, offset: int) -> Matches:
+    """``found`` (windows found, or a page after the first) with a note when it is a search from the start for a
+    stub's placeholder (``pattern="REGEX"``, ``match="TEXT"``, the stub's call run as written) that found the
+    placeholder's own text: its windows kept, the note saying it was the placeholder (a miss of one says so too)."""
+    what = {"pattern": found.pattern} if found.pattern is not None else {"match": _sought(found)}
+    if offset or not found.windows or found.view or (hit := _placeholder_note(what, hit=True)) is None:
+        return found
+    return replace(found, note=hit)
 
 
 def text_view_hint(found: Matches, content_type: str | None, offset: int, shape: str | None = None,
@@ -153,11 +166,11 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
       ``\\r`` -- so ``value=7000$`` finds no ``value=7000\\r\\n``; ``crlf_fix`` is the pattern with each ``$``
       written ``\\r?$`` (:func:`~scratchfs.engine.pattern_syntax.crlf_line_ends`), which the note names.
 
-    A note ends with the exact call for a needle or pattern of at most :data:`HINT_CALL_BYTES` (in bytes of its JSON
-    string; at most about 460 bytes of note), else names "the same call". ``found`` itself otherwise. Never
-    raises."""
+    (A placeholder's own text found from the start: :func:`_placeholder_hit`.) A note ends with the exact call for
+    a needle or pattern of at most :data:`HINT_CALL_BYTES` (in bytes of its JSON string; at most about 460 bytes of
+    note), else names "the same call". ``found`` itself otherwise. Never raises."""
     if not _missed(found, offset):
-        return found
+        return _placeholder_hit(found, offset)
     what = {"pattern": found.pattern} if found.pattern is not None else {"match": _sought(found)}
     if (placeholder := _placeholder_note(what)) is not None:  # (the stub's call run as written)
         return replace(found, note=placeholder)

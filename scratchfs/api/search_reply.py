@@ -339,8 +339,10 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     if found.before is not None:  # from the end: where the next call ends, not starts
         reply = {("next_before" if k == "next_offset" else k): v for k, v in reply.items()}
     count = shown.match_count
-    if shown.more and count < found.max_matches and not quiet and not stopped and (found.view or not found.note):
-        # (a note of a search not of a view: why none is shown; of terminal output's view: how to read a window)
+    if shown.more and count < found.max_matches and not quiet and not stopped and (found.view or not found.note or
+                                                                                  windows):
+        # (a note of a search not of a view: why none is shown -- or, beside windows, that a placeholder found its
+        # own text --; of terminal output's view: how to read a window)
         reply["note"] = _budget_note(found, len(windows), count, budget)
     elif not windows and shown.next_offset is None and (empty := empty_match_note(found.pattern, found.ignore_case)):
         reply["note"] = empty

@@ -94,7 +94,8 @@ def _paths(sample: bytes, lines: int, scope: str) -> str | None:
     line = LineNumbers(text)
 
     def item(key: bytes, first: int, count: int) -> str:  # (asked in order of first paths: newlines counted once)
-        return f"{short_name(key.decode('utf-8', 'replace') or '(here)', 60)} (line {line(first):,}, {count:,})"
+        return (f"{short_name(key.decode('utf-8', 'replace') or '(here)', 60)} (line {line(first):,}, "
+                f"{plural(count, 'path')})")
 
     base = short_name(prefix.decode("utf-8", "replace"), 120)
     head_text = f"{PATHS_SHAPE}, {plural(lines, 'line')}, under {base}{scope}: "

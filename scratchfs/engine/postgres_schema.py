@@ -28,12 +28,16 @@ from scratchfs.engine.postgres_connect import bounded_connect
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 from scratchfs.foundation.text import shorten
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "TABLES", "busy_refusal", "flag_unavailable", "grant_statements",
-           "holds_index", "lock_key", "migrate", "no_answer", "privilege_refusal", "probe", "quoted", "refusal",
-           "run_refusal", "runs_name", "runtime_grants", "untie_command"]
+__all__ = ["MIGRATIONS", "SCHEMA_NAME", "SCHEMA_VERSION", "TABLES", "busy_refusal", "flag_unavailable",
+           "grant_statements", "holds_index", "lock_key", "migrate", "no_answer", "privilege_refusal", "probe",
+           "quoted", "refusal", "run_refusal", "runs_name", "runtime_grants", "untie_command"]
 
 SCHEMA_VERSION = 4
 """The schema version this scratchfs writes and reads."""
+
+SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}\Z")
+"""The index schema names scratchfs takes (an index URL's ``?schema=``): lower-case letters, digits and _, 1 to 63
+(as ``PostgresIndex`` checks them)."""
 
 MIGRATIONS: dict[int, list[str]] = {
     1: [
@@ -122,7 +126,14 @@ def quoted(name: str) -> str:
 def grant_statements(schema: str, role: str, *, defaults: bool = False) -> list[str]:
     """The statements an admin runs so that ``role`` may use the index schema ``schema`` (README: Beyond one host),
     the names quoted as identifiers; with ``defaults``, the ``ALTER DEFAULT PRIVILEGES`` too that grant it the tables
-    and sequences a later upgrade adds, as they are made (run as the role that migrates: their owner)."""
+    and sequences a later upgrade adds, as they are made (run as the role that migrates: their owner).
+
+    Raises:
+        InvalidArgument: ``schema`` is no name a store opens (:data:`SCHEMA_NAME`): no grant is made for it.
+    """
+    if not SCHEMA_NAME.match(schema):
+        raise InvalidArgument(f"schema must be lower-case letters, digits and _ (at most 63): {schema!r} (the index "
+                              "URL's ?schema=; leave it out for 'scratchfs'): no store opens it, so no grant is given")
     s, r = quoted(schema), quoted(role)
     found = [f"GRANT USAGE ON SCHEMA {s} TO {r}", f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {s} "
              f"TO {r}", f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA {s} TO {r}"]
