@@ -137,7 +137,7 @@ class Pushed:
     spans: tuple[tuple[int, int], ...]
 
     def cells(self, line: str) -> list[str] | None:
-        """The cells of ``line`` (no newline; a trailing ``\r`` and spaces ignored), one per column, or ``None``
+        """The cells of ``line`` (no newline; a trailing ``\\r`` and spaces ignored), one per column, or ``None``
         when it does not read so."""
         line = line.rstrip(" \r\n")
         words = [m.span() for m in _WORD.finditer(line)]
