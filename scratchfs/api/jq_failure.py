@@ -16,7 +16,7 @@ import re
 
 from scratchfs.engine.structure.jsonstream import FAILED_STEP
 from scratchfs.engine.structure.paging import ItemPage, cursor_position
-from scratchfs.foundation.calls import Advice, Call, calls_json
+from scratchfs.foundation.calls import Advice, Call, add_said
 from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = ["CALL_FILTER_CHARS", "each_item", "failed_at", "failed_page", "read_on"]
@@ -68,9 +68,7 @@ def failed_page(page: ItemPage, handle: str, filter: str, budget: int | None, sl
         return page
     said = Advice.of(f"{page.failure} on output {number + 1:,}: this page ends before it and next_call meets it; ",
                      read_on(handle, filter, number + 1, budget, slurp))
-    page.extra["note"] = f"{page.extra['note']}; {said}" if page.extra.get("note") else str(said)
-    if calls := calls_json(said):  # (as data too: a face writes them its own way)
-        page.extra["calls"] = [*page.extra.get("calls", []), *calls]
+    add_said(page.extra, said)
     return page
 
 
