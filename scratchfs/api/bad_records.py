@@ -20,7 +20,8 @@ _AROUND_BYTES = 32 * 1024  # bytes on each side of a bad record whose lines tell
 
 def mostly_json(source: ReaderSource, start: int, end: int) -> bool:
     """Whether most of the whole non-empty lines within :data:`_AROUND_BYTES` bytes before ``start`` and after
-    ``end`` of ``source`` (the bytes of a record that is no JSON) are JSON: a record read of them goes on."""
+    ``end`` of ``source`` (the bytes of a record that is no JSON) are JSON: a record read of them goes on. Reads
+    up to twice :data:`_AROUND_BYTES` (32 KiB) of ``source``; raises what its reads raise (CorruptBlob)."""
     low = max(0, start - _AROUND_BYTES)
     before = source.read(low, start - low).split(b"\n")[1 if low else 0 :]
     after = source.read(end, _AROUND_BYTES)
