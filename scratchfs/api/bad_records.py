@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+from scratchfs.api.jq_failure import CALL_FILTER_CHARS
 from scratchfs.engine.structure import ItemPage, ReaderSource
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import BadRecord
@@ -19,7 +20,8 @@ _AROUND_BYTES = 32 * 1024  # bytes on each side of a bad record whose lines tell
 
 def mostly_json(source: ReaderSource, start: int, end: int) -> bool:
     """Whether most of the whole non-empty lines within :data:`_AROUND_BYTES` bytes before ``start`` and after
-    ``end`` of ``source`` (the bytes of a record that is no JSON) are JSON: a record read of them goes on."""
+    ``end`` of ``source`` (the bytes of a record that is no JSON) are JSON: a record read of them goes on. Reads
+    up to twice :data:`_AROUND_BYTES` (32 KiB) of ``source``; raises what its reads raise (CorruptBlob)."""
     low = max(0, start - _AROUND_BYTES)
     before = source.read(low, start - low).split(b"\n")[1 if low else 0 :]
     after = source.read(end, _AROUND_BYTES)
@@ -52,7 +54,8 @@ def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: 
              last: bool = False) -> Advice:
     """How to go on from a bad record of ``handle``: the byte read that shows it (its first
     :data:`~scratchfs.foundation.limits.DEFAULT_READ_BYTES` bytes at most) and the records read that starts after
-    it (``records`` per page, the same ``jq``; a filter over 300 characters is named, not repeated), both with
+    it (``records`` per page, the same ``jq``; a filter over
+    :data:`~scratchfs.api.jq_failure.CALL_FILTER_CHARS` characters is named, not repeated), both with
     ``budget`` (the reply budget the caller gave; ``None``: none named); ``last``: the content ends with it (its
     last line, cut short, say), which the answer says instead of a read after it."""
     shown = min(bad.length, DEFAULT_READ_BYTES)
@@ -61,7 +64,7 @@ def way_past(handle: str, bad: BadRecord, records: int, jq: str | None, budget: 
                     f" (of {bad.length:,}; next_offset goes on)" if shown < bad.length else "")
     if last:
         return see + "; it is the last record: the content ends with it"
-    long_jq = jq is not None and len(jq) > 300
+    long_jq = jq is not None and len(jq) > CALL_FILTER_CHARS
     on = Call.of("read_handle", handle=handle, record=bad.record + 1, records=records, jq=None if long_jq else jq,
                  budget=budget)
     return Advice.of(see, "; read on after it: ", on, " with the same jq" if long_jq else "")

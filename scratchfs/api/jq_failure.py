@@ -16,17 +16,17 @@ import re
 
 from scratchfs.engine.structure.jsonstream import FAILED_STEP
 from scratchfs.engine.structure.paging import ItemPage, cursor_position
-from scratchfs.foundation.calls import Advice, Call, calls_json
+from scratchfs.foundation.calls import Advice, Call, add_said
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["each_item", "failed_at", "failed_page", "read_on"]
+__all__ = ["CALL_FILTER_CHARS", "each_item", "failed_at", "failed_page", "read_on"]
 
 _STEP = r'(?:\.[A-Za-z_][A-Za-z0-9_]*|\."(?:[^"\\]|\\.)*"|\.?\[(?:-?\d+|"(?:[^"\\]|\\.)*")\])'
 """One step of a path: ``.name``, ``."a name"``, ``[3]``, ``.["a name"]``."""
 _EACH = re.compile(rf"\s*(\.|(?:{_STEP})+)\s*\.?\[\]\s*((?:{_STEP}|\[\])*)\s*(\|.*)?\Z", re.DOTALL)
 """A filter ``P[]``, then path steps ``S``, then nothing or ``| REST`` (the steps after ``[]`` bind tighter than
 ``|``: ``P[]S | REST`` is ``P[] | .S | REST``)."""
-_CALL_CHARS = 300
+CALL_FILTER_CHARS = 300
 """Longest filter a note or refusal writes again in a call (a longer one is named in words: its text stays small)."""
 
 
@@ -48,7 +48,7 @@ def read_on(handle: str, filter: str, output: int, budget: int | None, slurp: bo
     """How to read on past output ``output`` (from 1), which ``filter`` fails on (a read of ``handle``, ``slurp``
     for a slurp read, with the reply ``budget`` the caller gave, ``None``: none): the call reading the outputs after
     the ``output - 1`` shown, the items the step fails on passed over (:func:`each_item`'s filters), or words."""
-    found = each_item(filter) if len(filter) <= _CALL_CHARS else None
+    found = each_item(filter) if len(filter) <= CALL_FILTER_CHARS else None
     if found is None:
         return Advice.of("jq stops at its first error, so no output of this filter follows it: put a ? after the "
                          "failing step (.x.y?) or select the values it takes (select(.x != null)), and read again "
@@ -68,9 +68,7 @@ def failed_page(page: ItemPage, handle: str, filter: str, budget: int | None, sl
         return page
     said = Advice.of(f"{page.failure} on output {number + 1:,}: this page ends before it and next_call meets it; ",
                      read_on(handle, filter, number + 1, budget, slurp))
-    page.extra["note"] = f"{page.extra['note']}; {said}" if page.extra.get("note") else str(said)
-    if calls := calls_json(said):  # (as data too: a face writes them its own way)
-        page.extra["calls"] = [*page.extra.get("calls", []), *calls]
+    add_said(page.extra, said)
     return page
 
 

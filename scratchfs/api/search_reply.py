@@ -39,7 +39,7 @@ from scratchfs.api.views import piece, reads_as_text, reply_size
 from scratchfs.engine.search import Hit, Window
 from scratchfs.engine.structure.terminal import render_fragment
 from scratchfs.engine.structure.terminal_match import drawn_edges
-from scratchfs.foundation.calls import Advice, Call, calls_json
+from scratchfs.foundation.calls import Advice, Call, add_said
 from scratchfs.foundation.limits import MAX_READ_BYTES, MAX_REPLY_BYTES
 from scratchfs.foundation.text import plural, utf8_suffix_start
 
@@ -307,8 +307,7 @@ def _rest_of_match(found: Matches, reply: dict[str, Any], hit: Hit, shown: int) 
                    budget=found.budget, encoding=found.encoding)
     said = Advice.of(f"the budget cut the match to its first {plural(upto - hit.offset, 'byte')} of "
                      f"{hit.length:,}: read the rest of it by range, ", call)
-    reply["note"] = f"{reply['note']}; {said}" if reply.get("note") else str(said)
-    reply["calls"] = [*reply.get("calls", []), *calls_json(said)]
+    add_said(reply, said)
     return reply
 
 
@@ -348,9 +347,7 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
         reply["note"] = empty
     for said in (found.note, found.stopped):
         if said:
-            reply["note"] = f"{reply['note']}; {said}" if reply.get("note") else str(said)
-    if calls := calls_json(found.note):  # (the calls the note names, as data: a face writes them its own way)
-        reply["calls"] = calls
+            add_said(reply, said)  # (the calls the note names, as data: a face writes them its own way)
     return reply
 
 
@@ -451,9 +448,7 @@ def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
         reply["note"] = empty
     elif counted.note is not None and (not counted.encoding or counted.end is not None):  # (a miss over all of
         # it: why, and what finds it; a bounded one: where it looked)
-        reply["note"] = str(counted.note)
-        if calls := calls_json(counted.note):  # (as a search's note gives them)
-            reply["calls"] = calls
+        add_said(reply, counted.note)  # (its calls as a search's note gives them)
     return Squeeze(reply, budget, {"match": ("match",), "pattern": ("pattern",)})(reply)
 
 

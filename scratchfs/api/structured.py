@@ -480,6 +480,8 @@ _REFUSED = {"json": {"row", "select"}, "jsonl": {"row", "select"}, "csv": {"jq",
 _LAYOUTS: LRU[str, Layout] = LRU(64)
 """The layouts of the tables aligned by spaces read last, by entry (telling one again reads its first lines and
 costs ~0.4 ms)."""
+
+
 def check_kind(content_type: str | None, read: str, handle: str, line_bytes: float = 0.0,
                shape: str | None = None) -> None:
     """Refuse a structure read (``read``: ``"jq"``, ``"record"``, ``"row"`` or ``"select"``) that does not fit the

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from scratchfs.foundation.text import quote
 
@@ -120,4 +121,13 @@ def calls_json(*notes: object) -> list[dict[str, object]]:
     return [call.to_json() for note in notes if isinstance(note, Advice) for call in note.calls]
 
 
-__all__ = ["Advice", "Call", "calls_json", "render_call"]
+def add_said(fields: dict[str, Any], said: str | Advice) -> None:
+    """Put ``said`` in ``fields`` (a reply's, or a page's ``extra``): after its ``note``, ``"; "`` between (``str``
+    of it when there is none), and the calls it names after its ``calls``, as data (:func:`calls_json`; no
+    ``calls`` added when it names none)."""
+    fields["note"] = f"{fields['note']}; {said}" if fields.get("note") else str(said)
+    if calls := calls_json(said):  # (as data too: a face writes them its own way)
+        fields["calls"] = [*fields.get("calls", []), *calls]
+
+
+__all__ = ["Advice", "Call", "add_said", "calls_json", "render_call"]

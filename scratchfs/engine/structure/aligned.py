@@ -137,7 +137,7 @@ class Pushed:
     spans: tuple[tuple[int, int], ...]
 
     def cells(self, line: str) -> list[str] | None:
-        """The cells of ``line`` (no newline; a trailing ``\r`` and spaces ignored), one per column, or ``None``
+        """The cells of ``line`` (no newline; a trailing ``\\r`` and spaces ignored), one per column, or ``None``
         when it does not read so."""
         line = line.rstrip(" \r\n")
         words = [m.span() for m in _WORD.finditer(line)]
@@ -194,16 +194,11 @@ def _names(header: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _occupied(lines: list[str], width: int) -> bytes:
-    """For each position before ``width``: 1 where some line has a character there -- 2 lines or more of 10 or
-    more: one row's value wider than its column, past the ones above it, leaves the gutter it crosses one -- else
-    0 (:func:`_both`'s first)."""
-    return _both(lines, width)[0]
-
-
-def _both(lines: list[str], width: int) -> tuple[bytes, bytes]:
-    """:func:`_occupied`'s answer and, second, for each position 1 where any line has a character there (each line
-    masked at C speed: one byte a character, as Latin-1 with ``?`` for any other; the masks OR-ed as integers)."""
+def _occupied(lines: list[str], width: int) -> tuple[bytes, bytes]:
+    """Two masks of the positions before ``width``: first, 1 where some line has a character there -- 2 lines or
+    more of 10 or more: one row's value wider than its column, past the ones above it, leaves the gutter it crosses
+    one -- else 0; second, 1 where any line has one (each line masked at C speed: one byte a character, as Latin-1
+    with ``?`` for any other; the masks OR-ed as integers)."""
     taken = twice = 0
     for line in lines:
         mask = int.from_bytes(line[:width].ljust(width).encode("latin-1", "replace").translate(_MASK), "big")
@@ -223,7 +218,7 @@ def _glued(header: str, spans: list[tuple[int, int]], rows: list[str]) -> list[t
     if glued is None or not any(len(row) > glued.start(1) for row in rows):
         return spans
     at = glued.start(1)
-    return spans if _occupied(rows, at)[at - 1] else [*spans[:-1], (start, at), (at, end)]
+    return spans if _occupied(rows, at)[0][at - 1] else [*spans[:-1], (start, at), (at, end)]
 
 
 def _joined(header: str, before: tuple[int, int], name: tuple[int, int], taken: bytes) -> bool:
@@ -243,7 +238,7 @@ def _columns(header: str, rows: list[str]) -> tuple[list[str], list[int], list[t
     spans = _glued(header, _names(header), rows)
     if not 2 <= len(spans) <= _MAX_NAMES:
         return None
-    taken, strict = _both(rows, spans[-1][0])
+    taken, strict = _occupied(rows, spans[-1][0])
     last = spans[-1][0]  # (no row reaches the last name, ss -tan's empty Process; or every row that does leaves the
     unreached = all(len(row) <= last or row[last - 1] == " " for row in rows)  # place before it blank: ss -tupna's)
     merged = [spans[0]]
