@@ -35,6 +35,8 @@ PROGRESS_INTERVAL = 0.05
 """Seconds between two progress notifications of one request passed on (at most 20 a second)."""
 MAX_TOKENS = 1024
 """Most progress tokens remembered at once (then forgotten all together: a request's next one passes)."""
+_QUOTED_LOG = f'"{LOG_METHOD}"'.encode()  # (the method names as JSON strings: what a line that names one holds)
+_QUOTED_PROGRESS = f'"{PROGRESS_METHOD}"'.encode()
 
 
 class NoticeGate:
@@ -51,8 +53,7 @@ class NoticeGate:
     def drops(self, line: bytes) -> bool:
         """Whether ``line`` (one line of the upstream, without its newline) is dropped (see the module docstring).
         Never raises."""
-        if len(line) > MAX_LINE_BYTES or (b'"' + LOG_METHOD.encode() + b'"' not in line
-                                          and b'"' + PROGRESS_METHOD.encode() + b'"' not in line):
+        if len(line) > MAX_LINE_BYTES or (_QUOTED_LOG not in line and _QUOTED_PROGRESS not in line):
             return False
         try:
             message = json.loads(line)
