@@ -47,6 +47,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 
 STOP_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
@@ -136,8 +137,6 @@ class Launcher:
 
     def stop(self, child: subprocess.Popen) -> int:
         """SIGTERM to the upstream's group, :attr:`grace` seconds for the upstream to exit, SIGKILL to the group."""
-        import time
-
         _signal_group(child.pid, signal.SIGTERM)
         deadline = time.monotonic() + self.grace
         while not _exited(child) and (left := deadline - time.monotonic()) > 0:
