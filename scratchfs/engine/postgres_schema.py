@@ -122,7 +122,8 @@ def quoted(name: str) -> str:
 def grant_statements(schema: str, role: str, *, defaults: bool = False) -> list[str]:
     """The statements an admin runs so that ``role`` may use the index schema ``schema`` (README: Beyond one host),
     the names quoted as identifiers; with ``defaults``, the ``ALTER DEFAULT PRIVILEGES`` too that grant it the tables
-    and sequences a later upgrade adds, as they are made (run as the role that migrates: their owner)."""
+    and sequences a later upgrade adds, as they are made (run as the role that migrates: their owner). Returns the
+    statements, no ``;``: the three ``GRANT`` statements, then (``defaults``) the two ``ALTER DEFAULT PRIVILEGES``."""
     s, r = quoted(schema), quoted(role)
     found = [f"GRANT USAGE ON SCHEMA {s} TO {r}", f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {s} "
              f"TO {r}", f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA {s} TO {r}"]
