@@ -400,15 +400,16 @@ def grants_command(role: str, as_json: bool) -> None:
     from scratchfs.engine.postgres_schema import grant_statements
 
     schema = split_postgres_url(url)[1]  # type: ignore[arg-type]
-    statements = grant_statements(schema, role, defaults=True)
+    grants = grant_statements(schema, role)
+    defaults = grant_statements(schema, role, defaults=True)[len(grants):]
     if as_json:
-        echo_json({"schema": schema, "role": role, "grants": statements[:3], "default_privileges": statements[3:]})
+        echo_json({"schema": schema, "role": role, "grants": grants, "default_privileges": defaults})
         return
     click.echo(f"-- what role {role!r} needs on the index schema {schema!r} (run after each migrate-index):")
-    click.echo(";\n".join(statements[:3]) + ";")
+    click.echo(";\n".join(grants) + ";")
     click.echo("-- tables and sequences a later upgrade adds, granted as they are made (run as the role that runs "
                "migrate-index):")
-    click.echo(";\n".join(statements[3:]) + ";")
+    click.echo(";\n".join(defaults) + ";")
 
 
 @main.command("load")

@@ -42,7 +42,7 @@ from scratchfs.engine.binding import binding_payload
 from scratchfs.engine.blob_file import LocalSource, PendingBlob
 from scratchfs.engine.caches import SeenFiles
 from scratchfs.engine.open_files import OpenFiles
-from scratchfs.engine.pairing import unchecked
+from scratchfs.engine.pairing import LOCAL_CHECK_SECONDS, unchecked
 from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.root_locks import Descriptor, RootLocks
 from scratchfs.engine.seekable import SeekableWriter, one_frame_blob
@@ -153,7 +153,7 @@ class Blobs:
                 the way, or the run's directory was removed mid-write); no file is left behind.
             InvalidArgument: from ``chunks`` (bad content), or another index owns the files now (``owned``); no file.
         """
-        self.owned(1.0)  # (a PostgreSQL index a rebuild fenced off writes nothing: a file read, at most once a second)
+        self.owned(LOCAL_CHECK_SECONDS)  # (a PostgreSQL index a rebuild fenced off writes nothing: a file read)
         parts, name, began = self._parts(run_id, agent_id), _name(token), time.monotonic()  # (PendingWrite.began)
         fields = {"kind": "", "key": "", "tool": None, "ttl": 0.0, "created_at": time.time(), **(bound or {})}
 

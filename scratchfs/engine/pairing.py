@@ -41,8 +41,9 @@ takeover that lands between them (one ``DeleteObjects`` request, at most about `
 batch, whose objects -- orphans or expired entries of the old index, listed before the check -- the rebuild may
 just have restored rows for (they then read as missing); the new index's own writes are never among them (written
 after its marker, so after a listing that the check follows). Hosts of the old index that keep their store open go
-on writing for up to :data:`OWNER_CHECK_SECONDS` after their last check (:class:`OwnerCheck`: S3 objects and local
-files alike), writes the new index's sweep removes as orphans; their deletes of a run or agent check first.
+on writing for up to :data:`OWNER_CHECK_SECONDS` (S3 objects) or :data:`LOCAL_CHECK_SECONDS` (local files) after
+their last check (:class:`OwnerCheck`), writes the new index's sweep removes as orphans; their deletes of a run or
+agent check first.
 
 Errors: every refusal is :class:`~scratchfs.foundation.errors.InvalidArgument` (a setting that names the wrong
 blobs: the CLI's exit 2), naming the location the index keeps its blobs at and the fix.
@@ -63,9 +64,9 @@ from typing import Any, NamedTuple
 from scratchfs.engine import safe_fs
 from scratchfs.foundation.errors import InvalidArgument, ScratchError, storage_error
 
-__all__ = ["LOCAL_LOCATION", "MARKER_NAME", "OWNER_CHECK_SECONDS", "PROBE_ROWS", "Gate", "Marker", "OwnerCheck",
-           "check_pairing", "local_marker", "local_owner", "location_of", "owner_of", "owner_reader", "s3_marker",
-           "s3_owner", "unchecked"]
+__all__ = ["LOCAL_CHECK_SECONDS", "LOCAL_LOCATION", "MARKER_NAME", "OWNER_CHECK_SECONDS", "PROBE_ROWS", "Gate",
+           "Marker", "OwnerCheck", "check_pairing", "local_marker", "local_owner", "location_of", "owner_of",
+           "owner_reader", "s3_marker", "s3_owner", "unchecked"]
 
 log = logging.getLogger(__name__)
 
@@ -235,6 +236,9 @@ class Gate:
 OWNER_CHECK_SECONDS = 30.0
 """Seconds a write (spill, scratchpad write or overwrite) goes on trusting this index's last ownership check before
 it checks again (:class:`OwnerCheck`); a delete-run checks right before its object deletions, whatever its age."""
+LOCAL_CHECK_SECONDS = 1.0
+"""The same for local files (:func:`local_owner`), whose check is one small file read, not a request: a write trusts
+the last one for a second."""
 
 
 class OwnerCheck:

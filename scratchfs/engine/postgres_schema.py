@@ -126,7 +126,8 @@ def quoted(name: str) -> str:
 def grant_statements(schema: str, role: str, *, defaults: bool = False) -> list[str]:
     """The statements an admin runs so that ``role`` may use the index schema ``schema`` (README: Beyond one host),
     the names quoted as identifiers; with ``defaults``, the ``ALTER DEFAULT PRIVILEGES`` too that grant it the tables
-    and sequences a later upgrade adds, as they are made (run as the role that migrates: their owner).
+    and sequences a later upgrade adds, as they are made (run as the role that migrates: their owner). Returns the
+    statements, no ``;``: the three ``GRANT`` statements, then (``defaults``) the two ``ALTER DEFAULT PRIVILEGES``.
 
     Raises:
         InvalidArgument: ``schema`` is no name a store opens (:data:`SCHEMA_NAME`): no grant is made for it.
@@ -186,25 +187,25 @@ def _create(conn: psycopg.Connection, schema: str, version: int | None) -> None:
     """Make what the schema lacks from ``version`` (``None``: no ``schema_version`` table) to :data:`SCHEMA_VERSION`,
     after :func:`_check_may_migrate`."""
     _check_may_migrate(conn, schema, version)
-    quoted = f'"{schema}"'
+    name = quoted(schema)
     if version is None:
         if conn.execute("SELECT to_regnamespace(%s) IS NULL", (schema,)).fetchone()[0]:
-            conn.execute(f"CREATE SCHEMA {quoted}")  # (even IF NOT EXISTS takes CREATE on the database)
-        conn.execute(f"CREATE TABLE IF NOT EXISTS {quoted}.schema_version (version integer PRIMARY KEY, "
+            conn.execute(f"CREATE SCHEMA {name}")  # (even IF NOT EXISTS takes CREATE on the database)
+        conn.execute(f"CREATE TABLE IF NOT EXISTS {name}.schema_version (version integer PRIMARY KEY, "
                      "applied_at timestamptz NOT NULL DEFAULT now())")
     for step in range((version or 0) + 1, SCHEMA_VERSION + 1):
         for statement in MIGRATIONS[step]:
-            conn.execute(statement.replace("@S", quoted))
-        conn.execute(f"INSERT INTO {quoted}.schema_version (version) VALUES (%s)", (step,))
+            conn.execute(statement.replace("@S", name))
+        conn.execute(f"INSERT INTO {name}.schema_version (version) VALUES (%s)", (step,))
 
 
 def _version(conn: psycopg.Connection, schema: str) -> int | None:
     """The schema's version (0: its ``schema_version`` table is empty); ``None`` when it has no such table (or the
     schema does not exist). Creates nothing; needs no privilege beyond ``USAGE`` and ``SELECT``."""
-    found = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (f'"{schema}".schema_version',)).fetchone()
+    found = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (f'{quoted(schema)}.schema_version',)).fetchone()
     if not (found and found[0]):
         return None
-    return conn.execute(f'SELECT COALESCE(max(version), 0) FROM "{schema}".schema_version').fetchone()[0]
+    return conn.execute(f'SELECT COALESCE(max(version), 0) FROM {quoted(schema)}.schema_version').fetchone()[0]
 
 
 def _check_may_migrate(conn: psycopg.Connection, schema: str, version: int | None) -> None:
@@ -217,13 +218,13 @@ def _check_may_migrate(conn: psycopg.Connection, schema: str, version: int | Non
         "has_database_privilege(current_database(), 'CREATE'), "
         "to_regnamespace(%(s)s) IS NOT NULL AND has_schema_privilege(%(s)s, 'CREATE'), "
         "COALESCE((SELECT pg_has_role(relowner, 'USAGE') FROM pg_class WHERE oid = to_regclass(%(e)s)), true)",
-        {"s": schema, "e": f'"{schema}".entries'}).fetchone()
+        {"s": schema, "e": f'{quoted(schema)}.entries'}).fetchone()
     who = f"role {user!r}"
     if not exists and not on_database:
-        lacks, grant = f"CREATE on database {database!r}", f'CREATE SCHEMA "{schema}"'
+        lacks, grant = f"CREATE on database {database!r}", f'CREATE SCHEMA {quoted(schema)}'
         state = "does not exist"
     elif exists and not on_schema:
-        lacks, grant = f"CREATE on schema {schema!r}", f'GRANT CREATE ON SCHEMA "{schema}" TO {quoted(user)}'
+        lacks, grant = f"CREATE on schema {schema!r}", f'GRANT CREATE ON SCHEMA {quoted(schema)} TO {quoted(user)}'
         state = "is empty" if version is None else f"is at version {version} of {SCHEMA_VERSION}"
     elif exists and version and not owns:
         lacks, grant = f"ownership of {schema}.entries", f'GRANT <the owner of {schema}.entries> TO {quoted(user)}'
@@ -249,7 +250,7 @@ _FK_DETAIL = re.compile(r'Key \((?P<column>.*?)\)=\((?P<value>.*)\) is not prese
 
 def untie_command(schema: str) -> str:
     """The SQL an admin runs to remove the platform cascade from ``schema`` (the tie is the schema's, not a URL's)."""
-    return f'ALTER TABLE "{schema}".entries DROP CONSTRAINT entries_run_fk'
+    return f'ALTER TABLE {quoted(schema)}.entries DROP CONSTRAINT entries_run_fk'
 
 
 def run_refusal(exc: psycopg.Error, doing: str, runs: tuple[str | None, str, str] | None,
@@ -282,7 +283,7 @@ def _tied(conn: psycopg.Connection, schema: str, runs: tuple[str | None, str, st
         "SELECT n.nspname, r.relname, a.attname FROM pg_constraint c "  # runtime role may not see the platform's)
         "JOIN pg_class r ON r.oid = c.confrelid JOIN pg_namespace n ON n.oid = r.relnamespace "
         "JOIN pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = c.confkey[1] "
-        "WHERE c.conname = 'entries_run_fk' AND c.conrelid = %s::regclass", (f'"{schema}".entries',),
+        "WHERE c.conname = 'entries_run_fk' AND c.conrelid = %s::regclass", (f'{quoted(schema)}.entries',),
     ).fetchone()
     if tied is None:
         return False
@@ -310,7 +311,7 @@ def _tie_to_runs(conn: psycopg.Connection, schema: str, runs: tuple[str | None, 
             f"run{'' if count == 1 else 's'} the table lacks ({named}); add them to the table, delete their entries "
             "(scratchfs delete-run), or leave runs_table= off the index URL (nothing was changed)")
     owns = conn.execute("SELECT pg_has_role(relowner, 'USAGE') FROM pg_class WHERE oid = %s::regclass",
-                        (f'"{schema}".entries',)).fetchone()[0]
+                        (f'{quoted(schema)}.entries',)).fetchone()[0]
     if not owns:
         raise StorageError(
             f"cannot tie the index schema {schema!r} to the runs table {runs_name(runs)}: adding its foreign key takes "
@@ -319,7 +320,7 @@ def _tie_to_runs(conn: psycopg.Connection, schema: str, runs: tuple[str | None, 
     conn.execute(pg_sql.SQL(
         "ALTER TABLE {}.entries ADD CONSTRAINT entries_run_fk FOREIGN KEY (run_id) REFERENCES {} ({}) "
         "ON DELETE CASCADE").format(pg_sql.Identifier(schema), target, pg_sql.Identifier(column)))
-    conn.execute(f'CREATE INDEX IF NOT EXISTS entries_run ON "{schema}".entries (run_id)')
+    conn.execute(f'CREATE INDEX IF NOT EXISTS entries_run ON {quoted(schema)}.entries (run_id)')
 
 
 _BUSY = ("53300", "57P03", "too many c", "starting up", "shutting down", "slots are reserved")
@@ -372,7 +373,7 @@ def holds_index(dsn: str, schema: str, busy_timeout: float) -> bool | str | Stor
             index, exists, empty = conn.execute(
                 "SELECT to_regclass(%s) IS NOT NULL, to_regnamespace(%s) IS NOT NULL, NOT EXISTS (SELECT 1 FROM "
                 "pg_class WHERE relnamespace = to_regnamespace(%s))",
-                (f'"{schema}".schema_version', schema, schema)).fetchone()
+                (f'{quoted(schema)}.schema_version', schema, schema)).fetchone()
             return True if index or (exists and empty) else "other" if exists else False
     except psycopg.Error as exc:
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

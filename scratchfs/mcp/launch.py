@@ -2,10 +2,11 @@
 the proxy dies -- by any signal, SIGKILL included.
 
 Run by path with the standard library alone (``python -I -S launch.py FD GRACE -- COMMAND ARGS...``, as
-:func:`scratchfs.mcp.upstream_stdio.upstream_stdio` starts it; 50 to 110 ms of the upstream's start on a loaded
-2-core machine, the interpreter's start), it starts ``COMMAND`` in a session (and
-process group) of its own, inheriting the launcher's stdin, stdout and stderr -- the proxy's pipes -- and keeps no
-copy of them; then it waits for one of three things:
+:func:`scratchfs.mcp.upstream_stdio.upstream_stdio` starts it; the interpreter's start added to the upstream's: 50 to
+110 ms on a loaded 2-core machine; ``python -c pass`` 22 ms alone, 53 ms launched at a load of 4.3, ``python
+bench/notice_gate_cost.py``'s last line), it starts ``COMMAND`` in a session (and process group) of its own, inheriting
+the launcher's stdin, stdout and stderr -- the proxy's pipes -- and keeps no copy of them; then it waits for one of
+three things:
 
 * **the proxy's death**: ``FD`` is one end of a socket pair whose other end only the proxy holds (it is not
   inheritable, so none of the proxy's other children has it); when the proxy exits, however it exits, the kernel
@@ -47,6 +48,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 
 STOP_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
@@ -136,8 +138,6 @@ class Launcher:
 
     def stop(self, child: subprocess.Popen) -> int:
         """SIGTERM to the upstream's group, :attr:`grace` seconds for the upstream to exit, SIGKILL to the group."""
-        import time
-
         _signal_group(child.pid, signal.SIGTERM)
         deadline = time.monotonic() + self.grace
         while not _exited(child) and (left := deadline - time.monotonic()) > 0:

@@ -1,10 +1,13 @@
 """Which of the upstream's notifications ``scratchfs mcp-proxy`` drops before the SDK reads them: a flood of them
 delayed the answers behind it past ``--timeout``.
 
-Each line the SDK reads costs about 90 us of its parser (a pydantic union of every JSON-RPC message) and more of its
-session's dispatch: 200,000 notifications before an answer delayed it by 28 s (log messages) to 45 s (progress), at a
-load of 7 to 8 on 2 cores. :class:`NoticeGate` reads a short line that names one of the two methods with Python's
-parser instead (about 6 us) and drops
+Each line the SDK reads costs its parser (a pydantic union of every JSON-RPC message) and, the larger part, its
+session's dispatch: 200,000 notifications before an answer delayed it by 28 s (log messages) to 45 s (progress)
+through the proxy's session, at a load of 7 to 8 on 2 cores. :class:`NoticeGate` reads a short line that names one of
+the two methods with Python's parser instead and drops it before both. ``python bench/notice_gate_cost.py`` measures
+the parsers alone and the read stream without the session (12:48 UTC 2026-12-05, load 4.3: a log line 6.6 us through
+:func:`~scratchfs.mcp.upstream_stdio.parse_line`, 2.8 us through :meth:`NoticeGate.drops`, 0.5 us added to an answer
+line; 200,000 log lines then an answer 5.1 s, 1.2 s with the gate). It drops
 
 * every log notification (``notifications/message``): the proxy passes them on to no one (its session has no
   logging callback, its client is not told), so nothing is lost -- 3.7 s for the 200,000;
@@ -35,6 +38,8 @@ PROGRESS_INTERVAL = 0.05
 """Seconds between two progress notifications of one request passed on (at most 20 a second)."""
 MAX_TOKENS = 1024
 """Most progress tokens remembered at once (then forgotten all together: a request's next one passes)."""
+_QUOTED_LOG = f'"{LOG_METHOD}"'.encode()  # (the method names as JSON strings: what a line that names one holds)
+_QUOTED_PROGRESS = f'"{PROGRESS_METHOD}"'.encode()
 
 
 class NoticeGate:
@@ -51,8 +56,7 @@ class NoticeGate:
     def drops(self, line: bytes) -> bool:
         """Whether ``line`` (one line of the upstream, without its newline) is dropped (see the module docstring).
         Never raises."""
-        if len(line) > MAX_LINE_BYTES or (b'"' + LOG_METHOD.encode() + b'"' not in line
-                                          and b'"' + PROGRESS_METHOD.encode() + b'"' not in line):
+        if len(line) > MAX_LINE_BYTES or (_QUOTED_LOG not in line and _QUOTED_PROGRESS not in line):
             return False
         try:
             message = json.loads(line)

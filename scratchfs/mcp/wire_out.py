@@ -167,5 +167,4 @@ class LineWriter:
         """Nothing to do: :meth:`write` flushes (the SDK calls this after each reply)."""
 
 
-
 __all__ = ["CLIENT_GONE", "DaemonWorker", "LineWriter", "WireFailed"]
