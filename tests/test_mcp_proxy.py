@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from mcp.shared.exceptions import MCPError
 
 from scratchfs.cli import main
+from scratchfs.mcp.upstream import NOT_AGAIN
 
 from .mcp_fake_upstream import big_text
 from .mcp_support import (
@@ -182,13 +183,17 @@ def test_upstream_hang_and_crash_become_tool_errors_and_own_tools_keep_working(e
 @pytest.mark.parametrize(("era", "upstream", "reason"), [
     (ERAS[0], ["/nonexistent/mcp-server"], "cannot start"),
     (ERAS[1], [sys.executable, "-c", "import sys; sys.exit(1)"], "exited"),
+    (ERAS[0], ["cat"], "its answer to initialize was an error: Method not found (is it an MCP server on stdio?)"),
 ])
 def test_an_upstream_that_never_starts_leaves_the_proxys_own_tools(era, upstream, reason, tmp_path):
+    """Each call to the upstream's tools says why it never started and how to go on (the proxy does not start it
+    again): 'upstream unavailable: cat: Method not found' read as a method the upstream lacked (newuser5)."""
     async def body():
         async with connect(proxy(tmp_path, "--timeout", "20", upstream=upstream), era) as client:
             assert {t.name for t in (await client.list_tools()).tools} == OWN_TOOLS
             text = error_of(await client.call_tool("git_log", {}))
-            assert text.startswith(f"upstream unavailable: {upstream[0]}: ") and reason in text
+            assert text.startswith(f"upstream unavailable: {upstream[0]}: ") and reason in text, text
+            assert text.endswith(NOT_AGAIN), text
             payload(await client.call_tool("scratch_write", {"key": "k", "value": "v"}))
 
     run(body)

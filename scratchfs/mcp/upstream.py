@@ -23,6 +23,10 @@ if sys.version_info < (3, 11):  # pragma: no cover
 
 log = logging.getLogger("scratchfs.mcp.proxy")
 
+NOT_AGAIN = ("; the proxy does not start it again: its own tools still answer, the upstream's once the proxy is "
+             "restarted (its stderr holds the upstream's)")
+"""What an upstream's failure to start, or its exit, adds to each call's error: how to go on."""
+
 
 class Upstream:
     """The upstream MCP server: a child process and the client session to it, run by :meth:`run` in its own task.
@@ -68,7 +72,7 @@ class Upstream:
                 await self._stop.wait()
                 self._sends.cancel_scope.cancel()
         except Exception as exc:  # spawn, handshake or transport failure: report it on every call
-            self.error = self.error or f"{config.command}: {_describe(exc, self.closed.is_set())}"
+            self.error = self.error or f"{config.command}: {_describe(exc, self.closed.is_set())}{NOT_AGAIN}"
             log.error("scratchfs mcp-proxy: upstream %s", _one_line(self.error))
         finally:
             self.ready.set()
@@ -154,7 +158,7 @@ class Upstream:
             return await self.session.send_request(request, result_type, progress_callback=progress)
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED and self.closed.is_set():
-                self.error = f"{self.config.command}: the server exited or closed its connection"
+                self.error = f"{self.config.command}: the server exited or closed its connection{NOT_AGAIN}"
                 raise UpstreamUnavailable(self.error) from None
             if exc.code == MALFORMED and exc.data == MALFORMED_MARK:
                 raise UpstreamUnavailable(f"{self.config.command}: malformed answer: {exc}") from None
@@ -186,7 +190,9 @@ def _describe(exc: BaseException, closed: bool) -> str:
         return "the server exited or closed its connection during start-up"
     if isinstance(leaf, OSError) and leaf.strerror:
         return f"cannot start: {leaf.strerror}" + (f": {leaf.filename}" if leaf.filename else "")
+    if isinstance(leaf, MCPError):  # (an echo of the request -- cat -- answers it 'Method not found')
+        return f"its answer to initialize was an error: {_one_line(leaf, 200)} (is it an MCP server on stdio?)"
     return str(leaf) or type(leaf).__name__
 
 
-__all__ = ["Upstream"]
+__all__ = ["NOT_AGAIN", "Upstream"]
