@@ -6,6 +6,8 @@ key; no other fixture (prose, code, logs, YAML, tables, diffs...) is told so."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -123,3 +125,19 @@ _NOT_SETTINGS = {
 @pytest.mark.parametrize("name", sorted(_NOT_SETTINGS))
 def test_logs_code_prose_and_yaml_are_not_settings(name):
     assert not _shape(_NOT_SETTINGS[name]).startswith(SETTINGS_SHAPE)
+
+
+@pytest.mark.parametrize("line", [b"## a\r\n\r\n", b"# x\r\n", b"; c\r\n\r\n", b"!\r\n"])
+def test_comment_lines_ending_in_crlf_are_no_backtracking_bomb(line):
+    """Comment lines ending in CRLF before a line that is no setting (markdown headings, ``# a``): the first-line
+    check matched each such line two ways (the comment's text taking the ``\\r`` or leaving it to ``\\r?\\n``), so
+    its failure tried 2 ** 200 ways: a spill of 512 KiB of CRLF headings ran past pytest's 300 s limit (the suite at
+    3fdd4a7). Now one way: each size answers at once (a child process, so that the old pattern fails this test in
+    seconds instead of hanging it)."""
+    code = ("import sys, time; from scratchfs.api.shape_settings import settings_shape\n"
+            f"data = {line!r} * 5000 + b'plain text\\n'\n"
+            "start = time.process_time(); found = settings_shape(data, data.count(b'\\n'), True, '')\n"
+            "print(found, time.process_time() - start)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    found, seconds = done.stdout.split()
+    assert found == "None" and float(seconds) < 1.0, done.stdout

@@ -34,7 +34,8 @@ _SETTING_RE = re.compile(rb"\n(?:[ \t]{0,64}([A-Za-z_][\w.\-/@]{0,120})([ \t]{0,
                          rb"|([A-Za-z][\w.\-()]{0,60}):(?=[ \t]|\r?\n))")
 # (one literal newline first: the scan skips to each line's start at C speed)
 _MAYBE_RE = re.compile(rb"\n[ \t]{0,64}[A-Za-z_][\w.\-/@:()]{0,120}[ \t]{0,64}[=:]")  # (a key, then = or :)
-_FIRST_RE = re.compile(rb"(?:[ \t]{0,64}(?:[#;!][^\n]{0,4096})?\r?\n){0,200}[ \t]{0,64}"
+_FIRST_RE = re.compile(rb"(?:[ \t]{0,64}(?:[#;!][^\n]{0,4096}|\r)?\n){0,200}[ \t]{0,64}"  # (one way to match a line:
+# a comment's text holds its \r; [^\n]* then \r?\n matched a CRLF comment two ways, 2**200 tries on ## lines)
                        rb"(?:\[[^\]\n]{1,80}\]|[A-Za-z_][\w.\-/@:()]{0,120}[ \t]{0,64}[=:])")
 _SECTION_RE = re.compile(rb"\n[ \t]{0,64}\[([^\]\n]{1,80})\][ \t]{0,64}\r?(?=\n)")
 _OTHER_RE = re.compile(rb"\n(?:[ \t]{0,64}(?:[#;!]|\r?(?=\n))|[ \t]{1,64}\S|---\r?(?=\n))")  # a comment, a blank
