@@ -151,7 +151,9 @@ def _refuse_empty_iterations(tree) -> None:
     ends such a repeat at its first optional iteration that matched empty text, while ``regex`` may go on after it
     with more iterations -- the empty one's group then set for them, or for what follows -- so the engine finds
     matches ``re.finditer`` does not (``(a?^()|a)*\\2`` over ``"a\\na"`` repeated: none in ``re``, one at every line
-    in ``regex``). Any other repeat is decided alike by both: an empty iteration changes nothing but its groups.
+    in ``regex``); a lazy optional iteration of such a body is not tried by ``regex`` where ``re`` tries it
+    (``()??((?(1)b\\1|))?|a`` over ``"b"``: ``(0, 1)`` in ``re``, none in ``regex``). Any other repeat is decided
+    alike by both: an empty iteration changes nothing but its groups.
 
     Raises:
         InvalidArgument: naming the construct and how to write the pattern so that it is searched.
