@@ -134,13 +134,77 @@ def write_core(tree, reach: int) -> tuple[bytes, bool, int | None]:
 
     Raises:
         InvalidArgument: beyond a bound (:data:`MAX_REPEAT_COUNT`, :data:`MAX_PROGRAM_SIZE`, :data:`MAX_NESTING`), a
-            lookbehind of variable width (as ``re`` refuses) or longer than ``reach`` bytes, or a construct this
-            writer does not know.
+            lookbehind of variable width (as ``re`` refuses) or longer than ``reach`` bytes, a construct this
+            writer does not know, or a repeat the engine decides otherwise than ``re`` (see
+            :func:`_refuse_empty_iterations`).
     """
     try:
+        _refuse_empty_iterations(tree)
         return CoreWriter(reach).seq(tree, tree.state.flags, 0, 1)
     except (RecursionError, MemoryError) as exc:
         raise InvalidArgument(f"pattern is too complex: {type(exc).__name__}") from None
+
+
+def _refuse_empty_iterations(tree) -> None:
+    """Refuse a repeat with optional iterations (``*``, ``+``, ``?``, ``{m,n}``: more than its least count) whose body
+    can match empty text and captures a group that a backreference or conditional names (``(a?^()|a)*\\2``): ``re``
+    ends such a repeat at its first optional iteration that matched empty text, while ``regex`` may go on after it
+    with more iterations -- the empty one's group then set for them, or for what follows -- so the engine finds
+    matches ``re.finditer`` does not (``(a?^()|a)*\\2`` over ``"a\\na"`` repeated: none in ``re``, one at every line
+    in ``regex``); a lazy optional iteration of such a body is not tried by ``regex`` where ``re`` tries it
+    (``()??((?(1)b\\1|))?|a`` over ``"b"``: ``(0, 1)`` in ``re``, none in ``regex``). Any other repeat is decided
+    alike by both: an empty iteration changes nothing but its groups.
+
+    Raises:
+        InvalidArgument: naming the construct and how to write the pattern so that it is searched.
+    """
+    named: set[int] = set()
+    repeats: list = []
+
+    def walk(items) -> None:
+        for op, av in items:
+            name = op_name(op)
+            if name == "GROUPREF":
+                named.add(av)
+            elif name == "GROUPREF_EXISTS":
+                named.add(av[0])
+            elif name in REPEATS and av[1] > av[0] and av[2].getwidth()[0] == 0:
+                repeats.append(av[2])
+            for sub in _sub_sequences(name, av):
+                walk(sub)
+
+    walk(tree)
+    if named and any(named & _captured(body) for body in repeats):
+        raise InvalidArgument(
+            "pattern repeats a part that can match empty text and captures a group a backreference or conditional "
+            "names (as (a?^()|a)*\\2): Python's re ends such a repeat at its first empty iteration and the search "
+            "engine does not, so it cannot be searched exactly. Write the repeated part so that it cannot match "
+            "empty text (a+ rather than a*, (x|y) rather than (x|y|)), or capture the group outside the repeat")
+
+
+def _captured(items) -> set[int]:
+    """The numbers of the groups captured in a parsed sequence (lookarounds and nested repeats included)."""
+    found: set[int] = set()
+    for op, av in items:
+        name = op_name(op)
+        if name == "SUBPATTERN" and av[0] is not None:
+            found.add(av[0])
+        for sub in _sub_sequences(name, av):
+            found |= _captured(sub)
+    return found
+
+
+def _sub_sequences(name: str, av) -> list:
+    """The parsed sequences directly inside one item."""
+    if name in ("SUBPATTERN", "ASSERT", "ASSERT_NOT") or name in REPEATS:
+        return [av[-1]]
+    if name == "ATOMIC_GROUP":
+        return [av]
+    if name == "BRANCH":
+        return list(av[1])
+    if name == "GROUPREF_EXISTS":
+        return [sub for sub in av[1:] if sub is not None]
+    return []
 
 
 def crlf_line_ends(pattern: str, ignore_case: bool) -> str | None:
