@@ -20,6 +20,7 @@ from scratchfs.engine.pattern_syntax import (
     CoreWriter,
     class_members,
     op_name,
+    sub_sequences,
     write_core,
 )
 from scratchfs.foundation.errors import InvalidArgument
@@ -115,24 +116,13 @@ def _looked_around_refs(tree) -> bool:
                 named.add(av if name == "GROUPREF" else av[0])
             if name == "SUBPATTERN" and around and av[0] is not None:
                 inside.add(av[0])
-            for sub in _children(name, av):
+            for sub in sub_sequences(name, av):
                 walk(sub, around or name in ("ASSERT", "ASSERT_NOT"))
 
     walk(tree, False)
     return bool(inside & named)
 
 
-def _children(name: str, av) -> list:
-    """The sub-sequences of one parsed item."""
-    if name in ("SUBPATTERN", "ASSERT", "ASSERT_NOT") or name in REPEATS:
-        return [av[-1]]
-    if name == "ATOMIC_GROUP":
-        return [av]
-    if name == "BRANCH":
-        return list(av[1])
-    if name == "GROUPREF_EXISTS":
-        return [sub for sub in av[1:] if sub is not None]
-    return []
 
 
 def _drop_unheld_refs(finder: bytes) -> bytes:

@@ -42,6 +42,7 @@ __all__ = [
     "crlf_line_ends",
     "op_name",
     "parse",
+    "sub_sequences",
     "write_core",
 ]
 
@@ -170,7 +171,7 @@ def _refuse_empty_iterations(tree) -> None:
                 named.add(av[0])
             elif name in REPEATS and av[1] > av[0] and av[2].getwidth()[0] == 0:
                 repeats.append(av[2])
-            for sub in _sub_sequences(name, av):
+            for sub in sub_sequences(name, av):
                 walk(sub)
 
     walk(tree)
@@ -189,13 +190,15 @@ def _captured(items) -> set[int]:
         name = op_name(op)
         if name == "SUBPATTERN" and av[0] is not None:
             found.add(av[0])
-        for sub in _sub_sequences(name, av):
+        for sub in sub_sequences(name, av):
             found |= _captured(sub)
     return found
 
 
-def _sub_sequences(name: str, av) -> list:
-    """The parsed sequences directly inside one item."""
+def sub_sequences(name: str, av) -> list:
+    """The parsed sequences directly inside one item of a parsed pattern (``name``: :func:`op_name` of its op,
+    ``av``: its argument; ``re._parser``'s shapes): a group's, a lookaround's or a repeat's body, each branch of an
+    alternation, both arms of a conditional; none for the others."""
     if name in ("SUBPATTERN", "ASSERT", "ASSERT_NOT") or name in REPEATS:
         return [av[-1]]
     if name == "ATOMIC_GROUP":
