@@ -2,15 +2,16 @@
 delayed the answers behind it past ``--timeout``.
 
 Each line the SDK reads costs its parser (a pydantic union of every JSON-RPC message) and, the larger part, its
-session's dispatch: 200,000 notifications before an answer delayed it by 28 s (log messages) to 45 s (progress)
-through the proxy's session, at a load of 7 to 8 on 2 cores. :class:`NoticeGate` reads a short line that names one of
+session's dispatch: 200,000 notifications before an answer delayed it by 10.6 s (log messages) to 12.1 s (progress)
+through the proxy, at a load of 1.1 on 2 cores (``python bench/proxy_flood.py``; 28 s and 45 s at a load of 7 to 8);
+0.7 and 0.9 s with the gate. :class:`NoticeGate` reads a short line that names one of
 the two methods with Python's parser instead and drops it before both. ``python bench/notice_gate_cost.py`` measures
 the parsers alone and the read stream without the session (12:48 UTC 2026-12-05, load 4.3: a log line 6.6 us through
 :func:`~scratchfs.mcp.upstream_stdio.parse_line`, 2.8 us through :meth:`NoticeGate.drops`, 0.5 us added to an answer
 line; 200,000 log lines then an answer 5.1 s, 1.2 s with the gate). It drops
 
 * every log notification (``notifications/message``): the proxy passes them on to no one (its session has no
-  logging callback, its client is not told), so nothing is lost -- 3.7 s for the 200,000;
+  logging callback, its client is not told), so nothing is lost;
 * a progress notification (``notifications/progress``) of a request that had one passed on less than
   :data:`PROGRESS_INTERVAL` seconds ago -- MCP asks both sides to rate-limit progress --, unless it is the last
   (``progress`` reaching ``total``): at most 20 a second of each request's reach the client, and the drop is said

@@ -1,0 +1,84 @@
+"""How long ``scratchfs mcp-proxy`` takes to answer a call whose upstream sends a flood of notifications before its
+answer (the figures of :mod:`scratchfs.mcp.notice_gate` and the README's mcp-proxy section): the real proxy over a
+generated upstream that writes ``N`` log notifications (``notifications/message``) or progress notifications of one
+token (``notifications/progress``) and then answers, driven over stdio; the seconds from the call to its answer.
+
+    python bench/proxy_flood.py [N] [--kind log|progress]      # default: 200000 log
+
+Another checkout's proxy is measured with ``PYTHONPATH=<its root>``, run from a directory outside both (the working
+directory comes first on the proxy's ``sys.path``). 13:40 UTC 2026-12-05, load 1.1, `cd /tmp && PYTHONPATH=<root>
+python <this file> 200000 [--kind progress]`: 10.6 and 10.7 s (log) and 12.1 s (progress) at ``83cb897``, before
+the notice gate; 0.69, 0.89 and 0.91 s with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+UPSTREAM = '''import json, sys
+N, KIND = int(sys.argv[1]), sys.argv[2]
+NOTE = ({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x" * 100}}
+        if KIND == "log" else
+        {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 99, "progress": 1,
+                                                                          "message": "x" * 90}})
+for raw in sys.stdin:
+    msg = json.loads(raw)
+    if "id" not in msg:
+        continue
+    if msg["method"] == "initialize":
+        result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "flood", "version": "1"}}
+    elif msg["method"] == "tools/list":
+        result = {"tools": [{"name": "flood", "inputSchema": {"type": "object"}}]}
+    else:
+        sys.stdout.write((json.dumps(NOTE) + "\\n") * N)
+        result = {"content": [{"type": "text", "text": "done"}]}
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+'''
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("n", nargs="?", type=int, default=200_000)
+    parser.add_argument("--kind", choices=("log", "progress"), default="log")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="proxy-flood-") as tmp:
+        upstream = Path(tmp) / "flood_upstream.py"
+        upstream.write_text(UPSTREAM)
+        command = [sys.executable, "-m", "scratchfs", "--root", str(Path(tmp) / "store"), "mcp-proxy", "--run", "r",
+                   "--agent", "a", "--sweep-interval", "0", "--timeout", "300", "--", sys.executable, str(upstream),
+                   str(args.n), args.kind]
+        proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+        def send(message: dict) -> None:
+            proc.stdin.write((json.dumps(message) + "\n").encode())
+            proc.stdin.flush()
+
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})
+        proc.stdout.readline()
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        began = time.monotonic()
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "flood", "arguments": {}}})
+        lines = 0
+        while True:
+            line = proc.stdout.readline()
+            if not line or json.loads(line).get("id") == 2:
+                break
+            lines += 1
+        seconds = time.monotonic() - began
+        proc.stdin.close()
+        proc.wait(60)
+    print(f"{args.n:,} {args.kind} notifications before the answer: answered after {seconds:.2f} s "
+          f"({lines:,} notifications passed on to the client)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
