@@ -150,11 +150,11 @@ print(json.dumps({"jsonrpc": "2.0", "id": 2, "result": {"content": [
 
 def test_the_upstreams_log_notifications_are_dropped_unread_and_its_progress_thinned(tmp_path, monkeypatch):
     """A flood of 200,000 log notifications (notifications/message, which the proxy passes nowhere: its session has
-    no logging callback, its client is not told) delayed the answer after them by 28 s at a load of 7, past
-    --timeout: each was read by the SDK's parser and dispatched by its session (bench/notice_gate_cost.py). They are now
-    told by Python's parser and dropped before (3.7 s); so are a request's progress notifications beyond one each 50 ms
-    (but its last); every other line -- a progress notification naming the method in its message, a request of that
-    method (it has an id), an answer holding one as text -- is read as before."""
+    no logging callback, its client is not told) delayed the answer after them by 10.6 s at a load of 1 (28 s at 7,
+    past --timeout): each was read by the SDK's parser and dispatched by its session. They are now told by Python's
+    parser and dropped before (0.7 s; python bench/proxy_flood.py); so are a request's progress notifications beyond
+    one each 50 ms (but its last); every other line -- a progress notification naming the method in its message, a
+    request of that method (it has an id), an answer holding one as text -- is read as before."""
     from scratchfs.mcp import upstream_stdio
 
     script = tmp_path / "logger.py"
