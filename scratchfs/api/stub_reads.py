@@ -106,12 +106,12 @@ take."""
 def narrowed(head: bytes, headed: bool = True) -> list[int] | None:
     """The columns (by number, from 0) a note's rows read names for a table whose start is ``head``: ``None`` (all
     of them) when its header fits a page of the default reply budget, else the first that fit (at most 16, at
-    least one) -- a read of a header of 10,000 columns is refused, naming this one. Raises
-    nothing."""
-    if not headed or _fits_surely(head):  # (the rows read below costs ~50 us a stub)
+    least one) -- a read of a header of 10,000 columns is refused, naming this one; ``headed`` false (no header
+    line): ``None``. Raises nothing."""
+    if not headed or _fits_surely(head):  # (the rows read below added ~50 us a CSV stub: bench/shape_calls.py)
         return None
     try:
-        rows_page(BytesSource(head), 1, 1, budget_bytes=NARROW_BUDGET, headed=headed)
+        rows_page(BytesSource(head), 1, 1, budget_bytes=NARROW_BUDGET)
     except WideHeader as exc:
         return list(exc.fitting or (0,))
     except (ScratchError, ValueError):

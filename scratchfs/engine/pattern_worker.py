@@ -26,7 +26,7 @@ from typing import Any
 
 import regex
 
-from scratchfs.engine.worker_pipe import STOPPED, WORKER_NAME, NoWorker, Pool, reply, requests
+from scratchfs.engine.worker_pipe import WORKER_NAME, WORKERS_KILLED, NoWorker, Pool, reply, requests
 
 __all__ = ["FLAGS", "MAX_WORKERS", "SLICE_SECONDS", "Engine", "Span", "anchored_match", "first_match", "workers"]
 
@@ -110,7 +110,7 @@ class Engine:
             status, result = _POOL.run(request, self.deadline, wait=False)
         except NoWorker:  # no process to be had
             status = "busy"
-        if status != "ok" and STOPPED.is_set():  # (the server is being stopped: kill_workers)
+        if status != "ok" and WORKERS_KILLED.is_set():  # (the server is being stopped: kill_workers)
             raise TimeoutError
         if status != "ok":  # every worker busy, none to be had, or it died: the thread's own (CPU time) limit
             return _OPERATIONS[operation](self.compiled, buf, *args, timeout=self._left())

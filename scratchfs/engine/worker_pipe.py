@@ -59,9 +59,9 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["BOOT", "BOOT_SECONDS", "CPU_SLACK_SECONDS", "IDLE_SECONDS", "LAST_WORDS_CHARS", "STDERR_BYTES", "STOPPED",
-           "WORKER_NAME", "NoWorker", "Pool", "PoolBusy", "Worker", "kill_workers", "limit_cpu", "limit_memory",
-           "limit_stderr", "read_frame", "reply", "requests", "write_frame"]
+__all__ = ["BOOT", "BOOT_SECONDS", "CPU_SLACK_SECONDS", "IDLE_SECONDS", "LAST_WORDS_CHARS", "STDERR_BYTES",
+           "WORKERS_KILLED", "WORKER_NAME", "NoWorker", "Pool", "PoolBusy", "Worker", "kill_workers", "limit_cpu",
+           "limit_memory", "limit_stderr", "read_frame", "reply", "requests", "write_frame"]
 
 WORKER_NAME = "__scratchfs_worker__"
 """``__name__`` of a worker file run in a worker process."""
@@ -247,7 +247,7 @@ class Pool:
                 worker.stop()
             self.alive += 1
         try:
-            if STOPPED.is_set():
+            if WORKERS_KILLED.is_set():
                 raise OSError(errno.ESHUTDOWN, "the process is being stopped")
             worker = Worker(self.script, 1.5 * self.idle_seconds)
         except OSError as exc:
@@ -404,7 +404,7 @@ class Pool:
 
 
 _POOLS: list[Pool] = []
-STOPPED = threading.Event()
+WORKERS_KILLED = threading.Event()
 """Set by :func:`kill_workers` ``final``: no worker is started after it (NoWorker); a call that sees it gives up."""
 
 
@@ -412,9 +412,9 @@ STOPPED = threading.Event()
 def kill_workers(final: bool = False) -> None:
     """Kill every worker of every pool, busy ones too (a call waiting on one sees it die): at exit, and when a server
     is stopped (``final``: no worker is started after it in this process -- :class:`NoWorker` -- and a call that
-    sees :data:`STOPPED` gives up, so a search or jq read still running ends now, not at its time limit)."""
+    sees :data:`WORKERS_KILLED` gives up, so a search or jq read still running ends now, not at its time limit)."""
     if final:
-        STOPPED.set()
+        WORKERS_KILLED.set()
     for pool in _POOLS:
         pool.kill_all()
 
