@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
+from collections.abc import Callable
 
 from scratchfs.api.shape_words import PROGRAM_LINE_RE, LineNumbers, listed_within, plural, short_name, within_lines
 
@@ -65,7 +66,7 @@ def _reads_as_settings(head: bytes) -> bool:
     if len(settings) < _FEWEST:
         return False
     other = len(_SECTION_RE.findall(head)) + len(_OTHER_RE.findall(head))
-    keys = Counter(eq or colon for eq, _spaces, colon in settings)
+    keys = {eq or colon for eq, _spaces, colon in settings}
     return (2 * len(settings) >= lines and 10 * (len(settings) + other) >= 9 * lines
             and len(keys) >= _FEWEST // 2
             and len(_CODE_END_RE.findall(head)) <= _MOST_CODE * lines and PROGRAM_LINE_RE.search(head) is None
@@ -98,11 +99,8 @@ def settings_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
     if len(sections) >= 2:
         items = _grouped([(at, f"[{name}]") for at, name in sections], [at for at, _key, _s in found], line_of)
     elif sum("." in key for _at, key, _s in found) >= _GROUP_SHARE * len(found):
-        firsts: dict[str, int] = {}
-        for at, key, _spaces in found:
-            firsts.setdefault(key.split(".", 1)[0], at)
-        starts = sorted((at, f"{name}.*") for name, at in firsts.items())
-        items = _prefixed(starts, found, line_of)
+        firsts = _first_offsets(found, lambda key: key.split(".", 1)[0])
+        items = _prefixed(sorted((at, f"{name}.*") for name, at in firsts.items()), found, line_of)
     else:
         items = _keys(found, line_of)
     return listed_within(head, items, tail)
@@ -112,11 +110,17 @@ def _keys(found: list[tuple[int, str, bytes | None]], line_of: LineNumbers) -> l
     """Each key (``found``: its offset, name and the spaces before its ``=``, in order) with the line it first
     stands at and how many times it does when more than once (``pip show`` of several packages)."""
     counts = Counter(key for _at, key, _spaces in found)
-    firsts: dict[str, int] = {}
-    for at, key, _spaces in found:
-        firsts.setdefault(key, at)
+    firsts = _first_offsets(found, lambda key: key)
     return [f"{short_name(key, 48)} (line {line_of(at):,}" + (f", {counts[key]:,} times)" if counts[key] > 1 else ")")
             for key, at in firsts.items()]
+
+
+def _first_offsets(found: list[tuple[int, str, bytes | None]], name: Callable[[str], str]) -> dict[str, int]:
+    """The offset of the first of ``found`` (offset, key, spaces) under each ``name(key)``, in order of offset."""
+    firsts: dict[str, int] = {}
+    for at, key, _spaces in found:
+        firsts.setdefault(name(key), at)
+    return firsts
 
 
 def _grouped(starts: list[tuple[int, str]], keys: list[int], line_of: LineNumbers) -> list[str]:
