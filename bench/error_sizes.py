@@ -26,6 +26,12 @@ At 10:40 UTC (main at a5f671e, the fourth session's refusals, two helpers runnin
 to 1,000 bytes here) advising the per-record read of `.[] | .name` 296 B, a jq error's next step 221 B, row= on a
 JSON document naming jq="keys" as a call 267 B, jq= on an HTML page 476 B, before= past the end 204 B, end= with
 view="text" naming both searches 335 B: each under the 2,048 bytes an error is cut at.
+
+At 13:45 UTC (main after the fifth session's merges, idle): a rows read of a 10,000-column header naming the
+columns that fit 250 B, a search for the stub's placeholder REGEX that finds it (reply, three windows and the note)
+296 B, jq="JQ" 187 B, a jq error on the first output 218 B; through the MCP faces, an upstream that never started
+226 B of error text, a request answered by a stop 129 B of JSON-RPC. The notes' calls of successful replies:
+``python bench/note_calls.py``.
 """
 
 from __future__ import annotations
@@ -146,6 +152,14 @@ def main() -> None:
             "end= with view text": ("read_handle", {"handle": page.handle, "match": "para", "view": "text",
                                                     "end": 100}),
         })
+        # the fifth session of 2026-12-05: a header too wide for a page, the stub's placeholders run as written
+        wide = scope.spill((",".join(f"c{i}" for i in range(10_000)) + "\n" + "1,2\n" * 3).encode(), source_tool="sql")
+        cases.update({
+            "header too wide": ("read_handle", {"handle": wide.handle, "row": 1, "rows": 20}),
+            "placeholder pattern": ("read_handle", {"handle": handle, "pattern": "REGEX"}),
+            "placeholder jq": ("read_handle", {"handle": lines.handle, "jq": "JQ", "slurp": True}),
+            "jq error, first output": ("read_handle", {"handle": doc.handle, "jq": '.items[] | .n | test("a")'}),
+        })
         scope.scratch_write("big", b"value")
         lost = scope.spill(b"y" * 200_000, source_tool="t").handle  # a file of its own, removed from outside
         store.blobs.unlink("run-42", "agent-1", store.index.lookup("run-42", "agent-1", "handle", lost,
@@ -159,6 +173,22 @@ def main() -> None:
                 text, kind = error_text(exc), "error text"
             as_json = len(json.dumps(text, ensure_ascii=False).encode())
             print(f"{name:22s} {len(text.encode()):5d} B {kind} ({as_json} B as a JSON string)")
+    _proxy_replies()
+
+
+def _proxy_replies() -> None:
+    """The MCP faces' own replies of this session: an upstream that never started (the error text a call gets) and
+    a request answered by a stop (the JSON-RPC line)."""
+    from scratchfs.foundation.errors import UpstreamUnavailable
+    from scratchfs.mcp.stdio import error_reply
+    from scratchfs.mcp.stop_signals import STOPPED, stop_message
+    from scratchfs.mcp.upstream import NOT_AGAIN
+
+    never = UpstreamUnavailable("npx: the server exited or closed its connection during start-up" + NOT_AGAIN)
+    stopped = error_reply(17, STOPPED, stop_message("scratchfs mcp-proxy", 15))
+    for name, text, kind in (("upstream never started", error_text(never), "error text"),
+                             ("request stopped", stopped, "JSON-RPC line")):
+        print(f"{name:22s} {len(text.encode()):5d} B {kind}")
 
 
 if __name__ == "__main__":
