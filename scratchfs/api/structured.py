@@ -310,7 +310,8 @@ class StructureReads:
 
     def _headless(self, src: ReaderSource, kind: str | None, handle: str, blob: str, read: str) -> Layout | None:
         """The layout of text whose shape says its first lines stand in columns aligned by spaces with no header
-        line (:func:`~scratchfs.api.shape_columns.runs_starts` of the bytes the shape was told from, ~0.2 ms), kept
+        line (:func:`~scratchfs.api.shape_columns.runs_starts` of the bytes the shape was told from, 0.1-0.3 ms:
+        ``python bench/layout_cost.py``), kept
         per entry (:data:`_LAYOUTS`) for the next pages, else ``None``. Raises InvalidArgument (naming the reads
         that work, as calls: :func:`columns_misfit`) when its cells are not parted by runs of spaces alone
         (``read``: the read refused, ``"row="``)."""
@@ -479,7 +480,7 @@ _REFUSED = {"json": {"row", "select"}, "jsonl": {"row", "select"}, "csv": {"jq",
 # parse shows is not one, and jq's parse error is explained.)
 _LAYOUTS: LRU[str, Layout] = LRU(64)
 """The layouts of the tables aligned by spaces read last, by entry (telling one again reads its first lines and
-costs ~0.4 ms)."""
+costs 0.04-0.7 ms, most over 0.2 ms: ``python bench/layout_cost.py``)."""
 
 
 def check_kind(content_type: str | None, read: str, handle: str, line_bytes: float = 0.0,
