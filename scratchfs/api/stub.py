@@ -495,15 +495,16 @@ OVER_THE_WHOLE_QUOTA = "No deletion can make room: this result alone is larger t
 
 
 def refusal_notice(content: bytes, tool: str | None, reason: str, preview_bytes: int,
-                   advice: str = FREE_BY_DELETING) -> str:
+                   advice: str = FREE_BY_DELETING, size: int | None = None) -> str:
     """What reaches the model instead of a result over the spill threshold that the store refused to keep (a run at
     its quota): compact JSON ``{preview, size, stored: false, note}`` of at most :data:`MAX_STUB_BYTES` UTF-8 bytes
     -- the first bytes of ``content`` (at most ``preview_bytes``, fewer when the notice would not fit), its size in
     bytes, and a note saying that the rest was not kept, why (``reason``, clipped) and how to go on (``advice``:
     :data:`FREE_BY_DELETING`, :data:`NOTHING_TO_FREE` or :data:`OVER_THE_WHOLE_QUOTA`). No handle: there is nothing
     to read back. Binary content (:func:`~scratchfs.api.shape.is_text`) is previewed as a hex dump, as a range read
-    shows it. Never raises."""
-    size = len(content)
+    shows it. ``size``: the whole result's bytes when ``content`` is only its start (a structure's JSON text, written
+    in pieces), else ``len(content)``. Never raises."""
+    size = len(content) if size is None else size
     what = f"Output of {tool}" if tool else "The result"
     note = (f"{what} ({size:,} bytes) was NOT stored: {_clip(reason, 300)}. Only this preview reached you; the rest "
             f"is not kept anywhere. {_clip(advice, 300)}")

@@ -1,0 +1,184 @@
+"""A tool result through the spill policy (:meth:`scratchfs.Scope.offload`): unchanged, or its content replaced by
+the stub; a structured result (a ``dict``, ``list`` or ``tuple``) judged and spilled as its JSON text, written as a
+stream of pieces (:func:`~scratchfs.foundation.json_pieces.json_pieces`) so that a large one is never held as text
+whole (``python bench/offload_memory.py``: 54 MiB of JSON text offloaded with 110 MiB of peak growth before, by
+``json.dumps``; the pieces' figures are in bench/README.md, "A structure's JSON text in pieces")."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from scratchfs.api.policy import KNOWN_CLASSES, Observation, check_result_class, should_spill
+from scratchfs.api.stub import FREE_BY_DELETING, NOTHING_TO_FREE, OVER_THE_WHOLE_QUOTA, refusal_notice
+from scratchfs.foundation import checks
+from scratchfs.foundation.errors import InvalidArgument, QuotaExceeded, ScratchError
+from scratchfs.foundation.json_pieces import json_pieces
+from scratchfs.foundation.text import one_line, shorten
+
+if TYPE_CHECKING:
+    from scratchfs.api.scope import Scope
+
+log = logging.getLogger("scratchfs.api.scope")  # (the logger these lines always had: hosts filter on it)
+
+_WARNED_CLASSES: set[str] = set()
+"""The unknown result classes :func:`offload` has logged (once each; at most :data:`_MOST_WARNED`)."""
+_MOST_WARNED = 256
+
+
+def offload(scope: Scope, obs: Observation) -> Observation:
+    """:meth:`scratchfs.Scope.offload` (its docstring says what it does); never raises."""
+    settings = scope.store.settings
+    try:
+        cls = obs.result_class
+        if cls is not None and cls not in KNOWN_CLASSES and cls not in settings.spill_classes:
+            _unknown_class(obs, settings.spill_classes)
+        if isinstance(obs.content, (dict, list, tuple)):
+            return _offload_json(scope, obs)
+        if not should_spill(obs, settings.spill_threshold_bytes, never_spill_tools=settings.never_spill_tools,
+                            spill_classes=settings.spill_classes):
+            return obs
+        return _spilled(scope, obs, obs.content)
+    except Exception:  # (a bug: the result goes through as it came)
+        log.error("scratchfs: spilling the result of %s failed; passing it through whole",
+                  shorten(obs.tool, 120), exc_info=True)
+        return obs
+
+
+def _spilled(scope: Scope, obs: Observation, content: object, text: JsonText | None = None) -> Observation:
+    """``obs`` with its content replaced by the stub of ``content`` spilled (``text``: the stream ``content`` is,
+    for a structure's JSON text); ``obs`` itself when the spill fails, or the notice of a run at its quota."""
+    settings = scope.store.settings
+    mode = settings.preview_modes.get(obs.result_class or "", settings.preview_mode)
+    try:
+        stub = scope.spill(content, source_tool=checks.clean_tool(obs.tool), preview=mode)
+    except ScratchError as exc:  # expected (a quota, a busy index, a full disk): one line, no traceback
+        if text is not None and text.error is not None:
+            return _not_json(obs, text.error)
+        quota = isinstance(exc, QuotaExceeded)  # the run's bound: the context keeps its own (a preview and why)
+        log.error("scratchfs: spilling the result of %s failed (%s: %s); %s", shorten(obs.tool, 120),
+                  exc.kind, one_line(str(exc)), "passing a preview and a notice" if quota else
+                  "passing it through whole")
+        return _refused(scope, obs, exc, text) if quota else obs
+    except Exception:
+        if text is not None and text.error is not None:
+            return _not_json(obs, text.error)
+        raise
+    return replace(obs, content=stub.to_json(), stub=stub)
+
+
+class JsonText:
+    """A structure's JSON text (``json.dumps(value, ensure_ascii=False)``) as an iterable of pieces: its first
+    pieces, up to just past ``threshold`` characters, are written at once (:attr:`head`; all of it when it is no
+    longer, :attr:`whole` set); iterating gives them, then writes the rest. The error writing it raised is kept in
+    :attr:`error` (and raised on), and the UTF-8 bytes given out are counted in :attr:`size`.
+
+    Raises (from the constructor, for the head): what ``json.dumps`` raises for the value."""
+
+    def __init__(self, value: object, threshold: int) -> None:
+        self._rest = json_pieces(value)
+        self.head: list[str] = []
+        self.whole: str | None = None
+        self.error: BaseException | None = None
+        self.size = 0
+        chars = 0
+        for piece in self._rest:
+            self.head.append(piece)
+            chars += len(piece)
+            if chars > threshold:
+                return
+        self.whole = "".join(self.head)
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.head
+        try:
+            yield from self._rest
+        except Exception as exc:
+            self.error = exc
+            raise
+
+    def head_text(self) -> str:
+        return "".join(self.head)
+
+    def drained_size(self) -> int:
+        """The whole text's size in UTF-8 bytes (lone surrogates as 3), the pieces not yet written written and
+        dropped. Raises what writing them raises."""
+        size = 0
+        for piece in self:
+            size += len(piece.encode("utf-8", "surrogatepass"))
+        return size
+
+
+def _offload_json(scope: Scope, obs: Observation) -> Observation:
+    """:func:`offload` of a dict, list or tuple: as its JSON text; ``obs`` as it was when that text is not spilled,
+    or when the content has none (logged, whatever writing it raised: a value JSON has no form for, a dict changed by
+    another thread as it is written, a lazy list whose iteration fails). A text past the spill threshold is spilled
+    as it is written (:class:`JsonText`), never held whole."""
+    settings = scope.store.settings
+    if obs.result_class not in settings.spill_classes:
+        return obs  # never spilled, whatever its size: not written out for nothing
+    try:
+        text = JsonText(obs.content, settings.spill_threshold_bytes)
+    except Exception as exc:
+        return _not_json(obs, exc)
+    if text.whole is not None:  # (no longer than the threshold in characters: judged as the text it is)
+        out = offload(scope, replace(obs, content=text.whole))
+        return out if out.stub is not None or out.refused is not None else obs
+    judged = replace(obs, content=text.head_text())  # (longer than the threshold: the rest of the policy decides)
+    if not should_spill(judged, settings.spill_threshold_bytes, never_spill_tools=settings.never_spill_tools,
+                        spill_classes=settings.spill_classes):
+        return obs
+    out = _spilled(scope, obs, text, text)
+    return out if out.stub is not None or out.refused is not None else obs
+
+
+def _not_json(obs: Observation, exc: BaseException) -> Observation:
+    log.warning("scratchfs: the result of %s is not JSON-serialisable (%s: %s); passing it through",
+                shorten(obs.tool, 120), type(exc).__name__, shorten(exc))
+    return obs
+
+
+def _refused(scope: Scope, obs: Observation, exc: QuotaExceeded, text: JsonText | None) -> Observation:
+    """``obs`` with its content replaced by the notice of a spill refused past the run's quota (``text``: the JSON
+    text a structure was spilled as, its size counted by writing the rest)."""
+    raw = obs.content
+    if text is not None:
+        try:
+            size = text.drained_size()
+        except Exception as error:
+            return _not_json(obs, error)
+        content = text.head_text().encode("utf-8", "replace")
+    else:
+        content = bytes(raw) if isinstance(raw, (bytes, bytearray, memoryview)) else \
+            str(raw).encode("utf-8", "replace")
+        size = len(content)
+    if exc.alone:  # no deletion makes room for it
+        advice = OVER_THE_WHOLE_QUOTA
+    else:  # the model can delete this scope's scratchpad values, never its spilled results
+        try:
+            values = bool(scope.scratch_page(limit=1).entries)
+        except ScratchError:
+            values = True
+        advice = FREE_BY_DELETING if values else NOTHING_TO_FREE
+    notice = refusal_notice(content, checks.clean_tool(obs.tool), f"{exc.kind}: {one_line(str(exc))}",
+                            scope.store.settings.preview_bytes, advice, size=size)
+    return replace(obs, content=notice, refused=str(exc))
+
+
+def _unknown_class(obs: Observation, spill_classes: frozenset[str]) -> None:
+    """Log (WARNING, once per class) that ``obs`` has a result class no one knows: a misspelling, never spilled."""
+    cls = obs.result_class
+    key = cls if isinstance(cls, str) else type(cls).__name__
+    if key in _WARNED_CLASSES or len(_WARNED_CLASSES) >= _MOST_WARNED:
+        return
+    _WARNED_CLASSES.add(key)
+    try:
+        check_result_class(cls, spill_classes)
+    except InvalidArgument as exc:
+        log.warning("scratchfs: %s; the results of %s with it are never spilled", one_line(str(exc)),
+                    shorten(obs.tool, 120))
+
+
+__all__ = ["JsonText", "offload"]
