@@ -352,7 +352,7 @@ class Scope:
                 invalid needle or pattern; ``offset`` or ``max_matches`` out of range; a ``context`` that is
                 neither an integer from 0 to 8192 nor ``"line"``; ``end`` past the size, not after ``offset``
                 (nor ``before``) or with ``view``.
-            PatternTimeout: past ``pattern_timeout`` (``resume_offset``: where it stood; the call that goes on).
+            PatternTimeout: past ``pattern_timeout`` (``resume_offset``: where it stood; ``skip_offset``: the call's).
             PatternTooLong: a pattern match is longer than the reach bound (16 KiB).
             NotFound (Expired, Deleted), CorruptBlob: as :meth:`read_range`.
         """
