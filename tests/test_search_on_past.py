@@ -153,3 +153,25 @@ def test_a_terminal_view_s_time_out_names_the_needle_and_the_offset_past_it(tmp_
     assert str(error).startswith("match='red' with view=\"text\" ran past its time limit of 5 s")
     assert error.resume_offset <= data.index(b"!") < error.skip_offset
     assert str(error).endswith(f"search on past them with offset={error.skip_offset}, their matches unsearched")
+
+
+def test_a_bounded_search_s_refusal_names_the_search_past_it_within_its_bound(scratch_store_factory):
+    """A search with ``end=`` (a tar member's) stopped by the reach bound named the search past it without ``end=``,
+    while its words said "(with end=N, as this search ...)": the call searched on past the member's end."""
+    store = scratch_store_factory("small", frame_bytes=4096)
+    scope = store.scope("r", "a")
+    data = b"ok\n" * 10 + b"BEGIN\n" + b"x\n" * 20000 + b"END\n" + b"tail ok\n" * 40000
+    handle = scope.spill(data, source_tool="t").handle
+    end = len(data) - 8 * 100
+    pattern = r"BEGIN[\s\S]*?END|ok"
+    with pytest.raises(PatternTooLong) as caught:
+        scope.search(handle, pattern=pattern, offset=30, end=end)
+    [call] = caught.value.calls
+    assert dict(call.arguments) == {"handle": handle, "pattern": pattern, "offset": 31, "end": end}
+    assert f"resume after it: {call} (with end={end}, as this search" in str(caught.value)
+    shown, offset = [], 31
+    while offset is not None:
+        got = scope.read_handle(**dict(call.arguments) | {"offset": offset, "max_matches": 400})
+        shown += [hit.offset for window in got.windows for hit in window.matches]
+        offset = got.next_offset
+    assert shown == [start for start, stop in regex_spans(data[:end], pattern, 31)]  # (none past the bound)

@@ -374,7 +374,7 @@ class Scope:
         asked = Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches, budget=budget,
                         view=view)  # (the settings ride on an empty result, and the calls it advises repeat them)
         how, bounded = (reach, sink, cap), replace(asked, end=end)
-        return searched_on(asked, functools.partial(last_search, self, bounded, matcher, offset, before, how)
+        return searched_on(bounded, functools.partial(last_search, self, bounded, matcher, offset, before, how)
                            if before is not None else functools.partial(view_search, self, asked, matcher, offset,
                                                                         how, shown) if view is not None else
                            functools.partial(stored_search, self, bounded, matcher, offset, how))

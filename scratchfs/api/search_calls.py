@@ -96,7 +96,8 @@ def searched_on(asked: Matches, search: Callable[[], Matches]) -> Matches:
     """``search()`` (a search of ``asked``'s handle and settings); a pattern's time limit or reach bound that stops
     it before it shows a match names the offset to search on from past its trouble (its ``skip_offset``, the
     engine's number, and its words as data, ``search_on``): raised again naming the search from there as a call
-    (:func:`same_search`, with the reply budget the call gave), as every search refusal names its way on.
+    (:func:`same_search`, with the reply budget the call gave, and ``asked.end``: a search bounded at a byte goes
+    on bounded there), as every search refusal names its way on.
 
     Raises:
         PatternTimeout, PatternTooLong: as ``search()`` raises them, the call in place of the words; the others as
@@ -104,7 +105,7 @@ def searched_on(asked: Matches, search: Callable[[], Matches]) -> Matches:
     try:
         return search()
     except (PatternTimeout, PatternTooLong) as exc:
-        raise on_past(exc, lambda words, offset: same_search(asked, words, offset=offset)) from None
+        raise on_past(exc, lambda words, offset: same_search(asked, words, offset=offset, end=asked.end)) from None
 
 
 def on_past(error: PatternTimeout | PatternTooLong, again: Callable[[str, int], Call | str]
