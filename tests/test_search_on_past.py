@@ -34,7 +34,10 @@ def runaway(monkeypatch):
     raised: list[tuple[int, int | None, int | None]] = []
 
     def call(self, operation, buf, args):
-        if POISON in buf[args[0] : args[1]]:
+        lo, hi = args[0], args[1]
+        if operation == "match":  # (an anchored match runs away on its own line: the bytes it backtracks over)
+            hi = min(hi, buf.find(b"\n", lo, hi) + 1 or hi)
+        if POISON in buf[lo:hi]:
             raise TimeoutError
         return real_call(self, operation, buf, args)
 
@@ -175,3 +178,20 @@ def test_a_bounded_search_s_refusal_names_the_search_past_it_within_its_bound(sc
         shown += [hit.offset for window in got.windows for hit in window.matches]
         offset = got.next_offset
     assert shown == [start for start, stop in regex_spans(data[:end], pattern, 31)]  # (none past the bound)
+
+
+def test_a_search_from_the_end_s_refusal_names_the_last_matches_past_its_trouble(scope, runaway):
+    """A search for the last matches (``before=``) stopped by the time limit named a forward search from past the
+    trouble, without ``before=``: the first matches after it, not the last ones asked for."""
+    data = b"".join(b"ok %d\n" % i for i in range(5000)) + b"ok 4!\n" + b"".join(
+        b"ok %d\n" % i for i in range(5000, 5002)) + b"zz\n" * 20000  # (2 after it, 3 asked: read back into it)
+    handle = scope.spill(data, source_tool="t").handle
+    with pytest.raises(PatternTimeout) as caught:
+        scope.search(handle, pattern=r"ok \d+", before=len(data), max_matches=3, context=0)
+    [call] = caught.value.calls
+    past = caught.value.skip_offset
+    assert dict(call.arguments) == {"handle": handle, "pattern": r"ok \d+", "offset": past, "before": len(data),
+                                    "context": 0, "max_matches": 3}
+    got = scope.read_handle(**dict(call.arguments))
+    assert [hit.offset for w in got.windows for hit in w.matches] == [
+        start for start, _ in regex_spans(data, r"ok \d+", past)][-3:]

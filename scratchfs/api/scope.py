@@ -377,7 +377,7 @@ class Scope:
         return searched_on(bounded, functools.partial(last_search, self, bounded, matcher, offset, before, how)
                            if before is not None else functools.partial(view_search, self, asked, matcher, offset,
                                                                         how, shown) if view is not None else
-                           functools.partial(stored_search, self, bounded, matcher, offset, how))
+                           functools.partial(stored_search, self, bounded, matcher, offset, how), before)
 
     def _matcher(self, match: object, pattern: object, ignore_case: bool) -> tuple[bytes | None, Matcher]:
         """The needle (for a substring search) and the matcher of a search."""

@@ -92,12 +92,13 @@ def encoding_refusal(handle: str, arguments: dict[str, object], encoding: object
                                      Call.of("read_handle", handle=handle, **stored, encoding=encoding)))
 
 
-def searched_on(asked: Matches, search: Callable[[], Matches]) -> Matches:
-    """``search()`` (a search of ``asked``'s handle and settings); a pattern's time limit or reach bound that stops
-    it before it shows a match names the offset to search on from past its trouble (its ``skip_offset``, the
-    engine's number, and its words as data, ``search_on``): raised again naming the search from there as a call
-    (:func:`same_search`, with the reply budget the call gave, and ``asked.end``: a search bounded at a byte goes
-    on bounded there), as every search refusal names its way on.
+def searched_on(asked: Matches, search: Callable[[], Matches], before: int | None = None) -> Matches:
+    """``search()`` (a search of ``asked``'s handle and settings; ``before``: the byte a search from the end asked
+    the last matches before); a pattern's time limit or reach bound that stops it before it shows a match names
+    the offset to search on from past its trouble (its ``skip_offset``, the engine's number, and its words as
+    data, ``search_on``): raised again naming the search from there as a call (:func:`same_search`, with the reply
+    budget the call gave, ``asked.end``: a search bounded at a byte goes on bounded there, and ``before``: a search
+    from the end goes on for the last matches between them), as every search refusal names its way on.
 
     Raises:
         PatternTimeout, PatternTooLong: as ``search()`` raises them, the call in place of the words; the others as
@@ -105,7 +106,10 @@ def searched_on(asked: Matches, search: Callable[[], Matches]) -> Matches:
     try:
         return search()
     except (PatternTimeout, PatternTooLong) as exc:
-        raise on_past(exc, lambda words, offset: same_search(asked, words, offset=offset, end=asked.end)) from None
+        if before is not None and (exc.skip_offset is None or exc.skip_offset >= before):
+            raise  # (no bytes past the trouble before ``before``: the words stay)
+        raise on_past(exc, lambda words, offset: same_search(asked, words, offset=offset, before=before,
+                                                             end=asked.end)) from None
 
 
 def on_past(error: PatternTimeout | PatternTooLong, again: Callable[[str, int], Call | str]
