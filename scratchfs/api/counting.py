@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 from scratchfs.api.bounds import bounded_miss, check_search_end, offset_past_end
 from scratchfs.api.entries import reading
 from scratchfs.api.results import Bounded
-from scratchfs.api.search_calls import count_again
+from scratchfs.api.search_calls import count_again, on_past
 from scratchfs.api.search_misses import whole_miss_note
 from scratchfs.engine.patterns import MAX_REACH_BYTES, compile_pattern
 from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, count
 from scratchfs.foundation import checks
 from scratchfs.foundation.calls import Advice, render_call
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
 from scratchfs.foundation.limits import MAX_NEEDLE_BYTES
 
 if TYPE_CHECKING:
@@ -128,7 +128,8 @@ def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | N
         InvalidArgument: a malformed handle; both or neither of ``match``/``pattern``; a bad needle, pattern or
             offset (past the end included); ``end`` (checked by :func:`~scratchfs.api.bounds.check_end`) past
             the end or not after ``offset``.
-        PatternTimeout, PatternTooLong: as :meth:`Scope.search`, before any match was counted.
+        PatternTimeout, PatternTooLong: as :meth:`Scope.search`, before any match was counted (the call that
+            counts on past the trouble in its message).
         NotFound, CorruptBlob: as :meth:`Scope.read_range`.
     """
     handle = checks.check_handle(handle)
@@ -139,15 +140,18 @@ def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | N
     ignore_case = checks.check_flag(ignore_case, "ignore_case")
     timeout = scope.store.settings.pattern_timeout
     needle, matcher = search_matcher(match, pattern, ignore_case, timeout)
+    again = count_again(handle, match, pattern, ignore_case, budget)
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
         size = opened.entry.size
         if offset > size:
-            raise offset_past_end(handle, offset, size, search="count", end=end,
-                                  again=count_again(handle, match, pattern, ignore_case, budget))
+            raise offset_past_end(handle, offset, size, search="count", end=end, again=again)
         end = check_search_end(end, offset, size)
         with reading(handle):
-            found, lines, next_offset = count(opened.reader, matcher, offset, opened.lines.line_of_frame,
-                                              time.monotonic() + COUNT_SHARE * timeout, end)
+            try:
+                found, lines, next_offset = count(opened.reader, matcher, offset, opened.lines.line_of_frame,
+                                                  time.monotonic() + COUNT_SHARE * timeout, end)
+            except (PatternTimeout, PatternTooLong) as exc:  # (the count from past its trouble, as a call)
+                raise on_past(exc, lambda words, at: again(words, offset=at, end=end)) from None
             none = not found and next_offset is None  # (counted to the end: no match)
             missed = None
             if none and end is not None:  # (bounded: where it looked)

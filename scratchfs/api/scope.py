@@ -273,7 +273,7 @@ class Scope:
                 invalid needle or pattern; ``offset`` or ``max_matches`` out of range; a ``context`` that is
                 neither an integer from 0 to 8192 nor ``"line"``; ``end`` past the size, not after ``offset``
                 (nor ``before``) or with ``view``.
-            PatternTimeout: past ``pattern_timeout`` (``resume_offset``: where it stood; the call that goes on).
+            PatternTimeout: past ``pattern_timeout`` (``resume_offset``: where it stood; ``skip_offset``: the call's).
             PatternTooLong: a pattern match is longer than the reach bound (16 KiB).
             NotFound (Expired, Deleted), CorruptBlob: as :meth:`read_range`.
         """
@@ -295,10 +295,10 @@ class Scope:
         asked = Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches, budget=budget,
                         view=view)  # (the settings ride on an empty result, and the calls it advises repeat them)
         how, bounded = (reach, sink, cap), replace(asked, end=end)
-        return searched_on(asked, functools.partial(last_search, self, bounded, matcher, offset, before, how)
+        return searched_on(bounded, functools.partial(last_search, self, bounded, matcher, offset, before, how)
                            if before is not None else functools.partial(view_search, self, asked, matcher, offset,
                                                                         how, shown) if view is not None else
-                           functools.partial(stored_search, self, bounded, matcher, offset, how))
+                           functools.partial(stored_search, self, bounded, matcher, offset, how), before)
 
     def _matcher(self, match: object, pattern: object, ignore_case: bool) -> tuple[bytes | None, Matcher]:
         """The needle (for a substring search) and the matcher of a search."""

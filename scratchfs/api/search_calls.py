@@ -6,7 +6,6 @@ call" in words instead.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from scratchfs.api.results import Matches
@@ -15,7 +14,7 @@ from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
 from scratchfs.foundation.limits import DEFAULT_CONTEXT, DEFAULT_MATCHES
 
-__all__ = ["ENCODING_STRUCTURE", "HINT_CALL_BYTES", "count_again", "encoding_refusal", "same_search",
+__all__ = ["ENCODING_STRUCTURE", "HINT_CALL_BYTES", "count_again", "encoding_refusal", "on_past", "same_search",
            "searched_on", "view_end_refusal"]
 
 HINT_CALL_BYTES = 256
@@ -93,16 +92,13 @@ def encoding_refusal(handle: str, arguments: dict[str, object], encoding: object
                                      Call.of("read_handle", handle=handle, **stored, encoding=encoding)))
 
 
-_ON_PAST = re.compile(r"(search on past them|resume after it) with offset=(\d+)")
-"""Where a pattern's time limit or reach bound (:mod:`scratchfs.engine.patterns`) names the offset to search on
-from, as words."""
-
-
-def searched_on(asked: Matches, search: Callable[[], Matches]) -> Matches:
-    """``search()`` (a search of ``asked``'s handle and settings); a pattern's time limit or reach bound that stops
-    it before it shows a match names the offset to search on from as words (``search on past them with
-    offset=40001``): raised again naming the search from there as a call (:func:`same_search`, with the reply
-    budget the call gave), as every search refusal names its way on.
+def searched_on(asked: Matches, search: Callable[[], Matches], before: int | None = None) -> Matches:
+    """``search()`` (a search of ``asked``'s handle and settings; ``before``: the byte a search from the end asked
+    the last matches before); a pattern's time limit or reach bound that stops it before it shows a match names
+    the offset to search on from past its trouble (its ``skip_offset``, the engine's number, and its words as
+    data, ``search_on``): raised again naming the search from there as a call (:func:`same_search`, with the reply
+    budget the call gave, ``asked.end``: a search bounded at a byte goes on bounded there, and ``before``: a search
+    from the end goes on for the last matches between them), as every search refusal names its way on.
 
     Raises:
         PatternTimeout, PatternTooLong: as ``search()`` raises them, the call in place of the words; the others as
@@ -110,12 +106,22 @@ def searched_on(asked: Matches, search: Callable[[], Matches]) -> Matches:
     try:
         return search()
     except (PatternTimeout, PatternTooLong) as exc:
-        text = str(exc)
-        words = _ON_PAST.search(text)
-        if words is None or exc.advice is not None:
-            raise
-        call = same_search(asked, words.group(0), offset=int(words.group(2)))
-        if isinstance(call, str):  # (a needle too long to repeat: the words stay)
-            raise
-        raise type(exc)(Advice.of(text[:words.start()], f"{words.group(1)}: ", call, text[words.end():]),
-                        exc.resume_offset) from None
+        if before is not None and (exc.skip_offset is None or exc.skip_offset >= before):
+            raise  # (no bytes past the trouble before ``before``: the words stay)
+        raise on_past(exc, lambda words, offset: same_search(asked, words, offset=offset, before=before,
+                                                             end=asked.end)) from None
+
+
+def on_past(error: PatternTimeout | PatternTooLong, again: Callable[[str, int], Call | str]
+            ) -> PatternTimeout | PatternTooLong:
+    """``error`` with the way on past its trouble written as a call: ``again(words, offset)`` is the search (or
+    count) from ``offset``, the error's ``skip_offset`` (or ``words`` for a needle too long to repeat); ``error``
+    itself when it names no way on (a line too long for a line-bound search) or its words stay (a long needle).
+    Never raises."""
+    way = error.search_on
+    if way is None:
+        return error
+    call = again(f"{way.lead} with offset={way.offset}", way.offset)
+    if isinstance(call, str):  # (a needle too long to repeat: the words stay)
+        return error
+    return type(error)(way.advice(call), error.resume_offset, way.offset)

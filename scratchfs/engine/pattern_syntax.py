@@ -148,16 +148,18 @@ def write_core(tree, reach: int) -> tuple[bytes, bool, int | None]:
 
 def _refuse_empty_iterations(tree) -> None:
     """Refuse a repeat with optional iterations (``*``, ``+``, ``?``, ``{m,n}``: more than its least count) whose body
-    can match empty text and captures a group that a backreference or conditional names (``(a?^()|a)*\\2``): ``re``
-    ends such a repeat at its first optional iteration that matched empty text, while ``regex`` may go on after it
-    with more iterations -- the empty one's group then set for them, or for what follows -- so the engine finds
-    matches ``re.finditer`` does not (``(a?^()|a)*\\2`` over ``"a\\na"`` repeated: none in ``re``, one at every line
-    in ``regex``); a lazy optional iteration of such a body is not tried by ``regex`` where ``re`` tries it
+    can match empty text and captures a group that a backreference or conditional names (``(a?^()|a)*\\2``), unless
+    both engines decide it alike (:func:`_iterated_alike`): ``re`` ends such a repeat at its first optional iteration
+    that matched empty text, while ``regex`` may go on after it with more iterations -- the empty one's group then
+    set for them, or for what follows -- so the engine finds matches ``re.finditer`` does not (``(a?^()|a)*\\2``
+    over ``"a\\na"`` repeated: none in ``re``, one at every line in ``regex``); more empty iterations of a body
+    with two ways to match empty text reach groups ``re`` never sets together (``(?:()|())*(?(1)(?(2)a|b)|b)`` over
+    ``"a"``); a lazy optional iteration of such a body is not tried by ``regex`` where ``re`` tries it
     (``()??((?(1)b\\1|))?|a`` over ``"b"``: ``(0, 1)`` in ``re``, none in ``regex``). Any other repeat is decided
     alike by both: an empty iteration changes nothing but its groups.
 
     Raises:
-        InvalidArgument: naming the construct and how to write the pattern so that it is searched.
+        InvalidArgument: naming the group and how to write the pattern so that it is searched.
     """
     named: set[int] = set()
     repeats: list = []
@@ -169,18 +171,42 @@ def _refuse_empty_iterations(tree) -> None:
                 named.add(av)
             elif name == "GROUPREF_EXISTS":
                 named.add(av[0])
-            elif name in REPEATS and av[1] > av[0] and av[2].getwidth()[0] == 0:
+            elif name in REPEATS and av[1] > av[0] and av[2].getwidth()[0] == 0 and not _iterated_alike(name, av[2]):
                 repeats.append(av[2])
             for sub in sub_sequences(name, av):
                 walk(sub)
 
     walk(tree)
-    if named and any(named & _captured(body) for body in repeats):
+    caught = sorted(named & set().union(*map(_captured, repeats))) if named else []
+    if caught:
+        group = caught[0]
         raise InvalidArgument(
-            "pattern repeats a part that can match empty text and captures a group a backreference or conditional "
-            "names (as (a?^()|a)*\\2): Python's re ends such a repeat at its first empty iteration and the search "
-            "engine does not, so it cannot be searched exactly. Write the repeated part so that it cannot match "
-            "empty text (a+ rather than a*, (x|y) rather than (x|y|)), or capture the group outside the repeat")
+            f"pattern repeats a part that can match empty text and captures group {group} there, which a "
+            f"backreference or conditional names (as (a?^()|a)*\\2): Python's re ends such a repeat at its first "
+            "empty iteration and the search engine does not, so it cannot be searched exactly. Write the repeated "
+            "part so that it cannot match empty text (a+ rather than a*, (x|y) rather than (x|y|)), or capture "
+            f"group {group} outside the repeat")
+
+
+def _iterated_alike(name: str, body) -> bool:
+    """Whether ``re`` and ``regex`` decide a repeat (``name``: its kind, ``body``: its parsed body) alike however
+    many empty iterations each runs: a greedy repeat of a body that matches empty text only, in one way (no
+    alternation, conditional, backreference or optional repeat in it, lookarounds included), as ``()*``, ``(^)*``,
+    ``((?=(a)))*``: every iteration captures the same groups at the same place, so one iteration or many leave the
+    same groups (``re`` and ``regex`` agree on ``()*(?(1)a|b)``, and on zero iterations when what follows fails)."""
+    return name == "MAX_REPEAT" and body.getwidth()[1] == 0 and _one_way(body)
+
+
+def _one_way(items) -> bool:
+    """Whether a parsed sequence matches in one way only: no alternation, conditional, backreference or repeat with
+    optional iterations anywhere in it (lookarounds and groups included)."""
+    for op, av in items:
+        name = op_name(op)
+        if name in ("BRANCH", "GROUPREF", "GROUPREF_EXISTS") or (name in REPEATS and av[1] > av[0]):
+            return False
+        if not all(_one_way(sub) for sub in sub_sequences(name, av)):
+            return False
+    return True
 
 
 def _captured(items) -> set[int]:

@@ -28,7 +28,7 @@ from scratchfs.engine.pattern_finder import first_bytes, leading_classes, nonemp
 from scratchfs.engine.pattern_syntax import MAXREPEAT, class_syntax, parse, write_core
 from scratchfs.engine.pattern_worker import FLAGS, Engine, Span
 from scratchfs.foundation import limits
-from scratchfs.foundation.errors import InvalidArgument, PatternMatchesEmpty, PatternTimeout, PatternTooLong
+from scratchfs.foundation.errors import InvalidArgument, PatternMatchesEmpty, PatternTimeout, PatternTooLong, SearchOn
 from scratchfs.foundation.text import shorten
 
 try:  # the parser behind `re`: its tree's node kinds, for the required literal
@@ -186,6 +186,7 @@ class PatternMatcher:
         kept = isinstance(pattern, str) and isinstance(ignore_case, bool)  # (else hashed would raise TypeError)
         self.compiled, analysis = (compiled_pattern if kept else compile_pattern)(pattern, ignore_case, reach)
         self.pattern = pattern
+        self.named: str | None = None  # what a time-out calls the search (None: "pattern <the pattern, shortened>")
         self.reach = reach
         self.keep_before = reach
         self.timeout = timeout
@@ -244,12 +245,11 @@ class PatternMatcher:
             if last is None:  # the line of a prefiltered start
                 last = buf.find(b"\n", first, limit) + 1 or limit
             start, past = base + first, base + max(last, first + 1)  # the match starts it was deciding
-            named = shorten(self.pattern, _NAMED_CHARS)
-            raise PatternTimeout(
-                f"pattern {named} ran past its time limit of {self.timeout:g} s deciding the matches that "
-                f"start in bytes {start}-{past} (it would time out again from offset={start}): use a pattern with a "
-                f"literal part or less backtracking, or search on past them with offset={past}, their matches "
-                "unsearched",
+            named = self.named or f"pattern {shorten(self.pattern, _NAMED_CHARS)}"
+            raise PatternTimeout(SearchOn(
+                f"{named} ran past its time limit of {self.timeout:g} s deciding the matches that start in bytes "
+                f"{start}-{past} (it would time out again from offset={start}): use a pattern with a literal part or "
+                "less backtracking, or ", "search on past them", past, ", their matches unsearched"),
                 resume_offset=start,
             ) from None
 
@@ -258,10 +258,10 @@ class PatternMatcher:
         return 0
 
     def _too_long(self, base: int, start: int) -> PatternTooLong:
-        return PatternTooLong(
+        return PatternTooLong(SearchOn(
             f"a match of {shorten(self.pattern, _NAMED_CHARS)} near byte {base + start} may be longer than the "
-            f"reach bound of {self.reach} bytes; bound the pattern (e.g. [^\\n]{{0,200}} instead of [\\s\\S]*) or "
-            f"resume after it with offset={base + start + 1}",
+            f"reach bound of {self.reach} bytes; bound the pattern (e.g. [^\\n]{{0,200}} instead of [\\s\\S]*) or ",
+            "resume after it", base + start + 1),
             resume_offset=base + start,
         )
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from scratchfs.engine.literal_count import count_literal, counts_fast
@@ -474,8 +474,10 @@ class Searcher:
 def _bounded_error(error: PatternTimeout | PatternTooLong, end: int) -> PatternTimeout | PatternTooLong:
     """``error`` (met by a search that ends at byte ``end``, short of the content's end) saying so: the offsets its
     advice names are a search's with ``end=`` too, which a search without it would pass."""
-    return type(error)(f"{error} (with end={end}, as this search: without it a search goes on past byte {end})",
-                       error.resume_offset)
+    said = f" (with end={end}, as this search: without it a search goes on past byte {end})"
+    way = error.search_on
+    return type(error)(f"{error}{said}" if way is None else replace(way, tail=way.tail + said), error.resume_offset,
+                       error.skip_offset)
 
 
 def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, max_matches: int, budget: int,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from scratchfs.foundation.calls import Advice, Call
 
@@ -91,22 +92,57 @@ class InvalidArgument(ScratchError, ValueError):
     exit_code = 2
 
 
-class _Resumable(InvalidArgument):
-    """An invalid search that stopped at a byte offset: ``resume_offset`` says where to go on."""
+@dataclass(frozen=True, slots=True)
+class SearchOn:
+    """The words of a stopped search's refusal around the way on past its trouble, kept as data: the text is
+    ``{head}{lead} with offset={offset}{tail}`` (``str()``), and a layer that knows the search writes the way on as
+    its call instead, :meth:`advice` -- no one reads the offset back out of the words.
 
-    def __init__(self, message: str | Advice, resume_offset: int = 0) -> None:
-        super().__init__(message)
+    Attributes:
+        head: the text before the way on (what stopped the search, and where).
+        lead: the way on's words, ``"search on past them"``.
+        offset: the byte offset a search goes on from, past the trouble (its matches unsearched).
+        tail: the text after it.
+    """
+
+    head: str
+    lead: str
+    offset: int
+    tail: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.head}{self.lead} with offset={self.offset}{self.tail}"
+
+    def advice(self, call: Call) -> Advice:
+        """The same words with ``call`` (the search from :attr:`offset`) in place of ``with offset=N``."""
+        return Advice.of(self.head, f"{self.lead}: ", call, self.tail)
+
+
+class _Resumable(InvalidArgument):
+    """An invalid search that stopped at a byte offset: ``resume_offset`` says where it stood, ``skip_offset``
+    where a search goes on past the trouble (``None``: no search does)."""
+
+    def __init__(self, message: str | Advice | SearchOn, resume_offset: int = 0,
+                 skip_offset: int | None = None) -> None:
+        self.search_on = message if isinstance(message, SearchOn) else None
+        super().__init__(str(message) if isinstance(message, SearchOn) else message)
         self.resume_offset = resume_offset
+        self.skip_offset = message.offset if isinstance(message, SearchOn) else skip_offset
 
     def __reduce__(self):
-        return (type(self), (self.said(), self.resume_offset))
+        return (type(self), (self.search_on or self.said(), self.resume_offset, self.skip_offset))
 
 
 class PatternTimeout(_Resumable):
     """A pattern search ran past its time limit (catastrophic backtracking).
 
     Attributes:
-        resume_offset: the byte offset where the search stood; pass it as ``offset=`` to go on from there.
+        resume_offset: the byte offset where the search stood (a page of the matches before it ends there, and a
+            search from it meets the time limit again).
+        skip_offset: the byte offset a search goes on from past the bytes it was deciding (their matches
+            unsearched); the call the message names searches from it.
+        search_on: the message's words around that way on, as data (:class:`SearchOn`), or ``None`` once a layer
+            wrote the way on as a call.
     """
 
 
@@ -162,6 +198,9 @@ class PatternTooLong(_Resumable):
 
     Attributes:
         resume_offset: the byte offset of the offending match.
+        skip_offset: the byte offset a search goes on from past it (the next byte), or ``None``: no search goes
+            past it (a line longer than a line-bound search holds: read it by range or search it with ``match=``).
+        search_on: as :class:`PatternTimeout`'s.
     """
 
 
@@ -277,6 +316,7 @@ __all__ = [
     "PatternTooLong",
     "QuotaExceeded",
     "ScratchError",
+    "SearchOn",
     "SlurpTooLarge",
     "StorageError",
     "StoreBusy",

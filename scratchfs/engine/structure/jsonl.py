@@ -166,8 +166,17 @@ def _passed(passed: list[BadRecord]) -> BadRecord | list[BadRecord] | None:
     return None if not passed else passed[0] if len(passed) == 1 else list(passed)
 
 
-_NOTED = re.compile(r"record (\d+) ")
-"""The start of a note on one record (not UTF-8 text, a lone surrogate escape), and its number."""
+class _RecordNote(str):
+    """A note on one record (not UTF-8 text, a lone surrogate escape, a bad record passed over): its text, and the
+    record's number as data (``record``), by which a page keeps only the notes on records it shows
+    (:func:`_noting_what_it_shows`) -- read from the words before (``record (\\d+) ``)."""
+
+    record: int
+
+    def __new__(cls, text: str, record: int) -> _RecordNote:
+        made = super().__new__(cls, text)
+        made.record = record
+        return made
 
 
 def _noting_what_it_shows(page: ItemPage, note: list[str], key: CursorKey) -> ItemPage:
@@ -177,7 +186,7 @@ def _noting_what_it_shows(page: ItemPage, note: list[str], key: CursorKey) -> It
     if page.cursor is not None:
         number, _offset, out_index, chars = decode_cursor(page.cursor, 4, key)
         last = number if out_index or chars else number - 1  # (the cursor's record is shown when it resumes in it)
-        note[:] = [n for n in note if (noted := _NOTED.match(n)) is None or int(noted[1]) <= last]
+        note[:] = [n for n in note if not isinstance(n, _RecordNote) or n.record <= last]
     return page
 
 
@@ -265,8 +274,9 @@ def _record_text(line: bytes, start: int, number: int, note: list[str]) -> str:
         return line.decode("utf-8")
     except UnicodeDecodeError as exc:
         if not any(_NOT_UTF8 in n for n in note):
-            note.append(f"record {number}{_NOT_UTF8}: its bytes that are part of no UTF-8 character (the "
-                        f"first at byte {start + exc.start:,}) are read as U+FFFD (\\ufffd), as in later such records")
+            note.append(_RecordNote(f"record {number}{_NOT_UTF8}: its bytes that are part of no UTF-8 character "
+                                    f"(the first at byte {start + exc.start:,}) are read as U+FFFD (\\ufffd), as in "
+                                    "later such records", number))
         return line.decode("utf-8", "replace")
 
 
@@ -294,7 +304,7 @@ def _values(source: ContentSource, number: int, offset: int, as_text: Callable[[
                     text = text.strip()
                     escape = lone_surrogate(text)
                     if escape is not None and not any(_SURROGATE in n for n in note):
-                        note.append(surrogate_note(escape, f"record {at}", False))
+                        note.append(_RecordNote(surrogate_note(escape, f"record {at}", False), at))
                     as_text(text)
                     yield (at, start), text, True
             return
@@ -338,15 +348,16 @@ def _leading(source: ContentSource, bad: BadRecord, note: list[str], passed: lis
     how.leading += 1
     if how.leading == 1:
         passed.append(bad)
-        note.append(f"{bad} -- passed over: " + ("the page reads on after it" if after else "it is the last record"))
+        note.append(_RecordNote(f"{bad} -- passed over: " + ("the page reads on after it" if after else
+                                                              "it is the last record"), bad.record))
     else:
         said = f"{passed[0]} -- passed over: the page reads on after it"
         index = next(i for i, n in enumerate(note) if n.startswith(said))
         more = how.leading - 1
         numbers = ", ".join(str(n) for n in range(passed[0].record + 1, bad.record + 1))
-        note[index] = (f"{said}; and {more} more bad record{'s' if more > 1 else ''} after it (record"
-                       f"{'s' if more > 1 else ''} {numbers}), passed over too" + (
-                           "" if after else ", the last of them the last record"))
+        note[index] = _RecordNote(f"{said}; and {more} more bad record{'s' if more > 1 else ''} after it (record"
+                                  f"{'s' if more > 1 else ''} {numbers}), passed over too" + (
+                                      "" if after else ", the last of them the last record"), passed[0].record)
     return (after, how.leading < MOST_LEADING) if after else (None, False)
 
 
@@ -373,10 +384,11 @@ def _passing_over(source: ContentSource, bad: BadRecord, note: list[str], passed
         return bad.record, bad.offset
     if after is not None:
         passed.append(bad)
-        note.append(f"{bad} -- passed over: the page ends before it and its cursor goes on after it")
+        note.append(_RecordNote(f"{bad} -- passed over: the page ends before it and its cursor goes on after it",
+                                bad.record))
         return after
     passed.append(bad)
-    note.append(f"{bad} -- passed over: it is the last record")
+    note.append(_RecordNote(f"{bad} -- passed over: it is the last record", bad.record))
     return None
 
 
@@ -408,7 +420,7 @@ def _batches(source: ContentSource, number: int, offset: int, records: int, note
         if _exact is False:
             text, escape = replace_lone_surrogates(text)
             if escape is not None and not any(_SURROGATE in n for n in note):
-                note.append(surrogate_note(escape, f"record {at}", True))
+                note.append(_RecordNote(surrogate_note(escape, f"record {at}", True), at))
         batch.append((at, start, text, length))
         size += length
         if len(batch) >= _BATCH_RECORDS or size >= _BATCH_BYTES:

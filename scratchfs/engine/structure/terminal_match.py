@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from scratchfs.engine.search import PatternMatcher
-from scratchfs.foundation.errors import InvalidArgument, PatternTimeout
+from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = ["MAX_RENDERED_NEEDLE_CHARS", "SKIP_PATTERN", "SKIP_PATTERN_BYTES", "RenderedMatcher", "drawn_edges",
            "escape_around",
@@ -69,6 +69,7 @@ class RenderedMatcher:
     def __init__(self, needle: str, ignore_case: bool, timeout: float) -> None:
         self.needle = needle
         self.inner = PatternMatcher(rendered_needle_pattern(needle), ignore_case, timeout=timeout)
+        self.inner.named = f'match={ascii(needle)[:80]} with view="text"'  # (a time-out names the needle)
         self.keep_before = max(self.inner.keep_before, LOOK_BACK_BYTES)
 
     def limit(self, buf: bytearray, pos: int, at_end: bool, base: int) -> int:
@@ -79,12 +80,7 @@ class RenderedMatcher:
 
     def find(self, buf: bytearray, pos: int, limit: int, at_end: bool, base: int) -> tuple[int, int] | None:
         while pos < limit:
-            try:
-                found = self.inner.find(buf, pos, limit, at_end, base)
-            except PatternTimeout as exc:
-                said = str(exc).split(" ran past ", 1)[-1]
-                raise PatternTimeout(f"match={ascii(self.needle)[:80]} with view=\"text\" ran past {said}",
-                                     resume_offset=exc.resume_offset) from None
+            found = self.inner.find(buf, pos, limit, at_end, base)
             if found is None or not _in_escape(buf, found[0]):
                 return found
             pos = found[0] + 1
