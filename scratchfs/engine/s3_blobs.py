@@ -47,6 +47,7 @@ config files.) Credentials are never printed or logged by this module; error mes
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import re
 import tempfile
@@ -70,6 +71,8 @@ from scratchfs.foundation.text import digits_int, shorten
 
 __all__ = ["OTHER_UNREAD", "PART_BYTES", "SEGMENT_UNREAD", "TAIL_BYTES", "S3Blobs", "S3Object", "S3Pending", "S3Source",
            "parse_s3_url", "unread_why"]
+
+log = logging.getLogger(__name__)
 
 PART_BYTES = 8 * 1024 * 1024
 """Bytes per part of a multipart upload (S3 requires at least 5 MiB for every part but the last)."""
@@ -139,8 +142,11 @@ class S3Pending:
         self.began = began  # time.monotonic() as the upload began: a delete that removes it comes after
 
     def exists(self) -> bool:
-        """True while the object is still there (``HEAD``; called inside the row's transaction). Raises
-        StorageError when the store cannot say."""
+        """True while the object is still there (``HEAD``; called inside the row's transaction, under the delete
+        lock), once the prefix is known to be this index's still (:attr:`S3Blobs.owned`, as old as
+        ``OWNER_CHECK_SECONDS``: an upload longer than that is checked again before its row). Raises StorageError
+        when the store cannot say; InvalidArgument when another index owns the prefix now (no row is written)."""
+        self._blobs.owned(OWNER_CHECK_SECONDS)
         return self._blobs.head(self.key) is not None
 
     def release(self) -> None:
@@ -402,10 +408,13 @@ class S3Blobs:
 
     def unlink(self, run_id: str, agent_id: str, token: str) -> int:
         """Delete a blob whose row is gone (once this process's readers of it are done: :mod:`s3_readers`); return
-        the bytes freed (0 if it was already gone, the store failed -- a later sweep removes objects no row names --
-        or it waits for its readers). Never raises."""
+        the bytes freed (0 if it was already gone, the store failed -- a later sweep removes objects no row names --,
+        it waits for its readers, or another index owns the prefix now: :attr:`owned`, checked right before, since
+        the object may be an entry a rebuild restored there). Never raises."""
         key = self.object_key(run_id, agent_id, token)
         if key is None or not self.held.defer([key]):
+            return 0
+        if not self.still_owned():
             return 0
         try:
             found = self.head(key)
@@ -414,6 +423,19 @@ class S3Blobs:
         if found is None:
             return 0
         return int(found.get("ContentLength", 0)) if self.delete_keys([key]) else 0
+
+    def still_owned(self) -> bool:
+        """Whether the prefix is this index's still, checked now (:attr:`owned`: one ``HEAD`` of the marker), before
+        deleting an object whose row this index removed (an overwrite's old value, a deleted key, a deletion that
+        waited for its readers): after a takeover the object may be an entry the rebuild restored. False, logging
+        why, when another index owns it or the store could not say (the object is left to the owner's sweep).
+        Never raises."""
+        try:
+            self.owned(0.0)
+        except (InvalidArgument, StorageError) as exc:
+            log.warning("scratchfs: an object left in place, not deleted: %s", exc)
+            return False
+        return True
 
     def unlink_many(self, blobs: list[tuple[str, str, str]]) -> int:
         """Delete many blobs ``(run_id, agent_id, token)`` with batched requests (no ``HEAD`` first); return how
