@@ -64,6 +64,7 @@ from scratchfs.engine.pairing import MARKER_NAME, OWNER_CHECK_SECONDS, Gate, unc
 from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.s3_client import client_errors, clock_skew, error_code, make_client, storage_error
 from scratchfs.engine.s3_readers import HeldKeys, S3Source
+from scratchfs.engine.s3_uploads import Upload, drain
 from scratchfs.engine.seekable import SeekableWriter
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
@@ -273,17 +274,17 @@ class S3Blobs:
         fields = {"kind": "", "key": "", "tool": None, "ttl": 0.0, "created_at": time.time(), **(bound or {})}
         fd, spool = tempfile.mkstemp(prefix="scratchfs-s3-")  # mode 0600
         os.unlink(spool)  # nothing else can open it; it vanishes with the descriptor
-        upload = _Upload(self, key)
+        upload = Upload(self, key)
         writer = None
         try:
             writer = SeekableWriter(fd, self.frame_bytes, self.level, count_lines=True)
             for chunk in chunks:
                 writer.write(chunk)
                 if os.fstat(fd).st_size >= PART_BYTES:
-                    upload.part(_drain(fd))
+                    upload.part(drain(fd))
             writer.close(lambda w: Binding(token, run_id, agent_id, size=w.size, frames=w.frames,
                                            content=w.digest(), **fields).encode())
-            upload.finish(_drain(fd))
+            upload.finish(drain(fd))
         except BaseException as exc:
             if (writer is None or not writer.forked) and not getattr(exc, "unavailable", False):
                 upload.abort()  # (not in a fork() child: the upload is the parent's, still going on; nor to a store
@@ -520,53 +521,3 @@ def _data_loader(session: Any) -> Any:
         if not _LOADER:
             _LOADER.append(session.get_component("data_loader"))
         return _LOADER[0]
-
-
-class _Upload:
-    """One object's upload: a single ``PUT`` when it ends within its first part, else a multipart upload."""
-
-    def __init__(self, blobs: S3Blobs, key: str) -> None:
-        self.blobs = blobs
-        self.key = key
-        self.upload_id: str | None = None
-        self.parts: list[dict] = []
-
-    def _call(self, doing: str, method: str, **kwargs: Any) -> dict:
-        try:
-            return getattr(self.blobs.client(), method)(Bucket=self.blobs.bucket, Key=self.key, **kwargs)
-        except self.blobs._errors() as exc:
-            raise self.blobs.failure(exc, f"{doing} {self.key}") from None
-
-    def part(self, data: bytes) -> None:
-        if self.upload_id is None:
-            self.upload_id = self._call("starting the upload of", "create_multipart_upload")["UploadId"]
-        number = len(self.parts) + 1
-        got = self._call("uploading", "upload_part", UploadId=self.upload_id, PartNumber=number, Body=data)
-        self.parts.append({"PartNumber": number, "ETag": got["ETag"]})
-
-    def finish(self, data: bytes) -> None:
-        if self.upload_id is None:
-            self._call("uploading", "put_object", Body=data)
-            return
-        if data:
-            self.part(data)
-        self._call("completing the upload of", "complete_multipart_upload", UploadId=self.upload_id,
-                   MultipartUpload={"Parts": self.parts})
-        self.upload_id = None
-
-    def abort(self) -> None:
-        if self.upload_id is not None:
-            try:
-                self._call("aborting the upload of", "abort_multipart_upload", UploadId=self.upload_id)
-            except StorageError:
-                pass  # an incomplete upload holds no object; the bucket's lifecycle rule or a later abort ends it
-            self.upload_id = None
-
-
-def _drain(fd: int) -> bytes:
-    """The spool's bytes; the spool is emptied (the writer goes on writing at its start)."""
-    size = os.fstat(fd).st_size
-    data = os.pread(fd, size, 0)
-    os.ftruncate(fd, 0)
-    os.lseek(fd, 0, os.SEEK_SET)
-    return data
