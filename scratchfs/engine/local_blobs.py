@@ -315,10 +315,16 @@ class Blobs:
 
     def unlink(self, run_id: str, agent_id: str, token: str) -> int:
         """Remove a blob file whose row is gone; return the bytes freed (0 if it was already gone, or could not be
-        removed: that is logged as a warning and left to a later sweep, which removes files no row names). Never
-        raises. A segment entry's bytes stay where they are (0 is returned): the sweeper reclaims a segment once no
-        row names any blob in it."""
+        removed: that is logged as a warning and left to a later sweep, which removes files no row names; or another
+        index owns the files now -- :attr:`owned`, read right before: after a takeover the file may be an entry the
+        rebuild restored). Never raises. A segment entry's bytes stay where they are (0 is returned): the sweeper
+        reclaims a segment once no row names any blob in it."""
         if segments.is_location(token) or not ids.TOKEN_RE.match(token):
+            return 0
+        try:
+            self.owned(0.0)  # (a small file read)
+        except ScratchError as exc:
+            log.warning("scratchfs: a file left in place, not removed: %s", exc)
             return 0
         return self.unlink_part(self._parts(run_id, agent_id), _name(token))
 
