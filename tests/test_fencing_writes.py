@@ -108,3 +108,33 @@ def test_a_fenced_off_schemas_write_that_began_before_the_takeover_fails_at_its_
         with pytest.raises(InvalidArgument, match="no longer owns them"):
             scope.spill(slow(tmp_path / "rebuild"))
         assert [e.key for e in a.list_entries()] == ["first"]
+
+
+def test_a_spill_within_the_window_is_an_orphan_to_the_new_owner_never_wrong_bytes(postgres_dsn, pg_schema, s3_env,
+                                                                                  tmp_path, monkeypatch):
+    """What is left open (README "One owner per prefix", RELIABILITY.md): A's spill within the window is
+    acknowledged, reads back in A, is not found in B, and B's sweep removes it as an orphan (older than B's
+    orphan_grace): lost, A reading it as NotFound (or its own bytes while its tail is cached), never another
+    entry's bytes."""
+    import time
+
+    from scratchfs import NotFound
+
+    monkeypatch.setattr(s3_blobs, "OWNER_CHECK_SECONDS", 3600.0)
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old, blobs=s3_env) as a:
+        (before,) = _spill(a, "before the takeover", 1)
+        _rebuild(new, s3_env, tmp_path / "rebuild")
+        (late,) = _spill(a, "within the window", 1)
+        assert _read(a, late)[:17] == b"within the window"
+        with ScratchStore(tmp_path / "b", index=new, blobs=s3_env, orphan_grace=0) as b:
+            with pytest.raises(NotFound):
+                _read(b, late)
+            time.sleep(1.1)
+            b.sweep(full=True)
+            assert _read(b, before)[:19] == b"before the takeover"
+            assert len(b.blobs.list_objects()) == 1  # (B's one entry's: the orphan removed)
+        try:  # (its tail may still be in A's cache: its own bytes, or NotFound)
+            assert _read(a, late)[:17] == b"within the window"
+        except NotFound:
+            pass
