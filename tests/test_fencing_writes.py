@@ -138,3 +138,29 @@ def test_a_spill_within_the_window_is_an_orphan_to_the_new_owner_never_wrong_byt
             assert _read(a, late)[:17] == b"within the window"
         except NotFound:
             pass
+
+
+@pytest.mark.parametrize("files", [False, True])
+def test_a_fenced_off_schemas_fsck_repair_removes_none_of_the_new_owners_writes(postgres_dsn, pg_schema, s3_env,
+                                                                               tmp_path, files):
+    """fsck --repair on a store of the old schema open since before the takeover (the API's fsck(repair=True); a
+    long-running host) listed the new index's writes as its orphans -- no row of its names them -- and removed
+    those older than its orphan_grace: the new index read them as lost. The repair checks the owner before it
+    removes anything (one HEAD, or a file read) and raises as a delete-run does."""
+    import time
+
+    from scratchfs.api.inspector import fsck
+
+    blobs = None if files else s3_env
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old, blobs=blobs, orphan_grace=0) as a:
+        kept = _spill(a, "written in A", 1)
+        _rebuild(new, blobs, tmp_path / ("a" if files else "rebuild"))
+        with ScratchStore(tmp_path / ("a" if files else "b"), index=new, blobs=blobs) as b:
+            (fresh,) = _spill(b, "written in B", 1)
+        time.sleep(1.1)
+        with pytest.raises(InvalidArgument, match="no longer owns them"):
+            fsck(a, repair=True)
+    with ScratchStore(tmp_path / ("a" if files else "b"), index=new, blobs=blobs) as b:
+        assert _read(b, fresh)[:12] == b"written in B"
+        assert _read(b, kept[0])[:12] == b"written in A"
