@@ -57,3 +57,47 @@ def test_a_fenced_off_schemas_writes_fail_naming_the_new_owner(postgres_dsn, pg_
             with pytest.raises(InvalidArgument, match="no longer owns them"):
                 write()
         assert set(a.blobs.blob_files()) == files and len(made) == 2
+
+
+def test_a_fenced_off_schemas_overwrite_and_delete_within_the_second_leave_the_new_owners_files(
+        postgres_dsn, pg_schema, tmp_path, monkeypatch):
+    """As on S3 (tests/test_fencing_writes.py): within the second a write trusts its last marker read, the old
+    schema's overwrite of a key whose value has a file of its own removed that file -- the one the rebuild restored
+    the new schema's row from -- and its delete of another key removed that one's: the new schema read both as
+    lost. Removing one file whose row it removed now reads the marker first (a small file read) and leaves it."""
+    from scratchfs.engine import local_blobs
+
+    monkeypatch.setattr(local_blobs, "LOCAL_CHECK_SECONDS", 3600.0)  # (the writes within the window, however slow)
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    big = {name: f"{name} {i}\n".encode() * 20_000 for i, name in enumerate(("notes", "other"))}
+    with ScratchStore(tmp_path / "a", index=old) as a:
+        scope = a.scope("run-1", "agent-1")
+        for name, value in big.items():
+            scope.scratch_write(name, value)
+        _rebuild(new, None, tmp_path / "a")
+        scope.scratch_write("notes", b"second\n" * 20_000)
+        assert scope.scratch_delete("other")
+    with ScratchStore(tmp_path / "a", index=new) as b:
+        for name, value in big.items():
+            assert b.scope("run-1", "agent-1").scratch_read(name) == value
+
+
+def test_a_fenced_off_schemas_write_that_began_before_the_takeover_fails_before_its_row(postgres_dsn, pg_schema,
+                                                                                          tmp_path):
+    """A write reads the marker before writing its file and, when that read is a second old, again before its row
+    (under the delete lock): a file written slowly across the takeover committed its row in the old schema
+    (acknowledged, an orphan to the new one, then lost)."""
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+
+    def slow():
+        yield b"written before the takeover\n" * 10_000
+        _rebuild(new, None, tmp_path / "a")  # lands while the file is being written
+        time.sleep(1.1)
+        yield b"and after it\n" * 10_000
+
+    with ScratchStore(tmp_path / "a", index=old) as a:
+        scope = a.scope("run-1", "agent-1")
+        scope.scratch_write("first", b"x")
+        with pytest.raises(InvalidArgument, match="no longer owns them"):
+            scope.spill(slow())
+        assert [e.key for e in a.list_entries()] == ["first"]

@@ -185,15 +185,16 @@ def test_a_runtime_role_not_granted_the_table_an_upgrade_added_is_told_the_grant
 
 
 def test_a_statement_refused_for_a_privilege_names_the_grant(postgres_dsn, pg_schema, role, tmp_path):
-    """A role holding some privilege on a table but not the one a statement takes (INSERT on scope_tombstones) gets
-    the database's refusal and the admin's grant, where it got the refusal alone."""
+    """A role holding some privilege on a table but not the one a statement takes (INSERT on scope_tombstones,
+    revoked once the store is open: an opening refuses it) gets the database's refusal and the admin's grant, where it
+    got the refusal alone."""
     with ScratchStore(tmp_path, index=postgres_url(postgres_dsn, pg_schema)):
         pass
-    admin(postgres_dsn, *runtime_grants(pg_schema, role),
-          f'REVOKE INSERT, UPDATE ON "{pg_schema}".scope_tombstones FROM "{role}"')
-    with ScratchStore(tmp_path, index=as_role(postgres_dsn, pg_schema, role)) as store, \
-            pytest.raises(StorageError) as refused:
-        store.delete_run("run-1")
+    admin(postgres_dsn, *runtime_grants(pg_schema, role))
+    with ScratchStore(tmp_path, index=as_role(postgres_dsn, pg_schema, role)) as store:
+        admin(postgres_dsn, f'REVOKE INSERT, UPDATE ON "{pg_schema}".scope_tombstones FROM "{role}"')  # (once open)
+        with pytest.raises(StorageError) as refused:
+            store.delete_run("run-1")
     message = str(refused.value)
     assert "permission denied for table scope_tombstones" in message, message
     assert f'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "{pg_schema}"' in message, message
@@ -243,9 +244,9 @@ def test_a_statement_refused_for_a_privilege_names_the_role_in_its_grant(postgre
     it runs. It names the role the store connects as."""
     with ScratchStore(tmp_path, index=postgres_url(postgres_dsn, pg_schema)):
         pass
-    admin(postgres_dsn, *runtime_grants(pg_schema, role),
-          f'REVOKE INSERT, UPDATE ON "{pg_schema}".scope_tombstones FROM "{role}"')
+    admin(postgres_dsn, *runtime_grants(pg_schema, role))
     with ScratchStore(tmp_path, index=as_role(postgres_dsn, pg_schema, role)) as store:
+        admin(postgres_dsn, f'REVOKE INSERT, UPDATE ON "{pg_schema}".scope_tombstones FROM "{role}"')  # (once open)
         with pytest.raises(StorageError) as refused:
             store.delete_run("run-1")
         admin(postgres_dsn, *told_sql(str(refused.value)))
@@ -337,3 +338,39 @@ def test_grants_refuses_a_schema_no_store_opens(schema):
     good = CliRunner().invoke(main, ["grants", "--role", "scratch_rt", "--index", url.replace(
         f"schema={quote(schema)}", "schema=_ok9")])
     assert good.exit_code == 0 and 'GRANT USAGE ON SCHEMA "_ok9" TO "scratch_rt";' in good.stdout, good.output
+
+
+@pytest.mark.parametrize(("granted", "sequence"), [("SELECT", True), ("SELECT, INSERT, DELETE", True),
+                                                 ("SELECT, INSERT, UPDATE, DELETE", False)])
+def test_a_role_granted_less_than_it_writes_with_is_refused_as_it_opens(postgres_dsn, pg_schema, role, tmp_path,
+                                                                         granted, sequence):
+    """A runtime role granted SELECT alone (a monitoring role's grant given to the hosts; or UPDATE left off, which
+    the SELECT ... FOR UPDATE of a write takes), or no USAGE on the entries' sequence, opened the store (the opening
+    checked only that it held *some* privilege on each table: has_table_privilege of 'SELECT, INSERT, UPDATE,
+    DELETE' is true when any is held) and failed at its first write, 'permission denied for table entries' -- an MCP
+    server started and passed every result through unspilled. The opening now refuses it in one line naming what
+    lacks and the grants; the grants named, run as they are, let it open and write."""
+    with ScratchStore(tmp_path / "admin", index=postgres_url(postgres_dsn, pg_schema)):
+        pass
+    admin(postgres_dsn, f'GRANT USAGE ON SCHEMA "{pg_schema}" TO "{role}"',
+          f'GRANT {granted} ON ALL TABLES IN SCHEMA "{pg_schema}" TO "{role}"',
+          *([f'GRANT USAGE ON ALL SEQUENCES IN SCHEMA "{pg_schema}" TO "{role}"'] if sequence else []))
+    url = as_role(postgres_dsn, pg_schema, role)
+    with pytest.raises(StorageError) as refused:
+        ScratchStore(tmp_path / "rt", index=url).close()
+    message = str(refused.value)
+    assert "\n" not in message and f"role '{role}' lacks " in message, message
+    if granted == "SELECT":
+        assert f"lacks INSERT, UPDATE, DELETE on {pg_schema}.schema_version, {pg_schema}.entries" in message, message
+    elif "UPDATE" not in granted:
+        assert f"lacks UPDATE on {pg_schema}.schema_version, {pg_schema}.entries" in message, message
+        assert "INSERT" not in message.split(":", maxsplit=1)[0], message
+    else:
+        assert f"USAGE on sequence {pg_schema}.entries_id_seq" in message and "UPDATE on" not in message, message
+    result = CliRunner().invoke(main, ["spill", "--root", str(tmp_path / "rt"), "--run", "r", "--agent", "a",
+                                       "--index", url], input=b"x" * 100)
+    assert result.exit_code == 4 and len(result.stderr.strip().splitlines()) == 1, result.output
+    admin(postgres_dsn, *told_sql(message))
+    with ScratchStore(tmp_path / "rt", index=url) as store:
+        scope = store.scope("run-1", "agent")
+        assert scope.read_handle(scope.spill(b"written now\n" * 1000).handle, length=7).data == b"written"

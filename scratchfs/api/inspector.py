@@ -348,7 +348,8 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
             read to tell: a check of exactly the entries there are is whole, with no cursor).
 
     Raises:
-        InvalidArgument: a bad ``after`` cursor, a ``limit`` below 1. StoreBusy, StorageError: from the index.
+        InvalidArgument: a bad ``after`` cursor, a ``limit`` below 1; with ``repair``, another index owns the blobs
+            now (a rebuild took them over: nothing is removed). StoreBusy, StorageError: from the index.
     """
     if limit is not None and limit < 1:
         raise InvalidArgument(f"limit must be at least 1: {limit}")
@@ -503,7 +504,9 @@ REPAIRED = "removed by fsck --repair (its stored copy was {})"
 def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int, str]],
             broken_problems: list[Problem], orphans: dict[int, str | OddName]) -> None:
     """Remove what fsck found broken: rows of missing and corrupt entries (each only if it still names the blob that
-    was checked), corrupt blobs, and orphaned blobs (checked again under their lock)."""
+    was checked), corrupt blobs, and orphaned blobs (checked again under their lock) -- once the blobs are this
+    index's still (else InvalidArgument: the new owner's writes would be orphans here)."""
+    store.blobs.owned(0.0)  # (one HEAD of an S3 marker, or a file read; a local store: nothing)
     removed, now = 0, store.now()
     for kind in sorted({problem.kind for problem in broken_problems}):  # each live row leaves a tombstone saying why
         removed += store.index.delete_rows([row for row, problem in zip(broken_rows, broken_problems, strict=True)

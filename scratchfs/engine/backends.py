@@ -477,18 +477,17 @@ def create_empty_index(root: Path, *, busy_timeout: float) -> str | None:
 def find_orphan(index: IndexBackend, blobs: BlobStore, where: tuple[str, str], token: str, remove: bool,
                 grace: float = 0.0) -> int | None:
     """If the blob ``token`` listed in ``where`` (its encoded run and agent names) is an orphan -- no row of that
-    scope names it (a copy of another scope's live blob is one),
-    and for a file no writer holds it -- return its size in bytes (objects: 0), after removing it when ``remove``;
-    else ``None``. For files see :func:`scratchfs.engine.sweeper.check_orphan`. An object is whole before its row is
-    committed and no lock marks a write in flight, so an object is an orphan only once older than ``grace`` seconds
-    (by its ``LastModified``, as the fleet sweep judges); it is removed under the exclusive delete lock -- which
-    every write holds shared while it checks its object and commits its row -- after one more look at the rows, so
-    no write commits a row for it between that look and the delete.
+    scope names it (a copy of another scope's live blob is one), and for a file no writer holds it -- return its
+    size in bytes (objects: 0), after removing it when ``remove``; else ``None``. For files see
+    :func:`scratchfs.engine.sweeper.check_orphan`. No lock marks an object's write in flight, so it is an orphan only
+    once older than ``grace`` seconds (by its ``LastModified``, as the fleet sweep judges); it is removed under the
+    exclusive delete lock (every write holds it shared while it checks its object and commits its row) after one
+    more look at the rows, so no write commits a row for it between that look and the delete.
 
     Raises:
-        StoreBusy: the delete lock stayed busy. StorageError: the index or the object store failed.
+        StoreBusy: the delete lock stayed busy. StorageError: the index or the object store failed. InvalidArgument:
+            another index owns the objects now (its writes are no orphans here).
     """
-
     if isinstance(blobs, Blobs):
         return check_orphan(index, blobs, where, token, None, remove=remove)  # type: ignore[arg-type]
     key = blobs.key_of(where, token)  # type: ignore[attr-defined]
@@ -497,6 +496,7 @@ def find_orphan(index: IndexBackend, blobs: BlobStore, where: tuple[str, str], t
     if not remove:
         return 0
     with blobs.delete_lock(True, blobs.timeout):  # type: ignore[attr-defined]
+        blobs.owned(0.0)  # type: ignore[attr-defined]  # (after a takeover, the new index's writes are orphans here)
         if known_locations(index, [token], where) or not blobs.delete_keys([key]):  # type: ignore[attr-defined]
             return None
     return 0

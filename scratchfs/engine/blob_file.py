@@ -7,6 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 from scratchfs.engine import safe_fs
+from scratchfs.engine.pairing import LOCAL_CHECK_SECONDS
 from scratchfs.engine.protocols import BlobInfo
 from scratchfs.engine.sources import FileRange, OwnsFd
 from scratchfs.foundation.errors import ScratchError, StorageError, storage_error
@@ -51,13 +52,17 @@ class PendingBlob:
         taken when it was written (:func:`~scratchfs.engine.safe_fs.is_at`); only a file not found so walks its
         directories to tell a delete from anything else.
 
+        First, when the last read of the files' marker is :data:`~scratchfs.engine.pairing.LOCAL_CHECK_SECONDS`
+        old (a file written slowly), it is read again (:attr:`Blobs.owned`): no row is committed after a takeover.
+
         Raises:
             StorageError: the file left its place while its directory stayed (removed or replaced by something
                 other than a delete), or it was already released: the write must fail, not be acknowledged without
-                its row.
+                its row. InvalidArgument: another index owns the files now.
         """
         if self._fd is None or self._dir_fd is None:
             raise StorageError("the blob file was released before its row was committed; nothing was stored")
+        self._blobs.owned(LOCAL_CHECK_SECONDS)
         if safe_fs.is_at(self._blobs.root_fd, self._path, self._ident):
             return True
         try:

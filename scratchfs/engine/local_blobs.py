@@ -37,7 +37,7 @@ from array import array
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from scratchfs.engine import safe_fs, segments
+from scratchfs.engine import safe_fs, segments, trash
 from scratchfs.engine.binding import binding_payload
 from scratchfs.engine.blob_file import LocalSource, PendingBlob
 from scratchfs.engine.caches import SeenFiles
@@ -315,10 +315,16 @@ class Blobs:
 
     def unlink(self, run_id: str, agent_id: str, token: str) -> int:
         """Remove a blob file whose row is gone; return the bytes freed (0 if it was already gone, or could not be
-        removed: that is logged as a warning and left to a later sweep, which removes files no row names). Never
-        raises. A segment entry's bytes stay where they are (0 is returned): the sweeper reclaims a segment once no
-        row names any blob in it."""
+        removed: that is logged as a warning and left to a later sweep, which removes files no row names; or another
+        index owns the files now -- :attr:`owned`, read right before: after a takeover the file may be an entry the
+        rebuild restored). Never raises. A segment entry's bytes stay where they are (0 is returned): the sweeper
+        reclaims a segment once no row names any blob in it."""
         if segments.is_location(token) or not ids.TOKEN_RE.match(token):
+            return 0
+        try:
+            self.owned(0.0)  # (a small file read)
+        except ScratchError as exc:
+            log.warning("scratchfs: a file left in place, not removed: %s", exc)
             return 0
         return self.unlink_part(self._parts(run_id, agent_id), _name(token))
 
@@ -416,56 +422,15 @@ class Blobs:
         self.remove_tree(detached)
 
     def move_to_trash(self, directory: Path) -> Path | None:
-        """Rename a run or agent directory (a path below ``runs/``) into ``trash/`` (atomic), so that no new file
-        can land in it; return the trash path, or ``None`` if the directory did not exist. A link found there is
-        moved as it is (never followed), and removed from the trash like the rest.
-
-        Raises:
-            StorageError: the rename failed, or ``trash/`` or a directory on the way is not a directory.
-        """
-        parts = Path(directory).relative_to(self.root).parts
-        target = ids.new_token()
-        try:
-            parent = safe_fs.walk(self.root_fd, parts[:-1])
-        except FileNotFoundError:
-            return None
-        try:
-            trash = safe_fs.walk(self.root_fd, ("trash",), create=True)
-            try:
-                os.rename(parts[-1], target, src_dir_fd=parent, dst_dir_fd=trash)
-            finally:
-                os.close(trash)
-        except FileNotFoundError:
-            return None
-        except ScratchError:
-            raise
-        except OSError as exc:
-            raise storage_error(exc, "cannot remove the directory") from exc
-        finally:
-            os.close(parent)
-        return self.trash / target
+        """Rename a run or agent directory (a path below ``runs/``) into ``trash/`` (:func:`.trash.move_to_trash`);
+        return the trash path, or ``None`` if the directory did not exist. Raises StorageError as it does."""
+        target = trash.move_to_trash(self.root_fd, Path(directory).relative_to(self.root).parts)
+        return None if target is None else self.trash / target
 
     def remove_tree(self, path: Path | str) -> bool:
-        """Remove an entry of ``trash/`` and everything in it, following no link (a link is removed itself). Errors
-        are logged, not raised: the sweeper retries. Returns True if it is gone."""
-        name = os.path.basename(path)
-        try:
-            trash = safe_fs.walk(self.root_fd, ("trash",))
-        except FileNotFoundError:
-            return True
-        except (OSError, ScratchError) as exc:
-            log.warning("scratchfs: cannot empty the trash (%s)", exc)
-            return False
-        try:
-            safe_fs.remove_tree_at(trash, name)
-            return True
-        except FileNotFoundError:
-            return True
-        except OSError as exc:
-            log.warning("scratchfs: cannot remove trash/%s (%s); a later sweep will", name, exc.strerror or exc)
-            return False
-        finally:
-            os.close(trash)
+        """Remove an entry of ``trash/`` and everything in it (:func:`.trash.remove_from_trash`); True if it is gone.
+        Never raises."""
+        return trash.remove_from_trash(self.root_fd, os.path.basename(path))
 
     # -- walking --------------------------------------------------------------------------------------------------
 

@@ -41,9 +41,10 @@ takeover that lands between them (one ``DeleteObjects`` request, at most about `
 batch, whose objects -- orphans or expired entries of the old index, listed before the check -- the rebuild may
 just have restored rows for (they then read as missing); the new index's own writes are never among them (written
 after its marker, so after a listing that the check follows). Hosts of the old index that keep their store open go
-on writing for up to :data:`OWNER_CHECK_SECONDS` (S3 objects) or :data:`LOCAL_CHECK_SECONDS` (local files) after
-their last check (:class:`OwnerCheck`), writes the new index's sweep removes as orphans; their deletes of a run or
-agent check first.
+on committing writes for up to :data:`OWNER_CHECK_SECONDS` (S3 objects, checked before the upload and before the
+row) or :data:`LOCAL_CHECK_SECONDS` (local files) after their last check (:class:`OwnerCheck`), writes the new
+index's sweep removes as orphans; their deletes of a run or agent, and of an S3 object whose row they removed, check
+first.
 
 Errors: every refusal is :class:`~scratchfs.foundation.errors.InvalidArgument` (a setting that names the wrong
 blobs: the CLI's exit 2), naming the location the index keeps its blobs at and the fix.

@@ -148,21 +148,43 @@ def runtime_grants(schema: str, role: str) -> str:
         grant_statements(schema, role))
 
 
+_WRITE_RIGHTS = ("SELECT", "INSERT", "UPDATE", "DELETE")
+_LACKING = (
+    "SELECT current_user, array(SELECT t || ':' || concat_ws(', ', " + ", ".join(
+        f"CASE WHEN NOT has_table_privilege(r, '{p}') THEN '{p}' END" for p in _WRITE_RIGHTS) +
+    ") FROM unnest(%(t)s::text[]) AS t, to_regclass(format('%%I.%%I', %(s)s::text, t)) AS r WHERE r IS NOT NULL "
+    "AND NOT (" + " AND ".join(f"has_table_privilege(r, '{p}')" for p in _WRITE_RIGHTS) + ")), "
+    "array(SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = "
+    "%(s)s AND CASE WHEN c.relkind = 'S' THEN NOT has_sequence_privilege(c.oid, 'USAGE') ELSE false END ORDER BY 1)")
+
+
 def _check_rights(conn: psycopg.Connection, schema: str) -> None:
-    """Raise StorageError, naming the tables and the admin's grant, when the role has no privilege at all on a table
-    of the schema: a table a schema step added after the runtime role was granted ``ON ALL TABLES`` (which covers the
-    tables there then), where the role's writes and reads went on but every delete of a run or agent and every
-    sweep failed, ``permission denied for table scope_tombstones``."""
-    user, lacking = conn.execute(
-        "SELECT current_user, array(SELECT t FROM unnest(%(t)s::text[]) AS t WHERE to_regclass(format('%%I.%%I', "
-        "%(s)s::text, t)) IS NOT NULL AND NOT (has_table_privilege(format('%%I.%%I', %(s)s::text, t), "
-        "'SELECT, INSERT, UPDATE, DELETE')))", {"s": schema, "t": list(TABLES)}).fetchone()
+    """Raise StorageError, naming what lacks and the admin's grants, unless the role holds every privilege its
+    writes, deletes and sweeps take: ``SELECT, INSERT, UPDATE, DELETE`` on each table of the schema and ``USAGE`` on
+    its sequences (one query). No privilege at all on a table is one a schema step added after the runtime role was
+    granted ``ON ALL TABLES`` (which covers the tables there then: its writes and reads went on but every delete of
+    a run or agent and every sweep failed, ``permission denied for table scope_tombstones``); some privileges lacking
+    (``SELECT`` alone, ``UPDATE`` left off: the ``SELECT ... FOR UPDATE`` of a write) or a sequence's ``USAGE``
+    opened the store and failed it at its first write."""
+    user, tables, sequences = conn.execute(_LACKING, {"s": schema, "t": list(TABLES)}).fetchone()
+    if not tables and not sequences:
+        return
+    missing = [tuple(found.split(":", 1)) for found in tables]
+    said = []
+    if none := [table for table, lacks in missing if lacks == ", ".join(_WRITE_RIGHTS)]:
+        said.append(f"has no privilege on {', '.join(f'{schema}.{table}' for table in none)} of the index schema "
+                    f"{schema!r} (a table an upgrade of scratchfs added: a grant ON ALL TABLES covers the tables "
+                    "there when it runs)")
+    some: dict[str, list[str]] = {}
+    for table, lacks in missing:
+        if table not in none:
+            some.setdefault(lacks, []).append(f"{schema}.{table}")
+    lacking = [f"{lacks} on {', '.join(names)}" for lacks, names in some.items()]
+    lacking += [f"USAGE on sequence {', '.join(f'{schema}.{name}' for name in sequences)}"] if sequences else []
     if lacking:
-        names = ", ".join(f"{schema}.{table}" for table in lacking)
-        raise StorageError(
-            f"role {user!r} has no privilege on {names} of the index schema {schema!r} (a table an upgrade of "
-            f"scratchfs added: a grant ON ALL TABLES covers the tables there when it runs): have an admin run "
-            f"{runtime_grants(schema, user)}")
+        said.append(f"lacks {'; '.join(lacking)} of the index schema {schema!r} (it could read, but its writes, "
+                    "deletes and sweeps would fail)")
+    raise StorageError(f"role {user!r} {' and '.join(said)}: have an admin run {runtime_grants(schema, user)}")
 
 
 def refusal(exc: psycopg.Error, doing: str, runs: tuple[str | None, str, str] | None,

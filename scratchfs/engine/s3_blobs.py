@@ -47,6 +47,7 @@ config files.) Credentials are never printed or logged by this module; error mes
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import re
 import tempfile
@@ -63,6 +64,7 @@ from scratchfs.engine.pairing import MARKER_NAME, OWNER_CHECK_SECONDS, Gate, unc
 from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.s3_client import client_errors, clock_skew, error_code, make_client, storage_error
 from scratchfs.engine.s3_readers import HeldKeys, S3Source
+from scratchfs.engine.s3_uploads import Upload, drain
 from scratchfs.engine.seekable import SeekableWriter
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
@@ -70,6 +72,8 @@ from scratchfs.foundation.text import digits_int, shorten
 
 __all__ = ["OTHER_UNREAD", "PART_BYTES", "SEGMENT_UNREAD", "TAIL_BYTES", "S3Blobs", "S3Object", "S3Pending", "S3Source",
            "parse_s3_url", "unread_why"]
+
+log = logging.getLogger(__name__)
 
 PART_BYTES = 8 * 1024 * 1024
 """Bytes per part of a multipart upload (S3 requires at least 5 MiB for every part but the last)."""
@@ -139,8 +143,11 @@ class S3Pending:
         self.began = began  # time.monotonic() as the upload began: a delete that removes it comes after
 
     def exists(self) -> bool:
-        """True while the object is still there (``HEAD``; called inside the row's transaction). Raises
-        StorageError when the store cannot say."""
+        """True while the object is still there (``HEAD``; called inside the row's transaction, under the delete
+        lock), once the prefix is known to be this index's still (:attr:`S3Blobs.owned`, as old as
+        ``OWNER_CHECK_SECONDS``: an upload longer than that is checked again before its row). Raises StorageError
+        when the store cannot say; InvalidArgument when another index owns the prefix now (no row is written)."""
+        self._blobs.owned(OWNER_CHECK_SECONDS)
         return self._blobs.head(self.key) is not None
 
     def release(self) -> None:
@@ -267,17 +274,17 @@ class S3Blobs:
         fields = {"kind": "", "key": "", "tool": None, "ttl": 0.0, "created_at": time.time(), **(bound or {})}
         fd, spool = tempfile.mkstemp(prefix="scratchfs-s3-")  # mode 0600
         os.unlink(spool)  # nothing else can open it; it vanishes with the descriptor
-        upload = _Upload(self, key)
+        upload = Upload(self, key)
         writer = None
         try:
             writer = SeekableWriter(fd, self.frame_bytes, self.level, count_lines=True)
             for chunk in chunks:
                 writer.write(chunk)
                 if os.fstat(fd).st_size >= PART_BYTES:
-                    upload.part(_drain(fd))
+                    upload.part(drain(fd))
             writer.close(lambda w: Binding(token, run_id, agent_id, size=w.size, frames=w.frames,
                                            content=w.digest(), **fields).encode())
-            upload.finish(_drain(fd))
+            upload.finish(drain(fd))
         except BaseException as exc:
             if (writer is None or not writer.forked) and not getattr(exc, "unavailable", False):
                 upload.abort()  # (not in a fork() child: the upload is the parent's, still going on; nor to a store
@@ -402,10 +409,13 @@ class S3Blobs:
 
     def unlink(self, run_id: str, agent_id: str, token: str) -> int:
         """Delete a blob whose row is gone (once this process's readers of it are done: :mod:`s3_readers`); return
-        the bytes freed (0 if it was already gone, the store failed -- a later sweep removes objects no row names --
-        or it waits for its readers). Never raises."""
+        the bytes freed (0 if it was already gone, the store failed -- a later sweep removes objects no row names --,
+        it waits for its readers, or another index owns the prefix now: :attr:`owned`, checked right before, since
+        the object may be an entry a rebuild restored there). Never raises."""
         key = self.object_key(run_id, agent_id, token)
         if key is None or not self.held.defer([key]):
+            return 0
+        if not self.still_owned():
             return 0
         try:
             found = self.head(key)
@@ -414,6 +424,19 @@ class S3Blobs:
         if found is None:
             return 0
         return int(found.get("ContentLength", 0)) if self.delete_keys([key]) else 0
+
+    def still_owned(self) -> bool:
+        """Whether the prefix is this index's still, checked now (:attr:`owned`: one ``HEAD`` of the marker), before
+        deleting an object whose row this index removed (an overwrite's old value, a deleted key, a deletion that
+        waited for its readers): after a takeover the object may be an entry the rebuild restored. False, logging
+        why, when another index owns it or the store could not say (the object is left to the owner's sweep).
+        Never raises."""
+        try:
+            self.owned(0.0)
+        except (InvalidArgument, StorageError) as exc:
+            log.warning("scratchfs: an object left in place, not deleted: %s", exc)
+            return False
+        return True
 
     def unlink_many(self, blobs: list[tuple[str, str, str]]) -> int:
         """Delete many blobs ``(run_id, agent_id, token)`` with batched requests (no ``HEAD`` first); return how
@@ -498,53 +521,3 @@ def _data_loader(session: Any) -> Any:
         if not _LOADER:
             _LOADER.append(session.get_component("data_loader"))
         return _LOADER[0]
-
-
-class _Upload:
-    """One object's upload: a single ``PUT`` when it ends within its first part, else a multipart upload."""
-
-    def __init__(self, blobs: S3Blobs, key: str) -> None:
-        self.blobs = blobs
-        self.key = key
-        self.upload_id: str | None = None
-        self.parts: list[dict] = []
-
-    def _call(self, doing: str, method: str, **kwargs: Any) -> dict:
-        try:
-            return getattr(self.blobs.client(), method)(Bucket=self.blobs.bucket, Key=self.key, **kwargs)
-        except self.blobs._errors() as exc:
-            raise self.blobs.failure(exc, f"{doing} {self.key}") from None
-
-    def part(self, data: bytes) -> None:
-        if self.upload_id is None:
-            self.upload_id = self._call("starting the upload of", "create_multipart_upload")["UploadId"]
-        number = len(self.parts) + 1
-        got = self._call("uploading", "upload_part", UploadId=self.upload_id, PartNumber=number, Body=data)
-        self.parts.append({"PartNumber": number, "ETag": got["ETag"]})
-
-    def finish(self, data: bytes) -> None:
-        if self.upload_id is None:
-            self._call("uploading", "put_object", Body=data)
-            return
-        if data:
-            self.part(data)
-        self._call("completing the upload of", "complete_multipart_upload", UploadId=self.upload_id,
-                   MultipartUpload={"Parts": self.parts})
-        self.upload_id = None
-
-    def abort(self) -> None:
-        if self.upload_id is not None:
-            try:
-                self._call("aborting the upload of", "abort_multipart_upload", UploadId=self.upload_id)
-            except StorageError:
-                pass  # an incomplete upload holds no object; the bucket's lifecycle rule or a later abort ends it
-            self.upload_id = None
-
-
-def _drain(fd: int) -> bytes:
-    """The spool's bytes; the spool is emptied (the writer goes on writing at its start)."""
-    size = os.fstat(fd).st_size
-    data = os.pread(fd, size, 0)
-    os.ftruncate(fd, 0)
-    os.lseek(fd, 0, os.SEEK_SET)
-    return data

@@ -93,5 +93,5 @@ class S3Source:
         self._tail = b""
         if self._held:
             self._held = False
-            if self._blobs.held.release(self.key):
+            if self._blobs.held.release(self.key) and self._blobs.still_owned():
                 self._blobs.delete_keys([self.key])
