@@ -34,7 +34,7 @@ def test_a_fenced_off_schemas_delete_run_deletes_none_of_the_new_owners_objects(
 
 def test_a_fenced_off_schemas_writes_fail_naming_the_new_owner(postgres_dsn, pg_schema, s3_env, tmp_path,
                                                                monkeypatch):
-    """A's writes after the takeover: refused once its last check is older than the bound (30 s; made 0.2 s after
+    """A's writes after the takeover: refused once its last check is older than the bound (5 s; made 0.2 s after
     the takeover for the test), a spill and an overwrite alike, and no object of theirs is left in the prefix."""
     old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
     with ScratchStore(tmp_path / "a", index=old, blobs=s3_env) as a:
@@ -62,7 +62,7 @@ def test_a_fenced_off_schemas_writes_fail_naming_the_new_owner(postgres_dsn, pg_
 
 def test_a_fenced_off_schemas_overwrite_and_delete_within_the_window_leave_the_new_owners_objects(
         postgres_dsn, pg_schema, s3_env, tmp_path, monkeypatch):
-    """Within the window (A's last check younger than OWNER_CHECK_SECONDS, 30 s) A's overwrite of a scratchpad key
+    """Within the window (A's last check younger than OWNER_CHECK_SECONDS, 5 s) A's overwrite of a scratchpad key
     committed its row in A and then deleted the key's old object -- the very object the rebuild restored B's row
     for -- and A's delete of another key deleted that one's (at once, or when A's last reader of it closed): B read
     them as lost (NotFound, fsck 'missing'). A delete of an object checks the owner right before it (one HEAD), as a
