@@ -10,8 +10,8 @@ points). Such text stays content type ``text``; its shape starts with :data:`SET
 Tried last, on text that is none of the other kinds (a log, a table, YAML, Markdown...), and only a text that reads as
 settings is one: in its first lines (:data:`_HEAD_BYTES`), at least :data:`_FEWEST` settings, half of all lines or
 more (of the lines not indented, when values go on over indented lines: ``pip show -v``'s classifiers, a Debian
-copyright file's licences), and nine in ten lines settings, ``[sections]``, comments (``#``, ``;``, ``!``), values' indented
-continuations, ``---`` rules or blank; 4 keys or more (a log's ``INFO:`` lines repeat one), at most
+copyright file's licences), and nine in ten lines settings, ``[sections]``, comments (``#``, ``;``, ``!``), values'
+indented continuations, ``---`` rules or blank; 4 keys or more (a log's ``INFO:`` lines repeat one), at most
 :data:`_MOST_CODE` of the lines ending as code's do (``;``, ``{``, ``(``, ``,``, ``\\``), no program's line
 (``import x``, ``def f(``), and at most one in three values holding ``word=`` after a space (logfmt's ``level=info
 msg=...``). A key is a run of letters, digits and ``_ . - / @ :`` (``=`` forms), of letters, digits and ``_ . - ( )``

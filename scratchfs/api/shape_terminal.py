@@ -19,8 +19,8 @@ timestamped lines, agree as a counter's redraws do, and taken for redraws their 
 where a counter taken for lines is only read whole. So is a table whose rows end in a lone ``\\r`` however the
 content ends (no ``\\r`` after its last row, quoted ``\\n`` in its fields: ``sqlite3 -csv -newline``'s descriptions
 over several lines): a first line with no ``\\r`` before it and no newline in it, holding a delimiter, whose next
-records (read as :mod:`csv` reads them) are mostly as wide and under which it reads as a header. Everything here runs over the
-sample :func:`~scratchfs.api.shape.describe` holds (at most 512 KiB), at C speed but for at most
+records (read as :mod:`csv` reads them) are mostly as wide and under which it reads as a header. Everything here
+runs over the sample :func:`~scratchfs.api.shape.describe` holds (at most 512 KiB), at C speed but for at most
 :data:`REDRAW_PAIRS` short comparisons.
 """
 
