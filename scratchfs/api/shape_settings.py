@@ -112,7 +112,8 @@ def settings_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
         firsts = _first_offsets(found, lambda key: key.split(".", 1)[0])
         items = _prefixed(sorted((at, f"{name}.*") for name, at in firsts.items()), found, line_of)
     else:
-        items = _keys(found, line_of, [m.start() for m in _INDENTED_RE.finditer(text)])
+        indented = b"\n " in text or b"\n\t" in text  # (memmem first: most dumps have no indented line)
+        items = _keys(found, line_of, [m.start() for m in _INDENTED_RE.finditer(text)] if indented else [])
     return listed_within(head, items, tail)
 
 
@@ -122,7 +123,7 @@ def _keys(found: list[tuple[int, str, bytes | None]], line_of: LineNumbers, inde
     lines continue its values (``indented``: their offsets, in order; ``pip show -v``'s ``Classifiers:``), if any."""
     counts = Counter(key for _at, key, _spaces in found)
     under: Counter[str] = Counter()
-    for n, (at, key, _spaces) in enumerate(found):  # (the indented lines up to the next key: its value's)
+    for n, (at, key, _spaces) in enumerate(found if indented else ()):  # (the indented lines up to the next key)
         end = found[n + 1][0] if n + 1 < len(found) else len(line_of.text)
         under[key] += bisect_left(indented, end) - bisect_right(indented, at)
     firsts = _first_offsets(found, lambda key: key)

@@ -59,6 +59,7 @@ b]``, ``key: {}``), an anchor, alias or tag (``&x``, ``*x``, ``!!str``); or a ke
 entries (``key:`` then ``  - a``): a ``.travis.yml``, GitHub's ``FUNDING.yml``, ``kubectl config view`` with no
 cluster. A flat ``Key: value`` dump holds none of them (``pip show``, ``/proc/meminfo``, HTTP headers: settings,
 :mod:`~scratchfs.api.shape_settings`)."""
+_YAML_ONLY_MARKS = (b": [", b": {", b": &", b": *", b": !")  # (of a value :data:`_YAML_ONLY_RE` may find)
 _MOST_OTHER = 0.35
 _HEAD_BYTES = 8192  # the sample's head, read as YAML first
 _FIRST_LINE_RE = re.compile(rb"(?:---|%YAML|- |" + _KEY + rb":(?:[ \t]|\r?\n|\r?\Z))")  # a document start, entry, key
@@ -146,15 +147,20 @@ def _reads_as_yaml(text: bytes, keys: list[re.Match[bytes]] | None = None, docum
     nonblank = text.count(b"\n") - text.count(b"\n\n")  # (at least: a run of blank lines counts half of them)
     known = len(keys) + entries + len(_COMMENT_RE.findall(text)) + len(documents)
     nested = sum(1 for m in keys if m[1] or m[2])
+    low, blocks = (1 - _MOST_OTHER) * nonblank, b": |" in text or b": >" in text  # (memmem: no scan at each line)
+    if (known < low and not blocks) or (len(top_entries) < 2 and all(m[1] for m in keys)):
+        return False
+    marked = entries or blocks or text.startswith((b"\n---", b"\n%YAML", b"\n#", b"\n\n")) or any(
+        m in text for m in _YAML_ONLY_MARKS)  # (a document start stands first, after comments or blanks only)
+    if not nested and not (marked and _YAML_ONLY_RE.search(text)):
+        return False  # (a flat mapping: by what only YAML writes, looked for when one of its marks is there)
     code = len(_CODE_END_RE.findall(text))
     if code > _MOST_CODE * nonblank:  # (a comment's sentence is no code: a licence's "(the "License");")
         code -= len(_COMMENT_END_RE.findall(text))
-    if (known < (1 - _MOST_OTHER) * nonblank or code > _MOST_CODE * nonblank) and _BLOCK_RE.search(text):
+    if (known < low or code > _MOST_CODE * nonblank) and blocks and _BLOCK_RE.search(text):
         inside, code_inside = _block_lines(text)  # (a block scalar's lines are its key's value: prose, a script)
         known, code = known + inside, code - code_inside
-    return not (known < (1 - _MOST_OTHER) * nonblank or (len(top_entries) < 2 and all(m[1] for m in keys))
-                or code > _MOST_CODE * nonblank
-                or not (nested or _YAML_ONLY_RE.search(text)))  # (a flat mapping: by what only YAML writes)
+    return known >= low and code <= _MOST_CODE * nonblank
 
 
 def _block_lines(text: bytes) -> tuple[int, int]:
