@@ -96,13 +96,14 @@ def settings_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
     sample, complete, scope = within_lines(sample, size, complete, scope)
     text = b"\n" + sample
     line_of = LineNumbers(text)
-    matches = list(_SETTING_RE.finditer(text))
-    spaced = sum(bool(m[2] and m[3]) for m in matches)
-    equals = sum(bool(m[2]) for m in matches)
-    form = ("key: value" if 2 * equals < len(matches) else "key = value" if 2 * spaced >= equals else "key=value")
-    found = [(m.start(), (m[2] or m[4]).decode("utf-8", "replace"), m[3] if m[2] else None) for m in matches
-             if not (m[1] and m[2] and form == "key: value")]  # (an indented x = y under Key: is its value's line:
-    # pip show -v's entry points)
+    found = [(m.start(), (m[2] or m[4]).decode("utf-8", "replace"), m[3] if m[2] else None)
+             for m in _SETTING_RE.finditer(text)]
+    spaced = sum(spaces is not None and spaces != b"" for _at, _key, spaces in found)
+    equals = sum(spaces is not None for _at, _key, spaces in found)
+    form = ("key: value" if 2 * equals < len(found) else "key = value" if 2 * spaced >= equals else "key=value")
+    if form == "key: value" and equals and (b"\n " in text or b"\n\t" in text):  # an indented x = y under Key: is
+        found = [f for f in found if f[2] is None or text[f[0] + 1] not in b" \t"]  # its value's line (pip's entry
+        # points), no key
     sections = [(m.start(), m[1].decode("utf-8", "replace")) for m in _SECTION_RE.finditer(text)]
     head = f"{SETTINGS_SHAPE} ({form}), {plural(lines, 'line')}, {plural(len(found), 'key')}{scope}: "
     tail = f"; pattern=\"{FIND_KEY}\" finds a key, line=N reads from one"

@@ -59,7 +59,8 @@ b]``, ``key: {}``), an anchor, alias or tag (``&x``, ``*x``, ``!!str``); or a ke
 entries (``key:`` then ``  - a``): a ``.travis.yml``, GitHub's ``FUNDING.yml``, ``kubectl config view`` with no
 cluster. A flat ``Key: value`` dump holds none of them (``pip show``, ``/proc/meminfo``, HTTP headers: settings,
 :mod:`~scratchfs.api.shape_settings`)."""
-_YAML_ONLY_MARKS = (b": [", b": {", b": &", b": *", b": !")  # (of a value :data:`_YAML_ONLY_RE` may find)
+_BLOCK_MARK_RE = re.compile(rb": [|>][-+0-9]{0,2}[ \t]*(?:#[^\n]*)?\r?\n")  # a block scalar's indicator, its key aside
+_YAML_ONLY_MARK_RE = re.compile(rb": [\[{&*!]")  # (a value :data:`_YAML_ONLY_RE` may find: one scan of ": ")
 _MOST_OTHER = 0.35
 _HEAD_BYTES = 8192  # the sample's head, read as YAML first
 _FIRST_LINE_RE = re.compile(rb"(?:---|%YAML|- |" + _KEY + rb":(?:[ \t]|\r?\n|\r?\Z))")  # a document start, entry, key
@@ -147,11 +148,13 @@ def _reads_as_yaml(text: bytes, keys: list[re.Match[bytes]] | None = None, docum
     nonblank = text.count(b"\n") - text.count(b"\n\n")  # (at least: a run of blank lines counts half of them)
     known = len(keys) + entries + len(_COMMENT_RE.findall(text)) + len(documents)
     nested = sum(1 for m in keys if m[1] or m[2])
-    low, blocks = (1 - _MOST_OTHER) * nonblank, b": |" in text or b": >" in text  # (memmem: no scan at each line)
+    low = (1 - _MOST_OTHER) * nonblank
+    blocks = _BLOCK_MARK_RE.search(text) is not None  # (its literal ": " found at C speed: no key's pattern tried
+    # at each line)
     if (known < low and not blocks) or (len(top_entries) < 2 and all(m[1] for m in keys)):
         return False
-    marked = entries or blocks or text.startswith((b"\n---", b"\n%YAML", b"\n#", b"\n\n")) or any(
-        m in text for m in _YAML_ONLY_MARKS)  # (a document start stands first, after comments or blanks only)
+    marked = entries or blocks or text.startswith((b"\n---", b"\n%YAML", b"\n#", b"\n\n")) or \
+        _YAML_ONLY_MARK_RE.search(text) is not None  # (a document start stands first, after comments or blanks only)
     if not nested and not (marked and _YAML_ONLY_RE.search(text)):
         return False  # (a flat mapping: by what only YAML writes, looked for when one of its marks is there)
     code = len(_CODE_END_RE.findall(text))
