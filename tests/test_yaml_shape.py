@@ -5,6 +5,7 @@ documents; a top-level list's items; text that is no YAML (flat headers, a log, 
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -230,7 +231,8 @@ class _Literal(yaml.SafeDumper):
 _Literal.add_representer(str, lambda dumper, text: dumper.represent_scalar(
     "tag:yaml.org,2002:str", text, style="|" if "\n" in text else None))
 _PROSE = st.lists(st.sampled_from(["The service is restored;", "then, run it {here},", "plain words here",
-                                   "x = f(y);", "  indented code {", ""]), min_size=2, max_size=12)
+                                   "x = f(y);", "  indented code {", "", "note: a line as a key", "- as an entry"]),
+                  min_size=2, max_size=12)
 
 
 @settings(max_examples=100, deadline=None)
@@ -238,9 +240,23 @@ _PROSE = st.lists(st.sampled_from(["The service is restored;", "then, run it {he
                        min_size=3, max_size=10), st.dictionaries(_NAMES, _LEAF, min_size=1, max_size=3))
 def test_a_dumped_mapping_with_literal_blocks_lists_its_keys_at_pyyamls_lines(document, nested):
     """PyYAML's dump of a mapping whose strings over several lines are written as literal blocks (``key: |``) of
-    prose and code lines: YAML, its keys at the lines PyYAML reads them."""
+    prose and code lines (some reading as keys or entries): YAML, its keys at the lines PyYAML reads them, a block
+    told as holding nothing (before: its "note: ..." lines were counted as its keys)."""
     data = yaml.dump({**document, "zzz": nested}, Dumper=_Literal, sort_keys=False).encode()
     shape = shape_of(data)
     assert shape.startswith(f"{YAML_SHAPE}, "), data
     shown, expected = _flat_shown(shape), _pyyaml_keys(data)
     assert shown == expected[: len(shown)] and shown
+
+
+def test_block_scalars_nested_ever_deeper_are_read_once():
+    """512 KiB of ``key: |`` lines each indented past the last, a line of prose under each: every block lies inside
+    the one before, and scanning each one's body to the end took 1.1 s of CPU (quadratic in the lines); a block
+    inside one already counted is passed over: 0.04 s."""
+    lines = []
+    for k in range(0, 1400, 2):
+        lines += [b" " * k + b"k%d: |" % k, b" " * (k + 1) + b"some words of text here"]
+    data = (b"a: 1\nb: 2\nc:\n  d: 1\n" + b"\n".join(lines) + b"\n")[: 512 * 1024]
+    start = time.process_time()
+    shape = describe(data, len(data), data.count(b"\n"))
+    assert time.process_time() - start < 0.5 and shape.text.startswith(f"{YAML_SHAPE}, "), shape

@@ -73,7 +73,9 @@ _MOST_CODE = 0.05
 def _counts(block: bytes) -> str:
     """What a top-level key holds, from its block (its line's end to the next top-level line): ``"list of 120"``
     (entries at the block's first indentation, which may be none: ``items:`` then ``- a``), ``"3 keys"``, or ``""``
-    (a scalar)."""
+    (a scalar: a block scalar too, ``key: |`` over lines that may read as keys)."""
+    if block.lstrip(b" \t")[:1] in (b"|", b">"):
+        return ""
     first = _FIRST_RE.search(block)
     if first is None or not (first[1] or first[2]):
         return ""
@@ -170,12 +172,15 @@ def _block_lines(text: bytes) -> tuple[int, int]:
     """The lines of ``text`` that are no blank inside its block scalars (after a ``key: |`` or ``key: >-``: those
     indented past the key's line, blank ones among them, YAML 1.2 section 8.1), and how many of them end as code's
     (:data:`_CODE_END_RE`: a workflow's shell script). Each block is matched once, from its indicator's line: linear
-    in the text."""
-    inside = code = 0
+    in the text, a block's own ``key: |`` lines passed over."""
+    inside = code = covered = 0
     for block in _BLOCK_RE.finditer(text):
+        if block.start() < covered:
+            continue  # (a "key: |" line inside a block is its text, counted with it: no body scanned twice)
         indent = len(block[1]) + len(block[2] or b"")  # (a "- key: |" entry's value is indented past its "- ")
         body = _block_body(indent).match(text, block.end())
-        if body is not None and body.end() > body.start():
+        covered = body.end()
+        if body.end() > body.start():
             lines = text[body.start() : body.end() + 1]  # (each line from its newline, the last one's end too)
             inside += len(_TEXT_LINE_RE.findall(lines))
             code += len(_CODE_END_RE.findall(lines))
