@@ -26,10 +26,13 @@ _REAL = {
     "sysctl-a.txt": ("key = value", r"^([\w./-]+) = "),
     "proc-meminfo.txt": ("key: value", r"^([\w()]+):"),
     "pip-show.txt": ("key: value", r"^([\w-]+):"),
+    "pip-show-v-pip.txt": ("key: value", r"^([\w-]+):"),  # (its entry points' "pip = ..." lines are no keys)
+    "pip-show-v-several.txt": ("key: value", r"^([\w-]+):"),
     "openssl-req.conf": ("key = value", r"^\s*(\w+)\s*="),
 }
-# fixtures that are settings too, by what they hold (matplotlib's rc file: key: value lines)
-_ALSO = {"mpl-dark_background.mplstyle"}
+# fixtures that are settings too, by what they hold (matplotlib's rc file: key: value lines; Debian's copyright
+# file: Files:, Copyright:, License: fields whose values go on over indented lines, as pip show -v's do)
+_ALSO = {"mpl-dark_background.mplstyle", "libpq5-copyright.txt"}
 
 
 def _shape(data: bytes) -> str:
@@ -61,6 +64,31 @@ def test_dotted_keys_are_grouped_by_their_first_part_with_the_line_of_the_first(
     told = re.findall(r"(\w+)\.\* \(line ([\d,]+), ([\d,]+) keys?\)", shape)
     assert told and [(name, int(line.replace(",", "")), int(count.replace(",", ""))) for name, line, count in told] \
         == [(name, lines[0], len(lines)) for name, lines in groups.items()][: len(told)]
+
+
+@pytest.mark.parametrize("name", ["pip-show-v-pip.txt", "pip-show-v-several.txt"])
+def test_a_keys_indented_lines_are_its_values_counted_under_it(name):
+    """``pip show -v``: its classifiers, entry points and project URLs are indented lines under their key (more
+    lines than the keys: before, it was plain text, "text, 37 lines"). Each key is told with the line it first
+    stands at and the indented lines under it, counted as the plain answer counts them."""
+    lines = (_TOOLS / name).read_bytes().decode().split("\n")
+    under: dict[str, int] = {}
+    first: dict[str, int] = {}
+    key = ""
+    for n, line in enumerate(lines, 1):
+        if found := re.match(r"([\w-]+):", line):
+            key = found[1]
+            first.setdefault(key, n)
+            under.setdefault(key, 0)
+        elif line[:1] in (" ", "\t") and line.strip():
+            under[key] += 1
+    times = {key: sum(line.startswith(f"{key}:") for line in lines) for key in first}
+    told = dict(re.findall(r"([\w-]+) \((line [^)]*)\)", _shape((_TOOLS / name).read_bytes())))
+    assert "Classifiers" in told and "Entry-points" in told
+    for key, said in told.items():
+        want = f"line {first[key]:,}" + (f", {times[key]} times" if times[key] > 1 else "") + (
+            f", {under[key]:,} indented line{'s' if under[key] != 1 else ''}" if under[key] else "")
+        assert said == want, key
 
 
 def test_sections_are_listed_with_their_keys():

@@ -5,8 +5,10 @@ documents; a top-level list's items; text that is no YAML (flat headers, a log, 
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -136,3 +138,125 @@ def test_a_type_stub_of_classes_is_no_yaml(classes, commented):
                                                                         for field, kind in fields)
                              for name, fields in classes)).encode()
     assert not shape_of(data).startswith(YAML_SHAPE), shape_of(data)
+
+
+_FLAT = {  # real flat YAML: every key top-level (fixtures/tools/, fixtures/README.md)
+    "kubectl-config-view-empty.yaml": "preferences: {}",  # (kubectl config view, no cluster: was "text, 7 lines")
+    "pyenv-FUNDING.yml": "github: [pyenv]",  # (GitHub's FUNDING.yml: was "settings (key: value), 12 lines")
+    "rsa-travis.yml": "python:\n  - ",  # (a .travis.yml: lists under keys, was "text, 29 lines")
+}
+
+
+_FLAT_ITEM_RE = re.compile(r"(?:: |, )([\w$-]+) \(line ([\d,]+)(?:, ([^)]*))?\)")
+
+
+def _pyyaml_keys(data: bytes) -> list[tuple[str, int, str]]:
+    """Each top-level key, its line and what it holds as PyYAML reads them (a flow collection, ``[a, b]``, is
+    told as the scalar line it is: nothing held)."""
+    return [(key.value, key.start_mark.line + 1, "" if getattr(value, "flow_style", False) else held(value))
+            for key, value in yaml.compose(data).value]
+
+
+def _flat_shown(shape: str) -> list[tuple[str, int, str]]:
+    return [(key, int(line.replace(",", "")), what or "") for key, line, what in _FLAT_ITEM_RE.findall(shape)]
+
+
+@pytest.mark.parametrize("name", sorted(_FLAT))
+def test_a_real_flat_mapping_is_yaml_its_keys_at_the_lines_pyyaml_reads(name):
+    """A mapping whose keys are all top-level is YAML when it holds what only YAML writes (a flow collection, a list
+    under a key); each key is listed at PyYAML's line with what it holds (before: text, or settings)."""
+    data = (ROOT / "fixtures" / "tools" / name).read_bytes()
+    assert _FLAT[name].encode() in data
+    shape = shape_of(data)
+    assert shape.startswith(f"{YAML_SHAPE}, "), shape
+    assert _flat_shown(shape) == _pyyaml_keys(data)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(_NAMES, _LEAF, min_size=3, max_size=12), st.lists(_LEAF, min_size=1, max_size=5),
+       st.booleans())
+def test_a_dumped_flat_mapping_with_a_list_is_yaml_as_pyyaml_reads_it(document, items, flow):
+    """PyYAML's dump of a flat mapping with one list value (block entries under its key, or ``[a, b]`` flow): YAML,
+    its keys at the lines PyYAML reads them."""
+    data = yaml.safe_dump({**document, "zzz": items}, sort_keys=False, default_flow_style=None if flow else False)
+    data = data.encode()
+    shape = shape_of(data)
+    assert shape.startswith(f"{YAML_SHAPE}, "), data
+    shown, expected = _flat_shown(shape), _pyyaml_keys(data)
+    assert shown == expected[: len(shown)] and shown
+
+
+def test_a_flat_key_value_dump_without_what_only_yaml_writes_stays_settings():
+    """``pip show``, ``/proc/meminfo`` and an environment written ``NAME: value`` (``env | sed 's/=/: /'``) hold no
+    flow collection, block scalar, list or document start: settings, as before."""
+    env = b"".join(b"VAR_%d: /usr/local/bin:/usr/bin/%d\n" % (n, n) for n in range(40)) + b"HOME: /root\n"
+    for data in ((ROOT / "fixtures" / "tools" / "pip-show.txt").read_bytes(),
+                 (ROOT / "fixtures" / "tools" / "proc-meminfo.txt").read_bytes(), env):
+        assert shape_of(data).startswith("settings (key: value), "), data[:60]
+
+
+_BLOCKS = {  # real YAML whose block scalars (key: |, key: >) hold prose or a script, or whose comments a licence
+    "pyenv-virtualenv-no-response.yml": "closeComment: >",  # (was "text, 13 lines")
+    "gcloud-schema-UrlRewrite.yaml": "description: |-",  # (was "text, 55 lines")
+    "pyenv-workflow-modified-scripts.yml": "run: |",  # (a GitHub workflow's shell and Python: was "text, 306 lines")
+    "gcloud-ext-runtime-java.yaml": '(the "License");',  # (a licence's comment lines ending in ";", ",": was text)
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BLOCKS))
+def test_yaml_whose_block_scalars_hold_prose_or_scripts_is_yaml_as_pyyaml_reads_it(name):
+    """A block scalar's lines are its key's value: its prose (not keys, nor entries) and its script's lines ending in
+    ``;`` or ``{`` no longer make the document text; nor do a licence's comment lines ending in ``;``. Its top-level
+    keys at PyYAML's lines, with what each holds."""
+    data = (ROOT / "fixtures" / "tools" / name).read_bytes()
+    assert _BLOCKS[name].encode() in data
+    shape = shape_of(data)
+    assert shape.startswith(f"{YAML_SHAPE}, "), shape
+    shown, expected = _flat_shown(shape), _pyyaml_keys(data)
+    assert shown == expected[: len(shown)] and len(shown) >= min(3, len(expected)), shape
+
+
+def test_a_top_level_list_of_one_item_is_yaml():
+    """gcloud's command definition: one ``- release_tracks: [...]`` item at column 0, every other key under it (was
+    "text, 81 lines": every key nested and fewer than two top-level entries)."""
+    data = (ROOT / "fixtures" / "tools" / "gcloud-surface-metastore-restore.yaml").read_bytes()
+    assert len(yaml.compose(data).value) == 1
+    assert shape_of(data).startswith(f"{YAML_SHAPE}, 81 lines: - release_tracks: [ALPHA, BETA, GA] (line 1)")
+
+
+class _Literal(yaml.SafeDumper):
+    pass
+
+
+_Literal.add_representer(str, lambda dumper, text: dumper.represent_scalar(
+    "tag:yaml.org,2002:str", text, style="|" if "\n" in text else None))
+_PROSE = st.lists(st.sampled_from(["The service is restored;", "then, run it {here},", "plain words here",
+                                   "x = f(y);", "  indented code {", "", "note: a line as a key", "- as an entry"]),
+                  min_size=2, max_size=12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(_NAMES, st.one_of(_LEAF, _PROSE.map(lambda lines: "\n".join(lines).strip() + "\n")),
+                       min_size=3, max_size=10), st.dictionaries(_NAMES, _LEAF, min_size=1, max_size=3))
+def test_a_dumped_mapping_with_literal_blocks_lists_its_keys_at_pyyamls_lines(document, nested):
+    """PyYAML's dump of a mapping whose strings over several lines are written as literal blocks (``key: |``) of
+    prose and code lines (some reading as keys or entries): YAML, its keys at the lines PyYAML reads them, a block
+    told as holding nothing (before: its "note: ..." lines were counted as its keys)."""
+    data = yaml.dump({**document, "zzz": nested}, Dumper=_Literal, sort_keys=False).encode()
+    shape = shape_of(data)
+    assert shape.startswith(f"{YAML_SHAPE}, "), data
+    shown, expected = _flat_shown(shape), _pyyaml_keys(data)
+    assert shown == expected[: len(shown)] and shown
+
+
+def test_block_scalars_nested_ever_deeper_are_read_once():
+    """512 KiB of ``key: |`` lines each indented past the last, a line of prose under each: every block lies inside
+    the one before, and scanning each one's body to the end took 1.1 s of CPU (quadratic in the lines); a block
+    inside one already counted is passed over: 0.04 s."""
+    lines = []
+    for k in range(0, 1400, 2):
+        lines += [b" " * k + b"k%d: |" % k, b" " * (k + 1) + b"some words of text here"]
+    data = (b"a: 1\nb: 2\nc:\n  d: 1\n" + b"\n".join(lines) + b"\n")[: 512 * 1024]
+    start = time.process_time()
+    shape = describe(data, len(data), data.count(b"\n"))
+    assert time.process_time() - start < 0.5 and shape.text.startswith(f"{YAML_SHAPE}, "), shape

@@ -3,12 +3,15 @@
 for :mod:`scratchfs.api.shape`: how many keys, their groups (an ``.ini``'s ``[sections]``, or the first part of
 dotted keys: ``kernel.*``, ``net.*``) or the keys themselves, each with the line it starts at -- so that a model
 finds a key with one search (``pattern="^KEY\\s*[=:]"``, which the stub's note names) or reads a group with one line
-read. Such text stays content type ``text``; its shape starts with :data:`SETTINGS_SHAPE`.
+read; a key listed alone also says how many indented lines go on with its values (``Classifiers (line 13, 20
+indented lines)``), and in ``key: value`` text an indented ``x = y`` is such a line, no key (``pip show -v``'s entry
+points). Such text stays content type ``text``; its shape starts with :data:`SETTINGS_SHAPE`.
 
 Tried last, on text that is none of the other kinds (a log, a table, YAML, Markdown...), and only a text that reads as
 settings is one: in its first lines (:data:`_HEAD_BYTES`), at least :data:`_FEWEST` settings, half of all lines or
-more, and nine in ten lines settings, ``[sections]``, comments (``#``, ``;``, ``!``), values' indented
-continuations, ``---`` rules or blank; 4 keys or more (a log's ``INFO:`` lines repeat one), at most
+more (of the lines not indented, when values go on over indented lines: ``pip show -v``'s classifiers, a Debian
+copyright file's licences), and nine in ten lines settings, ``[sections]``, comments (``#``, ``;``, ``!``), values'
+indented continuations, ``---`` rules or blank; 4 keys or more (a log's ``INFO:`` lines repeat one), at most
 :data:`_MOST_CODE` of the lines ending as code's do (``;``, ``{``, ``(``, ``,``, ``\\``), no program's line
 (``import x``, ``def f(``), and at most one in three values holding ``word=`` after a space (logfmt's ``level=info
 msg=...``). A key is a run of letters, digits and ``_ . - / @ :`` (``=`` forms), of letters, digits and ``_ . - ( )``
@@ -31,7 +34,7 @@ SETTINGS_SHAPE = "settings"
 """How the shape of a dump of settings starts (``"settings (key = value), 1,204 lines, 1,204 keys: ..."``)."""
 FIND_KEY = "^KEY\\s*[=:]"
 """The pattern a settings stub's note names to find a key (``KEY`` its name, its dots escaped)."""
-_SETTING_RE = re.compile(rb"\n(?:[ \t]{0,64}([A-Za-z_][\w.\-/@]{0,120})([ \t]{0,64})="
+_SETTING_RE = re.compile(rb"\n(?:([ \t]{0,64})([A-Za-z_][\w.\-/@]{0,120})([ \t]{0,64})="
                          rb"|([A-Za-z][\w.\-()]{0,60}):(?=[ \t]|\r?\n))")
 # (one literal newline first: the scan skips to each line's start at C speed)
 _MAYBE_RE = re.compile(rb"\n[ \t]{0,64}[A-Za-z_][\w.\-/@:()]{0,120}[ \t]{0,64}[=:]")  # (a key, then = or :)
@@ -41,6 +44,7 @@ _FIRST_RE = re.compile(rb"(?:[ \t]{0,64}(?:[#;!][^\n]{0,4096}|\r)?\n){0,200}[ \t
 _SECTION_RE = re.compile(rb"\n[ \t]{0,64}\[([^\]\n]{1,80})\][ \t]{0,64}\r?(?=\n)")
 _OTHER_RE = re.compile(rb"\n(?:[ \t]{0,64}(?:[#;!]|\r?(?=\n))|[ \t]{1,64}\S|---\r?(?=\n))")  # a comment, a blank
 # line, a value's continuation (indented: pip show -v's classifiers) or a rule (pip show's between packages)
+_INDENTED_RE = re.compile(rb"\n[ \t]{1,64}\S")  # a value's continuation (or an indented key = value)
 _CODE_END_RE = re.compile(rb"[;{(,\\][ \t]*\r?\n")
 _LOGFMT_RE = re.compile(rb"\n[A-Za-z_][\w.\-]*=[^\n]*?[ \t][A-Za-z_][\w.\-]*=")
 _HEAD_BYTES = 4096
@@ -60,14 +64,18 @@ def _reads_as_settings(head: bytes) -> bool:
     text at once."""
     lines = head.count(b"\n") - (head.endswith(b"\n"))
     maybe = len(_MAYBE_RE.findall(head))
-    if maybe < _FEWEST or 2 * maybe < lines:
+    if maybe < _FEWEST:
         return False
-    settings = _SETTING_RE.findall(head)
+    settings = _SETTING_RE.findall(head) if 2 * maybe >= lines else []  # (the lines not indented: values
+    unindented = lines - len(_INDENTED_RE.findall(head)) if 2 * len(settings) < lines else lines  # continued on
+    if 2 * maybe < unindented:  # indented lines are no lines of their own: pip show -v's classifiers, a .deb's
+        return False  # description)
+    settings = settings or _SETTING_RE.findall(head)
     if len(settings) < _FEWEST:
         return False
     other = len(_SECTION_RE.findall(head)) + len(_OTHER_RE.findall(head))
-    keys = {eq or colon for eq, _spaces, colon in settings}
-    return (2 * len(settings) >= lines and 10 * (len(settings) + other) >= 9 * lines
+    keys = {eq or colon for _indent, eq, _spaces, colon in settings}
+    return (2 * len(settings) >= unindented and 10 * (len(settings) + other) >= 9 * lines
             and len(keys) >= _FEWEST // 2
             and len(_CODE_END_RE.findall(head)) <= _MOST_CODE * lines and PROGRAM_LINE_RE.search(head) is None
             and 3 * len(_LOGFMT_RE.findall(head)) <= len(settings))
@@ -88,12 +96,15 @@ def settings_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
     sample, complete, scope = within_lines(sample, size, complete, scope)
     text = b"\n" + sample
     line_of = LineNumbers(text)
-    found = [(m.start(), (m[1] or m[3]).decode("utf-8", "replace"), m[2] if m[1] else None)
+    found = [(m.start(), (m[2] or m[4]).decode("utf-8", "replace"), m[3] if m[2] else None)
              for m in _SETTING_RE.finditer(text)]
-    sections = [(m.start(), m[1].decode("utf-8", "replace")) for m in _SECTION_RE.finditer(text)]
     spaced = sum(spaces is not None and spaces != b"" for _at, _key, spaces in found)
     equals = sum(spaces is not None for _at, _key, spaces in found)
     form = ("key: value" if 2 * equals < len(found) else "key = value" if 2 * spaced >= equals else "key=value")
+    if form == "key: value" and equals and (b"\n " in text or b"\n\t" in text):  # an indented x = y under Key: is
+        found = [f for f in found if f[2] is None or text[f[0] + 1] not in b" \t"]  # its value's line (pip's entry
+        # points), no key
+    sections = [(m.start(), m[1].decode("utf-8", "replace")) for m in _SECTION_RE.finditer(text)]
     head = f"{SETTINGS_SHAPE} ({form}), {plural(lines, 'line')}, {plural(len(found), 'key')}{scope}: "
     tail = f"; pattern=\"{FIND_KEY}\" finds a key, line=N reads from one"
     if len(sections) >= 2:
@@ -102,17 +113,23 @@ def settings_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
         firsts = _first_offsets(found, lambda key: key.split(".", 1)[0])
         items = _prefixed(sorted((at, f"{name}.*") for name, at in firsts.items()), found, line_of)
     else:
-        items = _keys(found, line_of)
+        indented = b"\n " in text or b"\n\t" in text  # (memmem first: most dumps have no indented line)
+        items = _keys(found, line_of, [m.start() for m in _INDENTED_RE.finditer(text)] if indented else [])
     return listed_within(head, items, tail)
 
 
-def _keys(found: list[tuple[int, str, bytes | None]], line_of: LineNumbers) -> list[str]:
+def _keys(found: list[tuple[int, str, bytes | None]], line_of: LineNumbers, indented: list[int]) -> list[str]:
     """Each key (``found``: its offset, name and the spaces before its ``=``, in order) with the line it first
-    stands at and how many times it does when more than once (``pip show`` of several packages)."""
+    stands at, how many times it does when more than once (``pip show`` of several packages) and how many indented
+    lines continue its values (``indented``: their offsets, in order; ``pip show -v``'s ``Classifiers:``), if any."""
     counts = Counter(key for _at, key, _spaces in found)
+    under: Counter[str] = Counter()
+    for n, (at, key, _spaces) in enumerate(found if indented else ()):  # (the indented lines up to the next key)
+        end = found[n + 1][0] if n + 1 < len(found) else len(line_of.text)
+        under[key] += bisect_left(indented, end) - bisect_right(indented, at)
     firsts = _first_offsets(found, lambda key: key)
-    return [f"{short_name(key, 48)} (line {line_of(at):,}" + (f", {counts[key]:,} times)" if counts[key] > 1 else ")")
-            for key, at in firsts.items()]
+    return [f"{short_name(key, 48)} (line {line_of(at):,}" + (f", {counts[key]:,} times" if counts[key] > 1 else "")
+            + (f", {plural(under[key], 'indented line')})" if under[key] else ")") for key, at in firsts.items()]
 
 
 def _first_offsets(found: list[tuple[int, str, bytes | None]], name: Callable[[str], str]) -> dict[str, int]:

@@ -246,6 +246,8 @@ def estimate_records(head: str, delimiter: str, size: int, lines: int | None = N
     tests/test_shape_estimate_rows.py, counted per byte). Quoted fields over several lines, and
     blank lines, make the records fewer than the lines."""
     end = "\n" if "\n" in head or "\r" not in head else "\r"  # (lines ending in \r alone: the line count is 1)
+    if end == "\n" and "\r" in head and head.count("\r") - head.count("\r\n") > head.count("\n"):
+        end = "\r"  # (most lines end in a lone \r, a quoted field's \n in some: the \n count tells no rows)
     body = head[: head.rfind(end) + 1]
     newlines = body.count(end)
     records = count_records(body, delimiter, -1)

@@ -16,16 +16,23 @@ end: text whose carriage returns all are is no terminal output. A sample that ho
 with a ``\\r`` (a redraw's comes before the state it draws: tqdm, curl) and ends with one (when it is the whole
 content) is text whose lines end in a lone ``\\r``, whatever its pieces hold: rows of dates and numbers, or a log of
 timestamped lines, agree as a counter's redraws do, and taken for redraws their view would show the last line alone,
-where a counter taken for lines is only read whole. Everything here runs over the
-sample :func:`~scratchfs.api.shape.describe` holds (at most 512 KiB), at C speed but for at most
+where a counter taken for lines is only read whole. So is a table whose rows end in a lone ``\\r`` however the
+content ends (no ``\\r`` after its last row, quoted ``\\n`` in its fields: ``sqlite3 -csv -newline``'s descriptions
+over several lines): a first line with no ``\\r`` before it and no newline in it, holding a delimiter, whose next
+records (read as :mod:`csv` reads them) are mostly as wide and under which it reads as a header. Everything here
+runs over the sample :func:`~scratchfs.api.shape.describe` holds (at most 512 KiB), at C speed but for at most
 :data:`REDRAW_PAIRS` short comparisons.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import re
+from itertools import islice
 from operator import eq
 
+from scratchfs.api.shape_table import has_header
 from scratchfs.foundation.text import plural
 
 __all__ = ["COLOURED", "REDRAW_AGREEMENT", "REDRAW_PAIRS", "REDRAW_SAME", "TERMINAL_SHAPE", "coloured",
@@ -68,6 +75,8 @@ _SPARSE_CR_BYTES = 16  # ... when their first KiB holds at most one \r in this m
 _COMPARED = 256  # bytes of each piece compared
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _SPINNER_BYTES = 2  # pieces this short are redraws of each other (a spinner: | / - \)
+_SAME_WIDTH = 0.75  # of a table's first records, as wide as its header (a ragged one or two aside)
+_TABLE_BYTES = 64 * 1024  # most bytes of a sample read as a table's first records
 _LOOKED_AT = 16 * REDRAW_PAIRS  # most bare carriage returns looked at (blank pieces are passed over)
 
 
@@ -165,6 +174,8 @@ def cr_ends_lines(sample: bytes, bare: int, complete: bool = True) -> bool:
     the whole content (its end is the content's). Never raises."""
     if b"\n" not in sample and sample[:1] != b"\r" and (not complete or sample.endswith(b"\r")):
         return True  # each piece ended by its \r, no line ended otherwise: lines (see the module docstring)
+    if _cr_table(sample):
+        return True  # a table's header, then its rows, each ended by a \r (see the module docstring)
     pairs = redraws = ends = 0
     for looked, found in enumerate(_CR_RUN.finditer(sample)):
         if pairs >= REDRAW_PAIRS or looked >= _LOOKED_AT:
@@ -185,6 +196,30 @@ def cr_ends_lines(sample: bytes, bare: int, complete: bool = True) -> bool:
     if sample.count(b"\n") >= bare * pairs / (pairs + ends):  # newlines end its lines: the overwrites are redraws
         return False
     return redraws * 2 < pairs
+
+
+def _cr_table(sample: bytes) -> bool:
+    """Whether ``sample`` starts as a table whose rows end in a lone ``\\r``: its first line (up to the first
+    ``\\r``: no redraw's ``\\r`` before it, no newline in it) holds a delimiter (``,``, tab or ``;``: the one it holds
+    most of), at least :data:`_SAME_WIDTH` of the next records (of the first :data:`REDRAW_PAIRS`, as :mod:`csv`
+    reads them: a quoted field may hold a ``\\n``, a ``\\r`` or the delimiter) are as wide, and that line is their
+    header (:func:`~scratchfs.api.shape_table.has_header`: a progress line with a comma in each state is none, and
+    rows with no header stay told by :func:`_redraw`). Never raises."""
+    end = sample.find(b"\r", 0, 4096)
+    header = sample[:end]
+    if end <= 0 or b"\n" in header or sample[end + 1 : end + 2] == b"\n":
+        return False
+    delimiter = max(",\t;", key=lambda d: header.count(d.encode()))  # (of equal counts, the first: a comma)
+    width = header.count(delimiter.encode()) + 1
+    head = sample[end + 1 : _TABLE_BYTES].decode("utf-8", "replace")
+    try:
+        records = list(islice(csv.reader(io.StringIO(head, newline=""), delimiter=delimiter), REDRAW_PAIRS + 1))
+    except csv.Error:
+        return False
+    records = [record for record in records[:-1] if record]  # (the last may be cut)
+    if width == 1 or len(records) < 2 or sum(len(record) == width for record in records) < _SAME_WIDTH * len(records):
+        return False
+    return has_header([next(csv.reader([header.decode("utf-8", "replace")], delimiter=delimiter)), *records])
 
 
 def _redraw(before: bytes, after: bytes) -> bool:

@@ -8,10 +8,14 @@ indentation, ``key:`` then a blank or the line's end; a sequence's entries ``- `
 section 9.2), not parsed: a block scalar's lines and flow collections are read as other lines. A key is plain text
 of word characters, ``$ @ . / -`` and spaces, or quoted.
 
-Only a text that reads as YAML is one: most of its non-blank lines keys, list entries, comments or document
-markers (:data:`_MOST_OTHER` of them at most other lines), some keys indented under others (a nested mapping: an
-e-mail's or HTTP response's headers are flat) and few lines ending in ``;``, ``{`` or ``,`` (a program's object
-literals). Regular expression scans of the sample, each anchored on a literal newline.
+Only a text that reads as YAML is one: most of its non-blank lines keys, list entries, comments, document markers or
+a block scalar's lines (``key: |`` or ``key: >-`` then its lines indented past the key: prose, a workflow's script;
+:data:`_MOST_OTHER` of them at most other lines), some keys indented under others (a nested mapping: an e-mail's or
+HTTP response's headers are flat) -- or, a flat mapping, something only YAML writes (:data:`_YAML_ONLY_RE`: ``key:
+[a, b]``, ``key: |``, ``key:`` over ``- a``, a ``---`` start; a flat ``Key: value`` dump without them is settings)
+-- and few lines ending in ``;``, ``{`` or ``,`` (a program's object literals; a block scalar's lines and comments
+aside: a script, a licence's sentences). A top-level list of one item (``- key:`` at the line's start, the other
+keys under it) is one. Regular expression scans of the sample, each anchored on a literal newline.
 """
 
 from __future__ import annotations
@@ -41,6 +45,22 @@ _CONTENT_RE = re.compile(rb"\n *[^\s#%]")  # a line of a document: no blank, com
 _FIRST_RE = re.compile(rb"\n( *)(- )?[^\s#]")  # a block's first line that is no blank or comment
 _NL = b"\n"
 _CODE_END_RE = re.compile(rb"[;{,][ \t]*\r?\n")
+_TEXT_LINE_RE = re.compile(rb"\n[ \t]*\S")  # a line that is not blank
+_COMMENT_END_RE = re.compile(rb"\n *#[^\n]*[;{,][ \t]*\r?(?=\n)")  # a comment line ending as code's would
+_BLOCK_RE = re.compile(rb"\n( *)(- +)?" + _KEY + rb":[ \t]+[|>][-+0-9]{0,2}[ \t]*(?:#[^\n]*)?(?=\r?\n)")
+"""A key whose value is a block scalar (``key: |``, ``- run: >-``): the lines after it, indented past it, are text."""
+_YAML_ONLY_RE = re.compile(rb"\A(?:\n[ \t]*(?:#[^\n]*)?){0,64}\n(?:---|%YAML)(?=[ \t]|\r?\n)"
+                           rb"|\n" + _KEY + rb":(?:[ \t]+(?:[|>][-+0-9]{0,2}[ \t]*(?=#|\r?\n)|\[[^\n]*\]|\{[^\n]*\}"
+                           rb"|[&*!][\w!.-])[ \t]*(?=#|\r?\n)|[ \t]*\r?\n(?:[ \t]*(?:#[^\n]*)?\r?\n){0,8}[ \t]*- )")
+"""What only YAML writes, in a text whose keys are all top-level (a flat mapping: no key nested under another): a
+document start or ``%YAML`` directive before its first key (``pip show``'s ``---`` between packages is none); a
+top-level key whose value is a block scalar's indicator (``key: |``, ``key: >-``), a flow collection (``key: [a,
+b]``, ``key: {}``), an anchor, alias or tag (``&x``, ``*x``, ``!!str``); or a key with no value before a list's
+entries (``key:`` then ``  - a``): a ``.travis.yml``, GitHub's ``FUNDING.yml``, ``kubectl config view`` with no
+cluster. A flat ``Key: value`` dump holds none of them (``pip show``, ``/proc/meminfo``, HTTP headers: settings,
+:mod:`~scratchfs.api.shape_settings`)."""
+_BLOCK_MARK_RE = re.compile(rb": [|>][-+0-9]{0,2}[ \t]*(?:#[^\n]*)?\r?\n")  # a block scalar's indicator, its key aside
+_YAML_ONLY_MARK_RE = re.compile(rb": [\[{&*!]")  # (a value :data:`_YAML_ONLY_RE` may find: one scan of ": ")
 _MOST_OTHER = 0.35
 _HEAD_BYTES = 8192  # the sample's head, read as YAML first
 _FIRST_LINE_RE = re.compile(rb"(?:---|%YAML|- |" + _KEY + rb":(?:[ \t]|\r?\n|\r?\Z))")  # a document start, entry, key
@@ -53,7 +73,9 @@ _MOST_CODE = 0.05
 def _counts(block: bytes) -> str:
     """What a top-level key holds, from its block (its line's end to the next top-level line): ``"list of 120"``
     (entries at the block's first indentation, which may be none: ``items:`` then ``- a``), ``"3 keys"``, or ``""``
-    (a scalar)."""
+    (a scalar: a block scalar too, ``key: |`` over lines that may read as keys)."""
+    if block.lstrip(b" \t")[:1] in (b"|", b">"):
+        return ""
     first = _FIRST_RE.search(block)
     if first is None or not (first[1] or first[2]):
         return ""
@@ -128,8 +150,53 @@ def _reads_as_yaml(text: bytes, keys: list[re.Match[bytes]] | None = None, docum
     nonblank = text.count(b"\n") - text.count(b"\n\n")  # (at least: a run of blank lines counts half of them)
     known = len(keys) + entries + len(_COMMENT_RE.findall(text)) + len(documents)
     nested = sum(1 for m in keys if m[1] or m[2])
-    return not (known < (1 - _MOST_OTHER) * nonblank or not nested or (nested == len(keys) and len(top_entries) < 2)
-                or len(_CODE_END_RE.findall(text)) > _MOST_CODE * nonblank)
+    low = (1 - _MOST_OTHER) * nonblank
+    blocks = _BLOCK_MARK_RE.search(text) is not None  # (its literal ": " found at C speed: no key's pattern tried
+    # at each line)
+    if (known < low and not blocks) or (len(top_entries) < 2 and all(m[1] for m in keys)):
+        return False
+    marked = entries or blocks or text.startswith((b"\n---", b"\n%YAML", b"\n#", b"\n\n")) or \
+        _YAML_ONLY_MARK_RE.search(text) is not None  # (a document start stands first, after comments or blanks only)
+    if not nested and not (marked and _YAML_ONLY_RE.search(text)):
+        return False  # (a flat mapping: by what only YAML writes, looked for when one of its marks is there)
+    code = len(_CODE_END_RE.findall(text))
+    if code > _MOST_CODE * nonblank:  # (a comment's sentence is no code: a licence's "(the "License");")
+        code -= len(_COMMENT_END_RE.findall(text))
+    if (known < low or code > _MOST_CODE * nonblank) and blocks and _BLOCK_RE.search(text):
+        inside, code_inside = _block_lines(text)  # (a block scalar's lines are its key's value: prose, a script)
+        known, code = known + inside, code - code_inside
+    return known >= low and code <= _MOST_CODE * nonblank
+
+
+def _block_lines(text: bytes) -> tuple[int, int]:
+    """The lines of ``text`` that are no blank inside its block scalars (after a ``key: |`` or ``key: >-``: those
+    indented past the key's line, blank ones among them, YAML 1.2 section 8.1), and how many of them end as code's
+    (:data:`_CODE_END_RE`: a workflow's shell script). Each block is matched once, from its indicator's line: linear
+    in the text, a block's own ``key: |`` lines passed over."""
+    inside = code = covered = 0
+    for block in _BLOCK_RE.finditer(text):
+        if block.start() < covered:
+            continue  # (a "key: |" line inside a block is its text, counted with it: no body scanned twice)
+        indent = len(block[1]) + len(block[2] or b"")  # (a "- key: |" entry's value is indented past its "- ")
+        body = _block_body(indent).match(text, block.end())
+        covered = body.end()
+        if body.end() > body.start():
+            lines = text[body.start() : body.end() + 1]  # (each line from its newline, the last one's end too)
+            inside += len(_TEXT_LINE_RE.findall(lines))
+            code += len(_CODE_END_RE.findall(lines))
+    return inside, code
+
+
+def _block_body(indent: int) -> re.Pattern[bytes]:
+    """The lines of a block scalar whose key stands ``indent`` spaces in: more indented ones and blank ones, each
+    from its newline (cached by indent)."""
+    found = _BODIES.get(indent)
+    if found is None:
+        found = _BODIES[indent] = re.compile(rb"(?:\r?\n(?: {%d,}[^\n]*|[ \t]*\r?(?=\n)))*" % (indent + 1))
+    return found
+
+
+_BODIES: dict[int, re.Pattern[bytes]] = {}
 
 
 def _start(match: re.Match[bytes]) -> int:

@@ -1,0 +1,87 @@
+"""CSV whose rows end in a lone ``\\r`` (classic Mac OS line ends, ``sqlite3 -csv -newline $'\\r'``, some Windows
+exports) where the whole-content rule of :mod:`scratchfs.api.shape_terminal` does not hold -- its last row not ended
+by a ``\\r``, or a quoted field holding a ``\\n`` (a package's description over several lines) -- was "terminal
+output, N overwritten lines": rows of dates and numbers agree as a counter's redraws do, and the stub's way on,
+``view="text"``, drew every row over the last. Now a header line (no ``\\r`` before it, no newline in it) whose
+records, as the csv module reads them, are as wide as it, and whose first record is no redraw of it, is a table; its
+rows read gives the csv module's rows once each. Progress output with a comma in each state stays terminal output."""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from scratchfs.api.contract import ScratchTools
+from scratchfs.api.shape import describe
+
+_TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
+
+
+def _rows_read(scratch_scope, data: bytes, source_tool: str) -> tuple[object, list]:
+    stub = scratch_scope.spill(data, source_tool=source_tool)
+    tools, seen = ScratchTools(scratch_scope), []
+    call: dict | None = {"handle": stub.handle, "row": 1, "rows": 25}
+    while call is not None:
+        reply = tools.read_handle(**call)
+        seen += [list(row.values()) if isinstance(row, dict) else row for row in reply["rows"]]
+        node = ast.parse(reply["next_call"], mode="eval").body if reply["next_call"] else None
+        call = None if node is None else {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+    return stub, seen
+
+
+def _python_rows(data: bytes) -> list[list[str]]:
+    return [row for row in csv.reader(io.StringIO(data.decode(), newline="")) if row]
+
+
+@pytest.mark.parametrize(("name", "shape"), [
+    ("sqlite-csv-cr-descr.csv", "CSV, 4 columns (name, version, size, descr), 40 rows"),
+    ("find-csv-cr.csv", "CSV, 4 columns (date, time, bytes, name), 120 rows"),
+])
+def test_a_real_table_whose_rows_end_in_a_lone_cr_is_a_table_read_whole_by_rows(scratch_scope, name, shape):
+    """sqlite3's rows with descriptions over several lines (more \\n than \\r), and find's rows of dates and sizes
+    with no \\r after the last: tables (before: terminal output), their rows read the csv module's rows."""
+    data = (_TOOLS / name).read_bytes()
+    stub, seen = _rows_read(scratch_scope, data, "sqlite3")
+    assert stub.content_type == "csv" and stub.shape.startswith(shape), stub.shape
+    assert seen == _python_rows(data)[1:]
+
+
+def _dated(count: int, end: str = "\r", quoted: bool = False) -> bytes:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator=end, quoting=csv.QUOTE_NONNUMERIC if quoted else csv.QUOTE_MINIMAL)
+    writer.writerow(["date", "region", "sales", "note"])
+    for i in range(count):
+        writer.writerow([f"2020-{i // 28 % 12 + 1:02d}-{i % 28 + 1:02d}", ("north", "south")[i % 2], 100 + i * 7 % 89,
+                         "two\nlines" if quoted and i % 5 == 0 else "ok"])
+    return out.getvalue().encode()
+
+
+@pytest.mark.parametrize("cut", [0, 1])
+@pytest.mark.parametrize("quoted", [False, True])
+def test_rows_of_dates_ending_in_a_lone_cr_are_a_table_however_the_content_ends(cut, quoted):
+    """With or without a \\r after the last row, with quoted \\n in some fields: a table of 300 rows; and a content
+    larger than the sample is estimated from the \\r-ended rows (before: its quoted \\n counted as the lines)."""
+    data = _dated(300, quoted=quoted)
+    data = data[: len(data) - cut]
+    shape = describe(data, len(data), data.count(b"\n") + 1)
+    assert shape.content_type == "csv" and shape.text.startswith("CSV, 4 columns (date, region, sales, note), 300 rows")
+    big = _dated(40_000, quoted=quoted)
+    shape = describe(big[: 512 * 1024], len(big), big.count(b"\n") + 1)
+    assert shape.content_type == "csv", shape
+    estimated = int(shape.text.split("~", 1)[1].split(" ", 1)[0].replace(",", ""))
+    assert 36_000 <= estimated <= 44_000, shape.text
+
+
+def test_progress_with_a_comma_in_each_state_stays_terminal_output():
+    """A redraw's states written with the \\r after each (no newline) and one comma in each: the first state is the
+    second's redraw, so no header: terminal output, as a tqdm bar (\\r before each state) is."""
+    states = b"".join(b"Processed %d of 500, %d errors\r" % (i * 10, i // 7) for i in range(50)) + b"done\n"
+    tqdm = b"".join(b"\r%3d%%|%s| %d/100 [00:%02d<00:10,  9.80it/s]" % (p, b"#" * (p // 10), p, p % 60)
+                    for p in range(101)) + b"\n"
+    for data in (states, tqdm):
+        shape = describe(data, len(data), data.count(b"\n") + 1)
+        assert shape.text.startswith("terminal output") and "overwritten lines" in shape.text, shape
