@@ -56,7 +56,7 @@ def test_a_line_and_an_offset_past_the_end_name_reads_of_the_end(store):
     lines = _run(store, "read-handle", handle, "--line", "9999")
     assert lines.exit_code == 2
     [words] = _commands(lines.stderr)
-    assert words[2:6] == ["--line", "-50", "--lines", "50"]
+    assert words[2:4] == ["--line", "-50"] and "--lines" not in words  # (50: the default, advice4)
     assert _follow(words).stdout_bytes == b"".join(CONTENT.splitlines(keepends=True)[-50:])
     tail = _run(store, "read-handle", handle, "--offset", "9999999")
     [words] = _commands(tail.stderr)
@@ -413,8 +413,7 @@ def test_a_miss_s_note_names_the_search_that_finds_it_as_data(store, data, tool,
     tools = ScratchTools(store.scope("r", "a"))
     reply = tools.call("read_handle", {"handle": handle, **search, **given})
     assert reply["windows"] == [] and reply["next_call"] is None
-    [found] = _each_note_call_does(store, reply, {"handle": handle, **advised, "context": 200, "max_matches": 20,
-                                                  **given})
+    [found] = _each_note_call_does(store, reply, {"handle": handle, **advised, **given})
     assert found["windows"] and (budget is None or reply_size(found) <= budget)
     assert budget is None or reply_size(reply) <= budget
     counted = tools.call("read_handle", {"handle": handle, **search, "count": True, **given})  # (a count's too)
@@ -427,7 +426,7 @@ def test_a_compressed_miss_s_note_names_its_byte_read_as_data(store):
     packed = gzip.compress(CONTENT, mtime=0)
     handle = store.scope("r", "a").spill(packed, source_tool="download").handle
     reply = ScratchTools(store.scope("r", "a")).call("read_handle", {"handle": handle, "match": "of the"})
-    [raw] = _each_note_call_does(store, reply, {"handle": handle, "offset": 0, "length": 512})
+    [raw] = _each_note_call_does(store, reply, {"handle": handle, "length": 512})
     assert raw == packed[:512]
 
 

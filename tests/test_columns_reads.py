@@ -78,7 +78,7 @@ def test_a_headerless_table_whose_cells_hold_spaces_is_refused_naming_the_reads_
         error = caught.value
         assert "not a table" not in str(error) and "some cell of its first lines holds a space" in str(error)
         lines, search = error.advice.calls
-        assert dict(lines.arguments) == {"handle": stub.handle, "line": 1, "lines": 50}
+        assert dict(lines.arguments) == {"handle": stub.handle, "line": 1}  # (lines=50: the default)
         # the advised search, its VALUE a third cell: the lines whose third word is it
         pattern = dict(search.arguments)["pattern"].replace("VALUE", "2")
         found = scope.read_handle(stub.handle, pattern=pattern, max_matches=1000)

@@ -45,8 +45,7 @@ def test_a_miss_in_a_pages_source_names_the_search_of_its_text(scope, how):
     miss = tools.call("read_handle", {"handle": handle, how: needle, "ignore_case": True})
     assert miss["windows"] == [] and miss["next_call"] is None
     arguments = _call(miss["note"])
-    assert arguments == {"handle": handle, how: needle, "view": "text", "ignore_case": True, "context": 200,
-                         "max_matches": 20}
+    assert arguments == {"handle": handle, how: needle, "view": "text", "ignore_case": True}
     found = tools.call("read_handle", arguments)
     assert found["windows"] and phrase.lower() in found["windows"][0]["data"].lower()
 
@@ -72,5 +71,5 @@ def test_the_note_keeps_the_reply_within_its_budget(scope, budget, length):
     handle = scope.spill(PAGE.read_bytes(), source_tool="browser").handle
     reply = tools.call("read_handle", {"handle": handle, "match": "q" * length, "budget": budget})
     assert reply_size(reply) <= budget
-    assert reply["note"].endswith(f'view="text", context=200, max_matches=20, budget={budget})' if length <= 254
+    assert reply["note"].endswith(f'view="text", budget={budget})' if length <= 254
                                   else 'the same call with view="text"')  # (the call repeats the budget: advice3)

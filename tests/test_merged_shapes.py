@@ -116,7 +116,8 @@ def test_a_shape_cut_by_the_cap_keeps_its_count_of_bytes_not_utf8():
 
 
 def _line_reads(note: str) -> list[tuple[int, int]]:
-    return [(int(line), int(lines)) for line, lines in re.findall(r"line=(-?\d+), lines=(\d+)\)", note)]
+    return [(int(line), int(lines or 50))  # (lines=50, the default, left out since advice4)
+            for line, lines in re.findall(r"line=(-?\d+)(?:, lines=(\d+))?\)", note)]
 
 
 def _long_tail(count: int = 30, width: int = 500) -> bytes:

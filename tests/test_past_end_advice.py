@@ -55,7 +55,7 @@ def test_an_offset_past_the_end_names_the_read_of_the_last_bytes(tools, scratch_
 def test_a_scratchpad_offset_past_the_end_names_scratch_read(tools, scratch_scope):
     scratch_scope.scratch_write("notes", b"abc")
     message = _advice(tools, "scratch_read", key="notes", offset=10)
-    assert message.endswith('its last bytes: scratch_read(key="notes", offset=0)')
+    assert message.endswith('its last bytes: scratch_read(key="notes")')  # (offset=0: the default)
     assert _follow(tools, message)["data"] == "abc"
 
 

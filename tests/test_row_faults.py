@@ -132,8 +132,15 @@ def test_a_read_that_starts_at_a_row_that_cannot_be_read_names_the_read_on_after
     handle = scratch_scope.spill(data, source_tool="sql").handle
     low_field_limit()
     with pytest.raises(BadRecord, match=r"^row 70 \(bytes \d+ to \d+\) holds a field longer than 200 characters.*"
-                                        r"read on after it: read_handle\(handle=\"h_\w+\", row=71, rows=5\)$"):
+                                        r"read on after it: read_handle\(handle=\"h_\w+\", row=71, rows=5, "
+                                        r"cursor=\"[\w.-]+\"\)$") as bad:
         tools.call("read_handle", {"handle": handle, "row": 70, "rows": 5})
+    # the read on after it goes from the next row's byte (its cursor), not counting 70 rows again (advice4): the
+    # same page as row=71 read without one
+    [advised] = bad.value.advice.calls
+    assert bad.value.cursor == advised.to_json()["arguments"]["cursor"]
+    assert to_json(tools.call("read_handle", advised.to_json()["arguments"])) == to_json(
+        tools.call("read_handle", {"handle": handle, "row": 71, "rows": 5}))
     page = tools.call("read_handle", {"handle": handle, "row": 60, "rows": 10})  # row 70 is the 11th: read ahead
     assert len(page["rows"]) == 10 and "row 70 (bytes" in page["note"] and page["next_call"].startswith(
         f'read_handle(handle="{handle}", row=71, rows=10, cursor=')

@@ -99,8 +99,7 @@ def test_the_mcp_server_s_refusal_names_calls_with_the_budget(tmp_path):
 
     past, view, missed = run(body)  # (a note's calls: as data in the JSON reply, with the budget)
     assert missed["windows"] == [] and missed["calls"] == [{"tool": "read_handle", "arguments": {
-        "handle": handles["page"], "match": "café 3", "view": "text", "context": 200, "max_matches": 20,
-        "budget": BUDGET}}], missed
+        "handle": handles["page"], "match": "café 3", "view": "text", "budget": BUDGET}}], missed
     assert past.startswith("invalid argument: ")
     assert (f'read_handle(handle="{log}", match="of the", budget={BUDGET}) looks through all of it, and '
             f'read_handle(handle="{log}", match="of the", before={len(CONTENT)}, budget={BUDGET}) finds the last '

@@ -320,6 +320,11 @@ def test_stubs_are_built_as_before(args):
         reject()  # and on a grapheme cluster's and a JSON string escape's boundary since atk26 (a few bytes less)
     if new.preview != old.preview and "\r" in old.preview:
         reject()  # and never between CR and LF, one cluster to UAX #29 (the regex package's \X) since 2026-12-03
+    if new.note != old.note and _without_defaults(new.note) == _without_defaults(old.note):
+        assert (new.shape, new.size, new.lines, new.handle) == (old.shape, old.size, old.lines, old.handle)
+        return  # the note's calls leave out the arguments at their defaults since advice4 (length=4096, offset=0,
+        # lines=50 beside a line=: as render_call does), and the preview is fitted to the shorter note: no more to
+        # compare (rejecting these filtered out most inputs)
     if new.note != old.note and _without_line_reads(new.note) == _without_line_reads(old.note):
         assert (new.shape, new.size, new.lines) == (old.shape, old.size, old.lines)
         reject()  # a note's line reads hold the lines they read since the reference (jsonshape), not the average's
@@ -329,11 +334,17 @@ def test_stubs_are_built_as_before(args):
     assert new.to_dict() == old.to_dict()
 
 
+def _without_defaults(note: str) -> str:
+    """``note`` with its calls' arguments at their defaults (and the offsets the preview's length moves) left out."""
+    note = re.sub(r", offset=0\)", ")", re.sub(r", length=4096\)", ")", note))
+    return _without_line_reads(re.sub(r"(line=-?\d+), lines=50\)", r"\1)", note))
+
+
 def _without_line_reads(note: str) -> str:
     note = re.sub(r"bytes 0-\d+|offset=\d+|, every (?:row|record) of it \(the rest is blank lines\)", "", note)
     rows = r' \| read_handle\(handle="[^"]+", (?:row|record)=\d+, (?:rows|records)=\d+(?:, columns=\[[\d, ]+\])?\)'
     note = re.sub(rows, "", note)  # (which names the columns that fit a page when its header does not, since hostile6)
-    return re.sub(r' \| read_handle\(handle="[^"]+", line=-?\d+, lines=\d+\)', "", note)
+    return re.sub(r' \| read_handle\(handle="[^"]+", line=-?\d+(?:, lines=\d+)?\)', "", note)  # (lines=50 left out)
 
 
 @given(st.text(max_size=20), st.text(max_size=20) | st.none(), st.floats(0, 1e10), st.integers(0, 2**40))

@@ -47,7 +47,7 @@ def test_stub_note_names_the_exact_next_calls(scope):
     assert 900 <= covered <= 1024  # the preview gives way so that the stub fits 1.5 KiB
     assert stub.preview == "é" * (covered // 2)
     assert len(stub.to_json().encode()) <= 1536
-    assert f'read_handle(handle="{stub.handle}", offset={covered}, length=4096)' in stub.note
+    assert f'read_handle(handle="{stub.handle}", offset={covered})' in stub.note
     # one line of 4,000 bytes: a line read of as many lines as hold about 4 KiB -- that one line
     assert f'read_handle(handle="{stub.handle}", line=1, lines=1)' in stub.note
     assert f'read_handle(handle="{stub.handle}", pattern="REGEX")' in stub.note

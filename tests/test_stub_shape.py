@@ -197,7 +197,7 @@ def test_note_names_the_next_calls_with_this_handle(scope, fixture_data):
     stub = scope.spill(data, source_tool="sql.query")
     covered = len(stub.preview.encode())
     next_line = stub.preview.count("\n") + 1
-    assert f'read_handle(handle="{stub.handle}", offset={covered}, length=4096)' in stub.note
+    assert f'read_handle(handle="{stub.handle}", offset={covered})' in stub.note
     costs = itertools.accumulate(len(json.dumps(line.decode(), ensure_ascii=False).encode())  # (each with its
                                  for line in data.split(b"\n")[next_line - 1 : next_line + 49])  # newline, \n)
     count = sum(cost <= 4096 for cost in costs)  # as many of the lines it reads as hold at most 4 KiB of JSON text

@@ -83,7 +83,7 @@ def test_grep_colour_output_is_searched_for_the_text_it_shows(scope):
     miss = tools.call("read_handle", {"handle": handle, "match": "def openhook"})
     assert miss["windows"] == [] and miss["next_call"] is None
     arguments = _call(miss["note"])
-    assert arguments == {"handle": handle, "match": "def openhook", "view": "text", "context": 200, "max_matches": 20}
+    assert arguments == {"handle": handle, "match": "def openhook", "view": "text"}
     found = tools.call("read_handle", arguments)
     rendered = render_text(raw)
     assert len(found["windows"]) == rendered.count("def openhook") == 1
@@ -168,7 +168,7 @@ def test_the_terminal_miss_note_keeps_the_reply_within_its_budget(scope, budget,
     handle = _spill(scope, grep_colour())
     reply = tools.call("read_handle", {"handle": handle, "match": "q" * length, "budget": budget})
     assert reply_size(reply) <= budget
-    assert reply["note"].endswith(f'view="text", context=200, max_matches=20, budget={budget})'  # (advice3)
+    assert reply["note"].endswith(f'view="text", budget={budget})'  # (advice3)
                                   if length <= MAX_RENDERED_NEEDLE_CHARS
                                   else f'(at most {MAX_RENDERED_NEEDLE_CHARS} characters) with view="text"')
 
@@ -198,9 +198,7 @@ def test_a_miss_of_non_ascii_text_in_latin1_content_names_the_pattern_that_finds
     miss = tools.call("read_handle", asked)
     assert miss["windows"] == [] and "the stored bytes are not UTF-8" in miss["note"]
     arguments = _call(miss["note"])
-    assert set(arguments) == {"handle", "pattern", "context", "max_matches"} | ({"ignore_case"} if ignore_case
-                                                                                 else set())
-    del arguments["context"], arguments["max_matches"]
+    assert set(arguments) == {"handle", "pattern"} | ({"ignore_case"} if ignore_case else set())  # (no default)
     found = tools.call("read_handle", {**arguments, "count": True})
     text = LATIN.decode("latin-1")
     expected = len(re.findall(re.escape(needle), text, re.IGNORECASE)) if ignore_case else text.count(needle)
@@ -220,7 +218,6 @@ def test_non_utf8_notes_for_patterns_and_needles_with_no_single_byte(scope):
     # its bytes that are not UTF-8 as a text's does, since the jsonshape merge)
     arguments = _call(tools.call("read_handle", {"handle": cp1252.handle, "match": "7 €"})["note"])
     assert arguments["pattern"] == "7 (?:€|\\x80)"
-    del arguments["context"], arguments["max_matches"]
     assert tools.call("read_handle", {**arguments, "count": True})["matches"] == 200
     for quiet in ({"match": "line 7"}, {"match": "café", "offset": 5}, {"match": "zzz"}):
         reply = tools.call("read_handle", {"handle": handle, **quiet})

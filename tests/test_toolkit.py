@@ -344,7 +344,7 @@ def test_large_scratch_values_are_read_in_capped_pieces(scratch_scope):
     first = tools.scratch_read("big", budget=MAX_REPLY_BYTES)
     assert first["next_offset"] == first["length"] and len(to_json(first).encode()) <= MAX_REPLY_BYTES
     version = scratch_scope.scratch_read_range("big", 0, 1).version
-    assert first["next_call"] == (f'scratch_read(key="big", offset={first["length"]}, length={MAX_READ_BYTES}, '
+    assert first["next_call"] == (f'scratch_read(key="big", offset={first["length"]}, '
                                   f'budget={MAX_REPLY_BYTES}, version="{version}")')
     rest = tools.scratch_read("big", offset=first["next_offset"], budget=MAX_REPLY_BYTES, version=version)
     assert rest["data"] == "x" * (len(value) - first["length"]) and rest["next_offset"] is None

@@ -885,8 +885,8 @@ def test_an_error_carries_the_calls_its_message_advises_and_they_read_on(store, 
     refused = client.get(h_url(scope, handle, "/read"), params={"line": 9999})
     assert refused.status_code == 400
     error = refused.json()["error"]
-    assert error["calls"] == [{"tool": "read_handle", "arguments": {"handle": handle, "line": -50, "lines": 50}}]
-    assert 'read_handle(handle="' + handle + '", line=-50, lines=50)' in error["message"]
+    assert error["calls"] == [{"tool": "read_handle", "arguments": {"handle": handle, "line": -50}}]
+    assert 'read_handle(handle="' + handle + '", line=-50)' in error["message"]
     query = {k: v for k, v in error["calls"][0]["arguments"].items() if k != "handle"}
     followed = client.get(h_url(scope, handle, "/read"), params=query)
     assert followed.json()["data"].encode() == b"".join(content.splitlines(keepends=True)[-50:])

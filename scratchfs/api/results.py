@@ -18,7 +18,7 @@ from scratchfs.api.encodings import decode_single
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import Window
 from scratchfs.foundation import cursors
-from scratchfs.foundation.calls import Advice, render_call
+from scratchfs.foundation.calls import Advice, render_call, without_defaults
 from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
 from scratchfs.foundation.limits import (
     DEFAULT_CONTEXT,
@@ -56,8 +56,11 @@ def call_start(verb: str, **arguments: object) -> str:
 
 
 def call_with(start: str, **numbers: int) -> str:
-    """The call ``start`` (from :func:`call_start`) with ``numbers`` (ints, none of them ``None``) added after its
-    arguments: exactly ``render_call(verb, **arguments, **numbers)``, without quoting the shared arguments again."""
+    """The call ``start`` (from :func:`call_start`, of a handle or key alone) with ``numbers`` (ints, none of them
+    ``None``) added after its arguments: exactly ``render_call(verb, **arguments, **numbers)`` -- those at a default
+    that means the same left out (:func:`~scratchfs.foundation.calls.without_defaults`) --, without quoting the
+    shared arguments again."""
+    numbers = without_defaults(start.split("(", 1)[0], numbers)  # type: ignore[assignment]
     if numbers and not start.endswith("("):
         start += ", "
     return start + ", ".join([f"{name}={value!r}" for name, value in numbers.items()]) + ")"

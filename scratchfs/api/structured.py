@@ -287,8 +287,8 @@ class StructureReads:
             except BadRecord as exc:  # (the row the read starts at)
                 on = ("it is the last row" if exc.offset + exc.length >= src.size else Advice.of("read on after it: ",
                       Call.of("read_handle", handle=handle, row=exc.record + 1, rows=rows, columns=columns,
-                              budget=call_budget)))
-                raise BadRecord(Advice.of(exc, "; ", on), exc.record, exc.offset, exc.length) from None
+                              budget=call_budget, cursor=exc.cursor)))
+                raise BadRecord(Advice.of(exc, "; ", on), exc.record, exc.offset, exc.length, exc.cursor) from None
             page = page if page.passed is None else seeing_passed(page, handle, call_budget)
             return noted_rows(page, kind, layout, headed, cursor is None)
 

@@ -307,8 +307,10 @@ class _Note:
         first = next((member for member in members if member.size > 0), members[0])
         shown = plural(len(members), "member")
         end = min(first.offset + first.size, self.size)  # (bounded at the member's end: next_call stays in it)
-        by_member = (f"{self.call}, offset={first.offset!r}, length={max(1, min(first.size, DEFAULT_READ_BYTES))!r}"
-                     + (f", end={end!r})" if end > first.offset else ")"))
+        length = max(1, min(first.size, DEFAULT_READ_BYTES))  # (4096, the default: left out, as render_call does)
+        by_member = (f"{self.call}, offset={first.offset!r}" + (f", length={length!r}" if length != DEFAULT_READ_BYTES
+                                                                else "") + (f", end={end!r})" if end > first.offset
+                                                                            else ")"))
         what = ("an uncompressed tar archive, the preview lists its first" if self.format == "tar" else
                 "a zip archive whose members are stored uncompressed, the preview lists its first" if not packed else
                 "a zip archive, the preview lists its first")
@@ -331,7 +333,7 @@ class _Note:
         if covered >= size:
             return f"{what}; the preview shows all of it."
         shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "")
-        by_range = f"{self.call}, offset={covered!r}{_RANGE_END}"  # call_with(self.call, offset=, length=)
+        by_range = f"{self.call}, offset={covered!r})" if covered else f"{self.call})"  # call_with(self.call, offset=)
         by_other = self.by_other
         if self.rows is not None:  # a table's rows, JSON lines' records: from the first the preview does not show
             read = self.rows.call(covered)
@@ -352,14 +354,18 @@ class _Note:
                     f"range. Next: {by_range} | {by_other}.")
         count = self.count if head_count is None else head_count
         last = self.count if tail_count is None else tail_count
-        by_line = f" | {self.call}, line={next_line!r}, lines={count!r})" if count else ""  # call_with(line=, lines=)
+        by_line = f" | {self.call}, line={next_line!r}{_lines(count)})" if count else ""  # call_with(line=, lines=)
         if self.tail_lines and tail_offset is None and last and self.lines >= next_line + count + last:
-            by_line += f" | {self.call}, line={-last!r}, lines={last!r})"  # the last lines
+            by_line += f" | {self.call}, line={-last!r}{_lines(last)})"  # the last lines
         return f"{what}; the preview shows {shows}. Next: {by_range}{by_line} | {by_other}."
 
 
 _WIDE = {"UTF-16LE text": 'pattern="p\\x00y\\x00" for "py"', "UTF-16BE text": 'pattern="\\x00p\\x00y" for "py"'}
-_RANGE_END = f", length={DEFAULT_READ_BYTES!r})"  # a range read asks for the default read
+def _lines(count: int) -> str:
+    """A line read's ``, lines=N`` after its ``line=``, empty for the default 50 (as render_call leaves it out, as
+    it does a range read's default ``length=4096`` and ``offset=0``: advice4)."""
+    return "" if count == DEFAULT_LINES else f", lines={count!r}"
+
 _TAIL_KINDS = ("log", "text")  # contents whose note names their last lines too (line=-N), when the preview ends before
 
 

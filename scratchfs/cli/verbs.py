@@ -42,7 +42,7 @@ from scratchfs.cli.app import (
     with_store,
 )
 from scratchfs.cli.settings_options import Size, settings_options
-from scratchfs.foundation.calls import Call
+from scratchfs.foundation.calls import Call, without_defaults
 from scratchfs.foundation.checks import CONTEXT_FORMS, HANDLE_RE
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_LINES, MAX_LIST_ENTRIES, MAX_READ_BYTES
@@ -215,12 +215,14 @@ def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str, root: str 
     ``--index`` and ``--blobs`` (or ``$SCRATCHFS_INDEX`` and ``$SCRATCHFS_BLOBS``), which the command is said to need
     instead: not printed, they may hold a password."""
     if isinstance(result, LineSlice):
-        where = (["--offset", str(result.next_offset)] if result.cut else ["--line", str(result.next_line)])
-        more = [*where, "--lines", str(result.requested)]
+        where = {"offset": result.next_offset} if result.cut else {"line": result.next_line}
+        asked: dict[str, object] = {**where, "lines": result.requested}
     else:
-        more = ["--offset", str(result.next_offset), "--length", str(result.requested)]
-    return read_command("read-handle", [result.handle],
-                        [*more, *(["--encoding", result.encoding] if result.encoding else [])], run_id, agent_id, root)
+        asked = {"offset": result.next_offset, "length": result.requested}
+    asked = without_defaults("read_handle", {**asked, "encoding": result.encoding})  # (as next_call: --length 4096
+    # and --lines 50 beside --line are the defaults, advice4)
+    more = [word for name, value in asked.items() if value is not None for word in (f"--{name}", str(value))]
+    return read_command("read-handle", [result.handle], more, run_id, agent_id, root)
 
 
 @main.command("scratch-write")

@@ -15,16 +15,70 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from scratchfs.foundation.limits import (
+    DEFAULT_CONTEXT,
+    DEFAULT_LINES,
+    DEFAULT_MATCHES,
+    DEFAULT_READ_BYTES,
+    MAX_LIST_ENTRIES,
+    MAX_READ_BYTES,
+)
 from scratchfs.foundation.text import quote
+
+_SEARCH_DEFAULTS = {"context": DEFAULT_CONTEXT, "max_matches": DEFAULT_MATCHES}
+"""A search's settings at their defaults (the tools' schemas'): dropped from a call that searches (``match`` or
+``pattern`` in it), where leaving them out means the same search; beside no needle they would be a refusal's."""
+_FALSE_FLAGS = frozenset({"ignore_case", "count", "slurp"})
+"""Flags whose ``False`` is the flag not given, on every face."""
+_RANGE_SETTINGS = frozenset({"handle", "key", "offset", "length", "end", "budget", "encoding", "version"})
+"""The arguments a range read may carry: ``length`` at its default is dropped only from such a call."""
+_LENGTH_DEFAULTS = {"read_handle": DEFAULT_READ_BYTES, "scratch_read": MAX_READ_BYTES}
+"""Each range verb's default ``length`` (the tools' schemas', which every face takes: the CLI's ``--length`` and the
+web API's ``?length=`` default to the same). Python's ``Scope.scratch_read_range`` defaults to 4,096: a
+``scratch_read`` call asking for 4,096 keeps it."""
+
+
+def without_defaults(verb: str, arguments: dict[str, object]) -> dict[str, object]:
+    """``arguments`` of a call of ``verb`` without those that equal their default where the call means the same
+    without them (the same read, the same bytes): ``offset=0``; a range read's ``length`` (4,096 for
+    ``read_handle``, 65,536 for ``scratch_read``); a line read's ``lines=50`` beside a ``line`` (from an
+    ``offset``, ``lines`` is what makes it a line read and stays) and its ``line=1`` beside a ``lines`` left; a
+    search's ``context=200`` and ``max_matches=20``; ``ignore_case``, ``count`` and ``slurp`` false; a
+    ``scratch_list``'s ``prefix=""`` and ``limit=1000``. ``budget`` always stays: its default is the server's
+    ``reply_budget_bytes``, which differs between servers. Values equal by type and value only (``False`` is no
+    ``0``). Other verbs' arguments are returned as given."""
+    if verb == "scratch_list":
+        return {name: value for name, value in arguments.items()
+                if not ((name == "prefix" and value == "") or (name == "limit" and _same(value, MAX_LIST_ENTRIES)))}
+    default_length = _LENGTH_DEFAULTS.get(verb)
+    if default_length is None:
+        return arguments
+    ranged = arguments.keys() <= _RANGE_SETTINGS
+    searching = arguments.get("match") is not None or arguments.get("pattern") is not None
+    defaults: dict[str, object] = {"offset": 0, **({"length": default_length} if ranged else {}),
+                                   **(_SEARCH_DEFAULTS if searching else {})}
+    kept = {name: value for name, value in arguments.items()
+            if not (value is False and name in _FALSE_FLAGS) and not (
+                name in defaults and _same(value, defaults[name]))}
+    if _same(kept.get("lines"), DEFAULT_LINES) and kept.get("line") is not None:
+        del kept["lines"]
+    elif _same(kept.get("line"), 1) and kept.get("lines") is not None:
+        del kept["line"]
+    return kept
+
+
+def _same(value: object, default: int) -> bool:
+    """``value`` is the int ``default`` (an int, not a bool)."""
+    return type(value) is int and value == default
 
 
 def render_call(verb: str, **arguments: object) -> str:
-    """A call written out for a model, e.g. ``read_handle(handle="h_...", offset=4096, length=4096)``: text as a JSON
+    """A call written out for a model, e.g. ``read_handle(handle="h_...", offset=4096, lines=10)``: text as a JSON
     string literal, numbers as they are, ``True``/``False`` for flags, lists as JSON; arguments in the order given,
-    ``None`` left out.
+    ``None`` left out, and those at a default that means the same left out too (:func:`without_defaults`).
     The one place every "next call" text is written (results, stub notes, refusals, every face)."""
     parts = []
-    for name, value in arguments.items():
+    for name, value in without_defaults(verb, arguments).items():
         kind = type(value)  # the common kinds first, by identity (a stub's note writes six calls)
         if kind is str:
             shown = quote(value)
@@ -55,9 +109,11 @@ class Call:
 
     @classmethod
     def of(cls, verb: str, **arguments: object) -> Call:
-        """The call ``verb(**arguments)``, the arguments that are ``None`` left out (as :func:`render_call` does)."""
+        """The call ``verb(**arguments)``, the arguments that are ``None`` or at a default that means the same left
+        out (as :func:`render_call` does)."""
+        given = {name: value for name, value in arguments.items() if value is not None}
         return cls(verb, tuple((name, list(value) if isinstance(value, (list, tuple)) else value)
-                               for name, value in arguments.items() if value is not None))
+                               for name, value in without_defaults(verb, given).items()))
 
     def shown(self, text: str) -> Call:
         """This call, written in a model's text as ``text`` (e.g. ``"row=1"``, an example's arguments where the
@@ -130,4 +186,4 @@ def add_said(fields: dict[str, Any], said: str | Advice) -> None:
         fields["calls"] = [*fields.get("calls", []), *calls]
 
 
-__all__ = ["Advice", "Call", "add_said", "calls_json", "render_call"]
+__all__ = ["Advice", "Call", "add_said", "calls_json", "render_call", "without_defaults"]

@@ -161,14 +161,17 @@ class BadRecord(InvalidArgument):
         record: the record's (row's) number (from 1).
         offset: the byte offset where the record starts in the content.
         length: the record's length in bytes (its line end included).
+        cursor: where the read on after it starts, as a cursor of the read that met it (a rows read started at
+            it: its read on after it goes from there rather than counting the rows before it again), or ``None``.
     """
 
-    def __init__(self, message: str | Advice, record: int = 1, offset: int = 0, length: int = 0) -> None:
+    def __init__(self, message: str | Advice, record: int = 1, offset: int = 0, length: int = 0,
+                 cursor: str | None = None) -> None:
         super().__init__(message)
-        self.record, self.offset, self.length = record, offset, length
+        self.record, self.offset, self.length, self.cursor = record, offset, length, cursor
 
     def __reduce__(self):
-        return (type(self), (self.said(), self.record, self.offset, self.length))
+        return (type(self), (self.said(), self.record, self.offset, self.length, self.cursor))
 
 
 class WideHeader(InvalidArgument):

@@ -103,7 +103,7 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
     Returns:
         an :class:`ItemPage` named ``results``, as :func:`~scratchfs.engine.structure.jsondoc.jq_page` gives it; a
         table's row that cannot be read, or a last record that is not JSON (a cut last line), is passed over, its
-        ``note`` naming it (the module docstring says why).
+        ``note`` naming it (the module docstring says why): that note, the renamed keys', is the first page's alone.
 
     Raises:
         InvalidArgument: content over :data:`MAX_SLURP_BYTES`, a table whose rows make an array over
@@ -113,13 +113,13 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
             it: its number, bytes and the parser's message); a document before the last that is not JSON (its
             number, bytes and the parser's message).
         StructureTimeout: the filter ran past ``timeout`` (jq's reading of the array counts: for an array of
-            :data:`_BIG_ARRAY_BYTES` or more the message says so and names the paged reads). StoreBusy: as
-            ``jq_page``.
+            :data:`_BIG_ARRAY_BYTES` or more the message says so and names the paged reads). StoreBusy: as jq_page.
     """
     if form not in ("records", "documents", "rows", "arrays"):
         raise InvalidArgument(f"form must be 'records', 'documents', 'rows' or 'arrays', not {str(form)[:20]!r}")
     data, passed, whole = _array(source, form, cache_key, entry, layout)
-    keyed, room, named = _table_note(source, form, layout, passed, budget_bytes, whole)
+    keyed, room, named = (None, 0, ()) if cursor is not None else (  # (advice4: said again on every page)
+        _table_note(source, form, layout, passed, budget_bytes, whole))
     try:
         page = jq_page(BytesSource(data), filter, cursor, max(256, budget_bytes - room),  # (the note fits beside it)
                        cache_key=None if cache_key is None else f"slurp:{form}:{cache_key}", timeout=timeout,

@@ -414,18 +414,16 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
               entry: str | None = None, layout: Layout | None = None, headed: bool = True) -> ItemPage:
     """Read a page of the rows of a CSV/TSV content from ``row`` (at most ``rows``, fewer when the budget fills
     first: ``cursor`` goes on from the first row not shown), with the header, optionally some columns only.
-
     Args:
         source: the content (UTF-8; invalid bytes read as U+FFFD).
         row, rows: the first row, from 1 after the header (ignored with ``cursor``); most rows, 1 to :data:`MAX_ROWS`.
-        columns: column names or 0-based numbers to keep, in the order given (``None``: all).
-        cursor: ``page.cursor`` of the previous page of the same read.
-        budget_bytes: most UTF-8 bytes of the page's compact JSON (256 to 65536).
+        columns: column names or 0-based numbers to keep, in the order given (``None``: all). cursor: ``page.cursor``
+            of the previous page of the same read. budget_bytes: most bytes of the page's compact JSON (256-65536).
         delimiter: ``","``, ``"\\t"``, ``";"`` or ``"|"``; ``None``: :func:`detect_delimiter` of the header.
         entry: the entry's identity its cursors are bound to (:class:`~scratchfs.engine.structure.paging.CursorKey`;
             with ``columns``, the delimiter or ``layout``, and the size): a cursor of another entry or read is refused.
-        layout: a table aligned by spaces, read as :func:`iter_rows` reads it (``delimiter`` ignored).
-        headed: ``False``: a table with no header line (its first record is row 1; ``columns`` numbers only).
+        layout: a table aligned by spaces, read as :func:`iter_rows` reads it (``delimiter`` ignored). headed:
+            ``False``: a table with no header line (its first record is row 1; ``columns`` numbers only).
 
     Returns:
         an :class:`ItemPage` named ``rows`` (cells; ``None`` for a selected column a row is too short for),
@@ -434,12 +432,11 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
         comes as ``part`` pieces of its JSON, each counting the replaced bytes it shows (the first also the
         unselected columns'), the row read once (:mod:`~scratchfs.engine.structure.row_parts`).
 
-    A row that cannot be read is passed over (see the module docstring; :func:`_items`): ``extra["note"]`` names it,
-    ``passed`` lists it (BadRecords); a page of rows before it ends there, its cursor going on after it.
-
+    A row that cannot be read is passed over (:func:`_items`): ``extra["note"]`` names it, ``passed`` lists it
+    (BadRecords); a page of rows before it ends there, its cursor going on after it.
     Raises:
         BadRecord (an InvalidArgument): row ``row``, where a read without ``cursor`` starts, cannot be read (its
-            number, bytes, what is wrong and the byte range read that shows it).
+            number, bytes, what is wrong, the byte range read that shows it; its ``cursor`` the next row's).
         InvalidArgument: an unknown column (listing them), a column neither text nor an integer (``1.0``), a row
             past the last; a header that cannot be read or that takes over half the budget (WideHeader: the columns
             that fit; after the first page, all but 128 bytes of it); a bad cursor, count or budget.
@@ -467,7 +464,11 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
                             encode_cursor((pos[0], pos[1], skip), key), keeper(key, bad)), items, bad,
                             first[0] if first else -1, picked, chars), passed)
 
-    return _fitted(fill, budget)
+    try:  # (row N unread: the read on after it goes from a cursor, not counting N rows again: advice4)
+        return _fitted(fill, budget)
+    except BadRecord as exc:
+        raise BadRecord(exc.said(), exc.record, exc.offset, exc.length, encode_cursor((
+            exc.record + 1, exc.offset + exc.length, 0), key)) from None
 
 
 def _header_fits(header: list[str], picked: list[int] | None, budget: int, first: bool) -> list[str]:
