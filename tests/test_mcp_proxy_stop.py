@@ -192,6 +192,20 @@ def test_the_launcher_ends_with_its_upstream_and_sigterms_what_it_left_in_its_gr
     life.close()
 
 
+def test_the_launcher_kills_what_its_exited_upstream_left_ignoring_sigterm(tmp_path):
+    """An upstream that exits by itself leaving a child in its group that ignores SIGTERM (a forked worker holding
+    the proxy's pipe): the child gets SIGKILL after the grace. It lived on, orphaned, past the proxy's exit, and
+    held the upstream's stdout open, so that the proxy took the exited upstream for a silent one (hostile7: each call
+    failed 'no answer within --timeout', the proxy's exit printed a traceback)."""
+    with subreaper():
+        launcher, life, pids = launched(tmp_path, "(trap '' TERM; sleep 3600) & echo $$ $! > PIDS.tmp; "
+                                                  "mv PIDS.tmp PIDS; sleep 0.2; exit 3")
+        assert launcher.wait(10) == 3
+        assert gone_within(pids, 5) == []
+        assert life.recv(100) == b""
+    life.close()
+
+
 def test_a_command_the_launcher_cannot_start_is_reported_on_the_socket(tmp_path):
     import socket
 
