@@ -217,3 +217,65 @@ def test_progress_beyond_twenty_a_second_of_a_request_is_dropped_but_its_last_an
                  b'{"jsonrpc": "2.0", "method": "notifications/message", "params": {"x": "' + b"y" * 70000 + b'"}}'):
         assert gate.drops(line) is False, line[:100]
     assert gate.drops(b'{"method": "notifications/message", "jsonrpc": "2.0", "params": {}}') is True
+
+
+LISTER = '''import json, sys, time
+for i in range(20000):
+    print(json.dumps({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}))
+for i in range(3):
+    print(json.dumps({"jsonrpc": "2.0", "method": "notifications/resources/list_changed"}))
+print(json.dumps({"jsonrpc": "2.0", "id": 2, "result": {"content": []}}), flush=True)
+time.sleep(3)
+'''
+
+
+def test_a_flood_of_list_changes_reaches_the_client_as_its_first_and_its_last(tmp_path):
+    """20,000 tools/list_changed notifications before an answer delayed it by 12.9 s (load 5), and the proxy passed
+    each on to its client, which lists the tools again for each (hostile7). The gate passes one of each kind each
+    0.5 s: the first at once, the ones after it held, one given back once the time has passed -- the client hears
+    of the last change, after the answer --, and the resources' changes on their own."""
+    from scratchfs.mcp import upstream_stdio
+
+    script = tmp_path / "lister.py"
+    script.write_text(LISTER)
+
+    async def body():
+        got, answered = [], None
+        async with upstream_stdio.upstream_stdio(sys.executable, [str(script)], dict(os.environ)) as (
+                read_stream, write_stream), read_stream, write_stream:
+            with anyio.move_on_after(2.5):
+                async for message in read_stream:
+                    got.append((getattr(message.message, "method", None), anyio.current_time()))
+                    if getattr(message.message, "id", None) == 2:
+                        answered = anyio.current_time()
+        return got, answered
+
+    got, answered = run(body)
+    methods = [method for method, _at in got]
+    assert methods[:3] == ["notifications/tools/list_changed", "notifications/resources/list_changed", None], \
+        methods[:8]
+    assert sorted(methods[3:]) == ["notifications/resources/list_changed", "notifications/tools/list_changed"], \
+        methods[3:8]
+    assert answered is not None and all(at - answered < 1.5 for _method, at in got), got
+
+
+def test_list_changes_of_each_kind_are_held_within_half_a_second_and_given_back_once():
+    from scratchfs.mcp.notice_gate import LIST_INTERVAL, NoticeGate
+
+    now = [10.0]
+    gate = NoticeGate(clock=lambda: now[0])
+    tools = b'{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}'
+    prompts = b'{"jsonrpc":"2.0","method":"notifications/prompts/list_changed","params":{}}'
+    assert gate.wait() == float("inf") and gate.due() == []
+    assert not gate.drops(tools) and not gate.drops(prompts)
+    now[0] += 0.1
+    assert gate.drops(tools) and gate.drops(tools) and gate.drops(prompts)
+    assert gate.wait() == pytest.approx(LIST_INTERVAL - 0.1) and gate.due() == []
+    now[0] += LIST_INTERVAL
+    assert [json.loads(line)["method"] for line in gate.due()] == ["notifications/prompts/list_changed",
+                                                                    "notifications/tools/list_changed"]
+    assert gate.due() == [] and gate.wait() == float("inf")
+    assert gate.drops(tools)  # (one was given back just now)
+    now[0] += LIST_INTERVAL
+    assert not gate.drops(tools) and gate.due() == []  # (passed: nothing held is given back after it)
+    assert not gate.drops(b'{"jsonrpc":"2.0","id":3,"method":"notifications/tools/list_changed"}')  # a request

@@ -17,6 +17,12 @@ line; 200,000 log lines then an answer 5.1 s, 1.2 s with the gate). It drops
   (``progress`` reaching ``total``): at most 20 a second of each request's reach the client, and the drop is said
   once on stderr.
 
+* a list-changed notification (``notifications/tools/list_changed``, ``prompts/``, ``resources/``) that comes less
+  than :data:`LIST_INTERVAL` seconds after the last of its kind passed on: the gate keeps it *pending* and
+  :meth:`NoticeGate.due` gives it back once that time has passed (the upstream's reader sends it then), so that the
+  client hears of the last change, once. The proxy passes each on to its client, which lists again: 20,000 of them
+  before an answer delayed it by 12.9 s, and the client got 20,000 notifications (hostile7, load 5).
+
 Every other line (a request, an answer, any other notification, a line over :data:`MAX_LINE_BYTES`, a method name
 written with an escape) is left to the SDK, as every line was.
 """
@@ -25,6 +31,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import time
 from collections.abc import Callable
 from typing import Any
@@ -37,10 +44,15 @@ MAX_LINE_BYTES = 65536
 """Longest line the gate reads (a longer one is read by the SDK's parser)."""
 PROGRESS_INTERVAL = 0.05
 """Seconds between two progress notifications of one request passed on (at most 20 a second)."""
+LIST_CHANGED = tuple(f"notifications/{kind}/list_changed" for kind in ("tools", "prompts", "resources"))
+"""The list-changed notifications the gate thins (each kind on its own)."""
+LIST_INTERVAL = 0.5
+"""Seconds between two list-changed notifications of one kind passed on (the later ones meanwhile: one, after)."""
 MAX_TOKENS = 1024
 """Most progress tokens remembered at once (then forgotten all together: a request's next one passes)."""
 _QUOTED_LOG = f'"{LOG_METHOD}"'.encode()  # (the method names as JSON strings: what a line that names one holds)
 _QUOTED_PROGRESS = f'"{PROGRESS_METHOD}"'.encode()
+_LIST_TAIL = b'/list_changed"'
 
 
 class NoticeGate:
@@ -52,12 +64,15 @@ class NoticeGate:
     def __init__(self, clock: Callable[[], float] = time.monotonic, interval: float = PROGRESS_INTERVAL) -> None:
         self._clock, self._interval = clock, interval
         self._passed: dict[Any, float] = {}  # progress token -> when its last notification was passed on
+        self._listed: dict[str, float] = {}  # list-changed method -> when its last notification was passed on
+        self._pending: set[str] = set()  # list-changed methods dropped since (given back by due)
         self.dropped_progress = 0
 
     def drops(self, line: bytes) -> bool:
         """Whether ``line`` (one line of the upstream, without its newline) is dropped (see the module docstring).
         Never raises."""
-        if len(line) > MAX_LINE_BYTES or (_QUOTED_LOG not in line and _QUOTED_PROGRESS not in line):
+        if len(line) > MAX_LINE_BYTES or (_QUOTED_LOG not in line and _QUOTED_PROGRESS not in line
+                                          and _LIST_TAIL not in line):
             return False
         try:
             message = json.loads(line)
@@ -65,9 +80,38 @@ class NoticeGate:
             return False
         if not isinstance(message, dict) or "id" in message or message.get("jsonrpc") != "2.0":
             return False
-        if message.get("method") == LOG_METHOD:
+        method = message.get("method")
+        if method == LOG_METHOD:
             return True
-        return message.get("method") == PROGRESS_METHOD and self._too_soon(message.get("params"))
+        if method in LIST_CHANGED:
+            return self._held(method)
+        return method == PROGRESS_METHOD and self._too_soon(message.get("params"))
+
+    def _held(self, method: str) -> bool:
+        """Whether a list-changed notification of ``method`` is kept pending (one passed on too recently)."""
+        now, last = self._clock(), self._listed.get(method)
+        if last is not None and now - last < LIST_INTERVAL:
+            self._pending.add(method)
+            return True
+        self._listed[method] = now
+        self._pending.discard(method)
+        return False
+
+    def wait(self) -> float:
+        """Seconds until the first pending list-changed notification is due (:meth:`due`); ``math.inf`` when none
+        is pending."""
+        now = self._clock()
+        return min((max(0.0, self._listed[method] + LIST_INTERVAL - now) for method in self._pending),
+                   default=math.inf)
+
+    def due(self) -> list[bytes]:
+        """The lines of the pending list-changed notifications whose time has come (each counted passed on now)."""
+        now = self._clock()
+        ready = sorted(method for method in self._pending if now - self._listed[method] >= LIST_INTERVAL)
+        for method in ready:
+            self._pending.discard(method)
+            self._listed[method] = now
+        return [json.dumps({"jsonrpc": "2.0", "method": method}).encode() for method in ready]
 
     def _too_soon(self, params: Any) -> bool:
         """Whether a progress notification with ``params`` comes too soon after its request's last one passed."""
@@ -91,4 +135,5 @@ class NoticeGate:
         return False
 
 
-__all__ = ["LOG_METHOD", "MAX_LINE_BYTES", "MAX_TOKENS", "PROGRESS_INTERVAL", "PROGRESS_METHOD", "NoticeGate"]
+__all__ = ["LIST_CHANGED", "LIST_INTERVAL", "LOG_METHOD", "MAX_LINE_BYTES", "MAX_TOKENS", "PROGRESS_INTERVAL",
+           "PROGRESS_METHOD", "NoticeGate"]

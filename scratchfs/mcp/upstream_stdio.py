@@ -217,10 +217,11 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
         try:
             async with read_writer:
                 try:
-                    async for chunk in process.stdout:
+                    while (chunk := await next_chunk(process.stdout, gate.wait())) is not None:
                         lines, skipping = split_lines(buffer, chunk, limit, skipping)
-                        for line in lines:
-                            for message in parse_line(line) if line.strip() and not gate.drops(line) else ():
+                        passed = [line for line in lines if line.strip() and not gate.drops(line)]
+                        for line in passed + gate.due():  # (then the list changes it held that are due)
+                            for message in parse_line(line):
                                 await read_writer.send(message)
                 finally:
                     set_closed()
@@ -250,6 +251,19 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
                 tg.cancel_scope.cancel()
                 if (failure := not_started(life)) is not None:
                     raise failure
+
+
+async def next_chunk(stdout: Any, wait: float) -> bytes | None:
+    """The next bytes of the upstream's ``stdout``: ``b""`` once ``wait`` seconds passed with none (a notice held
+    by the gate is due), ``None`` at its end. A read cancelled before it returns takes no bytes from the pipe."""
+    import anyio
+
+    with anyio.move_on_after(wait):
+        try:
+            return await stdout.receive()
+        except anyio.EndOfStream:
+            return None
+    return b""
 
 
 async def launched(command: str, args: list[str], env: Mapping[str, str]) -> tuple[Any, socket.socket]:
@@ -339,5 +353,5 @@ async def drain(stdout: Any) -> None:
 
 
 __all__ = ["ANSWER_HEAD", "HANDSHAKE_VERSION", "LAUNCH_GRACE", "LONE_SURROGATE", "MALFORMED", "MALFORMED_MARK",
-           "STOP_SECONDS", "drain", "launch_command", "launched", "not_started", "parse_line", "split_lines", "stop",
-           "upstream_stdio", "valid_tools", "without_lone_surrogates"]
+           "STOP_SECONDS", "drain", "launch_command", "launched", "next_chunk", "not_started", "parse_line",
+           "split_lines", "stop", "upstream_stdio", "valid_tools", "without_lone_surrogates"]
