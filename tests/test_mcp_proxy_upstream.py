@@ -12,6 +12,7 @@ import time
 import anyio
 import mcp_types as types
 import pytest
+from mcp.shared.message import SessionMessage
 
 from .mcp_support import ERAS, connect, error_of, one_era, payload, run, scratchfs_params
 
@@ -135,6 +136,7 @@ def test_an_upstream_that_floods_its_stdout_and_exits_leaves_the_proxy_one_clean
 
 
 LOGGER = '''import json, sys
+sys.stdin.readline(), sys.stdin.readline()  # (the requests of tokens 5 and 1: progress for another is dropped)
 note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x" * 100}}
 sys.stdout.write((json.dumps(note) + "\\n") * 5000)
 for i in range(5000):  # a request's progress, 5,000 at once, then its last
@@ -172,6 +174,10 @@ def test_the_upstreams_log_notifications_are_dropped_unread_and_its_progress_thi
         got = []
         async with upstream_stdio.upstream_stdio(sys.executable, [str(script)], dict(os.environ)) as (
                 read_stream, write_stream), read_stream, write_stream:
+            for token in (5, 1):
+                request = types.JSONRPCRequest(jsonrpc="2.0", id=token, method="tools/call",
+                                               params={"_meta": {"progressToken": token}})
+                await write_stream.send(SessionMessage(request))
             with anyio.fail_after(60):
                 async for message in read_stream:
                     got.append(message.message)
@@ -195,6 +201,9 @@ def test_progress_beyond_twenty_a_second_of_a_request_is_dropped_but_its_last_an
 
     now = [100.0]
     gate = NoticeGate(clock=lambda: now[0])
+    for token in (7, "other"):
+        gate.asked(types.JSONRPCRequest(jsonrpc="2.0", id=1, method="tools/call",
+                                        params={"_meta": {"progressToken": token}}))
 
     def progress(token, value, total=None, **extra):
         params = {"progressToken": token, "progress": value, **({"total": total} if total is not None else {})}
@@ -211,12 +220,13 @@ def test_progress_beyond_twenty_a_second_of_a_request_is_dropped_but_its_last_an
         "scratchfs mcp-proxy: the upstream sends progress notifications faster than 20 a second for a request; the "
         "proxy passes on at most that many of each request's (and its last) and drops the others (said once)"]
     for line in (progress(7, 1, id=3), progress([1], 1), b'{"jsonrpc": "2.0", "method": "notifications/progress"}',
-                 b'{"jsonrpc": "2.0", "method": "notifications\\/message"}', b"not json notifications/progress",
+                 b"not json notifications/progress",
                  b'{"jsonrpc": "2.0", "id": 4, "result": {"text": "notifications/message"}}',
                  b'{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}',
                  b'{"jsonrpc": "2.0", "method": "notifications/message", "params": {"x": "' + b"y" * 70000 + b'"}}'):
         assert gate.drops(line) is False, line[:100]
     assert gate.drops(b'{"method": "notifications/message", "jsonrpc": "2.0", "params": {}}') is True
+    assert gate.drops(b'{"jsonrpc": "2.0", "method": "notifications\\/message"}') is True  # (read as JSON reads it)
 
 
 LISTER = '''import json, sys, time
@@ -279,3 +289,35 @@ def test_list_changes_of_each_kind_are_held_within_half_a_second_and_given_back_
     now[0] += LIST_INTERVAL
     assert not gate.drops(tools) and gate.due() == []  # (passed: nothing held is given back after it)
     assert not gate.drops(b'{"jsonrpc":"2.0","id":3,"method":"notifications/tools/list_changed"}')  # a request
+
+
+def test_progress_for_a_token_never_sent_and_notifications_no_server_sends_are_dropped_unread():
+    """An upstream that floods progress for tokens the proxy never gave it, or notifications of a custom method: the
+    SDK read each only to drop it (20,000 before an answer: 2.7 s and 1.2 s at load 5; hostile7). The gate drops
+    them unread; a token sent as 7 matches progress naming "7", as the SDK matches it, and the oldest of more than
+    MAX_TOKENS tokens sent is forgotten."""
+    from scratchfs.mcp.notice_gate import MAX_TOKENS, NoticeGate
+
+    gate = NoticeGate()
+
+    def note(method, **params):
+        return json.dumps({"jsonrpc": "2.0", "method": method, **({"params": params} if params else {})}).encode()
+
+    def ask(token):
+        gate.asked(types.JSONRPCRequest(jsonrpc="2.0", id=1, method="tools/call",
+                                        params={"name": "t", "_meta": {"progressToken": token}}))
+
+    assert gate.drops(note("notifications/progress", progressToken=7, progress=1))
+    ask(7)
+    assert not gate.drops(note("notifications/progress", progressToken="7", progress=1))
+    assert gate.drops(note("notifications/progress", progressToken=8, progress=1))
+    for method in ("x/custom", "notifications/custom", "tools/list_changed", "notifications/tools/changed"):
+        assert gate.drops(note(method, a=1)), method
+    for method in ("notifications/cancelled", "notifications/resources/updated", "notifications/elicitation/complete",
+                   "notifications/tools/list_changed"):
+        assert not gate.drops(note(method, a=1)), method
+    assert not gate.drops(b'{"jsonrpc": "2.0", "id": 9, "method": "x/custom"}')  # (a request: answered by the SDK)
+    for token in range(100, 100 + MAX_TOKENS):
+        ask(token)
+    assert gate.drops(note("notifications/progress", progressToken=7, progress=2))  # (forgotten)
+    assert not gate.drops(note("notifications/progress", progressToken=100 + MAX_TOKENS - 1, progress=2))

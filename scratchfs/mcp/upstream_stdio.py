@@ -212,8 +212,10 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
     set_closed = closed.set if closed is not None else (lambda: None)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
 
+    gate = NoticeGate()
+
     async def stdout_reader() -> None:
-        buffer, skipping, gate = bytearray(), False, NoticeGate()
+        buffer, skipping = bytearray(), False
         try:
             async with read_writer:
                 try:
@@ -232,6 +234,7 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
         try:
             async with write_reader:
                 async for message in write_reader:
+                    gate.asked(message.message)
                     text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
                     await process.stdin.send((text + "\n").encode("utf-8", "replace"))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
