@@ -36,8 +36,9 @@ group signal reaches anyone once the proxy is SIGKILLed. A socket end closes on 
 (macOS too), with no polling: the launcher sleeps in ``select`` until something happens.
 
 Limits: a child that leaves the upstream's process group (``setsid``, a daemon) escapes, as it escapes any group
-signal; an upstream running as another user (setuid) cannot be signalled; a launcher itself SIGKILLed leaves the
-upstream's children on systems without ``PR_SET_PDEATHSIG`` (and them alone on Linux); a SIGSTOPped launcher acts when
+signal (the proxy still takes the launcher's exit for the upstream's, though such a child holds its pipe open); an
+upstream running as another user (setuid) cannot be signalled; a launcher itself SIGKILLed leaves the upstream's
+children on systems without ``PR_SET_PDEATHSIG`` (and them alone on Linux); a SIGSTOPped launcher acts when
 continued.
 """
 

@@ -212,23 +212,33 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
     set_closed = closed.set if closed is not None else (lambda: None)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
 
-    gate = NoticeGate()
+    gate, reading, read_done = NoticeGate(), anyio.CancelScope(), anyio.Event()
 
     async def stdout_reader() -> None:
         buffer, skipping = bytearray(), False
         try:
             async with read_writer:
                 try:
-                    while (chunk := await next_chunk(process.stdout, gate.wait())) is not None:
-                        lines, skipping = split_lines(buffer, chunk, limit, skipping)
-                        passed = [line for line in lines if line.strip() and not gate.drops(line)]
-                        for line in passed + gate.due():  # (then the list changes it held that are due)
-                            for message in parse_line(line):
-                                await read_writer.send(message)
+                    with reading:
+                        while (chunk := await next_chunk(process.stdout, gate.wait())) is not None:
+                            lines, skipping = split_lines(buffer, chunk, limit, skipping)
+                            passed = [line for line in lines if line.strip() and not gate.drops(line)]
+                            for line in passed + gate.due():  # (then the list changes it held that are due)
+                                for message in parse_line(line):
+                                    await read_writer.send(message)
                 finally:
                     set_closed()
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             pass  # our own shutdown, or the session is gone
+        finally:
+            read_done.set()
+
+    async def launcher_watch() -> None:
+        """The launcher's exit (its end of ``life`` closed) ends the reading, :data:`STOP_SECONDS` on: a daemon
+        that left the upstream's session may hold its stdout open after the upstream exited."""
+        await wait_readable(life)
+        await anyio.sleep(STOP_SECONDS)  # (what the upstream wrote before it exited is read meanwhile)
+        reading.cancel()
 
     async def stdin_writer() -> None:
         try:
@@ -244,13 +254,14 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
     async with anyio.create_task_group() as tg:
         tg.start_soon(stdout_reader)
         tg.start_soon(stdin_writer)
+        tg.start_soon(launcher_watch)
         try:
             yield read_stream, write_stream
         finally:
             set_closed()
             with life:
                 with anyio.CancelScope(shield=True):
-                    await stop(process, write_stream)
+                    await stop(process, write_stream, reading, read_done)
                 tg.cancel_scope.cancel()
                 if (failure := not_started(life)) is not None:
                     raise failure
@@ -314,8 +325,18 @@ def not_started(life: socket.socket) -> OSError | None:
                    report.get("filename"))
 
 
-async def stop(process: Any, write_stream: Any) -> None:
-    """Close the upstream's stdin, give it :data:`STOP_SECONDS` to exit, then stop its process group."""
+async def wait_readable(sock: socket.socket) -> None:
+    """Wait until ``sock`` is readable (data, or its other end closed)."""
+    import anyio
+
+    wait = getattr(anyio, "wait_readable", None) or anyio.wait_socket_readable  # (anyio 4.7 renamed it)
+    await wait(sock)
+
+
+async def stop(process: Any, write_stream: Any, reading: Any = None, read_done: Any = None) -> None:
+    """Close the upstream's stdin, give it :data:`STOP_SECONDS` to exit, then stop its process group; then end the
+    reading of its stdout (``reading``, a cancel scope; ``read_done``, an event set once it ended), read what is left
+    (:func:`drain`) and close the pipe -- which a daemon that left the upstream's session may hold open."""
     import anyio
     from mcp.os.posix.utilities import terminate_posix_process_tree
 
@@ -332,11 +353,29 @@ async def stop(process: Any, write_stream: Any) -> None:
     with anyio.move_on_after(STOP_SECONDS):
         while process.returncode is None:
             await anyio.sleep(0.02)
+    if reading is not None:
+        reading.cancel()  # (two readers of one pipe: 'read() called while another coroutine is already waiting')
+        with anyio.move_on_after(STOP_SECONDS):
+            await read_done.wait()
     await drain(process.stdout)
     try:
         await process.stdout.aclose()
     except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         pass
+    close_pipes(process)
+
+
+def close_pipes(process: Any) -> None:
+    """Close the pipes of ``process`` (an ``anyio`` process whose process has exited), ended or not: a pipe still
+    open -- a daemon holds its other end -- left the event loop's process transport unfinished, and the
+    interpreter's exit printed a traceback (``BaseSubprocessTransport.__del__ ... Event loop is closed``). The
+    transport is asyncio's, reached by its attributes (anyio and asyncio offer no other way); never raises."""
+    transport = getattr(getattr(process, "_process", None), "_transport", None)
+    if transport is not None and process.returncode is not None:
+        try:
+            transport.close()
+        except (OSError, RuntimeError):
+            pass
 
 
 async def drain(stdout: Any) -> None:
@@ -356,5 +395,6 @@ async def drain(stdout: Any) -> None:
 
 
 __all__ = ["ANSWER_HEAD", "HANDSHAKE_VERSION", "LAUNCH_GRACE", "LONE_SURROGATE", "MALFORMED", "MALFORMED_MARK",
-           "STOP_SECONDS", "drain", "launch_command", "launched", "next_chunk", "not_started", "parse_line",
-           "split_lines", "stop", "upstream_stdio", "valid_tools", "without_lone_surrogates"]
+           "STOP_SECONDS", "close_pipes", "drain", "launch_command", "launched", "next_chunk", "not_started",
+           "parse_line", "split_lines", "stop", "upstream_stdio", "valid_tools", "wait_readable",
+           "without_lone_surrogates"]
