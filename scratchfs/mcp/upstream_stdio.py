@@ -211,34 +211,20 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
     read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
     set_closed = closed.set if closed is not None else (lambda: None)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
-
     gate, reading, read_done = NoticeGate(), anyio.CancelScope(), anyio.Event()
 
     async def stdout_reader() -> None:
-        buffer, skipping = bytearray(), False
         try:
             async with read_writer:
                 try:
                     with reading:
-                        while (chunk := await next_chunk(process.stdout, gate.wait())) is not None:
-                            lines, skipping = split_lines(buffer, chunk, limit, skipping)
-                            passed = [line for line in lines if line.strip() and not gate.drops(line)]
-                            for line in passed + gate.due():  # (then the list changes it held that are due)
-                                for message in parse_line(line):
-                                    await read_writer.send(message)
+                        await read_messages(process.stdout, gate, limit, read_writer.send)
                 finally:
                     set_closed()
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             pass  # our own shutdown, or the session is gone
         finally:
             read_done.set()
-
-    async def launcher_watch() -> None:
-        """The launcher's exit (its end of ``life`` closed) ends the reading, :data:`STOP_SECONDS` on: a daemon
-        that left the upstream's session may hold its stdout open after the upstream exited."""
-        await wait_readable(life)
-        await anyio.sleep(STOP_SECONDS)  # (what the upstream wrote before it exited is read meanwhile)
-        reading.cancel()
 
     async def stdin_writer() -> None:
         try:
@@ -254,7 +240,7 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
     async with anyio.create_task_group() as tg:
         tg.start_soon(stdout_reader)
         tg.start_soon(stdin_writer)
-        tg.start_soon(launcher_watch)
+        tg.start_soon(end_on_exit, life, reading)
         try:
             yield read_stream, write_stream
         finally:
@@ -265,6 +251,29 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
                 tg.cancel_scope.cancel()
                 if (failure := not_started(life)) is not None:
                     raise failure
+
+
+async def read_messages(stdout: Any, gate: NoticeGate, limit: int, send: Any) -> None:
+    """Read the upstream's ``stdout`` to its end, awaiting ``send`` with each message of each line that ``gate``
+    lets through (:func:`split_lines`, :func:`parse_line`), then with the list changes it held that are due."""
+    buffer, skipping = bytearray(), False
+    while (chunk := await next_chunk(stdout, gate.wait())) is not None:
+        lines, skipping = split_lines(buffer, chunk, limit, skipping)
+        passed = [line for line in lines if line.strip() and not gate.drops(line)]
+        for line in passed + gate.due():
+            for message in parse_line(line):
+                await send(message)
+
+
+async def end_on_exit(life: socket.socket, reading: Any) -> None:
+    """Cancel ``reading`` (the scope of the upstream's stdout reader) :data:`STOP_SECONDS` after the launcher's exit
+    (its end of ``life`` closed): a daemon that left the upstream's session may hold that stdout open after the
+    upstream exited. What the upstream wrote before it exited is read meanwhile."""
+    import anyio
+
+    await wait_readable(life)
+    await anyio.sleep(STOP_SECONDS)
+    reading.cancel()
 
 
 async def next_chunk(stdout: Any, wait: float) -> bytes | None:
@@ -395,6 +404,6 @@ async def drain(stdout: Any) -> None:
 
 
 __all__ = ["ANSWER_HEAD", "HANDSHAKE_VERSION", "LAUNCH_GRACE", "LONE_SURROGATE", "MALFORMED", "MALFORMED_MARK",
-           "STOP_SECONDS", "close_pipes", "drain", "launch_command", "launched", "next_chunk", "not_started",
-           "parse_line", "split_lines", "stop", "upstream_stdio", "valid_tools", "wait_readable",
-           "without_lone_surrogates"]
+           "STOP_SECONDS", "close_pipes", "drain", "end_on_exit", "launch_command", "launched", "next_chunk",
+           "not_started", "parse_line", "read_messages", "split_lines", "stop", "upstream_stdio", "valid_tools",
+           "wait_readable", "without_lone_surrogates"]
