@@ -28,6 +28,10 @@ line; 200,000 log lines then an answer 5.1 s, 1.2 s with the gate). It drops
   ``x/...``): the SDK reads both only to drop them, each at the cost above (20,000 before an answer: 2.7 s and 1.2 s
   at load 5, hostile7).
 
+* an answer (``{"jsonrpc": "2.0", "id": ID, "result"`` or ``"error"``, as servers write one) to no request the
+  proxy sent, or to one answered already (:meth:`NoticeGate.asked` keeps the ids of the last :data:`MAX_SENT`
+  requests not answered): the SDK read each only to drop it (20,000 before an answer delayed it 2.1 s; hostile7).
+
 Every other line (a request, an answer, a notification the SDK acts on, a line over :data:`MAX_LINE_BYTES`, one
 whose ``"method"`` key is written with an escape) is left to the SDK, as every line was.
 """
@@ -38,6 +42,7 @@ import functools
 import json
 import logging
 import math
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -57,6 +62,10 @@ LIST_INTERVAL = 0.5
 MAX_TOKENS = 1024
 """Most progress tokens remembered at once (then forgotten all together: a request's next one passes)."""
 _METHOD = b'"method"'
+_ANSWER = re.compile(rb'\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d{1,30}|"[^"\\]{0,200}")\s*,'
+                     rb'\s*"(?:result|error)"')  # (upstream_stdio.ANSWER_HEAD, of bytes)
+MAX_SENT = 4096
+"""Most ids of requests sent upstream and not answered remembered at once (the oldest forgotten first)."""
 
 
 @functools.cache
@@ -89,11 +98,14 @@ class NoticeGate:
         self._listed: dict[str, float] = {}  # list-changed method -> when its last notification was passed on
         self._pending: set[str] = set()  # list-changed methods dropped since (given back by due)
         self._asked: dict[Any, None] = {}  # the progress tokens of the requests sent upstream, oldest first
+        self._sent: dict[Any, None] = {}  # the ids of the requests sent upstream not answered yet, oldest first
         self.dropped_progress = 0
 
     def drops(self, line: bytes) -> bool:
         """Whether ``line`` (one line of the upstream, without its newline) is dropped (see the module docstring).
         Never raises."""
+        if (head := _ANSWER.match(line)) is not None:
+            return self._unsent(json.loads(head[1]))
         if len(line) > MAX_LINE_BYTES or _METHOD not in line:
             return False
         try:
@@ -112,8 +124,13 @@ class NoticeGate:
         return method == LOG_METHOD or method not in server_notifications()
 
     def asked(self, message: Any) -> None:
-        """Note the progress token of ``message`` (a request the proxy sends upstream: its ``params._meta``), the
-        last :data:`MAX_TOKENS` kept."""
+        """Note the id of ``message`` (a JSON-RPC message the proxy sends upstream) when it is a request, and its
+        progress token (its ``params._meta``), the last :data:`MAX_SENT` and :data:`MAX_TOKENS` kept."""
+        rid = getattr(message, "id", None)
+        if getattr(message, "method", None) is not None and isinstance(rid, (str, int)) and not isinstance(rid, bool):
+            self._sent[_key(rid)] = None
+            if len(self._sent) > MAX_SENT:
+                del self._sent[next(iter(self._sent))]
         params = getattr(message, "params", None)
         meta = params.get("_meta") if isinstance(params, dict) else None
         token = meta.get("progressToken") if isinstance(meta, dict) else None
@@ -121,6 +138,14 @@ class NoticeGate:
             self._asked[_key(token)] = None
             if len(self._asked) > MAX_TOKENS:
                 del self._asked[next(iter(self._asked))]
+
+    def _unsent(self, rid: int | str) -> bool:
+        """Whether an answer of id ``rid`` answers no request sent and not answered (it is then forgotten)."""
+        try:
+            self._sent.pop(_key(rid))
+        except (KeyError, ValueError):
+            return True
+        return False
 
     def _unasked(self, params: Any) -> bool:
         token = params.get("progressToken") if isinstance(params, dict) else None
@@ -174,5 +199,5 @@ class NoticeGate:
         return False
 
 
-__all__ = ["LIST_CHANGED", "LIST_INTERVAL", "LOG_METHOD", "MAX_LINE_BYTES", "MAX_TOKENS", "PROGRESS_INTERVAL",
-           "PROGRESS_METHOD", "NoticeGate", "server_notifications"]
+__all__ = ["LIST_CHANGED", "LIST_INTERVAL", "LOG_METHOD", "MAX_LINE_BYTES", "MAX_SENT", "MAX_TOKENS",
+           "PROGRESS_INTERVAL", "PROGRESS_METHOD", "NoticeGate", "server_notifications"]
