@@ -36,6 +36,7 @@ from scratchfs.mcp.notice_gate import NoticeGate  # noqa: E402
 
 FLOODER = '''import json, sys
 n, kind = int(sys.argv[1]), sys.argv[2]
+sys.stdin.readline()  # (the request of id 2 and progress token 5: the gate drops an answer or progress of another)
 if kind == "log":
     line = json.dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info",
                                                                                         "data": "x" * 100}})
@@ -68,6 +69,8 @@ def per_line(reps: int) -> None:
 
 def flood(count: int, kind: str, gated: bool) -> float:
     import anyio
+    from mcp.shared.message import SessionMessage
+    from mcp_types import JSONRPCRequest
 
     script = Path(tempfile.mkdtemp()) / "flooder.py"
     script.write_text(FLOODER)
@@ -77,7 +80,9 @@ def flood(count: int, kind: str, gated: bool) -> float:
     async def body() -> float:
         start = time.monotonic()
         async with upstream_stdio.upstream_stdio(sys.executable, [str(script), str(count), kind],
-                                                 dict(os.environ)) as (read_stream, _):
+                                                 dict(os.environ)) as (read_stream, write_stream):
+            await write_stream.send(SessionMessage(JSONRPCRequest(jsonrpc="2.0", id=2, method="tools/call",
+                                                                  params={"_meta": {"progressToken": 5}})))
             async for message in read_stream:
                 if getattr(message, "message", None) is not None and getattr(message.message, "id", None) == 2:
                     return time.monotonic() - start

@@ -192,6 +192,20 @@ def test_the_launcher_ends_with_its_upstream_and_sigterms_what_it_left_in_its_gr
     life.close()
 
 
+def test_the_launcher_kills_what_its_exited_upstream_left_ignoring_sigterm(tmp_path):
+    """An upstream that exits by itself leaving a child in its group that ignores SIGTERM (a forked worker holding
+    the proxy's pipe): the child gets SIGKILL after the grace. It lived on, orphaned, past the proxy's exit, and
+    held the upstream's stdout open, so that the proxy took the exited upstream for a silent one (hostile7: each call
+    failed 'no answer within --timeout', the proxy's exit printed a traceback)."""
+    with subreaper():
+        launcher, life, pids = launched(tmp_path, "(trap '' TERM; sleep 3600) & echo $$ $! > PIDS.tmp; "
+                                                  "mv PIDS.tmp PIDS; sleep 0.2; exit 3")
+        assert launcher.wait(10) == 3
+        assert gone_within(pids, 5) == []
+        assert life.recv(100) == b""
+    life.close()
+
+
 def test_a_command_the_launcher_cannot_start_is_reported_on_the_socket(tmp_path):
     import socket
 
@@ -242,3 +256,67 @@ def test_scratchfs_mcp_answers_its_request_in_flight_when_stopped_too(signame, t
             proc.stdout.close()
     assert [json.loads(text) for text in out.splitlines()] == [{"jsonrpc": "2.0", "id": "search", "error": {
         "code": -32000, "message": f"scratchfs mcp stopped ({signame}) before answering this request"}}]
+
+
+DAEMONIZING_UPSTREAM = '''import json, os, signal, sys, time
+PID = sys.argv[1]
+for raw in sys.stdin:
+    msg = json.loads(raw)
+    if "id" not in msg:
+        continue
+    if msg["method"] == "initialize":
+        result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "daemon", "version": "1"}}
+    elif msg["method"] == "tools/list":
+        result = {"tools": [{"name": "detach", "inputSchema": {"type": "object"}}]}
+    else:  # a daemon of its own session, deaf to SIGTERM, keeping the proxy's pipe; then the upstream exits
+        if os.fork() == 0:
+            os.setsid()
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            with open(PID + ".tmp", "w") as f:
+                f.write(str(os.getpid()))
+            os.rename(PID + ".tmp", PID)
+            time.sleep(3600)
+            os._exit(0)
+        while not os.path.exists(PID):
+            time.sleep(0.01)
+        os._exit(0)
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+'''
+
+
+def test_an_upstream_that_exits_leaving_a_daemon_on_its_pipe_is_told_exited_and_the_proxy_exits_clean(tmp_path):
+    """A daemon that left the upstream's session (out of the launcher's reach, the limit its docstring names) keeps
+    the upstream's stdout open after the upstream exits: the proxy took the exited upstream for a silent one (the
+    call failed 'no answer within 10 s'), and its exit wrote 'read() called while another coroutine is already
+    waiting' as the upstream's failure and a traceback ('Event loop is closed'; hostile7). The launcher's exit now
+    ends the connection (the call fails 'exited' at once) and the proxy's exit closes the pipe: one stderr line."""
+    script, pid_file = tmp_path / "daemon_upstream.py", tmp_path / "daemon.pid"
+    script.write_text(DAEMONIZING_UPSTREAM)
+    command = [sys.executable, "-m", "scratchfs", "--root", str(tmp_path / "store"), "mcp-proxy", "--run", "r",
+               "--agent", "a", "--sweep-interval", "0", "--timeout", "10", "--", sys.executable, str(script),
+               str(pid_file)]
+    with subreaper(), (tmp_path / "stderr.txt").open("wb") as stderr:  # (a file: the daemon holds it open too)
+        proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr)
+        try:
+            send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
+            assert json.loads(proc.stdout.readline())["id"] == 1
+            send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+            began = time.monotonic()
+            send(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "detach"}})
+            answer = json.loads(proc.stdout.readline())
+            took = time.monotonic() - began
+            proc.stdin.close()
+            assert proc.wait(30) == 0
+            err = (tmp_path / "stderr.txt").read_text()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            proc.stdout.close()
+            if pid_file.exists():
+                os.kill(int(pid_file.read_text()), signal.SIGKILL)
+                gone_within([int(pid_file.read_text())], 5)
+    text = answer["result"]["content"][0]["text"]
+    assert "exited or closed its connection" in text and took < 5, (took, text)
+    assert "Traceback" not in err and "Exception ignored" not in err and "another coroutine" not in err, err

@@ -12,6 +12,7 @@ import time
 import anyio
 import mcp_types as types
 import pytest
+from mcp.shared.message import SessionMessage
 
 from .mcp_support import ERAS, connect, error_of, one_era, payload, run, scratchfs_params
 
@@ -135,6 +136,8 @@ def test_an_upstream_that_floods_its_stdout_and_exits_leaves_the_proxy_one_clean
 
 
 LOGGER = '''import json, sys
+sys.stdin.readline(), sys.stdin.readline(), sys.stdin.readline()  # (the requests of tokens 5 and 1, then 2: progress
+# for another token, an answer to another id, is dropped)
 note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x" * 100}}
 sys.stdout.write((json.dumps(note) + "\\n") * 5000)
 for i in range(5000):  # a request's progress, 5,000 at once, then its last
@@ -172,6 +175,10 @@ def test_the_upstreams_log_notifications_are_dropped_unread_and_its_progress_thi
         got = []
         async with upstream_stdio.upstream_stdio(sys.executable, [str(script)], dict(os.environ)) as (
                 read_stream, write_stream), read_stream, write_stream:
+            for token in (5, 1, 2):
+                request = types.JSONRPCRequest(jsonrpc="2.0", id=token, method="tools/call",
+                                               params={"_meta": {"progressToken": token}})
+                await write_stream.send(SessionMessage(request))
             with anyio.fail_after(60):
                 async for message in read_stream:
                     got.append(message.message)
@@ -195,6 +202,10 @@ def test_progress_beyond_twenty_a_second_of_a_request_is_dropped_but_its_last_an
 
     now = [100.0]
     gate = NoticeGate(clock=lambda: now[0])
+    for token in (7, "other"):
+        gate.asked(types.JSONRPCRequest(jsonrpc="2.0", id=1, method="tools/call",
+                                        params={"_meta": {"progressToken": token}}))
+    gate.asked(types.JSONRPCRequest(jsonrpc="2.0", id=4, method="tools/call"))
 
     def progress(token, value, total=None, **extra):
         params = {"progressToken": token, "progress": value, **({"total": total} if total is not None else {})}
@@ -211,9 +222,135 @@ def test_progress_beyond_twenty_a_second_of_a_request_is_dropped_but_its_last_an
         "scratchfs mcp-proxy: the upstream sends progress notifications faster than 20 a second for a request; the "
         "proxy passes on at most that many of each request's (and its last) and drops the others (said once)"]
     for line in (progress(7, 1, id=3), progress([1], 1), b'{"jsonrpc": "2.0", "method": "notifications/progress"}',
-                 b'{"jsonrpc": "2.0", "method": "notifications\\/message"}', b"not json notifications/progress",
-                 b'{"jsonrpc": "2.0", "id": 4, "result": {"text": "notifications/message"}}',
+                 b"not json notifications/progress",
+                 b'{"jsonrpc": "2.0", "id": 4, "result": {"text": "notifications/message"}}',  # (answers 4: asked)
                  b'{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}',
                  b'{"jsonrpc": "2.0", "method": "notifications/message", "params": {"x": "' + b"y" * 70000 + b'"}}'):
         assert gate.drops(line) is False, line[:100]
     assert gate.drops(b'{"method": "notifications/message", "jsonrpc": "2.0", "params": {}}') is True
+    assert gate.drops(b'{"jsonrpc": "2.0", "method": "notifications\\/message"}') is True  # (read as JSON reads it)
+
+
+LISTER = '''import json, sys, time
+sys.stdin.readline()  # (the request its answer answers)
+for i in range(20000):
+    print(json.dumps({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}))
+for i in range(3):
+    print(json.dumps({"jsonrpc": "2.0", "method": "notifications/resources/list_changed"}))
+print(json.dumps({"jsonrpc": "2.0", "id": 2, "result": {"content": []}}), flush=True)
+time.sleep(3)
+'''
+
+
+def test_a_flood_of_list_changes_reaches_the_client_as_its_first_and_its_last(tmp_path):
+    """20,000 tools/list_changed notifications before an answer delayed it by 12.9 s (load 5), and the proxy passed
+    each on to its client, which lists the tools again for each (hostile7). The gate passes one of each kind each
+    0.5 s: the first at once, the ones after it held, one given back once the time has passed -- the client hears
+    of the last change, after the answer --, and the resources' changes on their own."""
+    from scratchfs.mcp import upstream_stdio
+
+    script = tmp_path / "lister.py"
+    script.write_text(LISTER)
+
+    async def body():
+        got, answered = [], None
+        async with upstream_stdio.upstream_stdio(sys.executable, [str(script)], dict(os.environ)) as (
+                read_stream, write_stream), read_stream, write_stream:
+            await write_stream.send(SessionMessage(types.JSONRPCRequest(jsonrpc="2.0", id=2, method="tools/list")))
+            with anyio.move_on_after(2.5):
+                async for message in read_stream:
+                    got.append((getattr(message.message, "method", None), anyio.current_time()))
+                    if getattr(message.message, "id", None) == 2:
+                        answered = anyio.current_time()
+        return got, answered
+
+    got, answered = run(body)
+    methods = [method for method, _at in got]
+    assert methods[:3] == ["notifications/tools/list_changed", "notifications/resources/list_changed", None], \
+        methods[:8]
+    assert sorted(methods[3:]) == ["notifications/resources/list_changed", "notifications/tools/list_changed"], \
+        methods[3:8]
+    assert answered is not None and all(at - answered < 1.5 for _method, at in got), got
+
+
+def test_list_changes_of_each_kind_are_held_within_half_a_second_and_given_back_once():
+    from scratchfs.mcp.notice_gate import LIST_INTERVAL, NoticeGate
+
+    now = [10.0]
+    gate = NoticeGate(clock=lambda: now[0])
+    tools = b'{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}'
+    prompts = b'{"jsonrpc":"2.0","method":"notifications/prompts/list_changed","params":{}}'
+    assert gate.wait() == float("inf") and gate.due() == []
+    assert not gate.drops(tools) and not gate.drops(prompts)
+    now[0] += 0.1
+    assert gate.drops(tools) and gate.drops(tools) and gate.drops(prompts)
+    assert gate.wait() == pytest.approx(LIST_INTERVAL - 0.1) and gate.due() == []
+    now[0] += LIST_INTERVAL
+    assert [json.loads(line)["method"] for line in gate.due()] == ["notifications/prompts/list_changed",
+                                                                    "notifications/tools/list_changed"]
+    assert gate.due() == [] and gate.wait() == float("inf")
+    assert gate.drops(tools)  # (one was given back just now)
+    now[0] += LIST_INTERVAL
+    assert not gate.drops(tools) and gate.due() == []  # (passed: nothing held is given back after it)
+    assert not gate.drops(b'{"jsonrpc":"2.0","id":3,"method":"notifications/tools/list_changed"}')  # a request
+
+
+def test_progress_for_a_token_never_sent_and_notifications_no_server_sends_are_dropped_unread():
+    """An upstream that floods progress for tokens the proxy never gave it, or notifications of a custom method: the
+    SDK read each only to drop it (20,000 before an answer: 2.7 s and 1.2 s at load 5; hostile7). The gate drops
+    them unread; a token sent as 7 matches progress naming "7", as the SDK matches it, and the oldest of more than
+    MAX_TOKENS tokens sent is forgotten."""
+    from scratchfs.mcp.notice_gate import MAX_TOKENS, NoticeGate
+
+    gate = NoticeGate()
+
+    def note(method, **params):
+        return json.dumps({"jsonrpc": "2.0", "method": method, **({"params": params} if params else {})}).encode()
+
+    def ask(token):
+        gate.asked(types.JSONRPCRequest(jsonrpc="2.0", id=1, method="tools/call",
+                                        params={"name": "t", "_meta": {"progressToken": token}}))
+
+    assert gate.drops(note("notifications/progress", progressToken=7, progress=1))
+    ask(7)
+    assert not gate.drops(note("notifications/progress", progressToken="7", progress=1))
+    assert gate.drops(note("notifications/progress", progressToken=8, progress=1))
+    for method in ("x/custom", "notifications/custom", "tools/list_changed", "notifications/tools/changed"):
+        assert gate.drops(note(method, a=1)), method
+    for method in ("notifications/cancelled", "notifications/resources/updated", "notifications/elicitation/complete",
+                   "notifications/tools/list_changed"):
+        assert not gate.drops(note(method, a=1)), method
+    assert not gate.drops(b'{"jsonrpc": "2.0", "id": 9, "method": "x/custom"}')  # (a request: answered by the SDK)
+    for token in range(100, 100 + MAX_TOKENS):
+        ask(token)
+    assert gate.drops(note("notifications/progress", progressToken=7, progress=2))  # (forgotten)
+    assert not gate.drops(note("notifications/progress", progressToken=100 + MAX_TOKENS - 1, progress=2))
+
+
+def test_an_answer_to_no_request_sent_is_dropped_unread():
+    """An upstream flooding answers to ids the proxy never used (or answering one twice): the SDK read each only to
+    drop it (20,000 before an answer delayed it 2.1 s, load 5; hostile7). The gate drops them unread: an answer
+    passes once for each request sent (its id as the SDK matches it: "7" is 7); lines written otherwise (another
+    key order, an id with an escape, a batch) are left to the SDK."""
+    from scratchfs.mcp import notice_gate
+
+    gate, most = notice_gate.NoticeGate(), getattr(notice_gate, "MAX_SENT", 4096)
+
+    def ask(rid, method="tools/call"):
+        gate.asked(types.JSONRPCRequest(jsonrpc="2.0", id=rid, method=method))
+
+    def answer(rid, kind="result"):
+        return json.dumps({"jsonrpc": "2.0", "id": rid, kind: {}}).encode()
+
+    assert gate.drops(answer(7)) and gate.drops(answer("x", "error"))
+    ask(7)
+    ask("x")
+    gate.asked(types.JSONRPCResponse(jsonrpc="2.0", id=9, result={}))  # (the proxy's answer: no request)
+    assert not gate.drops(answer("7")) and gate.drops(answer(7))  # (once)
+    assert not gate.drops(answer("x", "error")) and gate.drops(answer(9))
+    for line in (b'{"id": 5, "jsonrpc": "2.0", "result": {}}', b'[{"jsonrpc": "2.0", "id": 5, "result": {}}]',
+                 b'{"jsonrpc": "2.0", "id": "a\\"b", "result": {}}', b'{"jsonrpc": "2.0", "id": 5.0, "result": {}}'):
+        assert not gate.drops(line), line
+    for rid in range(100, 101 + most):
+        ask(rid)
+    assert gate.drops(answer(100)) and not gate.drops(answer(100 + most))  # (the oldest forgotten)

@@ -374,3 +374,41 @@ def test_a_role_granted_less_than_it_writes_with_is_refused_as_it_opens(postgres
     with ScratchStore(tmp_path / "rt", index=url) as store:
         scope = store.scope("run-1", "agent")
         assert scope.read_handle(scope.spill(b"written now\n" * 1000).handle, length=7).data == b"written"
+
+
+_HOSTILE_ROLES = ['rt "quoted" x', "rt'; DROP SCHEMA x; --", 'rt"; GRANT ALL ON SCHEMA public TO PUBLIC; --',
+                  "rt naïve 日本", "rt\\back", "RT_Upper"]
+
+
+@pytest.mark.parametrize("name", [*_HOSTILE_ROLES, "public", "none", "pg_monitor", "pg_x"])
+def test_the_grants_printed_for_any_role_name_grant_that_role_alone_or_are_refused(postgres_dsn, pg_schema, name,
+                                                                                   tmp_path):
+    """``scratchfs grants --role NAME`` for hostile names, on the real server: the SQL it prints, run as it is by
+    the admin, grants ``NAME`` and no other role (a bystander has no USAGE on the schema), or the command refuses
+    (exit 2, one line, nothing printed on stdout). ``public`` printed ``GRANT ... TO "public"``, which PostgreSQL
+    reads as ``TO PUBLIC`` -- every role of the database, the bystander included, got the index's tables (hostile7);
+    ``none`` and the ``pg_`` prefix name no role a fleet's host can connect as (``CREATE ROLE`` refuses them)."""
+    schema_of_version_3(postgres_dsn, pg_schema)
+    quoted = '"' + name.replace('"', '""') + '"'
+    bystander = f"by_{uuid.uuid4().hex[:12]}"
+    made = name in _HOSTILE_ROLES
+    admin(postgres_dsn, f'CREATE ROLE "{bystander}"', *([f"CREATE ROLE {quoted}"] if made else []))
+    try:
+        result = CliRunner().invoke(main, ["grants", "--role", name, "--index", postgres_url(postgres_dsn, pg_schema),
+                                           "--json"])
+        if result.exit_code != 0:
+            assert not made and result.exit_code == 2 and result.stdout == "", (result.exit_code, result.output)
+            assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.output, result.stderr
+            return
+        told = json.loads(result.stdout)
+        admin(postgres_dsn, *told["grants"], *told["default_privileges"])
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+            may = conn.execute("SELECT has_schema_privilege(%s, %s, 'USAGE'), has_table_privilege(%s, format('%%I.%%I',"
+                               " %s::text, 'entries'), 'DELETE')",
+                               (bystander, pg_schema, bystander, pg_schema)).fetchone()
+            assert may == (False, False), f"{name!r}'s grants reached the bystander role {bystander}"
+            assert made and conn.execute("SELECT has_schema_privilege(%s, %s, 'USAGE')",
+                                         (name, pg_schema)).fetchone() == (True,)
+    finally:
+        admin(postgres_dsn, f'REVOKE ALL ON SCHEMA "{pg_schema}" FROM PUBLIC', f'DROP OWNED BY "{bystander}"',
+              f'DROP ROLE "{bystander}"', *([f"DROP OWNED BY {quoted}", f"DROP ROLE {quoted}"] if made else []))

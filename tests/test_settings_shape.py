@@ -169,3 +169,24 @@ def test_comment_lines_ending_in_crlf_are_no_backtracking_bomb(line):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     found, seconds = done.stdout.split()
     assert found == "None" and float(seconds) < 1.0, done.stdout
+
+
+@pytest.mark.parametrize(("line", "listed_as"), [
+    (b"k%d=\n", "k0 (line 1)"), (b"key%d: value\n", "key0 (line 1)"), (b"p%d.q.k = v\n", "p0.* (line 1, 1 key)")])
+def test_a_shape_of_thousands_of_keys_writes_only_the_items_it_lists(line, listed_as, monkeypatch):
+    """64 KiB of 9,521 distinct keys: the shape wrote an item for each key, prefix or section (26 ms a describe
+    at load 6, hostile7), of which some ten fit. Now only those are written; the shape is the same: the first
+    items, then '… N more' for the others."""
+    from scratchfs.api import shape_settings
+
+    made = []
+    real = shape_settings.short_name
+    monkeypatch.setattr(shape_settings, "short_name", lambda name, most: made.append(name) or real(name, most))
+    sample = b"".join(line.replace(b"%d", b"%d" % i) for i in range(20_000))
+    sample = sample[: sample.rfind(b"\n", 0, 65536) + 1]
+    shape = shape_settings.settings_shape(sample, sample.count(b"\n"), True, "")
+    groups = sample.count(b"\n")
+    assert shape is not None and listed_as in shape, shape
+    shown = shape.split(": ", 1)[1].count(" (line ")
+    assert f", … {groups - shown:,} more;" in shape, shape
+    assert len(made) <= shown + 1, len(made)

@@ -30,7 +30,7 @@ from scratchfs.foundation.text import shorten
 
 __all__ = ["MIGRATIONS", "SCHEMA_NAME", "SCHEMA_VERSION", "TABLES", "busy_refusal", "flag_unavailable",
            "grant_statements", "holds_index", "lock_key", "migrate", "no_answer", "privilege_refusal", "probe",
-           "quoted", "refusal", "run_refusal", "runs_name", "runtime_grants", "untie_command"]
+           "quoted", "refusal", "reserved_role", "run_refusal", "runs_name", "runtime_grants", "untie_command"]
 
 SCHEMA_VERSION = 4
 """The schema version this scratchfs writes and reads."""
@@ -123,6 +123,13 @@ def quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def reserved_role(role: str) -> bool:
+    """Whether ``role`` is a name PostgreSQL reserves, which ``CREATE ROLE`` refuses: ``public`` -- a grant ``TO
+    "public"``, quoted or not, is a grant to PUBLIC, every role of the database --, ``none``, and ``pg_*`` (the
+    predefined roles, groups of other roles)."""
+    return role in ("public", "none") or role.startswith("pg_")
+
+
 def grant_statements(schema: str, role: str, *, defaults: bool = False) -> list[str]:
     """The statements an admin runs so that ``role`` may use the index schema ``schema`` (README: Beyond one host),
     the names quoted as identifiers; with ``defaults``, the ``ALTER DEFAULT PRIVILEGES`` too that grant it the tables
@@ -130,11 +137,16 @@ def grant_statements(schema: str, role: str, *, defaults: bool = False) -> list[
     statements, no ``;``: the three ``GRANT`` statements, then (``defaults``) the two ``ALTER DEFAULT PRIVILEGES``.
 
     Raises:
-        InvalidArgument: ``schema`` is no name a store opens (:data:`SCHEMA_NAME`): no grant is made for it.
+        InvalidArgument: ``schema`` is no name a store opens (:data:`SCHEMA_NAME`): no grant is made for it; or
+            ``role`` is a name PostgreSQL reserves (:func:`reserved_role`).
     """
     if not SCHEMA_NAME.match(schema):
         raise InvalidArgument(f"schema must be lower-case letters, digits and _ (at most 63): {schema!r} (the index "
                               "URL's ?schema=; leave it out for 'scratchfs'): no store opens it, so no grant is given")
+    if reserved_role(role):
+        raise InvalidArgument(f"--role {role!r} is a name PostgreSQL reserves, no role a host connects as "
+                              "('public' is every role, 'none' and 'pg_*' no role CREATE ROLE makes): no grant is "
+                              "given; name the runtime role")
     s, r = quoted(schema), quoted(role)
     found = [f"GRANT USAGE ON SCHEMA {s} TO {r}", f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {s} "
              f"TO {r}", f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA {s} TO {r}"]

@@ -16,9 +16,11 @@ three things:
 
 On the first two it stops the upstream's process group: SIGTERM, up to ``GRACE`` seconds for the upstream to exit,
 then SIGKILL to the whole group (children that stayed in it, ``npx`` -> ``node``, included), reaps the upstream and
-exits. On the upstream's own exit it sends SIGTERM to what is left of its group and exits with the upstream's status
-(128 + N for a signal N). The upstream is waited for without being reaped (``waitid(WNOWAIT)``) until the group has
-been signalled: its pid, which is the group's id, cannot be taken by another process meanwhile. On Linux the
+exits. On the upstream's own exit it sends SIGTERM to what is left of its group, up to ``GRACE`` seconds for that to
+exit, then SIGKILL (a child ignoring SIGTERM kept the proxy's pipe open: the proxy waited ``--timeout`` on an exited
+upstream, and the child outlived it), and exits with the upstream's status (128 + N for a signal N). The upstream
+is waited for without being reaped (``waitid(WNOWAIT)``) until the group has been signalled: its pid, which is the
+group's id, cannot be taken by another process meanwhile. On Linux the
 upstream is also given ``PR_SET_PDEATHSIG`` (SIGKILL): a launcher killed before it could act (SIGKILL) takes the
 upstream itself with it.
 
@@ -34,8 +36,9 @@ group signal reaches anyone once the proxy is SIGKILLed. A socket end closes on 
 (macOS too), with no polling: the launcher sleeps in ``select`` until something happens.
 
 Limits: a child that leaves the upstream's process group (``setsid``, a daemon) escapes, as it escapes any group
-signal; an upstream running as another user (setuid) cannot be signalled; a launcher itself SIGKILLed leaves the
-upstream's children on systems without ``PR_SET_PDEATHSIG`` (and them alone on Linux); a SIGSTOPped launcher acts when
+signal (the proxy still takes the launcher's exit for the upstream's, though such a child holds its pipe open); an
+upstream running as another user (setuid) cannot be signalled; a launcher itself SIGKILLed leaves the upstream's
+children on systems without ``PR_SET_PDEATHSIG`` (and them alone on Linux); a SIGSTOPped launcher acts when
 continued.
 """
 
@@ -77,6 +80,15 @@ def _signal_group(pgid: int, signum: int) -> None:
         os.killpg(pgid, signum)
     except (ProcessLookupError, PermissionError):
         pass  # the group is gone, or a member is another user's: what could be signalled was
+
+
+def _group_left(pgid: int) -> bool:
+    """Whether a process of the group ``pgid`` that the launcher may signal is left."""
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
 
 
 def _exited(child: subprocess.Popen) -> bool:
@@ -127,14 +139,25 @@ class Launcher:
         os.close(null)
         while True:
             if _exited(child):
-                _signal_group(child.pid, signal.SIGTERM)  # (what it left in its group)
-                return _status(child, None)
+                return self.ended(child)
             if self.stops:
                 return self.stop(child)
             ready, _, _ = select.select([self.life, self.wake], [], [])
             if self.life in ready:  # the proxy's end closed: it is gone
                 return self.stop(child)
             os.read(self.wake, 512)
+
+    def ended(self, child: subprocess.Popen) -> int:
+        """The upstream exited by itself: SIGTERM to what it left in its group, up to :attr:`grace` seconds for that
+        to exit, SIGKILL to the rest (a child ignoring SIGTERM lived on, orphaned, and kept the proxy's pipe open:
+        the proxy took the exited upstream for a silent one). Returns the upstream's status."""
+        _signal_group(child.pid, signal.SIGTERM)
+        code = _status(child, None)  # (reaped: the group's id is not reused while the group has a member, POSIX)
+        deadline = time.monotonic() + self.grace
+        while _group_left(child.pid) and (left := deadline - time.monotonic()) > 0:
+            time.sleep(min(left, 0.02))  # (the group's members are not the launcher's children: no SIGCHLD)
+        _signal_group(child.pid, signal.SIGKILL)
+        return code
 
     def stop(self, child: subprocess.Popen) -> int:
         """SIGTERM to the upstream's group, :attr:`grace` seconds for the upstream to exit, SIGKILL to the group."""

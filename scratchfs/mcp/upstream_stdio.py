@@ -211,26 +211,26 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
     read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
     set_closed = closed.set if closed is not None else (lambda: None)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+    gate, reading, read_done = NoticeGate(), anyio.CancelScope(), anyio.Event()
 
     async def stdout_reader() -> None:
-        buffer, skipping, gate = bytearray(), False, NoticeGate()
         try:
             async with read_writer:
                 try:
-                    async for chunk in process.stdout:
-                        lines, skipping = split_lines(buffer, chunk, limit, skipping)
-                        for line in lines:
-                            for message in parse_line(line) if line.strip() and not gate.drops(line) else ():
-                                await read_writer.send(message)
+                    with reading:
+                        await read_messages(process.stdout, gate, limit, read_writer.send)
                 finally:
                     set_closed()
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             pass  # our own shutdown, or the session is gone
+        finally:
+            read_done.set()
 
     async def stdin_writer() -> None:
         try:
             async with write_reader:
                 async for message in write_reader:
+                    gate.asked(message.message)
                     text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
                     await process.stdin.send((text + "\n").encode("utf-8", "replace"))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
@@ -240,16 +240,53 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
     async with anyio.create_task_group() as tg:
         tg.start_soon(stdout_reader)
         tg.start_soon(stdin_writer)
+        tg.start_soon(end_on_exit, life, reading)
         try:
             yield read_stream, write_stream
         finally:
             set_closed()
             with life:
                 with anyio.CancelScope(shield=True):
-                    await stop(process, write_stream)
+                    await stop(process, write_stream, reading, read_done)
                 tg.cancel_scope.cancel()
                 if (failure := not_started(life)) is not None:
                     raise failure
+
+
+async def read_messages(stdout: Any, gate: NoticeGate, limit: int, send: Any) -> None:
+    """Read the upstream's ``stdout`` to its end, awaiting ``send`` with each message of each line that ``gate``
+    lets through (:func:`split_lines`, :func:`parse_line`), then with the list changes it held that are due."""
+    buffer, skipping = bytearray(), False
+    while (chunk := await next_chunk(stdout, gate.wait())) is not None:
+        lines, skipping = split_lines(buffer, chunk, limit, skipping)
+        passed = [line for line in lines if line.strip() and not gate.drops(line)]
+        for line in passed + gate.due():
+            for message in parse_line(line):
+                await send(message)
+
+
+async def end_on_exit(life: socket.socket, reading: Any) -> None:
+    """Cancel ``reading`` (the scope of the upstream's stdout reader) :data:`STOP_SECONDS` after the launcher's exit
+    (its end of ``life`` closed): a daemon that left the upstream's session may hold that stdout open after the
+    upstream exited. What the upstream wrote before it exited is read meanwhile."""
+    import anyio
+
+    await wait_readable(life)
+    await anyio.sleep(STOP_SECONDS)
+    reading.cancel()
+
+
+async def next_chunk(stdout: Any, wait: float) -> bytes | None:
+    """The next bytes of the upstream's ``stdout``: ``b""`` once ``wait`` seconds passed with none (a notice held
+    by the gate is due), ``None`` at its end. A read cancelled before it returns takes no bytes from the pipe."""
+    import anyio
+
+    with anyio.move_on_after(wait):
+        try:
+            return await stdout.receive()
+        except anyio.EndOfStream:
+            return None
+    return b""
 
 
 async def launched(command: str, args: list[str], env: Mapping[str, str]) -> tuple[Any, socket.socket]:
@@ -297,8 +334,18 @@ def not_started(life: socket.socket) -> OSError | None:
                    report.get("filename"))
 
 
-async def stop(process: Any, write_stream: Any) -> None:
-    """Close the upstream's stdin, give it :data:`STOP_SECONDS` to exit, then stop its process group."""
+async def wait_readable(sock: socket.socket) -> None:
+    """Wait until ``sock`` is readable (data, or its other end closed)."""
+    import anyio
+
+    wait = getattr(anyio, "wait_readable", None) or anyio.wait_socket_readable  # (anyio 4.7 renamed it)
+    await wait(sock)
+
+
+async def stop(process: Any, write_stream: Any, reading: Any = None, read_done: Any = None) -> None:
+    """Close the upstream's stdin, give it :data:`STOP_SECONDS` to exit, then stop its process group; then end the
+    reading of its stdout (``reading``, a cancel scope; ``read_done``, an event set once it ended), read what is left
+    (:func:`drain`) and close the pipe -- which a daemon that left the upstream's session may hold open."""
     import anyio
     from mcp.os.posix.utilities import terminate_posix_process_tree
 
@@ -315,11 +362,29 @@ async def stop(process: Any, write_stream: Any) -> None:
     with anyio.move_on_after(STOP_SECONDS):
         while process.returncode is None:
             await anyio.sleep(0.02)
+    if reading is not None:
+        reading.cancel()  # (two readers of one pipe: 'read() called while another coroutine is already waiting')
+        with anyio.move_on_after(STOP_SECONDS):
+            await read_done.wait()
     await drain(process.stdout)
     try:
         await process.stdout.aclose()
     except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         pass
+    close_pipes(process)
+
+
+def close_pipes(process: Any) -> None:
+    """Close the pipes of ``process`` (an ``anyio`` process whose process has exited), ended or not: a pipe still
+    open -- a daemon holds its other end -- left the event loop's process transport unfinished, and the
+    interpreter's exit printed a traceback (``BaseSubprocessTransport.__del__ ... Event loop is closed``). The
+    transport is asyncio's, reached by its attributes (anyio and asyncio offer no other way); never raises."""
+    transport = getattr(getattr(process, "_process", None), "_transport", None)
+    if transport is not None and process.returncode is not None:
+        try:
+            transport.close()
+        except (OSError, RuntimeError):
+            pass
 
 
 async def drain(stdout: Any) -> None:
@@ -339,5 +404,6 @@ async def drain(stdout: Any) -> None:
 
 
 __all__ = ["ANSWER_HEAD", "HANDSHAKE_VERSION", "LAUNCH_GRACE", "LONE_SURROGATE", "MALFORMED", "MALFORMED_MARK",
-           "STOP_SECONDS", "drain", "launch_command", "launched", "not_started", "parse_line", "split_lines", "stop",
-           "upstream_stdio", "valid_tools", "without_lone_surrogates"]
+           "STOP_SECONDS", "close_pipes", "drain", "end_on_exit", "launch_command", "launched", "next_chunk",
+           "not_started", "parse_line", "read_messages", "split_lines", "stop", "upstream_stdio", "valid_tools",
+           "wait_readable", "without_lone_surrogates"]
