@@ -175,6 +175,8 @@ class PatternMatcher:
         ignore_case: ASCII case-insensitive matching.
         timeout: seconds this matcher may spend in the regex engine over its whole life (one search call).
         reach: the reach bound in bytes (:data:`MAX_REACH_BYTES`; tests use smaller ones).
+        named: what a :class:`PatternTimeout`'s message calls the search (``None``: ``pattern <the pattern,
+            shortened>``; a rendered needle's matcher names the needle, not the pattern made of it).
 
     Raises:
         InvalidArgument: from :func:`compile_pattern` (does not compile, ambiguous, beyond a bound, a lookbehind
@@ -182,11 +184,11 @@ class PatternMatcher:
     """
 
     def __init__(self, pattern: str, ignore_case: bool = False, timeout: float = DEFAULT_TIMEOUT,
-                 reach: int = MAX_REACH_BYTES) -> None:
+                 reach: int = MAX_REACH_BYTES, named: str | None = None) -> None:
         kept = isinstance(pattern, str) and isinstance(ignore_case, bool)  # (else hashed would raise TypeError)
         self.compiled, analysis = (compiled_pattern if kept else compile_pattern)(pattern, ignore_case, reach)
         self.pattern = pattern
-        self.named: str | None = None  # what a time-out calls the search (None: "pattern <the pattern, shortened>")
+        self.named = named
         self.reach = reach
         self.keep_before = reach
         self.timeout = timeout

@@ -68,8 +68,8 @@ class RenderedMatcher:
 
     def __init__(self, needle: str, ignore_case: bool, timeout: float) -> None:
         self.needle = needle
-        self.inner = PatternMatcher(rendered_needle_pattern(needle), ignore_case, timeout=timeout)
-        self.inner.named = f'match={ascii(needle)[:80]} with view="text"'  # (a time-out names the needle)
+        self.inner = PatternMatcher(rendered_needle_pattern(needle), ignore_case, timeout=timeout,
+                                    named=f'match={ascii(needle)[:80]} with view="text"')
         self.keep_before = max(self.inner.keep_before, LOOK_BACK_BYTES)
 
     def limit(self, buf: bytearray, pos: int, at_end: bool, base: int) -> int:
