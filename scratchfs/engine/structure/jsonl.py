@@ -169,7 +169,8 @@ def _passed(passed: list[BadRecord]) -> BadRecord | list[BadRecord] | None:
 class _RecordNote(str):
     """A note on one record (not UTF-8 text, a lone surrogate escape, a bad record passed over): its text, and the
     record's number as data (``record``), by which a page keeps only the notes on records it shows
-    (:func:`_noting_what_it_shows`) -- read from the words before (``record (\\d+) ``)."""
+    (:func:`_noting_what_it_shows`; a plain ``str`` note, on no one record, is always kept). The number is given where
+    the note is made, not read back from its words."""
 
     record: int
 
