@@ -236,10 +236,12 @@ class Gate:
 
 OWNER_CHECK_SECONDS = 5.0
 """Seconds a write (spill, scratchpad write or overwrite) goes on trusting this index's last ownership check before
-it checks again (:class:`OwnerCheck`); a delete-run checks right before its object deletions, whatever its age.
-The window in which an old host's spills after a takeover are acknowledged and then lost (RELIABILITY.md, "A fleet
-host after a takeover"): 30 s until 2026-12-05, now 5 s, for at most one ``HEAD`` (4.1-4.6 ms on moto) per 5 s of
-a writing process's life (under 0.1% of its time; ``python bench/owner_check_ab.py``)."""
+it checks again (:class:`OwnerCheck`); a delete-run, and the removal of an object whose row this index removed (an
+overwrite's old value, a deleted key: :meth:`S3Blobs.still_owned <scratchfs.engine.s3_blobs.S3Blobs.still_owned>`),
+check right before, whatever its age. The window in which an old host's spills after a takeover are acknowledged
+and then lost (RELIABILITY.md, "A fleet host after a takeover"): 30 s until 2026-12-05, now 5 s, for at most one
+``HEAD`` (4.1-4.6 ms on moto) per 5 s of a spilling process's life (under 0.1% of its time;
+``python bench/owner_check_ab.py`` prints one check's median), besides one per such removal."""
 LOCAL_CHECK_SECONDS = 1.0
 """The same for local files (:func:`local_owner`), whose check is one small file read, not a request: a write trusts
 the last one for a second."""
