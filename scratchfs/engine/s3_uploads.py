@@ -106,7 +106,10 @@ class Upload:
 
 
 def drain(fd: int) -> bytes:
-    """The spool's bytes; the spool is emptied (the writer goes on writing at its start)."""
+    """All the bytes of the spool open at ``fd`` (a regular file, read whole into memory: what the writer wrote
+    since the last drain, :data:`~scratchfs.engine.s3_blobs.PART_BYTES` or more for a part, any size for the last
+    bytes); the spool is then emptied and its position put back at 0 (the writer goes on writing at its start).
+    Raises OSError as ``pread``/``ftruncate`` do."""
     size = os.fstat(fd).st_size
     data = os.pread(fd, size, 0)
     os.ftruncate(fd, 0)
