@@ -8,13 +8,13 @@ rows read gives the csv module's rows once each. Progress output with a comma in
 
 from __future__ import annotations
 
-import ast
 import csv
 import io
 from pathlib import Path
 
 import pytest
 
+from scratchfs.adapter import parse_call
 from scratchfs.api.contract import ScratchTools
 from scratchfs.api.shape import describe
 
@@ -28,8 +28,7 @@ def _rows_read(scratch_scope, data: bytes, source_tool: str) -> tuple[object, li
     while call is not None:
         reply = tools.read_handle(**call)
         seen += [list(row.values()) if isinstance(row, dict) else row for row in reply["rows"]]
-        node = ast.parse(reply["next_call"], mode="eval").body if reply["next_call"] else None
-        call = None if node is None else {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+        call = parse_call(reply["next_call"])[1] if reply["next_call"] else None
     return stub, seen
 
 
