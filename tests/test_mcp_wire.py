@@ -184,23 +184,31 @@ def face_command(face: str, root) -> list[str]:
             "--sweep-interval", "0", "--", *FAKE_UPSTREAM]
 
 
-@pytest.mark.parametrize("face", ["mcp", "proxy"])
-def test_every_bad_line_gets_one_reply_and_the_server_answers_the_next(face, tmp_path):
-    wire = Wire(face_command(face, tmp_path))
+@pytest.fixture(scope="module", params=["mcp", "proxy"])
+def served(request, tmp_path_factory):
+    """One initialized server of each face, shared by the tests that leave it serving (each checks it answers after
+    what it sent, and that nothing more came): a server each cost its start-up, 2.5-5 s under load. At the end its
+    input ends and it must exit cleanly, having written nothing but JSON (:meth:`Wire.close`)."""
+    wire = Wire(face_command(request.param, tmp_path_factory.mktemp("served")))
     try:
         wire.initialize()
-        for n, (name, line, expected) in enumerate(TABLE):
-            wire.send(line)
-            wire.send(req(f"after-{n}", "tools/list"))
-            want = [] if expected is None else [expected]
-            got = [shape(r) for r in wire.replies(f"after-{n}", len(want))]
-            assert got == want, f"{name}: {got} != {want}"
-            assert {"read_handle", "scratch_write"} <= {tool["name"] for tool in wire.last["tools"]}, name
-        wire.send(req("last", "ping"))
-        assert wire.replies("last", 0) == [], "a reply more than the table asked for"
+        yield wire
         wire.close()
     finally:
         wire.kill()
+
+
+def test_every_bad_line_gets_one_reply_and_the_server_answers_the_next(served):
+    wire = served
+    for n, (name, line, expected) in enumerate(TABLE):
+        wire.send(line)
+        wire.send(req(f"after-{n}", "tools/list"))
+        want = [] if expected is None else [expected]
+        got = [shape(r) for r in wire.replies(f"after-{n}", len(want))]
+        assert got == want, f"{name}: {got} != {want}"
+        assert {"read_handle", "scratch_write"} <= {tool["name"] for tool in wire.last["tools"]}, name
+    wire.send(req("last", "ping"))
+    assert wire.replies("last", 0) == [], "a reply more than the table asked for"
 
 
 def test_bad_lines_before_initialize_are_answered_and_the_handshake_still_works(tmp_path):
@@ -422,20 +430,13 @@ def test_the_refusal_of_a_long_id_in_flight_names_it_shortened(face, tmp_path):
         assert [e.key for e in store.list_entries() if e.kind == "scratch"] == []
 
 
-@pytest.mark.parametrize("face", ["mcp", "proxy"])
-def test_an_id_is_free_again_as_soon_as_its_answer_is_read(face, tmp_path):
+def test_an_id_is_free_again_as_soon_as_its_answer_is_read(served):
     """A reply's id was taken off the requests in flight after its write returned, but the client reads it as soon as
     it is written: a client sending the same id at once was refused now and then ('still in flight'; the test of
     12808a9 failed so once in a few runs, hostile5). The id is freed before the reply is written."""
-    wire = Wire(face_command(face, tmp_path))
-    try:
-        wire.initialize()
-        for n in range(300):
-            wire.send(req(8, "ping"))
-            assert wire.replies(8, 0) == [], n
-        wire.close()
-    finally:
-        wire.kill()
+    for n in range(300):
+        served.send(req(8, "ping"))
+        assert served.replies(8, 0) == [], n
 
 
 @pytest.mark.parametrize("face", ["mcp", "proxy"])
