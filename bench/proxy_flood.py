@@ -21,6 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
+# The upstream's handshake as tests/mcp_support.raw_upstream writes it, kept here as a copy: this script measures
+# other checkouts' proxies (PYTHONPATH=<their root>), whose tests/ may have no raw_upstream, and it runs without
+# the test dependencies.
 UPSTREAM = '''import json, sys
 N, KIND = int(sys.argv[1]), sys.argv[2]
 NOTE = ({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x" * 100}}

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +68,30 @@ async def connect(params: StdioServerParameters, era: str, message_handler: Any 
         async with Client(params, message_handler=message_handler) as client:
             assert client.protocol_version == era
             yield client
+
+
+class Shared:
+    """A client connected once and kept across tests (a module-scoped fixture's): its event loop runs in a thread
+    of its own (an anyio blocking portal), and each test runs its async body there with :meth:`run`. For tests
+    that neither kill nor poison the server: a server (and an upstream) started per test cost their start-up each
+    time, the suite's largest share of MCP test time."""
+
+    def __init__(self, portal: Any, client: Any) -> None:
+        self.portal, self.client = portal, client
+
+    def run(self, body: Callable[[Any], Awaitable[Any]]) -> Any:
+        """``await body(client)`` on the client's event loop; its result or its exception, here."""
+        return self.portal.call(body, self.client)
+
+
+@contextmanager
+def shared_client(params: StdioServerParameters, era: str) -> Iterator[Shared]:
+    """A :class:`Shared` client of the server ``params`` start, in protocol era ``era``; closed (the server's stdin
+    ended, as a client ends it) when the block ends."""
+    from anyio.from_thread import start_blocking_portal
+
+    with start_blocking_portal() as portal, portal.wrap_async_context_manager(connect(params, era)) as client:
+        yield Shared(portal, client)
 
 
 def payload(result: Any) -> dict:
@@ -143,3 +167,39 @@ def client_params(*args: str, env: dict[str, str] | None = None) -> StdioServerP
 
     return StdioServerParameters(command=sys.executable, args=["-m", "scratchfs", *args],
                                  env={**get_default_environment(), **(env or {})}, cwd=str(TESTS.parent))
+
+
+_RAW_UPSTREAM = '''import json, sys
+{prelude}
+TOOLS = {tools!r}
+for raw in sys.stdin:
+    msg = json.loads(raw)
+    if "id" not in msg:
+        continue
+    if msg["method"] == "initialize":
+{initialize}        result = {{"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {{"tools": {{}}}},
+                  "serverInfo": {{"name": {name!r}, "version": "1"}}}}
+    elif msg["method"] == "tools/list":
+        result = {{"tools": TOOLS}}
+    else:
+        name, arguments = msg["params"]["name"], msg["params"].get("arguments") or {{}}
+{call}
+    print(json.dumps({{"jsonrpc": "2.0", "id": msg["id"], "result": result}}), flush=True)
+'''
+
+
+def raw_upstream(name: str, tools: list[dict], call: str, prelude: str = "", initialize: str = "") -> str:
+    """The source of a fake upstream MCP server in plain Python, without the SDK (it starts in a tenth of a second
+    and writes exactly what a test asks, malformed answers included): it reads one JSON-RPC message a line from
+    stdin, passes over notifications, answers ``initialize`` (the client's protocol version, a tools capability,
+    serverInfo ``name``; after running the statements ``initialize``) and ``tools/list`` (``tools``), and for a
+    ``tools/call`` runs the statements ``call`` with ``msg``, the tool's ``name`` and its ``arguments`` (a dict) set:
+    they set ``result``, the answer's, or write their own lines and ``continue``. ``prelude``: statements run first
+    (imports, ``sys.argv``). The one handshake of the tests' upstreams (bench/proxy_flood.py keeps a copy)."""
+    import textwrap
+
+    def body(text: str) -> str:  # statements, indented into the loop's branch
+        return textwrap.indent(textwrap.dedent(text).strip(), " " * 8)
+
+    return _RAW_UPSTREAM.format(prelude=textwrap.dedent(prelude).strip(), tools=tools, name=name,
+                                initialize=body(initialize) + "\n" if initialize.strip() else "", call=body(call))

@@ -8,7 +8,6 @@ was tried at every byte a match can begin with, and "(b)?(?(1)a|)" ran into its 
 from __future__ import annotations
 
 import os
-import random
 import re
 import signal
 import time
@@ -25,7 +24,7 @@ from scratchfs.engine.pattern_syntax import parse
 from scratchfs.engine.search import PatternMatcher
 
 from .reference import regex_spans, windows
-from .test_patterns import as_tuples, run_search, stopped_by_reach
+from .test_patterns import as_tuples, run_search, stopped_by_reach, word_lines
 
 EMPTY_ITERATIONS = "repeats a part that can match empty text"  # the refusal of tests/test_empty_iterations.py
 _QUANTIFIERS = ["", "", "", "?", "*", "+", "??", "*?", "{0,2}"]
@@ -135,9 +134,7 @@ def test_a_pattern_with_no_finder_is_refused_with_advice(pattern):
 def test_a_pattern_with_a_backreference_or_conditional_that_matches_empty_text_answers_in_time(tmp_path, pattern):
     """Over 20 MB of words (58% of the bytes "e"): PatternTimeout at 5 s before; the engine now runs only where the
     finder finds."""
-    rnd = random.Random(7)
-    words = [b"alpha", b"beta", b"needle", b"eerie", b"e" * 30, b"ERROR", b"queue"]
-    text = b"".join(b" ".join(rnd.choice(words) for _ in range(rnd.randint(1, 20))) + b"\n" for _ in range(200_000))
+    text = word_lines((b"alpha", b"beta", b"needle", b"eerie", b"e" * 30, b"ERROR", b"queue"))
     with ScratchStore(tmp_path / "root") as store:
         scope = store.scope("run", "agent")
         handle = scope.spill(text, source_tool="t").handle

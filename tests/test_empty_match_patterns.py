@@ -5,7 +5,6 @@ matches only, as ``re.finditer`` gives them, and runs the engine only where a no
 
 from __future__ import annotations
 
-import random
 import time
 
 import pytest
@@ -18,7 +17,7 @@ from scratchfs.engine.pattern_syntax import parse
 from scratchfs.engine.search import PatternMatcher
 
 from .reference import regex_spans, windows
-from .test_patterns import as_tuples, run_search
+from .test_patterns import as_tuples, run_search, word_lines
 
 _NULLABLE = [r"a*", r"b*?", r"(?:ab)*", r"(?:a|)", r"(?:|b)", r"x?", r"\b", r"(?=a)", r"(?<=b)", r"[ab]{0,2}",
              r"(a)?", r"(?:a\n)*", r"\s*", r"(?i:A)*", r"(?>a*)", r"(b)?(?(1)a|)", r"^", r"$", r"(?:)"]
@@ -64,9 +63,7 @@ def test_first_bytes_of_patterns_that_match_empty_text(pattern, starts):
 @pytest.mark.alone
 @pytest.mark.parametrize("pattern", ["(?:)", r"\b", "(?=needle)", r"\B", "q*", "(?:qz)*", "Q?"])
 def test_a_pattern_matching_only_empty_text_here_answers_at_once_on_a_large_text(tmp_path, pattern):
-    rnd = random.Random(7)
-    words = [b"alpha", b"beta", b"needle", b"x" * 30, b"ERROR"]
-    text = b"".join(b" ".join(rnd.choice(words) for _ in range(rnd.randint(1, 20))) + b"\n" for _ in range(200_000))
+    text = word_lines((b"alpha", b"beta", b"needle", b"x" * 30, b"ERROR"))
     with ScratchStore(tmp_path / "root") as store:
         scope = store.scope("run", "agent")
         handle = scope.spill(text, source_tool="t").handle  # 17 MB
@@ -127,9 +124,7 @@ def test_a_starred_group_whose_body_starts_with_a_common_byte_answers_in_time(tm
     """``(?:eq)*`` over text full of "e" (none followed by "q"): the engine ran at each "e" (each a byte a
     non-empty match can begin with), a trip through Python each, and ran into the 5 s time limit 1 MB into 20 MB
     (PatternTimeout); it now runs only where its finder finds "eq"."""
-    rnd = random.Random(7)
-    words = [b"alpha", b"beta", b"needle", b"eerie", b"e" * 30, b"ERROR", b"queue"]
-    text = b"".join(b" ".join(rnd.choice(words) for _ in range(rnd.randint(1, 20))) + b"\n" for _ in range(200_000))
+    text = word_lines((b"alpha", b"beta", b"needle", b"eerie", b"e" * 30, b"ERROR", b"queue"))
     with ScratchStore(tmp_path / "root") as store:
         scope = store.scope("run", "agent")
         handle = scope.spill(text, source_tool="t").handle  # 20 MB, 58% of it "e"

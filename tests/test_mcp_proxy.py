@@ -28,10 +28,12 @@ from .mcp_support import (
     match_offsets,
     one_era,
     payload,
+    raw_upstream,
     read_all,
     run,
     scratchfs_params,
     search_all,
+    shared_client,
     window_is_exact,
 )
 
@@ -164,9 +166,9 @@ def test_large_text_is_spilled_and_everything_else_passes_through(era, tmp_path)
 @pytest.mark.parametrize("era", one_era(1))
 def test_upstream_hang_and_crash_become_tool_errors_and_own_tools_keep_working(era, tmp_path):
     async def body():
-        async with connect(proxy(tmp_path, "--timeout", "5"), era) as client:
+        async with connect(proxy(tmp_path, "--timeout", "3"), era) as client:
             hung = error_of(await client.call_tool("sleep", {"seconds": 60}))
-            assert hung.startswith("upstream unavailable: ") and "no answer within 5 s" in hung
+            assert hung.startswith("upstream unavailable: ") and "no answer within 3 s" in hung
             assert (await client.call_tool("big", {"size": 10})).content[0].text == big_text(10)  # still alive
 
             crashed = error_of(await client.call_tool("crash", {}))
@@ -444,42 +446,32 @@ def test_upstream_lines_are_split_once_and_one_over_the_limit_is_skipped(caplog)
         "scratchfs mcp-proxy: skipped a line of the upstream longer than 40 bytes"]
 
 
-RAW_UPSTREAM = '''import json, sys
-TOOLS = [{"name": "echo", "inputSchema": {"type": "object"}}, {"name": "no_schema"},
-         {"name": "bad_schema", "inputSchema": {"type": "string"}}, {"name": "echo", "inputSchema": {"type": "object"},
-         "description": "listed twice"}, {"name": "last", "inputSchema": {"type": "object"}}]
-for raw in sys.stdin:
-    msg = json.loads(raw)
-    if "id" not in msg:
-        continue
-    if msg["method"] == "initialize":
-        result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
-                  "serverInfo": {"name": "raw", "version": "1"}}
-    elif msg["method"] == "tools/list":
-        result = {"tools": TOOLS}
-    elif msg["params"]["name"] == "surrogates":  # json.dumps writes a lone surrogate (a surrogateescape'd file name)
-        result = {"content": [{"type": "text", "text": "file_\\udcff.txt\\n" * msg["params"]["arguments"]["n"]}]}
-    elif msg["params"]["name"] == "deaf":  # answers, then never reads its stdin again (alive, its pipe fills)
+RAW_UPSTREAM = raw_upstream("raw", [
+    {"name": "echo", "inputSchema": {"type": "object"}}, {"name": "no_schema"},
+    {"name": "bad_schema", "inputSchema": {"type": "string"}},
+    {"name": "echo", "inputSchema": {"type": "object"}, "description": "listed twice"},
+    {"name": "last", "inputSchema": {"type": "object"}}], call='''
+    if name == "surrogates":  # json.dumps writes a lone surrogate (a surrogateescape'd file name)
+        result = {"content": [{"type": "text", "text": "file_\\udcff.txt\\n" * arguments["n"]}]}
+    elif name == "deaf":  # answers, then never reads its stdin again (alive, its pipe fills)
         print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": []}}), flush=True)
         __import__("time").sleep(3600)
-    elif msg["params"]["name"] == "fail":  # the upstream's own JSON-RPC error, of the code asked for
-        error = {"code": msg["params"]["arguments"]["code"], "message": "refused", "data": "why"}
+    elif name == "fail":  # the upstream's own JSON-RPC error, of the code asked for
+        error = {"code": arguments["code"], "message": "refused", "data": "why"}
         print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": error}), flush=True)
         continue
-    elif msg["params"]["name"] in ("float_id", "batch", "bad_batch"):  # answers the SDK's parser refuses
-        name = msg["params"]["name"]
+    elif name in ("float_id", "batch", "bad_batch"):  # answers the SDK's parser refuses
         answer = {"jsonrpc": "2.0", "id": float(msg["id"]) if name == "float_id" else msg["id"],
                   "result": {"content": "no list" if name == "bad_batch" else [{"type": "text", "text": name}]}}
         print(json.dumps(answer if name == "float_id" else [answer, {"jsonrpc": "2.0", "method": "x/y"}]), flush=True)
         continue
-    elif msg["params"]["name"] == "deep":  # nested deeper than the SDK's parser reads
+    elif name == "deep":  # nested deeper than the SDK's parser reads
         print('{"jsonrpc": "2.0", "id": %s, "result": {"content": %s}}' % (json.dumps(msg["id"]), "[" * 300
               + "]" * 300), flush=True)
         continue
     else:
-        result = {"content": [{"type": "text", "text": "called " + msg["params"]["name"]}]}
-    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
-'''
+        result = {"content": [{"type": "text", "text": "called " + name}]}
+''')
 
 
 def raw_proxy(tmp_path, timeout: str):
@@ -491,50 +483,53 @@ def raw_proxy(tmp_path, timeout: str):
                  upstream=[sys.executable, str(upstream)])
 
 
-@pytest.mark.parametrize("era", ERAS)
-def test_one_malformed_or_repeated_tool_costs_that_tool_not_the_upstreams_list(era, tmp_path):
+@pytest.fixture(scope="module", params=ERAS)
+def raw_client(request, tmp_path_factory):
+    """One proxy in front of :data:`RAW_UPSTREAM` (``--timeout 30``) per protocol era, shared by the tests of this
+    module whose calls leave it and its upstream serving (a malformed answer fails its call only: each test checks
+    the next call is answered); a test that makes its upstream deaf or stops the proxy starts its own."""
+    with shared_client(raw_proxy(tmp_path_factory.mktemp("raw"), "30"), request.param) as shared:
+        yield shared
+
+
+def test_one_malformed_or_repeated_tool_costs_that_tool_not_the_upstreams_list(raw_client):
     """One tool of the upstream's list without an inputSchema (or with one whose type is not "object") failed the
     whole tools/list: the proxy offered its own tools only, and said nothing. The malformed tools are left out (and
     logged by name), a name listed twice is offered once (the first), and the rest are offered and called."""
-    async def body():
-        async with connect(raw_proxy(tmp_path, "20"), era) as client:
-            tools = (await client.list_tools()).tools
-            assert [t.name for t in tools] == ["echo", "last", *sorted(OWN_TOOLS, key=[
-                "read_handle", "scratch_write", "scratch_read", "scratch_list", "scratch_delete"].index)]
-            assert tools[0].description is None
-            assert (await client.call_tool("last", {})).content[0].text == "called last"
+    async def body(client):
+        tools = (await client.list_tools()).tools
+        assert [t.name for t in tools] == ["echo", "last", *sorted(OWN_TOOLS, key=[
+            "read_handle", "scratch_write", "scratch_read", "scratch_list", "scratch_delete"].index)]
+        assert tools[0].description is None
+        assert (await client.call_tool("last", {})).content[0].text == "called last"
 
-    run(body)
+    raw_client.run(body)
 
 
-@pytest.mark.parametrize("era", ERAS)
-def test_a_result_holding_a_lone_surrogate_is_answered_with_the_replacement_character(era, tmp_path):
+def test_a_result_holding_a_lone_surrogate_is_answered_with_the_replacement_character(raw_client):
     """Python's json.dumps writes a file name read with surrogateescape (bytes that are not UTF-8) as a lone
     surrogate escape, which the SDK's parser refuses: the upstream's answer was dropped, and the call waited out
     --timeout and failed 'no answer within N s'. Each lone surrogate now reads as U+FFFD, spilled or not."""
-    async def body():
-        async with connect(raw_proxy(tmp_path, "20"), era) as client:
-            small = await client.call_tool("surrogates", {"n": 2})
-            assert not small.is_error and small.content[0].text == "file_\ufffd.txt\n" * 2
-            stub = stub_of(await client.call_tool("surrogates", {"n": 1000}))
-            assert await read_all(client, stub["handle"]) == ("file_\ufffd.txt\n" * 1000).encode()
+    async def body(client):
+        small = await client.call_tool("surrogates", {"n": 2})
+        assert not small.is_error and small.content[0].text == "file_\ufffd.txt\n" * 2
+        stub = stub_of(await client.call_tool("surrogates", {"n": 1000}))
+        assert await read_all(client, stub["handle"]) == ("file_\ufffd.txt\n" * 1000).encode()
 
-    run(body)
+    raw_client.run(body)
 
 
-@pytest.mark.parametrize("era", ERAS)
-def test_an_answer_the_parser_refuses_fails_its_call_at_once(era, tmp_path):
+def test_an_answer_the_parser_refuses_fails_its_call_at_once(raw_client):
     """An answer of the upstream nested deeper than the SDK's parser reads (or holding an integer too long) was
     dropped, and its call waited out --timeout: 'no answer within N s', though the upstream had answered at once.
     The answer's id is read from its start and the call fails at once, 'malformed answer'; the next call works."""
-    async def body():
-        async with connect(raw_proxy(tmp_path, "30"), era) as client:
-            with anyio.fail_after(15):
-                text = error_of(await client.call_tool("deep", {}))
-            assert text.startswith("upstream unavailable: ") and "malformed answer" in text, text
-            assert (await client.call_tool("last", {})).content[0].text == "called last"
+    async def body(client):
+        with anyio.fail_after(15):
+            text = error_of(await client.call_tool("deep", {}))
+        assert text.startswith("upstream unavailable: ") and "malformed answer" in text, text
+        assert (await client.call_tool("last", {})).content[0].text == "called last"
 
-    run(body)
+    raw_client.run(body)
 
 
 TYPED_UPSTREAM = '''
@@ -626,42 +621,38 @@ def test_a_structured_result_is_said_only_when_the_policy_would_spill_it_otherwi
     assert noted == ({"t"} if said else set())
 
 
-@pytest.mark.parametrize("era", ERAS)
-def test_an_upstream_error_of_any_code_passes_through_and_the_upstream_stays_up(era, tmp_path):
+def test_an_upstream_error_of_any_code_passes_through_and_the_upstream_stays_up(raw_client):
     """The SDK reports a closed connection as an error of code -32000 and its own timeout as -32001, codes a server's
     own errors carry too (-32000 is the first of JSON-RPC's server-error range). An upstream's error of code -32000
     was taken for its exit: that call and every later one failed 'upstream unavailable: ...: the server exited',
     for the proxy's life; one of code -32001 read 'no answer within N s' at once, one of -32099 'malformed answer'.
     Each passes through as the upstream's error, at once, and the next call is answered."""
-    async def body():
-        async with connect(raw_proxy(tmp_path, "30"), era) as client:
-            for code in (-32000, -32001, -32099, -32602, 7):
-                with anyio.fail_after(15), pytest.raises(MCPError) as caught:
-                    await client.call_tool("fail", {"code": code})
-                assert (caught.value.code, caught.value.message, caught.value.data) == (code, "refused", "why")
-                assert (await client.call_tool("last", {})).content[0].text == "called last"
+    async def body(client):
+        for code in (-32000, -32001, -32099, -32602, 7):
+            with anyio.fail_after(15), pytest.raises(MCPError) as caught:
+                await client.call_tool("fail", {"code": code})
+            assert (caught.value.code, caught.value.message, caught.value.data) == (code, "refused", "why")
+            assert (await client.call_tool("last", {})).content[0].text == "called last"
 
-    run(body)
+    raw_client.run(body)
 
 
-@pytest.mark.parametrize("era", ERAS)
-def test_an_answer_as_a_batch_or_with_a_whole_float_id_is_read_at_once(era, tmp_path):
+def test_an_answer_as_a_batch_or_with_a_whole_float_id_is_read_at_once(raw_client):
     """An answer the SDK's parser refuses whose id the proxy could not read from its start -- its id written 2.0,
     or the answer inside a JSON array (a JSON-RPC batch, which 2025-03-26 allowed) -- was skipped, and its call
     waited out --timeout: 'no answer within N s', though the upstream had answered at once. Each message of such a
     line is read leniently (an id 2.0 as 2, a batch's messages one by one); one still refused fails its call at
     once, 'malformed answer'."""
-    async def body():
-        async with connect(raw_proxy(tmp_path, "30"), era) as client:
-            for name in ("float_id", "batch"):
-                with anyio.fail_after(15):
-                    assert (await client.call_tool(name, {})).content[0].text == name
+    async def body(client):
+        for name in ("float_id", "batch"):
             with anyio.fail_after(15):
-                text = error_of(await client.call_tool("bad_batch", {}))
-            assert text.startswith("upstream unavailable: ") and "malformed answer" in text, text
-            assert (await client.call_tool("last", {})).content[0].text == "called last"
+                assert (await client.call_tool(name, {})).content[0].text == name
+        with anyio.fail_after(15):
+            text = error_of(await client.call_tool("bad_batch", {}))
+        assert text.startswith("upstream unavailable: ") and "malformed answer" in text, text
+        assert (await client.call_tool("last", {})).content[0].text == "called last"
 
-    run(body)
+    raw_client.run(body)
 
 
 @pytest.mark.parametrize("era", one_era(0))
@@ -706,7 +697,8 @@ def test_a_deaf_upstream_does_not_outlive_the_proxy(tmp_path, stuck):
     async def body():
         async with connect(raw_proxy(tmp_path, "3"), ERAS[-1]) as client:
             assert (await client.call_tool("deaf", {})).content == []
-            upstreams = [p for p in psutil.Process().children(recursive=True) if _runs("raw_upstream.py", p)]
+            upstreams = [p for p in psutil.Process().children(recursive=True)  # (not the shared raw_client's)
+                         if _runs(str(tmp_path / "raw_upstream.py"), p)]
             assert len(upstreams) == 1, upstreams
             if stuck:  # (a request of 2 MB the upstream never reads: the proxy's write to it waits on the pipe)
                 error_of(await client.call_tool("last", {"pad": "p" * 2_000_000}))

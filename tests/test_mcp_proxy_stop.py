@@ -17,28 +17,22 @@ import pytest
 psutil = pytest.importorskip("psutil")
 pytest.importorskip("mcp")
 
+from .mcp_support import raw_upstream  # noqa: E402 (it imports the SDK)
+
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux: a subreaper reaps the orphans")
 
-BUSY_UPSTREAM = '''import json, os, subprocess, sys, time
-PIDS = sys.argv[1]
-for raw in sys.stdin:
-    msg = json.loads(raw)
-    if "id" not in msg:
-        continue
-    if msg["method"] == "initialize":
-        result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
-                  "serverInfo": {"name": "busy", "version": "1"}}
-    elif msg["method"] == "tools/list":
-        result = {"tools": [{"name": "busy", "inputSchema": {"type": "object"}}]}
-    else:  # a slow call: a child of its own (npx's node), then an hour's work; its stdin is no longer read
-        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
-        with open(PIDS + ".tmp", "w") as f:
-            f.write(json.dumps([os.getpid(), child.pid]))
-        os.rename(PIDS + ".tmp", PIDS)
-        time.sleep(3600)
-        continue
-    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
-'''
+BUSY_UPSTREAM = raw_upstream("busy", [{"name": "busy", "inputSchema": {"type": "object"}}], prelude="""
+    import os, subprocess, time
+    PIDS = sys.argv[1]
+""", call="""
+    # a slow call: a child of its own (npx's node), then an hour's work; its stdin is no longer read
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+    with open(PIDS + ".tmp", "w") as f:
+        f.write(json.dumps([os.getpid(), child.pid]))
+    os.rename(PIDS + ".tmp", PIDS)
+    time.sleep(3600)
+    continue
+""")
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "stop-test", "version": "1"}}
 _PR_SET_CHILD_SUBREAPER = 36
 

@@ -14,27 +14,18 @@ import mcp_types as types
 import pytest
 from mcp.shared.message import SessionMessage
 
-from .mcp_support import ERAS, connect, error_of, one_era, payload, run, scratchfs_params
+from .mcp_support import ERAS, connect, error_of, one_era, payload, raw_upstream, run, scratchfs_params
 
-UPSTREAM = '''import json, sys, time
-START = float(sys.argv[1])  # seconds before it answers initialize (a package fetched first)
-for raw in sys.stdin:
-    msg = json.loads(raw)
-    if "id" not in msg:
-        continue
-    if msg["method"] == "initialize":
-        time.sleep(START)
-        result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
-                  "serverInfo": {"name": "slow", "version": "1"}}
-    elif msg["method"] == "tools/list":
-        result = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
-    elif msg["params"]["name"] == "deaf":  # answers, then never reads its stdin again (alive, its pipe fills)
+UPSTREAM = raw_upstream("slow", [{"name": "echo", "inputSchema": {"type": "object"}}], prelude="""
+    import time
+    START = float(sys.argv[1])  # seconds before it answers initialize (a package fetched first)
+""", initialize="time.sleep(START)", call="""
+    if name == "deaf":  # answers, then never reads its stdin again (alive, its pipe fills)
         print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": []}}), flush=True)
         time.sleep(3600)
     else:
-        result = {"content": [{"type": "text", "text": "called " + msg["params"]["name"]}]}
-    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
-'''
+        result = {"content": [{"type": "text", "text": "called " + name}]}
+""")
 
 
 def upstream_proxy(tmp_path, timeout: float, start: float):
@@ -94,19 +85,13 @@ def test_a_call_the_upstream_does_not_answer_fails_within_the_timeout(era, tmp_p
     run(body)
 
 
-FLOODER = '''import json, os, sys
-for raw in sys.stdin:
-    msg = json.loads(raw)
-    if msg.get("method") == "initialize":
-        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {
-            "protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
-            "serverInfo": {"name": "flood", "version": "1"}}}), flush=True)
-    elif msg.get("method") == "tools/call":  # 100,000 log notifications (15 MB) at once, then it exits
-        note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x" * 100}}
-        sys.stdout.write((json.dumps(note) + "\\n") * 100_000)
-        sys.stdout.flush()
-        os._exit(0)
-'''
+FLOODER = raw_upstream("flood", [{"name": "flood", "inputSchema": {"type": "object"}}], prelude="import os", call="""
+    # 100,000 log notifications (15 MB) at once, then it exits
+    note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x" * 100}}
+    sys.stdout.write((json.dumps(note) + "\\n") * 100_000)
+    sys.stdout.flush()
+    os._exit(0)
+""")
 
 
 def test_an_upstream_that_floods_its_stdout_and_exits_leaves_the_proxy_one_clean_exit(tmp_path):

@@ -106,7 +106,8 @@ class Wire:
         self.lines: queue.Queue = queue.Queue()
         self.garbage: list[bytes] = []
         self.last: dict = {}
-        threading.Thread(target=self._read, daemon=True).start()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
 
     def _read(self) -> None:
         for raw in self.proc.stdout:
@@ -133,6 +134,11 @@ class Wire:
             else:
                 got.append(reply)
         return got
+
+    def read_to_end(self) -> None:
+        """Wait until the reader has seen the end of the server's stdout (every line it wrote is in :attr:`lines`)."""
+        self.reader.join(REPLY_SECONDS)
+        assert not self.reader.is_alive(), "the server's stdout did not end"
 
     def initialize(self) -> None:
         self.send(req("init", "initialize", INIT))
@@ -178,23 +184,31 @@ def face_command(face: str, root) -> list[str]:
             "--sweep-interval", "0", "--", *FAKE_UPSTREAM]
 
 
-@pytest.mark.parametrize("face", ["mcp", "proxy"])
-def test_every_bad_line_gets_one_reply_and_the_server_answers_the_next(face, tmp_path):
-    wire = Wire(face_command(face, tmp_path))
+@pytest.fixture(scope="module", params=["mcp", "proxy"])
+def served(request, tmp_path_factory):
+    """One initialized server of each face, shared by the tests that leave it serving (each checks it answers after
+    what it sent, and that nothing more came): a server each cost its start-up, 2.5-5 s under load. At the end its
+    input ends and it must exit cleanly, having written nothing but JSON (:meth:`Wire.close`)."""
+    wire = Wire(face_command(request.param, tmp_path_factory.mktemp("served")))
     try:
         wire.initialize()
-        for n, (name, line, expected) in enumerate(TABLE):
-            wire.send(line)
-            wire.send(req(f"after-{n}", "tools/list"))
-            want = [] if expected is None else [expected]
-            got = [shape(r) for r in wire.replies(f"after-{n}", len(want))]
-            assert got == want, f"{name}: {got} != {want}"
-            assert {"read_handle", "scratch_write"} <= {tool["name"] for tool in wire.last["tools"]}, name
-        wire.send(req("last", "ping"))
-        assert wire.replies("last", 0) == [], "a reply more than the table asked for"
+        yield wire
         wire.close()
     finally:
         wire.kill()
+
+
+def test_every_bad_line_gets_one_reply_and_the_server_answers_the_next(served):
+    wire = served
+    for n, (name, line, expected) in enumerate(TABLE):
+        wire.send(line)
+        wire.send(req(f"after-{n}", "tools/list"))
+        want = [] if expected is None else [expected]
+        got = [shape(r) for r in wire.replies(f"after-{n}", len(want))]
+        assert got == want, f"{name}: {got} != {want}"
+        assert {"read_handle", "scratch_write"} <= {tool["name"] for tool in wire.last["tools"]}, name
+    wire.send(req("last", "ping"))
+    assert wire.replies("last", 0) == [], "a reply more than the table asked for"
 
 
 def test_bad_lines_before_initialize_are_answered_and_the_handshake_still_works(tmp_path):
@@ -322,48 +336,63 @@ def slow_call(face: str, rid, root) -> bytes:
     return call(rid, "read_handle", {"handle": handle, "pattern": "(a|aa)+b"})
 
 
+CANCELS = [(2, 2), ("7", 7), (7, "07")]  # (the id sent, the id its cancel names): the SDK correlates each pair
+
+
 @pytest.mark.parametrize("face", ["mcp", "proxy"])
-@pytest.mark.parametrize(("sent", "cancelled"), [(2, 2), ("7", 7), (7, "07")])
-def test_a_cancelled_request_is_not_awaited_when_stdin_ends(face, sent, cancelled, tmp_path):
+def test_a_cancelled_request_is_not_awaited_when_stdin_ends(face, tmp_path):
     """A request cancelled with notifications/cancelled gets no reply (as MCP says), but the transport still counted
     it as running: a client that cancelled a long read and then closed stdin kept the server alive for the whole
     120 s drain, waiting for a reply that was never to come. And the SDK correlates ids by its coerce_request_id:
     "7" (or "07") is the id 7, so a cancel naming 7 cancels the request sent as "7"; the transport counted its ids as
     JSON text (7 is not "7") and went on awaiting the cancelled request (hostile5: 120.3 s, where the same cancel
-    naming "7" exits at once)."""
-    slow = slow_call(face, sent, tmp_path)
+    naming "7" exits at once). Each pair of :data:`CANCELS` in turn on one server (a server each cost three starts):
+    a pair still counted after its cancel would have the next pair's 7 refused as in flight, or the drain wait."""
+    slows = [slow_call(face, sent, tmp_path) for sent, _ in CANCELS]
     wire = Wire(face_command(face, tmp_path))
     try:
         wire.initialize()
-        wire.send(slow)
-        time.sleep(1)
-        wire.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                              "params": {"requestId": cancelled}}).encode())
-        wire.send(req(3, "ping"))
-        assert wire.replies(3, 0) == []
+        for n, (slow, (_, cancelled)) in enumerate(zip(slows, CANCELS, strict=True)):
+            wire.send(slow)
+            wire.send(req(f"running-{n}", "ping"))  # answered after the slow request was read and set running
+            assert wire.replies(f"running-{n}", 0) == [], n
+            wire.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                  "params": {"requestId": cancelled}}).encode())
+            wire.send(req(f"after-{n}", "ping"))
+            assert wire.replies(f"after-{n}", 0) == [], n
         wire.proc.stdin.close()
         began = time.monotonic()
         assert wire.proc.wait(REPLY_SECONDS) == 0
         assert time.monotonic() - began < 60  # (the drain's bound is 120 s; the slow call's own SLOW_SECONDS)
-        time.sleep(0.2)
-        assert wire.lines.empty() and wire.garbage == []  # no reply to the cancelled request
+        wire.read_to_end()
+        assert wire.lines.empty() and wire.garbage == []  # no reply to a cancelled request
     finally:
         wire.kill()
 
 
+AGAIN = ["7", "0007", " 7"]  # ids the SDK's coerce_request_id reads as the integer 7
+
+
 @pytest.mark.parametrize("face", ["mcp", "proxy"])
-@pytest.mark.parametrize("again", ["7", "0007", " 7"])
-def test_a_request_whose_id_the_sdk_reads_as_one_in_flight_is_refused(face, again, tmp_path):
+def test_a_request_whose_id_the_sdk_reads_as_one_in_flight_is_refused(face, tmp_path):
     """A request of id "7" while 7 runs was handed on (its JSON text differs), though the SDK keeps one request in
     flight per correlated id: it was run, overwriting the first's in-flight entry (whose cancel was then lost), and
-    answered under an id the client's SDK correlates with 7's. It is refused as a reused id is, and not run."""
+    answered under an id the client's SDK correlates with 7's. It is refused as a reused id is, and not run. (Each id
+    of :data:`AGAIN` is sent while the one slow call of id 7 runs: one server and one slow call for the three, where
+    a server each cost its start and SLOW_SECONDS three times.)"""
     lines = [req(1, "initialize", INIT), json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode(),
-             slow_call(face, 7, tmp_path), call(again, "scratch_write", {"key": "dup", "value": "ran"})]
+             slow_call(face, 7, tmp_path),
+             *(call(again, "scratch_write", {"key": f"dup-{n}", "value": "ran"}) for n, again in enumerate(AGAIN))]
     done = subprocess.run(face_command(face, tmp_path), input=b"\n".join(lines) + b"\n", capture_output=True,
                           timeout=REPLY_SECONDS)
     replies = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [shape(r) for r in replies] == [("result", 1), (INVALID, None), ("result", 7)] and done.returncode == 0
-    assert "read as the integer 7" in replies[1]["error"]["message"], replies[1]
+    assert [shape(r) for r in replies] == [("result", 1), *[(INVALID, None)] * len(AGAIN), ("result", 7)] \
+        and done.returncode == 0
+    for again, refusal in zip(AGAIN, replies[1:-1], strict=True):
+        assert "read as the integer 7" in refusal["error"]["message"] and json.dumps(again) in \
+            refusal["error"]["message"], (again, refusal)
+    with ScratchStore(tmp_path) as store:  # no refused request was run
+        assert [e.key for e in store.list_entries() if e.kind == "scratch"] == []
 
 
 @pytest.mark.parametrize("face", ["mcp", "proxy"])
@@ -401,20 +430,13 @@ def test_the_refusal_of_a_long_id_in_flight_names_it_shortened(face, tmp_path):
         assert [e.key for e in store.list_entries() if e.kind == "scratch"] == []
 
 
-@pytest.mark.parametrize("face", ["mcp", "proxy"])
-def test_an_id_is_free_again_as_soon_as_its_answer_is_read(face, tmp_path):
+def test_an_id_is_free_again_as_soon_as_its_answer_is_read(served):
     """A reply's id was taken off the requests in flight after its write returned, but the client reads it as soon as
     it is written: a client sending the same id at once was refused now and then ('still in flight'; the test of
     12808a9 failed so once in a few runs, hostile5). The id is freed before the reply is written."""
-    wire = Wire(face_command(face, tmp_path))
-    try:
-        wire.initialize()
-        for n in range(300):
-            wire.send(req(8, "ping"))
-            assert wire.replies(8, 0) == [], n
-        wire.close()
-    finally:
-        wire.kill()
+    for n in range(300):
+        served.send(req(8, "ping"))
+        assert served.replies(8, 0) == [], n
 
 
 @pytest.mark.parametrize("face", ["mcp", "proxy"])

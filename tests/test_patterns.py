@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import random
 import re
 import time
 
@@ -34,6 +36,15 @@ def run_search(tmp_path, data: bytes, matcher, start: int, context: int, max_mat
                sink_class=Sink):
     with seekable_reader(tmp_path, data) as (reader, line_of_frame):
         return search(reader, matcher, start, context, max_matches, budget, line_of_frame, sink_class)
+
+
+@functools.cache
+def word_lines(words: tuple[bytes, ...], lines: int = 200_000, seed: int = 7) -> bytes:
+    """``lines`` lines of 1 to 20 of ``words`` each, joined by spaces (``random.Random(seed)``'s choices): the large
+    texts of the tests of a search's time (17-23 MB). Made once per process (2.3 s each under load, in tests marked
+    ``alone``, which hold the other worker meanwhile: 16 of them made it again each)."""
+    rnd = random.Random(seed)
+    return b"".join(b" ".join(rnd.choice(words) for _ in range(rnd.randint(1, 20))) + b"\n" for _ in range(lines))
 
 
 def as_tuples(result):
