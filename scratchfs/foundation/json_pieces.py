@@ -1,7 +1,7 @@
 """A structure's JSON text in pieces: ``json.dumps(value, ensure_ascii=False)`` written a bounded part at a time.
 
 ``json.dumps`` of a large structure holds its text twice at its peak (the C encoder's accumulated parts, then the
-joined string: 111 MiB of growth for 54 MiB of text, ``python bench/offload_memory.py``); a structured tool result
+joined string: 110 MiB of growth for 54 MiB of text, ``python bench/offload_memory.py``); a structured tool result
 is spilled as that text (:meth:`scratchfs.Scope.offload`), so its spill took twice its size in memory before the
 first byte was written. :func:`json_pieces` writes the same text as a stream of parts of about ``piece_chars``
 characters: the containers of the value's top levels are walked in Python, and their items are encoded in batches
@@ -11,8 +11,9 @@ the same encoder (``{key: null}`` less its frame), so every rule of ``json.dumps
 ``float``, ``bool`` and ``None`` keys, ``NaN`` and ``Infinity``, tuples as arrays, the errors it raises.
 
 The standard library is the reference: the join of the pieces equals ``json.dumps(value, ensure_ascii=False)``
-(``tests/test_json_pieces.py``, a Hypothesis property). Its pure-Python ``iterencode`` streams too, but at 3.4x
-the time of the C encoder (11.7 s against 3.5 s for the same 54 MiB, ``python bench/offload_memory.py``).
+(``tests/test_json_pieces.py``, a Hypothesis property). Its pure-Python ``iterencode`` streams too, but at twice
+the time of the C encoder (5.59 s against 2.82 s for ``json.dumps`` and 2.04 s for :func:`json_pieces`, the same
+54 MiB: ``python bench/offload_memory.py``, its row in bench/README.md).
 """
 
 from __future__ import annotations
@@ -25,13 +26,14 @@ from typing import Any
 PIECE_CHARS = 1 << 16
 """The length a piece aims at, in characters (a piece is longer when one item's text is). The C encoder holds a
 piece's tokens as small strings before it joins them, ~5x the piece's text for small records: 64 KiB pieces keep
-the peak at 0.6 MB, where 1 MiB pieces held 5.6 MB, and are no slower (``python bench/offload_memory.py``)."""
+the peak RSS growth at 0.4-0.6 MiB, where 1 MiB pieces held 5.6-6.5 MiB, and are no slower (``python
+bench/offload_memory.py``, modes ``pieces`` and ``pieces-1m``: 1.09 s against 1.31 s at load 10)."""
 
 WALK_ITEMS = 256
 """A container of fewer items has each looked at: one with at least this many items of its own is walked rather
 than encoded whole (a structure such as ``{"results": [...], "count": 3}`` keeps its bulk a level down). A
-container of this many items or more has its items encoded in batches unlooked-at (a Python test per item would cost
-a list of small records a third more time than ``json.dumps``)."""
+container of this many items or more has its items encoded in batches unlooked-at (a Python test per item would add
+a Python step per small record to what the C encoder does alone; no script here measures it)."""
 
 WALK_DEPTH = 8
 """Levels walked at most; deeper containers are encoded whole by the C encoder (its recursion limit applies)."""
