@@ -83,31 +83,27 @@ def _walk(value: dict | list | tuple, encode: Callable[[Any], str], target: int,
                 inner = item[1] if is_dict else item
                 if isinstance(inner, (dict, list, tuple)) and len(inner) >= WALK_ITEMS:
                     if pending:
-                        yield from _batch(pending, is_dict, encode, first)
-                        first = False
-                        pending = []
+                        yield _piece(pending, is_dict, encode, first)
+                        first, pending = False, []
                     yield ("" if first else ", ") + (_key(item[0], encode) + ": " if is_dict else "")
                     first = False
                     yield from _walk(inner, encode, target, depth + 1, path)
                 else:
                     pending.append(item)
         if pending:
-            text = _encoded(pending, is_dict, encode)
-            yield text if first else ", " + text
+            piece = _piece(pending, is_dict, encode, first)
+            yield piece
             first = False
-            batch = max(1, min(batch * 4, batch * target // max(1, len(text))))
+            batch = max(1, min(batch * 4, batch * target // len(piece)))
     path.pop()
     yield "}" if is_dict else "]"
 
 
-def _batch(pending: list, is_dict: bool, encode: Callable[[Any], str], first: bool) -> Iterator[str]:
-    text = _encoded(pending, is_dict, encode)
-    yield text if first else ", " + text
-
-
-def _encoded(run: list, is_dict: bool, encode: Callable[[Any], str]) -> str:
-    """A run of items' text without its container's brackets: ``a, b`` or ``"k": v, "l": w``."""
-    return encode(dict(run) if is_dict else run)[1:-1]
+def _piece(run: list, is_dict: bool, encode: Callable[[Any], str], first: bool) -> str:
+    """A run of items' text without its container's brackets: ``a, b`` or ``"k": v, "l": w``, after ``", "`` unless
+    it is the container's ``first``."""
+    text = encode(dict(run) if is_dict else run)[1:-1]
+    return text if first else ", " + text
 
 
 def _key(key: Any, encode: Callable[[Any], str]) -> str:
