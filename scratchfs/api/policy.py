@@ -16,7 +16,7 @@ from typing import Any
 from scratchfs.api.stub import Stub
 from scratchfs.foundation.checks import closest
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.json_pieces import json_pieces
+from scratchfs.foundation.json_pieces import JsonText
 from scratchfs.foundation.limits import SPILL_THRESHOLD_BYTES
 from scratchfs.foundation.text import json_string_bytes, shorten
 
@@ -177,18 +177,16 @@ def json_text(content: dict[str, Any] | list[Any] | tuple[Any, ...]) -> str:
 def _json_head(value: dict[str, Any] | list[Any] | tuple[Any, ...], limit: int) -> str | None:
     """A structure's JSON text (:func:`json_text`) when it is at most ``limit`` characters, else its first pieces,
     just past ``limit`` characters; ``None`` when it has none (whatever writing it raises). All of it is written,
-    in pieces (:func:`~scratchfs.foundation.json_pieces.json_pieces`), never held whole: a structure with no JSON
+    in pieces (:class:`~scratchfs.foundation.json_pieces.JsonText`), never held whole: a structure with no JSON
     text is told whatever its size."""
-    head: list[str] = []
-    chars = 0
     try:
-        for piece in json_pieces(value):
-            if chars <= limit:
-                head.append(piece)
-            chars += len(piece)
+        text = JsonText(value, limit)
+        if text.whole is not None:
+            return text.whole
+        text.drained_size()  # (the rest written and dropped)
     except Exception:
         return None
-    return "".join(head)
+    return text.head_text()
 
 
 def should_spill(

@@ -112,4 +112,58 @@ def _key(key: Any, encode: Callable[[Any], str]) -> str:
     return encode({key: None})[1:-7]
 
 
-__all__ = ["FIRST_BATCH", "PIECE_CHARS", "WALK_DEPTH", "WALK_ITEMS", "json_pieces"]
+class JsonText:
+    """A structure's JSON text (``json.dumps(value, ensure_ascii=False)``) as an iterable of pieces: its first
+    pieces, up to just past ``threshold`` characters, are written at once (:attr:`head`; all of it when it is no
+    longer, :attr:`whole` set); iterating gives them, then writes the rest. The error writing it raised is kept in
+    :attr:`error` (and raised on); the UTF-8 bytes of the pieces given out past the head are counted as they go
+    (:meth:`drained_size`: the whole text's, however much a reader took before it stopped).
+
+    Raises (from the constructor, for the head): what ``json.dumps`` raises for the value."""
+
+    def __init__(self, value: object, threshold: int) -> None:
+        self._rest = json_pieces(value)
+        self.head: list[str] = []
+        self.whole: str | None = None
+        self.error: BaseException | None = None
+        self._rest_bytes = 0  # (UTF-8 bytes of the pieces given out after the head)
+        chars = 0
+        for piece in self._rest:
+            self.head.append(piece)
+            chars += len(piece)
+            if chars > threshold:
+                return
+        self.whole = "".join(self.head)
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.head
+        yield from self._written()
+
+    def _written(self) -> Iterator[str]:
+        """The pieces after the head not yet given out, counted (a plain loop: a reader that stops leaves the rest
+        to :meth:`drained_size`, where ``yield from`` would close it)."""
+        try:
+            for piece in self._rest:
+                self._rest_bytes += _utf8_bytes(piece)
+                yield piece
+        except Exception as exc:
+            self.error = exc
+            raise
+
+    def head_text(self) -> str:
+        return "".join(self.head)
+
+    def drained_size(self) -> int:
+        """The whole text's size in UTF-8 bytes (lone surrogates as 3): the head's, the pieces already given out
+        and the rest, written now and dropped. Raises what writing them raises."""
+        for _piece in self._written():
+            pass
+        return sum(map(_utf8_bytes, self.head)) + self._rest_bytes
+
+
+def _utf8_bytes(piece: str) -> int:
+    """``len(piece.encode("utf-8", "surrogatepass"))``, without encoding an ASCII piece (``isascii`` is a flag)."""
+    return len(piece) if piece.isascii() else len(piece.encode("utf-8", "surrogatepass"))
+
+
+__all__ = ["FIRST_BATCH", "PIECE_CHARS", "WALK_DEPTH", "WALK_ITEMS", "JsonText", "json_pieces"]
