@@ -209,7 +209,8 @@ def should_spill(
     Cheap: a result longer than the threshold (characters, or bytes) is over it without a look at its text, as its
     JSON is at least that long; one of at most a sixth of it is under it (a character or byte is at most 6 bytes of
     JSON); only those between are measured (microseconds for 8 KiB). A structure's text is written whole, in pieces
-    (its first 8 KiB kept, the memory bounded), so that one with no JSON text is never judged over.
+    (its first ``threshold_bytes`` characters kept, the memory bounded), so that one with no JSON text is never
+    judged over.
     """
     if obs.stub is not None or obs.result_class not in frozenset(spill_classes):
         return False

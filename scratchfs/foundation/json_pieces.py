@@ -151,6 +151,8 @@ class JsonText:
             raise
 
     def head_text(self) -> str:
+        """The head's pieces joined: the whole text when :attr:`whole` is set, else its first characters, just past
+        the threshold."""
         return "".join(self.head)
 
     def drained_size(self) -> int:
