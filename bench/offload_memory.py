@@ -5,11 +5,12 @@ JSON each; 400,000 make 54 MiB of text), each way in a fresh process, its peak R
 - ``dumps``: ``json.dumps(value, ensure_ascii=False)`` (what ``Scope.offload`` wrote before ``json_pieces``);
 - ``iterencode``: the standard library's pure-Python streaming encoder, consumed piece by piece;
 - ``pieces``: :func:`scratchfs.foundation.json_pieces.json_pieces`, consumed piece by piece;
+- ``pieces-1m``: the same with 1 MiB pieces (``piece_chars=1 << 20``; what ``PIECE_CHARS``'s docstring compares);
 - ``offload``: ``Scope.offload`` of the value into a fresh store (its stub's size checked).
 
     python bench/offload_memory.py [ITEMS]       # default 400000
 
-What it printed is quoted in bench/README.md ("A structure's JSON text in pieces").
+What it printed is quoted in bench/README.md (its row in the table of scripts).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-MODES = ("dumps", "iterencode", "pieces", "offload")
+MODES = ("dumps", "iterencode", "pieces", "pieces-1m", "offload")
 
 
 def _rss_mib() -> float:
@@ -50,6 +51,8 @@ def one(mode: str, items: int) -> None:
                 chars = sum(map(len, json.JSONEncoder(ensure_ascii=False).iterencode(value)))
             elif mode == "pieces":
                 chars = sum(map(len, json_pieces(value)))
+            elif mode == "pieces-1m":
+                chars = sum(map(len, json_pieces(value, 1 << 20)))
             else:
                 out = scope.offload(Observation(tool="bench.offload", content=value, result_class="query"))
                 assert out.stub is not None, "not spilled"

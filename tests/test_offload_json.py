@@ -83,3 +83,13 @@ def test_a_structure_refused_at_the_quota_is_told_with_its_whole_size(tmp_path):
     notice = json.loads(out.content)
     assert out.refused is not None and notice["size"] == len(text.encode()) and not notice["stored"]
     assert text.startswith(notice["preview"][:200])
+
+
+def test_a_structure_refused_at_the_bytes_quota_after_it_was_streamed_is_told_with_its_whole_size(tmp_path):
+    # run_quota_bytes is checked once the stream is stored: the notice's size counts the pieces the spill took too
+    value = [{"id": i, "text": f"lorem ipsum {i * 7919 % 100_003} é " * 4} for i in range(20_000)]
+    text = json.dumps(value, ensure_ascii=False)
+    with ScratchStore(tmp_path, run_quota_bytes=20_000) as store:
+        out = store.scope("r", "a").offload(Observation("api", value, "query"))
+    notice = json.loads(out.content)
+    assert out.refused is not None and notice["size"] == len(text.encode()) and not notice["stored"]

@@ -260,3 +260,18 @@ def test_block_scalars_nested_ever_deeper_are_read_once():
     start = time.process_time()
     shape = describe(data, len(data), data.count(b"\n"))
     assert time.process_time() - start < 0.5 and shape.text.startswith(f"{YAML_SHAPE}, "), shape
+
+
+def test_block_scalars_at_many_indents_keep_a_bounded_number_of_patterns():
+    # each block scalar's body is matched by a pattern compiled for its key's indent; a sample's indents are any
+    # number up to its size, so the patterns kept are bounded (64), not one per indent ever seen (200 kept before)
+    from scratchfs.api import shape_yaml
+
+    parts = [b"jobs:\n"]
+    for n in range(200):
+        pad = b" " * (2 + n)
+        parts.append(pad + b"k%d:\n" % n + pad + b"  run: |\n" + pad + b"    make a;\n" + pad + b"    make b;\n")
+    sample = b"".join(parts)
+    shape = yaml_shape(sample, sample.count(b"\n"), True, "")
+    assert shape is not None and shape.startswith(YAML_SHAPE)
+    assert shape_yaml._block_body.cache_info().currsize == 64  # (200 indents met, the last 64 kept)

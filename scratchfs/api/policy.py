@@ -16,7 +16,7 @@ from typing import Any
 from scratchfs.api.stub import Stub
 from scratchfs.foundation.checks import closest
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.json_pieces import json_pieces
+from scratchfs.foundation.json_pieces import JsonText
 from scratchfs.foundation.limits import SPILL_THRESHOLD_BYTES
 from scratchfs.foundation.text import json_string_bytes, shorten
 
@@ -177,18 +177,16 @@ def json_text(content: dict[str, Any] | list[Any] | tuple[Any, ...]) -> str:
 def _json_head(value: dict[str, Any] | list[Any] | tuple[Any, ...], limit: int) -> str | None:
     """A structure's JSON text (:func:`json_text`) when it is at most ``limit`` characters, else its first pieces,
     just past ``limit`` characters; ``None`` when it has none (whatever writing it raises). All of it is written,
-    in pieces (:func:`~scratchfs.foundation.json_pieces.json_pieces`), never held whole: a structure with no JSON
+    in pieces (:class:`~scratchfs.foundation.json_pieces.JsonText`), never held whole: a structure with no JSON
     text is told whatever its size."""
-    head: list[str] = []
-    chars = 0
     try:
-        for piece in json_pieces(value):
-            if chars <= limit:
-                head.append(piece)
-            chars += len(piece)
+        text = JsonText(value, limit)
+        if text.whole is not None:
+            return text.whole
+        text.drained_size()  # (the rest written and dropped)
     except Exception:
         return None
-    return "".join(head)
+    return text.head_text()
 
 
 def should_spill(
@@ -211,7 +209,8 @@ def should_spill(
     Cheap: a result longer than the threshold (characters, or bytes) is over it without a look at its text, as its
     JSON is at least that long; one of at most a sixth of it is under it (a character or byte is at most 6 bytes of
     JSON); only those between are measured (microseconds for 8 KiB). A structure's text is written whole, in pieces
-    (its first 8 KiB kept, the memory bounded), so that one with no JSON text is never judged over.
+    (its first ``threshold_bytes`` characters kept, the memory bounded), so that one with no JSON text is never
+    judged over.
     """
     if obs.stub is not None or obs.result_class not in frozenset(spill_classes):
         return False

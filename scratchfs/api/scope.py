@@ -153,9 +153,8 @@ class Scope:
         -- ``json.dumps(content, ensure_ascii=False)``, what an agent loop sends the model -- and comes back as it was
         when it is not spilled; one that has no JSON text passes through, logged at WARNING level. That text is spilled
         as it is written, in pieces (:mod:`scratchfs.api.offloading`): a large structure is never held as text whole
-        (54 MiB of JSON offloaded with 6.6 MiB of peak memory growth, not 110: ``python bench/offload_memory.py``).
-        Other content that
-        is not ``str`` or bytes-like passes through untouched (turn it into text first).
+        (54 MiB of JSON offloaded with 8.5 MiB of peak memory growth, not 110: ``python bench/offload_memory.py``).
+        Other content that is not ``str`` or bytes-like passes through untouched (turn it into text first).
 
         A ``result_class`` that is neither ``None`` (unknown: never spilled, as the policy says) nor a known class
         (:data:`~scratchfs.api.policy.KNOWN_CLASSES` or the store's ``spill_classes``) is never spilled either: a

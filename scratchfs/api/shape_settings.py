@@ -66,11 +66,15 @@ def _reads_as_settings(head: bytes) -> bool:
     maybe = len(_MAYBE_RE.findall(head))
     if maybe < _FEWEST:
         return False
-    settings = _SETTING_RE.findall(head) if 2 * maybe >= lines else []  # (the lines not indented: values
-    unindented = lines - len(_INDENTED_RE.findall(head)) if 2 * len(settings) < lines else lines  # continued on
-    if 2 * maybe < unindented:  # indented lines are no lines of their own: pip show -v's classifiers, a .deb's
-        return False  # description)
-    settings = settings or _SETTING_RE.findall(head)
+    settings = _SETTING_RE.findall(head) if 2 * maybe >= lines else None
+    if settings is not None and 2 * len(settings) >= lines:
+        unindented = lines
+    else:  # (values continued on indented lines are no lines of their own: pip show -v's classifiers, a .deb's
+        unindented = lines - len(_INDENTED_RE.findall(head))  # description)
+    if 2 * maybe < unindented:
+        return False
+    if settings is None:
+        settings = _SETTING_RE.findall(head)
     if len(settings) < _FEWEST:
         return False
     other = len(_SECTION_RE.findall(head)) + len(_OTHER_RE.findall(head))

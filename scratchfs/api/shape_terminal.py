@@ -211,13 +211,15 @@ def _cr_table(sample: bytes) -> bool:
         return False
     delimiter = max(",\t;", key=lambda d: header.count(d.encode()))  # (of equal counts, the first: a comma)
     width = header.count(delimiter.encode()) + 1
+    if width == 1:
+        return False  # (no delimiter: no table, told before its rows are decoded and parsed)
     head = sample[end + 1 : _TABLE_BYTES].decode("utf-8", "replace")
     try:
         records = list(islice(csv.reader(io.StringIO(head, newline=""), delimiter=delimiter), REDRAW_PAIRS + 1))
     except csv.Error:
         return False
     records = [record for record in records[:-1] if record]  # (the last may be cut)
-    if width == 1 or len(records) < 2 or sum(len(record) == width for record in records) < _SAME_WIDTH * len(records):
+    if len(records) < 2 or sum(len(record) == width for record in records) < _SAME_WIDTH * len(records):
         return False
     return has_header([next(csv.reader([header.decode("utf-8", "replace")], delimiter=delimiter)), *records])
 

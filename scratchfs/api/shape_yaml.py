@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Iterator
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 from scratchfs.api.shape_words import PROGRAM_LINE_RE, LineNumbers, listed_within, plural, short_name, within_lines
@@ -187,16 +187,11 @@ def _block_lines(text: bytes) -> tuple[int, int]:
     return inside, code
 
 
+@lru_cache(maxsize=64)
 def _block_body(indent: int) -> re.Pattern[bytes]:
     """The lines of a block scalar whose key stands ``indent`` spaces in: more indented ones and blank ones, each
-    from its newline (cached by indent)."""
-    found = _BODIES.get(indent)
-    if found is None:
-        found = _BODIES[indent] = re.compile(rb"(?:\r?\n(?: {%d,}[^\n]*|[ \t]*\r?(?=\n)))*" % (indent + 1))
-    return found
-
-
-_BODIES: dict[int, re.Pattern[bytes]] = {}
+    from its newline (the last 64 indents' patterns kept: a sample's indents are any number up to its size)."""
+    return re.compile(rb"(?:\r?\n(?: {%d,}[^\n]*|[ \t]*\r?(?=\n)))*" % (indent + 1))
 
 
 def _start(match: re.Match[bytes]) -> int:

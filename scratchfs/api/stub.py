@@ -361,9 +361,12 @@ class _Note:
 
 
 _WIDE = {"UTF-16LE text": 'pattern="p\\x00y\\x00" for "py"', "UTF-16BE text": 'pattern="\\x00p\\x00y" for "py"'}
+
+
 def _lines(count: int) -> str:
-    """A line read's ``, lines=N`` after its ``line=``, empty for the default 50 (as render_call leaves it out, as
-    it does a range read's default ``length=4096`` and ``offset=0``: advice4)."""
+    """A line read's ``, lines=N`` after its ``line=``, empty for the default 50 (as
+    :func:`~scratchfs.foundation.calls.without_defaults` leaves it out of every call written, as it does a range
+    read's default ``length=4096`` and ``offset=0``)."""
     return "" if count == DEFAULT_LINES else f", lines={count!r}"
 
 _TAIL_KINDS = ("log", "text")  # contents whose note names their last lines too (line=-N), when the preview ends before

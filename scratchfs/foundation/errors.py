@@ -124,10 +124,10 @@ class _Resumable(InvalidArgument):
 
     def __init__(self, message: str | Advice | SearchOn, resume_offset: int = 0,
                  skip_offset: int | None = None) -> None:
-        self.search_on = message if isinstance(message, SearchOn) else None
-        super().__init__(str(message) if isinstance(message, SearchOn) else message)
-        self.resume_offset = resume_offset
-        self.skip_offset = message.offset if isinstance(message, SearchOn) else skip_offset
+        way = message if isinstance(message, SearchOn) else None
+        super().__init__(message if way is None else str(way))
+        self.search_on, self.resume_offset = way, resume_offset
+        self.skip_offset = skip_offset if way is None else way.offset
 
     def __reduce__(self):
         return (type(self), (self.search_on or self.said(), self.resume_offset, self.skip_offset))

@@ -1,7 +1,7 @@
 """A structure's JSON text in pieces: ``json.dumps(value, ensure_ascii=False)`` written a bounded part at a time.
 
 ``json.dumps`` of a large structure holds its text twice at its peak (the C encoder's accumulated parts, then the
-joined string: 111 MiB of growth for 54 MiB of text, ``python bench/offload_memory.py``); a structured tool result
+joined string: 110 MiB of growth for 54 MiB of text, ``python bench/offload_memory.py``); a structured tool result
 is spilled as that text (:meth:`scratchfs.Scope.offload`), so its spill took twice its size in memory before the
 first byte was written. :func:`json_pieces` writes the same text as a stream of parts of about ``piece_chars``
 characters: the containers of the value's top levels are walked in Python, and their items are encoded in batches
@@ -11,8 +11,9 @@ the same encoder (``{key: null}`` less its frame), so every rule of ``json.dumps
 ``float``, ``bool`` and ``None`` keys, ``NaN`` and ``Infinity``, tuples as arrays, the errors it raises.
 
 The standard library is the reference: the join of the pieces equals ``json.dumps(value, ensure_ascii=False)``
-(``tests/test_json_pieces.py``, a Hypothesis property). Its pure-Python ``iterencode`` streams too, but at 3.4x
-the time of the C encoder (11.7 s against 3.5 s for the same 54 MiB, ``python bench/offload_memory.py``).
+(``tests/test_json_pieces.py``, a Hypothesis property). Its pure-Python ``iterencode`` streams too, but at twice
+the time of the C encoder (5.59 s against 2.82 s for ``json.dumps`` and 2.04 s for :func:`json_pieces`, the same
+54 MiB: ``python bench/offload_memory.py``, its row in bench/README.md).
 """
 
 from __future__ import annotations
@@ -25,13 +26,14 @@ from typing import Any
 PIECE_CHARS = 1 << 16
 """The length a piece aims at, in characters (a piece is longer when one item's text is). The C encoder holds a
 piece's tokens as small strings before it joins them, ~5x the piece's text for small records: 64 KiB pieces keep
-the peak at 0.6 MB, where 1 MiB pieces held 5.6 MB, and are no slower (``python bench/offload_memory.py``)."""
+the peak RSS growth at 0.4-0.6 MiB, where 1 MiB pieces held 5.6-6.5 MiB, and are no slower (``python
+bench/offload_memory.py``, modes ``pieces`` and ``pieces-1m``: 1.09 s against 1.31 s at load 10)."""
 
 WALK_ITEMS = 256
 """A container of fewer items has each looked at: one with at least this many items of its own is walked rather
 than encoded whole (a structure such as ``{"results": [...], "count": 3}`` keeps its bulk a level down). A
-container of this many items or more has its items encoded in batches unlooked-at (a Python test per item would cost
-a list of small records a third more time than ``json.dumps``)."""
+container of this many items or more has its items encoded in batches unlooked-at (a Python test per item would add
+a Python step per small record to what the C encoder does alone; no script here measures it)."""
 
 WALK_DEPTH = 8
 """Levels walked at most; deeper containers are encoded whole by the C encoder (its recursion limit applies)."""
@@ -81,31 +83,27 @@ def _walk(value: dict | list | tuple, encode: Callable[[Any], str], target: int,
                 inner = item[1] if is_dict else item
                 if isinstance(inner, (dict, list, tuple)) and len(inner) >= WALK_ITEMS:
                     if pending:
-                        yield from _batch(pending, is_dict, encode, first)
-                        first = False
-                        pending = []
+                        yield _piece(pending, is_dict, encode, first)
+                        first, pending = False, []
                     yield ("" if first else ", ") + (_key(item[0], encode) + ": " if is_dict else "")
                     first = False
                     yield from _walk(inner, encode, target, depth + 1, path)
                 else:
                     pending.append(item)
         if pending:
-            text = _encoded(pending, is_dict, encode)
-            yield text if first else ", " + text
+            piece = _piece(pending, is_dict, encode, first)
+            yield piece
             first = False
-            batch = max(1, min(batch * 4, batch * target // max(1, len(text))))
+            batch = max(1, min(batch * 4, batch * target // len(piece)))
     path.pop()
     yield "}" if is_dict else "]"
 
 
-def _batch(pending: list, is_dict: bool, encode: Callable[[Any], str], first: bool) -> Iterator[str]:
-    text = _encoded(pending, is_dict, encode)
-    yield text if first else ", " + text
-
-
-def _encoded(run: list, is_dict: bool, encode: Callable[[Any], str]) -> str:
-    """A run of items' text without its container's brackets: ``a, b`` or ``"k": v, "l": w``."""
-    return encode(dict(run) if is_dict else run)[1:-1]
+def _piece(run: list, is_dict: bool, encode: Callable[[Any], str], first: bool) -> str:
+    """A run of items' text without its container's brackets: ``a, b`` or ``"k": v, "l": w``, after ``", "`` unless
+    it is the container's ``first``."""
+    text = encode(dict(run) if is_dict else run)[1:-1]
+    return text if first else ", " + text
 
 
 def _key(key: Any, encode: Callable[[Any], str]) -> str:
@@ -114,4 +112,60 @@ def _key(key: Any, encode: Callable[[Any], str]) -> str:
     return encode({key: None})[1:-7]
 
 
-__all__ = ["FIRST_BATCH", "PIECE_CHARS", "WALK_DEPTH", "WALK_ITEMS", "json_pieces"]
+class JsonText:
+    """A structure's JSON text (``json.dumps(value, ensure_ascii=False)``) as an iterable of pieces: its first
+    pieces, up to just past ``threshold`` characters, are written at once (:attr:`head`; all of it when it is no
+    longer, :attr:`whole` set); iterating gives them, then writes the rest. The error writing it raised is kept in
+    :attr:`error` (and raised on); the UTF-8 bytes of the pieces given out past the head are counted as they go
+    (:meth:`drained_size`: the whole text's, however much a reader took before it stopped).
+
+    Raises (from the constructor, for the head): what ``json.dumps`` raises for the value."""
+
+    def __init__(self, value: object, threshold: int) -> None:
+        self._rest = json_pieces(value)
+        self.head: list[str] = []
+        self.whole: str | None = None
+        self.error: BaseException | None = None
+        self._rest_bytes = 0  # (UTF-8 bytes of the pieces given out after the head)
+        chars = 0
+        for piece in self._rest:
+            self.head.append(piece)
+            chars += len(piece)
+            if chars > threshold:
+                return
+        self.whole = "".join(self.head)
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.head
+        yield from self._written()
+
+    def _written(self) -> Iterator[str]:
+        """The pieces after the head not yet given out, counted (a plain loop: a reader that stops leaves the rest
+        to :meth:`drained_size`, where ``yield from`` would close it)."""
+        try:
+            for piece in self._rest:
+                self._rest_bytes += _utf8_bytes(piece)
+                yield piece
+        except Exception as exc:
+            self.error = exc
+            raise
+
+    def head_text(self) -> str:
+        """The head's pieces joined: the whole text when :attr:`whole` is set, else its first characters, just past
+        the threshold."""
+        return "".join(self.head)
+
+    def drained_size(self) -> int:
+        """The whole text's size in UTF-8 bytes (lone surrogates as 3): the head's, the pieces already given out
+        and the rest, written now and dropped. Raises what writing them raises."""
+        for _piece in self._written():
+            pass
+        return sum(map(_utf8_bytes, self.head)) + self._rest_bytes
+
+
+def _utf8_bytes(piece: str) -> int:
+    """``len(piece.encode("utf-8", "surrogatepass"))``, without encoding an ASCII piece (``isascii`` is a flag)."""
+    return len(piece) if piece.isascii() else len(piece.encode("utf-8", "surrogatepass"))
+
+
+__all__ = ["FIRST_BATCH", "PIECE_CHARS", "WALK_DEPTH", "WALK_ITEMS", "JsonText", "json_pieces"]
