@@ -29,6 +29,9 @@ _REAL = {
     "pip-show-v-pip.txt": ("key: value", r"^([\w-]+):"),  # (its entry points' "pip = ..." lines are no keys)
     "pip-show-v-several.txt": ("key: value", r"^([\w-]+):"),
     "openssl-req.conf": ("key = value", r"^\s*(\w+)\s*="),
+    "proc-self-status.txt": ("key: value", r"^(\w+):\t"),  # (Key:<tab>value: was a TSV, "Name:", cat)
+    "proc-cpuinfo.txt": ("key: value", r"^([A-Za-z][\w ]*?\t+|\w+):"),  # (key<tabs>: value, keys of words where
+    # tabs set them off: a TSV before; "power management:", words and no tab, is no key, as a prose line is none)
 }
 # fixtures that are settings too, by what they hold (matplotlib's rc file: key: value lines; Debian's copyright
 # file: Files:, Copyright:, License: fields whose values go on over indented lines, as pip show -v's do)
@@ -169,3 +172,24 @@ def test_comment_lines_ending_in_crlf_are_no_backtracking_bomb(line):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     found, seconds = done.stdout.split()
     assert found == "None" and float(seconds) < 1.0, done.stdout
+
+
+@pytest.mark.parametrize("name", ["proc-self-status.txt", "proc-cpuinfo.txt"])
+def test_keys_a_tab_sets_off_are_settings_not_a_two_column_table(name, scratch_scope):
+    """``cat /proc/*/status`` (``Name:<tab>cat``) and ``/proc/cpuinfo`` (``model name<tab>: AMD EPYC``), found by
+    newuser6 spilling a real ``cat /proc/*/status``: the table rule read them as a TSV of two columns headed
+    ``"Name:", process_api`` (``processor, ": 0"``) with ragged rows, and the stub's note advised ``row=42, rows=20``
+    and ``jq="JQ", slurp=True`` over lines that are no rows. Now settings, each key with its line (the plain answer:
+    the first line a key starts), and the note names the key search, no rows read."""
+    data = (_TOOLS / name).read_bytes()
+    lines = data.decode().split("\n")
+    key = "State" if "status" in name else "model name"
+    want = next(n for n, line in enumerate(lines, 1) if re.match(rf"{key}\t*:", line))
+    times = 8 * sum(bool(re.match(rf"{key}\t*:", line)) for line in lines)
+    stub = scratch_scope.spill(data * 8, source_tool="bash")  # (over the spill threshold: several processes')
+    assert stub.content_type == "text" and stub.shape.startswith(f"{SETTINGS_SHAPE} (key: value), ")
+    assert f"{key} (line {want}, {times} times)" in stub.shape
+    assert "row=" not in stub.note and "slurp" not in stub.note and "KEY" in stub.note
+    reply = ScratchTools(scratch_scope).call("read_handle", {
+        "handle": stub.handle, "pattern": rf"^{key}\s*[=:]", "context": "line", "max_matches": 1})
+    assert reply["windows"][0]["line"] == want and reply["windows"][0]["data"] == lines[want - 1]
