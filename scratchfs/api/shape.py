@@ -230,11 +230,11 @@ def _described(sample: bytes, size: int, lines: int, source: ContentSource | Non
     is_log = logs > 0 and logs >= 0.5 * head_rows  # most start with a timestamp or a log level
     found = None if is_log else _delimited(text, lambda: _utf8(sample, complete) or sample.decode("utf-8", "replace"),
                                            complete, size, lines)
-    keyed = found is not None and tab_keyed(sample[bom:])  # (Key:<tab>value lines, /proc/PID/status and cpuinfo:
-    settings = settings_shape(sample[bom:], lines, complete, scope, size - bom) if keyed else None  # 2 columns to
-    if settings is not None:  # a table's rule: settings when they read as such)
-        return _not_utf8(Shape("text", settings), odd, sample, complete, read_as) if odd else Shape("text", settings)
     aligned = None if is_log or found is not None else aligned_shape(text, complete, lines)
+    keyed = (found is not None or aligned is not None) and tab_keyed(sample[bom:])  # (Key:<tab>value lines,
+    settings = settings_shape(sample[bom:], lines, complete, scope, size - bom) if keyed else None  # /proc/*/status,
+    if settings is not None:  # cpuinfo, lscpu: two columns to a table's rule; settings when they read as such)
+        return _not_utf8(Shape("text", settings), odd, sample, complete, read_as) if odd else Shape("text", settings)
     if found is not None or aligned is not None:
         found = found or Shape("text", aligned)
         return found if not odd else _not_utf8(found, odd, sample, complete, read_as)

@@ -15,7 +15,9 @@ indented continuations, ``---`` rules or blank; 4 keys or more (a log's ``INFO:`
 :data:`_MOST_CODE` of the lines ending as code's do (``;``, ``{``, ``(``, ``,``, ``\\``), no program's line
 (``import x``, ``def f(``), and at most one in three values holding ``word=`` after a space (logfmt's ``level=info
 msg=...``). A key is a run of letters, digits and ``_ . - / @ :`` (``=`` forms), of letters, digits and ``_ . - ( )``
-at the line's start (``:`` form, which a space or the line's end must follow: ``path:12:`` is grep's). Regular
+at the line's start (``:`` form, which a space or the line's end must follow: ``path:12:`` is grep's), or of up to
+five such words where tabs come before the colon or a tab or two spaces after it (``/proc/cpuinfo``'s ``model
+name<tab>: x``, ``lscpu``'s ``Model name:    x``: aligned, as prose is not). Regular
 expression scans of the sample, each anchored on a newline.
 """
 
@@ -34,8 +36,10 @@ SETTINGS_SHAPE = "settings"
 """How the shape of a dump of settings starts (``"settings (key = value), 1,204 lines, 1,204 keys: ..."``)."""
 FIND_KEY = "^KEY\\s*[=:]"
 """The pattern a settings stub's note names to find a key (``KEY`` its name, its dots escaped)."""
-_TAB_KEY = rb"([A-Za-z][\w.\-()]{0,60}(?: [\w.\-()]{1,60}){0,3})\t{1,8}:(?=[ \t]|\r?\n)"  # /proc/cpuinfo's
-# key, then tabs, then the colon ("model name\t: AMD EPYC"): words as keys only where tabs align the colons
+_TAB_KEY = (rb"([A-Za-z][\w.\-()]{0,60}(?: [\w.\-()]{1,60}){0,4})"  # a key of words, set off from its value by
+            rb"(?:[ \t]{0,8}\t[ \t]{0,8}:(?=[ \t]|\r?\n)|:(?=\t|  ))")  # tabs before the colon (/proc/cpuinfo's
+# "model name\t: AMD EPYC") or a run of spaces or a tab after it (lscpu's "Model name:      AMD EPYC"): words as keys
+# only where the colons or the values are aligned
 _SETTING_RE = re.compile(rb"\n(?:([ \t]{0,64})([A-Za-z_][\w.\-/@]{0,120})([ \t]{0,64})="
                          rb"|([A-Za-z][\w.\-()]{0,60}):(?=[ \t]|\r?\n)|" + _TAB_KEY + rb")")
 # (one literal newline first: the scan skips to each line's start at C speed)
@@ -61,13 +65,14 @@ def is_settings(content_type: str | None, shape: str | None) -> bool:
     return content_type == "text" and shape is not None and shape.startswith(f"{SETTINGS_SHAPE} (")
 
 
-_TAB_KEYED_RE = re.compile(rb"[A-Za-z][\w.\-()]{0,60}(?::\t|(?: [\w.\-()]{1,60}){0,3}\t{1,8}:(?=[ \t]|\r?\n))")
+_TAB_KEYED_RE = re.compile(_TAB_KEY)
 
 
 def tab_keyed(sample: bytes) -> bool:
-    """Whether the first line of ``sample`` is a key a tab sets off from its value, ``Key:<tab>value``
-    (``/proc/PID/status``) or ``key<tabs>: value`` (``/proc/cpuinfo``): text a table's rule reads as two
-    tab-separated columns (a header ``"Name:", cat``), which :mod:`scratchfs.api.shape` then tries as settings."""
+    """Whether the first line of ``sample`` starts with a key that tabs or a run of spaces set off from its value,
+    ``Key:<tab>value`` (``/proc/PID/status``), ``key<tabs>: value`` (``/proc/cpuinfo``), ``Key words:    value``
+    (``lscpu``): text a table's rule reads as two columns (a header ``"Name:", cat``; ``"Architecture:", x86_64``),
+    which :mod:`scratchfs.api.shape` then tries as settings."""
     return _TAB_KEYED_RE.match(sample) is not None
 
 
