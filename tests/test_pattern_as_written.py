@@ -5,6 +5,7 @@ position 8``). Both ways out it names are followed here and find what ``str.coun
 from __future__ import annotations
 
 import re
+import string
 
 import pytest
 from hypothesis import example, given, settings
@@ -110,3 +111,34 @@ def test_the_refusal_names_both_searches_as_calls_that_run_as_given(scratch_scop
             want = [n for n in every if n < asked["before"]][-2:] if "before" in asked else every[: asked.get(
                 "max_matches", 20)]
             assert starts[: len(want)] == want
+
+
+def _runs(text: str, keep) -> list[int]:
+    """The plain answer: the offsets where each maximal run of characters ``keep`` accepts starts (ASCII text)."""
+    return [n for n, c in enumerate(text) if keep(c) and (n == 0 or not keep(text[n - 1]))]
+
+
+@pytest.mark.parametrize(("pattern", "keep"), [
+    ("[[:alpha:]]+", lambda c: c.isascii() and c.isalpha()),
+    ("[[:upper:][:digit:]]+", lambda c: c.isascii() and (c.isupper() or c.isdigit())),
+    ("[[:xdigit:]]+", lambda c: c in string.hexdigits),
+    ("[^[:space:][:punct:]]+", lambda c: c.isascii() and c.isalnum())])
+def test_a_posix_class_refusal_names_the_pattern_written_with_ranges(scratch_scope, pattern, keep):
+    """newuser6, over MCP: ``pattern="[[:alpha:]]+"`` was refused saying ``re`` has no POSIX classes and "list the
+    bytes, e.g. [a-zA-Z]", the search to write left to the model. The refusal now names the call with each class
+    written as its ASCII ranges, and that call, run as given, finds the runs the plain answer (``str`` methods)
+    finds; fails before (no call)."""
+    text = "Traceback (most recent call last): KeyError 0x7FfE, 1+1=2; tab\there\n" * 20
+    handle = scratch_scope.spill(text.encode()).handle
+    tools = ScratchTools(scratch_scope)
+    with pytest.raises(InvalidArgument, match="POSIX class") as caught:
+        tools.call("read_handle", {"handle": handle, "pattern": pattern, "max_matches": 50, "context": 0})
+    calls = caught.value.advice.calls if caught.value.advice else ()
+    assert len(calls) == 1 and str(calls[0]) in str(caught.value)
+    arguments = calls[0].to_json()["arguments"]
+    assert arguments["max_matches"] == 50 and arguments["context"] == 0 and "[:" not in arguments["pattern"]
+    reply = tools.call("read_handle", {"handle": handle, "pattern": arguments["pattern"], "count": True})
+    assert reply["matches"] == len(_runs(text, keep))
+    page = tools.call("read_handle", arguments)
+    assert [m["offset"] for w in page["windows"] for m in w.get("matches") or [
+        {"offset": w.get("match_offset", w["offset"])}]] == _runs(text, keep)[:50]

@@ -11,10 +11,16 @@ try:
 except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre_parse  # type: ignore[no-redef]
 
-__all__ = ["AS_WRITTEN", "as_written", "as_written_advice"]
+__all__ = ["AS_WRITTEN", "POSIX_CLASS", "as_written", "as_written_advice", "posix_written"]
 
 AS_WRITTEN = "; match= finds the text as it is written"
 """How the advice of :func:`as_written_advice` starts: a refusal holding it is one :func:`as_written` answers."""
+POSIX_CLASS = "a POSIX class such as [:alpha:]"
+"""Words of the refusal of a ``[`` inside a class: a refusal holding them is one :func:`posix_written` answers."""
+_POSIX = {"alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "upper": "A-Z", "lower": "a-z", "space": "\\s",
+          "xdigit": "0-9A-Fa-f", "word": "\\w", "blank": " \\t", "punct": "!-/:-@\\[-`{-~", "cntrl": "\\x00-\\x1f\\x7f",
+          "print": " -~", "graph": "!-~"}
+_POSIX_RE = re.compile(r"\[:(" + "|".join(_POSIX) + r"):\]")
 
 _SPECIAL = "()[]{}*+?|"  # the characters a pattern written as plain text most often leaves unescaped
 
@@ -60,3 +66,17 @@ def as_written(pattern: str, ignore_case: bool) -> str | None:
     except Exception:  # (a parser's limit: no such advice)
         return None
     return None
+
+
+def posix_written(pattern: str) -> str | None:
+    """``pattern`` with each POSIX class in a class written as the ASCII ranges it stands for (``[[:alpha:]_]+`` ->
+    ``[a-zA-Z_]+``, ``[[:space:]]`` -> ``[\\s]``), which the refusal of ``[`` inside a class advises; ``None`` when
+    it holds none, or still does not parse. Never raises."""
+    written = _POSIX_RE.sub(lambda found: _POSIX[found[1]], pattern)
+    if written == pattern or "[:" in written or "[[" in written:
+        return None
+    try:
+        _sre_parse.parse(written.encode("utf-8", "replace"), re.MULTILINE)
+    except Exception:  # (re.error, a parser's limit: no such advice)
+        return None
+    return written

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from scratchfs.engine.pattern_advice import as_written_advice
+from scratchfs.engine.pattern_advice import POSIX_CLASS, as_written_advice
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.text import shorten
 
@@ -308,8 +308,8 @@ def _class_end(text: str, i: int) -> int:
             return j + 1
         if c == "[" and (j == first or text[j + 1 : j + 2] in (":", "=", ".")):
             raise InvalidArgument(
-                f"pattern has '[' inside a class at position {j} (a nested set or a POSIX class such as "
-                "[:alpha:], which Python's re does not support); escape it as \\[ or list the bytes, e.g. [a-zA-Z]")
+                f"pattern has '[' inside a class at position {j} (a nested set or {POSIX_CLASS}, which Python's "
+                "re does not support); escape it as \\[ or list the bytes, e.g. [a-zA-Z]")
         if j > first and c in "-&~|" and text.startswith(c, j + 1):
             raise InvalidArgument(
                 f"pattern has {c + c!r} inside a class at position {j} (set-operation syntax); escape one of "
