@@ -5,6 +5,7 @@ position 8``). Both ways out it names are followed here and find what ``str.coun
 from __future__ import annotations
 
 import re
+import string
 
 import pytest
 from hypothesis import example, given, settings
@@ -24,8 +25,8 @@ def test_a_pattern_that_breaks_at_a_special_character_names_match_and_the_escape
     tools = ScratchTools(scratch_scope)
     with pytest.raises(InvalidArgument) as caught:
         tools.call("read_handle", {"handle": handle, "pattern": pattern})
-    assert str(caught.value).endswith(f"; match= finds the text as it is written (no regular expression), or write "
-                                      f"{special} as \\{special} to keep it a pattern")
+    assert f"; match= finds the text as it is written (no regular expression), or write {special} as \\{special} to " \
+           "keep it a pattern: read_handle(" in str(caught.value)
     found = tools.call("read_handle", {"handle": handle, "match": pattern, "count": True})
     assert found["matches"] == text.count(pattern)
     escaped = pattern.replace(special, "\\" + special, 1)
@@ -79,3 +80,65 @@ def test_the_escape_a_refusal_names_takes_its_fault_away(pattern):
     except InvalidArgument as refused:
         again = str(refused)
     assert not again or int(re.search(r"at position (\d+)", again).group(1)) not in (at, at + 1), (message, again)
+
+
+@pytest.mark.parametrize("asked", [{"context": "line", "max_matches": 3}, {"count": True, "offset": 40},
+                                   {"before": 2000, "max_matches": 2, "budget": 4096}, {"ignore_case": True}])
+def test_the_refusal_names_both_searches_as_calls_that_run_as_given(scratch_scope, asked):
+    """newuser6, over MCP: ``pattern="openat("`` on strace output was refused with the two ways out in words only
+    (match=, or ``\\(``), where other search refusals name their calls: the model had to write the next search
+    itself, its settings again. The refusal now names both as calls (in its text and as ``advice.calls``, which the
+    CLI and the web API write their own way), each with the search's settings, and each, run as given, finds what
+    the plain answer finds (``str.count`` / ``re.findall`` over the same bytes); fails before (no calls)."""
+    text = TEXT.replace("foo)", "openat(AT_FDCWD)")
+    handle = scratch_scope.spill(text.encode()).handle
+    tools = ScratchTools(scratch_scope)
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": handle, "pattern": "openat(", **asked})
+    calls = caught.value.advice.calls if caught.value.advice else ()
+    assert [call.to_json()["arguments"] for call in calls] == [
+        {"handle": handle, "match": "openat(", **asked}, {"handle": handle, "pattern": "openat\\(", **asked}]
+    assert all(str(call) in str(caught.value) for call in calls)
+    lower, at = (text.lower(), "openat(") if asked.get("ignore_case") else (text, "openat(")
+    for call in calls:
+        reply = tools.call(call.to_json()["tool"], call.to_json()["arguments"])
+        if "count" in asked:
+            assert reply["matches"] == lower.count(at, asked["offset"]) == len(re.findall(r"openat\(", text[40:]))
+        else:
+            starts = [m["offset"] for w in reply["windows"] for m in w.get("matches") or [
+                {"offset": w.get("match_offset", w["offset"])}]]  # (a merged window lists its matches)
+            every = [m.start() for m in re.finditer(r"openat\(", text)]
+            want = [n for n in every if n < asked["before"]][-2:] if "before" in asked else every[: asked.get(
+                "max_matches", 20)]
+            assert starts[: len(want)] == want
+
+
+def _runs(text: str, keep) -> list[int]:
+    """The plain answer: the offsets where each maximal run of characters ``keep`` accepts starts (ASCII text)."""
+    return [n for n, c in enumerate(text) if keep(c) and (n == 0 or not keep(text[n - 1]))]
+
+
+@pytest.mark.parametrize(("pattern", "keep"), [
+    ("[[:alpha:]]+", lambda c: c.isascii() and c.isalpha()),
+    ("[[:upper:][:digit:]]+", lambda c: c.isascii() and (c.isupper() or c.isdigit())),
+    ("[[:xdigit:]]+", lambda c: c in string.hexdigits),
+    ("[^[:space:][:punct:]]+", lambda c: c.isascii() and c.isalnum())])
+def test_a_posix_class_refusal_names_the_pattern_written_with_ranges(scratch_scope, pattern, keep):
+    """newuser6, over MCP: ``pattern="[[:alpha:]]+"`` was refused saying ``re`` has no POSIX classes and "list the
+    bytes, e.g. [a-zA-Z]", the search to write left to the model. The refusal now names the call with each class
+    written as its ASCII ranges, and that call, run as given, finds the runs the plain answer (``str`` methods)
+    finds; fails before (no call)."""
+    text = "Traceback (most recent call last): KeyError 0x7FfE, 1+1=2; tab\there\n" * 20
+    handle = scratch_scope.spill(text.encode()).handle
+    tools = ScratchTools(scratch_scope)
+    with pytest.raises(InvalidArgument, match="POSIX class") as caught:
+        tools.call("read_handle", {"handle": handle, "pattern": pattern, "max_matches": 50, "context": 0})
+    calls = caught.value.advice.calls if caught.value.advice else ()
+    assert len(calls) == 1 and str(calls[0]) in str(caught.value)
+    arguments = calls[0].to_json()["arguments"]
+    assert arguments["max_matches"] == 50 and arguments["context"] == 0 and "[:" not in arguments["pattern"]
+    reply = tools.call("read_handle", {"handle": handle, "pattern": arguments["pattern"], "count": True})
+    assert reply["matches"] == len(_runs(text, keep))
+    page = tools.call("read_handle", arguments)
+    assert [m["offset"] for w in page["windows"] for m in w.get("matches") or [
+        {"offset": w.get("match_offset", w["offset"])}]] == _runs(text, keep)[:50]

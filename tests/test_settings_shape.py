@@ -29,6 +29,12 @@ _REAL = {
     "pip-show-v-pip.txt": ("key: value", r"^([\w-]+):"),  # (its entry points' "pip = ..." lines are no keys)
     "pip-show-v-several.txt": ("key: value", r"^([\w-]+):"),
     "openssl-req.conf": ("key = value", r"^\s*(\w+)\s*="),
+    "proc-self-status.txt": ("key: value", r"^(\w+):\t"),  # (Key:<tab>value: was a TSV, "Name:", cat)
+    "proc-cpuinfo.txt": ("key: value", r"^([A-Za-z][\w ]*?\t+|\w+):"),  # (key<tabs>: value, keys of words where
+    # tabs set them off: a TSV before; "power management:", words and no tab, is no key, as a prose line is none)
+    "lscpu.txt": ("key: value", r"^([A-Za-z][\w() -]*?):(?:\t|  )"),  # (Key words:<spaces>value, a table aligned by
+    # spaces before; lscpu pads each key to one column but its longest, "Vulnerability Indirect target selection:",
+    # which one space follows: words with a colon and a space are no key, as a prose line's are none)
 }
 # fixtures that are settings too, by what they hold (matplotlib's rc file: key: value lines; Debian's copyright
 # file: Files:, Copyright:, License: fields whose values go on over indented lines, as pip show -v's do)
@@ -190,3 +196,25 @@ def test_a_shape_of_thousands_of_keys_writes_only_the_items_it_lists(line, liste
     shown = shape.split(": ", 1)[1].count(" (line ")
     assert f", … {groups - shown:,} more;" in shape, shape
     assert len(made) <= shown + 1, len(made)
+
+
+@pytest.mark.parametrize(("name", "key"), [("proc-self-status.txt", "State"), ("proc-cpuinfo.txt", "model name"),
+                                           ("lscpu.txt", "Model name")])
+def test_keys_a_tab_sets_off_are_settings_not_a_two_column_table(name, key, scratch_scope):
+    """``cat /proc/*/status`` (``Name:<tab>cat``) and ``/proc/cpuinfo`` (``model name<tab>: AMD EPYC``), found by
+    newuser6 spilling a real ``cat /proc/*/status``: the table rule read them as a TSV of two columns headed
+    ``"Name:", process_api`` (``processor, ": 0"``) with ragged rows, and the stub's note advised ``row=42, rows=20``
+    and ``jq="JQ", slurp=True`` over lines that are no rows. Now settings, each key with its line (the plain answer:
+    the first line a key starts), and the note names the key search, no rows read. ``lscpu`` (``Model name:``, then
+    spaces to its values' column) was "table aligned by spaces, 2 columns: "Architecture:", x86_64" likewise."""
+    data = (_TOOLS / name).read_bytes()
+    lines = data.decode().split("\n")
+    want = next(n for n, line in enumerate(lines, 1) if re.match(rf"{key}\t*:", line))
+    times = 8 * sum(bool(re.match(rf"{key}\t*:", line)) for line in lines)
+    stub = scratch_scope.spill(data * 8, source_tool="bash")  # (over the spill threshold: several processes')
+    assert stub.content_type == "text" and stub.shape.startswith(f"{SETTINGS_SHAPE} (key: value), ")
+    assert f"{key} (line {want}, {times} times)" in stub.shape
+    assert "row=" not in stub.note and "slurp" not in stub.note and "KEY" in stub.note
+    reply = ScratchTools(scratch_scope).call("read_handle", {
+        "handle": stub.handle, "pattern": rf"^{key}\s*[=:]", "context": "line", "max_matches": 1})
+    assert reply["windows"][0]["line"] == want and reply["windows"][0]["data"] == lines[want - 1]

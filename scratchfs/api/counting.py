@@ -7,18 +7,19 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from scratchfs.api.bounds import bounded_miss, check_search_end, offset_past_end
 from scratchfs.api.entries import reading
 from scratchfs.api.results import Bounded
-from scratchfs.api.search_calls import count_again, on_past
+from scratchfs.api.search_calls import count_again, on_past, written_as
 from scratchfs.api.search_misses import whole_miss_note
 from scratchfs.engine.patterns import MAX_REACH_BYTES, compile_pattern
 from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, count
 from scratchfs.foundation import checks
-from scratchfs.foundation.calls import Advice, render_call
+from scratchfs.foundation.calls import Advice, Call, render_call
 from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
 from scratchfs.foundation.limits import MAX_NEEDLE_BYTES
 
@@ -30,12 +31,14 @@ COUNT_SHARE = 0.8
 limit, the whole timeout, stays a limit on backtracking)."""
 
 
-def search_matcher(match: object, pattern: object, ignore_case: bool, timeout: float
-                   ) -> tuple[bytes | None, Matcher]:
+def search_matcher(match: object, pattern: object, ignore_case: bool, timeout: float,
+                   again: Callable[..., Call] | None = None) -> tuple[bytes | None, Matcher]:
     """``(the needle or None, the matcher)`` of a search: a substring (``match``; text searched as UTF-8; with
     ``ignore_case`` a case-blind pattern of it) or a Python ``re`` pattern over the bytes, ``timeout`` seconds in
     the regex engine. Raises InvalidArgument (both or neither of them; an empty, too long or invalid needle or
-    pattern; ignore_case with a needle of bytes)."""
+    pattern; ignore_case with a needle of bytes); ``again(match=...)`` / ``again(pattern=...)``: the same search
+    with another needle, which the refusal of a pattern that does not parse names
+    (:func:`~scratchfs.api.search_calls.written_as`)."""
     if match is not None and pattern is not None:
         raise InvalidArgument("give match (a substring) or pattern (a regular expression), not both")
     if match is None and pattern is None:
@@ -49,7 +52,12 @@ def search_matcher(match: object, pattern: object, ignore_case: bool, timeout: f
         return needle, PatternMatcher(re.escape(match), True, timeout=timeout)
     if isinstance(pattern, str) and len(pattern.encode("utf-8", "surrogatepass")) > MAX_NEEDLE_BYTES:
         raise InvalidArgument(f"pattern is longer than the limit of {MAX_NEEDLE_BYTES} bytes")
-    return None, PatternMatcher(pattern, ignore_case, timeout=timeout)
+    try:
+        return None, PatternMatcher(pattern, ignore_case, timeout=timeout)
+    except InvalidArgument as refused:
+        if again is None:
+            raise
+        raise written_as(refused, pattern, ignore_case, again) from None
 
 
 _EMPTY_PROBE = b"ab cd\n\nef\n"
@@ -139,7 +147,9 @@ def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | N
                               "give one of them")
     ignore_case = checks.check_flag(ignore_case, "ignore_case")
     timeout = scope.store.settings.pattern_timeout
-    needle, matcher = search_matcher(match, pattern, ignore_case, timeout)
+    needle, matcher = search_matcher(match, pattern, ignore_case, timeout, lambda **sought: Call.of(
+        "read_handle", handle=handle, **sought, count=True, offset=offset, end=end, ignore_case=ignore_case or None,
+        budget=budget))
     again = count_again(handle, match, pattern, ignore_case, budget)
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
         size = opened.entry.size

@@ -10,7 +10,7 @@ a program rather than a model: :meth:`Scope.iter_content` (its frames' bytes, on
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -290,7 +290,9 @@ class Scope:
         shown = match  # (terminal output's view shows Unicode spaces as they are: sought so, view_search)
         if view is not None:  # an HTML page's text view writes each Unicode space (&nbsp;) as " ": so is its needle
             match, pattern = (view_spaces(t) if isinstance(t, str) else t for t in (match, pattern))
-        needle, matcher = self._matcher(match, pattern, ignore_case)
+        needle, matcher = self._matcher(match, pattern, ignore_case, lambda **sought: Call.of(
+            "read_handle", handle=handle, **sought, offset=offset, view=view, before=before, end=end,
+            ignore_case=ignore_case or None, context=context, max_matches=max_matches, budget=budget))
         asked = Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches, budget=budget,
                         view=view)  # (the settings ride on an empty result, and the calls it advises repeat them)
         how, bounded = (reach, sink, cap), replace(asked, end=end)
@@ -299,9 +301,10 @@ class Scope:
                                                                         how, shown) if view is not None else
                            functools.partial(stored_search, self, bounded, matcher, offset, how), before)
 
-    def _matcher(self, match: object, pattern: object, ignore_case: bool) -> tuple[bytes | None, Matcher]:
-        """The needle (for a substring search) and the matcher of a search."""
-        return search_matcher(match, pattern, ignore_case, self.store.settings.pattern_timeout)
+    def _matcher(self, match: object, pattern: object, ignore_case: bool,
+                 again: Callable[..., Call] | None = None) -> tuple[bytes | None, Matcher]:
+        """The needle (for a substring search) and the matcher of a search (``again``: :func:`search_matcher`'s)."""
+        return search_matcher(match, pattern, ignore_case, self.store.settings.pattern_timeout, again)
 
     def read_handle(self, handle: str, offset: int = 0, length: int | None = None, *,
                     match: str | bytes | None = None, pattern: str | None = None, ignore_case: bool = False,

@@ -10,12 +10,13 @@ from collections.abc import Callable
 
 from scratchfs.api.results import Matches
 from scratchfs.api.views import reply_size
+from scratchfs.engine.pattern_advice import AS_WRITTEN, POSIX_CLASS, as_written, posix_written
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
 from scratchfs.foundation.limits import DEFAULT_CONTEXT, DEFAULT_MATCHES
 
 __all__ = ["ENCODING_STRUCTURE", "HINT_CALL_BYTES", "count_again", "encoding_refusal", "on_past", "same_search",
-           "searched_on", "view_end_refusal"]
+           "searched_on", "view_end_refusal", "written_as"]
 
 HINT_CALL_BYTES = 256
 """Longest needle or pattern (bytes of its JSON string) :func:`same_search`, :func:`count_again` and
@@ -125,3 +126,23 @@ def on_past(error: PatternTimeout | PatternTooLong, again: Callable[[str, int], 
     if isinstance(call, str):  # (a needle too long to repeat: the words stay)
         return error
     return type(error)(way.advice(call), error.resume_offset, way.offset)
+
+
+def written_as(refused: InvalidArgument, pattern: object, ignore_case: bool,
+               call: Callable[..., Call]) -> InvalidArgument:
+    """The refusal of a ``pattern`` that does not parse where a special character stands (``openat(``), which
+    advises the text as written (``match=``) or the character escaped, naming those two searches as calls:
+    ``call(match=pattern)`` and ``call(pattern=<escaped>)`` (the same search otherwise: handle, offset, settings,
+    budget); ``refused`` itself when it advises neither (:func:`~scratchfs.engine.pattern_advice.as_written`) or
+    the pattern is too long to repeat (:data:`HINT_CALL_BYTES`); one of a POSIX class (``[[:alpha:]]+``) names the
+    pattern with its classes written as ranges (:func:`~scratchfs.engine.pattern_advice.posix_written`). Never
+    raises."""
+    text = str(refused)
+    if isinstance(pattern, str) and POSIX_CLASS in text:
+        written = posix_written(pattern)
+        if written is not None and reply_size(written) <= HINT_CALL_BYTES:
+            return InvalidArgument(Advice.of(refused, ": ", call(pattern=written)))
+    escaped = as_written(pattern, ignore_case) if isinstance(pattern, str) and AS_WRITTEN in text else None
+    if escaped is None or reply_size(escaped) > HINT_CALL_BYTES:
+        return refused
+    return InvalidArgument(Advice.of(refused, ": ", call(match=pattern), " or ", call(pattern=escaped)))

@@ -34,7 +34,7 @@ from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_merge import MixedItems, fitted, fitted_with, items_template, value_word
 from scratchfs.api.shape_partial import partial_json
 from scratchfs.api.shape_said import browser_decodes_said, not_utf8_clause, plain_head
-from scratchfs.api.shape_settings import settings_shape
+from scratchfs.api.shape_settings import settings_shape, tab_keyed
 from scratchfs.api.shape_stream import STREAM_SHAPE, json_stream
 from scratchfs.api.shape_table import (
     JSONL_HEAD_CHARS,
@@ -231,6 +231,10 @@ def _described(sample: bytes, size: int, lines: int, source: ContentSource | Non
     found = None if is_log else _delimited(text, lambda: _utf8(sample, complete) or sample.decode("utf-8", "replace"),
                                            complete, size, lines)
     aligned = None if is_log or found is not None else aligned_shape(text, complete, lines)
+    keyed = (found is not None or aligned is not None) and tab_keyed(sample[bom:])  # (Key:<tab>value lines,
+    settings = settings_shape(sample[bom:], lines, complete, scope, size - bom) if keyed else None  # /proc/*/status,
+    if settings is not None:  # cpuinfo, lscpu: two columns to a table's rule; settings when they read as such)
+        return _not_utf8(Shape("text", settings), odd, sample, complete, read_as) if odd else Shape("text", settings)
     if found is not None or aligned is not None:
         found = found or Shape("text", aligned)
         return found if not odd else _not_utf8(found, odd, sample, complete, read_as)

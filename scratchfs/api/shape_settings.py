@@ -15,7 +15,9 @@ indented continuations, ``---`` rules or blank; 4 keys or more (a log's ``INFO:`
 :data:`_MOST_CODE` of the lines ending as code's do (``;``, ``{``, ``(``, ``,``, ``\\``), no program's line
 (``import x``, ``def f(``), and at most one in three values holding ``word=`` after a space (logfmt's ``level=info
 msg=...``). A key is a run of letters, digits and ``_ . - / @ :`` (``=`` forms), of letters, digits and ``_ . - ( )``
-at the line's start (``:`` form, which a space or the line's end must follow: ``path:12:`` is grep's). Regular
+at the line's start (``:`` form, which a space or the line's end must follow: ``path:12:`` is grep's), or of up to
+five such words where tabs come before the colon or a tab or two spaces after it (``/proc/cpuinfo``'s ``model
+name<tab>: x``, ``lscpu``'s ``Model name:    x``: aligned, as prose is not). Regular
 expression scans of the sample, each anchored on a newline.
 """
 
@@ -28,19 +30,24 @@ from collections.abc import Callable, Iterator
 
 from scratchfs.api.shape_words import PROGRAM_LINE_RE, LineNumbers, listed_within, plural, short_name, within_lines
 
-__all__ = ["FIND_KEY", "SETTINGS_SHAPE", "is_settings", "settings_shape"]
+__all__ = ["FIND_KEY", "SETTINGS_SHAPE", "is_settings", "settings_shape", "tab_keyed"]
 
 SETTINGS_SHAPE = "settings"
 """How the shape of a dump of settings starts (``"settings (key = value), 1,204 lines, 1,204 keys: ..."``)."""
 FIND_KEY = "^KEY\\s*[=:]"
 """The pattern a settings stub's note names to find a key (``KEY`` its name, its dots escaped)."""
+_TAB_KEY = (rb"([A-Za-z][\w.\-()]{0,60}(?: [\w.\-()]{1,60}){0,4})"  # a key of words, set off from its value by
+            rb"(?:[ \t]{0,8}\t[ \t]{0,8}:(?=[ \t]|\r?\n)|:(?=\t|  ))")  # tabs before the colon (/proc/cpuinfo's
+# "model name\t: AMD EPYC") or a run of spaces or a tab after it (lscpu's "Model name:      AMD EPYC"): words as keys
+# only where the colons or the values are aligned
 _SETTING_RE = re.compile(rb"\n(?:([ \t]{0,64})([A-Za-z_][\w.\-/@]{0,120})([ \t]{0,64})="
-                         rb"|([A-Za-z][\w.\-()]{0,60}):(?=[ \t]|\r?\n))")
+                         rb"|([A-Za-z][\w.\-()]{0,60}):(?=[ \t]|\r?\n)|" + _TAB_KEY + rb")")
 # (one literal newline first: the scan skips to each line's start at C speed)
-_MAYBE_RE = re.compile(rb"\n[ \t]{0,64}[A-Za-z_][\w.\-/@:()]{0,120}[ \t]{0,64}[=:]")  # (a key, then = or :)
+_MAYBE_RE = re.compile(rb"\n(?:[ \t]{0,64}[A-Za-z_][\w.\-/@:()]{0,120}[ \t]{0,64}[=:]|" + _TAB_KEY + rb")")
+# (a key, then = or :)
 _FIRST_RE = re.compile(rb"(?:[ \t]{0,64}(?:[#;!][^\n]{0,4096}|\r)?\n){0,200}[ \t]{0,64}"  # (one way to match a line:
 # a comment's text holds its \r; [^\n]* then \r?\n matched a CRLF comment two ways, 2**200 tries on ## lines)
-                       rb"(?:\[[^\]\n]{1,80}\]|[A-Za-z_][\w.\-/@:()]{0,120}[ \t]{0,64}[=:])")
+                       rb"(?:\[[^\]\n]{1,80}\]|[A-Za-z_][\w.\-/@:()]{0,120}[ \t]{0,64}[=:]|" + _TAB_KEY + rb")")
 _SECTION_RE = re.compile(rb"\n[ \t]{0,64}\[([^\]\n]{1,80})\][ \t]{0,64}\r?(?=\n)")
 _OTHER_RE = re.compile(rb"\n(?:[ \t]{0,64}(?:[#;!]|\r?(?=\n))|[ \t]{1,64}\S|---\r?(?=\n))")  # a comment, a blank
 # line, a value's continuation (indented: pip show -v's classifiers) or a rule (pip show's between packages)
@@ -56,6 +63,17 @@ _GROUP_SHARE = 0.5  # of the keys dotted, from which they are grouped by their f
 def is_settings(content_type: str | None, shape: str | None) -> bool:
     """Whether an entry stored as ``content_type`` with ``shape`` is a dump of settings."""
     return content_type == "text" and shape is not None and shape.startswith(f"{SETTINGS_SHAPE} (")
+
+
+_TAB_KEYED_RE = re.compile(_TAB_KEY)
+
+
+def tab_keyed(sample: bytes) -> bool:
+    """Whether the first line of ``sample`` starts with a key that tabs or a run of spaces set off from its value,
+    ``Key:<tab>value`` (``/proc/PID/status``), ``key<tabs>: value`` (``/proc/cpuinfo``), ``Key words:    value``
+    (``lscpu``): text a table's rule reads as two columns (a header ``"Name:", cat``; ``"Architecture:", x86_64``),
+    which :mod:`scratchfs.api.shape` then tries as settings."""
+    return _TAB_KEYED_RE.match(sample) is not None
 
 
 def _reads_as_settings(head: bytes) -> bool:
@@ -78,7 +96,7 @@ def _reads_as_settings(head: bytes) -> bool:
     if len(settings) < _FEWEST:
         return False
     other = len(_SECTION_RE.findall(head)) + len(_OTHER_RE.findall(head))
-    keys = {eq or colon for _indent, eq, _spaces, colon in settings}
+    keys = {eq or colon or tabbed for _indent, eq, _spaces, colon, tabbed in settings}
     return (2 * len(settings) >= unindented and 10 * (len(settings) + other) >= 9 * lines
             and len(keys) >= _FEWEST // 2
             and len(_CODE_END_RE.findall(head)) <= _MOST_CODE * lines and PROGRAM_LINE_RE.search(head) is None
@@ -100,7 +118,7 @@ def settings_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
     sample, complete, scope = within_lines(sample, size, complete, scope)
     text = b"\n" + sample
     line_of = LineNumbers(text)
-    found = [(m.start(), (m[2] or m[4]).decode("utf-8", "replace"), m[3] if m[2] else None)
+    found = [(m.start(), (m[2] or m[4] or m[5]).decode("utf-8", "replace"), m[3] if m[2] else None)
              for m in _SETTING_RE.finditer(text)]
     spaced = sum(spaces is not None and spaces != b"" for _at, _key, spaces in found)
     equals = sum(spaces is not None for _at, _key, spaces in found)

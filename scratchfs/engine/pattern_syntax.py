@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from scratchfs.engine.pattern_advice import POSIX_CLASS, as_written_advice
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.text import shorten
 
@@ -77,29 +78,6 @@ _PLAIN = frozenset(_WORD)  # bytes written as themselves in the core syntax; the
 _GROUP_NAMES = re.compile(r"\(\?(?:P?<(?![=!])([^>]*)>|P=([^)]*)\)|\(([^)]*)\))")
 
 
-_SPECIAL = "()[]{}*+?|"  # the characters a pattern written as plain text most often leaves unescaped
-
-
-def _as_written(source: bytes, position: int | None, flags: int) -> str:
-    """What a pattern (its UTF-8 ``source``, parsed with ``flags``) that does not parse at a special character (byte
-    ``position``) may have meant, for the refusal's end: the text as it is written, which ``match=`` finds
-    (``pattern="wait_for("`` is a call's name and its parenthesis, not a group left open), or the character escaped
-    (``\\(``); ``""`` for another fault, and for one that escaping the character leaves where it is (``[*-$]``, a
-    range reversed in a class; ``(?-{``, a flag missing): advice followed to the same refusal is none."""
-    at = chr(source[position]) if position is not None and 0 <= position < len(source) else ""  # (a byte's place)
-    if not at or at not in _SPECIAL:
-        return ""
-    try:
-        _sre_parse.parse(source[:position] + b"\\" + source[position:], flags)
-    except re.error as again:
-        if again.pos in (position, position + 1):  # (the same place: the escape did not take the fault away)
-            return ""
-    except Exception:  # (a parser's limit, which the refusal of the pattern as given names: no advice)
-        return ""
-    return f"; match= finds the text as it is written (no regular expression), or write {at} as \\{at} to keep it " \
-        "a pattern"
-
-
 def parse(pattern: object, ignore_case: bool):
     """Parse ``pattern`` as Python ``re`` syntax over its UTF-8 bytes with ``re.MULTILINE`` (and ASCII
     ``re.IGNORECASE``).
@@ -117,7 +95,7 @@ def parse(pattern: object, ignore_case: bool):
     try:
         return _sre_parse.parse(source, flags)
     except re.error as exc:
-        raise InvalidArgument(f"pattern does not compile: {exc}{_as_written(source, exc.pos, flags)}") from None
+        raise InvalidArgument(f"pattern does not compile: {exc}{as_written_advice(source, exc.pos, flags)}") from None
     except RecursionError:  # groups opened thousands deep (balanced or not): the parser recurses per group
         raise InvalidArgument(f"pattern nests groups more than {MAX_NESTING} deep") from None
     except (OverflowError, ValueError, MemoryError) as exc:
@@ -330,8 +308,8 @@ def _class_end(text: str, i: int) -> int:
             return j + 1
         if c == "[" and (j == first or text[j + 1 : j + 2] in (":", "=", ".")):
             raise InvalidArgument(
-                f"pattern has '[' inside a class at position {j} (a nested set or a POSIX class such as "
-                "[:alpha:], which Python's re does not support); escape it as \\[ or list the bytes, e.g. [a-zA-Z]")
+                f"pattern has '[' inside a class at position {j} (a nested set or {POSIX_CLASS}, which Python's "
+                "re does not support); escape it as \\[ or list the bytes, e.g. [a-zA-Z]")
         if j > first and c in "-&~|" and text.startswith(c, j + 1):
             raise InvalidArgument(
                 f"pattern has {c + c!r} inside a class at position {j} (set-operation syntax); escape one of "

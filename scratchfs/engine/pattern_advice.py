@@ -1,0 +1,82 @@
+"""What a refusal of a pattern that does not parse advises: the text as written (``match=``), or the pattern with
+the special character where the parse failed escaped -- for :func:`scratchfs.engine.pattern_syntax.parse`'s refusal
+and for a layer that names those two calls (:func:`as_written`)."""
+
+from __future__ import annotations
+
+import re
+
+try:
+    from re import _parser as _sre_parse  # Python 3.11+
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
+
+__all__ = ["AS_WRITTEN", "POSIX_CLASS", "as_written", "as_written_advice", "posix_written"]
+
+AS_WRITTEN = "; match= finds the text as it is written"
+"""How the advice of :func:`as_written_advice` starts: a refusal holding it is one :func:`as_written` answers."""
+POSIX_CLASS = "a POSIX class such as [:alpha:]"
+"""Words of the refusal of a ``[`` inside a class: a refusal holding them is one :func:`posix_written` answers."""
+_POSIX = {"alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "upper": "A-Z", "lower": "a-z", "space": "\\s",
+          "xdigit": "0-9A-Fa-f", "word": "\\w", "blank": " \\t", "punct": "!-/:-@\\[-`{-~", "cntrl": "\\x00-\\x1f\\x7f",
+          "print": " -~", "graph": "!-~"}
+_POSIX_RE = re.compile(r"\[:(" + "|".join(_POSIX) + r"):\]")
+
+_SPECIAL = "()[]{}*+?|"  # the characters a pattern written as plain text most often leaves unescaped
+
+
+def as_written_advice(source: bytes, position: int | None, flags: int) -> str:
+    """What a pattern (its UTF-8 ``source``, parsed with ``flags``) that does not parse at a special character (byte
+    ``position``) may have meant, for the refusal's end: the text as it is written, which ``match=`` finds
+    (``pattern="wait_for("`` is a call's name and its parenthesis, not a group left open), or the character escaped
+    (``\\(``, :func:`as_written`); ``""`` for another fault, and for one that escaping the character leaves where it
+    is (``[*-$]``, a range reversed in a class; ``(?-{``, a flag missing): advice followed to the same refusal is
+    none."""
+    if _escaped(source, position, flags) is None:
+        return ""
+    at = chr(source[position])  # type: ignore[index]
+    return f"{AS_WRITTEN} (no regular expression), or write {at} as \\{at} to keep it " \
+        "a pattern"
+
+
+def _escaped(source: bytes, position: int | None, flags: int) -> bytes | None:
+    """``source`` with its special character at ``position`` escaped, when that takes the parse's fault away from
+    there (:func:`as_written_advice`), else ``None``."""
+    if position is None or not 0 <= position < len(source) or chr(source[position]) not in _SPECIAL:
+        return None
+    escaped = source[:position] + b"\\" + source[position:]
+    try:
+        _sre_parse.parse(escaped, flags)
+    except re.error as again:
+        return None if again.pos in (position, position + 1) else escaped  # (the same place: no advice)
+    except Exception:  # (a parser's limit, which the refusal of the pattern as given names: no advice)
+        return None
+    return escaped
+
+
+def as_written(pattern: str, ignore_case: bool) -> str | None:
+    """The pattern :func:`parse`'s refusal of ``pattern`` advises (``"wait_for("`` -> ``"wait_for\\("``: the
+    character where it does not parse escaped; ``match=pattern`` then finds the text as written), else ``None`` (it
+    parses, or fails otherwise). Never raises."""
+    flags, source = re.MULTILINE | (re.IGNORECASE if ignore_case else 0), pattern.encode("utf-8", "replace")
+    try:
+        _sre_parse.parse(source, flags)
+    except re.error as exc:
+        return None if (escaped := _escaped(source, exc.pos, flags)) is None else escaped.decode("utf-8", "replace")
+    except Exception:  # (a parser's limit: no such advice)
+        return None
+    return None
+
+
+def posix_written(pattern: str) -> str | None:
+    """``pattern`` with each POSIX class in a class written as the ASCII ranges it stands for (``[[:alpha:]_]+`` ->
+    ``[a-zA-Z_]+``, ``[[:space:]]`` -> ``[\\s]``), which the refusal of ``[`` inside a class advises; ``None`` when
+    it holds none, or still does not parse. Never raises."""
+    written = _POSIX_RE.sub(lambda found: _POSIX[found[1]], pattern)
+    if written == pattern or "[:" in written or "[[" in written:
+        return None
+    try:
+        _sre_parse.parse(written.encode("utf-8", "replace"), re.MULTILINE)
+    except Exception:  # (re.error, a parser's limit: no such advice)
+        return None
+    return written
