@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from scratchfs.api.contract import ScratchTools, error_text
+from scratchfs.api.tools import check_arguments
 from scratchfs.foundation.errors import InvalidArgument
 
 STRACE = (Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "strace-f-ls-usr.txt").read_bytes()
@@ -43,3 +44,67 @@ def test_a_table_the_sniffer_may_miss_still_reads_as_rows(tools, scratch_scope, 
     stub = scratch_scope.spill(data, source_tool="t")
     page = tools.call("read_handle", {"handle": stub.handle, "row": 1, "rows": 2})
     assert len(page["rows"]) == 2 and "data" not in page
+
+
+@pytest.mark.parametrize(("given", "works"), [
+    ({"match": ""}, {}),
+    ({"pattern": "", "context": "line", "max_matches": 3, "ignore_case": True}, {}),  # its settings go with it
+    ({"match": "", "count": True}, {}),
+    ({"match": "", "pattern": "b"}, {"pattern": "b"}),  # the other needle searches
+    ({"match": "", "line": 3}, {"line": 3}),
+    ({"jq": ""}, {"jq": "."}),
+    ({"jq": "", "record": 2}, {"jq": ".", "record": 2}),
+    ({"select": ""}, {"view": "text"}),
+    ({"cursor": "", "row": 2}, {"row": 2}),
+    ({"row": 1, "columns": []}, {"row": 1}),
+    ({"view": ""}, {}),
+    ({"encoding": "", "line": 2}, {"line": 2}),
+    ({"match": "", "budget": 3000}, {"budget": 3000}),
+])
+def test_an_empty_argument_is_refused_with_the_call_that_works(tools, scratch_scope, given, works):
+    """Before: ``read_handle: match: '' should be non-empty`` (jsonschema's words), naming nothing to do."""
+    handle = scratch_scope.spill(b"a,b\n1,2\n" * 2000, source_tool="t").handle
+    with pytest.raises(InvalidArgument) as refused:
+        tools.call("read_handle", {"handle": handle, **given})
+    text = error_text(refused.value)
+    empty = next(name for name, value in given.items() if value in ("", []))
+    assert text.startswith(f"invalid argument: read_handle: {empty} is empty: ") and "should be" not in text
+    call = {"tool": "read_handle", "arguments": {"handle": handle, **works}}
+    assert [c.to_json() for c in refused.value.calls] == [call] and len(text.encode()) < 400
+    assert text.endswith(str(refused.value.calls[0]))  # the call, as the model reads it
+    assert check_arguments(call["tool"], call["arguments"]) == call["arguments"]  # a call the tool takes
+
+
+@pytest.mark.parametrize(("tool", "given"), [("scratch_read", {"key": ""}), ("scratch_delete", {"key": ""}),
+                                             ("scratch_write", {"key": "", "value": "plan"}),
+                                             ("scratch_read", {"key": "", "offset": 5}),
+                                             ("read_handle", {"handle": ""}),
+                                             ("read_handle", {"match": "", "handle": ""})])
+def test_an_empty_key_or_handle_is_refused_naming_the_list_of_keys(tools, tool, given):
+    tools.call("scratch_write", {"key": "notes", "value": "x"})
+    with pytest.raises(InvalidArgument) as refused:
+        tools.call(tool, given)
+    text = error_text(refused.value)
+    what = "handle" if "handle" in given else "key"
+    assert text.startswith(f"invalid argument: {tool}: {what} is empty: ") and "too strange" not in text
+    assert [c.to_json() for c in refused.value.calls] == [{"tool": "scratch_list", "arguments": {}}]
+    assert tools.call("scratch_list")["entries"][0]["key"] == "notes"  # the call named works
+
+
+def test_other_faults_are_told_before_an_empty_argument(tools, scratch_scope):
+    handle = scratch_scope.spill(b"x\n" * 5000, source_tool="t").handle
+    with pytest.raises(InvalidArgument, match="length: 0 is less than the minimum"):
+        tools.call("read_handle", {"handle": handle, "match": "", "length": 0})
+    with pytest.raises(InvalidArgument, match="not a handle"):  # (a bad handle is not echoed in a call)
+        tools.call("read_handle", {"handle": "h_nope", "match": ""})
+    with pytest.raises(InvalidArgument, match="unknown argument"):
+        tools.call("read_handle", {"handle": handle, "match": "", "grep": "x"})
+
+
+def test_the_empty_refusals_call_of_long_arguments_is_written_in_words(tools, scratch_scope):
+    handle = scratch_scope.spill(b"x\n" * 5000, source_tool="t").handle
+    with pytest.raises(InvalidArgument) as refused:
+        tools.call("read_handle", {"handle": handle, "pattern": "", "match": "y" * 900})
+    text = error_text(refused.value)
+    assert text.endswith("the same call without pattern") and len(text.encode()) < 400
+    assert refused.value.calls[0].to_json()["arguments"]["match"] == "y" * 900  # whole as data
