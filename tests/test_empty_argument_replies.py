@@ -55,6 +55,8 @@ def test_a_table_the_sniffer_may_miss_still_reads_as_rows(tools, scratch_scope, 
     ({"jq": ""}, {"jq": "."}),
     ({"jq": "", "record": 2}, {"jq": ".", "record": 2}),
     ({"select": ""}, {"view": "text"}),
+    ({"jq": " \n"}, {"jq": "."}),  # white space alone: the schema passed it, the read refused it naming no call
+    ({"select": "  "}, {"view": "text"}),
     ({"cursor": "", "row": 2}, {"row": 2}),
     ({"row": 1, "columns": []}, {"row": 1}),
     ({"view": ""}, {}),
@@ -67,7 +69,7 @@ def test_an_empty_argument_is_refused_with_the_call_that_works(tools, scratch_sc
     with pytest.raises(InvalidArgument) as refused:
         tools.call("read_handle", {"handle": handle, **given})
     text = error_text(refused.value)
-    empty = next(name for name, value in given.items() if value in ("", []))
+    empty = next(name for name, value in given.items() if value in ("", []) or str(value).isspace())
     assert text.startswith(f"invalid argument: read_handle: {empty} is empty: ") and "should be" not in text
     call = {"tool": "read_handle", "arguments": {"handle": handle, **works}}
     assert [c.to_json() for c in refused.value.calls] == [call] and len(text.encode()) < 400
@@ -108,3 +110,17 @@ def test_the_empty_refusals_call_of_long_arguments_is_written_in_words(tools, sc
     text = error_text(refused.value)
     assert text.endswith("the same call without pattern") and len(text.encode()) < 400
     assert refused.value.calls[0].to_json()["arguments"]["match"] == "y" * 900  # whole as data
+
+
+def test_the_python_api_names_the_call_that_works_too(tools, scratch_scope):
+    """Past the tools' check (the Python API): an empty key, a jq filter or selector of white space alone."""
+    handle = scratch_scope.spill(b'{"a": 1}' + b" " * 9000, source_tool="t").handle
+    with pytest.raises(InvalidArgument) as refused:
+        scratch_scope.scratch_read("")
+    assert str(refused.value).startswith("key is empty") and str(refused.value).endswith("scratch_list()")
+    for given, call in (({"jq": "  "}, {"jq": "."}), ({"select": "\t"}, {"view": "text"})):
+        with pytest.raises(InvalidArgument) as refused:
+            tools.read_handle(handle, **given)
+        assert [c.to_json() for c in refused.value.calls] == [
+            {"tool": "read_handle", "arguments": {"handle": handle, **call}}]
+    assert tools.read_handle(handle, jq=".")["results"] == [{"a": 1}]

@@ -19,6 +19,8 @@ from scratchfs.foundation.limits import MAX_KEY_BYTES
 
 _SEARCH_SETTINGS = ("context", "max_matches", "before", "ignore_case", "count")
 """A search's own settings: left out with its needle when no needle is left (refused beside no search)."""
+_BLANK_EMPTY = frozenset({"jq", "select"})
+"""The arguments whose white space alone is empty."""
 _LONG_CALL = 600
 """A call longer than this (characters; its echoed arguments are long) is written in the text as words, kept whole
 as data."""
@@ -34,8 +36,11 @@ _WORDS: dict[str, str] = {
 
 
 def empty_arguments(arguments: Mapping[str, Any]) -> list[str]:
-    """The names of ``arguments`` whose value is empty text or an empty list, in the order given."""
-    return [name for name, value in arguments.items() if isinstance(value, (str, list)) and len(value) == 0]
+    """The names of ``arguments`` whose value is empty text or an empty list, in the order given; a ``jq`` filter
+    or ``select`` selector of white space alone is empty too (the schema's ``minLength`` passes it; the read
+    refused it, naming no call)."""
+    return [name for name, value in arguments.items() if isinstance(value, (str, list)) and (len(value) == 0 or (
+        name in _BLANK_EMPTY and isinstance(value, str) and not value.strip()))]
 
 
 def empty_refusal(tool: str, arguments: Mapping[str, Any], empty: list[str]) -> InvalidArgument:

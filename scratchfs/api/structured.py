@@ -137,7 +137,8 @@ class StructureReads:
         naming what it holds and the reads that fit it: :func:`scratchfs.api.misfit.jq_misfit`), StructureTimeout
         (the filter ran past ``pattern_timeout``), NotFound, CorruptBlob."""
         if not isinstance(filter, str) or not filter.strip():
-            raise InvalidArgument("jq must be a non-empty jq filter")
+            raise InvalidArgument(Advice.of("jq is empty: jq's filter of the whole document is \".\": ", Call.of(
+                "read_handle", handle=handle, jq=".", budget=call_budget)))
         refuse_inputs(filter)
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
@@ -410,7 +411,9 @@ class StructureReads:
         data in which the selector finds no element, naming what it holds), StructureTimeout (the read ran past
         ``pattern_timeout``), NotFound, CorruptBlob."""
         if not isinstance(selector, str) or not selector.strip():
-            raise InvalidArgument("select must be a non-empty CSS selector")
+            raise InvalidArgument(Advice.of("select is empty: a CSS selector names the elements to read (\"p\", "
+                                            "\"h2\"); the whole page's readable text: ",
+                                            Call.of("read_handle", handle=handle, view="text")))
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "select", handle)

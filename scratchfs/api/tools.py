@@ -347,7 +347,7 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
     if validator is None:
         validator = _VALIDATORS[name] = Draft202012Validator(spec.input_schema)
     errors = list(validator.iter_errors(arguments))
-    empty = [k for k in empty_arguments(arguments) if k == "handle" or any(
+    empty = [k for k in empty_arguments(arguments) if k in ("handle", "jq", "select") or any(
         list(e.absolute_path) == [k] for e in errors)]  # (refused empty: told with the call that works, below)
     error = best_match(e for e in errors if list(e.absolute_path)[:1] not in ([k] for k in empty))
     if error is not None:
