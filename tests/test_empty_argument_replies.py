@@ -6,10 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import hypothesis
 import pytest
+from hypothesis import strategies as st
 
 from scratchfs.api.contract import ScratchTools, error_text
+from scratchfs.api.table_reads import table_like
 from scratchfs.api.tools import check_arguments
+from scratchfs.engine.structure.paging import BytesSource
 from scratchfs.foundation.errors import InvalidArgument
 
 STRACE = (Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "strace-f-ls-usr.txt").read_bytes()
@@ -124,3 +128,13 @@ def test_the_python_api_names_the_call_that_works_too(tools, scratch_scope):
         assert [c.to_json() for c in refused.value.calls] == [
             {"tool": "read_handle", "arguments": {"handle": handle, **call}}]
     assert tools.read_handle(handle, jq=".")["results"] == [{"a": 1}]
+
+
+@hypothesis.given(st.integers(2, 8), st.lists(st.integers(2, 8), min_size=2, max_size=49), st.booleans())
+def test_table_like_is_rows_of_two_cells_or_more_none_wider_than_the_first_line(width, widths, wider):
+    """Against the plain rule: 4 in 5 records of 2 to ``width`` cells (a ragged table's short rows included)."""
+    widths = [w if wider else min(w, width) for w in widths]
+    data = ",".join(f"h{i}" for i in range(width)) + "\n" + "".join(
+        ",".join(f"c{j}" for j in range(w)) + "\n" for w in widths)
+    fitting = sum(2 <= w <= width for w in widths)
+    assert table_like(BytesSource(data.encode())) is (fitting * 5 >= len(widths) * 4)
