@@ -138,3 +138,15 @@ def test_table_like_is_rows_of_two_cells_or_more_none_wider_than_the_first_line(
         ",".join(f"c{j}" for j in range(w)) + "\n" for w in widths)
     fitting = sum(2 <= w <= width for w in widths)
     assert table_like(BytesSource(data.encode())) is (fitting * 5 >= len(widths) * 4)
+
+
+@pytest.mark.parametrize(("given", "works"), [({"match": ""}, {}), ({"pattern": "", "offset": 5}, {"offset": 5}),
+                                              ({"match": b"", "context": "line"}, {})])
+def test_an_empty_needle_through_the_python_api_names_the_read_without_a_search(scratch_scope, given, works):
+    """Scope.read_handle(match="") said 'match must not be empty', naming nothing."""
+    handle = scratch_scope.spill(b"x\n" * 6000, source_tool="t").handle
+    with pytest.raises(InvalidArgument) as refused:
+        scratch_scope.read_handle(handle, **given)
+    assert str(refused.value).startswith(f"{next(iter(given))} is empty: ")
+    assert [c.to_json() for c in refused.value.calls] == [
+        {"tool": "read_handle", "arguments": {"handle": handle, **works}}]

@@ -65,6 +65,14 @@ def empty_refusal(tool: str, arguments: Mapping[str, Any], empty: list[str]) -> 
     return InvalidArgument(Advice.of(f"{head}: {words}: ", call))
 
 
+def empty_needle(name: str, search: Call) -> InvalidArgument:
+    """The refusal of a search (the Python API's, past the tools' check) whose needle ``name`` (``"match"`` or
+    ``"pattern"``) is empty: ``search`` is the same search with a needle, whose read without a search
+    (:data:`_SEARCH_SETTINGS` left out) it names. Returns the error; the caller raises it."""
+    kept = {k: v for k, v in search.arguments if k not in ("match", "pattern", *_SEARCH_SETTINGS)}
+    return InvalidArgument(Advice.of(f"{name} is empty: {_WORDS[name]}: ", Call.of(search.verb, **kept)))
+
+
 def _named(tool: str, name: str) -> list[str | Call]:
     """The words of an empty key or handle: what one is, and ``scratch_list()``, which names the keys in use."""
     if name == "handle":
@@ -75,4 +83,4 @@ def _named(tool: str, name: str) -> list[str | Call]:
             Call.of("scratch_list")]
 
 
-__all__ = ["empty_arguments", "empty_refusal"]
+__all__ = ["empty_arguments", "empty_needle", "empty_refusal"]
