@@ -32,6 +32,12 @@ columns that fit 250 B, a search for the stub's placeholder REGEX that finds it 
 296 B, jq="JQ" 187 B, a jq error on the first output 218 B; through the MCP faces, an upstream that never started
 226 B of error text, a request answered by a stop 129 B of JSON-RPC. The notes' calls of successful replies:
 ``python bench/note_calls.py``.
+
+At 15:39 UTC (helper replies4, load about 9), empty arguments, each naming the call that works: match="" 176 B,
+pattern="" with context 186 B, jq="" 172 B, select=" " 208 B, cursor="" 193 B, columns=[] 183 B, handle="" 217 B,
+scratch_read key="" 151 B, scratch_write key="" 136 B (before: jsonschema's "'' should be non-empty", no call);
+row=1 of ``strace -f ls /usr`` (fixtures/tools/strace-f-ls-usr.txt) 262 B of error text naming the line read of
+the same lines, where main gave 5,483 B of JSON (json.dumps' separators) of its lines split at commas.
 """
 
 from __future__ import annotations
@@ -159,6 +165,21 @@ def main() -> None:
             "placeholder pattern": ("read_handle", {"handle": handle, "pattern": "REGEX"}),
             "placeholder jq": ("read_handle", {"handle": lines.handle, "jq": "JQ", "slurp": True}),
             "jq error, first output": ("read_handle", {"handle": doc.handle, "jq": '.items[] | .n | test("a")'}),
+        })
+        # the sixth session of 2026-12-05 (helper replies4): empty arguments, rows of text that is no table
+        strace = scope.spill((Path(__file__).resolve().parent.parent / "fixtures" / "tools" /
+                              "strace-f-ls-usr.txt").read_bytes(), source_tool="strace")
+        cases.update({
+            "empty match": ("read_handle", {"handle": handle, "match": ""}),
+            "empty pattern, context": ("read_handle", {"handle": handle, "pattern": "", "context": "line"}),
+            "empty jq": ("read_handle", {"handle": doc.handle, "jq": ""}),
+            "blank select": ("read_handle", {"handle": page.handle, "select": " "}),
+            "empty cursor": ("read_handle", {"handle": rows.handle, "row": 5, "cursor": ""}),
+            "empty columns": ("read_handle", {"handle": rows.handle, "row": 1, "columns": []}),
+            "empty handle": ("read_handle", {"handle": ""}),
+            "empty key (read)": ("scratch_read", {"key": ""}),
+            "empty key (write)": ("scratch_write", {"key": "", "value": "v"}),
+            "row=1 of strace": ("read_handle", {"handle": strace.handle, "row": 1}),
         })
         scope.scratch_write("big", b"value")
         lost = scope.spill(b"y" * 200_000, source_tool="t").handle  # a file of its own, removed from outside

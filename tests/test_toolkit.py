@@ -358,7 +358,7 @@ def test_large_scratch_values_are_read_in_capped_pieces(scratch_scope):
     ("read_handle", {"handle": "h_" + "a" * 24, "offset": -1}, "offset: -1 is less than the minimum of 0"),
     ("read_handle", {"handle": "h_" + "a" * 24, "length": 10**9}, "length: 1000000000 is greater than the maximum"),
     ("read_handle", {"handle": "h_" + "a" * 24, "bogus": 1}, "unknown argument 'bogus'; read_handle takes handle, "),
-    ("read_handle", {"handle": "h_" + "a" * 24, "match": ""}, "match: '' should be non-empty"),
+    ("read_handle", {"handle": "h_" + "a" * 24, "match": ""}, "match is empty: empty text is found everywhere"),
     ("scratch_write", {"key": "k", "value": 3}, "value: 3 is not of type 'string'"),
     ("scratch_write", {"key": "k", "value": "v", "ttl": 0}, "ttl: 0 is less than the minimum of 1.0"),
     ("scratch_write", {"key": "k", "value": "v", "ttl": 1e-7}, "ttl: 1e-07 is less than the minimum of 1.0"),

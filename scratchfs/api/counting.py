@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from scratchfs.api.bounds import bounded_miss, check_search_end, offset_past_end
+from scratchfs.api.empty_arguments import empty_needle
 from scratchfs.api.entries import reading
 from scratchfs.api.results import Bounded
 from scratchfs.api.search_calls import count_again, on_past, written_as
@@ -43,6 +44,8 @@ def search_matcher(match: object, pattern: object, ignore_case: bool, timeout: f
         raise InvalidArgument("give match (a substring) or pattern (a regular expression), not both")
     if match is None and pattern is None:
         raise InvalidArgument("a search needs match (a substring) or pattern (a regular expression)")
+    if again is not None and isinstance(given := pattern if match is None else match, (str, bytes)) and not given:
+        raise empty_needle("match" if pattern is None else "pattern", again(match="x"))
     if pattern is None:
         needle = checks.check_needle(match)
         if not ignore_case:

@@ -64,6 +64,7 @@ from scratchfs.engine.structure.text_search import search_text
 from scratchfs.foundation import checks
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import BadRecord, InvalidArgument, SlurpTooLarge, WideHeader
+from scratchfs.foundation.limits import MAX_LINES
 from scratchfs.foundation.text import utf8_partial_tail
 
 if TYPE_CHECKING:
@@ -136,7 +137,8 @@ class StructureReads:
         naming what it holds and the reads that fit it: :func:`scratchfs.api.misfit.jq_misfit`), StructureTimeout
         (the filter ran past ``pattern_timeout``), NotFound, CorruptBlob."""
         if not isinstance(filter, str) or not filter.strip():
-            raise InvalidArgument("jq must be a non-empty jq filter")
+            raise InvalidArgument(Advice.of("jq is empty: jq's filter of the whole document is \".\": ", Call.of(
+                "read_handle", handle=handle, jq=".", budget=call_budget)))
         refuse_inputs(filter)
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
@@ -276,7 +278,8 @@ class StructureReads:
             layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else self._headless(
                 src, kind, handle, blob, "row=")
             if cursor is None and layout is None:  # (a cursor is bound to this entry and read: its first page
-                self._table_fits(src, kind, handle)  # passed the check)
+                self._table_fits(src, kind, handle, Call.of(  # passed the check); the same lines, by lines
+                    "read_handle", handle=handle, line=row, lines=min(rows, MAX_LINES), budget=call_budget))
             headed = not headless(kind, self.shape) and (layout is None or layout.headed)  # (no header: its first
             # line is row 1, as the stub counts it)
             try:
@@ -327,11 +330,13 @@ class StructureReads:
             _LAYOUTS.put(key, layout)
         return layout
 
-    def _table_fits(self, src: ReaderSource, kind: str | None, handle: str) -> None:
+    def _table_fits(self, src: ReaderSource, kind: str | None, handle: str, lines: Call | None = None) -> None:
         """Refuse rows of text, a log or binary data (in which no table was found at spill time) whose first
-        records are not those of a table (:func:`table_like`)."""
+        records are not those of a table (:func:`table_like`), naming ``lines``, the line read of the same lines
+        (a row read's), when given."""
         if kind in SNIFFED_NO_TABLE and not table_like(src):
-            raise InvalidArgument(refusal(handle, kind, "row", ", not a table", self.line_bytes, self.shape))
+            said = refusal(handle, kind, "row", ", not a table", self.line_bytes, self.shape)
+            raise InvalidArgument(said if lines is None else Advice.of(said, "; the same lines: ", lines))
 
     def text(self, handle: str, offset: int = 0, *, cursor: str | None = None, budget: int = 8192,
              raw_offset: int | None = None) -> TextPage:
@@ -406,7 +411,9 @@ class StructureReads:
         data in which the selector finds no element, naming what it holds), StructureTimeout (the read ran past
         ``pattern_timeout``), NotFound, CorruptBlob."""
         if not isinstance(selector, str) or not selector.strip():
-            raise InvalidArgument("select must be a non-empty CSS selector")
+            raise InvalidArgument(Advice.of("select is empty: a CSS selector names the elements to read (\"p\", "
+                                            "\"h2\"); the whole page's readable text: ",
+                                            Call.of("read_handle", handle=handle, view="text")))
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "select", handle)

@@ -71,9 +71,11 @@ def _aligned_note(layout: Layout, page: ItemPage, first: bool) -> str | None:
 
 def table_like(source: ReaderSource) -> bool:
     """Whether the first records of ``source`` (at most :data:`_TABLE_RECORDS`, those starting in its first
-    :data:`_TABLE_BYTES` bytes) make a table as a rows read parses them: a header of 2 columns or more, and 2 cells
-    or more in at least 4 of 5 records -- a ragged table (short rows, as exports that drop trailing empty fields
-    write them) is one; lines of text, most of which hold no delimiter, are not."""
+    :data:`_TABLE_BYTES` bytes) make a table as a rows read parses them: a header of 2 columns or more, and in at
+    least 4 of 5 records 2 cells or more and no more than the header has -- a ragged table (short rows, as exports
+    that drop trailing empty fields write them) is one; lines of text, most of which hold no delimiter, are not, nor
+    are lines that hold commas here and there, as many as their words do (``strace`` output: 1 to 6 cells a line,
+    the first line's 4 no header's)."""
     header, records, wide = 0, 0, 0
     try:
         for count, (start, cells) in enumerate(iter_rows(source)):
@@ -85,7 +87,7 @@ def table_like(source: ReaderSource) -> bool:
                     return False
                 continue
             records += 1
-            wide += len(cells) >= 2
+            wide += 2 <= len(cells) <= header
     except InvalidArgument:
         return False
     return header >= 2 and wide * 5 >= records * 4

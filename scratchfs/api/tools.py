@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from scratchfs.api.empty_arguments import empty_arguments, empty_refusal
 from scratchfs.api.encodings import ENCODINGS
 from scratchfs.engine.search import MAX_REACH_BYTES
 from scratchfs.foundation.calls import Advice, Call
@@ -317,7 +318,9 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
             no arguments), whose names are not text, nested deeper than :data:`MAX_ARGUMENT_DEPTH` or holding an
             integer of more than :data:`~scratchfs.foundation.checks.MAX_INT_BITS` bits; the first schema violation
             (the message names the argument and the bad value); a text that is not valid UTF-8 (a lone surrogate);
-            or a ``handle``, ``key`` or ``ttl`` the store refuses (:data:`_NAMED`).
+            a ``handle``, ``key`` or ``ttl`` the store refuses (:data:`_NAMED`); an argument given empty that the
+            tool refuses empty, after every other fault (the message names the call that works:
+            :func:`~scratchfs.api.empty_arguments.empty_refusal`).
     """
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import best_match
@@ -343,7 +346,10 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
     validator = _VALIDATORS.get(name)
     if validator is None:
         validator = _VALIDATORS[name] = Draft202012Validator(spec.input_schema)
-    error = best_match(validator.iter_errors(arguments))
+    errors = list(validator.iter_errors(arguments))
+    empty = [k for k in empty_arguments(arguments) if k in ("handle", "jq", "select") or any(
+        list(e.absolute_path) == [k] for e in errors)]  # (refused empty: told with the call that works, below)
+    error = best_match(e for e in errors if list(e.absolute_path)[:1] not in ([k] for k in empty))
     if error is not None:
         where = ".".join(str(p) for p in error.absolute_path)
         message = error.message
@@ -355,8 +361,10 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
     for k, v in arguments.items():  # every text, lists' items too, before anything measures or encodes it
         check_utf8(v, f"{name}: {k}")
     for k, check in _NAMED.items():  # what the store checks of a name or a ttl, told before the store is reached
-        if arguments.get(k) is not None:
+        if arguments.get(k) is not None and k not in empty:
             check(arguments[k])
+    if empty:
+        raise empty_refusal(name, arguments, empty)
     return {k: int(v) if isinstance(v, float) and v.is_integer() and _integral(spec.input_schema["properties"][k])
             else v for k, v in arguments.items()}
 

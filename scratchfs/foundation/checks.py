@@ -28,6 +28,7 @@ import re
 import secrets
 from collections.abc import Iterable
 
+from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import (
     LINE_WINDOW_BYTES,
@@ -118,7 +119,11 @@ def check_agent_id(value: object) -> str:
 
 
 def check_key(value: object) -> str:
-    """Validate a scratchpad key (see the module docstring). Raises :class:`InvalidArgument`."""
+    """Validate a scratchpad key (see the module docstring). Raises :class:`InvalidArgument` (an empty key's
+    naming ``scratch_list()``, which lists the keys in use)."""
+    if value == "":
+        raise InvalidArgument(Advice.of(f"key is empty: a key names a scratchpad value (1 to {MAX_KEY_BYTES} bytes "
+                                        "of UTF-8, case-sensitive); the keys in use: ", Call.of("scratch_list")))
     return check_text(value, "key", MAX_KEY_BYTES)
 
 
