@@ -17,31 +17,31 @@ interpreter's start on a loaded machine is never reported as the request running
 
 A worker never outlives its parent for long. Every worker of every :class:`Pool`, busy or idle, is killed at the
 parent's exit or stop (:func:`kill_workers`); an idle worker whose parent is gone (killed) reads end-of-file and
-exits; and a busy one caps its own
-CPU time at each request's time limit plus :data:`CPU_SLACK_SECONDS` (``RLIMIT_CPU``, set before the request runs:
-SIGXCPU's default action ends the process even inside C code that holds the GIL, where no watchdog thread could
-run). The parent kills a worker at the deadline anyway (CPU time never runs ahead of wall time in these
-single-threaded workers); the CPU cap is the backstop for an orphan whose parent was SIGKILLed mid-call. Not
-``PR_SET_PDEATHSIG``: it fires when the *thread* that started the worker ends, and workers are started from request
-threads.
+exits; and a busy one caps its own CPU time at each request's time limit plus :data:`CPU_SLACK_SECONDS`
+(``RLIMIT_CPU``, set before the request runs: SIGXCPU's default action ends the process even inside C code that
+holds the GIL, where no watchdog thread could run). The parent kills a worker at the deadline anyway (CPU time never
+runs ahead of wall time in these single-threaded workers); the CPU cap is the backstop for an orphan whose parent
+was SIGKILLed mid-call. Not ``PR_SET_PDEATHSIG``: it fires when the *thread* that started the worker ends, and
+workers are started from request threads.
 
-Idle workers do not stay for the life of a long-running process (each is a Python process with its libraries
-loaded): a pool hands out no worker idle for more than its ``idle_seconds`` (:data:`IDLE_SECONDS`; it stops it and
-starts a new one), and a worker that gets no request for 1.5 times that exits by itself (exit status 0). The margin
-keeps the two from crossing; and should a request still reach a worker that has just exited that way, the pool runs
-it once more in a new one.
+Idle workers do not stay for the life of a long-running process (each is a Python process with its libraries loaded): a
+pool hands out no worker idle for more than its ``idle_seconds`` (:data:`IDLE_SECONDS`; it stops it and starts a new
+one), and a worker that gets no request for 1.5 times that exits by itself (exit status 0). The margin keeps the two
+from crossing; and should a request still reach a worker that has just exited that way, the pool runs it once more in a
+new one.
 
 A worker's stderr (fd 2: what jq's C code prints when it runs out of memory, lxml's or Python's warnings, a crash
 message) never reaches the parent's: it goes to an anonymous file of the worker's own (``memfd``, else an unlinked
 temporary file; ``/dev/null`` when neither can be made), emptied before each request and capped at
-:data:`STDERR_BYTES` (``RLIMIT_FSIZE`` in the worker, SIGXFSZ ignored: writes past it fail). When a worker dies
-under a call, the last line it wrote there is the call's answer (:meth:`Pool.run`), for a one-line error. Standard
-library only: this file runs in the workers.
+:data:`STDERR_BYTES` (``RLIMIT_FSIZE`` in the worker, SIGXFSZ ignored: writes past it fail). When a worker dies under
+a call, the last line it wrote there is the call's answer (:meth:`Pool.run`), for a one-line error. Standard library
+only: this file runs in the workers.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import errno
 import fcntl
 import math
@@ -59,9 +59,9 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["BOOT", "BOOT_SECONDS", "CPU_SLACK_SECONDS", "IDLE_SECONDS", "LAST_WORDS_CHARS", "STDERR_BYTES",
-           "WORKERS_KILLED", "WORKER_NAME", "NoWorker", "Pool", "PoolBusy", "Worker", "kill_workers", "limit_cpu",
-           "limit_memory", "limit_stderr", "read_frame", "reply", "requests", "write_frame"]
+__all__ = ["BOOT", "BOOT_SECONDS", "CPU_SLACK_SECONDS", "GIVEN_UP", "IDLE_SECONDS", "LAST_WORDS_CHARS", "POOLS",
+           "STDERR_BYTES", "WORKERS_KILLED", "WORKER_NAME", "NoWorker", "Pool", "PoolBusy", "Worker", "kill_workers",
+           "limit_cpu", "limit_memory", "limit_stderr", "read_frame", "reply", "requests", "write_frame"]
 
 WORKER_NAME = "__scratchfs_worker__"
 """``__name__`` of a worker file run in a worker process."""
@@ -102,6 +102,7 @@ class Worker:
         its own (:func:`_stderr_file`), never to the parent's. Raises OSError when no process can be started
         (descriptors, memory)."""
         self.stderr, self.said, self.started, self.ready = _stderr_file(), "", time.monotonic(), False
+        self.thread: int | None = None  # the ident of the thread whose call it runs; None while idle
         try:
             self.process = subprocess.Popen([sys.executable, "-c", BOOT, __file__, script, repr(float(idle_exit))],
                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, close_fds=True,
@@ -117,10 +118,8 @@ class Worker:
         then be discarded), OSError (it died)."""
         limit = -1.0 if deadline is None else max(0.0, deadline - time.monotonic())
         if self.stderr is not None:  # the request's stderr alone (the file is in append mode: writes go to its end)
-            try:
+            with contextlib.suppress(OSError):
                 os.ftruncate(self.stderr, 0)
-            except OSError:
-                pass
         fd = self.process.stdin.fileno()
         _write_all(fd, struct.pack("<Qd", len(request) + 8, limit), deadline)
         _write_all(fd, request, deadline)
@@ -163,9 +162,8 @@ class Worker:
         """Kill the process and close its pipes and its stderr file."""
         self.process.kill()
         self.process.wait(5)
-        for pipe in (self.process.stdin, self.process.stdout):
-            if pipe is not None:
-                pipe.close()
+        for pipe in filter(None, (self.process.stdin, self.process.stdout)):
+            pipe.close()
         self.said = self.last_words()  # all it wrote: it is dead
         self._close_stderr()
 
@@ -185,10 +183,8 @@ def _stderr_file() -> int | None:
             fd, path = tempfile.mkstemp(prefix="scratchfs-worker-stderr-")
         except OSError:
             return None
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(path)
-        except OSError:
-            pass
     try:
         fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
     except OSError:
@@ -204,8 +200,7 @@ class Pool:
         script: the worker file's path.
         size: most workers alive at once.
         label: what its workers run, for messages (``"jq"``, ``"HTML"``).
-        idle_seconds: a worker idle longer is not handed out again (stopped); it exits by itself after 1.5 times
-            that.
+        idle_seconds: a worker idle longer is not handed out again (stopped); it exits by itself after 1.5 times it.
     """
 
     def __init__(self, script: str, size: int, label: str = "", idle_seconds: float = IDLE_SECONDS) -> None:
@@ -214,7 +209,7 @@ class Pool:
         self.idle: list[Worker] = []
         self.alive = 0
         self.workers: set[Worker] = set()  # every one running, busy or idle (killed at exit)
-        _POOLS.append(self)
+        POOLS.append(self)
 
     def take(self, deadline: float | None = None) -> Worker | None:
         """An idle or new worker. With a ``deadline``, waits until one comes free (raises PoolBusy past it);
@@ -268,8 +263,8 @@ class Pool:
 
         A worker started for the call is waited for until it is ready (at most :data:`BOOT_SECONDS`), and
         ``deadline`` moves on by the time it took to start: an interpreter's start and its imports, seconds on a
-        loaded machine, are no part of the request's time limit (a regex that backtracks, a jq filter that runs
-        away).
+        loaded machine, are no part of the request's time limit (a regex that backtracks, a jq filter run away).
+        A call given up (:mod:`scratchfs.engine.giving_up`) before it has a worker is not run (TimeoutError).
 
         Args:
             keep: put the worker back among the idle ones after the answer (else stop it: it grew large).
@@ -293,6 +288,10 @@ class Pool:
         if taken is None:  # without waiting: every one busy
             return "busy", None
         worker, waited = taken
+        worker.thread = threading.get_ident()  # (then the check: scratchfs.engine.giving_up marks, then kills)
+        if WORKERS_KILLED.is_set() or worker.thread in GIVEN_UP:  # (the call was given up: not run)
+            self.discard(worker)
+            raise TimeoutError
         got = began + waited  # when a busy worker came free (a new one's start is the call's own time, not a wait)
         if not worker.ready:  # the time limit is the request's: it counts from when a new worker is ready for it
             start = self._started(worker)
@@ -315,10 +314,7 @@ class Pool:
         except BaseException:  # KeyboardInterrupt: the worker is stopped
             self.discard(worker)
             raise
-        if keep:
-            self.give(worker)
-        else:
-            self.discard(worker)
+        (self.give if keep else self.discard)(worker)
         return "ok", answer
 
     def _started(self, worker: Worker) -> float | None:
@@ -354,7 +350,7 @@ class Pool:
 
     def give(self, worker: Worker) -> None:
         """Put a worker that answered back among the idle ones."""
-        worker.idle_since = time.monotonic()
+        worker.idle_since, worker.thread = time.monotonic(), None
         with self.cond:
             self.idle.append(worker)
             self.cond.notify()
@@ -372,9 +368,8 @@ class Pool:
         child's copies of their pipes and stderr files; the parent's processes go on serving it. Raises nothing."""
         for worker in self.workers:
             worker.process.poll()  # not the child's child: done with it here (ECHILD), never killed from here
-            for pipe in (worker.process.stdin, worker.process.stdout):
-                if pipe is not None:
-                    pipe.close()
+            for pipe in filter(None, (worker.process.stdin, worker.process.stdout)):
+                pipe.close()
             worker._close_stderr()
         self.cond, self.idle, self.workers, self.alive = threading.Condition(), [], set(), 0
 
@@ -403,9 +398,10 @@ class Pool:
                 pass
 
 
-_POOLS: list[Pool] = []
+POOLS: list[Pool] = []
 WORKERS_KILLED = threading.Event()
 """Set by :func:`kill_workers` ``final``: no worker is started after it (NoWorker); a call that sees it gives up."""
+GIVEN_UP: set[int] = set()  # idents of the threads whose call was given up (scratchfs.engine.giving_up)
 
 
 @atexit.register
@@ -415,12 +411,12 @@ def kill_workers(final: bool = False) -> None:
     sees :data:`WORKERS_KILLED` gives up, so a search or jq read still running ends now, not at its time limit)."""
     if final:
         WORKERS_KILLED.set()
-    for pool in _POOLS:
+    for pool in POOLS:
         pool.kill_all()
 
 
 if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX
-    os.register_at_fork(after_in_child=lambda: [pool.forget() for pool in _POOLS])
+    os.register_at_fork(after_in_child=lambda: [pool.forget() for pool in POOLS])
 
 
 def _before(deadline: float) -> float:

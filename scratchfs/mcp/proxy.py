@@ -77,6 +77,7 @@ from scratchfs.mcp.server import (
     store_name,
     text_result,
 )
+from scratchfs.mcp.thread_calls import run_given_up_on_cancel
 from scratchfs.mcp.upstream import Upstream
 
 if sys.version_info < (3, 11):  # pragma: no cover
@@ -265,9 +266,8 @@ class Proxy:
         import mcp_types as types
 
         meta = dict(ctx.meta or {})
-        if params.name in TOOL_SPECS:
-            return await anyio.to_thread.run_sync(run_scratch_tool, self.resolver, params.name, params.arguments,
-                                                  meta)
+        if params.name in TOOL_SPECS:  # (a cancelled read is given up: scratchfs.mcp.thread_calls)
+            return await run_given_up_on_cancel(run_scratch_tool, self.resolver, params.name, params.arguments, meta)
         try:
             scope: Any = self.resolver.resolve(meta)
         except ScratchError as exc:

@@ -35,6 +35,7 @@ from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import SWEEP_INTERVAL
 from scratchfs.foundation.text import one_line
+from scratchfs.mcp.thread_calls import run_given_up_on_cancel
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
@@ -207,7 +208,6 @@ def _id_words(what: str, value: str | None, pinned: bool) -> str:
 
 def build_server(resolver: ScopeResolver) -> Any:
     """A low-level MCP ``Server`` exposing the scratchfs tools over ``resolver``'s store."""
-    import anyio.to_thread
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
@@ -224,8 +224,10 @@ def build_server(resolver: ScopeResolver) -> Any:
 
             name = params.name if len(params.name) <= 100 else params.name[:97] + "..."  # the error quotes no flood
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
-        return await anyio.to_thread.run_sync(run_scratch_tool, resolver, params.name, params.arguments,
-                                              dict(ctx.meta or {}))
+        # (a read whose request is cancelled -- by the client, or at the end of the input -- is given up: its
+        # search or jq read stops now, not at its time limit: scratchfs.mcp.thread_calls)
+        return await run_given_up_on_cancel(run_scratch_tool, resolver, params.name, params.arguments,
+                                            dict(ctx.meta or {}))
 
     server = Server("scratchfs", version=__version__, instructions=INSTRUCTIONS,
                     on_list_tools=list_tools, on_call_tool=call_tool)

@@ -30,8 +30,9 @@ types). Replies are written whole, one line each, under one lock (the SDK's and 
 
 When stdin ends, the requests still running are answered first (within :data:`DRAIN_SECONDS`), each as often as it
 was sent (an id reused after a cancel), except those the client cancelled (``notifications/cancelled``: no reply, as MCP
-says). A client that closes its end of stdout ends serving (one warning); any other failure to write a reply is one
-:class:`WireFailed`, never an exception group.
+says): the SDK cancels their handlers, whose reads are given up at once (:mod:`scratchfs.mcp.thread_calls`), so
+with only those left the server exits at once. A client that closes its end of stdout ends serving (one warning);
+any other failure to write a reply is one :class:`WireFailed`, never an exception group.
 
 While serving, fd 0 reads the null device and fd 1 writes to stderr (so stray output of a handler or a child never
 reaches the wire); both are restored afterwards.
