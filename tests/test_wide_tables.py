@@ -19,7 +19,14 @@ from scratchfs.api.shape import describe
 from scratchfs.api.shape_table import has_header
 from scratchfs.engine.structure import table_start
 from scratchfs.engine.structure.row_keys import first_keys, row_keys
-from scratchfs.engine.structure.table_start import VOTE_COLUMNS, header_votes, is_number, vote_columns
+from scratchfs.engine.structure.table_start import (
+    VOTE_COLUMNS,
+    cell_pattern,
+    column_patterns,
+    header_votes,
+    is_number,
+    vote_columns,
+)
 from tests.fixture_shapes import RECORD, cases
 
 
@@ -45,34 +52,36 @@ def test_a_wide_tables_shape_is_as_before(data, shape):
     assert describe(data, len(data), lines).text == shape
 
 
-def _counting(monkeypatch) -> list[int]:
-    """Counts the cells whose pattern or number-ness the vote computes (the per-cell work it was slow by)."""
-    seen = [0]
-    pattern, number = table_start.cell_pattern, table_start.is_number
+class _Row(list):
+    """A row that records the columns read from it."""
 
-    def counted_pattern(cell: str) -> str:
-        seen[0] += 1
-        return pattern(cell)
+    def __init__(self, cells: list[str], seen: set[int]) -> None:
+        super().__init__(cells)
+        self.seen = seen
 
-    def counted_number(cell: str) -> bool:
-        seen[0] += 1
-        return number(cell)
-
-    monkeypatch.setattr(table_start, "cell_pattern", counted_pattern)
-    monkeypatch.setattr(table_start, "is_number", counted_number)
-    return seen
+    def __getitem__(self, column):
+        self.seen.add(column)
+        return super().__getitem__(column)
 
 
-@pytest.mark.parametrize("cell", ["a", '"a b"', "7"])
-def test_the_vote_over_4000_columns_looks_at_no_more_cells_than_over_64(monkeypatch, cell):
-    rows = [[cell] * 4000 for _ in range(21)]
-    seen = _counting(monkeypatch)
+@pytest.mark.parametrize("cell", ["a", '"a b"', "7", "2026-12-05"])
+def test_the_vote_over_4000_columns_looks_at_no_more_columns_than_over_64(cell):
+    seen: set[int] = set()
+    rows = [_Row([cell] * 4000, seen) for _ in range(21)]
     votes, named = header_votes(rows)
-    assert seen[0] <= 3 * VOTE_COLUMNS * 21, seen[0]  # (before: every cell, 84,000 and more)
+    assert len(seen) <= VOTE_COLUMNS, len(seen)  # (before: every one of the 4,000)
     assert (votes > 0, named) == (True, False)  # (each column one value repeated: data, as before)
-    seen[0] = 0
-    assert table_start.data_votes(rows) == (VOTE_COLUMNS if cell == "7" else 0)  # (a column without a digit: none)
-    assert seen[0] <= 2 * VOTE_COLUMNS * 21, seen[0]
+    seen.clear()
+    assert table_start.data_votes(rows) == (0 if cell[0] in "a\"" else VOTE_COLUMNS)  # (no digit: no vote)
+    assert len(seen) <= VOTE_COLUMNS, len(seen)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.text(alphabet="aZ09+-. \t\x00_/:é٣", max_size=8), min_size=1, max_size=22))
+def test_column_patterns_are_the_cells_patterns_signs_aside(cells):
+    """The column's patterns told in one substitution over it are each cell's (the ASCII path and the other)."""
+    found = {pattern[1:] if pattern[:2] in ("+9", "-9") else pattern for pattern in map(cell_pattern, cells)}
+    assert column_patterns(cells) == (found if len(found) <= 3 else None)
 
 
 def test_vote_columns_are_every_column_up_to_the_bound_then_a_spread_sample():

@@ -9,8 +9,9 @@ from collections import Counter
 
 from scratchfs.engine.structure.row_lines import LINE_END_TEXT
 
-__all__ = ["COMMENT_HEAD_CHARS", "UTF8_BOM", "VOTE_COLUMNS", "any_number", "cell_pattern", "data_votes",
-           "detect_delimiter", "header_votes", "is_number", "leading_comments", "named_separator", "vote_columns"]
+__all__ = ["COMMENT_HEAD_CHARS", "UTF8_BOM", "VOTE_COLUMNS", "any_number", "cell_pattern", "column_patterns",
+           "data_votes", "detect_delimiter", "header_votes", "is_number", "leading_comments", "named_separator",
+           "vote_columns"]
 
 
 def detect_delimiter(first_line: bytes | str, after: str | None = None) -> str:
@@ -216,7 +217,7 @@ def header_votes(rows: list[list[str]]) -> tuple[int, bool]:
             votes += 1 if is_number(cell) else -1
             named = named or not digits
             continue
-        patterns = _patterns(cells)
+        patterns = column_patterns(cells)
         if patterns is not None and all("9" in pattern for pattern in patterns):  # (typed data)
             votes += 1 if _signless(cell) in patterns else 0 if digits else -1  # (another version: no vote)
             named = named or not digits
@@ -231,9 +232,16 @@ def header_votes(rows: list[list[str]]) -> tuple[int, bool]:
     return votes, named
 
 
-def _patterns(cells: list[str]) -> set[str] | None:
-    """The patterns (:func:`_signless`) of ``cells``, or ``None`` past :data:`_TYPED_PATTERNS` of them (free text:
-    the rest is not looked at)."""
+def column_patterns(cells: list[str]) -> set[str] | None:
+    """The patterns of a column's ``cells`` (:func:`cell_pattern`'s, without a sign before the first number:
+    ``+4230+00131`` and ``-1230+00131`` are both ``9+9``), or ``None`` past :data:`_TYPED_PATTERNS` of them (free
+    text). Cells all ASCII, no NUL among them, are told in one substitution over the column
+    (:func:`cell_pattern`'s two, on the cells joined by NULs: no call a cell)."""
+    joined = "\x00".join(cells)
+    if cells and joined.isascii() and joined.count("\x00") == len(cells) - 1:
+        told = set(map(str.strip, _ASCII_LETTERS.sub("a", _ASCII_DIGITS.sub("9", joined)).split("\x00")))
+        signless = {pattern[1:] if pattern[:2] in ("+9", "-9") else pattern for pattern in told}
+        return signless if len(signless) <= _TYPED_PATTERNS else None
     found: set[str] = set()
     for cell in cells:
         found.add(_signless(cell))
