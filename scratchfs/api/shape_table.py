@@ -24,7 +24,7 @@ from scratchfs.api.shape_words import plural
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.row_lines import LINE_END_TEXT
 from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS
-from scratchfs.engine.structure.table_start import data_votes, header_votes, is_number, leading_comments
+from scratchfs.engine.structure.table_start import any_number, data_votes, header_votes, leading_comments
 
 __all__ = [
     "HEAD_CHARS",
@@ -220,7 +220,7 @@ def has_header(rows: list[list[str]]) -> bool:
     it holds no number and no empty cell (``sqlite3 -csv``'s first row of a name and a version over rows of free
     text is data, and so is a wheel's ``RECORD`` line ``__pycache__/x.pyc,,``)."""
     votes, named = header_votes(rows)
-    return named or votes < 0 or (votes == 0 and all(cell and not is_number(cell) for cell in rows[0]))
+    return named or votes < 0 or (votes == 0 and all(rows[0]) and not any_number(rows[0]))
 
 
 def count_records(text: str, delimiter: str, lines: int) -> int:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 
-from scratchfs.engine.structure.row_keys import row_keys
+from scratchfs.engine.structure.row_keys import first_keys
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import plural
 
@@ -184,7 +184,7 @@ def column_names(header: list[str], shown: int, limit: int = 24) -> list[str]:
     """The first ``shown`` of a table's column names as a shape lists them (:func:`key_name`), a repeated name
     followed by the key its column has in a row read as an object, which ``slurp=true``'s rows and ``columns=``
     name it by (``COMMAND, COMMAND (key COMMAND_2)``: ``ps -o comm,args``; ``id, name, id (key id_2)``: a join's
-    ``SELECT *``; :func:`~scratchfs.engine.structure.row_keys.row_keys`)."""
-    keys, _extra = row_keys(list(header))
+    ``SELECT *``; :func:`~scratchfs.engine.structure.row_keys.row_keys`, of those columns alone)."""
+    keys = first_keys(list(header), shown)
     return [key_name(name, limit) + ("" if key == name else f" (key {key_name(key, limit)})")
             for name, key in zip(header[:shown], keys, strict=False)]
