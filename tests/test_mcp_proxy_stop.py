@@ -252,31 +252,23 @@ def test_scratchfs_mcp_answers_its_request_in_flight_when_stopped_too(signame, t
         "code": -32000, "message": f"scratchfs mcp stopped ({signame}) before answering this request"}}]
 
 
-DAEMONIZING_UPSTREAM = '''import json, os, signal, sys, time
-PID = sys.argv[1]
-for raw in sys.stdin:
-    msg = json.loads(raw)
-    if "id" not in msg:
-        continue
-    if msg["method"] == "initialize":
-        result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
-                  "serverInfo": {"name": "daemon", "version": "1"}}
-    elif msg["method"] == "tools/list":
-        result = {"tools": [{"name": "detach", "inputSchema": {"type": "object"}}]}
-    else:  # a daemon of its own session, deaf to SIGTERM, keeping the proxy's pipe; then the upstream exits
-        if os.fork() == 0:
-            os.setsid()
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
-            with open(PID + ".tmp", "w") as f:
-                f.write(str(os.getpid()))
-            os.rename(PID + ".tmp", PID)
-            time.sleep(3600)
-            os._exit(0)
-        while not os.path.exists(PID):
-            time.sleep(0.01)
+DAEMONIZING_UPSTREAM = raw_upstream("daemon", [{"name": "detach", "inputSchema": {"type": "object"}}], prelude="""
+    import os, signal, time
+    PID = sys.argv[1]
+""", call="""
+    # a daemon of its own session, deaf to SIGTERM, keeping the proxy's pipe; then the upstream exits
+    if os.fork() == 0:
+        os.setsid()
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        with open(PID + ".tmp", "w") as f:
+            f.write(str(os.getpid()))
+        os.rename(PID + ".tmp", PID)
+        time.sleep(3600)
         os._exit(0)
-    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
-'''
+    while not os.path.exists(PID):
+        time.sleep(0.01)
+    os._exit(0)
+""")
 
 
 def test_an_upstream_that_exits_leaving_a_daemon_on_its_pipe_is_told_exited_and_the_proxy_exits_clean(tmp_path):
