@@ -7,14 +7,18 @@ RSS: on Linux, writing ``5`` to ``/proc/self/clear_refs`` resets the peak reside
 current one (``proc(5)``), so ``peak_after - rss_before`` is exactly the growth of the step between. Where that
 file cannot be written, the peak since the process started (``ru_maxrss``) stands in; it can only over-state the
 growth, never hide it.
+
+Two checkouts: :func:`alternating_runs` runs a script's ``--one ROOT`` mode for each, alternating.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import resource
+import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -163,6 +167,20 @@ def percentile(values, q: float, scale: float = 1.0) -> float | None:
     lo = int(k)
     hi = min(lo + 1, len(ordered) - 1)
     return (ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)) * scale
+
+
+def alternating_runs(script: str, before: str, after: str, rounds: int) -> dict[str, list]:
+    """Run ``python script --one ROOT`` for the checkout roots ``before`` and ``after``, alternating, ``rounds``
+    times each, writing no bytecode into either (``PYTHONDONTWRITEBYTECODE``): each root's runs, their stdout read
+    as JSON, in order. Raises ``subprocess.CalledProcessError`` if a run fails."""
+    runs: dict[str, list] = {before: [], after: []}
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    for _ in range(rounds):
+        for root in (before, after):
+            out = subprocess.run([sys.executable, script, "--one", root], check=True, capture_output=True, text=True,
+                                 env=env)
+            runs[root].append(json.loads(out.stdout))
+    return runs
 
 
 def machine() -> dict:

@@ -9,10 +9,13 @@ processes (the same module names cannot be loaded twice in one).
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import benchlib
 
 HERE = Path(__file__).resolve().parent
 
@@ -58,12 +61,7 @@ def main(argv: list[str]) -> int:
     before = argv[0] if argv else "/work/main"
     rounds = int(argv[1]) if len(argv) > 1 else 2
     after = str(HERE.parent)
-    runs: dict[str, list[dict[str, float]]] = {before: [], after: []}
-    for _ in range(rounds):
-        for root in (before, after):
-            out = subprocess.run([sys.executable, "-B", __file__, "--one", root], check=True, capture_output=True,
-                                 text=True)
-            runs[root].append(json.loads(out.stdout))
+    runs = benchlib.alternating_runs(__file__, before, after, rounds)
     for case in runs[after][0]:
         was = min(run[case] for run in runs[before])
         now = min(run[case] for run in runs[after])

@@ -13,10 +13,13 @@ from __future__ import annotations
 import inspect
 import json
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import benchlib
 
 HERE = Path(__file__).resolve().parent
 
@@ -93,11 +96,7 @@ def main(argv: list[str]) -> int:
     before = argv[0] if argv else "/work/main"
     rounds = int(argv[1]) if len(argv) > 1 else 3
     after = str(HERE.parent)
-    runs: dict[str, list[dict[str, float]]] = {before: [], after: []}
-    for _ in range(rounds):
-        for root in (before, after):
-            out = subprocess.run([sys.executable, __file__, "--one", root], check=True, capture_output=True, text=True)
-            runs[root].append(json.loads(out.stdout))
+    runs = benchlib.alternating_runs(__file__, before, after, rounds)
     for case in runs[after][0]:
         if case not in runs[before][0]:  # (a kind's group whose count differs: the checkouts tell kinds apart)
             print(f"{case}: (after only) {statistics.median(run[case] for run in runs[after]):,.1f} µs a call")

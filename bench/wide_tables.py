@@ -15,10 +15,13 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import benchlib
 
 HERE = Path(__file__).resolve().parent
 SIZE = 65536
@@ -73,13 +76,7 @@ def main(argv: list[str]) -> int:
     before = argv[0] if argv else "/work/main"
     rounds = int(argv[1]) if len(argv) > 1 else 3
     after = str(HERE.parent)
-    runs: dict[str, list[dict[str, list]]] = {before: [], after: []}
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    for _ in range(rounds):
-        for root in (before, after):
-            out = subprocess.run([sys.executable, __file__, "--one", root], check=True, capture_output=True,
-                                 text=True, env=env)
-            runs[root].append(json.loads(out.stdout))
+    runs = benchlib.alternating_runs(__file__, before, after, rounds)
     print("load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     for case, (_, shape) in runs[after][0].items():
         was = statistics.median(run[case][0] for run in runs[before])
