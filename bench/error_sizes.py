@@ -38,6 +38,9 @@ pattern="" with context 186 B, jq="" 172 B, select=" " 208 B, cursor="" 193 B, c
 scratch_read key="" 151 B, scratch_write key="" 136 B (before: jsonschema's "'' should be non-empty", no call);
 row=1 of ``strace -f ls /usr`` (fixtures/tools/strace-f-ls-usr.txt) 262 B of error text naming the line read of
 the same lines, where main gave 5,483 B of JSON (json.dumps' separators) of its lines split at commas.
+At 16:30 UTC (main after the sixth session's merges, idle): pattern="openat(" on that strace output, naming
+match="openat(" and pattern="openat\\(" as calls, 335 B (348 B as a JSON string); pattern="[[:alpha:]]+", naming
+the pattern with ASCII ranges, 269 B (helper newuser6's refusals).
 """
 
 from __future__ import annotations
@@ -180,6 +183,9 @@ def main() -> None:
             "empty key (read)": ("scratch_read", {"key": ""}),
             "empty key (write)": ("scratch_write", {"key": "", "value": "v"}),
             "row=1 of strace": ("read_handle", {"handle": strace.handle, "row": 1}),
+            # (helper newuser6): a pattern that does not parse at a special character, a POSIX class
+            "pattern openat(": ("read_handle", {"handle": strace.handle, "pattern": "openat("}),
+            "pattern [[:alpha:]]+": ("read_handle", {"handle": strace.handle, "pattern": "[[:alpha:]]+"}),
         })
         scope.scratch_write("big", b"value")
         lost = scope.spill(b"y" * 200_000, source_tool="t").handle  # a file of its own, removed from outside
