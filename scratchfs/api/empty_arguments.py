@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from scratchfs.foundation.calls import Advice, Call
+from scratchfs.foundation.checks import empty_key
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.limits import MAX_KEY_BYTES
 
 _SEARCH_SETTINGS = ("context", "max_matches", "before", "ignore_case", "count")
 """A search's own settings: left out with its needle when no needle is left (refused beside no search)."""
@@ -49,8 +49,11 @@ def empty_refusal(tool: str, arguments: Mapping[str, Any], empty: list[str]) -> 
     (see the module docstring). Returns the error; the caller raises it."""
     first = next((name for name in ("handle", "key") if name in empty), empty[0])  # (never echoed)
     head = f"{tool}: {first} is empty"
-    if first == "key" or (first == "handle" and tool == "read_handle"):
-        return InvalidArgument(Advice.of(head, *_named(tool, first)))
+    if first == "key":
+        return InvalidArgument(empty_key(head, "name the value" if tool == "scratch_write" else
+                                         "a key names a scratchpad value"))
+    if first == "handle" and tool == "read_handle":
+        return InvalidArgument(Advice.of(head, *_empty_handle()))
     kept = {name: value for name, value in arguments.items() if name not in empty}
     if "jq" in empty:
         kept["jq"] = "."
@@ -73,14 +76,10 @@ def empty_needle(name: str, search: Call) -> InvalidArgument:
     return InvalidArgument(Advice.of(f"{name} is empty: {_WORDS[name]}: ", Call.of(search.verb, **kept)))
 
 
-def _named(tool: str, name: str) -> list[str | Call]:
-    """The words of an empty key or handle: what one is, and ``scratch_list()``, which names the keys in use."""
-    if name == "handle":
-        return [": pass the handle (h_ and 24 letters or digits) of the stub a tool's result came back as, "
-                "exactly; a scratchpad value is read by its key, one of those ", Call.of("scratch_list"), " lists"]
-    what = "name the value" if tool == "scratch_write" else "a key names a scratchpad value"
-    return [f": {what} (1 to {MAX_KEY_BYTES} bytes of UTF-8, case-sensitive); the keys in use: ",
-            Call.of("scratch_list")]
+def _empty_handle() -> list[str | Call]:
+    """The words of an empty handle: what one is, and ``scratch_list()``, which names the keys in use."""
+    return [": pass the handle (h_ and 24 letters or digits) of the stub a tool's result came back as, "
+            "exactly; a scratchpad value is read by its key, one of those ", Call.of("scratch_list"), " lists"]
 
 
 __all__ = ["empty_arguments", "empty_needle", "empty_refusal"]

@@ -122,9 +122,15 @@ def check_key(value: object) -> str:
     """Validate a scratchpad key (see the module docstring). Raises :class:`InvalidArgument` (an empty key's
     naming ``scratch_list()``, which lists the keys in use)."""
     if value == "":
-        raise InvalidArgument(Advice.of(f"key is empty: a key names a scratchpad value (1 to {MAX_KEY_BYTES} bytes "
-                                        "of UTF-8, case-sensitive); the keys in use: ", Call.of("scratch_list")))
+        raise InvalidArgument(empty_key("key is empty"))
     return check_text(value, "key", MAX_KEY_BYTES)
+
+
+def empty_key(head: str, what: str = "a key names a scratchpad value") -> Advice:
+    """The words of an empty key's refusal after ``head`` (``"key is empty"``): ``what`` a key is, its bounds (1 to
+    :data:`MAX_KEY_BYTES` bytes of UTF-8) and ``scratch_list()``, which names the keys in use. Never raises."""
+    return Advice.of(f"{head}: {what} (1 to {MAX_KEY_BYTES} bytes of UTF-8, case-sensitive); the keys in use: ",
+                     Call.of("scratch_list"))
 
 
 def check_tool(value: object) -> str | None:
@@ -435,6 +441,7 @@ __all__ = [
     "clean_tool",
     "clock_reading",
     "closest",
+    "empty_key",
     "new_handle",
     "new_token",
     "path_part",
