@@ -87,8 +87,7 @@ def _offload_json(scope: Scope, obs: Observation) -> Observation:
     if not should_spill(judged, settings.spill_threshold_bytes, never_spill_tools=settings.never_spill_tools,
                         spill_classes=settings.spill_classes):
         return obs
-    out = _spilled(scope, obs, text, text)
-    return out if out.stub is not None or out.refused is not None else obs
+    return _spilled(scope, obs, text, text)  # (obs itself, the structure, when it is neither spilled nor refused)
 
 
 def _not_json(obs: Observation, exc: BaseException) -> Observation:
