@@ -349,7 +349,7 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
     errors = list(validator.iter_errors(arguments))
     empty = [k for k in empty_arguments(arguments) if k in ("handle", "jq", "select") or any(
         list(e.absolute_path) == [k] for e in errors)]  # (refused empty: told with the call that works, below)
-    error = best_match(e for e in errors if list(e.absolute_path)[:1] not in ([k] for k in empty))
+    error = best_match(e for e in errors if not (e.absolute_path and e.absolute_path[0] in empty))
     if error is not None:
         where = ".".join(str(p) for p in error.absolute_path)
         message = error.message
