@@ -139,7 +139,6 @@ def main() -> None:
             "count past the end": ("read_handle", {"handle": handle, "match": "x", "count": True,
                                                    "offset": 999_999}),
             "pattern as written": ("read_handle", {"handle": handle, "pattern": "wait_for("}),
-            "POSIX class": ("read_handle", {"handle": handle, "pattern": "[[:alpha:]]+"}),  # (names the ranges' call)
             "argument meant": ("read_handle", {"handle": handle, "regex": "x+"}),
             "key one edit off": ("scratch_read", {"key": "bgi"}),
             "delete of nothing": ("scratch_delete", {"key": "never"}),
