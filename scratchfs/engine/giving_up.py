@@ -17,15 +17,9 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from scratchfs.engine.worker_pipe import GIVEN_UP, POOLS, WORKERS_KILLED
+from scratchfs.engine.worker_pipe import GIVEN_UP, POOLS, given_up
 
 T = TypeVar("T")
-
-
-def given_up() -> bool:
-    """Whether the calling thread's call was given up (:meth:`GivenUp.cancel`) or the process is being stopped
-    (:data:`~scratchfs.engine.worker_pipe.WORKERS_KILLED`)."""
-    return WORKERS_KILLED.is_set() or threading.get_ident() in GIVEN_UP
 
 
 def kill_busy(thread: int) -> int:

@@ -22,13 +22,12 @@ its next step, its worker killed, rather than at its deadline.
 from __future__ import annotations
 
 import pickle
-import threading
 import time
 from typing import Any
 
 import regex
 
-from scratchfs.engine.worker_pipe import GIVEN_UP, WORKER_NAME, WORKERS_KILLED, NoWorker, Pool, reply, requests
+from scratchfs.engine.worker_pipe import WORKER_NAME, NoWorker, Pool, given_up, reply, requests
 
 __all__ = ["FLAGS", "MAX_WORKERS", "SLICE_SECONDS", "Engine", "Span", "anchored_match", "first_match", "workers"]
 
@@ -92,7 +91,7 @@ class Engine:
 
     def _left(self) -> float:
         left = self.deadline - time.monotonic()
-        if left <= 0 or _given_up():  # (given up: its caller is gone, or the process is being stopped)
+        if left <= 0 or given_up():  # (given up: its caller is gone, or the process is being stopped)
             raise TimeoutError
         return left
 
@@ -112,7 +111,7 @@ class Engine:
             status, result = _POOL.run(request, self.deadline, wait=False)
         except NoWorker:  # no process to be had
             status = "busy"
-        if status != "ok" and _given_up():  # (the server is being stopped, kill_workers, or the call given up)
+        if status != "ok" and given_up():  # (the server is being stopped, kill_workers, or the call given up)
             raise TimeoutError
         if status != "ok":  # every worker busy, none to be had, or it died: the thread's own (CPU time) limit
             return _OPERATIONS[operation](self.compiled, buf, *args, timeout=self._left())
@@ -124,12 +123,6 @@ class Engine:
 
 
 _POOL = Pool(__file__, MAX_WORKERS, "regex")
-
-
-def _given_up() -> bool:
-    """:func:`scratchfs.engine.giving_up.given_up` (this file runs in the workers too, where only ``worker_pipe`` is
-    loaded): the calling thread's search was given up, or the process is being stopped."""
-    return WORKERS_KILLED.is_set() or threading.get_ident() in GIVEN_UP
 
 
 def workers() -> tuple[int, int]:

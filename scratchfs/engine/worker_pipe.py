@@ -32,11 +32,10 @@ new one.
 
 A worker's stderr (fd 2: what jq's C code prints when it runs out of memory, lxml's or Python's warnings, a crash
 message) never reaches the parent's: it goes to an anonymous file of the worker's own (``memfd``, else an unlinked
-temporary file; ``/dev/null`` when neither can be made), emptied before each request and capped at
-:data:`STDERR_BYTES` (``RLIMIT_FSIZE`` in the worker, SIGXFSZ ignored: writes past it fail). When a worker dies under
-a call, the last line it wrote there is the call's answer (:meth:`Pool.run`), for a one-line error. Standard library
-only: this file runs in the workers.
-"""
+temporary file; ``/dev/null`` when neither can be made), emptied before each request and capped at :data:`STDERR_BYTES`
+(``RLIMIT_FSIZE`` in the worker, SIGXFSZ ignored: writes past it fail). When a worker dies under a call, the last line
+it wrote there is the call's answer (:meth:`Pool.run`), for a one-line error. Standard library only: this file runs in
+the workers."""
 
 from __future__ import annotations
 
@@ -60,8 +59,9 @@ from collections.abc import Iterator
 from typing import Any
 
 __all__ = ["BOOT", "BOOT_SECONDS", "CPU_SLACK_SECONDS", "GIVEN_UP", "IDLE_SECONDS", "LAST_WORDS_CHARS", "POOLS",
-           "STDERR_BYTES", "WORKERS_KILLED", "WORKER_NAME", "NoWorker", "Pool", "PoolBusy", "Worker", "kill_workers",
-           "limit_cpu", "limit_memory", "limit_stderr", "read_frame", "reply", "requests", "write_frame"]
+           "STDERR_BYTES", "WORKERS_KILLED", "WORKER_NAME", "NoWorker", "Pool", "PoolBusy", "Worker", "given_up",
+           "kill_workers", "limit_cpu", "limit_memory", "limit_stderr", "read_frame", "reply", "requests",
+           "write_frame"]
 
 WORKER_NAME = "__scratchfs_worker__"
 """``__name__`` of a worker file run in a worker process."""
@@ -289,7 +289,7 @@ class Pool:
             return "busy", None
         worker, waited = taken
         worker.thread = threading.get_ident()  # (then the check: scratchfs.engine.giving_up marks, then kills)
-        if WORKERS_KILLED.is_set() or worker.thread in GIVEN_UP:  # (the call was given up: not run)
+        if given_up():  # (the call was given up: not run)
             self.discard(worker)
             raise TimeoutError
         got = began + waited  # when a busy worker came free (a new one's start is the call's own time, not a wait)
@@ -401,7 +401,12 @@ class Pool:
 POOLS: list[Pool] = []
 WORKERS_KILLED = threading.Event()
 """Set by :func:`kill_workers` ``final``: no worker is started after it (NoWorker); a call that sees it gives up."""
-GIVEN_UP: set[int] = set()  # idents of the threads whose call was given up (scratchfs.engine.giving_up)
+GIVEN_UP: set[int] = set()  # idents of the threads whose call was given up (here, not in giving_up: workers load this)
+
+
+def given_up() -> bool:
+    """Whether this thread's call was given up (:mod:`~scratchfs.engine.giving_up`) or :data:`WORKERS_KILLED` is set."""
+    return WORKERS_KILLED.is_set() or threading.get_ident() in GIVEN_UP
 
 
 @atexit.register
