@@ -55,7 +55,8 @@ def _escaped(source: bytes, position: int | None, flags: int) -> bytes | None:
 
 
 def as_written(pattern: str, ignore_case: bool) -> str | None:
-    """The pattern :func:`parse`'s refusal of ``pattern`` advises (``"wait_for("`` -> ``"wait_for\\("``: the
+    """The pattern :func:`~scratchfs.engine.pattern_syntax.parse`'s refusal of ``pattern`` (parsed as it parses it:
+    ``re.MULTILINE``, ``re.IGNORECASE`` with ``ignore_case``) advises (``"wait_for("`` -> ``"wait_for\\("``: the
     character where it does not parse escaped; ``match=pattern`` then finds the text as written), else ``None`` (it
     parses, or fails otherwise). Never raises."""
     flags, source = re.MULTILINE | (re.IGNORECASE if ignore_case else 0), pattern.encode("utf-8", "replace")

@@ -123,8 +123,6 @@ def _looked_around_refs(tree) -> bool:
     return bool(inside & named)
 
 
-
-
 def _drop_unheld_refs(finder: bytes) -> bytes:
     """A finder's backreferences to groups it does not capture (passed over: they hold empty text or nothing there)
     written as empty text, as ``regex`` compiles no reference to a group it does not have."""

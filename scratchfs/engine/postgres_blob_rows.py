@@ -48,7 +48,8 @@ class PostgresBlobRows:
     def delete_rows(self, rows: list[tuple[int, str]], *, reason: str | None = None, now: float = 0.0) -> int:
         """Delete rows by ``(id, blob)``, each only if it still names that blob; with ``reason`` (a
         :class:`~scratchfs.engine.protocols.Gone` reason), one still live at ``now`` (epoch seconds) leaves a
-        tombstone saying it, dated ``now`` (as :meth:`delete_scope`'s). Return rows deleted."""
+        tombstone saying it, dated ``now`` (as
+        :meth:`~scratchfs.engine.postgres_expiry.PostgresExpiry.delete_scope`'s). Return rows deleted."""
         if not rows:
             return 0
         params = {"ids": [r[0] for r in rows], "blobs": [r[1] for r in rows], "reason": reason, "now": now}
