@@ -186,6 +186,8 @@ def main() -> None:
             # (helper newuser6): a pattern that does not parse at a special character, a POSIX class
             "pattern openat(": ("read_handle", {"handle": strace.handle, "pattern": "openat("}),
             "pattern [[:alpha:]]+": ("read_handle", {"handle": strace.handle, "pattern": "[[:alpha:]]+"}),
+            # (review revS): a repeat whose empty iteration captures a group a backreference names
+            "empty repeat captured": ("read_handle", {"handle": handle, "pattern": "(a?^()|a)*\\2"}),
         })
         scope.scratch_write("big", b"value")
         lost = scope.spill(b"y" * 200_000, source_tool="t").handle  # a file of its own, removed from outside
