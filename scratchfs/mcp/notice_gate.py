@@ -62,8 +62,11 @@ LIST_INTERVAL = 0.5
 MAX_TOKENS = 1024
 """Most progress tokens remembered at once (then forgotten all together: a request's next one passes)."""
 _METHOD = b'"method"'
-_ANSWER = re.compile(rb'\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d{1,30}|"[^"\\]{0,200}")\s*,'
-                     rb'\s*"(?:result|error)"')  # (upstream_stdio.ANSWER_HEAD, of bytes)
+ANSWER_HEAD = re.compile(r'\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d{1,30}|"[^"\\]{0,200}")\s*,'
+                         r'\s*"(?:result|error)"')
+"""The start of an answer as JSON-RPC servers write it: its id, read even when the rest is unreadable (also
+:data:`scratchfs.mcp.upstream_stdio.ANSWER_HEAD`, which reads a line the SDK's parser refused)."""
+_ANSWER = re.compile(ANSWER_HEAD.pattern.encode())  # (the same, of bytes: the gate reads lines undecoded)
 MAX_SENT = 4096
 """Most ids of requests sent upstream and not answered remembered at once (the oldest forgotten first)."""
 
@@ -199,5 +202,5 @@ class NoticeGate:
         return False
 
 
-__all__ = ["LIST_CHANGED", "LIST_INTERVAL", "LOG_METHOD", "MAX_LINE_BYTES", "MAX_SENT", "MAX_TOKENS",
+__all__ = ["ANSWER_HEAD", "LIST_CHANGED", "LIST_INTERVAL", "LOG_METHOD", "MAX_LINE_BYTES", "MAX_SENT", "MAX_TOKENS",
            "PROGRESS_INTERVAL", "PROGRESS_METHOD", "NoticeGate", "server_notifications"]

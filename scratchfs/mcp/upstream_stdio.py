@@ -26,7 +26,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from scratchfs.foundation.limits import MAX_UPSTREAM_MESSAGE_BYTES
-from scratchfs.mcp.notice_gate import NoticeGate
+from scratchfs.mcp.notice_gate import ANSWER_HEAD, NoticeGate
 
 log = logging.getLogger(__name__)
 
@@ -37,9 +37,6 @@ before it terminates the proxy -- with 2 s, an upstream that no longer read its 
 (it runs in a session of its own, out of reach of its client's kill)."""
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 """A surrogate in a Python string parsed from JSON: always a lone one (the parser joins each pair)."""
-ANSWER_HEAD = re.compile(r'\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d{1,30}|"[^"\\]{0,200}")\s*,'
-                         r'\s*"(?:result|error)"')
-"""The start of an answer as JSON-RPC servers write it: its id, read even when the rest is unreadable."""
 MALFORMED = -32099
 """Code of the JSON-RPC error that stands for an answer of the upstream that could not be read (the proxy reports
 its call as ``upstream unavailable: ...: malformed answer``)."""
