@@ -339,7 +339,7 @@ async def wait_readable(sock: socket.socket) -> None:
     await wait(sock)
 
 
-async def stop(process: Any, write_stream: Any, reading: Any = None, read_done: Any = None) -> None:
+async def stop(process: Any, write_stream: Any, reading: Any, read_done: Any) -> None:
     """Close the upstream's stdin, give it :data:`STOP_SECONDS` to exit, then stop its process group; then end the
     reading of its stdout (``reading``, a cancel scope; ``read_done``, an event set once it ended), read what is left
     (:func:`drain`) and close the pipe -- which a daemon that left the upstream's session may hold open."""
@@ -359,10 +359,9 @@ async def stop(process: Any, write_stream: Any, reading: Any = None, read_done: 
     with anyio.move_on_after(STOP_SECONDS):
         while process.returncode is None:
             await anyio.sleep(0.02)
-    if reading is not None:
-        reading.cancel()  # (two readers of one pipe: 'read() called while another coroutine is already waiting')
-        with anyio.move_on_after(STOP_SECONDS):
-            await read_done.wait()
+    reading.cancel()  # (two readers of one pipe: 'read() called while another coroutine is already waiting')
+    with anyio.move_on_after(STOP_SECONDS):
+        await read_done.wait()
     await drain(process.stdout)
     try:
         await process.stdout.aclose()
