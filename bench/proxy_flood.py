@@ -10,7 +10,8 @@ from the call to its answer and the notifications the client got.
 Another checkout's proxy is measured with ``PYTHONPATH=<its root>``, run from a directory outside both (the working
 directory comes first on the proxy's ``sys.path``). 13:40 UTC 2026-12-05, load 1.1, `cd /tmp && PYTHONPATH=<root>
 python <this file> 200000 [--kind progress]`: 10.6 and 10.7 s (log) and 12.1 s (progress) at ``83cb897``, before
-the notice gate; 0.69, 0.89 and 0.91 s with it.
+the notice gate; 0.69, 0.89 and 0.91 s with it. 16:31 UTC 2026-12-05, load 1.7, ``20000 --kind K`` at ``4ce06d5``
+(gate on): 0.09 s list (1 notification passed on), 0.18 s progress, 0.08 s custom, 0.15 s answer (none passed on).
 """
 
 from __future__ import annotations
