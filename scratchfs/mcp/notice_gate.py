@@ -21,16 +21,18 @@ line; 200,000 log lines then an answer 5.1 s, 1.2 s with the gate). It drops
   than :data:`LIST_INTERVAL` seconds after the last of its kind passed on: the gate keeps it *pending* and
   :meth:`NoticeGate.due` gives it back once that time has passed (the upstream's reader sends it then), so that the
   client hears of the last change, once. The proxy passes each on to its client, which lists again: 20,000 of them
-  before an answer delayed it by 12.9 s, and the client got 20,000 notifications (hostile7, load 5).
+  before an answer delayed it by 12.9 s, and the client got 20,000 notifications (hostile7, load 5; ``python
+  bench/proxy_flood.py 20000 --kind list``).
 
 * a progress notification for a token the proxy never sent (:meth:`NoticeGate.asked` is told each request it sends
   upstream), and a notification of a method no server sends (none of the SDK's ``ServerNotification``, a custom
   ``x/...``): the SDK reads both only to drop them, each at the cost above (20,000 before an answer: 2.7 s and 1.2 s
-  at load 5, hostile7).
+  at load 5, hostile7; ``--kind progress`` and ``--kind custom`` of that bench).
 
 * an answer (``{"jsonrpc": "2.0", "id": ID, "result"`` or ``"error"``, as servers write one) to no request the
   proxy sent, or to one answered already (:meth:`NoticeGate.asked` keeps the ids of the last :data:`MAX_SENT`
-  requests not answered): the SDK read each only to drop it (20,000 before an answer delayed it 2.1 s; hostile7).
+  requests not answered): the SDK read each only to drop it (20,000 before an answer delayed it 2.1 s; hostile7;
+  ``--kind answer``).
 
 Every other line (a request, an answer, a notification the SDK acts on, a line over :data:`MAX_LINE_BYTES`, one
 whose ``"method"`` key is written with an escape) is left to the SDK, as every line was.
@@ -62,8 +64,11 @@ LIST_INTERVAL = 0.5
 MAX_TOKENS = 1024
 """Most progress tokens remembered at once (then forgotten all together: a request's next one passes)."""
 _METHOD = b'"method"'
-_ANSWER = re.compile(rb'\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d{1,30}|"[^"\\]{0,200}")\s*,'
-                     rb'\s*"(?:result|error)"')  # (upstream_stdio.ANSWER_HEAD, of bytes)
+ANSWER_HEAD = re.compile(r'\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d{1,30}|"[^"\\]{0,200}")\s*,'
+                         r'\s*"(?:result|error)"')
+"""The start of an answer as JSON-RPC servers write it: its id, read even when the rest is unreadable (also
+:data:`scratchfs.mcp.upstream_stdio.ANSWER_HEAD`, which reads a line the SDK's parser refused)."""
+_ANSWER = re.compile(ANSWER_HEAD.pattern.encode())  # (the same, of bytes: the gate reads lines undecoded)
 MAX_SENT = 4096
 """Most ids of requests sent upstream and not answered remembered at once (the oldest forgotten first)."""
 
@@ -199,5 +204,5 @@ class NoticeGate:
         return False
 
 
-__all__ = ["LIST_CHANGED", "LIST_INTERVAL", "LOG_METHOD", "MAX_LINE_BYTES", "MAX_SENT", "MAX_TOKENS",
+__all__ = ["ANSWER_HEAD", "LIST_CHANGED", "LIST_INTERVAL", "LOG_METHOD", "MAX_LINE_BYTES", "MAX_SENT", "MAX_TOKENS",
            "PROGRESS_INTERVAL", "PROGRESS_METHOD", "NoticeGate", "server_notifications"]

@@ -21,6 +21,7 @@ from scratchfs.engine.giving_up import GivenUp
 
 T = TypeVar("T")
 
+
 async def run_given_up_on_cancel(func: Callable[..., T], *args: Any) -> T:
     """``func(*args)`` in a worker thread (``anyio.to_thread``); when the awaiting task is cancelled, the call is
     given up (:meth:`~scratchfs.engine.giving_up.GivenUp.cancel`) and its thread awaited, shielded, before the

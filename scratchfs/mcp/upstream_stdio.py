@@ -26,7 +26,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from scratchfs.foundation.limits import MAX_UPSTREAM_MESSAGE_BYTES
-from scratchfs.mcp.notice_gate import NoticeGate
+from scratchfs.mcp.notice_gate import ANSWER_HEAD, NoticeGate
 
 log = logging.getLogger(__name__)
 
@@ -37,9 +37,6 @@ before it terminates the proxy -- with 2 s, an upstream that no longer read its 
 (it runs in a session of its own, out of reach of its client's kill)."""
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 """A surrogate in a Python string parsed from JSON: always a lone one (the parser joins each pair)."""
-ANSWER_HEAD = re.compile(r'\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d{1,30}|"[^"\\]{0,200}")\s*,'
-                         r'\s*"(?:result|error)"')
-"""The start of an answer as JSON-RPC servers write it: its id, read even when the rest is unreadable."""
 MALFORMED = -32099
 """Code of the JSON-RPC error that stands for an answer of the upstream that could not be read (the proxy reports
 its call as ``upstream unavailable: ...: malformed answer``)."""
@@ -342,7 +339,7 @@ async def wait_readable(sock: socket.socket) -> None:
     await wait(sock)
 
 
-async def stop(process: Any, write_stream: Any, reading: Any = None, read_done: Any = None) -> None:
+async def stop(process: Any, write_stream: Any, reading: Any, read_done: Any) -> None:
     """Close the upstream's stdin, give it :data:`STOP_SECONDS` to exit, then stop its process group; then end the
     reading of its stdout (``reading``, a cancel scope; ``read_done``, an event set once it ended), read what is left
     (:func:`drain`) and close the pipe -- which a daemon that left the upstream's session may hold open."""
@@ -362,10 +359,9 @@ async def stop(process: Any, write_stream: Any, reading: Any = None, read_done: 
     with anyio.move_on_after(STOP_SECONDS):
         while process.returncode is None:
             await anyio.sleep(0.02)
-    if reading is not None:
-        reading.cancel()  # (two readers of one pipe: 'read() called while another coroutine is already waiting')
-        with anyio.move_on_after(STOP_SECONDS):
-            await read_done.wait()
+    reading.cancel()  # (two readers of one pipe: 'read() called while another coroutine is already waiting')
+    with anyio.move_on_after(STOP_SECONDS):
+        await read_done.wait()
     await drain(process.stdout)
     try:
         await process.stdout.aclose()
