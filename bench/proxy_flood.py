@@ -1,17 +1,20 @@
 """How long ``scratchfs mcp-proxy`` takes to answer a call whose upstream sends a flood of notifications before its
 answer (the figures of :mod:`scratchfs.mcp.notice_gate` and the README's mcp-proxy section): the real proxy over a
 generated upstream that writes ``N`` log notifications (``notifications/message``), progress notifications of one
-token the proxy never sent (``notifications/progress``), tools list-changed notifications, notifications of a custom
-method (``x/custom``) or answers to no request (id ``"stray"``), and then answers, driven over stdio; the seconds
-from the call to its answer and the notifications the client got.
+token the proxy never sent (``notifications/progress``: the unknown-token drop), progress notifications of the token
+the client sent with its call (``sent-progress``: the 20-a-second limit), tools list-changed notifications,
+notifications of a custom method (``x/custom``) or answers to no request (id ``"stray"``), and then answers,
+driven over stdio; the seconds from the call to its answer and the notifications the client got.
 
-    python bench/proxy_flood.py [N] [--kind log|progress|list|custom|answer]      # default: 200000 log
+    python bench/proxy_flood.py [N] [--kind log|progress|sent-progress|list|custom|answer]      # default: 200000 log
 
 Another checkout's proxy is measured with ``PYTHONPATH=<its root>``, run from a directory outside both (the working
 directory comes first on the proxy's ``sys.path``). 13:40 UTC 2026-12-05, load 1.1, `cd /tmp && PYTHONPATH=<root>
 python <this file> 200000 [--kind progress]`: 10.6 and 10.7 s (log) and 12.1 s (progress) at ``83cb897``, before
 the notice gate; 0.69, 0.89 and 0.91 s with it. 16:31 UTC 2026-12-05, load 1.7, ``20000 --kind K`` at ``4ce06d5``
 (gate on): 0.09 s list (1 notification passed on), 0.18 s progress, 0.08 s custom, 0.15 s answer (none passed on).
+17:04 UTC, load 1.3, ``200000`` at ``f1275d4``: 1.40 s log, 1.70 s progress, 1.86 s sent-progress (31 passed on:
+the 20-a-second limit over 1.9 s).
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ N, KIND = int(sys.argv[1]), sys.argv[2]
 NOTE = {"log": {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x" * 100}},
         "progress": {"jsonrpc": "2.0", "method": "notifications/progress",
                      "params": {"progressToken": 99, "progress": 1, "message": "x" * 90}},
+        "sent-progress": {"jsonrpc": "2.0", "method": "notifications/progress",
+                          "params": {"progressToken": None, "progress": 1, "message": "x" * 90}},
         "list": {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"},
         "custom": {"jsonrpc": "2.0", "method": "x/custom", "params": {"data": "x" * 100}},
         "answer": {"jsonrpc": "2.0", "id": "stray", "result": {"data": "x" * 100}}}[KIND]
@@ -45,6 +50,8 @@ for raw in sys.stdin:
     elif msg["method"] == "tools/list":
         result = {"tools": [{"name": "flood", "inputSchema": {"type": "object"}}]}
     else:
+        if KIND == "sent-progress":  # the token the proxy passed on from the client's call
+            NOTE["params"]["progressToken"] = msg["params"]["_meta"]["progressToken"]
         sys.stdout.write((json.dumps(NOTE) + "\\n") * N)
         result = {"content": [{"type": "text", "text": "done"}]}
     print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
@@ -54,7 +61,8 @@ for raw in sys.stdin:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("n", nargs="?", type=int, default=200_000)
-    parser.add_argument("--kind", choices=("log", "progress", "list", "custom", "answer"), default="log")
+    parser.add_argument("--kind", choices=("log", "progress", "sent-progress", "list", "custom",
+                                                          "answer"), default="log")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="proxy-flood-") as tmp:
         upstream = Path(tmp) / "flood_upstream.py"
@@ -73,7 +81,8 @@ def main() -> int:
         proc.stdout.readline()
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         began = time.monotonic()
-        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "flood", "arguments": {}}})
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "flood", "arguments": {},
+                                                                            "_meta": {"progressToken": "p2"}}})
         lines = 0
         while True:
             line = proc.stdout.readline()
