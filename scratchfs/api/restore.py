@@ -24,12 +24,12 @@ from scratchfs.engine.segment_sweep import known_locations
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure.paging import ReaderSource
 from scratchfs.foundation import checks as ids
-from scratchfs.foundation.errors import CorruptBlob, ScratchError
+from scratchfs.foundation.errors import CorruptBlob, NotFound, ScratchError
 
 if TYPE_CHECKING:
     from scratchfs.api.store import ScratchStore
 
-__all__ = ["recover_journals", "restore_blob"]
+__all__ = ["adopt_blob", "recover_journals", "restore_blob"]
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +113,30 @@ def restore_blob(store: ScratchStore, found: BlobFile, kinds: tuple[str, ...] = 
     if old is not None and old != token:
         store.blobs.unlink(b.run_id, b.agent_id, old)
     return None
+
+
+def adopt_blob(store: ScratchStore, found: BlobFile) -> bool:
+    """Restore the row of an orphan the fleet sweep found named by a row of the index that owned the blobs before a
+    takeover (an old host's acknowledged write: :mod:`scratchfs.engine.takeover`), as :func:`restore_blob` does;
+    True if it did. A blob not restored (expired, superseded by a newer entry of its key, deleted since, foreign,
+    corrupt, unbound, gone) is left to the sweep, which removes it as an orphan; why is logged unless it is expired,
+    superseded or deleted.
+
+    Raises:
+        StorageError, StoreBusy: from the index, the delete lock or the object store (the sweep stops there).
+    """
+    try:
+        skipped = restore_blob(store, found)
+    except UnboundBlob:
+        skipped = ("unbound", "no binding frame")
+    except (FileNotFoundError, NotFound):
+        skipped = ("vanished", "removed meanwhile")
+    except (FormatError, CorruptBlob) as exc:
+        skipped = ("corrupt", str(exc))
+    if skipped is not None and skipped[0] not in ("expired", "superseded", "deleted", "vanished"):
+        log.warning("scratchfs: an orphan a previous owner's row names was not adopted (%s): %s", found.location,
+                    skipped[1])
+    return skipped is None
 
 
 def _check_fields(b: Binding, where: tuple[str, str]) -> str | None:
