@@ -77,3 +77,36 @@ def test_an_old_hosts_failed_and_deleted_writes_within_the_window_are_not_adopte
             assert b.scope("run-1", "agent-1").scratch_read("notes") == b"first\n"
             with pytest.raises(NotFound):
                 b.scope("run-1", "agent-1").scratch_read("brief")
+
+
+def test_an_old_hosts_writes_within_the_window_are_adopted_on_local_files(postgres_dsn, pg_schema, tmp_path,
+                                                                         monkeypatch):
+    """The same on PostgreSQL with local files (one root both schemas use; window LOCAL_CHECK_SECONDS, 1 s): A's
+    spill, new key and overwrite after the takeover were removed by B's sweep as orphans; now adopted."""
+    from scratchfs.engine import blob_file, local_blobs
+
+    monkeypatch.setattr(local_blobs, "LOCAL_CHECK_SECONDS", 3600.0)
+    monkeypatch.setattr(blob_file, "LOCAL_CHECK_SECONDS", 3600.0)
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old) as a:
+        (before,) = _spill(a, "before the takeover", 1)
+        scope = a.scope("run-1", "agent-1")
+        scope.scratch_write("notes", b"first\n")
+        _rebuild(new, None, tmp_path / "a")
+        late = scope.spill(b"within the window\n" * 20_000).handle  # (a file of its own)
+        small = scope.spill(b"a small one\n").handle  # (an entry of A's segment, as small ones are)
+        scope.scratch_write("fresh", b"a new key\n")
+        scope.scratch_write("notes", b"second\n")
+    # (A's segment is its writer's while A runs: judged, and its entries adopted, once A let go of it)
+    with ScratchStore(tmp_path / "a", index=new, orphan_grace=0) as b:
+        with pytest.raises(NotFound):
+            _read(b, late)
+        time.sleep(1.1)
+        b.sweep(full=True)
+        assert _read(b, before)[:19] == b"before the takeover"
+        assert _read(b, late) == b"within the window\n" * 20_000
+        assert _read(b, small) == b"a small one\n"
+        assert b.scope("run-1", "agent-1").scratch_read("fresh") == b"a new key\n"
+        assert b.scope("run-1", "agent-1").scratch_read("notes") == b"second\n"
+        b.sweep(full=True)
+        assert _read(b, small) == b"a small one\n"

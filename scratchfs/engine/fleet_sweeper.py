@@ -54,7 +54,7 @@ from scratchfs.engine.postgres_index import PostgresIndex
 from scratchfs.engine.protocols import SWEPT_MISSING, BlobFile
 from scratchfs.engine.s3_blobs import S3Blobs, unread_why
 from scratchfs.engine.sweeper import BATCH_ROWS, SweepResult
-from scratchfs.engine.takeover import named_elsewhere
+from scratchfs.engine.takeover import adopt_named
 from scratchfs.foundation.checks import path_part
 from scratchfs.foundation.limits import CLOCK_SLACK_SECONDS
 
@@ -135,11 +135,8 @@ def _remove_orphans(index: PostgresIndex, blobs: S3Blobs, objects: list, known: 
         return [], []
     if adopt is not None:  # (before the exclusive lock, which a restore's shared one would wait for: the second look
         # below finds the rows restored and keeps their objects)
-        found = [BlobFile(o.run, o.agent, o.location, o.token) for o in named_elsewhere(index, location_of(blobs.url),
-                                                                                        candidates)]
-        if (adopted := sum(1 for f in found if adopt(f))):
-            log.warning("scratchfs: fleet sweep: %d entries written by a host of the index that owned these blobs "
-                        "before a takeover (acknowledged, named by its rows) adopted: their rows restored", adopted)
+        adopt_named(index, location_of(blobs.url), [BlobFile(o.run, o.agent, o.location, o.token)
+                                                    for o in candidates], adopt)
     with blobs.delete_lock(True, blobs.timeout):  # no write commits a row between this look and the delete
         named = {_where(*row[1:]) for row in index.blob_rows()}  # committed since the first read: kept
         candidates = [obj for obj in candidates if (obj.run, obj.agent, obj.token) not in named]

@@ -27,13 +27,17 @@ a write slower than the grace period, which fails or is lost on one index as wel
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
+from scratchfs.engine.protocols import BlobFile
 from scratchfs.foundation.checks import path_part
 
-__all__ = ["BATCH", "named_elsewhere"]
+__all__ = ["BATCH", "adopt_named", "named_elsewhere"]
+
+log = logging.getLogger(__name__)
 
 BATCH = 1000
 """Orphans looked up in the previous owners' rows per query."""
@@ -79,3 +83,18 @@ def named_elsewhere(index: Any, location: str, objects: Iterable[Any]) -> list[A
                           "looking for the orphans in the rows of the blobs' previous owners")
         named.update((path_part(run_id), path_part(agent_id), blob) for run_id, agent_id, blob in rows)
     return [obj for obj in objects if (obj.run, obj.agent, obj.token) in named]
+
+
+def adopt_named(index: Any, location: str, orphans: list[BlobFile], adopt: Callable[[BlobFile], bool]
+                ) -> list[BlobFile]:
+    """Adopt (``adopt``: restore its row, True if it did) each of ``orphans`` that a row of a previous owner of
+    ``location`` names (:func:`named_elsewhere`); return those adopted (logged when any).
+
+    Raises:
+        StorageError, StoreBusy: from the index, or from ``adopt`` (the caller removes none of the orphans then).
+    """
+    adopted = [found for found in named_elsewhere(index, location, orphans) if adopt(found)]
+    if adopted:
+        log.warning("scratchfs: sweep: %d entries written by a host of the index that owned these blobs before a "
+                    "takeover (acknowledged: its rows name them) adopted, their rows restored", len(adopted))
+    return adopted
