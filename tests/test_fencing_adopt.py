@@ -110,3 +110,59 @@ def test_an_old_hosts_writes_within_the_window_are_adopted_on_local_files(postgr
         assert b.scope("run-1", "agent-1").scratch_read("notes") == b"second\n"
         b.sweep(full=True)
         assert _read(b, small) == b"a small one\n"
+
+
+def test_an_entry_the_new_index_deleted_does_not_come_back_through_the_old_rows(postgres_dsn, pg_schema, s3_env,
+                                                                               tmp_path, monkeypatch):
+    """A's rows name every entry the rebuild restored. One B deleted, whose object's deletion failed (left to the
+    orphan sweep) and whose tombstone is gone (an hour later), would be adopted again -- unless A's rows written
+    more than MARGIN_SECONDS before the takeover are not looked at (set to 0 here: the key was written before)."""
+    import psycopg
+
+    from scratchfs.engine import takeover
+
+    monkeypatch.setattr(takeover, "MARGIN_SECONDS", 0.0)
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old, blobs=s3_env) as a:
+        a.scope("run-1", "agent-1").scratch_write("notes", b"first\n")
+        time.sleep(0.1)
+        _rebuild(new, s3_env, tmp_path / "rebuild")
+        with ScratchStore(tmp_path / "b", index=new, blobs=s3_env, orphan_grace=0) as b:
+            with monkeypatch.context() as m:
+                m.setattr(s3_blobs.S3Blobs, "unlink", lambda self, *where: 0)  # (its deletion failed)
+                assert b.scope("run-1", "agent-1").scratch_delete("notes")
+            with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+                conn.execute(f'DELETE FROM "{pg_schema}_b".gone')  # (an hour later)
+            time.sleep(1.1)
+            assert b.sweep(full=True).orphans_removed == 1
+            with pytest.raises(NotFound):
+                b.scope("run-1", "agent-1").scratch_read("notes")
+
+
+def test_an_old_hosts_write_to_a_run_the_platform_deleted_is_not_adopted(postgres_dsn, pg_schema, s3_env, tmp_path,
+                                                                        monkeypatch):
+    """B ties its entries to the platform's runs table (runs_table=), A did not: A's write within the window to a
+    run the platform deleted since is named by A's row, but B's row for it is refused (InvalidArgument, no such
+    run); the sweep goes on and removes it as an orphan, where the refusal stopped it."""
+    import psycopg
+
+    monkeypatch.setattr(s3_blobs, "OWNER_CHECK_SECONDS", 3600.0)
+    platform = f"{pg_schema}_platform"
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{platform}"')
+        conn.execute(f'CREATE TABLE "{platform}".runs (id text PRIMARY KEY)')
+        conn.execute(f"INSERT INTO \"{platform}\".runs (id) VALUES ('run-1'), ('run-2')")
+    old = postgres_url(postgres_dsn, pg_schema)
+    new = postgres_url(postgres_dsn, pg_schema + "_b") + f"&runs_table={platform}.runs(id)"
+    with ScratchStore(tmp_path / "a", index=old, blobs=s3_env) as a:
+        (kept,) = _spill(a, "before the takeover", 1)
+        _rebuild(new, s3_env, tmp_path / "rebuild")
+        doomed = a.scope("run-2", "agent-1").spill(b"to a run the platform deletes\n" * 3000).handle
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+            conn.execute(f"DELETE FROM \"{platform}\".runs WHERE id = 'run-2'")
+        with ScratchStore(tmp_path / "b", index=new, blobs=s3_env, orphan_grace=0) as b:
+            time.sleep(1.1)
+            assert b.sweep(full=True).orphans_removed == 1
+            assert _read(b, kept)[:19] == b"before the takeover"
+            with pytest.raises(NotFound):
+                b.scope("run-2", "agent-1").read_handle(doomed)

@@ -24,7 +24,7 @@ from scratchfs.engine.segment_sweep import known_locations
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure.paging import ReaderSource
 from scratchfs.foundation import checks as ids
-from scratchfs.foundation.errors import CorruptBlob, NotFound, ScratchError
+from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, NotFound, ScratchError
 
 if TYPE_CHECKING:
     from scratchfs.api.store import ScratchStore
@@ -119,8 +119,8 @@ def adopt_blob(store: ScratchStore, found: BlobFile) -> bool:
     """Restore the row of an orphan the fleet sweep found named by a row of the index that owned the blobs before a
     takeover (an old host's acknowledged write: :mod:`scratchfs.engine.takeover`), as :func:`restore_blob` does;
     True if it did. A blob not restored (expired, superseded by a newer entry of its key, deleted since, foreign,
-    corrupt, unbound, gone) is left to the sweep, which removes it as an orphan; why is logged unless it is expired,
-    superseded or deleted.
+    corrupt, unbound, gone, its row refused as its run is not in the platform's runs table) is left to the sweep,
+    which removes it as an orphan; why is logged unless it is expired, superseded, deleted, gone or refused.
 
     Raises:
         StorageError, StoreBusy: from the index, the delete lock or the object store (the sweep stops there).
@@ -133,7 +133,9 @@ def adopt_blob(store: ScratchStore, found: BlobFile) -> bool:
         skipped = ("vanished", "removed meanwhile")
     except (FormatError, CorruptBlob) as exc:
         skipped = ("corrupt", str(exc))
-    if skipped is not None and skipped[0] not in ("expired", "superseded", "deleted", "vanished"):
+    except InvalidArgument as exc:  # its row refused: the platform's runs table has no run of it (deleted there)
+        skipped = ("refused", str(exc))
+    if skipped is not None and skipped[0] not in ("expired", "superseded", "deleted", "vanished", "refused"):
         log.warning("scratchfs: an orphan a previous owner's row names was not adopted (%s): %s", found.location,
                     skipped[1])
     return skipped is None
