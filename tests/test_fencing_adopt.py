@@ -166,3 +166,26 @@ def test_an_old_hosts_write_to_a_run_the_platform_deleted_is_not_adopted(postgre
             assert _read(b, kept)[:19] == b"before the takeover"
             with pytest.raises(NotFound):
                 b.scope("run-2", "agent-1").read_handle(doomed)
+
+
+@pytest.mark.parametrize("files", [False, True])
+def test_fsck_repair_of_the_new_index_adopts_an_old_hosts_writes_too(postgres_dsn, pg_schema, s3_env, tmp_path,
+                                                                    monkeypatch, files):
+    """fsck --repair on the new index after a takeover (as an operator runs it after a rebuild) listed A's writes
+    within the window as orphans and removed them: lost as by the sweep. It adopts them first, as the sweep does."""
+    from scratchfs.api.inspector import fsck
+    from scratchfs.engine import blob_file, local_blobs
+
+    for module in (s3_blobs, local_blobs, blob_file):
+        monkeypatch.setattr(module, "OWNER_CHECK_SECONDS" if module is s3_blobs else "LOCAL_CHECK_SECONDS", 3600.0)
+    blobs, root_b = (None, tmp_path / "a") if files else (s3_env, tmp_path / "b")
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old, blobs=blobs) as a:
+        a.scope("run-1", "agent-1").scratch_write("notes", b"first\n")  # (A's last check: now)
+        _rebuild(new, blobs, root_b if files else tmp_path / "rebuild")
+        late = a.scope("run-1", "agent-1").spill(b"within the window\n" * 20_000).handle
+    with ScratchStore(root_b, index=new, blobs=blobs, orphan_grace=0) as b:
+        time.sleep(1.1)
+        report = fsck(b, repair=True)
+        assert [p for p in report.problems if p.kind == "orphaned"] == []
+        assert _read(b, late) == b"within the window\n" * 20_000
