@@ -189,3 +189,31 @@ def test_fsck_repair_of_the_new_index_adopts_an_old_hosts_writes_too(postgres_ds
         report = fsck(b, repair=True)
         assert [p for p in report.problems if p.kind == "orphaned"] == []
         assert _read(b, late) == b"within the window\n" * 20_000
+
+
+def test_an_adoption_racing_a_new_write_of_its_key_leaves_the_newer_value(postgres_dsn, pg_schema, s3_env, tmp_path,
+                                                                         monkeypatch):
+    """The adoption's checks (a newer row of its key, a tombstone) are read before its row is written, on an index
+    whose hosts go on writing: B's write of the key landing between the two (simulated: the checks see none) was
+    overwritten by A's older value, and its object deleted as the replaced value's. The row is now written only if
+    no row or tombstone as new holds the key, in the write's own transaction."""
+    monkeypatch.setattr(s3_blobs, "OWNER_CHECK_SECONDS", 3600.0)
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old, blobs=s3_env) as a:
+        a.scope("run-1", "agent-1").scratch_write("notes", b"first\n")
+        _rebuild(new, s3_env, tmp_path / "rebuild")
+        a.scope("run-1", "agent-1").scratch_write("notes", b"second, in A\n")
+        a.scope("run-1", "agent-1").scratch_write("gone", b"written in A\n")
+        with ScratchStore(tmp_path / "b", index=new, blobs=s3_env, orphan_grace=0) as b:
+            time.sleep(0.05)
+            b.scope("run-1", "agent-1").scratch_write("notes", b"third, in B\n")
+            b.scope("run-1", "agent-1").scratch_write("gone", b"written in B\n")
+            assert b.scope("run-1", "agent-1").scratch_delete("gone")
+            monkeypatch.setattr(type(b.index), "lookup", lambda self, *args: None)  # (read before B's writes)
+            monkeypatch.setattr(type(b.index), "gone", lambda self, *args: None)
+            time.sleep(1.1)
+            b.sweep(full=True)
+            monkeypatch.undo()
+            assert b.scope("run-1", "agent-1").scratch_read("notes") == b"third, in B\n"
+            with pytest.raises(NotFound):
+                b.scope("run-1", "agent-1").scratch_read("gone")
