@@ -166,12 +166,12 @@ def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool,
         named = {(r.run_id, r.agent_id, segments.parse_location(r.blob).name) for r in batch
                  if segments.is_location(r.blob)}
         # segments too, each judged the first time a batch names it (judging scans it: not once per batch)
-        files, freed = _add(_drop_dead_segments(index, blobs, named - touched, batch, now), files, freed)
+        files, freed = _add(_drop_dead_segments(index, blobs, named - touched, batch, now, adopt), files, freed)
         touched |= named
         rows += index.delete_expired(batch, now, sizer) if scaled else len(batch)
         if len(batch) < want:
             break
-    files, freed = _add(_drop_dead_segments(index, blobs, touched, [], now), files, freed)  # and once their rows went
+    files, freed = _add(_drop_dead_segments(index, blobs, touched, [], now, adopt), files, freed)  # (rows gone)
     index.forget_tombstones(now)
     full = full or not scaled
     cursor = _Cursor() if full else _Cursor.load(blobs)
@@ -188,16 +188,17 @@ def _add(found: tuple[int, int], files: int, freed: int) -> tuple[int, int]:
 
 
 def _drop_dead_segments(index: Index, blobs: Blobs, touched: set[tuple[str, str, str]],
-                        batch: list, now: float) -> tuple[int, int]:
+                        batch: list, now: float, adopt: Callable[[BlobFile], bool] | None) -> tuple[int, int]:
     """Remove the segments ``touched`` (``(run_id, agent_id, segment name)``) that name no row's blob but those of
     ``batch``, expired rows about to be deleted (unless a writer still holds them); return how many and their bytes.
     A judgement scans its segment, so a sweep judges each segment its expired rows name at most twice: before the
-    first batch naming it is deleted (on a full disk, space before the index needs any) and after the last."""
+    first batch naming it is deleted (on a full disk, space before the index needs any) and after the last. ``adopt``:
+    as :func:`_remove_orphans`' (a segment of an old host's holds its writes after a takeover)."""
     dying = frozenset(r.blob for r in batch if segments.is_location(r.blob))
     removed = freed = 0
     for run_id, agent_id, name in sorted(touched):
         found = check_segment(index, blobs, blobs.segment_dir(run_id, agent_id), name, None, remove=True,
-                              dying=dying, now=now)
+                              dying=dying, now=now, adopt=adopt)
         if found is not None and found.removed:
             removed += 1
             freed += found.size
