@@ -20,11 +20,10 @@
 
 A blob bound to another entry (its binding frame names another token or scope, :mod:`scratchfs.engine.binding`)
 is corrupt too, whatever its size; and a link, FIFO or directory where a blob should be is reported as corrupt
-without being followed or opened. ``rebuild_index`` first restores rows from the blobs' bindings.
-
-``repair`` removes what is broken: the rows of missing and corrupt entries (each only if it still names the blob that
-was checked, so a concurrent overwrite is never lost), the corrupt blob files, and orphaned files. Expired entries
-are not checked: they are the sweeper's (:mod:`scratchfs.sweeper`).
+without being followed or opened. ``rebuild_index`` first restores rows from the blobs' bindings. ``repair`` removes
+what is broken: the rows of missing and corrupt entries (each only if it still names the blob that was checked, so a
+concurrent overwrite is never lost), the corrupt blob files, and orphaned files, after adopting those an old host
+wrote after a takeover (:mod:`scratchfs.engine.takeover`). Expired entries are not checked: they are the sweeper's.
 """
 
 from __future__ import annotations
@@ -38,7 +37,7 @@ from dataclasses import asdict, dataclass, field
 from scratchfs.api.fsck_problems import Problem, journal_problems, mode_problems, trash_problem_list
 from scratchfs.api.odd_names import OddName, odd_blob_names, remove_odd_name
 from scratchfs.api.old_blobs import bind_unbound, bindable, verified
-from scratchfs.api.rebuild import RebuildReport
+from scratchfs.api.rebuild import RebuildReport, adopt_orphans
 from scratchfs.api.rebuild import rebuild_index as rebuild
 from scratchfs.api.store import ScratchStore
 from scratchfs.engine.backends import blob_age, find_orphan, local_blobs
@@ -399,6 +398,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
             broken_problems.append(problem)
     if files is None and report.next_cursor is None:  # a bounded or resumed check that reached the last entry
         files = _blob_files(store, report)  # a file committed since has its row: known_locations below sees it
+    adopt_orphans(store, list(files or ()) if repair else [])  # an old host's writes after a takeover: no orphans
     orphans: dict[int, str | OddName] = {}  # problem id -> blob token, or what is at a blob's name
     for found in files or ():
         run_dir, agent_dir, _path, token = found

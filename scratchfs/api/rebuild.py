@@ -27,15 +27,19 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scratchfs.api.restore import restore_blob
+from scratchfs.api.restore import adopt_blob, restore_blob
 from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore
-from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX, adopt_pairing, create_empty_index, local_index
+from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX, adopt_pairing, create_empty_index, local_blobs, local_index
 from scratchfs.engine.binding import UnboundBlob
+from scratchfs.engine.pairing import LOCAL_LOCATION, location_of
+from scratchfs.engine.protocols import BlobFile
 from scratchfs.engine.seekable import FormatError
+from scratchfs.engine.segment_sweep import known_locations
+from scratchfs.engine.takeover import adopt_named, previous_owners
 from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, ScratchError
 
-__all__ = ["UNBOUND_SKIP", "RebuildReport", "open_for_rebuild", "open_lost_blobs", "rebuild_index"]
+__all__ = ["UNBOUND_SKIP", "RebuildReport", "adopt_orphans", "open_for_rebuild", "open_lost_blobs", "rebuild_index"]
 
 log = logging.getLogger(__name__)
 
@@ -158,6 +162,30 @@ def rebuild_index(store: ScratchStore) -> RebuildReport:
         reason = "segment" if key.endswith(".zseg") else "not a blob"
         report.reasons[reason] = report.reasons.get(reason, 0) + 1
     return report
+
+
+def adopt_orphans(store: ScratchStore, found: list[BlobFile]) -> None:
+    """Adopt (:func:`adopt_blob`) the blobs of ``found`` (listed by ``blob_files``) that no row of this PostgreSQL
+    index names and a row of a previous owner of its blobs does (:func:`scratchfs.engine.takeover.adopt_named`), as
+    the sweep does before removing orphans: for ``fsck --repair``. Nothing on a store no takeover concerns (a local
+    index: no query; a PostgreSQL one never taken over: none after the first minute).
+
+    Raises:
+        StorageError, StoreBusy: from the index or the blob store.
+    """
+    if not hasattr(store.blobs, "fence") or not found:  # (the pairing check of a PostgreSQL index's blobs)
+        return
+    location = LOCAL_LOCATION if local_blobs(store.blobs_url) else location_of(store.blobs_url)
+    if not previous_owners(store.index, location)[1]:
+        return
+    scopes: dict[tuple[str, str], list[BlobFile]] = {}
+    for f in found:
+        scopes.setdefault((f.run, f.agent), []).append(f)
+    orphans: list[BlobFile] = []
+    for where, files in scopes.items():
+        known = known_locations(store.index, [f.token for f in files], where)
+        orphans += [f for f in files if f.token not in known]
+    adopt_named(store.index, location, orphans, lambda f: adopt_blob(store, f))
 
 
 UNBOUND_SKIP = ("no binding frame (written before it, by the first scratchfs): no row can be rebuilt from it; "

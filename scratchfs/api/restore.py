@@ -24,12 +24,12 @@ from scratchfs.engine.segment_sweep import known_locations
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure.paging import ReaderSource
 from scratchfs.foundation import checks as ids
-from scratchfs.foundation.errors import CorruptBlob, ScratchError
+from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, NotFound, ScratchError
 
 if TYPE_CHECKING:
     from scratchfs.api.store import ScratchStore
 
-__all__ = ["recover_journals", "restore_blob"]
+__all__ = ["adopt_blob", "recover_journals", "restore_blob"]
 
 log = logging.getLogger(__name__)
 
@@ -108,11 +108,37 @@ def restore_blob(store: ScratchStore, found: BlobFile, kinds: tuple[str, ...] = 
     with store.entries.delete_lock(False):  # counted: close() never closes the descriptor under it
         written, old = store.index.put(entry, newlines.tobytes(),  # its times as the blob's binding records them
                                        lambda: store.blobs.exists(b.run_id, b.agent_id, token), keep_times=True)
-    if not written:
-        return "vanished", "the file vanished while its row was written"
+    if not written:  # (a PostgreSQL index: or a newer entry, or a delete as new, took its key meanwhile)
+        return "vanished", "the file vanished, or its key was written or deleted, while its row was written"
     if old is not None and old != token:
         store.blobs.unlink(b.run_id, b.agent_id, old)
     return None
+
+
+def adopt_blob(store: ScratchStore, found: BlobFile) -> bool:
+    """Restore the row of an orphan the fleet sweep found named by a row of the index that owned the blobs before a
+    takeover (an old host's acknowledged write: :mod:`scratchfs.engine.takeover`), as :func:`restore_blob` does;
+    True if it did. A blob not restored (expired, superseded by a newer entry of its key, deleted since, foreign,
+    corrupt, unbound, gone, its row refused as its run is not in the platform's runs table) is left to the sweep,
+    which removes it as an orphan; why is logged unless it is expired, superseded, deleted, gone or refused.
+
+    Raises:
+        StorageError, StoreBusy: from the index, the delete lock or the object store (the sweep stops there).
+    """
+    try:
+        skipped = restore_blob(store, found)
+    except UnboundBlob:
+        skipped = ("unbound", "no binding frame")
+    except (FileNotFoundError, NotFound):
+        skipped = ("vanished", "removed meanwhile")
+    except (FormatError, CorruptBlob) as exc:
+        skipped = ("corrupt", str(exc))
+    except InvalidArgument as exc:  # its row refused: the platform's runs table has no run of it (deleted there)
+        skipped = ("refused", str(exc))
+    if skipped is not None and skipped[0] not in ("expired", "superseded", "deleted", "vanished", "refused"):
+        log.warning("scratchfs: an orphan a previous owner's row names was not adopted (%s): %s", found.location,
+                    skipped[1])
+    return skipped is None
 
 
 def _check_fields(b: Binding, where: tuple[str, str]) -> str | None:

@@ -28,7 +28,7 @@ from typing import Any
 import platformdirs
 
 from scratchfs.api.entries import Entries
-from scratchfs.api.restore import recover_journals
+from scratchfs.api.restore import adopt_blob, recover_journals
 from scratchfs.api.results import Page, decode_cursor, listing_tag
 from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
@@ -404,7 +404,7 @@ class ScratchStore:
         self.recover()  # a killed writer's rows first: its segments are then judged by them
         return self.reserve.run(lambda: sweep_backends(
             self.index, self.blobs, str(self._locks / "sweep.lock"), self.now, self.settings.orphan_grace,
-            self.settings.busy_timeout if wait is None else wait, full))
+            self.settings.busy_timeout if wait is None else wait, full, lambda found: adopt_blob(self, found)))
 
     def start_sweeper(self, interval: float = SWEEP_INTERVAL) -> None:
         """Sweep in a background daemon thread every ``interval`` seconds until :meth:`stop_sweeper` or

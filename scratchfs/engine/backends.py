@@ -524,25 +524,25 @@ def _aged(blobs: BlobStore, key: str, grace: float) -> bool:
 
 
 def sweep_backends(index: IndexBackend, blobs: BlobStore, lock_path: str, now: Callable[[], float], grace: float,
-                   wait: float | None, full: bool = False) -> SweepResult:
+                   wait: float | None, full: bool = False, adopt: Callable[[BlobFile], bool] | None = None
+                   ) -> SweepResult:
     """One sweep of whichever backends these are: the fleet sweep (PostgreSQL advisory lock, S3 listing) for S3
     blobs, else the local sweep (a file lock under the root; see :mod:`scratchfs.engine.sweeper`). ``now``: the
-    store clock (epoch seconds), read once the sweep's lock is held.
+    store clock (epoch seconds), read once the sweep's lock is held. ``full``: the local sweep checks every row and
+    file at once. ``adopt``: restores an orphan's row (:mod:`scratchfs.engine.takeover`).
 
     Raises:
         InvalidArgument: the blobs of this PostgreSQL index belong to another index now (a rebuild took them over:
             :mod:`scratchfs.engine.pairing`); nothing more is deleted.
         StoreBusy, StorageError: from the backends.
-    ``full``: the local sweep reconciles every row and file at once instead of its next slice.
     """
-
     fence = getattr(blobs, "fence", _unfenced)
     if isinstance(blobs, Blobs):
         fence()  # (files of a PostgreSQL index: checked once a sweep, before it takes its lock)
-        return sweep(index, blobs, lock_path, now, grace, wait, full)  # type: ignore[arg-type]
+        return sweep(index, blobs, lock_path, now, grace, wait, full,  # type: ignore[arg-type]
+                     adopt if hasattr(blobs, "fence") else None)  # (a PostgreSQL index's files)
     from scratchfs.engine.fleet_sweeper import fleet_sweep
-
-    return fleet_sweep(index, blobs, now, grace, wait, time.time, fence)  # type: ignore[arg-type]
+    return fleet_sweep(index, blobs, now, grace, wait, time.time, fence, adopt)  # type: ignore[arg-type]
 
 
 def _unfenced() -> None:

@@ -36,6 +36,11 @@ precedes (one request, at most about ``busy_timeout``) is not seen by that batch
 before the check, so none is a write of the new index (those follow its marker), but the rebuild may have restored
 rows for some of them (an orphan of the old index, a bound blob of an entry it just expired), which then read as
 missing.
+
+**Adoption.** An orphan of step 4 that a row of a previous owner's schema names -- a write a host of the index
+that lost the prefix to a takeover committed within its window, ``OWNER_CHECK_SECONDS`` -- gets its row restored
+(``adopt``, as the rebuild restores one: not if expired or superseded by a newer entry of its key) instead of being
+deleted (:mod:`scratchfs.engine.takeover`).
 """
 
 from __future__ import annotations
@@ -44,10 +49,12 @@ import logging
 import time
 from collections.abc import Callable
 
+from scratchfs.engine.pairing import location_of
 from scratchfs.engine.postgres_index import PostgresIndex
-from scratchfs.engine.protocols import SWEPT_MISSING
+from scratchfs.engine.protocols import SWEPT_MISSING, BlobFile
 from scratchfs.engine.s3_blobs import S3Blobs, unread_why
 from scratchfs.engine.sweeper import BATCH_ROWS, SweepResult
+from scratchfs.engine.takeover import adopt_named
 from scratchfs.foundation.checks import path_part
 from scratchfs.foundation.limits import CLOCK_SLACK_SECONDS
 
@@ -58,7 +65,8 @@ log = logging.getLogger(__name__)
 
 def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], float], grace: float,
                 wait: float | None, clock: Callable[[], float] = time.time,
-                fence: Callable[[], None] = lambda: None) -> SweepResult:
+                fence: Callable[[], None] = lambda: None,
+                adopt: Callable[[BlobFile], bool] | None = None) -> SweepResult:
     """Run one fleet sweep (see the module docstring).
 
     Args:
@@ -68,6 +76,8 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
         wait: seconds to wait for another host's sweep; ``None`` or 0 returns at once with ``skipped=True``.
         fence: the store's pairing check (see Ownership above), raising InvalidArgument when another index owns
             the prefix.
+        adopt: ``(found) -> bool`` restores the row of an orphan that a previous owner's row names (see Adoption
+            above) and says whether it did; ``None``: none is adopted.
 
     Raises:
         InvalidArgument: another index owns the prefix now (``fence``; what was done before stays done).
@@ -100,7 +110,7 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
                    if _where(run_id, agent_id, blob) not in listed
                    and ((key := blobs.object_key(run_id, agent_id, blob)) is None or blobs.head(key) is None)]
         dropped = index.delete_rows(missing, reason=SWEPT_MISSING, now=now)
-        removed, failed = _remove_orphans(index, blobs, objects, known, clock() - grace, fence)
+        removed, failed = _remove_orphans(index, blobs, objects, known, clock() - grace, fence, adopt)
         failures.update(failed)
         if failures:
             log.warning("scratchfs: fleet sweep: the object store did not delete %d objects (left for the next "
@@ -114,14 +124,19 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
 
 
 def _remove_orphans(index: PostgresIndex, blobs: S3Blobs, objects: list, known: list, cutoff: float,
-                    fence: Callable[[], None]) -> tuple[list, list[str]]:
+                    fence: Callable[[], None], adopt: Callable[[BlobFile], bool] | None) -> tuple[list, list[str]]:
     """Step 4: delete the listed ``objects`` that no row of ``known`` (nor of a second look, under the exclusive
-    delete lock) names and that were last modified at or before ``cutoff`` (epoch seconds), after ``fence``; return
-    the objects the store confirmed deleted and the keys it did not delete."""
+    delete lock) names and that were last modified at or before ``cutoff`` (epoch seconds), after ``fence`` and
+    after adopting (``adopt``) those a previous owner's row names; return the objects the store confirmed deleted
+    and the keys it did not delete."""
     named = {_where(*row[1:]) for row in known}
     candidates = [obj for obj in objects if (obj.run, obj.agent, obj.token) not in named and obj.modified <= cutoff]
     if not candidates:
         return [], []
+    if adopt is not None:  # (before the exclusive lock, which a restore's shared one would wait for: the second look
+        # below finds the rows restored and keeps their objects)
+        adopt_named(index, location_of(blobs.url), [BlobFile(o.run, o.agent, o.location, o.token)
+                                                    for o in candidates], adopt)
     with blobs.delete_lock(True, blobs.timeout):  # no write commits a row between this look and the delete
         named = {_where(*row[1:]) for row in index.blob_rows()}  # committed since the first read: kept
         candidates = [obj for obj in candidates if (obj.run, obj.agent, obj.token) not in named]

@@ -43,8 +43,8 @@ just have restored rows for (they then read as missing); the new index's own wri
 after its marker, so after a listing that the check follows). Hosts of the old index that keep their store open go
 on committing writes for up to :data:`OWNER_CHECK_SECONDS` (S3 objects, checked before the upload and before the
 row) or :data:`LOCAL_CHECK_SECONDS` (local files) after their last check (:class:`OwnerCheck`), writes the new
-index's sweep removes as orphans; their deletes of a run or agent, and of an S3 object whose row they removed, check
-first.
+index's sweep adopts (:mod:`scratchfs.engine.takeover`: their rows in the old schema name them); their deletes of a
+run or agent, and of an S3 object whose row they removed, check first.
 
 Errors: every refusal is :class:`~scratchfs.foundation.errors.InvalidArgument` (a setting that names the wrong
 blobs: the CLI's exit 2), naming the location the index keeps its blobs at and the fix.
@@ -239,7 +239,8 @@ OWNER_CHECK_SECONDS = 5.0
 it checks again (:class:`OwnerCheck`); a delete-run, and the removal of an object whose row this index removed (an
 overwrite's old value, a deleted key: :meth:`S3Blobs.still_owned <scratchfs.engine.s3_blobs.S3Blobs.still_owned>`),
 check right before, whatever its age. The window in which an old host's spills after a takeover are acknowledged
-and then lost (RELIABILITY.md, "A fleet host after a takeover"): 30 s until 2026-12-05, now 5 s, for at most one
+(RELIABILITY.md, "A fleet host after a takeover"; lost until the new index's sweep adopted them:
+:mod:`scratchfs.engine.takeover`): 30 s until 2026-12-05, now 5 s, for at most one
 ``HEAD`` (4.1-4.6 ms on moto) per 5 s of a spilling process's life (under 0.1% of its time;
 ``python bench/owner_check_ab.py`` prints one check's median), besides one per such removal."""
 LOCAL_CHECK_SECONDS = 1.0

@@ -77,6 +77,18 @@ _LOCKED_NOW = ("SELECT extract(epoch from clock_timestamp())::float8, extract(ep
                "::float8 FROM (SELECT pg_advisory_xact_lock_shared(%s)) AS locked")  # (held; as received: seconds)
 _USAGE = "SELECT COALESCE(SUM(stored_size), 0)::bigint, COUNT(*) FROM @E WHERE run_id = %(run)s AND expires_at > @NOW"
 _SCOPE_KEY = "run_id = %(run)s AND agent_id = %(agent)s AND kind = %(kind)s AND key = %(key)s"
+_SET = ("ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET blob = excluded.blob, size = excluded.size, "
+        "stored_size = excluded.stored_size, frames = excluded.frames, lines = excluded.lines, preview = "
+        "excluded.preview, source_tool = excluded.source_tool, content_type = excluded.content_type, shape = "
+        "excluded.shape, created_at = excluded.created_at, expires_at = excluded.expires_at, ttl = excluded.ttl, "
+        "frame_newlines = excluded.frame_newlines")
+_UPSERT = f"INSERT INTO @E ({_COLUMNS}, frame_newlines) VALUES ({', '.join(['%s'] * 17)}) {_SET}"
+_RESTORE = (  # a row restored from its blob (keep_times): unless a newer row or a tombstone as new holds its key
+    f"INSERT INTO @E AS t ({_COLUMNS}, frame_newlines) SELECT %s::text, %s::text, %s::text, %s::text, %s::text, "
+    "%s::bigint, %s::bigint, %s::integer, %s::bigint, %s::bytea, %s::text, %s::text, %s::bytea, %s::float8, "
+    "%s::float8, %s::float8, %s::bytea WHERE NOT EXISTS (SELECT 1 FROM @G WHERE run_id = %s AND agent_id = %s AND "
+    f"kind = %s AND key = %s AND at >= %s) {_SET} WHERE t.created_at < excluded.created_at RETURNING blob")
+_IF_RESTORED = " AND EXISTS (SELECT 1 FROM @E WHERE blob = %(blob)s)"
 
 
 def _typed(exc: BaseException, doing: str, runs: tuple[str | None, str, str] | None = None,
@@ -271,7 +283,9 @@ class PostgresIndex(PostgresAggregates, PostgresBlobRows, PostgresExpiry):
         """Insert or replace the row of ``(run_id, agent_id, kind, key)`` in one transaction (see
         :meth:`scratchfs.engine.sqlite_index.Index.put`). With the database clock the row's ``created_at`` is the
         server's now and ``expires_at`` that plus ``ttl`` -- unless ``keep_times`` (a row rebuilt from its blob,
-        :func:`scratchfs.api.restore.restore_blob`): the entry's ``created_at`` and ``expires_at`` (epoch seconds).
+        :func:`scratchfs.api.restore.restore_blob`): the entry's ``created_at`` and ``expires_at`` (epoch seconds),
+        and it is written only if no row as new holds its key and no tombstone as new (else ``(False, None)``),
+        checked in its transaction: a key a live index's host wrote or deleted meanwhile is never taken back.
 
         Three round trips after the pool's check, in psycopg's pipeline mode (libpq's "Pipeline Mode"): the
         ``BEGIN`` with the shared delete lock and the clock; ``check()`` (the blob's ``HEAD``, under the lock); the
@@ -305,20 +319,17 @@ class PostgresIndex(PostgresAggregates, PostgresBlobRows, PostgresExpiry):
                 self.q(f"SELECT blob, stored_size, expires_at FROM @E WHERE {_SCOPE_KEY} FOR UPDATE"), ident)
             if quota != (None, None):  # (the old row and the run's usage read in one batch: a round trip more)
                 old = self._check_quota(conn, e, created, old, quota)
-            conn.execute(self.q(
-                f"INSERT INTO @E ({_COLUMNS}, frame_newlines) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,"
-                "%s) ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET blob = excluded.blob, "
-                "size = excluded.size, stored_size = excluded.stored_size, frames = excluded.frames, "
-                "lines = excluded.lines, preview = excluded.preview, source_tool = excluded.source_tool, "
-                "content_type = excluded.content_type, shape = excluded.shape, created_at = excluded.created_at, "
-                "expires_at = excluded.expires_at, ttl = excluded.ttl, frame_newlines = excluded.frame_newlines"),
-                (e.kind, e.run_id, e.agent_id, e.key, e.blob, e.size, e.stored_size, e.frames, e.lines,
-                 _utf8(e.preview), e.source_tool, e.content_type, _utf8(e.shape), created, expires, e.ttl,
-                 frame_newlines),
-            )
-            if e.kind != "handle":
-                conn.execute(self.q(f"DELETE FROM @G WHERE {_SCOPE_KEY}"), ident)
-        old = old.fetchone() if isinstance(old, psycopg.Cursor) else old  # (sent with the COMMIT: fetched now)
+            values = (e.kind, e.run_id, e.agent_id, e.key, e.blob, e.size, e.stored_size, e.frames, e.lines,
+                      _utf8(e.preview), e.source_tool, e.content_type, _utf8(e.shape), created, expires, e.ttl,
+                      frame_newlines)
+            put = conn.execute(self.q(_RESTORE), (*values, *ident.values(), e.created_at)) if keep_times else \
+                conn.execute(self.q(_UPSERT), values)
+            if e.kind != "handle":  # (a restored row's tombstone only if it was written: not a newer delete's)
+                conn.execute(self.q(f"DELETE FROM @G WHERE {_SCOPE_KEY}" + _IF_RESTORED * keep_times),
+                             {**ident, "blob": e.blob})
+        if keep_times and put.fetchone() is None:  # (sent with the COMMIT: fetched now)
+            return False, None  # a newer entry, or a delete as new as it, holds its key (a live index's, meanwhile)
+        old = old.fetchone() if isinstance(old, psycopg.Cursor) else old
         return True, (old[0] if old else None)
 
     def _check_quota(self, conn: psycopg.Connection, e: Entry, now: float, old: psycopg.Cursor | None,

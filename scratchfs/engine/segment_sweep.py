@@ -26,14 +26,17 @@ import logging
 import os
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from scratchfs.engine import safe_fs, segments
 from scratchfs.engine.binding import Binding, FormatError
 from scratchfs.engine.journal import journaled
-from scratchfs.engine.protocols import BlobInfo
+from scratchfs.engine.pairing import LOCAL_LOCATION
+from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.seek_table import read_seek_table
 from scratchfs.engine.sources import SliceRange
+from scratchfs.engine.takeover import adopt_named
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import ScratchError, StorageError
 from scratchfs.foundation.limits import BUSY_TIMEOUT, SEGMENT_COMPACT_FRACTION
@@ -79,13 +82,15 @@ def known_locations(index, locations: list[str], where: tuple[str, ...] | None =
 
 
 def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float | None, remove: bool,
-                  compact: bool = False, dying: frozenset[str] = frozenset(), now: float | None = None
-                  ) -> SegmentCheck | None:
+                  compact: bool = False, dying: frozenset[str] = frozenset(), now: float | None = None,
+                  adopt: Callable[[BlobFile], bool] | None = None) -> SegmentCheck | None:
     """Judge the segment ``name`` in ``runs/<run dir>/<agent dir>`` (``where``): how much of it is live, and with
     ``remove`` remove it if nothing is (and it was last modified before ``cutoff``, epoch seconds on the file
     system's clock; ``None``: any age), with ``compact`` compact it if it is mostly dead and older than ``cutoff``.
     ``dying``: locations whose rows the caller is about to delete (expired rows: their blobs go before their rows,
-    so that a sweep frees space before the index needs any); they count as named by no row.
+    so that a sweep frees space before the index needs any); they count as named by no row. ``adopt``: a PostgreSQL
+    index's sweep restores the row of a blob no row names that a row of the index that owned the files before a
+    takeover names (:func:`scratchfs.engine.takeover.adopt_named`), judged as named then.
 
     Returns ``None`` when it is not judged: it is younger than ``cutoff`` (tested first, as for a blob file: such a
     segment is neither removed nor compacted, so it is not scanned and the index is not asked), locked (in use by a
@@ -127,7 +132,7 @@ def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float
                 _tell_unreadable(exc)
                 guard, compact = time.time() if now is None else now, False
         fcntl.flock(dir_fd, fcntl.LOCK_UN)  # a compaction may create this process's own segment in the directory
-        return _judge(index, blobs, parts, name, (fd, dir_fd), cutoff, (remove, compact, dying, guard))
+        return _judge(index, blobs, parts, name, (fd, dir_fd), cutoff, (remove, compact, dying, guard, adopt))
     except OSError as exc:
         log.warning("scratchfs: cannot check the segment %s (%s); a later sweep will", name, exc)
         return None
@@ -164,13 +169,16 @@ def _closed(fd: int, dir_fd: int) -> None:
 
 
 def _judge(index, blobs, parts: tuple[str, ...], name: str, fds: tuple[int, int], cutoff: float | None,
-           what: tuple[bool, bool, frozenset[str], float | None]) -> SegmentCheck:
+           what: tuple[bool, bool, frozenset[str], float | None, Callable[[BlobFile], bool] | None]) -> SegmentCheck:
     fd, dir_fd = fds
-    remove, compact, dying, guard = what
+    remove, compact, dying, guard, adopt = what
     st = os.fstat(fd)
     records, _end, problem = segments.scan(lambda n, at: os.pread(fd, n, at), st.st_size)
     located = segments.locations(name, records)
     named = known_locations(index, list(located), parts[1:])
+    if adopt is not None and (unnamed := [where for where in located if where not in named]):
+        found = [BlobFile(*parts[1:], f"{'/'.join(parts)}/{name}", where) for where in unnamed]
+        named |= {f.token for f in adopt_named(index, LOCAL_LOCATION, found, adopt)}
     known = named - dying
     check = SegmentCheck(st.st_size, sum(located[k].length for k in known), len(records), len(known),
                          problem=problem)

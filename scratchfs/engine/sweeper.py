@@ -45,9 +45,11 @@ from dataclasses import asdict, dataclass
 from scratchfs.engine import safe_fs, segments
 from scratchfs.engine.batches import BatchSizer
 from scratchfs.engine.local_blobs import BLOB_NAME_RE, BLOB_SUFFIX, Blobs
-from scratchfs.engine.protocols import SWEPT_MISSING
+from scratchfs.engine.pairing import LOCAL_LOCATION
+from scratchfs.engine.protocols import SWEPT_MISSING, BlobFile
 from scratchfs.engine.segment_sweep import check_segment, known_locations
 from scratchfs.engine.sqlite_index import Index
+from scratchfs.engine.takeover import adopt_named
 from scratchfs.foundation import limits
 from scratchfs.foundation.errors import ScratchError, StoreClosed, storage_error
 from scratchfs.foundation.text import one_line
@@ -109,7 +111,7 @@ class SweepResult:
 
 
 def sweep(index: Index, blobs: Blobs, lock_path: str, now: float | Callable[[], float], grace: float,
-          wait: float | None, full: bool = False) -> SweepResult:
+          wait: float | None, full: bool = False, adopt: Callable[[BlobFile], bool] | None = None) -> SweepResult:
     """Run one sweep (see the module docstring).
 
     Args:
@@ -123,6 +125,8 @@ def sweep(index: Index, blobs: Blobs, lock_path: str, now: float | Callable[[], 
         wait: seconds to wait for another process's sweep to finish; ``None`` or 0 returns at once with
             ``skipped=True``.
         full: check every row and every file for steps 2 to 4, instead of the next slice.
+        adopt: a PostgreSQL index's: restores the row of an orphan file a previous owner's row names, True if it
+            did (an old host's write after a takeover: :mod:`scratchfs.engine.takeover`); ``None``: none adopted.
 
     Raises:
         StoreBusy, StorageError: from the index; StorageError from the file system (a read-only store says so, a
@@ -132,14 +136,15 @@ def sweep(index: Index, blobs: Blobs, lock_path: str, now: float | Callable[[], 
         with blobs.file_lock(os.path.basename(lock_path), wait or 0) as locked:
             if not locked:
                 return SweepResult(skipped=True)
-            return _sweep(index, blobs, now() if callable(now) else now, grace, full)
+            return _sweep(index, blobs, now() if callable(now) else now, grace, full, adopt)
     except ScratchError:
         raise
     except OSError as exc:  # anything the steps did not type: never a raw OSError
         raise storage_error(exc, "the sweep failed") from exc
 
 
-def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool) -> SweepResult:
+def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool,
+           adopt: Callable[[BlobFile], bool] | None) -> SweepResult:
     scaled = hasattr(index, "expired_batch")  # else an index of IndexBackend only: whole rounds, rows first
     rows = files = freed = 0
     if scaled or hasattr(index, "cap_future"):
@@ -161,17 +166,17 @@ def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool) -> 
         named = {(r.run_id, r.agent_id, segments.parse_location(r.blob).name) for r in batch
                  if segments.is_location(r.blob)}
         # segments too, each judged the first time a batch names it (judging scans it: not once per batch)
-        files, freed = _add(_drop_dead_segments(index, blobs, named - touched, batch, now), files, freed)
+        files, freed = _add(_drop_dead_segments(index, blobs, named - touched, batch, now, adopt), files, freed)
         touched |= named
         rows += index.delete_expired(batch, now, sizer) if scaled else len(batch)
         if len(batch) < want:
             break
-    files, freed = _add(_drop_dead_segments(index, blobs, touched, [], now), files, freed)  # and once their rows went
+    files, freed = _add(_drop_dead_segments(index, blobs, touched, [], now, adopt), files, freed)  # (rows gone)
     index.forget_tombstones(now)
     full = full or not scaled
     cursor = _Cursor() if full else _Cursor.load(blobs)
     missing = _drop_rows_without_files(index, blobs, cursor, None if full else SLICE_ROWS, now)
-    orphans, orphan_bytes = _remove_orphans(index, blobs, (grace, now), cursor, None if full else SLICE_FILES)
+    orphans, orphan_bytes = _remove_orphans(index, blobs, (grace, now), cursor, None if full else SLICE_FILES, adopt)
     trashed, stuck = empty_trash(blobs)
     if not full:
         cursor.save(blobs)
@@ -183,16 +188,17 @@ def _add(found: tuple[int, int], files: int, freed: int) -> tuple[int, int]:
 
 
 def _drop_dead_segments(index: Index, blobs: Blobs, touched: set[tuple[str, str, str]],
-                        batch: list, now: float) -> tuple[int, int]:
+                        batch: list, now: float, adopt: Callable[[BlobFile], bool] | None) -> tuple[int, int]:
     """Remove the segments ``touched`` (``(run_id, agent_id, segment name)``) that name no row's blob but those of
     ``batch``, expired rows about to be deleted (unless a writer still holds them); return how many and their bytes.
     A judgement scans its segment, so a sweep judges each segment its expired rows name at most twice: before the
-    first batch naming it is deleted (on a full disk, space before the index needs any) and after the last."""
+    first batch naming it is deleted (on a full disk, space before the index needs any) and after the last. ``adopt``:
+    as :func:`_remove_orphans`' (a segment of an old host's holds its writes after a takeover)."""
     dying = frozenset(r.blob for r in batch if segments.is_location(r.blob))
     removed = freed = 0
     for run_id, agent_id, name in sorted(touched):
         found = check_segment(index, blobs, blobs.segment_dir(run_id, agent_id), name, None, remove=True,
-                              dying=dying, now=now)
+                              dying=dying, now=now, adopt=adopt)
         if found is not None and found.removed:
             removed += 1
             freed += found.size
@@ -329,10 +335,10 @@ def _agent_dirs(blobs: Blobs, cursor: _Cursor) -> Iterator[tuple[str, str | None
 
 
 def _remove_orphans(index: Index, blobs: Blobs, ages: tuple[float, float], cursor: _Cursor,
-                    limit: int | None) -> tuple[int, int]:
+                    limit: int | None, adopt: Callable[[BlobFile], bool] | None) -> tuple[int, int]:
     """Look at agent directories from the cursor on, up to ``limit`` directory entries (``None``: all): remove
-    orphan files older than the grace period, and empty directories older than it. ``ages``: the grace (seconds) and
-    the store clock's time (epoch seconds, for :func:`check_segment`)."""
+    orphan files older than the grace period (after ``adopt``: :func:`_adopted`), and empty directories older than
+    it. ``ages``: the grace (seconds) and the store clock's time (epoch seconds, for :func:`check_segment`)."""
     grace, now = ages
     cutoff = time.time() - grace  # file modification times are on the file system's clock
     removed = freed = seen = 0
@@ -350,12 +356,13 @@ def _remove_orphans(index: Index, blobs: Blobs, ages: tuple[float, float], curso
                  if stat.S_ISREG(mode) and BLOB_NAME_RE.match(name)]
         for name, mode in entries:  # (a link or FIFO at a segment's name is fsck's to report, not checked here)
             found = (check_segment(index, blobs, (run, agent), name, cutoff, remove=True,
-                                   compact=limits.SEGMENT_COMPACTION, now=now)
+                                   compact=limits.SEGMENT_COMPACTION, now=now, adopt=adopt)
                      if segments.SEGMENT_NAME_RE.match(name) and stat.S_ISREG(mode) else None)
             if found is not None and found.removed:
                 removed += 1
                 freed += found.size
         known = known_locations(index, files, (run, agent))  # read after listing: one committed meanwhile is in
+        known |= _adopted(index, blobs, (run, agent), [t for t in files if t not in known], adopt)
         for token in files:
             if token in known:
                 continue
@@ -371,6 +378,16 @@ def _remove_orphans(index: Index, blobs: Blobs, ages: tuple[float, float], curso
     else:
         cursor.run = cursor.agent = ""  # went all the way round: the next sweep starts from the beginning
     return removed, freed
+
+
+def _adopted(index: Index, blobs: Blobs, where: tuple[str, str], orphans: list[str],
+             adopt: Callable[[BlobFile], bool] | None) -> set[str]:
+    """The tokens of ``orphans`` (blob files of the directory ``where``) whose rows ``adopt`` restored, as a row of
+    the index that owned the files before a takeover names them (:func:`scratchfs.engine.takeover.adopt_named`)."""
+    if adopt is None or not orphans:
+        return set()
+    found = [BlobFile(*where, f"{blobs.runs}/{where[0]}/{where[1]}/{t}{BLOB_SUFFIX}", t) for t in orphans]
+    return {f.token for f in adopt_named(index, LOCAL_LOCATION, found, adopt)}
 
 
 def check_orphan(index: Index, blobs: Blobs, where: tuple[str, str], token: str, cutoff: float | None,

@@ -1,0 +1,140 @@
+"""Which orphans of a blob location a previous owner of it committed: the writes of an old host after a takeover.
+
+**Why.** ``fsck --rebuild-index`` into a new schema takes a blob location over (:mod:`scratchfs.engine.pairing`).
+A host of the old schema that keeps its store open goes on committing writes for up to ``OWNER_CHECK_SECONDS``
+(S3) or ``LOCAL_CHECK_SECONDS`` (local files) after its last ownership check: acknowledged writes whose blobs no row
+of the new index names. Its sweep took them for orphans and removed them once older than ``orphan_grace``: lost.
+
+**How.** An orphan the new index's sweep is about to remove is adopted -- its row restored from its binding frame,
+as the rebuild restores one (:func:`scratchfs.api.restore.restore_blob`: not if expired, nor if a newer entry of
+its key or a delete of its key or scope is there) -- when a row of a previous owner's schema names it (its run,
+agent and token): that row is the write's commit, so the old host acknowledged it. :func:`named_elsewhere` finds
+them: the schemas of the same database that hold a scratchfs index (``store`` and ``entries`` tables) this role may
+read, other than this index's, whose pairing names the same location (an index that lost the location to a
+takeover keeps its pairing row): two queries, remembered for :data:`OWNERS_SECONDS` (none to ask, then, on a store
+never taken over), and where there are some, one query per :data:`BATCH` orphans.
+
+**Why rows, not times.** The binding's ``created_at`` falling in the window after the takeover says a write began
+then, not that it was acknowledged: a write reported failed whose object stayed (its row's check failed, and the
+deletion of its object too: :meth:`S3Pending.discard <scratchfs.engine.s3_blobs.S3Pending.discard>` leaves a failure
+to the orphan sweep) and a key the old host wrote and then deleted (its fenced deletion leaves the object to the new
+owner) are dated the same; neither has a row in the old schema (``tests/test_fencing_adopt.py``).
+
+Left: an old schema in another database, dropped, or one this role may not read (no ``USAGE`` on it, no ``SELECT``
+on its tables) gives nothing to adopt (the orphans are removed as before); a write of the old host whose row is
+committed after this look at its rows is more than ``orphan_grace`` old by then (only such objects are looked at):
+a write slower than the grace period, which fails or is lost on one index as well.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from scratchfs.engine.protocols import BlobFile
+from scratchfs.foundation.checks import path_part
+from scratchfs.foundation.errors import ScratchError
+
+__all__ = ["BATCH", "MARGIN_SECONDS", "OWNERS_SECONDS", "adopt_named", "named_elsewhere", "previous_owners"]
+
+log = logging.getLogger(__name__)
+
+BATCH = 1000
+"""Orphans looked up in the previous owners' rows per query."""
+OWNERS_SECONDS = 60.0
+"""Seconds the previous owners of a location found (:func:`previous_owners`) are trusted before looked for again."""
+
+MARGIN_SECONDS = 600.0
+"""Rows of a previous owner written more than this long before the takeover (this index's pairing, on the clock
+of the host that rebuilt it; a row's ``created_at`` is on the database's clock) are not looked at: they are the
+entries the rebuild restored, or chose not to (expired, superseded), never an orphan to adopt -- so that an entry
+this index removed whose object's deletion failed (left to the orphan sweep) cannot come back through them."""
+
+_owners: dict[tuple[int, str, str], tuple[float, tuple[float, list[str]]]] = {}  # (index, schema, location) -> ...
+
+_SCHEMA_RE = re.compile(r"[a-z_][a-z0-9_]{0,62}")  # the schema names scratchfs takes (safe to quote as they are)
+
+_INDEXES = """
+SELECT n.nspname FROM pg_namespace n
+JOIN pg_class s ON s.relnamespace = n.oid AND s.relname = 'store' AND s.relkind IN ('r', 'p')
+JOIN pg_class e ON e.relnamespace = n.oid AND e.relname = 'entries' AND e.relkind IN ('r', 'p')
+WHERE n.nspname <> %(me)s AND has_schema_privilege(n.oid, 'USAGE')
+  AND has_table_privilege(s.oid, 'SELECT') AND has_table_privilege(e.oid, 'SELECT')
+  AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = s.oid AND a.attname = 'paired_at')
+  AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = e.oid AND a.attname = 'blob')
+ORDER BY 1 LIMIT 200"""
+
+
+def named_elsewhere(index: Any, location: str, objects: Iterable[Any]) -> list[Any]:
+    """The ``objects`` (listed blobs: ``run`` and ``agent``, their encoded directory names, and ``token``) that a
+    row of a previous owner of ``location`` names (see the module docstring), in their order.
+
+    Args:
+        index: this location's :class:`~scratchfs.engine.postgres_index.PostgresIndex` (its schema is left out).
+        location: the location as pairings record it (:func:`scratchfs.engine.pairing.location_of`).
+
+    Raises:
+        StorageError, StoreBusy: the index failed (the caller removes none of the objects then).
+    """
+    objects = list(objects)
+    since, owners = previous_owners(index, location) if objects else (0.0, [])
+    if not owners:
+        return []
+    query = " UNION ALL ".join(f'SELECT run_id, agent_id, blob FROM "{name}".entries WHERE blob = ANY(%(tokens)s) '
+                               "AND created_at >= %(since)s" for name in owners)
+    named: set[tuple[str, str, str]] = set()
+    try:
+        for start in range(0, len(objects), BATCH):
+            tokens = sorted({obj.token for obj in objects[start:start + BATCH]})
+            rows = index.read(query, {"tokens": tokens, "since": since},
+                              "looking for orphans in the blobs' previous owners' rows")
+            named.update((path_part(run_id), path_part(agent_id), blob) for run_id, agent_id, blob in rows)
+    except ScratchError:
+        _owners.pop(_key(index, location), None)  # (a previous owner's schema dropped since: looked for again)
+        raise
+    return [obj for obj in objects if (obj.run, obj.agent, obj.token) in named]
+
+
+def previous_owners(index: Any, location: str) -> tuple[float, list[str]]:
+    """The schemas of ``index``'s database, other than its own, that hold a scratchfs index this role may read
+    whose pairing names ``location`` (the indexes that owned it before a takeover), and the time (epoch seconds)
+    from which their rows count: :data:`MARGIN_SECONDS` before this index was paired (took the location over).
+    Three queries, then remembered for :data:`OWNERS_SECONDS` (nothing to ask per orphan on a store that was never
+    taken over). Raises StorageError, StoreBusy."""
+    key = _key(index, location)
+    cached = _owners.get(key)
+    if cached is not None and time.monotonic() - cached[0] < OWNERS_SECONDS:
+        return cached[1]
+    schemas = [row[0] for row in index.read(_INDEXES, {"me": str(index.schema)}, "looking for the blobs' previous "
+                                            "owners") if _SCHEMA_RE.fullmatch(row[0])]
+    owners = [row[0] for row in index.read(" UNION ALL ".join(
+        f"SELECT '{name}' FROM \"{name}\".store WHERE blobs = %(location)s" for name in schemas),
+        {"location": location}, "looking for the blobs' previous owners")] if schemas else []
+    paired = index.read("SELECT paired_at FROM @S.store", {}, "reading the store's pairing") if owners else []
+    found = (paired[0][0] - MARGIN_SECONDS if paired else float("inf"), owners)
+    if len(_owners) >= 64:
+        _owners.clear()
+    _owners[key] = (time.monotonic(), found)
+    return found
+
+
+def _key(index: Any, location: str) -> tuple[int, str, str]:
+    return id(index), str(index.schema), location
+
+
+def adopt_named(index: Any, location: str, orphans: list[BlobFile], adopt: Callable[[BlobFile], bool]
+                ) -> list[BlobFile]:
+    """Adopt (``adopt``: restore its row, True if it did) each of ``orphans`` that a row of a previous owner of
+    ``location`` names (:func:`named_elsewhere`); return those adopted (logged when any).
+
+    Raises:
+        StorageError, StoreBusy: from the index, or from ``adopt`` (the caller removes none of the orphans then).
+    """
+    adopted = [found for found in named_elsewhere(index, location, orphans) if adopt(found)]
+    if adopted:
+        log.warning("scratchfs: sweep: %d entries written by a host of the index that owned these blobs before a "
+                    "takeover (acknowledged: its rows name them) adopted, their rows restored", len(adopted))
+    return adopted
