@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from scratchfs.api.archive import members_page
 from scratchfs.api.bad_records import mostly_json, seeing_passed, way_past
 from scratchfs.api.entries import reading
-from scratchfs.api.jq_failure import failed_at, failed_page
+from scratchfs.api.jq_failure import failed_at, failed_page, slurped_array
 from scratchfs.api.jq_inputs import refuse_inputs
 from scratchfs.api.misfit import (
     columns_misfit,
@@ -249,6 +249,8 @@ class StructureReads:
             except SlurpTooLarge as exc:  # (the paged read that does what the filter did, as a call)
                 raise InvalidArgument(Advice.of(exc, ": ", paged_instead(handle, filter, form))) from None
             except InvalidArgument as exc:
+                if cursor is None:  # (a filter written for one record, run on the array of all of them)
+                    exc = slurped_array(exc, handle, filter, call_budget)
                 raise failed_at(exc, handle, filter, cursor, call_budget, slurp=True) from None
             page = failed_page(page, handle, filter, call_budget, slurp=True)
             return page if page.passed is None else seeing_passed(page, handle, call_budget)
