@@ -336,3 +336,18 @@ def test_jq_over_json_broken_past_its_shape_names_the_line_read_that_shows_where
         assert call["line"] == lines, message
     page = tools.call("read_handle", call)
     assert (b"garbage" in page["data"].encode()) if broken == "garbage" else page["next_call"] is None
+
+
+@pytest.mark.parametrize("selector", ["h1[", "a:nosuch", "p >"])
+def test_a_selector_that_does_not_compile_says_how_to_write_one_and_names_the_text_view(tools, scratch_scope,
+                                                                                       fixture_data, selector):
+    """A new user's trial: select="h1[" over the Rust book came back as 'CSS selector 'h1[' does not parse:
+    SelectorSyntaxError: Expected ident or '*', got <EOF at 3>' and nothing more: no form that works, no other
+    read. Now the refusal gives selectors that do and the text view's call, which runs."""
+    stub = scratch_scope.spill(fixture_data["browser-rust-book.html"], source_tool="t")
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": stub.handle, "select": selector})
+    message = str(caught.value)
+    assert message.startswith(f"CSS selector {selector!r} ") and '"a[href]"' in message, message
+    assert _calls(message) == [{"handle": stub.handle, "view": "text"}]
+    assert tools.call("read_handle", _calls(message)[0])["text"]

@@ -408,10 +408,10 @@ class StructureReads:
 
     def select(self, handle: str, selector: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
         """The text of the HTML elements a CSS ``selector`` matches (``elements``), in document order. Raises
-        InvalidArgument (a bad selector; JSON, JSON lines, a table or XML, which an HTML parser would read as what
-        they are not -- XML's ``<title>`` or ``<body>`` moved as a page's -- :func:`check_kind`; text, a log or binary
-        data in which the selector finds no element, naming what it holds), StructureTimeout (the read ran past
-        ``pattern_timeout``), NotFound, CorruptBlob."""
+        InvalidArgument (a bad selector, with how to write one and the text view's call; JSON, JSON lines, a table
+        or XML, which an HTML parser would read as what they are not -- XML's ``<title>`` or ``<body>`` moved as a
+        page's -- :func:`check_kind`; text, a log or binary data in which the selector finds no element, naming
+        what it holds), StructureTimeout (the read ran past ``pattern_timeout``), NotFound, CorruptBlob."""
         if not isinstance(selector, str) or not selector.strip():
             raise InvalidArgument(Advice.of("select is empty: a CSS selector names the elements to read (\"p\", "
                                             "\"h2\"); the whole page's readable text: ",
@@ -423,8 +423,15 @@ class StructureReads:
                 # (a select of no element gives its body, its whole text; told on the first page: a cursor's
                 # passed, and up to MAX_HTML_BYTES are not scanned again each page)
                 raise InvalidArgument(select_misfit(handle, kind, self.shape, self.line_bytes, selector))
-            page = select_page(src, selector, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
-                               entry=entry_identity(handle, blob), cache_key=blob)
+            try:
+                page = select_page(src, selector, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
+                                   entry=entry_identity(handle, blob), cache_key=blob)
+            except InvalidArgument as exc:  # (a selector that does not compile: how to write one, and the text)
+                if type(exc) is not InvalidArgument or not str(exc).startswith("CSS selector "):
+                    raise
+                raise InvalidArgument(Advice.of(f"{exc}; a CSS selector names the elements to read (\"h2\", \"table "
+                                                "td\", \"a[href]\"); the whole page's readable text: ",
+                                                Call.of("read_handle", handle=handle, view="text"))) from None
             if kind in SNIFFED_NO_TABLE and cursor is None and not page.items and page.part is None and \
                     page.cursor is None:  # (text holding an HTML page's part is read; text with no element is not)
                 raise InvalidArgument(select_misfit(handle, kind, self.shape, self.line_bytes, selector))
