@@ -30,6 +30,7 @@ from scratchfs.api.misfit import (
     text_misfit,
     view_misfit,
 )
+from scratchfs.api.past_last import past_last
 from scratchfs.api.shape import binary_format
 from scratchfs.api.shape_aligned import header_line, is_aligned
 from scratchfs.api.shape_columns import COLUMNS_BYTES, headless_columns, runs_starts
@@ -207,6 +208,8 @@ class StructureReads:
             return self._page(handle, read)
         except BadRecord as exc:
             raise self._past(handle, exc, records, jq, call_budget) from None
+        except InvalidArgument as exc:  # (a record past the last: the call reading the last ones)
+            raise past_last(exc, handle, records, jq=jq, budget=call_budget) from None
 
     def _past(self, handle: str, bad: BadRecord, records: int, jq: str | None, call_budget: int | None
               ) -> BadRecord:
@@ -297,7 +300,10 @@ class StructureReads:
             page = page if page.passed is None else seeing_passed(page, handle, call_budget)
             return noted_rows(page, kind, layout, headed, cursor is None)
 
-        return self._page(handle, read)
+        try:
+            return self._page(handle, read)
+        except InvalidArgument as exc:  # (a row past the last: the call reading the last ones)
+            raise past_last(exc, handle, rows, columns=columns, budget=call_budget) from None
 
     def _layout(self, src: ReaderSource, handle: str, blob: str) -> Layout:
         """The layout of an entry whose shape says it is a table aligned by spaces, told again from its first lines
