@@ -246,12 +246,16 @@ class Offloader:
 
         ``name`` and ``arguments`` are taken as the model gave them, of any type: a name that is not a tool's (not
         text, or unknown) or arguments that are not an object (``None``: none; a JSON text of an object counts as
-        that object, as OpenAI-style tool calls carry their ``arguments``) or break the tool's schema give
+        that object, as OpenAI-style tool calls carry their ``arguments``; a text that is none says why) or break the
+        tool's schema give
         ``ToolReply(is_error=True, kind="invalid argument")`` with an ``"invalid argument: ..."`` text; any other
         failure gives an error reply too (``"<kind>: <message>"``, ``kind`` set; one that is not a
         :class:`ScratchError` is a bug, logged with its traceback, as the MCP server does)."""
         if isinstance(arguments, str):
-            arguments = _object_of(arguments)
+            text, arguments = arguments, _object_of(arguments)
+            if arguments is text and isinstance(name, str) and name in TOOL_SPECS:
+                refused = InvalidArgument(_no_object(name, text))
+                return ToolReply(error_text(refused), True, kind=refused.kind)
         try:
             result = ScratchTools(self.scope).call(name, arguments)
         except ScratchError as exc:
@@ -272,6 +276,21 @@ def _object_of(text: str) -> object:
     return value if isinstance(value, dict) else text
 
 
+def _no_object(name: str, text: str) -> str:
+    """Why the arguments ``text`` given to tool ``name`` are no JSON object (JSON's error, or what it holds
+    instead), and the form they take."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as exc:  # (as _object_of reads it)
+        why = f"text that does not parse as JSON ({one_line(str(exc))[:120]})"
+    else:
+        why = f"JSON of a {_JSON_KINDS.get(type(value), type(value).__name__)}, not of an object"
+    example = '{"handle": "h_..."}' if name == "read_handle" else '{"prefix": ""}' if name == "scratch_list" else \
+        '{"key": "notes"}'
+    return f"the arguments of {name} are {why}: give them as one JSON object of names and values, e.g. {example}"
+
+
+_JSON_KINDS = {list: "list", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
 _MAX_CALL_CHARS = 1 << 20
 """The longest call text :func:`parse_call` reads (a ``next_call`` fits a reply: 64 KiB at most)."""
 _NAMES = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None}

@@ -177,7 +177,6 @@ def _nested(depth: int) -> list:
     (None, None, "a tool name must be text, not NoneType"),
     ("x" * 100_000, {}, "unknown tool 'xxx"),
     ("scratch_read", [], "the arguments of scratch_read must be a JSON object, not list"),
-    ("scratch_read", "key=k", "must be a JSON object, not str"),
     ("scratch_read", {1: "k"}, "an argument name must be text, not int: 1"),
     ("scratch_read", {"key": _nested(100_000)}, "scratch_read: key: nested more than 8 levels deep"),
     ("scratch_list", {"limit": 10**5000}, "scratch_list: limit: an integer of 16610 bits, out of range"),
@@ -396,10 +395,29 @@ def test_arguments_may_be_a_json_text_of_an_object_as_openai_style_calls_carry_t
     assert offloader.call_scratch_tool("scratch_list", "{}").result["entries"] == []
     bad = offloader.call_scratch_tool("scratch_read", '{"key": 5}')  # an object: checked against the schema
     assert bad.kind == "invalid argument" and "scratch_read: key: 5 is not of type 'string'" in bad.text
-    for text in ["key=k", '["k"]', '"k"', "null", "", '{"key": ', "[" * 100_000, '{"limit": ' + "9" * 5000 + "}"]:
+    for text, why in [("key=k", "text that does not parse as JSON (Expecting value: line 1 column 1 (char 0))"),
+                      ('["k"]', "JSON of a list, not of an object"), ('"k"', "JSON of a string, not of an object"),
+                      ("null", "JSON of a null, not of an object"), ("", "text that does not parse as JSON ("),
+                      ('{"key": ', "text that does not parse as JSON (Expecting value: line 1 column 9 (char 8))"),
+                      ("[" * 100_000, "text that does not parse as JSON ("),
+                      ('{"limit": ' + "9" * 5000 + "}", "text that does not parse as JSON (")]:
         reply = offloader.call_scratch_tool("scratch_read", text)
         assert reply.is_error and reply.kind == "invalid argument", text
-        assert reply.text == "invalid argument: the arguments of scratch_read must be a JSON object, not str"
+        assert reply.text.startswith(f"invalid argument: the arguments of scratch_read are {why}"), reply.text
+        assert reply.text.endswith(': give them as one JSON object of names and values, e.g. {"key": "notes"}')
+        assert len(reply.text.encode()) <= 512
+
+
+def test_arguments_text_that_is_no_json_object_says_why_and_the_form_they_take(scratch_scope):
+    """A new user's trial: call_scratch_tool("read_handle", '{bad json') -- an OpenAI-style call whose arguments the
+    model wrote wrong -- said 'the arguments of read_handle must be a JSON object, not str', though a text is taken
+    when it holds one: it now says what is wrong with the text and the form the arguments take."""
+    reply = Offloader(scratch_scope).call_scratch_tool("read_handle", '{handle: "h_x"}')
+    assert reply.kind == "invalid argument" and "not str" not in reply.text
+    assert reply.text == ("invalid argument: the arguments of read_handle are text that does not parse as JSON "
+                          "(Expecting property name enclosed in double quotes: line 1 column 2 (char 1)): give them "
+                          'as one JSON object of names and values, e.g. {"handle": "h_..."}')
+    assert Offloader(scratch_scope).call_scratch_tool("nosuch", "{").text.startswith("invalid argument: unknown tool")
 
 
 def test_the_tool_definitions_tell_the_model_the_budget_and_ttl_the_replies_have(scratch_store_factory):

@@ -7,6 +7,8 @@ run that call and compare its outputs with the plain Python answer."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 import shlex
@@ -161,3 +163,40 @@ def test_a_streamed_page_that_fails_whole_names_no_output_it_cannot_know(tools, 
         tools.call("read_handle", then)
     assert "on output" not in str(refused.value) and "a step met a value" in str(refused.value)
     assert not refused.value.calls
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "csv"])
+def test_a_slurp_filter_written_for_one_record_names_the_call_that_runs_it_on_each(tmp_path, fixture_data, kind):
+    """A new user's trial: slurp=true with select(.name|startswith("django"))|.name over JSON lines (and .name over
+    a CSV table) was refused with jq's 'Cannot index array with string' and advice about steps meeting values; the
+    input of a slurp filter is the array of all records, which the refusal now says, naming the call that runs the
+    filter on each record -- and that call gives the plain Python answer."""
+    rows = list(csv.DictReader(io.StringIO(fixture_data["query-packages-by-month.csv"].decode())))[:1500]
+    content = "".join(json.dumps(r) + "\n" for r in rows) if kind == "jsonl" else _csv_text(rows)
+    with ScratchStore(tmp_path / "s") as store:
+        scope = store.scope("r", "a")
+        tools = ScratchTools(scope)
+        handle = scope.spill(content, source_tool="t").handle
+        filter = 'select(.name | startswith("a")) | .name'
+        with pytest.raises(InvalidArgument) as refused:
+            tools.call("read_handle", {"handle": handle, "jq": filter, "slurp": True})
+        message = str(refused.value)
+        assert "one array of all the records" in message and "a step met a value" not in message, message
+        verb, arguments = parse_call(message[message.index("read_handle("):])
+        assert verb == "read_handle" and arguments == {"handle": handle, "jq": f".[] | {filter}", "slurp": True}
+        assert _pages(tools, arguments) == [r["name"] for r in rows if r["name"].startswith("a")]
+        assert "a step met a value" in _refusal(tools, handle, ".[] | .name | .x")  # (other errors stand)
+
+
+def _csv_text(rows: list[dict]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def _refusal(tools: ScratchTools, handle: str, filter: str) -> str:
+    with pytest.raises(InvalidArgument) as refused:
+        tools.call("read_handle", {"handle": handle, "jq": filter, "slurp": True})
+    return str(refused.value)

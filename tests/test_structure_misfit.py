@@ -292,3 +292,62 @@ def test_a_long_selector_refused_leaves_room_for_the_reads_that_fit(tmp_path):
     text = json.dumps(error_text(refused.value), ensure_ascii=False)  # (what the model receives of it)
     assert "read it by lines (line=, lines=) or by search (match=, pattern=)" in text, text[-200:]
     assert len(text.encode()) < 600
+
+
+def test_jq_over_text_that_is_not_json_gives_no_advice_about_filter_steps(tools, scratch_scope):
+    """A new user's trial: jq="." over dpkg.log came back with the parse error and then 'a step met a value it
+    cannot take: skip such values (select(.x != null) ...)', advice for a filter's runtime error, which no filter
+    change can follow: the content is not JSON."""
+    stub = scratch_scope.spill(LOG, source_tool="t")
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": stub.handle, "jq": ".name"})
+    message = str(caught.value)
+    assert "jq: parse error" in message and "a step met a value" not in message, message
+    assert message.startswith(f"{stub.handle} holds log output"), message
+
+
+def _ec2(fixture_data: dict) -> bytes:
+    return fixture_data["api-ec2-service-model.json"]
+
+
+@pytest.mark.parametrize("broken", ["cut", "garbage"])
+def test_jq_over_json_broken_past_its_shape_names_the_line_read_that_shows_where(tools, scratch_scope, fixture_data,
+                                                                                 broken):
+    """A JSON document whose first part parsed at spill time (stored as json) but that is cut short or broken
+    further on: jq's parse error alone ('jq: parse error: Unfinished string at EOF at line 60565, column 555') said
+    nothing of how to go on; now it names the line read that shows where it broke, and that read works."""
+    data = _ec2(fixture_data)
+    pad = b'{"pad": "' + b"x" * 120 + b'"},\n'
+    head = data[:1] + b'\n"padding": [\n' + pad * 19000  # (past the shape's 2 MiB sample)
+    big = head + (b"" if broken == "cut" else b"garbage") + pad * 1000 + b'{}],\n' + data[1:]
+    content = big[:-1000] if broken == "cut" else big
+    stub = scratch_scope.spill(content, source_tool="t")
+    assert stub.content_type == "json", stub.shape
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": stub.handle, "jq": ".metadata"})
+    message = str(caught.value)
+    assert message.startswith("jq: parse error: "), message
+    [call] = _calls(message)
+    assert call["handle"] == stub.handle
+    if broken == "cut":
+        assert "cut short" in message and call["line"] == -20, message
+    else:
+        lines = content[: content.index(b"garbage")].count(b"\n") + 1
+        assert call["line"] == lines, message
+    page = tools.call("read_handle", call)
+    assert (b"garbage" in page["data"].encode()) if broken == "garbage" else page["next_call"] is None
+
+
+@pytest.mark.parametrize("selector", ["h1[", "a:nosuch", "p >"])
+def test_a_selector_that_does_not_compile_says_how_to_write_one_and_names_the_text_view(tools, scratch_scope,
+                                                                                       fixture_data, selector):
+    """A new user's trial: select="h1[" over the Rust book came back as 'CSS selector 'h1[' does not parse:
+    SelectorSyntaxError: Expected ident or '*', got <EOF at 3>' and nothing more: no form that works, no other
+    read. Now the refusal gives selectors that do and the text view's call, which runs."""
+    stub = scratch_scope.spill(fixture_data["browser-rust-book.html"], source_tool="t")
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": stub.handle, "select": selector})
+    message = str(caught.value)
+    assert message.startswith(f"CSS selector {selector!r} ") and '"a[href]"' in message, message
+    assert _calls(message) == [{"handle": stub.handle, "view": "text"}]
+    assert tools.call("read_handle", _calls(message)[0])["text"]

@@ -638,6 +638,8 @@ def test_each_part_of_a_row_larger_than_a_page_counts_only_the_replaced_bytes_it
     (9, "no column number 9 (numbers count from 0: 0 to 3); the 4 columns are: "),
     (-1, "no column number -1 (numbers count from 0: 0 to 3); the 4 columns are: "),
     ("9x", 'no column "9x"; the 4 columns are: '),
+    ("nme", 'no column "nme" (did you mean "name"?); the 4 columns are: '),  # (a new user's typo: no near name
+    ("Month", 'no column "Month" (did you mean "month"?); the 4 columns are: '),  # said before)
 ])
 def test_a_column_out_of_range_is_told_as_a_number_and_a_missing_name_as_a_name(store, fixture_data, column, says):
     """Before: --column 9 (a number) was told 'no column "9"', as if a name were missing."""

@@ -19,13 +19,17 @@ from scratchfs.engine.structure.paging import ItemPage, cursor_position
 from scratchfs.foundation.calls import Advice, Call, add_said
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["CALL_FILTER_CHARS", "each_item", "failed_at", "failed_page", "read_on"]
+__all__ = ["CALL_FILTER_CHARS", "each_item", "failed_at", "failed_page", "read_on", "slurped_array"]
 
 _STEP = r'(?:\.[A-Za-z_][A-Za-z0-9_]*|\."(?:[^"\\]|\\.)*"|\.?\[(?:-?\d+|"(?:[^"\\]|\\.)*")\])'
 """One step of a path: ``.name``, ``."a name"``, ``[3]``, ``.["a name"]``."""
 _EACH = re.compile(rf"\s*(\.|(?:{_STEP})+)\s*\.?\[\]\s*((?:{_STEP}|\[\])*)\s*(\|.*)?\Z", re.DOTALL)
 """A filter ``P[]``, then path steps ``S``, then nothing or ``| REST`` (the steps after ``[]`` bind tighter than
 ``|``: ``P[]S | REST`` is ``P[] | .S | REST``)."""
+_ARRAY_KEYED = "jq: Cannot index array with string"
+"""jq's error for ``.name`` run on an array: over a slurp read, a filter written for one record."""
+_EACH_FIRST = re.compile(r"\s*(?:\.\[\]|map\(|\[\s*\.\[\])")
+"""A filter that starts by taking the slurped array's items (``.[]``, ``map(``, ``[.[]``)."""
 CALL_FILTER_CHARS = 300
 """Longest filter a note or refusal writes again in a call (a longer one is named in words: its text stays small)."""
 
@@ -83,3 +87,18 @@ def failed_at(exc: InvalidArgument, handle: str, filter: str, cursor: str | None
         return exc
     return InvalidArgument(Advice.of(f"{text[:-len(FAILED_STEP)]} on output {number + 1:,}; ",
                                      read_on(handle, filter, number + 1, budget, slurp)))
+
+
+def slurped_array(exc: InvalidArgument, handle: str, filter: str, budget: int | None) -> InvalidArgument:
+    """``exc`` again, or, when it is jq's ``Cannot index array with string`` on the first page of a slurp read of
+    ``handle`` whose ``filter`` (at most :data:`CALL_FILTER_CHARS`) does not begin with the array's items -- a
+    filter written for one record, run on the array of all of them --, that error saying so, with the call that runs
+    it on each record (``.[] | FILTER``, within the reply ``budget`` the caller gave)."""
+    text = str(exc)
+    if type(exc) is not InvalidArgument or not text.startswith(_ARRAY_KEYED) or not text.endswith(FAILED_STEP) or \
+            len(filter) > CALL_FILTER_CHARS or _EACH_FIRST.match(filter):
+        return exc
+    return InvalidArgument(Advice.of(
+        f"{text[:-len(FAILED_STEP)]}: with slurp=true the filter's input is one array of all the records (rows); "
+        "to run it on each of them: ", Call.of("read_handle", handle=handle, jq=f".[] | {filter}", slurp=True,
+                                               budget=budget)))

@@ -48,6 +48,8 @@ _SLURP_FOR = ("slurp=true is for JSON lines, JSON texts one after another, CSV/T
               "under a header line")
 _NOT_PARSED = ("jq: parse error", "the document is not valid JSON", "the document is not UTF-8 text")
 _TOO_DEEP = "jq: parse error: Exceeds depth limit for parsing"
+_PARSE_ERROR = "jq: parse error: "
+_AT_LINE = re.compile(r" at line ([1-9][0-9]{0,15}), column ")  # where jq's parse error says it stopped
 
 T = TypeVar("T")
 _SELECTOR_CHARS = 60  # most characters of a selector a refusal echoes
@@ -134,16 +136,34 @@ def jq_misfit(handle: str, content_type: str | None, message: str, line_bytes: f
     """The message for a jq read of ``handle`` that failed with ``message``: when jq could not parse the document
     (not JSON, not UTF-8) and the entry's stored content type is not ``json`` or ``jsonl``, what the entry holds and
     the reads that fit it, then jq's own message; for a document nested past jq's depth limit (stored as any type:
-    shape detection calls it text), that it is JSON nested too deeply and the reads that fit; else ``None`` (the
-    error stands as it is: a JSON document that is malformed, a filter's own error); ``shape``: the entry's, as
-    :func:`what_it_holds` takes it."""
+    shape detection calls it text), that it is JSON nested too deeply and the reads that fit; for an entry stored as
+    JSON that jq cannot parse (cut short, or broken further on than its spill's shape read), jq's message and the
+    line read that shows where (:func:`_broken_json`); else ``None`` (the error stands as it is: a filter's own
+    error); ``shape``: the entry's, as :func:`what_it_holds` takes it."""
     if _TOO_DEEP in message:  # a JSON document all the same (its stub's shape says so), whatever type it was given
         return (f"{handle} holds JSON nested too deeply for jq to parse (jq reads at most 10,000 levels): "
                 f"{fitting_reads(None, line_bytes)}. ({message})")
+    if content_type in ("json", "jsonl") and message.startswith(_PARSE_ERROR):
+        return _broken_json(handle, message)
     if content_type in ("json", "jsonl") or not message.startswith(_NOT_PARSED):
         return None
     why = ", which jq cannot parse as JSON"
     return Advice.of(holds(handle, content_type, shape, line_bytes, why), f". ({message})")
+
+
+def _broken_json(handle: str, message: str) -> Advice:
+    """jq's parse error ``message`` over an entry stored as JSON (its start parsed when it was spilled), with the
+    read that shows where the parse failed: its last lines when jq met the end (a tool's output cut short), else
+    the line jq names (``at line N``), else a search."""
+    if " at EOF " in message:
+        where: Call = Call.of("read_handle", handle=handle, line=-20, lines=20)
+        words = "the document ends before its JSON does (an output cut short?); its last lines: "
+    else:
+        line = _AT_LINE.search(message)
+        where = Call.of("read_handle", handle=handle, line=int(line.group(1)), lines=5) if line else Call.of(
+            "read_handle", handle=handle, pattern="REGEX")
+        words = "the document is not valid JSON there, so jq reads none of it; the text there: "
+    return Advice.of(f"{message}: {words}", where)
 
 
 def text_misfit(handle: str, content_type: str | None, line_bytes: float = 0.0, shape: str | None = None) -> Advice:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from scratchfs.api.archive import members_page
 from scratchfs.api.bad_records import mostly_json, seeing_passed, way_past
 from scratchfs.api.entries import reading
-from scratchfs.api.jq_failure import failed_at, failed_page
+from scratchfs.api.jq_failure import failed_at, failed_page, slurped_array
 from scratchfs.api.jq_inputs import refuse_inputs
 from scratchfs.api.misfit import (
     columns_misfit,
@@ -30,6 +30,7 @@ from scratchfs.api.misfit import (
     text_misfit,
     view_misfit,
 )
+from scratchfs.api.past_last import past_last
 from scratchfs.api.shape import binary_format
 from scratchfs.api.shape_aligned import header_line, is_aligned
 from scratchfs.api.shape_columns import COLUMNS_BYTES, headless_columns, runs_starts
@@ -207,6 +208,8 @@ class StructureReads:
             return self._page(handle, read)
         except BadRecord as exc:
             raise self._past(handle, exc, records, jq, call_budget) from None
+        except InvalidArgument as exc:  # (a record past the last: the call reading the last ones)
+            raise past_last(exc, handle, records, jq=jq, budget=call_budget) from None
 
     def _past(self, handle: str, bad: BadRecord, records: int, jq: str | None, call_budget: int | None
               ) -> BadRecord:
@@ -249,6 +252,8 @@ class StructureReads:
             except SlurpTooLarge as exc:  # (the paged read that does what the filter did, as a call)
                 raise InvalidArgument(Advice.of(exc, ": ", paged_instead(handle, filter, form))) from None
             except InvalidArgument as exc:
+                if cursor is None:  # (a filter written for one record, run on the array of all of them)
+                    exc = slurped_array(exc, handle, filter, call_budget)
                 raise failed_at(exc, handle, filter, cursor, call_budget, slurp=True) from None
             page = failed_page(page, handle, filter, call_budget, slurp=True)
             return page if page.passed is None else seeing_passed(page, handle, call_budget)
@@ -295,7 +300,10 @@ class StructureReads:
             page = page if page.passed is None else seeing_passed(page, handle, call_budget)
             return noted_rows(page, kind, layout, headed, cursor is None)
 
-        return self._page(handle, read)
+        try:
+            return self._page(handle, read)
+        except InvalidArgument as exc:  # (a row past the last: the call reading the last ones)
+            raise past_last(exc, handle, rows, columns=columns, budget=call_budget) from None
 
     def _layout(self, src: ReaderSource, handle: str, blob: str) -> Layout:
         """The layout of an entry whose shape says it is a table aligned by spaces, told again from its first lines
@@ -406,10 +414,10 @@ class StructureReads:
 
     def select(self, handle: str, selector: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
         """The text of the HTML elements a CSS ``selector`` matches (``elements``), in document order. Raises
-        InvalidArgument (a bad selector; JSON, JSON lines, a table or XML, which an HTML parser would read as what
-        they are not -- XML's ``<title>`` or ``<body>`` moved as a page's -- :func:`check_kind`; text, a log or binary
-        data in which the selector finds no element, naming what it holds), StructureTimeout (the read ran past
-        ``pattern_timeout``), NotFound, CorruptBlob."""
+        InvalidArgument (a bad selector, with how to write one and the text view's call; JSON, JSON lines, a table
+        or XML, which an HTML parser would read as what they are not -- XML's ``<title>`` or ``<body>`` moved as a
+        page's -- :func:`check_kind`; text, a log or binary data in which the selector finds no element, naming
+        what it holds), StructureTimeout (the read ran past ``pattern_timeout``), NotFound, CorruptBlob."""
         if not isinstance(selector, str) or not selector.strip():
             raise InvalidArgument(Advice.of("select is empty: a CSS selector names the elements to read (\"p\", "
                                             "\"h2\"); the whole page's readable text: ",
@@ -421,8 +429,15 @@ class StructureReads:
                 # (a select of no element gives its body, its whole text; told on the first page: a cursor's
                 # passed, and up to MAX_HTML_BYTES are not scanned again each page)
                 raise InvalidArgument(select_misfit(handle, kind, self.shape, self.line_bytes, selector))
-            page = select_page(src, selector, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
-                               entry=entry_identity(handle, blob), cache_key=blob)
+            try:
+                page = select_page(src, selector, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
+                                   entry=entry_identity(handle, blob), cache_key=blob)
+            except InvalidArgument as exc:  # (a selector that does not compile: how to write one, and the text)
+                if type(exc) is not InvalidArgument or not str(exc).startswith("CSS selector "):
+                    raise
+                raise InvalidArgument(Advice.of(f"{exc}; a CSS selector names the elements to read (\"h2\", \"table "
+                                                "td\", \"a[href]\"); the whole page's readable text: ",
+                                                Call.of("read_handle", handle=handle, view="text"))) from None
             if kind in SNIFFED_NO_TABLE and cursor is None and not page.items and page.part is None and \
                     page.cursor is None:  # (text holding an HTML page's part is read; text with no element is not)
                 raise InvalidArgument(select_misfit(handle, kind, self.shape, self.line_bytes, selector))

@@ -369,7 +369,8 @@ def _fill(page: ItemPage, found: _Found, index: int, chars: int, budget: int, ma
         return None
     if error is not None:  # the outputs before the failure first; the page that starts at it fails
         if page.cursor is None and not page.items and page.part is None:
-            raise InvalidArgument(f"jq: {jq_message(error)}{FAILED_STEP}")
+            message = jq_message(error)  # (a parse error is the document's, not a step's: no FAILED_STEP)
+            raise InvalidArgument(f"jq: {message}{'' if message.startswith('parse error') else FAILED_STEP}")
         page.failure = f"jq: {jq_message(error)}"
         page.cursor = page.cursor or cursor_of(index + len(outputs), 0)
     if cursor is not None and not page.items and page.part is None:  # a cursor always names an output that follows

@@ -54,7 +54,7 @@ from scratchfs.engine.structure.table_start import (
     leading_comments,
     named_separator,
 )
-from scratchfs.foundation.checks import check_int
+from scratchfs.foundation.checks import check_int, closest
 from scratchfs.foundation.errors import BadRecord, InvalidArgument, WideHeader
 from scratchfs.foundation.limits import MAX_COLUMN_CHARS, MAX_COLUMNS
 from scratchfs.foundation.text import plural
@@ -244,8 +244,10 @@ def _select(header: list[str], columns: object, headed: bool = True) -> list[int
         else:
             names = json.dumps(header[:20], ensure_ascii=False)  # quoted and escaped, as the header is given
             names = names if len(names) <= 300 else names[:299] + "…"
+            meant = closest(column, header[:MAX_COLUMNS]) if isinstance(column, str) else None  # (a typo: nme)
             which = (f"no column number {column} (numbers count from 0: 0 to {len(header) - 1})"
-                     if isinstance(column, int) else f"no column {json.dumps(column[:60], ensure_ascii=False)}")
+                     if isinstance(column, int) else f"no column {json.dumps(column[:60], ensure_ascii=False)}"
+                     + (f" (did you mean {json.dumps(meant[:60], ensure_ascii=False)}?)" if meant else ""))
             are = "is" if len(header) == 1 else "are"
             raise InvalidArgument(f"{which}; the {plural(len(header), 'column')} {are}: {names}")
     return picked
