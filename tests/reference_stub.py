@@ -145,7 +145,7 @@ def make_note(handle: str, size: int, covered: int, next_line: int, lines: int, 
 def _structure_call(handle: str, content_type: str | None) -> str | None:
     """The structure read that fits a content type (the shape names what to aim it at), or ``None``."""
     arguments: dict[str, object] | None = {
-        "json": {"jq": "keys"},
+        "json": {"jq": "keys[]"},  # (changed 2026-12-05: one key a result, paged)
         "jsonl": {"record": 1, "records": 10},
         "csv": {"row": 1, "rows": 20},
         "html": {"view": "text"},

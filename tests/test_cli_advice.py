@@ -218,7 +218,7 @@ _BYTES = bytes(range(256)) * 64
 _FIT_READS = {  # (each kind's refusal as the model got it before its examples were calls: the same text after)
     "csv": ('read it with row= (rows with the header, e.g. row=1; columns= picks some) or jq= with slurp=true (all '
             "rows at once), or by lines (line=, lines=) or by search (match=, pattern=)"),
-    "json": ('read it with jq= (e.g. jq="keys", then a path into what one of them holds), or by byte range '
+    "json": ('read it with jq= (e.g. jq="keys[]", then a path into what one of them holds), or by byte range '
              "(offset=, length=) or by search (match=, pattern=)"),
     "jsonl": ("read it with record= (e.g. record=1; jq= with it filters each record), or by lines (line=, lines=) "
               "or by search (match=, pattern=)"),

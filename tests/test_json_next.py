@@ -26,7 +26,7 @@ def test_an_object_whose_shape_names_every_key_is_read_further_than_its_keys(sco
     doc = {"data": [{"id": i, "name": f"item {i}"} for i in range(400)], "total": 400}
     stub = scope.spill(json.dumps(doc).encode(), source_tool="api.list")
     assert stub.shape.startswith("JSON object, 2 keys: data: array(400) of {id: int, name: str}, total: int")
-    assert 'jq="keys"' not in stub.note and _named_jq(stub.note) == ".data[0]", stub.note
+    assert 'jq="keys' not in stub.note and _named_jq(stub.note) == ".data[0]", stub.note
     assert scope.structure.jq(stub.handle, ".data[0]").items == [doc["data"][0]]
 
 
@@ -34,8 +34,8 @@ def test_the_fixtures_object_is_read_into_its_largest_key(scope, fixture_data):
     """The EC2 model: version, metadata, operations (298 keys), shapes (428 keys): keys of the shapes, which its
     shape elides, not the four its shape names."""
     stub = scope.spill(fixture_data["api-ec2-service-model.json"], source_tool="api.get")
-    assert _named_jq(stub.note) == ".shapes | keys", stub.note
-    keys = scope.structure.jq(stub.handle, ".shapes | keys", budget=65536).items[0]
+    assert _named_jq(stub.note) == ".shapes | keys[]", stub.note
+    keys = scope.structure.jq(stub.handle, ".shapes | keys[]", budget=65536).items  # (one key a result)
     assert keys == sorted(json.loads(fixture_data["api-ec2-service-model.json"])["shapes"])
 
 
@@ -64,13 +64,13 @@ def test_the_read_is_chosen_from_the_values_where_the_parser_failed(scope):
     deep = {"k": {"k": {"k": {"k": {"k": {"k": 1}}}}}}
     for doc, read in (({"a": [1, {"c": None}, 2]}, ".a[0]"),
                       ({"top": [[deep] * 3] * 30, "n": 1}, ".top[0]"),
-                      ({"meta": {f"k{i}": deep for i in range(14)}, "n": 1}, ".meta | keys"),
+                      ({"meta": {f"k{i}": deep for i in range(14)}, "n": 1}, ".meta | keys[]"),
                       ({"small": [1, 2], "meta": {"a": 1, "b": 2, "c": 3}}, ".meta")):
         doc = {**doc, "pad": "x" * 9000}  # (a preview that does not show it all)
         stub = scope.spill(json.dumps(doc).encode(), source_tool="t")
         assert _named_jq(stub.note) == read, (stub.shape, stub.note)
         got = scope.structure.jq(stub.handle, read, budget=65536).items
-        assert got == [_value_at(doc, read)]
+        assert got == _outputs_at(doc, read)
 
 
 def test_a_streamed_object_is_read_into_its_largest_key(scope):
@@ -95,12 +95,13 @@ _VALUES = st.one_of(
 )
 
 
-def _value_at(doc: dict, named: str):
-    """What jq answers for ``named`` (``.key``, ``."key"``, then ``[0]`` or `` | keys``) over ``doc``, by Python."""
-    found = re.fullmatch(r'\.(?:([A-Za-z_][A-Za-z0-9_]*)|("(?:[^"\\]|\\.)*"))(\[0\]| \| keys)?', named)
+def _outputs_at(doc: dict, named: str) -> list:
+    """What jq outputs for ``named`` (``.key``, ``."key"``, then ``[0]`` or `` | keys[]``) over ``doc``, by Python:
+    the value, its first item, or its keys sorted, one output each."""
+    found = re.fullmatch(r'\.(?:([A-Za-z_][A-Za-z0-9_]*)|("(?:[^"\\]|\\.)*"))(\[0\]| \| keys\[\])?', named)
     assert found is not None, named
     value = doc[found.group(1) or json.loads(found.group(2))]
-    return value[0] if found.group(3) == "[0]" else sorted(value) if found.group(3) else value
+    return [value[0]] if found.group(3) == "[0]" else sorted(value) if found.group(3) else [value]
 
 
 @given(doc=st.dictionaries(_NAMES, _VALUES, min_size=1, max_size=8), pad=st.integers(9000, 12000))
@@ -112,10 +113,10 @@ def test_the_read_a_note_names_answers_as_jq_does(scope, doc, pad):
     stub = scope.spill(json.dumps(doc, ensure_ascii=False).encode(), source_tool="t")
     named = _named_jq(stub.note)
     got = scope.structure.jq(stub.handle, named, budget=65536).items
-    if named == "keys":
-        assert got == [sorted(doc)] and _next_read(doc) is None
+    if named == "keys[]":
+        assert got == sorted(doc) and _next_read(doc) is None
         return
-    assert got == [_value_at(doc, named)]
+    assert got == _outputs_at(doc, named)
 
 
 def test_a_key_of_a_lone_surrogate_is_spilled_and_never_named(scope):
@@ -141,7 +142,7 @@ def test_any_key_a_note_names_reads_its_value(scope, doc, pad):
     stub = scope.spill(json.dumps(doc).encode(), source_tool="t")
     named = _named_jq(stub.note)
     got = scope.structure.jq(stub.handle, named, budget=65536).items
-    if named == "keys":
-        assert got == [sorted(doc)]
+    if named == "keys[]":
+        assert got == sorted(doc)
         return
-    assert got == [_value_at(doc, named)]
+    assert got == _outputs_at(doc, named)

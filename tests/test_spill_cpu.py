@@ -473,7 +473,7 @@ def test_the_stub_json_without_preview_and_note_is_counted_as_the_encoder_writes
 def test_a_note_writes_each_call_as_render_call_writes_it_whole(handle, content_type, covered, next_line, size):
     note = stub._Note(handle, size + 1, 1 + size // 40, None, content_type)
     assert note.call == call_start("read_handle", handle=handle)
-    structure = {"json": {"jq": "keys"}, "html": {"view": "text"}}.get(content_type)  # (a table's rows, JSON lines'
+    structure = {"json": {"jq": "keys[]"}, "html": {"view": "text"}}.get(content_type)  # (a table's rows, JSON lines'
     rows = {"jsonl": {"record": 1, "records": 10}, "csv": {"row": 1, "rows": 20}}.get(content_type)  # records: text)
     if content_type == "json" and size + 1 > MAX_JQ_DOCUMENT_BYTES:  # no shape: no path read past the jq bound
         structure = None

@@ -335,7 +335,7 @@ def test_jq_errors_of_the_filter_stand_as_they_are(tools, scratch_scope):
 
 
 @pytest.mark.parametrize(("data", "fit", "by"), [
-    (b'{"items": [' + b'{"id": 1}, ' * 2000 + b'{"id": 2}]}', 'read it with jq= (e.g. jq="keys"', "offset="),
+    (b'{"items": [' + b'{"id": 1}, ' * 2000 + b'{"id": 2}]}', 'read it with jq= (e.g. jq="keys[]"', "offset="),
     (b'{"id": 1}\n' * 2000, "read it with record= (e.g. record=1", "line="),
 ])
 def test_view_text_over_json_names_the_read_that_fits(tools, scratch_scope, data, fit, by):
@@ -357,7 +357,7 @@ def test_a_row_read_of_one_line_json_names_byte_ranges_not_lines(tools, scratch_
         handle = scratch_scope.spill(data, source_tool="t").handle
         with pytest.raises(InvalidArgument) as caught:
             tools.call("read_handle", {"handle": handle, "row": 1})
-        assert f"read it with jq= (e.g. jq=\"keys\", then a path into what one of them holds), or {by} or by search" \
+        assert f"read it with jq= (e.g. jq=\"keys[]\", then a path into what one of them holds), or {by} or by search" \
             in str(caught.value)
 
 

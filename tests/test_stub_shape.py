@@ -376,7 +376,7 @@ def test_every_call_a_big_contents_note_names_succeeds(scope, case):
         with pytest.raises(PatternTooLong, match="longer than"):
             tools.call("read_handle", {"handle": stub.handle, "pattern": "REGEX"})
     structure = [args for _, args in calls if "jq" in args]
-    assert structure == {"json": [{"handle": stub.handle, "jq": "keys"}],
+    assert structure == {"json": [{"handle": stub.handle, "jq": "keys[]"}],
                          "array_past_jq": [{"handle": stub.handle, "jq": ".[]"}],
                          "object_past_jq": [{"handle": stub.handle, "jq": ".KEY[]"}]}.get(case, [])
     if case.endswith("past_jq"):
@@ -417,9 +417,9 @@ def test_the_note_of_a_json_array_names_a_read_of_its_first_item(scope):
     value: tests/test_json_next.py)."""
     items = [{"id": i, "name": f"item {i}", "tags": ["a", "b"]} for i in range(3000)]
     stub = scope.spill(json.dumps(items).encode(), source_tool="api.list")
-    assert 'jq=".[0]"' in stub.note and 'jq="keys"' not in stub.note, stub.note
+    assert 'jq=".[0]"' in stub.note and 'jq="keys' not in stub.note, stub.note
     assert scope.structure.jq(stub.handle, ".[0]").items == [items[0]]
-    assert 'jq="keys"' in scope.spill(json.dumps({f"k{i}": items for i in range(40)}).encode(),
+    assert 'jq="keys[]"' in scope.spill(json.dumps({f"k{i}": items for i in range(40)}).encode(),
                                       source_tool="api.get").note
 
 

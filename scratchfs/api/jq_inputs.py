@@ -52,7 +52,7 @@ def refuse_inputs(filter: str, slurping: bool = False) -> None:
     if filter.strip() == PLACEHOLDER:
         raise InvalidArgument(f'jq="{PLACEHOLDER}" is the stub\'s placeholder: write a jq filter in its place, e.g. '
                               + ('jq="length" (how many), jq="map(.name)", jq="group_by(.unit) | map({unit: .[0].unit, '
-                                 'n: length})"' if slurping else 'jq="keys", jq=".items[0]", jq="length"'))
+                                 'n: length})"' if slurping else 'jq="keys[]", jq=".items[0]", jq="length"'))
     if not calls_inputs(filter):
         return
     if slurping:

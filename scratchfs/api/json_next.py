@@ -4,7 +4,7 @@
 shape does not when the shape names every key (``JSON object, 3 keys: data: array(300) of {id: int}, total: int,
 meta: {a: int}``), so the note then names a read that goes further: into the largest value (most items or keys; a
 long string after every container): ``.data[0]``, an array's first item when its items hold arrays or objects;
-``.data``, an array of scalars; ``.meta | keys``, an object whose keys the shape does not list; ``.meta``, one whose
+``.data``, an array of scalars; ``.meta | keys[]``, an object whose keys the shape does not list; ``.meta``, one whose
 keys it lists; ``.text``, a string of 200 characters or more. A key whose name the shape does not show whole and as
 it is (shortened, a character replaced by ``?``, a lone surrogate no UTF-8 note can carry) is never named.
 """
@@ -57,7 +57,7 @@ def object_read(value: dict, fit: tuple[int, int] | None) -> str | None:
             reads.append((f"{path}[0]" if nested else path, len(item) + 2))  # (items of scalars: all)
         elif isinstance(item, dict) and item:
             listed = depth >= 1 and len(item) <= width
-            reads.append((path if listed else f"{path} | keys", len(item) + 2))
+            reads.append((path if listed else f"{path} | keys[]", len(item) + 2))
         elif isinstance(item, str) and len(item) >= LONG_STRING_CHARS:
             reads.append((path, 1))
     return _best(reads)
@@ -81,7 +81,7 @@ def _entry_read(entry: TopEntry) -> tuple[str, int] | None:
         return (f"{path}[0]" if nested else path), entry.count + 2
     if entry.kind == "object" and entry.count:
         listed = entry.count <= min(len(entry.names), LISTED_KEYS)
-        return (path if listed else f"{path} | keys"), entry.count + 2
+        return (path if listed else f"{path} | keys[]"), entry.count + 2
     if entry.kind == "str" and entry.count >= LONG_STRING_CHARS:
         return path, 1
     return None

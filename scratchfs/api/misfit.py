@@ -35,10 +35,10 @@ _EXAMPLES: dict[str, tuple[tuple[str, dict[str, object]], ...]] = {
     "csv": (("row= (rows with the header, e.g. ", {}), ("row=1", {"row": 1}),
             ("; columns= picks some) or jq= with slurp=true (all rows at once)", {})),
     "binary": (("offset= and length=", {"offset": 0, "length": DEFAULT_READ_BYTES}), (" (byte ranges)", {})),
-    "json": (("jq= (e.g. ", {}), ('jq="keys"', {"jq": "keys"}), (", then a path into what one of them holds)", {})),
+    "json": (("jq= (e.g. ", {}), ('jq="keys[]"', {"jq": "keys[]"}), (", then a path into what one of them holds)", {})),
     "jsonl": (("record= (e.g. ", {}), ("record=1", {"record": 1}), ("; jq= with it filters each record)", {}))}
 """The reads that fit a kind, in words split at their examples, each example with its arguments (none: words alone):
-an example is a call that runs on any content of its kind (``keys`` on an object or an array)."""
+an example is a call that runs on any content of its kind (``keys[]`` on an object or an array)."""
 _FITS = {"html": 'view="text" (the page\'s readable text) or select= (the text of the elements a CSS selector '
                  'matches, e.g. select="h2")',
          "terminal": 'view="text" (rendered as a terminal shows it)',

@@ -258,7 +258,7 @@ class _Note:
     content's average line length, and content whose lines are longer than that gets no line read. Content that may
     hold a line over :data:`~scratchfs.engine.patterns.MAX_LINE_BYTES` (``longest_line``: at least its longest
     line's bytes; unknown, ``size - lines + 1``) is searched by match, not by pattern (a pattern search refuses such a
-    line); a JSON document over :data:`~scratchfs.engine.structure.MAX_JQ_DOCUMENT_BYTES` gets no ``jq="keys"``
+    line); a JSON document over :data:`~scratchfs.engine.structure.MAX_JQ_DOCUMENT_BYTES` gets no ``jq="keys[]"``
     (jq filters are refused there; path reads stream), but the path ``.[]`` when it is an array (its items stream a
     page at a time) and ``.KEY[]`` when it is an object (its shape names the keys and what each holds: the items of
     one key's array or object stream a page at a time, where ``.KEY`` would be read whole first, 27 s for an 83 MB
@@ -423,7 +423,7 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     finds text in compressed bytes.
     ``longest_line``: at least the bytes of the content's longest line, if known (what the note may search by).
     ``next_read``: the jq filter a JSON document's note names, chosen by its shape's describer
-    (:attr:`~scratchfs.api.shape.Shape.next_read`; ``None``: ``keys``, or ``.[0]`` for an array). ``top``: a JSON
+    (:attr:`~scratchfs.api.shape.Shape.next_read`; ``None``: ``keys[]``, or ``.[0]`` for an array). ``top``: a JSON
     document's top level, ``"array"`` or ``"object"`` (:attr:`~scratchfs.api.shape.Shape.top`; ``None``: neither).
     ``tail``: the content's last bytes (``head+tail``'s preview shows some; at least :data:`LAST_LINES_BYTES` of them
     size the read of the last lines the note names, else -- the head not holding the end either -- they are told

@@ -1,6 +1,6 @@
 """The structure read a stub's note names next (:mod:`scratchfs.api.stub`): the one that fits its content type --
 ``jq=`` over a JSON document (the read its shape's describer chose, :attr:`~scratchfs.api.shape.Shape.next_read`,
-else ``keys``), the rows of a table (CSV/TSV, or aligned by spaces) or the records of JSON lines from the first the
+else ``keys[]``), the rows of a table (CSV/TSV, or aligned by spaces) or the records of JSON lines from the first the
 preview does not show whole (counted as the engine's rows and records reads count them: a CSV row may span lines,
 blank lines are no record), an HTML page's or terminal output's text view -- and the reads by match and by
 pattern."""
@@ -35,7 +35,8 @@ def after_handle(**arguments: object) -> str:
 
 
 ROWS, RECORDS = 20, 10  # the rows and the records a note's read asks for
-_KEYS = after_handle(jq="keys")  # a JSON object's keys (its shape does not name them all)
+_KEYS = after_handle(jq="keys[]")  # a JSON object's keys, one result each (a page of them, then a cursor: "keys"
+# is one array, whose JSON past a page is cut into an escaped "part", 2 bytes more a key): its shape names not all
 _TEXT_VIEW = after_handle(view="text")  # an HTML page's text, terminal output rendered
 PLACEHOLDERS = {"match": "TEXT", "pattern": "REGEX"}
 """What a note writes for the model's own needle and pattern (a search of them finds nothing, saying why)."""
@@ -53,7 +54,7 @@ def structure_call(call: str, content_type: str | None, shape: str | None, size:
                    next_read: str | None, top: str | None = None) -> str | None:
     """The structure reads (each after ``call``, the ``read_handle(handle=...`` start, but the first) a note names for a
     content of ``size`` bytes, ``None`` for none: the text view of terminal output; a table aligned by spaces' rows and
-    one jq over all of them; a JSON document's ``next_read`` (the jq filter its shape's describer chose) or ``keys``,
+    one jq over all of them; a JSON document's ``next_read`` (the jq filter its shape's describer chose) or ``keys[]``,
     past :data:`~scratchfs.engine.structure.MAX_JQ_DOCUMENT_BYTES` a path that streams; JSON texts one after another's
     filter run on each; a table's or JSON lines' ``slurp=true`` within its bound -- their rows or records read, which
     depends on the preview, is :class:`RowsAfter`'s. ``top``: a JSON document's top level, ``"array"`` or ``"object"``
@@ -66,7 +67,7 @@ def structure_call(call: str, content_type: str | None, shape: str | None, size:
         return _SLURP
     if content_type == "json" and size > MAX_JQ_DOCUMENT_BYTES:  # past the jq bound only paths stream
         return {"array": _BY_ITEMS, "object": _BY_KEY}.get(top or "")
-    if content_type == "json" and next_read is not None:  # every key named: not jq="keys"
+    if content_type == "json" and next_read is not None:  # every key named: not jq="keys[]"
         return after_handle(jq=next_read)
     if content_type == "json" and top == "array":
         return _FIRST_ITEM  # (an array's keys are its indices: its first item shows what they hold)
