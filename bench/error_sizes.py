@@ -189,6 +189,17 @@ def main() -> None:
             # (review revS): a repeat whose empty iteration captures a group a backreference names
             "empty repeat captured": ("read_handle", {"handle": handle, "pattern": "(a?^()|a)*\\2"}),
         })
+        # the seventh session of 2026-12-05 (helper replies5): a search that finds nothing says where it looked
+        # and, over at most 1 MiB, the spelling that matches, its call named (api.miss_hints)
+        dpkg = scope.spill((Path(__file__).resolve().parent.parent / "fixtures" / "tools" /
+                            "dpkg-l.txt").read_bytes(), source_tool="dpkg").handle
+        cases.update({
+            "miss, nothing near": ("read_handle", {"handle": dpkg, "match": "zebra"}),
+            "miss from an offset": ("read_handle", {"handle": dpkg, "match": "zebra", "offset": 1000}),
+            "miss, case": ("read_handle", {"handle": dpkg, "pattern": "gnu bourne again shell"}),
+            "miss, spelling": ("read_handle", {"handle": dpkg, "match": "add_and_remove"}),
+            "count miss, case": ("read_handle", {"handle": dpkg, "match": "DEBIAN BASE SYSTEM", "count": True}),
+        })
         scope.scratch_write("big", b"value")
         lost = scope.spill(b"y" * 200_000, source_tool="t").handle  # a file of its own, removed from outside
         store.blobs.unlink("run-42", "agent-1", store.index.lookup("run-42", "agent-1", "handle", lost,
