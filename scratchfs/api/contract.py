@@ -54,7 +54,7 @@ from scratchfs.api.search_calls import ENCODING_STRUCTURE, encoding_refusal
 from scratchfs.api.search_reply import as_given, count_reply, matches_reply, window_hits, window_json
 from scratchfs.api.structure_choice import structure_read
 from scratchfs.api.stub import shown_preview
-from scratchfs.api.tools import TOOL_SPECS, check_arguments
+from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_not_empty
 from scratchfs.api.views import fit, lead_inside_character, piece, reads_as_text, reply_size, to_json
 from scratchfs.engine.structure.paging import cursor_position
 from scratchfs.foundation.calls import render_call
@@ -308,7 +308,13 @@ class ScratchTools:
         apply: mixing the options of two modes is an invalid argument), or by structure (``jq``, ``record``,
         ``records``, ``row``, ``rows``, ``columns``, ``view``, ``select``, ``cursor``: :func:`structure_reply`); a
         search with ``view="text"`` searches the text view (:meth:`~scratchfs.api.scope.Scope.search`);
-        see the module docstring for the result; ``encoding``: :mod:`scratchfs.api.encodings` (no structure read)."""
+        see the module docstring for the result; ``encoding``: :mod:`scratchfs.api.encodings` (no structure read).
+        An argument given empty (``match=""``, ``jq=""``, ``columns=[]``) is refused as :meth:`call` refuses it
+        (:func:`~scratchfs.api.tools.check_not_empty`): InvalidArgument naming the call that works."""
+        given = {"handle": handle, "offset": offset or None, "length": length, "line": line, "lines": lines,
+                 "match": match, "pattern": pattern, "ignore_case": ignore_case or None, "context": context,
+                 "max_matches": max_matches, "budget": budget, "before": before, "encoding": encoding, **structure}
+        check_not_empty("read_handle", {k: v for k, v in given.items() if v is not None})
         return self._read_handle(False, handle, offset, length, line, lines, match, pattern, ignore_case, context,
                                  max_matches, budget, before, encoding, **structure)
 
