@@ -41,6 +41,12 @@ the same lines, where main gave 5,483 B of JSON (json.dumps' separators) of its 
 At 16:30 UTC (main after the sixth session's merges, idle): pattern="openat(" on that strace output, naming
 match="openat(" and pattern="openat\\(" as calls, 335 B (348 B as a JSON string); pattern="[[:alpha:]]+", naming
 the pattern with ASCII ranges, 269 B (helper newuser6's refusals).
+At 17:40 UTC (helper replies5, load about 8), searches of ``dpkg -l`` (fixtures/tools/dpkg-l.txt) that find
+nothing, as reply JSON: "zebra" 169 B (its note, "no match in the whole content (9,488 bytes)", 45 B as a JSON
+string), from offset 1000 179 B, pattern="gnu bourne again shell" naming the same search with ignore_case=True
+496 B (note 214 B; the rest is the note's call as data, "calls"), match="add_and_remove" naming
+pattern="add[-_ .]?and[-_ .]?remove" 473 B (note 197 B), a count of "DEBIAN BASE SYSTEM" 459 B (before: the same
+replies without a note, 116-149 B, main at f1275d4).
 """
 
 from __future__ import annotations
