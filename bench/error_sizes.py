@@ -41,6 +41,12 @@ the same lines, where main gave 5,483 B of JSON (json.dumps' separators) of its 
 At 16:30 UTC (main after the sixth session's merges, idle): pattern="openat(" on that strace output, naming
 match="openat(" and pattern="openat\\(" as calls, 335 B (348 B as a JSON string); pattern="[[:alpha:]]+", naming
 the pattern with ASCII ranges, 269 B (helper newuser6's refusals).
+At 17:40 UTC (helper replies5, load about 8), searches of ``dpkg -l`` (fixtures/tools/dpkg-l.txt) that find
+nothing, as reply JSON: "zebra" 169 B (its note, "no match in the whole content (9,488 bytes)", 45 B as a JSON
+string), from offset 1000 179 B, pattern="gnu bourne again shell" naming the same search with ignore_case=True
+496 B (note 214 B; the rest is the note's call as data, "calls"), match="add_and_remove" naming
+pattern="add[-_ .]?and[-_ .]?remove" 473 B (note 197 B), a count of "DEBIAN BASE SYSTEM" 459 B (before: the same
+replies without a note, 116-149 B, main at f1275d4).
 """
 
 from __future__ import annotations
@@ -188,6 +194,17 @@ def main() -> None:
             "pattern [[:alpha:]]+": ("read_handle", {"handle": strace.handle, "pattern": "[[:alpha:]]+"}),
             # (review revS): a repeat whose empty iteration captures a group a backreference names
             "empty repeat captured": ("read_handle", {"handle": handle, "pattern": "(a?^()|a)*\\2"}),
+        })
+        # the seventh session of 2026-12-05 (helper replies5): a search that finds nothing says where it looked
+        # and, over at most 1 MiB, the spelling that matches, its call named (api.miss_hints)
+        dpkg = scope.spill((Path(__file__).resolve().parent.parent / "fixtures" / "tools" /
+                            "dpkg-l.txt").read_bytes(), source_tool="dpkg").handle
+        cases.update({
+            "miss, nothing near": ("read_handle", {"handle": dpkg, "match": "zebra"}),
+            "miss from an offset": ("read_handle", {"handle": dpkg, "match": "zebra", "offset": 1000}),
+            "miss, case": ("read_handle", {"handle": dpkg, "pattern": "gnu bourne again shell"}),
+            "miss, spelling": ("read_handle", {"handle": dpkg, "match": "add_and_remove"}),
+            "count miss, case": ("read_handle", {"handle": dpkg, "match": "DEBIAN BASE SYSTEM", "count": True}),
         })
         scope.scratch_write("big", b"value")
         lost = scope.spill(b"y" * 200_000, source_tool="t").handle  # a file of its own, removed from outside

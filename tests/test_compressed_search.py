@@ -58,6 +58,8 @@ def test_the_compressed_miss_note_keeps_the_reply_within_its_budget(scope, budge
 def test_no_compressed_note_on_other_binary_content_or_a_search_from_an_offset(scope):
     tools = ScratchTools(scope)
     png = scope.spill(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 64, source_tool="curl").handle
-    assert "note" not in tools.call("read_handle", {"handle": png, "match": "def openhook"})
+    missed = tools.call("read_handle", {"handle": png, "match": "def openhook"})  # (where it looked, alone)
+    assert missed["note"] == "no match in the whole content (16,392 bytes)" and "calls" not in missed
     gz = scope.spill(gzip.compress(TEXT), source_tool="curl").handle
-    assert "note" not in tools.call("read_handle", {"handle": gz, "match": "def openhook", "offset": 10})
+    missed = tools.call("read_handle", {"handle": gz, "match": "def openhook", "offset": 10})
+    assert missed["note"].startswith("no match in bytes 10-") and "compress" not in missed["note"]

@@ -79,6 +79,9 @@ def test_an_empty_argument_is_refused_with_the_call_that_works(tools, scratch_sc
     assert [c.to_json() for c in refused.value.calls] == [call] and len(text.encode()) < 400
     assert text.endswith(str(refused.value.calls[0]))  # the call, as the model reads it
     assert check_arguments(call["tool"], call["arguments"]) == call["arguments"]  # a call the tool takes
+    with pytest.raises(InvalidArgument) as direct:  # the Python method, not through call(): refused the same way
+        tools.read_handle(handle, **given)  # (match="" read a byte range there: helper replies5)
+    assert error_text(direct.value) == text and direct.value.calls == refused.value.calls
 
 
 @pytest.mark.parametrize(("tool", "given"), [("scratch_read", {"key": ""}), ("scratch_delete", {"key": ""}),

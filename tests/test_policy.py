@@ -255,3 +255,41 @@ def test_a_large_dict_is_spilled_by_the_rule_that_judges_it():
     assert not should_spill(Observation("q", ["x" * 8186], "query"))  # 8,192: not over the threshold
     assert not should_spill(Observation("q", {"a": object()}, "query"))  # no JSON text: never spilled
     assert not should_spill(Observation("q", {"a": "x" * 100000}, "effect"))
+
+
+def _json_cost(value: object) -> int:
+    """The plain Python answer: bytes of JSON a structure costs the model, its text as a JSON string."""
+    text = json.dumps(value, ensure_ascii=False)
+    return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass")) - 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(content=st.lists(_JSON_VALUES, min_size=1, max_size=40), near=st.integers(min_value=-40, max_value=40))
+def test_should_spill_a_structure_near_its_threshold_agrees_with_python(content, near):
+    """should_spill stops writing a structure's JSON once it is over the threshold (helper replies5): the answer is
+    the same as the whole text's, for thresholds around its size."""
+    threshold = max(0, _json_cost(content) + near)
+    assert should_spill(Observation("q", content, "query"), threshold) == (_json_cost(content) > threshold)
+
+
+def test_should_spill_a_50_mb_structure_reads_a_few_pieces(monkeypatch):
+    """It wrote all of a structure's JSON, in pieces, to learn that it was over 8 KiB: 50 MB here, ~800 pieces."""
+    from scratchfs.foundation import json_pieces as pieces_module
+
+    written = []
+    whole = pieces_module.json_pieces
+
+    def counted(value, *args):
+        for piece in whole(value, *args):
+            written.append(len(piece))
+            yield piece
+
+    monkeypatch.setattr(pieces_module, "json_pieces", counted)
+    big = ["r" * 100] * 500_000  # 51 MB of JSON text, one string shared: 4 MB of memory
+    assert should_spill(Observation("q", big, "query"))
+    assert len(written) <= 8 and sum(written) < 300_000, (len(written), sum(written))
+    written.clear()
+    assert not should_spill(Observation("q", big[:10], "query"))  # (small: written whole, 1 KiB)
+    assert sum(written) == len(json.dumps(big[:10]))
+    assert should_spill(Observation("q", [*big[:100], object()], "query"))  # (past the threshold: not written)
+    assert not should_spill(Observation("q", [object(), *big], "query"))  # (in the head: no JSON text)

@@ -181,7 +181,7 @@ def test_a_pattern_ending_lines_that_misses_crlf_content_names_the_pattern_that_
     lf = scratch_scope.spill(data.replace(b"\r\n", b"\n"), source_tool="t").handle
     assert tools.call("read_handle", {"handle": lf, "pattern": "value=7000$"})["windows"]  # (LF: found, no note)
     missed = tools.call("read_handle", {"handle": lf, "pattern": "value=7001$"})
-    assert "note" not in missed
+    assert missed["note"] == f"no match in the whole content ({len(data) - 20} bytes)"  # (no CRLF advice)
 
 
 def _call_args(call: str) -> dict:

@@ -49,7 +49,7 @@ def test_stub_note_names_the_exact_next_calls(scope):
     assert len(stub.to_json().encode()) <= 1536
     assert f'read_handle(handle="{stub.handle}", offset={covered})' in stub.note
     # one line of 4,000 bytes: a line read of as many lines as hold about 4 KiB -- that one line
-    assert f'read_handle(handle="{stub.handle}", line=1, lines=1)' in stub.note
+    assert f'read_handle(handle="{stub.handle}", lines=1)' in stub.note  # (line=1: the default, left out)
     assert f'read_handle(handle="{stub.handle}", pattern="REGEX")' in stub.note
 
 

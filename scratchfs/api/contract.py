@@ -41,24 +41,23 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from scratchfs.api.archive import MEMBERS_VIEW
 from scratchfs.api.bounds import bounded_range, check_end
 from scratchfs.api.counting import count_matches
 from scratchfs.api.encodings import check_encoding, search_form
 from scratchfs.api.fixed import Squeeze, small
 from scratchfs.api.listing import listing_reply
 from scratchfs.api.missing import LOST_KEY
-from scratchfs.api.read_mixes import only_one_read, refuse_mixed
+from scratchfs.api.read_mixes import refuse_mixed
 from scratchfs.api.results import LineSlice, Matches, Slice
 from scratchfs.api.scope import Scope
 from scratchfs.api.search_calls import ENCODING_STRUCTURE, encoding_refusal
 from scratchfs.api.search_reply import as_given, count_reply, matches_reply, window_hits, window_json
-from scratchfs.api.structured import StructureReads
+from scratchfs.api.structure_choice import structure_read
 from scratchfs.api.stub import shown_preview
-from scratchfs.api.tools import TOOL_SPECS, check_arguments
+from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_not_empty
 from scratchfs.api.views import fit, lead_inside_character, piece, reads_as_text, reply_size, to_json
-from scratchfs.engine.structure.paging import check_resumes_at, cursor_position
-from scratchfs.foundation.calls import Advice, Call, render_call
+from scratchfs.engine.structure.paging import cursor_position
+from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.checks import HANDLE_RE, check_flag, check_int, check_key, check_utf8
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import (
@@ -182,7 +181,7 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
     for name, value in () if checked else given.items():  # the reply echoes them and is measured as UTF-8
         check_utf8(value, name)
     reads = scope.structure
-    read = _structure_read(reads, handle, offset, given, call_budget)
+    read = structure_read(reads, handle, offset, given, call_budget)
     shown = {k: v for k, v in given.items() if k != "cursor"}
     onward = {k: v for k, v in shown.items() if k != "raw_offset"}  # (a view's cursor says where it goes on)
     place = "row" if {"row", "rows", "columns"} & given.keys() else "record" if {"record", "records"} & \
@@ -252,57 +251,6 @@ MIN_PAGE_BYTES = 256
 """The smallest budget a structure page is read with (room for its own fields and some content)."""
 
 
-def _structure_read(reads: StructureReads, handle: str, offset: int, given: dict[str, Any], call_budget: int | None
-                    ) -> Callable[[int], Any]:
-    """The reader (of ``reads``) for the structure arguments ``given``: a function of the page's budget.
-    Raises InvalidArgument for arguments that do not make one read (a byte ``offset`` is ``view``'s alone)."""
-    cursor = given.get("cursor")
-    if offset and given.get("view") != "text":  # 0 is the default: only a view="text" read starts at a byte offset
-        mode = ", ".join(sorted(given.keys() - {"cursor"})) or "cursor"
-        raise InvalidArgument(f"offset cannot be combined with {mode}: a structure read starts where its own "
-                              "arguments say (row=, record=, or the cursor its next_call gives); offset= is for "
-                              'byte, line and search reads and view="text"')
-    if given.get("slurp"):
-        only_one_read(given, {"slurp", "jq", "cursor"})
-        return lambda b: reads.slurp(handle, given.get("jq"), cursor=cursor, budget=b, call_budget=call_budget)
-    if "select" in given:
-        only_one_read(given, {"select", "cursor"})
-        return lambda b: reads.select(handle, given["select"], cursor=cursor, budget=b)
-    if given.get("view") == MEMBERS_VIEW:  # an archive's members, page by page
-        only_one_read(given, {"view", "cursor"})
-        return lambda b: reads.members(handle, cursor=cursor, budget=b)
-    if "view" in given:
-        if given["view"] != "text":
-            raise InvalidArgument(f'view must be "text" or "members", not {str(given["view"])[:40]!r}')
-        only_one_read(given, {"view", "raw_offset", "cursor"})
-        if cursor is not None and (offset or "raw_offset" in given):  # (the cursor goes on where it says)
-            raise InvalidArgument(f"{'offset' if offset else 'raw_offset'}= starts a text view read and cannot be "
-                                  "given beside a cursor, which goes on where the last page stopped: pass the "
-                                  "next_call as written, or start from the offset without a cursor")
-        return lambda b: reads.text(handle, offset, cursor=cursor, budget=b, raw_offset=given.get("raw_offset"))
-    if {"row", "rows", "columns"} & given.keys():
-        only_one_read(given, {"row", "rows", "columns", "cursor"})
-        if cursor is not None and "row" in given:
-            check_resumes_at(cursor, given["row"], "row", 3)  # (number, offset, chars)
-        return lambda b: reads.rows(handle, given.get("row", 1), given.get("rows", 50), columns=given.get("columns"),
-                                    cursor=cursor, budget=b, call_budget=call_budget)
-    if {"record", "records"} & given.keys():
-        only_one_read(given, {"record", "records", "jq", "cursor"})
-        if cursor is not None and "record" in given:
-            check_resumes_at(cursor, given["record"], "record", 4)
-        return lambda b: reads.records(handle, given.get("record", 1), given.get("records", 50),
-                                       jq=given.get("jq"), cursor=cursor, budget=b, call_budget=call_budget)
-    if "jq" in given:
-        only_one_read(given, {"jq", "cursor"})
-        return lambda b: reads.jq(handle, given["jq"], cursor=cursor, budget=b, call_budget=call_budget)
-    if "raw_offset" in given:  # (what is left: raw_offset, a cursor)
-        at = given["raw_offset"]
-        raise InvalidArgument(Advice.of('raw_offset goes with view="text": ', Call.of(
-            "read_handle", handle=handle, view="text", raw_offset=at), " starts the text view of terminal output at "
-            f"the line holding byte {at}"))
-    raise InvalidArgument("a cursor continues a structure read: give the read's own arguments too (next_call does)")
-
-
 # -- the tools ------------------------------------------------------------------------------------------------------
 
 
@@ -360,7 +308,13 @@ class ScratchTools:
         apply: mixing the options of two modes is an invalid argument), or by structure (``jq``, ``record``,
         ``records``, ``row``, ``rows``, ``columns``, ``view``, ``select``, ``cursor``: :func:`structure_reply`); a
         search with ``view="text"`` searches the text view (:meth:`~scratchfs.api.scope.Scope.search`);
-        see the module docstring for the result; ``encoding``: :mod:`scratchfs.api.encodings` (no structure read)."""
+        see the module docstring for the result; ``encoding``: :mod:`scratchfs.api.encodings` (no structure read).
+        An argument given empty (``match=""``, ``jq=""``, ``columns=[]``) is refused as :meth:`call` refuses it
+        (:func:`~scratchfs.api.tools.check_not_empty`): InvalidArgument naming the call that works."""
+        given = {"handle": handle, "offset": offset or None, "length": length, "line": line, "lines": lines,
+                 "match": match, "pattern": pattern, "ignore_case": ignore_case or None, "context": context,
+                 "max_matches": max_matches, "budget": budget, "before": before, "encoding": encoding, **structure}
+        check_not_empty("read_handle", {k: v for k, v in given.items() if v is not None})
         return self._read_handle(False, handle, offset, length, line, lines, match, pattern, ignore_case, context,
                                  max_matches, budget, before, encoding, **structure)
 

@@ -176,17 +176,14 @@ def json_text(content: dict[str, Any] | list[Any] | tuple[Any, ...]) -> str:
 
 def _json_head(value: dict[str, Any] | list[Any] | tuple[Any, ...], limit: int) -> str | None:
     """A structure's JSON text (:func:`json_text`) when it is at most ``limit`` characters, else its first pieces,
-    just past ``limit`` characters; ``None`` when it has none (whatever writing it raises). All of it is written,
-    in pieces (:class:`~scratchfs.foundation.json_pieces.JsonText`), never held whole: a structure with no JSON
-    text is told whatever its size."""
+    just past ``limit`` characters (:class:`~scratchfs.foundation.json_pieces.JsonText`: the rest is never written,
+    whatever the size: over ``limit`` characters is over ``limit`` bytes of JSON); ``None`` when writing those
+    raises (a value JSON has no form for among them)."""
     try:
         text = JsonText(value, limit)
-        if text.whole is not None:
-            return text.whole
-        text.drained_size()  # (the rest written and dropped)
     except Exception:
         return None
-    return text.head_text()
+    return text.whole if text.whole is not None else text.head_text()
 
 
 def should_spill(
@@ -208,9 +205,10 @@ def should_spill(
 
     Cheap: a result longer than the threshold (characters, or bytes) is over it without a look at its text, as its
     JSON is at least that long; one of at most a sixth of it is under it (a character or byte is at most 6 bytes of
-    JSON); only those between are measured (microseconds for 8 KiB). A structure's text is written whole, in pieces
-    (its first ``threshold_bytes`` characters kept, the memory bounded), so that one with no JSON text is never
-    judged over.
+    JSON); only those between are measured (microseconds for 8 KiB). A structure's text is written in pieces up to
+    just past ``threshold_bytes`` characters and no further (a 50 MB one: a few pieces, not all of it): one whose
+    text fails there (``{"a": object()}``) is never judged over, but one that fails only past them is judged over,
+    as :meth:`scratchfs.Scope.offload` judges it before it spills the text (which then passes it through, logged).
     """
     if obs.stub is not None or obs.result_class not in frozenset(spill_classes):
         return False

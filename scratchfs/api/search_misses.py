@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.bounds import bounded_miss, check_search_end, offset_past_end
 from scratchfs.api.entries import reading
+from scratchfs.api.miss_hints import plain_miss
 from scratchfs.api.results import Matches, bounded_resume, stopped_note
 from scratchfs.api.search_calls import HINT_CALL_BYTES, same_search
 from scratchfs.api.shape import binary_format
@@ -75,10 +76,11 @@ def stored_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, h
             return _hinted(opened, result, offset)
 
 
-def _hinted(opened: Any, result: Matches, offset: int) -> Matches:
+def _hinted(opened: Any, result: Matches, offset: int, said: bool = True) -> Matches:
     """``result`` (a search of ``opened``'s stored content from byte ``offset``) with :func:`text_view_hint`'s note
     on a miss from the start: the content's first :data:`SNIFFED_UTF8_BYTES` bytes read when the note needs them
-    (non-ASCII text sought in content whose shape does not say whether it is UTF-8; a pattern holding ``$``)."""
+    (non-ASCII text sought in content whose shape does not say whether it is UTF-8; a pattern holding ``$``); a miss
+    it gives no reason for: :func:`~scratchfs.api.miss_hints.plain_miss`'s (``said``: with where it looked)."""
     size, kind, shape = opened.entry.size, opened.entry.content_type, opened.entry.shape
     not_utf8 = not_utf8_said(shape)
     missed = _missed(result, offset)  # (what follows only then: a pattern parsed again, a read)
@@ -87,7 +89,11 @@ def _hinted(opened: Any, result: Matches, offset: int) -> Matches:
     head = opened.reader.read(0, min(size, SNIFFED_UTF8_BYTES)) if sniff_utf8 or fixed else b""
     if sniff_utf8 and head:
         not_utf8 = invalid_utf8_bytes(head[: len(head) - utf8_partial_tail(head)] if len(head) < size else head) > 0
-    return text_view_hint(result, kind, offset, shape, not_utf8, fixed if b"\r\n" in head else None)
+    hinted = text_view_hint(result, kind, offset, shape, not_utf8, fixed if b"\r\n" in head else None)
+    if hinted.note is None and not hinted.windows and hinted.next_offset is None and hinted.stopped is None:
+        return replace(hinted, note=plain_miss(opened, hinted, offset, said))  # (where it looked; a spelling that
+        # matches: miss_hints)
+    return hinted
 
 
 def whole_miss_note(opened: Any, handle: str, needle: bytes | None, pattern: str | None, ignore_case: bool,
@@ -95,12 +101,13 @@ def whole_miss_note(opened: Any, handle: str, needle: bytes | None, pattern: str
     """The note of a search over the whole stored content of ``opened`` (an open entry, read under
     :func:`~scratchfs.api.entries.reading`) that found nothing -- a count (``count=true``) from byte 0, or the last
     matches (``before=<size>``) from byte 0 --: :func:`text_view_hint`'s, as a forward search from the start that
-    found nothing says it (its call a forward search, with the default context and number of matches), or ``None``
-    when it says nothing; its calls repeat ``budget``, the reply budget the call gave. Raises what a read of the
+    found nothing says it (its call a forward search, with the default context and number of matches; a spelling
+    that matches, :func:`~scratchfs.api.miss_hints.plain_miss`, without where it looked), or ``None`` when it says
+    nothing; its calls repeat ``budget``, the reply budget the call gave. Raises what a read of the
     entry raises (NotFound, CorruptBlob)."""
     asked = Matches(handle, needle, [], opened.entry.size, None, pattern, ignore_case, DEFAULT_CONTEXT,
                     DEFAULT_MATCHES, opened.entry.content_type == "binary", budget=budget)
-    return _hinted(opened, asked, 0).note
+    return _hinted(opened, asked, 0, said=False).note
 
 
 def _missed(found: Matches, offset: int) -> bool:

@@ -13,7 +13,8 @@ a reply over budget keeps the windows that fit and the next one cut to fit (its 
 after the last; from the end, its last matches and less context before: a window whose context the budget cut
 says ``cut`` too), then, for one window alone, less context a side, then the first match cut; ``next_offset`` is
 the first match not shown. A window of binary content whose bytes are text is text, ``"encoding": "text"``. A
-search a pattern's time limit (or bound) stopped says so in its ``note``, the byte it stopped at.
+search a pattern's time limit (or bound) stopped says so in its ``note``, the byte it stopped at; one that found
+nothing says where it looked, and a spelling that matches (:mod:`scratchfs.api.miss_hints`).
 With ``view="text"`` (an HTML page): ``view`` too, and offsets, lines and ``size`` are the text
 view's; of terminal output (``match`` only, :mod:`scratchfs.api.view_search`): the text as its view shows it,
 offsets, lengths and lines the stored output's, each window's ``data`` its bytes rendered (``rendered``), and a
@@ -33,6 +34,7 @@ from typing import Any
 from scratchfs.api.counting import MatchCount, empty_match_note
 from scratchfs.api.encodings import encode_needle
 from scratchfs.api.fixed import Squeeze
+from scratchfs.api.miss_hints import unhinted
 from scratchfs.api.results import Matches, bounded_resume
 from scratchfs.api.search_misses import NOT_UTF8_MISS
 from scratchfs.api.views import piece, reads_as_text, reply_size
@@ -413,11 +415,12 @@ def as_given(found: Matches, match: str | bytes | None, pattern: str | None) -> 
     """A search of text in a single-byte encoding (``found.encoding``: its ``match`` and ``pattern`` sought as
     :func:`~scratchfs.api.encodings.search_form` writes them over the stored bytes) as the call gave it: ``match``
     that encoding's bytes, ``pattern`` the call's, which its next_call repeats; and no note that the stored bytes
-    are not UTF-8 (:func:`~scratchfs.api.search_misses.single_byte_note`): they were sought as they are. A search
-    without an encoding is returned as it is."""
+    are not UTF-8 (:func:`~scratchfs.api.search_misses.single_byte_note`): they were sought as they are; nor the
+    spelling a miss's note names (:func:`~scratchfs.api.miss_hints.unhinted`: its call seeks the rewritten
+    needle). A search without an encoding is returned as it is."""
     if found.encoding is None:
         return found
-    note = None if found.note is not None and str(found.note).startswith(NOT_UTF8_MISS) else found.note
+    note = None if found.note is not None and str(found.note).startswith(NOT_UTF8_MISS) else unhinted(found.note)
     return replace(found, match=None if match is None else encode_needle(match, found.encoding), pattern=pattern,
                    note=note)
 

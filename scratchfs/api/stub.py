@@ -17,6 +17,7 @@ from scratchfs.api.shape_binary import TarMember, compressed_format, tar_listing
 from scratchfs.api.stub_reads import BY_MATCH, BY_PATTERN, MEMBERS, rows_after, structure_call
 from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
 from scratchfs.engine.patterns import MAX_LINE_BYTES
+from scratchfs.foundation.calls import without_defaults
 from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, MAX_STUB_BYTES
 from scratchfs.foundation.text import decode_or_none, plural, quote, utf8_prefix, utf8_suffix_start
 
@@ -308,9 +309,8 @@ class _Note:
         shown = plural(len(members), "member")
         end = min(first.offset + first.size, self.size)  # (bounded at the member's end: next_call stays in it)
         length = max(1, min(first.size, DEFAULT_READ_BYTES))  # (4096, the default: left out, as render_call does)
-        by_member = (f"{self.call}, offset={first.offset!r}" + (f", length={length!r}" if length != DEFAULT_READ_BYTES
-                                                                else "") + (f", end={end!r})" if end > first.offset
-                                                                            else ")"))
+        bound = end if end > first.offset else None
+        by_member = f"{self.call}{_settings(offset=first.offset, length=length, end=bound)})"
         what = ("an uncompressed tar archive, the preview lists its first" if self.format == "tar" else
                 "a zip archive whose members are stored uncompressed, the preview lists its first" if not packed else
                 "a zip archive, the preview lists its first")
@@ -354,20 +354,28 @@ class _Note:
                     f"range. Next: {by_range} | {by_other}.")
         count = self.count if head_count is None else head_count
         last = self.count if tail_count is None else tail_count
-        by_line = f" | {self.call}, line={next_line!r}{_lines(count)})" if count else ""  # call_with(line=, lines=)
+        by_line = f" | {self.call}{_line_read(next_line, count)})" if count else ""  # (call_with)
         if self.tail_lines and tail_offset is None and last and self.lines >= next_line + count + last:
-            by_line += f" | {self.call}, line={-last!r}{_lines(last)})"  # the last lines
+            by_line += f" | {self.call}{_line_read(-last, last)})"  # the last lines
         return f"{what}; the preview shows {shows}. Next: {by_range}{by_line} | {by_other}."
 
 
 _WIDE = {"UTF-16LE text": 'pattern="p\\x00y\\x00" for "py"', "UTF-16BE text": 'pattern="\\x00p\\x00y" for "py"'}
 
 
-def _lines(count: int) -> str:
-    """A line read's ``, lines=N`` after its ``line=``, empty for the default 50 (as
-    :func:`~scratchfs.foundation.calls.without_defaults` leaves it out of every call written, as it does a range
-    read's default ``length=4096`` and ``offset=0``)."""
-    return "" if count == DEFAULT_LINES else f", lines={count!r}"
+def _settings(**numbers: int | None) -> str:
+    """A read's numeric arguments as its call writes them after the handle (``, offset=512, end=1024``): ``None``
+    and the defaults left out by :func:`~scratchfs.foundation.calls.without_defaults`, the one rule of every call
+    written (a line read's ``lines=50``, a range read's ``length=4096`` and ``offset=0``)."""
+    kept = without_defaults("read_handle", {k: v for k, v in numbers.items() if v is not None})
+    return "".join(f", {name}={value!r}" for name, value in kept.items())
+
+
+@functools.lru_cache(maxsize=256)
+def _line_read(line: int, lines: int) -> str:
+    """:func:`_settings` of a line read (``, line=120, lines=30``), kept: a stub's fitting writes the same ones for
+    each preview it tries (``python bench/run.py --only T1``: the spill path)."""
+    return _settings(line=line, lines=lines)
 
 _TAIL_KINDS = ("log", "text")  # contents whose note names their last lines too (line=-N), when the preview ends before
 

@@ -322,7 +322,6 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
             tool refuses empty, after every other fault (the message names the call that works:
             :func:`~scratchfs.api.empty_arguments.empty_refusal`).
     """
-    from jsonschema import Draft202012Validator
     from jsonschema.exceptions import best_match
 
     tools = ", ".join(sorted(TOOL_SPECS))
@@ -343,12 +342,8 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
     if name == "read_handle" and "context" in arguments:  # one message naming both forms (null included)
         given = arguments["context"]
         check_context(int(given) if isinstance(given, float) and given.is_integer() else given)
-    validator = _VALIDATORS.get(name)
-    if validator is None:
-        validator = _VALIDATORS[name] = Draft202012Validator(spec.input_schema)
-    errors = list(validator.iter_errors(arguments))
-    empty = [k for k in empty_arguments(arguments) if k in ("handle", "jq", "select") or any(
-        list(e.absolute_path) == [k] for e in errors)]  # (refused empty: told with the call that works, below)
+    errors = list(_validator(name).iter_errors(arguments))
+    empty = _refused_empty(arguments, errors)  # (told with the call that works, below)
     error = best_match(e for e in errors if not (e.absolute_path and e.absolute_path[0] in empty))
     if error is not None:
         where = ".".join(str(p) for p in error.absolute_path)
@@ -367,6 +362,36 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
         raise empty_refusal(name, arguments, empty)
     return {k: int(v) if isinstance(v, float) and v.is_integer() and _integral(spec.input_schema["properties"][k])
             else v for k, v in arguments.items()}
+
+
+def check_not_empty(name: str, arguments: Mapping[str, Any]) -> None:
+    """Refuse the arguments of a call of tool ``name`` given empty that :func:`check_arguments` refuses so (its
+    schema's least length or items, a handle, a jq filter or selector of white space), as it refuses them, for a
+    call that is not checked against the schema (a face's Python method called directly); the others unchecked.
+
+    Raises:
+        InvalidArgument: :func:`~scratchfs.api.empty_arguments.empty_refusal`'s, naming the call that works.
+    """
+    given = {k: arguments[k] for k in empty_arguments(arguments)}
+    if given and (empty := _refused_empty(given, list(_validator(name).iter_errors(given)))):
+        raise empty_refusal(name, arguments, empty)
+
+
+def _validator(name: str) -> Any:
+    """The schema validator of tool ``name`` (made once)."""
+    from jsonschema import Draft202012Validator
+
+    validator = _VALIDATORS.get(name)
+    if validator is None:
+        validator = _VALIDATORS[name] = Draft202012Validator(TOOL_SPECS[name].input_schema)
+    return validator
+
+
+def _refused_empty(arguments: Mapping[str, Any], errors: list[Any]) -> list[str]:
+    """The names of ``arguments`` given empty that the tool refuses so: a handle, a jq filter or selector (white
+    space alone), and those the schema ``errors`` name (a least length or number of items)."""
+    return [k for k in empty_arguments(arguments) if k in ("handle", "jq", "select") or any(
+        list(e.absolute_path) == [k] for e in errors)]
 
 
 _MEANT: dict[str, dict[str, str]] = {"read_handle": {
@@ -484,5 +509,5 @@ def _check_shape(name: str, arguments: Mapping) -> None:
             stack.extend((where, item, depth + 1) for item in items)
 
 
-__all__ = ["MAX_ARGUMENT_DEPTH", "TOOL_SPECS", "ToolSpec", "check_arguments", "check_read_modes", "meant_argument",
-           "tool_specs"]
+__all__ = ["MAX_ARGUMENT_DEPTH", "TOOL_SPECS", "ToolSpec", "check_arguments", "check_not_empty", "check_read_modes",
+           "meant_argument", "tool_specs"]

@@ -1,0 +1,152 @@
+"""What a search of stored content that found nothing says when its content's kind gives no reason
+(:func:`~scratchfs.api.search_misses.text_view_hint` gives those): where it looked -- the whole content, or the bytes
+from its ``offset`` to the end -- and, when a cheap check finds it, the spelling that does match, with the exact
+call that finds it: the same search ignoring case (``ignore_case=true``), or, for a ``match`` of several words
+(``user_id``, ``userId``, ``user id``), a pattern that finds them with any of ``-``, ``_``, `` ``, ``.`` or nothing
+between them, ignoring case.
+
+The check is bounded: it runs only when the bytes searched (``offset`` to the end) are at most
+:data:`HINT_SPAN_BYTES` (1 MiB), as at most two more searches of them (each stopping at its first match), a pattern's
+within :data:`HINT_SECONDS` of the regex engine; a larger search says where it looked alone, so a miss in a 1 GB
+blob is never searched twice. A note is at most :data:`NOTE_BYTES` of JSON (a long needle's call is named in words:
+"the same call with ...")."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from scratchfs.api.results import Matches
+from scratchfs.api.views import reply_size
+from scratchfs.engine.patterns import PatternMatcher
+from scratchfs.engine.search import Hit, Sink, search
+from scratchfs.foundation.calls import Advice, Call
+from scratchfs.foundation.errors import ScratchError
+from scratchfs.foundation.text import plural
+
+__all__ = ["HINT_SECONDS", "HINT_SPAN_BYTES", "NOTE_BYTES", "NO_MATCH", "plain_miss", "unhinted"]
+
+HINT_SPAN_BYTES = 1 << 20
+"""Most bytes searched (``offset`` to the end) for which a miss is searched again for a spelling that matches."""
+
+HINT_SECONDS = 0.25
+"""Seconds a pattern's check may spend in the regex engine (a slower one gives no hint)."""
+
+NO_MATCH = "no match in "
+"""How a plain miss's note starts (:func:`plain_miss`)."""
+
+_SHOWN_CHARS = 40  # (of the text a spelling found, quoted in the note: at most _SHOWN_BYTES of JSON)
+_SHOWN_BYTES = 48
+NOTE_BYTES = 299
+"""Most bytes of JSON (a string) of a miss's note: a longer hint leaves out the text found, then writes its call in
+words."""
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\x00-\x7f]+")  # (ASCII words, camelCase split)
+_BETWEEN = "[-_ .]?"
+
+
+def plain_miss(opened: Any, found: Matches, offset: int, said: bool = True) -> str | Advice | None:
+    """The note of ``found``, a forward search of ``opened``'s stored content (an open entry, read under
+    :func:`~scratchfs.api.entries.reading`) from byte ``offset`` to the end that found nothing: ``"no match in the
+    whole content (N bytes)"`` (or ``"in bytes OFFSET-SIZE"``), and, when the bytes searched are at most
+    :data:`HINT_SPAN_BYTES`, the spelling that matches with its call (:func:`_case_hint`, then
+    :func:`_spelling_hint`), at most :data:`NOTE_BYTES` of JSON (the text found left out, then the call written
+    in words, when a long needle or settings make it longer); ``said=False`` (a count's or a search from the
+    end's, whose reply says where it looked): ``"no match; "`` and the hint alone, or ``None`` when there is none.
+    Never raises for the check (a failed one gives no hint); a read raises what it raises (NotFound,
+    CorruptBlob)."""
+    size = found.size
+    where = (f"the whole content ({plural(size, 'byte')})" if not offset else
+             f"bytes {offset}-{size} (from offset= to the end)")
+    plain = f"{NO_MATCH}{where}" if said else None
+    if size - offset > HINT_SPAN_BYTES:
+        return plain
+    hint = _case_hint(opened, found, offset) or _spelling_hint(opened, found, offset)
+    if hint is None:
+        return plain
+    (seen, unseen), call, words = hint
+    tries = [Advice.of(plain or "no match", "; ", lead, way) for way in (call, words) for lead in (seen, unseen)]
+    return next((note for note in tries if reply_size(str(note)) <= NOTE_BYTES), tries[-1])
+
+
+def unhinted(note: object) -> object:
+    """``note`` without the hint :func:`plain_miss` adds (its calls seek the text as written: not for a search in a
+    single-byte encoding, whose needle was rewritten); any other note as it is."""
+    text = str(note) if note is not None else ""
+    if text.startswith("no match; ") and isinstance(note, Advice) and note.calls:
+        return None
+    return text.split("; ", 1)[0] if text.startswith(NO_MATCH) else note
+
+
+_Hint = tuple[tuple[str, str], Call, str]
+"""A hint: (its words with the text found, without it), its call, and the call in words."""
+
+
+def _sought(found: Matches) -> str | None:
+    """The needle (as text; ``None`` for bytes that are not UTF-8) or the pattern of ``found``."""
+    if found.pattern is not None:
+        return found.pattern
+    try:
+        return (found.match or b"").decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _case_hint(opened: Any, found: Matches, offset: int) -> _Hint | None:
+    """The same search ignoring case, when ``found`` did not and that finds a match (the first one's text and
+    line said)."""
+    sought = _sought(found)
+    if found.ignore_case or sought is None:
+        return None
+    hit = _first(opened, sought if found.pattern is not None else re.escape(sought), offset)
+    if hit is None:
+        return None
+    what = "pattern" if found.pattern is not None else "match"
+    return ((f"ignoring case it matches {_text(opened, hit)} (line {hit.line}): ", "it matches ignoring case: "),
+            _call(found, offset, **{what: sought}), "the same call with ignore_case=true")
+
+
+def _spelling_hint(opened: Any, found: Matches, offset: int) -> _Hint | None:
+    """For a ``match`` of two or more words: the pattern of its words with a separator or none between them, ignoring
+    case, when it finds a match (the first one's text and line said)."""
+    sought = _sought(found) if found.pattern is None else None
+    words = _WORDS.findall(sought or "")
+    if len(words) < 2 or ("".join(words) == sought and not any(w[:1].isupper() for w in words[1:])):
+        return None  # (one word, or words run together with no case to split them at)
+    pattern = _BETWEEN.join(re.escape(word) for word in words)
+    hit = _first(opened, pattern, offset)
+    if hit is None:
+        return None
+    return ((f"spelled {_text(opened, hit)} here (line {hit.line}): ", "spelled otherwise here: "),
+            _call(found, offset, pattern=pattern),
+            f"the same call with pattern= its words joined by {_BETWEEN} and ignore_case=true")
+
+
+def _first(opened: Any, pattern: str, offset: int) -> Hit | None:
+    """The first match of ``pattern``, ignoring case, from byte ``offset`` of ``opened``, or ``None`` (none, or
+    the check failed: past :data:`HINT_SECONDS`, a match too long)."""
+    try:
+        matcher = PatternMatcher(pattern, True, timeout=HINT_SECONDS)
+        got = search(opened.reader, matcher, offset, 0, 1, 4096, opened.lines.line_of_frame, Sink)
+    except ScratchError:  # (a note is never worth an error)
+        return None
+    return got.windows[0].matches[0] if got.windows else None
+
+
+def _text(opened: Any, hit: Hit) -> str:
+    """The text of ``hit`` as JSON (quoted): its first :data:`_SHOWN_CHARS` characters, fewer when their JSON is
+    longer than :data:`_SHOWN_BYTES` (control characters escaped), ``...`` after a text cut."""
+    data = opened.reader.read(hit.offset, min(hit.length, 4 * _SHOWN_CHARS)).decode("utf-8", "replace")
+    keep = min(len(data), _SHOWN_CHARS)
+    while True:
+        cut = keep < len(data) or hit.length > 4 * _SHOWN_CHARS
+        shown = json.dumps(data[:keep] + ("..." if cut else ""), ensure_ascii=False)
+        if keep <= 1 or len(shown.encode("utf-8")) <= _SHOWN_BYTES:
+            return shown
+        keep -= 1
+
+
+def _call(found: Matches, offset: int, **sought: str) -> Call:
+    """The search ``found`` answered, from ``offset``, seeking ``sought`` ignoring case."""
+    return Call.of("read_handle", handle=found.handle, **sought, offset=offset or None, ignore_case=True,
+                   context=found.context, max_matches=found.max_matches, budget=found.budget)

@@ -1,0 +1,146 @@
+"""A search that finds nothing said nothing (helper replies5): ``match="zebra"`` answered ``windows: []`` and null
+cursors, no word that the whole entry was searched, and ``pattern="Hello"`` over "hello" no hint. A miss's note now
+says where it looked, and, when a cheap check over at most 1 MiB finds it, the spelling that matches (ignoring
+case; a match's words joined otherwise), with the call that finds it: followed, that call finds what the plain
+Python answer finds."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scratchfs.api.contract import ScratchTools, window_hits
+from scratchfs.api.miss_hints import HINT_SPAN_BYTES, NOTE_BYTES
+from scratchfs.api.views import reply_size
+from scratchfs.cli.app import main
+from scratchfs.mcp.server import ScopeResolver, run_scratch_tool
+
+DPKG = (Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "dpkg-l.txt").read_bytes()  # real dpkg -l
+
+
+def _follow(tools: ScratchTools, reply: dict) -> dict:
+    """The search the note's call names (its ``calls``, as data), run."""
+    (call,) = reply["calls"]
+    assert call["tool"] == "read_handle"
+    return tools.call("read_handle", call["arguments"])
+
+
+def test_a_miss_says_the_whole_content_was_searched(scope):
+    tools = ScratchTools(scope)
+    handle = scope.spill(DPKG, source_tool="shell").handle
+    reply = tools.call("read_handle", {"handle": handle, "match": "zebra"})
+    assert reply["windows"] == [] and reply["next_call"] is None
+    assert reply["note"] == f"no match in the whole content ({len(DPKG):,} bytes)" and "calls" not in reply
+    reply = tools.call("read_handle", {"handle": handle, "match": "zebra", "offset": 100})
+    assert reply["note"] == f"no match in bytes 100-{len(DPKG)} (from offset= to the end)"
+
+
+@pytest.mark.parametrize("what", [{"pattern": "Hello"}, {"match": "Hello"}])
+def test_a_miss_that_matches_ignoring_case_names_that_call(scope, what):
+    tools = ScratchTools(scope)
+    handle = scope.spill("say hello\nand hello again\n", source_tool="t").handle
+    reply = tools.call("read_handle", {"handle": handle, **what})
+    assert reply["note"] == (f'no match in the whole content (26 bytes); ignoring case it matches "hello" (line 1): '
+                             f'read_handle(handle="{handle}", {next(iter(what))}="Hello", ignore_case=True)')
+    found = _follow(tools, reply)
+    assert [hit["offset"] for w in found["windows"] for hit in window_hits(w)] == [4, 14]
+
+
+def test_the_hint_on_real_output_finds_what_python_finds(scope):
+    tools = ScratchTools(scope)
+    handle = scope.spill(DPKG, source_tool="shell").handle
+    reply = tools.call("read_handle", {"handle": handle, "match": "gnu bourne again shell", "context": 0})
+    at = DPKG.lower().index(b"gnu bourne again shell")
+    line = DPKG[:at].count(b"\n") + 1
+    assert f'"GNU Bourne Again SHell" (line {line})' in reply["note"]
+    found = _follow(tools, reply)
+    assert found["windows"][0]["offset"] == at and found["windows"][0]["data"] == "GNU Bourne Again SHell"
+
+
+@pytest.mark.parametrize("needle", ["add_and_remove", "addAndRemove", "ADD-AND-REMOVE users"])
+def test_a_match_of_words_spelled_otherwise_names_the_pattern_that_finds_it(scope, needle):
+    tools = ScratchTools(scope)
+    handle = scope.spill(DPKG, source_tool="shell").handle
+    reply = tools.call("read_handle", {"handle": handle, "match": needle, "context": 0, "max_matches": 1})
+    assert 'spelled "add and remove' in reply["note"], reply
+    found = _follow(tools, reply)
+    assert found["windows"][0]["offset"] == DPKG.index(b"add and remove")
+    assert found["windows"][0]["data"].lower().replace(" ", "") == re.sub(r"[-_ ]", "", needle.lower())
+
+
+def test_the_hint_is_bounded_by_the_bytes_searched(scope):
+    """A miss over more than HINT_SPAN_BYTES is not searched again: where it looked alone; the same miss over the
+    last bytes (offset=) is, and its call repeats the offset."""
+    tools = ScratchTools(scope)
+    data = b"x" * HINT_SPAN_BYTES + b"\nsay hello\n"
+    handle = scope.spill(data, source_tool="t").handle
+    reply = tools.call("read_handle", {"handle": handle, "match": "Hello"})
+    assert reply["note"] == f"no match in the whole content ({len(data):,} bytes)" and "calls" not in reply
+    reply = tools.call("read_handle", {"handle": handle, "match": "Hello", "offset": 1000})
+    assert reply["calls"][0]["arguments"]["offset"] == 1000
+    assert _follow(tools, reply)["windows"][0]["match_offset"] == data.index(b"hello")
+
+
+def test_a_long_needle_or_wide_settings_keep_the_note_short(scope):
+    tools = ScratchTools(scope)
+    text = ("a" * 70 + "\n") * 5
+    handle = scope.spill(text, source_tool="t").handle
+    for needle in ("A" * 70, "A" * 10 + "\x01" * 30):
+        for extra in ({}, {"context": "line", "max_matches": 1000, "budget": 65536, "offset": 1}):
+            reply = tools.call("read_handle", {"handle": handle, "match": needle, **extra})
+            assert reply_size(reply["note"]) <= NOTE_BYTES, reply["note"]
+    handle = scope.spill(("a" * 250 + "\n") * 2, source_tool="t").handle
+    reply = tools.call("read_handle", {"handle": handle, "match": "A" * 200})
+    assert reply["note"].endswith("the same call with ignore_case=true") and "calls" not in reply
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(alphabet="abAB \n", max_size=60), needle=st.text(alphabet="abAB", min_size=1, max_size=4))
+def test_the_case_hint_against_python(scope, text, needle):
+    tools = ScratchTools(scope)
+    data = text.encode()
+    handle = scope.spill(data, source_tool="t").handle
+    reply = tools.call("read_handle", {"handle": handle, "match": needle, "context": 0})
+    if needle in text:
+        assert reply["windows"]
+        return
+    blind = re.search(re.escape(needle), text, re.IGNORECASE)
+    assert ("ignoring case" in reply["note"]) == (blind is not None), reply
+    if blind is not None:
+        assert _follow(tools, reply)["windows"][0]["offset"] == blind.start()
+
+
+def test_a_count_and_a_search_from_the_end_give_the_hint_alone(scope):
+    tools = ScratchTools(scope)
+    handle = scope.spill("say hello\n", source_tool="t").handle
+    counted = tools.call("read_handle", {"handle": handle, "match": "Hello", "count": True})
+    assert counted["matches"] == 0 and counted["note"].startswith('no match; ignoring case it matches "hello"')
+    last = tools.call("read_handle", {"handle": handle, "match": "Hello", "before": 10})
+    assert last["note"].startswith('no match; ignoring case it matches "hello"')
+    assert "note" not in tools.call("read_handle", {"handle": handle, "match": "zebra", "count": True})
+
+
+def test_a_search_in_a_single_byte_encoding_gives_no_hint(scope):
+    """Its needle is sought rewritten (the encoding's bytes): a call seeking it as written would seek other bytes."""
+    tools = ScratchTools(scope)
+    handle = scope.spill("say hello\n".encode("latin-1"), source_tool="t").handle
+    reply = tools.call("read_handle", {"handle": handle, "match": "Hello", "encoding": "latin-1"})
+    assert reply["note"] == "no match in the whole content (10 bytes)" and "calls" not in reply
+
+
+def test_mcp_and_the_cli_show_the_note(store):
+    handle = store.scope("r", "a").spill("say hello\n", source_tool="t").handle
+    result = run_scratch_tool(ScopeResolver(store, "r", "a"), "read_handle", {"handle": handle, "match": "Hello"},
+                              None)
+    assert not result.is_error and "ignoring case it matches" in json.loads(result.content[0].text)["note"]
+    done = CliRunner().invoke(main, ["read-handle", handle, "--match", "Hello", "--root", str(store.root),
+                                     "--run", "r", "--agent", "a"])
+    assert done.exit_code == 0, done.stderr
+    assert "ignoring case it matches" in json.loads(done.stdout)["note"]
+    assert "the note's call as a command: " in done.stderr and "--ignore-case" in done.stderr
