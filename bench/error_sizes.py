@@ -38,6 +38,7 @@ pattern="" with context 186 B, jq="" 172 B, select=" " 208 B, cursor="" 193 B, c
 scratch_read key="" 151 B, scratch_write key="" 136 B (before: jsonschema's "'' should be non-empty", no call);
 row=1 of ``strace -f ls /usr`` (fixtures/tools/strace-f-ls-usr.txt) 262 B of error text naming the line read of
 the same lines, where main gave 5,483 B of JSON (json.dumps' separators) of its lines split at commas.
+
 At 16:30 UTC (main after the sixth session's merges, idle): pattern="openat(" on that strace output, naming
 match="openat(" and pattern="openat\\(" as calls, 335 B (348 B as a JSON string); pattern="[[:alpha:]]+", naming
 the pattern with ASCII ranges, 269 B (helper newuser6's refusals).
@@ -47,6 +48,8 @@ string), from offset 1000 179 B, pattern="gnu bourne again shell" naming the sam
 496 B (note 214 B; the rest is the note's call as data, "calls"), match="add_and_remove" naming
 pattern="add[-_ .]?and[-_ .]?remove" 473 B (note 197 B), a count of "DEBIAN BASE SYSTEM" 459 B (before: the same
 replies without a note, 116-149 B, main at f1275d4).
+At 17:25 UTC (helper mcp6), the proxy's upstream errors say how it ended: an upstream that never started (exited with
+code 1 during start-up) 213 B of error text, one killed mid-session ("the server was killed by SIGKILL") 200 B.
 """
 
 from __future__ import annotations
@@ -223,16 +226,18 @@ def main() -> None:
 
 
 def _proxy_replies() -> None:
-    """The MCP faces' own replies of this session: an upstream that never started (the error text a call gets) and
-    a request answered by a stop (the JSON-RPC line)."""
+    """The MCP faces' own replies of this session: an upstream that never started and one killed mid-session (the
+    error text a call gets) and a request answered by a stop (the JSON-RPC line)."""
     from scratchfs.foundation.errors import UpstreamUnavailable
     from scratchfs.mcp.stdio import error_reply
     from scratchfs.mcp.stop_signals import STOPPED, stop_message
-    from scratchfs.mcp.upstream import NOT_AGAIN
+    from scratchfs.mcp.upstream import NOT_AGAIN, exit_words
 
-    never = UpstreamUnavailable("npx: the server exited or closed its connection during start-up" + NOT_AGAIN)
+    never = UpstreamUnavailable(f"npx: {exit_words(1)} during start-up{NOT_AGAIN}")
+    killed = UpstreamUnavailable(f"npx: {exit_words(128 + 9)}{NOT_AGAIN}")
     stopped = error_reply(17, STOPPED, stop_message("scratchfs mcp-proxy", 15))
     for name, text, kind in (("upstream never started", error_text(never), "error text"),
+                             ("upstream killed", error_text(killed), "error text"),
                              ("request stopped", stopped, "JSON-RPC line")):
         print(f"{name:22s} {len(text.encode()):5d} B {kind}")
 

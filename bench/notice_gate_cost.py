@@ -80,7 +80,7 @@ def flood(count: int, kind: str, gated: bool) -> float:
     async def body() -> float:
         start = time.monotonic()
         async with upstream_stdio.upstream_stdio(sys.executable, [str(script), str(count), kind],
-                                                 dict(os.environ)) as (read_stream, write_stream):
+                                                 dict(os.environ)) as (read_stream, write_stream, _launcher):
             await write_stream.send(SessionMessage(JSONRPCRequest(jsonrpc="2.0", id=2, method="tools/call",
                                                                   params={"_meta": {"progressToken": 5}})))
             async for message in read_stream:

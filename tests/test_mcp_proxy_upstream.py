@@ -159,7 +159,7 @@ def test_the_upstreams_log_notifications_are_dropped_unread_and_its_progress_thi
     async def body():
         got = []
         async with upstream_stdio.upstream_stdio(sys.executable, [str(script)], dict(os.environ)) as (
-                read_stream, write_stream), read_stream, write_stream:
+                read_stream, write_stream, _launcher), read_stream, write_stream:
             for token in (5, 1, 2):
                 request = types.JSONRPCRequest(jsonrpc="2.0", id=token, method="tools/call",
                                                params={"_meta": {"progressToken": token}})
@@ -240,7 +240,7 @@ def test_a_flood_of_list_changes_reaches_the_client_as_its_first_and_its_last(tm
     async def body():
         got, answered = [], None
         async with upstream_stdio.upstream_stdio(sys.executable, [str(script)], dict(os.environ)) as (
-                read_stream, write_stream), read_stream, write_stream:
+                read_stream, write_stream, _launcher), read_stream, write_stream:
             await write_stream.send(SessionMessage(types.JSONRPCRequest(jsonrpc="2.0", id=2, method="tools/list")))
             with anyio.move_on_after(2.5):
                 async for message in read_stream:

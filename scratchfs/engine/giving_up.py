@@ -8,7 +8,10 @@ once the caller is cancelled. Cancelling kills the worker processes busy with th
 :func:`~scratchfs.engine.worker_pipe.kill_workers`), and until the call ends :func:`given_up` is true in its thread:
 the pattern engine then raises TimeoutError at its next step instead of running on in the thread
 (:mod:`scratchfs.engine.pattern_worker`), and no worker is taken for it (:meth:`~scratchfs.engine.worker_pipe.Pool.run`
-raises TimeoutError). What the call returns then is thrown away by its caller.
+raises TimeoutError, also when it was waiting for a busy pool's worker to come free: it is woken). While the call runs
+its thread is in :data:`~scratchfs.engine.worker_pipe.WATCHED`: a regex call of it runs in the thread for at most
+:data:`~scratchfs.engine.pattern_worker.WATCHED_SLICE_SECONDS` of CPU time before it moves to a worker, which a
+cancel kills, so a cancel stops it within that. What the call returns then is thrown away by its caller.
 """
 
 from __future__ import annotations
@@ -17,18 +20,20 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from scratchfs.engine.worker_pipe import GIVEN_UP, POOLS, given_up
+from scratchfs.engine.worker_pipe import GIVEN_UP, POOLS, WATCHED, given_up
 
 T = TypeVar("T")
 
 
 def kill_busy(thread: int) -> int:
     """Kill the worker processes busy with a call of the thread of ident ``thread`` (each is reaped and discarded by
-    that call, which sees it die). Returns how many were killed."""
+    that call, which sees it die), and wake a call of it waiting for a busy pool's worker to come free (it gives up,
+    not run, when the thread is in :data:`~scratchfs.engine.worker_pipe.GIVEN_UP`). Returns how many were killed."""
     killed = 0
     for pool in list(POOLS):
         with pool.cond:
             busy = [worker for worker in pool.workers if worker.thread == thread]
+            pool.cond.notify_all()  # (a call of the thread waiting for a busy worker to come free: it gives up)
         for worker in busy:
             try:
                 worker.process.kill()
@@ -60,12 +65,14 @@ class GivenUp:
                 self.finished.set()
                 raise TimeoutError("the call was given up before it began")
             self._thread = thread
+            WATCHED.add(thread)
         try:
             return func(*args)
         finally:
             with self._lock:  # (after this, a cancel no longer touches the thread: it may run another call)
                 self._thread = None
                 GIVEN_UP.discard(thread)
+                WATCHED.discard(thread)
             self.finished.set()
 
     def cancel(self) -> bool:

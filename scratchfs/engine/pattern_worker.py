@@ -8,7 +8,10 @@ first in the calling thread with ``concurrent=True`` (the GIL released, so other
 tenth of the search's limit, at most :data:`SLICE_SECONDS`; a call that needs longer is run again from its start in
 a worker process, and the search's later calls go there too until one of them is quick again (no buffer copies for
 a search of many short calls). Normal searches never leave the thread. A search ends at most a slice (times the
-CPU starvation of the process) after its deadline.
+CPU starvation of the process) after its deadline. A call that may be given up (:mod:`scratchfs.engine.giving_up`:
+its thread in :data:`~scratchfs.engine.worker_pipe.WATCHED`, an MCP tool call) gets a slice of at most
+:data:`WATCHED_SLICE_SECONDS` instead: the regex engine cannot be stopped inside a call, a worker can, and a cancel
+that came during a half-second slice stopped the search only at the slice's end.
 
 The worker is a fresh interpreter running this file by path (it imports only ``regex``; the process plumbing, and
 why not ``fork``: :mod:`scratchfs.engine.worker_pipe`). It gets only the pattern's core syntax and the bytes to
@@ -22,18 +25,23 @@ its next step, its worker killed, rather than at its deadline.
 from __future__ import annotations
 
 import pickle
+import threading
 import time
 from typing import Any
 
 import regex
 
-from scratchfs.engine.worker_pipe import WORKER_NAME, NoWorker, Pool, given_up, reply, requests
+from scratchfs.engine.worker_pipe import WATCHED, WORKER_NAME, NoWorker, Pool, given_up, reply, requests
 
-__all__ = ["FLAGS", "MAX_WORKERS", "SLICE_SECONDS", "Engine", "Span", "anchored_match", "first_match", "workers"]
+__all__ = ["FLAGS", "MAX_WORKERS", "SLICE_SECONDS", "WATCHED_SLICE_SECONDS", "Engine", "Span", "anchored_match",
+           "first_match", "workers"]
 
 SLICE_SECONDS = 0.5
 """Longest time limit of a call in the calling thread, in seconds of the process's CPU time, before it moves to a
 worker."""
+WATCHED_SLICE_SECONDS = 0.05
+"""Longest slice in the calling thread of a call that may be given up (see the module docstring): the most CPU time
+a cancel waits for."""
 MAX_WORKERS = 4
 """Most worker processes alive at once (idle ones are kept for the next slow search)."""
 FLAGS = regex.VERSION0 | regex.MULTILINE
@@ -72,13 +80,15 @@ class Engine:
         compiled: the pattern (compiled with :data:`FLAGS`).
         deadline: ``time.monotonic()`` value after which every call raises TimeoutError.
         timeout: the search's time limit in seconds; a call's slice in the thread is a tenth of it, at most
-            :data:`SLICE_SECONDS`.
+            :data:`SLICE_SECONDS` (:data:`WATCHED_SLICE_SECONDS` when the engine is made in a thread whose call may
+            be given up).
     """
 
     def __init__(self, compiled: regex.Pattern, deadline: float, timeout: float) -> None:
         self.compiled = compiled
         self.deadline = deadline
-        self.slice = min(SLICE_SECONDS, timeout / 10)
+        watched = threading.get_ident() in WATCHED
+        self.slice = min(WATCHED_SLICE_SECONDS if watched else SLICE_SECONDS, timeout / 10)
         self.remote = False  # a call outlasted its slice: this search's calls run in a worker
 
     def first(self, buf: bytearray, pos: int, endpos: int, partial: bool, limit: int) -> Span | None:

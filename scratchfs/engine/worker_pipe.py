@@ -59,8 +59,8 @@ from collections.abc import Iterator
 from typing import Any
 
 __all__ = ["BOOT", "BOOT_SECONDS", "CPU_SLACK_SECONDS", "GIVEN_UP", "IDLE_SECONDS", "LAST_WORDS_CHARS", "POOLS",
-           "STDERR_BYTES", "WORKERS_KILLED", "WORKER_NAME", "NoWorker", "Pool", "PoolBusy", "Worker", "given_up",
-           "kill_workers", "limit_cpu", "limit_memory", "limit_stderr", "read_frame", "reply", "requests",
+           "STDERR_BYTES", "WATCHED", "WORKERS_KILLED", "WORKER_NAME", "NoWorker", "Pool", "PoolBusy", "Worker",
+           "given_up", "kill_workers", "limit_cpu", "limit_memory", "limit_stderr", "read_frame", "reply", "requests",
            "write_frame"]
 
 WORKER_NAME = "__scratchfs_worker__"
@@ -214,8 +214,7 @@ class Pool:
     def take(self, deadline: float | None = None) -> Worker | None:
         """An idle or new worker. With a ``deadline``, waits until one comes free (raises PoolBusy past it);
         without, ``None`` when every one is busy. Raises NoWorker when none can be started (descriptors, memory)."""
-        taken = self._take(deadline)
-        return None if taken is None else taken[0]
+        return None if (taken := self._take(deadline)) is None else taken[0]
 
     def _take(self, deadline: float | None) -> tuple[Worker, float] | None:
         """:meth:`take`, with the seconds the call waited for busy workers to come free: 0.0 when one was idle or
@@ -226,6 +225,8 @@ class Pool:
             while not self.idle and self.alive >= self.size:
                 if deadline is None:
                     return None
+                if given_up():  # (woken by GivenUp.cancel, scratchfs.engine.giving_up: not run, no worker taken)
+                    raise TimeoutError
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise PoolBusy(f"busy: all {self.size} {self.label} worker processes were in use until the time "
@@ -264,7 +265,7 @@ class Pool:
         A worker started for the call is waited for until it is ready (at most :data:`BOOT_SECONDS`), and
         ``deadline`` moves on by the time it took to start: an interpreter's start and its imports, seconds on a
         loaded machine, are no part of the request's time limit (a regex that backtracks, a jq filter run away).
-        A call given up (:mod:`scratchfs.engine.giving_up`) before it has a worker is not run (TimeoutError).
+        A call given up (:mod:`scratchfs.engine.giving_up`) before it has a worker (woken if waiting) is not run.
 
         Args:
             keep: put the worker back among the idle ones after the answer (else stop it: it grew large).
@@ -402,6 +403,7 @@ POOLS: list[Pool] = []
 WORKERS_KILLED = threading.Event()
 """Set by :func:`kill_workers` ``final``: no worker is started after it (NoWorker); a call that sees it gives up."""
 GIVEN_UP: set[int] = set()  # idents of the threads whose call was given up (here, not in giving_up: workers load this)
+WATCHED: set[int] = set()  # idents of the threads running a call that may be given up (GivenUp.run)
 
 
 def given_up() -> bool:
@@ -483,15 +485,13 @@ def read_frame(fd: int, deadline: float | None) -> bytes:
 def requests() -> Iterator[Any]:
     """In a worker: the requests (unpickled) on stdin, until it closes (the parent is gone or stopped it) or none
     comes for the idle time given as ``argv[3]`` (seconds; see :class:`Worker`). Before yielding one, caps the
-    process's CPU time at what it used so far plus the request's time limit plus
-    :data:`CPU_SLACK_SECONDS` (:func:`limit_cpu`). No core files: a worker that crashes (jq past its C stack) or
-    is ended by SIGXCPU leaves none behind."""
+    process's CPU time at what it used so far plus the request's time limit plus :data:`CPU_SLACK_SECONDS`
+    (:func:`limit_cpu`). No core files: a worker that crashes (jq past its C stack) or that SIGXCPU ends leaves
+    none."""
     source = sys.stdin.buffer.fileno()
     idle_exit = float(sys.argv[3]) if len(sys.argv) > 3 else None
-    try:
+    with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
-    except (ValueError, OSError):
-        pass
     limit_stderr()
     write_frame(sys.stdout.buffer.fileno(), b"", None)  # ready: the worker file is loaded (Worker.wait_ready)
     while True:

@@ -35,9 +35,14 @@ program; the upstream in the proxy's own process group would receive the termina
 group signal reaches anyone once the proxy is SIGKILLed. A socket end closes on every death, on every POSIX system
 (macOS too), with no polling: the launcher sleeps in ``select`` until something happens.
 
-Limits: a child that leaves the upstream's process group (``setsid``, a daemon) escapes, as it escapes any group
-signal (the proxy still takes the launcher's exit for the upstream's, though such a child holds its pipe open); an
-upstream running as another user (setuid) cannot be signalled; a launcher itself SIGKILLed leaves the upstream's
+A child that leaves the upstream's process group (``setsid``, a daemon) escapes every group signal. On Linux the
+launcher is a subreaper (``PR_SET_CHILD_SUBREAPER``, no privilege needed): such a child, once its parent is gone (a
+daemon's double fork, or the upstream's exit or kill), is the launcher's child, which it reaps when it exits and
+SIGKILLs -- with the orphans that leaves, adopted in turn -- when it stops the upstream or the upstream exited
+(found in ``/proc`` by their parent pid: never another's process). Limits: elsewhere such a child escapes (the proxy
+still takes the launcher's exit for the upstream's, though such a child holds its pipe open), and on Linux too one
+whose parent, still in the group, outlives the SIGKILL (another user's); an upstream running as another user
+(setuid) cannot be signalled; a launcher itself SIGKILLed leaves the upstream's
 children on systems without ``PR_SET_PDEATHSIG`` (and them alone on Linux); a SIGSTOPped launcher acts when
 continued.
 """
@@ -59,6 +64,7 @@ STOP_SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP")
 NOT_STARTED = 127
 """The launcher's exit code when ``COMMAND`` cannot be started (as a shell's for a command not found)."""
 _PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
 
 
 def _death_signal() -> Callable[[], None] | None:
@@ -73,6 +79,63 @@ def _death_signal() -> Callable[[], None] | None:
     except (OSError, AttributeError):
         return None
     return lambda: prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+
+
+def _adopt_orphans() -> bool:
+    """On Linux, make the launcher the subreaper of its descendants (``PR_SET_CHILD_SUBREAPER``, no privilege needed):
+    an orphan among them -- a daemon that left the upstream's group with ``setsid`` and whose parent exited -- becomes
+    the launcher's child, which :func:`_adopted` finds. Returns whether it is set (never elsewhere)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _adopted(upstream: int) -> list[int]:
+    """The launcher's children but the upstream (orphans it adopted), from ``/proc`` (``[]`` without it)."""
+    me, found = os.getpid(), []
+    try:
+        entries = [entry for entry in os.listdir("/proc") if entry.isdigit() and int(entry) != upstream]
+    except OSError:
+        return []
+    for entry in entries:
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # (gone meanwhile)
+        if len(fields) > 1 and fields[1] == str(me).encode():
+            found.append(int(entry))
+    return found
+
+
+def _reap_adopted(upstream: int) -> list[int]:
+    """Reap the adopted orphans that exited; the pids of those still alive."""
+    alive = []
+    for pid in _adopted(upstream):
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                alive.append(pid)
+        except ChildProcessError:
+            pass
+    return alive
+
+
+def _kill_adopted(upstream: int, seconds: float) -> None:
+    """SIGKILL every adopted orphan -- and the orphans their deaths leave, adopted in turn -- and reap them, for at
+    most ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while (alive := _reap_adopted(upstream)) and time.monotonic() < deadline:
+        for pid in alive:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.01)
 
 
 def _signal_group(pgid: int, signum: int) -> None:
@@ -126,6 +189,7 @@ class Launcher:
 
     def run(self) -> int:
         """Start the upstream and keep it; returns the launcher's exit code."""
+        adopting = _adopt_orphans()
         try:
             child = subprocess.Popen(self.command, start_new_session=True,  # (the launcher runs no thread:)
                                      preexec_fn=_death_signal())  # noqa: PLW1509
@@ -146,28 +210,36 @@ class Launcher:
             if self.life in ready:  # the proxy's end closed: it is gone
                 return self.stop(child)
             os.read(self.wake, 512)
+            if adopting:  # (a SIGCHLD: an adopted orphan that exited is reaped, no zombie left)
+                _reap_adopted(child.pid)
 
     def ended(self, child: subprocess.Popen) -> int:
         """The upstream exited by itself: SIGTERM to what it left in its group, up to :attr:`grace` seconds for that
         to exit, SIGKILL to the rest (a child ignoring SIGTERM lived on, orphaned, and kept the proxy's pipe open:
-        the proxy took the exited upstream for a silent one). Returns the upstream's status."""
+        the proxy took the exited upstream for a silent one) and to the orphans the launcher adopted (Linux:
+        :func:`_adopt_orphans`). Returns the upstream's status."""
         _signal_group(child.pid, signal.SIGTERM)
         code = _status(child, None)  # (reaped: the group's id is not reused while the group has a member, POSIX)
         deadline = time.monotonic() + self.grace
         while _group_left(child.pid) and (left := deadline - time.monotonic()) > 0:
-            time.sleep(min(left, 0.02))  # (the group's members are not the launcher's children: no SIGCHLD)
+            _reap_adopted(child.pid)  # (members adopted, once orphaned, are reaped: a zombie is still in the group)
+            time.sleep(min(left, 0.02))
         _signal_group(child.pid, signal.SIGKILL)
+        _kill_adopted(child.pid, max(self.grace, 0.5))
         return code
 
     def stop(self, child: subprocess.Popen) -> int:
-        """SIGTERM to the upstream's group, :attr:`grace` seconds for the upstream to exit, SIGKILL to the group."""
+        """SIGTERM to the upstream's group, :attr:`grace` seconds for the upstream to exit, SIGKILL to the group and
+        to the orphans the launcher adopted (Linux: :func:`_adopt_orphans`)."""
         _signal_group(child.pid, signal.SIGTERM)
         deadline = time.monotonic() + self.grace
         while not _exited(child) and (left := deadline - time.monotonic()) > 0:
             if select.select([self.wake], [], [], left)[0]:
                 os.read(self.wake, 512)
         _signal_group(child.pid, signal.SIGKILL)
-        return _status(child, 5.0)
+        code = _status(child, 5.0)
+        _kill_adopted(child.pid, max(self.grace, 0.5))
+        return code
 
 
 def main(argv: list[str]) -> int:

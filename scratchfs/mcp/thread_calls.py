@@ -8,8 +8,9 @@ cancelled a runaway search and closed stdin exited only then (3.9 s for one sear
 for three). :func:`run_given_up_on_cancel` gives the call up instead
 (:class:`~scratchfs.engine.giving_up.GivenUp`: its worker processes killed, its search told to stop) and then waits
 for its thread to end, as it did before (shielded), so that the store is never closed under a call still running: a
-search still in its slice in the thread ends at the slice's end (:data:`~scratchfs.engine.pattern_worker.SLICE_SECONDS`
-of CPU time), a worker's call at once.
+search still in its slice in the thread ends at the slice's end (a given-up call's slice is at most
+:data:`~scratchfs.engine.pattern_worker.WATCHED_SLICE_SECONDS` of CPU time), a worker's call, or one waiting for a busy
+pool's worker, at once.
 """
 
 from __future__ import annotations

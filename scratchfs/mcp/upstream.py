@@ -26,6 +26,10 @@ log = logging.getLogger("scratchfs.mcp.proxy")
 NOT_AGAIN = ("; the proxy does not start it again: its own tools still answer, the upstream's once the proxy is "
              "restarted (its stderr holds the upstream's)")
 """What an upstream's failure to start, or its exit, adds to each call's error: how to go on."""
+EXIT_WAIT_SECONDS = 1.0
+"""Most seconds a call whose upstream connection closed waits for the upstream's launcher to exit, for the error to
+say how the upstream ended (the launcher exits within its grace, :data:`~scratchfs.mcp.upstream_stdio.LAUNCH_GRACE`,
+of the upstream's exit)."""
 
 
 class Upstream:
@@ -43,6 +47,7 @@ class Upstream:
         self.error: str | None = None
         self.ready = anyio.Event()
         self.closed = anyio.Event()  # set when the connection to the upstream ends (upstream_stdio)
+        self._launcher: Any = None  # the launcher's process (upstream_stdio): its returncode, how the upstream ended
         self._stop = anyio.Event()
         self._on_notification = on_notification
         self._started = 0.0  # anyio.current_time() as run began
@@ -63,7 +68,7 @@ class Upstream:
         self._started = anyio.current_time()
         try:
             async with upstream_stdio(config.command, list(config.args), env,
-                                      closed=self.closed) as (read_stream, write_stream), \
+                                      closed=self.closed) as (read_stream, write_stream, self._launcher), \
                     ClientSession(read_stream, write_stream, message_handler=self._on_message) as session, \
                     anyio.create_task_group() as self._sends:
                 init = await session.initialize()
@@ -72,7 +77,9 @@ class Upstream:
                 await self._stop.wait()
                 self._sends.cancel_scope.cancel()
         except Exception as exc:  # spawn, handshake or transport failure: report it on every call
-            self.error = self.error or f"{config.command}: {_describe(exc, self.closed.is_set())}{NOT_AGAIN}"
+            closed = self.closed.is_set()
+            code = None if self._launcher is None else self._launcher.returncode  # (stopped: exited, or never will)
+            self.error = self.error or f"{config.command}: {_describe(exc, closed, code)}{NOT_AGAIN}"
             log.error("scratchfs mcp-proxy: upstream %s", _one_line(self.error))
         finally:
             self.ready.set()
@@ -158,7 +165,12 @@ class Upstream:
             return await self.session.send_request(request, result_type, progress_callback=progress)
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED and self.closed.is_set():
-                self.error = f"{self.config.command}: the server exited or closed its connection{NOT_AGAIN}"
+                import anyio
+
+                with anyio.move_on_after(EXIT_WAIT_SECONDS):  # (its launcher exits right after it: how it ended)
+                    while self._launcher.returncode is None:
+                        await anyio.sleep(0.02)
+                self.error = f"{self.config.command}: {exit_words(self._launcher.returncode)}{NOT_AGAIN}"
                 raise UpstreamUnavailable(self.error) from None
             if exc.code == MALFORMED and exc.data == MALFORMED_MARK:
                 raise UpstreamUnavailable(f"{self.config.command}: malformed answer: {exc}") from None
@@ -180,14 +192,38 @@ def _one_line(what: object, chars: int = 300) -> str:
     return clipped(one_line(" ".join(str(what).split())), chars)
 
 
-def _describe(exc: BaseException, closed: bool) -> str:
-    """What failed the upstream's start; ``closed``: its connection had ended."""
+def exit_words(code: int | None) -> str:
+    """How the upstream ended, from its launcher's exit ``code`` (:mod:`scratchfs.mcp.launch`: the upstream's status,
+    128 + N for a signal N; negative: the launcher itself was killed by signal -code; ``None``: not known, the
+    connection closed without an exit seen)."""
+    if code is None:
+        return "the server exited or closed its connection"
+    if code < 0:
+        return f"its launcher was killed by {_signal_name(-code)}"
+    if code > 128 and (name := _signal_name(code - 128, "")):
+        return f"the server was killed by {name}"
+    return f"the server exited with code {code}"
+
+
+def _signal_name(number: int, unknown: str | None = None) -> str:
+    """``SIGKILL`` for 9; ``unknown`` (else ``signal N``) for a number no signal has."""
+    import signal
+
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}" if unknown is None else unknown
+
+
+def _describe(exc: BaseException, closed: bool, code: int | None = None) -> str:
+    """What failed the upstream's start; ``closed``: its connection had ended; ``code``: its launcher's exit code
+    (:func:`exit_words`), when it exited."""
     from mcp.shared.exceptions import MCPError
     from mcp_types import CONNECTION_CLOSED
 
     leaf = _leaf(exc)
     if closed and isinstance(leaf, MCPError) and leaf.code == CONNECTION_CLOSED:
-        return "the server exited or closed its connection during start-up"
+        return f"{exit_words(code)} during start-up"
     if isinstance(leaf, OSError) and leaf.strerror:
         return f"cannot start: {leaf.strerror}" + (f": {leaf.filename}" if leaf.filename else "")
     if isinstance(leaf, MCPError):  # (an echo of the request -- cat -- answers it 'Method not found')
@@ -195,4 +231,4 @@ def _describe(exc: BaseException, closed: bool) -> str:
     return str(leaf) or type(leaf).__name__
 
 
-__all__ = ["NOT_AGAIN", "Upstream"]
+__all__ = ["EXIT_WAIT_SECONDS", "NOT_AGAIN", "Upstream", "exit_words"]

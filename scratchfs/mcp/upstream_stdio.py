@@ -188,11 +188,11 @@ def valid_tools(tools: list) -> list:
 
 
 @asynccontextmanager
-async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
-                         limit: int = MAX_UPSTREAM_MESSAGE_BYTES,
-                         closed: Any = None) -> AsyncIterator[tuple[Any, Any]]:
-    """Start ``command args`` and yield ``(read_stream, write_stream)`` for a ``ClientSession``, as the SDK's
-    ``stdio_client`` does; on exit close its stdin and stop it (SIGTERM, then SIGKILL, to its whole group).
+async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str], limit: int = MAX_UPSTREAM_MESSAGE_BYTES,
+                         closed: Any = None) -> AsyncIterator[tuple[Any, Any, Any]]:
+    """Start ``command args``; yield ``(read_stream, write_stream)`` for a ``ClientSession``, as ``stdio_client``
+    does, and the launcher's ``anyio`` process (its ``returncode``: the upstream's status, see scratchfs.mcp.launch);
+    on exit close its stdin and stop it (SIGTERM, then SIGKILL, to its whole group).
 
     ``closed`` (an ``anyio.Event``) is set before the session can see the connection end: the upstream's stdout
     ended, it stopped reading its stdin, or the context exits. The SDK reports a closed connection as an error of
@@ -239,7 +239,7 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str],
         tg.start_soon(stdin_writer)
         tg.start_soon(end_on_exit, life, reading)
         try:
-            yield read_stream, write_stream
+            yield read_stream, write_stream, process
         finally:
             set_closed()
             with life:
