@@ -84,8 +84,9 @@ _FIXED = ('x,y\n1,2\r\n\r\n3,4\r\n\r\n\r\n5\n\n6,"a\n\r\nb"\n7\r8\n\r9\r\n\n' + 
           + '1,a"b\n2,"x""y",z\n"3\n\n"\n' + "\r\n".join(map(str, range(40))) + "\n\r\n\nlast")
 
 
-@pytest.mark.parametrize("window", [4, 16, 64, 4096])
+@pytest.mark.parametrize("window", [*range(4, 80), 4096])
 def test_every_row_n_of_a_table_of_every_line_end_and_blank_line(monkeypatch, window):
+    """Every window size of a few bytes: a window may end anywhere (inside a ``\\r\\n``, before a blank line)."""
     monkeypatch.setattr(row_jump, "WINDOW_BYTES", window)
     monkeypatch.setattr(row_jump, "QUOTE_GAP_BYTES", window // 4)
     body = _csv_rows(_FIXED)[1:]

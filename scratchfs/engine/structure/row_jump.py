@@ -23,10 +23,13 @@ __all__ = ["QUOTE_GAP_BYTES", "WINDOW_BYTES", "skip_lines", "skip_rows"]
 
 WINDOW_BYTES = 1024 * 1024
 """Bytes of the content held at a time while passing over rows."""
-QUOTE_GAP_BYTES = 16 * 1024
+QUOTE_GAP_BYTES = 1024
 """The rows reader reads on while the next quote (or lone ``\\r``) is nearer than this."""
+_NEAR_BYTES = 8192  # the most the rows reader reads at a time while passing over rows: it stops soon after
 _LONE_CR = re.compile(rb"\r(?!\n)")
 _ROW_BLANKS = (b"", b"\r")  # the lines (\n cut off) of a quote-free stretch the csv module reads as no row
+_BLANK_ROW = re.compile(rb"\n\r?\n")  # (a blank line after the first, of such a stretch)
+_BLANK_RECORD = re.compile(rb"\n[ \t\r\x0b\x0c]*\n")  # (a line of whitespace after the first: no JSON-lines record)
 
 
 class _Window:
@@ -47,46 +50,54 @@ class _Window:
         return self.start + len(self.data) >= self.source.size
 
 
+class _Near:
+    """The content as the rows reader reads it while passing over rows: at most :data:`_NEAR_BYTES` a read, from the
+    window when it holds them (the reader, made again at each quote, then costs the rows it reads)."""
+
+    def __init__(self, window: _Window) -> None:
+        self.window, self.size = window, window.source.size
+
+    def read(self, offset: int, length: int) -> bytes:
+        at, length = offset - self.window.start, min(length, _NEAR_BYTES)
+        data = self.window.data
+        return data[at : at + length] if 0 <= at < len(data) else self.window.source.read(offset, length)
+
+    def iter_frames(self, first_frame: int = 0) -> Iterator[tuple[int, bytes]]:
+        return self.window.source.iter_frames(first_frame)
+
+
 def skip_rows(source: ContentSource, offset: int, count: int,
-              rows_from: Callable[[int], Iterator[tuple[int, Any]]]) -> tuple[int, int]:
+              rows_from: Callable[[ContentSource, int], Iterator[tuple[int, Any]]]) -> tuple[int, int]:
     """Pass over ``count`` rows from the row start ``offset`` (not 0: a byte order mark is no part of a row):
     ``(a byte offset from which rows_from gives the next row, rows passed over)`` -- fewer than ``count`` when the
-    content ends first. ``rows_from(offset)``: the rows from a row start, ``(start, cells)`` each, as a rows read
-    reads them (a row that cannot be read counts as one)."""
+    content ends first. ``rows_from(source, offset)``: the rows of ``source`` (the content, read a little at a time)
+    from a row start, ``(start, cells)`` each, as a rows read reads them (a row that cannot be read counts as one)."""
     window, left = _Window(source), count
     while left > 0 and offset < source.size:
         i = window.at(offset)
         data = window.data
         quote = data.find(b'"', i)
         stop = quote if quote >= 0 else len(data)
-        lone = _LONE_CR.search(data, i, stop)
-        stop = stop if lone is None else lone.start()
+        if data.find(b"\r", i, stop) >= 0 and data.count(b"\r", i, stop) != data.count(b"\r\n", i, stop):
+            lone = _LONE_CR.search(data, i, stop)
+            stop = stop if lone is None else lone.start()
         cut = data.rfind(b"\n", i, stop) + 1
         if cut > i:  # (whole lines with no quote and no lone \r: each one not blank is a row)
-            lines = data[i:cut].split(b"\n")
-            lines.pop()
-            rows = len(lines) - lines.count(b"") - lines.count(b"\r")
-            if rows < left:
-                left, offset = left - rows, offset + cut - i
-                continue
-            for line in lines:
-                if line not in _ROW_BLANKS:
-                    if not left:
-                        break
-                    left -= 1
-                offset += len(line) + 1
-            return offset, count
+            end, rows = _lines_passed(data, i, cut, left, _BLANK_ROW, data.startswith((b"\n", b"\r\n"), i),
+                                      lambda line: line in _ROW_BLANKS)
+            left, offset = left - rows, offset + end - i
+            continue
         until = window.start + stop if stop < len(data) else offset  # (past a quote, or past a long or last line)
         offset, left = _parsed(window, offset, until, left, rows_from)
     return offset, count - left
 
 
 def _parsed(window: _Window, offset: int, until: int, left: int,
-            rows_from: Callable[[int], Iterator[tuple[int, Any]]]) -> tuple[int, int]:
+            rows_from: Callable[[ContentSource, int], Iterator[tuple[int, Any]]]) -> tuple[int, int]:
     """Pass over rows with the rows reader from the row start ``offset`` (at most ``left``) until one starts past
     ``until`` and the next quote or lone ``\\r`` is :data:`QUOTE_GAP_BYTES` bytes on or more: ``(where the rows
     read on, rows left)``; ``(the content's size, rows left)`` when the content ends first."""
-    for start, _ in rows_from(offset):
+    for start, _ in rows_from(_Near(window), offset):
         if start > until:
             if not left:
                 return start, 0
@@ -123,16 +134,28 @@ def skip_lines(source: ContentSource, offset: int, count: int, blank: Callable[[
             left -= not blank(line, offset)
             offset += len(line)
             continue
-        lines = data[i:cut].split(b"\n")
-        lines.pop()
-        records = len(lines) - lines.count(b"") - sum(map(bytes.isspace, lines))
-        if records <= left:
-            left, offset = left - records, offset + cut - i
-            continue
-        for line in lines:
-            if not left:
-                break
-            left -= bool(line.strip())
-            offset += len(line) + 1
-        return offset, count
+        end, records = _lines_passed(data, i, cut, left, _BLANK_RECORD, not data[i : data.find(b"\n", i)].strip(),
+                                     lambda line: not line.strip())
+        left, offset = left - records, offset + end - i
     return offset, count - left
+
+
+def _lines_passed(data: bytes, i: int, cut: int, left: int, blank: re.Pattern[bytes], first_blank: bool,
+                  is_blank: Callable[[bytes], bool]) -> tuple[int, int]:
+    """Pass over at most ``left`` lines that are not blank of ``data[i:cut]`` (whole lines: it ends at a ``\\n``):
+    ``(the index after them, how many)``. ``blank`` finds a blank line after the first (``first_blank``: the first
+    is), ``is_blank`` tells one. With none, the lines are counted (``bytes.count``, C speed), else split."""
+    if not first_blank and blank.search(data, i, cut) is None:
+        lines = data.count(b"\n", i, cut)
+        if lines <= left:
+            return cut, lines
+        for _ in range(left):
+            i = data.find(b"\n", i, cut) + 1
+        return i, left
+    passed = 0
+    for line in data[i:cut].split(b"\n")[:-1]:
+        if passed == left:
+            break
+        passed += not is_blank(line)
+        i += len(line) + 1
+    return i, passed

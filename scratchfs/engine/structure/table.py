@@ -404,7 +404,7 @@ def _page_start(source: ContentSource, header_rows: Iterator[tuple[int, Any]], f
         return number, offset, chars, None
     row, at = check_int(row, "row", 1), next(header_rows, None)
     if row > 1 and at is not None and len(delimiter) == 1:  # (the rows before it counted at C speed: row_jump)
-        offset, passed = skip_rows(source, at[0], row - 1, lambda start: _reader(source, start, delimiter))
+        offset, passed = skip_rows(source, at[0], row - 1, lambda near, start: _reader(near, start, delimiter))
         if passed < row - 1:
             raise InvalidArgument(f"row {row} is past the last row ({passed:,})")
         return row, offset, 0, None
