@@ -52,15 +52,14 @@ class _Window:
 
 class _Near:
     """The content as the rows reader reads it while passing over rows: at most :data:`_NEAR_BYTES` a read, from the
-    window when it holds them (the reader, made again at each quote, then costs the rows it reads)."""
+    window (moved on when the read leaves it): the reader, made again at each quote, costs the rows it reads."""
 
     def __init__(self, window: _Window) -> None:
         self.window, self.size = window, window.source.size
 
     def read(self, offset: int, length: int) -> bytes:
-        at, length = offset - self.window.start, min(length, _NEAR_BYTES)
-        data = self.window.data
-        return data[at : at + length] if 0 <= at < len(data) else self.window.source.read(offset, length)
+        at = self.window.at(offset)
+        return self.window.data[at : at + min(length, _NEAR_BYTES)]
 
     def iter_frames(self, first_frame: int = 0) -> Iterator[tuple[int, bytes]]:
         return self.window.source.iter_frames(first_frame)
