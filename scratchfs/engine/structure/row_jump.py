@@ -1,12 +1,13 @@
 """Passing over the rows of a CSV/TSV or the records of JSON lines before row N at C speed, exactly.
 
 A first ``row=N`` (``record=N``) has no cursor: it must find where row N starts. Parsing every row before it with
-the ``csv`` module costs about 4 us a row; here the stretches of lines that hold no quote character are counted
-with ``bytes.split`` and ``list.count`` instead (in such a stretch every line that is not blank is one row, as the
-``csv`` module reads it), and only a stretch that may hold a quote (or a lone ``\\r``, or a line longer than half a
-window) is handed to the rows reader itself (``rows_from``), which reads on until it is past it and the next quote
-is at least :data:`QUOTE_GAP_BYTES` bytes on. So a table with a quote in every row costs what parsing it costs,
-and one with few costs about what reading its bytes costs (``python bench/row_seek.py``).
+the ``csv`` module costs about 2 to 4 us a row; here the stretches of lines that hold no quote character are
+counted with ``bytes.count`` instead (in such a stretch every line that is not blank is one row, as the ``csv``
+module reads it; a regular expression finds the blank lines), and only a stretch that may hold a quote (or a lone
+``\\r``, or a line longer than the window holds) is handed to the rows reader itself (``rows_from``), which reads
+on until it is past it and the next quote is at least :data:`QUOTE_GAP_BYTES` bytes on. So a table with a quote in
+every row costs what parsing it costs, and one with few about what reading its bytes costs
+(``python bench/row_seek.py``).
 
 A JSON-lines record is a line that is not blank (whitespace only), every line counted the same way.
 """
@@ -22,7 +23,9 @@ from scratchfs.engine.structure.paging import ContentSource, iter_lines
 __all__ = ["QUOTE_GAP_BYTES", "WINDOW_BYTES", "skip_lines", "skip_rows"]
 
 WINDOW_BYTES = 1024 * 1024
-"""Bytes of the content held at a time while passing over rows."""
+"""Most bytes of the content held at a time while passing over rows (the first read is 64 KiB: row 1,000 reads
+what it needs)."""
+_FIRST_BYTES = 64 * 1024
 QUOTE_GAP_BYTES = 1024
 """The rows reader reads on while the next quote (or lone ``\\r``) is nearer than this."""
 _NEAR_BYTES = 8192  # the most the rows reader reads at a time while passing over rows: it stops soon after
@@ -37,12 +40,15 @@ class _Window:
 
     def __init__(self, source: ContentSource) -> None:
         self.source, self.start, self.data = source, 0, b""
+        self.reach = 0  # (the bytes of the last read: the next reads twice as many, up to a window)
 
     def at(self, offset: int) -> int:
-        """The index of byte ``offset`` into ``data`` (which holds half a window from it, or up to the end)."""
+        """The index of byte ``offset`` into ``data`` (which holds over half the last read from it, or up to the
+        end)."""
         end = self.start + len(self.data)
-        if offset < self.start or (offset + WINDOW_BYTES // 2 > end and end < self.source.size):
-            self.start, self.data = offset, self.source.read(offset, WINDOW_BYTES)
+        if offset < self.start or (offset + self.reach // 2 >= end and end < self.source.size):
+            self.reach = min(WINDOW_BYTES, max(_FIRST_BYTES, 2 * self.reach))
+            self.start, self.data = offset, self.source.read(offset, self.reach)
         return offset - self.start
 
     def ends(self) -> bool:
@@ -107,7 +113,7 @@ def _parsed(window: _Window, offset: int, until: int, left: int,
             near = near if lone is None else lone.start()
             if near < 0 and i + QUOTE_GAP_BYTES <= len(data):
                 return start, left
-            until = start + max(0, near - i)
+            until = start + QUOTE_GAP_BYTES  # (quotes near: the reader reads on a while before it looks again)
         if not left:
             return start, 0
         left -= 1
@@ -128,7 +134,7 @@ def skip_lines(source: ContentSource, offset: int, count: int, blank: Callable[[
         i = window.at(offset)
         data = window.data
         cut = data.rfind(b"\n", i) + 1
-        if cut <= i:  # (a line longer than half a window, or the last line)
+        if cut <= i:  # (a line longer than the window holds, or the last line)
             line = data[i:] if window.ends() else next(iter_lines(source, offset, max_line_bytes))[1]
             left -= not blank(line, offset)
             offset += len(line)
@@ -148,9 +154,12 @@ def _lines_passed(data: bytes, i: int, cut: int, left: int, blank: re.Pattern[by
         lines = data.count(b"\n", i, cut)
         if lines <= left:
             return cut, lines
+        wanted = left
+        while (ahead := data.count(b"\n", i, min(cut, i + 8192))) < left:  # (8 KiB at a time, then line by line)
+            i, left = i + 8192, left - ahead
         for _ in range(left):
             i = data.find(b"\n", i, cut) + 1
-        return i, left
+        return i, wanted
     passed = 0
     for line in data[i:cut].split(b"\n")[:-1]:
         if passed == left:
