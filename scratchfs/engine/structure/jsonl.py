@@ -2,7 +2,7 @@
 
 A record is a line that is not blank (whitespace only), numbered from 1 in content order, parsed with the standard
 ``json`` module (C speed). Records are read by streaming from the cursor's byte offset, so a page costs the bytes it
-shows, not the bytes before it (the first read of record N scans the N-1 records before it once). The jq filter is
+shows, not the bytes before it (record N, read first, counts the lines before it: `row_jump`). The jq filter is
 compiled once (``jq``, see :mod:`scratchfs.engine.structure.jsondoc` for the choice) and run on each record, in a
 worker process killed at the page's time limit (batches of up to 256 records or ~1 MiB per call).
 Memory: one batch of records at a time (a record is at most :data:`MAX_RECORD_BYTES`).

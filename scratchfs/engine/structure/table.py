@@ -10,8 +10,8 @@ and is no part of the table (:func:`named_separator`). A field may hold up to
 longer one cannot be read (below). The delimiter is a tab when the header line
 has at least as many tabs as commas, else a semicolon when it has more semicolons than commas, else a comma
 (:func:`detect_delimiter`, which the lines after it may overrule). A page is read by streaming from the cursor's
-byte offset (the offset where its first row starts), so it costs the bytes it shows; the first read of row N scans
-the rows before it.
+byte offset (the offset where its first row starts), so it costs the bytes it shows; the first read of row N passes
+over the rows before it, counting the lines of stretches with no quote (:mod:`~.row_jump`), parsing the rest.
 
 A row that cannot be read -- a field or line past the bound, CSV the ``csv`` module refuses -- keeps its row number
 (the rows after it are numbered as if it were read); its bytes are the row's to the end of the line its reader
