@@ -23,9 +23,9 @@ from scratchfs.engine.structure.paging import ContentSource, iter_lines
 __all__ = ["QUOTE_GAP_BYTES", "WINDOW_BYTES", "skip_lines", "skip_rows"]
 
 WINDOW_BYTES = 1024 * 1024
-"""Most bytes of the content held at a time while passing over rows (the first read is 64 KiB: row 1,000 reads
-what it needs)."""
-_FIRST_BYTES = 64 * 1024
+"""Most bytes of the content held at a time while passing over rows (the first read is 256 KiB, a frame and the
+rows reader's first chunk: row 1,000 reads what it read before)."""
+_FIRST_BYTES = 256 * 1024
 QUOTE_GAP_BYTES = 1024
 """The rows reader reads on while the next quote (or lone ``\\r``) is nearer than this."""
 _NEAR_BYTES = 65536  # the most the rows reader reads at a time while passing over rows (from 512 bytes, doubled)
