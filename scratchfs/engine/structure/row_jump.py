@@ -75,7 +75,8 @@ class _Near:
 
 def skip_rows(source: ContentSource, offset: int, count: int,
               rows_from: Callable[[ContentSource, int], Iterator[tuple[int, Any]]]) -> tuple[int, int]:
-    """Pass over ``count`` rows from the row start ``offset`` (not 0: a byte order mark is no part of a row):
+    """Pass over ``count`` rows from the start of a row ``offset`` (0 too: that line is no blank one, and a quote
+    after a byte order mark there is read by the rows reader, which drops the mark):
     ``(a byte offset from which rows_from gives the next row, rows passed over)`` -- fewer than ``count`` when the
     content ends first. ``rows_from(source, offset)``: the rows of ``source`` (the content, read a little at a time)
     from a row start, ``(start, cells)`` each, as a rows read reads them (a row that cannot be read counts as one)."""
