@@ -2,7 +2,7 @@
 
 A record is a line that is not blank (whitespace only), numbered from 1 in content order, parsed with the standard
 ``json`` module (C speed). Records are read by streaming from the cursor's byte offset, so a page costs the bytes it
-shows, not the bytes before it (the first read of record N scans the N-1 records before it once). The jq filter is
+shows, not the bytes before it (record N, read first, counts the lines before it: `row_jump`). The jq filter is
 compiled once (``jq``, see :mod:`scratchfs.engine.structure.jsondoc` for the choice) and run on each record, in a
 worker process killed at the page's time limit (batches of up to 256 records or ~1 MiB per call).
 Memory: one batch of records at a time (a record is at most :data:`MAX_RECORD_BYTES`).
@@ -39,6 +39,7 @@ from scratchfs.engine.structure.paging import (
     iter_lines,
     with_as_text,
 )
+from scratchfs.engine.structure.row_jump import skip_lines
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import BadRecord, InvalidArgument
@@ -221,9 +222,15 @@ def _start(source: ContentSource, record: object, cursor: str | None, key: Curso
 
 
 def _seek(source: ContentSource, number: int) -> tuple[int, int]:
-    """``(number, byte offset)`` of record ``number`` (scanning from the start)."""
-    seen = 0
-    for offset, line in iter_lines(source, 0, MAX_RECORD_BYTES):
+    """``(number, byte offset)`` of record ``number``: the lines before it after the first counted at C speed
+    (:func:`~scratchfs.engine.structure.row_jump.skip_lines`), the rest read from where they end."""
+    first = next(iter_lines(source, 0, MAX_RECORD_BYTES), None) if number > 1 else None  # (a byte order mark is
+    at, seen = 0, 0  # no part of the first line)
+    if first is not None:
+        seen = int(not _blank(first[1], 0))
+        at, passed = skip_lines(source, len(first[1]), number - 1 - seen, _blank, MAX_RECORD_BYTES)
+        seen += passed
+    for offset, line in iter_lines(source, at, MAX_RECORD_BYTES) if seen == number - 1 or not at else ():
         if not _blank(line, offset):
             seen += 1
             if seen == number:

@@ -10,8 +10,8 @@ and is no part of the table (:func:`named_separator`). A field may hold up to
 longer one cannot be read (below). The delimiter is a tab when the header line
 has at least as many tabs as commas, else a semicolon when it has more semicolons than commas, else a comma
 (:func:`detect_delimiter`, which the lines after it may overrule). A page is read by streaming from the cursor's
-byte offset (the offset where its first row starts), so it costs the bytes it shows; the first read of row N scans
-the rows before it.
+byte offset (the offset where its first row starts), so it costs the bytes it shows; the first read of row N passes
+over the rows before it, counting the lines of stretches with no quote (:mod:`~.row_jump`), parsing the rest.
 
 A row that cannot be read -- a field or line past the bound, CSV the ``csv`` module refuses -- keeps its row number
 (the rows after it are numbered as if it were read); its bytes are the row's to the end of the line its reader
@@ -44,6 +44,7 @@ from scratchfs.engine.structure.paging import (
     iter_lines,
     json_bytes,
 )
+from scratchfs.engine.structure.row_jump import skip_rows
 from scratchfs.engine.structure.row_keys import row_keys
 from scratchfs.engine.structure.row_lines import LINE_END, iter_row_lines, line_end_after, row_line_start
 from scratchfs.engine.structure.row_parts import keeper, kept_piece
@@ -390,11 +391,11 @@ def _header(source: ContentSource, delimiter: str | None, layout: Layout | None,
 
 
 def _page_start(source: ContentSource, header_rows: Iterator[tuple[int, Any]], first: tuple[int, Any] | None,
-                row: object, cursor: str | None, key: CursorKey,
-                ) -> tuple[int, int, int, Iterator[tuple[int, Any]] | None]:
+                row: object, cursor: str | None, key: CursorKey, delimiter: str) -> tuple[int, int, int, Any]:
     """``(row number, its byte offset, characters into it, the rows from it or None)`` where a page starts: at
     ``cursor`` (checked: made with ``key``, at a row start after the header ``first``) or at row ``row``
-    (``header_rows``, the rows after the header, read up to it: those that cannot be read count too)."""
+    (``header_rows``, the rows after the header, read up to it, those that cannot be read too; or, of CSV -- a
+    ``delimiter`` of one character, not a layout's key --, :func:`skip_rows`: its offset may be of blank lines)."""
     if cursor is not None:
         number, offset, chars = decode_cursor(cursor, 3, key)
         if number < 1 or (first is not None and offset <= first[0]):
@@ -403,11 +404,16 @@ def _page_start(source: ContentSource, header_rows: Iterator[tuple[int, Any]], f
             raise InvalidArgument(f"cursor points at byte {offset}, which is not a row start of this entry: start the "
                                   "read again without a cursor")
         return number, offset, chars, None
-    row = check_int(row, "row", 1)
+    row, at = check_int(row, "row", 1), next(header_rows, None)
+    if row > 1 and at is not None and len(delimiter) == 1:  # (the rows before it counted at C speed: row_jump)
+        offset, passed = skip_rows(source, at[0], row - 1, lambda near, start: _reader(near, start, delimiter))
+        if passed < row - 1:
+            raise InvalidArgument(f"row {row} is past the last row ({passed:,})")
+        return row, offset, 0, None
     for skipped in range(row - 1):
-        if next(header_rows, None) is None:
+        if at is None:
             raise InvalidArgument(f"row {row} is past the last row ({skipped:,})")
-    at = next(header_rows, None)
+        at = next(header_rows, None)
     return row, source.size if at is None else at[0], 0, iter(()) if at is None else chain([at], header_rows)
 
 
@@ -449,7 +455,7 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     delimiter, header_rows, first, header = _header(source, delimiter, layout, bad, headed)
     picked = _select(header, columns, headed)
     key = CursorKey(f"rows\0{delimiter}\0{picked}" + ("" if headed else "\0no header"), source.size, entry)
-    number, offset, chars, held = _page_start(source, header_rows, first, row, cursor, key)  # (row= beside a
+    number, offset, chars, held = _page_start(source, header_rows, first, row, cursor, key, delimiter)  # (row= beside a
     shown = _header_fits(header, picked, budget, cursor is None) if headed else []  # cursor: as records_page's)
     if (page := kept_piece(key, (number, offset, chars), budget, {"header": shown} if headed else {})) is not None:
         return page  # (a row cut on a page before: its next piece cut from its kept text, the row not read again)

@@ -1,0 +1,172 @@
+"""Passing over the rows of a CSV/TSV or the records of JSON lines before row N at C speed, exactly.
+
+A first ``row=N`` (``record=N``) has no cursor: it must find where row N starts. Parsing every row before it with
+the ``csv`` module costs about 2 to 4 us a row; here the stretches of lines that hold no quote character are
+counted with ``bytes.count`` instead (in such a stretch every line that is not blank is one row, as the ``csv``
+module reads it; a regular expression finds the blank lines), and only a stretch that may hold a quote (or a lone
+``\\r``, or a line longer than the window holds) is handed to the rows reader itself (``rows_from``), which reads
+on until it is past it and the next quote is at least :data:`QUOTE_GAP_BYTES` bytes on. So a table with a quote in
+every row costs what parsing it costs, and one with few about what reading its bytes costs
+(``python bench/row_seek.py``).
+
+A JSON-lines record is a line that is not blank (whitespace only), every line counted the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from scratchfs.engine.structure.paging import ContentSource, iter_lines
+
+__all__ = ["QUOTE_GAP_BYTES", "WINDOW_BYTES", "skip_lines", "skip_rows"]
+
+WINDOW_BYTES = 1024 * 1024
+"""Most bytes of the content held at a time while passing over rows (the first read is 256 KiB, a frame and the
+rows reader's first chunk: row 1,000 reads what it read before)."""
+_FIRST_BYTES = 256 * 1024
+QUOTE_GAP_BYTES = 1024
+"""The rows reader reads on while the next quote (or lone ``\\r``) is nearer than this."""
+_NEAR_BYTES = 65536  # the most the rows reader reads at a time while passing over rows (from 512 bytes, doubled)
+_LONE_CR = re.compile(rb"\r(?!\n)")
+_ROW_BLANKS = (b"", b"\r")  # the lines (\n cut off) of a quote-free stretch the csv module reads as no row
+_BLANK_ROW = re.compile(rb"\n\r?\n")  # (a blank line after the first, of such a stretch)
+_BLANK_RECORD = re.compile(rb"\n[ \t\r\x0b\x0c]*\n")  # (a line of whitespace after the first: no JSON-lines record)
+
+
+class _Window:
+    """Up to :data:`WINDOW_BYTES` of the content from ``start``, read again when an offset leaves less than half."""
+
+    def __init__(self, source: ContentSource) -> None:
+        self.source, self.start, self.data = source, 0, b""
+        self.reach = 0  # (the bytes of the last read: the next reads twice as many, up to a window)
+
+    def at(self, offset: int) -> int:
+        """The index of byte ``offset`` into ``data`` (which holds over half the last read from it, or up to the
+        end)."""
+        end = self.start + len(self.data)
+        if offset < self.start or (offset + self.reach // 2 >= end and end < self.source.size):
+            self.reach = min(WINDOW_BYTES, max(_FIRST_BYTES, 2 * self.reach))
+            self.start, self.data = offset, self.source.read(offset, self.reach)
+        return offset - self.start
+
+    def ends(self) -> bool:
+        """Whether ``data`` runs to the end of the content."""
+        return self.start + len(self.data) >= self.source.size
+
+
+class _Near:
+    """The content as the rows reader reads it while passing over rows: 512 bytes, then twice as many each read up
+    to :data:`_NEAR_BYTES`, from the window (moved on when a read leaves it): the reader, made again at each quote,
+    costs the rows it reads."""
+
+    def __init__(self, window: _Window) -> None:
+        self.window, self.size, self.reach = window, window.source.size, 512
+
+    def read(self, offset: int, length: int) -> bytes:
+        at = self.window.at(offset)
+        length, self.reach = min(length, self.reach), min(_NEAR_BYTES, 2 * self.reach)
+        return self.window.data[at : at + length]
+
+    def iter_frames(self, first_frame: int = 0) -> Iterator[tuple[int, bytes]]:
+        return self.window.source.iter_frames(first_frame)
+
+
+def skip_rows(source: ContentSource, offset: int, count: int,
+              rows_from: Callable[[ContentSource, int], Iterator[tuple[int, Any]]]) -> tuple[int, int]:
+    """Pass over ``count`` rows from the start of a row ``offset`` (0 too: that line is no blank one, and a quote
+    after a byte order mark there is read by the rows reader, which drops the mark):
+    ``(a byte offset from which rows_from gives the next row, rows passed over)`` -- fewer than ``count`` when the
+    content ends first. ``rows_from(source, offset)``: the rows of ``source`` (the content, read a little at a time)
+    from a row start, ``(start, cells)`` each, as a rows read reads them (a row that cannot be read counts as one)."""
+    window, left = _Window(source), count
+    while left > 0 and offset < source.size:
+        i = window.at(offset)
+        data = window.data
+        quote = data.find(b'"', i)
+        stop = quote if quote >= 0 else len(data)
+        if data.find(b"\r", i, stop) >= 0 and data.count(b"\r", i, stop) != data.count(b"\r\n", i, stop):
+            lone = _LONE_CR.search(data, i, stop)
+            stop = stop if lone is None else lone.start()
+        cut = data.rfind(b"\n", i, stop) + 1
+        if cut > i:  # (whole lines with no quote and no lone \r: each one not blank is a row)
+            end, rows = _lines_passed(data, i, cut, left, _BLANK_ROW, data.startswith((b"\n", b"\r\n"), i),
+                                      lambda line: line in _ROW_BLANKS)
+            left, offset = left - rows, offset + end - i
+            continue
+        until = window.start + stop if stop < len(data) else offset  # (past a quote, or past a long or last line)
+        offset, left = _parsed(window, offset, until, left, rows_from)
+    return offset, count - left
+
+
+def _parsed(window: _Window, offset: int, until: int, left: int,
+            rows_from: Callable[[ContentSource, int], Iterator[tuple[int, Any]]]) -> tuple[int, int]:
+    """Pass over rows with the rows reader from the row start ``offset`` (at most ``left``) until one starts past
+    ``until`` and the next quote or lone ``\\r`` is :data:`QUOTE_GAP_BYTES` bytes on or more: ``(where the rows
+    read on, rows left)``; ``(the content's size, rows left)`` when the content ends first."""
+    for start, _ in rows_from(_Near(window), offset):
+        if start > until:
+            if not left:
+                return start, 0
+            i = window.at(start)
+            data = window.data
+            near = data.find(b'"', i, i + QUOTE_GAP_BYTES)
+            lone = _LONE_CR.search(data, i, i + QUOTE_GAP_BYTES if near < 0 else near)
+            near = near if lone is None else lone.start()
+            if near < 0 and i + QUOTE_GAP_BYTES <= len(data):
+                return start, left
+            until = start + QUOTE_GAP_BYTES  # (quotes near: the reader reads on a while before it looks again)
+        if not left:
+            return start, 0
+        left -= 1
+    return window.source.size, left
+
+
+def skip_lines(source: ContentSource, offset: int, count: int, blank: Callable[[bytes, int], bool],
+               max_line_bytes: int) -> tuple[int, int]:
+    """Pass over ``count`` lines that are not blank (lines end at ``\\n``; ``blank(line, start)`` tells one that is
+    whitespace only, no JSON-lines record) from the line start ``offset`` (not 0): ``(the byte offset after them,
+    lines passed over)`` -- fewer than ``count`` when the content ends first.
+
+    Raises:
+        InvalidArgument: a line before them is longer than ``max_line_bytes`` (:func:`iter_lines`).
+    """
+    window, left = _Window(source), count
+    while left > 0 and offset < source.size:
+        i = window.at(offset)
+        data = window.data
+        cut = data.rfind(b"\n", i) + 1
+        if cut <= i:  # (a line longer than the window holds, or the last line)
+            line = data[i:] if window.ends() else next(iter_lines(source, offset, max_line_bytes))[1]
+            left -= not blank(line, offset)
+            offset += len(line)
+            continue
+        end, records = _lines_passed(data, i, cut, left, _BLANK_RECORD, not data[i : data.find(b"\n", i)].strip(),
+                                     lambda line: not line.strip())
+        left, offset = left - records, offset + end - i
+    return offset, count - left
+
+
+def _lines_passed(data: bytes, i: int, cut: int, left: int, blank: re.Pattern[bytes], first_blank: bool,
+                  is_blank: Callable[[bytes], bool]) -> tuple[int, int]:
+    """Pass over at most ``left`` lines that are not blank of ``data[i:cut]`` (whole lines: it ends at a ``\\n``):
+    ``(the index after them, how many)``. ``blank`` finds a blank line after the first (``first_blank``: the first
+    is), ``is_blank`` tells one. With none, the lines are counted (``bytes.count``, C speed), else split."""
+    if not first_blank and blank.search(data, i, cut) is None:
+        lines = data.count(b"\n", i, cut)
+        if lines <= left:
+            return cut, lines
+        wanted = left
+        while (ahead := data.count(b"\n", i, min(cut, i + 8192))) < left:  # (8 KiB at a time, then line by line)
+            i, left = i + 8192, left - ahead
+        for _ in range(left):
+            i = data.find(b"\n", i, cut) + 1
+        return i, wanted
+    passed = 0
+    for line in data[i:cut].split(b"\n")[:-1]:
+        if passed == left:
+            break
+        passed += not is_blank(line)
+        i += len(line) + 1
+    return i, passed
