@@ -359,10 +359,21 @@ def _gutters_table(header: str, rows: list[str], found: tuple[list[str], list[in
     if not _filled(cells):
         return None
     runs = Layout(fixed.names, fixed.starts, RUNS)
-    rule = RUNS if all(runs.split(row) == row_cells for row, row_cells in zip(rows, cells, strict=True)) else FIXED
-    if rule == FIXED and any("  " in row[-1] for row in cells):  # the last cell across a gap: a column the
-        return None  # header does not name where it stands (ss -p's "Peer Address:PortProcess")
-    return Layout(fixed.names, fixed.starts, rule), cells, spans, rows
+    split = [runs.split(row) for row in rows]
+    if all(split_cells == row_cells or (_crosses(row, starts) and "" not in split_cells)  # (a row whose value
+           for row, split_cells, row_cells in zip(rows, split, cells, strict=True)):  # runs across a gutter)
+        return Layout(fixed.names, fixed.starts, RUNS), split, spans, rows
+    if any("  " in row[-1] for row in cells):  # the last cell across a gap: a column the header does not name
+        return None  # where it stands (ss -p's "Peer Address:PortProcess")
+    return fixed, cells, spans, rows
+
+
+def _crosses(row: str, starts: list[int]) -> bool:
+    """Whether a word of ``row`` runs across a column's start (a character on each side of it): the one row of
+    10 or more that may cross a gutter (:func:`_occupied`), a number wider than the rest right-aligned under its
+    name (``ps``' ``132026017`` under ``RSS`` over ``0``), which the columns' positions would cut in two; when
+    runs of spaces give it a cell for each column, it is no reason to split the table at the positions."""
+    return any(0 < start < len(row) and row[start - 1] != " " and row[start] != " " for start in starts)
 
 
 def _pushed_table(header: str, rows: list[str], ends: set[int]
