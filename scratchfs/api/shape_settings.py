@@ -37,13 +37,14 @@ SETTINGS_SHAPE = "settings"
 """How the shape of a dump of settings starts (``"settings (key = value), 1,204 lines, 1,204 keys: ..."``)."""
 FIND_KEY = "^KEY\\s*[=:]"
 """The pattern a settings stub's note names to find a key (``KEY`` its name, its dots escaped)."""
-_TAB_KEY = (rb"([A-Za-z][\w.\-()>]{0,60}(?: [\w.\-()>]{1,60}){0,4})"  # a key of words, set off from its value by
-            rb"(?:[ \t]{0,8}\t[ \t]{0,8}:(?=[ \t]|\r?\n)|[ \t]{2,64}:(?=[ \t]|\r?\n)|:(?=\t|  ))")  # tabs or a
-# run of spaces before the colon (/proc/cpuinfo's "model name\t: AMD EPYC", /proc/PID/sched's "se.vruntime    :  1")
-# or a run of spaces or a tab after it (lscpu's "Model name:      AMD EPYC"): words as keys only where the colons or
-# the values are aligned (mm->numa_scan_seq: a key)
+_TAB_KEY = (rb"([A-Za-z][\w.\-()]{0,60}(?: [\w.\-()]{1,60}){0,4})"  # a key of words, set off from its value by
+            rb"(?:[ \t]{0,8}\t[ \t]{0,8}:(?=[ \t]|\r?\n)|:(?=\t|  ))")  # tabs before the colon (/proc/cpuinfo's
+# "model name\t: AMD EPYC") or a run of spaces or a tab after it (lscpu's "Model name:      AMD EPYC"): words as keys
+# only where the colons or the values are aligned
 _SETTING_RE = re.compile(rb"\n(?:([ \t]{0,64})([A-Za-z_][\w.\-/@]{0,120})([ \t]{0,64})="
-                         rb"|([A-Za-z][\w.\-()]{0,60}):(?=[ \t]|\r?\n)|" + _TAB_KEY + rb")")
+                         rb"|([A-Za-z][\w.\-()>]{0,60})(?:[ \t]{2,64})?:(?=[ \t]|\r?\n)|" + _TAB_KEY + rb")")
+# (a key of one word may be padded with spaces to an aligned colon: /proc/PID/sched's "se.vruntime    :  1", its
+# "mm->numa_scan_seq" a key)
 # (one literal newline first: the scan skips to each line's start at C speed)
 _MAYBE_RE = re.compile(rb"\n(?:[ \t]{0,64}[A-Za-z_][\w.\-/@:()]{0,120}[ \t]{0,64}[=:]|" + _TAB_KEY + rb")")
 # (a key, then = or :)
