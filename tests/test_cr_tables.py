@@ -84,3 +84,60 @@ def test_progress_with_a_comma_in_each_state_stays_terminal_output():
     for data in (states, tqdm):
         shape = describe(data, len(data), data.count(b"\n") + 1)
         assert shape.text.startswith("terminal output") and "overwritten lines" in shape.text, shape
+
+
+_QUERY = Path(__file__).resolve().parent.parent / "fixtures" / "query-packages-by-month.csv"
+
+
+def _written(count: int, end: str, header: bool, second_line: str) -> bytes:
+    """The first ``count`` rows of the query's result (fixtures/), as ``csv.writer`` writes them with ``end`` after
+    each, with its header line or not; ``second_line``: what ends each summary's first sentence (a field of two
+    lines)."""
+    rows = list(csv.reader(io.StringIO(_QUERY.read_text(), newline="")))[: count + 1]
+    rows = [[*row[:3], row[3].replace(". ", "." + second_line, 1)] for row in rows]
+    out = io.StringIO()
+    csv.writer(out, lineterminator=end).writerows(rows if header else rows[1:])
+    return out.getvalue().encode()
+
+
+@pytest.mark.parametrize("last_cr", [True, False])
+@pytest.mark.parametrize("quoted", [False, True])
+def test_a_headerless_csv_whose_rows_end_in_a_lone_cr_is_a_table(scratch_scope, last_cr, quoted):
+    """Rows of dates, regions and sales with no header line, classic Mac OS line ends (a \r after the last or not;
+    quoted, some notes of two lines): a headerless CSV read as the csv module reads it (before, but for the rows
+    each ended by a \r and unquoted: terminal output, its rows taken for a counter's redraws)."""
+    data = _dated(300, quoted=quoted)
+    data = data[data.index(b"\r") + 1 : len(data) - (not last_cr)]  # (the header line left out)
+    stub, seen = _rows_read(scratch_scope, data, "sqlite3")
+    assert stub.content_type == "csv" and stub.shape == "CSV, 4 columns, no header, 300 rows", stub.shape
+    assert seen == _python_rows(data)
+
+
+def test_progress_with_commas_and_no_newline_stays_terminal_output():
+    """A redraw's states with a comma each, the \r after each and none after the last: no table with no header
+    (each state's words open its fields with a space)."""
+    data = b"\r".join(b"Processed %d of 500, %d errors" % (i * 10, i // 7) for i in range(50))
+    shape = describe(data, len(data), 1)
+    assert shape.text.startswith("terminal output") and "overwritten lines" in shape.text, shape
+
+
+@pytest.mark.parametrize("header", [True, False])
+def test_a_crlf_csv_with_a_lone_cr_in_a_quoted_field_is_a_table(scratch_scope, header):
+    """A Windows export (CRLF rows) whose summaries' second lines follow a lone \\r, inside their quoted fields (cells
+    typed on a Mac): a CSV (before: terminal output, each such \\r an overwrite), its rows the csv module's."""
+    data = _written(300, "\r\n", header=header, second_line="\r")
+    assert data.count(b"\r") - data.count(b"\r\n") >= 10
+    stub, seen = _rows_read(scratch_scope, data, "sqlite3")
+    named = " (name, version, month, summary)" if header else ", no header"
+    assert stub.content_type == "csv" and stub.shape == f"CSV, 4 columns{named}, 300 rows", stub.shape
+    assert seen == _python_rows(data)[header:]
+
+
+def test_a_csv_whose_quoted_fields_hold_lines_claims_no_ragged_row_where_its_first_lines_cut_one():
+    """A CSV of 60 rows, each summary two lines (a quoted \\n) before the month: its first 50 lines end inside a
+    record, which is no ragged row (before: "1 ragged row (not 4 cells) in the first 50 lines")."""
+    rows = list(csv.reader(io.StringIO(_QUERY.read_text(), newline="")))[1:61]
+    data = "".join(f'{n},{v},"{s}\n({n} {v})",{m}\n' for n, v, m, s in rows).encode()
+    data = b"name,version,summary,month\n" + data
+    shape = describe(data, len(data), data.count(b"\n"))
+    assert shape.content_type == "csv" and shape.text == "CSV, 4 columns (name, version, summary, month), 60 rows"

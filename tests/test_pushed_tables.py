@@ -80,6 +80,22 @@ def test_a_number_wider_than_the_rest_below_the_first_row_moves_its_column_start
                                                                        ["2", "0", "0", "kworker/2"]]
 
 
+def test_one_row_whose_numbers_run_across_a_gutter_leaves_the_table_split_at_runs_of_spaces(tools, scratch_scope):
+    """``ps -eo pid,rss,vsz,comm`` by PID: one process's 6-digit ``RSS`` and 7-digit ``VSZ`` among kernel threads'
+    ``0``, its ``VSZ`` pushed across the gutter every other row leaves before ``COMMAND``: the columns' positions
+    would cut ``1896688`` in two; every row reads as its line split at runs of spaces (Hypothesis drew the kind:
+    the shape said "cells at the header's column positions")."""
+    rows = ["    1 13832 169284 systemd", *(f"{n:5}     0      0 kworker/{n}" for n in range(2, 12)),
+            " 5150 704520 1896688 python", " 5151 13020 233956 node"]
+    text = "\n".join(["  PID   RSS    VSZ COMMAND", *rows]) + "\n"
+    layout = find_layout(text.split("\n"))
+    assert layout is not None and layout.rule == RUNS and layout.starts == (0, 6, 12, 19)
+    assert layout.cells(rows[11]) == ["5150", "704520", "1896688", "python"]
+    shape, pages = _read(tools, scratch_scope, text.encode())
+    assert shape.startswith(f"{ALIGNED_SHAPE}, 4 columns: ") and shape.endswith("split at runs of spaces")
+    assert [row for page in pages for row in page["rows"]] == _plain(text, 4)
+
+
 _NAME = st.from_regex(r"[A-Z][A-Z_%]{0,7}", fullmatch=True)
 _WORD = st.from_regex(r"[a-z][a-z0-9./:-]{0,8}", fullmatch=True)
 

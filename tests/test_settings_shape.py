@@ -218,3 +218,54 @@ def test_keys_a_tab_sets_off_are_settings_not_a_two_column_table(name, key, scra
     reply = ScratchTools(scratch_scope).call("read_handle", {
         "handle": stub.handle, "pattern": rf"^{key}\s*[=:]", "context": "line", "max_matches": 1})
     assert reply["windows"][0]["line"] == want and reply["windows"][0]["data"] == lines[want - 1]
+
+
+# ``cat /proc/self/sched`` on this machine (kernel 6.18, helper shapes7, 2026-12-05): a title line, a rule of dashes,
+# then each key padded with spaces to an aligned colon (``mm->numa_scan_seq`` among them), two NUMA lines at the end
+_PROC_SCHED = "".join(line + "\n" for line in [
+    'cat (26986, #threads: 1)',
+    '-------------------------------------------------------------------',
+    'se.exec_start                                :       1706178.772250',
+    'se.vruntime                                  :        215581.264197',
+    'se.sum_exec_runtime                          :             0.167700',
+    'se.nr_migrations                             :                    0',
+    'nr_switches                                  :                    2',
+    'nr_voluntary_switches                        :                    1',
+    'nr_involuntary_switches                      :                    1',
+    'se.load.weight                               :              1048576',
+    'se.avg.load_sum                              :                47493',
+    'se.avg.runnable_sum                          :              8689426',
+    'se.avg.util_sum                              :              7785234',
+    'se.avg.load_avg                              :                 1024',
+    'se.avg.runnable_avg                          :                  177',
+    'se.avg.util_avg                              :                  161',
+    'se.avg.last_update_time                      :        1706178771968',
+    'se.avg.util_est                              :                  161',
+    'policy                                       :                    0',
+    'prio                                         :                  120',
+    'se.slice                                     :              1400000',
+    'clock-delta                                  :                   70',
+    'mm->numa_scan_seq                            :                    0',
+    'numa_pages_migrated                          :                    0',
+    'numa_preferred_nid                           :                   -1',
+    'total_numa_faults                            :                    0',
+    'current_node=0, numa_group_id=0',
+    'numa_faults node=0 task_private=0 task_shared=0 group_private=0 group_shared=0',
+])
+
+
+def test_proc_pid_sched_is_settings_after_its_title_and_rule(scratch_scope):
+    """``/proc/PID/sched``: its keys padded with spaces to an aligned colon, under a title and a rule of dashes, are
+    settings as ``/proc/PID/status``' are (before: "text, 28 lines"), dotted ``se.*`` grouped and the others named
+    alone, each at its line; the key search the note names finds one."""
+    data = _PROC_SCHED.encode()
+    lines = _PROC_SCHED.split("\n")
+    shape = describe(data, len(data), data.count(b"\n")).text
+    assert shape.startswith(f"{SETTINGS_SHAPE} (key: value), 28 lines, 25 keys: se.* (line 3, 14 keys), "), shape
+    assert "nr_switches (line 7)" in shape and "mm->numa_scan_seq (line 23)" in shape
+    stub = scratch_scope.spill(data * 40, source_tool="bash")  # (over the spill threshold: several processes')
+    assert stub.content_type == "text" and stub.shape.startswith(f"{SETTINGS_SHAPE} (key: value), ")
+    assert "KEY" in stub.note and "row=" not in stub.note
+    reply = ScratchTools(scratch_scope).call("read_handle", {
+        "handle": stub.handle, "pattern": r"^se\.vruntime\s*[=:]", "context": "line", "max_matches": 1})
+    assert reply["windows"][0]["line"] == 4 and reply["windows"][0]["data"] == lines[3]

@@ -16,8 +16,9 @@ indented continuations, ``---`` rules or blank; 4 keys or more (a log's ``INFO:`
 (``import x``, ``def f(``), and at most one in three values holding ``word=`` after a space (logfmt's ``level=info
 msg=...``). A key is a run of letters, digits and ``_ . - / @ :`` (``=`` forms), of letters, digits and ``_ . - ( )``
 at the line's start (``:`` form, which a space or the line's end must follow: ``path:12:`` is grep's), or of up to
-five such words where tabs come before the colon or a tab or two spaces after it (``/proc/cpuinfo``'s ``model
-name<tab>: x``, ``lscpu``'s ``Model name:    x``: aligned, as prose is not). Regular
+five such words where tabs or 2 spaces or more come before the colon or a tab or two spaces after it
+(``/proc/cpuinfo``'s ``model name<tab>: x``, ``/proc/PID/sched``'s ``se.vruntime    :  1``, ``lscpu``'s ``Model
+name:    x``: aligned, as prose is not); a first line over a rule of dashes is a title (``/proc/PID/sched``'s). Regular
 expression scans of the sample, each anchored on a newline.
 """
 
@@ -41,15 +42,18 @@ _TAB_KEY = (rb"([A-Za-z][\w.\-()]{0,60}(?: [\w.\-()]{1,60}){0,4})"  # a key of w
 # "model name\t: AMD EPYC") or a run of spaces or a tab after it (lscpu's "Model name:      AMD EPYC"): words as keys
 # only where the colons or the values are aligned
 _SETTING_RE = re.compile(rb"\n(?:([ \t]{0,64})([A-Za-z_][\w.\-/@]{0,120})([ \t]{0,64})="
-                         rb"|([A-Za-z][\w.\-()]{0,60}):(?=[ \t]|\r?\n)|" + _TAB_KEY + rb")")
+                         rb"|([A-Za-z][\w.\-()>]{0,60})(?:[ \t]{2,64})?:(?=[ \t]|\r?\n)|" + _TAB_KEY + rb")")
+# (a key of one word may be padded with spaces to an aligned colon: /proc/PID/sched's "se.vruntime    :  1", its
+# "mm->numa_scan_seq" a key)
 # (one literal newline first: the scan skips to each line's start at C speed)
 _MAYBE_RE = re.compile(rb"\n(?:[ \t]{0,64}[A-Za-z_][\w.\-/@:()]{0,120}[ \t]{0,64}[=:]|" + _TAB_KEY + rb")")
 # (a key, then = or :)
-_FIRST_RE = re.compile(rb"(?:[ \t]{0,64}(?:[#;!][^\n]{0,4096}|\r)?\n){0,200}[ \t]{0,64}"  # (one way to match a line:
+_FIRST_RE = re.compile(rb"(?:[^\n]{1,200}\n-{3,200}\r?\n)?"  # (a title over a rule of dashes: /proc/PID/sched's)
+                       rb"(?:[ \t]{0,64}(?:[#;!][^\n]{0,4096}|\r)?\n){0,200}[ \t]{0,64}"  # (one way to match a line:
 # a comment's text holds its \r; [^\n]* then \r?\n matched a CRLF comment two ways, 2**200 tries on ## lines)
                        rb"(?:\[[^\]\n]{1,80}\]|[A-Za-z_][\w.\-/@:()]{0,120}[ \t]{0,64}[=:]|" + _TAB_KEY + rb")")
 _SECTION_RE = re.compile(rb"\n[ \t]{0,64}\[([^\]\n]{1,80})\][ \t]{0,64}\r?(?=\n)")
-_OTHER_RE = re.compile(rb"\n(?:[ \t]{0,64}(?:[#;!]|\r?(?=\n))|[ \t]{1,64}\S|---\r?(?=\n))")  # a comment, a blank
+_OTHER_RE = re.compile(rb"\n(?:[ \t]{0,64}(?:[#;!]|\r?(?=\n))|[ \t]{1,64}\S|-{3,200}\r?(?=\n))")  # a comment, a blank
 # line, a value's continuation (indented: pip show -v's classifiers) or a rule (pip show's between packages)
 _INDENTED_RE = re.compile(rb"\n[ \t]{1,64}\S")  # a value's continuation (or an indented key = value)
 _CODE_END_RE = re.compile(rb"[;{(,\\][ \t]*\r?\n")
@@ -134,7 +138,9 @@ def settings_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
         return listed_within(head, items, tail, len(sections))
     if sum("." in key for _at, key, _s in found) >= _GROUP_SHARE * len(found):
         firsts = _first_offsets(found, lambda key: key.split(".", 1)[0])
-        items = _prefixed(sorted((at, f"{name}.*") for name, at in firsts.items()), found, line_of)
+        dotted = {key.split(".", 1)[0] for _at, key, _s in found if "." in key}  # (a key of no dots: itself)
+        items = _prefixed(sorted((at, f"{name}.*" if name in dotted else name) for name, at in firsts.items()),
+                          found, line_of)
         return listed_within(head, items, tail, len(firsts))
     firsts = _first_offsets(found, lambda key: key)
     indented = b"\n " in text or b"\n\t" in text  # (memmem first: most dumps have no indented line)
@@ -178,8 +184,11 @@ def _grouped(starts: list[tuple[int, str]], keys: list[int], line_of: LineNumber
 
 def _prefixed(starts: list[tuple[int, str]], found: list[tuple[int, str, bytes | None]],
               line_of: LineNumbers) -> Iterator[str]:
-    """Each first part of dotted keys (``starts``: the offset of its first key and its name ``part.*``, in order)
-    with the line of its first key and how many keys it starts, made as they are asked for."""
+    """Each first part of dotted keys (``starts``: the offset of its first key and its name ``part.*``, or the key
+    itself when it has no dot, in order) with the line of its first key and how many keys it starts (a key of no
+    dots: how many times it stands, when more than once), made as they are asked for."""
     counts = Counter(key.split(".", 1)[0] for _at, key, _spaces in found)
     for at, name in starts:
-        yield f"{short_name(name, 48)} (line {line_of(at):,}, {plural(counts[name[:-2]], 'key')})"
+        count = counts[name.removesuffix(".*")]
+        said = plural(count, "key") if name.endswith(".*") else f"{count:,} times" if count > 1 else ""
+        yield f"{short_name(name, 48)} (line {line_of(at):,}{', ' if said else ''}{said})"

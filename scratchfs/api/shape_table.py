@@ -114,8 +114,10 @@ class TableRows:
 
 
 def table_rows(lines: list[str], delimiter: str) -> TableRows | None:
-    """The non-empty rows of the first lines of a text (at most 50, no newlines) as :mod:`csv` reads them, if they
-    make a table, else ``None``: 2 rows or more, 2 columns or more, and every row but the last as wide as the first
+    """The non-empty rows of the first lines of a text (at most 50, no newlines) as :mod:`csv` reads them -- but a
+    last one whose quoted field the lines leave open (a record cut: a quoted ``\\n`` or ``\\r`` is a line end to
+    them) --, if they make a table, else ``None``: 2 rows or more, 2 columns or more, and every row but the last as
+    wide as the first
     -- or, ragged (:func:`_ragged_table`), 4 rows or more under a first line of names, 4 of 5 of them with 2
     cells filled or more and at most one more than it, most cells after a delimiter not starting with a space (prose's
     do)."""
@@ -139,6 +141,8 @@ def table_rows(lines: list[str], delimiter: str) -> TableRows | None:
                 line = reader.line_num  # (the line the next record starts on)
         except csv.Error:
             return None
+        if len(rows) > 2 and _open_quote("\n".join(lines[starts[-1] :]), delimiter):
+            del rows[-1], starts[-1]  # (a record cut: its quoted field open at the lines' end)
     else:  # without quotes a row is a non-empty line cut at the delimiter: most text fails on its counts alone
         starts = [at for at, line in enumerate(lines) if line]
         present = [lines[at] for at in starts]
@@ -152,6 +156,16 @@ def table_rows(lines: list[str], delimiter: str) -> TableRows | None:
     if any(len(row) != len(rows[0]) for row in rows[1:-1]) and not _ragged_table(rows):
         return None
     return TableRows(rows, starts)
+
+
+def _open_quote(record: str, delimiter: str) -> bool:
+    """Whether the text of a table's last record leaves a quoted field open (or breaks the quoting rules) where
+    :mod:`csv`, strict, reads it: the lines it was read from cut it."""
+    try:
+        list(csv.reader(io.StringIO(record, newline=""), delimiter=delimiter, strict=True))
+    except csv.Error:
+        return True
+    return False
 
 
 def _may_be_ragged(text: str, delimiter: str, first: list[str], lines: int) -> bool:

@@ -70,6 +70,9 @@ _ERASED_RE = re.compile(rb"\n[^\n]*\r\x1b\[[02]?K")
 progress bar, cleared before the next message), searched from a newline (a literal: linear in the sample)."""
 _BARE_CR = re.compile(rb"\r(?!\n)")  # a carriage return that ends no line: a redraw, or a classic Mac line end
 _CR_RUN = re.compile(rb"\r\r+\n?|\r(?!\n)")  # a run of carriage returns other than a CRLF's (with its \n)
+_QUOTED = re.compile(r'"[^"]*"')  # a CSV's quoted field (a doubled quote in it: two such, side by side)
+_BARE_CR_TEXT = re.compile("\r(?!\n)")
+_FIRST_LINE = re.compile(r"[^\r\n]*(\r\n|\r|\n|$)")
 _SEARCHED_BYTES = 64 * 1024  # samples up to this searched for a bare carriage return before any count ...
 _SPARSE_CR_BYTES = 16  # ... when their first KiB holds at most one \r in this many bytes
 _COMPARED = 256  # bytes of each piece compared
@@ -199,29 +202,39 @@ def cr_ends_lines(sample: bytes, bare: int, complete: bool = True) -> bool:
 
 
 def _cr_table(sample: bytes) -> bool:
-    """Whether ``sample`` starts as a table whose rows end in a lone ``\\r``: its first line (up to the first
-    ``\\r``: no redraw's ``\\r`` before it, no newline in it) holds a delimiter (``,``, tab or ``;``: the one it holds
-    most of), at least :data:`_SAME_WIDTH` of the next records (of the first :data:`REDRAW_PAIRS`, as :mod:`csv`
-    reads them: a quoted field may hold a ``\\n``, a ``\\r`` or the delimiter) are as wide, and that line is their
-    header (:func:`~scratchfs.api.shape_table.has_header`: a progress line with a comma in each state is none, and
-    rows with no header stay told by :func:`_redraw`). Never raises."""
-    end = sample.find(b"\r", 0, 4096)
-    header = sample[:end]
-    if end <= 0 or b"\n" in header or sample[end + 1 : end + 2] == b"\n":
-        return False
-    delimiter = max(",\t;", key=lambda d: header.count(d.encode()))  # (of equal counts, the first: a comma)
-    width = header.count(delimiter.encode()) + 1
-    if width == 1:
-        return False  # (no delimiter: no table, told before its rows are decoded and parsed)
-    head = sample[end + 1 : _TABLE_BYTES].decode("utf-8", "replace")
+    """Whether ``sample`` starts as a table whose bare carriage returns are its own: its first line (up to the first
+    ``\\r`` or ``\\n``, no redraw's ``\\r`` before it) holds a delimiter (``,``, tab or ``;``: the one it holds most
+    of), at least :data:`_SAME_WIDTH` of the next records (of the first :data:`REDRAW_PAIRS`, as :mod:`csv` reads
+    them: a quoted field may hold a ``\\n``, a ``\\r`` or the delimiter) are as wide, and either every bare ``\\r``
+    is in a quoted field (a CRLF export's note holding one), or its rows end in a lone ``\\r`` and that line is
+    their header (:func:`~scratchfs.api.shape_table.has_header`: a progress line with a comma in each state is none)
+    or no ``\\n`` stands outside a quoted field and no unquoted field starts or ends with a space (a CSV writer's
+    rows with no header, classic Mac OS line ends; a redraw's states are words: ``Processed 10 of 500, 0 errors``).
+    Never raises."""
+    end = min((at for at in (sample.find(b"\r", 0, 4096), sample.find(b"\n", 0, 4096)) if at >= 0), default=-1)
+    if end <= 0 or not any(d in sample[:end] for d in (b",", b"\t", b";")):
+        return False  # (no delimiter in the first line: no table, told before its rows are decoded)
+    head = sample[:_TABLE_BYTES].decode("utf-8", "replace")
+    outside = _QUOTED.sub("", head)  # (what no quoted field holds; a field cut at the head's end stays)
+    first = _FIRST_LINE.match(outside, 0, 4096)
+    delimiter = max(",\t;", key=first.group().count)  # (of equal counts, the first: a comma)
+    if first.end(1) == first.start(1) or first.group().count(delimiter) == 0:
+        return False  # (no delimiter: no table, told before its rows are parsed)
+    quoted_only = _BARE_CR_TEXT.search(outside) is None
+    if not quoted_only and first.group(1) != "\r":
+        return False  # (a first line ended otherwise than by a lone \r, a bare \r outside quotes: a redraw's)
     try:
-        records = list(islice(csv.reader(io.StringIO(head, newline=""), delimiter=delimiter), REDRAW_PAIRS + 1))
+        records = list(islice(csv.reader(io.StringIO(head, newline=""), delimiter=delimiter), REDRAW_PAIRS + 2))
     except csv.Error:
         return False
     records = [record for record in records[:-1] if record]  # (the last may be cut)
-    if len(records) < 2 or sum(len(record) == width for record in records) < _SAME_WIDTH * len(records):
+    width = len(records[0]) if records else 0
+    if len(records) < 3 or sum(len(record) == width for record in records[1:]) < _SAME_WIDTH * (len(records) - 1):
         return False
-    return has_header([next(csv.reader([header.decode("utf-8", "replace")], delimiter=delimiter)), *records])
+    if quoted_only or has_header(records):
+        return True
+    unquoted = [field for line in outside.split("\r", REDRAW_PAIRS)[:REDRAW_PAIRS] for field in line.split(delimiter)]
+    return "\n" not in outside and all(field == field.strip(" ") for field in unquoted)
 
 
 def _redraw(before: bytes, after: bytes) -> bool:

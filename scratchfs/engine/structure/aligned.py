@@ -17,8 +17,9 @@ Two rules split a line (:attr:`Layout.rule`):
 
 - ``"runs"`` -- runs of spaces, the last column taking the rest of the line, cells missing at the end empty: chosen
   when it gives every row of the first lines the same cells as the columns' positions do (no cell of them empty but
-  at the end, none holding a space but the last). It holds when a later row's value is wider than the first rows'
-  (``ps`` widens no column for it);
+  at the end, none holding a space but the last) -- or, for a row whose value runs across a column's start (the one
+  row that may cross a gutter: a number wider than the rest), a cell for each column. It holds when a later row's
+  value is wider than the first rows' (``ps`` widens no column for it);
 - ``"fixed"`` -- the columns' positions: cells may hold single spaces (``Up 2 hours``) or be empty (``docker ps``'s
   ``PORTS``), as tools that size each column to its widest value over all rows print them.
 
@@ -358,11 +359,25 @@ def _gutters_table(header: str, rows: list[str], found: tuple[list[str], list[in
     cells = [fixed.split(row) for row in rows]
     if not _filled(cells):
         return None
-    runs = Layout(fixed.names, fixed.starts, RUNS)
-    rule = RUNS if all(runs.split(row) == row_cells for row, row_cells in zip(rows, cells, strict=True)) else FIXED
-    if rule == FIXED and any("  " in row[-1] for row in cells):  # the last cell across a gap: a column the
-        return None  # header does not name where it stands (ss -p's "Peer Address:PortProcess")
-    return Layout(fixed.names, fixed.starts, rule), cells, spans, rows
+    runs, split = Layout(fixed.names, fixed.starts, RUNS), []
+    for row, row_cells in zip(rows, cells, strict=True):
+        row_split = runs.split(row)
+        if row_split != row_cells and (not _crosses(row, starts) or "" in row_split):  # (a row whose value runs
+            break  # across a gutter: split at runs of spaces when they give it a cell for each column)
+        split.append(row_split)
+    else:
+        return runs, split, spans, rows
+    if any("  " in row[-1] for row in cells):  # the last cell across a gap: a column the header does not name
+        return None  # where it stands (ss -p's "Peer Address:PortProcess")
+    return fixed, cells, spans, rows
+
+
+def _crosses(row: str, starts: list[int]) -> bool:
+    """Whether a word of ``row`` runs across a column's start (a character on each side of it): the one row of
+    10 or more that may cross a gutter (:func:`_occupied`), a number wider than the rest right-aligned under its
+    name (``ps``' ``132026017`` under ``RSS`` over ``0``), which the columns' positions would cut in two; when
+    runs of spaces give it a cell for each column, it is no reason to split the table at the positions."""
+    return any(0 < start < len(row) and row[start - 1] != " " and row[start] != " " for start in starts)
 
 
 def _pushed_table(header: str, rows: list[str], ends: set[int]
