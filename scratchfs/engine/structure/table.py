@@ -486,8 +486,7 @@ def _header_fits(header: list[str], picked: list[int] | None, budget: int, first
     echoed cursor may be under what the first page had)."""
     shown = header if picked is None else [header[i] for i in picked]
     room = budget // 2 if first else budget - _ROW_ROOM
-    if json_bytes(shown) > room:  # (the first k fit when 1 + their bytes and commas do, in 3/4 of the room: the
-        # call that names them by number echoes them, which the page's budget gives)
+    if json_bytes(shown) > room:  # (the first k fit when 1 + their bytes and commas do in 3/4 of the room: echoed)
         fitting = sum(1 for used in accumulate(json_bytes(name) + 1 for name in shown[:16]) if 4 * used < 3 * room)
         raise WideHeader(f"the header alone takes {plural(json_bytes(shown), 'byte')} of the {budget:,}-byte "
                          "budget; select fewer columns", tuple(picked or range(len(header)))[:fitting])
