@@ -15,6 +15,7 @@ from tests.services import (  # noqa: F401
     pg_schema,
     postgres_dsn,
     postgres_server,
+    postgres_template,
     postgres_url,
     s3_endpoint,
     s3_env,
