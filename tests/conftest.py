@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from tests.services import (  # noqa: F401
     pg_schema,
     postgres_dsn,
     postgres_server,
+    postgres_template,
     postgres_url,
     s3_endpoint,
     s3_env,
@@ -65,6 +67,15 @@ def pytest_runtest_call(item: pytest.Item):
         yield
     finally:
         test._hypothesis_internal_use_settings = base
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A run started with SIGINT ignored (``nohup``, a background job of a script: ``pytest ... &``) passed that on to
+    every process its tests start, and a stop signal ignored stays so (``scratchfs/mcp/stop_signals.py``): the tests
+    that interrupt a child with SIGINT waited out their 300 s timeout. Python's own handler here makes the children
+    start with the default disposition again (``tests/test_suite_signals.py``)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 _RUN_LOCK = pytest.StashKey[int]()
