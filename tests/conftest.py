@@ -30,7 +30,11 @@ FIXTURE_FILES = sorted(p for p in FIXTURES.iterdir() if p.suffix in {".html", ".
 # a store fixture is shared by the examples of one test on purpose: every spill gets a fresh handle
 settings.register_profile("default", deadline=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-settings.register_profile("stress", deadline=None, max_examples=2000, suppress_health_check=list(HealthCheck))
+STRESS_EXAMPLES = 2000
+"""Hypothesis examples per property test with ``SCRATCHFS_STRESS=1``, at least: the profile's, and the floor of a test
+that sets its own count (its ``@settings`` would keep it; :func:`pytest_runtest_call` raises it)."""
+settings.register_profile("stress", deadline=None, max_examples=STRESS_EXAMPLES,
+                          suppress_health_check=list(HealthCheck))
 settings.load_profile("stress" if os.environ.get("SCRATCHFS_STRESS") else "default")
 
 
@@ -58,11 +62,12 @@ def pytest_runtest_call(item: pytest.Item):
     callspec = getattr(item, "callspec", None)
     test = getattr(item, "obj", None)
     base = getattr(test, "_hypothesis_internal_use_settings", None)
-    if (callspec is None or callspec.params.get("backend", "local") == "local" or base is None
-            or os.environ.get("SCRATCHFS_STRESS")):
+    stress = bool(os.environ.get("SCRATCHFS_STRESS"))
+    if base is None or (not stress and (callspec is None or callspec.params.get("backend", "local") == "local")):
         yield
         return
-    test._hypothesis_internal_use_settings = settings(base, max_examples=min(base.max_examples, BACKEND_EXAMPLES))
+    test._hypothesis_internal_use_settings = settings(base, max_examples=max(base.max_examples, STRESS_EXAMPLES)
+                                                      if stress else min(base.max_examples, BACKEND_EXAMPLES))
     try:
         yield
     finally:
