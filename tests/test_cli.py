@@ -860,6 +860,9 @@ def test_read_handle_by_whole_lines_and_from_the_end(cli, tmp_path):
     as_json = json.loads(cli("read-handle", handle, "--line", "-9", "--lines", "1", "--json").stdout)
     assert (as_json["first_line"], as_json["data"], as_json["note"]) == (
         1, "one needle\r\n", "line=-9 is before the first line (4 lines): read from line 1, as tail -n does")
+    raw = cli("read-handle", handle, "--line", "-9", "--lines", "1")  # the raw read says it on stderr (newuser7)
+    assert raw.stdout_bytes == b"one needle\r\n" and raw.stderr.startswith(
+        "scratchfs: line=-9 is before the first line (4 lines): read from line 1, as tail -n does\n"), raw.stderr
     for bad in ("lines", "1.5", "-1"):
         result = cli("read-handle", handle, "--match", "needle", "--context", bad)
         assert result.exit_code == 2 and result.stdout == ""

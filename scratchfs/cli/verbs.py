@@ -186,6 +186,8 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
     out = stdout_bytes()
     out.write(result.data if single is None else decode_single(result.data, single).encode("utf-8"))
     out.flush()
+    if isinstance(result, LineSlice) and result.note:  # (a line read from the end before the first, as --json says)
+        warn(result.note)
     if result.next_call is not None:
         warn(f"{len(result.data)} bytes from offset {result.offset}; {result.remaining} bytes follow; next: "
              f"{shell_next(result, run_id, agent_id, str(store.root) if store.embedded else None)}")
