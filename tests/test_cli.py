@@ -161,6 +161,14 @@ def test_bad_usage_exits_2(cli, args):
     assert result.stderr.count("\n") == 1  # one line, no traceback, no usage block
 
 
+def test_spilling_a_directory_names_load(cli, tmp_path):
+    """``spill DIR`` was click's "Is a directory" alone (newuser7): it names the command that spills a folder."""
+    (tmp_path / "a.txt").write_text("x")
+    result = cli("spill", str(tmp_path), "--tool", "t")
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert f"{str(tmp_path)!r} is a directory: " in result.stderr and " load FOLDER` spills each" in result.stderr
+
+
 def test_int_options_take_ascii_digits_only(cli):
     """``int`` takes Unicode digits (``"٥"`` is 5), underscores, spaces and a ``+``; the contract's integers are JSON
     digits: every integer option of the CLI refuses them as a usage error (exit 2, one line)."""

@@ -36,7 +36,7 @@ from scratchfs.cli.environment import (
     empty_variables,
     misspelt_variables,
 )
-from scratchfs.cli.output import InputError, OutputError, TaggedSource, tagged_stdout
+from scratchfs.cli.output import InputError, OutputError, tagged_stdout
 from scratchfs.cli.shell import program, shell_word
 from scratchfs.foundation.checks import check_int, check_seconds, check_ttl
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
@@ -522,28 +522,9 @@ class Integer(click.ParamType):
 
 TTL_OPTION = click.option("--ttl", type=Seconds(ttl=True), default=None,
                           help=f"Seconds until the entry expires, at least 1 [default: {DEFAULT_TTL:.0f}].")
-class SourceFile(click.File):
-    """click's binary file (``-``: stdin), opened when the command line is parsed (a file that cannot be opened is a
-    usage error naming it), given to the command as a :class:`~scratchfs.cli.output.TaggedSource`: a read that fails
-    later is ``scratchfs: input: cannot read '<file>': ...``, not the store's storage error."""
-
-    def __init__(self) -> None:
-        super().__init__("rb", lazy=False)
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        try:
-            opened = super().convert(value, param, ctx)
-        except RuntimeError:  # click's "Was not able to determine binary stream for sys.stdin": stdin is closed
-            self.fail("standard input is closed: name a file, or give the content on standard input", param, ctx)
-        return TaggedSource(opened, "standard input" if value == "-" else os.fsdecode(value))
-
-
-INPUT_ARGUMENT = click.argument("source", type=SourceFile(), default="-", required=False)
-
-__all__ = ["BUSY_TIMEOUT_ENV", "ENV_PREFIX", "EXIT_CODES_HELP", "INPUT_ARGUMENT", "SETTINGS_META", "STORE_META",
+__all__ = ["BUSY_TIMEOUT_ENV", "ENV_PREFIX", "EXIT_CODES_HELP", "SETTINGS_META", "STORE_META",
            "TTL_OPTION", "Folder", "Integer", "ScratchGroup", "Seconds", "Terminated", "command_busy_timeout",
-           "command_settings", "command_store",
-           "echo_json", "fail", "given_before", "global_option",
+           "command_settings", "command_store", "echo_json", "fail", "given_before", "global_option",
            "handle_termination", "json_accepted", "main", "misspelt_variables", "name_the_variable", "opened",
            "program", "resolve_root", "resolve_scope", "restore_signals", "root_option", "scope_options",
            "stdout_bytes", "warn", "with_existing_store", "with_store"]

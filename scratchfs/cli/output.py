@@ -22,8 +22,12 @@ import io
 import os
 import sys
 from collections.abc import Iterator
+from typing import Any
 
-__all__ = ["InputError", "OutputError", "TaggedSource", "TaggedStdout", "tagged_stdout"]
+import click
+
+__all__ = ["INPUT_ARGUMENT", "InputError", "OutputError", "SourceFile", "TaggedSource", "TaggedStdout",
+           "tagged_stdout"]
 
 
 class OutputError(OSError):
@@ -116,3 +120,28 @@ def tagged_stdout() -> Iterator[None]:
         if not done:  # the body's error is the command's: what it wrote before goes out now, if it can
             with contextlib.suppress(OSError, ValueError):
                 tagged.flush()
+
+
+class SourceFile(click.File):
+    """click's binary file (``-``: stdin), opened when the command line is parsed (a file that cannot be opened is a
+    usage error naming it; a directory's names ``scratchfs load``, which spills its files), given to the command as a
+    :class:`TaggedSource`: a read that fails later is ``scratchfs: input: cannot read '<file>': ...``, not the
+    store's storage error."""
+
+    def __init__(self) -> None:
+        super().__init__("rb", lazy=False)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            opened = super().convert(value, param, ctx)
+        except RuntimeError:  # click's "Was not able to determine binary stream for sys.stdin": stdin is closed
+            self.fail("standard input is closed: name a file, or give the content on standard input", param, ctx)
+        except click.BadParameter:
+            if value != "-" and os.path.isdir(value):  # (click: "Is a directory")
+                self.fail(f"{os.fsdecode(value)!r} is a directory: `scratchfs load FOLDER` spills each of its files",
+                          param, ctx)
+            raise
+        return TaggedSource(opened, "standard input" if value == "-" else os.fsdecode(value))
+
+
+INPUT_ARGUMENT = click.argument("source", type=SourceFile(), default="-", required=False)

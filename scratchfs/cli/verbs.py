@@ -26,7 +26,6 @@ from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import check_arguments
 from scratchfs.cli.advice import call_command, read_command
 from scratchfs.cli.app import (
-    INPUT_ARGUMENT,
     TTL_OPTION,
     Folder,
     Integer,
@@ -41,6 +40,7 @@ from scratchfs.cli.app import (
     with_existing_store,
     with_store,
 )
+from scratchfs.cli.output import INPUT_ARGUMENT
 from scratchfs.cli.settings_options import Size, settings_options
 from scratchfs.foundation.calls import Call, without_defaults
 from scratchfs.foundation.checks import CONTEXT_FORMS, HANDLE_RE
