@@ -100,21 +100,23 @@ def named_elsewhere(index: Any, location: str, objects: Iterable[Any]) -> list[A
 
 def previous_owners(index: Any, location: str) -> tuple[float, list[str]]:
     """The schemas of ``index``'s database, other than its own, that hold a scratchfs index this role may read
-    whose pairing names ``location`` (the indexes that owned it before a takeover), and the time (epoch seconds)
-    from which their rows count: :data:`MARGIN_SECONDS` before this index was paired (took the location over).
-    Three queries, then remembered for :data:`OWNERS_SECONDS` (nothing to ask per orphan on a store that was never
-    taken over). Raises StorageError, StoreBusy."""
+    whose pairing names ``location`` and was made before this index's (the indexes that owned it before a takeover;
+    never one paired since, such as the index that took it over from this one), and the time (epoch seconds) from
+    which their rows count: :data:`MARGIN_SECONDS` before this index was paired (took the location over). Three
+    queries, then remembered for :data:`OWNERS_SECONDS` (nothing to ask per orphan on a store that was never taken
+    over). Raises StorageError, StoreBusy."""
     key = _key(index, location)
     cached = _owners.get(key)
     if cached is not None and time.monotonic() - cached[0] < OWNERS_SECONDS:
         return cached[1]
     schemas = [row[0] for row in index.read(_INDEXES, {"me": str(index.schema)}, "looking for the blobs' previous "
                                             "owners") if _SCHEMA_RE.fullmatch(row[0])]
-    owners = [row[0] for row in index.read(" UNION ALL ".join(
-        f"SELECT '{name}' FROM \"{name}\".store WHERE blobs = %(location)s" for name in schemas),
-        {"location": location}, "looking for the blobs' previous owners")] if schemas else []
-    paired = index.read("SELECT paired_at FROM @S.store", {}, "reading the store's pairing") if owners else []
-    found = (paired[0][0] - MARGIN_SECONDS if paired else float("inf"), owners)
+    paired = index.read("SELECT paired_at FROM @S.store", {}, "reading the store's pairing") if schemas else []
+    owners = [row[0] for row in index.read(" UNION ALL ".join(  # (paired before this index: never a later owner's)
+        f"SELECT '{name}' FROM \"{name}\".store WHERE blobs = %(location)s AND paired_at < %(paired)s"
+        for name in schemas), {"location": location, "paired": paired[0][0]}, "looking for the blobs' previous "
+        "owners")] if paired else []
+    found = (paired[0][0] - MARGIN_SECONDS if owners else float("inf"), owners)
     if len(_owners) >= 64:
         _owners.clear()
     _owners[key] = (time.monotonic(), found)

@@ -1,0 +1,60 @@
+"""Attacks on the adoption of an old host's writes after a takeover (scratchfs.engine.takeover): which schemas'
+rows an index adopts through, and when. Real PostgreSQL and S3 API servers (moto)."""
+
+from __future__ import annotations
+
+import time
+
+import psycopg
+import pytest
+
+from scratchfs import InvalidArgument, ScratchStore
+from scratchfs.engine import s3_blobs
+from tests.services import postgres_url
+from tests.test_fencing import _rebuild, _spill
+
+
+def _rows(dsn: str, schema: str) -> int:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        return conn.execute(f'SELECT count(*) FROM "{schema}".entries').fetchone()[0]
+
+
+def test_the_old_indexs_fsck_repair_adopts_nothing_of_the_new_owner(postgres_dsn, pg_schema, s3_env, tmp_path,
+                                                                    monkeypatch):
+    """A (the old schema, its store open since before the takeover) runs fsck --repair: refused (another index
+    owns the blobs) -- but before the fix only once it had adopted the new owner's entries into A's index as its
+    own 'previous owner's' writes (B's rows name them, and B's store row names the same blobs), the new index's
+    schema read as if it had owned the prefix before A."""
+    from scratchfs.api.inspector import fsck
+
+    monkeypatch.setattr(s3_blobs, "OWNER_CHECK_SECONDS", 3600.0)
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old, blobs=s3_env) as a:
+        a.scope("run-1", "agent-1").scratch_write("notes", b"first\n")
+        _rebuild(new, s3_env, tmp_path / "rebuild")
+        with ScratchStore(tmp_path / "b", index=new, blobs=s3_env) as b:
+            _spill(b, "the new owner's", 2)
+            b.scope("run-1", "agent-1").scratch_write("fresh", b"the new owner's key\n")
+        with pytest.raises(InvalidArgument, match="belong to another index"):
+            fsck(a, repair=True)
+        assert _rows(postgres_dsn, pg_schema) == 1  # (A's own row; B's three entries not taken into A)
+        assert _rows(postgres_dsn, pg_schema + "_b") == 4
+
+
+def test_an_index_paired_after_this_one_is_no_previous_owner_of_its_blobs(postgres_dsn, pg_schema, s3_env, tmp_path,
+                                                                          monkeypatch):
+    """The previous owners of a location were every other schema whose store row names it: to the old index A, the
+    new owner B (paired after it) was one -- B's entries, orphans to A, were A's to adopt by any path that reached
+    the adoption before A's pairing check. Only an index paired before this one can have owned the blobs before it:
+    B's previous owners are [A]; A has none."""
+    from scratchfs.engine.pairing import location_of
+    from scratchfs.engine.takeover import previous_owners
+
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old, blobs=s3_env) as a:
+        a.scope("run-1", "agent-1").scratch_write("notes", b"first\n")
+        time.sleep(0.05)
+        _rebuild(new, s3_env, tmp_path / "rebuild")
+        with ScratchStore(tmp_path / "b", index=new, blobs=s3_env) as b:
+            assert previous_owners(b.index, location_of(s3_env))[1] == [pg_schema]
+        assert previous_owners(a.index, location_of(s3_env)) == (float("inf"), [])
