@@ -58,3 +58,24 @@ def test_an_index_paired_after_this_one_is_no_previous_owner_of_its_blobs(postgr
         with ScratchStore(tmp_path / "b", index=new, blobs=s3_env) as b:
             assert previous_owners(b.index, location_of(s3_env))[1] == [pg_schema]
         assert previous_owners(a.index, location_of(s3_env)) == (float("inf"), [])
+
+
+def test_an_adopted_value_does_not_replace_a_newer_one_of_a_fast_clocked_old_host(postgres_dsn, pg_schema, s3_env,
+                                                                                 tmp_path, monkeypatch):
+    """A's host clock is 2 minutes fast (its bindings' created_at on that clock; its rows' on the database's). A
+    overwrites 'notes' within the window, then B writes 'notes' anew: B's value is the newer. The adoption compared
+    A's binding time with B's row (the database's clock) and put A's older value back over B's, deleting B's
+    object as the replaced value's. It now goes by A's row's time: both on the database's clock."""
+    monkeypatch.setattr(s3_blobs, "OWNER_CHECK_SECONDS", 3600.0)
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old, blobs=s3_env) as a:
+        a.scope("run-1", "agent-1").scratch_write("notes", b"first\n")
+        _rebuild(new, s3_env, tmp_path / "rebuild")
+        monkeypatch.setattr(a.entries, "now", lambda: time.time() + 120.0)  # (the write's binding time)
+        a.scope("run-1", "agent-1").scratch_write("notes", b"A's, within the window\n")
+        with ScratchStore(tmp_path / "b", index=new, blobs=s3_env, orphan_grace=0) as b:
+            time.sleep(0.05)
+            b.scope("run-1", "agent-1").scratch_write("notes", b"B's, written after A's\n")
+            time.sleep(1.1)
+            b.sweep(full=True)
+            assert b.scope("run-1", "agent-1").scratch_read("notes") == b"B's, written after A's\n"

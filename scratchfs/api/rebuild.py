@@ -189,7 +189,7 @@ def adopt_orphans(store: ScratchStore, found: list[BlobFile]) -> None:
     for where, files in scopes.items():
         known = known_locations(store.index, [f.token for f in files], where)
         orphans += [f for f in files if f.token not in known]
-    adopt_named(store.index, location, orphans, lambda f: adopt_blob(store, f))
+    adopt_named(store.index, location, orphans, lambda f, at: adopt_blob(store, f, at))
 
 
 UNBOUND_SKIP = ("no binding frame (written before it, by the first scratchfs): no row can be rebuilt from it; "

@@ -38,7 +38,7 @@ from scratchfs.engine.protocols import BlobFile
 from scratchfs.foundation.checks import path_part
 from scratchfs.foundation.errors import ScratchError
 
-__all__ = ["BATCH", "MARGIN_SECONDS", "OWNERS_SECONDS", "adopt_named", "named_elsewhere", "previous_owners"]
+__all__ = ["BATCH", "MARGIN_SECONDS", "OWNERS_SECONDS", "Adopt", "adopt_named", "named_elsewhere", "previous_owners"]
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +52,11 @@ MARGIN_SECONDS = 600.0
 of the host that rebuilt it; a row's ``created_at`` is on the database's clock) are not looked at: they are the
 entries the rebuild restored, or chose not to (expired, superseded), never an orphan to adopt -- so that an entry
 this index removed whose object's deletion failed (left to the orphan sweep) cannot come back through them."""
+
+Adopt = Callable[[BlobFile, float], bool]
+"""``(found, committed_at) -> bool``: restore the row of the orphan ``found`` that a previous owner's row names, as
+created at ``committed_at`` (that row's ``created_at``, epoch seconds on the database's clock, as the rows of this
+index that it is weighed against); True if it did (:func:`scratchfs.api.restore.adopt_blob`)."""
 
 _owners: dict[tuple[int, str, str], tuple[float, tuple[float, list[str]]]] = {}  # (index, schema, location) -> ...
 
@@ -68,9 +73,10 @@ WHERE n.nspname <> %(me)s AND has_schema_privilege(n.oid, 'USAGE')
 ORDER BY 1 LIMIT 200"""
 
 
-def named_elsewhere(index: Any, location: str, objects: Iterable[Any]) -> list[Any]:
+def named_elsewhere(index: Any, location: str, objects: Iterable[Any]) -> list[tuple[Any, float]]:
     """The ``objects`` (listed blobs: ``run`` and ``agent``, their encoded directory names, and ``token``) that a
-    row of a previous owner of ``location`` names (see the module docstring), in their order.
+    row of a previous owner of ``location`` names (see the module docstring), in their order, each with that row's
+    ``created_at`` (epoch seconds: the write's commit, on the database's clock; the latest if two owners name it).
 
     Args:
         index: this location's :class:`~scratchfs.engine.postgres_index.PostgresIndex` (its schema is left out).
@@ -83,19 +89,21 @@ def named_elsewhere(index: Any, location: str, objects: Iterable[Any]) -> list[A
     since, owners = previous_owners(index, location) if objects else (0.0, [])
     if not owners:
         return []
-    query = " UNION ALL ".join(f'SELECT run_id, agent_id, blob FROM "{name}".entries WHERE blob = ANY(%(tokens)s) '
-                               "AND created_at >= %(since)s" for name in owners)
-    named: set[tuple[str, str, str]] = set()
+    query = " UNION ALL ".join(f'SELECT run_id, agent_id, blob, created_at FROM "{name}".entries WHERE blob = '
+                               "ANY(%(tokens)s) AND created_at >= %(since)s" for name in owners)
+    named: dict[tuple[str, str, str], float] = {}
     try:
         for start in range(0, len(objects), BATCH):
             tokens = sorted({obj.token for obj in objects[start:start + BATCH]})
             rows = index.read(query, {"tokens": tokens, "since": since},
                               "looking for orphans in the blobs' previous owners' rows")
-            named.update((path_part(run_id), path_part(agent_id), blob) for run_id, agent_id, blob in rows)
+            for run_id, agent_id, blob, created_at in rows:
+                where = path_part(run_id), path_part(agent_id), blob
+                named[where] = max(created_at, named.get(where, created_at))
     except ScratchError:
         _owners.pop(_key(index, location), None)  # (a previous owner's schema dropped since: looked for again)
         raise
-    return [obj for obj in objects if (obj.run, obj.agent, obj.token) in named]
+    return [(obj, named[where]) for obj in objects if (where := (obj.run, obj.agent, obj.token)) in named]
 
 
 def previous_owners(index: Any, location: str) -> tuple[float, list[str]]:
@@ -127,15 +135,15 @@ def _key(index: Any, location: str) -> tuple[int, str, str]:
     return id(index), str(index.schema), location
 
 
-def adopt_named(index: Any, location: str, orphans: list[BlobFile], adopt: Callable[[BlobFile], bool]
-                ) -> list[BlobFile]:
-    """Adopt (``adopt``: restore its row, True if it did) each of ``orphans`` that a row of a previous owner of
-    ``location`` names (:func:`named_elsewhere`); return those adopted (logged when any).
+def adopt_named(index: Any, location: str, orphans: list[BlobFile], adopt: Adopt) -> list[BlobFile]:
+    """Adopt (``adopt``: restore its row as created when that row says, True if it did) each of ``orphans`` that a
+    row of a previous owner of ``location`` names (:func:`named_elsewhere`); return those adopted (logged when any).
 
     Raises:
         StorageError, StoreBusy: from the index, or from ``adopt`` (the caller removes none of the orphans then).
     """
-    adopted = [found for found in named_elsewhere(index, location, orphans) if adopt(found)]
+    adopted = [found for found, committed_at in named_elsewhere(index, location, orphans)
+               if adopt(found, committed_at)]
     if adopted:
         log.warning("scratchfs: sweep: %d entries written by a host of the index that owned these blobs before a "
                     "takeover (acknowledged: its rows name them) adopted, their rows restored", len(adopted))
