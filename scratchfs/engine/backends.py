@@ -53,7 +53,6 @@ from scratchfs.engine.segment_sweep import known_locations
 from scratchfs.engine.sqlite_connections import DAMAGED_CODES
 from scratchfs.engine.sqlite_index import Index
 from scratchfs.engine.sweeper import SweepResult, check_orphan, sweep
-from scratchfs.engine.takeover import Adopt
 from scratchfs.engine.write_behind import WriteBehind
 from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
 from scratchfs.foundation.limits import FRAME_BYTES, SEGMENT_ENTRY_BYTES, ZSTD_LEVEL
@@ -525,7 +524,7 @@ def _aged(blobs: BlobStore, key: str, grace: float) -> bool:
 
 
 def sweep_backends(index: IndexBackend, blobs: BlobStore, lock_path: str, now: Callable[[], float], grace: float,
-                   wait: float | None, full: bool = False, adopt: Adopt | None = None
+                   wait: float | None, full: bool = False, adopt: Callable[[BlobFile, float], bool] | None = None
                    ) -> SweepResult:
     """One sweep of whichever backends these are: the fleet sweep (PostgreSQL advisory lock, S3 listing) for S3
     blobs, else the local sweep (a file lock under the root; see :mod:`scratchfs.engine.sweeper`). ``now``: the
