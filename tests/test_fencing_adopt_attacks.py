@@ -79,3 +79,25 @@ def test_an_adopted_value_does_not_replace_a_newer_one_of_a_fast_clocked_old_hos
             time.sleep(1.1)
             b.sweep(full=True)
             assert b.scope("run-1", "agent-1").scratch_read("notes") == b"B's, written after A's\n"
+
+
+@pytest.mark.parametrize("stamp", ["NaN", "Infinity"])
+def test_a_crafted_row_time_of_the_old_schema_neither_wins_nor_lives_forever(postgres_dsn, pg_schema, s3_env,
+                                                                            tmp_path, monkeypatch, stamp):
+    """An adopted row takes its old row's created_at (the database's clock). A row of the old schema whose
+    created_at is NaN or Infinity (crafted, or a bad migration) passed the 'written since' filter (both compare
+    greater than any number in PostgreSQL), and its entry then took the key from B's newer write and never expired.
+    Rows are now looked at only within MARGIN_SECONDS after the takeover too: no old host commits later."""
+    monkeypatch.setattr(s3_blobs, "OWNER_CHECK_SECONDS", 3600.0)
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old, blobs=s3_env) as a:
+        a.scope("run-1", "agent-1").scratch_write("notes", b"first\n")
+        _rebuild(new, s3_env, tmp_path / "rebuild")
+        a.scope("run-1", "agent-1").scratch_write("notes", b"A's, within the window\n", ttl=60)
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+            conn.execute(f"UPDATE \"{pg_schema}\".entries SET created_at = '{stamp}'")
+        with ScratchStore(tmp_path / "b", index=new, blobs=s3_env, orphan_grace=0) as b:
+            b.scope("run-1", "agent-1").scratch_write("notes", b"B's, written after A's\n")
+            time.sleep(1.1)
+            assert b.sweep(full=True).orphans_removed == 1
+            assert b.scope("run-1", "agent-1").scratch_read("notes") == b"B's, written after A's\n"

@@ -51,7 +51,11 @@ MARGIN_SECONDS = 600.0
 """Rows of a previous owner written more than this long before the takeover (this index's pairing, on the clock
 of the host that rebuilt it; a row's ``created_at`` is on the database's clock) are not looked at: they are the
 entries the rebuild restored, or chose not to (expired, superseded), never an orphan to adopt -- so that an entry
-this index removed whose object's deletion failed (left to the orphan sweep) cannot come back through them."""
+this index removed whose object's deletion failed (left to the orphan sweep) cannot come back through them. Nor
+are rows written more than this long after it: an old host commits none later than ``OWNER_CHECK_SECONDS`` after
+it (its ownership check fails), so such a row is no old host's write; and its ``created_at``, which an adopted row
+takes, is bounded (a row of ``NaN`` or ``Infinity`` would otherwise win over every newer write of its key and
+never expire)."""
 
 Adopt = Callable[[BlobFile, float], bool]
 """``(found, committed_at) -> bool``: restore the row of the orphan ``found`` that a previous owner's row names, as
@@ -86,16 +90,17 @@ def named_elsewhere(index: Any, location: str, objects: Iterable[Any]) -> list[t
         StorageError, StoreBusy: the index failed (the caller removes none of the objects then).
     """
     objects = list(objects)
-    since, owners = previous_owners(index, location) if objects else (0.0, [])
+    paired, owners = previous_owners(index, location) if objects else (0.0, [])
     if not owners:
         return []
     query = " UNION ALL ".join(f'SELECT run_id, agent_id, blob, created_at FROM "{name}".entries WHERE blob = '
-                               "ANY(%(tokens)s) AND created_at >= %(since)s" for name in owners)
+                               "ANY(%(tokens)s) AND created_at BETWEEN %(since)s AND %(until)s" for name in owners)
+    window = {"since": paired - MARGIN_SECONDS, "until": paired + MARGIN_SECONDS}  # (NaN, Infinity: outside)
     named: dict[tuple[str, str, str], float] = {}
     try:
         for start in range(0, len(objects), BATCH):
             tokens = sorted({obj.token for obj in objects[start:start + BATCH]})
-            rows = index.read(query, {"tokens": tokens, "since": since},
+            rows = index.read(query, {"tokens": tokens, **window},
                               "looking for orphans in the blobs' previous owners' rows")
             for run_id, agent_id, blob, created_at in rows:
                 where = path_part(run_id), path_part(agent_id), blob
@@ -109,10 +114,10 @@ def named_elsewhere(index: Any, location: str, objects: Iterable[Any]) -> list[t
 def previous_owners(index: Any, location: str) -> tuple[float, list[str]]:
     """The schemas of ``index``'s database, other than its own, that hold a scratchfs index this role may read
     whose pairing names ``location`` and was made before this index's (the indexes that owned it before a takeover;
-    never one paired since, such as the index that took it over from this one), and the time (epoch seconds) from
-    which their rows count: :data:`MARGIN_SECONDS` before this index was paired (took the location over). Three
-    queries, then remembered for :data:`OWNERS_SECONDS` (nothing to ask per orphan on a store that was never taken
-    over). Raises StorageError, StoreBusy."""
+    never one paired since, such as the index that took it over from this one), and when this index was paired
+    (took the location over: epoch seconds, on the rebuilding host's clock; ``inf`` when there are none), their
+    rows counting within :data:`MARGIN_SECONDS` of it. Three queries, then remembered for :data:`OWNERS_SECONDS`
+    (nothing to ask per orphan on a store that was never taken over). Raises StorageError, StoreBusy."""
     key = _key(index, location)
     cached = _owners.get(key)
     if cached is not None and time.monotonic() - cached[0] < OWNERS_SECONDS:
@@ -124,7 +129,7 @@ def previous_owners(index: Any, location: str) -> tuple[float, list[str]]:
         f"SELECT '{name}' FROM \"{name}\".store WHERE blobs = %(location)s AND paired_at < %(paired)s"
         for name in schemas), {"location": location, "paired": paired[0][0]}, "looking for the blobs' previous "
         "owners")] if paired else []
-    found = (paired[0][0] - MARGIN_SECONDS if owners else float("inf"), owners)
+    found = (paired[0][0] if owners else float("inf"), owners)
     if len(_owners) >= 64:
         _owners.clear()
     _owners[key] = (time.monotonic(), found)
