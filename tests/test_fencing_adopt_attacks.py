@@ -11,7 +11,7 @@ import pytest
 from scratchfs import InvalidArgument, ScratchStore
 from scratchfs.engine import s3_blobs
 from tests.services import postgres_url
-from tests.test_fencing import _rebuild, _spill
+from tests.test_fencing import _read, _rebuild, _spill
 
 
 def _rows(dsn: str, schema: str) -> int:
@@ -101,3 +101,25 @@ def test_a_crafted_row_time_of_the_old_schema_neither_wins_nor_lives_forever(pos
             time.sleep(1.1)
             assert b.sweep(full=True).orphans_removed == 1
             assert b.scope("run-1", "agent-1").scratch_read("notes") == b"B's, written after A's\n"
+
+
+def test_a_previous_owner_dropped_after_it_was_found_does_not_fail_the_sweep(postgres_dsn, pg_schema, s3_env,
+                                                                             tmp_path, monkeypatch):
+    """The previous owners found are remembered for a minute. The operator drops the old schema once its hosts
+    are stopped: B's next sweep asked the dropped schema for its rows and failed (StorageError: no such table),
+    removing none of its orphans; it now looks for the previous owners again and goes on."""
+    monkeypatch.setattr(s3_blobs, "OWNER_CHECK_SECONDS", 3600.0)
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old, blobs=s3_env) as a:
+        a.scope("run-1", "agent-1").scratch_write("notes", b"first\n")
+        _rebuild(new, s3_env, tmp_path / "rebuild")
+        (first,) = _spill(a, "within the window", 1)
+        with ScratchStore(tmp_path / "b", index=new, blobs=s3_env, orphan_grace=0) as b:
+            time.sleep(1.1)
+            assert b.sweep(full=True).orphans_removed == 0  # (adopted; A found as a previous owner)
+            _spill(a, "not acknowledged", 1)
+            with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA "{pg_schema}" CASCADE')
+            time.sleep(1.1)
+            assert b.sweep(full=True).orphans_removed == 1
+            assert _read(b, first)[:17] == b"within the window"

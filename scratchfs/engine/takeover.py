@@ -90,25 +90,36 @@ def named_elsewhere(index: Any, location: str, objects: Iterable[Any]) -> list[t
         StorageError, StoreBusy: the index failed (the caller removes none of the objects then).
     """
     objects = list(objects)
-    paired, owners = previous_owners(index, location) if objects else (0.0, [])
-    if not owners:
+    if not objects:
         return []
+    cached = _key(index, location) in _owners
+    try:
+        named = _named_rows(index, location, objects)
+    except ScratchError:  # (a previous owner's schema dropped since it was found, a minute ago at most)
+        _owners.pop(_key(index, location), None)
+        if not cached:
+            raise
+        named = _named_rows(index, location, objects)  # (looked for again, once)
+    return [(obj, named[where]) for obj in objects if (where := (obj.run, obj.agent, obj.token)) in named]
+
+
+def _named_rows(index: Any, location: str, objects: list[Any]) -> dict[tuple[str, str, str], float]:
+    """``(run dir, agent dir, token) -> created_at`` of the previous owners' rows that name ``objects``."""
+    paired, owners = previous_owners(index, location)
+    if not owners:
+        return {}
     query = " UNION ALL ".join(f'SELECT run_id, agent_id, blob, created_at FROM "{name}".entries WHERE blob = '
                                "ANY(%(tokens)s) AND created_at BETWEEN %(since)s AND %(until)s" for name in owners)
     window = {"since": paired - MARGIN_SECONDS, "until": paired + MARGIN_SECONDS}  # (NaN, Infinity: outside)
     named: dict[tuple[str, str, str], float] = {}
-    try:
-        for start in range(0, len(objects), BATCH):
-            tokens = sorted({obj.token for obj in objects[start:start + BATCH]})
-            rows = index.read(query, {"tokens": tokens, **window},
-                              "looking for orphans in the blobs' previous owners' rows")
-            for run_id, agent_id, blob, created_at in rows:
-                where = path_part(run_id), path_part(agent_id), blob
-                named[where] = max(created_at, named.get(where, created_at))
-    except ScratchError:
-        _owners.pop(_key(index, location), None)  # (a previous owner's schema dropped since: looked for again)
-        raise
-    return [(obj, named[where]) for obj in objects if (where := (obj.run, obj.agent, obj.token)) in named]
+    for start in range(0, len(objects), BATCH):
+        tokens = sorted({obj.token for obj in objects[start:start + BATCH]})
+        rows = index.read(query, {"tokens": tokens, **window}, "looking for orphans in the blobs' previous owners' "
+                          "rows")
+        for run_id, agent_id, blob, created_at in rows:
+            where = path_part(run_id), path_part(agent_id), blob
+            named[where] = max(created_at, named.get(where, created_at))
+    return named
 
 
 def previous_owners(index: Any, location: str) -> tuple[float, list[str]]:
