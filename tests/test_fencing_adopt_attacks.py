@@ -123,3 +123,26 @@ def test_a_previous_owner_dropped_after_it_was_found_does_not_fail_the_sweep(pos
             time.sleep(1.1)
             assert b.sweep(full=True).orphans_removed == 1
             assert _read(b, first)[:17] == b"within the window"
+
+
+def test_a_crafted_row_naming_an_object_of_another_scope_adopts_nothing(postgres_dsn, pg_schema, s3_env, tmp_path,
+                                                                        monkeypatch):
+    """Held (no fix): a row of the old schema re-pointed at another run names an object of run-1 under run-2. The
+    match is on the object's listed run and agent too, and the binding's scope is checked against its place: the
+    object is swept as an orphan, and neither run gets an entry."""
+    from scratchfs import NotFound
+
+    monkeypatch.setattr(s3_blobs, "OWNER_CHECK_SECONDS", 3600.0)
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old, blobs=s3_env) as a:
+        a.scope("run-1", "agent-1").scratch_write("notes", b"first\n")
+        _rebuild(new, s3_env, tmp_path / "rebuild")
+        (late,) = _spill(a, "within the window", 1)
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+            conn.execute(f"UPDATE \"{pg_schema}\".entries SET run_id = 'run-2' WHERE kind = 'handle'")
+        with ScratchStore(tmp_path / "b", index=new, blobs=s3_env, orphan_grace=0) as b:
+            time.sleep(1.1)
+            assert b.sweep(full=True).orphans_removed == 1
+            for run in ("run-1", "run-2"):
+                with pytest.raises(NotFound):
+                    b.scope(run, "agent-1").read_handle(late)
