@@ -8,11 +8,13 @@ of the new index names. Its sweep took them for orphans and removed them once ol
 **How.** An orphan the new index's sweep is about to remove is adopted -- its row restored from its binding frame,
 as the rebuild restores one (:func:`scratchfs.api.restore.restore_blob`: not if expired, nor if a newer entry of
 its key or a delete of its key or scope is there) -- when a row of a previous owner's schema names it (its run,
-agent and token): that row is the write's commit, so the old host acknowledged it. :func:`named_elsewhere` finds
-them: the schemas of the same database that hold a scratchfs index (``store`` and ``entries`` tables) this role may
-read, other than this index's, whose pairing names the same location (an index that lost the location to a
-takeover keeps its pairing row): two queries, remembered for :data:`OWNERS_SECONDS` (none to ask, then, on a store
-never taken over), and where there are some, one query per :data:`BATCH` orphans.
+agent and token): that row is the write's commit, so the old host acknowledged it, and its ``created_at`` (the
+database's clock, as this index's rows) dates the adopted entry. :func:`named_elsewhere` finds them: the schemas of
+the same database that hold a scratchfs index (``store`` and ``entries`` tables) this role may read, other than
+this index's, whose pairing names the same location and was made before this index's (an index that lost the
+location to a takeover keeps its pairing row; the index that took it over from this one is none), their rows
+written within :data:`MARGIN_SECONDS` of the takeover: three queries, remembered for :data:`OWNERS_SECONDS` (none to
+ask, then, on a store never taken over), and where there are some, one query per :data:`BATCH` orphans.
 
 **Why rows, not times.** The binding's ``created_at`` falling in the window after the takeover says a write began
 then, not that it was acknowledged: a write reported failed whose object stayed (its row's check failed, and the
@@ -23,7 +25,12 @@ owner) are dated the same; neither has a row in the old schema (``tests/test_fen
 Left: an old schema in another database, dropped, or one this role may not read (no ``USAGE`` on it, no ``SELECT``
 on its tables) gives nothing to adopt (the orphans are removed as before); a write of the old host whose row is
 committed after this look at its rows is more than ``orphan_grace`` old by then (only such objects are looked at):
-a write slower than the grace period, which fails or is lost on one index as well.
+a write slower than the grace period, which fails or is lost on one index as well. A schema paired with the same
+location before this index that never owned it -- every PostgreSQL index with local files records the same
+location, :data:`~scratchfs.engine.pairing.LOCAL_LOCATION`; or a crafted ``store`` row -- counts as a previous
+owner: its rows of the window adopt the orphans they name (tokens are 120 random bits: only a row made to name one
+does); telling them apart needs the store id taken over recorded at the takeover. An adopted entry deleted since,
+whose object's deletion keeps failing for longer than its tombstone lasts (``TOMBSTONE_SECONDS``), is adopted again.
 """
 
 from __future__ import annotations
