@@ -146,3 +146,29 @@ def test_a_crafted_row_naming_an_object_of_another_scope_adopts_nothing(postgres
             for run in ("run-1", "run-2"):
                 with pytest.raises(NotFound):
                     b.scope(run, "agent-1").read_handle(late)
+
+
+def test_a_run_the_new_index_deleted_does_not_come_back_through_the_old_rows(postgres_dsn, pg_schema, s3_env,
+                                                                             tmp_path, monkeypatch):
+    """B deletes run-1 -- the entry the rebuild restored, and A's spill within the window that B's sweep has not
+    adopted yet (no row of B: no tombstone of its key) -- and the object store fails to delete their objects (left
+    to the orphan sweep). B's sweep adopted A's spill back into the deleted run: a PostgreSQL index's restore never
+    looked at the marks of deleted runs and agents."""
+    from scratchfs import NotFound
+
+    monkeypatch.setattr(s3_blobs, "OWNER_CHECK_SECONDS", 3600.0)
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old, blobs=s3_env) as a:
+        (before,) = _spill(a, "before the takeover", 1)
+        _rebuild(new, s3_env, tmp_path / "rebuild")
+        (late,) = _spill(a, "within the window", 1)
+        with ScratchStore(tmp_path / "b", index=new, blobs=s3_env, orphan_grace=0) as b:
+            with monkeypatch.context() as m:  # (before B's sweep adopted the late one: its grace not over yet)
+                m.setattr(s3_blobs.S3Blobs, "delete_keys", lambda self, keys: 0)  # (the store failed to delete)
+                assert b.delete_run("run-1") == 1
+            assert len(b.blobs.list_objects()) == 2
+            time.sleep(1.1)
+            assert b.sweep(full=True).orphans_removed == 2
+            for handle in (before, late):
+                with pytest.raises(NotFound):
+                    _read(b, handle)
