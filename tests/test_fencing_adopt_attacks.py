@@ -172,3 +172,34 @@ def test_a_run_the_new_index_deleted_does_not_come_back_through_the_old_rows(pos
             for handle in (before, late):
                 with pytest.raises(NotFound):
                     _read(b, handle)
+
+
+def test_the_previous_owner_is_found_among_many_schemas_and_misshapen_ones(postgres_dsn, pg_schema, s3_env,
+                                                                           tmp_path, monkeypatch):
+    """A database with many tenants' indexes: the previous owners were looked for among the first 200 schemas (by
+    name) holding store and entries tables, so an old schema named after 200 others was never found and its host's
+    writes within the window were swept as before; and a schema of another kind with such tables (a store with no
+    blobs column) failed every query of them. All schemas are now looked at, and only those of an index's shape."""
+    monkeypatch.setattr(s3_blobs, "OWNER_CHECK_SECONDS", 3600.0)
+    decoys = [f"aa_{pg_schema}_{i}" for i in range(201)]
+    with psycopg.connect(postgres_dsn, autocommit=True) as conn, conn.transaction():
+        for name in decoys:
+            conn.execute(f'CREATE SCHEMA "{name}"')
+            conn.execute(f'CREATE TABLE "{name}".store (id text, blobs text, paired_at float8)')
+            conn.execute(f'CREATE TABLE "{name}".entries (run_id text, agent_id text, blob text, created_at float8)')
+            conn.execute(f"INSERT INTO \"{name}\".store VALUES ('x', 's3://elsewhere/prefix', 0)")
+        conn.execute(f'ALTER TABLE "{decoys[0]}".store DROP COLUMN blobs')
+    try:
+        old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+        with ScratchStore(tmp_path / "a", index=old, blobs=s3_env) as a:
+            a.scope("run-1", "agent-1").scratch_write("notes", b"first\n")
+            _rebuild(new, s3_env, tmp_path / "rebuild")
+            (late,) = _spill(a, "within the window", 1)
+            with ScratchStore(tmp_path / "b", index=new, blobs=s3_env, orphan_grace=0) as b:
+                time.sleep(1.1)
+                assert b.sweep(full=True).orphans_removed == 0
+                assert _read(b, late)[:17] == b"within the window"
+    finally:
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+            for name in decoys:
+                conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')

@@ -79,9 +79,15 @@ JOIN pg_class s ON s.relnamespace = n.oid AND s.relname = 'store' AND s.relkind 
 JOIN pg_class e ON e.relnamespace = n.oid AND e.relname = 'entries' AND e.relkind IN ('r', 'p')
 WHERE n.nspname <> %(me)s AND has_schema_privilege(n.oid, 'USAGE')
   AND has_table_privilege(s.oid, 'SELECT') AND has_table_privilege(e.oid, 'SELECT')
-  AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = s.oid AND a.attname = 'paired_at')
-  AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = e.oid AND a.attname = 'blob')
-ORDER BY 1 LIMIT 200"""
+  AND (SELECT count(*) FROM pg_attribute a WHERE a.attrelid = s.oid AND NOT a.attisdropped
+       AND ((a.attname = 'blobs' AND a.atttypid = 'text'::regtype)
+            OR (a.attname = 'paired_at' AND a.atttypid = 'float8'::regtype))) = 2
+  AND (SELECT count(*) FROM pg_attribute a WHERE a.attrelid = e.oid AND NOT a.attisdropped
+       AND ((a.attname IN ('run_id', 'agent_id', 'blob') AND a.atttypid = 'text'::regtype)
+            OR (a.attname = 'created_at' AND a.atttypid = 'float8'::regtype))) = 4
+ORDER BY 1"""  # (every column the queries below read, of its type: a table of another kind is no index's)
+
+_PER_QUERY = 200  # schemas whose store rows one query reads
 
 
 def named_elsewhere(index: Any, location: str, objects: Iterable[Any]) -> list[tuple[Any, float]]:
@@ -134,8 +140,9 @@ def previous_owners(index: Any, location: str) -> tuple[float, list[str]]:
     whose pairing names ``location`` and was made before this index's (the indexes that owned it before a takeover;
     never one paired since, such as the index that took it over from this one), and when this index was paired
     (took the location over: epoch seconds, on the rebuilding host's clock; ``inf`` when there are none), their
-    rows counting within :data:`MARGIN_SECONDS` of it. Three queries, then remembered for :data:`OWNERS_SECONDS`
-    (nothing to ask per orphan on a store that was never taken over). Raises StorageError, StoreBusy."""
+    rows counting within :data:`MARGIN_SECONDS` of it. Three queries (one more per 200 other indexes), then
+    remembered for :data:`OWNERS_SECONDS` (nothing to ask per orphan on a store that was never taken over). Raises
+    StorageError, StoreBusy."""
     key = _key(index, location)
     cached = _owners.get(key)
     if cached is not None and time.monotonic() - cached[0] < OWNERS_SECONDS:
@@ -143,10 +150,12 @@ def previous_owners(index: Any, location: str) -> tuple[float, list[str]]:
     schemas = [row[0] for row in index.read(_INDEXES, {"me": str(index.schema)}, "looking for the blobs' previous "
                                             "owners") if _SCHEMA_RE.fullmatch(row[0])]
     paired = index.read("SELECT paired_at FROM @S.store", {}, "reading the store's pairing") if schemas else []
-    owners = [row[0] for row in index.read(" UNION ALL ".join(  # (paired before this index: never a later owner's)
-        f"SELECT '{name}' FROM \"{name}\".store WHERE blobs = %(location)s AND paired_at < %(paired)s"
-        for name in schemas), {"location": location, "paired": paired[0][0]}, "looking for the blobs' previous "
-        "owners")] if paired else []
+    owners: list[str] = []
+    for start in range(0, len(schemas) if paired else 0, _PER_QUERY):  # (every schema: none left out past a limit)
+        owners += [row[0] for row in index.read(" UNION ALL ".join(  # (paired before this index: no later owner's)
+            f"SELECT '{name}' FROM \"{name}\".store WHERE blobs = %(location)s AND paired_at < %(paired)s"
+            for name in schemas[start:start + _PER_QUERY]), {"location": location, "paired": paired[0][0]},
+            "looking for the blobs' previous owners")]
     found = (paired[0][0] if owners else float("inf"), owners)
     if len(_owners) >= 64:
         _owners.clear()
