@@ -203,3 +203,22 @@ def test_the_previous_owner_is_found_among_many_schemas_and_misshapen_ones(postg
         with psycopg.connect(postgres_dsn, autocommit=True) as conn:
             for name in decoys:
                 conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+
+
+def test_a_fast_clocked_old_hosts_overwrite_of_a_restored_key_is_adopted(postgres_dsn, pg_schema, s3_env, tmp_path,
+                                                                         monkeypatch):
+    """The other side of weighing an adopted value by its old row's commit: the value the rebuild restored for the
+    key is dated by its binding (A's clock, 2 minutes fast), so A's overwrite within the window, weighed by its
+    commit (the database's clock), lost to it and was swept. A restored row (its time its binding's) is weighed
+    against the adopted one's binding: one host's clock."""
+    monkeypatch.setattr(s3_blobs, "OWNER_CHECK_SECONDS", 3600.0)
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old, blobs=s3_env) as a:
+        monkeypatch.setattr(a.entries, "now", lambda: time.time() + 120.0)  # (the writes' binding times)
+        a.scope("run-1", "agent-1").scratch_write("notes", b"first\n")
+        _rebuild(new, s3_env, tmp_path / "rebuild")
+        a.scope("run-1", "agent-1").scratch_write("notes", b"A's second, within the window\n")
+        with ScratchStore(tmp_path / "b", index=new, blobs=s3_env, orphan_grace=0) as b:
+            time.sleep(1.1)
+            assert b.sweep(full=True).orphans_removed == 0  # (the replaced value's object: removed by the adoption)
+            assert b.scope("run-1", "agent-1").scratch_read("notes") == b"A's second, within the window\n"

@@ -67,9 +67,10 @@ def restore_blob(store: ScratchStore, found: BlobFile, kinds: tuple[str, ...] = 
     """Insert the row of the blob ``found`` (as listed: an object is opened by its key, its ``location``) if its
     binding's kind is one of ``kinds`` and neither a tombstone of its key nor a delete in progress of its scope is as
     new as it (a delete killed before it marked the record dead or moved the directory); None on success, else why
-    not (a :attr:`~scratchfs.api.rebuild.RebuildReport.reasons` key and the words). ``created_at`` (epoch seconds):
-    the entry's creation time, weighed against those checks and written in its row, instead of its binding's (the
-    writing host's clock at the write's start).
+    not (a :attr:`~scratchfs.api.rebuild.RebuildReport.reasons` key and the words). ``created_at`` (epoch seconds,
+    the database's clock): the entry's creation time, weighed against those checks and written in its row, instead
+    of its binding's (the writing host's clock at the write's start) -- unless the live row of its key was itself
+    restored from its blob (its time is its binding's: the two bindings' times are weighed, one host's clock).
 
     Raises:
         UnboundBlob: no binding frame. FormatError, CorruptBlob: it does not verify. StorageError, StoreBusy: from
@@ -86,10 +87,11 @@ def restore_blob(store: ScratchStore, found: BlobFile, kinds: tuple[str, ...] = 
             return "foreign", problem
         if b.kind not in kinds:
             return "kind", f"a {b.kind} entry (restored here: {', '.join(kinds)} only)"
-        now, created = store.now(), b.created_at if created_at is None else created_at
+        now = store.now()
+        live = store.index.lookup(b.run_id, b.agent_id, b.kind, b.key, now)
+        created = b.created_at if created_at is None or _restored(store, live) else created_at
         if created + b.ttl <= now:
             return "expired", "expired (left to the sweeper)"
-        live = store.index.lookup(b.run_id, b.agent_id, b.kind, b.key, now)
         if live is not None and live.created_at >= created:
             return "superseded", "a newer entry holds its key"
         gone = store.index.gone(b.run_id, b.agent_id, b.kind, b.key, now)
@@ -143,6 +145,22 @@ def adopt_blob(store: ScratchStore, found: BlobFile, committed_at: float) -> boo
         log.warning("scratchfs: an orphan a previous owner's row names was not adopted (%s): %s", found.location,
                     skipped[1])
     return skipped is None
+
+
+def _restored(store: ScratchStore, live: Entry | None) -> bool:
+    """Whether the row ``live`` was restored from its blob (a rebuild's, an adoption's): its ``created_at`` is its
+    blob's binding's, where a row the store wrote has the database's clock (or the store clock's time at commit).
+    One read of its blob's tail; False when it cannot be read (its row is then the sweep's or fsck's)."""
+    if live is None:
+        return False
+    try:
+        source = store.blobs.open_source(live.run_id, live.agent_id, live.blob)
+        try:
+            return Binding.of_table(read_seek_table(source, live.stored_size)).created_at == live.created_at
+        finally:
+            source.close()
+    except (OSError, ValueError, UnboundBlob, FormatError, ScratchError):
+        return False
 
 
 def _check_fields(b: Binding, where: tuple[str, str]) -> str | None:

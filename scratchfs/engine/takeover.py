@@ -31,10 +31,9 @@ location, :data:`~scratchfs.engine.pairing.LOCAL_LOCATION`; or a crafted ``store
 owner: its rows of the window adopt the orphans they name (tokens are 120 random bits: only a row made to name one
 does); telling them apart needs the store id taken over recorded at the takeover. An adopted entry deleted since,
 whose object's deletion keeps failing for longer than its tombstone lasts (``TOMBSTONE_SECONDS``), is adopted again.
-An old host whose clock runs ahead of the database's: its overwrite within the window of a key it wrote shortly
-before the takeover is weighed by its commit (the database's clock) against the value the rebuild restored, dated
-by its binding (that host's clock), and may lose: the older value stays (as before adoption), rather than the old
-host's value winning over the new owner's own newer writes; telling the two apart needs the restored row's source.
+An adopted value is weighed by its old row's commit against a row the new index wrote, and by its binding against
+a row restored from its blob (both on the old host's clock), read before its row is written: a write of its key by
+the new index in between is weighed in the row's transaction by the time chosen.
 """
 
 from __future__ import annotations
