@@ -108,7 +108,8 @@ def named_elsewhere(index: Any, location: str, objects: Iterable[Any]) -> list[t
     objects = list(objects)
     if not objects:
         return []
-    cached = _key(index, location) in _owners
+    found = _owners.get(_key(index, location))
+    cached = found is not None and time.monotonic() - found[0] < OWNERS_SECONDS  # (else looked for now: not again)
     try:
         named = _named_rows(index, location, objects)
     except ScratchError:  # (a previous owner's schema dropped since it was found, a minute ago at most)
