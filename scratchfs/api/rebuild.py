@@ -168,13 +168,17 @@ def adopt_orphans(store: ScratchStore, found: list[BlobFile]) -> None:
     """Adopt (:func:`adopt_blob`) the blobs of ``found`` (listed by ``blob_files``) that no row of this PostgreSQL
     index names and a row of a previous owner of its blobs does (:func:`scratchfs.engine.takeover.adopt_named`), as
     the sweep does before removing orphans: for ``fsck --repair``. Nothing on a store no takeover concerns (a local
-    index: no query; a PostgreSQL one never taken over: none after the first minute).
+    index: no query; a PostgreSQL one never taken over: none after the first minute). The pairing check runs first,
+    as the sweep's does: an index that lost its blobs to a takeover adopts nothing (the new owner's entries are
+    orphans to it, and the new owner's rows name them).
 
     Raises:
+        InvalidArgument: another index owns the blobs now (nothing adopted: the caller removes nothing either).
         StorageError, StoreBusy: from the index or the blob store.
     """
     if not hasattr(store.blobs, "fence") or not found:  # (the pairing check of a PostgreSQL index's blobs)
         return
+    store.blobs.fence()  # (one marker read and one query, as a sweep's before it adopts: once per fsck --repair)
     location = LOCAL_LOCATION if local_blobs(store.blobs_url) else location_of(store.blobs_url)
     if not previous_owners(store.index, location)[1]:
         return
@@ -185,7 +189,7 @@ def adopt_orphans(store: ScratchStore, found: list[BlobFile]) -> None:
     for where, files in scopes.items():
         known = known_locations(store.index, [f.token for f in files], where)
         orphans += [f for f in files if f.token not in known]
-    adopt_named(store.index, location, orphans, lambda f: adopt_blob(store, f))
+    adopt_named(store.index, location, orphans, lambda f, at: adopt_blob(store, f, at))
 
 
 UNBOUND_SKIP = ("no binding frame (written before it, by the first scratchfs): no row can be rebuilt from it; "

@@ -62,12 +62,15 @@ def recover_journals(store: ScratchStore) -> int:
     return journal.recover(blobs, lambda located, where: known_locations(index, located, where), restore)
 
 
-def restore_blob(store: ScratchStore, found: BlobFile, kinds: tuple[str, ...] = ("handle", "scratch")
-                 ) -> tuple[str, str] | None:
+def restore_blob(store: ScratchStore, found: BlobFile, kinds: tuple[str, ...] = ("handle", "scratch"),
+                 created_at: float | None = None) -> tuple[str, str] | None:
     """Insert the row of the blob ``found`` (as listed: an object is opened by its key, its ``location``) if its
     binding's kind is one of ``kinds`` and neither a tombstone of its key nor a delete in progress of its scope is as
     new as it (a delete killed before it marked the record dead or moved the directory); None on success, else why
-    not (a :attr:`~scratchfs.api.rebuild.RebuildReport.reasons` key and the words).
+    not (a :attr:`~scratchfs.api.rebuild.RebuildReport.reasons` key and the words). ``created_at`` (epoch seconds,
+    the database's clock): the entry's creation time, weighed against those checks and written in its row, instead
+    of its binding's (the writing host's clock at the write's start) -- unless the live row of its key was itself
+    restored from its blob (its time is its binding's: the two bindings' times are weighed, one host's clock).
 
     Raises:
         UnboundBlob: no binding frame. FormatError, CorruptBlob: it does not verify. StorageError, StoreBusy: from
@@ -85,16 +88,17 @@ def restore_blob(store: ScratchStore, found: BlobFile, kinds: tuple[str, ...] = 
         if b.kind not in kinds:
             return "kind", f"a {b.kind} entry (restored here: {', '.join(kinds)} only)"
         now = store.now()
-        if b.created_at + b.ttl <= now:
-            return "expired", "expired (left to the sweeper)"
         live = store.index.lookup(b.run_id, b.agent_id, b.kind, b.key, now)
-        if live is not None and live.created_at >= b.created_at:
+        created = b.created_at if created_at is None or _restored(store, live) else created_at
+        if created + b.ttl <= now:
+            return "expired", "expired (left to the sweeper)"
+        if live is not None and live.created_at >= created:
             return "superseded", "a newer entry holds its key"
         gone = store.index.gone(b.run_id, b.agent_id, b.kind, b.key, now)
-        if gone is not None and gone.at >= b.created_at:  # a delete killed (or racing) before it marked it dead
+        if gone is not None and gone.at >= created:  # a delete killed (or racing) before it marked it dead
             return "deleted", f"{gone.reason} since it was written (a tombstone says so)"
         since = store.index.scope_deleted_at(b.run_id, b.agent_id)
-        if since is not None and since >= b.created_at:  # a delete_run/agent killed before it moved the directory
+        if since is not None and since >= created:  # a delete_run/agent killed before it moved the directory
             return "deleted", "its run or agent is being deleted since it was written"
         settings = store.settings
         reader = SeekableReader(source, table)
@@ -104,29 +108,31 @@ def restore_blob(store: ScratchStore, found: BlobFile, kinds: tuple[str, ...] = 
     finally:
         source.close()
     entry = Entry(b.kind, b.run_id, b.agent_id, b.key, token, b.size, stored_size, b.frames, found.lines,
-                  found.preview, b.tool, found.content_type, found.shape, b.created_at, b.created_at + b.ttl, b.ttl)
+                  found.preview, b.tool, found.content_type, found.shape, created, created + b.ttl, b.ttl)
     with store.entries.delete_lock(False):  # counted: close() never closes the descriptor under it
         written, old = store.index.put(entry, newlines.tobytes(),  # its times as the blob's binding records them
                                        lambda: store.blobs.exists(b.run_id, b.agent_id, token), keep_times=True)
-    if not written:  # (a PostgreSQL index: or a newer entry, or a delete as new, took its key meanwhile)
-        return "vanished", "the file vanished, or its key was written or deleted, while its row was written"
+    if not written:  # (a PostgreSQL index: or a newer entry, or a delete as new of its key or scope, holds it)
+        return "vanished", "the file vanished, or its key was written or deleted (or its run or agent), meanwhile"
     if old is not None and old != token:
         store.blobs.unlink(b.run_id, b.agent_id, old)
     return None
 
 
-def adopt_blob(store: ScratchStore, found: BlobFile) -> bool:
+def adopt_blob(store: ScratchStore, found: BlobFile, committed_at: float) -> bool:
     """Restore the row of an orphan the fleet sweep found named by a row of the index that owned the blobs before a
-    takeover (an old host's acknowledged write: :mod:`scratchfs.engine.takeover`), as :func:`restore_blob` does;
-    True if it did. A blob not restored (expired, superseded by a newer entry of its key, deleted since, foreign,
-    corrupt, unbound, gone, its row refused as its run is not in the platform's runs table) is left to the sweep,
-    which removes it as an orphan; why is logged unless it is expired, superseded, deleted, gone or refused.
+    takeover (an old host's acknowledged write: :mod:`scratchfs.engine.takeover`), as :func:`restore_blob` does, as
+    created at ``committed_at`` (that row's ``created_at``, epoch seconds on the database's clock as this index's rows
+    are; not the old host's clock, which may run ahead of the new owner's writes of its key); True if it did. A blob
+    not restored (expired, superseded by a newer entry of its key, deleted since, foreign, corrupt, unbound, gone,
+    its row refused as its run is not in the platform's runs table) is left to the sweep, which removes it as an
+    orphan; why is logged unless it is expired, superseded, deleted, gone or refused.
 
     Raises:
         StorageError, StoreBusy: from the index, the delete lock or the object store (the sweep stops there).
     """
     try:
-        skipped = restore_blob(store, found)
+        skipped = restore_blob(store, found, created_at=committed_at)
     except UnboundBlob:
         skipped = ("unbound", "no binding frame")
     except (FileNotFoundError, NotFound):
@@ -139,6 +145,22 @@ def adopt_blob(store: ScratchStore, found: BlobFile) -> bool:
         log.warning("scratchfs: an orphan a previous owner's row names was not adopted (%s): %s", found.location,
                     skipped[1])
     return skipped is None
+
+
+def _restored(store: ScratchStore, live: Entry | None) -> bool:
+    """Whether the row ``live`` was restored from its blob (a rebuild's, an adoption's): its ``created_at`` is its
+    blob's binding's, where a row the store wrote has the database's clock (or the store clock's time at commit).
+    One read of its blob's tail; False when it cannot be read (its row is then the sweep's or fsck's)."""
+    if live is None:
+        return False
+    try:
+        source = store.blobs.open_source(live.run_id, live.agent_id, live.blob)
+        try:
+            return Binding.of_table(read_seek_table(source, live.stored_size)).created_at == live.created_at
+        finally:
+            source.close()
+    except (OSError, ValueError, UnboundBlob, FormatError, ScratchError):
+        return False
 
 
 def _check_fields(b: Binding, where: tuple[str, str]) -> str | None:

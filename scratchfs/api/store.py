@@ -404,7 +404,8 @@ class ScratchStore:
         self.recover()  # a killed writer's rows first: its segments are then judged by them
         return self.reserve.run(lambda: sweep_backends(
             self.index, self.blobs, str(self._locks / "sweep.lock"), self.now, self.settings.orphan_grace,
-            self.settings.busy_timeout if wait is None else wait, full, lambda found: adopt_blob(self, found)))
+            self.settings.busy_timeout if wait is None else wait, full,
+            lambda found, committed_at: adopt_blob(self, found, committed_at)))
 
     def start_sweeper(self, interval: float = SWEEP_INTERVAL) -> None:
         """Sweep in a background daemon thread every ``interval`` seconds until :meth:`stop_sweeper` or

@@ -524,7 +524,7 @@ def _aged(blobs: BlobStore, key: str, grace: float) -> bool:
 
 
 def sweep_backends(index: IndexBackend, blobs: BlobStore, lock_path: str, now: Callable[[], float], grace: float,
-                   wait: float | None, full: bool = False, adopt: Callable[[BlobFile], bool] | None = None
+                   wait: float | None, full: bool = False, adopt: Callable[[BlobFile, float], bool] | None = None
                    ) -> SweepResult:
     """One sweep of whichever backends these are: the fleet sweep (PostgreSQL advisory lock, S3 listing) for S3
     blobs, else the local sweep (a file lock under the root; see :mod:`scratchfs.engine.sweeper`). ``now``: the

@@ -54,7 +54,7 @@ from scratchfs.engine.postgres_index import PostgresIndex
 from scratchfs.engine.protocols import SWEPT_MISSING, BlobFile
 from scratchfs.engine.s3_blobs import S3Blobs, unread_why
 from scratchfs.engine.sweeper import BATCH_ROWS, SweepResult
-from scratchfs.engine.takeover import adopt_named
+from scratchfs.engine.takeover import Adopt, adopt_named
 from scratchfs.foundation.checks import path_part
 from scratchfs.foundation.limits import CLOCK_SLACK_SECONDS
 
@@ -66,7 +66,7 @@ log = logging.getLogger(__name__)
 def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], float], grace: float,
                 wait: float | None, clock: Callable[[], float] = time.time,
                 fence: Callable[[], None] = lambda: None,
-                adopt: Callable[[BlobFile], bool] | None = None) -> SweepResult:
+                adopt: Adopt | None = None) -> SweepResult:
     """Run one fleet sweep (see the module docstring).
 
     Args:
@@ -76,8 +76,8 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
         wait: seconds to wait for another host's sweep; ``None`` or 0 returns at once with ``skipped=True``.
         fence: the store's pairing check (see Ownership above), raising InvalidArgument when another index owns
             the prefix.
-        adopt: ``(found) -> bool`` restores the row of an orphan that a previous owner's row names (see Adoption
-            above) and says whether it did; ``None``: none is adopted.
+        adopt: restores the row of an orphan that a previous owner's row names (see Adoption above) and says
+            whether it did (:data:`scratchfs.engine.takeover.Adopt`); ``None``: none is adopted.
 
     Raises:
         InvalidArgument: another index owns the prefix now (``fence``; what was done before stays done).
@@ -124,7 +124,7 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
 
 
 def _remove_orphans(index: PostgresIndex, blobs: S3Blobs, objects: list, known: list, cutoff: float,
-                    fence: Callable[[], None], adopt: Callable[[BlobFile], bool] | None) -> tuple[list, list[str]]:
+                    fence: Callable[[], None], adopt: Adopt | None) -> tuple[list, list[str]]:
     """Step 4: delete the listed ``objects`` that no row of ``known`` (nor of a second look, under the exclusive
     delete lock) names and that were last modified at or before ``cutoff`` (epoch seconds), after ``fence`` and
     after adopting (``adopt``) those a previous owner's row names; return the objects the store confirmed deleted

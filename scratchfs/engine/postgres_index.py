@@ -83,11 +83,13 @@ _SET = ("ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET blob = excluded
         "excluded.shape, created_at = excluded.created_at, expires_at = excluded.expires_at, ttl = excluded.ttl, "
         "frame_newlines = excluded.frame_newlines")
 _UPSERT = f"INSERT INTO @E ({_COLUMNS}, frame_newlines) VALUES ({', '.join(['%s'] * 17)}) {_SET}"
-_RESTORE = (  # a row restored from its blob (keep_times): unless a newer row or a tombstone as new holds its key
+_RESTORE = (  # a row restored from its blob (keep_times): unless a newer row, a tombstone as new of its key or a
+    # delete as new of its run or agent holds it
     f"INSERT INTO @E AS t ({_COLUMNS}, frame_newlines) SELECT %s::text, %s::text, %s::text, %s::text, %s::text, "
     "%s::bigint, %s::bigint, %s::integer, %s::bigint, %s::bytea, %s::text, %s::text, %s::bytea, %s::float8, "
     "%s::float8, %s::float8, %s::bytea WHERE NOT EXISTS (SELECT 1 FROM @G WHERE run_id = %s AND agent_id = %s AND "
-    f"kind = %s AND key = %s AND at >= %s) {_SET} WHERE t.created_at < excluded.created_at RETURNING blob")
+    "kind = %s AND key = %s AND at >= %s) AND NOT EXISTS (SELECT 1 FROM @S.scope_tombstones WHERE run_id = %s AND "
+    f"agent_id IN ('', %s) AND at >= %s) {_SET} WHERE t.created_at < excluded.created_at RETURNING blob")
 _IF_RESTORED = " AND EXISTS (SELECT 1 FROM @E WHERE blob = %(blob)s)"
 
 
@@ -284,8 +286,9 @@ class PostgresIndex(PostgresAggregates, PostgresBlobRows, PostgresExpiry):
         :meth:`scratchfs.engine.sqlite_index.Index.put`). With the database clock the row's ``created_at`` is the
         server's now and ``expires_at`` that plus ``ttl`` -- unless ``keep_times`` (a row rebuilt from its blob,
         :func:`scratchfs.api.restore.restore_blob`): the entry's ``created_at`` and ``expires_at`` (epoch seconds),
-        and it is written only if no row as new holds its key and no tombstone as new (else ``(False, None)``),
-        checked in its transaction: a key a live index's host wrote or deleted meanwhile is never taken back.
+        and it is written only if no row as new holds its key and no tombstone as new of its key, run or agent (else
+        ``(False, None)``), checked in its transaction: a key a live index's host wrote or deleted meanwhile, or a
+        run or agent it deleted, is never taken back.
 
         Three round trips after the pool's check, in psycopg's pipeline mode (libpq's "Pipeline Mode"): the
         ``BEGIN`` with the shared delete lock and the clock; ``check()`` (the blob's ``HEAD``, under the lock); the
@@ -322,8 +325,8 @@ class PostgresIndex(PostgresAggregates, PostgresBlobRows, PostgresExpiry):
             values = (e.kind, e.run_id, e.agent_id, e.key, e.blob, e.size, e.stored_size, e.frames, e.lines,
                       _utf8(e.preview), e.source_tool, e.content_type, _utf8(e.shape), created, expires, e.ttl,
                       frame_newlines)
-            put = conn.execute(self.q(_RESTORE), (*values, *ident.values(), e.created_at)) if keep_times else \
-                conn.execute(self.q(_UPSERT), values)
+            restored = (*values, *ident.values(), e.created_at, e.run_id, e.agent_id, e.created_at)
+            put = conn.execute(self.q(_RESTORE), restored) if keep_times else conn.execute(self.q(_UPSERT), values)
             if e.kind != "handle":  # (a restored row's tombstone only if it was written: not a newer delete's)
                 conn.execute(self.q(f"DELETE FROM @G WHERE {_SCOPE_KEY}" + _IF_RESTORED * keep_times),
                              {**ident, "blob": e.blob})

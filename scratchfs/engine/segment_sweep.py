@@ -26,7 +26,6 @@ import logging
 import os
 import stat
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from scratchfs.engine import safe_fs, segments
@@ -36,7 +35,7 @@ from scratchfs.engine.pairing import LOCAL_LOCATION
 from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.seek_table import read_seek_table
 from scratchfs.engine.sources import SliceRange
-from scratchfs.engine.takeover import adopt_named
+from scratchfs.engine.takeover import Adopt, adopt_named
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import ScratchError, StorageError
 from scratchfs.foundation.limits import BUSY_TIMEOUT, SEGMENT_COMPACT_FRACTION
@@ -83,7 +82,7 @@ def known_locations(index, locations: list[str], where: tuple[str, ...] | None =
 
 def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float | None, remove: bool,
                   compact: bool = False, dying: frozenset[str] = frozenset(), now: float | None = None,
-                  adopt: Callable[[BlobFile], bool] | None = None) -> SegmentCheck | None:
+                  adopt: Adopt | None = None) -> SegmentCheck | None:
     """Judge the segment ``name`` in ``runs/<run dir>/<agent dir>`` (``where``): how much of it is live, and with
     ``remove`` remove it if nothing is (and it was last modified before ``cutoff``, epoch seconds on the file
     system's clock; ``None``: any age), with ``compact`` compact it if it is mostly dead and older than ``cutoff``.
@@ -169,7 +168,7 @@ def _closed(fd: int, dir_fd: int) -> None:
 
 
 def _judge(index, blobs, parts: tuple[str, ...], name: str, fds: tuple[int, int], cutoff: float | None,
-           what: tuple[bool, bool, frozenset[str], float | None, Callable[[BlobFile], bool] | None]) -> SegmentCheck:
+           what: tuple[bool, bool, frozenset[str], float | None, Adopt | None]) -> SegmentCheck:
     fd, dir_fd = fds
     remove, compact, dying, guard, adopt = what
     st = os.fstat(fd)

@@ -49,7 +49,7 @@ from scratchfs.engine.pairing import LOCAL_LOCATION
 from scratchfs.engine.protocols import SWEPT_MISSING, BlobFile
 from scratchfs.engine.segment_sweep import check_segment, known_locations
 from scratchfs.engine.sqlite_index import Index
-from scratchfs.engine.takeover import adopt_named
+from scratchfs.engine.takeover import Adopt, adopt_named
 from scratchfs.foundation import limits
 from scratchfs.foundation.errors import ScratchError, StoreClosed, storage_error
 from scratchfs.foundation.text import one_line
@@ -111,7 +111,7 @@ class SweepResult:
 
 
 def sweep(index: Index, blobs: Blobs, lock_path: str, now: float | Callable[[], float], grace: float,
-          wait: float | None, full: bool = False, adopt: Callable[[BlobFile], bool] | None = None) -> SweepResult:
+          wait: float | None, full: bool = False, adopt: Adopt | None = None) -> SweepResult:
     """Run one sweep (see the module docstring).
 
     Args:
@@ -144,7 +144,7 @@ def sweep(index: Index, blobs: Blobs, lock_path: str, now: float | Callable[[], 
 
 
 def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool,
-           adopt: Callable[[BlobFile], bool] | None) -> SweepResult:
+           adopt: Adopt | None) -> SweepResult:
     scaled = hasattr(index, "expired_batch")  # else an index of IndexBackend only: whole rounds, rows first
     rows = files = freed = 0
     if scaled or hasattr(index, "cap_future"):
@@ -188,7 +188,7 @@ def _add(found: tuple[int, int], files: int, freed: int) -> tuple[int, int]:
 
 
 def _drop_dead_segments(index: Index, blobs: Blobs, touched: set[tuple[str, str, str]],
-                        batch: list, now: float, adopt: Callable[[BlobFile], bool] | None) -> tuple[int, int]:
+                        batch: list, now: float, adopt: Adopt | None) -> tuple[int, int]:
     """Remove the segments ``touched`` (``(run_id, agent_id, segment name)``) that name no row's blob but those of
     ``batch``, expired rows about to be deleted (unless a writer still holds them); return how many and their bytes.
     A judgement scans its segment, so a sweep judges each segment its expired rows name at most twice: before the
@@ -335,7 +335,7 @@ def _agent_dirs(blobs: Blobs, cursor: _Cursor) -> Iterator[tuple[str, str | None
 
 
 def _remove_orphans(index: Index, blobs: Blobs, ages: tuple[float, float], cursor: _Cursor,
-                    limit: int | None, adopt: Callable[[BlobFile], bool] | None) -> tuple[int, int]:
+                    limit: int | None, adopt: Adopt | None) -> tuple[int, int]:
     """Look at agent directories from the cursor on, up to ``limit`` directory entries (``None``: all): remove
     orphan files older than the grace period (after ``adopt``: :func:`_adopted`), and empty directories older than
     it. ``ages``: the grace (seconds) and the store clock's time (epoch seconds, for :func:`check_segment`)."""
@@ -381,7 +381,7 @@ def _remove_orphans(index: Index, blobs: Blobs, ages: tuple[float, float], curso
 
 
 def _adopted(index: Index, blobs: Blobs, where: tuple[str, str], orphans: list[str],
-             adopt: Callable[[BlobFile], bool] | None) -> set[str]:
+             adopt: Adopt | None) -> set[str]:
     """The tokens of ``orphans`` (blob files of the directory ``where``) whose rows ``adopt`` restored, as a row of
     the index that owned the files before a takeover names them (:func:`scratchfs.engine.takeover.adopt_named`)."""
     if adopt is None or not orphans:

@@ -8,11 +8,13 @@ of the new index names. Its sweep took them for orphans and removed them once ol
 **How.** An orphan the new index's sweep is about to remove is adopted -- its row restored from its binding frame,
 as the rebuild restores one (:func:`scratchfs.api.restore.restore_blob`: not if expired, nor if a newer entry of
 its key or a delete of its key or scope is there) -- when a row of a previous owner's schema names it (its run,
-agent and token): that row is the write's commit, so the old host acknowledged it. :func:`named_elsewhere` finds
-them: the schemas of the same database that hold a scratchfs index (``store`` and ``entries`` tables) this role may
-read, other than this index's, whose pairing names the same location (an index that lost the location to a
-takeover keeps its pairing row): two queries, remembered for :data:`OWNERS_SECONDS` (none to ask, then, on a store
-never taken over), and where there are some, one query per :data:`BATCH` orphans.
+agent and token): that row is the write's commit, so the old host acknowledged it, and its ``created_at`` (the
+database's clock, as this index's rows) dates the adopted entry. :func:`named_elsewhere` finds them: the schemas of
+the same database that hold a scratchfs index (``store`` and ``entries`` tables) this role may read, other than
+this index's, whose pairing names the same location and was made before this index's (an index that lost the
+location to a takeover keeps its pairing row; the index that took it over from this one is none), their rows
+written within :data:`MARGIN_SECONDS` of the takeover: three queries, remembered for :data:`OWNERS_SECONDS` (none to
+ask, then, on a store never taken over), and where there are some, one query per :data:`BATCH` orphans.
 
 **Why rows, not times.** The binding's ``created_at`` falling in the window after the takeover says a write began
 then, not that it was acknowledged: a write reported failed whose object stayed (its row's check failed, and the
@@ -23,7 +25,15 @@ owner) are dated the same; neither has a row in the old schema (``tests/test_fen
 Left: an old schema in another database, dropped, or one this role may not read (no ``USAGE`` on it, no ``SELECT``
 on its tables) gives nothing to adopt (the orphans are removed as before); a write of the old host whose row is
 committed after this look at its rows is more than ``orphan_grace`` old by then (only such objects are looked at):
-a write slower than the grace period, which fails or is lost on one index as well.
+a write slower than the grace period, which fails or is lost on one index as well. A schema paired with the same
+location before this index that never owned it -- every PostgreSQL index with local files records the same
+location, :data:`~scratchfs.engine.pairing.LOCAL_LOCATION`; or a crafted ``store`` row -- counts as a previous
+owner: its rows of the window adopt the orphans they name (tokens are 120 random bits: only a row made to name one
+does); telling them apart needs the store id taken over recorded at the takeover. An adopted entry deleted since,
+whose object's deletion keeps failing for longer than its tombstone lasts (``TOMBSTONE_SECONDS``), is adopted again.
+An adopted value is weighed by its old row's commit against a row the new index wrote, and by its binding against
+a row restored from its blob (both on the old host's clock), read before its row is written: a write of its key by
+the new index in between is weighed in the row's transaction by the time chosen.
 """
 
 from __future__ import annotations
@@ -38,7 +48,7 @@ from scratchfs.engine.protocols import BlobFile
 from scratchfs.foundation.checks import path_part
 from scratchfs.foundation.errors import ScratchError
 
-__all__ = ["BATCH", "MARGIN_SECONDS", "OWNERS_SECONDS", "adopt_named", "named_elsewhere", "previous_owners"]
+__all__ = ["BATCH", "MARGIN_SECONDS", "OWNERS_SECONDS", "Adopt", "adopt_named", "named_elsewhere", "previous_owners"]
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +61,16 @@ MARGIN_SECONDS = 600.0
 """Rows of a previous owner written more than this long before the takeover (this index's pairing, on the clock
 of the host that rebuilt it; a row's ``created_at`` is on the database's clock) are not looked at: they are the
 entries the rebuild restored, or chose not to (expired, superseded), never an orphan to adopt -- so that an entry
-this index removed whose object's deletion failed (left to the orphan sweep) cannot come back through them."""
+this index removed whose object's deletion failed (left to the orphan sweep) cannot come back through them. Nor
+are rows written more than this long after it: an old host commits none later than ``OWNER_CHECK_SECONDS`` after
+it (its ownership check fails), so such a row is no old host's write; and its ``created_at``, which an adopted row
+takes, is bounded (a row of ``NaN`` or ``Infinity`` would otherwise win over every newer write of its key and
+never expire)."""
+
+Adopt = Callable[[BlobFile, float], bool]
+"""``(found, committed_at) -> bool``: restore the row of the orphan ``found`` that a previous owner's row names, as
+created at ``committed_at`` (that row's ``created_at``, epoch seconds on the database's clock, as the rows of this
+index that it is weighed against); True if it did (:func:`scratchfs.api.restore.adopt_blob`)."""
 
 _owners: dict[tuple[int, str, str], tuple[float, tuple[float, list[str]]]] = {}  # (index, schema, location) -> ...
 
@@ -63,14 +82,21 @@ JOIN pg_class s ON s.relnamespace = n.oid AND s.relname = 'store' AND s.relkind 
 JOIN pg_class e ON e.relnamespace = n.oid AND e.relname = 'entries' AND e.relkind IN ('r', 'p')
 WHERE n.nspname <> %(me)s AND has_schema_privilege(n.oid, 'USAGE')
   AND has_table_privilege(s.oid, 'SELECT') AND has_table_privilege(e.oid, 'SELECT')
-  AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = s.oid AND a.attname = 'paired_at')
-  AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = e.oid AND a.attname = 'blob')
-ORDER BY 1 LIMIT 200"""
+  AND (SELECT count(*) FROM pg_attribute a WHERE a.attrelid = s.oid AND NOT a.attisdropped
+       AND ((a.attname = 'blobs' AND a.atttypid = 'text'::regtype)
+            OR (a.attname = 'paired_at' AND a.atttypid = 'float8'::regtype))) = 2
+  AND (SELECT count(*) FROM pg_attribute a WHERE a.attrelid = e.oid AND NOT a.attisdropped
+       AND ((a.attname IN ('run_id', 'agent_id', 'blob') AND a.atttypid = 'text'::regtype)
+            OR (a.attname = 'created_at' AND a.atttypid = 'float8'::regtype))) = 4
+ORDER BY 1"""  # (every column the queries below read, of its type: a table of another kind is no index's)
+
+_PER_QUERY = 200  # schemas whose store rows one query reads
 
 
-def named_elsewhere(index: Any, location: str, objects: Iterable[Any]) -> list[Any]:
+def named_elsewhere(index: Any, location: str, objects: Iterable[Any]) -> list[tuple[Any, float]]:
     """The ``objects`` (listed blobs: ``run`` and ``agent``, their encoded directory names, and ``token``) that a
-    row of a previous owner of ``location`` names (see the module docstring), in their order.
+    row of a previous owner of ``location`` names (see the module docstring), in their order, each with that row's
+    ``created_at`` (epoch seconds: the write's commit, on the database's clock; the latest if two owners name it).
 
     Args:
         index: this location's :class:`~scratchfs.engine.postgres_index.PostgresIndex` (its schema is left out).
@@ -80,41 +106,61 @@ def named_elsewhere(index: Any, location: str, objects: Iterable[Any]) -> list[A
         StorageError, StoreBusy: the index failed (the caller removes none of the objects then).
     """
     objects = list(objects)
-    since, owners = previous_owners(index, location) if objects else (0.0, [])
-    if not owners:
+    if not objects:
         return []
-    query = " UNION ALL ".join(f'SELECT run_id, agent_id, blob FROM "{name}".entries WHERE blob = ANY(%(tokens)s) '
-                               "AND created_at >= %(since)s" for name in owners)
-    named: set[tuple[str, str, str]] = set()
+    found = _owners.get(_key(index, location))
+    cached = found is not None and time.monotonic() - found[0] < OWNERS_SECONDS  # (else looked for now: not again)
     try:
-        for start in range(0, len(objects), BATCH):
-            tokens = sorted({obj.token for obj in objects[start:start + BATCH]})
-            rows = index.read(query, {"tokens": tokens, "since": since},
-                              "looking for orphans in the blobs' previous owners' rows")
-            named.update((path_part(run_id), path_part(agent_id), blob) for run_id, agent_id, blob in rows)
-    except ScratchError:
-        _owners.pop(_key(index, location), None)  # (a previous owner's schema dropped since: looked for again)
-        raise
-    return [obj for obj in objects if (obj.run, obj.agent, obj.token) in named]
+        named = _named_rows(index, location, objects)
+    except ScratchError:  # (a previous owner's schema dropped since it was found, a minute ago at most)
+        _owners.pop(_key(index, location), None)
+        if not cached:
+            raise
+        named = _named_rows(index, location, objects)  # (looked for again, once)
+    return [(obj, named[where]) for obj in objects if (where := (obj.run, obj.agent, obj.token)) in named]
+
+
+def _named_rows(index: Any, location: str, objects: list[Any]) -> dict[tuple[str, str, str], float]:
+    """``(run dir, agent dir, token) -> created_at`` of the previous owners' rows that name ``objects``."""
+    paired, owners = previous_owners(index, location)
+    if not owners:
+        return {}
+    query = " UNION ALL ".join(f'SELECT run_id, agent_id, blob, created_at FROM "{name}".entries WHERE blob = '
+                               "ANY(%(tokens)s) AND created_at BETWEEN %(since)s AND %(until)s" for name in owners)
+    window = {"since": paired - MARGIN_SECONDS, "until": paired + MARGIN_SECONDS}  # (NaN, Infinity: outside)
+    named: dict[tuple[str, str, str], float] = {}
+    for start in range(0, len(objects), BATCH):
+        tokens = sorted({obj.token for obj in objects[start:start + BATCH]})
+        rows = index.read(query, {"tokens": tokens, **window}, "looking for orphans in the blobs' previous owners' "
+                          "rows")
+        for run_id, agent_id, blob, created_at in rows:
+            where = path_part(run_id), path_part(agent_id), blob
+            named[where] = max(created_at, named.get(where, created_at))
+    return named
 
 
 def previous_owners(index: Any, location: str) -> tuple[float, list[str]]:
     """The schemas of ``index``'s database, other than its own, that hold a scratchfs index this role may read
-    whose pairing names ``location`` (the indexes that owned it before a takeover), and the time (epoch seconds)
-    from which their rows count: :data:`MARGIN_SECONDS` before this index was paired (took the location over).
-    Three queries, then remembered for :data:`OWNERS_SECONDS` (nothing to ask per orphan on a store that was never
-    taken over). Raises StorageError, StoreBusy."""
+    whose pairing names ``location`` and was made before this index's (the indexes that owned it before a takeover;
+    never one paired since, such as the index that took it over from this one), and when this index was paired
+    (took the location over: epoch seconds, on the rebuilding host's clock; ``inf`` when there are none), their
+    rows counting within :data:`MARGIN_SECONDS` of it. Three queries (one more per 200 other indexes), then
+    remembered for :data:`OWNERS_SECONDS` (nothing to ask per orphan on a store that was never taken over). Raises
+    StorageError, StoreBusy."""
     key = _key(index, location)
     cached = _owners.get(key)
     if cached is not None and time.monotonic() - cached[0] < OWNERS_SECONDS:
         return cached[1]
     schemas = [row[0] for row in index.read(_INDEXES, {"me": str(index.schema)}, "looking for the blobs' previous "
                                             "owners") if _SCHEMA_RE.fullmatch(row[0])]
-    owners = [row[0] for row in index.read(" UNION ALL ".join(
-        f"SELECT '{name}' FROM \"{name}\".store WHERE blobs = %(location)s" for name in schemas),
-        {"location": location}, "looking for the blobs' previous owners")] if schemas else []
-    paired = index.read("SELECT paired_at FROM @S.store", {}, "reading the store's pairing") if owners else []
-    found = (paired[0][0] - MARGIN_SECONDS if paired else float("inf"), owners)
+    paired = index.read("SELECT paired_at FROM @S.store", {}, "reading the store's pairing") if schemas else []
+    owners: list[str] = []
+    for start in range(0, len(schemas) if paired else 0, _PER_QUERY):  # (every schema: none left out past a limit)
+        owners += [row[0] for row in index.read(" UNION ALL ".join(  # (paired before this index: no later owner's)
+            f"SELECT '{name}' FROM \"{name}\".store WHERE blobs = %(location)s AND paired_at < %(paired)s"
+            for name in schemas[start:start + _PER_QUERY]), {"location": location, "paired": paired[0][0]},
+            "looking for the blobs' previous owners")]
+    found = (paired[0][0] if owners else float("inf"), owners)
     if len(_owners) >= 64:
         _owners.clear()
     _owners[key] = (time.monotonic(), found)
@@ -125,15 +171,15 @@ def _key(index: Any, location: str) -> tuple[int, str, str]:
     return id(index), str(index.schema), location
 
 
-def adopt_named(index: Any, location: str, orphans: list[BlobFile], adopt: Callable[[BlobFile], bool]
-                ) -> list[BlobFile]:
-    """Adopt (``adopt``: restore its row, True if it did) each of ``orphans`` that a row of a previous owner of
-    ``location`` names (:func:`named_elsewhere`); return those adopted (logged when any).
+def adopt_named(index: Any, location: str, orphans: list[BlobFile], adopt: Adopt) -> list[BlobFile]:
+    """Adopt (``adopt``: restore its row as created when that row says, True if it did) each of ``orphans`` that a
+    row of a previous owner of ``location`` names (:func:`named_elsewhere`); return those adopted (logged when any).
 
     Raises:
         StorageError, StoreBusy: from the index, or from ``adopt`` (the caller removes none of the orphans then).
     """
-    adopted = [found for found in named_elsewhere(index, location, orphans) if adopt(found)]
+    adopted = [found for found, committed_at in named_elsewhere(index, location, orphans)
+               if adopt(found, committed_at)]
     if adopted:
         log.warning("scratchfs: sweep: %d entries written by a host of the index that owned these blobs before a "
                     "takeover (acknowledged: its rows name them) adopted, their rows restored", len(adopted))
