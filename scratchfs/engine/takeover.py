@@ -11,8 +11,9 @@ its key or a delete of its key or scope is there) -- when a row of a previous ow
 agent and token): that row is the write's commit, so the old host acknowledged it. :func:`named_elsewhere` finds
 them: the schemas of the same database that hold a scratchfs index (``store`` and ``entries`` tables) this role may
 read, other than this index's, whose pairing names the same location (an index that lost the location to a
-takeover keeps its pairing row): two queries, remembered for :data:`OWNERS_SECONDS` (none to ask, then, on a store
-never taken over), and where there are some, one query per :data:`BATCH` orphans.
+takeover keeps its pairing row): one to three queries (the schemas, their pairings, this index's own), remembered
+for :data:`OWNERS_SECONDS` (none to ask, then, on a store never taken over), and where there are some, one query
+per :data:`BATCH` orphans.
 
 **Why rows, not times.** The binding's ``created_at`` falling in the window after the takeover says a write began
 then, not that it was acknowledged: a write reported failed whose object stayed (its row's check failed, and the
@@ -102,7 +103,8 @@ def previous_owners(index: Any, location: str) -> tuple[float, list[str]]:
     """The schemas of ``index``'s database, other than its own, that hold a scratchfs index this role may read
     whose pairing names ``location`` (the indexes that owned it before a takeover), and the time (epoch seconds)
     from which their rows count: :data:`MARGIN_SECONDS` before this index was paired (took the location over).
-    Three queries, then remembered for :data:`OWNERS_SECONDS` (nothing to ask per orphan on a store that was never
+    One to three queries (the other schemas; their pairings, if there are any; this index's pairing, if one names
+    ``location``), then remembered for :data:`OWNERS_SECONDS` (nothing to ask per orphan on a store that was never
     taken over). Raises StorageError, StoreBusy."""
     key = _key(index, location)
     cached = _owners.get(key)
