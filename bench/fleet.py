@@ -32,7 +32,7 @@ import benchlib  # noqa: E402
 from benchlib import KIB, MIB, percentile  # noqa: E402
 
 from scratchfs import ScratchStore  # noqa: E402
-from tests.services import PostgresServer, _pg_bin, postgres_url  # noqa: E402
+from tests.services import PostgresServer, pg_bin, postgres_url  # noqa: E402
 
 
 def timed(fn, reps: int) -> float:
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     server = None
     dsn = os.environ.get("SCRATCHFS_TEST_POSTGRES_DSN")
     if not dsn:
-        bindir = _pg_bin()
+        bindir = pg_bin()
         if bindir is None:
             print("no PostgreSQL binaries (apt-get install postgresql) and no $SCRATCHFS_TEST_POSTGRES_DSN",
                   file=sys.stderr)

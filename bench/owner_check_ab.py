@@ -30,7 +30,7 @@ from benchlib import KIB  # noqa: E402
 
 from scratchfs import ScratchStore  # noqa: E402
 from scratchfs.engine.pairing import unchecked  # noqa: E402
-from tests.services import PostgresServer, _pg_bin, postgres_url  # noqa: E402
+from tests.services import PostgresServer, pg_bin, postgres_url  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--spills", type=int, default=40)
     args = parser.parse_args(argv)
-    server = PostgresServer(_pg_bin())
+    server = PostgresServer(pg_bin())
     server.start()
     s3, bucket = benchlib.s3_emulator()
     try:

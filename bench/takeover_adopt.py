@@ -32,7 +32,7 @@ from benchlib import KIB  # noqa: E402
 from scratchfs import NotFound, ScratchStore  # noqa: E402
 from scratchfs.api.rebuild import open_for_rebuild, rebuild_index  # noqa: E402
 from scratchfs.engine import s3_blobs  # noqa: E402
-from tests.services import PostgresServer, _pg_bin, postgres_url  # noqa: E402
+from tests.services import PostgresServer, pg_bin, postgres_url  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         fleet_sweeper.adopt_named = lambda *args: []
     logging.getLogger("scratchfs").setLevel(logging.ERROR)
     s3_blobs.OWNER_CHECK_SECONDS = 3600.0  # (every write of A within the window)
-    server = PostgresServer(_pg_bin())
+    server = PostgresServer(pg_bin())
     server.start()
     s3, bucket = benchlib.s3_emulator()
     blobs, data = f"s3://{bucket}/bench", benchlib.repeated(benchlib.corpus(), 64 * KIB)
