@@ -196,3 +196,26 @@ def machine() -> dict:
         "zstd": zstandard.ZSTD_VERSION and ".".join(map(str, zstandard.ZSTD_VERSION)),
         "python-zstandard": zstandard.__version__,
     }
+
+
+def s3_emulator() -> tuple[object, str]:
+    """Start moto's S3 API server (an emulator, in this process: its request costs are not a real object store's)
+    on a free loopback port, point boto3 at it (this process's ``AWS_*`` variables), quiet its request log, and make
+    a bucket of a new name: ``(the server, to stop(), the bucket's name)``. Needs moto and boto3 (``.[bench]``)."""
+    import logging
+    import uuid
+
+    import boto3
+    from moto.server import ThreadedMotoServer
+
+    from tests.services import free_port
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=free_port(), verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    os.environ.update({"AWS_ENDPOINT_URL": f"http://{host}:{port}", "AWS_ACCESS_KEY_ID": "bench",
+                       "AWS_SECRET_ACCESS_KEY": "bench", "AWS_REGION": "us-east-1"})
+    bucket = f"scratchfs-bench-{uuid.uuid4().hex[:8]}"
+    boto3.client("s3").create_bucket(Bucket=bucket)
+    return server, bucket

@@ -21,7 +21,6 @@ import random
 import sys
 import tempfile
 import time
-import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -33,7 +32,7 @@ import benchlib  # noqa: E402
 from benchlib import KIB, MIB, percentile  # noqa: E402
 
 from scratchfs import ScratchStore  # noqa: E402
-from tests.services import PostgresServer, _pg_bin, free_port, postgres_url  # noqa: E402
+from tests.services import PostgresServer, pg_bin, postgres_url  # noqa: E402
 
 
 def timed(fn, reps: int) -> float:
@@ -84,16 +83,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=200)
     parser.add_argument("--results-dir", type=Path, default=ROOT / "bench" / "results")
     args = parser.parse_args(argv)
-    import logging
-
-    from moto.server import ThreadedMotoServer
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # the emulator's request log
-
     server = None
     dsn = os.environ.get("SCRATCHFS_TEST_POSTGRES_DSN")
     if not dsn:
-        bindir = _pg_bin()
+        bindir = pg_bin()
         if bindir is None:
             print("no PostgreSQL binaries (apt-get install postgresql) and no $SCRATCHFS_TEST_POSTGRES_DSN",
                   file=sys.stderr)
@@ -101,12 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         server = PostgresServer(bindir)
         server.start()
         dsn = server.dsn
-    s3 = ThreadedMotoServer(ip_address="127.0.0.1", port=free_port(), verbose=False)
-    s3.start()
-    host, port = s3.get_host_and_port()
-    os.environ.update({"AWS_ENDPOINT_URL": f"http://{host}:{port}", "AWS_ACCESS_KEY_ID": "bench",
-                       "AWS_SECRET_ACCESS_KEY": "bench", "AWS_REGION": "us-east-1"})
-    bucket = f"scratchfs-bench-{uuid.uuid4().hex[:8]}"
+    s3, bucket = benchlib.s3_emulator()
     results: dict = {}
     try:
         with tempfile.TemporaryDirectory() as work:
@@ -115,7 +103,6 @@ def main(argv: list[str] | None = None) -> int:
                 "PostgreSQL + S3": ScratchStore(Path(work) / "fleet", index=postgres_url(dsn, "bench_fleet"),
                                                 blobs=f"s3://{bucket}/bench"),
             }
-            stores["PostgreSQL + S3"].blobs.client().create_bucket(Bucket=bucket)
             for name, store in stores.items():
                 results[name] = measure(store, args.reps, random.Random(14))
             requests = requests_per_read(stores["PostgreSQL + S3"], random.Random(15))

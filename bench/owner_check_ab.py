@@ -15,12 +15,10 @@ removal pays once). Prints the median spill time per mode, the ratios, and the m
 from __future__ import annotations
 
 import argparse
-import logging
 import statistics
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +30,7 @@ from benchlib import KIB  # noqa: E402
 
 from scratchfs import ScratchStore  # noqa: E402
 from scratchfs.engine.pairing import unchecked  # noqa: E402
-from tests.services import PostgresServer, _pg_bin, free_port, postgres_url  # noqa: E402
+from tests.services import PostgresServer, pg_bin, postgres_url  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,22 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--spills", type=int, default=40)
     args = parser.parse_args(argv)
-    import os
-
-    from moto.server import ThreadedMotoServer
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = PostgresServer(_pg_bin())
+    server = PostgresServer(pg_bin())
     server.start()
-    s3 = ThreadedMotoServer(ip_address="127.0.0.1", port=free_port(), verbose=False)
-    s3.start()
-    host, port = s3.get_host_and_port()
-    os.environ.update({"AWS_ENDPOINT_URL": f"http://{host}:{port}", "AWS_ACCESS_KEY_ID": "bench",
-                       "AWS_SECRET_ACCESS_KEY": "bench", "AWS_REGION": "us-east-1"})
-    bucket = f"scratchfs-bench-{uuid.uuid4().hex[:8]}"
-    import boto3
-
-    boto3.client("s3").create_bucket(Bucket=bucket)
+    s3, bucket = benchlib.s3_emulator()
     try:
         with tempfile.TemporaryDirectory() as work, ScratchStore(
                 Path(work) / "fleet", index=postgres_url(server.dsn, "bench_owner"),

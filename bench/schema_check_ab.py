@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 import psycopg  # noqa: E402
 
 from scratchfs.engine import postgres_schema as current  # noqa: E402
-from tests.services import PostgresServer, _pg_bin  # noqa: E402
+from tests.services import PostgresServer, pg_bin  # noqa: E402
 
 
 def load_ref(ref: str):
@@ -42,7 +42,7 @@ def load_ref(ref: str):
 
 def main(ref: str = "main") -> None:
     old = load_ref(ref)
-    server = PostgresServer(_pg_bin())
+    server = PostgresServer(pg_bin())
     server.start()
     try:
         with psycopg.connect(server.dsn, autocommit=True) as conn:

@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,7 +32,7 @@ from benchlib import KIB  # noqa: E402
 from scratchfs import NotFound, ScratchStore  # noqa: E402
 from scratchfs.api.rebuild import open_for_rebuild, rebuild_index  # noqa: E402
 from scratchfs.engine import s3_blobs  # noqa: E402
-from tests.services import PostgresServer, _pg_bin, free_port, postgres_url  # noqa: E402
+from tests.services import PostgresServer, pg_bin, postgres_url  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,22 +44,11 @@ def main(argv: list[str] | None = None) -> int:
         from scratchfs.engine import fleet_sweeper
 
         fleet_sweeper.adopt_named = lambda *args: []
-    from moto.server import ThreadedMotoServer
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
     logging.getLogger("scratchfs").setLevel(logging.ERROR)
     s3_blobs.OWNER_CHECK_SECONDS = 3600.0  # (every write of A within the window)
-    server = PostgresServer(_pg_bin())
+    server = PostgresServer(pg_bin())
     server.start()
-    s3 = ThreadedMotoServer(ip_address="127.0.0.1", port=free_port(), verbose=False)
-    s3.start()
-    host, port = s3.get_host_and_port()
-    os.environ.update({"AWS_ENDPOINT_URL": f"http://{host}:{port}", "AWS_ACCESS_KEY_ID": "bench",
-                       "AWS_SECRET_ACCESS_KEY": "bench", "AWS_REGION": "us-east-1"})
-    bucket = f"scratchfs-bench-{uuid.uuid4().hex[:8]}"
-    import boto3
-
-    boto3.client("s3").create_bucket(Bucket=bucket)
+    s3, bucket = benchlib.s3_emulator()
     blobs, data = f"s3://{bucket}/bench", benchlib.repeated(benchlib.corpus(), 64 * KIB)
     try:
         with tempfile.TemporaryDirectory() as work:

@@ -34,8 +34,9 @@ from collections.abc import Iterator
 
 import pytest
 
-__all__ = ["REQUIRE_SERVICES", "PostgresServer", "free_port", "own_postgres_server", "pg_schema", "postgres_dsn",
-           "postgres_server", "postgres_template", "postgres_url", "s3_endpoint", "s3_env", "unavailable"]
+__all__ = ["REQUIRE_SERVICES", "PostgresServer", "free_port", "own_postgres_server", "pg_bin", "pg_schema",
+           "postgres_dsn", "postgres_server", "postgres_template", "postgres_url", "s3_endpoint", "s3_env",
+           "unavailable"]
 
 REQUIRE_SERVICES = os.environ.get("SCRATCHFS_REQUIRE_SERVICES") == "1"
 DSN_ENV = "SCRATCHFS_TEST_POSTGRES_DSN"
@@ -55,7 +56,8 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _pg_bin() -> str | None:
+def pg_bin() -> str | None:
+    """The directory of the newest Debian PostgreSQL binaries (``/usr/lib/postgresql/N/bin``), or ``None``."""
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
                    key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0)
     return os.path.dirname(found[-1]) if found else None
@@ -167,7 +169,7 @@ def postgres_server() -> Iterator[PostgresServer | None]:
         import psycopg  # noqa: F401
     except ImportError:
         unavailable("psycopg is not installed (pip install -e '.[postgres]')")
-    bindir = _pg_bin()
+    bindir = pg_bin()
     if bindir is None:
         unavailable("no PostgreSQL binaries under /usr/lib/postgresql/*/bin (apt-get install postgresql), and "
                     f"${DSN_ENV} is not set")
@@ -186,7 +188,7 @@ def postgres_server() -> Iterator[PostgresServer | None]:
 def postgres_template() -> Iterator[str]:
     """The data directory of a cluster ``initdb`` made once per session and never started, which every test's own
     server copies (:func:`own_postgres_server`); skips, saying why, where no PostgreSQL binaries are installed."""
-    bindir = _pg_bin()
+    bindir = pg_bin()
     if bindir is None:
         unavailable("no PostgreSQL binaries to start a server of this test's own")
     template = PostgresServer(bindir)
@@ -201,7 +203,7 @@ def postgres_template() -> Iterator[str]:
 def own_postgres_server(postgres_template: str) -> Iterator[PostgresServer]:
     """A PostgreSQL server of the test's own (a copy of the session's template cluster), started (the test may stop
     and start it again: an outage), removed after; skips, saying why, where no PostgreSQL binaries are installed."""
-    server = PostgresServer(_pg_bin())
+    server = PostgresServer(pg_bin())
     server.template = postgres_template
     try:
         server.start()

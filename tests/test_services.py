@@ -27,7 +27,7 @@ def test_a_killed_sessions_server_directory_is_reaped_and_a_live_ones_is_kept(tm
             owner.write(pid)
         os.mkdir(os.path.join(path, "data"))
     try:
-        removed = services.reap_stale(services._pg_bin() or "/nonexistent")
+        removed = services.reap_stale(services.pg_bin() or "/nonexistent")
         assert dead in removed and not os.path.exists(dead)
         assert live not in removed and os.path.isdir(live)
     finally:

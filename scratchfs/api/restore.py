@@ -112,7 +112,7 @@ def restore_blob(store: ScratchStore, found: BlobFile, kinds: tuple[str, ...] = 
     with store.entries.delete_lock(False):  # counted: close() never closes the descriptor under it
         written, old = store.index.put(entry, newlines.tobytes(),  # its times as the blob's binding records them
                                        lambda: store.blobs.exists(b.run_id, b.agent_id, token), keep_times=True)
-    if not written:  # (a PostgreSQL index: or a newer entry, or a delete as new of its key or scope, holds it)
+    if not written:  # (or a newer entry, or a delete as new of its key or scope, holds it: checked in the put)
         return "vanished", "the file vanished, or its key was written or deleted (or its run or agent), meanwhile"
     if old is not None and old != token:
         store.blobs.unlink(b.run_id, b.agent_id, old)

@@ -89,7 +89,7 @@ def first_table_line(head: str) -> str:
     return head if end < 0 else head[:end]
 
 
-def table_lines(head: str, limit: int = 50) -> list[str]:
+def table_lines(head: str, limit: int = _TABLE_LINES) -> list[str]:
     """The first ``limit`` lines of ``head`` (the last may be cut), their ends left out: a line ends at ``\\n``,
     ``\\r\\n`` or a lone ``\\r``, as a rows read cuts them (``\\n\\r`` line ends leave an empty line between
     rows; text without ``\\r`` is split at ``\\n`` alone, at C speed)."""

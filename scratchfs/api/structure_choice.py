@@ -17,7 +17,7 @@ __all__ = ["structure_read"]
 
 
 def structure_read(reads: StructureReads, handle: str, offset: int, given: dict[str, Any], call_budget: int | None
-                    ) -> Callable[[int], Any]:
+                   ) -> Callable[[int], Any]:
     """The reader (of ``reads``) for the structure arguments ``given``: a function of the page's budget.
     Raises InvalidArgument for arguments that do not make one read (a byte ``offset`` is ``view``'s alone)."""
     cursor = given.get("cursor")

@@ -377,6 +377,7 @@ def _line_read(line: int, lines: int) -> str:
     each preview it tries (``python bench/run.py --only T1``: the spill path)."""
     return _settings(line=line, lines=lines)
 
+
 _TAIL_KINDS = ("log", "text")  # contents whose note names their last lines too (line=-N), when the preview ends before
 
 

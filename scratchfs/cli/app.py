@@ -522,6 +522,7 @@ class Integer(click.ParamType):
 
 TTL_OPTION = click.option("--ttl", type=Seconds(ttl=True), default=None,
                           help=f"Seconds until the entry expires, at least 1 [default: {DEFAULT_TTL:.0f}].")
+
 __all__ = ["BUSY_TIMEOUT_ENV", "ENV_PREFIX", "EXIT_CODES_HELP", "SETTINGS_META", "STORE_META",
            "TTL_OPTION", "Folder", "Integer", "ScratchGroup", "Seconds", "Terminated", "command_busy_timeout",
            "command_settings", "command_store", "echo_json", "fail", "given_before", "global_option",

@@ -55,21 +55,18 @@ entries by kind (an index of version 1 or 2 is migrated when it opens, under the
 BATCH_START_ROWS = 256
 """Rows of the first transaction of a batched job of this module (then adapted to time)."""
 
-_COLUMNS = (
-    "kind, run_id, agent_id, key, blob, size, stored_size, frames, lines, preview, source_tool, content_type, shape, "
-    "created_at, expires_at, ttl"
-)
+_COLUMNS = ("kind, run_id, agent_id, key, blob, size, stored_size, frames, lines, preview, source_tool, content_type, "
+            "shape, created_at, expires_at, ttl")
 # the one statement of a write, made once (the connection's statement cache then finds it by the same string)
-_UPSERT = (
-    f"INSERT INTO entries (id, {_COLUMNS}, frame_newlines) "
-    f"VALUES ({NEXT_ID},?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
-    "ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET blob = excluded.blob, "
-    "size = excluded.size, stored_size = excluded.stored_size, frames = excluded.frames, "
-    "lines = excluded.lines, preview = excluded.preview, source_tool = excluded.source_tool, "
-    "content_type = excluded.content_type, shape = excluded.shape, created_at = excluded.created_at, "
-    "expires_at = excluded.expires_at, ttl = excluded.ttl, frame_newlines = excluded.frame_newlines"
-)
-
+_UPSERT = (f"INSERT INTO entries (id, {_COLUMNS}, frame_newlines) VALUES ({NEXT_ID},?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+           "ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET blob = excluded.blob, size = excluded.size, "
+           "stored_size = excluded.stored_size, frames = excluded.frames, lines = excluded.lines, preview = "
+           "excluded.preview, source_tool = excluded.source_tool, content_type = excluded.content_type, shape = "
+           "excluded.shape, created_at = excluded.created_at, expires_at = excluded.expires_at, ttl = excluded.ttl, "
+           "frame_newlines = excluded.frame_newlines")
+# a row or a tombstone of a key as new as a row restored from its blob (put's keep_times), which it never replaces
+_HELD = ("SELECT 1 FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ? AND created_at >= ? UNION "
+         "ALL SELECT 1 FROM gone WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ? AND at >= ?")
 
 T = TypeVar("T")
 
@@ -361,14 +358,16 @@ class Index(ScaleQueries):
         Args:
             quota: ``(run_quota_bytes, run_quota_entries)``; ``None`` for no limit. Counted over the run's live
                 entries, the replaced row excluded, the new one included.
-            keep_times: (the entry's ``created_at``/``expires_at`` are always written as given.)
+            keep_times: a row restored from its blob (times are always written as given): written only if no row
+                or tombstone of its key is as new (else ``(False, None)``), as the PostgreSQL index does.
             began, proven: (unused: a delete is ordered against the write by the store's delete lock.)
 
         Raises:
             QuotaExceeded: the run would go over a quota; nothing was written.
         """
-        return self._decided("writing an entry", lambda conn: self._put(conn, entry, frame_newlines, check, quota),
-                             lambda result: result[0] and self.has_blob(entry.blob))
+        def body(conn: sqlite3.Connection) -> tuple[bool, str | None]:
+            return self._put(conn, entry, frame_newlines, check, quota, keep_times)
+        return self._decided("writing an entry", body, lambda result: result[0] and self.has_blob(entry.blob))
 
     def put_many(self, rows: list[tuple[Entry, bytes, Callable[[], bool]]]) -> list[bool | ScratchError]:
         """Insert the rows of new spills ``[(entry, frame_newlines, check)]`` in ONE transaction (rows written
@@ -396,10 +395,12 @@ class Index(ScaleQueries):
                                                   if done is True), True))
 
     def _put(self, conn: sqlite3.Connection, e: Entry, frame_newlines: bytes, check: Callable[[], bool],
-             quota: tuple[int | None, int | None]) -> tuple[bool, str | None]:
+             quota: tuple[int | None, int | None], restored: bool = False) -> tuple[bool, str | None]:
         if not check():  # a delete of its run or agent moved the blob away: the write is ordered before it
             self.overtaken(conn, e.run_id, e.agent_id, e.kind, e.key)
             return False, None
+        if restored and conn.execute(_HELD, (e.run_id, e.agent_id, e.kind, e.key, e.created_at) * 2).fetchone():
+            return False, None  # (a newer write or a delete of its key since the restorer's own look)
         if e.kind != "handle":
             self.replace_hidden(conn, e.run_id, e.agent_id, e.kind, e.key)  # a delete in progress hid it
         old = None if e.kind == "handle" else conn.execute(  # a handle is new: nothing to replace

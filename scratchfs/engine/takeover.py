@@ -13,8 +13,9 @@ database's clock, as this index's rows) dates the adopted entry. :func:`named_el
 the same database that hold a scratchfs index (``store`` and ``entries`` tables) this role may read, other than
 this index's, whose pairing names the same location and was made before this index's (an index that lost the
 location to a takeover keeps its pairing row; the index that took it over from this one is none), their rows
-written within :data:`MARGIN_SECONDS` of the takeover: three queries, remembered for :data:`OWNERS_SECONDS` (none to
-ask, then, on a store never taken over), and where there are some, one query per :data:`BATCH` orphans.
+written within :data:`MARGIN_SECONDS` of the takeover: one query when no other index is there, else two and one
+per 200 other indexes, remembered for :data:`OWNERS_SECONDS` (none to ask, then, on a store never taken over), and
+where there are some, one query per :data:`BATCH` orphans.
 
 **Why rows, not times.** The binding's ``created_at`` falling in the window after the takeover says a write began
 then, not that it was acknowledged: a write reported failed whose object stayed (its row's check failed, and the
@@ -144,9 +145,9 @@ def previous_owners(index: Any, location: str) -> tuple[float, list[str]]:
     whose pairing names ``location`` and was made before this index's (the indexes that owned it before a takeover;
     never one paired since, such as the index that took it over from this one), and when this index was paired
     (took the location over: epoch seconds, on the rebuilding host's clock; ``inf`` when there are none), their
-    rows counting within :data:`MARGIN_SECONDS` of it. Three queries (one more per 200 other indexes), then
-    remembered for :data:`OWNERS_SECONDS` (nothing to ask per orphan on a store that was never taken over). Raises
-    StorageError, StoreBusy."""
+    rows counting within :data:`MARGIN_SECONDS` of it. One query when no other index is there, else two and one
+    per 200 other indexes, then remembered for :data:`OWNERS_SECONDS` (nothing to ask per orphan on a store that was
+    never taken over). Raises StorageError, StoreBusy."""
     key = _key(index, location)
     cached = _owners.get(key)
     if cached is not None and time.monotonic() - cached[0] < OWNERS_SECONDS:

@@ -224,8 +224,9 @@ def _start(source: ContentSource, record: object, cursor: str | None, key: Curso
 def _seek(source: ContentSource, number: int) -> tuple[int, int]:
     """``(number, byte offset)`` of record ``number``: the lines before it after the first counted at C speed
     (:func:`~scratchfs.engine.structure.row_jump.skip_lines`), the rest read from where they end."""
-    first = next(iter_lines(source, 0, MAX_RECORD_BYTES), None) if number > 1 else None  # (a byte order mark is
-    at, seen = 0, 0  # no part of the first line)
+    # (the first line apart: a byte order mark at the content's start is no part of its text, _blank)
+    first = next(iter_lines(source, 0, MAX_RECORD_BYTES), None) if number > 1 else None
+    at, seen = 0, 0
     if first is not None:
         seen = int(not _blank(first[1], 0))
         at, passed = skip_lines(source, len(first[1]), number - 1 - seen, _blank, MAX_RECORD_BYTES)
