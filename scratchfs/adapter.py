@@ -246,11 +246,11 @@ class Offloader:
 
         ``name`` and ``arguments`` are taken as the model gave them, of any type: a name that is not a tool's (not
         text, or unknown) or arguments that are not an object (``None``: none; a JSON text of an object counts as
-        that object, as OpenAI-style tool calls carry their ``arguments``; a text that is none says why) or break the
-        tool's schema give
-        ``ToolReply(is_error=True, kind="invalid argument")`` with an ``"invalid argument: ..."`` text; any other
-        failure gives an error reply too (``"<kind>: <message>"``, ``kind`` set; one that is not a
-        :class:`ScratchError` is a bug, logged with its traceback, as the MCP server does)."""
+        that object, as OpenAI-style tool calls carry their ``arguments``, and a blank text none; a text that is
+        neither says why) or break the tool's schema give ``ToolReply(is_error=True, kind="invalid argument")`` with
+        an ``"invalid argument: ..."`` text; any other failure gives an error reply too (``"<kind>: <message>"``,
+        ``kind`` set; one that is not a :class:`ScratchError` is a bug, logged with its traceback, as the MCP server
+        does)."""
         if isinstance(arguments, str):
             text, arguments = arguments, _object_of(arguments)
             if arguments is text and isinstance(name, str) and name in TOOL_SPECS:
@@ -267,8 +267,11 @@ class Offloader:
 
 
 def _object_of(text: str) -> object:
-    """The object a JSON text of tool arguments holds (``'{"handle": "h_..."}'``), else ``text`` itself (a text
-    that is no JSON, or JSON of no object, is refused as arguments that are not an object, as it was before)."""
+    """The object a JSON text of tool arguments holds (``'{"handle": "h_..."}'``; a blank text, as some tool calls of
+    no arguments carry, none: ``{}``), else ``text`` itself (a text that is no JSON, or JSON of no object, is refused
+    as arguments that are not an object, as it was before)."""
+    if not text.strip():
+        return {}
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):  # (not JSON; an integer past the digit limit; nesting past the stack)

@@ -393,11 +393,15 @@ def test_arguments_may_be_a_json_text_of_an_object_as_openai_style_calls_carry_t
     assert not as_text.is_error and as_text == as_object
     assert [window_hits(w)[0]["offset"] for w in as_text.result["windows"]] == [6, 17]
     assert offloader.call_scratch_tool("scratch_list", "{}").result["entries"] == []
+    for blank in ("", " \n"):  # (a call of no arguments some models and SDKs send so: none, as None and "{}" are)
+        assert offloader.call_scratch_tool("scratch_list", blank).result["entries"] == []
+        missing = offloader.call_scratch_tool("scratch_read", blank)
+        assert missing.kind == "invalid argument" and "'key' is a required property" in missing.text, missing.text
     bad = offloader.call_scratch_tool("scratch_read", '{"key": 5}')  # an object: checked against the schema
     assert bad.kind == "invalid argument" and "scratch_read: key: 5 is not of type 'string'" in bad.text
     for text, why in [("key=k", "text that does not parse as JSON (Expecting value: line 1 column 1 (char 0))"),
                       ('["k"]', "JSON of a list, not of an object"), ('"k"', "JSON of a string, not of an object"),
-                      ("null", "JSON of a null, not of an object"), ("", "text that does not parse as JSON ("),
+                      ("null", "JSON of a null, not of an object"),
                       ('{"key": ', "text that does not parse as JSON (Expecting value: line 1 column 9 (char 8))"),
                       ("[" * 100_000, "text that does not parse as JSON ("),
                       ('{"limit": ' + "9" * 5000 + "}", "text that does not parse as JSON (")]:
