@@ -40,7 +40,8 @@ _SHOWN_CHARS = 40  # (of the text a spelling found, quoted in the note: at most 
 _SHOWN_BYTES = 48
 NOTE_BYTES = 299
 """Most bytes of JSON (a string) of a miss's note: a longer hint leaves out the text found, then writes its call in
-words."""
+words. Under 300 so that a hinted miss's whole reply -- the note, its call again as data in ``calls``, the echoed
+read -- stays near the 500 bytes ``bench/error_sizes.py`` measures (496 B for the case hint), a tenth of a page."""
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\x00-\x7f]+")  # (ASCII words, camelCase split)
 _BETWEEN = "[-_ .]?"
 
