@@ -160,3 +160,22 @@ def test_mcp_and_the_cli_show_the_note(store):
     assert done.exit_code == 0, done.stderr
     assert "ignoring case it matches" in json.loads(done.stdout)["note"]
     assert "the note's call as a command: " in done.stderr and "--ignore-case" in done.stderr
+
+
+@pytest.mark.parametrize("content", [
+    ("<html><body>" + "<p>filler</p>\n" * 50 + "<p>Hello&nbsp;World</p></body></html>").encode(),
+    ("line\n" * 10 + "\x1b[31mERROR\x1b[0m thing\nprogress 1\rprogress 2\rDone\n").encode(),
+], ids=["html", "terminal"])
+def test_a_text_view_search_that_finds_nothing_says_where_it_looked(scope, content):
+    """helper hostile8: a view="text" search that found nothing answered windows: [] and null cursors with no note
+    (the README: any other forward search that finds nothing says where it looked); now it says so, with the view's
+    size its reply gives, or the bytes from its offset."""
+    tools = ScratchTools(scope)
+    handle = scope.spill(content, source_tool="t").handle
+    reply = tools.call("read_handle", {"handle": handle, "match": "zebra", "view": "text"})
+    assert reply["windows"] == [] and reply["next_call"] is None
+    assert reply["note"] == f"no match in the whole text view ({reply['size']:,} bytes)", reply
+    reply = tools.call("read_handle", {"handle": handle, "match": "zebra", "view": "text", "offset": 3})
+    assert reply["note"] == f"no match in bytes 3-{reply['size']} of the text view (from offset= to the end)", reply
+    found = tools.call("read_handle", {"handle": handle, "match": "e", "view": "text", "max_matches": 1})
+    assert found["windows"] and not str(found.get("note") or "").startswith("no match")
