@@ -281,4 +281,4 @@ def test_a_search_of_the_text_view_says_its_offsets_are_the_views_and_names_the_
     page = tools.call("read_handle", {"handle": handle, "view": "text", "offset": first["offset"]})
     assert page["text"].startswith(first["data"])
     missed = tools.call("read_handle", {"handle": handle, "view": "text", "match": "no such words here"})
-    assert missed["windows"] == [] and "note" not in missed
+    assert missed["windows"] == [] and missed["note"] == f"no match in the whole text view ({missed['size']:,} bytes)"

@@ -369,3 +369,81 @@ def test_a_setsid_daemon_of_the_upstream_is_killed_when_the_proxy_stops(how, tmp
         proc.stdout.close()
         if daemon is not None and gone_within([daemon], 0):
             os.kill(daemon, signal.SIGKILL)
+
+
+HOPPING_UPSTREAM = raw_upstream("hopper", [{"name": "detach", "inputSchema": {"type": "object"}}], prelude="""
+    import os, signal, time
+    PID = sys.argv[1]
+""", call="""
+    # a daemon whose pid hops on: setsid, then fork and exit over and over (for 30 s at most), deaf to SIGTERM
+    if os.fork() == 0:
+        os.setsid()
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        with open(PID + ".tmp", "w") as f:
+            f.write(str(os.getpgid(0)))
+        os.rename(PID + ".tmp", PID)
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            if os.fork() != 0:
+                os._exit(0)
+        os._exit(0)
+    while not os.path.exists(PID):
+        time.sleep(0.01)
+    result = {"content": [{"type": "text", "text": "detached"}]}
+""")
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the launcher is a subreaper on Linux alone")
+@pytest.mark.parametrize("how", ["stdin closed", "SIGKILL"])
+def test_a_daemon_whose_pid_hops_on_is_killed_when_the_proxy_stops(how, tmp_path):
+    """helper hostile8: a daemon that forks and exits over and over (its pid hops on, each one adopted by the
+    launcher as its parent exits) outran the launcher's kills of one adopted pid at a time, and a look at /proc that
+    found only its exited ones ended the kills: it lived on. The launcher now kills each adopted orphan's process
+    group, and looks again until it finds none."""
+    script, pid_file = tmp_path / "hopper.py", tmp_path / "hopper.pgid"
+    script.write_text(HOPPING_UPSTREAM)
+    command = [sys.executable, "-m", "scratchfs", "--root", str(tmp_path / "store"), "mcp-proxy", "--run", "r",
+               "--agent", "a", "--sweep-interval", "0", "--timeout", "10", "--", sys.executable, str(script),
+               str(pid_file)]
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    group = None
+    try:
+        send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "detach"}})
+        assert json.loads(proc.stdout.readline())["result"]["content"][0]["text"] == "detached"
+        group = int(pid_file.read_text())
+        started = time.monotonic()
+        if how == "SIGKILL":
+            proc.kill()
+            proc.wait(30)
+        else:
+            proc.stdin.close()
+            assert proc.wait(30) == 0
+        took = time.monotonic() - started
+        deadline = time.monotonic() + 5
+        while _group_alive(group) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _group_alive(group), f"the hopping daemon's group {group} lived on"
+        assert took < 5, took
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if not proc.stdin.closed:
+            proc.stdin.close()
+        proc.stdout.close()
+        if group is not None and _group_alive(group):
+            os.killpg(group, signal.SIGKILL)

@@ -19,6 +19,7 @@ from scratchfs.api.contract import ScratchTools, window_hits
 from scratchfs.api.miss_hints import HINT_SPAN_BYTES, NOTE_BYTES
 from scratchfs.api.views import reply_size
 from scratchfs.cli.app import main
+from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.mcp.server import ScopeResolver, run_scratch_tool
 
 DPKG = (Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "dpkg-l.txt").read_bytes()  # real dpkg -l
@@ -100,6 +101,21 @@ def test_a_long_needle_or_wide_settings_keep_the_note_short(scope):
     assert reply["note"].endswith("the same call with ignore_case=true") and "calls" not in reply
 
 
+
+def test_no_spelling_hint_whose_pattern_a_search_refuses_as_too_long(scope):
+    """helper hostile8: a match of 1,300 words (3,899 bytes, under the needle limit) spelled with "_" here: the hint's
+    pattern (the words joined by [-_ .]?, 11,693 bytes) is longer than a search takes, so the call it named in
+    words was refused (InvalidArgument); now no hint, the plain miss."""
+    tools = ScratchTools(scope)
+    words = " ".join(["ab"] * 1300)
+    data = ("x\n" + words.replace(" ", "_") + "\n").encode()
+    handle = scope.spill(data, source_tool="t").handle
+    reply = tools.call("read_handle", {"handle": handle, "match": words})
+    assert reply["note"] == f"no match in the whole content ({len(data):,} bytes)" and "calls" not in reply
+    pattern = "[-_ .]?".join(["ab"] * 1300)
+    with pytest.raises(InvalidArgument, match="longer than the limit"):
+        tools.call("read_handle", {"handle": handle, "pattern": pattern, "ignore_case": True})
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.text(alphabet="abAB \n", max_size=60), needle=st.text(alphabet="abAB", min_size=1, max_size=4))
 def test_the_case_hint_against_python(scope, text, needle):
@@ -144,3 +160,22 @@ def test_mcp_and_the_cli_show_the_note(store):
     assert done.exit_code == 0, done.stderr
     assert "ignoring case it matches" in json.loads(done.stdout)["note"]
     assert "the note's call as a command: " in done.stderr and "--ignore-case" in done.stderr
+
+
+@pytest.mark.parametrize("content", [
+    ("<html><body>" + "<p>filler</p>\n" * 50 + "<p>Hello&nbsp;World</p></body></html>").encode(),
+    ("line\n" * 10 + "\x1b[31mERROR\x1b[0m thing\nprogress 1\rprogress 2\rDone\n").encode(),
+], ids=["html", "terminal"])
+def test_a_text_view_search_that_finds_nothing_says_where_it_looked(scope, content):
+    """helper hostile8: a view="text" search that found nothing answered windows: [] and null cursors with no note
+    (the README: any other forward search that finds nothing says where it looked); now it says so, with the view's
+    size its reply gives, or the bytes from its offset."""
+    tools = ScratchTools(scope)
+    handle = scope.spill(content, source_tool="t").handle
+    reply = tools.call("read_handle", {"handle": handle, "match": "zebra", "view": "text"})
+    assert reply["windows"] == [] and reply["next_call"] is None
+    assert reply["note"] == f"no match in the whole text view ({reply['size']:,} bytes)", reply
+    reply = tools.call("read_handle", {"handle": handle, "match": "zebra", "view": "text", "offset": 3})
+    assert reply["note"] == f"no match in bytes 3-{reply['size']} of the text view (from offset= to the end)", reply
+    found = tools.call("read_handle", {"handle": handle, "match": "e", "view": "text", "max_matches": 1})
+    assert found["windows"] and not str(found.get("note") or "").startswith("no match")

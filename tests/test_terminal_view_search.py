@@ -181,7 +181,8 @@ def test_no_terminal_note_where_the_view_is_not_the_way_on(scope):
     for handle, offset in ((plain, 0), (progress, 0), (coloured, 100)):  # (where it looked alone: api.miss_hints)
         reply = tools.call("read_handle", {"handle": handle, "match": "nowhere to be found", "offset": offset})
         assert reply["note"].startswith("no match in ") and "view" not in reply["note"], reply
-    assert "note" not in tools.call("read_handle", {"handle": coloured, "match": "nowhere", "view": "text"})
+    viewed = tools.call("read_handle", {"handle": coloured, "match": "nowhere", "view": "text"})
+    assert viewed["note"] == f"no match in the whole text view ({viewed['size']:,} bytes)" and "calls" not in viewed
     hit = tools.call("read_handle", {"handle": coloured, "match": "hook"})
     assert hit["windows"] and "note" not in hit
 

@@ -23,6 +23,7 @@ from scratchfs.engine.patterns import PatternMatcher
 from scratchfs.engine.search import Hit, Sink, search
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import ScratchError
+from scratchfs.foundation.limits import MAX_NEEDLE_BYTES
 from scratchfs.foundation.text import plural
 
 __all__ = ["HINT_SECONDS", "HINT_SPAN_BYTES", "NOTE_BYTES", "NO_MATCH", "plain_miss", "unhinted"]
@@ -109,12 +110,15 @@ def _case_hint(opened: Any, found: Matches, offset: int) -> _Hint | None:
 
 def _spelling_hint(opened: Any, found: Matches, offset: int) -> _Hint | None:
     """For a ``match`` of two or more words: the pattern of its words with a separator or none between them, ignoring
-    case, when it finds a match (the first one's text and line said)."""
+    case, when it finds a match (the first one's text and line said); none when that pattern is longer than a
+    search takes (``MAX_NEEDLE_BYTES``)."""
     sought = _sought(found) if found.pattern is None else None
     words = _WORDS.findall(sought or "")
     if len(words) < 2 or ("".join(words) == sought and not any(w[:1].isupper() for w in words[1:])):
         return None  # (one word, or words run together with no case to split them at)
     pattern = _BETWEEN.join(re.escape(word) for word in words)
+    if len(pattern.encode("utf-8")) > MAX_NEEDLE_BYTES:
+        return None  # (a call with that pattern would be refused as too long)
     hit = _first(opened, pattern, offset)
     if hit is None:
         return None

@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING
 from scratchfs.api.bounds import offset_past_end
 from scratchfs.api.entries import reading
 from scratchfs.api.misfit import plain_view, view_misfit
+from scratchfs.api.miss_hints import NO_MATCH
 from scratchfs.api.results import Matches, stopped_note
 from scratchfs.api.search_calls import same_search
-from scratchfs.engine.search import Matcher, Sink, Window, search
+from scratchfs.engine.search import Matcher, SearchResult, Sink, Window, search
 from scratchfs.engine.seekable import SeekableReader
 from scratchfs.engine.structure import ReaderSource
 from scratchfs.engine.structure.terminal_match import (
@@ -34,6 +35,7 @@ from scratchfs.engine.structure.terminal_match import (
 from scratchfs.foundation import checks
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.text import plural
 
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
@@ -95,19 +97,33 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
                     windows = [_off_escapes(frames, size, w) for w in found.windows]
                 return replace(asked, windows=windows, size=size, next_offset=found.next_offset, rendered=True,
                                note=_rendered_note(handle, windows[0].match_offset, asked.budget) if windows
-                               else None,
+                               else _view_miss(found, offset, size),
                                stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
             found, size = scope.structure.text_search(handle, "text", matcher, (offset, reach, asked.max_matches,
                                                                                  cap), sink, opened)
             first = found.windows[0] if found.windows else None
             return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset,
-                           note=None if first is None else _page_note(handle, first.offset, asked.budget),
+                           note=_view_miss(found, offset, size) if first is None else _page_note(handle, first.offset,
+                                                                                                 asked.budget),
                            stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
     found, size = scope.structure.text_search(handle, str(asked.view), matcher, (offset, reach, asked.max_matches,
                                                                                   cap), sink)
     return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset,
                    stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
 
+
+
+def _view_miss(found: SearchResult, offset: int, size: int) -> str | None:
+    """Where a text view search that found nothing looked -- ``"no match in the whole text view (N bytes)"`` or
+    ``"in bytes OFFSET-SIZE of the text view (from offset= to the end)"``, ``size`` the reply's --, or ``None`` when it
+    stopped before the end (its ``next_offset`` or ``stopped`` says so). A search of the view that said nothing on
+    a miss read as one cut short (helper hostile8; a stored content's search says where it looked:
+    :func:`~scratchfs.api.miss_hints.plain_miss`)."""
+    if found.next_offset is not None or found.stopped is not None:
+        return None
+    where = (f"the whole text view ({plural(size, 'byte')})" if not offset else
+             f"bytes {offset}-{size} of the text view (from offset= to the end)")
+    return f"{NO_MATCH}{where}"
 
 _REDRAW = re.compile(rb"\r(?!\r*\n)|\x1b\[[0-9;]*(?:[GCD]|[12]K)|\x08\x08")
 """What draws over a line's earlier columns (a ``\r`` that ends no line, a cursor move, an erasure before the

@@ -38,8 +38,9 @@ group signal reaches anyone once the proxy is SIGKILLed. A socket end closes on 
 A child that leaves the upstream's process group (``setsid``, a daemon) escapes every group signal. On Linux the
 launcher is a subreaper (``PR_SET_CHILD_SUBREAPER``, no privilege needed): such a child, once its parent is gone (a
 daemon's double fork, or the upstream's exit or kill), is the launcher's child, which it reaps when it exits and
-SIGKILLs -- with the orphans that leaves, adopted in turn -- when it stops the upstream or the upstream exited
-(found in ``/proc`` by their parent pid: never another's process). Limits: elsewhere such a child escapes (the proxy
+SIGKILLs -- with its process group, and the orphans that leaves, adopted in turn -- when it stops the upstream or
+the upstream exited (found in ``/proc`` by their parent pid: never another's process; a group of such an orphan's
+session, which only the upstream's descendants can be in). Limits: elsewhere such a child escapes (the proxy
 still takes the launcher's exit for the upstream's, though such a child holds its pipe open), and on Linux too one
 whose parent, still in the group, outlives the SIGKILL (another user's); an upstream running as another user
 (setuid) cannot be signalled; a launcher itself SIGKILLed leaves the upstream's
@@ -126,14 +127,29 @@ def _reap_adopted(upstream: int) -> list[int]:
 
 
 def _kill_adopted(upstream: int, seconds: float) -> None:
-    """SIGKILL every adopted orphan -- and the orphans their deaths leave, adopted in turn -- and reap them, for at
-    most ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while (alive := _reap_adopted(upstream)) and time.monotonic() < deadline:
-        for pid in alive:
+    """SIGKILL every adopted orphan with its process group -- and the orphans their deaths leave, adopted in turn --
+    and reap them, until a look finds none, for at most ``seconds``. The group: a daemon that forks and exits over and
+    over (its pid hops on) outran the kills of one pid at a time, and a look that found only its exited ones ended
+    the kills; a group signal reaches every member at once, a fork under way too (its members are the upstream's
+    descendants: an adopted orphan's session was started by one, and no other process can join it)."""
+    deadline, mine = time.monotonic() + seconds, os.getsid(0)
+    while (adopted := _adopted(upstream)) and time.monotonic() < deadline:
+        groups: set[int] = set()  # (each killed once a look: a hopper leaves many exited members)
+        for pid in adopted:  # (the launcher's children, unreaped until waitpid: their pids and group ids stay taken)
+            try:
+                if (group := os.getpgid(pid)) not in groups and os.getsid(pid) != mine:
+                    groups.add(group)
+                    os.killpg(group, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
             try:
                 os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
+                pass
+        for pid in adopted:
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
                 pass
         time.sleep(0.01)
 
