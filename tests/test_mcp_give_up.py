@@ -8,6 +8,7 @@ busy pool was not woken by its cancel: it waited on until a worker came free or 
 
 from __future__ import annotations
 
+import gc
 import json
 import resource
 import sys
@@ -101,7 +102,12 @@ def _threads_waiting_for_a_worker() -> int:
     """Threads of this process waiting in a worker pool for a busy worker to come free (a stack frame of
     ``Pool._take`` waiting on its condition)."""
     waiting = 0
-    for frame in sys._current_frames().values():
+    gc.disable()  # (a collection inside sys._current_frames, which holds the runtime's thread list lock, that frees a
+    try:  # threading.local takes that lock again: the process hung for good, seen in a CI run on CPython 3.11.7)
+        frames = sys._current_frames()
+    finally:
+        gc.enable()
+    for frame in frames.values():
         names = []
         while frame is not None:
             names.append(frame.f_code.co_name)

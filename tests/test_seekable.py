@@ -231,11 +231,16 @@ def _wait_until(condition, seconds: float = 10.0) -> bool:
 
 def _stacks(pool) -> str:
     """What the threads of the process are doing (a failure's message)."""
+    import gc
     import sys
     import threading
     import traceback
 
-    frames = sys._current_frames()
+    gc.disable()  # (a collection inside it that frees a threading.local deadlocks on CPython 3.11: test_mcp_give_up)
+    try:
+        frames = sys._current_frames()
+    finally:
+        gc.enable()
     threads = list(threading.enumerate())  # all of them: another thread may hold the GIL
     return f"alive={pool.alive} queued={pool.queued} " + " | ".join(
         f"{t.name}: {''.join(traceback.format_stack(frames[t.ident])[-3:])}" for t in threads if t.ident in frames)
