@@ -29,7 +29,8 @@ BOUND_SECONDS = 0.15
 """How much more CPU time than a server with nothing running a server may spend to exit once its only read,
 cancelled in its first slice in the thread, is left: before, the rest of a half-second slice (0.35 s at least here,
 the cancel being sent 0.1 s of CPU time into the slice). CPU time, not wall-clock time: the machine's load (other
-tests, other programs) lengthens the second, never the first."""
+tests, other programs) lengthens the second far more than the first -- but a test running beside it still adds some
+(the worker's whole CPU time counts once it is reaped after the cancel): the test runs alone."""
 
 
 def cpu_seconds(proc) -> float:
@@ -69,6 +70,7 @@ def exit_cpu_seconds(wire: Wire, send: bytes | None = None) -> float:
     return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime - used
 
 
+@pytest.mark.alone  # (CPU time too grows beside another test: +0.16 s once in a CI run, -0.05 to +0.08 s alone)
 @pytest.mark.parametrize("face", ["mcp", "proxy"])
 def test_a_search_cancelled_in_its_first_slice_in_the_thread_stops_within_a_small_bound(face, tmp_path):
     idle = Wire(command(face, tmp_path))
