@@ -21,7 +21,7 @@ import resource
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -181,6 +181,21 @@ def alternating_runs(script: str, before: str, after: str, rounds: int) -> dict[
                                  env=env)
             runs[root].append(json.loads(out.stdout))
     return runs
+
+
+def checkout_pair(script: str, argv: list[str], one: Callable[[str], object], rounds: int
+                  ) -> tuple[str, str, dict[str, list]] | None:
+    """The command line of a script that measures two checkouts side by side (``[BEFORE_ROOT] [ROUNDS]``, default
+    ``/work/main`` and ``rounds``; the other is the checkout holding ``script``): ``(before, after, runs)`` from
+    :func:`alternating_runs`, or ``None`` when ``argv`` is ``--one ROOT`` -- one run's figures, ``one(ROOT)``,
+    printed as JSON (what :func:`alternating_runs` reads back). Raises ``subprocess.CalledProcessError`` if a run
+    fails."""
+    if argv[:1] == ["--one"]:
+        print(json.dumps(one(argv[1])))
+        return None
+    before = argv[0] if argv else "/work/main"
+    after = str(Path(script).resolve().parent.parent)
+    return before, after, alternating_runs(script, before, after, int(argv[1]) if len(argv) > 1 else rounds)
 
 
 def machine() -> dict:

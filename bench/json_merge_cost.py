@@ -17,8 +17,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import benchlib
 
-HERE = Path(__file__).resolve().parent
-
 
 def _documents() -> dict[str, bytes]:
     def tree(depth: int) -> object:
@@ -55,13 +53,10 @@ def one(root: str) -> dict[str, float]:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["--one"]:
-        print(json.dumps(one(argv[1])))
+    pair = benchlib.checkout_pair(__file__, argv, one, 2)
+    if pair is None:
         return 0
-    before = argv[0] if argv else "/work/main"
-    rounds = int(argv[1]) if len(argv) > 1 else 2
-    after = str(HERE.parent)
-    runs = benchlib.alternating_runs(__file__, before, after, rounds)
+    before, after, runs = pair
     for case in runs[after][0]:
         was = min(run[case] for run in runs[before])
         now = min(run[case] for run in runs[after])

@@ -11,7 +11,6 @@ shared), medians over the rounds.
 from __future__ import annotations
 
 import inspect
-import json
 import statistics
 import sys
 import time
@@ -90,13 +89,10 @@ def _by_kind(payloads: list[bytes], describe, stub, figures: dict[str, float]) -
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["--one"]:
-        print(json.dumps(one(argv[1])))
+    pair = benchlib.checkout_pair(__file__, argv, one, 3)
+    if pair is None:
         return 0
-    before = argv[0] if argv else "/work/main"
-    rounds = int(argv[1]) if len(argv) > 1 else 3
-    after = str(HERE.parent)
-    runs = benchlib.alternating_runs(__file__, before, after, rounds)
+    before, after, runs = pair
     for case in runs[after][0]:
         if case not in runs[before][0]:  # (a kind's group whose count differs: the checkouts tell kinds apart)
             print(f"{case}: (after only) {statistics.median(run[case] for run in runs[after]):,.1f} µs a call")

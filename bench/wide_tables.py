@@ -12,7 +12,6 @@ A BEFORE_ROOT needs only its ``scratchfs/`` (``git archive main scratchfs | tar 
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import sys
@@ -70,13 +69,10 @@ def one(root: str) -> dict[str, list]:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["--one"]:
-        print(json.dumps(one(argv[1])))
+    pair = benchlib.checkout_pair(__file__, argv, one, 3)
+    if pair is None:
         return 0
-    before = argv[0] if argv else "/work/main"
-    rounds = int(argv[1]) if len(argv) > 1 else 3
-    after = str(HERE.parent)
-    runs = benchlib.alternating_runs(__file__, before, after, rounds)
+    before, after, runs = pair
     print("load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     for case, (_, shape) in runs[after][0].items():
         was = statistics.median(run[case][0] for run in runs[before])
