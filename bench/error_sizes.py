@@ -48,6 +48,11 @@ string), from offset 1000 179 B, pattern="gnu bourne again shell" naming the sam
 496 B (note 214 B; the rest is the note's call as data, "calls"), match="add_and_remove" naming
 pattern="add[-_ .]?and[-_ .]?remove" 473 B (note 197 B), a count of "DEBIAN BASE SYSTEM" 459 B (before: the same
 replies without a note, 116-149 B, main at f1275d4).
+At 19:12 UTC (main after the seventh session's merges, idle): a text view's miss 187 B; newuser7's refusals that name
+the next call -- a row past the last 139 B, a record past the last 151 B, a misspelt column 91 B, a CSS selector
+that does not parse 279 B, jq over text that is no JSON 383 B, a slurp filter written for one record 498 B -- and
+the page of jq="keys[]" a JSON note now names, 135 B for two keys.
+
 At 17:25 UTC (helper mcp6), the proxy's upstream errors say how it ended: an upstream that never started (exited with
 code 1 during start-up) 213 B of error text, one killed mid-session ("the server was killed by SIGKILL") 200 B.
 """
@@ -208,6 +213,15 @@ def main() -> None:
             "miss, case": ("read_handle", {"handle": dpkg, "pattern": "gnu bourne again shell"}),
             "miss, spelling": ("read_handle", {"handle": dpkg, "match": "add_and_remove"}),
             "count miss, case": ("read_handle", {"handle": dpkg, "match": "DEBIAN BASE SYSTEM", "count": True}),
+            "miss in the text view": ("read_handle", {"handle": page.handle, "match": "zebra", "view": "text"}),
+            # (helper newuser7): refusals that name the next call; the keys a JSON note names, one a result
+            "row past the last": ("read_handle", {"handle": rows.handle, "row": 5000}),
+            "record past the last": ("read_handle", {"handle": lines.handle, "record": 5000}),
+            "column misspelt": ("read_handle", {"handle": rows.handle, "row": 1, "columns": ["nme"]}),
+            "selector not parsed": ("read_handle", {"handle": page.handle, "select": "h1["}),
+            "jq over text": ("read_handle", {"handle": dpkg, "jq": "."}),
+            "slurp for one record": ("read_handle", {"handle": lines.handle, "jq": ".tags", "slurp": True}),
+            "keys[] of 2 keys": ("read_handle", {"handle": doc.handle, "jq": "keys[]"}),
         })
         scope.scratch_write("big", b"value")
         lost = scope.spill(b"y" * 200_000, source_tool="t").handle  # a file of its own, removed from outside
