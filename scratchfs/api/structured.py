@@ -64,7 +64,7 @@ from scratchfs.engine.structure.terminal import PastTheView
 from scratchfs.engine.structure.text_search import search_text
 from scratchfs.foundation import checks
 from scratchfs.foundation.calls import Advice, Call
-from scratchfs.foundation.errors import BadRecord, InvalidArgument, SlurpTooLarge, WideHeader
+from scratchfs.foundation.errors import BadRecord, InvalidArgument, PastLast, SlurpTooLarge, WideHeader
 from scratchfs.foundation.limits import MAX_LINES
 from scratchfs.foundation.text import utf8_partial_tail
 
@@ -208,7 +208,7 @@ class StructureReads:
             return self._page(handle, read)
         except BadRecord as exc:
             raise self._past(handle, exc, records, jq, call_budget) from None
-        except InvalidArgument as exc:  # (a record past the last: the call reading the last ones)
+        except PastLast as exc:  # (a record past the last: the call reading the last ones)
             raise past_last(exc, handle, records, jq=jq, budget=call_budget) from None
 
     def _past(self, handle: str, bad: BadRecord, records: int, jq: str | None, call_budget: int | None
@@ -302,7 +302,7 @@ class StructureReads:
 
         try:
             return self._page(handle, read)
-        except InvalidArgument as exc:  # (a row past the last: the call reading the last ones)
+        except PastLast as exc:  # (a row past the last: the call reading the last ones)
             raise past_last(exc, handle, rows, columns=columns, budget=call_budget) from None
 
     def _layout(self, src: ReaderSource, handle: str, blob: str) -> Layout:

@@ -174,6 +174,24 @@ class BadRecord(InvalidArgument):
         return (type(self), (self.said(), self.record, self.offset, self.length, self.cursor))
 
 
+class PastLast(InvalidArgument):
+    """A ``row=`` or ``record=`` read starts past the last one: ``"row 30000 is past the last row (25,000)"``. The API
+    adds the call that reads the last ones (:func:`scratchfs.api.past_last.past_last`).
+
+    Attributes:
+        unit: ``"row"`` or ``"record"``.
+        asked: the number the read asked for (from 1).
+        last: how many there are.
+    """
+
+    def __init__(self, unit: str, asked: int, last: int) -> None:
+        super().__init__(f"{unit} {asked} is past the last {unit} ({last:,})")
+        self.unit, self.asked, self.last = unit, asked, last
+
+    def __reduce__(self):
+        return (type(self), (self.unit, self.asked, self.last))
+
+
 class WideHeader(InvalidArgument):
     """A rows read's header -- the columns it shows -- takes more of the page's budget than a page allows it.
 
@@ -315,6 +333,7 @@ __all__ = [
     "Expired",
     "InvalidArgument",
     "NotFound",
+    "PastLast",
     "PatternTimeout",
     "PatternTooLong",
     "QuotaExceeded",

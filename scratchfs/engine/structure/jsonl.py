@@ -42,7 +42,7 @@ from scratchfs.engine.structure.paging import (
 from scratchfs.engine.structure.row_jump import skip_lines
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import BadRecord, InvalidArgument
+from scratchfs.foundation.errors import BadRecord, InvalidArgument, PastLast
 
 __all__ = ["MAX_RECORDS", "MAX_RECORD_BYTES", "MOST_LEADING", "records_page"]
 
@@ -238,7 +238,7 @@ def _seek(source: ContentSource, number: int) -> tuple[int, int]:
                 return number, offset
     if number == 1 and seen == 0:
         return 1, source.size  # no records: an empty page
-    raise InvalidArgument(f"record {number} is past the last record ({seen:,})")
+    raise PastLast("record", number, seen)
 
 
 def _records(source: ContentSource, number: int, offset: int, note: list[str],

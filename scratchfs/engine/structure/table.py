@@ -56,7 +56,7 @@ from scratchfs.engine.structure.table_start import (
     named_separator,
 )
 from scratchfs.foundation.checks import check_int, closest
-from scratchfs.foundation.errors import BadRecord, InvalidArgument, WideHeader
+from scratchfs.foundation.errors import BadRecord, InvalidArgument, PastLast, WideHeader
 from scratchfs.foundation.limits import MAX_COLUMN_CHARS, MAX_COLUMNS
 from scratchfs.foundation.text import plural
 
@@ -408,11 +408,11 @@ def _page_start(source: ContentSource, header_rows: Iterator[tuple[int, Any]], f
     if row > 1 and at is not None and len(delimiter) == 1:  # (the rows before it counted at C speed: row_jump)
         offset, passed = skip_rows(source, at[0], row - 1, lambda near, start: _reader(near, start, delimiter))
         if passed < row - 1:
-            raise InvalidArgument(f"row {row} is past the last row ({passed:,})")
+            raise PastLast("row", row, passed)
         return row, offset, 0, None
     for skipped in range(row - 1):
         if at is None:
-            raise InvalidArgument(f"row {row} is past the last row ({skipped:,})")
+            raise PastLast("row", row, skipped)
         at = next(header_rows, None)
     return row, source.size if at is None else at[0], 0, iter(()) if at is None else chain([at], header_rows)
 
