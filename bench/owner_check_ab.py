@@ -8,8 +8,9 @@ request costs are not a real object store's; the count of requests carries over)
 (real outputs from fixtures/, repeated) ``--spills`` times per round in each of three modes, alternated round by
 round: ``none`` (no check, as before), ``cached`` (as shipped: a write checks when the last check is older than
 OWNER_CHECK_SECONDS, 5 s: within a round, about none), ``every`` (a HEAD of the marker before every spill -- since
-fleet4, before its upload and again before its row: two --; what a delete-run, an overwrite's or a delete's object
-removal pays once). Prints the median spill time per mode, the ratios, and the median of one check alone.
+the takeover window was cut to 5 s (RELIABILITY.md, "A fleet host after a takeover"), before its upload and again
+before its row: two --; what a delete-run, an overwrite's or a delete's object removal pays once). Prints the
+median spill time per mode, the ratios, and the median of one check alone.
 """
 
 from __future__ import annotations

@@ -39,8 +39,8 @@ missing.
 
 **Adoption.** An orphan of step 4 that a row of a previous owner's schema names -- a write a host of the index
 that lost the prefix to a takeover committed within its window, ``OWNER_CHECK_SECONDS`` -- gets its row restored
-(``adopt``, as the rebuild restores one: not if expired or superseded by a newer entry of its key) instead of being
-deleted (:mod:`scratchfs.engine.takeover`).
+(``adopt``, as the rebuild restores one: not if expired, superseded by a newer entry of its key, or deleted since)
+instead of being deleted (:mod:`scratchfs.engine.takeover`).
 """
 
 from __future__ import annotations

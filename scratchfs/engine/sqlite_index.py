@@ -358,8 +358,8 @@ class Index(ScaleQueries):
         Args:
             quota: ``(run_quota_bytes, run_quota_entries)``; ``None`` for no limit. Counted over the run's live
                 entries, the replaced row excluded, the new one included.
-            keep_times: a row restored from its blob (times are always written as given): written only if no row
-                or tombstone of its key is as new (else ``(False, None)``), as the PostgreSQL index does.
+            keep_times: a row restored from its blob (times always written as given): only if no row or tombstone
+                of its key is as new (else ``(False, None)``); a delete of its run or agent: ``check``, as any write's.
             began, proven: (unused: a delete is ordered against the write by the store's delete lock.)
 
         Raises:
