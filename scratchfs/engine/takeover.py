@@ -25,9 +25,11 @@ owner) are dated the same; neither has a row in the old schema (``tests/test_fen
 
 Left: an old schema in another database, dropped, or one this role may not read (no ``USAGE`` on it, no ``SELECT``
 on its tables) gives nothing to adopt (the orphans are removed as before); a write of the old host whose row is
-committed after this look at its rows is more than ``orphan_grace`` old by then (only such objects are looked at):
-a write slower than the grace period, which fails or is lost on one index as well. A schema paired with the same
-location before this index that never owned it -- every PostgreSQL index with local files records the same
+committed after this look at its rows, on S3, is more than ``orphan_grace`` old by then (only such objects are
+looked at there): a write slower than the grace period, which fails or is lost on one index as well. The local sweep
+looks up every blob file no row names, of any age, before its age check (a file still being written costs that
+look too: one query per :data:`BATCH` of them, once a previous owner is known; none otherwise). A schema paired
+with the same location before this index that never owned it -- every PostgreSQL index with local files records the same
 location, :data:`~scratchfs.engine.pairing.LOCAL_LOCATION`; or a crafted ``store`` row -- counts as a previous
 owner: its rows of the window adopt the orphans they name (tokens are 120 random bits: only a row made to name one
 does); telling them apart needs the store id taken over recorded at the takeover. An adopted entry deleted since,
