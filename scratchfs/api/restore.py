@@ -62,6 +62,9 @@ def recover_journals(store: ScratchStore) -> int:
     return journal.recover(blobs, lambda located, where: known_locations(index, located, where), restore)
 
 
+_EXPIRED = ("expired", "expired (left to the sweeper)")
+
+
 def restore_blob(store: ScratchStore, found: BlobFile, kinds: tuple[str, ...] = ("handle", "scratch"),
                  created_at: float | None = None) -> tuple[str, str] | None:
     """Insert the row of the blob ``found`` (as listed: an object is opened by its key, its ``location``) if its
@@ -88,10 +91,12 @@ def restore_blob(store: ScratchStore, found: BlobFile, kinds: tuple[str, ...] = 
         if b.kind not in kinds:
             return "kind", f"a {b.kind} entry (restored here: {', '.join(kinds)} only)"
         now = store.now()
+        if created_at is None and b.created_at + b.ttl <= now:  # (a rebuild's: its time is its binding's, whatever
+            return _EXPIRED  # the live row holds -- no row read for an expired blob)
         live = store.index.lookup(b.run_id, b.agent_id, b.kind, b.key, now)
         created = b.created_at if created_at is None or _restored(store, live) else created_at
         if created + b.ttl <= now:
-            return "expired", "expired (left to the sweeper)"
+            return _EXPIRED
         if live is not None and live.created_at >= created:
             return "superseded", "a newer entry holds its key"
         gone = store.index.gone(b.run_id, b.agent_id, b.kind, b.key, now)
