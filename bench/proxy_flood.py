@@ -61,8 +61,8 @@ for raw in sys.stdin:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("n", nargs="?", type=int, default=200_000)
-    parser.add_argument("--kind", choices=("log", "progress", "sent-progress", "list", "custom",
-                                                          "answer"), default="log")
+    parser.add_argument("--kind", choices=("log", "progress", "sent-progress", "list", "custom", "answer"),
+                        default="log")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="proxy-flood-") as tmp:
         upstream = Path(tmp) / "flood_upstream.py"

@@ -288,12 +288,14 @@ def _no_object(name: str, text: str) -> str:
         why = f"text that does not parse as JSON ({one_line(str(exc))[:120]})"
     else:
         why = f"JSON of a {_JSON_KINDS.get(type(value), type(value).__name__)}, not of an object"
-    example = '{"handle": "h_..."}' if name == "read_handle" else '{"prefix": ""}' if name == "scratch_list" else \
-        '{"key": "notes"}'
+    example = _EXAMPLES.get(name, '{"key": "notes"}')
     return f"the arguments of {name} are {why}: give them as one JSON object of names and values, e.g. {example}"
 
 
+_EXAMPLES = {"read_handle": '{"handle": "h_..."}', "scratch_list": '{"prefix": ""}'}
+"""The arguments :func:`_no_object` shows a tool's caller as an example (the other tools': ``{"key": "notes"}``)."""
 _JSON_KINDS = {list: "list", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
+"""JSON's name of each type ``json.loads`` gives (a refusal of arguments that are no object names what they are)."""
 _MAX_CALL_CHARS = 1 << 20
 """The longest call text :func:`parse_call` reads (a ``next_call`` fits a reply: 64 KiB at most)."""
 _NAMES = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None}

@@ -221,8 +221,8 @@ def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str, root: str 
         asked: dict[str, object] = {**where, "lines": result.requested}
     else:
         asked = {"offset": result.next_offset, "length": result.requested}
-    asked = without_defaults("read_handle", {**asked, "encoding": result.encoding})  # (as next_call: --length 4096
-    # and --lines 50 beside --line are the defaults, advice4)
+    # (as next_call: --length 4096, and --lines 50 beside --line, are the defaults and left out, advice4)
+    asked = without_defaults("read_handle", {**asked, "encoding": result.encoding})
     more = [word for name, value in asked.items() if value is not None for word in (f"--{name}", str(value))]
     return read_command("read-handle", [result.handle], more, run_id, agent_id, root)
 

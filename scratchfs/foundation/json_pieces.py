@@ -70,9 +70,11 @@ def _walk(value: dict | list | tuple, encode: Callable[[Any], str], target: int,
     is_dict = isinstance(value, dict)
     items = iter(value.items()) if is_dict else iter(value)  # (a subclass's own iteration, as json.dumps's)
     yield "{" if is_dict else "["
-    batch, first, pending = FIRST_BATCH, True, []
-    walks = depth + 1 < WALK_DEPTH and len(value) < WALK_ITEMS  # (a long container's items are encoded in batches
-    while True:  # unlooked-at: a batch's text is bounded by FIRST_BATCH items', then by the target)
+    batch, first = FIRST_BATCH, True
+    # (a long container's items are encoded in batches unlooked-at: a batch's text is bounded by FIRST_BATCH items',
+    # then by the target)
+    walks = depth + 1 < WALK_DEPTH and len(value) < WALK_ITEMS
+    while True:
         run = list(islice(items, batch))
         if not run:
             break

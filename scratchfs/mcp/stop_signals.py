@@ -38,11 +38,16 @@ ANSWER_SECONDS = 1.0
 
 def stop_message(server: str, signum: int) -> str:
     """The error message of a request in flight when ``server`` was stopped by ``signum``."""
+    return f"{server} stopped ({signal_name(signum)}) before answering this request"
+
+
+def signal_name(number: int, unknown: str | None = None) -> str:
+    """A signal's name, ``"SIGKILL"`` for 9; ``unknown`` (``None``: ``"signal N"``) for a number no signal has.
+    Never raises."""
     try:
-        name = signal.Signals(signum).name
+        return signal.Signals(number).name
     except ValueError:
-        name = f"signal {signum}"
-    return f"{server} stopped ({name}) before answering this request"
+        return f"signal {number}" if unknown is None else unknown
 
 
 @asynccontextmanager
@@ -113,4 +118,4 @@ def _restore(replaced: dict[int, Any]) -> None:
             pass
 
 
-__all__ = ["ANSWER_SECONDS", "STOPPED", "STOP_SIGNALS", "answering_stops", "stop_message"]
+__all__ = ["ANSWER_SECONDS", "STOPPED", "STOP_SIGNALS", "answering_stops", "signal_name", "stop_message"]

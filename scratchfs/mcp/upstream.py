@@ -196,23 +196,15 @@ def exit_words(code: int | None) -> str:
     """How the upstream ended, from its launcher's exit ``code`` (:mod:`scratchfs.mcp.launch`: the upstream's status,
     128 + N for a signal N; negative: the launcher itself was killed by signal -code; ``None``: not known, the
     connection closed without an exit seen)."""
+    from scratchfs.mcp.stop_signals import signal_name
+
     if code is None:
         return "the server exited or closed its connection"
     if code < 0:
-        return f"its launcher was killed by {_signal_name(-code)}"
-    if code > 128 and (name := _signal_name(code - 128, "")):
+        return f"its launcher was killed by {signal_name(-code)}"
+    if code > 128 and (name := signal_name(code - 128, "")):
         return f"the server was killed by {name}"
     return f"the server exited with code {code}"
-
-
-def _signal_name(number: int, unknown: str | None = None) -> str:
-    """``SIGKILL`` for 9; ``unknown`` (else ``signal N``) for a number no signal has."""
-    import signal
-
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}" if unknown is None else unknown
 
 
 def _describe(exc: BaseException, closed: bool, code: int | None = None) -> str:
