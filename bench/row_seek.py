@@ -1,6 +1,6 @@
 """What ``row=N`` (``record=N``) costs without a cursor, against following the cursor a reply's ``next_call`` carries.
 
-The contents (about ``--size`` MB each, made before any timing): ``fixtures/query-packages-by-month.csv`` (real
+The contents (about ``--size`` MiB each, made before any timing): ``fixtures/query-packages-by-month.csv`` (real
 query output) cut to its first three columns (name, version, month: about 36 bytes a row, so that 50 MB holds over a
 million rows), its rows repeated under the one header --
 
@@ -83,6 +83,7 @@ def contents(size: int, only: tuple[str, ...]) -> dict[str, bytes]:
 
 
 def fastest(call, repeat: int) -> tuple[float, dict]:
+    """``(seconds of the fastest of repeat calls of call(), the last call's reply)``."""
     best, reply = float("inf"), {}
     for _ in range(repeat):
         started = time.perf_counter()
@@ -93,7 +94,7 @@ def fastest(call, repeat: int) -> tuple[float, dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--size", type=int, default=50, help="MB of each content (default 50)")
+    parser.add_argument("--size", type=int, default=50, help="MiB of each content (default 50)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only", default=",".join(KINDS), help=f"kinds, comma-separated (default: {','.join(KINDS)})")
     args = parser.parse_args()

@@ -26,7 +26,8 @@ from scratchfs.foundation.errors import ScratchError
 from scratchfs.foundation.limits import MAX_NEEDLE_BYTES
 from scratchfs.foundation.text import plural
 
-__all__ = ["HINT_SECONDS", "HINT_SPAN_BYTES", "NOTE_BYTES", "NO_MATCH", "plain_miss", "unhinted"]
+__all__ = ["HINT_SECONDS", "HINT_SPAN_BYTES", "NOTE_BYTES", "NO_MATCH", "no_match_in", "plain_miss",
+           "unhinted"]
 
 HINT_SPAN_BYTES = 1 << 20
 """Most bytes searched (``offset`` to the end) for which a miss is searched again for a spelling that matches."""
@@ -58,9 +59,7 @@ def plain_miss(opened: Any, found: Matches, offset: int, said: bool = True) -> s
     Never raises for the check (a failed one gives no hint); a read raises what it raises (NotFound,
     CorruptBlob)."""
     size = found.size
-    where = (f"the whole content ({plural(size, 'byte')})" if not offset else
-             f"bytes {offset}-{size} (from offset= to the end)")
-    plain = f"{NO_MATCH}{where}" if said else None
+    plain = no_match_in(offset, size) if said else None
     if size - offset > HINT_SPAN_BYTES:
         return plain
     hint = _case_hint(opened, found, offset) or _spelling_hint(opened, found, offset)
@@ -69,6 +68,16 @@ def plain_miss(opened: Any, found: Matches, offset: int, said: bool = True) -> s
     (seen, unseen), call, words = hint
     tries = [Advice.of(plain or "no match", "; ", lead, way) for way in (call, words) for lead in (seen, unseen)]
     return next((note for note in tries if reply_size(str(note)) <= NOTE_BYTES), tries[-1])
+
+
+def no_match_in(offset: int, size: int, view: bool = False) -> str:
+    """Where a forward search of ``size`` bytes from byte ``offset`` to the end that found nothing looked:
+    ``"no match in the whole content (N bytes)"``, or ``"no match in bytes OFFSET-SIZE (from offset= to the end)"``;
+    ``view``: of a text view (``"the whole text view"``, ``"bytes OFFSET-SIZE of the text view"``)."""
+    whole, part = ("text view", " of the text view") if view else ("content", "")
+    where = (f"the whole {whole} ({plural(size, 'byte')})" if not offset else
+             f"bytes {offset}-{size}{part} (from offset= to the end)")
+    return f"{NO_MATCH}{where}"
 
 
 def unhinted(note: object) -> object:

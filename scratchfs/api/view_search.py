@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from scratchfs.api.bounds import offset_past_end
 from scratchfs.api.entries import reading
 from scratchfs.api.misfit import plain_view, view_misfit
-from scratchfs.api.miss_hints import NO_MATCH
+from scratchfs.api.miss_hints import no_match_in
 from scratchfs.api.results import Matches, stopped_note
 from scratchfs.api.search_calls import same_search
 from scratchfs.engine.search import Matcher, SearchResult, Sink, Window, search
@@ -35,7 +35,6 @@ from scratchfs.engine.structure.terminal_match import (
 from scratchfs.foundation import checks
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.text import plural
 
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
@@ -121,9 +120,7 @@ def _view_miss(found: SearchResult, offset: int, size: int) -> str | None:
     :func:`~scratchfs.api.miss_hints.plain_miss`)."""
     if found.next_offset is not None or found.stopped is not None:
         return None
-    where = (f"the whole text view ({plural(size, 'byte')})" if not offset else
-             f"bytes {offset}-{size} of the text view (from offset= to the end)")
-    return f"{NO_MATCH}{where}"
+    return no_match_in(offset, size, view=True)
 
 _REDRAW = re.compile(rb"\r(?!\r*\n)|\x1b\[[0-9;]*(?:[GCD]|[12]K)|\x08\x08")
 """What draws over a line's earlier columns (a ``\r`` that ends no line, a cursor move, an erasure before the

@@ -173,7 +173,8 @@ def is_number(cell: str) -> bool:
 
 def any_number(cells: list[str]) -> bool:
     """Whether any of ``cells`` :func:`is_number`, at C speed (no call a cell: 4,000 names without a digit cost
-    ~20 us, with digits ~0.2 us a cell)."""
+    0.1 ms, one search of their join; with digits 0.27 us a cell -- ``python -m timeit`` of both, helper fr-api,
+    load 2)."""
     if _DIGIT.search("".join(cells)) is None:
         return False  # (every number has a digit)
     return any(map(_NUMBER.fullmatch, map(str.strip, cells)))
