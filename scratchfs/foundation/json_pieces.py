@@ -25,8 +25,8 @@ from typing import Any
 
 PIECE_CHARS = 1 << 16
 """The length a piece aims at, in characters (a piece is longer when one item's text is). The C encoder holds a
-piece's tokens as small strings before it joins them, ~5x the piece's text for small records: 64 KiB pieces keep
-the peak RSS growth at 0.4-0.6 MiB, where 1 MiB pieces held 6.5 MiB, and are no slower (``python
+piece's tokens as small strings before it joins them, several times the piece's text for small records: 64 KiB
+pieces keep the peak RSS growth at 0.4-0.6 MiB, where 1 MiB pieces held 6.5 MiB, and are no slower (``python
 bench/offload_memory.py``, modes ``pieces`` and ``pieces-1m``: 1.09 s against 1.31 s at load 10; the figures are
 its row in bench/README.md)."""
 
