@@ -86,7 +86,9 @@ def git_log_shape(sample: bytes, lines: int, complete: bool, scope: str, size: i
     default format, ``--oneline``, either behind a ``--graph``, or the MCP git server's layout (the module's
     docstring) --, else ``None``: ``"git log, 431 lines, 40 commits, +1,234 -56 in 87 file changes: 757108e
     README: the last .ci/run took 663 s (line 1), …; line=N reads from a commit"``.
-    ``size`` (the content's bytes) is unused: the other kinds take it. Never raises."""
+    A ``--graph``'s are told from its first :data:`~scratchfs.api.shape_words.MOST_LINES` lines (``size``: the
+    whole content's bytes, ``None``: the sample's; the scope then says how much: ``in the first 300 KiB of 512 KiB``).
+    Never raises."""
     lead = sample[:1]
     if lead not in _LEADS:  # (most text is told by its first byte: no log starts so)
         if sample.startswith(b"Commit") and _TOOL_FIRST_RE.match(sample, 0, 1024):  # mcp-server-git's git_log
@@ -100,6 +102,8 @@ def git_log_shape(sample: bytes, lines: int, complete: bool, scope: str, size: i
         space = sample.find(b" ", 7, 41)
         if space < 0 or sample[:space].strip(_HEX_DIGITS):
             return None
+    if graph:  # (its graph is taken off each line in Python's re: at most MOST_LINES of them, as other kinds read)
+        sample, complete, scope = within_lines(sample, size, complete, scope)
     if not complete:
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     patched = graph and b"@@ -" in sample  # (a -p's patches: told from its lines once it is a log)
