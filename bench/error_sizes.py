@@ -57,6 +57,8 @@ At 17:25 UTC (helper mcp6), the proxy's upstream errors say how it ended: an ups
 code 1 during start-up) 213 B of error text, one killed mid-session ("the server was killed by SIGKILL") 200 B.
 At 19:09 UTC (helper fr-api at 69f507d, load about 2.6): slurp=true over a table with a filter of one row
 (jq=".name") naming ".[] | .name" 243 B, jq over a JSON document cut short naming its last lines 234 B.
+At 20:20 UTC (helper typed, load about 7): that document cut short, one line of 1.3 MB, names the range read of its
+last bytes (``offset=<size-4096>``) instead of ``line=-20, lines=20``, 230 B; every other row unchanged.
 """
 
 from __future__ import annotations

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import re
 
-from scratchfs.engine.structure.jsonstream import FAILED_STEP
 from scratchfs.engine.structure.paging import ItemPage, cursor_position
 from scratchfs.foundation.calls import Advice, Call, add_said
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument, JqFailed
 
 __all__ = ["CALL_FILTER_CHARS", "each_item", "failed_at", "failed_page", "read_on", "slurped_array"]
 
@@ -26,8 +25,6 @@ _STEP = r'(?:\.[A-Za-z_][A-Za-z0-9_]*|\."(?:[^"\\]|\\.)*"|\.?\[(?:-?\d+|"(?:[^"\
 _EACH = re.compile(rf"\s*(\.|(?:{_STEP})+)\s*\.?\[\]\s*((?:{_STEP}|\[\])*)\s*(\|.*)?\Z", re.DOTALL)
 """A filter ``P[]``, then path steps ``S``, then nothing or ``| REST`` (the steps after ``[]`` bind tighter than
 ``|``: ``P[]S | REST`` is ``P[] | .S | REST``)."""
-_ARRAY_KEYED = "jq: Cannot index array with string"
-"""jq's error for ``.name`` run on an array: over a slurp read, a filter written for one record."""
 _EACH_FIRST = re.compile(r"\s*(?:\.\[\]|map\(|\[\s*\.\[\])")
 """A filter that starts by taking the slurped array's items (``.[]``, ``map(``, ``[.[]``)."""
 CALL_FILTER_CHARS = 300
@@ -67,10 +64,12 @@ def failed_page(page: ItemPage, handle: str, filter: str, budget: int | None, sl
     """``page`` (of a jq or slurp read of ``handle`` with ``filter``), which ends before the output its filter fails
     on (``page.failure``, jq's message): its note says which output and how to go on (:func:`read_on`), its
     ``calls`` the call it names, as data; ``page`` unchanged otherwise."""
-    number = None if page.failure is None or page.cursor is None else cursor_position(page.cursor)
+    failure = page.failure
+    number = None if failure is None or page.cursor is None else cursor_position(page.cursor)
     if number is None:
         return page
-    said = Advice.of(f"{page.failure} on output {number + 1:,}: this page ends before it and next_call meets it; ",
+    told = f"jq: {failure.reason}" if isinstance(failure, JqFailed) else str(failure)  # (its next step left out)
+    said = Advice.of(f"{told} on output {number + 1:,}: this page ends before it and next_call meets it; ",
                      read_on(handle, filter, number + 1, budget, slurp))
     add_said(page.extra, said)
     return page
@@ -78,27 +77,26 @@ def failed_page(page: ItemPage, handle: str, filter: str, budget: int | None, sl
 
 def failed_at(exc: InvalidArgument, handle: str, filter: str, cursor: str | None, budget: int | None,
               slurp: bool = False) -> InvalidArgument:
-    """``exc`` again, or, when it is jq's failure on the first output of a page after the first (``cursor``, the
-    page's: it starts at that output), the failure at its output number and how to read on (:func:`read_on`)."""
-    text = str(exc)
+    """``exc`` again, or, when it is jq's failure of a step (:class:`JqFailed`) on the first output of a page after
+    the first (``cursor``, the page's: it starts at that output), the failure at its output number and how to read
+    on (:func:`read_on`)."""
     number = None if cursor is None else cursor_position(cursor)
-    if type(exc) is not InvalidArgument or number is None or not text.startswith("jq: ") or \
-            not text.endswith(FAILED_STEP):
+    if not isinstance(exc, JqFailed) or number is None:
         return exc
-    return InvalidArgument(Advice.of(f"{text[:-len(FAILED_STEP)]} on output {number + 1:,}; ",
-                                     read_on(handle, filter, number + 1, budget, slurp)))
+    return JqFailed(Advice.of(f"jq: {exc.reason} on output {number + 1:,}; ",
+                              read_on(handle, filter, number + 1, budget, slurp)), exc.reason, exc.keyed)
 
 
 def slurped_array(exc: InvalidArgument, handle: str, filter: str, budget: int | None) -> InvalidArgument:
-    """``exc`` again, or, when it is jq's ``Cannot index array with string`` on the first page of a slurp read of
+    """``exc`` again, or, when it is jq's ``Cannot index array with string`` (:class:`JqFailed` whose ``keyed`` is
+    ``"array"``) on the first page of a slurp read of
     ``handle`` whose ``filter`` (at most :data:`CALL_FILTER_CHARS`) does not begin with the array's items -- a
     filter written for one record, run on the array of all of them --, that error saying so, with the call that runs
     it on each record (``.[] | FILTER``, within the reply ``budget`` the caller gave)."""
-    text = str(exc)
-    if type(exc) is not InvalidArgument or not text.startswith(_ARRAY_KEYED) or not text.endswith(FAILED_STEP) or \
-            len(filter) > CALL_FILTER_CHARS or _EACH_FIRST.match(filter):
+    if not isinstance(exc, JqFailed) or exc.keyed != "array" or len(filter) > CALL_FILTER_CHARS or \
+            _EACH_FIRST.match(filter):
         return exc
-    return InvalidArgument(Advice.of(
-        f"{text[:-len(FAILED_STEP)]}: with slurp=true the filter's input is one array of all the records (rows); "
+    return JqFailed(Advice.of(
+        f"jq: {exc.reason}: with slurp=true the filter's input is one array of all the records (rows); "
         "to run it on each of them: ", Call.of("read_handle", handle=handle, jq=f".[] | {filter}", slurp=True,
-                                               budget=budget)))
+                                               budget=budget)), exc.reason, exc.keyed)

@@ -25,7 +25,7 @@ from scratchfs.api.shape_terminal import coloured, is_terminal
 from scratchfs.api.shape_words import short_name
 from scratchfs.api.table_reads import headless
 from scratchfs.foundation.calls import Advice, Call
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument, NotJson
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
 from scratchfs.foundation.text import plural
 
@@ -46,10 +46,6 @@ _FITS = {"html": 'view="text" (the page\'s readable text) or select= (the text o
 """The reads that fit a kind, as a model reads them (:data:`_EXAMPLES` joined, for the kinds that have examples)."""
 _SLURP_FOR = ("slurp=true is for JSON lines, JSON texts one after another, CSV/TSV tables and tables aligned by spaces "
               "under a header line")
-_NOT_PARSED = ("jq: parse error", "the document is not valid JSON", "the document is not UTF-8 text")
-_TOO_DEEP = "jq: parse error: Exceeds depth limit for parsing"
-_PARSE_ERROR = "jq: parse error: "
-_AT_LINE = re.compile(r" at line ([1-9][0-9]{0,15}), column ")  # where jq's parse error says it stopped
 
 T = TypeVar("T")
 _SELECTOR_CHARS = 60  # most characters of a selector a refusal echoes
@@ -131,39 +127,44 @@ def holds(handle: str, content_type: str | None, shape: str | None, line_bytes: 
                      f"{why}: ", fitting_reads(content_type, line_bytes, shape, handle))
 
 
-def jq_misfit(handle: str, content_type: str | None, message: str, line_bytes: float = 0.0,
-              shape: str | None = None) -> str | Advice | None:
-    """The message for a jq read of ``handle`` that failed with ``message``: when jq could not parse the document
-    (not JSON, not UTF-8) and the entry's stored content type is not ``json`` or ``jsonl``, what the entry holds and
-    the reads that fit it, then jq's own message; for a document nested past jq's depth limit (stored as any type:
-    shape detection calls it text), that it is JSON nested too deeply and the reads that fit; for an entry stored as
-    JSON that jq cannot parse (cut short, or broken further on than its spill's shape read), jq's message and the
-    line read that shows where (:func:`_broken_json`); else ``None`` (the error stands as it is: a filter's own
-    error); ``shape``: the entry's, as :func:`what_it_holds` takes it."""
-    if _TOO_DEEP in message:  # a JSON document all the same (its stub's shape says so), whatever type it was given
-        return (f"{handle} holds JSON nested too deeply for jq to parse (jq reads at most 10,000 levels): "
-                f"{fitting_reads(None, line_bytes)}. ({message})")
-    if content_type in ("json", "jsonl") and message.startswith(_PARSE_ERROR):
-        return _broken_json(handle, message)
-    if content_type in ("json", "jsonl") or not message.startswith(_NOT_PARSED):
+def jq_misfit(handle: str, content_type: str | None, exc: InvalidArgument, line_bytes: float = 0.0,
+              shape: str | None = None, size: int = 0) -> str | Advice | None:
+    """The message for a jq read of ``handle`` that failed with ``exc``: when jq could not parse the document
+    (:class:`~scratchfs.foundation.errors.NotJson`: not JSON, not UTF-8) and the entry's stored content type is not
+    ``json`` or ``jsonl``, what the entry holds and the reads that fit it, then the error's own message; for a
+    document nested past jq's depth limit (stored as any type: shape detection calls it text), that it is JSON
+    nested too deeply and the reads that fit; for an entry stored as JSON that jq cannot parse (cut short, or broken
+    further on than its spill's shape read), jq's message and the read that shows where (:func:`_broken_json`, by
+    the entry's ``size`` in bytes and ``line_bytes``, its average line length); else ``None`` (the error stands as
+    it is: a filter's own error); ``shape``: the entry's, as :func:`what_it_holds` takes it."""
+    if not isinstance(exc, NotJson):
         return None
+    if exc.too_deep:  # a JSON document all the same (its stub's shape says so), whatever type it was given
+        return (f"{handle} holds JSON nested too deeply for jq to parse (jq reads at most 10,000 levels): "
+                f"{fitting_reads(None, line_bytes)}. ({exc})")
+    if content_type in ("json", "jsonl"):
+        return _broken_json(handle, exc, size, line_bytes) if exc.by_jq else None
     why = ", which jq cannot parse as JSON"
-    return Advice.of(holds(handle, content_type, shape, line_bytes, why), f". ({message})")
+    return Advice.of(holds(handle, content_type, shape, line_bytes, why), f". ({exc})")
 
 
-def _broken_json(handle: str, message: str) -> Advice:
-    """jq's parse error ``message`` over an entry stored as JSON (its start parsed when it was spilled), with the
-    read that shows where the parse failed: its last lines when jq met the end (a tool's output cut short), else
-    the line jq names (``at line N``), else a search."""
-    if " at EOF " in message:
-        where: Call = Call.of("read_handle", handle=handle, line=-20, lines=20)
-        words = "the document ends before its JSON does (an output cut short?); its last lines: "
+def _broken_json(handle: str, exc: NotJson, size: int, line_bytes: float) -> Advice:
+    """jq's parse error ``exc`` over an entry stored as JSON of ``size`` bytes (its start parsed when it was
+    spilled), with the read that shows where the parse failed: when jq met the end (a tool's output cut short), its
+    last lines -- its last bytes when its lines average more than a default read (``line_bytes``: a minified
+    document on one line, whose last lines are all of it) --, else the line jq names, else a search."""
+    if exc.at_end:
+        if line_bytes > DEFAULT_READ_BYTES:  # (the stub's rule: such lines are read by byte range)
+            where: Call = Call.of("read_handle", handle=handle, offset=max(0, size - DEFAULT_READ_BYTES))
+            last = "bytes"
+        else:
+            where, last = Call.of("read_handle", handle=handle, line=-20, lines=20), "lines"
+        words = f"the document ends before its JSON does (an output cut short?); its last {last}: "
     else:
-        line = _AT_LINE.search(message)
-        where = Call.of("read_handle", handle=handle, line=int(line.group(1)), lines=5) if line else Call.of(
+        where = Call.of("read_handle", handle=handle, line=exc.line, lines=5) if exc.line is not None else Call.of(
             "read_handle", handle=handle, pattern="REGEX")
         words = "the document is not valid JSON there, so jq reads none of it; the text there: "
-    return Advice.of(f"{message}: {words}", where)
+    return Advice.of(f"{exc}: {words}", where)
 
 
 def text_misfit(handle: str, content_type: str | None, line_bytes: float = 0.0, shape: str | None = None) -> Advice:
@@ -270,21 +271,27 @@ def columns_misfit(handle: str, read: str, shape: str | None) -> Advice | None:
 
 
 def explained_jq(handle: str, content_type: str | None, read: Callable[[], T], line_bytes: float = 0.0,
-                 shape: str | None = None) -> T:
-    """``read()`` (a jq read of ``handle``).
+                 shape: str | None = None, size: int = 0) -> T:
+    """``read()`` (a jq read of ``handle``, an entry of ``size`` bytes).
 
     Raises:
-        InvalidArgument: as ``read`` raises it; one raised because the document is not JSON with
+        InvalidArgument: as ``read`` raises it; NotJson, one raised because the document is not JSON, with
             :func:`jq_misfit`'s message by ``content_type`` and ``shape``, the entry's (and ``line_bytes``, its
             average line length: :func:`fitting_reads`). Other errors pass unchanged."""
     try:
         return read()
     except InvalidArgument as exc:
-        advice = jq_misfit(handle, content_type, str(exc), line_bytes, shape) if type(exc) is InvalidArgument else None
+        advice = jq_misfit(handle, content_type, exc, line_bytes, shape, size)
         if advice is None:
             raise
-        raise InvalidArgument(advice) from None
+        raise told_not_json(exc, advice) from None
+
+
+def told_not_json(exc: NotJson, advice: str | Advice) -> NotJson:
+    """``exc`` (a document jq cannot parse) told as ``advice`` (:func:`jq_misfit`'s), its fields kept."""
+    return NotJson(advice, by_jq=exc.by_jq, line=exc.line, at_end=exc.at_end, too_deep=exc.too_deep)
 
 
 __all__ = ["columns_misfit", "explained_jq", "fitting_reads", "holds", "jq_misfit", "members_misfit", "no_element",
-           "plain_view", "refusal", "select_misfit", "slurp_form", "text_misfit", "view_misfit", "what_it_holds"]
+           "plain_view", "refusal", "select_misfit", "slurp_form", "text_misfit", "told_not_json", "view_misfit",
+           "what_it_holds"]

@@ -28,6 +28,7 @@ from scratchfs.api.misfit import (
     select_misfit,
     slurp_form,
     text_misfit,
+    told_not_json,
     view_misfit,
 )
 from scratchfs.api.past_last import past_last
@@ -64,7 +65,14 @@ from scratchfs.engine.structure.terminal import PastTheView
 from scratchfs.engine.structure.text_search import search_text
 from scratchfs.foundation import checks
 from scratchfs.foundation.calls import Advice, Call
-from scratchfs.foundation.errors import BadRecord, InvalidArgument, PastLast, SlurpTooLarge, WideHeader
+from scratchfs.foundation.errors import (
+    BadRecord,
+    BadSelector,
+    InvalidArgument,
+    PastLast,
+    SlurpTooLarge,
+    WideHeader,
+)
 from scratchfs.foundation.limits import MAX_LINES
 from scratchfs.foundation.text import utf8_partial_tail
 
@@ -148,16 +156,16 @@ class StructureReads:
                 page = explained_jq(handle, kind, lambda: jq_page(src, filter, cursor, budget, cache_key=blob,
                                                                   timeout=self._timeout(),
                                                                   entry=entry_identity(handle, blob)),
-                                    self.line_bytes, self.shape)
+                                    self.line_bytes, self.shape, src.size)
             except InvalidArgument as exc:  # (a streamed page fails whole: its first output is not the failing one)
                 streamed = src.size > jsondoc.MAX_JQ_DOCUMENT_BYTES
                 raise failed_at(exc, handle, filter, None if streamed else cursor, call_budget) from None
             if page.failure is not None and kind in SNIFFED_NO_TABLE and not mostly_json(src, 0, 0):
                 # text whose first words parse as JSON ('404 not found', find -ls's inode numbers): no stream of
                 # JSON documents, refused here rather than on the page that meets the parse error
-                advice = jq_misfit(handle, kind, page.failure, self.line_bytes, self.shape)
-                if advice is not None:
-                    raise InvalidArgument(advice)
+                advice = jq_misfit(handle, kind, page.failure, self.line_bytes, self.shape, src.size)
+                if advice is not None:  # (so page.failure is NotJson)
+                    raise told_not_json(page.failure, advice)
             return failed_page(page, handle, filter, call_budget)
 
         return self._page(handle, read)
@@ -194,7 +202,7 @@ class StructureReads:
             try:  # (JSON lines: a page that starts at a bad record passes over it and reads on)
                 return page_of(kind == "jsonl")
             except BadRecord as exc:
-                if " is not JSON: " not in str(exc) or kind == "jsonl":
+                if not exc.not_json or kind == "jsonl":
                     raise
                 if kind == "json":  # (one line is one record: whole)
                     how = " over several lines"
@@ -217,7 +225,7 @@ class StructureReads:
         (:func:`way_past`), or that it is the last record: it ends at the entry's end (:attr:`size`)."""
         last = bad.offset + bad.length >= (self.size or 0)
         return BadRecord(Advice.of(bad, "; ", way_past(handle, bad, records, jq, call_budget, last)), bad.record,
-                         bad.offset, bad.length)
+                         bad.offset, bad.length, not_json=bad.not_json)
 
     def slurp(self, handle: str, filter: str, *, cursor: str | None = None, budget: int = 8192,
               call_budget: int | None = None) -> ItemPage:
@@ -296,7 +304,8 @@ class StructureReads:
                 on = ("it is the last row" if exc.offset + exc.length >= src.size else Advice.of("read on after it: ",
                       Call.of("read_handle", handle=handle, row=exc.record + 1, rows=rows, columns=columns,
                               budget=call_budget, cursor=exc.cursor)))
-                raise BadRecord(Advice.of(exc, "; ", on), exc.record, exc.offset, exc.length, exc.cursor) from None
+                raise BadRecord(Advice.of(exc, "; ", on), exc.record, exc.offset, exc.length, exc.cursor,
+                                exc.not_json) from None
             page = page if page.passed is None else seeing_passed(page, handle, call_budget)
             return noted_rows(page, kind, layout, headed, cursor is None)
 
@@ -432,12 +441,10 @@ class StructureReads:
             try:
                 page = select_page(src, selector, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
                                    entry=entry_identity(handle, blob), cache_key=blob)
-            except InvalidArgument as exc:  # (a selector that does not compile: how to write one, and the text)
-                if type(exc) is not InvalidArgument or not str(exc).startswith("CSS selector "):
-                    raise
-                raise InvalidArgument(Advice.of(f"{exc}; a CSS selector names the elements to read (\"h2\", \"table "
-                                                "td\", \"a[href]\"); the whole page's readable text: ",
-                                                Call.of("read_handle", handle=handle, view="text"))) from None
+            except BadSelector as exc:  # (a selector that does not compile: how to write one, and the text)
+                raise BadSelector(Advice.of(f"{exc}; a CSS selector names the elements to read (\"h2\", \"table "
+                                            "td\", \"a[href]\"); the whole page's readable text: ",
+                                            Call.of("read_handle", handle=handle, view="text")), exc.selector) from None
             if kind in SNIFFED_NO_TABLE and cursor is None and not page.items and page.part is None and \
                     page.cursor is None:  # (text holding an HTML page's part is read; text with no element is not)
                 raise InvalidArgument(select_misfit(handle, kind, self.shape, self.line_bytes, selector))

@@ -148,7 +148,19 @@ class PatternTimeout(_Resumable):
 
 class StructureTimeout(InvalidArgument):
     """A jq filter or a CSS selector ran past its time limit (the ``pattern_timeout`` setting, seconds, wall clock):
-    the message says what to try instead (a simpler filter, fewer ``records`` per page)."""
+    the message says what to try instead (a simpler filter, fewer ``records`` per page).
+
+    Attributes:
+        stopped: the message's words before what to try: what ran past the limit and when it was stopped (the whole
+            message when it was given none).
+    """
+
+    def __init__(self, message: str | Advice, stopped: str | None = None) -> None:
+        super().__init__(message)
+        self.stopped = str(self) if stopped is None else stopped
+
+    def __reduce__(self):
+        return (type(self), (self.said(), self.stopped))
 
 
 class BadRecord(InvalidArgument):
@@ -163,15 +175,18 @@ class BadRecord(InvalidArgument):
         length: the record's length in bytes (its line end included).
         cursor: where the read on after it starts, as a cursor of the read that met it (a rows read started at
             it: its read on after it goes from there rather than counting the rows before it again), or ``None``.
+        not_json: the record (document) is not JSON -- the parser's message says why --, not a filter's failure on
+            it, JSON nested too deeply or a row.
     """
 
     def __init__(self, message: str | Advice, record: int = 1, offset: int = 0, length: int = 0,
-                 cursor: str | None = None) -> None:
+                 cursor: str | None = None, not_json: bool = False) -> None:
         super().__init__(message)
         self.record, self.offset, self.length, self.cursor = record, offset, length, cursor
+        self.not_json = not_json
 
     def __reduce__(self):
-        return (type(self), (self.said(), self.record, self.offset, self.length, self.cursor))
+        return (type(self), (self.said(), self.record, self.offset, self.length, self.cursor, self.not_json))
 
 
 class PastLast(InvalidArgument):
@@ -190,6 +205,65 @@ class PastLast(InvalidArgument):
 
     def __reduce__(self):
         return (type(self), (self.unit, self.asked, self.last))
+
+
+class JqFailed(InvalidArgument):
+    """A jq filter's step met a value it cannot take (jq's own runtime error, ``Cannot index array with string
+    ("a")``): the message is ``jq: <reason>`` and the next step to try.
+
+    Attributes:
+        reason: jq's message, on one line (at most 300 characters).
+        keyed: the kind of value a key was looked up in (``"array"`` for jq's ``Cannot index array with string``;
+            ``"number"``, ``"string"``, ``"boolean"``, ``"null"``), else ``None``.
+    """
+
+    def __init__(self, message: str | Advice, reason: str = "", keyed: str | None = None) -> None:
+        super().__init__(message)
+        self.reason, self.keyed = reason, keyed
+
+    def __reduce__(self):
+        return (type(self), (self.said(), self.reason, self.keyed))
+
+
+class NotJson(InvalidArgument):
+    """A jq read's content is not JSON: jq's parser stopped in it (``jq: parse error: ...``), or the reader did
+    before jq (a start no JSON value has, binary data after the JSON, bytes that are no UTF-8 text, a streamed
+    document's syntax); also the inspector's JSON tree of an entry that does not parse.
+
+    Attributes:
+        by_jq: jq's own parser stopped (its parse error); the fields below say where.
+        line: the line jq's parse error names (from 1), else ``None``.
+        at_end: jq met the content's end inside a value: a document cut short.
+        too_deep: the document is nested past jq's depth limit (10,000 levels).
+    """
+
+    def __init__(self, message: str | Advice, *, by_jq: bool = False, line: int | None = None, at_end: bool = False,
+                 too_deep: bool = False) -> None:
+        super().__init__(message)
+        self.by_jq, self.line, self.at_end, self.too_deep = by_jq, line, at_end, too_deep
+
+    def __reduce__(self):
+        return (_not_json, (self.said(), self.by_jq, self.line, self.at_end, self.too_deep))
+
+
+def _not_json(message: str | Advice, by_jq: bool, line: int | None, at_end: bool, too_deep: bool) -> NotJson:
+    return NotJson(message, by_jq=by_jq, line=line, at_end=at_end, too_deep=too_deep)
+
+
+class BadSelector(InvalidArgument):
+    """A CSS selector that does not parse, or that the selector engine cannot run (cssselect's or lxml's error,
+    named on one line).
+
+    Attributes:
+        selector: the selector (at most 80 characters of it).
+    """
+
+    def __init__(self, message: str | Advice, selector: str = "") -> None:
+        super().__init__(message)
+        self.selector = selector
+
+    def __reduce__(self):
+        return (type(self), (self.said(), self.selector))
 
 
 class WideHeader(InvalidArgument):
@@ -327,12 +401,15 @@ def unless_exhausted(exc: StorageError) -> StorageError:
 
 __all__ = [
     "BadRecord",
+    "BadSelector",
     "Changed",
     "CorruptBlob",
     "Deleted",
     "Expired",
     "InvalidArgument",
+    "JqFailed",
     "NotFound",
+    "NotJson",
     "PastLast",
     "PatternTimeout",
     "PatternTooLong",

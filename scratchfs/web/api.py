@@ -48,7 +48,7 @@ from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import TOOL_SPECS, meant_argument
 from scratchfs.engine.protocols import Entry
 from scratchfs.foundation import checks
-from scratchfs.foundation.errors import InvalidArgument, ScratchError
+from scratchfs.foundation.errors import InvalidArgument, NotJson, ScratchError
 from scratchfs.foundation.text import one_line, shorten
 from scratchfs.web import structure
 from scratchfs.web.security import CutShort
@@ -390,25 +390,22 @@ def handle_tree(request: Request, run: str, agent: str, handle: str) -> dict[str
     q = _query(request, ("path", "offset", "limit"))
     store = _store(request)
     entry = _find(store, run, agent, "handle", handle)
-    unparsed = ("the entry is not JSON", "the entry is not UTF-8") if entry.content_type != "json" else ()
-    return _explained(entry, "JSON tree", unparsed, lambda: structure.json_tree(
-        store.scope(run, agent), handle, q.get("path", ""), _int(q.get("offset", "0"), "offset", 0),
-        _int(q.get("limit", "200"), "limit", 1, structure.MAX_CHILDREN)))
-
-
-def _explained(entry: Entry, view: str, failures: tuple[str, ...], read: Callable[[], dict[str, Any]]
-               ) -> dict[str, Any]:
-    """``read()`` (a structure view of ``entry``); an InvalidArgument whose message starts with one of ``failures``
-    (the view cannot parse the entry; none: every error stands) says instead what the entry holds and the reads
-    that fit it, by its stored content type and shape, as the model's structure reads say
-    (:func:`~scratchfs.api.misfit.fitting_reads`)."""
     try:
-        return read()
-    except InvalidArgument as exc:
-        if type(exc) is not InvalidArgument or not failures or not str(exc).startswith(failures):
+        return structure.json_tree(store.scope(run, agent), handle, q.get("path", ""),
+                                   _int(q.get("offset", "0"), "offset", 0),
+                                   _int(q.get("limit", "200"), "limit", 1, structure.MAX_CHILDREN))
+    except NotJson:  # (an entry stored as JSON that does not parse: the parser's words stand)
+        if entry.content_type == "json":
             raise
-        raise InvalidArgument(holds(entry.key, entry.content_type, entry.shape, entry.size / max(1, entry.lines),
-                                    f", which the inspector's {view} does not show")) from None
+        raise _misfit(entry, "JSON tree") from None
+
+
+def _misfit(entry: Entry, view: str) -> InvalidArgument:
+    """The refusal of an inspector ``view`` that cannot show ``entry``: what the entry holds and the reads that fit
+    it, by its stored content type and shape, as the model's structure reads say
+    (:func:`~scratchfs.api.misfit.fitting_reads`)."""
+    return InvalidArgument(holds(entry.key, entry.content_type, entry.shape, entry.size / max(1, entry.lines),
+                                 f", which the inspector's {view} does not show"))
 
 
 def handle_table(request: Request, run: str, agent: str, handle: str) -> dict[str, Any]:
@@ -427,9 +424,10 @@ def handle_text(request: Request, run: str, agent: str, handle: str) -> dict[str
     store = _store(request)
     entry = _find(store, run, agent, "handle", handle)
     most = structure.MAX_TEXT_BYTES
-    return _explained(entry, "page text", ("the text view of a page is for HTML",), lambda: structure.html_text(
-        store.scope(run, agent), handle, _int(q.get("offset", "0"), "offset", 0),
-        _int(q.get("length", str(most)), "length", 1, most)))
+    if entry.content_type != "html":  # (the text view is an HTML page's)
+        raise _misfit(entry, "page text")
+    return structure.html_text(store.scope(run, agent), handle, _int(q.get("offset", "0"), "offset", 0),
+                               _int(q.get("length", str(most)), "length", 1, most))
 
 
 def scratch_meta(request: Request, run: str, agent: str) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from typing import Any
 from scratchfs.api.scope import Scope
 from scratchfs.engine.structure import MAX_HTML_BYTES
 from scratchfs.engine.structure.numbers import exact_float, replace_lone_surrogates
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument, NotJson
 from scratchfs.foundation.limits import MAX_READ_BYTES
 from scratchfs.foundation.text import digits_int, utf8_lead_length, utf8_partial_tail
 
@@ -105,9 +105,9 @@ def _parse_json(scope: Scope, handle: str) -> tuple[Any, str | None]:
         text, escape = replace_lone_surrogates(data.decode("utf-8-sig"))  # no UTF-8 carries a lone surrogate
         return json.loads(text, parse_constant=_refuse_constant, parse_float=_real), escape
     except UnicodeDecodeError:
-        raise InvalidArgument("the entry is not UTF-8 text, so not JSON") from None
+        raise NotJson("the entry is not UTF-8 text, so not JSON") from None
     except ValueError as exc:
-        raise InvalidArgument(f"the entry is not JSON: {exc}") from None
+        raise NotJson(f"the entry is not JSON: {exc}") from None
     except RecursionError:
         raise InvalidArgument("the entry's JSON is nested too deeply to show as a tree") from None
 
@@ -185,8 +185,8 @@ def json_tree(scope: Scope, handle: str, pointer: str = "", offset: int = 0, lim
     ``note``: the document holds lone surrogate escapes (``"\\ud800"``), shown as U+FFFD).
 
     Raises:
-        InvalidArgument: not JSON, larger than :data:`MAX_STRUCTURE_BYTES`, a bad pointer, offset (negative, or
-            past the node's children: ``count`` is the last) or limit.
+        InvalidArgument: not JSON (NotJson, one; not UTF-8 text too), larger than :data:`MAX_STRUCTURE_BYTES`, a
+            bad pointer, offset (negative, or past the node's children: ``count`` is the last) or limit.
         NotFound, CorruptBlob, StoreBusy, StorageError: from the store.
     """
     if not 1 <= limit <= MAX_CHILDREN:

@@ -48,7 +48,7 @@ from scratchfs.engine.structure.paging import (
 )
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import BadSelector, InvalidArgument
 
 __all__ = ["MAX_HTML_BYTES", "MAX_SELECTOR_CHARS", "VIEW_SECONDS_PER_MIB", "html_text", "select_page", "text_page",
            "view_spaces"]
@@ -91,15 +91,17 @@ def html_text(source: ContentSource, cache_key: str | None = None,
 
 def _in_worker(operation: str, args: tuple, deadline: float, what: str, advice: str) -> Any:
     """:func:`~scratchfs.engine.structure.html_worker.run_html`'s answer. Raises StructureTimeout (past
-    ``deadline``), InvalidArgument (the worker died, the page too deep, a library's error on the selector or the page:
-    its one-line message), StoreBusy (every worker stayed busy until ``deadline``, or none could be started: out of
-    descriptors or memory; the read was not run)."""
+    ``deadline``), InvalidArgument (the worker died, the page too deep, a library's error on the page: its one-line
+    message; BadSelector, one: on the selector), StoreBusy (every worker stayed busy until ``deadline``, or none
+    could be started: out of descriptors or memory; the read was not run)."""
     answer = in_worker(lambda: run_html(operation, args, deadline), deadline, what, advice)
     if isinstance(answer, tuple) and answer[0] == "deep":
         raise InvalidArgument(f"the page is nested too deeply for {what} (elements more than 2,048 levels deep, or "
                               "deeper than the renderer's recursion goes); read it by range, lines or match instead")
     if isinstance(answer, tuple) and answer[0] == "invalid":
         raise InvalidArgument(answer[1])
+    if isinstance(answer, tuple) and answer[0] == "selector":  # (a select's: its selector is args[1])
+        raise BadSelector(answer[1], args[1][:80])
     return answer
 
 
@@ -203,11 +205,11 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
         elements; an element text larger than the page comes as ``part`` pieces.
 
     Raises:
-        InvalidArgument: a selector that cssselect does not parse or lxml cannot run (one line naming the
-            selector: e.g. an attribute value holding a control character, which no XPath literal holds; a
-            ``:contains()`` text may hold any character), an error a library raised on the page (one line), a bad
-            cursor (edited, of another entry or read, or past the last match) or budget, a document over
-            :data:`MAX_HTML_BYTES`, a worker that died, a page nested too deeply to parse whole (never a cut page).
+        BadSelector (an InvalidArgument): a selector that cssselect does not parse or lxml cannot run (one line
+            naming the selector: e.g. an attribute value holding a control character, which no XPath literal holds; a
+            ``:contains()`` text may hold any character). InvalidArgument: an error a library raised on the page
+            (one line), a bad cursor (edited, of another entry or read, or past the last match) or budget, a
+            document over :data:`MAX_HTML_BYTES`, a worker that died, a page nested too deeply to parse whole.
         StructureTimeout: the read ran past ``timeout``.
         StoreBusy: every worker process stayed busy until the time limit, or none could be started (out of
             descriptors or memory); nothing was run: retry.
@@ -221,7 +223,7 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
     deadline = time.monotonic() + timeout
     problem = selector_problem(selector)  # a selector that does not compile is told here, without a worker
     if problem is not None:
-        raise InvalidArgument(problem)
+        raise BadSelector(problem, selector[:80])
     kept = None if cache_key is None or cursor is None else _SELECTED.get(f"select:{cache_key}:{selector}")
     texts = None if kept is None else cut_page(kept.text_of, index, chars, budget, max_elements, kept.matches)
     matches = 0 if kept is None else kept.matches

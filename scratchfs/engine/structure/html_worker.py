@@ -409,8 +409,8 @@ def select_texts(page: bytes, selector: str, index: int, chars: int, budget: int
     ``budget`` bytes can show (:func:`cut_page`): ``("ok", matches, texts, whole)``; ``whole``: the whole texts of
     the elements from ``index`` on that were rendered -- the page's and, ``ahead = (characters, seconds)``, those
     after it rendered within that many characters (all of them together) and seconds, for the caller's next pages
-    (empty when the first alone is longer). ``("invalid", message)``: the page does not parse or the selector does
-    not run."""
+    (empty when the first alone is longer). ``("invalid", message)``: the page does not parse; ``("selector",
+    message)``: the selector does not run on it."""
     started = time.monotonic()
     text = page_text(page)
     if not text.strip():
@@ -424,7 +424,7 @@ def select_texts(page: bytes, selector: str, index: int, chars: int, budget: int
     except MemoryError:
         raise
     except Exception as exc:  # a library's error on the selector or the page: a typed refusal, named
-        return "invalid", _refusal(selector, exc)
+        return "selector", _refusal(selector, exc)
     config = parser_config()
     rendered: list[str] = []
 

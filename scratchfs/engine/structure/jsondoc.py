@@ -35,7 +35,7 @@ import jq
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure.jq_worker import run_jq
 from scratchfs.engine.structure.jsonscan import read_json_whole, refuse_unlike_json
-from scratchfs.engine.structure.jsonstream import FAILED_STEP, path_page
+from scratchfs.engine.structure.jsonstream import jq_failed, path_page
 from scratchfs.engine.structure.numbers import (
     LoneSurrogateScan,
     load_exact,
@@ -56,10 +56,10 @@ from scratchfs.engine.structure.paging import (
 )
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument, NotJson
 from scratchfs.foundation.text import digits_int, invalid_utf8_bytes
 
-__all__ = ["MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "compile_filter", "jq_message", "jq_page",
+__all__ = ["MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "compile_filter", "jq_error", "jq_message", "jq_page",
            "parse_path", "run_jq_checked"]
 
 MAX_JQ_DOCUMENT_BYTES = 64 * 1024 * 1024
@@ -368,10 +368,10 @@ def _fill(page: ItemPage, found: _Found, index: int, chars: int, budget: int, ma
     if page.cursor is None and partial:
         return None
     if error is not None:  # the outputs before the failure first; the page that starts at it fails
+        failure = jq_error(jq_message(error))
         if page.cursor is None and not page.items and page.part is None:
-            message = jq_message(error)  # (a parse error is the document's, not a step's: no FAILED_STEP)
-            raise InvalidArgument(f"jq: {message}{'' if message.startswith('parse error') else FAILED_STEP}")
-        page.failure = f"jq: {jq_message(error)}"
+            raise failure
+        page.failure = failure
         page.cursor = page.cursor or cursor_of(index + len(outputs), 0)
     if cursor is not None and not page.items and page.part is None:  # a cursor always names an output that follows
         raise InvalidArgument(f"cursor {cursor[:40]!r} names output {index + 1:,}, past the filter's last: start the "
@@ -413,13 +413,13 @@ def _run(source: ContentSource, filter: str, index: int, need: tuple[int, int, i
                                     deadline, "a simpler filter (select early, avoid range/repeat/recursion), or a "
                                     "path read such as '.items[3]'")
     if status == "utf8":
-        raise InvalidArgument(f"the document is not UTF-8 text: {detail}")
+        raise NotJson(f"the document is not UTF-8 text: {detail}")
     if status == "constant":
         raise InvalidArgument(f"the document is not JSON: it holds {detail} outside a string (JSON has no NaN or "
                               "Infinity; jq would read it as null or as 1.7976931348623157e+308, a value the document "
                               f"does not hold): read it by range, or search it (match={json.dumps(detail)})")
     if status == "error":
-        raise InvalidArgument(f"jq: {jq_message(detail)}")
+        raise jq_error(jq_message(detail), step=False)
     texts, stopped, error, imprecise = detail
     notes = ([numbers_note(imprecise)] if imprecise is not None else []) + (
         [surrogate_note(escape, "the document", True)] if escape is not None else []) + (
@@ -468,6 +468,23 @@ def run_jq_checked(program: Any, mode: str, data: Any, deadline: float, advice: 
     return in_worker(lambda: run_jq(program.program_string, mode, data, deadline), deadline, "the jq filter", advice,
                      ", or built a value nested too deeply (jq crashes some 10,000s of levels down); try a filter "
                      "that builds smaller, shallower values")
+
+
+_PARSED_TO = re.compile(r" at line ([1-9][0-9]{0,15}), column ")
+"""Where jq's parse error says it stopped."""
+
+
+def jq_error(reason: str, step: bool = True) -> InvalidArgument:
+    """jq's error ``reason`` (:func:`jq_message`'s) as a jq read raises it: jq's parse error of the document as
+    :class:`NotJson` (``jq: parse error: ...``; where it stopped read from jq's words here, where they are met:
+    ``line``, ``at_end`` -- jq met the end, ``at EOF`` --, ``too_deep``); else a step's failure
+    (:func:`~.jsonstream.jq_failed`, its next step after it), or with ``step`` False (the filter failed on the
+    document as a whole) ``jq: <reason>`` alone."""
+    if reason.startswith("parse error"):  # (the document's, not a step's: no FAILED_STEP)
+        line = _PARSED_TO.search(reason)
+        return NotJson(f"jq: {reason}", by_jq=True, line=None if line is None else int(line[1]),
+                       at_end=" at EOF " in reason, too_deep="Exceeds depth limit for parsing" in reason)
+    return jq_failed(reason) if step else InvalidArgument(f"jq: {reason}")
 
 
 def jq_message(message: str) -> str:

@@ -261,7 +261,7 @@ def _records(source: ContentSource, number: int, offset: int, note: list[str],
             text = _record_text(line, start, number, note)
             value, inexact = load_exact(text)
         except ValueError as exc:  # UnicodeDecodeError too
-            raise BadRecord(f"{where} is not JSON: {exc}", number, start, len(line)) from None
+            raise BadRecord(f"{where} is not JSON: {exc}", number, start, len(line), not_json=True) from None
         except (RecursionError, MemoryError):
             raise BadRecord(f"{where} is JSON nested too deeply to parse", number, start, len(line)) from None
         yield number, start, value, len(line), text, inexact is None

@@ -14,7 +14,7 @@ from typing import Any
 
 from scratchfs.engine.structure.paging import CHUNK_BYTES, ContentSource, read_whole
 from scratchfs.foundation import text as texts
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import NotJson
 
 __all__ = ["KINDS", "OPEN", "REST_ARRAY", "REST_OBJECT", "SCALAR", "TOKEN_CHARS", "VALUE_START", "Scan", "jq_short",
            "jq_string", "not_json", "previous_byte", "read_json_whole", "refuse_unlike_json", "scalar_text",
@@ -58,9 +58,9 @@ _TAIL = re.compile(rb"[-+.0-9eE]*\Z")
 """What may follow a token match at the end of what has been read, where the token may go on."""
 
 
-def not_json(offset: int, what: str) -> InvalidArgument:
+def not_json(offset: int, what: str) -> NotJson:
     """The error of a document that is not JSON at byte ``offset`` (``what`` is wrong there)."""
-    return InvalidArgument(f"the document is not valid JSON: {what} at byte {offset:,}")
+    return NotJson(f"the document is not valid JSON: {what} at byte {offset:,}")
 
 
 _HEAD_BYTES = 4096
@@ -75,7 +75,7 @@ def refuse_unlike_json(source: ContentSource) -> None:
     or ``Infinity``, which the read names) passes: the parser decides. Reads at most :data:`_HEAD_BYTES` bytes.
 
     Raises:
-        InvalidArgument: :func:`not_json`, naming the byte and its offset.
+        NotJson (an InvalidArgument): :func:`not_json`, naming the byte and its offset.
     """
     head = source.read(0, _HEAD_BYTES)
     pos = _WS.match(head, 3 if head.startswith(b"\xef\xbb\xbf") else 0).end()
@@ -112,10 +112,10 @@ def read_json_whole(source: ContentSource, limit: int) -> bytes:
     ``limit`` bytes to jq (which then failed or ran to its time limit).
 
     Raises:
-        InvalidArgument: over ``limit`` (naming the bound, as :func:`~.paging.read_whole`), or the document holds a
-            control byte: ``"the document is not valid JSON: ..."`` naming the byte offset where its JSON stops (the
-            end of its last whole value, or where the parser stops), that control byte and its offset, and the byte
-            range that holds the JSON.
+        InvalidArgument: over ``limit`` (naming the bound, as :func:`~.paging.read_whole`); NotJson, one, when the
+            document holds a control byte: ``"the document is not valid JSON: ..."`` naming the byte offset where
+            its JSON stops (the end of its last whole value, or where the parser stops), that control byte and its
+            offset, and the byte range that holds the JSON.
     """
     if source.size > limit:
         return read_whole(source, limit, "jq")  # (raises naming the bound)
@@ -128,7 +128,7 @@ def read_json_whole(source: ContentSource, limit: int) -> bytes:
     return b"".join(frames)
 
 
-def _binary_after_json(data: bytes, control: int) -> InvalidArgument:
+def _binary_after_json(data: bytes, control: int) -> NotJson:
     """The error of a document whose first control byte is at ``control``: where JSON stops before it, found by
     ``json`` (C) over the bytes before it (each byte that is no UTF-8 kept as one character, so offsets map back):
     the end of its last whole value, or where the parser stops inside its first."""
@@ -144,7 +144,7 @@ def _binary_after_json(data: bytes, control: int) -> InvalidArgument:
     stop = len(text[: end if values else pos].encode("utf-8", "surrogateescape"))
     where = (f"past byte {stop:,}, where its {'last whole ' if values > 1 else ''}JSON value ends" if values
              else f"from byte {stop:,} on, inside its first value")
-    return InvalidArgument(
+    return NotJson(
         f"the document is not valid JSON {where} (byte 0x{data[control]:02x} at byte {control:,} is a control "
         f"byte no JSON text holds: binary data follows), so jq reads none of it: read its JSON by byte range "
         f"(offset=0, length={max(1, stop)}) and the rest from offset={stop}")
@@ -158,7 +158,7 @@ def _shown(byte: int) -> str:
 class Scan:
     """A window on the document: ``buf`` holds its bytes from offset ``base``; ``pos`` indexes ``buf``. Bytes from
     ``hold`` (an index, or ``None``) on are kept when the window moves (a value being read). Every method that reads on
-    raises InvalidArgument (:func:`not_json`) where the document is not JSON."""
+    raises NotJson (:func:`not_json`) where the document is not JSON."""
 
     def __init__(self, source: ContentSource, offset: int) -> None:
         self.source, self.buf, self.base, self.pos, self.hold = source, b"", offset, 0, None
@@ -330,11 +330,11 @@ class Scan:
 
 
 def utf8_text(raw: bytes, offset: int) -> str:
-    """``raw`` decoded. Raises InvalidArgument: not UTF-8 (the value ends before byte ``offset``)."""
+    """``raw`` decoded. Raises NotJson: not UTF-8 (the value ends before byte ``offset``)."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InvalidArgument(f"the document is not UTF-8 text: {exc} (in the value before byte {offset:,})") from None
+        raise NotJson(f"the document is not UTF-8 text: {exc} (in the value before byte {offset:,})") from None
 
 
 def jq_short(raw: bytes, string: bool) -> str:

@@ -59,9 +59,9 @@ from scratchfs.engine.structure.paging import (
     with_as_text,
 )
 from scratchfs.foundation import text as texts
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument, JqFailed
 
-__all__ = ["FAILED_STEP", "MAX_STREAM_STEPS", "path_page", "stream_path"]
+__all__ = ["FAILED_STEP", "MAX_STREAM_STEPS", "jq_failed", "path_page", "stream_path"]
 
 MAX_STREAM_STEPS = 60
 """Most steps of a path filter answered by streaming (a cursor holds one bit per step)."""
@@ -76,10 +76,22 @@ FAILED_STEP = ("; a step met a value it cannot take: skip such values (`select(.
 (``jq: null (null) cannot be matched, as it is not a string``) gave none."""
 
 
-def _jq_error(message: str) -> InvalidArgument:
+_KEYED = re.compile(r"Cannot index (array|number|string|boolean|null) with string")
+"""jq's error for a key looked up in a value that is not an object (the kind of value it was)."""
+
+
+def jq_failed(reason: str) -> JqFailed:
+    """jq's runtime error ``reason`` (jq's message, on one line) as a jq read raises it: :class:`JqFailed`, its
+    message ``jq: <reason>`` and the next step (:data:`FAILED_STEP`), its ``keyed`` the kind of value a key was
+    looked up in when jq says so (read here, where jq's words are met, and nowhere else)."""
+    keyed = _KEYED.match(reason)
+    return JqFailed(f"jq: {reason}{FAILED_STEP}", reason, None if keyed is None else keyed[1])
+
+
+def _jq_error(message: str) -> JqFailed:
     """jq's ``message`` as the jq read gives it (on one line, blanks as one space, at most 300 characters; the next
     step, :data:`FAILED_STEP`, after it)."""
-    return InvalidArgument(f"jq: {' '.join(message.split())[:300]}{FAILED_STEP}")
+    return jq_failed(" ".join(message.split())[:300])
 
 
 class _Walk:

@@ -278,7 +278,9 @@ class ItemPage:
         cursor: resumes after this page; ``None`` at the end.
         extra: format fields shown before the items (CSV ``header``).
         failure: the error the read meets after this page's items, when it is known already (a jq run that failed
-            past them: the page that starts there raises it); not in :meth:`to_dict`.
+            past them: the page that starts there raises it -- a :class:`~scratchfs.foundation.errors.JqFailed`, or
+            :class:`~scratchfs.foundation.errors.NotJson` for a document after them that jq cannot parse); not in
+            :meth:`to_dict`.
         passed: the bad record (a BadRecord) a JSON-lines page ended before and passed over (its cursor goes on
             after it); for rows, the list of those a page passed over (BadRecords); not in :meth:`to_dict`.
     """
@@ -289,7 +291,7 @@ class ItemPage:
     part: str | None = None
     cursor: str | None = None
     extra: dict = field(default_factory=dict)
-    failure: str | None = None
+    failure: InvalidArgument | None = None
     passed: Any = None
 
     @property
@@ -471,8 +473,8 @@ def in_worker(run: Callable[[], Any], deadline: float, what: str, advice: str, d
         raise StoreBusy(f"{what}: {exc} (pattern_timeout); retry") from None
     except TimeoutError:
         late = max(0.0, time.monotonic() - deadline)
-        raise StructureTimeout(f"{what} ran past its time limit (pattern_timeout; stopped {late:.1f} s after it) and "
-                               f"was stopped; try {advice}") from None
+        stopped = f"{what} ran past its time limit (pattern_timeout; stopped {late:.1f} s after it) and was stopped"
+        raise StructureTimeout(f"{stopped}; try {advice}", stopped) from None
     if isinstance(answer, tuple) and answer[0] == "died":
         tail = f"; try {advice}" if died is None else died
         words = answer[1] if len(answer) > 1 and isinstance(answer[1], str) and answer[1] else ""

@@ -125,15 +125,15 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
                        cache_key=None if cache_key is None else f"slurp:{form}:{cache_key}", timeout=timeout,
                        entry=f"{entry or ''}/slurp:{source.size}")
     except StructureTimeout as exc:  # (its advice, a path read such as '.items[3]', is no slurp read's)
-        said = str(exc).split("; try ", 1)[0]
+        said = exc.stopped
         if len(data) < _BIG_ARRAY_BYTES:
-            raise StructureTimeout(f"{said}; try a simpler filter (select early, avoid range/repeat/recursion)"
-                                   ) from None
+            raise StructureTimeout(f"{said}; try a simpler filter (select early, avoid range/repeat/recursion)",
+                                   said) from None
         raise StructureTimeout(
             f"{said}: jq reads the array of all the {form if form != 'arrays' else 'rows'} "
             f"({len(data) / 2**20:.1f} MiB of JSON) within that limit too, so a filter as simple as 'length' can run "
             f"past it on a busy machine; read pages instead ({_PAGED.get(form, _PAGED['rows'])}), or count with "
-            "count=true and match= or pattern=") from None
+            "count=true and match= or pattern=", said) from None
     return _noted(page, keyed, named)
 
 
@@ -284,11 +284,11 @@ def _documents(source: ContentSource) -> tuple[bytes, tuple[BadRecord, ...]]:
             at = bom + len(text[:pos].encode("utf-8"))
             length = len(text[pos:].encode("utf-8"))
             bad = BadRecord(f"document {len(kept) + 1:,} (bytes {at} to {at + length - 1}) is not JSON: "
-                            f"{str(exc)[:200]}", len(kept) + 1, at, length)
+                            f"{str(exc)[:200]}", len(kept) + 1, at, length, not_json=True)
             if text[pos] in "{[" and _cut_last(text, pos, decoder):
                 return b"[" + b",\n".join(kept) + b"]", (bad,)
             raise BadRecord(f"{bad}; a slurp read needs every document before the last to be JSON", len(kept) + 1,
-                            at, length) from None
+                            at, length, not_json=True) from None
         kept.append(text[pos:end].encode("utf-8"))
         pos = end
     return b"[" + b",\n".join(kept) + b"]", ()

@@ -476,7 +476,7 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
         return _fitted(fill, budget)
     except BadRecord as exc:
         raise BadRecord(exc.said(), exc.record, exc.offset, exc.length, encode_cursor((
-            exc.record + 1, exc.offset + exc.length, 0), key)) from None
+            exc.record + 1, exc.offset + exc.length, 0), key), exc.not_json) from None
 
 
 def _header_fits(header: list[str], picked: list[int] | None, budget: int, first: bool) -> list[str]:
