@@ -139,11 +139,11 @@ class StructureReads:
         """One page of the outputs of jq ``filter`` over the JSON document (``results``), within ``budget`` bytes
         of JSON; a page that ends before an output the filter fails on says which and how to read on, as does the
         refusal of the page that starts at it (:mod:`scratchfs.api.jq_failure`: a call with ``call_budget``, the
-        reply budget the caller gave). Raises InvalidArgument (a malformed document or filter, with the parser's
-        message; a document over
-        the memory bound; a CSV entry: :func:`check_kind`; content not JSON of another stored type -- HTML, a log,
-        text, binary data --
-        naming what it holds and the reads that fit it: :func:`scratchfs.api.misfit.jq_misfit`), StructureTimeout
+        reply budget the caller gave). Raises InvalidArgument (a malformed document -- NotJson -- or filter, with
+        the parser's message; a step of the filter that fails on the page's first output, JqFailed; a document
+        over the memory bound; a CSV entry: :func:`check_kind`; content not JSON of another stored type -- HTML, a
+        log, text, binary data --, NotJson, naming what it holds and the reads that fit it:
+        :func:`scratchfs.api.misfit.jq_misfit`), StructureTimeout
         (the filter ran past ``pattern_timeout``), NotFound, CorruptBlob."""
         if not isinstance(filter, str) or not filter.strip():
             raise InvalidArgument(Advice.of("jq is empty: jq's filter of the whole document is \".\": ", Call.of(
@@ -423,10 +423,11 @@ class StructureReads:
 
     def select(self, handle: str, selector: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
         """The text of the HTML elements a CSS ``selector`` matches (``elements``), in document order. Raises
-        InvalidArgument (a bad selector, with how to write one and the text view's call; JSON, JSON lines, a table
-        or XML, which an HTML parser would read as what they are not -- XML's ``<title>`` or ``<body>`` moved as a
-        page's -- :func:`check_kind`; text, a log or binary data in which the selector finds no element, naming
-        what it holds), StructureTimeout (the read ran past ``pattern_timeout``), NotFound, CorruptBlob."""
+        InvalidArgument (BadSelector: a bad selector, with how to write one and the text view's call; JSON, JSON
+        lines, a table or XML, which an HTML parser would read as what they are not -- XML's ``<title>`` or
+        ``<body>`` moved as a page's -- :func:`check_kind`; text, a log or binary data in which the selector
+        finds no element, naming what it holds), StructureTimeout (the read ran past ``pattern_timeout``),
+        NotFound, CorruptBlob."""
         if not isinstance(selector, str) or not selector.strip():
             raise InvalidArgument(Advice.of("select is empty: a CSS selector names the elements to read (\"p\", "
                                             "\"h2\"); the whole page's readable text: ",

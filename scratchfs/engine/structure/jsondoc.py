@@ -248,10 +248,10 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
         whole, where under the bound the outputs before the error come first, on their page).
 
     Raises:
-        InvalidArgument: a filter that does not compile or fails (jq's message, after the outputs before it), a
-            document that is not JSON (the parser's message; one holding a NaN or an infinity, which
-            jq would read as values it does not hold, too), a bad cursor (edited, of another entry, filter or read,
-            or naming no output of this one) or budget, or a document over
+        InvalidArgument: a filter that does not compile, or that fails (JqFailed: jq's message, after the outputs
+            before it), a document that is not JSON (NotJson: the parser's message, and where it stopped; one
+            holding a NaN or an infinity, which jq would read as values it does not hold, too), a bad cursor
+            (edited, of another entry, filter or read, or naming no output of this one) or budget, or a document over
             :data:`MAX_JQ_DOCUMENT_BYTES` with a filter that is not a path (or a path of more than
             ``MAX_STREAM_STEPS`` steps).
         StructureTimeout: the filter ran past ``timeout``.
