@@ -168,3 +168,16 @@ def test_a_full_disk_is_told_by_errno_or_sqlite_code_not_by_words(words):
     full = StorageError("the index failed while deleting a run: the disk or the file-size limit is full")
     full.sqlite_code = 13  # (as index_error sets it)
     assert is_disk_full(full)
+
+
+def test_the_inspectors_json_tree_of_what_is_not_json_is_not_json(scratch_scope):
+    """The web inspector's refusal of a tree ("holds log output ..., which the inspector's JSON tree does not show")
+    was chosen by the words its message started with; it is chosen by the type."""
+    from scratchfs.web import structure
+
+    handle = scratch_scope.spill(b"2026-12-05 10:00:00 INFO started\n" * 400, source_tool="t").handle
+    with pytest.raises(NotJson):
+        structure.json_tree(scratch_scope, handle)
+    latin = scratch_scope.spill(b'{"name": "caf\xe9"}' + b" " * 9000, source_tool="t").handle
+    with pytest.raises(NotJson):
+        structure.json_tree(scratch_scope, latin)
