@@ -200,6 +200,44 @@ def test_the_launcher_kills_what_its_exited_upstream_left_ignoring_sigterm(tmp_p
     life.close()
 
 
+@pytest.mark.alone  # (a bound of CPU time, measured while nothing else runs)
+def test_the_launcher_sleeps_through_the_grace_of_what_its_exited_upstream_left(tmp_path):
+    """helper mcp7: over the grace given to what an exited upstream left in its group, the launcher looked at every
+    process of /proc every 20 ms (0.49 s of CPU over a 5 s grace beside 117 processes; more with more of them). It
+    now sleeps until a child exits (SIGCHLD) or 0.1 s passes, and looks at the group alone: 0.04 s, the shells'
+    and their children's CPU (reaped by the launcher) included."""
+    with subreaper():
+        launcher, life, pids = launched(tmp_path, "(trap '' TERM; sleep 3600) & echo $$ $! > PIDS.tmp; "
+                                                  "mv PIDS.tmp PIDS; sleep 0.2; exit 3", grace=5.0)
+        started = psutil.Process(launcher.pid).cpu_times()
+        _, status, usage = os.wait4(launcher.pid, 0)
+        launcher.returncode = os.waitstatus_to_exitcode(status)
+        assert launcher.returncode == 3
+        assert gone_within(pids, 5) == []
+    life.close()
+    spent = usage.ru_utime + usage.ru_stime - started.user - started.system
+    assert spent < 0.1, f"{spent:.3f} s of CPU over a 5 s grace ({len(psutil.pids())} processes)"
+
+
+def test_the_launcher_reaps_an_adopted_orphan_that_exits_while_its_upstream_runs(tmp_path):
+    """An orphan of the upstream's, adopted by the launcher (a subreaper), that exits while the upstream runs on is
+    reaped at once (its SIGCHLD), without the upstream being reaped: the launcher keeps no zombie."""
+    with subreaper():
+        launcher, life, pids = launched(tmp_path, "(sleep 0.3 & echo $! > PIDS.orphan); echo $$ $(cat PIDS.orphan) "
+                                                  "> PIDS.tmp; mv PIDS.tmp PIDS; exec sleep 3600")
+        upstream, orphan = pids
+        keeper = psutil.Process(launcher.pid)
+        deadline = time.monotonic() + 10
+        while psutil.pid_exists(orphan) and time.monotonic() < deadline:
+            time.sleep(0.05)  # (adopted by the launcher as its subshell exits, then exits itself)
+        assert not psutil.pid_exists(orphan), "the adopted orphan was left a zombie"
+        assert [child.pid for child in keeper.children()] == [upstream]
+        assert psutil.Process(upstream).status() != psutil.STATUS_ZOMBIE
+        life.close()
+        assert launcher.wait(10) == 128 + signal.SIGTERM
+        assert gone_within(pids, 5) == []
+
+
 def test_a_command_the_launcher_cannot_start_is_reported_on_the_socket(tmp_path):
     import socket
 
