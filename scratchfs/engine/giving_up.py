@@ -1,17 +1,18 @@
 """Calls given up: a read whose caller is gone (an MCP request the client cancelled, or one still running when the
 server's input ends and no reply can be sent) stops at once instead of running to its time limit.
 
-A pattern search or a jq, HTML or regex worker call runs in a thread for up to its time limit (``pattern_timeout``,
-5 s by default; a jq read's); cancelling the ``await`` that waits for that thread stops nothing in it. A face runs
-such a call through :class:`GivenUp`: :meth:`GivenUp.run` in the thread, :meth:`GivenUp.cancel` from the caller's side
-once the caller is cancelled. Cancelling kills the worker processes busy with the call (it sees them die, as at
-:func:`~scratchfs.engine.worker_pipe.kill_workers`), and until the call ends :func:`given_up` is true in its thread:
-the pattern engine then raises TimeoutError at its next step instead of running on in the thread
+A pattern search or a jq, HTML or regex worker call runs in a thread for up to its time limit (``pattern_timeout``, 5 s
+by default; a jq read's); cancelling the ``await`` that waits for that thread stops nothing in it. A face runs such a
+call through :class:`GivenUp`: :meth:`GivenUp.run` in the thread, :meth:`GivenUp.cancel` from the caller's side once the
+caller is cancelled. Cancelling kills the worker processes busy with the call (it sees them die, as at
+:func:`~scratchfs.engine.worker_pipe.kill_workers`), and until the call ends :func:`given_up` is true in its thread: the
+pattern engine then raises TimeoutError at its next step instead of running on in the thread
 (:mod:`scratchfs.engine.pattern_worker`), and no worker is taken for it (:meth:`~scratchfs.engine.worker_pipe.Pool.run`
 raises TimeoutError, also when it was waiting for a busy pool's worker to come free: it is woken). While the call runs
 its thread is in :data:`~scratchfs.engine.worker_pipe.WATCHED`: a regex call of it runs in the thread for at most
-:data:`~scratchfs.engine.pattern_worker.WATCHED_SLICE_SECONDS` of CPU time before it moves to a worker, which a
-cancel kills, so a cancel stops it within that. What the call returns then is thrown away by its caller.
+:data:`~scratchfs.engine.pattern_worker.WATCHED_SLICE_SECONDS` of CPU time before it moves to a worker, which a cancel
+kills -- or waits for one while every one is busy, a wait a cancel ends --, so a cancel stops it within that. What the
+call returns then is thrown away by its caller.
 """
 
 from __future__ import annotations

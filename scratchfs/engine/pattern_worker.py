@@ -13,13 +13,16 @@ its thread in :data:`~scratchfs.engine.worker_pipe.WATCHED`, an MCP tool call) g
 :data:`WATCHED_SLICE_SECONDS` instead: the regex engine cannot be stopped inside a call, a worker can, and a cancel
 that came during a half-second slice stopped the search only at the slice's end.
 
-The worker is a fresh interpreter running this file by path (it imports only ``regex``; the process plumbing, and
-why not ``fork``: :mod:`scratchfs.engine.worker_pipe`). It gets only the pattern's core syntax and the bytes to
-match (pickles over its stdin and stdout, between this process and its own child), never a path or a descriptor. At
-most :data:`MAX_WORKERS` workers run; when all are busy a call stays in its thread with the remaining time as its
-limit. Every worker is killed at exit, busy ones too (:mod:`scratchfs.engine.worker_pipe`), and a worker whose parent
-is gone reads end-of-file and exits. A search whose caller gave it up (:mod:`scratchfs.engine.giving_up`) stops at
-its next step, its worker killed, rather than at its deadline.
+The worker is a fresh interpreter running this file by path (it imports only ``regex``; the process plumbing, and why
+not ``fork``: :mod:`scratchfs.engine.worker_pipe`). It gets only the pattern's core syntax and the bytes to match
+(pickles over its stdin and stdout, between this process and its own child), never a path or a descriptor. At most
+:data:`MAX_WORKERS` workers run; when all are busy a call stays in its thread with the remaining time as its limit --
+but for a call that may be given up, which waits for one to come free until its deadline (then
+:class:`~scratchfs.engine.worker_pipe.PoolBusy`, a TimeoutError): a cancel wakes that wait and the call returns at once,
+where in its thread it ran on to its limit (20 s after a cancel, for a 10 s limit on a loaded machine: the thread's
+limit is CPU time). Every worker is killed at exit, busy ones too (:mod:`scratchfs.engine.worker_pipe`), and a worker
+whose parent is gone reads end-of-file and exits. A search whose caller gave it up (:mod:`scratchfs.engine.giving_up`)
+stops at its next step, its worker killed, rather than at its deadline.
 """
 
 from __future__ import annotations
@@ -78,7 +81,8 @@ class Engine:
 
     Args:
         compiled: the pattern (compiled with :data:`FLAGS`).
-        deadline: ``time.monotonic()`` value after which every call raises TimeoutError.
+        deadline: ``time.monotonic()`` value after which every call raises TimeoutError (PoolBusy: a call that may
+            be given up found every worker busy until then).
         timeout: the search's time limit in seconds; a call's slice in the thread is a tenth of it, at most
             :data:`SLICE_SECONDS` (:data:`WATCHED_SLICE_SECONDS` when the engine is made in a thread whose call may
             be given up).
@@ -87,8 +91,8 @@ class Engine:
     def __init__(self, compiled: regex.Pattern, deadline: float, timeout: float) -> None:
         self.compiled = compiled
         self.deadline = deadline
-        watched = threading.get_ident() in WATCHED
-        self.slice = min(WATCHED_SLICE_SECONDS if watched else SLICE_SECONDS, timeout / 10)
+        self.watched = threading.get_ident() in WATCHED  # (a call that may be given up waits for a busy pool)
+        self.slice = min(WATCHED_SLICE_SECONDS if self.watched else SLICE_SECONDS, timeout / 10)
         self.remote = False  # a call outlasted its slice: this search's calls run in a worker
 
     def first(self, buf: bytearray, pos: int, endpos: int, partial: bool, limit: int) -> Span | None:
@@ -117,8 +121,8 @@ class Engine:
             left = self._left()
         began = time.monotonic()
         request = pickle.dumps((self.compiled.pattern, operation, bytes(buf), args, left), pickle.HIGHEST_PROTOCOL)
-        try:  # TimeoutError (the deadline): the worker is stopped
-            status, result = _POOL.run(request, self.deadline, wait=False)
+        try:  # TimeoutError (the deadline): the worker is stopped; PoolBusy: none came free before it
+            status, result = _POOL.run(request, self.deadline, wait=self.watched)
         except NoWorker:  # no process to be had
             status = "busy"
         if status != "ok" and given_up():  # (the server is being stopped, kill_workers, or the call given up)

@@ -27,6 +27,7 @@ import regex
 from scratchfs.engine.pattern_finder import first_bytes, leading_classes, nonempty_core, opens_optionally
 from scratchfs.engine.pattern_syntax import MAXREPEAT, class_syntax, parse, write_core
 from scratchfs.engine.pattern_worker import FLAGS, Engine, Span
+from scratchfs.engine.worker_pipe import PoolBusy
 from scratchfs.foundation import limits
 from scratchfs.foundation.errors import InvalidArgument, PatternMatchesEmpty, PatternTimeout, PatternTooLong, SearchOn
 from scratchfs.foundation.text import shorten
@@ -242,18 +243,28 @@ class PatternMatcher:
             if self.literal is None:
                 return self._scan(buf, pos, limit, at_end, base)
             return self._prefiltered(buf, pos, limit, at_end, base)
-        except TimeoutError:
-            first, last = self._deciding
-            if last is None:  # the line of a prefiltered start
-                last = buf.find(b"\n", first, limit) + 1 or limit
-            start, past = base + first, base + max(last, first + 1)  # the match starts it was deciding
-            named = self.named or f"pattern {shorten(self.pattern, _NAMED_CHARS)}"
-            raise PatternTimeout(SearchOn(
-                f"{named} ran past its time limit of {self.timeout:g} s deciding the matches that start in bytes "
-                f"{start}-{past} (it would time out again from offset={start}): use a pattern with a literal part or "
-                "less backtracking, or ", "search on past them", past, ", their matches unsearched"),
-                resume_offset=start,
-            ) from None
+        except TimeoutError as exc:
+            raise self._timed_out(buf, limit, base, isinstance(exc, PoolBusy)) from None
+
+    def _timed_out(self, buf: bytearray, limit: int, base: int, busy: bool) -> PatternTimeout:
+        """The error of a search stopped at its time limit while deciding the match starts :attr:`_deciding`;
+        ``busy``: it waited for a worker the whole time (a call that may be given up finding every one busy)."""
+        first, last = self._deciding
+        if last is None:  # the line of a prefiltered start
+            last = buf.find(b"\n", first, limit) + 1 or limit
+        start, past = base + first, base + max(last, first + 1)  # the match starts it was deciding
+        named = self.named or f"pattern {shorten(self.pattern, _NAMED_CHARS)}"
+        if busy:
+            return PatternTimeout(SearchOn(
+                f"{named} was stopped at its time limit of {self.timeout:g} s deciding the matches that start in "
+                f"bytes {start}-{past}: every regex worker was busy with other searches; search again from "
+                f"offset={start} once they end, or ", "search on past them", past, ", their matches unsearched"),
+                resume_offset=start)
+        return PatternTimeout(SearchOn(
+            f"{named} ran past its time limit of {self.timeout:g} s deciding the matches that start in bytes "
+            f"{start}-{past} (it would time out again from offset={start}): use a pattern with a literal part or "
+            "less backtracking, or ", "search on past them", past, ", their matches unsearched"),
+            resume_offset=start)
 
     def skippable(self, buf: bytearray, base: int, pos: int, data: bytes, frame_start: int) -> int:
         """Never: a pattern's matches are decided in the buffer (its literal prefilter works there)."""
