@@ -1,7 +1,8 @@
 """The size, in the bytes a model receives, of the refusals and notes added on 2026-12-05 (not-found replies that say
 how to go on, near-miss suggestions for handles, argument and tool names, read-mix refusals, a bounded search's
 miss): each error's text as `error_text` gives it (what the MCP face sends as the tool's text) and as a JSON string,
-a reply as its compact JSON.
+a reply as its compact JSON as a model reads it (without ``calls``, the calls its note names as data: they go in
+the MCP structured content alone, and the row says how many bytes they are).
 
     python bench/error_sizes.py
     python bench/error_sizes.py --cost     # a not-found read's time with 10,000 live handles in the scope
@@ -59,6 +60,11 @@ At 19:09 UTC (helper fr-api at 69f507d, load about 2.6): slurp=true over a table
 (jq=".name") naming ".[] | .name" 243 B, jq over a JSON document cut short naming its last lines 234 B.
 At 20:20 UTC (helper typed, load about 7): that document cut short, one line of 1.3 MB, names the range read of its
 last bytes (``offset=<size-4096>``) instead of ``line=-20, lines=20``, 230 B; every other row unchanged.
+
+At 20:22 UTC (helper mcp7, load about 8): the replies whose note names a call carried it twice in the text a model
+reads, in the note and as data: a miss naming the same search with ignore_case=True 496 B, of which 139 B of
+``calls``; one naming a spelling that matches 473 B (143 B); a count's miss 459 B (133 B). The text block (and the
+adapter's ToolReply.text) now leaves them to the structured content: 357 B, 330 B, 326 B.
 """
 
 from __future__ import annotations
@@ -71,7 +77,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from scratchfs import ScratchStore
-from scratchfs.api.contract import ScratchTools, error_text
+from scratchfs.api.contract import ScratchTools, error_text, reply_text
+from scratchfs.api.views import reply_size
 from scratchfs.foundation.errors import ScratchError
 
 
@@ -245,8 +252,9 @@ def main() -> None:
         cases["stored copy lost"] = ("read_handle", {"handle": lost})
         for name, (tool, args) in cases.items():
             try:
-                text = json.dumps(tools.call(tool, args), separators=(",", ":"), ensure_ascii=False)
-                kind = "reply JSON"
+                reply = tools.call(tool, args)
+                text, data = reply_text(reply), reply_size(reply) - len(reply_text(reply).encode())
+                kind = "reply JSON" + (f" (+{data} B of calls as data, structured content alone)" if data else "")
             except ScratchError as exc:
                 text, kind = error_text(exc), "error text"
             as_json = len(json.dumps(text, ensure_ascii=False).encode())

@@ -8,6 +8,8 @@ What it printed at 11:50 UTC on 2026-12-05 (branch advice3, one call each): html
 reply (171 B with budget=2048), overstrike miss 148 B, crlf miss 142 B, latin-1 miss 144 B, gzip miss 109 B,
 terminal view hit 117 B (1,614 B reply), jq failure 119 B, a JSON-lines record passed over 108 B; 14 B more each
 with budget=2048 (the call repeats it). Every reply within its budget (the calls are measured with it).
+Since helper mcp7 (20:22 UTC) the text a model reads (MCP text block, adapter's ToolReply.text) leaves ``calls`` to
+the structured content (``scratchfs.api.views.reply_text``): these bytes are a program's alone.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from scratchfs.api.contract import ScratchTools, error_text, to_json
+from scratchfs.api.contract import ScratchTools, error_text, reply_text
 from scratchfs.api.policy import Observation, check_result_class
 from scratchfs.api.scope import Scope
 from scratchfs.api.store import ScratchStore
@@ -263,7 +263,7 @@ class Offloader:
         except Exception as exc:  # a bug must not break the agent loop: report it to the model and the log
             log.exception("scratchfs: tool %s failed", shorten(name))
             return ToolReply(error_text(exc), True, kind=ScratchError.kind)
-        return ToolReply(to_json(result), False, result)
+        return ToolReply(reply_text(result), False, result)
 
 
 def _object_of(text: str) -> object:

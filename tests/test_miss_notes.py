@@ -162,6 +162,26 @@ def test_mcp_and_the_cli_show_the_note(store):
     assert "the note's call as a command: " in done.stderr and "--ignore-case" in done.stderr
 
 
+def test_the_model_s_text_names_the_note_s_calls_once_and_programs_get_them_as_data(store):
+    """helper mcp7: the MCP text block and the adapter's ToolReply.text (what a model reads) carried each call the
+    note names twice, in the note and as data (``calls``, 133 to 143 bytes of the replies of a miss that names a
+    spelling that matches, 459 to 496 bytes: bench/error_sizes.py); the data is for programs: the structured content
+    and ToolReply.result keep it."""
+    from scratchfs.adapter import Offloader
+
+    scope = store.scope("r", "a")
+    handle = scope.spill(DPKG, source_tool="dpkg").handle
+    arguments = {"handle": handle, "pattern": "gnu bourne again shell"}
+    result = run_scratch_tool(ScopeResolver(store, "r", "a"), "read_handle", arguments, None)
+    reply = Offloader(scope).call_scratch_tool("read_handle", arguments)
+    for text, data in ((result.content[0].text, result.structured_content), (reply.text, reply.result)):
+        assert data["calls"] == [{"tool": "read_handle", "arguments": {**arguments, "ignore_case": True}}]
+        shown = json.loads(text)
+        assert "calls" not in shown and shown == {key: value for key, value in data.items() if key != "calls"}
+        assert 'pattern="gnu bourne again shell", ignore_case=True)' in shown["note"]
+        assert len(text.encode()) <= reply_size(data) - 100, (len(text.encode()), reply_size(data))
+
+
 @pytest.mark.parametrize("content", [
     ("<html><body>" + "<p>filler</p>\n" * 50 + "<p>Hello&nbsp;World</p></body></html>").encode(),
     ("line\n" * 10 + "\x1b[31mERROR\x1b[0m thing\nprogress 1\rprogress 2\rDone\n").encode(),

@@ -55,7 +55,7 @@ from scratchfs.api.search_reply import as_given, count_reply, matches_reply, win
 from scratchfs.api.structure_choice import structure_read
 from scratchfs.api.stub import shown_preview
 from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_not_empty
-from scratchfs.api.views import fit, lead_inside_character, piece, reads_as_text, reply_size, to_json
+from scratchfs.api.views import fit, lead_inside_character, piece, reads_as_text, reply_size, reply_text, to_json
 from scratchfs.engine.structure.paging import cursor_position
 from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.checks import HANDLE_RE, check_flag, check_int, check_key, check_utf8
@@ -494,6 +494,7 @@ __all__ = [
     "listing_reply",
     "matches_reply",
     "range_reply",
+    "reply_text",
     "structure_reply",
     "to_json",
     "ttl_json",

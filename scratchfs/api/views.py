@@ -35,6 +35,14 @@ def to_json(result: Mapping[str, Any]) -> str:
     return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
 
 
+def reply_text(result: Mapping[str, Any]) -> str:
+    """A reply as the text a model receives (the MCP faces' text block, the agent-loop adapter's ``ToolReply.text``):
+    its compact JSON without ``calls``, the calls its ``note`` names already, as data for a program (the structured
+    content, ``ToolReply.result``, the CLI's commands keep them). 108 to 157 bytes a call, up to 29% of a reply
+    (``python bench/error_sizes.py``, ``python bench/note_calls.py``)."""
+    return to_json({key: value for key, value in result.items() if key != "calls"} if "calls" in result else result)
+
+
 def reply_size(result: Any) -> int:
     """Bytes the model receives for ``result`` (a reply, or any JSON value in one): the UTF-8 length of its compact
     JSON text."""
@@ -190,4 +198,4 @@ def fit(length: int, build: Callable[[int], dict[str, Any]], budget: int) -> dic
 
 
 __all__ = ["HEX_LINE_BYTES", "Piece", "fit", "hex_piece", "lead_inside_character", "piece",
-           "reads_as_text", "reply_size", "text_piece", "to_json"]
+           "reads_as_text", "reply_size", "reply_text", "text_piece", "to_json"]

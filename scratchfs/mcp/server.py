@@ -25,7 +25,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from scratchfs.api.contract import ScratchTools, error_text, to_json
+from scratchfs.api.contract import ScratchTools, error_text, reply_text
 from scratchfs.api.deferred_store import DeferredStore, store_name
 from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
@@ -176,7 +176,7 @@ def run_scratch_tool(resolver: ScopeResolver, name: str, arguments: Mapping[str,
     except Exception as exc:  # a bug must not take the server down: report it to the caller and the log
         log.exception("scratchfs: tool %s failed", name)
         return text_result(error_text(exc), is_error=True)
-    return text_result(to_json(result), structured=result)
+    return text_result(reply_text(result), structured=result)  # (the calls its note names: structured alone)
 
 
 def announce(face: str, resolver: ScopeResolver) -> None:
