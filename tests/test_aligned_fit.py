@@ -315,6 +315,7 @@ def test_a_row_is_cut_as_when_every_word_of_it_was_read(name, pick, tail, lead, 
     assert layout.fit.cells(row) == _full_words_fit(layout.fit).cells(row)
 
 
+@pytest.mark.alone  # (a bound of time)
 def test_a_row_of_half_a_million_words_is_cut_in_one_search():
     """A ps row whose COMMAND holds 500,000 words (1 MB) cost 0.85 s a rows read -- every read past it too, as rows
     are counted from the first (hostile7): its words after the last column's first are no longer each read."""

@@ -182,7 +182,8 @@ def test_a_live_entry_never_reads_as_missing_or_partial(tmp_path):
 
 @pytest.mark.alone
 def test_sweeps_never_remove_a_writer_file_or_directory(tmp_path):
-    """A sweeper at grace 0 against writers that keep emptying and refilling their directories."""
+    """A sweeper at grace 0 against writers that keep emptying and refilling their directories: for 2 s and at least
+    100 rounds (the rounds, not the clock, make the race: a loaded machine ran 11 rounds in 2 s, failing)."""
     with ScratchStore(tmp_path / "root", orphan_grace=0.0) as store:
         stop = threading.Event()
         errors: list[str] = []
@@ -196,7 +197,7 @@ def test_sweeps_never_remove_a_writer_file_or_directory(tmp_path):
         n = 0
         deadline = time.monotonic() + (10.0 if STRESS else 2.0)
         try:
-            while time.monotonic() < deadline:
+            while time.monotonic() < deadline or n <= 100:
                 scope = store.scope(f"r{n % 2}", f"a{n % 3}")
                 try:
                     scope.scratch_write("k", b"v" * 100)

@@ -61,6 +61,7 @@ def test_within_agrees_with_the_full_table(a, b, most):
     assert within(a, b, most) == (plain if plain <= most else None)
 
 
+@pytest.mark.alone  # (a bound of time)
 def test_the_keys_compared_are_bounded_and_cheap():
     """10,000 live keys of 500 characters sharing all but their last ones: one key's "did you mean" stays cheap."""
     head = "notes/" + "x" * 480

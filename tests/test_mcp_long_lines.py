@@ -75,12 +75,16 @@ def anyio_fail_after(seconds: float):
                                   b'{"method":"x","params":' + b'{"a":' * HEAD_BYTES])
 def test_the_id_of_a_deeply_nested_head_is_looked_for_in_bounded_time(head):
     """ijson's ``parse`` builds each event's prefix ("item.item.item..."): 4,096 '[' took 116 ms a line, more
-    than reading the 32 MiB line itself; the id is read from ``basic_parse``'s events and a depth."""
+    than reading the 32 MiB line itself; the id is read from ``basic_parse``'s events and a depth (2 to 7 ms). The
+    least thread CPU time of 3 reads: one wall-clock read measured the scheduler too (4 to 19 ms beside a busy core,
+    of a 30 ms bound)."""
     head = head[:HEAD_BYTES]
-    id_at_start(head)
-    started = time.perf_counter()
-    assert id_at_start(head) is None
-    assert time.perf_counter() - started < 0.03
+    best = float("inf")
+    for _ in range(3):
+        started = time.thread_time()
+        assert id_at_start(head) is None
+        best = min(best, time.thread_time() - started)
+    assert best < 0.03, best
 
 
 def test_an_id_after_nested_members_is_the_top_level_one():

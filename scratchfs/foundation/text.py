@@ -205,6 +205,9 @@ _DENSE_LINE_BYTES = 16
 _SPLIT_AT_ONCE_BYTES = 32 * 1024  # a sample up to this is split without counting its newlines first (bounded)
 _MARK = bytes(b if b == 10 else 97 for b in range(256))  # every byte but a newline as b"a"
 _LONG_LINE_RE = re.compile(b"a{%d,}" % _DENSE_LINE_BYTES)
+_LONG_ROW_RE = re.compile(b"\na{%d,}" % _DENSE_LINE_BYTES)
+"""A long row after a newline: ``re`` finds each newline at C speed and counts the row after it once (``a{16,}``
+alone was tried at every byte, each try counting the rest of its row: 7 ms over 512 KiB of 15-byte rows)."""
 _CR_PAIR = re.compile(b"\r\r")  # (its search is twice as fast as ``in`` of two bytes: CRLF text has \r everywhere)
 
 
@@ -238,7 +241,9 @@ def line_stats(sample: bytes) -> tuple[int, int, int]:
     marked = sample.translate(_MARK)
     empty = rows - marked.count(b"a\n") - (tail and bool(sample)) if b"\r" not in sample else _blank_rows(sample, rows)
     if marked.find(b"a" * _DENSE_LINE_BYTES) >= 0:
-        return rows, max(map(len, _LONG_LINE_RE.findall(marked))), empty
+        first = _LONG_LINE_RE.match(marked)  # (the first row, after no newline)
+        longest = max(map(len, _LONG_ROW_RE.findall(marked)), default=1) - 1  # (each found with its newline)
+        return rows, max(longest, len(first[0]) if first else 0), empty
     low, high = 0, _DENSE_LINE_BYTES  # the longest row is in [low, high)
     while high - low > 1:
         middle = (low + high) // 2
