@@ -63,3 +63,101 @@ def test_plain_fsck_lists_an_old_hosts_writes_as_adoptable(postgres_dsn, pg_sche
         assert "before a takeover" in report.problems[0].detail
         assert [p.kind for p in fsck(b, repair=True).problems] == []  # (adopted, as the sweep does)
         assert _read(b, late) == b"within the window\n" * 20_000
+
+
+
+def _hours_pass(monkeypatch, dsn: str, schemas: list[str], root, seconds: float) -> None:
+    """``seconds`` pass: every time the index schemas record (rows, pairings, tombstones) that much earlier, every
+    blob and segment file under ``root`` last modified that much earlier, and the fleet sweep's clock (which dates
+    objects) that much later."""
+    import os
+    import types
+
+    import psycopg
+
+    from scratchfs.engine import backends, takeover
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        for name in schemas:
+            conn.execute(f'UPDATE "{name}".entries SET created_at = created_at - %(s)s, '
+                         'expires_at = expires_at - %(s)s',
+                         {"s": seconds})
+            conn.execute(f'UPDATE "{name}".store SET paired_at = paired_at - %(s)s', {"s": seconds})
+            conn.execute(f'UPDATE "{name}".gone SET at = at - %(s)s', {"s": seconds})
+            conn.execute(f'UPDATE "{name}".scope_tombstones SET at = at - %(s)s, marked = marked - %(s)s',
+                         {"s": seconds})
+    for path in (root / "runs").rglob("*"):
+        if path.is_file():
+            st = path.stat()
+            os.utime(path, (st.st_atime - seconds, st.st_mtime - seconds))
+    clock = types.SimpleNamespace(**{k: getattr(time, k) for k in dir(time) if not k.startswith("_")})
+    clock.time = lambda: time.time() + seconds
+    monkeypatch.setattr(backends, "time", clock)
+    takeover._owners.clear()  # (the pairing times remembered for a minute)
+
+
+@pytest.mark.parametrize("kind", ["s3", "file", "segment"])
+def test_a_key_deleted_after_an_old_hosts_write_stays_deleted_with_an_orphan_grace_over_the_hour(
+        postgres_dsn, pg_schema, s3_env, tmp_path, monkeypatch, kind):
+    """orphan_grace over the hour the tombstones last: A (the old schema) overwrites a key after the takeover, B
+    (the new one) deletes it after that. The sweep looked at A's orphan only once older than the grace (S3 objects,
+    segments), or looked at it at once and kept it, refused as deleted, until then (a file): by then B's tombstone
+    was forgotten, and A's value was adopted -- the deleted key back. An orphan is now looked at for adoption
+    from ADOPT_AFTER on (300 s as shipped, 1 s here), and not once the tombstones of the writes it could adopt may
+    be gone (takeover.adopting, stale); A's new key, adopted within the hour, stays."""
+    from scratchfs import NotFound
+    from scratchfs.engine import fleet_sweeper, segment_sweep, takeover
+
+    _long_windows(monkeypatch)
+    for module in (takeover, fleet_sweeper, segment_sweep):
+        monkeypatch.setattr(module, "ADOPT_AFTER", 1.0, raising=False)  # (raising: a module without it, before)
+    blobs, root_b = (s3_env, tmp_path / "b") if kind == "s3" else (None, tmp_path / "a")
+    size = 1 if kind == "segment" else 20_000
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old, blobs=blobs) as a:
+        scope = a.scope("run-1", "agent-1")
+        scope.scratch_write("notes", b"first\n" * 20_000)
+        _rebuild(new, blobs, tmp_path / ("rebuild" if kind == "s3" else "a"))
+        scope.scratch_write("notes", b"second, in A\n" * size, ttl=86_400)
+        scope.scratch_write("fresh", b"a new key\n" * size, ttl=86_400)
+    with ScratchStore(root_b, index=new, blobs=blobs, orphan_grace=7200) as b:
+        mine = b.scope("run-1", "agent-1")
+        assert mine.scratch_read("notes") == b"first\n" * 20_000
+        assert mine.scratch_delete("notes")  # (after A's write: the key stays deleted)
+        time.sleep(1.1)
+        b.sweep(full=True)  # (a sweep of the hour after the takeover)
+        _hours_pass(monkeypatch, postgres_dsn, [pg_schema, pg_schema + "_b"], root_b, 7300.0)
+        b.sweep(full=True)
+        with pytest.raises(NotFound):
+            mine.scratch_read("notes")
+        assert mine.scratch_read("fresh") == b"a new key\n" * size
+
+
+def test_two_takeovers_within_the_margin_keep_both_old_indexes_writes(postgres_dsn, pg_schema, s3_env, tmp_path,
+                                                                      monkeypatch):
+    """A second takeover within MARGIN_SECONDS of the first (B's hosts lost before B's sweep adopted A's writes
+    after the first): C's rebuild restores A's late writes (their objects are there, bound), and C's sweep adopts
+    B's late writes through B's rows; both A and B are C's previous owners. (Pins what a review asked about.)"""
+    from scratchfs.engine.pairing import location_of
+    from scratchfs.engine.takeover import previous_owners
+
+    _long_windows(monkeypatch)
+    first, second, third = (postgres_url(postgres_dsn, pg_schema + tail) for tail in ("", "_b", "_c"))
+    with ScratchStore(tmp_path / "a", index=first, blobs=s3_env) as a:
+        a.scope("run-1", "agent-1").scratch_write("notes", b"first\n")
+        _rebuild(second, s3_env, tmp_path / "rebuild")
+        from_a = a.scope("run-1", "agent-1").spill(b"A's, after the first takeover\n" * 3000).handle
+    with ScratchStore(tmp_path / "b", index=second, blobs=s3_env) as b:
+        b.scope("run-1", "agent-1").scratch_write("notes", b"B's, before the second\n")
+        time.sleep(0.05)
+        _rebuild(third, s3_env, tmp_path / "rebuild2")
+        b.scope("run-1", "agent-1").scratch_write("notes", b"B's, after the second\n")
+        from_b = b.scope("run-1", "agent-1").spill(b"B's, after the second takeover\n" * 3000).handle
+    with ScratchStore(tmp_path / "c", index=third, blobs=s3_env, orphan_grace=0) as c:
+        assert previous_owners(c.index, location_of(s3_env))[1] == [pg_schema, pg_schema + "_b"]
+        time.sleep(1.1)
+        c.sweep(full=True)
+        assert _read(c, from_a) == b"A's, after the first takeover\n" * 3000
+        assert _read(c, from_b) == b"B's, after the second takeover\n" * 3000
+        assert c.scope("run-1", "agent-1").scratch_read("notes") == b"B's, after the second\n"
+        assert c.sweep(full=True).orphans_removed == 0

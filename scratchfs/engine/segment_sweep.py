@@ -35,7 +35,7 @@ from scratchfs.engine.pairing import LOCAL_LOCATION
 from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.seek_table import read_seek_table
 from scratchfs.engine.sources import SliceRange
-from scratchfs.engine.takeover import Adopt, adopt_named
+from scratchfs.engine.takeover import ADOPT_AFTER, Adopt, adopt_named
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import ScratchError, StorageError
 from scratchfs.foundation.limits import BUSY_TIMEOUT, SEGMENT_COMPACT_FRACTION
@@ -110,7 +110,8 @@ def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float
     try:
         fcntl.flock(dir_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         fd = safe_fs.open_file(dir_fd, name, os.O_RDONLY, "/".join((*parts, name)))
-        if cutoff is not None and os.fstat(fd).st_mtime > cutoff:
+        if cutoff is not None and os.fstat(fd).st_mtime > (cutoff if adopt is None else  # (judged for adoption
+                                                           max(cutoff, time.time() - ADOPT_AFTER)):  # sooner)
             return _closed(fd, dir_fd)  # too young to remove or compact: neither scanned nor asked about
         if not _try_lock(fd) and not (remove and _retire_own(index, blobs, parts, name, fd, dying)
                                       and _try_lock(fd)):

@@ -47,11 +47,15 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from scratchfs.engine.local_blobs import BLOB_SUFFIX
+from scratchfs.engine.pairing import LOCAL_LOCATION
 from scratchfs.engine.protocols import BlobFile
 from scratchfs.foundation.checks import path_part
 from scratchfs.foundation.errors import ScratchError
+from scratchfs.foundation.limits import ORPHAN_GRACE, TOMBSTONE_SECONDS
 
-__all__ = ["BATCH", "MARGIN_SECONDS", "OWNERS_SECONDS", "Adopt", "adopt_named", "named_elsewhere", "previous_owners"]
+__all__ = ["ADOPT_AFTER", "BATCH", "MARGIN_SECONDS", "OWNERS_SECONDS", "Adopt", "adopt_files", "adopt_named",
+           "adopting", "named_elsewhere", "previous_owners", "stale"]
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +73,12 @@ are rows written more than this long after it: an old host commits none later th
 it (its ownership check fails), so such a row is no old host's write; and its ``created_at``, which an adopted row
 takes, is bounded (a row of ``NaN`` or ``Infinity`` would otherwise win over every newer write of its key and
 never expire)."""
+
+ADOPT_AFTER = ORPHAN_GRACE
+"""Seconds after which a sweep looks at a blob no row names for an old host's write to adopt, when ``orphan_grace``
+is longer (else at ``orphan_grace``): S3 objects and segments are otherwise looked at only once older than the
+grace, and an adoption later than :data:`~scratchfs.foundation.limits.TOMBSTONE_SECONDS` after the write is refused
+(:func:`stale`): with a grace over the hour, every such write would be lost."""
 
 Adopt = Callable[[BlobFile, float], bool]
 """``(found, committed_at) -> bool``: restore the row of the orphan ``found`` that a previous owner's row names, as
@@ -123,10 +133,31 @@ def named_elsewhere(index: Any, location: str, objects: Iterable[Any]) -> list[t
     return [(obj, named[where]) for obj in objects if (where := (obj.run, obj.agent, obj.token)) in named]
 
 
+def stale(committed_at: float, now: float) -> bool:
+    """Whether an old host's write committed at ``committed_at`` is too old to adopt at ``now`` (epoch seconds, the
+    database's clock): a delete of its key, run or agent since may have left a tombstone already forgotten
+    (:data:`~scratchfs.foundation.limits.TOMBSTONE_SECONDS`), so that an adoption now could bring a deleted value
+    back. Without it, an orphan looked at an hour late (an ``orphan_grace`` over the hour; a segment judged late)
+    was adopted whatever was deleted meanwhile."""
+    return not committed_at > now - TOMBSTONE_SECONDS  # (NaN: stale)
+
+
+def adopting(index: Any, location: str) -> bool:
+    """Whether a sweep of ``index`` may have an old host's write to adopt: a previous owner of ``location`` is
+    there (:func:`previous_owners`) and this index's takeover is recent enough that a row of its window may not be
+    :func:`stale` yet -- no more than :data:`MARGIN_SECONDS` and
+    :data:`~scratchfs.foundation.limits.TOMBSTONE_SECONDS` ago (this host's clock against the rebuilding host's).
+    After that, nothing is looked up for the orphans: an index paired once after another index of the same location
+    (every PostgreSQL index with local files records the same one), never taken over, pays nothing for them beyond
+    the first 70 minutes. Raises StorageError, StoreBusy."""
+    paired, owners = previous_owners(index, location)
+    return bool(owners) and time.time() < paired + MARGIN_SECONDS + TOMBSTONE_SECONDS
+
+
 def _named_rows(index: Any, location: str, objects: list[Any]) -> dict[tuple[str, str, str], float]:
     """``(run dir, agent dir, token) -> created_at`` of the previous owners' rows that name ``objects``."""
     paired, owners = previous_owners(index, location)
-    if not owners:
+    if not adopting(index, location):
         return {}
     query = " UNION ALL ".join(f'SELECT run_id, agent_id, blob, created_at FROM "{name}".entries WHERE blob = '
                                "ANY(%(tokens)s) AND created_at BETWEEN %(since)s AND %(until)s" for name in owners)
@@ -187,3 +218,27 @@ def adopt_named(index: Any, location: str, orphans: list[BlobFile], adopt: Adopt
         log.warning("scratchfs: sweep: %d entries written by a host of the index that owned these blobs before a "
                     "takeover (acknowledged: its rows name them) adopted, their rows restored", len(adopted))
     return adopted
+
+
+def adopt_files(index: Any, blobs: Any, where: tuple[str, str], orphans: list[str],
+             adopting: tuple[Adopt | None, float]) -> set[str]:
+    """The tokens of ``orphans`` (blob files of the directory ``where``, encoded run and agent names, of the local
+    ``blobs``) whose rows ``adopt`` restored, as a row of the index that owned the files before a takeover names them
+    (:func:`adopt_named`),
+    of those last modified over ``min(grace, ADOPT_AFTER)`` seconds ago (``adopting``: ``(adopt, grace)``), as the
+    fleet sweep looks at objects: a file looked at sooner -- any file no row names, of any age, was -- may be an old
+    host's write that host deletes next, within its window, whose deletion the adoption would undo; and each write in
+    flight cost a look. Raises StorageError, StoreBusy (from the index or ``adopt``)."""
+    adopt, grace = adopting
+    if adopt is None or not orphans:
+        return set()
+    since = time.time() - min(grace, ADOPT_AFTER)
+    try:
+        aged = {name for name, st in blobs.list_stats(("runs", *where)) if st.st_mtime <= since}
+    except ScratchError:
+        return set()
+    orphans = [t for t in orphans if t + BLOB_SUFFIX in aged]
+    if not orphans:
+        return set()
+    found = [BlobFile(*where, f"{blobs.runs}/{where[0]}/{where[1]}/{t}{BLOB_SUFFIX}", t) for t in orphans]
+    return {f.token for f in adopt_named(index, LOCAL_LOCATION, found, adopt)}
