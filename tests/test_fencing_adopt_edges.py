@@ -161,3 +161,42 @@ def test_two_takeovers_within_the_margin_keep_both_old_indexes_writes(postgres_d
         assert _read(c, from_b) == b"B's, after the second takeover\n" * 3000
         assert c.scope("run-1", "agent-1").scratch_read("notes") == b"B's, after the second\n"
         assert c.sweep(full=True).orphans_removed == 0
+
+
+def test_an_index_never_taken_over_stops_asking_a_schema_paired_before_it(postgres_dsn, pg_schema, tmp_path):
+    """Every PostgreSQL index with local files records the same location, so an index paired after another of the
+    same database, on a root of its own and never taken over, counts that one as a previous owner: each of its
+    sweeps looked the orphans of every directory up in the other's rows, forever. Since no row of the window can
+    be adopted once its tombstones may be gone, nothing is looked up past MARGIN_SECONDS + TOMBSTONE_SECONDS
+    after the pairing (2 hours back here)."""
+    import psycopg
+
+    from scratchfs.engine import takeover
+    from scratchfs.engine.pairing import LOCAL_LOCATION
+
+    other, mine = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "other", index=other) as x:
+        x.scope("run-1", "agent-1").scratch_write("notes", b"first\n")
+    time.sleep(0.05)
+    with ScratchStore(tmp_path / "mine", index=mine, orphan_grace=0) as y:
+        y.scope("run-1", "agent-1").spill(b"kept\n" * 20_000)
+        assert takeover.previous_owners(y.index, LOCAL_LOCATION)[1] == [pg_schema]  # (never its owner)
+        orphan = tmp_path / "mine" / "runs" / "run-1" / "agent-1" / ("a" * 24 + ".zst")
+        orphan.write_bytes(b"no row names it")
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:
+            for name in (pg_schema, pg_schema + "_b"):
+                conn.execute(f'UPDATE "{name}".store SET paired_at = paired_at - 7200')
+        takeover._owners.clear()
+        asked = []
+        read = type(y.index).read
+
+        def counted(self, query, *args, **kwargs):
+            asked.append(query)
+            return read(self, query, *args, **kwargs)
+
+        type(y.index).read = counted
+        try:
+            assert y.sweep(full=True).orphans_removed == 1
+        finally:
+            type(y.index).read = read
+        assert [q for q in asked if "entries WHERE blob" in q] == []
