@@ -200,3 +200,31 @@ def test_an_index_never_taken_over_stops_asking_a_schema_paired_before_it(postgr
         finally:
             type(y.index).read = read
         assert [q for q in asked if "entries WHERE blob" in q] == []
+
+
+def test_an_old_hosts_delete_within_its_window_is_not_undone_by_an_early_adoption(postgres_dsn, pg_schema, tmp_path,
+                                                                                   monkeypatch):
+    """Local files: the sweep looked every file no row names up in the old schema's rows at once, whatever its age
+    (S3 objects only past orphan_grace): a write of the old host A adopted a moment after it committed, then
+    deleted by A within its window (acknowledged; its file left, fenced), stayed in B. Files are looked at from
+    min(orphan_grace, ADOPT_AFTER) on now, as objects are: A's window is long over by then."""
+    import os
+
+    from scratchfs import NotFound
+
+    _long_windows(monkeypatch)
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old) as a:
+        scope = a.scope("run-1", "agent-1")
+        scope.scratch_write("notes", b"first\n")
+        _rebuild(new, None, tmp_path / "a")
+        scope.scratch_write("fresh", b"written, then deleted, in A\n" * 20_000)
+        with ScratchStore(tmp_path / "a", index=new) as b:  # (orphan_grace as shipped)
+            b.sweep(full=True)  # (a sweep right after A's write)
+            assert scope.scratch_delete("fresh")  # (A's acknowledged delete, within its window)
+            for path in (tmp_path / "a" / "runs").rglob("*.zst"):
+                os.utime(path, (time.time() - 400, time.time() - 400))  # (past the grace)
+            b.sweep(full=True)
+            with pytest.raises(NotFound):
+                b.scope("run-1", "agent-1").scratch_read("fresh")
+            assert b.scope("run-1", "agent-1").scratch_read("notes") == b"first\n"
