@@ -5,7 +5,7 @@ A host of the old schema that keeps its store open goes on committing writes for
 (S3) or ``LOCAL_CHECK_SECONDS`` (local files) after its last ownership check: acknowledged writes whose blobs no row
 of the new index names. Its sweep took them for orphans and removed them once older than ``orphan_grace``: lost.
 
-**How.** An orphan the new index's sweep is about to remove is adopted -- its row restored from its binding frame,
+**How.** An orphan the new index's sweep finds is adopted -- its row restored from its binding frame,
 as the rebuild restores one (:func:`scratchfs.api.restore.restore_blob`: not if expired, nor if a newer entry of
 its key or a delete of its key or scope is there) -- when a row of a previous owner's schema names it (its run,
 agent and token): that row is the write's commit, so the old host acknowledged it, and its ``created_at`` (the
@@ -23,20 +23,32 @@ deletion of its object too: :meth:`S3Pending.discard <scratchfs.engine.s3_blobs.
 to the orphan sweep) and a key the old host wrote and then deleted (its fenced deletion leaves the object to the new
 owner) are dated the same; neither has a row in the old schema (``tests/test_fencing_adopt.py``).
 
+**When.** An adoption is weighed against this index's tombstones of the key, run and agent, which last
+``TOMBSTONE_SECONDS`` (an hour): a write committed longer ago is not adopted (:func:`stale`; a delete since may be
+forgotten, and its value would come back), and past :data:`MARGIN_SECONDS` and that hour after the takeover no row
+of the window can be adopted, so nothing is looked up any more (:func:`adopting`). The sweeps look at an orphan for
+adoption once it is :data:`ADOPT_AFTER` (300 s) old, or ``orphan_grace`` if shorter -- S3 objects, segments and
+local files alike -- so that with a grace over the hour the old host's writes are adopted within it (they were
+looked at only past the grace, by when a key the new index deleted after the old host wrote it came back), and so
+that a write the old host deletes within its window (its acknowledged delete) is not adopted a moment before (the
+local sweep looked every file no row names up at once, whatever its age).
+
 Left: an old schema in another database, dropped, or one this role may not read (no ``USAGE`` on it, no ``SELECT``
 on its tables) gives nothing to adopt (the orphans are removed as before); a write of the old host whose row is
-committed after this look at its rows, on S3, is more than ``orphan_grace`` old by then (only such objects are
-looked at there): a write slower than the grace period, which fails or is lost on one index as well. The local sweep
-looks up every blob file no row names, of any age, before its age check (a file still being written costs that
-look too: one query per :data:`BATCH` of them, once a previous owner is known; none otherwise). A schema paired
-with the same location before this index that never owned it -- every PostgreSQL index with local files records the same
-location, :data:`~scratchfs.engine.pairing.LOCAL_LOCATION`; or a crafted ``store`` row -- counts as a previous
-owner: its rows of the window adopt the orphans they name (tokens are 120 random bits: only a row made to name one
-does); telling them apart needs the store id taken over recorded at the takeover. An adopted entry deleted since,
-whose object's deletion keeps failing for longer than its tombstone lasts (``TOMBSTONE_SECONDS``), is adopted again.
-An adopted value is weighed by its old row's commit against a row the new index wrote, and by its binding against
-a row restored from its blob (both on the old host's clock), read before its row is written: a write of its key by
-the new index in between is weighed in the row's transaction by the time chosen.
+committed more than ``orphan_grace`` after its blob was written is removed first (each sweep looks again until
+then): a write slower than the grace period, which fails or is lost on one index as well. A sweep that does not run in the hour after a
+takeover adopts nothing of it: the old host's writes are then removed as orphans (logged as stale when a sweep
+still looks at one), where adopting them could bring back a key deleted since. A schema paired with the same location before
+this index that never owned it -- every PostgreSQL index with local files records the same location,
+:data:`~scratchfs.engine.pairing.LOCAL_LOCATION`; or a crafted ``store`` row -- counts as a previous owner for that
+hour and 10 minutes after this index's pairing: its rows of the window adopt the orphans they name (tokens are 120
+random bits: only a row made to name one does, or a copy of its files); telling them apart needs the store id taken
+over recorded at the takeover (a schema step). A second takeover within the margin of the first (both old indexes
+are previous owners then) restores with its rebuild every bound blob still there, the first old host's late writes
+with them -- and, as every rebuild, a value that host deleted within its window or a write reported failed whose
+object stayed. An adopted value is weighed by its old row's commit against a row the new index wrote, and by its
+binding against a row restored from its blob (both on the old host's clock), read before its row is written: a
+write of its key by the new index in between is weighed in the row's transaction by the time chosen.
 """
 
 from __future__ import annotations
