@@ -228,3 +228,29 @@ def test_an_old_hosts_delete_within_its_window_is_not_undone_by_an_early_adoptio
             with pytest.raises(NotFound):
                 b.scope("run-1", "agent-1").scratch_read("fresh")
             assert b.scope("run-1", "agent-1").scratch_read("notes") == b"first\n"
+
+
+def test_an_old_host_still_running_has_its_small_writes_adopted_within_the_hour(postgres_dsn, pg_schema, tmp_path,
+                                                                                 monkeypatch):
+    """Local files: A's small writes after the takeover are records of A's own segment, which A holds while it
+    runs; the sweep judged a segment only once its writer let go of it. A fenced host may run on for hours, and no
+    write over an hour old is adopted (its tombstones may be gone): the sweep now adopts the records of a held
+    segment too (from ADOPT_AFTER on; 1 s here), removing nothing of it."""
+    from scratchfs.engine import segment_sweep, takeover
+
+    _long_windows(monkeypatch)
+    for module in (takeover, segment_sweep):
+        monkeypatch.setattr(module, "ADOPT_AFTER", 1.0, raising=False)
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old) as a:
+        scope = a.scope("run-1", "agent-1")
+        scope.scratch_write("notes", b"first\n")
+        _rebuild(new, None, tmp_path / "a")
+        small = scope.spill(b"a small one\n").handle
+        scope.scratch_write("fresh", b"a new key\n")
+        with ScratchStore(tmp_path / "a", index=new, orphan_grace=0) as b:
+            time.sleep(1.1)
+            b.sweep(full=True)  # (A still running: its segment held)
+            assert _read(b, small) == b"a small one\n"
+            assert b.scope("run-1", "agent-1").scratch_read("fresh") == b"a new key\n"
+            assert _read(a, small) == b"a small one\n"  # (A's segment left in place)

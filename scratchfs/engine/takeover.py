@@ -31,24 +31,25 @@ adoption once it is :data:`ADOPT_AFTER` (300 s) old, or ``orphan_grace`` if shor
 local files alike -- so that with a grace over the hour the old host's writes are adopted within it (they were
 looked at only past the grace, by when a key the new index deleted after the old host wrote it came back), and so
 that a write the old host deletes within its window (its acknowledged delete) is not adopted a moment before (the
-local sweep looked every file no row names up at once, whatever its age).
+local sweep looked every file no row names up at once, whatever its age). A segment an old host still running holds
+is looked at too (its records adopted, nothing of it removed): it was judged only once let go, maybe hours later.
 
 Left: an old schema in another database, dropped, or one this role may not read (no ``USAGE`` on it, no ``SELECT``
 on its tables) gives nothing to adopt (the orphans are removed as before); a write of the old host whose row is
 committed more than ``orphan_grace`` after its blob was written is removed first (each sweep looks again until
-then): a write slower than the grace period, which fails or is lost on one index as well. A sweep that does not run in the hour after a
-takeover adopts nothing of it: the old host's writes are then removed as orphans (logged as stale when a sweep
-still looks at one), where adopting them could bring back a key deleted since. A schema paired with the same location before
-this index that never owned it -- every PostgreSQL index with local files records the same location,
-:data:`~scratchfs.engine.pairing.LOCAL_LOCATION`; or a crafted ``store`` row -- counts as a previous owner for that
-hour and 10 minutes after this index's pairing: its rows of the window adopt the orphans they name (tokens are 120
-random bits: only a row made to name one does, or a copy of its files); telling them apart needs the store id taken
-over recorded at the takeover (a schema step). A second takeover within the margin of the first (both old indexes
-are previous owners then) restores with its rebuild every bound blob still there, the first old host's late writes
-with them -- and, as every rebuild, a value that host deleted within its window or a write reported failed whose
-object stayed. An adopted value is weighed by its old row's commit against a row the new index wrote, and by its
-binding against a row restored from its blob (both on the old host's clock), read before its row is written: a
-write of its key by the new index in between is weighed in the row's transaction by the time chosen.
+then): a write slower than the grace period, which fails or is lost on one index as well. A sweep that does not run
+in the hour after a takeover adopts nothing of it: the old host's writes are then removed as orphans (logged as
+stale when a sweep still looks at one), where adopting them could bring back a key deleted since. A schema paired
+with the same location before this index that never owned it -- every PostgreSQL index with local files records the
+same location, :data:`~scratchfs.engine.pairing.LOCAL_LOCATION`; or a crafted ``store`` row -- counts as a previous
+owner for that hour and 10 minutes after this index's pairing: its rows of the window adopt the orphans they name
+(tokens are 120 random bits: only a row made to name one does, or a copy of its files); telling them apart needs the
+store id taken over recorded at the takeover (a schema step). A second takeover within the margin of the first (both
+old indexes are previous owners then) restores with its rebuild every bound blob still there, the first old host's
+late writes with them -- and, as every rebuild, a value that host deleted within its window or a write reported
+failed whose object stayed. An adopted value is weighed by its old row's commit against a row the new index wrote,
+and by its binding against a row restored from its blob (both on the old host's clock), read before its row is
+written: a write of its key by the new index in between is weighed in the row's transaction by the time chosen.
 """
 
 from __future__ import annotations
