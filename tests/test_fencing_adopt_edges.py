@@ -55,14 +55,16 @@ def test_plain_fsck_lists_an_old_hosts_writes_as_adoptable(postgres_dsn, pg_sche
         a.scope("run-1", "agent-1").scratch_write("notes", b"first\n")
         _rebuild(new, blobs, root_b if files else tmp_path / "rebuild")
         late = a.scope("run-1", "agent-1").spill(b"within the window\n" * 20_000).handle
+        small = a.scope("run-1", "agent-1").spill(b"a small one\n").handle  # (files: a record of A's segment)
     with ScratchStore(root_b, index=new, blobs=blobs, orphan_grace=0) as b:
         time.sleep(1.1)
         report = fsck(b)
-        assert [p.kind for p in report.problems] == ["adoptable"]  # (not an orphan to remove)
-        assert report.problems[0].sweeps and report.clean and report.counts()["adoptable"] == 1
+        assert [p.kind for p in report.problems] == ["adoptable"] * 2  # (not orphans to remove, nor dead bytes)
+        assert report.problems[0].sweeps and report.clean and report.counts()["adoptable"] == 2
         assert "before a takeover" in report.problems[0].detail
         assert [p.kind for p in fsck(b, repair=True).problems] == []  # (adopted, as the sweep does)
         assert _read(b, late) == b"within the window\n" * 20_000
+        assert _read(b, small) == b"a small one\n"
 
 
 

@@ -400,10 +400,11 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         files = _blob_files(store, report)  # a file committed since has its row: known_locations below sees it
     adopt_orphans(store, list(files or ()) if repair else [])  # an old host's writes after a takeover: no orphans
     orphans: dict[int, str | OddName] = {}  # problem id -> blob token, or what is at a blob's name
+    unnamed = [f for f in files or () if not known_locations(store.index, [f.token], f[:2])]  # (of its scope)
+    named = set() if repair else adoptable(store, unnamed)  # (a segment's records too; a repair adopted them above)
     # (a young object, which may be a write in flight, is listed as the sweep's, as a young file is)
-    found_orphans = [f for f in files or () if not known_locations(store.index, [f.token], f[:2]) and find_orphan(
-        store.index, store.blobs, f[:2], f.token, remove=False) is not None]  # (no row of its scope names it)
-    named = set() if repair else adoptable(store, found_orphans)  # (a repair adopted them above)
+    found_orphans = [f for f in unnamed if f.location in named or find_orphan(
+        store.index, store.blobs, f[:2], f.token, remove=False) is not None]
     for found in found_orphans:
         problem = orphan_problem(store, found, found.location in named)
         orphans[id(problem)] = found.token
