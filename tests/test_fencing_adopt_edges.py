@@ -6,8 +6,10 @@ from __future__ import annotations
 import time
 
 import pytest
+from click.testing import CliRunner
 
 from scratchfs import ScratchStore
+from scratchfs.cli import main
 from scratchfs.engine import blob_file, local_blobs, s3_blobs
 from tests.services import postgres_url
 from tests.test_fencing import _read, _rebuild
@@ -62,6 +64,10 @@ def test_plain_fsck_lists_an_old_hosts_writes_as_adoptable(postgres_dsn, pg_sche
         assert [p.kind for p in report.problems] == ["adoptable"] * 2  # (not orphans to remove, nor dead bytes)
         assert report.problems[0].sweeps and report.clean and report.counts()["adoptable"] == 2
         assert "before a takeover" in report.problems[0].detail
+        told = CliRunner().invoke(main, ["fsck", "--root", str(root_b)], env={"SCRATCHFS_INDEX": new,
+                                                                                "SCRATCHFS_BLOBS": blobs})
+        assert told.exit_code == 0, told.output  # (no problem that remains)
+        assert "adoptable 2 (an old host's writes after a takeover: the sweep adopts them)" in told.output
         assert [p.kind for p in fsck(b, repair=True).problems] == []  # (adopted, as the sweep does)
         assert _read(b, late) == b"within the window\n" * 20_000
         assert _read(b, small) == b"a small one\n"
