@@ -8,14 +8,24 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 from scratchfs.engine import journal
+from scratchfs.engine.backends import blob_age, local_blobs
 from scratchfs.engine.private_modes import loose_modes
+from scratchfs.engine.protocols import BlobFile
 from scratchfs.engine.root import odd_own_files
-from scratchfs.foundation.errors import StorageError
+from scratchfs.engine.seekable import FormatError, read_seek_table
+from scratchfs.foundation.errors import CorruptBlob, StorageError
 
 if TYPE_CHECKING:
     from scratchfs.api.store import ScratchStore
 
-__all__ = ["Problem", "journal_problems", "mode_problems", "trash_problem_list"]
+__all__ = ["ADOPTABLE", "Problem", "journal_problems", "mode_problems", "orphan_problem", "trash_problem_list",
+           "unfinished"]
+
+
+ADOPTABLE = ("no row of this index names it, but a row of the index that owned these blobs before a takeover does: "
+             "an old host's write acknowledged after the takeover; the sweep adopts it (restores its row), and so "
+             "does fsck --repair")
+"""The detail of an ``adoptable`` orphan (:func:`~scratchfs.api.inspector.fsck`)."""
 
 
 @dataclass
@@ -24,7 +34,9 @@ class Problem:
 
     Attributes:
         kind: ``"missing"``, ``"corrupt"``, ``"orphaned"``, ``"incomplete"`` (an orphan with no seek table: a
-            write abandoned by a killed writer) or ``"unexpected"`` (a link or other file where a directory of the
+            write abandoned by a killed writer), ``"adoptable"`` (an orphan a row of the index that owned the blobs
+            before a takeover names: an old host's acknowledged write, which the sweep and ``fsck --repair`` adopt;
+            the sweep's: :data:`ADOPTABLE`) or ``"unexpected"`` (a link or other file where a directory of the
             root belongs: reported, never followed, never repaired; an entry of ``trash/`` that a repair could
             not remove whole; a link, FIFO or directory at a blob's name, which a repair removes itself but for a
             directory: :mod:`scratchfs.api.odd_names`; a ``journal`` that is no directory, open to other users,
@@ -86,3 +98,44 @@ def mode_problems(store: ScratchStore, repair: bool = False, reported: list[Prob
     problems = [Problem("unexpected", parts[1], parts[2] if len(parts) > 2 else "", None,
                         str(store.root / "/".join(parts)), detail, repaired) for parts, detail, repaired in loose]
     return [p for p in problems if p.path not in known]
+
+
+def orphan_problem(store: ScratchStore, found: BlobFile, named: bool = False) -> Problem:
+    """A local blob file with no row that does not end in a seek table is an ``incomplete`` write; one a previous
+    owner's row names (``named``: an old host's write after a takeover) is ``adoptable``, the sweep's; any other orphan
+    (an object store's uploads are whole or absent) is ``orphaned``. Either is the sweep's (``sweeps``) when younger
+    than the grace (an object may be a write in flight: no lock tells); one dated more than the grace ahead is not:
+    the sweep leaves it until its date comes (it may be a live writer's after the clock stepped back), so it is a
+    problem that remains (``--repair`` removes a file; an object only once older than the grace)."""
+    if named:
+        return Problem("adoptable", found.run, found.agent, None, found.location, ADOPTABLE, sweeps=True)
+    grace, local = store.settings.orphan_grace, local_blobs(getattr(store, "blobs_url", None))
+    age = blob_age(store.blobs, found)
+    ahead = (f"its modification time is {-age:,.0f} s in the future, so the sweep leaves it until then"
+             if age is not None and age <= -grace else None)
+    what = "file" if local else "object"
+    if local and (why := unfinished(store, found)) is not None:
+        return Problem("incomplete", found.run, found.agent, None, found.location, f"{why}; {ahead}" if ahead else
+                       f"{why}; the sweep removes it after the grace period", sweeps=ahead is None)
+    if age is not None and -grace < age < grace:  # (a little ahead: clocks a little apart; the sweep takes it soon)
+        return Problem("orphaned", found.run, found.agent, None, found.location,
+                       f"no index row names this {what}; {max(age, 0.0):.0f} s old, the sweep removes it once older "
+                       f"than orphan_grace ({grace:.0f} s): {'' if local else 'a write in flight, '}a row deleted by "
+                       "a platform cascade, or a writer killed before its row", sweeps=True)
+    return Problem("orphaned", found.run, found.agent, None, found.location,
+                   f"no index row names this {what}" + (f"; {ahead}" if ahead else ""))
+
+
+def unfinished(store: ScratchStore, found: BlobFile) -> str | None:
+    """Why the local orphan ``found`` is an incomplete write (it does not end in a seek table), or ``None``."""
+    try:
+        source = store.blobs.open_file(found)
+    except (OSError, StorageError, CorruptBlob):
+        return None
+    try:
+        read_seek_table(source, source.size)
+    except (FormatError, OSError):
+        return "an abandoned write (its writer was killed)"
+    finally:
+        source.close()
+    return None

@@ -34,22 +34,21 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
-from scratchfs.api.fsck_problems import Problem, journal_problems, mode_problems, trash_problem_list
+from scratchfs.api.fsck_problems import Problem, journal_problems, mode_problems, orphan_problem, trash_problem_list
 from scratchfs.api.odd_names import OddName, odd_blob_names, remove_odd_name
 from scratchfs.api.old_blobs import bind_unbound, bindable, verified
-from scratchfs.api.rebuild import RebuildReport, adopt_orphans
+from scratchfs.api.rebuild import RebuildReport, adopt_orphans, adoptable
 from scratchfs.api.rebuild import rebuild_index as rebuild
 from scratchfs.api.store import ScratchStore
-from scratchfs.engine.backends import blob_age, find_orphan, local_blobs
+from scratchfs.engine.backends import find_orphan
 from scratchfs.engine.protocols import BlobFile, Entry
 from scratchfs.engine.s3_uploads import incomplete_uploads
-from scratchfs.engine.seekable import FormatError, read_seek_table
 from scratchfs.engine.segment_sweep import SegmentUsage, known_locations, segment_usage
 from scratchfs.engine.segments import is_location
 from scratchfs.engine.sweeper import empty_trash, trash_left
 from scratchfs.engine.verify import verify_blob
 from scratchfs.foundation import checks, cursors
-from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, StorageError, unless_exhausted
+from scratchfs.foundation.errors import InvalidArgument, StorageError, unless_exhausted
 from scratchfs.foundation.limits import SOON_SECONDS
 
 log = logging.getLogger(__name__)
@@ -295,9 +294,10 @@ class FsckReport:
         return sum(not (p.repaired or p.sweeps) for p in self.problems)
 
     def counts(self) -> dict[str, int]:
-        """Problems per kind (``missing``, ``corrupt``, ``orphaned``, ``incomplete``, ``unexpected``) and how many
-        were repaired."""
-        out = {"missing": 0, "corrupt": 0, "orphaned": 0, "incomplete": 0, "unexpected": 0, "repaired": 0}
+        """Problems per kind (``missing``, ``corrupt``, ``orphaned``, ``incomplete``, ``unexpected``, ``adoptable``)
+        and how many were repaired."""
+        out = {"missing": 0, "corrupt": 0, "orphaned": 0, "incomplete": 0, "unexpected": 0, "adoptable": 0,
+               "repaired": 0}
         for p in self.problems:
             out[p.kind] += 1
             out["repaired"] += p.repaired
@@ -400,13 +400,14 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         files = _blob_files(store, report)  # a file committed since has its row: known_locations below sees it
     adopt_orphans(store, list(files or ()) if repair else [])  # an old host's writes after a takeover: no orphans
     orphans: dict[int, str | OddName] = {}  # problem id -> blob token, or what is at a blob's name
-    for found in files or ():
-        run_dir, agent_dir, _path, token = found
-        if known_locations(store.index, [token], (run_dir, agent_dir)) or find_orphan(
-                store.index, store.blobs, (run_dir, agent_dir), token, remove=False) is None:  # its scope's row
-            continue  # (a young object, which may be a write in flight, is listed as the sweep's, as a young file)
-        problem = _orphan_problem(store, found)
-        orphans[id(problem)] = token
+    unnamed = [f for f in files or () if not known_locations(store.index, [f.token], f[:2])]  # (of its scope)
+    named = set() if repair else adoptable(store, unnamed)  # (a segment's records too; a repair adopted them above)
+    # (a young object, which may be a write in flight, is listed as the sweep's, as a young file is)
+    found_orphans = [f for f in unnamed if f.location in named or find_orphan(
+        store.index, store.blobs, f[:2], f.token, remove=False) is not None]
+    for found in found_orphans:
+        problem = orphan_problem(store, found, found.location in named)
+        orphans[id(problem)] = found.token
         report.problems.append(problem)
     if files is not None and hasattr(store.blobs, "unlink_part"):  # a link or FIFO at a blob's name: unexpected
         for odd in odd_blob_names(store.blobs, store.index):
@@ -456,44 +457,6 @@ def _blob_files(store: ScratchStore, report: FsckReport) -> list[BlobFile]:
     report.files_checked = len(files)
     report.problems += [Problem("unexpected", "", "", None, key, why) for key, why in store.blobs.unread()]
     return files
-
-
-def _orphan_problem(store: ScratchStore, found: BlobFile) -> Problem:
-    """A local blob file with no row that does not end in a seek table is an ``incomplete`` write; any other orphan
-    (an object store's uploads are whole or absent) is ``orphaned``. Either is the sweep's (``sweeps``) when younger
-    than the grace (an object may be a write in flight: no lock tells); one dated more than the grace ahead is not:
-    the sweep leaves it until its date comes (it may be a live writer's after the clock stepped back), so it is a
-    problem that remains (``--repair`` removes a file; an object only once older than the grace)."""
-    grace, local = store.settings.orphan_grace, local_blobs(getattr(store, "blobs_url", None))
-    age = blob_age(store.blobs, found)
-    ahead = (f"its modification time is {-age:,.0f} s in the future, so the sweep leaves it until then"
-             if age is not None and age <= -grace else None)
-    what = "file" if local else "object"
-    if local and (why := _unfinished(store, found)) is not None:
-        return Problem("incomplete", found.run, found.agent, None, found.location, f"{why}; {ahead}" if ahead else
-                       f"{why}; the sweep removes it after the grace period", sweeps=ahead is None)
-    if age is not None and -grace < age < grace:  # (a little ahead: clocks a little apart; the sweep takes it soon)
-        return Problem("orphaned", found.run, found.agent, None, found.location,
-                       f"no index row names this {what}; {max(age, 0.0):.0f} s old, the sweep removes it once older "
-                       f"than orphan_grace ({grace:.0f} s): {'' if local else 'a write in flight, '}a row deleted by "
-                       "a platform cascade, or a writer killed before its row", sweeps=True)
-    return Problem("orphaned", found.run, found.agent, None, found.location,
-                   f"no index row names this {what}" + (f"; {ahead}" if ahead else ""))
-
-
-def _unfinished(store: ScratchStore, found: BlobFile) -> str | None:
-    """Why the local orphan ``found`` is an incomplete write (it does not end in a seek table), or ``None``."""
-    try:
-        source = store.blobs.open_file(found)
-    except (OSError, StorageError, CorruptBlob):
-        return None
-    try:
-        read_seek_table(source, source.size)
-    except (FormatError, OSError):
-        return "an abandoned write (its writer was killed)"
-    finally:
-        source.close()
-    return None
 
 
 REPAIRED = "removed by fsck --repair (its stored copy was {})"

@@ -36,10 +36,11 @@ from scratchfs.engine.pairing import LOCAL_LOCATION, location_of
 from scratchfs.engine.protocols import BlobFile
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.segment_sweep import known_locations
-from scratchfs.engine.takeover import adopt_named, previous_owners
+from scratchfs.engine.takeover import adopt_named, named_elsewhere, previous_owners
 from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, ScratchError
 
-__all__ = ["UNBOUND_SKIP", "RebuildReport", "adopt_orphans", "open_for_rebuild", "open_lost_blobs", "rebuild_index"]
+__all__ = ["UNBOUND_SKIP", "RebuildReport", "adopt_orphans", "adoptable", "open_for_rebuild", "open_lost_blobs",
+           "rebuild_index"]
 
 log = logging.getLogger(__name__)
 
@@ -179,7 +180,7 @@ def adopt_orphans(store: ScratchStore, found: list[BlobFile]) -> None:
     if not hasattr(store.blobs, "fence") or not found:  # (the pairing check of a PostgreSQL index's blobs)
         return
     store.blobs.fence()  # (one marker read and one query, as a sweep's before it adopts: once per fsck --repair)
-    location = LOCAL_LOCATION if local_blobs(store.blobs_url) else location_of(store.blobs_url)
+    location = _location(store)
     if not previous_owners(store.index, location)[1]:
         return
     scopes: dict[tuple[str, str], list[BlobFile]] = {}
@@ -190,6 +191,26 @@ def adopt_orphans(store: ScratchStore, found: list[BlobFile]) -> None:
         known = known_locations(store.index, [f.token for f in files], where)
         orphans += [f for f in files if f.token not in known]
     adopt_named(store.index, location, orphans, lambda f, at: adopt_blob(store, f, at))
+
+
+def adoptable(store: ScratchStore, orphans: list[BlobFile]) -> set[str]:
+    """The locations of those of ``orphans`` (blobs no row of this index names, as listed by ``blob_files``) that a
+    row of a previous owner of its blobs names (:func:`scratchfs.engine.takeover.named_elsewhere`): an old host's
+    acknowledged writes after a takeover, which the sweep and ``fsck --repair`` adopt rather than remove -- for
+    ``fsck``, which lists them as such. None on a local (SQLite) index, and no query on a PostgreSQL one never
+    taken over (after the first in a minute).
+
+    Raises:
+        StorageError, StoreBusy: from the index.
+    """
+    if not hasattr(store.blobs, "fence") or not orphans:  # (a PostgreSQL index's blobs: a local index has no owner)
+        return set()
+    return {found.location for found, _at in named_elsewhere(store.index, _location(store), orphans)}
+
+
+def _location(store: ScratchStore) -> str:
+    """The location a PostgreSQL index's pairing records for ``store``'s blobs."""
+    return LOCAL_LOCATION if local_blobs(store.blobs_url) else location_of(store.blobs_url)
 
 
 UNBOUND_SKIP = ("no binding frame (written before it, by the first scratchfs): no row can be rebuilt from it; "

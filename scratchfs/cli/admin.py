@@ -269,7 +269,9 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
         click.echo(f"checked {report.entries_checked} entries ({human_bytes(report.bytes_checked)} verified) and "
                    f"{report.files_checked} files; index: {report.index}; missing {counts['missing']}, "
                    f"corrupt {counts['corrupt']}, orphaned {counts['orphaned']}, unexpected {counts['unexpected']}, "
-                   f"incomplete writes {counts['incomplete']}, repaired {counts['repaired']}")
+                   f"incomplete writes {counts['incomplete']}, repaired {counts['repaired']}"
+                   + (f"; adoptable {counts['adoptable']} (an old host's writes after a takeover: the sweep adopts "
+                      "them)" if counts["adoptable"] else ""))
         if report.segments is not None and report.segments.segments:
             seg = report.segments
             wholly = f"{seg.dead_segments} segment{'' if seg.dead_segments == 1 else 's'} wholly dead"

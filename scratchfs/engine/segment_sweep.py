@@ -35,7 +35,7 @@ from scratchfs.engine.pairing import LOCAL_LOCATION
 from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.seek_table import read_seek_table
 from scratchfs.engine.sources import SliceRange
-from scratchfs.engine.takeover import Adopt, adopt_named
+from scratchfs.engine.takeover import ADOPT_AFTER, Adopt, adopt_named
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import ScratchError, StorageError
 from scratchfs.foundation.limits import BUSY_TIMEOUT, SEGMENT_COMPACT_FRACTION
@@ -110,11 +110,12 @@ def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float
     try:
         fcntl.flock(dir_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         fd = safe_fs.open_file(dir_fd, name, os.O_RDONLY, "/".join((*parts, name)))
-        if cutoff is not None and os.fstat(fd).st_mtime > cutoff:
+        if cutoff is not None and os.fstat(fd).st_mtime > (cutoff if adopt is None else  # (judged for adoption
+                                                           max(cutoff, time.time() - ADOPT_AFTER)):  # sooner)
             return _closed(fd, dir_fd)  # too young to remove or compact: neither scanned nor asked about
         if not _try_lock(fd) and not (remove and _retire_own(index, blobs, parts, name, fd, dying)
                                       and _try_lock(fd)):
-            return _closed(fd, dir_fd)
+            return _adopt_held(index, (parts, name), (fd, dir_fd), adopt)
     except OSError as exc:
         if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES, errno.ENOENT):
             log.warning("scratchfs: cannot check the segment %s (%s)", "/".join((*parts, name)), exc)
@@ -135,6 +136,25 @@ def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float
     except OSError as exc:
         log.warning("scratchfs: cannot check the segment %s (%s); a later sweep will", name, exc)
         return None
+    finally:
+        _closed(fd, dir_fd)
+
+
+def _adopt_held(index, where: tuple[tuple[str, ...], str], fds: tuple[int, int], adopt: Adopt | None) -> None:
+    """Adopt the blobs of the segment ``where`` (``(parts, name)``), open at ``fds`` and held by another process,
+    that no row names and a previous owner's row does (``adopt``; none when ``None``), then close both: an old
+    host that goes on running after a takeover holds its segment until it stops, and its writes in it must be
+    adopted within the hour (:func:`scratchfs.engine.takeover.stale`). Their records are complete (a row commits
+    after its record); nothing is removed (the segment is judged whole once let go)."""
+    (parts, name), (fd, dir_fd) = where, fds
+    try:
+        if adopt is not None:
+            fcntl.flock(dir_fd, fcntl.LOCK_UN)  # (writers of the directory are not held up by the adoption)
+            located = segments.locations(name, segments.scan(lambda n, at: os.pread(fd, n, at),
+                                                             os.fstat(fd).st_size)[0])
+            named = known_locations(index, list(located), parts[1:])
+            adopt_named(index, LOCAL_LOCATION, [BlobFile(*parts[1:], f"{'/'.join(parts)}/{name}", loc)
+                                                for loc in located if loc not in named], adopt)
     finally:
         _closed(fd, dir_fd)
 

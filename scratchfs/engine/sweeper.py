@@ -46,10 +46,10 @@ from scratchfs.engine import safe_fs, segments
 from scratchfs.engine.batches import BatchSizer
 from scratchfs.engine.local_blobs import BLOB_NAME_RE, BLOB_SUFFIX, Blobs
 from scratchfs.engine.pairing import LOCAL_LOCATION
-from scratchfs.engine.protocols import SWEPT_MISSING, BlobFile
+from scratchfs.engine.protocols import SWEPT_MISSING
 from scratchfs.engine.segment_sweep import check_segment, known_locations
 from scratchfs.engine.sqlite_index import Index
-from scratchfs.engine.takeover import Adopt, adopt_named
+from scratchfs.engine.takeover import Adopt, adopt_files, adopting
 from scratchfs.foundation import limits
 from scratchfs.foundation.errors import ScratchError, StoreClosed, storage_error
 from scratchfs.foundation.text import one_line
@@ -174,6 +174,7 @@ def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool,
     files, freed = _add(_drop_dead_segments(index, blobs, touched, [], now, adopt), files, freed)  # (rows gone)
     index.forget_tombstones(now)
     full = full or not scaled
+    adopt = adopt if adopt is not None and adopting(index, LOCAL_LOCATION) else None  # (none to ask, else)
     cursor = _Cursor() if full else _Cursor.load(blobs)
     missing = _drop_rows_without_files(index, blobs, cursor, None if full else SLICE_ROWS, now)
     orphans, orphan_bytes = _remove_orphans(index, blobs, (grace, now), cursor, None if full else SLICE_FILES, adopt)
@@ -337,8 +338,9 @@ def _agent_dirs(blobs: Blobs, cursor: _Cursor) -> Iterator[tuple[str, str | None
 def _remove_orphans(index: Index, blobs: Blobs, ages: tuple[float, float], cursor: _Cursor,
                     limit: int | None, adopt: Adopt | None) -> tuple[int, int]:
     """Look at agent directories from the cursor on, up to ``limit`` directory entries (``None``: all): remove
-    orphan files older than the grace period (after ``adopt``: :func:`_adopted`), and empty directories older than
-    it. ``ages``: the grace (seconds) and the store clock's time (epoch seconds, for :func:`check_segment`)."""
+    orphan files older than the grace period (after ``adopt``: :func:`~scratchfs.engine.takeover.adopt_files`), and
+    empty directories older than it. ``ages``: the grace (seconds) and the store clock's time (epoch seconds, for
+    :func:`check_segment`)."""
     grace, now = ages
     cutoff = time.time() - grace  # file modification times are on the file system's clock
     removed = freed = seen = 0
@@ -362,7 +364,7 @@ def _remove_orphans(index: Index, blobs: Blobs, ages: tuple[float, float], curso
                 removed += 1
                 freed += found.size
         known = known_locations(index, files, (run, agent))  # read after listing: one committed meanwhile is in
-        known |= _adopted(index, blobs, (run, agent), [t for t in files if t not in known], adopt)
+        known |= adopt_files(index, blobs, (run, agent), [t for t in files if t not in known], (adopt, grace))
         for token in files:
             if token in known:
                 continue
@@ -378,16 +380,6 @@ def _remove_orphans(index: Index, blobs: Blobs, ages: tuple[float, float], curso
     else:
         cursor.run = cursor.agent = ""  # went all the way round: the next sweep starts from the beginning
     return removed, freed
-
-
-def _adopted(index: Index, blobs: Blobs, where: tuple[str, str], orphans: list[str],
-             adopt: Adopt | None) -> set[str]:
-    """The tokens of ``orphans`` (blob files of the directory ``where``) whose rows ``adopt`` restored, as a row of
-    the index that owned the files before a takeover names them (:func:`scratchfs.engine.takeover.adopt_named`)."""
-    if adopt is None or not orphans:
-        return set()
-    found = [BlobFile(*where, f"{blobs.runs}/{where[0]}/{where[1]}/{t}{BLOB_SUFFIX}", t) for t in orphans]
-    return {f.token for f in adopt_named(index, LOCAL_LOCATION, found, adopt)}
 
 
 def check_orphan(index: Index, blobs: Blobs, where: tuple[str, str], token: str, cutoff: float | None,

@@ -5,7 +5,7 @@ A host of the old schema that keeps its store open goes on committing writes for
 (S3) or ``LOCAL_CHECK_SECONDS`` (local files) after its last ownership check: acknowledged writes whose blobs no row
 of the new index names. Its sweep took them for orphans and removed them once older than ``orphan_grace``: lost.
 
-**How.** An orphan the new index's sweep is about to remove is adopted -- its row restored from its binding frame,
+**How.** An orphan the new index's sweep finds is adopted -- its row restored from its binding frame,
 as the rebuild restores one (:func:`scratchfs.api.restore.restore_blob`: not if expired, nor if a newer entry of
 its key or a delete of its key or scope is there) -- when a row of a previous owner's schema names it (its run,
 agent and token): that row is the write's commit, so the old host acknowledged it, and its ``created_at`` (the
@@ -23,20 +23,33 @@ deletion of its object too: :meth:`S3Pending.discard <scratchfs.engine.s3_blobs.
 to the orphan sweep) and a key the old host wrote and then deleted (its fenced deletion leaves the object to the new
 owner) are dated the same; neither has a row in the old schema (``tests/test_fencing_adopt.py``).
 
+**When.** An adoption is weighed against this index's tombstones of the key, run and agent, which last
+``TOMBSTONE_SECONDS`` (an hour): a write committed longer ago is not adopted (:func:`stale`; a delete since may be
+forgotten, and its value would come back), and past :data:`MARGIN_SECONDS` and that hour after the takeover no row
+of the window can be adopted, so nothing is looked up any more (:func:`adopting`). The sweeps look at an orphan for
+adoption once it is :data:`ADOPT_AFTER` (300 s) old, or ``orphan_grace`` if shorter -- S3 objects, segments and
+local files alike -- so that with a grace over the hour the old host's writes are adopted within it (they were
+looked at only past the grace, by when a key the new index deleted after the old host wrote it came back), and so
+that a write the old host deletes within its window (its acknowledged delete) is not adopted a moment before (the
+local sweep looked every file no row names up at once, whatever its age). A segment an old host still running holds
+is looked at too (its records adopted, nothing of it removed): it was judged only once let go, maybe hours later.
+
 Left: an old schema in another database, dropped, or one this role may not read (no ``USAGE`` on it, no ``SELECT``
 on its tables) gives nothing to adopt (the orphans are removed as before); a write of the old host whose row is
-committed after this look at its rows, on S3, is more than ``orphan_grace`` old by then (only such objects are
-looked at there): a write slower than the grace period, which fails or is lost on one index as well. The local sweep
-looks up every blob file no row names, of any age, before its age check (a file still being written costs that
-look too: one query per :data:`BATCH` of them, once a previous owner is known; none otherwise). A schema paired
-with the same location before this index that never owned it -- every PostgreSQL index with local files records the same
-location, :data:`~scratchfs.engine.pairing.LOCAL_LOCATION`; or a crafted ``store`` row -- counts as a previous
-owner: its rows of the window adopt the orphans they name (tokens are 120 random bits: only a row made to name one
-does); telling them apart needs the store id taken over recorded at the takeover. An adopted entry deleted since,
-whose object's deletion keeps failing for longer than its tombstone lasts (``TOMBSTONE_SECONDS``), is adopted again.
-An adopted value is weighed by its old row's commit against a row the new index wrote, and by its binding against
-a row restored from its blob (both on the old host's clock), read before its row is written: a write of its key by
-the new index in between is weighed in the row's transaction by the time chosen.
+committed more than ``orphan_grace`` after its blob was written is removed first (each sweep looks again until
+then): a write slower than the grace period, which fails or is lost on one index as well. A sweep that does not run
+in the hour after a takeover adopts nothing of it: the old host's writes are then removed as orphans (logged as
+stale when a sweep still looks at one), where adopting them could bring back a key deleted since. A schema paired
+with the same location before this index that never owned it -- every PostgreSQL index with local files records the
+same location, :data:`~scratchfs.engine.pairing.LOCAL_LOCATION`; or a crafted ``store`` row -- counts as a previous
+owner for that hour and 10 minutes after this index's pairing: its rows of the window adopt the orphans they name
+(tokens are 120 random bits: only a row made to name one does, or a copy of its files); telling them apart needs the
+store id taken over recorded at the takeover (a schema step). A second takeover within the margin of the first (both
+old indexes are previous owners then) restores with its rebuild every bound blob still there, the first old host's
+late writes with them -- and, as every rebuild, a value that host deleted within its window or a write reported
+failed whose object stayed. An adopted value is weighed by its old row's commit against a row the new index wrote,
+and by its binding against a row restored from its blob (both on the old host's clock), read before its row is
+written: a write of its key by the new index in between is weighed in the row's transaction by the time chosen.
 """
 
 from __future__ import annotations
@@ -47,11 +60,15 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from scratchfs.engine.local_blobs import BLOB_SUFFIX
+from scratchfs.engine.pairing import LOCAL_LOCATION
 from scratchfs.engine.protocols import BlobFile
 from scratchfs.foundation.checks import path_part
 from scratchfs.foundation.errors import ScratchError
+from scratchfs.foundation.limits import ORPHAN_GRACE, TOMBSTONE_SECONDS
 
-__all__ = ["BATCH", "MARGIN_SECONDS", "OWNERS_SECONDS", "Adopt", "adopt_named", "named_elsewhere", "previous_owners"]
+__all__ = ["ADOPT_AFTER", "BATCH", "MARGIN_SECONDS", "OWNERS_SECONDS", "Adopt", "adopt_files", "adopt_named",
+           "adopting", "named_elsewhere", "previous_owners", "stale"]
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +86,12 @@ are rows written more than this long after it: an old host commits none later th
 it (its ownership check fails), so such a row is no old host's write; and its ``created_at``, which an adopted row
 takes, is bounded (a row of ``NaN`` or ``Infinity`` would otherwise win over every newer write of its key and
 never expire)."""
+
+ADOPT_AFTER = ORPHAN_GRACE
+"""Seconds after which a sweep looks at a blob no row names for an old host's write to adopt, when ``orphan_grace``
+is longer (else at ``orphan_grace``): S3 objects and segments are otherwise looked at only once older than the
+grace, and an adoption later than :data:`~scratchfs.foundation.limits.TOMBSTONE_SECONDS` after the write is refused
+(:func:`stale`): with a grace over the hour, every such write would be lost."""
 
 Adopt = Callable[[BlobFile, float], bool]
 """``(found, committed_at) -> bool``: restore the row of the orphan ``found`` that a previous owner's row names, as
@@ -123,10 +146,31 @@ def named_elsewhere(index: Any, location: str, objects: Iterable[Any]) -> list[t
     return [(obj, named[where]) for obj in objects if (where := (obj.run, obj.agent, obj.token)) in named]
 
 
+def stale(committed_at: float, now: float) -> bool:
+    """Whether an old host's write committed at ``committed_at`` is too old to adopt at ``now`` (epoch seconds, the
+    database's clock): a delete of its key, run or agent since may have left a tombstone already forgotten
+    (:data:`~scratchfs.foundation.limits.TOMBSTONE_SECONDS`), so that an adoption now could bring a deleted value
+    back. Without it, an orphan looked at an hour late (an ``orphan_grace`` over the hour; a segment judged late)
+    was adopted whatever was deleted meanwhile."""
+    return not committed_at > now - TOMBSTONE_SECONDS  # (NaN: stale)
+
+
+def adopting(index: Any, location: str) -> bool:
+    """Whether a sweep of ``index`` may have an old host's write to adopt: a previous owner of ``location`` is
+    there (:func:`previous_owners`) and this index's takeover is recent enough that a row of its window may not be
+    :func:`stale` yet -- no more than :data:`MARGIN_SECONDS` and
+    :data:`~scratchfs.foundation.limits.TOMBSTONE_SECONDS` ago (this host's clock against the rebuilding host's).
+    After that, nothing is looked up for the orphans: an index paired once after another index of the same location
+    (every PostgreSQL index with local files records the same one), never taken over, pays nothing for them beyond
+    the first 70 minutes. Raises StorageError, StoreBusy."""
+    paired, owners = previous_owners(index, location)
+    return bool(owners) and time.time() < paired + MARGIN_SECONDS + TOMBSTONE_SECONDS
+
+
 def _named_rows(index: Any, location: str, objects: list[Any]) -> dict[tuple[str, str, str], float]:
     """``(run dir, agent dir, token) -> created_at`` of the previous owners' rows that name ``objects``."""
     paired, owners = previous_owners(index, location)
-    if not owners:
+    if not adopting(index, location):
         return {}
     query = " UNION ALL ".join(f'SELECT run_id, agent_id, blob, created_at FROM "{name}".entries WHERE blob = '
                                "ANY(%(tokens)s) AND created_at BETWEEN %(since)s AND %(until)s" for name in owners)
@@ -187,3 +231,27 @@ def adopt_named(index: Any, location: str, orphans: list[BlobFile], adopt: Adopt
         log.warning("scratchfs: sweep: %d entries written by a host of the index that owned these blobs before a "
                     "takeover (acknowledged: its rows name them) adopted, their rows restored", len(adopted))
     return adopted
+
+
+def adopt_files(index: Any, blobs: Any, where: tuple[str, str], orphans: list[str],
+             adopting: tuple[Adopt | None, float]) -> set[str]:
+    """The tokens of ``orphans`` (blob files of the directory ``where``, encoded run and agent names, of the local
+    ``blobs``) whose rows ``adopt`` restored, as a row of the index that owned the files before a takeover names them
+    (:func:`adopt_named`),
+    of those last modified over ``min(grace, ADOPT_AFTER)`` seconds ago (``adopting``: ``(adopt, grace)``), as the
+    fleet sweep looks at objects: a file looked at sooner -- any file no row names, of any age, was -- may be an old
+    host's write that host deletes next, within its window, whose deletion the adoption would undo; and each write in
+    flight cost a look. Raises StorageError, StoreBusy (from the index or ``adopt``)."""
+    adopt, grace = adopting
+    if adopt is None or not orphans:
+        return set()
+    since = time.time() - min(grace, ADOPT_AFTER)
+    try:
+        aged = {name for name, st in blobs.list_stats(("runs", *where)) if st.st_mtime <= since}
+    except ScratchError:
+        return set()
+    orphans = [t for t in orphans if t + BLOB_SUFFIX in aged]
+    if not orphans:
+        return set()
+    found = [BlobFile(*where, f"{blobs.runs}/{where[0]}/{where[1]}/{t}{BLOB_SUFFIX}", t) for t in orphans]
+    return {f.token for f in adopt_named(index, LOCAL_LOCATION, found, adopt)}

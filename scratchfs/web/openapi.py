@@ -98,7 +98,7 @@ STATS = _obj({"now": _NUM, "soon": _NUM, "scopes": {"type": "array", "items": _o
     "bytes_on_disk": _INT, "oldest": _NULLABLE_NUM, "oldest_age": _NUM, "expiring_soon": _INT,
     "next_expiry": _NULLABLE_NUM})}})
 FSCK = _obj({"entries_checked": _INT, "files_checked": _INT, "bytes_checked": _INT, "index": _STR, "missing": _INT,
-             "corrupt": _INT, "orphaned": _INT, "repaired": _INT, "clean": {"type": "boolean"},
+             "corrupt": _INT, "orphaned": _INT, "adoptable": _INT, "repaired": _INT, "clean": {"type": "boolean"},
              "next_cursor": {"type": ["string", "null"]}, "age": {"type": "number"},
              "problems": {"type": "array", "items": _obj({
                  "kind": _STR, "run_id": _STR, "agent_id": _STR, "key": {"type": ["string", "null"]}, "path": _STR,
