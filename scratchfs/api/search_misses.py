@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.bounds import bounded_miss, check_search_end, offset_past_end
 from scratchfs.api.entries import reading
-from scratchfs.api.miss_hints import plain_miss
+from scratchfs.api.miss_hints import WITHOUT_OFFSET, plain_miss, whole_too
 from scratchfs.api.results import Matches, bounded_resume, stopped_note
 from scratchfs.api.search_calls import HINT_CALL_BYTES, same_search
 from scratchfs.api.shape import binary_format
@@ -91,8 +91,11 @@ def _hinted(opened: Any, result: Matches, offset: int, said: bool = True) -> Mat
         not_utf8 = invalid_utf8_bytes(head[: len(head) - utf8_partial_tail(head)] if len(head) < size else head) > 0
     hinted = text_view_hint(result, kind, offset, shape, not_utf8, fixed if b"\r\n" in head else None)
     if hinted.note is None and not hinted.windows and hinted.next_offset is None and hinted.stopped is None:
-        return replace(hinted, note=plain_miss(opened, hinted, offset, said))  # (where it looked; a spelling that
-        # matches: miss_hints)
+        note = plain_miss(opened, hinted, offset, said)  # (where it looked; a spelling that matches: miss_hints)
+        if offset and isinstance(note, str):  # (no spelling hint: the bytes before offset= were not searched,
+            # and the search of them all is the way on)
+            note = whole_too(note, same_search(hinted, WITHOUT_OFFSET, offset=None))
+        return replace(hinted, note=note)
     return hinted
 
 

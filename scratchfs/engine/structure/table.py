@@ -410,12 +410,10 @@ def _page_start(source: ContentSource, header_rows: Iterator[tuple[int, Any]], f
         if passed < row - 1 or next(_reader(source, offset, delimiter), None) is None:  # (row= one past the last)
             raise PastLast("row", row, passed)
         return row, offset, 0, None
-    for skipped in range(row - 1):
-        if at is None:
+    for skipped in range(row):  # (row= one past the last too: refused as the rows further on are)
+        if at is None and (skipped < row - 1 or row > 1):
             raise PastLast("row", row, skipped)
-        at = next(header_rows, None)
-    if at is None and row > 1:  # (one past the last: refused as the rows further on are, naming the last ones)
-        raise PastLast("row", row, row - 1)
+        at = next(header_rows, None) if skipped < row - 1 else at
     return row, source.size if at is None else at[0], 0, iter(()) if at is None else chain([at], header_rows)
 
 
