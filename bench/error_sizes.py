@@ -57,12 +57,13 @@ At 17:25 UTC (helper mcp6), the proxy's upstream errors say how it ended: an ups
 code 1 during start-up) 213 B of error text, one killed mid-session ("the server was killed by SIGKILL") 200 B.
 At 19:09 UTC (helper fr-api at 69f507d, load about 2.6): slurp=true over a table with a filter of one row
 (jq=".name") naming ".[] | .name" 243 B, jq over a JSON document cut short naming its last lines 234 B.
-At 20:37 UTC (helper replies6, load about 6): row= one past the last row, refused naming the last rows, 128 B (before: an empty
-page, no note); a search of dpkg -l from offset 1000 that finds nothing, naming the search of the whole content
-(note and "calls"), 368 B (before 179 B); a count of "adduser" from offset 1000, 0 matches naming the count of the
-whole, 422 B (before: 0 matches, no note); a CRLF miss of "=7[^ ]00$" naming $ written exactly (an item before it
-takes a \r) 557 B; the stub of a pip run's progress bar (101 redraws) then 300 lines, 1,524 B of JSON whose preview
-shows 89 lines as a terminal shows them (main at e7fe5dd: 1,525 B, its preview the bar's first 37 states, 1 line).
+At 20:37 UTC (helper replies6, load about 6): row= one past the last row, refused naming the last rows, 128 B
+(before: an empty page, no note); a search of dpkg -l from offset 1000 that finds nothing, naming the search of the
+whole content (note and "calls"), 368 B (before 179 B); a count of "adduser" from offset 1000, 0 matches naming the
+count of the whole, 422 B (before: 0 matches, no note); a CRLF miss of "=7[^ ]00$" naming $ written exactly (an
+item before it takes a \r) 557 B; the stub of a pip run's progress bar (101 redraws) then 300 lines, 1,524 B of JSON
+whose preview shows 89 lines as a terminal shows them (main at e7fe5dd: 1,525 B, its preview the bar's first 37
+states, 1 line).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from scratchfs.api.contract import ScratchTools
-from scratchfs.api.terminal_preview import AS_SHOWN
+from scratchfs.api.terminal_preview import AS_SHOWN, RENDERED_BYTES
 from scratchfs.engine.structure.terminal import render_text
 
 
@@ -57,3 +57,12 @@ def test_the_preview_is_the_view_of_the_lines_it_covers(scratch_scope, lines):
     event("drawn preview")
     end = _covered(stub.note) if "shows all of it" not in stub.note else len(content)
     assert stub.preview == render_text(content.encode()[:end])
+
+
+def test_lines_past_the_rendered_bytes_keep_the_plain_preview(scratch_scope):
+    """A first line longer than RENDERED_BYTES (a progress line of 300 KB) is not rendered for the preview (the
+    rendering of dense redraws runs at a few MB/s): the plain preview, its note saying bytes alone."""
+    line = "".join(f"\r{i % 100:3d}% [{'#' * (i % 100 // 5):<20}]" for i in range(RENDERED_BYTES // 20)) + "\n"
+    stub = scratch_scope.spill(line + "done\n", source_tool="t")
+    assert stub.shape.startswith("terminal output") and AS_SHOWN not in stub.note
+    assert (line + "done\n").startswith(stub.preview)

@@ -16,7 +16,7 @@ from scratchfs.api.shape import TEXT_PROBE_BYTES, binary_format, is_text
 from scratchfs.api.shape_binary import TarMember, compressed_format, tar_listing, tar_members, zip_members
 from scratchfs.api.shape_terminal import is_terminal
 from scratchfs.api.stub_reads import BY_MATCH, BY_PATTERN, MEMBERS, rows_after, structure_call
-from scratchfs.api.terminal_preview import AS_SHOWN, rendered_preview
+from scratchfs.api.terminal_preview import AS_SHOWN, RenderedHead
 from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
 from scratchfs.engine.patterns import MAX_LINE_BYTES
 from scratchfs.foundation.calls import without_defaults
@@ -329,7 +329,7 @@ class _Note:
         """The note of a preview that shows ``covered`` bytes of the start (and the tail from ``tail_offset``);
         ``head_count`` and ``tail_count``: the lines from ``next_line`` and the last lines that a read holds
         (:func:`lines_within`), ``None`` when not known (then as many as the average line holds); ``drawn``: shown
-        as a terminal shows them (:func:`~scratchfs.api.terminal_preview.rendered_preview`)."""
+        as a terminal shows them (:class:`~scratchfs.api.terminal_preview.RenderedHead`)."""
         what, size, average, shown = self.what, self.size, self.lines_average, AS_SHOWN if drawn else ""
         if size == 0:
             return f"{what}; it is empty."
@@ -448,9 +448,10 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     members, packed = (tar_members(head), 0) if notes.format == "tar" else zip_members(head) if (
         notes.format == "zip" and not notes.compressed) else ([], 0)
     reads = _LineReads(head, tail, size, notes.tail_lines and mode == "head")
+    rendered = RenderedHead(head, size, limit) if mode == "head" and is_terminal(content_type, shape) else None
     while True:
         listing, shown = tar_listing(members, limit, notes.format or "tar") if members else ("", 0)
-        drawn = rendered_preview(head, size, limit) if mode == "head" and is_terminal(content_type, shape) else None
+        drawn = rendered.fit(limit) if rendered is not None else None
         if shown:  # a tar's first members, each with its data's bytes and offset
             preview, covered, tail_offset = listing, 0, None
         elif content_type == "binary":  # as a range read shows it: escaped control bytes would fill the stub
@@ -477,8 +478,7 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
                 total = len(stub.to_json().encode("utf-8"))
             return stub
         room = max(0, MAX_STUB_BYTES - (total - preview_cost) - 8)  # 8: the note's numbers may grow a digit
-        limit = min(limit - 1, int(limit * room / max(1, preview_cost)))
-        limit = max(0, limit)
+        limit = max(0, min(limit - 1, int(limit * room / max(1, preview_cost))))
 
 
 _FIXED = len('{"handle":,"preview":"","size":,"lines":,"content_type":,"shape":,"note":""}')

@@ -6,35 +6,49 @@ terminal overwrote (101 redraws of ``pip``'s download bar filled 850 bytes of a 
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from itertools import accumulate
+
 from scratchfs.engine.structure.terminal import render_line
 
-__all__ = ["AS_SHOWN", "rendered_preview"]
+__all__ = ["AS_SHOWN", "RENDERED_BYTES", "RenderedHead"]
 
 AS_SHOWN = " as a terminal shows them (the last redraw of each line)"
 """What a stub's note says after the bytes a rendered preview covers."""
+RENDERED_BYTES = 256 * 1024
+"""Most bytes of the content's first lines rendered for a preview (a line ending past them is not shown so: the
+rendering runs at a few MB/s on dense redraws, about 60 ms for these)."""
 
 
-def rendered_preview(head: bytes, size: int, limit: int) -> tuple[str, int] | None:
-    """``(text, bytes covered)``: the whole lines of ``head`` (the first bytes of a content of ``size`` bytes) from
-    its start, each as a terminal shows it, as many as fit in ``limit`` bytes of UTF-8 text (invalid bytes read as
-    U+FFFD), and the bytes of the content they cover (a line's end included); ``None`` when the first line does not
-    fit, or when no line of them is drawn over (the bytes' own text: the plain preview says the same). Never
-    raises."""
-    pieces: list[str] = []
-    used = at = 0
-    drawn = False
-    while at < len(head):
-        cut = head.find(b"\n", at)
-        if cut < 0 and len(head) < size:  # (a line the head cuts: not shown, as a view would show it whole)
-            break
-        end = len(head) if cut < 0 else cut + 1
-        raw = head[at : end - (cut >= 0)].decode("utf-8", "replace")
-        text = render_line(raw)
-        piece = text + ("\n" if cut >= 0 else "")
-        cost = len(piece.encode("utf-8"))
-        if used + cost > limit:
-            break
-        drawn = drawn or text != raw.removesuffix("\r")
-        pieces.append(piece)
-        used, at = used + cost, end
-    return ("".join(pieces), at) if pieces and drawn else None
+class RenderedHead:
+    """The whole lines of ``head`` (the first bytes of a content of ``size`` bytes), each as a terminal shows it,
+    up to ``most`` bytes of text and :data:`RENDERED_BYTES` of content, rendered once (a stub's fitting tries
+    several previews: :meth:`fit`). Invalid UTF-8 reads as U+FFFD. Never raises."""
+
+    def __init__(self, head: bytes, size: int, most: int) -> None:
+        self.pieces: list[str] = []
+        self.ends: list[int] = []  # (the content's bytes covered after each piece, its line end included)
+        self.drawn: int | None = None  # (the first piece that is no line's own bytes: something drawn over)
+        used = at = 0
+        while at < min(len(head), RENDERED_BYTES) and used <= most:
+            cut = head.find(b"\n", at, RENDERED_BYTES)
+            if cut < 0 and (len(head) < size or len(head) > RENDERED_BYTES):  # (a line cut: not shown)
+                break
+            end = len(head) if cut < 0 else cut + 1
+            raw = head[at : end - (cut >= 0)].decode("utf-8", "replace")
+            text = render_line(raw)
+            if self.drawn is None and text != raw.removesuffix("\r"):
+                self.drawn = len(self.pieces)
+            self.pieces.append(text + ("\n" if cut >= 0 else ""))
+            self.ends.append(end)
+            used, at = used + len(self.pieces[-1].encode("utf-8")), end
+        self.sizes = list(accumulate(len(piece.encode("utf-8")) for piece in self.pieces))
+
+    def fit(self, limit: int) -> tuple[str, int] | None:
+        """``(text, bytes covered)``: the first lines whose text fits in ``limit`` bytes, and the content's bytes
+        they cover; ``None`` when the first does not fit or none of them is drawn over (their text is their bytes':
+        the plain preview shows the same)."""
+        count = bisect_right(self.sizes, limit)
+        if not count or self.drawn is None or self.drawn >= count:
+            return None
+        return "".join(self.pieces[:count]), self.ends[count - 1]
