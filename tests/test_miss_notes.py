@@ -204,3 +204,14 @@ def test_a_text_view_search_that_finds_nothing_says_where_it_looked(scope, conte
                              f'whole text view: read_handle(handle="{handle}", match="zebra", view="text")'), reply
     found = tools.call("read_handle", {"handle": handle, "match": "e", "view": "text", "max_matches": 1})
     assert found["windows"] and not str(found.get("note") or "").startswith("no match")
+
+
+def test_a_count_miss_from_an_offset_in_a_single_byte_encoding_is_no_traceback(scope):
+    """helper replies6: the count's call of the whole content was made from the needle encoding= wrote as bytes
+    (TypeError: bytes are not JSON); a count in another encoding says nothing of a miss, as before."""
+    tools = ScratchTools(scope)
+    handle = scope.spill(("caf\xe9 au lait\n" * 50).encode("latin-1"), source_tool="t").handle
+    for what in ({"match": "zebra"}, {"pattern": "caf. x"}):
+        reply = tools.call("read_handle", {"handle": handle, **what, "offset": 10, "count": True,
+                                           "encoding": "latin-1"})
+        assert reply["matches"] == 0 and "note" not in reply, reply
