@@ -65,6 +65,14 @@ At 20:22 UTC (helper mcp7, load about 8): the replies whose note names a call ca
 reads, in the note and as data: a miss naming the same search with ignore_case=True 496 B, of which 139 B of
 ``calls``; one naming a spelling that matches 473 B (143 B); a count's miss 459 B (133 B). The text block (and the
 adapter's ToolReply.text) now leaves them to the structured content: 357 B, 330 B, 326 B.
+
+At 20:37 UTC (helper replies6, load about 6): row= one past the last row, refused naming the last rows, 128 B
+(before: an empty page, no note); a search of dpkg -l from offset 1000 that finds nothing, naming the search of the
+whole content (note and "calls"), 368 B (before 179 B); a count of "adduser" from offset 1000, 0 matches naming the
+count of the whole, 422 B (before: 0 matches, no note); a CRLF miss of "=7[^ ]00$" naming $ written exactly (an
+item before it takes a \r) 557 B; the stub of a pip run's progress bar (101 redraws) then 300 lines, 1,524 B of JSON
+whose preview shows 89 lines as a terminal shows them (main at e7fe5dd: 1,525 B, its preview the bar's first 37
+states, 1 line).
 """
 
 from __future__ import annotations
@@ -245,6 +253,20 @@ def main() -> None:
             "slurp filter of a row": ("read_handle", {"handle": small, "jq": ".name", "slurp": True}),
             "JSON cut short": ("read_handle", {"handle": cut.handle, "jq": ".items[0]"}),
         })
+        # the eighth session of 2026-12-05 (helper replies6): one past the last row, a count from an offset that
+        # finds nothing (the whole content's count named), a CRLF miss whose $ an item taking a \r stands before,
+        # the stub of pip's progress bars (its preview as a terminal shows it)
+        crlf = scope.spill(b"".join(b"key%d: value=%d\r\n" % (i, i * 1000) for i in range(500)), source_tool="t")
+        pip = scope.spill("Collecting foo\n" + "".join(f"\rDownloading foo {i:3d}%" for i in range(101)) + "\n"
+                          + "".join(f"line {i}\n" for i in range(300)), source_tool="pip")
+        cases.update({
+            "row one past the last": ("read_handle", {"handle": small, "row": 4, "rows": 2}),
+            "count miss from offset": ("read_handle", {"handle": dpkg, "match": "adduser", "offset": 1000,
+                                                       "count": True}),
+            "CRLF miss, [^ ]$": ("read_handle", {"handle": crlf.handle, "pattern": "=7[^ ]00$"}),
+        })
+        print(f"{'stub of pip bars':22s} {len(pip.to_json().encode()):5d} B stub JSON ({pip.preview.count(chr(10))} "
+              "lines of preview)")
         scope.scratch_write("big", b"value")
         lost = scope.spill(b"y" * 200_000, source_tool="t").handle  # a file of its own, removed from outside
         store.blobs.unlink("run-42", "agent-1", store.index.lookup("run-42", "agent-1", "handle", lost,

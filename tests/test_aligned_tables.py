@@ -251,7 +251,7 @@ def test_a_blank_line_ends_the_rows(tools, scratch_scope):
     assert page["rows"] == _fixed(data.split(b"\n\n")[0], [0, 2, 39, 46, 53, 61])
     assert page["rows"][2][:3] == ["●", "foo.service", "loaded"]
     with pytest.raises(InvalidArgument, match="past the last row"):
-        tools.call("read_handle", {"handle": stub.handle, "row": 7})  # (row 6: an empty page, as a CSV's)
+        tools.call("read_handle", {"handle": stub.handle, "row": 6})  # (one past the last row too)
 
 
 _LSOF_CUTS = [0, 10, 16, 22, 33, 41, 46, 56, 63, 72, 80]

@@ -833,13 +833,34 @@ def test_scratch_delete_of_a_handle_says_it_is_a_handle_as_mcp_does(cli):
     result = cli("scratch-delete", handle)
     assert result.exit_code == 1
     assert result.stderr == (f"scratchfs: not found: no key '{handle}' in this scope (run 'run-1', agent 'agent-1'); "
-                             "this is a handle of a spilled result, not a scratchpad key: scratch_delete removes only "
+                             "this is a handle of a spilled result, not a scratchpad key: scratch-delete removes only "
                              "scratchpad values, and spilled results expire after their TTL (or go with delete-run, "
                              "delete-agent)\n")
     assert cli("read-handle", handle).stdout_bytes == b"x" * 100  # nothing deleted
     plain = cli("scratch-delete", "plan")
-    assert (plain.exit_code, plain.stderr) == (1, "scratchfs: not found: no key 'plan' in this scope (run 'run-1', "
-                                                  "agent 'agent-1'); scratch_list lists the keys of this scope\n")
+    assert plain.exit_code == 1 and plain.stderr.startswith("scratchfs: not found: no key 'plan' in this scope (run "
+                                                            "'run-1', agent 'agent-1'); ")
+    assert " scratch-list " in plain.stderr and plain.stderr.endswith(" lists the keys of this scope\n"), plain.stderr
+
+
+_MCP_VERBS = re.compile(r"\b(?:read_handle|scratch_(?:list|read|write|delete))\b")
+
+
+def test_the_cli_names_its_commands_not_the_mcp_tools(cli):
+    """helper replies6: the CLI's refusals named MCP tools -- 'scratch_list lists the keys of this scope', 'did you
+    mean 'plan'? (scratch_list lists them all)', 'scratch_delete removes only scratchpad values', 'read_handle: row:
+    0 is less than the minimum' --, words a shell user has no command for: each names the CLI's command now (the
+    command to run, with the store and scope, where it names a call)."""
+    handle = json.loads(cli("spill", "--tool", "t", input="a,b\n1,2\n").stdout)["handle"]
+    cli("scratch-write", "plan", input="x")
+    for args in (["scratch-read", "nokey"], ["scratch-read", "plam"], ["scratch-delete", "nokey"],
+                 ["scratch-delete", handle], ["read-handle", handle, "--row", "0"],
+                 ["read-handle", handle, "--lines", "0"], ["scratch-read", ""]):
+        result = cli(*args)
+        assert result.exit_code in (1, 2) and result.stderr.startswith("scratchfs: "), (args, result.stderr)
+        assert not _MCP_VERBS.search(result.stderr), (args, result.stderr)
+    assert " scratch-list " in cli("scratch-read", "nokey").stderr
+    assert "read-handle: row: 0 is less than the minimum of 1" in cli("read-handle", handle, "--row", "0").stderr
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/mem"), reason="no /proc/self/mem on this system")

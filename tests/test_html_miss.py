@@ -59,7 +59,9 @@ def test_no_note_where_the_text_view_is_not_the_way_on(scope):
     missed = tools.call("read_handle", {"handle": text, "match": "caf\u00e9"})
     assert missed["note"] == "no match in the whole content (22,000 bytes)" and "calls" not in missed
     missed = tools.call("read_handle", {"handle": html, "match": "\u2603 nowhere", "offset": 100})
-    assert missed["note"].startswith("no match in bytes 100-") and "calls" not in missed
+    assert missed["note"].startswith("no match in bytes 100-") and "view=" not in missed["note"]  # (the call: the
+    assert missed["calls"] == [{"tool": "read_handle", "arguments": {"handle": html, "match": "\u2603 nowhere"}}]
+    # same search of the whole content, whose miss names the text view: helper replies6)
     viewed = tools.call("read_handle", {"handle": html, "match": "\u2603 nowhere", "view": "text"})
     assert viewed["note"] == f"no match in the whole text view ({viewed['size']:,} bytes)" and "calls" not in viewed
     hit = tools.call("read_handle", {"handle": html, "match": "<html"})

@@ -39,7 +39,31 @@ def test_a_miss_says_the_whole_content_was_searched(scope):
     assert reply["windows"] == [] and reply["next_call"] is None
     assert reply["note"] == f"no match in the whole content ({len(DPKG):,} bytes)" and "calls" not in reply
     reply = tools.call("read_handle", {"handle": handle, "match": "zebra", "offset": 100})
-    assert reply["note"] == f"no match in bytes 100-{len(DPKG)} (from offset= to the end)"
+    assert reply["note"] == (f"no match in bytes 100-{len(DPKG)} (from offset= to the end); the whole content: "
+                             f'read_handle(handle="{handle}", match="zebra")')
+    assert reply["calls"] == [{"tool": "read_handle", "arguments": {"handle": handle, "match": "zebra"}}]
+
+
+@pytest.mark.parametrize("what", [{"match": "adduser"}, {"pattern": "add(user)"}, {"match": "adduser", "view": "text"}])
+def test_a_count_or_search_from_an_offset_that_finds_nothing_names_the_whole(scope, what):
+    """helper replies6: ``count=true`` from ``offset=N`` that found nothing answered ``matches: 0`` and no note, as
+    if the content held none, where the text was before the offset; it says where it looked and names the count
+    (or search) of the whole content, which finds it."""
+    tools = ScratchTools(scope)
+    data = DPKG if "view" not in what else b"\x1b[1mdpkg -l\x1b[0m\n" + DPKG  # (the view: of terminal output)
+    handle = scope.spill(data, source_tool="shell").handle
+    offset = data.rindex(b"adduser") + 10
+    counting = "view" not in what
+    reply = tools.call("read_handle", {"handle": handle, **what, "offset": offset, **({"count": True} if counting
+                                                                                     else {})})
+    where = "" if counting else " of the text view"
+    whole = "content" if counting else "text view"
+    assert reply["note"].startswith(f"no match in bytes {offset}-{reply['size']}{where} (from offset= to the end); "
+                                    f"the whole {whole}: read_handle("), reply
+    ((call),) = reply["calls"]
+    assert call["arguments"] == {"handle": handle, **what, **({"count": True} if counting else {})}
+    found = tools.call("read_handle", call["arguments"])
+    assert (found["matches"] if counting else len(found["windows"])) > 0, found
 
 
 @pytest.mark.parametrize("what", [{"pattern": "Hello"}, {"match": "Hello"}])
@@ -196,6 +220,18 @@ def test_a_text_view_search_that_finds_nothing_says_where_it_looked(scope, conte
     assert reply["windows"] == [] and reply["next_call"] is None
     assert reply["note"] == f"no match in the whole text view ({reply['size']:,} bytes)", reply
     reply = tools.call("read_handle", {"handle": handle, "match": "zebra", "view": "text", "offset": 3})
-    assert reply["note"] == f"no match in bytes 3-{reply['size']} of the text view (from offset= to the end)", reply
+    assert reply["note"] == (f"no match in bytes 3-{reply['size']} of the text view (from offset= to the end); the "
+                             f'whole text view: read_handle(handle="{handle}", match="zebra", view="text")'), reply
     found = tools.call("read_handle", {"handle": handle, "match": "e", "view": "text", "max_matches": 1})
     assert found["windows"] and not str(found.get("note") or "").startswith("no match")
+
+
+def test_a_count_miss_from_an_offset_in_a_single_byte_encoding_is_no_traceback(scope):
+    """helper replies6: the count's call of the whole content was made from the needle encoding= wrote as bytes
+    (TypeError: bytes are not JSON); a count in another encoding says nothing of a miss, as before."""
+    tools = ScratchTools(scope)
+    handle = scope.spill(("caf\xe9 au lait\n" * 50).encode("latin-1"), source_tool="t").handle
+    for what in ({"match": "zebra"}, {"pattern": "caf. x"}):
+        reply = tools.call("read_handle", {"handle": handle, **what, "offset": 10, "count": True,
+                                           "encoding": "latin-1"})
+        assert reply["matches"] == 0 and "note" not in reply, reply

@@ -49,3 +49,30 @@ def test_a_record_read_past_the_last_record_names_the_read_of_the_last_records(s
     message, call = _refused(tools, {"handle": handle, "record": 1001})
     assert call == {"handle": handle, "record": 951, "records": 50}
     assert tools.call("read_handle", {**call, "budget": 65536})["records"] == records[-50:]
+
+
+@pytest.mark.parametrize(("text", "last"), [
+    ("a,b\n" + "".join(f"{i},x{i}\n" for i in range(1, 11)), 10),  # (CSV: the rows before it counted at C speed)
+    ("a,b\n1,x\n2,y\n\n\n", 2),  # (blank lines after the last row are no row)
+    ("a\tb\n1\tx\n2\ty", 2),  # (TSV, no line end after its last row)
+])
+def test_one_past_the_last_row_is_refused_naming_the_last_rows(scratch_scope, text, last):
+    """``row=`` one past the last row came back as an empty page with no note (helper replies6): it is past the
+    last row as those further on are, and names the read of the last ones, which reads them."""
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(text, source_tool="sql.query").handle
+    message, call = _refused(tools, {"handle": handle, "row": last + 1, "rows": 2})
+    assert message.startswith(f"row {last + 1} is past the last row ({last}): the last ones: "), message
+    assert call == {"handle": handle, "row": last - 1, "rows": 2}
+    assert tools.call("read_handle", call)["rows"] == [r.split(text[1]) for r in text.split("\n")[1:] if r][-2:]
+
+
+def test_one_past_the_last_row_of_an_aligned_table_is_refused(scratch_scope):
+    """A table aligned by spaces (its rows read one by one, not counted at C speed) likewise."""
+    text = "NAME      VERSION   SIZE\n" + "".join(f"pkg-{i:<5} 1.{i:<6} {i * 100}\n" for i in range(1, 9))
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(text, source_tool="pip").handle
+    assert tools.call("read_handle", {"handle": handle, "row": 8, "rows": 1})["rows"] == [["pkg-8", "1.8", "800"]]
+    message, call = _refused(tools, {"handle": handle, "row": 9, "rows": 1})
+    assert message.startswith("row 9 is past the last row (8): the last one: "), message
+    assert call == {"handle": handle, "row": 8, "rows": 1}

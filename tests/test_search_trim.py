@@ -13,7 +13,7 @@ import re
 import tarfile
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from scratchfs import ScratchStore
@@ -198,3 +198,57 @@ def test_the_crlf_fix_rewrites_each_end_anchor_and_nothing_else(pattern, fixed):
     """Only ``$`` anchors (not ``\\$``, not a ``$`` in a class or a verbose comment); none for a lookbehind, whose
     width the rewrite would vary."""
     assert crlf_line_ends(pattern, False) == fixed
+
+
+_CR_ATOMS = ["a", "b", " ", ".", "[^a\n]", "[\r ]", "[^\\w\n]", "a+", "[ab]"]
+"""Pattern pieces that match no ``\\n`` (a ``\\n`` of LF text is a CRLF's two bytes: its offsets differ), some that
+match a ``\\r`` (``.``, ``[^a\\n]``): what a rewrite of ``$`` must keep off a CRLF's ``\\r``."""
+
+
+@st.composite
+def _line_end_patterns(draw) -> str:
+    arms = [draw(st.lists(st.sampled_from(_CR_ATOMS), min_size=1, max_size=3)) for _ in range(draw(st.integers(1, 2)))]
+    return "|".join("".join(arm) + "$" + draw(st.sampled_from(["", "", "\n"])) for arm in arms)
+
+
+def _lf_starts(pattern: str, crlf: str) -> list[int]:
+    """Where ``pattern`` matches (non-empty) in ``crlf`` as the user means it, ``$`` at each line's end: Python's
+    ``re`` (MULTILINE) over the text with its ``\\r\\n`` written ``\\n``, each match's start told as an offset of
+    ``crlf``."""
+    lf, back, i = [], [], 0  # (back[q]: the offset in crlf of the LF text's character q)
+    while i < len(crlf):
+        back.append(i)
+        pair = crlf.startswith("\r\n", i)
+        lf.append("\n" if pair else crlf[i])
+        i += 2 if pair else 1
+    return [back[m.start()] for m in re.finditer(pattern, "".join(lf), re.MULTILINE) if m.end() > m.start()]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(st.text(alphabet="ab \r", max_size=5), min_size=1, max_size=6), ended=st.booleans(),
+       pattern=_line_end_patterns())
+def test_the_crlf_fix_finds_what_python_finds_at_each_line_end(scratch_scope, lines, ended, pattern):
+    """helper replies6: the pattern a CRLF miss's note names (each ``$`` rewritten) against Python's ``re`` on the
+    text with LF line ends -- what the user means by ``$``. ``\\r?$`` let a class before it take a CRLF's ``\\r``
+    (``[^a]\\r?$`` matched the ``\\r`` of a line ending in "a") and a content's last lone ``\\r`` (``a\\r?$``
+    matched "a\\r" at the end, where no line ends after the "a")."""
+    crlf = "\r\n".join(lines) + ("\r\n" if ended else "")
+    fixed = crlf_line_ends(pattern, False, crlf.endswith("\r"))
+    assume(fixed is not None)  # (a$|a$: the parse shares the arms' $, and the scan's count differs: no rewrite)
+    handle = scratch_scope.spill(crlf.encode(), source_tool="t").handle
+    found = scratch_scope.search(handle, pattern=fixed, context=0, max_matches=1000)
+    assert [m.offset for w in found.windows for m in w.matches] == _lf_starts(pattern, crlf), (crlf, fixed)
+
+
+def test_the_crlf_note_names_the_exact_line_end_where_a_lone_cr_ends_the_content(scratch_scope):
+    """helper replies6: a content ending in a lone ``\\r`` (a CRLF cut after it): ``value=2\\r?$`` found
+    "value=2\\r" there, where no line ends after the 2; the note names ``$`` written so that a CRLF's ``\\r`` alone
+    is taken, and its call finds the lines that end as Python's ``re`` finds them in the LF text."""
+    tools = ScratchTools(scratch_scope)
+    data = b"value=1\r\nvalue=2\r\nvalue=2\r"
+    handle = scratch_scope.spill(data, source_tool="t").handle
+    missed = tools.call("read_handle", {"handle": handle, "pattern": "value=2$"})
+    assert "write (?!(?<=\\r)\\n)(?:\\r(?=\\n))?$ for a line's end: " in missed["note"], missed
+    found = tools.call("read_handle", missed["calls"][0]["arguments"])
+    assert [w["match_offset"] for w in found["windows"]] == _lf_starts("value=2$", data.decode()) == [9]
+    assert crlf_line_ends("value=2$", False) == "value=2\\r?$"  # (no lone \r at the end, no item taking a \r)

@@ -666,7 +666,8 @@ def test_rows_of_a_table_without_a_header_line_are_numbered_from_its_first_line(
                             "line, as the stub counts them, and columns= takes column numbers (from 0)"), page
     last = tools.call("read_handle", {"handle": stub.handle, "row": 40, "rows": 5, "columns": [1, 0]})
     assert last["rows"] == [[records[39][1], records[39][0]]] and last["first"] == 40 and not last["more"], last
-    assert tools.call("read_handle", {"handle": stub.handle, "row": 41})["rows"] == []  # (as past any table's end)
+    with pytest.raises(InvalidArgument, match=r"row 41 is past the last row \(40\): the last ones: "):
+        tools.call("read_handle", {"handle": stub.handle, "row": 41})  # (as past any table's end)
     with pytest.raises(InvalidArgument, match=r"no header line .*by number, from 0 to 3"):
         tools.call("read_handle", {"handle": stub.handle, "row": 1, "columns": [records[0][0]]})
     named = scratch_scope.spill(b"name,version,arch,descr\n" + data, source_tool="sqlite3")

@@ -558,7 +558,7 @@ def test_a_handle_and_a_scratchpad_key_taken_for_each_other_are_told_apart(scrat
         tools.call("read_handle", {"handle": handle[:-1]})
     assert "scratch_read" not in str(info.value)
     assert tools.call("scratch_delete", {"key": handle}) == {"key": handle, "deleted": False,
-                                                             "note": A_HANDLE_IS_NO_KEY}
+                                                             "note": A_HANDLE_IS_NO_KEY.format(delete="scratch_delete")}
 
 
 def test_a_scratchpad_key_shaped_as_a_handle_of_nothing_is_not_said_to_be_a_handle(scratch_scope):

@@ -87,7 +87,9 @@ def test_no_note_where_it_is_not_a_miss_of_the_whole_content(scope):
     tools = ScratchTools(scope)
     crlf = DPKG.replace(b"\n", b"\r\n")
     handle = scope.spill(crlf, source_tool="shell").handle
-    assert "note" not in tools.read_handle(handle, pattern="utilities$", count=True, offset=10)  # (not from the start)
+    counted = tools.read_handle(handle, pattern="utilities$", count=True, offset=10)  # (not from the start: where
+    assert counted["note"].startswith("no match in bytes 10-") and "\\r" not in counted["note"]  # it looked, and
+    assert counted["calls"][0]["arguments"] == {"handle": handle, "pattern": "utilities$", "count": True}  # the whole)
     assert "note" not in tools.read_handle(handle, pattern="utilities$", before=len(crlf) - 10)  # (not to the end)
     found = tools.read_handle(handle, pattern="utilities\r$", count=True)
     assert found["matches"] == crlf.count(b"utilities\r\n") > 0 and "note" not in found

@@ -238,10 +238,10 @@ def ttl_json(ttl: float) -> int | float:
     return int(ttl) if float(ttl).is_integer() else ttl
 
 
-A_HANDLE_IS_NO_KEY = ("this is a handle of a spilled result, not a scratchpad key: scratch_delete removes only "
+A_HANDLE_IS_NO_KEY = ("this is a handle of a spilled result, not a scratchpad key: {delete} removes only "
                        "scratchpad values, and spilled results expire after their TTL")
-"""The note of ``scratch_delete`` given a handle (a run at its quota told the model to free room); the CLI's
-``scratch-delete`` says it too."""
+"""The note of ``scratch_delete`` given a handle (a run at its quota told the model to free room), ``{delete}``
+the verb (``scratch_delete``); the CLI's ``scratch-delete`` says it too, naming itself."""
 
 _ECHOED = ("jq", "select", "columns")
 """The structure arguments a reply echoes that may be long."""
@@ -465,7 +465,7 @@ class ScratchTools:
         if scope.scratch_delete(key):  # checks the key: 1,049 bytes of JSON at most (as scratch_write)
             return {"key": key, "deleted": True}
         if HANDLE_RE.match(key):
-            return {"key": key, "deleted": False, "note": A_HANDLE_IS_NO_KEY}
+            return {"key": key, "deleted": False, "note": A_HANDLE_IS_NO_KEY.format(delete="scratch_delete")}
         why = scope.store.entries.not_found(scope.run_id, scope.agent_id, "scratch", key, reading=False)
         reply = {"key": key, "deleted": False, "note": f"nothing deleted: {why}"}  # (never written, expired,
         # deleted already; or the key of this scope likely meant)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from scratchfs.api.bounds import bounded_miss, check_search_end, offset_past_end
 from scratchfs.api.empty_arguments import empty_needle
 from scratchfs.api.entries import reading
+from scratchfs.api.miss_hints import WITHOUT_OFFSET, no_match_in, whole_too
 from scratchfs.api.results import Bounded
 from scratchfs.api.search_calls import count_again, on_past, written_as
 from scratchfs.api.search_misses import whole_miss_note
@@ -171,6 +172,8 @@ def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | N
                 missed = bounded_miss(offset, end, size)
             elif none and not offset:  # (none in all of it: markup, escapes, CRLF, another encoding may be why)
                 missed = whole_miss_note(opened, handle, needle, pattern, ignore_case, budget)
+            elif none:  # (none from offset=: the bytes before it unsearched, and the count of them all)
+                missed = whole_too(no_match_in(offset, size), again(WITHOUT_OFFSET, end=end))
     return MatchCount(handle, match, pattern, ignore_case, offset, size, found, lines, next_offset,
                       COUNT_SHARE * timeout, budget, note=missed, end=end)
 

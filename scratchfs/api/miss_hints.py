@@ -26,8 +26,8 @@ from scratchfs.foundation.errors import ScratchError
 from scratchfs.foundation.limits import MAX_NEEDLE_BYTES
 from scratchfs.foundation.text import plural
 
-__all__ = ["HINT_SECONDS", "HINT_SPAN_BYTES", "NOTE_BYTES", "NO_MATCH", "no_match_in", "plain_miss",
-           "unhinted"]
+__all__ = ["HINT_SECONDS", "HINT_SPAN_BYTES", "NOTE_BYTES", "NO_MATCH", "WHOLE", "WITHOUT_OFFSET", "no_match_in",
+           "plain_miss", "unhinted", "whole_too"]
 
 HINT_SPAN_BYTES = 1 << 20
 """Most bytes searched (``offset`` to the end) for which a miss is searched again for a spelling that matches."""
@@ -87,6 +87,22 @@ def unhinted(note: object) -> object:
     if text.startswith("no match; ") and isinstance(note, Advice) and note.calls:
         return None
     return text.split("; ", 1)[0] if text.startswith(NO_MATCH) else note
+
+
+WHOLE = "; the whole content: "
+"""What a miss from an ``offset`` past 0 says before the call that searches from byte 0 (:func:`whole_too`)."""
+WITHOUT_OFFSET = "the same call without offset="
+"""That call in words (a long needle's, or one whose note would be over :data:`NOTE_BYTES`)."""
+
+
+def whole_too(note: str | Advice, call: Call | str, view: bool = False) -> Advice:
+    """``note``, a miss's from an ``offset`` past 0 (to the end), with ``call``, the same search or count from byte
+    0 (``call`` words, ``"the same call without offset="``, for a needle too long to repeat; ``view``: of a text
+    view): the bytes before the offset were not searched, which a count of 0 does not say (``count=true,
+    offset=N``: 0 matches, no note). Over :data:`NOTE_BYTES` of JSON, the call is named in words."""
+    lead = WHOLE.replace("content", "text view") if view else WHOLE
+    said = Advice.of(note, lead, call)
+    return said if reply_size(str(said)) <= NOTE_BYTES else Advice.of(note, lead, WITHOUT_OFFSET)
 
 
 _Hint = tuple[tuple[str, str], Call, str]

@@ -26,7 +26,9 @@ from scratchfs.foundation.errors import Deleted, Expired, NotFound, ScratchError
 
 LOST_HANDLE = ("; copy the handle whole from the stub that gave it (another run's or agent's is not read here), or "
                "run the tool that made it again if its result expired over an hour ago")
-LOST_KEY = "; scratch_list lists the keys of this scope"
+_LIST = Call.of("scratch_list").shown("scratch_list")  # (a model reads the tool's name; the CLI writes the command,
+# scratchfs scratch-list ..., where a tool's name told a shell user nothing)
+LOST_KEY = Advice.of("; ", _LIST, " lists the keys of this scope")
 HANDLES_COMPARED = 2_000
 """The live handles of a scope a handle that names nothing is compared with (one page)."""
 CLOSE_HANDLE = 0.9
@@ -220,7 +222,7 @@ def _hint(index: IndexBackend, run_id: str, agent_id: str, kind: str, key: str, 
         return scope
     meant = key_meant(index, run_id, agent_id, key, now)
     if meant:
-        return f"{scope}; did you mean {meant!r}, a key of this scope? (scratch_list lists them all)"
+        return Advice.of(f"{scope}; did you mean {meant!r}, a key of this scope? (", _LIST, " lists them all)")
     return scope + LOST_KEY
 
 

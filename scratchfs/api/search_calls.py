@@ -50,8 +50,8 @@ def count_again(handle: str, match: str | None, pattern: str | None, ignore_case
     name, sought = ("pattern", pattern) if pattern is not None else ("match", match or "")
 
     def again(words: str, **changed: object) -> Call | str:
-        if reply_size(sought) > HINT_CALL_BYTES:
-            return words
+        if not isinstance(sought, str) or reply_size(sought) > HINT_CALL_BYTES:  # (bytes: a needle an encoding=
+            return words  # wrote, which the call would not write again)
         return Call.of("read_handle", handle=handle, **{name: sought}, count=True, **changed,
                        ignore_case=True if ignore_case else None, budget=budget)
 

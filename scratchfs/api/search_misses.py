@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.bounds import bounded_miss, check_search_end, offset_past_end
 from scratchfs.api.entries import reading
-from scratchfs.api.miss_hints import plain_miss
+from scratchfs.api.miss_hints import WITHOUT_OFFSET, plain_miss, whole_too
 from scratchfs.api.results import Matches, bounded_resume, stopped_note
 from scratchfs.api.search_calls import HINT_CALL_BYTES, same_search
 from scratchfs.api.shape import binary_format
@@ -22,7 +22,7 @@ from scratchfs.api.shape_said import not_utf8_said, split_by_controls
 from scratchfs.api.stub_reads import PLACEHOLDERS
 from scratchfs.api.view_search import RENDERED_KINDS, rendered_hint
 from scratchfs.api.views import reply_size
-from scratchfs.engine.pattern_syntax import crlf_line_ends
+from scratchfs.engine.pattern_syntax import CRLF_END, CRLF_END_EXACT, crlf_line_ends
 from scratchfs.engine.search import Matcher, Sink, search
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.limits import DEFAULT_CONTEXT, DEFAULT_MATCHES
@@ -85,14 +85,18 @@ def _hinted(opened: Any, result: Matches, offset: int, said: bool = True) -> Mat
     not_utf8 = not_utf8_said(shape)
     missed = _missed(result, offset)  # (what follows only then: a pattern parsed again, a read)
     sniff_utf8 = missed and not _sought(result).isascii() and not not_utf8 and kind != "binary"
-    fixed = crlf_line_ends(result.pattern, result.ignore_case) if missed and result.pattern else None
+    fixed = crlf_line_ends(result.pattern, result.ignore_case, size > 0 and opened.reader.read(size - 1, 1) == b"\r"
+                           ) if missed and result.pattern and "$" in result.pattern else None  # (a last lone \r)
     head = opened.reader.read(0, min(size, SNIFFED_UTF8_BYTES)) if sniff_utf8 or fixed else b""
     if sniff_utf8 and head:
         not_utf8 = invalid_utf8_bytes(head[: len(head) - utf8_partial_tail(head)] if len(head) < size else head) > 0
     hinted = text_view_hint(result, kind, offset, shape, not_utf8, fixed if b"\r\n" in head else None)
     if hinted.note is None and not hinted.windows and hinted.next_offset is None and hinted.stopped is None:
-        return replace(hinted, note=plain_miss(opened, hinted, offset, said))  # (where it looked; a spelling that
-        # matches: miss_hints)
+        note = plain_miss(opened, hinted, offset, said)  # (where it looked; a spelling that matches: miss_hints)
+        if offset and isinstance(note, str):  # (no spelling hint: the bytes before offset= were not searched,
+            # and the search of them all is the way on)
+            note = whole_too(note, same_search(hinted, WITHOUT_OFFSET, offset=None))
+        return replace(hinted, note=note)
     return hinted
 
 
@@ -171,7 +175,7 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
     * a pattern holding ``$`` over content whose lines end in ``\\r\\n`` (its first :data:`SNIFFED_UTF8_BYTES`
       bytes hold one): ``$`` matches before a ``\\n`` only, as Python's ``re`` has it -- after a CRLF line's
       ``\\r`` -- so ``value=7000$`` finds no ``value=7000\\r\\n``; ``crlf_fix`` is the pattern with each ``$``
-      written ``\\r?$`` (:func:`~scratchfs.engine.pattern_syntax.crlf_line_ends`), which the note names.
+      written ``\\r?$`` or exactly (:func:`~scratchfs.engine.pattern_syntax.crlf_line_ends`), which the note names.
 
     (A placeholder's own text found from the start: :func:`_placeholder_hit`.) A note ends with the exact call for
     a needle or pattern of at most :data:`HINT_CALL_BYTES` (in bytes of its JSON string; at most about 460 bytes of
@@ -202,10 +206,11 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
     if (not_utf8 or not_utf8_said(shape)) and not _sought(found).isascii():
         return replace(found, note=single_byte_note(found, spelled))
     if crlf_fix is not None:
-        call = _same_call(found, pattern=crlf_fix) if reply_size(crlf_fix) <= HINT_CALL_BYTES else (
-            "the same call with each $ written \\r?$")
+        end = CRLF_END if CRLF_END_EXACT not in crlf_fix else CRLF_END_EXACT  # (the CRLF's \r alone, where an item
+        call = _same_call(found, pattern=crlf_fix) if reply_size(crlf_fix) <= HINT_CALL_BYTES else (  # may match
+            f"the same call with each $ written {end}")  # a \r too, or a lone \r ends the content)
         return replace(found, note=Advice.of("no match: the content's lines end in \\r\\n, and $ matches before \\n "
-                                             "only (as Python's re has it), after a line's \\r: write \\r?$ for a "
+                                             f"only (as Python's re has it), after a line's \\r: write {end} for a "
                                              "line's end: ", call))
     return found
 

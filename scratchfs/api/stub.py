@@ -14,7 +14,9 @@ import regex
 from scratchfs.api.line_fit import LAST_LINES_BYTES, escape_bytes, lines_within
 from scratchfs.api.shape import TEXT_PROBE_BYTES, binary_format, is_text
 from scratchfs.api.shape_binary import TarMember, compressed_format, tar_listing, tar_members, zip_members
+from scratchfs.api.shape_terminal import is_terminal
 from scratchfs.api.stub_reads import BY_MATCH, BY_PATTERN, MEMBERS, rows_after, structure_call
+from scratchfs.api.terminal_preview import AS_SHOWN, RenderedHead
 from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
 from scratchfs.engine.patterns import MAX_LINE_BYTES
 from scratchfs.foundation.calls import without_defaults
@@ -323,16 +325,17 @@ class _Note:
                 f"{by_member} | {self.by_other}.")
 
     def text(self, covered: int, next_line: int, tail_offset: int | None, head_count: int | None = None,
-             tail_count: int | None = None) -> str:
+             tail_count: int | None = None, drawn: object = None) -> str:
         """The note of a preview that shows ``covered`` bytes of the start (and the tail from ``tail_offset``);
         ``head_count`` and ``tail_count``: the lines from ``next_line`` and the last lines that a read holds
-        (:func:`lines_within`), ``None`` when not known (then as many as the average line holds)."""
-        what, size, average = self.what, self.size, self.lines_average
+        (:func:`lines_within`), ``None`` when not known (then as many as the average line holds); ``drawn``: shown
+        as a terminal shows them (:class:`~scratchfs.api.terminal_preview.RenderedHead`)."""
+        what, size, average, shown = self.what, self.size, self.lines_average, AS_SHOWN if drawn else ""
         if size == 0:
             return f"{what}; it is empty."
         if covered >= size:
-            return f"{what}; the preview shows all of it."
-        shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "")
+            return f"{what}; the preview shows all of it{shown.replace('them', 'it')}."
+        shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "") + shown
         by_range = f"{self.call}, offset={covered!r})" if covered else f"{self.call})"  # call_with(self.call, offset=)
         by_other = self.by_other
         if self.rows is not None:  # a table's rows, JSON lines' records: from the first the preview does not show
@@ -445,21 +448,23 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     members, packed = (tar_members(head), 0) if notes.format == "tar" else zip_members(head) if (
         notes.format == "zip" and not notes.compressed) else ([], 0)
     reads = _LineReads(head, tail, size, notes.tail_lines and mode == "head")
+    rendered = RenderedHead(head, size, limit) if mode == "head" and is_terminal(content_type, shape) else None
     while True:
         listing, shown = tar_listing(members, limit, notes.format or "tar") if members else ("", 0)
+        drawn = rendered.fit(limit) if rendered is not None else None
         if shown:  # a tar's first members, each with its data's bytes and offset
             preview, covered, tail_offset = listing, 0, None
         elif content_type == "binary":  # as a range read shows it: escaped control bytes would fill the stub
             preview, covered, tail_offset = hex_preview(head, size, limit)
-        else:
-            preview, covered, tail_offset = make_preview(head, tail, size, limit, mode)
+        else:  # (terminal output: the last redraw of each line, what a terminal shows)
+            preview, covered, tail_offset = (*drawn, None) if drawn else make_preview(head, tail, size, limit, mode)
         next_line = head.count(b"\n", 0, covered) + 1
         start = head.rfind(b"\n", 0, covered) + 1  # (where line next_line starts)
         counted = shown or covered >= size or notes.lines_average is None  # (no line read named)
         preview_cost = _json_bytes(preview) - 2
         for exact in (False, True):  # the lines' counts only for a try that fits without them (it may be kept)
             note = notes.tar_text(members[:shown], packed) if shown else notes.text(
-                covered, next_line, tail_offset, *(reads.counts(start) if exact else reads.known(start)))
+                covered, next_line, tail_offset, *(reads.counts(start) if exact else reads.known(start)), drawn)
             total = fixed + preview_cost + _json_bytes(note) - 2
             if (total > MAX_STUB_BYTES and limit) or counted:  # (the try with no preview left is kept)
                 break
@@ -473,8 +478,7 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
                 total = len(stub.to_json().encode("utf-8"))
             return stub
         room = max(0, MAX_STUB_BYTES - (total - preview_cost) - 8)  # 8: the note's numbers may grow a digit
-        limit = min(limit - 1, int(limit * room / max(1, preview_cost)))
-        limit = max(0, limit)
+        limit = max(0, min(limit - 1, int(limit * room / max(1, preview_cost))))
 
 
 _FIXED = len('{"handle":,"preview":"","size":,"lines":,"content_type":,"shape":,"note":""}')

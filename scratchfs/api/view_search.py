@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from scratchfs.api.bounds import offset_past_end
 from scratchfs.api.entries import reading
 from scratchfs.api.misfit import plain_view, view_misfit
-from scratchfs.api.miss_hints import no_match_in
+from scratchfs.api.miss_hints import WITHOUT_OFFSET, no_match_in, whole_too
 from scratchfs.api.results import Matches, stopped_note
 from scratchfs.api.search_calls import same_search
 from scratchfs.engine.search import Matcher, SearchResult, Sink, Window, search
@@ -96,14 +96,14 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
                     windows = [_off_escapes(frames, size, w) for w in found.windows]
                 return replace(asked, windows=windows, size=size, next_offset=found.next_offset, rendered=True,
                                note=_rendered_note(handle, windows[0].match_offset, asked.budget) if windows
-                               else _view_miss(found, offset, size),
+                               else _view_miss(found, offset, size, asked),
                                stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
             found, size = scope.structure.text_search(handle, "text", matcher, (offset, reach, asked.max_matches,
                                                                                  cap), sink, opened)
             first = found.windows[0] if found.windows else None
             return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset,
-                           note=_view_miss(found, offset, size) if first is None else _page_note(handle, first.offset,
-                                                                                                 asked.budget),
+                           note=_view_miss(found, offset, size, asked) if first is None else _page_note(
+                               handle, first.offset, asked.budget),
                            stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
     found, size = scope.structure.text_search(handle, str(asked.view), matcher, (offset, reach, asked.max_matches,
                                                                                   cap), sink)
@@ -112,15 +112,17 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
 
 
 
-def _view_miss(found: SearchResult, offset: int, size: int) -> str | None:
+def _view_miss(found: SearchResult, offset: int, size: int, asked: Matches) -> str | Advice | None:
     """Where a text view search that found nothing looked -- ``"no match in the whole text view (N bytes)"`` or
     ``"in bytes OFFSET-SIZE of the text view (from offset= to the end)"``, ``size`` the reply's --, or ``None`` when it
     stopped before the end (its ``next_offset`` or ``stopped`` says so). A search of the view that said nothing on
     a miss read as one cut short (helper hostile8; a stored content's search says where it looked:
-    :func:`~scratchfs.api.miss_hints.plain_miss`)."""
+    :func:`~scratchfs.api.miss_hints.plain_miss`); from an ``offset`` past 0, with the search of the whole view
+    (``asked``'s, :func:`~scratchfs.api.miss_hints.whole_too`)."""
     if found.next_offset is not None or found.stopped is not None:
         return None
-    return no_match_in(offset, size, view=True)
+    said = no_match_in(offset, size, view=True)
+    return whole_too(said, same_search(asked, WITHOUT_OFFSET, offset=None), True) if offset else said
 
 _REDRAW = re.compile(rb"\r(?!\r*\n)|\x1b\[[0-9;]*(?:[GCD]|[12]K)|\x08\x08")
 """What draws over a line's earlier columns (a ``\r`` that ends no line, a cursor move, an erasure before the

@@ -24,6 +24,10 @@ _DROPPED = {"scratch_list": ("limit", "cursor")}
 """Arguments a command has no option for, as it does their work itself (``scratch-list`` lists every key)."""
 
 
+_VERBS = ("read_handle", "scratch_read", "scratch_write", "scratch_list", "scratch_delete")
+"""The tools a message may start with the name of, each written as its command (``read-handle: row: ...``)."""
+
+
 def call_command(call: Call, run_id: str, agent_id: str, root: str | None) -> str:
     """The command that makes ``call`` on the store at ``root`` (``None``: a fleet's, named by ``--index`` and
     ``--blobs`` or their variables) in the scope ``run_id``, ``agent_id``, quoted for a POSIX shell: flags given
@@ -73,10 +77,11 @@ def read_command(command: str, lead: list[str], options: list[str], run_id: str,
 def advised(exc: ScratchError, scope: tuple[str, str, str | None] | None) -> str:
     """``exc``'s message, each call it advises written as the command that makes it on the store and scope the
     command ran on (``scope``: run, agent and the root of a local store, else ``None``, :data:`SCOPE_META`;
-    :func:`call_command`): a tool call pasted in a shell runs nothing."""
-    if scope is None:
-        return str(exc)
-    return exc.written(lambda call: call_command(call, *scope))
+    :func:`call_command`): a tool call pasted in a shell runs nothing; a tool's name it starts with (the check of
+    the tool's arguments: ``read_handle: row: ...``) written as the command's, ``read-handle``."""
+    text = str(exc) if scope is None else exc.written(lambda call: call_command(call, *scope))
+    verb = text.split(": ", 1)[0]  # (a check of a tool's arguments names the tool first: read_handle: row: ...)
+    return verb.replace("_", "-") + text[len(verb):] if verb in _VERBS else text
 
 
 def keep_scope(store: ScratchStore, kwargs: dict[str, Any]) -> ScratchStore:

@@ -313,7 +313,8 @@ def scratch_delete(store: ScratchStore, run_id: str, agent_id: str, key: str) ->
     if not scope.scratch_delete(key):
         missing = store.entries.not_found(run_id, agent_id, "scratch", key, reading=False)  # Deleted, Expired
         if HANDLE_RE.match(key):  # as MCP's scratch_delete notes it; delete-run and delete-agent remove spills
-            raise type(missing)(f"{missing}; {A_HANDLE_IS_NO_KEY} (or go with delete-run, delete-agent)")
+            raise type(missing)(f"{missing}; {A_HANDLE_IS_NO_KEY.format(delete='scratch-delete')} (or go with "
+                                "delete-run, delete-agent)")
         raise missing
     echo_json({"key": key, "deleted": True})
 

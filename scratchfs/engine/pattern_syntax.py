@@ -31,6 +31,8 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre_parse  # type: ignore[no-redef]
 
 __all__ = [
+    "CRLF_END",
+    "CRLF_END_EXACT",
     "MAXREPEAT",
     "MAX_NESTING",
     "MAX_PATTERN_BYTES",
@@ -214,18 +216,29 @@ def sub_sequences(name: str, av) -> list:
     return []
 
 
-def crlf_line_ends(pattern: str, ignore_case: bool) -> str | None:
-    """``pattern`` with each ``$`` anchor written ``\\r?$``, so that it matches at the end of a line ending in
-    ``\\r\\n`` too (``$`` matches before a ``\\n`` only: after a CRLF line's ``\\r``); ``None`` when it holds no
-    ``$`` anchor, or when the rewrite is not exactly that (a ``$`` the scan cannot tell from the parse's: in a
-    verbose-mode comment; a rewrite that does not compile: in a lookbehind, which must keep its width). Never
+CRLF_END = "\\r?$"
+"""How :func:`crlf_line_ends` writes ``$`` when nothing else in the pattern matches a ``\\r``."""
+CRLF_END_EXACT = "(?!(?<=\\r)\\n)(?:\\r(?=\\n))?$"
+"""... and when something may (``.``, ``[^a]``, ``\\s``: ``\\r?$`` let it take a CRLF's ``\\r``, and ``[^a]$`` found
+the line ``a``), or the content ends in a lone ``\\r`` (``\\r?$`` took it: ``a$`` found ``a\\r``, where no line ends
+after the ``a``): never between a ``\\r`` and its ``\\n``, a CRLF's ``\\r`` alone taken."""
+
+
+def crlf_line_ends(pattern: str, ignore_case: bool, lone_cr_end: bool = False) -> str | None:
+    """``pattern`` with each ``$`` anchor written to match at the end of a line ending in ``\\r\\n`` (``$`` matches
+    before a ``\\n`` only): Python's ``re`` on the text with LF line ends finds the same (:data:`CRLF_END`, else
+    :data:`CRLF_END_EXACT`: an item may match a ``\\r``, or ``lone_cr_end``, the content ends in one); ``None`` when
+    it holds no ``$`` anchor, or when the rewrite is not exactly that (a ``$`` the scan cannot tell from the parse's:
+    in a verbose-mode comment; a rewrite that does not compile: in a lookbehind, which must keep its width). Never
     raises."""
     try:
-        anchors = _end_anchors(parse(pattern, ignore_case))
+        tree = parse(pattern, ignore_case)
+        anchors = _end_anchors(tree)
+        written = CRLF_END_EXACT if lone_cr_end or _takes_cr(tree) else CRLF_END
         out, i, seen = [], 0, 0
         while anchors and i < len(pattern):
             end = i + 2 if pattern[i] == "\\" else _class_end(pattern, i) if pattern[i] == "[" else i + 1
-            out.append("\\r?$" if pattern[i] == "$" else pattern[i:end])
+            out.append(written if pattern[i] == "$" else pattern[i:end])
             seen += pattern[i] == "$"
             i = end
         fixed = "".join(out)
@@ -235,6 +248,27 @@ def crlf_line_ends(pattern: str, ignore_case: bool) -> str | None:
     except (InvalidArgument, RecursionError):
         return None
     return fixed
+
+
+def _takes_cr(tree) -> bool:
+    """Whether an item of a parsed pattern (its groups, branches and lookarounds included) may match a ``\\r``."""
+    for op, av in tree:
+        name = op_name(op)
+        if name in ("LITERAL", "NOT_LITERAL", "ANY", "IN"):
+            try:
+                if 13 in class_members(name, av, 0):  # (flags: no case or DOTALL changes what matches a \r)
+                    return True
+            except InvalidArgument:  # (an item it cannot read: taken as one that may)
+                return True
+            continue
+        stack = [av]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, _sre_parse.SubPattern) and _takes_cr(item):
+                return True
+            if isinstance(item, (list, tuple)):
+                stack.extend(item)
+    return False
 
 
 def _end_anchors(tree) -> int:

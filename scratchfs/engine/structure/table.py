@@ -407,13 +407,13 @@ def _page_start(source: ContentSource, header_rows: Iterator[tuple[int, Any]], f
     row, at = check_int(row, "row", 1), next(header_rows, None)
     if row > 1 and at is not None and len(delimiter) == 1:  # (the rows before it counted at C speed: row_jump)
         offset, passed = skip_rows(source, at[0], row - 1, lambda near, start: _reader(near, start, delimiter))
-        if passed < row - 1:
+        if passed < row - 1 or next(_reader(source, offset, delimiter), None) is None:  # (row= one past the last)
             raise PastLast("row", row, passed)
         return row, offset, 0, None
-    for skipped in range(row - 1):
-        if at is None:
+    for skipped in range(row):  # (row= one past the last too: refused as the rows further on are)
+        if at is None and (skipped < row - 1 or row > 1):
             raise PastLast("row", row, skipped)
-        at = next(header_rows, None)
+        at = next(header_rows, None) if skipped < row - 1 else at
     return row, source.size if at is None else at[0], 0, iter(()) if at is None else chain([at], header_rows)
 
 
