@@ -73,6 +73,8 @@ count of the whole, 422 B (before: 0 matches, no note); a CRLF miss of "=7[^ ]00
 item before it takes a \r) 557 B; the stub of a pip run's progress bar (101 redraws) then 300 lines, 1,524 B of JSON
 whose preview shows 89 lines as a terminal shows them (main at e7fe5dd: 1,525 B, its preview the bar's first 37
 states, 1 line).
+At 20:48 UTC (main after both merges): replies6's misses without their calls in the text block (mcp7): a search
+from offset 1000 267 B, the count from an offset 306 B, the CRLF miss 420 B (101, 116, 137 B of calls as data).
 """
 
 from __future__ import annotations
