@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
 import signal
 from pathlib import Path
@@ -22,7 +21,7 @@ from tests.services import (  # noqa: F401
     s3_env,
 )
 
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "tests.alone"]  # the alone marker: tests/alone.py
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 FIXTURE_FILES = sorted(p for p in FIXTURES.iterdir() if p.suffix in {".html", ".json", ".csv", ".txt"})
@@ -81,35 +80,6 @@ def pytest_configure(config: pytest.Config) -> None:
     start with the default disposition again (``tests/test_suite_signals.py``)."""
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-
-
-_RUN_LOCK = pytest.StashKey[int]()
-
-
-def _run_lock(config: pytest.Config) -> int | None:
-    """The descriptor of the lock file of this run's pytest-xdist workers (in the run's temporary directory, which
-    every worker's own is in), opened once per worker; ``None`` in a run without workers."""
-    if not hasattr(config, "workerinput"):
-        return None
-    if _RUN_LOCK not in config.stash:
-        path = Path(config.option.basetemp).parent / "alone.lock"
-        config.stash[_RUN_LOCK] = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    return config.stash[_RUN_LOCK]
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
-    """Under pytest-xdist a test marked ``alone`` (a bound of wall-clock time, or of work done in it) runs while no
-    other worker runs a test: it holds the run's lock exclusively, every other test holds it shared."""
-    lock = _run_lock(item.config)
-    if lock is None:
-        yield
-        return
-    fcntl.flock(lock, fcntl.LOCK_EX if item.get_closest_marker("alone") else fcntl.LOCK_SH)
-    try:
-        yield
-    finally:
-        fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture
