@@ -54,19 +54,31 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 BACKEND_EXAMPLES = 12
 """Hypothesis examples per property test on the server backends (the local store runs the full profile; the
 round-trips there are the same code above the seams, and every request here is a network round trip)."""
+DEFAULT_EXAMPLES = 300
+"""Hypothesis examples per property test in the default run, at most: a test that sets a higher count for itself (400
+to 1,500: the search engine's finders, the spill's CPU paths) runs it with ``SCRATCHFS_STRESS=1``, which raises every
+count to :data:`STRESS_EXAMPLES` at least. Its ``@example`` cases run every time."""
+
+
+def examples_for(base: settings, item: pytest.Item) -> int | None:
+    """The examples this property test runs instead of its own count, or ``None`` for its own."""
+    callspec = getattr(item, "callspec", None)
+    if os.environ.get("SCRATCHFS_STRESS"):
+        return max(base.max_examples, STRESS_EXAMPLES)
+    if callspec is not None and callspec.params.get("backend", "local") != "local":
+        return min(base.max_examples, BACKEND_EXAMPLES)
+    return DEFAULT_EXAMPLES if base.max_examples > DEFAULT_EXAMPLES else None
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item: pytest.Item):
-    callspec = getattr(item, "callspec", None)
     test = getattr(item, "obj", None)
     base = getattr(test, "_hypothesis_internal_use_settings", None)
-    stress = bool(os.environ.get("SCRATCHFS_STRESS"))
-    if base is None or (not stress and (callspec is None or callspec.params.get("backend", "local") == "local")):
+    examples = None if base is None else examples_for(base, item)
+    if examples is None:
         yield
         return
-    test._hypothesis_internal_use_settings = settings(base, max_examples=max(base.max_examples, STRESS_EXAMPLES)
-                                                      if stress else min(base.max_examples, BACKEND_EXAMPLES))
+    test._hypothesis_internal_use_settings = settings(base, max_examples=examples)
     try:
         yield
     finally:
