@@ -2,11 +2,12 @@
 work done in it) runs while no other worker runs a test.
 
 Two lock files in the run's temporary directory (which every worker's own is in): the run lock, held shared by
-every test from its set-up to its teardown and exclusively by an ``alone`` test's call alone (its set-up and
-teardown run beside other tests, as they bound nothing), and a gate taken before either. A worker waiting at the gate
-for the run lock holds the gate, so the other worker starts no test meanwhile: it waits for the test running there,
-not for the stream of tests after it (``flock`` grants a shared lock while an exclusive one is waited for, so
-without the gate an ``alone`` test waited until the other worker happened to be between two tests)."""
+every test from its set-up to its teardown, and exclusively by an ``alone`` test from the end of its set-up to the
+start of its teardown (those run beside other tests: they bound nothing); and a gate taken before the run lock. A
+worker waiting at the gate for the run lock holds the gate, so the other worker starts no test meanwhile: it waits
+for the test running there alone. (``flock`` grants a shared lock while an exclusive one is waited for: without the
+gate the other worker could start test after test meanwhile, as a loop of 50 ms holders did in a standalone trial;
+pytest's pause between tests let the waiter in every time it was measured.)"""
 
 from __future__ import annotations
 
@@ -54,16 +55,26 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
         fcntl.flock(locks[1], fcntl.LOCK_UN)
 
 
+def _alone(item: pytest.Item) -> tuple[int, int] | None:
+    """The run's locks if ``item`` is marked ``alone`` and runs under pytest-xdist, else ``None``."""
+    return None if item.get_closest_marker("alone") is None else _locks(item.config)
+
+
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_call(item: pytest.Item):
-    locks = _locks(item.config)
-    if locks is None or item.get_closest_marker("alone") is None:
-        yield
-        return
-    fcntl.flock(locks[1], fcntl.LOCK_UN)
-    _take(locks, fcntl.LOCK_EX)
-    try:
-        yield
-    finally:
+def pytest_runtest_setup(item: pytest.Item):
+    """Once an ``alone`` test's set-up is done, the run lock turns exclusive (the wait is booked as set-up, so a call's
+    duration stays its own)."""
+    outcome = yield
+    locks = _alone(item)
+    if locks is not None and outcome.excinfo is None:
+        fcntl.flock(locks[1], fcntl.LOCK_UN)
+        _take(locks, fcntl.LOCK_EX)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
+    locks = _alone(item)
+    if locks is not None:
         fcntl.flock(locks[1], fcntl.LOCK_UN)
         _take(locks, fcntl.LOCK_SH)
+    yield
