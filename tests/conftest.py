@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
 import signal
 from pathlib import Path
@@ -22,7 +21,7 @@ from tests.services import (  # noqa: F401
     s3_env,
 )
 
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "tests.alone"]  # the alone marker: tests/alone.py
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 FIXTURE_FILES = sorted(p for p in FIXTURES.iterdir() if p.suffix in {".html", ".json", ".csv", ".txt"})
@@ -55,19 +54,31 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 BACKEND_EXAMPLES = 12
 """Hypothesis examples per property test on the server backends (the local store runs the full profile; the
 round-trips there are the same code above the seams, and every request here is a network round trip)."""
+DEFAULT_EXAMPLES = 300
+"""Hypothesis examples per property test in the default run, at most: a test that sets a higher count for itself (400
+to 1,500: the search engine's finders, the spill's CPU paths) runs it with ``SCRATCHFS_STRESS=1``, which raises every
+count to :data:`STRESS_EXAMPLES` at least. Its ``@example`` cases run every time."""
+
+
+def examples_for(base: settings, item: pytest.Item) -> int | None:
+    """The examples this property test runs instead of its own count, or ``None`` for its own."""
+    callspec = getattr(item, "callspec", None)
+    if os.environ.get("SCRATCHFS_STRESS"):
+        return max(base.max_examples, STRESS_EXAMPLES)
+    if callspec is not None and callspec.params.get("backend", "local") != "local":
+        return min(base.max_examples, BACKEND_EXAMPLES)
+    return DEFAULT_EXAMPLES if base.max_examples > DEFAULT_EXAMPLES else None
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item: pytest.Item):
-    callspec = getattr(item, "callspec", None)
     test = getattr(item, "obj", None)
     base = getattr(test, "_hypothesis_internal_use_settings", None)
-    stress = bool(os.environ.get("SCRATCHFS_STRESS"))
-    if base is None or (not stress and (callspec is None or callspec.params.get("backend", "local") == "local")):
+    examples = None if base is None else examples_for(base, item)
+    if examples is None:
         yield
         return
-    test._hypothesis_internal_use_settings = settings(base, max_examples=max(base.max_examples, STRESS_EXAMPLES)
-                                                      if stress else min(base.max_examples, BACKEND_EXAMPLES))
+    test._hypothesis_internal_use_settings = settings(base, max_examples=examples)
     try:
         yield
     finally:
@@ -81,35 +92,6 @@ def pytest_configure(config: pytest.Config) -> None:
     start with the default disposition again (``tests/test_suite_signals.py``)."""
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-
-
-_RUN_LOCK = pytest.StashKey[int]()
-
-
-def _run_lock(config: pytest.Config) -> int | None:
-    """The descriptor of the lock file of this run's pytest-xdist workers (in the run's temporary directory, which
-    every worker's own is in), opened once per worker; ``None`` in a run without workers."""
-    if not hasattr(config, "workerinput"):
-        return None
-    if _RUN_LOCK not in config.stash:
-        path = Path(config.option.basetemp).parent / "alone.lock"
-        config.stash[_RUN_LOCK] = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    return config.stash[_RUN_LOCK]
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
-    """Under pytest-xdist a test marked ``alone`` (a bound of wall-clock time, or of work done in it) runs while no
-    other worker runs a test: it holds the run's lock exclusively, every other test holds it shared."""
-    lock = _run_lock(item.config)
-    if lock is None:
-        yield
-        return
-    fcntl.flock(lock, fcntl.LOCK_EX if item.get_closest_marker("alone") else fcntl.LOCK_SH)
-    try:
-        yield
-    finally:
-        fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture

@@ -1,0 +1,80 @@
+"""The ``alone`` marker under pytest-xdist: the call of a test marked ``alone`` (a bound of wall-clock time, or of
+work done in it) runs while no other worker runs a test.
+
+Two lock files in the run's temporary directory (which every worker's own is in): the run lock, held shared by
+every test from its set-up to its teardown, and exclusively by an ``alone`` test from the end of its set-up to the
+start of its teardown (those run beside other tests: they bound nothing); and a gate taken before the run lock. A
+worker waiting at the gate for the run lock holds the gate, so the other worker starts no test meanwhile: it waits
+for the test running there alone. (``flock`` grants a shared lock while an exclusive one is waited for: without the
+gate the other worker could start test after test meanwhile, as a loop of 50 ms holders did in a standalone trial;
+pytest's pause between tests let the waiter in every time it was measured.)"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+
+import pytest
+
+_LOCKS = pytest.StashKey[tuple[int, int]]()
+
+
+def _locks(config: pytest.Config) -> tuple[int, int] | None:
+    """``(gate, run lock)``: the descriptors of this run's lock files, opened once per worker; ``None`` in a run
+    without workers."""
+    if not hasattr(config, "workerinput"):
+        return None
+    if _LOCKS not in config.stash:
+        folder = Path(config.option.basetemp).parent
+        config.stash[_LOCKS] = tuple(os.open(folder / name, os.O_RDWR | os.O_CREAT, 0o600)
+                                     for name in ("alone.gate", "alone.lock"))
+    return config.stash[_LOCKS]
+
+
+def _take(locks: tuple[int, int], mode: int) -> None:
+    """The run lock in ``mode`` (``fcntl.LOCK_SH`` or ``LOCK_EX``), taken through the gate."""
+    gate, run = locks
+    fcntl.flock(gate, fcntl.LOCK_EX)
+    try:
+        fcntl.flock(run, mode)
+    finally:
+        fcntl.flock(gate, fcntl.LOCK_UN)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    locks = _locks(item.config)
+    if locks is None:
+        yield
+        return
+    _take(locks, fcntl.LOCK_SH)
+    try:
+        yield
+    finally:
+        fcntl.flock(locks[1], fcntl.LOCK_UN)
+
+
+def _alone(item: pytest.Item) -> tuple[int, int] | None:
+    """The run's locks if ``item`` is marked ``alone`` and runs under pytest-xdist, else ``None``."""
+    return None if item.get_closest_marker("alone") is None else _locks(item.config)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item: pytest.Item):
+    """Once an ``alone`` test's set-up is done, the run lock turns exclusive (the wait is booked as set-up, so a call's
+    duration stays its own)."""
+    outcome = yield
+    locks = _alone(item)
+    if locks is not None and outcome.excinfo is None:
+        fcntl.flock(locks[1], fcntl.LOCK_UN)
+        _take(locks, fcntl.LOCK_EX)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
+    locks = _alone(item)
+    if locks is not None:
+        fcntl.flock(locks[1], fcntl.LOCK_UN)
+        _take(locks, fcntl.LOCK_SH)
+    yield

@@ -1,0 +1,71 @@
+"""The ``alone`` marker under pytest-xdist (``tests/alone.py``): no other test runs beside an ``alone`` test's call,
+and a worker waiting to run one waits for the test running on the other worker, not for the tests after it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+TESTS = '''
+import json, os, time
+import pytest
+
+LOG = os.environ["ALONE_LOG"]
+
+def note(what, name):
+    with open(LOG, "a") as log:
+        log.write(json.dumps([what, name, time.monotonic()]) + "\\n")
+
+@pytest.mark.parametrize("n", range(3))
+@pytest.mark.alone
+def test_alone(n):
+    note("start", f"alone{n}")
+    time.sleep(0.1)
+    note("end", f"alone{n}")
+
+@pytest.mark.parametrize("n", range(30))
+def test_other(n):
+    note("start", n)
+    time.sleep(0.03)
+    note("end", n)
+'''
+
+CONFTEST = '''
+import pytest
+from test_mixed import note
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):
+    if item.get_closest_marker("alone"):
+        note("asked", "alone")  # before any lock: the worker asks for the run from here
+    yield
+'''
+
+
+def test_an_alone_call_runs_beside_no_test_and_waits_for_one_test_at_most(pytester: pytest.Pytester, monkeypatch,
+                                                                          tmp_path):
+    log = tmp_path / "log"
+    monkeypatch.setenv("ALONE_LOG", str(log))
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    pytester.makepyfile(test_mixed=TESTS, conftest=CONFTEST)
+    pytester.makeini("[pytest]\nmarkers = alone: runs alone\n")
+    result = pytester.runpytest_subprocess("-p", "tests.alone", "-p", "no:randomly", "-n", "2", "--dist", "load",
+                                           "-q")
+    result.assert_outcomes(passed=33)
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    spans: dict = {}
+    for what, name, at in events:
+        spans.setdefault(name, {})[what] = at
+    asks = sorted(at for what, _, at in events if what == "asked")
+    for number in range(3):
+        alone = spans[f"alone{number}"]
+        beside = [name for name, span in spans.items() if name != f"alone{number}" and "end" in span
+                  and span["start"] < alone["end"] and span["end"] > alone["start"]]
+        assert beside == [], (number, beside)
+        asked = max(at for at in asks if at < alone["start"])
+        started_while_waiting = [name for name, span in spans.items() if asked < span.get("start", 0) < alone["start"]]
+        assert len(started_while_waiting) <= 1, (number, started_while_waiting)
