@@ -45,7 +45,9 @@ _COMMIT_RE = re.compile(rb"\ncommit ([0-9a-f]{7,64})\b(?=[^\n]*\n {0,3}(?:Merge|
 so that a message's line ``* commit <hash>`` behind a ``--graph`` (whose ``*`` reads as the graph's) or a file named
 so in ``--name-only`` is none: a message's lines stand 4 spaces in."""
 _SUBJECT_RE = re.compile(rb"\n *\r?\n {4}([^\r\n]*)")  # (a blank line: the graph's padding after its last commit)
-_STAT_RE = re.compile(rb"\n (\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?")
+_STAT_RE = re.compile(rb"\n(?:  )* (\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?")
+"""A commit's ``--stat`` summary: one space in, or 3, 5, ... behind a ``--graph`` taken off (a column that ended at
+the commit, ``|/``, leaves two spaces on its lines); a message's lines stand 4, 6, ... in."""
 _TOOL_FIRST_RE = re.compile(rb"(?:Commit history:\r?\n)?Commit: [0-9a-f]{7,64}\r?\nAuthor: ")
 _TOOL_COMMIT_RE = re.compile(rb"\nCommit: ([0-9a-f]{7,64})\r?\n(?=Author: [^\n]*\nDate: [^\n]*\nMessage: )")
 """A commit of the MCP git server's layout: its ``Commit:`` line followed by its ``Author:``, ``Date:`` and
