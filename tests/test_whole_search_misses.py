@@ -90,7 +90,23 @@ def test_no_note_where_it_is_not_a_miss_of_the_whole_content(scope):
     counted = tools.read_handle(handle, pattern="utilities$", count=True, offset=10)  # (not from the start: where
     assert counted["note"].startswith("no match in bytes 10-") and "\\r" not in counted["note"]  # it looked, and
     assert counted["calls"][0]["arguments"] == {"handle": handle, "pattern": "utilities$", "count": True}  # the whole)
-    assert "note" not in tools.read_handle(handle, pattern="utilities$", before=len(crlf) - 10)  # (not to the end)
+    assert tools.read_handle(handle, pattern="utilities$", before=len(crlf) - 10)["note"] == (  # (not to the end:
+        f"no match in bytes 0-{len(crlf) - 10} (from offset= to before=)")  # where it looked, no reason)
     found = tools.read_handle(handle, pattern="utilities\r$", count=True)
     assert found["matches"] == crlf.count(b"utilities\r\n") > 0 and "note" not in found
     assert "note" not in tools.read_handle(handle, pattern="no such words", count=True)  # (no reason to give)
+
+
+def test_the_last_matches_of_none_say_where_they_looked_as_a_forward_search_does(scope):
+    """A new user's trial: ``match="purge", before=<size>`` over a dpkg log answered ``"windows": [],
+    "next_before": null`` and nothing more, where the same search forward says ``no match in the whole content
+    (N bytes)``; from the end it now says so too, and a search before= a byte says the bytes it looked in."""
+    tools = ScratchTools(scope)
+    handle = scope.spill(DPKG, source_tool="shell").handle
+    forward = tools.read_handle(handle, match="no such words")
+    assert forward["note"] == f"no match in the whole content ({len(DPKG):,} bytes)"
+    assert tools.read_handle(handle, match="no such words", before=len(DPKG))["note"] == forward["note"]
+    assert tools.read_handle(handle, pattern="no such words?", offset=5, before=1000)["note"] == (
+        "no match in bytes 5-1000 (from offset= to before=)")
+    found = tools.read_handle(handle, match="amd64", before=len(DPKG), max_matches=1)
+    assert found["windows"] and "note" not in found

@@ -74,10 +74,12 @@ def last_search(scope: Scope, found: Matches, matcher: Matcher, offset: int, bef
             missed = None
             if none and end is not None:  # (bounded: where it looked)
                 missed = bounded_miss(offset, before, size, "before")
-            elif none and not offset and before == size:  # (no match in all of it: the reason a forward search's
-                # note gives, if any)
+            elif none and not offset and before == size:  # (no match in all of it, said as a forward search's
+                # note says it, with its reason, if any)
                 missed = whole_miss_note(opened, handle, found.match, found.pattern, found.ignore_case,
-                                         found.budget)
+                                         found.budget, said=True)
+            elif none:  # (as a forward search from offset= says where it looked)
+                missed = f"no match in bytes {offset}-{before} (from offset= to before=)"
     origin, next_before, note = offset, got.next_before, missed
     if got.resume is not None:
         origin, next_before = got.resume, before

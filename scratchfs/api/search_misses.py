@@ -101,17 +101,17 @@ def _hinted(opened: Any, result: Matches, offset: int, said: bool = True) -> Mat
 
 
 def whole_miss_note(opened: Any, handle: str, needle: bytes | None, pattern: str | None, ignore_case: bool,
-                    budget: int | None = None) -> str | Advice | None:
+                    budget: int | None = None, said: bool = False) -> str | Advice | None:
     """The note of a search over the whole stored content of ``opened`` (an open entry, read under
     :func:`~scratchfs.api.entries.reading`) that found nothing -- a count (``count=true``) from byte 0, or the last
     matches (``before=<size>``) from byte 0 --: :func:`text_view_hint`'s, as a forward search from the start that
     found nothing says it (its call a forward search, with the default context and number of matches; a spelling
-    that matches, :func:`~scratchfs.api.miss_hints.plain_miss`, without where it looked), or ``None`` when it says
-    nothing; its calls repeat ``budget``, the reply budget the call gave. Raises what a read of the
-    entry raises (NotFound, CorruptBlob)."""
+    that matches, :func:`~scratchfs.api.miss_hints.plain_miss`, without where it looked unless ``said``: a search
+    from the end shows no count that says it), or ``None`` when it says nothing; its calls repeat ``budget``, the
+    reply budget the call gave. Raises what a read of the entry raises (NotFound, CorruptBlob)."""
     asked = Matches(handle, needle, [], opened.entry.size, None, pattern, ignore_case, DEFAULT_CONTEXT,
                     DEFAULT_MATCHES, opened.entry.content_type == "binary", budget=budget)
-    return _hinted(opened, asked, 0, said=False).note
+    return _hinted(opened, asked, 0, said=said).note
 
 
 def _missed(found: Matches, offset: int) -> bool:
