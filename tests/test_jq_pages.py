@@ -5,6 +5,7 @@ whether cut outputs are kept between pages."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 
@@ -130,3 +131,16 @@ def test_loc_names_the_line_jq_names_for_the_filter_alone(text):
     assert _follow(json.dumps(data).encode(), text, 4096, 10, None) == expected
     from scratchfs.engine.structure import records_page
     assert records_page(BytesSource(json.dumps(data).encode() + b"\n"), jq=text).items == expected
+
+
+@pytest.mark.parametrize("text", [".[0] | .name +", "foo(1) | bar"])
+def test_a_compile_error_carries_jq_s_words_alone(text):
+    """A new user's trial: ``jq="... | .name +"`` was refused as 'does not compile: jq: error: syntax error, ... at
+    the end of the filter jq: 1 compile error' -- 'jq: error: ' before each error and the count after them, 31
+    bytes of the model's reply that say nothing the refusal does not."""
+    with pytest.raises(InvalidArgument) as caught:
+        compile_filter(text, 5)
+    message = str(caught.value)
+    assert "jq: error" not in message and "compile error" not in message, message
+    assert message.startswith(f"jq filter {text!r} does not compile: "), message
+    assert re.search(r"(syntax error|is not defined)", message), message

@@ -179,7 +179,11 @@ def _message(exc: Exception, lines: int, wrapper_lines: int = 1) -> str:
         else:
             out.append(_WRAPPER_TOKEN.sub("unexpected end of the filter", head) + " at the end of the filter")
         pos = found.end()
-    return ("".join(out) + text[pos:])[:300]
+    return _NOISE.sub("", "".join(out) + text[pos:])[:300]
+
+
+_NOISE = re.compile(r"jq: error: | ?jq: \d+ compile errors?$")
+"""What jq adds to each compile error, the filter's own words aside (``jq: error: ``, ``jq: 1 compile error``)."""
 
 
 def parse_path(text: str) -> list[tuple[str, Any]] | None:
