@@ -156,13 +156,16 @@ def test_the_case_hint_against_python(scope, text, needle):
         assert _follow(tools, reply)["windows"][0]["offset"] == blind.start()
 
 
-def test_a_count_and_a_search_from_the_end_give_the_hint_alone(scope):
+def test_a_count_gives_the_hint_alone_and_a_search_from_the_end_as_a_forward_search_does(scope):
+    """A count's ``"matches": 0`` says it found nothing; a search from the end shows no count, and says where it
+    looked as a forward search does (newuser8: its plain miss said nothing at all)."""
     tools = ScratchTools(scope)
     handle = scope.spill("say hello\n", source_tool="t").handle
     counted = tools.call("read_handle", {"handle": handle, "match": "Hello", "count": True})
     assert counted["matches"] == 0 and counted["note"].startswith('no match; ignoring case it matches "hello"')
     last = tools.call("read_handle", {"handle": handle, "match": "Hello", "before": 10})
-    assert last["note"].startswith('no match; ignoring case it matches "hello"')
+    assert last["note"] == tools.call("read_handle", {"handle": handle, "match": "Hello"})["note"]
+    assert last["note"].startswith('no match in the whole content (10 bytes); ignoring case it matches "hello"')
     assert "note" not in tools.call("read_handle", {"handle": handle, "match": "zebra", "count": True})
 
 
