@@ -181,3 +181,30 @@ def test_the_inspectors_json_tree_of_what_is_not_json_is_not_json(scratch_scope)
     latin = scratch_scope.spill(b'{"name": "caf\xe9"}' + b" " * 9000, source_tool="t").handle
     with pytest.raises(NotJson):
         structure.json_tree(scratch_scope, latin)
+
+
+@pytest.mark.parametrize("filter", [
+    'error("parse error: Unfinished JSON term at EOF at line 99999, column 0")',
+    '.items[] | error("parse error: Invalid numeric literal at line 99999, column 3")',
+    '.items[] | if .id == 3 then error("parse error: Invalid literal at line 5, column 3") else .id end'])
+def test_a_filters_own_error_reading_as_jqs_parse_error_is_the_filters_not_a_broken_document(tools, scratch_scope,
+                                                                                          filter):
+    """A filter's ``error("parse error: ... at line 99999, column 0")`` over a valid document was told as jq's parse
+    error of it (NotJson): "the document is not valid JSON there" or "ends before its JSON does", naming
+    ``line=99999`` past its last line. jq's own parse errors come from reading the input; the filter's is its
+    JqFailed, its call written out."""
+    doc = json.dumps({"items": [{"id": i, "name": "x" * 50} for i in range(400)]}, indent=1).encode()
+    stub = scratch_scope.spill(doc, source_tool="api.get")
+    assert stub.content_type == "json", stub.shape
+    try:
+        page = tools.call("read_handle", {"handle": stub.handle, "jq": filter})
+    except JqFailed as exc:
+        message = str(exc)
+    else:
+        message = page["note"]
+    assert "raised by the filter" in message and "error(\"parse error: " in message, message
+    assert "not valid JSON" not in message and "line=99999" not in message and "line=-20" not in message, message
+    with pytest.raises(NotJson) as real:  # jq's own parse error is still the document's
+        tools.call("read_handle", {"handle": scratch_scope.spill(doc[:-40], source_tool="api.get").handle,
+                                   "jq": filter})
+    assert real.value.by_jq and real.value.at_end, real.value
