@@ -45,7 +45,9 @@ _COMMIT_RE = re.compile(rb"\ncommit ([0-9a-f]{7,64})\b(?=[^\n]*\n {0,3}(?:Merge|
 so that a message's line ``* commit <hash>`` behind a ``--graph`` (whose ``*`` reads as the graph's) or a file named
 so in ``--name-only`` is none: a message's lines stand 4 spaces in."""
 _SUBJECT_RE = re.compile(rb"\n *\r?\n {4}([^\r\n]*)")  # (a blank line: the graph's padding after its last commit)
-_STAT_RE = re.compile(rb"\n (\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?")
+_STAT_RE = re.compile(rb"\n {1,3}(\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?")
+"""A commit's ``--stat`` or ``--shortstat`` total: one space in, or up to three behind a ``--graph`` taken off (the
+padding a column closed under the commit left, ``|/  Author:``), never a message's four."""
 _TOOL_FIRST_RE = re.compile(rb"(?:Commit history:\r?\n)?Commit: [0-9a-f]{7,64}\r?\nAuthor: ")
 _TOOL_COMMIT_RE = re.compile(rb"\nCommit: ([0-9a-f]{7,64})\r?\n(?=Author: [^\n]*\nDate: [^\n]*\nMessage: )")
 """A commit of the MCP git server's layout: its ``Commit:`` line followed by its ``Author:``, ``Date:`` and
