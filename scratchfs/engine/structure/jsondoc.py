@@ -470,7 +470,7 @@ def run_jq_checked(program: Any, mode: str, data: Any, deadline: float, advice: 
                      "that builds smaller, shallower values")
 
 
-_PARSED_TO = re.compile(r" at line ([1-9][0-9]{0,15}), column ")
+_PARSED_TO = re.compile(r" at line ([1-9][0-9]{0,15}), column ([0-9]{1,16})")
 """Where jq's parse error says it stopped."""
 
 
@@ -483,7 +483,8 @@ def jq_error(reason: str, step: bool = True) -> InvalidArgument:
     if reason.startswith("parse error"):  # (the document's, not a step's: no FAILED_STEP)
         line = _PARSED_TO.search(reason)
         return NotJson(f"jq: {reason}", by_jq=True, line=None if line is None else int(line[1]),
-                       at_end=" at EOF " in reason, too_deep="Exceeds depth limit for parsing" in reason)
+                       column=None if line is None else int(line[2]), at_end=" at EOF " in reason,
+                       too_deep="Exceeds depth limit for parsing" in reason)
     return jq_failed(reason) if step else InvalidArgument(f"jq: {reason}")
 
 
