@@ -477,7 +477,7 @@ _PARSED_TO = re.compile(r" at line ([1-9][0-9]{0,15}), column ([0-9]{1,16})")
 def jq_error(reason: str, step: bool = True) -> InvalidArgument:
     """jq's error ``reason`` (:func:`jq_message`'s) as a jq read raises it: jq's parse error of the document as
     :class:`NotJson` (``jq: parse error: ...``; where it stopped read from jq's words here, where they are met:
-    ``line``, ``at_end`` -- jq met the end, ``at EOF`` --, ``too_deep``); else a step's failure
+    ``line``, ``column``, ``at_end`` -- jq met the end, ``at EOF`` --, ``too_deep``); else a step's failure
     (:func:`~.jsonstream.jq_failed`, its next step after it), or with ``step`` False (the filter failed on the
     document as a whole) ``jq: <reason>`` alone."""
     if reason.startswith("parse error"):  # (the document's, not a step's: no FAILED_STEP)
