@@ -181,3 +181,63 @@ def test_the_inspectors_json_tree_of_what_is_not_json_is_not_json(scratch_scope)
     latin = scratch_scope.spill(b'{"name": "caf\xe9"}' + b" " * 9000, source_tool="t").handle
     with pytest.raises(NotJson):
         structure.json_tree(scratch_scope, latin)
+
+
+@pytest.mark.parametrize("filter", [
+    'error("parse error: Unfinished JSON term at EOF at line 99999, column 0")',
+    '.items[] | error("parse error: Invalid numeric literal at line 99999, column 3")',
+    '.items[] | if .id == 3 then error("parse error: Invalid literal at line 5, column 3") else .id end'])
+def test_a_filters_own_error_reading_as_jqs_parse_error_is_the_filters_not_a_broken_document(tools, scratch_scope,
+                                                                                          filter):
+    """A filter's ``error("parse error: ... at line 99999, column 0")`` over a valid document was told as jq's parse
+    error of it (NotJson): "the document is not valid JSON there" or "ends before its JSON does", naming
+    ``line=99999`` past its last line. jq's own parse errors come from reading the input; the filter's is its
+    JqFailed, its call written out."""
+    doc = json.dumps({"items": [{"id": i, "name": "x" * 50} for i in range(400)]}, indent=1).encode()
+    stub = scratch_scope.spill(doc, source_tool="api.get")
+    assert stub.content_type == "json", stub.shape
+    try:
+        page = tools.call("read_handle", {"handle": stub.handle, "jq": filter})
+    except JqFailed as exc:
+        message = str(exc)
+    else:
+        message = page["note"]
+    assert "raised by the filter" in message and "error(\"parse error: " in message, message
+    assert "not valid JSON" not in message and "line=99999" not in message and "line=-20" not in message, message
+    with pytest.raises(NotJson) as real:  # jq's own parse error is still the document's
+        tools.call("read_handle", {"handle": scratch_scope.spill(doc[:-40], source_tool="api.get").handle,
+                                   "jq": filter})
+    assert real.value.by_jq and real.value.at_end, real.value
+
+
+@pytest.mark.parametrize("cut", [5, 9_000, 60_000])
+def test_a_json_cut_short_in_a_long_last_line_after_short_ones_names_a_read_that_reaches_its_end(tools, scratch_scope,
+                                                                                                 cut):
+    """Pretty-printed JSON (short lines, past the shape's sample: stored as JSON) whose last line is a 99 KB minified
+    array, cut short in it: the refusal named ``line=-20, lines=20``, whose reply, cut at its budget, showed the
+    start of that line, 90 KB before where the document broke. The lines' average is short; jq's column (the last
+    line's length at the end) is not: it names the read of the last bytes, and that read reaches the end."""
+    head = json.dumps({"items": [{"id": i} for i in range(30_000)]}, indent=1)[:-2]
+    content = (head + ', "blob": ' + json.dumps(["z" * 30] * 3000, separators=(",", ":")) + "}").encode()[:-cut]
+    stub = scratch_scope.spill(content, source_tool="api.get")
+    assert stub.content_type == "json" and len(content) > 512 * 1024, stub.shape
+    with pytest.raises(NotJson) as caught:
+        tools.call("read_handle", {"handle": stub.handle, "jq": ".items[0]"})
+    [call] = _calls(str(caught.value))
+    page = tools.call("read_handle", call)
+    assert page["next_offset"] is None and content.endswith(page["data"].encode()), (call, page.get("next_call"))
+    assert caught.value.at_end and caught.value.column > DEFAULT_READ_BYTES, caught.value
+    assert pickle.loads(pickle.dumps(caught.value)).column == caught.value.column
+
+
+def test_a_pretty_json_cut_short_still_names_its_last_lines(tools, scratch_scope):
+    """Short lines to the end: the read of the last 20 lines, as before, which reaches the end."""
+    content = json.dumps({"items": [{"id": i, "name": "x" * 20} for i in range(20_000)]}, indent=1).encode()[:-7]
+    stub = scratch_scope.spill(content, source_tool="api.get")
+    assert stub.content_type == "json", stub.shape
+    with pytest.raises(NotJson) as caught:
+        tools.call("read_handle", {"handle": stub.handle, "jq": ".items[0]"})
+    [call] = _calls(str(caught.value))
+    assert call == {"handle": stub.handle, "line": -20, "lines": 20}, call
+    page = tools.call("read_handle", call)
+    assert content.endswith(page["data"].encode()), page

@@ -151,10 +151,13 @@ def jq_misfit(handle: str, content_type: str | None, exc: InvalidArgument, line_
 def _broken_json(handle: str, exc: NotJson, size: int, line_bytes: float) -> Advice:
     """jq's parse error ``exc`` over an entry stored as JSON of ``size`` bytes (its start parsed when it was
     spilled), with the read that shows where the parse failed: when jq met the end (a tool's output cut short), its
-    last lines -- its last bytes when its lines average more than a default read (``line_bytes``: a minified
-    document on one line, whose last lines are all of it) --, else the line jq names, else a search."""
+    last lines -- its last bytes when those lines may not fit half a default read (``line_bytes``, the average, 19
+    times, and the last one's length, jq's column: a minified document on one line, whose last lines are all of it,
+    or a long last line after short ones, whose line read ends before the end) --, else the line jq names, else a
+    search."""
     if exc.at_end:
-        if line_bytes > DEFAULT_READ_BYTES:  # (the stub's rule: such lines are read by byte range)
+        last_lines = 19 * line_bytes + (exc.column if exc.column is not None else line_bytes)
+        if line_bytes > DEFAULT_READ_BYTES or last_lines > DEFAULT_READ_BYTES // 2:  # (read by byte range)
             where: Call = Call.of("read_handle", handle=handle, offset=max(0, size - DEFAULT_READ_BYTES))
             last = "bytes"
         else:
@@ -289,7 +292,8 @@ def explained_jq(handle: str, content_type: str | None, read: Callable[[], T], l
 
 def told_not_json(exc: NotJson, advice: str | Advice) -> NotJson:
     """``exc`` (a document jq cannot parse) told as ``advice`` (:func:`jq_misfit`'s), its fields kept."""
-    return NotJson(advice, by_jq=exc.by_jq, line=exc.line, at_end=exc.at_end, too_deep=exc.too_deep)
+    return NotJson(advice, by_jq=exc.by_jq, line=exc.line, at_end=exc.at_end, too_deep=exc.too_deep,
+                   column=exc.column)
 
 
 __all__ = ["columns_misfit", "explained_jq", "fitting_reads", "holds", "jq_misfit", "members_misfit", "no_element",

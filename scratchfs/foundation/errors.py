@@ -233,21 +233,23 @@ class NotJson(InvalidArgument):
     Attributes:
         by_jq: jq's own parser stopped (its parse error); the fields below say where.
         line: the line jq's parse error names (from 1), else ``None``.
+        column: the column it names on that line (jq's count), else ``None``.
         at_end: jq met the content's end inside a value: a document cut short.
         too_deep: the document is nested past jq's depth limit (10,000 levels).
     """
 
     def __init__(self, message: str | Advice, *, by_jq: bool = False, line: int | None = None, at_end: bool = False,
-                 too_deep: bool = False) -> None:
+                 too_deep: bool = False, column: int | None = None) -> None:
         super().__init__(message)
-        self.by_jq, self.line, self.at_end, self.too_deep = by_jq, line, at_end, too_deep
+        self.by_jq, self.line, self.at_end, self.too_deep, self.column = by_jq, line, at_end, too_deep, column
 
     def __reduce__(self):
-        return (_not_json, (self.said(), self.by_jq, self.line, self.at_end, self.too_deep))
+        return (_not_json, (self.said(), self.by_jq, self.line, self.at_end, self.too_deep, self.column))
 
 
-def _not_json(message: str | Advice, by_jq: bool, line: int | None, at_end: bool, too_deep: bool) -> NotJson:
-    return NotJson(message, by_jq=by_jq, line=line, at_end=at_end, too_deep=too_deep)
+def _not_json(message: str | Advice, by_jq: bool, line: int | None, at_end: bool, too_deep: bool,
+              column: int | None = None) -> NotJson:
+    return NotJson(message, by_jq=by_jq, line=line, at_end=at_end, too_deep=too_deep, column=column)
 
 
 class BadSelector(InvalidArgument):

@@ -17,6 +17,7 @@ parent is gone reads end-of-file and exits.
 
 from __future__ import annotations
 
+import json
 import pickle
 import time
 from collections.abc import Iterator
@@ -67,6 +68,22 @@ def _error(mode: str, message: str) -> tuple[str, Any]:
     return "error", message if mode == "page" else (0, message, [])
 
 
+def _said(exc: ValueError) -> str:
+    """jq's message of ``exc``; one the filter raised itself that reads as jq's parse error of the input
+    (``error("parse error: ... at line 99999, column 0")``) told as the filter's call, so that no reader takes it for
+    the document's (a broken document, a line past its end): the binding raises its parse errors from reading the
+    next input (``_ready_next_input``, named in the traceback), a filter's from running it."""
+    message = str(exc)
+    if not message.startswith("parse error"):
+        return message
+    frame = exc.__traceback__
+    while frame is not None:
+        if frame.tb_frame.f_code.co_name.endswith("_next_input"):
+            return message
+        frame = frame.tb_next
+    return f"error({json.dumps(message, ensure_ascii=False)}) raised by the filter"
+
+
 def _page_texts(outputs: Iterator[str], first: int, need: tuple[int, int, int], more: tuple[int, float],
                 ) -> tuple[list[str], bool, str | None]:
     """jq's outputs as JSON texts (``tojson``) from output ``first`` on: every one a page needs -- until their
@@ -96,7 +113,7 @@ def _page_texts(outputs: Iterator[str], first: int, need: tuple[int, int, int], 
             if until is not None and (taken > most_chars or time.monotonic() > until):
                 return texts, True, None
     except ValueError as exc:
-        return texts, False, str(exc)
+        return texts, False, _said(exc)
     return texts, False, None
 
 
@@ -131,7 +148,7 @@ def _apply(program: Any, mode: str, data: Any) -> Any:
         try:
             outputs = iter(program.input_text(text))
         except ValueError as exc:
-            return "error", str(exc)
+            return "error", _said(exc)
         texts, stopped, error = _page_texts(outputs, first, need, more)
         constant = numbers.non_json_constant(text)  # (after jq's parse: text that is no JSON at all gets its error)
         if constant is not None and (error is None or "parse error" not in error):

@@ -474,20 +474,21 @@ def run_jq_checked(program: Any, mode: str, data: Any, deadline: float, advice: 
                      "that builds smaller, shallower values")
 
 
-_PARSED_TO = re.compile(r" at line ([1-9][0-9]{0,15}), column ")
+_PARSED_TO = re.compile(r" at line ([1-9][0-9]{0,15}), column ([0-9]{1,16})")
 """Where jq's parse error says it stopped."""
 
 
 def jq_error(reason: str, step: bool = True) -> InvalidArgument:
     """jq's error ``reason`` (:func:`jq_message`'s) as a jq read raises it: jq's parse error of the document as
     :class:`NotJson` (``jq: parse error: ...``; where it stopped read from jq's words here, where they are met:
-    ``line``, ``at_end`` -- jq met the end, ``at EOF`` --, ``too_deep``); else a step's failure
+    ``line``, ``column``, ``at_end`` -- jq met the end, ``at EOF`` --, ``too_deep``); else a step's failure
     (:func:`~.jsonstream.jq_failed`, its next step after it), or with ``step`` False (the filter failed on the
     document as a whole) ``jq: <reason>`` alone."""
     if reason.startswith("parse error"):  # (the document's, not a step's: no FAILED_STEP)
         line = _PARSED_TO.search(reason)
         return NotJson(f"jq: {reason}", by_jq=True, line=None if line is None else int(line[1]),
-                       at_end=" at EOF " in reason, too_deep="Exceeds depth limit for parsing" in reason)
+                       column=None if line is None else int(line[2]), at_end=" at EOF " in reason,
+                       too_deep="Exceeds depth limit for parsing" in reason)
     return jq_failed(reason) if step else InvalidArgument(f"jq: {reason}")
 
 
