@@ -164,13 +164,18 @@ def adopting(index: Any, location: str) -> bool:
     (every PostgreSQL index with local files records the same one), never taken over, pays nothing for them beyond
     the first 70 minutes. Raises StorageError, StoreBusy."""
     paired, owners = previous_owners(index, location)
-    return bool(owners) and time.time() < paired + MARGIN_SECONDS + TOMBSTONE_SECONDS
+    return bool(owners) and _recent(paired)
+
+
+def _recent(paired: float) -> bool:
+    """Whether a takeover at ``paired`` (epoch seconds) may still have a row of its window to adopt."""
+    return time.time() < paired + MARGIN_SECONDS + TOMBSTONE_SECONDS
 
 
 def _named_rows(index: Any, location: str, objects: list[Any]) -> dict[tuple[str, str, str], float]:
     """``(run dir, agent dir, token) -> created_at`` of the previous owners' rows that name ``objects``."""
     paired, owners = previous_owners(index, location)
-    if not adopting(index, location):
+    if not owners or not _recent(paired):
         return {}
     query = " UNION ALL ".join(f'SELECT run_id, agent_id, blob, created_at FROM "{name}".entries WHERE blob = '
                                "ANY(%(tokens)s) AND created_at BETWEEN %(since)s AND %(until)s" for name in owners)
@@ -234,15 +239,15 @@ def adopt_named(index: Any, location: str, orphans: list[BlobFile], adopt: Adopt
 
 
 def adopt_files(index: Any, blobs: Any, where: tuple[str, str], orphans: list[str],
-             adopting: tuple[Adopt | None, float]) -> set[str]:
+                given: tuple[Adopt | None, float]) -> set[str]:
     """The tokens of ``orphans`` (blob files of the directory ``where``, encoded run and agent names, of the local
     ``blobs``) whose rows ``adopt`` restored, as a row of the index that owned the files before a takeover names them
-    (:func:`adopt_named`),
-    of those last modified over ``min(grace, ADOPT_AFTER)`` seconds ago (``adopting``: ``(adopt, grace)``), as the
-    fleet sweep looks at objects: a file looked at sooner -- any file no row names, of any age, was -- may be an old
-    host's write that host deletes next, within its window, whose deletion the adoption would undo; and each write in
-    flight cost a look. Raises StorageError, StoreBusy (from the index or ``adopt``)."""
-    adopt, grace = adopting
+    (:func:`adopt_named`), of those last modified over ``min(grace, ADOPT_AFTER)`` seconds ago (``given``:
+    ``(adopt, grace)``, grace in seconds), as the fleet sweep looks at objects: a file looked at sooner -- any file no
+    row names, of any age, was -- may be an old host's write that host deletes next, within its window, whose
+    deletion the adoption would undo; and each write in flight cost a look. Raises StorageError, StoreBusy (from the
+    index or ``adopt``)."""
+    adopt, grace = given
     if adopt is None or not orphans:
         return set()
     since = time.time() - min(grace, ADOPT_AFTER)
