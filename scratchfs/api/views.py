@@ -44,8 +44,9 @@ def reply_text(result: Mapping[str, Any]) -> str:
 
 
 def reply_size(result: Any) -> int:
-    """Bytes the model receives for ``result`` (a reply, or any JSON value in one): the UTF-8 length of its compact
-    JSON text."""
+    """Bytes of ``result`` (a reply, or any JSON value in one) as a reply's budget counts them: the UTF-8 length of
+    its compact JSON text, its ``calls`` included (the text a model receives, :func:`reply_text`, leaves them out: at
+    most this)."""
     return len(to_json(result).encode("utf-8"))
 
 
