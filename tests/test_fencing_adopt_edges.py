@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from scratchfs import ScratchStore
 from scratchfs.cli import main
 from scratchfs.engine import blob_file, local_blobs, s3_blobs
+from scratchfs.foundation.errors import NotFound
 from tests.services import postgres_url
 from tests.test_fencing import _read, _rebuild
 
@@ -102,6 +103,29 @@ def _hours_pass(monkeypatch, dsn: str, schemas: list[str], root, seconds: float)
     clock.time = lambda: time.time() + seconds
     monkeypatch.setattr(backends, "time", clock)
     takeover._owners.clear()  # (the pairing times remembered for a minute)
+
+
+def test_plain_fsck_lists_an_old_hosts_write_too_old_to_adopt_as_an_orphan(postgres_dsn, pg_schema, s3_env,
+                                                                           tmp_path, monkeypatch):
+    """An old host's write committed over the tombstones' hour ago (``stale``) is refused by the sweep, which removes
+    it as an orphan; plain fsck listed it as adoptable ('the sweep adopts it') in the 20 minutes the takeover's
+    window (MARGIN_SECONDS either side) still looked it up. The hour is 1 s here."""
+    from scratchfs.api.inspector import fsck
+    from scratchfs.engine import takeover
+
+    _long_windows(monkeypatch)
+    monkeypatch.setattr(takeover, "TOMBSTONE_SECONDS", 1.0)
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old, blobs=s3_env) as a:
+        a.scope("run-1", "agent-1").scratch_write("notes", b"first\n")
+        _rebuild(new, s3_env, tmp_path / "rebuild")
+        late = a.scope("run-1", "agent-1").spill(b"within the window\n" * 20_000).handle
+    with ScratchStore(tmp_path / "b", index=new, blobs=s3_env, orphan_grace=0) as b:
+        time.sleep(1.1)
+        assert [p.kind for p in fsck(b).problems] == ["orphaned"]
+        assert b.sweep(full=True).orphans_removed == 1  # (what fsck says: removed, not adopted)
+        with pytest.raises(NotFound):
+            _read(b, late)
 
 
 @pytest.mark.parametrize("kind", ["s3", "file", "segment"])

@@ -36,7 +36,7 @@ from scratchfs.engine.pairing import LOCAL_LOCATION, location_of
 from scratchfs.engine.protocols import BlobFile
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.segment_sweep import known_locations
-from scratchfs.engine.takeover import adopt_named, named_elsewhere, previous_owners
+from scratchfs.engine.takeover import adopt_named, named_elsewhere, previous_owners, stale
 from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, ScratchError
 
 __all__ = ["UNBOUND_SKIP", "RebuildReport", "adopt_orphans", "adoptable", "open_for_rebuild", "open_lost_blobs",
@@ -197,15 +197,18 @@ def adoptable(store: ScratchStore, orphans: list[BlobFile]) -> set[str]:
     """The locations of those of ``orphans`` (blobs no row of this index names, as listed by ``blob_files``) that a
     row of a previous owner of its blobs names (:func:`scratchfs.engine.takeover.named_elsewhere`): an old host's
     acknowledged writes after a takeover, which the sweep and ``fsck --repair`` adopt rather than remove -- for
-    ``fsck``, which lists them as such. None on a local (SQLite) index, and no query on a PostgreSQL one never
-    taken over (after the first in a minute).
+    ``fsck``, which lists them as such. Not one committed over an hour ago (:func:`~scratchfs.engine.takeover.stale`:
+    the sweep refuses it and removes it as an orphan). None on a local (SQLite) index, and no query on a PostgreSQL
+    one never taken over (after the first in a minute).
 
     Raises:
         StorageError, StoreBusy: from the index.
     """
     if not hasattr(store.blobs, "fence") or not orphans:  # (a PostgreSQL index's blobs: a local index has no owner)
         return set()
-    return {found.location for found, _at in named_elsewhere(store.index, _location(store), orphans)}
+    now = store.now()
+    return {found.location for found, at in named_elsewhere(store.index, _location(store), orphans)
+            if not stale(at, now)}
 
 
 def _location(store: ScratchStore) -> str:
