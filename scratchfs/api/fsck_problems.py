@@ -18,8 +18,7 @@ from scratchfs.foundation.errors import CorruptBlob, StorageError
 if TYPE_CHECKING:
     from scratchfs.api.store import ScratchStore
 
-__all__ = ["ADOPTABLE", "Problem", "journal_problems", "mode_problems", "orphan_problem", "trash_problem_list",
-           "unfinished"]
+__all__ = ["ADOPTABLE", "Problem", "journal_problems", "mode_problems", "orphan_problem", "trash_problem_list"]
 
 
 ADOPTABLE = ("no row of this index names it, but a row of the index that owned these blobs before a takeover does: "
@@ -103,7 +102,7 @@ def mode_problems(store: ScratchStore, repair: bool = False, reported: list[Prob
 def orphan_problem(store: ScratchStore, found: BlobFile, named: bool = False) -> Problem:
     """A local blob file with no row that does not end in a seek table is an ``incomplete`` write; one a previous
     owner's row names (``named``: an old host's write after a takeover) is ``adoptable``, the sweep's; any other orphan
-    (an object store's uploads are whole or absent) is ``orphaned``. Either is the sweep's (``sweeps``) when younger
+    (an object store's uploads are whole or absent) is ``orphaned``; these are the sweep's (``sweeps``) when younger
     than the grace (an object may be a write in flight: no lock tells); one dated more than the grace ahead is not:
     the sweep leaves it until its date comes (it may be a live writer's after the clock stepped back), so it is a
     problem that remains (``--repair`` removes a file; an object only once older than the grace)."""
@@ -114,7 +113,7 @@ def orphan_problem(store: ScratchStore, found: BlobFile, named: bool = False) ->
     ahead = (f"its modification time is {-age:,.0f} s in the future, so the sweep leaves it until then"
              if age is not None and age <= -grace else None)
     what = "file" if local else "object"
-    if local and (why := unfinished(store, found)) is not None:
+    if local and (why := _unfinished(store, found)) is not None:
         return Problem("incomplete", found.run, found.agent, None, found.location, f"{why}; {ahead}" if ahead else
                        f"{why}; the sweep removes it after the grace period", sweeps=ahead is None)
     if age is not None and -grace < age < grace:  # (a little ahead: clocks a little apart; the sweep takes it soon)
@@ -126,7 +125,7 @@ def orphan_problem(store: ScratchStore, found: BlobFile, named: bool = False) ->
                    f"no index row names this {what}" + (f"; {ahead}" if ahead else ""))
 
 
-def unfinished(store: ScratchStore, found: BlobFile) -> str | None:
+def _unfinished(store: ScratchStore, found: BlobFile) -> str | None:
     """Why the local orphan ``found`` is an incomplete write (it does not end in a seek table), or ``None``."""
     try:
         source = store.blobs.open_file(found)
