@@ -30,7 +30,7 @@ def tools(scratch_scope):
     return ScratchTools(scratch_scope)
 
 
-def _calls(message: str) -> list[dict]:
+def advised_calls(message: str) -> list[dict]:
     """The read_handle calls a message advises, as arguments."""
     calls = []
     for text in message.split("read_handle(")[1:]:
@@ -90,7 +90,7 @@ def test_a_bad_record_among_json_lines_a_sniffer_called_text_reads_on(tools, scr
     page = tools.call("read_handle", {"handle": stub.handle, "record": 16, "records": 5})
     assert page["records"] == [{"i": i} for i in range(15, 20)] and page["first"] == 19
     assert page["note"].startswith("record 16 (bytes ") and "(records 17, 18), passed over too" in page["note"]
-    see = _calls(page["note"])[0]
+    see = advised_calls(page["note"])[0]
     assert tools.call("read_handle", see)["data"] == "# a comment line\n"
 
 
@@ -327,7 +327,7 @@ def test_jq_over_json_broken_past_its_shape_names_the_line_read_that_shows_where
         tools.call("read_handle", {"handle": stub.handle, "jq": ".metadata"})
     message = str(caught.value)
     assert message.startswith("jq: parse error: "), message
-    [call] = _calls(message)
+    [call] = advised_calls(message)
     assert call["handle"] == stub.handle
     if broken == "cut":
         assert "cut short" in message and call["line"] == -20, message
@@ -349,5 +349,5 @@ def test_a_selector_that_does_not_compile_says_how_to_write_one_and_names_the_te
         tools.call("read_handle", {"handle": stub.handle, "select": selector})
     message = str(caught.value)
     assert message.startswith(f"CSS selector {selector!r} ") and '"a[href]"' in message, message
-    assert _calls(message) == [{"handle": stub.handle, "view": "text"}]
-    assert tools.call("read_handle", _calls(message)[0])["text"]
+    assert advised_calls(message) == [{"handle": stub.handle, "view": "text"}]
+    assert tools.call("read_handle", advised_calls(message)[0])["text"]

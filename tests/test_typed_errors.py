@@ -8,7 +8,6 @@ silently turned into a wrong answer."""
 
 from __future__ import annotations
 
-import ast
 import json
 import pickle
 from pathlib import Path
@@ -31,17 +30,9 @@ from scratchfs.api.jq_failure import slurped_array
 from scratchfs.engine.reserve import is_disk_full
 from scratchfs.engine.structure import BytesSource, jq_page
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
+from tests.test_structure_misfit import advised_calls
 
 _EC2 = Path(__file__).resolve().parent.parent / "fixtures" / "api-ec2-service-model.json"
-
-
-def _calls(message: str) -> list[dict]:
-    """The read_handle calls a message advises, as arguments."""
-    calls = []
-    for text in message.split("read_handle(")[1:]:
-        node = ast.parse("f(" + text[: text.index(")") + 1], mode="eval").body
-        calls.append({k.arg: ast.literal_eval(k.value) for k in node.keywords})
-    return calls
 
 
 @pytest.fixture
@@ -64,7 +55,7 @@ def test_a_one_line_json_cut_short_names_the_bytes_at_its_end_not_a_negative_lin
         tools.call("read_handle", {"handle": stub.handle, "jq": ".metadata"})
     message = str(caught.value)
     assert message.startswith("jq: parse error: ") and "cut short" in message, message
-    [call] = _calls(message)
+    [call] = advised_calls(message)
     assert call == {"handle": stub.handle, "offset": len(content) - DEFAULT_READ_BYTES}, message
     page = tools.call("read_handle", call)
     assert page["next_offset"] is None and content.endswith(page["data"].encode()), page
@@ -138,7 +129,7 @@ def test_a_selector_that_does_not_run_is_a_bad_selector(tools, scratch_scope, se
     stub = scratch_scope.spill(page, source_tool="browser")
     with pytest.raises(BadSelector) as caught:
         tools.call("read_handle", {"handle": stub.handle, "select": selector})
-    assert caught.value.selector == selector and _calls(str(caught.value)) == [{"handle": stub.handle,
+    assert caught.value.selector == selector and advised_calls(str(caught.value)) == [{"handle": stub.handle,
                                                                                  "view": "text"}]
 
 
@@ -223,7 +214,7 @@ def test_a_json_cut_short_in_a_long_last_line_after_short_ones_names_a_read_that
     assert stub.content_type == "json" and len(content) > 512 * 1024, stub.shape
     with pytest.raises(NotJson) as caught:
         tools.call("read_handle", {"handle": stub.handle, "jq": ".items[0]"})
-    [call] = _calls(str(caught.value))
+    [call] = advised_calls(str(caught.value))
     page = tools.call("read_handle", call)
     assert page["next_offset"] is None and content.endswith(page["data"].encode()), (call, page.get("next_call"))
     assert caught.value.at_end and caught.value.column > DEFAULT_READ_BYTES, caught.value
@@ -237,7 +228,7 @@ def test_a_pretty_json_cut_short_still_names_its_last_lines(tools, scratch_scope
     assert stub.content_type == "json", stub.shape
     with pytest.raises(NotJson) as caught:
         tools.call("read_handle", {"handle": stub.handle, "jq": ".items[0]"})
-    [call] = _calls(str(caught.value))
+    [call] = advised_calls(str(caught.value))
     assert call == {"handle": stub.handle, "line": -20, "lines": 20}, call
     page = tools.call("read_handle", call)
     assert content.endswith(page["data"].encode()), page
