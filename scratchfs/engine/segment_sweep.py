@@ -91,9 +91,11 @@ def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float
     index's sweep restores the row of a blob no row names that a row of the index that owned the files before a
     takeover names (:func:`scratchfs.engine.takeover.adopt_named`), judged as named then.
 
-    Returns ``None`` when it is not judged: it is younger than ``cutoff`` (tested first, as for a blob file: such a
-    segment is neither removed nor compacted, so it is not scanned and the index is not asked), locked (in use by a
-    writer), gone, or not a regular file reached without a link; nor is it with ``remove`` or ``compact`` while
+    Returns ``None`` when it is not judged: it is younger than ``cutoff`` -- with ``adopt``, and than
+    :data:`~scratchfs.engine.takeover.ADOPT_AFTER` seconds, from when its records are judged for adoption -- (tested
+    first, as for a blob file: such a segment is neither removed nor compacted, so it is not scanned and the index is
+    not asked), locked (in use by a writer, whose records are judged for adoption alone: :func:`_adopt_held`), gone,
+    or not a regular file reached without a link; nor is it with ``remove`` or ``compact`` while
     another process's write-behind journal names it (:func:`~scratchfs.engine.journal.journaled`, asked once its lock
     is held: its writer may have died before committing its rows). When the journals cannot be read (``journal/``
     is a link, a file, a FIFO, or unreadable: no dead writer's journal can be told), it is not compacted, and removed
