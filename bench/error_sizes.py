@@ -75,6 +75,12 @@ whose preview shows 89 lines as a terminal shows them (main at e7fe5dd: 1,525 B,
 states, 1 line).
 At 20:48 UTC (main after both merges): replies6's misses without their calls in the text block (mcp7): a search
 from offset 1000 267 B, the count from an offset 306 B, the CRLF miss 420 B (101, 116, 137 B of calls as data).
+At 21:55 UTC (helper advice2, load about 1): a line read mixed with a search or a range names the two calls that
+split it, a count beside a window's argument the count alone: line= with match= 247 B, lines= with pattern=,
+offset= and context= 287 B, line= with length= 249 B, line= with a 4 KiB match= 222 B (its search said in words,
+"this call without line= and lines=": written out, it would pass the 2,048 bytes an error is cut at), count with
+before= 251 B, count with context= and ignore_case= 273 B of error text (main at 5c5bb74: 109 B each, 161 and
+162 B, no call).
 """
 
 from __future__ import annotations
@@ -266,6 +272,18 @@ def main() -> None:
             "count miss from offset": ("read_handle", {"handle": dpkg, "match": "adduser", "offset": 1000,
                                                        "count": True}),
             "CRLF miss, [^ ]$": ("read_handle", {"handle": crlf.handle, "pattern": "=7[^ ]00$"}),
+        })
+        # the ninth session of 2026-12-05 (helper advice2): a line read mixed with a search or a range, and a count
+        # beside a window's argument, name the calls that split the request (the count alone)
+        cases.update({
+            "line= with match=": ("read_handle", {"handle": handle, "line": 1, "match": "x"}),
+            "lines= pattern= offset=": ("read_handle", {"handle": handle, "lines": 5, "pattern": "x+", "offset": 100,
+                                                        "context": 10}),
+            "line= with length=": ("read_handle", {"handle": handle, "line": -5, "length": 100}),
+            "line=, a 4 KiB match": ("read_handle", {"handle": handle, "line": 1, "match": "y" * 4096}),
+            "count with before=": ("read_handle", {"handle": handle, "match": "x", "count": True, "before": 500}),
+            "count with context=": ("read_handle", {"handle": handle, "pattern": "x+", "count": True,
+                                                    "context": 3, "ignore_case": True}),
         })
         print(f"{'stub of pip bars':22s} {len(pip.to_json().encode()):5d} B stub JSON ({pip.preview.count(chr(10))} "
               "lines of preview)")

@@ -860,7 +860,25 @@ def test_the_cli_names_its_commands_not_the_mcp_tools(cli):
         assert result.exit_code in (1, 2) and result.stderr.startswith("scratchfs: "), (args, result.stderr)
         assert not _MCP_VERBS.search(result.stderr), (args, result.stderr)
     assert " scratch-list " in cli("scratch-read", "nokey").stderr
-    assert "read-handle: row: 0 is less than the minimum of 1" in cli("read-handle", handle, "--row", "0").stderr
+    assert "read-handle: --row: 0 is less than the minimum of 1" in cli("read-handle", handle, "--row", "0").stderr
+
+
+def test_the_cli_names_its_options_not_the_tools_arguments(cli):
+    """helper advice2: ``read-handle --budget 1024`` said 'read_handle: budget: 1024 is less than the minimum of
+    2048', the MCP tool's words: the command and its option are named now; and a line read mixed with a search
+    names the two commands that split it."""
+    handle = json.loads(cli("spill", "--tool", "t", input="a x\nb\n").stdout)["handle"]
+    cli("scratch-write", "plan", input="x")
+    for args, said in ((["read-handle", handle, "--budget", "1024"], "read-handle: --budget: 1024 is less than"),
+                       (["read-handle", handle, "--max-matches", "0", "--match", "x"], "read-handle: --max-matches: 0"),
+                       (["scratch-read", "plan", "--json", "--budget", "10"], "scratch-read: --budget: 10 is less")):
+        result = cli(*args)
+        assert result.exit_code == 2 and result.stderr.startswith(f"scratchfs: invalid argument: {said}"), result
+    mixed = cli("read-handle", handle, "--line", "1", "--match", "x")
+    assert mixed.exit_code == 2 and " make two calls, " in mixed.stderr, mixed.stderr
+    scope = f"--root {cli.root} --run run-1 --agent agent-1"
+    assert f" read-handle {handle} --match x {scope} and " in mixed.stderr, mixed.stderr
+    assert mixed.stderr.endswith(f" read-handle {handle} --line 1 {scope}\n"), mixed.stderr
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/mem"), reason="no /proc/self/mem on this system")

@@ -256,7 +256,8 @@ def test_a_pattern_count_over_a_fixture_and_its_refusals(scratch_scope, fixture_
         tools.call("read_handle", {"handle": handle, "match": "def", "count": True, "view": "text"})
     assert str(refused.value).endswith('terminal output as rendered) is not counted: list the view\'s matches '
                                        '(view="text", context=0, max_matches=1000), or count the stored content (no '
-                                       'view), where markup or escape sequences may split the text'), str(refused.value)
+                                       'view), where markup or escape sequences may split the text; the count alone: '
+                                       f'read_handle(handle="{handle}", match="def", count=True)'), str(refused.value)
 
 
 def test_a_count_the_time_bound_stops_says_how_far_it_got_and_counts_on(scratch_store_factory, fixture_data):

@@ -332,7 +332,7 @@ class ScratchTools:
         given = {k: v for k, v in structure.items() if v is not None}
         asked = {"length": length, "line": line, "lines": lines, "match": match, "pattern": pattern,
                  "context": context, "max_matches": max_matches, "before": before, "end": given.pop("end", None)}
-        refuse_mixed(counting, given, asked, offset, ignore_case)
+        refuse_mixed(counting, given, asked, offset, ignore_case, handle, {"budget": budget, "encoding": encoding})
         end = check_end(asked["end"])
         if (single := check_encoding(encoding)) is not None and given:
             raise encoding_refusal(handle, {**asked, "offset": offset or None, **given, "ignore_case": ignore_case

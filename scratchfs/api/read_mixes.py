@@ -10,25 +10,84 @@ use."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from scratchfs.api.archive import MEMBERS_VIEW
-from scratchfs.api.tools import check_read_modes
+from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.limits import MIN_REPLY_BYTES
 
-__all__ = ["only_one_read", "refuse_mixed"]
+__all__ = ["check_read_modes", "only_one_read", "refuse_mixed"]
 
 _SEARCH_ARGUMENTS = ("match", "pattern", "context", "max_matches", "before", "ignore_case")
+_KEPT = ("end", "budget", "encoding")
+"""The arguments of a refused call that each call its refusal names keeps (they bound or shape any read)."""
 
 
-def _count_alone(others: set[str]) -> None:
-    """Refuse ``count`` beside arguments of windows, lines, ranges or structure reads (a count shows none)."""
+def _told(said: str, lead: str, call: Call, instead: str, *rest: str | Call) -> InvalidArgument:
+    """The refusal ``said`` going on with ``lead``, ``call`` and ``rest``; ``call`` written as ``instead`` where its
+    needle (up to 4 KiB) would make the text longer than a tool error holds (:data:`MIN_REPLY_BYTES`; a face that
+    writes calls its own way, the CLI, still gets it whole)."""
+    advice = Advice.of(said, lead, call, *rest)
+    if len(str(advice).encode("utf-8")) > MIN_REPLY_BYTES - 64:
+        advice = Advice.of(said, lead, call.shown(instead), *rest)
+    return InvalidArgument(advice)
+
+
+def check_read_modes(*, offset: int, length: int | None, line: int | None, lines: int | None, searching: bool,
+                     ignore_case: bool, context: object, max_matches: int | None, before: int | None,
+                     handle: object = None, asked: Mapping[str, Any] | None = None) -> None:
+    """Refuse the options of two ``read_handle`` modes (range, lines, search) mixed in one call: the checks of
+    :meth:`scratchfs.api.scope.Scope.read_handle`, which need no store (so a face tells them during an outage too).
+    Given the ``handle`` (and ``asked``: the call's ``match``, ``pattern``, ``end``, ``budget``, ``encoding``), a
+    line read mixed with a search or a range names the two calls that split it.
+
+    Raises:
+        InvalidArgument: naming the options that do not go together.
+    """
+    if not searching and (context is not None or max_matches is not None or before is not None):
+        raise InvalidArgument("context, max_matches and before apply to searches (match or pattern)")
+    if line is not None or lines is not None:
+        if searching or length is not None:
+            said = ("a line read takes line (or offset) and lines; length, match and pattern are for other reads")
+            if not isinstance(handle, str):
+                raise InvalidArgument(said)
+            given = {**(asked or {}), "ignore_case": ignore_case or None, "context": context,
+                     "max_matches": max_matches, "before": before}
+            kept = {name: given.get(name) for name in _KEPT}
+            start = offset or None
+            read = Call.of("read_handle", handle=handle, line=line, lines=lines,
+                           offset=start if line is None else None, **kept)
+            other = Call.of("read_handle", handle=handle, offset=start, length=length, **kept) if not searching else \
+                Call.of("read_handle", handle=handle, **{name: given.get(name) for name in _SEARCH_ARGUMENTS},
+                        offset=start, **kept)
+            if searching:
+                raise _told(said, ": make two calls, ", other, "this call without line= and lines=", " and ", read)
+            raise InvalidArgument(Advice.of(said, ": make two calls, ", other, " and ", read))
+        if line is not None and offset:
+            raise InvalidArgument("a line read starts at a line or at a byte offset, not both")
+    elif not searching and ignore_case:
+        raise InvalidArgument("ignore_case applies to searches (match or pattern)")
+    elif searching and length is not None:
+        raise InvalidArgument("length applies to range reads; a search takes context and max_matches")
+
+
+def _count_alone(others: set[str], handle: object, asked: Mapping[str, Any]) -> None:
+    """Refuse ``count`` beside arguments of windows, lines, ranges or structure reads (a count shows none), naming
+    the count that runs (``asked``: the call's needle, ``offset``, ``ignore_case`` and :data:`_KEPT`) when the call
+    gives a ``handle`` and a needle."""
     if others:
         view = ('; a text view (an HTML page\'s, terminal output as rendered) is not counted: list the view\'s '
                 'matches (view="text", context=0, max_matches=1000), or count the stored content (no view), where '
                 'markup or escape sequences may split the text') if "view" in others else ""
-        raise InvalidArgument(f"count cannot be combined with {', '.join(sorted(others))}: it counts the matches of "
-                              f"match= or pattern= (from offset= to end=, with ignore_case=) and shows no window{view}")
+        said = (f"count cannot be combined with {', '.join(sorted(others))}: it counts the matches of match= or "
+                f"pattern= (from offset= to end=, with ignore_case=) and shows no window{view}")
+        if not isinstance(handle, str) or (asked.get("match") is None and asked.get("pattern") is None):
+            raise InvalidArgument(said)
+        count = Call.of("read_handle", handle=handle, **{name: asked.get(name) for name in (
+            "match", "pattern", "offset", "ignore_case", *_KEPT)}, count=True)
+        raise _told(said, "; the count alone: ", count, f"this call without {', '.join(sorted(others))}")
 
 
 def _advice(mixed: list[str], given: dict[str, Any]) -> list[str]:
@@ -59,20 +118,23 @@ def _advice(mixed: list[str], given: dict[str, Any]) -> list[str]:
 
 
 def refuse_mixed(counting: bool, given: dict[str, Any], asked: dict[str, Any], offset: int,
-                 ignore_case: bool) -> None:
+                 ignore_case: bool, handle: object = None, kept: Mapping[str, Any] | None = None) -> None:
     """Refuse a ``read_handle`` call whose options belong to different modes: ``count`` beside windows, a structure
     read (``given``) beside the options of the others (``asked``) -- but for the search of a text view --, and the
-    plain reads' mixes (:func:`~scratchfs.api.tools.check_read_modes`). Raises InvalidArgument, whose message says
-    what each argument of another read is for and how to make one read of the call."""
+    plain reads' mixes (:func:`check_read_modes`). Raises InvalidArgument, whose message says what each argument of
+    another read is for and how to make one read of the call (``handle``, ``kept``: the call's, ``budget`` and
+    ``encoding``, for the calls it names)."""
     if counting:
         _count_alone(given.keys() | {k for k, v in asked.items()
-                                     if v is not None and k not in ("match", "pattern", "end")})
+                                     if v is not None and k not in ("match", "pattern", "end")}, handle,
+                     {**asked, **(kept or {}), "offset": offset or None, "ignore_case": ignore_case or None})
         return
     searching = asked["match"] is not None or asked["pattern"] is not None
     if not given:
         check_read_modes(offset=offset, length=asked["length"], line=asked["line"], lines=asked["lines"],
                          searching=searching, ignore_case=ignore_case, context=asked["context"],
-                         max_matches=asked["max_matches"], before=asked["before"])
+                         max_matches=asked["max_matches"], before=asked["before"], handle=handle,
+                         asked={**asked, **(kept or {})})
         return
     if given.keys() == {"view"} and given["view"] != MEMBERS_VIEW and (asked["match"] or asked["pattern"]) \
             and asked["length"] is None \

@@ -20,12 +20,12 @@ from scratchfs.api.counting import search_matcher
 from scratchfs.api.entries import Entries, OpenEntry, reading
 from scratchfs.api.last_search import last_search
 from scratchfs.api.policy import Observation
+from scratchfs.api.read_mixes import check_read_modes
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, short_digest
 from scratchfs.api.search_calls import searched_on, view_end_refusal
 from scratchfs.api.search_misses import stored_search
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import PREVIEW_MODES, Stub
-from scratchfs.api.tools import check_read_modes
 from scratchfs.api.view_search import view_search
 from scratchfs.api.views import reply_size
 from scratchfs.engine import segments
@@ -324,7 +324,9 @@ class Scope:
         """
         searching = match is not None or pattern is not None
         check_read_modes(offset=offset, length=length, line=line, lines=lines, searching=searching,
-                         ignore_case=ignore_case, context=context, max_matches=max_matches, before=before)
+                         ignore_case=ignore_case, context=context, max_matches=max_matches, before=before,
+                         handle=None if isinstance(match, bytes) else handle,  # (the calls its refusal names)
+                         asked={"match": match, "pattern": pattern, "end": end, "budget": budget})
         if line is not None or lines is not None:
             start, end = offset if line is None and offset else None, check_end(end)  # (line=-N: the last N before end)
             line = tail_line(line, end, lambda at: self.read_lines(handle, None, 1, offset=at, cap=1).first_line)

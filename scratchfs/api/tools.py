@@ -463,28 +463,6 @@ ttl's finiteness), made by :func:`check_arguments` with the store's own function
 at once, even while the store cannot be reached (an outage, :mod:`scratchfs.api.deferred_store`)."""
 
 
-def check_read_modes(*, offset: int, length: int | None, line: int | None, lines: int | None, searching: bool,
-                     ignore_case: bool, context: object, max_matches: int | None, before: int | None) -> None:
-    """Refuse the options of two ``read_handle`` modes (range, lines, search) mixed in one call: the checks of
-    :meth:`scratchfs.api.scope.Scope.read_handle`, which need no store (so a face tells them during an outage too).
-
-    Raises:
-        InvalidArgument: naming the options that do not go together.
-    """
-    if not searching and (context is not None or max_matches is not None or before is not None):
-        raise InvalidArgument("context, max_matches and before apply to searches (match or pattern)")
-    if line is not None or lines is not None:
-        if searching or length is not None:
-            raise InvalidArgument("a line read takes line (or offset) and lines; length, match and pattern are "
-                                  "for other reads")
-        if line is not None and offset:
-            raise InvalidArgument("a line read starts at a line or at a byte offset, not both")
-    elif not searching and ignore_case:
-        raise InvalidArgument("ignore_case applies to searches (match or pattern)")
-    elif searching and length is not None:
-        raise InvalidArgument("length applies to range reads; a search takes context and max_matches")
-
-
 def _integral(schema: dict[str, Any]) -> bool:
     """The argument takes integers (its schema's type, or one of its ``anyOf`` forms')."""
     return schema.get("type") == "integer" or any(form.get("type") == "integer" for form in schema.get("anyOf", ()))
@@ -509,5 +487,5 @@ def _check_shape(name: str, arguments: Mapping) -> None:
             stack.extend((where, item, depth + 1) for item in items)
 
 
-__all__ = ["MAX_ARGUMENT_DEPTH", "TOOL_SPECS", "ToolSpec", "check_arguments", "check_not_empty", "check_read_modes",
+__all__ = ["MAX_ARGUMENT_DEPTH", "TOOL_SPECS", "ToolSpec", "check_arguments", "check_not_empty",
            "meant_argument", "tool_specs"]

@@ -78,10 +78,24 @@ def advised(exc: ScratchError, scope: tuple[str, str, str | None] | None) -> str
     """``exc``'s message, each call it advises written as the command that makes it on the store and scope the
     command ran on (``scope``: run, agent and the root of a local store, else ``None``, :data:`SCOPE_META`;
     :func:`call_command`): a tool call pasted in a shell runs nothing; a tool's name it starts with (the check of
-    the tool's arguments: ``read_handle: row: ...``) written as the command's, ``read-handle``."""
+    the tool's arguments: ``read_handle: budget: ...``) written as the command's, and the argument it names next as
+    the command's option when it has one: ``read-handle: --budget: ...``."""
     text = str(exc) if scope is None else exc.written(lambda call: call_command(call, *scope))
-    verb = text.split(": ", 1)[0]  # (a check of a tool's arguments names the tool first: read_handle: row: ...)
-    return verb.replace("_", "-") + text[len(verb):] if verb in _VERBS else text
+    verb, _, rest = text.partition(": ")  # (a check of a tool's arguments names the tool first: read_handle: row: ..)
+    if verb not in _VERBS:
+        return text
+    name, said, after = rest.partition(": ")
+    option = _OPTIONS.get(name, f"--{name.replace('_', '-')}")
+    return f"{verb.replace('_', '-')}: {option if said and option in _options_of(verb) else name}{said}{after}"
+
+
+def _options_of(verb: str) -> set[str]:
+    """The options of the command of the tool ``verb`` (``read-handle``'s for ``read_handle``), none outside a
+    command line's run."""
+    ctx = click.get_current_context(silent=True)
+    group = None if ctx is None else ctx.find_root().command
+    command = group.commands.get(verb.replace("_", "-")) if isinstance(group, click.Group) else None
+    return {opt for param in command.params for opt in param.opts} if command is not None else set()
 
 
 def keep_scope(store: ScratchStore, kwargs: dict[str, Any]) -> ScratchStore:

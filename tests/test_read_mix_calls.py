@@ -1,0 +1,77 @@
+"""helper advice2: a ``read_handle`` call mixing a line read with a search or a range, and a ``count`` beside a
+window's argument, were refused without a call the model could run ("a line read takes line (or offset) and lines;
+length, match and pattern are for other reads"): each refusal names now the calls that split the request (or the
+count that runs), and every call it names runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from scratchfs import InvalidArgument
+from scratchfs.api.contract import ScratchTools, error_text
+from scratchfs.foundation.calls import Call
+from scratchfs.foundation.limits import MIN_REPLY_BYTES
+
+TEXT = "".join(f"line {n} says x{n}\n" for n in range(1, 301))
+
+
+def _refused(tools: ScratchTools, arguments: dict) -> InvalidArgument:
+    with pytest.raises(InvalidArgument) as info:
+        tools.call("read_handle", arguments)
+    return info.value
+
+
+@pytest.mark.parametrize(("mixed", "calls"), [
+    ({"line": 1, "match": "x"}, [{"match": "x"}, {"line": 1}]),
+    ({"lines": 5, "pattern": "x1", "offset": 100, "ignore_case": True, "context": 10},
+     [{"pattern": "x1", "ignore_case": True, "context": 10, "offset": 100}, {"lines": 5, "offset": 100}]),
+    ({"line": 3, "lines": 2, "match": "says", "offset": 50, "max_matches": 2, "budget": 4096},
+     [{"match": "says", "max_matches": 2, "offset": 50, "budget": 4096}, {"line": 3, "lines": 2, "budget": 4096}]),
+    ({"line": -5, "length": 10, "offset": 7}, [{"offset": 7, "length": 10}, {"line": -5}]),
+    ({"line": 2, "match": "x", "before": 400}, [{"match": "x", "before": 400}, {"line": 2}]),
+])
+def test_a_line_read_mixed_with_another_names_the_two_calls(scratch_scope, mixed, calls):
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(TEXT, source_tool="t").handle
+    refused = _refused(tools, {"handle": handle, **mixed})
+    assert str(refused).startswith("a line read takes line (or offset) and lines; length, match and pattern are "
+                                   "for other reads: make two calls, read_handle(")
+    assert [dict(call.arguments) for call in refused.calls] == [{"handle": handle, **call} for call in calls]
+    for call in refused.calls:
+        assert str(call) in str(refused)
+        tools.call(call.verb, dict(call.arguments))  # each runs
+    assert len(error_text(refused).encode()) <= MIN_REPLY_BYTES and not error_text(refused).endswith("...")
+
+
+def test_the_python_verb_names_them_too(scratch_scope):
+    handle = scratch_scope.spill(TEXT, source_tool="t").handle
+    with pytest.raises(InvalidArgument) as info:
+        scratch_scope.read_handle(handle, line=1, match="x")
+    assert info.value.calls == (Call.of("read_handle", handle=handle, match="x"),
+                                Call.of("read_handle", handle=handle, line=1))
+
+
+@pytest.mark.parametrize("extra", [{"before": 100}, {"context": 3}, {"lines": 4}, {"max_matches": 5}])
+def test_a_count_beside_a_window_argument_names_the_count_that_runs(scratch_scope, extra):
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(TEXT, source_tool="t").handle
+    asked = {"handle": handle, "match": "X1", "ignore_case": True, "offset": 20, "count": True}
+    refused = _refused(tools, {**asked, **extra})
+    assert str(refused).startswith(f"count cannot be combined with {next(iter(extra))}: ")
+    (call,) = refused.calls
+    assert dict(call.arguments) == asked and f"; the count alone: {call}" in str(refused)
+    assert tools.call(call.verb, dict(call.arguments))["matches"] == TEXT.lower().count("x1", 20)
+
+
+def test_a_long_needle_is_not_repeated_past_what_a_tool_error_holds(scratch_scope):
+    """A needle of 4 KiB (the most) written into the named call would be cut from the MCP text ("..."): the call
+    is then said in words, and kept whole as data (the CLI writes it as a command)."""
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(TEXT, source_tool="t").handle
+    needle = "y" * 4096
+    for arguments, words in (({"line": 1, "match": needle}, "this call without line= and lines="),
+                             ({"count": True, "match": needle, "before": 10}, "this call without before")):
+        refused = _refused(tools, {"handle": handle, **arguments})
+        assert words in str(refused) and needle not in str(refused)
+        assert not error_text(refused).endswith("...")
+        assert dict(refused.calls[0].arguments)["match"] == needle
