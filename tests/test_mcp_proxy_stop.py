@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -373,27 +374,38 @@ DOUBLE_FORKING_UPSTREAM = raw_upstream("daemon", [{"name": "detach", "inputSchem
 """)
 
 
+def _detaching_proxy(tmp_path, upstream: str, name: str) -> tuple[subprocess.Popen, Path]:
+    """``scratchfs mcp-proxy`` started over the upstream script ``upstream`` (whose ``detach`` tool leaves a process
+    behind and writes its pid or group to ``tmp_path / name``): the proxy and that file's path."""
+    script, pid_file = tmp_path / "upstream.py", tmp_path / name
+    script.write_text(upstream)
+    command = [sys.executable, "-m", "scratchfs", "--root", str(tmp_path / "store"), "mcp-proxy", "--run", "r",
+               "--agent", "a", "--sweep-interval", "0", "--timeout", "10", "--", sys.executable, str(script),
+               str(pid_file)]
+    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL), pid_file
+
+
+def _detach(proc: subprocess.Popen, pid_file: Path) -> int:
+    """Initialise the proxy ``proc``, call its upstream's ``detach`` tool, and return the number it wrote."""
+    send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
+    assert json.loads(proc.stdout.readline())["id"] == 1
+    send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    send(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "detach"}})
+    answer = json.loads(proc.stdout.readline())
+    assert answer["result"]["content"][0]["text"] == "detached", answer
+    return int(pid_file.read_text())
+
+
 @pytest.mark.parametrize("how", ["stdin closed", "SIGKILL"])
 def test_a_setsid_daemon_of_the_upstream_is_killed_when_the_proxy_stops(how, tmp_path):
     """A daemon the upstream started (fork, setsid, fork: out of the upstream's process group and session, its
     parent gone) is adopted by the launcher, a subreaper on Linux, and killed with the upstream when the proxy
     stops -- its client closing stdin, or the proxy SIGKILLed. Before, it escaped every group signal and lived on
     (the limit scratchfs.mcp.launch's docstring named)."""
-    script, pid_file = tmp_path / "daemon_upstream.py", tmp_path / "daemon.pid"
-    script.write_text(DOUBLE_FORKING_UPSTREAM)
-    command = [sys.executable, "-m", "scratchfs", "--root", str(tmp_path / "store"), "mcp-proxy", "--run", "r",
-               "--agent", "a", "--sweep-interval", "0", "--timeout", "10", "--", sys.executable, str(script),
-               str(pid_file)]
-    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc, pid_file = _detaching_proxy(tmp_path, DOUBLE_FORKING_UPSTREAM, "daemon.pid")
     daemon = None
     try:
-        send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
-        assert json.loads(proc.stdout.readline())["id"] == 1
-        send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-        send(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "detach"}})
-        answer = json.loads(proc.stdout.readline())
-        assert answer["result"]["content"][0]["text"] == "detached", answer
-        daemon = int(pid_file.read_text())
+        daemon = _detach(proc, pid_file)
         assert psutil.Process(daemon).status() != psutil.STATUS_ZOMBIE
         if how == "SIGKILL":
             proc.kill()
@@ -453,20 +465,10 @@ def test_a_daemon_whose_pid_hops_on_is_killed_when_the_proxy_stops(how, tmp_path
     launcher as its parent exits) outran the launcher's kills of one adopted pid at a time, and a look at /proc that
     found only its exited ones ended the kills: it lived on. The launcher now kills each adopted orphan's process
     group, and looks again until it finds none."""
-    script, pid_file = tmp_path / "hopper.py", tmp_path / "hopper.pgid"
-    script.write_text(HOPPING_UPSTREAM)
-    command = [sys.executable, "-m", "scratchfs", "--root", str(tmp_path / "store"), "mcp-proxy", "--run", "r",
-               "--agent", "a", "--sweep-interval", "0", "--timeout", "10", "--", sys.executable, str(script),
-               str(pid_file)]
-    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc, pid_file = _detaching_proxy(tmp_path, HOPPING_UPSTREAM, "hopper.pgid")
     group = None
     try:
-        send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
-        assert json.loads(proc.stdout.readline())["id"] == 1
-        send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-        send(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "detach"}})
-        assert json.loads(proc.stdout.readline())["result"]["content"][0]["text"] == "detached"
-        group = int(pid_file.read_text())
+        group = _detach(proc, pid_file)
         started = time.monotonic()
         if how == "SIGKILL":
             proc.kill()
