@@ -32,10 +32,7 @@ def test_fsck_repair_on_local_files_adopts_an_old_hosts_segment_entries(postgres
     old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
     with ScratchStore(tmp_path / "a", index=old) as a:
         scope = a.scope("run-1", "agent-1")
-        scope.scratch_write("notes", b"first\n")
-        _rebuild(new, None, tmp_path / "a")
-        small = scope.spill(b"a small one\n").handle
-        scope.scratch_write("fresh", b"a new key\n")
+        small = _writes_after_a_takeover(scope, new, tmp_path / "a")
     with ScratchStore(tmp_path / "a", index=new, orphan_grace=0) as b:
         time.sleep(1.1)
         assert fsck(b, repair=True).problems == []
@@ -73,6 +70,16 @@ def test_plain_fsck_lists_an_old_hosts_writes_as_adoptable(postgres_dsn, pg_sche
         assert _read(b, late) == b"within the window\n" * 20_000
         assert _read(b, small) == b"a small one\n"
 
+
+
+def _writes_after_a_takeover(scope, new: str, root) -> str:
+    """In the old host's ``scope`` (under ``root``): a key written, the index rebuilt into ``new``, then a small
+    spill and the key ``fresh`` written late; the spill's handle."""
+    scope.scratch_write("notes", b"first\n")
+    _rebuild(new, None, root)
+    small = scope.spill(b"a small one\n").handle
+    scope.scratch_write("fresh", b"a new key\n")
+    return small
 
 
 def _hours_pass(monkeypatch, dsn: str, schemas: list[str], root, seconds: float) -> None:
@@ -276,10 +283,7 @@ def test_an_old_host_still_running_has_its_small_writes_adopted_within_the_hour(
     old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
     with ScratchStore(tmp_path / "a", index=old) as a:
         scope = a.scope("run-1", "agent-1")
-        scope.scratch_write("notes", b"first\n")
-        _rebuild(new, None, tmp_path / "a")
-        small = scope.spill(b"a small one\n").handle
-        scope.scratch_write("fresh", b"a new key\n")
+        small = _writes_after_a_takeover(scope, new, tmp_path / "a")
         with ScratchStore(tmp_path / "a", index=new, orphan_grace=0) as b:
             time.sleep(1.1)
             b.sweep(full=True)  # (A still running: its segment held)
