@@ -325,7 +325,7 @@ class _Note:
                 f"{by_member} | {self.by_other}.")
 
     def text(self, covered: int, next_line: int, tail_offset: int | None, head_count: int | None = None,
-             tail_count: int | None = None, drawn: object = None) -> str:
+             tail_count: int | None = None, drawn: tuple[str, int] | None = None) -> str:
         """The note of a preview that shows ``covered`` bytes of the start (and the tail from ``tail_offset``);
         ``head_count`` and ``tail_count``: the lines from ``next_line`` and the last lines that a read holds
         (:func:`lines_within`), ``None`` when not known (then as many as the average line holds); ``drawn``: shown
