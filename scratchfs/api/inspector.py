@@ -400,7 +400,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         files = _blob_files(store, report)  # a file committed since has its row: known_locations below sees it
     adopt_orphans(store, list(files or ()) if repair else [])  # an old host's writes after a takeover: no orphans
     orphans: dict[int, str | OddName] = {}  # problem id -> blob token, or what is at a blob's name
-    unnamed = [f for f in files or () if not known_locations(store.index, [f.token], f[:2])]  # (of its scope)
+    unnamed = _unnamed(store, files or [])
     named = set() if repair else adoptable(store, unnamed)  # (a segment's records too; a repair adopted them above)
     # (a young object, which may be a write in flight, is listed as the sweep's, as a young file is)
     found_orphans = [f for f in unnamed if f.location in named or find_orphan(
@@ -457,6 +457,16 @@ def _blob_files(store: ScratchStore, report: FsckReport) -> list[BlobFile]:
     report.files_checked = len(files)
     report.problems += [Problem("unexpected", "", "", None, key, why) for key, why in store.blobs.unread()]
     return files
+
+
+def _unnamed(store: ScratchStore, files: list[BlobFile]) -> list[BlobFile]:
+    """Those of ``files`` (as listed, in order) that no row of their own scope names: one lookup per scope's
+    files (:func:`~scratchfs.engine.segment_sweep.known_locations`), not one per file."""
+    scopes: dict[tuple[str, str], list[str]] = {}
+    for found in files:
+        scopes.setdefault((found.run, found.agent), []).append(found.token)
+    named = {where: known_locations(store.index, tokens, where) for where, tokens in scopes.items()}
+    return [found for found in files if found.token not in named[found.run, found.agent]]
 
 
 REPAIRED = "removed by fsck --repair (its stored copy was {})"
