@@ -35,6 +35,20 @@ def _told(said: str, lead: str, call: Call, instead: str, *rest: str | Call) -> 
     return InvalidArgument(advice)
 
 
+def _split_line_read(said: str, handle: str, offset: int, length: int | None, line: int | None, lines: int | None,
+                     searching: bool, given: Mapping[str, Any]) -> InvalidArgument:
+    """The refusal ``said`` of a line read mixed with a search or a range (``given``: the call's other arguments),
+    naming the two calls that split it: the search or range, then the line read (:func:`_told`)."""
+    kept = {name: given.get(name) for name in _KEPT}
+    start = offset or None
+    read = Call.of("read_handle", handle=handle, line=line, lines=lines, offset=start if line is None else None,
+                   **kept)
+    other = Call.of("read_handle", handle=handle, **{name: given.get(name) for name in _SEARCH_ARGUMENTS},
+                    offset=start, **kept) if searching else Call.of("read_handle", handle=handle, offset=start,
+                                                                    length=length, **kept)
+    return _told(said, ": make two calls, ", other, "this call without line= and lines=", " and ", read)
+
+
 def check_read_modes(*, offset: int, length: int | None, line: int | None, lines: int | None, searching: bool,
                      ignore_case: bool, context: object, max_matches: int | None, before: int | None,
                      handle: object = None, asked: Mapping[str, Any] | None = None) -> None:
@@ -50,21 +64,12 @@ def check_read_modes(*, offset: int, length: int | None, line: int | None, lines
         raise InvalidArgument("context, max_matches and before apply to searches (match or pattern)")
     if line is not None or lines is not None:
         if searching or length is not None:
-            said = ("a line read takes line (or offset) and lines; length, match and pattern are for other reads")
+            said = "a line read takes line (or offset) and lines; length, match and pattern are for other reads"
             if not isinstance(handle, str):
                 raise InvalidArgument(said)
-            given = {**(asked or {}), "ignore_case": ignore_case or None, "context": context,
-                     "max_matches": max_matches, "before": before}
-            kept = {name: given.get(name) for name in _KEPT}
-            start = offset or None
-            read = Call.of("read_handle", handle=handle, line=line, lines=lines,
-                           offset=start if line is None else None, **kept)
-            other = Call.of("read_handle", handle=handle, offset=start, length=length, **kept) if not searching else \
-                Call.of("read_handle", handle=handle, **{name: given.get(name) for name in _SEARCH_ARGUMENTS},
-                        offset=start, **kept)
-            if searching:
-                raise _told(said, ": make two calls, ", other, "this call without line= and lines=", " and ", read)
-            raise InvalidArgument(Advice.of(said, ": make two calls, ", other, " and ", read))
+            raise _split_line_read(said, handle, offset, length, line, lines, searching, {
+                **(asked or {}), "ignore_case": ignore_case or None, "context": context, "max_matches": max_matches,
+                "before": before})
         if line is not None and offset:
             raise InvalidArgument("a line read starts at a line or at a byte offset, not both")
     elif not searching and ignore_case:

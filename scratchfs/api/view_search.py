@@ -111,7 +111,6 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
                    stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
 
 
-
 def _view_miss(found: SearchResult, offset: int, size: int, asked: Matches) -> str | Advice | None:
     """Where a text view search that found nothing looked -- ``"no match in the whole text view (N bytes)"`` or
     ``"in bytes OFFSET-SIZE of the text view (from offset= to the end)"``, ``size`` the reply's --, or ``None`` when it
@@ -123,6 +122,8 @@ def _view_miss(found: SearchResult, offset: int, size: int, asked: Matches) -> s
         return None
     said = no_match_in(offset, size, view=True)
     return whole_too(said, same_search(asked, WITHOUT_OFFSET, offset=None), True) if offset else said
+
+
 
 _REDRAW = re.compile(rb"\r(?!\r*\n)|\x1b\[[0-9;]*(?:[GCD]|[12]K)|\x08\x08")
 """What draws over a line's earlier columns (a ``\r`` that ends no line, a cursor move, an erasure before the
