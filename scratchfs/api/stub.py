@@ -16,7 +16,7 @@ from scratchfs.api.shape import TEXT_PROBE_BYTES, binary_format, is_text
 from scratchfs.api.shape_binary import TarMember, compressed_format, tar_listing, tar_members, zip_members
 from scratchfs.api.shape_terminal import is_terminal
 from scratchfs.api.stub_reads import BY_MATCH, BY_PATTERN, MEMBERS, rows_after, structure_call
-from scratchfs.api.terminal_preview import AS_SHOWN, RenderedHead
+from scratchfs.api.terminal_preview import AS_SHOWN, AS_SHOWN_WHOLE, RenderedHead
 from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
 from scratchfs.engine.patterns import MAX_LINE_BYTES
 from scratchfs.foundation.calls import without_defaults
@@ -334,7 +334,7 @@ class _Note:
         if size == 0:
             return f"{what}; it is empty."
         if covered >= size:
-            return f"{what}; the preview shows all of it{shown.replace('them', 'it')}."
+            return f"{what}; the preview shows all of it{AS_SHOWN_WHOLE if drawn else ''}."
         shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "") + shown
         by_range = f"{self.call}, offset={covered!r})" if covered else f"{self.call})"  # call_with(self.call, offset=)
         by_other = self.by_other

@@ -12,10 +12,12 @@ from itertools import accumulate
 
 from scratchfs.engine.structure.terminal import render_line
 
-__all__ = ["AS_SHOWN", "RENDERED_BYTES", "RenderedHead"]
+__all__ = ["AS_SHOWN", "AS_SHOWN_WHOLE", "RENDERED_BYTES", "RenderedHead"]
 
 AS_SHOWN = " as a terminal shows them (the last redraw of each line)"
 """What a stub's note says after the bytes a rendered preview covers."""
+AS_SHOWN_WHOLE = " as a terminal shows it (the last redraw of each line)"
+"""What it says after "the preview shows all of it" when that preview is rendered."""
 RENDERED_BYTES = 256 * 1024
 """Most bytes of the content's first lines rendered for a preview (a line ending past them is not shown so: the
 rendering runs at 15-20 MB/s on dense colored redraws, 13-15 ms for these at load 1.5: ``python
