@@ -19,10 +19,10 @@ not ``fork``: :mod:`scratchfs.engine.worker_pipe`). It gets only the pattern's c
 :data:`MAX_WORKERS` workers run; when all are busy a call stays in its thread with the remaining time as its limit --
 but for a call that may be given up, which waits for one to come free until its deadline (then
 :class:`~scratchfs.engine.worker_pipe.PoolBusy`, a TimeoutError): a cancel wakes that wait and the call returns at once,
-where in its thread it ran on to its limit (20 s after a cancel, for a 10 s limit on a loaded machine: the thread's
-limit is CPU time). Every worker is killed at exit, busy ones too (:mod:`scratchfs.engine.worker_pipe`), and a worker
-whose parent is gone reads end-of-file and exits. A search whose caller gave it up (:mod:`scratchfs.engine.giving_up`)
-stops at its next step, its worker killed, rather than at its deadline.
+where in its thread it ran on to its limit (the thread's limit is CPU time: longer in wall time on a loaded machine;
+``tests/test_mcp_give_up.py``). Every worker is killed at exit, busy ones too (:mod:`scratchfs.engine.worker_pipe`),
+and a worker whose parent is gone reads end-of-file and exits. A search whose caller gave it up
+(:mod:`scratchfs.engine.giving_up`) stops at its next step, its worker killed, rather than at its deadline.
 """
 
 from __future__ import annotations

@@ -254,17 +254,14 @@ class PatternMatcher:
             last = buf.find(b"\n", first, limit) + 1 or limit
         start, past = base + first, base + max(last, first + 1)  # the match starts it was deciding
         named = self.named or f"pattern {shorten(self.pattern, _NAMED_CHARS)}"
-        if busy:
-            return PatternTimeout(SearchOn(
-                f"{named} was stopped at its time limit of {self.timeout:g} s deciding the matches that start in "
+        what = (f"{named} was stopped at its time limit of {self.timeout:g} s deciding the matches that start in "
                 f"bytes {start}-{past}: every regex worker was busy with other searches; search again from "
-                f"offset={start} once they end, or ", "search on past them", past, ", their matches unsearched"),
-                resume_offset=start)
-        return PatternTimeout(SearchOn(
-            f"{named} ran past its time limit of {self.timeout:g} s deciding the matches that start in bytes "
-            f"{start}-{past} (it would time out again from offset={start}): use a pattern with a literal part or "
-            "less backtracking, or ", "search on past them", past, ", their matches unsearched"),
-            resume_offset=start)
+                f"offset={start} once they end, or " if busy else
+                f"{named} ran past its time limit of {self.timeout:g} s deciding the matches that start in bytes "
+                f"{start}-{past} (it would time out again from offset={start}): use a pattern with a literal part or "
+                "less backtracking, or ")
+        return PatternTimeout(SearchOn(what, "search on past them", past, ", their matches unsearched"),
+                              resume_offset=start)
 
     def skippable(self, buf: bytearray, base: int, pos: int, data: bytes, frame_start: int) -> int:
         """Never: a pattern's matches are decided in the buffer (its literal prefilter works there)."""

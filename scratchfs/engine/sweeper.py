@@ -350,12 +350,14 @@ def _remove_orphans(index: Index, blobs: Blobs, ages: tuple[float, float], curso
             _rmdir_if_old_and_empty(blobs, ("runs",), run, cutoff)
             continue
         try:
-            entries = blobs.list_parts(("runs", run, agent))
+            listed = blobs.list_stats(("runs", run, agent))
         except ScratchError:
-            entries = []
+            listed = []
+        entries = [(name, st.st_mode) for name, st in listed]
         seen += len(entries) + 1
-        files = [name[: -len(BLOB_SUFFIX)] for name, mode in entries
-                 if stat.S_ISREG(mode) and BLOB_NAME_RE.match(name)]
+        modified = {name[: -len(BLOB_SUFFIX)]: st.st_mtime for name, st in listed
+                    if stat.S_ISREG(st.st_mode) and BLOB_NAME_RE.match(name)}
+        files = list(modified)
         for name, mode in entries:  # (a link or FIFO at a segment's name is fsck's to report, not checked here)
             found = (check_segment(index, blobs, (run, agent), name, cutoff, remove=True,
                                    compact=limits.SEGMENT_COMPACTION, now=now, adopt=adopt)
@@ -364,7 +366,8 @@ def _remove_orphans(index: Index, blobs: Blobs, ages: tuple[float, float], curso
                 removed += 1
                 freed += found.size
         known = known_locations(index, files, (run, agent))  # read after listing: one committed meanwhile is in
-        known |= adopt_files(index, blobs, (run, agent), [t for t in files if t not in known], (adopt, grace))
+        known |= adopt_files(index, blobs, (run, agent), {t: m for t, m in modified.items() if t not in known},
+                             (adopt, grace))
         for token in files:
             if token in known:
                 continue

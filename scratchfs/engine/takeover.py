@@ -238,25 +238,20 @@ def adopt_named(index: Any, location: str, orphans: list[BlobFile], adopt: Adopt
     return adopted
 
 
-def adopt_files(index: Any, blobs: Any, where: tuple[str, str], orphans: list[str],
+def adopt_files(index: Any, blobs: Any, where: tuple[str, str], orphans: dict[str, float],
                 given: tuple[Adopt | None, float]) -> set[str]:
     """The tokens of ``orphans`` (blob files of the directory ``where``, encoded run and agent names, of the local
-    ``blobs``) whose rows ``adopt`` restored, as a row of the index that owned the files before a takeover names them
+    ``blobs``: token -> last modified, epoch seconds on the file system's clock, as the sweep listed them) whose rows
+    ``adopt`` restored, as a row of the index that owned the files before a takeover names them
     (:func:`adopt_named`), of those last modified over ``min(grace, ADOPT_AFTER)`` seconds ago (``given``:
     ``(adopt, grace)``, grace in seconds), as the fleet sweep looks at objects: a file looked at sooner -- any file no
     row names, of any age, was -- may be an old host's write that host deletes next, within its window, whose
     deletion the adoption would undo; and each write in flight cost a look. Raises StorageError, StoreBusy (from the
     index or ``adopt``)."""
     adopt, grace = given
-    if adopt is None or not orphans:
-        return set()
     since = time.time() - min(grace, ADOPT_AFTER)
-    try:
-        aged = {name for name, st in blobs.list_stats(("runs", *where)) if st.st_mtime <= since}
-    except ScratchError:
+    aged = [t for t, modified in orphans.items() if modified <= since] if adopt is not None else []
+    if not aged:
         return set()
-    orphans = [t for t in orphans if t + BLOB_SUFFIX in aged]
-    if not orphans:
-        return set()
-    found = [BlobFile(*where, f"{blobs.runs}/{where[0]}/{where[1]}/{t}{BLOB_SUFFIX}", t) for t in orphans]
+    found = [BlobFile(*where, f"{blobs.runs}/{where[0]}/{where[1]}/{t}{BLOB_SUFFIX}", t) for t in aged]
     return {f.token for f in adopt_named(index, LOCAL_LOCATION, found, adopt)}

@@ -207,7 +207,9 @@ _MARK = bytes(b if b == 10 else 97 for b in range(256))  # every byte but a newl
 _LONG_LINE_RE = re.compile(b"a{%d,}" % _DENSE_LINE_BYTES)
 _LONG_ROW_RE = re.compile(b"\na{%d,}" % _DENSE_LINE_BYTES)
 """A long row after a newline: ``re`` finds each newline at C speed and counts the row after it once (``a{16,}``
-alone was tried at every byte, each try counting the rest of its row: 7 ms over 512 KiB of 15-byte rows)."""
+alone was tried at every byte, each try counting the rest of its row: 5-7 ms over 512 KiB of 15-byte rows, the whole
+``line_stats`` 2 ms now: ``python -m timeit -s "from scratchfs.foundation.text import line_stats; d = b'x' * 20 +
+b'\\n' + (b'y' * 14 + b'\\n') * 32768" "line_stats(d)"``)."""
 _CR_PAIR = re.compile(b"\r\r")  # (its search is twice as fast as ``in`` of two bytes: CRLF text has \r everywhere)
 
 

@@ -411,7 +411,7 @@ def _page_start(source: ContentSource, header_rows: Iterator[tuple[int, Any]], f
             raise PastLast("row", row, passed)
         return row, offset, 0, None
     for skipped in range(row):  # (row= one past the last too: refused as the rows further on are)
-        if at is None and (skipped < row - 1 or row > 1):
+        if at is None and row > 1:
             raise PastLast("row", row, skipped)
         at = next(header_rows, None) if skipped < row - 1 else at
     return row, source.size if at is None else at[0], 0, iter(()) if at is None else chain([at], header_rows)
