@@ -43,7 +43,7 @@ the upstream exited (found in ``/proc`` by their parent pid: never another's pro
 session, which only the upstream's descendants can be in). ``/proc`` is read only for those kills: an exited child is
 found by ``waitid``, and the grace an exited upstream's group gets is slept through, woken by a child's exit (SIGCHLD)
 or every :data:`GROUP_POLL_SECONDS` (a look at it every 20 ms took 0.49 s of CPU over a 5 s grace beside 117
-processes, ``tests/test_mcp_proxy_stop.py``; 0.04 s now). Limits: elsewhere such a child escapes (the proxy
+processes, ``python bench/launcher_grace_cpu.py``; 0.04-0.05 s now). Limits: elsewhere such a child escapes (the proxy
 still takes the launcher's exit for the upstream's, though such a child holds its pipe open), and on Linux too one
 whose parent, still in the group, outlives the SIGKILL (another user's); an upstream running as another user
 (setuid) cannot be signalled; a launcher itself SIGKILLed leaves the upstream's
