@@ -75,6 +75,8 @@ whose preview shows 89 lines as a terminal shows them (main at e7fe5dd: 1,525 B,
 states, 1 line).
 At 20:48 UTC (main after both merges): replies6's misses without their calls in the text block (mcp7): a search
 from offset 1000 267 B, the count from an offset 306 B, the CRLF miss 420 B (101, 116, 137 B of calls as data).
+At 22:23 UTC (the re-read): a search from the end that finds nothing, saying where it looked (newuser8), 186 B;
+a jq filter that does not compile, in jq's words alone, 129 B of error text.
 At 21:55 UTC (helper advice2, load about 1): a line read mixed with a search or a range names the two calls that
 split it, a count beside a window's argument the count alone: line= with match= 247 B, lines= with pattern=,
 offset= and context= 287 B, line= with length= 249 B, line= with a 4 KiB match= 222 B (its search said in words,
@@ -284,6 +286,12 @@ def main() -> None:
             "count with before=": ("read_handle", {"handle": handle, "match": "x", "count": True, "before": 500}),
             "count with context=": ("read_handle", {"handle": handle, "pattern": "x+", "count": True,
                                                     "context": 3, "ignore_case": True}),
+        })
+        # the re-read of the ninth session (newuser8's replies measured): a search from the end that finds nothing,
+        # and a jq filter that does not compile, in jq's words alone
+        cases.update({
+            "miss from the end": ("read_handle", {"handle": dpkg, "match": "no-such-package", "before": 5000}),
+            "jq does not compile": ("read_handle", {"handle": doc.handle, "jq": ".items | .n +"}),
         })
         print(f"{'stub of pip bars':22s} {len(pip.to_json().encode()):5d} B stub JSON ({pip.preview.count(chr(10))} "
               "lines of preview)")
