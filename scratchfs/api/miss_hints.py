@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.api.results import Matches
@@ -26,8 +27,8 @@ from scratchfs.foundation.errors import ScratchError
 from scratchfs.foundation.limits import MAX_NEEDLE_BYTES
 from scratchfs.foundation.text import plural
 
-__all__ = ["HINT_SECONDS", "HINT_SPAN_BYTES", "NOTE_BYTES", "NO_MATCH", "WHOLE", "WITHOUT_OFFSET", "no_match_in",
-           "plain_miss", "unhinted", "whole_too"]
+__all__ = ["HINT_SECONDS", "HINT_SPAN_BYTES", "NOTE_BYTES", "NO_MATCH", "WHOLE", "WITHOUT_OFFSET", "MissNote",
+           "no_match_in", "plain_miss", "unhinted", "whole_too"]
 
 HINT_SPAN_BYTES = 1 << 20
 """Most bytes searched (``offset`` to the end) for which a miss is searched again for a spelling that matches."""
@@ -37,6 +38,23 @@ HINT_SECONDS = 0.25
 
 NO_MATCH = "no match in "
 """How a plain miss's note starts (:func:`plain_miss`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MissNote(Advice):
+    """A miss's note (``parts`` as an :class:`~scratchfs.foundation.calls.Advice`'s: ``str(note)`` is its text) whose
+    hint seeks the needle as the search wrote it -- a spelling that matches, the search from byte 0, the same search
+    of a text view, the needle's non-UTF-8 bytes --, which a search in a single-byte encoding (its needle rewritten)
+    leaves out: ``plain`` is the note without it (where it looked), or ``None`` when none of it stays. Made where
+    the note is written (:func:`plain_miss`, :func:`whole_too`, the notes of
+    :func:`~scratchfs.api.search_misses.text_view_hint`) and read by :func:`unhinted`, never from its words."""
+
+    plain: str | None = None
+
+    @classmethod
+    def made(cls, plain: str | None, *parts: str | Call | Advice) -> MissNote:
+        """The note of ``parts`` (as :meth:`Advice.of` joins them), ``plain`` what stays of it without its hint."""
+        return cls(Advice.of(*parts).parts, plain)
 
 _SHOWN_CHARS = 40  # (of the text a spelling found, quoted in the note: at most _SHOWN_BYTES of JSON)
 _SHOWN_BYTES = 48
@@ -56,6 +74,8 @@ def plain_miss(opened: Any, found: Matches, offset: int, said: bool = True) -> s
     :func:`_spelling_hint`), at most :data:`NOTE_BYTES` of JSON (the text found left out, then the call written
     in words, when a long needle or settings make it longer); ``said=False`` (a count's or a search from the
     end's, whose reply says where it looked): ``"no match; "`` and the hint alone, or ``None`` when there is none.
+    A hint is a :class:`MissNote` (its ``plain`` the note without it: where it looked; ``None`` for ``said=False``)
+    -- but with ``said=False`` one whose call is written in words is plain :class:`Advice` (it names no call).
     Never raises for the check (a failed one gives no hint); a read raises what it raises (NotFound,
     CorruptBlob)."""
     size = found.size
@@ -66,8 +86,10 @@ def plain_miss(opened: Any, found: Matches, offset: int, said: bool = True) -> s
     if hint is None:
         return plain
     (seen, unseen), call, words = hint
-    tries = [Advice.of(plain or "no match", "; ", lead, way) for way in (call, words) for lead in (seen, unseen)]
-    return next((note for note in tries if reply_size(str(note)) <= NOTE_BYTES), tries[-1])
+    tries = [MissNote.made(plain, plain or "no match", "; ", lead, way) for way in (call, words)
+             for lead in (seen, unseen)]
+    note = next((note for note in tries if reply_size(str(note)) <= NOTE_BYTES), tries[-1])
+    return note if said or note.calls else Advice(note.parts)  # (said=False, words alone: kept whole)
 
 
 def no_match_in(offset: int, size: int, view: bool = False) -> str:
@@ -81,12 +103,10 @@ def no_match_in(offset: int, size: int, view: bool = False) -> str:
 
 
 def unhinted(note: object) -> object:
-    """``note`` without the hint :func:`plain_miss` adds (its calls seek the text as written: not for a search in a
-    single-byte encoding, whose needle was rewritten); any other note as it is."""
-    text = str(note) if note is not None else ""
-    if text.startswith("no match; ") and isinstance(note, Advice) and note.calls:
-        return None
-    return text.split("; ", 1)[0] if text.startswith(NO_MATCH) else note
+    """``note`` without the hint a :class:`MissNote` holds (it seeks the needle as the search wrote it: not for a
+    search in a single-byte encoding, whose needle was rewritten): its ``plain`` (``None``: nothing stays); any
+    other note as it is."""
+    return note.plain if isinstance(note, MissNote) else note
 
 
 WHOLE = "; the whole content: "
@@ -95,14 +115,15 @@ WITHOUT_OFFSET = "the same call without offset="
 """That call in words (a long needle's, or one whose note would be over :data:`NOTE_BYTES`)."""
 
 
-def whole_too(note: str | Advice, call: Call | str, view: bool = False) -> Advice:
+def whole_too(note: str, call: Call | str, view: bool = False) -> MissNote:
     """``note``, a miss's from an ``offset`` past 0 (to the end), with ``call``, the same search or count from byte
     0 (``call`` words, ``"the same call without offset="``, for a needle too long to repeat; ``view``: of a text
     view): the bytes before the offset were not searched, which a count of 0 does not say (``count=true,
-    offset=N``: 0 matches, no note). Over :data:`NOTE_BYTES` of JSON, the call is named in words."""
+    offset=N``: 0 matches, no note). Over :data:`NOTE_BYTES` of JSON, the call is named in words. A
+    :class:`MissNote` whose ``plain`` is ``note``."""
     lead = WHOLE.replace("content", "text view") if view else WHOLE
-    said = Advice.of(note, lead, call)
-    return said if reply_size(str(said)) <= NOTE_BYTES else Advice.of(note, lead, WITHOUT_OFFSET)
+    said = MissNote.made(note, note, lead, call)
+    return said if reply_size(str(said)) <= NOTE_BYTES else MissNote.made(note, note, lead, WITHOUT_OFFSET)
 
 
 _Hint = tuple[tuple[str, str], Call, str]

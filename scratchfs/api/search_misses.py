@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.bounds import bounded_miss, check_search_end, offset_past_end
 from scratchfs.api.entries import reading
-from scratchfs.api.miss_hints import WITHOUT_OFFSET, plain_miss, whole_too
+from scratchfs.api.miss_hints import WITHOUT_OFFSET, MissNote, plain_miss, whole_too
 from scratchfs.api.results import Matches, bounded_resume, stopped_note
 from scratchfs.api.search_calls import HINT_CALL_BYTES, same_search
 from scratchfs.api.shape import binary_format
@@ -202,7 +202,7 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
                                        "characters)")
         way = rendered_hint(found.handle, what["match"], found.ignore_case, found.context, found.max_matches, spelled,
                             found.budget)
-        return replace(found, note=Advice.of(f"{split}; search that text: ", way))
+        return replace(found, note=MissNote.made(split, f"{split}; search that text: ", way))
     if (not_utf8 or not_utf8_said(shape)) and not _sought(found).isascii():
         return replace(found, note=single_byte_note(found, spelled))
     if crlf_fix is not None:
@@ -215,11 +215,14 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
     return found
 
 
-def _html_note(found: Matches, what: dict, spelled: bool) -> Advice:
-    """:func:`text_view_hint`'s note for an HTML page: the same search of the text the page shows."""
+_HTML_MISS = "no match in the page's HTML source, where tags and character references (&eacute;, &nbsp;) split its text"
+
+
+def _html_note(found: Matches, what: dict, spelled: bool) -> MissNote:
+    """:func:`text_view_hint`'s note for an HTML page: the same search of the text the page shows (its ``plain``:
+    where it looked and why)."""
     call = _same_call(found, **what, view="text") if spelled else 'the same call with view="text"'
-    return Advice.of("no match in the page's HTML source, where tags and character references (&eacute;, &nbsp;) "
-                     "split its text; search the text the page shows: ", call)
+    return MissNote.made(_HTML_MISS, _HTML_MISS, "; search the text the page shows: ", call)
 
 
 _DECOMPRESSORS = {"gzip": "gunzip", "zstd": "zstd -d", "zip": "unzip -p", "xz": "xz -d", "bzip2": "bunzip2"}
@@ -257,27 +260,31 @@ def utf16_note(found: Matches, kind: str) -> str | Advice:
 
 
 NOT_UTF8_MISS = "no match: the stored bytes are not UTF-8, and a search writes text as UTF-8 bytes"
-"""How a search's note starts when it missed non-ASCII text in content that is not UTF-8 (:func:`single_byte_note`)."""
+"""How a search's note starts when it missed non-ASCII text in content that is not UTF-8 (:func:`single_byte_note`;
+read by no code: the note's type says what it is)."""
 
 
-def single_byte_note(found: Matches, spelled: bool) -> str | Advice:
+def single_byte_note(found: Matches, spelled: bool) -> MissNote:
     """What a miss of non-ASCII text in content that is not UTF-8 says (see :func:`text_view_hint`): for a needle
     whose non-ASCII characters are each one byte in cp1252 or Latin-1, the pattern that seeks each as its UTF-8
     bytes or that byte (``caf(?:é|\\xe9)``, :func:`_either`), as a call when ``spelled`` and that pattern is at most
-    :data:`HINT_CALL_BYTES` too; else its longest ASCII part, or, for a pattern, how to write a byte. Never raises."""
+    :data:`HINT_CALL_BYTES` too; else its longest ASCII part, or, for a pattern, how to write a byte. A
+    :class:`MissNote` of which nothing stays (``plain`` ``None``): a search in a single-byte encoding sought the
+    bytes as they are. Never raises."""
     said = NOT_UTF8_MISS
     if found.pattern is not None:
-        return (f"{said}: write a byte of another encoding as \\xHH in the pattern (\\xe9 is a Latin-1 or cp1252 "
-                "\"é\"; (?:é|\\xe9) seeks either)")
+        return MissNote.made(None, f"{said}: write a byte of another encoding as \\xHH in the pattern (\\xe9 is a "
+                             "Latin-1 or cp1252 \"é\"; (?:é|\\xe9) seeks either)")
     needle = (found.match or b"").decode("utf-8", "replace")
     pieces = [_either(char, found.ignore_case) for char in needle]
     pattern = "".join(piece or "" for piece in pieces)
     if spelled and None not in pieces and reply_size(pattern) <= HINT_CALL_BYTES:
-        return Advice.of(f"{said}; seek each non-ASCII character as its Latin-1 or cp1252 byte too: ",
-                         _same_call(found, pattern=pattern))
+        return MissNote.made(None, f"{said}; seek each non-ASCII character as its Latin-1 or cp1252 byte too: ",
+                             _same_call(found, pattern=pattern))
     part = max(re.split(r"[^\x00-\x7f]+", needle), key=len).strip()
-    return f"{said}; search an ASCII part of it{f' (match={json.dumps(part)[:60]})' if part else ''}, or write each " \
-           "byte as \\xHH in a pattern (\\xe9 is a Latin-1 or cp1252 \"é\")"
+    shown = f" (match={json.dumps(part)[:60]})" if part else ""
+    return MissNote.made(None, f"{said}; search an ASCII part of it{shown}, or write each byte as \\xHH in a pattern "
+                         "(\\xe9 is a Latin-1 or cp1252 \"é\")")
 
 
 def _single_byte(char: str) -> int | None:

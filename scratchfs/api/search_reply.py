@@ -36,7 +36,6 @@ from scratchfs.api.encodings import encode_needle
 from scratchfs.api.fixed import Squeeze
 from scratchfs.api.miss_hints import unhinted
 from scratchfs.api.results import Matches, bounded_resume
-from scratchfs.api.search_misses import NOT_UTF8_MISS
 from scratchfs.api.views import piece, reads_as_text, reply_size
 from scratchfs.engine.search import Hit, Window
 from scratchfs.engine.structure.terminal import render_fragment
@@ -420,9 +419,8 @@ def as_given(found: Matches, match: str | bytes | None, pattern: str | None) -> 
     needle). A search without an encoding is returned as it is."""
     if found.encoding is None:
         return found
-    note = None if found.note is not None and str(found.note).startswith(NOT_UTF8_MISS) else unhinted(found.note)
     return replace(found, match=None if match is None else encode_needle(match, found.encoding), pattern=pattern,
-                   note=note)
+                   note=unhinted(found.note))
 
 
 def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:

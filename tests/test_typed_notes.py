@@ -1,0 +1,39 @@
+"""Our own notes and reasons are read by their type, never by their words (typed2): a search miss's hint that seeks
+the needle as the search wrote it (:class:`~scratchfs.api.miss_hints.MissNote`), the reason an entry is gone
+(:class:`~scratchfs.engine.protocols.Gone`), a file ``load`` left out for its size
+(:class:`~scratchfs.loader.Skipped`), the notes of a JSON-lines read, a pattern refusal's advice. Each was a
+``startswith`` or ``in`` over a message another function wrote: rewording that message silently changed what the
+code did. Each test below gives the fact in words that do not say it (or words that say it of a fact that is not
+there) and checks the code goes by the fact."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from scratchfs.api.miss_hints import MissNote, unhinted
+from scratchfs.api.results import Matches
+from scratchfs.api.search_reply import as_given
+from scratchfs.foundation.calls import Advice, Call
+
+
+def _miss(note: object) -> Matches:
+    """An empty result of a search in latin-1 (its needle rewritten as that encoding's bytes), its note ``note``."""
+    return replace(Matches("h_x", b"caf\xe9", [], 10, None, note=note), encoding="latin-1")
+
+
+def test_a_miss_note_loses_its_hint_by_its_type_not_its_words():
+    call = Call.of("read_handle", handle="h_x", match="caf\xe9", ignore_case=True)
+    hinted = MissNote.made("looked everywhere", "looked everywhere; but: ", call)  # (no "no match in " in it)
+    assert as_given(_miss(hinted), "café", None).note == "looked everywhere"
+    dropped = MissNote.made(None, "bytes differ; try: ", call)  # (a not-UTF-8 miss reworded: still dropped)
+    assert as_given(_miss(dropped), "café", None).note is None
+    assert unhinted(hinted) == "looked everywhere" and unhinted("no match in x; y") == "no match in x; y"
+
+
+def test_a_note_that_only_reads_like_a_miss_is_kept_whole():
+    """Words shaped as a miss's hint (``no match in ...; ``, ``no match: the stored bytes are not UTF-8``) that no
+    miss made: kept, calls and all -- the words decide nothing."""
+    said = Advice.of("no match in the whole content (10 bytes); try: ", Call.of("read_handle", handle="h_x"))
+    assert as_given(_miss(said), "café", None).note == said
+    worded = "no match: the stored bytes are not UTF-8, and a search writes text as UTF-8 bytes; as such"
+    assert as_given(_miss(worded), "café", None).note == worded
