@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
+from scratchfs import Deleted
 from scratchfs.api.miss_hints import MissNote, unhinted
 from scratchfs.api.results import Matches
 from scratchfs.api.search_reply import as_given
+from scratchfs.engine.protocols import COPY_LOST_REASONS, REPAIRED_KINDS, SWEPT_MISSING, Gone, repaired
 from scratchfs.foundation.calls import Advice, Call
 
 
@@ -37,3 +41,23 @@ def test_a_note_that_only_reads_like_a_miss_is_kept_whole():
     assert as_given(_miss(said), "café", None).note == said
     worded = "no match: the stored bytes are not UTF-8, and a search writes text as UTF-8 bytes; as such"
     assert as_given(_miss(worded), "café", None).note == worded
+
+
+def test_a_gone_entry_is_told_lost_by_the_reasons_that_say_so_not_by_a_prefix():
+    """A tombstone's reason is the index's text; whether its stored copy was lost (the read then says to make it
+    again) is whether the reason is one of those written for that, every one of them, and no other."""
+    assert all(Gone(reason, 0.0).copy_lost for reason in COPY_LOST_REASONS)
+    assert {repaired(kind) for kind in REPAIRED_KINDS} | {SWEPT_MISSING} == COPY_LOST_REASONS
+    assert not Gone("removed with its run", 0.0).copy_lost and not Gone("deleted", 0.0).copy_lost
+
+
+def test_a_read_of_an_entry_whose_copy_was_lost_says_to_make_it_again(store):
+    """The reason as fsck --repair writes it, read back through the index: the advice follows the type."""
+    scope = store.scope("r", "a")
+    scope.scratch_write("k", b"v")
+    rows = [(row_id, blob) for row_id, _run, _agent, blob in store.index.blob_rows()]
+    assert store.index.delete_rows(rows, reason=repaired("corrupt"), now=store.now()) == 1
+    with pytest.raises(Deleted) as told:
+        scope.scratch_read("k")
+    assert str(told.value).startswith("key 'k' was removed by fsck --repair (its stored copy was corrupt) at ")
+    assert str(told.value).endswith("; write it again if it is still needed")

@@ -41,7 +41,7 @@ from scratchfs.api.rebuild import RebuildReport, adopt_orphans, adoptable
 from scratchfs.api.rebuild import rebuild_index as rebuild
 from scratchfs.api.store import ScratchStore
 from scratchfs.engine.backends import find_orphan
-from scratchfs.engine.protocols import BlobFile, Entry
+from scratchfs.engine.protocols import BlobFile, Entry, repaired
 from scratchfs.engine.s3_uploads import incomplete_uploads
 from scratchfs.engine.segment_sweep import SegmentUsage, known_locations, segment_usage
 from scratchfs.engine.segments import is_location
@@ -469,11 +469,6 @@ def _unnamed(store: ScratchStore, files: list[BlobFile]) -> list[BlobFile]:
     return [found for found in files if found.token not in named[found.run, found.agent]]
 
 
-REPAIRED = "removed by fsck --repair (its stored copy was {})"
-"""The reason a read of an entry whose row ``fsck --repair`` removed is told (``missing`` or ``corrupt``):
-``handle 'h_...' was removed by fsck --repair (its stored copy was corrupt) at <UTC time>``."""
-
-
 def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int, str]],
             broken_problems: list[Problem], orphans: dict[int, str | OddName]) -> None:
     """Remove what fsck found broken: rows of missing and corrupt entries (each only if it still names the blob that
@@ -483,7 +478,7 @@ def _repair(store: ScratchStore, report: FsckReport, broken_rows: list[tuple[int
     removed, now = 0, store.now()
     for kind in sorted({problem.kind for problem in broken_problems}):  # each live row leaves a tombstone saying why
         removed += store.index.delete_rows([row for row, problem in zip(broken_rows, broken_problems, strict=True)
-                                            if problem.kind == kind], reason=REPAIRED.format(kind), now=now)
+                                            if problem.kind == kind], reason=repaired(kind), now=now)
     if removed:
         for problem, (_, blob) in zip(broken_problems, broken_rows, strict=True):
             if store.index.has_blob(blob):
@@ -518,6 +513,6 @@ def _still_there(store: ScratchStore, problem: Problem, blob: str) -> bool:
         return True
 
 
-__all__ = ["DEFAULT_SOON", "PAGE_ROWS", "REPAIRED", "FsckReport", "Problem", "ScopeStats", "check_filter",
+__all__ = ["DEFAULT_SOON", "PAGE_ROWS", "FsckReport", "Problem", "ScopeStats", "check_filter",
            "check_run_of", "count_entries", "decode_cursor", "encode_cursor", "fsck", "iter_entries", "stats",
            "stats_in_sql"]

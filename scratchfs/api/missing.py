@@ -195,7 +195,7 @@ def not_found(entries: _Entries, run_id: str, agent_id: str, kind: str, key: str
     when = f"{_utc(gone.at)} (epoch {gone.at:.3f})"
     if gone.reason == "expired":
         return Expired(f"{what} expired at {when}; {again} if it is still needed")
-    if gone.reason.startswith("removed"):  # by fsck --repair or a sweep: its stored copy was broken or gone
+    if gone.copy_lost:  # by fsck --repair or a sweep: its stored copy was broken or gone
         return Deleted(f"{what} was {gone.reason} at {when}; {again} if it is still needed")
     return Deleted(f"{what} was {gone.reason} at {when}")
 

@@ -70,15 +70,35 @@ class Entry(NamedTuple):
 @dataclass(frozen=True, slots=True)
 class Gone:
     """Why an entry of one's own scope is no longer there: ``reason`` (``"expired"``, ``"deleted"``,
-    ``"deleted with its run"``, ``"deleted with its agent"``, ``"removed by fsck --repair (its stored copy was
-    corrupt)"``, :data:`SWEPT_MISSING`) and ``at`` (epoch seconds)."""
+    ``"deleted with its run"``, ``"deleted with its agent"``, :func:`repaired`'s, :data:`SWEPT_MISSING`; the
+    tombstone's text as the index keeps it) and ``at`` (epoch seconds)."""
 
     reason: str
     at: float
 
+    @property
+    def copy_lost(self) -> bool:
+        """Its row was removed because its stored copy was broken or gone (by ``fsck --repair`` or a sweep): its
+        reason is one of :data:`COPY_LOST_REASONS`, the texts written for that (a whole text, never a prefix)."""
+        return self.reason in COPY_LOST_REASONS
+
 
 SWEPT_MISSING = "removed by a sweep (its stored copy was missing)"
 """The reason a sweep's tombstone gives for a live row it removed because its blob file or object was gone."""
+REPAIRED = "removed by fsck --repair (its stored copy was {})"
+"""The reason of a row ``fsck --repair`` removed (:func:`repaired`)."""
+REPAIRED_KINDS = ("missing", "corrupt")
+"""The problems ``fsck --repair`` removes a row for."""
+
+
+def repaired(kind: str) -> str:
+    """The reason a tombstone gives for a row ``fsck --repair`` removed for the problem ``kind`` (one of
+    :data:`REPAIRED_KINDS`): ``"removed by fsck --repair (its stored copy was corrupt)"``."""
+    return REPAIRED.format(kind)
+
+
+COPY_LOST_REASONS = frozenset({SWEPT_MISSING, *(repaired(kind) for kind in REPAIRED_KINDS)})
+"""Every reason of a row removed because its stored copy was broken or gone (:attr:`Gone.copy_lost`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,6 +351,9 @@ class BlobStore(Protocol):
 
 
 __all__ = [
+    "COPY_LOST_REASONS",
+    "REPAIRED",
+    "REPAIRED_KINDS",
     "SWEPT_MISSING",
     "BlobFile",
     "BlobInfo",
@@ -344,4 +367,5 @@ __all__ = [
     "PendingWrite",
     "ScaleIndex",
     "check_quota",
+    "repaired",
 ]
