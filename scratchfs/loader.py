@@ -40,7 +40,7 @@ MAX_FILE_BYTES = 4 * 1024**3
 """Largest file :func:`load_dir` reads by default (4 GiB): a larger one is left out unread (a sparse file of
 terabytes takes a second to make and a day to read)."""
 TOO_LARGE = "larger than the limit of"
-"""How the reason of a file left out for its size starts."""
+"""How the reason of a file left out for its size starts (:attr:`Skipped.too_large` says it is one)."""
 
 
 class Skipped(NamedTuple):
@@ -53,7 +53,9 @@ class Skipped(NamedTuple):
     (EACCES)"``)."""
     failed: bool
     """True when it could not be read (an error: permissions, a name too long, gone, a read error), False when it
-    is left out by rule (not a regular file)."""
+    is left out by rule (not a regular file, or too large)."""
+    too_large: bool = False
+    """True when it is a regular file left out unread for its size (larger than ``max_file_bytes``)."""
 
 
 def _error(exc: OSError) -> str:
@@ -245,10 +247,10 @@ class _Source:
 
 
 def _load_one(scope: Scope, dir_fd: int, name: str, tool: str | None, ttl: float | None,
-              most: int | None) -> Stub | tuple[str, bool]:
+              most: int | None) -> Stub | tuple[str, bool] | tuple[str, bool, bool]:
     """Spill the file ``name`` of ``dir_fd`` (of at most ``most`` bytes, when given): its stub, or ``(reason,
-    failed)`` when it was not loaded (as :class:`Skipped`). Raises the store's errors (:meth:`Scope.spill`), not the
-    file's."""
+    failed[, too_large])`` when it was not loaded (as :class:`Skipped`). Raises the store's errors
+    (:meth:`Scope.spill`), not the file's."""
     try:
         fd = os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
     except OSError as exc:
@@ -258,7 +260,7 @@ def _load_one(scope: Scope, dir_fd: int, name: str, tool: str | None, ttl: float
         if not stat.S_ISREG(found.st_mode):  # it changed since it was listed
             return _kind(found.st_mode), False
         if most is not None and found.st_size > most:
-            return f"{TOO_LARGE} {most} bytes ({found.st_size} bytes)", False
+            return f"{TOO_LARGE} {most} bytes ({found.st_size} bytes)", False, True
         source = _Source(file, found.st_size)
         try:
             return scope.spill(source, source_tool=tool or checks.clean_tool(Path(name).stem), ttl=ttl)
@@ -286,11 +288,11 @@ def load_dir(scope: Scope, folder: str | os.PathLike[str], *, tool: str | None =
             (``browser.get.html`` -> ``browser.get``; control characters dropped, cut to the tool name's limit).
         ttl: seconds until the entries expire (default: the store's).
         skipped: a list the entries not loaded are appended to, each a :class:`Skipped` ``(path, reason,
-            failed)``, sorted by path.
+            failed, too_large)``, sorted by path.
         into: the dict to return, filled as each file is spilled: after a failure of the store (a quota hit), it
             still names every file stored before it.
         max_file_bytes: a file larger than this many bytes (:data:`MAX_FILE_BYTES` by default; None: no limit) is
-            left out unread, as ``Skipped(path, "larger than the limit of N bytes (M bytes)", False)``.
+            left out unread, as ``Skipped(path, "larger than the limit of N bytes (M bytes)", False, True)``.
 
     Returns:
         ``{relative path (with "/"): stub}``, in the order spilled (of the relative paths).

@@ -404,7 +404,8 @@ def test_load_leaves_out_a_file_larger_than_its_limit_without_reading_it(tmp_pat
         scope = store.scope("r", "a")
         stubs = load_dir(scope, folder, skipped=skipped)
         assert list(stubs) == ["a.txt"] and scope.read_handle(stubs["a.txt"].handle).data == b"0123456789"
-        assert skipped == [Skipped("huge.bin", "larger than the limit of 4294967296 bytes (5368709120 bytes)", False)]
+        assert skipped == [Skipped("huge.bin", "larger than the limit of 4294967296 bytes (5368709120 bytes)", False,
+                                   too_large=True)]
         skipped.clear()
         assert list(load_dir(scope, folder, skipped=skipped, max_file_bytes=9)) == []
         assert [s.path for s in skipped] == ["a.txt", "huge.bin"]

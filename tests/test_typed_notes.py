@@ -11,13 +11,16 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from click.testing import CliRunner
 
-from scratchfs import Deleted
+from scratchfs import Deleted, ScratchStore, loader
 from scratchfs.api.miss_hints import MissNote, unhinted
 from scratchfs.api.results import Matches
 from scratchfs.api.search_reply import as_given
+from scratchfs.cli.app import main
 from scratchfs.engine.protocols import COPY_LOST_REASONS, REPAIRED_KINDS, SWEPT_MISSING, Gone, repaired
 from scratchfs.foundation.calls import Advice, Call
+from scratchfs.loader import Skipped, load_dir
 
 
 def _miss(note: object) -> Matches:
@@ -61,3 +64,21 @@ def test_a_read_of_an_entry_whose_copy_was_lost_says_to_make_it_again(store):
         scope.scratch_read("k")
     assert str(told.value).startswith("key 'k' was removed by fsck --repair (its stored copy was corrupt) at ")
     assert str(told.value).endswith("; write it again if it is still needed")
+
+
+def test_load_says_a_file_was_too_large_by_the_flag_not_the_reason_words(tmp_path, monkeypatch):
+    """``load`` names --max-file-bytes when a file was left out for its size: :attr:`Skipped.too_large`, set where
+    the size is compared, so a reworded reason still says it."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.txt").write_bytes(b"0123456789")
+    monkeypatch.setattr(loader, "TOO_LARGE", "over the size of")
+    skipped: list[Skipped] = []
+    with ScratchStore(tmp_path / "root") as store:
+        assert load_dir(store.scope("r", "a"), folder, skipped=skipped, max_file_bytes=9) == {}
+    assert skipped == [Skipped("a.txt", "over the size of 9 bytes (10 bytes)", False, too_large=True)]
+    result = CliRunner().invoke(main, ["load", str(folder), "--root", str(tmp_path / "root"), "--run", "r",
+                                       "--agent", "a", "--max-file-bytes", "9"])
+    assert result.exit_code == 0 and result.stderr == (
+        "scratchfs: skipped 1 that are not tool outputs or are larger than --max-file-bytes: a.txt (over the size of "
+        "9 bytes (10 bytes))\n")

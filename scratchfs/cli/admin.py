@@ -51,7 +51,7 @@ from scratchfs.cli.shell import FLEET_STORE_NOTE, shell_command
 from scratchfs.engine.backends import ENV_INDEX
 from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, ScratchError, StorageError
 from scratchfs.foundation.limits import SOON_SECONDS
-from scratchfs.loader import MAX_FILE_BYTES, TOO_LARGE, Skipped, load_dir
+from scratchfs.loader import MAX_FILE_BYTES, Skipped, load_dir
 
 JSON_TABLE = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 _PROGRESS_MIN_BYTES = 64 * 1024 * 1024
@@ -450,7 +450,7 @@ def load(store: ScratchStore, run_id: str, agent_id: str, folder: str, tool: str
     _print_loaded(stubs)
     failed = [entry for entry in skipped if entry.failed]
     ruled = "that are not tool outputs"
-    if any(entry.reason.startswith(TOO_LARGE) for entry in skipped):
+    if any(entry.too_large for entry in skipped):
         ruled += " or are larger than --max-file-bytes"
     if failed:
         rest = len(skipped) - len(failed)
