@@ -13,12 +13,15 @@ from dataclasses import replace
 import pytest
 from click.testing import CliRunner
 
-from scratchfs import Deleted, ScratchStore, loader
+from scratchfs import Deleted, JqFailed, ScratchStore, loader
 from scratchfs.api.miss_hints import MissNote, unhinted
 from scratchfs.api.results import Matches
 from scratchfs.api.search_reply import as_given
 from scratchfs.cli.app import main
 from scratchfs.engine.protocols import COPY_LOST_REASONS, REPAIRED_KINDS, SWEPT_MISSING, Gone, repaired
+from scratchfs.engine.structure import BytesSource
+from scratchfs.engine.structure.jsondoc import jq_error, parse_path
+from scratchfs.engine.structure.jsonstream import jq_failed, stream_path
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.loader import Skipped, load_dir
 
@@ -82,3 +85,24 @@ def test_load_says_a_file_was_too_large_by_the_flag_not_the_reason_words(tmp_pat
     assert result.exit_code == 0 and result.stderr == (
         "scratchfs: skipped 1 that are not tool outputs or are larger than --max-file-bytes: a.txt (over the size of "
         "9 bytes (10 bytes))\n")
+
+
+@pytest.mark.parametrize(("document", "keyed"), [(b"[1, 2]", "array"), (b'"text"', "string"), (b"5", "number"),
+                                                 (b"true", "boolean")])
+def test_the_streamed_walk_gives_the_kind_keyed_as_it_knows_it(document, keyed):
+    """A path filter over a document too large for jq is walked here, which writes jq's message itself: the kind of
+    value its key step met is given as data, not read back from those words."""
+    with pytest.raises(JqFailed) as caught:
+        list(stream_path(BytesSource(document), parse_path(".name")))
+    assert caught.value.keyed == keyed and caught.value.reason.startswith(f"Cannot index {keyed} with string")
+    with pytest.raises(JqFailed) as other:  # (a step that is no key: no kind keyed)
+        list(stream_path(BytesSource(document), parse_path(".[0]" if keyed != "array" else ".[0][]")))
+    assert other.value.keyed is None
+
+
+def test_jq_failed_carries_what_it_is_given_and_reads_no_words():
+    """Words that say a key met an array, given with no kind: none is made up from them (only jq's own message is
+    read, once, where jq is called: :func:`~scratchfs.engine.structure.jsondoc.jq_error`)."""
+    assert jq_failed('Cannot index array with string ("a")').keyed is None
+    assert jq_failed("anything at all", "array").keyed == "array"
+    assert jq_error('Cannot index array with string ("a")').keyed == "array"  # (jq's words, where jq is met)

@@ -59,8 +59,8 @@ from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument, NotJson
 from scratchfs.foundation.text import digits_int, invalid_utf8_bytes
 
-__all__ = ["MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "compile_filter", "jq_error", "jq_message", "jq_page",
-           "parse_path", "run_jq_checked"]
+__all__ = ["MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "compile_filter", "jq_error", "jq_keyed", "jq_message",
+           "jq_page", "parse_path", "run_jq_checked"]
 
 MAX_JQ_DOCUMENT_BYTES = 64 * 1024 * 1024
 """Largest document (bytes) that jq filters run over; larger ones get streaming path reads only."""
@@ -476,6 +476,17 @@ def run_jq_checked(program: Any, mode: str, data: Any, deadline: float, advice: 
 
 _PARSED_TO = re.compile(r" at line ([1-9][0-9]{0,15}), column ([0-9]{1,16})")
 """Where jq's parse error says it stopped."""
+_KEYED = re.compile(r"Cannot index (array|number|string|boolean|null) with string")
+"""jq's error for a key looked up in a value that is not an object (the kind of value it was)."""
+
+
+def jq_keyed(message: str, within: bool = False) -> str | None:
+    """The kind of value (``"array"``, ``"number"``, ``"string"``, ``"boolean"``, ``"null"``) jq's own error
+    ``message`` says a key was looked up in (``Cannot index array with string ("a")``; ``within``: anywhere in it,
+    else at its start), else ``None``: jq's words, read where jq's message is met (:func:`jq_error`; a JSON-lines
+    read's failure on a record), and only there."""
+    keyed = (_KEYED.search if within else _KEYED.match)(message)
+    return None if keyed is None else keyed[1]
 
 
 def jq_error(reason: str, step: bool = True) -> InvalidArgument:
@@ -489,7 +500,7 @@ def jq_error(reason: str, step: bool = True) -> InvalidArgument:
         return NotJson(f"jq: {reason}", by_jq=True, line=None if line is None else int(line[1]),
                        column=None if line is None else int(line[2]), at_end=" at EOF " in reason,
                        too_deep="Exceeds depth limit for parsing" in reason)
-    return jq_failed(reason) if step else InvalidArgument(f"jq: {reason}")
+    return jq_failed(reason, jq_keyed(reason)) if step else InvalidArgument(f"jq: {reason}")
 
 
 def jq_message(message: str) -> str:

@@ -11,14 +11,13 @@ Memory: one batch of records at a time (a record is at most :data:`MAX_RECORD_BY
 from __future__ import annotations
 
 import codecs
-import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
-from scratchfs.engine.structure.jsondoc import compile_filter, jq_message, parse_path, run_jq_checked
+from scratchfs.engine.structure.jsondoc import compile_filter, jq_keyed, jq_message, parse_path, run_jq_checked
 from scratchfs.engine.structure.numbers import (
     load_exact,
     lone_surrogate,
@@ -513,17 +512,13 @@ class _FilterFailed(BadRecord):
     raised at the page's first record even with ``pass_first`` (a filter failing on every record is told at once)."""
 
 
-_NOT_OBJECT = re.compile(r"Cannot index (array|number|string|boolean|null) with string")
-"""jq's error for a key looked up in a value that is not an object."""
-
-
 def _not_an_object(message: str, number: int) -> str:
     """What a failure on record ``number`` adds when jq's ``message`` says a key was looked up in a record (or a
     value in it) that is not an object -- JSON lines of mixed kinds, an object then arrays -- : how to pass such
     records over; else ``""``."""
-    found = _NOT_OBJECT.search(message)
-    if found is None:
+    keyed = jq_keyed(message, within=True)
+    if keyed is None:
         return ""
-    return (f" (a key looked up in {'an' if found[1] == 'array' else 'a'} {found[1]}, not an object: not every "
+    return (f" (a key looked up in {'an' if keyed == 'array' else 'a'} {keyed}, not an object: not every "
             "record, or value in one, is an object holding it -- a path ending in ? (.a?) or a filter starting "
             "objects | passes over the others)")

@@ -76,22 +76,19 @@ FAILED_STEP = ("; a step met a value it cannot take: skip such values (`select(.
 (``jq: null (null) cannot be matched, as it is not a string``) gave none."""
 
 
-_KEYED = re.compile(r"Cannot index (array|number|string|boolean|null) with string")
-"""jq's error for a key looked up in a value that is not an object (the kind of value it was)."""
+def jq_failed(reason: str, keyed: str | None = None) -> JqFailed:
+    """A runtime error of a jq step, ``reason`` (jq's message, on one line, or the one this module writes as jq
+    would), as a jq read raises it: :class:`JqFailed`, its message ``jq: <reason>`` and the next step
+    (:data:`FAILED_STEP`), its ``keyed`` the kind of value a key was looked up in (``"array"``...), given by the
+    caller that knows it -- the streaming walk, or :func:`~.jsondoc.jq_error` where jq's own words are met -- never
+    read back from ``reason``."""
+    return JqFailed(f"jq: {reason}{FAILED_STEP}", reason, keyed)
 
 
-def jq_failed(reason: str) -> JqFailed:
-    """jq's runtime error ``reason`` (jq's message, on one line) as a jq read raises it: :class:`JqFailed`, its
-    message ``jq: <reason>`` and the next step (:data:`FAILED_STEP`), its ``keyed`` the kind of value a key was
-    looked up in when jq says so (read here, where jq's words are met, and nowhere else)."""
-    keyed = _KEYED.match(reason)
-    return JqFailed(f"jq: {reason}{FAILED_STEP}", reason, None if keyed is None else keyed[1])
-
-
-def _jq_error(message: str) -> JqFailed:
+def _jq_error(message: str, keyed: str | None = None) -> JqFailed:
     """jq's ``message`` as the jq read gives it (on one line, blanks as one space, at most 300 characters; the next
-    step, :data:`FAILED_STEP`, after it)."""
-    return jq_failed(" ".join(message.split())[:300])
+    step, :data:`FAILED_STEP`, after it); ``keyed``: the kind of value a key step met (:func:`jq_failed`)."""
+    return jq_failed(" ".join(message.split())[:300], keyed)
 
 
 class _Walk:
@@ -174,7 +171,7 @@ class _Walk:
             shown = jq_short(scalar_text(raw), byte == ord('"'))
             return _jq_error(f"Cannot iterate over {name} ({shown})")
         if kind == "key":
-            return _jq_error(f"Cannot index {name} with string ({jq_short(jq_string(want), True)})")
+            return _jq_error(f"Cannot index {name} with string ({jq_short(jq_string(want), True)})", name)
         return _jq_error(f"Cannot index {name} with number ({jq_short(str(want).encode(), False)})")
 
     def first_member(self, kind: str, want: Any) -> bool:
