@@ -19,7 +19,7 @@ from scratchfs.api.results import Matches
 from scratchfs.api.search_reply import as_given
 from scratchfs.cli.app import main
 from scratchfs.engine.protocols import COPY_LOST_REASONS, REPAIRED_KINDS, SWEPT_MISSING, Gone, repaired
-from scratchfs.engine.structure import BytesSource
+from scratchfs.engine.structure import BytesSource, jsonl
 from scratchfs.engine.structure.jsondoc import jq_error, parse_path
 from scratchfs.engine.structure.jsonstream import jq_failed, stream_path
 from scratchfs.foundation.calls import Advice, Call
@@ -106,3 +106,13 @@ def test_jq_failed_carries_what_it_is_given_and_reads_no_words():
     assert jq_failed('Cannot index array with string ("a")').keyed is None
     assert jq_failed("anything at all", "array").keyed == "array"
     assert jq_error('Cannot index array with string ("a")').keyed == "array"  # (jq's words, where jq is met)
+
+
+@pytest.mark.parametrize("jq", [None, ".a"])
+def test_a_records_page_notes_each_kind_once_by_its_kind_not_its_words(monkeypatch, jq):
+    """The note on the first lone surrogate escape is given once a page: known by its kind, so reworded it is still
+    given once (it was found again by the words ``lone surrogate escape``, and reworded, given on every record)."""
+    monkeypatch.setattr(jsonl, "surrogate_note", lambda escape, where, jq: f"{where} holds an unpaired {escape}")
+    data = b"".join(b'{"a": "x\\ud800"}\n' for _ in range(3))
+    page = jsonl.records_page(BytesSource(data), jq=jq)
+    assert page.extra["note"] == "record 1 holds an unpaired \\ud800", page.extra

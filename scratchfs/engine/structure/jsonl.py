@@ -166,18 +166,31 @@ def _passed(passed: list[BadRecord]) -> BadRecord | list[BadRecord] | None:
     return None if not passed else passed[0] if len(passed) == 1 else list(passed)
 
 
+_NOT_UTF8_KIND, _SURROGATE_KIND, _LEADING, _PASSED, _NUMBERS = "not utf-8", "surrogate", "leading", "passed", "numbers"
+"""The kinds of :class:`_RecordNote`: the first record not UTF-8 text, the first lone surrogate escape, the bad
+record a page starts by passing over (its note counts those passed over after it), another bad record passed over,
+the numbers a double cannot hold (on no one record)."""
+
+
 class _RecordNote(str):
-    """A note on one record (not UTF-8 text, a lone surrogate escape, a bad record passed over): its text, and the
-    record's number as data (``record``), by which a page keeps only the notes on records it shows
-    (:func:`_noting_what_it_shows`; a plain ``str`` note, on no one record, is always kept). The number is given where
-    the note is made, not read back from its words."""
+    """A note of a page of records: its text, what it says as data (``kind``, one of :data:`_NOT_UTF8_KIND`,
+    :data:`_SURROGATE_KIND`, :data:`_LEADING`, :data:`_PASSED`, :data:`_NUMBERS`), by which a page notes each kind
+    once, and the number of the record it is on (``record``; ``None``: on no one record), by which a page keeps only
+    the notes on records it shows (:func:`_noting_what_it_shows`). Both are given where the note is made, never read
+    back from its words."""
 
-    record: int
+    kind: str
+    record: int | None
 
-    def __new__(cls, text: str, record: int) -> _RecordNote:
+    def __new__(cls, text: str, kind: str, record: int | None = None) -> _RecordNote:
         made = super().__new__(cls, text)
-        made.record = record
+        made.kind, made.record = kind, record
         return made
+
+
+def _noted(note: list[str], kind: str) -> bool:
+    """``note`` holds a :class:`_RecordNote` of ``kind``."""
+    return any(isinstance(n, _RecordNote) and n.kind == kind for n in note)
 
 
 def _noting_what_it_shows(page: ItemPage, note: list[str], key: CursorKey) -> ItemPage:
@@ -187,7 +200,7 @@ def _noting_what_it_shows(page: ItemPage, note: list[str], key: CursorKey) -> It
     if page.cursor is not None:
         number, _offset, out_index, chars = decode_cursor(page.cursor, 4, key)
         last = number if out_index or chars else number - 1  # (the cursor's record is shown when it resumes in it)
-        note[:] = [n for n in note if not isinstance(n, _RecordNote) or n.record <= last]
+        note[:] = [n for n in note if not isinstance(n, _RecordNote) or n.record is None or n.record <= last]
     return page
 
 
@@ -281,17 +294,11 @@ def _record_text(line: bytes, start: int, number: int, note: list[str]) -> str:
     try:
         return line.decode("utf-8")
     except UnicodeDecodeError as exc:
-        if not any(_NOT_UTF8 in n for n in note):
-            note.append(_RecordNote(f"record {number}{_NOT_UTF8}: its bytes that are part of no UTF-8 character "
+        if not _noted(note, _NOT_UTF8_KIND):
+            note.append(_RecordNote(f"record {number} is not UTF-8 text: its bytes that are part of no UTF-8 character "
                                     f"(the first at byte {start + exc.start:,}) are read as U+FFFD (\\ufffd), as in "
-                                    "later such records", number))
+                                    "later such records", _NOT_UTF8_KIND, number))
         return line.decode("utf-8", "replace")
-
-
-_SURROGATE = "lone surrogate escape"
-"""What a note on a record's lone surrogate escape says (:func:`~scratchfs.engine.structure.numbers.surrogate_note`)."""
-_NOT_UTF8 = " is not UTF-8 text"
-"""What the note on the first record that is not all UTF-8 says (after its number)."""
 
 
 def _values(source: ContentSource, number: int, offset: int, as_text: Callable[[str], None], note: list[str],
@@ -311,8 +318,8 @@ def _values(source: ContentSource, number: int, offset: int, as_text: Callable[[
                 else:
                     text = text.strip()
                     escape = lone_surrogate(text)
-                    if escape is not None and not any(_SURROGATE in n for n in note):
-                        note.append(_RecordNote(surrogate_note(escape, f"record {at}", False), at))
+                    if escape is not None and not _noted(note, _SURROGATE_KIND):
+                        note.append(_RecordNote(surrogate_note(escape, f"record {at}", False), _SURROGATE_KIND, at))
                     as_text(text)
                     yield (at, start), text, True
             return
@@ -357,15 +364,16 @@ def _leading(source: ContentSource, bad: BadRecord, note: list[str], passed: lis
     if how.leading == 1:
         passed.append(bad)
         note.append(_RecordNote(f"{bad} -- passed over: " + ("the page reads on after it" if after else
-                                                              "it is the last record"), bad.record))
+                                                              "it is the last record"), _LEADING, bad.record))
     else:
         said = f"{passed[0]} -- passed over: the page reads on after it"
-        index = next(i for i, n in enumerate(note) if n.startswith(said))
+        index = next(i for i, n in enumerate(note) if isinstance(n, _RecordNote) and n.kind == _LEADING)
         more = how.leading - 1
         numbers = ", ".join(str(n) for n in range(passed[0].record + 1, bad.record + 1))
         note[index] = _RecordNote(f"{said}; and {more} more bad record{'s' if more > 1 else ''} after it (record"
                                   f"{'s' if more > 1 else ''} {numbers}), passed over too" + (
-                                      "" if after else ", the last of them the last record"), passed[0].record)
+                                      "" if after else ", the last of them the last record"), _LEADING,
+                                  passed[0].record)
     return (after, how.leading < MOST_LEADING) if after else (None, False)
 
 
@@ -393,10 +401,10 @@ def _passing_over(source: ContentSource, bad: BadRecord, note: list[str], passed
     if after is not None:
         passed.append(bad)
         note.append(_RecordNote(f"{bad} -- passed over: the page ends before it and its cursor goes on after it",
-                                bad.record))
+                                _PASSED, bad.record))
         return after
     passed.append(bad)
-    note.append(_RecordNote(f"{bad} -- passed over: it is the last record", bad.record))
+    note.append(_RecordNote(f"{bad} -- passed over: it is the last record", _PASSED, bad.record))
     return None
 
 
@@ -427,8 +435,8 @@ def _batches(source: ContentSource, number: int, offset: int, records: int, note
             return
         if _exact is False:
             text, escape = replace_lone_surrogates(text)
-            if escape is not None and not any(_SURROGATE in n for n in note):
-                note.append(_RecordNote(surrogate_note(escape, f"record {at}", True), at))
+            if escape is not None and not _noted(note, _SURROGATE_KIND):
+                note.append(_RecordNote(surrogate_note(escape, f"record {at}", True), _SURROGATE_KIND, at))
         batch.append((at, start, text, length))
         size += length
         if len(batch) >= _BATCH_RECORDS or size >= _BATCH_BYTES:
@@ -484,12 +492,12 @@ def _run_outputs(program: Any, source: ContentSource, number: int, offset: int, 
                             "next_call reads on")
             yield (at, start, 0), STOP, False  # the page's record limit: the next page starts here
             return
-        check = numbers and not any(n.startswith("the document") for n in note)  # no numbers note yet
+        check = numbers and not _noted(note, _NUMBERS)  # no numbers note yet
         status, detail = run_jq_checked(program, "records", ([text for _, _, text, _ in batch], check), deadline,
                                         "fewer records per page (records=) or a simpler filter")
         failed, message, done = detail if status == "error" else (None, "", detail[0])
         if status == "ok" and detail[1] is not None and check:
-            note.append(numbers_note(detail[1]))
+            note.append(_RecordNote(numbers_note(detail[1]), _NUMBERS))
         for (at, start, _text, _length), outputs in zip(batch, done, strict=False):  # a page may fill before a failure
             if shown >= records:
                 yield (at, start, 0), STOP, False
