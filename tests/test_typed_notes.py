@@ -19,7 +19,7 @@ from scratchfs.api.results import Matches
 from scratchfs.api.search_reply import as_given
 from scratchfs.cli.app import main
 from scratchfs.engine.protocols import COPY_LOST_REASONS, REPAIRED_KINDS, SWEPT_MISSING, Gone, repaired
-from scratchfs.engine.structure import BytesSource, jsonl
+from scratchfs.engine.structure import BytesSource, jsonl, slurp
 from scratchfs.engine.structure.jsondoc import jq_error, parse_path
 from scratchfs.engine.structure.jsonstream import jq_failed, stream_path
 from scratchfs.foundation.calls import Advice, Call
@@ -116,3 +116,19 @@ def test_a_records_page_notes_each_kind_once_by_its_kind_not_its_words(monkeypat
     data = b"".join(b'{"a": "x\\ud800"}\n' for _ in range(3))
     page = jsonl.records_page(BytesSource(data), jq=jq)
     assert page.extra["note"] == "record 1 holds an unpaired \\ud800", page.extra
+
+
+def test_a_slurp_page_whose_own_note_holds_the_table_notes_words_still_gets_it(monkeypatch):
+    """The table's note is put on the page jq's read made, once, where it is made: not left out because the page's
+    own note (a filter's output, jq's) happens to hold its words."""
+    made = slurp.jq_page
+
+    def noted(*args, **kwargs):
+        page = made(*args, **kwargs)
+        page.extra["note"] = "the header repeats a name: its rows key column 3 ('name') as 'name_2'"
+        return page
+
+    monkeypatch.setattr(slurp, "jq_page", noted)
+    page = slurp.slurp_page(BytesSource(b"id,name,name\n1,a,b\n"), ".[0]", form="rows")
+    said = "the header repeats a name: its rows key column 3 ('name') as 'name_2'"
+    assert page.extra["note"] == f"{said}; {said}"

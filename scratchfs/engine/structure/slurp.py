@@ -143,9 +143,9 @@ _PAGED = {"records": "record=1, records=10000 and a jq filter run on each record
 
 
 def _noted(page: ItemPage, keyed: str | None, named: tuple[BadRecord, ...]) -> ItemPage:
-    """``page`` with the table's note (:func:`_table_note`) before its own, and ``named`` (the rows passed over it
-    names) as its ``passed`` (``None``: none)."""
-    if keyed is not None and keyed not in page.extra.get("note", ""):
+    """``page`` (a fresh one, whose note is jq's read's alone) with the table's note (:func:`_table_note`) before its
+    own, and ``named`` (the rows passed over it names) as its ``passed`` (``None``: none)."""
+    if keyed is not None:
         page.extra["note"] = "; ".join(n for n in (keyed, page.extra.get("note")) if n)
     page.passed = list(named) or None
     return page
