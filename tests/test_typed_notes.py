@@ -12,6 +12,8 @@ from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from scratchfs import Deleted, JqFailed, ScratchStore, loader
 from scratchfs.api.miss_hints import MissNote, unhinted
@@ -22,7 +24,7 @@ from scratchfs.engine.protocols import COPY_LOST_REASONS, REPAIRED_KINDS, SWEPT_
 from scratchfs.engine.structure import BytesSource, jsonl, slurp
 from scratchfs.engine.structure.jsondoc import jq_error, parse_path
 from scratchfs.engine.structure.jsonstream import jq_failed, stream_path
-from scratchfs.foundation.calls import Advice, Call
+from scratchfs.foundation.calls import Advice, Call, render_call, without_defaults
 from scratchfs.loader import Skipped, load_dir
 
 
@@ -132,3 +134,25 @@ def test_a_slurp_page_whose_own_note_holds_the_table_notes_words_still_gets_it(m
     page = slurp.slurp_page(BytesSource(b"id,name,name\n1,a,b\n"), ".[0]", form="rows")
     said = "the header repeats a name: its rows key column 3 ('name') as 'name_2'"
     assert page.extra["note"] == f"{said}; {said}"
+
+
+_VALUES = st.one_of(st.none(), st.booleans(), st.sampled_from([0, 1, 20, 50, 200, 4096, 65536, 1000]), st.just(""),
+                    st.just("x"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(verb=st.sampled_from(["read_handle", "scratch_read", "scratch_list", "scratch_write"]),
+       arguments=st.dictionaries(st.sampled_from(["handle", "key", "offset", "length", "end", "line", "lines", "match",
+                                                  "pattern", "context", "max_matches", "ignore_case", "count",
+                                                  "slurp", "prefix", "limit", "budget"]), _VALUES, max_size=6))
+@example(verb="read_handle", arguments={"handle": "x", "length": 4096, "ignore_case": False})
+@example(verb="scratch_read", arguments={"key": "x", "length": 65536, "count": False, "offset": 0})
+def test_a_call_drops_its_defaults_once_and_writes_what_render_call_writes(verb, arguments):
+    """:func:`without_defaults` is run once a :class:`Call` (when it is made), not again for its text: so it must
+    be idempotent, and the call's text is render_call's (``length=4096`` beside ``ignore_case=false`` was dropped
+    from the text by the second run and kept in the call's data)."""
+    given = {name: value for name, value in arguments.items() if value is not None}
+    once = without_defaults(verb, given)
+    assert without_defaults(verb, once) == once
+    call = Call.of(verb, **arguments)
+    assert str(call) == render_call(verb, **arguments) and call.to_json()["arguments"] == once

@@ -11,7 +11,7 @@ writes the calls its own way.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -46,14 +46,17 @@ def without_defaults(verb: str, arguments: dict[str, object]) -> dict[str, objec
     search's ``context=200`` and ``max_matches=20``; ``ignore_case``, ``count`` and ``slurp`` false; a
     ``scratch_list``'s ``prefix=""`` and ``limit=1000``. ``budget`` always stays: its default is the server's
     ``reply_budget_bytes``, which differs between servers. Values equal by type and value only (``False`` is no
-    ``0``). Other verbs' arguments are returned as given."""
+    ``0``). Other verbs' arguments are returned as given. Applied again to what it returns, it returns the same: a
+    flag at false counts as left out when it tells a range read (``length=4096, ignore_case=false``: both dropped),
+    so :class:`Call` drops its defaults once, when it is made."""
     if verb == "scratch_list":
         return {name: value for name, value in arguments.items()
                 if not ((name == "prefix" and value == "") or (name == "limit" and _same(value, MAX_LIST_ENTRIES)))}
     default_length = _LENGTH_DEFAULTS.get(verb)
     if default_length is None:
         return arguments
-    ranged = arguments.keys() <= _RANGE_SETTINGS
+    ranged = all(name in _RANGE_SETTINGS or (value is False and name in _FALSE_FLAGS)
+                 for name, value in arguments.items())
     searching = arguments.get("match") is not None or arguments.get("pattern") is not None
     defaults: dict[str, object] = {"offset": 0, **({"length": default_length} if ranged else {}),
                                    **(_SEARCH_DEFAULTS if searching else {})}
@@ -77,8 +80,14 @@ def render_call(verb: str, **arguments: object) -> str:
     string literal, numbers as they are, ``True``/``False`` for flags, lists as JSON; arguments in the order given,
     ``None`` left out, and those at a default that means the same left out too (:func:`without_defaults`).
     The one place every "next call" text is written (results, stub notes, refusals, every face)."""
+    return _written(verb, without_defaults(verb, arguments).items())
+
+
+def _written(verb: str, arguments: Iterable[tuple[str, object]]) -> str:
+    """:func:`render_call`'s text of ``verb`` and ``arguments`` (name, value pairs) as they are: none dropped but
+    a ``None``."""
     parts = []
-    for name, value in without_defaults(verb, arguments).items():
+    for name, value in arguments:
         kind = type(value)  # the common kinds first, by identity (a stub's note writes six calls)
         if kind is str:
             shown = quote(value)
@@ -121,8 +130,8 @@ class Call:
         get the whole call."""
         return replace(self, text=text)
 
-    def __str__(self) -> str:
-        return self.text if self.text is not None else render_call(self.verb, **dict(self.arguments))
+    def __str__(self) -> str:  # (its arguments are without their defaults already: :meth:`of`)
+        return self.text if self.text is not None else _written(self.verb, self.arguments)
 
     def to_json(self) -> dict[str, object]:
         """The call as data: ``{"tool": verb, "arguments": {name: value}}`` (a reply's or an error's ``calls``)."""
