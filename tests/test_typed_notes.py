@@ -8,6 +8,7 @@ there) and checks the code goes by the fact."""
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import replace
 
 import pytest
@@ -20,7 +21,17 @@ from scratchfs.api.miss_hints import MissNote, unhinted
 from scratchfs.api.results import Matches
 from scratchfs.api.search_reply import as_given
 from scratchfs.cli.app import main
-from scratchfs.engine.protocols import COPY_LOST_REASONS, REPAIRED_KINDS, SWEPT_MISSING, Gone, repaired
+from scratchfs.engine import postgres_index, sqlite_index
+from scratchfs.engine.protocols import (
+    COPY_LOST_REASONS,
+    ENTRY_COLUMNS,
+    REPAIRED_KINDS,
+    SWEPT_MISSING,
+    UPSERT_SET,
+    Gone,
+    repaired,
+)
+from scratchfs.engine.sqlite_schema import create_tables
 from scratchfs.engine.structure import BytesSource, jsonl, slurp
 from scratchfs.engine.structure.jsondoc import jq_error, parse_path
 from scratchfs.engine.structure.jsonstream import jq_failed, stream_path
@@ -156,3 +167,16 @@ def test_a_call_drops_its_defaults_once_and_writes_what_render_call_writes(verb,
     assert without_defaults(verb, once) == once
     call = Call.of(verb, **arguments)
     assert str(call) == render_call(verb, **arguments) and call.to_json()["arguments"] == once
+
+
+def test_both_indexes_write_an_entry_from_one_list_of_its_columns():
+    """SQLite's and PostgreSQL's writes of an entry were two hand-written copies of its columns and of the clause
+    that replaces a key's row: now both are made from :class:`Entry`'s fields. They are the table's columns (but
+    ``id``), and the clause sets every one of them but the key's."""
+    conn = sqlite3.connect(":memory:")
+    create_tables(conn)
+    table = [row[1] for row in conn.execute("PRAGMA table_info(entries)")]
+    assert table == ["id", *ENTRY_COLUMNS.split(", "), "frame_newlines"]
+    set_ = [part.split(" = ")[0] for part in UPSERT_SET.split(" DO UPDATE SET ")[1].split(", ")]
+    assert set_ == [name for name in table if name not in ("id", "run_id", "agent_id", "kind", "key")]
+    assert sqlite_index._UPSERT.endswith(UPSERT_SET) and postgres_index._UPSERT.endswith(UPSERT_SET)

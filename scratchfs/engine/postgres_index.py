@@ -61,7 +61,7 @@ from scratchfs.engine.postgres_expiry import DB_NOW, DELETE_KEY, PostgresExpiry,
 from scratchfs.engine.postgres_pool import IndexPool
 from scratchfs.engine.postgres_schema import SCHEMA_VERSION, flag_unavailable, lock_key, migrate, no_answer, refusal
 from scratchfs.engine.postgres_stats import PostgresAggregates
-from scratchfs.engine.protocols import Entry, ExpiredRow, Gone, check_quota
+from scratchfs.engine.protocols import ENTRY_COLUMNS, UPSERT_SET, Entry, ExpiredRow, Gone, check_quota
 from scratchfs.foundation.errors import StorageError, StoreBusy, StoreClosed
 from scratchfs.foundation.limits import TOMBSTONE_SECONDS
 
@@ -69,27 +69,18 @@ __all__ = ["PostgresIndex"]
 
 _SCHEMA_RE = re.compile(r"[a-z_][a-z0-9_]{0,62}\Z")
 _RUNS_RE = re.compile(r"\s*(?:([A-Za-z_]\w{0,62})\.)?([A-Za-z_]\w{0,62})\s*\(\s*([A-Za-z_]\w{0,62})\s*\)\s*\Z")
-_COLUMNS = (
-    "kind, run_id, agent_id, key, blob, size, stored_size, frames, lines, preview, source_tool, content_type, shape, "
-    "created_at, expires_at, ttl"
-)
 _LOCKED_NOW = ("SELECT extract(epoch from clock_timestamp())::float8, extract(epoch from statement_timestamp())"
                "::float8 FROM (SELECT pg_advisory_xact_lock_shared(%s)) AS locked")  # (held; as received: seconds)
 _USAGE = "SELECT COALESCE(SUM(stored_size), 0)::bigint, COUNT(*) FROM @E WHERE run_id = %(run)s AND expires_at > @NOW"
 _SCOPE_KEY = "run_id = %(run)s AND agent_id = %(agent)s AND kind = %(kind)s AND key = %(key)s"
-_SET = ("ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET blob = excluded.blob, size = excluded.size, "
-        "stored_size = excluded.stored_size, frames = excluded.frames, lines = excluded.lines, preview = "
-        "excluded.preview, source_tool = excluded.source_tool, content_type = excluded.content_type, shape = "
-        "excluded.shape, created_at = excluded.created_at, expires_at = excluded.expires_at, ttl = excluded.ttl, "
-        "frame_newlines = excluded.frame_newlines")
-_UPSERT = f"INSERT INTO @E ({_COLUMNS}, frame_newlines) VALUES ({', '.join(['%s'] * 17)}) {_SET}"
+_UPSERT = f"INSERT INTO @E ({ENTRY_COLUMNS}, frame_newlines) VALUES ({', '.join(['%s'] * 17)}) {UPSERT_SET}"
 _RESTORE = (  # a row restored from its blob (keep_times): unless a newer row, a tombstone as new of its key or a
     # delete as new of its run or agent holds it
-    f"INSERT INTO @E AS t ({_COLUMNS}, frame_newlines) SELECT %s::text, %s::text, %s::text, %s::text, %s::text, "
+    f"INSERT INTO @E AS t ({ENTRY_COLUMNS}, frame_newlines) SELECT %s::text, %s::text, %s::text, %s::text, %s::text, "
     "%s::bigint, %s::bigint, %s::integer, %s::bigint, %s::bytea, %s::text, %s::text, %s::bytea, %s::float8, "
     "%s::float8, %s::float8, %s::bytea WHERE NOT EXISTS (SELECT 1 FROM @G WHERE run_id = %s AND agent_id = %s AND "
     "kind = %s AND key = %s AND at >= %s) AND NOT EXISTS (SELECT 1 FROM @S.scope_tombstones WHERE run_id = %s AND "
-    f"agent_id IN ('', %s) AND at >= %s) {_SET} WHERE t.created_at < excluded.created_at RETURNING blob")
+    f"agent_id IN ('', %s) AND at >= %s) {UPSERT_SET} WHERE t.created_at < excluded.created_at RETURNING blob")
 _IF_RESTORED = " AND EXISTS (SELECT 1 FROM @E WHERE blob = %(blob)s)"
 
 
@@ -249,7 +240,7 @@ class PostgresIndex(PostgresAggregates, PostgresBlobRows, PostgresExpiry):
     def lookup_with_lines(self, run_id: str, agent_id: str, kind: str, key: str,
                           now: float) -> tuple[Entry, bytes] | None:
         """Like :meth:`lookup`, with the entry's per-frame newline counts (``array('I')`` bytes)."""
-        rows = self.read(f"SELECT {_COLUMNS}, frame_newlines FROM @E WHERE {_SCOPE_KEY} AND expires_at > @NOW",
+        rows = self.read(f"SELECT {ENTRY_COLUMNS}, frame_newlines FROM @E WHERE {_SCOPE_KEY} AND expires_at > @NOW",
                          {"run": run_id, "agent": agent_id, "kind": kind, "key": key, "now": now},
                          "looking up an entry")
         return (_entry(rows[0][:-1]), bytes(rows[0][-1] or b"")) if rows else None
@@ -358,7 +349,7 @@ class PostgresIndex(PostgresAggregates, PostgresBlobRows, PostgresExpiry):
                      now: float) -> tuple[str, dict]:
         """``SELECT`` of a run's live entries (of one agent and kind, keys starting with ``prefix``, when given) and
         its parameters: the one filter of every listing."""
-        text = f"SELECT {_COLUMNS} FROM @E WHERE run_id = %(run)s AND expires_at > @NOW"
+        text = f"SELECT {ENTRY_COLUMNS} FROM @E WHERE run_id = %(run)s AND expires_at > @NOW"
         if agent_id is not None:
             text += " AND agent_id = %(agent)s"
         if kind is not None:
@@ -395,7 +386,7 @@ class PostgresIndex(PostgresAggregates, PostgresBlobRows, PostgresExpiry):
         where = page_filter(run_id, agent_id, kind, after, _named)
         if where is None:
             return []
-        text = " AND ".join([f"SELECT {_COLUMNS}, id FROM @E WHERE expires_at > @NOW", *where[0]])
+        text = " AND ".join([f"SELECT {ENTRY_COLUMNS}, id FROM @E WHERE expires_at > @NOW", *where[0]])
         rows = self.read(text + " ORDER BY run_id, created_at, id LIMIT %(limit)s",
                          {**where[1], "now": now, "limit": limit}, "listing entries")
         return [(_entry(r[:-1]), (r[1], r[13], r[-1])) for r in rows]
@@ -411,8 +402,8 @@ class PostgresIndex(PostgresAggregates, PostgresBlobRows, PostgresExpiry):
 
     def list_all(self, now: float) -> list[Entry]:
         """Every live entry of every run, ordered by run, agent, creation time."""
-        rows = self.read(f"SELECT {_COLUMNS} FROM @E WHERE expires_at > @NOW ORDER BY run_id, agent_id, created_at, "
-                         "id", {"now": now}, "listing entries")
+        rows = self.read(f"SELECT {ENTRY_COLUMNS} FROM @E WHERE expires_at > @NOW ORDER BY run_id, agent_id, "
+                         "created_at, id", {"now": now}, "listing entries")
         return list(map(_entry, rows))
 
     def touch(self, run_id: str, agent_id: str, kind: str, key: str, blob: str, expires_at: float,
@@ -517,7 +508,7 @@ def _named(name: str) -> str:
 
 
 def _entry(row: tuple) -> Entry:
-    """An :class:`Entry` from a row of ``_COLUMNS`` (preview and shape decoded from UTF-8)."""
+    """An :class:`Entry` from a row of ``ENTRY_COLUMNS`` (preview and shape decoded from UTF-8)."""
     values = list(row)
     values[9] = bytes(values[9]).decode("utf-8", "surrogatepass")
     if values[12] is not None:

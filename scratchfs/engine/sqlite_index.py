@@ -34,7 +34,7 @@ from filelock import FileLock, Timeout
 
 from scratchfs.engine.batches import BatchSizer, TxnLog
 from scratchfs.engine.keyset import LISTING_ORDER
-from scratchfs.engine.protocols import Entry, Gone, check_quota
+from scratchfs.engine.protocols import ENTRY_COLUMNS, UPSERT_SET, Entry, Gone, check_quota
 from scratchfs.engine.sqlite_connections import (
     APPLICATION_ID,
     Transaction,
@@ -55,15 +55,9 @@ entries by kind (an index of version 1 or 2 is migrated when it opens, under the
 BATCH_START_ROWS = 256
 """Rows of the first transaction of a batched job of this module (then adapted to time)."""
 
-_COLUMNS = ("kind, run_id, agent_id, key, blob, size, stored_size, frames, lines, preview, source_tool, content_type, "
-            "shape, created_at, expires_at, ttl")
 # the one statement of a write, made once (the connection's statement cache then finds it by the same string)
-_UPSERT = (f"INSERT INTO entries (id, {_COLUMNS}, frame_newlines) VALUES ({NEXT_ID},?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
-           "ON CONFLICT (run_id, agent_id, kind, key) DO UPDATE SET blob = excluded.blob, size = excluded.size, "
-           "stored_size = excluded.stored_size, frames = excluded.frames, lines = excluded.lines, preview = "
-           "excluded.preview, source_tool = excluded.source_tool, content_type = excluded.content_type, shape = "
-           "excluded.shape, created_at = excluded.created_at, expires_at = excluded.expires_at, ttl = excluded.ttl, "
-           "frame_newlines = excluded.frame_newlines")
+_UPSERT = (f"INSERT INTO entries (id, {ENTRY_COLUMNS}, frame_newlines) VALUES "
+           f"({NEXT_ID},?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) {UPSERT_SET}")
 # a row or a tombstone of a key as new as a row restored from its blob (put's keep_times), which it never replaces
 _HELD = ("SELECT 1 FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ? AND created_at >= ? UNION "
          "ALL SELECT 1 FROM gone WHERE run_id = ? AND agent_id = ? AND kind = ? AND key = ? AND at >= ?")
@@ -278,7 +272,7 @@ class Index(ScaleQueries):
             found = cache.get(ident)
             if found is None:
                 row = conn.execute(
-                    f"SELECT {_COLUMNS}, frame_newlines FROM entries WHERE run_id = ? AND agent_id = ? "
+                    f"SELECT {ENTRY_COLUMNS}, frame_newlines FROM entries WHERE run_id = ? AND agent_id = ? "
                     f"AND kind = ? AND key = ? AND {VISIBLE}",
                     ident,
                 ).fetchone()
@@ -448,7 +442,7 @@ class Index(ScaleQueries):
                      now: float) -> tuple[str, list]:
         """``SELECT`` of a run's live, visible entries (of one agent and kind, keys starting with ``prefix``, when
         given) and its parameters: the one filter of every listing."""
-        sql = f"SELECT {_COLUMNS} FROM entries WHERE run_id = ? AND expires_at > ? AND {VISIBLE}"
+        sql = f"SELECT {ENTRY_COLUMNS} FROM entries WHERE run_id = ? AND expires_at > ? AND {VISIBLE}"
         params: list = [run_id, now]
         for column, value in (("agent_id", agent_id), ("kind", kind)):
             if value is not None:
@@ -482,7 +476,7 @@ class Index(ScaleQueries):
     def list_all(self, now: float) -> list[Entry]:
         """Every live entry of every run, ordered by run, agent, creation time."""
         rows = self.read(
-            f"SELECT {_COLUMNS} FROM entries WHERE expires_at > ? AND {VISIBLE} "
+            f"SELECT {ENTRY_COLUMNS} FROM entries WHERE expires_at > ? AND {VISIBLE} "
             "ORDER BY run_id, agent_id, created_at, id",
             (now,), "listing entries",
         )
