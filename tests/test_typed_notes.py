@@ -8,6 +8,7 @@ there) and checks the code goes by the fact."""
 
 from __future__ import annotations
 
+import pickle
 import sqlite3
 from dataclasses import replace
 
@@ -16,12 +17,15 @@ from click.testing import CliRunner
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from scratchfs import Deleted, JqFailed, ScratchStore, loader
+from scratchfs import BadPattern, Deleted, InvalidArgument, JqFailed, ScratchStore, loader
 from scratchfs.api.miss_hints import MissNote, unhinted
 from scratchfs.api.results import Matches
+from scratchfs.api.search_calls import written_as
 from scratchfs.api.search_reply import as_given
 from scratchfs.cli.app import main
 from scratchfs.engine import postgres_index, sqlite_index
+from scratchfs.engine.pattern_advice import AS_WRITTEN_REWRITE, POSIX_REWRITE
+from scratchfs.engine.pattern_syntax import parse
 from scratchfs.engine.protocols import (
     COPY_LOST_REASONS,
     ENTRY_COLUMNS,
@@ -166,7 +170,7 @@ def test_a_call_drops_its_defaults_once_and_writes_what_render_call_writes(verb,
     once = without_defaults(verb, given)
     assert without_defaults(verb, once) == once
     call = Call.of(verb, **arguments)
-    assert str(call) == render_call(verb, **arguments) and call.to_json()["arguments"] == once
+    assert str(call) == render_call(verb, **given) and call.to_json()["arguments"] == once
 
 
 def test_both_indexes_write_an_entry_from_one_list_of_its_columns():
@@ -180,3 +184,30 @@ def test_both_indexes_write_an_entry_from_one_list_of_its_columns():
     set_ = [part.split(" = ")[0] for part in UPSERT_SET.split(" DO UPDATE SET ")[1].split(", ")]
     assert set_ == [name for name in table if name not in ("id", "run_id", "agent_id", "kind", "key")]
     assert sqlite_index._UPSERT.endswith(UPSERT_SET) and postgres_index._UPSERT.endswith(UPSERT_SET)
+
+
+def test_a_pattern_refusal_names_its_rewrite_by_its_field_not_its_words():
+    """The refusal of a pattern that does not parse names ``match=`` and the escaped pattern, the one of a POSIX
+    class the ranges: chosen by :attr:`BadPattern.rewrite`, given where the refusal is made. Words that only say
+    so advise nothing; reworded ones still do."""
+    def again(**sought: str) -> Call:
+        return Call.of("read_handle", handle="h_x", **sought)
+
+    worded = InvalidArgument("pattern does not compile; match= finds the text as it is written; a POSIX class such "
+                             "as [:alpha:]")
+    assert written_as(worded, "wait_for(", False, again) is worded
+    assert written_as(worded, "[[:alpha:]]+", False, again) is worded
+    said = written_as(BadPattern("no", POSIX_REWRITE), "[[:alpha:]]+", False, again)
+    assert str(said) == 'no: read_handle(handle="h_x", pattern="[a-zA-Z]+")'
+    said = written_as(BadPattern("no", AS_WRITTEN_REWRITE), "wait_for(", False, again)
+    assert str(said) == 'no: read_handle(handle="h_x", match="wait_for(") or read_handle(handle="h_x", ' \
+        'pattern="wait_for\\\\(")'
+    with pytest.raises(BadPattern) as caught:
+        parse("[[:alpha:]]", False)
+    assert caught.value.rewrite == POSIX_REWRITE and pickle.loads(pickle.dumps(caught.value)).rewrite == POSIX_REWRITE
+    with pytest.raises(BadPattern) as caught:
+        parse("wait_for(", False)
+    assert caught.value.rewrite == AS_WRITTEN_REWRITE
+    with pytest.raises(BadPattern) as caught:
+        parse("a{2,1}", False)
+    assert caught.value.rewrite is None

@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 from scratchfs.api.results import Matches
 from scratchfs.api.views import reply_size
-from scratchfs.engine.pattern_advice import AS_WRITTEN, POSIX_CLASS, as_written, posix_written
+from scratchfs.engine.pattern_advice import AS_WRITTEN_REWRITE, POSIX_REWRITE, as_written, posix_written
 from scratchfs.foundation.calls import Advice, Call
-from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
+from scratchfs.foundation.errors import BadPattern, InvalidArgument, PatternTimeout, PatternTooLong
 from scratchfs.foundation.limits import DEFAULT_CONTEXT, DEFAULT_MATCHES
 
 __all__ = ["ENCODING_STRUCTURE", "HINT_CALL_BYTES", "count_again", "encoding_refusal", "on_past", "same_search",
@@ -135,14 +135,14 @@ def written_as(refused: InvalidArgument, pattern: object, ignore_case: bool,
     ``call(match=pattern)`` and ``call(pattern=<escaped>)`` (the same search otherwise: handle, offset, settings,
     budget); ``refused`` itself when it advises neither (:func:`~scratchfs.engine.pattern_advice.as_written`) or
     the pattern is too long to repeat (:data:`HINT_CALL_BYTES`); one of a POSIX class (``[[:alpha:]]+``) names the
-    pattern with its classes written as ranges (:func:`~scratchfs.engine.pattern_advice.posix_written`). Never
-    raises."""
-    text = str(refused)
-    if isinstance(pattern, str) and POSIX_CLASS in text:
+    pattern with its classes written as ranges (:func:`~scratchfs.engine.pattern_advice.posix_written`). Which it
+    is, ``refused`` says as data (:attr:`~scratchfs.foundation.errors.BadPattern.rewrite`). Never raises."""
+    rewrite = refused.rewrite if isinstance(refused, BadPattern) else None
+    if isinstance(pattern, str) and rewrite == POSIX_REWRITE:
         written = posix_written(pattern)
         if written is not None and reply_size(written) <= HINT_CALL_BYTES:
             return InvalidArgument(Advice.of(refused, ": ", call(pattern=written)))
-    escaped = as_written(pattern, ignore_case) if isinstance(pattern, str) and AS_WRITTEN in text else None
+    escaped = as_written(pattern, ignore_case) if isinstance(pattern, str) and rewrite == AS_WRITTEN_REWRITE else None
     if escaped is None or reply_size(escaped) > HINT_CALL_BYTES:
         return refused
     return InvalidArgument(Advice.of(refused, ": ", call(match=pattern), " or ", call(pattern=escaped)))

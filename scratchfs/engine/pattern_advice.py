@@ -6,17 +6,26 @@ from __future__ import annotations
 
 import re
 
+from scratchfs.foundation.errors import BadPattern
+
 try:
     from re import _parser as _sre_parse  # Python 3.11+
 except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre_parse  # type: ignore[no-redef]
 
-__all__ = ["AS_WRITTEN", "POSIX_CLASS", "as_written", "as_written_advice", "posix_written"]
+__all__ = ["AS_WRITTEN", "AS_WRITTEN_REWRITE", "POSIX_CLASS", "POSIX_REWRITE", "as_written", "as_written_advice",
+           "posix_written", "unparsed"]
 
 AS_WRITTEN = "; match= finds the text as it is written"
-"""How the advice of :func:`as_written_advice` starts: a refusal holding it is one :func:`as_written` answers."""
+"""How the advice of :func:`as_written_advice` starts."""
 POSIX_CLASS = "a POSIX class such as [:alpha:]"
-"""Words of the refusal of a ``[`` inside a class: a refusal holding them is one :func:`posix_written` answers."""
+"""Words of the refusal of a ``[`` inside a class."""
+AS_WRITTEN_REWRITE = "as written"
+"""The :attr:`~scratchfs.foundation.errors.BadPattern.rewrite` of a refusal that holds :func:`as_written_advice`'s
+advice: one :func:`as_written` answers."""
+POSIX_REWRITE = "posix"
+"""The :attr:`~scratchfs.foundation.errors.BadPattern.rewrite` of the refusal of a ``[`` inside a class: one
+:func:`posix_written` answers."""
 _POSIX = {"alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "upper": "A-Z", "lower": "a-z", "space": "\\s",
           "xdigit": "0-9A-Fa-f", "word": "\\w", "blank": " \\t", "punct": "!-/:-@\\[-`{-~", "cntrl": "\\x00-\\x1f\\x7f",
           "print": " -~", "graph": "!-~"}
@@ -37,6 +46,14 @@ def as_written_advice(source: bytes, position: int | None, flags: int) -> str:
     at = chr(source[position])  # type: ignore[index]
     return f"{AS_WRITTEN} (no regular expression), or write {at} as \\{at} to keep it " \
         "a pattern"
+
+
+def unparsed(exc: re.error, source: bytes, flags: int) -> BadPattern:
+    """The refusal of a pattern (its UTF-8 ``source``, parsed with ``flags``) that does not parse (``re``'s
+    ``exc``): ``re``'s words and :func:`as_written_advice`'s, its ``rewrite`` :data:`AS_WRITTEN_REWRITE` when that
+    advises (else ``None``)."""
+    advice = as_written_advice(source, exc.pos, flags)
+    return BadPattern(f"pattern does not compile: {exc}{advice}", AS_WRITTEN_REWRITE if advice else None)
 
 
 def _escaped(source: bytes, position: int | None, flags: int) -> bytes | None:

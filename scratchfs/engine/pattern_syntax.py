@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import re
 
-from scratchfs.engine.pattern_advice import POSIX_CLASS, as_written_advice
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.engine.pattern_advice import POSIX_CLASS, POSIX_REWRITE, unparsed
+from scratchfs.foundation.errors import BadPattern, InvalidArgument
 from scratchfs.foundation.text import shorten
 
 try:  # the parser behind `re`: the one parser of the pattern syntax
@@ -97,7 +97,7 @@ def parse(pattern: object, ignore_case: bool):
     try:
         return _sre_parse.parse(source, flags)
     except re.error as exc:
-        raise InvalidArgument(f"pattern does not compile: {exc}{as_written_advice(source, exc.pos, flags)}") from None
+        raise unparsed(exc, source, flags) from None
     except RecursionError:  # groups opened thousands deep (balanced or not): the parser recurses per group
         raise InvalidArgument(f"pattern nests groups more than {MAX_NESTING} deep") from None
     except (OverflowError, ValueError, MemoryError) as exc:
@@ -341,9 +341,9 @@ def _class_end(text: str, i: int) -> int:
         if c == "]" and j > first:
             return j + 1
         if c == "[" and (j == first or text[j + 1 : j + 2] in (":", "=", ".")):
-            raise InvalidArgument(
+            raise BadPattern(
                 f"pattern has '[' inside a class at position {j} (a nested set or {POSIX_CLASS}, which Python's "
-                "re does not support); escape it as \\[ or list the bytes, e.g. [a-zA-Z]")
+                "re does not support); escape it as \\[ or list the bytes, e.g. [a-zA-Z]", POSIX_REWRITE)
         if j > first and c in "-&~|" and text.startswith(c, j + 1):
             raise InvalidArgument(
                 f"pattern has {c + c!r} inside a class at position {j} (set-operation syntax); escape one of "

@@ -301,6 +301,24 @@ class PatternTooLong(_Resumable):
     """
 
 
+class BadPattern(InvalidArgument):
+    """A regular expression that does not parse, or holds a ``[`` inside a class (a nested set, or a POSIX class
+    such as ``[:alpha:]``, which Python's ``re`` does not support).
+
+    Attributes:
+        rewrite: what its message advises writing instead, as data: ``"as written"`` (the text as written with
+            ``match=``, or the special character where it does not parse escaped), ``"posix"`` (each POSIX class
+            written as the ranges it stands for), or ``None`` (no rewrite: the message says what is wrong).
+    """
+
+    def __init__(self, message: str | Advice, rewrite: str | None = None) -> None:
+        super().__init__(message)
+        self.rewrite = rewrite
+
+    def __reduce__(self):
+        return (type(self), (self.said(), self.rewrite))
+
+
 class PatternMatchesEmpty(InvalidArgument):
     """A pattern that matches empty text, and non-empty text too, whose non-empty matches cannot be found but by
     trying it at every byte (a backreference to a group captured inside a lookaround, as in ``(?=(a))\\1?``): it is
@@ -402,6 +420,7 @@ def unless_exhausted(exc: StorageError) -> StorageError:
 
 
 __all__ = [
+    "BadPattern",
     "BadRecord",
     "BadSelector",
     "Changed",
