@@ -240,13 +240,17 @@ def compressed_note(handle: str, kind: str, budget: int | None = None) -> Advice
                      f"({_DECOMPRESSORS.get(kind, 'its tool')}) and search that output")
 
 
+_UTF16_CODECS = {"UTF-16LE text": "utf-16-le", "UTF-16BE text": "utf-16-be"}
+"""The codec of each of :data:`~scratchfs.api.shape_binary.UTF16_FORMATS`."""
+
+
 def utf16_note(found: Matches, kind: str) -> str | Advice:
     """What a miss in UTF-16 text (``kind``: ``"UTF-16LE text"`` or ``"UTF-16BE text"``) says: a search writes its
     text as UTF-8 bytes, and each character here is two bytes (``p`` is ``p\\x00`` in UTF-16LE); for a ``match=``
     needle, the call whose pattern seeks it as those bytes (ASCII letters and digits as themselves, every other byte
     as ``\\xHH``, so ``ignore_case`` still folds the letters) when it is at most :data:`HINT_CALL_BYTES`; for a
     pattern, or a longer needle, how to write one. Never raises."""
-    codec = "utf-16-le" if kind.startswith("UTF-16LE") else "utf-16-be"
+    codec = _UTF16_CODECS.get(kind, "utf-16-be")
     said = (f"no match: the content is {kind} (two bytes a character, stored as binary), and a search writes its "
             "text as UTF-8 bytes")
     example = "p\\x00" if codec == "utf-16-le" else "\\x00p"

@@ -83,15 +83,15 @@ def make_client(timeout: float, data_loader: Any = None) -> Any:
 
     def failed(request_dict: dict, caught_exception: BaseException | None = None, response: Any = None,
                **_: Any) -> None:
-        if caught_exception is not None:
-            request_dict["context"][_LAST] = type(caught_exception).__name__
+        if caught_exception is not None:  # (what it was, and whether the store answered)
+            request_dict["context"][_LAST] = (type(caught_exception).__name__, False)
         elif response is not None:
-            request_dict["context"][_LAST] = f"HTTP {response[0].status_code}"
+            request_dict["context"][_LAST] = (f"HTTP {response[0].status_code}", True)
 
     def before_send(request: Any, **_: Any) -> None:
         deadline = request.context.get(_DEADLINE)
-        last = request.context.get(_LAST, "")
-        if deadline is not None and not last.startswith("HTTP") and time.monotonic() + each > deadline + 0.05:
+        last, answered = request.context.get(_LAST, ("", False))
+        if deadline is not None and not answered and time.monotonic() + each > deadline + 0.05:
             raise NoAnswer(timeout, last or "no answer")  # not retried: the request fails
 
     breaker = _Breaker(timeout)
