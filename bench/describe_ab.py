@@ -8,8 +8,8 @@
 text modules throughout). Both describe the same contents, whose answers must be equal, alternating which goes first
 in each repetition: 2,000 slices of 4 KiB and of 16 KiB and 300 of 64 KiB cut from the corpus as ``spill_loop.py``
 cuts them (whole contents), and the 512 KiB samples of T2's 8 payloads of 4 MiB (cut from a larger content). Printed
-per size: the medians in µs per describe and the median of the per-repetition ratios (this / other), with the load
-average.
+per size: the medians in µs of CPU (the thread's, which a loaded machine's waits do not swell) per describe and the
+median of the per-repetition ratios (this / other), with the load average.
 
 ``--diff`` compares every field of both ``describe`` answers (content type, shape, next read, top) and the compact
 JSON of both stubs (``build_stub`` as a spill calls it: preview, lines, note) over slices of every file of
@@ -81,10 +81,10 @@ def main(argv: list[str]) -> int:
         times: dict[str, list[float]] = {"this": [], "other": []}
         for rep in range(reps):
             for name, module in [("this", shape), ("other", other)][:: 1 if rep % 2 else -1]:
-                start = time.perf_counter()
+                start = time.thread_time()
                 for a in args:
                     module.describe(*a)
-                times[name].append((time.perf_counter() - start) / len(args) * 1e6)
+                times[name].append((time.thread_time() - start) / len(args) * 1e6)
         ratio = statistics.median(t / o for t, o in zip(times["this"], times["other"], strict=True))
         label = "512 KiB samples of 4 MiB" if size == 4 * MIB else f"{size // 1024} KiB"
         print(f"{label:>24s}: this {statistics.median(times['this']):8.1f} µs, other "

@@ -3,9 +3,10 @@ the same answers), each against a copy of the code before it on generated inputs
 ``describe`` with the copies swapped in on the real outputs of ``fixtures/``.
 
 - ``table_rows``: lines where no field opens with a quote (none at a line's start nor after the delimiter) are read
-  as their lines split at the delimiter, not parsed by :mod:`csv` -- JSON's indented lines and HTML's attributes hold
-  quotes inside fields only. Inputs: cells with quotes at their start, inside, doubled, after a space, quoted
-  delimiters and line ends, NUL and carriage returns, empty lines.
+  as their lines split at the delimiter, not parsed by :mod:`csv`, with the same rejects at the first ragged row
+  found among the rows' widths -- JSON's indented lines and HTML's attributes hold quotes inside fields only.
+  Inputs: cells with quotes at their start, inside, doubled, after a space, quoted delimiters and line ends, NUL and
+  carriage returns, empty lines.
 """
 
 from __future__ import annotations
@@ -117,6 +118,8 @@ def as_compared(found: shape_table.TableRows | None) -> tuple | None:
 @example((['"a",b', 'c,d', 'e,f'], ","))  # (a quote at a line's start)
 @example((['a, "b"', 'c, "d"', 'e, "f"'], ","))  # (after a space: no quoted field, split)
 @example((['a,b"', 'c,d"', 'e\x00,f"'], ","))  # (a NUL: csv's answer)
+@example((['a,b x"', 'c,d,e', 'f,g,h', 'i,j'], ","))  # (two rows under it wider, their last cells filled: a cut)
+@example((['id,name"', 'c,d', 'e', 'f,g', 'h,i', 'j,k', 'l,m'], ","))  # (ragged, then a ragged table's tests)
 def test_table_rows_against_its_full_path(case):
     lines, delimiter = case
     assert as_compared(shape_table.table_rows(lines, delimiter)) == as_compared(full_table_rows(lines, delimiter))
