@@ -7,6 +7,10 @@ the same answers), each against a copy of the code before it on generated inputs
   found among the rows' widths -- JSON's indented lines and HTML's attributes hold quotes inside fields only.
   Inputs: cells with quotes at their start, inside, doubled, after a space, quoted delimiters and line ends, NUL and
   carriage returns, empty lines.
+- ``_may_be_ragged``: a delimiter and a space counted by a pattern's ``findall`` (a pair that cannot overlap itself).
+- ``first_lines`` (the first lines of a table's head, of the lines after its first): CRLF text split at ``\\n`` with
+  each line's ``\\r`` taken off, not by the line-end pattern. Inputs: ``\\r\\n``, lone ``\\r`` and ``\\n``,
+  ``\\r\\r\\n``, a ``\\r`` at the end, around the count of lines asked for.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from scratchfs.api import shape, shape_table
+from scratchfs.engine.structure import row_lines
+from scratchfs.engine.structure.row_lines import LINE_END_TEXT, first_lines
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 REAL = sorted(p for p in [*FIXTURES.iterdir(), *(FIXTURES / "tools").iterdir()]
@@ -28,6 +34,13 @@ REAL = sorted(p for p in [*FIXTURES.iterdir(), *(FIXTURES / "tools").iterdir()]
 
 
 # -- the full paths, as they were before -----------------------------------------------------------------------------
+
+def full_may_be_ragged(text: str, delimiter: str, first: list[str], lines: int) -> bool:
+    """``shape_table._may_be_ragged`` as it was: ``str.count`` of the delimiter and a space."""
+    if lines < 5 or any(cell.startswith(" ") for cell in first[1:]):
+        return False
+    return 2 * text.count(delimiter + " ") <= text.count(delimiter)
+
 
 def full_table_rows(lines: list[str], delimiter: str) -> shape_table.TableRows | None:
     """:func:`~scratchfs.api.shape_table.table_rows` as it was: every text with a quote read by csv."""
@@ -43,7 +56,7 @@ def full_table_rows(lines: list[str], delimiter: str) -> shape_table.TableRows |
                 if row:
                     if not ragged and len(rows) >= 2 and len(rows[-1]) != len(rows[0]):  # (a ragged row, not the
                         ragged = True  # last: the first tests of a ragged table, or no table)
-                        if not shape_table._may_be_ragged(text, delimiter, rows[0], len(lines)) or all(
+                        if not full_may_be_ragged(text, delimiter, rows[0], len(lines)) or all(
                                 len(under) > len(rows[0]) and under[-1] for under in (rows[1], row)):
                             return None  # (2 rows under it wider, cells past it filled: a record cut at its start)
                     rows.append(row)
@@ -58,7 +71,7 @@ def full_table_rows(lines: list[str], delimiter: str) -> shape_table.TableRows |
         present = [lines[at] for at in starts]
         if len(present) > 2 and any(line.count(delimiter) != present[0].count(delimiter) for line in present[1:-1]) \
                 and not (5 * sum(delimiter in line for line in present[1:]) >= 4 * (len(present) - 1) and
-                         shape_table._may_be_ragged(text, delimiter, present[0].split(delimiter), len(present))):
+                         full_may_be_ragged(text, delimiter, present[0].split(delimiter), len(present))):
             return None  # (a table with ragged rows has the delimiter in 4 of 5 of its lines)
         rows = [line.split(delimiter) for line in present]
     if len(rows) < 2 or len(rows[0]) < 2:
@@ -107,6 +120,26 @@ def table_lines(draw):
     return [line.replace("\n", " ") for line in lines], delimiter
 
 
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet=' ,;\t|ab"\n', max_size=300), DELIMITERS, st.sampled_from(["", "-", "  "]))
+def test_may_be_ragged_counts_as_str_count(text, delimiter, odd):
+    for used in (delimiter, delimiter + odd):  # (a delimiter of ours: its pattern; any other: str.count)
+        first = text.split("\n", 1)[0].split(used)
+        assert shape_table._may_be_ragged(text, used, first, 9) == full_may_be_ragged(text, used, first, 9)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b,c", "\r", "\n", "\r\n", "\r\r\n", "\n\r", ""]), max_size=60),
+       st.integers(1, 55))
+@example(["a", "\r\n", "b"], 1)
+@example(["a", "\r"], 1)
+def test_first_lines_as_the_line_end_pattern_splits(parts, count):
+    text = "".join(parts)
+    assert first_lines(text, count) == LINE_END_TEXT.split(text, count)[:count]
+    old = (text.split("\n", count) if "\r" not in text else LINE_END_TEXT.split(text, count))[:-1][:count - 1]
+    assert first_lines(text, count)[:-1][: count - 1] == old  # (detect_delimiter's lines after the first)
+
+
 def as_compared(found: shape_table.TableRows | None) -> tuple | None:
     return None if found is None else (found.rows, found.starts)
 
@@ -147,6 +180,13 @@ def test_json_lines_are_not_parsed_by_csv(monkeypatch):
     assert shape_table.table_rows(lines, ",") is None
     monkeypatch.undo()
     assert full_table_rows(lines, ",") is None
+
+
+def test_crlf_lines_are_not_split_by_the_line_end_pattern(monkeypatch):
+    for owner in (row_lines, shape_table):  # (a call of the pattern would fail)
+        monkeypatch.setattr(owner, "LINE_END_TEXT", None, raising=False)
+    assert shape_table.table_lines("id,name\r\n1,a\r\n\r\n2,b", 50) == ["id,name", "1,a", "", "2,b"]
+    assert shape_table.table_lines("a\r\nb\r\nc", 2) == ["a", "b"]
 
 
 @pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
