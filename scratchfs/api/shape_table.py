@@ -69,9 +69,6 @@ KEY_SCAN_CHARS = 128 * 1024
 """Characters of a sample's records (whole records, from its start) whose keys a JSON-lines shape lists
 (``python bench/scan_costs.py``: 1.6-2.0 ms for a 512 KiB sample, 4.5-4.9 ms with the keys of all of it)."""
 _TABLE_LINES = 50  # the first lines a table's columns are told from
-_PAIRS = {pair: re.compile(re.escape(pair)) for first in ",;\t|\n" for pair in (first + '"', first + " ")}
-"""Two characters a table's tests look for, as patterns: ``re`` finds such a literal 2-3 times as fast as ``str``'s
-``in`` and ``count`` do; a pair of distinct characters never overlaps itself (``findall`` counts as ``count``)."""
 assert csv.field_size_limit() >= FIELD_LIMIT_CHARS  # (raised by the table module: a sample's field is readable)
 
 
@@ -95,7 +92,7 @@ def first_table_line(head: str) -> str:
 def table_lines(head: str, limit: int = _TABLE_LINES) -> list[str]:
     """The first ``limit`` lines of ``head`` (the last may be cut), their ends left out: a line ends at ``\\n``,
     ``\\r\\n`` or a lone ``\\r``, as a rows read cuts them (``\\n\\r`` line ends leave an empty line between
-    rows; text without ``\\r`` is split at ``\\n`` alone, at C speed)."""
+    rows; text without ``\\r``, and CRLF text, split at ``\\n`` at C speed: :func:`first_lines`)."""
     return first_lines(head, limit)
 
 
@@ -124,11 +121,26 @@ def table_rows(lines: list[str], delimiter: str) -> TableRows | None:
     do)."""
     text = "\n".join(lines)
     if '"' in text or "\r" in text or "\x00" in text or len(text) > csv.field_size_limit():
-        read = _split_records(text, delimiter, len(lines)) if _quote_free(text, delimiter) else _csv_records(
-            text, lines, delimiter)
-        if read is None:
+        rows: list[list[str]] = []
+        starts: list[int] = []
+        try:
+            reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)  # (lines as a rows read's)
+            line = 0
+            ragged = False  # (the rest of a ragged table's tests, _ragged_table's, once all rows are read)
+            for row in reader:
+                if row:
+                    if not ragged and len(rows) >= 2 and len(rows[-1]) != len(rows[0]):  # (a ragged row, not the
+                        ragged = True  # last: the first tests of a ragged table, or no table)
+                        if not _may_be_ragged(text, delimiter, rows[0], len(lines)) or all(
+                                len(under) > len(rows[0]) and under[-1] for under in (rows[1], row)):
+                            return None  # (2 rows under it wider, cells past it filled: a record cut at its start)
+                    rows.append(row)
+                    starts.append(line)
+                line = reader.line_num  # (the line the next record starts on)
+        except csv.Error:
             return None
-        rows, starts = read
+        if len(rows) > 2 and _open_quote("\n".join(lines[starts[-1] :]), delimiter):
+            del rows[-1], starts[-1]  # (a record cut: its quoted field open at the lines' end)
     else:  # without quotes a row is a non-empty line cut at the delimiter: most text fails on its counts alone
         starts = [at for at, line in enumerate(lines) if line]
         present = [lines[at] for at in starts]
@@ -142,63 +154,6 @@ def table_rows(lines: list[str], delimiter: str) -> TableRows | None:
     if any(len(row) != len(rows[0]) for row in rows[1:-1]) and not _ragged_table(rows):
         return None
     return TableRows(rows, starts)
-
-
-def _csv_records(text: str, lines: list[str], delimiter: str) -> tuple[list[list[str]], list[int]] | None:
-    """:func:`table_rows`' rows and their starting lines as :mod:`csv` reads ``text`` (``lines`` joined), or ``None``
-    when they make no table: a csv error, or a ragged row (not the last) where a ragged table cannot be."""
-    rows: list[list[str]] = []
-    starts: list[int] = []
-    try:
-        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)  # (lines as a rows read's)
-        line = 0
-        ragged = False  # (the rest of a ragged table's tests, _ragged_table's, once all rows are read)
-        for row in reader:
-            if row:
-                if not ragged and len(rows) >= 2 and len(rows[-1]) != len(rows[0]):  # (a ragged row, not the
-                    ragged = True  # last: the first tests of a ragged table, or no table)
-                    if not _may_be_ragged(text, delimiter, rows[0], len(lines)) or all(
-                            len(under) > len(rows[0]) and under[-1] for under in (rows[1], row)):
-                        return None  # (2 rows under it wider, cells past it filled: a record cut at its start)
-                rows.append(row)
-                starts.append(line)
-            line = reader.line_num  # (the line the next record starts on)
-    except csv.Error:
-        return None
-    if len(rows) > 2 and _open_quote("\n".join(lines[starts[-1] :]), delimiter):
-        del rows[-1], starts[-1]  # (a record cut: its quoted field open at the lines' end)
-    return rows, starts
-
-
-def _split_records(text: str, delimiter: str, lines: int) -> tuple[list[list[str]], list[int]] | None:
-    """:func:`_csv_records` of a text :func:`_quote_free` (of ``lines`` lines): its non-empty lines split at the
-    delimiter, each starting on its own line, with the same rejects at the first ragged row (not the last) -- its
-    index found among the widths at C speed, no loop a row -- and no quoted field to leave open."""
-    pieces = text.split("\n")
-    starts = [at for at, piece in enumerate(pieces) if piece]
-    rows = [pieces[at].split(delimiter) for at in starts]
-    widths = list(map(len, rows))
-    middle = widths[1:-1]  # (the rows a ragged one is looked for among: most often all as wide as the first)
-    ragged = 0 if middle.count(widths[0]) == len(middle) else next(
-        at for at in range(1, len(rows) - 1) if widths[at] != widths[0])
-    if ragged and (not _may_be_ragged(text, delimiter, rows[0], lines) or all(
-            len(under) > widths[0] and under[-1] for under in (rows[1], rows[ragged + 1]))):
-        return None  # (as _csv_records: the row after the first ragged one is the one csv read when it saw it)
-    return rows, starts
-
-
-def _quote_free(text: str, delimiter: str) -> bool:
-    """Whether :mod:`csv` reads ``text`` (lines joined by ``\\n``) as its lines split at ``delimiter``, one record a
-    line (an empty line an empty record), with no error: no ``\\r`` or NUL in it, no longer than a field may be, and
-    no field opening with a quote -- none at a line's start nor after a delimiter. A quote inside a field is a
-    character like any other to the reader (strict or not: only a quoted field has rules), so quotes in JSON's
-    indented lines or HTML's attributes need no parse (25-30 us of ``csv`` for 50 lines of them)."""
-    if "\r" in text or "\x00" in text or len(text) > csv.field_size_limit() or text.startswith('"'):
-        return False
-    opened = _PAIRS.get(delimiter + '"')  # (a delimiter of ours: its pattern, as fast as a search goes)
-    if _PAIRS['\n"'].search(text) is not None:
-        return False
-    return opened.search(text) is None if opened else delimiter + '"' not in text
 
 
 def _open_quote(record: str, delimiter: str) -> bool:
@@ -217,8 +172,7 @@ def _may_be_ragged(text: str, delimiter: str, first: list[str], lines: int) -> b
     space (prose's are), no cell of ``first`` after its first opened by one."""
     if lines < 5 or any(cell.startswith(" ") for cell in first[1:]):
         return False
-    spaced = _PAIRS.get(delimiter + " ")  # (a delimiter of ours: its pattern counts as str.count would)
-    return 2 * (len(spaced.findall(text)) if spaced else text.count(delimiter + " ")) <= text.count(delimiter)
+    return 2 * text.count(delimiter + " ") <= text.count(delimiter)
 
 
 _HEADER_NAME_CHARS = 40  # a ragged table's header names are short ...

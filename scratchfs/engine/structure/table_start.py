@@ -30,7 +30,7 @@ def detect_delimiter(first_line: bytes | str, after: str | None = None) -> str:
     if after is None or not (tabs or commas or semicolons):
         return found  # (no delimiter in the line: none is steady in it)
     line = first_line.decode("utf-8", "surrogateescape") if isinstance(first_line, bytes) else first_line
-    after = after[:COMMENT_HEAD_CHARS]  # (split at "\n" alone, at C speed, when no line ends with "\r")
+    after = after[:COMMENT_HEAD_CHARS]  # (split at "\n" at C speed, but where a lone "\r" ends a line)
     lines = first_lines(after, _AFTER_LINES + 1)[:-1][:_AFTER_LINES]  # (the last, maybe cut, left out)
     lines = [piece for piece in lines if piece]
     if not lines or _steady(found, line, lines):
