@@ -6,6 +6,11 @@ paths swapped in on generated texts and on the real outputs of ``fixtures/``.
   CRLF text split at ``\\n`` with each line's ``\\r`` taken off, not by the line-end pattern (whose split costs
   5-10 times as much). Inputs: ``\\r\\n``, lone ``\\r`` and ``\\n``, ``\\r\\r\\n``, ``\\n\\r``, a ``\\r`` at
   the end, around the count of lines asked for.
+- The bare carriage returns (those no ``\\n`` follows) of a sample holding a ``\\r`` are counted once, for the
+  terminal test and the lone-``\\r`` line ends both, and neither is asked when there are none: no bare ``\\r`` in a
+  sample leaves none in its whole lines, and with no escape nor backspace and no bare ``\\r`` a sample holds no
+  terminal control (``terminal_controls`` counts 0 of each, under its threshold). Inputs: CRLF text, lone ``\\r``,
+  ``\\r`` before the sample's end, escapes and backspaces, whole contents and samples of larger ones.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from scratchfs.api import shape, shape_table
+from scratchfs.api import shape, shape_table, shape_terminal
 from scratchfs.engine.structure import row_lines, table_start
 from scratchfs.engine.structure.row_lines import LINE_END_TEXT, first_lines
 
@@ -31,10 +36,21 @@ def full_first_lines(text: str, count: int) -> list[str]:
     return (text.split("\n", count) if "\r" not in text else LINE_END_TEXT.split(text, count))[:count]
 
 
+def full_terminal_controls(sample: bytes, complete: bool = True, bare: int | None = None) -> str:
+    """:func:`~scratchfs.api.shape_terminal.terminal_controls` counting its own bare carriage returns."""
+    return FAST_TERMINAL_CONTROLS(sample, complete)
+
+
+FAST_TERMINAL_CONTROLS = shape_terminal.terminal_controls
+
+
 @contextlib.contextmanager
 def full_paths():
-    """``describe`` with every shortcut of this file swapped for its full path."""
-    swaps = [(shape_table, "first_lines", full_first_lines), (table_start, "first_lines", full_first_lines)]
+    """``describe`` with every shortcut of this file swapped for its full path (the bare carriage returns counted
+    anew by each that asks, the lone-``\\r`` line ends asked whatever the count)."""
+    swaps = [(shape_table, "first_lines", full_first_lines), (table_start, "first_lines", full_first_lines),
+             (shape, "terminal_controls", full_terminal_controls),
+             (shape, "bare_crs", lambda sample: -1)]  # (-1, "some": the full paths' test of a \r, both asked)
     saved = [(owner, name, getattr(owner, name)) for owner, name, _ in swaps]
     try:
         for owner, name, full in swaps:
@@ -45,7 +61,8 @@ def full_paths():
             setattr(owner, name, fast)
 
 
-PARTS = st.sampled_from(["a", "b,c", "x;y", "1\t2", '"q"', "\r", "\n", "\r\n", "\r\r\n", "\n\r", ""])
+PARTS = st.sampled_from(["a", "b,c", "x;y", "1\t2", '"q"', "\r", "\n", "\r\n", "\r\r\n", "\n\r", "",
+                         "\x1b[1m", "\x08", "10%\r20%\r", "2026-12-05 10:00:00 ERROR x", "a.py:1: y"])
 
 
 @settings(max_examples=1500, deadline=None)
@@ -78,6 +95,16 @@ def test_describe_with_the_full_paths_gives_the_same_shape(lines, end, more):
         fast = shape.describe(data, size, counted)
         with full_paths():
             assert shape.describe(data, size, counted) == fast
+
+
+def test_bare_carriage_returns_are_counted_once(monkeypatch):
+    counted = []
+    real = shape_terminal._bare_crs
+    monkeypatch.setattr(shape_terminal, "_bare_crs", lambda sample: counted.append(1) or real(sample))
+    crlf = b"".join(b"line %d of some text and more\r\n" % n for n in range(200))
+    assert shape.describe(crlf, len(crlf), 200).content_type == "text"
+    assert shape.describe(crlf, len(crlf) + 9000, 300).content_type == "text"
+    assert len(counted) == 2  # (once a describe: not again for the lone \r line ends)
 
 
 @pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
