@@ -10,7 +10,8 @@ paths swapped in on generated texts and on the real outputs of ``fixtures/``.
   terminal test and the lone-``\\r`` line ends both, and neither is asked when there are none: no bare ``\\r`` in a
   sample leaves none in its whole lines, and with no escape nor backspace and no bare ``\\r`` a sample holds no
   terminal control (``terminal_controls`` counts 0 of each, under its threshold). Inputs: CRLF text, lone ``\\r``,
-  ``\\r`` before the sample's end, escapes and backspaces, whole contents and samples of larger ones.
+  ``\\r`` before the sample's end, escapes and backspaces, whole contents and samples of larger ones. ``line_stats``
+  given that count looks for no ``\\r\\r`` when it is 0 (a ``\\r`` another follows is bare).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from hypothesis import strategies as st
 from scratchfs.api import shape, shape_table, shape_terminal
 from scratchfs.engine.structure import row_lines, table_start
 from scratchfs.engine.structure.row_lines import LINE_END_TEXT, first_lines
+from scratchfs.foundation import text as ftext
+from scratchfs.foundation.text import line_stats
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 REAL = sorted(p for p in [*FIXTURES.iterdir(), *(FIXTURES / "tools").iterdir()]
@@ -97,6 +100,16 @@ def test_describe_with_the_full_paths_gives_the_same_shape(lines, end, more):
             assert shape.describe(data, size, counted) == fast
 
 
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(PARTS, max_size=80).map(lambda parts: "".join(parts).encode()), st.integers(0, 40))
+@example(b"a\r\r\nb\r\n", 0)
+def test_line_stats_given_the_bare_count(data, cut):
+    for sample in (data, data[: len(data) - cut], data[: data.rfind(b"\n") + 1]):
+        assert line_stats(sample, shape_terminal.bare_crs(sample)) == line_stats(sample)
+        if shape_terminal.bare_crs(data) == 0:  # (as describe hands it over: the whole sample's count)
+            assert line_stats(sample, 0) == line_stats(sample)
+
+
 def test_bare_carriage_returns_are_counted_once(monkeypatch):
     counted = []
     real = shape_terminal._bare_crs
@@ -105,6 +118,8 @@ def test_bare_carriage_returns_are_counted_once(monkeypatch):
     assert shape.describe(crlf, len(crlf), 200).content_type == "text"
     assert shape.describe(crlf, len(crlf) + 9000, 300).content_type == "text"
     assert len(counted) == 2  # (once a describe: not again for the lone \r line ends)
+    monkeypatch.setattr(ftext, "_CR_PAIR", None)  # (a search for \r\r would fail)
+    assert shape.describe(crlf, len(crlf), 200).text.startswith("text, 200 lines, longest 31 bytes, 0% blank")
 
 
 @pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)

@@ -491,7 +491,7 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     cut = len(sample) - sample.rfind(b"\n") - 1 if len(sample) < size else 0  # a line running past the sample
     if cut and cut < len(sample):
         sample = sample[: len(sample) - cut]  # whole lines only
-    rows, longest, empty = line_stats(sample)
+    rows, longest, empty = line_stats(sample, crs)  # (none bare in it: none in its whole lines)
     blank = empty / max(1, rows)
     head, head_rows = known
     if len(sample) < 4096 and len(head) != len(sample) + 1:  # the whole lines are fewer than the head
