@@ -13,9 +13,9 @@ median of the per-repetition ratios (this / other), with the load average.
 
 ``--diff`` compares every field of both ``describe`` answers (content type, shape, next read, top) and the compact
 JSON of both stubs (``build_stub`` as a spill calls it: preview, lines, note) over slices of every file of
-``fixtures/`` (``tools/`` too) and of ``/work/shared/realdata/`` when it exists: sizes from 1 byte to 64 KiB at many
-offsets (whole contents, and 64 KiB samples of a larger content), and prints each difference (none is the
-requirement) with the count of slices compared.
+``fixtures/`` (``tools/`` too) and of ``/work/shared/realdata/`` when it exists, each also with CRLF line ends:
+sizes from 1 byte to 64 KiB at 61 offsets (whole contents, and 64 KiB samples of a larger content), and prints each
+difference (none is the requirement) with the count of slices compared.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def _stub(module: ModuleType, head: bytes, size: int, lines: int, found: tuple) 
 def _slices(data: bytes) -> list[tuple[bytes, int, int]]:
     """Slices of ``data``: whole contents of 1 byte to 64 KiB at many offsets, and 64 KiB samples of 256 KiB."""
     sizes = (1, 2, 7, 100, 1000, 1024, 2048, 4095, 4096, 4097, 8192, 12_000, 16_384, 32_768, 50_000, 65_536)
-    step = max(1, len(data) // 23)
+    step = max(1, len(data) // 61 + 7)  # (61 offsets a size, none a multiple of a power of two)
     found = []
     for size in sizes:
         for start in range(0, max(1, len(data) - size + 1), step):
@@ -121,13 +121,18 @@ def _slices(data: bytes) -> list[tuple[bytes, int, int]]:
     return found
 
 
+def _forms(data: bytes) -> tuple[bytes, ...]:
+    """A file's bytes as they are and, when they hold lines ended by ``\\n`` alone, with each ended by ``\\r\\n``."""
+    return (data, data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")) if b"\n" in data else (data,)
+
+
 def diff(other: ModuleType, other_stub: ModuleType) -> int:
     roots = [Path(__file__).resolve().parent.parent / "fixtures", Path("/work/shared/realdata")]
     files = sorted(p for root in roots if root.is_dir() for p in root.rglob("*") if p.is_file()
                    and p.suffix not in (".py", ".gz") and ".git" not in p.parts and "store-" not in str(p))
     compared = differences = 0
-    for path in files:
-        for args in _slices(path.read_bytes()):
+    for path, data in ((file, form) for file in files for form in _forms(file.read_bytes())):
+        for args in _slices(data):
             mine, theirs = _answer(shape, args), _answer(other, args)
             stubs = (_stub(stub, args[0], args[1], args[2], mine), _stub(other_stub, args[0], args[1], args[2], theirs))
             compared += 1
