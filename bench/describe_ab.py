@@ -1,18 +1,26 @@
 """Shape detection of this checkout against another's, alternating in one process (issue 16).
 
     python bench/describe_ab.py OTHER_CHECKOUT [REPS]     # e.g. a `git worktree` of main; default 15 repetitions
+    python bench/describe_ab.py OTHER_CHECKOUT --diff     # every answer of both compared, no timing
 
-``OTHER_CHECKOUT``'s ``scratchfs/api/shape.py`` is loaded beside this checkout's, with its own
-``scratchfs/foundation/text.py`` (the rest of the package is this checkout's). Both describe the same contents,
-whose answers must be equal, alternating which goes first in each repetition: 2,000 slices of 4 KiB and of 16 KiB
-and 300 of 64 KiB cut from the corpus as ``spill_loop.py`` cuts them (whole contents), and the 512 KiB samples of
-T2's 8 payloads of 4 MiB (cut from a larger content). Printed per size: the medians in µs per describe and the
+``OTHER_CHECKOUT``'s whole ``scratchfs`` package is imported beside this checkout's (its modules removed from
+``sys.modules`` while the other's load, then put back: the other's ``describe`` runs the other's shape, table and
+text modules throughout). Both describe the same contents, whose answers must be equal, alternating which goes first
+in each repetition: 2,000 slices of 4 KiB and of 16 KiB and 300 of 64 KiB cut from the corpus as ``spill_loop.py``
+cuts them (whole contents), and the 512 KiB samples of T2's 8 payloads of 4 MiB (cut from a larger content). Printed
+per size: the medians in µs of CPU (the thread's, which a loaded machine's waits do not swell) per describe and the
 median of the per-repetition ratios (this / other), with the load average.
+
+``--diff`` compares every field of both ``describe`` answers (content type, shape, next read, top) and the compact
+JSON of both stubs (``build_stub`` as a spill calls it: preview, lines, note) over slices of every file of
+``fixtures/`` (``tools/`` too) and of ``/work/shared/realdata/`` when it exists, each also with CRLF line ends:
+sizes from 1 byte to 64 KiB at 61 offsets (whole contents, and 64 KiB samples of a larger content), and prints each
+difference (none is the requirement) with the count of slices compared.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import os
 import statistics
 import sys
@@ -25,27 +33,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import benchlib
 
-from scratchfs.api import shape
+from scratchfs.api import shape, stub
 
 MIB = 1024 * 1024
 
 
-def _load(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # (dataclasses look their module up)
-    spec.loader.exec_module(module)
-    return module
+def other_modules(root: Path) -> tuple[ModuleType, ModuleType]:
+    """``root``'s ``scratchfs.api.shape`` and ``scratchfs.api.stub``, each with all it imports from ``root``."""
+    def ours() -> dict[str, ModuleType]:
+        return {name: module for name, module in sys.modules.items() if name.split(".")[0] == "scratchfs"}
 
-
-def other_shape(root: Path) -> ModuleType:
-    """``root``'s shape module, importing ``root``'s text helpers in place of this checkout's while it loads."""
-    saved = sys.modules["scratchfs.foundation.text"]
-    sys.modules["scratchfs.foundation.text"] = _load(root / "scratchfs/foundation/text.py", "other_text")
+    saved = ours()
+    for name in saved:
+        del sys.modules[name]
+    sys.path.insert(0, str(root))
     try:
-        return _load(root / "scratchfs/api/shape.py", "other_shape")
+        found = importlib.import_module("scratchfs.api.shape"), importlib.import_module("scratchfs.api.stub")
+        assert all(Path(m.__file__).resolve().is_relative_to(root) for m in found), "not the other checkout's"
+        return found
     finally:
-        sys.modules["scratchfs.foundation.text"] = saved
+        sys.path.remove(str(root))
+        for name in ours():
+            del sys.modules[name]
+        sys.modules.update(saved)
 
 
 def contents(corpus: bytes, size: int) -> list[tuple[bytes, int, int]]:
@@ -58,28 +68,80 @@ def contents(corpus: bytes, size: int) -> list[tuple[bytes, int, int]]:
 
 
 def main(argv: list[str]) -> int:
-    other = other_shape(Path(argv[0]).resolve())
+    other, other_stub = other_modules(Path(argv[0]).resolve())
+    if argv[1:] == ["--diff"]:
+        return diff(other, other_stub)
     reps = int(argv[1]) if len(argv) > 1 else 15
     corpus = benchlib.corpus()
     print(f"load average {os.getloadavg()[0]:.2f}; this checkout against {argv[0]}")
     for size in (4096, 16384, 65536, 4 * MIB):
         args = contents(corpus, size)
         for a in args:
-            mine, theirs = shape.describe(*a), other.describe(*a)
-            assert (mine.content_type, mine.text) == (theirs.content_type, theirs.text), a[:1]
+            assert _answer(shape, a) == _answer(other, a), a[0][:80]
         times: dict[str, list[float]] = {"this": [], "other": []}
         for rep in range(reps):
             for name, module in [("this", shape), ("other", other)][:: 1 if rep % 2 else -1]:
-                start = time.perf_counter()
+                start = time.thread_time()
                 for a in args:
                     module.describe(*a)
-                times[name].append((time.perf_counter() - start) / len(args) * 1e6)
+                times[name].append((time.thread_time() - start) / len(args) * 1e6)
         ratio = statistics.median(t / o for t, o in zip(times["this"], times["other"], strict=True))
         label = "512 KiB samples of 4 MiB" if size == 4 * MIB else f"{size // 1024} KiB"
         print(f"{label:>24s}: this {statistics.median(times['this']):8.1f} µs, other "
               f"{statistics.median(times['other']):8.1f} µs, this/other {ratio:.3f}")
     print(f"load average {os.getloadavg()[0]:.2f} after")
     return 0
+
+
+
+def _answer(module: ModuleType, args: tuple[bytes, int, int]) -> tuple:
+    found = module.describe(*args)
+    return found.content_type, found.text, found.next_read, found.top
+
+
+def _stub(module: ModuleType, head: bytes, size: int, lines: int, found: tuple) -> str:
+    """The stub's compact JSON as a spill builds it (the whole content when it is all in ``head``)."""
+    made = module.build_stub("h_" + "a" * 24, head, head[-8192:], size, lines, found[0], found[1], "bench.ab", 1024,
+                             next_read=found[2], top=found[3])
+    return made.to_json()
+
+
+def _slices(data: bytes) -> list[tuple[bytes, int, int]]:
+    """Slices of ``data``: whole contents of 1 byte to 64 KiB at many offsets, and 64 KiB samples of 256 KiB."""
+    sizes = (1, 2, 7, 100, 1000, 1024, 2048, 4095, 4096, 4097, 8192, 12_000, 16_384, 32_768, 50_000, 65_536)
+    step = max(1, len(data) // 61 + 7)  # (61 offsets a size, none a multiple of a power of two)
+    found = []
+    for size in sizes:
+        for start in range(0, max(1, len(data) - size + 1), step):
+            piece = data[start : start + size]
+            found.append((piece, len(piece), piece.count(b"\n") + (piece[-1:] not in (b"", b"\n"))))
+    for start in range(0, max(1, len(data) - 262_144), step * 3):  # (a sample of a larger content)
+        piece = data[start : start + 262_144]
+        found.append((piece[:65_536], len(piece), piece.count(b"\n") + (piece[-1:] not in (b"", b"\n"))))
+    return found
+
+
+def _forms(data: bytes) -> tuple[bytes, ...]:
+    """A file's bytes as they are and, when they hold lines ended by ``\\n`` alone, with each ended by ``\\r\\n``."""
+    return (data, data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")) if b"\n" in data else (data,)
+
+
+def diff(other: ModuleType, other_stub: ModuleType) -> int:
+    roots = [Path(__file__).resolve().parent.parent / "fixtures", Path("/work/shared/realdata")]
+    files = sorted(p for root in roots if root.is_dir() for p in root.rglob("*") if p.is_file()
+                   and p.suffix not in (".py", ".gz") and ".git" not in p.parts and "store-" not in str(p))
+    compared = differences = 0
+    for path, data in ((file, form) for file in files for form in _forms(file.read_bytes())):
+        for args in _slices(data):
+            mine, theirs = _answer(shape, args), _answer(other, args)
+            stubs = (_stub(stub, args[0], args[1], args[2], mine), _stub(other_stub, args[0], args[1], args[2], theirs))
+            compared += 1
+            if mine != theirs or stubs[0] != stubs[1]:
+                differences += 1
+                print(f"DIFFERENT {path} size {args[1]}: {mine!r} against {theirs!r}" if mine != theirs else
+                      f"DIFFERENT stub {path} size {args[1]}")
+    print(f"{compared:,} slices of {len(files)} files compared: {differences} differences")
+    return 1 if differences else 0
 
 
 if __name__ == "__main__":

@@ -50,7 +50,7 @@ TEXTS = st.builds(
 
 # -- the full paths, as they were before the fast paths ------------------------------------------------------------
 
-def full_line_stats(sample: bytes) -> tuple[int, int, int]:
+def full_line_stats(sample: bytes, bare: int | None = None) -> tuple[int, int, int]:
     """:func:`~scratchfs.foundation.text.line_stats` by its definition: one split, every row looked at."""
     pieces = sample.split(b"\n")
     if sample.endswith(b"\n"):

@@ -54,7 +54,13 @@ from scratchfs.api.shape_table import (
     table_rows,
     tail_fault,
 )
-from scratchfs.api.shape_terminal import TERMINAL_SHAPE, colours_removed, lone_cr_line_ends, terminal_controls
+from scratchfs.api.shape_terminal import (
+    TERMINAL_SHAPE,
+    bare_crs,
+    colours_removed,
+    lone_cr_line_ends,
+    terminal_controls,
+)
 from scratchfs.api.shape_top import top_shape
 from scratchfs.api.shape_utf8 import not_utf8_room
 from scratchfs.api.shape_utf8 import read_as as encoding_said
@@ -218,7 +224,8 @@ def _described(sample: bytes, size: int, lines: int, source: ContentSource | Non
         return found if not odd else _not_utf8(found, odd, sample, complete, read_as)
     bom = 3 if sample.startswith(b"\xef\xbb\xbf") else 0  # (a byte order mark is no part of the first line)
     head = b"\n" + sample[bom : bom + 4096]  # the first lines tell a log or grep output
-    terminal = terminal_controls(sample, complete) if b"\x1b" in sample or b"\r" in sample or b"\b" in sample else ""
+    crs = bare_crs(sample) if b"\r" in sample else 0  # (counted once: the terminal test's and the lone \r line ends')
+    terminal = terminal_controls(sample, complete, crs) if b"\x1b" in sample or crs or b"\b" in sample else ""
     plain = colours_removed(sample[bom:], complete) if terminal else None  # (its text, when colours are all)
     kind = coloured_kind(sample[bom:], lines, complete, scope, size - bom, plain) if terminal else None
     if terminal and kind is None:  # (a log whose only controls are colours is a log, told so)
@@ -241,7 +248,7 @@ def _described(sample: bytes, size: int, lines: int, source: ContentSource | Non
     settings = None if is_log else settings_shape(sample[bom:], lines, complete, scope, size - bom)
     if settings is not None:  # (key = value lines: none of the kinds above, tried last as the rarest)
         return _not_utf8(Shape("text", settings), odd, sample, complete, read_as) if odd else Shape("text", settings)
-    return _plain(sample, size, lines, scope, is_log, (head, head_rows), odd=odd, read_as=read_as)
+    return _plain(sample, size, lines, scope, is_log, (head, head_rows), odd=odd, read_as=read_as, crs=crs)
 
 
 def _coloured_log(sample: bytes, plain: bytes | None, told: tuple[int, int, str, bool], odd: tuple[int, str]
@@ -475,15 +482,16 @@ def _head_rows(head: bytes) -> int:
 
 
 def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known: tuple[bytes, int],
-           terminal: str = "", odd: int = 0, read_as: str = "") -> Shape:
+           terminal: str = "", odd: int = 0, read_as: str = "", crs: int | None = None) -> Shape:
     """A text or log's shape; ``known`` is ``(b"\n" + sample[:4096], its _head_rows or 0 if not counted)``;
     ``terminal``: what makes it terminal output (:func:`terminal_controls`), or ``""``; ``odd``: bytes of the
     sample that are no UTF-8 character (a legacy encoding's letters: every read shows each as U+FFFD), ``read_as``
-    what names the encoding that reads them (:func:`~scratchfs.api.shape_utf8.read_as`)."""
+    what names the encoding that reads them (:func:`~scratchfs.api.shape_utf8.read_as`); ``crs``: the sample's
+    :func:`~scratchfs.api.shape_terminal.bare_crs` if counted (none in it: none in its whole lines either)."""
     cut = len(sample) - sample.rfind(b"\n") - 1 if len(sample) < size else 0  # a line running past the sample
     if cut and cut < len(sample):
         sample = sample[: len(sample) - cut]  # whole lines only
-    rows, longest, empty = line_stats(sample)
+    rows, longest, empty = line_stats(sample, crs)  # (none bare in it: none in its whole lines)
     blank = empty / max(1, rows)
     head, head_rows = known
     if len(sample) < 4096 and len(head) != len(sample) + 1:  # the whole lines are fewer than the head
@@ -496,7 +504,7 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     if grep[0] >= threshold:
         files = grep_files(head, grep[1], sample)
         extra = f" ({plural(files, 'file')} in {'the sample' if scope else 'all'})"
-    lone_cr = 0 if terminal or b"\r" not in sample else lone_cr_line_ends(sample)
+    lone_cr = 0 if terminal or crs == 0 or b"\r" not in sample else lone_cr_line_ends(sample)
     if not (is_log or extra or terminal or lone_cr):  # (a table with no header line: shape_columns)
         extra = columns_said(sample)
     head_text = plain_head(TERMINAL_SHAPE if terminal else kind, lines, max(longest, cut), blank,

@@ -22,7 +22,7 @@ from typing import Any
 from scratchfs.api.shape_merge import Merged, merged_items
 from scratchfs.api.shape_words import plural
 from scratchfs.engine.structure.numbers import refuse_constant
-from scratchfs.engine.structure.row_lines import LINE_END_TEXT
+from scratchfs.engine.structure.row_lines import first_lines
 from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS
 from scratchfs.engine.structure.table_start import any_number, data_votes, header_votes, leading_comments
 
@@ -92,10 +92,8 @@ def first_table_line(head: str) -> str:
 def table_lines(head: str, limit: int = _TABLE_LINES) -> list[str]:
     """The first ``limit`` lines of ``head`` (the last may be cut), their ends left out: a line ends at ``\\n``,
     ``\\r\\n`` or a lone ``\\r``, as a rows read cuts them (``\\n\\r`` line ends leave an empty line between
-    rows; text without ``\\r`` is split at ``\\n`` alone, at C speed)."""
-    if "\r" not in head:
-        return head.split("\n", limit)[:limit]
-    return LINE_END_TEXT.split(head, limit)[:limit]
+    rows; text without ``\\r``, and CRLF text, split at ``\\n`` at C speed: :func:`first_lines`)."""
+    return first_lines(head, limit)
 
 
 @dataclass(slots=True)

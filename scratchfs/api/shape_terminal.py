@@ -35,7 +35,7 @@ from operator import eq
 from scratchfs.api.shape_table import has_header
 from scratchfs.foundation.text import plural
 
-__all__ = ["COLOURED", "REDRAW_AGREEMENT", "REDRAW_PAIRS", "REDRAW_SAME", "TERMINAL_SHAPE", "coloured",
+__all__ = ["COLOURED", "REDRAW_AGREEMENT", "REDRAW_PAIRS", "REDRAW_SAME", "TERMINAL_SHAPE", "bare_crs", "coloured",
            "coloured_head_end", "colours_removed", "controls_said", "cr_ends_lines", "is_terminal", "lone_cr_line_ends",
            "terminal_controls"]
 
@@ -83,16 +83,17 @@ _TABLE_BYTES = 64 * 1024  # most bytes of a sample read as a table's first recor
 _LOOKED_AT = 16 * REDRAW_PAIRS  # most bare carriage returns looked at (blank pieces are passed over)
 
 
-def terminal_controls(sample: bytes, complete: bool = True) -> str:
+def terminal_controls(sample: bytes, complete: bool = True, bare: int | None = None) -> str:
     """What makes ``sample`` terminal output -- its escape sequences, carriage-return overwrites and backspace
     overstrikes (a man page's bold and underline), counted, as ``", N escape sequences and M overwritten lines"`` --
     or ``""`` when it holds fewer than :data:`TERMINAL_CONTROLS` of each, or fewer than :data:`TERMINAL_SHARE` a
     line. Bare carriage returns that end
-    lines (:func:`cr_ends_lines`; ``complete``: the sample is the whole content) are no overwrites. Never raises."""
+    lines (:func:`cr_ends_lines`; ``complete``: the sample is the whole content) are no overwrites. ``bare``: the
+    sample's :func:`bare_crs` when the caller has counted them (``None``: counted here). Never raises."""
     escapes = sample.count(b"\x1b[") if b"\x1b" in sample else 0  # (memchr first: most text holds no ESC)
     # nroff's bold (X\bX) and underline (_\bX): man pages, as man -P cat keeps them (memchr first, as for ESC)
     overstrikes = sample.count(b"\b") if b"\b" in sample else 0
-    overwrites = _bare_crs(sample)
+    overwrites = _bare_crs(sample) if bare is None else bare
     if overwrites and cr_ends_lines(sample, overwrites, complete):
         overwrites = 0
     most = max(escapes, overwrites, overstrikes)
@@ -154,6 +155,13 @@ def lone_cr_line_ends(sample: bytes) -> int:
     text, which line reads (counting ``\\n``) see as one line; else 0. Never raises."""
     bare = _bare_crs(sample)
     return bare if bare > sample.count(b"\n") else 0
+
+
+def bare_crs(sample: bytes) -> int:
+    """The carriage returns of ``sample`` that no ``\\n`` follows (a redraw's, a classic Mac OS line end): what
+    :func:`terminal_controls` and :func:`lone_cr_line_ends` count, counted once by a caller that asks both (a CRLF
+    text's search for one costs 5-16 us at 4-16 KiB). Never raises."""
+    return _bare_crs(sample)
 
 
 def _bare_crs(sample: bytes) -> int:

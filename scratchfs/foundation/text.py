@@ -213,7 +213,7 @@ b'\\n' + (b'y' * 14 + b'\\n') * 32768" "line_stats(d)"``)."""
 _CR_PAIR = re.compile(b"\r\r")  # (its search is twice as fast as ``in`` of two bytes: CRLF text has \r everywhere)
 
 
-def line_stats(sample: bytes) -> tuple[int, int, int]:
+def line_stats(sample: bytes, bare: int | None = None) -> tuple[int, int, int]:
     """``(rows, longest, empty)`` of ``sample``'s lines as ``split(b"\\n")`` gives them, the empty rest after a final
     newline left out: how many, the longest one's bytes (its newline not counted; a ``\\r`` before it is) and how many
     are blank: empty, or carriage returns only (a blank line of CRLF text is a lone ``\\r``). Exact.
@@ -224,7 +224,8 @@ def line_stats(sample: bytes) -> tuple[int, int, int]:
     ``translate``, a non-empty row is a run of ``a`` (counted where each ends), and the longest is found by regular
     expression among the few long rows, or else by a binary search of ``bytes.find`` for a run of ``a`` of each
     length. A sample holding a ``\\r`` has its lone ``\\r`` rows counted too, and its blank rows among short rows, or
-    where two carriage returns meet, by :func:`_blank_rows`."""
+    where two carriage returns meet, by :func:`_blank_rows`. ``bare``: how many of its carriage returns no ``\\n``
+    follows, when the caller has counted them (0: two never meet, not searched for; ``None``: not known)."""
     tail = not sample.endswith(b"\n")  # a last row without its newline (the whole of a sample without one)
     most = len(sample) // _DENSE_LINE_BYTES  # the most newlines of a sample that is split
     # A small sample is split at once, bounded (a count of its newlines first costs as much as the split, which
@@ -237,7 +238,8 @@ def line_stats(sample: bytes) -> tuple[int, int, int]:
             pieces.pop()
         empty = pieces.count(b"")
         if b"\r" in sample:  # (a memchr: text without one pays nothing measurable)
-            empty = empty + pieces.count(b"\r") if _CR_PAIR.search(sample) is None else _blank_rows(sample, rows)
+            met = bare != 0 and _CR_PAIR.search(sample) is not None  # (a \r before a \r is bare: none, none meet)
+            empty = _blank_rows(sample, rows) if met else empty + pieces.count(b"\r")
         return rows, max(map(len, pieces)), empty
     rows = (sample.count(b"\n") if newlines < 0 else newlines) + tail
     marked = sample.translate(_MARK)

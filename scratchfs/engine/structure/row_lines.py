@@ -15,13 +15,27 @@ from collections.abc import Iterator
 from scratchfs.engine.structure.paging import ContentSource, iter_chunks
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["LINE_END", "LINE_END_TEXT", "iter_row_lines", "line_end_after", "row_line_start"]
+__all__ = ["LINE_END", "LINE_END_TEXT", "first_lines", "iter_row_lines", "line_end_after", "row_line_start"]
 
 LINE_END = re.compile(rb"\r\n|\r|\n")
 """A line end of a rows read: ``\\r\\n``, a lone ``\\r`` or ``\\n``."""
 LINE_END_TEXT = re.compile(r"\r\n|\r|\n")
 """The same line ends in text (a shape's lines, a table's comment lines, as the rows reads split them)."""
 _LONE_CR = re.compile(rb"\r(?!\n)")
+
+
+def first_lines(text: str, count: int) -> list[str]:
+    """``LINE_END_TEXT.split(text, count)[:count]`` (``count`` >= 1): the first ``count`` lines of ``text``, their
+    ends left out, the last maybe its rest. Split at ``\\n`` by ``str.split`` at C speed, each line a ``\\n`` ends
+    with its ``\\r`` taken off: when no other ``\\r`` is left in those lines, every line end among them was a
+    ``\\r\\n`` or a ``\\n`` (CRLF text, a Windows tool's or export's), and those are the pattern's lines -- whose
+    split costs 5-10 times as much; else the pattern splits (a lone ``\\r`` is a line end too)."""
+    pieces = text.split("\n", count)
+    if "\r" not in text:
+        return pieces[:count]
+    ended = min(len(pieces) - 1, count)  # (the pieces a \n ends, of the first count: all but the last piece)
+    lines = [piece.removesuffix("\r") for piece in pieces[:ended]] + pieces[ended:count]
+    return LINE_END_TEXT.split(text, count)[:count] if "\r" in "".join(lines) else lines
 
 
 def iter_row_lines(source: ContentSource, offset: int = 0, max_line_bytes: int = 64 * 1024 * 1024,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from scratchfs.engine.structure.row_lines import LINE_END_TEXT
+from scratchfs.engine.structure.row_lines import LINE_END_TEXT, first_lines
 
 __all__ = ["COMMENT_HEAD_CHARS", "UTF8_BOM", "VOTE_COLUMNS", "any_number", "cell_pattern", "column_patterns",
            "data_votes", "detect_delimiter", "header_votes", "is_number", "leading_comments", "named_separator",
@@ -30,9 +30,8 @@ def detect_delimiter(first_line: bytes | str, after: str | None = None) -> str:
     if after is None or not (tabs or commas or semicolons):
         return found  # (no delimiter in the line: none is steady in it)
     line = first_line.decode("utf-8", "surrogateescape") if isinstance(first_line, bytes) else first_line
-    after = after[:COMMENT_HEAD_CHARS]  # (split at "\n" alone, at C speed, when no line ends with "\r")
-    lines = (after.split("\n", _AFTER_LINES + 1) if "\r" not in after else
-             LINE_END_TEXT.split(after, _AFTER_LINES + 1))[:-1][:_AFTER_LINES]
+    after = after[:COMMENT_HEAD_CHARS]  # (split at "\n" at C speed, but where a lone "\r" ends a line)
+    lines = first_lines(after, _AFTER_LINES + 1)[:-1][:_AFTER_LINES]  # (the last, maybe cut, left out)
     lines = [piece for piece in lines if piece]
     if not lines or _steady(found, line, lines):
         return found
