@@ -83,6 +83,16 @@ offset= and context= 287 B, line= with length= 249 B, line= with a 4 KiB match= 
 "this call without line= and lines=": written out, it would pass the 2,048 bytes an error is cut at), count with
 before= 251 B, count with context= and ignore_case= 273 B of error text (main at 5c5bb74: 109 B each, 161 and
 162 B, no call).
+
+At 23:40 UTC (helper replies7, load about 6; main at af72f06 in brackets, measured by this file run over main's
+package): jq over a minified document broken mid-line names the byte and the 200 bytes around it 259 B (223 B,
+naming line=1, lines=5); a JSON-lines page that meets a parse error names the records read from that record,
+2,013 B of text + 122 B of calls (2,014 B, advising "put a ? after the failing step"); a search with
+encoding="latin-1" past the end, its calls as written 348 B (310 B, match="caf\ufffd" without encoding=); context=
+without a needle 248 B (86 B), ignore_case without a search 234 B (68 B), length= with a search 235 B (87 B), line=
+with offset= 239 B (76 B), each naming two calls that run (before: none); a match cut at a 2,048-byte budget, the
+budget now counting the text a model reads, 2,048 B of text + 128 B of calls (1,920 B + 128 B: its window 1,282
+bytes, not 1,154).
 """
 
 from __future__ import annotations
@@ -96,7 +106,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from scratchfs import ScratchStore
 from scratchfs.api.contract import ScratchTools, error_text, reply_text
-from scratchfs.api.views import reply_size
+from scratchfs.api.views import reply_size, to_json
 from scratchfs.foundation.errors import ScratchError
 
 
@@ -293,6 +303,26 @@ def main() -> None:
             "miss from the end": ("read_handle", {"handle": dpkg, "match": "no-such-package", "before": 5000}),
             "jq does not compile": ("read_handle", {"handle": doc.handle, "jq": ".items | .n +"}),
         })
+        # the tenth session of 2026-12-05 (helper replies7): a minified document broken mid-line, a parse error in
+        # JSON lines, a search past the end under encoding=, search arguments without a search, a cut match
+        minified = json.dumps({"items": [{"n": i, "name": "x" * 20} for i in range(60_000)]})
+        broken = scope.spill(minified.replace('{"n": 50000,', '{"n": 50000,,', 1).encode(), source_tool="fetch")
+        bad_lines = scope.spill("".join(json.dumps({"n": i}) + "\n" if i != 500 else '{"n": 500,}\n'
+                                        for i in range(2000)).encode(), source_tool="log").handle
+        latin = scope.spill(("caf\xe9 ligne\n" * 2000).encode("latin-1"), source_tool="t").handle
+        long_match = scope.spill(("start\n" + "a" * 20000 + "\nend\n").encode(), source_tool="t").handle
+        cases.update({
+            "JSON broken mid-line": ("read_handle", {"handle": broken.handle, "jq": ".items | length"}),
+            "JSONL parse error": ("read_handle", {"handle": bad_lines, "jq": ".n", "budget": 2048}),
+            "latin-1 past the end": ("read_handle", {"handle": latin, "match": "café", "encoding": "latin-1",
+                                                     "offset": 999_999}),
+            "context, no needle": ("read_handle", {"handle": handle, "context": 10}),
+            "ignore_case, no search": ("read_handle", {"handle": handle, "ignore_case": True}),
+            "length with a search": ("read_handle", {"handle": handle, "match": "x", "length": 10}),
+            "line= with offset=": ("read_handle", {"handle": handle, "line": 5, "offset": 100}),
+            "cut match, 2 KiB": ("read_handle", {"handle": long_match, "pattern": r"start[\s\S]*?end", "context": 0,
+                                                 "budget": 2048}),
+        })
         print(f"{'stub of pip bars':22s} {len(pip.to_json().encode()):5d} B stub JSON ({pip.preview.count(chr(10))} "
               "lines of preview)")
         scope.scratch_write("big", b"value")
@@ -303,7 +333,7 @@ def main() -> None:
         for name, (tool, args) in cases.items():
             try:
                 reply = tools.call(tool, args)
-                text, data = reply_text(reply), reply_size(reply) - len(reply_text(reply).encode())
+                text, data = reply_text(reply), len(to_json(reply).encode()) - reply_size(reply)
                 kind = "reply JSON" + (f" (+{data} B of calls as data, structured content alone)" if data else "")
             except ScratchError as exc:
                 text, kind = error_text(exc), "error text"

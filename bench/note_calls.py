@@ -9,7 +9,9 @@ reply (171 B with budget=2048), overstrike miss 148 B, crlf miss 142 B, latin-1 
 terminal view hit 117 B (1,614 B reply), jq failure 119 B, a JSON-lines record passed over 108 B; 14 B more each
 with budget=2048 (the call repeats it). Every reply within its budget (the calls are measured with it).
 Since helper mcp7 (20:22 UTC) the text a model reads (MCP text block, adapter's ToolReply.text) leaves ``calls`` to
-the structured content (``scratchfs.api.views.reply_text``): these bytes are a program's alone.
+the structured content (``scratchfs.api.views.reply_text``): these bytes are a program's alone. Since helper replies7
+the budget counts that text (``reply_size``): the calls are beyond it, and a page whose note names them shows as
+much content as one without (the text within the budget, the reply with its calls up to their bytes more).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from scratchfs import ScratchStore
 from scratchfs.api.contract import ScratchTools
-from scratchfs.api.views import reply_size
+from scratchfs.api.views import reply_size, to_json
 
 CASES = {
     "html miss": (b"<html><body>" + b"".join(b"<p>caf&eacute; <b>au</b> lait %d</p>\n" % n for n in range(400))
@@ -52,10 +54,10 @@ def main() -> None:
             for budget in (None, 2048):
                 given = {} if budget is None else {"budget": budget}
                 reply = tools.call("read_handle", {"handle": handle, **arguments, **given})
-                without = {k: v for k, v in reply.items() if k != "calls"}
-                added = reply_size(reply) - reply_size(without)
-                print(f"{name:20} budget={budget or 8192:5}: reply {reply_size(reply):5} B, calls {added:4} B "
-                      f"({len(reply.get('calls', []))} call), note {reply_size(reply.get('note', ''))} B")
+                whole = len(to_json(reply).encode())  # (the structured content: the text and its calls)
+                added = whole - reply_size(reply)
+                print(f"{name:20} budget={budget or 8192:5}: reply {whole:5} B, text {reply_size(reply):5} B, calls "
+                      f"{added:4} B ({len(reply.get('calls', []))} call), note {reply_size(reply.get('note', ''))} B")
 
 
 if __name__ == "__main__":

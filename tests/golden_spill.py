@@ -75,7 +75,9 @@ branch nextread (a table's note names the rows read from the first row its previ
 the records read from the first record: ``row=1`` became ``row=9`` for ``query-packages-by-month.csv@whole``, and so
 on for every CSV and JSON-lines stub -- ``data.csv``, ``data.tsv``, ``headless.csv``, ``latin1.txt``, ``grep.txt``,
 ``crlf.txt``, ``quotes.txt``, ``lists.jsonl``, ``mixed.jsonl`` slices --; and a JSON object's jq read is chosen by its
-shape's describer from the values, no longer by parsing the shape's text: no record changed).
+shape's describer from the values, no longer by parsing the shape's text: no record changed); then, branch replies7
+(the text view indents no ``<div>``, as a browser shows it, so an HTML shape's "~N KiB of text" counts no indent a
+``<div>``: the nine ``browser-rust-book.html`` slices, ~356 KiB of the whole where it said ~396).
 """
 
 from __future__ import annotations

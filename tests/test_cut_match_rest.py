@@ -6,12 +6,13 @@ it: the window's bytes and that read's are the match, exactly."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
 from scratchfs.api.contract import ScratchTools
-from scratchfs.api.views import reply_size
+from scratchfs.api.views import reply_size, reply_text
 
 
 @pytest.mark.parametrize("budget", [None, 2048, 8192])
@@ -42,3 +43,18 @@ def test_a_match_shown_whole_names_no_read(scratch_scope):
     handle = scratch_scope.spill(b"start\n" + b"a" * 100 + b"\nend\n" + b"x\n" * 9000).handle
     reply = ScratchTools(scratch_scope).call("read_handle", {"handle": handle, "pattern": r"start[\s\S]*?end"})
     assert "calls" not in reply and "note" not in reply
+
+
+@pytest.mark.parametrize("budget", [2048, 8192])
+def test_the_budget_counts_the_text_a_model_reads_not_the_calls_it_leaves_to_programs(scratch_scope, budget):
+    """helper replies7: the reply's budget counted its ``calls`` (128 bytes here), which the text a model reads
+    (``reply_text``: the MCP text block, the adapter's ``ToolReply.text``) leaves to the structured content: the
+    window shown was 1,154 bytes of a 2,048-byte budget whose text was 1,920. The text now fills the budget (the
+    structured content is the text and the calls) and the window shows the 128 bytes more."""
+    data = ("head\nstart\n" + "a" * 20000 + "\nend\n" + "tail\n" * 3000 + "start\nb\nend\n").encode()
+    handle = scratch_scope.spill(data).handle
+    reply = ScratchTools(scratch_scope).call("read_handle", {"handle": handle, "pattern": r"start[\s\S]*?end",
+                                                             "context": 0, "budget": budget})
+    text, calls = len(reply_text(reply).encode()), reply_size(reply["calls"]) + len(',"calls":')
+    assert budget - 16 <= text <= budget and reply_size(reply) == text, (text, budget)
+    assert len(json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode()) == text + calls

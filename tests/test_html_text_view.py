@@ -21,6 +21,7 @@ from scratchfs.engine.structure import BytesSource, text_search
 from scratchfs.engine.structure.html import html_text, text_page
 from scratchfs.engine.structure.html_worker import page_text
 from scratchfs.foundation.errors import InvalidArgument
+from tests.test_budgets import call_args
 
 _FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 _PAGES = ["browser-rust-book.html", "tools/pydoc-typing.html", "tools/sqlite-html-packages.html"]
@@ -148,6 +149,33 @@ def test_the_shape_says_the_size_of_the_text_view(name):
     estimate, view = _shape_bytes(page), len(_view(page))
     assert view / 1.03 <= estimate <= view * 1.03, (name, estimate, view)
 
+
+
+_LINT = ("<html><body><div class='page'><div class='content'><main><div id='lints'><h2>unused_variables</h2>"
+         "<p>The lint detects variables.</p><ul><li>one<ul><li>nested</li></ul></li></ul>"
+         "<pre><code>fn main() {\n    let x = 1;\n}</code></pre></div></main></div></div></body></html>")
+
+
+def test_a_div_indents_nothing_lists_nest_and_code_keeps_its_lines(tools, scratch_scope):
+    """rustc's lint listing: 35,649 of its view's 197,249 bytes were leading spaces, 2 a ``<div>`` a line was in (a
+    browser indents none); a list's items still nest, a ``<pre>`` keeps its lines; read page by page, each page's
+    ``next_call`` goes on exactly where it ended, the pages together the whole view."""
+    assert _view(_LINT.encode()).decode().split("\n") == [
+        "unused_variables", "", "The lint detects variables.", "", "  * one", "      + nested",
+        "fn main() {", "    let x = 1;", "}"]
+    page = _documentation_page(60)
+    view = _view(page)
+    assert b"\n  A paragraph" not in view and b"\nA paragraph" in view
+    handle, texts, call = _spill(scratch_scope, page), [], None
+    reply = tools.read_handle(handle, view="text", budget=2048)
+    while True:
+        assert reply["offset"] == sum(len(text.encode()) for text in texts)
+        texts.append(reply["text"])
+        if not reply["more"]:
+            break
+        name, call = call_args(reply["next_call"])
+        reply = tools.call(name, call)
+    assert "".join(texts).encode() == view and len(texts) > 5
 
 # -- searching the text view ----------------------------------------------------------------------------------------
 

@@ -200,3 +200,35 @@ def _refusal(tools: ScratchTools, handle: str, filter: str) -> str:
     with pytest.raises(InvalidArgument) as refused:
         tools.call("read_handle", {"handle": handle, "jq": filter, "slurp": True})
     return str(refused.value)
+
+
+@pytest.mark.parametrize("blank", [False, True])
+def test_a_parse_error_in_json_lines_names_the_records_read_that_passes_over_it(tools, scratch_scope, blank):
+    """jq's parse error of record 501 of JSON lines was advised "put a ? after the failing step": no filter reads past
+    a record jq cannot parse. The page before it and the refusal of the page at it name the records read of the same
+    filter from that record (its number counts no blank line), which passes over it and gives every output after it."""
+    lines = [json.dumps({"n": i}) if i != 500 else '{"n": 500,}' for i in range(2000)]
+    text = "\n".join(line + ("\n" if blank and i % 100 == 7 else "") for i, line in enumerate(lines)) + "\n"
+    handle = scratch_scope.spill(text.encode(), source_tool="log").handle
+    reply = tools.call("read_handle", {"handle": handle, "jq": ".n"})
+    line = 1 + text[: text.index('{"n": 500,}')].count("\n")
+    assert reply["results"] == list(range(500)) and "put a ?" not in reply["note"], reply["note"]
+    assert f"not JSON at line {line:,}" in reply["note"], reply["note"]
+    (call,) = reply["calls"]
+    assert call["arguments"] == {"handle": handle, "record": 501, "jq": ".n"}
+    with pytest.raises(InvalidArgument) as refused:
+        tools.call("read_handle", parse_call(reply["next_call"])[1])
+    assert "put a ?" not in str(refused.value) and 'record=501, jq=".n")' in str(refused.value), refused.value
+    assert _pages(tools, call["arguments"]) == list(range(501, 2000))
+
+
+def test_a_parse_error_in_json_texts_one_after_another_names_the_text_there(tools, scratch_scope):
+    """JSON texts one after another (``jq .`` output), one broken: no records read parses them; the line read there."""
+    text = "".join(json.dumps({"n": i}, indent=1) + "\n" for i in range(50_000)).replace('"n": 40000', '"n": 40000,')
+    stub = scratch_scope.spill(text.encode(), source_tool="jq")  # (broken past the shape's sample: stored as JSON)
+    assert stub.content_type == "json", stub.shape
+    reply = tools.call("read_handle", {"handle": stub.handle, "jq": "select(.n >= 39990) | .n"})
+    assert reply["results"] == list(range(39_990, 40_000)) and "put a ?" not in reply["note"], reply["note"]
+    (call,) = reply["calls"]
+    shown = tools.call("read_handle", call["arguments"])["data"]
+    assert '"n": 40000,' in shown, shown

@@ -75,3 +75,46 @@ def test_a_long_needle_is_not_repeated_past_what_a_tool_error_holds(scratch_scop
         assert words in str(refused) and needle not in str(refused)
         assert not error_text(refused).endswith("...")
         assert dict(refused.calls[0].arguments)["match"] == needle
+
+
+@pytest.mark.parametrize(("mixed", "said", "calls"), [
+    ({"context": 10}, "context, max_matches and before apply to searches",
+     [{"match": "TEXT", "context": 10}, {}]),
+    ({"max_matches": 3, "offset": 100, "budget": 4096}, "context, max_matches and before apply to searches",
+     [{"match": "TEXT", "max_matches": 3, "offset": 100, "budget": 4096}, {"offset": 100, "budget": 4096}]),
+    ({"before": 500, "line": 4, "lines": 3}, "context, max_matches and before apply to searches",
+     [{"match": "TEXT", "before": 500}, {"line": 4, "lines": 3}]),
+    ({"ignore_case": True, "offset": 10, "length": 5}, "ignore_case applies to searches",
+     [{"match": "TEXT", "ignore_case": True, "offset": 10}, {"offset": 10, "length": 5}]),
+    ({"match": "says", "length": 10, "offset": 30}, "length applies to range reads",
+     [{"match": "says", "offset": 30}, {"offset": 30, "length": 10}]),
+    ({"pattern": "x1+", "length": 10, "end": 900, "context": 5}, "length applies to range reads",
+     [{"pattern": "x1+", "context": 5, "end": 900}, {"length": 10, "end": 900}]),
+    ({"line": 5, "offset": 100}, "a line read starts at a line or at a byte offset, not both",
+     [{"line": 5}, {"offset": 100, "lines": 50}]),
+    ({"line": 5, "offset": 100, "lines": 7}, "a line read starts at a line or at a byte offset, not both",
+     [{"line": 5, "lines": 7}, {"offset": 100, "lines": 7}]),
+])
+def test_a_search_argument_without_a_search_and_a_range_in_a_search_name_the_reads_meant(scratch_scope, mixed, said,
+                                                                                        calls):
+    """helper replies7: ``context=``/``max_matches=``/``before=`` without a needle, ``ignore_case`` without a
+    search, ``length=`` with a search and ``line=`` with ``offset=`` were refused in words alone. Each names the two
+    reads the call may have meant -- a search (``match="TEXT"``, the stub's placeholder, where the call gave no
+    needle) and the read without its search arguments; or the line read from its line and from its byte --, and
+    each runs."""
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(TEXT, source_tool="t").handle
+    refused = _refused(tools, {"handle": handle, **mixed})
+    assert str(refused).startswith(said), refused
+    assert [dict(call.arguments) for call in refused.calls] == [{"handle": handle, **call} for call in calls]
+    for call in refused.calls:
+        assert str(call) in str(refused)
+        tools.call(call.verb, dict(call.arguments))  # each runs
+    assert len(error_text(refused).encode()) <= MIN_REPLY_BYTES and not error_text(refused).endswith("...")
+
+
+def test_a_long_needle_beside_length_is_named_in_words(scratch_scope):
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(TEXT, source_tool="t").handle
+    refused = _refused(tools, {"handle": handle, "match": "y" * 4096, "length": 10})
+    assert "the same search, or the range: " in str(refused) and len(error_text(refused).encode()) <= MIN_REPLY_BYTES

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scratchfs import BadRecord, InvalidArgument
-from scratchfs.api.contract import ScratchTools, to_json
+from scratchfs.api.contract import ScratchTools, reply_text, to_json
 from scratchfs.engine.structure import BytesSource, rows_page
 
 _FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "query-packages-by-month.csv"
@@ -75,7 +75,7 @@ def _follow(tools: ScratchTools, call: dict, budget: int) -> tuple[list[dict], l
             on = str(exc).split("read on after it: ")
             call = None if len(on) < 2 else _call_of(on[1])
             continue
-        assert len(to_json(reply).encode()) <= budget
+        assert len(reply_text(reply).encode()) <= budget  # (the text a model reads: its calls beyond)
         pages.append(reply)
         call = _call_of(reply["next_call"]) if reply["next_call"] else None
         assert len(pages) < 2000
@@ -172,7 +172,7 @@ def _slurp_all(tools: ScratchTools, handle: str, jq: str, budget: int) -> tuple[
     call, results, notes = {"handle": handle, "jq": jq, "slurp": True}, [], []
     while call is not None:
         reply = tools.call("read_handle", {**call, "budget": budget})
-        assert len(to_json(reply).encode()) <= budget
+        assert len(reply_text(reply).encode()) <= budget  # (the text a model reads: its calls beyond)
         results += reply["results"]
         notes.append(reply.get("note", ""))
         call = _call_of(reply["next_call"]) if reply["next_call"] else None
@@ -225,7 +225,7 @@ def test_many_rows_that_cannot_be_read_are_counted_and_the_first_named_within_th
     low_field_limit()
     reply = tools.call("read_handle", {"handle": handle, "jq": "map(.a) | join(\"\")", "slurp": True,
                                        "budget": 2048})
-    assert len(to_json(reply).encode()) <= 2048
+    assert len(reply_text(reply).encode()) <= 2048
     assert reply["results"] == ["1" + "5" * 40 + "3"], reply
     note = reply["note"]
     assert note.startswith("40 rows could not be read and are not in the array jq was given: row 2 (bytes "), note

@@ -212,3 +212,19 @@ def test_record_n_reads_no_record_before_it(monkeypatch):
     data = b"".join(b'{"n": %d}\n' % n for n in range(30_000))
     assert records_page(BytesSource(data), 20_000, 2).items == [{"n": 19_999}, {"n": 20_000}]
     assert handed[0] < 50, handed
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(st.sampled_from([b"", b" ", b"\t\r", b'{"a": 1}', b"x" * 20, b"\xef\xbb\xbf", b"\xef\xbb\xbf "]),
+                      max_size=14), window=st.sampled_from([5, 16, 1024 * 1024]))
+def test_the_record_on_a_line_is_the_line_less_the_blank_lines_before_it(lines, window, monkeypatch):
+    """:func:`row_jump.record_at_line` (a jq parse error's line, as a ``record=``) against the plain answer: the
+    lines before it that are not blank (a byte order mark at the start no part of the first), through windows of a few
+    bytes (lines across them, lines longer than them) and of a MiB."""
+    monkeypatch.setattr(row_jump, "WINDOW_BYTES", window)
+    data = b"\n".join(lines)
+    before = [line[3:] if number == 0 and line.startswith(b"\xef\xbb\xbf") else line
+              for number, line in enumerate(data.split(b"\n"))]
+    for line in range(1, len(before) + 1):
+        want = 1 + sum(1 for text in before[: line - 1] if text.strip())
+        assert row_jump.record_at_line(BytesSource(data), line) == want, (data, line)

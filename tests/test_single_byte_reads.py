@@ -99,3 +99,25 @@ def test_the_mcp_schema_the_cli_and_the_web_api_take_it(spilled):
         got = client.get(f"/api/runs/r/agents/a/handles/{stub.handle}/read",
                          params={"offset": 9, "length": 4, "encoding": "latin-1"}).json()
     assert got["data"] == "café"
+
+
+@pytest.mark.parametrize(("asked", "where"), [
+    ({"match": "résumé"}, {"offset": 999_999}), ({"match": "résumé"}, {"before": 999_999}),
+    ({"match": "résumé", "ignore_case": True}, {"offset": 999_999}), ({"pattern": "r.sum[ée]"}, {"offset": 999_999}),
+    ({"pattern": "r.sum[ée]"}, {"before": 999_999}), ({"match": "10 €", "end": 5000}, {"offset": 999_999})])
+def test_a_search_past_the_end_names_its_calls_as_the_call_wrote_them(spilled, asked, where):
+    """Refused past the end, a search with ``encoding=`` named its calls with the needle as the stored bytes read as
+    UTF-8 (``match="r\ufffdsum\ufffd"``, ``pattern="r.sum[\\xe9\\xc9]"``) and no ``encoding=``: run, they found
+    nothing, or not what the model asked. Each call now is the call's text, its encoding repeated: it finds matches."""
+    _, scope, latin1, cp1252 = spilled
+    euro = "€" in str(asked)
+    tools, stub, encoding = ScratchTools(scope), cp1252 if euro else latin1, "cp1252" if euro else "latin-1"
+    with pytest.raises(InvalidArgument) as refused:
+        tools.read_handle(stub.handle, **asked, **where, encoding=encoding)
+    calls = refused.value.advice.calls
+    assert calls and "\ufffd" not in str(refused.value) and "\\x" not in str(refused.value), refused.value
+    for call in calls:
+        arguments = dict(call.arguments)
+        assert {k: arguments.get(k) for k in asked if k != "end"} == {k: v for k, v in asked.items() if k != "end"}
+        assert arguments["encoding"] == encoding
+        assert tools.call("read_handle", arguments)["windows"], arguments

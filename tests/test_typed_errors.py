@@ -232,3 +232,20 @@ def test_a_pretty_json_cut_short_still_names_its_last_lines(tools, scratch_scope
     assert call == {"handle": stub.handle, "line": -20, "lines": 20}, call
     page = tools.call("read_handle", call)
     assert content.endswith(page["data"].encode()), page
+
+
+def test_a_one_line_document_broken_mid_line_names_the_byte_and_the_bytes_around_it(tools, scratch_scope):
+    """A minified document (one line of 2.7 MB, past the shape's sample: stored as JSON) with a stray comma: the
+    refusal named ``line=1, lines=5``, whose read shows the document's start, 2.3 MB before where it broke. jq's
+    column counts bytes from 1 (``é`` two): the refusal names the byte and a range read around it, which shows it."""
+    doc = json.dumps({"items": [{"n": i, "name": "é" * 7} for i in range(60_000)]}, ensure_ascii=False).encode()
+    bad = doc.replace(b'{"n": 50000,', b'{"n": 50000,,', 1)
+    at = bad.index(b"50000,,") + 6  # the second comma, where jq stops
+    stub = scratch_scope.spill(bad, source_tool="api.get")
+    assert stub.content_type == "json", stub.shape
+    with pytest.raises(NotJson) as caught:
+        tools.call("read_handle", {"handle": stub.handle, "jq": ".items | length"})
+    assert f"not valid JSON at byte {at:,}" in str(caught.value) and "lines=" not in str(caught.value), caught.value
+    (call,) = advised_calls(str(caught.value))
+    assert call == {"handle": stub.handle, "offset": at - 100, "length": 200}
+    assert tools.call("read_handle", call)["data"].encode()[99:101] == b",,"

@@ -51,7 +51,7 @@ from scratchfs.api.read_mixes import refuse_mixed
 from scratchfs.api.results import LineSlice, Matches, Slice
 from scratchfs.api.scope import Scope
 from scratchfs.api.search_calls import ENCODING_STRUCTURE, encoding_refusal
-from scratchfs.api.search_reply import as_given, count_reply, matches_reply, window_hits, window_json
+from scratchfs.api.search_reply import as_given, count_reply, matches_reply, refused_as_given, window_hits, window_json
 from scratchfs.api.structure_choice import structure_read
 from scratchfs.api.stub import shown_preview
 from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_not_empty
@@ -343,7 +343,8 @@ class ScratchTools:
         scope = self.scope
         budget, echo = self._budgeted(scope, budget)
         if counting:
-            counted = count_matches(scope, handle, *sought, offset, ignore_case=ignore_case, budget=echo, end=end)
+            with refused_as_given(match, pattern, single):
+                counted = count_matches(scope, handle, *sought, offset, ignore_case=ignore_case, budget=echo, end=end)
             return count_reply(replace(counted, match=match, pattern=pattern, encoding=single), budget)
         if given:
             if given.keys() == {"view"} and (match or pattern):  # (refuse_mixed let only a text view's search by)
@@ -360,9 +361,10 @@ class ScratchTools:
                             MAX_READ_BYTES)
             return self._range(lambda at, n: replace(scope.read_range(handle, at, n), encoding=single), offset,
                                requested, budget, echo, end)
-        result = scope.read_handle(handle, offset, length, match=sought[0], pattern=sought[1],
-                                   ignore_case=ignore_case, context=context, max_matches=max_matches, line=line,
-                                   lines=lines, cap=cap, before=before, end=end, budget=echo)
+        with refused_as_given(match, pattern, single):
+            result = scope.read_handle(handle, offset, length, match=sought[0], pattern=sought[1],
+                                       ignore_case=ignore_case, context=context, max_matches=max_matches, line=line,
+                                       lines=lines, cap=cap, before=before, end=end, budget=echo)
         result = replace(result, budget=echo, encoding=single)  # its next_call repeats the budget and encoding
         if isinstance(result, Matches):
             return matches_reply(as_given(result, match, pattern), budget)

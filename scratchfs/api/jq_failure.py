@@ -13,12 +13,13 @@ a ``select``), in words: no call is sure to mean what it meant.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from scratchfs.engine.structure.paging import ItemPage, cursor_position
 from scratchfs.foundation.calls import Advice, Call, add_said
-from scratchfs.foundation.errors import InvalidArgument, JqFailed
+from scratchfs.foundation.errors import InvalidArgument, JqFailed, NotJson
 
-__all__ = ["CALL_FILTER_CHARS", "each_item", "failed_at", "failed_page", "read_on", "slurped_array"]
+__all__ = ["CALL_FILTER_CHARS", "each_item", "failed_at", "failed_page", "read_on", "slurped_array", "stream_broken"]
 
 _STEP = r'(?:\.[A-Za-z_][A-Za-z0-9_]*|\."(?:[^"\\]|\\.)*"|\.?\[(?:-?\d+|"(?:[^"\\]|\\.)*")\])'
 """One step of a path: ``.name``, ``."a name"``, ``[3]``, ``.["a name"]``."""
@@ -60,7 +61,26 @@ def read_on(handle: str, filter: str, output: int, budget: int | None, slurp: bo
                      Call.of("read_handle", handle=handle, jq=on, slurp=True if slurp else None, budget=budget))
 
 
-def failed_page(page: ItemPage, handle: str, filter: str, budget: int | None, slurp: bool = False) -> ItemPage:
+def stream_broken(exc: InvalidArgument, handle: str, filter: str, budget: int | None,
+                  record_of: Callable[[int], int] | None) -> Advice | None:
+    """How to go on past jq's parse error ``exc`` in a stream of JSON documents (JSON lines, or JSON texts one after
+    another) after its first outputs: jq reads nothing past it, and no ``?`` in the filter helps. With ``record_of``
+    (JSON lines: the record on a line, :func:`~scratchfs.engine.structure.row_jump.record_at_line`), the records
+    read from that record with the same ``filter`` (at most :data:`CALL_FILTER_CHARS`), which passes over a record
+    that is not JSON, naming its bytes; else the line read there. ``None``: ``exc`` is no such parse error."""
+    if not isinstance(exc, NotJson) or not exc.by_jq or exc.at_end or exc.line is None:
+        return None
+    where = f"the content is not JSON at line {exc.line:,}, and jq reads nothing past it, whatever the filter; "
+    if record_of is None or len(filter) > CALL_FILTER_CHARS:
+        return Advice.of(where, "the text there: ",
+                         Call.of("read_handle", handle=handle, line=max(1, exc.line - 2), lines=5))
+    record = record_of(exc.line)
+    return Advice.of(where, f"read on record by record from it (record {record:,}), those that are not JSON passed "
+                     "over: ", Call.of("read_handle", handle=handle, record=record, jq=filter, budget=budget))
+
+
+def failed_page(page: ItemPage, handle: str, filter: str, budget: int | None, slurp: bool = False,
+                record_of: Callable[[int], int] | None = None) -> ItemPage:
     """``page`` (of a jq or slurp read of ``handle`` with ``filter``), which ends before the output its filter fails
     on (``page.failure``, jq's message): its note says which output and how to go on (:func:`read_on`), its
     ``calls`` the call it names, as data; ``page`` unchanged otherwise."""
@@ -69,18 +89,25 @@ def failed_page(page: ItemPage, handle: str, filter: str, budget: int | None, sl
     if number is None:
         return page
     told = f"jq: {failure.reason}" if isinstance(failure, JqFailed) else str(failure)  # (its next step left out)
+    broken = None if slurp else stream_broken(failure, handle, filter, budget, record_of)
     said = Advice.of(f"{told} on output {number + 1:,}: this page ends before it and next_call meets it; ",
-                     read_on(handle, filter, number + 1, budget, slurp))
+                     broken or read_on(handle, filter, number + 1, budget, slurp))
     add_said(page.extra, said)
     return page
 
 
 def failed_at(exc: InvalidArgument, handle: str, filter: str, cursor: str | None, budget: int | None,
-              slurp: bool = False) -> InvalidArgument:
+              slurp: bool = False, record_of: Callable[[int], int] | None = None) -> InvalidArgument:
     """``exc`` again, or, when it is jq's failure of a step (:class:`JqFailed`) on the first output of a page after
     the first (``cursor``, the page's: it starts at that output), the failure at its output number and how to read
-    on (:func:`read_on`)."""
+    on (:func:`read_on`); when it is jq's parse error of a stream of documents there, how to read past it
+    (:func:`stream_broken`)."""
     number = None if cursor is None else cursor_position(cursor)
+    broken = None if number is None or slurp else stream_broken(exc, handle, filter, budget, record_of)
+    if broken is not None:
+        column = "" if exc.column is None else f", column {exc.column:,}"
+        return NotJson(Advice.of(f"jq: parse error at line {exc.line:,}{column}, output {number + 1:,}; ", broken),
+                       by_jq=True, line=exc.line, column=exc.column)
     if not isinstance(exc, JqFailed) or number is None:
         return exc
     return JqFailed(Advice.of(f"jq: {exc.reason} on output {number + 1:,}; ",

@@ -16,7 +16,7 @@ from typing import Any
 from scratchfs.api.archive import MEMBERS_VIEW
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.limits import MIN_REPLY_BYTES
+from scratchfs.foundation.limits import DEFAULT_LINES, MIN_REPLY_BYTES
 
 __all__ = ["check_read_modes", "only_one_read", "refuse_mixed"]
 
@@ -55,13 +55,19 @@ def check_read_modes(*, offset: int, length: int | None, line: int | None, lines
     """Refuse the options of two ``read_handle`` modes (range, lines, search) mixed in one call: the checks of
     :meth:`scratchfs.api.scope.Scope.read_handle`, which need no store (so a face tells them during an outage too).
     Given the ``handle`` (and ``asked``: the call's ``match``, ``pattern``, ``end``, ``budget``, ``encoding``), a
-    line read mixed with a search or a range names the two calls that split it.
+    line read mixed with a search or a range names the two calls that split it, and every other refusal the two
+    reads it may have meant (:class:`_Calls`: a search's arguments without a needle name the search with
+    ``match="TEXT"``).
 
     Raises:
         InvalidArgument: naming the options that do not go together.
     """
+    calls = _Calls(handle, offset, {**(asked or {}), "length": length, "line": line, "lines": lines,
+                                    "ignore_case": ignore_case or None, "context": context, "max_matches": max_matches,
+                                    "before": before})
     if not searching and (context is not None or max_matches is not None or before is not None):
-        raise InvalidArgument("context, max_matches and before apply to searches (match or pattern)")
+        calls.refuse("context, max_matches and before apply to searches (match or pattern)", "a search: ",
+                     calls.search(), ", or the read without them: ", calls.plain())
     if line is not None or lines is not None:
         if searching or length is not None:
             said = "a line read takes line (or offset) and lines; length, match and pattern are for other reads"
@@ -71,11 +77,58 @@ def check_read_modes(*, offset: int, length: int | None, line: int | None, lines
                 **(asked or {}), "ignore_case": ignore_case or None, "context": context, "max_matches": max_matches,
                 "before": before})
         if line is not None and offset:
-            raise InvalidArgument("a line read starts at a line or at a byte offset, not both")
+            calls.refuse("a line read starts at a line or at a byte offset, not both", "from the line: ",
+                         calls.lines(), ", or from the byte: ", calls.lines(at_line=False))
     elif not searching and ignore_case:
-        raise InvalidArgument("ignore_case applies to searches (match or pattern)")
+        calls.refuse("ignore_case applies to searches (match or pattern)", "a search: ", calls.search(),
+                     ", or the read without it: ", calls.plain())
     elif searching and length is not None:
-        raise InvalidArgument("length applies to range reads; a search takes context and max_matches")
+        calls.refuse("length applies to range reads; a search takes context and max_matches", "the search: ",
+                     calls.search(length=None), ", or the range: ", calls.plain())
+
+
+class _Calls:
+    """The calls a refusal of a mixed ``read_handle`` call names (``handle``; ``offset``; ``given``: its other
+    arguments, ``None`` for those not given): each keeps :data:`_KEPT`."""
+
+    def __init__(self, handle: object, offset: int, given: Mapping[str, Any]) -> None:
+        self.handle, self.offset, self.given = handle, offset, given
+        self.kept = {name: given.get(name) for name in _KEPT}
+
+    def refuse(self, said: str, *advice: str | Call) -> None:
+        """Raise InvalidArgument ``said``, then ``": "`` and ``advice`` when the call named a handle (without one,
+        ``said`` alone: a face checking the arguments before it has one)."""
+        if not isinstance(self.handle, str):
+            raise InvalidArgument(said)
+        told = Advice.of(said, ": ", *advice)
+        if len(str(told).encode("utf-8")) > MIN_REPLY_BYTES - 64:  # (a long needle: the search named in words)
+            told = Advice.of(said, ": ", *(part.shown("the same search") if isinstance(part, Call) and any(
+                name in ("match", "pattern") for name, _ in part.arguments) else part for part in advice))
+        raise InvalidArgument(told)
+
+    def search(self, **changed: object) -> Call:
+        """The call as a search: its needle, or the placeholder ``match="TEXT"`` (a search for it says what goes in
+        its place), its search arguments, ``offset``, ``changed``."""
+        given = {name: self.given.get(name) for name in _SEARCH_ARGUMENTS}
+        if given["match"] is None and given["pattern"] is None:
+            given["match"] = "TEXT"
+        return Call.of("read_handle", handle=self.handle, **given, offset=self.offset or None,
+                       **{**self.kept, **changed})
+
+    def plain(self) -> Call:
+        """The call's byte or line read alone: its ``line``/``lines`` (else ``offset``, ``length``)."""
+        if self.given.get("line") is not None or self.given.get("lines") is not None:
+            return self.lines()
+        return Call.of("read_handle", handle=self.handle, offset=self.offset or None, length=self.given.get("length"),
+                       **self.kept)
+
+    def lines(self, at_line: bool = True) -> Call:
+        """The call's line read: from its ``line`` (``at_line``, when it gave one) or from its ``offset``, its
+        ``lines`` (written out from a byte: ``offset=`` alone is a range read)."""
+        line = self.given.get("line") if at_line else None
+        start = None if line is not None else self.offset or None
+        lines = self.given.get("lines") or (DEFAULT_LINES if line is None else None)
+        return Call.of("read_handle", handle=self.handle, line=line, offset=start, lines=lines, **self.kept)
 
 
 def _count_alone(others: set[str], handle: object, asked: Mapping[str, Any]) -> None:

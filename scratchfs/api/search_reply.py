@@ -26,8 +26,9 @@ searched; a reply over budget keeps its last windows. With ``encoding`` (``"lati
 
 from __future__ import annotations
 
+import contextlib
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -41,6 +42,7 @@ from scratchfs.engine.search import Hit, Window
 from scratchfs.engine.structure.terminal import render_fragment
 from scratchfs.engine.structure.terminal_match import drawn_edges
 from scratchfs.foundation.calls import Advice, Call, add_said
+from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import MAX_READ_BYTES, MAX_REPLY_BYTES
 from scratchfs.foundation.text import plural, utf8_suffix_start
 
@@ -423,6 +425,31 @@ def as_given(found: Matches, match: str | bytes | None, pattern: str | None) -> 
                    note=unhinted(found.note))
 
 
+@contextlib.contextmanager
+def refused_as_given(match: str | bytes | None, pattern: str | None, encoding: str | None) -> Iterator[None]:
+    """Runs a search or count of text in a single-byte ``encoding`` (``None``: UTF-8, nothing done); a refusal it
+    raises (a plain InvalidArgument: an offset or ``before=`` past the end) names its calls as the scope sought the
+    text (``match`` as the encoding's bytes, shown as UTF-8 with U+FFFD; a ``pattern``, or an ``ignore_case`` match,
+    as a pattern over the bytes, ``\\xe9``): it is raised again with them as the call gave them, ``encoding=``
+    repeated."""
+    try:
+        yield
+    except InvalidArgument as exc:
+        if encoding is None or type(exc) is not InvalidArgument or exc.advice is None:
+            raise
+        given = {"match": match} if match is not None else {"pattern": pattern}
+
+        def as_given(call: Call) -> Call:
+            sought = [name for name, _ in call.arguments if name in ("match", "pattern")]
+            if call.verb != "read_handle" or not sought:
+                return call
+            arguments = [(name, value) for name, value in call.arguments if name != sought[0]]
+            return Call.of(call.verb, **{**dict(arguments[:1]), **given, **dict(arguments[1:]), "encoding": encoding})
+
+        parts = [as_given(part) if isinstance(part, Call) else part for part in exc.advice.parts]
+        raise InvalidArgument(Advice.of(*parts)) from None
+
+
 def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
     """A count (``count=true``) as the contract's JSON object: ``{handle, match (or pattern, ignore_case), offset,
     size, matches, lines, next_offset, remaining, next_call}`` (``remaining`` only while it goes on), and a ``note``
@@ -453,4 +480,4 @@ def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
     return Squeeze(reply, budget, {"match": ("match",), "pattern": ("pattern",)})(reply)
 
 
-__all__ = ["as_given", "count_reply", "matches_reply", "window_hits", "window_json"]
+__all__ = ["as_given", "count_reply", "matches_reply", "refused_as_given", "window_hits", "window_json"]

@@ -35,13 +35,13 @@ _BLOCK_RE = re.compile(rb"<(/?)(div|ul|ol|li|p|h[1-6]|pre|br|tr|table|dt|dd|dl|b
                        rb"header|footer|nav|main|aside|hr|form|address|details|summary|caption|fieldset)(?=[\s/>])",
                        re.IGNORECASE)
 _TEXT_RE = re.compile(rb"(?:^|>)[^<]*[^\s<]")  # text outside a tag
-_PADDING = {b"div": 2, b"ul": 4, b"ol": 4}  # spaces the view indents the lines inside one (inscriptis's profile)
+_PADDING = {b"ul": 4, b"ol": 4}  # spaces the view indents the lines inside one (inscriptis's profile; a div: none)
 _MARGINS = frozenset((b"p", b"figure", b"h1", b"h2", b"h3", b"h4", b"h5", b"h6"))  # a blank line each side
 
 
 def _layout_bytes(page: bytes) -> tuple[int, list[int]]:
     """``(bytes, indents)``: the bytes the text view adds to the words of ``page`` (its scripts and styles removed)
-    by its layout -- each line's indent (2 spaces a ``<div>`` it is in, 4 a list, a list item's bullet written in
+    by its layout -- each line's indent (4 spaces a list it is in, a list item's bullet written in
     them), the blank lines around paragraphs and headings -- and the indent of each ``<pre>`` in order, whose every
     line the view indents so. A line starts wherever text follows a block element's tag."""
     kept, indent, seen, indents = 0, 0, 0, []

@@ -321,6 +321,7 @@ def _tables_drift() -> bool:
 # spans "www.example. com", and a search for what the page shows found nothing)
 # -- and white space inherited, as in CSS (inscriptis gave each element but <pre>s "normal" white space: the <code>
 # in a <pre> collapsed its lines, the Rust book's every code block was one line); a tag of no rule inherits too
+# -- and a <div> not indented, as in a browser (2 spaces each: 35,649 of 197,249 bytes of rustc's lint listing's view)
 _STRUCK = HtmlElement(prefix="~~", suffix="~~")
 _PRE_TAGS = ("pre", "xmp", "listing", "plaintext")
 
@@ -341,7 +342,7 @@ class _Rules(dict):  # type: ignore[type-arg]
 _INLINE = _inheriting(HtmlElement())
 _PRE_BODY = HtmlElement(whitespace=CSS_PROFILES["relaxed"]["pre"].whitespace)  # (the root, inside a <pre>)
 _CSS = _Rules({tag: rule if tag in ("body", *_PRE_TAGS) else _inheriting(rule) for tag, rule in {
-    **CSS_PROFILES["relaxed"], "span": HtmlElement(display=Display.inline),
+    **CSS_PROFILES["relaxed"], "span": HtmlElement(display=Display.inline), "div": HtmlElement(display=Display.block),
     "dt": HtmlElement(display=Display.block), "dd": HtmlElement(display=Display.block),
     "sup": HtmlElement(prefix="^"), "sub": HtmlElement(prefix="_"), "s": _STRUCK, "strike": _STRUCK, "del": _STRUCK,
 }.items()})
@@ -469,10 +470,9 @@ def cut_page(text_of: Callable[[int], str | None], index: int, chars: int, budge
 
 
 def view_text(page: bytes) -> bytes:
-    """The text view of the page ``page`` (:func:`page_text`): what ``inscriptis.get_text`` gives with
-    :func:`parser_config` (tables unpadded, one row a line), as UTF-8 bytes
-    (empty for a blank page), from a tree parsed with ``huge_tree`` (:func:`parse_page`; TooDeep past libxml2's depth
-    limit)."""
+    """The text view of the page ``page`` (:func:`page_text`): ``inscriptis.get_text`` with :func:`parser_config`
+    (tables unpadded, one row a line; ``<div>``s not indented, lists and ``<pre>``s as written), as UTF-8 bytes
+    (empty for a blank page), of a tree parsed with ``huge_tree`` (:func:`parse_page`; TooDeep past its limit)."""
     text = page_text(page).strip()
     if not text:
         return b""

@@ -14,13 +14,14 @@ A JSON-lines record is a line that is not blank (whitespace only), every line co
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from scratchfs.engine.structure.paging import ContentSource, iter_lines
 
-__all__ = ["QUOTE_GAP_BYTES", "WINDOW_BYTES", "skip_lines", "skip_rows"]
+__all__ = ["QUOTE_GAP_BYTES", "WINDOW_BYTES", "record_at_line", "skip_lines", "skip_rows"]
 
 WINDOW_BYTES = 1024 * 1024
 """Most bytes of the content held at a time while passing over rows (the first read is 256 KiB, a frame and the
@@ -170,3 +171,31 @@ def _lines_passed(data: bytes, i: int, cut: int, left: int, blank: re.Pattern[by
         passed += not is_blank(line)
         i += len(line) + 1
     return i, passed
+
+
+_BLANK_LINE = re.compile(rb"^[ \t\r\x0b\x0c]*\n", re.MULTILINE)
+
+
+def record_at_line(source: ContentSource, line: int) -> int:
+    """The number (from 1) of the JSON-lines record on line ``line`` (from 1; lines end at ``\\n``, as jq numbers
+    them in its parse errors): ``line`` less the blank lines before it (a line of whitespace, or of a byte order mark
+    at the content's start, is no record). Reads the content up to that line, :data:`WINDOW_BYTES` at a time; a part
+    of a line longer than that is no blank line."""
+    blank, seen, offset, inside = 0, 1, 0, False  # (inside: the window starts within a line)
+    while seen < line and offset < source.size:
+        data, start = source.read(offset, WINDOW_BYTES), 0
+        if inside:
+            start = data.find(b"\n") + 1
+            if not start:  # (still inside the long line)
+                offset += len(data)
+                continue
+            seen, inside = seen + 1, False
+        ends = [found.end() for found in itertools.islice(re.finditer(rb"\n", data[start:]), line - seen)]
+        if not ends:  # (a line longer than the window, or one the next window starts with)
+            offset, inside = (offset + start, False) if start else (offset + len(data), True)
+            continue
+        part = data[start : start + ends[-1]]
+        bom = offset + start == 0 and part.startswith(b"\xef\xbb\xbf")
+        blank += len(_BLANK_LINE.findall(part[3:] if bom else part))
+        seen, offset = seen + len(ends), offset + start + len(part)
+    return line - blank
