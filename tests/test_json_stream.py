@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scratchfs import BadRecord, InvalidArgument
+from scratchfs import InvalidArgument
 from scratchfs.adapter import parse_call
 from scratchfs.api.contract import ScratchTools
 from scratchfs.api.shape import describe
@@ -87,13 +87,35 @@ def test_a_stream_cut_short_is_told_and_its_last_document_passed_over(scope):
     assert cut[start:].startswith(b"{") and cut[:start].rstrip().endswith(b"}")
 
 
-def test_a_document_before_the_last_that_is_not_json_fails_slurp(scope):
+def test_a_document_before_the_last_that_is_not_json_is_passed_over_and_the_rest_read(scope):
     data = STREAM.read_bytes()
     broken = data.replace(b'"name": "anyio"', b'"name": anyio', 1)  # (a later document parses: no cut last one)
     stub = scope.spill(broken, source_tool="shell").to_dict()
     assert stub["content_type"] == "text"  # (the stub does not call it a stream)
-    with pytest.raises(BadRecord, match=r"document \d+ \(bytes \d+ to \d+\) is not JSON"):
-        slurp_page(BytesSource(broken), "length", "documents")
+    page = slurp_page(BytesSource(broken), "length", "documents")
+    assert page.items == [59]
+    bad = page.passed[0]
+    start = broken.index(b'{\n  "name": anyio')
+    assert (bad.record, bad.offset, broken[bad.offset + bad.length - 1 :][:2]) == (3, start, b"}\n")
+    assert re.match(r"1 document is not JSON and not in the array jq was given \(the documents after it are\): "
+                    rf"document 3 \(bytes {start} to \d+\) is not JSON: Expecting value at byte", page.extra["note"])
+
+
+def test_a_concatenated_stream_broken_in_the_middle_drops_no_later_document(scope):
+    """slurp2: 2,000 indented documents one after another ({..}{..}), the 501st cut short: the note called it "the
+    last one (cut short)", its bytes the whole rest, and 1,499 later documents were dropped without a word."""
+    docs = [json.dumps({"n": i}, indent=1) for i in range(2000)]
+    docs[500] = docs[500][:-3]
+    data = "".join(docs).encode()
+    stub = scope.spill(data, source_tool="shell").to_dict()
+    assert stub["content_type"] == "json"
+    reply = ScratchTools(scope).read_handle(stub["handle"], jq="[.[] | .n] | length", slurp=True)
+    assert reply["results"] == [1999]
+    start = len("".join(docs[:500]))
+    assert f"document 501 (bytes {start} to {start + len(docs[500]) - 1}) is not JSON" in reply["note"]
+    assert "last one" not in reply["note"]
+    assert reply["calls"] == [{"tool": "read_handle", "arguments": {"handle": stub["handle"], "offset": start,
+                                                                      "length": len(docs[500])}}]
 
 
 def test_refusals_name_the_stream_and_its_reads(scope):
@@ -136,3 +158,65 @@ def test_a_stream_past_the_sample_estimates_its_documents(scope, indent):
     shape = scope.spill(data, source_tool="shell").to_dict()["shape"]
     estimate = int(re.search(r"~([\d,]+) documents", shape).group(1).replace(",", ""))
     assert abs(estimate - 30_000) <= 1_500, shape  # (within 5%: its first documents are the shorter ones)
+
+
+_SEPARATORS = ["", " ", "\n", "\n\n", " \t\r\n  ", "\r\n", "\t"]
+_VALUES = st.one_of(st.dictionaries(st.text(max_size=6), st.integers() | st.text(max_size=8) | st.none()
+                                    | st.lists(st.integers(), max_size=3), max_size=4),
+                    st.lists(st.integers() | st.text(max_size=5) | st.dictionaries(st.text(max_size=3),
+                                                                                   st.integers(), max_size=2),
+                             max_size=4))
+
+
+@st.composite
+def broken_streams(draw):
+    """``(text, pieces)``: JSON texts (objects, arrays; compact or indented) one after another with mixed blanks
+    between them (none too), some broken -- cut short anywhere, a stray byte after the opening bracket, or one in
+    place of the closing one --, in the middle or at the end; ``pieces``: ``(start, end, value or None when broken,
+    whether it starts a line, not after a cut array's ``[`` or ``,``)`` by characters."""
+    values = draw(st.lists(_VALUES, min_size=1, max_size=12))
+    broken = draw(st.sets(st.integers(0, len(values) - 1), max_size=3))
+    text, pieces = draw(st.sampled_from(_SEPARATORS)), []
+    for i, value in enumerate(values):
+        sep = draw(st.sampled_from(_SEPARATORS)) if i else ""
+        doc = json.dumps(value, indent=draw(st.sampled_from([None, 1, 2])), ensure_ascii=draw(st.booleans()))
+        if i in broken:
+            how = draw(st.sampled_from(["cut", "after", "instead"]))
+            doc = (doc[: draw(st.integers(1, len(doc) - 1))] if how == "cut" else
+                   doc[0] + "@" + doc[1:] if how == "after" else doc[:-1] + "@")
+        told = "\n" in sep and text.rstrip(" \t\r\n")[-1:] not in ("[", ",")  # (after a cut '[' or ',' it reads
+        text += sep  # as the array's item, as jq reads it)
+        pieces.append((len(text), len(text) + len(doc.rstrip(" \t\r\n")), None if i in broken else value,
+                       told or not i))  # (a broken one's blanks at its end: no part of it)
+        text += doc
+    return text + draw(st.sampled_from(_SEPARATORS)), pieces
+
+
+@settings(max_examples=300, deadline=None)
+@given(broken_streams())
+def test_slurp_of_a_stream_with_broken_documents_reads_past_each(stream):
+    """slurp2: a document that is not JSON, in the middle or at the end, is never taken for the end: jq is given
+    every document that parses after it (checked against the plain answer: the intact documents, each parsed by
+    json.JSONDecoder.raw_decode where it was written), and each broken one is named with its byte range."""
+    text, pieces = stream
+    data = text.encode()
+    page = slurp_page(BytesSource(data), ".", "documents", budget_bytes=65536)
+    chars = [len(text[:i].encode()) for i in range(len(text) + 1)]  # (character -> byte offset)
+    bad = [(b.offset, b.offset + b.length) for b in page.passed or []]
+    assert len(bad) == len(page.passed or []) <= 10
+    if any(value is None for *_, value, _ in pieces):
+        assert page.extra["note"].count(" -- passed over") == len(bad)
+
+    def covered(start, end):
+        return any(low <= chars[start] and chars[end] <= high for low, high in bad)
+
+    for start, end, value, on_a_line in pieces:
+        if value is None:
+            assert covered(start, end), (text, bad)  # (every broken document named)
+            continue
+        assert json.JSONDecoder().raw_decode(text, start) == (value, end)  # (the plain answer: it parses there)
+        assert not any(chars[start] == low for low, _ in bad)  # (no intact document called bad)
+        if on_a_line:
+            assert not covered(start, end), (text, bad)  # (taken in by a bad one only on the same line)
+    expected = [value for start, end, value, _ in pieces if value is not None and not covered(start, end)]
+    assert page.items == [expected]

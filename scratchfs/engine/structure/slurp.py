@@ -23,6 +23,10 @@ the note names it, with the byte read that shows it; and a refusal would leave n
 read takes no jq): a count or a sum over the rows read, said to be so, answers the question, and a model that needs
 every row sees which were not read. A header that cannot be read is refused (no row can be keyed by it).
 
+**A document of JSON texts one after another that is not JSON** (cut short, a stray byte) is passed over too, named
+with its byte range (and the byte read that shows it), and the documents after it are read: the walk finds the next
+document (:mod:`~scratchfs.engine.structure.jsontexts`) rather than take the bad one for the last and drop the rest.
+
 Memory: bounded by :data:`MAX_SLURP_BYTES` of content and :data:`MAX_ARRAY_BYTES` of array text. The reading process
 holds the content, the array text and (for a table) a chunk of rows; the jq worker holds the array text and jq's
 tree of it. Peak RSS (VmHWM) at the bound with a group-count filter, ``python bench/slurp_memory.py`` (2026-12-03):
@@ -46,6 +50,7 @@ from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure.aligned import Layout
 from scratchfs.engine.structure.jsondoc import jq_page
 from scratchfs.engine.structure.jsonl import records_page
+from scratchfs.engine.structure.jsontexts import walk_documents
 from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPage, read_whole
 from scratchfs.engine.structure.row_keys import EXTRA_CELLS, row_keys
 from scratchfs.engine.structure.table import UNSPLIT_KEY, iter_rows
@@ -84,7 +89,8 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
         source: the content, at most :data:`MAX_SLURP_BYTES` bytes.
         filter: a jq filter (jq 1.7), given the array as ``.`` (e.g. ``group_by(.unit) | map([.[0].unit, length])``).
         form: ``"records"`` (JSON lines: the array of records), ``"documents"`` (JSON texts one after another: the
-            array of the documents, each its own text; a last one cut short passed over, named), ``"rows"``
+            array of the documents, each its own text; one that is not JSON passed over, named, the walk going on
+            to the next: :mod:`~scratchfs.engine.structure.jsontexts`), ``"rows"``
             (CSV/TSV with a header: the array of
             rows after it, each an object keyed by the header's names -- the n-th column of a repeated name keyed
             ``name_n``, a missing cell ``null``, cells past the header listed under :data:`EXTRA_CELLS` (keys as
@@ -102,7 +108,7 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
 
     Returns:
         an :class:`ItemPage` named ``results``, as :func:`~scratchfs.engine.structure.jsondoc.jq_page` gives it; a
-        table's row that cannot be read, or a last record that is not JSON (a cut last line), is passed over, its
+        table's row that cannot be read, a last record or any document that is not JSON, is passed over, its
         ``note`` naming it (the module docstring says why): that note, the renamed keys', is the first page's alone.
 
     Raises:
@@ -110,8 +116,7 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
             :data:`MAX_ARRAY_BYTES`, an unknown ``form``, a table whose header cannot be read (as
             :func:`~scratchfs.engine.structure.table.iter_rows` with ``passed``), and what ``jq_page`` raises.
         BadRecord (an InvalidArgument): a record before the last that is not JSON (as a record read of it raises
-            it: its number, bytes and the parser's message); a document before the last that is not JSON (its
-            number, bytes and the parser's message).
+            it: its number, bytes and the parser's message). (A document that is not JSON is passed over, named.)
         StructureTimeout: the filter ran past ``timeout`` (jq's reading of the array counts: for an array of
             :data:`_BIG_ARRAY_BYTES` or more the message says so and names the paged reads). StoreBusy: as jq_page.
     """
@@ -158,7 +163,8 @@ def _table_note(source: ContentSource, form: str, layout: Layout | None, passed:
     the rows passed over it names, :func:`_named`)``."""
     named = _named(passed, budget)
     keyed = _keys_note(source, layout) if form == "rows" else None
-    said = (keyed, _passed_note(passed, named, form), _whole_note(whole))
+    said = (keyed, _documents_note(source, passed, named) if form == "documents" else _passed_note(passed, named, form),
+            _whole_note(whole))
     keyed = "; ".join([one for one in said if one]) or None
     if keyed is None:
         return None, 0, named
@@ -195,8 +201,6 @@ def _passed_note(passed: tuple[BadRecord, ...], named: tuple[BadRecord, ...], fo
     none."""
     if not passed:
         return None
-    if form == "documents":
-        return f"{passed[0]} -- passed over: it is not in the array jq was given: it is the last one (cut short)"
     if form == "records":
         return (f"{passed[0]} -- passed over: it is not in the array jq was given: it is the last line (cut short, or "
                 "no record), which the stub counts out too")
@@ -210,6 +214,30 @@ def _passed_note(passed: tuple[BadRecord, ...], named: tuple[BadRecord, ...], fo
         said += (f"; and {len(rest):,} more (row{'s' if len(rest) > 1 else ''} {numbers}): a rows read (row=N) "
                  "names each")
     return said
+
+
+def _documents_note(source: ContentSource, passed: tuple[BadRecord, ...], named: tuple[BadRecord, ...],
+                    ) -> str | None:
+    """What a slurp page says of the documents of a stream of JSON texts that are not JSON, passed over (``named``:
+    those it names in full): each named, the last one said to be so when only blanks follow it (cut short), then how
+    many more and where the first of those start; ``None`` when there are none."""
+    if not passed:
+        return None
+    last = passed[-1]
+    rest = source.size - last.offset - last.length
+    ends = rest <= 4096 and not source.read(last.offset + last.length, rest).strip()
+    if len(passed) == 1 and ends:
+        return f"{last} -- passed over: it is not in the array jq was given: it is the last one (cut short)"
+    count = len(passed)
+    said = (f"{plural(count, 'document')} {'is' if count == 1 else 'are'} not JSON and not in the array jq was "
+            f"given (the documents after {'it' if count == 1 else 'each'} are): "
+            + "; ".join(f"{bad} -- passed over" for bad in named))
+    more = passed[len(named) :]
+    if more:
+        where = ", ".join(f"{bad.record:,} at byte {bad.offset:,}" for bad in more[:_MOST_NUMBERED]) + (
+            ", …" if len(more) > _MOST_NUMBERED else "")
+        said += f"; and {len(more):,} more (document {where})"
+    return said + ("; the last one runs to the content's end (cut short)" if ends else "")
 
 
 def _whole_note(whole: _Whole) -> str | None:
@@ -265,45 +293,22 @@ def _records(source: ContentSource, entry: str | None) -> tuple[bytes, tuple[Bad
     return b"[" + b",\n".join(kept) + b"]", ()
 
 
-_BLANKS = re.compile(r"[ \t\r\n]*")
-
-
 def _documents(source: ContentSource) -> tuple[bytes, tuple[BadRecord, ...]]:
     """``(the JSON array text of the JSON texts one after another that source holds -- each document's own text, in
-    order, blanks between them, as ``jq -s`` reads them --, the last document when it is not JSON, passed over)``:
-    an output cut at its size limit ends inside one. Raises BadRecord at a document before the last that is not JSON
-    (its number, bytes and the parser's message: nothing after it can be told apart)."""
+    order, blanks between them, as ``jq -s`` reads them --, the documents that are not JSON, passed over)``: the
+    walk goes on past a bad one to the next document that parses
+    (:func:`~scratchfs.engine.structure.jsontexts.walk_documents`), so a document broken in the middle drops none
+    after it; a last one cut short (an output cut at its size limit) runs to the end."""
     data = read_whole(source, MAX_SLURP_BYTES, "slurp")
     bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0  # (no part of the first document)
-    text, decoder, kept, pos = data[bom:].decode("utf-8", "replace"), json.JSONDecoder(), [], 0
+    text, kept, passed = data[bom:].decode("utf-8", "replace"), [], []
     del data
-    while (pos := _BLANKS.match(text, pos).end()) < len(text):
-        try:
-            end = decoder.raw_decode(text, pos)[1]
-        except (ValueError, RecursionError) as exc:
-            at = bom + len(text[:pos].encode("utf-8"))
-            length = len(text[pos:].encode("utf-8"))
-            bad = BadRecord(f"document {len(kept) + 1:,} (bytes {at} to {at + length - 1}) is not JSON: "
-                            f"{str(exc)[:200]}", len(kept) + 1, at, length, not_json=True)
-            if text[pos] in "{[" and _cut_last(text, pos, decoder):
-                return b"[" + b",\n".join(kept) + b"]", (bad,)
-            raise BadRecord(f"{bad}; a slurp read needs every document before the last to be JSON", len(kept) + 1,
-                            at, length, not_json=True) from None
-        kept.append(text[pos:end].encode("utf-8"))
-        pos = end
-    return b"[" + b",\n".join(kept) + b"]", ()
-
-
-def _cut_last(text: str, pos: int, decoder: json.JSONDecoder) -> bool:
-    """Whether the document starting at ``pos`` that does not parse is the last one: no document starts on a later
-    line (a line opening ``{`` or ``[`` that parses on from there)."""
-    for found in re.finditer(r"\n([{\[])", text[pos + 1 :]):
-        try:
-            decoder.raw_decode(text, pos + 1 + found.start(1))
-        except (ValueError, RecursionError):
-            continue
-        return False
-    return True
+    for start, end, bad in walk_documents(text, bom):
+        if bad is None:
+            kept.append(text[start:end].encode("utf-8"))
+        else:
+            passed.append(bad)
+    return b"[" + b",\n".join(kept) + b"]", tuple(passed)
 
 
 def _rows(source: ContentSource, header: bool, layout: Layout | None = None,
