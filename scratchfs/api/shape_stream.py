@@ -11,6 +11,7 @@ import re
 
 from scratchfs.api.shape_merge import MixedItems, fitted, items_template
 from scratchfs.api.shape_words import clip, plural
+from scratchfs.engine.structure.jsontexts import next_document
 
 __all__ = ["STREAM_SHAPE", "is_stream", "json_stream"]
 
@@ -24,7 +25,7 @@ def is_stream(content_type: str | None, shape: str | None) -> bool:
 
 
 _BLANKS = re.compile(r"[ \t\r\n]*")
-_LATER = re.compile(r"\n[{\[]")  # a line opening a later document (jq prints each from a line's start)
+_MOST_BAD = 10  # documents not JSON before others that are, at most, in content told as a stream (a quarter at most)
 _MOST_DOCUMENTS = 5_000  # documents parsed from a sample (about 1 us each whatever their size: a sample of more, small
 # ones, is counted from their bytes, as one larger than the sample is)
 
@@ -33,11 +34,14 @@ def json_stream(text: str, decoder: json.JSONDecoder, complete: bool, size: int)
     """``("json", shape)`` when ``text`` (a sample, the whole content when ``complete``; ``size``: the content's bytes)
     is two or more JSON objects or arrays one after another, blanks between them -- the last one may be cut by the
     sample's end when not ``complete`` (then the count is estimated from the sample's documents per byte), or by the
-    content's (an output cut at its size limit: no line after it opens another document; the shape says so) --, else
-    ``None``. Parsed at C speed (``raw_decode``), at most :data:`_MOST_DOCUMENTS`. Raises RecursionError for a
-    document nested deeper than the parser goes (as :func:`json.loads` does)."""
+    content's (an output cut at its size limit: no document after it parses; the shape says so) --, else ``None``.
+    In a whole content, a document that is not JSON before others that parse
+    (:func:`~scratchfs.engine.structure.jsontexts.next_document`) is passed over and named (:func:`_broken`), while
+    such documents are fewer than a quarter of those that parse and than :data:`_MOST_BAD`. Parsed at C speed
+    (``raw_decode``), at most :data:`_MOST_DOCUMENTS`. Raises RecursionError for a document nested deeper than the
+    parser goes (as :func:`json.loads` does)."""
     values: list = []
-    pos, end, cut = 0, len(text), False
+    pos, end, cut, bad = 0, len(text), False, []
     while len(values) < _MOST_DOCUMENTS:
         pos = _BLANKS.match(text, pos).end()
         if pos >= end:
@@ -46,15 +50,22 @@ def json_stream(text: str, decoder: json.JSONDecoder, complete: bool, size: int)
             return None
         try:
             value, pos = decoder.raw_decode(text, pos)
-        except ValueError:  # the sample's end cuts its last document; or the content's, a capped output's
-            if not values or (complete and _LATER.search(text, pos + 1) is not None):
+        except ValueError as exc:  # the sample's end cuts its last document; or the content's, a capped output's
+            later = next_document(text, pos, exc.pos, decoder) if complete and values else end
+            if not values or (later < end and (len(bad) * 4 >= len(values) or len(bad) >= _MOST_BAD)):  # (no stream)
                 return None
+            if later < end:  # (one broken in the middle: passed over, the walk goes on, as slurp=true reads it)
+                bad.append(len(values) + len(bad) + 1)
+                pos = later
+                continue
             cut = complete
             break
         values.append(value)
     if len(values) < 2:
         return None
-    if cut:
+    if bad:
+        count = f"{plural(len(values), 'document')} and {_broken(bad)}" + (", then one cut short" if cut else "")
+    elif cut:
         count = f"{plural(len(values), 'document')}, then one cut short (not JSON)"
     elif complete and pos >= end:
         count = plural(len(values), "document")
@@ -67,3 +78,11 @@ def json_stream(text: str, decoder: json.JSONDecoder, complete: bool, size: int)
         head = f"{head}, {template.text}"
         return "json", (fitted(f"{head}; the objects: ", template.objects) if template.objects else clip(head))
     return "json", fitted(f"{head}; each: ", template)
+
+
+def _broken(bad: list[int]) -> str:
+    """The documents in the middle of a stream that are not JSON (``bad``: their numbers), as its shape names them:
+    slurp=true passes over them, and a jq= filter on each stops at the first."""
+    numbers = ", ".join(f"{n:,}" for n in bad[:3]) + (", …" if len(bad) > 3 else "")
+    return (f"{plural(len(bad), 'document')} not JSON (document {numbers}: slurp=true passes over "
+            f"{'it' if len(bad) == 1 else 'them'}, a jq= filter on each stops there)")

@@ -8,7 +8,8 @@ end or another ``{`` or ``[`` (a value inside the broken document is followed by
 over). A cut document that reads the next as its own value on the same line (``{"n": `` then ``{"n": 2}``), or as
 an array's item (a cut ``[`` or ``,``, then the next on its line: an indented array's items look just so), takes it
 into the bad document's bytes, as jq would. A ``{`` or ``[`` right after a ``}`` or ``]`` (blanks between) that
-does not parse starts the next bad document (no value follows a closing bracket in JSON).
+does not parse starts the next bad document (no value follows a closing bracket in JSON); another that does not
+parse is taken as part of the bad one, and so is what parsed of it (a later broken array's items are its own).
 The bytes from the bad document's start to the next document's (blanks at its end left out) are one bad document,
 named with its number, byte range and the parser's message; with no next document it runs to the content's end (a
 last document cut short, the common case: an output cut at its size limit).
@@ -25,7 +26,7 @@ from collections.abc import Iterator
 
 from scratchfs.foundation.errors import BadRecord
 
-__all__ = ["MAX_TRIES", "walk_documents"]
+__all__ = ["MAX_TRIES", "next_document", "walk_documents"]
 
 MAX_TRIES = 20_000
 """Most candidate starts of a next document tried after one bad document."""
@@ -51,7 +52,7 @@ def walk_documents(text: str, base: int = 0) -> Iterator[tuple[int, int, BadReco
         try:
             end = decoder.raw_decode(text, start)[1]
         except (ValueError, RecursionError) as exc:
-            found = _next_document(text, start, getattr(exc, "pos", start), decoder)
+            found = next_document(text, start, getattr(exc, "pos", start), decoder)
             end = found
             while end > start and text[end - 1] in " \t\r\n":
                 end -= 1
@@ -71,11 +72,12 @@ def _bytes(text: str, start: int, end: int) -> int:
     return len(text[start:end].encode("utf-8", "surrogatepass"))
 
 
-def _next_document(text: str, start: int, stopped: int, decoder: json.JSONDecoder) -> int:
+def next_document(text: str, start: int, stopped: int, decoder: json.JSONDecoder) -> int:
     """Where the next document after the bad one at ``start`` begins (the parser stopped at ``stopped``), or
     ``len(text)``: the first ``{`` or ``[`` past ``start`` that parses and is followed by the end or another ``{`` or
     ``[``, or that follows a ``}`` or ``]`` (no value does in JSON: a next document broken too); before ``stopped``
-    (text that parsed: a value cut short, say), only one where a document may start (:func:`_may_start`)."""
+    (text that parsed: a value cut short, say), or where a candidate that failed stopped, only one where a document
+    may start (:func:`_may_start`)."""
     tries = 0
     for found in _OPENING.finditer(text, start + 1):
         at = found.start()
@@ -86,10 +88,11 @@ def _next_document(text: str, start: int, stopped: int, decoder: json.JSONDecode
             break
         try:
             end = decoder.raw_decode(text, at)[1]
-        except (ValueError, RecursionError):
+        except (ValueError, RecursionError) as exc:
             if _after_close(text, at):  # (no value follows a '}' or ']' in JSON: the next document, broken too)
                 return at
-            continue
+            stopped = max(stopped, getattr(exc, "pos", at))  # (what parsed of it holds no document either: a cut
+            continue  # array's items on lines of their own are its own)
         after = _BLANKS.match(text, end).end()
         if after >= len(text) or text[after] in "{[":
             return at
