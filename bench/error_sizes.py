@@ -93,6 +93,12 @@ without a needle 248 B (86 B), ignore_case without a search 234 B (68 B), length
 with offset= 239 B (76 B), each naming two calls that run (before: none); a match cut at a 2,048-byte budget, the
 budget now counting the text a model reads, 2,048 B of text + 128 B of calls (1,920 B + 128 B: its window 1,282
 bytes, not 1,154).
+
+At 00:21 UTC on 2026-12-06 (helper slurp2, load about 2; main at 5ef44c0 in brackets, this file run over main's
+package): 60 JSON texts one after another ({..}{..}), the 21st cut short: slurp=true with jq="length" 419 B, answering
+59 and naming document 21's 9 bytes (420 B, answering 20: the rest, 39 documents, taken for one "last one (cut
+short)"); a jq read that stops there 759 B (565 B), naming the slurp read ``jq=".[] | (F)", slurp=true`` that reads
+past it.
 """
 
 from __future__ import annotations
@@ -322,6 +328,16 @@ def main() -> None:
             "line= with offset=": ("read_handle", {"handle": handle, "line": 5, "offset": 100}),
             "cut match, 2 KiB": ("read_handle", {"handle": long_match, "pattern": r"start[\s\S]*?end", "context": 0,
                                                  "budget": 2048}),
+        })
+        # the eleventh session of 2026-12-05 (helper slurp2): JSON texts one after another ({..}{..}), the 21st of
+        # 60 cut short (under the slurp bound set above): slurp=true passes over it and reads on, a jq read stops
+        # there and names that slurp read
+        texts = [json.dumps({"n": i}, indent=1) for i in range(60)]
+        texts[20] = texts[20][:-3]
+        stream = scope.spill("".join(texts).encode(), source_tool="jq").handle
+        cases.update({
+            "slurp, a text broken": ("read_handle", {"handle": stream, "jq": "length", "slurp": True}),
+            "jq, a text broken": ("read_handle", {"handle": stream, "jq": "select(.n >= 18) | .n"}),
         })
         print(f"{'stub of pip bars':22s} {len(pip.to_json().encode()):5d} B stub JSON ({pip.preview.count(chr(10))} "
               "lines of preview)")

@@ -229,6 +229,7 @@ def test_a_parse_error_in_json_texts_one_after_another_names_the_text_there(tool
     assert stub.content_type == "json", stub.shape
     reply = tools.call("read_handle", {"handle": stub.handle, "jq": "select(.n >= 39990) | .n"})
     assert reply["results"] == list(range(39_990, 40_000)) and "put a ?" not in reply["note"], reply["note"]
-    (call,) = reply["calls"]
+    call, slurp = reply["calls"]  # (the line read there; slurp2: the slurp read that goes past it)
     shown = tools.call("read_handle", call["arguments"])["data"]
     assert '"n": 40000,' in shown, shown
+    assert slurp["arguments"] == {"handle": stub.handle, "jq": ".[] | (select(.n >= 39990) | .n)", "slurp": True}

@@ -227,3 +227,17 @@ def test_slurp_of_a_stream_with_broken_documents_reads_past_each(stream):
             assert not covered(start, end), (text, bad)  # (taken in by a bad one only on the same line)
     expected = [value for start, end, value, _ in pieces if value is not None and not covered(start, end)]
     assert page.items == [expected]
+
+
+def test_a_jq_read_stopped_by_a_broken_document_names_the_slurp_read_that_goes_past_it(scope):
+    """slurp2: a jq read of JSON texts stops at one that is not JSON (jq reads nothing past it): its note names the
+    slurp read of the same filter on each document, which gives the outputs of every document that parses."""
+    docs = [json.dumps({"n": i}, indent=1) for i in range(300)]
+    docs[100] = docs[100][:-3]
+    handle = scope.spill("".join(docs).encode(), source_tool="shell").handle
+    tools = ScratchTools(scope)
+    reply = tools.read_handle(handle, jq=".n")
+    assert "jq reads nothing past it" in reply["note"]
+    slurp = {"tool": "read_handle", "arguments": {"handle": handle, "jq": ".[] | (.n)", "slurp": True}}
+    assert slurp in reply["calls"]
+    assert pages(tools, slurp["arguments"]) == [i for i in range(300) if i != 100]

@@ -67,13 +67,20 @@ def stream_broken(exc: InvalidArgument, handle: str, filter: str, budget: int | 
     another) after its first outputs: jq reads nothing past it, and no ``?`` in the filter helps. With ``record_of``
     (JSON lines: the record on a line, :func:`~scratchfs.engine.structure.row_jump.record_at_line`), the records
     read from that record with the same ``filter`` (at most :data:`CALL_FILTER_CHARS`), which passes over a record
-    that is not JSON, naming its bytes; else the line read there. ``None``: ``exc`` is no such parse error."""
+    that is not JSON, naming its bytes; else the line read there, and for JSON texts (no ``record_of``) the slurp read
+    of ``.[] | (filter)``, which passes over each document that is not JSON, naming it. ``None``: ``exc`` is no such
+    parse error."""
     if not isinstance(exc, NotJson) or not exc.by_jq or exc.at_end or exc.line is None:
         return None
     where = f"the content is not JSON at line {exc.line:,}, and jq reads nothing past it, whatever the filter; "
     if record_of is None or len(filter) > CALL_FILTER_CHARS:
-        return Advice.of(where, "the text there: ",
-                         Call.of("read_handle", handle=handle, line=max(1, exc.line - 2), lines=5))
+        there = Advice.of(where, "the text there: ",
+                          Call.of("read_handle", handle=handle, line=max(1, exc.line - 2), lines=5))
+        if record_of is not None or len(filter) > CALL_FILTER_CHARS:
+            return there
+        return Advice.of(there, "; slurp=true reads every document, those after it too (each one not JSON passed "
+                         "over, named): ",
+                         Call.of("read_handle", handle=handle, jq=f".[] | ({filter})", slurp=True, budget=budget))
     record = record_of(exc.line)
     return Advice.of(where, f"read on record by record from it (record {record:,}), those that are not JSON passed "
                      "over: ", Call.of("read_handle", handle=handle, record=record, jq=filter, budget=budget))
