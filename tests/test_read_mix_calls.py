@@ -86,6 +86,10 @@ def test_a_long_needle_is_not_repeated_past_what_a_tool_error_holds(scratch_scop
      [{"match": "TEXT", "before": 500}, {"line": 4, "lines": 3}]),
     ({"ignore_case": True, "offset": 10, "length": 5}, "ignore_case applies to searches",
      [{"match": "TEXT", "ignore_case": True, "offset": 10}, {"offset": 10, "length": 5}]),
+    ({"ignore_case": True, "line": 3}, "ignore_case applies to searches",  # (slurp2: accepted silently)
+     [{"match": "TEXT", "ignore_case": True}, {"line": 3}]),
+    ({"ignore_case": True, "line": -5, "lines": 5}, "ignore_case applies to searches",
+     [{"match": "TEXT", "ignore_case": True}, {"line": -5, "lines": 5}]),
     ({"match": "says", "length": 10, "offset": 30}, "length applies to range reads",
      [{"match": "says", "offset": 30}, {"offset": 30, "length": 10}]),
     ({"pattern": "x1+", "length": 10, "end": 900, "context": 5}, "length applies to range reads",

@@ -79,10 +79,10 @@ def check_read_modes(*, offset: int, length: int | None, line: int | None, lines
         if line is not None and offset:
             calls.refuse("a line read starts at a line or at a byte offset, not both", "from the line: ",
                          calls.lines(), ", or from the byte: ", calls.lines(at_line=False))
-    elif not searching and ignore_case:
+    if not searching and ignore_case:  # (beside a line read too: slurp2, it was accepted and meant nothing)
         calls.refuse("ignore_case applies to searches (match or pattern)", "a search: ", calls.search(),
                      ", or the read without it: ", calls.plain())
-    elif searching and length is not None:
+    if searching and length is not None:
         calls.refuse("length applies to range reads; a search takes context and max_matches", "the search: ",
                      calls.search(length=None), ", or the range: ", calls.plain())
 
