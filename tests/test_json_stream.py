@@ -241,3 +241,15 @@ def test_a_jq_read_stopped_by_a_broken_document_names_the_slurp_read_that_goes_p
     slurp = {"tool": "read_handle", "arguments": {"handle": handle, "jq": ".[] | (.n)", "slurp": True}}
     assert slurp in reply["calls"]
     assert pages(tools, slurp["arguments"]) == [i for i in range(300) if i != 100]
+
+
+def test_past_most_bad_documents_the_rest_is_one_named_to_the_end():
+    """slurp2: a walk passes over at most MOST_BAD documents one by one (each a BadRecord held); past them the rest
+    is one, named with its bytes to the end -- not dropped without a word."""
+    from scratchfs.engine.structure.jsontexts import MOST_BAD, walk_documents
+
+    text = '{"x": 1}' + "{@}" * (MOST_BAD + 5) + '{"y": 2}'
+    walked = list(walk_documents(text))
+    bad = [b for _, _, b in walked if b is not None]
+    assert len(bad) == MOST_BAD + 1 and [text[s:e] for s, e, b in walked if b is None] == ['{"x": 1}']
+    assert bad[-1].offset + bad[-1].length == len(text) and "the rest is read as one" in str(bad[-1])

@@ -15,7 +15,8 @@ named with its number, byte range and the parser's message; with no next documen
 last document cut short, the common case: an output cut at its size limit).
 
 Cost: each candidate start is parsed once (a failing one stops where it fails, an inner value at its own end), at
-most :data:`MAX_TRIES` per bad document; past them the bad document runs to the content's end (named so).
+most :data:`WORK_PER_CHAR` characters parsed per character after a bad document; past them it runs to the content's
+end (named so).
 """
 
 from __future__ import annotations
@@ -26,10 +27,19 @@ from collections.abc import Iterator
 
 from scratchfs.foundation.errors import BadRecord
 
-__all__ = ["MAX_TRIES", "next_document", "walk_documents"]
+__all__ = ["MOST_BAD", "WORK_PER_CHAR", "next_document", "walk_documents"]
 
-MAX_TRIES = 20_000
-"""Most candidate starts of a next document tried after one bad document."""
+MOST_BAD = 1_000
+"""Most documents not JSON a walk passes over one by one; past them the rest of the text is one (named so)."""
+WORK_PER_CHAR = 8
+"""Most characters parsed in trying candidate starts after one bad document, per character after it (plus
+:data:`_WORK_FLOOR`): a document cut short is tried inner value by inner value, each parsed to its own end, about its
+size times its depth in all; text of brackets nested past the parser's depth (``[1,[1,...``) fails at every one."""
+_WORK_FLOOR = 64 * 1024
+_TRY_WORK = 32
+"""Characters counted for each candidate tried, whatever it parses (bounds the tries: a run of '{')."""
+_DEEP_WORK = 4096
+"""Characters counted for a candidate nested too deeply to parse (the parser stops past its depth, about 1,000)."""
 _BLANKS = re.compile(r"[ \t\r\n]*")
 _OPENING = re.compile(r"[{\[]")
 """Where a next document may start: streams of JSON texts are of objects and arrays."""
@@ -41,30 +51,65 @@ def walk_documents(text: str, base: int = 0) -> Iterator[tuple[int, int, BadReco
     ``offset``, ``length``: its bytes in the content, ``base`` bytes before ``text``; ``not_json``: True).
 
     A bad document ends where the next document that parses starts (the module docstring says how it is found),
-    blanks before it left out, or at ``text``'s end."""
-    decoder, pos, at, number = json.JSONDecoder(), 0, base, 0
-    while True:
-        start = _BLANKS.match(text, pos).end()
-        if start >= len(text):
-            return
+    blanks before it left out, or at ``text``'s end; past :data:`MOST_BAD` bad documents, the rest of ``text`` is
+    one more."""
+    decoder, pos, at, number, bad = json.JSONDecoder(), 0, base, 0, 0
+    while (start := _BLANKS.match(text, pos).end()) < len(text):
         at += _bytes(text, pos, start)
         number += 1
         try:
-            end = decoder.raw_decode(text, start)[1]
-        except (ValueError, RecursionError) as exc:
-            found = next_document(text, start, getattr(exc, "pos", start), decoder)
-            end = found
+            if bad >= MOST_BAD:
+                raise _Stop(f"{MOST_BAD:,} documents before it are not JSON: the rest is read as one", start)
+            end = _parse(decoder, text, start, window=False)
+        except (_Stop, RecursionError) as exc:
+            bad += 1
+            stopped = exc.pos if isinstance(exc, _Stop) else start
+            end = len(text) if bad > MOST_BAD else next_document(text, start, stopped, decoder)
             while end > start and text[end - 1] in " \t\r\n":
                 end -= 1
             length = _bytes(text, start, end)
-            reason = (f"{exc.msg} at byte {at + _bytes(text, start, exc.pos):,}" if isinstance(
-                exc, json.JSONDecodeError) else str(exc)[:200] or "nested too deeply to parse")
+            reason = (f"{exc.msg} at byte {at + _bytes(text, start, stopped):,}" if isinstance(exc, _Stop)
+                      else "nested too deeply to parse")
             yield start, end, BadRecord(f"document {number:,} (bytes {at} to {at + length - 1}) is not JSON: "
                                         f"{reason}", number, at, length, not_json=True)
         else:
             yield start, end, None
         at += _bytes(text, start, end)
         pos = end
+
+
+class _Stop(ValueError):
+    """Where and why a parse stopped (``pos``: in the whole text; ``msg``: the parser's words)."""
+
+    def __init__(self, msg: str, pos: int) -> None:
+        super().__init__(msg)
+        self.msg, self.pos = msg, pos
+
+
+_WINDOW = 4096
+"""Characters a parse is first tried on: the parser's error counts the lines before where it stopped, from the
+text's start (a cost of the whole text per failure, before)."""
+
+
+def _parse(decoder: json.JSONDecoder, text: str, at: int, window: bool = True) -> int:
+    """Where the JSON value at ``at`` ends; raises _Stop (where and why it does not parse) or RecursionError. With
+    ``window``, tried on :data:`_WINDOW` characters first, so that a failure costs those, not the text before ``at``
+    (a walk's own documents, once each, are parsed in place: no copy)."""
+    if not window:
+        try:
+            return decoder.raw_decode(text, at)[1]
+        except json.JSONDecodeError as exc:
+            raise _Stop(exc.msg, exc.pos) from None
+    part = text[at : at + _WINDOW]
+    try:
+        return at + decoder.raw_decode(part)[1]
+    except json.JSONDecodeError as exc:
+        if len(part) < _WINDOW or exc.pos < len(part) - 1:  # (a value longer than the window: the whole text)
+            raise _Stop(exc.msg, at + exc.pos) from None
+    try:
+        return decoder.raw_decode(text, at)[1]
+    except json.JSONDecodeError as exc:
+        raise _Stop(exc.msg, exc.pos) from None
 
 
 def _bytes(text: str, start: int, end: int) -> int:
@@ -78,21 +123,23 @@ def next_document(text: str, start: int, stopped: int, decoder: json.JSONDecoder
     ``[``, or that follows a ``}`` or ``]`` (no value does in JSON: a next document broken too); before ``stopped``
     (text that parsed: a value cut short, say), or where a candidate that failed stopped, only one where a document
     may start (:func:`_may_start`)."""
-    tries = 0
+    work, most = 0, WORK_PER_CHAR * (len(text) - start) + _WORK_FLOOR
     for found in _OPENING.finditer(text, start + 1):
         at = found.start()
         if at < stopped and not _may_start(text, at):
             continue
-        tries += 1
-        if tries > MAX_TRIES:
+        work += _TRY_WORK
+        if work > most:
             break
         try:
-            end = decoder.raw_decode(text, at)[1]
-        except (ValueError, RecursionError) as exc:
+            end = _parse(decoder, text, at)
+        except (_Stop, RecursionError) as exc:
             if _after_close(text, at):  # (no value follows a '}' or ']' in JSON: the next document, broken too)
                 return at
+            work += exc.pos - at + 1 if isinstance(exc, _Stop) else _DEEP_WORK
             stopped = max(stopped, getattr(exc, "pos", at))  # (what parsed of it holds no document either: a cut
             continue  # array's items on lines of their own are its own)
+        work += end - at
         after = _BLANKS.match(text, end).end()
         if after >= len(text) or text[after] in "{[":
             return at
