@@ -91,3 +91,33 @@ def test_the_rule_reads_the_modules_constants_when_it_judges(monkeypatch):
     assert OrphanRule(300.0, 1.0).judge(1.0, 1.0) == ADOPT
     assert OrphanRule(300.0, 1.0).judge(1.0, 2.0) == STALE
     assert OrphanRule(300.0, 2.0).judge(1.0, 1.0) == KEEP
+
+
+@pytest.mark.parametrize("kind", ["s3", "segment"])
+def test_the_sweeps_take_the_rules_timing_from_the_one_place(postgres_dsn, pg_schema, s3_env, tmp_path, monkeypatch,
+                                                             kind):
+    """ADOPT_AFTER shortened on scratchfs.engine.takeover alone (1 s), orphan_grace as shipped (300 s): the fleet
+    sweep (an S3 object) and the segment sweep (the records of a segment an old host still holds) look A's late
+    writes up from 1 s on. Each kept a copy of the timing (fleet_sweeper.ADOPT_AFTER, segment_sweep's inline
+    ``max(cutoff, time.time() - ADOPT_AFTER)``): they waited for 300 s."""
+    import time
+
+    from scratchfs import ScratchStore
+    from scratchfs.engine import fleet_sweeper, segment_sweep  # noqa: F401 (before the patch: a copy taken at import)
+    from tests.services import postgres_url
+    from tests.test_fencing import _read, _rebuild
+    from tests.test_fencing_adopt_edges import _long_windows
+
+    _long_windows(monkeypatch)
+    monkeypatch.setattr(takeover, "ADOPT_AFTER", 1.0)
+    blobs, root_b = (s3_env, tmp_path / "b") if kind == "s3" else (None, tmp_path / "a")
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old, blobs=blobs) as a:
+        scope = a.scope("run-1", "agent-1")
+        scope.scratch_write("notes", b"first\n")
+        _rebuild(new, blobs, tmp_path / ("rebuild" if kind == "s3" else "a"))
+        late = scope.spill(b"within the window\n" * (20_000 if kind == "s3" else 1)).handle
+        with ScratchStore(root_b, index=new, blobs=blobs) as b:  # (A still running: its segment held)
+            time.sleep(1.1)
+            b.sweep(full=True)
+            assert _read(b, late) == b"within the window\n" * (20_000 if kind == "s3" else 1)

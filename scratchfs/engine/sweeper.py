@@ -179,7 +179,7 @@ def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool,
     full = full or not scaled
     cursor = _Cursor() if full else _Cursor.load(blobs)
     missing = _drop_rows_without_files(index, blobs, cursor, None if full else SLICE_ROWS, now)
-    rule = OrphanRule(grace, since, now)
+    rule = OrphanRule(grace, since() if callable(since) else since, now)  # (asked once a sweep, as before)
     orphans, orphan_bytes = _remove_orphans(index, blobs, rule, cursor, None if full else SLICE_FILES, adopt)
     trashed, stuck = empty_trash(blobs)
     if not full:
