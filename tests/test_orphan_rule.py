@@ -121,3 +121,38 @@ def test_the_sweeps_take_the_rules_timing_from_the_one_place(postgres_dsn, pg_sc
             time.sleep(1.1)
             b.sweep(full=True)
             assert _read(b, late) == b"within the window\n" * (20_000 if kind == "s3" else 1)
+
+
+def test_an_index_failure_while_adopting_a_held_segments_records_is_raised_once_closed(tmp_path, monkeypatch):
+    """A segment a writer holds is judged for adoption alone (segment_sweep._adopt_held), which closed its two file
+    descriptors and raised the index's StorageError into check_segment's handler, which closed them again: an
+    OSError (EBADF) instead of the StorageError -- or, in a process with other threads, someone else's descriptor
+    closed."""
+    import os
+    import time
+
+    from scratchfs import ScratchStore
+    from scratchfs.engine import segment_sweep
+    from scratchfs.engine.segments import SEGMENT_NAME_RE
+    from scratchfs.foundation.errors import StorageError
+
+    def failing(*args):
+        raise StorageError("the index failed")
+
+    closed: list[tuple[int, int]] = []
+    close = segment_sweep._closed
+
+    def counted(fd: int, dir_fd: int) -> None:
+        closed.append((fd, dir_fd))
+        close(fd, dir_fd)
+
+    with ScratchStore(tmp_path) as store:
+        store.scope("run-1", "agent-1").spill(b"a small one\n")  # (a record of this process's held segment)
+        where = store.blobs.segment_dir("run-1", "agent-1")
+        name = next(n for n in os.listdir(tmp_path / "runs" / where[0] / where[1]) if SEGMENT_NAME_RE.match(n))
+        monkeypatch.setattr(segment_sweep, "adopt_named", failing)
+        monkeypatch.setattr(segment_sweep, "_closed", counted)
+        with pytest.raises(StorageError, match="the index failed"):
+            segment_sweep.check_segment(store.index, store.blobs, where, name, OrphanRule(0.0, 0.0, time.time()),
+                                        remove=False, adopt=lambda found, at: True)
+        assert len(closed) == 1

@@ -88,9 +88,8 @@ def check_segment(index, blobs, where: tuple[str, str], name: str, rule: OrphanR
     any age) says to remove a blob of its age (its modification time, file system's clock), with ``compact`` compact
     it if it is mostly dead and that old. ``dying``: locations whose rows the caller is about to delete (expired
     rows: their blobs go first, so that a sweep frees space before the index needs any); named by no row here.
-    ``adopt``: a PostgreSQL index's sweep restores the row of a blob no row names that a row of the index that owned
-    the files before a takeover names (:func:`scratchfs.engine.takeover.adopt_named`) once ``rule`` says its age is
-    due for it, judged as named then.
+    ``adopt``: a PostgreSQL index's sweep restores the row of a blob no row names that a previous owner's row names
+    (:func:`scratchfs.engine.takeover.adopt_named`) once ``rule`` says it is due, judged as named then.
 
     Returns ``None`` when it is not judged: ``rule`` says to keep a blob of its age and, with ``adopt``, that its
     records are not due for adoption yet (tested first, as for a blob file: such a segment is neither removed nor
@@ -115,15 +114,16 @@ def check_segment(index, blobs, where: tuple[str, str], name: str, rule: OrphanR
         fd = safe_fs.open_file(dir_fd, name, os.O_RDONLY, "/".join((*parts, name)))
         if rule.judge(age := time.time() - os.fstat(fd).st_mtime) == KEEP and not (adopt and rule.due(age)):
             return _closed(fd, dir_fd)  # too young to remove, compact or adopt: neither scanned nor asked about
-        if not _try_lock(fd) and not (remove and _retire_own(index, blobs, parts, name, fd, dying)
-                                      and _try_lock(fd)):
-            return _adopt_held(index, (parts, name), (fd, dir_fd), (adopt, rule, age))
+        held = not _try_lock(fd) and not (remove and _retire_own(index, blobs, parts, name, fd, dying)
+                                          and _try_lock(fd))
     except OSError as exc:
         if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES, errno.ENOENT):
             log.warning("scratchfs: cannot check the segment %s (%s)", "/".join((*parts, name)), exc)
         return _closed(fd, dir_fd)
     except ScratchError:
         return _closed(fd, dir_fd)
+    if held:  # (outside the handlers above: it closes both itself, and the index's errors are raised)
+        return _adopt_held(index, (parts, name), (fd, dir_fd), (adopt, rule, age))
     try:
         guard = None  # the time a blob no row names is judged restorable at, when no journal can be read
         if remove or compact:
