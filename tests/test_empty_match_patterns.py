@@ -108,10 +108,14 @@ def test_starred_groups_that_match_empty_text_find_re_finditers_non_empty_matche
 
 @pytest.mark.parametrize(("pattern", "finder"), [
     ("(?:eq)*", b"(?:eq){1,}"), ("a*b?", b"(?:(?:a){1,}(?:b){0,1}|(?:b){1,1})"),
-    (r"(?:e?q?)*", b"(?:(?:e){1,1}(?:q){0,1}|(?:q){1,1})(?:(?:e){0,1}(?:q){0,1}){0,}"), (r"(?=a)b*", b"(?:b){1,}"),
+    (r"(?:e?q?)*", b"(?:(?:e){1,1}(?:q){0,1}|(?:q){1,1})(?:(?:e){0,1}(?:q){0,1}){0,}"), (r"(?=a)b*", b"(?=a)(?:b){1,}"),
     (r"(?:a|)*b", b"(?:(?:a)(?:(?:a|)){0,}b|b)"), (r"(a)?\1", b"(?:(?P<g1>a)){1,1}(?P=g1)"), (r"\b", None),
     # (before: the body's first non-empty iteration alone, then q: "eeq" was found at its second byte)
-    (r"(?:(?:e|)*q|)", b"(?:(?:(?:e)(?:(?:e|)){0,}q|q))")])
+    (r"(?:(?:e|)*q|)", b"(?:(?:(?:e)(?:(?:e|)){0,}q|q))"),
+    # anchors and lookarounds before the first byte kept (before: passed over, and ^\w+,\d+ was found at each byte
+    # of a line's first word), but not one that captures a group
+    (r"^\w+,\d+", b"^(?:[0-9A-Z_a-z]){1,}\\x2c(?:[0-9]){1,}"), (r"\b(?:ab)*", b"\\b(?:ab){1,}"),
+    (r"(?<!x)a?b", b"(?:(?<!x)(?:a){1,1}b|(?<!x)b)"), (r"(?=(a))?a?b", b"(?:(?:a){1,1}b|b)")])
 def test_the_finder_of_a_pattern_that_matches_empty_text(pattern, finder):
     from scratchfs.engine.pattern_finder import nonempty_core
 
