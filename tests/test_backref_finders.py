@@ -11,7 +11,8 @@ import os
 import re
 import signal
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
+from unittest.mock import patch
 
 import pytest
 from hypothesis import assume, example, given, settings
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from scratchfs import InvalidArgument, PatternMatchesEmpty, PatternTimeout, PatternTooLong, ScratchStore
 from scratchfs.api.contract import ScratchTools
 from scratchfs.engine.pattern_finder import nonempty_core
+from scratchfs.engine.pattern_scan import PathScan
 from scratchfs.engine.pattern_syntax import parse
 from scratchfs.engine.search import PatternMatcher
 
@@ -168,19 +170,23 @@ def _within(seconds: float):
 
 @settings(max_examples=int(os.environ.get("FINDER_EXAMPLES", "1500")) // 10, deadline=None)
 @given(pattern=grammar_patterns(), piece=st.text(alphabet="ab\nx", min_size=1, max_size=60).map(str.encode),
-       times=st.integers(80, 300), ignore_case=st.booleans())
-@example(pattern=r"aaa+|\n??", piece=b"aa\n" + b"a" * 14, times=241, ignore_case=False)  # (a match found as the
-@example(pattern=r"a*|\n", piece=b"a" * 16 + b"\n", times=241, ignore_case=False)  # first non-empty one was checked
-# as an anchored match, which is empty there: "may be longer than the reach bound" for a 1-byte match)
-@example(pattern=r"(aaa|\n)*a", piece=b"a" * 35 + b"\naaaa", times=300, ignore_case=False)  # (its third match is
-# 8,155 bytes: the page of the first two stops before it, SearchResult.stopped, where this test wanted all or an error)
+       times=st.integers(80, 300), ignore_case=st.booleans(), scanned=st.booleans())
+@example(pattern=r"aaa+|\n??", piece=b"aa\n" + b"a" * 14, times=241, ignore_case=False, scanned=False)  # (a match
+@example(pattern=r"a*|\n", piece=b"a" * 16 + b"\n", times=241, ignore_case=False, scanned=False)  # found as the
+# first non-empty one was checked as an anchored match, which is empty there: "may be longer than the reach bound"
+# for a 1-byte match)
+@example(pattern=r"(aaa|\n)*a", piece=b"a" * 35 + b"\naaaa", times=300, ignore_case=False, scanned=False)  # (its
+# third match is 8,155 bytes: the page of the first two stops before it, SearchResult.stopped, where this test wanted
+# all or an error)
 def test_leading_class_scans_find_re_finditers_non_empty_matches(tmp_path_factory, pattern, piece, times,
-                                                                 ignore_case):
-    """Over more than 4 KiB (where a finder's scan of leading classes is decided: ClassScan) the search is exact;
-    a pattern that backtracks without end over the repeated text (``(a(a??))*b`` over 8 KiB of "a") is not this
-    test's (PatternTimeout at 1 s). The matcher is made after the reference ran: its time limit runs from when it is
-    made, and a reference taking most of a second under load left the search too little of it (a page cut at the
-    limit after its first matches, for "(a()a)*|(?(2)\n|)b": short, and taken for a fault of the worker process)."""
+                                                                 ignore_case, scanned):
+    """Over more than 4 KiB (where the scan of the bytes a finder's ways need is decided:
+    scratchfs.engine.pattern_scan.PathScan; ``scanned``: used whenever the finder has one, however many places it
+    finds) the search is exact; a pattern that backtracks without end over the repeated text (``(a(a??))*b`` over
+    8 KiB of "a") is not this test's (PatternTimeout at 1 s). The matcher is made after the reference ran: its time
+    limit runs from when it is made, and a reference taking most of a second under load left the search too little
+    of it (a page cut at the limit after its first matches, for "(a()a)*|(?(2)\n|)b": short, and taken for a fault
+    of the worker process)."""
     try:
         re.compile(pattern)
         PatternMatcher(pattern, ignore_case, timeout=1.0, reach=64)
@@ -198,7 +204,8 @@ def test_leading_class_scans_find_re_finditers_non_empty_matches(tmp_path_factor
         assume(False)
     matcher = PatternMatcher(pattern, ignore_case, timeout=1.0, reach=64)
     try:
-        got = run_search(tmp_path_factory.mktemp("s"), data, matcher, 0, 4, 400, budget=1 << 20)
+        with patch.object(PathScan, "worth", return_value=True) if scanned else nullcontext():
+            got = run_search(tmp_path_factory.mktemp("s"), data, matcher, 0, 4, 400, budget=1 << 20)
     except (PatternTooLong, PatternTimeout) as exc:
         error = exc
     else:
