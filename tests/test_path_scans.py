@@ -112,7 +112,8 @@ def test_scanned_searches_of_hidden_required_bytes_find_re_finditers_non_empty_m
 
 def test_the_ways_read_past_optional_items_branches_and_conditionals():
     """``(?:(e)|x)?(?(1)\\d|)``'s finder: an "e" then a digit (its group captured, the first arm), or an "x" (not
-    captured, the empty arm); ``(?:ee?q)*?``'s: "e", an optional "e", then "q"."""
+    captured, the empty arm); ``(?:ee?q)*?``'s: "e", an optional "e", then "q"; an optional group: a way without it
+    and one with it."""
     def ways(pattern: str) -> list[list[tuple[bytes | None, int, int | None]]]:
         finder = PatternMatcher(pattern, False).finder.compiled.pattern
         return [[(None if c is None else bytes(sorted(c)), low, high) for c, low, high in way]
@@ -122,6 +123,8 @@ def test_the_ways_read_past_optional_items_branches_and_conditionals():
     assert ways(r"(?:ee?q)*?") == [[(b"e", 1, 1), (b"e", 0, 1), (b"q", 1, 1), (None, 0, None)]]
     assert ways(r"(?:(a)|b)?(?(1)z|y)") == [[(b"a", 1, 1), (b"z", 1, 1)], [(b"b", 1, 1), (b"y", 1, 1)],
                                            [(b"y", 1, 1)]]
+    assert ways(r"(?:e(x)?q)*") == [[(b"e", 1, 1), (b"q", 1, 1), (None, 0, None)],
+                                    [(b"e", 1, 1), (b"x", 1, 1), (b"q", 1, 1), (None, 0, None)]]
 
 
 def test_a_way_is_read_no_further_than_its_bound():
