@@ -147,3 +147,25 @@ def test_a_repeat_whose_body_matches_empty_text_is_found_with_all_its_iterations
     data = b"xx eeq ab eeeeq q eq"
     got = run_search(tmp_path, data, PatternMatcher(pattern, False, reach=64), 0, 8, 400, budget=1 << 20)
     assert as_tuples(got) == windows(data, regex_spans(data, pattern, 0, False), 8, 400, budget=1 << 20)
+
+
+def test_a_pattern_anchored_at_line_starts_is_tried_about_once_a_line(monkeypatch):
+    """``^\\w+,\\d+`` over the packages CSV fixture: its finder passed the ``^`` over and found each suffix of a line's
+    first word (``sslcertificatechecker,1``, ``slcertificatechecker,1``, ...), and the engine was asked at each: 57,811
+    calls for 4,487 lines, each sent with the buffer to a worker process once a call outran its slice under load (the
+    5 s limit met at byte 450,564; ``python bench/regex_prefilters.py``). The finder keeps the ``^`` now."""
+    from scratchfs.engine.pattern_worker import Engine
+
+    from .conftest import FIXTURES
+
+    calls = []
+    call = Engine._call
+    monkeypatch.setattr(Engine, "_call", lambda self, *args: calls.append(args[0]) or call(self, *args))
+    data = bytearray((FIXTURES / "query-packages-by-month.csv").read_bytes())
+    matcher = PatternMatcher(r"^\w+,\d+", False, timeout=60.0)
+    spans, pos = [], 0
+    while (span := matcher.find(data, pos, len(data), True, 0)) is not None:
+        spans.append(span)
+        pos = span[1]
+    assert spans == regex_spans(bytes(data), r"^\w+,\d+")
+    assert len(calls) <= data.count(b"\n")  # (2,541 for 1,270 matches)
