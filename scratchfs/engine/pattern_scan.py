@@ -226,7 +226,8 @@ class PathScan:
     """Where a match of a finder can begin, found by a scan of the rarest byte each of its ways needs (see the module
     docstring). Used when, on the first :data:`SAMPLE_BYTES` bytes searched, the scan finds at most twice the
     places the finder does and one more a 4 KiB (each place costs a call of the engine: every offset the scanned
-    byte can sit at); decided once, by counts (not timings: a loaded machine would decide at random).
+    byte can sit at; see :meth:`worth`); decided once, by counts (not timings: a loaded machine would decide at
+    random), but for a finder that outruns a bound of 0.1 s over the sample.
 
     Args:
         ways: :func:`scan_paths` of the finder (``[]``: never used).
@@ -255,15 +256,20 @@ class PathScan:
 
     def worth(self, plan: _Plan, sample: bytes) -> bool:
         """Whether ``plan`` finds about as few places as the finder in ``sample`` (give or take one a 4 KiB); never
-        when the finder finds more than one a 256 bytes (each a call of the engine: the scan would save little)."""
+        when the finder finds more than one a 256 bytes (each a call of the engine: the scan would save little). A
+        finder that runs past 0.1 s over the sample (0.4 us a byte or more) is outrun by a scan that finds a place a
+        16 bytes at most (a place costs a call of the engine, 1-2 us: a scan of a byte every match of
+        ``(?:e(x)?)*?(?(1)q|\\d)`` begins with, "e", 58% of the text, ran into the time limit where the finder did
+        not)."""
         found = 0
         try:
             for found, _ in enumerate(self.finder.finditer(sample, timeout=0.1), 1):
                 if found > len(sample) // 256:
                     return False
+            allowed = 2 * found + len(sample) // 4096
         except TimeoutError:
-            found = len(sample)
-        most = (2 * found + len(sample) // 4096) // (plan.last - plan.first + 1)  # (places found at each hit)
+            allowed = len(sample) // 16
+        most = allowed // (plan.last - plan.first + 1)  # (places found at each hit)
         try:
             for hits, _ in enumerate(plan.scan.finditer(sample, timeout=0.1), 1):
                 if hits > most:
