@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from unittest.mock import patch
 
+import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
@@ -160,3 +161,14 @@ def test_a_scan_of_a_common_byte_is_not_used_where_the_finder_runs_out_of_time()
     text = bytearray(word_lines((b"alpha", b"beta", b"needle", b"eerie", b"e" * 30, b"ERROR", b"queue"), lines=400))
     assert not PathScan([((frozenset(b"e"), 1, 1),)], Slow()).used(text, 0)
     assert PathScan([((frozenset(b"q"), 1, 1),)], Slow()).used(text, 0)
+
+
+def test_a_scan_stops_at_the_searchs_time_limit():
+    """The scan runs under the search's deadline (its checks of a long way's variable runs may backtrack): past it,
+    TimeoutError, which the matcher turns into PatternTimeout."""
+    text = bytearray(b"eerie alpha beta queue\n" * 1000)
+    matcher = PatternMatcher(r"(?:ee?q)*?", False)
+    assert matcher.scan.used(text, 0)
+    assert matcher.scan.next(text, 0, len(text), 1.0) is None
+    with pytest.raises(TimeoutError):
+        matcher.scan.next(text, 0, len(text), 0.0)

@@ -278,10 +278,14 @@ class PathScan:
             return False
         return True
 
-    def next(self, buf: bytearray, pos: int, limit: int) -> int | None:
+    def next(self, buf: bytearray, pos: int, limit: int, timeout: float | None = None) -> int | None:
         """The first place at or after ``pos``, before ``limit``, where a match can begin, or ``None`` (a place at or
-        past ``limit`` may be returned too)."""
+        past ``limit`` may be returned too). Raises TimeoutError past ``timeout`` seconds (of CPU time; the checks
+        of a long way's variable runs may backtrack)."""
         plan = self.chosen
+        if timeout is not None and timeout <= 0:
+            raise TimeoutError
         end = min(len(buf), limit + plan.last + plan.after + 1)  # type: ignore[union-attr]
-        found = plan.scan.search(buf, pos + plan.first, end, concurrent=True)  # type: ignore[union-attr]
+        found = plan.scan.search(buf, pos + plan.first, end, concurrent=True,  # type: ignore[union-attr]
+                                 timeout=timeout)
         return None if found is None else max(pos, found.start() - plan.last)  # type: ignore[union-attr]

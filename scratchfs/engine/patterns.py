@@ -315,7 +315,7 @@ class PatternMatcher:
         partial = self.mode == "reach" and not at_end
         while pos < limit:
             if self.scan is not None and self.scan.used(buf, pos):  # the bytes every match needs
-                start = self.scan.next(buf, pos, limit)
+                start = self.scan.next(buf, pos, limit, self.deadline - time.monotonic())
             elif self.finder is not None:  # (a match of the finder is non-empty and may end past limit)
                 found = self.finder.first(buf, pos, limit if self.mode == "lines" else len(buf), partial, limit)
                 start = None if found is None else found[0]
