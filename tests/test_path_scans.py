@@ -25,7 +25,7 @@ from .test_backref_finders import test_leading_class_scans_find_re_finditers_non
 from .test_patterns import word_lines
 
 _ATOMS = ["e", "q", "x", "\\d", "[eq]", ".", " ", "\\n", "e?", "q??", "x*?", "\\d{0,2}", "(?:eq|x)", "e{2,3}"]
-_OPTIONAL = ["?", "??", "*?", "{0,2}", "*", "+?"]
+_OPTIONAL = ["?", "??", "*?", "{0,2}", "*", "+?", "{0}"]
 _ALPHABET = "eeeeq x1\n"
 
 
@@ -125,6 +125,8 @@ def test_the_ways_read_past_optional_items_branches_and_conditionals():
     assert ways(r"(?:ee?q)*?") == [[(b"e", 1, 1), (b"e", 0, 1), (b"q", 1, 1), (None, 0, None)]]
     assert ways(r"(?:(a)|b)?(?(1)z|y)") == [[(b"a", 1, 1), (b"z", 1, 1)], [(b"b", 1, 1), (b"y", 1, 1)],
                                            [(b"y", 1, 1)]]
+    assert ways(r"(?:e(?:xy){0}q)*") == [[(b"e", 1, 1), (b"q", 1, 1), (None, 0, None)]]  # (before: a way through
+    # "xy" once, then a run of -2 bytes)
     assert ways(r"(?:e(x)?q)*") == [[(b"e", 1, 1), (b"q", 1, 1), (None, 0, None)],
                                     [(b"e", 1, 1), (b"x", 1, 1), (b"q", 1, 1), (None, 0, None)]]
 

@@ -153,6 +153,8 @@ class _Reader:
     def repeat(self, av, flags: int, ways: list[_Way]) -> list[_Way]:
         low, high, body = av
         most = None if high >= MAXREPEAT else high
+        if most == 0:  # (matches empty text only)
+            return ways
         if len(body) == 1 and op_name(body[0][0]) in _CLASS_ITEMS:  # a run of one class
             members = frozenset(class_members(op_name(body[0][0]), body[0][1], flags))
             return [way.add((members, low, most), self.bound) for way in ways]
