@@ -7,8 +7,9 @@
    (``tests/test_patterns.py``'s ``word_lines``: 200,000 lines of words, 20 MB, 58% "e", no digit, no "x", no
    "eq"): CPU seconds of this process and its children (the regex workers), wall seconds, the engine calls made.
 2. ``^\\w+,\\d+`` over ``fixtures/query-packages-by-month.csv`` (every match, matcher calls in a loop): engine calls
-   and CPU with the calls in this thread, and wall seconds with every call sent to a worker process (as after a call
-   outran its slice on a loaded machine; stopped at 60 s).
+   and CPU with the calls in this thread, and CPU, wall seconds and bytes sent with every call sent to a worker
+   process (as after a call outran its slice on a loaded machine; stopped at 60 s). The workers are stopped before
+   the CPU is read: a child's CPU time counts (``RUSAGE_CHILDREN``) once it has ended.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def main() -> None:
     sys.path.insert(0, args.root)
     from scratchfs import ScratchError, ScratchStore
     from scratchfs.api.contract import ScratchTools
-    from scratchfs.engine import pattern_worker
+    from scratchfs.engine import pattern_worker, worker_pipe
     from scratchfs.engine.patterns import PatternMatcher
 
     calls = [0]
@@ -59,6 +60,14 @@ def main() -> None:
         return call(self, operation, buf, arguments)
 
     pattern_worker.Engine._call = counted
+    sent = [0]
+    send = worker_pipe.Worker.send
+
+    def sized(self, request, deadline):
+        sent[0] += len(request)
+        return send(self, request, deadline)
+
+    worker_pipe.Worker.send = sized
     import scratchfs
     print(f"scratchfs from {Path(scratchfs.__file__).parent}, load average {os.getloadavg()[0]:.2f}")
     text = word_lines(args.lines)
@@ -82,16 +91,19 @@ def main() -> None:
         if remote:
             for engine in (matcher.engine, matcher.finder):
                 engine.remote, engine.slice = True, 0.0
-        calls[0], began, used, pos, found = 0, time.perf_counter(), cpu(), 0, 0
+        worker_pipe.kill_workers()  # (their CPU so far counted before, none after)
+        calls[0], sent[0], began, used, pos, found = 0, 0, time.perf_counter(), cpu(), 0, 0
         try:
             while (span := matcher.find(data, pos, len(data), True, 0)) is not None:
                 found, pos = found + 1, span[1]
             outcome = f"{found:,} matches"
         except ScratchError as exc:
             outcome = f"{found:,} matches, then {type(exc).__name__} at byte {exc.resume_offset:,}"
+        wall = time.perf_counter() - began
+        worker_pipe.kill_workers()  # (a child's CPU time counts once it has ended)
         where = "every call in a worker" if remote else "calls in the thread"
         print(f"^\\w+,\\d+ over the packages CSV ({len(data):,} bytes), {where}: CPU {cpu() - used:5.2f} s  wall "
-              f"{time.perf_counter() - began:5.2f} s  {calls[0]:7,} engine calls  {outcome}")
+              f"{wall:5.2f} s  {calls[0]:7,} engine calls  {sent[0]:,} bytes sent  {outcome}")
 
 
 if __name__ == "__main__":

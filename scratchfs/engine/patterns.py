@@ -27,7 +27,7 @@ import regex
 from scratchfs.engine.pattern_finder import first_bytes, nonempty_core, opens_optionally
 from scratchfs.engine.pattern_scan import PathScan, scan_paths
 from scratchfs.engine.pattern_syntax import MAXREPEAT, parse, write_core
-from scratchfs.engine.pattern_worker import FLAGS, Engine, Span
+from scratchfs.engine.pattern_worker import FLAGS, Engine, Sent, Span
 from scratchfs.engine.worker_pipe import PoolBusy
 from scratchfs.foundation import limits
 from scratchfs.foundation.errors import InvalidArgument, PatternMatchesEmpty, PatternTimeout, PatternTooLong, SearchOn
@@ -195,7 +195,8 @@ class PatternMatcher:
         self.keep_before = reach
         self.timeout = timeout
         self.deadline = time.monotonic() + timeout
-        self.engine = Engine(self.compiled, self.deadline, timeout)
+        sent = Sent()  # (the buffer goes to a worker once for the pattern and its finder)
+        self.engine = Engine(self.compiled, self.deadline, timeout, sent)
         self._deciding: tuple[int, int | None] = (0, 0)  # the match starts the engine is deciding (see find)
         self.literal, self.prefix_width = analysis.literal, analysis.prefix_width
         # a pattern matching empty text: the engine runs only at the bytes a non-empty match can begin with (each
@@ -206,7 +207,7 @@ class PatternMatcher:
         # ... and where a pattern finds each place a non-empty match can begin (a byte of "e" need not start one of
         # "(?:eq)*": each such byte cost a trip through Python too, 5 s into 64 MiB of text), it runs only there
         self.finder = None if analysis.finder is None or self.empty_only else Engine(
-            regex.compile(analysis.finder, FLAGS, cache_pattern=False), self.deadline, timeout)
+            regex.compile(analysis.finder, FLAGS, cache_pattern=False), self.deadline, timeout, sent)
         self.scan = None if self.finder is None else PathScan(scan_paths(analysis.finder, reach), self.finder.compiled)
         if not analysis.crosses_lines:
             self.mode = "lines"
