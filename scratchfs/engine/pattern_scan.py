@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 
 import regex
 
-from scratchfs.engine.pattern_syntax import MAXREPEAT, REPEATS, class_members, class_syntax, op_name, sub_sequences
+from scratchfs.engine.pattern_syntax import MAXREPEAT, REPEATS, captured, class_members, class_syntax, op_name
 from scratchfs.foundation.errors import InvalidArgument
 
 try:  # the parser behind `re`: a core syntax read back
@@ -92,17 +92,6 @@ def scan_paths(core: bytes, bound: int = MAX_OFFSET) -> list[tuple[Element, ...]
     return [] if any(not any(e[0] is not None and e[1] >= 1 for e in way) for way in found) else found
 
 
-def _captured(items) -> set[int]:
-    found: set[int] = set()
-    for op, av in items:
-        name = op_name(op)
-        if name == "SUBPATTERN" and av[0] is not None:
-            found.add(av[0])
-        for sub in sub_sequences(name, av):
-            found |= _captured(sub)
-    return found
-
-
 class _Reader:
     """Reads ways through a parsed sequence (:func:`scan_paths`)."""
 
@@ -126,7 +115,7 @@ class _Reader:
         if name == "AT":
             return ways
         if name in ("ASSERT", "ASSERT_NOT"):  # (what it captures may be captured)
-            return [way.unsure_of(_captured(av[1])) for way in ways]
+            return [way.unsure_of(captured(av[1])) for way in ways]
         if name == "SUBPATTERN":
             out = self.seq(av[-1], (flags | av[1]) & ~av[2], ways)
             group = av[0]
@@ -159,7 +148,7 @@ class _Reader:
             members = frozenset(class_members(op_name(body[0][0]), body[0][1], flags))
             return [way.add((members, low, most), self.bound) for way in ways]
         narrowest, widest = body.getwidth()
-        inside = _captured(body)
+        inside = captured(body)
         skipped: list[_Way] = []
         if low == 0 and 2 * len(ways) <= MAX_WAYS:  # none, or a first iteration read as below (a way each)
             skipped, low = ways, 1
