@@ -112,8 +112,9 @@ def test_line_stats_given_the_bare_count(data, cut):
 
 def test_bare_carriage_returns_are_counted_once(monkeypatch):
     counted = []
-    real = shape_terminal._bare_crs
-    monkeypatch.setattr(shape_terminal, "_bare_crs", lambda sample: counted.append(1) or real(sample))
+    real = shape_terminal.bare_crs
+    for owner in (shape, shape_terminal):
+        monkeypatch.setattr(owner, "bare_crs", lambda sample: counted.append(1) or real(sample))
     crlf = b"".join(b"line %d of some text and more\r\n" % n for n in range(200))
     assert shape.describe(crlf, len(crlf), 200).content_type == "text"
     assert shape.describe(crlf, len(crlf) + 9000, 300).content_type == "text"
