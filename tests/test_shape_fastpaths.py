@@ -112,6 +112,13 @@ def full_paths():
              (shape_table, "first_row_is_data", full_first_row_is_data),
              (shape_aligned, "first_row_is_data", full_first_row_is_data),
              (shape_aligned, "header_candidates", full_header_candidates), (aligned.Layout, "split", full_split)]
+    with swapped(swaps):
+        yield
+
+
+@contextlib.contextmanager
+def swapped(swaps: list):
+    """Each ``(owner, name, full)`` of ``swaps`` set as ``owner.name`` inside the block, the fast one put back."""
     saved = [(owner, name, getattr(owner, name)) for owner, name, _ in swaps]
     try:
         for owner, name, full in swaps:
