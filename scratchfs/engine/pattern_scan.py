@@ -5,7 +5,8 @@ Why: ``regex`` runs a pattern whose first item is a class or a branch at every b
 its C loop, and a finder such as ``(?:e(?:e){0,1}q){1,}`` (of ``(?:ee?q)*?``) or
 ``(?:(?P<g1>e)|x){1,1}(?(g1)[0-9]|)`` (of ``(?:(e)|x)?(?(1)\\d|)``) over text 58% "e" costs 30-70 ns a byte (1.5 s
 CPU over 20 MB), where a scan for the rare byte each match needs -- a "q" one or two bytes in, a digit one byte in
-after an "e", or an "x" -- with the bytes around it checked by lookarounds, takes 1-6 ns a byte.
+after an "e", or an "x" -- with the bytes around it checked by lookarounds, takes 1-6 ns a byte
+(``python bench/regex_prefilters.py``, which searches that text, before and after with ``--root``).
 
 :func:`scan_paths` reads a finder (core syntax, :mod:`scratchfs.engine.pattern_syntax`) into its *ways*: each a
 sequence of elements ``(class, fewest, most)`` -- ``most`` bytes of the class at most, ``fewest`` at least; a class
@@ -16,6 +17,13 @@ optional one: a way without it, and one with it); lookarounds and anchors are pa
 nothing). :class:`PathScan` picks, per way, the element whose class is rarest in a sample of the text, and scans
 for it with the elements around it checked by lookarounds: each match begins within the offsets that element can
 sit at, so no match is missed.
+
+Why no match is missed (:meth:`PathScan.next`): a match at ``s`` takes one of the ways; that way's scanned element
+starts at ``s + o`` with ``first <= o <= last`` (its fewest and most offsets along the way), and the bytes around it
+are the way's own elements there, which the lookarounds check no more strictly than the way holds (a run with no
+bound is checked for its fewest bytes). So the scan, from ``pos + first``, finds a byte at or before ``s + o``, and
+``found - last <= s``: the place returned is at or before every match from ``pos`` on. A finder whose ways are not
+known (:func:`scan_paths` gives ``[]``) is never scanned.
 """
 
 from __future__ import annotations
