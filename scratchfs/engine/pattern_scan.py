@@ -5,7 +5,8 @@ Why: ``regex`` runs a pattern whose first item is a class or a branch at every b
 its C loop, and a finder such as ``(?:e(?:e){0,1}q){1,}`` (of ``(?:ee?q)*?``) or
 ``(?:(?P<g1>e)|x){1,1}(?(g1)[0-9]|)`` (of ``(?:(e)|x)?(?(1)\\d|)``) over text 58% "e" costs 30-70 ns a byte (1.5 s
 CPU over 20 MB), where a scan for the rare byte each match needs -- a "q" one or two bytes in, a digit one byte in
-after an "e", or an "x" -- with the bytes around it checked by lookarounds, takes 1-6 ns a byte.
+after an "e", or an "x" -- with the bytes around it checked by lookarounds, takes 1-6 ns a byte
+(``python bench/regex_prefilters.py``, which searches that text, before and after with ``--root``).
 
 :func:`scan_paths` reads a finder (core syntax, :mod:`scratchfs.engine.pattern_syntax`) into its *ways*: each a
 sequence of elements ``(class, fewest, most)`` -- ``most`` bytes of the class at most, ``fewest`` at least; a class
@@ -16,6 +17,13 @@ optional one: a way without it, and one with it); lookarounds and anchors are pa
 nothing). :class:`PathScan` picks, per way, the element whose class is rarest in a sample of the text, and scans
 for it with the elements around it checked by lookarounds: each match begins within the offsets that element can
 sit at, so no match is missed.
+
+Why no match is missed (:meth:`PathScan.next`): a match at ``s`` takes one of the ways; that way's scanned element
+starts at ``s + o`` with ``first <= o <= last`` (its fewest and most offsets along the way), and the bytes around it
+are the way's own elements there, which the lookarounds check no more strictly than the way holds (a run with no
+bound is checked for its fewest bytes). So the scan, from ``pos + first``, finds a byte at or before ``s + o``, and
+``found - last <= s``: the place returned is at or before every match from ``pos`` on. A finder whose ways are not
+known (:func:`scan_paths` gives ``[]``) is never scanned.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ from dataclasses import dataclass, replace
 
 import regex
 
-from scratchfs.engine.pattern_syntax import MAXREPEAT, REPEATS, class_members, class_syntax, op_name, sub_sequences
+from scratchfs.engine.pattern_syntax import MAXREPEAT, REPEATS, captured, class_members, class_syntax, op_name
 from scratchfs.foundation.errors import InvalidArgument
 
 try:  # the parser behind `re`: a core syntax read back
@@ -92,17 +100,6 @@ def scan_paths(core: bytes, bound: int = MAX_OFFSET) -> list[tuple[Element, ...]
     return [] if any(not any(e[0] is not None and e[1] >= 1 for e in way) for way in found) else found
 
 
-def _captured(items) -> set[int]:
-    found: set[int] = set()
-    for op, av in items:
-        name = op_name(op)
-        if name == "SUBPATTERN" and av[0] is not None:
-            found.add(av[0])
-        for sub in sub_sequences(name, av):
-            found |= _captured(sub)
-    return found
-
-
 class _Reader:
     """Reads ways through a parsed sequence (:func:`scan_paths`)."""
 
@@ -126,7 +123,7 @@ class _Reader:
         if name == "AT":
             return ways
         if name in ("ASSERT", "ASSERT_NOT"):  # (what it captures may be captured)
-            return [way.unsure_of(_captured(av[1])) for way in ways]
+            return [way.unsure_of(captured(av[1])) for way in ways]
         if name == "SUBPATTERN":
             out = self.seq(av[-1], (flags | av[1]) & ~av[2], ways)
             group = av[0]
@@ -159,7 +156,7 @@ class _Reader:
             members = frozenset(class_members(op_name(body[0][0]), body[0][1], flags))
             return [way.add((members, low, most), self.bound) for way in ways]
         narrowest, widest = body.getwidth()
-        inside = _captured(body)
+        inside = captured(body)
         skipped: list[_Way] = []
         if low == 0 and 2 * len(ways) <= MAX_WAYS:  # none, or a first iteration read as below (a way each)
             skipped, low = ways, 1
