@@ -131,6 +131,8 @@ class Engine:
             return _OPERATIONS[operation](self.compiled, buf, *args, timeout=self._left())
         if result == "timeout":
             raise TimeoutError
+        if result == "memory":
+            raise MemoryError
         if time.monotonic() - began < self.slice / 2:  # a quick call: the next one tries the thread again (no copy)
             self.remote = False
         return result
@@ -145,8 +147,9 @@ def workers() -> tuple[int, int]:
 
 
 def serve() -> None:
-    """The worker's loop over stdin and stdout: ``(core, operation, buf, args, timeout)`` in, a span, ``None`` or
-    ``"timeout"`` out; returns when stdin closes (the parent is gone or stopped it)."""
+    """The worker's loop over stdin and stdout: ``(core, operation, buf, args, timeout)`` in, a span, ``None``,
+    ``"timeout"`` or ``"memory"`` (the engine's MemoryError) out; returns when stdin closes (the parent is gone or
+    stopped it)."""
     cache: dict[bytes, regex.Pattern] = {}
     for core, operation, buf, args, timeout in requests():
         compiled = cache.get(core)
@@ -158,6 +161,8 @@ def serve() -> None:
             result: Any = _OPERATIONS[operation](compiled, buf, *args, timeout=timeout)
         except TimeoutError:
             result = "timeout"
+        except MemoryError:  # (regex's backtracking of a repeated group that can match empty: told, not died of)
+            result = "memory"
         reply(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
 
 
