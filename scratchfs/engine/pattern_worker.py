@@ -152,6 +152,8 @@ class Engine:
             return _OPERATIONS[operation](self.compiled, buf, *args, timeout=self._left())
         if result == "timeout":
             raise TimeoutError
+        if result == "memory":
+            raise MemoryError
         if time.monotonic() - began < self.slice / 2:  # a quick call: the next one tries the thread again (no copy)
             self.remote = False
         return result
@@ -186,8 +188,8 @@ def workers() -> tuple[int, int]:
 def serve() -> None:
     """The worker's loop over stdin and stdout: ``(core, operation, key, buf, args, timeout)`` in -- ``buf`` the bytes
     of buffer ``key``, kept until the next bytes come, or ``None`` for the kept ones -- and a span, ``None``,
-    ``"timeout"`` or :data:`MISSING` (``key`` is not the buffer kept) out; returns when stdin closes (the parent is
-    gone or stopped it)."""
+    ``"timeout"``, ``"memory"`` (the engine's MemoryError) or :data:`MISSING` (``key`` is not the buffer kept) out;
+    returns when stdin closes (the parent is gone or stopped it)."""
     cache: dict[bytes, regex.Pattern] = {}
     held: tuple[int, bytes] = (0, b"")  # the buffer kept: one at a time
     for core, operation, key, buf, args, timeout in requests():
@@ -206,6 +208,8 @@ def serve() -> None:
             result: Any = _OPERATIONS[operation](compiled, buf, *args, timeout=timeout)
         except TimeoutError:
             result = "timeout"
+        except MemoryError:  # (regex's backtracking of a repeated group that can match empty: told, not died of)
+            result = "memory"
         reply(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
 
 

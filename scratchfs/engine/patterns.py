@@ -247,10 +247,13 @@ class PatternMatcher:
             return self._prefiltered(buf, pos, limit, at_end, base)
         except TimeoutError as exc:
             raise self._timed_out(buf, limit, base, isinstance(exc, PoolBusy)) from None
+        except MemoryError:  # (regex backtracking a repeated group that can match empty, (?:(a?)?)*z over 3 MB of
+            raise self._timed_out(buf, limit, base, None) from None  # "a": 600 MB, then an untyped MemoryError)
 
-    def _timed_out(self, buf: bytearray, limit: int, base: int, busy: bool) -> PatternTimeout:
+    def _timed_out(self, buf: bytearray, limit: int, base: int, busy: bool | None) -> PatternTimeout:
         """The error of a search stopped at its time limit while deciding the match starts :attr:`_deciding`;
-        ``busy``: it waited for a worker the whole time (a call that may be given up finding every one busy)."""
+        ``busy``: it waited for a worker the whole time (a call that may be given up finding every one busy);
+        ``None``: the regex engine ran out of memory backtracking (a PatternTimeout too: the same runaway)."""
         first, last = self._deciding
         if last is None:  # the line of a prefiltered start
             last = buf.find(b"\n", first, limit) + 1 or limit
@@ -259,6 +262,9 @@ class PatternMatcher:
         what = (f"{named} was stopped at its time limit of {self.timeout:g} s deciding the matches that start in "
                 f"bytes {start}-{past}: every regex worker was busy with other searches; search again from "
                 f"offset={start} once they end, or " if busy else
+                f"{named} ran out of the regex engine's memory backtracking over the matches that start in bytes "
+                f"{start}-{past} (it would again from offset={start}): use a pattern with a literal part or less "
+                "backtracking (no repeat of a group that can match empty text), or " if busy is None else
                 f"{named} ran past its time limit of {self.timeout:g} s deciding the matches that start in bytes "
                 f"{start}-{past} (it would time out again from offset={start}): use a pattern with a literal part or "
                 "less backtracking, or ")
