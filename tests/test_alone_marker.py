@@ -1,5 +1,6 @@
 """The ``alone`` marker under pytest-xdist (``tests/alone.py``): no other test runs beside an ``alone`` test's call,
-and a worker waiting to run one waits for the test running on the other worker, not for the tests after it."""
+a worker waiting to run one waits for the test running on the other worker, not for the tests after it, and the
+``alone`` tests run after the others."""
 
 from __future__ import annotations
 
@@ -20,18 +21,24 @@ def note(what, name):
     with open(LOG, "a") as log:
         log.write(json.dumps([what, name, time.monotonic()]) + "\\n")
 
-@pytest.mark.parametrize("n", range(3))
-@pytest.mark.alone
-def test_alone(n):
-    note("start", f"alone{n}")
-    time.sleep(0.1)
-    note("end", f"alone{n}")
+def _alone(number):
+    @pytest.mark.alone
+    def test():
+        note("start", f"alone{number}")
+        time.sleep(0.1)
+        note("end", f"alone{number}")
+    return test
 
-@pytest.mark.parametrize("n", range(30))
-def test_other(n):
-    note("start", n)
-    time.sleep(0.03)
-    note("end", n)
+def _others(first):
+    @pytest.mark.parametrize("n", range(first, first + 5))
+    def test(n):
+        note("start", n)
+        time.sleep(0.03)
+        note("end", n)
+    return test
+
+for _n in range(6):  # each alone test between five others
+    globals()[f"test_other_{_n}"], globals()[f"test_alone_{_n}"] = _others(5 * _n), _alone(_n)
 '''
 
 CONFTEST = '''
@@ -48,6 +55,11 @@ def pytest_runtest_protocol(item, nextitem):
 
 def test_an_alone_call_runs_beside_no_test_and_waits_for_one_test_at_most(pytester: pytest.Pytester, monkeypatch,
                                                                           tmp_path):
+    """Six ``alone`` tests, each after five others in its file. None runs beside another test, and a worker
+    waiting to run one waits for the one test running on the other worker. And they run after the others: strewn
+    among them, nearly each one waited for a test on the other worker, idle meanwhile (474 s of worker time in a
+    run of the suite); run last, only the first ones do, the others waiting for each other's calls, which run one
+    at a time anyway."""
     log = tmp_path / "log"
     monkeypatch.setenv("ALONE_LOG", str(log))
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
@@ -55,13 +67,13 @@ def test_an_alone_call_runs_beside_no_test_and_waits_for_one_test_at_most(pytest
     pytester.makeini("[pytest]\nmarkers = alone: runs alone\n")
     result = pytester.runpytest_subprocess("-p", "tests.alone", "-p", "no:randomly", "-n", "2", "--dist", "load",
                                            "-q")
-    result.assert_outcomes(passed=33)
+    result.assert_outcomes(passed=36)
     events = [json.loads(line) for line in log.read_text().splitlines()]
     spans: dict = {}
     for what, name, at in events:
         spans.setdefault(name, {})[what] = at
     asks = sorted(at for what, _, at in events if what == "asked")
-    for number in range(3):
+    for number in range(6):
         alone = spans[f"alone{number}"]
         beside = [name for name, span in spans.items() if name != f"alone{number}" and "end" in span
                   and span["start"] < alone["end"] and span["end"] > alone["start"]]
@@ -69,3 +81,6 @@ def test_an_alone_call_runs_beside_no_test_and_waits_for_one_test_at_most(pytest
         asked = max(at for at in asks if at < alone["start"])
         started_while_waiting = [name for name, span in spans.items() if asked < span.get("start", 0) < alone["start"]]
         assert len(started_while_waiting) <= 1, (number, started_while_waiting)
+    others = [span for name, span in spans.items() if isinstance(name, int)]
+    waited = [at for at in asks if any(span["start"] < at < span["end"] for span in others)]
+    assert len(waited) <= 2, (len(waited), len(asks))

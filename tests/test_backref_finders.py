@@ -11,7 +11,8 @@ import os
 import re
 import signal
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
+from unittest.mock import patch
 
 import pytest
 from hypothesis import assume, example, given, settings
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from scratchfs import InvalidArgument, PatternMatchesEmpty, PatternTimeout, PatternTooLong, ScratchStore
 from scratchfs.api.contract import ScratchTools
 from scratchfs.engine.pattern_finder import nonempty_core
+from scratchfs.engine.pattern_scan import PathScan
 from scratchfs.engine.pattern_syntax import parse
 from scratchfs.engine.search import PatternMatcher
 
@@ -168,19 +170,23 @@ def _within(seconds: float):
 
 @settings(max_examples=int(os.environ.get("FINDER_EXAMPLES", "1500")) // 10, deadline=None)
 @given(pattern=grammar_patterns(), piece=st.text(alphabet="ab\nx", min_size=1, max_size=60).map(str.encode),
-       times=st.integers(80, 300), ignore_case=st.booleans())
-@example(pattern=r"aaa+|\n??", piece=b"aa\n" + b"a" * 14, times=241, ignore_case=False)  # (a match found as the
-@example(pattern=r"a*|\n", piece=b"a" * 16 + b"\n", times=241, ignore_case=False)  # first non-empty one was checked
-# as an anchored match, which is empty there: "may be longer than the reach bound" for a 1-byte match)
-@example(pattern=r"(aaa|\n)*a", piece=b"a" * 35 + b"\naaaa", times=300, ignore_case=False)  # (its third match is
-# 8,155 bytes: the page of the first two stops before it, SearchResult.stopped, where this test wanted all or an error)
+       times=st.integers(80, 300), ignore_case=st.booleans(), scanned=st.booleans())
+@example(pattern=r"aaa+|\n??", piece=b"aa\n" + b"a" * 14, times=241, ignore_case=False, scanned=False)  # (a match
+@example(pattern=r"a*|\n", piece=b"a" * 16 + b"\n", times=241, ignore_case=False, scanned=False)  # found as the
+# first non-empty one was checked as an anchored match, which is empty there: "may be longer than the reach bound"
+# for a 1-byte match)
+@example(pattern=r"(aaa|\n)*a", piece=b"a" * 35 + b"\naaaa", times=300, ignore_case=False, scanned=False)  # (its
+# third match is 8,155 bytes: the page of the first two stops before it, SearchResult.stopped, where this test wanted
+# all or an error)
 def test_leading_class_scans_find_re_finditers_non_empty_matches(tmp_path_factory, pattern, piece, times,
-                                                                 ignore_case):
-    """Over more than 4 KiB (where a finder's scan of leading classes is decided: ClassScan) the search is exact;
-    a pattern that backtracks without end over the repeated text (``(a(a??))*b`` over 8 KiB of "a") is not this
-    test's (PatternTimeout at 1 s). The matcher is made after the reference ran: its time limit runs from when it is
-    made, and a reference taking most of a second under load left the search too little of it (a page cut at the
-    limit after its first matches, for "(a()a)*|(?(2)\n|)b": short, and taken for a fault of the worker process)."""
+                                                                 ignore_case, scanned):
+    """Over more than 4 KiB (where the scan of the bytes a finder's ways need is decided:
+    scratchfs.engine.pattern_scan.PathScan; ``scanned``: used whenever the finder has one, however many places it
+    finds) the search is exact; a pattern that backtracks without end over the repeated text (``(a(a??))*b`` over
+    8 KiB of "a") is not this test's (PatternTimeout at 1 s). The matcher is made after the reference ran: its time
+    limit runs from when it is made, and a reference taking most of a second under load left the search too little
+    of it (a page cut at the limit after its first matches, for "(a()a)*|(?(2)\n|)b": short, and taken for a fault
+    of the worker process)."""
     try:
         re.compile(pattern)
         PatternMatcher(pattern, ignore_case, timeout=1.0, reach=64)
@@ -198,7 +204,8 @@ def test_leading_class_scans_find_re_finditers_non_empty_matches(tmp_path_factor
         assume(False)
     matcher = PatternMatcher(pattern, ignore_case, timeout=1.0, reach=64)
     try:
-        got = run_search(tmp_path_factory.mktemp("s"), data, matcher, 0, 4, 400, budget=1 << 20)
+        with patch.object(PathScan, "worth", return_value=True) if scanned else nullcontext():
+            got = run_search(tmp_path_factory.mktemp("s"), data, matcher, 0, 4, 400, budget=1 << 20)
     except (PatternTooLong, PatternTimeout) as exc:
         error = exc
     else:
@@ -216,20 +223,26 @@ def test_leading_class_scans_find_re_finditers_non_empty_matches(tmp_path_factor
         assert got_next(got) is not None and got_next(got) <= ref[len(shown)][0], pattern
 
 
-@pytest.mark.parametrize(("pattern", "classes", "scans"), [
-    (r"(?:e\d)*", [b"e", b"0123456789"], b"(?<=e)[0-9]"), (r"(e)?(?(1)q|)", [b"e", b"q"], b"(?<=e)q"),
-    (r"(a)?\1", [b"a", b"a"], b"aa"), (r"(?:(a)|b)?(?(1)z|y)", [], None)])
-def test_a_finder_is_scanned_for_its_leading_classes(pattern, classes, scans):
+@pytest.mark.parametrize(("pattern", "scans"), [
+    (r"(?:e\d)*", b"[0-9](?<=e[0-9])"), (r"(e)?(?(1)q|)", b"q(?<=eq)"), (r"(a)?\1", None),
+    # a branch and the conditional it decides: "e" then a digit, or "x" (before: no scan, 1.5 s over 20 MB)
+    (r"(?:(e)|x)?(?(1)\d|)", b"[0-9x](?:(?<=e[0-9])|(?<=x))"),
+    (r"(?:(a)|b)?(?(1)z|y)", b"[y-z](?:(?<=az)|(?<=by)|(?<=y))"),
+    # an optional byte, then the rare one: "q" one or two bytes in (before: a scan of "e", never used, 0.85 s)
+    (r"(?:ee?q)*?", b"q(?<=ee{0,1}q)"),
+    # an optional group: a way without it, and one with it
+    (r"(?:e(x)?q)*", b"[qx](?:(?<=eq)|(?<=ex)(?=q))")])
+def test_a_finder_is_scanned_for_the_rarest_byte_each_way_through_it_needs(pattern, scans):
     """``(?:e\\d)*`` over text with many "e" and no digit: its finder ``(?:e[0-9]){1,}`` tried at each "e" (1.85 s
-    over 64 MB, ``python bench/empty_finders.py``); the scan of ``[0-9]`` after an "e" takes 0.12 s."""
-    from scratchfs.engine.pattern_syntax import class_syntax
-
+    over 64 MB, ``python bench/empty_finders.py``); the scan of ``[0-9]`` after an "e" takes 0.12 s. The scan reads
+    past optional items, branches and conditionals (scratchfs.engine.pattern_scan; ``python bench/regex_prefilters.py``
+    times them). ``(a)?\\1``: the byte its backreference matches is not known, and a scan of "a" would find many
+    more places than its finder ``aa`` (none here): not used."""
     matcher = PatternMatcher(pattern, False)
-    assert [bytes(sorted(c)) for c in matcher.scan.classes] == classes
     text = bytearray(b"eerie alpha beta queue\n" * 1000)
     assert matcher.scan.used(text, 0) == (scans is not None)
     if scans is not None:
-        assert matcher.scan.chosen[1].pattern.replace(class_syntax(frozenset(b"e")), b"e") == scans
+        assert matcher.scan.chosen.scan.pattern == scans
 
 
 def _matcher_in(where: str, pattern: str, ignore_case: bool) -> PatternMatcher:

@@ -108,10 +108,14 @@ def test_starred_groups_that_match_empty_text_find_re_finditers_non_empty_matche
 
 @pytest.mark.parametrize(("pattern", "finder"), [
     ("(?:eq)*", b"(?:eq){1,}"), ("a*b?", b"(?:(?:a){1,}(?:b){0,1}|(?:b){1,1})"),
-    (r"(?:e?q?)*", b"(?:(?:e){1,1}(?:q){0,1}|(?:q){1,1})(?:(?:e){0,1}(?:q){0,1}){0,}"), (r"(?=a)b*", b"(?:b){1,}"),
+    (r"(?:e?q?)*", b"(?:(?:e){1,1}(?:q){0,1}|(?:q){1,1})(?:(?:e){0,1}(?:q){0,1}){0,}"), (r"(?=a)b*", b"(?=a)(?:b){1,}"),
     (r"(?:a|)*b", b"(?:(?:a)(?:(?:a|)){0,}b|b)"), (r"(a)?\1", b"(?:(?P<g1>a)){1,1}(?P=g1)"), (r"\b", None),
     # (before: the body's first non-empty iteration alone, then q: "eeq" was found at its second byte)
-    (r"(?:(?:e|)*q|)", b"(?:(?:(?:e)(?:(?:e|)){0,}q|q))")])
+    (r"(?:(?:e|)*q|)", b"(?:(?:(?:e)(?:(?:e|)){0,}q|q))"),
+    # anchors and lookarounds before the first byte kept (before: passed over, and ^\w+,\d+ was found at each byte
+    # of a line's first word), but not one that captures a group
+    (r"^\w+,\d+", b"^(?:[0-9A-Z_a-z]){1,}\\x2c(?:[0-9]){1,}"), (r"\b(?:ab)*", b"\\b(?:ab){1,}"),
+    (r"(?<!x)a?b", b"(?:(?<!x)(?:a){1,1}b|(?<!x)b)"), (r"(?=(a))?a?b", b"(?:(?:a){1,1}b|b)")])
 def test_the_finder_of_a_pattern_that_matches_empty_text(pattern, finder):
     from scratchfs.engine.pattern_finder import nonempty_core
 
@@ -143,3 +147,25 @@ def test_a_repeat_whose_body_matches_empty_text_is_found_with_all_its_iterations
     data = b"xx eeq ab eeeeq q eq"
     got = run_search(tmp_path, data, PatternMatcher(pattern, False, reach=64), 0, 8, 400, budget=1 << 20)
     assert as_tuples(got) == windows(data, regex_spans(data, pattern, 0, False), 8, 400, budget=1 << 20)
+
+
+def test_a_pattern_anchored_at_line_starts_is_tried_about_once_a_line(monkeypatch):
+    """``^\\w+,\\d+`` over the packages CSV fixture: its finder passed the ``^`` over and found each suffix of a line's
+    first word (``sslcertificatechecker,1``, ``slcertificatechecker,1``, ...), and the engine was asked at each: 57,811
+    calls for 4,487 lines, each sent with the buffer to a worker process once a call outran its slice under load (the
+    5 s limit met at byte 450,564; ``python bench/regex_prefilters.py``). The finder keeps the ``^`` now."""
+    from scratchfs.engine.pattern_worker import Engine
+
+    from .conftest import FIXTURES
+
+    calls = []
+    call = Engine._call
+    monkeypatch.setattr(Engine, "_call", lambda self, *args: calls.append(args[0]) or call(self, *args))
+    data = bytearray((FIXTURES / "query-packages-by-month.csv").read_bytes())
+    matcher = PatternMatcher(r"^\w+,\d+", False, timeout=60.0)
+    spans, pos = [], 0
+    while (span := matcher.find(data, pos, len(data), True, 0)) is not None:
+        spans.append(span)
+        pos = span[1]
+    assert spans == regex_spans(bytes(data), r"^\w+,\d+")
+    assert len(calls) <= data.count(b"\n")  # (2,541 for 1,270 matches)

@@ -145,11 +145,10 @@ def test_a_key_deleted_after_an_old_hosts_write_stays_deleted_with_an_orphan_gra
     from ADOPT_AFTER on (300 s as shipped, 1 s here), and not once the tombstones of the writes it could adopt may
     be gone (takeover.adopting, stale); A's new key, adopted within the hour, stays."""
     from scratchfs import NotFound
-    from scratchfs.engine import fleet_sweeper, segment_sweep, takeover
+    from scratchfs.engine import takeover
 
     _long_windows(monkeypatch)
-    for module in (takeover, fleet_sweeper, segment_sweep):
-        monkeypatch.setattr(module, "ADOPT_AFTER", 1.0, raising=False)  # (raising: a module without it, before)
+    monkeypatch.setattr(takeover, "ADOPT_AFTER", 1.0)  # (the one place the sweeps take it from)
     blobs, root_b = (s3_env, tmp_path / "b") if kind == "s3" else (None, tmp_path / "a")
     size = 1 if kind == "segment" else 20_000
     old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
@@ -275,11 +274,10 @@ def test_an_old_host_still_running_has_its_small_writes_adopted_within_the_hour(
     runs; the sweep judged a segment only once its writer let go of it. A fenced host may run on for hours, and no
     write over an hour old is adopted (its tombstones may be gone): the sweep now adopts the records of a held
     segment too (from ADOPT_AFTER on; 1 s here), removing nothing of it."""
-    from scratchfs.engine import segment_sweep, takeover
+    from scratchfs.engine import takeover
 
     _long_windows(monkeypatch)
-    for module in (takeover, segment_sweep):
-        monkeypatch.setattr(module, "ADOPT_AFTER", 1.0, raising=False)
+    monkeypatch.setattr(takeover, "ADOPT_AFTER", 1.0)
     old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
     with ScratchStore(tmp_path / "a", index=old) as a:
         scope = a.scope("run-1", "agent-1")

@@ -233,3 +233,21 @@ def test_a_parse_error_in_json_texts_one_after_another_names_the_text_there(tool
     shown = tools.call("read_handle", call["arguments"])["data"]
     assert '"n": 40000,' in shown, shown
     assert slurp["arguments"] == {"handle": stub.handle, "jq": ".[] | (select(.n >= 39990) | .n)", "slurp": True}
+
+
+@pytest.mark.parametrize(("start", "end"), [(b"", b"\n"), (b"\xef\xbb\xbf", b"\n"), (b" \n\n", b"\r\n")])
+def test_json_lines_whose_first_record_is_broken_name_the_records_read_that_passes_over_it(tools, scratch_scope,
+                                                                                           start, end):
+    """helper hostile10: a jq read of JSON lines whose first record is not JSON (no output before it) was refused as
+    a document "jq reads none of" (line 1: the bytes around jq's column), though the records read passes over it
+    and gives every other record's outputs. The refusal names that read, from the broken record (its number counts
+    no blank line, nor a byte order mark)."""
+    data = start + b'{"n": 0,}' + end + b"".join(b'{"n": %d}' % i + end for i in range(1, 3000))
+    stub = scratch_scope.spill(data, source_tool="log")
+    assert stub.content_type == "jsonl", stub.shape
+    with pytest.raises(InvalidArgument) as refused:
+        tools.call("read_handle", {"handle": stub.handle, "jq": ".n"})
+    assert "reads none of it" not in str(refused.value), refused.value
+    (call,) = refused.value.calls
+    assert dict(call.arguments) == {"handle": stub.handle, "record": 1, "jq": ".n"}, refused.value
+    assert _pages(tools, dict(call.arguments)) == list(range(1, 3000))

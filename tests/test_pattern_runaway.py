@@ -157,3 +157,23 @@ def test_a_search_goes_back_to_its_thread_after_a_quick_call_in_a_worker(tmp_pat
     got = run_search(tmp_path, data, matcher, 0, 0, 5)
     assert matcher.engine.remote is False
     assert [h.offset for w in got.windows for h in w.matches] == [b for b, _ in regex_spans(data, matcher.pattern)][:5]
+
+
+def test_a_pattern_that_runs_the_regex_engine_out_of_memory_is_a_pattern_timeout(tmp_path):
+    """helper hostile10: ``(?:(a?)?)*z`` over 3 MB of "a" (its finder backtracks a repeated group that can match empty
+    text) ran ``regex`` out of memory in 1-2 s -- in the thread, or in a worker, which died of it, and the call was run
+    again in the thread --: an untyped MemoryError reached the caller (a traceback over MCP), the process at 650 MB. It
+    is a PatternTimeout, its message saying so and how to go on; a worker tells it and lives."""
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(b"a" * 3_000_000 + b"\n", source_tool="t").handle
+        for pattern in (r"(?:(a?)?)*z", r"((((a?)?)?)?)*z"):
+            with pytest.raises(PatternTimeout, match="ran out of the regex engine's memory backtracking over the "
+                                                     "matches that start in bytes 0-"):
+                scope.read_handle(handle, pattern=pattern)
+    matcher = PatternMatcher(r"(?:(a?)?)*z", False, timeout=30.0)
+    matcher.finder.remote = True  # (its calls go to a worker)
+    alive = workers()[0]
+    with pytest.raises(MemoryError):
+        matcher.finder.first(bytearray(b"a" * 3_000_000), 0, 3_000_000, False, 3_000_000)
+    assert workers()[0] >= max(1, alive)

@@ -28,6 +28,7 @@ from scratchfs.engine.structure import row_lines, table_start
 from scratchfs.engine.structure.row_lines import LINE_END_TEXT, first_lines
 from scratchfs.foundation import text as ftext
 from scratchfs.foundation.text import line_stats
+from tests.test_shape_fastpaths import swapped
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 REAL = sorted(p for p in [*FIXTURES.iterdir(), *(FIXTURES / "tools").iterdir()]
@@ -54,14 +55,8 @@ def full_paths():
     swaps = [(shape_table, "first_lines", full_first_lines), (table_start, "first_lines", full_first_lines),
              (shape, "terminal_controls", full_terminal_controls),
              (shape, "bare_crs", lambda sample: -1)]  # (-1, "some": the full paths' test of a \r, both asked)
-    saved = [(owner, name, getattr(owner, name)) for owner, name, _ in swaps]
-    try:
-        for owner, name, full in swaps:
-            setattr(owner, name, full)
+    with swapped(swaps):
         yield
-    finally:
-        for owner, name, fast in saved:
-            setattr(owner, name, fast)
 
 
 PARTS = st.sampled_from(["a", "b,c", "x;y", "1\t2", '"q"', "\r", "\n", "\r\n", "\r\r\n", "\n\r", "",
@@ -112,8 +107,9 @@ def test_line_stats_given_the_bare_count(data, cut):
 
 def test_bare_carriage_returns_are_counted_once(monkeypatch):
     counted = []
-    real = shape_terminal._bare_crs
-    monkeypatch.setattr(shape_terminal, "_bare_crs", lambda sample: counted.append(1) or real(sample))
+    real = shape_terminal.bare_crs
+    for owner in (shape, shape_terminal):
+        monkeypatch.setattr(owner, "bare_crs", lambda sample: counted.append(1) or real(sample))
     crlf = b"".join(b"line %d of some text and more\r\n" % n for n in range(200))
     assert shape.describe(crlf, len(crlf), 200).content_type == "text"
     assert shape.describe(crlf, len(crlf) + 9000, 300).content_type == "text"

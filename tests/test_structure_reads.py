@@ -704,11 +704,11 @@ def test_select_pages_after_the_first_reuse_its_rendered_elements(tools, scratch
     select="td, a" (lxml's union XPath takes 1.1 s) -- a page of a 5 MB output is to take well under a second. The
     first page's worker renders the texts of the elements after it too (up to a bound), and the next pages are cut
     from them; every element still comes once, in order."""
-    from scratchfs.engine.structure import html
+    from scratchfs.engine.structure import html_worker
 
     runs = []
-    real = html.run_html
-    monkeypatch.setattr(html, "run_html", lambda *args: runs.append(args[0]) or real(*args))
+    real = html_worker.run_html
+    monkeypatch.setattr(html_worker, "run_html", lambda *args: runs.append(args[0]) or real(*args))
     handle = scratch_scope.spill(fixture_data["browser-rust-book.html"], source_tool="browser").handle
     whole = tools.call("read_handle", {"handle": handle, "select": "p", "budget": 65536})
     assert whole["matches"] > 1000 and whole["next_call"] is not None

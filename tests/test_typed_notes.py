@@ -26,17 +26,10 @@ from scratchfs.api.search_reply import as_given
 from scratchfs.api.shape_binary import UTF16_FORMATS
 from scratchfs.cli.app import main
 from scratchfs.engine import postgres_index, sqlite_index
+from scratchfs.engine.entry_sql import ENTRY_COLUMNS, UPSERT_SET
 from scratchfs.engine.pattern_advice import AS_WRITTEN_REWRITE, POSIX_REWRITE
 from scratchfs.engine.pattern_syntax import parse
-from scratchfs.engine.protocols import (
-    COPY_LOST_REASONS,
-    ENTRY_COLUMNS,
-    REPAIRED_KINDS,
-    SWEPT_MISSING,
-    UPSERT_SET,
-    Gone,
-    repaired,
-)
+from scratchfs.engine.protocols import COPY_LOST_REASONS, REPAIRED_KINDS, SWEPT_MISSING, Gone, repaired
 from scratchfs.engine.sqlite_schema import create_tables
 from scratchfs.engine.structure import BytesSource, jsonl, slurp
 from scratchfs.engine.structure.jsondoc import jq_error, parse_path

@@ -108,12 +108,16 @@ def failed_at(exc: InvalidArgument, handle: str, filter: str, cursor: str | None
     """``exc`` again, or, when it is jq's failure of a step (:class:`JqFailed`) on the first output of a page after
     the first (``cursor``, the page's: it starts at that output), the failure at its output number and how to read
     on (:func:`read_on`); when it is jq's parse error of a stream of documents there, how to read past it
-    (:func:`stream_broken`)."""
+    (:func:`stream_broken`) -- of JSON lines (``record_of``) on any page, the first too (``cursor`` ``None``: no
+    output named; a first record that is not JSON was refused as a document "jq reads none of", where the records
+    read passes over it)."""
     number = None if cursor is None else cursor_position(cursor)
-    broken = None if number is None or slurp else stream_broken(exc, handle, filter, budget, record_of)
+    known = number is not None or record_of is not None
+    broken = stream_broken(exc, handle, filter, budget, record_of) if known and not slurp else None
     if broken is not None:
         column = "" if exc.column is None else f", column {exc.column:,}"
-        return NotJson(Advice.of(f"jq: parse error at line {exc.line:,}{column}, output {number + 1:,}; ", broken),
+        output = "" if number is None else f", output {number + 1:,}"
+        return NotJson(Advice.of(f"jq: parse error at line {exc.line:,}{column}{output}; ", broken),
                        by_jq=True, line=exc.line, column=exc.column)
     if not isinstance(exc, JqFailed) or number is None:
         return exc

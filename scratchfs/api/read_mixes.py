@@ -25,28 +25,15 @@ _KEPT = ("end", "budget", "encoding")
 """The arguments of a refused call that each call its refusal names keeps (they bound or shape any read)."""
 
 
-def _told(said: str, lead: str, call: Call, instead: str, *rest: str | Call) -> InvalidArgument:
-    """The refusal ``said`` going on with ``lead``, ``call`` and ``rest``; ``call`` written as ``instead`` where its
-    needle (up to 4 KiB) would make the text longer than a tool error holds (:data:`MIN_REPLY_BYTES`; a face that
-    writes calls its own way, the CLI, still gets it whole)."""
-    advice = Advice.of(said, lead, call, *rest)
-    if len(str(advice).encode("utf-8")) > MIN_REPLY_BYTES - 64:
-        advice = Advice.of(said, lead, call.shown(instead), *rest)
-    return InvalidArgument(advice)
-
-
-def _split_line_read(said: str, handle: str, offset: int, length: int | None, line: int | None, lines: int | None,
-                     searching: bool, given: Mapping[str, Any]) -> InvalidArgument:
-    """The refusal ``said`` of a line read mixed with a search or a range (``given``: the call's other arguments),
-    naming the two calls that split it: the search or range, then the line read (:func:`_told`)."""
-    kept = {name: given.get(name) for name in _KEPT}
-    start = offset or None
-    read = Call.of("read_handle", handle=handle, line=line, lines=lines, offset=start if line is None else None,
-                   **kept)
-    other = Call.of("read_handle", handle=handle, **{name: given.get(name) for name in _SEARCH_ARGUMENTS},
-                    offset=start, **kept) if searching else Call.of("read_handle", handle=handle, offset=start,
-                                                                    length=length, **kept)
-    return _told(said, ": make two calls, ", other, "this call without line= and lines=", " and ", read)
+def _told(said: str, *advice: str | Call, instead: str = "the same search") -> InvalidArgument:
+    """The refusal ``said`` going on with ``advice``; each call in it that has a needle written as ``instead`` where
+    that needle (up to 4 KiB) would make the text longer than a tool error holds (:data:`MIN_REPLY_BYTES`; a face
+    that writes calls its own way, the CLI, still gets it whole)."""
+    told = Advice.of(said, *advice)
+    if len(str(told).encode("utf-8")) > MIN_REPLY_BYTES - 64:
+        told = Advice.of(said, *(part.shown(instead) if isinstance(part, Call) and any(
+            name in ("match", "pattern") for name, _ in part.arguments) else part for part in advice))
+    return InvalidArgument(told)
 
 
 def check_read_modes(*, offset: int, length: int | None, line: int | None, lines: int | None, searching: bool,
@@ -70,12 +57,9 @@ def check_read_modes(*, offset: int, length: int | None, line: int | None, lines
                      calls.search(), ", or the read without them: ", calls.plain())
     if line is not None or lines is not None:
         if searching or length is not None:
-            said = "a line read takes line (or offset) and lines; length, match and pattern are for other reads"
-            if not isinstance(handle, str):
-                raise InvalidArgument(said)
-            raise _split_line_read(said, handle, offset, length, line, lines, searching, {
-                **(asked or {}), "ignore_case": ignore_case or None, "context": context, "max_matches": max_matches,
-                "before": before})
+            calls.refuse("a line read takes line (or offset) and lines; length, match and pattern are for other "
+                         "reads", "make two calls, ", calls.search() if searching else calls.range(), " and ",
+                         calls.lines(), instead="this call without line= and lines=")
         if line is not None and offset:
             calls.refuse("a line read starts at a line or at a byte offset, not both", "from the line: ",
                          calls.lines(), ", or from the byte: ", calls.lines(at_line=False))
@@ -95,16 +79,13 @@ class _Calls:
         self.handle, self.offset, self.given = handle, offset, given
         self.kept = {name: given.get(name) for name in _KEPT}
 
-    def refuse(self, said: str, *advice: str | Call) -> None:
+    def refuse(self, said: str, *advice: str | Call, instead: str = "the same search") -> None:
         """Raise InvalidArgument ``said``, then ``": "`` and ``advice`` when the call named a handle (without one,
-        ``said`` alone: a face checking the arguments before it has one)."""
+        ``said`` alone: a face checking the arguments before it has one); a long needle's search written as
+        ``instead`` (:func:`_told`)."""
         if not isinstance(self.handle, str):
             raise InvalidArgument(said)
-        told = Advice.of(said, ": ", *advice)
-        if len(str(told).encode("utf-8")) > MIN_REPLY_BYTES - 64:  # (a long needle: the search named in words)
-            told = Advice.of(said, ": ", *(part.shown("the same search") if isinstance(part, Call) and any(
-                name in ("match", "pattern") for name, _ in part.arguments) else part for part in advice))
-        raise InvalidArgument(told)
+        raise _told(said, ": ", *advice, instead=instead)
 
     def search(self, **changed: object) -> Call:
         """The call as a search: its needle, or the placeholder ``match="TEXT"`` (a search for it says what goes in
@@ -119,6 +100,10 @@ class _Calls:
         """The call's byte or line read alone: its ``line``/``lines`` (else ``offset``, ``length``)."""
         if self.given.get("line") is not None or self.given.get("lines") is not None:
             return self.lines()
+        return self.range()
+
+    def range(self) -> Call:
+        """The call's byte range read: its ``offset`` and ``length``."""
         return Call.of("read_handle", handle=self.handle, offset=self.offset or None, length=self.given.get("length"),
                        **self.kept)
 
@@ -145,7 +130,7 @@ def _count_alone(others: set[str], handle: object, asked: Mapping[str, Any]) -> 
             raise InvalidArgument(said)
         count = Call.of("read_handle", handle=handle, **{name: asked.get(name) for name in (
             "match", "pattern", "offset", "ignore_case", *_KEPT)}, count=True)
-        raise _told(said, "; the count alone: ", count, f"this call without {', '.join(sorted(others))}")
+        raise _told(said, "; the count alone: ", count, instead=f"this call without {', '.join(sorted(others))}")
 
 
 def _advice(mixed: list[str], given: dict[str, Any]) -> list[str]:

@@ -22,6 +22,7 @@ record an expiry moved later after the write (``refresh_on_read``): such a row e
 from __future__ import annotations
 
 import logging
+import math
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -36,7 +37,7 @@ from scratchfs.engine.pairing import LOCAL_LOCATION, location_of
 from scratchfs.engine.protocols import BlobFile
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.segment_sweep import known_locations
-from scratchfs.engine.takeover import adopt_named, named_elsewhere, previous_owners, stale
+from scratchfs.engine.takeover import ADOPT, OrphanRule, adopt_named, named_elsewhere, since_pairing
 from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, ScratchError
 
 __all__ = ["UNBOUND_SKIP", "RebuildReport", "adopt_orphans", "adoptable", "open_for_rebuild", "open_lost_blobs",
@@ -181,7 +182,8 @@ def adopt_orphans(store: ScratchStore, found: list[BlobFile]) -> None:
         return
     store.blobs.fence()  # (one marker read and one query, as a sweep's before it adopts: once per fsck --repair)
     location = _location(store)
-    if not previous_owners(store.index, location)[1]:
+    rule = _rule(store, location)
+    if not rule.adopting():
         return
     scopes: dict[tuple[str, str], list[BlobFile]] = {}
     for f in found:
@@ -190,25 +192,33 @@ def adopt_orphans(store: ScratchStore, found: list[BlobFile]) -> None:
     for where, files in scopes.items():
         known = known_locations(store.index, [f.token for f in files], where)
         orphans += [f for f in files if f.token not in known]
-    adopt_named(store.index, location, orphans, lambda f, at: adopt_blob(store, f, at))
+    adopt_named(store.index, location, [(f, math.inf) for f in orphans],  # (any age: see _rule)
+                lambda f, at: adopt_blob(store, f, at), rule)
 
 
 def adoptable(store: ScratchStore, orphans: list[BlobFile]) -> set[str]:
     """The locations of those of ``orphans`` (blobs no row of this index names, as listed by ``blob_files``) that a
     row of a previous owner of its blobs names (:func:`scratchfs.engine.takeover.named_elsewhere`): an old host's
     acknowledged writes after a takeover, which the sweep and ``fsck --repair`` adopt rather than remove -- for
-    ``fsck``, which lists them as such. Not one committed over an hour ago (:func:`~scratchfs.engine.takeover.stale`:
-    the sweep refuses it and removes it as an orphan). None on a local (SQLite) index, and no query on a PostgreSQL
-    one never taken over (after the first in a minute).
+    ``fsck``, which lists them as such: those :class:`~scratchfs.engine.takeover.OrphanRule` judges ``adopt`` --
+    not one committed over an hour ago (stale: the sweep refuses it and removes it as an orphan). None on a local
+    (SQLite) index, and no query on a PostgreSQL one never taken over (after the first in a minute).
 
     Raises:
         StorageError, StoreBusy: from the index.
     """
     if not hasattr(store.blobs, "fence") or not orphans:  # (a PostgreSQL index's blobs: a local index has no owner)
         return set()
-    now = store.now()
-    return {found.location for found, at in named_elsewhere(store.index, _location(store), orphans)
-            if not stale(at, now)}
+    location = _location(store)
+    rule = _rule(store, location)
+    return {found.location for found, at in named_elsewhere(store.index, location, orphans)
+            if rule.judge(math.inf, rule.now - at) == ADOPT}
+
+
+def _rule(store: ScratchStore, location: str) -> OrphanRule:
+    """The orphan rule as ``fsck`` goes by it: an orphan of any age is looked up (``--repair`` adopts it at once),
+    aged against the store clock. Raises StorageError, StoreBusy."""
+    return OrphanRule(-math.inf, since_pairing(store.index, location), store.now())
 
 
 def _location(store: ScratchStore) -> str:

@@ -23,7 +23,6 @@ from scratchfs.engine.seekable import FormatError, SeekableReader, read_seek_tab
 from scratchfs.engine.segment_sweep import known_locations
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure.paging import ReaderSource
-from scratchfs.engine.takeover import stale
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, NotFound, ScratchError
 
@@ -132,18 +131,13 @@ def adopt_blob(store: ScratchStore, found: BlobFile, committed_at: float) -> boo
     are; not the old host's clock, which may run ahead of the new owner's writes of its key); True if it did. A blob
     not restored (expired, superseded by a newer entry of its key, deleted since, foreign, corrupt, unbound, gone,
     its row refused as its run is not in the platform's runs table) is left to the sweep, which removes it as an
-    orphan; why is logged unless it is expired, superseded, deleted, gone or refused. Nor is one committed over
-    :data:`~scratchfs.foundation.limits.TOMBSTONE_SECONDS` ago (:func:`~scratchfs.engine.takeover.stale`: a delete
-    since may be forgotten; logged, its blob not read).
+    orphan; why is logged unless it is expired, superseded, deleted, gone or refused. Whether it is adopted at all
+    (not one committed over an hour ago: stale) is :class:`~scratchfs.engine.takeover.OrphanRule`'s, judged by
+    :func:`~scratchfs.engine.takeover.adopt_named` before it calls this.
 
     Raises:
         StorageError, StoreBusy: from the index, the delete lock or the object store (the sweep stops there).
     """
-    if stale(committed_at, store.now()):
-        log.warning("scratchfs: an orphan a previous owner's row names was not adopted (%s): written over an hour ago, "
-                    "its key may have been deleted since (tombstones last an hour); the sweeps of the hour after the "
-                    "takeover adopt such writes", found.location)
-        return False
     try:
         skipped = restore_blob(store, found, created_at=committed_at)
     except UnboundBlob:

@@ -26,8 +26,6 @@ import zlib
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-import imagesize
-
 from scratchfs.api.shape_words import kib, plural, short_name
 
 __all__ = ["BINARY_MAGIC", "COMPRESSED", "FORMATS", "NUL_SEPARATED", "STARTS", "TAR_MAGIC_AT", "UTF16_FORMATS",
@@ -386,7 +384,10 @@ def utf16_bare(sample: bytes) -> str | None:
 
 def _dimensions(sample: bytes) -> tuple[int, int]:
     """An image's (width, height) in pixels as shown (an EXIF rotation applied), or ``(-1, -1)``: ``imagesize``
-    reads them from the header fields, and gives ``(-1, -1)`` for anything it cannot read."""
+    reads them from the header fields, and gives ``(-1, -1)`` for anything it cannot read (imported at the first
+    image, not at every process's start: ``tests/test_start_imports.py``)."""
+    import imagesize
+
     return imagesize.get(_Reads(sample))
 
 

@@ -93,7 +93,7 @@ def terminal_controls(sample: bytes, complete: bool = True, bare: int | None = N
     escapes = sample.count(b"\x1b[") if b"\x1b" in sample else 0  # (memchr first: most text holds no ESC)
     # nroff's bold (X\bX) and underline (_\bX): man pages, as man -P cat keeps them (memchr first, as for ESC)
     overstrikes = sample.count(b"\b") if b"\b" in sample else 0
-    overwrites = _bare_crs(sample) if bare is None else bare
+    overwrites = bare_crs(sample) if bare is None else bare
     if overwrites and cr_ends_lines(sample, overwrites, complete):
         overwrites = 0
     most = max(escapes, overwrites, overstrikes)
@@ -123,7 +123,7 @@ def colours_removed(sample: bytes, complete: bool = True) -> bytes | None:
         sample = sample[: sample.rfind(b"\n") + 1]
     if b"\r\x1b[" in sample:  # (a line erased and written again: what stood before is gone)
         sample = _ERASED_RE.sub(b"\n", b"\n" + sample)[1:]
-    if b"\b" in sample or (b"\r" in sample and _bare_crs(sample)):
+    if b"\b" in sample or (b"\r" in sample and bare_crs(sample)):
         return None
     plain = _COLOUR_RE.sub(b"", sample)
     return None if b"\x1b" in plain else plain
@@ -153,22 +153,18 @@ def lone_cr_line_ends(sample: bytes) -> int:
     """The lines of ``sample`` that end in a lone carriage return, when it is no terminal output
     (:func:`terminal_controls` gave ``""``) and such lines are more than those ending in ``\\n``: classic Mac OS
     text, which line reads (counting ``\\n``) see as one line; else 0. Never raises."""
-    bare = _bare_crs(sample)
+    bare = bare_crs(sample)
     return bare if bare > sample.count(b"\n") else 0
 
 
 def bare_crs(sample: bytes) -> int:
-    """The carriage returns of ``sample`` that no ``\\n`` follows (a redraw's, a classic Mac OS line end): what
-    :func:`terminal_controls` and :func:`lone_cr_line_ends` count, counted once by a caller that asks both (a CRLF
-    text's search for one costs 5-16 us at 4-16 KiB). Never raises."""
-    return _bare_crs(sample)
-
-
-def _bare_crs(sample: bytes) -> int:
-    """The carriage returns of ``sample`` that no ``\\n`` follows: none when one search finds none, else every
-    ``\\r`` less those of the ``\\r\\n`` pairs (a two-byte count is slow on a run of ``\\r``: not without ``\\n``).
-    The search (half the two counts on CRLF text) is made only in a small sample whose first KiB holds few ``\\r``:
-    it stops at each one, 4 times the counts where every other byte is one."""
+    """The carriage returns of ``sample`` that no ``\\n`` follows (a redraw's, a classic Mac OS line end), which
+    :func:`terminal_controls` counts and :func:`lone_cr_line_ends` (a caller that counted them hands the count to
+    the first, and asks the second nothing when it is 0: a CRLF text's search for one costs 5-16 us at 4-16 KiB):
+    none when one search finds none, else every ``\\r`` less those of the ``\\r\\n`` pairs (a two-byte count is
+    slow on a run of ``\\r``: not without ``\\n``). The search (half the two counts on CRLF text) is made only in a
+    small sample whose first KiB holds few ``\\r``: it stops at each one, 4 times the counts where every other byte
+    is one. Never raises."""
     if b"\r" not in sample:
         return 0
     sparse = len(sample) <= _SEARCHED_BYTES and sample.count(b"\r", 0, 1024) * _SPARSE_CR_BYTES <= 1024

@@ -54,7 +54,7 @@ from scratchfs.engine.postgres_index import PostgresIndex
 from scratchfs.engine.protocols import SWEPT_MISSING, BlobFile
 from scratchfs.engine.s3_blobs import S3Blobs, unread_why
 from scratchfs.engine.sweeper import BATCH_ROWS, SweepResult
-from scratchfs.engine.takeover import ADOPT_AFTER, Adopt, adopt_named, adopting
+from scratchfs.engine.takeover import REMOVE, Adopt, OrphanRule, adopt_named, since_pairing
 from scratchfs.foundation.checks import path_part
 from scratchfs.foundation.limits import CLOCK_SLACK_SECONDS
 
@@ -110,8 +110,8 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
                    if _where(run_id, agent_id, blob) not in listed
                    and ((key := blobs.object_key(run_id, agent_id, blob)) is None or blobs.head(key) is None)]
         dropped = index.delete_rows(missing, reason=SWEPT_MISSING, now=now)
-        ages = clock() - grace, clock() - min(grace, ADOPT_AFTER)  # (to remove; to adopt: sooner, see ADOPT_AFTER)
-        removed, failed = _remove_orphans(index, blobs, objects, known, ages, fence, adopt)
+        rule = OrphanRule(grace, lambda: since_pairing(index, location_of(blobs.url)), now)  # (asked when due)
+        removed, failed = _remove_orphans(index, blobs, objects, known, (rule, clock()), fence, adopt)
         failures.update(failed)
         if failures:
             log.warning("scratchfs: fleet sweep: the object store did not delete %d objects (left for the next "
@@ -124,19 +124,23 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
                            len(failures), unread_objects=len(blobs.unread_listed))
 
 
-def _remove_orphans(index: PostgresIndex, blobs: S3Blobs, objects: list, known: list, ages: tuple[float, float],
-                    fence: Callable[[], None], adopt: Adopt | None) -> tuple[list, list[str]]:
+def _remove_orphans(index: PostgresIndex, blobs: S3Blobs, objects: list, known: list,
+                    judged: tuple[OrphanRule, float], fence: Callable[[], None],
+                    adopt: Adopt | None) -> tuple[list, list[str]]:
     """Step 4: delete the listed ``objects`` that no row of ``known`` (nor of a second look, under the exclusive
-    delete lock) names and that were last modified at or before ``ages[0]`` (epoch seconds), after ``fence`` and
-    after adopting (``adopt``) those last modified at or before ``ages[1]`` that a previous owner's row names;
-    return the objects the store confirmed deleted and the keys it did not delete."""
+    delete lock) names and that the rule (``judged``: the rule and the time, epoch seconds, their ``LastModified``
+    is aged against) says to remove, after ``fence`` and after adopting (``adopt``) those it says are due that a
+    previous owner's row names; return the objects the store confirmed deleted and the keys it did not delete."""
+    rule, at = judged
     named = {_where(*row[1:]) for row in known}
-    unnamed = [obj for obj in objects if (obj.run, obj.agent, obj.token) not in named and obj.modified <= ages[1]]
-    if adopt is not None and unnamed and adopting(index, location := location_of(blobs.url)):
+    unnamed = [(obj, at - obj.modified) for obj in objects if (obj.run, obj.agent, obj.token) not in named]
+    due = [(BlobFile(o.run, o.agent, o.location, o.token), age) for o, age in unnamed
+           if adopt is not None and rule.due(age)]
+    if adopt is not None and due:
         # (before the exclusive lock, which a restore's shared one would wait for: the second look below finds the
         # rows restored and keeps their objects)
-        adopt_named(index, location, [BlobFile(o.run, o.agent, o.location, o.token) for o in unnamed], adopt)
-    candidates = [obj for obj in unnamed if obj.modified <= ages[0]]
+        adopt_named(index, location_of(blobs.url), due, adopt, rule)
+    candidates = [obj for obj, age in unnamed if rule.judge(age) == REMOVE]
     if not candidates:
         return [], []
     with blobs.delete_lock(True, blobs.timeout):  # no write commits a row between this look and the delete

@@ -25,12 +25,7 @@ from scratchfs.engine.pattern_syntax import (
 )
 from scratchfs.foundation.errors import InvalidArgument
 
-try:  # the parser behind `re`: a core syntax read back (leading_classes)
-    from re import _parser as _sre_parse  # Python 3.11+
-except ImportError:  # pragma: no cover - Python 3.10
-    import sre_parse as _sre_parse  # type: ignore[no-redef]
-
-__all__ = ["SCAN_OFFSETS", "first_bytes", "leading_classes", "nonempty_core", "opens_optionally"]
+__all__ = ["first_bytes", "nonempty_core", "opens_optionally"]
 
 # a loose backreference as CoreWriter writes it, and its group number
 _LOOSE_REFS = re.compile(rb"\(\?:(\(\?i:)?\(\?P=g(\d+)\)\)?\|\)")
@@ -159,21 +154,25 @@ class _NonEmpty:
         rest as written, the items before it matched empty and passed over)."""
         if depth > MAX_NESTING:
             raise _Unknown
-        items, ways = list(items), []
+        items, ways, lead = list(items), [], b""
         for i, (op, av) in enumerate(items):
             name = op_name(op)
             first, nullable = _first_item(name, av, flags, depth)
             if first is None:
                 raise _Unknown
             if not nullable:
-                ways.append(self.rest(items[i:], flags, depth, True))
+                way = self.rest(items[i:], flags, depth, True)
+                ways.append((lead + way[0], way[1]))
                 break
+            if _kept_assertion(name, av):
+                lead += self.writer.item(name, av, flags, depth, 1)[0]
+                continue
             inner = self.item(name, av, flags, depth)
             if inner is not None and inner[1]:
                 after = self.rest(items[i + 1 :], flags, depth, False)
                 inner = inner[0] + after[0], after[1]
             if inner is not None:
-                ways.append(inner)
+                ways.append((lead + inner[0], inner[1]))
         return _either(ways)
 
     def item(self, name: str, av, flags: int, depth: int) -> _Way | None:
@@ -206,6 +205,24 @@ class _NonEmpty:
         if self.short:
             return first[0], False
         return first[0] + body + (b"{0,}" if high == MAXREPEAT else b"{0,%d}" % (high - 1)), True
+
+
+def _kept_assertion(name: str, av) -> bool:
+    """Whether a zero-width item before a way's first byte is kept in the finder: an anchor, or a lookaround that
+    captures no group and names none (it holds at the place the match begins, and decides there as in the match);
+    any other is passed over."""
+    if name == "AT":
+        return True
+    if name not in ("ASSERT", "ASSERT_NOT"):
+        return False
+    stack = [av[1]]
+    while stack:
+        for op, item in stack.pop():
+            inner = op_name(op)
+            if inner in ("GROUPREF", "GROUPREF_EXISTS") or (inner == "SUBPATTERN" and item[0] is not None):
+                return False
+            stack.extend(sub_sequences(inner, item))
+    return True
 
 
 def _arms(name: str, av) -> list:
@@ -266,53 +283,3 @@ def _first_item(name: str, av, flags: int, depth: int) -> tuple[frozenset[int] |
             return None, True
         return frozenset().union(*(first for first, _ in results)), any(n for _, n in results)
     return None, True  # anything else: not known
-
-
-SCAN_OFFSETS = 8
-"""Most leading bytes :func:`leading_classes` reads."""
-
-
-def leading_classes(core: bytes) -> list[frozenset[int]]:
-    """The classes of the bytes at offsets 0, 1, 2, ... (at most :data:`SCAN_OFFSETS`) that every match of ``core``
-    (core syntax: a finder, or a pattern's own) begins with: each match's byte at offset ``k`` is in the ``k``-th
-    class. Read through groups, repeats of at least one iteration, zero-width items (passed), a backreference or
-    conditional naming a group matched whole before it; stops at anything else. Never raises (``[]``: not known)."""
-    try:
-        tree = _sre_parse.parse(core.decode("latin-1"), re.MULTILINE)
-        found: list[frozenset[int]] = []
-        _leading(tree, tree.state.flags, found, {})
-        return found[:SCAN_OFFSETS]
-    except (re.error, RecursionError, ValueError, OverflowError, InvalidArgument):
-        return []
-
-
-def _leading(items, flags: int, found: list[frozenset[int]], groups: dict[int, list[frozenset[int]]]) -> bool:
-    """Appends to ``found`` the classes of ``items``' leading bytes; whether ``items`` were read whole (of fixed
-    width). ``groups``: the classes of the groups matched whole so far."""
-    for op, av in items:
-        if len(found) >= SCAN_OFFSETS:
-            return False
-        name = op_name(op)
-        if name in ("LITERAL", "NOT_LITERAL", "ANY", "IN"):
-            found.append(frozenset(class_members(name, av, flags)))
-        elif name in ("AT", "ASSERT", "ASSERT_NOT"):
-            continue
-        elif name == "SUBPATTERN":
-            mark = len(found)
-            if not _leading(av[-1], (flags | av[1]) & ~av[2], found, groups):
-                return False
-            if av[0] is not None:
-                groups[av[0]] = found[mark:]
-        elif name in REPEATS and av[0] >= 1:
-            if not _leading(av[2], flags, found, groups) or av[0] != av[1]:
-                return False
-            if av[0] > 1:  # (a fixed repeat: its first iteration read; the rest not)
-                return False
-        elif name == "GROUPREF" and av in groups and not flags & re.IGNORECASE:
-            found.extend(groups[av])
-        elif name == "GROUPREF_EXISTS" and av[0] in groups:
-            if not _leading(av[1], flags, found, groups):
-                return False
-        else:
-            return False
-    return True

@@ -40,6 +40,7 @@ __all__ = [
     "MAX_REPEAT_COUNT",
     "REPEATS",
     "CoreWriter",
+    "captured",
     "class_members",
     "class_syntax",
     "crlf_line_ends",
@@ -157,7 +158,7 @@ def _refuse_empty_iterations(tree) -> None:
                 walk(sub)
 
     walk(tree)
-    caught = sorted(named & set().union(*map(_captured, repeats))) if named else []
+    caught = sorted(named & set().union(*map(captured, repeats))) if named else []
     if caught:
         group = caught[0]
         raise InvalidArgument(
@@ -189,15 +190,14 @@ def _one_way(items) -> bool:
     return True
 
 
-def _captured(items) -> set[int]:
+def captured(items) -> set[int]:
     """The numbers of the groups captured in a parsed sequence (lookarounds and nested repeats included)."""
     found: set[int] = set()
     for op, av in items:
         name = op_name(op)
         if name == "SUBPATTERN" and av[0] is not None:
             found.add(av[0])
-        for sub in sub_sequences(name, av):
-            found |= _captured(sub)
+        found.update(*map(captured, sub_sequences(name, av)))
     return found
 
 

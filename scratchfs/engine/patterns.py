@@ -24,9 +24,10 @@ from functools import lru_cache
 
 import regex
 
-from scratchfs.engine.pattern_finder import first_bytes, leading_classes, nonempty_core, opens_optionally
-from scratchfs.engine.pattern_syntax import MAXREPEAT, class_syntax, parse, write_core
-from scratchfs.engine.pattern_worker import FLAGS, Engine, Span
+from scratchfs.engine.pattern_finder import first_bytes, nonempty_core, opens_optionally
+from scratchfs.engine.pattern_scan import PathScan, scan_paths
+from scratchfs.engine.pattern_syntax import MAXREPEAT, parse, write_core
+from scratchfs.engine.pattern_worker import FLAGS, Engine, Sent, Span
 from scratchfs.engine.worker_pipe import PoolBusy
 from scratchfs.foundation import limits
 from scratchfs.foundation.errors import InvalidArgument, PatternMatchesEmpty, PatternTimeout, PatternTooLong, SearchOn
@@ -194,7 +195,8 @@ class PatternMatcher:
         self.keep_before = reach
         self.timeout = timeout
         self.deadline = time.monotonic() + timeout
-        self.engine = Engine(self.compiled, self.deadline, timeout)
+        sent = Sent()  # (the buffer goes to a worker once for the pattern and its finder)
+        self.engine = Engine(self.compiled, self.deadline, timeout, sent)
         self._deciding: tuple[int, int | None] = (0, 0)  # the match starts the engine is deciding (see find)
         self.literal, self.prefix_width = analysis.literal, analysis.prefix_width
         # a pattern matching empty text: the engine runs only at the bytes a non-empty match can begin with (each
@@ -205,8 +207,8 @@ class PatternMatcher:
         # ... and where a pattern finds each place a non-empty match can begin (a byte of "e" need not start one of
         # "(?:eq)*": each such byte cost a trip through Python too, 5 s into 64 MiB of text), it runs only there
         self.finder = None if analysis.finder is None or self.empty_only else Engine(
-            regex.compile(analysis.finder, FLAGS, cache_pattern=False), self.deadline, timeout)
-        self.scan = None if self.finder is None else ClassScan(leading_classes(analysis.finder), self.finder.compiled)
+            regex.compile(analysis.finder, FLAGS, cache_pattern=False), self.deadline, timeout, sent)
+        self.scan = None if self.finder is None else PathScan(scan_paths(analysis.finder, reach), self.finder.compiled)
         if not analysis.crosses_lines:
             self.mode = "lines"
         elif analysis.reach is not None and analysis.reach <= reach:
@@ -245,10 +247,13 @@ class PatternMatcher:
             return self._prefiltered(buf, pos, limit, at_end, base)
         except TimeoutError as exc:
             raise self._timed_out(buf, limit, base, isinstance(exc, PoolBusy)) from None
+        except MemoryError:  # (regex backtracking a repeated group that can match empty, (?:(a?)?)*z over 3 MB of
+            raise self._timed_out(buf, limit, base, None) from None  # "a": 600 MB, then an untyped MemoryError)
 
-    def _timed_out(self, buf: bytearray, limit: int, base: int, busy: bool) -> PatternTimeout:
+    def _timed_out(self, buf: bytearray, limit: int, base: int, busy: bool | None) -> PatternTimeout:
         """The error of a search stopped at its time limit while deciding the match starts :attr:`_deciding`;
-        ``busy``: it waited for a worker the whole time (a call that may be given up finding every one busy)."""
+        ``busy``: it waited for a worker the whole time (a call that may be given up finding every one busy);
+        ``None``: the regex engine ran out of memory backtracking (a PatternTimeout too: the same runaway)."""
         first, last = self._deciding
         if last is None:  # the line of a prefiltered start
             last = buf.find(b"\n", first, limit) + 1 or limit
@@ -257,6 +262,9 @@ class PatternMatcher:
         what = (f"{named} was stopped at its time limit of {self.timeout:g} s deciding the matches that start in "
                 f"bytes {start}-{past}: every regex worker was busy with other searches; search again from "
                 f"offset={start} once they end, or " if busy else
+                f"{named} ran out of the regex engine's memory backtracking over the matches that start in bytes "
+                f"{start}-{past} (it would again from offset={start}): use a pattern with a literal part or less "
+                "backtracking (no repeat of a group that can match empty text), or " if busy is None else
                 f"{named} ran past its time limit of {self.timeout:g} s deciding the matches that start in bytes "
                 f"{start}-{past} (it would time out again from offset={start}): use a pattern with a literal part or "
                 "less backtracking, or ")
@@ -308,13 +316,13 @@ class PatternMatcher:
 
     def _at_starts(self, buf: bytearray, pos: int, limit: int, at_end: bool, base: int) -> tuple[int, int] | None:
         """The first non-empty match of a pattern that matches empty text (or has no literal and an optional first
-        item): the engine asked only where one can begin -- the finder's matches, the places its leading classes'
-        scan finds (:class:`ClassScan`), or the bytes it can begin with (:attr:`starts`) -- for a match starting
-        there; exact, as no non-empty match starts elsewhere."""
+        item): the engine asked only where one can begin -- the finder's matches, the places the scan of the bytes
+        its ways need finds (:class:`~scratchfs.engine.pattern_scan.PathScan`), or the bytes it can begin with
+        (:attr:`starts`) -- for a match starting there; exact, as no non-empty match starts elsewhere."""
         partial = self.mode == "reach" and not at_end
         while pos < limit:
-            if self.scan is not None and self.scan.used(buf, pos):  # the bytes every match begins with
-                start = self.scan.next(buf, pos, limit)
+            if self.scan is not None and self.scan.used(buf, pos):  # the bytes every match needs
+                start = self.scan.next(buf, pos, limit, self.deadline - time.monotonic())
             elif self.finder is not None:  # (a match of the finder is non-empty and may end past limit)
                 found = self.finder.first(buf, pos, limit if self.mode == "lines" else len(buf), partial, limit)
                 start = None if found is None else found[0]
@@ -351,55 +359,6 @@ class PatternMatcher:
                     return self._accept(buf, span, at_end, base)
             tried = found
             search_from = found + 1
-
-
-class ClassScan:
-    """Where a match can begin, found by a scan of the classes of its leading bytes (``classes[k]``: every match's
-    byte at offset ``k``; :func:`~scratchfs.engine.pattern_finder.leading_classes`), when that is quicker than the
-    finder's own search: the classes alone, without the groups, conditionals and repeats that keep ``regex`` from
-    its quick scans, and the rarest of them looked for first (``(?<=e)[0-9]``). ``(?:e\\d)*`` over text 58% "e" and
-    no digits: its finder ``(?:e[0-9]){1,}`` tries at each "e"; ``(e)?(?(1)q|)``'s ``(?P<g1>e)(?(g1)q|)`` too, where
-    ``eq`` is a string search. Used when, on the first :data:`SAMPLE_BYTES` bytes searched, the scan finds at most
-    twice the places the finder does and one more a 4 KiB (each place costs a call of the engine); decided once, by
-    counts (not timings: a loaded machine would decide at random).
-
-    Args:
-        classes: the leading classes (``[]``: never used).
-        finder: the finder's compiled pattern (:data:`~scratchfs.engine.pattern_worker.FLAGS`).
-    """
-
-    SAMPLE_BYTES = 1 << 18
-
-    def __init__(self, classes: list[frozenset[int]], finder: regex.Pattern) -> None:
-        self.classes, self.finder = classes, finder
-        self.chosen: tuple[int, regex.Pattern] | None = None  # (offset of the class looked for first, the scan)
-        self.decided = not classes
-
-    def used(self, buf: bytearray, pos: int) -> bool:
-        """Whether the scan is used (decided on ``buf[pos:]``'s first :data:`SAMPLE_BYTES` bytes, once there are 4 KiB
-        of them)."""
-        if not self.decided and len(buf) - pos >= 4096:
-            self.decided = True
-            sample = bytes(buf[pos : pos + self.SAMPLE_BYTES])
-            counts = [len(sample) - len(sample.translate(None, bytes(sorted(c)))) for c in self.classes]
-            offset = min(range(len(counts)), key=counts.__getitem__)
-            written = [class_syntax(c) for c in self.classes]  # (ranges: regex tests a list of bytes one by one)
-            ahead = b"".join(written[offset:])
-            scan = regex.compile(b"(?<=" + b"".join(written[:offset]) + b")" + ahead if offset else ahead, FLAGS)
-            try:  # (as selective as the finder, give or take a place a 4 KiB: then the scan, never slower)
-                found = len(self.finder.findall(sample, timeout=0.1))
-            except TimeoutError:
-                found = len(sample)
-            if len(scan.findall(sample)) <= 2 * found + len(sample) // 4096:
-                self.chosen = offset, scan
-        return self.chosen is not None
-
-    def next(self, buf: bytearray, pos: int, limit: int) -> int | None:
-        """The first place at or after ``pos``, before ``limit``, where a match can begin (its leading bytes in the
-        classes), or ``None``."""
-        offset, scan = self.chosen  # type: ignore[misc]
-        found = scan.search(buf, pos + offset, min(len(buf), limit + len(self.classes)), concurrent=True)
-        return None if found is None else found.start() - offset
 
 
 def _required_literal(tree) -> tuple[bytes | None, int]:

@@ -54,6 +54,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from scratchfs.engine.entry_sql import ENTRY_COLUMNS, UPSERT_SET
 from scratchfs.engine.keyset import LISTING_ORDER, page_filter
 from scratchfs.engine.postgres_blob_rows import PostgresBlobRows
 from scratchfs.engine.postgres_connect import pipelined
@@ -61,7 +62,7 @@ from scratchfs.engine.postgres_expiry import DB_NOW, DELETE_KEY, PostgresExpiry,
 from scratchfs.engine.postgres_pool import IndexPool
 from scratchfs.engine.postgres_schema import SCHEMA_VERSION, flag_unavailable, lock_key, migrate, no_answer, refusal
 from scratchfs.engine.postgres_stats import PostgresAggregates
-from scratchfs.engine.protocols import ENTRY_COLUMNS, UPSERT_SET, Entry, ExpiredRow, Gone, check_quota
+from scratchfs.engine.protocols import Entry, ExpiredRow, Gone, check_quota
 from scratchfs.foundation.errors import StorageError, StoreBusy, StoreClosed
 from scratchfs.foundation.limits import TOMBSTONE_SECONDS
 

@@ -67,17 +67,6 @@ class Entry(NamedTuple):
         return {name: value for name, value in zip(self._fields, self, strict=False) if name != "blob"}
 
 
-ENTRY_COLUMNS = ", ".join(Entry._fields)
-"""The columns of an index's entries table an :class:`Entry` is read from, in its fields' order (both indexes
-select and insert them so: one list, which a new field cannot leave behind)."""
-_ENTRY_KEY = ("run_id", "agent_id", "kind", "key")
-UPSERT_SET = (f"ON CONFLICT ({', '.join(_ENTRY_KEY)}) DO UPDATE SET " +
-              ", ".join(f"{name} = excluded.{name}" for name in (*Entry._fields, "frame_newlines")
-                        if name not in _ENTRY_KEY))
-"""The clause of an entry's write that replaces the row of its key: every column but the key set from the row
-written (``frame_newlines`` too), in SQLite's and PostgreSQL's common syntax."""
-
-
 @dataclass(frozen=True, slots=True)
 class Gone:
     """Why an entry of one's own scope is no longer there: ``reason`` (``"expired"``, ``"deleted"``,
@@ -363,11 +352,9 @@ class BlobStore(Protocol):
 
 __all__ = [
     "COPY_LOST_REASONS",
-    "ENTRY_COLUMNS",
     "REPAIRED",
     "REPAIRED_KINDS",
     "SWEPT_MISSING",
-    "UPSERT_SET",
     "BlobFile",
     "BlobInfo",
     "BlobSource",

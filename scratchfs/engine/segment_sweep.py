@@ -35,7 +35,7 @@ from scratchfs.engine.pairing import LOCAL_LOCATION
 from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.seek_table import read_seek_table
 from scratchfs.engine.sources import SliceRange
-from scratchfs.engine.takeover import ADOPT_AFTER, Adopt, adopt_named
+from scratchfs.engine.takeover import KEEP, REMOVE, Adopt, OrphanRule, adopt_named
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import ScratchError, StorageError
 from scratchfs.foundation.limits import BUSY_TIMEOUT, SEGMENT_COMPACT_FRACTION
@@ -80,29 +80,29 @@ def known_locations(index, locations: list[str], where: tuple[str, ...] | None =
     return {where for where in locations if index.has_blob(where)}
 
 
-def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float | None, remove: bool,
+def check_segment(index, blobs, where: tuple[str, str], name: str, rule: OrphanRule, remove: bool,
                   compact: bool = False, dying: frozenset[str] = frozenset(), now: float | None = None,
                   adopt: Adopt | None = None) -> SegmentCheck | None:
     """Judge the segment ``name`` in ``runs/<run dir>/<agent dir>`` (``where``): how much of it is live, and with
-    ``remove`` remove it if nothing is (and it was last modified before ``cutoff``, epoch seconds on the file
-    system's clock; ``None``: any age), with ``compact`` compact it if it is mostly dead and older than ``cutoff``.
-    ``dying``: locations whose rows the caller is about to delete (expired rows: their blobs go before their rows,
-    so that a sweep frees space before the index needs any); they count as named by no row. ``adopt``: a PostgreSQL
-    index's sweep restores the row of a blob no row names that a row of the index that owned the files before a
-    takeover names (:func:`scratchfs.engine.takeover.adopt_named`), judged as named then.
+    ``remove`` remove it if nothing is and ``rule`` (:class:`~scratchfs.engine.takeover.OrphanRule`; grace ``-inf``:
+    any age) says to remove a blob of its age (its modification time, file system's clock), with ``compact`` compact
+    it if it is mostly dead and that old. ``dying``: locations whose rows the caller is about to delete (expired
+    rows: their blobs go first, so that a sweep frees space before the index needs any); named by no row here.
+    ``adopt``: a PostgreSQL index's sweep restores the row of a blob no row names that a previous owner's row names
+    (:func:`scratchfs.engine.takeover.adopt_named`) once ``rule`` says it is due, judged as named then.
 
-    Returns ``None`` when it is not judged: it is younger than ``cutoff`` -- with ``adopt``, and than
-    :data:`~scratchfs.engine.takeover.ADOPT_AFTER` seconds, from when its records are judged for adoption -- (tested
-    first, as for a blob file: such a segment is neither removed nor compacted, so it is not scanned and the index is
-    not asked), locked (in use by a writer, whose records are judged for adoption alone: :func:`_adopt_held`), gone,
-    or not a regular file reached without a link; nor is it with ``remove`` or ``compact`` while
-    another process's write-behind journal names it (:func:`~scratchfs.engine.journal.journaled`, asked once its lock
-    is held: its writer may have died before committing its rows). When the journals cannot be read (``journal/``
-    is a link, a file, a FIFO, or unreadable: no dead writer's journal can be told), it is not compacted, and removed
-    only if no blob in it that no row names is one a recovery would restore (:func:`_restorable`: a bound handle
-    not expired at ``now``, epoch seconds on the store's clock, ``None``: ``time.time()``); such a segment is kept
-    for ``fsck --rebuild-index``, which ``fsck`` (reporting the journal directory) points to. Never raises for the
-    file system (logged); raises what the index raises (StoreBusy, StorageError)."""
+    Returns ``None`` when it is not judged: ``rule`` says to keep a blob of its age and, with ``adopt``, that its
+    records are not due for adoption yet (tested first, as for a blob file: such a segment is neither removed nor
+    compacted, so it is not scanned and the index is not asked), locked (in use by a writer, whose records are
+    judged for adoption alone: :func:`_adopt_held`), gone, or not a regular file reached without a link; nor is it
+    with ``remove`` or ``compact`` while another process's write-behind journal names it
+    (:func:`~scratchfs.engine.journal.journaled`, asked once its lock is held: its writer may have died before
+    committing its rows). When the journals cannot be read (``journal/`` is a link, a file, a FIFO, or unreadable:
+    no dead writer's journal can be told), it is not compacted, and removed only if no blob in it that no row names
+    is one a recovery would restore (:func:`_restorable`: a bound handle not expired at ``now``, epoch seconds on
+    the store's clock, ``None``: ``time.time()``); such a segment is kept for ``fsck --rebuild-index``, which
+    ``fsck`` (reporting the journal directory) points to. Never raises for the file system (logged); raises what
+    the index raises (StoreBusy, StorageError)."""
     parts = ("runs", *where)
     try:
         dir_fd = safe_fs.walk(blobs.root_fd, parts)
@@ -112,18 +112,18 @@ def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float
     try:
         fcntl.flock(dir_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         fd = safe_fs.open_file(dir_fd, name, os.O_RDONLY, "/".join((*parts, name)))
-        if cutoff is not None and os.fstat(fd).st_mtime > (cutoff if adopt is None else  # (judged for adoption
-                                                           max(cutoff, time.time() - ADOPT_AFTER)):  # sooner)
-            return _closed(fd, dir_fd)  # too young to remove or compact: neither scanned nor asked about
-        if not _try_lock(fd) and not (remove and _retire_own(index, blobs, parts, name, fd, dying)
-                                      and _try_lock(fd)):
-            return _adopt_held(index, (parts, name), (fd, dir_fd), adopt)
+        if rule.judge(age := time.time() - os.fstat(fd).st_mtime) == KEEP and not (adopt and rule.due(age)):
+            return _closed(fd, dir_fd)  # too young to remove, compact or adopt: neither scanned nor asked about
+        held = not _try_lock(fd) and not (remove and _retire_own(index, blobs, parts, name, fd, dying)
+                                          and _try_lock(fd))
     except OSError as exc:
         if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES, errno.ENOENT):
             log.warning("scratchfs: cannot check the segment %s (%s)", "/".join((*parts, name)), exc)
         return _closed(fd, dir_fd)
     except ScratchError:
         return _closed(fd, dir_fd)
+    if held:  # (outside the handlers above: it closes both itself, and the index's errors are raised)
+        return _adopt_held(index, (parts, name), (fd, dir_fd), (adopt, rule, age))
     try:
         guard = None  # the time a blob no row names is judged restorable at, when no journal can be read
         if remove or compact:
@@ -134,7 +134,7 @@ def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float
                 _tell_unreadable(exc)
                 guard, compact = time.time() if now is None else now, False
         fcntl.flock(dir_fd, fcntl.LOCK_UN)  # a compaction may create this process's own segment in the directory
-        return _judge(index, blobs, parts, name, (fd, dir_fd), cutoff, (remove, compact, dying, guard, adopt))
+        return _judge(index, blobs, parts, name, (fd, dir_fd), rule, (remove, compact, dying, guard, adopt))
     except OSError as exc:
         log.warning("scratchfs: cannot check the segment %s (%s); a later sweep will", name, exc)
         return None
@@ -142,21 +142,23 @@ def check_segment(index, blobs, where: tuple[str, str], name: str, cutoff: float
         _closed(fd, dir_fd)
 
 
-def _adopt_held(index, where: tuple[tuple[str, ...], str], fds: tuple[int, int], adopt: Adopt | None) -> None:
+def _adopt_held(index, where: tuple[tuple[str, ...], str], fds: tuple[int, int],
+                given: tuple[Adopt | None, OrphanRule, float]) -> None:
     """Adopt the blobs of the segment ``where`` (``(parts, name)``), open at ``fds`` and held by another process,
-    that no row names and a previous owner's row does (``adopt``; none when ``None``), then close both: an old
-    host that goes on running after a takeover holds its segment until it stops, and its writes in it must be
-    adopted within the hour (:func:`scratchfs.engine.takeover.stale`). Their records are complete (a row commits
-    after its record); nothing is removed (the segment is judged whole once let go)."""
-    (parts, name), (fd, dir_fd) = where, fds
+    that no row names and a previous owner's row does (``given``: ``adopt``, none when ``None``, the rule and the
+    segment's age in seconds), then close both: an old host that goes on running after a takeover holds its segment
+    until it stops, and its writes in it must be adopted within the hour (else stale:
+    :class:`~scratchfs.engine.takeover.OrphanRule`). Their records are complete (a row commits after its record);
+    nothing is removed (the segment is judged whole once let go)."""
+    (parts, name), (fd, dir_fd), (adopt, rule, age) = where, fds, given
     try:
-        if adopt is not None:
+        if adopt is not None and rule.due(age):
             fcntl.flock(dir_fd, fcntl.LOCK_UN)  # (writers of the directory are not held up by the adoption)
             located = segments.locations(name, segments.scan(lambda n, at: os.pread(fd, n, at),
                                                              os.fstat(fd).st_size)[0])
             named = known_locations(index, list(located), parts[1:])
-            adopt_named(index, LOCAL_LOCATION, [BlobFile(*parts[1:], f"{'/'.join(parts)}/{name}", loc)
-                                                for loc in located if loc not in named], adopt)
+            adopt_named(index, LOCAL_LOCATION, [(BlobFile(*parts[1:], f"{'/'.join(parts)}/{name}", loc), age)
+                                                for loc in located if loc not in named], adopt, rule)
     finally:
         _closed(fd, dir_fd)
 
@@ -189,21 +191,22 @@ def _closed(fd: int, dir_fd: int) -> None:
     os.close(dir_fd)
 
 
-def _judge(index, blobs, parts: tuple[str, ...], name: str, fds: tuple[int, int], cutoff: float | None,
+def _judge(index, blobs, parts: tuple[str, ...], name: str, fds: tuple[int, int], rule: OrphanRule,
            what: tuple[bool, bool, frozenset[str], float | None, Adopt | None]) -> SegmentCheck:
     fd, dir_fd = fds
     remove, compact, dying, guard, adopt = what
     st = os.fstat(fd)
+    age = time.time() - st.st_mtime  # (the file system's clock)
     records, _end, problem = segments.scan(lambda n, at: os.pread(fd, n, at), st.st_size)
     located = segments.locations(name, records)
     named = known_locations(index, list(located), parts[1:])
-    if adopt is not None and (unnamed := [where for where in located if where not in named]):
-        found = [BlobFile(*parts[1:], f"{'/'.join(parts)}/{name}", where) for where in unnamed]
-        named |= {f.token for f in adopt_named(index, LOCAL_LOCATION, found, adopt)}
+    if adopt is not None and (unnamed := [where for where in located if where not in named]) and rule.due(age):
+        found = [(BlobFile(*parts[1:], f"{'/'.join(parts)}/{name}", where), age) for where in unnamed]
+        named |= {f.token for f in adopt_named(index, LOCAL_LOCATION, found, adopt, rule)}
     known = named - dying
     check = SegmentCheck(st.st_size, sum(located[k].length for k in known), len(records), len(known),
                          problem=problem)
-    old = cutoff is None or st.st_mtime <= cutoff
+    old = rule.judge(age) == REMOVE
     if compact and known and old and check.live < SEGMENT_COMPACT_FRACTION * st.st_size:
         check.moved = _compact(index, blobs, parts, name, fd, [(k, located[k]) for k in sorted(known)])
         known = known_locations(index, list(known), parts[1:])

@@ -33,8 +33,9 @@ from typing import TypeVar
 from filelock import FileLock, Timeout
 
 from scratchfs.engine.batches import BatchSizer, TxnLog
+from scratchfs.engine.entry_sql import ENTRY_COLUMNS, UPSERT_SET
 from scratchfs.engine.keyset import LISTING_ORDER
-from scratchfs.engine.protocols import ENTRY_COLUMNS, UPSERT_SET, Entry, Gone, check_quota
+from scratchfs.engine.protocols import Entry, Gone, check_quota
 from scratchfs.engine.sqlite_connections import (
     APPLICATION_ID,
     Transaction,

@@ -35,6 +35,7 @@ import errno
 import fcntl
 import json
 import logging
+import math
 import os
 import stat
 import threading
@@ -49,7 +50,7 @@ from scratchfs.engine.pairing import LOCAL_LOCATION
 from scratchfs.engine.protocols import SWEPT_MISSING
 from scratchfs.engine.segment_sweep import check_segment, known_locations
 from scratchfs.engine.sqlite_index import Index
-from scratchfs.engine.takeover import Adopt, adopt_files, adopting
+from scratchfs.engine.takeover import REMOVE, Adopt, OrphanRule, adopt_files, since_pairing
 from scratchfs.foundation import limits
 from scratchfs.foundation.errors import ScratchError, StoreClosed, storage_error
 from scratchfs.foundation.text import one_line
@@ -156,6 +157,8 @@ def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool,
             rows += index.drain_scope(run_id, agent_id, upto, now)[0]
     sizer = BatchSizer(BATCH_ROWS)  # rows per transaction, adapted to how long the last one took
     touched: set[tuple[str, str, str]] = set()  # segments that named expired rows
+    since = math.inf if adopt is None else (lambda: since_pairing(index, LOCAL_LOCATION))  # (asked once due)
+    at_once = OrphanRule(-math.inf, since, now)  # (a segment its expired rows name: judged whatever its age)
     while True:
         want = sizer.size
         batch = index.expired_batch(now, want) if scaled else index.pop_expired(now, want)
@@ -166,18 +169,18 @@ def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool,
         named = {(r.run_id, r.agent_id, segments.parse_location(r.blob).name) for r in batch
                  if segments.is_location(r.blob)}
         # segments too, each judged the first time a batch names it (judging scans it: not once per batch)
-        files, freed = _add(_drop_dead_segments(index, blobs, named - touched, batch, now, adopt), files, freed)
+        files, freed = _add(_drop_dead_segments(index, blobs, named - touched, batch, at_once, adopt), files, freed)
         touched |= named
         rows += index.delete_expired(batch, now, sizer) if scaled else len(batch)
         if len(batch) < want:
             break
-    files, freed = _add(_drop_dead_segments(index, blobs, touched, [], now, adopt), files, freed)  # (rows gone)
+    files, freed = _add(_drop_dead_segments(index, blobs, touched, [], at_once, adopt), files, freed)  # (rows gone)
     index.forget_tombstones(now)
     full = full or not scaled
-    adopt = adopt if adopt is not None and adopting(index, LOCAL_LOCATION) else None  # (none to ask, else)
     cursor = _Cursor() if full else _Cursor.load(blobs)
     missing = _drop_rows_without_files(index, blobs, cursor, None if full else SLICE_ROWS, now)
-    orphans, orphan_bytes = _remove_orphans(index, blobs, (grace, now), cursor, None if full else SLICE_FILES, adopt)
+    rule = OrphanRule(grace, since() if callable(since) else since, now)  # (asked once a sweep, as before)
+    orphans, orphan_bytes = _remove_orphans(index, blobs, rule, cursor, None if full else SLICE_FILES, adopt)
     trashed, stuck = empty_trash(blobs)
     if not full:
         cursor.save(blobs)
@@ -189,17 +192,18 @@ def _add(found: tuple[int, int], files: int, freed: int) -> tuple[int, int]:
 
 
 def _drop_dead_segments(index: Index, blobs: Blobs, touched: set[tuple[str, str, str]],
-                        batch: list, now: float, adopt: Adopt | None) -> tuple[int, int]:
+                        batch: list, rule: OrphanRule, adopt: Adopt | None) -> tuple[int, int]:
     """Remove the segments ``touched`` (``(run_id, agent_id, segment name)``) that name no row's blob but those of
     ``batch``, expired rows about to be deleted (unless a writer still holds them); return how many and their bytes.
     A judgement scans its segment, so a sweep judges each segment its expired rows name at most twice: before the
-    first batch naming it is deleted (on a full disk, space before the index needs any) and after the last. ``adopt``:
-    as :func:`_remove_orphans`' (a segment of an old host's holds its writes after a takeover)."""
+    first batch naming it is deleted (on a full disk, space before the index needs any) and after the last. ``rule``
+    judges them whatever their age (its ``now``, epoch seconds on the store's clock: for restorable blobs);
+    ``adopt``: as :func:`_remove_orphans`' (a segment of an old host's holds its writes after a takeover)."""
     dying = frozenset(r.blob for r in batch if segments.is_location(r.blob))
     removed = freed = 0
     for run_id, agent_id, name in sorted(touched):
-        found = check_segment(index, blobs, blobs.segment_dir(run_id, agent_id), name, None, remove=True,
-                              dying=dying, now=now, adopt=adopt)
+        found = check_segment(index, blobs, blobs.segment_dir(run_id, agent_id), name, rule, remove=True,
+                              dying=dying, now=rule.now, adopt=adopt)
         if found is not None and found.removed:
             removed += 1
             freed += found.size
@@ -335,14 +339,13 @@ def _agent_dirs(blobs: Blobs, cursor: _Cursor) -> Iterator[tuple[str, str | None
                 yield runs[start], agent
 
 
-def _remove_orphans(index: Index, blobs: Blobs, ages: tuple[float, float], cursor: _Cursor,
+def _remove_orphans(index: Index, blobs: Blobs, rule: OrphanRule, cursor: _Cursor,
                     limit: int | None, adopt: Adopt | None) -> tuple[int, int]:
     """Look at agent directories from the cursor on, up to ``limit`` directory entries (``None``: all): remove
-    orphan files older than the grace period (after ``adopt``: :func:`~scratchfs.engine.takeover.adopt_files`), and
-    empty directories older than it. ``ages``: the grace (seconds) and the store clock's time (epoch seconds, for
-    :func:`check_segment`)."""
-    grace, now = ages
-    cutoff = time.time() - grace  # file modification times are on the file system's clock
+    orphan files and segments as ``rule`` says (:class:`~scratchfs.engine.takeover.OrphanRule`: its grace, and its
+    ``now``, the store clock's time, for :func:`check_segment`; after ``adopt``:
+    :func:`~scratchfs.engine.takeover.adopt_files`), and empty directories older than the grace."""
+    cutoff = time.time() - rule.grace  # file modification times are on the file system's clock
     removed = freed = seen = 0
     deadline = time.perf_counter() + SLICE_SECONDS
     for run, agent in _agent_dirs(blobs, cursor):
@@ -359,19 +362,19 @@ def _remove_orphans(index: Index, blobs: Blobs, ages: tuple[float, float], curso
                     if stat.S_ISREG(st.st_mode) and BLOB_NAME_RE.match(name)}
         files = list(modified)
         for name, mode in entries:  # (a link or FIFO at a segment's name is fsck's to report, not checked here)
-            found = (check_segment(index, blobs, (run, agent), name, cutoff, remove=True,
-                                   compact=limits.SEGMENT_COMPACTION, now=now, adopt=adopt)
+            found = (check_segment(index, blobs, (run, agent), name, rule, remove=True,
+                                   compact=limits.SEGMENT_COMPACTION, now=rule.now, adopt=adopt)
                      if segments.SEGMENT_NAME_RE.match(name) and stat.S_ISREG(mode) else None)
             if found is not None and found.removed:
                 removed += 1
                 freed += found.size
         known = known_locations(index, files, (run, agent))  # read after listing: one committed meanwhile is in
         known |= adopt_files(index, blobs, (run, agent), {t: m for t, m in modified.items() if t not in known},
-                             (adopt, grace))
+                             (adopt, rule))
         for token in files:
             if token in known:
                 continue
-            size = check_orphan(index, blobs, (run, agent), token, cutoff, remove=True)
+            size = check_orphan(index, blobs, (run, agent), token, rule, remove=True)
             if size is not None:
                 removed += 1
                 freed += size
@@ -385,14 +388,15 @@ def _remove_orphans(index: Index, blobs: Blobs, ages: tuple[float, float], curso
     return removed, freed
 
 
-def check_orphan(index: Index, blobs: Blobs, where: tuple[str, str], token: str, cutoff: float | None,
+def check_orphan(index: Index, blobs: Blobs, where: tuple[str, str], token: str, rule: OrphanRule | None,
                  remove: bool) -> int | None:
     """If the blob file ``token`` in ``runs/<run dir>/<agent dir>`` (``where``, directory names) is an orphan -- a
     regular file, not locked by a writer, no row of that scope names it (a copy of another scope's live blob is an
-    orphan: :func:`~scratchfs.engine.segment_sweep.known_locations`), and last modified before ``cutoff`` (epoch
-    seconds, file-system clock; ``None``: any age) -- return its size in bytes, after removing it when ``remove``; else
-    ``None``. The row check runs while holding the file's lock, so a write that commits meanwhile is never mistaken
-    for an orphan. Never follows a link."""
+    orphan: :func:`~scratchfs.engine.segment_sweep.known_locations`), and of an age (by its modification time, on the
+    file system's clock) that ``rule`` says to remove (:class:`~scratchfs.engine.takeover.OrphanRule`; ``None``: any
+    age) -- return its size in bytes, after removing it when ``remove``; else ``None``. The row check runs while
+    holding the file's lock, so a write that commits meanwhile is never mistaken for an orphan. Never follows a
+    link."""
     if segments.is_location(token):  # a blob in a segment: reclaimed with its segment (check_segment)
         return None
     parts = ("runs", *where)
@@ -409,7 +413,7 @@ def check_orphan(index: Index, blobs: Blobs, where: tuple[str, str], token: str,
         return None
     try:
         st = os.fstat(fd)
-        if cutoff is not None and st.st_mtime > cutoff:
+        if rule is not None and rule.judge(time.time() - st.st_mtime) != REMOVE:  # (file system's clock)
             return None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -24,15 +24,17 @@ to the orphan sweep) and a key the old host wrote and then deleted (its fenced d
 owner) are dated the same; neither has a row in the old schema (``tests/test_fencing_adopt.py``).
 
 **When.** An adoption is weighed against this index's tombstones of the key, run and agent, which last
-``TOMBSTONE_SECONDS`` (an hour): a write committed longer ago is not adopted (:func:`stale`; a delete since may be
+``TOMBSTONE_SECONDS`` (an hour): a write committed longer ago is not adopted (stale; a delete since may be
 forgotten, and its value would come back), and past :data:`MARGIN_SECONDS` and that hour after the takeover no row
-of the window can be adopted, so nothing is looked up any more (:func:`adopting`). The sweeps look at an orphan for
+of the window can be adopted, so nothing is looked up any more. The sweeps look at an orphan for
 adoption once it is :data:`ADOPT_AFTER` (300 s) old, or ``orphan_grace`` if shorter -- S3 objects, segments and
 local files alike -- so that with a grace over the hour the old host's writes are adopted within it (they were
 looked at only past the grace, by when a key the new index deleted after the old host wrote it came back), and so
 that a write the old host deletes within its window (its acknowledged delete) is not adopted a moment before (the
-local sweep looked every file no row names up at once, whatever its age). A segment an old host still running holds
-is looked at too (its records adopted, nothing of it removed): it was judged only once let go, maybe hours later.
+local sweep looked every file no row names up at once, whatever its age). That timing is one rule,
+:class:`OrphanRule` (keep, adopt, remove as an orphan, or stale), which the three sweeps and ``fsck`` go by. A
+segment an old host still running holds is looked at too (its records adopted, nothing of it removed): it was
+judged only once let go, maybe hours later.
 
 Left: an old schema in another database, dropped, or one this role may not read (no ``USAGE`` on it, no ``SELECT``
 on its tables) gives nothing to adopt (the orphans are removed as before); a write of the old host whose row is
@@ -55,6 +57,7 @@ written: a write of its key by the new index in between is weighed in the row's 
 from __future__ import annotations
 
 import logging
+import math
 import re
 import time
 from collections.abc import Callable, Iterable
@@ -67,8 +70,8 @@ from scratchfs.foundation.checks import path_part
 from scratchfs.foundation.errors import ScratchError
 from scratchfs.foundation.limits import ORPHAN_GRACE, TOMBSTONE_SECONDS
 
-__all__ = ["ADOPT_AFTER", "BATCH", "MARGIN_SECONDS", "OWNERS_SECONDS", "Adopt", "adopt_files", "adopt_named",
-           "adopting", "named_elsewhere", "previous_owners", "stale"]
+__all__ = ["ADOPT", "ADOPT_AFTER", "BATCH", "KEEP", "MARGIN_SECONDS", "OWNERS_SECONDS", "REMOVE", "STALE", "Adopt",
+           "OrphanRule", "adopt_files", "adopt_named", "named_elsewhere", "previous_owners", "since_pairing"]
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +94,7 @@ ADOPT_AFTER = ORPHAN_GRACE
 """Seconds after which a sweep looks at a blob no row names for an old host's write to adopt, when ``orphan_grace``
 is longer (else at ``orphan_grace``): S3 objects and segments are otherwise looked at only once older than the
 grace, and an adoption later than :data:`~scratchfs.foundation.limits.TOMBSTONE_SECONDS` after the write is refused
-(:func:`stale`): with a grace over the hour, every such write would be lost."""
+(:data:`STALE`): with a grace over the hour, every such write would be lost."""
 
 Adopt = Callable[[BlobFile, float], bool]
 """``(found, committed_at) -> bool``: restore the row of the orphan ``found`` that a previous owner's row names, as
@@ -146,36 +149,67 @@ def named_elsewhere(index: Any, location: str, objects: Iterable[Any]) -> list[t
     return [(obj, named[where]) for obj in objects if (where := (obj.run, obj.agent, obj.token)) in named]
 
 
-def stale(committed_at: float, now: float) -> bool:
-    """Whether an old host's write committed at ``committed_at`` is too old to adopt at ``now`` (epoch seconds, the
-    database's clock): a delete of its key, run or agent since may have left a tombstone already forgotten
-    (:data:`~scratchfs.foundation.limits.TOMBSTONE_SECONDS`), so that an adoption now could bring a deleted value
-    back. Without it, an orphan looked at an hour late (an ``orphan_grace`` over the hour; a segment judged late)
-    was adopted whatever was deleted meanwhile."""
-    return not committed_at > now - TOMBSTONE_SECONDS  # (NaN: stale)
+KEEP, ADOPT, REMOVE, STALE = "keep", "adopt", "remove-as-orphan", "stale"
+"""The verdicts of :meth:`OrphanRule.judge` on a blob no row of this index names."""
 
 
-def adopting(index: Any, location: str) -> bool:
-    """Whether a sweep of ``index`` may have an old host's write to adopt: a previous owner of ``location`` is
-    there (:func:`previous_owners`) and this index's takeover is recent enough that a row of its window may not be
-    :func:`stale` yet -- no more than :data:`MARGIN_SECONDS` and
-    :data:`~scratchfs.foundation.limits.TOMBSTONE_SECONDS` ago (this host's clock against the rebuilding host's).
-    After that, nothing is looked up for the orphans: an index paired once after another index of the same location
-    (every PostgreSQL index with local files records the same one), never taken over, pays nothing for them beyond
-    the first 70 minutes. Raises StorageError, StoreBusy."""
+class OrphanRule:
+    """The one rule for a blob no row of this index names -- a blob file, an S3 object, a segment's record: the
+    fleet sweep, the local sweep, the segment sweep and ``fsck`` all go by it (see "When" in the module docstring).
+
+    Args:
+        grace: ``orphan_grace``, seconds; ``-inf``: any age (a segment its expired rows name, judged at once).
+        since_pairing: seconds since this index's pairing (the takeover) when an index paired with the same blobs
+            before it is there (a previous owner), else ``inf``; or a function returning that, called once and only
+            when an age first calls for it (:func:`since_pairing` queries the index: StorageError, StoreBusy).
+        now: the store clock's time (epoch seconds) against which a previous owner's row's ``created_at`` is aged.
+    """
+
+    def __init__(self, grace: float, since_pairing: float | Callable[[], float] = math.inf,
+                 now: float = math.nan) -> None:
+        self.grace, self.now = grace, now
+        self._since = since_pairing
+
+    def judge(self, age: float, committed: float | None = None) -> str:
+        """The verdict on a blob last modified ``age`` seconds ago (its file system's or object store's clock) that
+        a previous owner's row committed ``committed`` seconds ago names (``None``: no row does, or none was looked
+        up): :data:`ADOPT` (restore its row) when the takeover is no more than ``MARGIN_SECONDS`` and
+        ``TOMBSTONE_SECONDS`` ago, the blob at least ``min(grace, ADOPT_AFTER)`` old, and the row younger than
+        ``TOMBSTONE_SECONDS`` -- else :data:`STALE` (a delete since may be forgotten: not adopted, removed as an
+        orphan once past the grace); when not named (or not yet due), :data:`REMOVE` at ``grace`` or older, else
+        :data:`KEEP`. NaN never adopts nor removes: a NaN ``committed`` is stale."""
+        if committed is not None and age >= min(self.grace, ADOPT_AFTER) and self.adopting():
+            return ADOPT if committed < TOMBSTONE_SECONDS else STALE
+        return REMOVE if age >= self.grace else KEEP
+
+    def due(self, age: float) -> bool:
+        """Whether a blob ``age`` seconds old is looked up in the previous owners' rows: a row committed just now
+        that names it would have it adopted (:meth:`judge`)."""
+        return self.judge(age, 0.0) == ADOPT
+
+    def adopting(self) -> bool:
+        """Whether any blob may be adopted: a previous owner is there and the takeover was no more than
+        ``MARGIN_SECONDS`` and ``TOMBSTONE_SECONDS`` ago (this host's clock against the rebuilding host's), so that
+        a row of its window may not be stale yet. After that nothing is looked up: an index paired once after
+        another index of the same location (every PostgreSQL index with local files records the same one), never
+        taken over, pays nothing for it beyond the first 70 minutes."""
+        if callable(self._since):
+            self._since = self._since()
+        return self._since < MARGIN_SECONDS + TOMBSTONE_SECONDS  # (NaN: not)
+
+
+def since_pairing(index: Any, location: str) -> float:
+    """Seconds since ``index`` was paired with ``location`` when a previous owner of it is there
+    (:func:`previous_owners`), else ``inf``: :class:`OrphanRule`'s ``since_pairing``. Raises StorageError,
+    StoreBusy."""
     paired, owners = previous_owners(index, location)
-    return bool(owners) and _recent(paired)
-
-
-def _recent(paired: float) -> bool:
-    """Whether a takeover at ``paired`` (epoch seconds) may still have a row of its window to adopt."""
-    return time.time() < paired + MARGIN_SECONDS + TOMBSTONE_SECONDS
+    return time.time() - paired if owners else math.inf
 
 
 def _named_rows(index: Any, location: str, objects: list[Any]) -> dict[tuple[str, str, str], float]:
     """``(run dir, agent dir, token) -> created_at`` of the previous owners' rows that name ``objects``."""
     paired, owners = previous_owners(index, location)
-    if not owners or not _recent(paired):
+    if not owners or not OrphanRule(0.0, time.time() - paired).adopting():
         return {}
     query = " UNION ALL ".join(f'SELECT run_id, agent_id, blob, created_at FROM "{name}".entries WHERE blob = '
                                "ANY(%(tokens)s) AND created_at BETWEEN %(since)s AND %(until)s" for name in owners)
@@ -223,15 +257,26 @@ def _key(index: Any, location: str) -> tuple[int, str, str]:
     return id(index), str(index.schema), location
 
 
-def adopt_named(index: Any, location: str, orphans: list[BlobFile], adopt: Adopt) -> list[BlobFile]:
-    """Adopt (``adopt``: restore its row as created when that row says, True if it did) each of ``orphans`` that a
-    row of a previous owner of ``location`` names (:func:`named_elsewhere`); return those adopted (logged when any).
+def adopt_named(index: Any, location: str, orphans: list[tuple[BlobFile, float]], adopt: Adopt,
+                rule: OrphanRule) -> list[BlobFile]:
+    """Adopt (``adopt``: restore its row as created when that row says, True if it did) each of ``orphans`` (a
+    blob and its age, seconds) that a row of a previous owner of ``location`` names (:func:`named_elsewhere`) and
+    ``rule`` judges :data:`ADOPT` (that row aged against ``rule.now``); one judged :data:`STALE` is logged and left
+    (its blob not read: the sweep removes it as an orphan). Return those adopted (logged when any).
 
     Raises:
         StorageError, StoreBusy: from the index, or from ``adopt`` (the caller removes none of the orphans then).
     """
-    adopted = [found for found, committed_at in named_elsewhere(index, location, orphans)
-               if adopt(found, committed_at)]
+    ages = dict(orphans)
+    adopted: list[BlobFile] = []
+    for found, committed_at in named_elsewhere(index, location, list(ages)):
+        verdict = rule.judge(ages[found], rule.now - committed_at)
+        if verdict == STALE:
+            log.warning("scratchfs: an orphan a previous owner's row names was not adopted (%s): written over an hour "
+                        "ago, its key may have been deleted since (tombstones last an hour); the sweeps of the hour "
+                        "after the takeover adopt such writes", found.location)
+        elif verdict == ADOPT and adopt(found, committed_at):
+            adopted.append(found)
     if adopted:
         log.warning("scratchfs: sweep: %d entries written by a host of the index that owned these blobs before a "
                     "takeover (acknowledged: its rows name them) adopted, their rows restored", len(adopted))
@@ -239,19 +284,19 @@ def adopt_named(index: Any, location: str, orphans: list[BlobFile], adopt: Adopt
 
 
 def adopt_files(index: Any, blobs: Any, where: tuple[str, str], orphans: dict[str, float],
-                given: tuple[Adopt | None, float]) -> set[str]:
+                given: tuple[Adopt | None, OrphanRule]) -> set[str]:
     """The tokens of ``orphans`` (blob files of the directory ``where``, encoded run and agent names, of the local
     ``blobs``: token -> last modified, epoch seconds on the file system's clock, as the sweep listed them) whose rows
     ``adopt`` restored, as a row of the index that owned the files before a takeover names them
-    (:func:`adopt_named`), of those last modified over ``min(grace, ADOPT_AFTER)`` seconds ago (``given``:
-    ``(adopt, grace)``, grace in seconds), as the fleet sweep looks at objects: a file looked at sooner -- any file no
+    (:func:`adopt_named`), of those the rule says are due (``given``: ``(adopt, rule)``; :meth:`OrphanRule.due`:
+    from ``min(grace, ADOPT_AFTER)`` on), as the fleet sweep looks at objects: a file looked at sooner -- any file no
     row names, of any age, was -- may be an old host's write that host deletes next, within its window, whose
     deletion the adoption would undo; and each write in flight cost a look. Raises StorageError, StoreBusy (from the
     index or ``adopt``)."""
-    adopt, grace = given
-    since = time.time() - min(grace, ADOPT_AFTER)
-    aged = [t for t, modified in orphans.items() if modified <= since] if adopt is not None else []
-    if not aged:
+    adopt, rule = given
+    at = time.time()  # (file modification times are on the file system's clock)
+    due = [(BlobFile(*where, f"{blobs.runs}/{where[0]}/{where[1]}/{t}{BLOB_SUFFIX}", t), at - modified)
+           for t, modified in orphans.items() if adopt is not None and rule.due(at - modified)]
+    if adopt is None or not due:
         return set()
-    found = [BlobFile(*where, f"{blobs.runs}/{where[0]}/{where[1]}/{t}{BLOB_SUFFIX}", t) for t in aged]
-    return {f.token for f in adopt_named(index, LOCAL_LOCATION, found, adopt)}
+    return {f.token for f in adopt_named(index, LOCAL_LOCATION, due, adopt, rule)}

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.engine.caches import LRU
-from scratchfs.engine.structure.html_worker import cut_page, run_html, selector_problem, view_spaces
+from scratchfs.engine.structure.html_codec import view_spaces
 from scratchfs.engine.structure.paging import (
     STOP,
     ContentSource,
@@ -52,6 +52,16 @@ from scratchfs.foundation.errors import BadSelector, InvalidArgument
 
 __all__ = ["MAX_HTML_BYTES", "MAX_SELECTOR_CHARS", "VIEW_SECONDS_PER_MIB", "html_text", "select_page", "text_page",
            "view_spaces"]
+
+
+def _worker() -> Any:
+    """:mod:`scratchfs.engine.structure.html_worker`, imported at the first HTML read, not with this module: it
+    imports ``lxml``, ``cssselect`` and ``inscriptis``, which every process that reads no HTML (a CLI command, an MCP
+    server's start) paid for at its start (``tests/test_start_imports.py``)."""
+    from scratchfs.engine.structure import html_worker
+
+    return html_worker
+
 
 MAX_HTML_BYTES = 32 * 1024 * 1024
 """Largest HTML document (bytes) parsed for a text view or a selector read."""
@@ -80,6 +90,7 @@ def html_text(source: ContentSource, cache_key: str | None = None,
     found = None if key is None else _CACHE.get(key)
     if found is not None:
         return found
+    _worker()  # (its first import, before the clock of the time limit starts)
     start = time.monotonic()
     data = read_whole(source, MAX_HTML_BYTES, "the HTML text view")
     deadline = start + timeout + VIEW_SECONDS_PER_MIB * len(data) / (1024 * 1024)
@@ -94,7 +105,7 @@ def _in_worker(operation: str, args: tuple, deadline: float, what: str, advice: 
     ``deadline``), InvalidArgument (the worker died, the page too deep, a library's error on the page: its one-line
     message; BadSelector, one: on the selector), StoreBusy (every worker stayed busy until ``deadline``, or none
     could be started: out of descriptors or memory; the read was not run)."""
-    answer = in_worker(lambda: run_html(operation, args, deadline), deadline, what, advice)
+    answer = in_worker(lambda: _worker().run_html(operation, args, deadline), deadline, what, advice)
     if isinstance(answer, tuple) and answer[0] == "deep":
         raise InvalidArgument(f"the page is nested too deeply for {what} (elements more than 2,048 levels deep, or "
                               "deeper than the renderer's recursion goes); read it by range, lines or match instead")
@@ -220,12 +231,12 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
     max_elements = check_int(max_elements, "max_elements", 1)
     key = CursorKey(f"select\0{selector}", source.size, entry)
     index, chars = decode_cursor(cursor, 2, key) if cursor is not None else (0, 0)
+    problem = _worker().selector_problem(selector)  # a selector that does not compile is told here, without a worker
     deadline = time.monotonic() + timeout
-    problem = selector_problem(selector)  # a selector that does not compile is told here, without a worker
     if problem is not None:
         raise BadSelector(problem, selector[:80])
     kept = None if cache_key is None or cursor is None else _SELECTED.get(f"select:{cache_key}:{selector}")
-    texts = None if kept is None else cut_page(kept.text_of, index, chars, budget, max_elements, kept.matches)
+    texts = None if kept is None else _worker().cut_page(kept.text_of, index, chars, budget, max_elements, kept.matches)
     matches = 0 if kept is None else kept.matches
     if texts is None:
         matches, texts = _select(source, selector, (index, chars, budget, max_elements), deadline, cache_key)

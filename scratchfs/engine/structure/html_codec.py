@@ -1,14 +1,15 @@
 """How a browser decodes an HTML page's bytes, for the HTML reads (:mod:`scratchfs.engine.structure.html_worker`, whose
 worker loads this file by path: standard library only) and the page's shape (:mod:`scratchfs.api.shape_html`): a byte
 order mark, else valid UTF-8, else the encoding the page declares (the HTML standard's prescan), else UTF-8 or
-windows-1252 by what its bytes look like."""
+windows-1252 by what its bytes look like; and the Unicode spaces of the text view (:func:`view_spaces`), which a
+search of a page's text looks for without importing the worker's libraries."""
 
 from __future__ import annotations
 
 import codecs
 import re
 
-__all__ = ["declared_encoding", "decode_as", "page_codec", "page_text"]
+__all__ = ["VIEW_SPACES", "declared_encoding", "decode_as", "page_codec", "page_text", "view_spaces"]
 
 _META = re.compile(rb"<!--.*?-->|<meta(?=[\s/])([^>]*)>", re.IGNORECASE | re.DOTALL)
 _ATTRIBUTE = re.compile(rb"""([^\s/>=]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s>]+))?""")
@@ -107,3 +108,15 @@ def decode_as(data: bytes, codec: str) -> str:
     if codec in ("cp1252", "windows-1252"):
         return data.decode("cp1252", "scratchfs-windows-1252")
     return data.decode(codec, "replace")
+
+
+VIEW_SPACES = dict.fromkeys(map(ord, "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+                                     "\u202f\u205f\u3000"), " ")
+"""Every Unicode space (``&nbsp;``; an em, thin or ideographic space) is one ``" "`` of the text view, each one, in a
+``<pre>`` or not (CSS collapses only spaces, tabs, line ends): a model that sees a space searches for one."""
+
+
+def view_spaces(text: str) -> str:
+    """``text`` with its Unicode spaces as the text view writes them (:data:`VIEW_SPACES`): what a search of the view
+    or a ``:contains()`` looks for when a model's text holds a no-break space."""
+    return text.translate(VIEW_SPACES)

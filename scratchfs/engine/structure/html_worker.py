@@ -65,7 +65,7 @@ if __name__ == WORKER_NAME:  # (run by path, without the package: its sibling is
                                                    os.path.join(os.path.dirname(__file__), "html_codec.py"))
     sys.modules[_SPEC.name] = importlib.util.module_from_spec(_SPEC)
     _SPEC.loader.exec_module(sys.modules[_SPEC.name])
-from scratchfs.engine.structure.html_codec import declared_encoding, decode_as, page_codec, page_text
+from scratchfs.engine.structure.html_codec import VIEW_SPACES, declared_encoding, decode_as, page_codec, page_text
 
 __all__ = ["CELL_SEPARATOR", "KEEP_AFTER_BYTES", "MAX_WORKERS", "RECURSION_LIMIT", "WORKER_MEMORY_BYTES",
            "SelectorTranslator", "TooDeep", "compile_selector", "cut_page", "declared_encoding", "decode_as",
@@ -212,18 +212,7 @@ if "_content" in getattr(Block, "__slots__", ()) and hasattr(Block, "merge_norma
     inscriptis.model.canvas.Block = _PartsBlock  # the canvas opens its first block with it
 
 
-VIEW_SPACES = dict.fromkeys(map(ord, "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-                                     "\u202f\u205f\u3000"), " ")
-"""Every Unicode space (``&nbsp;``; an em, thin or ideographic space) is one ``" "`` of the text view, each one, in a
-``<pre>`` or not (CSS collapses only spaces, tabs, line ends): a model that sees a space searches for one."""
 _KEPT_SPACES = frozenset(chr(space) for space in VIEW_SPACES)  # (CSS Text 3, 4.1: spaces, tabs, line ends collapse)
-
-
-def view_spaces(text: str) -> str:
-    """``text`` with its Unicode spaces as the text view writes them (:data:`VIEW_SPACES`): what a search of the view
-    or a ``:contains()`` looks for when a model's text holds a no-break space."""
-    return text.translate(VIEW_SPACES)
-
 
 CELL_SEPARATOR = " | "
 """What stands between two cells of a table row in the text view (:class:`_FlatTable`)."""

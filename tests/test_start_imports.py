@@ -1,0 +1,44 @@
+"""What a process pays for at its start: the CLI and the MCP servers import no library that only one kind of read
+needs (lxml, cssselect and inscriptis for HTML; imagesize for an image's shape). Each of those was imported with
+``scratchfs.cli`` (about 40 ms of CPU of every command's and every MCP server's start, measured at 269 against 231 ms:
+the suite starts them by the hundred); they now come with the first read that needs them, which still works."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+ON_DEMAND = ("lxml", "cssselect", "inscriptis", "imagesize")
+
+
+def test_the_cli_and_the_servers_start_without_the_libraries_of_one_kind_of_read():
+    code = ("import sys, scratchfs.cli, scratchfs.mcp.server, scratchfs.mcp.proxy, scratchfs.web.app; "
+            "import json; print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    loaded = set(json.loads(done.stdout))
+    assert loaded.isdisjoint(ON_DEMAND), sorted(loaded & set(ON_DEMAND))
+
+
+def test_the_first_html_read_and_image_shape_of_a_process_import_what_they_need(tmp_path):
+    """In a fresh process: a page's text view and selector read, a search for a no-break space (the view's spaces,
+    now in html_codec: seeking one in a page's text view seeks a space), and a PNG's dimensions in its shape."""
+    code = """if True:
+        import struct, sys
+        from scratchfs import ScratchStore
+        with ScratchStore(sys.argv[1]) as store:
+            scope = store.scope("r", "a")
+            page = scope.spill(b"<html><body><h1>Title</h1><p>one\\xc2\\xa0two</p></body></html>", source_tool="t")
+            assert "lxml" not in sys.modules
+            print(scope.structure.text(page.handle).text.split())
+            print(scope.structure.select(page.handle, "h1").items)
+            print(len(scope.search(page.handle, match="one\\u00a0two", view="text").windows))
+            header = struct.pack(">I", 13) + b"IHDR" + struct.pack(">IIBBBBB", 7, 3, 8, 2, 0, 0, 0)
+            png = b"\\x89PNG\\r\\n\\x1a\\n" + header
+            print(scope.spill(png + b"\\0" * 64, source_tool="t").shape)
+    """
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    text, selected, windows, shape = done.stdout.splitlines()
+    assert text == str(["Title", "one", "two"]) and selected == str(["Title"]) and windows == "1", done.stdout
+    assert "PNG image, 7×3 pixels" in shape, shape
