@@ -37,11 +37,12 @@ def json_stream(text: str, decoder: json.JSONDecoder, complete: bool, size: int)
     content's (an output cut at its size limit: no document after it parses; the shape says so) --, else ``None``.
     In a whole content, a document that is not JSON before others that parse
     (:func:`~scratchfs.engine.structure.jsontexts.next_document`) is passed over and named (:func:`_broken`), while
-    such documents are fewer than a quarter of those that parse and than :data:`_MOST_BAD`. Parsed at C speed
-    (``raw_decode``), at most :data:`_MOST_DOCUMENTS`. Raises RecursionError for a document nested deeper than the
-    parser goes (as :func:`json.loads` does)."""
+    such documents are fewer than a quarter of those that parse and than :data:`_MOST_BAD`, and a document before it
+    spans lines (documents one a line with a bad one among them are JSON lines, whose record reads name it). Parsed
+    at C speed (``raw_decode``), at most :data:`_MOST_DOCUMENTS`. Raises RecursionError for a document nested deeper
+    than the parser goes (as :func:`json.loads` does)."""
     values: list = []
-    pos, end, cut, bad = 0, len(text), False, []
+    pos, end, cut, bad, lined = 0, len(text), False, [], True  # (lined: every document so far on a line of its own)
     while len(values) < _MOST_DOCUMENTS:
         pos = _BLANKS.match(text, pos).end()
         if pos >= end:
@@ -49,11 +50,13 @@ def json_stream(text: str, decoder: json.JSONDecoder, complete: bool, size: int)
         if text[pos] not in "{[":
             return None
         try:
+            start = pos
             value, pos = decoder.raw_decode(text, pos)
+            lined = lined and text.find("\n", start, pos) < 0
         except ValueError as exc:  # the sample's end cuts its last document; or the content's, a capped output's
             later = next_document(text, pos, exc.pos, decoder) if complete and values else end
-            if not values or (later < end and (len(bad) * 4 >= len(values) or len(bad) >= _MOST_BAD)):  # (no stream)
-                return None
+            if not values or (later < end and (lined or len(bad) * 4 >= len(values) or len(bad) >= _MOST_BAD)):
+                return None  # (no stream: JSON lines with a bad record, read as records that name it, or too many)
             if later < end:  # (one broken in the middle: passed over, the walk goes on, as slurp=true reads it)
                 bad.append(len(values) + len(bad) + 1)
                 pos = later
