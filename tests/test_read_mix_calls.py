@@ -31,11 +31,17 @@ def _refused(tools: ScratchTools, arguments: dict) -> InvalidArgument:
     ({"line": 2, "match": "x", "before": 400}, [{"match": "x", "before": 400}, {"line": 2}]),
 ])
 def test_a_line_read_mixed_with_another_names_the_two_calls(scratch_scope, mixed, calls):
+    _names_calls_that_run(scratch_scope, mixed, calls, "a line read takes line (or offset) and lines; length, match "
+                          "and pattern are for other reads: make two calls, read_handle(")
+
+
+def _names_calls_that_run(scratch_scope, mixed: dict, calls: list, said: str) -> None:
+    """The read ``mixed`` is refused with words starting ``said``, naming ``calls`` (each in its text, each runs),
+    within the smallest reply's bytes."""
     tools = ScratchTools(scratch_scope)
     handle = scratch_scope.spill(TEXT, source_tool="t").handle
     refused = _refused(tools, {"handle": handle, **mixed})
-    assert str(refused).startswith("a line read takes line (or offset) and lines; length, match and pattern are "
-                                   "for other reads: make two calls, read_handle(")
+    assert str(refused).startswith(said), refused
     assert [dict(call.arguments) for call in refused.calls] == [{"handle": handle, **call} for call in calls]
     for call in refused.calls:
         assert str(call) in str(refused)
@@ -106,15 +112,7 @@ def test_a_search_argument_without_a_search_and_a_range_in_a_search_name_the_rea
     reads the call may have meant -- a search (``match="TEXT"``, the stub's placeholder, where the call gave no
     needle) and the read without its search arguments; or the line read from its line and from its byte --, and
     each runs."""
-    tools = ScratchTools(scratch_scope)
-    handle = scratch_scope.spill(TEXT, source_tool="t").handle
-    refused = _refused(tools, {"handle": handle, **mixed})
-    assert str(refused).startswith(said), refused
-    assert [dict(call.arguments) for call in refused.calls] == [{"handle": handle, **call} for call in calls]
-    for call in refused.calls:
-        assert str(call) in str(refused)
-        tools.call(call.verb, dict(call.arguments))  # each runs
-    assert len(error_text(refused).encode()) <= MIN_REPLY_BYTES and not error_text(refused).endswith("...")
+    _names_calls_that_run(scratch_scope, mixed, calls, said)
 
 
 def test_a_long_needle_beside_length_is_named_in_words(scratch_scope):
