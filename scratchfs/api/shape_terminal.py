@@ -160,7 +160,7 @@ def lone_cr_line_ends(sample: bytes) -> int:
 def bare_crs(sample: bytes) -> int:
     """The carriage returns of ``sample`` that no ``\\n`` follows (a redraw's, a classic Mac OS line end), which
     :func:`terminal_controls` counts and :func:`lone_cr_line_ends` (a caller that counted them hands the count to
-    the first, and asks the second nothing when it is 0: a CRLF text's search for one costs 5-16 us at 4-16 KiB):
+    the first, and asks the second nothing when it is 0; each searched the whole sample for one):
     none when one search finds none, else every ``\\r`` less those of the ``\\r\\n`` pairs (a two-byte count is
     slow on a run of ``\\r``: not without ``\\n``). The search (half the two counts on CRLF text) is made only in a
     small sample whose first KiB holds few ``\\r``: it stops at each one, 4 times the counts where every other byte

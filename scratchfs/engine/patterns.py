@@ -247,8 +247,8 @@ class PatternMatcher:
             return self._prefiltered(buf, pos, limit, at_end, base)
         except TimeoutError as exc:
             raise self._timed_out(buf, limit, base, isinstance(exc, PoolBusy)) from None
-        except MemoryError:  # (regex backtracking a repeated group that can match empty, (?:(a?)?)*z over 3 MB of
-            raise self._timed_out(buf, limit, base, None) from None  # "a": 600 MB, then an untyped MemoryError)
+        except MemoryError:  # (regex backtracking a repeated group that can match empty -- (?:(a?)?)*z over 3 MB of
+            raise self._timed_out(buf, limit, base, None) from None  # "a", tests/test_pattern_runaway.py -- told)
 
     def _timed_out(self, buf: bytearray, limit: int, base: int, busy: bool | None) -> PatternTimeout:
         """The error of a search stopped at its time limit while deciding the match starts :attr:`_deciding`;
