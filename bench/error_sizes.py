@@ -99,6 +99,11 @@ package): 60 JSON texts one after another ({..}{..}), the 21st cut short: slurp=
 59 and naming document 21's 9 bytes (420 B, answering 20: the rest, 39 documents, taken for one "last one (cut
 short)"); a jq read that stops there 759 B (565 B), naming the slurp read ``jq=".[] | (F)", slurp=true`` that reads
 past it.
+
+At 01:18 UTC (the re-read, main at c25ba85, idle): JSON lines whose first record is `{"n": oops}` refused naming
+``record=1, jq=".n"`` (hostile10); whose first record is ``{oops``, 73 B naming no call (our own scan of the first
+bytes refuses it before jq runs, as a document: not mended, in the note); a pattern that runs the regex engine out of
+memory 411 B; ignore_case beside line= 242 B (slurp2).
 """
 
 from __future__ import annotations
@@ -338,6 +343,16 @@ def main() -> None:
         cases.update({
             "slurp, a text broken": ("read_handle", {"handle": stream, "jq": "length", "slurp": True}),
             "jq, a text broken": ("read_handle", {"handle": stream, "jq": "select(.n >= 18) | .n"}),
+        })
+        # the first session of 2026-12-06 (hostile10, slurp2): JSON lines whose first record is not JSON, a pattern
+        # that runs the regex engine out of memory (3 MB of "a": 1-2 s and some 480 MB), ignore_case beside line=
+        first_bad = scope.spill(("{oops\n" + "".join(json.dumps({"n": i}) + "\n" for i in range(2000))).encode(),
+                                source_tool="log").handle
+        a_run = scope.spill(b"a" * 3_000_000, source_tool="t").handle
+        cases.update({
+            "JSONL, 1st record bad": ("read_handle", {"handle": first_bad, "jq": ".n"}),
+            "regex out of memory": ("read_handle", {"handle": a_run, "pattern": "(?:(a?)?)*z"}),
+            "ignore_case, line=": ("read_handle", {"handle": handle, "line": 3, "ignore_case": True}),
         })
         print(f"{'stub of pip bars':22s} {len(pip.to_json().encode()):5d} B stub JSON ({pip.preview.count(chr(10))} "
               "lines of preview)")
