@@ -73,10 +73,11 @@ def stream_broken(exc: InvalidArgument, handle: str, filter: str, budget: int | 
     if not isinstance(exc, NotJson) or not exc.by_jq or exc.at_end or exc.line is None:
         return None
     where = f"the content is not JSON at line {exc.line:,}, and jq reads nothing past it, whatever the filter; "
-    if record_of is None or len(filter) > CALL_FILTER_CHARS:
+    long = len(filter) > CALL_FILTER_CHARS  # (not written again in a call)
+    if record_of is None or long:
         there = Advice.of(where, "the text there: ",
                           Call.of("read_handle", handle=handle, line=max(1, exc.line - 2), lines=5))
-        if record_of is not None or len(filter) > CALL_FILTER_CHARS:
+        if long:
             return there
         return Advice.of(there, "; slurp=true reads every document, those after it too (each one not JSON passed "
                          "over, named): ",

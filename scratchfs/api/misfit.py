@@ -148,6 +148,8 @@ def jq_misfit(handle: str, content_type: str | None, exc: InvalidArgument, line_
     return Advice.of(holds(handle, content_type, shape, line_bytes, why), f". ({exc})")
 
 
+_LAST_LINES = 20
+"""Lines a refusal's read of a cut document's end shows (``line=-20, lines=20``)."""
 _AROUND = 200
 """Bytes a refusal's range read shows around the byte where jq's parser stopped (half before it)."""
 
@@ -155,18 +157,18 @@ _AROUND = 200
 def _broken_json(handle: str, exc: NotJson, size: int, line_bytes: float) -> Advice:
     """jq's parse error ``exc`` over an entry stored as JSON of ``size`` bytes (its start parsed when it was
     spilled), with the read that shows where the parse failed: when jq met the end (a tool's output cut short), its
-    last lines -- its last bytes when those lines may not fit half a default read (``line_bytes``, the average, 19
-    times, and the last one's length, jq's column: a minified document on one line, whose last lines are all of it,
-    or a long last line after short ones, whose line read ends before the end) --, else, on line 1, the bytes around
-    the byte jq's column names (``column - 1``, jq counting bytes from 1: a minified document is one line, whose line
-    read shows its start), else the line jq names, else a search."""
+    last lines -- its last bytes when those lines may not fit half a default read (``line_bytes``, the average,
+    :data:`_LAST_LINES` less one times, and the last one's length, jq's column: a minified document on one line,
+    whose last lines are all of it, or a long last line after short ones, whose line read ends before the end) --,
+    else, on line 1, the bytes around the byte jq's column names (``column - 1``, jq counting bytes from 1: a
+    minified document is one line, whose line read shows its start), else the line jq names, else a search."""
     if exc.at_end:
-        last_lines = 19 * line_bytes + (exc.column if exc.column is not None else line_bytes)
+        last_lines = (_LAST_LINES - 1) * line_bytes + (exc.column if exc.column is not None else line_bytes)
         if line_bytes > DEFAULT_READ_BYTES or last_lines > DEFAULT_READ_BYTES // 2:  # (read by byte range)
             where: Call = Call.of("read_handle", handle=handle, offset=max(0, size - DEFAULT_READ_BYTES))
             last = "bytes"
         else:
-            where, last = Call.of("read_handle", handle=handle, line=-20, lines=20), "lines"
+            where, last = Call.of("read_handle", handle=handle, line=-_LAST_LINES, lines=_LAST_LINES), "lines"
         words = f"the document ends before its JSON does (an output cut short?); its last {last}: "
     elif exc.line == 1 and exc.column is not None:
         at = max(0, exc.column - 1)

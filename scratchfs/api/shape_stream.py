@@ -25,7 +25,8 @@ def is_stream(content_type: str | None, shape: str | None) -> bool:
 
 
 _BLANKS = re.compile(r"[ \t\r\n]*")
-_MOST_BAD = 10  # documents not JSON before others that are, at most, in content told as a stream (a quarter at most)
+_MOST_BAD = 10
+"""Most documents not JSON before others that are in content told as a stream (and fewer than a quarter of those)."""
 _MOST_DOCUMENTS = 5_000  # documents parsed from a sample (about 1 us each whatever their size: a sample of more, small
 # ones, is counted from their bytes, as one larger than the sample is)
 

@@ -148,10 +148,7 @@ def next_document(text: str, start: int, stopped: int, decoder: json.JSONDecoder
 
 def _after_close(text: str, at: int) -> bool:
     """Whether the last character before ``at`` but blanks is a ``}`` or ``]``."""
-    j = at - 1
-    while j >= 0 and text[j] in " \t\r\n":
-        j -= 1
-    return j >= 0 and text[j] in "}]"
+    return _before(text, at)[0] in ("}", "]")
 
 
 def _may_start(text: str, at: int) -> bool:
@@ -159,8 +156,15 @@ def _may_start(text: str, at: int) -> bool:
     ``}`` or ``]`` (no value follows one in JSON), or on a line of its own after a ``:`` (a value cut short took it:
     a nested value starts on its key's line, as ``jq .`` and ``json.dumps`` write it). An item of an array on a line
     of its own is the array's, not a document: a cut ``jq .`` of an array ends with such items."""
+    last, line = _before(text, at)
+    return last in ("}", "]") or (line and last == ":")
+
+
+def _before(text: str, at: int) -> tuple[str, bool]:
+    """``(the last character before at but blanks -- "" at the text's start --, whether a newline is among those
+    blanks)``."""
     j, line = at - 1, False
     while j >= 0 and text[j] in " \t\r\n":
         line = line or text[j] == "\n"
         j -= 1
-    return j >= 0 and (text[j] in "}]" or (line and text[j] == ":"))
+    return (text[j] if j >= 0 else ""), line

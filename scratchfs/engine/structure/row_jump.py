@@ -174,6 +174,7 @@ def _lines_passed(data: bytes, i: int, cut: int, left: int, blank: re.Pattern[by
 
 
 _BLANK_LINE = re.compile(rb"^[ \t\r\x0b\x0c]*\n", re.MULTILINE)
+"""A line of whitespace alone, its ``\\n`` included (no JSON-lines record: :func:`record_at_line` counts them)."""
 
 
 def record_at_line(source: ContentSource, line: int) -> int:
