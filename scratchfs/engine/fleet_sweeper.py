@@ -134,9 +134,9 @@ def _remove_orphans(index: PostgresIndex, blobs: S3Blobs, objects: list, known: 
     rule, at = judged
     named = {_where(*row[1:]) for row in known}
     unnamed = [(obj, at - obj.modified) for obj in objects if (obj.run, obj.agent, obj.token) not in named]
-    due = [(BlobFile(o.run, o.agent, o.location, o.token), age) for o, age in unnamed
-           if adopt is not None and rule.due(age)]
-    if adopt is not None and due:
+    due = [] if adopt is None else [(BlobFile(o.run, o.agent, o.location, o.token), age) for o, age in unnamed
+                                    if rule.due(age)]
+    if due:
         # (before the exclusive lock, which a restore's shared one would wait for: the second look below finds the
         # rows restored and keeps their objects)
         adopt_named(index, location_of(blobs.url), due, adopt, rule)

@@ -140,7 +140,6 @@ class Engine:
                 if left <= self.slice:
                     raise
                 self.remote = True
-            left = self._left()
         began = time.monotonic()
         try:  # TimeoutError (the deadline): the worker is stopped; PoolBusy: none came free before it
             status, result = self._remote(operation, buf, args)

@@ -259,15 +259,18 @@ class PatternMatcher:
             last = buf.find(b"\n", first, limit) + 1 or limit
         start, past = base + first, base + max(last, first + 1)  # the match starts it was deciding
         named = self.named or f"pattern {shorten(self.pattern, _NAMED_CHARS)}"
-        what = (f"{named} was stopped at its time limit of {self.timeout:g} s deciding the matches that start in "
-                f"bytes {start}-{past}: every regex worker was busy with other searches; search again from "
-                f"offset={start} once they end, or " if busy else
-                f"{named} ran out of the regex engine's memory backtracking over the matches that start in bytes "
-                f"{start}-{past} (it would again from offset={start}): use a pattern with a literal part or less "
-                "backtracking (no repeat of a group that can match empty text), or " if busy is None else
-                f"{named} ran past its time limit of {self.timeout:g} s deciding the matches that start in bytes "
-                f"{start}-{past} (it would time out again from offset={start}): use a pattern with a literal part or "
-                "less backtracking, or ")
+        if busy:
+            what = (f"{named} was stopped at its time limit of {self.timeout:g} s deciding the matches that start in "
+                    f"bytes {start}-{past}: every regex worker was busy with other searches; search again from "
+                    f"offset={start} once they end, or ")
+        elif busy is None:
+            what = (f"{named} ran out of the regex engine's memory backtracking over the matches that start in bytes "
+                    f"{start}-{past} (it would again from offset={start}): use a pattern with a literal part or less "
+                    "backtracking (no repeat of a group that can match empty text), or ")
+        else:
+            what = (f"{named} ran past its time limit of {self.timeout:g} s deciding the matches that start in bytes "
+                    f"{start}-{past} (it would time out again from offset={start}): use a pattern with a literal part "
+                    "or less backtracking, or ")
         return PatternTimeout(SearchOn(what, "search on past them", past, ", their matches unsearched"),
                               resume_offset=start)
 
