@@ -3,6 +3,7 @@ fsck --repair on local files, an orphan_grace over the tombstones' hour. Real Po
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -70,6 +71,47 @@ def test_plain_fsck_lists_an_old_hosts_writes_as_adoptable(postgres_dsn, pg_sche
         assert _read(b, late) == b"within the window\n" * 20_000
         assert _read(b, small) == b"a small one\n"
 
+
+
+@pytest.mark.parametrize("files", [False, True])
+def test_fsck_repair_leaves_a_young_old_host_write_and_adopts_it_once_old(postgres_dsn, pg_schema, s3_env, tmp_path,
+                                                                        monkeypatch, files):
+    """fsck --repair adopted an old host's write after a takeover at any age: a blob a host of the old index was
+    still writing (or deletes next, within its window) was adopted at once -- the race the sweeps avoid by looking
+    only at orphans ``min(orphan_grace, ADOPT_AFTER)`` old. fsck goes by the same rule: the young write is listed as
+    adoptable with when it is judged, left alone (no row, its blob kept); 400 s later the same repair adopts it."""
+    import os
+    import types
+
+    from scratchfs.api.inspector import fsck
+    from scratchfs.engine import backends
+
+    _long_windows(monkeypatch)
+    blobs, root_b = (None, tmp_path / "a") if files else (s3_env, tmp_path / "b")
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old, blobs=blobs) as a:
+        a.scope("run-1", "agent-1").scratch_write("notes", b"first\n")
+        _rebuild(new, blobs, root_b if files else tmp_path / "rebuild")
+        late = a.scope("run-1", "agent-1").spill(b"within the window\n" * 20_000).handle
+    with ScratchStore(root_b, index=new, blobs=blobs) as b:  # (orphan_grace and ADOPT_AFTER: 300 s)
+        for repair in (True, False):
+            problems = fsck(b, repair=repair).problems
+            with pytest.raises(NotFound):  # (not adopted: no row yet)
+                _read(b, late)
+            assert [(p.kind, p.sweeps, p.repaired) for p in problems] == [("adoptable", True, False)]
+            wait = re.search(r"judged for adoption in (\d+) s", problems[0].detail)
+            assert wait and 290 <= int(wait[1]) <= 300 and "too young to judge" in problems[0].detail
+        if files:
+            for path in (tmp_path / "a" / "runs").rglob("*.zst"):
+                os.utime(path, (path.stat().st_atime - 400, path.stat().st_mtime - 400))
+        else:  # (an object's LastModified is the server's: the clock that ages it is moved on instead)
+            clock = types.SimpleNamespace(**{k: getattr(time, k) for k in dir(time) if not k.startswith("_")})
+            clock.time = lambda: time.time() + 400
+            monkeypatch.setattr(backends, "time", clock)
+        (due,) = fsck(b).problems
+        assert due.kind == "adoptable" and "too young" not in due.detail
+        assert fsck(b, repair=True).problems == []  # (adopted, as the sweep does)
+        assert _read(b, late) == b"within the window\n" * 20_000
 
 
 def _writes_after_a_takeover(scope, new: str, root) -> str:

@@ -4,6 +4,7 @@ left in ``trash/`` and a write-behind journal directory that is not what writers
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
@@ -18,13 +19,20 @@ from scratchfs.foundation.errors import CorruptBlob, StorageError
 if TYPE_CHECKING:
     from scratchfs.api.store import ScratchStore
 
-__all__ = ["ADOPTABLE", "Problem", "journal_problems", "mode_problems", "orphan_problem", "trash_problem_list"]
+__all__ = ["ADOPTABLE", "YOUNG_ADOPTABLE", "Problem", "journal_problems", "mode_problems", "orphan_problem",
+           "trash_problem_list"]
 
 
 ADOPTABLE = ("no row of this index names it, but a row of the index that owned these blobs before a takeover does: "
              "an old host's write acknowledged after the takeover; the sweep adopts it (restores its row), and so "
              "does fsck --repair")
 """The detail of an ``adoptable`` orphan (:func:`~scratchfs.api.inspector.fsck`)."""
+YOUNG_ADOPTABLE = ("no row of this index names it, but a row of the index that owned these blobs before a takeover "
+                   "does: an old host's write after the takeover, too young to judge (a host of that index may still "
+                   "be writing it, or delete it within its window); it is judged for adoption in {wait} s, by the "
+                   "sweep or fsck --repair run then: left alone until then")
+"""The detail of an ``adoptable`` orphan younger than the rule's ``min(orphan_grace, ADOPT_AFTER)``
+(:class:`~scratchfs.engine.takeover.OrphanRule`), ``{wait}`` the whole seconds until it is judged."""
 
 
 @dataclass
@@ -99,15 +107,17 @@ def mode_problems(store: ScratchStore, repair: bool = False, reported: list[Prob
     return [p for p in problems if p.path not in known]
 
 
-def orphan_problem(store: ScratchStore, found: BlobFile, named: bool = False) -> Problem:
+def orphan_problem(store: ScratchStore, found: BlobFile, named: float | None = None) -> Problem:
     """A local blob file with no row that does not end in a seek table is an ``incomplete`` write; one a previous
-    owner's row names (``named``: an old host's write after a takeover) is ``adoptable``, the sweep's; any other orphan
-    (an object store's uploads are whole or absent) is ``orphaned``; these are the sweep's (``sweeps``) when younger
-    than the grace (an object may be a write in flight: no lock tells); one dated more than the grace ahead is not:
-    the sweep leaves it until its date comes (it may be a live writer's after the clock stepped back), so it is a
-    problem that remains (``--repair`` removes a file; an object only once older than the grace)."""
-    if named:
-        return Problem("adoptable", found.run, found.agent, None, found.location, ADOPTABLE, sweeps=True)
+    owner's row names (``named``: an old host's write after a takeover; the seconds until it is old enough to be
+    judged for adoption, 0.0: now) is ``adoptable``, the sweep's, and when young says when it is judged; any other
+    orphan (an object store's uploads are whole or absent) is ``orphaned``; these are the sweep's (``sweeps``) when
+    younger than the grace (an object may be a write in flight: no lock tells); one dated more than the grace ahead
+    is not: the sweep leaves it until its date comes (it may be a live writer's after the clock stepped back), so it
+    is a problem that remains (``--repair`` removes a file; an object only once older than the grace)."""
+    if named is not None:
+        return Problem("adoptable", found.run, found.agent, None, found.location, ADOPTABLE if named <= 0 else
+                       YOUNG_ADOPTABLE.format(wait=math.ceil(named)), sweeps=True)
     grace, local = store.settings.orphan_grace, local_blobs(getattr(store, "blobs_url", None))
     age = blob_age(store.blobs, found)
     ahead = (f"its modification time is {-age:,.0f} s in the future, so the sweep leaves it until then"

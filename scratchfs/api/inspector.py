@@ -401,12 +401,13 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
     adopt_orphans(store, list(files or ()) if repair else [])  # an old host's writes after a takeover: no orphans
     orphans: dict[int, str | OddName] = {}  # problem id -> blob token, or what is at a blob's name
     unnamed = _unnamed(store, files or [])
-    named = set() if repair else adoptable(store, unnamed)  # (a segment's records too; a repair adopted them above)
+    named = adoptable(store, unnamed)  # (a segment's records too) -> seconds until each is judged for adoption
+    named = {where: wait for where, wait in named.items() if wait > 0} if repair else named  # (due: adopted above)
     # (a young object, which may be a write in flight, is listed as the sweep's, as a young file is)
     found_orphans = [f for f in unnamed if f.location in named or find_orphan(
         store.index, store.blobs, f[:2], f.token, remove=False) is not None]
     for found in found_orphans:
-        problem = orphan_problem(store, found, found.location in named)
+        problem = orphan_problem(store, found, named.get(found.location))
         orphans[id(problem)] = found.token
         report.problems.append(problem)
     if files is not None and hasattr(store.blobs, "unlink_part"):  # a link or FIFO at a blob's name: unexpected

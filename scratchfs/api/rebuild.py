@@ -31,7 +31,15 @@ from typing import Any
 from scratchfs.api.restore import adopt_blob, restore_blob
 from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore
-from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX, adopt_pairing, create_empty_index, local_blobs, local_index
+from scratchfs.engine.backends import (
+    ENV_BLOBS,
+    ENV_INDEX,
+    adopt_pairing,
+    blob_age,
+    create_empty_index,
+    local_blobs,
+    local_index,
+)
 from scratchfs.engine.binding import UnboundBlob
 from scratchfs.engine.pairing import LOCAL_LOCATION, location_of
 from scratchfs.engine.protocols import BlobFile
@@ -169,10 +177,13 @@ def rebuild_index(store: ScratchStore) -> RebuildReport:
 def adopt_orphans(store: ScratchStore, found: list[BlobFile]) -> None:
     """Adopt (:func:`adopt_blob`) the blobs of ``found`` (listed by ``blob_files``) that no row of this PostgreSQL
     index names and a row of a previous owner of its blobs does (:func:`scratchfs.engine.takeover.adopt_named`), as
-    the sweep does before removing orphans: for ``fsck --repair``. Nothing on a store no takeover concerns (a local
-    index: no query; a PostgreSQL one never taken over: none after the first minute). The pairing check runs first,
-    as the sweep's does: an index that lost its blobs to a takeover adopts nothing (the new owner's entries are
-    orphans to it, and the new owner's rows name them).
+    the sweep does before removing orphans, and by the sweep's rule: only a blob at least ``min(orphan_grace,
+    ADOPT_AFTER)`` old (:class:`~scratchfs.engine.takeover.OrphanRule`; a younger one may be a write a host of the
+    old index is still making, or deletes within its window: :func:`adoptable` lists it with when it is judged) --
+    for ``fsck --repair``. Nothing on a store no takeover concerns (a local index: no query; a PostgreSQL one never
+    taken over: none after the first minute). The pairing check runs first, as the sweep's does: an index that lost
+    its blobs to a takeover adopts nothing (the new owner's entries are orphans to it, and the new owner's rows name
+    them).
 
     Raises:
         InvalidArgument: another index owns the blobs now (nothing adopted: the caller removes nothing either).
@@ -192,33 +203,45 @@ def adopt_orphans(store: ScratchStore, found: list[BlobFile]) -> None:
     for where, files in scopes.items():
         known = known_locations(store.index, [f.token for f in files], where)
         orphans += [f for f in files if f.token not in known]
-    adopt_named(store.index, location, [(f, math.inf) for f in orphans],  # (any age: see _rule)
+    named = [f for f, _at in named_elsewhere(store.index, location, orphans)]  # (only these are aged: an S3 HEAD)
+    adopt_named(store.index, location, [(f, _age(store, f)) for f in named],
                 lambda f, at: adopt_blob(store, f, at), rule)
 
 
-def adoptable(store: ScratchStore, orphans: list[BlobFile]) -> set[str]:
+def adoptable(store: ScratchStore, orphans: list[BlobFile]) -> dict[str, float]:
     """The locations of those of ``orphans`` (blobs no row of this index names, as listed by ``blob_files``) that a
     row of a previous owner of its blobs names (:func:`scratchfs.engine.takeover.named_elsewhere`): an old host's
     acknowledged writes after a takeover, which the sweep and ``fsck --repair`` adopt rather than remove -- for
-    ``fsck``, which lists them as such: those :class:`~scratchfs.engine.takeover.OrphanRule` judges ``adopt`` --
-    not one committed over an hour ago (stale: the sweep refuses it and removes it as an orphan). None on a local
-    (SQLite) index, and no query on a PostgreSQL one never taken over (after the first in a minute).
+    ``fsck``, which lists them as such: those :class:`~scratchfs.engine.takeover.OrphanRule` judges ``adopt`` by
+    their row -- not one committed over an hour ago (stale: the sweep refuses it and removes it as an orphan) --,
+    each with the seconds until it is old enough to be judged (:meth:`~scratchfs.engine.takeover.OrphanRule.due_in`;
+    0.0: now; an undated blob is left out). None on a local (SQLite) index, and no query on a PostgreSQL one never
+    taken over (after the first in a minute).
 
     Raises:
-        StorageError, StoreBusy: from the index.
+        StorageError, StoreBusy: from the index or the blob store (an object's date).
     """
     if not hasattr(store.blobs, "fence") or not orphans:  # (a PostgreSQL index's blobs: a local index has no owner)
-        return set()
+        return {}
     location = _location(store)
     rule = _rule(store, location)
-    return {found.location for found, at in named_elsewhere(store.index, location, orphans)
-            if rule.judge(math.inf, rule.now - at) == ADOPT}
+    found = {f.location: rule.due_in(_age(store, f)) for f, at in named_elsewhere(store.index, location, orphans)
+             if rule.judge(math.inf, rule.now - at) == ADOPT}
+    return {where: wait for where, wait in found.items() if not math.isnan(wait)}
 
 
 def _rule(store: ScratchStore, location: str) -> OrphanRule:
-    """The orphan rule as ``fsck`` goes by it: an orphan of any age is looked up (``--repair`` adopts it at once),
-    aged against the store clock. Raises StorageError, StoreBusy."""
-    return OrphanRule(-math.inf, since_pairing(store.index, location), store.now())
+    """The orphan rule as the sweeps go by it (``orphan_grace``; a blob is judged for adoption from ``min(grace,
+    ADOPT_AFTER)`` on), a previous owner's row aged against the store clock. Raises StorageError, StoreBusy."""
+    return OrphanRule(store.settings.orphan_grace, since_pairing(store.index, location), store.now())
+
+
+def _age(store: ScratchStore, found: BlobFile) -> float:
+    """Seconds since the orphan ``found`` was last modified -- a segment's record: its segment file's, as the
+    segment sweep ages it --; NaN when that cannot be told (gone, undated: never adopted). Raises StorageError."""
+    segment = found.location.split(" (bytes ")[0]
+    age = blob_age(store.blobs, found._replace(location=segment))
+    return math.nan if age is None else age
 
 
 def _location(store: ScratchStore) -> str:

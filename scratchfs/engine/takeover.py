@@ -187,6 +187,12 @@ class OrphanRule:
         that names it would have it adopted (:meth:`judge`)."""
         return self.judge(age, 0.0) == ADOPT
 
+    def due_in(self, age: float) -> float:
+        """Seconds until a blob ``age`` seconds old is old enough to be judged for adoption (``min(grace,
+        ADOPT_AFTER)``; 0.0: it is; NaN for a NaN age: never) -- before then a host of a previous owner may still
+        be writing it, or deleting it within its window."""
+        return math.nan if math.isnan(age) else max(0.0, min(self.grace, ADOPT_AFTER) - age)
+
     def adopting(self) -> bool:
         """Whether any blob may be adopted: a previous owner is there and the takeover was no more than
         ``MARGIN_SECONDS`` and ``TOMBSTONE_SECONDS`` ago (this host's clock against the rebuilding host's), so that
