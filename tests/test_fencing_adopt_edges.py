@@ -245,10 +245,12 @@ def test_two_takeovers_within_the_margin_keep_both_old_indexes_writes(postgres_d
 
 def test_an_index_never_taken_over_stops_asking_a_schema_paired_before_it(postgres_dsn, pg_schema, tmp_path):
     """Every PostgreSQL index with local files records the same location, so an index paired after another of the
-    same database, on a root of its own and never taken over, counts that one as a previous owner: each of its
+    same database, on a root of its own and never taken over, counted that one as a previous owner: each of its
     sweeps looked the orphans of every directory up in the other's rows, forever. Since no row of the window can
     be adopted once its tombstones may be gone, nothing is looked up past MARGIN_SECONDS + TOMBSTONE_SECONDS
-    after the pairing (2 hours back here)."""
+    after the pairing (2 hours back here). (Schema version 5 records what a pairing took over: an index paired
+    without a takeover has no previous owner at all; one paired before version 5 -- ``took_over`` NULL -- keeps the
+    rule of before, bounded so.)"""
     import psycopg
 
     from scratchfs.engine import takeover
@@ -260,6 +262,10 @@ def test_an_index_never_taken_over_stops_asking_a_schema_paired_before_it(postgr
     time.sleep(0.05)
     with ScratchStore(tmp_path / "mine", index=mine, orphan_grace=0) as y:
         y.scope("run-1", "agent-1").spill(b"kept\n" * 20_000)
+        assert takeover.previous_owners(y.index, LOCAL_LOCATION)[1] == []  # (paired with no takeover: none)
+        with psycopg.connect(postgres_dsn, autocommit=True) as conn:  # (as paired before schema version 5)
+            conn.execute(f'UPDATE "{pg_schema}_b".store SET took_over = NULL')
+        takeover._owners.clear()
         assert takeover.previous_owners(y.index, LOCAL_LOCATION)[1] == [pg_schema]  # (never its owner)
         orphan = tmp_path / "mine" / "runs" / "run-1" / "agent-1" / ("a" * 24 + ".zst")
         orphan.write_bytes(b"no row names it")

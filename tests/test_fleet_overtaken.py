@@ -241,7 +241,7 @@ def test_a_database_of_version_3_upgrades_and_then_marks_deletes(tmp_path, postg
             conn.execute(f'INSERT INTO "{pg_schema}".schema_version (version) VALUES ({step})')
     with ScratchStore(tmp_path / "old", index=postgres_url(postgres_dsn, pg_schema), blobs=s3_env,
                       clock=ScratchClock(), orphan_grace=0.0) as store:
-        assert store.index.migrated_from == 3 and SCHEMA_VERSION == 4
+        assert store.index.migrated_from == 3 and SCHEMA_VERSION == 5
         handle = held_spill(store, monkeypatch, lambda: store.delete_run("run"))
         with pytest.raises(Deleted):
             store.scope("run", "agent").read_handle(handle, 0, 10)

@@ -315,7 +315,7 @@ def test_migrate_index_says_the_runtime_roles_need_their_grants_again(postgres_d
     url = postgres_url(postgres_dsn, pg_schema)
     done = CliRunner().invoke(main, ["migrate-index", "--index", url])
     assert done.exit_code == 0, done.output
-    assert "migrated from version 3 (version 4)" in done.stdout, done.output
+    assert "migrated from version 3 (version 5)" in done.stdout, done.output
     assert "scratchfs grants --role ROLE" in done.stdout and "runtime role" in done.stdout, done.output
     again = CliRunner().invoke(main, ["migrate-index", "--index", url])
     assert "already current" in again.stdout and "grants" not in again.stdout, again.output

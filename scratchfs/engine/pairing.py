@@ -8,12 +8,13 @@ a sweep of the other index removes the first one's objects as orphans. Nothing i
 so the store records the pairing on both sides and refuses a store opened with a mismatch, before anything is
 written or swept.
 
-**How.** The index holds one row, ``<schema>.store (id, blobs, paired_at)``: a random store id (128 bits, hex) and
-the blob location it was paired with (:func:`location_of`: ``s3://bucket/prefix``, whatever endpoint reaches it, or
-``files under the root``). The blob location holds a marker with the same id (:data:`MARKER_NAME`: the object
-``<prefix>/store-id``, or the file ``<root>/store-id``): the ONE index that owns the location. An S3 marker also
-names its owner (``schema S of database D``, in the object's user metadata: :func:`s3_marker`), so that an index
-refused for another's marker is told which one. On opening (:func:`check_pairing`):
+**How.** The index holds one row, ``<schema>.store (id, blobs, paired_at, took_over)``: a random store id (128 bits,
+hex), the blob location it was paired with (:func:`location_of`: ``s3://bucket/prefix``, whatever endpoint reaches
+it, or ``files under the root``), when, and the store id it took the location over from (rule 2; ``''`` for none:
+:mod:`scratchfs.engine.takeover` follows these to the previous owners). The blob location holds a marker with the
+same id (:data:`MARKER_NAME`: the object ``<prefix>/store-id``, or the file ``<root>/store-id``): the ONE index that
+owns the location. An S3 marker also names its owner (``schema S of database D``, in the object's user metadata:
+:func:`s3_marker`), so that an index refused for another's marker is told which one. On opening (:func:`check_pairing`):
 
 1. an index paired with another location is refused;
 2. a marker naming another store id is refused (these blobs belong to another index) -- unless the index is being
@@ -132,7 +133,7 @@ def check_pairing(index: Any, location: str, read_marker: Callable[[], Marker | 
         raise _kept_elsewhere(record[1], location)
     if marker is not None:
         if record is None and adopt and not _newest(index):
-            record = _claim(index, location)  # a store id of its own: the marker written below names it the owner
+            record = _claim(index, location, marker.id)  # an id of its own, the marker written below names it
             if record[1] != location:
                 raise _kept_elsewhere(record[1], location)
             log.warning("scratchfs: this index (schema %s) now owns the blobs at %s, taken over from %s: that index "
@@ -305,11 +306,12 @@ def _record(index: Any) -> tuple[str, str] | None:
     return (rows[0][0], rows[0][1]) if rows else None
 
 
-def _claim(index: Any, location: str) -> tuple[str, str]:
-    """Insert the pairing (a new store id) unless a row is there; return the row there now."""
+def _claim(index: Any, location: str, took_over: str = "") -> tuple[str, str]:
+    """Insert the pairing (a new store id; ``took_over``: the store id of the index it takes the location over
+    from, ``""`` for none) unless a row is there; return the row there now."""
     with index.transaction("pairing the index with its blobs") as conn:
-        conn.execute(index.q("INSERT INTO @S.store (id, blobs, paired_at) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING"),
-                     (secrets.token_hex(16), location, time.time()))
+        conn.execute(index.q("INSERT INTO @S.store (id, blobs, paired_at, took_over) VALUES (%s, %s, %s, %s) "
+                             "ON CONFLICT DO NOTHING"), (secrets.token_hex(16), location, time.time(), took_over))
         found = conn.execute(index.q("SELECT id, blobs FROM @S.store")).fetchone()
     return found[0], found[1]
 

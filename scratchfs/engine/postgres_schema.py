@@ -7,7 +7,8 @@ Tables (in the index's own schema, ``scratchfs`` by default; see :mod:`scratchfs
     gone           tombstones of the last hour, by (run_id, agent_id, kind, key)
     scope_tombstones the last delete of a run (agent_id '') or agent of the last hour, with or without entries:
                    reason, at (the deleter's store clock, as a tombstone's) and marked (the database's clock)
-    store          one row: the store id and the blob location the index is paired with (scratchfs.engine.pairing)
+    store          one row: the store id and the blob location the index is paired with (scratchfs.engine.pairing),
+                   when, and the store id it took over (took_over: '' for none, NULL if paired before version 5)
 
 Upgrade path: a new scratchfs appends a step to :data:`MIGRATIONS` and bumps :data:`SCHEMA_VERSION`; the first store
 of the new version to open applies the missing steps in one transaction under an advisory lock (many hosts may open
@@ -32,7 +33,7 @@ __all__ = ["MIGRATIONS", "SCHEMA_NAME", "SCHEMA_VERSION", "TABLES", "busy_refusa
            "grant_statements", "holds_index", "lock_key", "migrate", "no_answer", "privilege_refusal", "probe",
            "quoted", "refusal", "reserved_role", "run_refusal", "runs_name", "runtime_grants", "untie_command"]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """The schema version this scratchfs writes and reads."""
 
 SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}\Z")
@@ -62,6 +63,9 @@ MIGRATIONS: dict[int, list[str]] = {
     4: ["CREATE TABLE @S.scope_tombstones (run_id text NOT NULL, agent_id text NOT NULL, reason text NOT NULL, "
         "at float8 NOT NULL, marked float8 NOT NULL, PRIMARY KEY (run_id, agent_id))",
         "CREATE INDEX scope_tombstones_marked ON @S.scope_tombstones (marked)"],
+    # the store id a pairing took over (fsck --rebuild-index: the marker's; '' for none; NULL: paired before this
+    # step), so that only the indexes a takeover chain leads back to are previous owners (scratchfs.engine.takeover)
+    5: ["ALTER TABLE @S.store ADD COLUMN took_over text"],
 }
 """Schema steps by version: the SQL applied to go from version ``n - 1`` to ``n`` (``@S`` is the schema)."""
 

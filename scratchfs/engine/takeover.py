@@ -71,7 +71,7 @@ from scratchfs.foundation.errors import ScratchError
 from scratchfs.foundation.limits import ORPHAN_GRACE, TOMBSTONE_SECONDS
 
 __all__ = ["ADOPT", "ADOPT_AFTER", "BATCH", "KEEP", "MARGIN_SECONDS", "OWNERS_SECONDS", "REMOVE", "STALE", "Adopt",
-           "OrphanRule", "adopt_files", "adopt_named", "named_elsewhere", "previous_owners", "since_pairing"]
+           "OrphanRule", "adopt_files", "adopt_named", "chain", "named_elsewhere", "previous_owners", "since_pairing"]
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,8 @@ _owners: dict[tuple[int, str, str], tuple[float, tuple[float, list[str]]]] = {} 
 _SCHEMA_RE = re.compile(r"[a-z_][a-z0-9_]{0,62}")  # the schema names scratchfs takes (safe to quote as they are)
 
 _INDEXES = """
-SELECT n.nspname FROM pg_namespace n
+SELECT n.nspname, EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = s.oid AND NOT a.attisdropped
+                          AND a.attname = 'took_over' AND a.atttypid = 'text'::regtype) FROM pg_namespace n
 JOIN pg_class s ON s.relnamespace = n.oid AND s.relname = 'store' AND s.relkind IN ('r', 'p')
 JOIN pg_class e ON e.relnamespace = n.oid AND e.relname = 'entries' AND e.relkind IN ('r', 'p')
 WHERE n.nspname <> %(me)s AND has_schema_privilege(n.oid, 'USAGE')
@@ -232,31 +233,60 @@ def _named_rows(index: Any, location: str, objects: list[Any]) -> dict[tuple[str
 
 
 def previous_owners(index: Any, location: str) -> tuple[float, list[str]]:
-    """The schemas of ``index``'s database, other than its own, that hold a scratchfs index this role may read
-    whose pairing names ``location`` and was made before this index's (the indexes that owned it before a takeover;
-    never one paired since, such as the index that took it over from this one), and when this index was paired
-    (took the location over: epoch seconds, on the rebuilding host's clock; ``inf`` when there are none), their
-    rows counting within :data:`MARGIN_SECONDS` of it. One query when no other index is there, else two and one
-    per 200 other indexes, then remembered for :data:`OWNERS_SECONDS` (nothing to ask per orphan on a store that was
-    never taken over). Raises StorageError, StoreBusy."""
+    """The schemas of ``index``'s database, other than its own, that hold a scratchfs index this role may read and
+    owned ``location`` before this index took it over (the indexes that owned it before a takeover; never one paired
+    since, such as the index that took it over from this one), and when this index was paired (took the location
+    over: epoch seconds, on the rebuilding host's clock; ``inf`` when there are none), their rows counting within
+    :data:`MARGIN_SECONDS` of it. Those are the chain of takeovers the pairings record (:func:`chain`: the store id
+    this index took over, ``store.took_over``, the schema paired with ``location`` before it that holds that id, the
+    id that one took over...); an index paired without a takeover has none (none asked). One query when no other
+    index is there, else two and one per 200 other indexes, then remembered for :data:`OWNERS_SECONDS` (nothing to
+    ask per orphan on a store that was never taken over). Raises StorageError, StoreBusy."""
     key = _key(index, location)
     cached = _owners.get(key)
     if cached is not None and time.monotonic() - cached[0] < OWNERS_SECONDS:
         return cached[1]
-    schemas = [row[0] for row in index.read(_INDEXES, {"me": str(index.schema)}, "looking for the blobs' previous "
-                                            "owners") if _SCHEMA_RE.fullmatch(row[0])]
-    paired = index.read("SELECT paired_at FROM @S.store", {}, "reading the store's pairing") if schemas else []
-    owners: list[str] = []
-    for start in range(0, len(schemas) if paired else 0, _PER_QUERY):  # (every schema: none left out past a limit)
-        owners += [row[0] for row in index.read(" UNION ALL ".join(  # (paired before this index: no later owner's)
-            f"SELECT '{name}' FROM \"{name}\".store WHERE blobs = %(location)s AND paired_at < %(paired)s"
-            for name in schemas[start:start + _PER_QUERY]), {"location": location, "paired": paired[0][0]},
-            "looking for the blobs' previous owners")]
-    found = (paired[0][0] if owners else float("inf"), owners)
+    schemas = [(row[0], row[1]) for row in index.read(_INDEXES, {"me": str(index.schema)}, "looking for the blobs' "
+                                                      "previous owners") if _SCHEMA_RE.fullmatch(row[0])]
+    mine = index.read("SELECT paired_at, took_over FROM @S.store", {}, "reading the store's pairing") if schemas else []
+    rows: list[tuple[str, str, str | None]] = []
+    for start in range(0, len(schemas) if mine and mine[0][1] != "" else 0, _PER_QUERY):  # ('': no takeover)
+        rows += index.read(" UNION ALL ".join(  # (paired before this index: no later owner's)
+            f"SELECT '{name}', id, {'took_over' if chained else 'NULL::text'} FROM \"{name}\".store WHERE blobs = "
+            "%(location)s AND paired_at < %(paired)s" for name, chained in schemas[start:start + _PER_QUERY]),
+            {"location": location, "paired": mine[0][0]}, "looking for the blobs' previous owners")
+    owners = chain(mine[0][1], rows) if rows else []
+    found = (mine[0][0] if owners else float("inf"), owners)
     if len(_owners) >= 64:
         _owners.clear()
     _owners[key] = (time.monotonic(), found)
     return found
+
+
+def chain(took_over: str | None, pairings: list[tuple[str, str, str | None]]) -> list[str]:
+    """The schemas, sorted, of the indexes ``took_over`` (the store id a pairing took over; ``""``: none) leads
+    back through: of ``pairings`` (``(schema, store id, the id it took over or None)``, each paired with the same
+    location before), the one holding that id, then the one holding the id it took over, and so on. A store id
+    held by two schemas (a copied ``store`` row) ends the chain there, the copy's rows trusted no more than the
+    original's (the old host's late writes are then removed as orphans, as before adoption); so does a pairing of
+    before schema version 5 (``None``: what it took over is not recorded). ``None`` for ``took_over`` -- this index
+    was paired before version 5 -- is every one of ``pairings`` (the rule before the chain was recorded: its window
+    ends 70 minutes after that pairing)."""
+    if took_over is None:
+        return sorted(name for name, _id, _took in pairings)
+    held: dict[str, list[tuple[str, str | None]]] = {}
+    for name, store_id, took in pairings:
+        held.setdefault(store_id, []).append((name, took))
+    owners: list[str] = []
+    at: str | None = took_over
+    while at and len(held.get(at, ())) == 1 and held[at][0][0] not in owners:
+        name, at = held[at][0]
+        owners.append(name)
+    if at and len(held.get(at, ())) > 1:
+        log.warning("scratchfs: the store id %s this index's takeovers lead back to is held by %d schemas (%s): a "
+                    "copied store row; none of them is taken for a previous owner, and no orphan their rows name is "
+                    "adopted", at, len(held[at]), ", ".join(sorted(name for name, _took in held[at])))
+    return sorted(owners)
 
 
 def _key(index: Any, location: str) -> tuple[int, str, str]:
