@@ -11,10 +11,12 @@ its key or a delete of its key or scope is there) -- when a row of a previous ow
 agent and token): that row is the write's commit, so the old host acknowledged it, and its ``created_at`` (the
 database's clock, as this index's rows) dates the adopted entry. :func:`named_elsewhere` finds them: the schemas of
 the same database that hold a scratchfs index (``store`` and ``entries`` tables) this role may read, other than
-this index's, whose pairing names the same location and was made before this index's (an index that lost the
-location to a takeover keeps its pairing row; the index that took it over from this one is none), their rows
-written within :data:`MARGIN_SECONDS` of the takeover: one query when no other index is there, else two and one
-per 200 other indexes, remembered for :data:`OWNERS_SECONDS` (none to ask, then, on a store never taken over), and
+this index's, that the takeover chain the pairings record leads back to (:func:`chain`: the store id this index took
+over, ``store.took_over``, written as the takeover claims the location; the schema paired with the same location
+before it that holds that id; the id that one took over, and so on -- an index paired without a takeover has none,
+and the index that took the location over from this one is none), their rows written within
+:data:`MARGIN_SECONDS` of the takeover: one query when no other index is there, else two and one per 200 other
+indexes, remembered for :data:`OWNERS_SECONDS` (none to ask, then, on a store never taken over), and
 where there are some, one query per :data:`BATCH` orphans.
 
 **Why rows, not times.** The binding's ``created_at`` falling in the window after the takeover says a write began
@@ -43,10 +45,12 @@ then): a write slower than the grace period, which fails or is lost on one index
 in the hour after a takeover adopts nothing of it: the old host's writes are then removed as orphans (logged as
 stale when a sweep still looks at one), where adopting them could bring back a key deleted since. A schema paired
 with the same location before this index that never owned it -- every PostgreSQL index with local files records the
-same location, :data:`~scratchfs.engine.pairing.LOCAL_LOCATION`; or a crafted ``store`` row -- counts as a previous
-owner for that hour and 10 minutes after this index's pairing: its rows of the window adopt the orphans they name
-(tokens are 120 random bits: only a row made to name one does, or a copy of its files); telling them apart needs the
-store id taken over recorded at the takeover (a schema step). A second takeover within the margin of the first (both
+same location, :data:`~scratchfs.engine.pairing.LOCAL_LOCATION`; a crafted ``store`` row -- is no previous owner: it
+is no link of the chain. A copied ``store`` row (an id two schemas hold) ends the chain there, trusting neither: the
+old host's late writes of that takeover are removed as orphans, as before adoption (logged). An index paired before
+schema version 5 (``took_over`` NULL: not recorded) keeps the rule of before -- every schema paired with the same
+location before it is a previous owner, for the 70 minutes after its pairing -- and a previous owner of before
+version 5 ends the chain (what it took over is not recorded). A second takeover within the margin of the first (both
 old indexes are previous owners then) restores with its rebuild every bound blob still there, the first old host's
 late writes with them -- and, as every rebuild, a value that host deleted within its window or a write reported
 failed whose object stayed. An adopted value is weighed by its old row's commit against a row the new index wrote,
@@ -197,9 +201,9 @@ class OrphanRule:
     def adopting(self) -> bool:
         """Whether any blob may be adopted: a previous owner is there and the takeover was no more than
         ``MARGIN_SECONDS`` and ``TOMBSTONE_SECONDS`` ago (this host's clock against the rebuilding host's), so that
-        a row of its window may not be stale yet. After that nothing is looked up: an index paired once after
-        another index of the same location (every PostgreSQL index with local files records the same one), never
-        taken over, pays nothing for it beyond the first 70 minutes."""
+        a row of its window may not be stale yet. After that nothing is looked up: an index paired before schema
+        version 5 after another index of the same location (every PostgreSQL index with local files records the
+        same one), never taken over, pays nothing for it beyond the first 70 minutes (paired since, nothing)."""
         if callable(self._since):
             self._since = self._since()
         return self._since < MARGIN_SECONDS + TOMBSTONE_SECONDS  # (NaN: not)
