@@ -95,7 +95,7 @@ def test_a_role_that_may_not_create_the_schema_is_told_and_the_admin_command_mak
     done = CliRunner().invoke(main, ["migrate-index", "--index", postgres_url(postgres_dsn, pg_schema)])
     assert done.exit_code == 0, done.output
     assert f"schema '{pg_schema}'" in done.output and "created" in done.output, done.output
-    assert migrate_index(postgres_url(postgres_dsn, pg_schema), busy_timeout=5)[1:] == (4, 4)  # nothing to do now
+    assert migrate_index(postgres_url(postgres_dsn, pg_schema), busy_timeout=5)[1:] == (5, 5)  # nothing to do now
     admin(postgres_dsn, *runtime_grants(pg_schema, role))
     with ScratchStore(tmp_path, index=url) as store:
         store.scope("run-1", "agent").spill(b"the runtime role writes")
@@ -282,7 +282,7 @@ def test_scratchfs_grants_prints_the_sql_that_lets_a_role_through_upgrades(postg
     assert statements[:3] == list(runtime_grants(pg_schema, role)), statements
     assert any(s.startswith(f'ALTER DEFAULT PRIVILEGES IN SCHEMA "{pg_schema}" GRANT') for s in statements)
     admin(postgres_dsn, *statements)
-    assert migrate_index(url, busy_timeout=10) == (pg_schema, 3, 4)  # (the admin's upgrade: scope_tombstones made)
+    assert migrate_index(url, busy_timeout=10) == (pg_schema, 3, 5)  # (the admin's upgrade: scope_tombstones made)
     with ScratchStore(tmp_path, index=as_role(postgres_dsn, pg_schema, role)) as store:
         store.scope("run-1", "agent").scratch_write("k", b"v")
         assert store.delete_run("run-1") == 1
@@ -412,3 +412,22 @@ def test_the_grants_printed_for_any_role_name_grant_that_role_alone_or_are_refus
     finally:
         admin(postgres_dsn, f'REVOKE ALL ON SCHEMA "{pg_schema}" FROM PUBLIC', f'DROP OWNED BY "{bystander}"',
               f'DROP ROLE "{bystander}"', *([f"DROP OWNED BY {quoted}", f"DROP ROLE {quoted}"] if made else []))
+
+
+def test_a_runtime_role_granted_at_version_4_opens_the_index_an_admin_migrated_to_5(postgres_dsn, pg_schema, role,
+                                                                                   tmp_path):
+    """Step 5 adds a column, no table: a runtime role granted ON ALL TABLES at version 4 needs no grant more once an
+    admin migrated the schema (``migrate-index``); its store opens, writes and sweeps."""
+    url = postgres_url(postgres_dsn, pg_schema)
+    with ScratchStore(tmp_path / "admin", index=url):
+        pass
+    admin(postgres_dsn, f'ALTER TABLE "{pg_schema}".store DROP COLUMN took_over',
+          f'DELETE FROM "{pg_schema}".schema_version WHERE version = 5', *runtime_grants(pg_schema, role))
+    with pytest.raises(StorageError, match="is at version 4 of 5"):  # (the runtime role may not migrate it)
+        ScratchStore(tmp_path / "rt", index=as_role(postgres_dsn, pg_schema, role)).close()
+    assert migrate_index(url, busy_timeout=10) == (pg_schema, 4, 5)
+    with ScratchStore(tmp_path / "admin", index=as_role(postgres_dsn, pg_schema, role)) as store:
+        store.scope("run-1", "agent").scratch_write("k", b"v")
+        assert store.delete_run("run-1") == 1
+        store.sweep()
+
