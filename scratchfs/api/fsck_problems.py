@@ -43,12 +43,13 @@ class Problem:
         kind: ``"missing"``, ``"corrupt"``, ``"orphaned"``, ``"incomplete"`` (an orphan with no seek table: a
             write abandoned by a killed writer), ``"adoptable"`` (an orphan a row of the index that owned the blobs
             before a takeover names: an old host's acknowledged write, which the sweep and ``fsck --repair`` adopt;
-            the sweep's: :data:`ADOPTABLE`) or ``"unexpected"`` (a link or other file where a directory of the
-            root belongs: reported, never followed, never repaired; an entry of ``trash/`` that a repair could
-            not remove whole; a link, FIFO or directory at a blob's name, which a repair removes itself but for a
-            directory: :mod:`scratchfs.api.odd_names`; a ``journal`` that is no directory, open to other users,
-            or holding what is no journal: :func:`journal_problems`; a run or agent directory or a blob file open to
-            other users, which a repair makes private: :func:`mode_problems`).
+            the sweep's: :data:`ADOPTABLE`; one too young to judge yet is left alone: :data:`YOUNG_ADOPTABLE`) or
+            ``"unexpected"`` (a link or other file where a directory of the root belongs: reported, never followed,
+            never repaired; an entry of ``trash/`` that a repair could not remove whole; a link, FIFO or directory
+            at a blob's name, which a repair removes itself but for a directory: :mod:`scratchfs.api.odd_names`; a
+            ``journal`` that is no directory, open to other users, or holding what is no journal:
+            :func:`journal_problems`; a run or agent directory or a blob file open to other users, which a repair
+            makes private: :func:`mode_problems`).
         run_id, agent_id: the scope (of the entry, or of the directory the orphan is in, as path parts).
         key: the handle or scratchpad key (``None`` for an orphan).
         path: the blob file.
