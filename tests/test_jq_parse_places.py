@@ -90,10 +90,24 @@ def test_a_broken_last_record_names_no_record_past_it(tools, scratch_scope, tail
     stub = scratch_scope.spill(data, source_tool="log")
     out, said, calls = _jq_all(tools, stub.handle)
     assert out == list(range(300)), said
-    assert "record 301 is the last record and no record follows it" in said[-1], said
-    assert "put a ?" not in said[-1] and "record=30" not in said[-1], said
+    assert "record 301 (line 301), the last, is not JSON and no record follows it" in said[-1], said
+    assert "put a ?" not in said[-1] and "record=30" not in said[-1] and "next_call" not in said[-1], said
     for call in calls:
         tools.call("read_handle", call if isinstance(call, dict) else dict(call.arguments))
+
+
+def test_the_page_that_names_a_failure_is_the_one_that_reaches_it(tools, scratch_scope):
+    """A first page of 1,000 outputs (its most) named the broken 2,001st record's error "on output 1,001: this page
+    ends before it": the failure belongs to the page that reaches it, which names output 2,001 and, the record being
+    the last, ends the read (a next_call would only meet its refusal)."""
+    data = ("".join(json.dumps({"n": i}) + "\n" for i in range(2000)) + "{oops\n").encode()
+    handle = scratch_scope.spill(data, source_tool="log").handle
+    first = tools.call("read_handle", {"handle": handle, "jq": ".n"})
+    assert first["results"] == list(range(1000)) and "note" not in first, first.get("note")
+    second = tools.call("read_handle", parse_call(first["next_call"])[1])
+    assert second["results"] == list(range(1000, 2000)), second["first"]
+    assert "on output 2,001: this page ends before it, and so does the read" in second["note"], second["note"]
+    assert second["next_call"] is None
 
 
 def test_a_parse_error_far_into_a_long_line_after_the_first_names_the_bytes_around_it(tools, scratch_scope):

@@ -73,10 +73,16 @@ def stream_broken(exc: InvalidArgument, handle: str, filter: str, budget: int | 
     text there (:func:`_there`), and for JSON texts (no ``jsonl``) the slurp read of ``.[] | (filter)``, which
     passes over each document that is not JSON, naming it. ``None``: ``exc`` is no such parse error (a JSON text
     cut at the end: the caller's words stand)."""
+    return _broken(exc, handle, filter, budget, jsonl)[0]
+
+
+def _broken(exc: InvalidArgument, handle: str, filter: str, budget: int | None, jsonl: ContentSource | None
+            ) -> tuple[Advice | None, bool]:
+    """:func:`stream_broken`'s advice, and whether it says the record is the last (the read ends there)."""
     if not isinstance(exc, NotJson) or exc.line is None or (not exc.by_jq and (jsonl is None or exc.offset is None)):
-        return None
+        return None, False
     if exc.at_end and jsonl is None:
-        return None
+        return None, False
     line = exc.line - 1 if exc.by_jq and exc.column == 0 and exc.line > 1 else exc.line  # (column 0: the newline
     # that ends line L - 1 ended the bad token there)
     where = f"the content is not JSON at line {line:,}, and jq reads nothing past it, whatever the filter; "
@@ -84,16 +90,16 @@ def stream_broken(exc: InvalidArgument, handle: str, filter: str, budget: int | 
     if jsonl is None or long:
         there = Advice.of(where, "the text there: ", _there(handle, exc, line))
         if long:
-            return there
+            return there, False
+        slurped = Call.of("read_handle", handle=handle, jq=f".[] | ({filter})", slurp=True, budget=budget)
         return Advice.of(there, "; slurp=true reads every document, those after it too (each one not JSON passed "
-                         "over, named): ",
-                         Call.of("read_handle", handle=handle, jq=f".[] | ({filter})", slurp=True, budget=budget))
+                         "over, named): ", slurped), False
     record = record_at_line(jsonl, line)
     if exc.at_end or (exc.offset is not None and blank_after_line(jsonl, exc.offset)):
-        return Advice.of(where, f"record {record:,} is the last record and no record follows it: the outputs "
-                         "before it are all the filter gives")
+        return Advice.of(f"record {record:,} (line {line:,}), the last, is not JSON and no record follows it: the "
+                         "outputs before it are all the filter gives"), True
     return Advice.of(where, f"read on record by record from it (record {record:,}), those that are not JSON passed "
-                     "over: ", Call.of("read_handle", handle=handle, record=record, jq=filter, budget=budget))
+                     "over: ", Call.of("read_handle", handle=handle, record=record, jq=filter, budget=budget)), False
 
 
 _LONG_COLUMN = 2048
@@ -115,16 +121,22 @@ def _there(handle: str, exc: NotJson, line: int) -> Call:
 def failed_page(page: ItemPage, handle: str, filter: str, budget: int | None, slurp: bool = False,
                 jsonl: ContentSource | None = None) -> ItemPage:
     """``page`` (of a jq or slurp read of ``handle`` with ``filter``), which ends before the output its filter fails
-    on (``page.failure``, jq's message): its note says which output and how to go on (:func:`read_on`), its
-    ``calls`` the call it names, as data; ``page`` unchanged otherwise."""
+    on (``page.failure``, jq's message): its note says which output and how to go on (:func:`read_on`,
+    :func:`stream_broken` of ``jsonl``, JSON lines' content), its ``calls`` the call it names, as data; when the
+    failure is JSON lines' last record, that the read ends there (no cursor: nothing follows it); ``page``
+    unchanged otherwise."""
     failure = page.failure
     number = None if failure is None or page.cursor is None else cursor_position(page.cursor)
     if number is None:
         return page
     told = f"jq: {failure.reason}" if isinstance(failure, JqFailed) else str(failure)  # (its next step left out)
-    broken = None if slurp else stream_broken(failure, handle, filter, budget, jsonl)
-    said = Advice.of(f"{told} on output {number + 1:,}: this page ends before it and next_call meets it; ",
-                     broken or read_on(handle, filter, number + 1, budget, slurp))
+    broken, last = (None, False) if slurp else _broken(failure, handle, filter, budget, jsonl)
+    if last and page.part is None:  # (a next_call would only meet the refusal of the last record)
+        page.cursor = None
+        said = Advice.of(f"{told} on output {number + 1:,}: this page ends before it, and so does the read; ", broken)
+    else:
+        said = Advice.of(f"{told} on output {number + 1:,}: this page ends before it and next_call meets it; ",
+                         broken or read_on(handle, filter, number + 1, budget, slurp))
     add_said(page.extra, said)
     return page
 

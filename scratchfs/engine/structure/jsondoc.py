@@ -374,7 +374,8 @@ def _fill(page: ItemPage, found: _Found, index: int, chars: int, budget: int, ma
         page.cursor = cursor_of(index + len(outputs), 0)
     if page.cursor is None and partial:
         return None
-    if error is not None:  # the outputs before the failure first; the page that starts at it fails
+    if error is not None and not more:  # the outputs before the failure first (a page that ends before the run's
+        # last output leaves it to the page that does); the page that starts at it fails
         failure = jq_error(jq_message(error[0]), offset=error[1])
         if page.cursor is None and not page.items and page.part is None:
             raise failure
