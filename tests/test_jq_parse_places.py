@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from scratchfs.adapter import parse_call
 from scratchfs.api.contract import ScratchTools
@@ -126,3 +128,21 @@ def test_a_parse_error_far_into_a_long_line_after_the_first_names_the_bytes_arou
     shown = tools.call("read_handle", dict(call.arguments))["data"]
     assert '{"n": 50000,,' in shown, shown
 
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(parts=st.lists(st.sampled_from([b"a", b"\n", b"bc", b"\r\n"]), max_size=80), line=st.integers(1, 50),
+       column=st.integers(0, 6), chunk=st.integers(1, 9))
+def test_jq_s_line_and_column_map_to_the_byte_the_plain_split_finds(monkeypatch, parts, line, column, chunk):
+    """The byte a jq parse error names (line L's first byte + column - 1), against the plain answer of a split at
+    newlines, with the MiB counting window shrunk to a few bytes (its walk and bisection)."""
+    from scratchfs.engine.structure import jsondoc
+
+    monkeypatch.setattr(jsondoc, "_COUNT_BYTES", chunk)
+    data = b"".join(parts)
+    lines = data.split(b"\n")
+    got = jsondoc._stopped_at(f"parse error: Invalid literal at line {line}, column {column}", data)
+    if line > len(lines):
+        assert got is None
+    else:
+        assert got == max(0, sum(len(text) + 1 for text in lines[: line - 1]) + column - 1)

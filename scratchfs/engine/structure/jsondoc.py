@@ -442,16 +442,20 @@ def _stopped_at(reason: str, data: bytes) -> int | None:
     """The byte of ``data`` (the document jq read) where jq's parse error ``reason`` says it stopped: line ``L``'s
     first byte plus jq's column (which counts bytes from 1; column 0 is the newline ending line ``L - 1``, which jq
     counts before it reports a token that newline ends), found by counting newlines in C a MiB at a time over the
-    bytes in memory (not read again); ``None`` for another error, or a line ``data`` does not hold."""
+    bytes in memory (not read again; within the last MiB by bisection); ``None`` for another error, or a line
+    ``data`` does not hold."""
     place = _PARSED_TO.search(reason) if reason.startswith("parse error") else None
     if place is None:
         return None
     left, start = int(place[1]) - 1, 0  # (newlines to pass before line L starts)
     while left:
         chunk = data.count(b"\n", start, start + _COUNT_BYTES)
-        if chunk >= left:
-            for _ in range(left):
-                start = data.index(b"\n", start) + 1
+        if chunk >= left:  # (the first end whose bytes from start hold ``left`` newlines: bisected, in C)
+            low, high = start, min(len(data), start + _COUNT_BYTES)
+            while low < high:
+                middle = (low + high) // 2
+                low, high = (low, middle) if data.count(b"\n", start, middle) >= left else (middle + 1, high)
+            start = low
             break
         if start + _COUNT_BYTES >= len(data):
             return None
