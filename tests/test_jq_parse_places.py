@@ -75,13 +75,13 @@ def test_a_record_that_starts_like_no_json_names_the_records_read_that_passes_ov
     assert _outputs(tools, arguments) == list(range(where, 300))
 
 
-def test_our_scan_s_refusal_carries_the_byte_and_line_it_stopped_at(scratch_scope):
+def test_our_scan_s_refusal_carries_the_byte_it_stopped_at(scratch_scope):
     from scratchfs.engine.structure.jsonscan import refuse_unlike_json
     from scratchfs.engine.structure.paging import BytesSource
 
     with pytest.raises(NotJson) as refused:
         refuse_unlike_json(BytesSource(b" \n\n{ oops\n"))
-    assert (refused.value.offset, refused.value.line) == (5, 3)
+    assert (refused.value.offset, refused.value.line, refused.value.by_jq) == (5, None, False)  # (line: jq's)
 
 
 @pytest.mark.parametrize("tail", ["{oops\n", "{oops", '{"n": oops}\n', '{"n":\n', '{"n": 1,}\r\n\n  \n'])
@@ -146,3 +146,14 @@ def test_jq_s_line_and_column_map_to_the_byte_the_plain_split_finds(monkeypatch,
         assert got is None
     else:
         assert got == max(0, sum(len(text) + 1 for text in lines[: line - 1]) + column - 1)
+
+
+@pytest.mark.parametrize("start", [b"\xef\xbb\xbf", b" \n\n", b"\r\n"])
+def test_a_first_record_our_scan_refuses_after_a_bom_or_blank_lines_is_record_1(tools, scratch_scope, start):
+    data = start + b"{oops\n" + "".join(GOOD).encode()
+    stub = scratch_scope.spill(data, source_tool="log")
+    with pytest.raises(NotJson) as refused:
+        tools.call("read_handle", {"handle": stub.handle, "jq": ".n"})
+    (call,) = refused.value.calls
+    assert dict(call.arguments) == {"handle": stub.handle, "record": 1, "jq": ".n"}, refused.value
+    assert _outputs(tools, dict(call.arguments)) == list(range(300))

@@ -79,12 +79,16 @@ def stream_broken(exc: InvalidArgument, handle: str, filter: str, budget: int | 
 def _broken(exc: InvalidArgument, handle: str, filter: str, budget: int | None, jsonl: ContentSource | None
             ) -> tuple[Advice | None, bool]:
     """:func:`stream_broken`'s advice, and whether it says the record is the last (the read ends there)."""
-    if not isinstance(exc, NotJson) or exc.line is None or (not exc.by_jq and (jsonl is None or exc.offset is None)):
+    if not isinstance(exc, NotJson) or (exc.at_end and jsonl is None):
         return None, False
-    if exc.at_end and jsonl is None:
+    if exc.by_jq:  # (column 0: the newline that ends line L - 1 ended the bad token there)
+        line = None if exc.line is None else exc.line - 1 if exc.column == 0 and exc.line > 1 else exc.line
+    else:  # (our scan's of the first bytes: the line of its byte, counted in them)
+        line = None
+        if jsonl is not None and exc.offset is not None and exc.offset < _SCANNED_BYTES:
+            line = jsonl.read(0, exc.offset).count(b"\n") + 1
+    if line is None:
         return None, False
-    line = exc.line - 1 if exc.by_jq and exc.column == 0 and exc.line > 1 else exc.line  # (column 0: the newline
-    # that ends line L - 1 ended the bad token there)
     where = f"the content is not JSON at line {line:,}, and jq reads nothing past it, whatever the filter; "
     long = len(filter) > CALL_FILTER_CHARS  # (not written again in a call)
     if jsonl is None or long:
@@ -102,6 +106,9 @@ def _broken(exc: InvalidArgument, handle: str, filter: str, budget: int | None, 
                      "over: ", Call.of("read_handle", handle=handle, record=record, jq=filter, budget=budget)), False
 
 
+_SCANNED_BYTES = 64 * 1024
+"""Bytes from the start within which a reader's own parse error (not jq's: our scan of a document's first bytes,
+4 KiB) is placed on its line by counting newlines."""
 _LONG_COLUMN = 2048
 """Bytes into its line past which a parse error is shown by a byte range around it, not by its lines (a line read
 of a long line may end before the byte)."""

@@ -237,7 +237,7 @@ class NotJson(InvalidArgument):
         at_end: jq met the content's end inside a value: a document cut short.
         too_deep: the document is nested past jq's depth limit (10,000 levels).
         offset: the byte of the content where the parser stopped (from 0), when the reader knows it: our scan of a
-            document's first bytes (``line`` then the line it is on), or jq's line and column mapped to bytes over
+            document's first bytes (``by_jq`` false, ``line`` ``None``), or jq's line and column mapped to bytes over
             the document jq was given (jq counts the newline that ends a bad token before it reports: column 0 of
             line ``L`` is the newline that ends line ``L - 1``, ``offset`` that byte); else ``None``.
     """

@@ -58,10 +58,10 @@ _TAIL = re.compile(rb"[-+.0-9eE]*\Z")
 """What may follow a token match at the end of what has been read, where the token may go on."""
 
 
-def not_json(offset: int, what: str, line: int | None = None) -> NotJson:
-    """The error of a document that is not JSON at byte ``offset`` (``what`` is wrong there; on ``line``, from 1,
-    when the caller knows it), both kept as its fields."""
-    return NotJson(f"the document is not valid JSON: {what} at byte {offset:,}", line=line, offset=offset)
+def not_json(offset: int, what: str) -> NotJson:
+    """The error of a document that is not JSON at byte ``offset`` (``what`` is wrong there), kept as its
+    ``offset``."""
+    return NotJson(f"the document is not valid JSON: {what} at byte {offset:,}", offset=offset)
 
 
 _HEAD_BYTES = 4096
@@ -84,17 +84,17 @@ def refuse_unlike_json(source: ContentSource) -> None:
         return
     first = head[pos]
     if first not in VALUE_START:
-        raise not_json(pos, f"{_shown(first)}, which starts no JSON value,", head.count(b"\n", 0, pos) + 1)
+        raise not_json(pos, f"{_shown(first)}, which starts no JSON value,")
     if first in OPEN:
         after = _WS.match(head, pos + 1).end()
         fits = (b'"}' if first == ord("{") else VALUE_START | {ord("]")} | frozenset(b"NI"))
         if after < len(head) and head[after] not in fits:
-            raise not_json(after, f"{_shown(head[after])} after {chr(first)!r}", head.count(b"\n", 0, after) + 1)
+            raise not_json(after, f"{_shown(head[after])} after {chr(first)!r}")
         return
     token = SCALAR.match(head, pos)
     end = pos if token is None else token.end()
     if end < len(head) and head[end] not in _BLANK | VALUE_START | _CLOSE | frozenset(b",NI"):
-        raise not_json(end, f"{_shown(head[end])}, which no JSON value holds,", head.count(b"\n", 0, end) + 1)
+        raise not_json(end, f"{_shown(head[end])}, which no JSON value holds,")
 
 
 _CONTROL = bytes(b for b in range(0x20) if b not in b"\t\n\r")
