@@ -104,6 +104,14 @@ At 01:18 UTC (the re-read, main at c25ba85, idle): JSON lines whose first record
 ``record=1, jq=".n"`` (hostile10); whose first record is ``{oops``, 73 B naming no call (our own scan of the first
 bytes refuses it before jq runs, as a document: not mended, in the note); a pattern that runs the regex engine out of
 memory 411 B; ignore_case beside line= 242 B (slurp2).
+
+At 02:10 UTC on 2026-12-06 (helper replies8, load about 2; main at 57a7ae4 in brackets, this file run over main's
+package): JSON lines whose first record is ``{oops``, naming ``record=1, jq=".n"`` 310 B (73 B, no call); ``{oops``
+as the 2nd record, naming record 2 (main: the 3rd, jq's line after it, the bad one passed over unnamed) 582 B of
+reply JSON + 106 B of calls (582 + 106 B); 3 records then ``{oops``, the last, saying no record follows it and ending
+the read 371 B of reply JSON, no call (583 + 106 B naming ``record=5``, past the last); a document whose 3rd line
+(2.2 MB) is broken, naming the 200 bytes around the byte jq stopped at 259 B (231 B, naming ``line=3, lines=5``).
+Every other row unchanged.
 """
 
 from __future__ import annotations
@@ -353,6 +361,19 @@ def main() -> None:
             "JSONL, 1st record bad": ("read_handle", {"handle": first_bad, "jq": ".n"}),
             "regex out of memory": ("read_handle", {"handle": a_run, "pattern": "(?:(a?)?)*z"}),
             "ignore_case, line=": ("read_handle", {"handle": handle, "line": 3, "ignore_case": True}),
+        })
+        # the second session of 2026-12-06 (helper replies8): a record our scan refuses at the start, one ended by
+        # its newline in the middle and at the end (jq names the line after it), a long line's parse error
+        mid_bad = scope.spill(('{"n": 0}\n{oops\n' + "".join(json.dumps({"n": i}) + "\n" for i in range(1, 2000))
+                               ).encode(), source_tool="log").handle
+        last_bad = scope.spill(("".join(json.dumps({"n": i}) + "\n" for i in range(3)) + "{oops\n").encode(),
+                               source_tool="log").handle
+        long_doc = scope.spill(("{\n\"head\": 1,\n\"data\": " + minified + "\n}\n").replace(
+            '{"n": 50000,', '{"n": 50000,,', 1).encode(), source_tool="fetch").handle
+        cases.update({
+            "JSONL, 2nd {oops": ("read_handle", {"handle": mid_bad, "jq": ".n"}),
+            "JSONL, last {oops": ("read_handle", {"handle": last_bad, "jq": ".n"}),
+            "JSON, long line 3 bad": ("read_handle", {"handle": long_doc, "jq": ".head"}),
         })
         print(f"{'stub of pip bars':22s} {len(pip.to_json().encode()):5d} B stub JSON ({pip.preview.count(chr(10))} "
               "lines of preview)")

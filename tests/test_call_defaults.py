@@ -13,6 +13,8 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from scratchfs.adapter import parse_call
 from scratchfs.api.contract import TOOL_SPECS, ScratchTools, to_json
@@ -152,6 +154,27 @@ def test_a_default_that_makes_the_read_what_it_is_stays():
                                                                                    "ignore_case": 0}
     assert render_call("scratch_read", key="k", offset=0, length=4096) == 'scratch_read(key="k", length=4096)'
     assert render_call("other", offset=0, length=4096) == "other(offset=0, length=4096)"
+
+
+def test_none_means_absent_in_render_call_and_call_of_alike():
+    """render_call kept a range read's default length beside a None (``match=None`` made it no range read), where
+    Call.of, which dropped the None first, left it out: one rule for both."""
+    assert render_call("scratch_read", key="k", length=65536, match=None) == 'scratch_read(key="k")'
+    assert render_call("read_handle", handle="h", length=4096, pattern=None, offset=0) == 'read_handle(handle="h")'
+    assert str(Call.of("scratch_read", key="k", length=65536, match=None)) == 'scratch_read(key="k")'
+
+
+_VALUES = st.one_of(st.none(), st.booleans(), st.sampled_from([0, 1, 50, 200, 20, 4096, 65536, 9]),
+                    st.sampled_from(["h", "x", ""]), st.lists(st.sampled_from(["a", 1]), max_size=2))
+
+
+@given(verb=st.sampled_from(["read_handle", "scratch_read", "scratch_list", "other"]),
+       arguments=st.dictionaries(st.sampled_from(["handle", "key", "offset", "length", "line", "lines", "match",
+                                                  "pattern", "context", "max_matches", "ignore_case", "count",
+                                                  "slurp", "budget", "prefix", "limit", "jq"]), _VALUES))
+@example(verb="scratch_read", arguments={"key": "k", "length": 65536, "match": None})
+def test_render_call_is_call_of_s_text(verb, arguments):
+    assert render_call(verb, **arguments) == str(Call.of(verb, **arguments))
 
 
 def test_the_cli_s_next_command_leaves_its_defaults_out(scratch_store):

@@ -144,3 +144,22 @@ def test_every_command_a_message_writes_names_the_program_and_no_other_word_does
         "see scratchfs --help", "see /home/u/proj/.venv/bin/scratchfs --help")
     monkeypatch.setattr(sys, "argv", ["scratchfs", "fsck"])
     assert as_invoked(message) == message
+
+
+def test_a_quoted_user_text_that_holds_a_command_is_not_rewritten(cli, monkeypatch):
+    """as_invoked rewrote `scratchfs <command>` anywhere in a message: a key holding the words, echoed by a
+    not-found, came back as another key (pasted, it names nothing). Only the commands the message writes are
+    rewritten; a text quoted as repr or JSON writes it is the user's, left as it is."""
+    from scratchfs.cli.app import as_invoked
+
+    monkeypatch.setattr(sys, "argv", ["/home/u/.venv/bin/scratchfs", "scratch-read"])
+    message = ("no key 'see scratchfs read-handle x' in this scope (run 'r', agent 'a'); did you mean "
+               "\"it's scratchfs ls\\\" now\"? the store's `scratchfs scratch-list` lists them")
+    assert as_invoked(message) == message.replace("`scratchfs scratch-list`", "`/home/u/.venv/bin/scratchfs "
+                                                  "scratch-list`")
+    cli("scratch-write", "see scratchfs ls now", "-", input="v")
+    missed = cli("scratch-read", "see scratchfs ls no")
+    assert missed.exit_code != 0
+    assert "no key 'see scratchfs ls no'" in missed.stderr and "'see scratchfs ls now'" in missed.stderr, \
+        missed.stderr
+    assert "/home/u/.venv/bin/scratchfs scratch-list" in missed.stderr, missed.stderr

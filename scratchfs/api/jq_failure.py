@@ -13,9 +13,9 @@ a ``select``), in words: no call is sure to mean what it meant.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
-from scratchfs.engine.structure.paging import ItemPage, cursor_position
+from scratchfs.engine.structure.paging import ContentSource, ItemPage, cursor_position
+from scratchfs.engine.structure.row_jump import blank_after_line, record_at_line
 from scratchfs.foundation.calls import Advice, Call, add_said
 from scratchfs.foundation.errors import InvalidArgument, JqFailed, NotJson
 
@@ -62,64 +62,110 @@ def read_on(handle: str, filter: str, output: int, budget: int | None, slurp: bo
 
 
 def stream_broken(exc: InvalidArgument, handle: str, filter: str, budget: int | None,
-                  record_of: Callable[[int], int] | None) -> Advice | None:
-    """How to go on past jq's parse error ``exc`` in a stream of JSON documents (JSON lines, or JSON texts one after
-    another) after its first outputs: jq reads nothing past it, and no ``?`` in the filter helps. With ``record_of``
-    (JSON lines: the record on a line, :func:`~scratchfs.engine.structure.row_jump.record_at_line`), the records
-    read from that record with the same ``filter`` (at most :data:`CALL_FILTER_CHARS`), which passes over a record
-    that is not JSON, naming its bytes; else the line read there, and for JSON texts (no ``record_of``) the slurp read
-    of ``.[] | (filter)``, which passes over each document that is not JSON, naming it. ``None``: ``exc`` is no such
-    parse error."""
-    if not isinstance(exc, NotJson) or not exc.by_jq or exc.at_end or exc.line is None:
-        return None
-    where = f"the content is not JSON at line {exc.line:,}, and jq reads nothing past it, whatever the filter; "
+                  jsonl: ContentSource | None) -> Advice | None:
+    """How to go on past the parse error ``exc`` in a stream of JSON documents (JSON lines, or JSON texts one after
+    another) after its first outputs: jq reads nothing past it, and no ``?`` in the filter helps. With ``jsonl``
+    (JSON lines: their content), jq's error or our scan's of the first bytes (a :class:`NotJson` with its
+    ``offset``), the records read from the record on that line
+    (:func:`~scratchfs.engine.structure.row_jump.record_at_line`) with the same ``filter`` (at most
+    :data:`CALL_FILTER_CHARS`), which passes over a record that is not JSON, naming its bytes -- or, when that
+    record is the last (jq met the end in it, or only blanks follow its line), that no record follows it; else the
+    text there (:func:`_there`), and for JSON texts (no ``jsonl``) the slurp read of ``.[] | (filter)``, which
+    passes over each document that is not JSON, naming it. ``None``: ``exc`` is no such parse error (a JSON text
+    cut at the end: the caller's words stand)."""
+    return _broken(exc, handle, filter, budget, jsonl)[0]
+
+
+def _broken(exc: InvalidArgument, handle: str, filter: str, budget: int | None, jsonl: ContentSource | None
+            ) -> tuple[Advice | None, bool]:
+    """:func:`stream_broken`'s advice, and whether it says the record is the last (the read ends there)."""
+    if not isinstance(exc, NotJson) or (exc.at_end and jsonl is None):
+        return None, False
+    if exc.by_jq:  # (column 0: the newline that ends line L - 1 ended the bad token there)
+        line = None if exc.line is None else exc.line - 1 if exc.column == 0 and exc.line > 1 else exc.line
+    else:  # (our scan's of the first bytes: the line of its byte, counted in them)
+        line = None
+        if jsonl is not None and exc.offset is not None and exc.offset < _SCANNED_BYTES:
+            line = jsonl.read(0, exc.offset).count(b"\n") + 1
+    if line is None:
+        return None, False
+    where = f"the content is not JSON at line {line:,}, and jq reads nothing past it, whatever the filter; "
     long = len(filter) > CALL_FILTER_CHARS  # (not written again in a call)
-    if record_of is None or long:
-        there = Advice.of(where, "the text there: ",
-                          Call.of("read_handle", handle=handle, line=max(1, exc.line - 2), lines=5))
+    if jsonl is None or long:
+        there = Advice.of(where, "the text there: ", _there(handle, exc, line))
         if long:
-            return there
+            return there, False
+        slurped = Call.of("read_handle", handle=handle, jq=f".[] | ({filter})", slurp=True, budget=budget)
         return Advice.of(there, "; slurp=true reads every document, those after it too (each one not JSON passed "
-                         "over, named): ",
-                         Call.of("read_handle", handle=handle, jq=f".[] | ({filter})", slurp=True, budget=budget))
-    record = record_of(exc.line)
+                         "over, named): ", slurped), False
+    record = record_at_line(jsonl, line)
+    if exc.at_end or (exc.offset is not None and blank_after_line(jsonl, exc.offset)):
+        return Advice.of(f"record {record:,} (line {line:,}), the last, is not JSON and no record follows it: the "
+                         "outputs before it are all the filter gives"), True
     return Advice.of(where, f"read on record by record from it (record {record:,}), those that are not JSON passed "
-                     "over: ", Call.of("read_handle", handle=handle, record=record, jq=filter, budget=budget))
+                     "over: ", Call.of("read_handle", handle=handle, record=record, jq=filter, budget=budget)), False
+
+
+_SCANNED_BYTES = 64 * 1024
+"""Bytes from the start within which a reader's own parse error (not jq's: our scan of a document's first bytes,
+4 KiB) is placed on its line by counting newlines."""
+_LONG_COLUMN = 2048
+"""Bytes into its line past which a parse error is shown by a byte range around it, not by its lines (a line read
+of a long line may end before the byte)."""
+_AROUND = 200
+"""Bytes a range read shows around the byte where a parser stopped (half before it)."""
+
+
+def _there(handle: str, exc: NotJson, line: int) -> Call:
+    """The read that shows where ``exc`` stopped, on ``line``: the :data:`_AROUND` bytes around its ``offset`` when
+    it is known and past :data:`_LONG_COLUMN` bytes into its line (jq's ``column``), else its line and those
+    around it."""
+    if exc.offset is not None and (exc.column or 0) > _LONG_COLUMN:
+        return Call.of("read_handle", handle=handle, offset=max(0, exc.offset - _AROUND // 2), length=_AROUND)
+    return Call.of("read_handle", handle=handle, line=max(1, line - 2), lines=5)
 
 
 def failed_page(page: ItemPage, handle: str, filter: str, budget: int | None, slurp: bool = False,
-                record_of: Callable[[int], int] | None = None) -> ItemPage:
+                jsonl: ContentSource | None = None) -> ItemPage:
     """``page`` (of a jq or slurp read of ``handle`` with ``filter``), which ends before the output its filter fails
-    on (``page.failure``, jq's message): its note says which output and how to go on (:func:`read_on`), its
-    ``calls`` the call it names, as data; ``page`` unchanged otherwise."""
+    on (``page.failure``, jq's message): its note says which output and how to go on (:func:`read_on`,
+    :func:`stream_broken` of ``jsonl``, JSON lines' content), its ``calls`` the call it names, as data; when the
+    failure is JSON lines' last record, that the read ends there (no cursor: nothing follows it); ``page``
+    unchanged otherwise."""
     failure = page.failure
     number = None if failure is None or page.cursor is None else cursor_position(page.cursor)
     if number is None:
         return page
     told = f"jq: {failure.reason}" if isinstance(failure, JqFailed) else str(failure)  # (its next step left out)
-    broken = None if slurp else stream_broken(failure, handle, filter, budget, record_of)
-    said = Advice.of(f"{told} on output {number + 1:,}: this page ends before it and next_call meets it; ",
-                     broken or read_on(handle, filter, number + 1, budget, slurp))
+    broken, last = (None, False) if slurp else _broken(failure, handle, filter, budget, jsonl)
+    if last and page.part is None:  # (a next_call would only meet the refusal of the last record)
+        page.cursor = None
+        said = Advice.of(f"{told} on output {number + 1:,}: this page ends before it, and so does the read; ", broken)
+    else:
+        said = Advice.of(f"{told} on output {number + 1:,}: this page ends before it and next_call meets it; ",
+                         broken or read_on(handle, filter, number + 1, budget, slurp))
     add_said(page.extra, said)
     return page
 
 
 def failed_at(exc: InvalidArgument, handle: str, filter: str, cursor: str | None, budget: int | None,
-              slurp: bool = False, record_of: Callable[[int], int] | None = None) -> InvalidArgument:
+              slurp: bool = False, jsonl: ContentSource | None = None) -> InvalidArgument:
     """``exc`` again, or, when it is jq's failure of a step (:class:`JqFailed`) on the first output of a page after
     the first (``cursor``, the page's: it starts at that output), the failure at its output number and how to read
     on (:func:`read_on`); when it is jq's parse error of a stream of documents there, how to read past it
-    (:func:`stream_broken`) -- of JSON lines (``record_of``) on any page, the first too (``cursor`` ``None``: no
-    output named; a first record that is not JSON was refused as a document "jq reads none of", where the records
-    read passes over it)."""
+    (:func:`stream_broken`) -- of JSON lines (``jsonl``, their content) on any page, the first too (``cursor``
+    ``None``: no output named; a first record that is not JSON, whether jq's parser or our scan of the first bytes
+    stopped there, was refused as a document "jq reads none of", where the records read passes over it)."""
     number = None if cursor is None else cursor_position(cursor)
-    known = number is not None or record_of is not None
-    broken = stream_broken(exc, handle, filter, budget, record_of) if known and not slurp else None
+    known = number is not None or jsonl is not None
+    broken = stream_broken(exc, handle, filter, budget, jsonl) if known and not slurp else None
     if broken is not None:
+        assert isinstance(exc, NotJson)
         column = "" if exc.column is None else f", column {exc.column:,}"
         output = "" if number is None else f", output {number + 1:,}"
-        return NotJson(Advice.of(f"jq: parse error at line {exc.line:,}{column}{output}; ", broken),
-                       by_jq=True, line=exc.line, column=exc.column)
+        said = f"jq: parse error at line {exc.line:,}{column}{output}; " if exc.by_jq else f"{exc}{output}; "
+        return NotJson(Advice.of(said, broken), by_jq=exc.by_jq, line=exc.line, column=exc.column,
+                       offset=exc.offset)
     if not isinstance(exc, JqFailed) or number is None:
         return exc
     return JqFailed(Advice.of(f"jq: {exc.reason} on output {number + 1:,}; ",

@@ -152,6 +152,9 @@ _LAST_LINES = 20
 """Lines a refusal's read of a cut document's end shows (``line=-20, lines=20``)."""
 _AROUND = 200
 """Bytes a refusal's range read shows around the byte where jq's parser stopped (half before it)."""
+_LONG_COLUMN = 2048
+"""Bytes into a line after the first past which jq's parse error is shown by the bytes around it, not by the line
+read (of a long line, it may end before the byte)."""
 
 
 def _broken_json(handle: str, exc: NotJson, size: int, line_bytes: float) -> Advice:
@@ -160,8 +163,10 @@ def _broken_json(handle: str, exc: NotJson, size: int, line_bytes: float) -> Adv
     last lines -- its last bytes when those lines may not fit half a default read (``line_bytes``, the average,
     :data:`_LAST_LINES` less one times, and the last one's length, jq's column: a minified document on one line,
     whose last lines are all of it, or a long last line after short ones, whose line read ends before the end) --,
-    else, on line 1, the bytes around the byte jq's column names (``column - 1``, jq counting bytes from 1: a
-    minified document is one line, whose line read shows its start), else the line jq names, else a search."""
+    else, on line 1 or past :data:`_LONG_COLUMN` bytes into a later line, the bytes around the byte jq stopped at
+    (``offset``, mapped from jq's line and column over the bytes jq read; on line 1 without it, ``column - 1``, jq
+    counting bytes from 1: a minified document is one line, and a line read of a long line shows its start), else
+    the line jq names, else a search."""
     if exc.at_end:
         last_lines = (_LAST_LINES - 1) * line_bytes + (exc.column if exc.column is not None else line_bytes)
         if line_bytes > DEFAULT_READ_BYTES or last_lines > DEFAULT_READ_BYTES // 2:  # (read by byte range)
@@ -170,8 +175,8 @@ def _broken_json(handle: str, exc: NotJson, size: int, line_bytes: float) -> Adv
         else:
             where, last = Call.of("read_handle", handle=handle, line=-_LAST_LINES, lines=_LAST_LINES), "lines"
         words = f"the document ends before its JSON does (an output cut short?); its last {last}: "
-    elif exc.line == 1 and exc.column is not None:
-        at = max(0, exc.column - 1)
+    elif exc.column is not None and (exc.line == 1 or (exc.offset is not None and exc.column > _LONG_COLUMN)):
+        at = max(0, exc.column - 1) if exc.offset is None else exc.offset
         where = Call.of("read_handle", handle=handle, offset=max(0, at - _AROUND // 2), length=_AROUND)
         words = f"the document is not valid JSON at byte {at:,}, so jq reads none of it; the bytes around it: "
     else:
@@ -304,7 +309,7 @@ def explained_jq(handle: str, content_type: str | None, read: Callable[[], T], l
 def told_not_json(exc: NotJson, advice: str | Advice) -> NotJson:
     """``exc`` (a document jq cannot parse) told as ``advice`` (:func:`jq_misfit`'s), its fields kept."""
     return NotJson(advice, by_jq=exc.by_jq, line=exc.line, at_end=exc.at_end, too_deep=exc.too_deep,
-                   column=exc.column)
+                   column=exc.column, offset=exc.offset)
 
 
 __all__ = ["columns_misfit", "explained_jq", "fitting_reads", "holds", "jq_misfit", "members_misfit", "no_element",

@@ -60,7 +60,6 @@ from scratchfs.engine.structure import (
     view_page,
 )
 from scratchfs.engine.structure.aligned import Layout, headless_layout, source_layout
-from scratchfs.engine.structure.row_jump import record_at_line
 from scratchfs.engine.structure.table import UNSPLIT_KEY
 from scratchfs.engine.structure.terminal import PastTheView
 from scratchfs.engine.structure.text_search import search_text
@@ -153,7 +152,7 @@ class StructureReads:
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "jq", handle)
-            record_of = (lambda line: record_at_line(src, line)) if kind == "jsonl" else None  # (a parse error's)
+            jsonl = src if kind == "jsonl" else None  # (where a parse error's record is)
             try:
                 page = explained_jq(handle, kind, lambda: jq_page(src, filter, cursor, budget, cache_key=blob,
                                                                   timeout=self._timeout(),
@@ -162,14 +161,14 @@ class StructureReads:
             except InvalidArgument as exc:  # (a streamed page fails whole: its first output is not the failing one)
                 streamed = src.size > jsondoc.MAX_JQ_DOCUMENT_BYTES
                 raise failed_at(exc, handle, filter, None if streamed else cursor, call_budget,
-                                record_of=record_of) from None
+                                jsonl=jsonl) from None
             if page.failure is not None and kind in SNIFFED_NO_TABLE and not mostly_json(src, 0, 0):
                 # text whose first words parse as JSON ('404 not found', find -ls's inode numbers): no stream of
                 # JSON documents, refused here rather than on the page that meets the parse error
                 advice = jq_misfit(handle, kind, page.failure, self.line_bytes, self.shape, src.size)
                 if advice is not None:  # (so page.failure is NotJson)
                     raise told_not_json(page.failure, advice)
-            return failed_page(page, handle, filter, call_budget, record_of=record_of)
+            return failed_page(page, handle, filter, call_budget, jsonl=jsonl)
 
         return self._page(handle, read)
 

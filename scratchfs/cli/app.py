@@ -107,6 +107,9 @@ def restore_signals(replaced: dict[int, Any]) -> None:
 
 _SERVES_STDIN = frozenset({"mcp", "mcp-proxy"})
 """The commands whose standard input is their client's requests (a closed one is refused before the store opens)."""
+_QUOTED = r"(?<!\w)'(?:[^'\\\n]|\\.)*'(?!\w)" + r'|"(?:[^"\\\n]|\\.)*"'
+"""A quoted text as ``repr`` (``'it'``; an apostrophe inside a word, ``store's``, opens none) or JSON (``"it"``)
+writes it: a key's, a value's, a name's words, which :func:`as_invoked` leaves as they are."""
 
 
 class ScratchGroup(click.Group):
@@ -229,8 +232,10 @@ def as_invoked(text: str, root: str | None = None) -> str:
         takes = found[1] in main.commands and any(p.name == "root" for p in main.commands[found[1]].params)
         return f"{name} {found[1]}{found[2]}" + (f" --root {shell_word(root)}" if rooted and takes else "")
 
-    # (a command written by program() already, `python3 -m scratchfs ls`, is left as it is: the `-m ` before it)
-    return re.sub(rf"(?<![\w./-])(?<!-m )scratchfs ({words}|--help)(?![\w-])((?: --[a-z][\w-]*)*)", command, text)
+    # (a command written by program() already, `python3 -m scratchfs ls`, is left as it is: the `-m ` before it;
+    # a quoted text -- a key, a value, a name, as repr() or JSON writes it -- is the user's words, left as they are)
+    return re.sub(rf"{_QUOTED}|(?<![\w./-])(?<!-m )scratchfs ({words}|--help)(?![\w-])((?: --[a-z][\w-]*)*)",
+                  lambda found: found[0] if found[1] is None else command(found), text)
 
 
 def fail(message: str, code: int) -> None:

@@ -48,7 +48,10 @@ def without_defaults(verb: str, arguments: dict[str, object]) -> dict[str, objec
     ``reply_budget_bytes``, which differs between servers. Values equal by type and value only (``False`` is no
     ``0``). Other verbs' arguments are returned as given. Applied again to what it returns, it returns the same: a
     flag at false counts as left out when it tells a range read (``length=4096, ignore_case=false``: both dropped),
-    so :class:`Call` drops its defaults once, when it is made."""
+    so :class:`Call` drops its defaults once, when it is made. An argument whose value is ``None`` is absent, for
+    every verb, before the rest is judged (``length=65536, match=None`` is a range read at its default length)."""
+    if any(value is None for value in arguments.values()):
+        arguments = {name: value for name, value in arguments.items() if value is not None}
     if verb == "scratch_list":
         return {name: value for name, value in arguments.items()
                 if not ((name == "prefix" and value == "") or (name == "limit" and _same(value, MAX_LIST_ENTRIES)))}
@@ -78,7 +81,8 @@ def _same(value: object, default: int) -> bool:
 def render_call(verb: str, **arguments: object) -> str:
     """A call written out for a model, e.g. ``read_handle(handle="h_...", offset=4096, lines=10)``: text as a JSON
     string literal, numbers as they are, ``True``/``False`` for flags, lists as JSON; arguments in the order given,
-    ``None`` left out, and those at a default that means the same left out too (:func:`without_defaults`).
+    ``None`` left out, and those at a default that means the same left out too (:func:`without_defaults`, the rule
+    :meth:`Call.of` follows: ``render_call(verb, **a) == str(Call.of(verb, **a))``).
     The one place every "next call" text is written (results, stub notes, refusals, every face)."""
     return _written(verb, without_defaults(verb, arguments).items())
 
@@ -120,9 +124,8 @@ class Call:
     def of(cls, verb: str, **arguments: object) -> Call:
         """The call ``verb(**arguments)``, the arguments that are ``None`` or at a default that means the same left
         out (as :func:`render_call` does)."""
-        given = {name: value for name, value in arguments.items() if value is not None}
         return cls(verb, tuple((name, list(value) if isinstance(value, (list, tuple)) else value)
-                               for name, value in without_defaults(verb, given).items()))
+                               for name, value in without_defaults(verb, arguments).items()))
 
     def shown(self, text: str) -> Call:
         """This call, written in a model's text as ``text`` (e.g. ``"row=1"``, an example's arguments where the

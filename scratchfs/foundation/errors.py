@@ -236,20 +236,26 @@ class NotJson(InvalidArgument):
         column: the column it names on that line (jq's count), else ``None``.
         at_end: jq met the content's end inside a value: a document cut short.
         too_deep: the document is nested past jq's depth limit (10,000 levels).
+        offset: the byte of the content where the parser stopped (from 0), when the reader knows it: our scan of a
+            document's first bytes (``by_jq`` false, ``line`` ``None``), or jq's line and column mapped to bytes over
+            the document jq was given (jq counts the newline that ends a bad token before it reports: column 0 of
+            line ``L`` is the newline that ends line ``L - 1``, ``offset`` that byte); else ``None``.
     """
 
     def __init__(self, message: str | Advice, *, by_jq: bool = False, line: int | None = None, at_end: bool = False,
-                 too_deep: bool = False, column: int | None = None) -> None:
+                 too_deep: bool = False, column: int | None = None, offset: int | None = None) -> None:
         super().__init__(message)
         self.by_jq, self.line, self.at_end, self.too_deep, self.column = by_jq, line, at_end, too_deep, column
+        self.offset = offset
 
     def __reduce__(self):
-        return (_not_json, (self.said(), self.by_jq, self.line, self.at_end, self.too_deep, self.column))
+        return (_not_json, (self.said(), self.by_jq, self.line, self.at_end, self.too_deep, self.column,
+                            self.offset))
 
 
 def _not_json(message: str | Advice, by_jq: bool, line: int | None, at_end: bool, too_deep: bool,
-              column: int | None = None) -> NotJson:
-    return NotJson(message, by_jq=by_jq, line=line, at_end=at_end, too_deep=too_deep, column=column)
+              column: int | None = None, offset: int | None = None) -> NotJson:
+    return NotJson(message, by_jq=by_jq, line=line, at_end=at_end, too_deep=too_deep, column=column, offset=offset)
 
 
 class BadSelector(InvalidArgument):

@@ -82,7 +82,8 @@ _MORE_OUTPUTS = 100_000
 class _Run:
     """The JSON texts of a filter's outputs from output ``start`` (from 0) that one jq run gave (``chars``: their
     characters); ``more``: outputs may follow that were not taken; ``error``: jq's message at the output after them
-    (the filter fails there); ``note``: the page's note, as :func:`_run` gives it."""
+    (the filter fails there; ``error_at``, the byte a parse error names); ``note``: the page's note, as :func:`_run`
+    gives it."""
 
     start: int
     texts: tuple[str, ...]
@@ -90,6 +91,7 @@ class _Run:
     more: bool
     error: str | None
     note: str | None
+    error_at: int | None = None  # (the byte of the document jq's parse error names: :func:`_stopped_at`)
 
     def holds(self, index: int) -> bool:
         """True when a page from output ``index`` can be made from these texts (or ends with them)."""
@@ -295,7 +297,7 @@ def _jq_read(source: ContentSource, filter: str, cursor: str | None, limits: tup
     return page
 
 
-_Found = tuple[list[Any], dict[int, str], set[int], str | None, str | None, bool]
+_Found = tuple[list[Any], dict[int, str], set[int], str | None, tuple[str, int | None] | None, bool]
 
 
 def _found(run: _Run, index: int, chars: int, budget: int, max_results: int) -> _Found:
@@ -303,7 +305,8 @@ def _found(run: _Run, index: int, chars: int, budget: int, max_results: int) -> 
     run's note and its error, and whether the run holds outputs past those (the page must not end the read)."""
     outputs, texts, as_text = _page_of(run, index, chars, budget, max_results)
     held = run.start + len(run.texts) - max(index, run.start)
-    return outputs, texts, as_text, run.note, run.error, len(outputs) < held
+    error = None if run.error is None else (run.error, run.error_at)
+    return outputs, texts, as_text, run.note, error, len(outputs) < held
 
 
 def _page_of(run: _Run, index: int, chars: int, budget: int, max_results: int,
@@ -371,8 +374,9 @@ def _fill(page: ItemPage, found: _Found, index: int, chars: int, budget: int, ma
         page.cursor = cursor_of(index + len(outputs), 0)
     if page.cursor is None and partial:
         return None
-    if error is not None:  # the outputs before the failure first; the page that starts at it fails
-        failure = jq_error(jq_message(error))
+    if error is not None and not more:  # the outputs before the failure first (a page that ends before the run's
+        # last output leaves it to the page that does); the page that starts at it fails
+        failure = jq_error(jq_message(error[0]), offset=error[1])
         if page.cursor is None and not page.items and page.part is None:
             raise failure
         page.failure = failure
@@ -422,14 +426,44 @@ def _run(source: ContentSource, filter: str, index: int, need: tuple[int, int, i
         raise InvalidArgument(f"the document is not JSON: it holds {detail} outside a string (JSON has no NaN or "
                               "Infinity; jq would read it as null or as 1.7976931348623157e+308, a value the document "
                               f"does not hold): read it by range, or search it (match={json.dumps(detail)})")
+    placed = invalid is None and escape is None  # (the bytes jq read are the content's: its offsets are theirs)
     if status == "error":
-        raise jq_error(jq_message(detail), step=False)
+        raise jq_error(jq_message(detail), step=False, offset=_stopped_at(detail, data) if placed else None)
     texts, stopped, error, imprecise = detail
     notes = ([numbers_note(imprecise)] if imprecise is not None else []) + (
         [surrogate_note(escape, "the document", True)] if escape is not None else []) + (
         [invalid] if invalid is not None else [])
     return _Run(index, tuple(texts), sum(map(len, texts)), stopped or index + len(texts) >= limit, error,
-                "; ".join(notes) or None)  # (each note a clause: joined as clauses)
+                "; ".join(notes) or None,  # (each note a clause: joined as clauses)
+                _stopped_at(error, data) if error is not None and placed else None)
+
+
+def _stopped_at(reason: str, data: bytes) -> int | None:
+    """The byte of ``data`` (the document jq read) where jq's parse error ``reason`` says it stopped: line ``L``'s
+    first byte plus jq's column (which counts bytes from 1; column 0 is the newline ending line ``L - 1``, which jq
+    counts before it reports a token that newline ends), found by counting newlines in C a MiB at a time over the
+    bytes in memory (not read again; within the last MiB by bisection); ``None`` for another error, or a line
+    ``data`` does not hold."""
+    place = _PARSED_TO.search(reason) if reason.startswith("parse error") else None
+    if place is None:
+        return None
+    left, start = int(place[1]) - 1, 0  # (newlines to pass before line L starts)
+    while left:
+        chunk = data.count(b"\n", start, start + _COUNT_BYTES)
+        if chunk >= left:  # (the first end whose bytes from start hold ``left`` newlines: bisected, in C)
+            low, high = start, min(len(data), start + _COUNT_BYTES)
+            while low < high:
+                middle = (low + high) // 2
+                low, high = (low, middle) if data.count(b"\n", start, middle) >= left else (middle + 1, high)
+            start = low
+            break
+        if start + _COUNT_BYTES >= len(data):
+            return None
+        left, start = left - chunk, start + _COUNT_BYTES
+    return max(0, start + int(place[2]) - 1)
+
+
+_COUNT_BYTES = 1 << 20
 
 
 def _as_utf8(data: bytes) -> tuple[bytes, str | None]:
@@ -489,17 +523,18 @@ def jq_keyed(message: str, within: bool = False) -> str | None:
     return None if keyed is None else keyed[1]
 
 
-def jq_error(reason: str, step: bool = True) -> InvalidArgument:
+def jq_error(reason: str, step: bool = True, offset: int | None = None) -> InvalidArgument:
     """jq's error ``reason`` (:func:`jq_message`'s) as a jq read raises it: jq's parse error of the document as
     :class:`NotJson` (``jq: parse error: ...``; where it stopped read from jq's words here, where they are met:
     ``line``, ``column``, ``at_end`` -- jq met the end, ``at EOF`` --, ``too_deep``); else a step's failure
     (:func:`~.jsonstream.jq_failed`, its next step after it), or with ``step`` False (the filter failed on the
-    document as a whole) ``jq: <reason>`` alone."""
+    document as a whole) ``jq: <reason>`` alone; ``offset``: the byte where the parse error stopped, when the
+    caller found it (:func:`_stopped_at`)."""
     if reason.startswith("parse error"):  # (the document's, not a step's: no FAILED_STEP)
         line = _PARSED_TO.search(reason)
         return NotJson(f"jq: {reason}", by_jq=True, line=None if line is None else int(line[1]),
                        column=None if line is None else int(line[2]), at_end=" at EOF " in reason,
-                       too_deep="Exceeds depth limit for parsing" in reason)
+                       too_deep="Exceeds depth limit for parsing" in reason, offset=offset)
     return jq_failed(reason, jq_keyed(reason)) if step else InvalidArgument(f"jq: {reason}")
 
 

@@ -59,8 +59,9 @@ _TAIL = re.compile(rb"[-+.0-9eE]*\Z")
 
 
 def not_json(offset: int, what: str) -> NotJson:
-    """The error of a document that is not JSON at byte ``offset`` (``what`` is wrong there)."""
-    return NotJson(f"the document is not valid JSON: {what} at byte {offset:,}")
+    """The error of a document that is not JSON at byte ``offset`` (``what`` is wrong there), kept as its
+    ``offset``."""
+    return NotJson(f"the document is not valid JSON: {what} at byte {offset:,}", offset=offset)
 
 
 _HEAD_BYTES = 4096

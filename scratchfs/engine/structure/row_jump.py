@@ -21,7 +21,7 @@ from typing import Any
 
 from scratchfs.engine.structure.paging import ContentSource, iter_lines
 
-__all__ = ["QUOTE_GAP_BYTES", "WINDOW_BYTES", "record_at_line", "skip_lines", "skip_rows"]
+__all__ = ["QUOTE_GAP_BYTES", "WINDOW_BYTES", "blank_after_line", "record_at_line", "skip_lines", "skip_rows"]
 
 WINDOW_BYTES = 1024 * 1024
 """Most bytes of the content held at a time while passing over rows (the first read is 256 KiB, a frame and the
@@ -200,3 +200,23 @@ def record_at_line(source: ContentSource, line: int) -> int:
         blank += len(_BLANK_LINE.findall(part[3:] if bom else part))
         seen, offset = seen + len(ends), offset + start + len(part)
     return line - blank
+
+
+def blank_after_line(source: ContentSource, offset: int) -> bool:
+    """Whether only whitespace follows the line that holds byte ``offset`` (its ``\\n`` and past): that line is the
+    content's last one that is not blank. Reads from ``offset`` :data:`WINDOW_BYTES` at a time, and stops at the
+    first byte that is not whitespace after that line's end."""
+    pos, ended = offset, False
+    while pos < source.size:
+        data = source.read(pos, WINDOW_BYTES)
+        if not data:
+            break
+        pos += len(data)
+        if not ended:
+            end = data.find(b"\n")
+            if end < 0:
+                continue
+            data, ended = data[end + 1:], True
+        if data.strip(b" \t\r\n\f\v"):
+            return False
+    return True

@@ -1,0 +1,159 @@
+"""Where a jq read over content that is not JSON throughout says it stopped, and the calls it names (helper replies8,
+from the closing note of 2026-12-06's first stop): JSON lines whose first record starts like no JSON (``{oops``) were
+refused by our scan of the first bytes in 73 B naming no call; a bad record ended by its newline (``{oops`` then
+``\\n``) was named one line late (jq's ``column 0``: the newline it counts before it reports), so a bad LAST record
+was advised ``record=N+1``, past the last, and one cut at the end "put a ? after the failing step"; a parse error
+far into a long line after the first named ``line=L, lines=5``, whose read may end before the byte. Every call a
+reply names is followed and asserted to answer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scratchfs.adapter import parse_call
+from scratchfs.api.contract import ScratchTools
+from scratchfs.foundation.errors import InvalidArgument, NotJson
+
+GOOD = [json.dumps({"n": i}) + "\n" for i in range(300)]
+
+
+@pytest.fixture
+def tools(scratch_scope):
+    return ScratchTools(scratch_scope)
+
+
+def _outputs(tools: ScratchTools, arguments: dict) -> list:
+    """Every output of a read, following next_call to its end (a records read's notes may name passed records)."""
+    out = []
+    while True:
+        reply = tools.call("read_handle", arguments)
+        out += reply["results"]
+        if reply["next_call"] is None:
+            return out
+        _, arguments = parse_call(reply["next_call"])
+
+
+def _jq_all(tools: ScratchTools, handle: str) -> tuple[list, list[str]]:
+    """The outputs of ``jq=".n"`` page by page up to the page or refusal that meets the parse error, and the texts
+    (notes, refusals) that name it."""
+    out, said, arguments = [], [], {"handle": handle, "jq": ".n"}
+    while True:
+        try:
+            reply = tools.call("read_handle", arguments)
+        except InvalidArgument as exc:
+            return out, [*said, str(exc)], list(exc.calls)
+        out += reply["results"]
+        if "not JSON" in (reply.get("note") or ""):
+            said.append(reply["note"])
+            calls = [c["arguments"] for c in reply.get("calls", [])]
+            if reply["next_call"] is None:
+                return out, said, calls
+        if reply["next_call"] is None:
+            return out, said, []
+        _, arguments = parse_call(reply["next_call"])
+
+
+@pytest.mark.parametrize("bad", ["{oops", "[}", "{1: 2}", "tru"])
+@pytest.mark.parametrize("where", [0, 150])
+def test_a_record_that_starts_like_no_json_names_the_records_read_that_passes_over_it(tools, scratch_scope, bad,
+                                                                                      where):
+    """At the start our scan refused it as a document, with no offset and no call; in the middle jq named the line
+    after it. Both name record K, jq=".n", which gives every other record's output."""
+    data = ("".join(GOOD[:where]) + bad + "\n" + "".join(GOOD[where:])).encode()
+    stub = scratch_scope.spill(data, source_tool="log")
+    assert stub.content_type == "jsonl", stub.shape
+    out, said, calls = _jq_all(tools, stub.handle)
+    assert out == list(range(where)), said
+    assert f"not JSON at line {where + 1:,}" in said[-1], said
+    call = calls[0] if not isinstance(calls[0], dict) else None
+    arguments = dict(call.arguments) if call is not None else calls[0]
+    assert arguments == {"handle": stub.handle, "record": where + 1, "jq": ".n"}, said
+    assert _outputs(tools, arguments) == list(range(where, 300))
+
+
+def test_our_scan_s_refusal_carries_the_byte_it_stopped_at(scratch_scope):
+    from scratchfs.engine.structure.jsonscan import refuse_unlike_json
+    from scratchfs.engine.structure.paging import BytesSource
+
+    with pytest.raises(NotJson) as refused:
+        refuse_unlike_json(BytesSource(b" \n\n{ oops\n"))
+    assert (refused.value.offset, refused.value.line, refused.value.by_jq) == (5, None, False)  # (line: jq's)
+
+
+@pytest.mark.parametrize("tail", ["{oops\n", "{oops", '{"n": oops}\n', '{"n":\n', '{"n": 1,}\r\n\n  \n'])
+def test_a_broken_last_record_names_no_record_past_it(tools, scratch_scope, tail):
+    """Its advice named record=N (or N + 1, past the last), refused as the last record, or "put a ?": it says the
+    record is the last and no record follows it, and every call the read names answers."""
+    data = ("".join(GOOD) + tail).encode()
+    stub = scratch_scope.spill(data, source_tool="log")
+    out, said, calls = _jq_all(tools, stub.handle)
+    assert out == list(range(300)), said
+    assert "record 301 (line 301), the last, is not JSON and no record follows it" in said[-1], said
+    assert "put a ?" not in said[-1] and "record=30" not in said[-1] and "next_call" not in said[-1], said
+    for call in calls:
+        tools.call("read_handle", call if isinstance(call, dict) else dict(call.arguments))
+
+
+def test_the_page_that_names_a_failure_is_the_one_that_reaches_it(tools, scratch_scope):
+    """A first page of 1,000 outputs (its most) named the broken 2,001st record's error "on output 1,001: this page
+    ends before it": the failure belongs to the page that reaches it, which names output 2,001 and, the record being
+    the last, ends the read (a next_call would only meet its refusal)."""
+    data = ("".join(json.dumps({"n": i}) + "\n" for i in range(2000)) + "{oops\n").encode()
+    handle = scratch_scope.spill(data, source_tool="log").handle
+    first = tools.call("read_handle", {"handle": handle, "jq": ".n"})
+    assert first["results"] == list(range(1000)) and "note" not in first, first.get("note")
+    second = tools.call("read_handle", parse_call(first["next_call"])[1])
+    assert second["results"] == list(range(1000, 2000)), second["first"]
+    assert "on output 2,001: this page ends before it, and so does the read" in second["note"], second["note"]
+    assert second["next_call"] is None
+
+
+def test_a_parse_error_far_into_a_long_line_after_the_first_names_the_bytes_around_it(tools, scratch_scope):
+    """A document on three lines, its third 2.2 MB: jq's parse error there named line=3, lines=5 (a read that ends
+    before the byte); it names the 200 bytes around the byte where jq stopped, which show it."""
+    body = json.dumps({"items": [{"n": i, "name": "x" * 20} for i in range(60_000)]})
+    doc = ("{\n\"head\": 1,\n\"data\": " + body + "\n}\n").replace('{"n": 50000,', '{"n": 50000,,', 1).encode()
+    stub = scratch_scope.spill(doc, source_tool="fetch")
+    assert stub.content_type == "json", stub.shape
+    with pytest.raises(NotJson) as refused:
+        tools.call("read_handle", {"handle": stub.handle, "jq": ".head"})
+    at = doc.index(b'50000,,') + len(b'50000,')  # (the second comma: where jq's parser stopped)
+    assert refused.value.offset == at and f"at byte {at:,}" in str(refused.value), refused.value
+    (call,) = refused.value.calls
+    assert dict(call.arguments) == {"handle": stub.handle, "offset": at - 100, "length": 200}
+    shown = tools.call("read_handle", dict(call.arguments))["data"]
+    assert '{"n": 50000,,' in shown, shown
+
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(parts=st.lists(st.sampled_from([b"a", b"\n", b"bc", b"\r\n"]), max_size=80), line=st.integers(1, 50),
+       column=st.integers(0, 6), chunk=st.integers(1, 9))
+def test_jq_s_line_and_column_map_to_the_byte_the_plain_split_finds(monkeypatch, parts, line, column, chunk):
+    """The byte a jq parse error names (line L's first byte + column - 1), against the plain answer of a split at
+    newlines, with the MiB counting window shrunk to a few bytes (its walk and bisection)."""
+    from scratchfs.engine.structure import jsondoc
+
+    monkeypatch.setattr(jsondoc, "_COUNT_BYTES", chunk)
+    data = b"".join(parts)
+    lines = data.split(b"\n")
+    got = jsondoc._stopped_at(f"parse error: Invalid literal at line {line}, column {column}", data)
+    if line > len(lines):
+        assert got is None
+    else:
+        assert got == max(0, sum(len(text) + 1 for text in lines[: line - 1]) + column - 1)
+
+
+@pytest.mark.parametrize("start", [b"\xef\xbb\xbf", b" \n\n", b"\r\n"])
+def test_a_first_record_our_scan_refuses_after_a_bom_or_blank_lines_is_record_1(tools, scratch_scope, start):
+    data = start + b"{oops\n" + "".join(GOOD).encode()
+    stub = scratch_scope.spill(data, source_tool="log")
+    with pytest.raises(NotJson) as refused:
+        tools.call("read_handle", {"handle": stub.handle, "jq": ".n"})
+    (call,) = refused.value.calls
+    assert dict(call.arguments) == {"handle": stub.handle, "record": 1, "jq": ".n"}, refused.value
+    assert _outputs(tools, dict(call.arguments)) == list(range(300))
