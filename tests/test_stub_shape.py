@@ -923,3 +923,22 @@ def test_a_shape_told_from_a_sample_says_how_much_of_the_content_in_words_that_d
 
     data = (b"line of text number something\n" * (size // 30 + 1))[:size]
     assert describe(data[:SAMPLE_BYTES], size, data.count(b"\n") + 1).text.endswith(said)
+
+
+def test_a_log_drawn_with_progress_bars_counts_its_levels_as_drawn():
+    """newuser9: rich's console log beside a progress bar (``ESC[31mERROR`` lines, the bar redrawn after each ``\\r``)
+    is terminal output, and its shape counted no ERROR: the level is counted in the words a terminal shows last on
+    each line (escape sequences left out, a line's states before its last redraw too: a level in a bar's earlier
+    states is not counted again), on the raw content's line numbers."""
+    from scratchfs.api.shape import describe
+
+    lines = []
+    for i in range(40):
+        lines.append(b"\x1b[2m[02:07:%02d]\x1b[0m \x1b[1;31mERROR\x1b[0m chunk %d retried" % (i, i) if i % 4 == 1 else
+                     b"\x1b[2m[02:07:%02d]\x1b[0m \x1b[34mINFO\x1b[0m chunk %d" % (i, i))
+        lines.append(b"".join(b"\rWARNING download \x1b[38;5;197m%s\x1b[0m %3d%%" % (b"#" * (p // 10), p)
+                              for p in range(0, 100, 10)) + b"\rdownload done")
+    data = b"\n".join(lines) + b"\n"
+    shape = describe(data, len(data), data.count(b"\n"))
+    assert shape.text.startswith("terminal output, 80 lines") and "overwritten lines" in shape.text, shape
+    assert shape.text.endswith(", 10 ERROR (first at line 3)"), shape
