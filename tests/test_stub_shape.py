@@ -942,3 +942,13 @@ def test_a_log_drawn_with_progress_bars_counts_its_levels_as_drawn():
     shape = describe(data, len(data), data.count(b"\n"))
     assert shape.text.startswith("terminal output, 80 lines") and "overwritten lines" in shape.text, shape
     assert shape.text.endswith(", 10 ERROR (first at line 3)"), shape
+
+
+def test_last_drawn_leaves_out_escapes_and_the_states_a_redraw_replaced():
+    """newuser9: the words a terminal shows last on each line, every newline kept (line numbers are the raw ones):
+    CSI, OSC and two-byte escapes (``ESC 7`` saves the cursor) left out, a line's text before its last bare
+    ``\\r`` too, a CRLF's ``\\r`` kept."""
+    from scratchfs.api.shape_terminal import last_drawn
+
+    data = b"a\x1b7b\x1b8c\x1b[2Kd\x1b]0;title\x07e\x1b=f\n10%\r20%\r\x1b[31mERROR\x1b[0m x\r\n\n  \rdone"
+    assert last_drawn(data) == b"abcdef\nERROR x\r\n\ndone"

@@ -65,7 +65,7 @@ in curl, wget, apt, tqdm and rich output; rows of numbers keep 0 to 0.3)."""
 _COLOUR_RE = re.compile(rb"\x1b\[[0-9;:]*[mK]|\x1b\]8;[^\x07\x1b\n]{0,4096}(?:\x07|\x1b\\)")
 """SGR (colours, bold), erase-in-line (gcc's ESC[K after each) and OSC 8 hyperlinks (``ESC]8;;file:///x.py ESC\\``
 around a name, as rich's log handler writes its source file): none moves the cursor or draws a character."""
-_ESCAPE_RE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]{0,4096}(?:\x07|\x1b\\)|[@-Z\\-_])")
+_ESCAPE_RE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]{0,4096}(?:\x07|\x1b\\)|[0-9=>@-Z\\-_])")
 """An escape sequence: CSI (``ESC [`` ... a final byte: colours, cursor moves, erases), OSC (``ESC ]`` ... BEL or
 ``ESC \\``: titles, hyperlinks) or a two-byte one (``ESC 7``); none holds a newline."""
 _OVERDRAWN_RE = re.compile(rb"\n[^\n]*\r(?!\n)")
