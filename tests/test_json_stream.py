@@ -265,3 +265,22 @@ def test_json_lines_with_bad_records_are_not_taken_for_a_stream(good_lines, bad_
     data = good + b'{"a": oops}\n' * bad_lines + good
     shape = describe(data, len(data), data.count(b"\n"))
     assert shape.content_type in ("jsonl", "text") and "one after another" not in shape.text, shape
+
+
+def test_a_jq_read_whose_first_page_meets_a_broken_document_names_the_slurp_read(scope):
+    """newuser9: a filter with no output before a broken document in the middle of JSON texts (``select(.n == 200)``
+    over 300 documents, the 101st not JSON) was refused as a single document: "the document is not valid JSON there,
+    so jq reads none of it", no way past it named -- though jq read the 100 before it and slurp=true reads those
+    after. It names the slurp read of the same filter on each document, which finds the answer."""
+    docs = [json.dumps({"n": i}, indent=1) for i in range(300)]
+    docs[100] = docs[100].replace('"n"', "n", 1)
+    handle = scope.spill("\n".join(docs).encode(), source_tool="shell").handle
+    tools = ScratchTools(scope)
+    with pytest.raises(InvalidArgument) as err:
+        tools.read_handle(handle, jq="select(.n == 200)")
+    message = str(err.value)
+    assert "reads none of it" not in message and "jq reads nothing past it" in message
+    call = f'read_handle(handle="{handle}", jq=".[] | (select(.n == 200))", slurp=True)'
+    assert call in message
+    name, args = parse_call(call)
+    assert tools.call(name, args)["results"] == [{"n": 200}]

@@ -923,3 +923,32 @@ def test_a_shape_told_from_a_sample_says_how_much_of_the_content_in_words_that_d
 
     data = (b"line of text number something\n" * (size // 30 + 1))[:size]
     assert describe(data[:SAMPLE_BYTES], size, data.count(b"\n") + 1).text.endswith(said)
+
+
+def test_a_log_drawn_with_progress_bars_counts_its_levels_as_drawn():
+    """newuser9: rich's console log beside a progress bar (``ESC[31mERROR`` lines, the bar redrawn after each ``\\r``)
+    is terminal output, and its shape counted no ERROR: the level is counted in the words a terminal shows last on
+    each line (escape sequences left out, a line's states before its last redraw too: a level in a bar's earlier
+    states is not counted again), on the raw content's line numbers."""
+    from scratchfs.api.shape import describe
+
+    lines = []
+    for i in range(40):
+        lines.append(b"\x1b[2m[02:07:%02d]\x1b[0m \x1b[1;31mERROR\x1b[0m chunk %d retried" % (i, i) if i % 4 == 1 else
+                     b"\x1b[2m[02:07:%02d]\x1b[0m \x1b[34mINFO\x1b[0m chunk %d" % (i, i))
+        lines.append(b"".join(b"\rWARNING download \x1b[38;5;197m%s\x1b[0m %3d%%" % (b"#" * (p // 10), p)
+                              for p in range(0, 100, 10)) + b"\rdownload done")
+    data = b"\n".join(lines) + b"\n"
+    shape = describe(data, len(data), data.count(b"\n"))
+    assert shape.text.startswith("terminal output, 80 lines") and "overwritten lines" in shape.text, shape
+    assert shape.text.endswith(", 10 ERROR (first at line 3)"), shape
+
+
+def test_last_drawn_leaves_out_escapes_and_the_states_a_redraw_replaced():
+    """newuser9: the words a terminal shows last on each line, every newline kept (line numbers are the raw ones):
+    CSI, OSC and two-byte escapes (``ESC 7`` saves the cursor) left out, a line's text before its last bare
+    ``\\r`` too, a CRLF's ``\\r`` kept."""
+    from scratchfs.api.shape_terminal import last_drawn
+
+    data = b"a\x1b7b\x1b8c\x1b[2Kd\x1b]0;title\x07e\x1b=f\n10%\r20%\r\x1b[31mERROR\x1b[0m x\r\n\n  \rdone"
+    assert last_drawn(data) == b"abcdef\nERROR x\r\n\ndone"

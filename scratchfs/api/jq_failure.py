@@ -149,15 +149,17 @@ def failed_page(page: ItemPage, handle: str, filter: str, budget: int | None, sl
 
 
 def failed_at(exc: InvalidArgument, handle: str, filter: str, cursor: str | None, budget: int | None,
-              slurp: bool = False, jsonl: ContentSource | None = None) -> InvalidArgument:
+              slurp: bool = False, jsonl: ContentSource | None = None, stream: bool = False) -> InvalidArgument:
     """``exc`` again, or, when it is jq's failure of a step (:class:`JqFailed`) on the first output of a page after
     the first (``cursor``, the page's: it starts at that output), the failure at its output number and how to read
     on (:func:`read_on`); when it is jq's parse error of a stream of documents there, how to read past it
-    (:func:`stream_broken`) -- of JSON lines (``jsonl``, their content) on any page, the first too (``cursor``
-    ``None``: no output named; a first record that is not JSON, whether jq's parser or our scan of the first bytes
-    stopped there, was refused as a document "jq reads none of", where the records read passes over it)."""
+    (:func:`stream_broken`) -- of JSON lines (``jsonl``, their content) and of JSON texts one after another
+    (``stream``) on any page, the first too (``cursor`` ``None``: no output named; a first record that is not JSON,
+    whether jq's parser or our scan of the first bytes stopped there, was refused as a document "jq reads none of",
+    where the records read passes over it; and a filter with no output before a broken document in the middle of a
+    stream, where jq read those before it and the slurp read passes over it)."""
     number = None if cursor is None else cursor_position(cursor)
-    known = number is not None or jsonl is not None
+    known = number is not None or jsonl is not None or stream
     broken = stream_broken(exc, handle, filter, budget, jsonl) if known and not slurp else None
     if broken is not None:
         assert isinstance(exc, NotJson)

@@ -58,6 +58,7 @@ from scratchfs.api.shape_terminal import (
     TERMINAL_SHAPE,
     bare_crs,
     colours_removed,
+    last_drawn,
     lone_cr_line_ends,
     terminal_controls,
 )
@@ -497,7 +498,7 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     if len(sample) < 4096 and len(head) != len(sample) + 1:  # the whole lines are fewer than the head
         head = b"\n" + sample
         head_rows = 0
-    kind, extra = ("log", log_events(sample)) if is_log else ("text", "")  # (a log's levels and tracebacks)
+    kind, extra = ("log", log_events(last_drawn(sample) if terminal else sample)) if is_log else ("text", "")
     hints = 0 if is_log else len(_GREP_HINT_RE.findall(head))  # (no hint is never 0.8 of 1 row or more)
     threshold = 0.8 * (head_rows or _head_rows(head)) if hints else 1
     grep = grep_runs(head) if hints >= threshold else (0, set())

@@ -36,8 +36,8 @@ from scratchfs.api.shape_table import has_header
 from scratchfs.foundation.text import plural
 
 __all__ = ["COLOURED", "REDRAW_AGREEMENT", "REDRAW_PAIRS", "REDRAW_SAME", "TERMINAL_SHAPE", "bare_crs", "coloured",
-           "coloured_head_end", "colours_removed", "controls_said", "cr_ends_lines", "is_terminal", "lone_cr_line_ends",
-           "terminal_controls"]
+           "coloured_head_end", "colours_removed", "controls_said", "cr_ends_lines", "is_terminal", "last_drawn",
+           "lone_cr_line_ends", "terminal_controls"]
 
 TERMINAL_SHAPE = "terminal output"
 """How the shape of terminal output starts (content type ``log``): text holding colour or cursor escape sequences
@@ -65,6 +65,11 @@ in curl, wget, apt, tqdm and rich output; rows of numbers keep 0 to 0.3)."""
 _COLOUR_RE = re.compile(rb"\x1b\[[0-9;:]*[mK]|\x1b\]8;[^\x07\x1b\n]{0,4096}(?:\x07|\x1b\\)")
 """SGR (colours, bold), erase-in-line (gcc's ESC[K after each) and OSC 8 hyperlinks (``ESC]8;;file:///x.py ESC\\``
 around a name, as rich's log handler writes its source file): none moves the cursor or draws a character."""
+_ESCAPE_RE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]{0,4096}(?:\x07|\x1b\\)|[0-9=>@-Z\\-_])")
+"""An escape sequence: CSI (``ESC [`` ... a final byte: colours, cursor moves, erases), OSC (``ESC ]`` ... BEL or
+``ESC \\``: titles, hyperlinks) or a two-byte one (``ESC 7``); none holds a newline."""
+_OVERDRAWN_RE = re.compile(rb"\n[^\n]*\r(?!\n)")
+"""A line up to its last bare carriage return (the states a redraw replaced), searched from a newline (linear)."""
 _ERASED_RE = re.compile(rb"\n[^\n]*\r\x1b\[[02]?K")
 """A line up to its last carriage return followed by an erase of the line (``\\r ESC[K``: cargo's and indicatif's
 progress bar, cleared before the next message), searched from a newline (a literal: linear in the sample)."""
@@ -127,6 +132,14 @@ def colours_removed(sample: bytes, complete: bool = True) -> bytes | None:
         return None
     plain = _COLOUR_RE.sub(b"", sample)
     return None if b"\x1b" in plain else plain
+
+
+def last_drawn(sample: bytes) -> bytes:
+    """``sample`` (terminal output) without its escape sequences and with each line's text before its last bare
+    carriage return left out (a progress bar's earlier states): the words a terminal shows last on each line, its
+    newlines all kept, so that a byte's line number is the raw content's (a log's levels counted in it,
+    ``ESC[31mERROR`` too, once however often its line was redrawn). Never raises."""
+    return _OVERDRAWN_RE.sub(b"\n", b"\n" + _ESCAPE_RE.sub(b"", sample))[1:]
 
 
 def is_terminal(content_type: str | None, shape: str | None) -> bool:

@@ -36,6 +36,7 @@ from scratchfs.api.shape import binary_format
 from scratchfs.api.shape_aligned import header_line, is_aligned
 from scratchfs.api.shape_columns import COLUMNS_BYTES, headless_columns, runs_starts
 from scratchfs.api.shape_said import cr_ends_said
+from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.slurp_advice import paged_instead
 from scratchfs.api.table_reads import SNIFFED_NO_TABLE, headless, noted_rows, table_like
 from scratchfs.engine.caches import LRU
@@ -161,7 +162,7 @@ class StructureReads:
             except InvalidArgument as exc:  # (a streamed page fails whole: its first output is not the failing one)
                 streamed = src.size > jsondoc.MAX_JQ_DOCUMENT_BYTES
                 raise failed_at(exc, handle, filter, None if streamed else cursor, call_budget,
-                                jsonl=jsonl) from None
+                                jsonl=jsonl, stream=is_stream(kind, self.shape)) from None
             if page.failure is not None and kind in SNIFFED_NO_TABLE and not mostly_json(src, 0, 0):
                 # text whose first words parse as JSON ('404 not found', find -ls's inode numbers): no stream of
                 # JSON documents, refused here rather than on the page that meets the parse error
