@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from scratchfs.engine.structure.paging import ContentSource, ItemPage, cursor_position
-from scratchfs.engine.structure.row_jump import blank_after_line, record_at_line
+from scratchfs.engine.structure.row_jump import blank_after_line, broken_start, record_at_line
 from scratchfs.foundation.calls import Advice, Call, add_said
 from scratchfs.foundation.errors import InvalidArgument, JqFailed, NotJson
 
@@ -98,8 +98,13 @@ def _broken(exc: InvalidArgument, handle: str, filter: str, budget: int | None, 
         slurped = Call.of("read_handle", handle=handle, jq=f".[] | ({filter})", slurp=True, budget=budget)
         return Advice.of(there, "; slurp=true reads every document, those after it too (each one not JSON passed "
                          "over, named): ", slurped), False
+    back, start = (0, None) if exc.offset is None else broken_start(jsonl, exc.offset)
+    if back:  # (jq read a record cut inside a string or a bracket on into the lines after it)
+        line -= back
+        where = (f"the record on line {line:,} is not JSON (jq read it on into line {line + back:,}), and jq reads "
+                 "nothing past it, whatever the filter; ")
     record = record_at_line(jsonl, line)
-    if exc.at_end or (exc.offset is not None and blank_after_line(jsonl, exc.offset)):
+    if (exc.at_end and not back) or (start is not None and blank_after_line(jsonl, start)):
         return Advice.of(f"record {record:,} (line {line:,}), the last, is not JSON and no record follows it: the "
                          "outputs before it are all the filter gives"), True
     return Advice.of(where, f"read on record by record from it (record {record:,}), those that are not JSON passed "
