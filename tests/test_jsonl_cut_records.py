@@ -12,11 +12,14 @@ import json
 import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from scratchfs.adapter import parse_call
 from scratchfs.api.contract import ScratchTools
 from scratchfs.engine.structure.paging import BytesSource
 from scratchfs.engine.structure.row_jump import broken_start
+from scratchfs.engine.structure.slurp import slurp_page
 from scratchfs.foundation.errors import InvalidArgument
 
 COUNT = 300
@@ -114,3 +117,58 @@ def test_a_line_read_into_an_open_string_is_passed_back_over(scratch_scope):
     assert broken_start(source, at) == (2, data.index(b'{"n": "cut'))
     assert broken_start(source, data.index(b'{"n": 1}')) == (0, 0)
     assert broken_start(source, data.index(b"[1, 2]")) == (1, data.index(b'{"n": "cut'))
+
+
+def test_slurp_passes_over_a_record_cut_in_the_middle_named_as_the_records_read_names_it(tools, scratch_scope):
+    """It refused the read (``BadRecord``), its read-on ``record=502, records=10000`` dropping the filter; JSON
+    texts and CSV pass over theirs. Every call the reply names answers."""
+    stub = scratch_scope.spill(_content({150: CUTS["string"] % 150}), source_tool="pip")
+    reply = tools.call("read_handle", {"handle": stub.handle, "jq": "[.[].n] | length, add", "slurp": True})
+    kept = [i for i in range(COUNT) if i != 150]
+    assert reply["results"] == [len(kept), sum(kept)], reply
+    record = tools.call("read_handle", {"handle": stub.handle, "record": 151, "records": 1})
+    named = re.search(r"record 151 \(bytes \d+ to \d+\) is not JSON: [^-]*", record["note"])[0]
+    assert named in reply["note"] and "1 record could not be read" in reply["note"], (named, reply["note"])
+    assert "record=" not in reply["note"]  # (no read-on call: the read went on)
+    assert _follow(tools, {"handle": stub.handle, "jq": ".[] | .n", "slurp": True}) == kept
+
+
+def test_slurp_passes_over_every_bad_record_and_a_deep_one(tools, scratch_scope):
+    bad = {0: "{oops", 40: CUTS["open bracket"] % 40, 41: "[" * 100_000, 77: '{"n": NaN}', COUNT - 1: '{"n": 2'}
+    stub = scratch_scope.spill(_content(bad), source_tool="pip")
+    reply = tools.call("read_handle", {"handle": stub.handle, "jq": "map(.n)", "slurp": True})
+    assert reply["results"] == [[i for i in range(COUNT) if i not in bad]], reply
+    assert "5 records could not be read" in reply["note"], reply["note"]
+    assert "record 1 (bytes 0 to 5) is not JSON" in reply["note"], reply["note"]
+    for call in reply.get("calls", []):
+        assert tools.call("read_handle", call["arguments"])["data"]
+
+
+def test_the_stub_s_slurp_call_answers_and_names_the_bad_record(tools, scratch_scope):
+    """The stub says ``1 record not JSON (record 151)`` and offers ``jq="JQ", slurp=True``: it answers (the
+    placeholder said to be one), and with a filter in its place passes over record 151, named."""
+    stub = scratch_scope.spill(_content({150: CUTS["string"] % 150}), source_tool="pip")
+    assert "1 record not JSON (record 151)" in stub.shape, stub.shape
+    (call,) = [call for call in _calls(stub.note) if call.get("slurp")]
+    with pytest.raises(InvalidArgument, match="placeholder"):
+        tools.call("read_handle", call)
+    reply = tools.call("read_handle", {**call, "jq": "length"})
+    assert reply["results"] == [COUNT - 1] and "record 151 (bytes" in reply["note"], reply
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(bad=st.dictionaries(st.integers(0, 59), st.sampled_from(sorted(CUTS)), max_size=6),
+       ended=st.booleans())
+def test_slurp_over_records_is_the_plain_python_answer_over_those_that_parse(bad, ended):
+    lines = [(CUTS[bad[i]] % i) if i in bad else json.dumps({"n": i}) for i in range(60)]
+    data = ("\n".join(lines) + ("\n" if ended else "")).encode()
+    page = slurp_page(BytesSource(data), "map(.n)", "records", budget_bytes=65536)
+    plain = []
+    for line in lines:
+        try:
+            plain.append(json.loads(line)["n"])
+        except ValueError:
+            pass
+    assert page.items == [plain]
+    numbers = [int(n) for n in re.findall(r"record (\d+) \(bytes", page.extra.get("note") or "")]
+    assert numbers == [i + 1 for i in sorted(bad)][: len(numbers)] and (numbers or not bad)
