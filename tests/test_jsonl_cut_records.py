@@ -75,7 +75,7 @@ def _jq_to_failure(tools: ScratchTools, arguments: dict) -> tuple[list, str]:
 
 
 @pytest.mark.parametrize("cut", sorted(CUTS))
-@pytest.mark.parametrize("where", [150, COUNT - 2])
+@pytest.mark.parametrize("where", [0, 150, COUNT - 2])
 def test_a_record_cut_short_is_named_where_it_starts_and_the_read_on_reads_every_other(tools, scratch_scope,
                                                                                          cut, where):
     """jq said line ``where + 2`` and named record ``where + 2`` (for the next-to-last record: "the last, is not
