@@ -67,7 +67,9 @@ def stream_broken(exc: InvalidArgument, handle: str, filter: str, budget: int | 
     another) after its first outputs: jq reads nothing past it, and no ``?`` in the filter helps. With ``jsonl``
     (JSON lines: their content), jq's error or our scan's of the first bytes (a :class:`NotJson` with its
     ``offset``), the records read from the record on that line
-    (:func:`~scratchfs.engine.structure.row_jump.record_at_line`) with the same ``filter`` (at most
+    (:func:`~scratchfs.engine.structure.row_jump.record_at_line`) -- or on the line before it where the broken record
+    starts, when one cut inside a string or a bracket took the newline in
+    (:func:`~scratchfs.engine.structure.row_jump.broken_start`) -- with the same ``filter`` (at most
     :data:`CALL_FILTER_CHARS`), which passes over a record that is not JSON, naming its bytes -- or, when that
     record is the last (jq met the end in it, or only blanks follow its line), that no record follows it; else the
     text there (:func:`_there`), and for JSON texts (no ``jsonl``) the slurp read of ``.[] | (filter)``, which
