@@ -112,6 +112,13 @@ reply JSON + 106 B of calls (582 + 106 B); 3 records then ``{oops``, the last, s
 the read 371 B of reply JSON, no call (583 + 106 B naming ``record=5``, past the last); a document whose 3rd line
 (2.2 MB) is broken, naming the 200 bytes around the byte jq stopped at 259 B (231 B, naming ``line=3, lines=5``).
 Every other row unchanged.
+
+At 02:49 UTC on 2026-12-06 (helper jsonl9, load about 6; main at 5797206 in brackets, this file run over main's
+package): JSON lines whose 21st record is cut inside a string (newuser9's ``pip list``-like records): a jq read that
+meets it names record 21, where it starts, 738 B of reply JSON + 126 B of calls (710 + 126 B, naming record 22, the
+line jq reports after the open string took the newline in); slurp=true with jq="length" over 30 such records answers
+29, naming record 21 and its bytes, 417 B of reply JSON + 110 B of calls (a refusal, 298 B of error text, whose
+read on dropped the filter). Every other row unchanged.
 """
 
 from __future__ import annotations
@@ -374,6 +381,15 @@ def main() -> None:
             "JSONL, 2nd {oops": ("read_handle", {"handle": mid_bad, "jq": ".n"}),
             "JSONL, last {oops": ("read_handle", {"handle": last_bad, "jq": ".n"}),
             "JSON, long line 3 bad": ("read_handle", {"handle": long_doc, "jq": ".head"}),
+        })
+        # the third session of 2026-12-06 (helper jsonl9, from newuser9): JSON lines with a record cut inside a
+        # string (jq names the line after it), read by jq and by slurp=true (under the slurp bound set above)
+        cut = ["".join(json.dumps({"n": i, "name": f"p{i}"}) + "\n" for i in range(n)) for n in (2000, 30)]
+        cut_jq, cut_slurp = (scope.spill(text.replace('"p20"}', '"p2', 1).encode(), source_tool="pip").handle
+                             for text in cut)
+        cases.update({
+            "JSONL, record cut, jq": ("read_handle", {"handle": cut_jq, "jq": "select(.n >= 15) | .n"}),
+            "JSONL, cut, slurp": ("read_handle", {"handle": cut_slurp, "jq": "length", "slurp": True}),
         })
         print(f"{'stub of pip bars':22s} {len(pip.to_json().encode()):5d} B stub JSON ({pip.preview.count(chr(10))} "
               "lines of preview)")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from scratchfs.engine.structure.paging import ContentSource, ItemPage, cursor_position
-from scratchfs.engine.structure.row_jump import blank_after_line, record_at_line
+from scratchfs.engine.structure.row_jump import blank_after_line, broken_start, record_at_line
 from scratchfs.foundation.calls import Advice, Call, add_said
 from scratchfs.foundation.errors import InvalidArgument, JqFailed, NotJson
 
@@ -67,7 +67,9 @@ def stream_broken(exc: InvalidArgument, handle: str, filter: str, budget: int | 
     another) after its first outputs: jq reads nothing past it, and no ``?`` in the filter helps. With ``jsonl``
     (JSON lines: their content), jq's error or our scan's of the first bytes (a :class:`NotJson` with its
     ``offset``), the records read from the record on that line
-    (:func:`~scratchfs.engine.structure.row_jump.record_at_line`) with the same ``filter`` (at most
+    (:func:`~scratchfs.engine.structure.row_jump.record_at_line`) -- or on the line before it where the broken record
+    starts, when one cut inside a string or a bracket took the newline in
+    (:func:`~scratchfs.engine.structure.row_jump.broken_start`) -- with the same ``filter`` (at most
     :data:`CALL_FILTER_CHARS`), which passes over a record that is not JSON, naming its bytes -- or, when that
     record is the last (jq met the end in it, or only blanks follow its line), that no record follows it; else the
     text there (:func:`_there`), and for JSON texts (no ``jsonl``) the slurp read of ``.[] | (filter)``, which
@@ -98,8 +100,13 @@ def _broken(exc: InvalidArgument, handle: str, filter: str, budget: int | None, 
         slurped = Call.of("read_handle", handle=handle, jq=f".[] | ({filter})", slurp=True, budget=budget)
         return Advice.of(there, "; slurp=true reads every document, those after it too (each one not JSON passed "
                          "over, named): ", slurped), False
+    back, start = (0, None) if exc.offset is None else broken_start(jsonl, exc.offset)
+    if back:  # (jq read a record cut inside a string or a bracket on into the lines after it)
+        line -= back
+        where = (f"the record on line {line:,} is not JSON (jq read it on into line {line + back:,}), and jq reads "
+                 "nothing past it, whatever the filter; ")
     record = record_at_line(jsonl, line)
-    if exc.at_end or (exc.offset is not None and blank_after_line(jsonl, exc.offset)):
+    if (exc.at_end and not back) or (start is not None and blank_after_line(jsonl, start)):
         return Advice.of(f"record {record:,} (line {line:,}), the last, is not JSON and no record follows it: the "
                          "outputs before it are all the filter gives"), True
     return Advice.of(where, f"read on record by record from it (record {record:,}), those that are not JSON passed "

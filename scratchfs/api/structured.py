@@ -239,9 +239,10 @@ class StructureReads:
         content over :data:`~scratchfs.engine.structure.slurp.MAX_SLURP_BYTES`, or a table whose rows make an array
         over :data:`~scratchfs.engine.structure.slurp.MAX_ARRAY_BYTES`, naming the per-record or per-row read that
         works; an entry that is no JSON lines or table -- a JSON document, text, a log, HTML, binary data
-        --, naming the reads that fit; what ``jq`` raises), BadRecord (a record that is not JSON, as :meth:`records`
-        raises it, with the byte read that shows it), StructureTimeout (the filter ran past ``pattern_timeout``),
-        NotFound, CorruptBlob."""
+        --, naming the reads that fit; what ``jq`` raises), StructureTimeout (the filter ran past
+        ``pattern_timeout``), NotFound, CorruptBlob. A record of JSON lines that is not JSON, a row that cannot be
+        read, a document that is not JSON: passed over, the page's note naming each with the byte read that shows
+        it."""
         if not isinstance(filter, str) or not filter.strip():
             raise InvalidArgument("slurp=true runs a jq filter over all records or rows: give jq= too "
                                   '(e.g. jq="group_by(.unit) | map({unit: .[0].unit, n: length})")')
@@ -269,10 +270,7 @@ class StructureReads:
             page = failed_page(page, handle, filter, call_budget, slurp=True)
             return page if page.passed is None else seeing_passed(page, handle, call_budget)
 
-        try:
-            return self._page(handle, read)
-        except BadRecord as exc:
-            raise self._past(handle, exc, 10000, None, call_budget) from None
+        return self._page(handle, read)
 
     def rows(self, handle: str, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
              cursor: str | None = None, budget: int = 8192, call_budget: int | None = None) -> ItemPage:

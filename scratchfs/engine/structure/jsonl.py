@@ -43,7 +43,7 @@ from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import BadRecord, InvalidArgument, PastLast
 
-__all__ = ["MAX_RECORDS", "MAX_RECORD_BYTES", "MOST_LEADING", "records_page"]
+__all__ = ["MAX_RECORDS", "MAX_RECORD_BYTES", "MOST_LEADING", "bad_record", "records_page"]
 
 MAX_RECORD_BYTES = 64 * 1024 * 1024
 """Longest record (bytes) a read holds in memory; a longer line is refused with InvalidArgument."""
@@ -268,16 +268,22 @@ def _records(source: ContentSource, number: int, offset: int, note: list[str],
                 raise InvalidArgument(f"cursor points at byte {offset}, which is not a record start of this entry: "
                                       "start the read again without a cursor")
             continue
-        where = f"record {number} (bytes {start} to {start + len(line) - 1})"
         try:
             text = _record_text(line, start, number, note)
             value, inexact = load_exact(text)
-        except ValueError as exc:  # UnicodeDecodeError too
-            raise BadRecord(f"{where} is not JSON: {exc}", number, start, len(line), not_json=True) from None
-        except (RecursionError, MemoryError):
-            raise BadRecord(f"{where} is JSON nested too deeply to parse", number, start, len(line)) from None
+        except (ValueError, RecursionError, MemoryError) as exc:  # UnicodeDecodeError too
+            raise bad_record(number, start, len(line), exc) from None
         yield number, start, value, len(line), text, inexact is None
         number += 1
+
+
+def bad_record(number: int, start: int, length: int, error: BaseException) -> BadRecord:
+    """Record ``number`` (``length`` bytes at byte ``start``) as a records read refuses it, its parser having raised
+    ``error``: not JSON (a ValueError, whose words it gives), else nested too deeply to parse."""
+    where = f"record {number} (bytes {start} to {start + length - 1})"
+    if isinstance(error, ValueError):
+        return BadRecord(f"{where} is not JSON: {error}", number, start, length, not_json=True)
+    return BadRecord(f"{where} is JSON nested too deeply to parse", number, start, length)
 
 
 def _blank(line: bytes, start: int) -> bool:

@@ -14,14 +14,17 @@ A JSON-lines record is a line that is not blank (whitespace only), every line co
 
 from __future__ import annotations
 
+import codecs
 import itertools
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from scratchfs.engine.structure.numbers import load_exact
 from scratchfs.engine.structure.paging import ContentSource, iter_lines
 
-__all__ = ["QUOTE_GAP_BYTES", "WINDOW_BYTES", "blank_after_line", "record_at_line", "skip_lines", "skip_rows"]
+__all__ = ["QUOTE_GAP_BYTES", "WINDOW_BYTES", "blank_after_line", "broken_start", "record_at_line", "skip_lines",
+           "skip_rows"]
 
 WINDOW_BYTES = 1024 * 1024
 """Most bytes of the content held at a time while passing over rows (the first read is 256 KiB, a frame and the
@@ -219,4 +222,56 @@ def blank_after_line(source: ContentSource, offset: int) -> bool:
             data, ended = data[end + 1:], True
         if data.strip(b" \t\r\n\f\v"):
             return False
+    return True
+
+
+BACK_BYTES = 64 * 1024
+"""Most bytes before (and after) the line of a parse error that :func:`broken_start` reads."""
+
+
+def broken_start(source: ContentSource, offset: int) -> tuple[int, int]:
+    """Where the broken record of JSON lines starts whose parse error (jq's) stopped at byte ``offset``: ``(lines
+    before the line holding ``offset``, the byte where that record's line starts)``. jq reads a record cut inside a
+    string or a bracket on into the lines after it (the open string takes the newline in), so its error names a
+    later line: the record starts at the first of the lines not JSON by themselves that run up to that line (blank
+    ones between them), or -- when that line is JSON by itself (read into an open string: a line with no quote) --
+    up to the nearest line before it that is not. Looks back at most :data:`BACK_BYTES` (and a line longer than
+    that counts as not JSON); ``(0, the line's start)`` when the line before it is JSON, or none is in reach."""
+    low = max(0, offset - BACK_BYTES)
+    data = source.read(low, offset - low + BACK_BYTES)
+    at = offset - low
+    head = data.rfind(b"\n", 0, at) + 1  # (the line's start, in data)
+    end = data.find(b"\n", at)
+    lines = data[:head].split(b"\n")[:-1]  # (whole lines before it; the first is cut unless data starts one)
+    if low > 0 and lines:
+        lines = lines[1:]
+    lines.append(data[head:] if end < 0 else data[head:end])
+    if end < 0 and low + len(data) < source.size:
+        lines[-1] = b"\0"  # (longer than the reach: unknown, taken as not JSON)
+    k = len(lines) - 1
+    if _alone(lines[k]):  # (read into an open string: back to the nearest line that is not JSON)
+        k = next((j for j in range(k - 1, -1, -1) if _alone(lines[j]) is False), -1)
+        if k < 0:
+            return 0, low + head
+    for j in range(k - 1, -1, -1):
+        said = _alone(lines[j])
+        if said:
+            break
+        if said is False:
+            k = j
+    start = low + head - sum(len(line) + 1 for line in lines[k:-1])
+    return len(lines) - 1 - k, start
+
+
+def _alone(line: bytes) -> bool | None:
+    """Whether ``line`` is JSON by itself, as a records read parses it (``None``: a blank line; a line nested
+    deeper than the parser goes counts as JSON: jq reads it)."""
+    if not line.strip():
+        return None
+    try:
+        load_exact(line.removeprefix(codecs.BOM_UTF8).decode("utf-8", "replace"))
+    except ValueError:
+        return False
+    except RecursionError:
+        return True
     return True

@@ -16,12 +16,14 @@ rows were left out, names the first (its number, bytes and what is wrong; as man
 budget, at most :data:`_MOST_NAMED`) and the numbers of the next :data:`_MOST_NUMBERED`; the page's ``passed`` lists
 those named (BadRecords), for the reads layer to add the byte read that shows each. Why not refuse, as jq refuses
 input it cannot parse: a table's row that cannot be read is one the tools that read tables (Python's ``csv``,
-DuckDB's ``ignore_errors``) read past, whereas a JSON-lines record that is not JSON is jq's own input (it fails the
-read, naming it and the record read after it) -- but for the content's last line (:func:`_records`: an output cut at
-its size limit ends inside a record, the most common real case), which the stub counts out too: it is left out and
-the note names it, with the byte read that shows it; and a refusal would leave no whole-table read at all (a rows
-read takes no jq): a count or a sum over the rows read, said to be so, answers the question, and a model that needs
-every row sees which were not read. A header that cannot be read is refused (no row can be keyed by it).
+DuckDB's ``ignore_errors``) read past, and a refusal would leave no whole-table read at all (a rows read takes no
+jq): a count or a sum over the rows read, said to be so, answers the question, and a model that needs every row sees
+which were not read. A header that cannot be read is refused (no row can be keyed by it).
+
+**A record of JSON lines that is not JSON** (cut short inside a string, say, or nested too deeply to parse) is passed
+over likewise, wherever it is (:func:`_records`; before newuser9's trial only the last line was, and one in the
+middle refused the read, where the records read and the stub pass over it): the note names it as a records read
+names it, and the records after it are read.
 
 **A document of JSON texts one after another that is not JSON** (cut short, a stray byte) is passed over too, named
 with its byte range (and the byte read that shows it), and the documents after it are read: the walk finds the next
@@ -49,8 +51,9 @@ from typing import Any
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure.aligned import Layout
 from scratchfs.engine.structure.jsondoc import jq_page
-from scratchfs.engine.structure.jsonl import records_page
+from scratchfs.engine.structure.jsonl import bad_record
 from scratchfs.engine.structure.jsontexts import walk_documents
+from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPage, read_whole
 from scratchfs.engine.structure.row_keys import EXTRA_CELLS, row_keys
 from scratchfs.engine.structure.table import UNSPLIT_KEY, iter_rows
@@ -108,21 +111,19 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
 
     Returns:
         an :class:`ItemPage` named ``results``, as :func:`~scratchfs.engine.structure.jsondoc.jq_page` gives it; a
-        table's row that cannot be read, a last record or any document that is not JSON, is passed over, its
+        table's row that cannot be read, a record or a document that is not JSON, is passed over, its
         ``note`` naming it (the module docstring says why): that note, the renamed keys', is the first page's alone.
 
     Raises:
         InvalidArgument: content over :data:`MAX_SLURP_BYTES`, a table whose rows make an array over
             :data:`MAX_ARRAY_BYTES`, an unknown ``form``, a table whose header cannot be read (as
             :func:`~scratchfs.engine.structure.table.iter_rows` with ``passed``), and what ``jq_page`` raises.
-        BadRecord (an InvalidArgument): a record before the last that is not JSON (as a record read of it raises
-            it: its number, bytes and the parser's message). (A document that is not JSON is passed over, named.)
         StructureTimeout: the filter ran past ``timeout`` (jq's reading of the array counts: for an array of
             :data:`_BIG_ARRAY_BYTES` or more the message says so and names the paged reads). StoreBusy: as jq_page.
     """
     if form not in ("records", "documents", "rows", "arrays"):
         raise InvalidArgument(f"form must be 'records', 'documents', 'rows' or 'arrays', not {str(form)[:20]!r}")
-    data, passed, whole = _array(source, form, cache_key, entry, layout)
+    data, passed, whole = _array(source, form, cache_key, layout)
     keyed, room, named = (None, 0, ()) if cursor is not None else (  # (advice4: said again on every page)
         _table_note(source, form, layout, passed, budget_bytes, whole))
     try:
@@ -163,7 +164,9 @@ def _table_note(source: ContentSource, form: str, layout: Layout | None, passed:
     the rows passed over it names, :func:`_named`)``."""
     named = _named(passed, budget)
     keyed = _keys_note(source, layout) if form == "rows" else None
-    said = (keyed, _documents_note(source, passed, named) if form == "documents" else _passed_note(passed, named, form),
+    passed_note = _documents_note(source, passed, named) if form == "documents" else _passed_note(
+        source, passed, named, form)
+    said = (keyed, passed_note,
             _whole_note(whole))
     keyed = "; ".join([one for one in said if one]) or None
     if keyed is None:
@@ -194,26 +197,34 @@ def _named(passed: tuple[BadRecord, ...], budget: int) -> tuple[BadRecord, ...]:
     return tuple(named)
 
 
-def _passed_note(passed: tuple[BadRecord, ...], named: tuple[BadRecord, ...], form: str) -> str | None:
-    """What a slurp page says of the rows of a table that could not be read, passed over (``named``: those it names in
-    full, the first of ``passed``): how many, each named, then how many more and the first numbers of those; of
-    JSON lines (``form`` ``"records"``), the last line that is not JSON (:func:`_records`); ``None`` when there are
-    none."""
+def _passed_note(source: ContentSource, passed: tuple[BadRecord, ...], named: tuple[BadRecord, ...], form: str
+                 ) -> str | None:
+    """What a slurp page says of the rows of a table that could not be read, or the records of JSON lines (``form``
+    ``"records"``) not JSON, passed over (``named``: those it names in full, the first of ``passed``): how many,
+    each named, then how many more and the first numbers of those; of JSON lines whose only such record is the last
+    line (:func:`_ends`), that it is; ``None`` when there are none."""
     if not passed:
         return None
-    if form == "records":
+    noun, reader = ("record", "records read (record=N)") if form == "records" else ("row", "rows read (row=N)")
+    if form == "records" and len(passed) == 1 and _ends(source, passed[0]):
         return (f"{passed[0]} -- passed over: it is not in the array jq was given: it is the last line (cut short, or "
                 "no record), which the stub counts out too")
     count = len(passed)
-    said = (f"{count:,} row{'s' if count > 1 else ''} could not be read and {'are' if count > 1 else 'is'} not in "
+    said = (f"{plural(count, noun)} could not be read and {'are' if count > 1 else 'is'} not in "
             f"the array jq was given: " + "; ".join(f"{bad} -- passed over" for bad in named))
     rest = passed[len(named) :]
     if rest:
         numbers = ", ".join(str(bad.record) for bad in rest[:_MOST_NUMBERED]) + (
             ", …" if len(rest) > _MOST_NUMBERED else "")
-        said += (f"; and {len(rest):,} more (row{'s' if len(rest) > 1 else ''} {numbers}): a rows read (row=N) "
-                 "names each")
+        said += f"; and {len(rest):,} more ({noun}{'s' if len(rest) > 1 else ''} {numbers}): a {reader} names each"
     return said
+
+
+def _ends(source: ContentSource, bad: BadRecord) -> bool:
+    """Whether only blanks (at most 4 KiB of them) follow ``bad`` (a record or document passed over): the content's
+    last, cut short."""
+    rest = source.size - bad.offset - bad.length
+    return rest <= 4096 and not source.read(bad.offset + bad.length, rest).strip()
 
 
 def _documents_note(source: ContentSource, passed: tuple[BadRecord, ...], named: tuple[BadRecord, ...],
@@ -223,11 +234,9 @@ def _documents_note(source: ContentSource, passed: tuple[BadRecord, ...], named:
     many more and where the first of those start; ``None`` when there are none."""
     if not passed:
         return None
-    last = passed[-1]
-    rest = source.size - last.offset - last.length
-    ends = rest <= 4096 and not source.read(last.offset + last.length, rest).strip()
+    ends = _ends(source, passed[-1])
     if len(passed) == 1 and ends:
-        return f"{last} -- passed over: it is not in the array jq was given: it is the last one (cut short)"
+        return f"{passed[-1]} -- passed over: it is not in the array jq was given: it is the last one (cut short)"
     count = len(passed)
     said = (f"{plural(count, 'document')} {'is' if count == 1 else 'are'} not JSON and not in the array jq was "
             f"given (the documents after {'it' if count == 1 else 'each'} are): "
@@ -251,46 +260,54 @@ def _whole_note(whole: _Whole) -> str | None:
             f"and the line under {key}: jq=\"[.[] | select(.{key})]\" with slurp=true lists them, row=N reads one")
 
 
-def _array(source: ContentSource, form: str, cache_key: str | None, entry: str | None,
-           layout: Layout | None) -> tuple[bytes, tuple[BadRecord, ...], _Whole]:
+def _array(source: ContentSource, form: str, cache_key: str | None, layout: Layout | None,
+           ) -> tuple[bytes, tuple[BadRecord, ...], _Whole]:
     """``(the JSON array text of source's records or rows, the rows passed over as they could not be read, the rows
     given whole: :func:`_whole_note`)``, kept in :data:`_ARRAYS` under ``cache_key`` (built once for the pages of a
     read)."""
     kept = None if cache_key is None else _ARRAYS.get(f"{form}:{cache_key}")
     made = kept if kept is not None else (
-        (*_records(source, entry), _NO_WHOLE) if form == "records" else
+        (*_records(source), _NO_WHOLE) if form == "records" else
         (*_documents(source), _NO_WHOLE) if form == "documents" else _rows(source, form == "rows", layout))
     if cache_key is not None and kept is None:
         _ARRAYS.put(f"{form}:{cache_key}", made)
     return made
 
 
-def _records(source: ContentSource, entry: str | None) -> tuple[bytes, tuple[BadRecord, ...]]:
-    """``(the JSON array text of the records of JSON lines: each non-blank line's own text, in order; the last
-    record when it is not JSON, passed over)``: a content cut at a size limit ends inside a record (or a tool adds
-    a line such as '[output truncated]'), which the stub counts out too -- jq is given the records it counts. Raises
-    BadRecord (through a record read of it) at the first line that is not JSON before the last."""
+def _records(source: ContentSource) -> tuple[bytes, tuple[BadRecord, ...]]:
+    """``(the JSON array text of the records of JSON lines: each non-blank line's own text, in order; the records
+    that are not JSON or nested too deeply to parse, passed over)``: each named as a records read names it
+    (:func:`~scratchfs.engine.structure.jsonl.bad_record`: its number, counting every record, its bytes and the
+    parser's words), and those after it read -- a record cut short in the middle drops none after it, and a content
+    cut at a size limit ends inside its last one (or a tool adds a line such as '[output truncated]'), which the
+    stub counts out too."""
     data = read_whole(source, MAX_SLURP_BYTES, "slurp")
     kept: list[bytes] = []
-    lines = data[len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0 :].split(b"\n")  # (a byte order
-    # mark at the start is no part of record 1, as a record read has it)
-    for index, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            json.loads(line.decode("utf-8", "replace"))
-        except (ValueError, RecursionError):
+    passed: list[BadRecord] = []
+    start, size = 0, len(data)
+    for line in data.split(b"\n"):
+        text = line[len(codecs.BOM_UTF8) :] if not start and line.startswith(codecs.BOM_UTF8) else line  # (a byte
+        if text.strip():  # order mark at the start is no part of record 1, as a record read has it)
             try:
-                records_page(source, len(kept) + 1, 1, entry=entry)  # raises the record read's BadRecord
-            except BadRecord as bad:
-                if any(rest.strip() for rest in lines[index + 1 :]):
-                    raise
-                del data, lines
-                return b"[" + b",\n".join(kept) + b"]", (bad,)
-            raise InvalidArgument(f"record {len(kept) + 1:,} is not JSON") from None
-        kept.append(line)
-    del data, lines
-    return b"[" + b",\n".join(kept) + b"]", ()
+                json.loads(text.decode("utf-8", "replace"), parse_constant=refuse_constant)
+            except (ValueError, RecursionError):
+                passed.append(_bad(text, start, len(line), start + len(line) < size, len(kept) + len(passed) + 1))
+            else:
+                kept.append(text)
+        start += len(line) + 1
+    del data
+    return b"[" + b",\n".join(kept) + b"]", tuple(passed)
+
+
+def _bad(text: bytes, start: int, length: int, ended: bool, number: int) -> BadRecord:
+    """Record ``number`` (``text``, of the ``length`` bytes of its line at ``start``, ``ended`` by a ``\\n``), which
+    does not parse, named as a records read names it: its bytes and the parser's words, its ``\\n`` counted in
+    both."""
+    try:
+        json.loads(text.decode("utf-8", "replace") + ("\n" if ended else ""), parse_constant=refuse_constant)
+    except (ValueError, RecursionError) as exc:
+        return bad_record(number, start, length + ended, exc)
+    raise AssertionError("a record that did not parse parsed")  # pragma: no cover
 
 
 def _documents(source: ContentSource) -> tuple[bytes, tuple[BadRecord, ...]]:
