@@ -51,8 +51,13 @@ def listed(shape: str) -> list[tuple[str, int]]:
     return [(name, int(line.replace(",", ""))) for name, line in _ITEM_RE.findall(failures.split("; line=N")[0])]
 
 
-def run(args: list[str], cwd: Path) -> bytes:
+def run(args: list[str], cwd: Path, plugins: bool = False) -> bytes:
+    """``python ARGS`` in ``cwd``: its stdout. A pytest run loads no installed plugin unless ``plugins`` (their
+    imports, hypothesis and schemathesis among them, cost ~2.2 s of CPU a run, most of this file's time; what they
+    change is the header's ``plugins:`` line, which one run still shows)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "SCRATCHFS_"))}
+    if not plugins:
+        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, env=env, timeout=120,
                           check=False).stdout
 
@@ -61,8 +66,9 @@ def run(args: list[str], cwd: Path) -> bytes:
 def test_a_pytest_run_names_its_result_and_each_failure_at_its_line(tmp_path, flags):
     (tmp_path / "test_gen.py").write_text(_MODULE)
     out = run(["-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:scratchfs", "-p", "no:randomly",
-               *flags, "test_gen.py"], tmp_path)
+               *flags, "test_gen.py"], tmp_path, plugins=not flags)
     lines = out.decode().splitlines()
+    assert any(line.startswith("plugins: ") for line in lines) == (not flags)
     shape = shape_of(out)
     assert shape.startswith(f"{TEST_RUN_SHAPE} (pytest), {len(lines)} lines: "), shape
     result = lines[-1].strip("= ")
