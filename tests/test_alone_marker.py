@@ -63,9 +63,10 @@ def test_an_alone_call_runs_beside_no_test_and_waits_for_one_test_at_most(pytest
     log = tmp_path / "log"
     monkeypatch.setenv("ALONE_LOG", str(log))
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")  # (xdist alone: the others cost ~2 s a process)
     pytester.makepyfile(test_mixed=TESTS, conftest=CONFTEST)
     pytester.makeini("[pytest]\nmarkers = alone: runs alone\n")
-    result = pytester.runpytest_subprocess("-p", "tests.alone", "-p", "no:randomly", "-n", "2", "--dist", "load",
+    result = pytester.runpytest_subprocess("-p", "xdist.plugin", "-p", "tests.alone", "-n", "2", "--dist", "load",
                                            "-q")
     result.assert_outcomes(passed=36)
     events = [json.loads(line) for line in log.read_text().splitlines()]
