@@ -37,6 +37,8 @@ YOUNG_ADOPTABLE = ("no row of this index names it, but a row of the index that o
 
 REPAIRS = {"row": ("removes", "missing entry's row", "missing entries' rows"),
            "entry": ("removes", "corrupt entry (row and file)", "corrupt entries (rows and files)"),
+           "record": ("removes", "corrupt segment entry's row (the sweep reclaims its bytes with the segment)",
+                      "corrupt segment entries' rows (the sweep reclaims their bytes with the segments)"),
            "orphan": ("removes", "orphan", "orphans"),
            "incomplete": ("removes", "abandoned write", "abandoned writes"),
            "odd": ("removes", "link or FIFO at a blob's name (never its target)",
@@ -142,7 +144,8 @@ def orphan_problem(store: ScratchStore, found: BlobFile, named: float | None = N
     orphan (an object store's uploads are whole or absent) is ``orphaned``; these are the sweep's (``sweeps``) when
     younger than the grace (an object may be a write in flight: no lock tells); one dated more than the grace ahead
     is not: the sweep leaves it until its date comes (it may be a live writer's after the clock stepped back), so it
-    is a problem that remains (``--repair`` removes a file; an object only once older than the grace)."""
+    is a problem that remains (``--repair`` removes a file; an object only once older than the grace: ``fix``
+    ``"leave"``)."""
     if named is not None:
         return Problem("adoptable", found.run, found.agent, None, found.location, ADOPTABLE if named <= 0 else
                        YOUNG_ADOPTABLE.format(wait=math.ceil(named)), sweeps=True)
@@ -159,8 +162,9 @@ def orphan_problem(store: ScratchStore, found: BlobFile, named: float | None = N
                        f"no index row names this {what}; {max(age, 0.0):.0f} s old, the sweep removes it once older "
                        f"than orphan_grace ({grace:.0f} s): {'' if local else 'a write in flight, '}a row deleted by "
                        "a platform cascade, or a writer killed before its row", sweeps=True)
-    return Problem("orphaned", found.run, found.agent, None, found.location,
-                   f"no index row names this {what}" + (f"; {ahead}" if ahead else ""))
+    return Problem("orphaned", found.run, found.agent, None, found.location,  # (an object dated ahead: never "aged")
+                   f"no index row names this {what}" + (f"; {ahead}" if ahead else ""),
+                   fix="orphan" if local or not ahead else "leave")
 
 
 def _unfinished(store: ScratchStore, found: BlobFile) -> str | None:

@@ -391,7 +391,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
             if detail is None:
                 continue
             problem = Problem("corrupt", entry.run_id, entry.agent_id, entry.key, path, detail,
-                              fix="bind" if bindable(detail) else "")
+                              fix="bind" if bindable(detail) else "record" if is_location(entry.blob) else "")
         report.problems.append(problem)
         row_id = cursor[2] if row_of is None else row_of.get(entry.blob)
         if bindable(problem.detail):

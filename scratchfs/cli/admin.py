@@ -299,7 +299,8 @@ def _segments_line(seg, grace: float) -> str:
 
     wholly = f"{seg.dead_segments} segment{'' if seg.dead_segments == 1 else 's'} wholly dead"
     if seg.dead_dated_ahead:
-        wholly += f", {seg.dead_dated_ahead} dated over orphan_grace ahead: left until then"
+        wholly += (f", {seg.dead_dated_ahead} of them dated more than orphan_grace ahead, which the sweep leaves "
+                   "until that date")
     return (f"segment files: {seg.segments} ({human_bytes(seg.bytes)}), {human_bytes(seg.dead_bytes)} dead ({wholly}); "
             f"the sweep removes a wholly dead segment last written over orphan_grace ({grace:g} s) ago, other dead "
             "bytes stay until their segment is wholly dead (compaction is off)")
