@@ -211,7 +211,7 @@ def test_fsck_finds_missing_corrupt_and_orphaned_and_repairs_them(root):
     found = cli("fsck", "--root", str(root), "--json")
     assert found.exit_code == 3
     assert found.stderr == (f"scratchfs: corrupt: 4 problems remain; `scratchfs fsck --repair --root {root}` "
-                            "removes them\n")
+                            "removes 1 missing entry's row, 2 corrupt entries (rows and files) and 1 orphan\n")
     report = json.loads(found.stdout)
     problems = {(p["kind"], p["key"]) for p in report["problems"]}
     assert problems == {("missing", entries["browser.get"].key), ("corrupt", entries["sql.query"].key),

@@ -5,7 +5,7 @@ left in ``trash/`` and a write-behind journal directory that is not what writers
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 from scratchfs.engine import journal
@@ -19,8 +19,8 @@ from scratchfs.foundation.errors import CorruptBlob, StorageError
 if TYPE_CHECKING:
     from scratchfs.api.store import ScratchStore
 
-__all__ = ["ADOPTABLE", "YOUNG_ADOPTABLE", "Problem", "journal_problems", "mode_problems", "orphan_problem",
-           "trash_problem_list"]
+__all__ = ["ADOPTABLE", "REPAIRS", "YOUNG_ADOPTABLE", "Problem", "journal_problems", "mode_problems",
+           "orphan_problem", "trash_problem_list"]
 
 
 ADOPTABLE = ("no row of this index names it, but a row of the index that owned these blobs before a takeover does: "
@@ -33,6 +33,26 @@ YOUNG_ADOPTABLE = ("no row of this index names it, but a row of the index that o
                    "sweep or fsck --repair run then: left alone until then")
 """The detail of an ``adoptable`` orphan younger than the rule's ``min(orphan_grace, ADOPT_AFTER)``
 (:class:`~scratchfs.engine.takeover.OrphanRule`), ``{wait}`` the whole seconds until it is judged."""
+
+
+REPAIRS = {"row": ("removes", "missing entry's row", "missing entries' rows"),
+           "entry": ("removes", "corrupt entry (row and file)", "corrupt entries (rows and files)"),
+           "record": ("removes", "corrupt segment entry's row (the sweep reclaims its bytes with the segment)",
+                      "corrupt segment entries' rows (the sweep reclaims their bytes with the segments)"),
+           "orphan": ("removes", "orphan", "orphans"),
+           "incomplete": ("removes", "abandoned write", "abandoned writes"),
+           "odd": ("removes", "link or FIFO at a blob's name (never its target)",
+                   "links or FIFOs at blobs' names (never their targets)"),
+           "trash": ("removes what it can of", "entry left in the trash", "entries left in the trash"),
+           "bind": ("binds", "blob written before the binding frame", "blobs written before the binding frame"),
+           "private": ("makes private (0700, 0600)", "directory or file open to other users",
+                       "directories or files open to other users"),
+           "adopt": ("adopts", "old host's write", "old host's writes"),
+           "leave": ("leaves", "as it is (its detail says what it is)",
+                     "as they are (their details say what they are)"),
+           "own": ("leaves", "store's own file out of place", "store's own files out of place")}
+"""What ``fsck --repair`` does to each kind of problem (:attr:`Problem.fix`): ``(verb, what: one, what: more)``."""
+_FIXES = {"missing": "row", "corrupt": "entry", "orphaned": "orphan", "incomplete": "incomplete", "adoptable": "adopt"}
 
 
 @dataclass
@@ -58,6 +78,8 @@ class Problem:
         sweeps: an orphaned file younger than ``orphan_grace``, which the sweep removes once older (the row a
             platform cascade or a run's delete took, a writer killed before its row), or an ``incomplete`` write not
             dated more than the grace ahead: reported, not a problem that remains.
+        fix: what ``fsck --repair`` does to it, a key of :data:`REPAIRS` (``""``: by its ``kind``, and an
+            ``unexpected`` one it leaves); not in :meth:`to_dict`.
     """
 
     kind: str
@@ -68,15 +90,21 @@ class Problem:
     detail: str
     repaired: bool = False
     sweeps: bool = False
+    fix: str = field(default="", compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.fix = self.fix or _FIXES.get(self.kind, "leave")
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        del out["fix"]
+        return out
 
 
 def trash_problem_list(store: ScratchStore, names: list[str], why: str) -> list[Problem]:
     """One ``unexpected`` problem per entry of ``trash/`` in ``names``: "left in the trash: ``why``"."""
-    return [Problem("unexpected", "", "", None, str(store.root / "trash" / name), f"left in the trash: {why}")
-            for name in names]
+    return [Problem("unexpected", "", "", None, str(store.root / "trash" / name), f"left in the trash: {why}",
+                    fix="trash") for name in names]
 
 
 def journal_problems(store: ScratchStore) -> list[Problem]:
@@ -86,16 +114,16 @@ def journal_problems(store: ScratchStore) -> list[Problem]:
     segment files."""
     if not hasattr(store.blobs, "scan_segment") or not hasattr(store.blobs, "root_fd"):
         return []
-    return [Problem("unexpected", "", "", None, str(store.root / path), detail)
+    return [Problem("unexpected", "", "", None, str(store.root / path), detail, fix="own")
             for path, detail in (*journal.problems(store.blobs.root_fd), *odd_own_files(store.blobs.root_fd))]
 
 
 def mode_problems(store: ScratchStore, repair: bool = False, reported: list[Problem] = ()) -> list[Problem]:
     """``unexpected`` problems of a local store's run and agent directories and their files that are open to other
     users (:func:`scratchfs.engine.private_modes.loose_modes`): with ``repair``, made 0700 (0600), ``repaired``
-    once they are; each path absolute; a file ``reported`` names already (an orphan, an incomplete write: the sweep
-    or a repair removes it) is left out. ``[]`` for a store without local blob files, or whose ``runs/`` cannot be
-    listed (the blob walk reports that)."""
+    once they are (``fix`` ``"private"``; another user's, ``"leave"``); each path absolute; a file ``reported``
+    names already (an orphan, an incomplete write: the sweep or a repair removes it) is left out. ``[]`` for a
+    store without local blob files, or whose ``runs/`` cannot be listed (the blob walk reports that)."""
     if not hasattr(store.blobs, "scan_segment") or not hasattr(store.blobs, "root_fd"):
         return []
     try:
@@ -104,7 +132,8 @@ def mode_problems(store: ScratchStore, repair: bool = False, reported: list[Prob
         return []
     known = {p.path.split(" (bytes ")[0] for p in reported}  # (a segment's records are named by their bytes)
     problems = [Problem("unexpected", parts[1], parts[2] if len(parts) > 2 else "", None,
-                        str(store.root / "/".join(parts)), detail, repaired) for parts, detail, repaired in loose]
+                        str(store.root / "/".join(parts)), detail, repaired, fix="private" if mine else "leave")
+                for parts, detail, repaired, mine in loose]
     return [p for p in problems if p.path not in known]
 
 
@@ -115,7 +144,8 @@ def orphan_problem(store: ScratchStore, found: BlobFile, named: float | None = N
     orphan (an object store's uploads are whole or absent) is ``orphaned``; these are the sweep's (``sweeps``) when
     younger than the grace (an object may be a write in flight: no lock tells); one dated more than the grace ahead
     is not: the sweep leaves it until its date comes (it may be a live writer's after the clock stepped back), so it
-    is a problem that remains (``--repair`` removes a file; an object only once older than the grace)."""
+    is a problem that remains (``--repair`` removes a file; an object only once older than the grace: ``fix``
+    ``"leave"``)."""
     if named is not None:
         return Problem("adoptable", found.run, found.agent, None, found.location, ADOPTABLE if named <= 0 else
                        YOUNG_ADOPTABLE.format(wait=math.ceil(named)), sweeps=True)
@@ -132,8 +162,9 @@ def orphan_problem(store: ScratchStore, found: BlobFile, named: float | None = N
                        f"no index row names this {what}; {max(age, 0.0):.0f} s old, the sweep removes it once older "
                        f"than orphan_grace ({grace:.0f} s): {'' if local else 'a write in flight, '}a row deleted by "
                        "a platform cascade, or a writer killed before its row", sweeps=True)
-    return Problem("orphaned", found.run, found.agent, None, found.location,
-                   f"no index row names this {what}" + (f"; {ahead}" if ahead else ""))
+    return Problem("orphaned", found.run, found.agent, None, found.location,  # (an object dated ahead: never "aged")
+                   f"no index row names this {what}" + (f"; {ahead}" if ahead else ""),
+                   fix="orphan" if local or not ahead else "leave")
 
 
 def _unfinished(store: ScratchStore, found: BlobFile) -> str | None:

@@ -20,10 +20,12 @@
 
 A blob bound to another entry (its binding frame names another token or scope, :mod:`scratchfs.engine.binding`)
 is corrupt too, whatever its size; and a link, FIFO or directory where a blob should be is reported as corrupt
-without being followed or opened. ``rebuild_index`` first restores rows from the blobs' bindings. ``repair`` removes
-what is broken: the rows of missing and corrupt entries (each only if it still names the blob that was checked, so a
-concurrent overwrite is never lost), the corrupt blob files, and orphaned files, after adopting those an old host
-wrote after a takeover (:mod:`scratchfs.engine.takeover`). Expired entries are not checked: they are the sweeper's.
+without being followed or opened. What scratchfs did not write in an agent directory (a file named like neither a
+blob nor a segment) is ``unexpected`` whatever its mode, and left alone (:func:`scratchfs.api.odd_names.foreign_names`).
+``rebuild_index`` first restores rows from the blobs' bindings. ``repair`` removes what is broken: the rows of
+missing and corrupt entries (each only if it still names the blob that was checked, so a concurrent overwrite is
+never lost), the corrupt blob files, and orphaned files, after adopting those an old host wrote after a takeover
+(:mod:`scratchfs.engine.takeover`). Expired entries are not checked: they are the sweeper's.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
 from scratchfs.api.fsck_problems import Problem, journal_problems, mode_problems, orphan_problem, trash_problem_list
-from scratchfs.api.odd_names import OddName, odd_blob_names, remove_odd_name
+from scratchfs.api.odd_names import FOREIGN, OddName, foreign_names, odd_blob_names, remove_odd_name
 from scratchfs.api.old_blobs import bind_unbound, bindable, verified
 from scratchfs.api.rebuild import RebuildReport, adopt_orphans, adoptable
 from scratchfs.api.rebuild import rebuild_index as rebuild
@@ -388,7 +390,8 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
                 report.bytes_checked += entry.size
             if detail is None:
                 continue
-            problem = Problem("corrupt", entry.run_id, entry.agent_id, entry.key, path, detail)
+            problem = Problem("corrupt", entry.run_id, entry.agent_id, entry.key, path, detail,
+                              fix="bind" if bindable(detail) else "record" if is_location(entry.blob) else "")
         report.problems.append(problem)
         row_id = cursor[2] if row_of is None else row_of.get(entry.blob)
         if bindable(problem.detail):
@@ -414,8 +417,11 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         for odd in odd_blob_names(store.blobs, store.index):
             if any(p.path.startswith(odd.path) for p in report.problems):  # a live entry's: told as corrupt
                 continue
-            report.problems.append(Problem("unexpected", odd.run, odd.agent, None, odd.path, odd.detail))
+            report.problems.append(Problem("unexpected", odd.run, odd.agent, None, odd.path, odd.detail,
+                                           fix="leave" if odd.kind == "directory" else "odd"))
             orphans[id(report.problems[-1])] = odd
+        report.problems += [Problem("unexpected", odd.run, odd.agent, None, odd.path, FOREIGN.format(kind=odd.kind))
+                            for odd in foreign_names(store.blobs)]  # (what scratchfs did not write: left alone)
     if hasattr(store.blobs, "scan_segment") and report.next_cursor is None:
         report.segments = segment_usage(store.index, store.blobs, store.settings.orphan_grace)
     if repair:
@@ -441,7 +447,8 @@ def _trash_problems(store: ScratchStore, report: FsckReport) -> None:
     try:
         left = trash_left(store.blobs, time.time() - TRASH_GRACE_SECONDS)
     except StorageError as exc:
-        report.problems.append(Problem("unexpected", "", "", None, f"{store.root}/trash", str(unless_exhausted(exc))))
+        report.problems.append(Problem("unexpected", "", "", None, f"{store.root}/trash", str(unless_exhausted(exc)),
+                                       fix="own"))
         return
     report.problems += trash_problem_list(store, left, "a delete's directory the sweep could not remove whole; the "
                                           "sweep and fsck --repair remove what they can (links never followed)")
@@ -453,7 +460,8 @@ def _blob_files(store: ScratchStore, report: FsckReport) -> list[BlobFile]:
     try:
         files = store.blobs.blob_files()
     except StorageError as exc:
-        report.problems.append(Problem("unexpected", "", "", None, store.blobs.locate(), str(unless_exhausted(exc))))
+        report.problems.append(Problem("unexpected", "", "", None, store.blobs.locate(), str(unless_exhausted(exc)),
+                                       fix="own"))
         files = []
     report.files_checked = len(files)
     report.problems += [Problem("unexpected", "", "", None, key, why) for key, why in store.blobs.unread()]

@@ -1,7 +1,10 @@
 """What sits at a blob file's or segment's name in an agent directory and is no regular file (a link, a FIFO, a
 directory, a socket, a device): ``fsck`` reports each, ``fsck --repair`` removes a link or FIFO itself (never what a
 link points to; a FIFO is never opened) and leaves a directory. The sweep leaves them all alone (see
-:mod:`scratchfs.engine.sweeper`). Local stores only: an object store holds objects, nothing else."""
+:mod:`scratchfs.engine.sweeper`). And what scratchfs did not write in an agent directory -- a file (or anything
+else) named like neither a blob nor a segment -- whatever its mode: reported, never touched by a repair or the
+sweep (:func:`foreign_names`). Local stores only: an object store holds objects, nothing else (it reports the
+objects it does not read itself)."""
 
 from __future__ import annotations
 
@@ -13,11 +16,17 @@ from scratchfs.engine.segments import SEGMENT_NAME_RE
 from scratchfs.foundation.checks import TOKEN_RE
 from scratchfs.foundation.errors import ScratchError
 
-__all__ = ["OddName", "odd_blob_names", "remove_odd_name"]
+__all__ = ["FOREIGN", "OddName", "foreign_names", "odd_blob_names", "remove_odd_name"]
 
 _BLOB_SUFFIX = ".zst"  # (a blob file is <token>.zst: scratchfs.engine.local_blobs.BLOB_NAME_RE)
 _KINDS = ((stat.S_ISLNK, "symbolic link"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISDIR, "directory"),
           (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"))
+
+
+FOREIGN = ("a {kind} scratchfs did not write (not a blob or segment): no entry is read from it and fsck --repair "
+           "leaves it, but deleting this run or agent removes it with its directory: move it out of the store")
+"""The detail of what :func:`foreign_names` finds, ``{kind}`` what it is (``file``, ``directory``, ``symbolic
+link``, ...)."""
 
 
 class OddName(NamedTuple):
@@ -65,6 +74,22 @@ def odd_blob_names(blobs, index) -> list[OddName]:
     return found
 
 
+def foreign_names(blobs) -> list[OddName]:
+    """Every entry of an agent directory under ``runs/`` of the local blob store ``blobs`` named like neither a blob
+    nor a segment (:data:`FOREIGN` says what it is), whatever its mode or kind, sorted by path; never opened or
+    followed. A directory that cannot be listed (a link, gone) is skipped: fsck reports such directories itself."""
+    found = []
+    for run, run_mode in _listed(blobs, ("runs",)):
+        if not stat.S_ISDIR(run_mode):
+            continue
+        for agent, agent_mode in _listed(blobs, ("runs", run)):
+            if stat.S_ISDIR(agent_mode):
+                found += [OddName(run, agent, name, str(blobs.runs / run / agent / name), _kind(mode, "file"))
+                          for name, mode in _listed(blobs, ("runs", run, agent))
+                          if not (_token(name) or SEGMENT_NAME_RE.match(name))]
+    return found
+
+
 def remove_odd_name(blobs, odd: OddName) -> bool:
     """Remove the link, FIFO, socket or device ``odd`` itself (never what a link points to; nothing is opened);
     True if nothing is at its name any more. A directory is left (False). Never raises."""
@@ -87,5 +112,6 @@ def _listed(blobs, parts: tuple[str, ...]) -> list[tuple[str, int]]:
         return []
 
 
-def _kind(mode: int) -> str:
-    return next((kind for test, kind in _KINDS if test(mode)), "special file")
+def _kind(mode: int, regular: str = "special file") -> str:
+    """What ``mode`` is: ``"symbolic link"``, ``"FIFO"``, ``"directory"``, ...; ``regular`` for any other."""
+    return next((kind for test, kind in _KINDS if test(mode)), regular)

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 import click
 
+from scratchfs.api.fsck_problems import REPAIRS
 from scratchfs.api.inspector import (
     PAGE_ROWS,
     check_filter,
@@ -22,7 +23,6 @@ from scratchfs.api.inspector import (
     iter_entries,
     stats_in_sql,
 )
-from scratchfs.api.old_blobs import bindable
 from scratchfs.api.rebuild import open_for_rebuild, open_lost_blobs
 from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.api.stub import Stub
@@ -272,17 +272,8 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
                    f"incomplete writes {counts['incomplete']}, repaired {counts['repaired']}"
                    + (f"; adoptable {counts['adoptable']} (an old host's writes after a takeover: the sweep adopts "
                       "them)" if counts["adoptable"] else ""))
-        if report.segments is not None and report.segments.segments:
-            seg = report.segments
-            wholly = f"{seg.dead_segments} segment{'' if seg.dead_segments == 1 else 's'} wholly dead"
-            if seg.dead_dated_ahead:
-                wholly += (f", {seg.dead_dated_ahead} of them dated more than orphan_grace ahead, which the sweep "
-                           "leaves until that date")
-            click.echo(f"segment files: {seg.segments} ({human_bytes(seg.bytes)}), of which "
-                       f"{human_bytes(seg.dead_bytes)} dead bytes ({wholly}); "
-                       f"the sweep reclaims a wholly dead segment once it was last written over orphan_grace "
-                       f"({store.settings.orphan_grace:g} s) ago (counted with the orphans); the dead bytes of "
-                       "others stay until their segment is wholly dead (compaction is off)")
+        if report.segments is not None and (report.segments.dead_bytes or report.segments.dead_segments):
+            click.echo(_segments_line(report.segments, store.settings.orphan_grace))  # (all live: nothing to say)
         if report.uploads is not None and report.uploads[0]:
             click.echo(_uploads_line(*report.uploads))
         if report.problems:
@@ -298,6 +289,21 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
         remain = "1 problem remains" if left == 1 else f"{left} problems remain"
         what = f"{remain}{hint}" if left else f"the index failed its integrity check: {report.index}"
         raise CorruptBlob(what)
+
+
+def _segments_line(seg, grace: float) -> str:
+    """The line of ``fsck`` for segment files holding dead bytes (``seg``: a
+    :class:`~scratchfs.engine.segment_sweep.SegmentUsage`; ``grace``: orphan_grace, seconds): how many, and when the
+    sweep reclaims them."""
+    from scratchfs.cli.render import human_bytes
+
+    wholly = f"{seg.dead_segments} segment{'' if seg.dead_segments == 1 else 's'} wholly dead"
+    if seg.dead_dated_ahead:
+        wholly += (f", {seg.dead_dated_ahead} of them dated more than orphan_grace ahead, which the sweep leaves "
+                   "until that date")
+    return (f"segment files: {seg.segments} ({human_bytes(seg.bytes)}), {human_bytes(seg.dead_bytes)} dead ({wholly}); "
+            f"the sweep removes a wholly dead segment last written over orphan_grace ({grace:g} s) ago, other dead "
+            "bytes stay until their segment is wholly dead (compaction is off)")
 
 
 def _uploads_line(count: int, oldest_age: float | None) -> str:
@@ -337,27 +343,37 @@ def _repair_command(store: ScratchStore) -> str:
 
 def _repair_hint(problems: list, again: str) -> str:
     """What ``fsck --repair`` (``again``: the quoted command that runs it on this store) does to the problems that
-    remain: removes them, and binds the blobs written before the binding frame; the root's own files and directories
-    out of place (``journal``, ``reserve``, ``runs/`` a link: unexpected, of no scope, not in the trash) it never
-    touches, which the hint says instead."""
+    remain, kind by kind (each one's ``fix``, :data:`~scratchfs.api.fsck_problems.REPAIRS`): "; `...` removes 1
+    orphan, makes private (0700, 0600) 2 directories or files open to other users and leaves 1 as it is (...)". What
+    no repair touches -- the root's own files and directories out of place (``journal``, ``reserve``, ``runs/`` a
+    link), a file scratchfs did not write -- is said so, with no command to run for it."""
     left = [p for p in problems if not (p.repaired or p.sweeps)]
-    own = [p for p in left if p.kind == "unexpected" and not p.run_id and "left in the trash" not in p.detail]
-    left = [p for p in left if p not in own]
-    if own:
-        if len(own) == 1:
-            moved = ("; it is the store's own file or directory out of place, which no repair touches: move it away "
-                     "(its detail says what it is)")
-        else:
-            moved = (f"; {len(own)} are the store's own files or directories out of place, which no repair touches: "
-                     "move them away (their details say what they are)")
-        return moved if not left else f"{_repair_hint(left, again)}{moved}"
-    bound = sum(bindable(p.detail) for p in left)
-    if not bound:
-        return f"; {again} removes them"
-    if bound == len(left):
-        return f"; {again} binds their blobs (written before the binding frame)"
-    return (f"; {again} binds the {bound} blobs written before the binding frame and removes the "
-            "rest")
+    count = {fix: sum(p.fix == fix for p in left) for fix in REPAIRS}
+    verbs: dict[str, list[str]] = {}
+    for fix, (verb, one, more) in REPAIRS.items():
+        if count[fix] and fix not in ("leave", "own"):
+            verbs.setdefault(verb, []).append(f"{count[fix]} {one if count[fix] == 1 else more}")
+    done = [f"{verb} {_and(what)}" for verb, what in verbs.items()]
+    kept = count["leave"]
+    hint = ""
+    if done:
+        _verb, one, more = REPAIRS["leave"]
+        hint = f"; {again} {_and(done + ([f'leaves {kept} {one if kept == 1 else more}'] if kept else []))}"
+    elif kept:
+        hint = ("; no repair touches it (its detail says what it is)" if kept == 1 else
+                f"; no repair touches these {kept} (their details say what they are)")
+    if count["own"] == 1:
+        hint += ("; it is the store's own file or directory out of place, which no repair touches: move it away "
+                 "(its detail says what it is)")
+    elif count["own"]:
+        hint += (f"; {count['own']} are the store's own files or directories out of place, which no repair "
+                 "touches: move them away (their details say what they are)")
+    return hint
+
+
+def _and(words: list[str]) -> str:
+    """``"a"``, ``"a and b"``, ``"a, b and c"``."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 @main.command("migrate-index")

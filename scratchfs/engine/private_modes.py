@@ -7,7 +7,9 @@ plant and swap files in it. Opening a store tightens only its root and its own f
 (:func:`~scratchfs.engine.root.prepare_root`); :func:`loose_modes` finds the rest for ``fsck``, and with ``repair``
 tightens them: top down (a directory before what it holds, so that no other user can swap an entry of a directory
 once it is tightened), each checked with ``lstat`` first (a link is never followed, nor changed), and only what this
-user owns (another owner's is reported, left as it is).
+user owns (another owner's is reported, left as it is). Only the store's own files are judged: a blob file or a
+segment, by its name; any other file in an agent directory is one scratchfs did not write, which fsck reports as such
+whatever its mode (:func:`scratchfs.api.odd_names.foreign_names`) and no repair touches.
 """
 
 from __future__ import annotations
@@ -15,20 +17,24 @@ from __future__ import annotations
 import os
 import stat
 
+from scratchfs.engine.local_blobs import BLOB_NAME_RE
 from scratchfs.engine.root import DIR_MODE, FILE_MODE
 from scratchfs.engine.safe_fs import list_stats, walk
+from scratchfs.engine.segments import SEGMENT_NAME_RE
 from scratchfs.foundation.errors import StorageError
 
 __all__ = ["LooseMode", "loose_modes"]
 
-LooseMode = tuple[tuple[str, ...], str, bool]
-"""``(path parts below the root, detail, repaired)`` of a directory or file open to other users."""
+LooseMode = tuple[tuple[str, ...], str, bool, bool]
+"""``(path parts below the root, detail, repaired, mine)`` of a directory or file open to other users: ``mine`` when
+this user owns it, which a repair then tightens (another owner's it leaves as it is)."""
 
 
 def loose_modes(root_fd: int, repair: bool = False) -> list[LooseMode]:
-    """Every run directory (``runs/<run>``), agent directory (``runs/<run>/<agent>``) and regular file in an agent
-    directory whose mode gives its group or other users any access, in walk order, each with what is wrong and, with
-    ``repair``, whether it was tightened (to 0700 or 0600). A directory that cannot be listed (a link, gone) is passed
+    """Every run directory (``runs/<run>``), agent directory (``runs/<run>/<agent>``) and blob or segment file (a
+    regular file named so) in an agent directory whose mode gives its group or other users any access, in walk
+    order, each with what is wrong, with ``repair`` whether it was tightened (to 0700 or 0600), and whether this
+    user owns it. A directory that cannot be listed (a link, gone) is passed
     over: fsck's walk of the blobs reports it. Never follows a link.
 
     Raises:
@@ -53,7 +59,8 @@ def _walked(root_fd: int, parts: tuple[str, ...], st: os.stat_result, repair: bo
     for name, child in inside:
         if len(parts) == 2 and stat.S_ISDIR(child.st_mode):
             checked += _walked(root_fd, (*parts, name), child, repair and private)
-        elif len(parts) == 3 and stat.S_ISREG(child.st_mode):
+        elif len(parts) == 3 and stat.S_ISREG(child.st_mode) and (BLOB_NAME_RE.match(name)
+                                                                  or SEGMENT_NAME_RE.match(name)):
             checked += _checked(root_fd, (*parts, name), child, FILE_MODE, repair and private)
     return checked
 
@@ -65,25 +72,28 @@ def _checked(root_fd: int, parts: tuple[str, ...], st: os.stat_result, mode: int
     if not st.st_mode & 0o077:
         return []
     what = "directory" if stat.S_ISDIR(st.st_mode) else "file"
-    detail = (f"{'a scope directory' if what == 'directory' else 'a blob file'} open to other users (mode "
+    kind = ("a scope directory" if what == "directory" else "a segment file" if parts[-1].endswith(".zseg") else
+            "a blob file")
+    detail = (f"{kind} open to other users (mode "
               f"{stat.S_IMODE(st.st_mode):04o}; the store makes them {mode:04o}): they may read "
               f"{'its files' if what == 'directory' else 'it'}"
               f"{', and add or swap files in it' if what == 'directory' and st.st_mode & 0o022 else ''}")
-    if not repair:
-        return [(parts, f"{detail}; fsck --repair makes it {mode:04o}", False)]
     if st.st_uid != os.geteuid():
-        return [(parts, f"{detail}; owned by uid {st.st_uid}, not this user: left as it is", False)]
+        fate = "left as it is" if repair else "fsck --repair leaves it (its owner may chmod it)"
+        return [(parts, f"{detail}; owned by uid {st.st_uid}, not this user: {fate}", False, False)]
+    if not repair:
+        return [(parts, f"{detail}; fsck --repair makes it {mode:04o}", False, True)]
     try:
         parent = walk(root_fd, parts[:-1])  # (no link followed on the way)
     except (OSError, StorageError) as exc:
-        return [(parts, f"{detail}; cannot make it {mode:04o}: {exc}", False)]
+        return [(parts, f"{detail}; cannot make it {mode:04o}: {exc}", False, True)]
     try:
         now = os.stat(parts[-1], dir_fd=parent, follow_symlinks=False)
         if (now.st_ino, now.st_dev, stat.S_IFMT(now.st_mode)) != (st.st_ino, st.st_dev, stat.S_IFMT(st.st_mode)):
-            return [(parts, f"{detail}; replaced while checked: left as it is", False)]
+            return [(parts, f"{detail}; replaced while checked: left as it is", False, True)]
         os.chmod(parts[-1], mode, dir_fd=parent)
     except OSError as exc:
-        return [(parts, f"{detail}; cannot make it {mode:04o}: {exc.strerror or exc}", False)]
+        return [(parts, f"{detail}; cannot make it {mode:04o}: {exc.strerror or exc}", False, True)]
     finally:
         os.close(parent)
-    return [(parts, f"{detail}; made {mode:04o}", True)]
+    return [(parts, f"{detail}; made {mode:04o}", True, True)]
