@@ -336,3 +336,30 @@ def test_an_old_host_still_running_has_its_small_writes_adopted_within_the_hour(
             assert _read(b, small) == b"a small one\n"
             assert b.scope("run-1", "agent-1").scratch_read("fresh") == b"a new key\n"
             assert _read(a, small) == b"a small one\n"  # (A's segment left in place)
+
+
+@pytest.mark.parametrize("files", [False, True])
+def test_fsck_repair_never_removes_an_old_host_write_that_turns_due_while_it_runs(postgres_dsn, pg_schema, s3_env,
+                                                                                 tmp_path, monkeypatch, files):
+    """hostile11: fsck --repair adopts the due ones of an old host's writes, then lists the orphans again and takes
+    every one due by then as adopted above. A write one second short of ``min(orphan_grace, ADOPT_AFTER)`` at the
+    adoption (left: too young) and past it at the listing (a slow repair, a clock step) was neither: listed as an
+    orphan, and the repair removed it -- an acknowledged write lost. It is listed as adoptable, the sweep's, kept."""
+    from scratchfs.api import rebuild
+    from scratchfs.api.inspector import fsck
+    from scratchfs.engine.takeover import ADOPT_AFTER
+
+    _long_windows(monkeypatch)
+    blobs, root_b = (None, tmp_path / "a") if files else (s3_env, tmp_path / "b")
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old, blobs=blobs) as a:
+        a.scope("run-1", "agent-1").scratch_write("notes", b"first\n")
+        _rebuild(new, blobs, root_b if files else tmp_path / "rebuild")
+        late = a.scope("run-1", "agent-1").spill(b"within the window\n" * 20_000).handle
+    ages = iter([ADOPT_AFTER - 1.0, ADOPT_AFTER + 1.0])  # (at the adoption, then at the listing)
+    monkeypatch.setattr(rebuild, "_age", lambda store, found: next(ages, ADOPT_AFTER + 1.0))
+    with ScratchStore(root_b, index=new, blobs=blobs) as b:  # (orphan_grace and ADOPT_AFTER: 300 s)
+        problems = fsck(b, repair=True).problems
+        assert [(p.kind, p.sweeps, p.repaired) for p in problems] == [("adoptable", True, False)], problems
+        assert fsck(b, repair=True).problems == []  # (due at both: adopted, as the sweep does)
+        assert _read(b, late) == b"within the window\n" * 20_000

@@ -401,11 +401,12 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
             broken_problems.append(problem)
     if files is None and report.next_cursor is None:  # a bounded or resumed check that reached the last entry
         files = _blob_files(store, report)  # a file committed since has its row: known_locations below sees it
-    adopt_orphans(store, list(files or ()) if repair else [])  # an old host's writes after a takeover: no orphans
+    young = adopt_orphans(store, list(files or ()) if repair else [])  # an old host's writes after a takeover
     orphans: dict[int, str | OddName] = {}  # problem id -> blob token, or what is at a blob's name
     unnamed = _unnamed(store, files or [])
     named = adoptable(store, unnamed)  # (a segment's records too) -> seconds until each is judged for adoption
-    named = {where: wait for where, wait in named.items() if wait > 0} if repair else named  # (due: adopted above)
+    if repair:  # (due: adopted above -- but one too young then is kept, though due now: never removed)
+        named = {where: wait for where, wait in named.items() if wait > 0 or where in young}
     # (a young object, which may be a write in flight, is listed as the sweep's, as a young file is)
     found_orphans = [f for f in unnamed if f.location in named or find_orphan(
         store.index, store.blobs, f[:2], f.token, remove=False) is not None]

@@ -174,7 +174,7 @@ def rebuild_index(store: ScratchStore) -> RebuildReport:
     return report
 
 
-def adopt_orphans(store: ScratchStore, found: list[BlobFile]) -> None:
+def adopt_orphans(store: ScratchStore, found: list[BlobFile]) -> set[str]:
     """Adopt (:func:`adopt_blob`) the blobs of ``found`` (listed by ``blob_files``) that no row of this PostgreSQL
     index names and a row of a previous owner of its blobs does (:func:`scratchfs.engine.takeover.adopt_named`), as
     the sweep does before removing orphans, and by the sweep's rule: only a blob at least ``min(orphan_grace,
@@ -185,17 +185,22 @@ def adopt_orphans(store: ScratchStore, found: list[BlobFile]) -> None:
     its blobs to a takeover adopts nothing (the new owner's entries are orphans to it, and the new owner's rows name
     them).
 
+    Returns:
+        The locations of the blobs a previous owner's row names that were not due (too young, or undated) when
+        judged here: the caller keeps them, whatever their age when it looks again (a repair that lists one due by
+        then, as adopted above, would remove an acknowledged write as an orphan).
+
     Raises:
         InvalidArgument: another index owns the blobs now (nothing adopted: the caller removes nothing either).
         StorageError, StoreBusy: from the index or the blob store.
     """
     if not hasattr(store.blobs, "fence") or not found:  # (the pairing check of a PostgreSQL index's blobs)
-        return
+        return set()
     store.blobs.fence()  # (one marker read and one query, as a sweep's before it adopts: once per fsck --repair)
     location = _location(store)
     rule = _rule(store, location)
     if not rule.adopting():
-        return
+        return set()
     scopes: dict[tuple[str, str], list[BlobFile]] = {}
     for f in found:
         scopes.setdefault((f.run, f.agent), []).append(f)
@@ -203,9 +208,9 @@ def adopt_orphans(store: ScratchStore, found: list[BlobFile]) -> None:
     for where, files in scopes.items():
         known = known_locations(store.index, [f.token for f in files], where)
         orphans += [f for f in files if f.token not in known]
-    named = [f for f, _at in named_elsewhere(store.index, location, orphans)]  # (only these are aged: an S3 HEAD)
-    adopt_named(store.index, location, [(f, _age(store, f)) for f in named],
-                lambda f, at: adopt_blob(store, f, at), rule)
+    named = [(f, _age(store, f)) for f, _at in named_elsewhere(store.index, location, orphans)]  # (only these
+    adopt_named(store.index, location, named, lambda f, at: adopt_blob(store, f, at), rule)  # aged: an S3 HEAD)
+    return {f.location for f, age in named if not rule.due(age)}
 
 
 def adoptable(store: ScratchStore, orphans: list[BlobFile]) -> dict[str, float]:
