@@ -157,3 +157,45 @@ def test_a_first_record_our_scan_refuses_after_a_bom_or_blank_lines_is_record_1(
     (call,) = refused.value.calls
     assert dict(call.arguments) == {"handle": stub.handle, "record": 1, "jq": ".n"}, refused.value
     assert _outputs(tools, dict(call.arguments)) == list(range(300))
+
+
+@pytest.mark.parametrize(("tail", "after"), [
+    ('{"s": "cut\n123\n', [123]),  # (jq: at EOF, line 303: the string runs to the end)
+    ('{"s": "cut\n123', [123]),
+    ('{"n": 1\n[2]\n', [[2]]),  # (an object missing its brace: the next line's [ is where jq stops)
+    ('{"s": "cut\n123\n{"n": 7}\n"x"\n', [123, {"n": 7}, "x"]),  # (in the middle: jq stops at line 303's n)
+    ('{"n": 1\r\n\r\n\n[2]\r\n\n', [[2]]),
+    ('"open\n{"n": 7}\n', [{"n": 7}]),  # (a whole string to a lenient parse: "open\n{")
+    ('{"s": "' + "x" * 100_000 + '"\n[2]\n', [[2]]),  # (a long record: its line starts 100 KB back)
+])
+def test_a_record_cut_inside_a_string_names_its_own_record_not_the_one_jq_stops_in(tools, scratch_scope, tail,
+                                                                                    after):
+    """hostile11: jq reads a string cut short on across the line ends after it (it refuses the raw newlines only
+    where the string ends, at the next quote), so its parse error names a later line than the broken record's:
+    record 302, or "record 302, the last, is not JSON ... the outputs before it are all the filter gives", where
+    record 301 is broken and 302 (``123``) is good JSON -- lost without a word. It names record 301, whose records
+    read passes over it, naming it, and gives every good record after it."""
+    data = ("".join(GOOD) + tail).encode()
+    stub = scratch_scope.spill(data, source_tool="log")
+    assert stub.content_type == "jsonl", stub.shape
+    out, said, calls = _jq_all(tools, stub.handle)
+    assert out == list(range(300)), said
+    arguments = [call if isinstance(call, dict) else dict(call.arguments) for call in calls]
+    assert arguments == [{"handle": stub.handle, "record": 301, "jq": ".n"}], said
+    dot = _outputs(tools, {**arguments[0], "jq": "."})
+    assert dot == after
+
+
+def test_a_parse_error_on_line_1_after_a_byte_order_mark_names_its_own_byte(tools, scratch_scope):
+    """hostile11: jq's columns of line 1 leave the byte order mark out, so a minified document's error was placed
+    3 bytes before the byte (``not valid JSON at byte 2,288,913`` of a comma at 2,288,916)."""
+    body = json.dumps({"items": [{"n": i, "name": "x" * 20} for i in range(60_000)]})
+    doc = b"\xef\xbb\xbf" + body.replace('{"n": 50000,', '{"n": 50000,,', 1).encode()
+    stub = scratch_scope.spill(doc, source_tool="fetch")
+    assert stub.content_type == "json", stub.shape
+    with pytest.raises(NotJson) as refused:
+        tools.call("read_handle", {"handle": stub.handle, "jq": ".items[0]"})
+    at = doc.index(b"50000,,") + len(b"50000,")
+    assert refused.value.offset == at and f"at byte {at:,}" in str(refused.value), refused.value
+    (call,) = refused.value.calls
+    assert dict(call.arguments) == {"handle": stub.handle, "offset": at - 100, "length": 200}

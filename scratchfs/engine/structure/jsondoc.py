@@ -441,13 +441,15 @@ def _run(source: ContentSource, filter: str, index: int, need: tuple[int, int, i
 def _stopped_at(reason: str, data: bytes) -> int | None:
     """The byte of ``data`` (the document jq read) where jq's parse error ``reason`` says it stopped: line ``L``'s
     first byte plus jq's column (which counts bytes from 1; column 0 is the newline ending line ``L - 1``, which jq
-    counts before it reports a token that newline ends), found by counting newlines in C a MiB at a time over the
-    bytes in memory (not read again; within the last MiB by bisection); ``None`` for another error, or a line
-    ``data`` does not hold."""
+    counts before it reports a token that newline ends; on line 1 it counts none of a byte order mark), found by
+    counting newlines in C a MiB at a time over the bytes in memory (not read again; within the last MiB by
+    bisection); ``None`` for another error, or a line ``data`` does not hold."""
     place = _PARSED_TO.search(reason) if reason.startswith("parse error") else None
     if place is None:
         return None
     left, start = int(place[1]) - 1, 0  # (newlines to pass before line L starts)
+    if not left and data.startswith(b"\xef\xbb\xbf"):  # (jq's columns of line 1 leave out a byte order mark)
+        start = 3
     while left:
         chunk = data.count(b"\n", start, start + _COUNT_BYTES)
         if chunk >= left:  # (the first end whose bytes from start hold ``left`` newlines: bisected, in C)
