@@ -171,10 +171,11 @@ def test_a_first_record_our_scan_refuses_after_a_bom_or_blank_lines_is_record_1(
 def test_a_record_cut_inside_a_string_names_its_own_record_not_the_one_jq_stops_in(tools, scratch_scope, tail,
                                                                                     after):
     """hostile11: jq reads a string cut short on across the line ends after it (it refuses the raw newlines only
-    where the string ends, at the next quote), so its parse error names a later line than the broken record's:
-    record 302, or "record 302, the last, is not JSON ... the outputs before it are all the filter gives", where
-    record 301 is broken and 302 (``123``) is good JSON -- lost without a word. It names record 301, whose records
-    read passes over it, naming it, and gives every good record after it."""
+    where the string ends, at the next quote), so its parse error names a later line than the broken record's
+    (row_jump.broken_start finds where it starts; tests/test_jsonl_cut_records.py). Past those: CRLF and blank
+    lines, and a long record -- its line begun 100 KB back, past the 64 KiB look-back: record 302 (``[2]``, good
+    JSON) was called "the last, ... the outputs before it are all the filter gives", lost without a word. Each
+    names record 301, whose records read passes over it, naming it, and gives every good record after it."""
     data = ("".join(GOOD) + tail).encode()
     stub = scratch_scope.spill(data, source_tool="log")
     assert stub.content_type == "jsonl", stub.shape
@@ -199,3 +200,22 @@ def test_a_parse_error_on_line_1_after_a_byte_order_mark_names_its_own_byte(tool
     assert refused.value.offset == at and f"at byte {at:,}" in str(refused.value), refused.value
     (call,) = refused.value.calls
     assert dict(call.arguments) == {"handle": stub.handle, "offset": at - 100, "length": 200}
+
+
+@pytest.mark.parametrize(("tail", "after"), [
+    ('{"s": "cut\n123\n', [123]),
+    ('{"s": "cut\n123\n{"n": 7}\n', [123, {"n": 7}]),
+])
+def test_a_record_cut_inside_a_string_after_a_byte_not_utf8_is_named_too(tools, scratch_scope, tail, after):
+    """hostile11: a byte that is not UTF-8 anywhere before (jq is given the text with U+FFFD for it, so its parse
+    error has no byte of the content) left the cut record unplaced: record 303 (``123``, good JSON) was called "the
+    last, ... all the filter gives", or the records read began past it -- lost without a word. The record is found
+    from the first byte of jq's line instead."""
+    data = b'{"b": "\xff"}\n' + ("".join(GOOD) + tail).encode()
+    stub = scratch_scope.spill(data, source_tool="log")
+    assert stub.content_type == "jsonl", stub.shape
+    out, said, calls = _jq_all(tools, stub.handle)
+    assert out == [None, *range(300)], said
+    arguments = [call if isinstance(call, dict) else dict(call.arguments) for call in calls]
+    assert arguments == [{"handle": stub.handle, "record": 302, "jq": ".n"}], said
+    assert _outputs(tools, {**arguments[0], "jq": "."}) == after

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from scratchfs.engine.structure.paging import ContentSource, ItemPage, cursor_position
-from scratchfs.engine.structure.row_jump import blank_after_line, broken_start, record_at_line
+from scratchfs.engine.structure.row_jump import blank_after_line, broken_start, line_offset, record_at_line
 from scratchfs.foundation.calls import Advice, Call, add_said
 from scratchfs.foundation.errors import InvalidArgument, JqFailed, NotJson
 
@@ -69,12 +69,13 @@ def stream_broken(exc: InvalidArgument, handle: str, filter: str, budget: int | 
     ``offset``), the records read from the record on that line
     (:func:`~scratchfs.engine.structure.row_jump.record_at_line`) -- or on the line before it where the broken record
     starts, when one cut inside a string or a bracket took the newline in
-    (:func:`~scratchfs.engine.structure.row_jump.broken_start`) -- with the same ``filter`` (at most
-    :data:`CALL_FILTER_CHARS`), which passes over a record that is not JSON, naming its bytes -- or, when that
-    record is the last (jq met the end in it, or only blanks follow its line), that no record follows it; else the
-    text there (:func:`_there`), and for JSON texts (no ``jsonl``) the slurp read of ``.[] | (filter)``, which
-    passes over each document that is not JSON, naming it. ``None``: ``exc`` is no such parse error (a JSON text
-    cut at the end: the caller's words stand)."""
+    (:func:`~scratchfs.engine.structure.row_jump.broken_start`, from the error's ``offset``, or from its line's
+    first byte when jq was given other bytes than the content's: one not UTF-8 anywhere) -- with the same
+    ``filter`` (at most :data:`CALL_FILTER_CHARS`), which passes over a record that is not JSON, naming its bytes --
+    or, when that record is the last (jq met the end in it, or only blanks follow its line), that no record follows
+    it; else the text there (:func:`_there`), and for JSON texts (no ``jsonl``) the slurp read of
+    ``.[] | (filter)``, which passes over each document that is not JSON, naming it. ``None``: ``exc`` is no such
+    parse error (a JSON text cut at the end: the caller's words stand)."""
     return _broken(exc, handle, filter, budget, jsonl)[0]
 
 
@@ -100,7 +101,8 @@ def _broken(exc: InvalidArgument, handle: str, filter: str, budget: int | None, 
         slurped = Call.of("read_handle", handle=handle, jq=f".[] | ({filter})", slurp=True, budget=budget)
         return Advice.of(there, "; slurp=true reads every document, those after it too (each one not JSON passed "
                          "over, named): ", slurped), False
-    back, start = (0, None) if exc.offset is None else broken_start(jsonl, exc.offset)
+    at = exc.offset if exc.offset is not None else line_offset(jsonl, line)  # (None: jq read no bytes of ours --
+    back, start = (0, None) if at is None else broken_start(jsonl, at)  # a byte not UTF-8 --, its lines are ours)
     if back:  # (jq read a record cut inside a string or a bracket on into the lines after it)
         line -= back
         where = (f"the record on line {line:,} is not JSON (jq read it on into line {line + back:,}), and jq reads "

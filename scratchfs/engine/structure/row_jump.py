@@ -23,8 +23,8 @@ from typing import Any
 from scratchfs.engine.structure.numbers import load_exact
 from scratchfs.engine.structure.paging import ContentSource, iter_lines
 
-__all__ = ["QUOTE_GAP_BYTES", "WINDOW_BYTES", "blank_after_line", "broken_start", "record_at_line", "skip_lines",
-           "skip_rows"]
+__all__ = ["BACK_BYTES", "LONG_LINE_BYTES", "QUOTE_GAP_BYTES", "WINDOW_BYTES", "blank_after_line", "broken_start",
+           "line_offset", "record_at_line", "skip_lines", "skip_rows"]
 
 WINDOW_BYTES = 1024 * 1024
 """Most bytes of the content held at a time while passing over rows (the first read is 256 KiB, a frame and the
@@ -226,7 +226,39 @@ def blank_after_line(source: ContentSource, offset: int) -> bool:
 
 
 BACK_BYTES = 64 * 1024
-"""Most bytes before (and after) the line of a parse error that :func:`broken_start` reads."""
+"""Most bytes before (and after) the line of a parse error that :func:`broken_start` reads (and the whole line
+that these bytes begin in, up to :data:`LONG_LINE_BYTES`)."""
+LONG_LINE_BYTES = 64 * 1024 * 1024
+"""Most bytes of the line :data:`BACK_BYTES` before a parse error begins in that :func:`broken_start` reads back
+over to its start (the longest record a records read holds, ``jsonl.MAX_RECORD_BYTES``): a long record cut short."""
+
+
+def line_offset(source: ContentSource, line: int) -> int | None:
+    """The first byte of line ``line`` (from 1; lines end at ``\\n``, as jq numbers them), or ``None`` past the
+    content's end. Counts newlines in C, :data:`WINDOW_BYTES` at a time."""
+    offset, left = 0, line - 1
+    while left > 0:
+        data = source.read(offset, WINDOW_BYTES)
+        if not data:
+            return None
+        count = data.count(b"\n")
+        if count >= left:
+            return offset + [*itertools.islice(re.finditer(rb"\n", data), left)][-1].end()
+        left, offset = left - count, offset + len(data)
+    return 0
+
+
+def _line_start(source: ContentSource, offset: int, most: int) -> int | None:
+    """The first byte of the line that holds byte ``offset``, read back :data:`WINDOW_BYTES` at a time; ``None``
+    when it begins more than ``most`` bytes before ``offset``."""
+    pos = offset
+    while pos > 0 and offset - pos < most:
+        low = max(0, pos - WINDOW_BYTES, offset - most)
+        found = source.read(low, pos - low).rfind(b"\n")
+        if found >= 0:
+            return low + found + 1
+        pos = low
+    return 0 if pos == 0 else None
 
 
 def broken_start(source: ContentSource, offset: int) -> tuple[int, int]:
@@ -235,15 +267,19 @@ def broken_start(source: ContentSource, offset: int) -> tuple[int, int]:
     string or a bracket on into the lines after it (the open string takes the newline in), so its error names a
     later line: the record starts at the first of the lines not JSON by themselves that run up to that line (blank
     ones between them), or -- when that line is JSON by itself (read into an open string: a line with no quote) --
-    up to the nearest line before it that is not. Looks back at most :data:`BACK_BYTES` (and a line longer than
-    that counts as not JSON); ``(0, the line's start)`` when the line before it is JSON, or none is in reach."""
+    up to the nearest line before it that is not. Looks back at most :data:`BACK_BYTES`, and over the whole line
+    those bytes begin in (up to :data:`LONG_LINE_BYTES`: a long record cut short, where jq stops on the line after
+    it); a line after it longer than :data:`BACK_BYTES` counts as not JSON; ``(0, the line's start)`` when the line
+    before it is JSON, or none is in reach."""
     low = max(0, offset - BACK_BYTES)
+    begun = low and _line_start(source, low, LONG_LINE_BYTES)  # (0: the content's start; None: out of reach)
+    low = low if begun is None else begun
     data = source.read(low, offset - low + BACK_BYTES)
     at = offset - low
     head = data.rfind(b"\n", 0, at) + 1  # (the line's start, in data)
     end = data.find(b"\n", at)
     lines = data[:head].split(b"\n")[:-1]  # (whole lines before it; the first is cut unless data starts one)
-    if low > 0 and lines:
+    if begun is None and lines:  # (a line begun out of reach: not looked at)
         lines = lines[1:]
     lines.append(data[head:] if end < 0 else data[head:end])
     if end < 0 and low + len(data) < source.size:
