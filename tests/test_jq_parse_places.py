@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from scratchfs.adapter import parse_call
@@ -219,3 +219,43 @@ def test_a_record_cut_inside_a_string_after_a_byte_not_utf8_is_named_too(tools, 
     arguments = [call if isinstance(call, dict) else dict(call.arguments) for call in calls]
     assert arguments == [{"handle": stub.handle, "record": 302, "jq": ".n"}], said
     assert _outputs(tools, {**arguments[0], "jq": "."}) == after
+
+
+_CUT = [b'{"s": "cut', b'{"n": 1', b'{"a": [1, 2', b'"open', b'{"s": "' + b"x" * 70_000]  # (the last: past 64 KiB)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(where=st.integers(0, 40), bad=st.sampled_from(_CUT), after=st.lists(st.sampled_from(
+    [b"123", b"[2]", b'"x"', b'{"n": 7}', b"true"]), min_size=1, max_size=4), crlf=st.booleans(),
+    foreign=st.booleans(), blank=st.booleans())
+def test_every_good_record_around_one_cut_short_is_read_by_the_calls_named(tools, scratch_scope, where, bad, after,
+                                                                          crlf, foreign, blank):
+    """hostile11: JSON lines with one record cut short (a string, a bracket; a long one) among good ones, CRLF or
+    blank lines, a byte not UTF-8 before it or not: the outputs of jq=".", then of the call its refusal names,
+    are every good record in order, the cut one passed over -- none lost, none twice."""
+    end = b"\r\n" if crlf else b"\n"
+    good = [b'{"b": "\xff"}'] if foreign else []
+    good += [json.dumps({"n": i}).encode() for i in range(where)]
+    lines = [*good, bad, *([b""] if blank else []), *after]
+    stub = scratch_scope.spill(b"".join(g + end for g in [json.dumps({"n": -1}).encode()] * 20 + lines),
+                               source_tool="log")
+    assume(stub.content_type == "jsonl")
+    out, said, calls = [], [], []
+    arguments = {"handle": stub.handle, "jq": "."}
+    while True:
+        try:
+            reply = tools.call("read_handle", arguments)
+        except InvalidArgument as exc:
+            said, calls = [str(exc)], [dict(call.arguments) for call in exc.calls]
+            break
+        out += reply["results"]
+        if reply["next_call"] is None:
+            said, calls = [reply.get("note") or ""], [c["arguments"] for c in reply.get("calls") or []]
+            break
+        arguments = parse_call(reply["next_call"])[1]
+    records = [call for call in calls if "record" in call]
+    assert len(records) == 1, said
+    expected = [json.loads(g.decode("utf-8", "replace")) for g in [json.dumps({"n": -1}).encode()] * 20 + good]
+    assert out == expected, said
+    assert records[0]["record"] == 21 + len(good), said
+    assert _outputs(tools, records[0]) == [json.loads(a) for a in after], said
