@@ -394,7 +394,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
                               fix="bind" if bindable(detail) else "record" if is_location(entry.blob) else "")
         report.problems.append(problem)
         row_id = cursor[2] if row_of is None else row_of.get(entry.blob)
-        if bindable(problem.detail):
+        if problem.fix == "bind":
             unbound.append((entry, problem))
         elif row_id is not None:
             broken_rows.append((row_id, entry.blob))
