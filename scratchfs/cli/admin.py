@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections import Counter
 from dataclasses import replace
 
 import click
@@ -348,7 +349,7 @@ def _repair_hint(problems: list, again: str) -> str:
     no repair touches -- the root's own files and directories out of place (``journal``, ``reserve``, ``runs/`` a
     link), a file scratchfs did not write -- is said so, with no command to run for it."""
     left = [p for p in problems if not (p.repaired or p.sweeps)]
-    count = {fix: sum(p.fix == fix for p in left) for fix in REPAIRS}
+    count = Counter(p.fix for p in left)
     verbs: dict[str, list[str]] = {}
     for fix, (verb, one, more) in REPAIRS.items():
         if count[fix] and fix not in ("leave", "own"):
