@@ -9,6 +9,7 @@ objects it does not read itself)."""
 from __future__ import annotations
 
 import stat
+from collections.abc import Iterator
 from typing import NamedTuple
 
 from scratchfs.engine.segment_sweep import known_locations
@@ -59,18 +60,13 @@ def odd_blob_names(blobs, index) -> list[OddName]:
         StoreBusy, StorageError: from the index.
     """
     found = []
-    for run, run_mode in _listed(blobs, ("runs",)):
-        if not stat.S_ISDIR(run_mode):
-            continue
-        for agent, agent_mode in _listed(blobs, ("runs", run)):
-            if not stat.S_ISDIR(agent_mode):
-                continue
-            odd = [(name, mode) for name, mode in _listed(blobs, ("runs", run, agent))
-                   if not stat.S_ISREG(mode) and (_token(name) or SEGMENT_NAME_RE.match(name))]
-            tokens = [_token(name) for name, _ in odd if _token(name)]
-            named = known_locations(index, tokens, (run, agent)) if tokens else set()
-            found += [OddName(run, agent, name, str(blobs.runs / run / agent / name), _kind(mode))
-                      for name, mode in odd if _token(name) not in named]
+    for run, agent, listing in _agent_listings(blobs):
+        odd = [(name, mode) for name, mode in listing
+               if not stat.S_ISREG(mode) and (_token(name) or SEGMENT_NAME_RE.match(name))]
+        tokens = [_token(name) for name, _ in odd if _token(name)]
+        named = known_locations(index, tokens, (run, agent)) if tokens else set()
+        found += [OddName(run, agent, name, str(blobs.runs / run / agent / name), _kind(mode))
+                  for name, mode in odd if _token(name) not in named]
     return found
 
 
@@ -78,16 +74,9 @@ def foreign_names(blobs) -> list[OddName]:
     """Every entry of an agent directory under ``runs/`` of the local blob store ``blobs`` named like neither a blob
     nor a segment (:data:`FOREIGN` says what it is), whatever its mode or kind, sorted by path; never opened or
     followed. A directory that cannot be listed (a link, gone) is skipped: fsck reports such directories itself."""
-    found = []
-    for run, run_mode in _listed(blobs, ("runs",)):
-        if not stat.S_ISDIR(run_mode):
-            continue
-        for agent, agent_mode in _listed(blobs, ("runs", run)):
-            if stat.S_ISDIR(agent_mode):
-                found += [OddName(run, agent, name, str(blobs.runs / run / agent / name), _kind(mode, "file"))
-                          for name, mode in _listed(blobs, ("runs", run, agent))
-                          if not (_token(name) or SEGMENT_NAME_RE.match(name))]
-    return found
+    return [OddName(run, agent, name, str(blobs.runs / run / agent / name), _kind(mode, "file"))
+            for run, agent, listing in _agent_listings(blobs) for name, mode in listing
+            if not (_token(name) or SEGMENT_NAME_RE.match(name))]
 
 
 def remove_odd_name(blobs, odd: OddName) -> bool:
@@ -103,6 +92,16 @@ def _token(name: str) -> str | None:
     """The token of a blob file's name ``<token>.zst``; ``None`` for any other name."""
     token = name[: -len(_BLOB_SUFFIX)]
     return token if name.endswith(_BLOB_SUFFIX) and TOKEN_RE.match(token) else None
+
+
+def _agent_listings(blobs) -> Iterator[tuple[str, str, list[tuple[str, int]]]]:
+    """``(run, agent, [(name, mode)...])`` for each agent directory under ``runs/`` of the local ``blobs``, in
+    listing order; one that cannot be listed (a link, gone), or is no directory, is skipped."""
+    for run, run_mode in _listed(blobs, ("runs",)):
+        if stat.S_ISDIR(run_mode):
+            for agent, agent_mode in _listed(blobs, ("runs", run)):
+                if stat.S_ISDIR(agent_mode):
+                    yield run, agent, _listed(blobs, ("runs", run, agent))
 
 
 def _listed(blobs, parts: tuple[str, ...]) -> list[tuple[str, int]]:
