@@ -264,3 +264,18 @@ def test_line_offset_is_the_plain_split_s(parts, line, window, monkeypatch):
         assert row_jump.newline_end(data, count) == at + 1
     with pytest.raises(ValueError):
         row_jump.newline_end(data, data.count(b"\n") + 1)
+
+
+def test_record_at_line_holds_no_object_per_line_of_a_window_of_blank_lines():
+    """:func:`row_jump.record_at_line` of the last line after 8 MiB of blank lines: once a list of a match per
+    newline and one of each blank line, 74 MiB at its peak (tracemalloc); now the window read the most it holds."""
+    import tracemalloc
+
+    data = b"\n" * (8 << 20) + b"{}"
+    tracemalloc.start()
+    try:
+        assert row_jump.record_at_line(BytesSource(data), (8 << 20) + 1) == 1
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * row_jump.WINDOW_BYTES, peak

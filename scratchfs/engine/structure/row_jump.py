@@ -15,7 +15,6 @@ A JSON-lines record is a line that is not blank (whitespace only), every line co
 from __future__ import annotations
 
 import codecs
-import itertools
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -194,14 +193,14 @@ def record_at_line(source: ContentSource, line: int) -> int:
                 offset += len(data)
                 continue
             seen, inside = seen + 1, False
-        ends = [found.end() for found in itertools.islice(re.finditer(rb"\n", data[start:]), line - seen)]
+        ends = min(data.count(b"\n", start), line - seen)  # (the line ends passed in this window)
         if not ends:  # (a line longer than the window, or one the next window starts with)
             offset, inside = (offset + start, False) if start else (offset + len(data), True)
             continue
-        part = data[start : start + ends[-1]]
+        part = data[start : newline_end(data, ends + data.count(b"\n", 0, start))]
         bom = offset + start == 0 and part.startswith(b"\xef\xbb\xbf")
-        blank += len(_BLANK_LINE.findall(part[3:] if bom else part))
-        seen, offset = seen + len(ends), offset + start + len(part)
+        blank += sum(1 for _ in _BLANK_LINE.finditer(part[3:] if bom else part))  # (none held: a million a window)
+        seen, offset = seen + ends, offset + start + len(part)
     return line - blank
 
 
