@@ -136,9 +136,9 @@ def test_a_parse_error_far_into_a_long_line_after_the_first_names_the_bytes_arou
 def test_jq_s_line_and_column_map_to_the_byte_the_plain_split_finds(monkeypatch, parts, line, column, chunk):
     """The byte a jq parse error names (line L's first byte + column - 1), against the plain answer of a split at
     newlines, with the MiB counting window shrunk to a few bytes (its walk and bisection)."""
-    from scratchfs.engine.structure import jsondoc
+    from scratchfs.engine.structure import jsondoc, row_jump
 
-    monkeypatch.setattr(jsondoc, "_COUNT_BYTES", chunk)
+    monkeypatch.setattr(row_jump, "WINDOW_BYTES", chunk)
     data = b"".join(parts)
     lines = data.split(b"\n")
     got = jsondoc._stopped_at(f"parse error: Invalid literal at line {line}, column {column}", data)

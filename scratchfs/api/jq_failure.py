@@ -19,7 +19,8 @@ from scratchfs.engine.structure.row_jump import blank_after_line, broken_start, 
 from scratchfs.foundation.calls import Advice, Call, add_said
 from scratchfs.foundation.errors import InvalidArgument, JqFailed, NotJson
 
-__all__ = ["CALL_FILTER_CHARS", "each_item", "failed_at", "failed_page", "read_on", "slurped_array", "stream_broken"]
+__all__ = ["AROUND_BYTES", "CALL_FILTER_CHARS", "LONG_COLUMN_BYTES", "bytes_around", "each_item", "failed_at",
+           "failed_page", "read_on", "slurped_array", "stream_broken"]
 
 _STEP = r'(?:\.[A-Za-z_][A-Za-z0-9_]*|\."(?:[^"\\]|\\.)*"|\.?\[(?:-?\d+|"(?:[^"\\]|\\.)*")\])'
 """One step of a path: ``.name``, ``."a name"``, ``[3]``, ``.["a name"]``."""
@@ -118,19 +119,24 @@ def _broken(exc: InvalidArgument, handle: str, filter: str, budget: int | None, 
 _SCANNED_BYTES = 64 * 1024
 """Bytes from the start within which a reader's own parse error (not jq's: our scan of a document's first bytes,
 4 KiB) is placed on its line by counting newlines."""
-_LONG_COLUMN = 2048
-"""Bytes into its line past which a parse error is shown by a byte range around it, not by its lines (a line read
-of a long line may end before the byte)."""
-_AROUND = 200
+LONG_COLUMN_BYTES = 2048
+"""Bytes into its line past which a parse error is shown by a byte range around it (:func:`bytes_around`), not by
+its lines (a line read of a long line may end before the byte)."""
+AROUND_BYTES = 200
 """Bytes a range read shows around the byte where a parser stopped (half before it)."""
 
 
+def bytes_around(handle: str, offset: int) -> Call:
+    """The range read of ``handle`` that shows the :data:`AROUND_BYTES` bytes around byte ``offset`` (from 0; half
+    before it, none before byte 0). Never raises."""
+    return Call.of("read_handle", handle=handle, offset=max(0, offset - AROUND_BYTES // 2), length=AROUND_BYTES)
+
+
 def _there(handle: str, exc: NotJson, line: int) -> Call:
-    """The read that shows where ``exc`` stopped, on ``line``: the :data:`_AROUND` bytes around its ``offset`` when
-    it is known and past :data:`_LONG_COLUMN` bytes into its line (jq's ``column``), else its line and those
-    around it."""
-    if exc.offset is not None and (exc.column or 0) > _LONG_COLUMN:
-        return Call.of("read_handle", handle=handle, offset=max(0, exc.offset - _AROUND // 2), length=_AROUND)
+    """The read that shows where ``exc`` stopped, on ``line``: the bytes around its ``offset`` when it is known and
+    past :data:`LONG_COLUMN_BYTES` bytes into its line (jq's ``column``), else its line and those around it."""
+    if exc.offset is not None and (exc.column or 0) > LONG_COLUMN_BYTES:
+        return bytes_around(handle, exc.offset)
     return Call.of("read_handle", handle=handle, line=max(1, line - 2), lines=5)
 
 

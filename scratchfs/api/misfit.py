@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from typing import TypeVar
 
+from scratchfs.api.jq_failure import LONG_COLUMN_BYTES, bytes_around
 from scratchfs.api.shape import SAMPLE_BYTES, binary_format
 from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.api.shape_binary import compressed_format
@@ -150,11 +151,6 @@ def jq_misfit(handle: str, content_type: str | None, exc: InvalidArgument, line_
 
 _LAST_LINES = 20
 """Lines a refusal's read of a cut document's end shows (``line=-20, lines=20``)."""
-_AROUND = 200
-"""Bytes a refusal's range read shows around the byte where jq's parser stopped (half before it)."""
-_LONG_COLUMN = 2048
-"""Bytes into a line after the first past which jq's parse error is shown by the bytes around it, not by the line
-read (of a long line, it may end before the byte)."""
 
 
 def _broken_json(handle: str, exc: NotJson, size: int, line_bytes: float) -> Advice:
@@ -163,10 +159,11 @@ def _broken_json(handle: str, exc: NotJson, size: int, line_bytes: float) -> Adv
     last lines -- its last bytes when those lines may not fit half a default read (``line_bytes``, the average,
     :data:`_LAST_LINES` less one times, and the last one's length, jq's column: a minified document on one line,
     whose last lines are all of it, or a long last line after short ones, whose line read ends before the end) --,
-    else, on line 1 or past :data:`_LONG_COLUMN` bytes into a later line, the bytes around the byte jq stopped at
-    (``offset``, mapped from jq's line and column over the bytes jq read; on line 1 without it, ``column - 1``, jq
-    counting bytes from 1: a minified document is one line, and a line read of a long line shows its start), else
-    the line jq names, else a search."""
+    else, on line 1 or past :data:`~scratchfs.api.jq_failure.LONG_COLUMN_BYTES` bytes into a later line, the bytes
+    around the byte jq stopped at (:func:`~scratchfs.api.jq_failure.bytes_around`; ``offset``, mapped from jq's
+    line and column over the bytes jq read; on line 1 without it, ``column - 1``, jq counting bytes from 1: a
+    minified document is one line, and a line read of a long line shows its start), else the line jq names, else a
+    search."""
     if exc.at_end:
         last_lines = (_LAST_LINES - 1) * line_bytes + (exc.column if exc.column is not None else line_bytes)
         if line_bytes > DEFAULT_READ_BYTES or last_lines > DEFAULT_READ_BYTES // 2:  # (read by byte range)
@@ -175,9 +172,9 @@ def _broken_json(handle: str, exc: NotJson, size: int, line_bytes: float) -> Adv
         else:
             where, last = Call.of("read_handle", handle=handle, line=-_LAST_LINES, lines=_LAST_LINES), "lines"
         words = f"the document ends before its JSON does (an output cut short?); its last {last}: "
-    elif exc.column is not None and (exc.line == 1 or (exc.offset is not None and exc.column > _LONG_COLUMN)):
+    elif exc.column is not None and (exc.line == 1 or (exc.offset is not None and exc.column > LONG_COLUMN_BYTES)):
         at = max(0, exc.column - 1) if exc.offset is None else exc.offset
-        where = Call.of("read_handle", handle=handle, offset=max(0, at - _AROUND // 2), length=_AROUND)
+        where = bytes_around(handle, at)
         words = f"the document is not valid JSON at byte {at:,}, so jq reads none of it; the bytes around it: "
     else:
         where = Call.of("read_handle", handle=handle, line=exc.line, lines=5) if exc.line is not None else Call.of(

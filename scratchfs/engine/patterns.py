@@ -375,7 +375,7 @@ class PatternMatcher:
             return self._prefiltered_lines(buf, pos, limit)
         literal, width = self.literal, self.prefix_width
         partial = self.mode == "reach" and not at_end
-        endpos = limit if self.mode == "lines" else len(buf)
+        endpos = len(buf)
         tried = pos - 1
         search_from = pos
         while True:
@@ -385,8 +385,6 @@ class PatternMatcher:
             for start in range(max(tried + 1, found - width), found + 1):
                 if start >= limit:
                     return None
-                if self.mode == "lines":
-                    self._deciding = (start, None)
                 span = self.engine.match(buf, start, endpos, partial)
                 if span is not None and (span[1] > start or span[2]):
                     return self._accept(buf, span, at_end, base)

@@ -44,6 +44,7 @@ from scratchfs.engine.structure.numbers import (
     surrogate_note,
 )
 from scratchfs.engine.structure.paging import (
+    BytesSource,
     ContentSource,
     CursorKey,
     ItemPage,
@@ -54,6 +55,7 @@ from scratchfs.engine.structure.paging import (
     in_worker,
     with_as_text,
 )
+from scratchfs.engine.structure.row_jump import line_offset
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument, NotJson
@@ -440,32 +442,15 @@ def _run(source: ContentSource, filter: str, index: int, need: tuple[int, int, i
 
 def _stopped_at(reason: str, data: bytes) -> int | None:
     """The byte of ``data`` (the document jq read) where jq's parse error ``reason`` says it stopped: line ``L``'s
-    first byte plus jq's column (which counts bytes from 1; column 0 is the newline ending line ``L - 1``, which jq
-    counts before it reports a token that newline ends; on line 1 it counts none of a byte order mark), found by
-    counting newlines in C a MiB at a time over the bytes in memory (not read again; within the last MiB by
-    bisection); ``None`` for another error, or a line ``data`` does not hold."""
+    first byte (:func:`~scratchfs.engine.structure.row_jump.line_offset`) plus jq's column (which counts bytes from
+    1; column 0 is the newline ending line ``L - 1``, which jq counts before it reports a token that newline ends;
+    on line 1 it counts none of a byte order mark); ``None`` for another error, or a line ``data`` does not hold."""
     place = _PARSED_TO.search(reason) if reason.startswith("parse error") else None
     if place is None:
         return None
-    left, start = int(place[1]) - 1, 0  # (newlines to pass before line L starts)
-    if not left and data.startswith(b"\xef\xbb\xbf"):  # (jq's columns of line 1 leave out a byte order mark)
-        start = 3
-    while left:
-        chunk = data.count(b"\n", start, start + _COUNT_BYTES)
-        if chunk >= left:  # (the first end whose bytes from start hold ``left`` newlines: bisected, in C)
-            low, high = start, min(len(data), start + _COUNT_BYTES)
-            while low < high:
-                middle = (low + high) // 2
-                low, high = (low, middle) if data.count(b"\n", start, middle) >= left else (middle + 1, high)
-            start = low
-            break
-        if start + _COUNT_BYTES >= len(data):
-            return None
-        left, start = left - chunk, start + _COUNT_BYTES
-    return max(0, start + int(place[2]) - 1)
-
-
-_COUNT_BYTES = 1 << 20
+    line = int(place[1])
+    start = line_offset(BytesSource(data), line) if line > 1 else 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    return None if start is None else max(0, start + int(place[2]) - 1)
 
 
 def _as_utf8(data: bytes) -> tuple[bytes, str | None]:

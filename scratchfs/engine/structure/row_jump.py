@@ -15,7 +15,6 @@ A JSON-lines record is a line that is not blank (whitespace only), every line co
 from __future__ import annotations
 
 import codecs
-import itertools
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -24,7 +23,7 @@ from scratchfs.engine.structure.numbers import load_exact
 from scratchfs.engine.structure.paging import ContentSource, iter_lines
 
 __all__ = ["BACK_BYTES", "LONG_LINE_BYTES", "QUOTE_GAP_BYTES", "WINDOW_BYTES", "blank_after_line", "broken_start",
-           "line_offset", "record_at_line", "skip_lines", "skip_rows"]
+           "line_offset", "newline_end", "record_at_line", "skip_lines", "skip_rows"]
 
 WINDOW_BYTES = 1024 * 1024
 """Most bytes of the content held at a time while passing over rows (the first read is 256 KiB, a frame and the
@@ -194,14 +193,14 @@ def record_at_line(source: ContentSource, line: int) -> int:
                 offset += len(data)
                 continue
             seen, inside = seen + 1, False
-        ends = [found.end() for found in itertools.islice(re.finditer(rb"\n", data[start:]), line - seen)]
+        ends = min(data.count(b"\n", start), line - seen)  # (the line ends passed in this window)
         if not ends:  # (a line longer than the window, or one the next window starts with)
             offset, inside = (offset + start, False) if start else (offset + len(data), True)
             continue
-        part = data[start : start + ends[-1]]
+        part = data[start : newline_end(data, ends + data.count(b"\n", 0, start))]
         bom = offset + start == 0 and part.startswith(b"\xef\xbb\xbf")
-        blank += len(_BLANK_LINE.findall(part[3:] if bom else part))
-        seen, offset = seen + len(ends), offset + start + len(part)
+        blank += sum(1 for _ in _BLANK_LINE.finditer(part[3:] if bom else part))  # (none held: a million a window)
+        seen, offset = seen + ends, offset + start + len(part)
     return line - blank
 
 
@@ -243,9 +242,22 @@ def line_offset(source: ContentSource, line: int) -> int | None:
             return None
         count = data.count(b"\n")
         if count >= left:
-            return offset + [*itertools.islice(re.finditer(rb"\n", data), left)][-1].end()
+            return offset + newline_end(data, left)
         left, offset = left - count, offset + len(data)
     return 0
+
+
+def newline_end(data: bytes, count: int) -> int:
+    """The byte of ``data`` just past its ``count``-th ``\\n`` (``count`` from 1): bisected with counts in C, no
+    object made per line (a window of blank lines is a million lines). Raises ValueError when ``count`` is below 1
+    or above the newlines ``data`` holds."""
+    low, high = 0, len(data)
+    if count < 1 or data.count(b"\n") < count:
+        raise ValueError(f"{count} newlines asked of bytes that hold fewer")
+    while low < high:
+        middle = (low + high) // 2
+        low, high = (low, middle) if data.count(b"\n", 0, middle) >= count else (middle + 1, high)
+    return low
 
 
 def _line_start(source: ContentSource, offset: int, most: int) -> int | None:
