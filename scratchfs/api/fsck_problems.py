@@ -13,6 +13,7 @@ from scratchfs.engine.backends import blob_age, local_blobs
 from scratchfs.engine.private_modes import loose_modes
 from scratchfs.engine.protocols import BlobFile
 from scratchfs.engine.root import odd_own_files
+from scratchfs.engine.runs_listing import RunsListing
 from scratchfs.engine.seekable import FormatError, read_seek_table
 from scratchfs.foundation.errors import CorruptBlob, StorageError
 
@@ -118,18 +119,17 @@ def journal_problems(store: ScratchStore) -> list[Problem]:
             for path, detail in (*journal.problems(store.blobs.root_fd), *odd_own_files(store.blobs.root_fd))]
 
 
-def mode_problems(store: ScratchStore, repair: bool = False, reported: list[Problem] = ()) -> list[Problem]:
+def mode_problems(store: ScratchStore, listing: RunsListing | None, repair: bool = False,
+                  reported: list[Problem] = ()) -> list[Problem]:
     """``unexpected`` problems of a local store's run and agent directories and their files that are open to other
     users (:func:`scratchfs.engine.private_modes.loose_modes`): with ``repair``, made 0700 (0600), ``repaired``
     once they are (``fix`` ``"private"``; another user's, ``"leave"``); each path absolute; a file ``reported``
     names already (an orphan, an incomplete write: the sweep or a repair removes it) is left out. ``[]`` for a
-    store without local blob files, or whose ``runs/`` cannot be listed (the blob walk reports that)."""
-    if not hasattr(store.blobs, "scan_segment") or not hasattr(store.blobs, "root_fd"):
+    store without local blob files, or whose ``runs/`` could not be listed (``listing`` ``None``, fsck's walk of
+    ``runs/``: the blob walk reports that)."""
+    if listing is None or not hasattr(store.blobs, "root_fd"):
         return []
-    try:
-        loose = loose_modes(store.blobs.root_fd, repair)
-    except StorageError:
-        return []
+    loose = loose_modes(store.blobs.root_fd, listing, repair)
     known = {p.path.split(" (bytes ")[0] for p in reported}  # (a segment's records are named by their bytes)
     problems = [Problem("unexpected", parts[1], parts[2] if len(parts) > 2 else "", None,
                         str(store.root / "/".join(parts)), detail, repaired, fix="private" if mine else "leave")

@@ -44,6 +44,7 @@ from scratchfs.api.rebuild import rebuild_index as rebuild
 from scratchfs.api.store import ScratchStore
 from scratchfs.engine.backends import find_orphan
 from scratchfs.engine.protocols import BlobFile, Entry, repaired
+from scratchfs.engine.runs_listing import RunsListing
 from scratchfs.engine.s3_uploads import incomplete_uploads
 from scratchfs.engine.segment_sweep import SegmentUsage, known_locations, segment_usage
 from scratchfs.engine.segments import is_location
@@ -360,7 +361,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
     store.recover()  # a killed writer's spills get their rows (write-behind journals) before anything is judged
     report.index = store.integrity_check()
     start = None if after is None else decode_cursor(after)
-    files = _blob_files(store, report) if after is None and limit is None else None
+    files, listing = _blob_files(store, report) if after is None and limit is None else (None, None)
     report.uploads = _uploads(store) if files is not None else None
     broken_rows: list[tuple[int, str]] = []
     broken_problems: list[Problem] = []
@@ -400,7 +401,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
             broken_rows.append((row_id, entry.blob))
             broken_problems.append(problem)
     if files is None and report.next_cursor is None:  # a bounded or resumed check that reached the last entry
-        files = _blob_files(store, report)  # a file committed since has its row: known_locations below sees it
+        files, listing = _blob_files(store, report)  # a file committed since has its row: known_locations below sees it
     young = adopt_orphans(store, list(files or ()) if repair else [])  # an old host's writes after a takeover
     orphans: dict[int, str | OddName] = {}  # problem id -> blob token, or what is at a blob's name
     unnamed = _unnamed(store, files or [])
@@ -414,17 +415,17 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         problem = orphan_problem(store, found, named.get(found.location))
         orphans[id(problem)] = found.token
         report.problems.append(problem)
-    if files is not None and hasattr(store.blobs, "unlink_part"):  # a link or FIFO at a blob's name: unexpected
-        for odd in odd_blob_names(store.blobs, store.index):
+    if listing is not None and hasattr(store.blobs, "unlink_part"):  # a link or FIFO at a blob's name: unexpected
+        for odd in odd_blob_names(store.blobs, store.index, listing):
             if any(p.path.startswith(odd.path) for p in report.problems):  # a live entry's: told as corrupt
                 continue
             report.problems.append(Problem("unexpected", odd.run, odd.agent, None, odd.path, odd.detail,
                                            fix="leave" if odd.kind == "directory" else "odd"))
             orphans[id(report.problems[-1])] = odd
         report.problems += [Problem("unexpected", odd.run, odd.agent, None, odd.path, FOREIGN.format(kind=odd.kind))
-                            for odd in foreign_names(store.blobs)]  # (what scratchfs did not write: left alone)
-    if hasattr(store.blobs, "scan_segment") and report.next_cursor is None:
-        report.segments = segment_usage(store.index, store.blobs, store.settings.orphan_grace)
+                            for odd in foreign_names(store.blobs, listing)]  # (what scratchfs did not write: left)
+    if listing is not None and report.next_cursor is None:
+        report.segments = segment_usage(store.index, store.blobs, listing, store.settings.orphan_grace)
     if repair:
         bind_unbound(store, unbound)
         _repair(store, report, broken_rows, broken_problems, orphans)
@@ -432,7 +433,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         _trash_problems(store, report)
     if report.next_cursor is None:
         report.problems += journal_problems(store)  # (a journal/ that is no directory stalls no sweep, but is told)
-        report.problems += mode_problems(store, repair, report.problems)  # (a scope's, open to other users)
+        report.problems += mode_problems(store, listing, repair, report.problems)  # (a scope's, open to other users)
     return report
 
 
@@ -455,18 +456,21 @@ def _trash_problems(store: ScratchStore, report: FsckReport) -> None:
                                           "sweep and fsck --repair remove what they can (links never followed)")
 
 
-def _blob_files(store: ScratchStore, report: FsckReport) -> list[BlobFile]:
-    """The store's blob files (``report.files_checked``: how many); a ``runs/`` it cannot list (a link: never walked)
-    or an object it never reads is ``unexpected``."""
+def _blob_files(store: ScratchStore, report: FsckReport) -> tuple[list[BlobFile], RunsListing | None]:
+    """The store's blob files (``report.files_checked``: how many) and, for a local store, the one walk of its
+    ``runs/`` they were found in (empty when it cannot be listed), which the other checks of its names read; a
+    ``runs/`` it cannot list (a link: never walked) or an object it never reads is ``unexpected``."""
+    walk = getattr(store.blobs, "walk_runs", None)  # (a local store's)
     try:
-        files = store.blobs.blob_files()
+        listing = None if walk is None else walk()
+        files = store.blobs.blob_files() if listing is None else store.blobs.blob_files(listing)
     except StorageError as exc:
         report.problems.append(Problem("unexpected", "", "", None, store.blobs.locate(), str(unless_exhausted(exc)),
                                        fix="own"))
-        files = []
+        files, listing = [], None if walk is None else RunsListing([], {})
     report.files_checked = len(files)
     report.problems += [Problem("unexpected", "", "", None, key, why) for key, why in store.blobs.unread()]
-    return files
+    return files, listing
 
 
 def _unnamed(store: ScratchStore, files: list[BlobFile]) -> list[BlobFile]:

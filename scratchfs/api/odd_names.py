@@ -9,9 +9,9 @@ objects it does not read itself)."""
 from __future__ import annotations
 
 import stat
-from collections.abc import Iterator
 from typing import NamedTuple
 
+from scratchfs.engine.runs_listing import RunsListing
 from scratchfs.engine.segment_sweep import known_locations
 from scratchfs.engine.segments import SEGMENT_NAME_RE
 from scratchfs.foundation.checks import TOKEN_RE
@@ -51,18 +51,18 @@ class OddName(NamedTuple):
                 f"entry is read from it; {fate}")
 
 
-def odd_blob_names(blobs, index) -> list[OddName]:
-    """Every :class:`OddName` under ``runs/`` of the local blob store ``blobs``, sorted by path; a ``<token>.zst``
-    that a row of its scope names is left out (the entry check reports it as corrupt). A directory that cannot be
-    listed (a link, gone) is skipped: fsck reports such directories itself.
+def odd_blob_names(blobs, index, listing: RunsListing) -> list[OddName]:
+    """Every :class:`OddName` in ``listing`` (fsck's walk of ``runs/`` of the local blob store ``blobs``), sorted by
+    path; a ``<token>.zst`` that a row of its scope names is left out (the entry check reports it as corrupt). A
+    directory that could not be listed (a link, gone) is skipped: fsck reports such directories itself.
 
     Raises:
         StoreBusy, StorageError: from the index.
     """
     found = []
-    for run, agent, listing in _agent_listings(blobs):
-        odd = [(name, mode) for name, mode in listing
-               if not stat.S_ISREG(mode) and (_token(name) or SEGMENT_NAME_RE.match(name))]
+    for run, agent, names in listing.agent_dirs():
+        odd = [(name, st.st_mode) for name, st in names
+               if not stat.S_ISREG(st.st_mode) and (_token(name) or SEGMENT_NAME_RE.match(name))]
         tokens = [_token(name) for name, _ in odd if _token(name)]
         named = known_locations(index, tokens, (run, agent)) if tokens else set()
         found += [OddName(run, agent, name, str(blobs.runs / run / agent / name), _kind(mode))
@@ -70,12 +70,13 @@ def odd_blob_names(blobs, index) -> list[OddName]:
     return found
 
 
-def foreign_names(blobs) -> list[OddName]:
-    """Every entry of an agent directory under ``runs/`` of the local blob store ``blobs`` named like neither a blob
-    nor a segment (:data:`FOREIGN` says what it is), whatever its mode or kind, sorted by path; never opened or
-    followed. A directory that cannot be listed (a link, gone) is skipped: fsck reports such directories itself."""
-    return [OddName(run, agent, name, str(blobs.runs / run / agent / name), _kind(mode, "file"))
-            for run, agent, listing in _agent_listings(blobs) for name, mode in listing
+def foreign_names(blobs, listing: RunsListing) -> list[OddName]:
+    """Every entry of an agent directory in ``listing`` (fsck's walk of ``runs/`` of the local blob store ``blobs``)
+    named like neither a blob nor a segment (:data:`FOREIGN` says what it is), whatever its mode or kind, sorted by
+    path; never opened or followed. A directory that could not be listed (a link, gone) is skipped: fsck reports such
+    directories itself."""
+    return [OddName(run, agent, name, str(blobs.runs / run / agent / name), _kind(st.st_mode, "file"))
+            for run, agent, names in listing.agent_dirs() for name, st in names
             if not (_token(name) or SEGMENT_NAME_RE.match(name))]
 
 
@@ -92,16 +93,6 @@ def _token(name: str) -> str | None:
     """The token of a blob file's name ``<token>.zst``; ``None`` for any other name."""
     token = name[: -len(_BLOB_SUFFIX)]
     return token if name.endswith(_BLOB_SUFFIX) and TOKEN_RE.match(token) else None
-
-
-def _agent_listings(blobs) -> Iterator[tuple[str, str, list[tuple[str, int]]]]:
-    """``(run, agent, [(name, mode)...])`` for each agent directory under ``runs/`` of the local ``blobs``, in
-    listing order; one that cannot be listed (a link, gone), or is no directory, is skipped."""
-    for run, run_mode in _listed(blobs, ("runs",)):
-        if stat.S_ISDIR(run_mode):
-            for agent, agent_mode in _listed(blobs, ("runs", run)):
-                if stat.S_ISDIR(agent_mode):
-                    yield run, agent, _listed(blobs, ("runs", run, agent))
 
 
 def _listed(blobs, parts: tuple[str, ...]) -> list[tuple[str, int]]:

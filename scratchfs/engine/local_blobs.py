@@ -45,6 +45,7 @@ from scratchfs.engine.open_files import OpenFiles
 from scratchfs.engine.pairing import LOCAL_CHECK_SECONDS, unchecked
 from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.root_locks import Descriptor, RootLocks
+from scratchfs.engine.runs_listing import RunsListing, walk_runs
 from scratchfs.engine.seekable import SeekableWriter, one_frame_blob
 from scratchfs.engine.segment_writer import SegmentPending, SegmentWriter
 from scratchfs.engine.segments import SEGMENT_NAME_RE, SegmentSource
@@ -442,31 +443,33 @@ class Blobs:
         """:func:`safe_fs.list_stats` of the directory ``parts`` below the root. Raises StorageError as it does."""
         return safe_fs.list_stats(self.root_fd, parts)
 
-    def blob_files(self) -> list[BlobFile]:
+    def blob_files(self, listing: RunsListing | None = None) -> list[BlobFile]:
         """A :class:`~scratchfs.engine.protocols.BlobFile` (run directory name, agent directory name, path, token)
         for every regular file under ``runs/`` named like a blob, sorted by name (links, other files and files of
-        other names are left alone).
+        other names are left alone); from ``listing`` (:meth:`walk_runs`, fsck's one walk) when given.
 
         Raises:
             StorageError: ``runs/`` is a link or not a directory, or cannot be read.
         """
         found = []
-        for run, run_mode in self.list_parts(("runs",)):
-            if not stat.S_ISDIR(run_mode):
-                continue
-            for agent, agent_mode in self._list_quietly(("runs", run)):
-                if not stat.S_ISDIR(agent_mode):
+        for run, agent, names in (self.walk_runs() if listing is None else listing).agent_dirs():
+            for name, st in names:
+                if not stat.S_ISREG(st.st_mode):
                     continue
-                for name, mode in self._list_quietly(("runs", run, agent)):
-                    match = BLOB_NAME_RE.match(name)
-                    if match and stat.S_ISREG(mode):
-                        found.append(BlobFile(run, agent, f"{self.runs}/{run}/{agent}/{name}", match.group(1)))
-                    elif SEGMENT_NAME_RE.match(name) and stat.S_ISREG(mode):
-                        found += self._segment_records(run, agent, name)
+                if match := BLOB_NAME_RE.match(name):
+                    found.append(BlobFile(run, agent, f"{self.runs}/{run}/{agent}/{name}", match.group(1)))
+                elif SEGMENT_NAME_RE.match(name):
+                    found += self._segment_records(run, agent, name)
         return found
 
+    def walk_runs(self) -> RunsListing:
+        """:func:`.runs_listing.walk_runs` of this store: every name under ``runs/``, listed once. Raises
+        StorageError as it does."""
+        return walk_runs(self.root_fd)
+
     def unread(self) -> list[tuple[str, str]]:
-        """None: the files of a local store that are not blobs are told by fsck's walk of ``runs/``."""
+        """None: the files of a local store that are not blobs are told from fsck's walk of ``runs/``
+        (:meth:`walk_runs`, whose listing :meth:`blob_files` reads)."""
         return []
 
     def _segment_records(self, run: str, agent: str, name: str) -> list[BlobFile]:
@@ -490,13 +493,6 @@ class Blobs:
             return [], 0, f"cannot read it: {exc}"
         finally:
             os.close(fd)
-
-    def _list_quietly(self, parts: tuple[str, ...]) -> list[tuple[str, int]]:
-        """:meth:`list_parts`, with a directory swapped for a link meanwhile listed as empty."""
-        try:
-            return self.list_parts(parts)
-        except ScratchError:
-            return []
 
 
 def _name(token: str) -> str:

@@ -19,6 +19,7 @@ import stat
 
 from scratchfs.engine.local_blobs import BLOB_NAME_RE
 from scratchfs.engine.root import DIR_MODE, FILE_MODE
+from scratchfs.engine.runs_listing import RunsListing
 from scratchfs.engine.safe_fs import list_stats, walk
 from scratchfs.engine.segments import SEGMENT_NAME_RE
 from scratchfs.foundation.errors import StorageError
@@ -30,35 +31,37 @@ LooseMode = tuple[tuple[str, ...], str, bool, bool]
 this user owns it, which a repair then tightens (another owner's it leaves as it is)."""
 
 
-def loose_modes(root_fd: int, repair: bool = False) -> list[LooseMode]:
+def loose_modes(root_fd: int, listing: RunsListing, repair: bool = False) -> list[LooseMode]:
     """Every run directory (``runs/<run>``), agent directory (``runs/<run>/<agent>``) and blob or segment file (a
-    regular file named so) in an agent directory whose mode gives its group or other users any access, in walk
-    order, each with what is wrong, with ``repair`` whether it was tightened (to 0700 or 0600), and whether this
-    user owns it. A directory that cannot be listed (a link, gone) is passed
-    over: fsck's walk of the blobs reports it. Never follows a link.
-
-    Raises:
-        StorageError: ``runs/`` cannot be listed (a link, not a directory, unreadable).
-    """
+    regular file named so) in an agent directory of ``listing`` (fsck's walk of ``runs/`` below ``root_fd``) whose
+    mode gives its group or other users any access, in walk order, each with what is wrong, with ``repair`` whether
+    it was tightened (to 0700 or 0600), and whether this user owns it. A directory that could not be listed (a link,
+    gone) is passed over: fsck's walk of the blobs reports it. Never follows a link. Never raises."""
     found: list[LooseMode] = []
-    for run, run_st in list_stats(root_fd, ("runs",)):
+    for run, run_st in listing.runs:
         if stat.S_ISDIR(run_st.st_mode):
-            found += _walked(root_fd, ("runs", run), run_st, repair)
+            found += _walked(root_fd, listing, ("runs", run), run_st, repair)
     return found
 
 
-def _walked(root_fd: int, parts: tuple[str, ...], st: os.stat_result, repair: bool) -> list[LooseMode]:
+def _walked(root_fd: int, listing: RunsListing, parts: tuple[str, ...], st: os.stat_result,
+            repair: bool) -> list[LooseMode]:
     """The loose modes of the directory ``parts`` (its ``lstat`` ``st``) and of what it holds: agent directories in
-    a run's, regular files in an agent's. What it holds is repaired only once it is private itself."""
+    a run's, regular files in an agent's. What it holds is repaired only once it is private itself; one tightened
+    now is listed again (another user may have swapped its entries since ``listing`` was made)."""
     checked = _checked(root_fd, parts, st, DIR_MODE, repair)
     private = not checked or checked[0][2]
-    try:
-        inside = list_stats(root_fd, parts)
-    except StorageError:
+    inside = listing.inside.get(parts)
+    if checked and checked[0][2]:
+        try:
+            inside = list_stats(root_fd, parts)
+        except StorageError:
+            inside = None
+    if inside is None:
         return checked  # replaced by a link or removed since it was listed: the blob walk reports what it is
     for name, child in inside:
         if len(parts) == 2 and stat.S_ISDIR(child.st_mode):
-            checked += _walked(root_fd, (*parts, name), child, repair and private)
+            checked += _walked(root_fd, listing, (*parts, name), child, repair and private)
         elif len(parts) == 3 and stat.S_ISREG(child.st_mode) and (BLOB_NAME_RE.match(name)
                                                                   or SEGMENT_NAME_RE.match(name)):
             checked += _checked(root_fd, (*parts, name), child, FILE_MODE, repair and private)

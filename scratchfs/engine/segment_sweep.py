@@ -33,6 +33,7 @@ from scratchfs.engine.binding import Binding, FormatError
 from scratchfs.engine.journal import journaled
 from scratchfs.engine.pairing import LOCAL_LOCATION
 from scratchfs.engine.protocols import BlobFile, BlobInfo
+from scratchfs.engine.runs_listing import RunsListing
 from scratchfs.engine.seek_table import read_seek_table
 from scratchfs.engine.sources import SliceRange
 from scratchfs.engine.takeover import KEEP, REMOVE, Adopt, OrphanRule, adopt_named
@@ -301,16 +302,17 @@ class SegmentUsage:
                 "dead_dated_ahead": self.dead_dated_ahead, "damaged": self.damaged or []}
 
 
-def segment_usage(index, blobs, grace: float = float("inf")) -> SegmentUsage:
-    """Scan every segment file under ``runs/`` (without locking: a writer may be appending) and count its live and
-    dead bytes, and the dead segments dated more than ``grace`` seconds ahead (file-system clock), which the sweep
-    leaves until that date. Directories that are links or not directories are skipped (fsck reports them).
+def segment_usage(index, blobs, listing: RunsListing, grace: float = float("inf")) -> SegmentUsage:
+    """Scan every segment file in ``listing`` (fsck's walk of ``runs/`` of ``blobs``; without locking: a writer may
+    be appending) and count its live and dead bytes, and the dead segments dated more than ``grace`` seconds ahead
+    (file-system clock), which the sweep leaves until that date. Directories that are links or not directories are
+    skipped (fsck reports them).
 
     Raises:
         StoreBusy, StorageError: from the index.
     """
     usage = SegmentUsage(damaged=[])
-    for run, agent, name, mtime in _segment_names(blobs):
+    for run, agent, name, mtime in _segment_names(listing):
         records, size, problem = blobs.scan_segment(("runs", run, agent), name)
         located = segments.locations(name, records)
         live = sum(located[k].length + segments.RECORD_BYTES  # a live blob's record header is live too
@@ -325,27 +327,7 @@ def segment_usage(index, blobs, grace: float = float("inf")) -> SegmentUsage:
     return usage
 
 
-def _segment_names(blobs) -> list[tuple[str, str, str, float]]:
-    """``(run dir, agent dir, segment name, modification time)`` of every segment file."""
-    found = []
-    try:
-        runs = [r for r, mode in blobs.list_parts(("runs",)) if stat.S_ISDIR(mode)]
-    except ScratchError:
-        return []
-    for run in runs:
-        for agent, mode in _listed(blobs, ("runs", run)):
-            if stat.S_ISDIR(mode):
-                try:
-                    listed = blobs.list_stats(("runs", run, agent))
-                except ScratchError:
-                    continue
-                found += [(run, agent, name, st.st_mtime) for name, st in listed
-                          if stat.S_ISREG(st.st_mode) and segments.SEGMENT_NAME_RE.match(name)]
-    return found
-
-
-def _listed(blobs, parts: tuple[str, ...]) -> list[tuple[str, int]]:
-    try:
-        return blobs.list_parts(parts)
-    except ScratchError:
-        return []
+def _segment_names(listing: RunsListing) -> list[tuple[str, str, str, float]]:
+    """``(run dir, agent dir, segment name, modification time)`` of every segment file in ``listing``."""
+    return [(run, agent, name, st.st_mtime) for run, agent, names in listing.agent_dirs() for name, st in names
+            if stat.S_ISREG(st.st_mode) and segments.SEGMENT_NAME_RE.match(name)]
