@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 from scratchfs.engine import journal
-from scratchfs.engine.backends import blob_age, local_blobs
+from scratchfs.engine.backends import blob_age, file_path, local_blobs
 from scratchfs.engine.private_modes import loose_modes
 from scratchfs.engine.protocols import BlobFile
 from scratchfs.engine.root import odd_own_files
@@ -130,7 +130,7 @@ def mode_problems(store: ScratchStore, listing: RunsListing | None, repair: bool
     if listing is None or not hasattr(store.blobs, "root_fd"):
         return []
     loose = loose_modes(store.blobs.root_fd, listing, repair)
-    known = {p.path.split(" (bytes ")[0] for p in reported}  # (a segment's records are named by their bytes)
+    known = {file_path(p.path) for p in reported}  # (a segment's records are named by their bytes)
     problems = [Problem("unexpected", parts[1], parts[2] if len(parts) > 2 else "", None,
                         str(store.root / "/".join(parts)), detail, repaired, fix="private" if mine else "leave")
                 for parts, detail, repaired, mine in loose]

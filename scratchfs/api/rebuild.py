@@ -244,8 +244,7 @@ def _rule(store: ScratchStore, location: str) -> OrphanRule:
 def _age(store: ScratchStore, found: BlobFile) -> float:
     """Seconds since the orphan ``found`` was last modified -- a segment's record: its segment file's, as the
     segment sweep ages it --; NaN when that cannot be told (gone, undated: never adopted). Raises StorageError."""
-    segment = found.location.split(" (bytes ")[0]
-    age = blob_age(store.blobs, found._replace(location=segment))
+    age = blob_age(store.blobs, found)
     return math.nan if age is None else age
 
 

@@ -50,6 +50,7 @@ from scratchfs.engine.pairing import (
 from scratchfs.engine.protocols import BlobFile, BlobStore, IndexBackend
 from scratchfs.engine.root import prepare_root
 from scratchfs.engine.segment_sweep import known_locations
+from scratchfs.engine.segments import file_path
 from scratchfs.engine.sqlite_connections import DAMAGED_CODES
 from scratchfs.engine.sqlite_index import Index
 from scratchfs.engine.sweeper import SweepResult, check_orphan, sweep
@@ -66,6 +67,7 @@ __all__ = [
     "check_index_path",
     "create_empty_index",
     "describe_url",
+    "file_path",
     "find_orphan",
     "local_blobs",
     "local_index",
@@ -91,8 +93,7 @@ def local_index(url: str | None) -> bool:
 
 
 def local_blobs(url: str | None) -> bool:
-    """True if a blobs URL names the local blob files (written in place: a killed writer leaves a partial file; an
-    object store's upload is whole or absent)."""
+    """True if a blobs URL names local blob files (a killed writer leaves a partial one; an upload is whole or none)."""
     return (url or "") in _DEFAULT
 
 
@@ -142,8 +143,7 @@ def split_postgres_url(url: str) -> tuple[str, str, str | None]:
 
 def _check_libpq(dsn: str) -> None:
     """Raise InvalidArgument when libpq's parser refuses the URL (an unknown parameter), or reads a port in it that
-    is no port number: a usage error before any connection, not a storage failure. Without psycopg (its extra not
-    installed) nothing is checked here."""
+    is no port number: a usage error before any connection, not a storage failure. Without psycopg: no check."""
     try:
         from psycopg import ProgrammingError
         from psycopg.conninfo import conninfo_to_dict
@@ -503,12 +503,12 @@ def find_orphan(index: IndexBackend, blobs: BlobStore, where: tuple[str, str], t
 
 
 def blob_age(blobs: BlobStore, found: BlobFile) -> float | None:
-    """Seconds since the listed blob ``found`` was last modified (negative: dated ahead): a file's modification time
-    (``lstat``, on the file system's clock; links not followed), an object's ``LastModified``; ``None`` when it
-    cannot be told (gone, undated). Raises StorageError from the object store."""
+    """Seconds since the listed blob ``found`` was last modified (negative: dated ahead): a file's ``lstat`` time
+    (file-system clock, no link followed; a segment's record: its segment's, as the segment sweep ages it), an
+    object's ``LastModified``; ``None`` when it cannot be told (gone, undated). Raises StorageError (object store)."""
     if isinstance(blobs, Blobs):
         try:
-            return time.time() - os.lstat(found.location).st_mtime
+            return time.time() - os.lstat(file_path(found.location)).st_mtime
         except OSError:
             return None
     head = blobs.head(blobs.key_of((found.run, found.agent), found.token))  # type: ignore[attr-defined]

@@ -385,5 +385,5 @@ def _recover_segment(blobs, known: Callable[[list[str], tuple[str, ...]], set[st
     named = known(list(located), parts[1:])
     for where, record in located.items():
         if where not in named:
-            restore(BlobFile(run, agent, f"{blobs.runs}/{run}/{agent}/{name} (bytes {record.offset}+"
-                                         f"{record.length})", where))
+            restore(BlobFile(run, agent, segments.record_path(f"{blobs.runs}/{run}/{agent}/{name}", record.offset,
+                                                              record.length), where))

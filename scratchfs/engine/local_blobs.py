@@ -406,7 +406,8 @@ class Blobs:
             return str(self.runs)
         with contextlib.suppress(ValueError):
             where = segments.parse_location(token) if segments.is_location(token) else None
-            return self.path(run_id, agent_id, token) + (f" (bytes {where.offset}+{where.length})" if where else "")
+            path = self.path(run_id, agent_id, token)
+            return segments.record_path(path, where.offset, where.length) if where else path
         return self.path(run_id, agent_id, token)
 
     def detach_scope(self, run_id: str, agent_id: str | None) -> Path | None:
@@ -475,7 +476,8 @@ class Blobs:
     def _segment_records(self, run: str, agent: str, name: str) -> list[BlobFile]:
         """A :class:`BlobFile` per complete record of a segment, its ``token`` the record's location."""
         records = self.scan_segment(("runs", run, agent), name)[0]
-        return [BlobFile(run, agent, f"{self.runs}/{run}/{agent}/{name} (bytes {r.offset}+{r.length})", where)
+        path = f"{self.runs}/{run}/{agent}/{name}"
+        return [BlobFile(run, agent, segments.record_path(path, r.offset, r.length), where)
                 for where, r in segments.locations(name, records).items()]
 
     def scan_segment(self, parts: tuple[str, ...], name: str) -> tuple[list[segments.Record], int, str | None]:

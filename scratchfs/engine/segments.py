@@ -52,6 +52,7 @@ __all__ = [
     "Record",
     "SegmentSource",
     "buffer_head",
+    "file_path",
     "forget",
     "forget_at",
     "is_location",
@@ -59,6 +60,7 @@ __all__ = [
     "locations",
     "parse_location",
     "record_header",
+    "record_path",
     "scan",
     "slice_fits",
     "token_of",
@@ -111,6 +113,20 @@ def locations(name: str, records: Iterable[Record]) -> dict[str, Record]:
     included) and the record, in scan order."""
     segment = name[: -len(SEGMENT_SUFFIX)]
     return {location(r.token, segment, r.offset, r.length): r for r in records}
+
+
+def record_path(path: str, offset: int, length: int) -> str:
+    """How a report names the record of ``length`` bytes at byte ``offset`` of the segment file at ``path``: ``<path>
+    (bytes <offset>+<length>)`` (:func:`file_path` reads it back)."""
+    return f"{path} (bytes {offset}+{length})"
+
+
+def file_path(place: str) -> str:
+    """The file of a path :func:`record_path` wrote (its segment's path); any other path as it is."""
+    return _RECORD_PATH_RE.sub("", place)
+
+
+_RECORD_PATH_RE = re.compile(r" \(bytes [0-9]+\+[0-9]+\)\Z")
 
 
 def token_of(blob: str) -> str:
