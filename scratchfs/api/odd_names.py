@@ -11,15 +11,13 @@ from __future__ import annotations
 import stat
 from typing import NamedTuple
 
+from scratchfs.engine.file_names import BLOB_SUFFIX, name_kind
 from scratchfs.engine.runs_listing import RunsListing
 from scratchfs.engine.segment_sweep import known_locations
-from scratchfs.engine.segments import SEGMENT_NAME_RE
-from scratchfs.foundation.checks import TOKEN_RE
 from scratchfs.foundation.errors import ScratchError
 
 __all__ = ["FOREIGN", "OddName", "foreign_names", "odd_blob_names", "remove_odd_name"]
 
-_BLOB_SUFFIX = ".zst"  # (a blob file is <token>.zst: scratchfs.engine.local_blobs.BLOB_NAME_RE)
 _KINDS = ((stat.S_ISLNK, "symbolic link"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISDIR, "directory"),
           (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"))
 
@@ -62,7 +60,7 @@ def odd_blob_names(blobs, index, listing: RunsListing) -> list[OddName]:
     found = []
     for run, agent, names in listing.agent_dirs():
         odd = [(name, st.st_mode) for name, st in names
-               if not stat.S_ISREG(st.st_mode) and (_token(name) or SEGMENT_NAME_RE.match(name))]
+               if not stat.S_ISREG(st.st_mode) and name_kind(name)]
         tokens = [_token(name) for name, _ in odd if _token(name)]
         named = known_locations(index, tokens, (run, agent)) if tokens else set()
         found += [OddName(run, agent, name, str(blobs.runs / run / agent / name), _kind(mode))
@@ -77,7 +75,7 @@ def foreign_names(blobs, listing: RunsListing) -> list[OddName]:
     directories itself."""
     return [OddName(run, agent, name, str(blobs.runs / run / agent / name), _kind(st.st_mode, "file"))
             for run, agent, names in listing.agent_dirs() for name, st in names
-            if not (_token(name) or SEGMENT_NAME_RE.match(name))]
+            if not name_kind(name)]
 
 
 def remove_odd_name(blobs, odd: OddName) -> bool:
@@ -91,8 +89,7 @@ def remove_odd_name(blobs, odd: OddName) -> bool:
 
 def _token(name: str) -> str | None:
     """The token of a blob file's name ``<token>.zst``; ``None`` for any other name."""
-    token = name[: -len(_BLOB_SUFFIX)]
-    return token if name.endswith(_BLOB_SUFFIX) and TOKEN_RE.match(token) else None
+    return name[: -len(BLOB_SUFFIX)] if name_kind(name) == "blob" else None
 
 
 def _listed(blobs, parts: tuple[str, ...]) -> list[tuple[str, int]]:

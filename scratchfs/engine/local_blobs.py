@@ -30,7 +30,6 @@ import errno
 import fcntl
 import logging
 import os
-import re
 import stat
 import time
 from array import array
@@ -41,6 +40,7 @@ from scratchfs.engine import safe_fs, segments, trash
 from scratchfs.engine.binding import binding_payload
 from scratchfs.engine.blob_file import LocalSource, PendingBlob
 from scratchfs.engine.caches import SeenFiles
+from scratchfs.engine.file_names import BLOB_NAME_RE, BLOB_SUFFIX, name_kind
 from scratchfs.engine.open_files import OpenFiles
 from scratchfs.engine.pairing import LOCAL_CHECK_SECONDS, unchecked
 from scratchfs.engine.protocols import BlobFile, BlobInfo
@@ -48,18 +48,17 @@ from scratchfs.engine.root_locks import Descriptor, RootLocks
 from scratchfs.engine.runs_listing import RunsListing, walk_runs
 from scratchfs.engine.seekable import SeekableWriter, one_frame_blob
 from scratchfs.engine.segment_writer import SegmentPending, SegmentWriter
-from scratchfs.engine.segments import SEGMENT_NAME_RE, SegmentSource
+from scratchfs.engine.segments import SegmentSource
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import CorruptBlob, ScratchError, StorageError, storage_error
 from scratchfs.foundation.limits import OPEN_BLOB_FILES, SEGMENT_ENTRY_BYTES, SMALL_CONTENT_LEVEL
 
 __all__ = ["BLOB_NAME_RE", "BLOB_SUFFIX", "Blobs", "LocalSource", "PendingBlob"]
-# LocalSource and PendingBlob live in scratchfs.engine.blob_file, named here for the callers that import them
+# LocalSource and PendingBlob live in scratchfs.engine.blob_file, BLOB_NAME_RE and BLOB_SUFFIX in
+# scratchfs.engine.file_names, named here for the callers that import them
 
 log = logging.getLogger(__name__)
 
-BLOB_SUFFIX = ".zst"
-BLOB_NAME_RE = re.compile(r"([a-z2-7]{24})\.zst\Z")
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _SEEN_ENTRIES = 4096  # blob files whose last check exists() remembers
 _KEPT_DIRS = 64  # directory descriptors kept open for reading blobs
@@ -455,11 +454,10 @@ class Blobs:
         found = []
         for run, agent, names in (self.walk_runs() if listing is None else listing).agent_dirs():
             for name, st in names:
-                if not stat.S_ISREG(st.st_mode):
-                    continue
-                if match := BLOB_NAME_RE.match(name):
-                    found.append(BlobFile(run, agent, f"{self.runs}/{run}/{agent}/{name}", match.group(1)))
-                elif SEGMENT_NAME_RE.match(name):
+                kind = name_kind(name) if stat.S_ISREG(st.st_mode) else None
+                if kind == "blob":
+                    found.append(BlobFile(run, agent, f"{self.runs}/{run}/{agent}/{name}", name[: -len(BLOB_SUFFIX)]))
+                elif kind == "segment":
                     found += self._segment_records(run, agent, name)
         return found
 

@@ -17,11 +17,10 @@ from __future__ import annotations
 import os
 import stat
 
-from scratchfs.engine.local_blobs import BLOB_NAME_RE
+from scratchfs.engine.file_names import name_kind
 from scratchfs.engine.root import DIR_MODE, FILE_MODE
 from scratchfs.engine.runs_listing import RunsListing
 from scratchfs.engine.safe_fs import list_stats, walk
-from scratchfs.engine.segments import SEGMENT_NAME_RE
 from scratchfs.foundation.errors import StorageError
 
 __all__ = ["LooseMode", "loose_modes"]
@@ -62,8 +61,7 @@ def _walked(root_fd: int, listing: RunsListing, parts: tuple[str, ...], st: os.s
     for name, child in inside:
         if len(parts) == 2 and stat.S_ISDIR(child.st_mode):
             checked += _walked(root_fd, listing, (*parts, name), child, repair and private)
-        elif len(parts) == 3 and stat.S_ISREG(child.st_mode) and (BLOB_NAME_RE.match(name)
-                                                                  or SEGMENT_NAME_RE.match(name)):
+        elif len(parts) == 3 and stat.S_ISREG(child.st_mode) and name_kind(name):
             checked += _checked(root_fd, (*parts, name), child, FILE_MODE, repair and private)
     return checked
 
@@ -75,7 +73,7 @@ def _checked(root_fd: int, parts: tuple[str, ...], st: os.stat_result, mode: int
     if not st.st_mode & 0o077:
         return []
     what = "directory" if stat.S_ISDIR(st.st_mode) else "file"
-    kind = ("a scope directory" if what == "directory" else "a segment file" if parts[-1].endswith(".zseg") else
+    kind = ("a scope directory" if what == "directory" else "a segment file" if name_kind(parts[-1]) == "segment" else
             "a blob file")
     detail = (f"{kind} open to other users (mode "
               f"{stat.S_IMODE(st.st_mode):04o}; the store makes them {mode:04o}): they may read "
