@@ -51,8 +51,11 @@ REPAIRS = {"row": ("removes", "missing entry's row", "missing entries' rows"),
            "adopt": ("adopts", "old host's write", "old host's writes"),
            "leave": ("leaves", "as it is (its detail says what it is)",
                      "as they are (their details say what they are)"),
-           "own": ("leaves", "store's own file out of place", "store's own files out of place")}
-"""What ``fsck --repair`` does to each kind of problem (:attr:`Problem.fix`): ``(verb, what: one, what: more)``."""
+           "own": ("no repair touches", "store's own file or directory out of place",
+                   "store's own files or directories out of place")}
+"""What ``fsck --repair`` does to each kind of problem (:attr:`Problem.fix`): ``(verb, what: one, what: more)``
+(``fsck``'s hint: "removes 1 orphan", "leaves 2 as they are (...)"; "own": "it is the store's own file ... out of
+place, which no repair touches")."""
 _FIXES = {"missing": "row", "corrupt": "entry", "orphaned": "orphan", "incomplete": "incomplete", "adoptable": "adopt"}
 
 

@@ -358,17 +358,16 @@ def _repair_hint(problems: list, again: str) -> str:
     kept = count["leave"]
     hint = ""
     if done:
-        _verb, one, more = REPAIRS["leave"]
-        hint = f"; {again} {_and(done + ([f'leaves {kept} {one if kept == 1 else more}'] if kept else []))}"
+        verb, one, more = REPAIRS["leave"]
+        hint = f"; {again} {_and(done + ([f'{verb} {kept} {one if kept == 1 else more}'] if kept else []))}"
     elif kept:
         hint = ("; no repair touches it (its detail says what it is)" if kept == 1 else
                 f"; no repair touches these {kept} (their details say what they are)")
+    verb, one, more = REPAIRS["own"]
     if count["own"] == 1:
-        hint += ("; it is the store's own file or directory out of place, which no repair touches: move it away "
-                 "(its detail says what it is)")
+        hint += f"; it is the {one}, which {verb}: move it away (its detail says what it is)"
     elif count["own"]:
-        hint += (f"; {count['own']} are the store's own files or directories out of place, which no repair "
-                 "touches: move them away (their details say what they are)")
+        hint += f"; {count['own']} are the {more}, which {verb}: move them away (their details say what they are)"
     return hint
 
 
