@@ -432,9 +432,15 @@ def with_existing_store(func: Callable) -> Callable:
     return wrapper
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def echo_json(value: Any) -> None:
-    """Print a value as indented JSON (non-ASCII kept as is)."""
-    click.echo(json.dumps(value, ensure_ascii=False, indent=2))
+    """Print a value as indented JSON (non-ASCII kept as is; a lone surrogate -- a byte of a file name that is no
+    UTF-8, as ``os.fsdecode`` keeps it -- as its ``\\uXXXX`` escape, so the output stays UTF-8, and ``json.loads``
+    then ``os.fsencode`` give the name's bytes back)."""
+    text = json.dumps(value, ensure_ascii=False, indent=2)
+    click.echo(_LONE_SURROGATE.sub(lambda found: f"\\u{ord(found[0]):04x}", text))
 
 
 class Folder(click.Path):

@@ -7,6 +7,7 @@ as wide as its longest value, and the other columns give way (an ellipsis in the
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -17,6 +18,17 @@ from rich.table import Table
 from rich.text import Text
 
 from scratchfs.engine.protocols import Entry
+from scratchfs.foundation.text import one_line
+
+_NAME_BYTE = re.compile("[\udc80-\udcff]")  # (a byte of a file name that is no UTF-8, as os.fsdecode keeps it)
+
+
+def printable(cell: str) -> str:
+    """``cell`` as one line a terminal prints as written: a byte of a name that is no UTF-8 as ``\\xNN``, each
+    other control character (the ESC of a terminal escape, a NUL) or lone surrogate as its Python escape
+    (:func:`~scratchfs.foundation.text.one_line`); a tab or newline as a space."""
+    cell = _NAME_BYTE.sub(lambda found: f"\\x{ord(found[0]) - 0xDC00:02x}", cell.replace("\t", " ").replace("\n", " "))
+    return one_line(cell)
 
 
 def human_bytes(size: float) -> str:
@@ -79,7 +91,7 @@ class Listing:
     def fitted(self, width: int) -> tuple[list[str], list[int]]:
         """The columns shown at ``width`` characters and their widths (elastic ones cut, optional ones dropped)."""
         all_rows = [*self.rows, *([self.total] if self.total else [])]
-        natural = {c: max([len(c)] + [len(r[i]) for r in all_rows]) for i, c in enumerate(self.columns)}
+        natural = {c: max([len(c)] + [len(printable(r[i])) for r in all_rows]) for i, c in enumerate(self.columns)}
         shown = list(self.columns)
         dropping = list(self.optional)
         while True:
@@ -107,17 +119,19 @@ class Listing:
             table.add_column(name, justify="right" if name in self.right else "left", no_wrap=True,
                              overflow="ignore", min_width=min(size, len(name)), max_width=size)
         for row in self.rows:
-            table.add_row(*[Text(middle_ellipsis(row[i], size)) for i, size in zip(index, widths, strict=True)])
+            table.add_row(*[Text(middle_ellipsis(printable(row[i]), size))
+                            for i, size in zip(index, widths, strict=True)])
         if self.total:
             table.add_section()
-            table.add_row(*[Text(middle_ellipsis(self.total[i], size)) for i, size in zip(index, widths, strict=True)])
+            table.add_row(*[Text(middle_ellipsis(printable(self.total[i]), size))
+                            for i, size in zip(index, widths, strict=True)])
         return table
 
     def tsv(self) -> str:
-        """The header and rows as tab-separated lines (tabs and newlines in cells become spaces)."""
+        """The header and rows as tab-separated lines, each cell :func:`printable` (tabs and newlines become spaces)."""
         lines = ["\t".join(self.columns)]
         for row in [*self.rows, *([self.total] if self.total else [])]:
-            lines.append("\t".join(cell.replace("\t", " ").replace("\n", " ") for cell in row))
+            lines.append("\t".join(printable(cell) for cell in row))
         return "\n".join(lines) + "\n"
 
 
@@ -190,5 +204,5 @@ def problems_listing(problems: Iterable, root: str = "", title: str | None = Non
     return listing
 
 
-__all__ = ["Listing", "entries_listing", "human_bytes", "human_seconds", "middle_ellipsis", "problems_listing", "ratio",
-           "show", "stats_listing"]
+__all__ = ["Listing", "entries_listing", "human_bytes", "human_seconds", "middle_ellipsis", "printable",
+           "problems_listing", "ratio", "show", "stats_listing"]
