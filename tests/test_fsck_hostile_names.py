@@ -74,3 +74,16 @@ def test_terminal_table_escapes_them_too():
     text = out.getvalue()
     assert "\x1b" not in text and "\udcff" not in text
     assert "r\\x1b[2J\\xff" in text and "ansi\\x1b[31m\\xfe" in text
+
+
+def test_odd_entry_at_a_segment_name_is_called_a_segment_name(tmp_path):
+    root = tmp_path / "root"
+    with ScratchStore(root) as store:
+        store.scope("r", "a").scratch_write("k", "v")
+    agent = root / "runs" / "r" / "a"
+    os.mkfifo(agent / ("b" * 24 + ".zseg"))
+    os.mkfifo(agent / ("c" * 24 + ".zst"))
+    done = _fsck(root, "--json")
+    details = {p["path"].rsplit("/", 1)[-1]: p["detail"] for p in json.loads(done.stdout)["problems"]}
+    assert details["b" * 24 + ".zseg"].startswith("a FIFO at a segment's name, where only a regular file belongs")
+    assert details["c" * 24 + ".zst"].startswith("a FIFO at a blob's name, where only a regular file belongs")

@@ -41,11 +41,12 @@ class OddName(NamedTuple):
 
     @property
     def detail(self) -> str:
-        """What it is and what a repair does with it, in one sentence."""
+        """What it is (at a blob's or a segment's name) and what a repair does with it, in one sentence."""
         fate = ("fsck --repair leaves it (remove it by hand)" if self.kind == "directory" else
                 f"fsck --repair removes the {self.kind} itself" + (", never what it points to"
                                                                    if self.kind == "symbolic link" else ""))
-        return (f"a {self.kind} at a blob's name, where only a regular file belongs: never followed or opened, no "
+        where = "a segment's" if name_kind(self.name) == "segment" else "a blob's"
+        return (f"a {self.kind} at {where} name, where only a regular file belongs: never followed or opened, no "
                 f"entry is read from it; {fate}")
 
 

@@ -27,6 +27,8 @@ def printable(cell: str) -> str:
     """``cell`` as one line a terminal prints as written: a byte of a name that is no UTF-8 as ``\\xNN``, each
     other control character (the ESC of a terminal escape, a NUL) or lone surrogate as its Python escape
     (:func:`~scratchfs.foundation.text.one_line`); a tab or newline as a space."""
+    if cell.isprintable():  # (most cells: no tab, newline, control character or surrogate, so nothing to change)
+        return cell
     cell = _NAME_BYTE.sub(lambda found: f"\\x{ord(found[0]) - 0xDC00:02x}", cell.replace("\t", " ").replace("\n", " "))
     return one_line(cell)
 
