@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import stat
 import time
 
@@ -87,6 +88,16 @@ def _fifo(root, blob):
     return fifo
 
 
+def _socket(root, blob):
+    where = _at(blob, "d" * 24 + ".zseg")
+    with socket.socket(socket.AF_UNIX) as bound:
+        bound.bind(str(where))
+    return where
+
+
+_ODD = "link, FIFO, socket or device at a blob's or segment's name (never a link's target)"
+
+
 def _directory(root, blob):
     folder = _at(blob, "d" * 24 + ".zst")
     folder.mkdir(0o700)
@@ -135,7 +146,8 @@ TABLE = [
                                                "with the segment)", "segment row gone"),
     ("orphaned", _orphan, "removes 1 orphan", "gone"),
     ("incomplete, dated ahead", _abandoned_ahead, "removes 1 abandoned write", "gone"),
-    ("FIFO at a blob's name", _fifo, "removes 1 link or FIFO at a blob's name (never its target)", "gone"),
+    ("FIFO at a blob's name", _fifo, f"removes 1 {_ODD}", "gone"),
+    ("socket at a segment's name", _socket, f"removes 1 {_ODD}", "gone"),
     ("directory at a blob's name", _directory, "no repair touches it (its detail says what it is)", "kept"),
     ("blob file open to others", _open_blob, "makes private (0700, 0600) 1 directory or file open to other users",
      "0600"),
