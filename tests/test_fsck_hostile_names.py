@@ -87,3 +87,17 @@ def test_odd_entry_at_a_segment_name_is_called_a_segment_name(tmp_path):
     details = {p["path"].rsplit("/", 1)[-1]: p["detail"] for p in json.loads(done.stdout)["problems"]}
     assert details["b" * 24 + ".zseg"].startswith("a FIFO at a segment's name, where only a regular file belongs")
     assert details["c" * 24 + ".zst"].startswith("a FIFO at a blob's name, where only a regular file belongs")
+
+
+def test_web_fsck_names_a_byte_that_is_no_utf8_not_a_500(hostile_root):
+    from starlette.testclient import TestClient
+
+    from scratchfs.web import create_app
+
+    token = "hostile12-token-0123456789abcdef"
+    with ScratchStore(hostile_root) as store, TestClient(create_app(store, token), raise_server_exceptions=False,
+                                                          headers={"Authorization": f"Bearer {token}"}) as client:
+        answer = client.get("/api/fsck")
+    assert answer.status_code == 200, answer.content[:300]
+    paths = {p["path"] for p in answer.json()["problems"]}
+    assert "runs/r/a/bad\\xff\\xfe" in paths and "runs/r\x1b[2J\\xff/a\\xfe/n\\xffote" in paths

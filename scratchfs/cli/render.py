@@ -7,7 +7,6 @@ as wide as its longest value, and the other columns give way (an ellipsis in the
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -18,9 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from scratchfs.engine.protocols import Entry
-from scratchfs.foundation.text import one_line
-
-_NAME_BYTE = re.compile("[\udc80-\udcff]")  # (a byte of a file name that is no UTF-8, as os.fsdecode keeps it)
+from scratchfs.foundation.text import name_bytes, one_line
 
 
 def printable(cell: str) -> str:
@@ -29,8 +26,7 @@ def printable(cell: str) -> str:
     (:func:`~scratchfs.foundation.text.one_line`); a tab or newline as a space."""
     if cell.isprintable():  # (most cells: no tab, newline, control character or surrogate, so nothing to change)
         return cell
-    cell = _NAME_BYTE.sub(lambda found: f"\\x{ord(found[0]) - 0xDC00:02x}", cell.replace("\t", " ").replace("\n", " "))
-    return one_line(cell)
+    return one_line(name_bytes(cell.replace("\t", " ").replace("\n", " ")))
 
 
 def human_bytes(size: float) -> str:

@@ -166,6 +166,15 @@ def utf8_text(text: str) -> str:
 _NOT_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
+_NAME_BYTE = re.compile("[\udc80-\udcff]")  # (a byte of a file name that is no UTF-8, as os.fsdecode keeps it)
+
+
+def name_bytes(name: str) -> str:
+    """``name`` (a file name as ``os.fsdecode`` gives it) with each byte that is no UTF-8, a lone surrogate no UTF-8
+    output can write, as ``\\xNN``; the rest as it is."""
+    return _NAME_BYTE.sub(lambda found: f"\\x{ord(found[0]) - 0xDC00:02x}", name)
+
+
 def one_line(text: str) -> str:
     """``text`` as one printable line: each control character (C0, DEL, C1: newlines, NUL, the ESC of a terminal
     escape), line or paragraph separator and lone surrogate written as its Python escape (``\\n``, ``\\x00``,
@@ -285,5 +294,5 @@ def grep_files(head: bytes, paths: set[bytes], sample: bytes) -> int:
 
 __all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "SIZE_UNITS", "clipped", "decode_or_none", "digits_int",
            "grep_files", "grep_runs", "invalid_utf8_bytes", "is_digits", "json_string_bytes", "line_stats",
-           "not_a_size", "one_line", "plural", "quote", "shorten", "size_bytes", "utf8_lead_length",
+           "name_bytes", "not_a_size", "one_line", "plural", "quote", "shorten", "size_bytes", "utf8_lead_length",
            "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start", "utf8_text", "within_chars"]

@@ -49,7 +49,7 @@ from scratchfs.api.tools import TOOL_SPECS, meant_argument
 from scratchfs.engine.protocols import Entry
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument, NotJson, ScratchError
-from scratchfs.foundation.text import one_line, shorten
+from scratchfs.foundation.text import name_bytes, one_line, shorten
 from scratchfs.web import structure
 from scratchfs.web.security import CutShort
 
@@ -478,7 +478,8 @@ def fsck_view(request: Request) -> dict[str, Any]:
     most (1 to :data:`MAX_FSCK_ENTRIES`, :data:`FSCK_ENTRIES` by default; orphan files are looked for only when the
     check reaches the last entry) and ``?after=`` the ``next_cursor`` of a report stopped by it. One
     check runs at a time per server, and a report is served again for :data:`FSCK_CACHE_SECONDS` seconds with its
-    ``age`` (seconds; 0 when just made), so GETs cannot pin a core. Paths are relative to the root."""
+    ``age`` (seconds; 0 when just made), so GETs cannot pin a core. Paths are relative to the root; a byte of a
+    run, agent or file name that is no UTF-8 is written ``\\xNN``."""
     q = _query(request, ("deep", "limit", "after"))
     store = _store(request)
     deep = _bool(q.get("deep", "true"), "deep")
@@ -494,8 +495,10 @@ def fsck_view(request: Request) -> dict[str, Any]:
             # a check that reaches the last entry (fsck reads one past the limit to tell) looks for orphans too
             report = fsck(store, deep=deep, after=after, limit=limit).to_dict()
             root = str(store.root)
-            for problem in report["problems"]:
+            for problem in report["problems"]:  # (a name's bytes that are no UTF-8 as \xNN: no UTF-8 body holds them)
                 problem["path"] = os.path.relpath(problem["path"], root)
+                for name in ("run_id", "agent_id", "path"):
+                    problem[name] = problem[name] and name_bytes(problem[name])
             state.fsck_cache.clear()  # only the last report is kept (any cursor makes a new key)
             made = state.fsck_cache[key] = (time.monotonic(), report)
     return {**made[1], "age": round(time.monotonic() - made[0], 3)}
