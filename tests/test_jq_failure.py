@@ -25,22 +25,12 @@ from scratchfs.api.jq_failure import each_item
 from scratchfs.api.views import reply_size
 from scratchfs.cli import main
 from scratchfs.foundation.errors import InvalidArgument
+from tests.following import outputs_to_end
 
 BAD = {40, 77, 150}
 RECORDS = [{"x": "no object"} if i in BAD else {"x": {"y": i}} for i in range(1, 200)]
 WANT = [i for i in range(1, 200) if i not in BAD]
 """What ``.x.y`` gives on each record it does not fail on."""
-
-
-def _pages(tools: ScratchTools, arguments: dict) -> list:
-    """Every output of a read, following next_call to its end."""
-    out = []
-    while True:
-        reply = tools.call("read_handle", arguments)
-        out += reply["results"]
-        if reply["next_call"] is None:
-            return out
-        _, arguments = parse_call(reply["next_call"])
 
 
 @pytest.fixture
@@ -62,7 +52,7 @@ def test_the_page_before_a_failure_names_it_and_the_read_past_it(tools, scratch_
     assert arguments.get("budget") == budget and "cursor" not in arguments
     if budget is not None:
         assert reply_size(reply) <= budget
-    assert reply["results"] + _pages(tools, arguments) == WANT  # (every output but the failures, each once)
+    assert reply["results"] + outputs_to_end(tools, arguments) == WANT  # (every output but the failures, each once)
     _, then = parse_call(reply["next_call"])
     with pytest.raises(InvalidArgument) as refused:  # the page that starts at it: the same way on
         tools.call("read_handle", then)
@@ -76,7 +66,7 @@ def test_a_path_into_the_document_reads_on_past_its_failure(tools, scratch_scope
     reply = tools.call("read_handle", {"handle": handle, "jq": ".data.rows[] | .x.y"})
     _, arguments = parse_call(re.findall(r"read_handle\(.*\)$", reply["note"])[0])
     assert arguments["jq"] == "[.data.rows[] | (.x.y)?] | .[39:][]"
-    assert reply["results"] + _pages(tools, arguments) == WANT
+    assert reply["results"] + outputs_to_end(tools, arguments) == WANT
 
 
 def test_a_slurp_read_past_its_failure_is_a_slurp_read(tools, scratch_scope):
@@ -86,7 +76,7 @@ def test_a_slurp_read_past_its_failure_is_a_slurp_read(tools, scratch_scope):
     assert "on output 40" in reply["note"], reply
     _, arguments = parse_call(re.findall(r"read_handle\(.*\)$", reply["note"])[0])
     assert arguments["slurp"] is True
-    assert reply["results"] + _pages(tools, arguments) == WANT
+    assert reply["results"] + outputs_to_end(tools, arguments) == WANT
 
 
 def test_another_filter_is_told_the_output_and_how_to_narrow_it(tools, scratch_scope):
@@ -184,7 +174,7 @@ def test_a_slurp_filter_written_for_one_record_names_the_call_that_runs_it_on_ea
         assert "one array of all the records" in message and "a step met a value" not in message, message
         verb, arguments = parse_call(message[message.index("read_handle("):])
         assert verb == "read_handle" and arguments == {"handle": handle, "jq": f".[] | {filter}", "slurp": True}
-        assert _pages(tools, arguments) == [r["name"] for r in rows if r["name"].startswith("a")]
+        assert outputs_to_end(tools, arguments) == [r["name"] for r in rows if r["name"].startswith("a")]
         assert "a step met a value" in _refusal(tools, handle, ".[] | .name | .x")  # (other errors stand)
 
 
@@ -219,7 +209,7 @@ def test_a_parse_error_in_json_lines_names_the_records_read_that_passes_over_it(
     with pytest.raises(InvalidArgument) as refused:
         tools.call("read_handle", parse_call(reply["next_call"])[1])
     assert "put a ?" not in str(refused.value) and 'record=501, jq=".n")' in str(refused.value), refused.value
-    assert _pages(tools, call["arguments"]) == list(range(501, 2000))
+    assert outputs_to_end(tools, call["arguments"]) == list(range(501, 2000))
 
 
 def test_a_parse_error_in_json_texts_one_after_another_names_the_text_there(tools, scratch_scope):
@@ -250,4 +240,4 @@ def test_json_lines_whose_first_record_is_broken_name_the_records_read_that_pass
     assert "reads none of it" not in str(refused.value), refused.value
     (call,) = refused.value.calls
     assert dict(call.arguments) == {"handle": stub.handle, "record": 1, "jq": ".n"}, refused.value
-    assert _pages(tools, dict(call.arguments)) == list(range(1, 3000))
+    assert outputs_to_end(tools, dict(call.arguments)) == list(range(1, 3000))

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from scratchfs.adapter import parse_call
 from scratchfs.api.contract import ScratchTools
 from scratchfs.foundation.errors import InvalidArgument, NotJson
+from tests.following import outputs_to_end
 
 GOOD = [json.dumps({"n": i}) + "\n" for i in range(300)]
 
@@ -24,17 +25,6 @@ GOOD = [json.dumps({"n": i}) + "\n" for i in range(300)]
 @pytest.fixture
 def tools(scratch_scope):
     return ScratchTools(scratch_scope)
-
-
-def _outputs(tools: ScratchTools, arguments: dict) -> list:
-    """Every output of a read, following next_call to its end (a records read's notes may name passed records)."""
-    out = []
-    while True:
-        reply = tools.call("read_handle", arguments)
-        out += reply["results"]
-        if reply["next_call"] is None:
-            return out
-        _, arguments = parse_call(reply["next_call"])
 
 
 def _jq_all(tools: ScratchTools, handle: str) -> tuple[list, list[str]]:
@@ -72,7 +62,7 @@ def test_a_record_that_starts_like_no_json_names_the_records_read_that_passes_ov
     call = calls[0] if not isinstance(calls[0], dict) else None
     arguments = dict(call.arguments) if call is not None else calls[0]
     assert arguments == {"handle": stub.handle, "record": where + 1, "jq": ".n"}, said
-    assert _outputs(tools, arguments) == list(range(where, 300))
+    assert outputs_to_end(tools, arguments) == list(range(where, 300))
 
 
 def test_our_scan_s_refusal_carries_the_byte_it_stopped_at(scratch_scope):
@@ -156,7 +146,7 @@ def test_a_first_record_our_scan_refuses_after_a_bom_or_blank_lines_is_record_1(
         tools.call("read_handle", {"handle": stub.handle, "jq": ".n"})
     (call,) = refused.value.calls
     assert dict(call.arguments) == {"handle": stub.handle, "record": 1, "jq": ".n"}, refused.value
-    assert _outputs(tools, dict(call.arguments)) == list(range(300))
+    assert outputs_to_end(tools, dict(call.arguments)) == list(range(300))
 
 
 @pytest.mark.parametrize(("tail", "after"), [
@@ -183,7 +173,7 @@ def test_a_record_cut_inside_a_string_names_its_own_record_not_the_one_jq_stops_
     assert out == list(range(300)), said
     arguments = [call if isinstance(call, dict) else dict(call.arguments) for call in calls]
     assert arguments == [{"handle": stub.handle, "record": 301, "jq": ".n"}], said
-    dot = _outputs(tools, {**arguments[0], "jq": "."})
+    dot = outputs_to_end(tools, {**arguments[0], "jq": "."})
     assert dot == after
 
 
@@ -218,7 +208,7 @@ def test_a_record_cut_inside_a_string_after_a_byte_not_utf8_is_named_too(tools, 
     assert out == [None, *range(300)], said
     arguments = [call if isinstance(call, dict) else dict(call.arguments) for call in calls]
     assert arguments == [{"handle": stub.handle, "record": 302, "jq": ".n"}], said
-    assert _outputs(tools, {**arguments[0], "jq": "."}) == after
+    assert outputs_to_end(tools, {**arguments[0], "jq": "."}) == after
 
 
 _CUT = [b'{"s": "cut', b'{"n": 1', b'{"a": [1, 2', b'"open', b'{"s": "' + b"x" * 70_000]  # (the last: past 64 KiB)
@@ -258,4 +248,4 @@ def test_every_good_record_around_one_cut_short_is_read_by_the_calls_named(tools
     expected = [json.loads(g.decode("utf-8", "replace")) for g in [json.dumps({"n": -1}).encode()] * 20 + good]
     assert out == expected, said
     assert records[0]["record"] == 21 + len(good), said
-    assert _outputs(tools, records[0]) == [json.loads(a) for a in after], said
+    assert outputs_to_end(tools, records[0]) == [json.loads(a) for a in after], said
