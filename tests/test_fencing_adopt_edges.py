@@ -23,6 +23,21 @@ def _long_windows(monkeypatch) -> None:
     monkeypatch.setattr(blob_file, "LOCAL_CHECK_SECONDS", 3600.0)
 
 
+def _late_writes(postgres_dsn, pg_schema, s3_env, tmp_path, files: bool, small: bool = False) -> tuple:
+    """A host of index A writes a key, A's blobs are rebuilt into index B (a takeover), then A's host, within its
+    window, spills a large write (and, with ``small``, a record of its segment): ``(blobs, B's root, B's index URL,
+    the spills' handles)``, on local files (``files``) or S3."""
+    blobs, root_b = (None, tmp_path / "a") if files else (s3_env, tmp_path / "b")
+    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
+    with ScratchStore(tmp_path / "a", index=old, blobs=blobs) as a:
+        a.scope("run-1", "agent-1").scratch_write("notes", b"first\n")
+        _rebuild(new, blobs, root_b if files else tmp_path / "rebuild")
+        handles = [a.scope("run-1", "agent-1").spill(b"within the window\n" * 20_000).handle]
+        if small:
+            handles.append(a.scope("run-1", "agent-1").spill(b"a small one\n").handle)
+    return blobs, root_b, new, tuple(handles)
+
+
 def test_fsck_repair_on_local_files_adopts_an_old_hosts_segment_entries(postgres_dsn, pg_schema, tmp_path,
                                                                        monkeypatch):
     """(Pins what a review doubted: fsck --repair of a PostgreSQL index with local files adopts an old host's small
@@ -50,13 +65,7 @@ def test_plain_fsck_lists_an_old_hosts_writes_as_adoptable(postgres_dsn, pg_sche
     from scratchfs.api.inspector import fsck
 
     _long_windows(monkeypatch)
-    blobs, root_b = (None, tmp_path / "a") if files else (s3_env, tmp_path / "b")
-    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
-    with ScratchStore(tmp_path / "a", index=old, blobs=blobs) as a:
-        a.scope("run-1", "agent-1").scratch_write("notes", b"first\n")
-        _rebuild(new, blobs, root_b if files else tmp_path / "rebuild")
-        late = a.scope("run-1", "agent-1").spill(b"within the window\n" * 20_000).handle
-        small = a.scope("run-1", "agent-1").spill(b"a small one\n").handle  # (files: a record of A's segment)
+    blobs, root_b, new, (late, small) = _late_writes(postgres_dsn, pg_schema, s3_env, tmp_path, files, small=True)
     with ScratchStore(root_b, index=new, blobs=blobs, orphan_grace=0) as b:
         time.sleep(1.1)
         report = fsck(b)
@@ -87,12 +96,7 @@ def test_fsck_repair_leaves_a_young_old_host_write_and_adopts_it_once_old(postgr
     from scratchfs.engine import backends
 
     _long_windows(monkeypatch)
-    blobs, root_b = (None, tmp_path / "a") if files else (s3_env, tmp_path / "b")
-    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
-    with ScratchStore(tmp_path / "a", index=old, blobs=blobs) as a:
-        a.scope("run-1", "agent-1").scratch_write("notes", b"first\n")
-        _rebuild(new, blobs, root_b if files else tmp_path / "rebuild")
-        late = a.scope("run-1", "agent-1").spill(b"within the window\n" * 20_000).handle
+    blobs, root_b, new, (late,) = _late_writes(postgres_dsn, pg_schema, s3_env, tmp_path, files)
     with ScratchStore(root_b, index=new, blobs=blobs) as b:  # (orphan_grace and ADOPT_AFTER: 300 s)
         for repair in (True, False):
             problems = fsck(b, repair=repair).problems
@@ -350,12 +354,7 @@ def test_fsck_repair_never_removes_an_old_host_write_that_turns_due_while_it_run
     from scratchfs.engine.takeover import ADOPT_AFTER
 
     _long_windows(monkeypatch)
-    blobs, root_b = (None, tmp_path / "a") if files else (s3_env, tmp_path / "b")
-    old, new = postgres_url(postgres_dsn, pg_schema), postgres_url(postgres_dsn, pg_schema + "_b")
-    with ScratchStore(tmp_path / "a", index=old, blobs=blobs) as a:
-        a.scope("run-1", "agent-1").scratch_write("notes", b"first\n")
-        _rebuild(new, blobs, root_b if files else tmp_path / "rebuild")
-        late = a.scope("run-1", "agent-1").spill(b"within the window\n" * 20_000).handle
+    blobs, root_b, new, (late,) = _late_writes(postgres_dsn, pg_schema, s3_env, tmp_path, files)
     ages = iter([ADOPT_AFTER - 1.0, ADOPT_AFTER + 1.0])  # (at the adoption, then at the listing)
     monkeypatch.setattr(rebuild, "_age", lambda store, found: next(ages, ADOPT_AFTER + 1.0))
     with ScratchStore(root_b, index=new, blobs=blobs) as b:  # (orphan_grace and ADOPT_AFTER: 300 s)
