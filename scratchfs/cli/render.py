@@ -87,7 +87,8 @@ class Listing:
     total: list[str] | None = None
 
     def fitted(self, width: int) -> tuple[list[str], list[int]]:
-        """The columns shown at ``width`` characters and their widths (elastic ones cut, optional ones dropped)."""
+        """The columns shown at ``width`` characters and their widths (elastic ones cut, optional ones dropped, then,
+        while the rest is still too wide, the last column that holds no id: an id is never cut)."""
         all_rows = [*self.rows, *([self.total] if self.total else [])]
         natural = {c: max([len(c)] + [len(printable(r[i])) for r in all_rows]) for i, c in enumerate(self.columns)}
         shown = list(self.columns)
@@ -101,8 +102,12 @@ class Listing:
                 cut = min(over, max(0, widths[name] - 8))
                 widths[name] -= cut
                 over -= cut
-            if over <= 0 or not dropping:
+            if over <= 0:
                 return shown, [widths[c] for c in shown]
+            if not dropping:  # (still too wide: the last column that is no id goes, so rich never cuts an id)
+                dropping = [c for c in reversed(shown) if c not in self.ids][:1]
+                if not dropping:
+                    return shown, [widths[c] for c in shown]
             victim = dropping.pop(0)
             if victim in shown:
                 shown.remove(victim)
@@ -114,8 +119,9 @@ class Listing:
         table = Table(title=None if self.title is None else Text(self.title), expand=False)  # (cells are text as
         # written: a run, key or tool name holding '[/]' or '[bold]' is no rich markup)
         for name, size in zip(shown, widths, strict=True):
-            table.add_column(name, justify="right" if name in self.right else "left", no_wrap=True,
-                             overflow="ignore", min_width=min(size, len(name)), max_width=size)
+            table.add_column(name, justify="right" if name in self.right else "left", no_wrap=True,  # (cells cut
+                             overflow="crop", min_width=size if name in self.ids else min(size, len(name)),  # to
+                             max_width=size)  # size already; "ignore" would leave numbers unjustified, left)
         for row in self.rows:
             table.add_row(*[Text(middle_ellipsis(printable(row[i]), size))
                             for i, size in zip(index, widths, strict=True)])
