@@ -17,7 +17,7 @@ from scratchfs import InvalidArgument, ScratchStore
 from scratchfs.api import stub_reads as stub_module  # (the note's structure read is chosen there)
 from scratchfs.api.contract import ScratchTools
 from scratchfs.engine.structure import BytesSource, jq_page, jsondoc, jsonscan
-from scratchfs.engine.structure.jsonstream import FAILED_STEP
+from scratchfs.engine.structure.jsonstream import failed_step
 from scratchfs.engine.structure.paging import CursorKey, decode_cursor, encode_cursor
 
 _NUMBER = st.sampled_from(["0", "-0", "1.10", "1e400", "-1E-7", "12345678901234567890123", "2.5", "-0.0", "7"])
@@ -119,7 +119,7 @@ def test_streamed_path_reads_answer_as_jq_does(monkeypatch, docs, flt, budget, m
         assert past == under, (doc, flt)
         assert past[1] == outputs, (doc, flt)
     else:  # a page that meets the error fails: the outputs of the pages before it, then jq's message
-        assert past[2] == under[2] == error + FAILED_STEP, (doc, flt)
+        assert past[2] == under[2] == error + failed_step(error.removeprefix("jq: ")), (doc, flt)
         assert past[1] == outputs[: len(past[1])], (doc, flt)
         assert under[1] == outputs[: len(under[1])], (doc, flt)
 
@@ -142,7 +142,8 @@ def test_streamed_path_reads_answer_as_jq_does(monkeypatch, docs, flt, budget, m
 ])
 def test_streamed_reads_give_jqs_answer_in_the_cases_they_missed(monkeypatch, doc, flt, want):
     outputs, exact, error = _streamed(monkeypatch, doc, flt, 8192, 100)
-    assert (outputs if error is None else error) == (want if isinstance(want, list) else want + FAILED_STEP)
+    assert (outputs if error is None else error) == (
+        want if isinstance(want, list) else want + failed_step(want.removeprefix("jq: ")))
     assert _pages(doc, flt, 8192, 100) == (outputs, exact, error)  # the jq read under the bound
 
 

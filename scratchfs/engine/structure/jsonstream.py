@@ -61,7 +61,7 @@ from scratchfs.engine.structure.paging import (
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.errors import InvalidArgument, JqFailed
 
-__all__ = ["FAILED_STEP", "MAX_STREAM_STEPS", "jq_failed", "path_page", "stream_path"]
+__all__ = ["FAILED_STEP", "MAX_STREAM_STEPS", "failed_step", "jq_failed", "path_page", "stream_path"]
 
 MAX_STREAM_STEPS = 60
 """Most steps of a path filter answered by streaming (a cursor holds one bit per step)."""
@@ -72,17 +72,31 @@ Point = tuple[int, int, int]
 
 FAILED_STEP = ("; a step met a value it cannot take: skip such values (`select(.x != null)`, `.x // empty`) or "
                "see its input (the filter up to it, then `| .[0]`)")
-"""The next step a jq error the filter raised on its input (not a parse error) names: a runtime error's words alone
-(``jq: null (null) cannot be matched, as it is not a string``) gave none."""
+"""The next step a jq error the filter raised on an array (not a parse error) names: a runtime error's words alone
+(``jq: null (null) cannot be matched, as it is not a string``) gave none. :func:`failed_step` gives each error's."""
+
+_MET = re.compile(r"Cannot (?:index|iterate over) (object|array|null|number|string|boolean)\b")
+"""jq's words naming the kind of value a step met (``Cannot index object with number``)."""
+
+
+def failed_step(reason: str) -> str:
+    """The next step after jq's runtime error ``reason``: :data:`FAILED_STEP`, its look at the step's input fitted to
+    the value jq says the step met -- ``| keys`` for an object (``.[0]`` of an object is the error again), the
+    filter up to it alone for a scalar or ``null`` -- and ``| .[0]`` for an array or a value jq does not name."""
+    met = _MET.match(reason)
+    if met is None or met[1] == "array":
+        return FAILED_STEP
+    look = ", then `| keys`" if met[1] == "object" else " alone"
+    return FAILED_STEP.replace(", then `| .[0]`", look)
 
 
 def jq_failed(reason: str, keyed: str | None = None) -> JqFailed:
     """A runtime error of a jq step, ``reason`` (jq's message, on one line, or the one this module writes as jq
     would), as a jq read raises it: :class:`JqFailed`, its message ``jq: <reason>`` and the next step
-    (:data:`FAILED_STEP`), its ``keyed`` the kind of value a key was looked up in (``"array"``...), given by the
+    (:func:`failed_step`), its ``keyed`` the kind of value a key was looked up in (``"array"``...), given by the
     caller that knows it -- the streaming walk, or :func:`~.jsondoc.jq_error` where jq's own words are met -- never
     read back from ``reason``."""
-    return JqFailed(f"jq: {reason}{FAILED_STEP}", reason, keyed)
+    return JqFailed(f"jq: {reason}{failed_step(reason)}", reason, keyed)
 
 
 def _jq_error(message: str, keyed: str | None = None) -> JqFailed:
