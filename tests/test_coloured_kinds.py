@@ -174,3 +174,23 @@ def test_a_coloured_run_whose_progress_bar_is_erased_is_told_as_its_kind():
     assert told.text.startswith("diagnostics, 32 lines: 1 error, 3 warnings"), told.text
     assert shape.content_type == "text" and shape.text == _said(data) + told.text, shape.text
     assert data.split(b"\n")[1].endswith(b"mismatched types\x1b[0m") and "(line 2)" in shape.text
+
+
+def test_coloured_grep_output_is_said_to_be_grep_output_with_its_files(tmp_path):
+    # grep --color=always (an agent's shell with grep aliased so, or run in a pty) stayed "terminal output" with no
+    # word of grep: its path:line: lines were looked for in the bytes with the escapes, where none matches
+    import subprocess
+
+    for n in range(12):
+        (tmp_path / f"m{n}.py").write_text("".join(f"def f{n}_{i}():\n    return {i}\n" for i in range(n % 4 + 1)))
+    (tmp_path / "none.py").write_text("x = 1\n")
+    command = ["grep", "-rn", "def ", "--include=*.py", "."]
+    coloured = subprocess.run([*command[:1], "--color=always", *command[1:]], cwd=tmp_path, capture_output=True,
+                              check=True).stdout
+    plain = _SGR.sub(b"", coloured)
+    assert plain != coloured
+    files = {line.split(b":", 1)[0] for line in plain.splitlines()}
+    shape = _describe(coloured)
+    assert shape.text.startswith(TERMINAL_SHAPE), shape.text
+    assert shape.text.endswith(f", grep-style path:line: output ({len(files)} files in all)"), shape.text
+    assert _describe(plain).text.endswith(f", grep-style path:line: output ({len(files)} files in all)")

@@ -498,12 +498,15 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     if len(sample) < 4096 and len(head) != len(sample) + 1:  # the whole lines are fewer than the head
         head = b"\n" + sample
         head_rows = 0
-    kind, extra = ("log", log_events(last_drawn(sample) if terminal else sample)) if is_log else ("text", "")
-    hints = 0 if is_log else len(_GREP_HINT_RE.findall(head))  # (no hint is never 0.8 of 1 row or more)
+    shown = last_drawn(sample) if terminal else sample  # (grep --color=always: its lines as a terminal shows them)
+    kind, extra = ("log", log_events(shown)) if is_log else ("text", "")
+    if terminal:
+        head, head_rows = b"\n" + shown[:4096], 0
+    hints = 0 if is_log and not terminal else len(_GREP_HINT_RE.findall(head))  # (none is never 0.8 of 1 row)
     threshold = 0.8 * (head_rows or _head_rows(head)) if hints else 1
     grep = grep_runs(head) if hints >= threshold else (0, set())
     if grep[0] >= threshold:
-        files = grep_files(head, grep[1], sample)
+        files = grep_files(head, grep[1], shown)
         extra = f" ({plural(files, 'file')} in {'the sample' if scope else 'all'})"
     lone_cr = 0 if terminal or crs == 0 or b"\r" not in sample else lone_cr_line_ends(sample)
     if not (is_log or extra or terminal or lone_cr):  # (a table with no header line: shape_columns)
