@@ -26,7 +26,6 @@ what goes back into the transcript (the JSON result of :mod:`scratchfs.toolkit`,
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import functools
 import inspect
@@ -42,6 +41,7 @@ from scratchfs.api.policy import Observation, check_result_class
 from scratchfs.api.scope import Scope
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import TOOL_SPECS, tool_specs
+from scratchfs.foundation.call_text import parse_call
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.text import one_line, shorten
 
@@ -296,64 +296,6 @@ _EXAMPLES = {"read_handle": '{"handle": "h_..."}', "scratch_list": '{"prefix": "
 """The arguments :func:`_no_object` shows a tool's caller as an example (the other tools': ``{"key": "notes"}``)."""
 _JSON_KINDS = {list: "list", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
 """JSON's name of each type ``json.loads`` gives (a refusal of arguments that are no object names what they are)."""
-_MAX_CALL_CHARS = 1 << 20
-"""The longest call text :func:`parse_call` reads (a ``next_call`` fits a reply: 64 KiB at most)."""
-_NAMES = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None}
-"""The bare names :func:`parse_call` reads as values: Python's and JSON's (a model may write either)."""
-
-
-def parse_call(text: object) -> tuple[str, dict[str, Any]]:
-    """A call as a reply's ``next_call`` (or a stub's note) writes it, as the tool's name and its arguments:
-    ``parse_call('read_handle(handle="h_...", offset=4096, length=4096)')`` is ``("read_handle", {"handle": "h_...",
-    "offset": 4096, "length": 4096})``, ready for :meth:`Offloader.call_scratch_tool` or an MCP ``call_tool``.
-
-    Read by Python's own parser (:mod:`ast`), never evaluated: keyword arguments only, each a string (either quote,
-    every escape: the JSON string literals ``next_call`` writes are Python's too), an integer, a float, ``True`` /
-    ``False`` / ``None`` (or JSON's ``true`` / ``false`` / ``null``), a list (JSON's, as ``columns=`` is written) or
-    an object of those. Every call scratchfs writes comes back as the arguments that made it.
-
-    Raises:
-        InvalidArgument: ``text`` is not text, is longer than 1 MiB, or is not one call of a plain name with keyword
-            arguments of those values (a positional argument, ``**``, an expression, an argument given twice).
-    """
-    if not isinstance(text, str):
-        raise InvalidArgument(f"a call must be text, not {type(text).__name__}: {shorten(text)}")
-    if len(text) > _MAX_CALL_CHARS:
-        raise InvalidArgument(f"a call of {len(text):,} characters is longer than the limit of {_MAX_CALL_CHARS:,}")
-    try:
-        call = ast.parse(text.strip(), mode="eval").body
-        if (not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name) or call.args
-                or any(k.arg is None for k in call.keywords)):
-            raise InvalidArgument("expected NAME(argument=value, ...), keyword arguments only")
-        arguments: dict[str, Any] = {}
-        for keyword in call.keywords:
-            if keyword.arg in arguments:
-                raise InvalidArgument(f"the argument {keyword.arg} is given twice")
-            arguments[str(keyword.arg)] = _value(keyword.value)
-    except InvalidArgument as exc:
-        raise InvalidArgument(f"not a call parse_call reads: {shorten(text)}: {exc}") from None
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # (a lone surrogate: UnicodeEncodeError)
-        raise InvalidArgument(f"not a call parse_call reads: {shorten(text)}: {type(exc).__name__}: "
-                              f"{one_line(str(exc))[:200]}") from None
-    return call.func.id, arguments
-
-
-def _value(node: ast.expr) -> Any:
-    """The value a node of :func:`parse_call`'s call writes. Raises InvalidArgument for any other expression."""
-    if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, (str, int, float))):
-        return node.value  # (a bool is an int; bytes, complex numbers and ... are not values)
-    if isinstance(node, ast.Name) and node.id in _NAMES:
-        return _NAMES[node.id]
-    if isinstance(node, (ast.List, ast.Tuple)):
-        return [_value(item) for item in node.elts]
-    if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in node.keys):
-        return {k.value: _value(v) for k, v in zip(node.keys, node.values, strict=True)}  # type: ignore[union-attr]
-    if (isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(node.operand,
-            ast.Constant) and type(node.operand.value) in (int, float)):
-        return -node.operand.value if isinstance(node.op, ast.USub) else node.operand.value
-    raise InvalidArgument(f"{shorten(ast.unparse(node))} is not a value (a string, number, True/False/None or a list)")
-
-
 def offloaded(scope: Scope | Callable[[], Scope], result_class: str | None, *, name: str | None = None
               ) -> Callable[[Callable], Callable]:
     """Decorator: spill a tool function's large results into ``scope``; shorthand for

@@ -80,3 +80,28 @@ def test_fsck_names_the_repair_of_the_store_it_checked(store):
     assert subprocess.run(["/bin/sh", "-c", hint], **run).returncode == 0
     assert subprocess.run([*COMMAND, "fsck", "--root", root], **run).returncode == 0
     assert not Path(run["env"]["HOME"], ".cache", "scratchfs").exists()
+
+
+def test_json_reads_print_the_next_page_as_a_command_that_reads_on(store, tmp_path):
+    # a structure read, a search or a --json read printed its next_call in the model's syntax alone, where a raw
+    # read printed the command: a CLI user paging rows translated read_handle(..., row=8, cursor="...") by hand
+    root, run = store
+    import csv
+    import io
+    import re
+
+    table = "name,size\n" + "".join(f'"n {i}, ""q""",{i}\n' for i in range(30))
+    spilled = subprocess.run([*COMMAND, "spill", "-", "--root", root, "--run", "r", "--agent", "a"],
+                             input=table.encode(), check=True, **run)
+    handle = json.loads(spilled.stdout)["handle"]
+    read = [*COMMAND, "read-handle", handle, "--root", root, "--run", "r", "--agent", "a"]
+    done, hints = _follow([*read, "--row", "1", "--rows", "7", "--column", "name"], run)
+    assert [row for one in done for row in json.loads(one.stdout)["rows"]] == [
+        [row["name"]] for row in csv.DictReader(io.StringIO(table))]
+    assert len(hints) == 4 and all("--column name --cursor " in hint for hint in hints), hints
+    done, hints = _follow([*read, "--line", "1", "--lines", "4", "--json"], run)
+    assert "".join(json.loads(one.stdout)["data"] for one in done) == table
+    assert hints and all("--json" in hint for hint in hints), hints
+    done, _ = _follow([*read, "--match", '""q', "--max-matches", "4", "--context", "0"], run)
+    found = [w["offset"] for one in done for w in json.loads(one.stdout)["windows"]]
+    assert found == [m.start() for m in re.finditer('""q', table)]

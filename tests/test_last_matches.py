@@ -210,7 +210,7 @@ def test_every_face_takes_before(tmp_path):
     out = runner.invoke(main, ["read-handle", handle, "--root", root, "--run", "r", "--agent", "a", "--match",
                                "error:", "--before", str(len(data)), "--max-matches", "2", "--context", "line"])
     assert out.exit_code == 0, out.output
-    reply = json.loads(out.output)
+    reply = json.loads(out.stdout)  # (stderr: the next page as a command)
     assert [w["data"] for w in reply["windows"]] == ["line 1998 error: 1998", "line 1999 error: 1999"]
     assert reply["next_before"] == data.index(b"error: 1998")
     schema = {t["name"]: t for t in tool_definitions()}["read_handle"]["input_schema"]["properties"]

@@ -42,6 +42,7 @@ from scratchfs.cli.app import (
 )
 from scratchfs.cli.output import INPUT_ARGUMENT
 from scratchfs.cli.settings_options import Size, settings_options
+from scratchfs.foundation.call_text import parse_call
 from scratchfs.foundation.calls import Call, without_defaults
 from scratchfs.foundation.checks import CONTEXT_FORMS, HANDLE_RE
 from scratchfs.foundation.errors import InvalidArgument
@@ -152,7 +153,7 @@ def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as
     text, --select); --all
     writes the whole result.
 
-    A raw read that stops before the end prints where the next read starts on stderr.
+    A read that stops before the end prints the command that reads on, on stderr.
     """
     _read(store, run_id, agent_id, handle, as_json, whole, options)
 
@@ -180,6 +181,9 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
         for call in reply.get("calls", ()):  # (the calls its note names, as the commands that make them)
             warn("the note's call as a command: " + call_command(Call.of(call["tool"], **call["arguments"]), run_id,
                                                                  agent_id, root))
+        if isinstance(reply.get("next_call"), str):  # (the next page as a command, as a raw read's next: line)
+            verb, then = parse_call(reply["next_call"])
+            warn("next: " + call_command(Call.of(verb, **then, json=as_json or None), run_id, agent_id, root))
         return
     single = check_encoding(arguments.pop("encoding", None))
     result = replace(scope.read_handle(**arguments), encoding=single)  # (the next command names it too)
