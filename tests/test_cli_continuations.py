@@ -105,3 +105,13 @@ def test_json_reads_print_the_next_page_as_a_command_that_reads_on(store, tmp_pa
     done, _ = _follow([*read, "--match", '""q', "--max-matches", "4", "--context", "0"], run)
     found = [w["offset"] for one in done for w in json.loads(one.stdout)["windows"]]
     assert found == [m.start() for m in re.finditer('""q', table)]
+
+
+def test_a_scratch_read_as_json_prints_the_next_page_as_a_command(store):
+    root, run = store
+    value = b"".join(b"note %d\n" % i for i in range(3000))
+    scope = ["--root", root, "--run", "r", "--agent", "a"]
+    subprocess.run([*COMMAND, "scratch-write", "notes", *scope], input=value, check=True, **run)
+    done, hints = _follow([*COMMAND, "scratch-read", "notes", "--json", "--length", "4096", *scope], run)
+    assert "".join(json.loads(one.stdout)["data"] for one in done).encode() == value
+    assert len(hints) == len(value) // 4096 and all(" scratch-read notes --json " in hint for hint in hints), hints

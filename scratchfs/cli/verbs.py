@@ -181,9 +181,7 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
         for call in reply.get("calls", ()):  # (the calls its note names, as the commands that make them)
             warn("the note's call as a command: " + call_command(Call.of(call["tool"], **call["arguments"]), run_id,
                                                                  agent_id, root))
-        if isinstance(reply.get("next_call"), str):  # (the next page as a command, as a raw read's next: line)
-            verb, then = parse_call(reply["next_call"])
-            warn("next: " + call_command(Call.of(verb, **then, json=as_json or None), run_id, agent_id, root))
+        warn_next(reply, run_id, agent_id, root, as_json)
         return
     single = check_encoding(arguments.pop("encoding", None))
     result = replace(scope.read_handle(**arguments), encoding=single)  # (the next command names it too)
@@ -195,6 +193,15 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
     if result.next_call is not None:
         warn(f"{len(result.data)} bytes from offset {result.offset}; {result.remaining} bytes follow; next: "
              f"{shell_next(result, run_id, agent_id, str(store.root) if store.embedded else None)}")
+
+
+def warn_next(reply: dict[str, Any], run_id: str, agent_id: str, root: str | None, as_json: bool = False) -> None:
+    """Print a JSON reply's ``next_call``, when it goes on, on stderr as the command that makes it on the same store
+    and scope (``scratchfs: next: scratchfs read-handle h_... --row 51 ...``; ``as_json``: with ``--json``, so the
+    next page prints as this one did), as a raw read prints its ``next:``."""
+    if isinstance(reply.get("next_call"), str):
+        verb, then = parse_call(reply["next_call"])
+        warn("next: " + call_command(Call.of(verb, **then, json=as_json or None), run_id, agent_id, root))
 
 
 def check_read_caps(given: dict[str, Any], as_json: bool) -> None:
@@ -268,7 +275,9 @@ def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_j
     given = {name: value for name, value in (("offset", offset), ("length", length), ("version", version),
                                              ("budget", budget)) if value is not None}
     if as_json:
-        click.echo(to_json(ScratchTools(scope).call("scratch_read", {"key": key, **given})))
+        reply = ScratchTools(scope).call("scratch_read", {"key": key, **given})
+        click.echo(to_json(reply))
+        warn_next(reply, run_id, agent_id, str(store.root) if store.embedded else None)
         return
     if given:
         raise InvalidArgument("--offset, --length, --version and --budget apply to --json reads; the raw value is "
