@@ -170,3 +170,20 @@ def test_the_readme_gives_the_size_of_the_tool_definitions_as_they_are(tmp_path)
     assert int(found.group(2).replace(",", "")) == size
     assert found.group(1) == f"{size / 1000:.1f}"
     store.close()
+
+
+def test_the_adapter_snippet_runs_as_written_and_gives_what_its_comments_say(tmp_path, monkeypatch):
+    # it used store, url and h without making them, and its tool returned None: a new user's paste was a NameError
+    (code,) = python_blocks("Agent-loop adapter")
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("SCRATCHFS_ROOT", str(tmp_path / "store"))
+    ns: dict = {}
+    exec(compile(code, "README.md#agent-loop-adapter", "exec"), ns)
+    try:
+        said = re.search(r'\("read_handle", \{"handle": h, "match": "ownership", "offset":.*?#\s*(\d+)\}', code, re.S)
+        assert ns["name"] == "read_handle"
+        assert ns["args"] == {"handle": ns["h"], "match": "ownership", "offset": int(said.group(1))}
+        assert ns["reply"].kind is None and json.loads(ns["reply"].text)["windows"]
+        assert [tool["name"] for tool in ns["tools"]][:1] == ["read_handle"]
+    finally:
+        ns["store"].close()
