@@ -473,3 +473,27 @@ def test_the_cli_writes_a_note_s_calls_as_commands_that_run(store, budget):
     assert followed == ScratchTools(store.scope("r", "a")).call(reply["calls"][0]["tool"],
                                                                 reply["calls"][0]["arguments"])
     assert followed["windows"] and followed["view"] == "text"
+
+
+_MODEL_WORDS = re.compile(r"(?<![^\s(])(line|lines|match|pattern|offset|length|row|rows|record|jq|slurp|select|view|"
+                          r"columns|count)=")
+"""An argument in the model's words (``line=``, ``slurp=true``, ``jq="..."``), outside a command's quoted text."""
+
+
+@pytest.mark.parametrize(("data", "read", "said"), [
+    (_CSV, ["--jq", "."], ["with --row", "--column picks some", "--jq with --slurp", "(--line, --lines)",
+                           "(--match, --pattern)"]),
+    (_JSON, ["--row", "1"], ["which a --row read", "read it with --jq (e.g. ", "(--offset, --length)"]),
+    (b"plain text\n" * 2000, ["--select", "h1"], ["in which --select h1 found no HTML element", "(--line, --lines)"]),
+    (_LINES, ["--jq", "JQ", "--slurp"], ["--jq JQ is the stub's placeholder", "--jq length (how many)",
+                                         "--jq 'map(.name)'"]),
+])
+def test_a_refusal_names_options_not_the_models_arguments(store, data, read, said):
+    # the calls a refusal advised were commands, but the words around them kept the model's syntax: "read it with
+    # row= (...) or jq= with slurp=true (all rows at once), or by lines (line=, lines=)" on a command line
+    handle = store.scope("r", "a").spill(data, source_tool="t").handle
+    failed = _run(store, "read-handle", handle, *read)
+    assert failed.exit_code == 2, failed.stderr
+    assert not _MODEL_WORDS.search(failed.stderr), failed.stderr
+    for words in said:
+        assert words in failed.stderr, (words, failed.stderr)

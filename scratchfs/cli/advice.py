@@ -6,6 +6,9 @@ does what the advice said, on the same store and scope.
 
 from __future__ import annotations
 
+import json
+import re
+import shlex
 from typing import Any
 
 import click
@@ -80,13 +83,44 @@ def advised(exc: ScratchError, scope: tuple[str, str, str | None] | None) -> str
     :func:`call_command`): a tool call pasted in a shell runs nothing; a tool's name it starts with (the check of
     the tool's arguments: ``read_handle: budget: ...``) written as the command's, and the argument it names next as
     the command's option when it has one: ``read-handle: --budget: ...``."""
-    text = str(exc) if scope is None else exc.written(lambda call: call_command(call, *scope))
+    if scope is None:
+        text = str(exc)
+    else:  # (the words around the calls name options too: "read it by lines (--line, --lines)")
+        parts = exc.advice.parts if exc.advice is not None else (str(exc),)
+        text = "".join(options_said(part) if isinstance(part, str) else call_command(part, *scope) for part in parts)
     verb, _, rest = text.partition(": ")  # (a check of a tool's arguments names the tool first: read_handle: row: ..)
     if verb not in _VERBS:
         return text
     name, said, after = rest.partition(": ")
     option = _OPTIONS.get(name, f"--{name.replace('_', '-')}")
     return f"{verb.replace('_', '-')}: {option if said and option in _options_of(verb) else name}{said}{after}"
+
+
+_ARGUMENT_SAID = re.compile(r'(?<![^\s(])([a-z][a-z_]*)=(true\b|\d+\b|"(?:[^"\\]|\\.)*"|(?=[\s,;.)]|$))')
+"""An argument as a refusal's text names it to a model, after a space or a bracket (never inside a quoted text):
+bare (``line=``), a flag (``slurp=true``), a number or a JSON string literal (``jq="keys[]"``)."""
+
+
+def options_said(text: str) -> str:
+    """``text`` (a refusal's message) with each argument of ``read_handle`` it names in the model's words written
+    as the command's option: ``(line=, lines=)`` as ``(--line, --lines)``, ``jq= with slurp=true`` as ``--jq with
+    --slurp``, ``view="text"`` as ``--view text`` (a value quoted for a shell); a word that is no option of the
+    command (or outside a command line's run) stays as it is."""
+    options = _options_of("read_handle")
+
+    def option(found: re.Match[str]) -> str:
+        name, value = found[1], found[2]
+        said = _OPTIONS.get(name, f"--{name.replace('_', '-')}")
+        if said not in options:
+            return found[0]
+        if value.startswith('"'):
+            try:
+                return f"{said} {shlex.quote(json.loads(value))}"
+            except ValueError:
+                return found[0]
+        return said if value in ("", "true") else f"{said} {value}"
+
+    return _ARGUMENT_SAID.sub(option, text)
 
 
 def _options_of(verb: str) -> set[str]:
@@ -112,4 +146,4 @@ SCOPE_META = "scratchfs.scope"
 nested contexts)."""
 
 
-__all__ = ["SCOPE_META", "advised", "call_command", "keep_scope", "read_command"]
+__all__ = ["SCOPE_META", "advised", "call_command", "keep_scope", "options_said", "read_command"]
