@@ -51,8 +51,9 @@ def refuse_inputs(filter: str, slurping: bool = False) -> None:
     for the model's own filter (``jq="JQ", slurp=true``), run as written: filters that run in its place."""
     if filter.strip() == PLACEHOLDER:
         raise InvalidArgument(f'jq="{PLACEHOLDER}" is the stub\'s placeholder: write a jq filter in its place, e.g. '
-                              + ('jq="length" (how many), jq="map(.name)", jq="group_by(.unit) | map({unit: .[0].unit, '
-                                 'n: length})"' if slurping else 'jq="keys[]", jq=".items[0]", jq="length"'))
+                              + ('jq="length" (how many), jq=".[0]" (the first, with its keys), then jq="map(.KEY)", '
+                                 'jq="group_by(.KEY) | map({KEY: .[0].KEY, n: length})" with one of them for KEY'
+                                 if slurping else 'jq="keys[]", jq=".items[0]", jq="length"'))
     if not calls_inputs(filter):
         return
     if slurping:
