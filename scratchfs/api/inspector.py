@@ -469,7 +469,7 @@ def _blob_files(store: ScratchStore, report: FsckReport) -> tuple[list[BlobFile]
     except StorageError as exc:
         report.problems.append(Problem("unexpected", "", "", None, store.blobs.locate(), str(unless_exhausted(exc)),
                                        fix="own"))
-        files, listing = [], None if walk is None else RunsListing([], {})
+        files, listing = [], None if walk is None else RunsListing([], {}, {})
     report.files_checked = len(files)
     report.problems += [Problem("unexpected", "", "", None, key, why) for key, why in store.blobs.unread()]
     return files, listing
