@@ -11,7 +11,7 @@ from __future__ import annotations
 import stat
 from typing import NamedTuple
 
-from scratchfs.engine.file_names import BLOB_SUFFIX, name_kind
+from scratchfs.engine.file_names import blob_token, name_kind
 from scratchfs.engine.runs_listing import RunsListing
 from scratchfs.engine.segment_sweep import known_locations
 from scratchfs.foundation.errors import ScratchError
@@ -74,10 +74,10 @@ def odd_blob_names(blobs, index, listing: RunsListing) -> list[OddName]:
     for run, agent, names in listing.agent_dirs():
         odd = [(name, st.st_mode) for name, st in names
                if not stat.S_ISREG(st.st_mode) and name_kind(name)]
-        tokens = [_token(name) for name, _ in odd if _token(name)]
+        tokens = [blob_token(name) for name, _ in odd if blob_token(name)]
         named = known_locations(index, tokens, (run, agent)) if tokens else set()
         found += [OddName(run, agent, name, str(blobs.runs / run / agent / name), _kind(mode))
-                  for name, mode in odd if _token(name) not in named]
+                  for name, mode in odd if blob_token(name) not in named]
     return found
 
 
@@ -104,11 +104,6 @@ def remove_odd_name(blobs, odd: OddName) -> bool:
         return False
     blobs.unlink_part(("runs", odd.run, odd.agent), odd.name)
     return all(name != odd.name for name, _ in _listed(blobs, ("runs", odd.run, odd.agent)))
-
-
-def _token(name: str) -> str | None:
-    """The token of a blob file's name ``<token>.zst``; ``None`` for any other name."""
-    return name[: -len(BLOB_SUFFIX)] if name_kind(name) == "blob" else None
 
 
 def _listed(blobs, parts: tuple[str, ...]) -> list[tuple[str, int]]:

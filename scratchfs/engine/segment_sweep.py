@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from scratchfs.engine import safe_fs, segments
 from scratchfs.engine.binding import Binding, FormatError
+from scratchfs.engine.file_names import name_kind
 from scratchfs.engine.journal import journaled
 from scratchfs.engine.pairing import LOCAL_LOCATION
 from scratchfs.engine.protocols import BlobFile, BlobInfo
@@ -332,4 +333,4 @@ def segment_usage(index, blobs, listing: RunsListing, grace: float = float("inf"
 def _segment_names(listing: RunsListing) -> list[tuple[str, str, str, float]]:
     """``(run dir, agent dir, segment name, modification time)`` of every segment file in ``listing``."""
     return [(run, agent, name, st.st_mtime) for run, agent, names in listing.agent_dirs() for name, st in names
-            if stat.S_ISREG(st.st_mode) and segments.SEGMENT_NAME_RE.match(name)]
+            if stat.S_ISREG(st.st_mode) and name_kind(name) == "segment"]
