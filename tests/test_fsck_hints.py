@@ -116,6 +116,19 @@ def _foreign(mode: int):
     return planted
 
 
+def _loose_in(depth: int, kind: str):
+    """A file (or a link) planted directly in ``runs/`` (``depth`` 0) or in the run directory (1): scratchfs writes
+    only directories there (open10: they were not reported)."""
+    def planted(root, blob):
+        where = (root / "runs", blob.parent.parent)[depth] / "loose.txt"
+        if kind == "link":
+            where.symlink_to(blob.parent)
+        else:
+            where.write_bytes(b"mine\n")
+        return where
+    return planted
+
+
 def _agent_link(root, blob):
     agent = blob.parent
     agent.rename(root.parent / "elsewhere")
@@ -151,6 +164,9 @@ TABLE = [
      "0600"),
     ("foreign file, 0600", _foreign(0o600), "no repair touches it (its detail says what it is)", "kept"),
     ("foreign file, 0644", _foreign(0o644), "no repair touches it (its detail says what it is)", "kept"),
+    ("file directly in runs/", _loose_in(0, "file"), "no repair touches it (its detail says what it is)", "kept"),
+    ("file in a run directory", _loose_in(1, "file"), "no repair touches it (its detail says what it is)", "kept"),
+    ("link in a run directory", _loose_in(1, "link"), "no repair touches it (its detail says what it is)", "kept"),
     ("agent directory a link", _agent_link, "no repair touches these 2 (their details say what they are)", "kept"),
     ("left in the trash", _trash, "removes what it can of 1 entry left in the trash", "gone"),
     ("journal not a directory", _journal, "it is the store's own file or directory out of place, which no repair "
@@ -228,3 +244,18 @@ def test_the_segment_line_prints_only_when_segments_hold_dead_bytes(store_root):
     assert dead.exit_code == 0
     [line] = [x for x in dead.stdout.splitlines() if x.startswith("segment files:")]
     assert "dead (1 segment wholly dead)" in line and len(line) < 240, line
+
+
+@pytest.mark.parametrize(("depth", "scope", "what"), [(0, ("", ""), "a run"), (1, ("r", ""), "an agent")])
+def test_a_file_directly_in_runs_or_a_run_directory_is_told_and_left(store_root, depth, scope, what):
+    root, blob = store_root
+    loose = _loose_in(depth, "file")(root, blob)
+    found = _cli("fsck", "--root", str(root), "--json")
+    assert found.exit_code == 3
+    [told] = json.loads(found.stdout)["problems"]
+    assert (told["kind"], told["path"], told["run_id"], told["agent_id"]) == ("unexpected", str(loose), *scope)
+    assert told["detail"].startswith(f"a file scratchfs did not write (not {what} directory)"), told
+    assert ("deleting this run removes it" in told["detail"]) == bool(depth), told
+    table = _cli("fsck", "--root", str(root), "--repair")
+    assert table.exit_code == 3 and f"{loose.relative_to(root)}\t" in table.stdout, table.stdout
+    assert loose.read_bytes() == b"mine\n"

@@ -12,6 +12,7 @@ import pytest
 
 from scratchfs import ScratchStore
 from scratchfs.api.inspector import fsck
+from scratchfs.engine.segment_sweep import segment_usage
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="names a listed descriptor by /proc")
 
@@ -44,3 +45,26 @@ def test_fsck_lists_each_directory_under_runs_once(tmp_path, monkeypatch, repair
     assert [path for path, n in under_runs.items() if n == 2] == ([f"{runs}/run-1/agent-1"] if repair else [])
     assert sorted(p.detail[:40] for p in report.problems) == sorted(
         ["a file scratchfs did not write (not a bl", "a scope directory open to other users (m"])
+
+
+def test_fsck_scans_each_segment_file_once(tmp_path, monkeypatch):
+    """The blob walk (``blob_files``) and the segments' usage (``segment_usage``) each scanned every segment from its
+    first byte (open10): the walk's scan is kept in the listing and read again by the usage."""
+    root = tmp_path / "root"
+    with ScratchStore(root, index_write_behind=False) as store:
+        for agent in range(3):
+            store.scope("run", f"agent-{agent}").spill(b"x" * 100, source_tool="t")
+    with ScratchStore(root) as store:
+        scanned: collections.Counter[tuple] = collections.Counter()
+        scan = type(store.blobs).scan_segment
+
+        def counted(self, parts, name):
+            scanned[(*parts, name)] += 1
+            return scan(self, parts, name)
+
+        monkeypatch.setattr(type(store.blobs), "scan_segment", counted)
+        report = fsck(store)
+        monkeypatch.undo()
+        fresh = segment_usage(store.index, store.blobs, store.blobs.walk_runs())  # (no scan kept: each made here)
+    assert len(scanned) == 3 and set(scanned.values()) == {1}, scanned
+    assert report.segments == fresh and fresh.segments == 3 and fresh.live_bytes > 0 and report.clean

@@ -76,3 +76,22 @@ def test_newline_end_reads_about_twice_its_bytes():
     _Counted.read = 0
     assert row_jump.newline_end(data, 1_000_000) == 1_000_000
     assert _Counted.read <= 3 * len(data)  # (the whole count that checks it, then halves: it read 19x before)
+
+
+@pytest.mark.parametrize("window", [None, 5, 9])
+@_SETTINGS
+@given(data=_TEXTS, line=st.integers(1, 80), back=st.integers(0, 80))
+def test_one_pass_places_a_line_and_its_record_as_the_two_passes_did(data, line, back, window, monkeypatch):
+    """``line_place`` is ``(record_at_line, line_offset)`` from one pass, and the record ``back`` lines before it is
+    that record less ``records_in_lines`` from that line's start (open10: jq_failure passed over the content from
+    byte 0 twice when jq gave no byte)."""
+    if window:
+        monkeypatch.setattr(row_jump, "WINDOW_BYTES", window)
+    source = BytesSource(data)
+    record, at = row_jump.line_place(source, line)
+    assert (record, at) == (row_jump.record_at_line(source, line), row_jump.line_offset(source, line))
+    earlier = max(1, line - back)
+    start = row_jump.line_offset(source, earlier)
+    if start is not None and at is not None:
+        assert record - row_jump.records_in_lines(source, start, line - earlier) == row_jump.record_at_line(
+            source, earlier)

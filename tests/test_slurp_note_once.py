@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 
@@ -43,3 +44,21 @@ def test_a_slurp_note_is_said_on_the_first_page_only(scratch_scope, content, sai
     assert all(page["more"] and page["next_call"] for page in pages[:-1]) and not pages[-1]["more"]
     assert [item for page in pages for item in page["results"]] == expected
     assert all(len(to_json(page).encode()) <= 4096 for page in pages)
+
+
+@pytest.mark.parametrize("name", ["du-ah-python3.tsv", "git-log-format.tsv"])
+def test_a_table_with_no_header_line_says_so_in_full_on_the_first_rows_page_only(scratch_scope, name):
+    """A rows read of a table with no header line (``du -ah``, ``git log --format``) said its 155-character note
+    "the table has no header line (its stub says so): ..." on every page (open10): in full on the first page now,
+    in short on the next, each page going on with its next call, the rows together the csv module's."""
+    data = (Path(__file__).resolve().parent.parent / "fixtures" / "tools" / name).read_bytes()
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(data, source_tool="sh").handle
+    pages = _pages(tools, {"handle": handle, "row": 1, "rows": 10})
+    assert len(pages) >= 3 and "header" not in pages[0]
+    assert pages[0]["note"].startswith("the table has no header line (its stub says so): rows are numbered")
+    assert [page["note"] for page in pages[1:]] == ["no header line: row 1 is its first line, columns= by number"] * (
+        len(pages) - 1), pages[1]
+    assert all(page["more"] and page["next_call"] for page in pages[:-1]) and not pages[-1]["more"]
+    rows = list(csv.reader(io.StringIO(data.decode(), newline=""), delimiter="\t"))
+    assert [row for page in pages for row in page["rows"]] == rows

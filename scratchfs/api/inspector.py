@@ -21,7 +21,8 @@
 A blob bound to another entry (its binding frame names another token or scope, :mod:`scratchfs.engine.binding`)
 is corrupt too, whatever its size; and a link, FIFO or directory where a blob should be is reported as corrupt
 without being followed or opened. What scratchfs did not write in an agent directory (a file named like neither a
-blob nor a segment) is ``unexpected`` whatever its mode, and left alone (:func:`scratchfs.api.odd_names.foreign_names`).
+blob nor a segment), or directly in ``runs/`` or a run directory (anything but a directory), is ``unexpected``
+whatever its mode, and left alone (:func:`scratchfs.api.odd_names.foreign_names`).
 ``rebuild_index`` first restores rows from the blobs' bindings. ``repair`` removes what is broken: the rows of
 missing and corrupt entries (each only if it still names the blob that was checked, so a concurrent overwrite is
 never lost), the corrupt blob files, and orphaned files, after adopting those an old host wrote after a takeover
@@ -37,7 +38,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
 from scratchfs.api.fsck_problems import Problem, journal_problems, mode_problems, orphan_problem, trash_problem_list
-from scratchfs.api.odd_names import FOREIGN, OddName, foreign_names, odd_blob_names, remove_odd_name
+from scratchfs.api.odd_names import OddName, foreign_names, odd_blob_names, remove_odd_name
 from scratchfs.api.old_blobs import bind_unbound, bindable, verified
 from scratchfs.api.rebuild import RebuildReport, adopt_orphans, adoptable
 from scratchfs.api.rebuild import rebuild_index as rebuild
@@ -422,8 +423,9 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
             report.problems.append(Problem("unexpected", odd.run, odd.agent, None, odd.path, odd.detail,
                                            fix="leave" if odd.kind == "directory" else "odd"))
             orphans[id(report.problems[-1])] = odd
-        report.problems += [Problem("unexpected", odd.run, odd.agent, None, odd.path, FOREIGN.format(kind=odd.kind))
-                            for odd in foreign_names(store.blobs, listing)]  # (what scratchfs did not write: left)
+        report.problems += [Problem("unexpected", odd.run, odd.agent, None, odd.path, odd.foreign)  # (left as it is)
+                            for odd in foreign_names(store.blobs, listing)  # (a link an entry's check told: not again)
+                            if not any(p.path.startswith(odd.path + "/") for p in report.problems)]
     if listing is not None and report.next_cursor is None:
         report.segments = segment_usage(store.index, store.blobs, listing, store.settings.orphan_grace)
     if repair:
@@ -467,7 +469,7 @@ def _blob_files(store: ScratchStore, report: FsckReport) -> tuple[list[BlobFile]
     except StorageError as exc:
         report.problems.append(Problem("unexpected", "", "", None, store.blobs.locate(), str(unless_exhausted(exc)),
                                        fix="own"))
-        files, listing = [], None if walk is None else RunsListing([], {})
+        files, listing = [], None if walk is None else RunsListing([], {}, {})
     report.files_checked = len(files)
     report.problems += [Problem("unexpected", "", "", None, key, why) for key, why in store.blobs.unread()]
     return files, listing

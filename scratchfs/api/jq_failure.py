@@ -15,7 +15,13 @@ from __future__ import annotations
 import re
 
 from scratchfs.engine.structure.paging import ContentSource, ItemPage, cursor_position
-from scratchfs.engine.structure.row_jump import blank_after_line, broken_start, line_offset, record_at_line
+from scratchfs.engine.structure.row_jump import (
+    blank_after_line,
+    broken_start,
+    line_place,
+    record_at_line,
+    records_in_lines,
+)
 from scratchfs.foundation.calls import Advice, Call, add_said
 from scratchfs.foundation.errors import InvalidArgument, JqFailed, NotJson
 
@@ -102,13 +108,15 @@ def _broken(exc: InvalidArgument, handle: str, filter: str, budget: int | None, 
         slurped = Call.of("read_handle", handle=handle, jq=f".[] | ({filter})", slurp=True, budget=budget)
         return Advice.of(there, "; slurp=true reads every document, those after it too (each one not JSON passed "
                          "over, named): ", slurped), False
-    at = exc.offset if exc.offset is not None else line_offset(jsonl, line)  # (None: jq read no bytes of ours --
-    back, start = (0, None) if at is None else broken_start(jsonl, at)  # a byte not UTF-8 --, its lines are ours)
+    # (no byte: jq read no bytes of ours -- a byte not UTF-8 --, its lines are ours: one pass finds line and record)
+    record, at = (None, exc.offset) if exc.offset is not None else line_place(jsonl, line)
+    back, start = (0, None) if at is None else broken_start(jsonl, at)
     if back:  # (jq read a record cut inside a string or a bracket on into the lines after it)
         line -= back
         where = (f"the record on line {line:,} is not JSON (jq read it on into line {line + back:,}), and jq reads "
                  "nothing past it, whatever the filter; ")
-    record = record_at_line(jsonl, line)
+        record = None if record is None else record - records_in_lines(jsonl, start, back)
+    record = record_at_line(jsonl, line) if record is None else record
     if (exc.at_end and not back) or (start is not None and blank_after_line(jsonl, start)):
         return Advice.of(f"record {record:,} (line {line:,}), the last, is not JSON and no record follows it: the "
                          "outputs before it are all the filter gives"), True

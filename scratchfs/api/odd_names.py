@@ -11,7 +11,7 @@ from __future__ import annotations
 import stat
 from typing import NamedTuple
 
-from scratchfs.engine.file_names import BLOB_SUFFIX, name_kind
+from scratchfs.engine.file_names import blob_token, name_kind
 from scratchfs.engine.runs_listing import RunsListing
 from scratchfs.engine.segment_sweep import known_locations
 from scratchfs.foundation.errors import ScratchError
@@ -24,8 +24,12 @@ _KINDS = ((stat.S_ISLNK, "symbolic link"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISDI
 
 FOREIGN = ("a {kind} scratchfs did not write (not a blob or segment): no entry is read from it and fsck --repair "
            "leaves it, but deleting this run or agent removes it with its directory: move it out of the store")
-"""The detail of what :func:`foreign_names` finds, ``{kind}`` what it is (``file``, ``directory``, ``symbolic
-link``, ...)."""
+"""The detail of what :func:`foreign_names` finds in an agent directory, ``{kind}`` what it is (``file``,
+``directory``, ``symbolic link``, ...)."""
+FOREIGN_ABOVE = ("a {kind} scratchfs did not write (not {what} directory): never followed or opened, no entry is "
+                 "read from it and fsck --repair leaves it{fate}: move it out of the store")
+"""The detail of what :func:`foreign_names` finds directly in ``runs/`` (``{what}`` ``a run``) or in a run directory
+(``an agent``: ``{fate}`` says that deleting the run removes it)."""
 
 
 class OddName(NamedTuple):
@@ -38,6 +42,14 @@ class OddName(NamedTuple):
     name: str
     path: str
     kind: str
+
+    @property
+    def foreign(self) -> str:
+        """What it is as a name scratchfs did not write (:func:`foreign_names`), in one sentence."""
+        if self.agent:
+            return FOREIGN.format(kind=self.kind)
+        return FOREIGN_ABOVE.format(kind=self.kind, what="an agent" if self.run else "a run",
+                                    fate=", but deleting this run removes it with its directory" if self.run else "")
 
     @property
     def detail(self) -> str:
@@ -62,21 +74,27 @@ def odd_blob_names(blobs, index, listing: RunsListing) -> list[OddName]:
     for run, agent, names in listing.agent_dirs():
         odd = [(name, st.st_mode) for name, st in names
                if not stat.S_ISREG(st.st_mode) and name_kind(name)]
-        tokens = [_token(name) for name, _ in odd if _token(name)]
+        tokens = [blob_token(name) for name, _ in odd if blob_token(name)]
         named = known_locations(index, tokens, (run, agent)) if tokens else set()
         found += [OddName(run, agent, name, str(blobs.runs / run / agent / name), _kind(mode))
-                  for name, mode in odd if _token(name) not in named]
+                  for name, mode in odd if blob_token(name) not in named]
     return found
 
 
 def foreign_names(blobs, listing: RunsListing) -> list[OddName]:
-    """Every entry of an agent directory in ``listing`` (fsck's walk of ``runs/`` of the local blob store ``blobs``)
-    named like neither a blob nor a segment (:data:`FOREIGN` says what it is), whatever its mode or kind, sorted by
-    path; never opened or followed. A directory that could not be listed (a link, gone) is skipped: fsck reports such
-    directories itself."""
-    return [OddName(run, agent, name, str(blobs.runs / run / agent / name), _kind(st.st_mode, "file"))
-            for run, agent, names in listing.agent_dirs() for name, st in names
-            if not name_kind(name)]
+    """What scratchfs did not write under ``runs/`` in ``listing`` (fsck's walk of ``runs/`` of the local blob store
+    ``blobs``), whatever its mode or kind (:attr:`OddName.foreign` says what it is), never opened or followed: what
+    is no directory directly in ``runs/`` (``run`` and ``agent`` empty) or in a run directory (``agent`` empty), and
+    every entry of an agent directory named like neither a blob nor a segment. A directory that could not be listed
+    (a link, gone) is skipped: fsck reports such directories itself."""
+    above = [OddName("", "", run, str(blobs.runs / run), _kind(st.st_mode, "file"))
+             for run, st in listing.runs if not stat.S_ISDIR(st.st_mode)]
+    above += [OddName(run, "", agent, str(blobs.runs / run / agent), _kind(st.st_mode, "file"))
+              for run, _ in listing.runs for agent, st in listing.inside.get(("runs", run), [])
+              if not stat.S_ISDIR(st.st_mode)]
+    return above + [OddName(run, agent, name, str(blobs.runs / run / agent / name), _kind(st.st_mode, "file"))
+                    for run, agent, names in listing.agent_dirs() for name, st in names
+                    if not name_kind(name)]
 
 
 def remove_odd_name(blobs, odd: OddName) -> bool:
@@ -86,11 +104,6 @@ def remove_odd_name(blobs, odd: OddName) -> bool:
         return False
     blobs.unlink_part(("runs", odd.run, odd.agent), odd.name)
     return all(name != odd.name for name, _ in _listed(blobs, ("runs", odd.run, odd.agent)))
-
-
-def _token(name: str) -> str | None:
-    """The token of a blob file's name ``<token>.zst``; ``None`` for any other name."""
-    return name[: -len(BLOB_SUFFIX)] if name_kind(name) == "blob" else None
 
 
 def _listed(blobs, parts: tuple[str, ...]) -> list[tuple[str, int]]:

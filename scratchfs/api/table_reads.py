@@ -9,13 +9,15 @@ from scratchfs.engine.structure.aligned import RUNS, Layout
 from scratchfs.engine.structure.table import UNSPLIT_KEY
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["NO_HEADER_NOTE", "SNIFFED_NO_TABLE", "headless", "noted_rows", "table_like"]
+__all__ = ["NO_HEADER_AGAIN", "NO_HEADER_NOTE", "SNIFFED_NO_TABLE", "headless", "noted_rows", "table_like"]
 
 SNIFFED_NO_TABLE = ("text", "log", "binary")
 """The content types in which no table was found when they were stored (a rows read of them is tried)."""
 NO_HEADER_NOTE = ("the table has no header line (its stub says so): rows are numbered from its first line, as the "
                   "stub counts them, and columns= takes column numbers (from 0)")
-"""What a rows page of a table with no header line says (:func:`headless`)."""
+"""What the first page of a rows read of a table with no header line says (:func:`headless`)."""
+NO_HEADER_AGAIN = "no header line: row 1 is its first line, columns= by number"
+"""What the pages after it say (:data:`NO_HEADER_NOTE` once is enough: each page keeps its next call)."""
 _TABLE_RECORDS = 50  # the first records of text, a log or binary data that must make a table for a rows read of it
 _TABLE_BYTES = 32 * 1024  # ... among those starting in its first bytes
 
@@ -38,7 +40,7 @@ def noted_rows(page: ItemPage, kind: str | None, layout: Layout | None, headed: 
     """``page`` (of a rows read of an entry stored as ``kind``; ``layout``: a table aligned by spaces; ``headed``:
     read with a header line; ``first``: the read's first page) with what its ``note`` says of how it was read before
     what it said: how the lines of a table aligned by spaces split, that no table was found in text when it was
-    stored, or that the table has no header line."""
+    stored, or that the table has no header line (in full on the first page, in short on the next)."""
     said = None
     if layout is not None and not layout.headed:  # (text whose lines stand in columns: its shape's words)
         said = HEADLESS_COLUMNS_NOTE if first else None
@@ -48,7 +50,7 @@ def noted_rows(page: ItemPage, kind: str | None, layout: Layout | None, headed: 
         said = (f"stored as {kind}: no table was found in its first lines when it was stored; these are its "
                 "lines cut at the delimiter of its first line")
     elif not headed:  # (sqlite3 -csv, git log --format, du: rows numbered as the stub counts them)
-        said = NO_HEADER_NOTE
+        said = NO_HEADER_NOTE if first else NO_HEADER_AGAIN
     if said is not None:
         page.extra["note"] = "; ".join(filter(None, (said, page.extra.get("note"))))
     return page

@@ -37,6 +37,7 @@ import weakref
 from collections.abc import Callable
 
 from scratchfs.engine import safe_fs, segments
+from scratchfs.engine.file_names import name_kind
 from scratchfs.engine.protocols import BlobFile
 from scratchfs.foundation import checks, forks
 from scratchfs.foundation.errors import ScratchError, StorageError, StoreBusy, StoreClosed, storage_error
@@ -243,7 +244,7 @@ def _path(line: bytes) -> str | None:
         return None
     parts = line.decode("ascii", "replace").split("/")
     if (len(parts) == 4 and parts[0] == "runs" and all(p not in ("", ".", "..") for p in parts)
-            and segments.SEGMENT_NAME_RE.fullmatch(parts[3])):
+            and name_kind(parts[3]) == "segment"):
         return "/".join(parts)
     return None
 

@@ -446,19 +446,20 @@ class Blobs:
     def blob_files(self, listing: RunsListing | None = None) -> list[BlobFile]:
         """A :class:`~scratchfs.engine.protocols.BlobFile` (run directory name, agent directory name, path, token)
         for every regular file under ``runs/`` named like a blob, sorted by name (links, other files and files of
-        other names are left alone); from ``listing`` (:meth:`walk_runs`, fsck's one walk) when given.
+        other names are left alone); from ``listing`` (:meth:`walk_runs`, fsck's one walk) when given, each
+        segment's scan kept in its ``scans``.
 
         Raises:
             StorageError: ``runs/`` is a link or not a directory, or cannot be read.
         """
-        found = []
-        for run, agent, names in (self.walk_runs() if listing is None else listing).agent_dirs():
+        found, listing = [], self.walk_runs() if listing is None else listing
+        for run, agent, names in listing.agent_dirs():
             for name, st in names:
                 kind = name_kind(name) if stat.S_ISREG(st.st_mode) else None
                 if kind == "blob":
                     found.append(BlobFile(run, agent, f"{self.runs}/{run}/{agent}/{name}", name[: -len(BLOB_SUFFIX)]))
                 elif kind == "segment":
-                    found += self._segment_records(run, agent, name)
+                    found += self._segment_records(run, agent, name, listing.scans)
         return found
 
     def walk_runs(self) -> RunsListing:
@@ -471,9 +472,11 @@ class Blobs:
         (:meth:`walk_runs`, whose listing :meth:`blob_files` reads)."""
         return []
 
-    def _segment_records(self, run: str, agent: str, name: str) -> list[BlobFile]:
-        """A :class:`BlobFile` per complete record of a segment, its ``token`` the record's location."""
-        records = self.scan_segment(("runs", run, agent), name)[0]
+    def _segment_records(self, run: str, agent: str, name: str, scans: dict) -> list[BlobFile]:
+        """A :class:`BlobFile` per complete record of a segment, its ``token`` the record's location; its scan is
+        kept in ``scans`` (:attr:`RunsListing.scans`)."""
+        scans[("runs", run, agent, name)] = scan = self.scan_segment(("runs", run, agent), name)
+        records = scan[0]
         path = f"{self.runs}/{run}/{agent}/{name}"
         return [BlobFile(run, agent, segments.record_path(path, r.offset, r.length), where)
                 for where, r in segments.locations(name, records).items()]

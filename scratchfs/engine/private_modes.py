@@ -27,7 +27,9 @@ __all__ = ["LooseMode", "loose_modes"]
 
 LooseMode = tuple[tuple[str, ...], str, bool, bool]
 """``(path parts below the root, detail, repaired, mine)`` of a directory or file open to other users: ``mine`` when
-this user owns it, which a repair then tightens (another owner's it leaves as it is)."""
+this user owns it, which a repair then tightens (another owner's it leaves as it is, and what a directory above holds
+while that directory cannot be made private: then ``mine`` is False too, and its detail says what must come
+first)."""
 
 
 def loose_modes(root_fd: int, listing: RunsListing, repair: bool = False) -> list[LooseMode]:
@@ -44,12 +46,15 @@ def loose_modes(root_fd: int, listing: RunsListing, repair: bool = False) -> lis
 
 
 def _walked(root_fd: int, listing: RunsListing, parts: tuple[str, ...], st: os.stat_result,
-            repair: bool) -> list[LooseMode]:
+            repair: bool, held: str | None = None) -> list[LooseMode]:
     """The loose modes of the directory ``parts`` (its ``lstat`` ``st``) and of what it holds: agent directories in
-    a run's, regular files in an agent's. What it holds is repaired only once it is private itself; one tightened
-    now is listed again (another user may have swapped its entries since ``listing`` was made)."""
-    checked = _checked(root_fd, parts, st, DIR_MODE, repair)
+    a run's, regular files in an agent's. What it holds is repaired only once it is private itself (in a repair
+    that could not make it so, each says so: ``held``); one tightened now is listed again (another user may have
+    swapped its entries since ``listing`` was made)."""
+    checked = _checked(root_fd, parts, st, DIR_MODE, repair, held)
     private = not checked or checked[0][2]
+    if held is None and checked and not checked[0][2 if repair else 3]:  # not made (or not to be made) private
+        held = "/".join(parts)  # (nothing it holds is then made private: another user may swap it meanwhile)
     inside = listing.inside.get(parts)
     if checked and checked[0][2]:
         try:
@@ -60,16 +65,19 @@ def _walked(root_fd: int, listing: RunsListing, parts: tuple[str, ...], st: os.s
         return checked  # replaced by a link or removed since it was listed: the blob walk reports what it is
     for name, child in inside:
         if len(parts) == 2 and stat.S_ISDIR(child.st_mode):
-            checked += _walked(root_fd, listing, (*parts, name), child, repair and private)
+            checked += _walked(root_fd, listing, (*parts, name), child, repair and private, held)
         elif len(parts) == 3 and stat.S_ISREG(child.st_mode) and name_kind(name):
-            checked += _checked(root_fd, (*parts, name), child, FILE_MODE, repair and private)
+            checked += _checked(root_fd, (*parts, name), child, FILE_MODE, repair and private, held)
     return checked
 
 
-def _checked(root_fd: int, parts: tuple[str, ...], st: os.stat_result, mode: int, repair: bool) -> list[LooseMode]:
+def _checked(root_fd: int, parts: tuple[str, ...], st: os.stat_result, mode: int, repair: bool,
+             held: str | None = None) -> list[LooseMode]:
     """``[]`` when ``st`` (the ``lstat`` of ``parts``) gives no access to other users; else the one loose mode, made
     ``mode`` with ``repair`` when this user owns it (``chmod`` by name in its parent: a directory already private,
-    or being walked by its owner, whose entries no other user can swap)."""
+    or being walked by its owner, whose entries no other user can swap). ``held``: the directory above it
+    (``runs/<run>``...) that stays open to other users (that a repair could not, or would not, make private): then it
+    is left as it is, and its detail says what must come first."""
     if not st.st_mode & 0o077:
         return []
     what = "directory" if stat.S_ISDIR(st.st_mode) else "file"
@@ -82,6 +90,9 @@ def _checked(root_fd: int, parts: tuple[str, ...], st: os.stat_result, mode: int
     if st.st_uid != os.geteuid():
         fate = "left as it is" if repair else "fsck --repair leaves it (its owner may chmod it)"
         return [(parts, f"{detail}; owned by uid {st.st_uid}, not this user: {fate}", False, False)]
+    if held is not None:
+        return [(parts, f"{detail}; fsck --repair leaves it while {held} stays open to other users: once its owner "
+                        f"makes that directory 0700, fsck --repair makes this {mode:04o}", False, False)]
     if not repair:
         return [(parts, f"{detail}; fsck --repair makes it {mode:04o}", False, True)]
     try:

@@ -2,14 +2,15 @@
 ``lstat``, listed once (:func:`walk_runs`) and read by each check that judges them -- the blob files
 (:meth:`scratchfs.engine.local_blobs.LocalBlobs.blob_files`), the odd and foreign names
 (:mod:`scratchfs.api.odd_names`), the segments' usage (:func:`scratchfs.engine.segment_sweep.segment_usage`) and
-the loose modes (:func:`scratchfs.engine.private_modes.loose_modes`). Links are never followed."""
+the loose modes (:func:`scratchfs.engine.private_modes.loose_modes`). Links are never followed. Each segment file is
+read once too: the blob walk's scan of it is kept in the listing (:attr:`RunsListing.scans`) for its usage."""
 
 from __future__ import annotations
 
 import os
 import stat
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from scratchfs.engine.safe_fs import list_stats
 from scratchfs.foundation.errors import ScratchError
@@ -23,10 +24,13 @@ Listed = list[tuple[str, os.stat_result]]
 class RunsListing(NamedTuple):
     """``runs`` (the entries of ``runs/``) and ``inside``: the entries of each run directory (parts ``("runs",
     run)``) and agent directory (``("runs", run, agent)``) that could be listed (one that is a link, or gone, is
-    absent)."""
+    absent); ``scans``: each segment's scan once made (parts ``("runs", run, agent, name)`` -> what
+    :meth:`~scratchfs.engine.local_blobs.LocalBlobs.scan_segment` returned), filled by the first check that reads
+    it, so that the next one reads no byte of it again."""
 
     runs: Listed
     inside: dict[tuple[str, ...], Listed]
+    scans: dict[tuple[str, ...], Any]
 
     def agent_dirs(self) -> Iterator[tuple[str, str, Listed]]:
         """``(run, agent, entries)`` of each agent directory that could be listed, in listing order."""
@@ -52,7 +56,7 @@ def walk_runs(root_fd: int) -> RunsListing:
             for agent, agent_st in agents:
                 if stat.S_ISDIR(agent_st.st_mode) and (names := _quietly(root_fd, ("runs", run, agent))) is not None:
                     inside[("runs", run, agent)] = names
-    return RunsListing(runs, inside)
+    return RunsListing(runs, inside, {})
 
 
 def _quietly(root_fd: int, parts: tuple[str, ...]) -> Listed | None:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from scratchfs.engine import safe_fs, segments
 from scratchfs.engine.binding import Binding, FormatError
+from scratchfs.engine.file_names import name_kind
 from scratchfs.engine.journal import journaled
 from scratchfs.engine.pairing import LOCAL_LOCATION
 from scratchfs.engine.protocols import BlobFile, BlobInfo
@@ -304,7 +305,8 @@ class SegmentUsage:
 
 def segment_usage(index, blobs, listing: RunsListing, grace: float = float("inf")) -> SegmentUsage:
     """Scan every segment file in ``listing`` (fsck's walk of ``runs/`` of ``blobs``; without locking: a writer may
-    be appending) and count its live and dead bytes, and the dead segments dated more than ``grace`` seconds ahead
+    be appending; a scan the blob walk kept in ``listing.scans`` is read, not made again) and count its live and
+    dead bytes, and the dead segments dated more than ``grace`` seconds ahead
     (file-system clock), which the sweep leaves until that date. Directories that are links or not directories are
     skipped (fsck reports them).
 
@@ -313,7 +315,8 @@ def segment_usage(index, blobs, listing: RunsListing, grace: float = float("inf"
     """
     usage = SegmentUsage(damaged=[])
     for run, agent, name, mtime in _segment_names(listing):
-        records, size, problem = blobs.scan_segment(("runs", run, agent), name)
+        kept = listing.scans.get(("runs", run, agent, name))
+        records, size, problem = blobs.scan_segment(("runs", run, agent), name) if kept is None else kept
         located = segments.locations(name, records)
         live = sum(located[k].length + segments.RECORD_BYTES  # a live blob's record header is live too
                    for k in known_locations(index, list(located), (run, agent)))
@@ -330,4 +333,4 @@ def segment_usage(index, blobs, listing: RunsListing, grace: float = float("inf"
 def _segment_names(listing: RunsListing) -> list[tuple[str, str, str, float]]:
     """``(run dir, agent dir, segment name, modification time)`` of every segment file in ``listing``."""
     return [(run, agent, name, st.st_mtime) for run, agent, names in listing.agent_dirs() for name, st in names
-            if stat.S_ISREG(st.st_mode) and segments.SEGMENT_NAME_RE.match(name)]
+            if stat.S_ISREG(st.st_mode) and name_kind(name) == "segment"]

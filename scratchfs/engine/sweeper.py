@@ -45,7 +45,8 @@ from dataclasses import asdict, dataclass
 
 from scratchfs.engine import safe_fs, segments
 from scratchfs.engine.batches import BatchSizer
-from scratchfs.engine.local_blobs import BLOB_NAME_RE, BLOB_SUFFIX, Blobs
+from scratchfs.engine.file_names import BLOB_SUFFIX, blob_token, name_kind
+from scratchfs.engine.local_blobs import Blobs
 from scratchfs.engine.pairing import LOCAL_LOCATION
 from scratchfs.engine.protocols import SWEPT_MISSING
 from scratchfs.engine.segment_sweep import check_segment, known_locations
@@ -358,13 +359,12 @@ def _remove_orphans(index: Index, blobs: Blobs, rule: OrphanRule, cursor: _Curso
             listed = []
         entries = [(name, st.st_mode) for name, st in listed]
         seen += len(entries) + 1
-        modified = {name[: -len(BLOB_SUFFIX)]: st.st_mtime for name, st in listed
-                    if stat.S_ISREG(st.st_mode) and BLOB_NAME_RE.match(name)}
+        modified = {t: st.st_mtime for name, st in listed if stat.S_ISREG(st.st_mode) and (t := blob_token(name))}
         files = list(modified)
         for name, mode in entries:  # (a link or FIFO at a segment's name is fsck's to report, not checked here)
             found = (check_segment(index, blobs, (run, agent), name, rule, remove=True,
                                    compact=limits.SEGMENT_COMPACTION, now=rule.now, adopt=adopt)
-                     if segments.SEGMENT_NAME_RE.match(name) and stat.S_ISREG(mode) else None)
+                     if name_kind(name) == "segment" and stat.S_ISREG(mode) else None)
             if found is not None and found.removed:
                 removed += 1
                 freed += found.size

@@ -23,7 +23,7 @@ from scratchfs.engine.structure.numbers import load_exact
 from scratchfs.engine.structure.paging import ContentSource, iter_lines
 
 __all__ = ["BACK_BYTES", "LONG_LINE_BYTES", "QUOTE_GAP_BYTES", "WINDOW_BYTES", "blank_after_line", "broken_start",
-           "line_offset", "newline_end", "record_at_line", "skip_lines", "skip_rows"]
+           "line_offset", "line_place", "newline_end", "record_at_line", "records_in_lines", "skip_lines", "skip_rows"]
 
 WINDOW_BYTES = 1024 * 1024
 """Most bytes of the content held at a time while passing over rows (the first read is 256 KiB, a frame and the
@@ -191,7 +191,27 @@ def record_at_line(source: ContentSource, line: int) -> int:
     them in its parse errors): ``line`` less the blank lines before it (a line of whitespace, or of a byte order mark
     at the content's start, is no record). Reads the content up to that line, :data:`WINDOW_BYTES` at a time; a part
     of a line longer than that is no blank line."""
-    blank, seen, offset, inside = 0, 1, 0, False  # (inside: the window starts within a line)
+    return line_place(source, line)[0]
+
+
+def line_place(source: ContentSource, line: int) -> tuple[int, int | None]:
+    """``(record_at_line(source, line), line_offset(source, line))`` from one pass over the content up to line
+    ``line``: the record on it, and its first byte (``None`` past the content's end)."""
+    blank, after = _pass_lines(source, 0, line - 1)
+    return line - blank, after
+
+
+def records_in_lines(source: ContentSource, start: int, lines: int) -> int:
+    """How many of the ``lines`` lines from byte ``start`` (a line's first byte) are JSON-lines records (not blank,
+    as :func:`record_at_line` counts them): ``record_at_line(L) - records_in_lines(line_offset(L - n), n)`` is the
+    record on line ``L - n``, with no pass from the content's start again."""
+    return lines - _pass_lines(source, start, lines)[0]
+
+
+def _pass_lines(source: ContentSource, offset: int, lines: int) -> tuple[int, int | None]:
+    """Pass over ``lines`` lines from byte ``offset`` (a line's first byte): ``(the blank ones among them, the
+    first byte of the line after them or None past the content's end)``, :data:`WINDOW_BYTES` at a time."""
+    blank, seen, inside, line = 0, 1, False, lines + 1  # (inside: the window starts within a line)
     while seen < line and offset < source.size:
         data, start = source.read(offset, WINDOW_BYTES), 0
         if inside:
@@ -208,7 +228,7 @@ def record_at_line(source: ContentSource, line: int) -> int:
         bom = offset + start == 0 and part.startswith(b"\xef\xbb\xbf")
         blank += _blank_lines(part[3:] if bom else part)
         seen, offset = seen + ends, offset + start + len(part)
-    return line - blank
+    return blank, offset if seen >= line else None
 
 
 def blank_after_line(source: ContentSource, offset: int) -> bool:

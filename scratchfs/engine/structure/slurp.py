@@ -287,27 +287,17 @@ def _records(source: ContentSource) -> tuple[bytes, tuple[BadRecord, ...]]:
     start, size = 0, len(data)
     for line in data.split(b"\n"):
         text = line[len(codecs.BOM_UTF8) :] if not start and line.startswith(codecs.BOM_UTF8) else line  # (a byte
-        if text.strip():  # order mark at the start is no part of record 1, as a record read has it)
+        ended = start + len(line) < size  # order mark at the start is no part of record 1, as a record read has it)
+        if text.strip():  # (parsed with its \n, as a records read parses it: a bad one's words are that read's)
             try:
-                json.loads(text.decode("utf-8", "replace"), parse_constant=refuse_constant)
-            except (ValueError, RecursionError):
-                passed.append(_bad(text, start, len(line), start + len(line) < size, len(kept) + len(passed) + 1))
+                json.loads(text.decode("utf-8", "replace") + ("\n" if ended else ""), parse_constant=refuse_constant)
+            except (ValueError, RecursionError) as exc:
+                passed.append(bad_record(len(kept) + len(passed) + 1, start, len(line) + ended, exc))
             else:
                 kept.append(text)
         start += len(line) + 1
     del data
     return b"[" + b",\n".join(kept) + b"]", tuple(passed)
-
-
-def _bad(text: bytes, start: int, length: int, ended: bool, number: int) -> BadRecord:
-    """Record ``number`` (``text``, of the ``length`` bytes of its line at ``start``, ``ended`` by a ``\\n``), which
-    does not parse, named as a records read names it: its bytes and the parser's words, its ``\\n`` counted in
-    both."""
-    try:
-        json.loads(text.decode("utf-8", "replace") + ("\n" if ended else ""), parse_constant=refuse_constant)
-    except (ValueError, RecursionError) as exc:
-        return bad_record(number, start, length + ended, exc)
-    raise AssertionError("a record that did not parse parsed")  # pragma: no cover
 
 
 def _documents(source: ContentSource) -> tuple[bytes, tuple[BadRecord, ...]]:
