@@ -62,3 +62,20 @@ def test_a_table_with_no_header_line_says_so_in_full_on_the_first_rows_page_only
     assert all(page["more"] and page["next_call"] for page in pages[:-1]) and not pages[-1]["more"]
     rows = list(csv.reader(io.StringIO(data.decode(), newline=""), delimiter="\t"))
     assert [row for page in pages for row in page["rows"]] == rows
+
+
+@pytest.mark.parametrize(("name", "kind"), [("docker-compose-logs-by-hand.txt", "log"),
+                                            ("proc-self-status.txt", "text")])
+def test_rows_of_text_with_no_table_say_so_in_full_on_the_first_page_only(scratch_scope, name, kind):
+    """A rows read of text or a log in which no table was found when it was stored said its 133-byte note "stored as
+    log: no table was found ..." on every page: in full on the first page now, in short on the next, each page going
+    on with its next call and the rows together every line after the first (read as its header)."""
+    data = (Path(__file__).resolve().parent.parent / "fixtures" / "tools" / name).read_bytes()
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(data, source_tool="sh").handle
+    pages = _pages(tools, {"handle": handle, "row": 1, "rows": 10})
+    assert len(pages) >= 2
+    assert pages[0]["note"].startswith(f"stored as {kind}: no table was found in its first lines")
+    assert all(page["note"].startswith(f"stored as {kind}: lines cut, no table") for page in pages[1:]), pages[1]
+    assert all(page["more"] and page["next_call"] for page in pages[:-1]) and not pages[-1]["more"]
+    assert pages[0]["header"] and sum(len(page["rows"]) for page in pages) == len(data.decode().splitlines()) - 1
