@@ -169,9 +169,11 @@ def encode_cursor(numbers: Iterable[int], key: CursorKey) -> str:
     return f"{body}.{key.mac(body)}"
 
 
-def cursor_position(cursor: str) -> int | None:
+def cursor_position(cursor: object) -> int | None:
     """The first number of a cursor of :func:`encode_cursor` (a row or record reader's: where its page starts), or
-    ``None`` when it has none; unchecked (:func:`decode_cursor` checks a cursor given back)."""
+    ``None`` when it has none or is no string; unchecked (:func:`decode_cursor` checks a cursor given back)."""
+    if not isinstance(cursor, str):
+        return None
     head = cursor.split(".", 1)[0]
     return int(head) if head.isdigit() and len(head) <= 20 else None
 
