@@ -62,3 +62,21 @@ def test_a_pattern_finds_what_re_finds_in_the_decoded_text(tools, encoding, data
 def test_a_group_name_not_ascii_is_refused_as_such_not_as_its_escapes(tools):
     with pytest.raises(InvalidArgument, match="group name that is not ASCII"):
         found(tools, "café\n".encode("latin-1"), "(?P<nämé>caf)é", "latin-1")
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "cp1252"])
+def test_every_character_a_read_shows_is_found_by_match_and_by_pattern(tools, encoding):
+    """cp1252's five bytes Python's codec leaves undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D) are read as U+0081...,
+    the WHATWG index's characters, but a ``match`` or ``pattern`` holding one was refused as "no character of cp1252
+    ... it cannot be in content written in it" (the search encoded with the codec, the read decoded with the
+    index): the text a reply showed could not be searched. Every byte: the character the read shows, as ``match``,
+    as ``pattern`` and case-blind, finds that byte where it is."""
+    content = bytes(range(256)) * 2
+    handle = tools.scope.spill(content, source_tool="t").handle
+    for byte in range(256):
+        shown = tools.read_handle(handle, offset=byte, length=1, encoding=encoding)["data"]
+        assert shown == decode_single(bytes([byte]), encoding)
+        for how in ({"match": shown}, {"pattern": re.escape(shown)}, {"match": shown, "ignore_case": True}):
+            reply = tools.read_handle(handle, **how, encoding=encoding, context=0, max_matches=10)
+            hits = [hit["offset"] for window in reply["windows"] for hit in window_hits(window)]
+            assert byte in hits and byte + 256 in hits, (byte, how)

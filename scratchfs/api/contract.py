@@ -54,7 +54,7 @@ from scratchfs.api.search_calls import ENCODING_STRUCTURE, encoding_refusal
 from scratchfs.api.search_reply import as_given, count_reply, matches_reply, refused_as_given, window_hits, window_json
 from scratchfs.api.structure_choice import structure_read
 from scratchfs.api.stub import shown_preview
-from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_not_empty
+from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_not_empty, check_shape
 from scratchfs.api.views import fit, lead_inside_character, piece, reads_as_text, reply_size, reply_text, to_json
 from scratchfs.engine.structure.paging import cursor_position
 from scratchfs.foundation.calls import render_call
@@ -310,11 +310,13 @@ class ScratchTools:
         search with ``view="text"`` searches the text view (:meth:`~scratchfs.api.scope.Scope.search`);
         see the module docstring for the result; ``encoding``: :mod:`scratchfs.api.encodings` (no structure read).
         An argument given empty (``match=""``, ``jq=""``, ``columns=[]``) is refused as :meth:`call` refuses it
-        (:func:`~scratchfs.api.tools.check_not_empty`): InvalidArgument naming the call that works."""
+        (:func:`~scratchfs.api.tools.check_not_empty`): InvalidArgument naming the call that works; so is a structure
+        read's argument of no JSON type (:func:`~scratchfs.api.tools.check_shape`)."""
         given = {"handle": handle, "offset": offset or None, "length": length, "line": line, "lines": lines,
                  "match": match, "pattern": pattern, "ignore_case": ignore_case or None, "context": context,
                  "max_matches": max_matches, "budget": budget, "before": before, "encoding": encoding, **structure}
         check_not_empty("read_handle", {k: v for k, v in given.items() if v is not None})
+        check_shape("read_handle", structure)  # (JSON values, as a call's: the reads, their advice and reply take them)
         return self._read_handle(False, handle, offset, length, line, lines, match, pattern, ignore_case, context,
                                  max_matches, budget, before, encoding, **structure)
 

@@ -44,16 +44,20 @@ def decode_single(raw: bytes, encoding: str) -> str:
     return text.translate(_CP1252) if encoding == "cp1252" else text
 
 
+_BYTES_OF = {encoding: {decode_single(bytes([byte]), encoding): byte for byte in range(256)}
+             for encoding in ENCODINGS[1:]}
+"""Each single-byte encoding's characters to their bytes: the inverse of :func:`decode_single`, so a search seeks
+every character a read shows (cp1252's five bytes its codec leaves undefined among them, U+0081...)."""
+
+
 def _byte_of(char: str, encoding: str) -> int:
-    """The one byte ``char`` is in ``encoding``. Raises InvalidArgument when it is none."""
-    try:
-        data = char.encode(encoding)
-    except UnicodeEncodeError:
-        data = b""
-    if len(data) != 1:
+    """The one byte ``char`` is in ``encoding``, as a read shows it (:data:`_BYTES_OF`). Raises InvalidArgument when
+    it is none."""
+    byte = _BYTES_OF[encoding].get(char)
+    if byte is None:
         raise InvalidArgument(f"{char!r} (U+{ord(char):04X}) is no character of {encoding}, the encoding given: "
                               "it cannot be in content written in it")
-    return data[0]
+    return byte
 
 
 def encode_needle(text: str | bytes, encoding: str) -> bytes:

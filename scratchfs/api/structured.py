@@ -49,6 +49,7 @@ from scratchfs.engine.structure import (
     ItemPage,
     ReaderSource,
     TextPage,
+    check_page,
     html_text,
     iter_rows,
     jq_page,
@@ -150,6 +151,7 @@ class StructureReads:
             raise InvalidArgument(Advice.of("jq is empty: jq's filter of the whole document is \".\": ", Call.of(
                 "read_handle", handle=handle, jq=".", budget=call_budget)))
         refuse_inputs(filter)
+        check_page(cursor, budget)
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "jq", handle)
@@ -185,14 +187,14 @@ class StructureReads:
         (:func:`~scratchfs.engine.structure.jsonl.records_page`'s ``pass_first``). Raises BadRecord (the record
         the read starts at is not JSON and is the entry's last -- a cut last line --, or ``jq`` fails on it: the
         message gives the byte read that shows it and the read that goes on after it, both with ``call_budget``,
-        or says it is the last record), InvalidArgument
-        (also a CSV entry, :func:`check_kind`; a JSON document over several lines; a record that is not JSON in an
-        entry not stored as JSON lines whose lines around it are mostly not JSON either -- text, a log, binary data
-        --, naming what it holds and the reads that fit: :func:`~scratchfs.api.misfit.refusal`), StructureTimeout
-        (``jq`` ran past ``pattern_timeout``), NotFound, CorruptBlob."""
-
+        or says it is the last record), InvalidArgument (also a CSV entry, :func:`check_kind`; a JSON document over
+        several lines; a record that is not JSON in an entry not stored as JSON lines whose lines around it are
+        mostly not JSON either -- text, a log, binary data --, naming what it holds and the reads that fit:
+        :func:`~scratchfs.api.misfit.refusal`; an argument of the wrong type or range), StructureTimeout (``jq`` ran
+        past ``pattern_timeout``), NotFound, CorruptBlob."""
         if isinstance(jq, str):
             refuse_inputs(jq)
+        check_page(cursor, budget, record=record, records=records)
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "record", handle)
@@ -247,6 +249,7 @@ class StructureReads:
             raise InvalidArgument("slurp=true runs a jq filter over all records or rows: give jq= too "
                                   '(e.g. jq="group_by(.unit) | map({unit: .[0].unit, n: length})")')
         refuse_inputs(filter, slurping=True)
+        check_page(cursor, budget)
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             form = slurp_form(handle, kind, self.shape)
@@ -310,6 +313,7 @@ class StructureReads:
             page = page if page.passed is None else seeing_passed(page, handle, call_budget)
             return noted_rows(page, kind, layout, headed, cursor is None)
 
+        check_page(cursor, budget, row=row, rows=rows)
         try:
             return self._page(handle, read)
         except PastLast as exc:  # (a row past the last: the call reading the last ones)
@@ -364,6 +368,7 @@ class StructureReads:
         where a search found a match. Raises InvalidArgument (a content with no text view, a ``raw_offset`` past the
         end or given for an HTML page), StructureTimeout (rendering an HTML page ran past ``pattern_timeout``),
         NotFound, CorruptBlob."""
+        check_page(cursor, budget)
 
         def read(src: ReaderSource, blob: str, content_type: str | None) -> TextPage:
             if raw_offset is not None and cursor is None and content_type == "html":
@@ -433,6 +438,7 @@ class StructureReads:
             raise InvalidArgument(Advice.of("select is empty: a CSS selector names the elements to read (\"p\", "
                                             "\"h2\"); the whole page's readable text: ",
                                             Call.of("read_handle", handle=handle, view="text")))
+        check_page(cursor, budget)
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self._fits(kind, "select", handle)
@@ -456,11 +462,12 @@ class StructureReads:
 
     def text_view(self, handle: str, max_bytes: int = MAX_HTML_BYTES) -> tuple[str, bool]:
         """The whole text view of an HTML entry -- the text whose pages :meth:`text` returns (``inscriptis``), for a
-        person to read what the model reads (the web inspector) -- and whether it was cut: an entry over
-        ``max_bytes`` bytes (at most :data:`~scratchfs.engine.structure.MAX_HTML_BYTES`, over which the model's
-        ``view="text"`` refuses it) is rendered from its first ``max_bytes`` bytes, cut on a character boundary
-        (True). Raises InvalidArgument (not an HTML entry), StructureTimeout (rendering ran past ``pattern_timeout``),
-        NotFound, CorruptBlob."""
+        person to read what the model reads (the web inspector) -- and whether it was cut: an entry over ``max_bytes``
+        bytes (1 to :data:`~scratchfs.engine.structure.MAX_HTML_BYTES`, over which the model's ``view="text"``
+        refuses it) is rendered from its first ``max_bytes`` bytes, cut on a character boundary (True). Raises
+        InvalidArgument (not an HTML entry; ``max_bytes`` out of range), StructureTimeout (rendering ran past
+        ``pattern_timeout``), NotFound, CorruptBlob."""
+        max_bytes = checks.check_int(max_bytes, "max_bytes", 1, MAX_HTML_BYTES)
 
         def read(src: ReaderSource, blob: str, content_type: str | None) -> tuple[str, bool]:
             if content_type != "html":
@@ -480,6 +487,7 @@ class StructureReads:
         whether records were left out past ``max_bytes`` (a row of a table aligned by spaces whose cells cannot be
         told for certain: one cell, its whole line). Raises InvalidArgument (not valid CSV; an entry stored as
         what no rows read parses, :func:`check_kind`), NotFound, CorruptBlob."""
+        max_bytes = checks.check_int(max_bytes, "max_bytes", 0)
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> tuple[list[list[str]], bool]:
             self._fits(kind, "row", handle)

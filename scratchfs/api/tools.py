@@ -337,7 +337,7 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
         arguments = {}
     if not isinstance(arguments, Mapping):
         raise InvalidArgument(f"the arguments of {name} must be a JSON object, not {type(arguments).__name__}")
-    _check_shape(name, arguments)
+    check_shape(name, arguments)
     _check_argument_names(name, list(spec.input_schema["properties"]), arguments)
     if name == "read_handle" and "context" in arguments:  # one message naming both forms (null included)
         given = arguments["context"]
@@ -468,16 +468,20 @@ def _integral(schema: dict[str, Any]) -> bool:
     return schema.get("type") == "integer" or any(form.get("type") == "integer" for form in schema.get("anyOf", ()))
 
 
-def _check_shape(name: str, arguments: Mapping) -> None:
+def check_shape(name: str, arguments: Mapping) -> None:
     """Refuse what the schema's checks and messages cannot take: argument names that are not text, nesting deeper
-    than :data:`MAX_ARGUMENT_DEPTH` (a recursion error) and integers past ``MAX_INT_BITS`` bits (not printable).
-    Iterative, so any depth (a list that holds itself included) is cheap to refuse."""
+    than :data:`MAX_ARGUMENT_DEPTH` (a recursion error), integers past ``MAX_INT_BITS`` bits (not printable) and
+    values of no JSON type (a complex number passed the schema's type check as a number and failed its ``minimum``,
+    a TypeError). Iterative, so any depth (a list that holds itself included) is cheap to refuse."""
     for key in arguments:
         if not isinstance(key, str):
             raise InvalidArgument(f"{name}: an argument name must be text, not {type(key).__name__}: {shorten(key)}")
     stack: list[tuple[str, object, int]] = [(key, value, 1) for key, value in arguments.items()]
     while stack:
         where, value, depth = stack.pop()
+        if not isinstance(value, (str, int, float, list, tuple, Mapping)) and value is not None:
+            raise InvalidArgument(f"{name}: {where}: {type(value).__name__} is no JSON value (text, a number, true or "
+                                  "false, null, a list or an object)")
         if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
             raise InvalidArgument(f"{name}: {where}: an integer of {value.bit_length()} bits, out of range")
         if isinstance(value, (list, tuple, Mapping)):
@@ -487,5 +491,5 @@ def _check_shape(name: str, arguments: Mapping) -> None:
             stack.extend((where, item, depth + 1) for item in items)
 
 
-__all__ = ["MAX_ARGUMENT_DEPTH", "TOOL_SPECS", "ToolSpec", "check_arguments", "check_not_empty",
+__all__ = ["MAX_ARGUMENT_DEPTH", "TOOL_SPECS", "ToolSpec", "check_arguments", "check_not_empty", "check_shape",
            "meant_argument", "tool_specs"]

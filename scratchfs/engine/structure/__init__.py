@@ -17,6 +17,7 @@ from scratchfs.engine.structure.paging import (
     ItemPage,
     ReaderSource,
     TextPage,
+    check_page,
     json_bytes,
 )
 from scratchfs.engine.structure.slurp import MAX_SLURP_BYTES, slurp_page
@@ -32,6 +33,7 @@ __all__ = [
     "ItemPage",
     "ReaderSource",
     "TextPage",
+    "check_page",
     "html_text",
     "iter_rows",
     "jq_page",

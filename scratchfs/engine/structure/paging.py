@@ -45,6 +45,7 @@ __all__ = [
     "TextPage",
     "check_budget",
     "check_line_start",
+    "check_page",
     "check_resumes_at",
     "cursor_position",
     "decode_cursor",
@@ -121,6 +122,18 @@ def check_budget(budget_bytes: object) -> int:
     return check_int(budget_bytes, "budget_bytes", MIN_BUDGET_BYTES, MAX_BUDGET_BYTES)
 
 
+def check_page(cursor: object, budget_bytes: object, **counts: object) -> None:
+    """A structure read's arguments checked before the read, or the advice its error builds, uses any of them:
+    ``cursor`` ``None`` or a string (:func:`decode_cursor` checks the rest), ``budget_bytes`` (:func:`check_budget`)
+    and each of ``counts`` (a row, a record, a count of them) an integer of at least 1 (its reader checks its upper
+    bound). Raises InvalidArgument."""
+    if cursor is not None and not isinstance(cursor, str):
+        raise InvalidArgument(f"cursor must be the string a previous read returned, not {type(cursor).__name__}")
+    check_budget(budget_bytes)
+    for name, count in counts.items():
+        check_int(count, name, 1)
+
+
 _TAG_CHARS = 10  # base64url characters of the MAC in a cursor: 60 bits
 _MAX_CURSOR_CHARS = 120
 
@@ -156,9 +169,11 @@ def encode_cursor(numbers: Iterable[int], key: CursorKey) -> str:
     return f"{body}.{key.mac(body)}"
 
 
-def cursor_position(cursor: str) -> int | None:
+def cursor_position(cursor: object) -> int | None:
     """The first number of a cursor of :func:`encode_cursor` (a row or record reader's: where its page starts), or
-    ``None`` when it has none; unchecked (:func:`decode_cursor` checks a cursor given back)."""
+    ``None`` when it has none or is no string; unchecked (:func:`decode_cursor` checks a cursor given back)."""
+    if not isinstance(cursor, str):
+        return None
     head = cursor.split(".", 1)[0]
     return int(head) if head.isdigit() and len(head) <= 20 else None
 

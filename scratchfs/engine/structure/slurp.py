@@ -54,7 +54,7 @@ from scratchfs.engine.structure.jsondoc import jq_page
 from scratchfs.engine.structure.jsonl import bad_record
 from scratchfs.engine.structure.jsontexts import walk_documents
 from scratchfs.engine.structure.numbers import refuse_constant
-from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPage, read_whole
+from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPage, check_page, read_whole
 from scratchfs.engine.structure.row_keys import EXTRA_CELLS, row_keys
 from scratchfs.engine.structure.table import UNSPLIT_KEY, iter_rows
 from scratchfs.foundation import limits
@@ -123,6 +123,7 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
     """
     if form not in ("records", "documents", "rows", "arrays"):
         raise InvalidArgument(f"form must be 'records', 'documents', 'rows' or 'arrays', not {str(form)[:20]!r}")
+    check_page(cursor, budget_bytes)
     data, passed, whole = _array(source, form, cache_key, layout)
     keyed, room, named = (None, 0, ()) if cursor is not None else (  # (advice4: said again on every page)
         _table_note(source, form, layout, passed, budget_bytes, whole))
