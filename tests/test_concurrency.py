@@ -181,7 +181,6 @@ def test_a_live_entry_never_reads_as_missing_or_partial(tmp_path):
         assert store.integrity_check() == "ok"
 
 
-@pytest.mark.alone
 def test_sweeps_never_remove_a_writer_file_or_directory(tmp_path):
     """A sweeper at grace 0 against writers that keep emptying and refilling their directories: for 2 s and at least
     100 rounds (the rounds, not the clock, make the race: a loaded machine ran 11 rounds in 2 s, failing)."""

@@ -38,7 +38,6 @@ def test_a_call_cancelled_before_a_worker_takes_it_never_runs():
     assert ran == [] and later.cancelled()
 
 
-@pytest.mark.alone
 def test_workers_end_when_idle_and_calls_racing_their_end_are_all_answered():
     pool = FramePool(workers=2, idle_seconds=0.002)  # threads end about as often as calls come
     answered = 0
@@ -146,7 +145,6 @@ def test_a_large_spill_with_no_thread_to_be_had_is_whole(scratch_store, monkeypa
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX")
-@pytest.mark.alone
 def test_a_content_stream_that_forks_midway_fails_in_the_child_and_stays_whole_in_the_parent(scratch_store):
     # the stream forks after 6 of its 128 KiB chunks: the child must not wait forever for frames on its parent's
     # threads, nor write into (or remove) the parent's blob file; the parent's spill is whole
@@ -180,7 +178,6 @@ def test_a_content_stream_that_forks_midway_fails_in_the_child_and_stays_whole_i
     assert outcome == 10 and got == data
 
 
-@pytest.mark.alone
 def test_a_worker_ended_by_an_unexpected_error_leaves_the_count_true(monkeypatch):
     # whatever ends a worker thread, the pool's count of live threads follows, so that later calls start one (a
     # count left too high would leave calls queued with no thread to run them)
@@ -206,7 +203,6 @@ def test_a_worker_ended_by_an_unexpected_error_leaves_the_count_true(monkeypatch
     assert pool.submit(pow, 3, 2).result(timeout=10) == 9  # a new thread is started for the next call
 
 
-@pytest.mark.alone
 def test_a_worker_woken_for_a_call_another_worker_took_still_ends_when_idle():
     # CPython 3.11's queue.SimpleQueue.get(timeout=...) blocks for ever when a waiting thread is woken for an item
     # that another thread took and its deadline passed meanwhile (the time left, now negative, means "no timeout"):

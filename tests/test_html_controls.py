@@ -81,7 +81,6 @@ def test_a_selector_no_xpath_holds_is_one_typed_refusal(tools, scratch_scope, bo
     assert "died" not in message and "Traceback" not in message
 
 
-@pytest.mark.alone
 def test_library_errors_inside_the_worker_come_back_typed(book):
     """Requests a library fails on (a selector that is not text; a page that is not bytes) answer ``invalid`` with
     one line, and the worker lives on to answer the next request."""

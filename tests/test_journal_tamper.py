@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
 from scratchfs import ScratchStore
 from scratchfs.engine import journal
 from scratchfs.engine.journal import JOURNAL_DIR
@@ -183,7 +181,6 @@ time.sleep(60)
 """
 
 
-@pytest.mark.alone
 def test_a_live_writers_drained_journal_leaves_its_segments_to_other_processes_sweeps(tmp_path):
     import subprocess
     import sys

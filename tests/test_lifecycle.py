@@ -237,7 +237,6 @@ def _sweeper_thread() -> threading.Thread | None:
     return next((t for t in threading.enumerate() if t.name == "scratchfs-sweeper"), None)
 
 
-@pytest.mark.alone
 def test_sweeper_thread_closes_its_connection(tmp_path, monkeypatch):
     from scratchfs.engine.sqlite_index import Index
 

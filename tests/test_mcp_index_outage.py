@@ -15,8 +15,6 @@ from .mcp_fake_upstream import big_text
 from .mcp_support import FAKE_UPSTREAM, connect, error_of, payload, read_all, run, scratchfs_params
 from .services import postgres_url
 
-pytestmark = pytest.mark.alone
-
 OUTAGE = "storage: the store is not open: the index database failed while connecting to it"
 
 
@@ -33,6 +31,7 @@ async def until_open(client, deadline: float = 30.0, outage: str = OUTAGE) -> di
         await anyio.sleep(0.5)
 
 
+@pytest.mark.alone  # (told within 2 s: a bound of wall-clock time; the others bound none)
 def test_the_mcp_server_starts_without_its_index_and_opens_it_when_it_answers(own_postgres_server, tmp_path):
     server = own_postgres_server
     server.stop()

@@ -45,7 +45,6 @@ def _cli(root: Path, *args: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize(("signum", "code", "word"), [(signal.SIGTERM, 143, "terminated"),
                                                      (signal.SIGHUP, 129, "hung up"),
                                                      (signal.SIGINT, 130, "interrupted")])
-@pytest.mark.alone
 def test_a_signal_mid_spill_removes_the_partial_blob(tmp_path, signum, code, word):
     root = tmp_path / "root"
     proc = _spill_until_its_blob_exists(root)
@@ -57,7 +56,6 @@ def test_a_signal_mid_spill_removes_the_partial_blob(tmp_path, signum, code, wor
     assert _cli(root, "fsck", "--json").returncode == 0
 
 
-@pytest.mark.alone
 def test_a_killed_spill_is_an_incomplete_write_that_the_sweep_removes_after_the_grace(tmp_path):
     root = tmp_path / "root"
     proc = _spill_until_its_blob_exists(root)

@@ -30,7 +30,6 @@ def _wait_idle(store: ScratchStore, seconds: float = 10) -> None:
         time.sleep(0.005)
 
 
-@pytest.mark.alone
 def test_no_connection_checkpoints_inside_a_commit(tmp_path, monkeypatch):
     opened: list[sqlite3.Connection] = []
     monkeypatch.setattr(Index, "on_connect", opened.append)
@@ -284,7 +283,6 @@ def test_a_failing_checkpoint_is_skipped(tmp_path):
     assert seen == []
 
 
-@pytest.mark.alone
 def test_a_fork_child_starts_its_own(monkeypatch):
     gate = threading.Event()
     ran = []
@@ -312,7 +310,6 @@ def test_a_fork_child_starts_its_own(monkeypatch):
     assert len(set(ran)) == 2
 
 
-@pytest.mark.alone
 def test_a_fork_waits_until_the_checkpoint_thread_is_out_of_sqlite():
     # a child forked while the checkpoint thread held one of SQLite's process-wide mutexes would hang at its first
     # SQLite call; so fork() waits for the thread to leave SQLite (here: its connect, held open by the test)
@@ -348,7 +345,6 @@ def test_a_fork_waits_until_the_checkpoint_thread_is_out_of_sqlite():
     assert forked_at and forked_at[0] >= left
 
 
-@pytest.mark.alone
 def test_a_settle_that_could_not_restart_the_log_is_tried_again_at_the_next_commit(tmp_path, monkeypatch):
     """A settle whose RESTART checkpoint came back busy (a background checkpoint starved of CPU still under way:
     seen in CI, the log at 8.1 MB where the bound was 6.6) left the count of rows since a settle at 0, so the log grew

@@ -153,7 +153,6 @@ def _jq_request(value: int) -> bytes:
     return pickle.dumps(("tojson", "records", ([str(value)], False)), protocol=pickle.HIGHEST_PROTOCOL)
 
 
-@pytest.mark.alone
 def test_an_idle_worker_exits_by_itself_and_the_pool_replaces_it_without_an_error():
     pool = worker_pipe.Pool(jq_worker.__file__, 1, "jq", idle_seconds=0.5)
     try:
@@ -183,7 +182,6 @@ def test_a_worker_idle_past_its_time_is_not_handed_out_again():
         pool.kill_all()
 
 
-@pytest.mark.alone
 def test_a_request_sent_to_a_worker_that_just_exited_idle_runs_in_a_new_one():
     pool = worker_pipe.Pool(jq_worker.__file__, 1, "jq", idle_seconds=0.2)
     try:
@@ -470,7 +468,6 @@ def test_a_fork_child_forked_while_a_worker_was_busy_starts_its_own(tmp_path):
         pool.kill_all()
 
 
-@pytest.mark.alone
 def test_a_call_whose_deadline_had_passed_kills_no_idle_worker_and_starts_none(tmp_path):
     """A deadline already past is a TimeoutError before a worker is taken: it stopped the idle worker it was handed
     (the next call paid a new one's start), or started one only to stop it."""

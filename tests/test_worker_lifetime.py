@@ -89,7 +89,6 @@ def _gone_within(workers: list[int], seconds: float, cpu: list[float] | None = N
     return time.monotonic() - began
 
 
-@pytest.mark.alone
 def test_a_busy_worker_whose_parent_is_killed_ends_within_its_limit_and_the_slack():
     limit = 3.0
     child, workers = _start(limit, "sleep")
