@@ -208,12 +208,17 @@ def test_following_the_records_cursor_returns_each_record_once(records, budget, 
 
 @pytest.mark.parametrize("budget", BUDGETS)
 def test_rows_equal_the_csv_module(fixture_data, budget):
-    data = fixture_data["query-packages-by-month.csv"]
-    table = list(csv.reader(io.StringIO(data.decode(), newline="")))
+    whole = fixture_data["query-packages-by-month.csv"]
+    table = list(csv.reader(io.StringIO(whole.decode(), newline="")))
+    data = whole
+    if budget == BUDGETS[0]:  # (the whole file is 14,774 pages at this budget, 27 s: its first 96 KiB cross 24 frames)
+        data = whole[:whole.index(b"\n", 96 * 1024) + 1]
+    read = list(csv.reader(io.StringIO(data.decode(), newline="")))
+    assert read == table[:len(read)] and len(read) > 700  # (cut at a row's end)
     pages = follow(lambda **kw: rows_page(BytesSource(data, 4096), 1, 1000, **kw), budget)
     assert all(p.extra["header"] == table[0] for p in pages)
-    assert values(pages, "rows") == table[1:]
-    page = rows_page(BytesSource(data), 4000, 2, columns=["summary", "name"])
+    assert values(pages, "rows") == read[1:]
+    page = rows_page(BytesSource(whole), 4000, 2, columns=["summary", "name"])
     assert page.extra["header"] == ["summary", "name"]
     assert page.items == [[r[3], r[0]] for r in table[4000:4002]]
 
