@@ -187,3 +187,21 @@ def test_the_adapter_snippet_runs_as_written_and_gives_what_its_comments_say(tmp
         assert [tool["name"] for tool in ns["tools"]][:1] == ["read_handle"]
     finally:
         ns["store"].close()
+
+
+def test_the_quick_start_snippet_runs_and_gives_what_its_comments_say(tmp_path, monkeypatch, capsys):
+    """The Quick start's Python block runs as written (from the repository's root, into the environment's store) and
+    its comments hold: the stub's size in bytes of JSON, its shape's start, the reply's next_call."""
+    (code,) = python_blocks("Quick start")
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("SCRATCHFS_ROOT", str(tmp_path / "store"))
+    ns: dict = {}
+    exec(compile(code, "README.md#quick-start", "exec"), ns)
+    size = int(re.search(r"the stub, ([\d,]+) bytes of JSON", code).group(1).replace(",", ""))
+    assert len(ns["out"].content.encode()) == size
+    assert json.loads(ns["out"].content)["handle"] == ns["out"].stub.handle
+    shape = re.search(r"shape \('([^']*)\.\.\.'\)", code).group(1)
+    assert ns["out"].stub.shape.startswith(shape)
+    said = re.search(r"go on: (read_handle\([^)]*), \.\.\.\)", code).group(1)
+    assert re.sub(r"h_[a-z2-7]{24}", "h_...", ns["reply"]["next_call"]).startswith(said)
+    assert ns["out"].stub.handle in capsys.readouterr().out
