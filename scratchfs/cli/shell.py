@@ -64,12 +64,17 @@ def shell_word(word: str) -> str:
     line: ``shlex.quote`` when it is printable, else as the output of ``printf`` (``"$(printf 'a\\012b\\377')"``,
     every other byte an octal escape), which every POSIX shell reads (``dash``, Debian's and Ubuntu's ``sh``, reads
     no ANSI-C ``$'...'``: pasted, a needle ``end\\nline`` was searched for as ``$end\\x0aline``, silently no match)
-    -- exact unless the word ends in a newline, which a command substitution drops (:func:`shell_command` quotes
-    such a word exactly). ``shlex.quote`` put a newline inside quotes, which the one-line stderr then showed as
-    ``\\n`` and a non-UTF-8 byte as ``\\udcff``: pasted, another path (atk28)."""
+    -- but a word that ends in a newline, which a command substitution drops: ANSI-C quoted, ``$'...\\x0a'``, which
+    bash, zsh, ksh and busybox sh read (:func:`shell_command` writes such a word for any POSIX shell). ``shlex.quote``
+    put a newline inside quotes, which the one-line stderr then showed as ``\\n`` and a non-UTF-8 byte as
+    ``\\udcff``: pasted, another path (atk28)."""
     if not _NOT_PRINTABLE.search(word):
         return shlex.quote(word)
-    return f'"$(printf {_printf_format(os.fsencode(word))})"'
+    raw = os.fsencode(word)
+    if raw.endswith(b"\n"):
+        return "$'" + "".join(chr(b) if b in _PLAIN_BYTES else f"\\{chr(b)}" if b in b"'\\" else f"\\x{b:02x}"
+                              for b in raw) + "'"
+    return f'"$(printf {_printf_format(raw)})"'
 
 
 def _printf_format(raw: bytes) -> str:
