@@ -12,8 +12,13 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from unittest.mock import patch
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import scratchfs
+from scratchfs.cli.shell import shell_command
 
 CHECKOUT = Path(scratchfs.__file__).resolve().parent.parent
 COMMAND = [sys.executable, "-m", "scratchfs"]
@@ -69,3 +74,15 @@ def test_a_long_pattern_s_next_command_is_printed_whole(tmp_path):
     assert {page["pattern"] for page in pages} == {pattern} and len(pages) == 3
     assert _offsets(pages) == [
         m.start() for m in re.finditer(rb"line", data)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(words=st.lists(st.binary(min_size=1, max_size=12).filter(lambda w: b"\0" not in w), min_size=1, max_size=4))
+def test_every_word_of_a_printed_command_reaches_sh_s_program_as_its_bytes(words):
+    """Any words (quotes, $(), backquotes, %, backslashes, newlines -- a last one too --, bytes not UTF-8): the
+    command pasted into /bin/sh gives its program exactly those bytes."""
+    with patch("scratchfs.cli.shell.program", lambda: "printf '%s\\0'"):
+        command = shell_command([os.fsdecode(word) for word in words], True)
+    assert "\n" not in command
+    done = subprocess.run(["/bin/sh", "-c", command], capture_output=True, timeout=30, check=True)
+    assert done.stdout.split(b"\0")[:-1] == words

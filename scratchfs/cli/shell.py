@@ -79,9 +79,10 @@ def shell_word(word: str) -> str:
 
 def _printf_format(raw: bytes) -> str:
     """``raw`` as a single-quoted ``printf`` format that writes it: printable ASCII as it is (``%`` as ``%%``, ``\\``
-    as ``\\\\``), every other byte as a three-digit octal escape (``'`` as ``\\047``)."""
-    return "'" + "".join(chr(b) if b in _PLAIN_BYTES and b != ord("%") else "%%" if b == ord("%") else f"\\{b:03o}"
-                         for b in raw) + "'"
+    as ``\\\\``), every other byte as a three-digit octal escape (``'`` as ``\\047``; a ``-`` first too, which
+    printf would take for an option: a key ``--match=-...``)."""
+    return "'" + "".join(chr(b) if b in _PLAIN_BYTES and b != ord("%") and (i or b != ord("-")) else "%%" if
+                         b == ord("%") else f"\\{b:03o}" for i, b in enumerate(raw)) + "'"
 
 
 def shell_command(words: Sequence[str], local: bool) -> str:
