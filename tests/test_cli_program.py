@@ -72,7 +72,8 @@ def test_a_hint_of_a_script_run_by_its_path_reads_on_when_pasted(tmp_path):
 def test_a_hint_naming_a_root_with_a_newline_or_a_byte_not_utf8_reads_on_when_pasted(tmp_path):
     """The hint quoted a root with shlex.quote, which put the newline inside quotes; the one-line stderr then wrote
     it as \\n, and a byte that is not UTF-8 as \\udcff: pasted, another path ('no store at ...', atk28). Such a word
-    is ANSI-C quoted: $'...\\x0a...\\xff...'."""
+    is written as printf's octal escapes, "$(printf '...\\012...\\377...')" (ANSI-C $'...' before
+    hostile14, which dash's sh does not read: tests/test_sh_pasted_next.py)."""
     root = os.fsencode(tmp_path) + b"/store \n\xff 'q'"
     env = {**os.environ, "PYTHONPATH": str(CHECKOUT), "SCRATCHFS_RUN_ID": "r", "SCRATCHFS_AGENT_ID": "a"}
     run = {"env": env, "cwd": tmp_path, "capture_output": True, "timeout": 120}

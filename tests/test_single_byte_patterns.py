@@ -20,7 +20,8 @@ from scratchfs.api.encodings import decode_single
 from scratchfs.api.search_reply import window_hits
 from scratchfs.foundation.errors import InvalidArgument
 
-ATOMS = ["é", "\\é", "[\\éa]", "[à-é]", "a", "\\\\", "\\\\é", "(?:é|\\\\)", ".", "x", "\\ü", "ü", "(é)\\1"]
+ATOMS = ["é", "\\é", "[\\éa]", "[à-é]", "a", "\\\\", "\\\\é", "(?:é|\\\\)", ".", "x", "\\ü", "ü", "(é)\\1",
+         "[(?<é>]", "[^](?P=é)]", "[\\](?(é)]"]  # (no group in a class: "(?<é>" there was taken for a group's name)
 EURO_ATOMS = ["€", "\\€", "[\\€é]"]
 
 
@@ -57,6 +58,13 @@ def test_a_pattern_finds_what_re_finds_in_the_decoded_text(tools, encoding, data
         text = data.draw(st.text(alphabet=alphabet, min_size=1, max_size=300))
     content = text.encode(encoding)
     assert found(tools, content, pattern, encoding) == expected(content, pattern, encoding)
+
+
+@pytest.mark.parametrize("pattern", ["[(?<é>]", "[(?P<é>]x?", "[^](?(é)]", "[]?P=é)]"])
+def test_a_group_look_alike_in_a_class_is_its_characters(tools, pattern):
+    """``[(?<é>]`` (a class of (, ?, <, é, >) was refused as a group name that is not ASCII (hostile14)."""
+    content = "x é y ( ? < > P ] ^ = )\n".encode("latin-1")
+    assert found(tools, content, pattern, "latin-1") == expected(content, pattern, "latin-1") != []
 
 
 def test_a_group_name_not_ascii_is_refused_as_such_not_as_its_escapes(tools):

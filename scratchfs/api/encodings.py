@@ -75,18 +75,24 @@ def byte_pattern(pattern: str, encoding: str) -> str:
     ``encoding`` (the pattern is matched against the stored bytes, where a UTF-8 ``é`` would be two). An escaped
     one (``\\é``, ``[\\é]``: a literal é, as ``re`` reads it) becomes that escape alone, never a backslash before
     it (which would seek the four characters ``\\xe9``); a group name is left as written (the pattern's parse
-    refuses one that is not ASCII, saying so). Raises InvalidArgument for a character the encoding has no byte for."""
+    refuses one that is not ASCII, saying so), but what looks like one in a character class (``[(?<é>]``: its
+    characters). Raises InvalidArgument for a character the encoding has no byte for."""
     if pattern.isascii():
         return pattern
     out: list[str] = []
     i = 0
+    opened = None  # where the character class the pattern is in opened ("[é(?<x>]" holds no group, no name)
     while i < len(pattern):
         char = pattern[i]
-        name = _GROUP_NAME.match(pattern, i) if char == "(" else None
+        name = _GROUP_NAME.match(pattern, i) if char == "(" and opened is None else None
         if name is not None:
             out.append(name.group())
             i = name.end()
             continue
+        if char == "[" and opened is None:
+            opened = i + 1 + (pattern.startswith("^", i + 1))  # (a "]" first in a class is one of its characters)
+        elif char == "]" and opened is not None and i > opened:
+            opened = None
         if char == "\\" and i + 1 < len(pattern):  # an escape: the backslash and the character it escapes
             char = pattern[i + 1]
             out.append(f"\\x{_byte_of(char, encoding):02x}" if not char.isascii() else "\\" + char)

@@ -15,6 +15,7 @@ from typing import Any
 
 from scratchfs.api.archive import MEMBERS_VIEW
 from scratchfs.foundation.calls import Advice, Call
+from scratchfs.foundation.checks import MAX_INT_BITS
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_LINES, MIN_REPLY_BYTES
 
@@ -49,9 +50,11 @@ def check_read_modes(*, offset: int, length: int | None, line: int | None, lines
     Raises:
         InvalidArgument: naming the options that do not go together.
     """
-    calls = _Calls(handle, offset, {**(asked or {}), "length": length, "line": line, "lines": lines,
-                                    "ignore_case": ignore_case or None, "context": context, "max_matches": max_matches,
-                                    "before": before})
+    given = {**(asked or {}), "length": length, "line": line, "lines": lines, "ignore_case": ignore_case or None,
+             "context": context, "max_matches": max_matches, "before": before}
+    if not all(map(_writable, (offset, *given.values()))):  # (the Python API's: context="\ud800", offset=b"x")
+        handle = None  # (a refusal says what is mixed alone; the read's own checks name the value after it)
+    calls = _Calls(handle, offset, given)
     if not searching and (context is not None or max_matches is not None or before is not None):
         calls.refuse("context, max_matches and before apply to searches (match or pattern)", "a search: ",
                      calls.search(), ", or the read without them: ", calls.plain())
@@ -69,6 +72,26 @@ def check_read_modes(*, offset: int, length: int | None, line: int | None, lines
     if searching and length is not None:
         calls.refuse("length applies to range reads; a search takes context and max_matches", "the search: ",
                      calls.search(length=None), ", or the range: ", calls.plain())
+
+
+def _writable(value: object) -> bool:
+    """Whether a refusal's call can write ``value`` as a model's argument: ``None``, a bool, a float, an integer of at
+    most :data:`MAX_INT_BITS` bits (``str`` refuses one of over 4,300 digits), text with no lone surrogate (UTF-8
+    has none: a ``UnicodeEncodeError`` measuring the refusal), never bytes, a list or another object (JSON has no
+    such value: a ``TypeError``)."""
+    if value is None or isinstance(value, (bool, float)):
+        return True
+    if isinstance(value, int):
+        return value.bit_length() <= MAX_INT_BITS
+    return isinstance(value, str) and (value.isascii() or _encodes(value))
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class _Calls:

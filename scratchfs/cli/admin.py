@@ -124,7 +124,7 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int
         words = ["ls", *(["--run", run_id] if run_id is not None else []),
                  *(["--agent", agent_id] if agent_id is not None else []), "--limit", str(limit), "--after", more,
                  *(["--json"] if as_json else []), *_root_words(store)]
-        warn(f"{_entries(limit)} shown; next: {shell_command(words, store.embedded)}")
+        warn(f"{_entries(limit)} shown; next: {shell_command(words, store.embedded)}", whole=True)
 
 
 def _none_of(run_id: str | None, agent_id: str | None) -> str:
@@ -283,7 +283,8 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
     if report.next_cursor:
         words = ["fsck", *(["--repair"] if repair else []), *(["--quick"] if quick else []), "--limit", str(limit),
                  "--after", report.next_cursor, *(["--json"] if as_json else []), *_root_words(store)]
-        warn(f"stopped after {_entries(report.entries_checked)}; next: {shell_command(words, store.embedded)}")
+        warn(f"stopped after {_entries(report.entries_checked)}; next: {shell_command(words, store.embedded)}",
+             whole=True)
     if not report.clean:
         left = report.remaining
         hint = "" if repair else _repair_hint(report.problems, _repair_command(store))

@@ -209,11 +209,14 @@ class _Interrupted(BaseException):
     """SIGINT in a command: one line, ``scratchfs: interrupted``, exit 130."""
 
 
-def warn(message: str, root: str | None = None) -> None:
+def warn(message: str, root: str | None = None, whole: bool = False) -> None:
     """Print ``scratchfs: <message>`` on stderr as one line, always (:func:`~scratchfs.foundation.text.one_line`:
     a newline, NUL or terminal escape in a message -- a CSV header's, a file name's -- is written as its escape); a
-    command it writes names the program as it was invoked, and the store's ``root`` when given (:func:`as_invoked`)."""
-    click.echo(f"scratchfs: {within_chars(one_line(as_invoked(str(message), root)))}", err=True)
+    command it writes names the program as it was invoked, and the store's ``root`` when given (:func:`as_invoked`).
+    A message over 2,000 characters is cut in its middle unless ``whole`` (one that ends in a command to paste: cut,
+    a 2,900-character pattern's next page searched another pattern, the words left out said inside its quotes)."""
+    line = one_line(as_invoked(str(message), root))
+    click.echo(f"scratchfs: {line if whole else within_chars(line)}", err=True)
 
 
 def as_invoked(text: str, root: str | None = None) -> str:

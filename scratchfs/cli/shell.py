@@ -61,23 +61,50 @@ _PLAIN_BYTES = frozenset(range(0x20, 0x7F)) - {ord("'"), ord("\\")}
 
 def shell_word(word: str) -> str:
     """``word`` (a name as the OS gave it: undecodable bytes as surrogate escapes) quoted for a POSIX shell, on one
-    line: ``shlex.quote`` when it is printable, else ANSI-C quoting, ``$'...'`` (bash, zsh, ksh, busybox sh and
-    POSIX.1-2024 sh), with every other byte as ``\\xHH`` -- ``shlex.quote`` put a newline inside quotes, which the
-    one-line stderr then showed as ``\\n`` and a non-UTF-8 byte as ``\\udcff``: pasted, another path (atk28)."""
+    line: ``shlex.quote`` when it is printable, else as the output of ``printf`` (``"$(printf 'a\\012b\\377')"``,
+    every other byte an octal escape), which every POSIX shell reads (``dash``, Debian's and Ubuntu's ``sh``, reads
+    no ANSI-C ``$'...'``: pasted, a needle ``end\\nline`` was searched for as ``$end\\x0aline``, silently no match)
+    -- but a word that ends in a newline, which a command substitution drops: ANSI-C quoted, ``$'...\\x0a'``, which
+    bash, zsh, ksh and busybox sh read (:func:`shell_command` writes such a word for any POSIX shell). ``shlex.quote``
+    put a newline inside quotes, which the one-line stderr then showed as ``\\n`` and a non-UTF-8 byte as
+    ``\\udcff``: pasted, another path (atk28)."""
     if not _NOT_PRINTABLE.search(word):
         return shlex.quote(word)
     raw = os.fsencode(word)
-    return "$'" + "".join(chr(b) if b in _PLAIN_BYTES else f"\\{chr(b)}" if b in b"'\\" else f"\\x{b:02x}"
-                          for b in raw) + "'"
+    if raw.endswith(b"\n"):
+        return "$'" + "".join(chr(b) if b in _PLAIN_BYTES else f"\\{chr(b)}" if b in b"'\\" else f"\\x{b:02x}"
+                              for b in raw) + "'"
+    return f'"$(printf {_printf_format(raw)})"'
+
+
+def _printf_format(raw: bytes) -> str:
+    """``raw`` as a single-quoted ``printf`` format that writes it: printable ASCII as it is (``%`` as ``%%``, ``\\``
+    as ``\\\\``), every other byte as a three-digit octal escape (``'`` as ``\\047``; a ``-`` first too, which
+    printf would take for an option: a key ``--match=-...``)."""
+    return "'" + "".join(chr(b) if b in _PLAIN_BYTES and b != ord("%") and (i or b != ord("-")) else "%%" if
+                         b == ord("%") else f"\\{b:03o}" for i, b in enumerate(raw)) + "'"
 
 
 def shell_command(words: Sequence[str], local: bool) -> str:
     """The command line ``program() words...`` with every word quoted (:func:`shell_word`): a command that continues
     one the CLI ran, whose words name the store's ``--root`` when it is ``local``, so that it reads the same store
-    whatever the environment it is pasted in. A fleet's store (not ``local``) is named by ``--index`` and
-    ``--blobs`` (or ``$SCRATCHFS_INDEX`` and ``$SCRATCHFS_BLOBS``), which the command is said to need instead: not
-    printed, they may hold a password."""
-    command = " ".join([program(), *(shell_word(word) for word in words)])
+    whatever the environment it is pasted in. A word that is not printable and ends in a newline (which a command
+    substitution drops) is set first, with a ``.`` after it that its use takes off, the command run in a subshell:
+    ``(w1=$(printf 'end\\012.'); scratchfs read-handle ... --match "${w1%.}" ...)``. A fleet's store (not
+    ``local``) is named by ``--index`` and ``--blobs`` (or ``$SCRATCHFS_INDEX`` and ``$SCRATCHFS_BLOBS``), which the
+    command is said to need instead: not printed, they may hold a password."""
+    setting: list[str] = []
+    quoted: list[str] = []
+    for word in words:
+        if word.endswith("\n") and _NOT_PRINTABLE.search(word):
+            name = f"w{len(setting) + 1}"
+            setting.append(f"{name}=$(printf {_printf_format(os.fsencode(word) + b'.')})")
+            quoted.append(f'"${{{name}%.}}"')
+        else:
+            quoted.append(shell_word(word))
+    command = " ".join([program(), *quoted])
+    if setting:
+        command = f"({'; '.join(setting)}; {command})"
     return command if local else f"{command} {FLEET_STORE_NOTE}"
 
 

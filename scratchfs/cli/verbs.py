@@ -180,7 +180,7 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
         root = str(store.root) if store.embedded else None
         for call in reply.get("calls", ()):  # (the calls its note names, as the commands that make them)
             warn("the note's call as a command: " + call_command(Call.of(call["tool"], **call["arguments"]), run_id,
-                                                                 agent_id, root))
+                                                                 agent_id, root), whole=True)
         warn_next(reply, run_id, agent_id, root, as_json)
         return
     single = check_encoding(arguments.pop("encoding", None))
@@ -192,7 +192,7 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
         warn(result.note)
     if result.next_call is not None:
         warn(f"{len(result.data)} bytes from offset {result.offset}; {result.remaining} bytes follow; next: "
-             f"{shell_next(result, run_id, agent_id, str(store.root) if store.embedded else None)}")
+             f"{shell_next(result, run_id, agent_id, str(store.root) if store.embedded else None)}", whole=True)
 
 
 def warn_next(reply: dict[str, Any], run_id: str, agent_id: str, root: str | None, as_json: bool = False) -> None:
@@ -201,7 +201,7 @@ def warn_next(reply: dict[str, Any], run_id: str, agent_id: str, root: str | Non
     next page prints as this one did), as a raw read prints its ``next:``."""
     if isinstance(reply.get("next_call"), str):
         verb, then = parse_call(reply["next_call"])
-        warn("next: " + call_command(Call.of(verb, **then, json=as_json or None), run_id, agent_id, root))
+        warn("next: " + call_command(Call.of(verb, **then, json=as_json or None), run_id, agent_id, root), whole=True)
 
 
 def check_read_caps(given: dict[str, Any], as_json: bool) -> None:
