@@ -26,6 +26,7 @@ from rich.text import Text
 
 from scratchfs.api.policy import Observation, should_spill
 from scratchfs.api.scope import Scope
+from scratchfs.api.shape_terminal import escapes_parted
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.stub import Stub
 from scratchfs.cli.render import entries_listing, human_bytes
@@ -185,8 +186,11 @@ def check_reads(scope: Scope, handle: str, fd: int, size: int, name: str) -> str
 
 
 def pick_needle(data: bytes) -> bytes:
-    """A word from the middle of the content, to search for."""
-    found = _WORD.search(data, len(data) // 2) or _WORD.search(data)
+    """A word from the middle of the content, to search for: a word of its text, not one glued to a terminal
+    escape sequence (``ESC[K`` then ``set_content`` gave ``Kset_content``) --
+    :func:`~scratchfs.api.shape_terminal.escapes_parted`."""
+    text = escapes_parted(data)  # (each of its words a run of data's bytes)
+    found = _WORD.search(text, len(text) // 2) or _WORD.search(text)
     return found.group(0) if found else data[len(data) // 2 : len(data) // 2 + 8] or b"a"
 
 

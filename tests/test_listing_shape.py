@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from scratchfs import ScratchStore
 from scratchfs.api.shape import describe
-from scratchfs.api.shape_listing import LISTING_SHAPE, PATHS_SHAPE, listing_shape
+from scratchfs.api.shape_listing import LISTING_SHAPE, NOT_BELOW, PATHS_SHAPE, listing_shape
 
-_ITEM_RE = re.compile(r"(?:: |, )(\S+) \(line ([\d,]+), ([\d,]+) (?:entr(?:y|ies)|paths?)\)")
+_ITEM_RE = re.compile(rf"(?:: |, )({NOT_BELOW}|\S+) \(line ([\d,]+), ([\d,]+) (?:entr(?:y|ies)|paths?)\)")
 
 
 def shape_of(data: bytes) -> str:
@@ -79,8 +79,20 @@ def test_find_style_paths_are_grouped_by_their_first_directory_below_the_shared_
         if rest is not None:
             first.setdefault(rest.split("/", 1)[0] + "/" if "/" in rest else "", number)
     shown = items(shape)
-    expected = sorted(((key or "(here)", first[key], count) for key, count in counted.items()), key=lambda t: t[1])
+    expected = sorted(((key or NOT_BELOW, first[key], count) for key, count in counted.items()), key=lambda t: t[1])
     assert shown == expected[: len(shown)] and shown
+
+
+def test_the_paths_in_the_shared_directory_itself_are_said_to_be_so(tmp_path):
+    """They were named ``(here)``: ``under ./: (here) (line 2, 3 paths)``, unclear to a model (helper replies9)."""
+    make_tree(tmp_path)
+    (tmp_path / "README").write_text("x")
+    out = subprocess.run(["find", "."], cwd=tmp_path, capture_output=True, check=True).stdout
+    shape = shape_of(out)
+    rows = out.decode().splitlines()
+    itself = [n for n, row in enumerate(rows, 1) if row.startswith("./") and "/" not in row[2:]]
+    assert f"under ./: {NOT_BELOW} (line {itself[0]}, {len(itself)} paths)" in shape, shape
+    assert NOT_BELOW == "not in a subdirectory" and "(here)" not in shape
 
 
 def test_a_real_find_is_told_and_grep_output_is_not(tmp_path):

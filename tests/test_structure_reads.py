@@ -185,8 +185,8 @@ def test_terminal_output_is_told_apart_and_its_stub_offers_the_text_view(scratch
     big = scratch_scope.spill(data * 30, source_tool="build")  # larger than the sample: counted in the sample
     assert big.content_type == "log" and big.shape.endswith(
         "overwritten lines, 18 ERROR (first at line 301) (in the first 512 KiB of 841 KiB)")
-    assert f'read_handle(handle="{stub.handle}", view="text")' in stub.note
-    assert len(stub.to_json().encode()) <= 1536
+    assert f'Next: read_handle(handle="{stub.handle}", view="text", raw_offset=' in stub.note  # (first, from where
+    assert len(stub.to_json().encode()) <= 1536  # the preview stops, since replies9)
     # text that only has a few of them, or Windows line ends, stays text, and its stub offers no view
     for plain in (b"see \x1b[1mbold\x1b[0m here\r\n" * 2 + b"a line\r\n" * 2000, b"x\ry\n" * 2 + b"z" * 9000):
         other = scratch_scope.spill(plain, source_tool="t")

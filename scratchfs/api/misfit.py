@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from scratchfs.api.jq_failure import LONG_COLUMN_BYTES, bytes_around
+from scratchfs.api.jq_inputs import PLACEHOLDER
 from scratchfs.api.shape import SAMPLE_BYTES, binary_format
 from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.api.shape_binary import compressed_format
@@ -236,19 +237,24 @@ def select_misfit(handle: str, content_type: str | None, shape: str | None, line
     # from the reply: 1,000 characters of é echoed as 6,000 bytes of \u escapes past its 2,048-byte cap)
 
 
-def slurp_form(handle: str, kind: str | None, shape: str | None) -> str:
+def slurp_form(handle: str, kind: str | None, shape: str | None, filter: str | None = None) -> str:
     """A slurp read's form of an entry stored as ``kind`` (of ``shape``): ``"records"`` (JSON lines), ``"rows"``,
     ``"arrays"`` (a table, no header), ``"documents"`` (JSON texts, as ``jq -s``). Raises InvalidArgument for others,
-    naming them."""
+    naming them -- for one JSON document, the read of jq ``filter`` without slurp (the stub's placeholder ``JQ``:
+    a read of its keys, to write a filter from)."""
     if kind == "jsonl" or is_stream(kind, shape):
         return "records" if kind == "jsonl" else "documents"
     if is_aligned(kind, shape):
         return "rows"
     if kind == "csv":
         return "arrays" if headless(kind, shape) else "rows"
-    if kind == "json":
-        raise InvalidArgument(f"{_SLURP_FOR}; {handle} is one JSON document, "
-                              "already one value: use jq= alone (it sees the whole document)")
+    if kind == "json":  # (before the placeholder's refusal, whose examples are for an array of records or rows)
+        own = bool(filter) and filter.strip() != PLACEHOLDER  # (else the stub's placeholder: a filter to write)
+        raise InvalidArgument(Advice.of(
+            "slurp=true does not apply to one JSON document (it joins records, rows or JSON texts into one array); "
+            "without it, jq= sees the whole document: " + ("" if own else f'write your filter for "{PLACEHOLDER}", '
+                                                           "e.g. "), Call.of("read_handle", handle=handle,
+                                                                             jq=filter if own else "keys[]")))
     if kind == "binary" and compressed_format(shape):  # (no search finds text in compressed bytes)
         raise InvalidArgument(f"{_SLURP_FOR}; {handle} is stored as binary, "
                               f"{binary_format(shape)}-compressed: read its bytes (offset=, length=); no search "

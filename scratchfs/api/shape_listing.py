@@ -10,7 +10,7 @@ the first at the first line, all with a total or none, and without totals each p
 (a text's ``Notes:`` after a blank line is no directory).
 ``find``: every line of the first :data:`_HEAD_LINES` and nine in ten of all an absolute or ``./`` path, and none
 ``path:line:`` (grep's output, which :mod:`scratchfs.api.shape` tells); its paths are grouped by their first
-directory below the directory every path shares.
+directory below the directory every path shares (those in it itself: :data:`NOT_BELOW`).
 """
 
 from __future__ import annotations
@@ -19,12 +19,16 @@ import re
 
 from scratchfs.api.shape_words import LineNumbers, listed_within, plural, short_name, within_lines
 
-__all__ = ["LISTING_SHAPE", "PATHS_SHAPE", "listing_shape"]
+__all__ = ["LISTING_SHAPE", "NOT_BELOW", "PATHS_SHAPE", "listing_shape"]
 
 LISTING_SHAPE = "ls -R listing"
 """How the shape of an ``ls -R`` listing starts."""
 PATHS_SHAPE = "paths (find-style)"
 """How the shape of a list of paths starts."""
+NOT_BELOW = "not in a subdirectory"
+"""What a list of paths' shape names the group of the paths in the directory they share itself, not below one of its
+subdirectories (a file there, a subdirectory's own line): ``under ./: not in a subdirectory (line 2, 8 paths),
+fixtures/ (line 4, 130 paths)``."""
 
 _SECTION_RE = re.compile(rb"\n\n([^\n]{1,4096}):(?=\r?\n)(?:\r?\n(total \d+)(?=\r?\n))?")  # (its line end not taken)
 _DOTS_RE = re.compile(rb"[ \t]\.\.?\r?(?=\n|\Z)")  # ls -la's . and .., the last words of their lines
@@ -94,7 +98,7 @@ def _paths(sample: bytes, lines: int, scope: str) -> str | None:
     line = LineNumbers(text)
 
     def item(key: bytes, first: int, count: int) -> str:  # (asked in order of first paths: newlines counted once)
-        return (f"{short_name(key.decode('utf-8', 'replace') or '(here)', 60)} (line {line(first):,}, "
+        return (f"{short_name(key.decode('utf-8', 'replace'), 60) if key else NOT_BELOW} (line {line(first):,}, "
                 f"{plural(count, 'path')})")
 
     base = short_name(prefix.decode("utf-8", "replace"), 120)

@@ -36,8 +36,8 @@ from scratchfs.api.shape_table import has_header
 from scratchfs.foundation.text import plural
 
 __all__ = ["COLOURED", "REDRAW_AGREEMENT", "REDRAW_PAIRS", "REDRAW_SAME", "TERMINAL_SHAPE", "bare_crs", "coloured",
-           "coloured_head_end", "colours_removed", "controls_said", "cr_ends_lines", "is_terminal", "last_drawn",
-           "lone_cr_line_ends", "terminal_controls"]
+           "coloured_head_end", "colours_removed", "controls_said", "cr_ends_lines", "escapes_parted", "is_terminal",
+           "last_drawn", "lone_cr_line_ends", "terminal_controls"]
 
 TERMINAL_SHAPE = "terminal output"
 """How the shape of terminal output starts (content type ``log``): text holding colour or cursor escape sequences
@@ -140,6 +140,13 @@ def last_drawn(sample: bytes) -> bytes:
     newlines all kept, so that a byte's line number is the raw content's (a log's levels counted in it,
     ``ESC[31mERROR`` too, once however often its line was redrawn). Never raises."""
     return _OVERDRAWN_RE.sub(b"\n", b"\n" + _ESCAPE_RE.sub(b"", sample))[1:]
+
+
+def escapes_parted(data: bytes) -> bytes:
+    """``data`` with each escape sequence replaced by a newline: every run of bytes between them, each word of its
+    text among them, is a run of ``data`` (a word glued to an escape, ``ESC[K`` then ``error``, is not taken for
+    ``Kerror``; two parts of a word an escape splits are no word of ``data``'s). Never raises."""
+    return _ESCAPE_RE.sub(b"\n", data) if b"\x1b" in data else data
 
 
 def is_terminal(content_type: str | None, shape: str | None) -> bool:

@@ -248,11 +248,11 @@ class StructureReads:
         if not isinstance(filter, str) or not filter.strip():
             raise InvalidArgument("slurp=true runs a jq filter over all records or rows: give jq= too "
                                   '(e.g. jq="group_by(.unit) | map({unit: .[0].unit, n: length})")')
-        refuse_inputs(filter, slurping=True)
         check_page(cursor, budget)
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
-            form = slurp_form(handle, kind, self.shape)
+            form = slurp_form(handle, kind, self.shape, filter)  # (one JSON document: the read without slurp)
+            refuse_inputs(filter, slurping=True)
             if src.size > MAX_SLURP_BYTES:
                 raise InvalidArgument(Advice.of(
                     f"slurp=true reads at most {MAX_SLURP_BYTES // 2**20} MiB of content (it holds every record or "

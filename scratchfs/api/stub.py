@@ -15,7 +15,7 @@ from scratchfs.api.line_fit import LAST_LINES_BYTES, escape_bytes, lines_within
 from scratchfs.api.shape import TEXT_PROBE_BYTES, binary_format, is_text
 from scratchfs.api.shape_binary import TarMember, compressed_format, tar_listing, tar_members, zip_members
 from scratchfs.api.shape_terminal import is_terminal
-from scratchfs.api.stub_reads import BY_MATCH, BY_PATTERN, MEMBERS, rows_after, structure_call
+from scratchfs.api.stub_reads import BY_MATCH, BY_PATTERN, MEMBERS, rows_after, structure_call, text_first, text_from
 from scratchfs.api.terminal_preview import AS_SHOWN, AS_SHOWN_WHOLE, RenderedHead
 from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
 from scratchfs.engine.patterns import MAX_LINE_BYTES
@@ -273,7 +273,7 @@ class _Note:
     that do not depend on where the preview stops are made once per stub (its fitting tries several previews)."""
 
     __slots__ = ("by_other", "call", "compressed", "count", "format", "lines", "lines_average", "rows", "size",
-                 "tail_lines", "what")
+                 "tail_lines", "text_first", "what")
 
     def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None,
                  shape: str | None = None, longest_line: int | None = None, head: bytes = b"",
@@ -286,7 +286,7 @@ class _Note:
         self.call, self.size, self.lines = f"read_handle(handle={quote(handle)}", size, lines  # the handle quoted once
         self.tail_lines = content_type in _TAIL_KINDS  # (a log's or text's end: a build's errors, a test summary)
         self.lines_average: float | None = None  # binary content: no line read
-        self.count, self.rows = 0, None
+        self.count, self.rows, self.text_first = 0, None, text_first(content_type, shape)
         call = self.call  # each other call is this start and its own arguments, rendered once (_ARGUMENTS)
         self.format = binary_format(shape) if content_type == "binary" else None
         self.compressed = compressed_format(shape) if content_type == "binary" else None  # (a zip may store them)
@@ -337,11 +337,14 @@ class _Note:
             return f"{what}; the preview shows all of it{AS_SHOWN_WHOLE if drawn else ''}."
         shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "") + shown
         by_range = f"{self.call}, offset={covered!r})" if covered else f"{self.call})"  # call_with(self.call, offset=)
-        by_other = self.by_other
-        if self.rows is not None:  # a table's rows, JSON lines' records: from the first the preview does not show
-            read = self.rows.call(covered)
-            by_other = f"{self.call}, {read} | {by_other}" if read else by_other
-            shows += "" if read else f", every {self.rows.word} of it (the rest is blank lines)"
+        by_other, rows = self.by_other, self.rows
+        if self.text_first:  # terminal output, coloured text: rendered, from where the preview stops
+            by_range = f"{self.call}, {text_from(covered)} | {by_range}"
+        read = rows.call(covered) if rows is not None else None  # a table's rows, JSON lines' records: from the
+        if read:  # first the preview does not show; a CSV's with a header first (a line read splits a row whose
+            lead = f"{self.call}, {read} | "  # quoted field holds line ends)
+            by_range, by_other = (lead + by_range, by_other) if rows.leads else (by_range, lead + by_other)
+        shows += f", every {rows.word} of it (the rest is blank lines)" if rows is not None and not read else ""
         if average is None and self.compressed:
             return (f"{what}; {self.format}-compressed binary content: no search (match=, pattern=) finds text in "
                     f"compressed bytes and no read decompresses them. The preview shows {shows} as a hex dump "
@@ -543,6 +546,5 @@ def refusal_notice(content: bytes, tool: str | None, reason: str, preview_bytes:
         limit = max(0, min(limit - 1, int(limit * (cost - (total - MAX_STUB_BYTES) - 8) / cost)))
 
 
-__all__ = ["FREE_BY_DELETING", "NOTHING_TO_FREE", "OVER_THE_WHOLE_QUOTA", "PREVIEW_MODES", "Stub",
-           "build_stub", "hex_line_chars", "hex_preview", "list_preview", "make_preview",
-           "refusal_notice", "shown_preview"]
+__all__ = ["FREE_BY_DELETING", "NOTHING_TO_FREE", "OVER_THE_WHOLE_QUOTA", "PREVIEW_MODES", "Stub", "build_stub",
+           "hex_line_chars", "hex_preview", "list_preview", "make_preview", "refusal_notice", "shown_preview"]

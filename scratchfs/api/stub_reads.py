@@ -25,7 +25,7 @@ from scratchfs.foundation.errors import BadRecord, ScratchError, WideHeader
 from scratchfs.foundation.limits import MAX_STUB_BYTES, REPLY_BUDGET_BYTES
 
 __all__ = ["BY_MATCH", "BY_PATTERN", "MEMBERS", "NARROW_BUDGET", "PLACEHOLDERS", "RowsAfter", "after_handle",
-           "rows_after", "structure_call"]
+           "rows_after", "structure_call", "text_first", "text_from"]
 
 
 def after_handle(**arguments: object) -> str:
@@ -50,17 +50,30 @@ _SLURP = after_handle(jq=PLACEHOLDER, slurp=True)  # one jq filter over the arra
 _FIND_KEY = after_handle(pattern=FIND_KEY)  # settings: the line of a key (shape_settings)
 
 
+def text_first(content_type: str | None, shape: str | None) -> bool:
+    """Whether a note names the text view first (:func:`text_from`): terminal output and coloured text, whose
+    bytes are full of escapes (6 bytes of JSON each, and every redraw of a line), where the view renders them."""
+    return is_terminal(content_type, shape) or coloured(shape)
+
+
+def text_from(covered: int) -> str:
+    """The text view's read (after the handle's argument) from where a preview of bytes ``0-covered`` stops:
+    ``raw_offset=`` starts it at the rendered line holding that stored byte (the line a raw preview cut, whole)."""
+    return after_handle(view="text", raw_offset=covered) if covered else _TEXT_VIEW
+
+
 def structure_call(call: str, content_type: str | None, shape: str | None, size: int,
                    next_read: str | None, top: str | None = None) -> str | None:
     """The structure reads (each after ``call``, the ``read_handle(handle=...`` start, but the first) a note names for a
-    content of ``size`` bytes, ``None`` for none: the text view of terminal output; a table aligned by spaces' rows and
+    content of ``size`` bytes, ``None`` for none (terminal output and coloured text: their text view comes first,
+    :func:`text_from`); a table aligned by spaces' rows and
     one jq over all of them; a JSON document's ``next_read`` (the jq filter its shape's describer chose) or ``keys[]``,
     past :data:`~scratchfs.engine.structure.MAX_JQ_DOCUMENT_BYTES` a path that streams; JSON texts one after another's
     filter run on each; a table's or JSON lines' ``slurp=true`` within its bound -- their rows or records read, which
     depends on the preview, is :class:`RowsAfter`'s. ``top``: a JSON document's top level, ``"array"`` or ``"object"``
     (:attr:`~scratchfs.api.shape.Shape.top`, handed over by its describer: never read back from ``shape``'s words)."""
-    if is_terminal(content_type, shape) or coloured(shape):
-        return _TEXT_VIEW  # colours, cursor moves, progress bars: rendered as a terminal shows them
+    if text_first(content_type, shape):
+        return None  # colours, cursor moves, progress bars: the text view, named first (text_from)
     if is_settings(content_type, shape):  # key = value lines: a search for a key, its name in the pattern
         return _FIND_KEY
     if is_aligned(content_type, shape):  # a table aligned by spaces: (its rows: RowsAfter) one jq over all of them
@@ -146,16 +159,18 @@ class RowsAfter:
     preview, or all of it when ``size`` is no more): from the first row or record the preview does not show whole,
     counted as the engine's reads count them (:func:`~scratchfs.engine.structure.iter_rows`: a quoted field may hold
     line ends, the header is no row unless ``shape`` says "no header" or ``headed`` is false -- text in columns
-    with no header line --; a record is a line that is not blank, as a ``record=`` read numbers them)."""
+    with no header line --; a record is a line that is not blank, as a ``record=`` read numbers them). ``leads``: a
+    CSV/TSV's with a header, which a note names first (a line read splits a row whose quoted field holds line ends)."""
 
-    __slots__ = ("_known", "_narrowed", "_refused", "_starts", "_walk", "aligned", "head", "headed", "shape", "size",
-                 "word")
+    __slots__ = ("_known", "_narrowed", "_refused", "_starts", "_walk", "aligned", "head", "headed", "leads", "shape",
+                 "size", "word")
 
     def __init__(self, content_type: str, head: bytes, size: int, shape: str | None, aligned: bool = False,
                  headed: bool = True) -> None:
         self.head, self.size, self.shape, self.aligned = head, size, shape, aligned
         self.word = "row" if content_type == "csv" else "record"
         self.headed = headed and not (shape is not None and is_headless(shape))
+        self.leads = self.word == "row" and self.headed and not aligned
         self._known: dict[int, int | None] = {}
         self._starts: list[tuple[int, int]] = []  # (number, start) of the rows read so far: _starts_known
         self._walk: Iterator[tuple[int, int]] | None = None

@@ -1,0 +1,74 @@
+"""The first call a stub's note names is the read that fits its content (helper replies9, from newuser10's session
+through ``scratchfs mcp``): a CSV/TSV with a header names its rows read first -- a line read splits a row whose quoted
+field holds line ends, and the note offered ``line=22`` before ``row=1`` --, and terminal or coloured output names
+its text view first, from where the preview stops (``raw_offset=``), where a raw byte read came first (each ESC 6
+bytes of JSON) and ``view="text"`` fourth, from byte 0."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+from scratchfs.api.contract import ScratchTools
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def _first_call(note: str) -> str:
+    return re.search(r"Next: (read_handle\(.*?\))(?: \||\.$)", note).group(1)
+
+
+def _multi_line_csv() -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["id", "desc", "n"])
+    for i in range(400):
+        writer.writerow([i, f"line one of {i}\nline two of {i}\nthree", i * 3])
+    return out.getvalue()
+
+
+def test_a_csv_with_multi_line_fields_names_its_rows_read_first(scratch_scope):
+    text = _multi_line_csv()
+    stub = scratch_scope.spill(text, source_tool="sql")
+    assert stub.content_type == "csv"
+    first = _first_call(stub.note)
+    row = int(re.search(r"row=(\d+), rows=20\)$", first).group(1))
+    page = ScratchTools(scratch_scope).read_handle(stub.handle, row=row, rows=20)
+    rows = list(csv.reader(io.StringIO(text)))[1:]
+    assert [list(r) for r in page["rows"]] == rows[row - 1 : row + 19]  # (whole rows, line ends in their fields)
+    assert ", line=" in stub.note  # (the line read is still named, after it)
+
+
+def test_the_real_csv_fixture_names_its_rows_read_first(scratch_scope):
+    stub = scratch_scope.spill((FIXTURES / "query-packages-by-month.csv").read_bytes(), source_tool="bq")
+    assert re.search(r"row=\d+, rows=20\)$", _first_call(stub.note))
+
+
+def test_a_headless_table_keeps_its_order(scratch_scope):
+    text = "".join(f"{i},{i * 2},{i % 7}\n" for i in range(2000))  # (no header: the rows read after the line read)
+    stub = scratch_scope.spill(text, source_tool="sqlite3")
+    assert "no header" in stub.shape and "offset=" in _first_call(stub.note)
+
+
+def test_terminal_output_names_its_text_view_first_from_where_the_preview_stops(scratch_scope):
+    data = (FIXTURES / "tools" / "ls-l-color.txt").read_bytes()
+    stub = scratch_scope.spill(data, source_tool="ls")
+    assert stub.shape.startswith("terminal output")
+    covered = int(re.search(r"the preview shows bytes 0-(\d+)", stub.note).group(1))
+    assert _first_call(stub.note) == f'read_handle(handle="{stub.handle}", view="text", raw_offset={covered})'
+    page = ScratchTools(scratch_scope).read_handle(stub.handle, view="text", raw_offset=covered)
+    whole = ScratchTools(scratch_scope).read_handle(stub.handle, view="text", budget=65536)["text"]
+    assert page["text"] and whole.startswith(stub.preview + page["text"])  # (it goes on where the preview stops)
+
+
+def test_coloured_output_names_its_text_view_first(scratch_scope):
+    data = (FIXTURES / "tools" / "grep-color-klog.txt").read_bytes()
+    stub = scratch_scope.spill(data, source_tool="grep")
+    assert stub.shape.startswith("coloured")
+    covered = int(re.search(r"the preview shows bytes 0-(\d+)", stub.note).group(1))
+    assert _first_call(stub.note) == f'read_handle(handle="{stub.handle}", view="text", raw_offset={covered})'
+    page = ScratchTools(scratch_scope).read_handle(stub.handle, view="text", raw_offset=covered)
+    assert "\x1b" not in page["text"] and page["text"].startswith("I1205 ")  # (the line the preview cut, whole)
+    assert stub.note.count('view="text"') == 1  # (named once: not again, from byte 0, after the others)
