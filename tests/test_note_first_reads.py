@@ -72,3 +72,16 @@ def test_coloured_output_names_its_text_view_first(scratch_scope):
     page = ScratchTools(scratch_scope).read_handle(stub.handle, view="text", raw_offset=covered)
     assert "\x1b" not in page["text"] and page["text"].startswith("I1205 ")  # (the line the preview cut, whole)
     assert stub.note.count('view="text"') == 1  # (named once: not again, from byte 0, after the others)
+
+
+def test_an_html_page_names_its_text_view_first_from_its_start(scratch_scope):
+    """An HTML page's note named a raw read of its markup first and its text view third (after offset= and line=,
+    the model reading meta and link tags): the text view comes first now, once, from the text's start (the view is
+    paged by offset into the text, which no stored byte names), and running it gives the page's text."""
+    data = (FIXTURES / "browser-rust-book.html").read_bytes()
+    stub = scratch_scope.spill(data, source_tool="browser.get")
+    assert stub.content_type == "html"
+    assert _first_call(stub.note) == f'read_handle(handle="{stub.handle}", view="text")'
+    assert stub.note.count('view="text"') == 1 and ", offset=" in stub.note  # (the raw read still named, after it)
+    page = ScratchTools(scratch_scope).read_handle(stub.handle, view="text")
+    assert page["offset"] == 0 and "The Rust Programming Language" in page["text"] and "<" not in page["text"][:200]

@@ -338,8 +338,8 @@ class _Note:
         shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "") + shown
         by_range = f"{self.call}, offset={covered!r})" if covered else f"{self.call})"  # call_with(self.call, offset=)
         by_other, rows = self.by_other, self.rows
-        if self.text_first:  # terminal output, coloured text: rendered, from where the preview stops
-            by_range = f"{self.call}, {text_from(covered)} | {by_range}"
+        if self.text_first:  # terminal output, coloured text: rendered, from where the preview stops; HTML's text
+            by_range = f"{self.call}, {text_from(covered, self.text_first)} | {by_range}"
         read = rows.call(covered) if rows is not None else None  # a table's rows, JSON lines' records: from the
         if read:  # first the preview does not show; a CSV's with a header first (a line read splits a row whose
             lead = f"{self.call}, {read} | "  # quoted field holds line ends)

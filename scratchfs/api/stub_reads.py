@@ -50,30 +50,35 @@ _SLURP = after_handle(jq=PLACEHOLDER, slurp=True)  # one jq filter over the arra
 _FIND_KEY = after_handle(pattern=FIND_KEY)  # settings: the line of a key (shape_settings)
 
 
-def text_first(content_type: str | None, shape: str | None) -> bool:
-    """Whether a note names the text view first (:func:`text_from`): terminal output and coloured text, whose
-    bytes are full of escapes (6 bytes of JSON each, and every redraw of a line), where the view renders them."""
-    return is_terminal(content_type, shape) or coloured(shape)
+def text_first(content_type: str | None, shape: str | None) -> str | None:
+    """How a note names the text view first (:func:`text_from`), ``None`` for not first: ``"raw"`` for terminal
+    output and coloured text, whose bytes are full of escapes (6 bytes of JSON each, and every redraw of a line),
+    where the view renders them; ``"html"`` for an HTML page, whose preview shows markup and whose view its text."""
+    if content_type == "html":
+        return "html"
+    return "raw" if is_terminal(content_type, shape) or coloured(shape) else None
 
 
-def text_from(covered: int) -> str:
-    """The text view's read (after the handle's argument) from where a preview of bytes ``0-covered`` stops:
-    ``raw_offset=`` starts it at the rendered line holding that stored byte (the line a raw preview cut, whole)."""
-    return after_handle(view="text", raw_offset=covered) if covered else _TEXT_VIEW
+def text_from(covered: int, form: str = "raw") -> str:
+    """The text view's read (after the handle's argument) from where a preview of bytes ``0-covered`` stops, of a
+    ``form`` :func:`text_first` gives: ``raw_offset=`` starts it at the rendered line holding that stored byte (the
+    line a raw preview cut, whole); an HTML page's from its text's start (its view is paged by offset into the text,
+    which no stored byte names)."""
+    return after_handle(view="text", raw_offset=covered) if covered and form == "raw" else _TEXT_VIEW
 
 
 def structure_call(call: str, content_type: str | None, shape: str | None, size: int,
                    next_read: str | None, top: str | None = None) -> str | None:
     """The structure reads (each after ``call``, the ``read_handle(handle=...`` start, but the first) a note names for a
-    content of ``size`` bytes, ``None`` for none (terminal output and coloured text: their text view comes first,
-    :func:`text_from`); a table aligned by spaces' rows and
-    one jq over all of them; a JSON document's ``next_read`` (the jq filter its shape's describer chose) or ``keys[]``,
-    past :data:`~scratchfs.engine.structure.MAX_JQ_DOCUMENT_BYTES` a path that streams; JSON texts one after another's
+    content of ``size`` bytes, ``None`` for none (terminal output, coloured text, an HTML page: their text view comes
+    first, :func:`text_from`); a table aligned by spaces' rows and one jq over all of them; a JSON document's
+    ``next_read`` (the jq filter its shape's describer chose) or ``keys[]``, past
+    :data:`~scratchfs.engine.structure.MAX_JQ_DOCUMENT_BYTES` a path that streams; JSON texts one after another's
     filter run on each; a table's or JSON lines' ``slurp=true`` within its bound -- their rows or records read, which
     depends on the preview, is :class:`RowsAfter`'s. ``top``: a JSON document's top level, ``"array"`` or ``"object"``
     (:attr:`~scratchfs.api.shape.Shape.top`, handed over by its describer: never read back from ``shape``'s words)."""
     if text_first(content_type, shape):
-        return None  # colours, cursor moves, progress bars: the text view, named first (text_from)
+        return None  # colours, cursor moves, progress bars, an HTML page's markup: the text view, named first
     if is_settings(content_type, shape):  # key = value lines: a search for a key, its name in the pattern
         return _FIND_KEY
     if is_aligned(content_type, shape):  # a table aligned by spaces: (its rows: RowsAfter) one jq over all of them
@@ -88,7 +93,7 @@ def structure_call(call: str, content_type: str | None, shape: str | None, size:
         return _EACH if size > MAX_SLURP_BYTES else f"{_EACH} | {call}, {_SLURP}"  # their keys; slurp=true: one
     if content_type in ("csv", "jsonl"):  # (their rows or records: RowsAfter) and one jq over all of them
         return _SLURP if size <= MAX_SLURP_BYTES else None  # -- to count, group or find the largest
-    return {"json": _KEYS, "html": _TEXT_VIEW}.get(content_type or "")
+    return _KEYS if content_type == "json" else None
 
 
 _BOM = codecs.BOM_UTF8
