@@ -423,9 +423,11 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
             report.problems.append(Problem("unexpected", odd.run, odd.agent, None, odd.path, odd.detail,
                                            fix="leave" if odd.kind == "directory" else "odd"))
             orphans[id(report.problems[-1])] = odd
+        told = {p.path[:i] for p in report.problems for i, c in enumerate(p.path) if c == "/"}  # (the directories
+        # holding a problem's path: one set, not a scan of every problem for each foreign name)
         report.problems += [Problem("unexpected", odd.run, odd.agent, None, odd.path, odd.foreign)  # (left as it is)
                             for odd in foreign_names(store.blobs, listing)  # (a link an entry's check told: not again)
-                            if not any(p.path.startswith(odd.path + "/") for p in report.problems)]
+                            if odd.path not in told]
     if listing is not None and report.next_cursor is None:
         report.segments = segment_usage(store.index, store.blobs, listing, store.settings.orphan_grace)
     if repair:

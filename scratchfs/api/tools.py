@@ -472,7 +472,12 @@ def check_shape(name: str, arguments: Mapping) -> None:
     """Refuse what the schema's checks and messages cannot take: argument names that are not text, nesting deeper
     than :data:`MAX_ARGUMENT_DEPTH` (a recursion error), integers past ``MAX_INT_BITS`` bits (not printable) and
     values of no JSON type (a complex number passed the schema's type check as a number and failed its ``minimum``,
-    a TypeError). Iterative, so any depth (a list that holds itself included) is cheap to refuse."""
+    a TypeError). Iterative, so any depth (a list that holds itself included) is cheap to refuse.
+
+    Raises:
+        InvalidArgument: ``"<name>: <argument>: ..."`` (the argument holding the value refused), or ``"<name>: an
+            argument name must be text ..."``.
+    """
     for key in arguments:
         if not isinstance(key, str):
             raise InvalidArgument(f"{name}: an argument name must be text, not {type(key).__name__}: {shorten(key)}")

@@ -78,8 +78,8 @@ def shell_word(word: str) -> str:
 
 
 def _printf_format(raw: bytes) -> str:
-    """``raw`` as a single-quoted ``printf`` format that writes it: printable ASCII as it is (``%`` as ``%%``, ``\\``
-    as ``\\\\``), every other byte as a three-digit octal escape (``'`` as ``\\047``; a ``-`` first too, which
+    """``raw`` as a single-quoted ``printf`` format that writes it: printable ASCII as it is (``%`` as ``%%``), every
+    other byte as a three-digit octal escape (``'`` as ``\\047``, ``\\`` as ``\\134``; a ``-`` first too, which
     printf would take for an option: a key ``--match=-...``)."""
     return "'" + "".join(chr(b) if b in _PLAIN_BYTES and b != ord("%") and (i or b != ord("-")) else "%%" if
                          b == ord("%") else f"\\{b:03o}" for i, b in enumerate(raw)) + "'"
