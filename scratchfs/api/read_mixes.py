@@ -18,6 +18,7 @@ from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.checks import MAX_INT_BITS
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_LINES, MIN_REPLY_BYTES
+from scratchfs.foundation.text import is_utf8_text
 
 __all__ = ["check_read_modes", "only_one_read", "refuse_mixed"]
 
@@ -83,15 +84,7 @@ def _writable(value: object) -> bool:
         return True
     if isinstance(value, int):
         return value.bit_length() <= MAX_INT_BITS
-    return isinstance(value, str) and (value.isascii() or _encodes(value))
-
-
-def _encodes(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    return isinstance(value, str) and is_utf8_text(value)
 
 
 class _Calls:

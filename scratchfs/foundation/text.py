@@ -153,6 +153,17 @@ def invalid_utf8_bytes(data: bytes) -> int:
     return len(data) - len(data.decode("utf-8", "ignore").encode("utf-8"))
 
 
+def is_utf8_text(text: str) -> bool:
+    """Whether ``text`` can be written as UTF-8: it holds no lone surrogate (a JSON text's ``\\ud800``)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def utf8_text(text: str) -> str:
     """``text`` with each lone surrogate (a JSON text's ``\\ud800``, which no UTF-8 carries) written as its escape,
     so that it can be written as UTF-8."""
@@ -293,6 +304,6 @@ def grep_files(head: bytes, paths: set[bytes], sample: bytes) -> int:
 
 
 __all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "SIZE_UNITS", "clipped", "decode_or_none", "digits_int",
-           "grep_files", "grep_runs", "invalid_utf8_bytes", "is_digits", "json_string_bytes", "line_stats",
-           "name_bytes", "not_a_size", "one_line", "plural", "quote", "shorten", "size_bytes", "utf8_lead_length",
-           "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start", "utf8_text", "within_chars"]
+           "grep_files", "grep_runs", "invalid_utf8_bytes", "is_digits", "is_utf8_text", "json_string_bytes",
+           "line_stats", "name_bytes", "not_a_size", "one_line", "plural", "quote", "shorten", "size_bytes",
+           "utf8_lead_length", "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start", "utf8_text", "within_chars"]

@@ -9,23 +9,15 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from scratchfs.foundation.text import clipped
+from scratchfs.foundation.text import clipped, is_utf8_text
 
 
 def is_request_id(value: Any) -> bool:
     """Whether ``value`` is an id MCP allows and a reply can carry: a string (of valid Unicode: no lone surrogate) or
     an integer (not a boolean, a float or null)."""
     if isinstance(value, str):
-        return value.isascii() or _is_unicode(value)
+        return is_utf8_text(value)
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_unicode(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def correlation_key(request_id: int | str) -> str:
