@@ -73,6 +73,18 @@ def exit_cpu_seconds(wire: Wire, send: bytes | None = None) -> float:
 @pytest.mark.alone  # (CPU time too grows beside another test: +0.16 s once in a CI run, -0.05 to +0.08 s alone)
 @pytest.mark.parametrize("face", ["mcp", "proxy"])
 def test_a_search_cancelled_in_its_first_slice_in_the_thread_stops_within_a_small_bound(face, tmp_path):
+    """Best of two tries: ``exit_cpu_seconds`` reads this process's reaped children's CPU time, which counts any other
+    child reaped in that window too (the clean-clone CI read 0.18-0.21 s over the idle exit twice running, 0.05 s
+    alone); the slice left running, the fault this test is for, costs 0.35 s more in every try."""
+    tries = [_cancelled_in_first_slice(face, tmp_path / str(attempt)) for attempt in range(2)]
+    took, baseline = min(tries, key=lambda t: t[0] - t[1])
+    assert took < baseline + BOUND_SECONDS, f"{took:.2f} s of CPU from the cancel to the exit, {baseline:.2f} idle"
+
+
+def _cancelled_in_first_slice(face: str, tmp_path) -> tuple[float, float]:
+    """One try: the CPU time from a cancel in a search's first slice in the thread to the server's exit, and an idle
+    server's exit, in seconds."""
+    tmp_path.mkdir()
     idle = Wire(command(face, tmp_path))
     try:
         idle.initialize()
@@ -93,11 +105,11 @@ def test_a_search_cancelled_in_its_first_slice_in_the_thread_stops_within_a_smal
                         or workers(wire.proc, "pattern"), 30) < 30
         took = exit_cpu_seconds(wire, json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
                                                   "params": {"requestId": "runaway"}}).encode())
-        assert took < baseline + BOUND_SECONDS, f"{took:.2f} s of CPU from the cancel to the exit, {baseline:.2f} idle"
         wire.read_to_end()
         assert wire.lines.empty() and wire.garbage == []  # no reply to the cancelled request
     finally:
         wire.kill()
+    return took, baseline
 
 
 def _threads_waiting_for_a_worker() -> int:
