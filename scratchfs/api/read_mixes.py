@@ -11,6 +11,7 @@ use."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cached_property
 from typing import Any
 
 from scratchfs.api.archive import MEMBERS_VIEW
@@ -51,11 +52,9 @@ def check_read_modes(*, offset: int, length: int | None, line: int | None, lines
     Raises:
         InvalidArgument: naming the options that do not go together.
     """
-    given = {**(asked or {}), "length": length, "line": line, "lines": lines, "ignore_case": ignore_case or None,
-             "context": context, "max_matches": max_matches, "before": before}
-    if not all(map(_writable, (offset, *given.values()))):  # (the Python API's: context="\ud800", offset=b"x")
-        handle = None  # (a refusal says what is mixed alone; the read's own checks name the value after it)
-    calls = _Calls(handle, offset, given)
+    calls = _Calls(handle, offset, {**(asked or {}), "length": length, "line": line, "lines": lines,
+                                    "ignore_case": ignore_case or None, "context": context, "max_matches": max_matches,
+                                    "before": before})
     if not searching and (context is not None or max_matches is not None or before is not None):
         calls.refuse("context, max_matches and before apply to searches (match or pattern)", "a search: ",
                      calls.search(), ", or the read without them: ", calls.plain())
@@ -92,8 +91,15 @@ class _Calls:
     arguments, ``None`` for those not given): each keeps :data:`_KEPT`."""
 
     def __init__(self, handle: object, offset: int, given: Mapping[str, Any]) -> None:
-        self.handle, self.offset, self.given = handle, offset, given
+        self._handle, self.offset, self.given = handle, offset, given
         self.kept = {name: given.get(name) for name in _KEPT}
+
+    @cached_property
+    def handle(self) -> object:
+        """The call's handle, ``None`` when one of its values no call can write (the Python API's:
+        ``context="\\ud800"``, ``offset=b"x"``): a refusal then says what is mixed alone, and the read's own checks
+        name the value after it. Judged when a refusal is built, not on every read."""
+        return self._handle if all(map(_writable, (self.offset, *self.given.values()))) else None
 
     def refuse(self, said: str, *advice: str | Call, instead: str = "the same search") -> None:
         """Raise InvalidArgument ``said``, then ``": "`` and ``advice`` when the call named a handle (without one,
