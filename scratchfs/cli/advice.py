@@ -83,11 +83,8 @@ def advised(exc: ScratchError, scope: tuple[str, str, str | None] | None) -> str
     :func:`call_command`): a tool call pasted in a shell runs nothing; a tool's name it starts with (the check of
     the tool's arguments: ``read_handle: budget: ...``) written as the command's, and the argument it names next as
     the command's option when it has one: ``read-handle: --budget: ...``."""
-    if scope is None:
-        text = str(exc)
-    else:  # (the words around the calls name options too: "read it by lines (--line, --lines)")
-        parts = exc.advice.parts if exc.advice is not None else (str(exc),)
-        text = "".join(options_said(part) if isinstance(part, str) else call_command(part, *scope) for part in parts)
+    text = str(exc) if scope is None else exc.written(lambda call: call_command(call, *scope), options_said)  # (the
+    # words around the calls name options too: "read it by lines (--line, --lines)")
     verb, _, rest = text.partition(": ")  # (a check of a tool's arguments names the tool first: read_handle: row: ..)
     if verb not in _VERBS:
         return text

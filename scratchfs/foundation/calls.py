@@ -165,9 +165,11 @@ class Advice:
         """The calls the advice names, in order."""
         return tuple(part for part in self.parts if isinstance(part, Call))
 
-    def written(self, write: Callable[[Call], str]) -> str:
-        """The text with each call written by ``write`` (a face's: a shell command, say)."""
-        return "".join(part if isinstance(part, str) else write(part) for part in self.parts)
+    def written(self, write: Callable[[Call], str], words: Callable[[str], str] | None = None) -> str:
+        """The text with each call written by ``write`` (a face's: a shell command, say), and each text between them
+        by ``words`` when given (the same face's words for the calls' arguments)."""
+        return "".join((part if words is None else words(part)) if isinstance(part, str) else write(part)
+                       for part in self.parts)
 
     def __str__(self) -> str:
         return self.written(str)

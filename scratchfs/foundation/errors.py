@@ -43,10 +43,12 @@ class ScratchError(Exception):
         """The calls the message advises, in order (none when it names none)."""
         return () if self.advice is None else self.advice.calls
 
-    def written(self, write: Callable[[Call], str]) -> str:
+    def written(self, write: Callable[[Call], str], words: Callable[[str], str] | None = None) -> str:
         """The message with each call it advises written by ``write`` (a :class:`Call` -> text; ``str``: the
-        message itself)."""
-        return str(self) if self.advice is None else self.advice.written(write)
+        message itself), and its other text by ``words`` when given (text -> text)."""
+        if self.advice is None:
+            return str(self) if words is None else words(str(self))
+        return self.advice.written(write, words)
 
     def said(self) -> str | Advice:
         """What makes this error again: its advice, else its text (a subclass's ``__reduce__`` passes it)."""
