@@ -167,11 +167,7 @@ def is_utf8_text(text: str) -> bool:
 def utf8_text(text: str) -> str:
     """``text`` with each lone surrogate (a JSON text's ``\\ud800``, which no UTF-8 carries) written as its escape,
     so that it can be written as UTF-8."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text
+    return text if is_utf8_text(text) else text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 _NOT_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
