@@ -52,23 +52,25 @@ def test_a_headless_table_keeps_its_order(scratch_scope):
     assert "no header" in stub.shape and "offset=" in _first_call(stub.note)
 
 
-def test_terminal_output_names_its_text_view_first_from_where_the_preview_stops(scratch_scope):
-    data = (FIXTURES / "tools" / "ls-l-color.txt").read_bytes()
-    stub = scratch_scope.spill(data, source_tool="ls")
-    assert stub.shape.startswith("terminal output")
+def _text_view_first(scratch_scope, name: str, tool: str, shape: str):
+    """The stub of fixture ``tools/name`` (its shape starting ``shape``), whose note names the text view first from
+    where its preview stops, and that byte."""
+    stub = scratch_scope.spill((FIXTURES / "tools" / name).read_bytes(), source_tool=tool)
+    assert stub.shape.startswith(shape)
     covered = int(re.search(r"the preview shows bytes 0-(\d+)", stub.note).group(1))
     assert _first_call(stub.note) == f'read_handle(handle="{stub.handle}", view="text", raw_offset={covered})'
+    return stub, covered
+
+
+def test_terminal_output_names_its_text_view_first_from_where_the_preview_stops(scratch_scope):
+    stub, covered = _text_view_first(scratch_scope, "ls-l-color.txt", "ls", "terminal output")
     page = ScratchTools(scratch_scope).read_handle(stub.handle, view="text", raw_offset=covered)
     whole = ScratchTools(scratch_scope).read_handle(stub.handle, view="text", budget=65536)["text"]
     assert page["text"] and whole.startswith(stub.preview + page["text"])  # (it goes on where the preview stops)
 
 
 def test_coloured_output_names_its_text_view_first(scratch_scope):
-    data = (FIXTURES / "tools" / "grep-color-klog.txt").read_bytes()
-    stub = scratch_scope.spill(data, source_tool="grep")
-    assert stub.shape.startswith("coloured")
-    covered = int(re.search(r"the preview shows bytes 0-(\d+)", stub.note).group(1))
-    assert _first_call(stub.note) == f'read_handle(handle="{stub.handle}", view="text", raw_offset={covered})'
+    stub, covered = _text_view_first(scratch_scope, "grep-color-klog.txt", "grep", "coloured")
     page = ScratchTools(scratch_scope).read_handle(stub.handle, view="text", raw_offset=covered)
     assert "\x1b" not in page["text"] and page["text"].startswith("I1205 ")  # (the line the preview cut, whole)
     assert stub.note.count('view="text"') == 1  # (named once: not again, from byte 0, after the others)
