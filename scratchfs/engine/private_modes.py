@@ -53,8 +53,10 @@ def _walked(root_fd: int, listing: RunsListing, parts: tuple[str, ...], st: os.s
     swapped its entries since ``listing`` was made)."""
     checked = _checked(root_fd, parts, st, DIR_MODE, repair, held)
     private = not checked or checked[0][2]
-    if held is None and checked and not checked[0][2 if repair else 3]:  # not made (or not to be made) private
-        held = "/".join(parts)  # (nothing it holds is then made private: another user may swap it meanwhile)
+    if held is None and checked:
+        _, _, repaired, mine = checked[0]
+        if not (repaired if repair else mine):  # not made (or not to be made) private: nothing it holds is then
+            held = "/".join(parts)  # (another user may swap it meanwhile)
     inside = listing.inside.get(parts)
     if checked and checked[0][2]:
         try:
