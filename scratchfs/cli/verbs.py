@@ -198,7 +198,8 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
 def warn_next(reply: dict[str, Any], run_id: str, agent_id: str, root: str | None, as_json: bool = False) -> None:
     """Print a JSON reply's ``next_call``, when it goes on, on stderr as the command that makes it on the same store
     and scope (``scratchfs: next: scratchfs read-handle h_... --row 51 ...``; ``as_json``: with ``--json``, so the
-    next page prints as this one did), as a raw read prints its ``next:``."""
+    next page prints as this one did), as a raw read prints its ``next:``. Raises InvalidArgument only for a
+    ``next_call`` :func:`~scratchfs.foundation.call_text.parse_call` cannot read (none scratchfs writes)."""
     if isinstance(reply.get("next_call"), str):
         verb, then = parse_call(reply["next_call"])
         warn("next: " + call_command(Call.of(verb, **then, json=as_json or None), run_id, agent_id, root), whole=True)
