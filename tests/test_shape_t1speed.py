@@ -7,18 +7,24 @@ around its boundary and on slices of every real output of ``fixtures/``; each al
 - ``bare_crs`` of a sample larger than 64 KiB with few ``\\r`` throughout (at most one in 16 bytes: CRLF text of
   lines of 16 bytes or more) searches for a bare one after counting them, not counting the ``\\r\\n`` pairs: the
   search stops at each ``\\r``, the two-byte count costs 2 ns a byte (1.1 ms of 512 KiB).
+- ``_delimited`` (the CSV/TSV table test) stops at a text whose first line holds no delimiter and comes first
+  (``shape_table.no_delimited_start``), before the table's head, comment lines and delimiter are read: the gate
+  against the full test, never rejecting what it accepts, on generated texts and on slices of every fixture at many
+  offsets and sizes, as is and with CRLF line ends.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from scratchfs.api import shape, shape_table
 from scratchfs.api.shape_terminal import bare_crs
 from scratchfs.foundation.text import line_stats
-from tests.test_shape_fastpaths import full_bare_crs, full_line_stats
+from tests.test_shape_fastpaths import TEXTS, full_bare_crs, full_line_stats, lines_of, swapped
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 REAL = sorted(p for p in [*FIXTURES.iterdir(), *(FIXTURES / "tools").iterdir()] if p.is_file())
@@ -112,3 +118,74 @@ def test_large_crlf_text_is_searched_not_counted_in_pairs():
     dense = _spied(b"\r\n" * 40_000 + b"\r")  # (every other byte a \r: counted, never searched)
     assert bare_crs(dense) == 1
     assert (b"\r\n",) in dense.calls
+
+
+def _ungated():
+    return swapped([(shape, "no_delimited_start", lambda text: False)])
+
+
+def _delimited_both(text: str, whole: str, complete: bool, size: int, lines: int) -> None:
+    """The gated and the full table test give the same answer; the gate rejects nothing the full test accepts."""
+    gated = shape._delimited(text, lambda: whole, complete, size, lines)
+    with _ungated():
+        full = shape._delimited(text, lambda: whole, complete, size, lines)
+    assert gated == full
+    if shape_table.no_delimited_start(text):
+        assert full is None
+
+
+def _texts_of(piece: bytes, size: int) -> tuple[str, str, bool]:
+    """``(text, whole, complete)`` as describe hands them to the table test: a sample of a larger content (``size``)
+    past 32 KiB is decoded as far as its head's characters."""
+    whole = piece.decode("utf-8", "replace")
+    complete = len(piece) >= size
+    text = whole if complete or len(piece) <= 32784 else piece[:32784].decode("utf-8", "replace")[:-3]
+    return text, whole, complete
+
+
+TABLE_LINES = st.sampled_from(["id,name,score", '1,"a, b",2', "3,x,4", "x\ty\tz", "1\t2\t3", "a;b;c", "1;2,5;3",
+                               "sep=;", "sep=,", "# a comment", "#id,name", "\ufeffid,name", "\ufeff", "", "\r",
+                               "plain words", "  indented", '{"a": 1, "b": 2}', "[1, 2]", "a|b|c", "x" * 9000])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(TABLE_LINES, max_size=30), st.sampled_from(["\n", "\r\n", "\r", "\n\n"]), st.booleans())
+@example(["x" * 9000, "a,b", "1,2", "3,4"], "\n", True)  # (a first line past the head: not gated)
+@example(["sep=;", "a;b", "1;2"], "\n", True)
+def test_the_table_gate_against_the_full_test_on_generated_texts(lines, end, complete):
+    text = end.join(lines)
+    size = len(text.encode()) + (0 if complete else 100)
+    _delimited_both(text, text, complete, size, lines_of(text.encode()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXTS)
+def test_describe_with_and_without_the_table_gate(data):
+    gated = shape.describe(data, len(data), lines_of(data))
+    with _ungated():
+        assert shape.describe(data, len(data), lines_of(data)) == gated
+
+
+@pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
+def test_the_table_gate_on_slices_of_real_outputs(path):
+    """Every fixture cut at 23 offsets to 1 byte, 100 bytes, 4, 16 and 64 KiB (whole contents) and 40 KiB samples
+    of a content 4 times larger, as is and with CRLF line ends: the gate and the full test agree on each."""
+    data = path.read_bytes()
+    for start in sorted({*range(0, len(data), max(1, len(data) // 21)), 1, len(data) - 5000}):
+        start = max(0, start)
+        for crlf in (False, True):
+            for length, whole in ((1, True), (100, True), (4096, True), (16384, True), (65536, True), (40_000, False)):
+                piece = data[start : start + length]
+                piece = piece.replace(b"\n", b"\r\n") if crlf else piece
+                size = len(piece) if whole else 4 * len(piece)
+                text, full_text, complete = _texts_of(piece, size)
+                _delimited_both(text, full_text, complete, size, lines_of(piece))
+
+
+def test_a_first_line_without_a_delimiter_stops_the_table_test(monkeypatch):
+    """Prose's first line: the table test asks for no delimiter (its head and comment lines not read)."""
+    asked = []
+    monkeypatch.setattr(shape, "detect_delimiter", lambda *args: asked.append(args) or ",")
+    text = "The quick brown fox\njumps, over; the\tlazy dog\n" * 20
+    assert shape._delimited(text, lambda: text, True, len(text), 40) is None
+    assert asked == []

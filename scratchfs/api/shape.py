@@ -47,6 +47,7 @@ from scratchfs.api.shape_table import (
     is_json_text,
     json_lines,
     mixed_kinds,
+    no_delimited_start,
     ragged_said,
     table_head,
     table_kind,
@@ -430,6 +431,8 @@ def _bad_records(bad: list[int], scanned: int, records: int) -> str:
 
 def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, lines: int) -> Shape | None:
     """A table's shape; ``whole()`` gives all of the sample as text (``text`` may be its start only)."""
+    if no_delimited_start(text):  # (a first line with no delimiter: most text stops here)
+        return None
     bom = text.startswith("\ufeff")  # a byte order mark is no part of the first column's name
     named = named_separator(text[:10].split("\n", 1)[0])  # a first line 'sep=;' names it; the table follows
     cut = bom + (text.find("\n") + 1 - bom if named else 0)

@@ -45,6 +45,7 @@ __all__ = [
     "json_lines",
     "last_line_fault",
     "mixed_kinds",
+    "no_delimited_start",
     "ragged_said",
     "table_head",
     "table_kind",
@@ -79,6 +80,19 @@ def table_head(text: str, whole: Callable[[], str]) -> str:
     head = text[:HEAD_CHARS]
     end = "\n" if "\n" in head or "\r" not in head else "\r"
     return head if head.find(end, head.find(end) + 1) >= 0 else whole()  # (2 line ends: found, not counted)
+
+
+def no_delimited_start(text: str) -> bool:
+    """Whether ``text`` (a sample's start, as text) starts no table, told from its first line alone: no byte order
+    mark, ``sep=`` line or comment line before it, and that line -- ended by ``\\n`` or ``\\r`` within the first
+    :data:`HEAD_CHARS` characters, so that a table's head would start with it -- holds none of the delimiters
+    (tab, comma, semicolon), as most text's first line does not; ``False`` when it cannot tell."""
+    if text.startswith(("\ufeff", "#", "sep=")):
+        return False
+    end = text.find("\n", 0, HEAD_CHARS)
+    cr = text.find("\r", 0, HEAD_CHARS if end < 0 else end)
+    end = cr if cr >= 0 else end
+    return end >= 0 and "," not in text[:end] and "\t" not in text[:end] and ";" not in text[:end]
 
 
 def first_table_line(head: str) -> str:
