@@ -92,7 +92,7 @@ def no_delimited_start(text: str) -> bool:
     end = text.find("\n", 0, HEAD_CHARS)
     cr = text.find("\r", 0, HEAD_CHARS if end < 0 else end)
     end = cr if cr >= 0 else end
-    return end >= 0 and "," not in text[:end] and "\t" not in text[:end] and ";" not in text[:end]
+    return end >= 0 and text.find(",", 0, end) < 0 and text.find("\t", 0, end) < 0 and text.find(";", 0, end) < 0
 
 
 def first_table_line(head: str) -> str:
