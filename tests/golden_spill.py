@@ -90,8 +90,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from scratchfs.api.line_fit import LAST_LINES_BYTES
+from scratchfs.api.preview import list_preview
 from scratchfs.api.shape import SAMPLE_BYTES, describe
-from scratchfs.api.stub import build_stub, list_preview
+from scratchfs.api.stub import build_stub
 from scratchfs.engine.binding import Binding
 from scratchfs.foundation.limits import LIST_PREVIEW_BYTES, PREVIEW_BYTES
 from tests.test_budgets import generated

@@ -41,7 +41,7 @@ NEVER_ONE = {  # (module, the count's expression): why it is never 1 (or is no c
     ("shape_aligned.py", "len(names)"): "a table aligned by spaces: 2 columns at least",
     ("shape_binary.py", "archive"): "no count: the archive's format ('tar members', 'zip members')",
     ("stub.py", "size"): "a refused result, over the spill threshold",
-    ("stub.py", "omitted"): "a head+tail preview's middle: a preview's worth of bytes",
+    ("preview.py", "omitted"): "a head+tail preview's middle: a preview's worth of bytes",
     ("stub.py", "average"): "lines over DEFAULT_READ_BYTES",
     ("tools.py", "len(error.instance)"): "a text over a limit of many characters",
     ("jq_worker.py", "chars"): "an output over MAX_OUTPUT_CHARS",

@@ -47,13 +47,13 @@ from scratchfs.api.encodings import check_encoding, search_form
 from scratchfs.api.fixed import Squeeze, small
 from scratchfs.api.listing import listing_reply
 from scratchfs.api.missing import LOST_KEY
+from scratchfs.api.preview import shown_preview
 from scratchfs.api.read_mixes import refuse_mixed
 from scratchfs.api.results import LineSlice, Matches, Slice
 from scratchfs.api.scope import Scope
 from scratchfs.api.search_calls import ENCODING_STRUCTURE, encoding_refusal
 from scratchfs.api.search_reply import as_given, count_reply, matches_reply, refused_as_given, window_hits, window_json
 from scratchfs.api.structure_choice import structure_read
-from scratchfs.api.stub import shown_preview
 from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_not_empty, check_shape
 from scratchfs.api.views import fit, lead_inside_character, piece, reads_as_text, reply_size, reply_text, to_json
 from scratchfs.engine.structure.paging import cursor_position

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import NamedTuple
 
+from scratchfs.api.preview import list_preview
 from scratchfs.api.settings import Settings
 from scratchfs.api.shape import Shape, describe
-from scratchfs.api.stub import list_preview
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.foundation.errors import ScratchError
@@ -22,7 +22,7 @@ __all__ = ["Description", "describe_content", "json_start"]
 class Description(NamedTuple):
     """What :func:`describe_content` tells of a content: ``lines`` (a line ends at ``\\n``), ``content_type`` and
     ``shape`` (``None`` when shape detection is off), ``preview`` (the list preview, text: a hex dump for binary
-    content, :func:`~scratchfs.api.stub.list_preview`), ``next_read`` (the jq filter a JSON object's stub names,
+    content, :func:`~scratchfs.api.preview.list_preview`), ``next_read`` (the jq filter a JSON object's stub names,
     chosen by its shape's describer: :attr:`~scratchfs.api.shape.Shape.next_read`), ``top`` (a JSON document's top
     level, ``"array"`` or ``"object"``: :attr:`~scratchfs.api.shape.Shape.top`)."""
 

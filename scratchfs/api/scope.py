@@ -20,12 +20,13 @@ from scratchfs.api.counting import search_matcher
 from scratchfs.api.entries import Entries, OpenEntry, reading
 from scratchfs.api.last_search import last_search
 from scratchfs.api.policy import Observation
+from scratchfs.api.preview import PREVIEW_MODES
 from scratchfs.api.read_mixes import check_read_modes
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, short_digest
 from scratchfs.api.search_calls import searched_on, view_end_refusal
 from scratchfs.api.search_misses import stored_search
 from scratchfs.api.structured import StructureReads
-from scratchfs.api.stub import PREVIEW_MODES, Stub
+from scratchfs.api.stub import Stub
 from scratchfs.api.view_search import view_search
 from scratchfs.api.views import reply_size
 from scratchfs.engine import segments

@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from scratchfs.api.policy import NEVER_SPILL_TOOLS, SPILL_CLASSES, check_result_class
-from scratchfs.api.stub import PREVIEW_MODES
+from scratchfs.api.preview import PREVIEW_MODES
 from scratchfs.engine.seekable import MAX_FRAME_BYTES, MIN_FRAME_BYTES
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_choice, check_int, check_names, check_seconds, check_ttl

@@ -2,7 +2,7 @@
 escape sequences): its first whole lines as ``view="text"`` shows them -- the last redraw of each line
 (:func:`~scratchfs.engine.structure.terminal.render_line`) --, where the bytes would spend the preview on states a
 terminal overwrote (``pip``'s first download bar, 101 redraws after a bare ``\\r``, fills a 1 KiB byte preview with
-20 of them and nothing after: the ``PIP`` case of ``tests/test_terminal_preview.py`` through ``stub.make_preview``).
+20 of them and nothing after: the ``PIP`` case of ``tests/test_terminal_preview.py`` through ``preview.make_preview``).
 """
 
 from __future__ import annotations
