@@ -1,6 +1,6 @@
 """Advice for a structure read that does not fit what an entry holds: a jq filter over content that is not JSON
 (an HTML page, a log, text; jq over a CSV table or binary data is refused before it runs, by
-:func:`scratchfs.api.structured.check_kind`, in :func:`refusal`'s words), ``view="text"`` over JSON, rows of text.
+:func:`scratchfs.api.structure_entry.check_kind`, in :func:`refusal`'s words), ``view="text"`` over JSON, rows of text.
 The engine's error says what failed (jq's parse error); these messages add what the entry is, by the content type
 and shape decided at spill time (:func:`scratchfs.api.shape.describe`, kept in the entry's index row), and the
 reads that fit it -- the text view only for what it renders (an HTML page, terminal output, a kind of text told

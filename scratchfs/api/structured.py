@@ -2,139 +2,49 @@
 over a JSON document, records of JSON lines, rows of CSV/TSV with their header, the text of an HTML page and the
 text of the elements a CSS selector matches, the rendered view of terminal output. The engine readers
 (:mod:`scratchfs.engine.structure`) do the work over the entry's blob and page within a byte budget; each page
-carries a ``cursor`` that resumes exactly where it stopped.
+carries a ``cursor`` that resumes exactly where it stopped. This module holds the reads of JSON, JSON lines and
+tables; :mod:`scratchfs.api.page_reads` those of pages, terminal views and archives.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
-from contextlib import nullcontext
-from typing import TYPE_CHECKING, Any
-
-from scratchfs.api.archive import members_page
 from scratchfs.api.bad_records import mostly_json, seeing_passed, way_past
-from scratchfs.api.entries import reading
 from scratchfs.api.jq_failure import failed_at, failed_page, slurped_array
 from scratchfs.api.jq_inputs import refuse_inputs
-from scratchfs.api.misfit import (
-    columns_misfit,
-    explained_jq,
-    jq_misfit,
-    members_misfit,
-    no_element,
-    plain_view,
-    refusal,
-    select_misfit,
-    slurp_form,
-    text_misfit,
-    told_not_json,
-    view_misfit,
-)
+from scratchfs.api.misfit import columns_misfit, explained_jq, jq_misfit, refusal, slurp_form, told_not_json
+from scratchfs.api.page_reads import PageReads
 from scratchfs.api.past_last import past_last
-from scratchfs.api.shape import binary_format
 from scratchfs.api.shape_aligned import header_line, is_aligned
 from scratchfs.api.shape_columns import COLUMNS_BYTES, headless_columns, runs_starts
-from scratchfs.api.shape_said import cr_ends_said
 from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.slurp_advice import paged_instead
+from scratchfs.api.structure_entry import entry_identity
 from scratchfs.api.table_reads import SNIFFED_NO_TABLE, headless, noted_rows, table_like
 from scratchfs.engine.caches import LRU
-from scratchfs.engine.search import Matcher, SearchResult, Sink
-from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure import (
-    MAX_HTML_BYTES,
     MAX_SLURP_BYTES,
-    BytesSource,
     ItemPage,
     ReaderSource,
-    TextPage,
     check_page,
-    html_text,
     iter_rows,
     jq_page,
     jsondoc,
     records_page,
     rows_page,
-    select_page,
     slurp_page,
-    text_page,
-    view_page,
 )
 from scratchfs.engine.structure.aligned import Layout, headless_layout, source_layout
 from scratchfs.engine.structure.table import UNSPLIT_KEY
-from scratchfs.engine.structure.terminal import PastTheView
-from scratchfs.engine.structure.text_search import search_text
 from scratchfs.foundation import checks
 from scratchfs.foundation.calls import Advice, Call
-from scratchfs.foundation.errors import (
-    BadRecord,
-    BadSelector,
-    InvalidArgument,
-    PastLast,
-    SlurpTooLarge,
-    WideHeader,
-)
+from scratchfs.foundation.errors import BadRecord, InvalidArgument, PastLast, SlurpTooLarge, WideHeader
 from scratchfs.foundation.limits import MAX_LINES
-from scratchfs.foundation.text import utf8_partial_tail
-
-if TYPE_CHECKING:
-    from scratchfs.api.entries import OpenEntry
-    from scratchfs.api.scope import Scope
 
 
-def entry_identity(handle: str, blob: str) -> str:
-    """What an entry's structure cursors are bound to (a reader's ``entry``,
-    :class:`~scratchfs.engine.structure.paging.CursorKey`): its handle and its blob token -- 120 random bits, never
-    shown to a model, that no other entry has and that a TTL refresh keeps (a segment entry's location is left out:
-    only the token names the blob)."""
-    return f"{handle}/{token_of(blob)}"
-
-
-class StructureReads:
-    """The structure reads of one scope (see the module docstring); ``scope.structure`` hands one out.
-
-    Every read raises InvalidArgument for content nested too deeply to parse (beyond Python's recursion limit).
-
-    Attributes:
-        size: bytes of the entry the last read of this object opened (``None`` before the first), so that a caller
-            that reports the size does not look the entry up again.
-        content_type: the stored content type of that entry (``None`` before the first read or when not detected).
-        shape: the stored shape of that entry (``None`` before the first read or when not detected).
-    """
-
-    def __init__(self, scope: Scope) -> None:
-        self.scope = scope
-        self.size: int | None = None
-        self.content_type: str | None = None
-        self.shape: str | None = None
-        self.line_bytes = 0.0  # the entry's average line length, bytes: what the reads that fit it are (misfit)
-
-    def _page(self, handle: str, read: Callable[[ReaderSource, str, str | None], Any],
-              given: OpenEntry | None = None) -> Any:
-        """Open the entry (unless the caller has: ``given``), run ``read(source, blob token, content type)`` over
-        it, map damaged data to CorruptBlob and content nested deeper than Python's JSON parser and encoder go (a
-        ``RecursionError``) to InvalidArgument. The reads pass :func:`entry_identity` of the blob token to the
-        readers, which bind their cursors to it."""
-        scope = self.scope
-        handle = checks.check_handle(handle)
-        with (nullcontext(given) if given is not None else
-              scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle)) as opened, reading(handle):
-            self.size, self.content_type, self.shape = opened.entry.size, opened.entry.content_type, opened.entry.shape
-            self.line_bytes = opened.entry.size / max(1, opened.entry.lines)
-            try:
-                return read(ReaderSource(opened.reader, opened.entry.size), opened.entry.blob,
-                            opened.entry.content_type)
-            except RecursionError:
-                raise InvalidArgument(f"{handle} holds JSON nested too deeply to read by its structure; "
-                                      "read it by bytes or lines") from None
-
-    def _fits(self, content_type: str | None, read: str, handle: str) -> None:
-        check_kind(content_type, read, handle, self.line_bytes, self.shape)
-
-    def _timeout(self) -> float:
-        """Seconds a jq filter, a CSS selector read or an HTML text view may run: the store's ``pattern_timeout``."""
-        return self.scope.store.settings.pattern_timeout
+class StructureReads(PageReads):
+    """The structure reads of one scope (see the module docstring); ``scope.structure`` hands one out. The reads of
+    pages, terminal views and archives are :class:`~scratchfs.api.page_reads.PageReads`'s, the entry each opens
+    :class:`~scratchfs.api.structure_entry.EntryReads`'s."""
 
     def jq(self, handle: str, filter: str, *, cursor: str | None = None, budget: int = 8192,
            call_budget: int | None = None) -> ItemPage:
@@ -143,10 +53,10 @@ class StructureReads:
         refusal of the page that starts at it (:mod:`scratchfs.api.jq_failure`: a call with ``call_budget``, the
         reply budget the caller gave). Raises InvalidArgument (a malformed document -- NotJson -- or filter, with
         the parser's message; a step of the filter that fails on the page's first output, JqFailed; a document
-        over the memory bound; a CSV entry: :func:`check_kind`; content not JSON of another stored type -- HTML, a
-        log, text, binary data --, NotJson, naming what it holds and the reads that fit it:
-        :func:`scratchfs.api.misfit.jq_misfit`), StructureTimeout
-        (the filter ran past ``pattern_timeout``), NotFound, CorruptBlob."""
+        over the memory bound; a CSV entry: :func:`~scratchfs.api.structure_entry.check_kind`; content not JSON of
+        another stored type -- HTML, a log, text, binary data --, NotJson, naming what it holds and the reads that fit
+        it: :func:`scratchfs.api.misfit.jq_misfit`), StructureTimeout (the filter ran past ``pattern_timeout``),
+        NotFound, CorruptBlob."""
         if not isinstance(filter, str) or not filter.strip():
             raise InvalidArgument(Advice.of("jq is empty: jq's filter of the whole document is \".\": ", Call.of(
                 "read_handle", handle=handle, jq=".", budget=call_budget)))
@@ -154,11 +64,11 @@ class StructureReads:
         check_page(cursor, budget)
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
-            self._fits(kind, "jq", handle)
+            self.check_fits(kind, "jq", handle)
             jsonl = src if kind == "jsonl" else None  # (where a parse error's record is)
             try:
                 page = explained_jq(handle, kind, lambda: jq_page(src, filter, cursor, budget, cache_key=blob,
-                                                                  timeout=self._timeout(),
+                                                                  timeout=self.time_limit(),
                                                                   entry=entry_identity(handle, blob)),
                                     self.line_bytes, self.shape, src.size)
             except InvalidArgument as exc:  # (a streamed page fails whole: its first output is not the failing one)
@@ -173,7 +83,7 @@ class StructureReads:
                     raise told_not_json(page.failure, advice)
             return failed_page(page, handle, filter, call_budget, jsonl=jsonl)
 
-        return self._page(handle, read)
+        return self.over_entry(handle, read)
 
     def records(self, handle: str, record: int = 1, records: int = 50, *, jq: str | None = None,
                 cursor: str | None = None, budget: int = 8192, call_budget: int | None = None) -> ItemPage:
@@ -187,21 +97,22 @@ class StructureReads:
         (:func:`~scratchfs.engine.structure.jsonl.records_page`'s ``pass_first``). Raises BadRecord (the record
         the read starts at is not JSON and is the entry's last -- a cut last line --, or ``jq`` fails on it: the
         message gives the byte read that shows it and the read that goes on after it, both with ``call_budget``,
-        or says it is the last record), InvalidArgument (also a CSV entry, :func:`check_kind`; a JSON document over
-        several lines; a record that is not JSON in an entry not stored as JSON lines whose lines around it are
-        mostly not JSON either -- text, a log, binary data --, naming what it holds and the reads that fit:
-        :func:`~scratchfs.api.misfit.refusal`; an argument of the wrong type or range), StructureTimeout (``jq`` ran
-        past ``pattern_timeout``), NotFound, CorruptBlob."""
+        or says it is the last record), InvalidArgument (also a CSV entry,
+        :func:`~scratchfs.api.structure_entry.check_kind`; a JSON document over several lines; a record that is not JSON
+        in an entry not stored as JSON lines whose lines around it are mostly not JSON either -- text, a log, binary
+        data --, naming what it holds and the reads that fit: :func:`~scratchfs.api.misfit.refusal`; an argument of the
+        wrong type or range), StructureTimeout (``jq`` ran past ``pattern_timeout``), NotFound, CorruptBlob."""
         if isinstance(jq, str):
             refuse_inputs(jq)
         check_page(cursor, budget, record=record, records=records)
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
-            self._fits(kind, "record", handle)
+            self.check_fits(kind, "record", handle)
 
             def page_of(pass_first: bool) -> ItemPage:
                 page = records_page(src, record, records, jq=jq, cursor=cursor, budget_bytes=budget,
-                                    timeout=self._timeout(), entry=entry_identity(handle, blob), pass_first=pass_first)
+                                    timeout=self.time_limit(), entry=entry_identity(handle, blob),
+                                    pass_first=pass_first)
                 return page if page.passed is None else seeing_passed(page, handle, call_budget)
 
             try:  # (JSON lines: a page that starts at a bad record passes over it and reads on)
@@ -218,7 +129,7 @@ class StructureReads:
                 raise InvalidArgument(refusal(handle, kind, "record", how, self.line_bytes, self.shape)) from None
 
         try:
-            return self._page(handle, read)
+            return self.over_entry(handle, read)
         except BadRecord as exc:
             raise self._past(handle, exc, records, jq, call_budget) from None
         except PastLast as exc:  # (a record past the last: the call reading the last ones)
@@ -263,7 +174,7 @@ class StructureReads:
             blob = blob if layout is None else f"{blob}:aligned"
             try:
                 page = slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, cache_key=blob,
-                                  timeout=self._timeout(), entry=entry_identity(handle, blob), layout=layout)
+                                  timeout=self.time_limit(), entry=entry_identity(handle, blob), layout=layout)
             except SlurpTooLarge as exc:  # (the paged read that does what the filter did, as a call)
                 raise InvalidArgument(Advice.of(exc, ": ", paged_instead(handle, filter, form))) from None
             except InvalidArgument as exc:
@@ -273,7 +184,7 @@ class StructureReads:
             page = failed_page(page, handle, filter, call_budget, slurp=True)
             return page if page.passed is None else seeing_passed(page, handle, call_budget)
 
-        return self._page(handle, read)
+        return self.over_entry(handle, read)
 
     def rows(self, handle: str, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
              cursor: str | None = None, budget: int = 8192, call_budget: int | None = None) -> ItemPage:
@@ -287,11 +198,11 @@ class StructureReads:
         ``call_budget``, the reply budget the caller gave), and its cursor goes on after it.
         Raises BadRecord (an InvalidArgument: the row the read starts at cannot be read; the message names its
         bytes and the read that goes on after it), InvalidArgument (also a JSON or JSON-lines entry:
-        :func:`check_kind`; text, a log or binary data whose first lines make no table; a header that cannot be
-        read), NotFound, CorruptBlob."""
+        :func:`~scratchfs.api.structure_entry.check_kind`; text, a log or binary data whose first lines make no table; a
+        header that cannot be read), NotFound, CorruptBlob."""
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
-            self._fits(kind, "row", handle)
+            self.check_fits(kind, "row", handle)
             layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else self._headless(
                 src, kind, handle, blob, "row=")
             if cursor is None and layout is None:  # (a cursor is bound to this entry and read: its first page
@@ -315,7 +226,7 @@ class StructureReads:
 
         check_page(cursor, budget, row=row, rows=rows)
         try:
-            return self._page(handle, read)
+            return self.over_entry(handle, read)
         except PastLast as exc:  # (a row past the last: the call reading the last ones)
             raise past_last(exc, handle, rows, columns=columns, budget=call_budget) from None
 
@@ -360,137 +271,17 @@ class StructureReads:
             said = refusal(handle, kind, "row", ", not a table", self.line_bytes, self.shape)
             raise InvalidArgument(said if lines is None else Advice.of(said, "; the same lines: ", lines))
 
-    def text(self, handle: str, offset: int = 0, *, cursor: str | None = None, budget: int = 8192,
-             raw_offset: int | None = None) -> TextPage:
-        """A page of the text view (``view="text"``): the readable text of an HTML page, or terminal output rendered
-        as a person sees it; ``offset`` is a byte offset into the view. ``raw_offset`` (terminal output only;
-        ``offset`` is then ignored): the page starts at the rendered line holding this byte of the stored output --
-        where a search found a match. Raises InvalidArgument (a content with no text view, a ``raw_offset`` past the
-        end or given for an HTML page), StructureTimeout (rendering an HTML page ran past ``pattern_timeout``),
-        NotFound, CorruptBlob."""
-        check_page(cursor, budget)
-
-        def read(src: ReaderSource, blob: str, content_type: str | None) -> TextPage:
-            if raw_offset is not None and cursor is None and content_type == "html":
-                raise InvalidArgument("raw_offset is for terminal output's text view; an HTML page's text view is "
-                                      "paged by offset into the text")
-            if content_type == "html":
-                return text_page(src, offset, cursor=cursor, budget_bytes=budget, cache_key=blob,
-                                 timeout=self._timeout(), entry=entry_identity(handle, blob))
-            # text of no escape: the view is the text itself (told on the first page: a cursor's passed, and its
-            # first SAMPLE_BYTES are not read again each page)
-            if cursor is None and plain_view(src.read, content_type, self.shape):
-                raise InvalidArgument(view_misfit(handle, content_type, self.shape, self.line_bytes))
-            if content_type in ("log", "text", None):
-                try:
-                    return view_page(src, offset, cursor=cursor, budget_bytes=budget, raw_offset=raw_offset,
-                                     entry=entry_identity(handle, blob), cr_ends_lines=cr_ends_said(self.shape))
-                except PastTheView as past:  # (the read of its end, as a call: the engine knows no handle)
-                    raise InvalidArgument(Advice.of(f"{past.reason}: ", Call.of(
-                        "read_handle", handle=handle, view="text", raw_offset=past.raw_at))) from None
-            raise InvalidArgument(text_misfit(handle, content_type, self.line_bytes, self.shape))
-
-        return self._page(handle, read)
-
-    def members(self, handle: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
-        """A page of the members of a tar or zip (``view="members"``), each ``{name, offset, length, read}`` (its
-        data's byte offset and length, the range call that reads it; a compressed zip member's ``compressed`` and
-        ``size`` instead of ``read``), within ``budget`` bytes of JSON: :func:`~scratchfs.api.archive.members_page`.
-        Raises InvalidArgument (no tar or zip, a cursor not of this read), NotFound, CorruptBlob."""
-        return self._page(handle, lambda src, blob, kind: members_page(
-            src.read, src.size, handle, cursor, budget, entry_identity(handle, blob),
-            lambda: members_misfit(handle, kind, self.shape, self.line_bytes)))
-
-    def text_search(self, handle: str, view: str, matcher: Matcher, search: tuple[int, int, int, int],
-                    sink_class: type[Sink] = Sink, opened: OpenEntry | None = None) -> tuple[SearchResult, int]:
-        """``(the matches, the view's size)`` of ``matcher`` in the text view of an HTML page (``view="text"``),
-        ``search`` = ``(offset, context, max_matches, cap)`` as :func:`~scratchfs.engine.search.search` takes them
-        (and ``sink_class``: :class:`~scratchfs.engine.line_windows.LineSink` for windows of whole lines),
-        over the view's bytes (:func:`~scratchfs.engine.structure.text_search.search_text`): offsets and lines are
-        the view's. The view is rendered once and kept (:func:`~scratchfs.engine.structure.html_text`): a next search
-        costs a search of its bytes. Raises InvalidArgument (``view`` not ``"text"``; an offset past the view's end;
-        not an HTML page -- terminal output's view is searched over its stored bytes by
-        :func:`~scratchfs.api.view_search.view_search`), PatternTimeout, PatternTooLong, StructureTimeout (rendering
-        ran past ``pattern_timeout``), NotFound, CorruptBlob. ``opened``: the entry when the caller has it open
-        (:func:`~scratchfs.api.view_search.view_search`, which opened it to learn its content type)."""
-        if view != "text":
-            raise InvalidArgument(f'view must be "text", not {json.dumps(view)[:40]}')
-
-        def read(src: ReaderSource, blob: str, content_type: str | None) -> tuple[SearchResult, int]:
-            if content_type in ("log", "text", None):  # (searched over its stored bytes: api.view_search)
-                raise InvalidArgument("the text view of terminal output is searched over its stored bytes "
-                                      "(scratchfs.api.view_search.view_search), not rendered here")
-            if content_type != "html":
-                raise InvalidArgument(text_misfit(handle, content_type, self.line_bytes, self.shape))
-            text = html_text(src, cache_key=blob, timeout=self._timeout())
-            return search_text(text, matcher, *search, sink_class), len(text)
-
-        return self._page(handle, read, opened)
-
-    def select(self, handle: str, selector: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
-        """The text of the HTML elements a CSS ``selector`` matches (``elements``), in document order. Raises
-        InvalidArgument (BadSelector: a bad selector, with how to write one and the text view's call; JSON, JSON
-        lines, a table or XML, which an HTML parser would read as what they are not -- XML's ``<title>`` or
-        ``<body>`` moved as a page's -- :func:`check_kind`; text, a log or binary data in which the selector
-        finds no element, naming what it holds), StructureTimeout (the read ran past ``pattern_timeout``),
-        NotFound, CorruptBlob."""
-        if not isinstance(selector, str) or not selector.strip():
-            raise InvalidArgument(Advice.of("select is empty: a CSS selector names the elements to read (\"p\", "
-                                            "\"h2\"); the whole page's readable text: ",
-                                            Call.of("read_handle", handle=handle, view="text")))
-        check_page(cursor, budget)
-
-        def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
-            self._fits(kind, "select", handle)
-            if kind in SNIFFED_NO_TABLE and cursor is None and no_element(src.read, src.size, MAX_HTML_BYTES):
-                # (a select of no element gives its body, its whole text; told on the first page: a cursor's
-                # passed, and up to MAX_HTML_BYTES are not scanned again each page)
-                raise InvalidArgument(select_misfit(handle, kind, self.shape, self.line_bytes, selector))
-            try:
-                page = select_page(src, selector, cursor=cursor, budget_bytes=budget, timeout=self._timeout(),
-                                   entry=entry_identity(handle, blob), cache_key=blob)
-            except BadSelector as exc:  # (a selector that does not compile: how to write one, and the text)
-                raise BadSelector(Advice.of(f"{exc}; a CSS selector names the elements to read (\"h2\", \"table "
-                                            "td\", \"a[href]\"); the whole page's readable text: ",
-                                            Call.of("read_handle", handle=handle, view="text")), exc.selector) from None
-            if kind in SNIFFED_NO_TABLE and cursor is None and not page.items and page.part is None and \
-                    page.cursor is None:  # (text holding an HTML page's part is read; text with no element is not)
-                raise InvalidArgument(select_misfit(handle, kind, self.shape, self.line_bytes, selector))
-            return page
-
-        return self._page(handle, read)
-
-    def text_view(self, handle: str, max_bytes: int = MAX_HTML_BYTES) -> tuple[str, bool]:
-        """The whole text view of an HTML entry -- the text whose pages :meth:`text` returns (``inscriptis``), for a
-        person to read what the model reads (the web inspector) -- and whether it was cut: an entry over ``max_bytes``
-        bytes (1 to :data:`~scratchfs.engine.structure.MAX_HTML_BYTES`, over which the model's ``view="text"``
-        refuses it) is rendered from its first ``max_bytes`` bytes, cut on a character boundary (True). Raises
-        InvalidArgument (not an HTML entry; ``max_bytes`` out of range), StructureTimeout (rendering ran past
-        ``pattern_timeout``), NotFound, CorruptBlob."""
-        max_bytes = checks.check_int(max_bytes, "max_bytes", 1, MAX_HTML_BYTES)
-
-        def read(src: ReaderSource, blob: str, content_type: str | None) -> tuple[str, bool]:
-            if content_type != "html":
-                raise InvalidArgument(f"the text view of a page is for HTML entries; this is {content_type}")
-            if src.size <= max_bytes:
-                return html_text(src, cache_key=blob, timeout=self._timeout()).decode("utf-8"), False
-            head = src.read(0, max_bytes)
-            head = head[: len(head) - utf8_partial_tail(head)]  # no character cut in two
-            return html_text(BytesSource(head), timeout=self._timeout()).decode("utf-8"), True
-
-        return self._page(handle, read)
-
     def table(self, handle: str, max_bytes: int) -> tuple[list[list[str]], bool]:
         """The records of a CSV/TSV entry that start in its first ``max_bytes`` bytes, the header first (of a table
         with no header line, :func:`headless`: its columns' numbers from 0, as ``columns=`` takes them), parsed as
         :meth:`rows` parses them (same delimiter rule, quoted multi-line fields one record, blank lines skipped), and
         whether records were left out past ``max_bytes`` (a row of a table aligned by spaces whose cells cannot be
         told for certain: one cell, its whole line). Raises InvalidArgument (not valid CSV; an entry stored as
-        what no rows read parses, :func:`check_kind`), NotFound, CorruptBlob."""
+        what no rows read parses, :func:`~scratchfs.api.structure_entry.check_kind`), NotFound, CorruptBlob."""
         max_bytes = checks.check_int(max_bytes, "max_bytes", 0)
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> tuple[list[list[str]], bool]:
-            self._fits(kind, "row", handle)
+            self.check_fits(kind, "row", handle)
             layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else self._headless(
                 src, kind, handle, blob, "row=")
             if layout is None:
@@ -507,35 +298,12 @@ class StructureReads:
                 records.insert(0, list(map(str, range(max(map(len, records), default=0)))))
             return records, partial
 
-        return self._page(handle, read)
+        return self.over_entry(handle, read)
 
 
-_REFUSED = {"json": {"row", "select"}, "jsonl": {"row", "select"}, "csv": {"jq", "record", "select"},
-            "html": {"row", "record"}, "xml": {"row", "record", "select"}}
-# (record= on a JSON document is read: a document on one line is one record; over several lines, its first line is
-# no JSON and the read says to use jq=. Every read of text, a log or binary data is tried: it may be JSON lines or a
-# table the sniffer did not take for one -- a line cut short, a header alone, a CSV whose first column is a
-# timestamp, a table holding a NUL -- or a part of an HTML page; rows, records and select= then refuse what their
-# parse shows is not one, and jq's parse error is explained.)
 _LAYOUTS: LRU[str, Layout] = LRU(64)
 """The layouts of the tables aligned by spaces read last, by entry (telling one again reads its first lines and
 costs 0.04-0.7 ms, most over 0.2 ms: ``python bench/layout_cost.py``)."""
-
-
-def check_kind(content_type: str | None, read: str, handle: str, line_bytes: float = 0.0,
-               shape: str | None = None) -> None:
-    """Refuse a structure read (``read``: ``"jq"``, ``"record"``, ``"row"`` or ``"select"``) that does not fit the
-    entry's stored content type (decided at spill time from its start, :func:`scratchfs.api.shape.describe`): rows
-    of JSON, records of a table, jq over a table, rows or records of an HTML page or of XML, a CSS select of what is
-    no HTML page would parse it as what it is not; so would any read of binary data whose shape names its format
-    (gzip, a PNG image: :func:`~scratchfs.api.shape.binary_format`). A read of text, a log, other binary data or
-    content of unknown type (``None``) is tried, and its parse decides (:class:`StructureReads` refuses what it
-    shows does not fit). Raises InvalidArgument naming what the entry is and the reads that fit (by ``shape``, its
-    stored shape, and ``line_bytes``, its average line length: :func:`scratchfs.api.misfit.refusal`); returns None
-    otherwise."""
-    if (content_type in _REFUSED and read in _REFUSED[content_type]) or (
-            content_type == "binary" and binary_format(shape) is not None):  # gzip, PNG...: no page, table or JSON
-        raise InvalidArgument(refusal(handle, content_type, read, line_bytes=line_bytes, shape=shape))
 
 
 def _narrower(exc: WideHeader, handle: str, row: int, rows: int, budget: int | None) -> InvalidArgument:
@@ -547,4 +315,4 @@ def _narrower(exc: WideHeader, handle: str, row: int, rows: int, budget: int | N
         "read_handle", handle=handle, row=row, rows=rows, columns=list(exc.fitting), budget=budget)))
 
 
-__all__ = ["StructureReads", "check_kind", "entry_identity"]
+__all__ = ["StructureReads"]

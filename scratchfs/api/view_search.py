@@ -1,5 +1,5 @@
 """Searches of a text view (``read_handle`` with ``view="text"`` and ``match=`` or ``pattern=``): an HTML page's
-text view is rendered and searched (:meth:`~scratchfs.api.structured.StructureReads.text_search`, offsets the
+text view is rendered and searched (:meth:`~scratchfs.api.page_reads.PageReads.text_search`, offsets the
 view's); terminal output is searched over its stored bytes for the text its view shows -- a needle found across the
 escape sequences and overstrikes between its characters
 (:class:`~scratchfs.engine.structure.terminal_match.RenderedMatcher`) -- its offsets, lengths and lines the
@@ -43,7 +43,7 @@ __all__ = ["EDGE_BYTES", "RENDERED_KINDS", "TERMINAL_PATTERN_REFUSAL", "view_sea
 
 RENDERED_KINDS = ("log", "text", None)
 """Content types whose ``view="text"`` is terminal output rendered (what
-:meth:`~scratchfs.api.structured.StructureReads.text` renders so)."""
+:meth:`~scratchfs.api.page_reads.PageReads.text` renders so)."""
 TERMINAL_PATTERN_REFUSAL = (
     'view="text" with pattern= searches an HTML page\'s text view; terminal output\'s view is searched with match= '
     "(a substring, found across the escape sequences and backspace overstrikes between its characters) and "
@@ -70,7 +70,7 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
             (:data:`TERMINAL_PATTERN_REFUSAL`); a needle the view cannot show or over
             :data:`~scratchfs.engine.structure.terminal_match.MAX_RENDERED_NEEDLE_CHARS` characters
             (:class:`~scratchfs.engine.structure.terminal_match.RenderedMatcher`); an offset past the end;
-            what :meth:`~scratchfs.api.structured.StructureReads.text_search` raises for other contents.
+            what :meth:`~scratchfs.api.page_reads.PageReads.text_search` raises for other contents.
         PatternTimeout, PatternTooLong, NotFound (Expired, Deleted), CorruptBlob: as the search raises them.
     """
     reach, sink, cap = how

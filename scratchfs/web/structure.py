@@ -13,7 +13,7 @@ from the same functions as the model's structure reads (:attr:`scratchfs.api.sco
   the ``csv`` module, the delimiter of :func:`~scratchfs.engine.structure.table_start.detect_delimiter`: tab, ``;`` or
   ``,``): the records that start in the first :data:`MAX_STRUCTURE_BYTES` bytes (``partial`` says when more
   follow), returned in pages of at most :data:`MAX_ROWS`, cells cut to :data:`MAX_CELL_CHARS` characters.
-* HTML is the model's ``view="text"`` (:meth:`~scratchfs.api.structured.StructureReads.text_view`), returned in pages
+* HTML is the model's ``view="text"`` (:meth:`~scratchfs.api.page_reads.PageReads.text_view`), returned in pages
   of at most :data:`MAX_TEXT_BYTES` bytes of its UTF-8 text (offsets and ``size`` in those bytes, as the model's
   ``view="text"`` counts them), cut on character boundaries; of an entry larger than :data:`MAX_HTML_TEXT_BYTES`
   (which the model's view refuses), the text of its first bytes (``partial`` says so).
@@ -255,7 +255,7 @@ def _parse_html(scope: Scope, handle: str) -> tuple[bytes, bool]:
 
 def html_text(scope: Scope, handle: str, offset: int = 0, length: int = MAX_TEXT_BYTES) -> dict[str, Any]:
     """A page of the text of a spilled HTML entry -- the text view the model reads with ``view="text"``
-    (:meth:`~scratchfs.api.structured.StructureReads.text_view`) -- as ``{handle, offset, length, size, next_offset,
+    (:meth:`~scratchfs.api.page_reads.PageReads.text_view`) -- as ``{handle, offset, length, size, next_offset,
     partial, data}``. ``offset``, ``length``, ``size`` and ``next_offset`` count UTF-8 bytes of the text, as the
     model's ``view="text"`` does (its ``size`` and offsets are the same numbers): ``data`` is the text from byte
     ``offset`` (an offset inside a character starts at the next one) up to ``length`` bytes, cut on a character
