@@ -59,7 +59,8 @@ def test_a_value_written_again_between_pages_is_refused_not_joined(scope):
     with pytest.raises(Changed) as caught:
         tools.call("scratch_read", {"key": "k", "offset": int(offset), "budget": int(budget), "version": version})
     text = error_text(caught.value)
-    assert text.startswith("changed: ") and "30,000 bytes" in text and 'scratch_read(key="k")' in text
+    assert text.startswith("changed: ") and "30,000 bytes" in text  # (its read from offset 0 keeps the budget given:
+    assert 'scratch_read(key="k", budget=4096)' in text  # replies10)
     assert isinstance(caught.value, NotFound)  # the version read is gone: a not-found to code that catches those
     again = tools.call("scratch_read", {"key": "k", "budget": 4096})  # as the message says: from offset 0
     assert again["data"].startswith("B") and CALL_RE.fullmatch(again["next_call"]).group(3) != version

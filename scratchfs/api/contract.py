@@ -30,13 +30,16 @@ The budget holds the whole reply: the arguments it echoes and ``next_call`` are 
 (:class:`~scratchfs.api.fixed.Squeeze`); an echo too long is shortened (``"shortened": {argument: full length}``), a
 ``next_call`` that cannot fit is ``null`` with a ``note``, and only then does the reply give its cursor
 (``next_cursor``, a structure page's ``cursor``, a scratchpad value's ``version`` beside ``next_offset``) alone.
-Tool errors are at most ``MIN_REPLY_BYTES`` bytes.
+Tool errors are at most ``MIN_REPLY_BYTES`` bytes; the calls a refusal names repeat the ``budget`` the call gave
+(:func:`keeps_budget`).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import functools
+import inspect
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -253,6 +256,29 @@ MIN_PAGE_BYTES = 256
 
 # -- the tools ------------------------------------------------------------------------------------------------------
 
+_BUDGETED = frozenset(name for name, spec in TOOL_SPECS.items() if "budget" in spec.input_schema["properties"])
+"""The tools that take ``budget=`` (``read_handle``, ``scratch_read``, ``scratch_list``)."""
+
+
+def keeps_budget(method: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    """``method`` (a tool's, with a ``budget`` argument) whose refusals name each call of a tool that takes a budget
+    with the caller's own ``budget``, when it gave one in range and the call names none (``read_handle(...,
+    slurp=true, budget=4096)`` of one JSON document: the jq read it advises, ``budget=4096`` too). The arguments are
+    bound only when a refusal is raised."""
+    signature = inspect.signature(method)
+
+    @functools.wraps(method)
+    def kept(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        try:
+            return method(*args, **kwargs)
+        except ScratchError as exc:
+            budget = signature.bind(*args, **kwargs).arguments.get("budget")
+            if exc.advice is not None and type(budget) is int and MIN_REPLY_BYTES <= budget <= MAX_REPLY_BYTES:
+                exc.recall(lambda call: call.given(budget=budget) if call.verb in _BUDGETED else call)
+            raise
+
+    return kept
+
 
 class ScratchTools:
     """The model-facing tools over one scope (or a function that picks the scope per call).
@@ -320,6 +346,7 @@ class ScratchTools:
         return self._read_handle(False, handle, offset, length, line, lines, match, pattern, ignore_case, context,
                                  max_matches, budget, before, encoding, **structure)
 
+    @keeps_budget
     def _read_handle(self, checked: bool, handle: str, offset: int = 0, length: int | None = None,
                      line: int | None = None, lines: int | None = None, match: str | None = None,
                      pattern: str | None = None, ignore_case: bool = False, context: int | str | None = None,
@@ -425,6 +452,7 @@ class ScratchTools:
         return {"key": entry.key, "size": entry.size, "ttl": ttl_json(entry.ttl),
                 "expires_at": whole_seconds(entry.expires_at)}
 
+    @keeps_budget
     def scratch_read(self, key: str, offset: int = 0, length: int = MAX_READ_BYTES, budget: int | None = None,
                      version: str | None = None) -> dict[str, Any]:
         """``scratch_read``: a range of the value of ``key``, fitted into the budget; its ``next_call`` carries the
@@ -442,6 +470,7 @@ class ScratchTools:
 
         return self._range(read, offset, min(length, MAX_READ_BYTES), budget, echo)
 
+    @keeps_budget
     def scratch_list(self, prefix: str = "", limit: int = MAX_LIST_ENTRIES, cursor: str | None = None,
                      budget: int | None = None) -> dict[str, Any]:
         """``scratch_list``: a page of the live keys starting with ``prefix``, oldest first."""

@@ -133,6 +133,13 @@ class Call:
         get the whole call."""
         return replace(self, text=text)
 
+    def given(self, **more: object) -> Call:
+        """This call with the arguments of ``more`` it does not name already, after its own (``None`` left out);
+        its :meth:`shown` text, if any, kept (an example's words stay the words)."""
+        added = tuple((name, value) for name, value in more.items()
+                      if value is not None and all(name != own for own, _ in self.arguments))
+        return replace(self, arguments=self.arguments + added) if added else self
+
     def __str__(self) -> str:  # (its arguments are without their defaults already: :meth:`of`)
         return self.text if self.text is not None else _written(self.verb, self.arguments)
 

@@ -50,6 +50,13 @@ class ScratchError(Exception):
             return str(self) if words is None else words(str(self))
         return self.advice.written(write, words)
 
+    def recall(self, rewrite: Callable[[Call], Call]) -> None:
+        """Name each call this error advises as ``rewrite`` gives it (a call -> the call to name instead), its
+        message written again with them: a face adds the caller's own ``budget`` to the calls of a refusal."""
+        if self.advice is not None:
+            self.advice = Advice.of(*(rewrite(part) if isinstance(part, Call) else part for part in self.advice.parts))
+            self.args = (str(self.advice), *self.args[1:])
+
     def said(self) -> str | Advice:
         """What makes this error again: its advice, else its text (a subclass's ``__reduce__`` passes it)."""
         return self.advice if self.advice is not None else str(self)

@@ -1,0 +1,70 @@
+"""Every call a refusal names keeps the caller's own ``budget=`` (replies10): the slurp refusal of one JSON document
+named its jq read without it, and so did the other refusals whose calls are built where no budget is known (a
+misfit's reads, an offset or a line past the end). The contract adds it to each call of a tool that takes one."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from scratchfs.api.contract import ScratchTools, error_text
+from scratchfs.foundation.errors import InvalidArgument
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+_CALL = re.compile(r'read_handle\((?:[^()"]|"(?:[^"\\]|\\.)*")*\)')
+
+
+def _refused(tools: ScratchTools, arguments: dict) -> InvalidArgument:
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", arguments)
+    return caught.value
+
+
+def test_the_slurp_refusal_of_one_json_document_names_its_jq_read_with_the_budget_given(scope):
+    tools = ScratchTools(scope)
+    handle = scope.spill(json.dumps({"a": list(range(3000)), "b": "x"}).encode(), source_tool="t").handle
+    refused = _refused(tools, {"handle": handle, "jq": "keys", "slurp": True, "budget": 4096})
+    assert f'read_handle(handle="{handle}", jq="keys", budget=4096)' in str(refused)
+    assert [call.to_json()["arguments"] for call in refused.calls] == [{"handle": handle, "jq": "keys",
+                                                                        "budget": 4096}]
+
+
+@pytest.mark.parametrize(("name", "arguments"), [
+    ("api-ec2-service-model.json", {"select": "p"}),
+    ("api-ec2-service-model.json", {"view": "text"}),
+    ("browser-rust-book.html", {"jq": "keys[]"}),
+    ("browser-rust-book.html", {"row": 1, "rows": 5}),
+    ("query-packages-by-month.csv", {"view": "members"}),
+    ("workspace-grep-stdlib-defs.txt", {"offset": 10**9}),
+    ("workspace-grep-stdlib-defs.txt", {"line": 10**7}),
+])
+def test_every_call_a_refusal_names_keeps_the_budget_given(scope, name, arguments):
+    tools = ScratchTools(scope)
+    handle = scope.spill((FIXTURES / name).read_bytes(), source_tool="t").handle
+    refused = _refused(tools, {"handle": handle, **arguments, "budget": 3000})
+    assert refused.calls, str(refused)  # (each written whole, or as an example's words: row=1)
+    assert all(call.endswith("budget=3000)") for call in _CALL.findall(str(refused))), str(refused)
+    assert all(call.to_json()["arguments"]["budget"] == 3000 for call in refused.calls)
+    assert len(error_text(refused).encode()) < 700  # (each call 13 bytes longer: ", budget=3000")
+
+
+def test_a_refusal_adds_no_budget_the_call_did_not_give_or_gave_out_of_range(scope):
+    tools = ScratchTools(scope)
+    handle = scope.spill((FIXTURES / "workspace-grep-stdlib-defs.txt").read_bytes(), source_tool="t").handle
+    plain = _refused(tools, {"handle": handle, "offset": 10**9})
+    assert "budget" not in str(plain) and all("budget" not in call.to_json()["arguments"] for call in plain.calls)
+    with pytest.raises(InvalidArgument) as caught:  # (a budget out of range is the refusal's subject, not repeated)
+        tools.read_handle(handle, offset=10**9, budget=10)
+    assert "budget=10)" not in str(caught.value)
+
+
+def test_a_shown_example_keeps_its_words_and_gets_the_budget_as_data(scope):
+    tools = ScratchTools(scope)
+    handle = scope.spill((FIXTURES / "browser-rust-book.html").read_bytes(), source_tool="t").handle
+    refused = _refused(tools, {"handle": handle, "record": 1, "budget": 5000})
+    assert all(call.to_json()["arguments"].get("budget") == 5000 for call in refused.calls)
+    shown = [call for call in refused.calls if call.text is not None]
+    assert all("budget" not in call.text for call in shown)
