@@ -68,3 +68,23 @@ def test_a_shown_example_keeps_its_words_and_gets_the_budget_as_data(scope):
     assert all(call.to_json()["arguments"].get("budget") == 5000 for call in refused.calls)
     shown = [call for call in refused.calls if call.text is not None]
     assert all("budget" not in call.text for call in shown)
+
+
+def test_the_cli_writes_a_listing_the_refusal_names_without_the_budget_it_has_no_option_for(tmp_path):
+    """scratch-list has no --budget (it prints every key itself): the scratch_list call of a refusal, with the budget
+    the contract adds, is written as a scratch-list command that runs."""
+    import re
+    import shlex
+
+    from click.testing import CliRunner
+
+    from scratchfs.cli.app import main
+
+    scope = ["--root", str(tmp_path / "root"), "--run", "r", "--agent", "a"]
+    assert CliRunner().invoke(main, ["scratch-write", "notes", "-", *scope], input="hi\n").exit_code == 0
+    failed = CliRunner().invoke(main, ["scratch-read", "note", "--json", "--budget", "3000", *scope])
+    assert failed.exit_code == 1, failed.stderr
+    (listing,) = re.findall(r"\S+ (scratch-list .*? --agent a)", failed.stderr)
+    assert "--budget" not in listing, failed.stderr
+    listed = CliRunner().invoke(main, shlex.split(listing))
+    assert listed.exit_code == 0 and "notes" in listed.stdout, listed.stderr

@@ -23,7 +23,7 @@ _NAMED_FIRST = {"read_handle": "handle", "scratch_read": "key"}
 """The verbs written as commands, each with the argument its command takes as its first word."""
 _OPTIONS = {"columns": "--column"}
 """Arguments whose option is not ``--`` and their name with ``-`` for ``_``."""
-_DROPPED = {"scratch_list": ("limit", "cursor")}
+_DROPPED = {"scratch_list": ("limit", "cursor", "budget")}
 """Arguments a command has no option for, as it does their work itself (``scratch-list`` lists every key)."""
 
 
