@@ -55,6 +55,14 @@ def tool_of(path: Path) -> tuple[str, str]:
 
 _WORD = re.compile(rb"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]{5,63}")  # (a hex or base64 run of 64 KiB is no word: its
 # first 64 characters are sought, within a search's needle limit)
+_WORD_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+_CUT_HEAD = re.compile(rb"[^\x1b\x07\n]*(?:\x1b\\|\x07)|(?:\[?[0-?]*[!-/]*[@-~])?(?P<rest>[A-Za-z0-9_]*)")
+"""What a window that starts inside a content may start with that is no whole word of its text: the rest of an
+OSC sequence (up to its ``ESC \\`` or BEL, before any other escape or line end), or the rest of a CSI (``[K``,
+``0;31m``: its ESC before the window) and the word glued to it (``rest``), or the rest of the word the window's
+start cuts; or nothing."""
+_CUT_TAIL = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b\n]*)?\Z")
+"""An escape sequence a window's end cuts: its ESC, a CSI's start or an OSC's (a hyperlink's address)."""
 
 
 def shown_name(name: str) -> str:
@@ -173,8 +181,11 @@ def check_reads(scope: Scope, handle: str, fd: int, size: int, name: str) -> str
     middle = size // 2
     part = scope.read_handle(handle, offset=middle, length=256)
     range_ok = part.data == os.pread(fd, 256, middle)
-    around = os.pread(fd, _NEEDLE_LOOK, max(0, middle - _NEEDLE_LOOK // 2))
-    needle = pick_needle(around if _WORD.search(around) else os.pread(fd, _NEEDLE_LOOK, 0))
+    start = max(0, middle - _NEEDLE_LOOK // 2)
+    around = os.pread(fd, _NEEDLE_LOOK, start)
+    if not _WORD.search(around):  # (no word near the middle: one of the start)
+        start, around = 0, os.pread(fd, _NEEDLE_LOOK, 0)
+    needle = pick_needle(around, cut_start=start > 0, cut_end=start + len(around) < size)
     found = scope.read_handle(handle, match=needle, context=40, max_matches=5)
     windows_ok = all(w.data == os.pread(fd, w.length, w.offset) and
                      os.pread(fd, len(needle), w.match_offset) == needle for w in found.windows)
@@ -185,13 +196,25 @@ def check_reads(scope: Scope, handle: str, fd: int, size: int, name: str) -> str
             f"{'ok' if windows_ok else 'WRONG'} ({windows} of {needle.decode('utf-8', 'replace')!r})")
 
 
-def pick_needle(data: bytes) -> bytes:
-    """A word from the middle of the content, to search for: a word of its text, not one glued to a terminal
-    escape sequence (``ESC[K`` then ``set_content`` gave ``Kset_content``) --
-    :func:`~scratchfs.api.shape_terminal.escapes_parted`."""
-    text = escapes_parted(data)  # (each of its words a run of data's bytes)
+def pick_needle(data: bytes, cut_start: bool = False, cut_end: bool = False) -> bytes:
+    """A word from the middle of ``data`` to search for: a word of its text, not one glued to a terminal escape
+    sequence (``ESC[K`` then ``set_content`` gave ``Kset_content``) --
+    :func:`~scratchfs.api.shape_terminal.escapes_parted`. ``cut_start`` / ``cut_end``: ``data`` is a window of a
+    content that starts / ends inside it, maybe inside a word or an escape sequence (``[K``, ``0;31m``, the end of
+    an OSC hyperlink's address: their ESC before the window), whose remnants and the word they hold are left out, as
+    is the word (or the escape sequence's start) the window's end cuts."""
+    head = _CUT_HEAD.match(data) if cut_start else None
+    text = data if head is None else data[head.end() :]
+    opened = text.rfind(b"\x1b") if cut_end else -1
+    text = escapes_parted(text[:opened] if opened >= 0 and _CUT_TAIL.match(text, opened) else text)
+    text = text.rstrip(_WORD_BYTES) if cut_end else text  # (each of its words a run of data's bytes)
     found = _WORD.search(text, len(text) // 2) or _WORD.search(text)
-    return found.group(0) if found else data[len(data) // 2 : len(data) // 2 + 8] or b"a"
+    if found:
+        return found.group(0)
+    rest = (head.group("rest") or b"")[:64] if head is not None else b""  # (no whole word: a part of the first,
+    if len(rest) >= 6:  # past any escape's rest, as long as a word: a hex run's)
+        return rest
+    return data[len(data) // 2 : len(data) // 2 + 8] or b"a"
 
 
 def _one_output(scope: Scope, fd: int, path: Path, checks: list[str], stubs: list[tuple[str, str]]

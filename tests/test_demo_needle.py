@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from scratchfs.demo import pick_needle
@@ -41,3 +41,60 @@ def test_the_word_is_a_run_of_the_bytes_and_a_word_of_the_text(parts):
     data = b"".join(before + word for before, word in parts)
     needle = pick_needle(data)
     assert needle in data and needle in _text_words(data)
+
+
+def _checked_needle(scope, tmp_path, data: bytes) -> str:
+    """The word the demo's check of ``data`` searched (its report line's last quoted text)."""
+    import os
+
+    from scratchfs.demo import check_reads
+
+    path = tmp_path / "out.txt"
+    path.write_bytes(data)
+    handle = scope.spill(data, source_tool="t").handle
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        line = check_reads(scope, handle, fd, len(data), "out.txt")
+    finally:
+        os.close(fd)
+    assert "WRONG" not in line, line
+    return re.findall(r"of '([^']*)'\)$", line)[0]
+
+
+def test_a_window_starting_inside_an_escape_sequence_gives_no_word_glued_to_its_rest(scope, tmp_path):
+    """The demo's window starts 32 KiB before the middle; starting just after an ESC, its ``[K`` was glued to the
+    next word (replies10): its rest and that word are left out, a word of the text is searched."""
+    size = 200_000
+    start = size // 2 - 32 * 1024  # (check_reads' window)
+    head = b"1234 " * ((start - 1) // 5)
+    head += b" " * (start - 1 - len(head)) + b"\x1b[Kglued_word more_words_here\n"
+    data = head + b"5678 " * ((size - len(head)) // 5)
+    data += b" " * (size - len(data))
+    assert data[start : start + 2] == b"[K"
+    assert _checked_needle(scope, tmp_path, data) == "more_words_here"  # (it was "Kglued_word")
+
+
+def test_a_window_ending_inside_a_hyperlink_gives_no_word_of_its_address(scope, tmp_path):
+    size = 200_000
+    end = size // 2 + 32 * 1024  # (check_reads' window's end)
+    link = b"\x1b]8;;file:///home/someuser_dir/x.py\x1b\\"
+    front = b"1234 " * ((end - 64 * 1024 + 100) // 5) + b"real_word_here "
+    head = front + b"5678 " * ((end - 31 - len(front)) // 5)
+    head += b" " * (end - 31 - len(head)) + link + b"x.py\x1b]8;;\x1b\\\n"
+    data = head + b"9999 " * ((size - len(head)) // 5)
+    data += b" " * (size - len(data))
+    assert data[end - 13 : end] == b"someuser_dir/"
+    assert _checked_needle(scope, tmp_path, data) == "real_word_here"  # (it was "someuser_dir")
+
+
+@given(st.binary(max_size=40), st.lists(st.tuples(st.sampled_from([*ESCAPES, b" ", b"\n", b"("]),
+                                                  st.from_regex(rb"\A[a-z_]{6,12}\Z", fullmatch=True)),
+                                        min_size=1, max_size=30), st.integers(0, 40), st.integers(0, 40))
+def test_a_window_cut_anywhere_gives_a_word_of_the_whole_text_or_a_part_of_one(before, parts, cut, short):
+    data = before + b"".join(lead + word for lead, word in parts)
+    window = data[cut : max(cut, len(data) - short)]
+    assume(window)
+    needle = pick_needle(window, cut_start=cut > 0, cut_end=short > 0)
+    middle = len(window) // 2  # (a part of a word the window cuts, never one glued to an escape's rest; no word at
+    assert any(needle in word for word in _text_words(data)) or needle == window[middle : middle + 8], needle  # all:
+    # some bytes)
