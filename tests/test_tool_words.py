@@ -50,7 +50,9 @@ def test_columns_take_numbers_under_a_header_and_a_window_names_only_what_is_not
     twice) the model, told by a slurp note that rows key the second COMMAND as 'COMMAND_2', passed that name (refused,
     the reply listing names only) instead of its number, which works under a header too. And a search window was said
     to carry match_offset/match_length "where the match is not the whole window": a window with match_offset and no
-    match_length left the match's length unsaid; it is omitted where the match ends the window, as the words now say."""
+    match_length left the match's length unsaid; it was then omitted where the match ends the window, which a new
+    user found surprising beside windows that have it: both are given unless the window is the match alone
+    (replies10; tests/test_window_match_fields.py)."""
     columns = TOOL_SPECS["read_handle"].input_schema["properties"]["columns"]["description"]
     assert "if \"no header\"" not in columns and "numbers from 0" in columns
     tools = ScratchTools(scratch_scope)
@@ -60,9 +62,9 @@ def test_columns_take_numbers_under_a_header_and_a_window_names_only_what_is_not
     assert page["header"] == ["PID", "RSS", "COMMAND"]
     assert page["rows"] == [["1", "10", "/bin/sh"], ["2", "20", "/bin/sh"]]
     description = TOOL_SPECS["read_handle"].description
-    assert "`match_offset`/`match_length` where the match does not start/end the window" in description
+    assert "`match_offset`/`match_length` unless the window is the match alone" in description
     text = scratch_scope.spill(b"/usr/bin/zstd\n" * 900).handle
     window = tools.call("read_handle", {"handle": text, "match": "zstd", "context": "line", "max_matches": 1}
                         )["windows"][0]
-    assert window["match_offset"] == window["offset"] + 9 and "match_length" not in window  # ends the window
+    assert window["match_offset"] == window["offset"] + 9 and window["match_length"] == 4  # (it ends the window)
     assert window["data"][window["match_offset"] - window["offset"]:] == "zstd"

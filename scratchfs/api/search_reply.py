@@ -5,7 +5,7 @@ A search reply: ``{handle, match (or pattern, ignore_case), size, next_offset, m
 next_call, windows: [{line, offset, length, data}]}`` (``ignore_case`` only when true; ``more``, true, and
 ``remaining`` only while matches may follow: a finished one's ``next_offset`` and ``next_call`` are null), each
 fact once: a window of one match adds
-``match_offset`` / ``match_length`` where they are not the window's own, one of several lists ``matches: [{offset,
+``match_offset`` and ``match_length`` unless it is that match alone, one of several lists ``matches: [{offset,
 length, line}]`` (:func:`~scratchfs.api.search_reply.window_json`); windows whose context overlaps are merged;
 ``context="line"``: each window is the line holding its matches (:mod:`scratchfs.engine.line_windows`), and one
 cut by the bound of 1 KiB a side (or by the budget) says ``"cut": "before" | "after" | "both"``;
@@ -50,9 +50,11 @@ from scratchfs.foundation.text import plural, utf8_suffix_start
 def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
                 cut: tuple[bool, bool] = (False, False), encoding: str | None = None) -> dict[str, Any]:
     """One search window: ``{line, offset, length, data}`` (plus ``replaced``/``encoding``), each fact once: ``line``
-    is its first match's (1-based); a window of one match gives the match's start as ``match_offset`` when it is
-    not ``offset`` (context before it) and its length as ``match_length`` when it does not end where the window
-    ends (context after it, or a match longer than the window, cut to the budget); a window of several matches
+    is its first match's (1-based); a window of one match gives the match's start and length as ``match_offset``
+    and ``match_length`` unless the window is the match alone (no context either side: ``context=0``), both, where
+    one of them is the window's own too (a match that starts or ends the window, at the content's ends or its
+    line's; a match longer than the window, cut to the budget): a few bytes a window, and every window with context
+    says its match alike; a window of several matches
     lists them, ``matches: [{offset, length, line}]``. :func:`window_hits` reads the matches back from either.
     A window of whole lines (``context="line"``) whose line goes on past it
     (:data:`~scratchfs.foundation.limits.LINE_WINDOW_BYTES` bytes a side at most) says where: ``cut`` is
@@ -84,11 +86,8 @@ def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
         out["cut"] = "both" if before and after else "before" if before else "after"
     if len(hits) > 1:
         out["matches"] = [{"offset": h.offset, "length": h.length, "line": h.line} for h in hits]
-    elif hits:
-        if hits[0].offset != shown.offset:
-            out["match_offset"] = hits[0].offset
-        if hits[0].offset + hits[0].length != shown.offset + shown.length:
-            out["match_length"] = hits[0].length
+    elif hits and (hits[0].offset, hits[0].length) != (shown.offset, shown.length):  # (not the match itself)
+        out["match_offset"], out["match_length"] = hits[0].offset, hits[0].length
     content = shown.content_fields()
     if textual:
         content["encoding"] = "text"
