@@ -159,7 +159,7 @@ class StructureReads(PageReads):
         if not isinstance(filter, str) or not filter.strip():
             raise InvalidArgument("slurp=true runs a jq filter over all records or rows: give jq= too "
                                   '(e.g. jq="group_by(.unit) | map({unit: .[0].unit, n: length})")')
-        check_page(cursor, budget)
+        # (cursor and budget: checked by slurp_page, first, before the array is built or either is used)
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             form = slurp_form(handle, kind, self.shape, filter)  # (one JSON document: the read without slurp)

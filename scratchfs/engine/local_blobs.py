@@ -45,7 +45,7 @@ from scratchfs.engine.open_files import OpenFiles
 from scratchfs.engine.pairing import LOCAL_CHECK_SECONDS, unchecked
 from scratchfs.engine.protocols import BlobFile, BlobInfo
 from scratchfs.engine.root_locks import Descriptor, RootLocks
-from scratchfs.engine.runs_listing import RunsListing, walk_runs
+from scratchfs.engine.runs_listing import RunsListing, SegmentScan, walk_runs
 from scratchfs.engine.seekable import SeekableWriter, one_frame_blob
 from scratchfs.engine.segment_writer import SegmentPending, SegmentWriter
 from scratchfs.engine.segments import SegmentSource
@@ -472,7 +472,8 @@ class Blobs:
         (:meth:`walk_runs`, whose listing :meth:`blob_files` reads)."""
         return []
 
-    def _segment_records(self, run: str, agent: str, name: str, scans: dict) -> list[BlobFile]:
+    def _segment_records(self, run: str, agent: str, name: str, scans: dict[tuple[str, ...], SegmentScan]
+                         ) -> list[BlobFile]:
         """A :class:`BlobFile` per complete record of a segment, its ``token`` the record's location; its scan is
         kept in ``scans`` (:attr:`RunsListing.scans`)."""
         scans[("runs", run, agent, name)] = scan = self.scan_segment(("runs", run, agent), name)
@@ -481,7 +482,7 @@ class Blobs:
         return [BlobFile(run, agent, segments.record_path(path, r.offset, r.length), where)
                 for where, r in segments.locations(name, records).items()]
 
-    def scan_segment(self, parts: tuple[str, ...], name: str) -> tuple[list[segments.Record], int, str | None]:
+    def scan_segment(self, parts: tuple[str, ...], name: str) -> SegmentScan:
         """:func:`segments.scan` of the segment ``name`` in ``parts``: ``(records, size in bytes, problem)``. Never
         raises: a segment that cannot be opened or read gives no records and the failure as ``problem``."""
         try:

@@ -10,15 +10,19 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from scratchfs.engine.safe_fs import list_stats
+from scratchfs.engine.segments import Record
 from scratchfs.foundation.errors import ScratchError
 
-__all__ = ["Listed", "RunsListing", "walk_runs"]
+__all__ = ["Listed", "RunsListing", "SegmentScan", "walk_runs"]
 
 Listed = list[tuple[str, os.stat_result]]
 """``(name, lstat)`` of each entry of a directory, sorted by name."""
+SegmentScan = tuple[list[Record], int, str | None]
+"""A segment's scan: ``(records, size in bytes, problem or None)``
+(:meth:`~scratchfs.engine.local_blobs.LocalBlobs.scan_segment`)."""
 
 
 class RunsListing(NamedTuple):
@@ -30,7 +34,7 @@ class RunsListing(NamedTuple):
 
     runs: Listed
     inside: dict[tuple[str, ...], Listed]
-    scans: dict[tuple[str, ...], Any]
+    scans: dict[tuple[str, ...], SegmentScan]
 
     def agent_dirs(self) -> Iterator[tuple[str, str, Listed]]:
         """``(run, agent, entries)`` of each agent directory that could be listed, in listing order."""

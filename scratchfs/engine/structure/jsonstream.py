@@ -70,8 +70,14 @@ Step = tuple[str, Any]
 Point = tuple[int, int, int]
 
 
-FAILED_STEP = ("; a step met a value it cannot take: skip such values (`select(.x != null)`, `.x // empty`) or "
-               "see its input (the filter up to it, then `| .[0]`)")
+def _failed_step_with(look: str) -> str:
+    """The next step a failed jq step names, its input's ``look`` after the filter up to it (``", then `| keys`"``)
+    written into it once: no replace of words the rest may hold too."""
+    return ("; a step met a value it cannot take: skip such values (`select(.x != null)`, `.x // empty`) or see its "
+            f"input (the filter up to it{look})")
+
+
+FAILED_STEP = _failed_step_with(", then `| .[0]`")
 """The next step a jq error the filter raised on an array (not a parse error) names: a runtime error's words alone
 (``jq: null (null) cannot be matched, as it is not a string``) gave none. :func:`failed_step` gives each error's."""
 
@@ -86,8 +92,7 @@ def failed_step(reason: str) -> str:
     met = _MET.match(reason)
     if met is None or met[1] == "array":
         return FAILED_STEP
-    look = ", then `| keys`" if met[1] == "object" else " alone"
-    return FAILED_STEP.replace(", then `| .[0]`", look)
+    return _failed_step_with(", then `| keys`" if met[1] == "object" else " alone")
 
 
 def jq_failed(reason: str, keyed: str | None = None) -> JqFailed:
