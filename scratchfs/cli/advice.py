@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from typing import Any
 
 import click
 
 from scratchfs.api.column_words import NUMBER_PREFIX
 from scratchfs.api.store import ScratchStore
-from scratchfs.cli.shell import shell_command
+from scratchfs.cli.shell import shell_command, shell_word
 from scratchfs.foundation.calls import Call
 from scratchfs.foundation.errors import ScratchError
 
@@ -101,8 +100,11 @@ bare (``line=``), a flag (``slurp=true``), a number or a JSON string literal (``
 def options_said(text: str) -> str:
     """``text`` (a refusal's message) with each argument of ``read_handle`` it names in the model's words written
     as the command's option: ``(line=, lines=)`` as ``(--line, --lines)``, ``jq= with slurp=true`` as ``--jq with
-    --slurp``, ``view="text"`` as ``--view text`` (a value quoted for a shell); a word that is no option of the
-    command (or outside a command line's run) stays as it is."""
+    --slurp``, ``view="text"`` as ``--view text`` (a value quoted for a shell by the one rule of the commands the CLI
+    writes, :func:`~scratchfs.cli.shell.shell_word`: pasted, it gives the value back, a newline or a control
+    character in it too, where ``shlex.quote`` put them inside quotes, which the one-line stderr then wrote as
+    ``\\n``); a word that is no option of the command (or outside a command line's run), or a value that ends in a
+    newline (no one shell word writes it), stays as it is."""
     options = _options_of("read_handle")
 
     def option(found: re.Match[str]) -> str:
@@ -111,8 +113,8 @@ def options_said(text: str) -> str:
         if said not in options:
             return found[0]
         if value.startswith('"'):
-            try:
-                return f"{said} {shlex.quote(json.loads(value))}"
+            try:  # (json's error, a value ending in a newline, a lone surrogate: ValueErrors)
+                return f"{said} {shell_word(json.loads(value))}"
             except ValueError:
                 return found[0]
         return said if value in ("", "true") else f"{said} {value}"

@@ -37,7 +37,7 @@ from scratchfs.cli.environment import (
     misspelt_variables,
 )
 from scratchfs.cli.output import InputError, OutputError, tagged_stdout
-from scratchfs.cli.shell import program, shell_word
+from scratchfs.cli.shell import command_line, program
 from scratchfs.foundation.checks import check_int, check_seconds, check_ttl
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import BUSY_TIMEOUT, DEFAULT_TTL, MAX_BUSY_TIMEOUT, MAX_SEGMENT_ENTRY_BYTES, MAX_TTL
@@ -233,7 +233,7 @@ def as_invoked(text: str, root: str | None = None) -> str:
 
     def command(found: re.Match[str]) -> str:  # (--root after its options: `fsck --lost-blobs --repair`)
         takes = found[1] in main.commands and any(p.name == "root" for p in main.commands[found[1]].params)
-        return f"{name} {found[1]}{found[2]}" + (f" --root {shell_word(root)}" if rooted and takes else "")
+        return command_line(f"{name} {found[1]}{found[2]}", ["--root", root] if rooted and takes else [])
 
     # (a command written by program() already, `python3 -m scratchfs ls`, is left as it is: the `-m ` before it;
     # a quoted text -- a key, a value, a name, as repr() or JSON writes it -- is the user's words, left as they are)

@@ -1,6 +1,7 @@
 """The shell commands the command line prints (a raw read's ``next:``, ``ls``'s and ``fsck``'s continuations, a
-usage error's ``--help``): each names the program as it was invoked (:func:`program`) and quotes every word for a
-POSIX shell (:func:`shell_word`), so that it pastes as it is.
+usage error's ``--help``, a message's command with its ``--root``): each names the program as it was invoked
+(:func:`program`) and quotes every word for a POSIX shell by one rule (:func:`shell_word`, :func:`command_line`),
+so that it pastes as it is into any of them.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ def program() -> str:
     PATH)."""
     invoked = sys.argv[0] if sys.argv else ""
     path_like = os.sep in invoked or bool(os.altsep and os.altsep in invoked)
-    if path_like and os.path.basename(invoked) in _SCRIPT_NAMES:
-        return shlex.quote(invoked)
+    if path_like and os.path.basename(invoked) in _SCRIPT_NAMES:  # (a name that ends in a newline is none of them)
+        return shell_word(invoked)
     if os.path.basename(invoked) == "__main__.py" and os.path.basename(os.path.dirname(invoked)) == "scratchfs":
         return as_module()
     return "scratchfs"
@@ -37,14 +38,16 @@ def as_module() -> str:
     orig = list(getattr(sys, "orig_argv", []) or [])
     tail = len(sys.argv) - 1
     head = orig[: len(orig) - tail] if 0 <= tail < len(orig) else []
-    if head[-2:] != ["-m", "scratchfs"] and head[-1:] != ["-mscratchfs"]:
-        head = [sys.executable or "python3", "-m", "scratchfs"]
+    exe = sys.executable if sys.executable and not sys.executable.endswith("\n") else ""  # (a word ending in a
+    if (head[-2:] != ["-m", "scratchfs"] and head[-1:] != ["-mscratchfs"]) or any(  # newline: no prefix writes it)
+            word.endswith("\n") for word in head):
+        head = [exe or "python3", "-m", "scratchfs"]
     first = head[0]
     path_like = os.sep in first or bool(os.altsep and os.altsep in first)
     if not path_like:
         found = shutil.which(first)
-        if found is None or not sys.executable or not _same_file(found, sys.executable):
-            head[0] = sys.executable or first
+        if found is None or not exe or not _same_file(found, exe):
+            head[0] = exe or first
     return " ".join(shell_word(word) for word in head)
 
 
@@ -63,17 +66,16 @@ def shell_word(word: str) -> str:
     """``word`` (a name as the OS gave it: undecodable bytes as surrogate escapes) quoted for a POSIX shell, on one
     line: ``shlex.quote`` when it is printable, else as the output of ``printf`` (``"$(printf 'a\\012b\\377')"``,
     every other byte an octal escape), which every POSIX shell reads (``dash``, Debian's and Ubuntu's ``sh``, reads
-    no ANSI-C ``$'...'``: pasted, a needle ``end\\nline`` was searched for as ``$end\\x0aline``, silently no match)
-    -- but a word that ends in a newline, which a command substitution drops: ANSI-C quoted, ``$'...\\x0a'``, which
-    bash, zsh, ksh and busybox sh read (:func:`shell_command` writes such a word for any POSIX shell). ``shlex.quote``
-    put a newline inside quotes, which the one-line stderr then showed as ``\\n`` and a non-UTF-8 byte as
-    ``\\udcff``: pasted, another path (atk28)."""
+    no ANSI-C ``$'...'``: pasted, a needle ``end\\nline`` was searched for as ``$end\\x0aline``, silently no match).
+    ``shlex.quote`` put a newline inside quotes, which the one-line stderr then showed as ``\\n`` and a non-UTF-8
+    byte as ``\\udcff``: pasted, another path (atk28). A word that is not printable and ends in a newline, which a
+    command substitution drops, is no one word of any POSIX shell: :func:`command_line` sets it first. Raises
+    ValueError for one (no caller gives one)."""
     if not _NOT_PRINTABLE.search(word):
         return shlex.quote(word)
     raw = os.fsencode(word)
     if raw.endswith(b"\n"):
-        return "$'" + "".join(chr(b) if b in _PLAIN_BYTES else f"\\{chr(b)}" if b in b"'\\" else f"\\x{b:02x}"
-                              for b in raw) + "'"
+        raise ValueError("a word ending in a newline is written by command_line, set first")
     return f'"$(printf {_printf_format(raw)})"'
 
 
@@ -86,13 +88,21 @@ def _printf_format(raw: bytes) -> str:
 
 
 def shell_command(words: Sequence[str], local: bool) -> str:
-    """The command line ``program() words...`` with every word quoted (:func:`shell_word`): a command that continues
-    one the CLI ran, whose words name the store's ``--root`` when it is ``local``, so that it reads the same store
-    whatever the environment it is pasted in. A word that is not printable and ends in a newline (which a command
-    substitution drops) is set first, with a ``.`` after it that its use takes off, the command run in a subshell:
-    ``(w1=$(printf 'end\\012.'); scratchfs read-handle ... --match "${w1%.}" ...)``. A fleet's store (not
-    ``local``) is named by ``--index`` and ``--blobs`` (or ``$SCRATCHFS_INDEX`` and ``$SCRATCHFS_BLOBS``), which the
-    command is said to need instead: not printed, they may hold a password."""
+    """The command line ``program() words...`` (:func:`command_line`): a command that continues one the CLI ran,
+    whose words name the store's ``--root`` when it is ``local``, so that it reads the same store whatever the
+    environment it is pasted in. A fleet's store (not ``local``) is named by ``--index`` and ``--blobs`` (or
+    ``$SCRATCHFS_INDEX`` and ``$SCRATCHFS_BLOBS``), which the command is said to need instead: not printed, they may
+    hold a password."""
+    command = command_line(program(), words)
+    return command if local else f"{command} {FLEET_STORE_NOTE}"
+
+
+def command_line(head: str, words: Sequence[str]) -> str:
+    """``head`` (shell text: the program and what follows it, quoted already) then ``words``, each quoted
+    (:func:`shell_word`); a word that is not printable and ends in a newline (which a command substitution drops) is
+    set first, with a ``.`` after it that its use takes off, the command run in a subshell: ``(w1=$(printf
+    'end\\012.'); scratchfs read-handle ... --match "${w1%.}" ...)`` -- the one rule of every command the CLI
+    writes, a message's ``--root`` too."""
     setting: list[str] = []
     quoted: list[str] = []
     for word in words:
@@ -102,14 +112,12 @@ def shell_command(words: Sequence[str], local: bool) -> str:
             quoted.append(f'"${{{name}%.}}"')
         else:
             quoted.append(shell_word(word))
-    command = " ".join([program(), *quoted])
-    if setting:
-        command = f"({'; '.join(setting)}; {command})"
-    return command if local else f"{command} {FLEET_STORE_NOTE}"
+    command = " ".join([head, *quoted])
+    return f"({'; '.join(setting)}; {command})" if setting else command
 
 
 FLEET_STORE_NOTE = "(with this store's --index and --blobs, or $SCRATCHFS_INDEX and $SCRATCHFS_BLOBS)"
 """What a printed command that continues one on a fleet's store needs besides its words (:func:`shell_command`)."""
 
 
-__all__ = ["FLEET_STORE_NOTE", "as_module", "program", "shell_command", "shell_word"]
+__all__ = ["FLEET_STORE_NOTE", "as_module", "command_line", "program", "shell_command", "shell_word"]
