@@ -9,8 +9,10 @@ ignored ``.cache/`` folder, so that the README's test command is all CI needs. R
 from __future__ import annotations
 
 import csv
+import importlib.metadata
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -40,12 +42,25 @@ def sqlite_server_venv() -> Path:
         if marker.exists() and marker.read_text() == want and (SQLITE_VENV / "bin" / "mcp-server-sqlite").exists():
             return SQLITE_VENV
         shutil.rmtree(SQLITE_VENV, ignore_errors=True)  # missing, stale or half built: start over
-        subprocess.run([sys.executable, "-m", "venv", str(SQLITE_VENV)], check=True, capture_output=True, timeout=300)
-        subprocess.run([str(SQLITE_VENV / "bin" / "python"), "-m", "pip", "install", "-q",
-                        "--disable-pip-version-check", *SQLITE_REQUIREMENTS],
+        own_pip = _pip_with_python_option()
+        subprocess.run([sys.executable, "-m", "venv", *(["--without-pip"] if own_pip else []), str(SQLITE_VENV)],
+                       check=True, capture_output=True, timeout=300)
+        pip = [sys.executable, "-m", "pip", "--python", str(SQLITE_VENV / "bin" / "python")] if own_pip else [
+            str(SQLITE_VENV / "bin" / "python"), "-m", "pip"]
+        subprocess.run([*pip, "install", "-q", "--disable-pip-version-check", *SQLITE_REQUIREMENTS],
                        check=True, capture_output=True, timeout=900)
         marker.write_text(want)  # last: a build cut short has no marker and is redone
     return SQLITE_VENV
+
+
+def _pip_with_python_option() -> bool:
+    """Whether this interpreter's pip installs into another environment (``pip --python``, pip 22.3 and later): then
+    the venv is made without pip of its own: ``python3 -m venv`` took 37.7 s with pip, 1.3 s without (load 10)."""
+    try:
+        found = importlib.metadata.version("pip")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return tuple(int(part) for part in re.findall(r"\d+", found)[:2]) >= (22, 3)
 
 
 def build_packages_db(path: Path) -> int:
