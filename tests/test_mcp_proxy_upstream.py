@@ -250,13 +250,20 @@ def test_a_flood_of_list_changes_reaches_the_client_as_its_first_and_its_last(tm
                         answered = anyio.current_time()
         return got, answered
 
+    from scratchfs.mcp.notice_gate import LIST_INTERVAL
+
     got, answered = run(body)
     methods = [method for method, _at in got]
-    assert methods[:3] == ["notifications/tools/list_changed", "notifications/resources/list_changed", None], \
-        methods[:8]
-    assert sorted(methods[3:]) == ["notifications/resources/list_changed", "notifications/tools/list_changed"], \
-        methods[3:8]
-    assert answered is not None and all(at - answered < 1.5 for _method, at in got), got
+    tools, resources = "notifications/tools/list_changed", "notifications/resources/list_changed"
+    assert methods[0] == tools and methods.count(None) == 1 and answered is not None, methods[:8]
+    # one of each kind each LIST_INTERVAL: on a quiet machine the flood passes the gate within one interval (tools,
+    # resources, the answer, then one of each given back); a loaded one may take several, each passing one more
+    # (suite7 saw tools, tools, resources, answer at load 10) -- never the 20,000
+    intervals = 2 + (answered - got[0][1]) / LIST_INTERVAL
+    assert 2 <= methods.count(tools) <= intervals and 2 <= methods.count(resources) <= intervals, methods[:8]
+    answer = methods.index(None)
+    assert tools in methods[answer:] and resources in methods[answer:], methods  # (the last change heard after it)
+    assert all(at - answered < 1.5 for _method, at in got), got
 
 
 def test_list_changes_of_each_kind_are_held_within_half_a_second_and_given_back_once():
