@@ -51,7 +51,7 @@ from scratchfs.engine.protocols import BlobFile, BlobStore, IndexBackend
 from scratchfs.engine.root import prepare_root
 from scratchfs.engine.segment_sweep import known_locations
 from scratchfs.engine.segments import file_path
-from scratchfs.engine.sqlite_connections import DAMAGED_CODES
+from scratchfs.engine.sqlite_errors import DAMAGED_CODES
 from scratchfs.engine.sqlite_index import Index
 from scratchfs.engine.sweeper import SweepResult, check_orphan, sweep
 from scratchfs.engine.write_behind import WriteBehind
@@ -440,7 +440,7 @@ def create_empty_index(root: Path, *, busy_timeout: float) -> str | None:
     """Give the local store at ``root`` an empty index where its index is missing or empty, even beside existing
     blobs (which :func:`open_backends` refuses, so that a lost index is never silently replaced): the first step of
     rebuilding the index from the blobs. An index file that is damaged or not a database at all (SQLite's
-    :data:`~scratchfs.engine.sqlite_connections.DAMAGED_CODES`) is moved aside, never removed, with its ``-wal`` and
+    :data:`~scratchfs.engine.sqlite_errors.DAMAGED_CODES`) is moved aside, never removed, with its ``-wal`` and
     ``-shm``, to ``index.sqlite.damaged-<UTC time>``: that name is returned (``None`` when nothing was moved). A
     SQLite file of another application, or a link or other file where the index belongs, is still refused.
 

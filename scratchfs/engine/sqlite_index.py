@@ -36,12 +36,8 @@ from scratchfs.engine.batches import BatchSizer, TxnLog
 from scratchfs.engine.entry_sql import ENTRY_COLUMNS, UPSERT_SET
 from scratchfs.engine.keyset import LISTING_ORDER
 from scratchfs.engine.protocols import Entry, Gone, check_quota
-from scratchfs.engine.sqlite_connections import (
-    APPLICATION_ID,
-    Transaction,
-    index_error,
-    read_only_reason,
-)
+from scratchfs.engine.sqlite_connections import APPLICATION_ID, Transaction
+from scratchfs.engine.sqlite_errors import index_error, read_only_reason
 from scratchfs.engine.sqlite_scale import NEXT_ID, VISIBLE, ScaleQueries
 from scratchfs.engine.sqlite_schema import create_tables, schema_objects, schema_problem
 from scratchfs.engine.wal_checkpoints import Checkpoints
