@@ -17,7 +17,7 @@ import pytest
 from scratchfs import ScratchStore
 from scratchfs.api.inspector import fsck
 from scratchfs.engine.sqlite_connections import APPLICATION_ID
-from scratchfs.engine.sqlite_index import SCHEMA_VERSION
+from scratchfs.engine.sqlite_opening import SCHEMA_VERSION
 from scratchfs.foundation.errors import ScratchError, StorageError
 from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from scratchfs import InvalidArgument
 from scratchfs.engine.structure import BytesSource, jq_page
-from scratchfs.engine.structure.jsondoc import compile_filter
+from scratchfs.engine.structure.jq_compile import compile_filter
 from scratchfs.engine.structure.paging import CursorKey, decode_cursor
 
 _value = st.recursive(st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=40),

@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from scratchfs.engine.reserve import Reserve, is_disk_full
-from scratchfs.engine.sqlite_connections import index_error
+from scratchfs.engine.sqlite_errors import index_error
 from scratchfs.foundation.errors import QuotaExceeded, StorageError, StoreClosed, storage_error
 
 

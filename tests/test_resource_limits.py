@@ -140,7 +140,7 @@ def test_sqlite_out_of_memory_is_named_as_memory_not_as_a_failing_disk(name, cod
     at 1 MiB of margin): the one line said "an I/O error (disk full, file-size limit or a failing device)"."""
     import sqlite3
 
-    from scratchfs.engine.sqlite_connections import index_error
+    from scratchfs.engine.sqlite_errors import index_error
 
     exc = sqlite3.OperationalError("disk I/O error" if code & 0xFF == 10 else "out of memory")
     exc.sqlite_errorcode, exc.sqlite_errorname = code, name

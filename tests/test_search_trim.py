@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from scratchfs import ScratchStore
 from scratchfs.api.contract import ScratchTools, window_hits
 from scratchfs.api.views import reply_size
-from scratchfs.engine.pattern_syntax import crlf_line_ends
+from scratchfs.engine.pattern_crlf import crlf_line_ends
 from scratchfs.foundation.limits import MIN_REPLY_BYTES
 
 

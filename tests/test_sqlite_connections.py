@@ -201,7 +201,7 @@ def test_an_error_without_sqlite_codes_is_named_from_its_message(message, name, 
     # Python 3.10's sqlite3 errors carry no sqlite_errorcode or sqlite_errorname (3.11 added them): the primary code
     # and its name come from SQLite's message, so the typed error says the same on every Python
     from scratchfs import StoreBusy
-    from scratchfs.engine.sqlite_connections import index_error
+    from scratchfs.engine.sqlite_errors import index_error
 
     err = index_error(sqlite3.OperationalError(message), "writing an entry")
     if kind is None:

@@ -277,7 +277,8 @@ def test_what_a_jq_worker_writes_to_stderr_never_reaches_the_callers(capfd, tmp_
 
 _NOISY_WORKER = '''
 import os, pickle, sys, warnings
-from scratchfs.engine.worker_pipe import WORKER_NAME, reply, requests
+from scratchfs.engine.worker_loop import reply, requests
+from scratchfs.engine.worker_pipe import WORKER_NAME
 if __name__ == WORKER_NAME:
     for noise, crash in requests():
         warnings.warn("a warning in the worker")
@@ -312,7 +313,8 @@ def test_a_workers_stderr_is_bounded_and_a_crash_gives_its_last_line_only(capfd,
 _SLOW_WORKER = '''
 import pickle, sys, time
 time.sleep(float(sys.argv[4]) if len(sys.argv) > 4 else 1.0)  # as its imports on a loaded machine
-from scratchfs.engine.worker_pipe import WORKER_NAME, reply, requests
+from scratchfs.engine.worker_loop import reply, requests
+from scratchfs.engine.worker_pipe import WORKER_NAME
 if __name__ == WORKER_NAME:
     for (value,) in requests():
         reply(pickle.dumps(value + 1))
@@ -365,7 +367,8 @@ def test_a_worker_never_ready_is_no_worker_and_one_dying_at_start_gives_its_last
 
 _GARBAGE_WORKER = '''
 import os, pickle, sys
-from scratchfs.engine.worker_pipe import WORKER_NAME, reply, requests
+from scratchfs.engine.worker_loop import reply, requests
+from scratchfs.engine.worker_pipe import WORKER_NAME
 if __name__ == WORKER_NAME:
     os.write(1, bytes.fromhex(sys.argv[4]))  # before its ready frame: what a library writing to fd 1 would do
     for (value,) in requests():
@@ -393,7 +396,8 @@ def test_a_worker_writing_garbage_before_it_is_ready_died_never_a_memory_error(m
 
 _LYING_WORKER = '''
 import os, struct, sys
-from scratchfs.engine.worker_pipe import WORKER_NAME, requests
+from scratchfs.engine.worker_loop import requests
+from scratchfs.engine.worker_pipe import WORKER_NAME
 if __name__ == WORKER_NAME:
     for _ in requests():
         os.write(1, struct.pack("<Q", int(sys.argv[4])) + b"x" * 100)  # an answer claiming far more than it sends
@@ -426,7 +430,8 @@ def test_an_answer_claiming_a_huge_length_takes_only_the_bytes_sent(monkeypatch,
 
 _SLEEPY_WORKER = '''
 import pickle, time
-from scratchfs.engine.worker_pipe import WORKER_NAME, reply, requests
+from scratchfs.engine.worker_loop import reply, requests
+from scratchfs.engine.worker_pipe import WORKER_NAME
 if __name__ == WORKER_NAME:
     for (seconds,) in requests():
         time.sleep(seconds)

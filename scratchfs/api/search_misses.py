@@ -22,7 +22,7 @@ from scratchfs.api.shape_said import not_utf8_said, split_by_controls
 from scratchfs.api.stub_reads import PLACEHOLDERS
 from scratchfs.api.view_search import RENDERED_KINDS, rendered_hint
 from scratchfs.api.views import reply_size
-from scratchfs.engine.pattern_syntax import CRLF_END, CRLF_END_EXACT, crlf_line_ends
+from scratchfs.engine.pattern_crlf import CRLF_END, CRLF_END_EXACT, crlf_line_ends
 from scratchfs.engine.search import Matcher, Sink, search
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.limits import DEFAULT_CONTEXT, DEFAULT_MATCHES
@@ -175,7 +175,7 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
     * a pattern holding ``$`` over content whose lines end in ``\\r\\n`` (its first :data:`SNIFFED_UTF8_BYTES`
       bytes hold one): ``$`` matches before a ``\\n`` only, as Python's ``re`` has it -- after a CRLF line's
       ``\\r`` -- so ``value=7000$`` finds no ``value=7000\\r\\n``; ``crlf_fix`` is the pattern with each ``$``
-      written ``\\r?$`` or exactly (:func:`~scratchfs.engine.pattern_syntax.crlf_line_ends`), which the note names.
+      written ``\\r?$`` or exactly (:func:`~scratchfs.engine.pattern_crlf.crlf_line_ends`), which the note names.
 
     (A placeholder's own text found from the start: :func:`_placeholder_hit`.) A note ends with the exact call for
     a needle or pattern of at most :data:`HINT_CALL_BYTES` (in bytes of its JSON string; at most about 460 bytes of

@@ -17,6 +17,8 @@ endpoint come from the standard AWS environment (see :mod:`scratchfs.engine.s3_b
 error message or a log line whole (it may hold a password). S3 blobs need the PostgreSQL index: the delete lock and
 the sweep lock that every host shares are PostgreSQL advisory locks.
 
+The URLs are read by :mod:`scratchfs.engine.backend_urls` (:func:`describe_url`, :func:`split_postgres_url`,
+:func:`local_index` and :func:`local_blobs` are importable from here too: the layers above import this module alone).
 ``ScratchStore(index=…, blobs=…)`` passes its arguments here; unset, ``$SCRATCHFS_INDEX`` and ``$SCRATCHFS_BLOBS``
 are read (so the CLI and the MCP server take them from the environment). The API layer holds what
 :func:`open_backends` returns through the protocols of :mod:`scratchfs.engine.protocols`, so it never names SQLite,
@@ -26,16 +28,20 @@ PostgreSQL, a path or a bucket.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import os
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlsplit
 
 from scratchfs.engine import pool_log
+from scratchfs.engine.backend_urls import (
+    check_urls,
+    describe_url,
+    local_blobs,
+    local_index,
+    split_postgres_url,
+)
 from scratchfs.engine.journal import Journal
 from scratchfs.engine.local_blobs import Blobs
 from scratchfs.engine.pairing import (
@@ -51,7 +57,7 @@ from scratchfs.engine.protocols import BlobFile, BlobStore, IndexBackend
 from scratchfs.engine.root import prepare_root
 from scratchfs.engine.segment_sweep import known_locations
 from scratchfs.engine.segments import file_path
-from scratchfs.engine.sqlite_connections import DAMAGED_CODES
+from scratchfs.engine.sqlite_errors import DAMAGED_CODES
 from scratchfs.engine.sqlite_index import Index
 from scratchfs.engine.sweeper import SweepResult, check_orphan, sweep
 from scratchfs.engine.write_behind import WriteBehind
@@ -74,7 +80,6 @@ __all__ = [
     "migrate_index",
     "missing_index",
     "open_backends",
-    "require_extra",
     "split_postgres_url",
     "sweep_backends",
     "write_behind",
@@ -84,87 +89,6 @@ ENV_INDEX = "SCRATCHFS_INDEX"
 """Environment variable naming the index URL when none is given."""
 ENV_BLOBS = "SCRATCHFS_BLOBS"
 """Environment variable naming the blobs URL when none is given."""
-_DEFAULT = ("", "sqlite", "file")
-
-
-def local_index(url: str | None) -> bool:
-    """True if an index URL names the SQLite index under the root (unset, ``sqlite`` or ``file``)."""
-    return (url or "") in _DEFAULT
-
-
-def local_blobs(url: str | None) -> bool:
-    """True if a blobs URL names local blob files (a killed writer leaves a partial one; an upload is whole or none)."""
-    return (url or "") in _DEFAULT
-
-
-def describe_url(url: str | None) -> str:
-    """``url`` without its password or query (for a ``repr`` or a report); ``"local"`` when unset."""
-    if not url or url in _DEFAULT:
-        return "local"
-    parts = urlsplit(url)
-    userinfo, _, hosts = parts.netloc.rpartition("@")  # hosts as written: several ('h1:5432,h2'), [IPv6], none
-    user = userinfo.partition(":")[0]
-    return f"{parts.scheme}://{user + '@' if user else ''}{hosts}{parts.path}"
-
-
-def split_postgres_url(url: str) -> tuple[str, str, str | None]:
-    """``(libpq URL, schema, runs_table)``: scratchfs's own query parameters taken out of a ``postgresql://`` URL.
-
-    Raises:
-        InvalidArgument: not a valid URL (a bad port, IPv6 brackets), or one libpq refuses (an unknown parameter);
-            not a ``postgresql://`` or ``postgres://`` URL; ``schema`` or ``runs_table`` given twice (which one
-            was meant cannot be told, and the last one silently winning could open another store).
-    """
-    try:
-        parts = urlsplit(url)
-        if "," not in parts.netloc.rpartition("@")[2]:  # (several hosts, 'h1:5432,h2:5433': libpq's to read)
-            parts.port  # noqa: B018 - a port that is no number raises here, not as a host name lookup's failure
-    except ValueError as exc:  # "Invalid IPv6 URL", a port out of range or not a number (its text not echoed: with
-        told = str(exc).split(" as '")[0]  # no host, 'postgresql://u:s3cret/db' has the password as its port)
-        raise InvalidArgument(f"the index URL is not a valid URL: {told}" + (
-            " (not shown; a ':' in a user name or password is written %3A)" if told != str(exc) else "")) from None
-    if parts.scheme not in ("postgresql", "postgres"):
-        raise InvalidArgument(f"the index must be a postgresql:// URL, or unset for SQLite (got a {parts.scheme}:// "
-                              "URL)" if parts.scheme else "the index must be a postgresql:// URL, or unset for SQLite")
-    query = parse_qsl(parts.query, keep_blank_values=True)
-    own = {k: v for k, v in query if k in ("schema", "runs_table")}
-    for name in own:
-        if sum(k == name for k, _ in query) > 1:
-            raise InvalidArgument(f"{name} is given twice in the index URL: give it once")
-    # the others as written: decoded and encoded again, a '%20' came back as '+' (a plus sign to libpq), and a URL
-    # with no host ('postgresql:///db?host=/tmp', a Unix socket) lost its '//'
-    rest = [piece for piece in parts.query.split("&") if piece and not any(
-        k in ("schema", "runs_table") for k, _ in parse_qsl(piece, keep_blank_values=True))]
-    dsn = f"{parts.scheme}://{parts.netloc}{parts.path}" + ("?" + "&".join(rest) if rest else "") + (
-        f"#{parts.fragment}" if parts.fragment else "")
-    _check_libpq(dsn)
-    return dsn, own.get("schema", "scratchfs"), own.get("runs_table")
-
-
-def _check_libpq(dsn: str) -> None:
-    """Raise InvalidArgument when libpq's parser refuses the URL (an unknown parameter), or reads a port in it that
-    is no port number: a usage error before any connection, not a storage failure. Without psycopg: no check."""
-    try:
-        from psycopg import ProgrammingError
-        from psycopg.conninfo import conninfo_to_dict
-    except ImportError:
-        return
-    try:
-        found = conninfo_to_dict(dsn)
-    except ProgrammingError as exc:
-        told = " ".join(str(exc).split())
-        userinfo = urlsplit(dsn).netloc.rpartition("@")[0]
-        password = userinfo.partition(":")[2]
-        quoted = told.partition(' "')[2]  # libpq quotes the token it refused
-        if password and (password in quoted or unquote(password) in quoted):
-            told = told.partition(' "')[0].rstrip(":") + " in the password (not shown)"
-        raise InvalidArgument(f"the index URL is not a valid libpq URL: {told[:200]}") from None
-    for port in str(found.get("port") or "").split(","):  # libpq's reading, one per host; not echoed (a password
-        if port and not (port.isascii() and port.isdigit() and 0 < int(port) < 65536):  # with '@' ends up here)
-            raise InvalidArgument("the index URL names a port that is not a number from 1 to 65535, as libpq reads "
-                                  "it (an '@', ':' or '/' in a user name or password is written %40, %3A, %2F)")
-
-
 SQLITE_PATH_BYTES = 504
 """The longest path of a database file SQLite's unix VFS opens: its ``MAX_PATHNAME``, 512 bytes, less the 8 of the
 ``-journal`` suffix it makes room for (a 505-byte path is SQLITE_CANTOPEN, 'unable to open database file')."""
@@ -203,19 +127,19 @@ def open_backends(root: Path, index_url: str | None = None, blobs_url: str | Non
     Raises:
         InvalidArgument: a root too long a path for SQLite (:func:`check_index_path`), an unknown URL scheme, a
             bad schema or runs table, S3 blobs without PostgreSQL, a backend whose optional extra is not installed
-            (:func:`require_extra`), or a PostgreSQL index and blobs that do not belong together
-            (:mod:`scratchfs.engine.pairing`: the index keeps its entries elsewhere, or the blobs belong to another
-            index).
+            (:func:`~scratchfs.engine.backend_urls.require_extra`), or a PostgreSQL index and blobs that do not
+            belong together (:mod:`scratchfs.engine.pairing`: the index keeps its entries elsewhere, or the blobs
+            belong to another index).
         StorageError, StoreBusy: a backend cannot be opened (the root is not private and ours, the database is
             down, the schema is newer, a local index is empty or missing beside existing blobs, ...).
     """
     index_url, blobs_url = index_url or "", blobs_url or ""
-    postgres = _check_urls(index_url, blobs_url)  # (told before anything is created or connected to)
+    postgres = check_urls(index_url, blobs_url)  # (told before anything is created or connected to)
     index: IndexBackend
-    if index_url in _DEFAULT:
+    if local_index(index_url):
         check_index_path(root)
         prepare_root(root)  # 0700 root, 0600 index files before SQLite opens them; no links followed
-        if blobs_url in _DEFAULT:
+        if local_blobs(blobs_url):
             return _local_backends(root, busy_timeout, durable, frame_bytes, level, segment_entry_bytes)
         index = Index(root / "index.sqlite", root / "locks", busy_timeout, durable)
     else:
@@ -303,7 +227,7 @@ def _paired_blobs(index: Any, root: Path, blobs_url: str, *, busy_timeout: float
     through -- while its object store is down). Raises as :func:`open_backends`."""
     blobs: BlobStore | None = None
     try:
-        if blobs_url in _DEFAULT:
+        if local_blobs(blobs_url):
             blobs = Blobs(root, frame_bytes, level, durable, segment_entry_bytes)
             read_marker, write_marker = local_marker(root)
             holds_blobs: Callable[[], bool] | None = functools.partial(_holds_blobs, blobs)
@@ -320,12 +244,12 @@ def _paired_blobs(index: Any, root: Path, blobs_url: str, *, busy_timeout: float
         # store would keep it alive (the check refers to it)
         blobs.fence = functools.partial(check_pairing, index, location_of(blobs_url),  # type: ignore[union-attr]
                                         read_marker, write_marker, blobs.exists)
-        reader = owner_reader(index, blobs, read_marker, blobs_url in _DEFAULT)  # (S3: one HEAD; files: a file read)
+        reader = owner_reader(index, blobs, read_marker, local_blobs(blobs_url))  # (S3: one HEAD; files: a file read)
         blobs.owned = OwnerCheck(index, blobs.fence, reader)  # type: ignore[union-attr]  # (writes and delete-runs)
         try:
             check()
         except (StorageError, StoreBusy):
-            if blobs_url in _DEFAULT:
+            if local_blobs(blobs_url):
                 raise
             blobs.gate.set(check)  # type: ignore[attr-defined]
         return blobs
@@ -333,10 +257,6 @@ def _paired_blobs(index: Any, root: Path, blobs_url: str, *, busy_timeout: float
         if blobs is not None:
             blobs.close()
         raise
-
-
-_EXTRAS = {"postgres": ("psycopg", "psycopg_pool"), "s3": ("boto3", "botocore")}
-"""The modules each optional extra of ``pyproject.toml`` installs, by extra."""
 
 
 def missing_index(index_url: str | None, busy_timeout: float = 10.0) -> str | None:
@@ -382,7 +302,7 @@ def migrate_index(index_url: str | None, *, busy_timeout: float) -> tuple[str, i
     if local_index(index_url):
         raise InvalidArgument(f"migrate-index needs a postgresql:// index URL (--index or ${ENV_INDEX}); a local "
                               "SQLite index is migrated by any command that opens it")
-    dsn, schema, runs_table = _check_urls(index_url or "", "")  # type: ignore[misc]
+    dsn, schema, runs_table = check_urls(index_url or "", "")  # type: ignore[misc]
     from scratchfs.engine.postgres_index import PostgresIndex
     from scratchfs.engine.postgres_schema import SCHEMA_VERSION
 
@@ -394,53 +314,11 @@ def migrate_index(index_url: str | None, *, busy_timeout: float) -> tuple[str, i
     return schema, index.found_version, SCHEMA_VERSION
 
 
-def require_extra(extra: str, what: str) -> None:
-    """Raise InvalidArgument naming the install command when a module of the optional ``extra`` (``postgres``,
-    ``s3``) is missing or does not import (psycopg without a libpq): a backend the caller named but did not install
-    is a set-up mistake, told in one line (the CLI's exit code 2), never an ``ImportError`` from deep inside a
-    backend. The modules are imported here (the backend imports them next)."""
-    missing = [name for name in _EXTRAS[extra] if not _installed(name)]
-    if missing:
-        raise InvalidArgument(f"{what} needs the {extra} extra ({', '.join(missing)} not installed): pip install "
-                              f"'scratchfs[{extra}]' (from a clone: pip install -e '.[{extra}]')")
-    for name in _EXTRAS[extra]:  # installed, but a package that does not import (psycopg without a libpq) would be
-        try:  # an ImportError traceback from inside the backend (the backend imports them next anyway)
-            importlib.import_module(name)
-        except (ImportError, OSError) as exc:
-            raise InvalidArgument(f"{what} needs the {extra} extra ({name} cannot be imported: "
-                                  f"{' '.join(str(exc).split())[:200]}): pip install 'scratchfs[{extra}]' (from a "
-                                  f"clone: pip install -e '.[{extra}]')") from None
-
-
-def _check_urls(index_url: str, blobs_url: str) -> tuple[str, str, str | None] | None:
-    """:func:`split_postgres_url` of a PostgreSQL ``index_url`` (``None``: the local index), after checking that the
-    two URLs name backends a store can have and whose extras are installed. Raises InvalidArgument."""
-    postgres = None
-    if index_url not in _DEFAULT:
-        if index_url.lower().startswith(("postgresql:", "postgres:")):  # (another scheme is told as such)
-            require_extra("postgres", "a postgresql:// index")
-        postgres = split_postgres_url(index_url)
-    if blobs_url not in _DEFAULT:
-        if not blobs_url.startswith("s3://"):
-            raise InvalidArgument("blobs must be an s3://bucket/prefix URL, or unset for files under the root")
-        if postgres is None:
-            raise InvalidArgument("s3:// blobs need a postgresql:// index (its locks are shared by every host)")
-        require_extra("s3", "s3:// blobs")
-    return postgres
-
-
-def _installed(name: str) -> bool:
-    """Whether the top-level module ``name`` is there (looked up, not imported: :func:`require_extra` imports it)."""
-    if name in sys.modules:
-        return sys.modules[name] is not None  # None: an import blocked on purpose
-    return importlib.util.find_spec(name) is not None
-
-
 def create_empty_index(root: Path, *, busy_timeout: float) -> str | None:
     """Give the local store at ``root`` an empty index where its index is missing or empty, even beside existing
     blobs (which :func:`open_backends` refuses, so that a lost index is never silently replaced): the first step of
     rebuilding the index from the blobs. An index file that is damaged or not a database at all (SQLite's
-    :data:`~scratchfs.engine.sqlite_connections.DAMAGED_CODES`) is moved aside, never removed, with its ``-wal`` and
+    :data:`~scratchfs.engine.sqlite_errors.DAMAGED_CODES`) is moved aside, never removed, with its ``-wal`` and
     ``-shm``, to ``index.sqlite.damaged-<UTC time>``: that name is returned (``None`` when nothing was moved). A
     SQLite file of another application, or a link or other file where the index belongs, is still refused.
 

@@ -31,8 +31,6 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre_parse  # type: ignore[no-redef]
 
 __all__ = [
-    "CRLF_END",
-    "CRLF_END_EXACT",
     "MAXREPEAT",
     "MAX_NESTING",
     "MAX_PATTERN_BYTES",
@@ -40,10 +38,11 @@ __all__ = [
     "MAX_REPEAT_COUNT",
     "REPEATS",
     "CoreWriter",
+    "SubPattern",
     "captured",
+    "class_end",
     "class_members",
     "class_syntax",
-    "crlf_line_ends",
     "op_name",
     "parse",
     "sub_sequences",
@@ -68,6 +67,8 @@ MAX_NESTING = 100
 """Deepest nesting of groups, repeats and lookarounds."""
 MAXREPEAT = _sre_parse.MAXREPEAT
 """The parser's mark of an unbounded repeat or width."""
+SubPattern = _sre_parse.SubPattern
+"""The parser's type of a parsed sequence (what :func:`parse` returns, and each group's, branch's or repeat's body)."""
 _ALL = frozenset(range(256))
 _NEWLINE = 10
 _DIGIT = frozenset(range(0x30, 0x3A))
@@ -216,78 +217,6 @@ def sub_sequences(name: str, av) -> list:
     return []
 
 
-CRLF_END = "\\r?$"
-"""How :func:`crlf_line_ends` writes ``$`` when nothing else in the pattern matches a ``\\r``."""
-CRLF_END_EXACT = "(?!(?<=\\r)\\n)(?:\\r(?=\\n))?$"
-"""... and when something may (``.``, ``[^a]``, ``\\s``: ``\\r?$`` let it take a CRLF's ``\\r``, and ``[^a]$`` found
-the line ``a``), or the content ends in a lone ``\\r`` (``\\r?$`` took it: ``a$`` found ``a\\r``, where no line ends
-after the ``a``): never between a ``\\r`` and its ``\\n``, a CRLF's ``\\r`` alone taken."""
-
-
-def crlf_line_ends(pattern: str, ignore_case: bool, lone_cr_end: bool = False) -> str | None:
-    """``pattern`` with each ``$`` anchor written to match at the end of a line ending in ``\\r\\n`` (``$`` matches
-    before a ``\\n`` only): Python's ``re`` on the text with LF line ends finds the same (:data:`CRLF_END`, else
-    :data:`CRLF_END_EXACT`: an item may match a ``\\r``, or ``lone_cr_end``, the content ends in one); ``None`` when
-    it holds no ``$`` anchor, or when the rewrite is not exactly that (a ``$`` the scan cannot tell from the parse's:
-    in a verbose-mode comment; a rewrite that does not compile: in a lookbehind, which must keep its width). Never
-    raises."""
-    try:
-        tree = parse(pattern, ignore_case)
-        anchors = _end_anchors(tree)
-        written = CRLF_END_EXACT if lone_cr_end or _takes_cr(tree) else CRLF_END
-        out, i, seen = [], 0, 0
-        while anchors and i < len(pattern):
-            end = i + 2 if pattern[i] == "\\" else _class_end(pattern, i) if pattern[i] == "[" else i + 1
-            out.append(written if pattern[i] == "$" else pattern[i:end])
-            seen += pattern[i] == "$"
-            i = end
-        fixed = "".join(out)
-        if not anchors or seen != anchors:  # (none, or not the scan's: a $ in a verbose-mode comment)
-            return None
-        write_core(parse(fixed, ignore_case), MAX_PATTERN_BYTES)
-    except (InvalidArgument, RecursionError):
-        return None
-    return fixed
-
-
-def _takes_cr(tree) -> bool:
-    """Whether an item of a parsed pattern (its groups, branches and lookarounds included) may match a ``\\r``."""
-    for op, av in tree:
-        name = op_name(op)
-        if name in ("LITERAL", "NOT_LITERAL", "ANY", "IN"):
-            try:
-                if 13 in class_members(name, av, 0):  # (flags: no case or DOTALL changes what matches a \r)
-                    return True
-            except InvalidArgument:  # (an item it cannot read: taken as one that may)
-                return True
-            continue
-        stack = [av]
-        while stack:
-            item = stack.pop()
-            if isinstance(item, _sre_parse.SubPattern) and _takes_cr(item):
-                return True
-            if isinstance(item, (list, tuple)):
-                stack.extend(item)
-    return False
-
-
-def _end_anchors(tree) -> int:
-    """How many ``$`` anchors (``AT_END``) a parsed pattern holds, its groups, branches and lookarounds included."""
-    count = 0
-    for op, av in tree:
-        if op_name(op) == "AT":
-            count += op_name(av) == "AT_END"
-            continue
-        stack = [av]
-        while stack:
-            item = stack.pop()
-            if isinstance(item, _sre_parse.SubPattern):
-                count += _end_anchors(item)
-            elif isinstance(item, (list, tuple)):
-                stack.extend(item)
-    return count
-
-
 def _source(pattern: object) -> bytes:
     if not isinstance(pattern, str):
         raise InvalidArgument(f"pattern must be text, not {type(pattern).__name__}")
@@ -314,7 +243,7 @@ def _refuse_ambiguous(text: str) -> None:
         if text[i] == "\\":
             i += 2
         elif text[i] == "[":
-            i = _class_end(text, i)
+            i = class_end(text, i)
         else:
             i += 1
     for match in _GROUP_NAMES.finditer(text):
@@ -327,8 +256,10 @@ def _refuse_ambiguous(text: str) -> None:
             raise InvalidArgument("global flags like (?i) must be at the start of the pattern")
 
 
-def _class_end(text: str, i: int) -> int:
-    """The index after the class that opens at ``text[i] == "["``."""
+def class_end(text: str, i: int) -> int:
+    """The index after the class that opens at ``text[i] == "["`` (a pattern's text, scanned: ``\\`` escapes the
+    character after it). Raises InvalidArgument (BadPattern for a nested set or POSIX class): class syntax ``re``
+    and ``regex`` read differently (see the module docstring)."""
     j = i + 1
     if text.startswith("^", j):
         j += 1

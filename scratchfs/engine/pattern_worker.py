@@ -41,7 +41,8 @@ from typing import Any
 
 import regex
 
-from scratchfs.engine.worker_pipe import WATCHED, WORKER_NAME, NoWorker, Pool, given_up, reply, requests
+from scratchfs.engine.worker_loop import reply, requests
+from scratchfs.engine.worker_pipe import WATCHED, WORKER_NAME, NoWorker, Pool, given_up
 
 __all__ = ["FLAGS", "MAX_WORKERS", "MISSING", "SLICE_SECONDS", "WATCHED_SLICE_SECONDS", "Engine", "Sent",
            "Span", "anchored_match", "first_match", "workers"]

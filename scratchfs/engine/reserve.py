@@ -28,7 +28,7 @@ RESERVE_BYTES = 256 * 1024
 
 _SQLITE_FULL = 13
 """SQLite's primary result code ``SQLITE_FULL``, a write that found the disk (or the file-size limit) full: the
-``sqlite_code`` of the :class:`StorageError` :func:`~scratchfs.engine.sqlite_connections.index_error` makes."""
+``sqlite_code`` of the :class:`StorageError` :func:`~scratchfs.engine.sqlite_errors.index_error` makes."""
 _CHUNK = b"\0" * 65536
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
@@ -37,7 +37,7 @@ def is_disk_full(exc: BaseException) -> bool:
     """True if ``exc`` says the disk is full: an error whose ``errno`` is ``ENOSPC``/``EDQUOT`` (an ``OSError``, or a
     :class:`StorageError` wrapping one: a blob write's, "the disk is full", "the disk quota is exhausted"), or a
     :class:`StorageError` of SQLite's ``SQLITE_FULL`` ("database or disk is full"), which carries no ``errno`` but
-    its ``sqlite_code`` (:func:`~scratchfs.engine.sqlite_connections.index_error`). Read by those fields alone, never
+    its ``sqlite_code`` (:func:`~scratchfs.engine.sqlite_errors.index_error`). Read by those fields alone, never
     by the words: a message that says "the disk is full" among others (a row not written "(the disk is full, or the
     index locked)") is not one.
 

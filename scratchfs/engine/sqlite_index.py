@@ -17,41 +17,30 @@ IMMEDIATE`` transaction, so writers queue on SQLite's lock instead of failing on
 ``COMMIT`` the index file is checked to be the one the store opened. A lock still busy after the timeout raises
 :class:`~scratchfs.foundation.errors.StoreBusy`; any other SQLite failure, of any statement, raises
 :class:`~scratchfs.foundation.errors.StorageError` naming its cause; a closed store raises
-:class:`~scratchfs.foundation.errors.StoreClosed`. The file is marked as ours (``PRAGMA application_id``,
-:data:`SCHEMA_VERSION` in ``PRAGMA user_version``); the schema is created under a file lock, so many processes may
-open one new root at once.
+:class:`~scratchfs.foundation.errors.StoreClosed`. The file is marked as ours (``PRAGMA application_id``, the
+schema version in ``PRAGMA user_version``); the schema is created under a file lock, so many processes may open one
+new root at once (:mod:`scratchfs.engine.sqlite_opening`).
 """
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from filelock import FileLock, Timeout
-
 from scratchfs.engine.batches import BatchSizer, TxnLog
 from scratchfs.engine.entry_sql import ENTRY_COLUMNS, UPSERT_SET
 from scratchfs.engine.keyset import LISTING_ORDER
 from scratchfs.engine.protocols import Entry, Gone, check_quota
-from scratchfs.engine.sqlite_connections import (
-    APPLICATION_ID,
-    Transaction,
-    index_error,
-    read_only_reason,
-)
+from scratchfs.engine.sqlite_connections import Transaction
+from scratchfs.engine.sqlite_errors import index_error
+from scratchfs.engine.sqlite_opening import IndexOpening
 from scratchfs.engine.sqlite_scale import NEXT_ID, VISIBLE, ScaleQueries
-from scratchfs.engine.sqlite_schema import create_tables, schema_objects, schema_problem
 from scratchfs.engine.wal_checkpoints import Checkpoints
 from scratchfs.engine.write_behind import HookedConnections, reader_hook
 from scratchfs.foundation.errors import ScratchError, StorageError, StoreBusy
 from scratchfs.foundation.limits import LOOKUP_CACHE_ENTRIES, TOMBSTONE_SECONDS
-
-SCHEMA_VERSION = 3
-"""The schema this scratchfs writes (``PRAGMA user_version``): 2 added the deletes in progress, 3 the index of a run's
-entries by kind (an index of version 1 or 2 is migrated when it opens, under the schema lock)."""
 
 BATCH_START_ROWS = 256
 """Rows of the first transaction of a batched job of this module (then adapted to time)."""
@@ -66,7 +55,7 @@ _HELD = ("SELECT 1 FROM entries WHERE run_id = ? AND agent_id = ? AND kind = ? A
 T = TypeVar("T")
 
 
-class Index(ScaleQueries):
+class Index(IndexOpening, ScaleQueries):
     """The entries table of one store.
 
     Opening checks that the file is a scratchfs index (``PRAGMA application_id``, the schema version in ``PRAGMA
@@ -96,14 +85,14 @@ class Index(ScaleQueries):
         self.path = path
         self.busy_timeout = busy_timeout
         self.connections = HookedConnections(path, busy_timeout, "FULL" if durable else "NORMAL", type(self).on_connect)
-        self._existing_data = existing_data or (lambda: False)
+        self.existing_data = existing_data or (lambda: False)
         self.migrated_from: int | None = None
         """The schema version this object migrated the index from when it opened it, or ``None``."""
         self.txn_log = TxnLog()  # every write transaction of this object, by duration (see engine.batches)
         self.checkpoints = Checkpoints(lambda: self.connections.connect("checkpointing the index"),
                                        self.txn_log.checkpointed)
         try:
-            self._open(lock_dir)
+            self.open_file(lock_dir)
         except BaseException:
             self.close()  # refused (not ours, not a database, ...): leaves no connection open
             raise
@@ -167,84 +156,6 @@ class Index(ScaleQueries):
             raise index_error(exc, doing, self.path) from exc
         finally:
             self.connections.release(conn)
-
-    # -- opening and the schema -----------------------------------------------------------------------------------
-
-    def _open(self, lock_dir: Path) -> None:
-        connections = self.connections
-        exists = self.path.exists()
-        connections.read_only = read_only_reason(self.path) if exists else None
-        if not exists and not os.access(self.path.parent, os.W_OK):
-            raise StorageError(f"cannot create the index {self.path}: {read_only_reason(self.path.parent)}")
-        if connections.read_only:
-            self._open_read_only()
-            return
-        connections.thread_connection()  # mode=rwc: creates a missing file
-        connections.opened("rw", False)  # later connections: mode=rw, and the file must stay this one
-        with connections.use() as conn:
-            if self._identity(conn, "reading the schema version") != (APPLICATION_ID, SCHEMA_VERSION):
-                self._migrate(conn, lock_dir)
-
-    def _open_read_only(self) -> None:
-        found = self.connections.open_read_only()
-        if found != (APPLICATION_ID, SCHEMA_VERSION):
-            raise StorageError(f"{self.path} is read-only ({self.read_only}) and does not hold a scratchfs index of "
-                               f"schema version {SCHEMA_VERSION} (application id {found[0]:#x}, version {found[1]})")
-
-    def _identity(self, conn: sqlite3.Connection, doing: str) -> tuple[int, int]:
-        return self.connections.identity_of(conn, doing)
-
-    def _migrate(self, conn: sqlite3.Connection, lock_dir: Path) -> None:
-        lock = FileLock(str(lock_dir / "index.lock"), timeout=self.busy_timeout)
-        try:
-            with lock:
-                self._create_schema(conn)
-        except Timeout:
-            raise StoreBusy(f"the schema lock {lock.lock_file} stayed busy past the busy timeout") from None
-        except OSError as exc:
-            if isinstance(exc, ScratchError):  # the index's own (StoreBusy, StorageError) from under the lock
-                raise
-            raise StorageError(f"cannot take the schema lock {lock.lock_file}: {exc.strerror or exc}") from exc
-
-    def _create_schema(self, conn: sqlite3.Connection) -> None:
-        app_id, version = self._identity(conn, "reading the schema version")
-        if (app_id, version) == (APPLICATION_ID, SCHEMA_VERSION):
-            return
-        try:
-            objects = schema_objects(conn)
-            problem = schema_problem(conn, objects)  # an object of our names shaped otherwise, or a trigger on one
-        except sqlite3.Error as exc:
-            raise index_error(exc, "reading the schema", self.path) from exc
-        tables = sorted(name for name, shape in objects.items() if shape[0] == "table")
-        foreign = StorageError(
-            f"{self.path} is not a scratchfs index (application id {app_id:#x}, user version {version}, tables "
-            f"{', '.join(tables) or 'none'}{'; ' + problem if problem else ''}); move it away or choose another root"
-        )
-        if app_id not in (0, APPLICATION_ID):
-            raise foreign
-        if version > SCHEMA_VERSION:
-            raise StorageError(f"{self.path} has schema version {version}; this scratchfs knows {SCHEMA_VERSION}")
-        if (objects or version) and not (version >= 1 and "entries" in tables and problem is None):
-            raise foreign  # neither empty nor a scratchfs index of an earlier schema (nothing of theirs touched)
-        if not objects and self._existing_data():
-            raise StorageError(
-                f"the index {self.path} is empty or missing, but the store holds blob files under "
-                f"{self.path.parent / 'runs'}: the index was lost or truncated, and an empty one would hide them; "
-                "restore it from a copy, rebuild it from the blobs (scratchfs fsck --rebuild-index), or move runs/ "
-                "away to start afresh"
-            )
-        try:
-            conn.execute("PRAGMA journal_mode = WAL")
-        except sqlite3.Error as exc:
-            raise index_error(exc, "creating the schema", self.path) from exc
-        self._schema_transaction(conn)
-        self.migrated_from = version or None
-
-    def _schema_transaction(self, conn: sqlite3.Connection) -> None:
-        with self.write("creating the schema"):
-            create_tables(conn)  # its PRAGMAs inside the transaction, so that their failure is typed too
-            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     # -- entries --------------------------------------------------------------------------------------------------
 
@@ -540,6 +451,5 @@ class Index(ScaleQueries):
 
 __all__ = [
     "BATCH_START_ROWS",
-    "SCHEMA_VERSION",
     "Index",
 ]

@@ -21,8 +21,8 @@ crashed half-way is finished (see :mod:`scratchfs.engine.sqlite_scale`):
 Steps 2 to 4 are incremental, so that a sweep with nothing to sweep costs little however large the store: each sweep
 checks a bounded slice -- up to :data:`SLICE_ROWS` rows (by id) and :data:`SLICE_FILES` directory entries (by run and
 agent directory, in name order), each also bounded by :data:`SLICE_SECONDS` once :data:`SLICE_MIN` are checked -- and
-goes on where the last one stopped (a cursor in ``locks/sweep.cursor``), so that successive sweeps cover the whole
-store in turn. ``full=True`` checks everything at once (as ``fsck`` does).
+goes on where the last one stopped (a cursor in ``locks/sweep.cursor``: :mod:`scratchfs.engine.sweep_cursor`), so
+that successive sweeps cover the whole store in turn. ``full=True`` checks everything at once (as ``fsck`` does).
 
 Every step reaches files through directory descriptors and never follows a link (:mod:`scratchfs.engine.safe_fs`):
 a link in the trash is removed itself, a ``runs/`` or ``trash/`` replaced by a link is never walked through.
@@ -33,7 +33,6 @@ from __future__ import annotations
 import bisect
 import errno
 import fcntl
-import json
 import logging
 import math
 import os
@@ -51,6 +50,7 @@ from scratchfs.engine.pairing import LOCAL_LOCATION
 from scratchfs.engine.protocols import SWEPT_MISSING
 from scratchfs.engine.segment_sweep import check_segment, known_locations
 from scratchfs.engine.sqlite_index import Index
+from scratchfs.engine.sweep_cursor import SweepCursor
 from scratchfs.engine.takeover import REMOVE, Adopt, OrphanRule, adopt_files, since_pairing
 from scratchfs.foundation import limits
 from scratchfs.foundation.errors import ScratchError, StoreClosed, storage_error
@@ -75,11 +75,6 @@ least :data:`SLICE_MIN` (so a busy machine slows the round but never stops it)."
 SLICE_MIN = 64
 """Rows, and directory entries, each sweep checks whatever the time it takes (small, so that on a loaded machine
 the time bound decides: a round then takes more sweeps, each still short)."""
-
-CURSOR_NAME = "sweep.cursor"
-"""Where the last sweep's slices stopped, in the root's ``locks/``."""
-_CURSOR_BYTES = 4096
-
 
 @dataclass(frozen=True)
 class SweepResult:
@@ -178,7 +173,7 @@ def _sweep(index: Index, blobs: Blobs, now: float, grace: float, full: bool,
     files, freed = _add(_drop_dead_segments(index, blobs, touched, [], at_once, adopt), files, freed)  # (rows gone)
     index.forget_tombstones(now)
     full = full or not scaled
-    cursor = _Cursor() if full else _Cursor.load(blobs)
+    cursor = SweepCursor() if full else SweepCursor.load(blobs)
     missing = _drop_rows_without_files(index, blobs, cursor, None if full else SLICE_ROWS, now)
     rule = OrphanRule(grace, since() if callable(since) else since, now)  # (asked once a sweep, as before)
     orphans, orphan_bytes = _remove_orphans(index, blobs, rule, cursor, None if full else SLICE_FILES, adopt)
@@ -211,74 +206,7 @@ def _drop_dead_segments(index: Index, blobs: Blobs, touched: set[tuple[str, str,
     return removed, freed
 
 
-class _Cursor:
-    """Where the last sweep's slices stopped: the last row id checked, and the last ``(run, agent)`` directory."""
-
-    def __init__(self, row: int = 0, run: str = "", agent: str = "") -> None:
-        self.row, self.run, self.agent = row, run, agent
-
-    @classmethod
-    def load(cls, blobs: Blobs) -> _Cursor:
-        try:
-            data = json.loads(_cursor_file(blobs, os.O_RDONLY, lambda fd: os.pread(fd, _CURSOR_BYTES, 0)))
-            return cls(int(data["row"]), str(data["run"]), str(data["agent"]))
-        except (OSError, ScratchError, ValueError, KeyError, TypeError):
-            return cls()  # no cursor yet (or unreadable): start from the beginning
-
-    def save(self, blobs: Blobs) -> None:
-        """Overwrite the cursor in place, padded to a fixed size: no truncation, which on ext4 would flush the file
-        (``auto_da_alloc``) and cost a sweep milliseconds. Errors are ignored (a full disk: the next sweep starts
-        over, no harm done)."""
-        text = json.dumps({"row": self.row, "run": self.run, "agent": self.agent}).encode()
-        for _ in range(2):
-            try:
-                _cursor_file(blobs, os.O_WRONLY | os.O_CREAT,
-                             lambda fd: os.pwrite(fd, text.ljust(max(_CURSOR_BYTES, len(text))), 0))
-                return
-            except ScratchError:  # a link, FIFO or directory at its name: every sweep would start over, silently
-                if not _clear_cursor(blobs):
-                    return
-            except OSError:
-                return
-
-
-def _clear_cursor(blobs: Blobs) -> bool:
-    """Remove what is at ``locks/sweep.cursor`` and is no regular file -- a link itself (never its target), a FIFO,
-    an empty directory -- so that a cursor can be written there again; True if it went (logged)."""
-    try:
-        locks = safe_fs.walk(blobs.root_fd, ("locks",))
-    except (OSError, ScratchError):
-        return False
-    try:
-        found = safe_fs.describe(locks, CURSOR_NAME)
-        if found in ("a regular file", "missing"):
-            return False
-        (os.rmdir if found == "a directory" else os.unlink)(CURSOR_NAME, dir_fd=locks)
-        log.warning("scratchfs: removed %s at locks/%s (where the sweep keeps its place) to write the cursor",
-                    found, CURSOR_NAME)
-        return True
-    except OSError as exc:
-        log.warning("scratchfs: cannot remove what is at locks/%s (%s): each sweep starts its slices over", CURSOR_NAME,
-                    exc)
-        return False
-    finally:
-        os.close(locks)
-
-
-def _cursor_file(blobs: Blobs, flags: int, use: Callable[[int], object]) -> object:
-    """``use(fd)`` of ``locks/sweep.cursor``, reached without following a link."""
-    locks = safe_fs.walk(blobs.root_fd, ("locks",))
-    try:
-        fd = safe_fs.open_file(locks, CURSOR_NAME, flags, "locks/" + CURSOR_NAME)
-        try:
-            return use(fd)
-        finally:
-            os.close(fd)
-    finally:
-        os.close(locks)
-
-
-def _drop_rows_without_files(index: Index, blobs: Blobs, cursor: _Cursor, limit: int | None, now: float) -> int:
+def _drop_rows_without_files(index: Index, blobs: Blobs, cursor: SweepCursor, limit: int | None, now: float) -> int:
     """Check rows from the cursor on (wrapping around once), up to ``limit`` rows (``None``: all); delete those whose
     file is missing (a live one's read then says so: :data:`~scratchfs.engine.protocols.SWEPT_MISSING`). A file
     that cannot be reached because a link or other file is in the way is not counted missing (its row stays; fsck
@@ -312,7 +240,7 @@ def _drop_rows_without_files(index: Index, blobs: Blobs, cursor: _Cursor, limit:
     return index.delete_rows(gone, reason=SWEPT_MISSING, now=now)
 
 
-def _agent_dirs(blobs: Blobs, cursor: _Cursor) -> Iterator[tuple[str, str | None]]:
+def _agent_dirs(blobs: Blobs, cursor: SweepCursor) -> Iterator[tuple[str, str | None]]:
     """``(run directory, agent directory)`` names in name order, starting after the cursor and wrapping around once;
     each run directory also once with ``None`` after its agents (for removing it when empty). Links and files are
     skipped; a directory that cannot be listed is skipped. The cursor is read once, at the start: the caller moves
@@ -340,7 +268,7 @@ def _agent_dirs(blobs: Blobs, cursor: _Cursor) -> Iterator[tuple[str, str | None
                 yield runs[start], agent
 
 
-def _remove_orphans(index: Index, blobs: Blobs, rule: OrphanRule, cursor: _Cursor,
+def _remove_orphans(index: Index, blobs: Blobs, rule: OrphanRule, cursor: SweepCursor,
                     limit: int | None, adopt: Adopt | None) -> tuple[int, int]:
     """Look at agent directories from the cursor on, up to ``limit`` directory entries (``None``: all): remove
     orphan files and segments as ``rule`` says (:class:`~scratchfs.engine.takeover.OrphanRule`: its grace, and its
@@ -535,7 +463,6 @@ class Sweeper(threading.Thread):
 
 __all__ = [
     "BATCH_ROWS",
-    "CURSOR_NAME",
     "SLICE_FILES",
     "SLICE_MIN",
     "SLICE_ROWS",

@@ -2,9 +2,11 @@
 (:mod:`scratchfs.engine.pattern_worker`), jq filters (:mod:`scratchfs.engine.structure.jq_worker`) and HTML reads
 (:mod:`scratchfs.engine.structure.html_worker`).
 
-A worker is a fresh interpreter (``sys.executable -c BOOT``) that loads this file by path under its package name (the
-worker file's ``from scratchfs.engine.worker_pipe import ...`` finds it without the ``scratchfs`` package) and runs
-the worker file by path as ``__scratchfs_worker__``, neither the working directory nor the file's on ``sys.path``.
+A worker is a fresh interpreter (``sys.executable -c BOOT``) that loads this file and its sibling
+:mod:`scratchfs.engine.worker_loop` (the worker's side: its requests, its limits, its answers) by path under their
+package names (the worker file's ``from scratchfs.engine.worker_pipe import ...`` finds them without the ``scratchfs``
+package) and runs the worker file by path as ``__scratchfs_worker__``, neither the working directory nor the file's on
+``sys.path``.
 Not ``fork``: a forked child that frees the store's SQLite connections and file locks (CPython clears other threads'
 states after ``fork``) can checkpoint or unlink the parent's WAL (SQLite forbids a connection across ``fork()``);
 ``multiprocessing``'s spawn would re-import the parent's ``__main__`` (the CLI) in every worker.
@@ -43,32 +45,32 @@ import atexit
 import contextlib
 import errno
 import fcntl
-import math
 import os
 import pickle
-import resource
 import select
-import signal
 import struct
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 __all__ = ["BOOT", "BOOT_SECONDS", "CPU_SLACK_SECONDS", "GIVEN_UP", "IDLE_SECONDS", "LAST_WORDS_CHARS", "POOLS",
            "STDERR_BYTES", "WATCHED", "WORKERS_KILLED", "WORKER_NAME", "NoWorker", "Pool", "PoolBusy", "Worker",
-           "given_up", "kill_workers", "limit_cpu", "limit_memory", "limit_stderr", "read_frame", "reply", "requests",
-           "write_frame"]
+           "given_up", "kill_workers", "read_frame", "wait_for", "write_frame"]
 
 WORKER_NAME = "__scratchfs_worker__"
 """``__name__`` of a worker file run in a worker process."""
-BOOT = ("import sys, runpy, importlib.util as u; del sys.path[0]; "
-        "s = u.spec_from_file_location('scratchfs.engine.worker_pipe', sys.argv[1]); m = u.module_from_spec(s); "
-        "sys.modules[s.name] = m; s.loader.exec_module(m); runpy.run_path(sys.argv[2], run_name=m.WORKER_NAME)")
-"""The program a worker interpreter runs (``-c``): ``argv[1]`` is this file, ``argv[2]`` the worker file."""
+BOOT = ("import os, sys, runpy, importlib.util as u; del sys.path[0]\n"
+        "for name in ('worker_pipe', 'worker_loop'):\n"
+        "    path = os.path.join(os.path.dirname(sys.argv[1]), name + '.py')\n"
+        "    s = u.spec_from_file_location('scratchfs.engine.' + name, path)\n"
+        "    sys.modules[s.name] = m = u.module_from_spec(s)\n"
+        "    s.loader.exec_module(m)\n"
+        "runpy.run_path(sys.argv[2], run_name=sys.modules['scratchfs.engine.worker_pipe'].WORKER_NAME)")
+"""The program a worker interpreter runs (``-c``): ``argv[1]`` is this file, ``argv[2]`` the worker file; it loads
+this file, then :mod:`scratchfs.engine.worker_loop` (which imports from it), from ``argv[1]``'s directory."""
 _CHUNK = 1 << 20
 _READ_BYTES = 1 << 24  # the most one read asks for, and a frame buffer's first size (16 MiB)
 BOOT_SECONDS = 30.0
@@ -125,9 +127,10 @@ class Worker:
         _write_all(fd, request, deadline)
 
     def wait_ready(self, seconds: float) -> float:
-        """Wait at most ``seconds`` for a new worker's first frame, the empty one :func:`requests` writes once its
-        worker file is loaded, and return the seconds since it was started. Raises TimeoutError (not ready in time:
-        it must then be discarded), EOFError or OSError (it died starting: a worker file that fails to import)."""
+        """Wait at most ``seconds`` for a new worker's first frame, the empty one
+        :func:`~scratchfs.engine.worker_loop.requests` writes once its worker file is loaded, and return the seconds
+        since it was started. Raises TimeoutError (not ready in time: it must then be discarded), EOFError or OSError
+        (it died starting: a worker file that fails to import)."""
         # the length alone: garbage before it (a library writing to fd 1) must not size an allocation (MemoryError)
         if any(_read_exactly(self.process.stdout.fileno(), 8, time.monotonic() + seconds)):
             raise OSError(errno.EPROTO, "the worker's first frame was not the empty one of a worker that is ready")
@@ -433,7 +436,9 @@ def _before(deadline: float) -> float:
     return now
 
 
-def _wait(fd: int, event: int, deadline: float | None) -> None:
+def wait_for(fd: int, event: int, deadline: float | None) -> None:
+    """Wait in ``poll`` until ``fd`` is ready for ``event`` (``select.POLLIN`` or ``select.POLLOUT``) or ``deadline``
+    (``time.monotonic()``; ``None``: return at once, the caller's read or write blocking). Raises TimeoutError."""
     if deadline is None:
         return
     left = deadline - time.monotonic()
@@ -454,7 +459,7 @@ def _write_all(fd: int, data: bytes, deadline: float | None) -> None:
     """Write all of ``data`` to ``fd``, each piece waiting until ``deadline``. Raises TimeoutError, OSError."""
     view = memoryview(data)
     while view:
-        _wait(fd, select.POLLOUT, deadline)
+        wait_for(fd, select.POLLOUT, deadline)
         view = view[os.write(fd, view[:_CHUNK]) :]
 
 
@@ -466,7 +471,7 @@ def _read_exactly(fd: int, size: int, deadline: float | None) -> bytearray:
     while got < size:
         if got == len(out):
             out.extend(bytes(min(size - got, got)))
-        _wait(fd, select.POLLIN, deadline)
+        wait_for(fd, select.POLLIN, deadline)
         with memoryview(out) as view:
             n = os.readv(fd, [view[got : got + _READ_BYTES]])
         if not n:
@@ -480,71 +485,3 @@ def read_frame(fd: int, deadline: float | None) -> bytes:
     EOFError (the pipe closed), OSError."""
     (size,) = struct.unpack("<Q", _read_exactly(fd, 8, deadline))
     return _read_exactly(fd, size, deadline)
-
-
-def requests() -> Iterator[Any]:
-    """In a worker: the requests (unpickled) on stdin, until it closes (the parent is gone or stopped it) or none
-    comes for the idle time given as ``argv[3]`` (seconds; see :class:`Worker`). Before yielding one, caps the
-    process's CPU time at what it used so far plus the request's time limit plus :data:`CPU_SLACK_SECONDS`
-    (:func:`limit_cpu`). No core files: a worker that crashes (jq past its C stack) or that SIGXCPU ends leaves
-    none."""
-    source = sys.stdin.buffer.fileno()
-    idle_exit = float(sys.argv[3]) if len(sys.argv) > 3 else None
-    with contextlib.suppress(ValueError, OSError):
-        resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
-    limit_stderr()
-    write_frame(sys.stdout.buffer.fileno(), b"", None)  # ready: the worker file is loaded (Worker.wait_ready)
-    while True:
-        try:
-            _wait(source, select.POLLIN, None if idle_exit is None else time.monotonic() + idle_exit)
-            frame = read_frame(source, None)
-        except (EOFError, OSError):  # TimeoutError too: idle for idle_exit seconds
-            return
-        (limit,) = struct.unpack_from("<d", frame)
-        limit_cpu(None if limit < 0 else limit)
-        yield pickle.loads(memoryview(frame)[8:])
-
-
-def limit_cpu(seconds: float | None) -> None:
-    """In a worker: let the process use ``seconds`` more of CPU time, plus :data:`CPU_SLACK_SECONDS` (``None``: up to
-    the hard limit), before SIGXCPU ends it (``RLIMIT_CPU``'s soft limit, whole seconds, at most the hard limit); a
-    platform without it keeps the parent's kill alone."""
-    try:
-        soft = hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
-        if seconds is not None:
-            usage = resource.getrusage(resource.RUSAGE_SELF)
-            soft = math.ceil(usage.ru_utime + usage.ru_stime + seconds + CPU_SLACK_SECONDS)
-            if hard != resource.RLIM_INFINITY:
-                soft = min(soft, hard)
-        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
-    except (ValueError, OSError):
-        pass
-
-
-def limit_stderr() -> None:
-    """In a worker: cap the files it writes (its stderr file: see :class:`Worker`) at :data:`STDERR_BYTES`
-    (``RLIMIT_FSIZE``, or the hard limit if lower), with SIGXFSZ ignored so that a write past it fails instead of
-    ending the process; a platform without it keeps its stderr unbounded."""
-    try:
-        hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
-        soft = STDERR_BYTES if hard == resource.RLIM_INFINITY else min(hard, STDERR_BYTES)
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
-    except (ValueError, OSError, AttributeError):
-        pass
-
-
-def reply(answer: bytes) -> None:
-    """In a worker: write ``answer`` (a pickle) to stdout as one frame."""
-    write_frame(sys.stdout.buffer.fileno(), answer, None)
-
-
-def limit_memory(max_bytes: int) -> None:
-    """In a worker: cap the process's address space (``RLIMIT_AS``) at ``max_bytes``, or the hard limit if lower;
-    a platform without it keeps the time limit alone."""
-    try:
-        hard = resource.getrlimit(resource.RLIMIT_AS)[1]
-        soft = max_bytes if hard == resource.RLIM_INFINITY else min(hard, max_bytes)
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-    except (ValueError, OSError):
-        pass

@@ -58,7 +58,8 @@ from inscriptis.model.tag import CustomHtmlTagHandlerMapping
 from inscriptis.model.tag.table_tag import table_end_handler
 from lxml.cssselect import LxmlHTMLTranslator
 
-from scratchfs.engine.worker_pipe import WORKER_NAME, Pool, limit_memory, reply, requests
+from scratchfs.engine.worker_loop import limit_memory, reply, requests
+from scratchfs.engine.worker_pipe import WORKER_NAME, Pool
 
 if __name__ == WORKER_NAME:  # (run by path, without the package: its sibling is loaded by path, as worker_pipe is)
     _SPEC = importlib.util.spec_from_file_location("scratchfs.engine.structure.html_codec",

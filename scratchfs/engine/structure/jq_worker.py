@@ -25,7 +25,8 @@ from typing import Any
 
 import jq
 
-from scratchfs.engine.worker_pipe import WORKER_NAME, Pool, limit_memory, reply, requests
+from scratchfs.engine.worker_loop import limit_memory, reply, requests
+from scratchfs.engine.worker_pipe import WORKER_NAME, Pool
 
 if __name__ == WORKER_NAME:  # no scratchfs package in a worker: its sibling is loaded by path, as worker_pipe is
     import importlib.util

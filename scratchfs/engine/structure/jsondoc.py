@@ -11,18 +11,14 @@ takes several times the text). Past the bound only *path filters* (``.``-paths o
 ``.items[3].name``, ``.items[].id``, ``."a b"``) are answered, by streaming, as jq answers them; any other filter
 is refused with an ``InvalidArgument`` naming the bound.
 
-Safety: the filter runs with ``env`` and ``$ENV`` shadowed (the process environment is not the model's to read);
-``halt`` and ``halt_error`` are refused (the jq library ends the outputs there without an error: a read would look
-complete);
-``import``/``include`` cannot occur (the filter is compiled inside an expression, where directives are not
-allowed); the number of outputs produced is bounded with ``limit`` (an endless generator such as ``repeat(1)`` stops).
-A filter runs in a worker process killed at the read's time limit (``timeout``, the store's ``pattern_timeout``):
-a filter that runs away (``last(range(1e10))``, ``[repeat(1)]``, ``def f: f; f``) raises ``StructureTimeout``.
+Safety: the filter is compiled inside a wrapper (:mod:`~scratchfs.engine.structure.jq_compile`: ``env`` and
+``$ENV`` shadowed, ``halt`` refused, outputs bounded with ``limit``). A filter runs in a worker process killed at
+the read's time limit (``timeout``, the store's ``pattern_timeout``): a filter that runs away (``last(range(1e10))``,
+``[repeat(1)]``, ``def f: f; f``) raises ``StructureTimeout``.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 import time
@@ -30,9 +26,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import jq
-
 from scratchfs.engine.caches import LRU
+from scratchfs.engine.structure.jq_compile import check_filter_length, compile_filter
 from scratchfs.engine.structure.jq_worker import run_jq
 from scratchfs.engine.structure.jsonscan import read_json_whole, refuse_unlike_json
 from scratchfs.engine.structure.jsonstream import jq_failed, path_page
@@ -61,13 +56,10 @@ from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument, NotJson
 from scratchfs.foundation.text import digits_int, invalid_utf8_bytes
 
-__all__ = ["MAX_FILTER_CHARS", "MAX_JQ_DOCUMENT_BYTES", "compile_filter", "jq_error", "jq_keyed", "jq_message",
-           "jq_page", "parse_path", "run_jq_checked"]
+__all__ = ["MAX_JQ_DOCUMENT_BYTES", "jq_error", "jq_keyed", "jq_message", "jq_page", "parse_path", "run_jq_checked"]
 
 MAX_JQ_DOCUMENT_BYTES = 64 * 1024 * 1024
 """Largest document (bytes) that jq filters run over; larger ones get streaming path reads only."""
-MAX_FILTER_CHARS = limits.MAX_FILTER_CHARS
-"""Longest jq filter, in characters."""
 
 _CUT_CHARS = 64 * 1024 * 1024
 _CUT: LRU[str, str] = LRU(16, max_weight=_CUT_CHARS, weigh=len, max_item_weight=_CUT_CHARS)
@@ -102,92 +94,10 @@ class _Run:
 
 _RUNS: LRU[str, _Run] = LRU(16, max_weight=_RUN_CHARS, weigh=lambda run: run.chars, max_item_weight=_RUN_CHARS)
 """Each read's last jq run (by blob token and filter): its next pages slice it, the filter is not run again."""
-_HALT = re.compile(r"(?<![\w$.])halt(_error)?(?![\w\s]*:)(?!\w)")
-"""``halt`` and ``halt_error`` (not a field, variable or object key of that name: ``.halt``, ``$halt``,
-``{halt: 1}``); searched with string literals blanked (:data:`_STRING`)."""
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_PREFIX = "def env: {}; {} as $ENV | "
 _PAST_ANY_END = 2**63
 """The index a path step of more digits than ``int()`` converts stands for (past the end of any array: ``null``)."""
 _STEP_RE = re.compile(
     r'\.?\[(\d+)\]|\.?\[\]|\.([A-Za-z_][A-Za-z0-9_]*)|\.?\["((?:[^"\\]|\\.)*)"\]|\."((?:[^"\\]|\\.)*)"')
-
-
-def _check_length(text: str) -> None:
-    """Raise InvalidArgument for a filter longer than :data:`MAX_FILTER_CHARS`."""
-    if len(text) > MAX_FILTER_CHARS:
-        raise InvalidArgument(f"jq filter is longer than {MAX_FILTER_CHARS} characters")
-
-
-def compile_filter(text: object, max_outputs: int) -> Any:
-    """Compile a jq filter whose outputs are limited to ``max_outputs``, each given as jq's own JSON text
-    (``tojson``: jq 1.7 keeps the literal of a number it does not change, where its values as Python objects are
-    doubles). Raises InvalidArgument with jq's message."""
-    if not isinstance(text, str) or not text.strip():
-        raise InvalidArgument("jq must be a non-empty filter, e.g. '.items[0]' or 'keys'")
-    _check_length(text)
-    if _HALT.search(_STRING.sub('""', text)):  # the jq library ends the outputs there without a word
-        raise InvalidArgument("jq filter uses halt or halt_error, which end a read here without saying so; use "
-                              "error(...) to stop with a message, or select(...)/limit(n; ...) to stop early")
-    try:  # (a blank line after the filter ends a comment its last line continues with a backslash, as jq 1.7 does;
-        # the filter starts on the wrapper's first line, so that $__loc__ names the line jq names for it alone)
-        program = jq.compile(f"{_PREFIX}limit({max_outputs}; ({text}\n\n)) | tojson")
-    except ValueError:
-        raise InvalidArgument(f"jq filter {text[:80]!r} does not compile: {_told(text, max_outputs)}") from None
-    alone = _compiled_alone(text)  # a whole program of its own, not one that closes the wrapper's parentheses
-    if alone is not None:
-        raise InvalidArgument(f"jq filter {text[:80]!r} does not compile: {alone}")
-    return program
-
-
-def _told(text: str, max_outputs: int) -> str:
-    """jq's compile error of a filter that does not compile in its wrapper, told in the filter's lines: compiled
-    again a line below the wrapper's start, so that no place jq names on the filter's first line is the wrapper's."""
-    try:
-        jq.compile(f"{_PREFIX}limit({max_outputs}; (\n{text}\n\n)) | tojson")
-    except ValueError as exc:
-        return _message(exc, text.count("\n") + 1)
-    return "jq refuses it"  # (not met: the same tokens either way)
-
-
-@functools.lru_cache(maxsize=256)
-def _compiled_alone(text: str) -> str | None:
-    """jq's compile error of ``text`` as a program of its own, told in its lines (``None``: it compiles); kept for
-    the next pages of a read (a compile takes some milliseconds)."""
-    try:
-        jq.compile(text)
-    except ValueError as exc:
-        return _message(exc, text.count("\n") + 1, 0)
-    return None
-
-
-_AT = re.compile(r" at <top-level>, line (\d+), column (\d+):(.*?) (\^+)(?= jq:|$)")
-_WRAPPER_TOKEN = re.compile(r"unexpected (?:'\)'|INVALID_CHARACTER)(?=,|$)")
-
-
-def _message(exc: Exception, lines: int, wrapper_lines: int = 1) -> str:
-    """jq's compile error on one line (at most 300 characters), its places counted in the filter as given
-    (``lines`` lines; jq counts :func:`compile_filter`'s wrapper, whose first ``wrapper_lines`` lines come before the
-    filter; 0: the filter compiled alone): a place past the filter's end -- the wrapper's closing ``)) | tojson``,
-    met by a filter that stops early -- is "the end of the filter", and the token jq met there ``end of the
-    filter``; one ``)`` too many closed the wrapper's."""
-    text = " ".join(str(exc).split())
-    out, pos = [], 0
-    for found in _AT.finditer(text):
-        line, head = int(found.group(1)) - wrapper_lines, text[pos : found.start()]
-        if 1 <= line <= lines:
-            out.append(f"{head} at line {line}, column {found.group(2)}:{found.group(3)} {found.group(4)}")
-        elif "expecting end of file" in head:  # a ')' of the filter's closed the wrapper's: jq met the wrapper's
-            out.append(head[: head.find("syntax error")] + "syntax error: the filter closes a parenthesis it did not "
-                       "open")
-        else:
-            out.append(_WRAPPER_TOKEN.sub("unexpected end of the filter", head) + " at the end of the filter")
-        pos = found.end()
-    return _NOISE.sub("", "".join(out) + text[pos:])[:300]
-
-
-_NOISE = re.compile(r"jq: error: | ?jq: \d+ compile errors?$")
-"""What jq adds to each compile error, the filter's own words aside (``jq: error: ``, ``jq: 1 compile error``)."""
 
 
 def parse_path(text: str) -> list[tuple[str, Any]] | None:
@@ -394,7 +304,7 @@ def _streamed(source: ContentSource, filter: str, cursor: str | None, limits: tu
     """A page of a path filter over a document past the jq bound (:func:`~.jsonstream.path_page`). Raises
     InvalidArgument: the filter is not a path (or as ``path_page`` raises)."""
     if isinstance(filter, str):  # (as compile_filter refuses it under the bound)
-        _check_length(filter)
+        check_filter_length(filter)
     steps = parse_path(filter) if isinstance(filter, str) else None
     if steps is None:
         raise InvalidArgument(

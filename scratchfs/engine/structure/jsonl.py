@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
-from scratchfs.engine.structure.jsondoc import compile_filter, jq_keyed, jq_message, parse_path, run_jq_checked
+from scratchfs.engine.structure.jq_compile import compile_filter
+from scratchfs.engine.structure.jsondoc import jq_keyed, jq_message, parse_path, run_jq_checked
 from scratchfs.engine.structure.numbers import (
     load_exact,
     lone_surrogate,

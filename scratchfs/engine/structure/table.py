@@ -28,7 +28,7 @@ import json
 import re
 import threading
 from collections.abc import Callable, Generator, Iterator
-from itertools import accumulate, chain
+from itertools import chain
 from typing import Any
 
 from scratchfs.engine.structure.aligned import Layout, is_blank, is_row
@@ -45,9 +45,9 @@ from scratchfs.engine.structure.paging import (
     json_bytes,
 )
 from scratchfs.engine.structure.row_jump import skip_rows
-from scratchfs.engine.structure.row_keys import row_keys
 from scratchfs.engine.structure.row_lines import LINE_END, iter_row_lines, line_end_after, row_line_start
 from scratchfs.engine.structure.row_parts import keeper, kept_piece
+from scratchfs.engine.structure.table_columns import header_shown, select_columns
 from scratchfs.engine.structure.table_start import (
     COMMENT_HEAD_CHARS,
     UTF8_BOM,
@@ -55,10 +55,8 @@ from scratchfs.engine.structure.table_start import (
     leading_comments,
     named_separator,
 )
-from scratchfs.foundation.checks import check_int, closest
-from scratchfs.foundation.errors import BadRecord, InvalidArgument, PastLast, WideHeader
-from scratchfs.foundation.limits import MAX_COLUMN_CHARS, MAX_COLUMNS
-from scratchfs.foundation.text import plural
+from scratchfs.foundation.checks import check_int
+from scratchfs.foundation.errors import BadRecord, InvalidArgument, PastLast
 
 __all__ = ["FIELD_LIMIT_CHARS", "MAX_ROWS", "UNSPLIT_KEY", "iter_rows", "rows_page"]
 
@@ -213,47 +211,6 @@ def _rows_until_bad(source: ContentSource, lines: _Lines, reader: Iterator, repl
         start = lines.consumed
 
 
-def _select(header: list[str], columns: object, headed: bool = True) -> list[int] | None:
-    if columns is None:
-        return None
-    if isinstance(columns, (str, bytes)) or not isinstance(columns, (list, tuple)) or not columns:
-        raise InvalidArgument("columns must be a non-empty list of column names or 0-based numbers")
-    if not headed and any(isinstance(column, str) for column in columns):
-        raise InvalidArgument(f"the table has no header line (its stub says so), so its columns have no names: "
-                              f"select them by number, from 0 to {len(header) - 1} (columns=[0])")
-    if len(columns) > MAX_COLUMNS or any(isinstance(c, str) and len(c) > MAX_COLUMN_CHARS for c in columns):
-        raise InvalidArgument(f"columns are at most {MAX_COLUMNS} names (each at most {MAX_COLUMN_CHARS} characters) "
-                              "or numbers")
-    picked, keys = [], row_keys(header)[0]  # (keys: a slurp read's, a repeated name's numbered: COMMAND_2)
-    for column in columns:
-        if isinstance(column, bool) or not isinstance(column, (int, str)):  # 1.0 is no column name (nor number)
-            raise InvalidArgument(f"columns are column names (text) or 0-based column numbers (integers); "
-                                  f"{str(column)[:60]!r} is a {type(column).__name__}")
-        if isinstance(column, int) and 0 <= column < len(header):
-            picked.append(column)
-        elif isinstance(column, str) and column not in header and column in keys:
-            picked.append(keys.index(column))  # (a repeated name's key in a slurp read's rows)
-        elif isinstance(column, str) and column in header:
-            at = [i for i, name in enumerate(header) if name == column]
-            if len(at) > 1:  # (the first alone would hide the others: a join's SELECT * repeats names)
-                keyed = ", ".join(keys[i] for i in at[:3])
-                raise InvalidArgument(f"column {json.dumps(column[:60], ensure_ascii=False)} is in the header "
-                                      f"{len(at)} times (column numbers {', '.join(map(str, at[:10]))}, counting "
-                                      f"from 0): name the ones needed by number, e.g. columns={at[:10]}, or by the "
-                                      f"keys slurp=true gives them ({keyed})")
-            picked.append(at[0])
-        else:
-            names = json.dumps(header[:20], ensure_ascii=False)  # quoted and escaped, as the header is given
-            names = names if len(names) <= 300 else names[:299] + "…"
-            meant = closest(column, header[:MAX_COLUMNS]) if isinstance(column, str) else None  # (a typo: nme)
-            which = (f"no column number {column} (numbers count from 0: 0 to {len(header) - 1})"
-                     if isinstance(column, int) else f"no column {json.dumps(column[:60], ensure_ascii=False)}"
-                     + (f" (did you mean {json.dumps(meant[:60], ensure_ascii=False)}?)" if meant else ""))
-            are = "is" if len(header) == 1 else "are"
-            raise InvalidArgument(f"{which}; the {plural(len(header), 'column')} {are}: {names}")
-    return picked
-
-
 def iter_rows(source: ContentSource, delimiter: str | None = None, *, layout: Layout | None = None,
               passed: list[BadRecord] | None = None, headed: bool = True) -> Iterator[tuple[int, list[str]]]:
     """Every record of a CSV/TSV content from its start, the header first, as :func:`rows_page` reads them:
@@ -325,8 +282,6 @@ _MOST_PASSED = 10
 """Most rows that cannot be read a page passes over (the next page passes over those after them)."""
 
 
-_ROW_ROOM = 128  # the bytes a page after the first keeps for its rows beside the header (a row cut in parts if it must)
-
 def _items(body: Iterator[tuple[int, Any]], number: int, picked: list[int] | None, resumed: bool,
            passed: list[tuple[BadRecord, bool]], most: int = _MOST_PASSED,
            ) -> Iterator[tuple[tuple[int, int], Any, bool]]:
@@ -376,8 +331,8 @@ def _header(source: ContentSource, delimiter: str | None, layout: Layout | None,
     """``(the delimiter or the layout's key, the rows after the header, the header: (its start, cells) or None,
     the columns' names)`` of a rows read (:func:`_reader`, ``bad`` given to it). ``headed=False``: a table with no
     header line -- the rows are all its records, the header ``None``, and the names the numbers of its first
-    record's columns (``"0"``, ``"1"``, ...: :func:`_select` takes numbers only). Raises InvalidArgument: a header
-    that cannot be read."""
+    record's columns (``"0"``, ``"1"``, ...: :func:`~.table_columns.select_columns` takes numbers only). Raises
+    InvalidArgument: a header that cannot be read."""
     delimiter, start = _delimiter(source, delimiter) if layout is None else (f"aligned:{layout.key}", layout.start)
     header_rows = _reader(source, start, delimiter, bad, layout)
     first = next(header_rows, None)
@@ -453,10 +408,10 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     rows = check_int(rows, "rows", 1, MAX_ROWS)
     bad: dict[int, tuple] = {}  # row start -> for each cell, the bytes each of its U+FFFD shows
     delimiter, header_rows, first, header = _header(source, delimiter, layout, bad, headed)
-    picked = _select(header, columns, headed)
+    picked = select_columns(header, columns, headed)
     key = CursorKey(f"rows\0{delimiter}\0{picked}" + ("" if headed else "\0no header"), source.size, entry)
     number, offset, chars, held = _page_start(source, header_rows, first, row, cursor, key, delimiter)  # (row= beside a
-    shown = _header_fits(header, picked, budget, cursor is None) if headed else []  # cursor: as records_page's)
+    shown = header_shown(header, picked, budget, cursor is None) if headed else []  # cursor: as records_page's)
     if (page := kept_piece(key, (number, offset, chars), budget, {"header": shown} if headed else {})) is not None:
         return page  # (a row cut on a page before: its next piece cut from its kept text, the row not read again)
     passed: list[tuple[BadRecord, bool]] = []
@@ -477,20 +432,6 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     except BadRecord as exc:
         raise BadRecord(exc.said(), exc.record, exc.offset, exc.length, encode_cursor((
             exc.record + 1, exc.offset + exc.length, 0), key), exc.not_json) from None
-
-
-def _header_fits(header: list[str], picked: list[int] | None, budget: int, first: bool) -> list[str]:
-    """The ``picked`` columns of ``header``, the header a page shows; refused (WideHeader, naming the first 16 at
-    most of them that fit in three quarters of that room) when it takes over half the ``budget`` of a read's
-    ``first`` page, or all but :data:`_ROW_ROOM` bytes of it on a page after the first (whose budget less the
-    echoed cursor may be under what the first page had)."""
-    shown = header if picked is None else [header[i] for i in picked]
-    room = budget // 2 if first else budget - _ROW_ROOM
-    if json_bytes(shown) > room:  # (the first k fit when 1 + their bytes and commas do in 3/4 of the room: echoed)
-        fitting = sum(1 for used in accumulate(json_bytes(name) + 1 for name in shown[:16]) if 4 * used < 3 * room)
-        raise WideHeader(f"the header alone takes {plural(json_bytes(shown), 'byte')} of the {budget:,}-byte "
-                         "budget; select fewer columns", tuple(picked or range(len(header)))[:fitting])
-    return shown
 
 
 def _fitted(fill: Callable[..., ItemPage], budget: int) -> ItemPage:

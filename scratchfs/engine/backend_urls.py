@@ -1,0 +1,153 @@
+"""The URLs that name a store's backends: which backends an index URL and a blobs URL name, a PostgreSQL URL split
+into libpq's URL and scratchfs's own parameters (``schema``, ``runs_table``), a URL described without its password,
+and the optional extras (``pyproject.toml``) each backend needs, checked before anything is opened.
+
+A PostgreSQL URL is a libpq connection URI (https://www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-CONNSTRING),
+checked by psycopg's reading of it (``psycopg.conninfo.conninfo_to_dict``) when psycopg is installed. A URL is never
+put in an error message whole (it may hold a password). :mod:`scratchfs.engine.backends` opens what they name."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from scratchfs.foundation.errors import InvalidArgument
+
+__all__ = ["check_urls", "describe_url", "local_blobs", "local_index", "require_extra", "split_postgres_url"]
+
+_DEFAULT = ("", "sqlite", "file")
+
+
+def local_index(url: str | None) -> bool:
+    """True if an index URL names the SQLite index under the root (unset, ``sqlite`` or ``file``)."""
+    return (url or "") in _DEFAULT
+
+
+def local_blobs(url: str | None) -> bool:
+    """True if a blobs URL names local blob files (a killed writer leaves a partial one; an upload is whole or none)."""
+    return (url or "") in _DEFAULT
+
+
+def describe_url(url: str | None) -> str:
+    """``url`` without its password or query (for a ``repr`` or a report); ``"local"`` when unset."""
+    if not url or url in _DEFAULT:
+        return "local"
+    parts = urlsplit(url)
+    userinfo, _, hosts = parts.netloc.rpartition("@")  # hosts as written: several ('h1:5432,h2'), [IPv6], none
+    user = userinfo.partition(":")[0]
+    return f"{parts.scheme}://{user + '@' if user else ''}{hosts}{parts.path}"
+
+
+def split_postgres_url(url: str) -> tuple[str, str, str | None]:
+    """``(libpq URL, schema, runs_table)``: scratchfs's own query parameters taken out of a ``postgresql://`` URL.
+
+    Raises:
+        InvalidArgument: not a valid URL (a bad port, IPv6 brackets), or one libpq refuses (an unknown parameter);
+            not a ``postgresql://`` or ``postgres://`` URL; ``schema`` or ``runs_table`` given twice (which one
+            was meant cannot be told, and the last one silently winning could open another store).
+    """
+    try:
+        parts = urlsplit(url)
+        if "," not in parts.netloc.rpartition("@")[2]:  # (several hosts, 'h1:5432,h2:5433': libpq's to read)
+            parts.port  # noqa: B018 - a port that is no number raises here, not as a host name lookup's failure
+    except ValueError as exc:
+        # "Invalid IPv6 URL", a port out of range or not a number; its text not echoed: with no host,
+        # 'postgresql://u:s3cret/db' has the password as its port
+        told = str(exc).split(" as '")[0]
+        raise InvalidArgument(f"the index URL is not a valid URL: {told}" + (
+            " (not shown; a ':' in a user name or password is written %3A)" if told != str(exc) else "")) from None
+    if parts.scheme not in ("postgresql", "postgres"):
+        raise InvalidArgument(f"the index must be a postgresql:// URL, or unset for SQLite (got a {parts.scheme}:// "
+                              "URL)" if parts.scheme else "the index must be a postgresql:// URL, or unset for SQLite")
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    own = {k: v for k, v in query if k in ("schema", "runs_table")}
+    for name in own:
+        if sum(k == name for k, _ in query) > 1:
+            raise InvalidArgument(f"{name} is given twice in the index URL: give it once")
+    # the others as written: decoded and encoded again, a '%20' came back as '+' (a plus sign to libpq), and a URL
+    # with no host ('postgresql:///db?host=/tmp', a Unix socket) lost its '//'
+    rest = [piece for piece in parts.query.split("&") if piece and not any(
+        k in ("schema", "runs_table") for k, _ in parse_qsl(piece, keep_blank_values=True))]
+    dsn = f"{parts.scheme}://{parts.netloc}{parts.path}" + ("?" + "&".join(rest) if rest else "") + (
+        f"#{parts.fragment}" if parts.fragment else "")
+    _check_libpq(dsn)
+    return dsn, own.get("schema", "scratchfs"), own.get("runs_table")
+
+
+def _check_libpq(dsn: str) -> None:
+    """Raise InvalidArgument when libpq's parser refuses the URL (an unknown parameter), or reads a port in it that
+    is no port number: a usage error before any connection, not a storage failure. Without psycopg: no check."""
+    try:
+        from psycopg import ProgrammingError
+        from psycopg.conninfo import conninfo_to_dict
+    except ImportError:
+        return
+    try:
+        found = conninfo_to_dict(dsn)
+    except ProgrammingError as exc:
+        told = " ".join(str(exc).split())
+        userinfo = urlsplit(dsn).netloc.rpartition("@")[0]
+        password = userinfo.partition(":")[2]
+        quoted = told.partition(' "')[2]  # libpq quotes the token it refused
+        if password and (password in quoted or unquote(password) in quoted):
+            told = told.partition(' "')[0].rstrip(":") + " in the password (not shown)"
+        raise InvalidArgument(f"the index URL is not a valid libpq URL: {told[:200]}") from None
+    # libpq's reading, one port per host; not echoed (a password with an '@' ends up here)
+    for port in str(found.get("port") or "").split(","):
+        if port and not (port.isascii() and port.isdigit() and 0 < int(port) < 65536):
+            raise InvalidArgument("the index URL names a port that is not a number from 1 to 65535, as libpq reads "
+                                  "it (an '@', ':' or '/' in a user name or password is written %40, %3A, %2F)")
+
+
+_EXTRAS = {"postgres": ("psycopg", "psycopg_pool"), "s3": ("boto3", "botocore")}
+"""The modules each optional extra of ``pyproject.toml`` installs, by extra."""
+
+
+def require_extra(extra: str, what: str) -> None:
+    """Raise InvalidArgument naming the install command when a module of the optional ``extra`` (``postgres``,
+    ``s3``) is missing or does not import (psycopg without a libpq): a backend the caller named but did not install
+    is a set-up mistake, told in one line (the CLI's exit code 2), never an ``ImportError`` from deep inside a
+    backend. The modules are imported here (the backend imports them next)."""
+    missing = [name for name in _EXTRAS[extra] if not _installed(name)]
+    if missing:
+        raise InvalidArgument(f"{what} needs the {extra} extra ({', '.join(missing)} not installed): pip install "
+                              f"'scratchfs[{extra}]' (from a clone: pip install -e '.[{extra}]')")
+    # installed, but a package that does not import (psycopg without a libpq) would be an ImportError traceback
+    # from inside the backend (the backend imports them next anyway)
+    for name in _EXTRAS[extra]:
+        try:
+            importlib.import_module(name)
+        except (ImportError, OSError) as exc:
+            raise InvalidArgument(f"{what} needs the {extra} extra ({name} cannot be imported: "
+                                  f"{' '.join(str(exc).split())[:200]}): pip install 'scratchfs[{extra}]' (from a "
+                                  f"clone: pip install -e '.[{extra}]')") from None
+
+
+def check_urls(index_url: str, blobs_url: str) -> tuple[str, str, str | None] | None:
+    """:func:`split_postgres_url` of a PostgreSQL ``index_url`` (``None``: the local index), after checking that the
+    two URLs name backends a store can have and whose extras are installed.
+
+    Raises:
+        InvalidArgument: an unknown URL scheme, S3 blobs without a PostgreSQL index, a missing extra
+            (:func:`require_extra`), a malformed PostgreSQL URL (:func:`split_postgres_url`).
+    """
+    postgres = None
+    if index_url not in _DEFAULT:
+        if index_url.lower().startswith(("postgresql:", "postgres:")):  # (another scheme is told as such)
+            require_extra("postgres", "a postgresql:// index")
+        postgres = split_postgres_url(index_url)
+    if blobs_url not in _DEFAULT:
+        if not blobs_url.startswith("s3://"):
+            raise InvalidArgument("blobs must be an s3://bucket/prefix URL, or unset for files under the root")
+        if postgres is None:
+            raise InvalidArgument("s3:// blobs need a postgresql:// index (its locks are shared by every host)")
+        require_extra("s3", "s3:// blobs")
+    return postgres
+
+
+def _installed(name: str) -> bool:
+    """Whether the top-level module ``name`` is there (looked up, not imported: :func:`require_extra` imports it)."""
+    if name in sys.modules:
+        return sys.modules[name] is not None  # None: an import blocked on purpose
+    return importlib.util.find_spec(name) is not None
