@@ -88,3 +88,24 @@ def test_the_cli_writes_a_listing_the_refusal_names_without_the_budget_it_has_no
     assert "--budget" not in listing, failed.stderr
     listed = CliRunner().invoke(main, shlex.split(listing))
     assert listed.exit_code == 0 and "notes" in listed.stdout, listed.stderr
+
+
+@pytest.mark.parametrize(("tool", "arguments", "advised"), [
+    ("read_handle", {"handle": "notes"}, 'scratch_read(key="notes", budget=3000)'),
+    ("read_handle", {"handle": "x" * 300}, "scratch_list(budget=3000)"),
+    ("read_handle", {"handle": ""}, "scratch_list(budget=3000)"),
+    ("scratch_read", {"key": ""}, "scratch_list(budget=3000)"),
+])
+def test_a_refusal_of_the_arguments_check_keeps_the_budget_given(scope, tool, arguments, advised):
+    """newuser11: the refusals :func:`check_arguments` raises before the tool runs (a scratchpad key given as a
+    handle, a handle or key given empty) named scratch_read and scratch_list without the caller's budget; pasted
+    back, the next reply came at the server's 8 KiB. Each now keeps it, as the tool's own refusals do."""
+    from scratchfs.adapter import parse_call
+
+    scope.scratch_write("notes", b"x" * 20_000)
+    with pytest.raises(InvalidArgument) as caught:
+        ScratchTools(scope).call(tool, {**arguments, "budget": 3000})
+    assert advised in str(caught.value), str(caught.value)
+    name, args = parse_call(advised)
+    assert all(call.to_json()["arguments"].get("budget") == 3000 for call in caught.value.calls)
+    assert len(json.dumps(ScratchTools(scope).call(name, args), separators=(",", ":")).encode()) <= 3000
