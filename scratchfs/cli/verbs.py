@@ -379,7 +379,8 @@ def sweep_command(store: ScratchStore) -> None:
 
 
 @main.command()
-@root_option
+@click.option("--root", type=click.Path(file_okay=False), default=None,  # (root_option's, its default told right)
+              help="Store root directory [default: $SCRATCHFS_ROOT, else a new temporary one, removed at the end].")
 @click.option("--fixtures", "fixtures_dir", type=Folder(), default=None,
               help="Folder of recorded tool outputs [default: fixtures/ of this clone].")
 @click.option("--json", "as_json", is_flag=True, help="Print the run's entries as JSON instead of the report.")
