@@ -164,3 +164,18 @@ def test_a_quoted_user_text_that_holds_a_command_is_not_rewritten(cli, monkeypat
     assert "no key 'see scratchfs ls no'" in missed.stderr and "'see scratchfs ls now'" in missed.stderr, \
         missed.stderr
     assert "/home/u/.venv/bin/scratchfs scratch-list" in missed.stderr, missed.stderr
+
+
+@pytest.mark.parametrize(("command", "option"), [("read-handle", "--match"), ("spill", "--tool"), ("ls", "--run"),
+                                                 ("fsck", "--limit")])
+def test_an_option_given_without_its_value_names_the_commands_help(command, option):
+    """newuser11: ``read-handle h_... --match`` (the value forgotten) said ``(see scratchfs --help)``, the group's
+    help, where every other usage error of a command names its own: click's parser raises it with no context."""
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    given = [command, *(["h_" + "a" * 24] if command == "read-handle" else []), option]
+    usage = CliRunner().invoke(main, given, prog_name="scratchfs")
+    assert usage.exit_code == 2, usage.stderr
+    assert usage.stderr.endswith(f"requires an argument. (see scratchfs {command} --help)\n"), usage.stderr
