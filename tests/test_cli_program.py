@@ -179,3 +179,25 @@ def test_an_option_given_without_its_value_names_the_commands_help(command, opti
     usage = CliRunner().invoke(main, given, prog_name="scratchfs")
     assert usage.exit_code == 2, usage.stderr
     assert usage.stderr.endswith(f"requires an argument. (see scratchfs {command} --help)\n"), usage.stderr
+
+
+def test_a_listing_cut_short_by_limit_titles_its_range_not_a_count(tmp_path, monkeypatch):
+    """newuser11: ``ls --limit 3`` on a terminal titled its table ``all runs: 3 entries`` over a store of more (its
+    stderr's ``next:`` alone said there were more); a listing cut short is titled ``entries 1-3``."""
+    from click.testing import CliRunner
+
+    from scratchfs import ScratchStore
+    from scratchfs.cli import main, render
+
+    root = str(tmp_path / "root")
+    with ScratchStore(root) as store:
+        for n in range(5):
+            store.scope("r", "a").scratch_write(f"k{n}", b"v")
+    titles: list[str] = []
+    listing = render.entries_listing
+    monkeypatch.setattr(render, "entries_listing", lambda *a, **k: titles.append(k["title"]) or listing(*a, **k))
+    cut = CliRunner().invoke(main, ["ls", "--limit", "3", "--root", root])
+    assert cut.exit_code == 0 and "next:" in cut.stderr, cut.stderr
+    whole = CliRunner().invoke(main, ["ls", "--limit", "5", "--root", root])
+    assert whole.exit_code == 0 and "next:" not in whole.stderr, whole.stderr
+    assert titles == ["all runs: entries 1-3", "all runs: 5 entries"]
