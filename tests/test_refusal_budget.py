@@ -149,3 +149,10 @@ def test_the_cli_names_the_command_with_a_budget_in_range(tmp_path):
     assert "--budget 2048" in command
     followed = CliRunner().invoke(main, shlex.split(command)[1:])
     assert followed.exit_code == 0 and json.loads(followed.stdout)["first"] == 1, followed.stderr
+
+
+def test_the_call_a_budget_refusal_names_writes_integral_numbers_as_integers(scope):
+    handle = scope.spill((FIXTURES / "query-packages-by-month.csv").read_bytes(), source_tool="t").handle
+    with pytest.raises(InvalidArgument) as caught:
+        ScratchTools(scope).call("read_handle", {"handle": handle, "row": 1.0, "rows": 5.0, "budget": 1e6})
+    assert str(caught.value).endswith(f'read_handle(handle="{handle}", row=1, rows=5, budget=65536)'), caught.value

@@ -471,7 +471,8 @@ def _budget_advice(name: str, arguments: Mapping[str, Any], head: str) -> Advice
     budget in range: ``...: budget: 100 is less than the minimum of 2048; within it: read_handle(..., budget=2048)``
     (shown in words when the call is long)."""
     budget = min(max(arguments["budget"], MIN_REPLY_BYTES), MAX_REPLY_BYTES)
-    call = Call.of(name, **{**arguments, "budget": budget})
+    given = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in arguments.items()}  # (row=1.0)
+    call = Call.of(name, **{**given, "budget": budget})
     if len(str(call)) > _LONG_CALL:
         call = call.shown(f"the same call with budget={budget}")
     return Advice.of(head, "; within it: ", call)
