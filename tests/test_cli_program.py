@@ -201,3 +201,15 @@ def test_a_listing_cut_short_by_limit_titles_its_range_not_a_count(tmp_path, mon
     whole = CliRunner().invoke(main, ["ls", "--limit", "5", "--root", root])
     assert whole.exit_code == 0 and "next:" not in whole.stderr, whole.stderr
     assert titles == ["all runs: entries 1-3", "all runs: 5 entries"]
+
+
+def test_read_handle_help_says_a_budget_prints_the_json_reply():
+    """newuser11: ``read-handle h_... --offset 100 --length 50 --budget 3000`` printed the JSON reply, not the raw
+    bytes the same read prints without --budget; its help said only 'Most bytes of the JSON reply'."""
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    helped = CliRunner().invoke(main, ["read-handle", "--help"], terminal_width=300)
+    (budget,) = [line for line in helped.stdout.splitlines() if line.strip().startswith("--budget")]
+    assert "prints, as --json does" in budget, budget
