@@ -164,3 +164,52 @@ def test_a_quoted_user_text_that_holds_a_command_is_not_rewritten(cli, monkeypat
     assert "no key 'see scratchfs ls no'" in missed.stderr and "'see scratchfs ls now'" in missed.stderr, \
         missed.stderr
     assert "/home/u/.venv/bin/scratchfs scratch-list" in missed.stderr, missed.stderr
+
+
+@pytest.mark.parametrize(("command", "option"), [("read-handle", "--match"), ("spill", "--tool"), ("ls", "--run"),
+                                                 ("fsck", "--limit")])
+def test_an_option_given_without_its_value_names_the_commands_help(command, option):
+    """newuser11: ``read-handle h_... --match`` (the value forgotten) said ``(see scratchfs --help)``, the group's
+    help, where every other usage error of a command names its own: click's parser raises it with no context."""
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    given = [command, *(["h_" + "a" * 24] if command == "read-handle" else []), option]
+    usage = CliRunner().invoke(main, given, prog_name="scratchfs")
+    assert usage.exit_code == 2, usage.stderr
+    assert usage.stderr.endswith(f"requires an argument. (see scratchfs {command} --help)\n"), usage.stderr
+
+
+def test_a_listing_cut_short_by_limit_titles_its_range_not_a_count(tmp_path, monkeypatch):
+    """newuser11: ``ls --limit 3`` on a terminal titled its table ``all runs: 3 entries`` over a store of more (its
+    stderr's ``next:`` alone said there were more); a listing cut short is titled ``entries 1-3``."""
+    from click.testing import CliRunner
+
+    from scratchfs import ScratchStore
+    from scratchfs.cli import main, render
+
+    root = str(tmp_path / "root")
+    with ScratchStore(root) as store:
+        for n in range(5):
+            store.scope("r", "a").scratch_write(f"k{n}", b"v")
+    titles: list[str] = []
+    listing = render.entries_listing
+    monkeypatch.setattr(render, "entries_listing", lambda *a, **k: titles.append(k["title"]) or listing(*a, **k))
+    cut = CliRunner().invoke(main, ["ls", "--limit", "3", "--root", root])
+    assert cut.exit_code == 0 and "next:" in cut.stderr, cut.stderr
+    whole = CliRunner().invoke(main, ["ls", "--limit", "5", "--root", root])
+    assert whole.exit_code == 0 and "next:" not in whole.stderr, whole.stderr
+    assert titles == ["all runs: entries 1-3", "all runs: 5 entries"]
+
+
+def test_read_handle_help_says_a_budget_prints_the_json_reply():
+    """newuser11: ``read-handle h_... --offset 100 --length 50 --budget 3000`` printed the JSON reply, not the raw
+    bytes the same read prints without --budget; its help said only 'Most bytes of the JSON reply'."""
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    helped = CliRunner().invoke(main, ["read-handle", "--help"], terminal_width=300)
+    (budget,) = [line for line in helped.stdout.splitlines() if line.strip().startswith("--budget")]
+    assert "prints, as --json does" in budget, budget

@@ -228,3 +228,16 @@ def test_demo_of_an_output_of_one_long_word_checks_it_and_goes_on(tmp_path):
     assert "hex.txt: range read ok" in result.stdout and "log.txt: range read ok" in result.stdout
     hex_line = next(line for line in result.stdout.splitlines() if line.strip().startswith("hex.txt:"))
     assert "search ok (1 window of '" in hex_line and len(hex_line.split("'")[1]) == 64, hex_line
+
+
+def test_demo_help_gives_the_default_root_it_uses():
+    """newuser11: ``demo --help`` said ``--root`` defaults to "the user cache directory", as the other commands' do,
+    three lines below its own text saying the store is a new temporary directory (which it is)."""
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    helped = CliRunner().invoke(main, ["demo", "--help"], terminal_width=200)
+    assert helped.exit_code == 0
+    (root,) = [line for line in helped.stdout.splitlines() if line.strip().startswith("--root")]
+    assert "temporary" in root and "cache" not in root, root

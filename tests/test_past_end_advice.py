@@ -127,3 +127,23 @@ def test_the_cli_names_the_command_that_reads_the_end_and_it_runs(tmp_path, give
     followed = CliRunner().invoke(main, shlex.split(command)[1:])
     assert followed.exit_code == 0, followed.stderr
     assert CONTENT.endswith(followed.stdout_bytes) and len(followed.stdout_bytes) >= 1000
+
+
+@pytest.mark.parametrize(("given", "said", "unsaid"), [
+    (["--line", "9999"], "--line -1 is its last line", "line=-1"),
+    (["--row", "1", "--jq", "."], "read rows with --row/--rows/--column alone", "row=/"),
+])
+def test_the_cli_words_a_negative_number_and_a_list_of_arguments_as_options(tmp_path, given, said, unsaid):
+    """newuser11: read-handle's refusals said ``line=-1 is its last line`` and ``read rows with row=/rows=/columns=
+    alone``, the model's words, on the command line, where the other arguments they name are options (``--line``):
+    a negative number and names joined by ``/`` were left as they were."""
+    from click.testing import CliRunner
+
+    from scratchfs import ScratchStore
+    from scratchfs.cli import main
+
+    root = str(tmp_path / "root")
+    with ScratchStore(root) as store:
+        handle = store.scope("r", "a").spill(CONTENT).handle
+    failed = CliRunner().invoke(main, ["read-handle", handle, *given, "--root", root, "--run", "r", "--agent", "a"])
+    assert failed.exit_code == 2 and said in failed.stderr and unsaid not in failed.stderr, failed.stderr

@@ -88,3 +88,71 @@ def test_the_cli_writes_a_listing_the_refusal_names_without_the_budget_it_has_no
     assert "--budget" not in listing, failed.stderr
     listed = CliRunner().invoke(main, shlex.split(listing))
     assert listed.exit_code == 0 and "notes" in listed.stdout, listed.stderr
+
+
+@pytest.mark.parametrize(("tool", "arguments", "advised"), [
+    ("read_handle", {"handle": "notes"}, 'scratch_read(key="notes", budget=3000)'),
+    ("read_handle", {"handle": "x" * 300}, "scratch_list(budget=3000)"),
+    ("read_handle", {"handle": ""}, "scratch_list(budget=3000)"),
+    ("scratch_read", {"key": ""}, "scratch_list(budget=3000)"),
+])
+def test_a_refusal_of_the_arguments_check_keeps_the_budget_given(scope, tool, arguments, advised):
+    """newuser11: the refusals :func:`check_arguments` raises before the tool runs (a scratchpad key given as a
+    handle, a handle or key given empty) named scratch_read and scratch_list without the caller's budget; pasted
+    back, the next reply came at the server's 8 KiB. Each now keeps it, as the tool's own refusals do."""
+    from scratchfs.adapter import parse_call
+
+    scope.scratch_write("notes", b"x" * 20_000)
+    with pytest.raises(InvalidArgument) as caught:
+        ScratchTools(scope).call(tool, {**arguments, "budget": 3000})
+    assert advised in str(caught.value), str(caught.value)
+    name, args = parse_call(advised)
+    assert all(call.to_json()["arguments"].get("budget") == 3000 for call in caught.value.calls)
+    assert len(json.dumps(ScratchTools(scope).call(name, args), separators=(",", ":")).encode()) <= 3000
+
+
+@pytest.mark.parametrize(("given", "nearest"), [(100, 2048), (70_000, 65_536), (100.0, 2048)])
+def test_a_budget_out_of_range_is_refused_naming_the_call_with_the_nearest_in_range(scope, given, nearest):
+    """newuser11: ``budget=100`` was refused with ``budget: 100 is less than the minimum of 2048`` alone, the one
+    refusal of a read that named no call to go on with; it names the same call with the nearest budget in range,
+    which pasted back reads."""
+    from scratchfs.adapter import parse_call
+
+    tools = ScratchTools(scope)
+    handle = scope.spill((FIXTURES / "query-packages-by-month.csv").read_bytes(), source_tool="t").handle
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": handle, "row": 1, "rows": 5, "budget": given})
+    advised = f'read_handle(handle="{handle}", row=1, rows=5, budget={nearest})'
+    assert str(caught.value).endswith(f"; within it: {advised}"), str(caught.value)
+    page = tools.call(*parse_call(advised))
+    assert page["first"] == 1 and len(json.dumps(page, separators=(",", ":")).encode()) <= nearest
+    with pytest.raises(InvalidArgument) as both:  # (a call with another fault too names none: that one first)
+        tools.call("read_handle", {"handle": handle, "row": 0, "budget": given})
+    assert not both.value.calls
+
+
+def test_the_cli_names_the_command_with_a_budget_in_range(tmp_path):
+    import shlex
+
+    from click.testing import CliRunner
+
+    from scratchfs import ScratchStore
+    from scratchfs.cli import main
+
+    root = str(tmp_path / "root")
+    with ScratchStore(root) as store:
+        handle = store.scope("r", "a").spill((FIXTURES / "query-packages-by-month.csv").read_bytes()).handle
+    scope = ["--root", root, "--run", "r", "--agent", "a"]
+    failed = CliRunner().invoke(main, ["read-handle", handle, "--row", "1", "--budget", "100", *scope])
+    assert failed.exit_code == 2, failed.stderr
+    command = re.search(r"within it: (\S+ read-handle .*? --agent a)$", failed.stderr.strip()).group(1)
+    assert "--budget 2048" in command
+    followed = CliRunner().invoke(main, shlex.split(command)[1:])
+    assert followed.exit_code == 0 and json.loads(followed.stdout)["first"] == 1, followed.stderr
+
+
+def test_the_call_a_budget_refusal_names_writes_integral_numbers_as_integers(scope):
+    handle = scope.spill((FIXTURES / "query-packages-by-month.csv").read_bytes(), source_tool="t").handle
+    with pytest.raises(InvalidArgument) as caught:
+        ScratchTools(scope).call("read_handle", {"handle": handle, "row": 1.0, "rows": 5.0, "budget": 1e6})
+    assert str(caught.value).endswith(f'read_handle(handle="{handle}", row=1, rows=5, budget=65536)'), caught.value

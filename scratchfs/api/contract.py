@@ -40,7 +40,7 @@ import base64
 import binascii
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -272,12 +272,17 @@ def keeps_budget(method: Callable[..., dict[str, Any]]) -> Callable[..., dict[st
         try:
             return method(*args, **kwargs)
         except ScratchError as exc:
-            budget = signature.bind(*args, **kwargs).arguments.get("budget")
-            if exc.advice is not None and type(budget) is int and MIN_REPLY_BYTES <= budget <= MAX_REPLY_BYTES:
-                exc.recall(lambda call: call.given(budget=budget) if call.verb in _BUDGETED else call)
+            _keep_budget(exc, signature.bind(*args, **kwargs).arguments.get("budget"))
             raise
 
     return kept
+
+
+def _keep_budget(exc: ScratchError, budget: object) -> None:
+    """Give each call ``exc`` advises of a tool that takes a budget the caller's ``budget``, when it is one in
+    range and the call names none (:func:`keeps_budget`)."""
+    if exc.advice is not None and type(budget) is int and MIN_REPLY_BYTES <= budget <= MAX_REPLY_BYTES:
+        exc.recall(lambda call: call.given(budget=budget) if call.verb in _BUDGETED else call)
 
 
 class ScratchTools:
@@ -307,7 +312,11 @@ class ScratchTools:
         Raises:
             InvalidArgument: ``name`` (of any type) is not a tool's, or bad ``arguments`` (:func:`check_arguments`).
             ScratchError: the others, as the tool's method raises them."""
-        args = check_arguments(name, arguments)  # every text (list items too) checked as UTF-8 here
+        try:
+            args = check_arguments(name, arguments)  # every text (list items too) checked as UTF-8 here
+        except ScratchError as exc:  # (read_handle(handle="notes", budget=3000): its scratch_read keeps the budget)
+            _keep_budget(exc, arguments.get("budget") if isinstance(arguments, Mapping) else None)
+            raise
         if name == "read_handle":  # so a structure read does not check its texts again
             return self._read_handle(True, **args)
         return getattr(self, name)(**args)

@@ -305,6 +305,7 @@ def _seconds(ttl: float) -> str:
 
 _VALIDATORS: dict[str, Any] = {}
 _MESSAGE_CHARS = 300  # a schema violation's message, at most (it may quote the value)
+_LONG_CALL = 600  # a call a budget's refusal names longer than this is told in words
 MAX_ARGUMENT_DEPTH = 8
 """Deepest nesting of lists and objects an argument may have (the schemas' deepest is a list of columns)."""
 
@@ -352,7 +353,9 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
             message = f"{len(error.instance)} characters, longer than the limit of {error.validator_value}"
         elif len(message) > _MESSAGE_CHARS:
             message = message[: _MESSAGE_CHARS - 3] + "..."
-        raise InvalidArgument(f"{name}: {where + ': ' if where else ''}{message}")
+        head = f"{name}: {where + ': ' if where else ''}{message}"
+        raise InvalidArgument(_budget_advice(name, arguments, head) if errors == [error] and where == "budget"
+                              and error.validator in ("minimum", "maximum") else head)
     for k, v in arguments.items():  # every text, lists' items too, before anything measures or encodes it
         check_utf8(v, f"{name}: {k}")
     for k, check in _NAMED.items():  # what the store checks of a name or a ttl, told before the store is reached
@@ -461,6 +464,18 @@ _NAMED: dict[str, Any] = {"handle": _check_tool_handle, "key": check_key,
 """The checks the store makes of an argument beyond its schema (a handle's shape, a key's bytes and characters, a
 ttl's finiteness), made by :func:`check_arguments` with the store's own functions: a call with a bad one is told so
 at once, even while the store cannot be reached (an outage, :mod:`scratchfs.api.deferred_store`)."""
+
+
+def _budget_advice(name: str, arguments: Mapping[str, Any], head: str) -> Advice:
+    """``head`` (the refusal of a ``budget`` out of range, the call's one fault) and the same call with the nearest
+    budget in range: ``...: budget: 100 is less than the minimum of 2048; within it: read_handle(..., budget=2048)``
+    (shown in words when the call is long)."""
+    budget = min(max(arguments["budget"], MIN_REPLY_BYTES), MAX_REPLY_BYTES)
+    given = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in arguments.items()}  # (row=1.0)
+    call = Call.of(name, **{**given, "budget": budget})
+    if len(str(call)) > _LONG_CALL:
+        call = call.shown(f"the same call with budget={budget}")
+    return Advice.of(head, "; within it: ", call)
 
 
 def _integral(schema: dict[str, Any]) -> bool:

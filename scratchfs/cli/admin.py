@@ -108,7 +108,8 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int
                 break
         if not page:
             break
-        _print_page(page, shown, as_json, store, title, run_id is None, single=shown == 0 and len(page) < PAGE_ROWS)
+        _print_page(page, shown, as_json, store, title, run_id is None,  # (a listing cut short says its range)
+                    single=shown == 0 and len(page) < PAGE_ROWS and more is None)
         shown += len(page)
         if len(page) < PAGE_ROWS:
             break

@@ -92,9 +92,10 @@ def advised(exc: ScratchError, scope: tuple[str, str, str | None] | None) -> str
     return f"{verb.replace('_', '-')}: {option if said and option in _options_of(verb) else name}{said}{after}"
 
 
-_ARGUMENT_SAID = re.compile(r'(?<![^\s(])([a-z][a-z_]*)=(true\b|\d+\b|"(?:[^"\\]|\\.)*"|(?=[\s,;.)]|$))')
-"""An argument as a refusal's text names it to a model, after a space or a bracket (never inside a quoted text):
-bare (``line=``), a flag (``slurp=true``), a number or a JSON string literal (``jq="keys[]"``)."""
+_ARGUMENT_SAID = re.compile(r'(?<![^\s(/])([a-z][a-z_]*)=(true\b|-?\d+\b|"(?:[^"\\]|\\.)*"|(?=[\s,;.)/]|$))')
+"""An argument as a refusal's text names it to a model, after a space, a bracket or a slash (never inside a quoted
+text): bare (``line=``, ``row=/rows=``), a flag (``slurp=true``), a number (``line=-1``) or a JSON string literal
+(``jq="keys[]"``)."""
 
 
 def options_said(text: str) -> str:

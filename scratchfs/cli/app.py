@@ -38,6 +38,7 @@ from scratchfs.cli.environment import (
 )
 from scratchfs.cli.output import InputError, OutputError, tagged_stdout
 from scratchfs.cli.shell import command_line, program
+from scratchfs.cli.usage import ScratchCommand
 from scratchfs.foundation.checks import check_int, check_seconds, check_ttl
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import BUSY_TIMEOUT, DEFAULT_TTL, MAX_BUSY_TIMEOUT, MAX_SEGMENT_ENTRY_BYTES, MAX_TTL
@@ -115,6 +116,8 @@ writes it: a key's, a value's, a name's words, which :func:`as_invoked` leaves a
 class ScratchGroup(click.Group):
     """A click group that turns every error -- usage, scratchfs, I/O, interrupt -- into one stderr line and its exit
     code."""
+
+    command_class = ScratchCommand  # (a usage error names the command's --help)
 
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
         if not standalone_mode:

@@ -138,7 +138,8 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
                    "UTF-8 (a search's text written in it).")
 @click.option("--cursor", default=None, help="Structure: where the next page starts (a previous reply's cursor).")
 @click.option("--budget", type=SIZE, default=None,
-              help="Most bytes of the JSON reply (a size: 2048 to 65536, 8KiB) [default: 8192].")
+              help="Most bytes of the JSON reply (a size: 2048 to 65536, 8KiB), which a read given it prints, as "
+                   "--json does [default: 8192].")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the result as the JSON a model receives (the MCP read_handle result) instead of raw bytes.")
 @click.option("--all", "whole", is_flag=True,
@@ -379,7 +380,8 @@ def sweep_command(store: ScratchStore) -> None:
 
 
 @main.command()
-@root_option
+@click.option("--root", type=click.Path(file_okay=False), default=None,  # (root_option's, its default told right)
+              help="Store root directory [default: $SCRATCHFS_ROOT, else a new temporary one, removed at the end].")
 @click.option("--fixtures", "fixtures_dir", type=Folder(), default=None,
               help="Folder of recorded tool outputs [default: fixtures/ of this clone].")
 @click.option("--json", "as_json", is_flag=True, help="Print the run's entries as JSON instead of the report.")
