@@ -211,9 +211,9 @@ def pick_needle(data: bytes, cut_start: bool = False, cut_end: bool = False) -> 
     found = _WORD.search(text, len(text) // 2) or _WORD.search(text)
     if found:
         return found.group(0)
-    rest = (head.group("rest") or b"")[:64] if head is not None else b""  # (no whole word: a part of the first,
-    if len(rest) >= 6:  # past any escape's rest, as long as a word: a hex run's)
-        return rest
+    first = (head.group("rest") or b"") if head is not None else data[: len(data) - len(data.lstrip(_WORD_BYTES))]
+    if len(first) >= 6:  # (no whole word: a part of the first run, past any escape's rest, as long as a word: a hex
+        return first[:64]  # run's, from the window's start when it starts the content)
     return data[len(data) // 2 : len(data) // 2 + 8] or b"a"
 
 

@@ -98,3 +98,15 @@ def test_a_window_cut_anywhere_gives_a_word_of_the_whole_text_or_a_part_of_one(b
     middle = len(window) // 2  # (a part of a word the window cuts, never one glued to an escape's rest; no word at
     assert any(needle in word for word in _text_words(data)) or needle == window[middle : middle + 8], needle  # all:
     # some bytes)
+
+
+def test_a_window_of_one_run_from_the_contents_start_gives_its_first_characters():
+    """newuser11: ``test_demo``'s one-long-word output failed about one run in three: its middle window starts with
+    a hex digit (no word there), so the demo looks at the content's start -- a window that starts the content and
+    ends inside its one run, which the cut at its end removed whole, leaving 8 bytes from the middle. The run from
+    the window's start is the first word's start: its first 64 characters are sought."""
+    from scratchfs.demo import pick_needle
+
+    run = b"a" + bytes.fromhex("0123456789abcdef" * 40).hex().encode()
+    assert pick_needle(run, cut_start=False, cut_end=True) == run[:64]
+    assert pick_needle(run[1:], cut_start=False, cut_end=True) == run[1:65]  # (a run of hex digits alone too)
