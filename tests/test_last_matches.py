@@ -195,7 +195,7 @@ def test_the_reply_when_nothing_matches_and_the_refusals(scratch_scope):
                        ({"before": 10, "view": "text"}, 'not view="text"')]:
         with pytest.raises(InvalidArgument, match=re.escape(words)):
             ScratchTools(scratch_scope).call("read_handle", {"handle": handle, "match": "thing", **bad})
-    with pytest.raises(InvalidArgument, match="before apply to searches"):
+    with pytest.raises(InvalidArgument, match="before= apply to searches"):
         scratch_scope.read_handle(handle, before=10)
 
 

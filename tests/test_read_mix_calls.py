@@ -5,6 +5,8 @@ count that runs), and every call it names runs."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from scratchfs import InvalidArgument
@@ -31,8 +33,8 @@ def _refused(tools: ScratchTools, arguments: dict) -> InvalidArgument:
     ({"line": 2, "match": "x", "before": 400}, [{"match": "x", "before": 400}, {"line": 2}]),
 ])
 def test_a_line_read_mixed_with_another_names_the_two_calls(scratch_scope, mixed, calls):
-    _names_calls_that_run(scratch_scope, mixed, calls, "a line read takes line (or offset) and lines; length, match "
-                          "and pattern are for other reads: make two calls, read_handle(")
+    _names_calls_that_run(scratch_scope, mixed, calls, "a line read takes line= (or offset=) and lines=; length=, "
+                          "match= and pattern= are for other reads: make two calls, read_handle(")
 
 
 def _names_calls_that_run(scratch_scope, mixed: dict, calls: list, said: str) -> None:
@@ -84,21 +86,21 @@ def test_a_long_needle_is_not_repeated_past_what_a_tool_error_holds(scratch_scop
 
 
 @pytest.mark.parametrize(("mixed", "said", "calls"), [
-    ({"context": 10}, "context, max_matches and before apply to searches",
+    ({"context": 10}, "context=, max_matches= and before= apply to searches",
      [{"match": "TEXT", "context": 10}, {}]),
-    ({"max_matches": 3, "offset": 100, "budget": 4096}, "context, max_matches and before apply to searches",
+    ({"max_matches": 3, "offset": 100, "budget": 4096}, "context=, max_matches= and before= apply to searches",
      [{"match": "TEXT", "max_matches": 3, "offset": 100, "budget": 4096}, {"offset": 100, "budget": 4096}]),
-    ({"before": 500, "line": 4, "lines": 3}, "context, max_matches and before apply to searches",
+    ({"before": 500, "line": 4, "lines": 3}, "context=, max_matches= and before= apply to searches",
      [{"match": "TEXT", "before": 500}, {"line": 4, "lines": 3}]),
-    ({"ignore_case": True, "offset": 10, "length": 5}, "ignore_case applies to searches",
+    ({"ignore_case": True, "offset": 10, "length": 5}, "ignore_case= applies to searches",
      [{"match": "TEXT", "ignore_case": True, "offset": 10}, {"offset": 10, "length": 5}]),
-    ({"ignore_case": True, "line": 3}, "ignore_case applies to searches",  # (slurp2: accepted silently)
+    ({"ignore_case": True, "line": 3}, "ignore_case= applies to searches",  # (slurp2: accepted silently)
      [{"match": "TEXT", "ignore_case": True}, {"line": 3}]),
-    ({"ignore_case": True, "line": -5, "lines": 5}, "ignore_case applies to searches",
+    ({"ignore_case": True, "line": -5, "lines": 5}, "ignore_case= applies to searches",
      [{"match": "TEXT", "ignore_case": True}, {"line": -5, "lines": 5}]),
-    ({"match": "says", "length": 10, "offset": 30}, "length applies to range reads",
+    ({"match": "says", "length": 10, "offset": 30}, "length= applies to range reads",
      [{"match": "says", "offset": 30}, {"offset": 30, "length": 10}]),
-    ({"pattern": "x1+", "length": 10, "end": 900, "context": 5}, "length applies to range reads",
+    ({"pattern": "x1+", "length": 10, "end": 900, "context": 5}, "length= applies to range reads",
      [{"pattern": "x1+", "context": 5, "end": 900}, {"length": 10, "end": 900}]),
     ({"line": 5, "offset": 100}, "a line read starts at a line or at a byte offset, not both",
      [{"line": 5}, {"offset": 100, "lines": 50}]),
@@ -120,3 +122,26 @@ def test_a_long_needle_beside_length_is_named_in_words(scratch_scope):
     handle = scratch_scope.spill(TEXT, source_tool="t").handle
     refused = _refused(tools, {"handle": handle, "match": "y" * 4096, "length": 10})
     assert "the same search, or the range: " in str(refused) and len(error_text(refused).encode()) <= MIN_REPLY_BYTES
+
+
+def test_the_cli_names_the_arguments_of_a_mix_as_its_options(tmp_path):
+    """newuser11: ``read-handle H --context 10`` (no search) was refused in the model's words, "context, max_matches
+    and before apply to searches (match or pattern)": the refusals of a mix name each argument as ``name=``, which
+    the CLI writes as its option (``cli.advice.options_said``)."""
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    root = str(tmp_path / "r")
+    source = tmp_path / "n.txt"
+    source.write_bytes(b"".join(b"%d\n" % i for i in range(3000)))
+    scope_args = ["--root", root, "--run", "r", "--agent", "a"]
+    spilled = CliRunner().invoke(main, ["spill", str(source), *scope_args, "--json"])
+    handle = json.loads(spilled.stdout)["handle"]
+    for extra, said in ((["--context", "10"], "--context, --max-matches and --before apply to searches (--match or "
+                                                "--pattern)"),
+                        (["--ignore-case"], "--ignore-case applies to searches (--match or --pattern)"),
+                        (["--match", "12", "--length", "5"], "--length applies to range reads; a search takes "
+                                                             "--context and --max-matches")):
+        refused = CliRunner().invoke(main, ["read-handle", handle, *scope_args, *extra])
+        assert refused.exit_code == 2 and said in refused.stderr, refused.stderr

@@ -417,7 +417,7 @@ def test_store_errors_keep_their_kind(scratch_scope):
                                       "here), or run the tool that made it again if its result expired over an hour "
                                       "ago")  # (how to go on: no handle near it, none gone in the last hour)
     handle = scratch_scope.spill("abc").handle
-    with pytest.raises(InvalidArgument, match="length applies to range reads"):
+    with pytest.raises(InvalidArgument, match="length= applies to range reads"):
         tools.call("read_handle", {"handle": handle, "match": "b", "length": 3})
     with pytest.raises(InvalidArgument, match="past the end"):
         tools.call("read_handle", {"handle": handle, "offset": 4})

@@ -56,21 +56,21 @@ def check_read_modes(*, offset: int, length: int | None, line: int | None, lines
                                     "ignore_case": ignore_case or None, "context": context, "max_matches": max_matches,
                                     "before": before})
     if not searching and (context is not None or max_matches is not None or before is not None):
-        calls.refuse("context, max_matches and before apply to searches (match or pattern)", "a search: ",
+        calls.refuse("context=, max_matches= and before= apply to searches (match= or pattern=)", "a search: ",
                      calls.search(), ", or the read without them: ", calls.plain())
     if line is not None or lines is not None:
         if searching or length is not None:
-            calls.refuse("a line read takes line (or offset) and lines; length, match and pattern are for other "
-                         "reads", "make two calls, ", calls.search() if searching else calls.range(), " and ",
+            calls.refuse("a line read takes line= (or offset=) and lines=; length=, match= and pattern= are for "
+                         "other reads", "make two calls, ", calls.search() if searching else calls.range(), " and ",
                          calls.lines(), instead="this call without line= and lines=")
         if line is not None and offset:
             calls.refuse("a line read starts at a line or at a byte offset, not both", "from the line: ",
                          calls.lines(), ", or from the byte: ", calls.lines(at_line=False))
     if not searching and ignore_case:  # (beside a line read too: slurp2, it was accepted and meant nothing)
-        calls.refuse("ignore_case applies to searches (match or pattern)", "a search: ", calls.search(),
+        calls.refuse("ignore_case= applies to searches (match= or pattern=)", "a search: ", calls.search(),
                      ", or the read without it: ", calls.plain())
     if searching and length is not None:
-        calls.refuse("length applies to range reads; a search takes context and max_matches", "the search: ",
+        calls.refuse("length= applies to range reads; a search takes context= and max_matches=", "the search: ",
                      calls.search(length=None), ", or the range: ", calls.plain())
 
 
