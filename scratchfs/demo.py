@@ -61,8 +61,9 @@ _CUT_HEAD = re.compile(rb"[^\x1b\x07\n]*(?:\x1b\\|\x07)|(?:\[?[0-?]*[!-/]*[@-~])
 OSC sequence (up to its ``ESC \\`` or BEL, before any other escape or line end), or the rest of a CSI (``[K``,
 ``0;31m``: its ESC before the window) and the word glued to it (``rest``), or the rest of the word the window's
 start cuts; or nothing."""
-_CUT_TAIL = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b\n]*)?\Z")
-"""An escape sequence a window's end cuts: its ESC, a CSI's start or an OSC's (a hyperlink's address)."""
+_CUT_TAIL = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b\n]{0,4096}\x1b?)?\Z")
+"""An escape sequence a window's end cuts: its ESC, a CSI's start or an OSC's (a hyperlink's address, up to the ESC
+of the ``ESC \\`` that ends it)."""
 
 
 def shown_name(name: str) -> str:
@@ -205,8 +206,8 @@ def pick_needle(data: bytes, cut_start: bool = False, cut_end: bool = False) -> 
     is the word (or the escape sequence's start) the window's end cuts."""
     head = _CUT_HEAD.match(data) if cut_start else None
     text = data if head is None else data[head.end() :]
-    opened = text.rfind(b"\x1b") if cut_end else -1
-    text = escapes_parted(text[:opened] if opened >= 0 and _CUT_TAIL.match(text, opened) else text)
+    opened = _CUT_TAIL.search(text, max(0, len(text) - 4200)) if cut_end else None
+    text = escapes_parted(text if opened is None else text[: opened.start()])
     text = text.rstrip(_WORD_BYTES) if cut_end else text  # (each of its words a run of data's bytes)
     found = _WORD.search(text, len(text) // 2) or _WORD.search(text)
     if found:

@@ -110,3 +110,22 @@ def test_a_window_of_one_run_from_the_contents_start_gives_its_first_characters(
     run = b"a" + bytes.fromhex("0123456789abcdef" * 40).hex().encode()
     assert pick_needle(run, cut_start=False, cut_end=True) == run[:64]
     assert pick_needle(run[1:], cut_start=False, cut_end=True) == run[1:65]  # (a run of hex digits alone too)
+
+
+def test_a_window_ending_between_a_hyperlinks_address_and_its_end_gives_no_word_of_the_address():
+    """hostile15: a window that ends on the ESC of the ``ESC \\`` closing an OSC hyperlink's address took that ESC
+    for the escape its end cut, and searched a word of the address (``someuser_dir``)."""
+    link = b"\x1b]8;;file:///home/someuser_dir/x.py\x1b\\"
+    data = b"1234 real_word_here 5678 " + link + b"x.py\x1b]8;;\x1b\\\n"
+    window = data[: data.index(b"x.py\x1b\\") + 5]
+    assert window.endswith(b"x.py\x1b")
+    assert pick_needle(window, cut_end=True) == b"real_word_here"  # (it was b"someuser_dir")
+
+
+@given(st.lists(st.tuples(st.sampled_from([*ESCAPES, b"\x1b]8;;file:///addr_word/x.py\x1b\\", b" ", b"\n"]),
+                          st.from_regex(rb"\A[a-z_]{6,12}\Z", fullmatch=True)), min_size=1, max_size=8))
+def test_a_window_ending_on_any_escape_byte_gives_a_word_of_the_text(parts):
+    data = b"real_word_here " + b"".join(lead + word for lead, word in parts)
+    for end in (n for n in range(16, len(data)) if data[n - 1] == 0x1b or data[n - 2] == 0x1b):
+        needle = pick_needle(data[:end], cut_end=True)
+        assert any(needle in word for word in _text_words(data)), (needle, data[:end])

@@ -156,3 +156,47 @@ def test_the_call_a_budget_refusal_names_writes_integral_numbers_as_integers(sco
     with pytest.raises(InvalidArgument) as caught:
         ScratchTools(scope).call("read_handle", {"handle": handle, "row": 1.0, "rows": 5.0, "budget": 1e6})
     assert str(caught.value).endswith(f'read_handle(handle="{handle}", row=1, rows=5, budget=65536)'), caught.value
+
+
+@pytest.mark.parametrize("length", [1500, 1821, 1900, 4000])
+def test_the_slurp_refusal_of_a_long_filter_names_its_read_in_words_not_cut(scope, length):
+    """hostile15: the slurp refusal of one JSON document named its jq read with the caller's filter, up to 4 KiB, and
+    the tool error cut it inside the filter (``...``) from about 1,850 characters (1,821 with ``budget=65536``)."""
+    tools = ScratchTools(scope)
+    handle = scope.spill(json.dumps({"a": list(range(3000)), "b": "x"}).encode(), source_tool="t").handle
+    jq = "." + "a" * length
+    refused = _refused(tools, {"handle": handle, "jq": jq, "slurp": True, "budget": 65536})
+    text = error_text(refused)
+    assert text.endswith("the same call without slurp") and len(text.encode()) < 400, text
+    assert [call.to_json()["arguments"] for call in refused.calls] == [{"handle": handle, "jq": jq,
+                                                                        "budget": 65536}]
+
+
+def test_a_refusal_whole_at_the_cap_gets_no_budget_that_would_cut_it():
+    """hostile15: keeps_budget added ``, budget=N`` to a refusal that filled a tool error's 2,048 bytes, which the
+    error's cut then took off with the end of the call; such a refusal is left as it was (its call reads on at the
+    server's budget)."""
+    from scratchfs.api.contract import keeps_budget
+    from scratchfs.foundation.calls import Advice, Call
+    from scratchfs.foundation.limits import MIN_REPLY_BYTES
+
+    call = Call.of("read_handle", handle="h_x", line=-50)
+    words = "x" * (MIN_REPLY_BYTES - len(f"invalid argument: : {call}"))
+
+    @keeps_budget
+    def refuse(budget: int | None = None) -> dict:
+        raise InvalidArgument(Advice.of(words, ": ", call))
+
+    with pytest.raises(InvalidArgument) as caught:
+        refuse(budget=65536)
+    text = error_text(caught.value)
+    assert len(text.encode()) == MIN_REPLY_BYTES and text.endswith(str(call)), text[-80:]
+    assert caught.value.calls == (call,)
+
+    @keeps_budget
+    def refuse_short(budget: int | None = None) -> dict:
+        raise InvalidArgument(Advice.of("x: ", call))
+
+    with pytest.raises(InvalidArgument) as short:  # (a shorter one gets it)
+        refuse_short(budget=3000)
+    assert str(short.value).endswith("budget=3000)")

@@ -280,9 +280,13 @@ def keeps_budget(method: Callable[..., dict[str, Any]]) -> Callable[..., dict[st
 
 def _keep_budget(exc: ScratchError, budget: object) -> None:
     """Give each call ``exc`` advises of a tool that takes a budget the caller's ``budget``, when it is one in
-    range and the call names none (:func:`keeps_budget`)."""
+    range and the call names none (:func:`keeps_budget`), where the tool error stays whole with it (:func:`error_text`
+    cuts a longer one, a call in it too: a long filter's)."""
     if exc.advice is not None and type(budget) is int and MIN_REPLY_BYTES <= budget <= MAX_REPLY_BYTES:
+        advice, said = exc.advice, exc.args
         exc.recall(lambda call: call.given(budget=budget) if call.verb in _BUDGETED else call)
+        if len(f"{exc.kind}: {exc}".encode()) > MIN_REPLY_BYTES:
+            exc.advice, exc.args = advice, said
 
 
 class ScratchTools:

@@ -28,7 +28,7 @@ from scratchfs.api.shape_words import short_name
 from scratchfs.api.table_reads import headless
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument, NotJson
-from scratchfs.foundation.limits import DEFAULT_READ_BYTES
+from scratchfs.foundation.limits import DEFAULT_READ_BYTES, MIN_REPLY_BYTES
 from scratchfs.foundation.text import plural
 
 _WHAT = {"html": "an HTML page", "csv": "a CSV/TSV table", "log": "log output", "text": "text",
@@ -250,11 +250,13 @@ def slurp_form(handle: str, kind: str | None, shape: str | None, filter: str | N
         return "arrays" if headless(kind, shape) else "rows"
     if kind == "json":  # (before the placeholder's refusal, whose examples are for an array of records or rows)
         own = bool(filter) and filter.strip() != PLACEHOLDER  # (else the stub's placeholder: a filter to write)
+        read = Call.of("read_handle", handle=handle, jq=filter if own else "keys[]")
+        if len(str(read).encode("utf-8")) > MIN_REPLY_BYTES // 2:  # (a filter of up to 4 KiB, which a tool error
+            read = read.shown("the same call without slurp")  # cut inside it: the CLI still writes it whole)
         raise InvalidArgument(Advice.of(
             "slurp=true does not apply to one JSON document (it joins records, rows or JSON texts into one array); "
             "without it, jq= sees the whole document: " + ("" if own else f'write your filter for "{PLACEHOLDER}", '
-                                                           "e.g. "), Call.of("read_handle", handle=handle,
-                                                                             jq=filter if own else "keys[]")))
+                                                           "e.g. "), read))
     if kind == "binary" and compressed_format(shape):  # (no search finds text in compressed bytes)
         raise InvalidArgument(f"{_SLURP_FOR}; {handle} is stored as binary, "
                               f"{binary_format(shape)}-compressed: read its bytes (offset=, length=); no search "

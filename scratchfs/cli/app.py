@@ -174,7 +174,8 @@ class ScratchGroup(click.Group):
             with tagged_stdout():
                 return super().invoke(ctx)
         except ScratchError as exc:  # (its advice, `scratchfs fsck --rebuild-index`, names the store it was given)
-            warn(f"{exc.kind}: {advised(exc, ctx.meta.get(SCOPE_META))}", ctx.meta.get(_ROOT_META))
+            warn(f"{exc.kind}: {advised(exc, scope := ctx.meta.get(SCOPE_META))}", ctx.meta.get(_ROOT_META),
+                 whole=bool(scope and exc.calls))  # (the commands it names written whole: cut, another argv)
             ctx.exit(exc.exit_code)
         except BrokenPipeError:
             sys.stderr.close()  # the reader went away (e.g. `| head`): not an error worth a line
@@ -216,9 +217,10 @@ def warn(message: str, root: str | None = None, whole: bool = False) -> None:
     """Print ``scratchfs: <message>`` on stderr as one line, always (:func:`~scratchfs.foundation.text.one_line`:
     a newline, NUL or terminal escape in a message -- a CSV header's, a file name's -- is written as its escape); a
     command it writes names the program as it was invoked, and the store's ``root`` when given (:func:`as_invoked`).
-    A message over 2,000 characters is cut in its middle unless ``whole`` (one that ends in a command to paste: cut,
-    a 2,900-character pattern's next page searched another pattern, the words left out said inside its quotes)."""
-    line = one_line(as_invoked(str(message), root))
+    A message over 2,000 characters is cut in its middle unless ``whole`` or a command in it names ``root`` (a
+    command to paste, cut, gave another argv: a long pattern's next page another pattern, a long --root another)."""
+    line = one_line(said := as_invoked(str(message), root))
+    whole = whole or (root is not None and said != str(message))
     click.echo(f"scratchfs: {line if whole else within_chars(line)}", err=True)
 
 
