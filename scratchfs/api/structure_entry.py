@@ -93,10 +93,10 @@ def check_kind(content_type: str | None, read: str, handle: str, line_bytes: flo
     of JSON, records of a table, jq over a table, rows or records of an HTML page or of XML, a CSS select of what is
     no HTML page would parse it as what it is not; so would any read of binary data whose shape names its format
     (gzip, a PNG image: :func:`~scratchfs.api.shape.binary_format`). A read of text, a log, other binary data or
-    content of unknown type (``None``) is tried, and its parse decides (:class:`StructureReads` refuses what it
-    shows does not fit). Raises InvalidArgument naming what the entry is and the reads that fit (by ``shape``, its
-    stored shape, and ``line_bytes``, its average line length: :func:`scratchfs.api.misfit.refusal`); returns None
-    otherwise."""
+    content of unknown type (``None``) is tried, and its parse decides
+    (:class:`~scratchfs.api.structured.StructureReads` refuses what it shows does not fit). Raises InvalidArgument
+    naming what the entry is and the reads that fit (by ``shape``, its stored shape, and ``line_bytes``, its average
+    line length: :func:`scratchfs.api.misfit.refusal`); returns None otherwise."""
     if (content_type in _REFUSED and read in _REFUSED[content_type]) or (
             content_type == "binary" and binary_format(shape) is not None):  # gzip, PNG...: no page, table or JSON
         raise InvalidArgument(refusal(handle, content_type, read, line_bytes=line_bytes, shape=shape))

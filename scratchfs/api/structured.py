@@ -137,7 +137,7 @@ class StructureReads(PageReads):
 
     def _past(self, handle: str, bad: BadRecord, records: int, jq: str | None, call_budget: int | None
               ) -> BadRecord:
-        """``bad`` (raised by a read of ``handle`` through :meth:`_page`) saying how to read past it
+        """``bad`` (raised by a read of ``handle`` through :meth:`over_entry`) saying how to read past it
         (:func:`way_past`), or that it is the last record: it ends at the entry's end (:attr:`size`)."""
         last = bad.offset + bad.length >= (self.size or 0)
         return BadRecord(Advice.of(bad, "; ", way_past(handle, bad, records, jq, call_budget, last)), bad.record,
