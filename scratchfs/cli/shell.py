@@ -70,7 +70,7 @@ def shell_word(word: str) -> str:
     ``shlex.quote`` put a newline inside quotes, which the one-line stderr then showed as ``\\n`` and a non-UTF-8
     byte as ``\\udcff``: pasted, another path (atk28). A word that is not printable and ends in a newline, which a
     command substitution drops, is no one word of any POSIX shell: :func:`command_line` sets it first. Raises
-    ValueError for one (no caller gives one)."""
+    ValueError for one (:func:`~scratchfs.cli.advice.options_said` gives one and keeps the model's words then)."""
     if not _NOT_PRINTABLE.search(word):
         return shlex.quote(word)
     raw = os.fsencode(word)
