@@ -62,12 +62,16 @@ def test_a_refusal_adds_no_budget_the_call_did_not_give_or_gave_out_of_range(sco
 
 
 def test_a_shown_example_keeps_its_words_and_gets_the_budget_as_data(scope):
+    """A JSON document's refusal of row= shows its example as words (``e.g. jq="keys[]"``): they stay the words, the
+    budget is the call's data. (An HTML page's refusal of record= was read here: it shows no example, and the test
+    checked nothing of one.)"""
     tools = ScratchTools(scope)
-    handle = scope.spill((FIXTURES / "browser-rust-book.html").read_bytes(), source_tool="t").handle
-    refused = _refused(tools, {"handle": handle, "record": 1, "budget": 5000})
-    assert all(call.to_json()["arguments"].get("budget") == 5000 for call in refused.calls)
+    handle = scope.spill((FIXTURES / "api-ec2-service-model.json").read_bytes(), source_tool="t").handle
+    refused = _refused(tools, {"handle": handle, "row": 1, "budget": 5000})
     shown = [call for call in refused.calls if call.text is not None]
-    assert all("budget" not in call.text for call in shown)
+    assert [call.text for call in shown] == ['jq="keys[]"'], refused.calls
+    assert 'e.g. jq="keys[]", then' in str(refused)
+    assert [call.to_json()["arguments"] for call in shown] == [{"handle": handle, "jq": "keys[]", "budget": 5000}]
 
 
 def test_the_cli_writes_a_listing_the_refusal_names_without_the_budget_it_has_no_option_for(tmp_path):
