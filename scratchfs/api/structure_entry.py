@@ -53,8 +53,10 @@ class EntryReads:
                    given: OpenEntry | None = None) -> Any:
         """Open the entry (unless the caller has: ``given``), run ``read(source, blob token, content type)`` over
         it, map damaged data to CorruptBlob and content nested deeper than Python's JSON parser and encoder go (a
-        ``RecursionError``) to InvalidArgument. The reads pass :func:`entry_identity` of the blob token to the
-        readers, which bind their cursors to it."""
+        ``RecursionError``) to InvalidArgument, and return what ``read`` returns. The reads pass
+        :func:`entry_identity` of the blob token to the readers, which bind their cursors to it. Raises
+        InvalidArgument (a malformed handle, such nesting), NotFound (no live entry), CorruptBlob, StorageError,
+        StoreBusy, StoreClosed, and what ``read`` raises."""
         scope = self.scope
         handle = checks.check_handle(handle)
         with (nullcontext(given) if given is not None else
@@ -69,7 +71,8 @@ class EntryReads:
                                       "read it by bytes or lines") from None
 
     def check_fits(self, content_type: str | None, read: str, handle: str) -> None:
-        """Refuse ``read`` of the entry last opened (:func:`check_kind`, with its shape and average line)."""
+        """Refuse ``read`` of the entry last opened (:func:`check_kind`, with its shape and average line): raises
+        InvalidArgument when its ``content_type`` does not take it."""
         check_kind(content_type, read, handle, self.line_bytes, self.shape)
 
     def time_limit(self) -> float:
