@@ -1,4 +1,5 @@
-"""CSV and TSV: row ranges that always carry the header, and column selection, streaming with the ``csv`` module.
+"""CSV and TSV: row ranges that always carry the header, and column selection (checked against the header by
+:mod:`~scratchfs.engine.structure.table_columns`), streaming with the ``csv`` module.
 
 Rows are numbered from 1 after the header (the first record; a UTF-8 byte order mark before it is not part of its
 first name, as ``encoding="utf-8-sig"`` reads it); a quoted field spanning several lines is part of one
