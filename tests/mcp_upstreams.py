@@ -12,7 +12,6 @@ import csv
 import importlib.metadata
 import json
 import os
-import re
 import shutil
 import sqlite3
 import subprocess
@@ -20,6 +19,7 @@ import sys
 from pathlib import Path
 
 from filelock import FileLock
+from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -60,7 +60,7 @@ def _pip_with_python_option() -> bool:
         found = importlib.metadata.version("pip")
     except importlib.metadata.PackageNotFoundError:
         return False
-    return tuple(int(part) for part in re.findall(r"\d+", found)[:2]) >= (22, 3)
+    return Version(found) >= Version("22.3")  # (packaging: pytest's own dependency)
 
 
 def build_packages_db(path: Path) -> int:
