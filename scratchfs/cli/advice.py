@@ -14,7 +14,7 @@ import click
 
 from scratchfs.api.column_words import NUMBER_PREFIX
 from scratchfs.api.store import ScratchStore
-from scratchfs.cli.shell import shell_command, shell_word
+from scratchfs.cli.shell import QUOTED_TEXT, shell_command, shell_word
 from scratchfs.foundation.calls import Call
 from scratchfs.foundation.errors import ScratchError
 
@@ -92,7 +92,7 @@ def advised(exc: ScratchError, scope: tuple[str, str, str | None] | None) -> str
     return f"{verb.replace('_', '-')}: {option if said and option in _options_of(verb) else name}{said}{after}"
 
 
-_ARGUMENT_SAID = re.compile(r"""(?<!\w)(?P<quoted>'(?:[^'\\\n]|\\.)*'(?!\w)|"(?:[^"\\\n]|\\.)*")"""
+_ARGUMENT_SAID = re.compile(rf"(?:{QUOTED_TEXT})"
                             r'|(?<![^\s(/])(?P<name>[a-z][a-z_]*)=(?P<value>true\b|-?\d+\b|"(?:[^"\\]|\\.)*"|'
                             r'(?=[\s,;.:)/]|$))')
 """An argument as a refusal's text names it to a model, after a space, a bracket or a slash, never inside a quoted
