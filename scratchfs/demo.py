@@ -208,7 +208,8 @@ def pick_needle(data: bytes, cut_start: bool = False, cut_end: bool = False) -> 
     text = data if head is None else data[head.end() :]
     opened = _CUT_TAIL.search(text, max(0, len(text) - 4200)) if cut_end else None
     text = escapes_parted(text if opened is None else text[: opened.start()])
-    text = text.rstrip(_WORD_BYTES) if cut_end else text  # (each of its words a run of data's bytes)
+    text = text.rstrip(_WORD_BYTES) if cut_end and opened is None else text  # (each of its words a run of data's
+    # bytes; a word that ends where the escape the end cuts starts is whole)
     found = _WORD.search(text, len(text) // 2) or _WORD.search(text)
     if found:
         return found.group(0)

@@ -213,3 +213,28 @@ def test_read_handle_help_says_a_budget_prints_the_json_reply():
     helped = CliRunner().invoke(main, ["read-handle", "--help"], terminal_width=300)
     (budget,) = [line for line in helped.stdout.splitlines() if line.strip().startswith("--budget")]
     assert "prints, as --json does" in budget, budget
+
+
+def test_a_listing_from_a_cursor_says_its_entries_follow_the_cursor(tmp_path, monkeypatch):
+    """hostile16: ``ls --limit 2 --after CURSOR`` titled the 3rd and 4th entries ``all runs: entries 1-2``, as if the
+    listing started there (the cursor holds no position to number them from)."""
+    import re
+
+    from click.testing import CliRunner
+
+    from scratchfs import ScratchStore
+    from scratchfs.cli import main, render
+
+    root = str(tmp_path / "root")
+    with ScratchStore(root) as store:
+        for n in range(5):
+            store.scope("r", "a").scratch_write(f"k{n}", b"v")
+    titles: list[str] = []
+    listing = render.entries_listing
+    monkeypatch.setattr(render, "entries_listing", lambda *a, **k: titles.append(k["title"]) or listing(*a, **k))
+    first = CliRunner().invoke(main, ["ls", "--limit", "2", "--root", root])
+    cursor = re.search(r"--after (\S+)", first.stderr).group(1)
+    for limit in ("2", "0"):
+        assert CliRunner().invoke(main, ["ls", "--limit", limit, "--after", cursor, "--root", root]).exit_code == 0
+    assert titles == ["all runs: entries 1-2", "all runs: entries 1-2 after the cursor",
+                      "all runs: 3 entries after the cursor"]

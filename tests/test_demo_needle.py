@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -129,3 +130,11 @@ def test_a_window_ending_on_any_escape_byte_gives_a_word_of_the_text(parts):
     for end in (n for n in range(16, len(data)) if data[n - 1] == 0x1b or data[n - 2] == 0x1b):
         needle = pick_needle(data[:end], cut_end=True)
         assert any(needle in word for word in _text_words(data)), (needle, data[:end])
+
+
+@pytest.mark.parametrize("tail", [b"\x1b]8;;file:///addr_word/x", b"\x1b[01;3", b"\x1b"])
+def test_a_word_ending_where_the_escape_a_window_end_cuts_starts_is_whole(tail):
+    """hostile16: the word before an escape sequence the window's end cuts was taken for the word the end cuts and
+    left out too: ``... real_word_here\\x1b]8;;file:///x`` searched ``]8;;file`` (the window's middle bytes, of the
+    escape), ``... real_word_here\\x1b[01;3`` ``ord_here``."""
+    assert pick_needle(b"1234 ( real_word_here" + tail, cut_end=True) == b"real_word_here"

@@ -145,3 +145,23 @@ def test_the_cli_names_the_arguments_of_a_mix_as_its_options(tmp_path):
                                                              "--context and --max-matches")):
         refused = CliRunner().invoke(main, ["read-handle", handle, *scope_args, *extra])
         assert refused.exit_code == 2 and said in refused.stderr, refused.stderr
+
+
+def test_the_cli_writes_options_for_the_words_but_keeps_a_value_the_message_quotes(tmp_path):
+    """hostile16: options_said wrote a name= it found after a space or a slash as the option, inside the value a
+    message echoes too: ``no key 'dir/--line 5'`` for the key dir/line=5, ``not a handle ...: 'see --line 5'``; and
+    a search's refusal beside a structure read said ``takes no jq=:`` in the model's words."""
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    root = str(tmp_path / "r")
+    source = tmp_path / "n.txt"
+    source.write_bytes(b"".join(b"%d\n" % i for i in range(3000)))
+    scope_args = ["--root", root, "--run", "r", "--agent", "a"]
+    handle = json.loads(CliRunner().invoke(main, ["spill", str(source), *scope_args, "--json"]).stdout)["handle"]
+    for argv, said in ((["scratch-read", "dir/line=5"], "no key 'dir/line=5' in this scope"),
+                       (["read-handle", "see line=5"], "'see line=5'; a scratchpad value"),
+                       (["read-handle", handle, "--match", "x", "--jq", "."], "takes no --jq: search the stored")):
+        refused = CliRunner().invoke(main, [*argv, *scope_args])
+        assert refused.exit_code in (1, 2) and said in refused.stderr, refused.stderr

@@ -28,3 +28,16 @@ def test_a_mixed_read_of_plain_values_still_names_the_calls(scratch_scope):
     handle = scratch_scope.spill(b"hello\n" * 10, source_tool="t").handle
     with pytest.raises(InvalidArgument, match=r"a search: read_handle\(handle=.*context=3"):
         scratch_scope.read_handle(handle, context=3)
+
+
+@pytest.mark.parametrize("odd", [{"match": "a\ud800"}, {"pattern": "a\ud800"}, {"match": "x", "offset": 10**5000},
+                                 {"match": "x", "offset": b"x"}, {"match": "x", "encoding": "\ud800"}])
+def test_a_count_beside_a_window_argument_with_a_value_no_call_writes_is_refused(scratch_scope, odd):
+    """hostile16: the count's refusal (``count=True`` beside ``context=``) built its call of any value given, where
+    the other mixes' refusals say what is mixed alone: UnicodeEncodeError, ValueError or TypeError, no typed error."""
+    from scratchfs.api.contract import ScratchTools
+
+    handle = scratch_scope.spill(b"hello\n" * 10, source_tool="t").handle
+    with pytest.raises(InvalidArgument, match=r"^count cannot be combined with context: ") as info:
+        ScratchTools(scratch_scope).read_handle(handle, count=True, context=3, **odd)
+    assert not info.value.calls

@@ -204,3 +204,43 @@ def test_a_refusal_whole_at_the_cap_gets_no_budget_that_would_cut_it():
     with pytest.raises(InvalidArgument) as short:  # (a shorter one gets it)
         refuse_short(budget=3000)
     assert str(short.value).endswith("budget=3000)")
+
+
+@pytest.mark.parametrize(("tool", "arguments"), [
+    ("read_handle", {"handle": "notes"}),  # (a key given as a handle)
+    ("read_handle", {"handle": "   "}),
+    ("read_handle", {"handle": "h_" + "a" * 24, "jq": "  "}),
+    ("read_handle", {"handle": "h_" + "a" * 24, "match": "a\ud800"}),
+    ("scratch_read", {"key": "a\x00b"}),
+])
+def test_a_budget_out_of_range_beside_a_fault_the_check_finds_later_names_no_call(scope, tool, arguments):
+    """hostile16: the call a budget's refusal names was checked against the schema alone, so a handle the store
+    refuses ("notes"), one of white space, a jq filter of white space, a lone surrogate or a key's NUL passed with
+    it: pasted back, the call was refused again for them. The budget is then not the call's one fault: no call."""
+    with pytest.raises(InvalidArgument) as caught:
+        ScratchTools(scope).call(tool, {**arguments, "budget": 100})
+    assert str(caught.value) == f"{tool}: budget: 100 is less than the minimum of 2048" and not caught.value.calls
+
+
+@pytest.mark.parametrize(("arguments", "words"), [
+    ({"match": "\U0001f600" * 520, "budget": 100}, "the same call with budget=2048"),
+    ({"pattern": "\U0001f600" * 540, "cursor": ""}, "the same call without cursor"),
+])
+def test_a_call_long_in_utf8_bytes_is_told_in_words_not_cut_at_the_cap(scope, arguments, words):
+    """hostile16: the budget's and the empty argument's refusals told a call in words past 600 characters, but a
+    tool error's cap counts UTF-8 bytes: 520 emoji in a match= (2,080 bytes in 540 characters) went out whole and
+    the error was cut inside the call (``...``) at 2,047 bytes."""
+    handle = scope.spill(b"hello world\n" * 100, source_tool="t").handle
+    with pytest.raises(InvalidArgument) as caught:
+        ScratchTools(scope).call("read_handle", {"handle": handle, **arguments})
+    text = error_text(caught.value)
+    assert text.endswith(words) and len(text.encode()) < 400, text[-80:]
+    assert [call.to_json()["arguments"]["handle"] for call in caught.value.calls] == [handle]
+
+
+def test_a_budget_given_as_an_integral_float_is_kept_by_the_checks_refusal(scope):
+    """hostile16: ``budget=3000.0`` (a model's JSON number) is the 3000 the tool reads at, but the arguments' check
+    refusal kept only an int: read_handle(handle="notes", budget=3000.0) named scratch_read(key="notes") bare."""
+    with pytest.raises(InvalidArgument) as caught:
+        ScratchTools(scope).call("read_handle", {"handle": "notes", "budget": 3000.0})
+    assert str(caught.value).endswith('scratch_read(key="notes", budget=3000)'), str(caught.value)

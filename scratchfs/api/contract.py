@@ -279,9 +279,9 @@ def keeps_budget(method: Callable[..., dict[str, Any]]) -> Callable[..., dict[st
 
 
 def _keep_budget(exc: ScratchError, budget: object) -> None:
-    """Give each call ``exc`` advises of a tool that takes a budget the caller's ``budget``, when it is one in
-    range and the call names none (:func:`keeps_budget`), where the tool error stays whole with it (:func:`error_text`
-    cuts a longer one, a call in it too: a long filter's)."""
+    """Give each call ``exc`` advises of a budgeted tool the caller's ``budget`` (3000.0 as 3000) when in range, the
+    call names none (:func:`keeps_budget`) and the tool error stays whole with it (:func:`error_text` cuts more)."""
+    budget = int(budget) if isinstance(budget, float) and budget.is_integer() else budget
     if exc.advice is not None and type(budget) is int and MIN_REPLY_BYTES <= budget <= MAX_REPLY_BYTES:
         advice, said = exc.advice, exc.args
         exc.recall(lambda call: call.given(budget=budget) if call.verb in _BUDGETED else call)

@@ -141,18 +141,19 @@ class _Calls:
 def _count_alone(others: set[str], handle: object, asked: Mapping[str, Any]) -> None:
     """Refuse ``count`` beside arguments of windows, lines, ranges or structure reads (a count shows none), naming
     the count that runs (``asked``: the call's needle, ``offset``, ``ignore_case`` and :data:`_KEPT`) when the call
-    gives a ``handle`` and a needle."""
+    gives a ``handle`` and a needle, and a call can write each of them (:func:`_writable`)."""
     if others:
         view = ('; a text view (an HTML page\'s, terminal output as rendered) is not counted: list the view\'s '
                 'matches (view="text", context=0, max_matches=1000), or count the stored content (no view), where '
                 'markup or escape sequences may split the text') if "view" in others else ""
         said = (f"count cannot be combined with {', '.join(sorted(others))}: it counts the matches of match= or "
                 f"pattern= (from offset= to end=, with ignore_case=) and shows no window{view}")
-        if not isinstance(handle, str) or (asked.get("match") is None and asked.get("pattern") is None):
+        kept = {name: asked.get(name) for name in ("match", "pattern", "offset", "ignore_case", *_KEPT)}
+        if not isinstance(handle, str) or (kept["match"] is None and kept["pattern"] is None) or not all(
+                map(_writable, kept.values())):  # (the Python API's match="\ud800", offset=b"x": said alone)
             raise InvalidArgument(said)
-        count = Call.of("read_handle", handle=handle, **{name: asked.get(name) for name in (
-            "match", "pattern", "offset", "ignore_case", *_KEPT)}, count=True)
-        raise _told(said, "; the count alone: ", count, instead=f"this call without {', '.join(sorted(others))}")
+        raise _told(said, "; the count alone: ", Call.of("read_handle", handle=handle, **kept, count=True),
+                    instead=f"this call without {', '.join(sorted(others))}")
 
 
 def _advice(mixed: list[str], given: dict[str, Any]) -> list[str]:

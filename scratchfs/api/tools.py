@@ -305,7 +305,7 @@ def _seconds(ttl: float) -> str:
 
 _VALIDATORS: dict[str, Any] = {}
 _MESSAGE_CHARS = 300  # a schema violation's message, at most (it may quote the value)
-_LONG_CALL = 600  # a call a budget's refusal names longer than this is told in words
+_LONG_CALL = 600  # a call a budget's refusal names longer than this (UTF-8 bytes) is told in words
 MAX_ARGUMENT_DEPTH = 8
 """Deepest nesting of lists and objects an argument may have (the schemas' deepest is a list of columns)."""
 
@@ -318,7 +318,8 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
         InvalidArgument: a tool name that is not text or not a tool; arguments that are not an object (``None`` is
             no arguments), whose names are not text, nested deeper than :data:`MAX_ARGUMENT_DEPTH` or holding an
             integer of more than :data:`~scratchfs.foundation.checks.MAX_INT_BITS` bits; the first schema violation
-            (the message names the argument and the bad value); a text that is not valid UTF-8 (a lone surrogate);
+            (the message names the argument and the bad value; a ``budget`` out of range, the call's one fault,
+            names the same call with the nearest budget in range); a text that is not valid UTF-8 (a lone surrogate);
             a ``handle``, ``key`` or ``ttl`` the store refuses (:data:`_NAMED`); an argument given empty that the
             tool refuses empty, after every other fault (the message names the call that works:
             :func:`~scratchfs.api.empty_arguments.empty_refusal`).
@@ -354,15 +355,14 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
         elif len(message) > _MESSAGE_CHARS:
             message = message[: _MESSAGE_CHARS - 3] + "..."
         head = f"{name}: {where + ': ' if where else ''}{message}"
-        raise InvalidArgument(_budget_advice(name, arguments, head) if errors == [error] and where == "budget"
-                              and error.validator in ("minimum", "maximum") else head)
-    for k, v in arguments.items():  # every text, lists' items too, before anything measures or encodes it
-        check_utf8(v, f"{name}: {k}")
-    for k, check in _NAMED.items():  # what the store checks of a name or a ttl, told before the store is reached
-        if arguments.get(k) is not None and k not in empty:
-            check(arguments[k])
-    if empty:
-        raise empty_refusal(name, arguments, empty)
+        if not (errors == [error] and where == "budget" and error.validator in ("minimum", "maximum")):
+            raise InvalidArgument(head)
+        try:  # (its call named only when it is the one fault: "notes" for a handle, a key's NUL are others)
+            _check_texts_and_names(name, arguments, empty)
+        except InvalidArgument:
+            raise InvalidArgument(head) from None
+        raise InvalidArgument(_budget_advice(name, arguments, head))
+    _check_texts_and_names(name, arguments, empty)
     return {k: int(v) if isinstance(v, float) and v.is_integer() and _integral(spec.input_schema["properties"][k])
             else v for k, v in arguments.items()}
 
@@ -466,6 +466,18 @@ ttl's finiteness), made by :func:`check_arguments` with the store's own function
 at once, even while the store cannot be reached (an outage, :mod:`scratchfs.api.deferred_store`)."""
 
 
+def _check_texts_and_names(name: str, arguments: Mapping[str, Any], empty: list[str]) -> None:
+    """:func:`check_arguments`' checks after the schema's: every text valid UTF-8, the store's checks of a handle,
+    a key or a ttl (:data:`_NAMED`), then the arguments given ``empty``, refused naming the call that works."""
+    for k, v in arguments.items():  # every text, lists' items too, before anything measures or encodes it
+        check_utf8(v, f"{name}: {k}")
+    for k, check in _NAMED.items():  # what the store checks of a name or a ttl, told before the store is reached
+        if arguments.get(k) is not None and k not in empty:
+            check(arguments[k])
+    if empty:
+        raise empty_refusal(name, arguments, empty)
+
+
 def _budget_advice(name: str, arguments: Mapping[str, Any], head: str) -> Advice:
     """``head`` (the refusal of a ``budget`` out of range, the call's one fault) and the same call with the nearest
     budget in range: ``...: budget: 100 is less than the minimum of 2048; within it: read_handle(..., budget=2048)``
@@ -473,7 +485,7 @@ def _budget_advice(name: str, arguments: Mapping[str, Any], head: str) -> Advice
     budget = min(max(arguments["budget"], MIN_REPLY_BYTES), MAX_REPLY_BYTES)
     given = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in arguments.items()}  # (row=1.0)
     call = Call.of(name, **{**given, "budget": budget})
-    if len(str(call)) > _LONG_CALL:
+    if len(str(call).encode("utf-8")) > _LONG_CALL:  # (600 emoji in a match= were 2,400 bytes: cut at the cap)
         call = call.shown(f"the same call with budget={budget}")
     return Advice.of(head, "; within it: ", call)
 

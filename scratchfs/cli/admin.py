@@ -109,7 +109,7 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int
         if not page:
             break
         _print_page(page, shown, as_json, store, title, run_id is None,  # (a listing cut short says its range)
-                    single=shown == 0 and len(page) < PAGE_ROWS and more is None)
+                    single=shown == 0 and len(page) < PAGE_ROWS and more is None, resumed=start is not None)
         shown += len(page)
         if len(page) < PAGE_ROWS:
             break
@@ -141,7 +141,10 @@ def _entries(count: int) -> str:
 
 
 def _print_page(page: list, shown: int, as_json: bool, store: ScratchStore, title: str, show_run: bool,
-                single: bool) -> None:
+                single: bool, resumed: bool = False) -> None:
+    """Print a page of ``ls`` (``shown`` entries before it); its table titled with its count (``single``: the
+    listing's one page) or its range, ``after the cursor`` when the listing goes on from ``--after`` (``resumed``:
+    entries 1-2 of a listing's third page were its 5th and 6th)."""
     if as_json:
         for i, entry in enumerate(page):
             sep = "," if shown + i else ""
@@ -149,7 +152,8 @@ def _print_page(page: list, shown: int, as_json: bool, store: ScratchStore, titl
         return
     from scratchfs.cli.render import entries_listing, show
 
-    what = _entries(len(page)) if single else f"entries {shown + 1}-{shown + len(page)}"
+    what = (_entries(len(page)) if single else f"entries {shown + 1}-{shown + len(page)}") + (
+        " after the cursor" if resumed else "")
     listing = entries_listing(page, store.now(), title=f"{title}: {what}", show_run=show_run)
     if shown and not sys.stdout.isatty():  # tab-separated rows: one header for the whole listing
         sys.stdout.write(listing.tsv().split("\n", 1)[1])

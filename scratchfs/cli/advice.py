@@ -14,7 +14,7 @@ import click
 
 from scratchfs.api.column_words import NUMBER_PREFIX
 from scratchfs.api.store import ScratchStore
-from scratchfs.cli.shell import shell_command, shell_word
+from scratchfs.cli.shell import QUOTED_TEXT, shell_command, shell_word
 from scratchfs.foundation.calls import Call
 from scratchfs.foundation.errors import ScratchError
 
@@ -92,10 +92,12 @@ def advised(exc: ScratchError, scope: tuple[str, str, str | None] | None) -> str
     return f"{verb.replace('_', '-')}: {option if said and option in _options_of(verb) else name}{said}{after}"
 
 
-_ARGUMENT_SAID = re.compile(r'(?<![^\s(/])([a-z][a-z_]*)=(true\b|-?\d+\b|"(?:[^"\\]|\\.)*"|(?=[\s,;.)/]|$))')
-"""An argument as a refusal's text names it to a model, after a space, a bracket or a slash (never inside a quoted
-text): bare (``line=``, ``row=/rows=``), a flag (``slurp=true``), a number (``line=-1``) or a JSON string literal
-(``jq="keys[]"``)."""
+_ARGUMENT_SAID = re.compile(rf"(?:{QUOTED_TEXT})"
+                            r'|(?<![^\s(/])(?P<name>[a-z][a-z_]*)=(?P<value>true\b|-?\d+\b|"(?:[^"\\]|\\.)*"|'
+                            r'(?=[\s,;.:)/]|$))')
+"""An argument as a refusal's text names it to a model, after a space, a bracket or a slash, never inside a quoted
+text (a value the message echoes, ``no key 'dir/line=5'``: kept as given): bare (``line=``, ``row=/rows=``,
+``takes no jq=:``), a flag (``slurp=true``), a number (``line=-1``) or a JSON string literal (``jq="keys[]"``)."""
 
 
 def options_said(text: str) -> str:
@@ -109,7 +111,9 @@ def options_said(text: str) -> str:
     options = _options_of("read_handle")
 
     def option(found: re.Match[str]) -> str:
-        name, value = found[1], found[2]
+        name, value = found["name"], found["value"]
+        if name is None:  # (a quoted text)
+            return found[0]
         said = _OPTIONS.get(name, f"--{name.replace('_', '-')}")
         if said not in options:
             return found[0]

@@ -37,7 +37,7 @@ from scratchfs.cli.environment import (
     misspelt_variables,
 )
 from scratchfs.cli.output import InputError, OutputError, tagged_stdout
-from scratchfs.cli.shell import command_line, program
+from scratchfs.cli.shell import QUOTED_TEXT, command_line, program
 from scratchfs.cli.usage import ScratchCommand
 from scratchfs.foundation.checks import check_int, check_seconds, check_ttl
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
@@ -108,9 +108,6 @@ def restore_signals(replaced: dict[int, Any]) -> None:
 
 _SERVES_STDIN = frozenset({"mcp", "mcp-proxy"})
 """The commands whose standard input is their client's requests (a closed one is refused before the store opens)."""
-_QUOTED = r"(?<!\w)'(?:[^'\\\n]|\\.)*'(?!\w)" + r'|"(?:[^"\\\n]|\\.)*"'
-"""A quoted text as ``repr`` (``'it'``; an apostrophe inside a word, ``store's``, opens none) or JSON (``"it"``)
-writes it: a key's, a value's, a name's words, which :func:`as_invoked` leaves as they are."""
 
 
 class ScratchGroup(click.Group):
@@ -242,7 +239,7 @@ def as_invoked(text: str, root: str | None = None) -> str:
 
     # (a command written by program() already, `python3 -m scratchfs ls`, is left as it is: the `-m ` before it;
     # a quoted text -- a key, a value, a name, as repr() or JSON writes it -- is the user's words, left as they are)
-    return re.sub(rf"{_QUOTED}|(?<![\w./-])(?<!-m )scratchfs ({words}|--help)(?![\w-])((?: --[a-z][\w-]*)*)",
+    return re.sub(rf"{QUOTED_TEXT}|(?<![\w./-])(?<!-m )scratchfs ({words}|--help)(?![\w-])((?: --[a-z][\w-]*)*)",
                   lambda found: found[0] if found[1] is None else command(found), text)
 
 

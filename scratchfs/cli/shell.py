@@ -16,6 +16,12 @@ from collections.abc import Sequence
 _SCRIPT_NAMES = ("scratchfs", "scratchfs.exe")
 
 
+QUOTED_TEXT = r"(?<!\w)'(?:[^'\\\n]|\\.)*'(?!\w)" + r'|"(?:[^"\\\n]|\\.)*"'
+"""A quoted text as ``repr`` (``'it'``; an apostrophe inside a word, ``store's``, opens none) or JSON (``"it"``)
+writes it in a message: a key's, a value's, a name's words, which the CLI leaves as they are where it writes the
+rest its own way (:func:`~scratchfs.cli.app.as_invoked`, :func:`~scratchfs.cli.advice.options_said`)."""
+
+
 def program() -> str:
     """The program as a command the CLI writes names it, shell-quoted: ``sys.argv[0]`` as it was invoked when that is
     a path to a scratchfs script (``.venv/bin/scratchfs``, which runs with scratchfs on no PATH); the interpreter and
@@ -120,4 +126,4 @@ FLEET_STORE_NOTE = "(with this store's --index and --blobs, or $SCRATCHFS_INDEX 
 """What a printed command that continues one on a fleet's store needs besides its words (:func:`shell_command`)."""
 
 
-__all__ = ["FLEET_STORE_NOTE", "as_module", "command_line", "program", "shell_command", "shell_word"]
+__all__ = ["FLEET_STORE_NOTE", "QUOTED_TEXT", "as_module", "command_line", "program", "shell_command", "shell_word"]
