@@ -219,12 +219,12 @@ def test_a_float_column_is_refused_not_looked_up_as_a_name(tools, scratch_scope)
 def test_structure_texts_are_checked_as_utf8_once_per_call(tools, scratch_scope, monkeypatch):
     """Over MCP (``ScratchTools.call``) the schema check already checks every text as UTF-8: the structure read does
     not check them again (it did); a direct caller, who skipped the schema check, still gets the check."""
-    from scratchfs.api import contract
+    from scratchfs.api import read_replies
     from scratchfs.api import tools as tool_specs
 
     handle = scratch_scope.spill(b'{"a": [1, 2, 3]}' * 2000, source_tool="t").handle
     seen = {"schema": [], "reply": []}
-    for module, name in ((tool_specs, "schema"), (contract, "reply")):
+    for module, name in ((tool_specs, "schema"), (read_replies, "reply")):
         real = module.check_utf8
         monkeypatch.setattr(module, "check_utf8", lambda v, w, real=real, name=name: seen[name].append(v) or real(v, w))
     tools.call("read_handle", {"handle": handle, "jq": ".a"})

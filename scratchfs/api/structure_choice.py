@@ -1,5 +1,5 @@
 """Which structure read the arguments of ``read_handle`` make (:func:`structure_read`): the contract's
-:func:`~scratchfs.api.contract.structure_reply` pages it into a reply."""
+:func:`~scratchfs.api.read_replies.structure_reply` pages it into a reply."""
 
 from __future__ import annotations
 
