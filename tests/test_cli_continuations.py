@@ -115,3 +115,20 @@ def test_a_scratch_read_as_json_prints_the_next_page_as_a_command(store):
     done, hints = _follow([*COMMAND, "scratch-read", "notes", "--json", "--length", "4096", *scope], run)
     assert "".join(json.loads(one.stdout)["data"] for one in done).encode() == value
     assert len(hints) == len(value) // 4096 and all(" scratch-read notes --json " in hint for hint in hints), hints
+
+
+def test_a_raw_scratch_read_given_json_options_names_the_json_read_to_paste(store):
+    """newuser11: ``scratch-read k --budget 3000`` (no ``--json``) was refused with no command to run; the refusal
+    names the same read with ``--json``, on the same store and scope, and pasted into sh it prints that JSON."""
+    root, run = store
+    subprocess.run([*COMMAND, "scratch-write", "k it's", "--root", root, "--run", "r", "--agent", "a"],
+                   input=b"hello $x `y`\n" * 10, check=True, **run)
+    refused = subprocess.run([*COMMAND, "scratch-read", "k it's", "--root", root, "--run", "r", "--agent", "a",
+                              "--budget", "3000", "--offset", "2"], **run)
+    assert refused.returncode == 2 and refused.stdout == b""
+    said = refused.stderr.decode()
+    assert said.count("\n") == 1 and "apply to --json reads; the raw value is printed whole: " in said, said
+    pasted = subprocess.run(["/bin/sh", "-c", said.split("printed whole: ", 1)[1].strip()], **run)
+    assert pasted.returncode == 0, pasted.stderr
+    reply = json.loads(pasted.stdout)
+    assert (reply["key"], reply["offset"], reply["data"]) == ("k it's", 2, ("hello $x `y`\n" * 10)[2:])

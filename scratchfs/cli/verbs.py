@@ -281,9 +281,11 @@ def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_j
         click.echo(to_json(reply))
         warn_next(reply, run_id, agent_id, str(store.root) if store.embedded else None)
         return
-    if given:
+    if given:  # (the same read with --json: the command named whole, on this store and scope)
+        with_json = call_command(Call.of("scratch_read", key=key, **given), run_id, agent_id,
+                                 str(store.root) if store.embedded else None)
         raise InvalidArgument("--offset, --length, --version and --budget apply to --json reads; the raw value is "
-                              "printed whole")
+                              f"printed whole: {with_json}")
     write_all(scope.iter_content("scratch", key))
 
 
