@@ -331,3 +331,28 @@ def test_a_shorter_listing_page_writes_each_call_once(store, monkeypatch):
     written.pop()
     assert len(written) == len(set(written)), sorted(written.count(c) for c in set(written))[-3:]
 
+
+
+@pytest.mark.parametrize("bad", ["zzz", "another listing's"])
+def test_a_scratch_list_cursor_refused_names_the_listing_from_its_start(tmp_path, bad):
+    """hostile15: ``scratch_list(cursor="zzz")`` was refused as "not a listing cursor: 'zzz'" with no call to go on
+    with; a bad cursor's refusal names the listing from its start, the caller's prefix, limit and budget kept, and
+    that call runs."""
+    import re
+
+    from scratchfs import ScratchStore
+    from scratchfs.api.contract import ScratchTools, error_text
+
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        for i in range(5):
+            scope.scratch_write(f"k{i}", b"v")
+        tools = ScratchTools(scope)
+        cursor = "zzz" if bad == "zzz" else re.search(r'cursor="([^"]+)"',
+                                                     tools.call("scratch_list", {"limit": 2})["next_call"])[1]
+        with pytest.raises(InvalidArgument) as refused:
+            tools.call("scratch_list", {"prefix": "k", "limit": 3, "cursor": cursor, "budget": 3000})
+        (call,) = refused.value.advice.calls
+        assert str(call) == 'scratch_list(prefix="k", limit=3, budget=3000)', error_text(refused.value)
+        assert error_text(refused.value).endswith(str(call))
+        assert [row["key"] for row in tools.call("scratch_list", dict(call.arguments))["entries"]] == ["k0", "k1", "k2"]
