@@ -186,16 +186,9 @@ def test_a_listing_cut_short_by_limit_titles_its_range_not_a_count(tmp_path, mon
     stderr's ``next:`` alone said there were more); a listing cut short is titled ``entries 1-3``."""
     from click.testing import CliRunner
 
-    from scratchfs import ScratchStore
-    from scratchfs.cli import main, render
+    from scratchfs.cli import main
 
-    root = str(tmp_path / "root")
-    with ScratchStore(root) as store:
-        for n in range(5):
-            store.scope("r", "a").scratch_write(f"k{n}", b"v")
-    titles: list[str] = []
-    listing = render.entries_listing
-    monkeypatch.setattr(render, "entries_listing", lambda *a, **k: titles.append(k["title"]) or listing(*a, **k))
+    root, titles = _five_entries_titled(tmp_path, monkeypatch)
     cut = CliRunner().invoke(main, ["ls", "--limit", "3", "--root", root])
     assert cut.exit_code == 0 and "next:" in cut.stderr, cut.stderr
     whole = CliRunner().invoke(main, ["ls", "--limit", "5", "--root", root])
@@ -222,8 +215,21 @@ def test_a_listing_from_a_cursor_says_its_entries_follow_the_cursor(tmp_path, mo
 
     from click.testing import CliRunner
 
+    from scratchfs.cli import main
+
+    root, titles = _five_entries_titled(tmp_path, monkeypatch)
+    first = CliRunner().invoke(main, ["ls", "--limit", "2", "--root", root])
+    cursor = re.search(r"--after (\S+)", first.stderr).group(1)
+    for limit in ("2", "0"):
+        assert CliRunner().invoke(main, ["ls", "--limit", limit, "--after", cursor, "--root", root]).exit_code == 0
+    assert titles == ["all runs: entries 1-2", "all runs: entries 1-2 after the cursor",
+                      "all runs: 3 entries after the cursor"]
+
+
+def _five_entries_titled(tmp_path, monkeypatch) -> tuple[str, list[str]]:
+    """A store of five entries of run r, agent a, and the list every ``ls`` table's title is appended to."""
     from scratchfs import ScratchStore
-    from scratchfs.cli import main, render
+    from scratchfs.cli import render
 
     root = str(tmp_path / "root")
     with ScratchStore(root) as store:
@@ -232,9 +238,4 @@ def test_a_listing_from_a_cursor_says_its_entries_follow_the_cursor(tmp_path, mo
     titles: list[str] = []
     listing = render.entries_listing
     monkeypatch.setattr(render, "entries_listing", lambda *a, **k: titles.append(k["title"]) or listing(*a, **k))
-    first = CliRunner().invoke(main, ["ls", "--limit", "2", "--root", root])
-    cursor = re.search(r"--after (\S+)", first.stderr).group(1)
-    for limit in ("2", "0"):
-        assert CliRunner().invoke(main, ["ls", "--limit", limit, "--after", cursor, "--root", root]).exit_code == 0
-    assert titles == ["all runs: entries 1-2", "all runs: entries 1-2 after the cursor",
-                      "all runs: 3 entries after the cursor"]
+    return root, titles
