@@ -148,7 +148,7 @@ def test_text_needle_is_searched_as_utf8(scope, fixture_data):
     ({"match": "x", "max_matches": float("inf")}, "max_matches"),
     ({"match": "x" * 5000}, "longer"),
     ({"match": 42}, "text or bytes"),
-    ({"match": "x", "length": 10}, "length applies"),
+    ({"match": "x", "length": 10}, "length= applies"),
 ])
 def test_bad_read_arguments_raise_invalid_argument(scope, kwargs, message):
     handle = scope.spill(b"x" * 100, source_tool="t").handle
