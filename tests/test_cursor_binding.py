@@ -356,3 +356,14 @@ def test_a_scratch_list_cursor_refused_names_the_listing_from_its_start(tmp_path
         assert str(call) == 'scratch_list(prefix="k", limit=3, budget=3000)', error_text(refused.value)
         assert error_text(refused.value).endswith(str(call))
         assert [row["key"] for row in tools.call("scratch_list", dict(call.arguments))["entries"]] == ["k0", "k1", "k2"]
+
+
+def test_a_prefix_refused_beside_a_cursor_names_no_listing(tmp_path):
+    """A prefix's refusal echoes the prefix: one holding the word "cursor" was taken for a cursor's refusal and
+    named the listing from its start (itself refused again)."""
+    from scratchfs import ScratchStore
+    from scratchfs.api.contract import ScratchTools
+
+    with ScratchStore(tmp_path) as store, pytest.raises(InvalidArgument) as refused:
+        ScratchTools(store.scope("r", "a")).scratch_list(prefix="a\x00cursor", cursor="zzz")
+    assert str(refused.value) == "prefix contains a control character: 'a\\x00cursor'" and not refused.value.calls

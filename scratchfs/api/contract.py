@@ -322,8 +322,8 @@ class ScratchTools:
         try:
             page = scope.scratch_page(prefix, limit=limit, cursor=cursor)
         except InvalidArgument as exc:  # (a bad cursor: the listing from its start named, to go on with)
-            if cursor is None or "cursor" not in str(exc):
-                raise
+            if cursor is None or not str(exc).startswith(("cursor ", "not a listing cursor")):
+                raise  # (a prefix's refusal, which may echo a prefix holding the word "cursor")
             again = Call.of("scratch_list", prefix=prefix or None, limit=limit)
             raise InvalidArgument(Advice.of(exc, ": " if str(exc).endswith("without a cursor") else
                                             ": pass next_cursor as a page gave it, or list from the start: ", again)
