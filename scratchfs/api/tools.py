@@ -40,6 +40,7 @@ from scratchfs.foundation.limits import (
     DEFAULT_READ_BYTES,
     DEFAULT_TTL,
     LINE_WINDOW_BYTES,
+    LONG_CALL_BYTES,
     MAX_COLUMN_CHARS,
     MAX_COLUMNS,
     MAX_CONTEXT_BYTES,
@@ -305,7 +306,6 @@ def _seconds(ttl: float) -> str:
 
 _VALIDATORS: dict[str, Any] = {}
 _MESSAGE_CHARS = 300  # a schema violation's message, at most (it may quote the value)
-_LONG_CALL = 600  # a call a budget's refusal names longer than this (UTF-8 bytes) is told in words
 MAX_ARGUMENT_DEPTH = 8
 """Deepest nesting of lists and objects an argument may have (the schemas' deepest is a list of columns)."""
 
@@ -485,7 +485,7 @@ def _budget_advice(name: str, arguments: Mapping[str, Any], head: str) -> Advice
     budget = min(max(arguments["budget"], MIN_REPLY_BYTES), MAX_REPLY_BYTES)
     given = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in arguments.items()}  # (row=1.0)
     call = Call.of(name, **{**given, "budget": budget})
-    if len(str(call).encode("utf-8")) > _LONG_CALL:  # (600 emoji in a match= were 2,400 bytes: cut at the cap)
+    if len(str(call).encode("utf-8")) > LONG_CALL_BYTES:  # (600 emoji in a match= were 2,400 bytes: cut at the cap)
         call = call.shown(f"the same call with budget={budget}")
     return Advice.of(head, "; within it: ", call)
 

@@ -106,6 +106,10 @@ MAX_KEY_BYTES = 512
 MIN_REPLY_BYTES = 4 * MAX_KEY_BYTES
 """Smallest ``budget`` a call may ask for, in bytes of JSON: room for the reply's own fields and a listing row whose
 key is the longest allowed with every character escaped (``"`` costs 2 bytes: 1,026 of JSON)."""
+LONG_CALL_BYTES = 600
+"""A call a refusal names that is longer than this (UTF-8 bytes of its text, as a tool error's cap of
+``MIN_REPLY_BYTES`` counts them; its echoed arguments are long) is written in the message as words, kept whole as
+data (a face writes it whole)."""
 MAX_LIST_ENTRIES = 1000
 """Most entries one listing page holds."""
 
