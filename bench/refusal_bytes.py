@@ -18,8 +18,8 @@ import tempfile
 if len(sys.argv) > 1:
     sys.path.insert(0, sys.argv[1])
 
-from scratchfs import ScratchError, ScratchStore  # noqa: E402
-from scratchfs.api.contract import ScratchTools, error_text  # noqa: E402
+from scratchfs import ScratchError, ScratchStore
+from scratchfs.api.contract import ScratchTools, error_text
 
 
 def main() -> None:

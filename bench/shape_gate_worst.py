@@ -17,8 +17,8 @@ import time
 if len(sys.argv) > 1:
     sys.path.insert(0, sys.argv[1])
 
-from scratchfs.api.shape_terminal import bare_crs  # noqa: E402
-from scratchfs.foundation.text import line_stats  # noqa: E402
+from scratchfs.api.shape_terminal import bare_crs
+from scratchfs.foundation.text import line_stats
 
 SIZE = 512 * 1024
 
