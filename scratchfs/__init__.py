@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and IDEs; at run time
     from scratchfs.engine.search import Hit, Window
     from scratchfs.engine.sweeper import SweepResult
     from scratchfs.foundation.errors import (
+        BadCursor,
         BadPattern,
         BadRecord,
         BadSelector,
@@ -59,8 +60,8 @@ _WHERE = {  # each public name and the module that defines it, imported on first
         "scratchfs.engine.search": ("Hit", "Window"),
         "scratchfs.engine.sweeper": ("SweepResult",),
         "scratchfs.foundation.errors": (
-            "BadPattern", "BadRecord", "BadSelector", "Changed", "CorruptBlob", "Deleted", "Expired", "InvalidArgument",
-            "JqFailed",
+            "BadCursor", "BadPattern", "BadRecord", "BadSelector", "Changed", "CorruptBlob", "Deleted", "Expired",
+            "InvalidArgument", "JqFailed",
             "NotFound", "NotJson", "PastLast",
             "PatternMatchesEmpty", "PatternTimeout", "PatternTooLong", "QuotaExceeded", "ScratchError", "SlurpTooLarge",
             "StorageError", "StoreBusy", "StoreClosed", "StructureTimeout", "UpstreamUnavailable", "WideHeader"),
@@ -92,6 +93,7 @@ __all__ = [
     "MAX_READ_BYTES",
     "NEVER_SPILL_TOOLS",
     "SPILL_CLASSES",
+    "BadCursor",
     "BadPattern",
     "BadRecord",
     "BadSelector",

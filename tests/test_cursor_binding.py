@@ -358,12 +358,51 @@ def test_a_scratch_list_cursor_refused_names_the_listing_from_its_start(tmp_path
         assert [row["key"] for row in tools.call("scratch_list", dict(call.arguments))["entries"]] == ["k0", "k1", "k2"]
 
 
-def test_a_prefix_refused_beside_a_cursor_names_no_listing(tmp_path):
+@pytest.mark.parametrize("prefix", ["a\x00cursor", "cursor \x00", "not a listing cursor\x00"])
+def test_a_prefix_refused_beside_a_cursor_names_no_listing(tmp_path, prefix):
     """A prefix's refusal echoes the prefix: one holding the word "cursor" was taken for a cursor's refusal and
-    named the listing from its start (itself refused again)."""
-    from scratchfs import ScratchStore
+    named the listing from its start (itself refused again). It is no BadCursor, whatever its words."""
+    from scratchfs import BadCursor, ScratchStore
     from scratchfs.api.contract import ScratchTools
 
     with ScratchStore(tmp_path) as store, pytest.raises(InvalidArgument) as refused:
-        ScratchTools(store.scope("r", "a")).scratch_list(prefix="a\x00cursor", cursor="zzz")
-    assert str(refused.value) == "prefix contains a control character: 'a\\x00cursor'" and not refused.value.calls
+        ScratchTools(store.scope("r", "a")).scratch_list(prefix=prefix, cursor="zzz")
+    assert str(refused.value) == f"prefix contains a control character: {prefix!r}" and not refused.value.calls
+    assert not isinstance(refused.value, BadCursor)
+
+
+def test_every_cursor_refusal_is_a_bad_cursor(tmp_path):
+    """A cursor refused -- a listing's (malformed, another listing's; scratch_list's, a run's, the inspector's) or a
+    structure read's (forged, of another read) -- is a BadCursor, of InvalidArgument's kind: scratch_list names its
+    listing from the start by that type, not by the refusal's words."""
+    from scratchfs import BadCursor, ScratchStore
+    from scratchfs.api.contract import ScratchTools, error_text
+
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        for key in ("k1", "k2", "x1"):
+            scope.scratch_write(key, b"v")
+        tools = ScratchTools(scope)
+        another = scope.scratch_page("", limit=1).next_cursor
+        handle = scope.spill(b"".join(b'{"n": %d}\n' % i for i in range(50))).handle
+        jq_cursor = scope.structure.records(handle, records=2, jq=".n").cursor
+        read = {"handle": handle, "records": 2}
+        assert tools.call("read_handle", {**read, "jq": ".n", "cursor": jq_cursor})["results"] == [2, 3]
+        refusals = {
+            "malformed": lambda: tools.call("scratch_list", {"cursor": "zzz"}),
+            "another listing": lambda: tools.call("scratch_list", {"prefix": "k", "cursor": another}),
+            "scratch_page": lambda: scope.scratch_page("k", cursor=another),
+            "run listing": lambda: store.list_page_for_run("r", limit=5, cursor=another),
+            "inspector": lambda: inspector.decode_cursor("zzz"),
+            "inspector of another run": lambda: inspector.iter_entries(store, store.now(), "r2", after=("r", 0.0, 1)),
+            "forged": lambda: tools.call("read_handle", {**read, "cursor": "1.2.3.4.abcdefghij"}),
+            "another read": lambda: tools.call("read_handle", {**read, "cursor": jq_cursor}),
+        }
+        for name, refused in refusals.items():
+            with pytest.raises(BadCursor) as caught:
+                refused()
+            assert caught.value.kind == "invalid argument" and error_text(caught.value).startswith(
+                "invalid argument: "), name
+        with pytest.raises(BadCursor) as caught:
+            tools.call("scratch_list", {"prefix": "k", "cursor": another})
+        assert [str(call) for call in caught.value.calls] == ['scratch_list(prefix="k")']

@@ -39,7 +39,7 @@ from scratchfs.engine.structure.paging import (
     fill_items,
 )
 from scratchfs.foundation.calls import render_call
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import BadCursor, InvalidArgument
 from scratchfs.foundation.limits import MAX_READ_BYTES
 
 __all__ = ["MEMBERS_VIEW", "members_page"]
@@ -85,8 +85,8 @@ def members_page(read: Callable[[int, int], bytes], size: int, handle: str, curs
                               if walk.ended == "header" else
                               f"the listing ends at byte {walk.at}: a sparse member, whose data is not its bytes")
     if start and page.items == [] and page.part is None and walk.at == start and walk.ended != "end":
-        raise InvalidArgument(f"cursor points at byte {start}, which is no member's header: start the read again "
-                              "without a cursor")
+        raise BadCursor(f"cursor points at byte {start}, which is no member's header: start the read again "
+                        "without a cursor")
     return page
 
 
@@ -169,8 +169,8 @@ def _zip_page(read: Callable[[int, int], bytes], size: int, handle: str, cursor:
     shift = cd_start - cd_offset  # (bytes before the archive: a self-extractor's)
     index, at = decode_cursor(cursor, 2, key) if cursor is not None else (0, cd_start)
     if not cd_start <= at <= end:
-        raise InvalidArgument(f"cursor points at byte {at}, outside the central directory: start the read again "
-                              "without a cursor")
+        raise BadCursor(f"cursor points at byte {at}, outside the central directory: start the read again "
+                        "without a cursor")
     page = ItemPage("members", index + 1)
     stopped: list[int] = []  # (where a central header that is not one ended the directory, if one did)
     items = ((place, item, False) for place, item in _central(read, at, end, index, shift, handle, stopped,

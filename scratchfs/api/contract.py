@@ -68,7 +68,7 @@ from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_not_empty, ch
 from scratchfs.api.views import lead_inside_character, reply_size, reply_text, to_json
 from scratchfs.foundation.calls import Advice, Call, render_call
 from scratchfs.foundation.checks import HANDLE_RE, check_flag, check_int, check_key
-from scratchfs.foundation.errors import InvalidArgument, ScratchError
+from scratchfs.foundation.errors import BadCursor, InvalidArgument, ScratchError
 from scratchfs.foundation.limits import (
     DEFAULT_READ_BYTES,
     LIST_PREVIEW_CHARS,
@@ -321,13 +321,11 @@ class ScratchTools:
         limit = check_int(limit, "limit", 1, MAX_LIST_ENTRIES)
         try:
             page = scope.scratch_page(prefix, limit=limit, cursor=cursor)
-        except InvalidArgument as exc:  # (a bad cursor: the listing from its start named, to go on with)
-            if cursor is None or not str(exc).startswith(("cursor ", "not a listing cursor")):
-                raise  # (a prefix's refusal, which may echo a prefix holding the word "cursor")
-            again = Call.of("scratch_list", prefix=prefix or None, limit=limit)
-            raise InvalidArgument(Advice.of(exc, ": " if str(exc).endswith("without a cursor") else
-                                            ": pass next_cursor as a page gave it, or list from the start: ", again)
-                                  ) from None
+        except BadCursor as exc:  # (the listing from its start named, to go on with; a prefix's refusal is no
+            again = Call.of("scratch_list", prefix=prefix or None, limit=limit)  # BadCursor, whatever it echoes)
+            raise BadCursor(Advice.of(exc, ": " if str(exc).endswith("without a cursor") else  # (says it already)
+                                      ": pass next_cursor as a page gave it, or list from the start: ", again)
+                            ) from None
         now = scope.store.now()
         rows = [{"key": e.key, "size": e.size, "expires_in": whole_seconds(e.expires_at - now),
                  "preview": shown_preview(e.preview, e.content_type == "binary", LIST_PREVIEW_CHARS)}

@@ -52,7 +52,7 @@ from scratchfs.engine.segments import is_location
 from scratchfs.engine.sweeper import empty_trash, trash_left
 from scratchfs.engine.verify import verify_blob
 from scratchfs.foundation import checks, cursors
-from scratchfs.foundation.errors import InvalidArgument, StorageError, unless_exhausted
+from scratchfs.foundation.errors import BadCursor, InvalidArgument, StorageError, unless_exhausted
 from scratchfs.foundation.limits import SOON_SECONDS
 
 log = logging.getLogger(__name__)
@@ -165,7 +165,7 @@ def decode_cursor(text: str) -> tuple[str, float, int]:
     """The cursor :func:`encode_cursor` printed.
 
     Raises:
-        InvalidArgument: not such a cursor.
+        BadCursor: (an InvalidArgument) not such a cursor.
     """
     run, created, row = cursors.decode_cursor(text, (cursors.ID, cursors.NUMBER, cursors.INTEGER),
                                               "not a cursor printed by scratchfs")
@@ -181,7 +181,8 @@ def iter_entries(store: ScratchStore, now: float, run_id: str | None = None, age
 
     Raises:
         InvalidArgument: (at once) ``after`` is a cursor of another run's listing than ``run_id``'s (it would list
-            all of the run or nothing); a ``run_id`` or ``agent_id`` no entry could have (:func:`check_filter`).
+            all of the run or nothing: a BadCursor); a ``run_id`` or ``agent_id`` no entry could have
+            (:func:`check_filter`).
             StoreBusy, StorageError: while iterating.
     """
     check_filter(run_id, agent_id)
@@ -202,10 +203,10 @@ def check_filter(run_id: str | None, agent_id: str | None) -> None:
 
 def check_run_of(after: tuple[str, float, int] | None, run_id: str | None) -> None:
     """Refuse a cursor ``after`` of another run's listing than ``run_id``'s (``None``: every run's). Raises
-    InvalidArgument."""
+    BadCursor (an InvalidArgument)."""
     if after is not None and run_id is not None and after[0] != run_id:
-        raise InvalidArgument(f"the cursor is of run {after[0][:60]!r}'s listing, not of {run_id[:60]!r}'s: pass the "
-                              "next_cursor this listing gave, or list again without one")
+        raise BadCursor(f"the cursor is of run {after[0][:60]!r}'s listing, not of {run_id[:60]!r}'s: pass the "
+                        "next_cursor this listing gave, or list again without one")
 
 
 def _iter_entries(store: ScratchStore, now: float, run_id: str | None, agent_id: str | None,

@@ -19,7 +19,7 @@ from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import Window
 from scratchfs.foundation import cursors
 from scratchfs.foundation.calls import Advice, render_call, without_defaults
-from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
+from scratchfs.foundation.errors import BadCursor, PatternTimeout, PatternTooLong
 from scratchfs.foundation.limits import (
     DEFAULT_CONTEXT,
     DEFAULT_LINES,
@@ -400,15 +400,15 @@ def decode_cursor(cursor: str | None, listing: str | None = None) -> tuple[float
     ``None``).
 
     Raises:
-        InvalidArgument: a malformed cursor; or, when ``listing`` is given, a cursor made by another listing
-            (another run, agent, kind or prefix).
+        BadCursor: (an InvalidArgument) a malformed cursor; or, when ``listing`` is given, a cursor made by another
+            listing (another run, agent, kind or prefix).
     """
     if cursor is None:
         return None
     created, agent, kind, key, made_by = cursors.decode_cursor(cursor, _POSITION, "not a listing cursor")
     if listing is not None and made_by != listing:
-        raise InvalidArgument(f"cursor {shorten(cursor)} is of another listing (another run, agent, kind or "
-                              "prefix): pass the next_cursor this listing gave, or list again without a cursor")
+        raise BadCursor(f"cursor {shorten(cursor)} is of another listing (another run, agent, kind or "
+                        "prefix): pass the next_cursor this listing gave, or list again without a cursor")
     return created, agent, kind, key  # type: ignore[return-value]
 
 

@@ -47,7 +47,7 @@ from scratchfs.engine.protocols import Entry
 from scratchfs.engine.reserve import RESERVE_BYTES, Reserve
 from scratchfs.engine.sweeper import Sweeper, SweepResult
 from scratchfs.foundation import checks
-from scratchfs.foundation.errors import InvalidArgument, NotFound, ScratchError, StorageError, StoreBusy
+from scratchfs.foundation.errors import BadCursor, InvalidArgument, NotFound, ScratchError, StorageError, StoreBusy
 from scratchfs.foundation.limits import BUSY_TIMEOUT, MAX_LIST_ENTRIES, MAX_SWEEP_INTERVAL, SWEEP_INTERVAL
 from scratchfs.foundation.text import shorten
 
@@ -305,16 +305,16 @@ class ScratchStore:
         which would skip or repeat entries silently, is refused, as is one whose position this listing cannot hold.
 
         Raises:
-            InvalidArgument: a bad limit or cursor, or a cursor of another listing. StoreBusy, StorageError,
-                StoreClosed.
+            InvalidArgument: a bad limit; BadCursor (one too): a bad cursor, or a cursor of another listing.
+                StoreBusy, StorageError, StoreClosed.
         """
         limit = checks.check_int(limit, "limit", 1, MAX_LIST_ENTRIES)
         listing = listing_tag(run_id, agent_id, kind, prefix)
         after = decode_cursor(cursor, listing)
         if after is not None and ((agent_id is not None and after[1] != agent_id)
                                   or (kind is not None and after[2] != kind) or not after[3].startswith(prefix)):
-            raise InvalidArgument(f"cursor {shorten(cursor)} is of another listing (another agent, kind or "
-                                  "prefix): pass the next_cursor this listing gave, or list again without a cursor")
+            raise BadCursor(f"cursor {shorten(cursor)} is of another listing (another agent, kind or "
+                            "prefix): pass the next_cursor this listing gave, or list again without a cursor")
         self.entries.check_open()
         rows = self.index.list_page(run_id, agent_id, kind, prefix, self.now(), after, limit + 1)
         return Page(rows[:limit], len(rows) > limit, listing)

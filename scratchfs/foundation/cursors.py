@@ -20,7 +20,7 @@ import zlib
 from collections.abc import Callable, Sequence
 
 from scratchfs.foundation import checks
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import BadCursor
 from scratchfs.foundation.limits import MAX_CURSOR_CHARS
 
 NUMBER = "number"
@@ -67,7 +67,7 @@ def _kind(value: object) -> str:
 
 _CHECK: dict[str, Callable[[object], object]] = {
     NUMBER: _number, INTEGER: _integer, TEXT: _text, ID: checks.check_run_id, KEY: checks.check_key, KIND: _kind}
-"""Each type's check: the value as the cursor gives it, or ValueError (InvalidArgument is one)."""
+"""Each type's check: the value as the cursor gives it, or ValueError (an InvalidArgument is one)."""
 
 
 def encode_cursor(values: Sequence[object], *, ascii_only: bool = False) -> str:
@@ -112,10 +112,11 @@ def decode_cursor(cursor: object, types: Sequence[str], error: str) -> list[obje
     the one place every field of a listing or inspector cursor is checked, so no forged value reaches a query.
 
     Raises:
-        InvalidArgument: not text, longer than :data:`~scratchfs.foundation.limits.MAX_CURSOR_CHARS` characters
-            (no cursor made is: a listing cursor is at most about 1,900, an inspector's less; a cursor of 32 MiB
-            took 3.9 s to refuse), not base64 of a JSON array of those types, or a value out of its type's range
-            (see each type); the message is ``error``, then the cursor's first 60 characters.
+        BadCursor: (an InvalidArgument) not text, longer than
+            :data:`~scratchfs.foundation.limits.MAX_CURSOR_CHARS` characters (no cursor made is: a listing cursor is
+            at most about 1,900, an inspector's less; a cursor of 32 MiB took 3.9 s to refuse), not base64 of a JSON
+            array of those types, or a value out of its type's range (see each type); the message is ``error``, then
+            the cursor's first 60 characters.
     """
     try:
         if not isinstance(cursor, str):
@@ -128,7 +129,7 @@ def decode_cursor(cursor: object, types: Sequence[str], error: str) -> list[obje
         return [_CHECK[kind](value) for value, kind in zip(values, types, strict=True)]
     except (ValueError, TypeError, ArithmeticError, binascii.Error, RecursionError, MemoryError):
         shown = cursor[:60] if isinstance(cursor, str) else type(cursor).__name__
-        raise InvalidArgument(f"{error}: {shown!r}") from None
+        raise BadCursor(f"{error}: {shown!r}") from None
 
 
 __all__ = ["ID", "INTEGER", "KEY", "KIND", "NUMBER", "TEXT", "decode_cursor", "encode_cursor"]

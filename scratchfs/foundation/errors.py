@@ -101,6 +101,14 @@ class InvalidArgument(ScratchError, ValueError):
     exit_code = 2
 
 
+class BadCursor(InvalidArgument):
+    """A cursor refused by the call it was passed to: a listing's (``scratch_list``, a run's entries, the CLI's
+    ``ls`` and ``fsck``, the web inspector's: not text, not one :mod:`~scratchfs.foundation.cursors` made, or of
+    another listing) or a structure read's (not text, edited, of another entry or read, or naming a position the
+    read does not make). Of the same ``kind`` as :class:`InvalidArgument`, so replies do not tell them apart; a
+    caller that names the call from its start catches it by type, never by its words."""
+
+
 @dataclass(frozen=True, slots=True)
 class SearchOn:
     """The words of a stopped search's refusal around the way on past its trouble, kept as data: the text is
@@ -435,6 +443,7 @@ def unless_exhausted(exc: StorageError) -> StorageError:
 
 
 __all__ = [
+    "BadCursor",
     "BadPattern",
     "BadRecord",
     "BadSelector",

@@ -48,7 +48,7 @@ from scratchfs.engine.structure.paging import (
 )
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import BadSelector, InvalidArgument
+from scratchfs.foundation.errors import BadCursor, BadSelector, InvalidArgument
 
 __all__ = ["MAX_HTML_BYTES", "MAX_SELECTOR_CHARS", "VIEW_SECONDS_PER_MIB", "html_text", "select_page", "text_page",
            "view_spaces"]
@@ -144,8 +144,8 @@ def page_of_text(view: bytes, key: CursorKey, offset: int, cursor: str | None, b
     if cursor is not None:
         (offset,) = decode_cursor(cursor, 1, key)
         if offset >= len(view) or view[offset] & 0xC0 == 0x80:
-            raise InvalidArgument(f"cursor {cursor[:40]!r} is not at a character of this text view: start the read "
-                                  "again without a cursor")
+            raise BadCursor(f"cursor {cursor[:40]!r} is not at a character of this text view: start the read "
+                            "again without a cursor")
     offset = check_int(offset, "offset (a byte offset into the text view)", 0, len(view))
     while offset < len(view) and view[offset] & 0xC0 == 0x80:
         offset += 1  # an offset inside a character starts at the next one
@@ -241,8 +241,8 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
     if texts is None:
         matches, texts = _select(source, selector, (index, chars, budget, max_elements), deadline, cache_key)
     if cursor is not None and index >= matches:
-        raise InvalidArgument(f"cursor {cursor[:40]!r} names element {index + 1:,} of {matches:,}: start the read "
-                              "again without a cursor")
+        raise BadCursor(f"cursor {cursor[:40]!r} names element {index + 1:,} of {matches:,}: start the read "
+                        "again without a cursor")
 
     def items() -> Iterator[tuple[int, Any, bool]]:
         yield from ((index + offset, text, True) for offset, text in enumerate(texts))

@@ -53,7 +53,7 @@ from scratchfs.engine.structure.paging import (
 from scratchfs.engine.structure.row_jump import line_offset
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import InvalidArgument, NotJson
+from scratchfs.foundation.errors import BadCursor, InvalidArgument, NotJson
 from scratchfs.foundation.text import digits_int, invalid_utf8_bytes
 
 __all__ = ["MAX_JQ_DOCUMENT_BYTES", "jq_error", "jq_keyed", "jq_message", "jq_page", "parse_path", "run_jq_checked"]
@@ -294,8 +294,8 @@ def _fill(page: ItemPage, found: _Found, index: int, chars: int, budget: int, ma
         page.failure = failure
         page.cursor = page.cursor or cursor_of(index + len(outputs), 0)
     if cursor is not None and not page.items and page.part is None:  # a cursor always names an output that follows
-        raise InvalidArgument(f"cursor {cursor[:40]!r} names output {index + 1:,}, past the filter's last: start the "
-                              "read again without a cursor")
+        raise BadCursor(f"cursor {cursor[:40]!r} names output {index + 1:,}, past the filter's last: start the "
+                        "read again without a cursor")
     return page
 
 

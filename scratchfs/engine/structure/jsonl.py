@@ -42,7 +42,7 @@ from scratchfs.engine.structure.paging import (
 from scratchfs.engine.structure.row_jump import skip_lines
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import BadRecord, InvalidArgument, PastLast
+from scratchfs.foundation.errors import BadCursor, BadRecord, InvalidArgument, PastLast
 
 __all__ = ["MAX_RECORDS", "MAX_RECORD_BYTES", "MOST_LEADING", "bad_record", "records_page"]
 
@@ -230,7 +230,7 @@ def _start(source: ContentSource, record: object, cursor: str | None, key: Curso
     number, offset, out_index, chars = decode_cursor(cursor, 4, key)
     check_line_start(source, offset, "a record start")
     if number < 1 or (plain and out_index):
-        raise InvalidArgument(f"cursor {cursor[:40]!r} names no record of this read: start it again without one")
+        raise BadCursor(f"cursor {cursor[:40]!r} names no record of this read: start it again without one")
     return number, offset, out_index, chars
 
 
@@ -266,8 +266,8 @@ def _records(source: ContentSource, number: int, offset: int, note: list[str],
     for start, line in iter_lines(source, offset, MAX_RECORD_BYTES):
         if _blank(line, start):
             if start == offset:
-                raise InvalidArgument(f"cursor points at byte {offset}, which is not a record start of this entry: "
-                                      "start the read again without a cursor")
+                raise BadCursor(f"cursor points at byte {offset}, which is not a record start of this entry: "
+                                "start the read again without a cursor")
             continue
         try:
             text = _record_text(line, start, number, note)

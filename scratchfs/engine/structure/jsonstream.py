@@ -59,7 +59,7 @@ from scratchfs.engine.structure.paging import (
     with_as_text,
 )
 from scratchfs.foundation import text as texts
-from scratchfs.foundation.errors import InvalidArgument, JqFailed
+from scratchfs.foundation.errors import BadCursor, InvalidArgument, JqFailed
 
 __all__ = ["FAILED_STEP", "MAX_STREAM_STEPS", "failed_step", "jq_failed", "path_page", "stream_path"]
 
@@ -259,8 +259,8 @@ class _Walk:
     def check_resume(self, depth: int) -> None:
         """Check that the point resumed from is one this read makes, and go into its member."""
         scan, (offset, _, mask) = self.scan, self.resumed
-        bad = InvalidArgument(f"cursor points at byte {offset:,}, which is not where this read stopped: start the "
-                              "read again without a cursor")
+        bad = BadCursor(f"cursor points at byte {offset:,}, which is not where this read stopped: start the "
+                        "read again without a cursor")
         if mask >> depth or any(kind != "each" and array != (kind == "index")
                                 for (kind, _), array in zip(self.steps, self.arrays, strict=False)):
             raise bad
@@ -358,8 +358,8 @@ def _first(outputs: Iterator[tuple[Point, bytes | None]], point: Point | None) -
 
 
 def _no_output(point: Point) -> None:
-    raise InvalidArgument(f"cursor points at byte {point[0]:,}, where this read makes no output: start the read "
-                          "again without a cursor")
+    raise BadCursor(f"cursor points at byte {point[0]:,}, where this read makes no output: start the read "
+                    "again without a cursor")
 
 
 def _check_first(outputs: Iterator[tuple[Point, bytes | None]], point: Point | None,
@@ -406,8 +406,8 @@ def _fill(page: ItemPage, outputs: Iterator[tuple[Point, bytes | None]], number:
 
     page = with_as_text(fill, budget, candidates)
     if cursor is not None and not page.items and page.part is None:
-        raise InvalidArgument(f"cursor {cursor[:40]!r} names output {number + 1:,}, past the filter's last: start "
-                              "the read again without a cursor")
+        raise BadCursor(f"cursor {cursor[:40]!r} names output {number + 1:,}, past the filter's last: start "
+                        "the read again without a cursor")
     return page
 
 

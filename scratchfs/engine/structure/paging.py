@@ -11,9 +11,9 @@ Cursors are small opaque strings: dot-separated integers (a position) and a 10-c
 BLAKE2b MAC over the numbers, the kind of read and its arguments (:class:`CursorKey`: ``read``), the content size and
 keyed by the entry's identity (``entry``: the API layer passes the handle and the blob token, 120 random bits the model
 never sees; a TTL refresh changes neither). A cursor edited by hand, guessed, or taken from another entry (of the same
-size or not) or from another read of the same entry is refused with ``InvalidArgument`` rather than read from the
-wrong place; each reader also checks on use that the position is one it could have made (a record, row or line start,
-a character start), where that is cheap.
+size or not) or from another read of the same entry is refused with ``BadCursor`` (an ``InvalidArgument``) rather
+than read from the wrong place; each reader also checks on use that the position is one it could have made (a record,
+row or line start, a character start), where that is cheap, refusing it with ``BadCursor`` too.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from scratchfs.engine.worker_pipe import NoWorker, PoolBusy
 from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import InvalidArgument, StoreBusy, StructureTimeout
+from scratchfs.foundation.errors import BadCursor, InvalidArgument, StoreBusy, StructureTimeout
 from scratchfs.foundation.text import is_digits, plural
 
 __all__ = [
@@ -126,9 +126,9 @@ def check_page(cursor: object, budget_bytes: object, **counts: object) -> None:
     """A structure read's arguments checked before the read, or the advice its error builds, uses any of them:
     ``cursor`` ``None`` or a string (:func:`decode_cursor` checks the rest), ``budget_bytes`` (:func:`check_budget`)
     and each of ``counts`` (a row, a record, a count of them) an integer of at least 1 (its reader checks its upper
-    bound). Raises InvalidArgument."""
+    bound). Raises InvalidArgument (BadCursor, one, for a cursor that is no string)."""
     if cursor is not None and not isinstance(cursor, str):
-        raise InvalidArgument(f"cursor must be the string a previous read returned, not {type(cursor).__name__}")
+        raise BadCursor(f"cursor must be the string a previous read returned, not {type(cursor).__name__}")
     check_budget(budget_bytes)
     for name, count in counts.items():
         check_int(count, name, 1)
@@ -186,31 +186,32 @@ def check_resumes_at(cursor: str, given: object, what: str, numbers: int) -> Non
     on at its first number, where it would be refused again.
 
     Raises:
-        InvalidArgument: such a cursor, naming the ``what=`` it goes on at."""
+        BadCursor: (an InvalidArgument) such a cursor, naming the ``what=`` it goes on at."""
     number = cursor_position(cursor)
     if number is not None and given != number and cursor.count(".") == numbers:
-        raise InvalidArgument(f"cursor {cursor[:40]!r} was not made by this read of this entry at {what}={given}: it "
-                              f"goes on at {what} {number}; pass it with {what}={number} (next_call does), or start "
-                              "the read again without a cursor")
+        raise BadCursor(f"cursor {cursor[:40]!r} was not made by this read of this entry at {what}={given}: it "
+                        f"goes on at {what} {number}; pass it with {what}={number} (next_call does), or start "
+                        "the read again without a cursor")
 
 
 def decode_cursor(cursor: object, count: int, key: CursorKey) -> list[int]:
     """The ``count`` numbers of a cursor made by :func:`encode_cursor` with the same ``key``.
 
     Raises:
-        InvalidArgument: not a string, malformed, edited, or made by another kind of read, another read's arguments
-            or another entry; the message says to pass the cursor exactly as the reply gave it or to start over.
+        BadCursor: (an InvalidArgument) not a string, malformed, edited, or made by another kind of read, another
+            read's arguments or another entry; the message says to pass the cursor exactly as the reply gave it or
+            to start over.
     """
     if not isinstance(cursor, str) or len(cursor) > _MAX_CURSOR_CHARS:
         shown = cursor[:40] if isinstance(cursor, str) else type(cursor).__name__  # (not str() of a huge object)
-        raise InvalidArgument(f"cursor must be the string a previous read returned: {shown!r}")
+        raise BadCursor(f"cursor must be the string a previous read returned: {shown!r}")
     body, _, tag = cursor.rpartition(".")
     parts = body.split(".")
     if (len(parts) != count or not all(is_digits(p) and len(p) <= 20 for p in parts)
             or not hmac.compare_digest(tag.encode("utf-8", "replace"), key.mac(body).encode("ascii"))):
-        raise InvalidArgument(f"cursor {cursor[:40]!r} was not made by this read of this entry (edited, or of another "
-                              "entry or another read): pass the cursor exactly as the last reply gave it, with the "
-                              "same read arguments (next_call does), or start the read again without a cursor")
+        raise BadCursor(f"cursor {cursor[:40]!r} was not made by this read of this entry (edited, or of another "
+                        "entry or another read): pass the cursor exactly as the last reply gave it, with the "
+                        "same read arguments (next_call does), or start the read again without a cursor")
     return [int(p) for p in parts]
 
 
@@ -219,12 +220,12 @@ def check_line_start(source: ContentSource, offset: int, what: str, ends: bytes 
     ``ends``) within its size: where a reader's cursor may point (``what`` names it in the message). Reads one byte.
 
     Raises:
-        InvalidArgument: past the content's end, or not at a line start.
+        BadCursor: (an InvalidArgument) past the content's end, or not at a line start.
     """
     before = source.read(offset - 1, 1) if 0 < offset <= source.size else b"\n"  # (0: a line start)
     if offset > source.size or not before or before[0] not in ends:
-        raise InvalidArgument(f"cursor points at byte {offset}, which is not {what} of this entry: start the read "
-                              "again without a cursor")
+        raise BadCursor(f"cursor points at byte {offset}, which is not {what} of this entry: start the read "
+                        "again without a cursor")
     return offset
 
 
@@ -418,8 +419,8 @@ def fill_items(page: ItemPage, items: Iterator[tuple[Any, Any, bool]], skip_char
 
 
 def _not_inside(skip_chars: int) -> None:
-    raise InvalidArgument(f"cursor points {plural(skip_chars, 'character')} into an item that is not that long (or not "
-                          "there): start the read again without a cursor")
+    raise BadCursor(f"cursor points {plural(skip_chars, 'character')} into an item that is not that long (or not "
+                    "there): start the read again without a cursor")
 
 
 def with_as_text(fill: Callable[[int], ItemPage], budget: int, candidates: list[tuple[int, str]],

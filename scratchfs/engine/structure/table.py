@@ -57,7 +57,7 @@ from scratchfs.engine.structure.table_start import (
     named_separator,
 )
 from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import BadRecord, InvalidArgument, PastLast
+from scratchfs.foundation.errors import BadCursor, BadRecord, InvalidArgument, PastLast
 
 __all__ = ["FIELD_LIMIT_CHARS", "MAX_ROWS", "UNSPLIT_KEY", "iter_rows", "rows_page"]
 
@@ -355,10 +355,10 @@ def _page_start(source: ContentSource, header_rows: Iterator[tuple[int, Any]], f
     if cursor is not None:
         number, offset, chars = decode_cursor(cursor, 3, key)
         if number < 1 or (first is not None and offset <= first[0]):
-            raise InvalidArgument(f"cursor {cursor[:40]!r} names no row of this read: start it again without one")
+            raise BadCursor(f"cursor {cursor[:40]!r} names no row of this read: start it again without one")
         if not row_line_start(source, offset):
-            raise InvalidArgument(f"cursor points at byte {offset}, which is not a row start of this entry: start the "
-                                  "read again without a cursor")
+            raise BadCursor(f"cursor points at byte {offset}, which is not a row start of this entry: start the "
+                            "read again without a cursor")
         return number, offset, chars, None
     row, at = check_int(row, "row", 1), next(header_rows, None)
     if row > 1 and at is not None and len(delimiter) == 1:  # (the rows before it counted at C speed: row_jump)
