@@ -5,12 +5,16 @@ misfit's reads, an offset or a line past the end). The contract adds it to each 
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scratchfs.api.contract import ScratchTools, error_text
+from scratchfs.foundation.checks import integral
 from scratchfs.foundation.errors import InvalidArgument
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -244,3 +248,19 @@ def test_a_budget_given_as_an_integral_float_is_kept_by_the_checks_refusal(scope
     with pytest.raises(InvalidArgument) as caught:
         ScratchTools(scope).call("read_handle", {"handle": "notes", "budget": 3000.0})
     assert str(caught.value).endswith('scratch_read(key="notes", budget=3000)'), str(caught.value)
+
+
+@settings(max_examples=300)
+@given(st.one_of(st.floats(), st.integers(), st.booleans(), st.text(max_size=3), st.none()))
+def test_integral_is_the_plain_answer(value):
+    """One rule for "an integral float is the int" (the tools' checks, the budget a refusal keeps, a reply's ttl):
+    a finite float equal to its floor is that int; anything else (1.5, inf, nan, a bool, an int, text) as given."""
+    plain = int(value) if type(value) is float and math.isfinite(value) and value == math.floor(value) else value
+    got = integral(value)
+    assert type(got) is type(plain) and (got is value or got == plain), (value, got)
+
+
+@pytest.mark.parametrize(("value", "expected"), [(3000.0, 3000), (-0.0, 0), (1e20, 10**20), (2.5, 2.5), (True, True)])
+def test_integral_examples(value, expected):
+    got = integral(value)
+    assert got == expected and type(got) is type(expected)

@@ -67,7 +67,7 @@ from scratchfs.api.search_reply import as_given, count_reply, matches_reply, ref
 from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_not_empty, check_shape
 from scratchfs.api.views import lead_inside_character, reply_size, reply_text, to_json
 from scratchfs.foundation.calls import Advice, Call, render_call
-from scratchfs.foundation.checks import HANDLE_RE, check_flag, check_int, check_key
+from scratchfs.foundation.checks import HANDLE_RE, check_flag, check_int, check_key, integral
 from scratchfs.foundation.errors import BadCursor, InvalidArgument, ScratchError
 from scratchfs.foundation.limits import (
     DEFAULT_READ_BYTES,
@@ -110,7 +110,7 @@ def keeps_budget(method: Callable[..., dict[str, Any]]) -> Callable[..., dict[st
 def _keep_budget(exc: ScratchError, budget: object) -> None:
     """Give each call ``exc`` advises of a budgeted tool the caller's ``budget`` (3000.0 as 3000) when in range, the
     call names none (:func:`keeps_budget`) and the tool error stays whole with it (:func:`error_text` cuts more)."""
-    budget = int(budget) if isinstance(budget, float) and budget.is_integer() else budget
+    budget = integral(budget)
     if exc.advice is not None and type(budget) is int and MIN_REPLY_BYTES <= budget <= MAX_REPLY_BYTES:
         advice, said = exc.advice, exc.args
         exc.recall(lambda call: call.given(budget=budget) if call.verb in _BUDGETED else call)

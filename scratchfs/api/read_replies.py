@@ -15,7 +15,7 @@ from scratchfs.api.structure_choice import structure_read
 from scratchfs.api.views import fit, piece, reads_as_text, reply_size
 from scratchfs.engine.structure.paging import cursor_position
 from scratchfs.foundation.calls import render_call
-from scratchfs.foundation.checks import check_utf8
+from scratchfs.foundation.checks import check_utf8, integral
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.text import utf8_lead_length
 
@@ -184,7 +184,7 @@ def whole_seconds(seconds: float) -> int:
 
 def ttl_json(ttl: float) -> int | float:
     """A ``ttl`` (seconds) as the call gave it: ``3600``, not ``3600.0``; ``1.5`` stays ``1.5``."""
-    return int(ttl) if float(ttl).is_integer() else ttl
+    return integral(ttl)
 
 
 ECHOED_ARGUMENTS = ("jq", "select", "columns")

@@ -30,6 +30,7 @@ from scratchfs.foundation.checks import (
     check_utf8,
     closest,
     handle_within,
+    integral,
     repeatable,
 )
 from scratchfs.foundation.errors import InvalidArgument
@@ -343,7 +344,7 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
     _check_argument_names(name, list(spec.input_schema["properties"]), arguments)
     if name == "read_handle" and "context" in arguments:  # one message naming both forms (null included)
         given = arguments["context"]
-        check_context(int(given) if isinstance(given, float) and given.is_integer() else given)
+        check_context(integral(given))
     errors = list(_validator(name).iter_errors(arguments))
     empty = _refused_empty(arguments, errors)  # (told with the call that works, below)
     error = best_match(e for e in errors if not (e.absolute_path and e.absolute_path[0] in empty))
@@ -363,8 +364,7 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
             raise InvalidArgument(head) from None
         raise InvalidArgument(_budget_advice(name, arguments, head))
     _check_texts_and_names(name, arguments, empty)
-    return {k: int(v) if isinstance(v, float) and v.is_integer() and _integral(spec.input_schema["properties"][k])
-            else v for k, v in arguments.items()}
+    return {k: integral(v) if _takes_integers(spec.input_schema["properties"][k]) else v for k, v in arguments.items()}
 
 
 def check_not_empty(name: str, arguments: Mapping[str, Any]) -> None:
@@ -483,14 +483,14 @@ def _budget_advice(name: str, arguments: Mapping[str, Any], head: str) -> Advice
     budget in range: ``...: budget: 100 is less than the minimum of 2048; within it: read_handle(..., budget=2048)``
     (shown in words when the call is long)."""
     budget = min(max(arguments["budget"], MIN_REPLY_BYTES), MAX_REPLY_BYTES)
-    given = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in arguments.items()}  # (row=1.0)
+    given = {k: integral(v) for k, v in arguments.items()}  # (row=1.0)
     call = Call.of(name, **{**given, "budget": budget})
     if len(str(call).encode("utf-8")) > LONG_CALL_BYTES:  # (600 emoji in a match= were 2,400 bytes: cut at the cap)
         call = call.shown(f"the same call with budget={budget}")
     return Advice.of(head, "; within it: ", call)
 
 
-def _integral(schema: dict[str, Any]) -> bool:
+def _takes_integers(schema: dict[str, Any]) -> bool:
     """The argument takes integers (its schema's type, or one of its ``anyOf`` forms')."""
     return schema.get("type") == "integer" or any(form.get("type") == "integer" for form in schema.get("anyOf", ()))
 

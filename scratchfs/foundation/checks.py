@@ -27,6 +27,7 @@ import operator
 import re
 import secrets
 from collections.abc import Iterable
+from typing import TypeVar
 
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument
@@ -41,6 +42,8 @@ from scratchfs.foundation.limits import (
     MIN_TTL,
 )
 from scratchfs.foundation.text import shorten
+
+_T = TypeVar("_T")
 
 MAX_PART_CHARS = 120
 """Longest directory name :func:`path_part` writes before it switches to a hash."""
@@ -250,6 +253,13 @@ def check_int(value: object, what: str, low: int, high: int | None = None) -> in
     return number
 
 
+def integral(value: _T) -> _T | int:
+    """``value``, a float that is a whole number given as the int it is (``3000.0`` -> ``3000``: a JSON client may
+    send one for an integer); anything else as it is (``1.5``, ``inf``, ``nan``, an int, a bool, text). Raises
+    nothing."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 CONTEXT_FORMS = (f'an integer from 0 to {MAX_CONTEXT_BYTES} (bytes shown on each side of a match) or "line" (the '
                  f'line holding each match, at most {LINE_WINDOW_BYTES} bytes on each side of it)')
 """The accepted forms of a search's ``context``, as its errors name them."""
@@ -442,6 +452,7 @@ __all__ = [
     "clock_reading",
     "closest",
     "empty_key",
+    "integral",
     "new_handle",
     "new_token",
     "path_part",
