@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scratchfs.api.contract import ScratchTools, error_text
+from scratchfs.foundation.calls import Call
 from scratchfs.foundation.checks import integral
 from scratchfs.foundation.errors import InvalidArgument
 
@@ -240,6 +241,27 @@ def test_a_call_long_in_utf8_bytes_is_told_in_words_not_cut_at_the_cap(scope, ar
     text = error_text(caught.value)
     assert text.endswith(words) and len(text.encode()) < 400, text[-80:]
     assert [call.to_json()["arguments"]["handle"] for call in caught.value.calls] == [handle]
+
+
+def test_a_long_call_holding_a_lone_surrogate_is_told_in_words_without_an_error(scope):
+    """One rule tells a refusal's long call in words (:meth:`Call.shown_when_long`), the budget's refusal and the
+    empty argument's: the first measured plain UTF-8, which raises on a lone surrogate (its calls held none only
+    because the texts are checked before it), the other ``surrogatepass``. A lone surrogate counts as 3 bytes."""
+    handle = scope.spill(b"hello world\n" * 100, source_tool="t").handle
+    long = "\ud800" * 200  # (600 bytes as surrogatepass writes them: the call is past LONG_CALL_BYTES)
+    call = Call.of("read_handle", handle=handle, match=long, budget=2048)
+    assert str(call.shown_when_long("in words")) == "in words"
+    assert call.shown_when_long("in words") == call  # (the whole call kept as data)
+    short = Call.of("read_handle", handle=handle, match="\ud800")
+    assert short.shown_when_long("in words") is short
+    tools = ScratchTools(scope)
+    with pytest.raises(InvalidArgument) as caught:  # the Python method: its texts unchecked
+        tools.read_handle(handle, match="", pattern=long)
+    assert str(caught.value).endswith(": the same call without match")
+    assert [dict(c.arguments) for c in caught.value.calls] == [{"handle": handle, "pattern": long}]
+    with pytest.raises(InvalidArgument) as caught:  # the budget's refusal: the lone surrogate is a fault of its own
+        tools.call("read_handle", {"handle": handle, "match": long, "budget": 100})
+    assert str(caught.value) == "read_handle: budget: 100 is less than the minimum of 2048"
 
 
 def test_a_budget_given_as_an_integral_float_is_kept_by_the_checks_refusal(scope):

@@ -16,7 +16,6 @@ from typing import Any
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.checks import empty_key
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.limits import LONG_CALL_BYTES
 
 _SEARCH_SETTINGS = ("context", "max_matches", "before", "ignore_case", "count")
 """A search's own settings: left out with its needle when no needle is left (refused beside no search)."""
@@ -59,9 +58,7 @@ def empty_refusal(tool: str, arguments: Mapping[str, Any], empty: list[str]) -> 
         kept["view"] = "text"
     if not any(kept.get(needle) for needle in ("match", "pattern")):
         kept = {name: value for name, value in kept.items() if name not in _SEARCH_SETTINGS}
-    call = Call.of(tool, **kept)
-    if len(str(call).encode("utf-8", "surrogatepass")) > LONG_CALL_BYTES:  # (600 emoji: 2,400 bytes, cut at the cap)
-        call = call.shown(f"the same call without {', '.join(empty)}")
+    call = Call.of(tool, **kept).shown_when_long(f"the same call without {', '.join(empty)}")
     words = _WORDS.get(first, "leave it out")
     return InvalidArgument(Advice.of(f"{head}: {words}: ", call))
 

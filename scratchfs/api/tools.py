@@ -41,7 +41,6 @@ from scratchfs.foundation.limits import (
     DEFAULT_READ_BYTES,
     DEFAULT_TTL,
     LINE_WINDOW_BYTES,
-    LONG_CALL_BYTES,
     MAX_COLUMN_CHARS,
     MAX_COLUMNS,
     MAX_CONTEXT_BYTES,
@@ -484,9 +483,7 @@ def _budget_advice(name: str, arguments: Mapping[str, Any], head: str) -> Advice
     (shown in words when the call is long)."""
     budget = min(max(arguments["budget"], MIN_REPLY_BYTES), MAX_REPLY_BYTES)
     given = {k: integral(v) for k, v in arguments.items()}  # (row=1.0)
-    call = Call.of(name, **{**given, "budget": budget})
-    if len(str(call).encode("utf-8")) > LONG_CALL_BYTES:  # (600 emoji in a match= were 2,400 bytes: cut at the cap)
-        call = call.shown(f"the same call with budget={budget}")
+    call = Call.of(name, **{**given, "budget": budget}).shown_when_long(f"the same call with budget={budget}")
     return Advice.of(head, "; within it: ", call)
 
 

@@ -20,6 +20,7 @@ from scratchfs.foundation.limits import (
     DEFAULT_LINES,
     DEFAULT_MATCHES,
     DEFAULT_READ_BYTES,
+    LONG_CALL_BYTES,
     MAX_LIST_ENTRIES,
     MAX_READ_BYTES,
 )
@@ -132,6 +133,13 @@ class Call:
         sentence names the handle already); faces that write calls their own way (:meth:`Advice.written`) still
         get the whole call."""
         return replace(self, text=text)
+
+    def shown_when_long(self, text: str) -> Call:
+        """This call :meth:`shown` as ``text`` when it is long: its text past
+        :data:`~scratchfs.foundation.limits.LONG_CALL_BYTES` UTF-8 bytes (a lone surrogate in an argument counted as
+        the 3 bytes ``surrogatepass`` writes, never an error), else as it is -- the one rule by which a refusal
+        names a long call in words (600 emoji in a ``match=`` were 2,400 bytes, cut at a tool error's cap)."""
+        return self.shown(text) if len(str(self).encode("utf-8", "surrogatepass")) > LONG_CALL_BYTES else self
 
     def given(self, **more: object) -> Call:
         """This call with the arguments of ``more`` it does not name already, after its own (``None`` left out);

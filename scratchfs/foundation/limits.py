@@ -109,7 +109,7 @@ key is the longest allowed with every character escaped (``"`` costs 2 bytes: 1,
 LONG_CALL_BYTES = 600
 """A call a refusal names that is longer than this (UTF-8 bytes of its text, as a tool error's cap of
 ``MIN_REPLY_BYTES`` counts them; its echoed arguments are long) is written in the message as words, kept whole as
-data (a face writes it whole)."""
+data (a face writes it whole): :meth:`~scratchfs.foundation.calls.Call.shown_when_long`."""
 MAX_LIST_ENTRIES = 1000
 """Most entries one listing page holds."""
 
