@@ -10,7 +10,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scratchfs.engine.structure.table_start import COMMENT_HEAD_CHARS, detect_delimiter
+from scratchfs.api.shape_table import no_delimited_start
+from scratchfs.engine.structure.table_start import COMMENT_HEAD_CHARS, DELIMITERS, detect_delimiter
 
 _PIECES = st.sampled_from(["a", "b", "7", " ", ",", ";", "\t", "\n", "\r", "\r\n", "é", "x,y", "1;2", "p\tq"])
 
@@ -45,3 +46,21 @@ def test_a_steady_delimiter_after_the_line_wins_over_the_lines_own_rule():
     assert detect_delimiter(line, after) == "\t"
     assert detect_delimiter(line, after.replace("\n", "\r\n")) == "\t"
     assert detect_delimiter("no delimiter here", after) == ","
+
+
+@settings(max_examples=300)
+@given(st.lists(_PIECES, max_size=30).map("".join))
+def test_no_delimited_start_is_the_plain_rule(text):
+    """The shape's gate (``no_delimited_start``) and ``detect_delimiter`` hold one delimiter set (``DELIMITERS``):
+    the gate says "no table" only when the first line, ended within the head, holds none of them."""
+    first = re.split(r"\r|\n", text, maxsplit=1)
+    plain = len(first) > 1 and not any(d in first[0] for d in "\t,;") and not text.startswith(("\ufeff", "#", "sep="))
+    assert no_delimited_start(text) == plain
+
+
+def test_the_gate_and_the_rule_know_the_same_delimiters():
+    assert DELIMITERS == ("\t", ",", ";")
+    for delimiter in DELIMITERS:
+        assert not no_delimited_start(f"a{delimiter}b\n1{delimiter}2\n")
+        assert detect_delimiter(f"a{delimiter}b") == delimiter
+    assert no_delimited_start("a|b\n1|2\n")

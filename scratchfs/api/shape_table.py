@@ -24,7 +24,7 @@ from scratchfs.api.shape_words import plural
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.row_lines import first_lines
 from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS
-from scratchfs.engine.structure.table_start import any_number, data_votes, header_votes, leading_comments
+from scratchfs.engine.structure.table_start import DELIMITERS, any_number, data_votes, header_votes, leading_comments
 
 __all__ = [
     "HEAD_CHARS",
@@ -86,13 +86,14 @@ def no_delimited_start(text: str) -> bool:
     """Whether ``text`` (a sample's start, as text) starts no table, told from its first line alone: no byte order
     mark, ``sep=`` line or comment line before it, and that line -- ended by ``\\n`` or ``\\r`` within the first
     :data:`HEAD_CHARS` characters, so that a table's head would start with it -- holds none of the delimiters
-    (tab, comma, semicolon), as most text's first line does not; ``False`` when it cannot tell."""
+    (:data:`~scratchfs.engine.structure.table_start.DELIMITERS`), as most text's first line does not; ``False`` when
+    it cannot tell."""
     if text.startswith(("\ufeff", "#", "sep=")):
         return False
     end = text.find("\n", 0, HEAD_CHARS)
     cr = text.find("\r", 0, HEAD_CHARS if end < 0 else end)
     end = cr if cr >= 0 else end
-    return end >= 0 and text.find(",", 0, end) < 0 and text.find("\t", 0, end) < 0 and text.find(";", 0, end) < 0
+    return end >= 0 and all(text.find(delimiter, 0, end) < 0 for delimiter in DELIMITERS)
 
 
 def first_table_line(head: str) -> str:

@@ -9,9 +9,14 @@ from collections import Counter
 
 from scratchfs.engine.structure.row_lines import LINE_END_TEXT, first_lines
 
-__all__ = ["COMMENT_HEAD_CHARS", "UTF8_BOM", "VOTE_COLUMNS", "any_number", "cell_pattern", "column_patterns",
-           "data_votes", "detect_delimiter", "header_votes", "is_number", "leading_comments", "named_separator",
-           "vote_columns"]
+__all__ = ["COMMENT_HEAD_CHARS", "DELIMITERS", "UTF8_BOM", "VOTE_COLUMNS", "any_number", "cell_pattern",
+           "column_patterns", "data_votes", "detect_delimiter", "header_votes", "is_number", "leading_comments",
+           "named_separator", "vote_columns"]
+
+DELIMITERS = ("\t", ",", ";")
+"""The delimiters a table's header line is told by (:func:`detect_delimiter`), in the order a steadier one is
+sought: tab, comma, semicolon."""
+_DELIMITER_BYTES = tuple(d.encode() for d in DELIMITERS)
 
 
 def detect_delimiter(first_line: bytes | str, after: str | None = None) -> str:
@@ -23,7 +28,7 @@ def detect_delimiter(first_line: bytes | str, after: str | None = None) -> str:
     :data:`_AFTER_LINES`) and another's is (tab, comma, semicolon, in that order), that one -- ``git log
     --format=%H%x09%an%x09%s`` whose newest subject holds more commas than the line has tabs is still tab-separated.
     One rule for the shape a spill describes and for every rows read."""
-    tab, comma, semicolon = ("\t", ",", ";") if isinstance(first_line, str) else (b"\t", b",", b";")
+    tab, comma, semicolon = DELIMITERS if isinstance(first_line, str) else _DELIMITER_BYTES
     tabs, commas = first_line.count(tab), first_line.count(comma)  # type: ignore[arg-type]
     semicolons = first_line.count(semicolon)  # type: ignore[arg-type]
     found = "\t" if tabs and tabs >= commas else ";" if semicolons > commas else ","
@@ -35,7 +40,7 @@ def detect_delimiter(first_line: bytes | str, after: str | None = None) -> str:
     lines = [piece for piece in lines if piece]
     if not lines or _steady(found, line, lines):
         return found
-    return next((other for other in ("\t", ",", ";") if _steady(other, line, lines)), found)
+    return next((other for other in DELIMITERS if _steady(other, line, lines)), found)
 
 
 def _steady(delimiter: str, line: str, lines: list[str]) -> bool:
