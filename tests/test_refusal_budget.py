@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scratchfs.api.contract import ScratchTools, error_text
-from scratchfs.foundation.calls import Call
+from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.checks import integral
 from scratchfs.foundation.errors import InvalidArgument
 
@@ -286,3 +286,32 @@ def test_integral_is_the_plain_answer(value):
 def test_integral_examples(value, expected):
     got = integral(value)
     assert got == expected and type(got) is type(expected)
+
+
+@pytest.mark.parametrize("words", [2048 - 60, 2048 - 40])
+def test_a_refusal_keeps_the_budget_only_while_it_stays_whole(words):
+    """The budget a refusal's calls are given (``keeps_budget``) is taken only while the tool error stays whole
+    (``error_text`` cuts past 2,048 bytes): 13 bytes more (``, budget=3000``) over the cap leave the refusal as it
+    was -- its text and its calls -- through :meth:`ScratchError.recall`'s ``keep``, not an undo."""
+    from scratchfs.api.contract import keeps_budget
+
+    @keeps_budget
+    def refuse(budget=None):
+        raise InvalidArgument(Advice.of("x" * words, Call.of("scratch_read", key="k")))
+
+    with pytest.raises(InvalidArgument) as caught:
+        refuse(budget=3000)
+    text = error_text(caught.value)
+    fits = len(f'invalid argument: {"x" * words}scratch_read(key="k", budget=3000)') <= 2048
+    assert [str(call) for call in caught.value.calls] == [f'scratch_read(key="k"{", budget=3000" if fits else ""})']
+    assert text == f"invalid argument: {caught.value}" and text.endswith(str(caught.value.calls[0])), text[-60:]
+    assert fits == (words == 2048 - 60)
+
+
+def test_recall_left_as_it_was_when_keep_says_no():
+    err = InvalidArgument(Advice.of("see ", Call.of("scratch_read", key="k")))
+    advice, args = err.advice, err.args
+    err.recall(lambda call: call.given(budget=3000), keep=lambda said: len(said) < 10)
+    assert err.advice is advice and err.args is args
+    err.recall(lambda call: call.given(budget=3000), keep=lambda said: said.endswith("budget=3000)"))
+    assert str(err) == 'see scratch_read(key="k", budget=3000)' and err.args == (str(err),)

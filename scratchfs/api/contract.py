@@ -111,11 +111,9 @@ def _keep_budget(exc: ScratchError, budget: object) -> None:
     """Give each call ``exc`` advises of a budgeted tool the caller's ``budget`` (3000.0 as 3000) when in range, the
     call names none (:func:`keeps_budget`) and the tool error stays whole with it (:func:`error_text` cuts more)."""
     budget = integral(budget)
-    if exc.advice is not None and type(budget) is int and MIN_REPLY_BYTES <= budget <= MAX_REPLY_BYTES:
-        advice, said = exc.advice, exc.args
-        exc.recall(lambda call: call.given(budget=budget) if call.verb in _BUDGETED else call)
-        if len(f"{exc.kind}: {exc}".encode()) > MIN_REPLY_BYTES:
-            exc.advice, exc.args = advice, said
+    if type(budget) is int and MIN_REPLY_BYTES <= budget <= MAX_REPLY_BYTES:
+        exc.recall(lambda call: call.given(budget=budget) if call.verb in _BUDGETED else call,
+                   keep=lambda said: _whole(_error_line(exc.kind, said)))
 
 
 class ScratchTools:
@@ -358,10 +356,23 @@ class ScratchTools:
 def error_text(exc: BaseException) -> str:
     """The text of a tool error: ``"<kind>: <message>"``, e.g. ``"not found: no handle 'h_...' in this scope"``; at
     most :data:`~scratchfs.foundation.limits.MIN_REPLY_BYTES` UTF-8 bytes (a longer message is cut, ``...``)."""
-    text = f"{exc.kind}: {exc}" if isinstance(exc, ScratchError) else f"error: {type(exc).__name__}: {exc}"
-    if len(text) * 4 > MIN_REPLY_BYTES and len(text.encode("utf-8")) > MIN_REPLY_BYTES:
+    if isinstance(exc, ScratchError):
+        text = _error_line(exc.kind, exc)
+    else:
+        text = _error_line("error", f"{type(exc).__name__}: {exc}")
+    if not _whole(text):
         text = text.encode("utf-8")[: MIN_REPLY_BYTES - 3].decode("utf-8", "ignore") + "..."
     return text
+
+
+def _error_line(kind: str, message: object) -> str:
+    """A tool error's text before :func:`error_text` cuts it: ``"<kind>: <message>"``."""
+    return f"{kind}: {message}"
+
+
+def _whole(text: str) -> bool:
+    """Whether :func:`error_text` gives ``text`` whole: at most ``MIN_REPLY_BYTES`` UTF-8 bytes."""
+    return len(text) * 4 <= MIN_REPLY_BYTES or len(text.encode("utf-8")) <= MIN_REPLY_BYTES
 
 
 __all__ = [

@@ -50,12 +50,16 @@ class ScratchError(Exception):
             return str(self) if words is None else words(str(self))
         return self.advice.written(write, words)
 
-    def recall(self, rewrite: Callable[[Call], Call]) -> None:
+    def recall(self, rewrite: Callable[[Call], Call], keep: Callable[[str], bool] | None = None) -> None:
         """Name each call this error advises as ``rewrite`` gives it (a call -> the call to name instead), its
-        message written again with them: a face adds the caller's own ``budget`` to the calls of a refusal."""
-        if self.advice is not None:
-            self.advice = Advice.of(*(rewrite(part) if isinstance(part, Call) else part for part in self.advice.parts))
-            self.args = (str(self.advice), *self.args[1:])
+        message written again with them: a face adds the caller's own ``budget`` to the calls of a refusal. With
+        ``keep`` (the message written again -> whether to take it), the error is left as it was when it says no
+        (a message that would grow past what a face shows whole)."""
+        if self.advice is None:
+            return
+        advice = Advice.of(*(rewrite(part) if isinstance(part, Call) else part for part in self.advice.parts))
+        if keep is None or keep(str(advice)):
+            self.advice, self.args = advice, (str(advice), *self.args[1:])
 
     def said(self) -> str | Advice:
         """What makes this error again: its advice, else its text (a subclass's ``__reduce__`` passes it)."""
