@@ -46,14 +46,14 @@ def local_hosts(tmp_path, postgres_dsn, pg_schema):
         store.close()
 
 
-def late_first_statement(monkeypatch) -> None:
-    """Hold a write's first statement (the shared delete lock and the clocks) ``LATE`` seconds before it is sent, as
+def late_first_statement(monkeypatch, hold: float = LATE) -> None:
+    """Hold a write's first statement (the shared delete lock and the clocks) ``hold`` seconds before it is sent, as
     a loaded host or a slow link does, after the write read its monotonic clock to date it."""
     execute = psycopg.Connection.execute
 
     def late(self, query, *args, **kwargs):
         if "pg_advisory_xact_lock_shared" in str(query):
-            time.sleep(LATE)
+            time.sleep(hold)
         return execute(self, query, *args, **kwargs)
 
     monkeypatch.setattr(psycopg.Connection, "execute", late)
@@ -126,9 +126,11 @@ def test_an_s3_write_whose_statement_is_late_fails_a_delete_within_that_trip(tmp
                            orphan_grace=0.0, index_write_behind=False) for name in ("writer", "deleter")]
     writer, deleter = stores
     try:
-        def delete_then_slow():
-            deleter.delete_run("run")
-            late_first_statement(monkeypatch)
+        before = time.monotonic()  # (before the write's start)
+
+        def delete_then_slow():  # the hold outlasts all since the write began, so the delete's mark (dated again
+            deleter.delete_run("run")  # as it ends) falls within the trip however long it took on a loaded host
+            late_first_statement(monkeypatch, LATE + time.monotonic() - before)
 
         outcome = held_spill(writer, monkeypatch, delete_then_slow)
         assert isinstance(outcome, StorageError), outcome
