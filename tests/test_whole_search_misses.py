@@ -110,3 +110,26 @@ def test_the_last_matches_of_none_say_where_they_looked_as_a_forward_search_does
         "no match in bytes 5-1000 (from offset= to before=)")
     found = tools.read_handle(handle, match="amd64", before=len(DPKG), max_matches=1)
     assert found["windows"] and "note" not in found
+
+
+def test_a_page_that_holds_the_text_in_another_case_names_that_match_not_the_text_view(scope):
+    """An HTML page whose source holds the words in another case ("What is Ownership?" for "What is ownership"):
+    the note named the search of the page's text view, as case-sensitive, which missed too and said nothing more
+    (helper newuser12: two dead ends on the Rust book); it names the same search ignoring case, which finds what
+    Python finds -- a count and the last matches say the same. Markup that splits the text still names the view."""
+    tools = ScratchTools(scope)
+    page = (Path(__file__).resolve().parent.parent / "fixtures" / "browser-rust-book.html").read_bytes()
+    handle = scope.spill(page, source_tool="browser.get").handle
+    forward = tools.read_handle(handle, match="What is ownership")
+    assert forward["windows"] == [] and "view=" not in forward["note"]
+    assert forward["note"].startswith(f"no match in the whole content ({len(page):,} bytes); ignoring case it")
+    call = forward["calls"][0]
+    assert call["arguments"] == {"handle": handle, "match": "What is ownership", "ignore_case": True}
+    want = [m.start() for m in re.finditer(rb"what is ownership", page, re.I)]
+    assert len(want) == 2 and follow(tools, forward["note"].rsplit(": ", 1)[1]) == want
+    for other in ({"count": True}, {"before": len(page)}):
+        reply = tools.read_handle(handle, match="What is ownership", **other)
+        assert "; ignoring case it matches" in reply["note"] and reply["calls"] == forward["calls"]
+    split = tools.read_handle(handle, match="Press S or / to search")  # (its words are split by markup alone)
+    assert split["note"].startswith("no match in the page's HTML source") and 'view="text"' in split["note"]
+    assert tools.read_handle(handle, match="Press S or / to search", view="text")["windows"]

@@ -66,11 +66,12 @@ _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\x00-\x7f]+")  # (AS
 _BETWEEN = "[-_ .]?"
 
 
-def plain_miss(opened: Any, found: Matches, offset: int, said: bool = True) -> str | Advice | None:
+def plain_miss(opened: Any, found: Matches, offset: int, said: bool = True, spelled: bool = True
+               ) -> str | Advice | None:
     """The note of ``found``, a forward search of ``opened``'s stored content (an open entry, read under
     :func:`~scratchfs.api.entries.reading`) from byte ``offset`` to the end that found nothing: ``"no match in the
     whole content (N bytes)"`` (or ``"in bytes OFFSET-SIZE"``), and, when the bytes searched are at most
-    :data:`HINT_SPAN_BYTES`, the spelling that matches with its call (:func:`_case_hint`, then
+    :data:`HINT_SPAN_BYTES`, the spelling that matches with its call (:func:`_case_hint`, then, when ``spelled``,
     :func:`_spelling_hint`), at most :data:`NOTE_BYTES` of JSON (the text found left out, then the call written
     in words, when a long needle or settings make it longer); ``said=False`` (a count's or a search from the
     end's, whose reply says where it looked): ``"no match; "`` and the hint alone, or ``None`` when there is none.
@@ -82,7 +83,7 @@ def plain_miss(opened: Any, found: Matches, offset: int, said: bool = True) -> s
     plain = no_match_in(offset, size) if said else None
     if size - offset > HINT_SPAN_BYTES:
         return plain
-    hint = _case_hint(opened, found, offset) or _spelling_hint(opened, found, offset)
+    hint = _case_hint(opened, found, offset) or (_spelling_hint(opened, found, offset) if spelled else None)
     if hint is None:
         return plain
     (seen, unseen), call, words = hint

@@ -80,7 +80,9 @@ def _hinted(opened: Any, result: Matches, offset: int, said: bool = True) -> Mat
     """``result`` (a search of ``opened``'s stored content from byte ``offset``) with :func:`text_view_hint`'s note
     on a miss from the start: the content's first :data:`SNIFFED_UTF8_BYTES` bytes read when the note needs them
     (non-ASCII text sought in content whose shape does not say whether it is UTF-8; a pattern holding ``$``); a miss
-    it gives no reason for: :func:`~scratchfs.api.miss_hints.plain_miss`'s (``said``: with where it looked)."""
+    it gives no reason for: :func:`~scratchfs.api.miss_hints.plain_miss`'s (``said``: with where it looked). An
+    HTML page's source that matches ignoring case gives that match's call (``ignore_case=true``) instead of the
+    search of its text view, which is as case-sensitive and would miss it too."""
     size, kind, shape = opened.entry.size, opened.entry.content_type, opened.entry.shape
     not_utf8 = not_utf8_said(shape)
     missed = _missed(result, offset)  # (what follows only then: a pattern parsed again, a read)
@@ -91,6 +93,12 @@ def _hinted(opened: Any, result: Matches, offset: int, said: bool = True) -> Mat
     if sniff_utf8 and head:
         not_utf8 = invalid_utf8_bytes(head[: len(head) - utf8_partial_tail(head)] if len(head) < size else head) > 0
     hinted = text_view_hint(result, kind, offset, shape, not_utf8, fixed if b"\r\n" in head else None)
+    if isinstance(hinted.note, MissNote) and hinted.note.plain == _HTML_MISS:  # (a page's source that holds it in
+        # another case: that match, found, rather than a search of the text view, which misses it too)
+        cased = plain_miss(opened, hinted, offset, said, spelled=False)
+        if cased is not None and not isinstance(cased, str):
+            return replace(hinted, note=cased)
+        return hinted
     if hinted.note is None and not hinted.windows and hinted.next_offset is None and hinted.stopped is None:
         note = plain_miss(opened, hinted, offset, said)  # (where it looked; a spelling that matches: miss_hints)
         if offset and isinstance(note, str):  # (no spelling hint: the bytes before offset= were not searched,

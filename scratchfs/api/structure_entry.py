@@ -48,6 +48,7 @@ class EntryReads:
         self.content_type: str | None = None
         self.shape: str | None = None
         self.line_bytes = 0.0  # the entry's average line length, bytes: what the reads that fit it are (misfit)
+        self.lines = 0  # the entry's lines (its stub's count): where a line read it names must start
 
     def over_entry(self, handle: str, read: Callable[[ReaderSource, str, str | None], Any],
                    given: OpenEntry | None = None) -> Any:
@@ -62,7 +63,7 @@ class EntryReads:
         with (nullcontext(given) if given is not None else
               scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle)) as opened, reading(handle):
             self.size, self.content_type, self.shape = opened.entry.size, opened.entry.content_type, opened.entry.shape
-            self.line_bytes = opened.entry.size / max(1, opened.entry.lines)
+            self.line_bytes, self.lines = opened.entry.size / max(1, opened.entry.lines), opened.entry.lines
             try:
                 return read(ReaderSource(opened.reader, opened.entry.size), opened.entry.blob,
                             opened.entry.content_type)

@@ -206,8 +206,7 @@ class StructureReads(PageReads):
             layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else self._headless(
                 src, kind, handle, blob, "row=")
             if cursor is None and layout is None:  # (a cursor is bound to this entry and read: its first page
-                self._table_fits(src, kind, handle, Call.of(  # passed the check); the same lines, by lines
-                    "read_handle", handle=handle, line=row, lines=min(rows, MAX_LINES), budget=call_budget))
+                self._table_fits(src, kind, handle, self._lines_instead(handle, row, rows, call_budget))  # passed it)
             headed = not headless(kind, self.shape) and (layout is None or layout.headed)  # (no header: its first
             # line is row 1, as the stub counts it)
             try:
@@ -263,13 +262,24 @@ class StructureReads(PageReads):
             _LAYOUTS.put(key, layout)
         return layout
 
-    def _table_fits(self, src: ReaderSource, kind: str | None, handle: str, lines: Call | None = None) -> None:
+    def _table_fits(self, src: ReaderSource, kind: str | None, handle: str, lines: Advice | None = None) -> None:
         """Refuse rows of text, a log or binary data (in which no table was found at spill time) whose first
-        records are not those of a table (:func:`table_like`), naming ``lines``, the line read of the same lines
-        (a row read's), when given."""
+        records are not those of a table (:func:`table_like`), ending with ``lines``, the line read a row read's
+        refusal names (:meth:`_lines_instead`), when given."""
         if kind in SNIFFED_NO_TABLE and not table_like(src):
             said = refusal(handle, kind, "row", ", not a table", self.line_bytes, self.shape)
-            raise InvalidArgument(said if lines is None else Advice.of(said, "; the same lines: ", lines))
+            raise InvalidArgument(said if lines is None else Advice.of(said, lines))
+
+    def _lines_instead(self, handle: str, row: int, rows: int, budget: int | None) -> Advice:
+        """What the refusal of ``row=row, rows=rows`` over text that holds no table names (with the call's reply
+        ``budget``): the line read of the same lines, or, for a row past the entry's last line (the stub's count,
+        the last opened), the read of its last ``rows`` lines -- a line past the end is refused in turn."""
+        lines = min(rows, MAX_LINES)
+        if row <= self.lines:
+            return Advice.of("; the same lines: ", Call.of("read_handle", handle=handle, line=row, lines=lines,
+                                                           budget=budget))
+        return Advice.of(f"; it has {self.lines:,} lines, its last ones: ", Call.of(
+            "read_handle", handle=handle, line=-lines, lines=lines, budget=budget))
 
     def table(self, handle: str, max_bytes: int) -> tuple[list[list[str]], bool]:
         """The records of a CSV/TSV entry that start in its first ``max_bytes`` bytes, the header first (of a table
