@@ -169,3 +169,49 @@ def test_jq_over_64_mib_of_binary_data_is_refused_at_once(tmp_path):
     assert message.startswith(f"{handle} holds binary data"), message
     assert "offset= and length=" in message and "which starts no JSON value, at byte 0" in message, message
     assert took < 1.5, took  # (5 s, StructureTimeout, before)
+
+
+def test_a_filter_is_compiled_in_a_worker_never_in_the_reading_process(monkeypatch, tmp_path):
+    """hostile17: jq folds constant expressions as it compiles, and every filter was compiled in the reading process
+    first (to check it): '"x" * 1e9' built a gigabyte string there (1.96 GB of RSS in the MCP server), and
+    '["x" * 2e9, "y" * 2e9] | length' took 3.8 GB and 21 s holding the GIL -- a few bytes more of filter, the OOM
+    killer. Every compile now runs in a jq worker, bounded by the read's time limit and the worker's memory."""
+    import psutil
+
+    def no_compile_here(*_args, **_kwargs):
+        raise AssertionError("a model's jq filter compiled in the reading process")
+
+    monkeypatch.setattr(jq, "compile", no_compile_here)
+    with ScratchStore(tmp_path / "root", pattern_timeout=30.0) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(b'{"a": [1, 2]}' + b" " * 9000, source_tool="t").handle
+        from scratchfs.api.contract import ScratchTools
+
+        tools = ScratchTools(scope)
+        assert tools.read_handle(handle, jq=".a | length")["results"] == [2]
+        with pytest.raises(InvalidArgument, match="does not compile: syntax error"):
+            tools.read_handle(handle, jq=".a |")
+        me, peak, done = psutil.Process(), [0], threading.Event()
+
+        def watch() -> None:
+            while not done.is_set():
+                peak[0] = max(peak[0], me.memory_info().rss)
+                time.sleep(0.005)
+
+        before = me.memory_info().rss
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        try:
+            reply = tools.read_handle(handle, jq='"x" * 4e8 | length')  # (400 MB folded as it compiles)
+        finally:
+            done.set()
+            watcher.join()
+        assert reply["results"] == [len("x" * 400_000_000)]  # (the plain answer)
+        assert peak[0] - before < 150 * 2**20, (before, peak[0])
+
+
+def test_a_filter_whose_compile_runs_away_stops_at_the_time_limit():
+    began = time.monotonic()
+    with pytest.raises(StructureTimeout, match=r"compiling the jq filter ran past its time limit .* \"x\" \* 1e9"):
+        jq_page(BytesSource(b'{"a": 1}'), '["x" * 2e9, "y" * 2e9] | length', timeout=1.0)
+    assert time.monotonic() - began < 10  # (21 s in the reading process before, holding the GIL)

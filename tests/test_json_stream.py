@@ -284,3 +284,27 @@ def test_a_jq_read_whose_first_page_meets_a_broken_document_names_the_slurp_read
     assert call in message
     name, args = parse_call(call)
     assert tools.call(name, args)["results"] == [{"n": 200}]
+
+
+@pytest.mark.parametrize(("data", "shape", "bad"), [
+    (b'{"a":1}\n{"a":NaN}\n{"a":3}\n{"a":4}\n', None, 2),  # (one a line: lines whose record 2 the reads name)
+    (b'[1]\n[Infinity]\n[2]\n', None, 2),
+    (b'{\n "a": 1\n}\n{\n "a": NaN\n}\n{\n "a": 3\n}\n', STREAM_SHAPE, 2),  # (over lines: a stream, document 2)
+    (b'{\n "a": 1\n}\n{\n "a": 2\n}\n{"a": -Infinity, "b": [1]}\n{\n "a": 3\n}\n', STREAM_SHAPE, 3),
+])
+def test_a_nan_in_a_later_document_is_a_document_not_json_and_the_spill_stores_it(scope, data, shape, bad):
+    """hostile17: a NaN or Infinity in any JSON text after the first made every spill of it fail with
+    AttributeError ('ValueError' object has no attribute 'pos'): the describe's decoder refuses the constant through
+    its parse_constant hook, a ValueError naming no place, where the stream's walk read the place of a
+    JSONDecodeError. The document is now one not JSON, named where the reads name a broken one."""
+    stub = scope.spill(data, source_tool="shell").to_dict()
+    tools = ScratchTools(scope)
+    if shape == STREAM_SHAPE:
+        assert stub["content_type"] == "json" and stub["shape"].startswith(shape), stub["shape"]
+        assert f"(document {bad}: slurp=true passes over it" in stub["shape"]
+        with pytest.raises(InvalidArgument, match=r"holds (NaN|-Infinity)"):  # (jq would read another value)
+            tools.read_handle(stub["handle"], jq=".a")
+        return
+    reply = tools.read_handle(stub["handle"], record=1, records=10)
+    assert reply["records"] == [json.loads(line) for line in data.splitlines()[: bad - 1]]  # (the plain answer)
+    assert reply["note"].startswith(f"record {bad} (bytes ") and "is not JSON (JSON has no NaN" in reply["note"]

@@ -55,7 +55,8 @@ def json_stream(text: str, decoder: json.JSONDecoder, complete: bool, size: int)
             value, pos = decoder.raw_decode(text, pos)
             lined = lined and text.find("\n", start, pos) < 0
         except ValueError as exc:  # the sample's end cuts its last document; or the content's, a capped output's
-            later = next_document(text, pos, exc.pos, decoder) if complete and values else end
+            stopped = exc.pos if isinstance(exc, json.JSONDecodeError) else pos  # (a NaN the decoder's hook refused
+            later = next_document(text, pos, stopped, decoder) if complete and values else end  # names no place)
             if not values or (later < end and (lined or len(bad) * 4 >= len(values) or len(bad) >= _MOST_BAD)):
                 return None  # (no stream: JSON lines with a bad record, read as records that name it, or too many)
             if later < end:  # (one broken in the middle: passed over, the walk goes on, as slurp=true reads it)

@@ -174,6 +174,26 @@ def _apply(program: Any, mode: str, data: Any) -> Any:
     return "ok", (done, numbers.imprecise_number("\n".join(records)) if check else None)
 
 
+def _compiled(program_text: str, others: tuple[str, ...], cache: dict[str, Any]) -> list[str | None]:
+    """Mode ``"compile"``: jq's compile error of ``program_text`` and of each of ``others``, in order, ``None`` for
+    one that compiles (``program_text`` then kept in ``cache`` for the run that follows). Compiling runs jq's
+    constant folding, which computes ``"x" * 1e9`` (a gigabyte) then: here, not in the reading process."""
+    said: list[str | None] = []
+    for number, text in enumerate((program_text, *others)):
+        try:
+            program = jq.compile(text)
+        except ValueError as exc:
+            said.append(str(exc))
+            continue
+        if number == 0:
+            if len(cache) >= 16:
+                cache.clear()
+            cache[text] = program
+        del program
+        said.append(None)
+    return said
+
+
 def run_jq(program_text: str, mode: str, data: Any, deadline: float) -> tuple[str, Any]:
     """Run the jq program ``program_text`` (compiled by the caller once already, so it compiles) over ``data`` in a
     worker, until ``deadline`` (a ``time.monotonic()`` value).
@@ -185,7 +205,8 @@ def run_jq(program_text: str, mode: str, data: Any, deadline: float) -> tuple[st
             there and back); the JSON texts of the outputs from ``first`` come back, those a page uses and a bounded
             number more, which the caller keeps for the next pages: :func:`_page_texts`) or ``"records"`` (``data``
             is ``(list of JSON texts, check)``, each text one input); ``check``: look for numbers a double cannot
-            hold.
+            hold; or ``"compile"`` (``data``: a tuple of more program texts): compile them alone, ``("ok", [jq's
+            compile error or None for each, program_text first])`` (:func:`_compiled`).
         data: as ``mode`` says.
         deadline: when the worker is killed.
 
@@ -219,6 +240,10 @@ def serve() -> None:
     limit_memory(WORKER_MEMORY_BYTES)
     cache: dict[str, Any] = {}
     for program_text, mode, data in requests():
+        if mode == "compile":
+            answer = "ok", _compiled(program_text, data, cache)
+            reply(pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL))
+            continue
         program = cache.get(program_text)
         try:
             if program is None:

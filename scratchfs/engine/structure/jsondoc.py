@@ -324,7 +324,7 @@ def _run(source: ContentSource, filter: str, index: int, need: tuple[int, int, i
     with the page's note: a number of the document a double cannot hold when the filter is not a path (it may
     compute with it), lone surrogate escapes read as U+FFFD, else ``None``."""
     limit = (index // _MORE_OUTPUTS + 2) * _MORE_OUTPUTS
-    program = compile_filter(filter, limit)
+    program = compile_filter(filter, limit, deadline)
     refuse_unlike_json(source)  # (binary data: at once, not after reading and handing over 64 MiB)
     data, invalid = _as_utf8(read_json_whole(source, MAX_JQ_DOCUMENT_BYTES))  # (binary data: refused where it starts)
     data, escape = _replaced(data)

@@ -70,8 +70,8 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
         jq: a jq filter applied to each record; the page lists its outputs (a record with none adds nothing).
         cursor: ``page.cursor`` of the previous page of the same read.
         budget_bytes: most UTF-8 bytes of the page's compact JSON (256 to 65536).
-        timeout: seconds (wall clock) the filter may run over the page's records, in a worker process killed at the
-            limit (:mod:`scratchfs.engine.structure.jq_worker`).
+        timeout: seconds (wall clock) the filter may take to compile and run over the page's records, in a worker
+            process killed at the limit (:mod:`scratchfs.engine.structure.jq_worker`).
         entry: the entry's identity its cursors are bound to (:class:`~scratchfs.engine.structure.paging.CursorKey`;
             with ``jq`` and the size): a cursor of another entry or read is refused.
         pass_first: a bad record the page starts at, and those right after it (at most :data:`MOST_LEADING`), are
@@ -89,16 +89,16 @@ def records_page(source: ContentSource, record: int = 1, records: int = 50, *, j
             deeply nested (with ``pass_first``: only if it is the content's last, a cut last line), or the filter
             fails on it (its number, bytes, the parser's or jq's message); any other is passed over (above).
         InvalidArgument: a filter that does not compile, a bad cursor (edited, of another entry or read, or not at
-            a record start), count or budget, a record past the last one, a line longer than
-            :data:`MAX_RECORD_BYTES`.
-        StructureTimeout: the filter ran past ``timeout`` over the page's records.
-        StoreBusy: every worker stayed busy until the time limit, or none could be started: nothing was run, retry.
+            a record start), count or budget, a record past the last one, a line longer than :data:`MAX_RECORD_BYTES`.
+        StructureTimeout: the filter ran past ``timeout`` (its compile, or its run over the page's records).
+        StoreBusy: no worker came free before the time limit, or none could be started: nothing was run, retry.
     """
     budget = check_budget(budget_bytes)
     records = check_int(records, "records", 1, MAX_RECORDS)
     key = CursorKey("records" if jq is None else f"records\0{jq}", source.size, entry)  # (record=: check_resumes_at)
     number, offset, out_index, chars = _start(source, record, cursor, key, jq is None)
-    program, how = compile_filter(jq, 1_000_000) if jq is not None else None, _Start(cursor is not None, pass_first)
+    program = None if jq is None else compile_filter(jq, 1_000_000, time.monotonic() + timeout)
+    how = _Start(cursor is not None, pass_first)
     candidates: list[tuple[int, str]] = []  # (index on the page, text) of items given as their JSON text
     note: list[str] = []  # the notes on numbers a double cannot hold and lone surrogate escapes, each once seen
 

@@ -98,18 +98,28 @@ def _parse(decoder: json.JSONDecoder, text: str, at: int, window: bool = True) -
     if not window:
         try:
             return decoder.raw_decode(text, at)[1]
-        except json.JSONDecodeError as exc:
-            raise _Stop(exc.msg, exc.pos) from None
+        except ValueError as exc:
+            raise _stop(exc, at, 0) from None
     part = text[at : at + _WINDOW]
     try:
         return at + decoder.raw_decode(part)[1]
-    except json.JSONDecodeError as exc:
-        if len(part) < _WINDOW or exc.pos < len(part) - 1:  # (a value longer than the window: the whole text)
-            raise _Stop(exc.msg, at + exc.pos) from None
+    except ValueError as exc:
+        stop = _stop(exc, at, at)
+        if len(part) < _WINDOW or stop.pos < at + len(part) - 1:  # (a value longer than the window: the whole text)
+            raise stop from None
     try:
         return decoder.raw_decode(text, at)[1]
-    except json.JSONDecodeError as exc:
-        raise _Stop(exc.msg, exc.pos) from None
+    except ValueError as exc:
+        raise _stop(exc, at, 0) from None
+
+
+def _stop(exc: ValueError, at: int, base: int) -> _Stop:
+    """The _Stop of a parse of the value at ``at`` that raised ``exc``: the parser's words and place (``base``
+    characters before the text it parsed); a ValueError of a decoder's hook -- ``parse_constant`` refusing a NaN
+    (:func:`~scratchfs.engine.structure.numbers.refuse_constant`) -- names no place: the value's start, ``at``."""
+    if isinstance(exc, json.JSONDecodeError):
+        return _Stop(exc.msg, base + exc.pos)
+    return _Stop(str(exc), at)
 
 
 def _bytes(text: str, start: int, end: int) -> int:
