@@ -128,6 +128,31 @@ def test_a_damaged_binding_is_a_format_error(payload):
         Binding.decode(payload)
 
 
+_A_BINDING = Binding("tok", "run", "agent", "handle", "h_x", "tool", 3600.0, 1.7e9, 4096, 1, "0" * 32).encode()
+
+
+@given(at=st.integers(len(b"scratchfs-binding/1\n"), len(_A_BINDING) - 1), value=st.integers(0, 255))
+def test_a_binding_with_any_byte_flipped_decodes_or_says_why_in_the_formats_words(at, value):
+    """A byte of the binding's JSON damaged (a field's name among them: 'frales' for 'frames') decodes as a
+    binding or raises one FormatError that names the frame, never a Python constructor's words."""
+    damaged = _A_BINDING[:at] + bytes([value]) + _A_BINDING[at + 1 :]
+    try:
+        Binding.decode(damaged)
+    except FormatError as exc:
+        text = str(exc)
+        assert text.startswith("the binding frame "), text
+        assert "__init__" not in text and "argument" not in text and "mapping" not in text, text
+
+
+@pytest.mark.parametrize(("payload", "said"), [
+    (_A_BINDING.replace(b'"frames"', b'"frales"'), "it has an unknown field 'frales'"),
+    (_A_BINDING.replace(b'"run_id"', b'"run_ie"'), "it has an unknown field 'run_ie' and no field 'run_id'"),
+    (b"scratchfs-binding/1\n[1, 2]", "its JSON is not an object")])
+def test_a_binding_with_a_damaged_field_name_says_which(payload, said):
+    with pytest.raises(FormatError, match=f"^the binding frame does not parse: {said}$"):
+        Binding.decode(payload)
+
+
 # -- rebuilding a lost index ----------------------------------------------------------------------------------------
 
 def _populate(store: ScratchStore) -> dict[tuple[str, str, str, str], bytes]:

@@ -21,8 +21,10 @@ import json
 import math
 import struct
 from array import array
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
 from json.encoder import encode_basestring
+
+from scratchfs.foundation.text import shorten
 
 __all__ = [
     "BINDING_MAGIC",
@@ -194,10 +196,17 @@ class Binding:
         if not payload.startswith(_PREFIX):
             raise FormatError("the binding frame is not a scratchfs binding")
         try:
-            fields = json.loads(payload[len(_PREFIX):].decode("utf-8"))
-            binding = cls(**fields)
-        except (ValueError, TypeError) as exc:
+            given = json.loads(payload[len(_PREFIX):].decode("utf-8"))
+        except ValueError as exc:  # (UnicodeDecodeError and JSONDecodeError: where and why, in the codec's words)
             raise FormatError(f"the binding frame does not parse: {exc}") from None
+        if not isinstance(given, dict):
+            raise FormatError("the binding frame does not parse: its JSON is not an object")
+        unknown, missing = sorted(set(given) - _FIELDS), sorted(_REQUIRED - set(given))
+        if unknown or missing:  # (a flipped byte in a name: said in the format's words, not a constructor's)
+            said = [f"an unknown field {shorten(unknown[0])}"] if unknown else []
+            raise FormatError("the binding frame does not parse: it has "
+                              + " and ".join(said + ([f"no field {missing[0]!r}"] if missing else [])))
+        binding = cls(**given)
         strings = (binding.token, binding.run_id, binding.agent_id, binding.kind, binding.key, binding.content)
         numbers = (binding.ttl, binding.created_at)
         if (not all(isinstance(v, str) for v in strings) or not isinstance(binding.tool, (str, type(None)))
@@ -235,3 +244,7 @@ class Binding:
             if value is not None and getattr(self, name) != value:
                 return f"the blob belongs to another entry (its {name} is {getattr(self, name)!r}, not {value!r})"
         return None
+
+
+_FIELDS = frozenset(f.name for f in fields(Binding))
+_REQUIRED = frozenset(f.name for f in fields(Binding) if f.default is MISSING)
