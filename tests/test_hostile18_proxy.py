@@ -1,0 +1,81 @@
+"""hostile18: ``scratchfs mcp-proxy`` in front of a hostile upstream -- a tool list that never ends, results of many
+small blocks, answers of the wrong shape -- each a bounded, typed outcome."""
+
+from __future__ import annotations
+
+import anyio
+import mcp_types as types
+
+
+class _PagedUpstream:
+    """An :class:`~scratchfs.mcp.upstream.Upstream` stand-in whose ``tools/list`` pages come from ``page(n, cursor)``;
+    ``asked`` counts the pages requested."""
+
+    def __init__(self, page):
+        self.page, self.asked = page, 0
+
+    async def request(self, request, result_type, progress=None):
+        cursor = request.params.cursor if request.params is not None else None
+        self.asked += 1
+        return self.page(self.asked, cursor)
+
+
+def _tools(names):
+    return [types.Tool(name=name, input_schema={"type": "object"}) for name in names]
+
+
+def _listed(store, page, **config):
+    from scratchfs.mcp.proxy import Proxy, ProxyConfig
+
+    proxy = Proxy(ProxyConfig("x", **config), store)
+    proxy.upstream = upstream = _PagedUpstream(page)
+    tools = anyio.run(proxy.upstream_tools)
+    return [t.name for t in tools], upstream.asked
+
+
+def test_a_tool_list_whose_cursor_never_ends_is_read_once_round(scratch_store_factory):
+    """An upstream whose every tools/list page names a next cursor (the same one, or the same tools under fresh
+    cursors) was asked for 100 pages on each listing, all of them held: 5,000 tools a page took the client's first
+    tools/list 80 s (past --timeout) and the proxy to 860 MB. A cursor seen before, or a page that names no tool not
+    listed already, ends the listing."""
+    store = scratch_store_factory("store")
+    names = [f"tool_{i}" for i in range(50)]
+    listed, asked = _listed(store, lambda n, cursor: types.ListToolsResult(tools=_tools(names), next_cursor="again"))
+    assert (listed, asked) == (names, 2)
+    listed, asked = _listed(store, lambda n, cursor: types.ListToolsResult(tools=_tools(names), next_cursor=f"c{n}"))
+    assert (listed, asked) == (names, 2)
+
+
+def test_a_tool_list_of_fresh_names_without_end_stops_at_the_most_tools_offered(scratch_store_factory):
+    """Fresh names and fresh cursors on every page: the listing stops once it holds MAX_UPSTREAM_TOOLS tools (the
+    first ones, in the upstream's order), however many pages the upstream would give."""
+    from scratchfs.mcp.tool_listing import MAX_UPSTREAM_TOOLS
+
+    store = scratch_store_factory("store")
+    size = MAX_UPSTREAM_TOOLS // 4 + 7
+    listed, asked = _listed(store, lambda n, cursor: types.ListToolsResult(
+        tools=_tools(f"t{n}_{i}" for i in range(size)), next_cursor=f"c{n}"))
+    assert len(listed) == MAX_UPSTREAM_TOOLS and asked == 4
+    assert listed[0] == "t1_0" and listed[-1] == f"t4_{MAX_UPSTREAM_TOOLS - 3 * size - 1}"
+
+
+def test_a_tool_list_read_slowly_is_offered_as_far_as_it_was_read_at_the_timeout(scratch_store_factory):
+    """Each page within --timeout, but a hundred of them are not: the listing as a whole is bounded by --timeout
+    (a client's tools/list is a call), and offers the tools read by then."""
+    import time
+
+    store = scratch_store_factory("store")
+
+    class Slow(_PagedUpstream):
+        async def request(self, request, result_type, progress=None):
+            await anyio.sleep(0.3)
+            return await super().request(request, result_type, progress)
+
+    from scratchfs.mcp.proxy import Proxy, ProxyConfig
+
+    proxy = Proxy(ProxyConfig("x", timeout=1.0), store)
+    proxy.upstream = Slow(lambda n, cursor: types.ListToolsResult(tools=_tools([f"t{n}"]), next_cursor=f"c{n}"))
+    started = time.monotonic()
+    listed = [t.name for t in anyio.run(proxy.upstream_tools)]
+    took = time.monotonic() - started
+    assert listed == ["t1", "t2", "t3"] and took < 1.5, (listed, took)
