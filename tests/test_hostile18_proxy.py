@@ -79,3 +79,40 @@ def test_a_tool_list_read_slowly_is_offered_as_far_as_it_was_read_at_the_timeout
     listed = [t.name for t in anyio.run(proxy.upstream_tools)]
     took = time.monotonic() - started
     assert listed == ["t1", "t2", "t3"] and took < 1.5, (listed, took)
+
+
+def _stub(out) -> dict:
+    import json
+
+    assert not out.is_error and len(out.content) == 1 and out.structured_content is None, out
+    return json.loads(out.content[0].text)
+
+
+def test_a_result_of_many_small_text_blocks_is_judged_by_the_blocks_the_model_receives(scratch_scope):
+    """4,000 empty text blocks are 104 KB of JSON to the client (``{"type":"text","text":""}`` each), but were judged
+    as their joined text, 3,999 newlines, 7,998 bytes: under the threshold, passed through whole. Each block past
+    the first costs its wrapper beside the newline that joins it (24 bytes more), counted toward the threshold; what
+    is stored is still the joined text."""
+    from scratchfs.mcp.proxy import ProxyConfig, spill_result
+
+    def result(texts):
+        return types.CallToolResult(content=[types.TextContent(text=text) for text in texts])
+
+    config = ProxyConfig(command="x")
+    empty = result([""] * 4000)
+    assert len(empty.model_dump_json(by_alias=True, exclude_none=True)) > 100_000
+    stub = _stub(spill_result(scratch_scope, config, "t", empty))
+    assert scratch_scope.read_range(stub["handle"], 0, 65536).data == b"\n" * 3999
+    # at the threshold: two blocks whose content array is 25 bytes (one block's wrapper) and 1 comma over 8,192
+    for tail, spilled in [(4167, True), (4166, False)]:
+        two = result(["x" * 4000, "y" * tail])
+        blocks = ",".join(block.model_dump_json(by_alias=True, exclude_none=True) for block in two.content)
+        assert (len(blocks) - len('{"type":"text","text":""}') > 8192) is spilled
+        out = spill_result(scratch_scope, config, "t", two)
+        assert (out is not two) is spilled
+        if spilled:
+            handle = _stub(out)["handle"]
+            assert scratch_scope.read_range(handle, 0, 65536).data == b"x" * 4000 + b"\n" + b"y" * tail
+    # the rest of the policy still holds: an effect's blocks, or a never-spilled tool's, pass whole
+    assert spill_result(scratch_scope, ProxyConfig(command="x", default_class="effect"), "t", empty) is empty
+    assert spill_result(scratch_scope, config, "scratch_read", empty) is empty

@@ -16,7 +16,8 @@ the client gets one text block holding the stub as compact JSON:
   result, a text block per item and ``{"result": [<the same texts>]}``, stored joined and becoming
   ``{"result": [<the stub>]}``;
 * every content block is plain text (no images, audio, resources, annotations or block ``_meta``, empty or
-  not); several text blocks are stored joined by ``"\\n"``;
+  not); several text blocks are stored joined by ``"\\n"``, and judged as the blocks the client receives (each past
+  the first costs 24 bytes more than the newline: :data:`~scratchfs.mcp.proxy_spill.BLOCK_JSON_BYTES`);
 * the store's spill policy allows it (:func:`scratchfs.policy.should_spill`): larger than ``--threshold`` bytes as a
   JSON string (escapes included, as the SDK writes it), the tool's result class (``--class TOOL=CLASS``, else
   ``--default-class``) is one that floods the context, and the tool is not one of the never-spilled verbs.
