@@ -116,3 +116,65 @@ def test_a_result_of_many_small_text_blocks_is_judged_by_the_blocks_the_model_re
     # the rest of the policy still holds: an effect's blocks, or a never-spilled tool's, pass whole
     assert spill_result(scratch_scope, ProxyConfig(command="x", default_class="effect"), "t", empty) is empty
     assert spill_result(scratch_scope, config, "scratch_read", empty) is empty
+
+
+def _raw_proxy(tmp_path, source):
+    import sys
+
+    from .mcp_support import scratchfs_params
+
+    upstream = tmp_path / "upstream.py"
+    upstream.write_text(source)
+    return scratchfs_params("mcp-proxy", "--root", str(tmp_path / "store"), "--run", "r", "--agent", "a", "--timeout",
+                            "20", "--", sys.executable, str(upstream))
+
+
+_SHAPES = '''
+if name == "weird_block":
+    result = {"content": [{"type": "weird", "text": "w"}]}
+elif name == "no_content":
+    result = {"tools": []}
+else:
+    result = {"content": [{"type": "text", "text": "called " + name}]}
+'''
+
+
+def test_an_answer_of_the_wrong_shape_is_said_in_one_line_naming_what_is_wrong(tmp_path):
+    """A tools/call answer that is no CallToolResult (a block of a type MCP has none of, no content) failed its
+    call 'malformed answer: 12 errors': a count of pydantic's errors, not what was wrong nor what to do. It names
+    the first fault's place and says the upstream's other calls still answer; the next call is answered."""
+    from .mcp_support import ERAS, connect, error_of, raw_upstream, run
+
+    source = raw_upstream("shapes", [{"name": "weird_block", "inputSchema": {"type": "object"}}], _SHAPES)
+
+    async def body():
+        async with connect(_raw_proxy(tmp_path, source), ERAS[0]) as client:
+            weird = error_of(await client.call_tool("weird_block", {}))
+            empty = error_of(await client.call_tool("no_content", {}))
+            assert (await client.call_tool("other", {})).content[0].text == "called other"
+            return weird, empty
+
+    weird, empty = run(body)
+    tail = ": the upstream's own fault; its other calls still answer"
+    assert weird.endswith("malformed answer: its result is no CallToolResult: content[0] is of no type it may "
+                          "have (12 faults)" + tail), weird
+    assert empty.endswith("malformed answer: its result is no CallToolResult: content: Field required" + tail), empty
+    assert "\n" not in weird + empty and "pydantic" not in weird + empty
+
+
+def test_an_answer_to_initialize_of_the_wrong_shape_is_said_in_one_line(tmp_path):
+    """An upstream whose answer to initialize had no capabilities (or a protocolVersion that is no string) was
+    reported as pydantic's dump -- several lines, the input echoed, a link to pydantic's site -- in every call's
+    error. It is one line naming what is wrong and asking whether the server speaks MCP on stdio."""
+    from .mcp_support import ERAS, connect, error_of, raw_upstream, run
+
+    source = raw_upstream("shapes", [], _SHAPES).replace('"capabilities": {"tools": {}},', "")
+
+    async def body():
+        async with connect(_raw_proxy(tmp_path, source), ERAS[1]) as client:
+            return error_of(await client.call_tool("anything", {}))
+
+    text = run(body)
+    assert "its answer to initialize is no InitializeResult: capabilities: Field required (is it an MCP server on " \
+           "stdio?); the proxy does not start it again" in text, text
+    assert "\n" not in text and "pydantic" not in text
