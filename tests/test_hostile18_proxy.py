@@ -178,3 +178,30 @@ def test_an_answer_to_initialize_of_the_wrong_shape_is_said_in_one_line(tmp_path
     assert "its answer to initialize is no InitializeResult: capabilities: Field required (is it an MCP server on " \
            "stdio?); the proxy does not start it again" in text, text
     assert "\n" not in text and "pydantic" not in text
+
+
+def test_the_upstreams_requests_beyond_twenty_a_second_are_dropped_unread(caplog):
+    """An upstream flooding the proxy with requests -- ping, which the SDK answers, or sampling, roots, elicitation,
+    which it refuses -- had each read, dispatched and answered by the SDK: 100,000 pings before a call's answer
+    delayed it by 43.7 s (load 5.7; --timeout is 60). At most one request each 50 ms is left to the SDK; the others
+    are dropped unread (said once on stderr), answers and notifications untouched."""
+    import json
+
+    from scratchfs.mcp.notice_gate import NoticeGate
+
+    now = [100.0]
+    gate = NoticeGate(clock=lambda: now[0])
+
+    def request(rid, method="ping"):
+        return json.dumps({"jsonrpc": "2.0", "id": rid, "method": method}).encode()
+
+    assert not gate.drops(request(1))
+    assert gate.drops(request(2)) and gate.drops(request("s", "sampling/createMessage"))
+    now[0] += 0.06
+    assert not gate.drops(request("r", "roots/list"))
+    assert gate.drops(request(3))
+    assert not gate.drops(b'{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}')
+    now[0] += 0.06
+    assert not gate.drops(request(4))
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1 and "requests faster than 20 a second" in said[0], said
