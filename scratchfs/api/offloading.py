@@ -27,8 +27,9 @@ _WARNED_CLASSES: set[str] = set()
 _MOST_WARNED = 256
 
 
-def offload(scope: Scope, obs: Observation) -> Observation:
-    """:meth:`scratchfs.Scope.offload` (its docstring says what it does); never raises."""
+def offload(scope: Scope, obs: Observation, extra_bytes: int = 0) -> Observation:
+    """:meth:`scratchfs.Scope.offload` (its docstring says what it does, and what ``extra_bytes`` is); never
+    raises."""
     settings = scope.store.settings
     try:
         cls = obs.result_class
@@ -37,7 +38,7 @@ def offload(scope: Scope, obs: Observation) -> Observation:
         if isinstance(obs.content, (dict, list, tuple)):
             return _offload_json(scope, obs)
         if not should_spill(obs, settings.spill_threshold_bytes, never_spill_tools=settings.never_spill_tools,
-                            spill_classes=settings.spill_classes):
+                            spill_classes=settings.spill_classes, extra_bytes=extra_bytes):
             return obs
         return _spilled(scope, obs, obs.content)
     except Exception:  # (a bug: the result goes through as it came)

@@ -192,8 +192,13 @@ def should_spill(
     *,
     never_spill_tools: Iterable[str] = NEVER_SPILL_TOOLS,
     spill_classes: Iterable[str] = SPILL_CLASSES,
+    extra_bytes: int = 0,
 ) -> bool:
     """Decide whether an observation's content should leave the context.
+
+    ``extra_bytes``: bytes of JSON the content costs the model beside its text, counted toward the threshold (the
+    wrappers of the several MCP text blocks it came in, :func:`scratchfs.mcp.proxy_spill.spill_result`); 0 for a
+    result that is one string.
 
     True only when all hold: the content is ``str`` or bytes-like, or a ``dict``, ``list`` or ``tuple`` judged as its
     JSON text (:func:`judged_text`, as :meth:`scratchfs.Scope.offload` spills it: its quotes count twice), and is
@@ -217,6 +222,7 @@ def should_spill(
         return False
     if not isinstance(obs.tool, str) or is_never_spilled(obs.tool, never_spill_tools):
         return False
+    threshold_bytes -= max(0, extra_bytes)
     content = obs.content if isinstance(obs.content, (str, bytes)) else (
         _json_head(obs.content, threshold_bytes) if isinstance(obs.content, (dict, list, tuple))
         else judged_text(obs.content))

@@ -145,7 +145,7 @@ class Scope:
         assert stub is not None
         return stub
 
-    def offload(self, obs: Observation) -> Observation:
+    def offload(self, obs: Observation, *, extra_bytes: int = 0) -> Observation:
         """Apply the spill policy to a tool result: return it unchanged, or with its content replaced by the stub
         (compact JSON text) and the :class:`~scratchfs.api.stub.Stub` attached as ``stub``. The preview mode is the
         store's ``preview_modes`` entry for the observation's result class, else its ``preview_mode``.
@@ -161,6 +161,10 @@ class Scope:
         (:data:`~scratchfs.api.policy.KNOWN_CLASSES` or the store's ``spill_classes``) is never spilled either: a
         misspelling, logged at WARNING level once per class, naming the known classes and the closest one.
 
+        ``extra_bytes``: bytes of JSON a text content costs the model beside its text, counted toward the threshold
+        (:func:`~scratchfs.api.policy.should_spill`): the proxy's for a result of several MCP text blocks, stored
+        joined, each past the first costing its wrapper.
+
         Never raises for a failed spill. A run at its quota (:class:`QuotaExceeded`) is the operator's bound on what
         a run keeps, and the context is what it protects: the content becomes a notice of at most 1.5 KiB with a
         preview, what was refused and why (``refused`` set; :func:`~scratchfs.api.stub.refusal_notice`). Any other
@@ -168,7 +172,7 @@ class Scope:
         naming the error's kind and message for a :class:`ScratchError` (quota exceeded, busy, storage, ...: the
         store's expected refusals), with the traceback only for any other exception (a bug).
         """
-        return offloading.offload(self, obs)
+        return offloading.offload(self, obs, extra_bytes)
 
     def read_range(self, handle: str, offset: int = 0, length: int | None = None) -> Slice:
         """Bytes ``[offset, offset + length)`` of a spilled result (``length`` 4096 by default, capped at

@@ -35,8 +35,13 @@ line; 200,000 log lines then an answer 5.1 s, 1.2 s with the gate). It drops
   requests not answered): the SDK read each only to drop it (20,000 before an answer delayed it 2.1 s; hostile7;
   ``--kind answer``).
 
-Every other line (a request, an answer, a notification the SDK acts on, a line over :data:`MAX_LINE_BYTES`, one
-whose ``"method"`` key is written with an escape) is left to the SDK, as every line was.
+* a request of the upstream's (``ping``, which the SDK answers; ``sampling/createMessage``, ``roots/list``,
+  ``elicitation/create``, which the proxy's session refuses) less than :data:`REQUEST_INTERVAL` seconds after the last
+  one left to the SDK, which reads, dispatches and answers each: 100,000 pings before a call's answer delayed it by
+  43.7 s (hostile18, load 5.7); such a request gets no answer (said once on stderr).
+
+Every other line (a request within that rate, an answer, a notification the SDK acts on, a line over
+:data:`MAX_LINE_BYTES`, one whose ``"method"`` key is written with an escape) is left to the SDK, as every line was.
 """
 
 from __future__ import annotations
@@ -62,6 +67,8 @@ LIST_CHANGED = tuple(f"notifications/{kind}/list_changed" for kind in ("tools", 
 """The list-changed notifications the gate thins (each kind on its own)."""
 LIST_INTERVAL = 0.5
 """Seconds between two list-changed notifications of one kind passed on (the later ones meanwhile: one, after)."""
+REQUEST_INTERVAL = 0.05
+"""Seconds between two requests of the upstream left to the SDK (at most 20 a second; the others are dropped)."""
 MAX_TOKENS = 1024
 """Most progress tokens remembered at once (then forgotten all together: a request's next one passes)."""
 _METHOD = b'"method"'
@@ -105,7 +112,8 @@ class NoticeGate:
         self._pending: set[str] = set()  # list-changed methods dropped since (given back by due)
         self._asked: dict[Any, None] = {}  # the progress tokens of the requests sent upstream, oldest first
         self._sent: dict[Any, None] = {}  # the ids of the requests sent upstream not answered yet, oldest first
-        self.dropped_progress = 0
+        self._requested: float | None = None  # when the last request of the upstream was left to the SDK
+        self.dropped_progress = self.dropped_requests = 0
 
     def drops(self, line: bytes) -> bool:
         """Whether ``line`` (one line of the upstream, without its newline) is dropped (see the module docstring).
@@ -118,11 +126,13 @@ class NoticeGate:
             message = json.loads(line)
         except (ValueError, RecursionError):
             return False
-        if not isinstance(message, dict) or "id" in message or message.get("jsonrpc") != "2.0":
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return False
         method, params = message.get("method"), message.get("params")
         if not isinstance(method, str):
             return False
+        if "id" in message:  # a request of the upstream's (ping, sampling, roots, elicitation)
+            return self._request_too_soon()
         if method in LIST_CHANGED:
             return self._held(method)
         if method == PROGRESS_METHOD:
@@ -183,6 +193,20 @@ class NoticeGate:
             self._listed[method] = now
         return [json.dumps({"jsonrpc": "2.0", "method": method}).encode() for method in ready]
 
+    def _request_too_soon(self) -> bool:
+        """Whether a request of the upstream comes less than :data:`REQUEST_INTERVAL` after the last one left to
+        the SDK (then it is dropped, said once)."""
+        now = self._clock()
+        if self._requested is not None and now - self._requested < REQUEST_INTERVAL:
+            if not self.dropped_requests:
+                log.warning("scratchfs mcp-proxy: the upstream sends requests faster than %g a second; the proxy "
+                            "answers at most that many and drops the others unanswered (said once)",
+                            1 / REQUEST_INTERVAL)
+            self.dropped_requests += 1
+            return True
+        self._requested = now
+        return False
+
     def _too_soon(self, params: Any) -> bool:
         """Whether a progress notification with ``params`` comes too soon after its request's last one passed."""
         if not isinstance(params, dict):
@@ -206,4 +230,4 @@ class NoticeGate:
 
 
 __all__ = ["ANSWER_HEAD", "LIST_CHANGED", "LIST_INTERVAL", "LOG_METHOD", "MAX_LINE_BYTES", "MAX_SENT", "MAX_TOKENS",
-           "PROGRESS_INTERVAL", "PROGRESS_METHOD", "NoticeGate", "server_notifications"]
+           "PROGRESS_INTERVAL", "PROGRESS_METHOD", "REQUEST_INTERVAL", "NoticeGate", "server_notifications"]

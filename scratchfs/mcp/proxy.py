@@ -16,7 +16,8 @@ the client gets one text block holding the stub as compact JSON:
   result, a text block per item and ``{"result": [<the same texts>]}``, stored joined and becoming
   ``{"result": [<the stub>]}``;
 * every content block is plain text (no images, audio, resources, annotations or block ``_meta``, empty or
-  not); several text blocks are stored joined by ``"\\n"``;
+  not); several text blocks are stored joined by ``"\\n"``, and judged as the blocks the client receives (each past
+  the first costs 24 bytes more than the newline: :data:`~scratchfs.mcp.proxy_spill.BLOCK_JSON_BYTES`);
 * the store's spill policy allows it (:func:`scratchfs.policy.should_spill`): larger than ``--threshold`` bytes as a
   JSON string (escapes included, as the SDK writes it), the tool's result class (``--class TOOL=CLASS``, else
   ``--default-class``) is one that floods the context, and the tool is not one of the never-spilled verbs.
@@ -89,8 +90,6 @@ RESULT_CLASSES = tuple(sorted(KNOWN_CLASSES))
 """Result classes accepted by ``--class`` and ``--default-class`` (``effect`` is never spilled; from Python, a
 :class:`ProxyConfig` may name the store's own ``spill_classes`` too)."""
 RESERVED_META_PREFIX = "io.modelcontextprotocol/"
-MAX_TOOL_PAGES = 100
-"""Most ``tools/list`` pages read from the upstream server."""
 
 
 @dataclass
@@ -224,37 +223,18 @@ class Proxy:
     # -- tools ----------------------------------------------------------------------------------------------------
 
     async def upstream_tools(self) -> list[Any]:
-        """The upstream's tools (every page), cached until it says its list changed; the last known list (or none)
-        while it is unavailable."""
-        import mcp_types as types
+        """The upstream's tools (every page, read within ``--timeout`` and bounded:
+        :func:`~scratchfs.mcp.tool_listing.read_tools`), cached until it says its list changed; the last known list
+        (or none) while it is unavailable."""
+        from scratchfs.mcp.tool_listing import read_tools
 
         if self._upstream_tools is not None:
             return self._upstream_tools
-        tools: list[Any] = []
-        cursor = None
-        try:
-            for _ in range(MAX_TOOL_PAGES):
-                params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-                page = await self.upstream.request(types.ListToolsRequest(params=params), types.ListToolsResult)
-                tools += page.tools
-                cursor = page.next_cursor
-                if not cursor:
-                    break
-        except UpstreamUnavailable:
+        tools = await read_tools(self.upstream.request, {t.name for t in self.own_tools}, self.config.timeout)
+        if tools is None:
             return []
-        own = {t.name for t in self.own_tools}
-        shadowed = [t.name for t in tools if t.name in own]
-        if shadowed:
-            log.warning("scratchfs mcp-proxy: upstream tools %s are hidden by the proxy's own", shadowed)
-        unique: dict[str, Any] = {}
-        for tool in tools:  # a name listed twice (or on two pages) is offered once, as MCP's names are unique
-            if tool.name not in own:
-                unique.setdefault(tool.name, tool)
-        if len(unique) + len(shadowed) < len(tools):
-            log.warning("scratchfs mcp-proxy: the upstream listed %d tools under names it had listed already; "
-                        "offered the first of each", len(tools) - len(unique) - len(shadowed))
-        self._upstream_tools = list(unique.values())
-        return self._upstream_tools
+        self._upstream_tools = tools
+        return tools
 
     async def list_tools(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types

@@ -14,6 +14,10 @@ from scratchfs.foundation.text import shorten
 
 log = logging.getLogger(__name__)
 
+BLOCK_JSON_BYTES = len('{"type":"text","text":""}') + len(",") - len("\\n")
+"""Bytes of JSON each text block past the first costs the model beyond the newline that joins it in the stored text
+(24): its wrapper, the text's quotes included, and the comma before it, less the newline's two bytes (``\\n``).
+4,000 empty blocks are 104 KB of JSON, which were judged as 3,999 newlines, 7,998 bytes, and passed through whole."""
 MOST_NOTED = 1024
 """Most tools whose structured pass-through is remembered (and so logged once each); past it, no more are logged."""
 
@@ -51,24 +55,27 @@ def spill_result(scope: Scope, config: ClassOf, tool: str, result: Any,
     mirrored = result.structured_content == {"result": text}
     listed = not mirrored and bool(texts) and result.structured_content == {"result": texts}  # one item too
     if result.structured_content is not None and not (mirrored or listed):
-        note_structured(scope, Observation(tool=tool, content=text, result_class=config.class_of(tool)), noted)
+        note_structured(scope, Observation(tool=tool, content=text, result_class=config.class_of(tool)), noted,
+                        BLOCK_JSON_BYTES * (len(texts) - 1))
         return result
-    out = scope.offload(Observation(tool=tool, content=text, result_class=config.class_of(tool)))
+    out = scope.offload(Observation(tool=tool, content=text, result_class=config.class_of(tool)),
+                        extra_bytes=BLOCK_JSON_BYTES * (len(texts) - 1))
     if out.stub is None and out.refused is None:  # not spilled (or a failed spill): the result as it came
         return result
     structured = {"result": out.content} if mirrored else {"result": [out.content]} if listed else None
     return types.CallToolResult(content=[types.TextContent(text=out.content)], structured_content=structured)
 
 
-def note_structured(scope: Scope, obs: Observation, noted: MutableSet[str] | None) -> None:
+def note_structured(scope: Scope, obs: Observation, noted: MutableSet[str] | None, extra_bytes: int = 0) -> None:
     """Log that ``obs`` (a result with structured content) passes through whole, if the policy would otherwise have
-    spilled it and its tool is not in ``noted`` yet (then added; see :func:`spill_result`). Never raises."""
+    spilled it (``extra_bytes``: as :func:`~scratchfs.api.policy.should_spill` takes it) and its tool is not in
+    ``noted`` yet (then added; see :func:`spill_result`). Never raises."""
     tool = obs.tool
     if noted is not None and (tool in noted or len(noted) >= MOST_NOTED):
         return
     settings = scope.store.settings
     if not should_spill(obs, settings.spill_threshold_bytes, never_spill_tools=settings.never_spill_tools,
-                        spill_classes=settings.spill_classes):
+                        spill_classes=settings.spill_classes, extra_bytes=extra_bytes):
         return
     if noted is not None:
         noted.add(tool)
@@ -78,4 +85,4 @@ def note_structured(scope: Scope, obs: Observation, noted: MutableSet[str] | Non
                 shorten(tool, 120), result_size(obs.content))
 
 
-__all__ = ["MOST_NOTED", "ClassOf", "note_structured", "spill_result"]
+__all__ = ["BLOCK_JSON_BYTES", "MOST_NOTED", "ClassOf", "note_structured", "spill_result"]

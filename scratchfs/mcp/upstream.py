@@ -176,7 +176,9 @@ class Upstream:
                 raise UpstreamUnavailable(f"{self.config.command}: malformed answer: {exc}") from None
             raise
         except ValidationError as exc:
-            raise UpstreamUnavailable(f"{self.config.command}: malformed answer: {exc.error_count()} errors") from None
+            raise UpstreamUnavailable(f"{self.config.command}: malformed answer: its result is "
+                                      f"{shape_fault(exc)}: the upstream's own fault; its other calls still "
+                                      f"answer") from None
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -212,6 +214,7 @@ def _describe(exc: BaseException, closed: bool, code: int | None = None) -> str:
     (:func:`exit_words`), when it exited."""
     from mcp.shared.exceptions import MCPError
     from mcp_types import CONNECTION_CLOSED
+    from pydantic import ValidationError
 
     leaf = _leaf(exc)
     if closed and isinstance(leaf, MCPError) and leaf.code == CONNECTION_CLOSED:
@@ -220,7 +223,31 @@ def _describe(exc: BaseException, closed: bool, code: int | None = None) -> str:
         return f"cannot start: {leaf.strerror}" + (f": {leaf.filename}" if leaf.filename else "")
     if isinstance(leaf, MCPError):  # (an echo of the request -- cat -- answers it 'Method not found')
         return f"its answer to initialize was an error: {_one_line(leaf, 200)} (is it an MCP server on stdio?)"
+    if isinstance(leaf, ValidationError):  # (pydantic's own text spans lines, echoes the input, links its site)
+        return f"its answer to initialize is {shape_fault(leaf)} (is it an MCP server on stdio?)"
     return str(leaf) or type(leaf).__name__
 
 
-__all__ = ["EXIT_WAIT_SECONDS", "NOT_AGAIN", "Upstream", "exit_words"]
+def shape_fault(exc: Any) -> str:
+    """What a pydantic ``ValidationError`` of an upstream's answer says, in one line of at most about 200
+    characters: ``no CallToolResult: content: Field required``, the first fault's place (``content[0]``, list
+    indexes in brackets) and message, or, where the value fits none of the types a union allows (a content block of
+    a type MCP has none of), ``content[0] is of no type it may have``; ``(N faults)`` when there are more."""
+    errors = exc.errors(include_url=False, include_input=False)
+    first = errors[0] if errors else {"loc": (), "msg": "invalid"}
+    place, union = "", False
+    for part in first["loc"]:
+        if isinstance(part, int):
+            place += f"[{part}]"
+        elif part[:1].isupper() or "[" in part:  # (a union's member, by its model's name or its tag)
+            union = True
+            break
+        else:
+            place += f".{part}" if place else str(part)
+    place = clipped(place or "the answer", 80)
+    fault = f"{place} is of no type it may have" if union else f"{place}: {clipped(one_line(first['msg']), 100)}"
+    more = f" ({len(errors)} faults)" if len(errors) > 1 else ""
+    return f"no {exc.title}: {fault}{more}"
+
+
+__all__ = ["EXIT_WAIT_SECONDS", "NOT_AGAIN", "Upstream", "exit_words", "shape_fault"]
