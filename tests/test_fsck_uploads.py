@@ -35,6 +35,7 @@ def test_fsck_counts_incomplete_uploads_under_the_prefix_and_says_what_ends_them
     assert done.exit_code == 0, done.output
     assert "incomplete multipart uploads under the prefix: 2, the oldest begun " in done.output
     assert "lifecycle rule that aborts incomplete multipart uploads" in done.output
+    assert "the sweep aborts those of blob objects begun over orphan_grace (300 s) ago" in done.output
     as_json = CliRunner().invoke(main, ["fsck", "--quick", "--json", "--root", str(tmp_path), "--index", index,
                                         "--blobs", s3_env])
     assert json.loads(as_json.output)["incomplete_uploads"]["count"] == 2
