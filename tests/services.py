@@ -10,7 +10,8 @@
 * ``pg_schema`` (function): a fresh schema name in that database for one test (dropped afterwards), so that tests
   never see each other's rows.
 * ``s3_endpoint`` (session): moto's ``ThreadedMotoServer`` (an S3 API emulator, not a mock of the client: the backend
-  talks HTTP to it as to any S3-compatible store) on ``127.0.0.1`` and a free port.
+  talks HTTP to it as to any S3-compatible store) on ``127.0.0.1`` and a free port, with two answers made AWS S3's
+  (:func:`faithful_moto`: incomplete uploads' ``Initiated`` dates, ``NoSuchUpload`` for an aborted upload).
 * ``s3_env`` (function): the standard AWS environment pointed at that server (``AWS_ENDPOINT_URL``, a test key pair,
   ``AWS_REGION``) and a fresh bucket; returns ``s3://bucket/prefix``.
 
@@ -24,6 +25,7 @@ import contextlib
 import glob
 import os
 import pwd
+import re
 import shutil
 import socket
 import subprocess
@@ -34,9 +36,9 @@ from collections.abc import Iterator
 
 import pytest
 
-__all__ = ["REQUIRE_SERVICES", "PostgresServer", "free_port", "own_postgres_server", "pg_bin", "pg_schema",
-           "postgres_dsn", "postgres_server", "postgres_template", "postgres_url", "s3_endpoint", "s3_env",
-           "unavailable"]
+__all__ = ["REQUIRE_SERVICES", "PostgresServer", "faithful_moto", "free_port", "own_postgres_server", "pg_bin",
+           "pg_schema", "postgres_dsn", "postgres_server", "postgres_template", "postgres_url", "s3_endpoint",
+           "s3_env", "unavailable"]
 
 REQUIRE_SERVICES = os.environ.get("SCRATCHFS_REQUIRE_SERVICES") == "1"
 DSN_ENV = "SCRATCHFS_TEST_POSTGRES_DSN"
@@ -248,17 +250,61 @@ def postgres_url(dsn: str, schema: str) -> str:
 
 @pytest.fixture(scope="session")
 def s3_endpoint() -> Iterator[str]:
-    """``http://127.0.0.1:PORT`` of the session's S3 API server (moto)."""
+    """``http://127.0.0.1:PORT`` of the session's S3 API server (moto, :func:`faithful_moto` for the session)."""
     try:
         import boto3  # noqa: F401
         from moto.server import ThreadedMotoServer
     except ImportError:
         unavailable("moto[server] or boto3 is not installed (pip install -e '.[test]')")
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=free_port(), verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
-    server.stop()
+    with pytest.MonkeyPatch.context() as patch:
+        faithful_moto(patch)
+        server = ThreadedMotoServer(ip_address="127.0.0.1", port=free_port(), verbose=False)
+        server.start()
+        host, port = server.get_host_and_port()
+        yield f"http://{host}:{port}"
+        server.stop()
+
+
+def faithful_moto(patch: pytest.MonkeyPatch) -> None:
+    """Make two answers of moto's S3 server (in this process: every ``ThreadedMotoServer`` of it) AWS S3's, for the
+    fleet sweep's end of incomplete multipart uploads (``tests/test_fleet_uploads.py``). ``ListMultipartUploads``
+    gives each upload's ``Initiated`` as S3 does, the time it began in whole seconds -- moto 5 gives every upload
+    2010-11-10T20:48:33Z, which a sweep takes for years old: it would abort every upload in flight. And
+    ``UploadPart`` and ``CompleteMultipartUpload`` of an upload aborted (or completed) answer ``404 NoSuchUpload``
+    as S3 does, where moto's raise a ``KeyError``: ``500 Internal Server Error``, retried."""
+    from moto.s3 import models, responses
+    from moto.s3.exceptions import NoSuchUpload
+
+    made = models.FakeMultipart.__init__
+
+    def stamped(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        self.scratchfs_initiated = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+
+    listed = responses.S3Response.list_multipart_uploads
+
+    def dated(self):
+        uploads = self.backend.list_multipart_uploads(self.bucket_name)
+        status, headers, body = listed(self)
+
+        def one(found: re.Match) -> str:
+            upload = uploads.get(re.search(r"<UploadId>([^<]*)</UploadId>", found[0])[1])
+            at = getattr(upload, "scratchfs_initiated", None)
+            return found[0] if at is None else re.sub(r"<Initiated>[^<]*</Initiated>", f"<Initiated>{at}</Initiated>",
+                                                      found[0])
+        return status, headers, re.sub(r"<Upload>.*?</Upload>", one, body, flags=re.S)
+
+    def gone_is_no_such_upload(original):
+        def checked(self, bucket_name, multipart_id, *args, **kwargs):
+            if multipart_id not in self.get_bucket(bucket_name).multiparts:
+                raise NoSuchUpload(upload_id=multipart_id)
+            return original(self, bucket_name, multipart_id, *args, **kwargs)
+        return checked
+
+    patch.setattr(models.FakeMultipart, "__init__", stamped)
+    patch.setattr(responses.S3Response, "list_multipart_uploads", dated)
+    for name in ("upload_part", "complete_multipart_upload"):
+        patch.setattr(models.S3Backend, name, gone_is_no_such_upload(getattr(models.S3Backend, name)))
 
 
 S3_TEST_ENV = {"AWS_ACCESS_KEY_ID": "scratchfs-test", "AWS_SECRET_ACCESS_KEY": "scratchfs-test-secret",

@@ -186,8 +186,8 @@ class HangingProxy:
 def test_a_store_that_hangs_in_the_middle_of_a_multipart_upload_fails_the_spill_within_the_busy_timeout(
         s3_env, s3_endpoint, monkeypatch):
     """The part that hangs is not followed by an abort that would hang as long again (before: 12.6 s for a 6 s
-    bound): the spill fails within about busy_timeout, and the incomplete upload (no object) is left to the bucket's
-    lifecycle rule."""
+    bound): the spill fails within about busy_timeout, and the incomplete upload (no object) is left to the fleet
+    sweep, once begun over orphan_grace ago (tests/test_fleet_uploads.py), and to the bucket's lifecycle rule."""
     import boto3
 
     host, port = s3_endpoint.removeprefix("http://").split(":")

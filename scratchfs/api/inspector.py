@@ -274,7 +274,8 @@ class FsckReport:
             problem: the sweeper reclaims them.
         uploads: ``(count, oldest age in seconds or None)`` of the incomplete multipart uploads under an S3 store's
             prefix (``None``: files under a root, a bounded or resumed check, or a listing refused -- logged).
-            Not a problem of the store: storage the bucket's lifecycle rule should end (README: S3 permissions).
+            Not a problem of the store: storage the fleet sweep ends once begun over ``orphan_grace`` ago (those of
+            blob keys), as the bucket's lifecycle rule does (README: S3 permissions).
     """
 
     entries_checked: int = 0

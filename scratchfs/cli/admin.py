@@ -281,7 +281,7 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
         if report.segments is not None and (report.segments.dead_bytes or report.segments.dead_segments):
             click.echo(_segments_line(report.segments, store.settings.orphan_grace))  # (all live: nothing to say)
         if report.uploads is not None and report.uploads[0]:
-            click.echo(_uploads_line(*report.uploads))
+            click.echo(_uploads_line(*report.uploads, store.settings.orphan_grace))
         if report.problems:
             show(problems_listing([replace(p, detail=as_invoked(p.detail)) for p in report.problems],
                                   str(store.root)))
@@ -313,13 +313,15 @@ def _segments_line(seg, grace: float) -> str:
             "bytes stay until their segment is wholly dead (compaction is off)")
 
 
-def _uploads_line(count: int, oldest_age: float | None) -> str:
-    """The line of ``fsck`` for an S3 store's incomplete multipart uploads (what they are, what ends them)."""
+def _uploads_line(count: int, oldest_age: float | None, grace: float) -> str:
+    """The line of ``fsck`` for an S3 store's incomplete multipart uploads (what they are, what ends them);
+    ``grace``: the store's ``orphan_grace``, seconds."""
     age = "" if oldest_age is None else f", the oldest begun {oldest_age / 3600:.1f} h ago"
-    return (f"incomplete multipart uploads under the prefix: {count}{age} (spills in flight, or ones the store stopped "
-            "answering in the middle of, which are not aborted); they hold storage until aborted: give the bucket a "
-            "lifecycle rule that aborts incomplete multipart uploads (AbortIncompleteMultipartUpload, "
-            "DaysAfterInitiation 1; README: S3 permissions)")
+    return (f"incomplete multipart uploads under the prefix: {count}{age} (spills in flight, or ones a killed writer "
+            "or a store that stopped answering in the middle left); they hold storage until aborted: the sweep aborts "
+            f"those of blob objects begun over orphan_grace ({grace:g} s) ago; a lifecycle rule that aborts "
+            "incomplete multipart uploads (AbortIncompleteMultipartUpload, DaysAfterInitiation 1; README: S3 "
+            "permissions) is still recommended, for a prefix no sweeper runs for")
 
 
 _SKIPS = {"unbound": "with no binding frame (written before it, by the first scratchfs: no row can be rebuilt from "

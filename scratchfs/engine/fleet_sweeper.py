@@ -25,6 +25,13 @@ work, the others return at once with ``skipped=True``. Steps, each a short trans
    the grace period still loses its object -- its check finds it gone, writes no row and fails with StorageError,
    no delete of its scope having taken it -- which is what the grace period's length guards against. An object's
    age is on the object store's clock: :func:`~scratchfs.engine.s3_client.clock_skew`.)
+5. Incomplete multipart uploads (:func:`~scratchfs.engine.s3_uploads.end_stale_uploads`): those of blob keys under
+   the prefix begun over the grace period ago (their ``Initiated`` on this host's clock, as objects' ages) are
+   aborted (``uploads_aborted``) -- what a writer killed mid-upload leaves, holding its parts' storage until ended;
+   a spill slower than the grace period then fails with StorageError, nothing stored. A listing or an abort the
+   store refuses (no ``s3:ListBucketMultipartUploads`` or ``s3:AbortMultipartUpload``) is logged once a sweep and
+   counted (``upload_failures``); the sweep's result stands. No adoption: an incomplete upload holds no object for a
+   previous owner's row to name.
 
 **Ownership.** Before each batch of step 1 (before its rows are taken) and under the delete lock right before step
 4's deletions, the sweep runs the store's pairing check again (``fence``:
@@ -53,6 +60,7 @@ from scratchfs.engine.pairing import location_of
 from scratchfs.engine.postgres_index import PostgresIndex
 from scratchfs.engine.protocols import SWEPT_MISSING, BlobFile
 from scratchfs.engine.s3_blobs import S3Blobs, unread_why
+from scratchfs.engine.s3_uploads import EndedUploads, end_stale_uploads
 from scratchfs.engine.sweeper import BATCH_ROWS, SweepResult
 from scratchfs.engine.takeover import REMOVE, Adopt, OrphanRule, adopt_named, since_pairing
 from scratchfs.foundation.checks import path_part
@@ -72,7 +80,8 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
     Args:
         now: the store clock (or its time, epoch seconds), read once the sweep lock is held (ignored by an index
             on the database clock).
-        grace: seconds an object with no row is left alone (by its ``LastModified``, against ``clock()``).
+        grace: seconds an object with no row, or an incomplete multipart upload, is left alone (by its
+            ``LastModified`` or ``Initiated``, against ``clock()``).
         wait: seconds to wait for another host's sweep; ``None`` or 0 returns at once with ``skipped=True``.
         fence: the store's pairing check (see Ownership above), raising InvalidArgument when another index owns
             the prefix.
@@ -113,15 +122,26 @@ def fleet_sweep(index: PostgresIndex, blobs: S3Blobs, now: float | Callable[[], 
         rule = OrphanRule(grace, lambda: since_pairing(index, location_of(blobs.url)), now)  # (asked when due)
         removed, failed = _remove_orphans(index, blobs, objects, known, (rule, clock()), fence, adopt)
         failures.update(failed)
-        if failures:
-            log.warning("scratchfs: fleet sweep: the object store did not delete %d objects (left for the next "
-                        "sweep)", len(failures))
-        if blobs.unread_listed:  # never silently: a local store's .zseg copied here holds entries this store lacks
-            log.warning("scratchfs: fleet sweep: %d objects under the prefix are not blob objects and are left "
-                        "alone, e.g. %s: %s", len(blobs.unread_listed), blobs.unread_listed[0],
-                        unread_why(blobs.unread_listed[0]))
+        ended = end_stale_uploads(blobs, grace, clock, fence)  # (its failures returned: the sweep's result stands)
+        _tell(blobs, len(failures), ended)
         return SweepResult(rows + dropped, files, freed + sum(obj.size for obj in removed), len(removed), dropped,
-                           len(failures), unread_objects=len(blobs.unread_listed))
+                           len(failures), unread_objects=len(blobs.unread_listed), uploads_aborted=ended.aborted,
+                           upload_failures=ended.failed)
+
+
+def _tell(blobs: S3Blobs, failures: int, ended: EndedUploads) -> None:
+    """Log what a sweep left (one warning each): ``failures`` objects the store did not delete, the objects under
+    the prefix that are not blob objects (``blobs.unread_listed``), the incomplete uploads not ended (``ended``)."""
+    if failures:
+        log.warning("scratchfs: fleet sweep: the object store did not delete %d objects (left for the next "
+                    "sweep)", failures)
+    if blobs.unread_listed:  # never silently: a local store's .zseg copied here holds entries this store lacks
+        log.warning("scratchfs: fleet sweep: %d objects under the prefix are not blob objects and are left "
+                    "alone, e.g. %s: %s", len(blobs.unread_listed), blobs.unread_listed[0],
+                    unread_why(blobs.unread_listed[0]))
+    if ended.error is not None:
+        log.warning("scratchfs: fleet sweep: %d incomplete multipart uploads not ended (left for the next sweep; "
+                    "the bucket's lifecycle rule ends them too): %s", ended.failed, ended.error)
 
 
 def _remove_orphans(index: PostgresIndex, blobs: S3Blobs, objects: list, known: list,

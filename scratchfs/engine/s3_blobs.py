@@ -12,8 +12,11 @@ writes a new object and the index row moves to it.
 the spool holds :data:`PART_BYTES` it is sent as one part of a multipart upload and emptied, so memory and disk stay
 bounded by about one part whatever the size of the content. A content smaller than one part is sent with one
 ``PUT``. An object appears whole or not at all (S3 makes an upload visible at ``PUT``/``CompleteMultipartUpload``); a
-failed upload is aborted and leaves nothing. As on local disk, the object is complete before the row that names it
-is committed (:class:`S3Pending`); the row's transaction checks the object is still there with a ``HEAD``.
+failed upload is aborted and leaves nothing. A multipart upload left incomplete -- its writer killed, or the store
+not answering its abort -- is aborted by the fleet sweep once begun over ``orphan_grace`` ago (a write slower than
+that then fails with StorageError, nothing stored: :mod:`scratchfs.engine.s3_uploads`). As on local disk, the object
+is complete before the row that names it is committed (:class:`S3Pending`); the row's transaction checks the
+object is still there with a ``HEAD``.
 
 **Reading.** :meth:`S3Blobs.open_source` fetches the last :data:`TAIL_BYTES` of the object with one suffix-range
 ``GET``, which gives the object's size (``Content-Range``) and, for any blob of up to about 1,300 frames, its whole
@@ -243,6 +246,12 @@ class S3Blobs:
         """:meth:`key`, or ``None`` for a row's blob that is not a blob token."""
         return f"{self.scope_prefix(run_id, agent_id)}{token}.zst" if ids.TOKEN_RE.match(token) else None
 
+    def is_blob_key(self, key: str) -> bool:
+        """Whether ``key`` is the key of a blob object under this store's prefix (``<prefix>/<run>/<agent>/<token>
+        .zst``: what this store writes; the marker and any other key are not)."""
+        root = f"{self.prefix}/" if self.prefix else ""
+        return key.startswith(root) and _KEY_RE.match(key[len(root):]) is not None
+
     def path(self, run_id: str, agent_id: str, token: str) -> str:
         """``s3://bucket/key`` of a blob (for reports)."""
         key = self.object_key(run_id, agent_id, token)
@@ -264,8 +273,10 @@ class S3Blobs:
                 (:mod:`scratchfs.engine.binding`).
 
         Raises:
-            StorageError: the object store refused or did not answer; no object is left behind (a multipart upload
-                is aborted, unless the store did not answer: then it is left to the bucket's lifecycle rule).
+            StorageError: the object store refused or did not answer, or a sweep aborted the multipart upload (one
+                begun over ``orphan_grace`` ago: :func:`~scratchfs.engine.s3_uploads.end_stale_uploads`); no object
+                is left behind (a multipart upload is aborted, unless the store did not answer: then it is left to
+                the fleet sweep, once older than ``orphan_grace``, or to the bucket's lifecycle rule).
             InvalidArgument: from ``chunks`` (bad content); no object is left behind; or another index owns the
                 prefix now (:attr:`owned`, checked at most every ``OWNER_CHECK_SECONDS``): nothing is written.
         """

@@ -92,6 +92,11 @@ class SweepResult:
         skipped: True if another sweep held the lock and this one did nothing.
         unread_objects: objects under an S3 store's prefix that are not its blob objects (a local store's ``.zseg``
             segment files copied there): left alone, counted here and logged (fleet sweep).
+        uploads_aborted: incomplete multipart uploads of blob keys under an S3 store's prefix begun over the grace
+            period ago (a writer killed mid-upload) that the fleet sweep aborted.
+        upload_failures: such uploads the object store did not abort (it refused or did not answer), plus 1 when
+            their listing failed (no ``s3:ListBucketMultipartUploads``): logged, left for the next sweep (fleet
+            sweep).
     """
 
     rows_deleted: int = 0
@@ -102,6 +107,8 @@ class SweepResult:
     delete_failures: int = 0
     skipped: bool = False
     unread_objects: int = 0
+    uploads_aborted: int = 0
+    upload_failures: int = 0
 
     def to_dict(self) -> dict:
         return asdict(self)
