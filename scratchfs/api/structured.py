@@ -39,6 +39,7 @@ from scratchfs.foundation import checks
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import BadRecord, InvalidArgument, PastLast, SlurpTooLarge, WideHeader
 from scratchfs.foundation.limits import MAX_LINES
+from scratchfs.foundation.text import plural
 
 
 class StructureReads(PageReads):
@@ -278,7 +279,7 @@ class StructureReads(PageReads):
         if row <= self.lines:
             return Advice.of("; the same lines: ", Call.of("read_handle", handle=handle, line=row, lines=lines,
                                                            budget=budget))
-        return Advice.of(f"; it has {self.lines:,} lines, its last ones: ", Call.of(
+        return Advice.of(f"; it has {plural(self.lines, 'line')}, its last ones: ", Call.of(
             "read_handle", handle=handle, line=-lines, lines=lines, budget=budget))
 
     def table(self, handle: str, max_bytes: int) -> tuple[list[list[str]], bool]:
