@@ -319,7 +319,7 @@ def test_jq_over_content_that_is_not_json_says_what_it_holds_and_which_reads_fit
                f'read_handle(handle="{handle}", {fit}' in message for fit in fits)
     assert ('view="text"' in message) is ('view="text"' in fits)
     assert "line=" in message and "pattern=" in message and (kind == "csv" or "(jq: parse error: " in message
-                                                                  or "(the document is not valid JSON: " in message)
+                                                                  or "(the content is not JSON: " in message)
     # (a table: and jq over all its rows at once, which the refusal did not name)
     assert ("or jq= with slurp=true (all rows at once)" in message) is (kind == "csv")
     if kind == "csv":  # and it works

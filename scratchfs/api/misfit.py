@@ -146,8 +146,12 @@ def jq_misfit(handle: str, content_type: str | None, exc: InvalidArgument, line_
                 f"{fitting_reads(None, line_bytes)}. ({exc})")
     if content_type in ("json", "jsonl"):
         return _broken_json(handle, exc, size, line_bytes) if exc.by_jq else None
-    why = ", which jq cannot parse as JSON"
-    return Advice.of(holds(handle, content_type, shape, line_bytes, why), f". ({exc})")
+    said = holds(handle, content_type, shape, line_bytes, ", which jq cannot parse as JSON")
+    if not said.calls:  # (text, a log: the read of its start, as a call -- not the syntax of one alone)
+        start = Call.of("read_handle", handle=handle, offset=0, length=DEFAULT_READ_BYTES) if (
+            line_bytes > DEFAULT_READ_BYTES) else Call.of("read_handle", handle=handle, line=1, lines=50)
+        said = Advice.of(said, "; its start: ", start)
+    return Advice.of(said, f". ({exc})")
 
 
 _LAST_LINES = 20
