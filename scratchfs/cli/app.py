@@ -28,7 +28,7 @@ import click
 from scratchfs.api.settings import SEGMENTS_ENV, Settings, default_segment_entry_bytes
 from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.api.tools import meant_argument
-from scratchfs.cli.advice import SCOPE_META, advised, keep_scope
+from scratchfs.cli.advice import SCOPE_META, advised, elsewhere_said, keep_scope
 from scratchfs.cli.environment import (
     BUSY_TIMEOUT_ENV,
     ENV_PREFIX,
@@ -171,8 +171,11 @@ class ScratchGroup(click.Group):
             with tagged_stdout():
                 return super().invoke(ctx)
         except ScratchError as exc:  # (its advice, `scratchfs fsck --rebuild-index`, names the store it was given)
-            warn(f"{exc.kind}: {advised(exc, scope := ctx.meta.get(SCOPE_META))}", ctx.meta.get(_ROOT_META),
-                 whole=bool(scope and exc.calls))  # (the commands it names written whole: cut, another argv)
+            scope = ctx.meta.get(SCOPE_META)
+            elsewhere = elsewhere_said(exc, scope[2]) if scope else ""  # (a name of another scope? `ls` finds it)
+            warn(f"{exc.kind}: {advised(exc, scope)}{elsewhere}", ctx.meta.get(_ROOT_META),
+                 whole=bool(scope and (exc.calls or elsewhere)))  # (the commands it names written whole: cut,
+            # another argv)
             ctx.exit(exc.exit_code)
         except BrokenPipeError:
             sys.stderr.close()  # the reader went away (e.g. `| head`): not an error worth a line
