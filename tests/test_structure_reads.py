@@ -184,7 +184,7 @@ def test_terminal_output_is_told_apart_and_its_stub_offers_the_text_view(scratch
                                "301)")
     big = scratch_scope.spill(data * 30, source_tool="build")  # larger than the sample: counted in the sample
     assert big.content_type == "log" and big.shape.endswith(
-        "overwritten lines, 18 ERROR (first at line 301) (in the first 512 KiB of 841 KiB)")
+        "overwritten lines, 18 ERROR (first at line 301; in the first 512 KiB of 841 KiB)")
     assert f'Next: read_handle(handle="{stub.handle}", view="text", raw_offset=' in stub.note  # (first, from where
     assert len(stub.to_json().encode()) <= 1536  # the preview stops, since replies9)
     # text that only has a few of them, or Windows line ends, stays text, and its stub offers no view
