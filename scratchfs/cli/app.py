@@ -539,11 +539,8 @@ class Integer(click.ParamType):
         return number
 
 
-TTL_OPTION = click.option("--ttl", type=Seconds(ttl=True), default=None,
-                          help=f"Seconds until the entry expires, at least 1 [default: {DEFAULT_TTL:.0f}].")
-
 __all__ = ["BUSY_TIMEOUT_ENV", "ENV_PREFIX", "EXIT_CODES_HELP", "SETTINGS_META", "STORE_META",
-           "TTL_OPTION", "Folder", "Integer", "ScratchGroup", "Seconds", "Terminated", "command_busy_timeout",
+           "Folder", "Integer", "ScratchGroup", "Seconds", "Terminated", "command_busy_timeout",
            "command_settings", "command_store", "echo_json", "fail", "given_before", "global_option",
            "handle_termination", "json_accepted", "main", "misspelt_variables", "name_the_variable", "opened",
            "program", "resolve_root", "resolve_scope", "restore_signals", "root_option", "scope_options",
