@@ -71,3 +71,13 @@ def test_no_hint_when_ignoring_case_finds_nothing_either_or_the_search_ignored_c
     for search in ({"match": "zebra crossing quux"}, {"match": "what is OWNERSHIP!", "ignore_case": True}):
         reply = tools.read_handle(handle, view="text", **search)
         assert reply["note"].startswith("no match in the whole text view (") and "calls" not in reply, reply
+
+
+def test_the_stubs_placeholder_missed_in_the_view_is_said_to_be_one_not_hinted(scope):
+    """``match="TEXT"`` (a stub's placeholder) ignoring case matches "text" in most pages: the miss says it is the
+    placeholder, as a search of the stored bytes does, and names no spelling."""
+    tools = ScratchTools(scope)
+    handle = scope.spill(BOOK, source_tool="browser").handle
+    reply = tools.read_handle(handle, match="TEXT", view="text")
+    assert reply["note"].endswith('; match="TEXT" is the stub\'s placeholder: write what you look for in its place')
+    assert "calls" not in reply and "ignoring case" not in reply["note"]

@@ -33,6 +33,7 @@ from scratchfs.api.miss_hints import (
 )
 from scratchfs.api.results import Matches, stopped_note
 from scratchfs.api.search_calls import same_search
+from scratchfs.api.stub_reads import PLACEHOLDERS
 from scratchfs.engine.patterns import PatternMatcher
 from scratchfs.engine.search import Matcher, SearchResult, Sink, Window, search
 from scratchfs.engine.seekable import SeekableReader
@@ -138,12 +139,18 @@ def _view_miss(found: SearchResult, offset: int, size: int, asked: Matches,
     :data:`~scratchfs.api.miss_hints.HINT_SECONDS` of the regex engine; ``None``: past the bound of what is searched
     again) finds one, with it and the call that finds it, as a search of the stored bytes says
     (:func:`~scratchfs.api.miss_hints.case_hinted`): newuser12's match="What is ownership" in the view of the Rust
-    book (1.8 MiB) said no more, where the view holds "What is Ownership?"."""
+    book (1.8 MiB) said no more, where the view holds "What is Ownership?". The stub's placeholder sought
+    (``match="TEXT"``, its call run as written) is said to be one, with no hint ("TEXT" ignoring case matches any
+    "text")."""
     if found.next_offset is not None or found.stopped is not None:
         return None
     said = no_match_in(offset, size, view=True)
     if offset:
         return whole_too(said, same_search(asked, WITHOUT_OFFSET, offset=None), True)
+    name, sought = ("pattern", asked.pattern) if asked.pattern is not None else (
+        "match", (asked.match or b"").decode("utf-8", "replace"))
+    if PLACEHOLDERS[name] == sought:  # (the stub's call run as written: no spelling of it was meant)
+        return f'{said}; {name}="{sought}" is the stub\'s placeholder: write what you look for in its place'
     if asked.ignore_case or ignoring_case is None:
         return said
     try:
@@ -154,10 +161,8 @@ def _view_miss(found: SearchResult, offset: int, size: int, asked: Matches,
         return said
     window = again.windows[0]
     hit = window.matches[0]
-    sought = {"pattern": asked.pattern} if asked.pattern is not None else {
-        "match": (asked.match or b"").decode("utf-8", "replace")}
     return case_hinted(said, quoted_hit(window.data[hit.offset - window.offset:], hit.length), hit.line, Call.of(
-        "read_handle", handle=asked.handle, **sought, view="text", ignore_case=True, context=asked.context,
+        "read_handle", handle=asked.handle, **{name: sought}, view="text", ignore_case=True, context=asked.context,
         max_matches=asked.max_matches, budget=asked.budget))
 
 
