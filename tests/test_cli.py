@@ -840,7 +840,31 @@ def test_scratch_delete_of_a_handle_says_it_is_a_handle_as_mcp_does(cli):
     plain = cli("scratch-delete", "plan")
     assert plain.exit_code == 1 and plain.stderr.startswith("scratchfs: not found: no key 'plan' in this scope (run "
                                                             "'run-1', agent 'agent-1'); ")
-    assert " scratch-list " in plain.stderr and plain.stderr.endswith(" lists the keys of this scope\n"), plain.stderr
+    assert " scratch-list " in plain.stderr and " lists the keys of this scope; " in plain.stderr, plain.stderr
+    assert plain.stderr.endswith(f" ls --root {cli.root} lists every live entry with the run and agent that hold it "
+                                 "(give them as --run and --agent)\n"), plain.stderr  # (another scope's: replies11)
+
+
+def test_a_name_of_another_scope_names_the_listing_that_finds_its_scope(cli):
+    """newuser12: ``scratchfs read-handle <H> --run r1 --agent a2`` of a1's handle said "copy the handle whole ... or
+    run the tool again", and not how a shell user finds where it is: ``scratchfs ls`` lists every scope's entries
+    (the model's tools list their own scope alone, so MCP's words stay). The command it names finds the handle, and
+    its run and agent read it; a name that is near one of this scope's, or expired, says that alone."""
+    handle = json.loads(cli("spill", "--tool", "t", "--run", "r1", "--agent", "a1", input="x" * 100).stdout)["handle"]
+    cli("scratch-write", "notes", "--run", "r1", "--agent", "a1", input="y")
+    listing = f" ls --root {cli.root} lists every live entry with the run and agent that hold it (give them as --run " \
+              "and --agent)\n"
+    for args in (["read-handle", handle], ["scratch-read", "notes"]):
+        missed = cli(*args, "--run", "r1", "--agent", "a2")
+        assert missed.exit_code == 1 and missed.stderr.endswith(listing), missed.stderr
+        command = missed.stderr.rsplit("; ", 1)[1].split(" lists every")[0]
+        assert command.split()[1:] == ["ls", "--root", str(cli.root)], command
+        listed = cli(*command.split()[1:], "--json")
+        (row,) = [entry for entry in json.loads(listed.stdout) if entry["key"] == args[1]]
+        found = cli(*args, "--run", row["run_id"], "--agent", row["agent_id"])
+        assert found.exit_code == 0 and found.stdout_bytes in (b"x" * 100, b"y"), found.stderr
+    near = cli("read-handle", handle[:-1] + ("a" if handle[-1] != "a" else "b"), "--run", "r1", "--agent", "a1")
+    assert "did you mean" in near.stderr and " ls " not in near.stderr, near.stderr
 
 
 _MCP_VERBS = re.compile(r"\b(?:read_handle|scratch_(?:list|read|write|delete))\b")

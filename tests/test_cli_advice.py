@@ -485,8 +485,8 @@ _MODEL_WORDS = re.compile(r"(?<![^\s(])(line|lines|match|pattern|offset|length|r
                            "(--match, --pattern)"]),
     (_JSON, ["--row", "1"], ["which a --row read", "read it with --jq (e.g. ", "(--offset, --length)"]),
     (b"plain text\n" * 2000, ["--select", "h1"], ["in which --select h1 found no HTML element", "(--line, --lines)"]),
-    (_LINES, ["--jq", "JQ", "--slurp"], ["--jq JQ is the stub's placeholder", "--jq length (how many)",
-                                         "--jq '.[0]' (the first, with its keys)"]),
+    (_LINES, ["--jq", "JQ", "--slurp"], ["--jq JQ is the stub's placeholder", "how many, ", "--jq length --slurp",
+                                         "--jq '.[0]' --slurp"]),  # (each example a command, --slurp kept)
 ])
 def test_a_refusal_names_options_not_the_models_arguments(store, data, read, said):
     # the calls a refusal advised were commands, but the words around them kept the model's syntax: "read it with

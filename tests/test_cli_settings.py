@@ -358,3 +358,38 @@ def test_fsck_waits_the_busy_timeout_of_the_environment(tmp_path, monkeypatch, r
     result = CliRunner(env={"SCRATCHFS_BUSY_TIMEOUT": "2.5"}).invoke(main, args)
     assert result.exit_code == 0, result.output
     assert seen == [2.5]
+
+
+@pytest.mark.parametrize(("command", "option", "said"), [
+    ("read-handle", "--budget", "[default: --reply-budget-bytes, else $SCRATCHFS_REPLY_BUDGET_BYTES, else 8 KiB]"),
+    ("scratch-read", "--budget", "[default: --reply-budget-bytes, else $SCRATCHFS_REPLY_BUDGET_BYTES, else 8 KiB]"),
+    ("spill", "--ttl", "[default: --default-ttl, else $SCRATCHFS_DEFAULT_TTL, else 3600]"),
+    ("scratch-write", "--ttl", "[default: --default-ttl, else $SCRATCHFS_DEFAULT_TTL, else 3600]"),
+    ("load", "--ttl", "[default: --default-ttl, else $SCRATCHFS_DEFAULT_TTL, else 3600]"),
+])
+def test_an_options_help_says_the_setting_its_default_comes_from(command, option, said):
+    """newuser12: ``read-handle --help`` said ``--budget ... [default: 8192]``, where a read without it takes the
+    store's reply budget (``--reply-budget-bytes``, ``$SCRATCHFS_REPLY_BUDGET_BYTES``); a write's ``--ttl`` said
+    ``[default: 3600]`` beside ``--default-ttl``, which sets it. Each help names where its default comes from, and
+    the command does what it says (below)."""
+    text = " ".join(CliRunner().invoke(main, [command, "--help"], terminal_width=400).output.split())
+    helped = text[text.index(f"{option} "):]
+    assert helped[helped.index("[default: "): helped.index("]") + 1] == said, helped[:300]  # (its first bracket)
+    assert "[default: 8192]" not in text and "[default: 3600]" not in text
+
+
+def test_the_defaults_the_help_names_are_the_ones_a_command_takes(tmp_path, fixture_data):
+    root = tmp_path / "root"
+    stub = json.loads(spill(root, "r", fixture_data[GREP], env={"SCRATCHFS_DEFAULT_TTL": "100"}).stdout)
+    listed = CliRunner().invoke(main, ["ls", "--root", str(root), "--json"]).stdout
+    assert [entry["ttl"] for entry in json.loads(listed)] == [100.0]  # (the variable, not 3600)
+
+    def read(env: dict[str, str] | None = None, *options: str) -> int:
+        done = CliRunner(env=env).invoke(main, ["read-handle", stub["handle"], "--root", str(root), "--run", "r",
+                                                "--agent", "a", "--line", "1", "--lines", "200", "--json", *options])
+        assert done.exit_code == 0, done.output
+        return len(done.stdout.strip().encode())
+
+    assert 4096 < read() <= 8192  # (the 8 KiB default)
+    assert read({"SCRATCHFS_REPLY_BUDGET_BYTES": "2KiB"}) <= 2048  # (the variable's)
+    assert read({"SCRATCHFS_REPLY_BUDGET_BYTES": "2KiB"}, "--reply-budget-bytes", "3KiB") <= 3072 < read()

@@ -132,10 +132,13 @@ def test_a_worker_that_dies_is_a_typed_error_and_a_dead_idle_one_is_replaced():
 
 
 @pytest.mark.parametrize(("start", "refused"), [
-    (b"\xfd\x3f\xeb", "byte 0xfd, which starts no JSON value, at byte 0"), (b"  hello", "'h', which starts"),
-    (b"\xef\xbb\xbf\n<html>", "'<', which starts no JSON value, at byte 4"), (b"{x", "'x' after '{' at byte 1"),
-    (b"[ }", "'}' after '[' at byte 2"), (b"12abc", "'a', which no JSON value holds, at byte 2"),
-    (b"\x00\x01", "byte 0x00"), (b'{"a": 1}', None), (b"\xef\xbb\xbf [1]", None), (b'"\xff"', None),
+    (b"\xfd\x3f\xeb", "it starts with byte 0xfd at byte 0, which starts no JSON value"),
+    (b"  hello", "its first character past blanks is 'h' at byte 2, which starts"),
+    (b"\xef\xbb\xbf\n<html>", "its first character past blanks is '<' at byte 4, which starts no JSON value"),
+    (b"{x", "'x' at byte 1 cannot follow the '{' it starts with"),
+    (b"[ }", "'}' at byte 2 cannot follow the '[' it starts with"),
+    (b"12abc", "the value it starts with runs into 'a' at byte 2, which no JSON value holds"),
+    (b"\x00\x01", "it starts with byte 0x00"), (b'{"a": 1}', None), (b"\xef\xbb\xbf [1]", None), (b'"\xff"', None),
     (b"1 2", None), (b"NaN", None), (b"true\n", None), (b"  ", None), (b"", None), (b"[]{}", None)])
 def test_a_document_whose_first_bytes_cannot_be_json_is_refused_at_once(start, refused):
     from scratchfs.engine.structure.jsonscan import refuse_unlike_json
@@ -144,7 +147,8 @@ def test_a_document_whose_first_bytes_cannot_be_json_is_refused_at_once(start, r
     if refused is None:
         refuse_unlike_json(BytesSource(data))
         return
-    with pytest.raises(InvalidArgument, match=re.escape(f"the document is not valid JSON: {refused}")):
+    with pytest.raises(InvalidArgument, match=re.escape(f"the content is not JSON: {refused}")):  # (the content's
+        # bytes, named as its: after jq=".", "'.', which starts no JSON value" read as a word on the filter)
         refuse_unlike_json(BytesSource(data))
 
 
@@ -167,7 +171,8 @@ def test_jq_over_64_mib_of_binary_data_is_refused_at_once(tmp_path):
     message = str(refused.value)
     assert isinstance(refused.value, NotJson) and not isinstance(refused.value, StructureTimeout), repr(refused.value)
     assert message.startswith(f"{handle} holds binary data"), message
-    assert "offset= and length=" in message and "which starts no JSON value, at byte 0" in message, message
+    assert "offset= and length=" in message and "it starts with byte 0x" in message, message
+    assert "at byte 0, which starts no JSON value" in message, message
     assert took < 1.5, took  # (5 s, StructureTimeout, before)
 
 

@@ -103,17 +103,24 @@ _IN_BYTES = re.compile(r" \(in the first ([\d,]+) of ([\d,]+) bytes\)")
 
 def in_kib(found: shape.Shape) -> shape.Shape:
     """``found`` with how much of the content it was told from in KiB, as the reference says it: since 2026-12-05
-    (shape_words.first_of) in bytes when the two sizes would read the same in KiB."""
+    (shape_words.first_of) in bytes when the two sizes would read the same in KiB; and as a parenthetical of its own
+    (:data:`_JOINED_SCOPE`)."""
     def words(match: re.Match) -> str:
         part, whole = (int(group.replace(",", "")) for group in match.groups())
         return f" (in the first {shape_words.kib(part)} of {shape_words.kib(whole)})"
 
-    return dataclasses.replace(found, text=_IN_BYTES.sub(words, found.text))
+    return dataclasses.replace(found, text=_IN_BYTES.sub(words, _JOINED_SCOPE.sub(r") (\1)", found.text)))
+
+
+_JOINED_SCOPE = re.compile(r"; (in the first [^()]*?)\)")
+"""How much of the content a shape was told from, joined into the parenthetical before it since branch replies11
+(shape_words.scoped: "(30% markup; in the first 512 KiB of 1.8 MiB)"), which the reference writes apart: "(30%
+markup) (in the first 512 KiB of 1.8 MiB)"."""
 
 
 def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
     original = sample
-    new = in_kib(without_log_events(shape.describe(sample, size, lines), sample, size))
+    new = without_log_events(in_kib(shape.describe(sample, size, lines)), sample, size)  # (its scope apart first)
     if new.content_type == "csv" and sample.startswith(b"\xef\xbb\xbf"):  # the reference kept a byte order mark
         sample, size = sample[3:], size - 3  # in the first column's name: its answer for the table without it
         if sample.startswith(tuple(magic for magic, _ in reference_shape._MAGIC)):

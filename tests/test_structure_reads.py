@@ -184,7 +184,7 @@ def test_terminal_output_is_told_apart_and_its_stub_offers_the_text_view(scratch
                                "301)")
     big = scratch_scope.spill(data * 30, source_tool="build")  # larger than the sample: counted in the sample
     assert big.content_type == "log" and big.shape.endswith(
-        "overwritten lines, 18 ERROR (first at line 301) (in the first 512 KiB of 841 KiB)")
+        "overwritten lines, 18 ERROR (first at line 301; in the first 512 KiB of 841 KiB)")
     assert f'Next: read_handle(handle="{stub.handle}", view="text", raw_offset=' in stub.note  # (first, from where
     assert len(stub.to_json().encode()) <= 1536  # the preview stops, since replies9)
     # text that only has a few of them, or Windows line ends, stays text, and its stub offers no view
@@ -319,7 +319,7 @@ def test_jq_over_content_that_is_not_json_says_what_it_holds_and_which_reads_fit
                f'read_handle(handle="{handle}", {fit}' in message for fit in fits)
     assert ('view="text"' in message) is ('view="text"' in fits)
     assert "line=" in message and "pattern=" in message and (kind == "csv" or "(jq: parse error: " in message
-                                                                  or "(the document is not valid JSON: " in message)
+                                                                  or "(the content is not JSON: " in message)
     # (a table: and jq over all its rows at once, which the refusal did not name)
     assert ("or jq= with slurp=true (all rows at once)" in message) is (kind == "csv")
     if kind == "csv":  # and it works

@@ -15,6 +15,7 @@ import pytest
 from scratchfs import InvalidArgument
 from scratchfs.adapter import parse_call
 from scratchfs.api.contract import ScratchTools
+from scratchfs.api.views import reply_size
 
 
 def _calls(note: str) -> list[dict]:
@@ -80,6 +81,25 @@ def test_a_placeholder_hit_cut_by_the_budget_says_both(scratch_scope):
     budget's place: 12 of 20 matches shown, and no word why)."""
     stub = scratch_scope.spill("\n".join(f"REGEX line {i} " + "y" * 80 for i in range(3000)), source_tool="bash")
     reply = ScratchTools(scratch_scope).read_handle(stub.handle, pattern="REGEX", budget=2048)
-    assert len(json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode()) <= 2048
+    assert reply_size(reply) <= 2048  # (the text the model receives: a reply's calls, data for programs, are not
+    # counted -- the placeholder's example is one)
     assert reply["note"].startswith("the budget (2048 bytes) cut this reply to "), reply["note"]
     assert 'pattern="REGEX" is the stub\'s placeholder' in reply["note"] and reply["next_call"], reply
+
+
+@pytest.mark.parametrize(("argument", "placeholder"), [("pattern", "REGEX"), ("match", "TEXT")])
+def test_the_search_placeholders_example_keeps_the_calls_other_arguments(scratch_scope, argument, placeholder):
+    """The example a placeholder's note gives is the same search, its settings kept: it was the words
+    ``pattern="ERROR|Traceback"``, and a model that copied them lost its budget, context and ignore_case (replies11,
+    the kind of newuser12's jq placeholder refusal that lost slurp=true)."""
+    stub = scratch_scope.spill("\n".join(f"{i:05d} all is well" for i in range(2000)) + "\nTraceback: x\n",
+                               source_tool="bash")
+    given = {argument: placeholder, "ignore_case": True, "context": "line", "max_matches": 5, "budget": 4096}
+    reply = ScratchTools(scratch_scope).read_handle(stub.handle, **given)
+    assert reply["calls"] == [{"tool": "read_handle", "arguments": {
+        "handle": stub.handle, "pattern": "ERROR|Traceback", "ignore_case": True, "context": "line", "max_matches": 5,
+        "budget": 4096}}]
+    assert reply["note"].endswith(f', e.g. read_handle(handle="{stub.handle}", pattern="ERROR|Traceback", '
+                                  'ignore_case=True, context="line", max_matches=5, budget=4096)')
+    followed = ScratchTools(scratch_scope).read_handle(**reply["calls"][0]["arguments"])
+    assert [window["line"] for window in followed["windows"]] == [2001]

@@ -573,7 +573,7 @@ def test_the_headings_of_a_sample_of_a_larger_page_are_at_least_that_many(fixtur
 
     page = fixture_data["browser-rust-book.html"] * 3  # larger than the sample whatever the fixture's slice
     text = describe(page[:SAMPLE_BYTES], len(page), page.count(b"\n") + 1).text
-    assert "(in the first 512 KiB of " in text and "; at least " in text and " headings: " in text, text
+    assert "% markup; in the first 512 KiB of " in text and "; at least " in text and " headings: " in text, text
     whole = b"<html><head><title>t</title></head><body><h1>A</h1><p>x</p><h2>B</h2></body></html>"
     assert describe(whole, len(whole), 1).text.endswith("; 2 headings: h1 A | h2 B")
 

@@ -47,13 +47,9 @@ def refuse_inputs(filter: str, slurping: bool = False) -> None:
     """Refuse a jq ``filter`` that calls ``input`` or ``inputs``: a structure read runs jq on one JSON value at a
     time (the document, or each JSON-lines record alone), where they see nothing -- a ``reduce inputs`` over JSON
     lines gave a page of ``{}`` per record (``slurping``: a slurp read, whose ``.`` is the array of them all).
-    Raises InvalidArgument naming the reads that do work -- and for ``JQ``, the placeholder a stub's note writes
-    for the model's own filter (``jq="JQ", slurp=true``), run as written: filters that run in its place."""
-    if filter.strip() == PLACEHOLDER:
-        raise InvalidArgument(f'jq="{PLACEHOLDER}" is the stub\'s placeholder: write a jq filter in its place, e.g. '
-                              + ('jq="length" (how many), jq=".[0]" (the first, with its keys), then jq="map(.KEY)", '
-                                 'jq="group_by(.KEY) | map({KEY: .[0].KEY, n: length})" with one of them for KEY'
-                                 if slurping else 'jq="keys[]", jq=".items[0]", jq="length"'))
+    Raises InvalidArgument naming the reads that do work. (``JQ``, the placeholder a stub's note writes for the
+    model's own filter, calls neither: its refusal, which needs the entry, is
+    :func:`~scratchfs.api.jq_placeholder.placeholder_refusal`'s.)"""
     if not calls_inputs(filter):
         return
     if slurping:

@@ -146,8 +146,12 @@ def jq_misfit(handle: str, content_type: str | None, exc: InvalidArgument, line_
                 f"{fitting_reads(None, line_bytes)}. ({exc})")
     if content_type in ("json", "jsonl"):
         return _broken_json(handle, exc, size, line_bytes) if exc.by_jq else None
-    why = ", which jq cannot parse as JSON"
-    return Advice.of(holds(handle, content_type, shape, line_bytes, why), f". ({exc})")
+    said = holds(handle, content_type, shape, line_bytes, ", which jq cannot parse as JSON")
+    if not said.calls:  # (text, a log: the read of its start, as a call -- not the syntax of one alone)
+        start = Call.of("read_handle", handle=handle, offset=0, length=DEFAULT_READ_BYTES) if (
+            line_bytes > DEFAULT_READ_BYTES) else Call.of("read_handle", handle=handle, line=1, lines=50)
+        said = Advice.of(said, "; its start: ", start)
+    return Advice.of(said, f". ({exc})")
 
 
 _LAST_LINES = 20
@@ -237,11 +241,12 @@ def select_misfit(handle: str, content_type: str | None, shape: str | None, line
     # from the reply: 1,000 characters of é echoed as 6,000 bytes of \u escapes past its 2,048-byte cap)
 
 
-def slurp_form(handle: str, kind: str | None, shape: str | None, filter: str | None = None) -> str:
+def slurp_form(handle: str, kind: str | None, shape: str | None, filter: str | None = None,
+               top: str | None = None) -> str:
     """A slurp read's form of an entry stored as ``kind`` (of ``shape``): ``"records"`` (JSON lines), ``"rows"``,
     ``"arrays"`` (a table, no header), ``"documents"`` (JSON texts, as ``jq -s``). Raises InvalidArgument for others,
     naming them -- for one JSON document, the read of jq ``filter`` without slurp (the stub's placeholder ``JQ``:
-    a read of its keys, to write a filter from)."""
+    a read to write a filter from, by the document's ``top`` level: an array's first item, else its keys)."""
     if kind == "jsonl" or is_stream(kind, shape):
         return "records" if kind == "jsonl" else "documents"
     if is_aligned(kind, shape):
@@ -250,7 +255,7 @@ def slurp_form(handle: str, kind: str | None, shape: str | None, filter: str | N
         return "arrays" if headless(kind, shape) else "rows"
     if kind == "json":  # (before the placeholder's refusal, whose examples are for an array of records or rows)
         own = bool(filter) and filter.strip() != PLACEHOLDER  # (else the stub's placeholder: a filter to write)
-        read = Call.of("read_handle", handle=handle, jq=filter if own else "keys[]")
+        read = Call.of("read_handle", handle=handle, jq=filter if own else ".[0]" if top == "array" else "keys[]")
         if len(str(read).encode("utf-8")) > MIN_REPLY_BYTES // 2:  # (a filter of up to 4 KiB, which a tool error
             read = read.shown("the same call without slurp")  # cut inside it: the CLI still writes it whole)
         raise InvalidArgument(Advice.of(

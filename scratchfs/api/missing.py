@@ -174,7 +174,9 @@ def not_found(entries: _Entries, run_id: str, agent_id: str, kind: str, key: str
     be one, with the ``read_handle`` call that reads it, when ``reading`` (a read, not a delete); one shaped as a
     handle that names none is said to be neither, naming the handle of this scope it is likely copied from; any
     other key names the key of this scope it was likely meant for (:func:`key_meant`); else it says how to go on
-    (copy the handle whole, or run the tool again; list the keys). ``lost``: its row is live but its blob is gone
+    (copy the handle whole, or run the tool again; list the keys), its
+    :attr:`~scratchfs.foundation.errors.NotFound.elsewhere` set: it may be another scope's. ``lost``: its row is live
+    but its blob is gone
     (removed from outside the store), which is said, with what to do."""
     what = f"{'handle' if kind == 'handle' else 'key'} {key!r}"
     again = "run the tool that made it again" if kind == "handle" else "write it again"
@@ -191,7 +193,10 @@ def not_found(entries: _Entries, run_id: str, agent_id: str, kind: str, key: str
         entries.blobs.unlink(run_id, agent_id, expired)  # type: ignore[attr-defined]
     gone = index.gone(run_id, agent_id, kind, key, now)
     if gone is None:
-        return NotFound(Advice.of(f"no {what}", _hint(index, run_id, agent_id, kind, key, reading, now)))
+        hint, elsewhere = _hint(index, run_id, agent_id, kind, key, reading, now)
+        missing = NotFound(Advice.of(f"no {what}", hint))
+        missing.elsewhere = elsewhere
+        return missing
     when = f"{_utc(gone.at)} (epoch {gone.at:.3f})"
     if gone.reason == "expired":
         return Expired(f"{what} expired at {when}; {again} if it is still needed")
@@ -201,8 +206,9 @@ def not_found(entries: _Entries, run_id: str, agent_id: str, kind: str, key: str
 
 
 def _hint(index: IndexBackend, run_id: str, agent_id: str, kind: str, key: str, reading: bool, now: float
-          ) -> str | Advice:
-    """The rest of a NotFound's message for a name the index knows nothing of: the scope, and what to do."""
+          ) -> tuple[str | Advice, bool]:
+    """The rest of a NotFound's message for a name the index knows nothing of: the scope, and what to do; and
+    whether nothing of it is known here (no live handle it is, no near name: it may be another scope's)."""
     shaped = checks.HANDLE_RE.match(key) is not None
     handle = reading and kind != "handle" and shaped
     try:  # (an index that cannot say: told as before, a handle)
@@ -212,18 +218,18 @@ def _hint(index: IndexBackend, run_id: str, agent_id: str, kind: str, key: str, 
     scope = f"{' (nor handle)' if handle and not live else ''} in this scope (run {run_id!r}, agent {agent_id!r})"
     if live:
         return Advice.of(f"{scope}; this is the handle of a spilled result, not a scratchpad key: read it with ",
-                         Call.of("read_handle", handle=key))
+                         Call.of("read_handle", handle=key)), False
     if kind == "handle" or handle:  # (shaped as a handle that names none: one near it)
         meant = handle_meant(index, run_id, agent_id, key, now)
         if meant:
-            return f"{scope}; did you mean {meant!r}, a handle of this scope one or two characters away?"
-        return scope + (LOST_HANDLE if kind == "handle" else "")
+            return f"{scope}; did you mean {meant!r}, a handle of this scope one or two characters away?", False
+        return scope + (LOST_HANDLE if kind == "handle" else ""), True
     if shaped:  # (a handle given to a delete: its caller says that spilled results are not deleted so)
-        return scope
+        return scope, False
     meant = key_meant(index, run_id, agent_id, key, now)
     if meant:
-        return Advice.of(f"{scope}; did you mean {meant!r}, a key of this scope? (", _LIST, " lists them all)")
-    return scope + LOST_KEY
+        return Advice.of(f"{scope}; did you mean {meant!r}, a key of this scope? (", _LIST, " lists them all)"), False
+    return scope + LOST_KEY, True
 
 
 def _utc(epoch: float) -> str:

@@ -138,17 +138,19 @@ def _sought(found: Matches) -> str:
     return found.pattern if found.pattern is not None else (found.match or b"").decode("utf-8", "replace")
 
 
-def _placeholder_note(what: dict[str, str], hit: bool = False) -> str | None:
-    """What a search from the start of ``what`` (``{"match": needle}`` or ``{"pattern": pattern}``) says when it
-    sought the placeholder a stub's note writes for it (:data:`~scratchfs.api.stub_reads.PLACEHOLDERS`), else
+def _placeholder_note(found: Matches, what: dict[str, str], hit: bool = False) -> Advice | None:
+    """What the search ``found`` from the start of ``what`` (``{"match": needle}`` or ``{"pattern": pattern}``) says
+    when it sought the placeholder a stub's note writes for it (:data:`~scratchfs.api.stub_reads.PLACEHOLDERS`), else
     ``None``; ``hit``: it found the placeholder's own text in the content (a ``du`` listing holding ``..._REGEX.rst``),
-    windows the model did not look for."""
+    windows the model did not look for. Its example is the same call (its ``ignore_case``, ``context``,
+    ``max_matches`` and ``budget`` kept: :func:`_same_call`) with a pattern in the placeholder's place."""
     ((name, value),) = what.items()
     if PLACEHOLDERS[name] != value:
         return None
-    found = f", and these windows are where the text {value} itself is" if hit else ""
-    return (f'{name}="{value}" is the stub\'s placeholder{found}: write what you look for in its place (match= a '
-            'substring, pattern= a regular expression, e.g. pattern="ERROR|Traceback")')
+    where = f", and these windows are where the text {value} itself is" if hit else ""
+    return Advice.of(f'{name}="{value}" is the stub\'s placeholder{where}: write what you look for in its place '
+                     "(match= a substring, pattern= a regular expression), e.g. ",
+                     _same_call(found, pattern="ERROR|Traceback"))
 
 
 def _placeholder_hit(found: Matches, offset: int) -> Matches:
@@ -156,7 +158,7 @@ def _placeholder_hit(found: Matches, offset: int) -> Matches:
     stub's placeholder (``pattern="REGEX"``, ``match="TEXT"``, the stub's call run as written) that found the
     placeholder's own text: its windows kept, the note saying it was the placeholder (a miss of one says so too)."""
     what = {"pattern": found.pattern} if found.pattern is not None else {"match": _sought(found)}
-    if offset or not found.windows or found.view or (hit := _placeholder_note(what, hit=True)) is None:
+    if offset or not found.windows or found.view or (hit := _placeholder_note(found, what, hit=True)) is None:
         return found
     return replace(found, note=hit)
 
@@ -191,7 +193,7 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
     if not _missed(found, offset):
         return _placeholder_hit(found, offset)
     what = {"pattern": found.pattern} if found.pattern is not None else {"match": _sought(found)}
-    if (placeholder := _placeholder_note(what)) is not None:  # (the stub's call run as written)
+    if (placeholder := _placeholder_note(found, what)) is not None:  # (the stub's call run as written)
         return replace(found, note=placeholder)
     packed = compressed_format(shape) if content_type == "binary" else None
     if packed is not None:

@@ -73,6 +73,7 @@ from scratchfs.api.shape_words import (
     first_of,
     kib,
     plural,
+    scoped,
     short_name,
     within,
 )
@@ -517,7 +518,7 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     head_text = plain_head(TERMINAL_SHAPE if terminal else kind, lines, max(longest, cut), blank,
                            at_least=bool(cut) and cut >= longest, odd=odd, read_as=read_as, controls=terminal,
                            lone_cr=lone_cr, grep=grep[0] >= threshold)
-    text = f"{head_text}{extra}{scope}"
+    text = scoped(f"{head_text}{extra}", scope)
     return Shape(kind, clip(text))
 
 

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 
 from scratchfs.api.shape_diff import HUNK_RE, patches_said
 from scratchfs.api.shape_parts import Parts, numbered
-from scratchfs.api.shape_words import kib, listed_within, plural, short_name, within_lines
+from scratchfs.api.shape_words import kib, listed_within, plural, scoped, short_name, within_lines
 
 __all__ = ["GIT_LOG_SHAPE", "git_log_shape"]
 
@@ -265,7 +265,7 @@ def _medium(sample: bytes, lines: int, scope: str, name: str, layout: tuple[re.P
     if stats:
         files, added, removed = (sum(int(stat[i]) for stat in stats) for i in range(3))
         changed = f", +{added:,} -{removed:,} in {plural(files, 'file change')}"
-    head = f"{name}, {plural(lines, 'line')}, {plural(len(commits), 'commit')}{changed}{patches}{scope}: "
+    head = scoped(f"{name}, {plural(lines, 'line')}, {plural(len(commits), 'commit')}{changed}{patches}", scope) + ": "
     return listed_within(head, _items(text, commits, *layout), "; line=N reads from a commit", len(commits))
 
 
@@ -299,8 +299,8 @@ def _oneline(sample: bytes, lines: int, scope: str, graph: tuple[bool, bool], pa
              for line, (short, subject)
              in numbered(text, ((found.start(), (found[1], found[2].decode("utf-8", "replace").strip()))
                                 for found in _ONELINE_RE.finditer(text))))
-    return listed_within(f"{name}, {plural(lines, 'line')}, {plural(len(commits), 'commit')}{said}{scope}: ",
-                         items, "; line=N reads from a commit", len(commits))
+    head = scoped(f"{name}, {plural(lines, 'line')}, {plural(len(commits), 'commit')}{said}", scope)
+    return listed_within(f"{head}: ", items, "; line=N reads from a commit", len(commits))
 
 
 def _undecorated(subject: str) -> str:

@@ -8,7 +8,7 @@ import html
 import json
 import re
 
-from scratchfs.api.shape_words import clip, kib, plural, shape_limit, short_name
+from scratchfs.api.shape_words import clip, kib, plural, scoped, shape_limit, short_name
 from scratchfs.engine.structure.html_codec import decode_as, page_codec
 
 __all__ = ["html_shape", "sample_codec"]
@@ -113,7 +113,7 @@ def html_shape(sample: bytes, scope: str) -> str:
     visible = _text_bytes(sample, codec)
     share = 1 - visible / max(1, len(sample))
     titled = f'title "{short_name(named, 80)}", ' if named else "no title, "
-    text = f"HTML, {titled}~{kib(visible)} of text in {kib(len(sample))} ({share:.0%} markup){scope}"
+    text = scoped(f"HTML, {titled}~{kib(visible)} of text in {kib(len(sample))} ({share:.0%} markup)", scope)
     headings = [(level.decode(), _page_text(_TAG_RE.sub(b"", _BREAK_RE.sub(b" ", body)), codec))
                 for level, body in _HEADING_RE.findall(sample)]
     headings = [(level, body) for level, body in headings if body]

@@ -15,8 +15,8 @@ from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import plural
 
 __all__ = ["LONG_STRING_CHARS", "MAX_SHAPE_CHARS", "MOST_LINES", "PROGRAM_LINE_RE", "LineNumbers", "clip",
-           "column_names", "first_of", "key_name", "kib", "listed_within", "plural", "room_for", "shape_limit",
-           "short_name", "within", "within_lines"]
+           "column_names", "first_of", "key_name", "kib", "listed_within", "plural", "room_for", "scoped",
+           "shape_limit", "short_name", "within", "within_lines"]
 
 LONG_STRING_CHARS = 200
 """Characters from which a JSON string is long: a shape writes it ``str(N KiB)`` (bytes), a short one ``str``, and
@@ -50,6 +50,15 @@ def first_of(part: int, whole: int) -> str:
     if kib(part) == kib(whole):
         return f" (in the first {part:,} of {plural(whole, 'byte')})"
     return f" (in the first {kib(part)} of {kib(whole)})"
+
+
+def scoped(text: str, scope: str) -> str:
+    """``text`` (a shape's words) then ``scope`` (:func:`first_of`'s ``" (in the first 512 KiB of 1.8 MiB)"``, or
+    ``""``), joined into one parenthetical when ``text`` ends in one -- ``"... (30% markup; in the first 512 KiB of
+    1.8 MiB)"``, never two in a row, ``"(30% markup) (in the first ...)"``."""
+    if text.endswith(")") and scope.startswith(" (") and scope.endswith(")"):
+        return f"{text[:-1]}; {scope[2:]}"
+    return text + scope
 
 
 def kib(size: int) -> str:

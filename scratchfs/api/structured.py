@@ -11,6 +11,7 @@ from __future__ import annotations
 from scratchfs.api.bad_records import mostly_json, seeing_passed, way_past
 from scratchfs.api.jq_failure import failed_at, failed_page, slurped_array
 from scratchfs.api.jq_inputs import refuse_inputs
+from scratchfs.api.jq_placeholder import is_placeholder, json_top, placeholder_refusal
 from scratchfs.api.misfit import columns_misfit, explained_jq, jq_misfit, refusal, slurp_form, told_not_json
 from scratchfs.api.page_reads import PageReads
 from scratchfs.api.past_last import past_last
@@ -65,6 +66,8 @@ class StructureReads(PageReads):
         check_page(cursor, budget)
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
+            if is_placeholder(filter):  # (before check_fits: a table's refusal names the rows read, as a call)
+                raise self._placeholder(src, kind, handle, blob)
             self.check_fits(kind, "jq", handle)
             jsonl = src if kind == "jsonl" else None  # (where a parse error's record is)
             try:
@@ -109,6 +112,8 @@ class StructureReads(PageReads):
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self.check_fits(kind, "record", handle)
+            if is_placeholder(jq):
+                raise self._placeholder(src, kind, handle, blob, records=(record, records))
 
             def page_of(pass_first: bool) -> ItemPage:
                 page = records_page(src, record, records, jq=jq, cursor=cursor, budget_bytes=budget,
@@ -163,8 +168,11 @@ class StructureReads(PageReads):
         # (cursor and budget: checked by slurp_page, first, before the array is built or either is used)
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
-            form = slurp_form(handle, kind, self.shape, filter)  # (one JSON document: the read without slurp)
+            top = json_top(src.read(0, 4096)) if kind == "json" else None
+            form = slurp_form(handle, kind, self.shape, filter, top)  # (one JSON document: the read without slurp)
             refuse_inputs(filter, slurping=True)
+            if is_placeholder(filter) and src.size <= MAX_SLURP_BYTES:  # (past it: the paged reads, said next)
+                raise placeholder_refusal(handle, kind, self.shape, b"", src.size, form=form)
             if src.size > MAX_SLURP_BYTES:
                 raise InvalidArgument(Advice.of(
                     f"slurp=true reads at most {MAX_SLURP_BYTES // 2**20} MiB of content (it holds every record or "
@@ -229,6 +237,22 @@ class StructureReads(PageReads):
             return self.over_entry(handle, read)
         except PastLast as exc:  # (a row past the last: the call reading the last ones)
             raise past_last(exc, handle, rows, columns=columns, budget=call_budget) from None
+
+    def _placeholder(self, src: ReaderSource, kind: str | None, handle: str, blob: str,
+                     records: tuple[int, int] | None = None) -> InvalidArgument:
+        """The refusal of the stub's jq placeholder in a jq read (a records read's: ``records``, its ``(record,
+        records)``) of ``handle``, whose examples fit what it holds (:func:`placeholder_refusal`): text whose first
+        lines are mostly JSON read as JSON lines; text in columns with no header line whose cells hold spaces (no
+        rows read splits them) as text."""
+        jsonish = (kind is None or kind in SNIFFED_NO_TABLE) and mostly_json(src, 0, 0)
+        shape = self.shape
+        if not jsonish and kind == "text" and headless_columns(shape) is not None:
+            try:
+                self._headless(src, kind, handle, blob, "row=")
+            except InvalidArgument:
+                shape = None  # (its lines and searches: what fits text)
+        return placeholder_refusal(handle, kind, shape, src.read(0, 4096), src.size, records=records,
+                                   jsonish=jsonish, line_bytes=self.line_bytes)
 
     def _layout(self, src: ReaderSource, handle: str, blob: str) -> Layout:
         """The layout of an entry whose shape says it is a table aligned by spaces, told again from its first lines

@@ -15,15 +15,26 @@ back but by rendering from the start; the stored offsets are what ``raw_offset``
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from scratchfs.api.bounds import offset_past_end
 from scratchfs.api.entries import reading
 from scratchfs.api.misfit import plain_view, view_misfit
-from scratchfs.api.miss_hints import WITHOUT_OFFSET, no_match_in, whole_too
+from scratchfs.api.miss_hints import (
+    HINT_SECONDS,
+    HINT_SPAN_BYTES,
+    WITHOUT_OFFSET,
+    case_hinted,
+    no_match_in,
+    quoted_hit,
+    whole_too,
+)
 from scratchfs.api.results import Matches, stopped_note
 from scratchfs.api.search_calls import same_search
+from scratchfs.api.stub_reads import PLACEHOLDERS
+from scratchfs.engine.patterns import PatternMatcher
 from scratchfs.engine.search import Matcher, SearchResult, Sink, Window, search
 from scratchfs.engine.seekable import SeekableReader
 from scratchfs.engine.structure import ReaderSource
@@ -34,7 +45,7 @@ from scratchfs.engine.structure.terminal_match import (
 )
 from scratchfs.foundation import checks
 from scratchfs.foundation.calls import Advice, Call
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument, ScratchError
 
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
@@ -94,16 +105,21 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
                                    opened.lines.line_of_frame, sink)
                     frames = _Frames(opened.reader)
                     windows = [_off_escapes(frames, size, w) for w in found.windows]
+                    missed = None if windows else _view_miss(found, offset, size, asked, (lambda: search(
+                        opened.reader, _rendered_matcher(replace(asked, ignore_case=True), HINT_SECONDS, offset),
+                        offset, 0, 1, 4096, opened.lines.line_of_frame, Sink)) if size - offset <= HINT_SPAN_BYTES
+                        else None)
                 return replace(asked, windows=windows, size=size, next_offset=found.next_offset, rendered=True,
                                note=_rendered_note(handle, windows[0].match_offset, asked.budget) if windows
-                               else _view_miss(found, offset, size, asked),
+                               else missed,
                                stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
             found, size = scope.structure.text_search(handle, "text", matcher, (offset, reach, asked.max_matches,
                                                                                  cap), sink, opened)
             first = found.windows[0] if found.windows else None
             return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset,
-                           note=_view_miss(found, offset, size, asked) if first is None else _page_note(
-                               handle, first.offset, asked.budget),
+                           note=_view_miss(found, offset, size, asked, lambda: scope.structure.text_search(
+                               handle, "text", _ignoring_case(asked), (offset, 0, 1, 4096), Sink, opened)[0])
+                           if first is None else _page_note(handle, first.offset, asked.budget),
                            stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
     found, size = scope.structure.text_search(handle, str(asked.view), matcher, (offset, reach, asked.max_matches,
                                                                                   cap), sink)
@@ -111,17 +127,52 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
                    stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
 
 
-def _view_miss(found: SearchResult, offset: int, size: int, asked: Matches) -> str | Advice | None:
+def _view_miss(found: SearchResult, offset: int, size: int, asked: Matches,
+               ignoring_case: Callable[[], SearchResult] | None = None) -> str | Advice | None:
     """Where a text view search that found nothing looked -- ``"no match in the whole text view (N bytes)"`` or
     ``"in bytes OFFSET-SIZE of the text view (from offset= to the end)"``, ``size`` the reply's --, or ``None`` when it
     stopped before the end (its ``next_offset`` or ``stopped`` says so). A search of the view that said nothing on
     a miss read as one cut short (helper hostile8; a stored content's search says where it looked:
     :func:`~scratchfs.api.miss_hints.plain_miss`); from an ``offset`` past 0, with the search of the whole view
-    (``asked``'s, :func:`~scratchfs.api.miss_hints.whole_too`)."""
+    (``asked``'s, :func:`~scratchfs.api.miss_hints.whole_too`); else, when the search did not ignore case and
+    ``ignoring_case()`` (the same search ignoring case, stopping at its first match, within
+    :data:`~scratchfs.api.miss_hints.HINT_SECONDS` of the regex engine; ``None``: past the bound of what is searched
+    again) finds one, with it and the call that finds it, as a search of the stored bytes says
+    (:func:`~scratchfs.api.miss_hints.case_hinted`): newuser12's match="What is ownership" in the view of the Rust
+    book (1.8 MiB) said no more, where the view holds "What is Ownership?". The stub's placeholder sought
+    (``match="TEXT"``, its call run as written) is said to be one, with no hint ("TEXT" ignoring case matches any
+    "text")."""
     if found.next_offset is not None or found.stopped is not None:
         return None
     said = no_match_in(offset, size, view=True)
-    return whole_too(said, same_search(asked, WITHOUT_OFFSET, offset=None), True) if offset else said
+    if offset:
+        return whole_too(said, same_search(asked, WITHOUT_OFFSET, offset=None), True)
+    name, sought = ("pattern", asked.pattern) if asked.pattern is not None else (
+        "match", (asked.match or b"").decode("utf-8", "replace"))
+    if PLACEHOLDERS[name] == sought:  # (the stub's call run as written: no spelling of it was meant)
+        return f'{said}; {name}="{sought}" is the stub\'s placeholder: write what you look for in its place'
+    if asked.ignore_case or ignoring_case is None:
+        return said
+    try:
+        again = ignoring_case()
+    except ScratchError:  # (a note is never worth an error: the time limit, a needle the view cannot show)
+        return said
+    if not again.windows:
+        return said
+    window = again.windows[0]
+    hit = window.matches[0]
+    return case_hinted(said, quoted_hit(window.data[hit.offset - window.offset:], hit.length), hit.line, Call.of(
+        "read_handle", handle=asked.handle, **{name: sought}, view="text", ignore_case=True, context=asked.context,
+        max_matches=asked.max_matches, budget=asked.budget))
+
+
+def _ignoring_case(asked: Matches) -> PatternMatcher:
+    """The matcher of ``asked``'s needle or pattern ignoring case, over an HTML page's text view, within
+    :data:`~scratchfs.api.miss_hints.HINT_SECONDS`. Raises what PatternMatcher raises (BadPattern: caught by the
+    caller, as every error of the check)."""
+    sought = asked.pattern if asked.pattern is not None else re.escape(
+        (asked.match or b"").decode("utf-8", "replace"))
+    return PatternMatcher(sought, True, timeout=HINT_SECONDS)
 
 
 

@@ -28,7 +28,6 @@ from scratchfs.api.rebuild import open_for_rebuild, open_lost_blobs
 from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.api.stub import Stub
 from scratchfs.cli.app import (
-    TTL_OPTION,
     Folder,
     Integer,
     Seconds,
@@ -47,7 +46,7 @@ from scratchfs.cli.app import (
     with_existing_store,
     with_store,
 )
-from scratchfs.cli.settings_options import Size, settings_options
+from scratchfs.cli.settings_options import TTL_OPTION, Size, settings_options
 from scratchfs.cli.shell import FLEET_STORE_NOTE, shell_command
 from scratchfs.engine.backends import ENV_INDEX
 from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, ScratchError, StorageError

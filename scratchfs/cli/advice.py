@@ -51,6 +51,17 @@ def call_command(call: Call, run_id: str, agent_id: str, root: str | None) -> st
     return read_command(call.verb.replace("_", "-"), lead, options, run_id, agent_id, root)
 
 
+def elsewhere_said(exc: ScratchError, root: str | None) -> str:
+    """What the CLI adds to ``exc``, a NotFound of a name that may be another scope's
+    (:attr:`~scratchfs.foundation.errors.NotFound.elsewhere`): the command that lists every live entry with its run
+    and agent on the store at ``root`` (``None``: a fleet's), whose run and agent read it -- the model's tools list
+    their own scope alone, a shell user's ``ls`` every scope; ``""`` for any other error."""
+    if not getattr(exc, "elsewhere", False):
+        return ""
+    listing = shell_command(["ls", *(["--root", root] if root is not None else [])], root is not None)
+    return f"; {listing} lists every live entry with the run and agent that hold it (give them as --run and --agent)"
+
+
 def _option(name: str, value: object) -> list[str]:
     option = _OPTIONS.get(name, f"--{name.replace('_', '-')}")
     if value is True:
@@ -150,4 +161,4 @@ SCOPE_META = "scratchfs.scope"
 nested contexts)."""
 
 
-__all__ = ["SCOPE_META", "advised", "call_command", "keep_scope", "options_said", "read_command"]
+__all__ = ["SCOPE_META", "advised", "call_command", "elsewhere_said", "keep_scope", "options_said", "read_command"]

@@ -28,7 +28,7 @@ import click
 from scratchfs.api.settings import SEGMENTS_ENV, Settings, default_segment_entry_bytes
 from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.api.tools import meant_argument
-from scratchfs.cli.advice import SCOPE_META, advised, keep_scope
+from scratchfs.cli.advice import SCOPE_META, advised, elsewhere_said, keep_scope
 from scratchfs.cli.environment import (
     BUSY_TIMEOUT_ENV,
     ENV_PREFIX,
@@ -171,8 +171,11 @@ class ScratchGroup(click.Group):
             with tagged_stdout():
                 return super().invoke(ctx)
         except ScratchError as exc:  # (its advice, `scratchfs fsck --rebuild-index`, names the store it was given)
-            warn(f"{exc.kind}: {advised(exc, scope := ctx.meta.get(SCOPE_META))}", ctx.meta.get(_ROOT_META),
-                 whole=bool(scope and exc.calls))  # (the commands it names written whole: cut, another argv)
+            scope = ctx.meta.get(SCOPE_META)
+            elsewhere = elsewhere_said(exc, scope[2]) if scope else ""  # (a name of another scope? `ls` finds it)
+            warn(f"{exc.kind}: {advised(exc, scope)}{elsewhere}", ctx.meta.get(_ROOT_META),
+                 whole=bool(scope and (exc.calls or elsewhere)))  # (the commands it names written whole: cut,
+            # another argv)
             ctx.exit(exc.exit_code)
         except BrokenPipeError:
             sys.stderr.close()  # the reader went away (e.g. `| head`): not an error worth a line
@@ -536,11 +539,8 @@ class Integer(click.ParamType):
         return number
 
 
-TTL_OPTION = click.option("--ttl", type=Seconds(ttl=True), default=None,
-                          help=f"Seconds until the entry expires, at least 1 [default: {DEFAULT_TTL:.0f}].")
-
 __all__ = ["BUSY_TIMEOUT_ENV", "ENV_PREFIX", "EXIT_CODES_HELP", "SETTINGS_META", "STORE_META",
-           "TTL_OPTION", "Folder", "Integer", "ScratchGroup", "Seconds", "Terminated", "command_busy_timeout",
+           "Folder", "Integer", "ScratchGroup", "Seconds", "Terminated", "command_busy_timeout",
            "command_settings", "command_store", "echo_json", "fail", "given_before", "global_option",
            "handle_termination", "json_accepted", "main", "misspelt_variables", "name_the_variable", "opened",
            "program", "resolve_root", "resolve_scope", "restore_signals", "root_option", "scope_options",

@@ -103,6 +103,15 @@ def _kib(size: int) -> str:
     return f"{size // 1024} KiB" if size % 1024 == 0 else f"{size} bytes"
 
 
+def setting_default(name: str) -> str:
+    """The default of an option whose value, when not given, is the store's setting ``name`` (a :class:`Settings`
+    field of :data:`_OPTIONS`), as its help says it: the setting's option, then its variable, then its own default
+    -- ``"--reply-budget-bytes, else $SCRATCHFS_REPLY_BUDGET_BYTES, else 8 KiB"`` (``read-handle --budget``'s said
+    ``8192``, whatever the store's budget was). Raises KeyError for a name of no setting option."""
+    flags, _, _, _, default = next(option for option in _OPTIONS if option[1] == name)
+    return f"{flags.split('/')[0]}, else ${setting_env(name)}, else {default}"
+
+
 _OPTIONS: tuple[tuple[str, str, click.ParamType | None, str, str], ...] = (
     ("--default-ttl", "default_ttl", Seconds(ttl=True),
      "Seconds an entry written without a TTL (--ttl, the tool's ttl) lives, 1 to 30 days",
@@ -179,4 +188,19 @@ def settings_options(*, ttl: bool = True, reads: bool = False, fleet_only: bool 
     return decorate
 
 
-__all__ = ["SIZE_UNITS", "SettingOption", "Size", "StoreOption", "setting_env", "settings_options"]
+TTL_OPTION = click.option("--ttl", type=Seconds(ttl=True), default=None, help="Seconds until the entry expires, at "
+                          f"least 1 [default: {setting_default('default_ttl')}].")
+"""A write's ``--ttl``: unset, the store's ``default_ttl`` (``--default-ttl``, ``$SCRATCHFS_DEFAULT_TTL``), which
+:func:`settings_options` gives the same command."""
+BUDGET_WORDS = f"a size: {limits.MIN_REPLY_BYTES} to {limits.MAX_REPLY_BYTES}, 8KiB"
+"""How a read's ``--budget`` help says the sizes it takes."""
+
+
+def budget_default() -> str:
+    """How a read's ``--budget`` help says its default: the store's ``reply_budget_bytes``
+    (:func:`setting_default`), which the tools take when the call names no budget."""
+    return setting_default("reply_budget_bytes")
+
+
+__all__ = ["BUDGET_WORDS", "SIZE_UNITS", "TTL_OPTION", "SettingOption", "Size", "StoreOption", "budget_default",
+           "setting_default", "setting_env", "settings_options"]

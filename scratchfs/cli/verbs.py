@@ -26,7 +26,6 @@ from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import check_arguments
 from scratchfs.cli.advice import call_command, read_command
 from scratchfs.cli.app import (
-    TTL_OPTION,
     Folder,
     Integer,
     echo_json,
@@ -41,7 +40,7 @@ from scratchfs.cli.app import (
     with_store,
 )
 from scratchfs.cli.output import INPUT_ARGUMENT
-from scratchfs.cli.settings_options import Size, settings_options
+from scratchfs.cli.settings_options import BUDGET_WORDS, TTL_OPTION, Size, budget_default, settings_options
 from scratchfs.foundation.call_text import parse_call
 from scratchfs.foundation.calls import Call, without_defaults
 from scratchfs.foundation.checks import CONTEXT_FORMS, HANDLE_RE
@@ -138,8 +137,8 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
                    "UTF-8 (a search's text written in it).")
 @click.option("--cursor", default=None, help="Structure: where the next page starts (a previous reply's cursor).")
 @click.option("--budget", type=SIZE, default=None,
-              help="Most bytes of the JSON reply (a size: 2048 to 65536, 8KiB), which a read given it prints, as "
-                   "--json does [default: 8192].")
+              help=f"Most bytes of the JSON reply ({BUDGET_WORDS}), which a read given it prints, as --json does "
+                   f"[default: {budget_default()}].")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the result as the JSON a model receives (the MCP read_handle result) instead of raw bytes.")
 @click.option("--all", "whole", is_flag=True,
@@ -267,7 +266,7 @@ def scratch_write(store: ScratchStore, run_id: str, agent_id: str, key: str, sou
 @click.option("--version", "version", default=None,
               help="With --json: the version a next_call gave; a value written again since exits 1 (changed).")
 @click.option("--budget", type=SIZE, default=None,
-              help="With --json: most bytes of the JSON reply (a size: 2048 to 65536, 8KiB) [default: 8192].")
+              help=f"With --json: most bytes of the JSON reply ({BUDGET_WORDS}) [default: {budget_default()}].")
 @settings_options(reads=True)
 @with_existing_store
 def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_json: bool, offset: int | None,

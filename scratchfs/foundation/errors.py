@@ -75,6 +75,10 @@ class NotFound(ScratchError, KeyError):
 
     kind = "not found"
     exit_code = 1
+    elsewhere = False
+    """Whether the name may be another scope's: nothing of it is known here (neither live, near a live one, expired
+    nor deleted), so a face that can list every scope -- the CLI's ``scratchfs ls`` -- says how to find the run and
+    agent that hold it (the model's tools list this scope alone)."""
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "not found"

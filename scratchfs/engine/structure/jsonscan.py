@@ -76,7 +76,8 @@ def refuse_unlike_json(source: ContentSource) -> None:
     or ``Infinity``, which the read names) passes: the parser decides. Reads at most :data:`_HEAD_BYTES` bytes.
 
     Raises:
-        NotJson (an InvalidArgument): :func:`not_json`, naming the byte and its offset.
+        NotJson (an InvalidArgument): ``"the content is not JSON: it starts with '.' at byte 0, which starts no JSON
+            value"`` (:func:`_unlike`), naming the content's byte and its offset.
     """
     head = source.read(0, _HEAD_BYTES)
     pos = _WS.match(head, 3 if head.startswith(b"\xef\xbb\xbf") else 0).end()
@@ -84,17 +85,27 @@ def refuse_unlike_json(source: ContentSource) -> None:
         return
     first = head[pos]
     if first not in VALUE_START:
-        raise not_json(pos, f"{_shown(first)}, which starts no JSON value,")
+        starts = "it starts with" if pos == 0 else "its first character past blanks is"
+        raise _unlike(pos, f"{starts} {_shown(first)} at byte {pos:,}, which starts no JSON value")
     if first in OPEN:
         after = _WS.match(head, pos + 1).end()
         fits = (b'"}' if first == ord("{") else VALUE_START | {ord("]")} | frozenset(b"NI"))
         if after < len(head) and head[after] not in fits:
-            raise not_json(after, f"{_shown(head[after])} after {chr(first)!r}")
+            raise _unlike(after, f"{_shown(head[after])} at byte {after:,} cannot follow the {chr(first)!r} it "
+                                 "starts with")
         return
     token = SCALAR.match(head, pos)
     end = pos if token is None else token.end()
     if end < len(head) and head[end] not in _BLANK | VALUE_START | _CLOSE | frozenset(b",NI"):
-        raise not_json(end, f"{_shown(head[end])}, which no JSON value holds,")
+        raise _unlike(end, f"the value it starts with runs into {_shown(head[end])} at byte {end:,}, which no JSON "
+                           "value holds")
+
+
+def _unlike(offset: int, words: str) -> NotJson:
+    """The error of content whose start is no JSON (:func:`refuse_unlike_json`): ``"the content is not JSON: "`` and
+    ``words``, which quote the content's bytes as the content's (``it starts with '.' at byte 0``: a filter of
+    ``jq="."`` does not read as the byte named), kept as its ``offset``."""
+    return NotJson(f"the content is not JSON: {words}", offset=offset)
 
 
 _CONTROL = bytes(b for b in range(0x20) if b not in b"\t\n\r")
