@@ -25,6 +25,8 @@ from scratchfs.engine.structure import BytesSource, jq_page, records_page, rows_
 from scratchfs.engine.structure.paging import CursorKey, encode_cursor
 from scratchfs.foundation.calls import render_call
 
+from .conftest import FIXTURES
+
 BUDGET = 300
 
 
@@ -406,3 +408,31 @@ def test_every_cursor_refusal_is_a_bad_cursor(tmp_path):
         with pytest.raises(BadCursor) as caught:
             tools.call("scratch_list", {"prefix": "k", "cursor": another})
         assert [str(call) for call in caught.value.calls] == ['scratch_list(prefix="k")']
+
+
+@pytest.mark.parametrize(("fixture", "read"), [
+    ("query-packages-by-month.csv", {"row": 3, "rows": 5}),
+    ("api-ec2-service-model.json", {"jq": ".operations | keys[]"}),
+    ("browser-rust-book.html", {"view": "text"}),
+    (None, {"record": 2, "records": 4, "jq": ".n"}),
+    (None, {"jq": ".[].n", "slurp": True})])
+def test_a_structure_read_s_refused_cursor_names_the_read_from_its_start(tmp_path, fixture, read):
+    """A structure read's cursor refused (another read's, forged) said "start the read again without one" in words
+    alone; it names that read -- the same arguments, budget kept, no cursor -- and following it gives the read's
+    first page, what the read without a cursor gives."""
+    from scratchfs import BadCursor, ScratchStore
+    from scratchfs.api.contract import ScratchTools
+
+    content = (FIXTURES / fixture).read_bytes() if fixture else b"".join(b'{"n": %d}\n' % i for i in range(300))
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        tools = ScratchTools(scope)
+        handle = scope.spill(content, source_tool="t").handle
+        first = tools.call("read_handle", {"handle": handle, **read, "budget": 3000})
+        another = scope.structure.records(scope.spill(b'{"n": 1}\n' * 50).handle, records=2).cursor
+        for cursor in (another, "1.2.3.4.abcdefghij"):
+            with pytest.raises(BadCursor) as caught:
+                tools.call("read_handle", {"handle": handle, **read, "cursor": cursor, "budget": 3000})
+            (again,) = caught.value.calls
+            assert again.verb == "read_handle" and dict(again.arguments) == {"handle": handle, **read, "budget": 3000}
+            assert tools.call("read_handle", dict(again.arguments)) == first

@@ -14,9 +14,9 @@ from scratchfs.api.scope import Scope
 from scratchfs.api.structure_choice import structure_read
 from scratchfs.api.views import fit, piece, reads_as_text, reply_size
 from scratchfs.engine.structure.paging import cursor_position
-from scratchfs.foundation.calls import render_call
+from scratchfs.foundation.calls import Advice, Call, render_call
 from scratchfs.foundation.checks import check_utf8, integral
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import BadCursor, InvalidArgument
 from scratchfs.foundation.text import utf8_lead_length
 
 # -- ranges and lines -----------------------------------------------------------------------------------------------
@@ -123,7 +123,20 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
     Raises:
         InvalidArgument: unknown or conflicting structure arguments, a text argument that is not valid UTF-8
             (a lone surrogate), and what the reader raises.
+        BadCursor: (an InvalidArgument) a cursor this read did not make, or no longer fits its entry: it names the
+            same read from its start, without the cursor.
     """
+    try:
+        return _structure_reply(scope, handle, offset, given, budget, checked, call_budget)
+    except BadCursor as exc:  # the read from its start named (its words said "start it again" alone)
+        again = Call.of("read_handle", handle=handle, **{k: v for k, v in given.items() if k != "cursor"},
+                        budget=call_budget)
+        raise BadCursor(Advice.of(exc, ": " if str(exc).endswith(("without one", "without a cursor")) else
+                                  "; the read from its start: ", again)) from None
+
+
+def _structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any], budget: int, checked: bool,
+                     call_budget: int | None) -> dict[str, Any]:
     unknown = set(given) - STRUCTURE_ARGUMENTS
     if unknown:
         raise InvalidArgument(f"unknown structure arguments: {', '.join(sorted(unknown))}")
