@@ -34,6 +34,22 @@ def test_ls_and_stats_of_a_run_with_no_entries_say_so(tmp_path, command, filters
     assert listed.exit_code == 0 and listed.stderr == ""  # (a run with entries: nothing said)
 
 
+@pytest.mark.parametrize("command", ["ls", "stats"])
+@pytest.mark.parametrize("as_json", [[], ["--json"]])
+def test_ls_and_stats_of_a_store_with_no_live_entries_say_so(tmp_path, command, as_json):
+    """A store whose entries were all deleted (or expired) printed a table's header alone on ls and stats."""
+    root = str(tmp_path / "root")
+    runner = CliRunner()
+    wrote = runner.invoke(main, ["--root", root, "scratch-write", "--run", "r1", "--agent", "a", "k"], input="x")
+    assert wrote.exit_code == 0, wrote.output
+    listed = runner.invoke(main, ["--root", root, command, *as_json])
+    assert listed.exit_code == 0 and listed.stderr == ""
+    assert runner.invoke(main, ["--root", root, "delete-run", "r1"]).exit_code == 0
+    got = runner.invoke(main, ["--root", root, command, *as_json])
+    assert got.exit_code == 0 and got.stderr == "scratchfs: no live entries in this store\n"
+    assert got.stdout.strip() == "[]" if as_json else got.stdout.count("\n") == 1  # (the header, or an empty list)
+
+
 def test_the_web_apis_401_is_shaped_as_every_error_and_its_kind_listed(scratch_store):
     client = TestClient(create_app(scratch_store, "test-token-0123456789abcdef"))
     refused, missing = client.get("/api/runs"), client.get("/api/nope", params={"token": "test-token-0123456789abcdef"})

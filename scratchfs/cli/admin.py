@@ -116,7 +116,7 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int
         click.echo("]")
     elif shown == 0:
         _print_page([], 0, False, store, title, run_id is None, single=True)
-    if shown == 0 and start is None and (run_id or agent_id):  # (a mistyped run: not just a table's header)
+    if shown == 0 and start is None:  # (a mistyped run, or nothing live: not just a table's header)
         sys.stdout.flush()
         warn(_none_of(run_id, agent_id))
     if more is not None:
@@ -128,8 +128,10 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int
 
 
 def _none_of(run_id: str | None, agent_id: str | None) -> str:
-    """The stderr line of ``ls`` and ``stats`` filtered to a run or agent with no live entries, as ``delete-run``
-    and ``delete-agent`` say it (exit code 0: an empty listing is no error)."""
+    """The stderr line of ``ls`` and ``stats`` with no live entries -- of the run or agent they are filtered to, as
+    ``delete-run`` and ``delete-agent`` say it, or of the store (exit code 0: an empty listing is no error)."""
+    if not run_id and not agent_id:
+        return "no live entries in this store"
     if run_id and agent_id:
         return f"no entries of agent '{agent_id}' in run '{run_id}'"
     return f"no entries of run '{run_id}'" if run_id else f"no entries of agent '{agent_id}'"
@@ -179,7 +181,7 @@ def stats_command(store: ScratchStore, run_id: str | None, agent_id: str | None,
             if agent_id is None or row.agent_id == agent_id]
     if as_json:
         echo_json([row.to_dict() for row in rows])
-    if not rows and (run_id or agent_id):  # (a mistyped run: not just a table's header)
+    if not rows:  # (a mistyped run, or nothing live: not just a table's header)
         sys.stdout.flush()
         warn(_none_of(run_id, agent_id))
     if as_json:
