@@ -111,6 +111,25 @@ def _schemas(dsn, name):
         return conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s", (name,)).fetchone()[0]
 
 
+@pytest.mark.parametrize("command", ["ls", "stats", "spill"])
+def test_a_schema_name_no_store_opens_is_refused_alike_by_a_read_and_a_write(command, postgres_dsn, tmp_path,
+                                                                            monkeypatch):
+    """newuser13: ``ls --index '...?schema=Bad-Name'`` said "no index schema 'Bad-Name' ...: a spill, scratch-write
+    or load creates it" (exit 1), while that spill was refused for the name (exit 2): the name is refused alike."""
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    monkeypatch.setenv("SCRATCHFS_INDEX", postgres_url(postgres_dsn, "Bad-Name"))
+    monkeypatch.setenv("SCRATCHFS_RUN_ID", "run-1")
+    monkeypatch.setenv("SCRATCHFS_AGENT_ID", "agent-1")
+    monkeypatch.delenv("SCRATCHFS_BLOBS", raising=False)
+    done = CliRunner().invoke(main, [command, "--root", str(tmp_path / "host")], input="a line\n")
+    assert (done.exit_code, done.stderr) == (2, "scratchfs: invalid argument: schema must be lower-case letters, "
+                                             "digits and _ (at most 63): 'Bad-Name'\n")
+    assert _schemas(postgres_dsn, "Bad-Name") == 0
+
+
 @pytest.mark.parametrize("args", [["ls"], ["stats"], ["fsck"], ["read-handle", "h_aaaaaaaaaaaaaaaaaaaaaaaa"],
                                   ["scratch-read", "notes"], ["scratch-list"], ["sweep"], ["delete-run", "run-1"]])
 def test_a_read_only_command_against_a_schema_that_does_not_exist_says_so_and_creates_nothing(
