@@ -367,6 +367,32 @@ def test_a_database_that_cannot_be_connected_to_is_told_as_such_not_as_the_schem
     assert 'database "no_such_database" does not exist' in message, message
 
 
+@pytest.mark.parametrize(("wrong", "fix"), [
+    ("database", "; create the database first (scratchfs creates its schema, never a database), or name an existing "
+                 "one in the index URL ($SCRATCHFS_INDEX, --index)"),
+    ("role", "; check the user of the index URL ($SCRATCHFS_INDEX, --index)"),
+    ("port", "; check that PostgreSQL is up and that the index URL ($SCRATCHFS_INDEX, --index) names its host and "
+             "port"),
+])
+def test_a_connection_that_fails_for_a_setting_names_the_setting_to_fix(wrong, fix, postgres_dsn, tmp_path):
+    """newuser13: a wrong database, role or port in the index URL was told as libpq's words alone ("Connection
+    refused"), where an S3 failure names ``$AWS_ENDPOINT_URL``: the line ends in what to fix, in the URL named."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    from tests.services import free_port
+
+    params = {k: str(v) for k, v in conninfo_to_dict(postgres_dsn).items()}
+    params.update({"database": {"dbname": "no_such_database"}, "role": {"user": "no_such_role"},
+                   "port": {"port": str(free_port())}}[wrong])
+    dsn = " ".join(f"{k}={v}" for k, v in params.items())
+    with pytest.raises(StorageError) as err:
+        ScratchStore(tmp_path, index=postgres_url(dsn, "scratchfs"), busy_timeout=2.0)
+    message = str(err.value)
+    assert message.startswith("the index database failed while connecting to it: "), message
+    assert message.endswith(fix), message
+    assert message.count(";") == 1, message
+
+
 def test_the_cost_of_a_spill_is_what_the_readme_says(tmp_path, server, s3_env):
     """newuser7 counted a spill with PostgreSQL's statement log: 6 round trips and a PUT and a HEAD, where README said
     "a small one is one PUT". Counted the same way here, against what README now says."""
