@@ -577,6 +577,26 @@ def test_an_extra_installed_but_not_importable_is_one_line_too(tmp_path, blocked
     assert blocked in result.stderr and not root.exists()
 
 
+@pytest.mark.parametrize(("index", "root"), [("sqlite:///srv/scratch/index.sqlite", "--root /srv/scratch"),
+                                           ("/srv/my scratch/index.sqlite", "--root '/srv/my scratch'"),
+                                           ("file:///srv/scratch/index.sqlite", "--root /srv/scratch"),
+                                           ("sqlite:///srv/scratch.db", "--root DIR")])
+def test_an_index_url_naming_a_sqlite_file_says_to_give_the_root(tmp_path, index, root):
+    """newuser13 gave ``--index sqlite:///.../index.sqlite`` and was told only that it is no postgresql:// URL: the
+    SQLite index is always the root's, so the line says to give the root (named when the path names index.sqlite)."""
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    done = CliRunner().invoke(main, ["ls", "--root", str(tmp_path / "store"), "--index", index])
+    assert done.exit_code == 2, done.output
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.rstrip("\n").endswith(
+        ": a SQLite index is the file index.sqlite under the store's root, so leave the index unset and give the root "
+        f"instead ({root}, $SCRATCHFS_ROOT, or ScratchStore's root)"), done.stderr
+    assert not (tmp_path / "store").exists()
+
+
 @pytest.mark.parametrize("verb", ["spill", "ls"])
 @pytest.mark.parametrize(("env", "says"), [
     ({"SCRATCHFS_BLOBS": "gs://bucket/p"}, "blobs must be an s3://bucket/prefix URL"),

@@ -238,7 +238,7 @@ def test_a_large_result_the_proxy_cannot_store_past_the_quota_is_a_preview_and_a
     assert not second.is_error and len(text.text.encode()) <= 1536
     assert notice["stored"] is False and notice["size"] == len(big_text(200_000).encode())
     assert big_text(200_000).startswith(notice["preview"]) and len(notice["preview"]) > 200
-    assert "NOT stored: quota exceeded: run 'r' is at its quota: it holds 1 entry, its quota 1;" in notice["note"]
+    assert "NOT stored: quota exceeded: run 'r' is at its quota: it holds 1 entry, its quota 1." in notice["note"]
     assert [entry["key"] for entry in entries_of(tmp_path, "r")] == [stub["handle"]]
 
 

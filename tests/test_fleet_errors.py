@@ -111,6 +111,25 @@ def _schemas(dsn, name):
         return conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = %s", (name,)).fetchone()[0]
 
 
+@pytest.mark.parametrize("command", ["ls", "stats", "spill"])
+def test_a_schema_name_no_store_opens_is_refused_alike_by_a_read_and_a_write(command, postgres_dsn, tmp_path,
+                                                                            monkeypatch):
+    """newuser13: ``ls --index '...?schema=Bad-Name'`` said "no index schema 'Bad-Name' ...: a spill, scratch-write
+    or load creates it" (exit 1), while that spill was refused for the name (exit 2): the name is refused alike."""
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    monkeypatch.setenv("SCRATCHFS_INDEX", postgres_url(postgres_dsn, "Bad-Name"))
+    monkeypatch.setenv("SCRATCHFS_RUN_ID", "run-1")
+    monkeypatch.setenv("SCRATCHFS_AGENT_ID", "agent-1")
+    monkeypatch.delenv("SCRATCHFS_BLOBS", raising=False)
+    done = CliRunner().invoke(main, [command, "--root", str(tmp_path / "host")], input="a line\n")
+    assert (done.exit_code, done.stderr) == (2, "scratchfs: invalid argument: schema must be lower-case letters, "
+                                             "digits and _ (at most 63): 'Bad-Name'\n")
+    assert _schemas(postgres_dsn, "Bad-Name") == 0
+
+
 @pytest.mark.parametrize("args", [["ls"], ["stats"], ["fsck"], ["read-handle", "h_aaaaaaaaaaaaaaaaaaaaaaaa"],
                                   ["scratch-read", "notes"], ["scratch-list"], ["sweep"], ["delete-run", "run-1"]])
 def test_a_read_only_command_against_a_schema_that_does_not_exist_says_so_and_creates_nothing(
@@ -346,6 +365,32 @@ def test_a_database_that_cannot_be_connected_to_is_told_as_such_not_as_the_schem
     message = str(err.value)
     assert message.startswith("the index database failed while connecting to it: "), message
     assert 'database "no_such_database" does not exist' in message, message
+
+
+@pytest.mark.parametrize(("wrong", "fix"), [
+    ("database", "; create the database first (scratchfs creates its schema, never a database), or name an existing "
+                 "one in the index URL ($SCRATCHFS_INDEX, --index)"),
+    ("role", "; check the user of the index URL ($SCRATCHFS_INDEX, --index)"),
+    ("port", "; check that PostgreSQL is up and that the index URL ($SCRATCHFS_INDEX, --index) names its host and "
+             "port"),
+])
+def test_a_connection_that_fails_for_a_setting_names_the_setting_to_fix(wrong, fix, postgres_dsn, tmp_path):
+    """newuser13: a wrong database, role or port in the index URL was told as libpq's words alone ("Connection
+    refused"), where an S3 failure names ``$AWS_ENDPOINT_URL``: the line ends in what to fix, in the URL named."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    from tests.services import free_port
+
+    params = {k: str(v) for k, v in conninfo_to_dict(postgres_dsn).items()}
+    params.update({"database": {"dbname": "no_such_database"}, "role": {"user": "no_such_role"},
+                   "port": {"port": str(free_port())}}[wrong])
+    dsn = " ".join(f"{k}={v}" for k, v in params.items())
+    with pytest.raises(StorageError) as err:
+        ScratchStore(tmp_path, index=postgres_url(dsn, "scratchfs"), busy_timeout=2.0)
+    message = str(err.value)
+    assert message.startswith("the index database failed while connecting to it: "), message
+    assert message.endswith(fix), message
+    assert message.count(";") == 1, message
 
 
 def test_the_cost_of_a_spill_is_what_the_readme_says(tmp_path, server, s3_env):

@@ -123,6 +123,7 @@ def test_a_quota_notice_tells_the_model_only_what_it_can_do(quota_store):
     note = json.loads(scope.offload(Observation("sql.query", "x" * 60_000, "query")).content)["note"]
     assert "You cannot free room" in note and "scratch_delete removes only scratchpad values" in note, note
     assert "Free room by deleting" not in note
+    assert "delete entries" not in note, note  # (the operator's advice, which no tool of the model's follows)
     note = json.loads(other.offload(Observation("sql.query", "x" * 60_000, "query")).content)["note"]
     assert "Free room by deleting scratchpad values no longer needed (scratch_list, scratch_delete)" in note, note
     from scratchfs.api.contract import ScratchTools

@@ -49,6 +49,7 @@ from scratchfs.engine.structure.toplevel import TopLevelFeed
 from scratchfs.engine.write_behind import WriteBehind
 from scratchfs.foundation import checks, forks
 from scratchfs.foundation.errors import (
+    QUOTA_ADVICE,
     CorruptBlob,
     NotFound,
     QuotaExceeded,
@@ -294,8 +295,7 @@ class Entries:
                else []) + ([f"{count:,} {'entry' if count == 1 else 'entries'}, its quota {quota[1]:,}"]
                            if quota[1] is not None and count >= quota[1] else [])
         if hit:
-            raise QuotaExceeded(f"run {run_id!r} is at its quota: it holds {' and '.join(hit)}; delete entries or "
-                                "wait for them to expire")
+            raise QuotaExceeded(f"run {run_id!r} is at its quota: it holds {' and '.join(hit)}; {QUOTA_ADVICE}")
 
     def _sample(self, kind: str, mode: str) -> _Sample:
         preview = self.settings.preview_bytes

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from scratchfs.api.policy import KNOWN_CLASSES, Observation, check_result_class, should_spill
 from scratchfs.api.stub import FREE_BY_DELETING, NOTHING_TO_FREE, OVER_THE_WHOLE_QUOTA, refusal_notice
 from scratchfs.foundation import checks
-from scratchfs.foundation.errors import InvalidArgument, QuotaExceeded, ScratchError
+from scratchfs.foundation.errors import QUOTA_ADVICE, InvalidArgument, QuotaExceeded, ScratchError
 from scratchfs.foundation.json_pieces import JsonText
 from scratchfs.foundation.text import one_line, shorten
 
@@ -119,7 +119,10 @@ def _refused(scope: Scope, obs: Observation, exc: QuotaExceeded, text: JsonText 
         except ScratchError:
             values = True
         advice = FREE_BY_DELETING if values else NOTHING_TO_FREE
-    notice = refusal_notice(content, checks.clean_tool(obs.tool), f"{exc.kind}: {one_line(str(exc))}",
+    # the reason without the operator's advice: "delete entries" told the model what its tools cannot do, before
+    # the advice of what they can (newuser13)
+    reason = one_line(str(exc)).removesuffix(f"; {QUOTA_ADVICE}")
+    notice = refusal_notice(content, checks.clean_tool(obs.tool), f"{exc.kind}: {reason}",
                             scope.store.settings.preview_bytes, advice, size=size)
     return replace(obs, content=notice, refused=str(exc))
 

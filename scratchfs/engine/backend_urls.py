@@ -9,6 +9,7 @@ put in an error message whole (it may hold a password). :mod:`scratchfs.engine.b
 from __future__ import annotations
 
 import importlib.util
+import shlex
 import sys
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -58,8 +59,9 @@ def split_postgres_url(url: str) -> tuple[str, str, str | None]:
         raise InvalidArgument(f"the index URL is not a valid URL: {told}" + (
             " (not shown; a ':' in a user name or password is written %3A)" if told != str(exc) else "")) from None
     if parts.scheme not in ("postgresql", "postgres"):
-        raise InvalidArgument(f"the index must be a postgresql:// URL, or unset for SQLite (got a {parts.scheme}:// "
-                              "URL)" if parts.scheme else "the index must be a postgresql:// URL, or unset for SQLite")
+        got = f" (got a {parts.scheme}:// URL)" if parts.scheme else ""
+        raise InvalidArgument(f"the index must be a postgresql:// URL, or unset for SQLite{got}"
+                              f"{_sqlite_advice(parts.scheme, parts.path)}")
     query = parse_qsl(parts.query, keep_blank_values=True)
     own = {k: v for k, v in query if k in ("schema", "runs_table")}
     for name in own:
@@ -73,6 +75,19 @@ def split_postgres_url(url: str) -> tuple[str, str, str | None]:
         f"#{parts.fragment}" if parts.fragment else "")
     _check_libpq(dsn)
     return dsn, own.get("schema", "scratchfs"), own.get("runs_table")
+
+
+def _sqlite_advice(scheme: str, path: str) -> str:
+    """What to give instead of an index URL that names a SQLite file (``sqlite:///tmp/s/index.sqlite``, ``file:``, a
+    bare path): the root its store is at, where the SQLite index always is (``<root>/index.sqlite``); ``""`` for
+    another scheme. The path is named (a file's path holds no password); newuser13 gave one and was told only
+    that it is no postgresql:// URL."""
+    if scheme not in ("sqlite", "file", ""):
+        return ""
+    root = shlex.quote(path.rpartition("/")[0]) if path.endswith("/index.sqlite") else None
+    return (": a SQLite index is the file index.sqlite under the store's root, so leave the index unset and give "
+            f"the root instead ({'--root ' + root if root else '--root DIR'}, $SCRATCHFS_ROOT, or ScratchStore's "
+            "root)")
 
 
 def _check_libpq(dsn: str) -> None:

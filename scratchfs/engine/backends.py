@@ -266,16 +266,20 @@ def missing_index(index_url: str | None, busy_timeout: float = 10.0) -> str | No
     (the opening then says why). Creates nothing.
 
     Raises:
-        InvalidArgument: a malformed index URL (:func:`split_postgres_url`). StorageError: the server did not answer
+        InvalidArgument: a malformed index URL (:func:`split_postgres_url`), or a ``?schema=`` no store opens
+            (:data:`~scratchfs.engine.postgres_schema.SCHEMA_NAME`). StorageError: the server did not answer
             within about ``busy_timeout`` seconds (its connect or reply timeout).
     """
     if local_index(index_url):
         return None
     dsn, schema, _ = split_postgres_url(index_url)  # type: ignore[arg-type]
     try:
-        from scratchfs.engine.postgres_schema import holds_index
+        from scratchfs.engine.postgres_schema import SCHEMA_NAME, holds_index
     except ImportError:
         return None  # (a missing or broken extra: told by the opening, in one line)
+    if not SCHEMA_NAME.match(schema):  # refused as the opening refuses it: no store is ever made there, so "a
+        # spill creates it" would send the caller to a spill that is refused (newuser13)
+        raise InvalidArgument(f"schema must be lower-case letters, digits and _ (at most 63): {schema!r}")
     found = holds_index(dsn, schema, busy_timeout)
     if isinstance(found, StorageError):
         raise found  # (a server that did not answer in time: told now, not waited for again by the opening)

@@ -60,7 +60,15 @@ from scratchfs.engine.postgres_blob_rows import PostgresBlobRows
 from scratchfs.engine.postgres_connect import pipelined
 from scratchfs.engine.postgres_expiry import DB_NOW, DELETE_KEY, PostgresExpiry, overtaken
 from scratchfs.engine.postgres_pool import IndexPool
-from scratchfs.engine.postgres_schema import SCHEMA_VERSION, flag_unavailable, lock_key, migrate, no_answer, refusal
+from scratchfs.engine.postgres_schema import (
+    SCHEMA_VERSION,
+    connect_advice,
+    flag_unavailable,
+    lock_key,
+    migrate,
+    no_answer,
+    refusal,
+)
 from scratchfs.engine.postgres_stats import PostgresAggregates
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone, check_quota
 from scratchfs.foundation.errors import StorageError, StoreBusy, StoreClosed
@@ -222,7 +230,10 @@ class PostgresIndex(PostgresAggregates, PostgresBlobRows, PostgresExpiry):
         try:  # (a refusal, a wrong password or a server that does not answer is told as such, not as the schema's)
             self._connections.pool()
         except (psycopg.Error, PoolTimeout) as exc:
-            raise _typed(exc, "connecting to it") from None
+            error = _typed(exc, "connecting to it")
+            if type(error) is StorageError:  # (a busy server or a refused privilege says its own next step)
+                error.args = (f"{error}{connect_advice(str(error))}",)
+            raise error from None
         try:
             with self.connection("checking the index schema (creating or migrating it if needed)") as conn:
                 found = migrate(conn, self.schema, self._runs.groups() if self._runs is not None else None)

@@ -29,9 +29,10 @@ from scratchfs.engine.postgres_connect import bounded_connect
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 from scratchfs.foundation.text import shorten
 
-__all__ = ["MIGRATIONS", "SCHEMA_NAME", "SCHEMA_VERSION", "TABLES", "busy_refusal", "flag_unavailable",
-           "grant_statements", "holds_index", "lock_key", "migrate", "no_answer", "privilege_refusal", "probe",
-           "quoted", "refusal", "reserved_role", "run_refusal", "runs_name", "runtime_grants", "untie_command"]
+__all__ = ["MIGRATIONS", "SCHEMA_NAME", "SCHEMA_VERSION", "TABLES", "busy_refusal", "connect_advice",
+           "flag_unavailable", "grant_statements", "holds_index", "lock_key", "migrate", "no_answer",
+           "privilege_refusal", "probe", "quoted", "refusal", "reserved_role", "run_refusal", "runs_name",
+           "runtime_grants", "untie_command"]
 
 SCHEMA_VERSION = 5
 """The schema version this scratchfs writes and reads."""
@@ -417,11 +418,37 @@ def holds_index(dsn: str, schema: str, busy_timeout: float) -> bool | str | Stor
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         if isinstance(exc, psycopg.OperationalError) and any(word in text for word in _NO_ANSWER):
             return flag_unavailable(exc, StorageError(f"the index database failed while connecting to it: "
-                                                      f"{no_answer(text)}"))
+                                                      f"{no_answer(text)}{connect_advice(text)}"))
         return None
 
 
 _NO_ANSWER = ("no reply from the server", "timeout expired")
+
+_CONNECT_ADVICE = (  # (the first of psycopg's words found in a connection's failure, and what to fix)
+    (("does not exist", ), "role", "check the user of the index URL ($SCRATCHFS_INDEX, --index)"),
+    (("does not exist", ), "database", "create the database first (scratchfs creates its schema, never a "
+                                       "database), or name an existing one in the index URL ($SCRATCHFS_INDEX, "
+                                       "--index)"),
+    (("password authentication failed", "no password supplied", "authentication failed"), "",
+     "check the user and password of the index URL ($SCRATCHFS_INDEX, --index), or $PGPASSWORD or ~/.pgpass"),
+    (("no pg_hba.conf entry", ), "", "the server's pg_hba.conf admits no such connection: check the user, database "
+                                     "and sslmode of the index URL ($SCRATCHFS_INDEX, --index) with its admin"),
+    (("refused", "failed to resolve host", "could not translate host name", "no route to host", "timeout expired",
+      "is the server running", "network is unreachable"), "",
+     "check that PostgreSQL is up and that the index URL ($SCRATCHFS_INDEX, --index) names its host and port"),
+)
+
+
+def connect_advice(text: str) -> str:
+    """What to fix, as a clause to end an error line with (``"; check ..."``), for ``text``, the first line of a
+    connection's failure (a server refusing or not reached, a database or role that does not exist, a password
+    refused); ``""`` for another failure. The platform engineer's next step, as an S3 failure names
+    ``$AWS_ENDPOINT_URL``: the line named the failure but not the setting that causes it (newuser13)."""
+    low = text.lower()
+    for words, subject, advice in _CONNECT_ADVICE:
+        if any(word in low for word in words) and (not subject or f'{subject} "' in low):
+            return f"; {advice}"
+    return ""
 
 
 def no_answer(text: str) -> str:

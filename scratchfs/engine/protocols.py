@@ -20,7 +20,7 @@ from typing import NamedTuple, Protocol
 
 from scratchfs.engine.batches import BatchSizer
 from scratchfs.engine.sources import RangeSource
-from scratchfs.foundation.errors import QuotaExceeded
+from scratchfs.foundation.errors import QUOTA_ADVICE, QuotaExceeded
 
 
 class Entry(NamedTuple):
@@ -149,10 +149,10 @@ def check_quota(entry: Entry, stored: int, count: int, replaced: tuple[int, bool
                             f"quota of {max_bytes:,}: no deletion makes room for it; store less", alone=True)
     if max_bytes is not None and stored + entry.stored_size > max_bytes:
         raise QuotaExceeded(f"run {entry.run_id!r} would hold {stored + entry.stored_size:,} stored bytes, over its "
-                            f"quota of {max_bytes:,}; delete entries or wait for them to expire")
+                            f"quota of {max_bytes:,}; {QUOTA_ADVICE}")
     if max_entries is not None and count + 1 > max_entries:
         raise QuotaExceeded(f"run {entry.run_id!r} would hold {count + 1:,} {'entry' if count == 0 else 'entries'}, "
-                            f"over its quota of {max_entries:,}; delete entries or wait for them to expire")
+                            f"over its quota of {max_entries:,}; {QUOTA_ADVICE}")
 
 
 class BlobFile(NamedTuple):

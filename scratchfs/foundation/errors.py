@@ -357,6 +357,12 @@ class PatternMatchesEmpty(InvalidArgument):
     how to write it so that it cannot match empty text."""
 
 
+QUOTA_ADVICE = "delete entries or wait for them to expire"
+"""How a :class:`QuotaExceeded` message ends (after ``"; "``): the operator's and the program's way on. A model told
+of a refused spill is told instead what its own tools can do (:func:`scratchfs.api.stub.refusal_notice`): it has
+no tool that deletes a spilled result."""
+
+
 class QuotaExceeded(ScratchError):
     """Writing this entry would take its run past ``run_quota_bytes`` (stored bytes) or ``run_quota_entries``.
 
@@ -451,6 +457,7 @@ def unless_exhausted(exc: StorageError) -> StorageError:
 
 
 __all__ = [
+    "QUOTA_ADVICE",
     "BadCursor",
     "BadPattern",
     "BadRecord",
