@@ -327,6 +327,10 @@ def test_stubs_are_built_as_before(args):
         reject()  # and on a grapheme cluster's and a JSON string escape's boundary since atk26 (a few bytes less)
     if new.preview != old.preview and "\r" in old.preview:
         reject()  # and never between CR and LF, one cluster to UAX #29 (the regex package's \X) since 2026-12-03
+    if new.note != old.note and content_type == "json" and _without_defaults(_jq_last(new.note)) == \
+            _without_defaults(old.note):
+        assert (new.shape, new.size, new.lines, new.handle) == (old.shape, old.size, old.lines, old.handle)
+        return  # a JSON document's jq reads come first since 2026-12-06 (a range read cuts its values mid-token)
     if new.note != old.note and _without_defaults(new.note) == _without_defaults(old.note):
         assert (new.shape, new.size, new.lines, new.handle) == (old.shape, old.size, old.lines, old.handle)
         return  # the note's calls leave out the arguments at their defaults since advice4 (length=4096, offset=0,
@@ -339,6 +343,19 @@ def test_stubs_are_built_as_before(args):
         # the preview does not show whole, or a preview that shows every one says so, since branch nextread
     assert new.to_json() == old.to_json()
     assert new.to_dict() == old.to_dict()
+
+
+def _jq_last(note: str) -> str:
+    """A JSON document's ``note`` in the reference's order: its jq reads after the range and line reads, before the
+    search, and its long lines read "by range" alone."""
+    head, _, calls = note.partition(" Next: ")
+    reads = calls.removesuffix(".").split(" | ")
+    jq = [read for read in reads if ", jq=" in read]
+    if not jq or reads[0] not in jq:
+        return note
+    rest = [read for read in reads if read not in jq]
+    head = head.replace("so read it by jq= or by range", "so read it by range")
+    return f"{head} Next: {' | '.join(rest[:-1] + jq + rest[-1:])}."
 
 
 def _without_defaults(note: str) -> str:

@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from scratchfs.api.jq_inputs import PLACEHOLDER
 from scratchfs.api.line_fit import LAST_LINES_BYTES, escape_bytes, lines_within
 from scratchfs.api.preview import hex_preview, make_preview
 from scratchfs.api.shape import TEXT_PROBE_BYTES, binary_format, is_text
@@ -85,8 +86,8 @@ class _Note:
     one (:attr:`~scratchfs.api.shape.Shape.next_read`). The parts
     that do not depend on where the preview stops are made once per stub (its fitting tries several previews)."""
 
-    __slots__ = ("by_other", "call", "compressed", "count", "format", "lines", "lines_average", "rows", "size",
-                 "tail_lines", "text_first", "what")
+    __slots__ = ("by_other", "call", "compressed", "count", "format", "lead", "lines", "lines_average", "rows",
+                 "size", "tail_lines", "text_first", "what")
 
     def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None,
                  shape: str | None = None, longest_line: int | None = None, head: bytes = b"",
@@ -100,6 +101,7 @@ class _Note:
         self.tail_lines = content_type in _TAIL_KINDS  # (a log's or text's end: a build's errors, a test summary)
         self.lines_average: float | None = None  # binary content: no line read
         self.count, self.rows, self.text_first = 0, None, text_first(content_type, shape)
+        self.lead = ""  # a JSON document's jq reads, named first: a range read of JSON cuts its values mid-token
         call = self.call  # each other call is this start and its own arguments, rendered once (_ARGUMENTS)
         self.format = binary_format(shape) if content_type == "binary" else None
         self.compressed = compressed_format(shape) if content_type == "binary" else None  # (a zip may store them)
@@ -112,6 +114,8 @@ class _Note:
         longest = size - lines + 1 if longest_line is None else longest_line
         by_search = BY_PATTERN if longest <= MAX_LINE_BYTES else BY_MATCH  # a longer line refuses a pattern
         self.by_other = f"{call}, {by_structure} | {call}, {by_search}" if by_structure else f"{call}, {by_search}"
+        if content_type == "json" and by_structure and PLACEHOLDER not in by_structure:  # (JQ: the model's own)
+            self.lead, self.by_other = f"{call}, {by_structure} | ", f"{call}, {by_search}"
         self.lines_average = average = size / max(1, lines)
         self.count = max(1, min(DEFAULT_LINES, int(DEFAULT_READ_BYTES // max(1.0, average))))
 
@@ -168,9 +172,10 @@ class _Note:
                 self.format in _WIDE) else ""
             return (f"{what}; binary content{wide}, the preview shows {shows} as a hex dump (OFFSET  HEX  |ASCII|, "
                     f"as a range read gives it). Next: {by_range} | {self.by_other}.")
+        by_range = self.lead + by_range
         if average > DEFAULT_READ_BYTES:
             return (f"{what}; the preview shows {shows}; its lines average {average:,.0f} bytes, so read it by "
-                    f"range. Next: {by_range} | {by_other}.")
+                    f"{'jq= or by ' if self.lead else ''}range. Next: {by_range} | {by_other}.")
         count = self.count if head_count is None else head_count
         last = self.count if tail_count is None else tail_count
         by_line = f" | {self.call}{_line_read(next_line, count)})" if count else ""  # (call_with)
