@@ -457,10 +457,11 @@ def test_forget_marks_only_the_record_it_names(tmp_path):
 
 @pytest.mark.parametrize("what", ["link", "fifo", "directory", "truncated"])
 def test_a_segment_replaced_by_something_else_is_a_typed_error(tmp_path, what):
-    with ScratchStore(tmp_path) as store:
+    root = tmp_path / "root"  # (the copy outside it: fsck names what someone else left in the root)
+    with ScratchStore(root) as store:
         scope = store.scope("run", "agent")
         scope.scratch_write("k", b"value " * 100)
-    (seg,) = segment_files(tmp_path)
+    (seg,) = segment_files(root)
     elsewhere = tmp_path / "elsewhere"
     shutil.copy(seg, elsewhere)
     outside = elsewhere.read_bytes()
@@ -471,7 +472,7 @@ def test_a_segment_replaced_by_something_else_is_a_typed_error(tmp_path, what):
         seg.unlink()
         {"link": lambda: seg.symlink_to(elsewhere), "fifo": lambda: os.mkfifo(seg),
          "directory": seg.mkdir}[what]()
-    with ScratchStore(tmp_path) as store:
+    with ScratchStore(root) as store:
         scope = store.scope("run", "agent")
         with pytest.raises((CorruptBlob, NotFound)):
             scope.scratch_read("k")

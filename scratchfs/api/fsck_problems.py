@@ -12,7 +12,7 @@ from scratchfs.engine import journal
 from scratchfs.engine.backends import blob_age, file_path, local_blobs
 from scratchfs.engine.private_modes import loose_modes
 from scratchfs.engine.protocols import BlobFile
-from scratchfs.engine.root import odd_own_files
+from scratchfs.engine.root import odd_own_files, stray_names
 from scratchfs.engine.runs_listing import RunsListing
 from scratchfs.engine.seekable import FormatError, read_seek_table
 from scratchfs.foundation.errors import CorruptBlob, StorageError
@@ -20,7 +20,7 @@ from scratchfs.foundation.errors import CorruptBlob, StorageError
 if TYPE_CHECKING:
     from scratchfs.api.store import ScratchStore
 
-__all__ = ["ADOPTABLE", "REPAIRS", "YOUNG_ADOPTABLE", "Problem", "journal_problems", "mode_problems",
+__all__ = ["ADOPTABLE", "REPAIRS", "STRAY", "YOUNG_ADOPTABLE", "Problem", "journal_problems", "mode_problems",
            "orphan_problem", "trash_problem_list"]
 
 
@@ -112,14 +112,23 @@ def trash_problem_list(store: ScratchStore, names: list[str], why: str) -> list[
 
 
 def journal_problems(store: ScratchStore) -> list[Problem]:
-    """``unexpected`` problems of a local store's ``journal/`` (:func:`scratchfs.engine.journal.problems`) and of
-    its ``reserve`` and sweep cursor (:func:`scratchfs.engine.root.odd_own_files`): never repaired (what is there is
+    """``unexpected`` problems of a local store's ``journal/`` (:func:`scratchfs.engine.journal.problems`), of
+    its ``reserve`` and sweep cursor (:func:`scratchfs.engine.root.odd_own_files`) and of what no store writes at
+    the top of the root or in ``locks/`` (:func:`scratchfs.engine.root.stray_names`): never repaired (what is there is
     its owner's to move away; the sweep replaces a cursor), each path absolute. ``[]`` for a store without local
     segment files."""
     if not hasattr(store.blobs, "scan_segment") or not hasattr(store.blobs, "root_fd"):
         return []
+    strays = [(path, STRAY.format(kind=kind)) for path, kind in stray_names(store.blobs.root_fd)]
     return [Problem("unexpected", "", "", None, str(store.root / path), detail, fix="own")
-            for path, detail in (*journal.problems(store.blobs.root_fd), *odd_own_files(store.blobs.root_fd))]
+            for path, detail in (*journal.problems(store.blobs.root_fd), *odd_own_files(store.blobs.root_fd),
+                                 *strays)]
+
+
+STRAY = ("a {kind} scratchfs did not write (not a file or directory of a store): never followed or opened, nothing is "
+         "read from it and fsck --repair leaves it: move it out of the store")
+"""The detail of what :func:`~scratchfs.engine.root.stray_names` finds at the top of the root or in ``locks/``
+(someone else's: hostile19), ``{kind}`` what it is."""
 
 
 def mode_problems(store: ScratchStore, listing: RunsListing | None, repair: bool = False,

@@ -481,7 +481,10 @@ def owner_reader(index: Any, blobs: Any, read_marker: Callable[[], Marker | None
 
 
 def _open_root(root: Path) -> int:
+    """The store root's descriptor. The root as given is followed when it is a link, as :mod:`~scratchfs.engine.root`
+    and the blob store open it (hostile19: ``O_NOFOLLOW`` here refused a root linked to its directory, "Not a
+    directory", after the root had been prepared); nothing below it is (the marker: ``safe_fs``)."""
     try:
-        return os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        return os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError as exc:
         raise storage_error(exc, f"cannot open the store root {root}") from None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from scratchfs.engine.safe_fs import storage_error
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 
 __all__ = ["DIR_MODE", "EMPTY_NAMES", "FILE_MODE", "INDEX_NAME", "OWN_FILES", "STORE_NAMES", "odd_own_files",
-           "prepare_root"]
+           "prepare_root", "stray_names"]
 
 DIR_MODE = 0o700
 """Mode of the root and every directory in it."""
@@ -104,6 +105,33 @@ def odd_own_files(root_fd: int) -> list[tuple[str, str]]:
                                 "files inside its root; " + ("a full disk has no reserve to release (move it away)"
                                                              if path == "reserve" else "the next sweep removes it")))
     return found
+
+
+_ROOT_NAMES = STORE_NAMES | EMPTY_NAMES | {JOURNAL_DIR, "store-id"}
+_ROOT_TEMPORARY = re.compile(r"index\.sqlite\.damaged-.*|store-id\.[0-9a-f]+\.tmp|reserve\.[0-9]+\.tmp")
+# (a damaged index moved aside, with its -wal and -shm; a marker's and the reserve's file before their rename)
+_LOCK_NAMES = frozenset((*LOCK_FILES, "sweep.cursor"))
+
+
+def stray_names(root_fd: int) -> list[tuple[str, str]]:
+    """``(path relative to the root, what)`` of each entry at the top of the root or in ``locks/`` that no store
+    writes there (what: ``"regular file"``, ``"symbolic link"``, ``"FIFO"``, ...), sorted: someone else's, never
+    opened or followed (an ``lstat`` each). Under ``runs/``, fsck's walk of it finds them. ``[]`` for a directory
+    that cannot be listed (``locks/`` a link: the store refuses it as it opens). Never raises."""
+    found = []
+    for where, known in (("", _ROOT_NAMES), ("locks", _LOCK_NAMES)):
+        try:
+            names = safe_fs.list_stats(root_fd, (where,) if where else ())
+        except (OSError, StorageError):
+            continue
+        found += [(f"{where}/{name}" if where else name, _kind(st.st_mode)) for name, st in names
+                  if name not in known and not (not where and _ROOT_TEMPORARY.fullmatch(name))]
+    return sorted(found)
+
+
+def _kind(mode: int) -> str:
+    return "symbolic link" if stat.S_ISLNK(mode) else "directory" if stat.S_ISDIR(mode) else next(
+        (kind.removeprefix("a ") for test, kind in _KINDS if test(mode)), "special file")
 
 
 _KINDS = ((stat.S_ISREG, "a regular file"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
