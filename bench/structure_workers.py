@@ -29,7 +29,7 @@ from benchlib import FIXTURES
 
 from scratchfs import ScratchStore
 from scratchfs.engine.structure import BytesSource, jq_page, jsondoc, select_page
-from scratchfs.engine.structure.html_worker import element_text
+from scratchfs.engine.structure.html_render import element_text
 
 
 def in_thread(program_text: str, mode: str, data: object, deadline: float) -> tuple[str, object]:

@@ -454,7 +454,7 @@ def test_the_readme_names_every_error_kind_the_faces_emit():
     import re
 
     from scratchfs.foundation import errors
-    from scratchfs.web.api import STATUS_OF_KIND
+    from scratchfs.web.endpoint import STATUS_OF_KIND
 
     from .test_readme_snippets import ROOT
 

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from scratchfs.api import jq_failure
-from scratchfs.engine.structure import BytesSource, jsonl, row_jump
+from scratchfs.engine.structure import BytesSource, jsonl_records, row_jump
 from scratchfs.engine.structure.slurp import slurp_page
 from scratchfs.foundation.errors import NotJson
 
@@ -67,7 +67,7 @@ def test_a_slurp_read_parses_a_bad_record_once_and_names_it_as_a_records_read(mo
         assert sum(p.startswith(text) for p in parsed if isinstance(p, str)) == 1, (text, parsed[-12:])
         start = data.index(text.encode())
         last = number == len(lines) and not ended
-        said = jsonl.bad_record(number, start, len(text) + (not last), _error(text + ("" if last else "\n")))
+        said = jsonl_records.bad_record(number, start, len(text) + (not last), _error(text + ("" if last else "\n")))
         assert f"{said} -- passed over" in page.extra["note"], (said, page.extra["note"])
 
 

@@ -97,7 +97,7 @@ def test_the_web_api_answers_503_with_retry_after_while_the_index_database_is_do
 
 
 def test_a_busy_index_is_503_with_retry_after_and_a_failing_one_500():
-    from scratchfs.web.api import error_response
+    from scratchfs.web.endpoint import error_response
 
     busy = error_response(StoreBusy("the index stayed busy past the busy timeout"))
     assert (busy.status_code, busy.headers["Retry-After"].isdigit()) == (503, True)

@@ -18,9 +18,10 @@ import zipfile
 import pytest
 
 from scratchfs.api.shape import SAMPLE_BYTES, describe
-from scratchfs.api.shape_binary import TarMember, binary_shape, tar_members
+from scratchfs.api.shape_binary import binary_shape, tar_members
 from scratchfs.api.shape_words import key_name, short_name
 from scratchfs.api.stub import build_stub
+from scratchfs.api.tar_headers import TarMember
 from scratchfs.foundation.limits import MAX_STUB_BYTES
 
 HANDLE = "h_" + "b" * 24

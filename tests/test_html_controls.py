@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from scratchfs.api.contract import ScratchTools
 from scratchfs.engine.structure import BytesSource, select_page
-from scratchfs.engine.structure.html_worker import element_text, run_html, workers
+from scratchfs.engine.structure.html_render import element_text
+from scratchfs.engine.structure.html_worker import run_html, workers
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 
 CONTROLS = ["\x01", "\x08", "\x0b", "\x0e", "\x1b", "\x1f", "\x7f", "\x80", "\x9f"]

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from scratchfs import InvalidArgument, ScratchStore, StructureTimeout
 from scratchfs.engine.structure import BytesSource, html, html_text, html_worker, select_page
-from scratchfs.engine.structure.html_worker import MAX_WORKERS, element_text, workers
+from scratchfs.engine.structure.html_render import element_text
+from scratchfs.engine.structure.html_worker import MAX_WORKERS, workers
 from scratchfs.engine.structure.paging import CursorKey, decode_cursor
 from tests.thread_support import ticks_during
 

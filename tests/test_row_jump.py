@@ -146,9 +146,9 @@ def test_record_n_is_the_nth_line_that_is_not_blank(small_windows, data, pick, r
 
 
 def test_a_jsonl_line_longer_than_the_bound_before_record_n_is_refused_as_before(small_windows, monkeypatch):
-    from scratchfs.engine.structure import jsonl
+    from scratchfs.engine.structure import jsonl_records
 
-    monkeypatch.setattr(jsonl, "MAX_RECORD_BYTES", 100)
+    monkeypatch.setattr(jsonl_records, "MAX_RECORD_BYTES", 100)
     content = b"1\n" + b"[" + b"0," * 150_000 + b"0]\n2\n3\n"  # (over a 256 KiB chunk: iter_lines holds it)
     with pytest.raises(InvalidArgument, match="longer than 100 bytes"):
         records_page(BytesSource(content), 3, 1)
@@ -206,9 +206,9 @@ def test_row_n_parses_no_row_before_it_that_holds_no_quote(monkeypatch):
 
 
 def test_record_n_reads_no_record_before_it(monkeypatch):
-    from scratchfs.engine.structure import jsonl
+    from scratchfs.engine.structure import jsonl_records
 
-    handed = _counting(monkeypatch, jsonl, "iter_lines")
+    handed = _counting(monkeypatch, jsonl_records, "iter_lines")
     data = b"".join(b'{"n": %d}\n' % n for n in range(30_000))
     assert records_page(BytesSource(data), 20_000, 2).items == [{"n": 19_999}, {"n": 20_000}]
     assert handed[0] < 50, handed

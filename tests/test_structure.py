@@ -33,7 +33,7 @@ from scratchfs.engine.structure import (
     text_page,
     view_page,
 )
-from scratchfs.engine.structure.html_worker import element_text, parser_config
+from scratchfs.engine.structure.html_render import element_text, parser_config
 from scratchfs.engine.structure.paging import iter_lines
 from scratchfs.engine.structure.terminal import render_line
 from scratchfs.foundation.errors import BadRecord, InvalidArgument

@@ -31,7 +31,7 @@ from scratchfs.engine.pattern_advice import AS_WRITTEN_REWRITE, POSIX_REWRITE
 from scratchfs.engine.pattern_syntax import parse
 from scratchfs.engine.protocols import COPY_LOST_REASONS, REPAIRED_KINDS, SWEPT_MISSING, Gone, repaired
 from scratchfs.engine.sqlite_schema import create_tables
-from scratchfs.engine.structure import BytesSource, jsonl, slurp
+from scratchfs.engine.structure import BytesSource, jsonl, jsonl_records, slurp
 from scratchfs.engine.structure.jsondoc import jq_error, parse_path
 from scratchfs.engine.structure.jsonstream import jq_failed, stream_path
 from scratchfs.foundation.calls import Advice, Call, render_call, without_defaults
@@ -124,7 +124,8 @@ def test_jq_failed_carries_what_it_is_given_and_reads_no_words():
 def test_a_records_page_notes_each_kind_once_by_its_kind_not_its_words(monkeypatch, jq):
     """The note on the first lone surrogate escape is given once a page: known by its kind, so reworded it is still
     given once (it was found again by the words ``lone surrogate escape``, and reworded, given on every record)."""
-    monkeypatch.setattr(jsonl, "surrogate_note", lambda escape, where, jq: f"{where} holds an unpaired {escape}")
+    for module in (jsonl, jsonl_records):  # (the note of a jq read's records, and of a plain read's)
+        monkeypatch.setattr(module, "surrogate_note", lambda escape, where, jq: f"{where} holds an unpaired {escape}")
     data = b"".join(b'{"a": "x\\ud800"}\n' for _ in range(3))
     page = jsonl.records_page(BytesSource(data), jq=jq)
     assert page.extra["note"] == "record 1 holds an unpaired \\ud800", page.extra

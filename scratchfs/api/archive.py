@@ -12,7 +12,7 @@ into its central directory (a header that lies) adds ``stored``, the bytes of it
 reads (none: no ``read``).
 
 Sources: a tar is walked header by header from its start by
-:class:`~scratchfs.api.shape_binary.TarWalk` (the stub's linear reader, not ``tarfile``: its pax parser is slow on
+:class:`~scratchfs.api.tar_headers.TarWalk` (the stub's linear reader, not ``tarfile``: its pax parser is slow on
 hostile input, CVE-2024-6232), one read a header, each member's data skipped unread. A zip is listed from its
 central directory, at the end (APPNOTE.TXT 4.3.16: the end of central directory record, ``PK 05 06``, within the
 last 65,557 bytes; 4.3.14-15: Zip64's record and locator, ``PK 06 06`` / ``PK 06 07``; 4.3.12: each central file
@@ -29,7 +29,8 @@ import struct
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from scratchfs.api.shape_binary import TarWalk, binary_kind, zip64_sizes
+from scratchfs.api.shape_binary import binary_kind, zip64_sizes
+from scratchfs.api.tar_headers import TarWalk
 from scratchfs.engine.structure.paging import (
     CursorKey,
     ItemPage,

@@ -8,13 +8,13 @@ RFC 8878 section 3.1.1 (``28 b5 2f fd``), xz's file format 1.2.1 section 2.1.1.1
 (``BZh``, a block size ``1``-``9``, the block magic ``31 41 59 26 53 59``), zip's APPNOTE.TXT 4.3.7 (a local file
 header ``PK 03 04``), POSIX.1 pax/ustar (``ustar`` at byte 257 of the first header), PNG, GIF, JPEG, WebP (RFC 9649:
 ``RIFF``, a size, ``WEBP``). An uncompressed tar's members are read from the headers in the first bytes as the
-stdlib's ``tarfile`` reads them, in linear time (a member cut by their end is still listed: its header is whole); a
-zip's first members are named from their local file headers (APPNOTE.TXT 4.3.7; the central directory is at the end,
-past the first bytes), which give each one's compression method and, past the header's name and extra field,
-where its data starts; a gzip-compressed tar (``.tgz``) has its first members named by decompressing the first bytes
-(``zlib``: their offsets are of the decompressed stream, so not given). An image's dimensions are read by the
-``imagesize`` package (pure Python, no dependencies: the header fields of PNG's IHDR, GIF's logical screen, JPEG's
-SOF, WebP's VP8/VP8L/VP8X and more), never by decoding pixels.
+stdlib's ``tarfile`` reads them, in linear time (:mod:`scratchfs.api.tar_headers`; a member cut by their end is still
+listed: its header is whole); a zip's first members are named from their local file headers (APPNOTE.TXT 4.3.7; the
+central directory is at the end, past the first bytes), which give each one's compression method and, past the
+header's name and extra field, where its data starts; a gzip-compressed tar (``.tgz``) has its first members named
+by decompressing the first bytes (``zlib``: their offsets are of the decompressed stream, so not given). An image's
+dimensions are read by the ``imagesize`` package (pure Python, no dependencies: the header fields of PNG's IHDR,
+GIF's logical screen, JPEG's SOF, WebP's VP8/VP8L/VP8X and more), never by decoding pixels.
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ import io
 import re
 import struct
 import zlib
-from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from scratchfs.api.shape_words import kib, plural, short_name
+from scratchfs.api.tar_headers import TAR_BLOCK, TarMember, TarWalk, tar_checksum_ok
 
 __all__ = ["BINARY_MAGIC", "COMPRESSED", "FORMATS", "NUL_SEPARATED", "STARTS", "TAR_MAGIC_AT", "UTF16_FORMATS",
-           "TarMember", "TarWalk", "binary_kind", "binary_shape", "compressed_format", "nul_separated", "tar_listing",
-           "tar_members", "utf16_bare", "zip64_sizes", "zip_members"]
+           "binary_kind", "binary_shape", "compressed_format", "nul_separated", "tar_listing", "tar_members",
+           "utf16_bare", "zip64_sizes", "zip_members"]
 
 BINARY_MAGIC = ((b"\x89PNG", "PNG image"), (b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip"), (b"%PDF", "PDF"),
                 (b"\x28\xb5\x2f\xfd", "zstd"), (b"\x7fELF", "ELF"), (b"\xff\xd8\xff", "JPEG image"),
@@ -70,9 +70,9 @@ def binary_kind(sample: bytes) -> str | None:
         if found is not None:
             agrees = _HEADER_AGREES.get(found)
             return found if agrees is None or agrees(sample) else None
-    if sample[TAR_MAGIC_AT : TAR_MAGIC_AT + 5] != b"ustar" or len(sample) < _BLOCK:
+    if sample[TAR_MAGIC_AT : TAR_MAGIC_AT + 5] != b"ustar" or len(sample) < TAR_BLOCK:
         return None
-    return "tar" if _tar_checksum_ok(sample[:_BLOCK]) else None  # (text with "custard" at byte 256 is no tar)
+    return "tar" if tar_checksum_ok(sample[:TAR_BLOCK]) else None  # (text with "custard" at byte 256 is no tar)
 
 
 def _webp(sample: bytes) -> bool:
@@ -113,16 +113,6 @@ format (:func:`binary_kind`). bzip2's is in its magic (the first block's); UTF-1
 _SQLITE_PAGES = frozenset({1, *(2**n for n in range(9, 16))})
 
 
-class TarMember(NamedTuple):
-    """A tar member: ``name``, ``size`` (bytes of its data), ``offset`` (byte offset of its data in the archive:
-    ``offset=``/``length=`` read it), ``kind`` (``"file"``, ``"dir"``, ``"link"`` or ``"other"``)."""
-
-    name: str
-    size: int
-    offset: int
-    kind: str
-
-
 def tar_members(head: bytes, most: int = _MOST_MEMBERS) -> list[TarMember]:
     """The first members (at most ``most``) of the uncompressed tar whose first bytes are ``head``, read from their
     512-byte headers by :class:`TarWalk` (the same reader lists a whole tar page by page), in time linear in
@@ -133,155 +123,6 @@ def tar_members(head: bytes, most: int = _MOST_MEMBERS) -> list[TarMember]:
             break
         found.append(member)
     return found
-
-
-class TarWalk:
-    """The members of an uncompressed tar read through ``read(offset, length) -> bytes`` from the header at byte
-    ``start`` on: iterating yields ``(TarMember, offset of its first header)`` -- where a pax ``x`` header or a GNU
-    long name before it starts, so a listing resumed there reads it whole --, read from their 512-byte headers
-    (POSIX.1-2017 pax/ustar, GNU long names ``L``/``K``, pax ``x``/``g`` records) as the stdlib's ``tarfile`` reads
-    them, one read a header and one a meta header's records, skipping each member's data unread. A header that is
-    not one -- its checksum wrong, a size not octal or negative, a pax record cut or malformed (or past
-    :data:`_MOST_PAX_RECORDS` in all), a long name or pax header over ``meta_limit`` bytes or cut by the content's
-    end, meta headers over :data:`_MOST_META_BYTES` before one member -- ends the walk, and so does a sparse member
-    (its data is not its bytes); ``at`` is then the offset of the
-    header it stopped at and ``ended`` says why (``"end"``: the content or its zero blocks ended, ``"header"``: a
-    header that is not one, ``"sparse"``). Names are UTF-8 (an invalid byte as U+FFFD). Never raises (but what
-    ``read`` raises). Global pax records (``g``) apply to the members after them within one walk.
-
-    Source: ``tarfile`` 3.11 read pax records with a backtracking regex (CVE-2024-6232: 64 KiB of ``4 x `` records
-    took 1.6 s, 512 KiB did not end in 300 s), raised ``OverflowError`` for a base-256 size past 2**63 and listed
-    negative sizes; this reader does neither."""
-
-    def __init__(self, read: Callable[[int, int], bytes], start: int = 0, meta_limit: int = 1 << 20) -> None:
-        self.read, self.at, self.meta_limit, self.ended = read, start, meta_limit, ""
-
-    def __iter__(self) -> Iterator[tuple[TarMember, int]]:
-        read = self.read
-        shared: dict[bytes, bytes] = {}  # pax ``g`` records: they apply to every member after them
-        pending: dict[bytes, bytes] = {}  # pax ``x`` records and GNU long names: they apply to the next member
-        pax_left, first = _MOST_PAX_RECORDS, self.at
-        while True:
-            at = self.at
-            if at - first > _MOST_META_BYTES:  # (meta headers with no member after them: a hostile tar's)
-                self.at, self.ended = first, "header"
-                return
-            header = read(at, _BLOCK)
-            size = _tar_number(header[124:136]) if len(header) == _BLOCK else None
-            if len(header) < _BLOCK or header.count(0) == _BLOCK:
-                self.at, self.ended = (first, "end")
-                return
-            if size is None or not _tar_checksum_ok(header):
-                self.at, self.ended = first, "header"
-                return
-            kind, data_at = header[156:157], at + _BLOCK
-            if kind in _TAR_META:
-                payload = read(data_at, size) if size <= self.meta_limit else b""
-                records = None if len(payload) < size else ({b"path": _nts(payload)} if kind == b"L" else {}
-                                                              if kind == b"K" else _pax_records(payload, pax_left))
-                if records is None:
-                    self.at, self.ended = first, "header"
-                    return
-                pax_left -= payload.count(b"\n") if kind in b"xg" else 0
-                (shared if kind == b"g" else pending).update(records)
-                self.at = data_at + _blocks(size)
-                continue
-            fields = {**shared, **pending}
-            pending = {}
-            if kind == b"S" or any(key.startswith(b"GNU.sparse.") for key in fields):
-                self.at, self.ended = first, "sparse"
-                return
-            size = _tar_number(fields[b"size"], octal=False) if b"size" in fields else size
-            if size is None:
-                self.at, self.ended = first, "header"
-                return
-            member, skipped = _tar_member(header, fields, kind, size, data_at)
-            self.at = data_at + (_blocks(size) if skipped else 0)
-            yield member, first
-            first = self.at
-
-
-def _tar_member(header: bytes, fields: dict[bytes, bytes], kind: bytes, size: int, data_at: int
-                ) -> tuple[TarMember, bool]:
-    """The member a (non-meta) header tells, with its pax records and long name ``fields``; and whether its data
-    follows the header (skipped to reach the next one)."""
-    name = fields.get(b"path") or _nts(header[:100])
-    prefix = _nts(header[345:500]) if header[257:263] == b"ustar\x00" else b""
-    if prefix and b"path" not in fields:
-        name = prefix + b"/" + name
-    text = name.decode("utf-8", "replace")
-    role = _TAR_KINDS.get(kind, "other")
-    if role == "file" and kind == b"\x00" and text.endswith("/"):
-        role = "dir"  # (an old V7 tar's directory)
-    skipped = role == "file" or kind not in _TAR_KNOWN
-    return TarMember(text.rstrip("/") if role == "dir" else text, size if skipped else 0, data_at, role), skipped
-
-
-_BLOCK = 512
-_MOST_META_BYTES = 4 << 20
-"""Bytes of meta headers (pax records, GNU long names) read before one member at most: a tar of empty ``K``
-headers would otherwise be walked to its end, a read a header, without listing anything."""
-_MOST_PAX_RECORDS = 4096
-"""pax records read from one content's first bytes, all headers together (a real tar's member has a few: path,
-times, ids); more end the list. 100,000 records of ``5 a=\\n`` in a 512 KiB sample took 0.4 s, twice a spill."""
-_TAR_META = frozenset({b"L", b"K", b"x", b"g"})
-_TAR_KINDS = {b"0": "file", b"\x00": "file", b"7": "file", b"5": "dir", b"1": "link", b"2": "link"}
-_TAR_KNOWN = frozenset({b"0", b"\x00", b"7", b"1", b"2", b"3", b"4", b"5", b"6"})
-"""Types whose data ``tarfile`` does not skip unless regular (links, devices, directories, FIFOs): others' is."""
-
-
-def _blocks(size: int) -> int:
-    return -(-size // _BLOCK) * _BLOCK
-
-
-def _nts(field: bytes) -> bytes:
-    end = field.find(b"\x00")
-    return field if end < 0 else field[:end]
-
-
-def _tar_number(field: bytes, octal: bool = True) -> int | None:
-    """A header's number field as ``tarfile`` reads it: octal digits (white space and a NUL after them; none is 0),
-    or base-256 when its first byte is ``0x80`` (GNU); ``None`` for anything else, a negative number (first byte
-    ``0xff``) among them. ``octal=False``: a pax record's decimal value (digits alone)."""
-    if octal and field[:1] == b"\x80":
-        return int.from_bytes(field[1:], "big")
-    digits = _nts(field).strip() if octal else field
-    if octal and not digits:
-        return 0
-    if not digits.isdigit() or len(digits) > 24 or (octal and digits.translate(None, b"01234567")):
-        return None
-    return int(digits, 8 if octal else 10)
-
-
-def _tar_checksum_ok(header: bytes) -> bool:
-    """Whether the checksum field holds the sum of the header's bytes, its own 8 counted as spaces (as unsigned or
-    signed bytes: POSIX says unsigned, some old tars summed signed)."""
-    stored = _tar_number(header[148:156])
-    unsigned = 256 + sum(header[:148]) + sum(header[156:])
-    signed = unsigned - 256 * sum(1 for byte in header[:148] + header[156:] if byte > 127)
-    return stored is not None and stored in (unsigned, signed)
-
-
-def _pax_records(payload: bytes, most: int) -> dict[bytes, bytes] | None:
-    """A pax header's records (``LENGTH KEYWORD=VALUE\\n``, LENGTH the record's bytes in decimal) by keyword, read
-    in one pass; trailing NULs end them; ``None`` if a record is cut or malformed, or there are more than ``most``."""
-    records: dict[bytes, bytes] = {}
-    pos = count = 0
-    while pos < len(payload) and payload[pos] != 0:
-        count += 1
-        if count > most:
-            return None
-        space = payload.find(b" ", pos, pos + 21)
-        digits = payload[pos:space] if space > pos else b""
-        if not digits.isdigit():
-            return None
-        end = pos + int(digits)
-        keyword, equals, value = payload[space + 1 : end - 1].partition(b"=")
-        if end > len(payload) or payload[end - 1 : end] != b"\n" or not equals or not keyword:
-            return None
-        records[keyword] = value
-        pos = end
-    return records
 
 
 def tar_listing(members: list[TarMember], limit: int, archive: str = "tar") -> tuple[str, int]:

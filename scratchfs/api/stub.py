@@ -12,9 +12,10 @@ from scratchfs.api.jq_inputs import PLACEHOLDER
 from scratchfs.api.line_fit import LAST_LINES_BYTES, escape_bytes, lines_within
 from scratchfs.api.preview import hex_preview, make_preview
 from scratchfs.api.shape import TEXT_PROBE_BYTES, binary_format, is_text
-from scratchfs.api.shape_binary import TarMember, compressed_format, tar_listing, tar_members, zip_members
+from scratchfs.api.shape_binary import compressed_format, tar_listing, tar_members, zip_members
 from scratchfs.api.shape_terminal import is_terminal
 from scratchfs.api.stub_reads import BY_MATCH, BY_PATTERN, MEMBERS, rows_after, structure_call, text_first, text_from
+from scratchfs.api.tar_headers import TarMember
 from scratchfs.api.terminal_preview import AS_SHOWN, AS_SHOWN_WHOLE, RenderedHead
 from scratchfs.engine.patterns import MAX_LINE_BYTES
 from scratchfs.foundation.calls import without_defaults

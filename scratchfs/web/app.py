@@ -1,6 +1,7 @@
 """The web inspector as one ASGI application: :func:`create_app` assembles the routes of the JSON API
-(:mod:`scratchfs.web.api`), its OpenAPI description (:mod:`scratchfs.web.openapi`) and the page
-(:mod:`scratchfs.web.page`) behind the guard (:mod:`scratchfs.web.security`).
+(:mod:`scratchfs.web.api`) and its downloads (:mod:`scratchfs.web.download`), its OpenAPI description
+(:mod:`scratchfs.web.openapi`) and the page (:mod:`scratchfs.web.page`) behind the guard
+(:mod:`scratchfs.web.security`).
 
 Framework: Starlette (a small, well-kept ASGI toolkit by the authors of uvicorn and httpx, BSD-licensed, typed;
 routing, requests and responses, a thread pool for blocking handlers, and a test client) -- enough for a JSON API and
@@ -25,6 +26,8 @@ from scratchfs.api.deferred_store import DeferredStore
 from scratchfs.api.store import ScratchStore
 from scratchfs.foundation.errors import ScratchError
 from scratchfs.web import api, page
+from scratchfs.web.download import content_endpoint
+from scratchfs.web.endpoint import endpoint, error_response
 from scratchfs.web.openapi import openapi
 from scratchfs.web.security import Guard
 
@@ -53,7 +56,7 @@ def health(request: Request) -> JSONResponse:
         try:
             store.get()
         except ScratchError as exc:
-            return api.error_response(exc)
+            return error_response(exc)
     return JSONResponse({"store": "open"})
 
 
@@ -75,23 +78,23 @@ def routes() -> list[Route]:
         Route("/favicon.ico", _no_icon, methods=get),
         Route("/api/openapi.json", _openapi, methods=get),
         Route("/api/health", health, methods=get),
-        Route("/api/runs", api.endpoint(api.list_runs), methods=get),
-        Route("/api/runs/{run}/scratch", api.endpoint(api.run_entries), methods=get),
-        Route(h, api.endpoint(api.handle_meta), methods=get),
-        Route(h + "/read", api.endpoint(api.handle_read), methods=get),
-        Route(h + "/tree", api.endpoint(api.handle_tree), methods=get),
-        Route(h + "/table", api.endpoint(api.handle_table), methods=get),
-        Route(h + "/text", api.endpoint(api.handle_text), methods=get),
-        Route(h + "/content", api.content_endpoint("handle"), methods=get),
-        Route(s, api.endpoint(api.scratch_meta), methods=get),
-        Route(s + "/read", api.endpoint(api.scratch_read), methods=get),
-        Route(s + "/content", api.content_endpoint("scratch"), methods=get),
-        Route("/api/stats", api.endpoint(api.stats_view), methods=get),
-        Route("/api/fsck", api.endpoint(api.fsck_view), methods=get),
-        Route("/api/runs/{run}/delete", api.endpoint(api.delete_run), methods=post),
-        Route("/api/runs/{run}/agents/{agent}/delete", api.endpoint(api.delete_agent), methods=post),
-        Route(h + "/delete", api.endpoint(api.delete_handle), methods=post),
-        Route(s + "/delete", api.endpoint(api.delete_scratch), methods=post),
+        Route("/api/runs", endpoint(api.list_runs), methods=get),
+        Route("/api/runs/{run}/scratch", endpoint(api.run_entries), methods=get),
+        Route(h, endpoint(api.handle_meta), methods=get),
+        Route(h + "/read", endpoint(api.handle_read), methods=get),
+        Route(h + "/tree", endpoint(api.handle_tree), methods=get),
+        Route(h + "/table", endpoint(api.handle_table), methods=get),
+        Route(h + "/text", endpoint(api.handle_text), methods=get),
+        Route(h + "/content", content_endpoint("handle"), methods=get),
+        Route(s, endpoint(api.scratch_meta), methods=get),
+        Route(s + "/read", endpoint(api.scratch_read), methods=get),
+        Route(s + "/content", content_endpoint("scratch"), methods=get),
+        Route("/api/stats", endpoint(api.stats_view), methods=get),
+        Route("/api/fsck", endpoint(api.fsck_view), methods=get),
+        Route("/api/runs/{run}/delete", endpoint(api.delete_run), methods=post),
+        Route("/api/runs/{run}/agents/{agent}/delete", endpoint(api.delete_agent), methods=post),
+        Route(h + "/delete", endpoint(api.delete_handle), methods=post),
+        Route(s + "/delete", endpoint(api.delete_scratch), methods=post),
     ]
 
 

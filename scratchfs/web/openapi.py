@@ -132,7 +132,7 @@ def _download(summary: str, params: list[dict[str, Any]], operation_id: str) -> 
 
 
 def _downloads() -> dict[str, Any]:
-    """The paths of the two downloads (:func:`scratchfs.web.api.content_endpoint`)."""
+    """The paths of the two downloads (:func:`scratchfs.web.download.content_endpoint`)."""
     return {
         _H + "/content": {"get": _download("Every byte of a spilled entry, as a download", [RUN, AGENT, HANDLE],
                                            "downloadHandle")},

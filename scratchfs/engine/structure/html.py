@@ -3,7 +3,7 @@
 Libraries: ``lxml`` parses (libxml2's HTML parser: forgiving, C speed), ``inscriptis`` renders the text as a browser
 lays it out -- block elements on their own lines, lists with bullets, ``<script>`` and ``<style>`` dropped; but tables
 one row a line, cells between `` | ``, not padded to aligned columns (a layout table's padding made ``pydoc``'s pages 7
-to 20 times their text: :func:`~scratchfs.engine.structure.html_worker.parser_config`; a row with a cell of several
+to 20 times their text: :func:`~scratchfs.engine.structure.html_render.parser_config`; a row with a cell of several
 lines or holding a table cell by cell on lines of its own, so a nested table is told from the row around it), every
 Unicode space a space (a search for a no-break space seeks one: :func:`view_spaces`) -- and ``cssselect`` (the
 selector engine of Scrapy/parsel) turns CSS selectors into XPath over the same lxml tree, so a selected element's text
@@ -79,7 +79,7 @@ _CACHE: LRU[str, bytes] = LRU(8, max_weight=_VIEW_CACHE_BYTES, weigh=len, max_it
 def html_text(source: ContentSource, cache_key: str | None = None,
               timeout: float = limits.PATTERN_TIMEOUT) -> bytes:
     """The text view of an HTML content as UTF-8 bytes: ``inscriptis.get_text`` of its text, tables unpadded
-    (:func:`~scratchfs.engine.structure.html_worker.parser_config`; decoded as a browser
+    (:func:`~scratchfs.engine.structure.html_render.parser_config`; decoded as a browser
     decodes it: :func:`~scratchfs.engine.structure.html_worker.page_text`), rendered in a worker process killed
     after ``timeout`` seconds plus :data:`VIEW_SECONDS_PER_MIB` a MiB of the page (wall clock;
     :mod:`scratchfs.engine.structure.html_worker`). Raises InvalidArgument for a document over
@@ -212,7 +212,7 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
     Returns:
         an :class:`ItemPage` named ``elements``: each the element's text as inscriptis renders it (stripped; its
         text content when inscriptis renders none, as for ``<title>``:
-        :func:`~scratchfs.engine.structure.html_worker.element_text`); ``extra["matches"]`` the number of matching
+        :func:`~scratchfs.engine.structure.html_render.element_text`); ``extra["matches"]`` the number of matching
         elements; an element text larger than the page comes as ``part`` pieces.
 
     Raises:

@@ -256,7 +256,8 @@ BACK_BYTES = 64 * 1024
 that these bytes begin in, up to :data:`LONG_LINE_BYTES`)."""
 LONG_LINE_BYTES = 64 * 1024 * 1024
 """Most bytes of the line :data:`BACK_BYTES` before a parse error begins in that :func:`broken_start` reads back
-over to its start (the longest record a records read holds, ``jsonl.MAX_RECORD_BYTES``): a long record cut short."""
+over to its start (the longest record a records read holds, ``jsonl_records.MAX_RECORD_BYTES``): a long record cut
+short."""
 
 
 def line_offset(source: ContentSource, line: int) -> int | None:

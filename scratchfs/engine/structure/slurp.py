@@ -51,7 +51,7 @@ from typing import Any
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure.aligned import Layout
 from scratchfs.engine.structure.jsondoc import jq_page
-from scratchfs.engine.structure.jsonl import bad_record
+from scratchfs.engine.structure.jsonl_records import bad_record
 from scratchfs.engine.structure.jsontexts import walk_documents
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPage, check_page, read_whole
@@ -278,7 +278,7 @@ def _array(source: ContentSource, form: str, cache_key: str | None, layout: Layo
 def _records(source: ContentSource) -> tuple[bytes, tuple[BadRecord, ...]]:
     """``(the JSON array text of the records of JSON lines: each non-blank line's own text, in order; the records
     that are not JSON or nested too deeply to parse, passed over)``: each named as a records read names it
-    (:func:`~scratchfs.engine.structure.jsonl.bad_record`: its number, counting every record, its bytes and the
+    (:func:`~scratchfs.engine.structure.jsonl_records.bad_record`: its number, counting every record, its bytes and the
     parser's words), and those after it read -- a record cut short in the middle drops none after it, and a content
     cut at a size limit ends inside its last one (or a tool adds a line such as '[output truncated]'), which the
     stub counts out too."""

@@ -1,0 +1,106 @@
+"""The web API's downloads: a live entry's whole content streamed a frame at a time as an attachment, with its file
+name (``Content-Disposition``, RFC 6266 and RFC 8187), closed as soon as the response ends, and cut short -- never
+wrong bytes -- when a frame turns out damaged after the first byte went out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import urllib.parse
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+
+from scratchfs.foundation import checks
+from scratchfs.foundation.errors import ScratchError
+from scratchfs.foundation.text import one_line
+from scratchfs.web.endpoint import app_store, error_response, internal_error, path_params, query_params
+from scratchfs.web.security import CutShort
+
+log = logging.getLogger("scratchfs.web.api")  # (the logger these lines always had: hosts filter on it)
+
+
+def content_endpoint(kind: str) -> Callable[[Request], Response]:
+    """The download of a live entry's whole content (``kind`` ``"handle"``: ``.../handles/{handle}/content``;
+    ``"scratch"``: ``.../scratchpad/content?key=``): every byte, streamed a frame at a time
+    (:meth:`~scratchfs.api.scope.Scope.iter_content`), as ``application/octet-stream`` with a
+    ``Content-Disposition: attachment`` file name (the handle, or the key with every character outside
+    ``[A-Za-z0-9._-]`` as ``_``, and the extension of its content type). An error found before the first byte is the
+    JSON error of :func:`~scratchfs.web.endpoint.endpoint`; one met later (a damaged frame) is logged in one line and
+    the response cut short, so a client sees an incomplete transfer, never wrong bytes."""
+
+    def handler(request: Request) -> Response:
+        try:
+            params = path_params(request)
+            if kind == "handle":
+                key = params.pop("handle")
+                query_params(request, ())
+            else:
+                key = checks.check_key(query_params(request, ("key",), required=("key",))["key"])
+            entry, chunks = app_store(request).scope(params["run"], params["agent"]).open_content(kind, key)
+        except ScratchError as exc:
+            return error_response(exc)
+        except Exception:  # a bug: logged, and a JSON 500 without details
+            return internal_error(request)
+        return _ClosingStream(chunks, request.url.path, media_type="application/octet-stream",
+                              headers={"Content-Disposition": attachment(key, entry.content_type)})
+
+    handler.__name__ = f"{kind}_content"
+    return handler
+
+
+def attachment(key: str, content_type: str | None) -> str:
+    """The ``Content-Disposition`` value of a download named ``key`` (at most 100 characters of it) with the extension
+    of ``content_type``: ``attachment; filename="..."`` with every character outside ``[A-Za-z0-9._-]`` as ``_``, and
+    where that changed a letter of another script, also ``filename*=UTF-8''...`` (RFC 6266 section 4.3, RFC 8187's
+    percent-encoding), which browsers prefer: the key's own letters, with a path separator or control character
+    still ``_``."""
+    extension = _EXTENSIONS.get(content_type or "", ".bin")
+    ascii_name = re.sub(r"[^A-Za-z0-9._-]", "_", key[:100]) + extension
+    own = re.sub(r"[\x00-\x1f\x7f-\x9f/\\]", "_", key[:100]) + extension
+    if own.isascii() or not own.isprintable():
+        return f'attachment; filename="{ascii_name}"'
+    return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{urllib.parse.quote(own, safe='')}"
+
+
+_EXTENSIONS = {"json": ".json", "jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv", "html": ".html", "xml": ".xml",
+               "text": ".txt", "log": ".log"}
+"""The file name extension of a download, by the entry's content type (any other: ``.bin``)."""
+
+
+class _ClosingStream(StreamingResponse):
+    """A download's response, whose frame iterator (holding the blob open) is closed as soon as the response ends
+    -- sent whole, cut short by a damaged frame, left by its client, or never iterated (``HEAD``) -- not whenever
+    the garbage collector finds it. A ``HEAD`` gets the headers alone: Starlette's streaming response iterates the
+    whole body for it too (every frame decompressed, for a body the server then drops)."""
+
+    def __init__(self, chunks: Iterator[bytes], path: str, **kwargs: Any) -> None:
+        self._close = getattr(chunks, "close", None)  # (Scope.iter_content's generator)
+        super().__init__(_cut_on_error(chunks, path), **kwargs)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            if scope.get("method") == "HEAD":  # the headers only: no frame is decompressed for a body never sent
+                await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                return
+            await super().__call__(scope, receive, send)
+        finally:
+            if self._close is not None:
+                with contextlib.suppress(ValueError):  # ("generator already executing": a worker thread's next()
+                    self._close()                     # is waited for on cancellation, so never expected)
+
+
+def _cut_on_error(chunks: Iterator[bytes], path: str) -> Iterator[bytes]:
+    try:
+        yield from chunks
+    except ScratchError as exc:
+        log.warning("web API %s: the download was cut short: %s", path, one_line(str(exc)))
+        raise CutShort(str(exc)) from None
+
+
+__all__ = ["attachment", "content_endpoint"]
