@@ -540,8 +540,12 @@ def test_a_note_writes_each_call_as_render_call_writes_it_whole(handle, content_
         by_structure = render_call("read_handle", handle=handle, **structure) if structure else None
         if content_type in ("csv", "jsonl") and size + 1 <= MAX_SLURP_BYTES:  # and one jq over all (slurp)
             by_structure = render_call("read_handle", handle=handle, jq="JQ", slurp=True)
-        assert note.by_other == (f"{by_structure} | {by_pattern}" if by_structure else by_pattern)
+        lead = content_type == "json" and by_structure  # (a JSON document's jq reads first, since 2026-12-06)
+        assert note.by_other == (f"{by_structure} | {by_pattern}" if by_structure and not lead else by_pattern)
+        assert note.lead == (f"{by_structure} | " if lead else "")
     text = note.text(covered % (size + 1), next_line, None)
+    if content_type == "json" and structure and covered % (size + 1):
+        assert "Next: " + render_call("read_handle", handle=handle, **structure) + " | " in text
     if rows is not None:  # (no head given: no row shown, the read from the first; a CSV's first since replies9)
         assert ("Next: " if content_type == "csv" else " | ") + render_call("read_handle", handle=handle, **rows) + (
             " | ") in text
