@@ -81,6 +81,30 @@ def test_a_tool_list_read_slowly_is_offered_as_far_as_it_was_read_at_the_timeout
     assert listed == ["t1", "t2", "t3"] and took < 1.5, (listed, took)
 
 
+def test_a_tool_list_cut_short_by_the_upstream_is_read_again_on_the_next_listing(scratch_store_factory):
+    """An upstream that became unavailable after its first page (or a listing past --timeout) gives the tools read
+    by then, but that list is not kept: the next tools/list reads the upstream again, and gets every page. (Kept, a
+    listing cut short by a restart hid the tools of the later pages until the upstream said its list changed.)"""
+    from scratchfs.foundation.errors import UpstreamUnavailable
+    from scratchfs.mcp.proxy import Proxy, ProxyConfig
+
+    store = scratch_store_factory("store")
+    pages = {None: (["a"], "c2"), "c2": (["b"], None)}
+
+    def page(n, cursor):
+        if n == 2:  # (the first listing's second page: the upstream went away)
+            raise UpstreamUnavailable("x: exited")
+        names, following = pages[cursor]
+        return types.ListToolsResult(tools=_tools(names), next_cursor=following)
+
+    proxy = Proxy(ProxyConfig("x"), store)
+    proxy.upstream = upstream = _PagedUpstream(page)
+    assert [t.name for t in anyio.run(proxy.upstream_tools)] == ["a"]
+    assert [t.name for t in anyio.run(proxy.upstream_tools)] == ["a", "b"]
+    assert upstream.asked == 4
+    assert [t.name for t in anyio.run(proxy.upstream_tools)] == ["a", "b"] and upstream.asked == 4  # (whole: kept)
+
+
 def _stub(out) -> dict:
     import json
 

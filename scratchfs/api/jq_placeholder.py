@@ -22,10 +22,12 @@ from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES, MAX_SLURP_BYTES
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["is_placeholder", "json_top", "placeholder_refusal"]
+__all__ = ["HEAD_BYTES", "is_placeholder", "json_top", "placeholder_refusal"]
 
 _SAID = f'jq="{PLACEHOLDER}" is the stub\'s placeholder: write a jq filter in its place'
-_TOP_BYTES = 4096  # bytes of a document's start read for its first character (blanks and a BOM before it)
+HEAD_BYTES = 4096
+"""Bytes of an entry's start that :func:`json_top` and :func:`placeholder_refusal` read (``head``): a document's
+first character, after blanks and a byte order mark."""
 _UNITS = {"records": "records", "documents": "documents", "rows": "rows", "arrays": "rows"}
 
 
@@ -47,7 +49,7 @@ def placeholder_refusal(handle: str, kind: str | None, shape: str | None, head: 
                         form: str | None = None, records: tuple[int, int] | None = None, jsonish: bool = False,
                         line_bytes: float = 0.0) -> InvalidArgument:
     """The refusal of ``jq="JQ"`` in a read of ``handle``, an entry stored as ``kind`` with ``shape`` (``head``: its
-    first bytes, at least 4 KiB of them or all; ``size``: its bytes): a slurp read's (``form``, as
+    first bytes, at least :data:`HEAD_BYTES` of them or all; ``size``: its bytes): a slurp read's (``form``, as
     :func:`~scratchfs.api.misfit.slurp_form` gives it: ``"records"``, ``"documents"``, ``"rows"``, ``"arrays"``), a
     records read's (``records``: its ``(record, records)``), else a jq read's. ``jsonish``: text, a log or content of
     no detected type whose first lines are mostly JSON (read as JSON lines are). Returns the InvalidArgument whose
@@ -60,7 +62,7 @@ def placeholder_refusal(handle: str, kind: str | None, shape: str | None, head: 
         advice = Advice.of("jq= runs on each of its documents: their keys, ", Call.of(
             "read_handle", handle=handle, jq="keys"), *_all_at_once(handle, size, "documents"))
     elif kind == "json":
-        advice = _document(handle, json_top(head[:_TOP_BYTES]), size)
+        advice = _document(handle, json_top(head[:HEAD_BYTES]), size)
     elif kind == "csv" or is_aligned(kind, shape) or (kind == "text" and headless_columns(shape) is not None):
         advice = Advice.of("jq runs on JSON, and over a table's rows only with slurp=true; its rows: ",
                            Call.of("read_handle", handle=handle, row=1, rows=20),

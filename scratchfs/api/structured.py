@@ -11,7 +11,7 @@ from __future__ import annotations
 from scratchfs.api.bad_records import mostly_json, seeing_passed, way_past
 from scratchfs.api.jq_failure import failed_at, failed_page, slurped_array
 from scratchfs.api.jq_inputs import refuse_inputs
-from scratchfs.api.jq_placeholder import is_placeholder, json_top, placeholder_refusal
+from scratchfs.api.jq_placeholder import HEAD_BYTES, is_placeholder, json_top, placeholder_refusal
 from scratchfs.api.misfit import columns_misfit, explained_jq, jq_misfit, refusal, slurp_form, told_not_json
 from scratchfs.api.page_reads import PageReads
 from scratchfs.api.past_last import past_last
@@ -168,7 +168,7 @@ class StructureReads(PageReads):
         # (cursor and budget: checked by slurp_page, first, before the array is built or either is used)
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
-            top = json_top(src.read(0, 4096)) if kind == "json" else None
+            top = json_top(src.read(0, HEAD_BYTES)) if kind == "json" else None
             form = slurp_form(handle, kind, self.shape, filter, top)  # (one JSON document: the read without slurp)
             refuse_inputs(filter, slurping=True)
             if is_placeholder(filter) and src.size <= MAX_SLURP_BYTES:  # (past it: the paged reads, said next)
@@ -251,7 +251,7 @@ class StructureReads(PageReads):
                 self._headless(src, kind, handle, blob, "row=")
             except InvalidArgument:
                 shape = None  # (its lines and searches: what fits text)
-        return placeholder_refusal(handle, kind, shape, src.read(0, 4096), src.size, records=records,
+        return placeholder_refusal(handle, kind, shape, src.read(0, HEAD_BYTES), src.size, records=records,
                                    jsonish=jsonish, line_bytes=self.line_bytes)
 
     def _layout(self, src: ReaderSource, handle: str, blob: str) -> Layout:

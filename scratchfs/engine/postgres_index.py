@@ -12,7 +12,7 @@ The same rows, tombstones, quotas and expiry semantics as :mod:`scratchfs.engine
     <schema>.gone           (run_id, agent_id, kind, key, reason, at) primary key (run_id, agent_id, kind, key)
     <schema>.scope_tombstones (run_id, agent_id -- '' for a run --, reason, at, marked) the last delete of a scope
 
-**Clock.** With ``clock="database"`` (what :func:`scratchfs.engine.backends.open_index` picks for a store on the
+**Clock.** With ``clock="database"`` (what :func:`scratchfs.engine.backends.open_backends` picks for a store on the
 real clock) every expiry decision -- what is live, what a sweep pops, the times a row is written and refreshed
 with, a tombstone's age -- is the database server's ``statement_timestamp()``, the one clock all hosts share; the
 ``now`` arguments are ignored. With ``clock="caller"`` the ``now`` arguments decide (a store on a test clock).

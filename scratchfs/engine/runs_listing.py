@@ -1,6 +1,6 @@
 """One walk of a local store's ``runs/`` for fsck: every run directory, agent directory and file name with its
 ``lstat``, listed once (:func:`walk_runs`) and read by each check that judges them -- the blob files
-(:meth:`scratchfs.engine.local_blobs.LocalBlobs.blob_files`), the odd and foreign names
+(:meth:`scratchfs.engine.local_blobs.Blobs.blob_files`), the odd and foreign names
 (:mod:`scratchfs.api.odd_names`), the segments' usage (:func:`scratchfs.engine.segment_sweep.segment_usage`) and
 the loose modes (:func:`scratchfs.engine.private_modes.loose_modes`). Links are never followed. Each segment file is
 read once too: the blob walk's scan of it is kept in the listing (:attr:`RunsListing.scans`) for its usage."""
@@ -22,14 +22,14 @@ Listed = list[tuple[str, os.stat_result]]
 """``(name, lstat)`` of each entry of a directory, sorted by name."""
 SegmentScan = tuple[list[Record], int, str | None]
 """A segment's scan: ``(records, size in bytes, problem or None)``
-(:meth:`~scratchfs.engine.local_blobs.LocalBlobs.scan_segment`)."""
+(:meth:`~scratchfs.engine.local_blobs.Blobs.scan_segment`)."""
 
 
 class RunsListing(NamedTuple):
     """``runs`` (the entries of ``runs/``) and ``inside``: the entries of each run directory (parts ``("runs",
     run)``) and agent directory (``("runs", run, agent)``) that could be listed (one that is a link, or gone, is
     absent); ``scans``: each segment's scan once made (parts ``("runs", run, agent, name)`` -> what
-    :meth:`~scratchfs.engine.local_blobs.LocalBlobs.scan_segment` returned), filled by the first check that reads
+    :meth:`~scratchfs.engine.local_blobs.Blobs.scan_segment` returned), filled by the first check that reads
     it, so that the next one reads no byte of it again."""
 
     runs: Listed

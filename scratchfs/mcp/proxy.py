@@ -224,17 +224,19 @@ class Proxy:
 
     async def upstream_tools(self) -> list[Any]:
         """The upstream's tools (every page, read within ``--timeout`` and bounded:
-        :func:`~scratchfs.mcp.tool_listing.read_tools`), cached until it says its list changed; the last known list
-        (or none) while it is unavailable."""
+        :func:`~scratchfs.mcp.tool_listing.read_tools`), cached until it says its list changed; a listing it cut
+        short (unavailable, or past ``--timeout``) offered as far as it was read, not cached; none while it is
+        unavailable."""
         from scratchfs.mcp.tool_listing import read_tools
 
         if self._upstream_tools is not None:
             return self._upstream_tools
-        tools = await read_tools(self.upstream.request, {t.name for t in self.own_tools}, self.config.timeout)
-        if tools is None:
+        listed = await read_tools(self.upstream.request, {t.name for t in self.own_tools}, self.config.timeout)
+        if listed is None:
             return []
-        self._upstream_tools = tools
-        return tools
+        if listed.whole:
+            self._upstream_tools = listed.tools
+        return listed.tools
 
     async def list_tools(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types

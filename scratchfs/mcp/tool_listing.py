@@ -6,13 +6,15 @@ An upstream whose every ``tools/list`` page named a next cursor -- the same one,
 ``tools/list`` 80 s (past ``--timeout``) and the proxy to 860 MB. The listing now ends at a cursor seen before, at a
 page naming no tool not listed already, after :data:`MAX_TOOL_PAGES` pages, at :data:`MAX_UPSTREAM_TOOLS` tools, or
 at ``--timeout`` as a whole (a client's ``tools/list`` is a call), offering the tools read by then; each is logged.
+A listing the upstream cut short -- it became unavailable, or ``--timeout`` passed -- is not :attr:`ToolList.whole`:
+its caller offers it without keeping it, so the next listing reads every page again.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Set
-from typing import Any
+from typing import Any, NamedTuple
 
 from scratchfs.foundation.errors import UpstreamUnavailable
 
@@ -24,12 +26,21 @@ MAX_UPSTREAM_TOOLS = 10_000
 """Most upstream tools offered (the first listed)."""
 
 
-async def read_tools(request: Callable[[Any, Any], Awaitable[Any]], own: Set[str], timeout: float) -> list[Any] | None:
+class ToolList(NamedTuple):
+    """What :func:`read_tools` read: ``tools``, the upstream's tools offered; ``whole``, False when the upstream cut
+    the listing short (it became unavailable, or ``--timeout`` passed), so that it is worth reading again."""
+
+    tools: list[Any]
+    whole: bool
+
+
+async def read_tools(request: Callable[[Any, Any], Awaitable[Any]], own: Set[str], timeout: float) -> ToolList | None:
     """The upstream's tools, every page of its ``tools/list`` read with ``request`` (``Upstream.request``), within
     ``timeout`` seconds in all: a name listed twice is offered once (the first; MCP's names are unique), a name in
-    ``own`` (the proxy's own tools) is hidden, and the listing ends early as the module docstring says (logged).
-    ``None`` when no page could be read (the upstream is unavailable, or slower than ``timeout``). Never raises
-    :class:`UpstreamUnavailable` (the upstream's own JSON-RPC error, an ``MCPError``, does)."""
+    ``own`` (the proxy's own tools) is hidden, and the listing ends early as the module docstring says (logged):
+    a :class:`ToolList`. ``None`` when no page could be read (the upstream is unavailable, or slower than
+    ``timeout``). Never raises :class:`UpstreamUnavailable` (the upstream's own JSON-RPC error, an ``MCPError``,
+    does)."""
     import anyio
     import mcp_types as types
 
@@ -38,7 +49,7 @@ async def read_tools(request: Callable[[Any, Any], Awaitable[Any]], own: Set[str
     listed = pages = 0
     cursor: str | None = None
     cursors: set[str] = set()
-    ended = None
+    ended, whole = None, True
     with anyio.move_on_after(timeout) as deadline:
         try:
             while True:
@@ -60,11 +71,11 @@ async def read_tools(request: Callable[[Any, Any], Awaitable[Any]], own: Set[str
                     break
                 cursors.add(cursor)
         except UpstreamUnavailable:
-            ended = "the upstream became unavailable"
+            ended, whole = "the upstream became unavailable", False
     if not pages:
         return None
     if deadline.cancelled_caught:
-        ended = f"--timeout ({timeout:g} s) passed"
+        ended, whole = f"--timeout ({timeout:g} s) passed", False
     if ended:
         log.warning("scratchfs mcp-proxy: stopped reading the upstream's tool list after %d pages: %s; offered the "
                     "%s tools read", pages, ended, f"{len(unique):,}")
@@ -74,7 +85,7 @@ async def read_tools(request: Callable[[Any, Any], Awaitable[Any]], own: Set[str
     if repeated > 0 and len(unique) < MAX_UPSTREAM_TOOLS:
         log.warning("scratchfs mcp-proxy: the upstream listed %d tools under names it had listed already; offered "
                     "the first of each", repeated)
-    return list(unique.values())
+    return ToolList(list(unique.values()), whole)
 
 
 def _why_stop(cursor: str, cursors: set[str], held: int, nothing_new: bool, pages: int) -> str | None:
@@ -90,4 +101,4 @@ def _why_stop(cursor: str, cursors: set[str], held: int, nothing_new: bool, page
     return None
 
 
-__all__ = ["MAX_TOOL_PAGES", "MAX_UPSTREAM_TOOLS", "read_tools"]
+__all__ = ["MAX_TOOL_PAGES", "MAX_UPSTREAM_TOOLS", "ToolList", "read_tools"]

@@ -149,11 +149,6 @@ def _read_types() -> dict[str, set[str]]:
 
 READ_TYPES = _read_types()
 """The query parameters of a read and their JSON types (the ``read_handle`` tool's input schema)."""
-READ_INTS = tuple(n for n, t in READ_TYPES.items() if "integer" in t)
-"""Integer query parameters of a read (as the ``read_handle`` tool's arguments)."""
-READ_TEXTS = tuple(n for n, t in READ_TYPES.items() if "string" in t and "integer" not in t)
-"""Text query parameters of a read; booleans (``ignore_case``, ``count``, ``slurp``) are ``true``/``false``,
-``columns`` may repeat."""
 
 
 def _read_arg(name: str, value: str) -> Any:
@@ -342,4 +337,4 @@ def _delete_entry(scope: Scope, kind: str, key: str) -> bool:
     return scope.scratch_delete(key) if kind == "scratch" else scope.delete_entry(kind, key)
 
 
-__all__ = ["DEFAULT_PAGE", "MAX_PAGE", "READ_INTS", "READ_TEXTS", "READ_TYPES", "entry_dict"]
+__all__ = ["DEFAULT_PAGE", "MAX_PAGE", "READ_TYPES", "entry_dict"]

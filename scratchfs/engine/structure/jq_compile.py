@@ -95,7 +95,7 @@ def _errors(program: str, others: tuple[str, ...], deadline: float) -> list[str 
     """jq's compile error of ``program`` and of each of ``others`` (``None``: it compiles), compiled in a jq worker
     until ``deadline``; raises as :func:`compile_filter` says."""
     status, said = in_worker(lambda: run_jq(program, "compile", others, deadline), deadline,
-                             "compiling the jq filter", _FOLDED, _FOLDED_DIED)
+                             "compiling the jq filter", _FOLDED)
     if status != "ok":  # (not met: a compile answers "ok")
         raise InvalidArgument(f"compiling the jq filter failed: {said}")
     return said
@@ -103,7 +103,6 @@ def _errors(program: str, others: tuple[str, ...], deadline: float) -> list[str 
 
 _FOLDED = ("a filter without so large a constant (jq computes a constant expression such as \"x\" * 1e9 as it "
            "compiles)")
-_FOLDED_DIED = f"; try {_FOLDED}"
 
 
 def _told(text: str, max_outputs: int, deadline: float) -> str:

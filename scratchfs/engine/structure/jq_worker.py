@@ -56,6 +56,9 @@ a filter failing at that output (:func:`_too_large`): ``"x" * 1e9`` made one gig
 process took in whole (1.8 GB, ~20 s holding the GIL) before its time limit could say anything."""
 
 
+_MOST_PROGRAMS = 16
+"""Most compiled programs a worker keeps (by their text; then forgotten all together): a read's next pages run
+one compiled already."""
 _DEEP = "the result is JSON nested too deeply to return; select a shallower part"
 
 
@@ -186,7 +189,7 @@ def _compiled(program_text: str, others: tuple[str, ...], cache: dict[str, Any])
             said.append(str(exc))
             continue
         if number == 0:
-            if len(cache) >= 16:
+            if len(cache) >= _MOST_PROGRAMS:
                 cache.clear()
             cache[text] = program
         del program
@@ -247,7 +250,7 @@ def serve() -> None:
         program = cache.get(program_text)
         try:
             if program is None:
-                if len(cache) >= 16:
+                if len(cache) >= _MOST_PROGRAMS:
                     cache.clear()
                 program = cache[program_text] = jq.compile(program_text)
             answer = _apply(program, mode, data)
