@@ -31,7 +31,7 @@ from scratchfs.foundation.limits import MAX_NEEDLE_BYTES
 from scratchfs.foundation.text import plural
 
 __all__ = ["HINT_SECONDS", "HINT_SPAN_BYTES", "NOTE_BYTES", "NO_MATCH", "WHOLE", "WITHOUT_OFFSET", "MissNote",
-           "case_hinted", "no_match_in", "plain_miss", "quoted_hit", "unhinted", "whole_too"]
+           "case_hinted", "case_pattern", "no_match_in", "plain_miss", "quoted_hit", "unhinted", "whole_too"]
 
 HINT_SPAN_BYTES = 1 << 20
 """Most bytes searched (``offset`` to the end) for which a miss is searched again for a spelling that matches."""
@@ -89,20 +89,37 @@ def plain_miss(opened: Any, found: Matches, offset: int, said: bool = True, spel
     hint = _case_hint(opened, found, offset) or (_spelling_hint(opened, found, offset) if spelled else None)
     if hint is None:
         return plain
-    (seen, unseen), call, words = hint
-    tries = [MissNote.made(plain, plain or "no match", "; ", lead, way) for way in (call, words)
-             for lead in (seen, unseen)]
-    note = next((note for note in tries if reply_size(str(note)) <= NOTE_BYTES), tries[-1])
+    leads, call, words = hint
+    note = _fitted(plain, plain or "no match", leads, call, words)
     return note if said or note.calls else Advice(note.parts)  # (said=False, words alone: kept whole)
 
 
-def case_hinted(plain: str, text: str, line: int, call: Call) -> MissNote:
+def case_hinted(plain: str, text: str, line: int, call: Call | str) -> MissNote:
     """``plain``, the note of a search that found nothing, with the hint that ignoring case it matches ``text``
-    (quoted: :func:`quoted_hit`) on ``line``, and ``call``, the same search with ``ignore_case=true``: at most
-    :data:`NOTE_BYTES` of JSON (the text found left out, then the call written in words, when it is longer), as
-    :func:`plain_miss` writes its case hint. A :class:`MissNote` whose ``plain`` is ``plain``."""
-    tries = [MissNote.made(plain, plain, "; ", lead, way) for way in (call, "the same call with ignore_case=true")
-             for lead in (f"ignoring case it matches {text} (line {line}): ", "it matches ignoring case: ")]
+    (quoted: :func:`quoted_hit`) on ``line``, and ``call``, the same search with ``ignore_case=true`` (or its
+    words): at most :data:`NOTE_BYTES` of JSON (the text found left out, then the call written in words, when it is
+    longer), as :func:`plain_miss` writes its case hint. A :class:`MissNote` whose ``plain`` is ``plain``."""
+    return _fitted(plain, plain, _case_leads(text, line), call, _CASE_WORDS)
+
+
+def case_pattern(found: Matches) -> str:
+    """The pattern that finds what ``found`` sought (its pattern, or its needle escaped), for the same search
+    ignoring case."""
+    return found.pattern if found.pattern is not None else re.escape(_sought(found) or "")
+
+
+_CASE_WORDS = "the same call with ignore_case=true"
+
+
+def _case_leads(text: str, line: int) -> tuple[str, str]:
+    """The case hint's two leads: the match's ``text`` (quoted) on ``line``, or none of it."""
+    return f"ignoring case it matches {text} (line {line}): ", "it matches ignoring case: "
+
+
+def _fitted(plain: str | None, base: str, leads: tuple[str, str], call: Call | str, words: str) -> MissNote:
+    """The note ``plain`` (``base`` when ``None``) with a hint's lead and its call, the first of (call, words) x
+    (leads) whose JSON is at most :data:`NOTE_BYTES`, else the last (words, the shorter lead)."""
+    tries = [MissNote.made(plain, base, "; ", lead, way) for way in (call, words) for lead in leads]
     return next((note for note in tries if reply_size(str(note)) <= NOTE_BYTES), tries[-1])
 
 
@@ -160,12 +177,11 @@ def _case_hint(opened: Any, found: Matches, offset: int) -> _Hint | None:
     sought = _sought(found)
     if found.ignore_case or sought is None:
         return None
-    hit = _first(opened, sought if found.pattern is not None else re.escape(sought), offset)
+    hit = _first(opened, case_pattern(found), offset)
     if hit is None:
         return None
     what = "pattern" if found.pattern is not None else "match"
-    return ((f"ignoring case it matches {_text(opened, hit)} (line {hit.line}): ", "it matches ignoring case: "),
-            _call(found, offset, **{what: sought}), "the same call with ignore_case=true")
+    return _case_leads(_text(opened, hit), hit.line), _call(found, offset, **{what: sought}), _CASE_WORDS
 
 
 def _spelling_hint(opened: Any, found: Matches, offset: int) -> _Hint | None:

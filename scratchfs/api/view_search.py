@@ -27,6 +27,7 @@ from scratchfs.api.miss_hints import (
     HINT_SPAN_BYTES,
     WITHOUT_OFFSET,
     case_hinted,
+    case_pattern,
     no_match_in,
     quoted_hit,
     whole_too,
@@ -161,19 +162,15 @@ def _view_miss(found: SearchResult, offset: int, size: int, asked: Matches,
         return said
     window = again.windows[0]
     hit = window.matches[0]
-    return case_hinted(said, quoted_hit(window.data[hit.offset - window.offset:], hit.length), hit.line, Call.of(
-        "read_handle", handle=asked.handle, **{name: sought}, view="text", ignore_case=True, context=asked.context,
-        max_matches=asked.max_matches, budget=asked.budget))
+    return case_hinted(said, quoted_hit(window.data[hit.offset - window.offset:], hit.length), hit.line,
+                       same_search(replace(asked, ignore_case=True), "the same call with ignore_case=true"))
 
 
 def _ignoring_case(asked: Matches) -> PatternMatcher:
-    """The matcher of ``asked``'s needle or pattern ignoring case, over an HTML page's text view, within
-    :data:`~scratchfs.api.miss_hints.HINT_SECONDS`. Raises what PatternMatcher raises (BadPattern: caught by the
-    caller, as every error of the check)."""
-    sought = asked.pattern if asked.pattern is not None else re.escape(
-        (asked.match or b"").decode("utf-8", "replace"))
-    return PatternMatcher(sought, True, timeout=HINT_SECONDS)
-
+    """The matcher of ``asked``'s needle or pattern ignoring case (:func:`~scratchfs.api.miss_hints.case_pattern`),
+    over an HTML page's text view, within :data:`~scratchfs.api.miss_hints.HINT_SECONDS`. Raises what PatternMatcher
+    raises (BadPattern: caught by the caller, as every error of the check)."""
+    return PatternMatcher(case_pattern(asked), True, timeout=HINT_SECONDS)
 
 
 _REDRAW = re.compile(rb"\r(?!\r*\n)|\x1b\[[0-9;]*(?:[GCD]|[12]K)|\x08\x08")
