@@ -16,7 +16,7 @@ from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.foundation.errors import ScratchError
 from scratchfs.foundation.limits import LIST_PREVIEW_BYTES
 
-__all__ = ["Description", "describe_content", "json_start"]
+__all__ = ["Description", "describe_content", "json_start", "json_top"]
 
 
 class Description(NamedTuple):
@@ -63,8 +63,16 @@ _JSON_START_BYTES = 64  # a content whose first bytes, past a BOM and white spac
 
 
 def json_start(head: bytes) -> bool:
-    """True if ``head`` (a content's first bytes) starts, past a BOM and white space, with ``{`` or ``[``."""
-    return head[:_JSON_START_BYTES].lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"[")
+    """True if ``head`` (a content's first bytes) starts, past a BOM and white space, with ``{`` or ``[``, within
+    its first :data:`_JSON_START_BYTES` bytes."""
+    return json_top(head[:_JSON_START_BYTES]) in ("object", "array")
+
+
+def json_top(head: bytes) -> str | None:
+    """The top level of the JSON document whose first bytes are ``head``, by its first byte past a BOM and white
+    space: ``"object"`` (``{``), ``"array"`` (``[``), ``"scalar"`` (any other), or ``None`` when there is none."""
+    start = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    return None if not start else "object" if start == b"{" else "array" if start == b"[" else "scalar"
 
 
 def _shape(head: bytes, size: int, lines: int, whole: Callable[[], AbstractContextManager[ContentSource]]) -> Shape:

@@ -13,6 +13,7 @@ an array, each record's keys of JSON lines, the rows read of a table (jq runs on
 
 from __future__ import annotations
 
+from scratchfs.api.describe import json_top
 from scratchfs.api.jq_inputs import PLACEHOLDER
 from scratchfs.api.misfit import holds
 from scratchfs.api.shape_aligned import is_aligned
@@ -22,27 +23,18 @@ from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES, MAX_SLURP_BYTES
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["HEAD_BYTES", "is_placeholder", "json_top", "placeholder_refusal"]
+__all__ = ["HEAD_BYTES", "is_placeholder", "placeholder_refusal"]
 
 _SAID = f'jq="{PLACEHOLDER}" is the stub\'s placeholder: write a jq filter in its place'
 HEAD_BYTES = 4096
-"""Bytes of an entry's start that :func:`json_top` and :func:`placeholder_refusal` read (``head``): a document's
-first character, after blanks and a byte order mark."""
+"""Bytes of an entry's start that :func:`placeholder_refusal` reads (``head``), and the jq reads' top level from
+(:func:`~scratchfs.api.describe.json_top`): a document's first character, after blanks and a byte order mark."""
 _UNITS = {"records": "records", "documents": "documents", "rows": "rows", "arrays": "rows"}
 
 
 def is_placeholder(filter: object) -> bool:
     """Whether ``filter`` is the stub's jq placeholder (``"JQ"``, blanks around it allowed)."""
     return isinstance(filter, str) and filter.strip() == PLACEHOLDER
-
-
-def json_top(head: bytes) -> str | None:
-    """The top level of the JSON document whose first bytes are ``head``: ``"object"``, ``"array"``, ``"scalar"``,
-    or ``None`` when they are blank."""
-    start = head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")[:1]
-    if not start:
-        return None
-    return {b"{": "object", b"[": "array"}.get(start, "scalar")
 
 
 def placeholder_refusal(handle: str, kind: str | None, shape: str | None, head: bytes, size: int, *,

@@ -9,9 +9,10 @@ tables; :mod:`scratchfs.api.page_reads` those of pages, terminal views and archi
 from __future__ import annotations
 
 from scratchfs.api.bad_records import mostly_json, seeing_passed, way_past
+from scratchfs.api.describe import json_top
 from scratchfs.api.jq_failure import failed_at, failed_page, slurped_array
 from scratchfs.api.jq_inputs import refuse_inputs
-from scratchfs.api.jq_placeholder import HEAD_BYTES, is_placeholder, json_top, placeholder_refusal
+from scratchfs.api.jq_placeholder import HEAD_BYTES, is_placeholder, placeholder_refusal
 from scratchfs.api.misfit import columns_misfit, explained_jq, jq_misfit, refusal, slurp_form, told_not_json
 from scratchfs.api.page_reads import PageReads
 from scratchfs.api.past_last import past_last
