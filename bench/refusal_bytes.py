@@ -7,7 +7,10 @@ argument: its code is imported instead), one line a case:
 
 The cases: a ``scratch_list`` cursor that is malformed and one of another listing, a budget out of range (the call's
 one fault), mixes of ``read_handle`` arguments (``context=`` without a search, ``length=`` beside a search,
-``ignore_case=`` alone)."""
+``ignore_case=`` alone); and, from the fifth session of 2026-12-06, a structure read's forged cursor (now naming the
+read from its start), the ``jq="JQ"`` placeholder run as written over a CSV, a JSON object and JSON lines with
+``slurp=true`` (whole calls that fit), a text-view search that misses but for its case (the reply's JSON), and the
+stub of a minified JSON document (its note naming ``jq=`` first)."""
 
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ if len(sys.argv) > 1:
     sys.path.insert(0, sys.argv[1])
 
 from scratchfs import ScratchError, ScratchStore
-from scratchfs.api.contract import ScratchTools, error_text
+from scratchfs.api.contract import ScratchTools, error_text, reply_text
 
 
 def main() -> None:
@@ -29,6 +32,12 @@ def main() -> None:
             scope.scratch_write(f"k{i}", b"v")
         tools = ScratchTools(scope)
         handle = scope.spill(b"line of text\n" * 2000, source_tool="t").handle
+        records = scope.spill(b"".join(b'{"n": %d, "pad": "%s"}\n' % (i, b"x" * 40) for i in range(2000))).handle
+        table = scope.spill(b"name,size\n" + b"".join(b"file%d,%d\n" % (i, i) for i in range(2000))).handle
+        document = scope.spill(b'{"items": [' + b",".join(b'{"id": %d, "name": "repo-%d"}' % (i, i)
+                                                          for i in range(1000)) + b'], "total": 1000}').handle
+        page = scope.spill(b"<html><body>" + b"<p>What is Ownership? Some words of text.</p>" * 400
+                           + b"</body></html>").handle
         other = re.search(r'cursor="([^"]+)"', tools.call("scratch_list", {"limit": 2})["next_call"])[1]
         cases = {
             "scratch_list, malformed cursor": ("scratch_list", {"prefix": "k", "cursor": "zzz", "budget": 3000}),
@@ -37,15 +46,26 @@ def main() -> None:
             "read_handle, context= without a search": ("read_handle", {"handle": handle, "context": 10}),
             "read_handle, length= beside a search": ("read_handle", {"handle": handle, "match": "text", "length": 9}),
             "read_handle, ignore_case= alone": ("read_handle", {"handle": handle, "ignore_case": True}),
+            "records read, forged cursor": ("read_handle", {"handle": records, "records": 5, "jq": ".n",
+                                                            "cursor": "1.2.3.4.abcdefghij"}),
+            "jq placeholder, CSV": ("read_handle", {"handle": table, "jq": "JQ"}),
+            "jq placeholder, JSON object": ("read_handle", {"handle": document, "jq": "JQ"}),
+            "jq placeholder, JSON lines, slurp": ("read_handle", {"handle": records, "jq": "JQ", "slurp": True}),
+            "text view miss, another case (reply)": ("read_handle", {"handle": page, "view": "text",
+                                                                     "match": "what is ownership"}),
         }
         for name, (tool, arguments) in cases.items():
             try:
-                tools.call(tool, arguments)
-                said = "(no refusal)"
+                said = reply_text(tools.call(tool, arguments))
             except ScratchError as exc:
                 said = error_text(exc)
-            said = said.replace(handle, "h_" + "x" * 24)
+            for made in (handle, records, table, document, page):
+                said = said.replace(made, "h_" + "x" * 24)
             print(f"{len(said.encode('utf-8')):5,} B  {name}: {said[:150]}")
+        minified = scope.spill(b'{"items":[' + b",".join(b'{"id":%d,"name":"repo-%d"}' % (i, i) for i in range(1500))
+                               + b'],"total":1500}', source_tool="list_repos")
+        stub = minified.to_json().encode("utf-8")
+        print(f"{len(stub):5,} B  stub of a minified JSON document: {minified.note[:150]}")
 
 
 if __name__ == "__main__":

@@ -70,9 +70,9 @@ DEFAULT_EXAMPLES = 100
 """Hypothesis examples per property test in the default run, at most (Hypothesis's own default): a test that sets a
 higher count for itself (150 to 1,500: the search engine's finders, the spill's CPU paths, the table votes) runs it
 with ``SCRATCHFS_STRESS=1``, which raises every count to :data:`STRESS_EXAMPLES` at least. Its ``@example`` cases run
-every time. (At 300, property tests were 399 s of the suite's 2,381 s summed -- ``--durations=0`` at 11:44 UTC on
-2026-12-06 --, those over 100 examples 207 s of it: the suite is held to about 10 minutes on 2 cores, and its
-long runs go behind the option.)"""
+every time. (At 300, property tests were 399 s of the suite's 2,381 s summed, those set over 100 examples 195 s of
+it -- ``python bench/suite_durations.py`` on a ``--durations=0`` run at 11:44 UTC on 2026-12-06 --: the suite is held
+to about 10 minutes on 2 cores, and its long runs go behind the option.)"""
 
 
 def examples_for(base: settings, item: pytest.Item) -> int | None:
