@@ -53,11 +53,9 @@ def incomplete_uploads(blobs: Any) -> IncompleteUploads | None:
     """
     if getattr(blobs, "bucket", None) is None:
         return None
-    base = f"{blobs.prefix}/" if blobs.prefix else ""
     count, oldest = 0, None
     try:
-        pages = blobs.client().get_paginator("list_multipart_uploads").paginate(Bucket=blobs.bucket, Prefix=base)
-        for page in pages:
+        for page in _listing(blobs):
             for upload in page.get("Uploads", []):
                 count += 1
                 began = upload["Initiated"].timestamp()
@@ -97,10 +95,9 @@ def end_stale_uploads(blobs: Any, grace: float, clock: Callable[[], float],
             of an abort or of ``fence``'s check itself (StorageError, StoreBusy: then none is aborted) is returned
             (:class:`EndedUploads`), never raised: the sweep goes on.
     """
-    base = f"{blobs.prefix}/" if blobs.prefix else ""
     due: list[tuple[str, str]] = []
     try:
-        for page in blobs.client().get_paginator("list_multipart_uploads").paginate(Bucket=blobs.bucket, Prefix=base):
+        for page in _listing(blobs):
             skew, at = clock_skew(page), clock()
             due += [(u["Key"], u["UploadId"]) for u in page.get("Uploads", [])
                     if blobs.is_blob_key(u["Key"]) and at - (u["Initiated"].timestamp() + skew) >= grace]
@@ -193,3 +190,10 @@ def drain(fd: int) -> bytes:
     os.ftruncate(fd, 0)
     os.lseek(fd, 0, os.SEEK_SET)
     return data
+
+
+def _listing(blobs: Any) -> Any:
+    """The pages of ``ListMultipartUploads`` under ``blobs``' prefix (boto3's paginator: each a dict whose
+    ``Uploads`` lists ``Key``, ``UploadId``, ``Initiated``). Raises the client's errors as it is iterated."""
+    base = f"{blobs.prefix}/" if blobs.prefix else ""
+    return blobs.client().get_paginator("list_multipart_uploads").paginate(Bucket=blobs.bucket, Prefix=base)
