@@ -66,7 +66,7 @@ from scratchfs.api.search_calls import ENCODING_STRUCTURE, encoding_refusal
 from scratchfs.api.search_reply import as_given, count_reply, matches_reply, refused_as_given, window_hits, window_json
 from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_not_empty, check_shape
 from scratchfs.api.views import lead_inside_character, reply_size, reply_text, to_json
-from scratchfs.foundation.calls import Advice, Call, render_call
+from scratchfs.foundation.calls import Call, render_call
 from scratchfs.foundation.checks import HANDLE_RE, check_flag, check_int, check_key, integral
 from scratchfs.foundation.errors import BadCursor, InvalidArgument, ScratchError
 from scratchfs.foundation.limits import (
@@ -320,10 +320,9 @@ class ScratchTools:
         try:
             page = scope.scratch_page(prefix, limit=limit, cursor=cursor)
         except BadCursor as exc:  # (the listing from its start named, to go on with; a prefix's refusal is no
-            again = Call.of("scratch_list", prefix=prefix or None, limit=limit)  # BadCursor, whatever it echoes)
-            raise BadCursor(Advice.of(exc, ": " if str(exc).endswith("without a cursor") else  # (says it already)
-                                      ": pass next_cursor as a page gave it, or list from the start: ", again)
-                            ) from None
+            # BadCursor, whatever it echoes)
+            raise exc.from_start(Call.of("scratch_list", prefix=prefix or None, limit=limit),
+                                 ": pass next_cursor as a page gave it, or list from the start: ") from None
         now = scope.store.now()
         rows = [{"key": e.key, "size": e.size, "expires_in": whole_seconds(e.expires_at - now),
                  "preview": shown_preview(e.preview, e.content_type == "binary", LIST_PREVIEW_CHARS)}

@@ -14,7 +14,7 @@ from scratchfs.api.scope import Scope
 from scratchfs.api.structure_choice import structure_read
 from scratchfs.api.views import fit, piece, reads_as_text, reply_size
 from scratchfs.engine.structure.paging import cursor_position
-from scratchfs.foundation.calls import Advice, Call, render_call
+from scratchfs.foundation.calls import Call, render_call
 from scratchfs.foundation.checks import check_utf8, integral
 from scratchfs.foundation.errors import BadCursor, InvalidArgument
 from scratchfs.foundation.text import utf8_lead_length
@@ -131,8 +131,7 @@ def structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any
     except BadCursor as exc:  # the read from its start named (its words said "start it again" alone)
         again = Call.of("read_handle", handle=handle, **{k: v for k, v in given.items() if k != "cursor"},
                         budget=call_budget)
-        raise BadCursor(Advice.of(exc, ": " if str(exc).endswith(("without one", "without a cursor")) else
-                                  "; the read from its start: ", again)) from None
+        raise exc.from_start(again, "; the read from its start: ") from None
 
 
 def _structure_reply(scope: Scope, handle: str, offset: int, given: dict[str, Any], budget: int, checked: bool,

@@ -114,7 +114,13 @@ class BadCursor(InvalidArgument):
     ``ls`` and ``fsck``, the web inspector's: not text, not one :mod:`~scratchfs.foundation.cursors` made, or of
     another listing) or a structure read's (not text, edited, of another entry or read, or naming a position the
     read does not make). Of the same ``kind`` as :class:`InvalidArgument`, so replies do not tell them apart; a
-    caller that names the call from its start catches it by type, never by its words."""
+    caller that names the call from its start catches it by type, never by its words (:meth:`from_start`)."""
+
+    def from_start(self, call: Call, lead: str) -> BadCursor:
+        """This refusal naming ``call``, the call again without the cursor: after ``": "`` when its words already
+        say to start again without one (they end ``without one`` or ``without a cursor``), else after ``lead``."""
+        said = str(self).endswith(("without one", "without a cursor"))
+        return BadCursor(Advice.of(self, ": " if said else lead, call))
 
 
 @dataclass(frozen=True, slots=True)
