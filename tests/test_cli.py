@@ -887,6 +887,32 @@ def test_a_name_of_another_scope_names_the_listing_that_finds_its_scope(cli):
     assert "did you mean" in near.stderr and " ls " not in near.stderr, near.stderr
 
 
+def test_a_read_without_its_scope_names_the_listing_that_finds_it(cli, monkeypatch):
+    """newuser14: a handle read in a new shell, the run exported in the last one, got ``Missing option '--run' (or
+    $SCRATCHFS_RUN_ID)`` and nothing on where to learn the run: a command that reads or removes what is stored names
+    ``scratchfs ls``, which lists every live entry with its run and agent (a write's run is the writer's to choose,
+    and its refusal stays as it was)."""
+    handle = json.loads(cli("spill", "--tool", "t", "--run", "r1", "--agent", "a1", input="x" * 100).stdout)["handle"]
+    cli("scratch-write", "notes", "--run", "r1", "--agent", "a1", input="y")
+    monkeypatch.delenv("SCRATCHFS_RUN_ID")
+    monkeypatch.delenv("SCRATCHFS_AGENT_ID")
+    listing = f" ls --root {cli.root} lists every live entry with the run and agent that hold it (give them as --run " \
+              "and --agent) (see "
+    for args, option in ((["read-handle", handle], "--run"), (["scratch-read", "notes"], "--run"),
+                         (["scratch-delete", "notes", "--run", "r1"], "--agent"),
+                         (["scratch-list", "--prefix", "notes"], "--run")):
+        missed = cli(*args)
+        assert missed.exit_code == 2 and missed.stderr.count("\n") == 1, missed.stderr
+        assert missed.stderr.startswith(f"scratchfs: usage: Missing option '{option}' (or $SCRATCHFS_"), missed.stderr
+        assert listing in missed.stderr, missed.stderr
+        command = missed.stderr.split("): ", 1)[1].split(" lists every")[0]
+        (row,) = [entry for entry in json.loads(cli(*command.split()[1:], "--json").stdout)
+                  if entry["key"] in args]  # (scratch-list's word: --prefix)
+        assert (row["run_id"], row["agent_id"]) == ("r1", "a1")
+    written = cli("spill", "--tool", "t", input="x")
+    assert written.exit_code == 2 and " ls " not in written.stderr, written.stderr
+
+
 _MCP_VERBS = re.compile(r"\b(?:read_handle|scratch_(?:list|read|write|delete))\b")
 
 

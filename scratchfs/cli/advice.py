@@ -58,8 +58,27 @@ def elsewhere_said(exc: ScratchError, root: str | None) -> str:
     their own scope alone, a shell user's ``ls`` every scope; ``""`` for any other error."""
     if not getattr(exc, "elsewhere", False):
         return ""
-    listing = shell_command(["ls", *(["--root", root] if root is not None else [])], root is not None)
-    return f"; {listing} lists every live entry with the run and agent that hold it (give them as --run and --agent)"
+    return f"; {listing_said(root, root is not None)}"
+
+
+def listing_said(root: str | None, local: bool) -> str:
+    """``scratchfs ls [--root ROOT] lists every live entry with the run and agent that hold it (...)``: where a shell
+    user learns the scope of a handle or key, on the store at ``root`` (``None``: the default one, or a fleet's when
+    not ``local``, whose command is said to need its ``--index`` and ``--blobs``)."""
+    listing = shell_command(["ls", *(["--root", root] if root is not None else [])], local)
+    return f"{listing} lists every live entry with the run and agent that hold it (give them as --run and --agent)"
+
+
+def scope_missing_said(command: str | None, root: str | None, local: bool) -> str:
+    """What the refusal of ``command`` run without its run or agent adds: for a command that reads or removes what
+    is stored, ``: scratchfs ls ... lists every live entry with the run and agent that hold it ...``
+    (:func:`listing_said`: a handle read in a new shell, the run exported in another, is found there); ``""`` for a
+    write, whose ids are the writer's to choose."""
+    return "" if command in _WRITES else f": {listing_said(root, local)}"
+
+
+_WRITES = frozenset({"spill", "scratch-write", "load"})
+"""The commands with a scope that write: a listing finds no ids of theirs."""
 
 
 def _option(name: str, value: object) -> list[str]:
@@ -161,4 +180,5 @@ SCOPE_META = "scratchfs.scope"
 nested contexts)."""
 
 
-__all__ = ["SCOPE_META", "advised", "call_command", "elsewhere_said", "keep_scope", "options_said", "read_command"]
+__all__ = ["SCOPE_META", "advised", "call_command", "elsewhere_said", "keep_scope", "listing_said", "options_said",
+           "read_command", "scope_missing_said"]

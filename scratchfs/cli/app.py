@@ -28,7 +28,7 @@ import click
 from scratchfs.api.settings import SEGMENTS_ENV, Settings, default_segment_entry_bytes
 from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.api.tools import meant_argument
-from scratchfs.cli.advice import SCOPE_META, advised, elsewhere_said, keep_scope
+from scratchfs.cli.advice import SCOPE_META, advised, elsewhere_said, keep_scope, scope_missing_said
 from scratchfs.cli.environment import (
     BUSY_TIMEOUT_ENV,
     ENV_PREFIX,
@@ -317,17 +317,19 @@ _ROOT_META = "scratchfs.root"
 """Where :func:`resolve_root` keeps the running command's store root (click's ``meta``, shared by nested contexts)."""
 
 
-def resolve_scope(run_id: str | None, agent_id: str | None) -> tuple[str, str]:
-    """The command's ``--run``/``--agent``, else the global ones (or the environment).
+def resolve_scope(run_id: str | None, agent_id: str | None, root: str | None = None) -> tuple[str, str]:
+    """The command's ``--run``/``--agent``, else the global ones (or the environment); ``root``: its ``--root``.
 
     Raises:
-        click.UsageError: one of them is given nowhere.
+        click.UsageError: one of them is given nowhere (:func:`~scratchfs.cli.advice.scope_missing_said`).
     """
     run_id = run_id if run_id is not None else global_option("run_id")
     agent_id = agent_id if agent_id is not None else global_option("agent_id")
     for value, option, env in ((run_id, "--run", "SCRATCHFS_RUN_ID"), (agent_id, "--agent", "SCRATCHFS_AGENT_ID")):
         if value is None:
-            raise click.UsageError(f"Missing option '{option}' (or ${env})")
+            command = getattr(click.get_current_context(silent=True), "info_name", None)
+            said = scope_missing_said(command, resolve_root(root), "index" not in command_store())
+            raise click.UsageError(f"Missing option '{option}' (or ${env}){said}")
     return run_id, agent_id  # type: ignore[return-value]
 
 
@@ -342,7 +344,7 @@ def scope_options(func: Callable) -> Callable:
 
     @functools.wraps(func)
     def resolved(*args: Any, run_id: str | None = None, agent_id: str | None = None, **kwargs: Any) -> Any:
-        run_id, agent_id = resolve_scope(run_id, agent_id)
+        run_id, agent_id = resolve_scope(run_id, agent_id, kwargs.get("root"))
         return func(*args, run_id=run_id, agent_id=agent_id, **kwargs)
 
     wrapped: Callable = click.option("--agent", "agent_id", default=None,
