@@ -1040,3 +1040,27 @@ def test_a_read_over_its_cap_names_what_reads_more(cli, option, value, bound):
     as_json = cli("read-handle", stub["handle"], option, value, "--json")
     assert as_json.exit_code == 2 and "follow each reply's next_call" in as_json.stderr
     assert cli("read-handle", stub["handle"], "--all").stdout_bytes == b"0123456789\n" * 20_000
+
+
+@pytest.mark.parametrize(("word", "meant"), [
+    ("cat", "read-handle"), ("read", "read-handle"), ("show", "scratch-read"), ("grep", "read-handle"),
+    ("rm", "scratch-delete"), ("delete", "delete-run"), ("list", "ls"), ("web", "serve"), ("gc", "sweep"),
+    ("check", "fsck"), ("status", "stats"), ("put", "scratch-write"), ("CAT", "read-handle")])
+def test_a_newcomers_word_for_a_command_names_the_command(cli, word, meant):
+    """newuser14: ``scratchfs cat h_...`` (or ``rm``, ``list``, ``web``...) said ``No such command 'cat'.`` and no
+    more -- click guesses a misspelling (``stat``: ``stats``), not another word for the same verb: the command each
+    word means is named, one line, exit 2, and it is a command there is."""
+    result = cli(word, "h_" + "a" * 24)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith(f"scratchfs: usage: No such command '{word}'. Did you mean '"), result.stderr
+    assert f"'{meant}'" in result.stderr and meant in main.commands, result.stderr
+    named = re.findall(r"'([a-z-]+)' \(", result.stderr)
+    assert named and set(named) <= set(main.commands), named
+
+
+def test_cat_is_answered_with_the_read_that_prints_every_byte(cli):
+    handle = json.loads(cli("spill", "--tool", "t", input="x" * 10_000).stdout)["handle"]
+    said = cli("cat", handle).stderr
+    assert "--all" in said, said
+    assert cli("read-handle", handle, "--all").stdout_bytes == b"x" * 10_000
+    assert "Did you mean 'stats'?" in cli("stat").stderr  # (click's guess of a misspelling, kept)

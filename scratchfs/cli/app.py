@@ -38,7 +38,7 @@ from scratchfs.cli.environment import (
 )
 from scratchfs.cli.output import InputError, OutputError, tagged_stdout
 from scratchfs.cli.shell import QUOTED_TEXT, command_line, program
-from scratchfs.cli.usage import ScratchCommand
+from scratchfs.cli.usage import ScratchCommand, name_the_command_meant
 from scratchfs.foundation.checks import check_int, check_seconds, check_ttl
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import BUSY_TIMEOUT, DEFAULT_TTL, MAX_BUSY_TIMEOUT, MAX_SEGMENT_ENTRY_BYTES, MAX_TTL
@@ -136,6 +136,7 @@ class ScratchGroup(click.Group):
         except click.UsageError as exc:
             name_the_variable(exc)
             _name_the_option_meant(exc)
+            name_the_command_meant(exc)
             where = f"{program()} {exc.ctx.info_name} --help" if exc.ctx and exc.ctx.parent else f"{program()} --help"
             fail(f"usage: {exc.format_message()}{self._after_the_command(exc)} (see {where})", exc.exit_code)
         except click.ClickException as exc:

@@ -3,6 +3,7 @@ parsed names the command, so that its one stderr line points at the command's ow
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import click
@@ -22,4 +23,45 @@ class ScratchCommand(click.Command):
             raise
 
 
-__all__ = ["ScratchCommand"]
+_READS = ("Did you mean 'read-handle' (a spilled result, h_...: --all writes every byte, --line and --lines some) or "
+          "'scratch-read' (a scratchpad value)?")
+_MEANT: dict[str, str] = {
+    **dict.fromkeys(("cat", "read", "show", "get", "view", "open", "head", "tail", "less", "more", "print", "dump"),
+                    _READS),
+    **dict.fromkeys(("grep", "search", "find"), "Did you mean 'read-handle' (HANDLE --match TEXT or --pattern REGEX: "
+                                                "the windows around each match)?"),
+    **dict.fromkeys(("rm", "del", "delete", "remove", "unlink"),
+                    "Did you mean 'scratch-delete' (a scratchpad value), 'delete-run' or 'delete-agent' (every entry "
+                    "of a run or an agent; a spilled result, h_..., is not deleted alone: it expires, and 'sweep' "
+                    "removes what has)?"),
+    **dict.fromkeys(("list", "dir"), "Did you mean 'ls' (every live entry) or 'scratch-list' (a scope's scratchpad "
+                                     "keys)?"),
+    **dict.fromkeys(("web", "ui", "inspect", "inspector", "server", "http"), "Did you mean 'serve' (the web "
+                                                                             "inspector)?"),
+    **dict.fromkeys(("check", "verify", "doctor"), "Did you mean 'fsck' (the index checked against the files)?"),
+    **dict.fromkeys(("gc", "clean", "cleanup", "prune", "purge", "expire", "vacuum"),
+                    "Did you mean 'sweep' (expired entries and their files deleted)?"),
+    **dict.fromkeys(("write", "put", "save", "set", "store"),
+                    "Did you mean 'scratch-write' (a scratchpad value under a key) or 'spill' (a tool result, its "
+                    "stub printed)?"),
+    **dict.fromkeys(("status", "info", "du", "df"), "Did you mean 'stats' (entries and bytes per run and agent)?"),
+}
+"""A newcomer's word for a verb (``cat``, ``rm``) and the commands it means: click guesses a misspelling (``stat``:
+``stats``), never another word for the same verb."""
+_NO_SUCH = re.compile(r"No such command '(.*)'\.", re.DOTALL)
+
+
+def name_the_command_meant(exc: click.UsageError) -> None:
+    """An unknown command that is a newcomer's word for one (``scratchfs cat h_...``, ``rm``, ``list``, ``web``)
+    gets the commands it means, in click's words for a guess (``No such command 'cat'. Did you mean 'read-handle'
+    (...) or 'scratch-read' (...)?``); any other error is left as it is."""
+    name = getattr(exc, "command_name", None)
+    if name is None and (found := _NO_SUCH.fullmatch(exc.message)):  # (click before 8.4: no NoSuchCommand)
+        name = found[1]
+    meant = _MEANT.get(name.lower()) if isinstance(name, str) else None
+    if meant is not None:
+        exc.message = f"No such command {name!r}. {meant}"
+        exc.possibilities = None  # type: ignore[attr-defined,misc]  # (click's guesses; Final)
+
+
+__all__ = ["ScratchCommand", "name_the_command_meant"]
