@@ -158,6 +158,31 @@ def test_terminal_output_is_rendered_from_where_a_search_found_a_match(tools, sc
         tools.call("read_handle", {"handle": page, "view": "text", "raw_offset": 5})
 
 
+def test_a_raw_offset_in_an_html_page_names_the_text_views_search_for_its_words(scratch_scope, tools):
+    """newuser14: a model that found a heading in a page's source (a search: its window's offset) and asked its text
+    view from there (``view="text", raw_offset=N``, as terminal output takes it) was told only that an HTML page's
+    view is paged by offset into its text -- not which offset: it had to guess a search of the view. The refusal
+    names that search, for the words of the page at that byte, which finds them in the view; the window's offset
+    reads on from there. A byte with no words near it names the search with its placeholder."""
+    page = (b"<html><body>" + b"<p>filler &amp; more</p>\n" * 400 + b'<h2 id="rb"><a href="#rb">References &amp; '
+            b"Borrowing</a></h2>\n<p>We call the action of creating a reference borrowing.</p>" + b"<p>x</p>" * 400
+            + b"</body></html>")
+    handle = scratch_scope.spill(page, source_tool="browser.get").handle
+    found = tools.call("read_handle", {"handle": handle, "pattern": "<h2[^>]*>", "context": 0})["windows"][0]
+    with pytest.raises(InvalidArgument, match="raw_offset is for terminal output") as refused:
+        tools.call("read_handle", {"handle": handle, "view": "text", "raw_offset": found["offset"]})
+    (call,) = refused.value.calls
+    assert call.verb == "read_handle" and dict(call.arguments) == {"handle": handle, "view": "text",
+                                                                    "match": "References & Borrowing"}, call
+    assert str(call) in str(refused.value)
+    window = tools.call("read_handle", dict(call.arguments))["windows"][0]
+    page_on = tools.call("read_handle", {"handle": handle, "view": "text", "offset": window["match_offset"]})
+    assert page_on["text"].startswith("References & Borrowing\n\nWe call the action of creating a reference borrowing.")
+    with pytest.raises(InvalidArgument) as bare:
+        tools.call("read_handle", {"handle": handle, "view": "text", "raw_offset": len(page) - 20})
+    assert [dict(c.arguments).get("match") for c in bare.value.calls] == ["TEXT"], str(bare.value)
+
+
 def test_the_cli_reads_terminal_output_from_a_raw_offset(tmp_path):
     data = b"\x1b[1mone\x1b[0m\n" * 50 + b"two\rTWO\n" + b"three\n" * 50
     with ScratchStore(tmp_path) as store:

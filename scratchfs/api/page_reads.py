@@ -4,7 +4,9 @@ of a tar or zip."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from typing import TYPE_CHECKING
 
 from scratchfs.api.archive import members_page
@@ -29,7 +31,7 @@ from scratchfs.engine.structure.terminal import PastTheView
 from scratchfs.engine.structure.text_search import search_text
 from scratchfs.foundation import checks
 from scratchfs.foundation.calls import Advice, Call
-from scratchfs.foundation.errors import BadSelector, InvalidArgument
+from scratchfs.foundation.errors import BadSelector, InvalidArgument, ScratchError
 from scratchfs.foundation.text import utf8_partial_tail
 
 if TYPE_CHECKING:
@@ -51,8 +53,7 @@ class PageReads(EntryReads):
 
         def read(src: ReaderSource, blob: str, content_type: str | None) -> TextPage:
             if raw_offset is not None and cursor is None and content_type == "html":
-                raise InvalidArgument("raw_offset is for terminal output's text view; an HTML page's text view is "
-                                      "paged by offset into the text")
+                raise InvalidArgument(self.html_raw_offset(handle, src, blob, raw_offset))
             if content_type == "html":
                 return text_page(src, offset, cursor=cursor, budget_bytes=budget, cache_key=blob,
                                  timeout=self.time_limit(), entry=entry_identity(handle, blob))
@@ -70,6 +71,23 @@ class PageReads(EntryReads):
             raise InvalidArgument(text_misfit(handle, content_type, self.line_bytes, self.shape))
 
         return self.over_entry(handle, read)
+
+    def html_raw_offset(self, handle: str, src: ReaderSource, blob: str, raw_offset: int) -> Advice:
+        """The refusal of ``raw_offset`` for an HTML page, whose text view is paged by offset into its text: the
+        search of the view for the words of the page at that byte (its first text of at least 3 characters within
+        4 KiB, up to a line end or a run of spaces, at most 60 characters), when the view holds them, else for the
+        placeholder ``match="TEXT"``. Raises nothing of its own (a view that cannot be rendered names the
+        placeholder)."""
+        words = _words_at(src.read(raw_offset, 4096))
+        try:
+            found = words is not None and words.encode() in html_text(src, cache_key=blob, timeout=self.time_limit())
+        except ScratchError:
+            found = False
+        which = f"at byte {raw_offset:,} of the page" if found else "you look for (in place of TEXT)"
+        return Advice.of("raw_offset is for terminal output's text view; an HTML page's text view is paged by offset "
+                         f"into its text, not into the page's bytes: search the view for the words {which}, ",
+                         Call.of("read_handle", handle=handle, view="text", match=words if found else "TEXT"),
+                         ", then read on from a match with view=\"text\", offset=<its offset>")
 
     def members(self, handle: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
         """A page of the members of a tar or zip (``view="members"``), each ``{name, offset, length, read}`` (its
@@ -158,6 +176,22 @@ class PageReads(EntryReads):
             return html_text(BytesSource(head), timeout=self.time_limit()).decode("utf-8"), True
 
         return self.over_entry(handle, read)
+
+
+_TEXT_NODE = re.compile(r">([^<>]+)<")
+_WORDS = re.compile(r"\S+(?: \S+)*")
+
+
+def _words_at(data: bytes) -> str | None:
+    """The first words of the page's text in ``data`` (bytes of its source from some offset): the text of its first
+    text node holding 3 characters or more, entities decoded, up to a line end, a tab or a run of spaces (which a
+    text view may render otherwise), cut at a space to at most 60 characters; ``None`` when there is none."""
+    for node in _TEXT_NODE.finditer(data.decode("utf-8", "ignore")):
+        words = _WORDS.search(html.unescape(node[1]))
+        if words is not None and len(words[0]) >= 3:
+            text = words[0]
+            return text if len(text) <= 60 else text[:60].rsplit(" ", 1)[0]
+    return None
 
 
 __all__ = ["PageReads"]
