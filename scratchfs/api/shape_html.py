@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Iterator
 
 from scratchfs.api.shape_words import clip, kib, plural, scoped, shape_limit, short_name
 from scratchfs.engine.structure.html_codec import decode_as, page_codec
@@ -15,13 +16,49 @@ __all__ = ["html_shape", "sample_codec"]
 
 _LAST_CODEC: list[tuple[bytes, str] | None] = [None]  # (sample_codec's last sample and its codec)
 
-_TITLE_RE = re.compile(rb"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)  # (`</TITLE\n>` closes it)
-_SCRIPT_RE = re.compile(rb"<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
-_TAG_RE = re.compile(rb"<[^>]*>")
-_PRE_RE = re.compile(rb"<pre\b.*?</pre\s*>", re.IGNORECASE | re.DOTALL)
+# The elements are found as `<(NAME)\b[^>]*>(.*?)</\1\s*>` (DOTALL, IGNORECASE) would find them, by _elements: that
+# regex scans from every opener to the end when no closer follows, quadratic in a hostile page's openers (128 KiB of
+# `<title>`: 40 s of a spill's shape; tests/test_hostile20_shapes.py)
+_TITLE_OPEN = re.compile(rb"<(title)", re.IGNORECASE)  # (its attributes, [^>]*>, then; `</TITLE\n>` closes it)
+_SCRIPT_OPEN = re.compile(rb"<(script|style)\b", re.IGNORECASE)
+_PRE_OPEN = re.compile(rb"<(pre)\b", re.IGNORECASE)
+_HEADING_OPEN = re.compile(rb"<(h[1-3])\b", re.IGNORECASE)
+_TAG_RE = re.compile(rb"<[^>]*>")  # (run by _tags_replaced, over the bytes up to the last `>`)
 _BREAK_RE = re.compile(rb"<br\b[^>]*>", re.IGNORECASE)
 _HEADINGS = 12  # most headings an HTML shape lists
-_HEADING_RE = re.compile(rb"<h([1-3])\b[^>]*>(.*?)</h\1\s*>", re.IGNORECASE | re.DOTALL)
+
+
+def _elements(page: bytes, opener: re.Pattern[bytes], tagged: bool) -> Iterator[tuple[bytes, int, int, int, int]]:
+    """``(name, start, body start, body end, end)`` of each element ``opener`` (its name, lower case, in group 1)
+    starts, in order, as ``finditer`` of ``OPENER[^>]*>(.*?)</NAME\\s*>`` (``tagged``; else without ``[^>]*>``)
+    finds them (DOTALL, IGNORECASE), in time linear in ``page``: a name with no closer after one opener has none
+    after a later one (it is not looked for again), and the ``>`` ending a run of openers is looked for once."""
+    pos, gt, dead = 0, -1, set()
+    while (found := opener.search(page, pos)) is not None:
+        name, body = found.group(1).lower(), found.end()
+        if name in dead:
+            pos = found.start() + 1
+            continue
+        if tagged:
+            if gt < body:  # (else no `>` lies between this opener and the one found last)
+                gt = page.find(b">", body)
+                if gt < 0:
+                    return
+            body = gt + 1
+        close = re.compile(rb"</" + re.escape(name) + rb"\s*>", re.IGNORECASE).search(page, body)
+        if close is None:
+            dead.add(name)
+            pos = found.start() + 1
+            continue
+        yield name, found.start(), body, close.start(), close.end()
+        pos = close.end()
+
+
+def _tags_replaced(tag: re.Pattern[bytes], by: bytes, page: bytes) -> bytes:
+    """``tag.sub(by, page)`` for a ``tag`` whose matches end at a ``>`` (their first after their start), in linear
+    time: run over the bytes up to the last ``>`` alone (past it a ``<`` scans to the end for none, each in turn)."""
+    stop = page.rfind(b">") + 1
+    return tag.sub(by, page[:stop]) + page[stop:]
 
 
 def _page_text(raw: bytes, codec: str) -> str:
@@ -64,18 +101,24 @@ def _text_bytes(sample: bytes, codec: str) -> int:
     ``tests/test_html_text_view.py``): outside markup,
     ``<script>`` and ``<style>``, character references resolved, white space collapsed but inside ``<pre>``, plus
     the view's layout (:func:`_layout_bytes`)."""
-    page = _SCRIPT_RE.sub(b" ", sample)
+    page = _cut_out(sample, _elements(sample, _SCRIPT_OPEN, False))
     kept, indents = _layout_bytes(page)
     pres = iter(indents)
-
-    def preformatted(found: re.Match[bytes]) -> bytes:
-        nonlocal kept
-        text = html.unescape(decode_as(_TAG_RE.sub(b"", found.group()), codec))
+    pre = list(_elements(page, _PRE_OPEN, False))
+    for _, start, _, _, end in pre:
+        text = html.unescape(decode_as(_tags_replaced(_TAG_RE, b"", page[start:end]), codec))
         kept += len(text.encode("utf-8", "replace")) + next(pres, 0) * text.count("\n")
-        return b" "
+    rest = _cut_out(page, pre)
+    return kept + len(_page_text(_tags_replaced(_TAG_RE, b" ", rest), codec).encode("utf-8", "replace"))
 
-    rest = _PRE_RE.sub(preformatted, page)
-    return kept + len(_page_text(_TAG_RE.sub(b" ", rest), codec).encode("utf-8", "replace"))
+
+def _cut_out(page: bytes, elements: Iterator[tuple[bytes, int, int, int, int]] | list) -> bytes:
+    """``page`` with each of ``elements`` (:func:`_elements`') replaced by one space."""
+    parts, at = [], 0
+    for _, start, _, _, end in elements:
+        parts += (page[at:start], b" ")
+        at = end
+    return b"".join((*parts, page[at:]))
 
 
 def _heading(body: str) -> str:
@@ -108,14 +151,14 @@ def html_shape(sample: bytes, scope: str) -> str:
     :func:`~scratchfs.api.shape_words.shape_limit` characters (``MAX_SHAPE_CHARS``, less where words go beside it).
     Never raises (bytes the page's codec cannot decode read as U+FFFD, as a browser reads them)."""
     codec = sample_codec(sample)  # the title and headings decoded as the text view decodes the page
-    title = _TITLE_RE.search(sample)
-    named = _page_text(title.group(1), codec) if title else ""
+    title = next(_elements(sample, _TITLE_OPEN, True), None)
+    named = _page_text(sample[title[2]:title[3]], codec) if title else ""
     visible = _text_bytes(sample, codec)
     share = 1 - visible / max(1, len(sample))
     titled = f'title "{short_name(named, 80)}", ' if named else "no title, "
     text = scoped(f"HTML, {titled}~{kib(visible)} of text in {kib(len(sample))} ({share:.0%} markup)", scope)
-    headings = [(level.decode(), _page_text(_TAG_RE.sub(b"", _BREAK_RE.sub(b" ", body)), codec))
-                for level, body in _HEADING_RE.findall(sample)]
+    headings = [(level[1:].decode(), _page_text(_tags_replaced(_TAG_RE, b"", _tags_replaced(_BREAK_RE, b" ", sample[
+        start:end])), codec)) for level, _, start, end, _ in _elements(sample, _HEADING_OPEN, True)]
     headings = [(level, body) for level, body in headings if body]
     if not headings:
         return clip(text)

@@ -69,6 +69,12 @@ MAX_INT_DIGITS = 4300
 """Most digits of a JSON integer Python (and the SDK's parser) reads."""
 DRAIN_SECONDS = 120.0
 """Longest wait, when stdin ends, for the replies of the requests still running (each read stops at its own limit)."""
+MOST_UNANSWERED = 128
+"""Most requests read and not yet answered, their replies written (:attr:`LineWriter.backlog`), before stdin is
+read again: a client that floods requests and never reads its replies (the stdout pipe full) held every reply in
+the server's memory -- 3,000 reads of 60 KB, 490 MiB (helper hostile20) --; at most 128 replies of a 64 KiB budget,
+about 20 MiB, are now held, and the client's writes block instead (a client that writes 128 requests before it reads
+a reply still gets them all)."""
 BATCH_REFUSED = "Invalid Request: MCP has no JSON-RPC batches; send each message on its own line"
 CANCELLED = "notifications/cancelled"
 @dataclass(frozen=True)
@@ -281,6 +287,7 @@ class ScreenedLines:
 
     async def __anext__(self) -> str:
         while True:
+            await self._writer.room(MOST_UNANSWERED)  # (a client that reads no reply is not read either)
             self.reading = True
             try:
                 verdict = await self._worker.run(self._next_verdict)

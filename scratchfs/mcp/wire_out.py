@@ -90,6 +90,7 @@ class LineWriter:
         self.pending: dict[str, int | str] = {}  # requests not yet answered, their ids as sent, by correlation_key:
         # the SDK's (7 is "7")
         self._writing = 0  # replies being written (their requests no longer pending)
+        self._queued = 0  # replies (and the SDK's notifications) given to write and not yet written
         self.stopped = False  # set by stop: nothing more is written
 
     def expect(self, request_id: int | str) -> None:
@@ -116,16 +117,36 @@ class LineWriter:
         """
         data = text.encode("utf-8", "replace")
         answered = request_ids.answered_ids(text) if self.pending and answers else []
-        async with self._lock:
-            if self.stopped:  # (the request was answered by stop already, or its server is going)
-                return
-            for request_id in answered:  # (before the write: the client may send the id again once it reads it)
-                self.forget(request_id)
-            self._writing += 1
-            try:
-                await self._worker.run(self._put, data)
-            finally:
-                self._writing -= 1
+        self._queued += 1
+        try:
+            async with self._lock:
+                if self.stopped:  # (the request was answered by stop already, or its server is going)
+                    return
+                for request_id in answered:  # (before the write: the client may send the id again once it reads it)
+                    self.forget(request_id)
+                self._writing += 1
+                try:
+                    await self._worker.run(self._put, data)
+                finally:
+                    self._writing -= 1
+        finally:
+            self._queued -= 1
+
+    @property
+    def backlog(self) -> int:
+        """The requests handed on and not yet answered plus the lines given to :meth:`write` and not yet written
+        (one reply may count in both for a moment: a bound on it errs low)."""
+        return len(self.pending) + self._queued
+
+    async def room(self, most: int) -> None:
+        """Wait until :attr:`backlog` is under ``most`` (or the writer is stopped): the wire's reader waits so
+        before it reads another line, so a client that sends requests and never reads their replies holds at most
+        ``most`` of them in the server's memory (it is read again as it reads them); polled every 10 ms while
+        full."""
+        import anyio
+
+        while self.backlog >= most and not self.stopped:
+            await anyio.sleep(0.01)
 
     async def drained(self, seconds: float) -> None:
         """Wait until every pending request is answered and its reply written, or ``seconds`` passed."""
