@@ -221,9 +221,9 @@ def test_the_layout_is_told_once_per_entry_and_the_split_rule_said_on_the_first_
 
     told = []
 
-    def counted(src, header=0):
+    def counted(src, header=0, piped=False):
         told.append(header)
-        return source_layout(src, header)
+        return source_layout(src, header, piped)
 
     source_layout = structured.source_layout
     monkeypatch.setattr(structured, "source_layout", counted)

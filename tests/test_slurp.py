@@ -230,11 +230,13 @@ def test_content_over_the_bound_is_refused_naming_the_paged_read(tools, scratch_
 
 def test_the_refusal_s_words_are_true_slurp_reads_each_kind_it_names(tools, scratch_scope):
     """The refusal says slurp=true is for JSON lines, JSON texts one after another, CSV/TSV tables and tables aligned
-    by spaces under a header line (it said "JSON lines and CSV/TSV tables", yet it read tables aligned by spaces)."""
+    by spaces or drawn with pipes under a header line (it said "JSON lines and CSV/TSV tables", yet it read tables
+    aligned by spaces)."""
     kinds = {"JSON lines": b'{"a": 1}\n{"a": 2}\n{"a": 3}\n',
              "JSON texts one after another": b'{\n  "a": 1\n}\n{\n  "a": 2\n}\n{\n  "a": 3\n}\n',
              "CSV/TSV tables": b"a,b\n1,x\n2,y\n3,z\n",
-             "tables aligned by spaces": (TOOLS / "ps-auxww.txt").read_bytes()}
+             "tables aligned by spaces": (TOOLS / "ps-auxww.txt").read_bytes(),
+             "drawn with pipes": b"| a | b |\n|---|---|\n| 1 | x |\n| 2 | y |\n| 3 | z |\n"}
     text = scratch_scope.spill(b"plain words\n", source_tool="shell").handle
     with pytest.raises(InvalidArgument) as refused:
         tools.call("read_handle", {"handle": text, "jq": "length", "slurp": True})
@@ -264,7 +266,7 @@ def test_slurp_of_what_is_no_records_or_rows_or_without_jq_is_refused(tools, scr
         tools.call("read_handle", {"handle": doc, "jq": "length", "slurp": True})
     html = scratch_scope.spill(fixture_data["browser-rust-book.html"], source_tool="fetch").handle
     with pytest.raises(InvalidArgument, match=r"slurp=true is for JSON lines, JSON texts one after another, CSV/TSV "
-                       r"tables and tables aligned by spaces under a header line; .*select="):
+                       r"tables and tables aligned by spaces or drawn with pipes under a header line; .*select="):
         tools.call("read_handle", {"handle": html, "jq": "length", "slurp": True})
     lines = scratch_scope.spill(b'{"a": 1}\n{"a": 2}\n', source_tool="log").handle
     with pytest.raises(InvalidArgument, match="give jq= too"):

@@ -440,6 +440,17 @@ def test_the_web_table_of_a_table_aligned_by_spaces_is_the_models_rows(store, cl
     assert web["total_rows"] == len(page.items) == 103
 
 
+def test_the_web_table_of_a_table_drawn_with_pipes_is_the_models_rows(store, client):
+    scope = store.scope("run-c3", "agent-1")
+    data = (Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "sqlite-table-packages.txt").read_bytes()
+    stub = scope.spill(data, source_tool="sqlite3 -table")
+    page = scope.structure.rows(stub.handle, 1, 10_000, budget=65536)
+    web = client.get(h_url(scope, stub.handle, "/table"), params={"rows": 500}).json()
+    assert stub.shape.startswith("table in +---+ borders") and page.cursor is None
+    assert web["columns"] == page.extra["header"] == ["name", "version", "month"]
+    assert web["rows"] == page.items and web["total_rows"] == len(page.items) == 30
+
+
 def test_fsck_is_bounded_and_served_again_while_fresh(store, client, monkeypatch):
     """A GET checks at most ?limit= entries (then gives the cursor to go on) and one report is served again, with its
     age, instead of a new check per GET: GETs cannot pin a core."""

@@ -18,6 +18,7 @@ from scratchfs.api.jq_inputs import PLACEHOLDER
 from scratchfs.api.misfit import holds
 from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.api.shape_columns import headless_columns
+from scratchfs.api.shape_pipes import is_piped
 from scratchfs.api.shape_stream import is_stream
 from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES, MAX_SLURP_BYTES
 from scratchfs.foundation.calls import Advice, Call
@@ -55,7 +56,8 @@ def placeholder_refusal(handle: str, kind: str | None, shape: str | None, head: 
             "read_handle", handle=handle, jq="keys"), *_all_at_once(handle, size, "documents"))
     elif kind == "json":
         advice = _document(handle, json_top(head[:HEAD_BYTES]), size)
-    elif kind == "csv" or is_aligned(kind, shape) or (kind == "text" and headless_columns(shape) is not None):
+    elif kind == "csv" or is_aligned(kind, shape) or is_piped(kind, shape) or (
+            kind == "text" and headless_columns(shape) is not None):
         advice = Advice.of("jq runs on JSON, and over a table's rows only with slurp=true; its rows: ",
                            Call.of("read_handle", handle=handle, row=1, rows=20),
                            *_all_at_once(handle, size, "rows"))

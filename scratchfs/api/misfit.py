@@ -21,6 +21,7 @@ from scratchfs.api.shape import SAMPLE_BYTES, binary_format
 from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.api.shape_binary import compressed_format
 from scratchfs.api.shape_columns import headless_columns
+from scratchfs.api.shape_pipes import is_piped, piped_noun
 from scratchfs.api.shape_said import GREP_SAID, cr_ends_said, plain_said
 from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.shape_terminal import coloured, is_terminal
@@ -47,7 +48,7 @@ _FITS = {"html": 'view="text" (the page\'s readable text) or select= (the text o
          **{kind: "".join(text for text, _ in parts) for kind, parts in _EXAMPLES.items()}}
 """The reads that fit a kind, as a model reads them (:data:`_EXAMPLES` joined, for the kinds that have examples)."""
 _SLURP_FOR = ("slurp=true is for JSON lines, JSON texts one after another, CSV/TSV tables and tables aligned by spaces "
-              "under a header line")
+              "or drawn with pipes under a header line")
 
 T = TypeVar("T")
 _SELECTOR_CHARS = 60  # most characters of a selector a refusal echoes
@@ -67,6 +68,8 @@ def what_it_holds(content_type: str | None, shape: str | None = None) -> str:
         return f"binary data ({binary_format(shape)})"
     if is_aligned(content_type, shape):
         return "a table aligned by spaces"
+    if is_piped(content_type, shape):
+        return piped_noun(shape)
     if is_stream(content_type, shape):
         return "JSON texts one after another (a stream of documents, as jq prints them)"
     what = _WHAT.get(content_type or "", "content of no detected type")
@@ -92,12 +95,12 @@ def fitting_reads(content_type: str | None, line_bytes: float = 0.0, shape: str 
     read, as a one-line JSON document's do, or when it is binary data: the stub's rule) and searches. With
     ``handle``, the text views' reads are calls of it (:class:`~scratchfs.foundation.calls.Advice`)."""
     kind = "terminal" if is_terminal(content_type, shape) or coloured(shape) else content_type or ""
-    if handle is not None and kind in ("html", "terminal") and not is_aligned(content_type, shape) and not is_stream(
-            content_type, shape):
+    tabled = is_aligned(content_type, shape) or is_piped(content_type, shape)  # (read as a table's rows)
+    if handle is not None and kind in ("html", "terminal") and not tabled and not is_stream(content_type, shape):
         by = "byte range (offset=, length=)" if line_bytes > DEFAULT_READ_BYTES else "lines (line=, lines=)"
         return Advice.of("read ", _viewed(kind, handle), f"; or read it by {by} or by search (match=, pattern=)")
     fits: str | Advice | None = _fits(kind, handle)
-    if is_aligned(content_type, shape):
+    if tabled:
         fits = _fits("csv", handle)  # (read as a table's rows)
     elif is_stream(content_type, shape):
         fits = "jq= (a filter run on each document) or jq= with slurp=true (one filter over the array of them all)"
@@ -249,7 +252,7 @@ def slurp_form(handle: str, kind: str | None, shape: str | None, filter: str | N
     a read to write a filter from, by the document's ``top`` level: an array's first item, else its keys)."""
     if kind == "jsonl" or is_stream(kind, shape):
         return "records" if kind == "jsonl" else "documents"
-    if is_aligned(kind, shape):
+    if is_aligned(kind, shape) or is_piped(kind, shape):
         return "rows"
     if kind == "csv":
         return "arrays" if headless(kind, shape) else "rows"

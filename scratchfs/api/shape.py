@@ -33,6 +33,7 @@ from scratchfs.api.shape_log import log_events, log_lines
 from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_merge import MixedItems, fitted, fitted_with, items_template, value_word
 from scratchfs.api.shape_partial import partial_json
+from scratchfs.api.shape_pipes import pipes_shape
 from scratchfs.api.shape_said import browser_decodes_said, not_utf8_clause, plain_head
 from scratchfs.api.shape_settings import settings_shape, tab_keyed
 from scratchfs.api.shape_stream import STREAM_SHAPE, json_stream
@@ -238,10 +239,11 @@ def _described(sample: bytes, size: int, lines: int, source: ContentSource | Non
         return _not_utf8(Shape("text", kind), odd, sample, complete, read_as) if odd else Shape("text", kind)
     head_rows = _head_rows(head) if (logs := log_lines(head)) else 0  # (0 until needed: none is never half a row)
     is_log = logs > 0 and logs >= 0.5 * head_rows  # most start with a timestamp or a log level
-    found = None if is_log else _delimited(text, lambda: _utf8(sample, complete) or sample.decode("utf-8", "replace"),
-                                           complete, size, lines)
-    aligned = None if is_log or found is not None else aligned_shape(text, complete, lines)
-    keyed = (found is not None or aligned is not None) and tab_keyed(sample[bom:])  # (Key:<tab>value lines,
+    piped = None if is_log else pipes_shape(text, complete, lines)  # (before CSV: a cell may hold commas)
+    found = None if is_log or piped else _delimited(text, lambda: _utf8(sample, complete) or sample.decode(
+        "utf-8", "replace"), complete, size, lines)
+    aligned = piped or (None if is_log or found is not None else aligned_shape(text, complete, lines))
+    keyed = not piped and (found is not None or aligned is not None) and tab_keyed(sample[bom:])  # (Key:<tab>value,
     settings = settings_shape(sample[bom:], lines, complete, scope, size - bom) if keyed else None  # /proc/*/status,
     if settings is not None:  # cpuinfo, lscpu: two columns to a table's rule; settings when they read as such)
         return _not_utf8(Shape("text", settings), odd, sample, complete, read_as) if odd else Shape("text", settings)

@@ -18,6 +18,7 @@ from scratchfs.api.page_reads import PageReads
 from scratchfs.api.past_last import past_last
 from scratchfs.api.shape_aligned import header_line, is_aligned
 from scratchfs.api.shape_columns import COLUMNS_BYTES, headless_columns, runs_starts
+from scratchfs.api.shape_pipes import is_piped, piped_noun
 from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.slurp_advice import paged_instead
 from scratchfs.api.structure_entry import entry_identity
@@ -179,8 +180,7 @@ class StructureReads(PageReads):
                     f"slurp=true reads at most {MAX_SLURP_BYTES // 2**20} MiB of content (it holds every record or "
                     f"row at once); {handle} is {src.size / 2**20:.1f} MiB: page it instead: ",
                     paged_instead(handle, filter, form)))
-            layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else self._headless(
-                src, kind, handle, blob, "slurp=true")  # (split by it, not CSV)
+            layout = self._table_layout(src, kind, handle, blob, "slurp=true")  # (split by it, not CSV)
             blob = blob if layout is None else f"{blob}:aligned"
             try:
                 page = slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, cache_key=blob,
@@ -213,8 +213,7 @@ class StructureReads(PageReads):
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self.check_fits(kind, "row", handle)
-            layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else self._headless(
-                src, kind, handle, blob, "row=")
+            layout = self._table_layout(src, kind, handle, blob, "row=")
             if cursor is None and layout is None:  # (a cursor is bound to this entry and read: its first page
                 self._table_fits(src, kind, handle, self._lines_instead(handle, row, rows, call_budget))  # passed it)
             headed = not headless(kind, self.shape) and (layout is None or layout.headed)  # (no header: its first
@@ -255,16 +254,27 @@ class StructureReads(PageReads):
         return placeholder_refusal(handle, kind, shape, src.read(0, HEAD_BYTES), src.size, records=records,
                                    jsonish=jsonish, line_bytes=self.line_bytes)
 
-    def _layout(self, src: ReaderSource, handle: str, blob: str) -> Layout:
-        """The layout of an entry whose shape says it is a table aligned by spaces, told again from its first lines
-        as the shape was (:func:`~scratchfs.engine.structure.aligned.source_layout`, its header past the preamble
-        the shape names), kept per entry (:data:`_LAYOUTS`) for the next pages. Raises InvalidArgument if they
-        make none (they did at spill time: the entry is not what its shape says)."""
-        header = header_line(self.shape)
-        key = f"{entry_identity(handle, blob)}\0{header}"
-        layout = _LAYOUTS.get(key) or source_layout(src, header)
+    def _table_layout(self, src: ReaderSource, kind: str | None, handle: str, blob: str, read: str
+                      ) -> Layout | None:
+        """The layout a rows read (``read``: ``"row="``, ``"slurp=true"``) of an entry stored as ``kind`` splits
+        its lines by: a table aligned by spaces' or drawn with pipes' (:meth:`_layout`), text in columns with no
+        header line's (:meth:`_headless`), else ``None`` (CSV)."""
+        piped = is_piped(kind, self.shape)
+        if piped or is_aligned(kind, self.shape):
+            return self._layout(src, handle, blob, piped)
+        return self._headless(src, kind, handle, blob, read)
+
+    def _layout(self, src: ReaderSource, handle: str, blob: str, piped: bool = False) -> Layout:
+        """The layout of an entry whose shape says it is a table aligned by spaces (``piped``: drawn with pipes),
+        told again from its first lines as the shape was (:func:`~scratchfs.engine.structure.aligned.source_layout`,
+        its header past the preamble the shape names), kept per entry (:data:`_LAYOUTS`) for the next pages. Raises
+        InvalidArgument if they make none (they did at spill time: the entry is not what its shape says)."""
+        header = 0 if piped else header_line(self.shape)
+        key = f"{entry_identity(handle, blob)}\0{'piped' if piped else header}"
+        layout = _LAYOUTS.get(key) or source_layout(src, header, piped)
         if layout is None:
-            raise InvalidArgument(f"{handle}'s first lines make no table aligned by spaces, though its shape says "
+            what = piped_noun(self.shape) if piped else "a table aligned by spaces"
+            raise InvalidArgument(f"{handle}'s first lines make no {what.split(' (')[0]}, though its shape says "
                                   "so; read its lines instead")
         _LAYOUTS.put(key, layout)
         return layout
@@ -318,8 +328,7 @@ class StructureReads(PageReads):
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> tuple[list[list[str]], bool]:
             self.check_fits(kind, "row", handle)
-            layout = self._layout(src, handle, blob) if is_aligned(kind, self.shape) else self._headless(
-                src, kind, handle, blob, "row=")
+            layout = self._table_layout(src, kind, handle, blob, "row=")
             if layout is None:
                 self._table_fits(src, kind, handle)
             records: list[list[str]] = []

@@ -13,12 +13,13 @@ from collections.abc import Iterator
 from scratchfs.api.jq_inputs import PLACEHOLDER
 from scratchfs.api.shape_aligned import header_line, is_aligned
 from scratchfs.api.shape_columns import COLUMNS_BYTES, headless_columns, runs_starts
+from scratchfs.api.shape_pipes import is_piped
 from scratchfs.api.shape_settings import FIND_KEY, is_settings
 from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.shape_table import is_headless
 from scratchfs.api.shape_terminal import coloured, is_terminal
 from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES, MAX_SLURP_BYTES, BytesSource, iter_rows, rows_page
-from scratchfs.engine.structure.aligned import is_blank, is_row
+from scratchfs.engine.structure.aligned import Layout, is_blank, is_row, source_layout
 from scratchfs.engine.structure.paging import iter_lines
 from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.errors import BadRecord, ScratchError, WideHeader
@@ -81,8 +82,8 @@ def structure_call(call: str, content_type: str | None, shape: str | None, size:
         return None  # colours, cursor moves, progress bars, an HTML page's markup: the text view, named first
     if is_settings(content_type, shape):  # key = value lines: a search for a key, its name in the pattern
         return _FIND_KEY
-    if is_aligned(content_type, shape):  # a table aligned by spaces: (its rows: RowsAfter) one jq over all of them
-        return _SLURP
+    if is_aligned(content_type, shape) or is_piped(content_type, shape):  # a table aligned by spaces or drawn with
+        return _SLURP  # pipes: (its rows: RowsAfter) one jq over all of them
     if content_type == "json" and size > MAX_JQ_DOCUMENT_BYTES:  # past the jq bound only paths stream
         return {"array": _BY_ITEMS, "object": _BY_KEY}.get(top or "")
     if content_type == "json" and next_read is not None:  # every key named: not jq="keys[]"
@@ -103,7 +104,8 @@ _ROWS_REACH = MAX_STUB_BYTES + 16 * 1024  # bytes of a table's start its rows ar
 
 
 def rows_after(content_type: str | None, head: bytes, size: int, shape: str | None) -> RowsAfter | None:
-    """The :class:`RowsAfter` of a table (CSV/TSV, text whose shape says it is a table aligned by spaces, or text
+    """The :class:`RowsAfter` of a table (CSV/TSV, text whose shape says it is a table aligned by spaces or drawn
+    with pipes, or text
     whose shape says its first lines stand in columns with no header line, when a rows read splits them:
     :func:`~scratchfs.api.shape_columns.runs_starts` of the bytes that read tells it from) or of JSON lines, else
     ``None`` (``head``: the content's first bytes, at least
@@ -112,6 +114,9 @@ def rows_after(content_type: str | None, head: bytes, size: int, shape: str | No
         return RowsAfter(content_type, head, size, shape)
     if is_aligned(content_type, shape):  # (its layout told again from its first lines, as a rows read tells it)
         return RowsAfter("csv", head, size, shape, aligned=True)
+    if is_piped(content_type, shape):  # (its rows read as a rows read reads them, by its layout)
+        layout = source_layout(BytesSource(head), piped=True)
+        return None if layout is None else RowsAfter("csv", head, size, shape, layout=layout)
     if content_type == "text" and headless_columns(shape) is not None and runs_starts(head[:COLUMNS_BYTES]) is not None:
         return RowsAfter("csv", head, size, shape, aligned=True, headed=False)  # (no header: row 1 its first line;
     return None  # split at runs of spaces, as the rows read splits it -- cells holding spaces refuse it: no row=)
@@ -122,15 +127,15 @@ NARROW_BUDGET = REPLY_BUDGET_BYTES - 1024
 take."""
 
 
-def narrowed(head: bytes, headed: bool = True) -> list[int] | None:
+def narrowed(head: bytes, headed: bool = True, layout: Layout | None = None) -> list[int] | None:
     """The columns (by number, from 0) a note's rows read names for a table whose start is ``head``: ``None`` (all
     of them) when its header fits a page of the default reply budget, else the first that fit (at most 16, at
     least one) -- a read of a header of 10,000 columns is refused, naming this one; ``headed`` false (no header
-    line): ``None``. Raises nothing."""
-    if not headed or _fits_surely(head):  # (the rows read below added ~50 us a CSV stub: bench/shape_calls.py)
-        return None
+    line): ``None``; ``layout``: a table drawn with pipes, read by it. Raises nothing."""
+    if not headed or (layout is None and _fits_surely(head)):  # (the rows read below added ~50 us a CSV stub:
+        return None  # bench/shape_calls.py)
     try:
-        rows_page(BytesSource(head), 1, 1, budget_bytes=NARROW_BUDGET)
+        rows_page(BytesSource(head), 1, 1, budget_bytes=NARROW_BUDGET, layout=layout)
     except WideHeader as exc:
         return list(exc.fitting or (0,))
     except (ScratchError, ValueError):
@@ -159,7 +164,8 @@ def _fits_surely(head: bytes) -> bool:
 
 
 class RowsAfter:
-    """The rows read (a table's, ``content_type`` ``csv``; ``aligned``: a table aligned by spaces) or the records
+    """The rows read (a table's, ``content_type`` ``csv``; ``aligned``: a table aligned by spaces; ``layout``: one
+    drawn with pipes, whose rows the reads read by it) or the records
     read (``jsonl``) a note names after a preview of ``head`` (the content's first bytes: at least a row past the
     preview, or all of it when ``size`` is no more): from the first row or record the preview does not show whole,
     counted as the engine's reads count them (:func:`~scratchfs.engine.structure.iter_rows`: a quoted field may hold
@@ -167,12 +173,12 @@ class RowsAfter:
     with no header line --; a record is a line that is not blank, as a ``record=`` read numbers them). ``leads``: a
     CSV/TSV's with a header, which a note names first (a line read splits a row whose quoted field holds line ends)."""
 
-    __slots__ = ("_known", "_narrowed", "_refused", "_starts", "_walk", "aligned", "head", "headed", "leads", "shape",
-                 "size", "word")
+    __slots__ = ("_known", "_narrowed", "_refused", "_starts", "_walk", "aligned", "head", "headed", "layout", "leads",
+                 "shape", "size", "word")
 
     def __init__(self, content_type: str, head: bytes, size: int, shape: str | None, aligned: bool = False,
-                 headed: bool = True) -> None:
-        self.head, self.size, self.shape, self.aligned = head, size, shape, aligned
+                 headed: bool = True, layout: Layout | None = None) -> None:
+        self.head, self.size, self.shape, self.aligned, self.layout = head, size, shape, aligned, layout
         self.word = "row" if content_type == "csv" else "record"
         self.headed = headed and not (shape is not None and is_headless(shape))
         self.leads = self.word == "row" and self.headed and not aligned
@@ -206,7 +212,7 @@ class RowsAfter:
         if self.word == "record":
             return after_handle(record=first, records=RECORDS)
         if self._narrowed is False:
-            self._narrowed = None if self.aligned else narrowed(self.head[:_ROWS_REACH], self.headed)
+            self._narrowed = None if self.aligned else narrowed(self.head[:_ROWS_REACH], self.headed, self.layout)
         return after_handle(row=first, rows=ROWS, columns=self._narrowed)
 
     def _row(self, covered: int) -> int | None:
@@ -258,7 +264,7 @@ class RowsAfter:
             return
         passed: list[BadRecord] = []  # (a row that cannot be read: passed over, as a rows read's pages pass over
         told = 0  # it, its number kept; a row cut at the reach's end is one)
-        rows = iter_rows(BytesSource(head[:_ROWS_REACH]), passed=passed, headed=self.headed)
+        rows = iter_rows(BytesSource(head[:_ROWS_REACH]), passed=passed, headed=self.headed, layout=self.layout)
         for yielded, (start, _cells) in enumerate(rows):
             yield from ((bad.record, bad.offset) for bad in passed[told:])  # (before it)
             told = len(passed)

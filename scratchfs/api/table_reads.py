@@ -3,6 +3,7 @@ line (its stub says "no header"), one aligned by spaces, text in which no table 
 
 from __future__ import annotations
 
+from scratchfs.api.shape_pipes import piped_note
 from scratchfs.api.shape_table import is_headless
 from scratchfs.engine.structure import ItemPage, ReaderSource, iter_rows
 from scratchfs.engine.structure.aligned import RUNS, Layout
@@ -37,15 +38,16 @@ HEADLESS_COLUMNS_NOTE = ("a table aligned by spaces with no header line (stored 
 
 
 def noted_rows(page: ItemPage, kind: str | None, layout: Layout | None, headed: bool, first: bool) -> ItemPage:
-    """``page`` (of a rows read of an entry stored as ``kind``; ``layout``: a table aligned by spaces; ``headed``:
-    read with a header line; ``first``: the read's first page) with what its ``note`` says of how it was read before
-    what it said: how the lines of a table aligned by spaces split, that no table was found in text when it was
-    stored, or that the table has no header line (the last two in full on the first page, in short on the next)."""
+    """``page`` (of a rows read of an entry stored as ``kind``; ``layout``: a table aligned by spaces or drawn
+    with pipes; ``headed``: read with a header line; ``first``: the read's first page) with what its ``note`` says
+    of how it was read before what it said: how the lines of such a table split, that no table was found in text
+    when it was stored, or that the table has no header line (the last two in full on the first page, in short on
+    the next)."""
     said = None
     if layout is not None and not layout.headed:  # (text whose lines stand in columns: its shape's words)
         said = HEADLESS_COLUMNS_NOTE if first else None
     elif layout is not None:  # (how its lines split: on the first page of a read only)
-        said = _aligned_note(layout, page, first)
+        said = (piped_note if layout.piped else _aligned_note)(layout, page, first)
     elif kind in SNIFFED_NO_TABLE:  # (in full on the first page, in short on the next: each keeps its next call)
         said = (f"stored as {kind}: no table was found in its first lines when it was stored; these are its "
                 "lines cut at the delimiter of its first line" if first else f"stored as {kind}: lines cut, no table")

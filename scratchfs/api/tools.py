@@ -154,15 +154,15 @@ _READ_HANDLE = ToolSpec(
                                   "alone (`input`/`inputs` refused)."},
             "slurp": {"type": "boolean", "default": False,
                       "description": "With `jq`: run it once over the array of all JSON-lines records, JSON texts, "
-                                     "or CSV/TSV or aligned table rows (objects keyed by the header, arrays if \"no "
-                                     "header\"; numbers as numbers); at most 16 MiB."},
+                                     "or CSV/TSV, aligned or pipe table rows (objects keyed by the header, arrays if "
+                                     "\"no header\"; numbers as numbers); at most 16 MiB."},
             "record": {"type": "integer", "minimum": 1, "description": "The first JSON-lines record (from 1)."},
             "records": {"type": "integer", "minimum": 1, "maximum": 10_000,
                         "description": "Most JSON-lines records a page; with `jq`, most records it gives outputs "
                                        "for (the others passed over)."},
             "row": {"type": "integer", "minimum": 1,
-                    "description": "The first CSV/TSV or aligned table row (from 1, after the header, which comes "
-                                   "along; if \"no header\", from the first line)."},
+                    "description": "The first CSV/TSV, aligned or pipe table row (from 1, after the header, which "
+                                   "comes along; if \"no header\", from the first line)."},
             "rows": {"type": "integer", "minimum": 1, "maximum": 10_000, "description": "Most rows a page."},
             "columns": {"type": "array", "items": {"type": ["string", "integer"], "maxLength": MAX_COLUMN_CHARS},
                         "minItems": 1, "maxItems": MAX_COLUMNS,

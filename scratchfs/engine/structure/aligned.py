@@ -37,9 +37,11 @@ from itertools import pairwise
 
 from scratchfs.engine.structure.aligned_fit import Fit, learn_fit
 from scratchfs.engine.structure.paging import ContentSource
+from scratchfs.engine.structure.pipe_lines import PIPED, find_pipes, pipe_cells, pipe_ends, pipe_row
 
 __all__ = ["FIXED", "HEAD_CHARS", "HEAD_LINES", "MAX_PREAMBLE", "RUNS", "Layout", "find_layout", "find_table",
-           "head_lines", "header_candidates", "headless_layout", "is_blank", "is_row", "may_be_header", "source_layout"]
+           "head_lines", "header_candidates", "headless_layout", "is_blank", "is_row", "may_be_header", "pipes_layout",
+           "source_layout"]
 
 RUNS = "runs"
 FIXED = "fixed"
@@ -85,7 +87,11 @@ class Layout:
     header line in the content: past a preamble) and ``headed`` (``False``: a table with no header line, its first
     line row 1 and its ``names`` its columns' numbers, ``"0"``, ``"1"``...: :func:`headless_layout`); ``pushed``:
     for a table split at runs of spaces, how a row its ``fit`` cannot tell is read as ``ps`` prints it
-    (:class:`Pushed`: a 6-digit ``RSS`` in a column of 5 after ``USER``'s padding, in a row past the first lines)."""
+    (:class:`Pushed`: a 6-digit ``RSS`` in a column of 5 after ``USER``'s padding, in a row past the first lines).
+
+    A table drawn with pipes (:mod:`~scratchfs.engine.structure.pipe_lines`: :func:`pipes_layout`) is one more
+    layout of the same reads: its ``rule`` its form (``"markdown"``, ``"psql"``, ``"box"``), its ``starts`` where
+    its header's pipes stand, its lines split at their pipes."""
 
     names: tuple[str, ...]
     starts: tuple[int, ...]
@@ -101,11 +107,29 @@ class Layout:
         return f"{self.rule}:{','.join(map(str, self.starts))}" + (f"@{self.start}" if self.start else "") + (
             "" if self.headed else ":no header")
 
+    @property
+    def piped(self) -> bool:
+        """Whether the table is drawn with pipes: the line under its header is its rule, no row."""
+        return self.rule in PIPED
+
+    def ends(self, line: str) -> bool:
+        """Whether ``line`` (no newline) ends the rows: a blank line (:func:`is_blank`); of a table drawn with
+        pipes, also a line holding none (:func:`~scratchfs.engine.structure.pipe_lines.pipe_ends`)."""
+        return pipe_ends(line, self.rule) if self.rule in PIPED else is_blank(line)
+
+    def is_row(self, line: str) -> bool:
+        """Whether ``line`` (no newline; no line :meth:`ends` the rows at) is a row: no rule of dashes
+        (:func:`is_row`), no border of a box."""
+        return pipe_row(line, self.rule) if self.rule in PIPED else is_row(line)
+
     def cells(self, line: str) -> list[str] | None:
         """The cells of ``line`` (a row; no newline) as a person reads them under the header, one per column, or
         ``None`` when they cannot be told for certain (:mod:`~scratchfs.engine.structure.aligned_fit`): a row after
         the first lines may hold a value wider than its column, or leave a cell empty, where :meth:`split` would
-        cut a value or shift the cells after it."""
+        cut a value or shift the cells after it; a row drawn with pipes holding more cells than the header
+        (:func:`~scratchfs.engine.structure.pipe_lines.pipe_cells`)."""
+        if self.rule in PIPED:
+            return pipe_cells(line, self.rule, len(self.names), self.starts)
         if self.fit is None:
             return self.split(line)
         cells = self.fit.cells(line)
@@ -426,9 +450,21 @@ def headless_layout(starts: tuple[int, ...]) -> Layout:
     return Layout(tuple(map(str, range(len(starts)))), starts, RUNS, headed=False)
 
 
-def source_layout(source: ContentSource, header: int = 0) -> Layout | None:
+def pipes_layout(lines: list[str]) -> Layout | None:
+    """The layout of the table drawn with pipes whose header is one of ``lines``' first (:func:`head_lines`;
+    :func:`~scratchfs.engine.structure.pipe_lines.find_pipes`), :attr:`Layout.start` its header's byte offset, or
+    ``None``."""
+    found = find_pipes(lines)
+    if found is None:
+        return None
+    start = sum(len(line.encode("utf-8", "surrogatepass")) + 1 for line in lines[: found.at])
+    return Layout(found.names, found.pipes, found.form, start=start)
+
+
+def source_layout(source: ContentSource, header: int = 0, piped: bool = False) -> Layout | None:
     """:func:`find_layout` of a whole content's :func:`head_lines` (it reads its first 32 KiB), its header at line
-    ``header`` (from 0): what a spill's shape found from the same lines. Raises what ``source.read`` raises."""
+    ``header`` (from 0): what a spill's shape found from the same lines; ``piped``: :func:`pipes_layout` of them
+    instead (a table drawn with pipes). Raises what ``source.read`` raises."""
     data = source.read(0, 4 * HEAD_CHARS + 4)
-    head = data.decode("utf-8", "replace")
-    return find_layout(head_lines(head, len(data) >= source.size), header)
+    lines = head_lines(data.decode("utf-8", "replace"), len(data) >= source.size)
+    return pipes_layout(lines) if piped else find_layout(lines, header)

@@ -32,7 +32,7 @@ from collections.abc import Callable, Generator, Iterator
 from itertools import chain
 from typing import Any
 
-from scratchfs.engine.structure.aligned import Layout, is_blank, is_row
+from scratchfs.engine.structure.aligned import Layout
 from scratchfs.engine.structure.paging import (
     STOP,
     ContentSource,
@@ -147,17 +147,23 @@ def _per_cell(cells: list[str], marks: list[int]) -> tuple[tuple[int, ...], ...]
 
 
 def _aligned(lines: Iterator[str], layout: Layout, header: bool) -> Iterator[list[str] | dict[str, str]]:
-    """The cells of each line of a table aligned by spaces (``[]`` for a line that is no row) up to its first
-    blank line (which ends them), ``{"unsplit": line}`` for a row whose cells cannot be told for certain
-    (:meth:`Layout.cells`); the first row is the header, its cells the layout's names, when ``header`` (the lines
-    start at the content's start)."""
+    """The cells of each line of a table aligned by spaces or drawn with pipes (``[]`` for a line that is no row)
+    up to the line that ends them (:meth:`Layout.ends`: a blank one), ``{"unsplit": line}`` for a row whose cells
+    cannot be told for certain (:meth:`Layout.cells`); the first row is the header, its cells the layout's names,
+    when ``header`` (the lines start at the header's), and the line under it no row when it is a table's rule
+    (:attr:`Layout.piped`)."""
+    ruled = False
     for line in lines:
-        if is_blank(line.rstrip("\n")):
+        body = line.rstrip("\n")
+        if ruled:  # (the rule under a header drawn with pipes: whatever it looks like)
+            ruled = False
+            yield []
+        elif layout.ends(body):
             return
-        if not is_row(line.rstrip("\n")):
+        elif not layout.is_row(body):
             yield []
         elif header:
-            header = False
+            header, ruled = False, layout.piped
             yield list(layout.names)
         else:
             cells = layout.cells(line.rstrip("\n"))

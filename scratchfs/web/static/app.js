@@ -7,6 +7,7 @@ const app = document.getElementById("app");
 const csrf = document.querySelector('meta[name="scratchfs-csrf"]').content;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
+const TABLE_SHAPES = ["table aligned by spaces", "Markdown table", "psql table", "table in +---+ borders"];
 
 // -- helpers ---------------------------------------------------------------------------------------------------------
 
@@ -472,8 +473,9 @@ async function viewHandle() {
     ["ratio", meta.ratio === null ? "—" : meta.ratio.toFixed(1) + "×"], ["expires in", seconds(meta.expires_in)]];
   const panes = {lines: linesPane(base, meta), search: searchPane(base)};
   if (meta.content_type === "json") panes.tree = treePane(base);
-  const aligned = meta.content_type === "text" && (meta.shape || "").startsWith("table aligned by spaces");
-  if (meta.content_type === "csv" || aligned) panes.table = tablePane(base);
+  // (text read as a table's rows: its shape starts so -- shape_aligned.ALIGNED_SHAPE, shape_pipes.PIPE_SHAPES)
+  const tabled = meta.content_type === "text" && TABLE_SHAPES.some((start) => (meta.shape || "").startsWith(start));
+  if (meta.content_type === "csv" || tabled) panes.table = tablePane(base);
   if (meta.content_type === "html") panes.text = textPane(base);
   const names = {lines: "Lines", search: "Search", tree: "JSON tree", table: "Table", text: "Text"};
   const tabs = el("nav", {class: "tabs"});
