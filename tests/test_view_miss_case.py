@@ -114,3 +114,22 @@ def test_a_miss_whose_words_the_view_breaks_across_lines_names_a_search_that_fin
     assert followed["windows"], followed
     found = followed["windows"][0]["data"]
     assert " ".join(found.split()).lower().count("what is ownership") == 1, found
+
+
+@pytest.mark.parametrize(("name", "value"), [("match", "TEXT"), ("pattern", "REGEX")])
+def test_the_placeholder_is_told_in_the_same_words_by_a_view_search_and_a_search_of_the_stored_bytes(scope, name,
+                                                                                                       value):
+    """A text view's miss and a stored content's miss each wrote their own copy of the placeholder's sentence: one
+    source (:func:`~scratchfs.api.stub_reads.placeholder_said`) says it for both."""
+    from scratchfs.api.stub_reads import placeholder_said
+
+    tools = ScratchTools(scope)
+    page = scope.spill(BOOK.replace(b"text", b"words").replace(b"Text", b"Words"), source_tool="browser").handle
+    log = scope.spill(b"a log line of no interest\n" * 50, source_tool="shell").handle
+    said = placeholder_said(name, value)
+    assert said == f'{name}="{value}" is the stub\'s placeholder: write what you look for in its place'
+    view = tools.read_handle(page, view="text", **{name: value})
+    stored = tools.read_handle(log, **{name: value})
+    assert stored["windows"] == [] and stored["note"].startswith(f"{said} (match= a substring, "), stored
+    assert view["windows"] == [] and view["note"].endswith(f"; {said}"), view
+    assert placeholder_said(name, value.lower()) is None and placeholder_said("jq", "JQ") is None

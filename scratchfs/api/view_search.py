@@ -37,7 +37,7 @@ from scratchfs.api.miss_hints import (
 )
 from scratchfs.api.results import Matches, stopped_note
 from scratchfs.api.search_calls import same_search
-from scratchfs.api.stub_reads import PLACEHOLDERS
+from scratchfs.api.stub_reads import placeholder_said
 from scratchfs.engine.patterns import PatternMatcher
 from scratchfs.engine.search import Matcher, SearchResult, Sink, Window, search
 from scratchfs.engine.seekable import SeekableReader
@@ -157,8 +157,8 @@ def _view_miss(found: SearchResult, offset: int, size: int, asked: Matches,
         return whole_too(said, same_search(asked, WITHOUT_OFFSET, offset=None), True)
     name, sought = ("pattern", asked.pattern) if asked.pattern is not None else (
         "match", (asked.match or b"").decode("utf-8", "replace"))
-    if PLACEHOLDERS[name] == sought:  # (the stub's call run as written: no spelling of it was meant)
-        return f'{said}; {name}="{sought}" is the stub\'s placeholder: write what you look for in its place'
+    if (placeholder := placeholder_said(name, sought)) is not None:  # (the stub's call run as written: no spelling
+        return f"{said}; {placeholder}"  # of it was meant)
     if asked.ignore_case or ignoring_case is None:
         return said
     try:
