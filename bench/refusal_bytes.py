@@ -10,7 +10,8 @@ one fault), mixes of ``read_handle`` arguments (``context=`` without a search, `
 ``ignore_case=`` alone); and, from the fifth session of 2026-12-06, a structure read's forged cursor (now naming the
 read from its start), the ``jq="JQ"`` placeholder run as written over a CSV, a JSON object and JSON lines with
 ``slurp=true`` (whole calls that fit), a text-view search that misses but for its case (the reply's JSON), and the
-stub of a minified JSON document (its note naming ``jq=`` first)."""
+stub of a minified JSON document (its note naming ``jq=`` first); from seen1, the general "reads that fit" refusal
+(row= over JSON and JSON lines, view="text" over CSV, jq= over bytes), its example now a whole call."""
 
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ def main() -> None:
                                                           for i in range(1000)) + b'], "total": 1000}').handle
         page = scope.spill(b"<html><body>" + b"<p>What is Ownership? Some words of text.</p>" * 400
                            + b"</body></html>").handle
+        binary = scope.spill(bytes(range(256)) * 64).handle
         other = re.search(r'cursor="([^"]+)"', tools.call("scratch_list", {"limit": 2})["next_call"])[1]
         cases = {
             "scratch_list, malformed cursor": ("scratch_list", {"prefix": "k", "cursor": "zzz", "budget": 3000}),
@@ -53,13 +55,17 @@ def main() -> None:
             "jq placeholder, JSON lines, slurp": ("read_handle", {"handle": records, "jq": "JQ", "slurp": True}),
             "text view miss, another case (reply)": ("read_handle", {"handle": page, "view": "text",
                                                                      "match": "what is ownership"}),
+            "reads that fit, row= over JSON": ("read_handle", {"handle": document, "row": 1, "budget": 3000}),
+            "reads that fit, view=text over CSV": ("read_handle", {"handle": table, "view": "text"}),
+            "reads that fit, row= over JSON lines": ("read_handle", {"handle": records, "row": 1}),
+            "reads that fit, jq= over bytes": ("read_handle", {"handle": binary, "jq": "."}),
         }
         for name, (tool, arguments) in cases.items():
             try:
                 said = reply_text(tools.call(tool, arguments))
             except ScratchError as exc:
                 said = error_text(exc)
-            for made in (handle, records, table, document, page):
+            for made in (handle, records, table, document, page, binary):
                 said = said.replace(made, "h_" + "x" * 24)
             print(f"{len(said.encode('utf-8')):5,} B  {name}: {said[:150]}")
         minified = scope.spill(b'{"items":[' + b",".join(b'{"id":%d,"name":"repo-%d"}' % (i, i) for i in range(1500))

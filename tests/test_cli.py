@@ -704,7 +704,8 @@ def test_fsck_summary_counts_every_problem_it_lists(tmp_path):
     summary = result.stdout.splitlines()[0]
     assert "missing 0, corrupt 0, orphaned 0, unexpected 1, incomplete writes 0, repaired 0" in summary, summary
     # (it said "`scratchfs fsck --repair --root ROOT` removes them", but no repair touches a link: newuser9)
-    assert result.stderr == "scratchfs: corrupt: 1 problem remains; no repair touches it (its detail says what it is)\n"
+    assert result.stderr == ("scratchfs: not clean: 1 problem remains (unexpected); no repair touches it (its detail "
+                             "says what it is)\n")
 
 
 @pytest.mark.parametrize("args", [["--help"], ["ls", "--run", "r"], ["read-handle", "--run", "r", "nope"]])

@@ -111,7 +111,8 @@ def test_an_orphan_younger_than_the_grace_is_reported_as_the_sweeps_not_as_a_pro
     assert [(p["kind"], p["sweeps"], p["path"]) for p in report["problems"]] == [("orphaned", True, str(orphan))]
     os.utime(orphan, (time.time() - 301, time.time() - 301))
     old = cli("fsck", "--root", str(root))
-    assert old.exit_code == 3 and old.stderr.startswith("scratchfs: corrupt: 1 problem remains;"), old.stderr
+    assert old.exit_code == 3 and old.stderr.startswith("scratchfs: not clean: 1 problem remains (orphaned);"), \
+        old.stderr
 
 
 def test_an_orphan_dated_in_the_future_is_a_problem_not_the_sweeps(root):
@@ -127,7 +128,8 @@ def test_an_orphan_dated_in_the_future_is_a_problem_not_the_sweeps(root):
     ahead = time.time() + 10 * 365 * 86400
     os.utime(orphan, (ahead, ahead))
     found = cli("fsck", "--root", str(root), "--json")
-    assert found.exit_code == 3 and found.stderr.startswith("scratchfs: corrupt: 1 problem remains;"), found.stderr
+    assert found.exit_code == 3 and found.stderr.startswith("scratchfs: not clean: 1 problem remains (orphaned);"), \
+        found.stderr
     [problem] = json.loads(found.stdout)["problems"]
     assert (problem["kind"], problem["sweeps"], problem["path"]) == ("orphaned", False, str(orphan))
     assert "in the future" in problem["detail"] and " -" not in problem["detail"], problem["detail"]
@@ -153,7 +155,8 @@ def test_an_incomplete_write_dated_in_the_future_is_a_problem_not_the_sweeps(roo
     os.utime(partial, (ahead, ahead))
     assert cli("sweep", "--root", str(root)).exit_code == 0 and partial.exists()  # the sweep leaves it
     found = cli("fsck", "--root", str(root), "--json")
-    assert found.exit_code == 3 and found.stderr.startswith("scratchfs: corrupt: 1 problem remains;"), found.stderr
+    assert found.exit_code == 3 and found.stderr.startswith("scratchfs: not clean: 1 problem remains (incomplete);"), \
+        found.stderr
     [problem] = json.loads(found.stdout)["problems"]
     assert (problem["kind"], problem["sweeps"], problem["path"]) == ("incomplete", False, str(partial))
     assert "in the future" in problem["detail"] and "removes it after" not in problem["detail"], problem["detail"]
@@ -188,13 +191,14 @@ def test_links_and_fifos_at_blob_names_are_reported_and_repair_removes_the_names
                                text=True, timeout=60)
         assert swept.returncode == 0 and swept.stderr == "", swept.stderr
     found = cli("fsck", "--root", str(root), "--json")
-    assert found.exit_code == 3 and found.stderr.startswith("scratchfs: corrupt: 5 problems remain;"), found.stderr
+    assert found.exit_code == 3, found.stderr
+    assert found.stderr.startswith("scratchfs: not clean: 5 problems remain (5 unexpected);"), found.stderr
     problems = {p["path"]: p for p in json.loads(found.stdout)["problems"]}
     assert set(problems) == {str(p) for p in planted} | {str(folder / ("e" * 24 + ".zst"))}
     for path, kind in planted.items():
         assert problems[str(path)]["kind"] == "unexpected" and kind in problems[str(path)]["detail"]
     repaired = cli("fsck", "--root", str(root), "--repair", "--json")
-    assert repaired.exit_code == 3 and "1 problem remains" in repaired.stderr, repaired.stderr  # the directory
+    assert repaired.exit_code == 3 and "1 problem remains (unexpected)" in repaired.stderr, repaired.stderr  # the dir
     assert not any(os.path.lexists(p) for p in planted) and target.read_bytes() == b"keep me"
     assert (folder / ("e" * 24 + ".zst")).is_dir()
 
@@ -210,7 +214,8 @@ def test_fsck_finds_missing_corrupt_and_orphaned_and_repairs_them(root):
     entries, orphan = damage(root)
     found = cli("fsck", "--root", str(root), "--json")
     assert found.exit_code == 3
-    assert found.stderr == (f"scratchfs: corrupt: 4 problems remain; `scratchfs fsck --repair --root {root}` "
+    assert found.stderr == ("scratchfs: not clean: 4 problems remain (1 missing, 2 corrupt, 1 orphaned); "
+                            f"`scratchfs fsck --repair --root {root}` "
                             "removes 1 missing entry's row, 2 corrupt entries (rows and files) and 1 orphan\n")
     report = json.loads(found.stdout)
     problems = {(p["kind"], p["key"]) for p in report["problems"]}

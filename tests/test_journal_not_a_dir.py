@@ -147,5 +147,6 @@ def test_the_cli_says_no_repair_touches_a_journal_out_of_place(tmp_path):
     found = CliRunner().invoke(main, ["fsck", "--root", str(root)], catch_exceptions=False)
     assert found.exit_code == 3
     last = found.stderr.strip().splitlines()[-1]  # (said '`scratchfs fsck --repair` removes them' before)
-    assert last == ("scratchfs: corrupt: 1 problem remains; it is the store's own file or directory out of place, "
+    assert last == ("scratchfs: not clean: 1 problem remains (unexpected); it is the store's own file or directory "
+                    "out of place, "
                     "which no repair touches: move it away (its detail says what it is)")

@@ -50,7 +50,7 @@ def test_every_call_a_refusal_names_keeps_the_budget_given(scope, name, argument
     tools = ScratchTools(scope)
     handle = scope.spill((FIXTURES / name).read_bytes(), source_tool="t").handle
     refused = _refused(tools, {"handle": handle, **arguments, "budget": 3000})
-    assert refused.calls, str(refused)  # (each written whole, or as an example's words: row=1)
+    assert refused.calls, str(refused)  # (each written whole)
     assert all(call.endswith("budget=3000)") for call in _CALL.findall(str(refused))), str(refused)
     assert all(call.to_json()["arguments"]["budget"] == 3000 for call in refused.calls)
     assert len(error_text(refused).encode()) < 700  # (each call 13 bytes longer: ", budget=3000")
@@ -66,17 +66,17 @@ def test_a_refusal_adds_no_budget_the_call_did_not_give_or_gave_out_of_range(sco
     assert "budget=10)" not in str(caught.value)
 
 
-def test_a_shown_example_keeps_its_words_and_gets_the_budget_as_data(scope):
-    """A JSON document's refusal of row= shows its example as words (``e.g. jq="keys[]"``): they stay the words, the
-    budget is the call's data. (An HTML page's refusal of record= was read here: it shows no example, and the test
-    checked nothing of one.)"""
+def test_an_example_of_the_reads_that_fit_is_a_whole_call_with_the_budget(scope):
+    """A JSON document's refusal of row= showed its example as bare arguments (``e.g. jq="keys[]"``) where every other
+    refusal names whole calls: it names the whole call now, the budget given in it, within the error's bytes."""
     tools = ScratchTools(scope)
     handle = scope.spill((FIXTURES / "api-ec2-service-model.json").read_bytes(), source_tool="t").handle
     refused = _refused(tools, {"handle": handle, "row": 1, "budget": 5000})
-    shown = [call for call in refused.calls if call.text is not None]
-    assert [call.text for call in shown] == ['jq="keys[]"'], refused.calls
-    assert 'e.g. jq="keys[]", then' in str(refused)
-    assert [call.to_json()["arguments"] for call in shown] == [{"handle": handle, "jq": "keys[]", "budget": 5000}]
+    assert [call.text for call in refused.calls] == [None], refused.calls
+    assert f'e.g. read_handle(handle="{handle}", jq="keys[]", budget=5000), then' in str(refused)
+    assert [call.to_json()["arguments"] for call in refused.calls] == [{"handle": handle, "jq": "keys[]",
+                                                                        "budget": 5000}]
+    assert error_text(refused) == f"invalid argument: {refused}"  # (whole: not cut at the error's cap)
 
 
 def test_the_cli_writes_a_listing_the_refusal_names_without_the_budget_it_has_no_option_for(tmp_path):

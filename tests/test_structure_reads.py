@@ -363,8 +363,9 @@ def test_jq_errors_of_the_filter_stand_as_they_are(tools, scratch_scope):
 
 
 @pytest.mark.parametrize(("data", "fit", "by"), [
-    (b'{"items": [' + b'{"id": 1}, ' * 2000 + b'{"id": 2}]}', 'read it with jq= (e.g. jq="keys[]"', "offset="),
-    (b'{"id": 1}\n' * 2000, "read it with record= (e.g. record=1", "line="),
+    (b'{"items": [' + b'{"id": 1}, ' * 2000 + b'{"id": 2}]}', 'read it with jq= (e.g. read_handle(handle="{}", '
+     'jq="keys[]")', "offset="),
+    (b'{"id": 1}\n' * 2000, 'read it with record= (e.g. read_handle(handle="{}", record=1)', "line="),
 ])
 def test_view_text_over_json_names_the_read_that_fits(tools, scratch_scope, data, fit, by):
     """view="text" over JSON was refused with "read it by range, lines or pattern", jq= (record=) unnamed. Lines are
@@ -372,7 +373,7 @@ def test_view_text_over_json_names_the_read_that_fits(tools, scratch_scope, data
     handle = scratch_scope.spill(data, source_tool="t").handle
     with pytest.raises(InvalidArgument, match='which view="text" does not render') as caught:
         tools.call("read_handle", {"handle": handle, "view": "text"})
-    assert fit in str(caught.value) and by in str(caught.value)
+    assert fit.format(handle) in str(caught.value) and by in str(caught.value)
     assert ("line=" in str(caught.value)) is (by == "line=")
 
 
@@ -385,8 +386,8 @@ def test_a_row_read_of_one_line_json_names_byte_ranges_not_lines(tools, scratch_
         handle = scratch_scope.spill(data, source_tool="t").handle
         with pytest.raises(InvalidArgument) as caught:
             tools.call("read_handle", {"handle": handle, "row": 1})
-        assert f"read it with jq= (e.g. jq=\"keys[]\", then a path into what one of them holds), or {by} or by search" \
-            in str(caught.value)
+        assert (f'read it with jq= (e.g. read_handle(handle="{handle}", jq="keys[]"), then a path into what one of '
+                f"them holds), or {by} or by search") in str(caught.value)
 
 
 @pytest.mark.parametrize(("name", "data", "kind"), [
@@ -565,8 +566,8 @@ def test_a_structure_read_of_binary_content_names_byte_ranges_once(tools, scratc
     with pytest.raises(InvalidArgument) as raised:
         tools.call("read_handle", {"handle": handle, **read})
     message = str(raised.value)
-    assert "(byte ranges) or by search (match=, pattern=)" in message, message
-    assert message.count("offset=") == 1 and "line=" not in message
+    assert f'(byte ranges; its first ones: read_handle(handle="{handle}")) or by search (match=, pattern=)' in message
+    assert message.count("offset=") == 1 and "line=" not in message, message
 
 
 @pytest.mark.parametrize("document", [b"[" * 20_000 + b"]" * 20_000,

@@ -37,11 +37,13 @@ _WHAT = {"html": "an HTML page", "csv": "a CSV/TSV table", "log": "log output", 
 _EXAMPLES: dict[str, tuple[tuple[str, dict[str, object]], ...]] = {
     "csv": (("row= (rows with the header, e.g. ", {}), ("row=1", {"row": 1}),
             ("; columns= picks some) or jq= with slurp=true (all rows at once)", {})),
-    "binary": (("offset= and length=", {"offset": 0, "length": DEFAULT_READ_BYTES}), (" (byte ranges)", {})),
+    "binary": (("offset= and length= (byte ranges; its first ones: ", {}),
+               (f"offset=0, length={DEFAULT_READ_BYTES}", {"offset": 0, "length": DEFAULT_READ_BYTES}), (")", {})),
     "json": (("jq= (e.g. ", {}), ('jq="keys[]"', {"jq": "keys[]"}), (", then a path into what one of them holds)", {})),
     "jsonl": (("record= (e.g. ", {}), ("record=1", {"record": 1}), ("; jq= with it filters each record)", {}))}
-"""The reads that fit a kind, in words split at their examples, each example with its arguments (none: words alone):
-an example is a call that runs on any content of its kind (``keys[]`` on an object or an array)."""
+"""The reads that fit a kind, in words split at their examples, each example's arguments written as words (where no
+handle is known) and as data: an example is a call that runs on any content of its kind (``keys[]`` on an object or
+an array)."""
 _FITS = {"html": 'view="text" (the page\'s readable text) or select= (the text of the elements a CSS selector '
                  'matches, e.g. select="h2")',
          "terminal": 'view="text" (rendered as a terminal shows it)',
@@ -114,13 +116,15 @@ def fitting_reads(content_type: str | None, line_bytes: float = 0.0, shape: str 
 
 
 def _fits(kind: str, handle: str | None) -> str | Advice | None:
-    """:data:`_FITS`'s reads of ``kind``, their examples calls of ``handle`` (shown as their arguments alone, as the
-    text always wrote them: a face that runs calls, the CLI, writes the whole call); ``None``: none of its own."""
+    """:data:`_FITS`'s reads of ``kind``, their examples whole calls of ``handle`` (``read_handle(handle="h_...",
+    row=1)``, as every other refusal names its calls; a long one, past
+    :data:`~scratchfs.foundation.limits.LONG_CALL_BYTES`, in its words: :meth:`Call.shown_when_long`); ``None``: none
+    of its own."""
     if handle is None or kind not in _EXAMPLES:
         return _FITS.get(kind)
     parts: list[str | Call] = []
     for text, arguments in _EXAMPLES[kind]:
-        parts.append(Call.of("read_handle", handle=handle, **arguments).shown(text) if arguments else text)
+        parts.append(Call.of("read_handle", handle=handle, **arguments).shown_when_long(text) if arguments else text)
     return Advice.of(*parts)
 
 

@@ -9,10 +9,11 @@ The check is bounded: it runs only when the bytes searched (``offset`` to the en
 :data:`HINT_SPAN_BYTES` (1 MiB), as at most two more searches of them (each stopping at its first match), a pattern's
 within :data:`HINT_SECONDS` of the regex engine; a larger search says where it looked alone, so a miss in a 1 GB
 blob is never searched twice. A miss in a text view gets the case hint too (:func:`case_hinted`, from
-:mod:`~scratchfs.api.view_search`): an HTML page's view is in memory, searched again within :data:`HINT_SECONDS`
-at any size (about 5.5 ms a MiB when nothing matches: 0.14 s over 25 MiB); terminal output's within
-:data:`HINT_SPAN_BYTES` of its stored bytes. A note is at most :data:`NOTE_BYTES` of JSON (a long needle's call is
-named in words: "the same call with ...")."""
+:mod:`~scratchfs.api.view_search`; in an HTML page's view, whose lines break a sentence's words, a needle's words with
+any white space between them: :func:`spaced_pattern`, :func:`spaced_hinted`): an HTML page's view is in memory,
+searched again within :data:`HINT_SECONDS` at any size (about 5.5 ms a MiB when nothing matches: 0.14 s over 25 MiB);
+terminal output's within :data:`HINT_SPAN_BYTES` of its stored bytes. A note is at most :data:`NOTE_BYTES` of JSON
+(a long needle's call is named in words: "the same call with ...")."""
 
 from __future__ import annotations
 
@@ -30,8 +31,9 @@ from scratchfs.foundation.errors import ScratchError
 from scratchfs.foundation.limits import MAX_NEEDLE_BYTES
 from scratchfs.foundation.text import plural
 
-__all__ = ["HINT_SECONDS", "HINT_SPAN_BYTES", "NOTE_BYTES", "NO_MATCH", "WHOLE", "WITHOUT_OFFSET", "MissNote",
-           "case_hinted", "case_pattern", "no_match_in", "plain_miss", "quoted_hit", "unhinted", "whole_too"]
+__all__ = ["HINT_SECONDS", "HINT_SPAN_BYTES", "NOTE_BYTES", "NO_MATCH", "SPACED_WORDS", "SPACING", "WHOLE",
+           "WITHOUT_OFFSET", "MissNote", "case_hinted", "case_pattern", "no_match_in", "plain_miss", "quoted_hit",
+           "spaced_hinted", "spaced_pattern", "unhinted", "whole_too"]
 
 HINT_SPAN_BYTES = 1 << 20
 """Most bytes searched (``offset`` to the end) for which a miss is searched again for a spelling that matches."""
@@ -108,6 +110,33 @@ def case_pattern(found: Matches) -> str:
     return found.pattern if found.pattern is not None else re.escape(_sought(found) or "")
 
 
+SPACING = r"\s{1,256}"
+"""What :func:`spaced_pattern` writes for a run of white space: bounded, so that the pattern's matches are too (a
+miss over a 17 MiB view: 119-154 ms, as the needle escaped took, 112-142 ms, where ``\\s+``, unbounded, took 204 ms;
+``python bench/view_miss_hint.py``, load 4-6)."""
+
+
+def spaced_pattern(found: Matches) -> str | None:
+    """For a ``match`` of text holding white space: the pattern of its text escaped, each run of white space in it
+    as :data:`SPACING` -- what finds its words where a page's text view breaks them across lines (at a ``<br>`` or
+    a block's end) or spaces them otherwise (a ``<pre>``'s), as ``re.escape`` of the needle does not. ``None`` for a
+    ``pattern``, a needle of bytes that are not UTF-8 or with no white space, or a pattern longer than a search takes
+    (``MAX_NEEDLE_BYTES``: the call naming it would be refused)."""
+    parts = re.split(r"\s+", _sought(found) or "") if found.pattern is None else []
+    pattern = SPACING.join(re.escape(part) for part in parts)
+    return pattern if len(parts) > 1 and len(pattern.encode("utf-8")) <= MAX_NEEDLE_BYTES else None
+
+
+def spaced_hinted(plain: str, text: str, line: int, call: Call | str) -> MissNote:
+    """As :func:`case_hinted`, for a match found ignoring case and the white space between its words (``call``: the
+    search of :func:`spaced_pattern` ignoring case, or its words)."""
+    leads = (f"ignoring case and spacing (line breaks too) it matches {text} (line {line}): ",
+             "it matches ignoring case and spacing: ")
+    return _fitted(plain, plain, leads, call, SPACED_WORDS)
+
+
+SPACED_WORDS = f"the same call with pattern= its words joined by {SPACING} and ignore_case=true"
+"""The call of :func:`spaced_hinted` in words (a long needle's, or a note over :data:`NOTE_BYTES`)."""
 _CASE_WORDS = "the same call with ignore_case=true"
 
 

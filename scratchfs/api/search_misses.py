@@ -19,7 +19,7 @@ from scratchfs.api.search_calls import HINT_CALL_BYTES, same_search
 from scratchfs.api.shape import binary_format
 from scratchfs.api.shape_binary import UTF16_FORMATS, compressed_format
 from scratchfs.api.shape_said import not_utf8_said, split_by_controls
-from scratchfs.api.stub_reads import PLACEHOLDERS
+from scratchfs.api.stub_reads import placeholder_said
 from scratchfs.api.view_search import RENDERED_KINDS, rendered_hint
 from scratchfs.api.views import reply_size
 from scratchfs.engine.pattern_crlf import CRLF_END, CRLF_END_EXACT, crlf_line_ends
@@ -140,16 +140,15 @@ def _sought(found: Matches) -> str:
 
 def _placeholder_note(found: Matches, what: dict[str, str], hit: bool = False) -> Advice | None:
     """What the search ``found`` from the start of ``what`` (``{"match": needle}`` or ``{"pattern": pattern}``) says
-    when it sought the placeholder a stub's note writes for it (:data:`~scratchfs.api.stub_reads.PLACEHOLDERS`), else
-    ``None``; ``hit``: it found the placeholder's own text in the content (a ``du`` listing holding ``..._REGEX.rst``),
-    windows the model did not look for. Its example is the same call (its ``ignore_case``, ``context``,
-    ``max_matches`` and ``budget`` kept: :func:`_same_call`) with a pattern in the placeholder's place."""
+    when it sought the placeholder a stub's note writes for it (its words:
+    :func:`~scratchfs.api.stub_reads.placeholder_said`), else ``None``; ``hit``: it found the placeholder's own
+    text in the content (a ``du`` listing holding ``..._REGEX.rst``), windows the model did not look for. Its
+    example is the same call (its ``ignore_case``, ``context``, ``max_matches`` and ``budget`` kept:
+    :func:`_same_call`) with a pattern in the placeholder's place."""
     ((name, value),) = what.items()
-    if PLACEHOLDERS[name] != value:
+    if (said := placeholder_said(name, value, hit)) is None:
         return None
-    where = f", and these windows are where the text {value} itself is" if hit else ""
-    return Advice.of(f'{name}="{value}" is the stub\'s placeholder{where}: write what you look for in its place '
-                     "(match= a substring, pattern= a regular expression), e.g. ",
+    return Advice.of(f"{said} (match= a substring, pattern= a regular expression), e.g. ",
                      _same_call(found, pattern="ERROR|Traceback"))
 
 

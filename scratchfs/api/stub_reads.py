@@ -26,7 +26,7 @@ from scratchfs.foundation.errors import BadRecord, ScratchError, WideHeader
 from scratchfs.foundation.limits import MAX_STUB_BYTES, REPLY_BUDGET_BYTES
 
 __all__ = ["BY_MATCH", "BY_PATTERN", "MEMBERS", "NARROW_BUDGET", "PLACEHOLDERS", "RowsAfter", "after_handle",
-           "rows_after", "structure_call", "text_first", "text_from"]
+           "placeholder_said", "rows_after", "structure_call", "text_first", "text_from"]
 
 
 def after_handle(**arguments: object) -> str:
@@ -41,6 +41,17 @@ _KEYS = after_handle(jq="keys[]")  # a JSON object's keys, one result each (a pa
 _TEXT_VIEW = after_handle(view="text")  # an HTML page's text, terminal output rendered
 PLACEHOLDERS = {"match": "TEXT", "pattern": "REGEX"}
 """What a note writes for the model's own needle and pattern (a search of them finds nothing, saying why)."""
+
+
+def placeholder_said(name: str, value: str, hit: bool = False) -> str | None:
+    """What a search of ``name`` (``"match"``, ``"pattern"``) ``value`` says when ``value`` is the placeholder a
+    stub's note writes for it (:data:`PLACEHOLDERS`: the stub's call run as written) -- ``'match="TEXT" is the stub's
+    placeholder: write what you look for in its place'``, the one sentence of a stored content's search and of a text
+    view's --, else ``None``; ``hit``: it found the placeholder's own text, windows the model did not look for."""
+    if PLACEHOLDERS.get(name) != value:
+        return None
+    where = f", and these windows are where the text {value} itself is" if hit else ""
+    return f'{name}="{value}" is the stub\'s placeholder{where}: write what you look for in its place'
 BY_MATCH, BY_PATTERN = after_handle(match=PLACEHOLDERS["match"]), after_handle(pattern=PLACEHOLDERS["pattern"])
 MEMBERS = after_handle(view="members")  # a tar's or a zip's every member, page by page (scratchfs.api.archive)
 _BY_ITEMS = after_handle(jq=".[]")  # a JSON array past the jq bound: a path read, streamed

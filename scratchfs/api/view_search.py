@@ -25,16 +25,19 @@ from scratchfs.api.misfit import plain_view, view_misfit
 from scratchfs.api.miss_hints import (
     HINT_SECONDS,
     HINT_SPAN_BYTES,
+    SPACED_WORDS,
     WITHOUT_OFFSET,
     case_hinted,
     case_pattern,
     no_match_in,
     quoted_hit,
+    spaced_hinted,
+    spaced_pattern,
     whole_too,
 )
 from scratchfs.api.results import Matches, stopped_note
 from scratchfs.api.search_calls import same_search
-from scratchfs.api.stub_reads import PLACEHOLDERS
+from scratchfs.api.stub_reads import placeholder_said
 from scratchfs.engine.patterns import PatternMatcher
 from scratchfs.engine.search import Matcher, SearchResult, Sink, Window, search
 from scratchfs.engine.seekable import SeekableReader
@@ -116,11 +119,10 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
                                stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
             found, size = scope.structure.text_search(handle, "text", matcher, (offset, reach, asked.max_matches,
                                                                                  cap), sink, opened)
-            first = found.windows[0] if found.windows else None
-            return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset,
-                           note=_view_miss(found, offset, size, asked, lambda: scope.structure.text_search(
-                               handle, "text", _ignoring_case(asked), (offset, 0, 1, 4096), Sink, opened)[0])
-                           if first is None else _page_note(handle, first.offset, asked.budget),
+            note = _page_note(handle, found.windows[0].offset, asked.budget) if found.windows else _view_miss(
+                found, offset, size, asked, lambda: scope.structure.text_search(handle, "text", _ignoring_case(asked), (
+                    offset, 0, 1, 4096), Sink, opened)[0], spaced_pattern(asked))
+            return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset, note=note,
                            stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
     found, size = scope.structure.text_search(handle, str(asked.view), matcher, (offset, reach, asked.max_matches,
                                                                                   cap), sink)
@@ -129,7 +131,8 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
 
 
 def _view_miss(found: SearchResult, offset: int, size: int, asked: Matches,
-               ignoring_case: Callable[[], SearchResult] | None = None) -> str | Advice | None:
+               ignoring_case: Callable[[], SearchResult] | None = None, spaced: str | None = None
+               ) -> str | Advice | None:
     """Where a text view search that found nothing looked -- ``"no match in the whole text view (N bytes)"`` or
     ``"in bytes OFFSET-SIZE of the text view (from offset= to the end)"``, ``size`` the reply's --, or ``None`` when it
     stopped before the end (its ``next_offset`` or ``stopped`` says so). A search of the view that said nothing on
@@ -140,7 +143,11 @@ def _view_miss(found: SearchResult, offset: int, size: int, asked: Matches,
     :data:`~scratchfs.api.miss_hints.HINT_SECONDS` of the regex engine; ``None``: past the bound of what is searched
     again) finds one, with it and the call that finds it, as a search of the stored bytes says
     (:func:`~scratchfs.api.miss_hints.case_hinted`): newuser12's match="What is ownership" in the view of the Rust
-    book (1.8 MiB) said no more, where the view holds "What is Ownership?". The stub's placeholder sought
+    book (1.8 MiB) said no more, where the view holds "What is Ownership?". ``spaced``: the pattern
+    ``ignoring_case()`` sought instead of the needle, its white space as any
+    (:func:`~scratchfs.api.miss_hints.spaced_pattern`: an HTML page's view breaks words across lines); a match it
+    finds that the needle ignoring case would not is hinted with that pattern's call
+    (:func:`~scratchfs.api.miss_hints.spaced_hinted`). The stub's placeholder sought
     (``match="TEXT"``, its call run as written) is said to be one, with no hint ("TEXT" ignoring case matches any
     "text")."""
     if found.next_offset is not None or found.stopped is not None:
@@ -150,8 +157,8 @@ def _view_miss(found: SearchResult, offset: int, size: int, asked: Matches,
         return whole_too(said, same_search(asked, WITHOUT_OFFSET, offset=None), True)
     name, sought = ("pattern", asked.pattern) if asked.pattern is not None else (
         "match", (asked.match or b"").decode("utf-8", "replace"))
-    if PLACEHOLDERS[name] == sought:  # (the stub's call run as written: no spelling of it was meant)
-        return f'{said}; {name}="{sought}" is the stub\'s placeholder: write what you look for in its place'
+    if (placeholder := placeholder_said(name, sought)) is not None:  # (the stub's call run as written: no spelling
+        return f"{said}; {placeholder}"  # of it was meant)
     if asked.ignore_case or ignoring_case is None:
         return said
     try:
@@ -162,15 +169,22 @@ def _view_miss(found: SearchResult, offset: int, size: int, asked: Matches,
         return said
     window = again.windows[0]
     hit = window.matches[0]
-    return case_hinted(said, quoted_hit(window.data[hit.offset - window.offset:], hit.length), hit.line,
+    data = window.data[hit.offset - window.offset:]
+    text = quoted_hit(data, hit.length)
+    if spaced is not None and data[:hit.length].lower() != (asked.match or b"").lower():  # (spaced otherwise; the
+        # engine ignores ASCII case alone, as bytes.lower)
+        return spaced_hinted(said, text, hit.line, same_search(replace(asked, match=None, pattern=spaced,
+                                                                       ignore_case=True), SPACED_WORDS))
+    return case_hinted(said, text, hit.line,
                        same_search(replace(asked, ignore_case=True), "the same call with ignore_case=true"))
 
 
 def _ignoring_case(asked: Matches) -> PatternMatcher:
-    """The matcher of ``asked``'s needle or pattern ignoring case (:func:`~scratchfs.api.miss_hints.case_pattern`),
-    over an HTML page's text view, within :data:`~scratchfs.api.miss_hints.HINT_SECONDS`. Raises what PatternMatcher
-    raises (BadPattern: caught by the caller, as every error of the check)."""
-    return PatternMatcher(case_pattern(asked), True, timeout=HINT_SECONDS)
+    """The matcher of ``asked``'s needle or pattern ignoring case (:func:`~scratchfs.api.miss_hints.case_pattern`)
+    -- a needle's white space as any (:func:`~scratchfs.api.miss_hints.spaced_pattern`: the view breaks a page's
+    words across lines) --, over an HTML page's text view, within :data:`~scratchfs.api.miss_hints.HINT_SECONDS`.
+    Raises what PatternMatcher raises (BadPattern: caught by the caller, as every error of the check)."""
+    return PatternMatcher(spaced_pattern(asked) or case_pattern(asked), True, timeout=HINT_SECONDS)
 
 
 _REDRAW = re.compile(rb"\r(?!\r*\n)|\x1b\[[0-9;]*(?:[GCD]|[12]K)|\x08\x08")

@@ -1,7 +1,8 @@
 """The inspector on the command line (``ls``, ``stats``, ``fsck``) and ``load`` (spill a folder of recorded outputs).
 
-Exit codes as for every command (see :mod:`scratchfs.cli`); ``fsck`` exits 3 (corrupt data) when it finds problems
-that it did not repair, or the index fails its integrity check.
+Exit codes as for every command (see :mod:`scratchfs.cli`); ``fsck`` exits 3 (as for corrupt data) when it finds
+problems that it did not repair ("not clean: ...", named by kind: a file the store did not write is
+``unexpected``, not corrupt), or the index fails its integrity check ("corrupt: ...").
 """
 
 from __future__ import annotations
@@ -226,7 +227,8 @@ def _whole_store(ctx: click.Context, param: click.Parameter, value: str | None) 
 @settings_options(fleet_only=True)
 def fsck_command(root: str | None, repair: bool, quick: bool, rebuild_index: bool, lost_blobs: bool,
                  limit: int | None, after: str | None, progress: bool | None, as_json: bool) -> None:
-    """Check the index against the blob files: missing, orphaned and corrupt entries (exit code 3 if any remain).
+    """Check the index against the blob files: missing, orphaned and corrupt entries, and what the store did not
+    write (exit code 3 if any remain: "not clean: N problems remain (...)", named by kind).
 
     Entries are read a page at a time (constant memory); --limit bounds a check and --after resumes one. It checks
     the whole store: it takes no --run or --agent."""
@@ -294,9 +296,31 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
     if not report.clean:
         left = report.remaining
         hint = "" if repair else _repair_hint(report.problems, _repair_command(store))
-        remain = "1 problem remains" if left == 1 else f"{left} problems remain"
-        what = f"{remain}{hint}" if left else f"the index failed its integrity check: {report.index}"
-        raise CorruptBlob(what)
+        if not left:
+            raise CorruptBlob(f"the index failed its integrity check: {report.index}")
+        raise _NotClean(f"{_remain(report.problems)}{hint}")
+
+
+class _NotClean(ScratchError):
+    """``fsck`` found problems that remain (exit code 3, as corrupt data): named by what they are -- an object the
+    store did not write is ``unexpected``, not corruption -- where :class:`CorruptBlob` would say "corrupt"."""
+
+    kind = "not clean"  # (the JSON report's "clean": false)
+    exit_code = CorruptBlob.exit_code
+
+
+def _remain(problems: list) -> str:
+    """``"1 problem remains (unexpected)"``, ``"3 problems remain (1 missing, 2 unexpected)"``: the problems not
+    repaired nor the sweep's, counted by kind as the table names them."""
+    count = Counter(p.kind for p in problems if not (p.repaired or p.sweeps))
+    left = count.total()
+    kinds = [kind for kind in _KINDS if count[kind]] + sorted(set(count) - set(_KINDS))
+    said = ", ".join(f"{count[kind]} {kind}" for kind in kinds) if left > 1 else kinds[0]
+    return f"{'1 problem remains' if left == 1 else f'{left} problems remain'} ({said})"
+
+
+_KINDS = ("missing", "corrupt", "orphaned", "unexpected", "incomplete", "adoptable")
+"""The kinds of problem in the order of ``fsck``'s summary line."""
 
 
 def _segments_line(seg, grace: float) -> str:

@@ -1,9 +1,9 @@
 """The ``scratchfs`` click group, its error handling, and the options its commands share.
 
-Exit codes: 0 success, 1 not found, 2 bad usage or invalid argument, 3 corrupt data, 4 busy or I/O failure (disk
-full, permissions; ``output:`` or ``input:`` when stdout or the file read failed, :mod:`scratchfs.cli.output`), 5
-quota exceeded, 130 interrupted (SIGINT), 143 terminated (SIGTERM), 129 hung up (SIGHUP; a write in flight removes
-its partial blob on all three).
+Exit codes: 0 success, 1 not found, 2 bad usage or invalid argument, 3 corrupt data (or problems fsck found that
+remain), 4 busy or I/O failure (disk full, permissions; ``output:`` or ``input:`` when stdout or the file read
+failed, :mod:`scratchfs.cli.output`), 5 quota exceeded, 130 interrupted (SIGINT), 143 terminated (SIGTERM), 129
+hung up (SIGHUP; a write in flight removes its partial blob on all three).
 Errors are one line on stderr (``scratchfs: <kind>: <message>``), never a traceback. The commands live in
 :mod:`scratchfs.cli.verbs`, :mod:`scratchfs.cli.admin` and :mod:`scratchfs.cli.servers`; importing
 :mod:`scratchfs.cli` registers them all.
@@ -50,7 +50,7 @@ Exit codes:
   1    not found (a handle or key of another scope, expired, deleted or missing; or changed: a scratchpad
        value written again between two pages of a --json read)
   2    bad usage or invalid argument
-  3    corrupt data
+  3    corrupt data, or problems fsck found that remain ("not clean:", named by kind)
   4    busy (lock timeout) or I/O failure (disk full, permissions; "output:" or "input:" when it is stdout or
        the file read that failed), or out of memory (ulimit -v)
   5    quota exceeded (the run holds too many bytes or entries)

@@ -31,6 +31,7 @@ import functools
 import logging
 import os
 import re
+import stat
 import struct
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
@@ -152,8 +153,11 @@ def parse_location(blob: str) -> Location:
 
 
 def slice_fits(st: os.stat_result, blob: str) -> bool:
-    """True unless ``blob`` is a location past the end of the segment whose ``stat`` is ``st``."""
-    if not is_location(blob):
+    """True unless ``blob`` is a location past the end of the segment whose ``stat`` is ``st``, a regular file. What
+    is no regular file (a link, FIFO, socket, directory: never opened, its reader raises CorruptBlob) has no length
+    to judge by: True, as at a blob file's name, so the sweep keeps the row (a segment moved away and linked back
+    reads again once put back) and fsck reports it, whatever ``st_size`` a link or directory happens to have."""
+    if not is_location(blob) or not stat.S_ISREG(st.st_mode):
         return True
     where = parse_location(blob)
     return st.st_size >= where.offset + where.length
