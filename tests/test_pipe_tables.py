@@ -145,6 +145,40 @@ def test_several_tables_the_first_is_read_and_the_shape_names_the_next(tools, sc
     assert "month" in str(lines)
 
 
+# mysql -t of two statements: one box right under the other, no line between (the MySQL manual's batch output;
+# the same layout sqlite3 -table prints for two queries)
+_TWO_BOXES = (b"+----+-------+\n| id | name  |\n+----+-------+\n|  1 | alpha |\n|  2 | beta  |\n|  3 | gamma |\n"
+              b"+----+-------+\n+-------+-----+\n| total | max |\n+-------+-----+\n|     3 |   9 |\n+-------+-----+\n")
+
+
+def test_a_box_right_under_another_is_no_rows_of_the_first(tools, scratch_scope):
+    """A border right under a border is one table's bottom over the next one's top: the second table's header and
+    rows are never read as rows of the first -- by the shape's count, a rows read, a read paged a row at a time
+    (its cursor at the bottom border) and slurp alike."""
+    stub = scratch_scope.spill(_TWO_BOXES * 300, source_tool="mysql")
+    assert stub.shape.startswith("table in +---+ borders, 2 columns (id, name), 3 rows (the table ends at line 7;"), \
+        stub.shape
+    assert "another table's header is at line 9" in stub.shape
+    want = [["1", "alpha"], ["2", "beta"], ["3", "gamma"]]
+    assert tools.call("read_handle", {"handle": stub.handle, "row": 1, "rows": 50})["rows"] == want
+    pages = follow(tools, {"handle": stub.handle, "row": 1, "rows": 1}, 4096)
+    assert [row for page in pages for row in page["rows"]] == want
+    slurped = tools.call("read_handle", {"handle": stub.handle, "jq": "map(.name)", "slurp": True})
+    assert "gamma" in json.dumps(slurped) and "total" not in json.dumps(slurped)
+
+
+def test_a_grid_with_a_double_rule_and_borders_between_rows(tools, scratch_scope):
+    """``tabulate``'s ``grid`` format: ``+====+`` under the header, a border between every two rows (never two in a
+    row): every row read, the borders none."""
+    rows = [[str(i), f"n{i}"] for i in range(1, 401)]
+    data = b"+-----+------+\n| id  | n    |\n+=====+======+\n" + b"".join(
+        b"| %-3s | %-4s |\n+-----+------+\n" % (i.encode(), n.encode()) for i, n in rows)
+    stub = scratch_scope.spill(data, source_tool="tabulate")
+    assert stub.shape == "table in +---+ borders, 2 columns (id, n), 400 rows", stub.shape
+    pages = follow(tools, {"handle": stub.handle, "row": 1, "rows": 150}, 8192)
+    assert [row for page in pages for row in page["rows"]] == rows
+
+
 def test_the_command_line_reads_its_rows_and_columns(tmp_path, monkeypatch):
     monkeypatch.setenv("SCRATCHFS_ROOT", str(tmp_path / "root"))
     monkeypatch.setenv("SCRATCHFS_RUN_ID", "run-1")

@@ -29,6 +29,8 @@ _SHOWN_NAMES = 16
 _FIRST_LINES = MAX_PREAMBLE + 3  # (as pipe_lines finds a header: a preamble, a top border, the header, its rule)
 _NO_PIPE = re.compile(r"^[^|\n]*$", re.M)  # a line that ends a Markdown or psql table's rows (blank, or no pipe)
 _NOT_BOXED = re.compile(r"^(?:(?![|+])|\+(?!(?:[-=]+\+)+[ \r]*$))", re.M)  # ... a box's: no row, no border
+_BORDER_PAIR = re.compile(r"^\+(?:[-=]+\+)+[ \r]*\n(?=\+(?:[-=]+\+)+[ \r]*$)", re.M)  # a box's border over a
+# border (one table's bottom over the next one's top: mysql -t of several statements): the rows end at the second
 _FOOTER = re.compile(r"\((\d+) rows?\)[ \r]*(?:\n|$)")  # psql's "(500 rows)"
 _IN_SET = re.compile(r"(?:\d+ rows? in set|Empty set)[^\n]*(?:\n|$)")  # mysql's "5 rows in set (0.00 sec)"
 _RULE_LINE = re.compile(r"^[|+ \t:]*-[-|+ \t:=]*\r?$", re.M)  # a line that may be a rule under a later header
@@ -100,6 +102,10 @@ def _count(text: str, complete: bool, lines: int, header: tuple[int, int], form:
         return plural(0, "row")
     ending = (_NOT_BOXED if form == BOX else _NO_PIPE).search(text, rows_at)
     stop = len(text) if ending is None or ending.start() >= len(text) else ending.start()
+    rule_at = text.find("\n", start) + 1  # (from the rule under the header: an empty table's bottom border is under it)
+    pair = _BORDER_PAIR.search(text, rule_at, stop) if form == BOX else None
+    if pair is not None:
+        stop = pair.end()
     body = text[rows_at:stop]
     count = body.count("\n") + (not body.endswith("\n") and bool(body)) - (
         body.count("\n+") + body.startswith("+") if form == BOX else 0)

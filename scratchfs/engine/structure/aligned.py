@@ -37,7 +37,7 @@ from itertools import pairwise
 
 from scratchfs.engine.structure.aligned_fit import Fit, learn_fit
 from scratchfs.engine.structure.paging import ContentSource
-from scratchfs.engine.structure.pipe_lines import PIPED, find_pipes, pipe_cells, pipe_ends, pipe_row
+from scratchfs.engine.structure.pipe_lines import PIPED, find_pipes, pipe_border, pipe_cells, pipe_ends, pipe_row
 
 __all__ = ["FIXED", "HEAD_CHARS", "HEAD_LINES", "MAX_PREAMBLE", "RUNS", "Layout", "find_layout", "find_table",
            "head_lines", "header_candidates", "headless_layout", "is_blank", "is_row", "may_be_header", "pipes_layout",
@@ -116,6 +116,11 @@ class Layout:
         """Whether ``line`` (no newline) ends the rows: a blank line (:func:`is_blank`); of a table drawn with
         pipes, also a line holding none (:func:`~scratchfs.engine.structure.pipe_lines.pipe_ends`)."""
         return pipe_ends(line, self.rule) if self.rule in PIPED else is_blank(line)
+
+    def border(self, line: str) -> bool:
+        """Whether ``line`` (no newline) is a box's border: the rows end at one right under another
+        (:func:`~scratchfs.engine.structure.pipe_lines.pipe_border`); never, for other tables."""
+        return pipe_border(line, self.rule)
 
     def is_row(self, line: str) -> bool:
         """Whether ``line`` (no newline; no line :meth:`ends` the rows at) is a row: no rule of dashes

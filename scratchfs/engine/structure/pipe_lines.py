@@ -17,7 +17,9 @@ The three forms (:data:`PIPED`), each a header line of names over a rule:
 The rule right under the header is no row (whatever it looks like: a Markdown row of dashes further down is one).
 The rows run up to a blank line or a line holding no pipe (psql's footer, mysql's ``5 rows in set``, text after a
 Markdown table -- which GFM would make a row of one cell), a box's up to a line that is neither a row (``|`` first) nor
-a border. A row of fewer cells than the header is filled with empty ones (as GFM does); one of more -- a value
+a border, or up to a border right under a border (one table's bottom border over the next one's top: ``mysql -t`` of
+several statements prints them so; a grid, ``tabulate``'s with ``+====+`` under its header, draws one border between
+two rows). A row of fewer cells than the header is filled with empty ones (as GFM does); one of more -- a value
 holding a pipe, which neither ``sqlite3`` nor ``psql`` escapes -- is split at the header's pipes' positions when it
 has a pipe at each and ends where the header does (the tools pad every column to its widest value), else its cells
 cannot be told for certain (:func:`pipe_cells` gives ``None``: the reads give it whole, where GFM drops the cells past
@@ -30,8 +32,8 @@ import re
 from itertools import pairwise
 from typing import NamedTuple
 
-__all__ = ["BOX", "MARKDOWN", "MAX_PREAMBLE", "PIPED", "PSQL", "PipeTable", "find_pipes", "pipe_cells", "pipe_ends",
-           "pipe_row", "pipes_near"]
+__all__ = ["BOX", "MARKDOWN", "MAX_PREAMBLE", "PIPED", "PSQL", "PipeTable", "find_pipes", "pipe_border", "pipe_cells",
+           "pipe_ends", "pipe_row", "pipes_near"]
 
 MARKDOWN, PSQL, BOX = "markdown", "psql", "box"
 PIPED = (MARKDOWN, PSQL, BOX)
@@ -73,7 +75,7 @@ def find_pipes(lines: list[str]) -> PipeTable | None:
         if at and "\ufffd" in lines[at - 1]:
             return None
         rule = lines[at + 1].rstrip(" \r")
-        if rule[:1] not in _RULE_START or "-" not in rule:
+        if rule[:1] not in _RULE_START or ("-" not in rule and "=" not in rule):  # (a grid's is +====+)
             continue
         found = _table_at(lines, at, rule)
         if found is not None:
@@ -168,3 +170,9 @@ def pipe_row(line: str, form: str) -> bool:
     """Whether ``line`` (no newline; one :func:`pipe_ends` does not end the rows at), past the rule under the
     header, is a row: a box's borders are not."""
     return form != BOX or not line.startswith("+")
+
+
+def pipe_border(line: str, form: str) -> bool:
+    """Whether ``line`` (no newline) is a border of a table of ``form`` (a box's ``+----+------+``): the rows end at
+    a border right under another (the module's rules)."""
+    return form == BOX and _BORDER.fullmatch(line.rstrip(" \r")) is not None

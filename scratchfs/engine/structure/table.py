@@ -148,24 +148,26 @@ def _per_cell(cells: list[str], marks: list[int]) -> tuple[tuple[int, ...], ...]
 
 def _aligned(lines: Iterator[str], layout: Layout, header: bool) -> Iterator[list[str] | dict[str, str]]:
     """The cells of each line of a table aligned by spaces or drawn with pipes (``[]`` for a line that is no row)
-    up to the line that ends them (:meth:`Layout.ends`: a blank one), ``{"unsplit": line}`` for a row whose cells
-    cannot be told for certain (:meth:`Layout.cells`); the first row is the header, its cells the layout's names,
-    when ``header`` (the lines start at the header's), and the line under it no row when it is a table's rule
-    (:attr:`Layout.piped`)."""
-    ruled = False
+    up to the line that ends them (:meth:`Layout.ends`: a blank one; a box's border right under a border),
+    ``{"unsplit": line}`` for a row whose cells cannot be told for certain (:meth:`Layout.cells`); the first row is
+    the header, its cells the layout's names, when ``header`` (the lines start at the header's), and the line under
+    it no row when it is a table's rule (:attr:`Layout.piped`)."""
+    ruled = bordered = False  # (bordered: the line before was a box's border)
     for line in lines:
         body = line.rstrip("\n")
         if ruled:  # (the rule under a header drawn with pipes: whatever it looks like)
-            ruled = False
+            ruled, bordered = False, layout.border(body)
             yield []
-        elif layout.ends(body):
+        elif layout.ends(body) or (bordered and layout.border(body)):  # (a box's bottom border over another's top)
             return
         elif not layout.is_row(body):
+            bordered = layout.border(body)
             yield []
         elif header:
-            header, ruled = False, layout.piped
+            header, ruled, bordered = False, layout.piped, False
             yield list(layout.names)
         else:
+            bordered = False
             cells = layout.cells(line.rstrip("\n"))
             yield {UNSPLIT_KEY: line.strip(" \r\n")} if cells is None else cells
 
