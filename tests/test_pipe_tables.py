@@ -219,7 +219,9 @@ def test_text_holding_pipes_is_not_taken_for_a_table(name):
 def test_no_other_real_output_is_taken_for_one():
     """Of all the real tool outputs in fixtures/tools/ (``git log --graph``'s ``|\\``, ``docker compose logs``'
     ``web-1 |``, ``dpkg -l``'s ``||/``, ...), only the tables drawn with pipes are told as such."""
-    mine = {*_REAL, "psql-pipe-newline.txt", "sqlite-markdown-pipe-newline.md"}
+    mine = {*_REAL, "psql-pipe-newline.txt", "sqlite-markdown-pipe-newline.md", *(  # (in box-drawing lines:
+        path.name for path in _TOOLS.glob("*") if path.name.startswith(("sqlite-box-", "duckdb-", "psql-unicode-")))}
+    assert len(mine) == len(_REAL) + 2 + 10  # tests/test_box_line_tables.py)
     told = {path.name for path in _TOOLS.iterdir() if path.is_file() and is_piped(
         describe(data := path.read_bytes(), len(data), data.count(b"\n")).content_type, _shape(data))}
     assert told == mine

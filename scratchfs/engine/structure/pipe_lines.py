@@ -4,7 +4,7 @@
 into cells. Pure, and a leaf (:mod:`~scratchfs.engine.structure.aligned` builds their layouts from what
 :func:`find_pipes` finds; each is one more :class:`~scratchfs.engine.structure.aligned.Layout` of the same reads).
 
-The three forms (:data:`PIPED`), each a header line of names over a rule:
+The forms (:data:`PIPED`), each a header line of names over a rule:
 
 - ``"markdown"``: ``| id | name |`` over a delimiter row ``|---|:--:|`` with as many cells; the pipes at a line's
   start and end are optional, ``\\|`` is a pipe inside a cell (also inside backticks: GFM splits a row at every pipe
@@ -12,7 +12,17 @@ The three forms (:data:`PIPED`), each a header line of names over a rule:
 - ``"psql"``: `` id | name `` over ``----+------``, whose ``+`` stand where the header's pipes do; the footer
   ``(500 rows)`` is no row;
 - ``"box"``: a header ``| id | name |`` between two borders ``+----+------+`` (the one under it may be ``|----+---|``,
-  as ``tabulate``'s ``psql`` format draws it); the borders are no rows.
+  as ``tabulate``'s ``psql`` format draws it); the borders are no rows;
+- drawn with Unicode box-drawing lines (light, heavy or double: ``│ ┃ ║`` between cells, ``─ ━ ═`` in rules), where a
+  ``|`` is text: ``"lines"``, a header ``│ id │ name │`` between a top border ``┌────┬──────┐`` and a rule
+  ``├────┼──────┤`` (``sqlite3 -box``, ``psql`` with ``\\pset linestyle unicode`` and ``\\pset border 2``);
+  ``"duckdb"``, the same with a second header line of the columns' types (``│ varchar │ int64 │``, no row) over the
+  rule, as DuckDB's CLI draws it, its ``·`` rows standing for the rows it left out (no rows); ``"psql-lines"``,
+  `` id │ name`` over ``────┼──────`` (``psql``'s unicode linestyle). Their rows end at the bottom border
+  ``└────┴──────┘`` (or a rule closing the columns, ``├────┴──────┤``, over DuckDB's footer) or any line that is
+  neither a row (a vertical first) nor a rule ``├────┼──────┤`` -- a ``"psql-lines"`` table's at a line holding no
+  vertical. Their borders are told by the count of their joints (a column name in CJK characters is two columns
+  wide, one character).
 
 The rule right under the header is no row (whatever it looks like: a Markdown row of dashes further down is one).
 The rows run up to a blank line or a line holding no pipe (psql's footer, mysql's ``5 rows in set``, text after a
@@ -32,11 +42,13 @@ import re
 from itertools import pairwise
 from typing import NamedTuple
 
-__all__ = ["BOX", "MARKDOWN", "MAX_PREAMBLE", "PIPED", "PSQL", "PipeTable", "find_pipes", "pipe_border", "pipe_cells",
-           "pipe_ends", "pipe_row", "pipes_near"]
+__all__ = ["BOX", "CLOSING", "DUCKDB", "LINED", "MARKDOWN", "MAX_PREAMBLE", "MIDDLE_RULE", "OPEN_RULE", "PIPED", "PSQL",
+           "PSQL_LINED", "VERTICALS", "PipeTable", "find_pipes", "pipe_border", "pipe_cells", "pipe_ends", "pipe_row",
+           "pipes_near"]
 
 MARKDOWN, PSQL, BOX = "markdown", "psql", "box"
-PIPED = (MARKDOWN, PSQL, BOX)
+LINED, DUCKDB, PSQL_LINED = "lines", "duckdb", "psql-lines"
+PIPED = (MARKDOWN, PSQL, BOX, LINED, DUCKDB, PSQL_LINED)
 """The forms of a table drawn with pipes (a :class:`~scratchfs.engine.structure.aligned.Layout`'s ``rule``)."""
 MAX_PREAMBLE = 8
 """Most lines before a table's header (a box's top border) -- text a tool or a model writes before it."""
@@ -49,6 +61,26 @@ _PSQL_RULE = re.compile(r"-+(?:\+-+)+")
 _BORDER = re.compile(r"\+[-=]+(?:\+[-=]+)*\+")
 _UNDER_HEADER = re.compile(r"(?:\+|\|)[-=]+(?:\+[-=]+)*(?:\+|\|)")  # (tabulate's psql format: |----+----|)
 _RULE_START = frozenset("|-:+ \t")  # what a rule line's first character is (most lines of text fail here)
+VERTICALS = "│┃║"
+"""The vertical lines between the cells of a table drawn with Unicode box lines (light, heavy, double)."""
+_LINED_FORMS = frozenset((LINED, DUCKDB, PSQL_LINED))
+_HORIZONTALS = "─━═"
+_VERTICAL = re.compile(f"[{VERTICALS}]")
+_TOP = re.compile("[┌┍┎┏╒╓╔╭][─━═┬┭┮┯┰┱┲┳╤╥╦]*[┐┑┒┓╕╖╗╮]")
+_TEES = "├┝┞┟┠┡┢┣╞╟╠"
+MIDDLE_RULE = f"[{_TEES}][─━═┼┽┾┿╀╁╂╃╄╅╆╇╈╉╊╋╪╫╬]*[┤┥┦┧┨┩┪┫╡╢╣]"
+"""A rule between the rows of a table drawn with box lines (``├────┼──────┤``), as a regular expression."""
+OPEN_RULE = "[─━═]+(?:[┼┽┾┿╀╁╂╃╄╅╆╇╈╉╊╋╪╫╬][─━═]+)+"
+"""The rule under the header of ``psql``'s unicode linestyle (``────┼──────``), as a regular expression."""
+CLOSING = "└┕┖┗╘╙╚╰" + _TEES
+"""The first characters of the line that closes a table drawn with box lines (its bottom border, or a rule closing
+its columns over DuckDB's footer, ``├────┴──────┤``) -- any line so starting that ends its rows."""
+_MIDDLE = re.compile(MIDDLE_RULE)
+_BOTTOM = re.compile(f"(?:[└┕┖┗╘╙╚╰]|[{_TEES}](?=.*[┴┵┶┷┸┹┺┻╧╨╩]))[─━═┴┵┶┷┸┹┺┻╧╨╩]*[┘┙┚┛╛╜╝╯┤┥┦┧┨┩┪┫╡╢╣]")
+_OPEN_RULE = re.compile(OPEN_RULE)
+_LINED_RULE_START = frozenset(VERTICALS + _HORIZONTALS + _TEES)  # (DuckDB's: its types row, │ first)
+_DOTS = frozenset(VERTICALS + " ·\r")  # (a DuckDB row of · between the rows shown: the rows left out)
+_TYPE = re.compile(r"[^\W\d_]|…")  # (a DuckDB type's first character: varchar, int64, decimal(18,3), …)
 
 
 class PipeTable(NamedTuple):
@@ -59,12 +91,16 @@ class PipeTable(NamedTuple):
     form: str
     names: tuple[str, ...]
     pipes: tuple[int, ...]
+    types: tuple[str, ...] = ()
+    """The columns' types a DuckDB table names under its names (``()`` for other forms)."""
 
 
 def pipes_near(text: str, end: int) -> bool:
     """The first test, which most text fails at once: whether ``text[:end]`` (a content's first lines) holds a
-    pipe (one scan at C speed)."""
-    return text.find("|", 0, end) >= 0
+    pipe or a vertical box line (a scan at C speed each; those of a vertical cost nothing on ASCII text, which holds
+    no character that wide)."""
+    return text.find("|", 0, end) >= 0 or text.find("│", 0, end) >= 0 or text.find("║", 0, end) >= 0 or text.find(
+        "┃", 0, end) >= 0  # (unrolled: a generator over VERTICALS costs 0.4 us more a text)
 
 
 def find_pipes(lines: list[str]) -> PipeTable | None:
@@ -75,12 +111,55 @@ def find_pipes(lines: list[str]) -> PipeTable | None:
         if at and "\ufffd" in lines[at - 1]:
             return None
         rule = lines[at + 1].rstrip(" \r")
-        if rule[:1] not in _RULE_START or ("-" not in rule and "=" not in rule):  # (a grid's is +====+)
+        if rule[:1] in _RULE_START and ("-" in rule or "=" in rule):  # (a grid's is +====+)
+            found = _table_at(lines, at, rule)
+        elif rule[:1] in _LINED_RULE_START:
+            found = _lined_at(lines, at, rule)
+        else:
             continue
-        found = _table_at(lines, at, rule)
         if found is not None:
             return found
     return None
+
+
+def _lined_at(lines: list[str], at: int, rule: str) -> PipeTable | None:
+    """The table drawn with Unicode box lines whose header is ``lines[at]`` over ``rule`` (its next line, trailing
+    blanks stripped), or ``None``."""
+    header = lines[at].rstrip(" \r")
+    bars = _positions(header, LINED)
+    if len(header) > _MAX_HEADER_CHARS or not bars or at > MAX_PREAMBLE + 1:
+        return None
+    types: tuple[str, ...] = ()
+    if header[0] in VERTICALS:  # (a header in a frame: a top border over it)
+        top = lines[at - 1].rstrip(" \r") if at else ""
+        if not (at and _TOP.fullmatch(top) and _joints(top) == len(bars)):
+            return None
+        if _MIDDLE.fullmatch(rule) and _joints(rule) == len(bars):
+            form = LINED
+        elif len(_positions(rule, LINED)) == len(bars) and at + 2 < len(lines) and _closes(lines[at + 2], len(bars)):
+            form, types = DUCKDB, tuple(_cell(piece, LINED) for piece in _pieces(rule, LINED))
+            if not all(_TYPE.match(name) for name in types):
+                return None
+        else:
+            return None
+    elif _OPEN_RULE.fullmatch(rule) and _joints(rule) == len(bars) and at <= MAX_PREAMBLE:
+        form = PSQL_LINED
+    else:
+        return None
+    names = tuple(_cell(piece, form) for piece in _pieces(header, form))
+    return PipeTable(at, form, names, bars, types) if len(names) >= _MIN_COLUMNS else None
+
+
+def _joints(border: str) -> int:
+    """How many verticals a box's ``border`` (a line of box lines) joins: its characters but the horizontals."""
+    return len(border) - sum(border.count(line) for line in _HORIZONTALS)
+
+
+def _closes(line: str, bars: int) -> bool:
+    """Whether ``line`` is the rule under a DuckDB table's types (``├──┼──┤``), or its bottom border (no rows), with
+    a joint for each of the header's ``bars``."""
+    body = line.rstrip(" \r")
+    return (_MIDDLE.fullmatch(body) is not None or _BOTTOM.fullmatch(body) is not None) and _joints(body) == bars
 
 
 def _table_at(lines: list[str], at: int, rule: str) -> PipeTable | None:
@@ -110,9 +189,12 @@ def _table_at(lines: list[str], at: int, rule: str) -> PipeTable | None:
 
 
 def _positions(line: str, form: str, char: str = "|") -> tuple[int, ...]:
-    """Where ``line``'s pipes (or ``char``) stand: those not escaped, in a Markdown line."""
+    """Where ``line``'s pipes (or ``char``) stand: those not escaped, in a Markdown line; its verticals, in a table
+    drawn with box lines."""
     if form == MARKDOWN:
         return tuple(found.start() for found in _UNESCAPED.finditer(line))
+    if form in _LINED_FORMS:
+        return tuple(found.start() for found in _VERTICAL.finditer(line))
     return tuple(at for at, seen in enumerate(line) if seen == char)
 
 
@@ -121,11 +203,14 @@ def _pieces(line: str, form: str, cuts: tuple[int, ...] | None = None) -> list[s
     first pipe and after a last one that open and close it (a Markdown or boxed row's)."""
     if cuts is not None:
         pieces = [line[a + 1 : b] for a, b in pairwise((-1, *cuts, len(line)))]
+    elif form in _LINED_FORMS:
+        pieces = _VERTICAL.split(line)
     else:
         pieces = _UNESCAPED.split(line) if form == MARKDOWN else line.split("|")
-    if form != PSQL and len(pieces) > 1 and not pieces[0].strip(" \t"):
+    open_ended = form in (PSQL, PSQL_LINED)  # (no pipe opens or closes a psql line)
+    if not open_ended and len(pieces) > 1 and not pieces[0].strip(" \t"):
         pieces = pieces[1:]
-    if form != PSQL and len(pieces) > 1 and not pieces[-1].strip(" \t") and line.endswith("|"):
+    if not open_ended and len(pieces) > 1 and not pieces[-1].strip(" \t") and line[-1:] in ("|", *VERTICALS):
         pieces = pieces[:-1]
     return pieces
 
@@ -153,26 +238,37 @@ def _padded(body: str, form: str, pipes: tuple[int, ...]) -> bool:
     """Whether ``body`` (a row) has a pipe where each of the header's stands (``pipes``), as a tool that pads every
     column to its widest value prints it: a boxed or Markdown row then ends at the header's last pipe (a psql
     row's last column is not padded)."""
-    return bool(pipes) and pipes[-1] < len(body) and all(body[at] == "|" for at in pipes) and (
-        form == PSQL or pipes[-1] == len(body) - 1)
+    bars = VERTICALS if form in _LINED_FORMS else "|"
+    return bool(pipes) and pipes[-1] < len(body) and all(body[at] in bars for at in pipes) and (
+        form in (PSQL, PSQL_LINED) or pipes[-1] == len(body) - 1)
 
 
 def pipe_ends(line: str, form: str) -> bool:
     """Whether ``line`` (no newline) -- not the rule under the header -- ends the rows of a table of ``form``: it is
-    blank or holds no pipe (a box's: neither a row nor a border)."""
+    blank or holds no pipe (a box's: neither a row nor a border; one drawn with box lines: neither a row nor a rule
+    between rows -- its bottom border ends them)."""
     body = line.rstrip(" \r")
     if form == BOX:
         return not body.startswith(("|", "+")) or (body[0] == "+" and _BORDER.fullmatch(body) is None)
+    if form in (LINED, DUCKDB):
+        return not body or (body[0] not in VERTICALS and _MIDDLE.fullmatch(body) is None)
+    if form == PSQL_LINED:
+        return _VERTICAL.search(body) is None
     return "|" not in body
 
 
 def pipe_row(line: str, form: str) -> bool:
     """Whether ``line`` (no newline; one :func:`pipe_ends` does not end the rows at), past the rule under the
-    header, is a row: a box's borders are not."""
+    header, is a row: a box's borders are not, nor DuckDB's rows of ``·`` (the rows it left out)."""
+    if form in (LINED, DUCKDB):
+        return bool(line) and line[0] in VERTICALS and not (form == DUCKDB and "·" in line and _DOTS.issuperset(line))
     return form != BOX or not line.startswith("+")
 
 
 def pipe_border(line: str, form: str) -> bool:
-    """Whether ``line`` (no newline) is a border of a table of ``form`` (a box's ``+----+------+``): the rows end at
-    a border right under another (the module's rules)."""
+    """Whether ``line`` (no newline) is a border of a table of ``form`` (a box's ``+----+------+``, a rule
+    ``├────┼──────┤`` between rows drawn with box lines): the rows end at a border right under another (the
+    module's rules)."""
+    if form in (LINED, DUCKDB):
+        return _MIDDLE.fullmatch(line.rstrip(" \r")) is not None
     return form == BOX and _BORDER.fullmatch(line.rstrip(" \r")) is not None

@@ -7,7 +7,8 @@ const app = document.getElementById("app");
 const csrf = document.querySelector('meta[name="scratchfs-csrf"]').content;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
-const TABLE_SHAPES = ["table aligned by spaces", "Markdown table", "psql table", "table in +---+ borders"];
+const TABLE_SHAPES = ["table aligned by spaces", "Markdown table", "psql table", "table in +---+ borders",
+  "table in box-drawing lines", "DuckDB table"];
 
 // -- helpers ---------------------------------------------------------------------------------------------------------
 
