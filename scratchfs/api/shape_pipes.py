@@ -42,9 +42,9 @@ PIPE_SHAPES = {MARKDOWN: "Markdown table", PSQL: "psql table", BOX: "table in +-
 """How the shape of a table drawn with pipes starts, by its form (psql's, in ASCII or in box lines alike)."""
 _STARTS = tuple(PIPE_SHAPES.values())
 _NOUNS = {MARKDOWN: "a Markdown table", PSQL: "a psql table", BOX: "a table in +---+ borders, as mysql prints it",
-          LINED: "a table in box-drawing lines (┌─┬─┐ │), as sqlite3 -box prints it",
-          DUCKDB: "a DuckDB table (in box-drawing lines, a line of the columns' types under their names)",
-          PSQL_LINED: "a psql table in box-drawing lines (│ between cells)"}
+          LINED: "a table in box-drawing lines, as sqlite3 -box prints it",
+          DUCKDB: "a DuckDB table, in box-drawing lines with the columns' types under their names",
+          PSQL_LINED: "a psql table in box-drawing lines"}
 _FRAMED = (BOX, LINED, DUCKDB)  # (a top border over the header: no preamble)
 _SHOWN_NAMES = 16
 _FIRST_LINES = MAX_PREAMBLE + 3  # (as pipe_lines finds a header: a preamble, a top border, the header, its rule)
