@@ -35,6 +35,7 @@ import socket
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import click
 from click.core import ParameterSource
@@ -56,6 +57,7 @@ from scratchfs.cli.app import (
 )
 from scratchfs.cli.serve_guard import BACKLOG, connection_bound, guarded_h11
 from scratchfs.cli.settings_options import settings_options
+from scratchfs.cli.usage import takes_no_scope
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 from scratchfs.foundation.text import one_line
 
@@ -96,6 +98,9 @@ def _is_loopback(host: str) -> bool:
 
 
 @main.command("serve")
+@takes_no_scope("it serves every run of the store: its page lists them", lambda option, value: (
+    f"; open the printed URL, then /runs/{quote(value, safe='')} on its address for that run's"
+    if option == "--run" else ", each run's page its agents"))
 @click.option("--root", type=click.Path(file_okay=False), default=None,
               help="Store root directory [default: $SCRATCHFS_ROOT, else the user cache directory].")
 @click.option("--host", default="127.0.0.1", show_default=True,

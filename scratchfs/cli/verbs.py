@@ -41,6 +41,8 @@ from scratchfs.cli.app import (
 )
 from scratchfs.cli.output import INPUT_ARGUMENT
 from scratchfs.cli.settings_options import BUDGET_WORDS, TTL_OPTION, Size, budget_default, settings_options
+from scratchfs.cli.shell import command_line, program
+from scratchfs.cli.usage import takes_no_scope
 from scratchfs.foundation.call_text import parse_call
 from scratchfs.foundation.calls import Call, without_defaults
 from scratchfs.foundation.checks import CONTEXT_FORMS, HANDLE_RE
@@ -335,7 +337,16 @@ def scratch_delete(store: ScratchStore, run_id: str, agent_id: str, key: str) ->
     echo_json({"key": key, "deleted": True})
 
 
+def _deleted_by(option: str, value: str) -> str:
+    """The command deleting every entry of the run (or agent) ``value`` of an ``option`` a command does not take."""
+    if option == "--run":
+        return f"; every entry of that run, live ones too: {command_line(program(), ['delete-run', value])}"
+    return ("; every entry of that agent of a run, live ones too: "
+            f"{command_line(program(), ['delete-agent', '--run', 'RUN', '--agent', value])}")
+
+
 @main.command("delete-run")
+@takes_no_scope("it takes the run as its argument", _deleted_by)
 @root_option
 @click.argument("run_id")
 @json_accepted
@@ -371,6 +382,8 @@ def delete_agent(store: ScratchStore, run_id: str, agent_id: str) -> None:
 
 
 @main.command("sweep")
+@takes_no_scope("it deletes the expired entries of every run at once (an expired entry reads as expired already) "
+                "and the files no row names", _deleted_by)
 @root_option
 @json_accepted
 @settings_options(fleet_only=True)
@@ -381,6 +394,7 @@ def sweep_command(store: ScratchStore) -> None:
 
 
 @main.command()
+@takes_no_scope("it writes a run of its own, 'demo' (in a temporary store unless --root names one)")
 @click.option("--root", type=click.Path(file_okay=False), default=None,  # (root_option's, its default told right)
               help="Store root directory [default: $SCRATCHFS_ROOT, else a new temporary one, removed at the end].")
 @click.option("--fixtures", "fixtures_dir", type=Folder(), default=None,
