@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import difflib
+import re
 from typing import Protocol
 
 from scratchfs.engine.protocols import IndexBackend
@@ -167,6 +168,23 @@ def handle_meant(index: IndexBackend, run_id: str, agent_id: str, handle: str, n
     return found[0] if found else None
 
 
+CUT_HANDLE = re.compile(r"h_[a-z2-7]{8,23}")
+"""A handle cut short: ``h_`` and 8 to 23 of its 24 letters (fewer are too few to say which one was meant)."""
+
+
+def handle_started(index: IndexBackend, run_id: str, agent_id: str, value: str, now: float) -> str | None:
+    """The live handle of this scope that ``value`` -- a handle cut short, :data:`CUT_HANDLE` (a model copying 26
+    characters) -- is the start of, when exactly one is (the index's query by prefix, two rows at most); else
+    ``None``, also when the index cannot say. Handles of other scopes are never looked at."""
+    if not CUT_HANDLE.fullmatch(value):
+        return None
+    try:
+        found = index.list_page(run_id, agent_id, "handle", value, now, None, 2)
+    except ScratchError:
+        return None
+    return found[0].key if len(found) == 1 else None
+
+
 def not_found(entries: _Entries, run_id: str, agent_id: str, kind: str, key: str, reading: bool = True,
               lost: bool = False) -> NotFound:
     """The :class:`NotFound` for a key of this scope: :class:`Expired` or :class:`Deleted` when the index knows
@@ -248,5 +266,5 @@ def _utc(epoch: float) -> str:
     return _dt.datetime.fromtimestamp(epoch, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-__all__ = ["CLOSE_HANDLE", "HANDLES_COMPARED", "KEYS_COMPARED", "LOST_HANDLE", "LOST_KEY", "Letters", "handle_meant",
-           "key_meant", "not_found", "within"]
+__all__ = ["CLOSE_HANDLE", "CUT_HANDLE", "HANDLES_COMPARED", "KEYS_COMPARED", "LOST_HANDLE", "LOST_KEY", "Letters",
+           "handle_meant", "handle_started", "key_meant", "not_found", "within"]
