@@ -53,3 +53,18 @@ def test_another_arguments_refusal_stands_alone(scratch_scope):
     with pytest.raises(InvalidArgument) as caught:
         ScratchTools(scratch_scope).call("read_handle", {"handle": handle[:20], "line": "one"})
     assert "did you mean" not in str(caught.value) and "line" in str(caught.value)
+
+
+@pytest.mark.parametrize("more", [[], ["--all"], ["--match", "x"]])
+def test_the_cli_names_it_too(tmp_path, more):
+    from click.testing import CliRunner
+
+    from scratchfs import ScratchStore
+    from scratchfs.cli import main
+
+    with ScratchStore(tmp_path) as store:
+        handle = store.scope("r", "a").spill(b"x\n" * 6000).handle
+    got = CliRunner().invoke(main, ["read-handle", handle[:20], "--root", str(tmp_path), "--run", "r", "--agent", "a",
+                                    *more])
+    assert got.exit_code == 2
+    assert f"; did you mean '{handle}', the one handle of this scope that starts so" in got.stderr

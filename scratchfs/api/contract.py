@@ -144,16 +144,26 @@ class ScratchTools:
             InvalidArgument: ``name`` (of any type) is not a tool's, or bad ``arguments`` (:func:`check_arguments`).
             ScratchError: the others, as the tool's method raises them."""
         try:
-            args = check_arguments(name, arguments)  # every text (list items too) checked as UTF-8 here
+            args = self.check(name, arguments)  # every text (list items too) checked as UTF-8 here
         except ScratchError as exc:  # (read_handle(handle="notes", budget=3000): its scratch_read keeps the budget)
-            cut = self._cut_short(exc, arguments) if name == "read_handle" else None
-            if cut is not None:
-                raise cut from None
             _keep_budget(exc, arguments.get("budget") if isinstance(arguments, Mapping) else None)
             raise
         if name == "read_handle":  # so a structure read does not check its texts again
             return self._read_handle(True, **args)
         return getattr(self, name)(**args)
+
+    def check(self, name: object, arguments: object = None) -> dict[str, Any]:
+        """:func:`~scratchfs.api.tools.check_arguments` of tool ``name``'s ``arguments`` (what :meth:`call` checks
+        first; a face that checks them before it calls, the CLI, calls this), read_handle's ``handle`` cut short
+        refused naming the live handle of this scope it starts (:meth:`_cut_short`). Returns the arguments checked.
+        Raises InvalidArgument."""
+        try:
+            return check_arguments(name, arguments)
+        except InvalidArgument as exc:
+            cut = self._cut_short(exc, arguments) if name == "read_handle" else None
+            if cut is None:
+                raise
+        raise cut  # (outside the except: no chained error)
 
     def _cut_short(self, exc: ScratchError, arguments: object) -> InvalidArgument | None:
         """``exc``, the refusal of read_handle's ``handle`` argument, naming the live handle of this scope it is the

@@ -23,7 +23,6 @@ from scratchfs.api.contract import A_HANDLE_IS_NO_KEY, STRUCTURE_ARGUMENTS, Scra
 from scratchfs.api.encodings import ENCODINGS, check_encoding, decode_single
 from scratchfs.api.results import LineSlice, Slice
 from scratchfs.api.store import ScratchStore
-from scratchfs.api.tools import check_arguments
 from scratchfs.cli.advice import call_command, read_command
 from scratchfs.cli.app import (
     Folder,
@@ -163,19 +162,19 @@ def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as
 def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json: bool, whole: bool,
           options: dict[str, Any]) -> None:
     given = {name: value for name, value in options.items() if value not in (None, ())}
+    scope = store.scope(run_id, agent_id)
+    tools = ScratchTools(scope)
     if whole:
         if given or as_json:
             raise InvalidArgument("--all writes the whole result raw and takes no other read option (nor --json)")
-        write_all(store.scope(run_id, agent_id).iter_content("handle", handle))
+        write_all(scope.iter_content("handle", tools.check("read_handle", {"handle": handle})["handle"]))
         return
     check_read_caps(given, as_json)
     if "needle" in given:
         given["match"] = given.pop("needle")
-    scope = store.scope(run_id, agent_id)
-    tools = ScratchTools(scope)
     if "columns" in given:  # (a name the header holds wins over a number: a column named "2020")
         given["columns"] = column_words(tools, handle, list(given["columns"]))
-    arguments = check_arguments("read_handle", {"handle": handle, **given})  # one rule with MCP and --json
+    arguments = tools.check("read_handle", {"handle": handle, **given})  # one rule with MCP and --json
     if as_json or given.keys() & {"match", "pattern", "count", "budget", "end", *STRUCTURE_ARGUMENTS}:
         reply = tools.call("read_handle", arguments)
         click.echo(to_json(reply))
