@@ -224,7 +224,8 @@ def test_the_csv_a_slurp_reads_keeps_semicolons_and_quotes(tools, scratch_scope)
 def test_jq_alone_on_such_a_table_names_the_row_and_slurp_reads(tools, scratch_scope):
     data = (_TOOLS / "ps-auxww.txt").read_bytes()
     handle = scratch_scope.spill(data, source_tool="ps").handle
-    with pytest.raises(InvalidArgument, match=r"a table aligned by spaces .*row=.*slurp=true"):
+    with pytest.raises(InvalidArgument, match=r'a table aligned by spaces .*with slurp=true.*jq="\.\[0\]", slurp=True'
+                                              r'.*row='):
         tools.call("read_handle", {"handle": handle, "jq": ".[0]"})
 
 

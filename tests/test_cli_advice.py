@@ -483,8 +483,8 @@ _MODEL_WORDS = re.compile(r"(?<![^\s(])(line|lines|match|pattern|offset|length|r
 
 
 @pytest.mark.parametrize(("data", "read", "said"), [
-    (_CSV, ["--jq", "."], ["with --row", "--column picks some", "--jq with --slurp", "(--line, --lines)",
-                           "(--match, --pattern)"]),
+    (_CSV, ["--jq", "."], ["with --row", "--column picks some", "with --slurp, jq reads all its rows",
+                           "--jq '.[]' --slurp", "(--line, --lines)", "(--match, --pattern)"]),
     (_JSON, ["--row", "1"], ["which a --row read", "read it with --jq (e.g. ", "(--offset, --length)"]),
     (b"plain text\n" * 2000, ["--select", "h1"], ["in which --select h1 found no HTML element", "(--line, --lines)"]),
     (_LINES, ["--jq", "JQ", "--slurp"], ["--jq JQ is the stub's placeholder", "how many, ", "--jq length --slurp",

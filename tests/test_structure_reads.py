@@ -345,8 +345,8 @@ def test_jq_over_content_that_is_not_json_says_what_it_holds_and_which_reads_fit
     assert ('view="text"' in message) is ('view="text"' in fits)
     assert "line=" in message and "pattern=" in message and (kind == "csv" or "(jq: parse error: " in message
                                                                   or "(the content is not JSON: " in message)
-    # (a table: and jq over all its rows at once, which the refusal did not name)
-    assert ("or jq= with slurp=true (all rows at once)" in message) is (kind == "csv")
+    # (a table: and jq over all its rows at once, which the refusal did not name; then named as the call of it)
+    assert (f'read_handle(handle="{handle}", jq=".[]", slurp=True)' in message) is (kind == "csv")
     if kind == "csv":  # and it works
         assert tools.call("read_handle", {"handle": handle, "jq": "length", "slurp": True})["results"] == [4486]
     for fit in fits:  # each read named works on the entry

@@ -356,3 +356,19 @@ def test_a_run_whose_id_no_url_path_holds_is_shown_without_a_dead_link(site, pag
     finally:
         with ScratchStore(site["root"]) as store:
             store.delete_run("a/b")
+
+
+@pytest.mark.parametrize(("run", "link", "href"), [("run-nope", "runs", "/"), (RUN, f"run {RUN}", f"/runs/{RUN}")])
+def test_the_page_of_a_missing_handle_links_where_to_go_on(site, page, run, link, href):
+    """The page of a handle that names nothing showed the model's advice ("copy the handle whole from the stub that
+    gave it ..., or run the tool that made it again"), which a person cannot follow (newuser14): it shows what is
+    known and a link to the run's listing when the run holds live entries, else to the runs."""
+    page.goto(f"{site['base']}/runs/{run}/agents/x/handles/h_{'a' * 24}")
+    error = page.locator("#app p.error")
+    expect(error).to_contain_text(f"not found: no handle 'h_{'a' * 24}' in this scope (run '{run}', agent 'x')")
+    assert "run the tool" not in error.inner_text() and "stub" not in error.inner_text()
+    go = page.locator("#app p.see a")
+    assert (go.inner_text(), go.get_attribute("href")) == (link, href)
+    go.click()
+    page.wait_for_url(site["base"] + href)
+    page.problems[:] = [p for p in page.problems if "status of 404" not in p]  # the refusal the page shows

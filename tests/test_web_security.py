@@ -316,6 +316,23 @@ def test_a_port_in_use_is_one_line_and_exit_4(tmp_path):
     assert got.stderr.endswith("; give another --port (--port 0: any free one), or stop what listens there\n")
 
 
+def test_a_host_that_is_no_address_of_this_machine_is_a_usage_error_of_host(tmp_path):
+    """``serve --host 10.255.255.1`` failed as ``storage: cannot listen ... Cannot assign requested address``, exit 4,
+    as if the machine had failed (newuser14): the option is wrong, so it is a usage error naming it, exit 2, and
+    what to give instead. (A port in use stays exit 4: the test above.)"""
+    import subprocess
+    import sys
+
+    got = subprocess.run([sys.executable, "-m", "scratchfs", "serve", "--root", str(tmp_path), "--port", "0",
+                          "--host", "192.0.2.1"],  # (TEST-NET-1, RFC 5737: no machine's address)
+                         capture_output=True, text=True, timeout=60)
+    assert got.returncode == 2 and got.stdout == ""
+    assert got.stderr.count("\n") == 1
+    assert got.stderr.startswith("scratchfs: usage: Invalid value for '--host': 192.0.2.1 is no address of this "
+                                 "machine (")
+    assert "give one of this machine's, e.g. 127.0.0.1 (the default, this machine alone) or 0.0.0.0" in got.stderr
+
+
 def test_the_start_line_as_json(tmp_path):
     import json
     import subprocess

@@ -48,7 +48,7 @@ from scratchfs.api.bounds import bounded_range, check_end
 from scratchfs.api.counting import count_matches
 from scratchfs.api.encodings import check_encoding, search_form
 from scratchfs.api.listing import listing_reply
-from scratchfs.api.missing import LOST_KEY
+from scratchfs.api.missing import LOST_KEY, handle_started
 from scratchfs.api.preview import shown_preview
 from scratchfs.api.read_mixes import refuse_mixed
 from scratchfs.api.read_replies import (
@@ -67,7 +67,7 @@ from scratchfs.api.search_reply import as_given, count_reply, matches_reply, ref
 from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_not_empty, check_shape
 from scratchfs.api.views import lead_inside_character, reply_size, reply_text, to_json
 from scratchfs.foundation.calls import Call, render_call
-from scratchfs.foundation.checks import HANDLE_RE, check_flag, check_int, check_key, integral
+from scratchfs.foundation.checks import HANDLE_RE, check_flag, check_handle, check_int, check_key, integral
 from scratchfs.foundation.errors import BadCursor, InvalidArgument, ScratchError
 from scratchfs.foundation.limits import (
     DEFAULT_READ_BYTES,
@@ -144,13 +144,49 @@ class ScratchTools:
             InvalidArgument: ``name`` (of any type) is not a tool's, or bad ``arguments`` (:func:`check_arguments`).
             ScratchError: the others, as the tool's method raises them."""
         try:
-            args = check_arguments(name, arguments)  # every text (list items too) checked as UTF-8 here
+            args = self.check(name, arguments)  # every text (list items too) checked as UTF-8 here
         except ScratchError as exc:  # (read_handle(handle="notes", budget=3000): its scratch_read keeps the budget)
             _keep_budget(exc, arguments.get("budget") if isinstance(arguments, Mapping) else None)
             raise
         if name == "read_handle":  # so a structure read does not check its texts again
             return self._read_handle(True, **args)
         return getattr(self, name)(**args)
+
+    def check(self, name: object, arguments: object = None) -> dict[str, Any]:
+        """:func:`~scratchfs.api.tools.check_arguments` of tool ``name``'s ``arguments`` (what :meth:`call` checks
+        first; a face that checks them before it calls, the CLI, calls this), read_handle's ``handle`` cut short
+        refused naming the live handle of this scope it starts (:meth:`_cut_short`). Returns the arguments checked.
+        Raises InvalidArgument."""
+        try:
+            return check_arguments(name, arguments)
+        except InvalidArgument as exc:
+            cut = self._cut_short(exc, arguments) if name == "read_handle" else None
+            if cut is None:
+                raise
+        raise cut  # (outside the except: no chained error)
+
+    def _cut_short(self, exc: ScratchError, arguments: object) -> InvalidArgument | None:
+        """``exc``, the refusal of read_handle's ``handle`` argument, naming the live handle of this scope it is the
+        start of, when it is a handle cut short that starts exactly one (:func:`~scratchfs.api.missing.
+        handle_started`: never another scope's), as the refusal of a handle in capitals or quotes names the one it
+        holds; ``None`` otherwise -- any other refusal, or a scope out of reach (the refusal stands alone)."""
+        handle = arguments.get("handle") if isinstance(arguments, Mapping) else None
+        if not isinstance(handle, str) or not isinstance(exc, InvalidArgument) or HANDLE_RE.match(handle):
+            return None
+        try:
+            check_handle(handle)
+        except InvalidArgument as own:
+            if str(own) != str(exc):  # (another argument's refusal)
+                return None
+        try:
+            scope = self.scope
+            meant = handle_started(scope.store.entries.index, scope.run_id, scope.agent_id, handle, scope.store.now())
+        except ScratchError:
+            return None
+        if meant is None:
+            return None
+        return InvalidArgument(f"{exc}; did you mean {meant!r}, the one handle of this scope that starts so (it was "
+                               "cut short: copy all 26 characters)?")
 
     @staticmethod
     def _given_budget(budget: int | None) -> int | None:

@@ -26,7 +26,7 @@ from scratchfs.foundation.calls import Advice, Call, add_said
 from scratchfs.foundation.errors import InvalidArgument, JqFailed, NotJson
 
 __all__ = ["AROUND_BYTES", "CALL_FILTER_CHARS", "LONG_COLUMN_BYTES", "bytes_around", "each_item", "failed_at",
-           "failed_page", "read_on", "slurped_array", "stream_broken"]
+           "failed_page", "read_on", "rows_slurped", "slurped_array", "stream_broken"]
 
 _STEP = r'(?:\.[A-Za-z_][A-Za-z0-9_]*|\."(?:[^"\\]|\\.)*"|\.?\[(?:-?\d+|"(?:[^"\\]|\\.)*")\])'
 """One step of a path: ``.name``, ``."a name"``, ``[3]``, ``.["a name"]``."""
@@ -35,6 +35,10 @@ _EACH = re.compile(rf"\s*(\.|(?:{_STEP})+)\s*\.?\[\]\s*((?:{_STEP}|\[\])*)\s*(\|
 ``|``: ``P[]S | REST`` is ``P[] | .S | REST``)."""
 _EACH_FIRST = re.compile(r"\s*(?:\.\[\]|map\(|\[\s*\.\[\])")
 """A filter that starts by taking the slurped array's items (``.[]``, ``map(``, ``[.[]``)."""
+_OVER_ARRAY = re.compile(r"\s*(?:\.\[\s*(?:-?\d|:)|(?:length|add|reverse|sort|unique|first|last)\s*(?:\||$)|"
+                         r"(?:group_by|sort_by|unique_by|min_by|max_by)\s*\()")
+"""A filter that starts with what only an array takes (``.[0]``, ``length``, ``group_by(``...): one written for the
+array of all the rows, not for one row (``length`` of one is its key count)."""
 CALL_FILTER_CHARS = 300
 """Longest filter a note or refusal writes again in a call (a longer one is named in words: its text stays small)."""
 
@@ -195,6 +199,25 @@ def failed_at(exc: InvalidArgument, handle: str, filter: str, cursor: str | None
         return exc
     return JqFailed(Advice.of(f"jq: {exc.reason} on output {number + 1:,}; ",
                               read_on(handle, filter, number + 1, budget, slurp)), exc.reason, exc.keyed)
+
+
+def rows_slurped(handle: str, filter: str, budget: int | None) -> Advice:
+    """The slurp read of a table ``handle`` (CSV/TSV, aligned by spaces) that does what jq ``filter``, given without
+    slurp=true (which a table's rows refuse), means: ``filter`` as it is when it begins with the array's items or
+    with what only an array takes (``.[]``, ``map(``, ``length``, ``group_by(``), every row (``.[]``) for ``.``,
+    else ``.[] | FILTER``, the filter on each row; within the reply ``budget`` the caller gave (``None``: none); a
+    call past :data:`~scratchfs.foundation.limits.LONG_CALL_BYTES` named in words (a face writes it whole)."""
+    text = filter.strip()
+    if _EACH_FIRST.match(text) or _OVER_ARRAY.match(text):
+        each, said, shown = text, "your filter over that array", "the same call with slurp=true"
+    elif text == ".":
+        each, said, shown = ".[]", "every row", 'the same call with jq=".[]" and slurp=true'
+    else:
+        each, said, shown = f".[] | {text}", "your filter on each row", (
+            'the same call with ".[] | " before your filter, and slurp=true')
+    call = Call.of("read_handle", handle=handle, jq=each, slurp=True, budget=budget)
+    return Advice.of(f"with slurp=true, jq reads all its rows at once (. is the array of them); {said}: ",
+                     call.shown_when_long(shown))
 
 
 def slurped_array(exc: InvalidArgument, handle: str, filter: str, budget: int | None) -> InvalidArgument:

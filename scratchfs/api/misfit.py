@@ -36,7 +36,7 @@ _WHAT = {"html": "an HTML page", "csv": "a CSV/TSV table", "log": "log output", 
          "xml": "XML", "binary": "binary data", "json": "one JSON document", "jsonl": "JSON lines"}
 _EXAMPLES: dict[str, tuple[tuple[str, dict[str, object]], ...]] = {
     "csv": (("row= (rows with the header, e.g. ", {}), ("row=1", {"row": 1}),
-            ("; columns= picks some) or jq= with slurp=true (all rows at once)", {})),
+            ("; columns= picks some)", {}), (" or jq= with slurp=true (all rows at once)", {})),
     "binary": (("offset= and length= (byte ranges; its first ones: ", {}),
                (f"offset=0, length={DEFAULT_READ_BYTES}", {"offset": 0, "length": DEFAULT_READ_BYTES}), (")", {})),
     "json": (("jq= (e.g. ", {}), ('jq="keys[]"', {"jq": "keys[]"}), (", then a path into what one of them holds)", {})),
@@ -90,54 +90,62 @@ def _viewed(kind: str, handle: str) -> Advice:
 
 
 def fitting_reads(content_type: str | None, line_bytes: float = 0.0, shape: str | None = None,
-                  handle: str | None = None) -> str | Advice:
+                  handle: str | None = None, slurp: Advice | None = None) -> str | Advice:
     """The ``read_handle`` arguments that fit an entry of ``content_type`` (``None``: not detected) and ``shape``
     (``view="text"`` for an HTML page, terminal output and a coloured kind of text alone), as a phrase ending in the
     reads that fit every entry: lines (byte ranges when its lines average ``line_bytes`` bytes, more than a default
     read, as a one-line JSON document's do, or when it is binary data: the stub's rule) and searches. With
-    ``handle``, the text views' reads are calls of it (:class:`~scratchfs.foundation.calls.Advice`)."""
+    ``handle``, the text views' reads are calls of it (:class:`~scratchfs.foundation.calls.Advice`); ``slurp``, the
+    slurp read of a refused jq read (:func:`~scratchfs.api.jq_failure.rows_slurped`), leads a table's reads in
+    place of the words "jq= with slurp=true"."""
     kind = "terminal" if is_terminal(content_type, shape) or coloured(shape) else content_type or ""
     tabled = is_aligned(content_type, shape) or is_piped(content_type, shape)  # (read as a table's rows)
     if handle is not None and kind in ("html", "terminal") and not tabled and not is_stream(content_type, shape):
         by = "byte range (offset=, length=)" if line_bytes > DEFAULT_READ_BYTES else "lines (line=, lines=)"
         return Advice.of("read ", _viewed(kind, handle), f"; or read it by {by} or by search (match=, pattern=)")
-    fits: str | Advice | None = _fits(kind, handle)
-    if tabled:
-        fits = _fits("csv", handle)  # (read as a table's rows)
-    elif is_stream(content_type, shape):
+    table = kind == "csv" or tabled  # (aligned by spaces or drawn with pipes: read as a table's rows)
+    fits: str | Advice | None = _fits("csv" if table else kind, handle, slurp is None or not table)
+    if table and slurp is not None:
+        fits = Advice.of(slurp, "; or read it with ", fits)
+    elif not table and is_stream(content_type, shape):
         fits = "jq= (a filter run on each document) or jq= with slurp=true (one filter over the array of them all)"
     if content_type == "binary" and compressed_format(shape):  # (compressed bytes hold no text)
         return Advice.of("read it with ", fits, "; no search (match=, pattern=) finds text in its compressed bytes")
     if content_type == "binary":
         return Advice.of("read it with ", fits, " or by search (match=, pattern=)")
     by = "byte range (offset=, length=)" if line_bytes > DEFAULT_READ_BYTES else "lines (line=, lines=)"
+    if table and slurp is not None:
+        return Advice.of(fits, f", or by {by} or by search (match=, pattern=)")
     return Advice.of(*(["read it with ", fits, ", or "] if fits else ["read it "]),
                      f"by {by} or by search (match=, pattern=)")
 
 
-def _fits(kind: str, handle: str | None) -> str | Advice | None:
+def _fits(kind: str, handle: str | None, slurp: bool = True) -> str | Advice | None:
     """:data:`_FITS`'s reads of ``kind``, their examples whole calls of ``handle`` (``read_handle(handle="h_...",
     row=1)``, as every other refusal names its calls; a long one, past
     :data:`~scratchfs.foundation.limits.LONG_CALL_BYTES`, in its words: :meth:`Call.shown_when_long`); ``None``: none
-    of its own."""
+    of its own. ``slurp`` false: a table's reads without the words of its slurp read (a refusal naming it as a
+    call)."""
     if handle is None or kind not in _EXAMPLES:
         return _FITS.get(kind)
     parts: list[str | Call] = []
-    for text, arguments in _EXAMPLES[kind]:
+    for text, arguments in _EXAMPLES[kind] if slurp else _EXAMPLES[kind][:-1]:
         parts.append(Call.of("read_handle", handle=handle, **arguments).shown_when_long(text) if arguments else text)
     return Advice.of(*parts)
 
 
-def holds(handle: str, content_type: str | None, shape: str | None, line_bytes: float, why: str) -> Advice:
+def holds(handle: str, content_type: str | None, shape: str | None, line_bytes: float, why: str,
+          slurp: Advice | None = None) -> Advice:
     """The one phrase of every refusal of a read that does not fit an entry: ``"<handle> holds <what it holds>
     (content type <type>)<why>: <the reads that fit>"`` (:func:`what_it_holds`, :func:`fitting_reads` by ``shape``
-    and ``line_bytes``); ``why`` says what does not fit, e.g. ``", which a row= read does not parse"``."""
+    and ``line_bytes``, a table's led by ``slurp``, a refused jq read's slurp read); ``why`` says what does not fit,
+    e.g. ``", which a row= read does not parse"``."""
     return Advice.of(f"{handle} holds {what_it_holds(content_type, shape)} (content type {content_type or 'unknown'})"
-                     f"{why}: ", fitting_reads(content_type, line_bytes, shape, handle))
+                     f"{why}: ", fitting_reads(content_type, line_bytes, shape, handle, slurp))
 
 
 def jq_misfit(handle: str, content_type: str | None, exc: InvalidArgument, line_bytes: float = 0.0,
-              shape: str | None = None, size: int = 0) -> str | Advice | None:
+              shape: str | None = None, size: int = 0, slurp: Advice | None = None) -> str | Advice | None:
     """The message for a jq read of ``handle`` that failed with ``exc``: when jq could not parse the document
     (:class:`~scratchfs.foundation.errors.NotJson`: not JSON, not UTF-8) and the entry's stored content type is not
     ``json`` or ``jsonl``, what the entry holds and the reads that fit it, then the error's own message; for a
@@ -145,7 +153,8 @@ def jq_misfit(handle: str, content_type: str | None, exc: InvalidArgument, line_
     nested too deeply and the reads that fit; for an entry stored as JSON that jq cannot parse (cut short, or broken
     further on than its spill's shape read), jq's message and the read that shows where (:func:`_broken_json`, by
     the entry's ``size`` in bytes and ``line_bytes``, its average line length); else ``None`` (the error stands as
-    it is: a filter's own error); ``shape``: the entry's, as :func:`what_it_holds` takes it."""
+    it is: a filter's own error); ``shape``: the entry's, as :func:`what_it_holds` takes it; ``slurp``: the slurp
+    read of the filter, which leads the reads of a table aligned by spaces (:func:`fitting_reads`)."""
     if not isinstance(exc, NotJson):
         return None
     if exc.too_deep:  # a JSON document all the same (its stub's shape says so), whatever type it was given
@@ -153,7 +162,7 @@ def jq_misfit(handle: str, content_type: str | None, exc: InvalidArgument, line_
                 f"{fitting_reads(None, line_bytes)}. ({exc})")
     if content_type in ("json", "jsonl"):
         return _broken_json(handle, exc, size, line_bytes) if exc.by_jq else None
-    said = holds(handle, content_type, shape, line_bytes, ", which jq cannot parse as JSON")
+    said = holds(handle, content_type, shape, line_bytes, ", which jq cannot parse as JSON", slurp)
     if not said.calls:  # (text, a log: the read of its start, as a call -- not the syntax of one alone)
         start = Call.of("read_handle", handle=handle, offset=0, length=DEFAULT_READ_BYTES) if (
             line_bytes > DEFAULT_READ_BYTES) else Call.of("read_handle", handle=handle, line=1, lines=50)
@@ -282,11 +291,12 @@ def slurp_form(handle: str, kind: str | None, shape: str | None, filter: str | N
 
 
 def refusal(handle: str, content_type: str | None, read: str, how: str = "", line_bytes: float = 0.0,
-            shape: str | None = None) -> Advice:
+            shape: str | None = None, slurp: Advice | None = None) -> Advice:
     """The refusal of a ``read=`` read (``"jq"``, ``"record"``, ``"row"``, ``"select"``) of ``handle`` that does not
     fit what it holds (``how``: e.g. ``" over several lines"``), naming what it is and the reads that fit
-    (:func:`what_it_holds`, :func:`fitting_reads` by ``shape`` and ``line_bytes``)."""
-    return holds(handle, content_type, shape, line_bytes, f"{how}, which a {read}= read does not parse")
+    (:func:`what_it_holds`, :func:`fitting_reads` by ``shape`` and ``line_bytes``; a table's led by ``slurp``, the
+    slurp read of a refused jq read)."""
+    return holds(handle, content_type, shape, line_bytes, f"{how}, which a {read}= read does not parse", slurp)
 
 
 def columns_misfit(handle: str, read: str, shape: str | None) -> Advice | None:
@@ -307,17 +317,18 @@ def columns_misfit(handle: str, read: str, shape: str | None) -> Advice | None:
 
 
 def explained_jq(handle: str, content_type: str | None, read: Callable[[], T], line_bytes: float = 0.0,
-                 shape: str | None = None, size: int = 0) -> T:
+                 shape: str | None = None, size: int = 0, slurp: Advice | None = None) -> T:
     """``read()`` (a jq read of ``handle``, an entry of ``size`` bytes).
 
     Raises:
         InvalidArgument: as ``read`` raises it; NotJson, one raised because the document is not JSON, with
             :func:`jq_misfit`'s message by ``content_type`` and ``shape``, the entry's (and ``line_bytes``, its
-            average line length: :func:`fitting_reads`). Other errors pass unchanged."""
+            average line length, and ``slurp``, the filter's slurp read: :func:`fitting_reads`). Other errors pass
+            unchanged."""
     try:
         return read()
     except InvalidArgument as exc:
-        advice = jq_misfit(handle, content_type, exc, line_bytes, shape, size)
+        advice = jq_misfit(handle, content_type, exc, line_bytes, shape, size, slurp)
         if advice is None:
             raise
         raise told_not_json(exc, advice) from None

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import difflib
+import re
 from typing import Protocol
 
 from scratchfs.engine.protocols import IndexBackend
@@ -167,6 +168,23 @@ def handle_meant(index: IndexBackend, run_id: str, agent_id: str, handle: str, n
     return found[0] if found else None
 
 
+CUT_HANDLE = re.compile(r"h_[a-z2-7]{8,23}")
+"""A handle cut short: ``h_`` and 8 to 23 of its 24 letters (fewer are too few to say which one was meant)."""
+
+
+def handle_started(index: IndexBackend, run_id: str, agent_id: str, value: str, now: float) -> str | None:
+    """The live handle of this scope that ``value`` -- a handle cut short, :data:`CUT_HANDLE` (a model copying 26
+    characters) -- is the start of, when exactly one is (the index's query by prefix, two rows at most); else
+    ``None``, also when the index cannot say. Handles of other scopes are never looked at."""
+    if not CUT_HANDLE.fullmatch(value):
+        return None
+    try:
+        found = index.list_page(run_id, agent_id, "handle", value, now, None, 2)
+    except ScratchError:
+        return None
+    return found[0].key if len(found) == 1 else None
+
+
 def not_found(entries: _Entries, run_id: str, agent_id: str, kind: str, key: str, reading: bool = True,
               lost: bool = False) -> NotFound:
     """The :class:`NotFound` for a key of this scope: :class:`Expired` or :class:`Deleted` when the index knows
@@ -181,8 +199,8 @@ def not_found(entries: _Entries, run_id: str, agent_id: str, kind: str, key: str
     what = f"{'handle' if kind == 'handle' else 'key'} {key!r}"
     again = "run the tool that made it again" if kind == "handle" else "write it again"
     if lost:  # its row is live, its blob gone: no near key, no hour-old expiry (the next sweep drops the row)
-        return NotFound(f"{what} has lost its stored copy (removed from outside the store); {again} if it is still "
-                        "needed")
+        fact = f"{what} has lost its stored copy (removed from outside the store)"
+        return _told(NotFound(f"{fact}; {again} if it is still needed"), fact)
     index, now = entries.index, entries.now()
     try:  # reported Expired: gone for good (an index without expire_now leaves it to the sweep)
         expire_now = getattr(index, "expire_now", None)
@@ -193,22 +211,32 @@ def not_found(entries: _Entries, run_id: str, agent_id: str, kind: str, key: str
         entries.blobs.unlink(run_id, agent_id, expired)  # type: ignore[attr-defined]
     gone = index.gone(run_id, agent_id, kind, key, now)
     if gone is None:
-        hint, elsewhere = _hint(index, run_id, agent_id, kind, key, reading, now)
-        missing = NotFound(Advice.of(f"no {what}", hint))
+        hint, elsewhere, meant = _hint(index, run_id, agent_id, kind, key, reading, now)
+        fact = f"no {what} in this scope (run {run_id!r}, agent {agent_id!r})" + (
+            ": it is the handle of a spilled result" if meant == ("handle", key) else "")
+        missing = _told(NotFound(Advice.of(f"no {what}", hint)), fact, meant)
         missing.elsewhere = elsewhere
         return missing
     when = f"{_utc(gone.at)} (epoch {gone.at:.3f})"
+    fact = f"{what} {'expired' if gone.reason == 'expired' else 'was ' + gone.reason} at {when}"
     if gone.reason == "expired":
-        return Expired(f"{what} expired at {when}; {again} if it is still needed")
+        return _told(Expired(f"{fact}; {again} if it is still needed"), fact)
     if gone.copy_lost:  # by fsck --repair or a sweep: its stored copy was broken or gone
-        return Deleted(f"{what} was {gone.reason} at {when}; {again} if it is still needed")
-    return Deleted(f"{what} was {gone.reason} at {when}")
+        return _told(Deleted(f"{fact}; {again} if it is still needed"), fact)
+    return _told(Deleted(fact), fact)
+
+
+def _told(missing: NotFound, fact: str, meant: tuple[str, str] | None = None) -> NotFound:
+    """``missing`` with its :attr:`~scratchfs.foundation.errors.NotFound.fact` and ``meant`` set."""
+    missing.fact, missing.meant = fact, meant
+    return missing
 
 
 def _hint(index: IndexBackend, run_id: str, agent_id: str, kind: str, key: str, reading: bool, now: float
-          ) -> tuple[str | Advice, bool]:
-    """The rest of a NotFound's message for a name the index knows nothing of: the scope, and what to do; and
-    whether nothing of it is known here (no live handle it is, no near name: it may be another scope's)."""
+          ) -> tuple[str | Advice, bool, tuple[str, str] | None]:
+    """The rest of a NotFound's message for a name the index knows nothing of: the scope, and what to do; whether
+    nothing of it is known here (no live handle it is, no near name: it may be another scope's); and the live entry
+    of the scope it names as meant (``(kind, name)``), if any."""
     shaped = checks.HANDLE_RE.match(key) is not None
     handle = reading and kind != "handle" and shaped
     try:  # (an index that cannot say: told as before, a handle)
@@ -218,23 +246,25 @@ def _hint(index: IndexBackend, run_id: str, agent_id: str, kind: str, key: str, 
     scope = f"{' (nor handle)' if handle and not live else ''} in this scope (run {run_id!r}, agent {agent_id!r})"
     if live:
         return Advice.of(f"{scope}; this is the handle of a spilled result, not a scratchpad key: read it with ",
-                         Call.of("read_handle", handle=key)), False
+                         Call.of("read_handle", handle=key)), False, ("handle", key)
     if kind == "handle" or handle:  # (shaped as a handle that names none: one near it)
         meant = handle_meant(index, run_id, agent_id, key, now)
         if meant:
-            return f"{scope}; did you mean {meant!r}, a handle of this scope one or two characters away?", False
-        return scope + (LOST_HANDLE if kind == "handle" else ""), True
+            return (f"{scope}; did you mean {meant!r}, a handle of this scope one or two characters away?", False,
+                    ("handle", meant))
+        return scope + (LOST_HANDLE if kind == "handle" else ""), True, None
     if shaped:  # (a handle given to a delete: its caller says that spilled results are not deleted so)
-        return scope, False
+        return scope, False, None
     meant = key_meant(index, run_id, agent_id, key, now)
     if meant:
-        return Advice.of(f"{scope}; did you mean {meant!r}, a key of this scope? (", _LIST, " lists them all)"), False
-    return scope + LOST_KEY, True
+        return (Advice.of(f"{scope}; did you mean {meant!r}, a key of this scope? (", _LIST, " lists them all)"),
+                False, ("scratch", meant))
+    return scope + LOST_KEY, True, None
 
 
 def _utc(epoch: float) -> str:
     return _dt.datetime.fromtimestamp(epoch, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-__all__ = ["CLOSE_HANDLE", "HANDLES_COMPARED", "KEYS_COMPARED", "LOST_HANDLE", "LOST_KEY", "Letters", "handle_meant",
-           "key_meant", "not_found", "within"]
+__all__ = ["CLOSE_HANDLE", "CUT_HANDLE", "HANDLES_COMPARED", "KEYS_COMPARED", "LOST_HANDLE", "LOST_KEY", "Letters",
+           "handle_meant", "handle_started", "key_meant", "not_found", "within"]

@@ -14,6 +14,7 @@ from scratchfs.api.shape import binary_format
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure import ReaderSource
 from scratchfs.foundation import checks
+from scratchfs.foundation.calls import Advice
 from scratchfs.foundation.errors import InvalidArgument
 
 if TYPE_CHECKING:
@@ -71,10 +72,10 @@ class EntryReads:
                 raise InvalidArgument(f"{handle} holds JSON nested too deeply to read by its structure; "
                                       "read it by bytes or lines") from None
 
-    def check_fits(self, content_type: str | None, read: str, handle: str) -> None:
-        """Refuse ``read`` of the entry last opened (:func:`check_kind`, with its shape and average line): raises
-        InvalidArgument when its ``content_type`` does not take it."""
-        check_kind(content_type, read, handle, self.line_bytes, self.shape)
+    def check_fits(self, content_type: str | None, read: str, handle: str, slurp: Advice | None = None) -> None:
+        """Refuse ``read`` of the entry last opened (:func:`check_kind`, with its shape and average line, and
+        ``slurp``, a jq read's slurp read): raises InvalidArgument when its ``content_type`` does not take it."""
+        check_kind(content_type, read, handle, self.line_bytes, self.shape, slurp)
 
     def time_limit(self) -> float:
         """Seconds a jq filter, a CSS selector read or an HTML text view may run: the store's ``pattern_timeout``."""
@@ -91,7 +92,7 @@ _REFUSED = {"json": {"row", "select"}, "jsonl": {"row", "select"}, "csv": {"jq",
 
 
 def check_kind(content_type: str | None, read: str, handle: str, line_bytes: float = 0.0,
-               shape: str | None = None) -> None:
+               shape: str | None = None, slurp: Advice | None = None) -> None:
     """Refuse a structure read (``read``: ``"jq"``, ``"record"``, ``"row"`` or ``"select"``) that does not fit the
     entry's stored content type (decided at spill time from its start, :func:`scratchfs.api.shape.describe`): rows
     of JSON, records of a table, jq over a table, rows or records of an HTML page or of XML, a CSS select of what is
@@ -100,10 +101,11 @@ def check_kind(content_type: str | None, read: str, handle: str, line_bytes: flo
     content of unknown type (``None``) is tried, and its parse decides
     (:class:`~scratchfs.api.structured.StructureReads` refuses what it shows does not fit). Raises InvalidArgument
     naming what the entry is and the reads that fit (by ``shape``, its stored shape, and ``line_bytes``, its average
-    line length: :func:`scratchfs.api.misfit.refusal`); returns None otherwise."""
+    line length; a table's refused jq read led by ``slurp``, its slurp read: :func:`scratchfs.api.misfit.refusal`);
+    returns None otherwise."""
     if (content_type in _REFUSED and read in _REFUSED[content_type]) or (
             content_type == "binary" and binary_format(shape) is not None):  # gzip, PNG...: no page, table or JSON
-        raise InvalidArgument(refusal(handle, content_type, read, line_bytes=line_bytes, shape=shape))
+        raise InvalidArgument(refusal(handle, content_type, read, line_bytes=line_bytes, shape=shape, slurp=slurp))
 
 
 __all__ = ["EntryReads", "check_kind", "entry_identity"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from scratchfs.api.bad_records import mostly_json, seeing_passed, way_past
 from scratchfs.api.describe import json_top
-from scratchfs.api.jq_failure import failed_at, failed_page, slurped_array
+from scratchfs.api.jq_failure import failed_at, failed_page, rows_slurped, slurped_array
 from scratchfs.api.jq_inputs import refuse_inputs
 from scratchfs.api.jq_placeholder import HEAD_BYTES, is_placeholder, placeholder_refusal
 from scratchfs.api.misfit import columns_misfit, explained_jq, jq_misfit, refusal, slurp_form, told_not_json
@@ -70,13 +70,14 @@ class StructureReads(PageReads):
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             if is_placeholder(filter):  # (before check_fits: a table's refusal names the rows read, as a call)
                 raise self._placeholder(src, kind, handle, blob)
-            self.check_fits(kind, "jq", handle)
+            slurp = rows_slurped(handle, filter, call_budget)  # (a table's: the jq read it takes, as a call)
+            self.check_fits(kind, "jq", handle, slurp)
             jsonl = src if kind == "jsonl" else None  # (where a parse error's record is)
             try:
                 page = explained_jq(handle, kind, lambda: jq_page(src, filter, cursor, budget, cache_key=blob,
                                                                   timeout=self.time_limit(),
                                                                   entry=entry_identity(handle, blob)),
-                                    self.line_bytes, self.shape, src.size)
+                                    self.line_bytes, self.shape, src.size, slurp)
             except InvalidArgument as exc:  # (a streamed page fails whole: its first output is not the failing one)
                 streamed = src.size > jsondoc.MAX_JQ_DOCUMENT_BYTES
                 raise failed_at(exc, handle, filter, None if streamed else cursor, call_budget,
@@ -84,7 +85,7 @@ class StructureReads(PageReads):
             if page.failure is not None and kind in SNIFFED_NO_TABLE and not mostly_json(src, 0, 0):
                 # text whose first words parse as JSON ('404 not found', find -ls's inode numbers): no stream of
                 # JSON documents, refused here rather than on the page that meets the parse error
-                advice = jq_misfit(handle, kind, page.failure, self.line_bytes, self.shape, src.size)
+                advice = jq_misfit(handle, kind, page.failure, self.line_bytes, self.shape, src.size, slurp)
                 if advice is not None:  # (so page.failure is NotJson)
                     raise told_not_json(page.failure, advice)
             return failed_page(page, handle, filter, call_budget, jsonl=jsonl)

@@ -48,7 +48,8 @@ from scratchfs.cli.app import (
     with_store,
 )
 from scratchfs.cli.settings_options import TTL_OPTION, Size, settings_options
-from scratchfs.cli.shell import FLEET_STORE_NOTE, shell_command
+from scratchfs.cli.shell import FLEET_STORE_NOTE, command_line, program, shell_command
+from scratchfs.cli.usage import takes_no_scope
 from scratchfs.engine.backends import ENV_INDEX
 from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, ScratchError, StorageError
 from scratchfs.foundation.limits import SOON_SECONDS
@@ -194,13 +195,12 @@ def stats_command(store: ScratchStore, run_id: str | None, agent_id: str | None,
     show(stats_listing(rows, soon, title=title))
 
 
-def _whole_store(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
-    """``fsck --run``/``--agent``: a usage error saying why (fsck checks the whole store: orphans belong to no
-    row) and what looks at one run instead -- not click's bare "no such option"."""
-    if value is not None:
-        raise click.UsageError("fsck checks the whole store (an orphan blob belongs to no run's row) and takes no "
-                               "--run or --agent; for one run see `scratchfs stats --run RUN` or `scratchfs ls --run "
-                               "RUN`, or bound a check with --limit", ctx)
+def _one_run(option: str, value: str) -> str:
+    """What shows the run (or agent) ``value`` of an ``option`` fsck does not take: its entries, counted and
+    listed."""
+    words = ["--run", value] if option == "--run" else ["--run", "RUN", "--agent", value]
+    return (f"; for one {option[2:]} see {command_line(program(), ['stats', *words])} or "
+            f"{command_line(program(), ['ls', *words])}, or bound a check with --limit")
 
 
 @main.command("fsck")
@@ -222,7 +222,7 @@ def _whole_store(ctx: click.Context, param: click.Parameter, value: str | None) 
 @click.option("--after", "after", default=None, metavar="CURSOR", help="Resume after this cursor.")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr [default: on a terminal, for stores over 64 MiB or 1000 entries].")
-@click.option("--run", "--agent", "scope", default=None, hidden=True, expose_value=False, callback=_whole_store)
+@takes_no_scope("it checks the whole store (an orphan blob belongs to no run's row)", _one_run)
 @JSON_TABLE
 @settings_options(fleet_only=True)
 def fsck_command(root: str | None, repair: bool, quick: bool, rebuild_index: bool, lost_blobs: bool,
@@ -410,6 +410,7 @@ def _and(words: list[str]) -> str:
 
 
 @main.command("migrate-index")
+@takes_no_scope("the index's schema serves every run")
 @click.option("--json", "as_json", is_flag=True, help="Print {schema, found, version} as JSON.")
 @settings_options(fleet_only=True)
 def migrate_index_command(as_json: bool) -> None:
@@ -432,6 +433,7 @@ def migrate_index_command(as_json: bool) -> None:
 
 
 @main.command("grants")
+@takes_no_scope("a role's grants on the index serve every run")
 @click.option("--role", required=True, help="The runtime role the fleet's hosts connect as.")
 @click.option("--json", "as_json", is_flag=True, help="Print {schema, role, grants, default_privileges} as JSON.")
 @settings_options(fleet_only=True)

@@ -11,7 +11,8 @@ A token given with ``--token`` gets a warning on stderr: the process's arguments
 
 At start it prints one line on stdout, flushed, with the URL to open, the token in it (as Jupyter does):
 ``scratchfs inspector: http://127.0.0.1:8765/?token=...`` (with ``--json``: ``{url, host, port, token}``). Exit
-codes as for every command: 2 for a bad option or a missing ``web`` extra, 4 when the address cannot be bound.
+codes as for every command: 2 for a bad option (a ``--host`` that is no address of this machine too) or a missing
+``web`` extra, 4 when the address cannot be bound (the port in use, permission).
 
 A store whose index is out of reach or busy at start-up is served anyway and opened when it answers
 (:class:`~scratchfs.api.deferred_store.DeferredStore`): meanwhile its routes answer 503 with ``Retry-After`` and
@@ -35,6 +36,7 @@ import socket
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import click
 from click.core import ParameterSource
@@ -56,19 +58,26 @@ from scratchfs.cli.app import (
 )
 from scratchfs.cli.serve_guard import BACKLOG, connection_bound, guarded_h11
 from scratchfs.cli.settings_options import settings_options
+from scratchfs.cli.usage import takes_no_scope
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 from scratchfs.foundation.text import one_line
 
 DEFAULT_PORT = 8765
 """The port ``scratchfs serve`` listens on when no ``--port`` is given."""
 _TOKEN_RE = re.compile(r"[A-Za-z0-9._~-]{16,256}\Z")
+_NOT_HERE = {errno.EADDRNOTAVAIL, socket.EAI_NONAME,
+             *(getattr(socket, name) for name in ("EAI_NODATA", "EAI_ADDRFAMILY") if hasattr(socket, name))}
+"""Errors of a bind to a host that is no address of this machine, or a name that resolves to none (a name server
+out of reach, ``EAI_AGAIN``, is no fault of the option: a storage error as before)."""
 
 
 def _listen(host: str, port: int) -> socket.socket:
     """A listening TCP socket on ``host:port`` (IPv6 when ``host`` is an IPv6 address).
 
     Raises:
-        StorageError: the address cannot be bound (in use, not local, permission).
+        click.BadParameter: ``host`` is no address of this machine, or a name that resolves to none (a usage error
+            of ``--host``: exit 2).
+        StorageError: the address cannot be bound (the port in use, permission).
     """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -79,6 +88,11 @@ def _listen(host: str, port: int) -> socket.socket:
     except (OSError, OverflowError) as exc:
         sock.close()
         reason = getattr(exc, "strerror", None) or exc
+        if getattr(exc, "errno", None) in _NOT_HERE:
+            what = "names no address" if isinstance(exc, socket.gaierror) else "is no address of this machine"
+            raise click.BadParameter(f"{host} {what} ({reason}): give one of this machine's, e.g. 127.0.0.1 (the "
+                                     "default, this machine alone) or 0.0.0.0 (every interface)",
+                                     param_hint="'--host'") from None
         then = ("; give another --port (--port 0: any free one), or stop what listens there"
                 if getattr(exc, "errno", None) == errno.EADDRINUSE else "")
         raise StorageError(f"cannot listen on {host}:{port}: {reason}{then}") from None
@@ -96,6 +110,9 @@ def _is_loopback(host: str) -> bool:
 
 
 @main.command("serve")
+@takes_no_scope("it serves every run of the store: its page lists them", lambda option, value: (
+    f"; open the printed URL, then /runs/{quote(value, safe='')} on its address for that run's"
+    if option == "--run" else ", each run's page its agents"))
 @click.option("--root", type=click.Path(file_okay=False), default=None,
               help="Store root directory [default: $SCRATCHFS_ROOT, else the user cache directory].")
 @click.option("--host", default="127.0.0.1", show_default=True,

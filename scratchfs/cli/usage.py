@@ -4,9 +4,12 @@ parsed names the command, so that its one stderr line points at the command's ow
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class ScratchCommand(click.Command):
@@ -64,4 +67,27 @@ def name_the_command_meant(exc: click.UsageError) -> None:
         exc.possibilities = None  # type: ignore[attr-defined,misc]  # (click's guesses; Final)
 
 
-__all__ = ["ScratchCommand", "name_the_command_meant"]
+def takes_no_scope(why: str, instead: Callable[[str, str], str] | None = None) -> Callable[[F], F]:
+    """Hidden ``--run`` and ``--agent`` options for a command that takes neither (it works on the whole store, or
+    names its run as an argument), so that one given after the command is the usage error of one rule,
+    ``<command> takes no --run or --agent: <why>`` and ``instead(option, value)`` when given (what does what was
+    meant with the value given, e.g. ``; to delete every entry of that run: scratchfs delete-run run-px``), where
+    click said only "No such option '--run'". Given before the command or by ``$SCRATCHFS_RUN_ID`` and
+    ``$SCRATCHFS_AGENT_ID``, they stay the global options every command accepts (an agent's environment sets
+    them)."""
+
+    def refuse(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+        if value is not None:
+            option = "--run" if param.name == "no_run" else "--agent"
+            raise click.UsageError(f"{ctx.info_name} takes no --run or --agent: {why}"
+                                   + (instead(option, value) if instead is not None else ""), ctx)
+
+    def decorate(func: F) -> F:
+        for name, option in (("no_agent", "--agent"), ("no_run", "--run")):
+            func = click.option(option, name, default=None, hidden=True, expose_value=False, callback=refuse)(func)
+        return func
+
+    return decorate
+
+
+__all__ = ["ScratchCommand", "name_the_command_meant", "takes_no_scope"]

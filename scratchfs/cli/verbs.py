@@ -23,7 +23,6 @@ from scratchfs.api.contract import A_HANDLE_IS_NO_KEY, STRUCTURE_ARGUMENTS, Scra
 from scratchfs.api.encodings import ENCODINGS, check_encoding, decode_single
 from scratchfs.api.results import LineSlice, Slice
 from scratchfs.api.store import ScratchStore
-from scratchfs.api.tools import check_arguments
 from scratchfs.cli.advice import call_command, read_command
 from scratchfs.cli.app import (
     Folder,
@@ -41,6 +40,8 @@ from scratchfs.cli.app import (
 )
 from scratchfs.cli.output import INPUT_ARGUMENT
 from scratchfs.cli.settings_options import BUDGET_WORDS, TTL_OPTION, Size, budget_default, settings_options
+from scratchfs.cli.shell import command_line, program
+from scratchfs.cli.usage import takes_no_scope
 from scratchfs.foundation.call_text import parse_call
 from scratchfs.foundation.calls import Call, without_defaults
 from scratchfs.foundation.checks import CONTEXT_FORMS, HANDLE_RE
@@ -161,19 +162,19 @@ def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as
 def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json: bool, whole: bool,
           options: dict[str, Any]) -> None:
     given = {name: value for name, value in options.items() if value not in (None, ())}
+    scope = store.scope(run_id, agent_id)
+    tools = ScratchTools(scope)
     if whole:
         if given or as_json:
             raise InvalidArgument("--all writes the whole result raw and takes no other read option (nor --json)")
-        write_all(store.scope(run_id, agent_id).iter_content("handle", handle))
+        write_all(scope.iter_content("handle", tools.check("read_handle", {"handle": handle})["handle"]))
         return
     check_read_caps(given, as_json)
     if "needle" in given:
         given["match"] = given.pop("needle")
-    scope = store.scope(run_id, agent_id)
-    tools = ScratchTools(scope)
     if "columns" in given:  # (a name the header holds wins over a number: a column named "2020")
         given["columns"] = column_words(tools, handle, list(given["columns"]))
-    arguments = check_arguments("read_handle", {"handle": handle, **given})  # one rule with MCP and --json
+    arguments = tools.check("read_handle", {"handle": handle, **given})  # one rule with MCP and --json
     if as_json or given.keys() & {"match", "pattern", "count", "budget", "end", *STRUCTURE_ARGUMENTS}:
         reply = tools.call("read_handle", arguments)
         click.echo(to_json(reply))
@@ -335,7 +336,16 @@ def scratch_delete(store: ScratchStore, run_id: str, agent_id: str, key: str) ->
     echo_json({"key": key, "deleted": True})
 
 
+def _deleted_by(option: str, value: str) -> str:
+    """The command deleting every entry of the run (or agent) ``value`` of an ``option`` a command does not take."""
+    if option == "--run":
+        return f"; every entry of that run, live ones too: {command_line(program(), ['delete-run', value])}"
+    return ("; every entry of that agent of a run, live ones too: "
+            f"{command_line(program(), ['delete-agent', '--run', 'RUN', '--agent', value])}")
+
+
 @main.command("delete-run")
+@takes_no_scope("it takes the run as its argument", _deleted_by)
 @root_option
 @click.argument("run_id")
 @json_accepted
@@ -371,6 +381,8 @@ def delete_agent(store: ScratchStore, run_id: str, agent_id: str) -> None:
 
 
 @main.command("sweep")
+@takes_no_scope("it deletes the expired entries of every run at once (an expired entry reads as expired already) "
+                "and the files no row names", _deleted_by)
 @root_option
 @json_accepted
 @settings_options(fleet_only=True)
@@ -381,6 +393,7 @@ def sweep_command(store: ScratchStore) -> None:
 
 
 @main.command()
+@takes_no_scope("it writes a run of its own, 'demo' (in a temporary store unless --root names one)")
 @click.option("--root", type=click.Path(file_okay=False), default=None,  # (root_option's, its default told right)
               help="Store root directory [default: $SCRATCHFS_ROOT, else a new temporary one, removed at the end].")
 @click.option("--fixtures", "fixtures_dir", type=Folder(), default=None,

@@ -79,6 +79,14 @@ class NotFound(ScratchError, KeyError):
     """Whether the name may be another scope's: nothing of it is known here (neither live, near a live one, expired
     nor deleted), so a face that can list every scope -- the CLI's ``scratchfs ls`` -- says how to find the run and
     agent that hold it (the model's tools list this scope alone)."""
+    fact: str | None = None
+    """What is known of the name, in words for anyone (``no handle 'h_...' in this scope (run 'r', agent 'a')``,
+    ``handle 'h_...' expired at ...``), without the advice to a model that follows it in the message (copy the handle
+    from its stub, run the tool again, ``scratch_list``): a face whose reader is a person -- the web inspector --
+    writes its own advice after it; ``None``: the message is all there is."""
+    meant: tuple[str, str] | None = None
+    """``(kind, name)`` -- ``"handle"`` or ``"scratch"`` -- of the live entry of the same scope the message names as
+    likely meant (a handle a character or two off, a key one off, a handle given as a key), else ``None``."""
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "not found"

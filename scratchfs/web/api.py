@@ -95,7 +95,10 @@ def run_entries(request: Request, run: str) -> dict[str, Any]:
     and ``?kind=`` (handle, scratch) filter, in the index's query: a page of the 3 scratch keys of a run of 100,000
     handles reads those 3 rows. Streamed from the index a page of rows at a time (constant memory); ``remaining``
     counts the entries after the page (one ``COUNT`` by the index; an index without it, by going on with the same
-    walk, not a second listing)."""
+    walk, not a second listing). A first page with no entries (a run whose entries all expired or were deleted, or
+    that never had any: the index cannot tell them apart an hour on) is no error, as ``scratchfs ls --run`` exits 0
+    for it: ``entries`` is empty and ``note`` says so in the words of that command's stderr line (``no live entries
+    of run 'nope'``)."""
     q = query_params(request, ("cursor", "limit", "agent", "kind"))
     limit = int_param(q.get("limit", str(DEFAULT_PAGE)), "limit", 1, MAX_PAGE)
     agent = checks.check_agent_id(q["agent"]) if "agent" in q else None
@@ -114,9 +117,13 @@ def run_entries(request: Request, run: str) -> dict[str, Any]:
         page.append(entry)
         last = cursor
     remaining = 0 if rest is None else count_entries(store, now, run, agent, last, kind, rest)
-    return {"run_id": run, "now": now, "count": len(page), "remaining": remaining,
-            "next_cursor": encode_cursor(last) if remaining else None,
-            "entries": [entry_dict(e, now) for e in page]}
+    out = {"run_id": run, "now": now, "count": len(page), "remaining": remaining,
+           "next_cursor": encode_cursor(last) if remaining else None,
+           "entries": [entry_dict(e, now) for e in page]}
+    if not page and after is None:  # (the listing is empty, not a page past its end)
+        what = {"handle": "spilled results", "scratch": "scratchpad values"}.get(kind or "", "live entries")
+        out["note"] = f"no {what} of {f'agent {agent!r} in ' if agent is not None else ''}run {run!r}"
+    return out
 
 
 def _find(store: ScratchStore, run: str, agent: str, kind: str, key: str) -> Entry:

@@ -43,7 +43,7 @@ def content_endpoint(kind: str) -> Callable[[Request], Response]:
                 key = checks.check_key(query_params(request, ("key",), required=("key",))["key"])
             entry, chunks = app_store(request).scope(params["run"], params["agent"]).open_content(kind, key)
         except ScratchError as exc:
-            return error_response(exc)
+            return error_response(exc, request)
         except Exception:  # a bug: logged, and a JSON 500 without details
             return internal_error(request)
         return _ClosingStream(chunks, request.url.path, media_type="application/octet-stream",

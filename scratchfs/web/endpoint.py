@@ -12,16 +12,18 @@ import math
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
+from urllib.parse import quote
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from scratchfs.api.deferred_store import DeferredStore
+from scratchfs.api.inspector import iter_entries
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import TOOL_SPECS, meant_argument
 from scratchfs.foundation import checks
-from scratchfs.foundation.errors import InvalidArgument, ScratchError
+from scratchfs.foundation.errors import InvalidArgument, NotFound, ScratchError
 from scratchfs.foundation.text import shorten
 
 log = logging.getLogger("scratchfs.web.api")  # (the logger these lines always had: hosts filter on it)
@@ -39,20 +41,50 @@ _INT_DIGITS = 18
 _INT_MAX = 10**_INT_DIGITS - 1
 
 
-def error_response(exc: ScratchError) -> JSONResponse:
+def error_response(exc: ScratchError, request: Request | None = None) -> JSONResponse:
     """The JSON error of a :class:`ScratchError` with the status of its kind (:data:`STATUS_OF_KIND`), and
     ``calls``, the calls its message advises as ``{"tool", "arguments"}`` (when it names any); a busy or
     unreachable store's 503 carries ``Retry-After`` (the error's ``retry_after`` seconds, rounded up, else
-    :data:`RETRY_AFTER`)."""
+    :data:`RETRY_AFTER`). A NotFound of an entry of the run (and agent) ``request``'s path names is told in words for
+    a person, with ``see``, the page to go on from (:func:`person_not_found`), not the model's advice."""
     body: dict[str, Any] = {"kind": exc.kind, "message": str(exc)}
     if hasattr(exc, "resume_offset"):
         body["resume_offset"] = exc.resume_offset
-    if exc.calls:  # (the calls its message names, as data: each the tool its route reads with, and its arguments)
+    if isinstance(exc, NotFound) and exc.fact is not None and request is not None and "run" in request.path_params:
+        body["message"], body["see"] = person_not_found(exc, request)
+    elif exc.calls:  # (the calls its message names, as data: each the tool its route reads with, and its arguments)
         body["calls"] = [call.to_json() for call in exc.calls]
     away = exc.kind == "busy" or getattr(exc, "unavailable", False)
     wait = math.ceil(getattr(exc, "retry_after", RETRY_AFTER))  # (a store not open yet: its own retry period)
     return JSONResponse({"error": body}, status_code=503 if away else STATUS_OF_KIND.get(exc.kind, 500),
                         headers={"Retry-After": str(wait)} if away else None)
+
+
+def person_not_found(exc: NotFound, request: Request) -> tuple[str, dict[str, str]]:
+    """``(message, see)`` of ``exc``, a NotFound of an entry of the run and agent of ``request``'s path, for a person
+    at the inspector or a client of its API, where the model's words said to copy a handle from its stub, run the
+    tool again or call ``scratch_list``: what is known (:attr:`~scratchfs.foundation.errors.NotFound.fact`), then
+    the live entry likely meant, else the run's listing when it holds live entries, else the runs' (``see``:
+    ``{"href", "text"}``, the page's path and its link's text)."""
+    run, agent = request.path_params["run"], request.path_params.get("agent", "")
+    if exc.meant is not None:
+        kind, name = exc.meant
+        base = f"/runs/{quote(run, safe='')}/agents/{quote(agent, safe='')}"
+        href = f"{base}/handles/{quote(name, safe='')}" if kind == "handle" else f"{base}/scratchpad?key=" + quote(
+            name, safe="")
+        return f"{exc.fact}; did you mean {name!r}? ({href})", {"href": href, "text": name}
+    elsewhere = "; an entry is found only under the run and agent that wrote it" if exc.elsewhere else ""
+    try:
+        store = app_store(request)
+        live = next(iter(iter_entries(store, store.now(), run, limit=1)), None) is not None
+    except ScratchError:  # (the index cannot say: the run's page says what it holds)
+        live = True
+    path = quote(run, safe="")
+    if live:
+        return (f"{exc.fact}{elsewhere}; the live entries of run {run!r} are listed at /runs/{path} (JSON: "
+                f"/api/runs/{path}/scratch)", {"href": f"/runs/{path}", "text": f"run {run}"})
+    return (f"{exc.fact}{elsewhere}; run {run!r} holds no live entries (they expired or were deleted, or it never "
+            "had any): the runs are listed at / (JSON: /api/runs)", {"href": "/", "text": "runs"})
 
 
 def internal_error(request: Request) -> JSONResponse:
@@ -72,7 +104,7 @@ def endpoint(func: Callable[..., Any]) -> Callable[[Request], Any]:
             params = path_params(request)
             return JSONResponse(func(request, **params))
         except ScratchError as exc:
-            return error_response(exc)
+            return error_response(exc, request)
         except HTTPException:  # 403 for a delete without --allow-delete: the app's handler renders it
             raise
         except Exception:  # a bug: logged, and a JSON 500 without details
@@ -153,4 +185,4 @@ def app_store(request: Request) -> ScratchStore:
 
 
 __all__ = ["INTEGER_RE", "RETRY_AFTER", "STATUS_OF_KIND", "app_store", "bool_param", "endpoint", "error_response",
-           "int_param", "internal_error", "path_params", "query_params"]
+           "int_param", "internal_error", "path_params", "person_not_found", "query_params"]

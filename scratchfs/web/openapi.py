@@ -40,7 +40,8 @@ def _q(name: str, schema: dict[str, Any], description: str, required: bool = Fal
 
 
 _CALLS = {"type": "array", "items": _obj({"tool": _STR, "arguments": {"type": "object"}})}
-ERROR = _obj({"error": _obj({"kind": _STR, "message": _STR}, {"resume_offset": _INT, "calls": _CALLS})})
+_SEE = _obj({"href": _STR, "text": _STR})  # (a not-found entry's: the page to go on from, for a person)
+ERROR = _obj({"error": _obj({"kind": _STR, "message": _STR}, {"resume_offset": _INT, "calls": _CALLS, "see": _SEE})})
 ENTRY = _obj({
     "kind": {"enum": ["handle", "scratch"]}, "run_id": _STR, "agent_id": _STR, "key": _STR, "size": _INT,
     "stored_size": _INT, "frames": _INT, "lines": _INT, "preview": _STR, "source_tool": {"type": ["string", "null"]},
@@ -53,7 +54,8 @@ RUNS = _obj({"now": _NUM, "runs": {"type": "array", "items": _obj({
     "run_id": _STR, "last_write": _NUM, **_COUNTS,
     "agents": {"type": "array", "items": _obj({"agent_id": _STR, **_COUNTS})}})}})
 PAGE = _obj({"run_id": _STR, "now": _NUM, "count": _INT, "remaining": _INT,
-             "next_cursor": {"type": ["string", "null"]}, "entries": {"type": "array", "items": ENTRY}})
+             "next_cursor": {"type": ["string", "null"]}, "entries": {"type": "array", "items": ENTRY}},
+            {"note": _STR})
 _PIECE = {"offset": _INT, "length": _INT, "size": _INT, "next_offset": _NULLABLE_INT,
           "next_call": {"type": ["string", "null"]}, "data": _STR}
 _GOING = {"remaining": _INT}  # (only while a read goes on: at its end next_offset null says it)
@@ -196,7 +198,8 @@ def openapi() -> dict[str, Any]:
             **_health(),
             "/api/runs": {"get": _op("Runs with their agents, entry counts, bytes and next expiry", RUNS, [],
                                      "listRuns")},
-            "/api/runs/{run}/scratch": {"get": _op("A run's live entries, oldest first, paged by cursor", PAGE, [
+            "/api/runs/{run}/scratch": {"get": _op("A run's live entries, oldest first, paged by cursor (a run with "
+                                                   "none: 200, no entries, a note saying so)", PAGE, [
                 RUN, _q("cursor", _STR, "The previous page's next_cursor."),
                 _q("limit", {"type": "integer", "minimum": 1, "maximum": MAX_PAGE}, "Entries per page (100)."),
                 _q("agent", _QUERY_ID, "Only this agent."),

@@ -39,7 +39,11 @@ function apiUrl(path, params) {
 async function getJson(path, params) {
   const response = await fetch(apiUrl(path, params), {credentials: "same-origin"});
   const data = await response.json().catch(() => ({error: {kind: "error", message: response.statusText}}));
-  if (!response.ok) throw new Error((data.error && (data.error.kind + ": " + data.error.message)) || response.status);
+  if (!response.ok) {
+    const error = new Error((data.error && (data.error.kind + ": " + data.error.message)) || response.status);
+    error.see = data.error && data.error.see;  // (a missing entry's: the page to go on from)
+    throw error;
+  }
   return data;
 }
 
@@ -78,7 +82,9 @@ function setStatus(text, isError) {
 }
 
 function showError(where, error) {
-  where.replaceChildren(el("p", {class: "error", text: String(error.message || error)}));
+  const see = error && error.see;
+  where.replaceChildren(el("p", {class: "error", text: String(error.message || error)}),
+                        see ? el("p", {class: "see"}, "Go to ", el("a", {href: see.href, text: see.text})) : null);
 }
 
 function crumbs(...parts) {
