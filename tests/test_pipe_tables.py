@@ -194,8 +194,14 @@ def test_the_command_line_reads_its_rows_and_columns(tmp_path, monkeypatch):
 
 def test_jq_alone_on_such_a_table_names_the_row_and_slurp_reads(tools, scratch_scope):
     handle = scratch_scope.spill((_TOOLS / "sqlite-table-packages.txt").read_bytes(), source_tool="sqlite3").handle
-    with pytest.raises(InvalidArgument, match=r"a table in \+---\+ borders.*row=.*slurp=true"):
+    with pytest.raises(InvalidArgument, match=r"a table in \+---\+ borders") as refused:
         tools.call("read_handle", {"handle": handle, "jq": ".[0]"})
+    said = str(refused.value)
+    assert f'read_handle(handle="{handle}", row=1)' in said
+    assert f'read_handle(handle="{handle}", jq=".[0]", slurp=True)' in said  # (the call it names runs:)
+    first = tools.call("read_handle", {"handle": handle, "jq": ".[0]", "slurp": True})["results"]
+    want = _plain((_TOOLS / "sqlite-table-packages.txt").read_bytes(), 2, 34)[0]
+    assert [first[0][name] for name in ("name", "version", "month")] == want
 
 
 _NEGATIVES = {
