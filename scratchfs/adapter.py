@@ -184,10 +184,16 @@ class Offloader:
         function's ``__name__``; ``result_class`` to the class configured for that name.
 
         Raises:
-            InvalidArgument: ``name`` is not text; ``result_class`` is not a known class (as the constructor checks
-                its classes).
+            InvalidArgument: ``func`` is not callable; ``name`` is not text, or not given for a callable with no
+                ``__name__`` (a ``functools.partial``, an object with ``__call__``); ``result_class`` is not a known
+                class (as the constructor checks its classes).
         """
-        tool = name or func.__name__
+        if not callable(func):
+            raise InvalidArgument(f"a tool must be callable, not {type(func).__name__}")
+        tool = name or getattr(func, "__name__", None)
+        if tool is None:
+            raise InvalidArgument(f"a {type(func).__name__} object has no __name__: give the tool's name, wrap(func, "
+                                  f"name=\"fetch_page\") or @offloader.tool(\"fetch_page\")")
         if not isinstance(tool, str):
             raise InvalidArgument(f"a tool name must be text, not {type(tool).__name__}: {shorten(tool)}")
         if result_class is not None:

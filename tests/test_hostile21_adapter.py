@@ -1,0 +1,37 @@
+"""The agent-loop adapter attacked as a hostile host would (hostile21): callables that are no plain functions, an
+event loop whose worker threads are gone, results of text a spill could not write."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from scratchfs import InvalidArgument
+from scratchfs.adapter import Offloader
+
+
+async def _page(n: int) -> str:
+    return "x" * n
+
+
+class _SyncTool:
+    def __call__(self, n: int) -> str:
+        return "x" * n
+
+
+@pytest.mark.parametrize("make", [_SyncTool, lambda: functools.partial(_page), lambda: functools.partial(len)],
+                         ids=["call-object", "partial-async", "partial-sync"])
+def test_a_tool_with_no_name_of_its_own_is_one_typed_error_naming_what_to_give(scratch_scope, make):
+    # it was an AttributeError ("'functools.partial' object has no attribute '__name__'") with its traceback
+    offloader = Offloader(scratch_scope)
+    with pytest.raises(InvalidArgument, match=r"has no __name__: give the tool's name, wrap\(func, name="):
+        offloader.wrap(make())
+    with pytest.raises(InvalidArgument, match="has no __name__"):
+        offloader.tool(result_class="query")(make())
+    assert offloader.wrap(make(), name="named", result_class="query").tool_name == "named"
+
+
+def test_a_tool_that_is_not_callable_is_one_typed_error(scratch_scope):
+    with pytest.raises(InvalidArgument, match="a tool must be callable, not str"):
+        Offloader(scratch_scope).wrap("fetch_page", name="fetch_page")
