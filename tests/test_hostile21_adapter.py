@@ -3,7 +3,9 @@ event loop whose worker threads are gone, results of text a spill could not writ
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import json
 
 import pytest
 
@@ -15,9 +17,33 @@ async def _page(n: int) -> str:
     return "x" * n
 
 
+class _AsyncTool:
+    """A tool object whose ``__call__`` is ``async def`` (``inspect.iscoroutinefunction`` says False for it)."""
+
+    async def __call__(self, n: int) -> str:
+        return "x" * n
+
+
+def _later(n: int):
+    """A plain function that returns a coroutine (as a lambda or a decorator without ``functools.wraps`` does)."""
+    return _page(n)
+
+
 class _SyncTool:
     def __call__(self, n: int) -> str:
         return "x" * n
+
+
+@pytest.mark.parametrize("make", [_AsyncTool, lambda: _later], ids=["async-call-object", "def-returning-a-coroutine"])
+def test_a_tool_whose_call_gives_an_awaitable_has_its_awaited_result_spilled(scratch_scope, make):
+    # the wrapper saw a coroutine (no str, no dict) and passed it through: the loop awaited it and got the whole
+    # 9,000-byte page, never spilled, and no line said why
+    tool = Offloader(scratch_scope).wrap(make(), name="fetch", result_class="browser")
+    out = asyncio.run(tool(9000))
+    assert json.loads(out)["size"] == 9000
+    obs = asyncio.run(tool.observe(9000))
+    assert obs.stub is not None and obs.stub.size == 9000
+    assert asyncio.run(tool(10)) == "x" * 10
 
 
 @pytest.mark.parametrize("make", [_SyncTool, lambda: functools.partial(_page), lambda: functools.partial(len)],
