@@ -230,13 +230,18 @@ class Offloader:
 
     async def _offload_awaited(self, tool: str, awaitable: Any) -> Observation:
         """:meth:`offload` of what ``awaitable`` (a tool's call) gives, in a worker thread under asyncio; inline under
-        another event loop library."""
+        another event loop library, or when asyncio has no worker thread to give (its default executor shut down,
+        the interpreter exiting): the tool has run, and its result is spilled or passed, never lost to an error the
+        tool did not raise."""
         content = await awaitable
         try:
             asyncio.get_running_loop()
         except RuntimeError:  # another event loop library: spill inline
             return self.offload(tool, content)
-        return await asyncio.to_thread(self.offload, tool, content)
+        try:
+            return await asyncio.to_thread(self.offload, tool, content)
+        except RuntimeError:  # (offload never raises: the thread could not be started) spill inline
+            return self.offload(tool, content)
 
     def tool(self, name: str | None = None, *, result_class: str | None = None) -> Callable[[Callable], Callable]:
         """Decorator form of :meth:`wrap`: ``@offloader.tool(result_class="browser")``. Raises InvalidArgument

@@ -61,3 +61,15 @@ def test_a_tool_with_no_name_of_its_own_is_one_typed_error_naming_what_to_give(s
 def test_a_tool_that_is_not_callable_is_one_typed_error(scratch_scope):
     with pytest.raises(InvalidArgument, match="a tool must be callable, not str"):
         Offloader(scratch_scope).wrap("fetch_page", name="fetch_page")
+
+
+def test_an_async_tool_whose_loop_cannot_run_threads_still_spills_and_never_raises_what_it_did_not(scratch_scope):
+    # asyncio.to_thread raised RuntimeError('Executor shutdown has been called'): the tool had run, its result lost
+    tool = Offloader(scratch_scope).wrap(_page, name="fetch", result_class="browser")
+
+    async def main() -> tuple[str, str]:
+        await asyncio.get_running_loop().shutdown_default_executor()
+        return await tool(9000), await tool(10)
+
+    big, small = asyncio.run(main())
+    assert json.loads(big)["size"] == 9000 and small == "x" * 10
