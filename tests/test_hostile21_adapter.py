@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import logging
 
 import pytest
 
@@ -73,3 +74,38 @@ def test_an_async_tool_whose_loop_cannot_run_threads_still_spills_and_never_rais
 
     big, small = asyncio.run(main())
     assert json.loads(big)["size"] == 9000 and small == "x" * 10
+
+
+LONE = "\udc80\udcff"  # two bytes that are no UTF-8, as os.fsdecode and errors="surrogateescape" keep them
+
+
+@pytest.mark.parametrize("text", [LONE * 4500, "a\ud800b" * 3000, "ok " * 3000 + "\udcc3"])
+def test_text_holding_lone_surrogates_over_the_threshold_is_spilled_not_passed_whole(scratch_scope, caplog, text):
+    # a tool decoding a listing or a command's output with errors="surrogateescape" returned text the spill refused
+    # ("content is not valid UTF-8 text"): all of it, 27 KB or more of JSON, went into the context
+    offloader = Offloader(scratch_scope, default_class="query")
+    with caplog.at_level(logging.WARNING):
+        obs = offloader.offload("ls", text)
+    assert obs.stub is not None, caplog.text
+    assert not caplog.records
+    data = scratch_scope.read_range(obs.stub.handle, 0, 64).data
+    if text.startswith(LONE):  # each escaped byte is stored as the byte it stands for
+        assert data[:4] == b"\x80\xff\x80\xff"
+    elif text.startswith("a"):  # a surrogate that stands for no byte is stored as U+FFFD, as a view shows it
+        assert data[:5] == "a\ufffdb".encode()
+
+
+@pytest.mark.parametrize("content", [{"name": LONE * 4500}, [LONE] * 3000, {LONE: "x" * 9000}])
+def test_a_structure_holding_lone_surrogates_is_spilled_as_json_that_reads_back_to_it(scratch_scope, caplog, content):
+    # JSON writes a lone surrogate as its escape, \udc80: the text is spilled so, and parses back to the same value
+    obs = Offloader(scratch_scope, default_class="query").offload("ls", content)
+    assert obs.stub is not None, caplog.text
+    stored = scratch_scope.read_range(obs.stub.handle, 0, obs.stub.size).data
+    assert json.loads(stored) == content
+    assert b"\\udc80\\udcff" in stored
+
+
+@pytest.mark.parametrize("content", [LONE * 100, {"k": LONE * 100}, [LONE]])
+def test_small_results_holding_lone_surrogates_pass_as_they_came(scratch_scope, content):
+    obs = Offloader(scratch_scope, default_class="query").offload("ls", content)
+    assert obs.stub is None and obs.content is content
