@@ -181,13 +181,21 @@ class Offloader:
              ) -> Callable[..., Any]:
         """Wrap a sync or async tool function: the wrapper returns the content for the transcript (the result, or
         the stub's JSON text); its ``.observe(...)`` returns the whole Observation. ``name`` defaults to the
-        function's ``__name__``; ``result_class`` to the class configured for that name.
+        function's ``__name__``; ``result_class`` to the class configured for that name. A tool whose call gives an
+        awaitable (an object whose ``__call__`` is ``async def``, a lambda returning a coroutine) gets a wrapper whose
+        call gives one too, which awaits the tool's and spills what it gives, as an ``async def`` tool's does.
 
         Raises:
-            InvalidArgument: ``name`` is not text; ``result_class`` is not a known class (as the constructor checks
-                its classes).
+            InvalidArgument: ``func`` is not callable; ``name`` is not text, or not given for a callable with no
+                ``__name__`` (a ``functools.partial``, an object with ``__call__``); ``result_class`` is not a known
+                class (as the constructor checks its classes).
         """
-        tool = name or func.__name__
+        if not callable(func):
+            raise InvalidArgument(f"a tool must be callable, not {type(func).__name__}")
+        tool = name or getattr(func, "__name__", None)
+        if tool is None:
+            raise InvalidArgument(f"a {type(func).__name__} object has no __name__: give the tool's name, wrap(func, "
+                                  f"name=\"fetch_page\") or @offloader.tool(\"fetch_page\")")
         if not isinstance(tool, str):
             raise InvalidArgument(f"a tool name must be text, not {type(tool).__name__}: {shorten(tool)}")
         if result_class is not None:
@@ -195,12 +203,7 @@ class Offloader:
 
         if inspect.iscoroutinefunction(func):
             async def observe_async(*args: Any, **kwargs: Any) -> Observation:
-                content = await func(*args, **kwargs)
-                try:
-                    asyncio.get_running_loop()
-                except RuntimeError:  # another event loop library: spill inline
-                    return self.offload(tool, content)
-                return await asyncio.to_thread(self.offload, tool, content)
+                return await self._offload_awaited(tool, func(*args, **kwargs))
 
             @functools.wraps(func)
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -209,17 +212,36 @@ class Offloader:
             wrapper: Any = async_wrapper
             wrapper.observe = observe_async
         else:
-            def observe(*args: Any, **kwargs: Any) -> Observation:
-                return self.offload(tool, func(*args, **kwargs))
+            def observe(*args: Any, **kwargs: Any) -> Any:
+                content = func(*args, **kwargs)
+                if inspect.isawaitable(content):  # an async tool that does not look like one: spilled once awaited
+                    return self._offload_awaited(tool, content)
+                return self.offload(tool, content)
 
             @functools.wraps(func)
             def sync_wrapper(*args: Any, **kwargs: Any) -> Any:
-                return observe(*args, **kwargs).content
+                obs = observe(*args, **kwargs)
+                return _content_of(obs) if inspect.isawaitable(obs) else obs.content
 
             wrapper = sync_wrapper
             wrapper.observe = observe
         wrapper.tool_name = tool
         return wrapper
+
+    async def _offload_awaited(self, tool: str, awaitable: Any) -> Observation:
+        """:meth:`offload` of what ``awaitable`` (a tool's call) gives, in a worker thread under asyncio; inline under
+        another event loop library, or when asyncio has no worker thread to give (its default executor shut down,
+        the interpreter exiting): the tool has run, and its result is spilled or passed, never lost to an error the
+        tool did not raise."""
+        content = await awaitable
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # another event loop library: spill inline
+            return self.offload(tool, content)
+        try:
+            return await asyncio.to_thread(self.offload, tool, content)
+        except RuntimeError:  # (offload never raises: the thread could not be started) spill inline
+            return self.offload(tool, content)
 
     def tool(self, name: str | None = None, *, result_class: str | None = None) -> Callable[[Callable], Callable]:
         """Decorator form of :meth:`wrap`: ``@offloader.tool(result_class="browser")``. Raises InvalidArgument
@@ -264,6 +286,11 @@ class Offloader:
             log.exception("scratchfs: tool %s failed", shorten(name))
             return ToolReply(error_text(exc), True, kind=ScratchError.kind)
         return ToolReply(reply_text(result), False, result)
+
+
+async def _content_of(observed: Any) -> Any:
+    """The content of the Observation an awaitable gives (the wrapper of a tool whose call gives an awaitable)."""
+    return (await observed).content
 
 
 def _object_of(text: str) -> object:

@@ -7,6 +7,8 @@ whole (``python bench/offload_memory.py``: 54 MiB of JSON text offloaded with 11
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -15,7 +17,7 @@ from scratchfs.api.stub import FREE_BY_DELETING, NOTHING_TO_FREE, OVER_THE_WHOLE
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import QUOTA_ADVICE, InvalidArgument, QuotaExceeded, ScratchError
 from scratchfs.foundation.json_pieces import JsonText
-from scratchfs.foundation.text import one_line, shorten
+from scratchfs.foundation.text import is_utf8_text, one_line, shorten, utf8_text
 
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
@@ -40,7 +42,7 @@ def offload(scope: Scope, obs: Observation, extra_bytes: int = 0) -> Observation
         if not should_spill(obs, settings.spill_threshold_bytes, never_spill_tools=settings.never_spill_tools,
                             spill_classes=settings.spill_classes, extra_bytes=extra_bytes):
             return obs
-        return _spilled(scope, obs, obs.content)
+        return _spilled(scope, obs, _text_bytes(obs.content) if isinstance(obs.content, str) else obs.content)
     except Exception:  # (a bug: the result goes through as it came)
         log.error("scratchfs: spilling the result of %s failed; passing it through whole",
                   shorten(obs.tool, 120), exc_info=True)
@@ -82,13 +84,38 @@ def _offload_json(scope: Scope, obs: Observation) -> Observation:
     except Exception as exc:
         return _not_json(obs, exc)
     if text.whole is not None:  # (no longer than the threshold in characters: judged as the text it is)
-        out = offload(scope, replace(obs, content=text.whole))
+        out = offload(scope, replace(obs, content=utf8_text(text.whole)))  # (a lone surrogate as JSON escapes it)
         return out if out.stub is not None or out.refused is not None else obs
     judged = replace(obs, content=text.head_text())  # (longer than the threshold: the rest of the policy decides)
     if not should_spill(judged, settings.spill_threshold_bytes, never_spill_tools=settings.never_spill_tools,
                         spill_classes=settings.spill_classes):
         return obs
-    return _spilled(scope, obs, text, text)  # (obs itself, the structure, when it is neither spilled nor refused)
+    # (obs itself, the structure, when it is neither spilled nor refused)
+    return _spilled(scope, obs, _utf8_pieces(text), text)
+
+
+_NO_BYTE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+"""A lone surrogate that stands for no byte (``surrogateescape`` writes a byte that is no UTF-8 as U+DC80-U+DCFF)."""
+
+
+def _text_bytes(text: str) -> str | bytes:
+    """``text`` to spill: itself when it is UTF-8 text, else its bytes, each lone surrogate U+DC80-U+DCFF the byte it
+    stands for (``os.fsdecode``, ``errors="surrogateescape"``: a file name's or a command's bytes that are no UTF-8)
+    and any other one U+FFFD, as a view shows both; a spill of text with a lone surrogate is refused, and a result of
+    a tool that decoded such bytes went into the context whole."""
+    if is_utf8_text(text):
+        return text
+    return _NO_BYTE.sub("\ufffd", text).encode("utf-8", "surrogateescape")
+
+
+def _utf8_pieces(text: JsonText) -> Iterator[bytes]:
+    """The pieces of a structure's JSON text as UTF-8, each lone surrogate (in a string: nowhere else) written as
+    JSON escapes it, ``\\udc80``: the same value, as ``json.dumps`` with ``ensure_ascii`` writes it."""
+    for piece in text:
+        try:
+            yield piece.encode("utf-8")
+        except UnicodeEncodeError:
+            yield piece.encode("utf-8", "backslashreplace")
 
 
 def _not_json(obs: Observation, exc: BaseException) -> Observation:

@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from scratchfs.engine import fork_gate
 from scratchfs.engine.batches import TxnLog
 from scratchfs.engine.sqlite_errors import index_error
 from scratchfs.foundation import forks
@@ -284,27 +285,37 @@ class Connections:
             self.release(conn)
 
     def acquire(self) -> Connection:
-        """Check out this thread's connection; pair with :meth:`release` (in a ``finally``). Raises as :meth:`use`."""
-        local = self.local
-        conn = local.conn
-        generation = forks.generation
-        if conn is None or local.generation != generation:
-            conn = self.thread_connection()
-        with self._lock if self._lock_generation == generation else self._guard():
-            if self._closed:
-                raise StoreClosed("the store is closed")
-            if self._broken:
-                raise StorageError(self._broken)
-            conn.busy += 1
+        """Check out this thread's connection; pair with :meth:`release` (in a ``finally``). A ``fork()`` waits for
+        the checkouts in flight, and none starts while it waits (:mod:`scratchfs.engine.fork_gate`). Raises as
+        :meth:`use`."""
+        fork_gate.enter()
+        try:
+            local = self.local
+            conn = local.conn
+            generation = forks.generation
+            if conn is None or local.generation != generation:
+                conn = self.thread_connection()
+            with self._lock if self._lock_generation == generation else self._guard():
+                if self._closed:
+                    raise StoreClosed("the store is closed")
+                if self._broken:
+                    raise StorageError(self._broken)
+                conn.busy += 1
+        except BaseException:
+            fork_gate.leave()
+            raise
         return conn
 
     def release(self, conn: Connection) -> None:
         """End a checkout; the last one of a connection closed or dropped meanwhile closes it."""
-        with self._lock if self._lock_generation == forks.generation else self._guard():
-            conn.busy -= 1
-            close_now = (self._closed or conn.dropped) and conn.busy == 0
-        if close_now and conn.owner == os.getpid():
-            _close_quietly(conn)
+        try:
+            with self._lock if self._lock_generation == forks.generation else self._guard():
+                conn.busy -= 1
+                close_now = (self._closed or conn.dropped) and conn.busy == 0
+            if close_now and conn.owner == os.getpid():
+                _close_quietly(conn)
+        finally:
+            fork_gate.leave()
 
     def check_open(self) -> None:
         """Raise StoreClosed when the store is closed, StorageError when its index was deleted or replaced."""

@@ -76,8 +76,8 @@ _IN_SQLITE = threading.Lock()
 until after it in both processes: a child forked while that thread held one of SQLite's process-wide mutexes (its
 allocator's) would wait for it forever at its first SQLite call (``python bench/checkpoint_hazards.py fork 150``: 7
 of 150 children hung without this lock, 0 with it; gdb showed them in ``sqlite3Malloc``). A
-fork waits for one checkpoint at most; the application's own threads inside SQLite are its own to mind, as with any
-C library."""
+fork waits for one checkpoint at most; for the checkouts of the index's connections in other threads (a commit's
+locks) it waits too, by :mod:`scratchfs.engine.fork_gate`."""
 
 if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX
     os.register_at_fork(before=_IN_SQLITE.acquire, after_in_parent=_IN_SQLITE.release,

@@ -1,0 +1,105 @@
+"""A ``fork()`` while another thread of the parent is inside a use of the store's SQLite index (hostile21).
+
+SQLite's per-file lock records live in the process's memory: a child forked while a parent thread held a write
+transaction inherited records saying one of its own connections held the write lock, forever. Each write of the
+child waited its busy timeout and failed; a spill's stub named a row never committed (its reads raised
+StorageError). Now a fork waits for the uses in flight (:mod:`scratchfs.engine.fork_gate`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+
+import pytest
+
+from scratchfs import ScratchStore
+from scratchfs.adapter import Offloader
+from scratchfs.engine import fork_gate
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX")
+
+
+def _in_child(work) -> dict:
+    """Fork; run ``work()`` in the child and return what it reports (a dict, as JSON through a pipe)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            report = work()
+        except BaseException as exc:  # (everything the child meets is the report)
+            report = {"raised": f"{type(exc).__name__}: {exc}"}
+        os.write(write, json.dumps(report).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        got = pipe.read()
+    os.waitpid(pid, 0)
+    return json.loads(got)
+
+
+def test_a_child_forked_while_a_parent_thread_commits_spills_and_reads(tmp_path):
+    store = ScratchStore(tmp_path / "s", busy_timeout=1.0)
+    offloader = Offloader(store.scope("run", "parent"), default_class="query")
+    assert offloader.offload("t", "p" * 9000).stub is not None  # the store opened, its connections made
+    inside, go_on = threading.Event(), threading.Event()
+
+    def hold_a_write() -> None:  # a spill's commit, held open: the write lock of the index taken
+        with store.index.write("writing an entry"):
+            inside.set()
+            go_on.wait(10)
+
+    holder = threading.Thread(target=hold_a_write)
+    holder.start()
+    assert inside.wait(10)
+    threading.Timer(0.3, go_on.set).start()  # the commit ends 0.3 s after the fork asked
+
+    def child() -> dict:
+        scope = store.scope("run", "child")
+        started = time.monotonic()
+        obs = Offloader(scope, default_class="query").offload("t", "c" * 9000)
+        data = scope.read_range(obs.stub.handle, 0, 10).data if obs.stub else None
+        return {"stub": obs.stub is not None, "data": data and data.decode(), "seconds": time.monotonic() - started}
+
+    started = time.monotonic()
+    report = _in_child(child)
+    holder.join(10)
+    assert report.get("data") == "c" * 10, report  # it raised StorageError ("... could not be written ... yet")
+    assert report["seconds"] < 0.9, report  # no busy wait in the child: under its 1 s busy timeout
+    assert time.monotonic() - started < fork_gate.FORK_WAIT + 5
+    assert offloader.offload("t", "q" * 9000).stub is not None  # the parent goes on
+    store.close()
+
+
+def test_a_fork_from_inside_a_use_of_the_index_does_not_wait_for_itself(tmp_path):
+    store = ScratchStore(tmp_path / "s")
+    with store.index.connections.use():
+        started = time.monotonic()
+        report = _in_child(lambda: {"ok": True})
+        assert time.monotonic() - started < fork_gate.FORK_WAIT / 2
+    assert report == {"ok": True}
+    store.close()
+
+
+def test_a_fork_waits_no_longer_than_its_bound_for_a_use_that_does_not_end(tmp_path, monkeypatch):
+    monkeypatch.setattr(fork_gate, "FORK_WAIT", 0.3)
+    store = ScratchStore(tmp_path / "s")
+    inside, go_on = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with store.index.connections.use():
+            inside.set()
+            go_on.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert inside.wait(10)
+    started = time.monotonic()
+    report = _in_child(lambda: {"ok": True})
+    waited = time.monotonic() - started
+    go_on.set()
+    holder.join(10)
+    assert report == {"ok": True} and 0.25 <= waited < 3, waited
+    assert Offloader(store.scope("r", "a"), default_class="query").offload("t", "z" * 9000).stub is not None
+    store.close()
