@@ -293,3 +293,15 @@ def test_should_spill_a_50_mb_structure_reads_a_few_pieces(monkeypatch):
     assert sum(written) == len(json.dumps(big[:10]))
     assert should_spill(Observation("q", [*big[:100], object()], "query"))  # (past the threshold: not written)
     assert not should_spill(Observation("q", [object(), *big], "query"))  # (in the head: no JSON text)
+
+
+@pytest.mark.parametrize("extra", [{"isError": True}, {"_meta": {}}, {"_meta": {"trace": "x"}, "isError": False}])
+def test_an_mcp_tool_result_with_an_error_or_meta_is_never_spilled(extra):
+    """An MCP tool result as a ``dict`` (a ``content`` list) whose ``isError`` is true or which has a ``_meta`` is
+    not spilled, whichever face it comes through (the adapter, offload), as ``mcp-proxy`` never spills it: the model
+    reads the error itself, and a stub would strip the out-of-band meaning."""
+    big = [{"type": "text", "text": "x" * 20_000}]
+    assert should_spill(Observation("t", {"content": big}, result_class="query"))  # (the same result, plain)
+    assert should_spill(Observation("t", {"content": big, "isError": False}, result_class="query"))
+    assert not should_spill(Observation("t", {"content": big, **extra}, result_class="query"))
+    assert should_spill(Observation("t", {"text": "x" * 20_000, **extra}, result_class="query"))  # (no MCP shape)

@@ -186,6 +186,16 @@ def _json_head(value: dict[str, Any] | list[Any] | tuple[Any, ...], limit: int) 
     return text.whole if text.whole is not None else text.head_text()
 
 
+def tool_result_out_of_band(content: object) -> bool:
+    """Whether ``content`` is a ``dict`` shaped as an MCP tool result (``CallToolResult`` as JSON, a ``content``
+    list beside) that carries meaning out of band: ``isError`` set true (the model must read the error itself) or a
+    ``_meta`` (anything but ``None``, an empty one included) -- what ``mcp-proxy`` never spills
+    (:mod:`scratchfs.mcp.proxy_spill`), whichever face the result comes through."""
+    if not isinstance(content, dict) or not isinstance(content.get("content"), list):
+        return False
+    return bool(content.get("isError")) or content.get("_meta") is not None
+
+
 def should_spill(
     obs: Observation,
     threshold_bytes: int = SPILL_THRESHOLD_BYTES,
@@ -205,7 +215,8 @@ def should_spill(
     larger than ``threshold_bytes`` as the model receives it (:func:`result_size`: its text as a JSON string,
     escapes included; 8,192 control characters are 49,152 bytes of JSON and are spilled); ``obs.result_class`` is
     in ``spill_classes``; no out-of-band field is set (``artifact_id``, ``mutation_complete``, ``metadata``,
-    ``memory_entry_id``, ``persisted``); the tool is not never-spilled (:func:`is_never_spilled`); and the
+    ``memory_entry_id``, ``persisted``), nor is the content an MCP tool result's ``dict`` with ``isError`` or
+    ``_meta`` (:func:`tool_result_out_of_band`); the tool is not never-spilled (:func:`is_never_spilled`); and the
     observation was not already offloaded.
 
     Cheap: a result longer than the threshold (characters, or bytes) is over it without a look at its text, as its
@@ -221,6 +232,8 @@ def should_spill(
             or obs.memory_entry_id is not None or obs.persisted is not None):
         return False
     if not isinstance(obs.tool, str) or is_never_spilled(obs.tool, never_spill_tools):
+        return False
+    if tool_result_out_of_band(obs.content):
         return False
     threshold_bytes -= max(0, extra_bytes)
     content = obs.content if isinstance(obs.content, (str, bytes)) else (
@@ -243,4 +256,5 @@ def should_spill(
 
 
 __all__ = ["KNOWN_CLASSES", "NEVER_SPILL_TOOLS", "SPILL_CLASSES", "Observation", "check_result_class", "content_size",
-           "is_never_spilled", "json_text", "judged_text", "result_size", "should_spill", "tool_basename"]
+           "is_never_spilled", "json_text", "judged_text", "result_size", "should_spill", "tool_basename",
+           "tool_result_out_of_band"]
