@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from scratchfs.api.shape_words import first_of, kib, plural, scoped, shape_limit, short_name
+from scratchfs.api.shape_words import first_of, kib, plural, shape_limit, short_name
 
 __all__ = ["LEVELS", "UNPARSED", "XML_SHAPE_BYTES", "css_name", "selectable", "xml_shape"]
 
@@ -133,7 +133,8 @@ def xml_shape(sample: bytes, complete: bool, size: int, lines: int, root_name: s
     root, errors = _parse(head)
     name = short_name(root_name or (_name(root) if root is not None else "?"))
     tail = f"; {kib(size)}, {plural(lines, 'line')}"
-    broken = next((e for e in errors if e.level_name in ("ERROR", "FATAL")), None) if whole else None
+    broken = next((e for e in errors if e.level_name in ("ERROR", "FATAL") and (
+        whole or "depth" in e.message.lower())), None)  # (a sample's end cuts its elements: no error but depth's)
     if broken is not None:
         where = f"line {broken.line:,}, column {broken.column:,}; {UNPARSED}"
         tail += (f"; nested past 256 levels ({UNPARSED})" if "depth" in broken.message.lower() else
@@ -142,13 +143,13 @@ def xml_shape(sample: bytes, complete: bool, size: int, lines: int, root_name: s
     if root is None:
         return f"XML, root <{name}>{tail}", None
     counts, children = _paths(root)
-    scope = "" if whole else first_of(len(head), size)
+    scope = "" if whole else ", " + first_of(len(head), size).strip()[1:-1]  # (", in the first 128 KiB of 2 MiB")
     text = f"XML, root <{name}>"
     for levels in range(LEVELS, 0, -1):
         under = [_listed(path, counts, children, levels) for path in children.get((), [])[:_CHILDREN]]
         if len(children.get((), [])) > _CHILDREN:
             under.append(f"… {len(children[()]) - _CHILDREN} more")
-        text = scoped(f"XML, root <{name}>" + (f": {', '.join(under)}" if under else ""), scope)
+        text = f"XML, root <{name}>{scope}" + (f": {', '.join(under)}" if under else "")
         if len(text) + len(tail) <= shape_limit():
             break
     room = max(0, shape_limit() - len(tail))

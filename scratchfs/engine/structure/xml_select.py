@@ -110,7 +110,7 @@ def parse_xml(data: bytes) -> Any:
         line, column = exc.position if exc.position else (exc.lineno or 0, 0)
         if "depth" in str(exc.msg).lower():
             raise _Malformed(("deep", line)) from None
-        message = " ".join(str(exc.msg or exc).split())[:300]
+        message = re.sub(r",? line \d+, column \d+$", "", " ".join(str(exc.msg or exc).split()))[:300]
         raise _Malformed(("malformed", message, line or 0, column or 0)) from None
 
 
