@@ -26,6 +26,7 @@ from scratchfs.api.shape_said import GREP_SAID, cr_ends_said, plain_said
 from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.shape_terminal import coloured, is_terminal
 from scratchfs.api.shape_words import short_name
+from scratchfs.api.shape_xml import selectable
 from scratchfs.api.table_reads import headless
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument, NotJson
@@ -40,7 +41,9 @@ _EXAMPLES: dict[str, tuple[tuple[str, dict[str, object]], ...]] = {
     "binary": (("offset= and length= (byte ranges; its first ones: ", {}),
                (f"offset=0, length={DEFAULT_READ_BYTES}", {"offset": 0, "length": DEFAULT_READ_BYTES}), (")", {})),
     "json": (("jq= (e.g. ", {}), ('jq="keys[]"', {"jq": "keys[]"}), (", then a path into what one of them holds)", {})),
-    "jsonl": (("record= (e.g. ", {}), ("record=1", {"record": 1}), ("; jq= with it filters each record)", {}))}
+    "jsonl": (("record= (e.g. ", {}), ("record=1", {"record": 1}), ("; jq= with it filters each record)", {})),
+    "xml": (("select= (each element a CSS selector matches, its tag, attributes and text; e.g. the root's children: ",
+             {}), ('select=":root > *"', {"select": ":root > *"}), (")", {}))}
 """The reads that fit a kind, in words split at their examples, each example's arguments written as words (where no
 handle is known) and as data: an example is a call that runs on any content of its kind (``keys[]`` on an object or
 an array)."""
@@ -104,7 +107,8 @@ def fitting_reads(content_type: str | None, line_bytes: float = 0.0, shape: str 
         by = "byte range (offset=, length=)" if line_bytes > DEFAULT_READ_BYTES else "lines (line=, lines=)"
         return Advice.of("read ", _viewed(kind, handle), f"; or read it by {by} or by search (match=, pattern=)")
     table = kind == "csv" or tabled  # (aligned by spaces or drawn with pipes: read as a table's rows)
-    fits: str | Advice | None = _fits("csv" if table else kind, handle, slurp is None or not table)
+    fits: str | Advice | None = (_fits("csv" if table else kind, handle, slurp is None or not table)
+                                 if kind != "xml" or selectable(kind, shape) else None)
     if table and slurp is not None:
         fits = Advice.of(slurp, "; or read it with ", fits)
     elif not table and is_stream(content_type, shape):
@@ -284,10 +288,12 @@ def slurp_form(handle: str, kind: str | None, shape: str | None, filter: str | N
                               "(match=, pattern=) finds text in compressed bytes")
     if kind == "text" and headless_columns(shape) is not None:
         return "arrays"  # (a table aligned by spaces with no header line: split as the reads split it, or refused)
+    other = ["; or read ", _viewed("html", handle)] if kind == "html" else [
+        "; or read its elements by CSS selector, e.g. the root's children: ",
+        Call.of("read_handle", handle=handle, select=":root > *")] if selectable(kind, shape) else []
     raise InvalidArgument(Advice.of(f"{_SLURP_FOR}; {handle} is stored as {kind or 'unknown'}"
                                     ": search it (match=, pattern=, count=true) or read its " + (
-                                        "bytes (offset=, length=)" if kind == "binary" else "lines"), *(
-                                        ["; or read ", _viewed("html", handle)] if kind == "html" else [])))
+                                        "bytes (offset=, length=)" if kind == "binary" else "lines"), *other))
 
 
 def refusal(handle: str, content_type: str | None, read: str, how: str = "", line_bytes: float = 0.0,

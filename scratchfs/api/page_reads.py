@@ -14,6 +14,7 @@ from scratchfs.api.misfit import members_misfit, no_element, plain_view, select_
 from scratchfs.api.shape_said import cr_ends_said
 from scratchfs.api.structure_entry import EntryReads, entry_identity
 from scratchfs.api.table_reads import SNIFFED_NO_TABLE
+from scratchfs.api.xml_reads import xml_select
 from scratchfs.engine.search import Matcher, SearchResult, Sink
 from scratchfs.engine.structure import (
     MAX_HTML_BYTES,
@@ -125,12 +126,13 @@ class PageReads(EntryReads):
         return self.over_entry(handle, read, opened)
 
     def select(self, handle: str, selector: str, *, cursor: str | None = None, budget: int = 8192) -> ItemPage:
-        """The text of the HTML elements a CSS ``selector`` matches (``elements``), in document order. Raises
-        InvalidArgument (BadSelector: a bad selector, with how to write one and the text view's call; JSON, JSON
-        lines, a table or XML, which an HTML parser would read as what they are not -- XML's ``<title>`` or
-        ``<body>`` moved as a page's -- :func:`~scratchfs.api.structure_entry.check_kind`; text, a log or binary data in
-        which the selector finds no element, naming what it holds), StructureTimeout (the read ran past
-        ``pattern_timeout``), NotFound, CorruptBlob."""
+        """The text of the HTML elements a CSS ``selector`` matches (``elements``), in document order; of an XML
+        document, each element's tag, line, attributes and text (:func:`~scratchfs.api.xml_reads.xml_select`).
+        Raises InvalidArgument (BadSelector: a bad selector, with how to write one and the text view's call; JSON,
+        JSON lines or a table, which an HTML parser would read as what they are not --
+        :func:`~scratchfs.api.structure_entry.check_kind`; text, a log or binary data in which the selector finds no
+        element, naming what it holds; XML that is not well-formed, naming the lines there), StructureTimeout (the
+        read ran past ``pattern_timeout``), NotFound, CorruptBlob."""
         if not isinstance(selector, str) or not selector.strip():
             raise InvalidArgument(Advice.of("select is empty: a CSS selector names the elements to read (\"p\", "
                                             "\"h2\"); the whole page's readable text: ",
@@ -139,6 +141,9 @@ class PageReads(EntryReads):
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self.check_fits(kind, "select", handle)
+            if kind == "xml":
+                return xml_select(handle, src, selector, cursor, budget, (self.time_limit(),
+                                                                          entry_identity(handle, blob)))
             if kind in SNIFFED_NO_TABLE and cursor is None and no_element(src.read, src.size, MAX_HTML_BYTES):
                 # (a select of no element gives its body, its whole text; told on the first page: a cursor's
                 # passed, and up to MAX_HTML_BYTES are not scanned again each page)

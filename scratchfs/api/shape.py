@@ -75,9 +75,9 @@ from scratchfs.api.shape_words import (
     kib,
     plural,
     scoped,
-    short_name,
     within,
 )
+from scratchfs.api.shape_xml import xml_shape
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
@@ -297,7 +297,8 @@ def _structured(sample: bytes, text: str, complete: bool, size: int, lines: int,
             return Shape("text", markdown) if markdown else Shape("html", html_shape(sample, scope))
         root = xml_root(sample)
         if stripped.startswith("<?xml") or root is not None:
-            return Shape("xml", clip(f"XML, root <{short_name(root or '?')}>, {kib(size)}, {plural(lines, 'line')}"))
+            told, selector = xml_shape(sample, complete, size, lines, root)
+            return Shape("xml", clip(told), selector)
     return None
 
 

@@ -83,7 +83,7 @@ class EntryReads:
 
 
 _REFUSED = {"json": {"row", "select"}, "jsonl": {"row", "select"}, "csv": {"jq", "record", "select"},
-            "html": {"row", "record"}, "xml": {"row", "record", "select"}}
+            "html": {"row", "record"}, "xml": {"jq", "row", "record"}}
 # (record= on a JSON document is read: a document on one line is one record; over several lines, its first line is
 # no JSON and the read says to use jq=. Every read of text, a log or binary data is tried: it may be JSON lines or a
 # table the sniffer did not take for one -- a line cut short, a header alone, a CSV whose first column is a
@@ -95,8 +95,8 @@ def check_kind(content_type: str | None, read: str, handle: str, line_bytes: flo
                shape: str | None = None, slurp: Advice | None = None) -> None:
     """Refuse a structure read (``read``: ``"jq"``, ``"record"``, ``"row"`` or ``"select"``) that does not fit the
     entry's stored content type (decided at spill time from its start, :func:`scratchfs.api.shape.describe`): rows
-    of JSON, records of a table, jq over a table, rows or records of an HTML page or of XML, a CSS select of what is
-    no HTML page would parse it as what it is not; so would any read of binary data whose shape names its format
+    of JSON, records of a table, jq over a table or XML, rows or records of an HTML page or of XML, a CSS select of
+    JSON or a table would parse it as what it is not; so would any read of binary data whose shape names its format
     (gzip, a PNG image: :func:`~scratchfs.api.shape.binary_format`). A read of text, a log, other binary data or
     content of unknown type (``None``) is tried, and its parse decides
     (:class:`~scratchfs.api.structured.StructureReads` refuses what it shows does not fit). Raises InvalidArgument

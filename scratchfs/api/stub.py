@@ -115,7 +115,8 @@ class _Note:
         longest = size - lines + 1 if longest_line is None else longest_line
         by_search = BY_PATTERN if longest <= MAX_LINE_BYTES else BY_MATCH  # a longer line refuses a pattern
         self.by_other = f"{call}, {by_structure} | {call}, {by_search}" if by_structure else f"{call}, {by_search}"
-        if content_type == "json" and by_structure and PLACEHOLDER not in by_structure:  # (JQ: the model's own)
+        if content_type in ("json", "xml") and by_structure and PLACEHOLDER not in by_structure:  # (JQ: the
+            # model's own; an XML document's select= of the elements its shape chose, named first too)
             self.lead, self.by_other = f"{call}, {by_structure} | ", f"{call}, {by_search}"
         self.lines_average = average = size / max(1, lines)
         self.count = max(1, min(DEFAULT_LINES, int(DEFAULT_READ_BYTES // max(1.0, average))))

@@ -18,7 +18,14 @@ from scratchfs.api.shape_settings import FIND_KEY, is_settings
 from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.shape_table import is_headless
 from scratchfs.api.shape_terminal import coloured, is_terminal
-from scratchfs.engine.structure import MAX_JQ_DOCUMENT_BYTES, MAX_SLURP_BYTES, BytesSource, iter_rows, rows_page
+from scratchfs.engine.structure import (
+    MAX_JQ_DOCUMENT_BYTES,
+    MAX_SLURP_BYTES,
+    MAX_XML_BYTES,
+    BytesSource,
+    iter_rows,
+    rows_page,
+)
 from scratchfs.engine.structure.aligned import Layout, is_blank, is_row, source_layout
 from scratchfs.engine.structure.paging import iter_lines
 from scratchfs.foundation.calls import render_call
@@ -86,8 +93,10 @@ def structure_call(call: str, content_type: str | None, shape: str | None, size:
     first, :func:`text_from`); a table aligned by spaces' rows and one jq over all of them; a JSON document's
     ``next_read`` (the jq filter its shape's describer chose) or ``keys[]``, past
     :data:`~scratchfs.engine.structure.MAX_JQ_DOCUMENT_BYTES` a path that streams; JSON texts one after another's
-    filter run on each; a table's or JSON lines' ``slurp=true`` within its bound -- their rows or records read, which
-    depends on the preview, is :class:`RowsAfter`'s. ``top``: a JSON document's top level, ``"array"`` or ``"object"``
+    filter run on each; an XML document's ``select=`` of ``next_read`` (the CSS selector its shape's describer
+    chose: :mod:`scratchfs.api.shape_xml`; none past :data:`~scratchfs.engine.structure.MAX_XML_BYTES`); a table's
+    or JSON lines' ``slurp=true`` within its bound -- their rows or records read, which depends on the preview, is
+    :class:`RowsAfter`'s. ``top``: a JSON document's top level, ``"array"`` or ``"object"``
     (:attr:`~scratchfs.api.shape.Shape.top`, handed over by its describer: never read back from ``shape``'s words)."""
     if text_first(content_type, shape):
         return None  # colours, cursor moves, progress bars, an HTML page's markup: the text view, named first
@@ -99,6 +108,9 @@ def structure_call(call: str, content_type: str | None, shape: str | None, size:
         return {"array": _BY_ITEMS, "object": _BY_KEY}.get(top or "")
     if content_type == "json" and next_read is not None:  # every key named: not jq="keys[]"
         return after_handle(jq=next_read)
+    if content_type == "xml":  # the elements its shape's describer chose: a JUnit report's failures, else the
+        return None if next_read is None or size > MAX_XML_BYTES else after_handle(select=next_read)  # repeated
+        # ones (shape_xml)
     if content_type == "json" and top == "array":
         return _FIRST_ITEM  # (an array's keys are its indices: its first item shows what they hold)
     if is_stream(content_type, shape):  # documents one after another: a filter runs on each, its shape names

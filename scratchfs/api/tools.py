@@ -178,7 +178,7 @@ _READ_HANDLE = ToolSpec(
                            "description": "view=\"text\" of terminal output: start at the rendered line holding "
                                           "this stored byte (a search window's offset)."},
             "select": {"type": "string", "minLength": 1, "maxLength": MAX_SELECTOR_CHARS,
-                       "description": "The text of the HTML elements this CSS selector matches."},
+                       "description": "The HTML or XML elements this CSS selector matches."},
             "encoding": {"type": "string", "enum": list(ENCODINGS),
                          "description": "Range, lines, search: latin-1/cp1252 shows each byte as one character; "
                                         "`match`/`pattern` are written in it."},

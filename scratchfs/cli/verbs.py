@@ -132,7 +132,7 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
 @click.option("--raw-offset", "raw_offset", type=INT, default=None,
               help="With --view text on terminal output: start at the rendered line holding this byte of the raw "
                    "output (a search window's offset).")
-@click.option("--select", default=None, help="Structure: the text of the HTML elements this CSS selector matches.")
+@click.option("--select", default=None, help="Structure: the HTML or XML elements this CSS selector matches.")
 @click.option("--encoding", type=click.Choice(list(ENCODINGS)), default=None,
               help="Range, lines, search: the text's encoding; latin-1 or cp1252: each byte one character, printed as "
                    "UTF-8 (a search's text written in it).")

@@ -1,5 +1,5 @@
 """Structure-aware reads over a stored content: jq filters (JSON), records (JSON lines), rows (CSV/TSV), the text
-view and CSS selectors (HTML), and the rendered view (terminal output).
+view and CSS selectors (HTML), CSS selectors (XML), and the rendered view (terminal output).
 
 Each reader is a pure function over a *content source* (``size``, ``read(offset, length)``,
 ``iter_frames(first_frame=0)``; :class:`~scratchfs.engine.seekable.SeekableReader` is one) and returns a page whose
@@ -23,14 +23,17 @@ from scratchfs.engine.structure.paging import (
 from scratchfs.engine.structure.slurp import MAX_SLURP_BYTES, slurp_page
 from scratchfs.engine.structure.table import iter_rows, rows_page
 from scratchfs.engine.structure.terminal import render_line, render_text, view_page
+from scratchfs.engine.structure.xmldoc import MAX_XML_BYTES, MalformedXml, xml_select_page
 
 __all__ = [
     "MAX_HTML_BYTES",
     "MAX_JQ_DOCUMENT_BYTES",
     "MAX_SLURP_BYTES",
+    "MAX_XML_BYTES",
     "BytesSource",
     "ContentSource",
     "ItemPage",
+    "MalformedXml",
     "ReaderSource",
     "TextPage",
     "check_page",
@@ -48,4 +51,5 @@ __all__ = [
     "stream_path",
     "text_page",
     "view_page",
+    "xml_select_page",
 ]

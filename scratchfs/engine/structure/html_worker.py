@@ -3,7 +3,9 @@ the matched elements are rendered by ``inscriptis`` (pure Python), and neither c
 ``div:nth-child(2n) span`` is quadratic in lxml's XPath (``tests/test_html_runaway.py``: seconds over 2.3 MB). The
 calling thread waits in ``poll`` (GIL released) and, at the deadline, kills the worker and raises TimeoutError (the
 caller's :class:`~scratchfs.foundation.errors.StructureTimeout`). The text view of a whole page
-(``inscriptis.get_text``, 0.13-0.54 s of CPU a MiB: ``python bench/structure_workers.py``) runs there too.
+(``inscriptis.get_text``, 0.13-0.54 s of CPU a MiB: ``python bench/structure_workers.py``) runs there too, and so
+do the CSS selects of XML documents (:mod:`scratchfs.engine.structure.xml_select`, parsed safely: no entity
+expanded, nothing read from a file or the network).
 
 A worker is a fresh interpreter running this file by path (it imports ``lxml``, ``cssselect`` and ``inscriptis``,
 not ``scratchfs``; the process plumbing: :mod:`scratchfs.engine.worker_pipe`; and its siblings
@@ -42,7 +44,7 @@ from typing import Any
 
 import lxml.etree
 import lxml.html
-from cssselect import ExpressionError, SelectorError
+from cssselect import SelectorError
 from inscriptis import Inscriptis
 from lxml.cssselect import LxmlHTMLTranslator
 
@@ -50,13 +52,14 @@ from scratchfs.engine.worker_loop import limit_memory, reply, requests
 from scratchfs.engine.worker_pipe import WORKER_NAME, Pool
 
 if __name__ == WORKER_NAME:  # (run by path, without the package: its siblings are loaded by path, as worker_pipe is)
-    for _NAME in ("html_codec", "html_render"):  # (html_render imports html_codec: first)
+    for _NAME in ("html_codec", "html_render", "xml_select"):  # (html_render imports html_codec: first)
         _SPEC = importlib.util.spec_from_file_location(f"scratchfs.engine.structure.{_NAME}",
                                                        os.path.join(os.path.dirname(__file__), f"{_NAME}.py"))
         sys.modules[_SPEC.name] = importlib.util.module_from_spec(_SPEC)
         _SPEC.loader.exec_module(sys.modules[_SPEC.name])
 from scratchfs.engine.structure.html_codec import declared_encoding, decode_as, page_codec, page_text
 from scratchfs.engine.structure.html_render import element_text, parser_config
+from scratchfs.engine.structure.xml_select import FUNCTIONS, AnyTextContains, select_items
 
 __all__ = ["KEEP_AFTER_BYTES", "MAX_WORKERS", "RECURSION_LIMIT", "WORKER_MEMORY_BYTES", "SelectorTranslator", "TooDeep",
            "compile_selector", "cut_page", "declared_encoding", "decode_as", "one_line", "page_codec", "page_text",
@@ -78,40 +81,16 @@ class TooDeep(Exception):
     """The page is nested deeper than libxml2 parses (2048 levels with ``huge_tree``): its tree would be cut."""
 
 
-_FUNCTIONS = "urn:scratchfs:css"
-"""The namespace of the XPath function :class:`SelectorTranslator` calls (prefix ``scratchfs``)."""
-
-
-def _contains(_context: Any, text: str, needle: str) -> bool:
-    """XPath ``scratchfs:contains(string(.), hex)``: the element's text, lower-cased, its runs of blank space as one
-    ``" "`` (as the text view shows it: ``a&nbsp;b`` and ``a\n  b`` are ``a b``), holds the text ``hex`` encodes
-    (UTF-8 bytes as hex digits; lower-cased and blank space as one ``" "`` already). It returns a boolean: no string
-    goes back to lxml, which refuses strings holding control characters."""
-    return bytes.fromhex(needle).decode("utf-8") in " ".join(text.split()).lower()
-
-
-lxml.etree.FunctionNamespace(_FUNCTIONS)["contains"] = _contains
-
-
-class SelectorTranslator(LxmlHTMLTranslator):  # type: ignore[misc]
-    """lxml's HTML selector translator with a ``:contains()`` that matches any text, case-blind as lxml's: the text
-    sought goes to the XPath as hex digits (XPath 1.0 cannot write a control character) and is compared by
-    :func:`_contains` (lxml's own ``lower-case`` function returns the element's text to XPath, and lxml refuses a
-    text holding a control character: the worker died)."""
-
-    def xpath_contains_function(self, xpath: Any, function: Any) -> Any:
-        if function.argument_types() not in (["STRING"], ["IDENT"]):
-            raise ExpressionError(f"Expected a single string or ident for :contains(), got {function.arguments!r}")
-        sought = function.arguments[0].value
-        needle = (" ".join(sought.split()) or sought).lower().encode("utf-8", "surrogatepass").hex()
-        return xpath.add_condition(f"scratchfs:contains(string(.), '{needle}')")
+class SelectorTranslator(AnyTextContains, LxmlHTMLTranslator):  # type: ignore[misc]
+    """lxml's HTML selector translator with a ``:contains()`` that matches any text, case-blind as lxml's
+    (:class:`~scratchfs.engine.structure.xml_select.AnyTextContains`)."""
 
 
 def compile_selector(selector: str) -> lxml.etree.XPath:
     """The XPath of a CSS selector (:class:`SelectorTranslator`). Raises what cssselect and lxml raise on it
     (SelectorError, ExpressionError, lxml.etree.XPathError, ValueError: a text no XPath literal can hold)."""
     path = SelectorTranslator().css_to_xpath(selector)
-    return lxml.etree.XPath(path, namespaces={"scratchfs": _FUNCTIONS})
+    return lxml.etree.XPath(path, namespaces={"scratchfs": FUNCTIONS})
 
 
 def one_line(text: str, chars: int = 300) -> str:
@@ -234,7 +213,7 @@ def view_text(page: bytes) -> bytes:
     return Inscriptis(tree, parser_config()).get_text().encode("utf-8")
 
 
-_OPERATIONS = {"select": select_texts, "view": view_text}
+_OPERATIONS = {"select": select_texts, "view": view_text, "xml": select_items}
 
 
 def _answer(operation: str, args: tuple) -> Any:
@@ -248,13 +227,14 @@ def _answer(operation: str, args: tuple) -> Any:
     except MemoryError:
         raise  # the worker dies: its caller says it ran out of memory
     except Exception as exc:
-        what = "the CSS selector" if operation == "select" else "the HTML text view"
+        what = "the CSS selector" if operation in ("select", "xml") else "the HTML text view"
         return "invalid", one_line(f"{what} failed on this page: {type(exc).__name__}: {exc}")
 
 
 def run_html(operation: str, args: tuple, deadline: float) -> Any:
-    """Run :func:`select_texts` (``operation`` ``"select"``) or :func:`view_text` (``"view"``) over ``args`` in a
-    worker, until ``deadline`` (a ``time.monotonic()`` value).
+    """Run :func:`select_texts` (``operation`` ``"select"``), :func:`view_text` (``"view"``) or
+    :func:`~scratchfs.engine.structure.xml_select.select_items` (``"xml"``) over ``args`` in a worker, until
+    ``deadline`` (a ``time.monotonic()`` value).
 
     Returns:
         the function's answer; ``("died", last words)``: the worker died (past its :data:`WORKER_MEMORY_BYTES`),
