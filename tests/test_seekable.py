@@ -389,3 +389,18 @@ def test_a_writer_refused_at_creation_leaves_nothing_to_clean_up():
         with pytest.raises(ValueError, match="outside"):
             SeekableWriter(bytearray(), frame_bytes=1)
         gc.collect()  # its __del__ ran on a half-made object: no "Exception ignored" either
+
+
+@pytest.mark.parametrize(("offset", "length"), [(-1, 10), (-5000, 3), (0, -1)])
+def test_a_negative_offset_or_length_is_the_callers_fault_never_a_damaged_frame(tmp_path, offset, length):
+    """A read at byte -1 looked up frame -1 and failed as 'frame -1 header is damaged' (a FormatError, which the
+    store reports as CorruptBlob: a blob said damaged for a caller's bad argument)."""
+    path = tmp_path / "b.zst"
+    write_blob(path, bytes(range(256)) * 64)
+    fd, reader = open_reader(path)
+    try:
+        with pytest.raises(ValueError, match="at least 0"):
+            reader.read(offset, length)
+        assert reader.read(0, 5) == bytes(range(5))
+    finally:
+        os.close(fd)

@@ -834,3 +834,14 @@ def test_a_tsv_whose_first_line_holds_more_commas_than_tabs_is_read_at_its_tabs(
     assert [row for page in pages for row in page["rows"]] == [[r[0], r[3]] for r in records]
     assert tools.call("read_handle", {"handle": stub.handle, "jq": "map(length) | unique", "slurp": True,
                                       })["results"] == [[4]]
+
+
+@pytest.mark.parametrize("raw_offset", [-1, -10_000])
+def test_a_negative_raw_offset_on_an_html_page_is_a_bad_argument_not_a_corrupt_blob(tools, scratch_scope, raw_offset):
+    """The refusal of raw_offset on an HTML page read the page at that byte to name the words there: a negative one
+    read frame -1 and was reported as CorruptBlob (the page said damaged)."""
+    page = b"<html><body>" + b"<p>hello there</p>" * 2000 + b"</body></html>"
+    handle = scratch_scope.spill(page, source_tool="t").handle
+    with pytest.raises(InvalidArgument, match="raw_offset must be"):
+        tools.read_handle(handle, view="text", raw_offset=raw_offset)
+    assert "hello there" in str(tools.read_handle(handle, view="text"))

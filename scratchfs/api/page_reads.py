@@ -47,10 +47,12 @@ class PageReads(EntryReads):
         """A page of the text view (``view="text"``): the readable text of an HTML page, or terminal output rendered
         as a person sees it; ``offset`` is a byte offset into the view. ``raw_offset`` (terminal output only;
         ``offset`` is then ignored): the page starts at the rendered line holding this byte of the stored output --
-        where a search found a match. Raises InvalidArgument (a content with no text view, a ``raw_offset`` past the
-        end or given for an HTML page), StructureTimeout (rendering an HTML page ran past ``pattern_timeout``),
-        NotFound, CorruptBlob."""
+        where a search found a match. Raises InvalidArgument (a content with no text view, a ``raw_offset`` that is
+        no integer of at least 0, past the end or given for an HTML page), StructureTimeout (rendering an HTML page
+        ran past ``pattern_timeout``), NotFound, CorruptBlob."""
         check_page(cursor, budget)
+        if raw_offset is not None:
+            checks.check_int(raw_offset, "raw_offset", 0)  # (before any read at it: a negative one reads no frame)
 
         def read(src: ReaderSource, blob: str, content_type: str | None) -> TextPage:
             if raw_offset is not None and cursor is None and content_type == "html":

@@ -428,7 +428,10 @@ class SeekableReader:
 
     def read(self, offset: int, length: int) -> bytes:
         """Decompressed bytes ``[offset, offset + length)``, clipped to the content; decompresses only the frames
-        that cover the range."""
+        that cover the range. Raises ValueError for a negative ``offset`` or ``length`` (a caller's fault: no frame
+        holds it, and it must never read as a damaged frame), FormatError and OSError for the blob."""
+        if offset < 0 or length < 0:
+            raise ValueError(f"a read of {length} bytes at byte {offset}: offsets and lengths are at least 0")
         table = self.table
         end = min(offset + length, table.size)
         if offset >= end:
