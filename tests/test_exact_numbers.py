@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from scratchfs.api.contract import ScratchTools, to_json
 from scratchfs.engine.structure import BytesSource, jq_page, jsondoc, numbers, records_page
+from scratchfs.engine.structure.page_words import page_words
 from scratchfs.foundation.errors import InvalidArgument
 
 _EXACT = decimal.Context(prec=20_000, Emax=10**6, Emin=-(10**6))
@@ -66,7 +67,8 @@ def test_jq_gives_the_documents_numbers(doc, k):
                       (".[]", expected)]:
         page = jq_page(BytesSource(doc.encode()), flt, budget_bytes=65536).to_dict()
         assert _received(page, "results") == [_key(v) for v in want], flt
-        assert "note" not in page  # paths compute nothing
+        words = "; ".join(page_words({"as_text": page.get("as_text")}, "results")) or None
+        assert page.get("note") == words  # paths compute nothing (the note says only what `as_text` is)
         with pytest.MonkeyPatch.context() as patch:  # past the jq bound, paths stream: the same numbers, -0 too
             patch.setattr(jsondoc, "MAX_JQ_DOCUMENT_BYTES", 0)
             streamed = jq_page(BytesSource(doc.encode()), flt, budget_bytes=65536).to_dict()

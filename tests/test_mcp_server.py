@@ -48,7 +48,7 @@ def test_tools_over_stdio_answer_the_contract_byte_exact(era, tmp_path, fixture_
             listed = {t.name: t for t in (await client.list_tools()).tools}
             assert set(listed) == {"read_handle", "scratch_write", "scratch_read", "scratch_list", "scratch_delete"}
             assert listed["read_handle"].input_schema["required"] == ["handle"]
-            assert "next_offset" in listed["read_handle"].description
+            assert "next_call" in listed["read_handle"].description
             assert listed["read_handle"].annotations.read_only_hint is True
 
             # by range: whole characters only, byte-exact, and reading on from next_offset rebuilds the page

@@ -61,8 +61,9 @@ def test_columns_take_numbers_under_a_header_and_a_window_names_only_what_is_not
     page = tools.call("read_handle", {"handle": handle, "row": 1, "rows": 2, "columns": [0, "RSS", 4]})
     assert page["header"] == ["PID", "RSS", "COMMAND"]
     assert page["rows"] == [["1", "10", "/bin/sh"], ["2", "20", "/bin/sh"]]
-    description = TOOL_SPECS["read_handle"].description
-    assert "`match_offset`/`match_length` unless the window is the match alone" in description
+    description = TOOL_SPECS["read_handle"].description  # (the window's fields are its own since tooldefs1; if the
+    # definition ever tells them again, it tells them right)
+    assert "match_offset" not in description or "unless the window is the match alone" in description
     text = scratch_scope.spill(b"/usr/bin/zstd\n" * 900).handle
     window = tools.call("read_handle", {"handle": text, "match": "zstd", "context": "line", "max_matches": 1}
                         )["windows"][0]

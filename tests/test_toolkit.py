@@ -280,19 +280,17 @@ def test_a_count_the_time_bound_stops_says_how_far_it_got_and_counts_on(scratch_
     assert first["remaining"] == len(data) - first["next_offset"] and replies[-1]["next_offset"] is None
 
 
-def test_the_description_explains_record_and_first_of_jq_over_records(scratch_scope):
+def test_a_page_of_jq_over_records_explains_its_record_and_first(scratch_scope):
     """Pages of jq over records carried `record` and `first` that no tool description explained (agentsim G1/G3):
-    read_handle's description says what they are, and a page's values are what it says."""
-    description = TOOL_SPECS["read_handle"].description
-    assert ("with `jq` over records, `record` is the record its first output came from and `first` that output's "
-            "number among the record's outputs") in description
-    assert "`first` is the number of its first item" in description
+    read_handle's description said what they are, on every turn; the page that carries them says it now (its note),
+    and its values are what it says."""
     data = b"".join(b'{"n": %d, "tags": ["a", "b", "c"]}\n' % i for i in range(1, 400))
     handle = scratch_scope.spill(data).handle
     tools = ScratchTools(scratch_scope)
     page = tools.call("read_handle", {"handle": handle, "record": 7, "records": 3, "jq": "select(.n > 8) | .tags[]"})
     assert (page["record"], page["first"], page["results"]) == (9, 1, ["a", "b", "c"] * 3)  # (records 9 to 11: 7
     # and 8 give nothing, passed over, not counted)
+    assert "`record`: the first output's record; `first`: its number among that record's outputs" in page["note"]
     assert '"record": 12' in json.dumps(page) or "record=12" in page["next_call"]
     plain = tools.call("read_handle", {"handle": handle, "record": 7, "records": 2})
     assert plain["first"] == 7 and [r["n"] for r in plain["records"]] == [7, 8]
@@ -433,7 +431,7 @@ def test_every_tool_has_a_schema_a_model_can_follow():
             assert prop.get("description"), f"{spec.name}.{name} has no description"
         json.dumps(spec.input_schema)
     read = TOOL_SPECS["read_handle"].description
-    assert "next_offset" in read and "match" in read and str(MAX_READ_BYTES) in read
+    assert "next_call" in read and "match" in read and str(MAX_READ_BYTES) in read
 
 
 def test_the_tool_definitions_say_each_thing_once_in_under_12000_bytes():

@@ -18,7 +18,6 @@ from typing import Any
 
 from scratchfs.api.empty_arguments import empty_arguments, empty_refusal
 from scratchfs.api.encodings import ENCODINGS
-from scratchfs.engine.search import MAX_REACH_BYTES
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.checks import (
     MAX_INT_BITS,
@@ -40,7 +39,6 @@ from scratchfs.foundation.limits import (
     DEFAULT_MATCHES,
     DEFAULT_READ_BYTES,
     DEFAULT_TTL,
-    LINE_WINDOW_BYTES,
     MAX_COLUMN_CHARS,
     MAX_COLUMNS,
     MAX_CONTEXT_BYTES,
@@ -72,119 +70,94 @@ class ToolSpec:
     input_schema: dict[str, Any]
 
 
-_HANDLE = {"type": "string", "description": "A stub's handle (h_...), exactly as given."}
-_KEY = {"type": "string", "minLength": 1, "maxLength": MAX_KEY_BYTES,
-        "description": f"Scratchpad key, case-sensitive: at most {MAX_KEY_BYTES} bytes of UTF-8."}
+_HANDLE = {"type": "string", "description": "The stub's handle (h_...)."}
+_KEY = {"type": "string", "minLength": 1, "maxLength": MAX_KEY_BYTES, "description": "Scratchpad key (case-sensitive)."}
 _BUDGET = {"type": "integer", "minimum": MIN_REPLY_BYTES, "maximum": MAX_REPLY_BYTES, "default": REPLY_BUDGET_BYTES,
-           "description": "Most bytes of JSON text this reply may take."}
+           "description": "Most bytes of this reply's JSON."}
 # Every byte of these texts is sent with every request a model makes (the README's "bytes of compact JSON", which
-# tests/test_readme_snippets.py checks): each says once what the schema's types, defaults and limits and the replies'
-# next_call and notes do not.
+# tests/test_readme_snippets.py checks, and tests/test_tool_sizes.py bounds): they say what makes a first call right
+# (the modes, their arguments, the units, the budget, next_call) and once only; the schema's types, defaults and
+# limits are not repeated, and what only a reply shows is said by that reply (a page's `part`, `as_text`, `record` and
+# `first`: scratchfs.engine.structure.page_words; `replaced`, `shortened`, a hex dump: their own fields), not here.
 
 
 def _budget_text(requests: str) -> str:
     """The budget sentence of a tool's description; ``requests``: which of its arguments ask for an amount (they
     named read_handle's four in every tool: scratch_read and scratch_list take none of them)."""
-    return (f"A reply is at most `budget` bytes of JSON as you receive it ({REPLY_BUDGET_BYTES} by default, "
-            f"{MAX_REPLY_BYTES} at most): {requests}, cut to fit; follow next_call to go on (nothing skipped). A "
-            "long argument is echoed shortened (`shortened`: its full length).")
+    return (f"A reply is at most `budget` bytes of JSON ({REPLY_BUDGET_BYTES} by default, {MAX_REPLY_BYTES} at "
+            f"most), {requests} cut to fit; next_call is the exact call that goes on.")
 
 
-_READ_BUDGET = _budget_text("`length`, `lines`, `max_matches` and `context` are requests")
+_READ_BUDGET = _budget_text("`length`, `lines`, `max_matches`, `context`")
 
 _READ_HANDLE = ToolSpec(
     "read_handle",
-    "Read back a large tool result stored out of your context: pass the handle of the stub you got instead "
-    "({handle, preview, size, lines, content_type, shape, note}) and read only what you need. Modes:\n"
-    "- Search (usually best first): `match` (exact text) or `pattern` (regular expression), over the stored bytes, "
-    "text as UTF-8: `.` is one byte, so write `caf(é|e)`, not `caf.`; in content that is not UTF-8 (its shape "
-    "counts bytes not UTF-8) pass `encoding` or write a byte as `\\xe9`. Windows {line, offset, length, data} "
-    "around each match, `cut` if cut short, `match_offset`/`match_length` unless the window is the match alone, "
-    "`matches` [{offset, length, line}] when it holds several.\n"
-    "- Lines: `line`, `lines`. Range: `offset`, `length`. `end` bounds a search, line or range read.\n"
+    "Read back a large tool result stored out of your context: pass the handle of the stub you got instead and "
+    "read only what you need. Modes:\n"
+    "- Search (usually best first): `match` (exact text) or `pattern` (regex) over the stored bytes, text as UTF-8: "
+    "`.` is one byte, so write `caf(é|e)`, not `caf.`; content not UTF-8 (its shape says so): pass `encoding` or "
+    "write a byte as `\\xe9`.\n"
+    "- Lines: `line`, `lines`. Range: `offset`, `length`.\n"
     "- Structure (the stub's shape and note say which fits): `jq`, `record`/`records`, `row`/`rows`/`columns`, "
-    "`slurp`, `view`, `select`. A page holds as many items as fit; its `first` is the number of its first item "
-    "(from 1); with `jq` over records, `record` is the record its first output came from and `first` that "
-    "output's number among the record's outputs. An item larger than a page comes in pieces: `part` is the next "
-    "piece of its compact JSON text (an HTML element's: its text), `first` its number; join the `part` of "
-    "consecutive pages with that `first`, in order -- it ends on the page whose `results` follow it, at the end "
-    "(`more` false), or before a page whose `first` is higher. An item listed in `as_text` (indexes from 0) is its "
-    "JSON text, a string: it holds a number JSON cannot carry exactly (1e400) or a lone surrogate escape.\n"
-    "Every reply says how to go on: next_offset / next_line, remaining bytes, and next_call, the exact next call "
-    "with your settings (null at the end). Offsets and sizes are bytes. Bytes not valid UTF-8 show as U+FFFD "
-    "(`replaced` counts them); binary content comes as a hex dump (\"encoding\": \"hexdump\"), a range of it that "
-    f"is text as text. {_READ_BUDGET} Never read a whole large result.",
+    "`slurp`, `view`, `select`.\n"
+    f"Offsets and sizes are bytes. {_READ_BUDGET}",
     {
         "type": "object",
         "properties": {
             "handle": _HANDLE,
             "offset": {"type": "integer", "minimum": 0, "default": 0,
-                       "description": "Range: the first byte. Lines: the byte to start at, instead of `line`. "
-                                      "Search: where it starts. view=\"text\": the text's byte to start at."},
+                       "description": "Byte to start at (range, search, lines instead of `line`, text "
+                                      "view)."},
             "length": {"type": "integer", "minimum": 1, "maximum": MAX_READ_BYTES, "default": DEFAULT_READ_BYTES,
                        "description": "Range: how many bytes."},
             "end": {"type": "integer", "minimum": 1,
-                    "description": "Range, lines and search: the byte to stop before (an archive member's end)."},
+                    "description": "Byte to stop before (range, lines, search)."},
             "line": {"type": "integer", "default": 1,
-                     "description": "Lines: the first line (1-based; -1 is the last line, or the last before "
-                                    "`end`)."},
+                     "description": "Lines: the first, from 1; -1 is the last line."},
             "lines": {"type": "integer", "minimum": 1, "maximum": MAX_LINES, "default": DEFAULT_LINES,
                       "description": "Lines: how many."},
             "match": {"type": "string", "minLength": 1, "maxLength": MAX_NEEDLE_BYTES,
                       "description": "Search: this exact text."},
             "pattern": {"type": "string", "minLength": 1, "maxLength": MAX_NEEDLE_BYTES,
-                        "description": "Search: this regular expression (Python; ^ and $ per line; a match across "
-                                       f"lines spans at most {MAX_REACH_BYTES} bytes)."},
+                        "description": "Search: a Python regex, ^ and $ per line."},
             "ignore_case": {"type": "boolean", "default": False,
-                            "description": "Search: ASCII letters in either case."},
+                            "description": "Search: ignore ASCII case."},
             "context": {"anyOf": [{"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT_BYTES},
                                   {"const": "line"}],
-                        "default": DEFAULT_CONTEXT, "description": "Search: bytes shown each side of a match, or "
-                                                                   "\"line\": its whole line (at most "
-                                                                   f"{LINE_WINDOW_BYTES} bytes a side)."},
+                        "default": DEFAULT_CONTEXT,
+                        "description": "Search: bytes each side of a match, or \"line\": its whole line."},
             "count": {"type": "boolean", "default": False,
-                      "description": "Search: {matches, lines} (the lines they start in), no windows."},
+                      "description": "Search: only count matches and lines."},
             "max_matches": {"type": "integer", "minimum": 1, "maximum": MAX_MATCHES, "default": DEFAULT_MATCHES,
                             "description": "Search: most matches shown."},
             "before": {"type": "integer", "minimum": 0,
-                       "description": "Search: the last matches starting before this byte (size: the last ones), in "
-                                      "file order."},
+                       "description": "Search: the last matches before this byte (`size`: the last of all)."},
             "jq": {"type": "string", "minLength": 1, "maxLength": MAX_FILTER_CHARS,
-                   "description": "A jq filter over the JSON document; with `record`/`records`, over each record "
-                                  "alone (`input`/`inputs` refused)."},
+                   "description": "jq filter over the JSON document, or each record with `record`."},
             "slurp": {"type": "boolean", "default": False,
-                      "description": "With `jq`: run it once over the array of all JSON-lines records, JSON texts, "
-                                     "or CSV/TSV, aligned or pipe table rows (objects keyed by the header, arrays if "
-                                     "\"no header\"; numbers as numbers); at most 16 MiB."},
-            "record": {"type": "integer", "minimum": 1, "description": "The first JSON-lines record (from 1)."},
+                      "description": "With `jq`: run it once over an array of all records or table rows (objects "
+                                     "keyed by the header)."},
+            "record": {"type": "integer", "minimum": 1, "description": "First JSON-lines record, from 1."},
             "records": {"type": "integer", "minimum": 1, "maximum": 10_000,
-                        "description": "Most JSON-lines records a page; with `jq`, most records it gives outputs "
-                                       "for (the others passed over)."},
+                        "description": "Most records a page."},
             "row": {"type": "integer", "minimum": 1,
-                    "description": "The first CSV/TSV, aligned or pipe table row (from 1, after the header, which "
-                                   "comes along; if \"no header\", from the first line)."},
+                    "description": "First table row (CSV/TSV, aligned, pipe), from 1 after the header."},
             "rows": {"type": "integer", "minimum": 1, "maximum": 10_000, "description": "Most rows a page."},
             "columns": {"type": "array", "items": {"type": ["string", "integer"], "maxLength": MAX_COLUMN_CHARS},
                         "minItems": 1, "maxItems": MAX_COLUMNS,
-                        "description": "Only these columns (names or numbers from 0); null where a row is shorter."},
+                        "description": "Only these columns (names or numbers from 0)."},
             "view": {"type": "string", "enum": ["text", "members"],
-                     "description": "\"members\": a tar's or zip's members, {name, offset, length, read} "
-                                    "(`compressed`: a zip member to extract). \"text\": an HTML page's readable "
-                                    "text, or terminal output as shown (escapes removed, \\r redraws applied), "
-                                    "paged by `offset`; with `match`/`pattern` (HTML) or `match` (terminal), a "
-                                    "search of that text (terminal windows rendered, their offsets the stored "
-                                    "output's: read on with `raw_offset`)."},
+                     "description": "\"members\": an archive's members. \"text\": an HTML page's or terminal "
+                                    "output's text as shown, paged by `offset`, searched by `match`/`pattern`."},
             "raw_offset": {"type": "integer", "minimum": 0,
-                           "description": "view=\"text\" of terminal output: start at the rendered line holding "
-                                          "this stored byte (a search window's offset)."},
+                           "description": "Terminal text view: start at the line holding this "
+                                          "stored byte."},
             "select": {"type": "string", "minLength": 1, "maxLength": MAX_SELECTOR_CHARS,
                        "description": "The HTML or XML elements this CSS selector matches."},
             "encoding": {"type": "string", "enum": list(ENCODINGS),
-                         "description": "Range, lines, search: latin-1/cp1252 shows each byte as one character; "
-                                        "`match`/`pattern` are written in it."},
+                         "description": "Read content not UTF-8 as this (`match`/`pattern` too)."},
             "cursor": {"type": "string", "minLength": 1, "maxLength": MAX_CURSOR_CHARS,
-                       "description": "Structure: where the page starts, from next_call (never alone: with the "
-                                      "read's arguments)."},
+                       "description": "From next_call, with the read's arguments."},
             "budget": _BUDGET,
         },
         "required": ["handle"],
@@ -194,18 +167,16 @@ _READ_HANDLE = ToolSpec(
 
 _SCRATCH_WRITE = ToolSpec(
     "scratch_write",
-    "Save a note or an intermediate result (plans, partial results) in your scratchpad under a key, out of your "
-    "context until you read it back with scratch_read. Writing a key again replaces its value. Returns {key, size, "
-    "ttl, expires_at}.",
+    "Save a note or an intermediate result in your scratchpad under a key, out of your context until scratch_read "
+    "reads it back; writing a key again replaces it.",
     {
         "type": "object",
         "properties": {
             "key": _KEY,
-            "value": {"type": "string", "description": "The text to store (or base64). At most "
-                                                       f"{MAX_MESSAGE_BYTES // 2**20} MiB as JSON text, escapes "
-                                                       "included: store more under several keys."},
+            "value": {"type": "string", "description": "The text (or base64), at most "
+                                                       f"{MAX_MESSAGE_BYTES // 2**20} MiB of JSON."},
             "encoding": {"type": "string", "enum": ["utf-8", "base64"], "default": "utf-8",
-                         "description": "\"base64\" if value is base64-encoded bytes."},
+                         "description": "\"base64\": value is base64 bytes."},
             "ttl": {"type": "number", "minimum": MIN_TTL, "maximum": MAX_TTL,
                     "description": "Seconds until the value expires (default: one hour)."},
         },
@@ -216,8 +187,7 @@ _SCRATCH_WRITE = ToolSpec(
 
 _SCRATCH_READ = ToolSpec(
     "scratch_read",
-    "Read a value from your scratchpad. Returns {key, offset, length, size, next_offset, remaining, next_call, "
-    f"data}}. {_budget_text('`length` is a request')}",
+    f"Read a value from your scratchpad. {_budget_text('`length`')}",
     {
         "type": "object",
         "properties": {
@@ -227,8 +197,7 @@ _SCRATCH_READ = ToolSpec(
                        "description": "Most bytes to return."},
             "budget": _BUDGET,
             "version": {"type": "string", "pattern": VERSION_PATTERN, "minLength": 8, "maxLength": 8,
-                        "description": "From next_call: the value the earlier pages read (`changed` if the key "
-                                       "was written since: read it again from offset 0)."},
+                        "description": "From next_call: the value's version."},
         },
         "required": ["key"],
         "additionalProperties": False,
@@ -237,19 +206,17 @@ _SCRATCH_READ = ToolSpec(
 
 _SCRATCH_LIST = ToolSpec(
     "scratch_list",
-    "List your scratchpad's keys, oldest first, with each value's size in bytes, seconds until it expires and the "
-    "start of its text (values: scratch_read): {prefix, entries: [{key, size, expires_in, preview}], next_call}. "
-    f"{_budget_text('`limit` is a request')}",
+    "List your scratchpad's keys, oldest first, with sizes (bytes), seconds to expiry and previews. "
+    f"{_budget_text('`limit`')}",
     {
         "type": "object",
         "properties": {
             "prefix": {"type": "string", "default": "", "maxLength": MAX_KEY_BYTES,
                        "description": "Only keys starting with this (case-sensitive)."},
             "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIST_ENTRIES, "default": MAX_LIST_ENTRIES,
-                      "description": "Most entries in this page."},
+                      "description": "Most entries a page."},
             "cursor": {"type": "string", "maxLength": MAX_CURSOR_CHARS,
-                       "description": "Where the page starts (from next_call or next_cursor; with the same "
-                                      "prefix)."},
+                       "description": "From next_call, with the same prefix."},
             "budget": _BUDGET,
         },
         "additionalProperties": False,
@@ -258,8 +225,7 @@ _SCRATCH_LIST = ToolSpec(
 
 _SCRATCH_DELETE = ToolSpec(
     "scratch_delete",
-    "Delete a key from your scratchpad. Returns {key, deleted} (false: no live value). Spilled results (h_... "
-    "handles) are not deleted here: they expire.",
+    "Delete a key from your scratchpad. Spilled results (h_... handles) are not deleted: they expire.",
     {
         "type": "object",
         "properties": {"key": _KEY},

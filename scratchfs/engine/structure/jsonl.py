@@ -143,7 +143,7 @@ def _results_fill(program: Any, source: ContentSource, at: tuple[int, int, int, 
     it)``) within ``room`` bytes, reading at most ``records`` records until ``deadline`` (``time.monotonic()``);
     the bad record it ends before and passes over, if any, in its ``passed``."""
     number, offset, out_index, chars = at
-    page, passed, how = ItemPage("results", out_index + 1, extra={"record": number}), [], how.again()
+    page, passed, how = ItemPage("results", out_index + 1, extra={"record": number}, start=number), [], how.again()
     outputs = _outputs(program, source, number, offset, out_index, records, deadline,
                        lambda text: candidates.append((len(page.items), text)), note, numbers, passed, how)
     page = fill_items(page, _labelled(page, outputs), chars, room, 1_000_000, cursor_of)

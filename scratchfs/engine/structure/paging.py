@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from scratchfs.engine.structure.page_words import with_words
 from scratchfs.engine.worker_pipe import NoWorker, PoolBusy
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import BadCursor, InvalidArgument, StoreBusy, StructureTimeout
@@ -37,6 +38,7 @@ __all__ = [
     "MAX_BUDGET_BYTES",
     "MIN_BUDGET_BYTES",
     "STOP",
+    "WORDS_MIN_BUDGET",
     "BytesSource",
     "ContentSource",
     "CursorKey",
@@ -281,6 +283,11 @@ def iter_lines(source: ContentSource, offset: int = 0, max_line_bytes: int = 64 
         yield start, b"".join(held)
 
 
+WORDS_MIN_BUDGET = 1024
+"""The least page budget (bytes) whose page says what its ``part``, ``as_text``, ``record`` and ``first`` are (up to
+about 470 bytes of words: :mod:`~scratchfs.engine.structure.page_words`)."""
+
+
 @dataclass(slots=True)
 class ItemPage:
     """One page of items (jq outputs, records, rows, element texts).
@@ -299,6 +306,10 @@ class ItemPage:
             :meth:`to_dict`.
         passed: the bad record (a BadRecord) a JSON-lines page ended before and passed over (its cursor goes on
             after it); for rows, the list of those a page passed over (BadRecords); not in :meth:`to_dict`.
+        start: the record a page of jq outputs over records started reading at (its ``record`` then says more
+            than the read asked: :func:`~scratchfs.engine.structure.page_words.page_words`); ``None`` otherwise.
+        words: :meth:`to_dict` says what the page's fields are (false on a page filled within less than
+            :data:`WORDS_MIN_BUDGET` bytes, where they would crowd out its items).
     """
 
     name: str
@@ -309,6 +320,8 @@ class ItemPage:
     extra: dict = field(default_factory=dict)
     failure: InvalidArgument | None = None
     passed: Any = None
+    start: int | None = None
+    words: bool = True
 
     @property
     def more(self) -> bool:
@@ -316,7 +329,9 @@ class ItemPage:
         return self.cursor is not None
 
     def to_dict(self) -> dict[str, Any]:
-        """``{**extra, first, [part], <name>: items, cursor, more}``, the JSON a caller sends on."""
+        """``{**extra, first, [part], <name>: items, cursor, more}``, the JSON a caller sends on, its ``note`` saying
+        what its ``part``, ``as_text``, ``record`` and ``first`` are when it has them
+        (:func:`~scratchfs.engine.structure.page_words.with_words`)."""
         out: dict[str, Any] = dict(self.extra)
         out["first"] = self.first
         if self.part is not None:
@@ -324,7 +339,7 @@ class ItemPage:
         out[self.name] = self.items
         out["cursor"] = self.cursor
         out["more"] = self.more
-        return out
+        return with_words(out, self.name, self.start) if self.words else out
 
 
 @dataclass(slots=True)
@@ -379,10 +394,11 @@ def fill_items(page: ItemPage, items: Iterator[tuple[Any, Any, bool]], skip_char
         InvalidArgument: ``skip_chars`` is not inside the first item's text (a cursor into an item that is not there,
             or shorter than that).
     """
-    used = json_bytes(page.to_dict()) + _CURSOR_ROOM + json_bytes(page.name) + 8
-    part_cost = len(',"part":')
-    count = 0
+    page.words = budget >= WORDS_MIN_BUDGET
+    used, count = _fixed_cost(page), 0
     for position, value, is_text in items:
+        if not count and page.part is None:  # (the first item may label the page: its record, first and their words)
+            used = _fixed_cost(page)
         if skip_chars and value is STOP:
             _not_inside(skip_chars)
         if count >= limit or value is STOP:
@@ -401,6 +417,7 @@ def fill_items(page: ItemPage, items: Iterator[tuple[Any, Any, bool]], skip_char
         text = value if is_text else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
         if skip_chars >= len(text):
             _not_inside(skip_chars)
+        part_cost = _part_cost(page)
         room = max(8, budget - used - part_cost)
         piece = _fit_text(text[skip_chars : skip_chars + room], room)  # a character costs a byte at least
         page.part = piece
@@ -416,6 +433,19 @@ def fill_items(page: ItemPage, items: Iterator[tuple[Any, Any, bool]], skip_char
         _not_inside(skip_chars)
     page.cursor = None
     return page
+
+
+def _fixed_cost(page: ItemPage) -> int:
+    """Bytes ``page`` takes before its items: its fields and their words, and room for the longest cursor."""
+    return json_bytes(page.to_dict()) + _CURSOR_ROOM + json_bytes(page.name) + 8
+
+
+def _part_cost(page: ItemPage) -> int:
+    """Bytes a ``part`` adds to ``page`` (which has none yet) beside its text: ``,"part":`` and the words saying how
+    to join the parts. Leaves ``page.part`` empty."""
+    bare = json_bytes(page.to_dict())
+    page.part = ""
+    return json_bytes(page.to_dict()) - bare - 2  # (the empty text's quotes: the piece's own cost counts them)
 
 
 def _not_inside(skip_chars: int) -> None:
@@ -445,9 +475,10 @@ def with_as_text(fill: Callable[[int], ItemPage], budget: int, candidates: list[
     page = finish(page)
     if len(page.extra) == plain or json_bytes(page.to_dict()) <= budget:
         return page
-    room = json_bytes({k: page.extra[k] for k in ("note", "as_text") if k in page.extra})
+    full = json_bytes(page.to_dict())
     for key in ("note", "as_text"):
         page.extra.pop(key, None)
+    room = full - json_bytes(page.to_dict())  # what they cost, with the words saying what `as_text` is
     return finish(fill(max(MIN_BUDGET_BYTES // 2, budget - room)))
 
 
