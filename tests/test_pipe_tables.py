@@ -306,3 +306,17 @@ def test_a_drawn_table_reads_back_as_python_splits_its_lines(tools, scratch_scop
 def _plain_cells(line: str, form: str) -> list[str]:
     pieces = line.split("|")
     return [piece.strip() for piece in (pieces[1:-1] if form == BOX else pieces)]
+
+
+def test_a_psql_or_mysql_table_whose_names_hold_wide_characters(tools, scratch_scope):
+    """psql and mysql pad a cell by the terminal columns its text takes (a CJK character two), so a header's pipes
+    stand where its rule's ``+`` do in columns, not in characters: such a table is told and read all the same."""
+    psql = " 名前 | id \n------+----\n a    |  1\n b    |  2\n(2 rows)\n"
+    box = ("+------+--------+\n| 名前 | 数量   |\n+------+--------+\n| a    |      1 |\n| b    |      2 |\n"
+           "+------+--------+\n2 rows in set (0.00 sec)\n")
+    for data, form in ((psql, PSQL), (box, BOX)):
+        stub = scratch_scope.spill(data.encode(), source_tool="t")
+        assert stub.shape.startswith(PIPE_SHAPES[form]) and "2 columns" in stub.shape and "2 rows" in stub.shape
+        (page,) = follow(tools, {"handle": stub.handle, "row": 1, "rows": 10}, 8192)
+        assert page["header"] == (["名前", "id"] if form == PSQL else ["名前", "数量"])
+        assert page["rows"] == [["a", "1"], ["b", "2"]]
