@@ -320,3 +320,18 @@ def test_a_psql_or_mysql_table_whose_names_hold_wide_characters(tools, scratch_s
         (page,) = follow(tools, {"handle": stub.handle, "row": 1, "rows": 10}, 8192)
         assert page["header"] == (["名前", "id"] if form == PSQL else ["名前", "数量"])
         assert page["rows"] == [["a", "1"], ["b", "2"]]
+
+
+def test_a_table_whose_lines_no_longer_make_one_is_refused_in_words(tools, scratch_scope, monkeypatch):
+    """The refusal of a rows read when the first lines make no table (though the shape says so) names it as a
+    noun after "no": "make no Markdown table", never "make no a Markdown table"."""
+    from scratchfs.api import structured
+
+    monkeypatch.setattr(structured, "source_layout", lambda *args, **kwargs: None)
+    markdown = scratch_scope.spill(b"| a | b |\n|---|---|\n| 1 | 2 |\n", source_tool="t").handle
+    boxed = scratch_scope.spill(b"+---+---+\n| a | b |\n+---+---+\n| 1 | 2 |\n+---+---+\n", source_tool="t").handle
+    for handle, noun in ((markdown, "Markdown table"), (boxed, "table in +---+ borders")):
+        with pytest.raises(InvalidArgument) as caught:
+            tools.call("read_handle", {"handle": handle, "row": 1})
+        assert str(caught.value) == (f"{handle}'s first lines make no {noun}, though its shape says so; read its "
+                                     "lines instead")

@@ -274,8 +274,8 @@ class StructureReads(PageReads):
         key = f"{entry_identity(handle, blob)}\0{'piped' if piped else header}"
         layout = _LAYOUTS.get(key) or source_layout(src, header, piped)
         if layout is None:
-            what = piped_noun(self.shape) if piped else "a table aligned by spaces"
-            raise InvalidArgument(f"{handle}'s first lines make no {what.split(' (')[0]}, though its shape says "
+            what = piped_noun(self.shape).split(",")[0].removeprefix("a ") if piped else "table aligned by spaces"
+            raise InvalidArgument(f"{handle}'s first lines make no {what}, though its shape says "
                                   "so; read its lines instead")
         _LAYOUTS.put(key, layout)
         return layout
