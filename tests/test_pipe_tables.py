@@ -335,3 +335,16 @@ def test_a_table_whose_lines_no_longer_make_one_is_refused_in_words(tools, scrat
             tools.call("read_handle", {"handle": handle, "row": 1})
         assert str(caught.value) == (f"{handle}'s first lines make no {noun}, though its shape says so; read its "
                                      "lines instead")
+
+
+@pytest.mark.parametrize("table", [" id | name\n----+------\n  1 | a\n  2 | b\n(2 rows)\n",
+                                   "| id | name |\n|----|------|\n| 1 | a |\n| 2 | b |\n",
+                                   "+----+------+\n| id | name |\n+----+------+\n| 1  | a    |\n| 2  | b    |\n"
+                                   "+----+------+\n"])
+def test_a_table_after_a_byte_order_mark(tools, scratch_scope, table):
+    """A UTF-8 byte order mark before the first line (a file saved so on Windows) is no part of it, as a CSV's is
+    not: the table is told and read as without one."""
+    stub = scratch_scope.spill(b"\xef\xbb\xbf" + table.encode(), source_tool="t")
+    assert is_piped(stub.content_type, stub.shape) and "2 columns (id, name), 2 rows" in stub.shape
+    (page,) = follow(tools, {"handle": stub.handle, "row": 1, "rows": 10}, 8192)
+    assert page["header"] == ["id", "name"] and page["rows"] == [["1", "a"], ["2", "b"]]

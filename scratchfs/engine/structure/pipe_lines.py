@@ -109,7 +109,10 @@ def pipes_near(text: str, end: int) -> bool:
 def find_pipes(lines: list[str]) -> PipeTable | None:
     """The table drawn with pipes whose header is one of ``lines``' first (after at most :data:`MAX_PREAMBLE` lines
     of text, none holding U+FFFD -- bytes not UTF-8, which a byte offset past them must count as they are; no
-    newlines, a trailing ``\\r`` ignored), the first found, with 2 columns or more; else ``None``."""
+    newlines, a trailing ``\\r`` ignored; a byte order mark opening the first no part of it, as a rows read drops
+    it), the first found, with 2 columns or more; else ``None``."""
+    if lines and lines[0].startswith("\ufeff"):
+        lines = [lines[0][1:], *lines[1:]]
     for at in range(min(len(lines) - 1, _FIRST_LINES - 1)):
         if at and "\ufffd" in lines[at - 1]:
             return None
