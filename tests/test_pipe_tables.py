@@ -306,3 +306,45 @@ def test_a_drawn_table_reads_back_as_python_splits_its_lines(tools, scratch_scop
 def _plain_cells(line: str, form: str) -> list[str]:
     pieces = line.split("|")
     return [piece.strip() for piece in (pieces[1:-1] if form == BOX else pieces)]
+
+
+def test_a_psql_or_mysql_table_whose_names_hold_wide_characters(tools, scratch_scope):
+    """psql and mysql pad a cell by the terminal columns its text takes (a CJK character two), so a header's pipes
+    stand where its rule's ``+`` do in columns, not in characters: such a table is told and read all the same."""
+    psql = " 名前 | id \n------+----\n a    |  1\n b    |  2\n(2 rows)\n"
+    box = ("+------+--------+\n| 名前 | 数量   |\n+------+--------+\n| a    |      1 |\n| b    |      2 |\n"
+           "+------+--------+\n2 rows in set (0.00 sec)\n")
+    for data, form in ((psql, PSQL), (box, BOX)):
+        stub = scratch_scope.spill(data.encode(), source_tool="t")
+        assert stub.shape.startswith(PIPE_SHAPES[form]) and "2 columns" in stub.shape and "2 rows" in stub.shape
+        (page,) = follow(tools, {"handle": stub.handle, "row": 1, "rows": 10}, 8192)
+        assert page["header"] == (["名前", "id"] if form == PSQL else ["名前", "数量"])
+        assert page["rows"] == [["a", "1"], ["b", "2"]]
+
+
+def test_a_table_whose_lines_no_longer_make_one_is_refused_in_words(tools, scratch_scope, monkeypatch):
+    """The refusal of a rows read when the first lines make no table (though the shape says so) names it as a
+    noun after "no": "make no Markdown table", never "make no a Markdown table"."""
+    from scratchfs.api import structured
+
+    monkeypatch.setattr(structured, "source_layout", lambda *args, **kwargs: None)
+    markdown = scratch_scope.spill(b"| a | b |\n|---|---|\n| 1 | 2 |\n", source_tool="t").handle
+    boxed = scratch_scope.spill(b"+---+---+\n| a | b |\n+---+---+\n| 1 | 2 |\n+---+---+\n", source_tool="t").handle
+    for handle, noun in ((markdown, "Markdown table"), (boxed, "table in +---+ borders")):
+        with pytest.raises(InvalidArgument) as caught:
+            tools.call("read_handle", {"handle": handle, "row": 1})
+        assert str(caught.value) == (f"{handle}'s first lines make no {noun}, though its shape says so; read its "
+                                     "lines instead")
+
+
+@pytest.mark.parametrize("table", [" id | name\n----+------\n  1 | a\n  2 | b\n(2 rows)\n",
+                                   "| id | name |\n|----|------|\n| 1 | a |\n| 2 | b |\n",
+                                   "+----+------+\n| id | name |\n+----+------+\n| 1  | a    |\n| 2  | b    |\n"
+                                   "+----+------+\n"])
+def test_a_table_after_a_byte_order_mark(tools, scratch_scope, table):
+    """A UTF-8 byte order mark before the first line (a file saved so on Windows) is no part of it, as a CSV's is
+    not: the table is told and read as without one."""
+    stub = scratch_scope.spill(b"\xef\xbb\xbf" + table.encode(), source_tool="t")
+    assert is_piped(stub.content_type, stub.shape) and "2 columns (id, name), 2 rows" in stub.shape
+    (page,) = follow(tools, {"handle": stub.handle, "row": 1, "rows": 10}, 8192)
+    assert page["header"] == ["id", "name"] and page["rows"] == [["1", "a"], ["2", "b"]]

@@ -202,11 +202,12 @@ def failed_at(exc: InvalidArgument, handle: str, filter: str, cursor: str | None
 
 
 def rows_slurped(handle: str, filter: str, budget: int | None) -> Advice:
-    """The slurp read of a table ``handle`` (CSV/TSV, aligned by spaces) that does what jq ``filter``, given without
-    slurp=true (which a table's rows refuse), means: ``filter`` as it is when it begins with the array's items or
-    with what only an array takes (``.[]``, ``map(``, ``length``, ``group_by(``), every row (``.[]``) for ``.``,
-    else ``.[] | FILTER``, the filter on each row; within the reply ``budget`` the caller gave (``None``: none); a
-    call past :data:`~scratchfs.foundation.limits.LONG_CALL_BYTES` named in words (a face writes it whole)."""
+    """The slurp read of a table ``handle`` (CSV/TSV, aligned by spaces or drawn with pipes) that does what jq
+    ``filter``, given without slurp=true (which a table's rows refuse), means: ``filter`` as it is when it begins with
+    the array's items or with what only an array takes (``.[]``, ``map(``, ``length``, ``group_by(``), every row
+    (``.[]``) for ``.``, else ``.[] | FILTER``, the filter on each row; within the reply ``budget`` the caller gave
+    (``None``: none); a call past :data:`~scratchfs.foundation.limits.LONG_CALL_BYTES` named in words (a face writes it
+    whole)."""
     text = filter.strip()
     if _EACH_FIRST.match(text) or _OVER_ARRAY.match(text):
         each, said, shown = text, "your filter over that array", "the same call with slurp=true"

@@ -158,7 +158,8 @@ def jq_misfit(handle: str, content_type: str | None, exc: InvalidArgument, line_
     further on than its spill's shape read), jq's message and the read that shows where (:func:`_broken_json`, by
     the entry's ``size`` in bytes and ``line_bytes``, its average line length); else ``None`` (the error stands as
     it is: a filter's own error); ``shape``: the entry's, as :func:`what_it_holds` takes it; ``slurp``: the slurp
-    read of the filter, which leads the reads of a table aligned by spaces (:func:`fitting_reads`)."""
+    read of the filter, which leads the reads of a table (CSV/TSV, aligned by spaces or drawn with pipes:
+    :func:`fitting_reads`)."""
     if not isinstance(exc, NotJson):
         return None
     if exc.too_deep:  # a JSON document all the same (its stub's shape says so), whatever type it was given

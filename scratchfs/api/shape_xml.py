@@ -51,8 +51,9 @@ def _parse(head: bytes) -> tuple[Any, Any]:
     """``(root element or None, the parser's error log)`` of the bytes ``head`` (a document's start, maybe cut)."""
     import lxml.etree
 
-    parser = lxml.etree.XMLParser(recover=True, resolve_entities=False, no_network=True, load_dtd=False,
-                                  huge_tree=False)
+    from scratchfs.engine.structure.xml_select import xml_parser  # (lxml: at the first XML shape)
+
+    parser = xml_parser(recover=True)  # (the select reads' safety settings)
     try:
         root = lxml.etree.fromstring(head, parser)
     except (lxml.etree.XMLSyntaxError, ValueError):

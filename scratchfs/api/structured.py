@@ -274,8 +274,8 @@ class StructureReads(PageReads):
         key = f"{entry_identity(handle, blob)}\0{'piped' if piped else header}"
         layout = _LAYOUTS.get(key) or source_layout(src, header, piped)
         if layout is None:
-            what = piped_noun(self.shape) if piped else "a table aligned by spaces"
-            raise InvalidArgument(f"{handle}'s first lines make no {what.split(' (')[0]}, though its shape says "
+            what = piped_noun(self.shape).split(",")[0].removeprefix("a ") if piped else "table aligned by spaces"
+            raise InvalidArgument(f"{handle}'s first lines make no {what}, though its shape says "
                                   "so; read its lines instead")
         _LAYOUTS.put(key, layout)
         return layout
@@ -322,9 +322,10 @@ class StructureReads(PageReads):
         """The records of a CSV/TSV entry that start in its first ``max_bytes`` bytes, the header first (of a table
         with no header line, :func:`headless`: its columns' numbers from 0, as ``columns=`` takes them), parsed as
         :meth:`rows` parses them (same delimiter rule, quoted multi-line fields one record, blank lines skipped), and
-        whether records were left out past ``max_bytes`` (a row of a table aligned by spaces whose cells cannot be
-        told for certain: one cell, its whole line). Raises InvalidArgument (not valid CSV; an entry stored as
-        what no rows read parses, :func:`~scratchfs.api.structure_entry.check_kind`), NotFound, CorruptBlob."""
+        whether records were left out past ``max_bytes`` (a row of a table aligned by spaces or drawn with pipes whose
+        cells cannot be told for certain: one cell, its whole line). Raises InvalidArgument (not valid CSV; an entry
+        stored as what no rows read parses, :func:`~scratchfs.api.structure_entry.check_kind`), NotFound,
+        CorruptBlob."""
         max_bytes = checks.check_int(max_bytes, "max_bytes", 0)
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> tuple[list[list[str]], bool]:
@@ -348,8 +349,8 @@ class StructureReads(PageReads):
 
 
 _LAYOUTS: LRU[str, Layout] = LRU(64)
-"""The layouts of the tables aligned by spaces read last, by entry (telling one again reads its first lines and
-costs 0.04-0.7 ms, most over 0.2 ms: ``python bench/layout_cost.py``)."""
+"""The layouts of the tables aligned by spaces or drawn with pipes read last, by entry (telling one again reads its
+first lines and costs 0.04-0.7 ms, most over 0.2 ms: ``python bench/layout_cost.py``)."""
 
 
 def _narrower(exc: WideHeader, handle: str, row: int, rows: int, budget: int | None) -> InvalidArgument:

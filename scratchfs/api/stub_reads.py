@@ -1,8 +1,8 @@
 """The structure read a stub's note names next (:mod:`scratchfs.api.stub`): the one that fits its content type --
 ``jq=`` over a JSON document (the read its shape's describer chose, :attr:`~scratchfs.api.shape.Shape.next_read`,
-else ``keys[]``), the rows of a table (CSV/TSV, or aligned by spaces) or the records of JSON lines from the first the
-preview does not show whole (counted as the engine's rows and records reads count them: a CSV row may span lines,
-blank lines are no record), an HTML page's or terminal output's text view -- and the reads by match and by
+else ``keys[]``), the rows of a table (CSV/TSV, aligned by spaces or drawn with pipes) or the records of JSON lines from
+the first the preview does not show whole (counted as the engine's rows and records reads count them: a CSV row may span
+lines, blank lines are no record), an HTML page's or terminal output's text view -- and the reads by match and by
 pattern."""
 
 from __future__ import annotations
@@ -90,8 +90,8 @@ def structure_call(call: str, content_type: str | None, shape: str | None, size:
                    next_read: str | None, top: str | None = None) -> str | None:
     """The structure reads (each after ``call``, the ``read_handle(handle=...`` start, but the first) a note names for a
     content of ``size`` bytes, ``None`` for none (terminal output, coloured text, an HTML page: their text view comes
-    first, :func:`text_from`); a table aligned by spaces' rows and one jq over all of them; a JSON document's
-    ``next_read`` (the jq filter its shape's describer chose) or ``keys[]``, past
+    first, :func:`text_from`); a table aligned by spaces' or drawn with pipes' rows and one jq over all of them; a JSON
+    document's ``next_read`` (the jq filter its shape's describer chose) or ``keys[]``, past
     :data:`~scratchfs.engine.structure.MAX_JQ_DOCUMENT_BYTES` a path that streams; JSON texts one after another's
     filter run on each; an XML document's ``select=`` of ``next_read`` (the CSS selector its shape's describer
     chose: :mod:`scratchfs.api.shape_xml`; none past :data:`~scratchfs.engine.structure.MAX_XML_BYTES`); a table's
@@ -262,9 +262,10 @@ class RowsAfter:
     def _row_starts(self) -> Iterator[tuple[int, int]]:
         """``(number, byte offset where it starts)`` of each row after the header, as the engine's rows read
         numbers them: a CSV table's by :func:`~scratchfs.engine.structure.iter_rows` (a row that cannot be read
-        passed over, keeping its number); a table aligned by spaces' by its lines alone, as that read splits them
-        (after its header line, the one its shape names, up to the first blank line; a rule of dashes is no row):
-        its layout (told from 32 KiB of lines, which no stub reads) changes the cells, not where the rows start."""
+        passed over, keeping its number), and one drawn with pipes' by its layout; a table aligned by spaces' by its
+        lines alone, as that read splits them (after its header line, the one its shape names, up to the first blank
+        line; a rule of dashes is no row): its layout (told from 32 KiB of lines, which no stub reads) changes the
+        cells, not where the rows start."""
         head = self.head
         if self.aligned:
             at = 0

@@ -1,5 +1,6 @@
 """What the rows reads of a table say beside its rows, and which tables they read as what: a table with no header
-line (its stub says "no header"), one aligned by spaces, text in which no table was found when it was stored."""
+line (its stub says "no header"), one aligned by spaces or drawn with pipes, text in which no table was found when it
+was stored."""
 
 from __future__ import annotations
 

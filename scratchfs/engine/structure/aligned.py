@@ -90,8 +90,9 @@ class Layout:
     (:class:`Pushed`: a 6-digit ``RSS`` in a column of 5 after ``USER``'s padding, in a row past the first lines).
 
     A table drawn with pipes (:mod:`~scratchfs.engine.structure.pipe_lines`: :func:`pipes_layout`) is one more
-    layout of the same reads: its ``rule`` its form (``"markdown"``, ``"psql"``, ``"box"``), its ``starts`` where
-    its header's pipes stand, its lines split at their pipes."""
+    layout of the same reads: its ``rule`` its form (one of
+    :data:`~scratchfs.engine.structure.pipe_lines.PIPED`: ``"markdown"``, ``"psql"``, ``"box"``, ``"lines"``...),
+    its ``starts`` where its header's pipes (or vertical box lines) stand, in characters, its lines split at them."""
 
     names: tuple[str, ...]
     starts: tuple[int, ...]

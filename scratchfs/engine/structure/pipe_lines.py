@@ -9,7 +9,8 @@ The forms (:data:`PIPED`), each a header line of names over a rule:
 - ``"markdown"``: ``| id | name |`` over a delimiter row ``|---|:--:|`` with as many cells; the pipes at a line's
   start and end are optional, ``\\|`` is a pipe inside a cell (also inside backticks: GFM splits a row at every pipe
   not escaped, before any inline parsing), each cell trimmed, Markdown inside it kept as written;
-- ``"psql"``: `` id | name `` over ``----+------``, whose ``+`` stand where the header's pipes do; the footer
+- ``"psql"``: `` id | name `` over ``----+------``, whose ``+`` stand where the header's pipes do (in terminal
+  columns, as psql pads a cell: a CJK character takes two; so do a box's borders' ``+``); the footer
   ``(500 rows)`` is no row;
 - ``"box"``: a header ``| id | name |`` between two borders ``+----+------+`` (the one under it may be ``|----+---|``,
   as ``tabulate``'s ``psql`` format draws it); the borders are no rows;
@@ -39,6 +40,8 @@ the header's). A value holding a line end runs over more lines (psql marks them 
 from __future__ import annotations
 
 import re
+import unicodedata
+from bisect import bisect_left
 from itertools import pairwise
 from typing import NamedTuple
 
@@ -106,7 +109,10 @@ def pipes_near(text: str, end: int) -> bool:
 def find_pipes(lines: list[str]) -> PipeTable | None:
     """The table drawn with pipes whose header is one of ``lines``' first (after at most :data:`MAX_PREAMBLE` lines
     of text, none holding U+FFFD -- bytes not UTF-8, which a byte offset past them must count as they are; no
-    newlines, a trailing ``\\r`` ignored), the first found, with 2 columns or more; else ``None``."""
+    newlines, a trailing ``\\r`` ignored; a byte order mark opening the first no part of it, as a rows read drops
+    it), the first found, with 2 columns or more; else ``None``."""
+    if lines and lines[0].startswith("\ufeff"):
+        lines = [lines[0][1:], *lines[1:]]
     for at in range(min(len(lines) - 1, _FIRST_LINES - 1)):
         if at and "\ufffd" in lines[at - 1]:
             return None
@@ -170,11 +176,11 @@ def _table_at(lines: list[str], at: int, rule: str) -> PipeTable | None:
     top = lines[at - 1].rstrip(" \r") if at else ""
     if at and _BORDER.fullmatch(top) and header.startswith("|") and _UNDER_HEADER.fullmatch(rule):
         form = BOX  # (the pipes of a box's header stand where its borders' + do)
-        if _positions(header, BOX) != _positions(top, BOX, "+") or at - 1 > MAX_PREAMBLE:
+        if _columns(header, _positions(header, BOX)) != _positions(top, BOX, "+") or at - 1 > MAX_PREAMBLE:
             return None
     elif _PSQL_RULE.fullmatch(rule) and not header.lstrip(" ").startswith("|"):
         form = PSQL
-        if _positions(header, PSQL) != _positions(rule, PSQL, "+") or at > MAX_PREAMBLE:
+        if _columns(header, _positions(header, PSQL)) != _positions(rule, PSQL, "+") or at > MAX_PREAMBLE:
             return None
     elif "+" not in rule and at <= MAX_PREAMBLE:
         form = MARKDOWN
@@ -196,6 +202,18 @@ def _positions(line: str, form: str, char: str = "|") -> tuple[int, ...]:
     if form in _LINED_FORMS:
         return tuple(found.start() for found in _VERTICAL.finditer(line))
     return tuple(at for at, seen in enumerate(line) if seen == char)
+
+
+def _columns(line: str, at: tuple[int, ...]) -> tuple[int, ...]:
+    """``at`` (characters from ``line``'s start) as the terminal columns they stand at, as ``psql`` and ``mysql``
+    pad a cell by the columns its text takes: a wide character (East Asian width ``W`` or ``F``: CJK) two, a
+    combining one none."""
+    if line.isascii():
+        return at
+    shifts = [(i, 1 if unicodedata.east_asian_width(c) in "WF" else -1) for i, c in enumerate(line) if not c.isascii()
+              and (unicodedata.combining(c) or unicodedata.east_asian_width(c) in "WF")]
+    ends = [i for i, _ in shifts]
+    return tuple(p + sum(shift for _, shift in shifts[: bisect_left(ends, p)]) for p in at)
 
 
 def _pieces(line: str, form: str, cuts: tuple[int, ...] | None = None) -> list[str]:

@@ -64,8 +64,8 @@ __all__ = ["FIELD_LIMIT_CHARS", "MAX_ROWS", "UNSPLIT_KEY", "iter_rows", "rows_pa
 MAX_ROWS = 10_000
 """Most rows a page asks for."""
 UNSPLIT_KEY = "unsplit"
-"""The key of a row of a table aligned by spaces given whole, ``{"unsplit": its line}``: its cells cannot be told
-for certain (:meth:`~scratchfs.engine.structure.aligned.Layout.cells`)."""
+"""The key of a row of a table aligned by spaces or drawn with pipes given whole, ``{"unsplit": its line}``: its cells
+cannot be told for certain (:meth:`~scratchfs.engine.structure.aligned.Layout.cells`)."""
 _MAX_LINE_BYTES = 16 * 1024 * 1024
 FIELD_LIMIT_CHARS = 16 * 1024 * 1024
 """Longest field (characters) a row read holds: the ``csv`` module's field limit (131,072 by default, a process-wide
@@ -178,7 +178,7 @@ def _reader(source: ContentSource, offset: int, delimiter: str, replaced: dict[i
     be read as ``(its start, _RowError)``, the rows after it read on from the line after the one its reader stopped
     in (as the ``csv`` module's reader reads on after an error). ``replaced``, when given, gets ``{row start: for
     each cell, the bytes each of its U+FFFD shows (0: the content's own)}`` for each row that shows any byte as
-    U+FFFD. ``layout``: a table aligned by spaces, its lines split by it (not CSV)."""
+    U+FFFD. ``layout``: a table aligned by spaces or drawn with pipes, its lines split by it (not CSV)."""
     while offset < source.size or offset == 0:
         lines = _Lines(source, offset, layout is None)
         reader = csv.reader(iter(lines), delimiter=delimiter) if layout is None else _aligned(
@@ -225,9 +225,10 @@ def iter_rows(source: ContentSource, delimiter: str | None = None, *, layout: La
     """Every record of a CSV/TSV content from its start, the header first, as :func:`rows_page` reads them:
     ``(byte offset where the record starts, cells)``, blank lines skipped, a quoted multi-line field part of one
     record. ``delimiter``: ``","``, ``"\\t"``, ``";"`` or ``"|"``; ``None`` detects it from the header line
-    (:func:`detect_delimiter`). ``layout``: the content is a table aligned by spaces
+    (:func:`detect_delimiter`). ``layout``: the content is a table aligned by spaces or drawn with pipes
     (:mod:`~scratchfs.engine.structure.aligned`), each line split by it (``delimiter`` ignored; the header's cells
-    are its names; a line of a rule is no record, a blank line ends them). ``passed``: when given, a row after the
+    are its names; a line of a rule is no record; a blank line ends them, or the line :meth:`~.aligned.Layout.ends`
+    them at). ``passed``: when given, a row after the
     header that cannot be read is passed over, as a rows read's pages pass over it, and put in it (a BadRecord
     numbered as a rows read numbers it, from 1 after the header; the rows after it keep their numbers); else it is
     raised. ``headed=False``: a table with no header line (its first record is a row, numbered 1, and may be passed
@@ -394,7 +395,7 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
         delimiter: ``","``, ``"\\t"``, ``";"`` or ``"|"``; ``None``: :func:`detect_delimiter` of the header.
         entry: the entry's identity its cursors are bound to (:class:`~scratchfs.engine.structure.paging.CursorKey`;
             with ``columns``, the delimiter or ``layout``, and the size): a cursor of another entry or read is refused.
-        layout: a table aligned by spaces, read as :func:`iter_rows` reads it (``delimiter`` ignored). headed:
+        layout: a table aligned by spaces or drawn with pipes, read as :func:`iter_rows` reads it. headed:
             ``False``: a table with no header line (its first record is row 1; ``columns`` numbers only).
 
     Returns:

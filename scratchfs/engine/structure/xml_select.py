@@ -3,7 +3,8 @@ loads this file by path, as its other siblings: ``lxml`` and ``cssselect`` alone
 ``:contains()`` both the HTML and the XML selectors use.
 
 Parsed safely: ``lxml.etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)`` --
-no entity is expanded (a billion-laughs document's ``&lol9;`` stays that reference, shown as written), no external
+no entity is expanded (a reference stays as written, ``&lol2;``; a billion-laughs document is refused while its
+doctype is read, libxml2's amplification limit: ``("malformed", ...)``), no external
 entity or DTD is read from a file or the network (an XXE naming ``/etc/passwd`` reads nothing), and libxml2's limits
 hold: elements at most 256 levels deep (deeper is ``("deep", line)``, never a cut tree), no text node over 10 MB.
 A document that is not well-formed is ``("malformed", message, line, column)``: libxml2's first error, never a tree
@@ -69,9 +70,12 @@ class XmlTranslator(AnyTextContains, LxmlTranslator):  # type: ignore[misc]
         return super().xpath_element(selector)
 
 
-def xml_parser() -> lxml.etree.XMLParser:
-    """A parser that expands no entity, reads no DTD, file or URL, and keeps libxml2's limits (no ``huge_tree``)."""
-    return lxml.etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+def xml_parser(recover: bool = False) -> lxml.etree.XMLParser:
+    """A parser that expands no entity, reads no DTD, file or URL, and keeps libxml2's limits (no ``huge_tree``):
+    every parse of a stored document's XML (a select read's, its shape's); ``recover``: the elements before a
+    document's first error are kept (a shape's sample, maybe cut short), not refused."""
+    return lxml.etree.XMLParser(recover=recover, resolve_entities=False, no_network=True, load_dtd=False,
+                                huge_tree=False)
 
 
 def compile_xml_selector(selector: str, namespaces: dict[str, str] | None = None) -> lxml.etree.XPath:
