@@ -25,7 +25,8 @@ import lxml.etree
 from cssselect import ExpressionError
 from lxml.cssselect import LxmlTranslator
 
-__all__ = ["FUNCTIONS", "AnyTextContains", "XmlTranslator", "compile_xml_selector", "element_item", "parse_xml",
+__all__ = ["FUNCTIONS", "AnyTextContains", "XmlTranslator", "compile_xml_selector", "element_item", "element_text",
+           "parse_xml",
            "qualified", "select_items", "xml_parser", "xml_selector_problem"]
 
 FUNCTIONS = "urn:scratchfs:css"
@@ -136,19 +137,29 @@ _INDENT = re.compile(r"[ \t]*\n\s*")
 def element_item(element: Any, cap: int) -> dict:
     """A matched element as an item: ``tag`` (as the document writes it, ``prefix:local`` or ``local``), ``line``
     (where it starts, from 1), ``attrs`` (name to value, in the document's order; left out when none) and ``text``
-    (its text and its descendants', stripped; for an element holding elements, each run of blank space holding a line
-    end -- their indentation -- one line end; left out when empty). Every string is cut to ``cap`` characters (the
+    (:func:`element_text`; left out when empty). Every string is cut to ``cap`` characters (the
     page shows at most that much of one)."""
     nsmap = element.nsmap
     item: dict[str, Any] = {"tag": qualified(element.tag, nsmap, element.prefix), "line": element.sourceline or 0}
     attributes = {qualified(name, nsmap): value[:cap] for name, value in element.attrib.items()}
     if attributes:
         item["attrs"] = attributes
-    text = "".join(element.itertext())
-    text = _INDENT.sub("\n", text).strip() if len(element) else text.strip()
+    text = element_text(element)
     if text:
         item["text"] = text[:cap]
     return item
+
+
+def element_text(element: Any) -> str:
+    """The text of ``element`` and its descendants, stripped: an element of elements alone (no text of its own
+    between them but blank space: a record, ``<entry><title>t</title><id>7</id></entry>``) gives each child's text
+    on a line of its own (``t\n7``, where the texts joined read ``t7``); mixed content (``<p>a <b>b</b>!</p>``)
+    its text as written, each run of blank space holding a line end one line end (indentation)."""
+    children = [child for child in element if isinstance(child.tag, str)]
+    if children and not (element.text or "").strip() and not any((child.tail or "").strip() for child in element):
+        return "\n".join(text for text in map(element_text, children) if text)
+    text = "".join(element.itertext())
+    return _INDENT.sub("\n", text).strip() if len(element) else text.strip()
 
 
 def select_items(data: bytes, selector: str, index: int, chars: int, budget: int, max_elements: int) -> tuple:
