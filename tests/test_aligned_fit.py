@@ -202,6 +202,25 @@ def test_a_table_after_a_preamble_is_told_and_read_from_its_header(tools, scratc
     assert preamble["data"].startswith("top - ")
 
 
+def test_a_table_after_two_blank_lines_of_preamble_is_read_from_its_header(tools, scratch_scope):
+    # python -m cProfile -s cumtime (helper newuser15): the program's own line, the totals, a blank, "Ordered by:", a
+    # blank, then the header: told as "text, 130 lines" before, a row= read refused
+    data = (_TOOLS / "cprofile-s-cumtime.txt").read_bytes()
+    lines = data.decode().split("\n")[:-1]
+    assert lines[5].split() == ["ncalls", "tottime", "percall", "cumtime", "percall", "filename:lineno(function)"]
+    stub = scratch_scope.spill(data, source_tool="python")
+    assert stub.shape.startswith("table aligned by spaces, the header is line 6, after 5 lines (line=1, lines=5 reads "
+                                 "them); 6 columns: ncalls, tottime, percall, cumtime, percall (key percall_2), "), \
+        stub.shape
+    assert f", {len(lines) - 6} rows; " in stub.shape
+    rows = [line.split(None, 5) for line in lines[6:]]
+    pages = follow(tools, {"handle": stub.handle, "row": 1, "rows": 40}, 4096)
+    assert [row for page in pages for row in page["rows"]] == rows
+    jq = 'max_by(.tottime | tonumber) | .["filename:lineno(function)"]'
+    reply = tools.call("read_handle", {"handle": stub.handle, "jq": jq, "slurp": True})
+    assert reply["results"] == [max(rows, key=lambda row: float(row[1]))[5]]
+
+
 def test_a_table_after_one_line_is_read_from_its_header(tools, scratch_scope):
     # w's layout, written by hand (no one is logged in here: w printed its header alone): an uptime line first
     data = (_TOOLS / "w-by-hand.txt").read_bytes()

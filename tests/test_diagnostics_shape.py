@@ -177,6 +177,26 @@ def test_a_make_run_whose_commands_come_before_gccs_diagnostics_is_diagnostics(t
         assert shape_of(first + later[later.index(b"\n"):]).startswith(DIAGNOSTICS_SHAPE), first
 
 
+def test_a_make_run_whose_first_command_makes_a_directory_is_diagnostics():
+    """A real ``make -k`` (helper newuser15) whose rule runs ``mkdir -p build`` before the first ``gcc``: the build's
+    first line is no compiler's command, and its 32 warnings and the one error on line 44 were plain text ("text, 168
+    lines"). Counted as grep counts them, the error at its line."""
+    data = (TOOLS / "make-k-mkdir-first.txt").read_bytes()
+    lines = data.decode().splitlines()
+    assert lines[0] == "mkdir -p build" and lines[1].startswith("gcc -Wall")
+    errors = [n for n, line in enumerate(lines, 1) if re.match(r"\S+:\d+:\d+: error: ", line)]
+    warnings = sum(1 for line in lines if re.match(r"\S+:\d+:\d+: warning: ", line))
+    notes = sum(1 for line in lines if re.match(r"\S+:\d+:\d+: note: ", line))
+    shape = shape_of(data)
+    assert shape.startswith(f"{DIAGNOSTICS_SHAPE}, {len(lines)} lines: {len(errors)} error, {warnings} warnings, "
+                            f"{notes} note: "), shape
+    assert errors == [44] and listed_lines(shape) == errors
+    later = b"mkdir -p build\necho CC m.c\ngcc -c m.c\n" + b"".join(b"prose %d\n" % n for n in range(5))
+    assert shape_of(later + b"m.c:1:2: error: down\n").startswith(DIAGNOSTICS_SHAPE)  # (the 8th line after the first)
+    assert not shape_of(later + b"more\nm.c:1:2: error: down\n").startswith(DIAGNOSTICS_SHAPE)  # (its 9th after)
+    assert not shape_of(later.replace(b"gcc -c", b"see") + b"m.c:1:2: error: down\n").startswith(DIAGNOSTICS_SHAPE)
+
+
 _DIRTY = b"       Dirty ct v0.1.0 (/tmp/rk/ct): couldn't read metadata for file `target/debug/deps/libct.rlib`\n"
 """The first line of a real ``cargo build -v`` here (helper realkinds; its path shortened): a status verb that no list
 of cargo's verbs held, so that the build's errors were plain text."""

@@ -228,3 +228,37 @@ def test_klog_and_logfmt_levels_are_counted_as_the_plain_answer(lines):
             count, first = expected.get(name, (0, n))
             expected[name] = (count + 1, min(first, n))
     assert told(shape) == expected
+
+
+def test_a_scripts_output_ending_in_a_traceback_names_it_and_what_was_raised():
+    """A script that printed 40 lines and died of a ``RecursionError`` (a real run, ``fixtures/tools``): its output is
+    no log, and its shape said only "text, 490 lines"; it names the traceback, the line it starts at and the
+    exception (its last line, 450 lines further), as a log's shape does (helper newuser15)."""
+    data = (_TOOLS / "python-traceback-after-output.txt").read_bytes()
+    lines = data.decode().splitlines()
+    start = lines.index("Traceback (most recent call last):") + 1
+    raised = lines[-1]
+    assert start == 41 and raised.startswith("RecursionError: ")
+    shape = shape_of(data)
+    assert shape.startswith("text, 490 lines, ") and f", 1 Python traceback (first at line {start}: RecursionError: " \
+        f"maximum recursion depth exceeded" in shape, shape
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(["out", "tb", "quoted"]), min_size=1, max_size=12))
+def test_text_counts_the_tracebacks_that_start_a_line_and_names_the_first_ones_exception(parts):
+    """Tracebacks in a text that is no log: each ``Traceback`` line that starts a line is one, its exception the
+    first line after it not indented; one quoted in a sentence is none (plain Python counts them)."""
+    chunks = {"out": "progress {n}: done\n",
+              "tb": 'Traceback (most recent call last):\n  File "x.py", line {n}, in f\n    g()\nValueError: bad {n}\n',
+              "quoted": "a run printed Traceback (most recent call last): here, {n}\n"}
+    text = "".join(chunks[part].format(n=n) for n, part in enumerate(parts)) + "the end of the output\n" * 3
+    data = text.encode()
+    lines = text.splitlines()
+    starts = [n for n, line in enumerate(lines, 1) if line == "Traceback (most recent call last):"]
+    shape = shape_of(data)
+    if not starts:
+        assert "Python traceback" not in shape, shape
+        return
+    noun = "Python traceback" if len(starts) == 1 else "Python tracebacks"
+    assert f", {len(starts)} {noun} (first at line {starts[0]}: {lines[starts[0] + 2]})" in shape, (shape, text)

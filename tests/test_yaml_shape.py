@@ -276,3 +276,42 @@ def test_block_scalars_at_many_indents_keep_a_bounded_number_of_patterns():
     shape = yaml_shape(sample, sample.count(b"\n"), True, "")
     assert shape is not None and shape.startswith(YAML_SHAPE)
     assert shape_yaml._block_body.cache_info().currsize == 64  # (200 indents met, the last 64 kept)
+
+
+def _documents_shown(shape: str) -> list[tuple[str, int]]:
+    return [(kind, int(line.replace(",", ""))) for kind, line in re.findall(r"--- kind: (\w+)[^(]*\(line ([\d,]+)\)",
+                                                                           shape)]
+
+
+def test_kubectl_objects_whose_configmap_holds_quoted_files_are_a_stream_of_documents():
+    """``kubectl create configmap --from-file ... -o yaml`` writes a file holding tabs or trailing blanks as one
+    double-quoted scalar folded over many lines (``key: "# SSLeay config...\\n#`` then indented lines): those lines
+    are the key's value, as a block scalar's are, so the three objects are YAML, each document named at the line
+    PyYAML reads (was "settings (key: value), 275 lines, 14 keys")."""
+    data = (ROOT / "fixtures" / "tools" / "kubectl-dry-run-multidoc.yaml").read_bytes()
+    assert b'  openssl-req.conf: "# SSLeay' in data
+    shape = shape_of(data)
+    assert shape.startswith(f"{YAML_SHAPE}, 275 lines, 3 documents: "), shape
+    expected = []
+    for document in yaml.compose_all(data):
+        kind = next(value.value for key, value in document.value if key.value == "kind")
+        start = document.start_mark.line  # (the node's first key; its "---" stands on the line before, from 2 on)
+        expected.append((kind, start + 1 if start == 0 else start))
+    assert _documents_shown(shape) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.text("ab \t=#\n", min_size=40, max_size=120), min_size=1, max_size=3), min_size=2,
+                max_size=5))
+def test_a_stream_of_configmaps_with_folded_quoted_values_names_each_document_at_pyyamls_line(files):
+    """PyYAML writes a value holding tabs as a double-quoted scalar folded at its width, most of the lines here: a
+    stream of such ConfigMaps is YAML, each document at PyYAML's line."""
+    objects = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm-{n}"},
+                "data": {f"f{k}.conf": "x\t" + text * 6 for k, text in enumerate(texts)}}
+               for n, texts in enumerate(files)]
+    data = yaml.safe_dump_all(objects, sort_keys=False, explicit_start=True, width=60).encode()
+    shape = shape_of(data)
+    assert shape.startswith(f"{YAML_SHAPE}, ") and f"{len(objects)} documents" in shape, (shape, data)
+    expected = [("ConfigMap", document.start_mark.line) for document in yaml.compose_all(data)]
+    shown = _documents_shown(shape)
+    assert shown == expected[: len(shown)] and shown, (shape, data)

@@ -29,7 +29,7 @@ from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kin
 from scratchfs.api.shape_columns import columns_said
 from scratchfs.api.shape_html import html_shape, sample_codec
 from scratchfs.api.shape_kinds import coloured_head, coloured_kind, told_by_lines
-from scratchfs.api.shape_log import log_events, log_lines
+from scratchfs.api.shape_log import log_events, log_lines, tracebacks_said
 from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_merge import MixedItems, fitted, fitted_with, items_template, value_word
 from scratchfs.api.shape_partial import partial_json
@@ -506,7 +506,7 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
         head = b"\n" + sample
         head_rows = 0
     shown = last_drawn(sample) if terminal else sample  # (grep --color=always: its lines as a terminal shows them)
-    kind, extra = ("log", log_events(shown)) if is_log else ("text", "")
+    kind, extra = ("log", log_events(shown)) if is_log else ("text", tracebacks_said(shown))
     if terminal:
         head, head_rows = b"\n" + shown[:4096], 0
     hints = 0 if is_log and not terminal else len(_GREP_HINT_RE.findall(head))  # (none is never 0.8 of 1 row)

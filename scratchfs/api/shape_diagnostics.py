@@ -18,9 +18,10 @@ Two layouts, as the tools write them:
 
 Told only when the output's first line is such a diagnostic, a build tool's progress line (``Compiling``,
 ``Checking``, any of cargo's status verbs right-aligned to column 12) or gcc's ``In file included from``, ``In
-function`` or ``At top level:`` line (a match at the start), or, when it is a compiler's command as ``make`` echoes it
-(``gcc ...``, ``make[1]: ...``, CMake's ``[ 50%] ...``), one of the next 8 lines within the first 8 KiB starts a GNU
-diagnostic (a match at each of their newlines; nothing is scanned otherwise),
+function`` or ``At top level:`` line (a match at the start), or, when one of its first 8 lines within the first 8 KiB
+is a compiler's command as ``make`` echoes it (``gcc ...``, ``make[1]: ...``, CMake's ``[ 50%] ...``; after ``mkdir
+-p build``, say), one of the next of those lines starts a GNU diagnostic (a match at each of their newlines; nothing
+is scanned otherwise),
 and at least one diagnostic is found.
 """
 
@@ -90,17 +91,18 @@ def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, siz
 
 
 def _after_commands(sample: bytes) -> bool:
-    """Whether ``sample`` starts with a build's command (:data:`_COMMAND_RE`) and one of the :data:`_PREAMBLE_LINES`
-    lines after its first (within :data:`_PREAMBLE_BYTES`) starts a GNU diagnostic, as ``make`` writes each command
-    before what the compiler says: a match at each newline."""
-    if not _COMMAND_RE.match(sample):
-        return False
+    """Whether one of the first :data:`_PREAMBLE_LINES` lines of ``sample`` (within :data:`_PREAMBLE_BYTES`) is a
+    build's command (:data:`_COMMAND_RE`) and one of those after it starts a GNU diagnostic, as ``make`` writes each
+    command before what the compiler says -- after the commands of a rule that makes no object first (``mkdir -p
+    build``, ``echo``): a match at each line's start."""
+    commanded = _COMMAND_RE.match(sample) is not None
     at = sample.find(b"\n", 0, _PREAMBLE_BYTES)
     for _ in range(_PREAMBLE_LINES):
         if at < 0:
             return False
-        if _LATER_RE.match(sample, at, at + _FIRST_BYTES):
+        if commanded and _LATER_RE.match(sample, at, at + _FIRST_BYTES):
             return True
+        commanded = commanded or _COMMAND_RE.match(sample, at + 1, _PREAMBLE_BYTES) is not None
         at = sample.find(b"\n", at + 1, _PREAMBLE_BYTES)
     return False
 

@@ -30,7 +30,7 @@ from collections import Counter
 
 from scratchfs.api.shape_words import short_name
 
-__all__ = ["LOG_LINE_RE", "PLAIN_LOG_LINE_RE", "log_events", "log_lines"]
+__all__ = ["LOG_LINE_RE", "PLAIN_LOG_LINE_RE", "log_events", "log_lines", "tracebacks_said"]
 
 _KLOG = rb"[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{6} "  # klog's header: level, date, time with microseconds
 _LOG_STARTS = rb'|' + _KLOG + rb'|(?:t|ts|time)="?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|(?:level|lvl)="?[A-Za-z]+"? '
@@ -103,14 +103,35 @@ def log_events(sample: bytes) -> str:
         found[name] = (was[0] + count, min(was[1], at))
     told = [f"{found[name][0]:,} {name} (first at line {_line(sample, found[name][1]):,})"
             for name, _ in _LEVELS if name in found]
-    at = sample.find(_TRACEBACK)
-    if at >= 0:
-        count = sample.count(_TRACEBACK, at)
-        raised = _raised(sample, at)
-        what = f": {short_name(raised.decode('utf-8', 'replace').strip(), 60)}" if raised else ""
-        noun = "Python traceback" if count == 1 else "Python tracebacks"
-        told.append(f"{count:,} {noun} (first at line {_line(sample, at):,}{what})")
+    tracebacks = _tracebacks(sample, sample.find(_TRACEBACK))
+    told.extend([tracebacks] if tracebacks else [])
     return f", {', '.join(told)}" if told else ""
+
+
+def tracebacks_said(sample: bytes) -> str:
+    """What to add to a text's shape (``sample``: its first bytes, whole lines) that is no log -- a script's output
+    ending in the traceback of what it raised, or that traceback alone --: ``", 1 Python traceback (first at line 1:
+    RecursionError: maximum recursion depth exceeded)"``, as :func:`log_events` says it, counting the ``Traceback``
+    lines that start a line (one quoted in a sentence is none); ``""`` when none does. Never raises."""
+    at = sample.find(_TRACEBACK)
+    if at > 0 and sample[at - 1 : at] != b"\n":
+        found = sample.find(b"\n" + _TRACEBACK, at)
+        at = found + 1 if found >= 0 else -1
+    tracebacks = _tracebacks(sample, at, b"\n" + _TRACEBACK)
+    return f", {tracebacks}" if tracebacks else ""
+
+
+def _tracebacks(sample: bytes, at: int, counted: bytes = _TRACEBACK) -> str:
+    """``"12 Python tracebacks (first at line 20: KeyError: 'missing_key_17')"`` for the tracebacks of ``sample``
+    from the first, at ``at`` (``-1``: none, ``""``), each an appearance of ``counted`` after it, the first counted
+    too."""
+    if at < 0:
+        return ""
+    count = 1 + sample.count(counted, at + 1)
+    raised = _raised(sample, at)
+    what = f": {short_name(raised.decode('utf-8', 'replace').strip(), 60)}" if raised else ""
+    noun = "Python traceback" if count == 1 else "Python tracebacks"
+    return f"{count:,} {noun} (first at line {_line(sample, at):,}{what})"
 
 
 def _line(sample: bytes, at: int) -> int:

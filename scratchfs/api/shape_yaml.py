@@ -47,8 +47,12 @@ _NL = b"\n"
 _CODE_END_RE = re.compile(rb"[;{,][ \t]*\r?\n")
 _TEXT_LINE_RE = re.compile(rb"\n[ \t]*\S")  # a line that is not blank
 _COMMENT_END_RE = re.compile(rb"\n *#[^\n]*[;{,][ \t]*\r?(?=\n)")  # a comment line ending as code's would
-_BLOCK_RE = re.compile(rb"\n( *)(- +)?" + _KEY + rb":[ \t]+[|>][-+0-9]{0,2}[ \t]*(?:#[^\n]*)?(?=\r?\n)")
-"""A key whose value is a block scalar (``key: |``, ``- run: >-``): the lines after it, indented past it, are text."""
+_OPEN_QUOTE = rb'"(?:[^"\\\n]|\\[^\n])*\\?'  # a double-quoted scalar not closed on its line
+_BLOCK_RE = re.compile(rb"\n( *)(- +)?" + _KEY + rb":[ \t]+(?:[|>][-+0-9]{0,2}[ \t]*(?:#[^\n]*)?|" + _OPEN_QUOTE
+                       + rb")(?=\r?\n)")
+"""A key whose value is a block scalar (``key: |``, ``- run: >-``) or a double-quoted scalar that goes on past its line
+(``kubectl get configmap -o yaml``'s file that holds tabs or trailing blanks: ``key: "line 1\\nline 2`` over lines
+indented past the key, YAML 1.2 section 7.3.1): the lines after it, indented past it, are text."""
 _YAML_ONLY_RE = re.compile(rb"\A(?:\n[ \t]*(?:#[^\n]*)?){0,64}\n(?:---|%YAML)(?=[ \t]|\r?\n)"
                            rb"|\n" + _KEY + rb":(?:[ \t]+(?:[|>][-+0-9]{0,2}[ \t]*(?=#|\r?\n)|\[[^\n]*\]|\{[^\n]*\}"
                            rb"|[&*!][\w!.-])[ \t]*(?=#|\r?\n)|[ \t]*\r?\n(?:[ \t]*(?:#[^\n]*)?\r?\n){0,8}[ \t]*- )")
@@ -59,7 +63,8 @@ b]``, ``key: {}``), an anchor, alias or tag (``&x``, ``*x``, ``!!str``); or a ke
 entries (``key:`` then ``  - a``): a ``.travis.yml``, GitHub's ``FUNDING.yml``, ``kubectl config view`` with no
 cluster. A flat ``Key: value`` dump holds none of them (``pip show``, ``/proc/meminfo``, HTTP headers: settings,
 :mod:`~scratchfs.api.shape_settings`)."""
-_BLOCK_MARK_RE = re.compile(rb": [|>][-+0-9]{0,2}[ \t]*(?:#[^\n]*)?\r?\n")  # a block scalar's indicator, its key aside
+_BLOCK_MARK_RE = re.compile(rb": (?:[|>][-+0-9]{0,2}[ \t]*(?:#[^\n]*)?|" + _OPEN_QUOTE + rb")\r?\n")
+"""A block scalar's indicator or an open double-quoted scalar, its key aside."""
 _YAML_ONLY_MARK_RE = re.compile(rb": [\[{&*!]")  # (a value :data:`_YAML_ONLY_RE` may find: one scan of ": ")
 _MOST_OTHER = 0.35
 _HEAD_BYTES = 8192  # the sample's head, read as YAML first
@@ -73,8 +78,8 @@ _MOST_CODE = 0.05
 def _counts(block: bytes) -> str:
     """What a top-level key holds, from its block (its line's end to the next top-level line): ``"list of 120"``
     (entries at the block's first indentation, which may be none: ``items:`` then ``- a``), ``"3 keys"``, or ``""``
-    (a scalar: a block scalar too, ``key: |`` over lines that may read as keys)."""
-    if block.lstrip(b" \t")[:1] in (b"|", b">"):
+    (a scalar: a block scalar too, ``key: |`` over lines that may read as keys, or a quoted one over lines)."""
+    if block.lstrip(b" \t")[:1] in (b"|", b">", b'"'):
         return ""
     first = _FIRST_RE.search(block)
     if first is None or not (first[1] or first[2]):

@@ -323,15 +323,18 @@ def find_layout(lines: list[str], header: int = 0) -> Layout | None:
 
 def header_candidates(lines: list[str]) -> list[int]:
     """The lines that may be a table's header, in order, those of line 0, line 1 (``w``: after an uptime line), the
-    line after the first blank line before line :data:`MAX_PREAMBLE` (``top -bn1``: after its summary) and the
-    line over the first rule of dashes after line 1 (``dpkg -l``: after its legend) that pass
-    :func:`may_be_header`."""
+    line after the first blank line before line :data:`MAX_PREAMBLE` (``top -bn1``: after its summary), the
+    line over the first rule of dashes after line 1 (``dpkg -l``: after its legend) and the lines after the other
+    blank lines before line :data:`MAX_PREAMBLE` (``python -m cProfile -s cumtime``: after its totals and its
+    ``Ordered by:`` line) that pass :func:`may_be_header`."""
     if not any(map(may_be_header, lines[: MAX_PREAMBLE + 1])):  # (every candidate is one of these: most text stops)
         return []
-    first = next((at + 1 for at in range(1, min(len(lines) - 1, MAX_PREAMBLE)) if is_blank(lines[at])), 0)
+    after = [at + 1 for at in range(1, min(len(lines) - 1, MAX_PREAMBLE)) if is_blank(lines[at])]  # (top -bn1:
+    # after its summary; python -m cProfile: after its totals and its "Ordered by" line, each followed by a blank)
     ruled = next((at - 1 for at in range(2, min(len(lines), MAX_PREAMBLE + 2)) if not is_row(lines[at])
                   and not is_blank(lines[at])), 0)  # (the line over a rule of dashes: dpkg -l's header)
-    return [at for at in dict.fromkeys((0, 1, first, ruled)) if at < len(lines) and may_be_header(lines[at])]
+    return [at for at in dict.fromkeys((0, 1, *after[:1], ruled, *after[1:])) if at < len(lines)
+            and may_be_header(lines[at])]
 
 
 def may_be_header(line: str) -> bool:
