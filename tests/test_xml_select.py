@@ -261,3 +261,26 @@ def test_a_select_of_a_tag_equals_lxml_s_iter_of_it(scratch_scope, tools, root, 
     for (g_tag, g_attrs, g_text), (w_tag, w_attrs, w_text) in zip(got, want, strict=True):
         assert (g_tag, g_attrs) == (w_tag, w_attrs)
         assert g_text == w_text.strip() or " ".join(g_text.split()) == " ".join(w_text.split())
+
+
+def test_a_document_cut_short_reads_its_elements_before_the_cut(scratch_scope, tools):
+    """A tool's output capped mid-document (its first error at its very end) is read up to the cut -- its shape and
+    note say so and name select= --, each match the cut may fall in marked; a document broken within, or on its
+    one line before its end, is still refused."""
+    whole = (b'<?xml version="1.0"?>\n<feed xmlns="http://www.w3.org/2005/Atom">\n'
+             + b"".join(b"<entry><title>t%d</title><id>%d</id></entry>\n" % (i, i) for i in range(400)) + b"</feed>\n")
+    cut = whole[:10_000]
+    stub = scratch_scope.spill(cut, source_tool="curl")
+    assert "cut short" in stub.shape and "select= reads those before it" in stub.shape, stub.shape
+    assert stub.note.split("Next: ")[1].startswith(f'read_handle(handle="{stub.handle}", select="entry")')
+    pages = _follow(tools, {"handle": stub.handle, "select": "entry"}, 8192)
+    items = [e for page in pages for e in page["elements"]]
+    closed = cut.count(b"</entry>")
+    assert [e["text"] for e in items[:closed]] == [f"t{i}\n{i}" for i in range(closed)]
+    assert not any(e.get("cut") for e in items[:closed]) and all(e.get("cut") for e in items[closed:])
+    assert all("cut short at line 219" in page["note"] for page in pages)
+    for broken in (whole.replace(b"<title>t20</title>", b"<title>t20</titl>"),
+                   whole.replace(b"\n", b"").replace(b"<title>t20</title>", b"<title>t20</titl>")[:5000]):
+        stub = scratch_scope.spill(broken, source_tool="curl")
+        with pytest.raises(InvalidArgument, match="not well-formed XML"):
+            tools.call("read_handle", {"handle": stub.handle, "select": "entry"})

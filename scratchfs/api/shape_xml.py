@@ -137,10 +137,12 @@ def xml_shape(sample: bytes, complete: bool, size: int, lines: int, root_name: s
     broken = next((e for e in errors if e.level_name in ("ERROR", "FATAL") and (
         whole or "depth" in e.message.lower())), None)  # (a sample's end cuts its elements: no error but depth's)
     if broken is not None:
-        where = f"line {broken.line:,}, column {broken.column:,}; {UNPARSED}"
+        from scratchfs.engine.structure.xml_select import cut_at_end  # (lxml: loaded by _parse already)
+
+        where = f"line {broken.line:,}, column {broken.column:,}"
         tail += (f"; nested past 256 levels ({UNPARSED})" if "depth" in broken.message.lower() else
-                 f"; cut short: its elements end before its root does ({where})" if broken.line > head.count(b"\n")
-                 else f"; not well-formed at {where}")
+                 f"; cut short: its elements end before its root does ({where}; select= reads those before it)"
+                 if cut_at_end(head, broken.line, broken.column) else f"; not well-formed at {where}; {UNPARSED}")
     if root is None:
         return f"XML, root <{name}>{tail}", None
     counts, children = _paths(root)
@@ -155,5 +157,6 @@ def xml_shape(sample: bytes, complete: bool, size: int, lines: int, root_name: s
             break
     room = max(0, shape_limit() - len(tail))
     text = text if len(text) <= room else text[: room - 1] + "…"
-    selector = None if broken is not None else _selector(name.rsplit(":", 1)[-1], sample, counts, children)
+    selector = None if broken is not None and UNPARSED in tail else _selector(name.rsplit(":", 1)[-1], sample, counts,
+                                                                               children)  # (cut short: it reads)
     return text + tail, selector

@@ -25,8 +25,8 @@ import lxml.etree
 from cssselect import ExpressionError
 from lxml.cssselect import LxmlTranslator
 
-__all__ = ["FUNCTIONS", "AnyTextContains", "XmlTranslator", "compile_xml_selector", "element_item", "element_text",
-           "parse_xml",
+__all__ = ["FUNCTIONS", "AnyTextContains", "XmlTranslator", "compile_xml_selector", "cut_at_end", "element_item",
+           "element_text", "parse_xml",
            "qualified", "select_items", "xml_parser", "xml_selector_problem"]
 
 FUNCTIONS = "urn:scratchfs:css"
@@ -166,13 +166,23 @@ def select_items(data: bytes, selector: str, index: int, chars: int, budget: int
     """The elements of the XML document ``data`` that ``selector`` matches, from match ``index`` (0-based, ``chars``
     characters into its JSON text), as items (:func:`element_item`, each string cut one character past the page's
     ``budget`` -- past ``chars + budget`` for the first -- so a piece cut from it is the whole item's), as many as a
-    page of ``budget`` bytes can show, at most ``max_elements``: ``("ok", matches, items)``. Else ``("malformed",
-    message, line, column)``, ``("deep", line)`` (:func:`parse_xml`) or ``("selector", message)``: the selector does
-    not run on this document (a ``prefix|name`` whose prefix the root does not declare)."""
+    page of ``budget`` bytes can show, at most ``max_elements``: ``("ok", matches, items)``, or ``("ok", matches,
+    items, line)`` for a document cut short at ``line`` (:func:`cut_at_end`: its elements before the cut, parsed in
+    libxml2's recover mode, each match the cut may fall in -- the last element and its ancestors -- marked ``"cut":
+    true``). Else ``("malformed", message, line, column)``, ``("deep", line)`` (:func:`parse_xml`) or ``("selector",
+    message)``: the selector does not run on this document (a ``prefix|name`` whose prefix the root does not
+    declare)."""
+    cut = None
     try:
         root = parse_xml(data)
     except _Malformed as exc:
-        return exc.answer
+        answer = exc.answer
+        if answer[0] != "malformed" or not cut_at_end(data, answer[2], answer[3]):
+            return answer
+        root = lxml.etree.fromstring(data, xml_parser(recover=True))  # (the elements before the cut)
+        if root is None:
+            return answer
+        cut = answer[2]
     prefixes = {k: v for k, v in root.nsmap.items() if k}
     try:
         found = compile_xml_selector(selector, prefixes)(root)
@@ -183,10 +193,26 @@ def select_items(data: bytes, selector: str, index: int, chars: int, budget: int
         said = f"CSS selector {selector[:80]!r} cannot run: {type(exc).__name__}: {exc}"
         return "selector", " ".join(said.split()) + (declared if "prefix" in str(exc) else "")
     found = [element for element in found if isinstance(getattr(element, "tag", None), str)]  # (elements alone)
+    open_at_cut = set()
+    if cut is not None:  # (the last element and its ancestors: the cut may fall inside any of them)
+        last = root
+        for element in root.iter(lxml.etree.Element):
+            last = element
+        open_at_cut = {id(element) for element in (last, *last.iterancestors())}
     items, cost = [], 0
     for number in range(index, min(len(found), index + max_elements)):
         items.append(element_item(found[number], (chars if number == index else 0) + budget + 1))
+        if id(found[number]) in open_at_cut:
+            items[-1]["cut"] = True
         cost += sum(len(str(value)) for value in items[-1].values()) + 24  # (at least its JSON)
         if cost > budget:
             break
-    return "ok", len(found), items
+    return ("ok", len(found), items) if cut is None else ("ok", len(found), items, cut)
+
+
+def cut_at_end(data: bytes, line: int, column: int) -> bool:
+    """Whether libxml2's first error in the document ``data``, at ``line`` and ``column`` (from 1), stands at its
+    very end: the document is cut short (a tool's output capped mid-document), not broken within -- what came
+    before the cut parses as it was written."""
+    last = data.rfind(b"\n") + 1
+    return line == data.count(b"\n") + 1 and column >= len(data) - last + 1

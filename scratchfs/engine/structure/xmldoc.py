@@ -61,9 +61,10 @@ def _worker() -> Any:
 
 
 def _selected(source: ContentSource, selector: str, page: tuple[int, int, int, int], deadline: float
-              ) -> tuple[int, list[dict]]:
-    """``(matches, the page's items)`` of a select run in the worker (``page``: index, characters into it, budget,
-    most elements). Raises MalformedXml, BadSelector, InvalidArgument, StructureTimeout, StoreBusy."""
+              ) -> tuple[int, list[dict], int | None]:
+    """``(matches, the page's items, the line a document cut short ends at or None)`` of a select run in the worker
+    (``page``: index, characters into it, budget, most elements). Raises MalformedXml, BadSelector,
+    InvalidArgument, StructureTimeout, StoreBusy."""
     data = read_whole(source, MAX_XML_BYTES, "the XML selector read")
     answer = in_worker(lambda: _worker().run_html("xml", (data, selector, *page), deadline), deadline,
                        "the CSS selector", "a more specific selector (child combinators, attributes: "
@@ -76,7 +77,7 @@ def _selected(source: ContentSource, selector: str, page: tuple[int, int, int, i
         raise BadSelector(answer[1], selector[:80])
     if answer[0] == "invalid":
         raise InvalidArgument(answer[1])
-    return answer[1], answer[2]
+    return answer[1], answer[2], (answer[3] if len(answer) > 3 else None)
 
 
 def xml_select_page(source: ContentSource, selector: str, *, cursor: str | None = None, budget_bytes: int = 8192,
@@ -98,7 +99,9 @@ def xml_select_page(source: ContentSource, selector: str, *, cursor: str | None 
         an :class:`ItemPage` named ``elements``, each ``{"tag", "line", "attrs", "text"}``
         (:func:`~scratchfs.engine.structure.xml_select.element_item`: ``attrs`` and ``text`` left out when empty);
         ``extra["matches"]`` the number of matching elements; an element larger than the page comes as ``part``
-        pieces of its compact JSON.
+        pieces of its compact JSON. A document cut short (its first error at its very end: a tool's output capped
+        mid-document) is read up to the cut, ``extra["note"]`` saying so and each match the cut may fall in marked
+        ``"cut": true``.
 
     Raises:
         BadSelector (an InvalidArgument): a selector that does not parse or run (a ``prefix|name`` whose prefix the
@@ -118,7 +121,7 @@ def xml_select_page(source: ContentSource, selector: str, *, cursor: str | None 
     deadline = time.monotonic() + timeout
     if problem is not None:
         raise BadSelector(problem, selector[:80])
-    matches, found = _selected(source, selector, (index, chars, budget, max_elements), deadline)
+    matches, found, cut = _selected(source, selector, (index, chars, budget, max_elements), deadline)
     if cursor is not None and index >= matches:
         raise BadCursor(f"cursor {cursor[:40]!r} names element {index + 1:,} of {matches:,}: start the read "
                         "again without a cursor")
@@ -128,5 +131,9 @@ def xml_select_page(source: ContentSource, selector: str, *, cursor: str | None 
         if index + len(found) < matches:
             yield index + len(found), STOP, False  # the worker sent no more than fits: the next page starts here
 
-    return fill_items(ItemPage("elements", index + 1, extra={"matches": matches}), items(), chars, budget,
-                      max_elements, lambda number, skip: encode_cursor((number, skip), key))
+    extra: dict[str, Any] = {"matches": matches}
+    if cut is not None:
+        extra["note"] = (f"the document is cut short at line {cut:,} (its root never closes): these are its elements "
+                         "before the cut; one marked cut may hold only what came before it")
+    return fill_items(ItemPage("elements", index + 1, extra=extra), items(), chars, budget, max_elements,
+                      lambda number, skip: encode_cursor((number, skip), key))
