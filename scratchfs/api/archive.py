@@ -70,7 +70,7 @@ def members_page(read: Callable[[int, int], bytes], size: int, handle: str, curs
     Raises:
         InvalidArgument: the content is no tar or zip (``misfit()``), a zip whose central directory is not where
             its end record says, or a cursor not made by this read of this entry."""
-    budget = check_budget(budget)
+    budget = check_budget(budget, "budget")
     kind = binary_kind(read(0, _PROBE_BYTES))
     if kind == "zip" or (kind is None and _end_record(read, size) is not None):
         return _zip_page(read, size, handle, cursor, budget, CursorKey(MEMBERS_VIEW + "\0zip", size, entry))

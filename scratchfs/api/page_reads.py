@@ -50,7 +50,7 @@ class PageReads(EntryReads):
         where a search found a match. Raises InvalidArgument (a content with no text view, a ``raw_offset`` that is
         no integer of at least 0, past the end or given for an HTML page), StructureTimeout (rendering an HTML page
         ran past ``pattern_timeout``), NotFound, CorruptBlob."""
-        check_page(cursor, budget)
+        check_page(cursor, budget, budget_name="budget")
         if raw_offset is not None:
             checks.check_int(raw_offset, "raw_offset", 0)  # (before any read at it: a negative one reads no frame)
 
@@ -139,7 +139,7 @@ class PageReads(EntryReads):
             raise InvalidArgument(Advice.of("select is empty: a CSS selector names the elements to read (\"p\", "
                                             "\"h2\"); the whole page's readable text: ",
                                             Call.of("read_handle", handle=handle, view="text")))
-        check_page(cursor, budget)
+        check_page(cursor, budget, budget_name="budget")
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self.check_fits(kind, "select", handle)

@@ -65,7 +65,7 @@ class StructureReads(PageReads):
             raise InvalidArgument(Advice.of("jq is empty: jq's filter of the whole document is \".\": ", Call.of(
                 "read_handle", handle=handle, jq=".", budget=call_budget)))
         refuse_inputs(filter)
-        check_page(cursor, budget)
+        check_page(cursor, budget, budget_name="budget")
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             if is_placeholder(filter):  # (before check_fits: a table's refusal names the rows read, as a call)
@@ -111,7 +111,7 @@ class StructureReads(PageReads):
         wrong type or range), StructureTimeout (``jq`` ran past ``pattern_timeout``), NotFound, CorruptBlob."""
         if isinstance(jq, str):
             refuse_inputs(jq)
-        check_page(cursor, budget, record=record, records=records)
+        check_page(cursor, budget, budget_name="budget", record=record, records=records)
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             self.check_fits(kind, "record", handle)
@@ -168,7 +168,7 @@ class StructureReads(PageReads):
         if not isinstance(filter, str) or not filter.strip():
             raise InvalidArgument("slurp=true runs a jq filter over all records or rows: give jq= too "
                                   '(e.g. jq="group_by(.unit) | map({unit: .[0].unit, n: length})")')
-        # (cursor and budget: checked by slurp_page, first, before the array is built or either is used)
+        check_page(cursor, budget, budget_name="budget")  # (slurp_page checks them again, as budget_bytes)
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             top = json_top(src.read(0, HEAD_BYTES)) if kind == "json" else None
@@ -233,7 +233,7 @@ class StructureReads(PageReads):
             page = page if page.passed is None else seeing_passed(page, handle, call_budget)
             return noted_rows(page, kind, layout, headed, cursor is None)
 
-        check_page(cursor, budget, row=row, rows=rows)
+        check_page(cursor, budget, budget_name="budget", row=row, rows=rows)
         try:
             return self.over_entry(handle, read)
         except PastLast as exc:  # (a row past the last: the call reading the last ones)

@@ -119,19 +119,21 @@ def json_bytes(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
 
-def check_budget(budget_bytes: object) -> int:
-    """``budget_bytes`` checked: an int in ``[MIN_BUDGET_BYTES, MAX_BUDGET_BYTES]``. Raises InvalidArgument."""
-    return check_int(budget_bytes, "budget_bytes", MIN_BUDGET_BYTES, MAX_BUDGET_BYTES)
+def check_budget(budget_bytes: object, name: str = "budget_bytes") -> int:
+    """``budget_bytes`` checked: an int in ``[MIN_BUDGET_BYTES, MAX_BUDGET_BYTES]``. Raises InvalidArgument naming
+    ``name``, the keyword the caller gave it as (the engine readers' ``budget_bytes``; ``scope.structure``'s
+    ``budget``)."""
+    return check_int(budget_bytes, name, MIN_BUDGET_BYTES, MAX_BUDGET_BYTES)
 
 
-def check_page(cursor: object, budget_bytes: object, **counts: object) -> None:
+def check_page(cursor: object, budget_bytes: object, *, budget_name: str = "budget_bytes", **counts: object) -> None:
     """A structure read's arguments checked before the read, or the advice its error builds, uses any of them:
-    ``cursor`` ``None`` or a string (:func:`decode_cursor` checks the rest), ``budget_bytes`` (:func:`check_budget`)
-    and each of ``counts`` (a row, a record, a count of them) an integer of at least 1 (its reader checks its upper
-    bound). Raises InvalidArgument (BadCursor, one, for a cursor that is no string)."""
+    ``cursor`` ``None`` or a string (:func:`decode_cursor` checks the rest), ``budget_bytes`` (:func:`check_budget`,
+    named ``budget_name``) and each of ``counts`` (a row, a record, a count of them) an integer of at least 1 (its
+    reader checks its upper bound). Raises InvalidArgument (BadCursor, one, for a cursor that is no string)."""
     if cursor is not None and not isinstance(cursor, str):
         raise BadCursor(f"cursor must be the string a previous read returned, not {type(cursor).__name__}")
-    check_budget(budget_bytes)
+    check_budget(budget_bytes, budget_name)
     for name, count in counts.items():
         check_int(count, name, 1)
 
