@@ -60,9 +60,12 @@ def _follow(tools: ScratchTools, args: dict, budget: int) -> list[dict]:
 def test_a_junit_report_s_shape_names_its_paths_and_its_note_reads_its_failures(scratch_scope, tools):
     stub = scratch_scope.spill(JUNIT, source_tool="junit")
     assert stub.shape == "XML, root <testsuites>: testsuite (30) > testcase (600) > failure (30); 14 KiB, 33 lines"
-    assert stub.note.split("Next: ")[1].startswith(f'read_handle(handle="{stub.handle}", select="failure") | ')
+    assert stub.note.split("Next: ")[1].startswith(
+        f'read_handle(handle="{stub.handle}", select="testcase:has(failure)") | ')
+    reply = tools.call("read_handle", {"handle": stub.handle, "select": "testcase:has(failure)"})
+    assert reply["matches"] == 30  # (the failed cases, by name: a failure alone does not say which case it is)
+    assert reply["elements"][0] == {"tag": "testcase", "line": 3, "attrs": {"name": "f"}, "text": "trace"}
     reply = tools.call("read_handle", {"handle": stub.handle, "select": "failure"})
-    assert reply["matches"] == 30
     assert reply["elements"][0] == {"tag": "failure", "line": 3, "attrs": {"message": "boom"}, "text": "trace"}
     assert [e["line"] for e in reply["elements"]] == list(range(3, 3 + len(reply["elements"])))
 
@@ -194,10 +197,13 @@ def test_real_outputs_pytest_junit_an_svg_and_gdb_s_syscalls(scratch_scope, tool
     junit = scratch_scope.spill((_TOOLS / "pytest-junit-xunit2.xml").read_bytes(), source_tool="pytest")
     assert junit.shape.startswith("XML, root <testsuites>: testsuite > testcase (7) > {failure (2), skipped}")
     first = _call_of(junit.note.split("Next: ")[1].split(" | ")[0])
-    failures = tools.call("read_handle", first)["elements"]
+    assert first["select"] == "testcase:has(failure)"
+    cases = tools.call("read_handle", first)["elements"]
+    assert [c["attrs"]["name"] for c in cases] == ["test_is_small[3]", "test_raises"]  # (which cases failed)
+    assert "test_demo.py:18: KeyError" in cases[1]["text"]
+    failures = tools.call("read_handle", {"handle": junit.handle, "select": "failure"})["elements"]
     assert [f["attrs"]["message"] for f in failures] == ["AssertionError: 3 is not small\nassert 3 < 3",
                                                          "KeyError: 'missing'"]
-    assert "test_demo.py:18: KeyError" in failures[1]["text"]
     svg = scratch_scope.spill((_TOOLS / "graphviz-trpl04-01.svg").read_bytes(), source_tool="dot")
     titles = tools.call("read_handle", {"handle": svg.handle, "select": "g.node > title"})["elements"]
     assert [t["text"] for t in titles] == ["table0", "table1"]

@@ -1,7 +1,8 @@
 """XML documents told from a sample, for :mod:`scratchfs.api.shape`: the root and the element paths under it, three
 levels deep, each with its count -- ``XML, root <testsuites>: testsuite (30) > testcase (600) > failure (30); 40 KiB,
 663 lines`` -- and the CSS selector a stub's note reads first (:attr:`~scratchfs.api.shape.Shape.next_read`): a JUnit
-report's ``failure`` (and ``error``) elements, else the shallowest repeated element, else the root's children.
+report's failed test cases (``testcase:has(failure, error)``), else the shallowest repeated element, else the root's
+children.
 
 The first :data:`XML_SHAPE_BYTES` of the sample are parsed by libxml2 (``lxml``, imported with the first XML shape of
 a process: nothing else pays for it) as the select reads parse a document -- no entity expanded, no DTD, file or URL
@@ -106,14 +107,15 @@ def _listed(path: tuple[str, ...], counts: dict, children: dict, levels: int) ->
 
 
 def _selector(root_local: str, sample: bytes, counts: dict, children: dict) -> str | None:
-    """The CSS selector a note reads first: a JUnit report's ``failure`` and ``error`` elements (found anywhere in
-    ``sample``), else the shallowest repeated element (the most of them at that level), else the root's children
-    (``None``: the root holds none)."""
+    """The CSS selector a note reads first: a JUnit report's test cases holding a ``failure`` or ``error`` element
+    (found anywhere in ``sample``: ``testcase:has(failure)``, each item the case's name and class, the failure's
+    text under them -- a ``failure`` alone does not say which case it is), else the shallowest repeated
+    element (the most of them at that level), else the root's children (``None``: the root holds none)."""
     if root_local in _JUNIT_ROOTS:
         failed = [name for name in ("failure", "error") if re.search(rb"<(?:[\w.-]+:)?" + name.encode() + rb"[\s/>]",
                                                                     sample)]
-        if failed:
-            return ", ".join(failed)
+        if failed:  # (the test cases that failed: their names and classes with the failure's text)
+            return f"testcase:has({', '.join(failed)})"
     for level in range(1, LEVELS + 1):
         repeated = [path for path, count in counts.items() if len(path) == level and count > 1]
         if repeated:
