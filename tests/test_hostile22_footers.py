@@ -1,0 +1,46 @@
+"""A table's footer holding a hostile count (helper hostile22): psql's ``(N rows)`` and DuckDB's ``N rows (M shown)``
+are read as numbers on the spill's path. A count of 5,000 digits raised ValueError (Python's 4,300-digit limit on
+int()) out of the shape -- the spill failed -- and DuckDB's footer searched a long run of digits quadratically
+(40,000 digits: 8 s of CPU; a 512 KiB sample's: minutes)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from scratchfs.api.contract import ScratchTools
+from scratchfs.api.shape import describe
+
+CPU_SECONDS = 1.0
+_DUCK = "┌───┬───┐\n│ a │ b │\n│ i │ j │\n├───┼───┤\n│ 1 │ 2 │\n└───┴───┘\n".encode()
+_FOOTERS = {
+    "psql": b" a | b \n---+---\n 1 | 2\n(" + b"1" * 5000 + b" rows)\n",
+    "duckdb-rows": _DUCK + b"1" * 5000 + b" rows\n",
+    "duckdb-shown": _DUCK + b"1" * 5000 + b" rows (1 shown)\n",
+    "duckdb-columns": _DUCK + b"2 rows " + b"1" * 5000 + b" columns (1 shown)\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_FOOTERS))
+def test_a_footer_of_thousands_of_digits_is_told_and_read(scratch_scope, name):
+    data = _FOOTERS[name]
+    stub = scratch_scope.spill(data, source_tool="psql")
+    assert stub.content_type == "text" and stub.shape.startswith(("psql table, 2 columns", "DuckDB table, 2 columns"))
+    assert ", 1 row" in stub.shape
+    reply = ScratchTools(scratch_scope).call("read_handle", {"handle": stub.handle, "row": 1, "rows": 5})
+    assert reply["rows"] == [["1", "2"]]
+
+
+@pytest.mark.alone  # (CPU time)
+@pytest.mark.parametrize("footer", [b" rows\n", b" columns (1 shown)\n", b" rows (1 shown)\n"],
+                         ids=["rows", "columns", "shown"])
+def test_a_footer_of_a_long_run_of_digits_is_read_in_linear_time(footer):
+    def cpu(digits: int) -> float:
+        sample = _DUCK + b"1" * digits + footer
+        started = time.thread_time()
+        describe(sample, len(sample), sample.count(b"\n") + 1)
+        return time.thread_time() - started
+
+    small, large = cpu(10_000), cpu(40_000)
+    assert large < CPU_SECONDS and large < 8 * small + 0.05, (small, large)
