@@ -1,0 +1,35 @@
+"""Hostile XML (helper hostile22): a select= read of a document whose parts lxml walks quadratically, and the shape
+of a document that is not well-formed, told from where libxml2 stopped."""
+
+from __future__ import annotations
+
+import time
+
+from scratchfs.api.contract import ScratchTools
+from scratchfs.engine.structure.xml_select import select_items
+
+
+def _attributes(count: int) -> bytes:
+    return b"<r xmlns:p='urn:p'><a p:z='q' " + b" ".join(b"x%d='%d'" % (i, i) for i in range(count)) + b"/></r>"
+
+
+def test_an_element_of_a_hundred_thousand_attributes_is_read_within_the_time_limit(scratch_scope):
+    """lxml's ``attrib.items()`` finds each value by its name, a walk of the attributes before it: 100,000 on one
+    element ran the read past its time limit (StructureTimeout); their values come in one walk now."""
+    stub = scratch_scope.spill(_attributes(100_000), source_tool="t")
+    reply = ScratchTools(scratch_scope).call("read_handle", {"handle": stub.handle, "select": "a", "budget": 4096})
+    assert reply["matches"] == 1 and reply["next_call"] is not None
+    assert reply["part"].startswith('{"tag":"a","line":1,"attrs":{"p:z":"q","x0":"0","x1":"1",')
+
+
+def test_attributes_are_read_in_linear_time_in_the_document_order():
+    def cpu(count: int) -> tuple[float, tuple]:
+        data = _attributes(count)
+        started = time.thread_time()
+        answer = select_items(data, "a", 0, 0, 4096, 100)
+        return time.thread_time() - started, answer
+
+    (small, _), (large, answer) = cpu(10_000), cpu(40_000)
+    attrs = answer[2][0]["attrs"]
+    assert list(attrs.items())[:3] == [("p:z", "q"), ("x0", "0"), ("x1", "1")] and len(attrs) == 40_001
+    assert large < 0.5 and large < 8 * small + 0.05, (small, large)
