@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from scratchfs.api.contract import ScratchTools
 from scratchfs.engine.structure.xml_select import select_items
 
@@ -33,3 +35,20 @@ def test_attributes_are_read_in_linear_time_in_the_document_order():
     attrs = answer[2][0]["attrs"]
     assert list(attrs.items())[:3] == [("p:z", "q"), ("x0", "0"), ("x1", "1")] and len(attrs) == 40_001
     assert large < 0.5 and large < 8 * small + 0.05, (small, large)
+
+
+@pytest.mark.parametrize(("data", "said"), [
+    (b"<r><a></b></r>", "; not well-formed at line 1, column 11; no select= read parses it"),
+    (b"<r><a>x\x01y</a></r>", "; not well-formed at line 1, column 8; no select= read parses it"),
+    (b"<r>\n<a>x</a>\n<b></a></r>", "; not well-formed at line 3, column 8; no select= read parses it"),
+    (b"<r><a>x</a>", "; cut short: its elements end before its root does (line 1, column 12; no select= read parses "
+     "it)"),
+    ("<r>éé<a>".encode(), "; cut short: its elements end before its root does (line 1, column 9; no select= read "
+     "parses it)"),
+    (b"<r>\n<a>x</a>\n", "; cut short: its elements end before its root does (line 3, column 1; no select= read parses "
+     "it)")])
+def test_a_whole_document_is_cut_short_only_where_it_ends(scratch_scope, data, said):
+    """A whole document's first error on its last line was said to cut it short ("its elements end before its root
+    does") wherever it stood -- a document of one line always was; libxml2 names the column, in characters."""
+    stub = scratch_scope.spill(data, source_tool="t")
+    assert stub.content_type == "xml" and stub.shape.endswith(said), stub.shape

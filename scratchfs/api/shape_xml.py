@@ -122,6 +122,14 @@ def _selector(root_local: str, sample: bytes, counts: dict, children: dict) -> s
     return ":root > *" if children.get(()) else None
 
 
+def _at_end(error: Any, head: bytes) -> bool:
+    """Whether libxml2's ``error`` stands at the end of ``head`` (its last line, past its last character: libxml2
+    counts columns in characters) -- the document's elements run past it, cut short -- not inside it: a document of
+    one line whose first error is at its column 8 is not cut short for being on its last line."""
+    last = head[head.rfind(b"\n") + 1 :]
+    return error.line > head.count(b"\n") and error.column > len(last.decode("utf-8", "replace"))
+
+
 def xml_shape(sample: bytes, complete: bool, size: int, lines: int, root_name: str | None) -> tuple[str, str | None]:
     """``(shape text, selector)`` of the XML document ``sample`` starts (all of it when ``complete``; ``size``
     bytes and ``lines`` lines in all; ``root_name``: its root as the prolog scan found it): the root, its element
@@ -139,7 +147,7 @@ def xml_shape(sample: bytes, complete: bool, size: int, lines: int, root_name: s
     if broken is not None:
         where = f"line {broken.line:,}, column {broken.column:,}; {UNPARSED}"
         tail += (f"; nested past 256 levels ({UNPARSED})" if "depth" in broken.message.lower() else
-                 f"; cut short: its elements end before its root does ({where})" if broken.line > head.count(b"\n")
+                 f"; cut short: its elements end before its root does ({where})" if _at_end(broken, head)
                  else f"; not well-formed at {where}")
     if root is None:
         return f"XML, root <{name}>{tail}", None
