@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from scratchfs import InvalidArgument
 from scratchfs.api.contract import ScratchTools
 from scratchfs.engine.structure.xml_select import select_items
 
@@ -52,3 +53,17 @@ def test_a_whole_document_is_cut_short_only_where_it_ends(scratch_scope, data, s
     does") wherever it stood -- a document of one line always was; libxml2 names the column, in characters."""
     stub = scratch_scope.spill(data, source_tool="t")
     assert stub.content_type == "xml" and stub.shape.endswith(said), stub.shape
+
+
+def test_a_document_a_byte_over_the_bound_is_refused_in_bytes(scratch_scope, monkeypatch):
+    """A document one byte over the select read's 32 MiB was refused as "at most 32 MiB; this one is 32.0 MiB", no
+    reason a model can see: the sizes are told in bytes when MiB to one decimal are the same."""
+    from scratchfs.engine.structure import xmldoc
+
+    monkeypatch.setattr(xmldoc, "MAX_XML_BYTES", 1024 * 1024)
+    data = b"<r>" + b"<a/>" * (1024 * 1024 // 4) + b"</r>"
+    handle = scratch_scope.spill(data, source_tool="t").handle
+    with pytest.raises(InvalidArgument) as caught:
+        ScratchTools(scratch_scope).call("read_handle", {"handle": handle, "select": "a"})
+    assert str(caught.value).startswith(
+        f"the XML selector read reads documents of at most 1 MiB (1,048,576 bytes); this one is {len(data):,} bytes")
