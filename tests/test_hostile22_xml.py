@@ -25,17 +25,20 @@ def test_an_element_of_a_hundred_thousand_attributes_is_read_within_the_time_lim
     assert reply["part"].startswith('{"tag":"a","line":1,"attrs":{"p:z":"q","x0":"0","x1":"1",')
 
 
+@pytest.mark.alone  # (CPU time)
 def test_attributes_are_read_in_linear_time_in_the_document_order():
     def cpu(count: int) -> tuple[float, tuple]:
-        data = _attributes(count)
-        started = time.thread_time()
-        answer = select_items(data, "a", 0, 0, 4096, 100)
-        return time.thread_time() - started, answer
+        data, best = _attributes(count), float("inf")
+        for _ in range(3):
+            started = time.thread_time()
+            answer = select_items(data, "a", 0, 0, 4096, 100)
+            best = min(best, time.thread_time() - started)
+        return best, answer
 
     (small, _), (large, answer) = cpu(10_000), cpu(40_000)
     attrs = answer[2][0]["attrs"]
     assert list(attrs.items())[:3] == [("p:z", "q"), ("x0", "0"), ("x1", "1")] and len(attrs) == 40_001
-    assert large < 0.5 and large < 8 * small + 0.05, (small, large)
+    assert large < 0.5 and large < 8 * small + 0.1, (small, large)  # (quadratic: 0.21 s, 3.7 s)
 
 
 @pytest.mark.parametrize(("data", "said"), [
