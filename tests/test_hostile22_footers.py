@@ -44,3 +44,19 @@ def test_a_footer_of_a_long_run_of_digits_is_read_in_linear_time(footer):
 
     small, large = cpu(10_000), cpu(40_000)
     assert large < CPU_SECONDS and large < 8 * small + 0.05, (small, large)
+
+
+_ROWS = {"markdown": (b"| a | b |\n|---|---|\n", b"xx | y\n"), "psql": (b" a | b \n---+---\n", b"xxxxx | y\n"),
+         "box": (b"+---+---+\n| a | b |\n+---+---+\n", b"| 1 | 2 |\n+---+---+\n")}
+
+
+@pytest.mark.parametrize("form", sorted(_ROWS))
+def test_a_table_past_the_sample_does_not_end_where_the_sample_cuts_a_line(scratch_scope, form):
+    """The shape of a table larger than its sample counted its rows up to the sample's last line, cut short: a row
+    cut before its first pipe (a border cut before its last +) holds none, so the table was said to end there with
+    an exact count ("5,460 rows (the table ends at line 5,462 ...)") -- of a table of 2 MiB, 300,000 rows."""
+    head, row = _ROWS[form]
+    data = head + row * (2 * 1024 * 1024 // len(row))
+    stub = scratch_scope.spill(data, source_tool="t")
+    assert stub.content_type == "text" and "2 columns (a, b), ~" in stub.shape and "table ends" not in stub.shape, (
+        stub.shape)

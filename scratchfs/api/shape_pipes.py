@@ -143,6 +143,8 @@ def _count(text: str, complete: bool, lines: int, header: tuple[int, int], form:
     rows)``, DuckDB's ``4486 rows (40 shown)``); where the table ends when lines follow, and a later table; about
     ``lines`` less those before when the sample ends first."""
     at, start = header
+    if not complete:  # (the sample's last line, cut short, is no line of the table's: a row cut before its first
+        text = text[: text.rfind("\n") + 1]  # pipe would end the rows there)
     rule_at = text.find("\n", start) + 1  # (from the rule under the header: an empty table's bottom border is under it)
     rows_at = text.find("\n", rule_at) + 1  # (past the header and its rule; DuckDB's: its types line)
     if rows_at <= 0:
