@@ -60,3 +60,28 @@ def test_a_table_past_the_sample_does_not_end_where_the_sample_cuts_a_line(scrat
     stub = scratch_scope.spill(data, source_tool="t")
     assert stub.content_type == "text" and "2 columns (a, b), ~" in stub.shape and "table ends" not in stub.shape, (
         stub.shape)
+
+
+def _wide_headers(columns: int) -> bytes:
+    """A psql table, then 16 lines of CJK names parted by pipes over a rule whose + do not stand under them: each
+    a later header the shape tries."""
+    bad = ("日|" * columns).rstrip("|") + "\n" + ("-+" * columns).rstrip("+") + "\n"
+    return (" a | b \n---+---\n 1 | 2\n\n" + bad * 16).encode()
+
+
+@pytest.mark.alone  # (CPU time)
+def test_wide_names_under_many_pipes_are_placed_in_linear_time():
+    """A header's pipes were placed in terminal columns by summing the widths of the wide characters before each
+    pipe anew (pipes x characters): 16 such lines after a table, each a later header tried, took 1.5 s of a
+    spill's CPU (192 KiB)."""
+    def cpu(columns: int) -> float:
+        sample, best = _wide_headers(columns), float("inf")
+        for _ in range(3):
+            started = time.thread_time()
+            shape = describe(sample, len(sample), sample.count(b"\n"))
+            best = min(best, time.thread_time() - started)
+        assert shape.text.startswith("psql table, 2 columns (a, b), 1 row (the table ends at line 3")
+        return best
+
+    small, large = cpu(500), cpu(2000)
+    assert large < 0.25 and large < 6 * small + 0.02, (small, large)
