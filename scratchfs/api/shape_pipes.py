@@ -52,17 +52,20 @@ _NO_PIPE = re.compile(r"^[^|\n]*$", re.M)  # a line that ends a Markdown or psql
 _NOT_BOXED = re.compile(r"^(?:(?![|+])|\+(?!(?:[-=]+\+)+[ \r]*$))", re.M)  # ... a box's: no row, no border
 _BORDER_PAIR = re.compile(r"^\+(?:[-=]+\+)+[ \r]*\n(?=\+(?:[-=]+\+)+[ \r]*$)", re.M)  # a box's border over a
 # border (one table's bottom over the next one's top: mysql -t of several statements): the rows end at the second
-_FOOTER = re.compile(r"\((\d+) rows?\)[ \r]*(?:\n|$)")  # psql's "(500 rows)"
+_FOOTER = re.compile(r"\((\d{1,18}) rows?\)[ \r]*(?:\n|$)")  # psql's "(500 rows)" (a count int() reads: no
+# more digits than a row count has -- 5,000 digits were past int()'s limit, a ValueError out of the spill)
 _IN_SET = re.compile(r"(?:\d+ rows? in set|Empty set)[^\n]*(?:\n|$)")  # mysql's "5 rows in set (0.00 sec)"
 _NO_VERTICAL = re.compile(f"^[^{VERTICALS}\n]*$", re.M)  # ... a psql table's in box lines (no │)
 _UNLINED = re.compile(f"^(?![{VERTICALS}]|{MIDDLE_RULE}[ \r]*$)", re.M)  # ... a box's in lines: no row, no rule
 _LINED_ROW = re.compile(f"^[{VERTICALS}]", re.M)
 _DOT_ROW = re.compile(f"^[{VERTICALS}](?=[^\n]*·)[{VERTICALS} ·]*\r?$", re.M)  # DuckDB's · rows: rows left out
-_DUCK_PART = (r"(?:\d[\d,]* rows?|\(\d[\d,]* shown\)|\d[\d,]* columns?(?: \(\d[\d,]* shown\))?"
+_COUNT = r"\d[\d,]{0,24}"  # (a count of DuckDB's footer: bounded, as int() reads it and a search of a long run of
+# digits for one tried each of its starts to its end, quadratic: 40,000 digits took 8 s)
+_DUCK_PART = (rf"(?:{_COUNT} rows?|\({_COUNT} shown\)|{_COUNT} columns?(?: \({_COUNT} shown\))?"
               r"|use \.last to show entire result)")
 _DUCK_LINE = re.compile(f"{_DUCK_PART}(?: +{_DUCK_PART})*")  # a line of DuckDB's footer (in its box, or under it)
-_DUCK_ROWS = re.compile(r"(\d[\d,]*) rows?(?: +\((\d[\d,]*) shown\))?")
-_DUCK_COLUMNS = re.compile(r"(\d[\d,]*) columns? \((\d[\d,]*) shown\)")
+_DUCK_ROWS = re.compile(rf"({_COUNT}) rows?(?: +\(({_COUNT}) shown\))?")
+_DUCK_COLUMNS = re.compile(rf"({_COUNT}) columns? \(({_COUNT}) shown\)")
 _RULE_LINE = re.compile(f"^(?:[|+ \t:]*-[-|+ \t:=]*|{MIDDLE_RULE}|{OPEN_RULE})\r?$", re.M)  # a line that may be
 # a rule under a later header
 _MOST_RULES = 16  # most such lines looked at for a later table
@@ -140,6 +143,8 @@ def _count(text: str, complete: bool, lines: int, header: tuple[int, int], form:
     rows)``, DuckDB's ``4486 rows (40 shown)``); where the table ends when lines follow, and a later table; about
     ``lines`` less those before when the sample ends first."""
     at, start = header
+    if not complete:  # (the sample's last line, cut short, is no line of the table's: a row cut before its first
+        text = text[: text.rfind("\n") + 1]  # pipe would end the rows there)
     rule_at = text.find("\n", start) + 1  # (from the rule under the header: an empty table's bottom border is under it)
     rows_at = text.find("\n", rule_at) + 1  # (past the header and its rule; DuckDB's: its types line)
     if rows_at <= 0:

@@ -235,9 +235,12 @@ def check_line_start(source: ContentSource, offset: int, what: str, ends: bytes 
 
 def read_whole(source: ContentSource, limit: int, what: str) -> bytes:
     """The whole content, when it is at most ``limit`` bytes. Raises InvalidArgument naming the bound."""
-    if source.size > limit:
-        raise InvalidArgument(f"{what} reads documents of at most {limit // (1024 * 1024)} MiB; this one is "
-                              f"{source.size / (1024 * 1024):.1f} MiB")
+    if source.size > limit:  # (in bytes when MiB to one decimal would not tell it over: "at most 32 MiB; this one
+        # is 32.0 MiB" read as no reason)
+        size = f"{source.size / (1024 * 1024):.1f} MiB"
+        same = size == f"{limit / (1024 * 1024):.1f} MiB"
+        told = f" ({limit:,} bytes); this one is {source.size:,} bytes" if same else f"; this one is {size}"
+        raise InvalidArgument(f"{what} reads documents of at most {limit // (1024 * 1024)} MiB{told}")
     return b"".join(chunk for _, chunk in source.iter_frames())
 
 
