@@ -29,7 +29,7 @@ from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kin
 from scratchfs.api.shape_columns import columns_said
 from scratchfs.api.shape_html import html_shape, sample_codec
 from scratchfs.api.shape_kinds import coloured_head, coloured_kind, told_by_lines
-from scratchfs.api.shape_log import log_events, log_lines, tracebacks_said
+from scratchfs.api.shape_log import java_trace_lines, log_events, log_lines, tracebacks_said
 from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_merge import MixedItems, fitted, fitted_with, items_template, value_word
 from scratchfs.api.shape_partial import partial_json
@@ -238,7 +238,8 @@ def _described(sample: bytes, size: int, lines: int, source: ContentSource | Non
     if kind := kind or told_by_lines(sample[bom:], lines, complete, scope, size - bom):  # (a diff's, YAML's...)
         return _not_utf8(Shape("text", kind), odd, sample, complete, read_as) if odd else Shape("text", kind)
     head_rows = _head_rows(head) if (logs := log_lines(head)) else 0  # (0 until needed: none is never half a row)
-    is_log = logs > 0 and logs >= 0.5 * head_rows  # most start with a timestamp or a log level
+    is_log = logs > 0 and logs >= 0.5 * (head_rows - java_trace_lines(head))  # most start with a timestamp or a log
+    # level (a Java stack trace's lines under a record are the record's)
     piped = None if is_log else pipes_shape(text, complete, lines)  # (before CSV: a cell may hold commas)
     found = None if is_log or piped else _delimited(text, lambda: _utf8(sample, complete) or sample.decode(
         "utf-8", "replace"), complete, size, lines)

@@ -1,15 +1,21 @@
 """What a log's shape adds to its line counts, for :mod:`scratchfs.api.shape`: how often each severe level appears and
 the line of its first appearance, and Python's tracebacks with the first one's exception -- so that a model goes to
-the first error with one line read (``line=N``) instead of searching a log it has not seen.
+the first error with one line read (``line=N``) instead of searching a log it has not seen; and Java's stack traces
+with the first one's exception and root cause.
 
 Levels are the upper-case words loggers write (Python's ``logging``, log4j, syslog-style and most line formats):
-``FATAL``, ``CRITICAL``, ``ERROR``, ``WARNING``, ``WARN``, each counted where it stands as a word (a regular
-expression that starts with its literal, which the engine finds at C speed: about 0.15 ms for each over a 512 KiB
-sample, 0.8 ms the whole of a log's events: ``python bench/text_kinds.py``). A count is of appearances: a line that
-names ``ERROR`` twice counts twice, and a message that says ``ERROR`` counts too. A Python traceback starts at
-``Traceback (most recent call last):``; its exception is the first line after it that is not indented (the language
-reference's "Exceptions" chapter and ``traceback.format_exception``'s layout), past the prefix its ``Traceback`` line
-has (journald's, docker compose's).
+``FATAL``, ``CRITICAL``, ``SEVERE`` (java.util.logging's error), ``ERROR``, ``WARNING``, ``WARN``, each counted where it
+stands as a word (a regular expression that starts with its literal, which the engine finds at C speed: about 0.15 ms
+for each over a 512 KiB sample, 0.8 ms the whole of a log's events: ``python bench/text_kinds.py``). A count is of
+appearances: a line that names ``ERROR`` twice counts twice, and a message that says ``ERROR`` counts too. A Python
+traceback starts at ``Traceback (most recent call last):``; its exception is the first line after it that is not
+indented (the language reference's "Exceptions" chapter and ``traceback.format_exception``'s layout), past the prefix
+its ``Traceback`` line has (journald's, docker compose's). A Java stack trace (``Throwable.printStackTrace``'s layout,
+which java.util.logging, log4j and logback write under a record) is a line not indented -- the exception, after
+``Exception in thread "main" `` when uncaught -- whose next line is a frame (``\\tat com.x.Y.m(Y.java:42)``); its
+causes follow, each a ``Caused by:`` line over its frames, the last the root cause. Looked for only where
+``\\n\\tat `` is (found at C speed). java.util.logging writes each record on two lines, ``Dec 06, 2026 3:11:09 PM
+App main`` over ``SEVERE: message``: both start a log's line, as ``FINE``, ``FINER`` and ``FINEST`` do.
 
 Two line formats write their level otherwise, and are counted under the same names: Kubernetes' klog (and glog) opens
 each line with a letter, ``I``, ``W``, ``E`` or ``F``, glued to its date (``E1205 05:33:56.724479    5782
@@ -30,7 +36,7 @@ from collections import Counter
 
 from scratchfs.api.shape_words import short_name
 
-__all__ = ["LOG_LINE_RE", "PLAIN_LOG_LINE_RE", "log_events", "log_lines", "tracebacks_said"]
+__all__ = ["LOG_LINE_RE", "PLAIN_LOG_LINE_RE", "java_trace_lines", "log_events", "log_lines", "tracebacks_said"]
 
 _KLOG = rb"[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{6} "  # klog's header: level, date, time with microseconds
 _LOG_STARTS = rb'|' + _KLOG + rb'|(?:t|ts|time)="?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|(?:level|lvl)="?[A-Za-z]+"? '
@@ -45,8 +51,9 @@ alternative after ``|``; their first characters are ``I``, ``W``, ``E``, ``F``, 
 # after its first byte, by memchr: 3 us on 4 KiB of text full of spaces), as trying the prefix at every line costs 3x
 # (32 against 12 us on 4 KiB of log lines: bench/shape_guards.py); without those words it finds what the plain one
 # finds.
-_LOG_LINE = (rb"(?=[\[\dA-Zlt])(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} [ \d]\d "
-             rb"\d{2}:\d{2}|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b" + _LOG_STARTS + rb")")
+_LOG_LINE = (rb"(?=[\[\dA-Zlt])(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} (?:[ \d]\d "
+             rb"\d{2}:\d{2}|\d{2}, \d{4} \d{1,2}:\d{2}:\d{2} [AP]M )|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|"
+             rb"FATAL|CRITICAL|SEVERE|FINE|FINER|FINEST)\b" + _LOG_STARTS + rb")")
 PLAIN_LOG_LINE_RE = re.compile(rb"\n(?=([ \t]*))\1" + _LOG_LINE)
 """A log line's start (a timestamp, a level, klog's header, logfmt's key), after a newline and any indent."""
 LOG_LINE_RE = re.compile(rb"\n(?=([ \t]*))\1(?:[\w.-]{0,63}[-_]\d{1,4} +\| |\[pod/[\w.-]{1,253}/[\w.-]{1,63}\] )?"
@@ -73,12 +80,14 @@ _LOGFMT_RES = tuple((key, _logfmt(key, b"|".join(_LOGFMT_NAMES)),
 speed: :class:`collections.Counter`), and each level name's (a ``search`` for its first)."""
 
 _LEVELS = tuple((name, re.compile(rb"%s(?![A-Za-z0-9_])(?<![A-Za-z0-9_]%s)" % (name.encode(), name.encode())))
-                for name in ("FATAL", "CRITICAL", "ERROR", "WARNING", "WARN"))
+                for name in ("FATAL", "CRITICAL", "SEVERE", "ERROR", "WARNING", "WARN"))
 """Each level as a word (``\\b`` around it, written so that the pattern starts with its literal: a leading ``\\b`` is
 tried at every position, 2.9 ms against 0.15 ms over 512 KiB of a log, ``python bench/text_kinds.py``)."""
 _TRACEBACK = b"Traceback (most recent call last):"
 _EXCEPTION_RE = re.compile(rb"\n(?![ \t])([^\r\n]+)")
 _MOST_LINES = 1000  # lines of a prefixed traceback read for its exception
+_JAVA_FRAMES_RE = re.compile(rb"\n\tat [^\s(]+\([^\n]*(?:\n\tat [^\s(]+\([^\n]*)*")  # a run of a Java trace's frames
+_THREAD_RE = re.compile(rb'Exception in thread "[^"\n]*" ')  # (what the JVM writes before an uncaught exception)
 
 
 def log_lines(head: bytes) -> int:
@@ -104,7 +113,7 @@ def log_events(sample: bytes) -> str:
     told = [f"{found[name][0]:,} {name} (first at line {_line(sample, found[name][1]):,})"
             for name, _ in _LEVELS if name in found]
     tracebacks = _tracebacks(sample, sample.find(_TRACEBACK))
-    told.extend([tracebacks] if tracebacks else [])
+    told.extend(said for said in (tracebacks, _java_traces(sample)) if said)
     return f", {', '.join(told)}" if told else ""
 
 
@@ -117,8 +126,43 @@ def tracebacks_said(sample: bytes) -> str:
     if at > 0 and sample[at - 1 : at] != b"\n":
         found = sample.find(b"\n" + _TRACEBACK, at)
         at = found + 1 if found >= 0 else -1
-    tracebacks = _tracebacks(sample, at, b"\n" + _TRACEBACK)
-    return f", {tracebacks}" if tracebacks else ""
+    told = [said for said in (_tracebacks(sample, at, b"\n" + _TRACEBACK), _java_traces(sample)) if said]
+    return f", {', '.join(told)}" if told else ""
+
+
+def java_trace_lines(head: bytes) -> int:
+    """The lines of ``head`` (a newline, then a text's first bytes) that are a Java stack trace's frames, ``... N
+    more`` or ``Caused by:`` lines (``Throwable.printStackTrace``'s layout): a log line's trace (java.util.logging's
+    ``SEVERE`` record, log4j's, logback's) is no line of text against the log's. Never raises."""
+    if b"\n\tat " not in head:
+        return 0
+    return head.count(b"\n\tat ") + head.count(b"\n\t... ") + head.count(b"\nCaused by: ")
+
+
+def _java_traces(sample: bytes) -> str:
+    """``"3 Java stack traces (first at line 9: App$ConfigException: bad; root cause: java.lang.NumberFormatException:
+    For input string: \"x3\")"`` for the Java stack traces of ``sample`` (``Throwable.printStackTrace``'s layout: the
+    exception's line, ``Exception in thread "main" `` before it when uncaught, then its frames, each ``\\tat
+    name(File.java:N)``, then each cause's ``Caused by:`` line and frames), each a line not indented and no ``Caused
+    by:`` whose next line is a frame; the first one's root cause is its last ``Caused by:``. ``""`` when none."""
+    at = sample.find(b"\n\tat ")
+    if at < 0:
+        return ""
+    count, first, root = 0, b"", b""
+    for found in _JAVA_FRAMES_RE.finditer(sample, at):
+        start = sample.rfind(b"\n", 0, found.start()) + 1
+        header = sample[start : found.start()].rstrip(b"\r")
+        if header.startswith(b"Caused by: "):
+            root = header[len(b"Caused by: "):] if count == 1 else root
+        elif header[:1] not in (b"", b" ", b"\t"):
+            count += 1
+            first, at = (_THREAD_RE.sub(b"", header, 1), start) if count == 1 else (first, at)
+    if not count:
+        return ""
+    what = f": {short_name(first.decode('utf-8', 'replace').strip(), 60)}"
+    cause = f"; root cause: {short_name(root.decode('utf-8', 'replace').strip(), 60)}" if root else ""
+    noun = "Java stack trace" if count == 1 else "Java stack traces"
+    return f"{count:,} {noun} (first at line {_line(sample, at):,}{what}{cause})"
 
 
 def _tracebacks(sample: bytes, at: int, counted: bytes = _TRACEBACK) -> str:
