@@ -86,7 +86,11 @@ tried at every position, 2.9 ms against 0.15 ms over 512 KiB of a log, ``python 
 _TRACEBACK = b"Traceback (most recent call last):"
 _EXCEPTION_RE = re.compile(rb"\n(?![ \t])([^\r\n]+)")
 _MOST_LINES = 1000  # lines of a prefixed traceback read for its exception
-_JAVA_FRAMES_RE = re.compile(rb"\n\tat [^\s(]+\([^\n]*(?:\n\tat [^\s(]+\([^\n]*)*")  # a run of a Java trace's frames
+_JAVA_FRAME_RE = re.compile(rb"\n\tat [^\s(]+\(")  # a Java frame's line (\tat com.x.Y.m(Y.java:42))
+_CAUSED = b"Caused by: "
+_JAVA_TOP_RE = re.compile(rb"\n(" + _CAUSED + rb"|[^\t\n\r ])[^\n]*+\n\tat [^\s(]++\(")
+"""A line not indented or empty over a Java frame: the group is ``Caused by: `` (a cause) or the line's first character
+(a trace's exception). A frame's line is passed over at its tab, so that only the few others are read through."""
 _THREAD_RE = re.compile(rb'Exception in thread "[^"\n]*" ')  # (what the JVM writes before an uncaught exception)
 
 
@@ -144,25 +148,34 @@ def _java_traces(sample: bytes) -> str:
     For input string: \"x3\")"`` for the Java stack traces of ``sample`` (``Throwable.printStackTrace``'s layout: the
     exception's line, ``Exception in thread "main" `` before it when uncaught, then its frames, each ``\\tat
     name(File.java:N)``, then each cause's ``Caused by:`` line and frames), each a line not indented and no ``Caused
-    by:`` whose next line is a frame; the first one's root cause is its last ``Caused by:``. ``""`` when none."""
-    at = sample.find(b"\n\tat ")
-    if at < 0:
+    by:`` whose next line is a frame; the first one's root cause is its last ``Caused by:``. ``""`` when none. The
+    lines over frames are found and told by one regular expression at C speed (a text of 58,000 one-frame traces is
+    no loop of 58,000 steps), after a tab is found (``memchr``: a text with none costs 5 us a 512 KiB)."""
+    hint = _JAVA_FRAME_RE.search(sample) if b"\t" in sample else None
+    if hint is None:
         return ""
-    count, first, root = 0, b"", b""
-    for found in _JAVA_FRAMES_RE.finditer(sample, at):
-        start = sample.rfind(b"\n", 0, found.start()) + 1
-        header = sample[start : found.start()].rstrip(b"\r")
-        if header.startswith(b"Caused by: "):
-            root = header[len(b"Caused by: "):] if count == 1 else root
-        elif header[:1] not in (b"", b" ", b"\t"):
-            count += 1
-            first, at = (_THREAD_RE.sub(b"", header, 1), start) if count == 1 else (first, at)
-    if not count:
+    text = b"\n" + sample  # (a trace on the first line stands after a newline too)
+    start = text.rfind(b"\n", 0, hint.start() + 1)
+    kinds = _JAVA_TOP_RE.findall(text, start)
+    count = len(kinds) - kinds.count(_CAUSED)
+    if count <= 0:
         return ""
+    first: bytes | None = None
+    root, at = b"", 0
+    for found in _JAVA_TOP_RE.finditer(text, start):  # (the first trace's lines: its own, then its causes')
+        line = text[found.start() + 1 : text.find(b"\n", found.start() + 1)].rstrip(b"\r")
+        if found[1] != _CAUSED:
+            if first is not None:
+                break
+            first, at = _THREAD_RE.sub(b"", line, 1), found.start()
+        elif first is not None:
+            root = line[len(_CAUSED):]
+    first = first or b""
     what = f": {short_name(first.decode('utf-8', 'replace').strip(), 60)}"
     cause = f"; root cause: {short_name(root.decode('utf-8', 'replace').strip(), 60)}" if root else ""
     noun = "Java stack trace" if count == 1 else "Java stack traces"
-    return f"{count:,} {noun} (first at line {_line(sample, at):,}{what}{cause})"
+    line_number = text.count(b"\n", 0, at + 1)  # (the newline put first counted: lines from 1)
+    return f"{count:,} {noun} (first at line {line_number:,}{what}{cause})"
 
 
 def _tracebacks(sample: bytes, at: int, counted: bytes = _TRACEBACK) -> str:
