@@ -12,6 +12,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scratchfs import ScratchStore
 from scratchfs.api.shape import describe
 from scratchfs.api.shape_log import log_lines
 
@@ -118,3 +119,50 @@ def test_text_names_its_java_traces_against_the_plain_answer(parts):
         assert "Java stack trace" not in shape, shape
         return
     assert shape.endswith(f", {said(found)}"), (shape, text)
+
+
+def first_call(note: str) -> str:
+    return note.split("Next: ", 1)[1].split(" | ", 1)[0]
+
+
+def test_a_stubs_first_call_reads_the_first_exception_the_preview_does_not_show(tmp_path):
+    """A program's 200 lines of output, then an uncaught exception's trace (text, no log): the note's first call
+    reads the line the trace starts on -- where it named the bytes after the preview first -- and that read gives
+    the exception's line."""
+    out = "".join(f"processed batch {n}: 120 rows\n" for n in range(200))
+    data = (out + 'Exception in thread "main" java.lang.IllegalStateException: batch 200 failed\n'
+            "\tat App.run(App.java:41)\n\tat App.main(App.java:12)\n").encode()
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        stub = scope.spill(data, source_tool="java App")
+        assert stub.shape.endswith("1 Java stack trace (first at line 201: java.lang.IllegalStateException: batch 200 "
+                                   "failed)"), stub.shape
+        assert re.fullmatch(rf'read_handle\(handle="{stub.handle}", line=201(, lines=\d+)?\)', first_call(stub.note)), \
+            stub.note
+        read = scope.read_handle(stub.handle, line=201, lines=1).data
+        assert read.startswith(b'Exception in thread "main" java.lang.IllegalStateException'), read
+
+
+def test_a_logs_stub_reads_its_first_error_first_and_not_when_the_preview_shows_it(tmp_path):
+    """A log whose first ERROR (a Spring Boot line, its trace under it) is on line 300: the note's first call reads
+    it; one whose first is on line 2, in the preview, names the bytes after the preview first, as before; and a log
+    whose only severe line is a WARN has no such call (a warning is no error)."""
+    def boot(level: str, n: int) -> str:
+        return f"2026-12-06T15:25:18.{n % 1000:03d}Z {level:>5} 28380 --- [           main] c.e.demo.App : step {n}\n"
+
+    def log(levels: dict[int, str], trace: bool = True) -> str:
+        lines = [boot(levels.get(n, "INFO"), n) for n in range(400)]
+        lines[299] += "java.lang.RuntimeException: step failed\n\tat App.main(App.java:29)\n" if trace else ""
+        return "".join(lines)
+
+    late, early, warned = log({299: "ERROR"}), log({1: "ERROR", 299: "ERROR"}), log({299: "WARN"}, trace=False)
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        stub = scope.spill(late.encode(), source_tool="app")
+        assert ", 1 ERROR (first at line 300)" in stub.shape and stub.content_type == "log", stub.shape
+        assert re.fullmatch(rf'read_handle\(handle="{stub.handle}", line=300(, lines=\d+)?\)', first_call(stub.note)), \
+            stub.note
+        assert b" ERROR " in scope.read_handle(stub.handle, line=300, lines=1).data
+        for data in (early, warned):
+            stub = scope.spill(data.encode(), source_tool="app")
+            assert first_call(stub.note).startswith(f'read_handle(handle="{stub.handle}", offset='), stub.note

@@ -33,10 +33,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import NamedTuple
 
 from scratchfs.api.shape_words import short_name
 
-__all__ = ["LOG_LINE_RE", "PLAIN_LOG_LINE_RE", "java_trace_lines", "log_events", "log_lines", "tracebacks_said"]
+__all__ = ["LOG_LINE_RE", "PLAIN_LOG_LINE_RE", "Told", "java_trace_lines", "log_events", "log_lines", "log_told",
+           "text_told", "tracebacks_said"]
 
 _KLOG = rb"[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{6} "  # klog's header: level, date, time with microseconds
 _LOG_STARTS = rb'|' + _KLOG + rb'|(?:t|ts|time)="?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|(?:level|lvl)="?[A-Za-z]+"? '
@@ -83,6 +85,7 @@ _LEVELS = tuple((name, re.compile(rb"%s(?![A-Za-z0-9_])(?<![A-Za-z0-9_]%s)" % (n
                 for name in ("FATAL", "CRITICAL", "SEVERE", "ERROR", "WARNING", "WARN"))
 """Each level as a word (``\\b`` around it, written so that the pattern starts with its literal: a leading ``\\b`` is
 tried at every position, 2.9 ms against 0.15 ms over 512 KiB of a log, ``python bench/text_kinds.py``)."""
+_ERRORS = ("FATAL", "CRITICAL", "SEVERE", "ERROR")  # (the levels of an error: a stub's note reads the first)
 _TRACEBACK = b"Traceback (most recent call last):"
 _EXCEPTION_RE = re.compile(rb"\n(?![ \t])([^\r\n]+)")
 _MOST_LINES = 1000  # lines of a prefixed traceback read for its exception
@@ -101,11 +104,25 @@ def log_lines(head: bytes) -> int:
     return len((LOG_LINE_RE if prefixed else PLAIN_LOG_LINE_RE).findall(head))
 
 
+class Told(NamedTuple):
+    """What a log's or a text's shape adds (``said``: :func:`log_events`, :func:`tracebacks_said`) and the line (from 1)
+    of its first error or exception (``FATAL``, ``CRITICAL``, ``SEVERE``, ``ERROR``, a traceback's first line), ``None``
+    for none: the line a stub's note reads first."""
+
+    said: str
+    first_error: int | None
+
+
 def log_events(sample: bytes) -> str:
     """What to add to a log's shape (``sample``: its first bytes, whole lines): ``", 12 ERROR (first at line 19), 75
     WARNING (first at line 4), 12 Python tracebacks (first at line 20: KeyError: 'missing_key_17')"``, or ``""`` when
     it holds none of them (klog's and logfmt's levels counted under the same names: the module's docstring). Never
     raises."""
+    return log_told(sample).said
+
+
+def log_told(sample: bytes) -> Told:
+    """:func:`log_events` of ``sample`` and the line of its first error or exception (:class:`Told`). Never raises."""
     found: dict[str, tuple[int, int]] = {}  # name -> (appearances, the offset of the first)
     for name, pattern in _LEVELS:
         first = pattern.search(sample)
@@ -114,24 +131,33 @@ def log_events(sample: bytes) -> str:
     for name, count, at in _written_levels(sample):
         was = found.get(name, (0, at))
         found[name] = (was[0] + count, min(was[1], at))
-    told = [f"{found[name][0]:,} {name} (first at line {_line(sample, found[name][1]):,})"
-            for name, _ in _LEVELS if name in found]
-    tracebacks = _tracebacks(sample, sample.find(_TRACEBACK))
-    told.extend(said for said in (tracebacks, _java_traces(sample)) if said)
-    return f", {', '.join(told)}" if told else ""
+    lines = {name: _line(sample, found[name][1]) for name, _ in _LEVELS if name in found}
+    told = [f"{found[name][0]:,} {name} (first at line {line:,})" for name, line in lines.items()]
+    errors = [line for name, line in lines.items() if name in _ERRORS]
+    for said, line in (_tracebacks(sample, sample.find(_TRACEBACK)), _java_traces(sample)):
+        told.extend([said] if said else [])
+        errors.extend([line] if line else [])
+    return Told(f", {', '.join(told)}" if told else "", min(errors, default=None))
 
 
 def tracebacks_said(sample: bytes) -> str:
     """What to add to a text's shape (``sample``: its first bytes, whole lines) that is no log -- a script's output
     ending in the traceback of what it raised, or that traceback alone --: ``", 1 Python traceback (first at line 1:
     RecursionError: maximum recursion depth exceeded)"``, as :func:`log_events` says it, counting the ``Traceback``
-    lines that start a line (one quoted in a sentence is none); ``""`` when none does. Never raises."""
+    lines that start a line (one quoted in a sentence is none), and Java's stack traces; ``""`` when none does. Never
+    raises."""
+    return text_told(sample).said
+
+
+def text_told(sample: bytes) -> Told:
+    """:func:`tracebacks_said` of ``sample`` and the line of its first traceback (:class:`Told`). Never raises."""
     at = sample.find(_TRACEBACK)
     if at > 0 and sample[at - 1 : at] != b"\n":
         found = sample.find(b"\n" + _TRACEBACK, at)
         at = found + 1 if found >= 0 else -1
-    told = [said for said in (_tracebacks(sample, at, b"\n" + _TRACEBACK), _java_traces(sample)) if said]
-    return f", {', '.join(told)}" if told else ""
+    told = [found for found in (_tracebacks(sample, at, b"\n" + _TRACEBACK), _java_traces(sample)) if found[0]]
+    return Told(f", {', '.join(said for said, _ in told)}" if told else "", min((line for _, line in told),
+                                                                                default=None))
 
 
 def java_trace_lines(head: bytes) -> int:
@@ -143,23 +169,24 @@ def java_trace_lines(head: bytes) -> int:
     return head.count(b"\n\tat ") + head.count(b"\n\t... ") + head.count(b"\nCaused by: ")
 
 
-def _java_traces(sample: bytes) -> str:
-    """``"3 Java stack traces (first at line 9: App$ConfigException: bad; root cause: java.lang.NumberFormatException:
-    For input string: \"x3\")"`` for the Java stack traces of ``sample`` (``Throwable.printStackTrace``'s layout: the
-    exception's line, ``Exception in thread "main" `` before it when uncaught, then its frames, each ``\\tat
-    name(File.java:N)``, then each cause's ``Caused by:`` line and frames), each a line not indented and no ``Caused
-    by:`` whose next line is a frame; the first one's root cause is its last ``Caused by:``. ``""`` when none. The
-    lines over frames are found and told by one regular expression at C speed (a text of 58,000 one-frame traces is
-    no loop of 58,000 steps), after a tab is found (``memchr``: a text with none costs 5 us a 512 KiB)."""
+def _java_traces(sample: bytes) -> tuple[str, int | None]:
+    """``("3 Java stack traces (first at line 9: App$ConfigException: bad; root cause:
+    java.lang.NumberFormatException: For input string: \"x3\")", 9)`` for the Java stack traces of ``sample``
+    (``Throwable.printStackTrace``'s layout: the exception's line, ``Exception in thread "main" `` before it when
+    uncaught, then its frames, each ``\\tat name(File.java:N)``, then each cause's ``Caused by:`` line and frames),
+    each a line not indented and no ``Caused by:`` whose next line is a frame; the first one's root cause is its last
+    ``Caused by:``. ``("", None)`` for none. The lines over frames are found and told by one regular expression at C
+    speed (a text of 58,000 one-frame traces is no loop of 58,000 steps), after a tab is found (``memchr``: a text
+    with none costs 5 us a 512 KiB)."""
     hint = _JAVA_FRAME_RE.search(sample) if b"\t" in sample else None
     if hint is None:
-        return ""
+        return "", None
     text = b"\n" + sample  # (a trace on the first line stands after a newline too)
     start = text.rfind(b"\n", 0, hint.start() + 1)
     kinds = _JAVA_TOP_RE.findall(text, start)
     count = len(kinds) - kinds.count(_CAUSED)
     if count <= 0:
-        return ""
+        return "", None
     first: bytes | None = None
     root, at = b"", 0
     for found in _JAVA_TOP_RE.finditer(text, start):  # (the first trace's lines: its own, then its causes')
@@ -175,20 +202,21 @@ def _java_traces(sample: bytes) -> str:
     cause = f"; root cause: {short_name(root.decode('utf-8', 'replace').strip(), 60)}" if root else ""
     noun = "Java stack trace" if count == 1 else "Java stack traces"
     line_number = text.count(b"\n", 0, at + 1)  # (the newline put first counted: lines from 1)
-    return f"{count:,} {noun} (first at line {line_number:,}{what}{cause})"
+    return f"{count:,} {noun} (first at line {line_number:,}{what}{cause})", line_number
 
 
-def _tracebacks(sample: bytes, at: int, counted: bytes = _TRACEBACK) -> str:
-    """``"12 Python tracebacks (first at line 20: KeyError: 'missing_key_17')"`` for the tracebacks of ``sample``
-    from the first, at ``at`` (``-1``: none, ``""``), each an appearance of ``counted`` after it, the first counted
-    too."""
+def _tracebacks(sample: bytes, at: int, counted: bytes = _TRACEBACK) -> tuple[str, int | None]:
+    """``("12 Python tracebacks (first at line 20: KeyError: 'missing_key_17')", 20)`` for the tracebacks of
+    ``sample`` from the first, at ``at`` (``-1``: none, ``("", None)``), each an appearance of ``counted`` after it,
+    the first counted too."""
     if at < 0:
-        return ""
+        return "", None
     count = 1 + sample.count(counted, at + 1)
     raised = _raised(sample, at)
     what = f": {short_name(raised.decode('utf-8', 'replace').strip(), 60)}" if raised else ""
     noun = "Python traceback" if count == 1 else "Python tracebacks"
-    return f"{count:,} {noun} (first at line {_line(sample, at):,}{what})"
+    line = _line(sample, at)
+    return f"{count:,} {noun} (first at line {line:,}{what})", line
 
 
 def _line(sample: bytes, at: int) -> int:
