@@ -77,7 +77,10 @@ on for every CSV and JSON-lines stub -- ``data.csv``, ``data.tsv``, ``headless.c
 ``crlf.txt``, ``quotes.txt``, ``lists.jsonl``, ``mixed.jsonl`` slices --; and a JSON object's jq read is chosen by its
 shape's describer from the values, no longer by parsing the shape's text: no record changed); then, branch replies7
 (the text view indents no ``<div>``, as a browser shows it, so an HTML shape's "~N KiB of text" counts no indent a
-``<div>``: the nine ``browser-rust-book.html`` slices, ~356 KiB of the whole where it said ~396).
+``<div>``: the nine ``browser-rust-book.html`` slices, ~356 KiB of the whole where it said ~396); then, branch
+javalog1 (a log's or text's note reads its first error or exception first, ``line=N``, when the preview stops before
+it: ``level.log@5+1024``, ``@5+1537`` and ``@0+16384``, whose first ERROR is on line 4, name ``line=4`` first, their
+1,024-byte stubs' shapes giving way; 3 records).
 """
 
 from __future__ import annotations
@@ -220,7 +223,8 @@ def record(name: str, content: bytes, index: int) -> dict:
         kept = max(preview if mode == "head+tail" else 0, LAST_LINES_BYTES)  # (what a spill keeps of the end)
         tail = content[max(0, size - kept) :]
         stub = build_stub(HANDLE, head, tail, size, lines, shape.content_type, shape.text, tool, preview, mode,
-                          next_read=shape.next_read, top=shape.top)  # (the jq read a JSON object's describer chose)
+                          next_read=shape.next_read, top=shape.top,  # (the jq read a JSON object's describer chose)
+                          first_error=shape.first_error)  # (a log's or text's first error, read first)
         stubs.append(stub.to_json())
     listing = list_preview(head, size, min(PREVIEW_BYTES, LIST_PREVIEW_BYTES), shape.content_type == "binary",
                            LIST_PREVIEW_BYTES)

@@ -81,6 +81,11 @@ HOSTILE = {
     "logfmt level= runs": fill(b"level=level=level=error "),
     "klog error lines": fill(b"E1205 05:33:56.724479 1 a.go:1] x\nW1205 05:33:56.724479 1 a.go:1] y\n"),
     "klog headers over a word of 4,000 colons": fill(b"E1205 05:33:56.724479 1 " + b":1" * 2000 + b"\n"),
+    # Java stack traces (shape_log, branch javalog1): one-frame traces, every other line an exception's; a trace's
+    # lines under java.util.logging's records
+    "Java traces of one frame": fill(b"x\n\tat a(\n"),
+    "Java causes of one frame under SEVERE records": fill(b"Dec 06, 2026 3:11:09 PM A m\nSEVERE: x\nCaused by: y\n"
+                                                         b"\tat a(\n"),
 }
 
 

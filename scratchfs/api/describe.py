@@ -24,7 +24,8 @@ class Description(NamedTuple):
     ``shape`` (``None`` when shape detection is off), ``preview`` (the list preview, text: a hex dump for binary
     content, :func:`~scratchfs.api.preview.list_preview`), ``next_read`` (the jq filter a JSON object's stub names,
     chosen by its shape's describer: :attr:`~scratchfs.api.shape.Shape.next_read`), ``top`` (a JSON document's top
-    level, ``"array"`` or ``"object"``: :attr:`~scratchfs.api.shape.Shape.top`)."""
+    level, ``"array"`` or ``"object"``: :attr:`~scratchfs.api.shape.Shape.top`), ``first_error`` (the line of a log's
+    or text's first error or exception: :attr:`~scratchfs.api.shape.Shape.first_error`)."""
 
     lines: int
     content_type: str | None
@@ -32,6 +33,7 @@ class Description(NamedTuple):
     preview: str
     next_read: str | None = None
     top: str | None = None
+    first_error: int | None = None
 
 
 def describe_content(settings: Settings, head: bytes, size: int, frame_newlines: bytes, last_byte: int | None,
@@ -50,13 +52,14 @@ def describe_content(settings: Settings, head: bytes, size: int, frame_newlines:
     Never raises for the blob.
     """
     lines = sum(memoryview(frame_newlines).cast("I")) + (last_byte not in (None, 0x0A))
-    content_type = shape = next_read = top = None
+    content_type = shape = next_read = top = first_error = None
     if settings.detect_shape:
         found = _shape(head, size, lines, whole)
         content_type, shape, next_read, top = found.content_type, found.text, found.next_read, found.top
+        first_error = found.first_error
     preview = list_preview(head, size, min(settings.preview_bytes, LIST_PREVIEW_BYTES), content_type == "binary",
                            LIST_PREVIEW_BYTES)
-    return Description(lines, content_type, shape, preview, next_read, top)
+    return Description(lines, content_type, shape, preview, next_read, top, first_error)
 
 
 _JSON_START_BYTES = 64  # a content whose first bytes, past a BOM and white space, start with "{" or "[" is JSON

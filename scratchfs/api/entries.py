@@ -316,7 +316,7 @@ class Entries:
         stub = None if kind != "handle" else build_stub(
             key, sample.head, sample.tail, info.size, found.lines, found.content_type, found.shape, tool,
             settings.preview_bytes, mode, longest_line_bound(info.frame_newlines, info.size), found.next_read,
-            found.top)
+            found.top, found.first_error)
         entry = Entry(kind, run_id, agent_id, key, token, info.size, info.stored_size, info.frames, found.lines,
                       found.preview, tool, found.content_type, found.shape, now, now + ttl, ttl)
         return entry, stub

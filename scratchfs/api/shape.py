@@ -29,7 +29,7 @@ from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kin
 from scratchfs.api.shape_columns import columns_said
 from scratchfs.api.shape_html import html_shape, sample_codec
 from scratchfs.api.shape_kinds import coloured_head, coloured_kind, told_by_lines
-from scratchfs.api.shape_log import log_events, log_lines, tracebacks_said
+from scratchfs.api.shape_log import java_trace_lines, log_lines, log_told, text_told
 from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_merge import MixedItems, fitted, fitted_with, items_template, value_word
 from scratchfs.api.shape_partial import partial_json
@@ -115,12 +115,15 @@ class Shape:
     ``next_read``: the jq filter a JSON object's note names, chosen here when ``text`` names every key
     (:mod:`scratchfs.api.json_next`), else ``None``; ``top``: a JSON document's top level, ``"array"`` or
     ``"object"`` (the reads a note names depend on it: ``.[0]`` or ``.[]`` into an array), else ``None`` (a scalar,
-    any other content) -- handed over, so that nothing reads the shape's text back for it."""
+    any other content) -- handed over, so that nothing reads the shape's text back for it; ``first_error``: the line
+    (from 1) of a log's or text's first error or exception its text names (:class:`~scratchfs.api.shape_log.Told`),
+    which its stub's note reads first, else ``None``."""
 
     content_type: str
     text: str
     next_read: str | None = None
     top: str | None = None
+    first_error: int | None = None
 
 
 _GREP_HINT_RE = re.compile(rb":\d+[:-]")  # each grep line holds one (its ":" found first): under 0.8 a line: none
@@ -238,7 +241,8 @@ def _described(sample: bytes, size: int, lines: int, source: ContentSource | Non
     if kind := kind or told_by_lines(sample[bom:], lines, complete, scope, size - bom):  # (a diff's, YAML's...)
         return _not_utf8(Shape("text", kind), odd, sample, complete, read_as) if odd else Shape("text", kind)
     head_rows = _head_rows(head) if (logs := log_lines(head)) else 0  # (0 until needed: none is never half a row)
-    is_log = logs > 0 and logs >= 0.5 * head_rows  # most start with a timestamp or a log level
+    is_log = logs > 0 and logs >= 0.5 * (head_rows - java_trace_lines(head))  # most start with a timestamp or a log
+    # level (a Java stack trace's lines under a record are the record's)
     piped = None if is_log else pipes_shape(text, complete, lines)  # (before CSV: a cell may hold commas)
     found = None if is_log or piped else _delimited(text, lambda: _utf8(sample, complete) or sample.decode(
         "utf-8", "replace"), complete, size, lines)
@@ -506,7 +510,8 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
         head = b"\n" + sample
         head_rows = 0
     shown = last_drawn(sample) if terminal else sample  # (grep --color=always: its lines as a terminal shows them)
-    kind, extra = ("log", log_events(shown)) if is_log else ("text", tracebacks_said(shown))
+    told = log_told(shown) if is_log else text_told(shown)
+    kind, extra = "log" if is_log else "text", told.said
     if terminal:
         head, head_rows = b"\n" + shown[:4096], 0
     hints = 0 if is_log and not terminal else len(_GREP_HINT_RE.findall(head))  # (none is never 0.8 of 1 row)
@@ -522,7 +527,8 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
                            at_least=bool(cut) and cut >= longest, odd=odd, read_as=read_as, controls=terminal,
                            lone_cr=lone_cr, grep=grep[0] >= threshold)
     text = scoped(f"{head_text}{extra}", scope)
-    return Shape(kind, clip(text))
+    first_error = told.first_error if extra == told.said and not terminal else None  # (grep output's: none)
+    return Shape(kind, clip(text), first_error=first_error)
 
 
 __all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "MAX_NUL_SHARE", "MAX_ODD_SHARE", "MAX_SHAPE_CHARS",

@@ -1,15 +1,21 @@
 """What a log's shape adds to its line counts, for :mod:`scratchfs.api.shape`: how often each severe level appears and
 the line of its first appearance, and Python's tracebacks with the first one's exception -- so that a model goes to
-the first error with one line read (``line=N``) instead of searching a log it has not seen.
+the first error with one line read (``line=N``) instead of searching a log it has not seen; and Java's stack traces
+with the first one's exception and root cause.
 
 Levels are the upper-case words loggers write (Python's ``logging``, log4j, syslog-style and most line formats):
-``FATAL``, ``CRITICAL``, ``ERROR``, ``WARNING``, ``WARN``, each counted where it stands as a word (a regular
-expression that starts with its literal, which the engine finds at C speed: about 0.15 ms for each over a 512 KiB
-sample, 0.8 ms the whole of a log's events: ``python bench/text_kinds.py``). A count is of appearances: a line that
-names ``ERROR`` twice counts twice, and a message that says ``ERROR`` counts too. A Python traceback starts at
-``Traceback (most recent call last):``; its exception is the first line after it that is not indented (the language
-reference's "Exceptions" chapter and ``traceback.format_exception``'s layout), past the prefix its ``Traceback`` line
-has (journald's, docker compose's).
+``FATAL``, ``CRITICAL``, ``SEVERE`` (java.util.logging's error), ``ERROR``, ``WARNING``, ``WARN``, each counted where it
+stands as a word (a regular expression that starts with its literal, which the engine finds at C speed: about 0.15 ms
+for each over a 512 KiB sample, 0.8 ms the whole of a log's events: ``python bench/text_kinds.py``). A count is of
+appearances: a line that names ``ERROR`` twice counts twice, and a message that says ``ERROR`` counts too. A Python
+traceback starts at ``Traceback (most recent call last):``; its exception is the first line after it that is not
+indented (the language reference's "Exceptions" chapter and ``traceback.format_exception``'s layout), past the prefix
+its ``Traceback`` line has (journald's, docker compose's). A Java stack trace (``Throwable.printStackTrace``'s layout,
+which java.util.logging, log4j and logback write under a record) is a line not indented -- the exception, after
+``Exception in thread "main" `` when uncaught -- whose next line is a frame (``\\tat com.x.Y.m(Y.java:42)``); its
+causes follow, each a ``Caused by:`` line over its frames, the last the root cause. Looked for only where
+``\\n\\tat `` is (found at C speed). java.util.logging writes each record on two lines, ``Dec 06, 2026 3:11:09 PM
+App main`` over ``SEVERE: message``: both start a log's line, as ``FINE``, ``FINER`` and ``FINEST`` do.
 
 Two line formats write their level otherwise, and are counted under the same names: Kubernetes' klog (and glog) opens
 each line with a letter, ``I``, ``W``, ``E`` or ``F``, glued to its date (``E1205 05:33:56.724479    5782
@@ -27,10 +33,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import NamedTuple
 
 from scratchfs.api.shape_words import short_name
 
-__all__ = ["LOG_LINE_RE", "PLAIN_LOG_LINE_RE", "log_events", "log_lines", "tracebacks_said"]
+__all__ = ["LOG_LINE_RE", "PLAIN_LOG_LINE_RE", "Told", "java_trace_lines", "log_events", "log_lines", "log_told",
+           "text_told", "tracebacks_said"]
 
 _KLOG = rb"[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{6} "  # klog's header: level, date, time with microseconds
 _LOG_STARTS = rb'|' + _KLOG + rb'|(?:t|ts|time)="?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|(?:level|lvl)="?[A-Za-z]+"? '
@@ -45,8 +53,9 @@ alternative after ``|``; their first characters are ``I``, ``W``, ``E``, ``F``, 
 # after its first byte, by memchr: 3 us on 4 KiB of text full of spaces), as trying the prefix at every line costs 3x
 # (32 against 12 us on 4 KiB of log lines: bench/shape_guards.py); without those words it finds what the plain one
 # finds.
-_LOG_LINE = (rb"(?=[\[\dA-Zlt])(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} [ \d]\d "
-             rb"\d{2}:\d{2}|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b" + _LOG_STARTS + rb")")
+_LOG_LINE = (rb"(?=[\[\dA-Zlt])(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} (?:[ \d]\d "
+             rb"\d{2}:\d{2}|\d{2}, \d{4} \d{1,2}:\d{2}:\d{2} [AP]M )|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|"
+             rb"FATAL|CRITICAL|SEVERE|FINE|FINER|FINEST)\b" + _LOG_STARTS + rb")")
 PLAIN_LOG_LINE_RE = re.compile(rb"\n(?=([ \t]*))\1" + _LOG_LINE)
 """A log line's start (a timestamp, a level, klog's header, logfmt's key), after a newline and any indent."""
 LOG_LINE_RE = re.compile(rb"\n(?=([ \t]*))\1(?:[\w.-]{0,63}[-_]\d{1,4} +\| |\[pod/[\w.-]{1,253}/[\w.-]{1,63}\] )?"
@@ -73,12 +82,19 @@ _LOGFMT_RES = tuple((key, _logfmt(key, b"|".join(_LOGFMT_NAMES)),
 speed: :class:`collections.Counter`), and each level name's (a ``search`` for its first)."""
 
 _LEVELS = tuple((name, re.compile(rb"%s(?![A-Za-z0-9_])(?<![A-Za-z0-9_]%s)" % (name.encode(), name.encode())))
-                for name in ("FATAL", "CRITICAL", "ERROR", "WARNING", "WARN"))
+                for name in ("FATAL", "CRITICAL", "SEVERE", "ERROR", "WARNING", "WARN"))
 """Each level as a word (``\\b`` around it, written so that the pattern starts with its literal: a leading ``\\b`` is
 tried at every position, 2.9 ms against 0.15 ms over 512 KiB of a log, ``python bench/text_kinds.py``)."""
+_ERRORS = ("FATAL", "CRITICAL", "SEVERE", "ERROR")  # (the levels of an error: a stub's note reads the first)
 _TRACEBACK = b"Traceback (most recent call last):"
 _EXCEPTION_RE = re.compile(rb"\n(?![ \t])([^\r\n]+)")
 _MOST_LINES = 1000  # lines of a prefixed traceback read for its exception
+_JAVA_FRAME_RE = re.compile(rb"\n\tat [^\s(]+\(")  # a Java frame's line (\tat com.x.Y.m(Y.java:42))
+_CAUSED = b"Caused by: "
+_JAVA_TOP_RE = re.compile(rb"\n(" + _CAUSED + rb"|[^\t\n\r ])[^\n]*+\n\tat [^\s(]++\(")
+"""A line not indented or empty over a Java frame: the group is ``Caused by: `` (a cause) or the line's first character
+(a trace's exception). A frame's line is passed over at its tab, so that only the few others are read through."""
+_THREAD_RE = re.compile(rb'Exception in thread "[^"\n]*" ')  # (what the JVM writes before an uncaught exception)
 
 
 def log_lines(head: bytes) -> int:
@@ -88,11 +104,25 @@ def log_lines(head: bytes) -> int:
     return len((LOG_LINE_RE if prefixed else PLAIN_LOG_LINE_RE).findall(head))
 
 
+class Told(NamedTuple):
+    """What a log's or a text's shape adds (``said``: :func:`log_events`, :func:`tracebacks_said`) and the line (from 1)
+    of its first error or exception (``FATAL``, ``CRITICAL``, ``SEVERE``, ``ERROR``, a traceback's first line), ``None``
+    for none: the line a stub's note reads first."""
+
+    said: str
+    first_error: int | None
+
+
 def log_events(sample: bytes) -> str:
     """What to add to a log's shape (``sample``: its first bytes, whole lines): ``", 12 ERROR (first at line 19), 75
     WARNING (first at line 4), 12 Python tracebacks (first at line 20: KeyError: 'missing_key_17')"``, or ``""`` when
     it holds none of them (klog's and logfmt's levels counted under the same names: the module's docstring). Never
     raises."""
+    return log_told(sample).said
+
+
+def log_told(sample: bytes) -> Told:
+    """:func:`log_events` of ``sample`` and the line of its first error or exception (:class:`Told`). Never raises."""
     found: dict[str, tuple[int, int]] = {}  # name -> (appearances, the offset of the first)
     for name, pattern in _LEVELS:
         first = pattern.search(sample)
@@ -101,37 +131,92 @@ def log_events(sample: bytes) -> str:
     for name, count, at in _written_levels(sample):
         was = found.get(name, (0, at))
         found[name] = (was[0] + count, min(was[1], at))
-    told = [f"{found[name][0]:,} {name} (first at line {_line(sample, found[name][1]):,})"
-            for name, _ in _LEVELS if name in found]
-    tracebacks = _tracebacks(sample, sample.find(_TRACEBACK))
-    told.extend([tracebacks] if tracebacks else [])
-    return f", {', '.join(told)}" if told else ""
+    lines = {name: _line(sample, found[name][1]) for name, _ in _LEVELS if name in found}
+    told = [f"{found[name][0]:,} {name} (first at line {line:,})" for name, line in lines.items()]
+    errors = [line for name, line in lines.items() if name in _ERRORS]
+    for said, line in (_tracebacks(sample, sample.find(_TRACEBACK)), _java_traces(sample)):
+        told.extend([said] if said else [])
+        errors.extend([line] if line else [])
+    return Told(f", {', '.join(told)}" if told else "", min(errors, default=None))
 
 
 def tracebacks_said(sample: bytes) -> str:
     """What to add to a text's shape (``sample``: its first bytes, whole lines) that is no log -- a script's output
     ending in the traceback of what it raised, or that traceback alone --: ``", 1 Python traceback (first at line 1:
     RecursionError: maximum recursion depth exceeded)"``, as :func:`log_events` says it, counting the ``Traceback``
-    lines that start a line (one quoted in a sentence is none); ``""`` when none does. Never raises."""
+    lines that start a line (one quoted in a sentence is none), and Java's stack traces; ``""`` when none does. Never
+    raises."""
+    return text_told(sample).said
+
+
+def text_told(sample: bytes) -> Told:
+    """:func:`tracebacks_said` of ``sample`` and the line of its first traceback (:class:`Told`). Never raises."""
     at = sample.find(_TRACEBACK)
     if at > 0 and sample[at - 1 : at] != b"\n":
         found = sample.find(b"\n" + _TRACEBACK, at)
         at = found + 1 if found >= 0 else -1
-    tracebacks = _tracebacks(sample, at, b"\n" + _TRACEBACK)
-    return f", {tracebacks}" if tracebacks else ""
+    told = [found for found in (_tracebacks(sample, at, b"\n" + _TRACEBACK), _java_traces(sample)) if found[0]]
+    return Told(f", {', '.join(said for said, _ in told)}" if told else "", min((line for _, line in told),
+                                                                                default=None))
 
 
-def _tracebacks(sample: bytes, at: int, counted: bytes = _TRACEBACK) -> str:
-    """``"12 Python tracebacks (first at line 20: KeyError: 'missing_key_17')"`` for the tracebacks of ``sample``
-    from the first, at ``at`` (``-1``: none, ``""``), each an appearance of ``counted`` after it, the first counted
-    too."""
+def java_trace_lines(head: bytes) -> int:
+    """The lines of ``head`` (a newline, then a text's first bytes) that are a Java stack trace's frames, ``... N
+    more`` or ``Caused by:`` lines (``Throwable.printStackTrace``'s layout): a log line's trace (java.util.logging's
+    ``SEVERE`` record, log4j's, logback's) is no line of text against the log's. Never raises."""
+    if b"\n\tat " not in head:
+        return 0
+    return head.count(b"\n\tat ") + head.count(b"\n\t... ") + head.count(b"\nCaused by: ")
+
+
+def _java_traces(sample: bytes) -> tuple[str, int | None]:
+    """``("3 Java stack traces (first at line 9: App$ConfigException: bad; root cause:
+    java.lang.NumberFormatException: For input string: \"x3\")", 9)`` for the Java stack traces of ``sample``
+    (``Throwable.printStackTrace``'s layout: the exception's line, ``Exception in thread "main" `` before it when
+    uncaught, then its frames, each ``\\tat name(File.java:N)``, then each cause's ``Caused by:`` line and frames),
+    each a line not indented and no ``Caused by:`` whose next line is a frame; the first one's root cause is its last
+    ``Caused by:``. ``("", None)`` for none. The lines over frames are found and told by one regular expression at C
+    speed (a text of 58,000 one-frame traces is no loop of 58,000 steps), after a tab is found (``memchr``: a text
+    with none costs 5 us a 512 KiB)."""
+    hint = _JAVA_FRAME_RE.search(sample) if b"\t" in sample else None
+    if hint is None:
+        return "", None
+    text = b"\n" + sample  # (a trace on the first line stands after a newline too)
+    start = text.rfind(b"\n", 0, hint.start() + 1)
+    kinds = _JAVA_TOP_RE.findall(text, start)
+    count = len(kinds) - kinds.count(_CAUSED)
+    if count <= 0:
+        return "", None
+    first: bytes | None = None
+    root, at = b"", 0
+    for found in _JAVA_TOP_RE.finditer(text, start):  # (the first trace's lines: its own, then its causes')
+        line = text[found.start() + 1 : text.find(b"\n", found.start() + 1)].rstrip(b"\r")
+        if found[1] != _CAUSED:
+            if first is not None:
+                break
+            first, at = _THREAD_RE.sub(b"", line, 1), found.start()
+        elif first is not None:
+            root = line[len(_CAUSED):]
+    first = first or b""
+    what = f": {short_name(first.decode('utf-8', 'replace').strip(), 60)}"
+    cause = f"; root cause: {short_name(root.decode('utf-8', 'replace').strip(), 60)}" if root else ""
+    noun = "Java stack trace" if count == 1 else "Java stack traces"
+    line_number = text.count(b"\n", 0, at + 1)  # (the newline put first counted: lines from 1)
+    return f"{count:,} {noun} (first at line {line_number:,}{what}{cause})", line_number
+
+
+def _tracebacks(sample: bytes, at: int, counted: bytes = _TRACEBACK) -> tuple[str, int | None]:
+    """``("12 Python tracebacks (first at line 20: KeyError: 'missing_key_17')", 20)`` for the tracebacks of
+    ``sample`` from the first, at ``at`` (``-1``: none, ``("", None)``), each an appearance of ``counted`` after it,
+    the first counted too."""
     if at < 0:
-        return ""
+        return "", None
     count = 1 + sample.count(counted, at + 1)
     raised = _raised(sample, at)
     what = f": {short_name(raised.decode('utf-8', 'replace').strip(), 60)}" if raised else ""
     noun = "Python traceback" if count == 1 else "Python tracebacks"
-    return f"{count:,} {noun} (first at line {_line(sample, at):,}{what})"
+    line = _line(sample, at)
+    return f"{count:,} {noun} (first at line {line:,}{what})", line
 
 
 def _line(sample: bytes, at: int) -> int:

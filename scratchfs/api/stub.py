@@ -84,15 +84,17 @@ class _Note:
     records: a question of counts or maxima answered in one call, not pages of rows), and their rows or records read
     starts at the first the preview does not show whole (:class:`~scratchfs.api.stub_reads.RowsAfter`, counted in
     ``head``, the content's first bytes); a JSON object's ``jq=`` is ``next_read`` when its shape's describer chose
-    one (:attr:`~scratchfs.api.shape.Shape.next_read`). The parts
+    one (:attr:`~scratchfs.api.shape.Shape.next_read`); a log's or text's first call reads its first error or
+    exception (``first_error``, its line: :attr:`~scratchfs.api.shape.Shape.first_error`) when the preview stops
+    before it. The parts
     that do not depend on where the preview stops are made once per stub (its fitting tries several previews)."""
 
-    __slots__ = ("by_other", "call", "compressed", "count", "format", "lead", "lines", "lines_average", "rows",
-                 "size", "tail_lines", "text_first", "what")
+    __slots__ = ("by_other", "call", "compressed", "count", "first_error", "format", "lead", "lines",
+                 "lines_average", "rows", "size", "tail_lines", "text_first", "what")
 
     def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None,
                  shape: str | None = None, longest_line: int | None = None, head: bytes = b"",
-                 next_read: str | None = None, top: str | None = None) -> None:
+                 next_read: str | None = None, top: str | None = None, first_error: int | None = None) -> None:
         source = f"Output of {_clip(tool, 64)}" if tool else "Content"
         counted = plural(size, "byte")
         if content_type != "binary":
@@ -100,6 +102,7 @@ class _Note:
         self.what = f"{source} ({counted}) stored out of context as {handle}"
         self.call, self.size, self.lines = f"read_handle(handle={quote(handle)}", size, lines  # the handle quoted once
         self.tail_lines = content_type in _TAIL_KINDS  # (a log's or text's end: a build's errors, a test summary)
+        self.first_error = first_error if content_type in _TAIL_KINDS else None
         self.lines_average: float | None = None  # binary content: no line read
         self.count, self.rows, self.text_first = 0, None, text_first(content_type, shape)
         self.lead = ""  # a JSON document's jq reads, named first: a range read of JSON cuts its values mid-token
@@ -181,6 +184,8 @@ class _Note:
         count = self.count if head_count is None else head_count
         last = self.count if tail_count is None else tail_count
         by_line = f" | {self.call}{_line_read(next_line, count)})" if count else ""  # (call_with)
+        if count and self.first_error is not None and next_line < self.first_error <= self.lines:  # (not shown)
+            by_range = f"{self.call}{_line_read(self.first_error, self.count)}) | {by_range}"
         if self.tail_lines and tail_offset is None and last and self.lines >= next_line + count + last:
             by_line += f" | {self.call}{_line_read(-last, last)})"  # the last lines
         return f"{what}; the preview shows {shows}. Next: {by_range}{by_line} | {by_other}."
@@ -244,7 +249,8 @@ class _LineReads:
 
 def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, content_type: str | None,
                shape: str | None, tool: str | None, preview_bytes: int, mode: str = "head",
-               longest_line: int | None = None, next_read: str | None = None, top: str | None = None) -> Stub:
+               longest_line: int | None = None, next_read: str | None = None, top: str | None = None,
+               first_error: int | None = None) -> Stub:
     """Build the stub of a spilled content so that its compact JSON fits :data:`MAX_STUB_BYTES`.
 
     The preview starts at ``preview_bytes`` bytes of content and shrinks, in proportion to what its JSON escaping
@@ -260,13 +266,12 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     ``next_read``: the jq filter a JSON document's note names, chosen by its shape's describer
     (:attr:`~scratchfs.api.shape.Shape.next_read`; ``None``: ``keys[]``, or ``.[0]`` for an array). ``top``: a JSON
     document's top level, ``"array"`` or ``"object"`` (:attr:`~scratchfs.api.shape.Shape.top`; ``None``: neither).
+    ``first_error``: a log's or text's first error's line (:attr:`~scratchfs.api.shape.Shape.first_error`), read first.
     ``tail``: the content's last bytes (``head+tail``'s preview shows some; at least :data:`LAST_LINES_BYTES` of them
     size the read of the last lines the note names, else -- the head not holding the end either -- they are told
-    from the average line).
-    """
-    # the JSON's bytes but for the preview's and the note's text (their quotes included), once: each try adds those
-    fixed = _fixed_bytes(handle, size, lines, content_type, shape)
-    notes = _Note(handle, size, lines, tool, content_type, shape, longest_line, head, next_read, top)
+    from the average line)."""
+    fixed = _fixed_bytes(handle, size, lines, content_type, shape)  # (the JSON's bytes but the preview's and note's)
+    notes = _Note(handle, size, lines, tool, content_type, shape, longest_line, head, next_read, top, first_error)
     limit = preview_bytes
     members, packed = (tar_members(head), 0) if notes.format == "tar" else zip_members(head) if (
         notes.format == "zip" and not notes.compressed) else ([], 0)
