@@ -45,12 +45,12 @@ def test_attributes_are_read_in_linear_time_in_the_document_order():
     (b"<r><a></b></r>", "; not well-formed at line 1, column 11; no select= read parses it"),
     (b"<r><a>x\x01y</a></r>", "; not well-formed at line 1, column 8; no select= read parses it"),
     (b"<r>\n<a>x</a>\n<b></a></r>", "; not well-formed at line 3, column 8; no select= read parses it"),
-    (b"<r><a>x</a>", "; cut short: its elements end before its root does (line 1, column 12; no select= read parses "
-     "it)"),
-    ("<r>éé<a>".encode(), "; cut short: its elements end before its root does (line 1, column 9; no select= read "
-     "parses it)"),
-    (b"<r>\n<a>x</a>\n", "; cut short: its elements end before its root does (line 3, column 1; no select= read parses "
-     "it)")])
+    (b"<r><a>x</a>", "; cut short: its elements end before its root does (line 1, column 12; select= reads those "
+     "before it)"),
+    ("<r>éé<a>".encode(), "; cut short: its elements end before its root does (line 1, column 9; select= reads "
+     "those before it)"),
+    (b"<r>\n<a>x</a>\n", "; cut short: its elements end before its root does (line 3, column 1; select= reads those "
+     "before it)")])
 def test_a_whole_document_is_cut_short_only_where_it_ends(scratch_scope, data, said):
     """A whole document's first error on its last line was said to cut it short ("its elements end before its root
     does") wherever it stood -- a document of one line always was; libxml2 names the column, in characters."""
