@@ -66,7 +66,9 @@ def _start(limit: float, how: str) -> tuple[subprocess.Popen, list[int]]:
     began = time.monotonic()
     while not (workers := _children(child.pid)) or max(map(_cpu_seconds, workers)) < BUSY_CPU_SECONDS:
         if time.monotonic() - began > 60 or child.poll() is not None:
-            child.kill()
+            for pid in [*workers, child.pid]:  # ours: leave no runaway behind a failing test
+                if _running(pid):
+                    os.kill(pid, signal.SIGKILL)
             raise AssertionError(f"no worker of the child became busy ({workers})")
         time.sleep(0.05)
     assert all(_running(pid) for pid in workers)
