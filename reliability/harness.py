@@ -124,7 +124,9 @@ def worker(root: str, wid: int, seed: int, kill_point: str | None = None) -> Non
 
     rng = random.Random(seed)
     runs, agents = worker_names(wid)
-    store = ScratchStore(root, orphan_grace=0.0, frame_bytes=FRAME_BYTES, busy_timeout=60.0)
+    lag = [0.0]  # (scripted: seconds the store's clock runs behind, see _scripted; else the store's own clock)
+    now = time.time if kill_point is None else lambda: time.time() - lag[0]
+    store = ScratchStore(root, orphan_grace=0.0, frame_bytes=FRAME_BYTES, busy_timeout=60.0, clock=now)
     handles: dict[str, tuple[str, str, int, int]] = {}  # handle -> run, agent, seed, size (long TTL only)
     keys: dict[tuple[str, str, str], tuple[int, int]] = {}  # (run, agent, key) -> seed, size (long TTL only)
     for run in runs:
@@ -144,7 +146,7 @@ def worker(root: str, wid: int, seed: int, kill_point: str | None = None) -> Non
         nonlocal seq
         seq += 1
         content = params.pop("content", None)
-        _emit({"t": "begin", "seq": seq, "op": op, "time": time.time(), **params})
+        _emit({"t": "begin", "seq": seq, "op": op, "time": now(), **params})
         scope = store.scope(params["run"], params["agent"]) if "agent" in params else None
         try:
             if op == "spill":
@@ -166,7 +168,7 @@ def worker(root: str, wid: int, seed: int, kill_point: str | None = None) -> Non
         except ScratchError as exc:
             _emit({"t": "err", "seq": seq, "error": type(exc).__name__, "message": str(exc)})
             return False, None
-        _emit({"t": "ack", "seq": seq, "result": result, "time": time.time()})
+        _emit({"t": "ack", "seq": seq, "result": result, "time": now()})
         return True, result
 
     def verify_read(what: str, got: bytes, want: bytes) -> None:
@@ -216,7 +218,7 @@ def worker(root: str, wid: int, seed: int, kill_point: str | None = None) -> Non
         _emit({"t": "read", "seq": seq})
 
     if kill_point is not None:
-        _scripted(store, rng, runs, agents, run_op, kill_point)
+        _scripted(store, rng, runs, agents, run_op, kill_point, lag)
         return
 
     while True:
@@ -309,9 +311,11 @@ def _arm(point: str) -> str:
     return op
 
 
-def _scripted(store, rng, runs, agents, run_op, point: str) -> None:
+def _scripted(store, rng, runs, agents, run_op, point: str, lag: list[float]) -> None:
     """A fixed history (spills, scratch writes, an expired entry, an orphan), then the operation that reaches
-    ``point`` with a SIGKILL armed there."""
+    ``point`` with a SIGKILL armed there. The expired entry is written with the store's clock (and the times the
+    worker reports) ``lag[0]`` seconds behind: made a TTL and a little ago, as a sleep past its TTL made it, without
+    the sleep (1.05 s of each kill point's round)."""
     run, agent = runs[1], agents[1]
     if KILL_POINTS[point][0] == _WRITE_BEHIND:  # rows queued stay queued until the index is used (no flusher timer)
         from scratchfs.engine import write_behind
@@ -329,11 +333,12 @@ def _scripted(store, rng, runs, agents, run_op, point: str) -> None:
     cseed = rng.getrandbits(40)
     run_op("spill", content=make_content(cseed, 5000), run=other, agent=agent, seed=cseed, size=5000, ttl=LONG_TTL)
     cseed = rng.getrandbits(40)
+    lag[0] = SHORT_TTL + 0.05  # the short-TTL entry has expired by the time the clock is back
     run_op("spill", content=make_content(cseed, 3000), run=other, agent=agent, seed=cseed, size=3000, ttl=SHORT_TTL)
+    lag[0] = 0.0
     # an orphan: a file with no row (as a crash mid-write leaves one)
     orphan = store.blobs.agent_dir(other, agent) / "aaaaaaaaaaaaaaaaaaaaaaaa.zst"
     orphan.write_bytes(b"orphan")
-    time.sleep(SHORT_TTL + 0.05)  # the short-TTL entry expires
     store.blobs.segments.close()  # its segments are left, unlocked, for the sweep to judge (as at a writer's exit)
     op = _arm(point)
     cseed, size = rng.getrandbits(40), 2_000 if "segment" in point else 200_000  # small ones go to a segment

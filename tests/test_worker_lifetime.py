@@ -21,7 +21,6 @@ from scratchfs.engine.structure.jq_worker import run_jq
 limit = float(sys.argv[1])
 threading.Thread(target=lambda: run_jq("last(range(1e10))", "records", (["1"], False), time.monotonic() + limit),
                  daemon=True).start()
-time.sleep(1.5)
 print(os.getpid(), flush=True)
 sys.stdin.readline()  # the test has seen the worker
 if sys.argv[2] == "exit":
@@ -51,13 +50,28 @@ def _running(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+BUSY_CPU_SECONDS = 0.3
+"""CPU time a worker has used when it is taken to be running the filter: more than its start-up's (an idle worker
+uses none), so that the parent is killed in the call (the limit counts from the request, sent once the worker is
+ready), not before the request reached the worker."""
+
+
 def _start(limit: float, how: str) -> tuple[subprocess.Popen, list[int]]:
+    """The child, once its worker is busy on the filter (waited for, not slept for: a fixed 1.5 s sleep, with a
+    limit of 3 s past it, made the busy worker burn 6 s of CPU)."""
     child = subprocess.Popen([sys.executable, "-c", _CHILD, str(limit), how], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True)
     with child.stdout:
         assert int(child.stdout.readline()) == child.pid
-    workers = _children(child.pid)
-    assert workers and all(_running(pid) for pid in workers)
+    began = time.monotonic()
+    while not (workers := _children(child.pid)) or max(map(_cpu_seconds, workers)) < BUSY_CPU_SECONDS:
+        if time.monotonic() - began > 60 or child.poll() is not None:
+            for pid in [*workers, child.pid]:  # ours: leave no runaway behind a failing test
+                if _running(pid):
+                    os.kill(pid, signal.SIGKILL)
+            raise AssertionError(f"no worker of the child became busy ({workers})")
+        time.sleep(0.05)
+    assert all(_running(pid) for pid in workers)
     with child.stdin:
         child.stdin.write("go\n")
     return child, workers
@@ -90,7 +104,7 @@ def _gone_within(workers: list[int], seconds: float, cpu: list[float] | None = N
 
 
 def test_a_busy_worker_whose_parent_is_killed_ends_within_its_limit_and_the_slack():
-    limit = 3.0
+    limit = 2.0  # (past the time the worker takes to start and become busy: the parent is killed in the call)
     child, workers = _start(limit, "sleep")
     os.kill(child.pid, signal.SIGKILL)
     child.wait(5)
