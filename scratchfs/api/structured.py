@@ -168,7 +168,7 @@ class StructureReads(PageReads):
         if not isinstance(filter, str) or not filter.strip():
             raise InvalidArgument("slurp=true runs a jq filter over all records or rows: give jq= too "
                                   '(e.g. jq="group_by(.unit) | map({unit: .[0].unit, n: length})")')
-        check_page(cursor, budget, budget_name="budget")  # (slurp_page checks them again, as budget_bytes)
+        # (cursor and budget: checked by slurp_page, first, before the array is built or either is used, naming budget)
 
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             top = json_top(src.read(0, HEAD_BYTES)) if kind == "json" else None
@@ -184,8 +184,9 @@ class StructureReads(PageReads):
             layout = self._table_layout(src, kind, handle, blob, "slurp=true")  # (split by it, not CSV)
             blob = blob if layout is None else f"{blob}:aligned"
             try:
-                page = slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, cache_key=blob,
-                                  timeout=self.time_limit(), entry=entry_identity(handle, blob), layout=layout)
+                page = slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, budget_name="budget",
+                                  cache_key=blob, timeout=self.time_limit(), entry=entry_identity(handle, blob),
+                                  layout=layout)
             except SlurpTooLarge as exc:  # (the paged read that does what the filter did, as a call)
                 raise InvalidArgument(Advice.of(exc, ": ", paged_instead(handle, filter, form))) from None
             except InvalidArgument as exc:

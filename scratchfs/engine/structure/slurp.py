@@ -85,7 +85,7 @@ read do not build them again."""
 
 def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | None = None,
                budget_bytes: int = 8192, cache_key: str | None = None, timeout: float = limits.PATTERN_TIMEOUT,
-               entry: str | None = None, layout: Layout | None = None) -> ItemPage:
+               entry: str | None = None, layout: Layout | None = None, budget_name: str = "budget_bytes") -> ItemPage:
     """One page of the outputs of jq ``filter`` run once over the array of all of ``source``'s records or rows.
 
     Args:
@@ -108,6 +108,7 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
         layout: for ``"rows"``/``"arrays"``, a table aligned by spaces (:mod:`~scratchfs.engine.structure.aligned`):
             its lines split by the layout, as a rows read splits them, instead of read as CSV (a row whose cells
             cannot be told for certain: its names all ``null``, its line under ``"_unsplit"``).
+        budget_name: the name a refused budget is given by (the caller's keyword: ``"budget"`` for a store's read).
 
     Returns:
         an :class:`ItemPage` named ``results``, as :func:`~scratchfs.engine.structure.jsondoc.jq_page` gives it; a
@@ -123,7 +124,7 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
     """
     if form not in ("records", "documents", "rows", "arrays"):
         raise InvalidArgument(f"form must be 'records', 'documents', 'rows' or 'arrays', not {str(form)[:20]!r}")
-    check_page(cursor, budget_bytes)
+    check_page(cursor, budget_bytes, budget_name=budget_name)
     data, passed, whole = _array(source, form, cache_key, layout)
     keyed, room, named = (None, 0, ()) if cursor is not None else (  # (advice4: said again on every page)
         _table_note(source, form, layout, passed, budget_bytes, whole))
