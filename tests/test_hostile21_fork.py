@@ -3,14 +3,22 @@
 SQLite's per-file lock records live in the process's memory: a child forked while a parent thread held a write
 transaction inherited records saying one of its own connections held the write lock, forever. Each write of the
 child waited its busy timeout and failed; a spill's stub named a row never committed (its reads raised
-StorageError). Now a fork waits for the uses in flight (:mod:`scratchfs.engine.fork_gate`)."""
+StorageError). Now a fork waits for the uses in flight (:mod:`scratchfs.engine.fork_gate`).
+
+Each scenario runs in a fresh interpreter (:func:`_isolated`): a pytest-xdist worker holds threads of its own (its
+channel's, a moto server's) whose locks a fork copies held, which is no part of what these tests ask (one such fork
+hung a clean-clone CI run); a child that hangs anyway is ended by an alarm, and the scenario by a timeout."""
 
 from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -26,6 +34,7 @@ def _in_child(work) -> dict:
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
+        signal.alarm(30)  # (a child that hangs ends: its pipe closes, and the scenario fails instead of waiting)
         try:
             report = work()
         except BaseException as exc:  # (everything the child meets is the report)
@@ -39,7 +48,7 @@ def _in_child(work) -> dict:
     return json.loads(got)
 
 
-def test_a_child_forked_while_a_parent_thread_commits_spills_and_reads(tmp_path):
+def _scenario_commit(tmp_path: Path) -> None:
     store = ScratchStore(tmp_path / "s", busy_timeout=1.0)
     offloader = Offloader(store.scope("run", "parent"), default_class="query")
     assert offloader.offload("t", "p" * 9000).stub is not None  # the store opened, its connections made
@@ -72,7 +81,7 @@ def test_a_child_forked_while_a_parent_thread_commits_spills_and_reads(tmp_path)
     store.close()
 
 
-def test_a_fork_from_inside_a_use_of_the_index_does_not_wait_for_itself(tmp_path):
+def _scenario_own_use(tmp_path: Path) -> None:
     store = ScratchStore(tmp_path / "s")
     with store.index.connections.use():
         started = time.monotonic()
@@ -82,8 +91,8 @@ def test_a_fork_from_inside_a_use_of_the_index_does_not_wait_for_itself(tmp_path
     store.close()
 
 
-def test_a_fork_waits_no_longer_than_its_bound_for_a_use_that_does_not_end(tmp_path, monkeypatch):
-    monkeypatch.setattr(fork_gate, "FORK_WAIT", 0.3)
+def _scenario_bound(tmp_path: Path) -> None:
+    fork_gate.FORK_WAIT = 0.3  # (a fresh interpreter of its own: nothing else reads it)
     store = ScratchStore(tmp_path / "s")
     inside, go_on = threading.Event(), threading.Event()
 
@@ -103,3 +112,31 @@ def test_a_fork_waits_no_longer_than_its_bound_for_a_use_that_does_not_end(tmp_p
     assert report == {"ok": True} and 0.25 <= waited < 3, waited
     assert Offloader(store.scope("r", "a"), default_class="query").offload("t", "z" * 9000).stub is not None
     store.close()
+
+
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _isolated(scenario: str, tmp_path: Path) -> None:
+    """Run ``scenario`` (a function of this module taking a directory) in a fresh interpreter, failing with its
+    output when it fails or runs past 120 s."""
+    code = f"import sys, pathlib; import tests.test_hostile21_fork as t; t.{scenario}(pathlib.Path(sys.argv[1]))"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")]))}
+    try:
+        done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], cwd=_ROOT, env=env, capture_output=True,
+                              text=True, timeout=120)
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"{scenario} ran past 120 s: {exc.stdout!r} {exc.stderr!r}")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_child_forked_while_a_parent_thread_commits_spills_and_reads(tmp_path):
+    _isolated("_scenario_commit", tmp_path)
+
+
+def test_a_fork_from_inside_a_use_of_the_index_does_not_wait_for_itself(tmp_path):
+    _isolated("_scenario_own_use", tmp_path)
+
+
+def test_a_fork_waits_no_longer_than_its_bound_for_a_use_that_does_not_end(tmp_path):
+    _isolated("_scenario_bound", tmp_path)
