@@ -25,12 +25,13 @@ from .mcp_support import run
 from .test_mcp_cancel_exit import LIMIT, command, runaway, wait_for, workers
 from .test_mcp_wire import REPLY_SECONDS, Wire, call
 
-BOUND_SECONDS = 0.15
+BOUND_SECONDS = 0.25
 """How much more CPU time than a server with nothing running a server process may spend to exit once its only read,
 cancelled in its first slice in the thread, is left: before, the rest of a half-second slice (0.35 s at least here,
-the cancel being sent 0.1 s of CPU time into the slice). CPU time, not wall-clock time: the machine's load (other
-tests, other programs) lengthens the second far more than the first -- the test still runs alone, as CPU time too
-grows somewhat beside another test."""
+the cancel being sent 0.1 s of CPU time into the slice). 0.15 s was exceeded by the proxy face in a clean-clone CI
+run on a quiet machine (0.46 s against an idle exit of 0.30 s), with no fault: 0.25 s still fails the fault. CPU
+time, not wall-clock time: the machine's load (other tests, other programs) lengthens the second far more than the
+first -- the test still runs alone, as CPU time too grows somewhat beside another test."""
 
 
 def thread_seconds(proc) -> dict[int, float]:
