@@ -26,14 +26,12 @@ time limit for each MiB of the page: a 32 MiB page is not refused on a loaded ho
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure.html_codec import view_spaces
 from scratchfs.engine.structure.paging import (
-    STOP,
     ContentSource,
     CursorKey,
     ItemPage,
@@ -41,11 +39,11 @@ from scratchfs.engine.structure.paging import (
     check_budget,
     decode_cursor,
     encode_cursor,
-    fill_items,
     fill_text,
     in_worker,
     read_whole,
 )
+from scratchfs.engine.structure.selector_pages import selector_page, selector_start
 from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import BadCursor, BadSelector, InvalidArgument
@@ -225,12 +223,8 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
         StoreBusy: every worker process stayed busy until the time limit, or none could be started (out of
             descriptors or memory); nothing was run: retry.
     """
-    budget = check_budget(budget_bytes)
-    if not isinstance(selector, str) or not selector.strip() or len(selector) > MAX_SELECTOR_CHARS:
-        raise InvalidArgument(f"select must be a CSS selector of 1 to {MAX_SELECTOR_CHARS} characters")
-    max_elements = check_int(max_elements, "max_elements", 1)
     key = CursorKey(f"select\0{selector}", source.size, entry)
-    index, chars = decode_cursor(cursor, 2, key) if cursor is not None else (0, 0)
+    budget, max_elements, index, chars = selector_start(selector, cursor, budget_bytes, max_elements, key)
     problem = _worker().selector_problem(selector)  # a selector that does not compile is told here, without a worker
     deadline = time.monotonic() + timeout
     if problem is not None:
@@ -240,14 +234,4 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
     matches = 0 if kept is None else kept.matches
     if texts is None:
         matches, texts = _select(source, selector, (index, chars, budget, max_elements), deadline, cache_key)
-    if cursor is not None and index >= matches:
-        raise BadCursor(f"cursor {cursor[:40]!r} names element {index + 1:,} of {matches:,}: start the read "
-                        "again without a cursor")
-
-    def items() -> Iterator[tuple[int, Any, bool]]:
-        yield from ((index + offset, text, True) for offset, text in enumerate(texts))
-        if index + len(texts) < matches:
-            yield index + len(texts), STOP, False  # the worker sent no more than fits: the next page starts here
-
-    return fill_items(ItemPage("elements", index + 1, extra={"matches": matches}), items(), chars, budget,
-                      max_elements, lambda number, skip: encode_cursor((number, skip), key))
+    return selector_page(texts, matches, (index, chars), cursor, (budget, max_elements), key, texts=True)

@@ -12,24 +12,18 @@ is up, 0.35 s with its start).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 from scratchfs.engine.structure.paging import (
-    STOP,
     ContentSource,
     CursorKey,
     ItemPage,
-    check_budget,
-    decode_cursor,
-    encode_cursor,
-    fill_items,
     in_worker,
     read_whole,
 )
+from scratchfs.engine.structure.selector_pages import selector_page, selector_start
 from scratchfs.foundation import limits
-from scratchfs.foundation.checks import check_int
-from scratchfs.foundation.errors import BadCursor, BadSelector, InvalidArgument
+from scratchfs.foundation.errors import BadSelector, InvalidArgument
 
 __all__ = ["MAX_XML_BYTES", "MalformedXml", "xml_select_page"]
 
@@ -109,12 +103,8 @@ def xml_select_page(source: ContentSource, selector: str, *, cursor: str | None 
             256 levels. InvalidArgument: a bad cursor or budget, a document over :data:`MAX_XML_BYTES`, a worker that
             died. StructureTimeout: the read ran past ``timeout``. StoreBusy: no worker came free; nothing was run.
     """
-    budget = check_budget(budget_bytes)
-    if not isinstance(selector, str) or not selector.strip() or len(selector) > limits.MAX_SELECTOR_CHARS:
-        raise InvalidArgument(f"select must be a CSS selector of 1 to {limits.MAX_SELECTOR_CHARS} characters")
-    max_elements = check_int(max_elements, "max_elements", 1)
     key = CursorKey(f"xml-select\0{selector}", source.size, entry)
-    index, chars = decode_cursor(cursor, 2, key) if cursor is not None else (0, 0)
+    budget, max_elements, index, chars = selector_start(selector, cursor, budget_bytes, max_elements, key)
     from scratchfs.engine.structure.xml_select import xml_selector_problem  # (lxml, cssselect: at the first read)
 
     problem = xml_selector_problem(selector)  # (told here, without a worker)
@@ -122,18 +112,7 @@ def xml_select_page(source: ContentSource, selector: str, *, cursor: str | None 
     if problem is not None:
         raise BadSelector(problem, selector[:80])
     matches, found, cut = _selected(source, selector, (index, chars, budget, max_elements), deadline)
-    if cursor is not None and index >= matches:
-        raise BadCursor(f"cursor {cursor[:40]!r} names element {index + 1:,} of {matches:,}: start the read "
-                        "again without a cursor")
-
-    def items() -> Iterator[tuple[int, Any, bool]]:
-        yield from ((index + offset, item, False) for offset, item in enumerate(found))
-        if index + len(found) < matches:
-            yield index + len(found), STOP, False  # the worker sent no more than fits: the next page starts here
-
-    extra: dict[str, Any] = {"matches": matches}
-    if cut is not None:
-        extra["note"] = (f"the document is cut short at line {cut:,} (its root never closes): these are its elements "
-                         "before the cut; one marked cut may hold only what came before it")
-    return fill_items(ItemPage("elements", index + 1, extra=extra), items(), chars, budget, max_elements,
-                      lambda number, skip: encode_cursor((number, skip), key))
+    extra = {} if cut is None else {
+        "note": (f"the document is cut short at line {cut:,} (its root never closes): these are its elements "
+                 "before the cut; one marked cut may hold only what came before it")}
+    return selector_page(found, matches, (index, chars), cursor, (budget, max_elements), key, extra)
