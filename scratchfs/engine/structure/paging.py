@@ -400,7 +400,7 @@ def fill_items(page: ItemPage, items: Iterator[tuple[Any, Any, bool]], skip_char
             or shorter than that).
     """
     page.words = budget >= WORDS_MIN_BUDGET
-    used, count = _fixed_cost(page), 0
+    used, count = 0, 0  # (used: set at the first item, which may label the page)
     for position, value, is_text in items:
         if not count and page.part is None:  # (the first item may label the page: its record, first and their words)
             used = _fixed_cost(page)
