@@ -41,7 +41,6 @@ NEVER_ONE = {  # (module, the count's expression): why it is never 1 (or is no c
     ("shape_aligned.py", "len(names)"): "a table aligned by spaces: 2 columns at least",
     ("shape_pipes.py", "len(names)"): "a table drawn with pipes or box lines: 2 columns at least",
     ("shape_pipes.py", "columns.group(1)"): "DuckDB's footer's count of all columns, over those it shows: 3 at least",
-    ("xmldoc.py", "limits.MAX_SELECTOR_CHARS"): "a constant: a selector's most characters, 1,024",
     ("paging.py", "limit"): "a whole read's bound: MiB of bytes",
     ("paging.py", "source.size"): "a content over that bound",
     ("shape_binary.py", "archive"): "no count: the archive's format ('tar members', 'zip members')",
