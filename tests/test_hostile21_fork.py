@@ -140,3 +140,36 @@ def test_a_fork_from_inside_a_use_of_the_index_does_not_wait_for_itself(tmp_path
 
 def test_a_fork_waits_no_longer_than_its_bound_for_a_use_that_does_not_end(tmp_path):
     _isolated("_scenario_bound", tmp_path)
+
+
+def _scenario_use_during_wait(tmp_path: Path) -> None:
+    store = ScratchStore(tmp_path / "s")
+    inside, go_on, entered = threading.Event(), threading.Event(), []
+
+    def hold() -> None:
+        with store.index.connections.use():
+            inside.set()
+            go_on.wait(10)
+
+    def late_use() -> None:  # starts while the fork waits for ``hold``'s use: it must wait for the fork
+        with store.index.connections.use():
+            entered.append(time.monotonic())
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert inside.wait(10)
+    started = time.monotonic()
+    threading.Timer(0.2, threading.Thread(target=late_use).start).start()
+    threading.Timer(0.5, go_on.set).start()  # the fork waits until then
+    report = _in_child(lambda: {"ok": True})
+    holder.join(10)
+    deadline = time.monotonic() + 10
+    while not entered and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert report == {"ok": True} and entered, entered
+    assert entered[0] - started >= 0.45, entered[0] - started  # not in its use while the fork waited (0.2-0.5 s)
+    store.close()
+
+
+def test_a_use_that_starts_while_a_fork_waits_waits_for_the_fork(tmp_path):
+    _isolated("_scenario_use_during_wait", tmp_path)

@@ -14,65 +14,108 @@ process, which no wait of ours frees).
 
 The calling thread's own uses do not hold its fork up (a thread forking inside a use is its own to mind), and a
 thread inside a use goes on with nested ones (so two stores' checkouts never wait for each other).
+
+A use is counted with no lock taken (every read of an index goes through here: a lock taken and let go twice a use
+cost about 0.9 us of T8's 10.4 us ``scratch_read``, ``bench/scratch_read_ab.py``): a thread notes its use in a
+shared map first and reads whether a fork waits second, while the fork sets that it waits first and reads the map
+second, both under the interpreter lock, which runs one thread's steps at a time in some order: whichever comes
+second sees the other (the store-then-load order of Dekker's mutual exclusion, E. W. Dijkstra, "Cooperating
+sequential processes", 1965). Only a use that finds a fork waiting takes the gate's lock and waits. An interpreter
+built without that lock (``sys._is_gil_enabled()`` false) takes the lock on every use instead.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
+import sys
 import threading
 import time
+from collections.abc import Callable
 
 FORK_WAIT = 2.0
 """Seconds a ``fork()`` waits at most for the uses of SQLite in flight in other threads."""
 
 
 class _Gate:
-    """The count of uses in flight, and whether a fork is waiting for them."""
+    """Whether a fork waits for the uses in flight, and the lock and condition it and the uses wait on."""
 
-    def __init__(self, mine: int = 0) -> None:
+    def __init__(self) -> None:
         self.lock = threading.Lock()
         self.cond = threading.Condition(self.lock)  # (waited on holding ``lock``, taken by itself elsewhere: C-fast)
-        self.uses = mine  # (a child: the forking thread's own, which it leaves in the child)
         self.forking = False
 
 
 _GATE = _Gate()
-
-
-class _Mine(threading.local):
-    uses = 0
-
-
-_MINE = _Mine()  # this thread's uses in flight (nested ones and other stores' included)
+_USES: dict[int, int] = {}  # thread ident -> that thread's uses in flight (nested ones included); absent: none
+_LOCKED = not getattr(sys, "_is_gil_enabled", lambda: True)()  # no interpreter lock: every use takes the gate's
+_ident = threading.get_ident
 
 
 def enter() -> None:
     """Start a use (the outermost checkout of a thread's connection): waits while a fork waits for the uses in
     flight, unless this thread is in one already. Pair with :func:`leave`."""
+    uses, me = _USES, _ident()
+    nested = uses.get(me, 0)
+    uses[me] = nested + 1  # (noted before ``forking`` is read: a fork that set it first sees this use)
+    if not nested and _GATE.forking:
+        _wait_out(me)
+
+
+def _wait_out(me: int) -> None:
+    """A use that found a fork waiting: taken back while the fork waits (it may be waiting for it), then again."""
     gate = _GATE
-    with gate.lock:
-        while gate.forking and not _MINE.uses:
+    with gate.cond if not _LOCKED else contextlib.nullcontext():  # (no interpreter lock: enter() holds it)
+        while gate.forking:
+            del _USES[me]
+            gate.cond.notify_all()
             gate.cond.wait()
-        gate.uses += 1
-    _MINE.uses += 1
+            _USES[me] = 1
 
 
 def leave() -> None:
     """End a use started by :func:`enter`."""
-    _MINE.uses -= 1
+    uses, me = _USES, _ident()
+    left = uses[me] - 1
+    if left:
+        uses[me] = left
+        return
+    del uses[me]
     gate = _GATE
-    with gate.lock:
-        gate.uses -= 1
-        if gate.forking and gate.uses <= 0:
+    if gate.forking:  # (read after the use is gone: a fork that saw it is woken to look again)
+        if _LOCKED:
+            gate.cond.notify_all()
+            return
+        with gate.cond:
             gate.cond.notify_all()
 
 
+def _locked(use: Callable[[], None]) -> Callable[[], None]:
+    """``use`` holding the gate's lock (an interpreter without its own lock)."""
+
+    @functools.wraps(use)
+    def locked() -> None:
+        with _GATE.lock:
+            use()
+
+    return locked
+
+
+if _LOCKED:  # pragma: no cover - a free-threaded build
+    enter, leave = _locked(enter), _locked(leave)
+
+
+def _others_in_use(me: int) -> bool:
+    return any(ident != me for ident in list(_USES))  # (a copy: one step of the interpreter)
+
+
 def _before_fork() -> None:
-    gate = _GATE
+    gate, me = _GATE, _ident()
     deadline = time.monotonic() + FORK_WAIT
     with gate.cond:
         gate.forking = True
-        while gate.uses > _MINE.uses:
+        while _others_in_use(me):
             left = deadline - time.monotonic()
             if left <= 0:
                 return  # (a use held up past the wait: fork as before, rather than never)
@@ -88,7 +131,11 @@ def _after_in_parent() -> None:
 
 def _after_in_child() -> None:
     global _GATE  # noqa: PLW0603 - the child's gate is new: its lock may have been held by a thread not copied
-    _GATE = _Gate(_MINE.uses)
+    _GATE = _Gate()
+    mine = _USES.get(_ident(), 0)
+    _USES.clear()  # (the other threads' uses: those threads are not in the child)
+    if mine:
+        _USES[_ident()] = mine
 
 
 if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX
