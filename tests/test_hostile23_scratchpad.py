@@ -12,6 +12,7 @@ from scratchfs.api.contract import ScratchTools, error_text
 from scratchfs.api.inspector import fsck
 from scratchfs.api.tools import check_arguments
 from scratchfs.foundation.errors import InvalidArgument, NotFound
+from tests.conftest import BACKENDS
 
 
 @pytest.fixture
@@ -58,3 +59,26 @@ def test_a_scratch_delete_overtaken_by_a_delete_of_its_run_logs_no_warning(tmp_p
         with pytest.raises(NotFound):
             scope.scratch_read("k")
         assert fsck(store).clean
+
+
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_a_listing_after_the_clock_stepped_back_never_says_a_value_outlives_its_ttl(scratch_store_factory, clock,
+                                                                                     backend):
+    """Values written with ttl=100, then the clock stepped back 10,000 s: scratch_list said ``expires_in: 10100``
+    (and 9.5 years after a 9.5-year step) until a read or a sweep capped the entry at ``now + ttl`` -- where a read
+    of it just after said 100 (the store's rule: an entry born in the future outlives its TTL by no more than its
+    TTL). A listing is such a look: it says what the read would."""
+    store = scratch_store_factory("a")
+    scope = store.scope("run", "agent")
+    tools = ScratchTools(scope)
+    for key in ("k", "k2"):
+        tools.call("scratch_write", {"key": key, "value": "v", "ttl": 100})
+    clock.advance(-10_000)
+    listed = {e["key"]: e["expires_in"] for e in tools.call("scratch_list")["entries"]}
+    assert listed == {"k": 100, "k2": 100}
+    tools.call("scratch_read", {"key": "k"})  # a read caps k at now + 100: the listing said so already
+    clock.advance(40)
+    listed = {e["key"]: e["expires_in"] for e in tools.call("scratch_list")["entries"]}
+    assert listed == {"k": 60, "k2": 100}  # (k2, never read nor swept, is still uncapped: 100 is its least)
+    clock.advance(60)
+    assert [e["key"] for e in tools.call("scratch_list")["entries"]] == ["k2"]
