@@ -311,7 +311,7 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
         given = arguments["context"]
         check_context(integral(given))
     errors = list(_validator(name).iter_errors(arguments))
-    empty = _refused_empty(arguments, errors)  # (told with the call that works, below)
+    empty = _refused_empty(arguments, errors, spec.input_schema.get("required", ()))  # (told with the call that works)
     error = best_match(e for e in errors if not (e.absolute_path and e.absolute_path[0] in empty))
     if error is not None:
         where = ".".join(str(p) for p in error.absolute_path)
@@ -341,7 +341,8 @@ def check_not_empty(name: str, arguments: Mapping[str, Any]) -> None:
         InvalidArgument: :func:`~scratchfs.api.empty_arguments.empty_refusal`'s, naming the call that works.
     """
     given = {k: arguments[k] for k in empty_arguments(arguments)}
-    if given and (empty := _refused_empty(given, list(_validator(name).iter_errors(given)))):
+    required = TOOL_SPECS[name].input_schema.get("required", ())
+    if given and (empty := _refused_empty(given, list(_validator(name).iter_errors(given)), required)):
         raise empty_refusal(name, arguments, empty)
 
 
@@ -355,11 +356,14 @@ def _validator(name: str) -> Any:
     return validator
 
 
-def _refused_empty(arguments: Mapping[str, Any], errors: list[Any]) -> list[str]:
+def _refused_empty(arguments: Mapping[str, Any], errors: list[Any], required: Iterable[str] = ()) -> list[str]:
     """The names of ``arguments`` given empty that the tool refuses so: a handle, a jq filter or selector (white
-    space alone), and those the schema ``errors`` name (a least length or number of items)."""
+    space alone), and those the schema ``errors`` name (a least length or number of items). An empty list given
+    for a ``required`` argument other than a key, of a type it is not (scratch_write's ``value=[]``), is left to
+    its type error: the call without it, which the empty refusal would name, is refused in turn."""
     return [k for k in empty_arguments(arguments) if k in ("handle", "jq", "select") or any(
-        list(e.absolute_path) == [k] for e in errors)]
+        list(e.absolute_path) == [k] and not (e.validator == "type" and k in required and k != "key")
+        for e in errors)]
 
 
 _MEANT: dict[str, dict[str, str]] = {"read_handle": {

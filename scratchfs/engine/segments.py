@@ -285,7 +285,8 @@ def forget(fd: int, blob: str) -> bool:
 def forget_at(open_rw: Callable[[], int], blob: str) -> None:
     """:func:`forget` the entry at ``blob`` (a no-op for a blob token) in the segment ``open_rw()`` opens read-write
     (closed after). Never raises: a failure is logged (the entry stays deleted in the index; only a rebuild of a lost
-    index could restore it)."""
+    index could restore it). A segment gone (its directory moved away by a ``delete_run`` or ``delete_agent`` that
+    overtook the delete, or the segment reclaimed) is no failure: nothing is left that a rebuild could restore."""
     if not is_location(blob):
         return
     try:
@@ -294,6 +295,8 @@ def forget_at(open_rw: Callable[[], int], blob: str) -> None:
             forget(fd, blob)
         finally:
             os.close(fd)
+    except FileNotFoundError:
+        return
     except (OSError, ValueError, ScratchError) as exc:
         log.warning("scratchfs: cannot mark the deleted entry %s dead in its segment (%s)", blob, exc)
 

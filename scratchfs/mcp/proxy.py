@@ -72,6 +72,7 @@ from scratchfs.mcp.server import (
     ScopeResolver,
     announce,
     initialize_first,
+    malformed_calls,
     require_mcp,
     run_scratch_tool,
     scratch_tools,
@@ -325,7 +326,7 @@ class Proxy:
                 self._handshake_session = ctx.session
             return await call_next(ctx)
 
-        server.middleware += [remember_session, initialize_first]
+        server.middleware += [remember_session, initialize_first, malformed_calls]
         return server
 
     def initialization_options(self, server: Any) -> Any:

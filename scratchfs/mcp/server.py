@@ -231,7 +231,7 @@ def build_server(resolver: ScopeResolver) -> Any:
 
     server = Server("scratchfs", version=__version__, instructions=INSTRUCTIONS,
                     on_list_tools=list_tools, on_call_tool=call_tool)
-    server.middleware.append(initialize_first)
+    server.middleware += [initialize_first, malformed_calls]
     return server
 
 
@@ -264,6 +264,43 @@ async def initialize_first(ctx: Any, call_next: Any) -> Any:
             f"the session is not initialized: send an initialize request first and, once it is answered, the "
             f"notifications/initialized notification; then {method} (a request of the sessionless 2026-07-28 "
             "protocol names its version in params._meta instead)")) from None
+
+
+async def malformed_calls(ctx: Any, call_next: Any) -> Any:
+    """Server middleware (``Server.middleware``): a ``tools/call`` whose params the SDK's check refuses (a pydantic
+    ``ValidationError``, which the SDK answers with a bare "Invalid request parameters") -- ``arguments`` not an
+    object, ``name`` not text, no params -- is answered with a message saying which and what is taken (the code
+    stays -32602, INVALID_PARAMS), in the words :meth:`~scratchfs.api.contract.ScratchTools.call` has for the same
+    arguments. Every other outcome passes through unchanged.
+
+    Raises:
+        MCPError: a malformed call's refusal with that message; what ``call_next`` raises otherwise.
+    """
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
+    from pydantic import ValidationError
+
+    try:
+        return await call_next(ctx)
+    except ValidationError:
+        said = _malformed_call(ctx.params) if ctx.method == "tools/call" else None
+        if said is None:
+            raise
+        raise MCPError(code=INVALID_PARAMS, message=said) from None
+
+
+def _malformed_call(params: object) -> str | None:
+    """What is wrong with a ``tools/call``'s ``params`` (any JSON value), or ``None`` when this cannot tell."""
+    shape = 'tools/call takes params {"name": <a tool\'s name>, "arguments": {...}}'
+    if not isinstance(params, dict):
+        return f"{shape}, not {'no params' if params is None else type(params).__name__}"
+    name, arguments = params.get("name"), params.get("arguments")
+    if not isinstance(name, str):
+        return f"{shape}: the tool's name must be text, not {type(name).__name__}"
+    if arguments is not None and not isinstance(arguments, dict):
+        shown = name if len(name) <= 100 else name[:97] + "..."
+        return f"the arguments of {shown} must be a JSON object, not {type(arguments).__name__}"
+    return None
 
 
 async def serve_stdio(server: Any) -> None:
@@ -313,4 +350,4 @@ def run(root: str | None, run_id: str | None, agent_id: str | None, sweep_interv
 
 
 __all__ = ["META_AGENT_ID", "META_PREFIX", "META_RUN_ID", "ScopeResolver", "announce", "build_server",
-           "initialize_first", "run", "run_scratch_tool", "scratch_tools", "store_name"]
+           "initialize_first", "malformed_calls", "run", "run_scratch_tool", "scratch_tools", "store_name"]
