@@ -5,6 +5,9 @@ answers), each against the code it stands for -- a copy of the code before it --
   in 5 of the most rows its lines can hold are unlike a ragged table's rows (``_ragged_table``'s 4 of 5 with 2
   cells filled, at most one wider): JSON fragments full of commas and quotes read 13 rows of their 50 lines, not
   50, and get the same ``None``.
+- ``describe`` enters no ``within`` context (3 us: a generator's context manager) when the room it would set is no
+  narrower than the limit already in force -- the usual case, a content all UTF-8, whose shape adds no clause --:
+  the shape is the same, written under the same limit.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ from types import SimpleNamespace
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from scratchfs.api import shape_table
+from scratchfs.api import shape, shape_table
 from scratchfs.api.shape_table import TableRows, table_rows
+from scratchfs.api.shape_words import MAX_SHAPE_CHARS, within
 
 
 def old_table_rows(lines: list[str], delimiter: str) -> TableRows | None:
@@ -95,3 +99,22 @@ def test_json_fragments_stop_being_read_once_no_ragged_table_can_hold_them(monke
                                                             field_size_limit=csv.field_size_limit))
     assert table_rows(lines, ",") is None
     assert len(pulled) == 13, len(pulled)  # (the old code read all 50)
+
+
+def test_a_shape_of_utf8_is_written_with_no_context_and_one_not_utf8_within_its_room(monkeypatch):
+    """Text all UTF-8 leaves the limit as it is (no context entered); text with bytes that are not UTF-8 narrows it
+    by its clause's room, as before; both shapes are what they were (the limit they were written under the same)."""
+    rooms: list[int] = []
+
+    def spy(chars: int):
+        rooms.append(chars)
+        return within(chars)
+
+    monkeypatch.setattr(shape, "within", spy)
+    utf8 = b"".join(b"line %d of text \xc3\xa9t\xc3\xa9\n" % n for n in range(40))
+    latin1 = utf8.replace(b"\xc3\xa9", b"\xe9")
+    assert shape.describe(utf8, len(utf8), 40).text == "text, 40 lines, longest 21 bytes, 0% blank"
+    assert rooms == []
+    found = shape.describe(latin1, len(latin1), 40).text
+    assert len(rooms) == 1 and rooms[0] < MAX_SHAPE_CHARS
+    assert found.startswith("text, 40 lines") and "80 bytes not UTF-8" in found, found
