@@ -75,6 +75,7 @@ from scratchfs.api.shape_words import (
     kib,
     plural,
     scoped,
+    shape_limit,
     within,
 )
 from scratchfs.api.shape_xml import xml_shape
@@ -217,8 +218,11 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
         text = _utf8(sample, complete) or sample.decode("utf-8", "replace")
     odd = texts.invalid_utf8_bytes(sample if complete else sample[:-3]) if "\ufffd" in text else 0  # (not UTF-8)
     read_as = encoding_said(text, sample) if odd else ""
-    with within(MAX_SHAPE_CHARS - not_utf8_room(odd, complete, sample, read_as)):  # the shape leaves room for what
-        return _described(sample, size, lines, source, text, odd, read_as)  # _not_utf8 adds: its "… N more" said
+    room = MAX_SHAPE_CHARS - not_utf8_room(odd, complete, sample, read_as)
+    if room >= shape_limit():  # (no narrower than shapes are already, as when all is UTF-8: no context, 3 us)
+        return _described(sample, size, lines, source, text, odd, read_as)
+    with within(room):  # the shape leaves room for what _not_utf8 adds: its "… N more" said
+        return _described(sample, size, lines, source, text, odd, read_as)
 
 
 def _described(sample: bytes, size: int, lines: int, source: ContentSource | None, text: str, odd: int,

@@ -142,6 +142,8 @@ def table_rows(lines: list[str], delimiter: str) -> TableRows | None:
             reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)  # (lines as a rows read's)
             line = 0
             ragged = False  # (the rest of a ragged table's tests, _ragged_table's, once all rows are read)
+            unlike = after = 0  # (once ragged: the rows under the first unlike _ragged_table's 4 of 5; the row after
+            # the ragged one: 2 rows from it on keep the ragged one from being the last, its record cut or not)
             for row in reader:
                 if row:
                     if not ragged and len(rows) >= 2 and len(rows[-1]) != len(rows[0]):  # (a ragged row, not the
@@ -149,8 +151,12 @@ def table_rows(lines: list[str], delimiter: str) -> TableRows | None:
                         if not _may_be_ragged(text, delimiter, rows[0], len(lines)) or all(
                                 len(under) > len(rows[0]) and under[-1] for under in (rows[1], row)):
                             return None  # (2 rows under it wider, cells past it filled: a record cut at its start)
+                        unlike, after = sum(not _like(under, len(rows[0])) for under in rows[1:]), len(rows)
                     rows.append(row)
                     starts.append(line)
+                    unlike += ragged and not _like(row, len(rows[0]))
+                    if 5 * (unlike - 1) > len(lines) - 1 and len(rows) > after + 1:  # (more than 1 in 5 of the
+                        return None  # most rows the lines hold, the last aside: _ragged_table says no, read or not)
                 line = reader.line_num  # (the line the next record starts on)
         except csv.Error:
             return None
@@ -190,6 +196,12 @@ def _may_be_ragged(text: str, delimiter: str, first: list[str], lines: int) -> b
     return 2 * text.count(delimiter + " ") <= text.count(delimiter)
 
 
+def _like(row: list[str], width: int) -> bool:
+    """Whether ``row``, under a first row of ``width`` cells, is as 4 of 5 of a ragged table's rows are: at most one
+    cell wider, 2 of its cells filled or more (:func:`_ragged_table`)."""
+    return len(row) <= width + 1 and sum(map(bool, row)) >= 2
+
+
 _HEADER_NAME_CHARS = 40  # a ragged table's header names are short ...
 _HEADER_NAME_SPACES = 3  # ... of at most 4 words
 
@@ -207,7 +219,7 @@ def _ragged_table(rows: list[list[str]]) -> bool:
     summary: a record cut at its start; a trailing delimiter on every row leaves a table)."""
     first, body = rows[0], rows[1:]
     width = len(first)
-    if len(body) < 4 or 5 * sum(len(row) <= width + 1 and sum(map(bool, row)) >= 2 for row in body) < 4 * len(body):
+    if len(body) < 4 or 5 * sum(_like(row, width) for row in body) < 4 * len(body):
         return False
     named = all(len(cell) <= _HEADER_NAME_CHARS and cell.count(" ") <= _HEADER_NAME_SPACES for cell in first)
     if not named and Counter(map(len, body)).most_common(1)[0][0] != width:
