@@ -217,3 +217,38 @@ def test_cargo_build_v_starting_with_dirty_is_diagnostics():
     build = (TOOLS / "cargo-build-errors.txt").read_bytes()
     assert shape_of(_DIRTY + build).startswith(f"{DIAGNOSTICS_SHAPE}, 52 lines: 4 errors, 0 warnings: error[E0425]: "
                                                "cannot find value `z` in this scope at src/main.rs:6:20 (line 3), ")
+
+
+def test_ruff_github_annotations_are_diagnostics_not_a_csv_table():
+    """``ruff check --output-format github`` writes GitHub's workflow commands, ``::error title=ruff (F401),file=...,
+    line=1,col=8,...::messy.py:1:8: F401 ...``: its stdout alone was told as ``CSV, 6 columns, no header, 29 rows; 7
+    ragged rows`` (the fields' commas), with its stderr before it as plain text (helper devout1,
+    ``fixtures/tools/ruff-check-github.txt``, a real run, stderr first). Each annotation counts as ruff's own lines
+    do, listed at its line, its place read from its fields."""
+    data = (TOOLS / "ruff-check-github.txt").read_bytes()
+    lines = data.decode().splitlines()
+    annotated = [n for n, line in enumerate(lines, 1) if line.startswith("::error ")]
+    assert len(annotated) == 29 and lines[0].startswith("warning: ")
+    stdout = data.split(b"\n", 2)[2]  # (what ruff wrote to stdout: the annotations alone)
+    for text, first in ((data, 3), (stdout, 1)):
+        count = text.count(b"\n")
+        found = describe(text, len(text), count)
+        assert found.content_type == "text", found
+        assert found.text.startswith(f"{DIAGNOSTICS_SHAPE}, {count} lines: 29 errors, 0 warnings, "
+                                     "0 notices: error: CPY001 Missing copyright notice at top of file at "
+                                     f"/tmp/devout1/src/messy.py:1:1 (line {first}), error: E401 Multiple imports "
+                                     f"on one line at /tmp/devout1/src/messy.py:1:1 (line {first + 1}), "), found.text
+        shown = listed_lines(found.text)
+        assert len(shown) >= 5 and shown == [n - 3 + first for n in annotated[: len(shown)]]
+
+
+def test_github_annotations_count_by_severity_and_one_without_a_file_is_told_alone():
+    """Written by hand in the layout ``golangci-lint --out-format github-actions`` prints, with a ``::notice::`` a CI
+    step adds: a warning first, so the error listed is the one at line 2."""
+    data = (b"::warning file=pkg/a.go,line=3,col=2::exported func A should have comment (golint)\n"
+            b"::error file=main.go,line=10,col=5::Error return value of `f.Close` is not checked (errcheck)\n"
+            b"::error::build failed\n::notice::2 issues\n")
+    shape = shape_of(data)
+    assert shape == (f"{DIAGNOSTICS_SHAPE}, 4 lines: 2 errors, 1 warning, 1 notice: error: Error return value of "
+                     "`f.Close` is not checked (errcheck) at main.go:10:5 (line 2), error: build failed (line 3); "
+                     "line=N reads from one"), shape
