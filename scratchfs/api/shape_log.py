@@ -88,6 +88,10 @@ tried at every position, 2.9 ms against 0.15 ms over 512 KiB of a log, ``python 
 _ERRORS = ("FATAL", "CRITICAL", "SEVERE", "ERROR")  # (the levels of an error: a stub's note reads the first)
 _TRACEBACK = b"Traceback (most recent call last):"
 _EXCEPTION_RE = re.compile(rb"\n(?![ \t])([^\r\n]+)")
+_INDENTED_RE = re.compile(rb"\n([ \t]{0,16})Traceback \(most recent call last\):\r?\n\1  File \"")
+"""A ``Traceback`` line indented as a whole traceback is (pip's ``Getting requirements to build wheel`` output, two
+spaces in: a failing ``setup.py``'s), a frame's ``File "`` line under it, two spaces further in -- a doctest's
+``...`` under it is no traceback. The group is the indentation."""
 _MOST_LINES = 1000  # lines of a prefixed traceback read for its exception
 _JAVA_FRAME_RE = re.compile(rb"\n\tat [^\s(]+\(")  # a Java frame's line (\tat com.x.Y.m(Y.java:42))
 _CAUSED = b"Caused by: "
@@ -151,13 +155,29 @@ def tracebacks_said(sample: bytes) -> str:
 
 def text_told(sample: bytes) -> Told:
     """:func:`tracebacks_said` of ``sample`` and the line of its first traceback (:class:`Told`). Never raises."""
-    at = sample.find(_TRACEBACK)
-    if at > 0 and sample[at - 1 : at] != b"\n":
-        found = sample.find(b"\n" + _TRACEBACK, at)
-        at = found + 1 if found >= 0 else -1
-    told = [found for found in (_tracebacks(sample, at, b"\n" + _TRACEBACK), _java_traces(sample)) if found[0]]
+    at, counted = _first_traceback(sample)
+    told = [found for found in (_tracebacks(sample, at, counted), _java_traces(sample)) if found[0]]
     return Told(f", {', '.join(said for said, _ in told)}" if told else "", min((line for _, line in told),
                                                                                 default=None))
+
+
+def _first_traceback(sample: bytes) -> tuple[int, bytes]:
+    """The offset of the first ``Traceback`` of ``sample`` that starts a line, or stands indented as a whole traceback
+    is (:data:`_INDENTED_RE`), ``-1`` for none; and what counts the others: ``\\n`` and its indentation before it
+    (one quoted in a sentence is none)."""
+    at, counted = sample.find(_TRACEBACK), b"\n" + _TRACEBACK
+    if at <= 0 or sample[at - 1 : at] == b"\n":
+        return at, counted
+    line = sample.rfind(b"\n", 0, at)  # (-1: on the first line, which no newline starts)
+    if line < 0:
+        found = _INDENTED_RE.match(b"\n" + sample[: 2 * at + len(_TRACEBACK) + 12])
+        if found:
+            return at, b"\n" + found[1] + _TRACEBACK
+    plain = sample.find(counted, at)
+    found = _INDENTED_RE.search(sample, max(line, 0), plain if plain >= 0 else len(sample))
+    if found:
+        return found.end(1), b"\n" + found[1] + _TRACEBACK
+    return (plain + 1, counted) if plain >= 0 else (-1, counted)
 
 
 def java_trace_lines(head: bytes) -> int:
