@@ -4,6 +4,7 @@ check), a real gcc run made here, and Hypothesis streams of GNU-format lines."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -252,3 +253,31 @@ def test_github_annotations_count_by_severity_and_one_without_a_file_is_told_alo
     assert shape == (f"{DIAGNOSTICS_SHAPE}, 4 lines: 2 errors, 1 warning, 1 notice: error: Error return value of "
                      "`f.Close` is not checked (errcheck) at main.go:10:5 (line 2), error: build failed (line 3); "
                      "line=N reads from one"), shape
+
+
+_RUST_LIB = """pub fn a() -> i32 { let unused = 1; "s" }
+pub fn b() { undefined(); }
+pub fn c(v: Vec<i32>) -> i32 { v.len() }
+pub fn d() { let unused = 2; }
+"""
+
+
+@pytest.mark.skipif(shutil.which("cargo") is None, reason="cargo is not installed")
+def test_cargo_short_message_format_counts_its_errors_with_their_codes(tmp_path):
+    """``cargo build --message-format short`` (rustc's short format, run here) writes ``src/lib.rs:1:38:
+    error[E0308]: mismatched types: ...``: its code after the severity made it no GNU diagnostic, and it was told as
+    grep output, its errors uncounted (helper devout1). Counted as rustc's ``due to N previous errors`` says."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "ct"\nversion = "0.1.0"\nedition = "2021"\n')
+    (tmp_path / "src" / "lib.rs").write_text(_RUST_LIB)
+    run = subprocess.run(["cargo", "build", "--offline", "--message-format", "short"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300, env={**os.environ, "CARGO_TERM_COLOR": "never"})
+    out = run.stdout + run.stderr
+    lines = out.splitlines()
+    totals = re.search(r"due to (\d+) previous errors; (\d+) warning emitted", out)
+    coded = [n for n, line in enumerate(lines, 1) if re.match(r"src/lib\.rs:\d+:\d+: error\[E\d+\]: ", line)]
+    assert (int(totals[1]), int(totals[2])) == (len(coded), 1) == (3, 1)
+    shape = shape_of(out.encode())
+    assert shape.startswith(f"{DIAGNOSTICS_SHAPE}, {len(lines)} lines: 3 errors, 1 warning, 0 notes: error[E0308]: "
+                            "mismatched types: expected `i32`, found `&str` at src/lib.rs:1:37 (line "), shape
+    assert listed_lines(shape) == coded

@@ -14,7 +14,8 @@ Two layouts, as the tools write them:
   error: message``, with ``warning``, ``note`` and ``fatal error`` as severities; gcc's ``In file included from``,
   ``In function`` and ``At top level:`` lines before them. A lint's code in the severity's place (``ruff check
   --output-format concise``, flake8: ``path:1:8: F401 [*] ...``; pylint: ``path:1:0: C0114: ...``) is an error, as
-  in blocks.
+  in blocks. rustc's short format (``cargo build --message-format short``) writes its code after the severity:
+  ``src/lib.rs:1:38: error[E0308]: mismatched types: ...`` (told as grep output before; helper devout1).
 - **GitHub workflow commands** (``ruff check --output-format github``, ``golangci-lint --out-format github-actions``,
   Biome's ``--reporter github``: the annotations a CI job prints): ``::error file=path,line=1,col=8::message``, with
   ``warning`` and ``notice`` as severities; their comma-separated fields were read as a CSV table of 6 columns (helper
@@ -41,10 +42,11 @@ __all__ = ["DIAGNOSTICS_SHAPE", "diagnostics_shape"]
 DIAGNOSTICS_SHAPE = "diagnostics"
 """How the shape of a compiler's or linter's diagnostics starts."""
 
+_CODE = rb"(?:\[[\w:-]{1,60}\])?"  # (rustc's short format: error[E0308], warning[clippy::x])
 _FIRST_RE = re.compile(rb" {0,16}(?:Compiling|Checking|Building|error|warning)\b|[A-Z]{1,4}\d{2,4} |"
                        rb"::(?:error|warning|notice)[ :]|"  # (GitHub's workflow commands)
                        rb"In file included from |"  # (gcc's and clang's, when the first diagnostic is in a header)
-                       rb"[^\s:][^:\r\n]{0,200}:(?:\d+:){1,2} (?:fatal error|error|warning|note): |"
+                       rb"[^\s:][^:\r\n]{0,200}:(?:\d+:){1,2} (?:fatal error|error|warning|note)" + _CODE + rb": |"
                        rb"[^\s:][^:\r\n]{0,200}:\d+:\d+: [A-Z]{1,4}\d{2,4}:? |"  # (ruff's concise, flake8, pylint)
                        rb"[^\s:][^:\r\n]{0,200}: (?:In (?:function|member function|constructor|destructor|"
                        rb"instantiation)|At top level:)")
@@ -64,8 +66,10 @@ _NOT_ERRORS = (b"warning", b"note", b"help")  # (a block's note or help is a par
 _GITHUB_RE = re.compile(rb"\n::(error|warning|notice)(?: ([^\r\n]*?))?::([^\r\n]*)")  # (its fields, its message)
 _FIELD_RE = re.compile(rb"(?:^|,)(file|line|col)=([^,]*)")
 _PLACE_RE = re.compile(rb"[^\s:][^:\r\n]{0,200}:\d+(?::\d+)?: ")  # (ruff's message repeats the place: left out)
-_GNU_RE = re.compile(rb"\n([^\s:][^:\r\n]{0,200}:\d+(?::\d+)?): (fatal error|error|warning|note|[A-Z]{1,4}\d{2,4})"
-                     rb"(?:(?<=[a-z]): |(?<=\d):? )([^\r\n]*)")  # (a severity, or a lint's code: an error)
+_GNU_RE = re.compile(rb"\n([^\s:][^:\r\n]{0,200}:\d+(?::\d+)?): ((?:fatal error|error|warning|note)" + _CODE +
+                     rb"|[A-Z]{1,4}\d{2,4})(?:(?<=[a-z\]]): |(?<=\d):? )([^\r\n]*)")
+"""A GNU diagnostic's place, severity (rustc's short format: with its code, ``error[E0308]``) or a lint's code (an
+error), and message."""
 
 
 def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
@@ -83,7 +87,7 @@ def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, siz
     blocks = b"--> " in text and _BLOCK_RE.search(text) is not None
     github = not blocks and b"\n::" in text and _GITHUB_RE.search(text) is not None
     pattern, group = (_BLOCK_RE, 1) if blocks else (_GITHUB_RE, 1) if github else (_GNU_RE, 2)
-    warning = (lambda header: header.startswith(b"warning")) if blocks else (lambda severity: severity == b"warning")
+    warning = lambda header: header.startswith(b"warning")  # noqa: E731 (a block's header, a severity: warning[...])
     error = (lambda header: not header.startswith(_NOT_ERRORS)) if blocks else \
         (lambda severity: b"error" in severity or severity[-1:].isdigit())
     found = [item[group - 1] for item in pattern.findall(text)]  # (one pass counts every severity)
