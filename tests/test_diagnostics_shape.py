@@ -4,6 +4,7 @@ check), a real gcc run made here, and Hypothesis streams of GNU-format lines."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -217,3 +218,66 @@ def test_cargo_build_v_starting_with_dirty_is_diagnostics():
     build = (TOOLS / "cargo-build-errors.txt").read_bytes()
     assert shape_of(_DIRTY + build).startswith(f"{DIAGNOSTICS_SHAPE}, 52 lines: 4 errors, 0 warnings: error[E0425]: "
                                                "cannot find value `z` in this scope at src/main.rs:6:20 (line 3), ")
+
+
+def test_ruff_github_annotations_are_diagnostics_not_a_csv_table():
+    """``ruff check --output-format github`` writes GitHub's workflow commands, ``::error title=ruff (F401),file=...,
+    line=1,col=8,...::messy.py:1:8: F401 ...``: its stdout alone was told as ``CSV, 6 columns, no header, 29 rows; 7
+    ragged rows`` (the fields' commas), with its stderr before it as plain text (helper devout1,
+    ``fixtures/tools/ruff-check-github.txt``, a real run, stderr first). Each annotation counts as ruff's own lines
+    do, listed at its line, its place read from its fields."""
+    data = (TOOLS / "ruff-check-github.txt").read_bytes()
+    lines = data.decode().splitlines()
+    annotated = [n for n, line in enumerate(lines, 1) if line.startswith("::error ")]
+    assert len(annotated) == 29 and lines[0].startswith("warning: ")
+    stdout = data.split(b"\n", 2)[2]  # (what ruff wrote to stdout: the annotations alone)
+    for text, first in ((data, 3), (stdout, 1)):
+        count = text.count(b"\n")
+        found = describe(text, len(text), count)
+        assert found.content_type == "text", found
+        assert found.text.startswith(f"{DIAGNOSTICS_SHAPE}, {count} lines: 29 errors, 0 warnings, "
+                                     "0 notices: error: CPY001 Missing copyright notice at top of file at "
+                                     f"/tmp/devout1/src/messy.py:1:1 (line {first}), error: E401 Multiple imports "
+                                     f"on one line at /tmp/devout1/src/messy.py:1:1 (line {first + 1}), "), found.text
+        shown = listed_lines(found.text)
+        assert len(shown) >= 5 and shown == [n - 3 + first for n in annotated[: len(shown)]]
+
+
+def test_github_annotations_count_by_severity_and_one_without_a_file_is_told_alone():
+    """Written by hand in the layout ``golangci-lint --out-format github-actions`` prints, with a ``::notice::`` a CI
+    step adds: a warning first, so the error listed is the one at line 2."""
+    data = (b"::warning file=pkg/a.go,line=3,col=2::exported func A should have comment (golint)\n"
+            b"::error file=main.go,line=10,col=5::Error return value of `f.Close` is not checked (errcheck)\n"
+            b"::error::build failed\n::notice::2 issues\n")
+    shape = shape_of(data)
+    assert shape == (f"{DIAGNOSTICS_SHAPE}, 4 lines: 2 errors, 1 warning, 1 notice: error: Error return value of "
+                     "`f.Close` is not checked (errcheck) at main.go:10:5 (line 2), error: build failed (line 3); "
+                     "line=N reads from one"), shape
+
+
+_RUST_LIB = """pub fn a() -> i32 { let unused = 1; "s" }
+pub fn b() { undefined(); }
+pub fn c(v: Vec<i32>) -> i32 { v.len() }
+pub fn d() { let unused = 2; }
+"""
+
+
+@pytest.mark.skipif(shutil.which("cargo") is None, reason="cargo is not installed")
+def test_cargo_short_message_format_counts_its_errors_with_their_codes(tmp_path):
+    """``cargo build --message-format short`` (rustc's short format, run here) writes ``src/lib.rs:1:38:
+    error[E0308]: mismatched types: ...``: its code after the severity made it no GNU diagnostic, and it was told as
+    grep output, its errors uncounted (helper devout1). Counted as rustc's ``due to N previous errors`` says."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "ct"\nversion = "0.1.0"\nedition = "2021"\n')
+    (tmp_path / "src" / "lib.rs").write_text(_RUST_LIB)
+    run = subprocess.run(["cargo", "build", "--offline", "--message-format", "short"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300, env={**os.environ, "CARGO_TERM_COLOR": "never"})
+    out = run.stdout + run.stderr
+    lines = out.splitlines()
+    totals = re.search(r"due to (\d+) previous errors; (\d+) warning emitted", out)
+    coded = [n for n, line in enumerate(lines, 1) if re.match(r"src/lib\.rs:\d+:\d+: error\[E\d+\]: ", line)]
+    assert (int(totals[1]), int(totals[2])) == (len(coded), 1) == (3, 1)
+    shape = shape_of(out.encode())
+    assert shape.startswith(f"{DIAGNOSTICS_SHAPE}, {len(lines)} lines: 3 errors, 1 warning, 0 notes: error[E0308]: "
+                            "mismatched types: expected `i32`, found `&str` at src/lib.rs:1:37 (line "), shape
+    assert listed_lines(shape) == coded

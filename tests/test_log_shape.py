@@ -7,6 +7,8 @@ from __future__ import annotations
 import io
 import logging
 import re
+import shutil
+import subprocess
 import tracemalloc
 from pathlib import Path
 
@@ -282,3 +284,71 @@ def test_text_counts_the_tracebacks_that_start_a_line_and_names_the_first_ones_e
         return
     noun = "Python traceback" if len(starts) == 1 else "Python tracebacks"
     assert f", {len(starts)} {noun} (first at line {starts[0]}: {lines[starts[0] + 2]})" in shape, (shape, text)
+
+
+def test_a_failing_setup_py_under_pip_names_its_indented_traceback():
+    """``pip install`` of a package whose ``setup.py`` raises (a real run, ``fixtures/tools``) prints the build's
+    output indented by six spaces, its traceback among it: the shape said only "text, 188 lines" and the note offered
+    ``line=18`` and ``line=-50``; the traceback indented as a whole is one, its exception read past the indentation,
+    and the note reads its line first (helper devout1)."""
+    data = (_TOOLS / "pip-install-setup-traceback.txt").read_bytes()
+    lines = data.decode().splitlines()
+    start = lines.index("      Traceback (most recent call last):") + 1
+    assert start == 160 and lines[177] == "      RuntimeError: gcc failed with exit status 1"
+    found = describe(data, len(data), len(lines))
+    assert found.text == ("text, 188 lines, longest 162 bytes, 1% blank, 1 Python traceback (first at line 160: "
+                          "RuntimeError: gcc failed with exit status 1)"), found.text
+    assert found.first_error == start
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(["out", "indented", "doctest", "quoted"]), min_size=1, max_size=12))
+def test_text_counts_tracebacks_indented_as_a_whole_and_no_doctests(parts):
+    """A traceback indented as a whole (pip's build output), a frame's ``File`` line under its ``Traceback`` line, is
+    one, wherever it stands (the first line too); a doctest's (``...`` under it) and one quoted in a sentence are
+    none."""
+    chunks = {"out": "progress {n}: done\n",
+              "indented": '      Traceback (most recent call last):\n        File "x.py", line {n}, in f\n'
+                          '          g()\n      ValueError: bad {n}\n',
+              "doctest": "    >>> f({n})\n    Traceback (most recent call last):\n    ...\n    ValueError: doc {n}\n",
+              "quoted": "a run printed Traceback (most recent call last): here, {n}\n"}
+    text = "".join(chunks[part].format(n=n) for n, part in enumerate(parts)) + "the end of the output\n" * 3
+    lines = text.splitlines()
+    starts = [n for n, line in enumerate(lines, 1) if line == "      Traceback (most recent call last):"]
+    shape = shape_of(text.encode())
+    if not starts:
+        assert "Python traceback" not in shape, shape
+        return
+    noun = "Python traceback" if len(starts) == 1 else "Python tracebacks"
+    assert f", {len(starts)} {noun} (first at line {starts[0]}: {lines[starts[0] + 2].strip()})" in shape, (shape, text)
+
+
+_NODE_SCRIPT = """for (let i = 0; i < 300; i++) console.log(`processed record ${i} ok`);
+function inner(x) { if (x > 3) throw new TypeError(`bad value ${x}`); return inner(x + 1); }
+try { inner(0); } catch (e) { throw new Error("wrapper failed", { cause: e }); }
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_a_node_scripts_uncaught_error_is_named_with_its_cause_and_line(tmp_path):
+    """A Node.js script that printed 300 lines and died of an uncaught ``Error`` with a ``cause`` (run here): its
+    shape said only "text, 325 lines", and the note offered ``line=41`` and ``line=-50``; V8's stack trace (the error's
+    line over ``    at f (file:line:col)`` frames) is named with its cause, and the note reads its line first
+    (helper devout1)."""
+    (tmp_path / "t.js").write_text(_NODE_SCRIPT)
+    run = subprocess.run(["node", str(tmp_path / "t.js")], capture_output=True, text=True, timeout=60)
+    data = (run.stdout + run.stderr).encode()
+    lines = data.decode().splitlines()
+    start = lines.index("Error: wrapper failed") + 1
+    assert lines[start].startswith("    at ") and start > 300
+    found = describe(data, len(data), len(lines))
+    assert found.text.endswith(f", 1 JavaScript stack trace (first at line {start}: Error: wrapper failed; cause: "
+                               "TypeError: bad value 4)"), found.text
+    assert found.first_error == start
+
+
+def test_lines_indented_under_a_line_that_name_no_place_are_no_javascript_trace():
+    prose = b"We met\n    at the station, at noon\n" * 30 + b"Error: x\n    at the end of the day\n"
+    assert "JavaScript" not in shape_of(prose)
+    two = b"Error: a\n    at f (/app/a.js:1:2)\nok\nTypeError: b\n    at /app/b.js:3:4\n    at g (x.js:1:1)\n"
+    assert shape_of(two).endswith(", 2 JavaScript stack traces (first at line 1: Error: a)"), shape_of(two)

@@ -464,6 +464,8 @@ def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, l
     table = table_rows(sample_lines, delimiter)
     if table is None or (delimiter == ";" and not all(map(str.strip, table.rows[0]))):  # (lines of code ending in
         return None  # ";": a header with no empty name tells a table)
+    if delimiter == "\t" and not any(row[0] for row in table.rows):  # (lines indented by a tab, ldd's: a first
+        return None  # column empty on every line is no column)
     header = table.rows[0]
     width, headed = len(header), has_header(table.rows)
     columns = ", ".join(column_names(header, 16)) + (f", … {width - 16} more" if width > 16 else "")

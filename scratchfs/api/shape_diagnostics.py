@@ -14,7 +14,12 @@ Two layouts, as the tools write them:
   error: message``, with ``warning``, ``note`` and ``fatal error`` as severities; gcc's ``In file included from``,
   ``In function`` and ``At top level:`` lines before them. A lint's code in the severity's place (``ruff check
   --output-format concise``, flake8: ``path:1:8: F401 [*] ...``; pylint: ``path:1:0: C0114: ...``) is an error, as
-  in blocks.
+  in blocks. rustc's short format (``cargo build --message-format short``) writes its code after the severity:
+  ``src/lib.rs:1:38: error[E0308]: mismatched types: ...`` (told as grep output before; helper devout1).
+- **GitHub workflow commands** (``ruff check --output-format github``, ``golangci-lint --out-format github-actions``,
+  Biome's ``--reporter github``: the annotations a CI job prints): ``::error file=path,line=1,col=8::message``, with
+  ``warning`` and ``notice`` as severities; their comma-separated fields were read as a CSV table of 6 columns (helper
+  devout1).
 
 Told only when the output's first line is such a diagnostic, a build tool's progress line (``Compiling``,
 ``Checking``, any of cargo's status verbs right-aligned to column 12) or gcc's ``In file included from``, ``In
@@ -37,9 +42,11 @@ __all__ = ["DIAGNOSTICS_SHAPE", "diagnostics_shape"]
 DIAGNOSTICS_SHAPE = "diagnostics"
 """How the shape of a compiler's or linter's diagnostics starts."""
 
+_CODE = rb"(?:\[[\w:-]{1,60}\])?"  # (rustc's short format: error[E0308], warning[clippy::x])
 _FIRST_RE = re.compile(rb" {0,16}(?:Compiling|Checking|Building|error|warning)\b|[A-Z]{1,4}\d{2,4} |"
+                       rb"::(?:error|warning|notice)[ :]|"  # (GitHub's workflow commands)
                        rb"In file included from |"  # (gcc's and clang's, when the first diagnostic is in a header)
-                       rb"[^\s:][^:\r\n]{0,200}:(?:\d+:){1,2} (?:fatal error|error|warning|note): |"
+                       rb"[^\s:][^:\r\n]{0,200}:(?:\d+:){1,2} (?:fatal error|error|warning|note)" + _CODE + rb": |"
                        rb"[^\s:][^:\r\n]{0,200}:\d+:\d+: [A-Z]{1,4}\d{2,4}:? |"  # (ruff's concise, flake8, pylint)
                        rb"[^\s:][^:\r\n]{0,200}: (?:In (?:function|member function|constructor|destructor|"
                        rb"instantiation)|At top level:)")
@@ -56,8 +63,13 @@ _PREAMBLE_LINES = 8  # lines a build tool writes before the first diagnostic (ma
 _PREAMBLE_BYTES = 8192  # (a compiler's command line runs long: its flags)
 _BLOCK_RE = re.compile(rb"\n([^\s][^\r\n]{0,300})\r?\n *--> ([^\r\n]{1,300})")
 _NOT_ERRORS = (b"warning", b"note", b"help")  # (a block's note or help is a part of the error before it)
-_GNU_RE = re.compile(rb"\n([^\s:][^:\r\n]{0,200}:\d+(?::\d+)?): (fatal error|error|warning|note|[A-Z]{1,4}\d{2,4})"
-                     rb"(?:(?<=[a-z]): |(?<=\d):? )([^\r\n]*)")  # (a severity, or a lint's code: an error)
+_GITHUB_RE = re.compile(rb"\n::(error|warning|notice)(?: ([^\r\n]*?))?::([^\r\n]*)")  # (its fields, its message)
+_FIELD_RE = re.compile(rb"(?:^|,)(file|line|col)=([^,]*)")
+_PLACE_RE = re.compile(rb"[^\s:][^:\r\n]{0,200}:\d+(?::\d+)?: ")  # (ruff's message repeats the place: left out)
+_GNU_RE = re.compile(rb"\n([^\s:][^:\r\n]{0,200}:\d+(?::\d+)?): ((?:fatal error|error|warning|note)" + _CODE +
+                     rb"|[A-Z]{1,4}\d{2,4})(?:(?<=[a-z\]]): |(?<=\d):? )([^\r\n]*)")
+"""A GNU diagnostic's place, severity (rustc's short format: with its code, ``error[E0308]``) or a lint's code (an
+error), and message."""
 
 
 def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
@@ -73,19 +85,21 @@ def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, siz
         sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
     text = b"\n" + sample
     blocks = b"--> " in text and _BLOCK_RE.search(text) is not None
-    pattern, group = (_BLOCK_RE, 1) if blocks else (_GNU_RE, 2)
-    warning = (lambda header: header.startswith(b"warning")) if blocks else (lambda severity: severity == b"warning")
+    github = not blocks and b"\n::" in text and _GITHUB_RE.search(text) is not None
+    pattern, group = (_BLOCK_RE, 1) if blocks else (_GITHUB_RE, 1) if github else (_GNU_RE, 2)
+    warning = lambda header: header.startswith(b"warning")  # noqa: E731 (a block's header, a severity: warning[...])
     error = (lambda header: not header.startswith(_NOT_ERRORS)) if blocks else \
         (lambda severity: b"error" in severity or severity[-1:].isdigit())
     found = [item[group - 1] for item in pattern.findall(text)]  # (one pass counts every severity)
     errors, warnings = sum(1 for item in found if error(item)), sum(1 for item in found if warning(item))
     if not errors and not warnings:
         return None
-    notes = "" if blocks else f", {plural(found.count(b'note'), 'note')}"
+    note = "notice" if github else "note"
+    notes = "" if blocks else f", {plural(found.count(note.encode()), note)}"
     head = (f"{DIAGNOSTICS_SHAPE}, {plural(lines, 'line')}{scope}: {plural(errors, 'error')}, "
             f"{plural(warnings, 'warning')}{notes}: ")
     shown = Parts(pattern, text, group, keep=error if errors else warning, counted=errors or warnings)
-    items = (f"{_told(pattern.match(text, offset), blocks)} (line {line:,})"
+    items = (f"{_told(pattern.match(text, offset), blocks, github)} (line {line:,})"
              for line, offset in numbered(text, ((offset, offset) for offset, _ in shown)))
     return listed_within(head, items, "; line=N reads from one", len(shown))
 
@@ -107,12 +121,19 @@ def _after_commands(sample: bytes) -> bool:
     return False
 
 
-def _told(found: re.Match[bytes] | None, blocks: bool) -> str:
-    """One diagnostic as ``"<header> at <where>"``."""
+def _told(found: re.Match[bytes] | None, blocks: bool, github: bool = False) -> str:
+    """One diagnostic as ``"<header> at <where>"`` (a GitHub annotation's where: its ``file:line:col``, if given)."""
     if found is None:
         return ""
     if blocks:
         header, where = found[1], found[2]
+    elif github:
+        message = found[3].split(b"%0A", 1)[0]  # (its first line: %0A is its newline)
+        place = _PLACE_RE.match(message)
+        header = found[1] + b": " + (message[place.end() :] if place else message)
+        where = b":".join(value for _, value in _FIELD_RE.findall(found[2] or b""))
+        if not where:  # (an annotation without a file)
+            return short_name(header.decode("utf-8", "replace").strip(), 72)
     else:
         header, where = found[2] + (b" " if found[2][-1:].isdigit() else b": ") + found[3], found[1]
     return (f"{short_name(header.decode('utf-8', 'replace').strip(), 72)} at "
