@@ -21,6 +21,7 @@ from scratchfs.api.shape_testrun import TEST_RUN_SHAPE
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ROOT / "fixtures" / "tools"
 _ITEM_RE = re.compile(r"(.+?) \(line ([\d,]+)\)(?:, |; |$)")
+_COUNT_RE = re.compile(r"; [\d,]+ (?:failures?|errors?)(?: and [\d,]+ errors?)?: ")  # (the count before the list)
 
 _MODULE = """
 import pytest
@@ -47,7 +48,7 @@ def shape_of(data: bytes) -> str:
 
 def listed(shape: str) -> list[tuple[str, int]]:
     """The ``name (line N)`` items after the shape's failure count."""
-    failures = shape.split(" failures: ", 1)[1] if " failures: " in shape else shape.split(" failure: ", 1)[1]
+    failures = _COUNT_RE.split(shape, 1)[1]
     return [(name, int(line.replace(",", ""))) for name, line in _ITEM_RE.findall(failures.split("; line=N")[0])]
 
 
@@ -76,10 +77,24 @@ def test_a_pytest_run_names_its_result_and_each_failure_at_its_line(tmp_path, fl
     assert f": {result} (line {len(lines)})" in shape
     bars = [(line.strip("_ "), n) for n, line in enumerate(lines, 1) if re.fullmatch(r"_{3,} .* _{3,}", line)]
     assert len(bars) == 11  # 10 failures and the setup error
-    assert f"; {len(bars)} failures: " in shape
+    assert "; 10 failures and 1 error: " in shape  # (as the result line tells them)
     assert listed(shape) == bars[: len(listed(shape))] and len(listed(shape)) >= 5
     summary = next(n for n, line in enumerate(lines, 1) if "short test summary info" in line)
     assert f"short test summary info (line {summary})" in shape
+
+
+def test_a_pytest_run_whose_tests_all_err_at_setup_names_errors_not_failures(tmp_path):
+    """A fixture that raises makes each test that uses it an error (``40 errors`` in pytest's result line): the
+    shape said ``40 failures: ERROR at setup of ...`` (devout1, a real run of this kind)."""
+    (tmp_path / "test_fix.py").write_text(
+        "import pytest\n@pytest.fixture\ndef broken():\n    raise RuntimeError('fixture broke')\n"
+        "@pytest.mark.parametrize('i', range(12))\ndef test_uses(broken, i):\n    pass\ndef test_ok():\n    pass\n")
+    for tb in ("short", "line"):
+        out = run(["-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:scratchfs", "-p",
+                   "no:randomly", f"--tb={tb}", "test_fix.py"], tmp_path)
+        shape = shape_of(out)
+        assert "1 passed, 12 errors in " in shape and "; 12 errors: " in shape, shape
+        assert "failure" not in shape, shape
 
 
 @pytest.mark.parametrize("tb", ["line", "no"])
@@ -94,7 +109,7 @@ def test_a_pytest_run_without_failure_bars_lists_its_summary_lines(tmp_path, tb)
                if line.startswith(("FAILED ", "ERROR "))]
     assert len(summary) == 11
     shape = shape_of(out)
-    assert "; 11 failures: " in shape, shape
+    assert "; 10 failures and 1 error: " in shape, shape
     assert listed(shape) == summary[: len(listed(shape))] and len(listed(shape)) >= 3
 
 
@@ -125,7 +140,7 @@ def test_a_unittest_run_names_its_result_and_each_failure_at_its_line(tmp_path, 
     ran = next(n for n, line in enumerate(lines, 1) if line.startswith("Ran 41 tests in "))
     assert f": {lines[ran - 1]}: FAILED (failures=8, errors=1) (line {ran})" in shape, shape
     failures = [(line, n) for n, line in enumerate(lines, 1) if line.startswith(("FAIL: ", "ERROR: "))]
-    assert f"; {len(failures)} failures: " in shape and len(failures) == 9
+    assert "; 8 failures and 1 error: " in shape and len(failures) == 9
     assert listed(shape) == failures[: len(listed(shape))] and listed(shape)
 
 
@@ -297,7 +312,7 @@ def test_pytest_bars_of_one_character_around_a_long_title_are_read(tmp_path):
     assert f": {lines[-1].strip('= ')} (line {len(lines)}); " in shape, shape
     bars = [(line.strip("_ "), n) for n, line in enumerate(lines, 1) if re.fullmatch(r"_+ \S.* _+", line)]
     assert len(bars) == 5 and bars[-1][0] == "test_p[" + "x" * 90 + "]"
-    assert "; 5 failures: " in shape
+    assert "; 3 failures and 2 errors: " in shape  # (test_p's bar is a failure's)
     assert [line for _, line in listed(shape)] == [line for _, line in bars]
 
 

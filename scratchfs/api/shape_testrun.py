@@ -57,6 +57,7 @@ _LONG_TITLE = rb"(?=[^\r\n]{66})"  # a bar of one or two characters a side holds
 # fills its line (80 characters piped) around a title with at least one on each side
 _PYTEST_BAR_RE = re.compile(rb"\n(=|!)(?:[=!]{2,} |[=!]? %s)([^\n]*?) [=!]+\r?(?=\n|\Z)" % _LONG_TITLE)
 _PYTEST_SUMMARY_RE = re.compile(rb"\n(?:FAILED|ERROR) ([^\r\n]*?)(?: - [^\r\n]*)?\r?(?=\n|\Z)")
+_PYTEST_ERROR_RE = re.compile(rb"\nERROR ")  # (a line of the short summary that names an error, not a failure)
 _PYTEST_FAILURE_RE = re.compile(rb"\n(?:_{3,} |_{1,2} %s)([^\n]*?) _+\r?(?=\n|\Z)" % _LONG_TITLE)
 _COLLECTED = rb"\d+(?:/\d+)? tests? collected(?: \(\d+ deselected\))?(?:, \d+ errors?)? in \d[\d.]*s\b"
 # (--collect-only's result: "639 tests collected in 3.27s", with -k "3/639 tests collected (636 deselected) in 0.5s")
@@ -250,5 +251,25 @@ def _text(runner: str, text: bytes, found: _Found, lines: int, scope: str) -> st
     if not failures:
         return listed_within(head, [], "; line=N reads from one" if listed else "")
     items = (f"{_name(raw)} (line {line:,})" for line, raw in numbered(text, failures))
-    return listed_within(f"{head}; {plural(len(failures), 'failure')}: ", items, "; line=N reads from one",
+    return listed_within(f"{head}; {_failures_word(runner, text, failures)}: ", items, "; line=N reads from one",
                          len(failures))
+
+
+def _failures_word(runner: str, text: bytes, failures: Parts | list[tuple[int, bytes]]) -> str:
+    """``"9 failures"``, ``"40 errors"`` or ``"3 failures and 2 errors"``: pytest's and unittest's errors (a test's
+    setup or teardown raised, a module failed to import: ``ERROR at setup of x``, ``ERROR: x``, a summary's ``ERROR
+    x``) told apart from its failures, as its result line tells them."""
+    errors = 0
+    if isinstance(failures, Parts) and runner in ("pytest", "unittest"):
+        if failures.pattern is _PYTEST_SUMMARY_RE:
+            errors = len(Parts(_PYTEST_ERROR_RE, text, 0, start=failures.start))
+        else:
+            errors = len(Parts(failures.pattern, text, keep=_an_error))
+    failed = len(failures) - errors
+    if not errors:
+        return plural(failed, "failure")
+    return plural(errors, "error") if not failed else f"{plural(failed, 'failure')} and {plural(errors, 'error')}"
+
+
+def _an_error(name: bytes) -> bool:
+    return name.startswith(b"ERROR")
