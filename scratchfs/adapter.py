@@ -243,11 +243,14 @@ class Offloader:
         except RuntimeError:  # (offload never raises: the thread could not be started) spill inline
             return self.offload(tool, content)
 
-    def tool(self, name: str | None = None, *, result_class: str | None = None) -> Callable[[Callable], Callable]:
-        """Decorator form of :meth:`wrap`: ``@offloader.tool(result_class="browser")``. Raises InvalidArgument
-        as :meth:`wrap` does: an unknown ``result_class`` with a ``name`` at once; without one, when the function is
-        given (the decorator applied), so that the message names the tool (``the result class of 'fetch_page' is
-        'brower', ...; did you mean 'browser'?``)."""
+    def tool(self, name: str | None = None, *, result_class: str | None = None) -> Any:
+        """Decorator form of :meth:`wrap`: ``@offloader.tool(result_class="browser")``, ``@offloader.tool("name")``,
+        or ``@offloader.tool`` bare (the function given as ``name``: wrapped at once, as by ``@offloader.tool()``).
+        Raises InvalidArgument as :meth:`wrap` does: an unknown ``result_class`` with a ``name`` at once; without
+        one, when the function is given (the decorator applied), so that the message names the tool (``the result
+        class of 'fetch_page' is 'brower', ...; did you mean 'browser'?``)."""
+        if callable(name):  # @offloader.tool, no parentheses: name is the tool function itself
+            return self.wrap(name, result_class=result_class)
         if result_class is not None and name is not None:
             self._checked(result_class, f"result class of {shorten(name)}")
 

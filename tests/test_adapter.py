@@ -528,3 +528,26 @@ def test_the_decorator_refusing_a_misspelled_class_names_the_tool_as_the_readme_
     with pytest.raises(InvalidArgument, match=r"^the result class of 'named' is 'brower'"):
         off.tool("named", result_class="brower")  # a name given: at once
     assert off.classes == {}
+
+
+def test_the_decorator_without_parentheses_wraps_the_function(scratch_scope):
+    """``@offloader.tool`` (no parentheses, as ``@functools.cache`` or an MCP SDK's ``@server.tool`` are written) took
+    the function for the tool's name and gave back the inner decorator: the "tool" then failed at its first call,
+    inside the agent loop, with ``TypeError: ... decorate() missing 1 required positional argument: 'func'``. It
+    wraps the function, as ``@offloader.tool()`` does."""
+    off = Offloader(scratch_scope, default_class="query")
+
+    @off.tool
+    def list_files() -> str:
+        return "x" * 20_000
+
+    assert list_files.tool_name == "list_files"
+    stub = json.loads(list_files())
+    assert stub["size"] == 20_000 and scratch_scope.read_handle(stub["handle"], offset=0, length=3).data == b"xxx"
+    assert list_files.observe().stub.shape.startswith("text, 1 line")
+
+    @off.tool
+    async def fetch() -> str:
+        return "y" * 20_000
+
+    assert json.loads(asyncio.run(fetch()))["size"] == 20_000
