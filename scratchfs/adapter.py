@@ -27,6 +27,7 @@ what goes back into the transcript (the JSON result of :mod:`scratchfs.toolkit`,
 from __future__ import annotations
 
 import asyncio
+import difflib
 import functools
 import inspect
 import json
@@ -137,6 +138,15 @@ class Offloader:
         """The result class of ``tool`` (the default class for a name that is not text, which is never spilled)."""
         return self._classes.get(tool, self._default) if isinstance(tool, str) else self._default
 
+    def _warn_near_miss(self, tool: str) -> None:
+        """Warn, once at wrap time, that ``tool`` has no class while ``classes`` names one close to it (a misspelt
+        key would otherwise mean "never spilled" with only an INFO line, at its first result)."""
+        near = difflib.get_close_matches(tool, [k for k in self._classes if isinstance(k, str)], n=1, cutoff=0.8)
+        if near:
+            log.warning("scratchfs: tool %s has no result class, so its results are never spilled, however large; "
+                        "classes= names %s: did you mean %s?", shorten(tool, 120), shorten(near[0], 120),
+                        shorten(tool, 120))
+
     def _no_class(self, tool: object) -> None:
         """Log, once per tool, that a result of ``tool`` had no class and so was not spilled (see the class)."""
         key = tool if isinstance(tool, str) else type(tool).__name__
@@ -200,6 +210,8 @@ class Offloader:
             raise InvalidArgument(f"a tool name must be text, not {type(tool).__name__}: {shorten(tool)}")
         if result_class is not None:
             self._classes[tool] = self._checked(result_class, f"result class of {shorten(tool)}")
+        elif self._default is None and tool not in self._classes:
+            self._warn_near_miss(tool)
 
         if inspect.iscoroutinefunction(func):
             async def observe_async(*args: Any, **kwargs: Any) -> Observation:
@@ -243,11 +255,14 @@ class Offloader:
         except RuntimeError:  # (offload never raises: the thread could not be started) spill inline
             return self.offload(tool, content)
 
-    def tool(self, name: str | None = None, *, result_class: str | None = None) -> Callable[[Callable], Callable]:
-        """Decorator form of :meth:`wrap`: ``@offloader.tool(result_class="browser")``. Raises InvalidArgument
-        as :meth:`wrap` does: an unknown ``result_class`` with a ``name`` at once; without one, when the function is
-        given (the decorator applied), so that the message names the tool (``the result class of 'fetch_page' is
-        'brower', ...; did you mean 'browser'?``)."""
+    def tool(self, name: str | None = None, *, result_class: str | None = None) -> Any:
+        """Decorator form of :meth:`wrap`: ``@offloader.tool(result_class="browser")``, ``@offloader.tool("name")``,
+        or ``@offloader.tool`` bare (the function given as ``name``: wrapped at once, as by ``@offloader.tool()``).
+        Raises InvalidArgument as :meth:`wrap` does: an unknown ``result_class`` with a ``name`` at once; without
+        one, when the function is given (the decorator applied), so that the message names the tool (``the result
+        class of 'fetch_page' is 'brower', ...; did you mean 'browser'?``)."""
+        if callable(name):  # @offloader.tool, no parentheses: name is the tool function itself
+            return self.wrap(name, result_class=result_class)
         if result_class is not None and name is not None:
             self._checked(result_class, f"result class of {shorten(name)}")
 

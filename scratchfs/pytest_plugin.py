@@ -8,7 +8,7 @@ Fixtures:
   ``orphan_grace`` is 0 (a sweep removes files with no row at once). Pass other settings with the marker
   ``@pytest.mark.scratch_store(frame_bytes=4096, ...)``. It is the embedded store (a SQLite index and files in
   ``tmp_path``) whatever the environment says: ``$SCRATCHFS_INDEX``, ``$SCRATCHFS_BLOBS`` and
-  ``$SCRATCHFS_SEGMENT_ENTRY_BYTES`` are not read (a test on a clock of 2027 would otherwise find a shared fleet
+  ``$SCRATCHFS_SEGMENT_ENTRY_BYTES`` are not read (a test on a clock of 2100 would otherwise find a shared fleet
   store's entries expired, and its sweep delete them); give ``index=``/``blobs=`` in the marker to test on a fleet.
 * ``scratch_scope``: ``scratch_store.scope("run-1", "agent-1")``; other ids with
   ``@pytest.mark.scratch_scope("run", "agent")``.
@@ -35,8 +35,10 @@ from scratchfs.api.store import ScratchStore
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import SEGMENT_ENTRY_BYTES
 
-DEFAULT_START = 1_800_000_000.0
-"""Where :class:`ScratchClock` starts, epoch seconds (2027-01-15)."""
+DEFAULT_START = 4_102_444_800.0
+"""Where :class:`ScratchClock` starts, epoch seconds (2100-01-01T00:00:00Z): far enough ahead that what a test wrote
+is still live on the wall clock when a person reads the store it left behind (``scratchfs --root .../scratchfs ls``,
+which reads with the wall clock), for decades."""
 DEFAULT_RUN_ID = "run-1"
 DEFAULT_AGENT_ID = "agent-1"
 

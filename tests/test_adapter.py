@@ -528,3 +528,52 @@ def test_the_decorator_refusing_a_misspelled_class_names_the_tool_as_the_readme_
     with pytest.raises(InvalidArgument, match=r"^the result class of 'named' is 'brower'"):
         off.tool("named", result_class="brower")  # a name given: at once
     assert off.classes == {}
+
+
+def test_the_decorator_without_parentheses_wraps_the_function(scratch_scope):
+    """``@offloader.tool`` (no parentheses, as ``@functools.cache`` or an MCP SDK's ``@server.tool`` are written) took
+    the function for the tool's name and gave back the inner decorator: the "tool" then failed at its first call,
+    inside the agent loop, with ``TypeError: ... decorate() missing 1 required positional argument: 'func'``. It
+    wraps the function, as ``@offloader.tool()`` does."""
+    off = Offloader(scratch_scope, default_class="query")
+
+    @off.tool
+    def list_files() -> str:
+        return "x" * 20_000
+
+    assert list_files.tool_name == "list_files"
+    stub = json.loads(list_files())
+    assert stub["size"] == 20_000 and scratch_scope.read_handle(stub["handle"], offset=0, length=3).data == b"xxx"
+    assert list_files.observe().stub.shape.startswith("text, 1 line")
+
+    @off.tool
+    async def fetch() -> str:
+        return "y" * 20_000
+
+    assert json.loads(asyncio.run(fetch()))["size"] == 20_000
+
+
+def test_a_tool_wrapped_with_no_class_near_a_name_of_classes_is_warned_at_once(scratch_scope, caplog):
+    """``Offloader(scope, classes={"get_jsn": "query"})`` then ``@off.tool()`` on ``get_json``: the misspelt key gave
+    the tool no class, so its 50 KB results went to the model whole, and the one line saying so was at INFO level,
+    which a loop's default logging does not show. A tool wrapped with no class while ``classes`` names one close to
+    its name is warned at once, naming both; a tool with no near name, or one given a class, is not."""
+    off = Offloader(scratch_scope, classes={"get_jsn": "query", "fetch_page": "browser"})
+    with caplog.at_level(logging.WARNING, logger="scratchfs"):
+        @off.tool()
+        def get_json() -> dict:
+            return {"a": "x" * 50_000}
+
+        @off.tool()
+        def fetch_page() -> str:
+            return "p"
+
+        @off.tool()
+        def send_mail() -> str:
+            return "sent"
+
+        off.wrap(lambda: "q", name="get_jsn2", result_class="query")
+    messages = [r.getMessage() for r in caplog.records if r.name.startswith("scratchfs")]
+    assert messages == ["scratchfs: tool 'get_json' has no result class, so its results are never spilled, however "
+                        "large; classes= names 'get_jsn': did you mean 'get_json'?"]
+    assert isinstance(get_json(), dict)  # (still never spilled: a warning, not a guess)

@@ -427,3 +427,19 @@ def test_stats_count_expired_entries_not_swept_yet_on_every_index(store, clock):
     assert (d["oldest"], d["next_expiry"], d["oldest_age"], d["newest"]) == (None, None, 0.0, None)
     store.sweep()
     assert stats_in_sql(store, store.now(), run_id="exp") == []
+
+
+def test_ls_tells_a_day_or_more_in_days_and_hours(scratch_scope, scratch_store, tmp_path):
+    """``ls`` wrote every time until expiry in hours: a 30-day TTL as ``719h59m``, and the store a test of the pytest
+    plugin left behind (its clock in 2100, read on the wall clock) as ``640519h21m``. A day or more is days and
+    hours now (``29d23h``); under a day it reads as before (``59m59s``, ``23h59m``)."""
+    from scratchfs.cli.render import human_seconds
+
+    assert [human_seconds(s) for s in (59, 3599, 86399, 86400, 90000, 30 * 86400 - 1, -90000)] == [
+        "59s", "59m59s", "23h59m", "1d00h", "1d01h", "29d23h", "-1d01h"]
+    scratch_scope.spill("x" * 10_000, source_tool="t")
+    scratch_store.close()
+    result = CliRunner().invoke(main, ["--root", str(tmp_path / "scratchfs"), "ls"])
+    assert result.exit_code == 0, result.output
+    row = result.stdout.splitlines()[1].split("\t")
+    assert re.fullmatch(r"\d{4,}d\d{2}h", row[7]), row

@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import socket
+import time
 from importlib.metadata import entry_points
 
 from click.testing import CliRunner
@@ -94,6 +95,23 @@ def test_the_plugin_s_store_is_embedded_whatever_the_environment_says(pytester, 
     ''')
     result = pytester.runpytest("-W", "error", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
+
+
+def test_a_test_s_store_stays_live_on_the_wall_clock_for_decades(scratch_scope, scratch_store, tmp_path):
+    """The README sends a newcomer to read a failing test's store from the shell (``scratchfs --root
+    .../test_x0/scratchfs ls``), where the store runs on the wall clock. The plugin's clock started at 2027-01-15
+    08:00 UTC: from an hour after that date every entry a test wrote read as expired on the wall clock (``ls``
+    empty, ``read-handle`` not found, the read removing its row), so the store a failing test left behind told
+    nothing. It starts in 2100 now: what a test wrote is live on any wall clock of this century."""
+    stub = scratch_scope.spill("hello\n" * 5000, source_tool="t")
+    scratch_store.close()
+    in_50_years = time.time() + 50 * 365.25 * 86400
+    with ScratchStore(tmp_path / "scratchfs", clock=lambda: in_50_years) as store:
+        scope = store.scope("run-1", "agent-1")
+        assert [e.key for e in scope.list_entries()] == [stub.handle]
+        assert scope.read_lines(stub.handle, line=1, lines=1).data == b"hello\n"
+    result = CliRunner().invoke(main, ["--root", str(tmp_path / "scratchfs"), "ls", "--json"])
+    assert result.exit_code == 0 and json.loads(result.stdout)[0]["key"] == stub.handle
 
 
 def test_load_spills_every_file_of_a_folder(scratch_scope):

@@ -39,14 +39,16 @@ def human_bytes(size: float) -> str:
 
 
 def human_seconds(seconds: float) -> str:
-    """``5400`` -> ``"1h30m"``; negative for the past."""
+    """``5400`` -> ``"1h30m"``, ``90000`` -> ``"1d01h"`` (a day or more in days and hours); negative for the past."""
     sign = "-" if seconds < 0 else ""
     seconds = abs(int(seconds))
     if seconds < 60:
         return f"{sign}{seconds}s"
     if seconds < 3600:
         return f"{sign}{seconds // 60}m{seconds % 60:02d}s"
-    return f"{sign}{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    if seconds < 86400:
+        return f"{sign}{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    return f"{sign}{seconds // 86400}d{seconds % 86400 // 3600:02d}h"
 
 
 def ratio(size: int, stored: int) -> str:
