@@ -158,16 +158,20 @@ def test_the_command_line_session_of_the_readme_runs_as_written(tmp_path):
 
 def test_the_readme_gives_the_size_of_the_tool_definitions_as_they_are(tmp_path):
     """The agent-loop section says how many bytes of compact JSON ``tool_definitions(store)`` takes (sent with every
-    request); it said 12,785 where they were 13,159. The figure is read from the README, so it cannot drift."""
+    request), as UTF-8 and with non-ASCII escaped; it said 12,785 where they were 13,159. The figures are read from
+    the README, so they cannot drift."""
     from scratchfs import ScratchStore
     from scratchfs.adapter import tool_definitions
 
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    found = re.search(r"\(~([0-9.]+) KB, ([0-9,]+) bytes of compact JSON", text)
+    found = re.search(r"\(~([0-9.]+) KB: ([0-9,]+) bytes of compact UTF-8 JSON, ([0-9,]+) with\s+# non-ASCII escaped",
+                      text)
     assert found is not None, "the README no longer gives the tool definitions' size"
     store = ScratchStore(tmp_path, default_ttl=3600.0, spill_threshold_bytes=8192, preview_bytes=1024)
-    size = len(json.dumps(tool_definitions(store), separators=(",", ":")))
-    assert int(found.group(2).replace(",", "")) == size
+    definitions = tool_definitions(store)
+    size = len(json.dumps(definitions, separators=(",", ":"), ensure_ascii=False).encode())  # (what a model receives)
+    escaped = len(json.dumps(definitions, separators=(",", ":")))
+    assert (int(found.group(2).replace(",", "")), int(found.group(3).replace(",", ""))) == (size, escaped)
     assert found.group(1) == f"{size / 1000:.1f}"
     store.close()
 
