@@ -160,7 +160,7 @@ def test_what_a_row_is_read_as_by_hand(tools, scratch_scope):
     assert page["rows"][2] == ["queue-0", "", "Running", "0", "2d"]
     assert page["rows"][3] == {"unsplit": "worker-7    1/1   Running     0          1h"}
     assert page["rows"][0] == ["db-0", "1/1", "Running", "2 (5h ago)", "9d"]
-    assert '1 row(s) given whole as {"unsplit": line}' in page["note"]
+    assert '1 row given whole as {"unsplit": line}: its cells could not be told' in page["note"]
     (picked,) = follow(tools, {"handle": handle, "row": 52, "rows": 1, "columns": ["AGE"]}, 8192)
     assert picked["rows"] == [{"unsplit": "worker-7    1/1   Running     0          1h"}]
     reply = tools.call("read_handle", {"handle": handle, "jq": "map(select(.NAME == null))", "slurp": True})

@@ -1,7 +1,8 @@
 """A command that takes no ``--run``/``--agent`` (it works on the whole store, or names its run as an argument) says
 why, in one rule, when one is given after it: ``scratchfs sweep --run run-px`` said only "No such option '--run'"
 (newuser14), while fsck explained itself. Every command of the CLI either takes them or answers in the rule's
-words; given before the command they stay the global options every command accepts."""
+words, given after it or before it (``scratchfs --run X sweep`` swept every run as if X were not there); set by the
+environment they stay the global options every command accepts."""
 
 from __future__ import annotations
 
@@ -50,8 +51,21 @@ def test_every_command_takes_a_scope_or_says_why(tmp_path):
         assert {"--run", "--agent"} <= options, name
 
 
-def test_given_before_the_command_they_stay_global(tmp_path):
+@pytest.mark.parametrize("command", NOT_TAKEN)
+@pytest.mark.parametrize("option", ["--run", "--agent"])
+def test_given_before_the_command_they_are_refused_alike(tmp_path, command, option):
+    """``scratchfs --run run-px sweep`` swept the expired entries of every run, the run given unread, as if it swept
+    that run's: a scope given before a command that takes none is refused in the rule's words, as after it."""
+    result = _run(tmp_path, option, "run-px", command, *(["run-b"] if command == "delete-run" else []))
+    assert result.exit_code == 2, result.output
+    assert f"scratchfs: usage: {command} takes no --run or --agent: " in result.stderr
+
+
+def test_set_by_the_environment_they_stay_global(tmp_path):
+    """An agent's environment sets $SCRATCHFS_RUN_ID and $SCRATCHFS_AGENT_ID for every command it runs: a sweep run
+    there sweeps the store, as it says."""
     assert _run(tmp_path, "spill", "--run", "r", "--agent", "a", input=b"x\n").exit_code == 0
-    swept = _run(tmp_path, "--run", "run-px", "sweep")
+    swept = CliRunner().invoke(main, ["sweep"], env={"SCRATCHFS_ROOT": str(tmp_path), "SCRATCHFS_RUN_ID": "run-px",
+                                                     "SCRATCHFS_AGENT_ID": "a"})
     assert swept.exit_code == 0, swept.output
     assert json.loads(swept.stdout)["rows_deleted"] == 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -166,3 +167,32 @@ def test_a_logs_stub_reads_its_first_error_first_and_not_when_the_preview_shows_
         for data in (early, warned):
             stub = scope.spill(data.encode(), source_tool="app")
             assert first_call(stub.note).startswith(f'read_handle(handle="{stub.handle}", offset='), stub.note
+
+
+_TRACE = ["java.lang.IllegalStateException: boom", "\tat com.x.App.run(App.java:42)", "\tat com.x.App.main(App.java:9)",
+          "Caused by: java.io.IOException: disk full", "\tat com.x.Io.read(Io.java:7)", "\t... 2 more"]
+_PREFIXES = {  # a line's number -> its prefix, as each writes it
+    "docker compose": lambda n: "api-1  | ",
+    "kubectl logs --prefix": lambda n: "[pod/api-7f9c4/api] ",
+    "containerd CRI": lambda n: f"2026-12-05T10:00:{n:02d}.{n * 7}Z stderr F ",  # (RFC 3339 nano: zeros cut)
+    "a timestamp and a level": lambda n: f"2026-12-05 10:00:{n:02d},{n * 3:03d} ERROR ",
+}
+
+
+@pytest.mark.parametrize("name", list(_PREFIXES))
+def test_a_java_trace_behind_a_line_prefix_is_named(name):
+    """Every line of the trace behind the prefix its collector writes (docker compose, kubectl, containerd, a
+    timestamp and level): the trace finder looked for a frame at a line's start only (``\\n\\tat ``), and the shape
+    named none. Now the prefix is taken away (its digits any digits) and the trace named as without it."""
+    written = ["starting", "listening on 8080", *_TRACE, "exit 1"]
+    lines = [_PREFIXES[name](n) + line for n, line in enumerate(written, 1)]
+    data = ("\n".join(lines) + "\n").encode()
+    assert ("1 Java stack trace (first at line 3: java.lang.IllegalStateException: boom; root cause: "
+            "java.io.IOException: disk full)") in shape_of(data).text
+
+
+def test_a_frame_like_cell_is_no_prefixed_trace():
+    """A tab-separated table whose second cells read ``at name(``: its first cells (``row7``) pass for a prefix, but the
+    lines without it are all frames, no exception over them: no trace."""
+    data = b"".join(b"row%d\tat x%d(y)\n" % (n, n) for n in range(50))
+    assert "Java" not in shape_of(data).text

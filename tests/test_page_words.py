@@ -81,3 +81,17 @@ def test_a_page_too_small_for_the_words_shows_its_items_instead():
     assert small["part"] and "note" not in small and reply_size(small) < WORDS_MIN_BUDGET
     large = jq_page(source, ".[]", budget_bytes=WORDS_MIN_BUDGET).to_dict()
     assert large["note"].startswith("`part`: a piece of output 1's") and reply_size(large) <= WORDS_MIN_BUDGET
+
+
+def test_an_xml_element_part_is_said_to_be_its_compact_json_not_its_text(scratch_scope):
+    """An XML element's item is an object (``tag``, ``line``, ``attrs``, ``text``): a piece of one too large for a
+    page is a piece of its compact JSON text, which the note must say (it said "text", as for an HTML element, whose
+    item is its text; the pieces then joined into JSON a model would not parse)."""
+    document = "<root><item id='1'>" + "word " * 5000 + "</item><item id='2'>short</item></root>"
+    handle = scratch_scope.spill(document.encode()).handle
+    pages = _pages(ScratchTools(scratch_scope), {"handle": handle, "select": "item", "budget": 2048})
+    parted = [page for page in pages if "part" in page]
+    assert len(parted) >= 2 and parted[0]["part"].startswith('{"tag":"item"')
+    for page in parted:
+        assert "`part`: a piece of element 1's compact JSON text, too large for a page" in page["note"]
+    assert json.loads("".join(page["part"] for page in parted))["attrs"] == {"id": "1"}

@@ -128,7 +128,7 @@ def test_a_markdown_table_as_gfm_writes_it(tools, scratch_scope):
     (page,) = follow(tools, {"handle": stub.handle, "row": 1, "rows": 10}, 8192)
     assert page["header"] == ["id", "item", "total"]
     assert page["rows"] == [["1", "`a | b`", "3.50"], ["2", "pen|cil", ""], {"unsplit": "3|x|y|z"}]
-    assert "1 row(s) given whole" in page["note"]
+    assert "1 row given whole as {\"unsplit\": line}: more cells" in page["note"]
     with pytest.raises(InvalidArgument, match="past the last row"):
         tools.call("read_handle", {"handle": stub.handle, "row": 4})
 

@@ -84,6 +84,29 @@ def test_no_count_before_a_plural_noun_is_written_but_through_plural():
     assert {hit[:2] for hit in found} == set(NEVER_ONE)  # (a count left here that the code no longer writes: drop it)
 
 
+_HEDGED = re.compile(r"\b[a-z]+\((?:s|es)\)")
+"""A count's noun hedged rather than worded for its count: ``row(s)``, ``match(es)``."""
+
+
+def _hedged(path: Path) -> list[tuple[str, int, str]]:
+    """``(module, line, words)`` of each string (f-string parts too; not a docstring) of ``path`` writing a noun
+    with ``(s)`` or ``(es)``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body
+                  and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return [(path.name, node.lineno, hit.group()) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+            for hit in _HEDGED.finditer(node.value)]
+
+
+def test_no_count_is_written_with_a_hedged_noun():
+    """"1 row(s) given whole" (a rows page's note over a pipe or aligned table) wrote its noun for no count: every
+    string the package words, in any layer, words its noun for its count (``plural()``)."""
+    found = [hit for path in sorted(_ROOT.rglob("*.py")) for hit in _hedged(path)]
+    assert found == []
+
+
 def test_no_reply_builder_writes_a_broken_phrase():
     paths = [*(_ROOT / "api").glob("*.py"), *(_ROOT / "engine" / "structure").glob("*.py")]
     text = "\n".join(path.read_text(encoding="utf-8") for path in paths)

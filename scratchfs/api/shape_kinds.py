@@ -4,7 +4,8 @@ the structured kinds (JSON, HTML, XML) nor terminal output: a test run's output
 a unified diff (:mod:`~scratchfs.api.shape_diff`), a ``git log`` without patches
 (:mod:`~scratchfs.api.shape_gitlog`), a man page or pydoc's documentation (:mod:`~scratchfs.api.shape_manual`), YAML
 (:mod:`~scratchfs.api.shape_yaml`; before Markdown, whose headings its ``#`` comments would be), Markdown
-(:mod:`~scratchfs.api.shape_markdown`), a file listing (:mod:`~scratchfs.api.shape_listing`). Each names the parts of
+(:mod:`~scratchfs.api.shape_markdown`), a file listing (:mod:`~scratchfs.api.shape_listing`), base64 text or
+minified JavaScript (:mod:`~scratchfs.api.shape_encoded`). Each names the parts of
 the text with the line each starts at, for a ``line=N`` read; each gates on a scan or two of a byte before reading
 more (about 11 us together on 4 KiB that is none of them: ``python bench/text_kinds.py``). The diff, YAML,
 Markdown and listing kinds then read at most the sample's first
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from scratchfs.api.shape_diagnostics import diagnostics_shape
 from scratchfs.api.shape_diff import diff_shape
+from scratchfs.api.shape_encoded import encoded_shape
 from scratchfs.api.shape_gitlog import git_log_shape
 from scratchfs.api.shape_listing import listing_shape
 from scratchfs.api.shape_manual import manual_shape
@@ -31,7 +33,7 @@ from scratchfs.api.shape_yaml import yaml_shape
 __all__ = ["KINDS", "coloured_head", "coloured_kind", "told_by_lines"]
 
 KINDS = (runner_shape, diagnostics_shape, diff_shape, git_log_shape, manual_shape, yaml_shape, markdown_shape,
-         listing_shape)
+         listing_shape, encoded_shape)
 """The kinds, in the order they are tried (each ``(sample, lines, complete, scope, size) -> shape text or None``)."""
 
 

@@ -15,8 +15,11 @@ its ``Traceback`` line has (journald's, docker compose's). A Java stack trace (`
 which java.util.logging, log4j and logback write under a record) is a line not indented -- the exception, after
 ``Exception in thread "main" `` when uncaught -- whose next line is a frame (``\\tat com.x.Y.m(Y.java:42)``); its
 causes follow, each a ``Caused by:`` line over its frames, the last the root cause. Looked for only where
-``\\n\\tat `` is (found at C speed). java.util.logging writes each record on two lines, ``Dec 06, 2026 3:11:09 PM
-App main`` over ``SEVERE: message``: both start a log's line, as ``FINE``, ``FINER`` and ``FINEST`` do.
+``\\n\\tat `` is (found at C speed), or, when it is nowhere, behind the prefix a collector writes on each line (docker
+compose's ``api-1  | ``, kubectl's ``[pod/x/c] ``, containerd's timestamp and ``stderr F ``, a timestamp and a
+level), taken away where ``\\tat `` stands after one that the line before has too. java.util.logging writes each
+record on two lines, ``Dec 06, 2026 3:11:09 PM App main`` over ``SEVERE: message``: both start a log's line, as
+``FINE``, ``FINER`` and ``FINEST`` do.
 
 Two line formats write their level otherwise, and are counted under the same names: Kubernetes' klog (and glog) opens
 each line with a letter, ``I``, ``W``, ``E`` or ``F``, glued to its date (``E1205 05:33:56.724479    5782
@@ -109,6 +112,10 @@ _V8_TOP_RE = re.compile(rb"\n([^\s][^\r\n]{0,300})\r?\n    at (?:[^\r\n]{0,300}\
 or ``    at /app/a.js:3:7``, four spaces in, a line and column last): the group is the error's line."""
 _V8_CAUSE_RE = re.compile(rb"\n {2,}\[cause\]: ([^\r\n]{1,300})")  # (Node's cause, inside the error's braces)
 _THREAD_RE = re.compile(rb'Exception in thread "[^"\n]*" ')  # (what the JVM writes before an uncaught exception)
+_PREFIXED_FRAME_RE = re.compile(rb"\tat [^\s(]+\(")  # (a frame anywhere in a line: after a prefix)
+_MOST_PREFIXES = 16  # prefixed frames whose prefix is tried (the first whose line before has it too is taken)
+_MOST_PREFIX_BYTES = 200
+_DIGITS_RE = re.compile(rb"\d+")
 
 
 def log_lines(head: bytes) -> int:
@@ -209,7 +216,12 @@ def _java_traces(sample: bytes) -> tuple[str, int | None]:
     ``Caused by:``. ``("", None)`` for none. The lines over frames are found and told by one regular expression at C
     speed (a text of 58,000 one-frame traces is no loop of 58,000 steps), after a tab is found (``memchr``: a text
     with none costs 5 us a 512 KiB)."""
-    hint = _JAVA_FRAME_RE.search(sample) if b"\t" in sample else None
+    frame = _PREFIXED_FRAME_RE.search(sample) if b"\t" in sample else None  # (at a line's start or after a prefix)
+    if frame is None:
+        return "", None
+    hint = _JAVA_FRAME_RE.search(sample, max(0, frame.start() - 1))
+    if hint is None and (sample := _unprefixed(sample, frame.start())) is not None:
+        hint = _JAVA_FRAME_RE.search(sample)  # (each line's prefix taken away: docker compose's, a timestamp's)
     if hint is None:
         return "", None
     text = b"\n" + sample  # (a trace on the first line stands after a newline too)
@@ -257,6 +269,33 @@ def _v8_traces(sample: bytes) -> tuple[str, int | None]:
     noun = "JavaScript stack trace" if len(tops) == 1 else "JavaScript stack traces"
     line = text.count(b"\n", 0, first.start() + 1)  # (the newline put first counted: lines from 1)
     return f"{len(tops):,} {noun} (first at line {line:,}{what}{said})", line
+
+
+def _unprefixed(sample: bytes, at: int) -> bytes | None:
+    """``sample`` with the prefix each line of a Java stack trace carries taken away from every line that has it --
+    docker compose's ``web-1  | ``, kubectl's ``[pod/api-7f9c/api] ``, containerd's ``2026-12-05T10:00:00.5Z stderr F
+    ``, a timestamp and a level --, its lines kept (their numbers unchanged), a space put before each line that has
+    none (no trace's line: another service's, a sentence quoting a frame); ``None`` when no frame stands after a
+    prefix that the line before it has too. A prefix is the text before a frame's ``\tat ``, its digits any digits
+    (a time differs line to line); the first of :data:`_MOST_PREFIXES` frames from byte ``at`` whose line before
+    has it is taken."""
+    tried: set[bytes] = set()
+    for number, frame in enumerate(_PREFIXED_FRAME_RE.finditer(sample, at)):
+        start = sample.rfind(b"\n", 0, frame.start()) + 1
+        if number >= _MOST_PREFIXES:
+            return None
+        prefix = sample[start : frame.start()]  # (a frame on the first line has no line before it: passed over)
+        if start <= 0 or not 0 < len(prefix) <= _MOST_PREFIX_BYTES or b"\t" in prefix:
+            continue
+        pattern = b"^" + rb"\d+".join(re.escape(piece) for piece in _DIGITS_RE.split(prefix))
+        if pattern in tried:
+            continue
+        tried.add(pattern)
+        compiled = re.compile(pattern, re.MULTILINE)
+        if compiled.match(sample, sample.rfind(b"\n", 0, start - 1) + 1):  # (the line before: its exception's)
+            indented = re.sub(b"(?m)^(?!" + pattern[1:] + b")", b" ", sample)  # (a line without it: no trace's)
+            return compiled.sub(b"", indented)
+    return None
 
 
 def _tracebacks(sample: bytes, at: int, counted: bytes = _TRACEBACK) -> tuple[str, int | None]:

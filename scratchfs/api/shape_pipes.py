@@ -95,8 +95,8 @@ def piped_note(layout: Layout, page: ItemPage, first: bool) -> str | None:
         first) else []
     whole = sum(isinstance(row, dict) for row in page.items)
     if whole:
-        said.append(f"{whole} row(s) given whole as {{\"{UNSPLIT_KEY}\": line}}: more cells than the header has (a "
-                    "value holding a " + ("vertical line)" if lined else "pipe)"))
+        said.append(f"{plural(whole, 'row')} given whole as {{\"{UNSPLIT_KEY}\": line}}: more cells than the header "
+                    "has (a value holding a " + ("vertical line)" if lined else "pipe)"))
     return "; ".join(said) or None
 
 

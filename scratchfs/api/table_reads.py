@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from scratchfs.api.shape_pipes import piped_note
 from scratchfs.api.shape_table import is_headless
+from scratchfs.api.shape_words import plural
 from scratchfs.engine.structure import ItemPage, ReaderSource, iter_rows
 from scratchfs.engine.structure.aligned import RUNS, Layout
 from scratchfs.engine.structure.table import UNSPLIT_KEY
@@ -69,8 +70,9 @@ def _aligned_note(layout: Layout, page: ItemPage, first: bool) -> str | None:
             "the header; a line of dashes is no row, a blank line ends the rows"
             + ("; the first column has no name in the header" if layout.names[0] == "" else "")] if first else []
     if whole:
-        said.append(f"{whole} row(s) given whole as {{\"{UNSPLIT_KEY}\": line}}: their cells could not be told for "
-                    "certain (a value wider than its column, cells not under their names)")
+        said.append(f"{plural(whole, 'row')} given whole as {{\"{UNSPLIT_KEY}\": line}}: "
+                    + ("its" if whole == 1 else "their") + " cells could not be told for certain (a value wider than "
+                    "its column, cells not under their names)")
     return "; ".join(said) or None
 
 

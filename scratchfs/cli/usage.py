@@ -72,11 +72,17 @@ def takes_no_scope(why: str, instead: Callable[[str, str], str] | None = None) -
     names its run as an argument), so that one given after the command is the usage error of one rule,
     ``<command> takes no --run or --agent: <why>`` and ``instead(option, value)`` when given (what does what was
     meant with the value given, e.g. ``; to delete every entry of that run: scratchfs delete-run run-px``), where
-    click said only "No such option '--run'". Given before the command or by ``$SCRATCHFS_RUN_ID`` and
-    ``$SCRATCHFS_AGENT_ID``, they stay the global options every command accepts (an agent's environment sets
-    them)."""
+    click said only "No such option '--run'". Given before the command (``scratchfs --run X sweep``, which swept
+    every run's expired entries as if it were not there) they are refused in the same words; set by
+    ``$SCRATCHFS_RUN_ID`` and ``$SCRATCHFS_AGENT_ID`` they are let be (an agent's environment sets them for every
+    command it runs)."""
 
     def refuse(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+        top = ctx.find_root()
+        name = "run_id" if param.name == "no_run" else "agent_id"
+        given = top.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE
+        if value is None and top is not ctx and given:
+            value = top.params.get(name)  # (given before the command: as if given after it)
         if value is not None:
             option = "--run" if param.name == "no_run" else "--agent"
             raise click.UsageError(f"{ctx.info_name} takes no --run or --agent: {why}"

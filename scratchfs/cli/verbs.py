@@ -388,7 +388,11 @@ def delete_agent(store: ScratchStore, run_id: str, agent_id: str) -> None:
 @settings_options(fleet_only=True)
 @with_existing_store
 def sweep_command(store: ScratchStore) -> None:
-    """Delete expired entries and their files, and reconcile orphans; print the counts as JSON."""
+    """Delete expired entries and their files, and reconcile orphans; print the counts as JSON.
+
+    Store-wide: every run's expired entries at once, so --run and --agent are refused, after the command or before
+    it (set by $SCRATCHFS_RUN_ID/$SCRATCHFS_AGENT_ID they are let be). One run's entries, live ones too: delete-run.
+    """
     echo_json(store.sweep().to_dict())
 
 

@@ -16,16 +16,18 @@ _NOUNS = {"results": "output", "records": "record", "rows": "row", "elements": "
 """The item a page's list (by its name) holds, in one word."""
 
 
-def page_words(page: dict[str, Any], name: str, start: int | None = None) -> list[str]:
+def page_words(page: dict[str, Any], name: str, start: int | None = None, texts: bool = False) -> list[str]:
     """The clauses (short sentences, no final stop) a page's JSON object ``page`` (``{[record], first, [part],
-    <name>: items, ..., [as_text]}``) needs to be read right: one for ``part``, one for ``as_text``, and, for jq
-    outputs over records (``start``: the record the read started at, its ``record`` argument or its cursor's), one
-    for ``record`` and ``first`` unless the page starts at output 1 of record ``start``. Never raises."""
+    <name>: items, ..., [as_text]}``) needs to be read right: one for ``part`` (a piece of the item's own text when
+    ``texts``, the items being strings -- an HTML element's text --, else of its compact JSON text: an XML element's
+    object), one for ``as_text``, and, for jq outputs over records (``start``: the record the read started at, its
+    ``record`` argument or its cursor's), one for ``record`` and ``first`` unless the page starts at output 1 of
+    record ``start``. Never raises."""
     noun, first, words = _NOUNS.get(name, "item"), page.get("first"), []
     if start is not None and "record" in page and (first != 1 or page["record"] != start):
         words.append("`record`: the first output's record; `first`: its number among that record's outputs")
     if "part" in page:
-        text = "text" if name == "elements" else "compact JSON text"
+        text = "text" if texts else "compact JSON text"
         words.append(f"`part`: a piece of {noun} {first}'s {text}, too large for a page: join the `part` of "
                      f"consecutive pages with this `first`, in order; it ends on the page whose `{name}` follow "
                      "it, at the end, or before a page whose `first` is higher")
@@ -35,10 +37,11 @@ def page_words(page: dict[str, Any], name: str, start: int | None = None) -> lis
     return words
 
 
-def with_words(page: dict[str, Any], name: str, start: int | None = None) -> dict[str, Any]:
-    """``page`` (changed in place and returned) with :func:`page_words`' clauses after its own ``note`` (``"; "``
-    between them), or in a ``note`` at its end when it has none. Never raises."""
-    words = page_words(page, name, start)
+def with_words(page: dict[str, Any], name: str, start: int | None = None, texts: bool = False) -> dict[str, Any]:
+    """``page`` (changed in place and returned) with :func:`page_words`' clauses (``texts``: its items are strings,
+    their parts pieces of that text) after its own ``note`` (``"; "`` between them), or in a ``note`` at its end when
+    it has none. Never raises."""
+    words = page_words(page, name, start, texts)
     if words:
         said = page.get("note")
         page["note"] = "; ".join([said, *words] if said else words)  # (an existing note keeps its place)

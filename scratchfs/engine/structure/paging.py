@@ -315,6 +315,8 @@ class ItemPage:
             than the read asked: :func:`~scratchfs.engine.structure.page_words.page_words`); ``None`` otherwise.
         words: :meth:`to_dict` says what the page's fields are (false on a page filled within less than
             :data:`WORDS_MIN_BUDGET` bytes, where they would crowd out its items).
+        texts: the items are strings whose ``part`` is a piece of that text (an HTML element's text), not of their
+            compact JSON text (an XML element's object, a row, a jq output); set by the caller, which knows.
     """
 
     name: str
@@ -327,6 +329,7 @@ class ItemPage:
     passed: Any = None
     start: int | None = None
     words: bool = True
+    texts: bool = False
 
     @property
     def more(self) -> bool:
@@ -344,7 +347,7 @@ class ItemPage:
         out[self.name] = self.items
         out["cursor"] = self.cursor
         out["more"] = self.more
-        return with_words(out, self.name, self.start) if self.words else out
+        return with_words(out, self.name, self.start, self.texts) if self.words else out
 
 
 @dataclass(slots=True)

@@ -64,5 +64,5 @@ def selector_page(found: list[Any], matches: int, start: tuple[int, int], cursor
             yield index + len(found), STOP, False  # the worker sent no more than fits: the next page starts here
 
     budget, most = limits
-    return fill_items(ItemPage("elements", index + 1, extra={"matches": matches, **(extra or {})}), items(), chars,
-                      budget, most, lambda number, skip: encode_cursor((number, skip), key))
+    page = ItemPage("elements", index + 1, extra={"matches": matches, **(extra or {})}, texts=texts)
+    return fill_items(page, items(), chars, budget, most, lambda number, skip: encode_cursor((number, skip), key))

@@ -11,8 +11,10 @@ and is no part of the table (:func:`named_separator`). A field may hold up to
 longer one cannot be read (below). The delimiter is a tab when the header line
 has at least as many tabs as commas, else a semicolon when it has more semicolons than commas, else a comma
 (:func:`detect_delimiter`, which the lines after it may overrule). A page is read by streaming from the cursor's
-byte offset (the offset where its first row starts), so it costs the bytes it shows; the first read of row N passes
-over the rows before it, counting the lines of stretches with no quote (:mod:`~.row_jump`), parsing the rest.
+byte offset (the offset where its first row starts), so it costs the bytes it shows -- and no more than
+:data:`_FAR_LINES` lines that are no rows in a row (blank lines, rules), where it stops, its cursor reading on; the
+first read of row N passes over the rows before it, counting the lines of stretches with no quote
+(:mod:`~.row_jump`), parsing the rest.
 
 A row that cannot be read -- a field or line past the bound, CSV the ``csv`` module refuses -- keeps its row number
 (the rows after it are numbered as if it were read); its bytes are the row's to the end of the line its reader
@@ -30,7 +32,7 @@ import re
 import threading
 from collections.abc import Callable, Generator, Iterator
 from itertools import chain
-from typing import Any
+from typing import Any, NamedTuple
 
 from scratchfs.engine.structure.aligned import Layout
 from scratchfs.engine.structure.paging import (
@@ -58,6 +60,7 @@ from scratchfs.engine.structure.table_start import (
 )
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import BadCursor, BadRecord, InvalidArgument, PastLast
+from scratchfs.foundation.text import plural
 
 __all__ = ["FIELD_LIMIT_CHARS", "MAX_ROWS", "UNSPLIT_KEY", "iter_rows", "rows_page"]
 
@@ -74,6 +77,20 @@ field is refused with InvalidArgument; its bytes are read by range (``offset=``,
 _BY_RANGE = "read its bytes by range instead (offset={}, length=4096; next_offset goes on)"
 if csv.field_size_limit() < FIELD_LIMIT_CHARS:
     csv.field_size_limit(FIELD_LIMIT_CHARS)
+
+
+_FAR_LINES = 65_536  # (about 0.1 s of blank CSV lines, read at ~1.5 us each)
+_FAR_BYTES = 8 * 1024 * 1024
+"""Most lines that are no rows (blank lines of CSV; rules, borders of a table aligned or drawn), and most of their
+bytes, a page reads in a row after its first row, or before it, without reaching a row: a page that reaches either
+ends there, its cursor going on from the next line (:class:`_Far`)."""
+
+
+class _Far(NamedTuple):
+    """Where a page's reader stopped: past ``lines`` lines (``size`` bytes) that are no rows, none after a row."""
+
+    lines: int
+    size: int
 
 
 class _Marks(threading.local):
@@ -151,18 +168,19 @@ def _aligned(lines: Iterator[str], layout: Layout, header: bool) -> Iterator[lis
     up to the line that ends them (:meth:`Layout.ends`: a blank one; a box's border right under a border),
     ``{"unsplit": line}`` for a row whose cells cannot be told for certain (:meth:`Layout.cells`); the first row is
     the header, its cells the layout's names, when ``header`` (the lines start at the header's), and the line under
-    it no row when it is a table's rule (:attr:`Layout.piped`)."""
+    it no row when it is a table's rule (:attr:`Layout.piped`); ``()`` instead of ``[]`` for a box's border, after
+    which a read may not stop (:class:`_Far`)."""
     ruled = bordered = False  # (bordered: the line before was a box's border)
     for line in lines:
         body = line.rstrip("\n")
         if ruled:  # (the rule under a header drawn with pipes: whatever it looks like)
             ruled, bordered = False, layout.border(body)
-            yield []
+            yield () if bordered else []
         elif layout.ends(body) or (bordered and layout.border(body)):  # (a box's bottom border over another's top)
             return
         elif not layout.is_row(body):
             bordered = layout.border(body)
-            yield []
+            yield () if bordered else []  # (no page ends after a border: the next line's meaning depends on it)
         elif header:
             header, ruled, bordered = False, layout.piped, False
             yield list(layout.names)
@@ -173,17 +191,20 @@ def _aligned(lines: Iterator[str], layout: Layout, header: bool) -> Iterator[lis
 
 
 def _reader(source: ContentSource, offset: int, delimiter: str, replaced: dict[int, tuple] | None = None,
-            layout: Layout | None = None) -> Iterator[tuple[int, list[str] | dict[str, str] | _RowError]]:
+            layout: Layout | None = None, far: bool = False,
+            ) -> Iterator[tuple[int, list[str] | dict[str, str] | _RowError | _Far]]:
     """Rows from ``offset``: ``(byte offset where the row starts, cells)``, blank lines skipped; a row that cannot
     be read as ``(its start, _RowError)``, the rows after it read on from the line after the one its reader stopped
     in (as the ``csv`` module's reader reads on after an error). ``replaced``, when given, gets ``{row start: for
     each cell, the bytes each of its U+FFFD shows (0: the content's own)}`` for each row that shows any byte as
-    U+FFFD. ``layout``: a table aligned by spaces or drawn with pipes, its lines split by it (not CSV)."""
+    U+FFFD. ``layout``: a table aligned by spaces or drawn with pipes, its lines split by it (not CSV). ``far``:
+    past :data:`_FAR_LINES` lines (or :data:`_FAR_BYTES`) that are no rows in a row, ``(the next line's start,
+    _Far)`` (a page ends there)."""
     while offset < source.size or offset == 0:
         lines = _Lines(source, offset, layout is None)
         reader = csv.reader(iter(lines), delimiter=delimiter) if layout is None else _aligned(
             iter(lines), layout, offset == layout.start and layout.headed)
-        bad = yield from _rows_until_bad(source, lines, reader, replaced)
+        bad = yield from _rows_until_bad(source, lines, reader, replaced, far)
         if bad is None:
             return
         yield bad.offset, bad
@@ -191,10 +212,11 @@ def _reader(source: ContentSource, offset: int, delimiter: str, replaced: dict[i
 
 
 def _rows_until_bad(source: ContentSource, lines: _Lines, reader: Iterator, replaced: dict[int, tuple] | None,
-                    ) -> Generator[tuple[int, list[str]], None, _RowError | None]:
-    """The rows ``reader`` reads from ``lines`` (see :func:`_reader`) up to the first it cannot read, which it
-    returns (``None`` at the end)."""
-    start = lines.consumed
+                    far: bool = False) -> Generator[tuple[int, list[str] | _Far], None, _RowError | None]:
+    """The rows ``reader`` reads from ``lines`` (see :func:`_reader`; ``far``: and a :class:`_Far` past too many
+    lines that are no rows) up to the first it cannot read, which it returns (``None`` at the end)."""
+    start = skipped_from = lines.consumed
+    skipped = 0
     while True:
         before = lines.replaced
         try:
@@ -217,6 +239,11 @@ def _rows_until_bad(source: ContentSource, lines: _Lines, reader: Iterator, repl
             if replaced is not None and lines.replaced > before:
                 replaced[start] = _per_cell(list(row.values()) if isinstance(row, dict) else row, marks)
             yield start, row
+            skipped, skipped_from = 0, lines.consumed
+        elif far and ((skipped := skipped + 1) >= _FAR_LINES or lines.consumed - skipped_from >= _FAR_BYTES) and (
+                row == []):  # (not after a box's border: `()`)
+            yield lines.consumed, _Far(skipped, lines.consumed - skipped_from)
+            skipped, skipped_from = 0, lines.consumed
         start = lines.consumed
 
 
@@ -293,16 +320,22 @@ _MOST_PASSED = 10
 
 
 def _items(body: Iterator[tuple[int, Any]], number: int, picked: list[int] | None, resumed: bool,
-           passed: list[tuple[BadRecord, bool]], most: int = _MOST_PASSED,
+           passed: list[tuple[BadRecord, bool]], most: int = _MOST_PASSED, far: list[tuple[int, _Far]] | None = None,
            ) -> Iterator[tuple[tuple[int, int], Any, bool]]:
     """The page's items from row ``number`` on: ``((row number, byte offset), cells, False)``, the ``picked``
     columns only. A row that cannot be read is passed over and put in ``passed`` (a BadRecord, and whether rows
     came before it on the page): after rows it ends them (``STOP`` at the next row that can be read: the page's
     cursor goes on after it), before any the page reads on after it; at most ``most`` a page (``STOP`` at the
     next). Row ``number`` is raised instead (BadRecord) when the read starts there (``row=``, not
-    ``resumed`` at a cursor): the caller asked for that row."""
+    ``resumed`` at a cursor): the caller asked for that row. A :class:`_Far` ends the page (``STOP``: the cursor
+    goes on from the line after those it passed over, row ``at`` still to come), put in ``far`` with its offset."""
     given, ending = 0, False
     for at, (start, cells) in enumerate(body, number):
+        if isinstance(cells, _Far):
+            if far is not None:
+                far.append((start, cells))
+            yield (at, start), STOP, False
+            return
         if isinstance(cells, _RowError):
             if at == number and not resumed:
                 raise cells.numbered(at, raised=True)
@@ -321,12 +354,19 @@ def _items(body: Iterator[tuple[int, Any]], number: int, picked: list[int] | Non
         given += 1
 
 
-def _passed_note(page: ItemPage, passed: list[tuple[BadRecord, bool]]) -> ItemPage:
+def _passed_note(page: ItemPage, passed: list[tuple[BadRecord, bool]], far: list[tuple[int, _Far]]) -> ItemPage:
     """``page`` with ``passed`` (the rows it passed over, :func:`_items`) named in ``extra["note"]`` and put in its
-    ``passed`` (a list of BadRecords), when there are any."""
+    ``passed`` (a list of BadRecords), when there are any; and, when it ended past too many lines that are no rows
+    (``far``: where, how many), saying so."""
+    if far:
+        offset, (lines, size) = far[0]
+        page.extra["note"] = (f"the page stopped after {plural(lines, 'line')} ({plural(size, 'byte')}) that are no "
+                              "rows (blank lines, rules, borders) with no row after them yet: its cursor reads on "
+                              f"from byte {offset:,}; a byte read there (offset={offset}, length=4096) shows what "
+                              "follows")
     if not passed:
         return page
-    said = []
+    said = [page.extra.pop("note")] if far else []
     for bad, after_rows in passed:
         how = "the page reads on after it" if not after_rows else "the page ends before it and " + (
             "its cursor goes on after it" if page.cursor is not None else "no row follows it")
@@ -356,8 +396,8 @@ def _header(source: ContentSource, delimiter: str | None, layout: Layout | None,
 
 
 def _page_start(source: ContentSource, header_rows: Iterator[tuple[int, Any]], first: tuple[int, Any] | None,
-                row: object, cursor: str | None, key: CursorKey, delimiter: str) -> tuple[int, int, int, Any]:
-    """``(row number, its byte offset, characters into it, the rows from it or None)`` where a page starts: at
+                row: object, cursor: str | None, key: CursorKey, delimiter: str) -> tuple[int, int, int]:
+    """``(row number, its byte offset, characters into it)`` where a page starts: at
     ``cursor`` (checked: made with ``key``, at a row start after the header ``first``) or at row ``row``
     (``header_rows``, the rows after the header, read up to it, those that cannot be read too; or, of CSV -- a
     ``delimiter`` of one character, not a layout's key --, :func:`skip_rows`: its offset may be of blank lines)."""
@@ -368,18 +408,18 @@ def _page_start(source: ContentSource, header_rows: Iterator[tuple[int, Any]], f
         if not row_line_start(source, offset):
             raise BadCursor(f"cursor points at byte {offset}, which is not a row start of this entry: start the "
                             "read again without a cursor")
-        return number, offset, chars, None
+        return number, offset, chars
     row, at = check_int(row, "row", 1), next(header_rows, None)
     if row > 1 and at is not None and len(delimiter) == 1:  # (the rows before it counted at C speed: row_jump)
         offset, passed = skip_rows(source, at[0], row - 1, lambda near, start: _reader(near, start, delimiter))
         if passed < row - 1 or next(_reader(source, offset, delimiter), None) is None:  # (row= one past the last)
             raise PastLast("row", row, passed)
-        return row, offset, 0, None
+        return row, offset, 0
     for skipped in range(row):  # (row= one past the last too: refused as the rows further on are)
         if at is None and row > 1:
             raise PastLast("row", row, skipped)
         at = next(header_rows, None) if skipped < row - 1 else at
-    return row, source.size if at is None else at[0], 0, iter(()) if at is None else chain([at], header_rows)
+    return row, source.size if at is None else at[0], 0
 
 
 def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
@@ -420,22 +460,22 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     delimiter, header_rows, first, header = _header(source, delimiter, layout, bad, headed)
     picked = select_columns(header, columns, headed)
     key = CursorKey(f"rows\0{delimiter}\0{picked}" + ("" if headed else "\0no header"), source.size, entry)
-    number, offset, chars, held = _page_start(source, header_rows, first, row, cursor, key, delimiter)  # (row= beside a
+    number, offset, chars = _page_start(source, header_rows, first, row, cursor, key, delimiter)  # (row= beside a
     shown = header_shown(header, picked, budget, cursor is None) if headed else []  # cursor: as records_page's)
     if (page := kept_piece(key, (number, offset, chars), budget, {"header": shown} if headed else {})) is not None:
         return page  # (a row cut on a page before: its next piece cut from its kept text, the row not read again)
     passed: list[tuple[BadRecord, bool]] = []
+    far: list[tuple[int, _Far]] = []
 
     def fill(room: int, most: int = _MOST_PASSED) -> ItemPage:  # (again with less room, or fewer rows passed
-        nonlocal held  # over, when the note on them does not fit)
-        body, held, page = held or _reader(source, offset, delimiter, bad, layout), None, ItemPage("rows", number)
-        passed[:] = []
+        body, page = _reader(source, offset, delimiter, bad, layout, True), ItemPage("rows", number)  # (over, when
+        passed[:], far[:] = [], []  # the note on them does not fit)
         if headed:
             page.extra["header"] = shown
-        items = _items(body, number, picked, cursor is not None, passed, most)
+        items = _items(body, number, picked, cursor is not None, passed, most, far)
         return _passed_note(_counted(page, lambda items: fill_items(page, items, chars, room, rows, lambda pos, skip:
                             encode_cursor((pos[0], pos[1], skip), key), keeper(key, bad)), items, bad,
-                            first[0] if first else -1, picked, chars), passed)
+                            first[0] if first else -1, picked, chars), passed, far)
 
     try:  # (row N unread: the read on after it goes from a cursor, not counting N rows again: advice4)
         return _fitted(fill, budget)
@@ -450,8 +490,12 @@ def _fitted(fill: Callable[..., ItemPage], budget: int) -> ItemPage:
     hundred bytes; the next page passes over the rest)."""
     page, room, most = fill(budget), budget, _MOST_PASSED
     for _ in range(8):  # (each try gives the rows less room or passes over fewer)
-        if not page.passed or json_bytes(page.to_dict()) <= budget:
+        if "note" not in page.extra or (size := json_bytes(page.to_dict())) <= budget:
             break
+        if not page.passed:  # (a page that stopped past lines that are no rows: its note takes room from its rows)
+            room = max(budget // 4, room - (size - budget) - 64)
+            page = fill(room)
+            continue
         note = json_bytes(page.extra["note"])
         if note > budget // 2 and len(page.passed) > 1:
             most = max(1, len(page.passed) * (budget // 4) // note)
