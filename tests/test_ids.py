@@ -92,3 +92,49 @@ def test_handles_are_unique_and_unguessable():
     handles = {new_handle() for _ in range(10_000)}
     assert len(handles) == 10_000
     assert all(len(h) == 26 and h.startswith("h_") for h in handles)
+
+
+def test_tokens_read_their_random_bits_many_at_a_time(monkeypatch):
+    # a spill makes two tokens: one getrandom() each was two system calls a spill (issue 16's T1); now one per 64
+    from scratchfs.foundation import checks
+
+    reads = []
+    real = checks.secrets.token_bytes
+    monkeypatch.setattr(checks.secrets, "token_bytes", lambda n: reads.append(n) or real(n))
+    tokens = {checks.new_token() for _ in range(640)}
+    assert len(tokens) == 640 and all(checks.TOKEN_RE.match(t) for t in tokens)
+    assert 10 <= len(reads) <= 11 and set(reads) == {15 * 64}
+
+
+def test_tokens_of_threads_are_all_different():
+    import threading
+
+    from scratchfs.foundation.checks import new_token
+
+    made: list[list[str]] = [[] for _ in range(8)]
+    threads = [threading.Thread(target=lambda out=out: out.extend(new_token() for _ in range(2000))) for out in made]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len({t for out in made for t in out}) == 8 * 2000
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX fork")
+def test_a_fork_child_never_hands_out_its_parents_next_tokens():
+    from scratchfs.foundation.checks import new_token
+
+    new_token()  # the pool holds the next 63 tokens' bits now
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            os.write(write_end, " ".join(new_token() for _ in range(63)).encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        child = set(pipe.read().decode().split())
+    os.waitpid(pid, 0)
+    parent = {new_token() for _ in range(63)}
+    assert len(child) == 63 and not child & parent

@@ -431,3 +431,25 @@ def test_an_acknowledged_spill_whose_row_cannot_be_committed_reads_as_waiting_no
             store.scope("run", "other").read_handle(queued, 0, 10)  # another scope's: nothing learnt
         failing[0] = False
         assert _read(scope, queued, 10_000) == _content(2)
+
+
+def test_a_flush_looks_each_segment_up_once_not_each_row(tmp_path, held_back, monkeypatch):
+    # the rows of one transaction under the shared delete lock: no delete can move their segment meanwhile, so one
+    # lstat of it answers for all of them (it was one per row, on the flusher's thread: issue 16's T1)
+    from scratchfs.engine import safe_fs
+
+    with ScratchStore(tmp_path / "root", orphan_grace=0) as store:
+        scope = store.scope("run", "agent")
+        other = store.scope("run", "other")
+        stubs = [(s, s.spill(_content(i), source_tool="t")) for i in range(30) for s in (scope, other)]
+        assert store.entries.behind.queued == 60
+        looked: list[str] = []
+        is_at = safe_fs.is_at
+        monkeypatch.setattr(safe_fs, "is_at", lambda root, path, ident: looked.append(path) or is_at(root, path,
+                                                                                                        ident))
+        store.flush()
+        assert store.entries.behind.queued == 0
+        assert len(looked) == 2 and len(set(looked)) == 2  # the two agents' segments, once each
+        assert len(scope.list_entries()) == 30 and len(other.list_entries()) == 30
+        for s, stub in stubs[:4]:
+            assert _read(s, stub.handle, 10_000).startswith(b"line 0 of spill ")

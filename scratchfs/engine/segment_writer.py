@@ -253,19 +253,25 @@ class SegmentPending:
         """The segment file's path relative to the store root (``runs/<run dir>/<agent dir>/<token>.zseg``)."""
         return self._seg.path
 
-    def exists(self) -> bool:
+    def exists(self, known: dict[str, bool] | None = None) -> bool:
         """True while the segment is still at its place below the root; False once a delete of its run or agent
-        moved it away.
+        moved it away. ``known``: the answers found so far by the rows of ONE transaction that holds the shared
+        delete lock (no delete moves a directory meanwhile), by segment path: one ``lstat`` per segment, not one per
+        row (the rows written behind, :mod:`scratchfs.engine.write_behind`).
 
         Raises:
             StorageError: it left its place some other way (see :meth:`SegmentWriter.check`)."""
         if self._writer is None:
             return False
-        try:
-            ok = self._writer.check(self._seg)
-        except StorageError:
-            self._moved = True
-            raise
+        ok = None if known is None else known.get(self._seg.path)
+        if ok is None:
+            try:
+                ok = self._writer.check(self._seg)
+            except StorageError:
+                self._moved = True
+                raise
+            if known is not None:
+                known[self._seg.path] = ok
         self._moved = not ok
         return ok
 

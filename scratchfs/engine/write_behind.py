@@ -34,6 +34,7 @@ rows of a writer killed before it committed them.
 from __future__ import annotations
 
 import atexit
+import functools
 import logging
 import os
 import threading
@@ -281,7 +282,9 @@ class WriteBehind:
                 return
             _LOCAL.flushing = True
             try:
-                outcomes = self._index.put_many([(e, p.info.frame_newlines, p.exists) for e, p in batch])
+                known: dict[str, bool] = {}  # each segment looked up once: the delete lock is held (flush)
+                outcomes = self._index.put_many([(e, p.info.frame_newlines, functools.partial(p.exists, known))
+                                                 for e, p in batch])
             finally:
                 _LOCAL.flushing = False
             with self._cond:

@@ -24,6 +24,7 @@ import hashlib
 import math
 import numbers
 import operator
+import os
 import re
 import secrets
 from collections.abc import Iterable
@@ -55,6 +56,8 @@ _TOKEN_BYTES = 15  # 120 random bits -> 24 base32 characters
 _BASE32 = "abcdefghijklmnopqrstuvwxyz234567"  # RFC 4648's alphabet, lower case
 _BASE32_PAIRS = tuple(a + b for a in _BASE32 for b in _BASE32)  # the two digits of each 10-bit value
 _PAIR_SHIFTS = tuple(range(110, -1, -10))  # the 12 pairs of a 120-bit number, most significant first
+_POOL_TOKENS = 64  # tokens' random bits read at once: one getrandom() call for 64 tokens (32 spills), not one each
+_pool: list[bytes] = []  # the random bits of the next tokens, 15 bytes each; list.pop() hands each to one thread only
 
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _SAFE = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_-.")
@@ -202,12 +205,30 @@ def check_version(value: object) -> str:
 
 def new_token() -> str:
     """Return 24 characters of base32 (RFC 4648 alphabet, lower case: ``[a-z2-7]``) from 120 bits of
-    :mod:`secrets` randomness."""
-    # 15 bytes are exactly 24 base32 digits (no padding), most significant first, as the RFC 4648 encoder writes them;
-    # two digits a lookup (base64.b32encode is pure Python; a spill makes two tokens)
-    bits = int.from_bytes(secrets.token_bytes(_TOKEN_BYTES), "big")
+    :mod:`secrets` randomness (:func:`token_text`), read :data:`_POOL_TOKENS` tokens' worth at a time: one system
+    call per 64 tokens, not one each (a spill makes two); a ``fork()`` child drops what it inherited, so that no two
+    processes hand out the same bits. Safe to call from any thread."""
+    try:
+        raw = _pool.pop()  # (atomic: two threads never get the same bytes)
+    except IndexError:
+        block = secrets.token_bytes(_TOKEN_BYTES * _POOL_TOKENS)
+        raws = [block[i : i + _TOKEN_BYTES] for i in range(0, len(block), _TOKEN_BYTES)]
+        raw = raws.pop()
+        _pool.extend(raws)
+    return token_text(raw)
+
+
+def token_text(raw: bytes) -> str:
+    """The 24 base32 characters (``[a-z2-7]``) of 15 bytes, most significant first, as the RFC 4648 encoder writes
+    them (no padding)."""
+    # two digits a lookup (base64.b32encode is pure Python)
+    bits = int.from_bytes(raw, "big")
     pairs = _BASE32_PAIRS
     return "".join([pairs[(bits >> shift) & 1023] for shift in _PAIR_SHIFTS])
+
+
+if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX
+    os.register_at_fork(after_in_child=_pool.clear)  # a child's tokens are its own, never its parent's next ones
 
 
 def new_handle() -> str:
@@ -458,4 +479,5 @@ __all__ = [
     "path_part",
     "repeatable",
     "shorten",  # (foundation.text's, which local_blobs names through checks as ids)
+    "token_text",
 ]
