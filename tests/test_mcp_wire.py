@@ -1,8 +1,9 @@
 """The MCP faces on the wire: every request line on stdin gets exactly one JSON-RPC reply, and the server lives on.
 
-A real ``scratchfs mcp`` (and ``scratchfs mcp-proxy`` in front of the fake upstream) is driven line by line through
-pipes: each bad line of the table is followed by a good ``tools/list``; the bad line's reply (code and id, as
-JSON-RPC 2.0 says) and the good one must both come, and nothing else. Stdout holds JSON-RPC only.
+A real ``scratchfs mcp`` (and ``scratchfs mcp-proxy`` in front of a plain upstream, :data:`PLAIN_UPSTREAM`) is
+driven line by line through pipes: each bad line of the table is followed by a good ``tools/list``; the bad line's
+reply (code and id, as JSON-RPC 2.0 says) and the good one must both come, and nothing else. Stdout holds JSON-RPC
+only.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from scratchfs import ScratchStore
 from scratchfs.foundation.limits import MAX_MESSAGE_BYTES
 from scratchfs.mcp.stdio import claimed_stdio, screen
 
-from .mcp_support import FAKE_UPSTREAM, raw_upstream
+from .mcp_support import raw_upstream
 
 PARSE, INVALID, NO_METHOD, BAD_PARAMS = -32700, -32600, -32601, -32602
 REPLY_SECONDS = 90.0  # a loaded machine starts the server slowly; a missing reply fails at this bound
@@ -176,8 +177,24 @@ def shape(reply):
 SLOW_SECONDS = 3  # how long slow_call runs: past the requests sent after it (5 s made the wire tests the slowest)
 
 
-PLAIN_UPSTREAM = [sys.executable, "-c", raw_upstream("plain", [{"name": "echo", "inputSchema": {"type": "object"}}],
-                                                   call="""
+PLAIN_UPSTREAM = [sys.executable, "-c", raw_upstream("plain", [
+    {"name": "echo", "inputSchema": {"type": "object"}}, {"name": "sleep", "inputSchema": {"type": "object"}}],
+    prelude="""
+    import threading, time
+    LOCK, PRINT = threading.Lock(), print
+
+    def print(*args, **kwargs):  # (one line at a time: the sleeps answer from threads of their own)
+        with LOCK:
+            PRINT(*args, **kwargs)
+
+    def answer(rid, seconds):
+        time.sleep(seconds)
+        print(json.dumps({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "slept"}]}}),
+              flush=True)
+""", call="""
+    if name == "sleep":  # (beside the calls after it, as the SDK's servers run a call each)
+        threading.Thread(target=answer, args=(msg["id"], float(arguments["seconds"])), daemon=True).start()
+        continue
     if name != "echo":  # (as the SDK's servers refuse a tool they lack)
         error = {"code": -32602, "message": "Unknown tool: " + str(name)}
         print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": error}), flush=True)
@@ -185,17 +202,16 @@ PLAIN_UPSTREAM = [sys.executable, "-c", raw_upstream("plain", [{"name": "echo", 
     result = {"content": [{"type": "text", "text": name}]}
 """)]
 """An upstream in plain Python, without the SDK (a tenth of the fake upstream's start-up CPU), which refuses a tool
-it lacks as the SDK's do: for the proxy's wire, which its own tools exercise."""
+it lacks as the SDK's do and runs each ``sleep`` call beside the others: for the proxy's wire."""
 
 
-def face_command(face: str, root, upstream: list[str] = PLAIN_UPSTREAM) -> list[str]:
-    """The server of ``face`` (``mcp``, or ``proxy`` in front of ``upstream``; :data:`FAKE_UPSTREAM` for its
-    ``sleep``) on the store at ``root``."""
+def face_command(face: str, root) -> list[str]:
+    """The server of ``face`` (``mcp``, or ``proxy`` in front of :data:`PLAIN_UPSTREAM`) on the store at ``root``."""
     if face == "mcp":  # (its pattern searches stop at SLOW_SECONDS: slow_call)
         return [sys.executable, "-m", "scratchfs", "--root", str(root), "mcp", "--run", "r", "--agent", "a",
                 "--sweep-interval", "0", "--pattern-timeout", str(SLOW_SECONDS)]
     return [sys.executable, "-m", "scratchfs", "--root", str(root), "mcp-proxy", "--run", "r", "--agent", "a",
-            "--sweep-interval", "0", "--", *upstream]
+            "--sweep-interval", "0", "--", *PLAIN_UPSTREAM]
 
 
 @pytest.fixture(scope="module", params=["mcp", "proxy"])
@@ -322,7 +338,7 @@ def test_while_serving_fd_1_is_stderr_and_the_wire_is_a_private_duplicate(capfd)
 
 def slow_call(face: str, rid, root) -> bytes:
     """A call that runs for :data:`SLOW_SECONDS`: a pattern search that backtracks until its time limit (the server,
-    :func:`face_command`), the fake upstream's ``sleep`` (the proxy)."""
+    :func:`face_command`), the upstream's ``sleep`` (the proxy: :data:`PLAIN_UPSTREAM`)."""
     if face == "proxy":
         return call(rid, "sleep", {"seconds": SLOW_SECONDS})
     with ScratchStore(root) as store:
@@ -344,7 +360,7 @@ def test_a_cancelled_request_is_not_awaited_when_stdin_ends(face, tmp_path):
     naming "7" exits at once). Each pair of :data:`CANCELS` in turn on one server (a server each cost three starts):
     a pair still counted after its cancel would have the next pair's 7 refused as in flight, or the drain wait."""
     slows = [slow_call(face, sent, tmp_path) for sent, _ in CANCELS]
-    wire = Wire(face_command(face, tmp_path, FAKE_UPSTREAM))
+    wire = Wire(face_command(face, tmp_path))
     try:
         wire.initialize()
         for n, (slow, (_, cancelled)) in enumerate(zip(slows, CANCELS, strict=True)):
@@ -385,7 +401,7 @@ def in_flight(request, tmp_path_factory):
              b'{"jsonrpc":"1.0","id":9,"method":"tools/list"}',
              slow_call(face, int(LONG_ID), root), req(LONG_ID, "ping"), slow_call(face, "x" * 100_000, root),
              req("x" * 100_000, "ping"), *(call(rid, "scratch_list", {}) for rid in (2, "3", 4)), req(5, "tools/list")]
-    done = subprocess.run(face_command(face, root, FAKE_UPSTREAM), input=b"\n".join(lines) + b"\n",
+    done = subprocess.run(face_command(face, root), input=b"\n".join(lines) + b"\n",
                           capture_output=True, timeout=REPLY_SECONDS)
     replies = [json.loads(line) for line in done.stdout.splitlines()]
     return replies, done.returncode, root
