@@ -328,13 +328,11 @@ def test_a_malformed_line_of_the_upstream_is_one_short_log_line_of_the_proxy(tmp
     from mcp import ClientSession
     from mcp.client.stdio import stdio_client
 
-    upstream = tmp_path / "noisy_upstream.py"
-    upstream.write_text(
-        "import os, sys\n"
+    upstream = tmp_path / "noisy_upstream.py"  # (two bad lines, then a plain upstream: no SDK to start)
+    upstream.write_text(raw_upstream("noisy", [{"name": "echo", "inputSchema": {"type": "object"}}], prelude=(
         "sys.stdout.write('{\"jsonrpc\": \"2.0\", \"method\": 5, \"x\": \"evil\\\\nCRITICAL forged\"}\\n')\n"
         "sys.stdout.write('not json \\x1b[31m red\\n')\n"
-        "sys.stdout.flush()\n"
-        f"os.execv(sys.executable, [sys.executable, {str(FAKE_UPSTREAM[-1])!r}])\n")
+        "sys.stdout.flush()\n"), call='result = {"content": []}'))
     params = scratchfs_params("mcp-proxy", "--root", str(tmp_path / "store"), "--run", "r", "--agent", "a", "--",
                               sys.executable, str(upstream))
     errlog = tmp_path / "stderr.txt"
