@@ -28,7 +28,7 @@ async def until_open(client, deadline: float = 30.0, outage: str = OUTAGE) -> di
             return payload(result)
         assert error_of(result).startswith(outage), error_of(result)
         assert time.monotonic() - started < deadline, "the store did not open after the server came back"
-        await anyio.sleep(0.5)
+        await anyio.sleep(0.1)  # (the store tries every RETRY_SECONDS: told within a tenth of a second of it)
 
 
 @pytest.mark.alone  # (told within 2 s: a bound of wall-clock time; the others bound none)

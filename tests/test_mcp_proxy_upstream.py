@@ -71,7 +71,10 @@ def test_an_upstream_slower_to_start_than_the_timeout_is_served_once_it_answers(
 def test_a_call_the_upstream_does_not_answer_fails_within_the_timeout(era, tmp_path):
     """A timed-out call took --timeout plus about 5 s: the proxy cancelled the SDK's send in the caller's task, and
     the SDK then waited up to 5 s, shielded, to write its courtesy cancel to an upstream that read nothing (its pipe
-    full). The send now runs in a task of its own and the call fails at its deadline."""
+    full). The send now runs in a task of its own and the call fails at its deadline. (The test too of an upstream
+    alive but no longer reading its stdin, its pipe full after a request of 2 MB: the next call was held forever,
+    where each call fails within --timeout and the proxy's own tools keep working; test_mcp_proxy.py ran the same
+    calls against the same deaf upstream, bounded at 20 s instead, on a proxy of its own.)"""
     async def body():
         async with connect(upstream_proxy(tmp_path, 3, 0), era) as client:
             assert (await client.call_tool("deaf", {})).content == []

@@ -1,7 +1,11 @@
 """End to end with real MCP servers: the proxy in front of ``mcp-server-git`` (over a repository these tests build,
 with 300 commits) and of ``mcp-server-sqlite`` (mcp 1.x, from its own virtual environment, over a database of the CSV
-fixture), driven by the official client over stdio in both protocol eras. The spilled results are read back by range
-and by match and compared byte for byte with what the server returns without the proxy."""
+fixture), driven by the official client over stdio. The spilled results are read back by range and by match and
+compared byte for byte with what the server returns without the proxy. Each real server runs under one client era
+(:func:`~tests.mcp_support.one_era`, the two taken in turn): what these test lies between the proxy and its upstream
+(the proxy's own handshake with it, the spill, the reads back), the same under either era, and the client's side of
+each era is test_mcp_proxy.py's (a large result spilled and read back by range and match, in both); under both eras
+they cost a proxy and a real server started, and their results read back, twice."""
 
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ from .mcp_support import (
     connect,
     find_all,
     match_offsets,
+    one_era,
     payload,
     read_all,
     run,
@@ -59,7 +64,7 @@ def git_repo(tmp_path_factory):
     return repo, commits, run(direct)
 
 
-@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("era", one_era(0))
 def test_git_log_and_diff_are_spilled_and_read_back_byte_exact(era, git_repo, tmp_path):
     repo, commits, direct = git_repo
     log, diff = direct["git_log"], direct["git_diff"]
@@ -110,7 +115,7 @@ def sqlite_server(tmp_path_factory):
     return [str(venv / "bin" / "mcp-server-sqlite"), "--db-path", str(db)], db
 
 
-@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("era", one_era(1))
 def test_sqlite_query_result_is_spilled_and_searched(era, sqlite_server, tmp_path):
     command, db = sqlite_server
     query = "SELECT name, version, month, summary FROM packages ORDER BY month DESC, name"

@@ -1,8 +1,9 @@
 """The MCP faces on the wire: every request line on stdin gets exactly one JSON-RPC reply, and the server lives on.
 
-A real ``scratchfs mcp`` (and ``scratchfs mcp-proxy`` in front of the fake upstream) is driven line by line through
-pipes: each bad line of the table is followed by a good ``tools/list``; the bad line's reply (code and id, as
-JSON-RPC 2.0 says) and the good one must both come, and nothing else. Stdout holds JSON-RPC only.
+A real ``scratchfs mcp`` (and ``scratchfs mcp-proxy`` in front of a plain upstream, :data:`PLAIN_UPSTREAM`) is
+driven line by line through pipes: each bad line of the table is followed by a good ``tools/list``; the bad line's
+reply (code and id, as JSON-RPC 2.0 says) and the good one must both come, and nothing else. Stdout holds JSON-RPC
+only.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from scratchfs import ScratchStore
 from scratchfs.foundation.limits import MAX_MESSAGE_BYTES
 from scratchfs.mcp.stdio import claimed_stdio, screen
 
-from .mcp_support import FAKE_UPSTREAM
+from .mcp_support import raw_upstream
 
 PARSE, INVALID, NO_METHOD, BAD_PARAMS = -32700, -32600, -32601, -32602
 REPLY_SECONDS = 90.0  # a loaded machine starts the server slowly; a missing reply fails at this bound
@@ -176,12 +177,41 @@ def shape(reply):
 SLOW_SECONDS = 3  # how long slow_call runs: past the requests sent after it (5 s made the wire tests the slowest)
 
 
+PLAIN_UPSTREAM = [sys.executable, "-c", raw_upstream("plain", [
+    {"name": "echo", "inputSchema": {"type": "object"}}, {"name": "sleep", "inputSchema": {"type": "object"}}],
+    prelude="""
+    import threading, time
+    LOCK, PRINT = threading.Lock(), print
+
+    def print(*args, **kwargs):  # (one line at a time: the sleeps answer from threads of their own)
+        with LOCK:
+            PRINT(*args, **kwargs)
+
+    def answer(rid, seconds):
+        time.sleep(seconds)
+        print(json.dumps({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "slept"}]}}),
+              flush=True)
+""", call="""
+    if name == "sleep":  # (beside the calls after it, as the SDK's servers run a call each)
+        threading.Thread(target=answer, args=(msg["id"], float(arguments["seconds"])), daemon=True).start()
+        continue
+    if name != "echo":  # (as the SDK's servers refuse a tool they lack)
+        error = {"code": -32602, "message": "Unknown tool: " + str(name)}
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": error}), flush=True)
+        continue
+    result = {"content": [{"type": "text", "text": name}]}
+""")]
+"""An upstream in plain Python, without the SDK (a tenth of the fake upstream's start-up CPU), which refuses a tool
+it lacks as the SDK's do and runs each ``sleep`` call beside the others: for the proxy's wire."""
+
+
 def face_command(face: str, root) -> list[str]:
+    """The server of ``face`` (``mcp``, or ``proxy`` in front of :data:`PLAIN_UPSTREAM`) on the store at ``root``."""
     if face == "mcp":  # (its pattern searches stop at SLOW_SECONDS: slow_call)
         return [sys.executable, "-m", "scratchfs", "--root", str(root), "mcp", "--run", "r", "--agent", "a",
                 "--sweep-interval", "0", "--pattern-timeout", str(SLOW_SECONDS)]
     return [sys.executable, "-m", "scratchfs", "--root", str(root), "mcp-proxy", "--run", "r", "--agent", "a",
-            "--sweep-interval", "0", "--", *FAKE_UPSTREAM]
+            "--sweep-interval", "0", "--", *PLAIN_UPSTREAM]
 
 
 @pytest.fixture(scope="module", params=["mcp", "proxy"])
@@ -211,31 +241,21 @@ def test_every_bad_line_gets_one_reply_and_the_server_answers_the_next(served):
     assert wire.replies("last", 0) == [], "a reply more than the table asked for"
 
 
-def test_bad_lines_before_initialize_are_answered_and_the_handshake_still_works(tmp_path):
-    wire = Wire(face_command("mcp", tmp_path))
+@pytest.mark.parametrize("face", ["mcp", "proxy"])
+def test_a_request_before_initialize_is_told_to_initialize_first(face, tmp_path):
+    """A raw tools/list (tools/call) sent before the handshake got the SDK's bare "Invalid request parameters", the
+    very words of a malformed request: the reply (still -32602) says the session is not initialized and what to
+    send first; a malformed request keeps its own message, and the handshake then works. Before them, bad lines
+    (an initialize among them) are each answered as they are after the handshake (one server for both: each was a
+    test and a start-up of its own)."""
+    wire = Wire(face_command(face, tmp_path))
     try:
         for line, want in [(b"not json", (PARSE, None)), (req(1.5, "initialize", INIT), (INVALID, None)),
                            (b"[" + req(1, "initialize", INIT) + b"]", [(INVALID, 1)]),
                            (req(2, "initialize", [1]), (BAD_PARAMS, 2))]:
             wire.send(line)
             wire.send(req("probe", "ping"))
-            assert [shape(r) for r in wire.replies("probe", 1)] == [want]
-        wire.initialize()
-        wire.send(call("w", "scratch_write", {"key": "k", "value": "v"}))
-        written = wire.lines.get(timeout=REPLY_SECONDS)
-        assert written["id"] == "w" and written["result"]["structuredContent"]["size"] == 1
-        wire.close()
-    finally:
-        wire.kill()
-
-
-@pytest.mark.parametrize("face", ["mcp", "proxy"])
-def test_a_request_before_initialize_is_told_to_initialize_first(face, tmp_path):
-    """A raw tools/list (tools/call) sent before the handshake got the SDK's bare "Invalid request parameters", the
-    very words of a malformed request: the reply (still -32602) says the session is not initialized and what to
-    send first; a malformed request keeps its own message, and the handshake then works."""
-    wire = Wire(face_command(face, tmp_path))
-    try:
+            assert [shape(r) for r in wire.replies("probe", 1)] == [want], line
         for rid, line in [("list", req("list", "tools/list")), ("list-empty", req("list-empty", "tools/list", {})),
                           ("call", call("call", "scratch_list", {}))]:
             wire.send(line)
@@ -251,6 +271,9 @@ def test_a_request_before_initialize_is_told_to_initialize_first(face, tmp_path)
         wire.initialize()
         wire.send(req("listed", "tools/list"))
         assert wire.replies("listed", 0) == [] and {"read_handle"} <= {t["name"] for t in wire.last["tools"]}
+        wire.send(call("w", "scratch_write", {"key": "k", "value": "v"}))
+        written = wire.lines.get(timeout=REPLY_SECONDS)
+        assert written["id"] == "w" and written["result"]["structuredContent"]["size"] == 1
         wire.close()
     finally:
         wire.kill()
@@ -315,7 +338,7 @@ def test_while_serving_fd_1_is_stderr_and_the_wire_is_a_private_duplicate(capfd)
 
 def slow_call(face: str, rid, root) -> bytes:
     """A call that runs for :data:`SLOW_SECONDS`: a pattern search that backtracks until its time limit (the server,
-    :func:`face_command`), the fake upstream's ``sleep`` (the proxy)."""
+    :func:`face_command`), the upstream's ``sleep`` (the proxy: :data:`PLAIN_UPSTREAM`)."""
     if face == "proxy":
         return call(rid, "sleep", {"seconds": SLOW_SECONDS})
     with ScratchStore(root) as store:
@@ -378,8 +401,8 @@ def in_flight(request, tmp_path_factory):
              b'{"jsonrpc":"1.0","id":9,"method":"tools/list"}',
              slow_call(face, int(LONG_ID), root), req(LONG_ID, "ping"), slow_call(face, "x" * 100_000, root),
              req("x" * 100_000, "ping"), *(call(rid, "scratch_list", {}) for rid in (2, "3", 4)), req(5, "tools/list")]
-    done = subprocess.run(face_command(face, root), input=b"\n".join(lines) + b"\n", capture_output=True,
-                          timeout=REPLY_SECONDS)
+    done = subprocess.run(face_command(face, root), input=b"\n".join(lines) + b"\n",
+                          capture_output=True, timeout=REPLY_SECONDS)
     replies = [json.loads(line) for line in done.stdout.splitlines()]
     return replies, done.returncode, root
 
