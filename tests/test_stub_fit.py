@@ -10,6 +10,8 @@ import tarfile
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from scratchfs.api import stub as stub_module
+from scratchfs.api.line_fit import lines_within
 from scratchfs.api.shape import describe
 from scratchfs.api.stub import build_stub
 from scratchfs.foundation.limits import MAX_STUB_BYTES
@@ -66,6 +68,8 @@ def _stubs(data, tail_bytes, more, lines_more, kind, shape_text, tool, budget, m
          None, None)  # (its last lines named: the read of them counted)
 @example(b"".join(b"line %d of a log\n" % i for i in range(40)), 9000, 0, 0, "text", None, None, 1024, "head",
          None, 30)  # (its last lines not named: the preview and the line read hold them all)
+@example((b"x" * 87 + b"\n") * 58 + b"y" * 4007 + b"\n", 9000, 0, 0, "log", None, None, 1024, "head", None, None)
+# (its one last line named, the line after the line read's: line=-1, lines=1)
 @example(b"a\x00\x01" * 900, 0, 0, 0, "binary", None, None, 1024, "head", None, None)
 @example(_tar(["alpha", "beta", "gamma"] * 5), 0, 0, 0, None, "described", None, 1024, "head", None, None)
 def test_the_fit_gives_the_stub_it_gave(data, tail_bytes, more, lines_more, kind, shape_text, tool, budget, mode,
@@ -74,3 +78,15 @@ def test_the_fit_gives_the_stub_it_gave(data, tail_bytes, more, lines_more, kind
     assert (new.to_dict(), new.source_tool) == (old.to_dict(), old.source_tool)
     assert new.to_json() == old.to_json()
     assert len(new.to_json().encode("utf-8")) <= MAX_STUB_BYTES or not new.preview
+
+
+def test_a_note_that_names_no_last_lines_does_not_count_them(monkeypatch):
+    # a 4 KiB text whose line read holds every line after the preview: its last lines are not named, so only the
+    # read from the preview's end is counted (both were, before stubcost1: 10 us of a 4 KiB spill's ~50 us stub)
+    data = b"".join(b'    "key %d": "a value of a JSON text, with more words in it",\n' % i for i in range(60))
+    calls = []
+    monkeypatch.setattr(stub_module, "lines_within", lambda *args: calls.append(args) or lines_within(*args))
+    new, old = _stubs(data, 9000, 0, 0, "text", None, "bash", 1024, "head", None, None)
+    assert (new.to_dict(), new.source_tool) == (old.to_dict(), old.source_tool)
+    assert "line=-" not in new.note and ", line=" in new.note  # (a line read named, the last lines not)
+    assert [forward for *_, forward in calls] == [True]
