@@ -28,19 +28,24 @@ def lines_within(data: bytes, at_end: bool, at_start: bool, forward: bool) -> in
 
     Counted on ``data`` with each byte JSON escapes written as many times as its escape has bytes (a newline as two
     newlines): there a byte's offset is its JSON text's, and the lines that fit are the pairs of newlines within the
-    bytes a read holds, one ``bytes.count`` of newlines halved."""
+    bytes a read holds, one ``bytes.count`` of newlines halved -- unless all of ``data``'s JSON text fits in a
+    read (told from its escaped bytes alone, a 4 KiB spill's read after its preview): then each of its lines."""
     if len(data) <= DEFAULT_READ_BYTES and not (at_end if forward else at_start):
         return None
     if not forward and data.endswith(b"\n"):
         data = data[:-1]  # (the newline that ends the last line: a read's text does not hold it)
-    expanded = data
-    for byte in set(data.translate(None, _NOT_ESCAPED)):  # (each kind of escaped byte: a newline, a quote, a tab)
+    escaped = data.translate(None, _NOT_ESCAPED)
+    if len(data) + len(escaped) + 4 * len(escaped.translate(None, _SHORT_ESCAPES)) <= _MOST_TEXT:  # (all of data:
+        if forward:  # its last line, or first, no newline ends; every newline within the bytes a read holds)
+            return min(escaped.count(b"\n") + (at_end and data[-1:] not in b"\n"), DEFAULT_LINES)
+        return min(escaped.count(b"\n") + at_start, DEFAULT_LINES)
+    expanded = data  # (more JSON text than a read holds: where it stops is found in data written as its text)
+    for byte in set(escaped):  # (each kind of escaped byte: a newline, a quote, a tab)
         expanded = expanded.replace(_BYTES[byte], _ESCAPED_AS[byte])
-    fits = len(expanded) <= _MOST_TEXT  # (all of data: its last line, or first, no newline ends)
     if forward:
-        count = expanded.count(b"\n", 0, _MOST_TEXT) // 2 + (at_end and fits and data[-1:] not in b"\n")
+        count = expanded.count(b"\n", 0, _MOST_TEXT) // 2
     else:  # (a pair the bounds cut counts one newline: not a line)
-        count = expanded.count(b"\n", max(0, len(expanded) - _MOST_TEXT - 2)) // 2 + (at_start and fits)
+        count = expanded.count(b"\n", max(0, len(expanded) - _MOST_TEXT - 2)) // 2
     return min(count, DEFAULT_LINES)
 
 
