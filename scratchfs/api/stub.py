@@ -186,7 +186,7 @@ class _Note:
         by_line = f" | {self.call}{_line_read(next_line, count)})" if count else ""  # (call_with)
         if count and self.first_error is not None and next_line < self.first_error <= self.lines:  # (not shown)
             by_range = f"{self.call}{_line_read(self.first_error, self.count)}) | {by_range}"
-        if self.tail_lines and tail_offset is None and self.lines > next_line + count:  # (room for one: counted)
+        if self.tail_lines and tail_offset is None and self.lines > next_line + count:  # (a line left: counted)
             last = counts.last() if counts is not None else None
             last = self.count if last is None else last
             if last and self.lines >= next_line + count + last:
