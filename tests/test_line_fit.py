@@ -61,3 +61,21 @@ def test_the_line_that_ends_at_the_budget_fits_and_one_byte_more_does_not():
         back = b"z" * 5000 + b"\n" + b"=" * n + b"\n" + lines  # the same 41 lines last, read back from the end
         tail = back[-4098:]
         assert lines_within(tail, True, False, False) == _plain(tail, True, False, False)
+
+
+def test_the_lines_near_the_read_edge_are_counted_as_written_out():
+    # (stubcost1) data whose JSON text holds more than a read: the lines between the bounds its escapes set are
+    # counted one by one, or, when many, in the text written out; at 50 lines the count stops
+    cases = {
+        "one by one": b"".join(b"%03d" % i + b'"' * 9 + b"-" * 60 + b"\n" for i in range(80)),
+        "many between the bounds": b"".join(b'"' * 30 + b"\n" for _ in range(300)),
+        "50 before the bounds": b"".join(b"%02d\n" % (i % 100) for i in range(900)) + b'"' * 3000,
+        "controls": b"".join(b"\x01" * 20 + b"ab\n" for _ in range(200)),
+    }
+    for name, data in cases.items():
+        for at_end, at_start in ((False, False), (True, True)):
+            head, tail = data[:4097], data[-4098:]
+            assert lines_within(head, at_end, at_start, True) == _plain(head, at_end, at_start, True), name
+            assert lines_within(tail, at_end, at_start, False) == _plain(tail, at_end, at_start, False), name
+            back = data[::-1][-4098:]  # (the 50 lines at the end, read back)
+            assert lines_within(back, at_end, at_start, False) == _plain(back, at_end, at_start, False), name

@@ -146,12 +146,12 @@ class _Note:
                 f"its offset, length= its bytes and end= their sum; view=\"members\" lists every member. Next: "
                 f"{by_member} | {self.by_other}.")
 
-    def text(self, covered: int, next_line: int, tail_offset: int | None, head_count: int | None = None,
-             tail_count: int | None = None, drawn: tuple[str, int] | None = None) -> str:
+    def text(self, covered: int, next_line: int, tail_offset: int | None, counts: _LineReads | None = None,
+             drawn: tuple[str, int] | None = None) -> str:
         """The note of a preview that shows ``covered`` bytes of the start (and the tail from ``tail_offset``);
-        ``head_count`` and ``tail_count``: the lines from ``next_line`` and the last lines that a read holds
-        (:func:`lines_within`), ``None`` when not known (then as many as the average line holds); ``drawn``: shown
-        as a terminal shows them (:class:`~scratchfs.api.terminal_preview.RenderedHead`)."""
+        ``counts``: the lines from ``next_line`` and the last lines that a read holds (:class:`_LineReads`, asked
+        only for a read the note names; ``None`` or a count not known: as many as the average line holds);
+        ``drawn``: shown as a terminal shows them (:class:`~scratchfs.api.terminal_preview.RenderedHead`)."""
         what, size, average, shown = self.what, self.size, self.lines_average, AS_SHOWN if drawn else ""
         if size == 0:
             return f"{what}; it is empty."
@@ -181,13 +181,16 @@ class _Note:
         if average > DEFAULT_READ_BYTES:
             return (f"{what}; the preview shows {shows}; its lines average {average:,.0f} bytes, so read it by "
                     f"{'jq= or by ' if self.lead else ''}range. Next: {by_range} | {by_other}.")
-        count = self.count if head_count is None else head_count
-        last = self.count if tail_count is None else tail_count
+        counted = counts.from_start() if counts is not None else None
+        count = self.count if counted is None else counted
         by_line = f" | {self.call}{_line_read(next_line, count)})" if count else ""  # (call_with)
         if count and self.first_error is not None and next_line < self.first_error <= self.lines:  # (not shown)
             by_range = f"{self.call}{_line_read(self.first_error, self.count)}) | {by_range}"
-        if self.tail_lines and tail_offset is None and last and self.lines >= next_line + count + last:
-            by_line += f" | {self.call}{_line_read(-last, last)})"  # the last lines
+        if self.tail_lines and tail_offset is None and self.lines > next_line + count:  # (a line left: counted)
+            last = counts.last() if counts is not None else None
+            last = self.count if last is None else last
+            if last and self.lines >= next_line + count + last:
+                by_line += f" | {self.call}{_line_read(-last, last)})"  # the last lines
         return f"{what}; the preview shows {shows}. Next: {by_range}{by_line} | {by_other}."
 
 
@@ -219,32 +222,58 @@ def _clip(text: str, limit: int) -> str:
 class _LineReads:
     """How many lines the line reads of a stub's note hold (:func:`~scratchfs.api.line_fit.lines_within`): from a
     line start of the head, and back from the content's end (``named``: a log's or a text's last lines, when the tail
-    or the head holds them). Each is counted once, and only for a preview that fits the stub with the average line's
-    counts (they change a note's length by a digit or a clause at most): the fitting tries several previews."""
+    or the head holds them). The fitting tries several previews: each try's note is written with the counts of the
+    tries before it counted (the average line's where none: they change a note's length by a digit or a clause at
+    most), and, for a try that fits so, its own are counted (:meth:`count`) -- each once, and only the ones its note
+    names (a note with no line read, or whose line read holds all the lines after the preview, names no last lines).
 
-    __slots__ = ("ends", "from_start", "head", "last", "size")
+    A note asks through :meth:`from_start` and :meth:`last`, for the try :meth:`at` set."""
+
+    __slots__ = ("asked", "ends", "head", "lasts", "size", "start", "starts", "tried")
 
     def __init__(self, head: bytes, tail: bytes, size: int, named: bool) -> None:
         ends = tail if len(tail) >= min(size, LAST_LINES_BYTES) else head if len(head) >= size else b""
         self.head, self.size, self.ends = head, size, ends if named else b""
-        self.from_start: dict[int, int | None] = {}
-        self.last: list[int | None] = []
+        self.starts: dict[int, int | None] = {}  # (the counts from each line start, and of the last lines, counted)
+        self.lasts: list[int | None] = []
+        self.tried: set[int] = set()  # the line starts of the tries counted: their counts known to every later try
+        self.start, self.asked = 0, 0  # (the try's line start; which counts its note asked for: 1 from it, 2 last)
 
-    def known(self, start: int) -> tuple[int | None, int | None]:
-        """The counts from line start ``start`` and of the last lines, each ``None`` until counted."""
-        return self.from_start.get(start), self.last[0] if self.last else None
+    def at(self, start: int) -> _LineReads:
+        """These counts for the try whose preview's next line starts at ``start`` (in the head)."""
+        self.start, self.asked = start, 0
+        return self
 
-    def counts(self, start: int) -> tuple[int | None, int | None]:
-        """The counts from line start ``start`` and of the last lines (``None``: too few bytes to tell, or no last
-        lines named), counted now if not yet."""
-        head, size, ends = self.head, self.size, self.ends
-        if start not in self.from_start:
-            self.from_start[start] = lines_within(head[start : start + DEFAULT_READ_BYTES + 1],
-                                                  start + DEFAULT_READ_BYTES + 1 >= size, size <= len(head), True)
-        if not self.last:
-            self.last.append(None if not ends else lines_within(
-                ends[-LAST_LINES_BYTES:], True, len(ends) >= size or len(ends) > LAST_LINES_BYTES, False))
-        return self.known(start)
+    def from_start(self) -> int | None:
+        """The lines from the try's line start that a read holds, if known (``None``: not counted, or too few bytes
+        to tell)."""
+        self.asked |= 1
+        start, head, size = self.start, self.head, self.size
+        if start not in self.tried:
+            return None
+        if start not in self.starts:
+            self.starts[start] = lines_within(head[start : start + DEFAULT_READ_BYTES + 1],
+                                              start + DEFAULT_READ_BYTES + 1 >= size, size <= len(head), True)
+        return self.starts[start]
+
+    def last(self) -> int | None:
+        """The last lines that a read holds, if known (``None``: not counted, too few bytes to tell or not named)."""
+        self.asked |= 2
+        if not self.tried:
+            return None
+        if not self.lasts:
+            ends = self.ends
+            self.lasts.append(None if not ends else lines_within(
+                ends[-LAST_LINES_BYTES:], True, len(ends) >= self.size or len(ends) > LAST_LINES_BYTES, False))
+        return self.lasts[0]
+
+    def count(self) -> bool:
+        """Count the try's counts (known from now on to it and every later try): whether any its note asked for
+        was not known (the note written again with them may differ)."""
+        start, asked = self.start, self.asked
+        before = (self.from_start() if asked & 1 else None, self.last() if asked & 2 else None)
+        self.tried.add(start)
+        return before != (self.from_start() if asked & 1 else None, self.last() if asked & 2 else None)
 
 
 def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, content_type: str | None,
@@ -290,12 +319,12 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
         start = head.rfind(b"\n", 0, covered) + 1  # (where line next_line starts)
         counted = shown or covered >= size or notes.lines_average is None  # (no line read named)
         preview_cost = _json_bytes(preview) - 2
-        for exact in (False, True):  # the lines' counts only for a try that fits without them (it may be kept)
-            note = notes.tar_text(members[:shown], packed) if shown else notes.text(
-                covered, next_line, tail_offset, *(reads.counts(start) if exact else reads.known(start)), drawn)
-            total = fixed + preview_cost + _json_bytes(note) - 2
-            if (total > MAX_STUB_BYTES and limit) or counted:  # (the try with no preview left is kept)
-                break
+        note = notes.tar_text(members[:shown], packed) if shown else notes.text(
+            covered, next_line, tail_offset, reads.at(start), drawn)
+        total = fixed + preview_cost + _json_bytes(note) - 2
+        if (total <= MAX_STUB_BYTES or not limit) and not counted and reads.count():  # (a try that may be kept:
+            note = notes.text(covered, next_line, tail_offset, reads, drawn)  # its lines' counts; the try with no
+            total = fixed + preview_cost + _json_bytes(note) - 2  # preview left is kept)
         if total <= MAX_STUB_BYTES:
             return Stub(handle, preview, size, note, lines, content_type, shape, tool)
         if limit == 0:  # the preview is gone and it still does not fit: the shape gives way too

@@ -1,0 +1,333 @@
+"""Reference copy, for differential tests only (issue 16, stubcost1): ``build_stub`` of
+``scratchfs/api/stub.py`` as it was at 12f7198b, before its fitting counted a try's line reads only where its note
+names them. Not to be edited."""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from scratchfs.api.jq_inputs import PLACEHOLDER
+from scratchfs.api.line_fit import LAST_LINES_BYTES, escape_bytes, lines_within
+from scratchfs.api.preview import hex_preview, make_preview
+from scratchfs.api.shape import binary_format
+from scratchfs.api.shape_binary import compressed_format, tar_listing, tar_members, zip_members
+from scratchfs.api.shape_terminal import is_terminal
+from scratchfs.api.stub_reads import BY_MATCH, BY_PATTERN, MEMBERS, rows_after, structure_call, text_first, text_from
+from scratchfs.api.tar_headers import TarMember
+from scratchfs.api.terminal_preview import AS_SHOWN, AS_SHOWN_WHOLE, RenderedHead
+from scratchfs.engine.patterns import MAX_LINE_BYTES
+from scratchfs.foundation.calls import without_defaults
+from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, MAX_STUB_BYTES
+from scratchfs.foundation.text import plural, quote
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps with options makes one a call
+
+
+@dataclass(frozen=True)
+class Stub:
+    """What reaches the model instead of a spilled result.
+
+    Attributes:
+        handle: the handle to read the whole result back with ``read_handle``.
+        preview: the first bytes of the content as text, cut on a UTF-8 character boundary (``head+tail``: also the
+            last bytes, after a marker that gives their byte offset).
+        size: the whole content, in bytes.
+        note: the exact next calls that read on by range, by line and by pattern.
+        lines: the content's line count (``\n`` count, plus one for an unterminated last line).
+        content_type: ``json``, ``jsonl``, ``csv``, ``html``, ``xml``, ``log``, ``text`` or ``binary``.
+        shape: a one- or two-line summary of the content (keys, columns, title, line lengths, ...).
+        source_tool: the tool that produced the result (not part of the JSON).
+    """
+
+    handle: str
+    preview: str
+    size: int
+    note: str
+    lines: int = 0
+    content_type: str | None = None
+    shape: str | None = None
+    source_tool: str | None = field(default=None, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stub as the JSON object that enters the context:
+        ``{handle, preview, size, lines, content_type, shape, note}``."""
+        return _fields(self.handle, self.preview, self.size, self.lines, self.content_type, self.shape, self.note)
+
+    def to_json(self) -> str:
+        """The stub as compact JSON text (non-ASCII kept as is); at most :data:`MAX_STUB_BYTES` UTF-8 bytes when
+        built by :func:`build_stub`."""
+        return _COMPACT.encode(self.to_dict())
+
+
+def _fields(handle: str, preview: str, size: int, lines: int, content_type: str | None, shape: str | None,
+            note: str) -> dict[str, Any]:
+    """The stub's JSON object, in its order (:meth:`Stub.to_dict`)."""
+    return {"handle": handle, "preview": preview, "size": size, "lines": lines, "content_type": content_type,
+            "shape": shape, "note": note}
+
+
+class _Note:
+    """The stub's note: what was stored, what the preview shows, and the exact next calls that read on by range, by
+    line and by pattern (by range and by match for binary content, which has no lines; by range alone for compressed
+    content, whose bytes no search finds text in). Every call it names fits the default reply budget: a line read
+    asks for as many lines as hold about :data:`DEFAULT_READ_BYTES` bytes at the
+    content's average line length, and content whose lines are longer than that gets no line read. Content that may
+    hold a line over :data:`~scratchfs.engine.patterns.MAX_LINE_BYTES` (``longest_line``: at least its longest
+    line's bytes; unknown, ``size - lines + 1``) is searched by match, not by pattern (a pattern search refuses such a
+    line); a JSON document over :data:`~scratchfs.engine.structure.MAX_JQ_DOCUMENT_BYTES` gets no ``jq="keys[]"``
+    (jq filters are refused there; path reads stream), but the path ``.[]`` when it is an array (its items stream a
+    page at a time) and ``.KEY[]`` when it is an object (its shape names the keys and what each holds: the items of
+    one key's array or object stream a page at a time, where ``.KEY`` would be read whole first, 27 s for an 83 MB
+    array); a table's or JSON lines' note names ``slurp=true`` too, within its bound (one jq over all the rows or
+    records: a question of counts or maxima answered in one call, not pages of rows), and their rows or records read
+    starts at the first the preview does not show whole (:class:`~scratchfs.api.stub_reads.RowsAfter`, counted in
+    ``head``, the content's first bytes); a JSON object's ``jq=`` is ``next_read`` when its shape's describer chose
+    one (:attr:`~scratchfs.api.shape.Shape.next_read`); a log's or text's first call reads its first error or
+    exception (``first_error``, its line: :attr:`~scratchfs.api.shape.Shape.first_error`) when the preview stops
+    before it. The parts
+    that do not depend on where the preview stops are made once per stub (its fitting tries several previews)."""
+
+    __slots__ = ("by_other", "call", "compressed", "count", "first_error", "format", "lead", "lines",
+                 "lines_average", "rows", "size", "tail_lines", "text_first", "what")
+
+    def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None,
+                 shape: str | None = None, longest_line: int | None = None, head: bytes = b"",
+                 next_read: str | None = None, top: str | None = None, first_error: int | None = None) -> None:
+        source = f"Output of {_clip(tool, 64)}" if tool else "Content"
+        counted = plural(size, "byte")
+        if content_type != "binary":
+            counted += f", {plural(lines, 'line')}"
+        self.what = f"{source} ({counted}) stored out of context as {handle}"
+        self.call, self.size, self.lines = f"read_handle(handle={quote(handle)}", size, lines  # the handle quoted once
+        self.tail_lines = content_type in _TAIL_KINDS  # (a log's or text's end: a build's errors, a test summary)
+        self.first_error = first_error if content_type in _TAIL_KINDS else None
+        self.lines_average: float | None = None  # binary content: no line read
+        self.count, self.rows, self.text_first = 0, None, text_first(content_type, shape)
+        self.lead = ""  # a JSON document's jq reads, named first: a range read of JSON cuts its values mid-token
+        call = self.call  # each other call is this start and its own arguments, rendered once (_ARGUMENTS)
+        self.format = binary_format(shape) if content_type == "binary" else None
+        self.compressed = compressed_format(shape) if content_type == "binary" else None  # (a zip may store them)
+        if content_type == "binary":  # (compressed bytes: no search finds their text, byte ranges alone read them)
+            listed = f"{call}, {MEMBERS} | " if self.format in ("tar", "zip") else ""  # (every member, paged)
+            self.by_other = (listed + ("" if self.compressed else f"{call}, {BY_MATCH}")).removesuffix(" | ")
+            return
+        by_structure = structure_call(call, content_type, shape, size, next_read, top)
+        self.rows = rows_after(content_type, head, size, shape)  # (a table's rows, JSON lines' records)
+        longest = size - lines + 1 if longest_line is None else longest_line
+        by_search = BY_PATTERN if longest <= MAX_LINE_BYTES else BY_MATCH  # a longer line refuses a pattern
+        self.by_other = f"{call}, {by_structure} | {call}, {by_search}" if by_structure else f"{call}, {by_search}"
+        if content_type in ("json", "xml") and by_structure and PLACEHOLDER not in by_structure:  # (JQ: the
+            # model's own; an XML document's select= of the elements its shape chose, named first too)
+            self.lead, self.by_other = f"{call}, {by_structure} | ", f"{call}, {by_search}"
+        self.lines_average = average = size / max(1, lines)
+        self.count = max(1, min(DEFAULT_LINES, int(DEFAULT_READ_BYTES // max(1.0, average))))
+
+    def tar_text(self, members: list[TarMember], packed: int = 0) -> str:
+        """The note of a tar's preview that lists ``members`` (its first, at least one) -- or a zip's that lists
+        its first members stored uncompressed (``packed``: how many others among its first are compressed) --: each
+        one's data is read with ``offset=`` its offset, ``length=`` its bytes and ``end=`` their sum (its next_call
+        stays in the member); the next call reads the first that holds data."""
+        first = next((member for member in members if member.size > 0), members[0])
+        shown = plural(len(members), "member")
+        end = min(first.offset + first.size, self.size)  # (bounded at the member's end: next_call stays in it)
+        length = max(1, min(first.size, DEFAULT_READ_BYTES))  # (4096, the default: left out, as render_call does)
+        bound = end if end > first.offset else None
+        by_member = f"{self.call}{_settings(offset=first.offset, length=length, end=bound)})"
+        what = ("an uncompressed tar archive, the preview lists its first" if self.format == "tar" else
+                "a zip archive whose members are stored uncompressed, the preview lists its first" if not packed else
+                "a zip archive, the preview lists its first")
+        if packed:
+            shown = shown.replace(" member", " stored uncompressed member")
+        but = (f"; {packed} other{'' if packed == 1 else 's'} among its first {'is' if packed == 1 else 'are'} "
+               f"compressed: no search finds {'its' if packed == 1 else 'their'} text") if packed else ""
+        return (f"{self.what}; {what} {shown} (name, bytes, offset of its data){but}: read a member with offset= "
+                f"its offset, length= its bytes and end= their sum; view=\"members\" lists every member. Next: "
+                f"{by_member} | {self.by_other}.")
+
+    def text(self, covered: int, next_line: int, tail_offset: int | None, head_count: int | None = None,
+             tail_count: int | None = None, drawn: tuple[str, int] | None = None) -> str:
+        """The note of a preview that shows ``covered`` bytes of the start (and the tail from ``tail_offset``);
+        ``head_count`` and ``tail_count``: the lines from ``next_line`` and the last lines that a read holds
+        (:func:`lines_within`), ``None`` when not known (then as many as the average line holds); ``drawn``: shown
+        as a terminal shows them (:class:`~scratchfs.api.terminal_preview.RenderedHead`)."""
+        what, size, average, shown = self.what, self.size, self.lines_average, AS_SHOWN if drawn else ""
+        if size == 0:
+            return f"{what}; it is empty."
+        if covered >= size:
+            return f"{what}; the preview shows all of it{AS_SHOWN_WHOLE if drawn else ''}."
+        shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "") + shown
+        by_range = f"{self.call}, offset={covered!r})" if covered else f"{self.call})"  # call_with(self.call, offset=)
+        by_other, rows = self.by_other, self.rows
+        if self.text_first:  # terminal output, coloured text: rendered, from where the preview stops; HTML's text
+            by_range = f"{self.call}, {text_from(covered, self.text_first)} | {by_range}"
+        read = rows.call(covered) if rows is not None else None  # a table's rows, JSON lines' records: from the
+        if read:  # first the preview does not show; a CSV's with a header first (a line read splits a row whose
+            lead = f"{self.call}, {read} | "  # quoted field holds line ends)
+            by_range, by_other = (lead + by_range, by_other) if rows.leads else (by_range, lead + by_other)
+        shows += f", every {rows.word} of it (the rest is blank lines)" if rows is not None and not read else ""
+        if average is None and self.compressed:
+            return (f"{what}; {self.format}-compressed binary content: no search (match=, pattern=) finds text in "
+                    f"compressed bytes and no read decompresses them. The preview shows {shows} as a hex dump "
+                    f"(OFFSET  HEX  |ASCII|, as a range read gives it). Next: {by_range}"
+                    f"{' | ' + self.by_other if self.by_other else ''}.")
+        if average is None:
+            wide = f", {self.format} (a search finds its text written as its bytes: {_WIDE[self.format]})" if (
+                self.format in _WIDE) else ""
+            return (f"{what}; binary content{wide}, the preview shows {shows} as a hex dump (OFFSET  HEX  |ASCII|, "
+                    f"as a range read gives it). Next: {by_range} | {self.by_other}.")
+        by_range = self.lead + by_range
+        if average > DEFAULT_READ_BYTES:
+            return (f"{what}; the preview shows {shows}; its lines average {average:,.0f} bytes, so read it by "
+                    f"{'jq= or by ' if self.lead else ''}range. Next: {by_range} | {by_other}.")
+        count = self.count if head_count is None else head_count
+        last = self.count if tail_count is None else tail_count
+        by_line = f" | {self.call}{_line_read(next_line, count)})" if count else ""  # (call_with)
+        if count and self.first_error is not None and next_line < self.first_error <= self.lines:  # (not shown)
+            by_range = f"{self.call}{_line_read(self.first_error, self.count)}) | {by_range}"
+        if self.tail_lines and tail_offset is None and last and self.lines >= next_line + count + last:
+            by_line += f" | {self.call}{_line_read(-last, last)})"  # the last lines
+        return f"{what}; the preview shows {shows}. Next: {by_range}{by_line} | {by_other}."
+
+
+_WIDE = {"UTF-16LE text": 'pattern="p\\x00y\\x00" for "py"', "UTF-16BE text": 'pattern="\\x00p\\x00y" for "py"'}
+
+
+def _settings(**numbers: int | None) -> str:
+    """A read's numeric arguments as its call writes them after the handle (``, offset=512, end=1024``): ``None``
+    and the defaults left out by :func:`~scratchfs.foundation.calls.without_defaults`, the one rule of every call
+    written (a line read's ``lines=50``, a range read's ``length=4096`` and ``offset=0``)."""
+    kept = without_defaults("read_handle", {k: v for k, v in numbers.items() if v is not None})
+    return "".join(f", {name}={value!r}" for name, value in kept.items())
+
+
+@functools.lru_cache(maxsize=256)
+def _line_read(line: int, lines: int) -> str:
+    """:func:`_settings` of a line read (``, line=120, lines=30``), kept: a stub's fitting writes the same ones for
+    each preview it tries (``python bench/run.py --only T1``: the spill path)."""
+    return _settings(line=line, lines=lines)
+
+
+_TAIL_KINDS = ("log", "text")  # contents whose note names their last lines too (line=-N), when the preview ends before
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class _LineReads:
+    """How many lines the line reads of a stub's note hold (:func:`~scratchfs.api.line_fit.lines_within`): from a
+    line start of the head, and back from the content's end (``named``: a log's or a text's last lines, when the tail
+    or the head holds them). Each is counted once, and only for a preview that fits the stub with the average line's
+    counts (they change a note's length by a digit or a clause at most): the fitting tries several previews."""
+
+    __slots__ = ("ends", "from_start", "head", "last", "size")
+
+    def __init__(self, head: bytes, tail: bytes, size: int, named: bool) -> None:
+        ends = tail if len(tail) >= min(size, LAST_LINES_BYTES) else head if len(head) >= size else b""
+        self.head, self.size, self.ends = head, size, ends if named else b""
+        self.from_start: dict[int, int | None] = {}
+        self.last: list[int | None] = []
+
+    def known(self, start: int) -> tuple[int | None, int | None]:
+        """The counts from line start ``start`` and of the last lines, each ``None`` until counted."""
+        return self.from_start.get(start), self.last[0] if self.last else None
+
+    def counts(self, start: int) -> tuple[int | None, int | None]:
+        """The counts from line start ``start`` and of the last lines (``None``: too few bytes to tell, or no last
+        lines named), counted now if not yet."""
+        head, size, ends = self.head, self.size, self.ends
+        if start not in self.from_start:
+            self.from_start[start] = lines_within(head[start : start + DEFAULT_READ_BYTES + 1],
+                                                  start + DEFAULT_READ_BYTES + 1 >= size, size <= len(head), True)
+        if not self.last:
+            self.last.append(None if not ends else lines_within(
+                ends[-LAST_LINES_BYTES:], True, len(ends) >= size or len(ends) > LAST_LINES_BYTES, False))
+        return self.known(start)
+
+
+def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, content_type: str | None,
+               shape: str | None, tool: str | None, preview_bytes: int, mode: str = "head",
+               longest_line: int | None = None, next_read: str | None = None, top: str | None = None,
+               first_error: int | None = None) -> Stub:
+    """Build the stub of a spilled content so that its compact JSON fits :data:`MAX_STUB_BYTES`.
+
+    The preview starts at ``preview_bytes`` bytes of content and shrinks, in proportion to what its JSON escaping
+    costs, until the whole stub fits; the note names the next calls from where the preview stops. Binary content's
+    preview is a hex dump of its first bytes (:func:`~scratchfs.api.preview.hex_preview`; ``mode`` does not apply
+    to it), but an uncompressed tar's lists its first members -- name, bytes, offset of the data, as many as fit
+    (:func:`~scratchfs.api.shape_binary.tar_listing`) -- and its note names the range read of the first member that
+    holds data; so does a zip's whose first members hold some stored uncompressed (method 0: those are listed,
+    :func:`~scratchfs.api.shape_binary.zip_members`). The note of compressed content (gzip, zstd, bzip2, xz, a zip
+    of compressed members: its shape names the format and says ``compressed``) names byte ranges alone: no search
+    finds text in compressed bytes.
+    ``longest_line``: at least the bytes of the content's longest line, if known (what the note may search by).
+    ``next_read``: the jq filter a JSON document's note names, chosen by its shape's describer
+    (:attr:`~scratchfs.api.shape.Shape.next_read`; ``None``: ``keys[]``, or ``.[0]`` for an array). ``top``: a JSON
+    document's top level, ``"array"`` or ``"object"`` (:attr:`~scratchfs.api.shape.Shape.top`; ``None``: neither).
+    ``first_error``: a log's or text's first error's line (:attr:`~scratchfs.api.shape.Shape.first_error`), read first.
+    ``tail``: the content's last bytes (``head+tail``'s preview shows some; at least :data:`LAST_LINES_BYTES` of them
+    size the read of the last lines the note names, else -- the head not holding the end either -- they are told
+    from the average line)."""
+    fixed = _fixed_bytes(handle, size, lines, content_type, shape)  # (the JSON's bytes but the preview's and note's)
+    notes = _Note(handle, size, lines, tool, content_type, shape, longest_line, head, next_read, top, first_error)
+    limit = preview_bytes
+    members, packed = (tar_members(head), 0) if notes.format == "tar" else zip_members(head) if (
+        notes.format == "zip" and not notes.compressed) else ([], 0)
+    reads = _LineReads(head, tail, size, notes.tail_lines and mode == "head")
+    rendered = RenderedHead(head, size, limit) if mode == "head" and is_terminal(content_type, shape) else None
+    while True:
+        listing, shown = tar_listing(members, limit, notes.format or "tar") if members else ("", 0)
+        drawn = rendered.fit(limit) if rendered is not None else None
+        if shown:  # a tar's first members, each with its data's bytes and offset
+            preview, covered, tail_offset = listing, 0, None
+        elif content_type == "binary":  # as a range read shows it: escaped control bytes would fill the stub
+            preview, covered, tail_offset = hex_preview(head, size, limit)
+        else:  # (terminal output: the last redraw of each line, what a terminal shows)
+            preview, covered, tail_offset = (*drawn, None) if drawn else make_preview(head, tail, size, limit, mode)
+        next_line = head.count(b"\n", 0, covered) + 1
+        start = head.rfind(b"\n", 0, covered) + 1  # (where line next_line starts)
+        counted = shown or covered >= size or notes.lines_average is None  # (no line read named)
+        preview_cost = _json_bytes(preview) - 2
+        for exact in (False, True):  # the lines' counts only for a try that fits without them (it may be kept)
+            note = notes.tar_text(members[:shown], packed) if shown else notes.text(
+                covered, next_line, tail_offset, *(reads.counts(start) if exact else reads.known(start)), drawn)
+            total = fixed + preview_cost + _json_bytes(note) - 2
+            if (total > MAX_STUB_BYTES and limit) or counted:  # (the try with no preview left is kept)
+                break
+        if total <= MAX_STUB_BYTES:
+            return Stub(handle, preview, size, note, lines, content_type, shape, tool)
+        if limit == 0:  # the preview is gone and it still does not fit: the shape gives way too
+            stub = Stub(handle, preview, size, note, lines, content_type, shape, tool)
+            while shape and total > MAX_STUB_BYTES:
+                shape = shape[: max(0, len(shape) - (total - MAX_STUB_BYTES) - 1)] + "…" if len(shape) > 1 else ""
+                stub = Stub(handle, preview, size, note, lines, content_type, shape, tool)
+                total = len(stub.to_json().encode("utf-8"))
+            return stub
+        room = max(0, MAX_STUB_BYTES - (total - preview_cost) - 8)  # 8: the note's numbers may grow a digit
+        limit = max(0, min(limit - 1, int(limit * room / max(1, preview_cost))))
+
+
+_FIXED = len('{"handle":,"preview":"","size":,"lines":,"content_type":,"shape":,"note":""}')
+
+
+def _fixed_bytes(handle: str, size: int, lines: int, content_type: str | None, shape: str | None) -> int:
+    """UTF-8 bytes of the stub's compact JSON with an empty preview and note: its keys and punctuation, and each
+    value as the encoder writes it (a string quoted, an int as ``repr`` gives it, ``None`` as ``null``)."""
+    return (_FIXED + _json_bytes(handle) + len(repr(size)) + len(repr(lines))
+            + (4 if content_type is None else _json_bytes(content_type)) + (4 if shape is None else _json_bytes(shape)))
+
+
+def _json_bytes(text: str) -> int:
+    """UTF-8 bytes of ``text`` as a JSON string literal (quotes included, non-ASCII kept as is): what
+    ``len(quote(text).encode("utf-8"))`` gives, counted rather than written (two ``translate``, twice as fast as the
+    encoder on a preview) -- its UTF-8 bytes and :func:`~scratchfs.api.line_fit.escape_bytes`. Raises
+    UnicodeEncodeError for a lone surrogate, as that does."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return len(quote(text).encode("utf-8"))
+    return len(data) + 2 + escape_bytes(data)
+
