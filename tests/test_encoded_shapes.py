@@ -6,7 +6,9 @@ string (match=, pattern=) rather than lines. Each check failed before: the shape
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
+import json
 import random
 
 import pytest
@@ -18,6 +20,9 @@ def shape_of(data: bytes) -> str:
     return describe(data, len(data), data.count(b"\n") + (not data.endswith(b"\n"))).text
 
 
+_BINARY = "base64 text encoding binary data"
+
+
 def _random(count: int) -> bytes:
     return random.Random(count).randbytes(count)
 
@@ -25,17 +30,33 @@ def _random(count: int) -> bytes:
 def test_one_megabyte_line_of_base64_is_named_with_the_bytes_it_encodes(scratch_scope):
     data = base64.b64encode(_random(750_000))  # (1,000,000 characters, no line end)
     stub = scratch_scope.spill(data, source_tool="curl")
-    assert stub.shape.startswith("base64 text, 1 line of about 1,000,000 characters, about 750,000 bytes encoded: "
+    assert stub.shape.startswith(f"{_BINARY}, 1 line of about 1,000,000 characters, about 750,000 bytes encoded: "
                                  "no read decodes it"), stub.shape
 
 
 @pytest.mark.parametrize(("encode", "said"), [
-    (base64.encodebytes, "base64 text, 42 lines of 76 characters, 2,345 bytes encoded"),  # (MIME: 76 a line)
-    (lambda data: base64.b64encode(data) + b"\n", "base64 text, 1 line of 3,128 characters, 2,345 bytes encoded"),
-    (lambda data: base64.urlsafe_b64encode(data).rstrip(b"="), "base64 text, 1 line of 3,127 characters, 2,345 "),
+    (base64.encodebytes, f"{_BINARY}, 42 lines of 76 characters, 2,345 bytes encoded"),  # (MIME: 76 a line)
+    (lambda data: base64.b64encode(data) + b"\n", f"{_BINARY}, 1 line of 3,128 characters, 2,345 bytes encoded"),
+    (lambda data: base64.urlsafe_b64encode(data).rstrip(b"="), f"{_BINARY}, 1 line of 3,127 characters, 2,345 "),
 ])
 def test_whole_base64_counts_its_bytes_exactly(encode, said):
     assert shape_of(encode(_random(2345))).startswith(said)
+
+
+@pytest.mark.parametrize(("raw", "said"), [
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR" + _random(3000), "encoding a PNG image"),  # (a screenshot tool's)
+    (b"%PDF-1.7\n" + _random(3000), "encoding a PDF"),
+    (gzip.compress(_random(3000)), "encoding gzip data"),
+    (json.dumps({"apiVersion": "v1", "kind": "Secret", "items": list(range(900))}).encode(), "encoding UTF-8 text"),
+    ("naïve café ".encode() * 300, "encoding UTF-8 text"),
+    ("text ".encode("utf-16") * 600, "encoding UTF-16LE text"),
+    (_random(3000), "encoding binary data"),
+])
+def test_base64_says_what_its_first_bytes_decode_to(raw, said):
+    """What the base64 encodes, from its first characters decoded: a model told 'base64 text' alone could not tell a
+    screenshot from a Kubernetes secret's JSON without decoding it in its context."""
+    for encode in (base64.b64encode, base64.encodebytes, lambda data: base64.urlsafe_b64encode(data).rstrip(b"=")):
+        assert shape_of(encode(raw)).startswith(f"base64 text {said}, "), (said, shape_of(encode(raw))[:80])
 
 
 def test_minified_javascript_is_read_by_windows():

@@ -8,8 +8,11 @@ or a string (``match=`` or ``pattern=``, ``context=`` bytes a side). Each gates 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 
+from scratchfs.api.shape_binary import COMPRESSED, binary_kind, utf16_bare
 from scratchfs.api.shape_words import plural, scoped
 
 __all__ = ["BASE64_SHAPE", "MINIFIED_SHAPE", "encoded_shape"]
@@ -62,8 +65,39 @@ def _base64(sample: bytes, lines: int, complete: bool, size: int) -> str | None:
     encoded = characters * 3 // 4 - ((len(last) - len(last.rstrip(b"="))) if complete else 0)
     count = (f"{plural(lines, 'line')} of {plural(width, 'character')}" if width else
              f"1 line of {'about ' if not complete else ''}{plural(characters, 'character')}")
-    return (f"{BASE64_SHAPE}, {count}, {'' if complete else 'about '}{plural(encoded, 'byte')} encoded: no read "
+    return (f"{BASE64_SHAPE}{_decoded_kind(body)}, {count}, {'' if complete else 'about '}{plural(encoded, 'byte')}"
+            " encoded: no read "
             "decodes it -- a range of it is base64 characters, not the bytes they encode (4 characters for 3 bytes)")
+
+
+def _decoded_kind(body: bytes) -> str:
+    """``" encoding a PNG image"`` (any format :func:`~scratchfs.api.shape_binary.binary_kind` tells by its first
+    bytes: ``" encoding gzip data"``, ``" encoding a PDF"``...), ``" encoding UTF-8 text"`` (no control character but
+    line ends and tabs), ``" encoding binary data"``, from the first
+    bytes that the first 1,024 characters of ``body`` (base64, standard or URL-safe alphabet, RFC 4648 sections 4-5)
+    encode; ``""`` if they do not decode. A screenshot tool's PNG, a PDF, a Kubernetes secret's JSON: what the model
+    would otherwise have to guess."""
+    head = b"".join(body[:1400].split())[:1024]
+    head = head[: len(head) - len(head) % 4]
+    try:
+        decoded = base64.b64decode(head.translate(_URL_SAFE), validate=True)
+    except (binascii.Error, ValueError):
+        return ""
+    kind = binary_kind(decoded) or utf16_bare(decoded)
+    if kind is not None:
+        return " encoding " + _FORMAT_WORDS.get(kind, kind if kind.endswith("text") or kind in COMPRESSED else
+                                                ("an " if kind[0] in "AEIOU" else "a ") + kind)
+    try:
+        text = decoded.decode("utf-8")
+    except UnicodeDecodeError:  # (cut inside a character at the end: told by the bytes before it)
+        text = decoded[:-3].decode("utf-8", "replace")
+    return " encoding " + ("UTF-8 text" if text and not _CONTROL_RE.search(text) and "\ufffd" not in text else
+                           "binary data")
+
+
+_URL_SAFE = bytes.maketrans(b"-_", b"+/")
+_FORMAT_WORDS = {"tar": "a tar archive", "ELF": "an ELF binary", **{name: f"{name} data" for name in COMPRESSED}}
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def _minified(sample: bytes, lines: int, complete: bool, scope: str) -> str | None:
