@@ -302,7 +302,8 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
 def _fitted(fill: Callable[..., ItemPage], budget: int) -> ItemPage:
     """``fill(room, most)`` within ``budget`` bytes of JSON: the note on the rows passed over takes room from the
     rows, and when it takes over half the budget the page passes over fewer rows (down to one, whose note is a few
-    hundred bytes; the next page passes over the rest)."""
+    hundred bytes; the next page passes over the rest); the note of a page that stopped past too many lines that
+    are no rows (:class:`~.table_reader.Far`) takes room from its rows alike."""
     page, room, most = fill(budget), budget, _MOST_PASSED
     for _ in range(8):  # (each try gives the rows less room or passes over fewer)
         if "note" not in page.extra or (size := json_bytes(page.to_dict())) <= budget:
