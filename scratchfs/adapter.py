@@ -255,7 +255,7 @@ class Offloader:
         except RuntimeError:  # (offload never raises: the thread could not be started) spill inline
             return self.offload(tool, content)
 
-    def tool(self, name: str | None = None, *, result_class: str | None = None) -> Any:
+    def tool(self, name: str | Callable[..., Any] | None = None, *, result_class: str | None = None) -> Any:
         """Decorator form of :meth:`wrap`: ``@offloader.tool(result_class="browser")``, ``@offloader.tool("name")``,
         or ``@offloader.tool`` bare (the function given as ``name``: wrapped at once, as by ``@offloader.tool()``).
         Raises InvalidArgument as :meth:`wrap` does: an unknown ``result_class`` with a ``name`` at once; without

@@ -15,7 +15,13 @@ CASES = [
                                                         "list"),
     ("str", {"name": "scratch_write", "arguments": "k=v"}, "the arguments of scratch_write must be a JSON object, not "
                                                          "str"),
-    ("num", {"name": 5, "arguments": {}}, "the tool's name must be text, not int"),
+    ("num", {"name": 5, "arguments": {}}, "a tool name must be text, not int: 5; the tools are read_handle, "),
+    # (rr9: a call with no name was told "the tool's name must be text, not NoneType"; an unknown tool's list of
+    # arguments "the arguments of fetch_pge must be ...", where ScratchTools.call names the unknown tool first)
+    ("noname", {"arguments": {}}, 'tools/call takes params {"name": <a tool\'s name>, "arguments": {...}}: it names no '
+                                  "tool (no name)"),
+    ("nullname", {"name": None, "arguments": {}}, "it names no tool (name is null)"),
+    ("unknown", {"name": "scratch_lst", "arguments": []}, "unknown tool 'scratch_lst' (did you mean 'scratch_list'?)"),
 ]
 
 

@@ -485,3 +485,15 @@ def test_a_bad_marker_fails_its_test_in_one_line_saying_what_to_fix(pytester):
         "test_bad_id": "@pytest.mark.scratch_scope: agent id contains a control character: 'agent\\n'",
     }, errors
     assert "Traceback" not in out and "pytest_plugin.py" not in out and "During handling" not in out
+
+
+def test_a_test_s_store_lists_within_its_ttl_on_the_wall_clock(scratch_scope, scratch_store, tmp_path):
+    """rr9: ``scratchfs ls`` on a test's store said each entry expired in some 26,700 days (2100 less the wall
+    clock), where ``scratch_list`` of the same store says at most its ttl -- an entry born in the future lives at most
+    its ttl from the first read or sweep that sees it (``Entry.expires_in``) -- so the two faces disagreed."""
+    stub = scratch_scope.spill("hello\n" * 5000, source_tool="t", ttl=600)
+    scratch_store.close()
+    result = CliRunner().invoke(main, ["--root", str(tmp_path / "scratchfs"), "ls", "--run", "run-1"])
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.stdout.splitlines() if stub.handle[:12] in line)
+    assert "10m00s" in row and "d0" not in row, row

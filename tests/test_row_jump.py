@@ -195,9 +195,9 @@ def _counting(monkeypatch, module, name: str) -> list[int]:
 def test_row_n_parses_no_row_before_it_that_holds_no_quote(monkeypatch):
     """Before, row 20,000 handed the 20,000 lines before it to the ``csv`` module (4 us a row); now only the lines
     near a quote are, here the header, row 1 and the page."""
-    from scratchfs.engine.structure import table
+    from scratchfs.engine.structure import table_reader
 
-    handed = _counting(monkeypatch, table, "iter_row_lines")
+    handed = _counting(monkeypatch, table_reader, "iter_row_lines")
     data = b"a,b\n" + b"".join(b"%d,x\n" % n for n in range(30_000)) + b'"q\n",1\n' + b"end,1\n" * 10
     page = rows_page(BytesSource(data), 20_000, 3)
     assert page.items == [["19999", "x"], ["20000", "x"], ["20001", "x"]]

@@ -34,8 +34,8 @@ def test_a_row_larger_than_a_page_is_read_once(scratch_scope, monkeypatch, field
     handle = scratch_scope.spill(f"a,b,c\n1,2,{quoted}\n3,4,5\n".encode(), source_tool="sql").handle
     tools = ScratchTools(scratch_scope)
     reads = []
-    real = table._reader
-    monkeypatch.setattr(table, "_reader", lambda source, offset, *rest: reads.append(offset) or real(
+    real = table.rows_from
+    monkeypatch.setattr(table, "rows_from", lambda source, offset, *rest: reads.append(offset) or real(
         source, offset, *rest))
     text, pages = _read_row(tools, handle)
     assert text == json.dumps(cells, ensure_ascii=False, separators=(",", ":"))

@@ -1,14 +1,13 @@
 """A rows read over many lines that are no rows -- a CSV's blank lines, a table's rules of dashes, a box's borders --
 read them all on one page: 1M blank lines between two rows cost that page 1.4 s, and 100 MB of them would cost a
 minute and more, a page's time linear in the lines it passes over, unbounded (the last closing note). A page now
-stops after ``_FAR_LINES`` such lines (or ``_FAR_BYTES`` of them) with a cursor that reads on from the next line and
+stops after ``FAR_LINES`` such lines (or ``FAR_BYTES`` of them) with a cursor that reads on from the next line and
 a note saying so; following the cursors reaches the rows after them, numbered as before."""
 
 from __future__ import annotations
 
 from scratchfs.api.contract import ScratchTools
-from scratchfs.engine.structure import BytesSource
-from scratchfs.engine.structure import table as table_module
+from scratchfs.engine.structure import BytesSource, table_reader
 from scratchfs.engine.structure.aligned import Layout
 from scratchfs.engine.structure.paging import CHUNK_BYTES
 from scratchfs.engine.structure.table import rows_page
@@ -32,7 +31,7 @@ def test_a_page_reads_a_bounded_number_of_blank_lines():
     source = _Counted(b"a,b\n1,2\n" + b"\n" * 4_000_000 + b"3,4\n")
     page = rows_page(source, 1, 50)
     assert page.items == [["1", "2"]] and page.cursor is not None
-    assert source.given <= table_module._FAR_BYTES // 8 + 2 * CHUNK_BYTES < 4_000_000  # (it read all 4 MB)
+    assert source.given <= table_reader.FAR_BYTES // 8 + 2 * CHUNK_BYTES < 4_000_000  # (it read all 4 MB)
     assert page.to_dict()["note"].startswith("the page stopped after 65,536 lines (65,536 bytes) that are no rows")
     following = rows_page(source, cursor=page.cursor)
     assert following.first == 2 and following.items == []  # (row 2 still to come, after more blank lines)
@@ -50,7 +49,7 @@ def test_the_bytes_of_long_lines_that_are_no_rows_bound_a_page_too():
     source = _Counted(b"NAME" + b" " * 1997 + b"AGE\nx" + b" " * 2000 + b"1\n" + rule * 10_000 + b"y    2\n")
     page = rows_page(source, 1, 50, layout=Layout(("NAME", "AGE"), (0, 2001), "runs"))
     assert page.items == [["x", "1"]] and page.cursor is not None
-    assert source.given <= table_module._FAR_BYTES + 2 * CHUNK_BYTES < len(rule) * 10_000
+    assert source.given <= table_reader.FAR_BYTES + 2 * CHUNK_BYTES < len(rule) * 10_000
 
 
 def test_following_the_cursors_reaches_every_row_within_the_budget(scratch_scope):

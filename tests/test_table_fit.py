@@ -50,7 +50,8 @@ def test_every_id_is_whole_at_any_width_where_the_ids_fit(runs, agent, width):
     stats = stats_listing([_scope_stats(run, agent) for run in runs], 300.0)
     entries = entries_listing([SimpleNamespace(run_id=run, agent_id=agent, kind="handle",
                                                key="h_" + "a" * 22 + str(i).zfill(2), size=10, stored_size=5,
-                                               expires_at=60.0, source_tool="tool") for i, run in enumerate(runs)],
+                                               expires_at=60.0, expires_in=lambda now: 60.0 - now,
+                                               source_tool="tool") for i, run in enumerate(runs)],
                               0.0, show_run=True)
     for listing, ids in ((stats, ("run", "agent")), (entries, ("run", "key"))):
         index = [listing.columns.index(c) for c in ids]

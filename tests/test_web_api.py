@@ -904,3 +904,13 @@ def test_an_error_carries_the_calls_its_message_advises_and_they_read_on(store, 
     assert followed.json()["data"].encode() == b"".join(content.splitlines(keepends=True)[-50:])
     plain = client.get(h_url(scope, handle, "/read"), params={"offset": "x"}).json()["error"]
     assert "calls" not in plain
+
+
+def test_a_listing_says_at_most_the_ttl_to_expiry(store, clock, client):
+    """rr9: after the clock stepped back (or on a test's store, born in 2100, read on the wall clock) the inspector
+    listed ``expires_in`` as ``expires_at - now``, 10,600 s for a value of ttl=600 that the first read caps at
+    now + 600, and that ``scratch_list`` and ``ls`` list as 600."""
+    store.scope("run-t", "agent-1").scratch_write("k", "v", ttl=600)
+    clock.set(clock.now - 10_000)
+    page = client.get("/api/runs/run-t/scratch").json()
+    assert [(e["key"], e["expires_in"]) for e in page["entries"]] == [("k", 600.0)]

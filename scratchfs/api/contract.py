@@ -359,9 +359,8 @@ class ScratchTools:
             # BadCursor, whatever it echoes)
             raise exc.from_start(Call.of("scratch_list", prefix=prefix or None, limit=limit),
                                  ": pass next_cursor as a page gave it, or list from the start: ") from None
-        now = scope.store.now()  # (an entry born in the future -- the clock stepped back since -- lives at most its
-        # ttl from the first read or sweep that sees it, which caps it at now + ttl: the listing says the same)
-        rows = [{"key": e.key, "size": e.size, "expires_in": whole_seconds(min(e.expires_at - now, e.ttl)),
+        now = scope.store.now()  # (at most the ttl: an entry born in the future lives that long from a read on)
+        rows = [{"key": e.key, "size": e.size, "expires_in": whole_seconds(e.expires_in(now)),
                  "preview": shown_preview(e.preview, e.content_type == "binary", LIST_PREVIEW_CHARS)}
                 for e in page.entries]
 

@@ -154,7 +154,8 @@ def show(listing: Listing, out: TextIO | None = None) -> None:
 
 def entries_listing(entries: Iterable[Entry], now: float, title: str | None = None,
                     show_run: bool = False) -> Listing:
-    """Entries: (run,) agent, kind, key, size, on disk, ratio, expires in, source tool."""
+    """Entries: (run,) agent, kind, key, size, on disk, ratio, expires in (at most the ttl, as scratch_list says:
+    :meth:`Entry.expires_in`), source tool."""
     columns = (["run"] if show_run else []) + ["agent", "kind", "key", "size", "on disk", "ratio", "expires in",
                                                "tool"]
     listing = Listing(columns, title=title, ids=frozenset({"run", "agent", "key"}),
@@ -163,7 +164,7 @@ def entries_listing(entries: Iterable[Entry], now: float, title: str | None = No
     for e in entries:
         cells = [e.run_id] if show_run else []
         cells += [e.agent_id, e.kind, e.key, human_bytes(e.size), human_bytes(e.stored_size),
-                  ratio(e.size, e.stored_size), human_seconds(e.expires_at - now), e.source_tool or ""]
+                  ratio(e.size, e.stored_size), human_seconds(e.expires_in(now)), e.source_tool or ""]
         listing.rows.append(cells)
     return listing
 

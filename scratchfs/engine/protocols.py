@@ -62,6 +62,13 @@ class Entry(NamedTuple):
     expires_at: float
     ttl: float
 
+    def expires_in(self, now: float) -> float:
+        """Seconds from ``now`` (epoch seconds) to the entry's expiry, at most its ``ttl``: an entry born in the
+        future (``expires_at - ttl`` ahead of the clock: the clock stepped back since it was written, or a test's
+        clock ran ahead) lives at most its ttl from the first read or sweep that sees it, which caps its expiry at
+        ``now + ttl``; negative once expired. Never raises."""
+        return min(self.expires_at - now, self.ttl)
+
     def to_dict(self) -> dict:
         """The entry as a JSON-ready dict (without the blob token)."""
         return {name: value for name, value in zip(self._fields, self, strict=False) if name != "blob"}

@@ -205,8 +205,8 @@ def check_version(value: object) -> str:
 
 def new_token() -> str:
     """Return 24 characters of base32 (RFC 4648 alphabet, lower case: ``[a-z2-7]``) from 120 bits of
-    :mod:`secrets` randomness (:func:`token_text`), read :data:`_POOL_TOKENS` tokens' worth at a time: one system
-    call per 64 tokens, not one each (a spill makes two); a ``fork()`` child drops what it inherited, so that no two
+    :mod:`secrets` randomness (:func:`token_text`), read 64 tokens' worth at a time: one system call per 64
+    tokens, not one each (a spill makes two); a ``fork()`` child drops what it inherited, so that no two
     processes hand out the same bits. Safe to call from any thread."""
     try:
         raw = _pool.pop()  # (atomic: two threads never get the same bytes)

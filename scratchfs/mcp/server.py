@@ -30,7 +30,7 @@ from scratchfs.api.deferred_store import DeferredStore, store_name
 from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore
-from scratchfs.api.tools import TOOL_SPECS, tool_specs
+from scratchfs.api.tools import TOOL_SPECS, check_arguments, tool_specs
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import SWEEP_INTERVAL
@@ -290,16 +290,21 @@ async def malformed_calls(ctx: Any, call_next: Any) -> Any:
 
 
 def _malformed_call(params: object) -> str | None:
-    """What is wrong with a ``tools/call``'s ``params`` (any JSON value), or ``None`` when this cannot tell."""
+    """What is wrong with a ``tools/call``'s ``params`` (any JSON value), or ``None`` when this cannot tell: no
+    params or no ``name``, else :func:`~scratchfs.api.tools.check_arguments`' refusal of a ``name`` not text or
+    ``arguments`` not an object (an unknown tool's name first, as ``ScratchTools.call`` says)."""
     shape = 'tools/call takes params {"name": <a tool\'s name>, "arguments": {...}}'
     if not isinstance(params, dict):
         return f"{shape}, not {'no params' if params is None else type(params).__name__}"
-    name, arguments = params.get("name"), params.get("arguments")
-    if not isinstance(name, str):
-        return f"{shape}: the tool's name must be text, not {type(name).__name__}"
-    if arguments is not None and not isinstance(arguments, dict):
-        shown = name if len(name) <= 100 else name[:97] + "..."
-        return f"the arguments of {shown} must be a JSON object, not {type(arguments).__name__}"
+    if params.get("name") is None:
+        return f"{shape}: it names no tool ({'no name' if 'name' not in params else 'name is null'})"
+    name, arguments = params["name"], params.get("arguments")
+    if isinstance(name, str) and (arguments is None or isinstance(arguments, dict)):
+        return None
+    try:
+        check_arguments(name, arguments)
+    except InvalidArgument as exc:
+        return f"{shape}: {exc}" if not isinstance(name, str) else str(exc)
     return None
 
 

@@ -54,10 +54,11 @@ DEFAULT_PAGE = 100
 
 
 def entry_dict(entry: Entry, now: float) -> dict[str, Any]:
-    """An entry's metadata for the API: the index row (no blob token) plus ``expires_in`` (seconds) and ``ratio``
+    """An entry's metadata for the API: the index row (no blob token) plus ``expires_in`` (seconds, at most its
+    ttl, as ``scratch_list`` and ``ls`` say: :meth:`~scratchfs.engine.protocols.Entry.expires_in`) and ``ratio``
     (content bytes per stored byte)."""
     out = entry.to_dict()
-    out["expires_in"] = round(entry.expires_at - now, 3)
+    out["expires_in"] = round(entry.expires_in(now), 3)
     out["ratio"] = round(entry.size / entry.stored_size, 3) if entry.stored_size else None
     return out
 

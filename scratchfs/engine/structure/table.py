@@ -12,8 +12,8 @@ longer one cannot be read (below). The delimiter is a tab when the header line
 has at least as many tabs as commas, else a semicolon when it has more semicolons than commas, else a comma
 (:func:`detect_delimiter`, which the lines after it may overrule). A page is read by streaming from the cursor's
 byte offset (the offset where its first row starts), so it costs the bytes it shows -- and no more than
-:data:`_FAR_LINES` lines that are no rows in a row (blank lines, rules), where it stops, its cursor reading on; the
-first read of row N passes over the rows before it, counting the lines of stretches with no quote
+:data:`~.table_reader.FAR_LINES` lines that are no rows in a row (blank lines, rules), where it stops, its cursor
+reading on; the first read of row N passes over the rows before it, counting the lines of stretches with no quote
 (:mod:`~.row_jump`), parsing the rest.
 
 A row that cannot be read -- a field or line past the bound, CSV the ``csv`` module refuses -- keeps its row number
@@ -25,14 +25,10 @@ The standard library's reader is the reference here and costs no dependency.
 
 from __future__ import annotations
 
-import codecs
-import csv
 import json
-import re
-import threading
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 from itertools import chain
-from typing import Any, NamedTuple
+from typing import Any
 
 from scratchfs.engine.structure.aligned import Layout
 from scratchfs.engine.structure.paging import (
@@ -44,13 +40,13 @@ from scratchfs.engine.structure.paging import (
     decode_cursor,
     encode_cursor,
     fill_items,
-    iter_lines,
     json_bytes,
 )
 from scratchfs.engine.structure.row_jump import skip_rows
-from scratchfs.engine.structure.row_lines import LINE_END, iter_row_lines, line_end_after, row_line_start
+from scratchfs.engine.structure.row_lines import LINE_END, row_line_start
 from scratchfs.engine.structure.row_parts import keeper, kept_piece
 from scratchfs.engine.structure.table_columns import header_shown, select_columns
+from scratchfs.engine.structure.table_reader import BY_RANGE, FIELD_LIMIT_CHARS, UNSPLIT_KEY, Far, RowError, rows_from
 from scratchfs.engine.structure.table_start import (
     COMMENT_HEAD_CHARS,
     UTF8_BOM,
@@ -66,187 +62,6 @@ __all__ = ["FIELD_LIMIT_CHARS", "MAX_ROWS", "UNSPLIT_KEY", "iter_rows", "rows_pa
 
 MAX_ROWS = 10_000
 """Most rows a page asks for."""
-UNSPLIT_KEY = "unsplit"
-"""The key of a row of a table aligned by spaces or drawn with pipes given whole, ``{"unsplit": its line}``: its cells
-cannot be told for certain (:meth:`~scratchfs.engine.structure.aligned.Layout.cells`)."""
-_MAX_LINE_BYTES = 16 * 1024 * 1024
-FIELD_LIMIT_CHARS = 16 * 1024 * 1024
-"""Longest field (characters) a row read holds: the ``csv`` module's field limit (131,072 by default, a process-wide
-setting) is raised to it when this module is imported -- never lowered, should the host have set it higher. A longer
-field is refused with InvalidArgument; its bytes are read by range (``offset=``, ``length=``)."""
-_BY_RANGE = "read its bytes by range instead (offset={}, length=4096; next_offset goes on)"
-if csv.field_size_limit() < FIELD_LIMIT_CHARS:
-    csv.field_size_limit(FIELD_LIMIT_CHARS)
-
-
-_FAR_LINES = 65_536  # (about 0.1 s of blank CSV lines, read at ~1.5 us each)
-_FAR_BYTES = 8 * 1024 * 1024
-"""Most lines that are no rows (blank lines of CSV; rules, borders of a table aligned or drawn), and most of their
-bytes, a page reads in a row after its first row, or before it, without reaching a row: a page that reaches either
-ends there, its cursor going on from the next line (:class:`_Far`)."""
-
-
-class _Far(NamedTuple):
-    """Where a page's reader stopped: past ``lines`` lines (``size`` bytes) that are no rows, none after a row."""
-
-    lines: int
-    size: int
-
-
-class _Marks(threading.local):
-    spans: list[tuple[int, int]]
-
-
-_MARKS = _Marks()
-_OWN = re.compile(b"\xef\xbf\xbd")  # a U+FFFD of the content's own (a lead byte: never inside another sequence)
-
-
-def _mark(exc: UnicodeDecodeError) -> tuple[str, int]:
-    """``"replace"``, noting ``(byte offset, bytes)`` of the sequence each U+FFFD stands for."""
-    _MARKS.spans.append((exc.start, exc.end - exc.start))
-    return "\ufffd", exc.end
-
-
-codecs.register_error("scratchfs-csv-marks", _mark)
-
-
-class _Lines:
-    """Decoded lines for ``csv.reader`` from a byte offset, counting the bytes handed out. A UTF-8 byte order mark
-    at the start of the content is dropped (as ``encoding="utf-8-sig"`` drops it), not made part of the first
-    column's name; the bytes handed out still count it, so row offsets stay offsets into the content."""
-
-    def __init__(self, source: ContentSource, offset: int, csv_lines: bool = True) -> None:
-        self.consumed = offset
-        self.replaced = 0  # bytes handed out as U+FFFD (not part of a valid UTF-8 character), so far
-        self.marks: list[int] = []  # for each U+FFFD handed out since last emptied, in order: the bytes it shows
-        self._lines = (iter_row_lines if csv_lines else iter_lines)(source, offset, _MAX_LINE_BYTES)
-
-    def __iter__(self) -> Iterator[str]:
-        for start, line in self._lines:
-            self.consumed += len(line)
-            if start == 0 and line.startswith(UTF8_BOM):
-                line = line[3:]
-            _MARKS.spans = []
-            text = line.decode("utf-8", "scratchfs-csv-marks")
-            if "\ufffd" in text:  # (a U+FFFD of the content's own is a valid character: 0 bytes replaced)
-                events = sorted(_MARKS.spans + [(m.start(), 0) for m in _OWN.finditer(line)])
-                self.marks.extend(n for _, n in events)
-                self.replaced += sum(n for _, n in _MARKS.spans)
-            yield text
-
-
-class _RowError(InvalidArgument):
-    """A row that cannot be read (malformed, or a field or line past the bound): ``length`` bytes from byte
-    ``offset`` (to the end of the line its reader stopped in), ``reason`` what is wrong with it."""
-
-    def __init__(self, reason: str, offset: int, length: int) -> None:
-        super().__init__(f"the row at byte {offset} {reason}: {_BY_RANGE.format(offset)}")
-        self.reason, self.offset, self.length = reason, offset, length
-
-    def __reduce__(self) -> tuple:
-        return (type(self), (self.reason, self.offset, self.length))
-
-    def numbered(self, number: int, raised: bool = False) -> BadRecord:
-        """This row as row ``number`` of a read: a BadRecord whose message names it, its bytes and what is wrong
-        (``raised``: and the byte read that shows it, for the read that starts at it)."""
-        return BadRecord(f"row {number} (bytes {self.offset} to {self.offset + self.length - 1}) {self.reason}"
-                         + (f": {_BY_RANGE.format(self.offset)}" if raised else ""), number, self.offset, self.length)
-
-
-def _per_cell(cells: list[str], marks: list[int]) -> tuple[tuple[int, ...], ...]:
-    """``marks`` (the bytes each U+FFFD of the row shows, in order) split by the cell each U+FFFD is in."""
-    out, at = [], 0
-    for cell in cells:
-        count = cell.count("\ufffd")
-        out.append(tuple(marks[at : at + count]))
-        at += count
-    return tuple(out)
-
-
-def _aligned(lines: Iterator[str], layout: Layout, header: bool) -> Iterator[list[str] | dict[str, str]]:
-    """The cells of each line of a table aligned by spaces or drawn with pipes (``[]`` for a line that is no row)
-    up to the line that ends them (:meth:`Layout.ends`: a blank one; a box's border right under a border),
-    ``{"unsplit": line}`` for a row whose cells cannot be told for certain (:meth:`Layout.cells`); the first row is
-    the header, its cells the layout's names, when ``header`` (the lines start at the header's), and the line under
-    it no row when it is a table's rule (:attr:`Layout.piped`); ``()`` instead of ``[]`` for a box's border, after
-    which a read may not stop (:class:`_Far`)."""
-    ruled = bordered = False  # (bordered: the line before was a box's border)
-    for line in lines:
-        body = line.rstrip("\n")
-        if ruled:  # (the rule under a header drawn with pipes: whatever it looks like)
-            ruled, bordered = False, layout.border(body)
-            yield () if bordered else []
-        elif layout.ends(body) or (bordered and layout.border(body)):  # (a box's bottom border over another's top)
-            return
-        elif not layout.is_row(body):
-            bordered = layout.border(body)
-            yield () if bordered else []  # (no page ends after a border: the next line's meaning depends on it)
-        elif header:
-            header, ruled, bordered = False, layout.piped, False
-            yield list(layout.names)
-        else:
-            bordered = False
-            cells = layout.cells(line.rstrip("\n"))
-            yield {UNSPLIT_KEY: line.strip(" \r\n")} if cells is None else cells
-
-
-def _reader(source: ContentSource, offset: int, delimiter: str, replaced: dict[int, tuple] | None = None,
-            layout: Layout | None = None, far: bool = False,
-            ) -> Iterator[tuple[int, list[str] | dict[str, str] | _RowError | _Far]]:
-    """Rows from ``offset``: ``(byte offset where the row starts, cells)``, blank lines skipped; a row that cannot
-    be read as ``(its start, _RowError)``, the rows after it read on from the line after the one its reader stopped
-    in (as the ``csv`` module's reader reads on after an error). ``replaced``, when given, gets ``{row start: for
-    each cell, the bytes each of its U+FFFD shows (0: the content's own)}`` for each row that shows any byte as
-    U+FFFD. ``layout``: a table aligned by spaces or drawn with pipes, its lines split by it (not CSV). ``far``:
-    past :data:`_FAR_LINES` lines (or :data:`_FAR_BYTES`) that are no rows in a row, ``(the next line's start,
-    _Far)`` (a page ends there)."""
-    while offset < source.size or offset == 0:
-        lines = _Lines(source, offset, layout is None)
-        reader = csv.reader(iter(lines), delimiter=delimiter) if layout is None else _aligned(
-            iter(lines), layout, offset == layout.start and layout.headed)
-        bad = yield from _rows_until_bad(source, lines, reader, replaced, far)
-        if bad is None:
-            return
-        yield bad.offset, bad
-        offset = bad.offset + bad.length
-
-
-def _rows_until_bad(source: ContentSource, lines: _Lines, reader: Iterator, replaced: dict[int, tuple] | None,
-                    far: bool = False) -> Generator[tuple[int, list[str] | _Far], None, _RowError | None]:
-    """The rows ``reader`` reads from ``lines`` (see :func:`_reader`; ``far``: and a :class:`_Far` past too many
-    lines that are no rows) up to the first it cannot read, which it returns (``None`` at the end)."""
-    start = skipped_from = lines.consumed
-    skipped = 0
-    while True:
-        before = lines.replaced
-        try:
-            row = next(reader)
-        except StopIteration:
-            return None
-        except csv.Error as exc:
-            if "field larger than field limit" in str(exc):
-                reason = (f"holds a field longer than {csv.field_size_limit():,} characters, the most a row read "
-                          "holds")
-            else:
-                reason = f"is not valid CSV: {exc}"
-            return _RowError(reason, start, max(1, lines.consumed - start))
-        except InvalidArgument as exc:  # a line longer than the line bound (iter_lines)
-            del exc  # (it names the line's start; the row's is named)
-            return _RowError(f"holds a line longer than {_MAX_LINE_BYTES:,} bytes, the most a row read holds", start,
-                             line_end_after(source, lines.consumed) - start)
-        marks, lines.marks = lines.marks, []
-        if row:
-            if replaced is not None and lines.replaced > before:
-                replaced[start] = _per_cell(list(row.values()) if isinstance(row, dict) else row, marks)
-            yield start, row
-            skipped, skipped_from = 0, lines.consumed
-        elif far and ((skipped := skipped + 1) >= _FAR_LINES or lines.consumed - skipped_from >= _FAR_BYTES) and (
-                row == []):  # (not after a box's border: `()`)
-            yield lines.consumed, _Far(skipped, lines.consumed - skipped_from)
-            skipped, skipped_from = 0, lines.consumed
-        start = lines.consumed
-
-
 def iter_rows(source: ContentSource, delimiter: str | None = None, *, layout: Layout | None = None,
               passed: list[BadRecord] | None = None, headed: bool = True) -> Iterator[tuple[int, list[str]]]:
     """Every record of a CSV/TSV content from its start, the header first, as :func:`rows_page` reads them:
@@ -267,22 +82,22 @@ def iter_rows(source: ContentSource, delimiter: str | None = None, *, layout: La
             ``passed``, only a header that cannot be read (its bytes and what is wrong with it).
     """
     if layout is not None:  # (from its header: past a preamble)
-        return _raising(_reader(source, layout.start, "", layout=layout), passed, headed and layout.headed)
+        return _raising(rows_from(source, layout.start, "", layout=layout), passed, headed and layout.headed)
     delimiter, start = _delimiter(source, delimiter)
-    return _raising(_reader(source, start, delimiter), passed, headed)
+    return _raising(rows_from(source, start, delimiter), passed, headed)
 
 
 def _raising(rows: Iterator[tuple[int, Any]], passed: list[BadRecord] | None = None, headed: bool = True,
              ) -> Iterator[tuple[int, list[str]]]:
-    """``rows``, a row that cannot be read raised (its _RowError), or, with ``passed``, put in it (numbered: the
+    """``rows``, a row that cannot be read raised (its RowError), or, with ``passed``, put in it (numbered: the
     header is row 0, raised; ``headed=False``: the first record is row 1)."""
     for number, (start, cells) in enumerate(rows, 0 if headed else 1):
-        if isinstance(cells, _RowError):
+        if isinstance(cells, RowError):
             if passed is None:
                 raise cells
             if not number:
                 raise InvalidArgument(f"the header (bytes {cells.offset} to {cells.offset + cells.length - 1}) "
-                                      f"{cells.reason}: no row can be keyed by it; {_BY_RANGE.format(cells.offset)}")
+                                      f"{cells.reason}: no row can be keyed by it; {BY_RANGE.format(cells.offset)}")
             passed.append(cells.numbered(number))
             continue
         yield start, cells
@@ -320,23 +135,23 @@ _MOST_PASSED = 10
 
 
 def _items(body: Iterator[tuple[int, Any]], number: int, picked: list[int] | None, resumed: bool,
-           passed: list[tuple[BadRecord, bool]], most: int = _MOST_PASSED, far: list[tuple[int, _Far]] | None = None,
+           passed: list[tuple[BadRecord, bool]], most: int = _MOST_PASSED, far: list[tuple[int, Far]] | None = None,
            ) -> Iterator[tuple[tuple[int, int], Any, bool]]:
     """The page's items from row ``number`` on: ``((row number, byte offset), cells, False)``, the ``picked``
     columns only. A row that cannot be read is passed over and put in ``passed`` (a BadRecord, and whether rows
     came before it on the page): after rows it ends them (``STOP`` at the next row that can be read: the page's
     cursor goes on after it), before any the page reads on after it; at most ``most`` a page (``STOP`` at the
     next). Row ``number`` is raised instead (BadRecord) when the read starts there (``row=``, not
-    ``resumed`` at a cursor): the caller asked for that row. A :class:`_Far` ends the page (``STOP``: the cursor
+    ``resumed`` at a cursor): the caller asked for that row. A :class:`Far` ends the page (``STOP``: the cursor
     goes on from the line after those it passed over, row ``at`` still to come), put in ``far`` with its offset."""
     given, ending = 0, False
     for at, (start, cells) in enumerate(body, number):
-        if isinstance(cells, _Far):
+        if isinstance(cells, Far):
             if far is not None:
                 far.append((start, cells))
             yield (at, start), STOP, False
             return
-        if isinstance(cells, _RowError):
+        if isinstance(cells, RowError):
             if at == number and not resumed:
                 raise cells.numbered(at, raised=True)
             if len(passed) >= most:
@@ -354,7 +169,7 @@ def _items(body: Iterator[tuple[int, Any]], number: int, picked: list[int] | Non
         given += 1
 
 
-def _passed_note(page: ItemPage, passed: list[tuple[BadRecord, bool]], far: list[tuple[int, _Far]]) -> ItemPage:
+def _passed_note(page: ItemPage, passed: list[tuple[BadRecord, bool]], far: list[tuple[int, Far]]) -> ItemPage:
     """``page`` with ``passed`` (the rows it passed over, :func:`_items`) named in ``extra["note"]`` and put in its
     ``passed`` (a list of BadRecords), when there are any; and, when it ended past too many lines that are no rows
     (``far``: where, how many), saying so."""
@@ -379,18 +194,18 @@ def _passed_note(page: ItemPage, passed: list[tuple[BadRecord, bool]], far: list
 def _header(source: ContentSource, delimiter: str | None, layout: Layout | None, bad: dict[int, tuple],
             headed: bool = True) -> tuple[str, Iterator[tuple[int, Any]], tuple[int, Any] | None, list[str]]:
     """``(the delimiter or the layout's key, the rows after the header, the header: (its start, cells) or None,
-    the columns' names)`` of a rows read (:func:`_reader`, ``bad`` given to it). ``headed=False``: a table with no
+    the columns' names)`` of a rows read (:func:`rows_from`, ``bad`` given to it). ``headed=False``: a table with no
     header line -- the rows are all its records, the header ``None``, and the names the numbers of its first
     record's columns (``"0"``, ``"1"``, ...: :func:`~.table_columns.select_columns` takes numbers only). Raises
     InvalidArgument: a header that cannot be read."""
     delimiter, start = _delimiter(source, delimiter) if layout is None else (f"aligned:{layout.key}", layout.start)
-    header_rows = _reader(source, start, delimiter, bad, layout)
+    header_rows = rows_from(source, start, delimiter, bad, layout)
     first = next(header_rows, None)
     if not headed:
         width = len(first[1]) if first is not None and isinstance(first[1], list) else 0
         return delimiter, header_rows if first is None else chain([first], header_rows), None, list(
             map(str, range(width)))
-    if first is not None and isinstance(first[1], _RowError):
+    if first is not None and isinstance(first[1], RowError):
         raise first[1]
     return delimiter, header_rows, first, first[1] if first else []
 
@@ -411,8 +226,8 @@ def _page_start(source: ContentSource, header_rows: Iterator[tuple[int, Any]], f
         return number, offset, chars
     row, at = check_int(row, "row", 1), next(header_rows, None)
     if row > 1 and at is not None and len(delimiter) == 1:  # (the rows before it counted at C speed: row_jump)
-        offset, passed = skip_rows(source, at[0], row - 1, lambda near, start: _reader(near, start, delimiter))
-        if passed < row - 1 or next(_reader(source, offset, delimiter), None) is None:  # (row= one past the last)
+        offset, passed = skip_rows(source, at[0], row - 1, lambda near, start: rows_from(near, start, delimiter))
+        if passed < row - 1 or next(rows_from(source, offset, delimiter), None) is None:  # (row= one past the last)
             raise PastLast("row", row, passed)
         return row, offset, 0
     for skipped in range(row):  # (row= one past the last too: refused as the rows further on are)
@@ -465,10 +280,10 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     if (page := kept_piece(key, (number, offset, chars), budget, {"header": shown} if headed else {})) is not None:
         return page  # (a row cut on a page before: its next piece cut from its kept text, the row not read again)
     passed: list[tuple[BadRecord, bool]] = []
-    far: list[tuple[int, _Far]] = []
+    far: list[tuple[int, Far]] = []
 
     def fill(room: int, most: int = _MOST_PASSED) -> ItemPage:  # (again with less room, or fewer rows passed
-        body, page = _reader(source, offset, delimiter, bad, layout, True), ItemPage("rows", number)  # (over, when
+        body, page = rows_from(source, offset, delimiter, bad, layout, True), ItemPage("rows", number)  # (over, when
         passed[:], far[:] = [], []  # the note on them does not fit)
         if headed:
             page.extra["header"] = shown
@@ -487,7 +302,8 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
 def _fitted(fill: Callable[..., ItemPage], budget: int) -> ItemPage:
     """``fill(room, most)`` within ``budget`` bytes of JSON: the note on the rows passed over takes room from the
     rows, and when it takes over half the budget the page passes over fewer rows (down to one, whose note is a few
-    hundred bytes; the next page passes over the rest)."""
+    hundred bytes; the next page passes over the rest); the note of a page that stopped past too many lines that
+    are no rows (:class:`~.table_reader.Far`) takes room from its rows alike."""
     page, room, most = fill(budget), budget, _MOST_PASSED
     for _ in range(8):  # (each try gives the rows less room or passes over fewer)
         if "note" not in page.extra or (size := json_bytes(page.to_dict())) <= budget:
