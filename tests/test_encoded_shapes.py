@@ -79,3 +79,12 @@ def test_minified_javascript_is_read_by_windows():
 def test_text_that_is_neither_is_not_named_so(data):
     shape = shape_of(data)
     assert not shape.startswith(("base64", "minified")), shape
+
+
+def test_lines_of_one_width_that_is_no_multiple_of_4_are_no_base64():
+    """Lines of base64 hold whole 4-character quanta (RFC 4648 section 4; MIME writes 76, PEM 64): a list of
+    mixed-case identifiers of one length (22 here) was told 'base64 text encoding binary data'."""
+    rng = random.Random(7)
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+    names = "".join("".join(rng.choice(alphabet) for _ in range(22)) + "\n" for _ in range(400)).encode()
+    assert not shape_of(names).startswith("base64"), shape_of(names)[:80]
