@@ -60,7 +60,11 @@ def enter() -> None:
     nested = uses.get(me, 0)
     uses[me] = nested + 1  # (noted before ``forking`` is read: a fork that set it first sees this use)
     if not nested and _GATE.forking:
-        _wait_out(me)
+        try:
+            _wait_out(me)
+        except BaseException:  # (an interrupt in the wait: enter() raises, so no leave() will take the use back)
+            _USES.pop(me, None)
+            raise
 
 
 def _wait_out(me: int) -> None:
