@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.api.json_next import object_read, top_read
+from scratchfs.api.json_part import described_part, may_follow_text
 from scratchfs.api.shape_aligned import aligned_shape
 from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kind, binary_shape
 from scratchfs.api.shape_columns import columns_said
@@ -290,6 +291,9 @@ def _structured(sample: bytes, text: str, complete: bool, size: int, lines: int,
             found = Shape("text", f"JSON nested too deeply to parse, {kib(size)}, {plural(lines, 'line')}")
         if found is not None:
             return found
+    if (first in ("{", "[") or may_follow_text(sample)) and (found := described_part(  # (text lines around it)
+            sample, size, source, lambda part, whole, n, src: _json(part, whole, n, lines, scope, src))) is not None:
+        return found
     if first not in ("{", "[", "<", "") and _json_after_first_line(text):  # a line before JSON lines (a log line)
         try:
             found = _jsonl(_lstrip_blanks(text), json.JSONDecoder(parse_constant=refuse_constant), complete, lines,
