@@ -21,11 +21,12 @@ from scratchfs.api.shape_words import clip, shape_limit, within
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.foundation.calls import Advice, Call
-from scratchfs.foundation.errors import ScratchError
+from scratchfs.foundation.errors import InvalidArgument, NotJson, ScratchError
 from scratchfs.foundation.text import plural
 
 __all__ = ["EDGE_BYTES", "MAX_TEXT_BYTES", "MAX_TEXT_LINES", "PART_SHAPE", "JsonPart", "PartSource", "around_said",
-           "described_part", "json_part", "may_follow_text", "part_of", "part_said", "told_part"]
+           "described_part", "further_json", "further_said", "json_further", "json_part",
+           "may_follow_text", "part_of", "part_said", "told_part"]
 
 MAX_TEXT_LINES = 8
 """Most lines of text before (and, apart, after) a JSON part."""
@@ -105,7 +106,7 @@ def _lead(head: bytes) -> tuple[int, int, str] | None:
 
 def _trail(tail: bytes, size: int) -> tuple[int, int, str]:
     """(where the JSON ends, lines of text after it, the first of them) in ``tail``, the last bytes of a content
-    of ``size`` bytes; ``(size, 0, "")`` when none are text."""
+    of ``size`` bytes; ``(size, 0, "")`` when none are text (or one opens JSON: a record cut short, a stream's)."""
     base = size - len(tail)
     body = tail.rstrip(b" \t\r\n")
     at, lines = len(body), 0
@@ -120,7 +121,7 @@ def _trail(tail: bytes, size: int) -> tuple[int, int, str]:
             return base + stop + 1 + len(line), text.rstrip(b" \t\r\n").count(b"\n") + 1, first
         if line.strip():
             lines += 1
-        if stop < 0 or lines > MAX_TEXT_LINES or len(body) - stop > MAX_TEXT_BYTES:
+        if stop < 0 or _OPENS.match(line.lstrip()) or lines > MAX_TEXT_LINES or len(body) - stop > MAX_TEXT_BYTES:
             return size, 0, ""
         at = stop
 
@@ -209,7 +210,58 @@ def described_part(sample: bytes, size: int, source: ContentSource | None,
     text = sample[part.start : part.end].decode("utf-8", "replace")
     said = part_said(part) + ": "
     with within(shape_limit() - len(said)):  # (the JSON's shape lists fewer keys, saying how many it left out)
-        found = describe_json(text, whole, part.size, None if source is None else PartSource(source, part))
-    if found is None or found.content_type not in ("json", "jsonl"):
+        found = describe_json(text, whole, part.size, source if source is None or not part.start  # (a feed of the
+                              else PartSource(source, part))  # writer's reads its start only: it stops at its end)
+    if found is None or found.content_type != "json" or found.top is None:  # (one document: no JSON lines, stream)
         return None
     return dataclasses.replace(found, text=clip(said + found.text))
+
+
+FURTHER_BYTES = 64 * 1024
+"""Bytes of a text's start searched for JSON further on (:func:`json_further`)."""
+
+
+def json_further(head: bytes) -> tuple[int, int] | None:
+    """``(byte, line)`` (from 0 and from 1) of the first line of ``head`` past its first that opens a JSON array or
+    object, within :data:`FURTHER_BYTES`: where a text that is no JSON at its start holds some further on (more
+    text before it than :func:`json_part` takes); ``None`` when no such line is there. Never raises."""
+    head = head[:FURTHER_BYTES]
+    at = 0
+    while (at := _next_open(head, at)) >= 0:
+        line_end = head.find(b"\n", at, at + 256)
+        if _OPENS.match(head, at, at + 256 if line_end < 0 else line_end):
+            return at, head.count(b"\n", 0, at) + 1
+    return None
+
+
+def _next_open(head: bytes, at: int) -> int:
+    """The start of the next line after byte ``at`` of ``head`` that starts with ``{`` or ``[``, else -1."""
+    found = [n for n in (head.find(b"\n{", at), head.find(b"\n[", at)) if n >= 0]
+    return min(found) + 1 if found else -1
+
+
+def further_said(handle: str, head: bytes) -> Advice | None:
+    """What a jq read's refusal of text ``handle`` (whose first bytes are ``head``) adds when JSON starts further on
+    (:func:`json_further`): ``"a JSON value starts at byte 9,120 (line 41), after more text than a JSON part
+    takes: read it by range, read_handle(..., offset=9120)"``; ``None`` when none does."""
+    found = json_further(head)
+    if found is None:
+        return None
+    at, line = found
+    return Advice.of(f"a line that opens JSON starts at byte {at:,} (line {line:,}), after more text than jq is "
+                     "given: read from it by range, ", Call.of("read_handle", handle=handle, offset=at))
+
+
+def further_json(exc: InvalidArgument, handle: str, source: ContentSource) -> InvalidArgument:
+    """``exc`` (a jq read's failure of entry ``handle``, content ``source``) with :func:`further_said` after it when
+    it is a NotJson that stopped before a line further on that opens JSON (:func:`json_further`); ``exc``
+    unchanged otherwise. Raises what ``source.read`` raises."""
+    if not isinstance(exc, NotJson):
+        return exc
+    head = source.read(0, FURTHER_BYTES)
+    found = json_further(head)
+    if found is None or (exc.offset or 0) >= found[0]:
+        return exc
+    said = further_said(handle, head)
+    return NotJson(Advice.of(exc, "; ", said), by_jq=exc.by_jq, line=exc.line, at_end=exc.at_end,
+                   too_deep=exc.too_deep, column=exc.column, offset=exc.offset)

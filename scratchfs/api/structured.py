@@ -13,7 +13,7 @@ from scratchfs.api.describe import json_top
 from scratchfs.api.jq_failure import failed_at, failed_page, rows_slurped, slurped_array
 from scratchfs.api.jq_inputs import refuse_inputs
 from scratchfs.api.jq_placeholder import HEAD_BYTES, is_placeholder, placeholder_refusal
-from scratchfs.api.json_part import PartSource, around_said, told_part
+from scratchfs.api.json_part import PartSource, around_said, further_json, told_part
 from scratchfs.api.misfit import columns_misfit, explained_jq, jq_misfit, refusal, slurp_form, told_not_json
 from scratchfs.api.page_reads import PageReads
 from scratchfs.api.past_last import past_last
@@ -86,6 +86,7 @@ class StructureReads(PageReads):
                                                                   entry=entry_identity(handle, blob)),
                                     self.line_bytes, self.shape, src.size, slurp)
             except InvalidArgument as exc:  # (a streamed page fails whole: its first output is not the failing one)
+                exc = further_json(exc, handle, src) if part is None and kind != "json" else exc
                 streamed = src.size > jsondoc.MAX_JQ_DOCUMENT_BYTES
                 raise failed_at(exc, handle, filter, None if streamed else cursor, call_budget,
                                 jsonl=jsonl, stream=is_stream(kind, self.shape)) from None
