@@ -39,7 +39,9 @@ _FIRST_CHARS = 60  # of the first line of text, in the shape
 _OPENS = re.compile(rb'\[\s*(?:["{\[\]\-\d]|true\b|false\b|null\b)|\[\s*$|\{\s*(?:"|}|$)')
 """A line that opens a JSON array or object (``[notice] ...`` and ``[WARN] ...`` do not: ``[n`` must be ``null``)."""
 _CLOSES = re.compile(rb"[}\]][ \t\r]*$")
-"""A line that ends a JSON array or object."""
+_CLOSING = re.compile(rb"[\s,}\]]+$")
+"""A line that ends a JSON array or object: brackets that close alone (a pretty-printed document's last line), or
+a line that opens one and ends with one (a document on one line; not ``[notice] ... [x]``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +115,8 @@ def _trail(tail: bytes, size: int) -> tuple[int, int, str]:
     while True:
         stop = body.rfind(b"\n", 0, at)
         line = body[stop + 1 : at]
-        if _CLOSES.search(line):
+        opens = _OPENS.match(line.lstrip()) or (stop < 0 < base)  # (a line longer than the tail: its start unseen)
+        if _CLOSING.match(line) or (opens and _CLOSES.search(line)):
             if not lines:
                 return size, 0, ""
             text = tail[stop + 1 + len(line) :].lstrip(b" \t\r\n")  # (the lines after it, blank ones too)
