@@ -121,7 +121,8 @@ def test_a_jq_refusal_of_text_with_json_further_on_names_where_it_starts(scope):
 
 
 _TEXT_LINE = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1,
-                     max_size=60).map(str.strip).filter(lambda line: line and line[0] not in "{[]}\"-0123456789tfn ")
+                     max_size=60).map(str.strip).filter(  # (a line of text: no JSON value, member or item)
+    lambda line: line and line[0] not in "{[]}\"-0123456789tfn " and line[-1] not in ",{[")
 _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=10),
                      lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner,
                                                                                  max_size=4), max_leaves=20)

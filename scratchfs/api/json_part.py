@@ -12,6 +12,7 @@ at, so the decision costs the same whatever the content's size.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from typing import Any
 
 from scratchfs.api.shape_words import clip, shape_limit, within
 from scratchfs.engine.seekable import FormatError
+from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument, NotJson, ScratchError
@@ -39,9 +41,12 @@ _FIRST_CHARS = 60  # of the first line of text, in the shape
 _OPENS = re.compile(rb'\[\s*(?:["{\[\]\-\d]|true\b|false\b|null\b)|\[\s*$|\{\s*(?:"|}|$)')
 """A line that opens a JSON array or object (``[notice] ...`` and ``[WARN] ...`` do not: ``[n`` must be ``null``)."""
 _CLOSES = re.compile(rb"[}\]][ \t\r]*$")
-_CLOSING = re.compile(rb"[\s,}\]]+$")
-"""A line that ends a JSON array or object: brackets that close alone (a pretty-printed document's last line), or
-a line that opens one and ends with one (a document on one line; not ``[notice] ... [x]``)."""
+_CLOSING = re.compile(rb"[}\]][}\] \t\r]*$")
+"""A line that ends a JSON document: brackets that close alone from its first column (a pretty-printed document's
+last line: an inner one is indented, or ends with a comma), or a line that opens one there and ends with one (a
+document on one line; not ``[notice] ... [x]``)."""
+_JSONISH = re.compile(rb'\s*"|.*[,{\[][ \t\r]*$')
+"""A line no text after a JSON document is: a member or an item of one (``"key": ...``, ``...,``), a document cut."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +120,7 @@ def _trail(tail: bytes, size: int) -> tuple[int, int, str]:
     while True:
         stop = body.rfind(b"\n", 0, at)
         line = body[stop + 1 : at]
-        opens = _OPENS.match(line.lstrip()) or (stop < 0 < base)  # (a line longer than the tail: its start unseen)
+        opens = _OPENS.match(line) or (stop < 0 < base)  # (a line longer than the tail: its start unseen)
         if _CLOSING.match(line) or (opens and _CLOSES.search(line)):
             if not lines:
                 return size, 0, ""
@@ -124,9 +129,21 @@ def _trail(tail: bytes, size: int) -> tuple[int, int, str]:
             return base + stop + 1 + len(line), text.rstrip(b" \t\r\n").count(b"\n") + 1, first
         if line.strip():
             lines += 1
-        if stop < 0 or _OPENS.match(line.lstrip()) or lines > MAX_TEXT_LINES or len(body) - stop > MAX_TEXT_BYTES:
+        if stop < 0 or lines > MAX_TEXT_LINES or len(body) - stop > MAX_TEXT_BYTES or _json_line(line):
             return size, 0, ""
         at = stop
+
+
+def _json_line(line: bytes) -> bool:
+    """Whether ``line`` (after a JSON document) is JSON rather than text: it opens a document (JSON lines, a
+    record cut short, a stream), is a JSON value whole (``"a string"``, ``42``: a stream) or part of one."""
+    if _OPENS.match(line.lstrip()) or _JSONISH.match(line):
+        return True
+    try:
+        json.JSONDecoder(parse_constant=refuse_constant).decode(line.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):  # (NaN and Infinity are no JSON)
+        return False
+    return True
 
 
 def _short(line: bytes) -> str:
