@@ -45,8 +45,7 @@ _CLOSING = re.compile(rb"[}\]][}\] \t\r]*$")
 """A line that ends a JSON document: brackets that close alone from its first column (a pretty-printed document's
 last line: an inner one is indented, or ends with a comma), or a line that opens one there and ends with one (a
 document on one line; not ``[notice] ... [x]``)."""
-_JSONISH = re.compile(rb'\s*"|.*[,{\[][ \t\r]*$')
-"""A line no text after a JSON document is: a member or an item of one (``"key": ...``, ``...,``), a document cut."""
+_OPENS_LINE = re.compile(rb"\n[{\[]")  # (a regex finds it ten times faster than bytes.find of the two bytes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +73,7 @@ def may_follow_text(head: bytes) -> bool:
     start = head[:16].lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     if not start or start in b"{[":
         return False
-    edge = head[: MAX_TEXT_BYTES + 1]
-    return b"\n{" in edge or b"\n[" in edge
+    return _OPENS_LINE.search(head, 0, MAX_TEXT_BYTES + 1) is not None
 
 
 def json_part(head: bytes, tail: bytes, size: int) -> JsonPart | None:
@@ -137,13 +135,25 @@ def _trail(tail: bytes, size: int) -> tuple[int, int, str]:
 def _json_line(line: bytes) -> bool:
     """Whether ``line`` (after a JSON document) is JSON rather than text: it opens a document (JSON lines, a
     record cut short, a stream), is a JSON value whole (``"a string"``, ``42``: a stream) or part of one."""
-    if _OPENS.match(line.lstrip()) or _JSONISH.match(line):
+    line = line.strip()
+    if line[:1] == b'"' or line[-1:] in (b",", b"{", b"[") or _OPENS.match(line):  # (a member or an item of one)
         return True
+    if line[:1] not in b"-0123456789tfn" or not line:  # (no value starts so: no parse tried)
+        return False
     try:
         json.JSONDecoder(parse_constant=refuse_constant).decode(line.decode("utf-8", "replace"))
     except (ValueError, RecursionError):  # (NaN and Infinity are no JSON)
         return False
     return True
+
+
+def _one_document(text: str) -> bool:
+    """Whether ``text`` is one JSON document (blanks around it aside; NaN and Infinity are none)."""
+    try:
+        _, end = json.JSONDecoder(parse_constant=refuse_constant).raw_decode(text)
+    except (ValueError, RecursionError):
+        return False
+    return not text[end:].strip()
 
 
 def _short(line: bytes) -> str:
@@ -228,6 +238,8 @@ def described_part(sample: bytes, size: int, source: ContentSource | None,
         return None
     whole = part.end <= len(sample)
     text = sample[part.start : part.end].decode("utf-8", "replace")
+    if whole and not _one_document(text):  # (code whose braces stand alone: no JSON parse of it as lines, a stream)
+        return None
     said = part_said(part) + ": "
     with within(shape_limit() - len(said)):  # (the JSON's shape lists fewer keys, saying how many it left out)
         found = describe_json(text, whole, part.size, source if source is None or not part.start  # (a feed of the
