@@ -145,3 +145,19 @@ def test_jq_dot_of_the_json_part_is_the_document(before, after, doc, indent):
     assert part is not None and (part.before, part.after) == (len(before), len(after))
     page = jq_page(BytesSource(data[part.start : part.end]), ".")
     assert page.items == [json.loads(data[part.start : part.end])] == [doc]
+
+
+def test_a_parse_error_in_the_json_part_names_the_entrys_own_line(scope):
+    """jq reads the JSON part with the text around it as blanks: a parse error's line (and the line read the
+    refusal names) is the entry's, not the part's (the part from its first byte put it 2 lines early). The break is
+    past the first 512 KiB, which the shape reads."""
+    document = json.dumps([{"id": i, "name": "x" * 40} for i in range(20000)], indent=1)
+    at = document.index('"id": 15000')
+    broken = b"warning: deprecated\n  - more\n" + (document[:at] + "oops" + document[at:]).encode() + b"\n"
+    line = broken[: broken.index(b"oops")].count(b"\n") + 1
+    stub = scope.spill(broken, source_tool="bash")
+    assert stub.content_type == "json"
+    with pytest.raises(InvalidArgument) as refused:
+        ScratchTools(scope).call("read_handle", {"handle": stub.handle, "jq": ".[14999]"})
+    assert f"at line {line}, column" in str(refused.value)
+    assert f'line={line}, lines=5)' in str(refused.value)

@@ -172,7 +172,6 @@ def part_said(part: JsonPart) -> str:
     return (f"JSON document ({part.size:,} bytes at byte {part.start:,}, {' and '.join(around)}: {part.first})")
 
 
-_FRAME_BYTES = 128 * 1024
 PART_SHAPE = "JSON document ("
 """How the shape of a JSON part with text around it starts (:func:`part_said`): the reads read the part only."""
 
@@ -197,20 +196,31 @@ def around_said(handle: str, part: JsonPart) -> Advice:
     return Advice.of(*said)
 
 
+_BLANKED = bytes(b if b == 0x0A else 0x20 for b in range(256))  # every byte a space but the newline
+
+
 class PartSource:
-    """A content source (:class:`~scratchfs.engine.structure.paging.ContentSource`) over bytes ``part.start`` to
-    ``part.end`` of ``source``: what a structure read of the JSON part reads (offsets from the part's start)."""
+    """A content source (:class:`~scratchfs.engine.structure.paging.ContentSource`) over ``source`` whose bytes
+    outside ``part`` read as spaces (its newlines kept): what a structure read of the JSON part reads -- JSON with
+    blanks around it, whose offsets and lines are the entry's own, so that what a parse error names (a byte, a
+    line, the line read that shows it) is where it is in the entry."""
 
     def __init__(self, source: ContentSource, part: JsonPart) -> None:
-        self.source, self.start, self.size = source, part.start, part.size
+        self.source, self.start, self.end, self.size = source, part.start, part.end, source.size
 
     def read(self, offset: int, length: int) -> bytes:
-        offset = min(max(0, offset), self.size)
-        return self.source.read(self.start + offset, max(0, min(length, self.size - offset)))
+        return self._blanked(offset, self.source.read(offset, length))
 
     def iter_frames(self, first_frame: int = 0) -> Iterator[tuple[int, bytes]]:
-        for at in range(first_frame * _FRAME_BYTES, self.size, _FRAME_BYTES):
-            yield at, self.read(at, _FRAME_BYTES)
+        for at, data in self.source.iter_frames(first_frame):
+            yield at, self._blanked(at, data)
+
+    def _blanked(self, at: int, data: bytes) -> bytes:
+        if at >= self.start and at + len(data) <= self.end:
+            return data
+        cut, stop = min(len(data), max(0, self.start - at)), max(0, min(len(data), self.end - at))
+        return (bytes(data[:cut]).translate(_BLANKED) + bytes(data[cut:max(cut, stop)])
+                + bytes(data[max(cut, stop):]).translate(_BLANKED))
 
 
 def part_of(source: ContentSource) -> JsonPart | None:
