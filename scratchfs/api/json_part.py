@@ -235,9 +235,10 @@ def described_part(sample: bytes, size: int, source: ContentSource | None,
                    describe_json: Callable[[str, bool, int, ContentSource | None], Any]) -> Any:
     """The shape of a content whose first bytes are ``sample`` (of ``size`` bytes in all; ``source``: all of it,
     or ``None``) when it is a JSON part with text around it (:func:`json_part`): ``describe_json(the part's text
-    in the sample, whether the sample holds all of it, its size, a source of it or None)``'s
-    (:class:`~scratchfs.api.shape.Shape`), its text led by :func:`part_said`; ``None`` when there is no such part
-    or ``describe_json`` gives no JSON shape. Never raises (a ``source`` that fails to read: no part)."""
+    in the sample, whether the sample holds all of it, its size, the content with the text blanked -- a
+    :class:`PartSource` -- or None)``'s (:class:`~scratchfs.api.shape.Shape`), its text led by :func:`part_said`;
+    ``None`` when there is no such part, when the sample holds all of it and it is not one JSON document, or when
+    ``describe_json`` gives no shape of one document. Never raises (a ``source`` that fails to read: no part)."""
     complete = len(sample) >= size
     try:
         tail = sample if complete else source.read(max(0, size - EDGE_BYTES), EDGE_BYTES) if source else b""
