@@ -133,7 +133,8 @@ def test_refusals_name_the_stream_and_its_reads(scope):
     (b'{"a": 1}\n{"a": 2}\n', "jsonl", "JSON lines"),  # (one document a line: JSON lines, as before)
     (json.dumps({"a": [1, 2]}, indent=2).encode(), "json", "JSON object"),
     (json.dumps([{"a": 1}, {"a": 2}], indent=2).encode(), "json", "JSON array"),
-    (b'{\n  "a": 1\n}\nnot json\n', "text", "text"),  # (text after a document: no stream)
+    (b'{\n  "a": 1\n}\nnot json\n', "json", "JSON document"),  # (a line of text after a document: no stream, the
+    # document told with it: tests/test_json_part.py)
     (b'{\n  "a": 1\n}\n"a string"\n', "text", "text"),  # (a stream of objects or arrays only)
 ])
 def test_what_is_no_stream_is_told_as_before(data, kind, start):

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import NamedTuple
 
+from scratchfs.api.json_part import may_follow_text
 from scratchfs.api.preview import list_preview
 from scratchfs.api.settings import Settings
 from scratchfs.api.shape import Shape, describe
@@ -79,7 +80,7 @@ def json_top(head: bytes) -> str | None:
 
 
 def _shape(head: bytes, size: int, lines: int, whole: Callable[[], AbstractContextManager[ContentSource]]) -> Shape:
-    if len(head) >= size or not json_start(head):
+    if len(head) >= size or not (json_start(head) or may_follow_text(head)):  # (JSON after text lines: json_part)
         return describe(head, size, lines)
     try:
         with whole() as source:

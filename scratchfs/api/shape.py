@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.api.json_next import object_read, top_read
+from scratchfs.api.json_part import described_part, may_follow_text
 from scratchfs.api.shape_aligned import aligned_shape
 from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kind, binary_shape
 from scratchfs.api.shape_columns import columns_said
@@ -283,6 +284,10 @@ def _structured(sample: bytes, text: str, complete: bool, size: int, lines: int,
     stripped = text[:256].lstrip(_BLANKS)  # the start after blanks, without copying the whole text for it
     stripped = _lstrip_blanks(text) if len(stripped) < 8 and len(text) > 256 else stripped
     first = stripped[:1]
+    parted = lambda: described_part(  # noqa: E731 - (text lines around one JSON document: json_part)
+        sample, size, source, lambda part, whole, n, src: _json(part, whole, n, lines, scope, src))
+    if first in ("{", "[") and not complete and source is not None and (found := parted()) is not None:
+        return found  # (a large document's top level is streamed past its end: text lines after it told first)
     if first in ("{", "["):
         try:
             found = _json(_lstrip_blanks(text), complete, size, lines, scope, source)
@@ -290,6 +295,8 @@ def _structured(sample: bytes, text: str, complete: bool, size: int, lines: int,
             found = Shape("text", f"JSON nested too deeply to parse, {kib(size)}, {plural(lines, 'line')}")
         if found is not None:
             return found
+    if (first in ("{", "[") or may_follow_text(sample)) and (found := parted()) is not None:
+        return found
     if first not in ("{", "[", "<", "") and _json_after_first_line(text):  # a line before JSON lines (a log line)
         try:
             found = _jsonl(_lstrip_blanks(text), json.JSONDecoder(parse_constant=refuse_constant), complete, lines,

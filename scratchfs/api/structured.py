@@ -13,6 +13,7 @@ from scratchfs.api.describe import json_top
 from scratchfs.api.jq_failure import failed_at, failed_page, rows_slurped, slurped_array
 from scratchfs.api.jq_inputs import refuse_inputs
 from scratchfs.api.jq_placeholder import HEAD_BYTES, is_placeholder, placeholder_refusal
+from scratchfs.api.json_part import PartSource, around_said, further_json, told_part
 from scratchfs.api.misfit import columns_misfit, explained_jq, jq_misfit, refusal, slurp_form, told_not_json
 from scratchfs.api.page_reads import PageReads
 from scratchfs.api.past_last import past_last
@@ -37,9 +38,10 @@ from scratchfs.engine.structure import (
     slurp_page,
 )
 from scratchfs.engine.structure.aligned import Layout, headless_layout, source_layout
+from scratchfs.engine.structure.paging import MIN_BUDGET_BYTES, json_bytes
 from scratchfs.engine.structure.table import UNSPLIT_KEY
 from scratchfs.foundation import checks
-from scratchfs.foundation.calls import Advice, Call
+from scratchfs.foundation.calls import Advice, Call, add_said, calls_json
 from scratchfs.foundation.errors import BadRecord, InvalidArgument, PastLast, SlurpTooLarge, WideHeader
 from scratchfs.foundation.limits import MAX_LINES
 from scratchfs.foundation.text import plural
@@ -73,12 +75,18 @@ class StructureReads(PageReads):
             slurp = rows_slurped(handle, filter, call_budget)  # (a table's: the jq read it takes, as a call)
             self.check_fits(kind, "jq", handle, slurp)
             jsonl = src if kind == "jsonl" else None  # (where a parse error's record is)
+            part = told_part(self.shape, src) if kind == "json" else None  # (text lines around the JSON)
+            said = None if part is None or cursor is not None else around_said(handle, part)  # (told once)
+            room = budget if said is None else max(  # (the page leaves room for what it says)
+                MIN_BUDGET_BYTES, budget - json_bytes({"note": str(said), "calls": calls_json(said)}))
+            json_src = src if part is None else PartSource(src, part)
             try:
-                page = explained_jq(handle, kind, lambda: jq_page(src, filter, cursor, budget, cache_key=blob,
+                page = explained_jq(handle, kind, lambda: jq_page(json_src, filter, cursor, room, cache_key=blob,
                                                                   timeout=self.time_limit(),
                                                                   entry=entry_identity(handle, blob)),
                                     self.line_bytes, self.shape, src.size, slurp)
             except InvalidArgument as exc:  # (a streamed page fails whole: its first output is not the failing one)
+                exc = further_json(exc, handle, src) if part is None and kind != "json" else exc
                 streamed = src.size > jsondoc.MAX_JQ_DOCUMENT_BYTES
                 raise failed_at(exc, handle, filter, None if streamed else cursor, call_budget,
                                 jsonl=jsonl, stream=is_stream(kind, self.shape)) from None
@@ -88,7 +96,10 @@ class StructureReads(PageReads):
                 advice = jq_misfit(handle, kind, page.failure, self.line_bytes, self.shape, src.size, slurp)
                 if advice is not None:  # (so page.failure is NotJson)
                     raise told_not_json(page.failure, advice)
-            return failed_page(page, handle, filter, call_budget, jsonl=jsonl)
+            page = failed_page(page, handle, filter, call_budget, jsonl=jsonl)
+            if said is not None:
+                add_said(page.extra, said)
+            return page
 
         return self.over_entry(handle, read)
 
