@@ -43,7 +43,8 @@ def encoded_shape(sample: bytes, lines: int, complete: bool, scope: str, size: i
 
 def _base64(sample: bytes, lines: int, complete: bool, size: int) -> str | None:
     """The shape of base64 text: ``sample`` (its whole lines) all base64 characters, letters of both cases and a
-    digit among its first bytes, its lines but the last of one length (16 characters or more: MIME's 76, PEM's 64);
+    digit among its first bytes, its lines but the last of one length (16 characters or more, a multiple of 4: MIME's
+    76, PEM's 64; a list of ids one a line, 21 or 22 characters each, is none);
     the bytes it encodes counted (``about``, from the share of the sample's bytes that are characters, when the
     sample is not all of it)."""
     head = sample[:_HEAD_BYTES]
@@ -51,8 +52,8 @@ def _base64(sample: bytes, lines: int, complete: bool, size: int) -> str | None:
         return None
     body = sample if complete or b"\n" not in sample else sample[: sample.rfind(b"\n") + 1]
     width = len(body.split(b"\n", 1)[0].rstrip(b"\r")) if b"\n" in body.rstrip() else 0
-    if len(body) < _LEAST_BASE64 or (width and width < 16):
-        return None
+    if len(body) < _LEAST_BASE64 or (width and (width < 16 or width % 4)):
+        return None  # (an encoder wraps at a multiple of 4 characters, 3 bytes each: ids one a line are 21, 22, 27)
     rows = rb"(?:[A-Za-z0-9+/_-]{%d}\r?\n)*" % width if width else b""
     if re.fullmatch(rows + rb"[A-Za-z0-9+/_-]*={0,2}\s*", body) is None:
         return None
