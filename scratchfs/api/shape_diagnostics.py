@@ -131,10 +131,19 @@ def _told(found: re.Match[bytes] | None, blocks: bool, github: bool = False) -> 
         message = found[3].split(b"%0A", 1)[0]  # (its first line: %0A is its newline)
         place = _PLACE_RE.match(message)
         header = found[1] + b": " + (message[place.end() :] if place else message)
-        where = b":".join(value for _, value in _FIELD_RE.findall(found[2] or b""))
+        fields = dict(_FIELD_RE.findall(found[2] or b""))  # (in any order: a command's properties are a map)
+        where = b":".join(_unescaped(fields[key]) for key in (b"file", b"line", b"col") if key in fields)
         if not where:  # (an annotation without a file)
             return short_name(header.decode("utf-8", "replace").strip(), 72)
     else:
         header, where = found[2] + (b" " if found[2][-1:].isdigit() else b": ") + found[3], found[1]
     return (f"{short_name(header.decode('utf-8', 'replace').strip(), 72)} at "
             f"{short_name(where.decode('utf-8', 'replace').strip(), 48)}")
+
+
+def _unescaped(value: bytes) -> bytes:
+    """A workflow command's property value as it was before its escapes (``%2C`` a comma, ``%3A`` a colon, ``%25`` a
+    percent sign, read last; a line end's ``%0A`` kept: a shape is one line)."""
+    for escape, byte in ((b"%2C", b","), (b"%3A", b":"), (b"%25", b"%")):
+        value = value.replace(escape, byte)
+    return value
