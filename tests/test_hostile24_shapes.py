@@ -51,3 +51,18 @@ def test_an_annotation_s_place_is_file_line_col_whatever_the_order_of_its_proper
     shape = _shape(data)
     assert "error: E501 line too long at src/a.py:3:7 (line 1)" in shape, shape
     assert "error: F401 unused at src,b:1.py:9:2 (line 2)" in shape, shape
+
+
+_GO_TEST = (b"ok  \texample.com/a\t0.003s\nok  \texample.com/c\t(cached)\n--- FAIL: TestX (0.00s)\n"
+            b"    x_test.go:10: boom\nFAIL\nFAIL\texample.com/b\t0.004s\n?   \texample.com/d\t[no test files]\nFAIL\n")
+
+
+@pytest.mark.parametrize("data", [_GO_TEST, _GO_TEST.replace(b"\n", b"\r\n"), b"ok  \texample.com/a\t0.1s\n" * 3])
+def test_go_test_s_package_lines_are_no_tap_test_lines(data):
+    shape = _shape(data)  # (told 'test run (TAP), 8 lines: 2 ok, 0 not ok': a failing run said to have no failure)
+    assert "TAP" not in shape and "not ok" not in shape, shape
+
+
+def test_tap_is_still_tap():
+    assert _shape(b"ok 1 - a\nok 2 - b\nnot ok 3 - c\n1..3\n").startswith("test run (TAP), 4 lines: 2 ok, 1 not ok")
+    assert _shape(b"ok - a\nok\nnot ok - c\n").startswith("test run (TAP), 3 lines: 2 ok, 1 not ok")
