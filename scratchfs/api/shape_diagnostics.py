@@ -33,6 +33,7 @@ and at least one diagnostic is found.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from scratchfs.api.shape_parts import Parts, cargo_status, numbered
 from scratchfs.api.shape_words import listed_within, plural, short_name
@@ -90,12 +91,13 @@ def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, siz
     warning = lambda header: header.startswith(b"warning")  # noqa: E731 (a block's header, a severity: warning[...])
     error = (lambda header: not header.startswith(_NOT_ERRORS)) if blocks else \
         (lambda severity: b"error" in severity or severity[-1:].isdigit())
-    found = [item[group - 1] for item in pattern.findall(text)]  # (one pass counts every severity)
-    errors, warnings = sum(1 for item in found if error(item)), sum(1 for item in found if warning(item))
+    found = Counter(item[group - 1] for item in pattern.findall(text))  # (one pass counts every severity; each
+    errors = sum(n for item, n in found.items() if error(item))  # distinct one told once: 52,000 ``::error::``
+    warnings = sum(n for item, n in found.items() if warning(item))  # lines made 104,000 calls)
     if not errors and not warnings:
         return None
     note = "notice" if github else "note"
-    notes = "" if blocks else f", {plural(found.count(note.encode()), note)}"
+    notes = "" if blocks else f", {plural(found[note.encode()], note)}"
     head = (f"{DIAGNOSTICS_SHAPE}, {plural(lines, 'line')}{scope}: {plural(errors, 'error')}, "
             f"{plural(warnings, 'warning')}{notes}: ")
     shown = Parts(pattern, text, group, keep=error if errors else warning, counted=errors or warnings)
