@@ -6,8 +6,12 @@ is 10 times and 5 ms). Now the severities are counted at C speed and each distin
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+
 import pytest
 
+from scratchfs.api.shape_parts import Parts
 from tests.test_text_kinds_cost import FIXTURES, SIZE, cpu, fill
 
 HOSTILE = {
@@ -25,3 +29,29 @@ HOSTILE = {
 def test_diagnostics_of_the_shortest_lines_cost_a_few_plain_texts(name):
     plain = (FIXTURES / "workspace-grep-stdlib-defs.txt").read_bytes()[:SIZE]
     assert cpu(HOSTILE[name]) < 10 * cpu(plain) + 0.005
+
+
+class _Pulled:
+    """A pattern that counts the matches its ``finditer`` hands out."""
+
+    def __init__(self, pattern: re.Pattern[bytes]) -> None:
+        self.pattern, self.groups, self.pulled = pattern, pattern.groups, 0
+
+    def findall(self, *args: object) -> list:
+        return self.pattern.findall(*args)
+
+    def finditer(self, *args: object) -> Iterator[re.Match[bytes]]:
+        for found in self.pattern.finditer(*args):
+            self.pulled += 1
+            yield found
+
+
+@pytest.mark.parametrize("counted", [None, 1])
+def test_the_parts_listed_end_at_the_last_one_counted_not_at_the_text_s_end(counted):
+    # one error, then 100,000 warnings: listing the error scanned all the warnings for another one (a GitHub
+    # annotation's error over 150 long warning lines: 20.5 -> 10.4 ms a describe)
+    text = b"\n::error::e" + b"\n::warning::w" * 100_000
+    parts = Parts(_Pulled(re.compile(rb"\n::(error|warning)::")), text, keep=lambda severity: severity == b"error",
+                  counted=counted)
+    assert len(parts) == 1 and list(parts) == [(0, b"error")]
+    assert parts.pattern.pulled == 1
