@@ -17,10 +17,12 @@ from hypothesis import example, given, reject, settings
 from hypothesis import strategies as st
 
 from scratchfs.api import shape, shape_binary, shape_log, shape_said, shape_table, shape_words, stub
+from scratchfs.api.json_part import PART_SHAPE
 from scratchfs.api.results import call_start, call_with
 from scratchfs.api.shape_binary import binary_kind
 from scratchfs.api.shape_diagnostics import DIAGNOSTICS_SHAPE
 from scratchfs.api.shape_diff import DIFF_SHAPE
+from scratchfs.api.shape_encoded import BASE64_SHAPE, MINIFIED_SHAPE
 from scratchfs.api.shape_gitlog import GIT_LOG_SHAPE
 from scratchfs.api.shape_listing import LISTING_SHAPE, PATHS_SHAPE
 from scratchfs.api.shape_log import log_events
@@ -200,10 +202,14 @@ def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
         reject()
     if new.content_type == "text" and new.text.startswith((DIFF_SHAPE, MARKDOWN_SHAPE, YAML_SHAPE, LISTING_SHAPE,
                                                             PATHS_SHAPE, TEST_RUN_SHAPE, GIT_LOG_SHAPE,
-                                                            MANUAL_SHAPE, PYDOC_SHAPE, DIAGNOSTICS_SHAPE)):
-        assert old.content_type in ("text", "log", "csv", "html")  # told apart since the reference (2026-12-04/05):
+                                                            MANUAL_SHAPE, PYDOC_SHAPE, DIAGNOSTICS_SHAPE,
+                                                            BASE64_SHAPE, MINIFIED_SHAPE)):
+        assert old.content_type in ("text", "log", "csv", "html")  # told apart since the reference (2026-12-04/06):
         reject()  # a diff's files, Markdown's headings, YAML's keys, a listing's directories, a test run's failures,
-        # a git log's commits, a manual's sections, a compiler's diagnostics
+        # a git log's commits, a manual's sections, a compiler's diagnostics, base64 text, minified JavaScript
+    if new.content_type == "json" and new.text.startswith(PART_SHAPE):
+        assert old.content_type in ("text", "log", "csv", "html", "xml", "yaml")  # a JSON document after or before
+        reject()  # a few lines of text (a command's warnings, 2>&1) is told as JSON since the reference (jsonafter1)
     if new.content_type == old.content_type == "csv" and b"\r\n" in sample and new.text != old.text and \
             re.sub(r"\S*…", "…", re.sub(r"\?+", "?", new.text)) == re.sub(r"\S*…", "…", re.sub(r"\?+", "?", old.text)):
         reject()  # a header name holding a quoted CRLF shows it as one '?' (a line end, as a rows read splits it),

@@ -18,7 +18,8 @@ class Parts:
     ``group``), each as ``(offset, group bytes)``: the offset (bytes into ``text``) is that of the newline the match
     starts with, or with ``at_group``, the newline before the group (the line the group stands on). ``count`` is how
     many there are -- ``counted`` when the caller counted them already, else one ``findall``; iterating lists them in
-    order, matched as they are asked for. Raises nothing (``keep`` is the caller's)."""
+    order, matched as they are asked for, and ends at the ``count``-th (no scan on to the text's end for one more).
+    Raises nothing (``keep`` is the caller's)."""
 
     def __init__(self, pattern: re.Pattern[bytes], text: bytes, group: int = 1, *, start: int = 0,
                  end: int | None = None, keep: Callable[[bytes], bool] | None = None, at_group: bool = False,
@@ -39,10 +40,16 @@ class Parts:
         return self.count
 
     def __iter__(self) -> Iterator[tuple[int, bytes]]:
+        left = self.count  # (the last one given, no scan on to the text's end for one more)
+        if not left:
+            return
         for found in self.pattern.finditer(self.text, self.start, self.end):
             value = found[self.group]
             if self.keep is None or self.keep(value):
                 yield (found.start(self.group) - 1 if self.at_group else found.start()), value
+                left -= 1
+                if not left:
+                    return
 
 
 def numbered(text: bytes, parts) -> Iterator[tuple[int, bytes]]:

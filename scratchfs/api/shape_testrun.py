@@ -80,10 +80,11 @@ _CARGO_BINARY_RE = re.compile(rb"\n *((?:Running|Doc-tests) [^\r\n(]*)")
 _CARGO_FAILURE_RE = re.compile(rb"\n---- ([^\r\n]*?) std(?:out|err) ----")
 _CARGO_PANIC_RE = re.compile(rb"\nthread '([^'\r\n]{1,300})'(?: \(\d+\))? panicked at ")
 _CARGO_RESULT_RE = re.compile(rb"\ntest result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored")
-_TAP_START_RE = re.compile(rb"(?:TAP version \d+|1\.\.\d+|(?:not )?ok\b)")
+_GO_PACKAGE = rb"(?! +\t)"  # (go test's "ok  \tpkg\t0.01s" is no TAP test line: fmt's "ok  \t%s\t%s")
+_TAP_START_RE = re.compile(rb"(?:TAP version \d+|1\.\.\d+|(?:not )?ok\b" + _GO_PACKAGE + rb")")
 _TAP_FAILURE_RE = re.compile(rb"\n *not ok\b[ \d]*(?:- )?([^\r\n]*)")
 _TAP_TOTAL_RE = re.compile(rb"\n# (tests|pass|fail|cancelled|skipped|todo) (\d+)\r?(?=\n|\Z)")
-_TAP_TOP_RE = re.compile(rb"\n(not )?ok\b")
+_TAP_TOP_RE = re.compile(rb"\n(not )?ok\b" + _GO_PACKAGE)
 _TAP_TODO_RE = re.compile(rb"#\s*todo\b", re.IGNORECASE)
 
 _Found = tuple[tuple[str, int] | None, Parts | list[tuple[int, bytes]], Parts | list[tuple[int, bytes]]]

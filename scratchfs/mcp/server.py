@@ -282,30 +282,36 @@ async def malformed_calls(ctx: Any, call_next: Any) -> Any:
 
     try:
         return await call_next(ctx)
-    except ValidationError:
-        said = _malformed_call(ctx.params) if ctx.method == "tools/call" else None
+    except ValidationError as exc:
+        said = _malformed_call(ctx.params, exc.errors()) if ctx.method == "tools/call" else None
         if said is None:
             raise
         raise MCPError(code=INVALID_PARAMS, message=said) from None
 
 
-def _malformed_call(params: object) -> str | None:
-    """What is wrong with a ``tools/call``'s ``params`` (any JSON value), or ``None`` when this cannot tell: no
-    params or no ``name``, else :func:`~scratchfs.api.tools.check_arguments`' refusal of a ``name`` not text or
-    ``arguments`` not an object (an unknown tool's name first, as ``ScratchTools.call`` says)."""
+def _malformed_call(params: object, errors: list[Any]) -> str | None:
+    """What is wrong with a ``tools/call``'s ``params`` (any JSON value), given the SDK's check's ``errors``
+    (pydantic's: ``loc`` and ``msg`` each): no params or no ``name``; else
+    :func:`~scratchfs.api.tools.check_arguments`' refusal of a ``name`` not text or ``arguments`` not an object (an
+    unknown tool's name first, as ``ScratchTools.call`` says); else another param by its name and the check's first
+    complaint; ``None`` when this cannot tell."""
     shape = 'tools/call takes params {"name": <a tool\'s name>, "arguments": {...}}'
     if not isinstance(params, dict):
         return f"{shape}, not {'no params' if params is None else type(params).__name__}"
     if params.get("name") is None:
         return f"{shape}: it names no tool ({'no name' if 'name' not in params else 'name is null'})"
     name, arguments = params["name"], params.get("arguments")
-    if isinstance(name, str) and (arguments is None or isinstance(arguments, dict)):
+    if not isinstance(name, str) or (arguments is not None and not isinstance(arguments, dict)):
+        try:
+            check_arguments(name, arguments)
+        except InvalidArgument as exc:
+            return f"{shape}: {exc}" if not isinstance(name, str) else str(exc)
+    where = [str(part) for part in errors[0].get("loc", ())] if errors else []
+    where = where[1:] if where[:1] == ["params"] else where  # (the request's check: its loc starts at params)
+    if not where or where[0] not in params:  # (task, requestState, _meta: a param MCP defines, given malformed)
         return None
-    try:
-        check_arguments(name, arguments)
-    except InvalidArgument as exc:
-        return f"{shape}: {exc}" if not isinstance(name, str) else str(exc)
-    return None
+    at = ".".join(where)[:200]
+    return f"tools/call's param {where[0][:100]} is malformed ({at}: {str(errors[0].get('msg', ''))[:200]})"
 
 
 async def serve_stdio(server: Any) -> None:
