@@ -39,12 +39,12 @@ FORK_WAIT = 2.0
 
 
 class _Gate:
-    """Whether a fork waits for the uses in flight, and the lock and condition it and the uses wait on."""
+    """How many forks wait for the uses in flight, and the lock and condition they and the uses wait on."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.cond = threading.Condition(self.lock)  # (waited on holding ``lock``, taken by itself elsewhere: C-fast)
-        self.forking = False
+        self.forking = 0  # forks waiting or under way (two threads may fork at once: each ends only its own)
 
 
 _GATE = _Gate()
@@ -118,7 +118,7 @@ def _before_fork() -> None:
     gate, me = _GATE, _ident()
     deadline = time.monotonic() + FORK_WAIT
     with gate.cond:
-        gate.forking = True
+        gate.forking += 1
         while _others_in_use(me):
             left = deadline - time.monotonic()
             if left <= 0:
@@ -129,7 +129,7 @@ def _before_fork() -> None:
 def _after_in_parent() -> None:
     gate = _GATE
     with gate.cond:
-        gate.forking = False
+        gate.forking -= 1
         gate.cond.notify_all()
 
 
