@@ -277,6 +277,7 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     key = CursorKey(f"rows\0{delimiter}\0{picked}" + ("" if headed else "\0no header"), source.size, entry)
     number, offset, chars = _page_start(source, header_rows, first, row, cursor, key, delimiter)  # (row= beside a
     shown = header_shown(header, picked, budget, cursor is None) if headed else []  # cursor: as records_page's)
+    del header_rows  # (its reader's buffers, a row of megabytes among them, let go before the page reads it again)
     if (page := kept_piece(key, (number, offset, chars), budget, {"header": shown} if headed else {})) is not None:
         return page  # (a row cut on a page before: its next piece cut from its kept text, the row not read again)
     passed: list[tuple[BadRecord, bool]] = []
