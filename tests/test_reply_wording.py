@@ -52,7 +52,7 @@ NEVER_ONE = {  # (module, the count's expression): why it is never 1 (or is no c
     ("jsonl.py", "'no' if not shown else 'few'"): "no count",
     ("paging.py", "max_line_bytes"): "a line limit (MiB)",
     ("row_lines.py", "max_line_bytes"): "a line limit (MiB)",
-    ("table.py", "csv.field_size_limit()"): "the csv module's field limit (16 Mi)",
+    ("table_reader.py", "csv.field_size_limit()"): "the csv module's field limit (16 Mi)",
     ("toplevel.py", "self._tail_bytes"): "a feed's kept tail (KiB)",
 }
 """The counts written before a plural noun without ``plural()``, each never 1."""

@@ -166,10 +166,10 @@ def part_said(part: JsonPart) -> str:
     lines of text: warning: The top-level…)"``."""
     around = []
     if part.before:
-        around.append(f"after {part.before:,} line{'s' * (part.before != 1)} of text")
+        around.append(f"after {plural(part.before, 'line')} of text")
     if part.after:
-        around.append(f"followed by {part.after:,} line{'s' * (part.after != 1)} of text")
-    return (f"JSON document ({part.size:,} bytes at byte {part.start:,}, {' and '.join(around)}: {part.first})")
+        around.append(f"followed by {plural(part.after, 'line')} of text")
+    return f"JSON document ({plural(part.size, 'byte')} at byte {part.start:,}, {' and '.join(around)}: {part.first})"
 
 
 PART_SHAPE = "JSON document ("

@@ -280,8 +280,7 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     del header_rows  # (its reader's buffers, a row of megabytes among them, let go before the page reads it again)
     if (page := kept_piece(key, (number, offset, chars), budget, {"header": shown} if headed else {})) is not None:
         return page  # (a row cut on a page before: its next piece cut from its kept text, the row not read again)
-    passed: list[tuple[BadRecord, bool]] = []
-    far: list[tuple[int, Far]] = []
+    passed, far = [], []  # (the rows a page passed over, BadRecords; where it stopped, Fars: :func:`_items`)
 
     def fill(room: int, most: int = _MOST_PASSED) -> ItemPage:  # (again with less room, or fewer rows passed
         body, page = rows_from(source, offset, delimiter, bad, layout, True), ItemPage("rows", number)  # (over, when
