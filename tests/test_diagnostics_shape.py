@@ -281,3 +281,31 @@ def test_cargo_short_message_format_counts_its_errors_with_their_codes(tmp_path)
     assert shape.startswith(f"{DIAGNOSTICS_SHAPE}, {len(lines)} lines: 3 errors, 1 warning, 0 notes: error[E0308]: "
                             "mismatched types: expected `i32`, found `&str` at src/lib.rs:1:37 (line "), shape
     assert listed_lines(shape) == coded
+
+
+_ANNOTATION = st.tuples(st.sampled_from(["error", "warning", "notice"]),
+                        st.sampled_from(["", " ", " file=a.py,line=3", " title=x::y,file=b", " ::"]),
+                        st.sampled_from(["", "m", "a::b", ":: x"]), st.booleans())
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_ANNOTATION, min_size=1, max_size=40))
+def test_github_annotations_are_counted_by_severity_as_written(points):
+    """The severities are counted by a pattern of their own (one group, no tuple a line: hostile24's cost) that must
+    count the lines the listing's pattern reads: ``::severity[ fields]::message``, and no line that is not one."""
+    out = []
+    for severity, fields, message, broken in points:
+        out.append(f"::{severity}{fields}{':' if broken else '::'}{message}")  # (broken: one colon, no command)
+    data = "\n".join(out).encode() + b"\n"
+    shape = shape_of(data)
+    real = [line for line in out if re.match(r"::(error|warning|notice)(?: [^\n]*?)?::", line)]
+    e, w, n = (sum(1 for line in real if line.startswith(f"::{word}")) for word in ("error", "warning", "notice"))
+    if not e and not w:
+        assert not shape.startswith(DIAGNOSTICS_SHAPE), shape
+        return
+
+    def counted(count: int, word: str) -> str:
+        return f"{count} {word}{'s' if count != 1 else ''}"
+
+    assert shape.startswith(f"{DIAGNOSTICS_SHAPE}, {counted(len(out), 'line')}: {counted(e, 'error')}, "
+                            f"{counted(w, 'warning')}, {counted(n, 'notice')}: "), shape

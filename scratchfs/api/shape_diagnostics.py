@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from operator import itemgetter
 
 from scratchfs.api.shape_parts import Parts, cargo_status, numbered
 from scratchfs.api.shape_words import listed_within, plural, short_name
@@ -67,10 +68,16 @@ _NOT_ERRORS = (b"warning", b"note", b"help")  # (a block's note or help is a par
 _GITHUB_RE = re.compile(rb"\n::(error|warning|notice)(?: ([^\r\n]*?))?::([^\r\n]*)")  # (its fields, its message)
 _FIELD_RE = re.compile(rb"(?:^|,)(file|line|col)=([^,]*)")
 _PLACE_RE = re.compile(rb"[^\s:][^:\r\n]{0,200}:\d+(?::\d+)?: ")  # (ruff's message repeats the place: left out)
-_GNU_RE = re.compile(rb"\n([^\s:][^:\r\n]{0,200}:\d+(?::\d+)?): ((?:fatal error|error|warning|note)" + _CODE +
-                     rb"|[A-Z]{1,4}\d{2,4})(?:(?<=[a-z\]]): |(?<=\d):? )([^\r\n]*)")
+_GNU_PLACE, _GNU_SEVERITY = (rb"[^\s:][^:\r\n]{0,200}:\d+(?::\d+)?",
+                              rb"(?:fatal error|error|warning|note)" + _CODE + rb"|[A-Z]{1,4}\d{2,4}")
+_GNU_AFTER = rb"(?:(?<=[a-z\]]): |(?<=\d):? )"
+_GNU_RE = re.compile(rb"\n(" + _GNU_PLACE + rb"): (" + _GNU_SEVERITY + rb")" + _GNU_AFTER + rb"([^\r\n]*)")
 """A GNU diagnostic's place, severity (rustc's short format: with its code, ``error[E0308]``) or a lint's code (an
 error), and message."""
+_SEVERITY_OF = {  # (the same lines, the severity their one group: findall counts them at C speed, no tuple a line)
+    _GITHUB_RE: re.compile(rb"\n::(error|warning|notice)(?=(?: [^\r\n]*?)?::)"),
+    _GNU_RE: re.compile(rb"\n(?:" + _GNU_PLACE + rb"): (" + _GNU_SEVERITY + rb")" + _GNU_AFTER),
+}
 
 
 def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
@@ -91,7 +98,8 @@ def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, siz
     warning = lambda header: header.startswith(b"warning")  # noqa: E731 (a block's header, a severity: warning[...])
     error = (lambda header: not header.startswith(_NOT_ERRORS)) if blocks else \
         (lambda severity: b"error" in severity or severity[-1:].isdigit())
-    found = Counter(item[group - 1] for item in pattern.findall(text))  # (one pass counts every severity; each
+    counting = _SEVERITY_OF.get(pattern)  # (one pass counts every severity, in C; each
+    found = Counter(counting.findall(text) if counting else map(itemgetter(group - 1), pattern.findall(text)))
     errors = sum(n for item, n in found.items() if error(item))  # distinct one told once: 52,000 ``::error::``
     warnings = sum(n for item, n in found.items() if warning(item))  # lines made 104,000 calls)
     if not errors and not warnings:
