@@ -120,7 +120,7 @@ _LARGE = [(name, data) for name, data in golden_spill.generated_contents()
 
 @pytest.mark.parametrize("chunk", [4096, 1 << 20])
 def test_a_spill_reads_a_large_json_document_as_it_is_written(tmp_path, monkeypatch, chunk):
-    monkeypatch.setattr("scratchfs.api.shape.STREAM_SECONDS", 60.0)  # what is read, not how fast
+    monkeypatch.setattr("scratchfs.api.shape_json.STREAM_SECONDS", 60.0)  # what is read, not how fast
 
     def never(*args, **kwargs):
         raise AssertionError("the blob was read back")

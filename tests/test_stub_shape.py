@@ -163,7 +163,7 @@ def test_a_byte_order_mark_does_not_hide_a_logs_first_line(scope):
 
 
 def test_streaming_spill_of_a_large_json_says_it_sampled(scope, monkeypatch):
-    monkeypatch.setattr("scratchfs.api.shape.STREAM_SECONDS", 60.0)  # what is read, not how fast: no time-out here
+    monkeypatch.setattr("scratchfs.api.shape_json.STREAM_SECONDS", 60.0)  # what is read, not how fast: no time-out here
     chunks = [b'{"meta":{"n":1},"items":[']
     chunks += [b",".join(b'{"id":%d}' % i for i in range(j, j + 10_000)) + b"," for j in range(0, 100_000, 10_000)]
     chunks += [b'{"id":-1}],"tail":1}']

@@ -30,8 +30,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import TypeVar
 
-from scratchfs.api import missing
-from scratchfs.api import shape as shapes
+from scratchfs.api import missing, shape_json
 from scratchfs.api.bounds import offset_past_end
 from scratchfs.api.describe import Description, describe_content, json_start
 from scratchfs.api.line_fit import LAST_LINES_BYTES
@@ -300,7 +299,7 @@ class Entries:
     def _sample(self, kind: str, mode: str) -> _Sample:
         preview = self.settings.preview_bytes
         head = max(SAMPLE_BYTES, preview + 4) if self.settings.detect_shape else preview + 4
-        stream = (shapes.STREAM_BYTES, shapes.STREAM_SECONDS) if self.settings.detect_shape else None  # (read now)
+        stream = (shape_json.STREAM_BYTES, shape_json.STREAM_SECONDS) if self.settings.detect_shape else None  # (now)
         tail = max(preview if mode == "head+tail" else 0, LAST_LINES_BYTES) if kind == "handle" else 0  # (the
         return _Sample(head, tail, stream)  # stub's read of the last lines is sized on them)
 

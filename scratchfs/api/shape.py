@@ -10,7 +10,8 @@ keys of array items and the counts (``items: array(710) of {id: int, name: str, 
 types; CSV columns and row count; an HTML page's title and headings. The top level of a JSON document larger than
 the sample is described whole by streaming it (:func:`scratchfs.engine.structure.toplevel.top_level`,
 bounded memory) when the caller passes the stored content (``source``), up to :data:`STREAM_BYTES` and about
-:data:`STREAM_SECONDS` (a larger document's shape says how much it read).
+:data:`~scratchfs.api.shape_json.STREAM_SECONDS` (a larger document's shape says how much it read): JSON's shapes are
+:mod:`scratchfs.api.shape_json`'s.
 
 Content types: ``json``, ``jsonl``, ``csv`` (and TSV, ``;``-separated), ``html``, ``xml``, ``log``, ``text``, ``binary``
 """
@@ -20,24 +21,21 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
-from scratchfs.api.json_next import object_read, top_read
 from scratchfs.api.json_part import described_part, may_follow_text
 from scratchfs.api.shape_aligned import aligned_shape
 from scratchfs.api.shape_binary import FORMATS, STARTS, TAR_MAGIC_AT, binary_kind, binary_shape
 from scratchfs.api.shape_columns import columns_said
 from scratchfs.api.shape_html import html_shape, sample_codec
+from scratchfs.api.shape_json import STREAM_BYTES, json_lines_shape, json_shape
 from scratchfs.api.shape_kinds import coloured_head, coloured_kind, told_by_lines
 from scratchfs.api.shape_log import java_trace_lines, log_lines, log_told, text_told
 from scratchfs.api.shape_markdown import markdown_shape
-from scratchfs.api.shape_merge import MixedItems, fitted, fitted_with, items_template, value_word
-from scratchfs.api.shape_partial import partial_json
 from scratchfs.api.shape_pipes import pipes_shape
+from scratchfs.api.shape_result import Shape
 from scratchfs.api.shape_said import browser_decodes_said, not_utf8_clause, plain_head
 from scratchfs.api.shape_settings import settings_shape, tab_keyed
-from scratchfs.api.shape_stream import STREAM_SHAPE, json_stream
+from scratchfs.api.shape_stream import STREAM_SHAPE
 from scratchfs.api.shape_table import (
     JSONL_HEAD_CHARS,
     comment_cut,
@@ -47,15 +45,12 @@ from scratchfs.api.shape_table import (
     first_table_line,
     has_header,
     is_json_text,
-    json_lines,
-    mixed_kinds,
     no_delimited_start,
     ragged_said,
     table_head,
     table_kind,
     table_lines,
     table_rows,
-    tail_fault,
 )
 from scratchfs.api.shape_terminal import (
     TERMINAL_SHAPE,
@@ -65,7 +60,6 @@ from scratchfs.api.shape_terminal import (
     lone_cr_line_ends,
     terminal_controls,
 )
-from scratchfs.api.shape_top import top_shape
 from scratchfs.api.shape_utf8 import not_utf8_room
 from scratchfs.api.shape_utf8 import read_as as encoding_said
 from scratchfs.api.shape_words import (
@@ -80,22 +74,14 @@ from scratchfs.api.shape_words import (
     within,
 )
 from scratchfs.api.shape_xml import xml_shape
-from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.table_start import COMMENT_HEAD_CHARS, detect_delimiter, named_separator
-from scratchfs.engine.structure.toplevel import FEED_TAIL_BYTES, top_level
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import GREP_LINE_PATTERN, GREP_RUN_PATTERN, grep_files, grep_runs, line_stats
 
 SAMPLE_BYTES = 512 * 1024
 """Bytes of the start of a content that shape detection looks at."""
-STREAM_BYTES = 2 * 1024 * 1024
-"""Most bytes of a large JSON document streamed to describe its top level (past it the shape says "at least"):
-the scan decodes ~150 MB/s holding the GIL while two cores compress ~450 MB/s (bench/README.md, S1 and the bound)."""
-STREAM_SECONDS = 0.5
-"""About the most time spent streaming a large JSON document for its top level (past it: "at least")."""
-_PARTIAL_JSON_CHARS = 128 * 1024  # a JSON document larger than the sample is parsed this far for its top level
 
 _HTML_RE = re.compile(rb"<!doctype\s+html|<html[\s>]", re.IGNORECASE)
 _FRAGMENT_RE = re.compile(rb"<(?:head|body|div|p|span|table|section|article|main|nav|header|footer|form|ul|ol|dl|h[1-6]"
@@ -109,23 +95,6 @@ _XML_PROLOG_RE = re.compile(rb"(?:\s+|<\?.*?\?>|<!--.*?-->|<!DOCTYPE(?:[^\[>]|\[
 """What may come before an XML document's root element: blanks, the declaration and processing instructions
 (``<?...?>``), comments, a doctype (with its internal subset)."""
 _XML_PROLOG_BYTES = 64 * 1024  # (a prolog longer than this -- a licence in a comment is a few KiB -- names no root)
-
-
-@dataclass(frozen=True, slots=True)
-class Shape:
-    """``content_type`` (one of the module's types) and ``text`` (the shape, at most :data:`MAX_SHAPE_CHARS`);
-    ``next_read``: the jq filter a JSON object's note names, chosen here when ``text`` names every key
-    (:mod:`scratchfs.api.json_next`), else ``None``; ``top``: a JSON document's top level, ``"array"`` or
-    ``"object"`` (the reads a note names depend on it: ``.[0]`` or ``.[]`` into an array), else ``None`` (a scalar,
-    any other content) -- handed over, so that nothing reads the shape's text back for it; ``first_error``: the line
-    (from 1) of a log's or text's first error or exception its text names (:class:`~scratchfs.api.shape_log.Told`),
-    which its stub's note reads first, else ``None``."""
-
-    content_type: str
-    text: str
-    next_read: str | None = None
-    top: str | None = None
-    first_error: int | None = None
 
 
 _GREP_HINT_RE = re.compile(rb":\d+[:-]")  # each grep line holds one (its ":" found first): under 0.8 a line: none
@@ -285,12 +254,12 @@ def _structured(sample: bytes, text: str, complete: bool, size: int, lines: int,
     stripped = _lstrip_blanks(text) if len(stripped) < 8 and len(text) > 256 else stripped
     first = stripped[:1]
     parted = lambda: described_part(  # noqa: E731 - (text lines around one JSON document: json_part)
-        sample, size, source, lambda part, whole, n, src: _json(part, whole, n, lines, scope, src))
+        sample, size, source, lambda part, whole, n, src: json_shape(part, whole, n, lines, scope, src))
     if first in ("{", "[") and not complete and source is not None and (found := parted()) is not None:
         return found  # (a large document's top level is streamed past its end: text lines after it told first)
     if first in ("{", "["):
         try:
-            found = _json(_lstrip_blanks(text), complete, size, lines, scope, source)
+            found = json_shape(_lstrip_blanks(text), complete, size, lines, scope, source)
         except (RecursionError, MemoryError):  # nested deeper than the C parser goes: a spill never fails for it
             found = Shape("text", f"JSON nested too deeply to parse, {kib(size)}, {plural(lines, 'line')}")
         if found is not None:
@@ -299,8 +268,8 @@ def _structured(sample: bytes, text: str, complete: bool, size: int, lines: int,
         return found
     if first not in ("{", "[", "<", "") and _json_after_first_line(text):  # a line before JSON lines (a log line)
         try:
-            found = _jsonl(_lstrip_blanks(text), json.JSONDecoder(parse_constant=refuse_constant), complete, lines,
-                           source)
+            found = json_lines_shape(_lstrip_blanks(text), json.JSONDecoder(parse_constant=refuse_constant), complete,
+                                     lines, source)
         except (RecursionError, MemoryError):
             found = None
         if found is not None:
@@ -356,96 +325,6 @@ def binary_format(shape: str | None) -> str | None:
         return None
     named = shape.split(";", 1)[0].split(", ")[2:]
     return named[0] if named and named[0] in FORMATS else None
-
-
-def _json(text: str, complete: bool, size: int, lines: int, scope: str, source: Any = None) -> Shape | None:
-    decoder = json.JSONDecoder(parse_constant=refuse_constant)  # NaN and Infinity are not JSON
-    if complete:
-        try:
-            value = decoder.decode(text)
-        except ValueError:  # JSON lines, or documents one after another over many lines (jq's output)
-            found = _jsonl(text, decoder, complete, lines)
-            stream = json_stream(text, decoder, complete, size) if found is None else None
-            return Shape(*stream) if stream is not None else found
-        if isinstance(value, dict):  # (the read past keys chosen from the value, as its text was written)
-            text, fit = fitted_with(f"JSON object, {plural(len(value), 'key')}: ", value)
-            return Shape("json", text, object_read(value, fit), "object")
-        if isinstance(value, list):
-            head = f"JSON array of {plural(len(value), 'item')}"
-            if not value:
-                return Shape("json", head, top="array")
-            template = items_template(value)  # (a sample of the items merged, or their kinds counted)
-            if isinstance(template, MixedItems):
-                head = f"{head}, {template.text}"
-                return Shape("json", fitted(f"{head}; the objects: ", template.objects) if template.objects
-                             else clip(head), top="array")
-            return Shape("json", fitted(f"{head}; items: ", template), top="array")
-        return Shape("json", clip(f"JSON {value_word(value)}"))
-    jsonl = _jsonl(text, decoder, complete, lines, source)
-    if jsonl is not None:
-        return jsonl
-    stream = json_stream(text[:_PARTIAL_JSON_CHARS * 4], decoder, False, size)  # (not one document's top level)
-    if stream is not None:
-        return Shape(*stream)
-    if source is not None:
-        found = _streamed(source)
-        if found is not None:
-            return found
-    head = text[:_PARTIAL_JSON_CHARS]
-    if len(head) < len(text):
-        scope = first_of(len(head.encode("utf-8")), size)
-    found = partial_json(head, decoder, scope)  # (its text opens the document: "{" or "[")
-    return None if found is None else Shape("json", found, top=_TOPS.get(head[:1]))
-
-
-_TOPS = {"{": "object", "[": "array"}
-"""A JSON document's top level (:attr:`Shape.top`) by its first character."""
-
-
-def _streamed(source: ContentSource) -> Shape | None:
-    """The top level of a large JSON document, read whole by streaming (ijson)."""
-    try:
-        top = top_level(source, STREAM_BYTES, STREAM_SECONDS)
-    except (OSError, FormatError, ValueError):
-        return None
-    if top is None or top.kind not in ("object", "array"):
-        return None
-    text, listed = top_shape(top, source.size)
-    return Shape("json", text, top_read(top, listed), top.kind)
-
-
-def _jsonl(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, source: Any = None) -> Shape | None:
-    found = json_lines(text, decoder, complete)
-    if found is None:
-        return None
-    if not complete and source is not None:  # a last line cut (a capped stream) is no record: told from the end
-        found.last = tail_fault(source.read(max(0, source.size - FEED_TAIL_BYTES), FEED_TAIL_BYTES),
-                                source.size <= FEED_TAIL_BYTES, decoder) or ""
-    if complete:  # the records a record= read numbers: the lines that are not blank (a last one not JSON aside)
-        count = plural(found.records, "record")
-    elif found.records == found.lines:  # no blank line in the sample: one record a line
-        count = plural(lines - bool(found.last), "record")
-    else:
-        count = "~" + plural(round(lines * found.records / max(1, found.lines)) - bool(found.last), "record")
-    count += f", {found.last}" if found.last else ""
-    count += _bad_records(found.bad, found.scanned, found.records)
-    mixed = mixed_kinds(found)  # objects and arrays (or scalars): the first record's keys are no record's shape
-    if mixed is not None:
-        return Shape("jsonl", fitted(f"JSON lines, {count}; {mixed}; the objects' keys: ", found.keys)
-                     if found.keys else clip(f"JSON lines, {count}; {mixed}"))
-    if not isinstance(found.first, dict):
-        return Shape("jsonl", clip(f"JSON lines, {count}; first record: {value_word(found.first)}"))
-    return Shape("jsonl", fitted(f"JSON lines, {count}; record keys: ", found.keys))
-
-
-def _bad_records(bad: list[int], scanned: int, records: int) -> str:
-    """What a JSON-lines shape says of the records of its sample that are not JSON (``bad``: their numbers, of the
-    first ``scanned``; ``records`` in the sample): a record read passes over each, naming it."""
-    if not bad:
-        return ""
-    named = ", ".join(f"{n:,}" for n in bad[:3]) + (", …" if len(bad) > 3 else "")
-    where = "" if scanned >= records else f" of the first {scanned:,}"
-    return f", {plural(len(bad), 'record')}{where} not JSON ({'record' if len(bad) == 1 else 'records'} {named})"
 
 
 def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, lines: int) -> Shape | None:
