@@ -16,13 +16,13 @@ from scratchfs.api.contract import ScratchTools
 from scratchfs.engine.structure.pipe_lines import PIPED, pipe_cells
 from scratchfs.engine.structure.table import UNSPLIT_KEY
 
-_HEADS = {"markdown": (b"| a | b |\n|---|---|\n", b"|xy"), "psql": (b" a | b \n---+---\n", b"|xy"),
+HEADS = {"markdown": (b"| a | b |\n|---|---|\n", b"|xy"), "psql": (b" a | b \n---+---\n", b"|xy"),
           "lines": (" a \u2502 b \n\u2500\u2500\u2500\u253c\u2500\u2500\u2500\n".encode(), "\u2502xy".encode())}
 
 
-@pytest.mark.parametrize("form", sorted(_HEADS))
+@pytest.mark.parametrize("form", sorted(HEADS))
 def test_a_row_of_a_million_pipes_is_given_whole_without_splitting_it(scratch_scope, form):
-    head, unit = _HEADS[form]
+    head, unit = HEADS[form]
     line = b"x" + unit * (4 * 1024 * 1024 // len(unit))
     handle = scratch_scope.spill(head + line + b"\n 3 | 4\n", source_tool="t").handle
     tools = ScratchTools(scratch_scope)

@@ -219,8 +219,9 @@ def new_token() -> str:
 
 
 def token_text(raw: bytes) -> str:
-    """The 24 base32 characters (``[a-z2-7]``) of 15 bytes, most significant first, as the RFC 4648 encoder writes
-    them (no padding)."""
+    """The 24 base32 characters (``[a-z2-7]``) of ``raw``, 15 bytes, most significant first, as the RFC 4648
+    section 6 encoder writes them (lower case, no padding). Never raises (``raw`` of another length gives a text of
+    24 characters that is no token's)."""
     # two digits a lookup (base64.b32encode is pure Python)
     bits = int.from_bytes(raw, "big")
     pairs = _BASE32_PAIRS
