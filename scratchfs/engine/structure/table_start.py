@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from itertools import repeat
 
 from scratchfs.engine.structure.row_lines import LINE_END_TEXT, first_lines
 
@@ -40,13 +41,15 @@ def detect_delimiter(first_line: bytes | str, after: str | None = None) -> str:
     lines = [piece for piece in lines if piece]
     if not lines or _steady(found, line, lines):
         return found
-    return next((other for other in DELIMITERS if _steady(other, line, lines)), found)
+    return next((other for other in DELIMITERS if other != found and _steady(other, line, lines)), found)  # (found
+    # is not steady: not tried again)
 
 
 def _steady(delimiter: str, line: str, lines: list[str]) -> bool:
-    """Whether ``delimiter`` is in ``line`` and as often in at least 4 of 5 of ``lines``."""
+    """Whether ``delimiter`` is in ``line`` and as often in at least 4 of 5 of ``lines`` (their counts taken at C
+    speed: no Python step a line)."""
     count = line.count(delimiter)
-    return count > 0 and 5 * sum(piece.count(delimiter) == count for piece in lines) >= 4 * len(lines)
+    return count > 0 and 5 * [*map(str.count, lines, repeat(delimiter, len(lines)))].count(count) >= 4 * len(lines)
 
 
 UTF8_BOM = b"\xef\xbb\xbf"
