@@ -36,3 +36,35 @@ def test_dctables_steady_counts_as_the_plain_loop(line, after, delimiter):
     count = line.count(delimiter)
     plain = count > 0 and 5 * sum(piece.count(delimiter) == count for piece in lines) >= 4 * len(lines)
     assert table_start._steady(delimiter, line, lines) == plain
+
+
+def _old_first_lines(text: str, head_chars: int, count: int) -> list[str] | None:
+    """``aligned_shape``'s first test and first lines as they were: a search a newline, then a search a line."""
+    end = -1
+    for _ in range(count):
+        end = text.find("\n", end + 1, head_chars)
+        if end < 0:
+            break
+    if text.find("  ", 0, end if end >= 0 else head_chars) < 0:
+        return None
+    firsts, at = [], 0
+    for _ in range(count):
+        end = text.find("\n", at, at + head_chars)
+        firsts.append(text[at : end if end >= 0 else at + head_chars])
+        if end < 0:
+            break
+        at = end + 1
+    return firsts
+
+
+@settings(max_examples=600)
+@given(st.lists(st.sampled_from(["a", "  ", " ", "\n", "\r", "b c", "x  y", "\n\n"]), max_size=40).map("".join),
+       st.integers(4, 24))
+def test_dctables_aligned_first_lines_as_the_searches(monkeypatch, text, head_chars):
+    """The aligned test's first lines, from one split of the head when its newlines end them all, against a search
+    a line -- the head cut short so that lines cross its end, a run of 2 spaces on either side of it."""
+    from scratchfs.api import shape_aligned
+    from scratchfs.engine.structure.aligned import MAX_PREAMBLE
+
+    monkeypatch.setattr(shape_aligned, "HEAD_CHARS", head_chars)
+    assert shape_aligned._first_lines(text) == _old_first_lines(text, head_chars, MAX_PREAMBLE + 1)

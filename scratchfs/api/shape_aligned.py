@@ -78,20 +78,9 @@ def _header(text: str, complete: bool) -> tuple[int, Layout] | None:
     """``(the line of the header, from 0; the layout)`` of the table ``text`` starts with (a preamble of at most
     :data:`~scratchfs.engine.structure.aligned.MAX_PREAMBLE` lines before it: ``top -bn1``, ``w``), else
     ``None``."""
-    end = -1
-    for _ in range(MAX_PREAMBLE + 1):  # (the first test: a header holds a run of 2 spaces, which most text has
-        end = text.find("\n", end + 1, HEAD_CHARS)  # not in its first lines: it stops here)
-        if end < 0:
-            break
-    if text.find("  ", 0, end if end >= 0 else HEAD_CHARS) < 0:
+    firsts = _first_lines(text)
+    if firsts is None:
         return None
-    firsts, at = [], 0
-    for _ in range(MAX_PREAMBLE + 1):
-        end = text.find("\n", at, at + HEAD_CHARS)
-        firsts.append(text[at : end if end >= 0 else at + HEAD_CHARS])
-        if end < 0:
-            break
-        at = end + 1
     candidates = header_candidates(firsts)
     if not candidates:
         return None
@@ -102,6 +91,29 @@ def _header(text: str, complete: bool) -> tuple[int, Layout] | None:
                 "\ufffd" in before for before in lines[:line]) and not (line and _a_row(lines[line - 1], found[0])):
             return line, found[0]
     return None
+
+
+def _first_lines(text: str) -> list[str] | None:
+    """The first :data:`~scratchfs.engine.structure.aligned.MAX_PREAMBLE` + 1 lines of ``text`` (each cut at
+    :data:`~scratchfs.engine.structure.aligned.HEAD_CHARS` characters; fewer when it ends), a header's candidates,
+    or ``None`` when they hold no run of 2 spaces (a header holds one; most text stops here). When the first
+    :data:`~scratchfs.engine.structure.aligned.HEAD_CHARS` characters end them all, one split of those finds them
+    (none of them cut); else a search a line."""
+    count = MAX_PREAMBLE + 1
+    head = text[:HEAD_CHARS]
+    pieces = head.split("\n", count)
+    if len(pieces) > count:  # (the lines' newlines all in the head: each line whole, shorter than it)
+        return pieces[:count] if head.find("  ", 0, len(head) - len(pieces[-1]) - 1) >= 0 else None
+    if text.find("  ", 0, HEAD_CHARS) < 0:
+        return None
+    firsts, at = [], 0
+    for _ in range(count):
+        end = text.find("\n", at, at + HEAD_CHARS)
+        firsts.append(text[at : end if end >= 0 else at + HEAD_CHARS])
+        if end < 0:
+            break
+        at = end + 1
+    return firsts
 
 
 def _data_first(rows: list[list[str]]) -> bool:
