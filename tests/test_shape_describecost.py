@@ -68,3 +68,80 @@ def test_dctables_aligned_first_lines_as_the_searches(monkeypatch, text, head_ch
 
     monkeypatch.setattr(shape_aligned, "HEAD_CHARS", head_chars)
     assert shape_aligned._first_lines(text) == _old_first_lines(text, head_chars, MAX_PREAMBLE + 1)
+
+
+def _old_column_patterns(cells: list[str]) -> set[str] | None:
+    """``column_patterns`` as it was: every cell's pattern (two substitutions), then their count."""
+    found = {table_start.cell_pattern(cell) for cell in cells}
+    signless = {pattern[1:] if pattern[:2] in ("+9", "-9") else pattern for pattern in found}
+    return signless if len(signless) <= 3 else None
+
+
+def _old_header_votes(rows: list[list[str]]) -> tuple[int, bool]:
+    """``header_votes`` as it was: each column's cells gathered, and each tested, one call a cell."""
+    ts, missing = table_start, {"", "-", "na", "n/a", "nan", "null", "none", "nil", "?"}
+    body = rows[1:21]
+    votes, named = 0, False
+    for column in ts.vote_columns(len(rows[0])):
+        cell = rows[0][column]
+        cells = [row[column] for row in body if column < len(row) and row[column].strip().lower() not in missing]
+        if not cells or cell.strip().lower() in missing or (cell[:1] == " " and 2 * sum(
+                piece[:1] == " " for piece in cells) < len(cells)):
+            continue
+        digits = re.search(r"\d", cell) is not None
+        if all(map(ts.is_number, cells)):
+            votes += 1 if ts.is_number(cell) else -1
+            named = named or not digits
+            continue
+        patterns = _old_column_patterns(cells)
+        signless = ts._signless(cell)
+        if patterns is not None and all("9" in pattern for pattern in patterns):
+            votes += 1 if signless in patterns else 0 if digits else -1
+            named = named or not digits
+            continue
+        if patterns is not None and len(cells) >= 4 and not any(re.fullmatch(r"a(?:[ _-]a)*", p) for p in patterns):
+            named = named or (not digits and signless not in patterns)
+        if not digits and len(cells) >= 4 and len(set(map(len, cells))) == 1 and not any(
+                re.search(r"\d", piece) for piece in cells):
+            if len(set(cells)) > 1:
+                votes += 1 if len(cell) == len(cells[0]) else -1
+            elif cell == cells[0]:
+                votes += 1
+    return votes, named
+
+
+_CELL_PIECES = st.sampled_from(["a", "Bc", "7", "42", "+", "-", "+3", "-1.5", " ", ".", "/", "_", "é", "٣", "\x00",
+                                "\t", "NA", "null", "x y", "2026-10", "1.0.0b1"])
+_CELLS = st.lists(_CELL_PIECES, max_size=4).map("".join)
+
+
+@settings(max_examples=800)
+@given(st.lists(_CELLS, max_size=24))
+def test_dctables_column_patterns_as_each_cells_pattern(cells):
+    """``column_patterns``: its test of the characters that are no letter or digit (free text: more than 3 sets of
+    them) and its runs made by a translation, against each cell's pattern -- signs before a number, blanks around
+    a cell, non-ASCII digits and NULs among them."""
+    assert table_start.column_patterns(cells) == _old_column_patterns(cells)
+
+
+@settings(max_examples=800)
+@given(st.text(st.sampled_from("aZ09 .-+\x00\t"), max_size=40))
+def test_dctables_ascii_patterns_as_the_two_substitutions(text):
+    assert table_start._ascii_patterns(text) == re.sub(r"[A-Za-z]+", "a", re.sub(r"[0-9]+", "9", text))
+
+
+_ROWS = st.integers(1, 5).flatmap(lambda width: st.tuples(
+    st.lists(_CELLS, min_size=width, max_size=width),
+    st.lists(st.lists(_CELLS, min_size=width, max_size=width), max_size=22),
+    st.lists(st.tuples(st.integers(0, 21), st.integers(-1, 1)), max_size=2))).map(
+        lambda told: [told[0], *[row[: len(row) + grow] if grow < 0 else row + ["7"] * grow if at == n else row
+                                 for n, row in enumerate(told[1]) for at, grow in [*told[2], (-1, 0)][:1]]])
+
+
+@settings(max_examples=800)
+@given(_ROWS)
+def test_dctables_header_votes_as_the_cell_by_cell_vote(rows):
+    """``header_votes``: a column's cells taken by one transpose when every row is as wide as the first (rows of
+    one width, and one row a cell wider or narrower, generated), missing values left out at C speed, numbers told
+    without a call a cell -- the votes and the name as the loop over cells gave them."""
+    assert table_start.header_votes(rows) == _old_header_votes(rows)

@@ -214,14 +214,18 @@ def header_votes(rows: list[list[str]]) -> tuple[int, bool]:
     :data:`VOTE_COLUMNS`, the columns :func:`vote_columns` names vote (and name), at a 64-column table's cost."""
     body = rows[1 : _HEADER_BODY + 1]
     votes, named = 0, False
-    for column in vote_columns(len(rows[0])):
+    width = len(rows[0])  # (rows all as wide as the first or wider -- cut to the narrowest --, no wider than a
+    wide = bool(body) and width <= VOTE_COLUMNS and min(map(len, body)) >= width  # vote looks: one transpose)
+    columns = list(zip(*body, strict=False)) if wide else None
+    for column in vote_columns(width):
         cell = rows[0][column]
-        cells = [row[column] for row in body if column < len(row) and row[column].strip().lower() not in _MISSING]
+        cells = _present(columns[column]) if columns is not None else [
+            row[column] for row in body if column < len(row) and row[column].strip().lower() not in _MISSING]
         if not cells or cell.strip().lower() in _MISSING or (cell[:1] == " " and 2 * sum(
                 piece[:1] == " " for piece in cells) < len(cells)):
             continue  # (a first cell opened by a space where the rows' are not: the end of a record cut at its start)
         digits = _DIGIT.search(cell) is not None
-        if all(map(is_number, cells)):
+        if all(map(_NUMBER.fullmatch, map(str.strip, cells))):  # (is_number of each, no call a cell)
             votes += 1 if is_number(cell) else -1
             named = named or not digits
             continue
@@ -240,6 +244,30 @@ def header_votes(rows: list[list[str]]) -> tuple[int, bool]:
     return votes, named
 
 
+_ASCII_ALNUM = b"0123456789" + bytes(range(65, 91)) + bytes(range(97, 123))
+_RUN_MARKS = bytes.maketrans(_ASCII_ALNUM, b"9" * 10 + b"a" * 52)
+
+
+def _ascii_patterns(text: str) -> str:
+    """``text`` (ASCII) with each run of digits ``9`` and each run of letters ``a`` (:func:`cell_pattern`'s two
+    substitutions, without their call a run): each digit made ``9`` and each letter ``a`` by one translation, then
+    runs of them halved until none is longer than 1 (a pass a doubling of the longest run's length)."""
+    marked = text.encode("ascii").translate(_RUN_MARKS)
+    for run in (b"99", b"aa"):
+        while run in marked:
+            marked = marked.replace(run, run[:1])
+    return marked.decode("ascii")
+
+
+def _present(cells: tuple[str, ...]) -> list[str]:
+    """The ``cells`` of a column that hold no missing value (:data:`_MISSING`, spaces around them and case
+    aside): all of them, at C speed, when none does."""
+    keys = list(map(str.lower, map(str.strip, cells)))
+    if _MISSING.isdisjoint(keys):
+        return list(cells)
+    return [cell for cell, key in zip(cells, keys, strict=True) if key not in _MISSING]
+
+
 def column_patterns(cells: list[str]) -> set[str] | None:
     """The patterns of a column's ``cells`` (:func:`cell_pattern`'s, without a sign before the first number:
     ``+4230+00131`` and ``-1230+00131`` are both ``9+9``), or ``None`` past :data:`_TYPED_PATTERNS` of them (free
@@ -247,7 +275,11 @@ def column_patterns(cells: list[str]) -> set[str] | None:
     (:func:`cell_pattern`'s two, on the cells joined by NULs: no call a cell)."""
     joined = "\x00".join(cells)
     if cells and joined.isascii() and joined.count("\x00") == len(cells) - 1:
-        told = set(map(str.strip, _ASCII_LETTERS.sub("a", _ASCII_DIGITS.sub("9", joined)).split("\x00")))
+        others = "\x00".join(map(str.lstrip, map(str.strip, cells), repeat("+-", len(cells))))  # (a sign before a
+        # number is no pattern's: _signless; cells of one pattern keep the same characters but letters and digits)
+        if len(set(others.encode().translate(None, _ASCII_ALNUM).split(b"\x00"))) > _TYPED_PATTERNS:
+            return None  # (free text: told from its other characters, no run made)
+        told = set(map(str.strip, _ascii_patterns(joined).split("\x00")))
         signless = {pattern[1:] if pattern[:2] in ("+9", "-9") else pattern for pattern in told}
         return signless if len(signless) <= _TYPED_PATTERNS else None
     found: set[str] = set()
