@@ -38,7 +38,7 @@ def detect_delimiter(first_line: bytes | str, after: str | None = None) -> str:
     line = first_line.decode("utf-8", "surrogateescape") if isinstance(first_line, bytes) else first_line
     after = after[:COMMENT_HEAD_CHARS]  # (split at "\n" at C speed, but where a lone "\r" ends a line)
     lines = first_lines(after, _AFTER_LINES + 1)[:-1][:_AFTER_LINES]  # (the last, maybe cut, left out)
-    lines = [piece for piece in lines if piece]
+    lines = list(filter(None, lines))  # (the empty ones left out, at C speed)
     if not lines or _steady(found, line, lines):
         return found
     return next((other for other in DELIMITERS if other != found and _steady(other, line, lines)), found)  # (found
