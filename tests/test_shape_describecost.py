@@ -59,14 +59,16 @@ def _old_first_lines(text: str, head_chars: int, count: int) -> list[str] | None
 
 @settings(max_examples=600)
 @given(st.lists(st.sampled_from(["a", "  ", " ", "\n", "\r", "b c", "x  y", "\n\n"]), max_size=40).map("".join),
-       st.integers(4, 24))
-def test_dctables_aligned_first_lines_as_the_searches(monkeypatch, text, head_chars):
-    """The aligned test's first lines, from one split of the head when its newlines end them all, against a search
-    a line -- the head cut short so that lines cross its end, a run of 2 spaces on either side of it."""
+       st.integers(4, 24), st.integers(1, 30))
+def test_dctables_aligned_first_lines_as_the_searches(monkeypatch, text, head_chars, quick):
+    """The aligned test's first lines, from one split of the text's start when its newlines end them all, against a
+    search a line -- the head and that start cut short so that lines cross their ends, a run of 2 spaces on either
+    side of them."""
     from scratchfs.api import shape_aligned
     from scratchfs.engine.structure.aligned import MAX_PREAMBLE
 
     monkeypatch.setattr(shape_aligned, "HEAD_CHARS", head_chars)
+    monkeypatch.setattr(shape_aligned, "_QUICK_CHARS", quick)
     assert shape_aligned._first_lines(text) == _old_first_lines(text, head_chars, MAX_PREAMBLE + 1)
 
 

@@ -37,6 +37,7 @@ PREAMBLE = "the header is line"
 _PREAMBLE = re.compile(re.escape(f"{ALIGNED_SHAPE}, {PREAMBLE} ") + r"(\d+), after ")  # (matched at the start:
 # the words before any of the content's, which no column name can make and no clip can cut)
 _WORD = re.compile(r"[^ ]+")
+_QUICK_CHARS = 2048  # (a text's start whose split finds its first lines when they are short, as most are)
 
 
 def is_aligned(content_type: str | None, shape: str | None) -> bool:
@@ -97,14 +98,19 @@ def _first_lines(text: str) -> list[str] | None:
     """The first :data:`~scratchfs.engine.structure.aligned.MAX_PREAMBLE` + 1 lines of ``text`` (each cut at
     :data:`~scratchfs.engine.structure.aligned.HEAD_CHARS` characters; fewer when it ends), a header's candidates,
     or ``None`` when they hold no run of 2 spaces (a header holds one; most text stops here). When the first
-    :data:`~scratchfs.engine.structure.aligned.HEAD_CHARS` characters end them all, one split of those finds them
-    (none of them cut); else a search a line."""
+    :data:`_QUICK_CHARS` characters end them all, one split of those finds them (none of them cut, no longer
+    text copied); else a search a line."""
     count = MAX_PREAMBLE + 1
-    head = text[:HEAD_CHARS]
-    pieces = head.split("\n", count)
-    if len(pieces) > count:  # (the lines' newlines all in the head: each line whole, shorter than it)
-        return pieces[:count] if head.find("  ", 0, len(head) - len(pieces[-1]) - 1) >= 0 else None
-    if text.find("  ", 0, HEAD_CHARS) < 0:
+    quick = text[: min(_QUICK_CHARS, HEAD_CHARS)]
+    pieces = quick.split("\n", count)
+    if len(pieces) > count:  # (the lines' newlines all in the quick head: each line whole, shorter than the head)
+        return pieces[:count] if quick.find("  ", 0, len(quick) - len(pieces[-1]) - 1) >= 0 else None
+    end = -1
+    for _ in range(count):
+        end = text.find("\n", end + 1, HEAD_CHARS)
+        if end < 0:
+            break
+    if text.find("  ", 0, end if end >= 0 else HEAD_CHARS) < 0:
         return None
     firsts, at = [], 0
     for _ in range(count):
