@@ -178,3 +178,48 @@ def test_dctables_plain_table_rows_as_the_loop(lines, delimiter):
 
     found = table_rows(lines, delimiter)
     assert (None if found is None else (found.rows, found.starts)) == _old_plain_rows(lines, delimiter)
+
+
+class _Unsure(str):
+    """Text that does not say it is ASCII: a detector's ASCII gate passes it on to the test the gate stands for."""
+
+    def isascii(self) -> bool:
+        return False
+
+
+@settings(max_examples=500)
+@given(st.lists(st.sampled_from(["a b", "x", "\n", "  ", "|", "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n",
+                                 "+---+---+\n| a | b |\n+===+===+\n| 1 | 2 |\n"]), max_size=14).map("".join),
+       st.integers(8, 90), st.booleans())
+def test_dctables_pipes_gate_as_the_first_lines_test(monkeypatch, text, head_chars, complete):
+    """``pipes_shape``: ASCII text with no pipe in its head is no table drawn with pipes -- the same answer as the
+    test of its first lines, with the head cut short so that pipes fall on either side of its end."""
+    from scratchfs.api import shape_pipes
+
+    monkeypatch.setattr(shape_pipes, "HEAD_CHARS", head_chars)
+    lines = text.count("\n") + 1
+    assert shape_pipes.pipes_shape(text, complete, lines) == shape_pipes.pipes_shape(_Unsure(text), complete, lines)
+
+
+class _EveryLine:
+    """A first count of settings' lines that never stops the test (the test the gate stands for)."""
+
+    @staticmethod
+    def findall(head: bytes) -> list[bytes]:
+        return [b"\n"] * 64
+
+
+@settings(max_examples=600)
+@given(st.lists(st.sampled_from([b"key = value", b"  indented: x", b"./a.py:12:def f():", b"<td>1</td>", b"# note",
+                                 b"Model name:\tx", b"\tx = 1", b"_k=v", b"", b"{", b"a.b.c: 4", b"Name:  y",
+                                 b"plain words", b" - item"]),
+                min_size=0, max_size=14).map(lambda lines: b"\n" + b"\n".join(lines) + b"\n"))
+def test_dctables_settings_gate_as_the_count_of_lines(monkeypatch, head):
+    """``_reads_as_settings``: fewer than 8 lines starting as a setting's can (a blank, a letter or ``_`` after the
+    newline) stop it before its count of lines that may be settings -- the same answer as that count, on heads of
+    around 8 such lines among grep output, tags and comments."""
+    from scratchfs.api import shape_settings
+
+    gated = shape_settings._reads_as_settings(head)
+    monkeypatch.setattr(shape_settings, "_MAYBE_START_RE", _EveryLine)
+    assert gated == shape_settings._reads_as_settings(head)

@@ -112,6 +112,8 @@ def pipes_shape(text: str, complete: bool, lines: int) -> str | None:
     is line 3, after 2 lines (line=1, lines=2 reads them); 2 columns (id, name), 40 rows"``; a DuckDB table's
     columns with their types, its footer's count when it left rows out: ``"DuckDB table, 2 columns (i int64, j
     int64), 6 rows (of 100: DuckDB left out 94 where its · rows stand, after row 3)"``."""
+    if text.isascii() and text.find("|", 0, HEAD_CHARS) < 0:  # (ASCII text holds no box line: no pipe in the head,
+        return None  # one scan at C speed, is none in its first lines)
     end = -1
     for _ in range(_FIRST_LINES):  # (the first test: a pipe in the first lines, which most text has not)
         end = text.find("\n", end + 1, HEAD_CHARS)

@@ -48,6 +48,7 @@ _SETTING_RE = re.compile(rb"\n(?:([ \t]{0,64})([A-Za-z_][\w.\-/@]{0,120})([ \t]{
 # (one literal newline first: the scan skips to each line's start at C speed)
 _MAYBE_RE = re.compile(rb"\n(?:[ \t]{0,64}[A-Za-z_][\w.\-/@:()]{0,120}[ \t]{0,64}[=:]|" + _TAB_KEY + rb")")
 # (a key, then = or :)
+_MAYBE_START_RE = re.compile(rb"\n[ \tA-Za-z_]")  # (how each line _MAYBE_RE finds starts)
 _FIRST_RE = re.compile(rb"(?:[^\n]{1,200}\n-{3,200}\r?\n)?"  # (a title over a rule of dashes: /proc/PID/sched's)
                        rb"(?:[ \t]{0,64}(?:[#;!][^\n]{0,4096}|\r)?\n){0,200}[ \t]{0,64}"  # (one way to match a line:
 # a comment's text holds its \r; [^\n]* then \r?\n matched a CRLF comment two ways, 2**200 tries on ## lines)
@@ -84,6 +85,8 @@ def _reads_as_settings(head: bytes) -> bool:
     """Whether ``head`` (a newline, then a text's first whole lines) reads as settings (the module docstring): a
     first count of the lines that may be settings (:data:`_MAYBE_RE`, one pass without backtracking) stops most
     text at once."""
+    if len(_MAYBE_START_RE.findall(head)) < _FEWEST:  # (a line that may be a setting starts so: fewer such lines,
+        return False  # told at a third of the cost, are fewer settings -- grep output's ./ lines, HTML's tags)
     lines = head.count(b"\n") - (head.endswith(b"\n"))
     maybe = len(_MAYBE_RE.findall(head))
     if maybe < _FEWEST:
