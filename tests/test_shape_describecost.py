@@ -118,11 +118,12 @@ _CELLS = st.lists(_CELL_PIECES, max_size=4).map("".join)
 
 
 @settings(max_examples=800)
-@given(st.lists(_CELLS, max_size=24))
-def test_dctables_column_patterns_as_each_cells_pattern(cells):
+@given(st.lists(_CELLS, max_size=24), st.sampled_from([0, 3, 10]))
+def test_dctables_column_patterns_as_each_cells_pattern(monkeypatch, cells, long_cells):
     """``column_patterns``: its test of the characters that are no letter or digit (free text: more than 3 sets of
-    them) and its runs made by a translation, against each cell's pattern -- signs before a number, blanks around
-    a cell, non-ASCII digits and NULs among them."""
+    them; made of cells of any length) and its runs made by a translation, against each cell's pattern -- signs
+    before a number, blanks around a cell, non-ASCII digits and NULs among them."""
+    monkeypatch.setattr(table_start, "_LONG_CELLS", long_cells)
     assert table_start.column_patterns(cells) == _old_column_patterns(cells)
 
 

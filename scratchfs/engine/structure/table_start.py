@@ -244,6 +244,7 @@ def header_votes(rows: list[list[str]]) -> tuple[int, bool]:
     return votes, named
 
 
+_LONG_CELLS = 10  # characters a cell, on average, past which a column's other characters are looked at first
 _ASCII_ALNUM = b"0123456789" + bytes(range(65, 91)) + bytes(range(97, 123))
 _RUN_MARKS = bytes.maketrans(_ASCII_ALNUM, b"9" * 10 + b"a" * 52)
 
@@ -275,10 +276,11 @@ def column_patterns(cells: list[str]) -> set[str] | None:
     (:func:`cell_pattern`'s two, on the cells joined by NULs: no call a cell)."""
     joined = "\x00".join(cells)
     if cells and joined.isascii() and joined.count("\x00") == len(cells) - 1:
-        others = "\x00".join(map(str.lstrip, map(str.strip, cells), repeat("+-", len(cells))))  # (a sign before a
-        # number is no pattern's: _signless; cells of one pattern keep the same characters but letters and digits)
-        if len(set(others.encode().translate(None, _ASCII_ALNUM).split(b"\x00"))) > _TYPED_PATTERNS:
-            return None  # (free text: told from its other characters, no run made)
+        if len(joined) > _LONG_CELLS * len(cells) and len(set("\x00".join(map(  # (cells of one pattern keep the same
+                str.lstrip, map(str.strip, cells), repeat("+-", len(cells)))).encode().translate(  # characters but
+                None, _ASCII_ALNUM).split(b"\x00"))) > _TYPED_PATTERNS:  # letters and digits; a sign before a
+            return None  # number is no pattern's, _signless: free text told so, no run made -- short cells, dates and
+            # versions, cost less made into runs at once)
         told = set(map(str.strip, _ascii_patterns(joined).split("\x00")))
         signless = {pattern[1:] if pattern[:2] in ("+9", "-9") else pattern for pattern in told}
         return signless if len(signless) <= _TYPED_PATTERNS else None
