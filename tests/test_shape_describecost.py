@@ -224,3 +224,14 @@ def test_dctables_settings_gate_as_the_count_of_lines(monkeypatch, head):
     gated = shape_settings._reads_as_settings(head)
     monkeypatch.setattr(shape_settings, "_MAYBE_START_RE", _EveryLine)
     assert gated == shape_settings._reads_as_settings(head)
+
+
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from(["#", "# c\n", "a,b\n", "\n", " ", "\r\n", "1,2\n", "#x,y\n"]), max_size=12).map(
+    "".join))
+def test_dctables_comment_cut_gate_as_leading_comments(text):
+    """``comment_cut``: text not starting with ``#`` starts with no comment line -- the same answer as
+    ``leading_comments`` of its head."""
+    from scratchfs.api.shape_table import HEAD_CHARS, comment_cut
+
+    assert comment_cut(text) == table_start.leading_comments(text[:HEAD_CHARS])

@@ -364,7 +364,8 @@ def is_headless(shape: str) -> bool:
 def comment_cut(text: str) -> tuple[int, int]:
     """``(characters, lines)`` of the comment lines a table's text starts with, in its first :data:`HEAD_CHARS`:
     those every rows read passes over too (:func:`~scratchfs.engine.structure.table_start.leading_comments`)."""
-    return leading_comments(text[:HEAD_CHARS])
+    return leading_comments(text[:HEAD_CHARS]) if text.startswith("#") else (0, 0)  # (a comment line starts so:
+    # most text's head is not copied for it)
 
 
 def comments_said(comments: int, headed: bool = True) -> str:
