@@ -235,3 +235,38 @@ def test_dctables_comment_cut_gate_as_leading_comments(text):
     from scratchfs.api.shape_table import HEAD_CHARS, comment_cut
 
     assert comment_cut(text) == table_start.leading_comments(text[:HEAD_CHARS])
+
+
+def _old_data_votes(rows: list[list[str]]) -> int:
+    """``data_votes`` as it was: a column's cells' patterns one at a time, stopped at the first that says no."""
+    body = rows[1:21]
+    if len(body) < 4:
+        return 0
+    votes = 0
+    for column in table_start.vote_columns(len(rows[0])):
+        patterns: set[str] = set()
+        for row in body:
+            if column >= len(row):
+                continue
+            pattern = table_start.cell_pattern(row[column])
+            patterns.add(pattern)
+            if "9" not in pattern or len(patterns) > 3:
+                break
+        else:
+            votes += 1 if table_start.cell_pattern(rows[0][column]) in patterns else -1
+    return votes
+
+
+_TYPED_PIECES = st.sampled_from(["7", "42", "1.0", "2026-10", "4.0K", "a", " ", "x9", "+3", "٣", "\x00", "-", ":"])
+_TYPED_ROWS = st.integers(1, 4).flatmap(lambda width: st.lists(st.lists(
+    st.lists(_TYPED_PIECES, min_size=1, max_size=3).map("".join), min_size=width - 1, max_size=width + 1),
+    min_size=1, max_size=24).map(lambda rows: [[*row, *["9"] * (width - len(row))] if at == 0 else row
+                                               for at, row in enumerate(rows)]))
+
+
+@settings(max_examples=800)
+@given(_TYPED_ROWS)
+def test_dctables_data_votes_as_the_cell_by_cell_vote(rows):
+    """``data_votes``: a column's patterns made at once (ASCII cells with no NUL) against one at a time -- columns
+    of numbers, sizes, dates, versions and words, rows narrower than the first, non-ASCII digits and NULs."""
+    assert table_start.data_votes(rows) == _old_data_votes(rows)

@@ -154,18 +154,30 @@ def data_votes(rows: list[list[str]]) -> int:
         return 0
     votes = 0
     for column in vote_columns(len(rows[0])):
-        cell = rows[0][column]
-        patterns: set[str] = set()
-        for row in body:  # (a pattern without a digit, or one too many, ends the column: it does not vote)
-            if column >= len(row):
-                continue
-            pattern = cell_pattern(row[column])
-            patterns.add(pattern)
-            if "9" not in pattern or len(patterns) > _TYPED_PATTERNS:
-                break
-        else:
-            votes += 1 if cell_pattern(cell) in patterns else -1
+        patterns = _typed_patterns([row[column] for row in body if column < len(row)])
+        if patterns is not None:
+            votes += 1 if cell_pattern(rows[0][column]) in patterns else -1
     return votes
+
+
+def _typed_patterns(cells: list[str]) -> set[str] | None:
+    """The patterns of a column's ``cells`` (:func:`cell_pattern`'s) when each holds a digit and they are at most
+    :data:`_TYPED_PATTERNS`, else ``None`` (a column that does not vote: :func:`data_votes`). The first cell's pattern
+    first (a column of words stops there); then, cells all ASCII with no NUL, all of them made into runs at once
+    (:func:`_ascii_patterns` of the cells joined by NULs), else one at a time, stopped at the first that says no."""
+    if cells and "9" not in cell_pattern(cells[0]):
+        return None
+    joined = "\x00".join(cells)
+    if joined.isascii() and joined.count("\x00") == len(cells) - 1:
+        found = set(map(str.strip, _ascii_patterns(joined).split("\x00"))) if cells else set()
+        return found if len(found) <= _TYPED_PATTERNS and all("9" in pattern for pattern in found) else None
+    found = set()
+    for cell in cells:
+        pattern = cell_pattern(cell)
+        found.add(pattern)
+        if "9" not in pattern or len(found) > _TYPED_PATTERNS:
+            return None
+    return found
 
 
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:[.,]\d+)*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?%?")
