@@ -1,0 +1,85 @@
+"""Cheaper gates of shape detection (issue 16's T1, the describecost helpers: describe of a small spill made cheaper
+with every answer the same), each against the code it stands for -- a copy of the code before it -- on generated
+inputs that reach the gate's edge, and shown taken. One section a helper, named for its branch."""
+
+from __future__ import annotations
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from scratchfs.api import shape_diagnostics
+from scratchfs.api.shape_diagnostics import diagnostics_shape
+
+# --- dckinds: the kinds told by lines (shape_kinds' detectors) and the logs -------------------------------------------
+
+
+def old_after_commands(sample: bytes) -> bool:
+    """``shape_diagnostics._after_commands`` before its gate (``git show 3dc382ed:scratchfs/api/shape_diagnostics.py``):
+    a match of ``_COMMAND_RE`` at each of the first lines' starts."""
+    d = shape_diagnostics
+    commanded = d._COMMAND_RE.match(sample) is not None
+    at = sample.find(b"\n", 0, d._PREAMBLE_BYTES)
+    for _ in range(d._PREAMBLE_LINES):
+        if at < 0:
+            return False
+        if commanded and d._LATER_RE.match(sample, at, at + d._FIRST_BYTES):
+            return True
+        commanded = commanded or d._COMMAND_RE.match(sample, at + 1, d._PREAMBLE_BYTES) is not None
+        at = sample.find(b"\n", at + 1, d._PREAMBLE_BYTES)
+    return False
+
+
+def _command_lines(sample: bytes) -> list[int]:
+    """The first 8 lines of ``sample`` (newlines within 8 KiB) that ``_COMMAND_RE`` matches at the start of."""
+    d = shape_diagnostics
+    starts, at = [0], sample.find(b"\n", 0, d._PREAMBLE_BYTES)
+    while at >= 0 and len(starts) < d._PREAMBLE_LINES:
+        starts.append(at + 1)
+        at = sample.find(b"\n", at + 1, d._PREAMBLE_BYTES)
+    return [n for n, start in enumerate(starts) if d._COMMAND_RE.match(sample, start, d._PREAMBLE_BYTES)]
+
+
+_WORDS = st.sampled_from([b"gcc", b"g++", b"cc", b"c++", b"clang", b"clang++", b"cpp", b"ld", b"ar", b"as", b"nvcc",
+                          b"icc", b"icpx", b"mpicc", b"xgcc", b"clan", b"lang", b"ing", b"has", b"pp", b"c", b"+",
+                          b"-", b"/", b"/usr/bin/", b"x86_64-linux-gnu-", b"./", b"-12", b"-1", b"-123", b"-1234",
+                          b"2024-01-01", b"make", b"make[1]: ", b"make: ", b"[", b"[ 50%] ", b"[100%] ", b"%] ", b" ",
+                          b"  ", b"\t", b"\r", b":", b"12", b"x", b"-Wall", b"m.c", b"\n"])
+_DIAGNOSTICS = st.sampled_from([b"\nm.c:3:5: error: x", b"\nm.c:3:5: warning: y", b"\nIn file included from a.h:1,",
+                                b"\nm.c: In function 'main':", b"\nm.c:3: error: z", b"\n"])
+_LINE = st.lists(_WORDS, max_size=8).map(b"".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@example(b"as soon\nas x")  # (prose: a line that starts "as " is one that _COMMAND_RE matches)
+@example(b"x\n" * 7 + b"/usr/bin/x86_64-linux-gnu-gcc-12 -c m.c\nm.c:3:5: error: x\n")  # (the 8th line)
+@example(b"x\n" * 8 + b"gcc -c m.c\nm.c:3:5: error: x\n")  # (the 9th: no command looked at)
+@given(st.lists(st.one_of(_LINE, _DIAGNOSTICS), max_size=14).map(b"\n".join))
+def test_dckinds_command_lines_gate_is_necessary(sample):
+    """Lines made of compilers' names, their paths, prefixes and versions, make's and CMake's marks, near misses
+    (``xgcc``, ``clan``, ``-1234``, a date) and diagnostics: whenever ``_COMMAND_RE`` matches one of the first 8
+    lines' starts, the gate (``_COMMAND_LINE_RE``, one match) matches too, and ``_after_commands`` answers as it did
+    without the gate."""
+    if _command_lines(sample):
+        assert shape_diagnostics._COMMAND_LINE_RE.match(sample, 0, shape_diagnostics._PREAMBLE_BYTES)
+    assert shape_diagnostics._after_commands(sample) == old_after_commands(sample)
+
+
+def test_dckinds_grep_output_stops_at_the_gate(monkeypatch):
+    """Grep output (``path:12:def f():``, no line a compiler's command) is no build: told so by the gate alone, no
+    match of ``_COMMAND_RE`` at a line's start; a build's output still passes it to them and is told."""
+    grep = b"".join(b"./lib/m%d.py:%d:def f%d(x):\n" % (n, n, n) for n in range(40))
+    build = b"mkdir -p build\n/usr/bin/gcc-12 -Wall -c m.c\nm.c:3:5: error: 'y' undeclared\n"
+    calls = []
+    real = shape_diagnostics._COMMAND_RE
+
+    class Counted:
+        def match(self, *args):
+            calls.append(args[1:])
+            return real.match(*args)
+
+    monkeypatch.setattr(shape_diagnostics, "_COMMAND_RE", Counted())
+    assert diagnostics_shape(grep, 40, True, "") is None
+    assert calls == []
+    assert diagnostics_shape(build, 3, True, "") == ("diagnostics, 3 lines: 1 error, 0 warnings, 0 notes: error: 'y' "
+                                                     "undeclared at m.c:3:5 (line 3); line=N reads from one")
+    assert len(calls) == 2
