@@ -83,3 +83,24 @@ def test_dckinds_grep_output_stops_at_the_gate(monkeypatch):
     assert diagnostics_shape(build, 3, True, "") == ("diagnostics, 3 lines: 1 error, 0 warnings, 0 notes: error: 'y' "
                                                      "undeclared at m.c:3:5 (line 3); line=N reads from one")
     assert len(calls) == 2
+
+
+@settings(max_examples=1000, deadline=None)
+@example([8191, 100, 200], 8300)  # (the 4th newline the last byte looked at: fewer than 4 ...)
+@example([8191, 100, 200, 300], 8300)  # (... or not)
+@example([8192, 100, 200, 300], 8300)  # (one past the end looked at: not counted)
+@given(st.lists(st.integers(0, 8300), max_size=6), st.integers(8192, 8400))
+def test_dckinds_minified_gate_counts_as_the_count_did(newlines, size):
+    """Samples of 8 KiB or more with 0 to 6 newlines placed anywhere, about the 8 KiB looked at's end too: the
+    ``memchr``-stopped look (``_fewer_newlines``) says what ``count(b"\\n", 0, 8192) <= 3`` said, and the shape is
+    the same as before."""
+    from scratchfs.api import shape_encoded
+
+    unit = b"var a=function(b){return b+1},c="
+    sample = bytearray(unit * (size // len(unit) + 1))[:size]
+    for at in newlines:
+        sample[min(at, size - 1)] = 10
+    sample = bytes(sample)
+    assert shape_encoded._fewer_newlines(sample, 8192, 4) == (sample.count(b"\n", 0, 8192) <= 3)
+    old = shape_encoded._minified(sample, 9, True, "") if sample.count(b"\n", 0, 8192) <= 3 else None
+    assert shape_encoded.encoded_shape(sample, 9, True, "") == old
