@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from scratchfs.api import shape_diagnostics
+from scratchfs.api import shape_diagnostics, shape_log
 from scratchfs.api.shape_diagnostics import diagnostics_shape
 
 # --- dckinds: the kinds told by lines (shape_kinds' detectors) and the logs -------------------------------------------
@@ -104,3 +104,38 @@ def test_dckinds_minified_gate_counts_as_the_count_did(newlines, size):
     assert shape_encoded._fewer_newlines(sample, 8192, 4) == (sample.count(b"\n", 0, 8192) <= 3)
     old = shape_encoded._minified(sample, 9, True, "") if sample.count(b"\n", 0, 8192) <= 3 else None
     assert shape_encoded.encoded_shape(sample, 9, True, "") == old
+
+
+def old_log_lines(head: bytes) -> int:
+    """``shape_log.log_lines`` before (3dc382ed): ``in`` for ``[pod/``, the patterns' indentation a captured group."""
+    prefixed = (b"|" in head and b" | " in head) or (b"[" in head and b"[pod/" in head)
+    return len((shape_log.LOG_LINE_RE if prefixed else shape_log.PLAIN_LOG_LINE_RE).findall(head))
+
+
+def old_java_trace_lines(head: bytes) -> int:
+    """``shape_log.java_trace_lines`` before (3dc382ed): no look for a tab first."""
+    if b"\n\tat " not in head:
+        return 0
+    return head.count(b"\n\tat ") + head.count(b"\n\t... ") + head.count(b"\nCaused by: ")
+
+
+_LOG_PIECES = st.sampled_from([
+    b"\n", b" ", b"  ", b"\t", b"2026-12-05 00:34:34,123 ", b"[2026-12-05T00:34", b"00:34:34", b"Dec  5 00:34",
+    b"Dec 06, 2026 3:11:09 PM ", b"ERROR", b"WARN ", b"INFO", b"INFOx", b"E1205 05:33:56.724479 ",
+    b'time="2026-12-05T05:34', b"level=info ", b"lvl=x ", b"web-1  | ", b"web-1 |", b" | ", b"|", b"[pod/api-7/c] ",
+    b"[pod/", b"[po", b"[", b"\tat com.x.Y.m(Y.java:1)", b"\t... 3 more", b"Caused by: ", b"at ", b"x", b"12"])
+
+
+@settings(max_examples=2000, deadline=None)
+@example(b"\n  [pod/a/b] 2026-12-05 00:34 x\n  ERROR y\n\tat a.B.c(")
+@example(b"\nweb-1  | INFO x\n\t\tat y\n\tat z")
+@given(st.lists(_LOG_PIECES, max_size=60).map(lambda pieces: b"\n" + b"".join(pieces)))
+def test_dckinds_log_lines_and_java_lines_count_as_before(head):
+    """Heads of log lines (timestamps, levels, klog's and logfmt's starts), indented or not, behind docker compose's
+    and kubectl's prefixes or near misses of them (`` |`` alone, ``[pod/`` cut), Java frames and tabs elsewhere:
+    :func:`log_lines` and :func:`java_trace_lines` count what they counted."""
+    assert shape_log.log_lines(head) == old_log_lines(head)
+    for public, counted in shape_log._COUNTED_RES.items():  # (the same matches, no group)
+        assert counted.groups == 0
+        assert [m.span() for m in counted.finditer(head)] == [m.span() for m in public.finditer(head)]
+    assert shape_log.java_trace_lines(head) == old_java_trace_lines(head)
