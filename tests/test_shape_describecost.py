@@ -139,3 +139,24 @@ def test_dckinds_log_lines_and_java_lines_count_as_before(head):
         assert counted.groups == 0
         assert [m.span() for m in counted.finditer(head)] == [m.span() for m in public.finditer(head)]
     assert shape_log.java_trace_lines(head) == old_java_trace_lines(head)
+
+
+def old_v8_gate(sample: bytes) -> bool:
+    """``shape_log._v8_traces``' gate before (3dc382ed): ``bytes.find`` of a frame's start in the last 4 KiB."""
+    return sample.find(b"\n    at ", max(0, len(sample) - 4096)) >= 0
+
+
+@settings(max_examples=1000, deadline=None)
+@example(4000, 4090, 96)  # (a frame's start on the 4 KiB tail's first byte ...)
+@example(4000, 4089, 96)  # (... and one byte before it)
+@given(st.integers(0, 6000), st.integers(0, 6000), st.integers(0, 120))
+def test_dckinds_v8_gate_finds_what_find_found(before, at, after):
+    """An error's line and a V8 frame (``    at f (/a.js:2:3)``) placed anywhere in a text of up to 12 KiB, about the
+    edge of the 4 KiB tail looked at: the gate answers as ``bytes.find`` did, and the traces said are the same as
+    the old gate's (none when it found none)."""
+    filler = b"xyz  at \n" * 700
+    sample = filler[:at] + b"\nError: bad\n    at f (/a.js:2:3)\n" + filler[:after] + b"w" * before
+    frame = sample[-4096:] if len(sample) > 4096 else sample
+    assert (shape_log._V8_HINT_RE.search(sample, max(0, len(sample) - 4096)) is not None) == old_v8_gate(sample)
+    told = shape_log._v8_traces(sample)
+    assert (told[0] != "") == (b"\n    at f" in frame)
