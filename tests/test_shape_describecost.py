@@ -123,3 +123,72 @@ def test_dcplain_key_name_scans_once(monkeypatch):
 
     monkeypatch.setattr(shape_words, "short_name", lambda *args: pytest.fail("scanned again"))
     assert shape_words.key_name("a" * 40, 32) == "a" * 31 + "…"
+
+
+def _cr_table_as_defined(sample: bytes) -> bool:
+    """``shape_terminal._cr_table`` as it was: ``has_header`` asked before the cheaper test of no newline and no
+    spaced field outside quotes."""
+    import csv
+    import io
+    from itertools import islice
+
+    from scratchfs.api import shape_terminal as terminal
+    from scratchfs.api.shape_table import has_header
+
+    end = min((at for at in (sample.find(b"\r", 0, 4096), sample.find(b"\n", 0, 4096)) if at >= 0), default=-1)
+    if end <= 0 or not any(d in sample[:end] for d in (b",", b"\t", b";")):
+        return False
+    head = sample[: terminal._TABLE_BYTES].decode("utf-8", "replace")
+    outside = terminal._QUOTED.sub("", head)
+    first = terminal._FIRST_LINE.match(outside, 0, 4096)
+    delimiter = max(",\t;", key=first.group().count)
+    if first.end(1) == first.start(1) or first.group().count(delimiter) == 0:
+        return False
+    quoted_only = terminal._BARE_CR_TEXT.search(outside) is None
+    if not quoted_only and first.group(1) != "\r":
+        return False
+    try:
+        records = list(islice(csv.reader(io.StringIO(head, newline=""), delimiter=delimiter),
+                              terminal.REDRAW_PAIRS + 2))
+    except csv.Error:
+        return False
+    records = [record for record in records[:-1] if record]
+    width = len(records[0]) if records else 0
+    if len(records) < 3 or sum(len(record) == width for record in records[1:]) < \
+            terminal._SAME_WIDTH * (len(records) - 1):
+        return False
+    if quoted_only or has_header(records):
+        return True
+    unquoted = [field for line in outside.split("\r", terminal.REDRAW_PAIRS)[: terminal.REDRAW_PAIRS]
+                for field in line.split(delimiter)]
+    return "\n" not in outside and all(field == field.strip(" ") for field in unquoted)
+
+
+_CR_CELLS = st.sampled_from([b"name", b"size", b"12", b"3.5", b" a", b"b ", b"", b'"x\ry"', b'"p\nq"', b"NA",
+                             b"2026-12-06", b"Processed 10 of 500"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda width: st.lists(st.lists(_CR_CELLS, min_size=width, max_size=width),
+                                                         min_size=1, max_size=12)),
+       st.lists(st.sampled_from([b"\r", b"\r", b"\n", b"\r\n", b"\r\r"]), min_size=12, max_size=12),
+       st.sampled_from([b",", b";", b"\t"]))
+@example([[b"name", b"size"], [b"a", b"1"], [b"b", b"2"], [b"c", b"3"]], [b"\r"] * 12, b",")
+@example([[b"name", b"size"], [b" a", b"1"], [b"b", b"2"], [b"c", b"3"]], [b"\r"] * 12, b",")
+@example([[b"name", b"size"], [b"a", b"1"], [b"b", b"2"], [b"c", b"3"]], [b"\r", b"\n"] * 6, b",")
+def test_dcplain_cr_table_as_defined(rows, ends, delimiter):
+    """``_cr_table`` asks ``has_header`` only when the cheaper test says no: the same answer (either says yes),
+    on tables of lines ended by a lone ``\\r``, ``\\n`` or both, with quoted fields holding either, spaced cells."""
+    from scratchfs.api import shape_terminal as terminal
+
+    sample = b"".join(delimiter.join(row) + end for row, end in zip(rows, ends, strict=False))
+    assert terminal._cr_table(sample) == _cr_table_as_defined(sample)
+
+
+def test_dcplain_cr_table_header_unasked(monkeypatch):
+    """A table of lines ended by a lone ``\\r`` with no newline and no spaced field outside quotes is told without
+    weighing its header."""
+    from scratchfs.api import shape_terminal as terminal
+
+    monkeypatch.setattr(terminal, "has_header", lambda rows: pytest.fail("header weighed"))
+    assert terminal._cr_table(b"date,bytes,name\r2026-12-06,12,a\r2026-12-07,30,b\r2026-12-08,4,c\r") is True
