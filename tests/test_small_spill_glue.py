@@ -15,10 +15,11 @@ from __future__ import annotations
 import os
 from unittest import mock
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from scratchfs import ScratchStore
+from scratchfs import NotFound, ScratchStore
 from scratchfs.api import preview
 from scratchfs.api.preview import make_preview
 from scratchfs.engine import safe_fs
@@ -83,3 +84,34 @@ def test_a_short_pwritev_still_appends_the_whole_record(tmp_path, monkeypatch):
             stubs = [scope.spill(p, source_tool="t") for p in payloads]
         assert len(calls) > 3 * 5  # each record took several calls
         assert [scope.read_range(s.handle, 0, 4000).data for s in stubs] == payloads
+
+
+def test_rows_written_behind_are_inserted_as_each_put_inserts_them(tmp_path, monkeypatch):
+    # Index.put_many of spills' rows: one executemany of the rows whose check passed; a check that says the blob was
+    # moved away by a delete leaves the delete's tombstone; a check that raises refuses that row alone
+    from scratchfs.engine.protocols import Entry
+    from scratchfs.engine.sqlite_index import Index
+    from scratchfs.foundation.errors import StorageError
+
+    with ScratchStore(tmp_path) as store:
+        store.scope("run", "gone").spill(b"x", source_tool="t")
+        store.delete_agent("run", "gone")
+        now = store.now()
+
+        def entry(agent: str, n: int) -> Entry:
+            return Entry("handle", "run", agent, f"h_{checks.new_token()}", checks.new_token(), 10 + n, 30 + n, 1,
+                         n, f"preview {n}", "tool", None, None, now, now + 600.0, 600.0)
+
+        def refuse() -> bool:
+            raise StorageError("moved some other way")
+
+        rows = [(entry("a", 1), b"\x01\x00\x00\x00", lambda: True), (entry("gone", 2), b"\x00" * 4, lambda: False),
+                (entry("a", 3), b"\x02\x00\x00\x00", refuse), (entry("a", 4), b"\x03\x00\x00\x00", lambda: 1)]
+        monkeypatch.setattr(Index, "_put", lambda *_a, **_k: pytest.fail("a spill's row went row by row"))
+        outcomes = store.index.put_many(rows)
+        assert outcomes[:2] == [True, False] and outcomes[3] is True and isinstance(outcomes[2], StorageError)
+        for (e, newlines, _), written in zip(rows, [True, False, False, True], strict=True):
+            found = store.index.lookup_with_lines("run", e.agent_id, "handle", e.key, now)
+            assert found == ((e, newlines) if written else None)
+        with pytest.raises(NotFound, match="deleted with its agent"):
+            store.scope("run", "gone").read_range(rows[1][0].key)
