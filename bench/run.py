@@ -712,6 +712,30 @@ def s1_shape_cost(ctx: Ctx) -> list[Row]:
                 median(a), Target(">=", 0.8), median(b), bytes=total)]
 
 
+def s2_small_shape_cost(ctx: Ctx) -> list[Row]:
+    """T1's spills of distinct 4 KiB slices of the corpus with shape detection on, vs off: what detecting the shape
+    costs a small spill. Every kind of text told by its lines adds a gate every small spill pays; this row keeps
+    their sum in view (issue 16: it doubled in two days of new kinds unseen, T1 being short anyway)."""
+    size, n = 4 * KIB, ctx.pick(1000, 20)
+    payloads = [benchlib.repeated(ctx.corpus, size, start=i * size + i * 7) for i in range(n)]
+
+    def spill(detect: bool) -> Callable[[], float]:
+        def run() -> float:
+            with ctx.store(detect_shape=detect) as store:
+                scope = store.scope("bench", "s2")
+                with ctx.ours("S2" if detect else "S2-off"):
+                    start = time.perf_counter()
+                    for p in payloads:
+                        scope.spill(p, source_tool="bench.s2")
+                    store.flush()
+                    return n / (time.perf_counter() - start)
+        return run
+
+    a, b = ctx.repeat(spill(True), spill(False))
+    return [row("S2", f"spill of {human(size)} payloads with shape detection on, vs off", "ops/s", median(a),
+                Target(">=", 0.67), median(b), payloads=n, payload_bytes=size)]
+
+
 @dataclass(frozen=True)
 class Figure:
     id: str
@@ -731,8 +755,9 @@ FIGURES = [
     Figure("L1", l1_line_read),
     Figure("P1", p1_pattern_search),
     Figure("S1", s1_shape_cost),
+    Figure("S2", s2_small_shape_cost),
 ]
-"""The figures, in table order: issue 3's (T1-T8, M), then issue 5's (L1, P1-P2, S1)."""
+"""The figures, in table order: issue 3's (T1-T8, M), then issue 5's (L1, P1-P2, S1), then issue 16's S2."""
 
 
 # -- output -------------------------------------------------------------------------------------------------------

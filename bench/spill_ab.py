@@ -1,12 +1,13 @@
 """Compare the spilling thread's CPU of two copies of scratchfs, interleaved: one process per copy, rounds of spills
 alternating between them, so that both see the same load (issue 16; two copies of the same code differ by ~0.3%).
 
-    python bench/spill_ab.py SIZE_BYTES ROUNDS PER_ROUND BASE_ROOT [OTHER_ROOT]
+    python bench/spill_ab.py SIZE_BYTES ROUNDS PER_ROUND BASE_ROOT [OTHER_ROOT] [--no-shape]
 
 ``BASE_ROOT`` and ``OTHER_ROOT`` (default: this checkout) are checkouts (``git worktree`` or ``git archive`` of a
 commit); each process imports scratchfs and ``bench/benchlib.py`` from its own. The store is made in ``/dev/shm``
 (else the temp directory) with the environment as it is (set ``SCRATCHFS_SEGMENT_ENTRY_BYTES`` for segments). Prints
 the median thread CPU and wall time per spill of each, and in how many rounds the other copy was lower.
+``--no-shape``: both stores with ``detect_shape=False`` (what the rest of a small spill costs, issue 16's S2).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ HERE = Path(__file__).resolve().parent.parent
 
 _WORKER = r"""
 import shutil, sys, tempfile, time
-root, size, per = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+root, size, per, detect = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 sys.path[:0] = [root + "/bench", root]
 import benchlib
 from scratchfs import ScratchStore
@@ -34,7 +35,7 @@ def payload():
     count += 1
     return benchlib.repeated(corpus, size, start=count * size + count * 7)
 try:
-    with ScratchStore(directory) as store:
+    with ScratchStore(directory, detect_shape=detect) as store:
         scope = store.scope("bench", "ab")
         scope.spill(payload(), source_tool="bench.ab")
         print("ready", flush=True)
@@ -50,12 +51,15 @@ finally:
 
 
 def main(argv: list[str]) -> int:
+    detect = "0" if "--no-shape" in argv else "1"
+    argv = [a for a in argv if a != "--no-shape"]
     if len(argv) not in (4, 5):
         print(__doc__.strip().splitlines()[3].strip(), file=sys.stderr)
         return 2
     size, rounds, per = int(argv[0]), int(argv[1]), int(argv[2])
     roots = {"base": argv[3], "other": argv[4] if len(argv) == 5 else str(HERE)}
-    procs = {name: subprocess.Popen([sys.executable, "-c", _WORKER, root, str(size), str(per)], stdin=subprocess.PIPE,
+    procs = {name: subprocess.Popen([sys.executable, "-c", _WORKER, root, str(size), str(per), detect],
+                                    stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, text=True) for name, root in roots.items()}
     try:
         for proc in procs.values():
@@ -77,7 +81,8 @@ def main(argv: list[str]) -> int:
     lower = sum(o < b for (b, _), (o, _) in zip(results["base"], results["other"], strict=True))
     print(f"{size:,} B, {rounds} rounds x {per}: thread CPU per spill base {cpu['base']:.1f} µs, other "
           f"{cpu['other']:.1f} µs ({(cpu['other'] - cpu['base']) / cpu['base'] * 100:+.1f}%), other lower in "
-          f"{lower}/{rounds} rounds; wall {wall['base']:.0f} / {wall['other']:.0f} µs; load {os.getloadavg()[0]:.2f}")
+          f"{lower}/{rounds} rounds; wall {wall['base']:.0f} / {wall['other']:.0f} µs; load {os.getloadavg()[0]:.2f}"
+          f"{'' if detect == '1' else ' [no shape]'}")
     return 0
 
 

@@ -2,7 +2,7 @@
 the spilling thread per spill: the loop to run under ``strace -f -c`` or ``perf stat`` when counting what one spill
 costs (issue 16).
 
-    python bench/spill_loop.py SIZE_BYTES COUNT [DIR] [--steps] [--sync] [--durable]   # e.g. 16384 1000
+    python bench/spill_loop.py SIZE_BYTES COUNT [DIR] [--steps] [--sync] [--durable] [--no-shape]   # e.g. 16384 1000
 
 The payloads are the real corpus repeated (``benchlib.repeated``), as T1 and T2 use them; the store is made in a new
 directory under ``DIR`` (default: the system temp directory) and removed afterwards. One spill before the timed loop
@@ -16,7 +16,8 @@ The timed loop ends with :meth:`ScratchStore.flush` (the rows written behind com
 CPU per spill (every thread: the write-behind flusher's too) is printed beside the spilling thread's. ``--sync``
 opens the store with ``index_write_behind=False`` (each row committed before its spill returns), to compare;
 ``--durable`` opens it with ``durable=True`` (each segment record ``fsync``-ed before its spill returns, and the
-write-behind journal's line the first time a segment is used after the queue drained).
+write-behind journal's line the first time a segment is used after the queue drained); ``--no-shape`` opens it with
+``detect_shape=False`` (the stub without a shape: what the rest of a spill costs, issue 16's S2).
 """
 
 from __future__ import annotations
@@ -112,7 +113,8 @@ class StepTimer:
 
 def main(argv: list[str]) -> int:
     steps, sync, durable = "--steps" in argv, "--sync" in argv, "--durable" in argv
-    argv = [a for a in argv if a not in ("--steps", "--sync", "--durable")]
+    detect = "--no-shape" not in argv
+    argv = [a for a in argv if a not in ("--steps", "--sync", "--durable", "--no-shape")]
     if len(argv) not in (2, 3):
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
@@ -124,7 +126,7 @@ def main(argv: list[str]) -> int:
         timer.install()
     directory = tempfile.mkdtemp(prefix="spill-loop-", dir=argv[2] if len(argv) == 3 else None)
     try:
-        with ScratchStore(directory, index_write_behind=not sync, durable=durable) as store:
+        with ScratchStore(directory, index_write_behind=not sync, durable=durable, detect_shape=detect) as store:
             scope = store.scope("bench", "loop")
             scope.spill(payloads[0], source_tool="bench.loop")
             if timer:
@@ -139,7 +141,8 @@ def main(argv: list[str]) -> int:
         shutil.rmtree(directory, ignore_errors=True)
     print(f"{count / seconds:,.0f} spills/s of {size:,} bytes ({seconds / count * 1e6:,.0f} µs each, "
           f"{cpu / count * 1e6:,.0f} µs of the spilling thread's CPU, {all_cpu / count * 1e6:,.0f} µs of the "
-          f"process's){' [sync rows]' if sync else ''}{' [durable]' if durable else ''}")
+          f"process's){' [sync rows]' if sync else ''}{' [durable]' if durable else ''}"
+          f"{'' if detect else ' [no shape]'}")
     if timer:
         named = sum(timer.own.values())
         for name, spent in [*timer.own.items(), ("everything else (scope.spill, the sample's watch)", cpu - named)]:

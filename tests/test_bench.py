@@ -23,7 +23,7 @@ COLUMNS = ["#", "figure", "scratchfs", "anchor", "ratio", "target", "met"]
 # real file and one on a file listing of /usr made at bench time; M = memory
 EXPECTED_IDS = (["T1", "T1", "T1", "T2", "T3", "T3", "T4", "T5"] + ["T6"] * (len(FIXTURE_FILES) + 1)
                 + ["T7", "T7", "T8", "T8"]
-                + ["M1", "M2", "L1", "P1", "P2", "S1"])
+                + ["M1", "M2", "L1", "P1", "P2", "S1", "S2"])
 
 
 def test_quick_run_prints_one_table_and_writes_its_json(tmp_path):

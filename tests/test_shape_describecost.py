@@ -1,19 +1,357 @@
-"""Shape detection's cost on content that is not of a detector's kind (issue 16, T1): each cheaper gate or shortcut
-against the plain answer it stands for, on generated inputs that reach the gate's edge. One section per helper
-branch."""
+"""Cheaper gates of shape detection (issue 16's T1, the describecost helpers: describe of a small spill made cheaper
+with every answer the same), each against the code it stands for -- a copy of the code before it -- on generated
+inputs that reach the gate's edge, and shown taken. One section a helper, named for its branch."""
 
 from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from scratchfs.api import shape, shape_diagnostics, shape_log
+from scratchfs.api.shape_diagnostics import diagnostics_shape
 from scratchfs.engine.structure import table_start
+from scratchfs.foundation.text import line_stats
+
+# --- dckinds: the kinds told by lines (shape_kinds' detectors) and the logs -------------------------------------------
+
+
+def old_after_commands(sample: bytes) -> bool:
+    """``shape_diagnostics._after_commands`` before its gate (``git show 3dc382ed:scratchfs/api/shape_diagnostics.py``):
+    a match of ``_COMMAND_RE`` at each of the first lines' starts."""
+    d = shape_diagnostics
+    commanded = d._COMMAND_RE.match(sample) is not None
+    at = sample.find(b"\n", 0, d._PREAMBLE_BYTES)
+    for _ in range(d._PREAMBLE_LINES):
+        if at < 0:
+            return False
+        if commanded and d._LATER_RE.match(sample, at, at + d._FIRST_BYTES):
+            return True
+        commanded = commanded or d._COMMAND_RE.match(sample, at + 1, d._PREAMBLE_BYTES) is not None
+        at = sample.find(b"\n", at + 1, d._PREAMBLE_BYTES)
+    return False
+
+
+def _command_lines(sample: bytes) -> list[int]:
+    """The first 8 lines of ``sample`` (newlines within 8 KiB) that ``_COMMAND_RE`` matches at the start of."""
+    d = shape_diagnostics
+    starts, at = [0], sample.find(b"\n", 0, d._PREAMBLE_BYTES)
+    while at >= 0 and len(starts) < d._PREAMBLE_LINES:
+        starts.append(at + 1)
+        at = sample.find(b"\n", at + 1, d._PREAMBLE_BYTES)
+    return [n for n, start in enumerate(starts) if d._COMMAND_RE.match(sample, start, d._PREAMBLE_BYTES)]
+
+
+_WORDS = st.sampled_from([b"gcc", b"g++", b"cc", b"c++", b"clang", b"clang++", b"cpp", b"ld", b"ar", b"as", b"nvcc",
+                          b"icc", b"icpx", b"mpicc", b"xgcc", b"clan", b"lang", b"ing", b"has", b"pp", b"c", b"+",
+                          b"-", b"/", b"/usr/bin/", b"x86_64-linux-gnu-", b"./", b"-12", b"-1", b"-123", b"-1234",
+                          b"2024-01-01", b"make", b"make[1]: ", b"make: ", b"[", b"[ 50%] ", b"[100%] ", b"%] ", b" ",
+                          b"  ", b"\t", b"\r", b":", b"12", b"x", b"-Wall", b"m.c", b"\n"])
+_DIAGNOSTICS = st.sampled_from([b"\nm.c:3:5: error: x", b"\nm.c:3:5: warning: y", b"\nIn file included from a.h:1,",
+                                b"\nm.c: In function 'main':", b"\nm.c:3: error: z", b"\n"])
+_LINE = st.lists(_WORDS, max_size=8).map(b"".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@example(b"as soon\nas x")  # (prose: a line that starts "as " is one that _COMMAND_RE matches)
+@example(b"x\n" * 7 + b"/usr/bin/x86_64-linux-gnu-gcc-12 -c m.c\nm.c:3:5: error: x\n")  # (the 8th line)
+@example(b"x\n" * 8 + b"gcc -c m.c\nm.c:3:5: error: x\n")  # (the 9th: no command looked at)
+@given(st.lists(st.one_of(_LINE, _DIAGNOSTICS), max_size=14).map(b"\n".join))
+def test_dckinds_command_lines_gate_is_necessary(sample):
+    """Lines made of compilers' names, their paths, prefixes and versions, make's and CMake's marks, near misses
+    (``xgcc``, ``clan``, ``-1234``, a date) and diagnostics: whenever ``_COMMAND_RE`` matches one of the first 8
+    lines' starts, the gate (``_COMMAND_LINE_RE``, one match) matches too, and ``_after_commands`` answers as it did
+    without the gate."""
+    if _command_lines(sample):
+        assert shape_diagnostics._COMMAND_LINE_RE.match(sample, 0, shape_diagnostics._PREAMBLE_BYTES)
+    assert shape_diagnostics._after_commands(sample) == old_after_commands(sample)
+
+
+def test_dckinds_grep_output_stops_at_the_gate(monkeypatch):
+    """Grep output (``path:12:def f():``, no line a compiler's command) is no build: told so by the gate alone, no
+    match of ``_COMMAND_RE`` at a line's start; a build's output still passes it to them and is told."""
+    grep = b"".join(b"./lib/m%d.py:%d:def f%d(x):\n" % (n, n, n) for n in range(40))
+    build = b"mkdir -p build\n/usr/bin/gcc-12 -Wall -c m.c\nm.c:3:5: error: 'y' undeclared\n"
+    calls = []
+    real = shape_diagnostics._COMMAND_RE
+
+    class Counted:
+        def match(self, *args):
+            calls.append(args[1:])
+            return real.match(*args)
+
+    monkeypatch.setattr(shape_diagnostics, "_COMMAND_RE", Counted())
+    assert diagnostics_shape(grep, 40, True, "") is None
+    assert calls == []
+    assert diagnostics_shape(build, 3, True, "") == ("diagnostics, 3 lines: 1 error, 0 warnings, 0 notes: error: 'y' "
+                                                     "undeclared at m.c:3:5 (line 3); line=N reads from one")
+    assert len(calls) == 2
+
+
+@settings(max_examples=1000, deadline=None)
+@example([8191, 100, 200], 8300)  # (the 4th newline the last byte looked at: fewer than 4 ...)
+@example([8191, 100, 200, 300], 8300)  # (... or not)
+@example([8192, 100, 200, 300], 8300)  # (one past the end looked at: not counted)
+@given(st.lists(st.integers(0, 8300), max_size=6), st.integers(8192, 8400))
+def test_dckinds_minified_gate_counts_as_the_count_did(newlines, size):
+    """Samples of 8 KiB or more with 0 to 6 newlines placed anywhere, about the 8 KiB looked at's end too: the
+    ``memchr``-stopped look (``_fewer_newlines``) says what ``count(b"\\n", 0, 8192) <= 3`` said, and the shape is
+    the same as before."""
+    from scratchfs.api import shape_encoded
+
+    unit = b"var a=function(b){return b+1},c="
+    sample = bytearray(unit * (size // len(unit) + 1))[:size]
+    for at in newlines:
+        sample[min(at, size - 1)] = 10
+    sample = bytes(sample)
+    assert shape_encoded._fewer_newlines(sample, 8192, 4) == (sample.count(b"\n", 0, 8192) <= 3)
+    old = shape_encoded._minified(sample, 9, True, "") if sample.count(b"\n", 0, 8192) <= 3 else None
+    assert shape_encoded.encoded_shape(sample, 9, True, "") == old
+
+
+def old_log_lines(head: bytes) -> int:
+    """``shape_log.log_lines`` before (3dc382ed): ``in`` for ``[pod/``, the patterns' indentation a captured group."""
+    prefixed = (b"|" in head and b" | " in head) or (b"[" in head and b"[pod/" in head)
+    return len((shape_log.LOG_LINE_RE if prefixed else shape_log.PLAIN_LOG_LINE_RE).findall(head))
+
+
+def old_java_trace_lines(head: bytes) -> int:
+    """``shape_log.java_trace_lines`` before (3dc382ed): no look for a tab first."""
+    if b"\n\tat " not in head:
+        return 0
+    return head.count(b"\n\tat ") + head.count(b"\n\t... ") + head.count(b"\nCaused by: ")
+
+
+_LOG_PIECES = st.sampled_from([
+    b"\n", b" ", b"  ", b"\t", b"2026-12-05 00:34:34,123 ", b"[2026-12-05T00:34", b"00:34:34", b"Dec  5 00:34",
+    b"Dec 06, 2026 3:11:09 PM ", b"ERROR", b"WARN ", b"INFO", b"INFOx", b"E1205 05:33:56.724479 ",
+    b'time="2026-12-05T05:34', b"level=info ", b"lvl=x ", b"web-1  | ", b"web-1 |", b" | ", b"|", b"[pod/api-7/c] ",
+    b"[pod/", b"[po", b"[", b"\tat com.x.Y.m(Y.java:1)", b"\t... 3 more", b"Caused by: ", b"at ", b"x", b"12"])
+
+
+@settings(max_examples=2000, deadline=None)
+@example(b"\n  [pod/a/b] 2026-12-05 00:34 x\n  ERROR y\n\tat a.B.c(")
+@example(b"\nweb-1  | INFO x\n\t\tat y\n\tat z")
+@given(st.lists(_LOG_PIECES, max_size=60).map(lambda pieces: b"\n" + b"".join(pieces)))
+def test_dckinds_log_lines_and_java_lines_count_as_before(head):
+    """Heads of log lines (timestamps, levels, klog's and logfmt's starts), indented or not, behind docker compose's
+    and kubectl's prefixes or near misses of them (`` |`` alone, ``[pod/`` cut), Java frames and tabs elsewhere:
+    :func:`log_lines` and :func:`java_trace_lines` count what they counted."""
+    assert shape_log.log_lines(head) == old_log_lines(head)
+    for public, counted in shape_log._COUNTED_RES.items():  # (the same matches, no group)
+        assert counted.groups == 0
+        assert [m.span() for m in counted.finditer(head)] == [m.span() for m in public.finditer(head)]
+    assert shape_log.java_trace_lines(head) == old_java_trace_lines(head)
+
+
+def old_v8_gate(sample: bytes) -> bool:
+    """``shape_log._v8_traces``' gate before (3dc382ed): ``bytes.find`` of a frame's start in the last 4 KiB."""
+    return sample.find(b"\n    at ", max(0, len(sample) - 4096)) >= 0
+
+
+@settings(max_examples=1000, deadline=None)
+@example(4000, 4090, 96)  # (a frame's start on the 4 KiB tail's first byte ...)
+@example(4000, 4089, 96)  # (... and one byte before it)
+@given(st.integers(0, 6000), st.integers(0, 6000), st.integers(0, 120))
+def test_dckinds_v8_gate_finds_what_find_found(before, at, after):
+    """An error's line and a V8 frame (``    at f (/a.js:2:3)``) placed anywhere in a text of up to 12 KiB, about the
+    edge of the 4 KiB tail looked at: the gate answers as ``bytes.find`` did, and the traces said are the same as
+    the old gate's (none when it found none)."""
+    filler = b"xyz  at \n" * 700
+    sample = filler[:at] + b"\nError: bad\n    at f (/a.js:2:3)\n" + filler[:after] + b"w" * before
+    frame = sample[-4096:] if len(sample) > 4096 else sample
+    assert (shape_log._V8_HINT_RE.search(sample, max(0, len(sample) - 4096)) is not None) == old_v8_gate(sample)
+    told = shape_log._v8_traces(sample)
+    assert (told[0] != "") == (b"\n    at f" in frame)
+
+
+# --- dcplain: the plain text's steps (scratchfs.api.shape's _plain, _head_rows; json_part.may_follow_text) ---------
+
+_PIECES = st.lists(st.sampled_from([b"", b"\n", b"\n\n", b"\r", b"\r\n", b"a", b"src/x.py:12:", b"y" * 20, b" "]),
+                   max_size=60).map(b"".join)
+
+
+def _head_rows_as_defined(head: bytes) -> int:
+    """``_head_rows`` before its search gate: both counts always."""
+    return max(1, head.count(b"\n") + (not head.endswith(b"\n")) - head.count(b"\n\n"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_PIECES)
+@example(b"")
+@example(b"\n")
+@example(b"a\n\nb")
+@example(b"a\nb\n")
+def test_dcplain_head_rows_gated_as_defined(sample):
+    """The count of newline pairs is skipped when a search finds none: the same rows, blank lines or not."""
+    head = b"\n" + sample
+    assert shape._head_rows(head) == _head_rows_as_defined(head)
+    assert shape._head_rows(sample) == _head_rows_as_defined(sample)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_PIECES, st.sampled_from([None, 0]), st.sampled_from([0, 1, 3]))
+@example(b"", None, 0)
+@example(b"\na", None, 0)  # (a first row empty: the pair is the head's newline and the sample's)
+@example(b"a\n", None, 0)
+@example(b"a\r\nb", None, 0)  # (a row of \r only is blank: no shortcut, though no two newlines meet)
+@example(b"a\n\r\nb", None, 0)
+@example(b"a\nb", None, 1)  # (the head not b"\n" + sample: a byte order mark's, a cut head's)
+def test_dcplain_known_rows_as_head_rows(sample, bare, shift):
+    """``_known_rows`` (the head's rows told by ``line_stats``' rows and blank rows) equals ``_head_rows`` of the
+    head, whether or not the head is the sample's (``shift``: a head taken further on, as after a byte order mark)."""
+    bare = bare if bare is None or b"\r" not in sample.replace(b"\r\n", b"") else None  # (0 only when none is bare)
+    rows, _longest, empty = line_stats(sample, bare)
+    head = b"\n" + sample[shift:]
+    assert shape._known_rows(head, sample, rows, empty) == _head_rows_as_defined(head)
+
+
+def test_dcplain_known_rows_taken():
+    """The shortcut is taken (no newline counted) for a head that is the sample's with no blank row."""
+    class Uncounted(bytes):
+        def count(self, *args):  # type: ignore[override]
+            raise AssertionError("counted")
+
+    sample = b"a:1:x\nb:2:y\n"
+    head = Uncounted(b"\n" + sample)
+    assert shape._known_rows(head, sample, *line_stats(sample)[::2]) == 3
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([b"", b"\n", b"{", b"[", b" ", b"\xef\xbb\xbf", b"a" * 50, b"[n", b"\n[1"]),
+                max_size=140).map(b"".join))
+@example(b"a" + b"x" * 4094 + b"\n[")  # (the bracket the last byte the search sees)
+@example(b"a" + b"x" * 4095 + b"\n[")  # (... and one past it)
+@example(b"{\n[")
+def test_dcplain_may_follow_text_gated_as_defined(head):
+    """``may_follow_text``'s bracket gate (a ``{`` or ``[`` after the first byte, within the bytes searched) never
+    changes its answer."""
+    from scratchfs.api import json_part
+
+    start = head[:16].lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    defined = bool(start) and start not in b"{[" and \
+        re.compile(rb"\n[{\[]").search(head, 0, json_part.MAX_TEXT_BYTES + 1) is not None
+    assert json_part.may_follow_text(head) == defined
+
+
+def test_dcplain_gates_taken(monkeypatch):
+    """Each gate is taken: no pair counted in a head where none is; no search for a line opening JSON in a head
+    with no bracket."""
+    from scratchfs.api import json_part
+
+    class PairsUncounted(bytes):
+        def count(self, sub, *bounds):  # type: ignore[override]
+            assert sub != b"\n\n", "pairs counted"
+            return super().count(sub, *bounds)
+
+    assert shape._head_rows(PairsUncounted(b"\na\nb\n")) == 3
+
+    class Unsearched:
+        def search(self, *args):
+            raise AssertionError("searched")
+
+    monkeypatch.setattr(json_part, "_OPENS_LINE", Unsearched())
+    assert json_part.may_follow_text(b"warning: x\nplain text, no JSON here\n" * 20) is False
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from("ab?,: \x00\x1f\u202e\u2028é…\ud800"), max_size=40), st.integers(1, 40),
+       st.booleans())
+@example("a" * 33, 32, False)
+@example("a" * 32, 32, True)
+def test_dcplain_key_name_as_defined(key, limit, lacked):
+    """``key_name`` of a name with no control character cuts it without ``short_name``'s second scan: the same
+    name."""
+    from scratchfs.api import shape_words
+
+    text = str(key)
+    if shape_words._AMBIGUOUS_RE.search(text) or shape_words._CONTROL_RE.search(text):
+        return  # (the quoted path: unchanged)
+    assert shape_words.key_name(key, limit, lacked) == shape_words.short_name(text, limit) + ("?" if lacked else "")
+
+
+def test_dcplain_key_name_scans_once(monkeypatch):
+    """A plain name is cut without ``short_name`` (which scans it for controls again)."""
+    from scratchfs.api import shape_words
+
+    monkeypatch.setattr(shape_words, "short_name", lambda *args: pytest.fail("scanned again"))
+    assert shape_words.key_name("a" * 40, 32) == "a" * 31 + "…"
+
+
+def _cr_table_as_defined(sample: bytes) -> bool:
+    """``shape_terminal._cr_table`` as it was: ``has_header`` asked before the cheaper test of no newline and no
+    spaced field outside quotes."""
+    import csv
+    import io
+    from itertools import islice
+
+    from scratchfs.api import shape_terminal as terminal
+    from scratchfs.api.shape_table import has_header
+
+    end = min((at for at in (sample.find(b"\r", 0, 4096), sample.find(b"\n", 0, 4096)) if at >= 0), default=-1)
+    if end <= 0 or not any(d in sample[:end] for d in (b",", b"\t", b";")):
+        return False
+    head = sample[: terminal._TABLE_BYTES].decode("utf-8", "replace")
+    outside = terminal._QUOTED.sub("", head)
+    first = terminal._FIRST_LINE.match(outside, 0, 4096)
+    delimiter = max(",\t;", key=first.group().count)
+    if first.end(1) == first.start(1) or first.group().count(delimiter) == 0:
+        return False
+    quoted_only = terminal._BARE_CR_TEXT.search(outside) is None
+    if not quoted_only and first.group(1) != "\r":
+        return False
+    try:
+        records = list(islice(csv.reader(io.StringIO(head, newline=""), delimiter=delimiter),
+                              terminal.REDRAW_PAIRS + 2))
+    except csv.Error:
+        return False
+    records = [record for record in records[:-1] if record]
+    width = len(records[0]) if records else 0
+    if len(records) < 3 or sum(len(record) == width for record in records[1:]) < \
+            terminal._SAME_WIDTH * (len(records) - 1):
+        return False
+    if quoted_only or has_header(records):
+        return True
+    unquoted = [field for line in outside.split("\r", terminal.REDRAW_PAIRS)[: terminal.REDRAW_PAIRS]
+                for field in line.split(delimiter)]
+    return "\n" not in outside and all(field == field.strip(" ") for field in unquoted)
+
+
+_CR_CELLS = st.sampled_from([b"name", b"size", b"12", b"3.5", b" a", b"b ", b"", b'"x\ry"', b'"p\nq"', b"NA",
+                             b"2026-12-06", b"Processed 10 of 500"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda width: st.lists(st.lists(_CR_CELLS, min_size=width, max_size=width),
+                                                         min_size=1, max_size=12)),
+       st.lists(st.sampled_from([b"\r", b"\r", b"\n", b"\r\n", b"\r\r"]), min_size=12, max_size=12),
+       st.sampled_from([b",", b";", b"\t"]))
+@example([[b"name", b"size"], [b"a", b"1"], [b"b", b"2"], [b"c", b"3"]], [b"\r"] * 12, b",")
+@example([[b"name", b"size"], [b" a", b"1"], [b"b", b"2"], [b"c", b"3"]], [b"\r"] * 12, b",")
+@example([[b"name", b"size"], [b"a", b"1"], [b"b", b"2"], [b"c", b"3"]], [b"\r", b"\n"] * 6, b",")
+def test_dcplain_cr_table_as_defined(rows, ends, delimiter):
+    """``_cr_table`` asks ``has_header`` only when the cheaper test says no: the same answer (either says yes),
+    on tables of lines ended by a lone ``\\r``, ``\\n`` or both, with quoted fields holding either, spaced cells."""
+    from scratchfs.api import shape_terminal as terminal
+
+    sample = b"".join(delimiter.join(row) + end for row, end in zip(rows, ends, strict=False))
+    assert terminal._cr_table(sample) == _cr_table_as_defined(sample)
+
+
+def test_dcplain_cr_table_header_unasked(monkeypatch):
+    """A table of lines ended by a lone ``\\r`` with no newline and no spaced field outside quotes is told without
+    weighing its header."""
+    from scratchfs.api import shape_terminal as terminal
+
+    monkeypatch.setattr(terminal, "has_header", lambda rows: pytest.fail("header weighed"))
+    assert terminal._cr_table(b"date,bytes,name\r2026-12-06,12,a\r2026-12-07,30,b\r2026-12-08,4,c\r") is True
+
 
 # --- dctables: the table detectors (_delimited, shape_table, table_start, aligned, pipes, settings, columns) ---
 
-_PIECES = st.sampled_from(["a", "b", "7", " ", ",", ";", "\t", "\n", "\r", "\r\n", "x,y", "1;2", "p\tq", '"'])
+_DCT_PIECES = st.sampled_from(["a", "b", "7", " ", ",", ";", "\t", "\n", "\r", "\r\n", "x,y", "1;2", "p\tq", '"'])
 
 
 def test_dctables_a_delimiter_found_unsteady_is_not_tried_again(monkeypatch):
@@ -28,8 +366,8 @@ def test_dctables_a_delimiter_found_unsteady_is_not_tried_again(monkeypatch):
 
 
 @settings(max_examples=400)
-@given(st.lists(_PIECES, max_size=12).map("".join).filter(lambda s: "\n" not in s and "\r" not in s),
-       st.lists(_PIECES, max_size=40).map("".join), st.sampled_from(table_start.DELIMITERS))
+@given(st.lists(_DCT_PIECES, max_size=12).map("".join).filter(lambda s: "\n" not in s and "\r" not in s),
+       st.lists(_DCT_PIECES, max_size=40).map("".join), st.sampled_from(table_start.DELIMITERS))
 def test_dctables_steady_counts_as_the_plain_loop(line, after, delimiter):
     """``_steady``'s counts at C speed against the loop over the lines it stands for."""
     lines = [piece for piece in re.split(r"\r\n|\r|\n", after)[:20] if piece]

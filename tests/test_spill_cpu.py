@@ -157,6 +157,10 @@ def both(sample: bytes, size: int, lines: int) -> tuple[tuple, tuple]:
             counts.sub("", new.text) == counts.sub("", old.text):
         reject()  # (the same: a lone \r ends a row, so the rows are counted at it too)
     first = sample.split(b"\n", 1)[0]
+    if old.content_type == "csv" != new.content_type and old.text.startswith("TSV") and \
+            all(line[:1] in (b"\t", b"") for line in sample[:shape_table.HEAD_CHARS].split(b"\n")[:-1]):
+        reject()  # lines indented by a tab (ldd's) are no table since branch devout1: a first column empty on every
+        # line is no column ('\t00000' lines, a fresh example of 2026-12-06 that fails on 3dc382e too)
     if "csv" in (new.content_type, old.content_type) and b"\t" in first and b"," in first and new != old:
         reject()  # a header holding tabs and commas is split as the lines after it split (since 2026-12-05, fixt:
         # a git log whose first subject holds more commas than the line has tabs): to the reference, at its tabs
@@ -611,6 +615,7 @@ JSON_BODIES = (b"[" + b'{"id": 1, "v": "\xc3\xa9"}, ' * 1500, b"{" + b'"a": 1, "
 
 @settings(max_examples=200, deadline=None)
 @example(JSON_BODIES[0], 0, b"", 9, b"")
+@example(b"\t00000\n", 0, b"", 5, b"")
 @example(JSON_BODIES[1], 3, b"\xff", 9, b" " * 300)
 @given(st.one_of(CONTENTS, st.sampled_from(JSON_BODIES)),
        st.integers(0, 40), st.sampled_from([b"", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xe2\x82",

@@ -73,6 +73,8 @@ def may_follow_text(head: bytes) -> bool:
     start = head[:16].lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     if not start or start in b"{[":
         return False
+    if head.find(b"{", 1, MAX_TEXT_BYTES + 1) < 0 and head.find(b"[", 1, MAX_TEXT_BYTES + 1) < 0:
+        return False  # (the search's bracket, after its newline, within its bytes: memchr finds none in 0.1 us)
     return _OPENS_LINE.search(head, 0, MAX_TEXT_BYTES + 1) is not None
 
 

@@ -61,6 +61,17 @@ _COMMAND_RE = re.compile(rb"(?:make(?:\[\d{1,4}\])?: |\[ {0,2}\d{1,3}%\] |(?:[^\
 """How a build's first line starts when it is a command ``make`` echoes (``gcc -Wall -c m.c``, ``/usr/bin/cc ...``,
 ``x86_64-linux-gnu-gcc-12 ...``), its ``make[1]: Entering directory`` or CMake's ``[ 50%] Building C object``: the
 mark that the next lines are looked at (a match at the start)."""
+_NAMES = rb"(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|cpp|ld|ar|as|nvcc|icc|icpx|mpicc)"  # (_COMMAND_RE's, its order)
+_NAME_ENDS = (rb"(?<=[c+gpdrsx\d])(?= )(?:(?<=[/-](?:cc|ld|ar|as))|(?<=[/-](?:gcc|g\+\+|c\+\+|cpp|icc))|"
+              rb"(?<=[/-](?:nvcc|icpx))|(?<=[/-](?:clang|mpicc))|(?<=[/-]clang\+\+)|"
+              rb"(?<=[c+gpdrsx]-\d)|(?<=[c+gpdrsx]-\d\d)|(?<=[c+gpdrsx]-\d\d\d))")
+_COMMAND_LINE_RE = re.compile(rb"(?:[^\n]*+\n){0,7}?(?:make(?:\[\d{1,4}\])?: |\[ {0,2}\d{1,3}%\] |" + _NAMES
+                              + rb"(?:-\d{1,3})? |\S*+" + _NAME_ENDS + rb" )")
+"""Whether one of a sample's first 8 lines may start as :data:`_COMMAND_RE` matches (a match at the start, within
+:data:`_PREAMBLE_BYTES`): a necessary condition of it, in one C call and no backtracking of a path's parts. A compiler's
+command's first word (``/usr/bin/x86_64-linux-gnu-gcc-12``: all of ``_COMMAND_RE``'s path, prefix, name and version,
+none of them a space) is the line's first run of bytes that are no space, a space after it; it is a name alone, or it
+ends with a name after ``/`` or ``-``, or with a name's last byte, ``-`` and a version's digits."""
 _PREAMBLE_LINES = 8  # lines a build tool writes before the first diagnostic (make's commands) that are looked past
 _PREAMBLE_BYTES = 8192  # (a compiler's command line runs long: its flags)
 _BLOCK_RE = re.compile(rb"\n([^\s][^\r\n]{0,300})\r?\n *--> ([^\r\n]{1,300})")
@@ -119,6 +130,8 @@ def _after_commands(sample: bytes) -> bool:
     build's command (:data:`_COMMAND_RE`) and one of those after it starts a GNU diagnostic, as ``make`` writes each
     command before what the compiler says -- after the commands of a rule that makes no object first (``mkdir -p
     build``, ``echo``): a match at each line's start."""
+    if _COMMAND_LINE_RE.match(sample, 0, _PREAMBLE_BYTES) is None:  # (none of the lines is a command: 2 us, where
+        return False  # a match of _COMMAND_RE at each line's start took 10 on 4 KiB of grep output)
     commanded = _COMMAND_RE.match(sample) is not None
     at = sample.find(b"\n", 0, _PREAMBLE_BYTES)
     for _ in range(_PREAMBLE_LINES):

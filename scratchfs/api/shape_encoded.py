@@ -39,9 +39,20 @@ def encoded_shape(sample: bytes, lines: int, complete: bool, scope: str, size: i
     size = len(sample) if size is None else size
     if _BASE64_HEAD_RE.fullmatch(sample, 0, _HEAD_BYTES) is not None:
         return _base64(sample, lines, complete, size)
-    if len(sample) >= _MINIFIED_BYTES and sample.count(b"\n", 0, _MINIFIED_BYTES) <= 3:
+    if len(sample) >= _MINIFIED_BYTES and _fewer_newlines(sample, _MINIFIED_BYTES, 4):
         return _minified(sample, lines, complete, scope)
     return None
+
+
+def _fewer_newlines(sample: bytes, end: int, most: int) -> bool:
+    """Whether ``sample[:end]`` holds fewer than ``most`` newlines: a ``memchr`` a newline, stopped at the ``most``-th
+    (text's first lines: a few bytes read, where a count read all 8 KiB, 5 us)."""
+    at = -1
+    for _ in range(most):
+        at = sample.find(b"\n", at + 1, end)
+        if at < 0:
+            return True
+    return False
 
 
 def _base64(sample: bytes, lines: int, complete: bool, size: int) -> str | None:

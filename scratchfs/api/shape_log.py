@@ -65,6 +65,11 @@ PLAIN_LOG_LINE_RE = re.compile(rb"\n(?=([ \t]*))\1" + _LOG_LINE)
 LOG_LINE_RE = re.compile(rb"\n(?=([ \t]*))\1(?:[\w.-]{0,63}[-_]\d{1,4} +\| |\[pod/[\w.-]{1,253}/[\w.-]{1,63}\] )?"
                          + _LOG_LINE)
 """... behind docker compose's or kubectl logs --prefix's prefix too."""
+_COUNTED_RES = {pattern: re.compile(pattern.pattern.replace(rb"(?=([ \t]*))\1", rb"[ \t]*+", 1))
+                for pattern in (PLAIN_LOG_LINE_RE, LOG_LINE_RE)}
+"""Each as :func:`log_lines` counts its matches: the indentation taken possessively, no group captured (the same
+matches, 4 against 5 us on 4 KiB of text that is no log)."""
+_POD_RE = re.compile(rb"\[pod/")  # (the engine's search for a literal: 1.3 against 2.4 us for ``in`` on 4 KiB)
 _KLOG_RES = tuple((name, re.compile(letter + rb"\d{4} \d{2}:\d{2}:\d{2}\.\d{6} +\d+ [^\s\]]+:\d+\] "))
                   for letter, name in ((b"E", "ERROR"), (b"W", "WARNING"), (b"F", "FATAL")))
 """klog's header of each severe level, in full (its thread id, ``file.go:line]``): a letter, then a date."""
@@ -105,6 +110,7 @@ _JAVA_TOP_RE = re.compile(rb"\n(" + _CAUSED + rb"|[^\t\n\r ])[^\n]*+\n\tat [^\s(
 """A line not indented or empty over a Java frame: the group is ``Caused by: `` (a cause) or the line's first character
 (a trace's exception). A frame's line is passed over at its tab, so that only the few others are read through."""
 _V8_HINT = b"\n    at "
+_V8_HINT_RE = re.compile(re.escape(_V8_HINT))  # (the engine's search: 1.9 against 2.5 us for bytes.find on 4 KiB)
 _V8_TAIL = 4096  # the bytes at a sample's end looked at for V8's frames (an uncaught error's last frames)
 _V8_TOP_RE = re.compile(rb"\n([^\s][^\r\n]{0,300})\r?\n    at (?:[^\r\n]{0,300}\()?[^\r\n()]{1,400}:\d+:\d+\)?"
                         rb"\r?(?=\n|\Z)")
@@ -121,8 +127,8 @@ _DIGITS_RE = re.compile(rb"\d+")
 def log_lines(head: bytes) -> int:
     """The lines of ``head`` (a newline, then a text's first bytes) that start as a log's (:data:`PLAIN_LOG_LINE_RE`;
     :data:`LOG_LINE_RE` when it holds `` | `` or ``[pod/``, the words of a prefix). Never raises."""
-    prefixed = (b"|" in head and b" | " in head) or (b"[" in head and b"[pod/" in head)
-    return len((LOG_LINE_RE if prefixed else PLAIN_LOG_LINE_RE).findall(head))
+    prefixed = (b"|" in head and b" | " in head) or (b"[" in head and _POD_RE.search(head) is not None)
+    return len(_COUNTED_RES[LOG_LINE_RE if prefixed else PLAIN_LOG_LINE_RE].findall(head))
 
 
 class Told(NamedTuple):
@@ -202,7 +208,7 @@ def java_trace_lines(head: bytes) -> int:
     """The lines of ``head`` (a newline, then a text's first bytes) that are a Java stack trace's frames, ``... N
     more`` or ``Caused by:`` lines (``Throwable.printStackTrace``'s layout): a log line's trace (java.util.logging's
     ``SEVERE`` record, log4j's, logback's) is no line of text against the log's. Never raises."""
-    if b"\n\tat " not in head:
+    if b"\t" not in head or b"\n\tat " not in head:  # (a tab found by memchr first: 0.3 against 3 us on 4 KiB)
         return 0
     return head.count(b"\n\tat ") + head.count(b"\n\t... ") + head.count(b"\nCaused by: ")
 
@@ -255,7 +261,7 @@ def _v8_traces(sample: bytes) -> tuple[str, int | None]:
     when ``\\n    at `` stands in the sample's last :data:`_V8_TAIL` bytes, where a process's uncaught error ends
     its output: a search of the whole sample cost 0.2-0.5 ms on 512 KiB of any text, of 4 KiB 2-3 us (a log's
     traces printed earlier, with none at its end, go untold)."""
-    if sample.find(_V8_HINT, max(0, len(sample) - _V8_TAIL)) < 0:
+    if _V8_HINT_RE.search(sample, max(0, len(sample) - _V8_TAIL)) is None:
         return "", None
     text = b"\n" + sample  # (a trace on the first line stands after a newline too)
     start = text.rfind(b"\n", 0, text.find(_V8_HINT))  # (the line before the first frame)

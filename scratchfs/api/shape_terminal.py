@@ -262,10 +262,12 @@ def _cr_table(sample: bytes) -> bool:
     width = len(records[0]) if records else 0
     if len(records) < 3 or sum(len(record) == width for record in records[1:]) < _SAME_WIDTH * (len(records) - 1):
         return False
-    if quoted_only or has_header(records):
+    if quoted_only:
         return True
-    unquoted = [field for line in outside.split("\r", REDRAW_PAIRS)[:REDRAW_PAIRS] for field in line.split(delimiter)]
-    return "\n" not in outside and all(field == field.strip(" ") for field in unquoted)
+    unquoted = (field for line in outside.split("\r", REDRAW_PAIRS)[:REDRAW_PAIRS] for field in line.split(delimiter))
+    if "\n" not in outside and all(field == field.strip(" ") for field in unquoted):
+        return True  # (told before has_header, which weighs every cell's type: either says yes, the cheaper first)
+    return has_header(records)
 
 
 def _redraw(before: bytes, after: bytes) -> bool:

@@ -184,8 +184,8 @@ def key_name(key: object, limit: int = 32, lacked: bool = False) -> str:
     if _AMBIGUOUS_RE.search(text) or _CONTROL_RE.search(text):  # (a control character as its JSON escape here)
         name = json.dumps(text if len(text) <= limit else text[: limit - 1] + "…", ensure_ascii=False)
         name = _CONTROL_RE.sub(lambda found: f"\\u{ord(found[0]):04x}", name)  # (what JSON left as itself)
-    else:
-        name = short_name(text, limit)
+    else:  # (short_name of a text the search found no control in: its cut alone, not its scan again)
+        name = text if len(text) <= limit else text[: limit - 1] + "…"
     return name + ("?" if lacked else "")
 
 

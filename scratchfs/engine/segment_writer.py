@@ -112,7 +112,9 @@ class SegmentWriter:
             seg = self._segment(parts)
             offset = seg.end
             try:
-                safe_fs.write_all(seg.fd, [header, blob], offset)
+                written = os.pwritev(seg.fd, (header, blob), offset)  # (write_all's views for a short write only)
+                if written != RECORD_BYTES + len(blob):
+                    safe_fs.write_all(seg.fd, [(header + bytes(blob))[written:]], offset + written)
                 if self._durable:
                     os.fsync(seg.fd)
             except OSError as exc:

@@ -288,11 +288,28 @@ class Index(IndexOpening, ScaleQueries):
 
         def body(conn: sqlite3.Connection) -> list[bool | ScratchError]:
             outcomes: list[bool | ScratchError] = []
-            for entry, newlines, check in rows:
+            if any(entry.kind != "handle" for entry, _, _ in rows):  # (a scratchpad row replaces one: _put's way)
+                for entry, newlines, check in rows:
+                    try:
+                        outcomes.append(self._put(conn, entry, newlines, check, (None, None))[0])
+                    except StorageError as exc:  # its blob left its place some other way: this row alone is refused
+                        outcomes.append(exc)
+                return outcomes
+            inserts = []  # spills' new rows (nothing to replace, no quota), as _put writes each: in one executemany
+            for e, newlines, check in rows:
                 try:
-                    outcomes.append(self._put(conn, entry, newlines, check, (None, None))[0])
+                    written = bool(check())
                 except StorageError as exc:  # its blob left its place some other way: this row alone is refused
                     outcomes.append(exc)
+                    continue
+                if written:
+                    inserts.append((e.kind, e.run_id, e.agent_id, e.key, e.blob, e.size, e.stored_size, e.frames,
+                                    e.lines, e.preview, e.source_tool, e.content_type, e.shape, e.created_at,
+                                    e.expires_at, e.ttl, newlines))
+                else:  # a delete of its run or agent moved the blob away: the write is ordered before it
+                    self.overtaken(conn, e.run_id, e.agent_id, e.kind, e.key)
+                outcomes.append(written)
+            conn.executemany(_UPSERT, inserts)
             return outcomes
 
         blobs = [entry.blob for entry, _, _ in rows]  # a failed COMMIT that took effect shows in any row written
