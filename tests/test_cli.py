@@ -280,6 +280,15 @@ def test_help_documents_every_command_and_the_exit_codes():
                 assert param.human_readable_name in command.help, (name, param.human_readable_name)
 
 
+def test_the_programs_help_names_the_fleet_settings():
+    """``scratchfs --help`` said the store lives at --root, $SCRATCHFS_ROOT or the cache directory, and nothing of a
+    fleet's store: a user with the README's $SCRATCHFS_INDEX in mind found it only in each command's --help
+    (newuser18). It names the options and the variables that open one now."""
+    top = " ".join(CliRunner().invoke(main, ["--help"]).output.split())
+    for said in ("--index URL", "--blobs URL", "$SCRATCHFS_INDEX", "$SCRATCHFS_BLOBS", "PostgreSQL index and S3 blobs"):
+        assert said in top, said
+
+
 def test_readme_documents_every_command():
     with open(os.path.join(os.path.dirname(__file__), "..", "README.md"), encoding="utf-8") as f:
         text = f.read()

@@ -200,6 +200,38 @@ def test_every_setting_the_server_reads_from_the_environment_is_an_option_too(tm
         assert Path(store.blobs.path("run-1", "agent-1", entry.blob)).is_file()
 
 
+def test_a_fleet_server_says_on_stderr_its_index_and_blobs_as_the_readme_does(tmp_path, postgres_dsn, pg_schema,
+                                                                             s3_env):
+    """A fleet server's first stderr line (what a client keeps in its log to tell which store it serves) was the
+    store's repr, ``serving ScratchStore(root='...', index='...', blobs='...')``, where the README and a server not
+    open yet say ``serving the store with index postgresql://... and blobs s3://...`` -- and it named the root, which
+    on a fleet host holds no data (newuser18). Now the same words, no password, no query."""
+    import json
+    import subprocess
+    from urllib.parse import urlsplit, urlunsplit
+
+    from tests.services import postgres_url
+
+    from .mcp_support import client_params
+
+    url = urlsplit(postgres_url(postgres_dsn, pg_schema))
+    login = url.netloc.rpartition("@")[0]
+    if url.password is None and login:  # (trust auth: a password the server ignores, which the line must not show)
+        url = url._replace(netloc=f"{login}:s3cret@{url.netloc.rpartition('@')[2]}")
+    index = urlunsplit(url)
+    shown = f"postgresql://{url.username + '@' if url.username else ''}{url.netloc.rpartition('@')[2]}{url.path}"
+    params = client_params("mcp", "--root", str(tmp_path / "host-a"), "--run", "run-1", "--agent", "agent-1",
+                           "--index", index, "--blobs", s3_env, env=aws_environment())
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": ERAS[0], "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    done = subprocess.run([params.command, *params.args], input=json.dumps(initialize).encode() + b"\n",
+                          env=params.env, cwd=params.cwd, capture_output=True, timeout=120)
+    assert json.loads(done.stdout.splitlines()[0])["id"] == 1, done
+    first = done.stderr.decode().splitlines()[0]
+    assert first == (f"scratchfs mcp: serving the store with index {shown} and blobs {s3_env}; run 'run-1', "
+                     f"agent 'agent-1'"), first
+
+
 def test_the_fleet_index_and_blobs_are_options_of_the_server(tmp_path, postgres_dsn, pg_schema, s3_env):
     """$SCRATCHFS_INDEX / $SCRATCHFS_BLOBS could only come from the environment, which an MCP client does not pass
     on: --index and --blobs open the fleet store with none of the SCRATCHFS_* variables set."""

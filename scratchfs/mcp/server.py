@@ -31,6 +31,7 @@ from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import TOOL_SPECS, check_arguments, tool_specs
+from scratchfs.engine.backend_urls import local_blobs
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import SWEEP_INTERVAL
@@ -179,6 +180,14 @@ def run_scratch_tool(resolver: ScopeResolver, name: str, arguments: Mapping[str,
     return text_result(reply_text(result), structured=result)  # (the calls its note names: structured alone)
 
 
+def fleet_name(store: ScratchStore) -> str:
+    """An open store with a ``postgresql://`` index as a start-up line says it, in the words of one not open yet
+    (:func:`~scratchfs.api.deferred_store.store_name`: no password, no query), its root named only when it holds the
+    blobs: ``the store with index postgresql://scratch@db:5432/platform and blobs s3://agent-scratch/prod``."""
+    where = store_name({"index": store.index_url, "blobs": store.blobs_url})
+    return f"{where} under {store.root}" if local_blobs(store.blobs_url) else where
+
+
 def announce(face: str, resolver: ScopeResolver) -> None:
     """Say on stderr, in one line, which store and scope the server ``face`` serves through ``resolver`` (a client
     that started it without its fleet settings otherwise found its handles 'not found' in a local store it did not
@@ -192,7 +201,7 @@ def announce(face: str, resolver: ScopeResolver) -> None:
         where = (f"{opener.name}, not open yet ({opener.failure}; its tools answer 'storage' errors until it opens, "
                  f"tried again every {opener.retry:g} s)")
     else:
-        where = f"the local store at {store.root}" if store.embedded else repr(store)  # type: ignore[union-attr]
+        where = f"the local store at {store.root}" if store.embedded else fleet_name(store)  # type: ignore[arg-type]
     try:
         sys.stderr.write(one_line(f"scratchfs {face}: serving {where}; {scope}") + "\n")
         sys.stderr.flush()
@@ -360,5 +369,5 @@ def run(root: str | None, run_id: str | None, agent_id: str | None, sweep_interv
             raise interrupt_of(group) or group from None
 
 
-__all__ = ["META_AGENT_ID", "META_PREFIX", "META_RUN_ID", "ScopeResolver", "announce", "build_server",
+__all__ = ["META_AGENT_ID", "META_PREFIX", "META_RUN_ID", "ScopeResolver", "announce", "build_server", "fleet_name",
            "initialize_first", "malformed_calls", "run", "run_scratch_tool", "scratch_tools", "store_name"]
