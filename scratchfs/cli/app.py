@@ -273,11 +273,11 @@ def stdout_bytes() -> Any:
 def main(ctx: click.Context, root: str | None, run_id: str | None, agent_id: str | None) -> None:
     """scratchfs: an out-of-context scratch store for LLM agents.
 
-    Large tool results are spilled under a handle, read back (read-handle) by byte range, lines, match or structure
-    (jq over JSON, JSON-lines records, CSV/TSV rows, the text of HTML or terminal output, CSS selectors); keep a
-    per-run scratchpad. The store lives at --root, else $SCRATCHFS_ROOT, else the user cache directory; a fleet's (a
-    PostgreSQL index and S3 blobs) at --index URL and --blobs URL, or $SCRATCHFS_INDEX and $SCRATCHFS_BLOBS.
-    --root, --run and --agent may come before the command or after it.
+    Large tool results are spilled under a handle, read back (read-handle) by byte range, by lines, by substring or
+    pattern match, or by structure: a jq filter over JSON, JSON-lines records, CSV/TSV rows, the text of an HTML
+    page (or terminal output) and of what a CSS selector matches; keep a per-run scratchpad. The store lives at
+    --root, else $SCRATCHFS_ROOT, else the user cache directory; a fleet's (a PostgreSQL index and S3 blobs) at
+    --index URL and --blobs URL, or $SCRATCHFS_INDEX and $SCRATCHFS_BLOBS. --root, --run, --agent: before or after.
     """
     ctx.obj = {"root": root, "run_id": run_id, "agent_id": agent_id}
     for line in misspelt_variables(ctx.command, os.environ):
