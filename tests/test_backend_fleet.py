@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from scratchfs import Deleted, InvalidArgument, NotFound, Observation, ScratchStore, StorageError
+from scratchfs import Changed, Deleted, InvalidArgument, NotFound, Observation, ScratchStore, StorageError
 from scratchfs.foundation.checks import new_token
 from tests.fleet_host import content
 from tests.services import free_port, postgres_url
@@ -475,3 +476,37 @@ def test_an_object_removed_after_an_earlier_delete_of_its_run_fails_the_write(fl
     monkeypatch.setattr(store.blobs, "write", write)
     with pytest.raises(Refused, match="was removed before its row was written: nothing stored"):
         scope.spill(b"second life " * 5000, source_tool="t")
+
+
+@pytest.mark.parametrize("delete", ["run", "agent"])
+def test_a_stream_whose_run_or_agent_another_host_deletes_midway_says_deleted(fleet, delete):
+    # an object store keeps no object open for a reader: a delete of the run (or agent) on another host while
+    # iter_content streams a blob ends the stream with the entry's Deleted, as a fresh read says it, not the object
+    # store's StorageError "... is gone (deleted while it was being read)" (newuser18); the chunks before it are sound
+    writer, other = fleet("a"), fleet("b")
+    rng = random.Random(5)
+    whole = rng.randbytes(12 << 20)  # (incompressible: more than the 4 MiB a reader gets from the store at a time)
+    handle = writer.scope("run-s", "agent-s").spill(whole, source_tool="t").handle
+    writer.flush()
+    chunks = other.scope("run-s", "agent-s").iter_content("handle", handle)
+    got = [next(chunks)]
+    writer.delete_run("run-s") if delete == "run" else writer.delete_agent("run-s", "agent-s")
+    with pytest.raises(Deleted, match=f"deleted with its {delete}"):
+        got.extend(chunks)
+    assert whole.startswith(b"".join(got)) and len(got) < 96  # (frames read before the delete are sound)
+
+
+def test_a_value_another_host_writes_again_while_streamed_says_changed(fleet):
+    # (the same for a scratchpad value written again: its old object is deleted, and the stream ends in Changed,
+    # which says to read it again from its start, not in StorageError)
+    writer, other = fleet("a"), fleet("b")
+    whole = random.Random(6).randbytes(12 << 20)
+    writer.scope("run-s", "agent-s").scratch_write("notes", whole)
+    writer.flush()
+    chunks = other.scope("run-s", "agent-s").iter_content("scratch", "notes")
+    got = [next(chunks)]
+    writer.scope("run-s", "agent-s").scratch_write("notes", b"new")
+    with pytest.raises(Changed, match="written again while it was read"):
+        got.extend(chunks)
+    assert whole.startswith(b"".join(got))
+    assert b"".join(other.scope("run-s", "agent-s").iter_content("scratch", "notes")) == b"new"

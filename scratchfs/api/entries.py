@@ -373,11 +373,20 @@ class Entries:
             try:
                 return attempt(entry, newlines)
             except FileNotFoundError:
-                again = index.lookup(run_id, agent_id, kind, key, self.now())
-                lost = again is not None and again.blob == entry.blob
-                if again is None or lost:
-                    break
+                lost, gone = self.gone(entry)
+                if gone is not None:
+                    raise gone from None
         raise self.not_found(run_id, agent_id, kind, key, lost=lost)
+
+    def gone(self, entry: Entry) -> tuple[bool, NotFound | None]:
+        """After ``entry``'s blob was found gone while read: ``(lost, error)``. ``lost``: its row is still live with
+        that blob (removed from outside the store); ``error``: the :class:`NotFound` to raise (Expired, Deleted: the
+        entry is gone too, or lost), else ``None``: the key names another blob now (an overwrite: read it again).
+        Raises StorageError, StoreBusy."""
+        run_id, agent_id, kind, key = entry.run_id, entry.agent_id, entry.kind, entry.key
+        again = self.index.lookup(run_id, agent_id, kind, key, self.now())
+        lost = again is not None and again.blob == entry.blob
+        return lost, self.not_found(run_id, agent_id, kind, key, lost=lost) if again is None or lost else None
 
     def _cap(self, run_id: str, agent_id: str, kind: str, key: str, now: float) -> bool:
         """Cap the expiry of an entry born in the future at ``now + ttl``; False if the index refused (a read-only

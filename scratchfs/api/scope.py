@@ -425,8 +425,11 @@ class Scope:
         none of the bytes given.
 
         Raises:
-            InvalidArgument: a bad kind, a malformed handle or key. NotFound (Expired, Deleted): no live entry.
-            CorruptBlob: a damaged blob (raised by the chunk that meets the damage: the chunks before it are sound).
+            InvalidArgument: a bad kind, a malformed handle or key. NotFound (Expired, Deleted): no live entry;
+            or, from a later chunk, an object store's blob deleted by another host half-way (a local file stays
+            readable): the entry's Deleted or Expired, Changed for a value written again (the chunks before are
+            sound). CorruptBlob: a damaged blob (raised by the chunk that meets the damage: the chunks before it are
+            sound).
             StorageError, StoreBusy, StoreClosed.
         """
         return self.open_content(kind, key)[1]
@@ -440,7 +443,7 @@ class Scope:
         key = checks.check_handle(key) if kind == "handle" else checks.check_key(key)
         opened = self._entries.open(self.run_id, self.agent_id, kind, key)
         try:
-            chunks = self._chunks(opened, key)
+            chunks = self._chunks(opened, key, self._entries)
             next(chunks)  # into its ``with``: dropped or closed from now on, even unread, it closes the blob
         except BaseException:
             opened.close()
@@ -448,15 +451,23 @@ class Scope:
         return opened.entry, chunks
 
     @staticmethod
-    def _chunks(opened: OpenEntry, key: str) -> Iterator[bytes]:
-        """The chunks of :meth:`iter_content`, after one empty chunk the caller takes at once (see there)."""
+    def _chunks(opened: OpenEntry, key: str, entries: Entries) -> Iterator[bytes]:
+        """The chunks of :meth:`iter_content`, after one empty chunk the caller takes at once (see there). A blob
+        gone half-way (an object store's: its object deleted by another host, where no open reader holds it) ends
+        them with the entry's :class:`NotFound` (Deleted with its run, Expired), as a read after it would say, or
+        :class:`Changed` (a scratchpad value written again)."""
         with opened:
             frames = opened.reader.iter_frames(ahead=True)
             try:
                 yield b""
                 while True:
                     with reading(key):
-                        chunk = next(frames, None)
+                        try:
+                            chunk = next(frames, None)
+                        except FileNotFoundError:
+                            raise entries.gone(opened.entry)[1] or Changed(
+                                f"{key} was written again while it was read, and an object store keeps no old "
+                                "value for its readers: read it again from its start") from None
                     if chunk is None:
                         return
                     if chunk[1]:  # (an empty content is one empty frame: no chunk)
