@@ -53,6 +53,7 @@ from scratchfs.foundation.errors import (
     NotFound,
     QuotaExceeded,
     ScratchError,
+    StorageError,
     StoreClosed,
     storage_error,
 )
@@ -186,8 +187,9 @@ class Entries:
                                             max_item_weight=MAX_CACHED_VALUE_BYTES)
         self.behind: WriteBehind | None = None
         """Where a small spill's row is queued (:mod:`scratchfs.engine.write_behind`), set by the store."""
-        self.recover: Callable[[], object] | None = None
-        """Restores rows of dead writers' journals (set by the store): tried once before a handle is NotFound."""
+        self.recover: Callable[[], ScratchError | None] | None = None
+        """Restores rows of dead writers' journals (set by the store): tried once before a handle is NotFound; returns
+        the error that left one unrecovered, or None."""
 
     def drop_value_cache(self) -> None:
         """Stop serving whole scratchpad values from memory: from now on every read goes to the blob (after blobs
@@ -349,19 +351,24 @@ class Entries:
 
         Raises:
             NotFound: no live entry (or its blob is gone). StoreClosed: the store is closed. StorageError: a spill
-            acknowledged whose row waits in the write-behind queue (:meth:`WriteBehind.check_not_queued`).
+            acknowledged whose row waits in the write-behind queue (:meth:`WriteBehind.check_not_queued`), or a
+            handle not found while a dead writer's journal, which may hold it, cannot be recovered (disk full).
         """
         self.check_open()
         index = self.index
-        recover, lost = self.recover if kind == "handle" else None, False
+        recover, lost, failed = self.recover if kind == "handle" else None, False, None
         for _ in range(5):
             now = self.now()
             found = index.lookup_with_lines(run_id, agent_id, kind, key, now)
             if found is None and recover is not None:
-                recover, _ = None, recover()  # a killed writer's spill: its row restored from its journal, once
+                recover, failed = None, recover()  # a killed writer's spill: its row restored from its journal, once
                 found = index.lookup_with_lines(run_id, agent_id, kind, key, self.now())
             if found is None and self.behind is not None:  # acknowledged, its row not committable now: no NotFound
                 self.behind.check_not_queued(run_id, agent_id, kind, key)
+            if found is None and failed is not None and index.gone(run_id, agent_id, kind, key, self.now()) is None:
+                raise StorageError(f"handle {key!r} is not in the index, but a stopped writer's spills could not be "
+                                   f"given their rows ({failed}): it may be one of them; read it again once space is "
+                                   "freed (a sweep, delete-run) -- they are recovered then, nothing is lost")
             if found is None:
                 break
             entry, newlines = found

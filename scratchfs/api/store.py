@@ -177,8 +177,18 @@ class ScratchStore:
         if s.index_write_behind:
             entries.behind = write_behind(self.index, self.blobs, durable=s.durable, busy_timeout=s.busy_timeout,
                                           delete_lock=lambda: entries.delete_lock(False))
-        entries.recover = self.recover
+        entries.recover = self._recover_for_read
         self.recover(quiet=True)
+
+    def _recover_for_read(self) -> ScratchError | None:
+        """:meth:`recover` before a handle is reported not found: the error that left a dead writer's journal
+        unrecovered (logged), or None."""
+        try:
+            recover_journals(self)
+        except ScratchError as exc:
+            log.warning("scratchfs: cannot recover the write-behind journals (%s); the next sweep tries again", exc)
+            return exc
+        return None
 
     def recover(self, quiet: bool = False) -> int:
         """Restore the rows of spills a killed process acknowledged but never committed

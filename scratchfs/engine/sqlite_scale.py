@@ -3,15 +3,16 @@
 A mixin of :class:`scratchfs.engine.sqlite_index.Index` (it uses the index's ``conn``/``read``/``write``); kept apart
 so the index module stays readable. Every statement here is one short transaction or one bounded read.
 
-* **Deletes in batches.** ``delete_run``/``delete_agent`` first record the scope in ``deleted_scopes`` with
-  ``upto`` = the largest row id at that instant (:meth:`ScaleQueries.hide_scope`, one short transaction under the
-  exclusive delete lock, see :mod:`scratchfs.engine.local_blobs`). From that commit on, every row of the scope with
-  ``id <= upto`` is invisible to lookups, listings, usage and quota (:data:`VISIBLE`), and a read of one says
-  Deleted. The rows are then deleted in batches of :data:`DELETE_BATCH_ROWS` (:meth:`ScaleQueries.drain_scope`),
-  each its own transaction, and the record goes with the last batch. A new row always gets an id above every
-  ``upto`` (:data:`NEXT_ID`), so a write committed after the delete survives it; a scratchpad row overwritten after
-  the delete is replaced by a new row (:meth:`ScaleQueries.replace_hidden`). A delete that crashed half-way is
-  finished by the next sweep (:meth:`ScaleQueries.pending_deletes`).
+* **Deletes in batches.** ``delete_run``/``delete_agent`` first record the scope in ``deleted_scopes`` with ``upto`` =
+  the largest row id at that instant (:meth:`ScaleQueries.hide_scope`, one short transaction under the exclusive delete
+  lock, see :mod:`scratchfs.engine.local_blobs`). From that commit on, every row of the scope with ``id <= upto`` is
+  invisible to lookups, listings, usage and quota (:data:`VISIBLE`), and a read of one says Deleted. The rows are then
+  deleted in batches of :data:`DELETE_BATCH_ROWS` (:meth:`ScaleQueries.drain_scope`), each its own transaction, and the
+  record goes with the last batch, leaving a tombstone of the scope (kind and key empty) that a write the delete
+  overtook is told deleted by (:meth:`ScaleQueries.overtaken`). A new row always gets an id above every ``upto``
+  (:data:`NEXT_ID`), so a write committed after the delete survives it; a scratchpad row overwritten after the delete is
+  replaced by a new row (:meth:`ScaleQueries.replace_hidden`). A delete that crashed half-way is finished by the next
+  sweep (:meth:`ScaleQueries.pending_deletes`).
 * **Clock steps.** An entry is *born* at ``expires_at - ttl`` (written, or last refreshed). One born in the future
   (the clock stepped back since) has ``expires_at`` capped at ``now + ttl`` (:meth:`ScaleQueries.cap_future`, by the
   index ``entries_born``), so it outlives its TTL by no more than the step, and by no more than its TTL.
@@ -110,9 +111,11 @@ class ScaleQueries:
             conn.executemany("DELETE FROM entries WHERE id = ?", [(r[0],) for r in rows])
             conn.executemany("INSERT OR REPLACE INTO gone VALUES (?, ?, ?, ?, ?, ?)",
                              [(run_id, r[1], r[2], r[3], reason, now) for r in rows if r[4] > now])
-            if len(rows) < want:
+            if len(rows) < want:  # the delete's mark goes; its tombstone of the scope (kind and key '') stays
                 conn.execute("DELETE FROM deleted_scopes WHERE run_id = ? AND agent_id = ? AND upto = ?",
                              (run_id, agent_id or "", upto))
+                conn.execute("INSERT OR REPLACE INTO gone VALUES (?, ?, '', '', ?, ?)",
+                             (run_id, agent_id or "", reason, now))
             return len(rows)
 
         return self.in_batches("deleting a run", sizer, step), sizer.longest
@@ -166,8 +169,9 @@ class ScaleQueries:
     @staticmethod
     def overtaken(conn: sqlite3.Connection, run_id: str, agent_id: str, kind: str, key: str) -> None:
         """Inside a write whose blob a delete of its run or agent took away before its row was written: leave that
-        delete's tombstone for the key (the delete in progress, else the newest of the scope), so that a read of it
-        says Deleted ("... was deleted with its run at ..."), as it does for the entries the delete found.
+        delete's tombstone for the key (the delete in progress, else the newest of the scope or its run: a finished
+        one leaves a tombstone of its scope, found entries or not), so that a read of it says Deleted ("... was
+        deleted with its run at ..."), as it does for the entries the delete found.
 
         Raises:
             sqlite3.Error: the caller's transaction types it.
@@ -175,7 +179,7 @@ class ScaleQueries:
         found = conn.execute(
             "SELECT CASE agent_id WHEN '' THEN 'deleted with its run' ELSE 'deleted with its agent' END, at "
             "FROM deleted_scopes WHERE run_id = ? AND agent_id IN ('', ?) UNION ALL SELECT reason, at FROM gone "
-            "WHERE run_id = ? AND agent_id = ? AND reason IN ('deleted with its run', 'deleted with its agent') "
+            "WHERE run_id = ? AND agent_id IN ('', ?) AND reason IN ('deleted with its run', 'deleted with its agent') "
             "ORDER BY 2 DESC LIMIT 1", (run_id, agent_id, run_id, agent_id)).fetchone()
         if found is not None:
             conn.execute("INSERT OR REPLACE INTO gone VALUES (?, ?, ?, ?, ?, ?)", (run_id, agent_id, kind, key, *found))
