@@ -65,11 +65,12 @@ _NAMES = rb"(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|cpp|ld|ar|as|nvcc|icc|icpx|mpi
 _NAME_ENDS = (rb"(?<=[c+gpdrsx\d])(?= )(?:(?<=[/-](?:cc|ld|ar|as))|(?<=[/-](?:gcc|g\+\+|c\+\+|cpp|icc))|"
               rb"(?<=[/-](?:nvcc|icpx))|(?<=[/-](?:clang|mpicc))|(?<=[/-]clang\+\+)|"
               rb"(?<=[c+gpdrsx]-\d)|(?<=[c+gpdrsx]-\d\d)|(?<=[c+gpdrsx]-\d\d\d))")
-_COMMAND_LINE_RE = re.compile(rb"(?:[^\n]*\n){0,7}?(?:make(?:\[\d{1,4}\])?: |\[ {0,2}\d{1,3}%\] |" + _NAMES
-                              + rb"(?:-\d{1,3})? |\S*" + _NAME_ENDS + rb" )")
+_COMMAND_LINE_RE = re.compile(rb"(?:(?=([^\n]*))\1\n){0,7}?(?:make(?:\[\d{1,4}\])?: |\[ {0,2}\d{1,3}%\] |" + _NAMES
+                              + rb"(?:-\d{1,3})? |(?=(\S*))\2" + _NAME_ENDS + rb" )")
 """Whether one of a sample's first 8 lines may start as :data:`_COMMAND_RE` matches (a match at the start, within
-:data:`_PREAMBLE_BYTES`): a necessary condition of it, in one C call (a line's run and the first word's backtrack
-only to fail: ``\\n`` and a space follow each only at its end; no possessive quantifier, which 3.10 lacks). A compiler's
+:data:`_PREAMBLE_BYTES`): a necessary condition of it, in one C call. A line's run and the first word's are taken
+whole by a lookahead and its backreference, the atomic group of Python 3.10's ``re`` (which has no possessive
+quantifier; a plain ``[^\\n]*`` backtracking to fail costs 5.1 against 2.1 us on 4 KiB slices). A compiler's
 command's first word (``/usr/bin/x86_64-linux-gnu-gcc-12``: all of ``_COMMAND_RE``'s path, prefix, name and version,
 none of them a space) is the line's first run of bytes that are no space, a space after it; it is a name alone, or it
 ends with a name after ``/`` or ``-``, or with a name's last byte, ``-`` and a version's digits."""
