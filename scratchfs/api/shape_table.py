@@ -26,6 +26,7 @@ from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.row_lines import first_lines
 from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS
 from scratchfs.engine.structure.table_start import DELIMITERS, any_number, data_votes, header_votes, leading_comments
+from scratchfs.foundation.csv_rows import csv_reader
 
 __all__ = [
     "HEAD_CHARS",
@@ -141,7 +142,7 @@ def table_rows(lines: list[str], delimiter: str) -> TableRows | None:
         rows: list[list[str]] = []
         starts: list[int] = []
         try:
-            reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)  # (lines as a rows read's)
+            reader = csv_reader(io.StringIO(text, newline=""), delimiter=delimiter)  # (lines as a rows read's)
             line = 0
             ragged = False  # (the rest of a ragged table's tests, _ragged_table's, once all rows are read)
             unlike = after = 0  # (once ragged: the rows under the first unlike _ragged_table's 4 of 5; the row after
@@ -184,7 +185,7 @@ def _open_quote(record: str, delimiter: str) -> bool:
     """Whether the text of a table's last record leaves a quoted field open (or breaks the quoting rules) where
     :mod:`csv`, strict, reads it: the lines it was read from cut it."""
     try:
-        list(csv.reader(io.StringIO(record, newline=""), delimiter=delimiter, strict=True))
+        list(csv_reader(io.StringIO(record, newline=""), delimiter=delimiter, strict=True))
     except csv.Error:
         return True
     return False
@@ -273,7 +274,7 @@ def count_records(text: str, delimiter: str, lines: int) -> int:
         if max(map(len, parts)) <= csv.field_size_limit():  # a longer field is an error to the csv module
             return len(parts) - parts.count("")
     try:
-        return sum(map(bool, csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)))  # (non-empty rows)
+        return sum(map(bool, csv_reader(io.StringIO(text, newline=""), delimiter=delimiter)))  # (non-empty rows)
     except csv.Error:
         return lines
 

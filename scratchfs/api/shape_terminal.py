@@ -33,6 +33,7 @@ from itertools import islice
 from operator import eq
 
 from scratchfs.api.shape_table import has_header
+from scratchfs.foundation.csv_rows import csv_reader
 from scratchfs.foundation.text import plural
 
 __all__ = ["COLOURED", "REDRAW_AGREEMENT", "REDRAW_PAIRS", "REDRAW_SAME", "TERMINAL_SHAPE", "bare_crs", "coloured",
@@ -255,7 +256,7 @@ def _cr_table(sample: bytes) -> bool:
     if not quoted_only and first.group(1) != "\r":
         return False  # (a first line ended otherwise than by a lone \r, a bare \r outside quotes: a redraw's)
     try:
-        records = list(islice(csv.reader(io.StringIO(head, newline=""), delimiter=delimiter), REDRAW_PAIRS + 2))
+        records = list(islice(csv_reader(io.StringIO(head, newline=""), delimiter=delimiter), REDRAW_PAIRS + 2))
     except csv.Error:
         return False
     records = [record for record in records[:-1] if record]  # (the last may be cut)

@@ -6,6 +6,10 @@ adapter hands them to a program, the CLI prints the command a reply's ``next_cal
 from __future__ import annotations
 
 import ast
+import io
+import keyword
+import re
+import tokenize
 from typing import Any
 
 from scratchfs.foundation.errors import InvalidArgument
@@ -15,6 +19,16 @@ _MAX_CALL_CHARS = 1 << 20
 """The longest call text :func:`parse_call` reads (a ``next_call`` fits a reply: 64 KiB at most)."""
 _NAMES = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None}
 """The bare names :func:`parse_call` reads as values: Python's and JSON's (a model may write either)."""
+_MAX_OPERATORS = 1000
+"""The most operators (``+``, ``.``, ``not``, a call's or subscript's bracket: what nests one node of Python's syntax
+tree in another) :func:`parse_call` hands to Python's parser; a call of values has none but its own ``(`` and signs.
+Python 3.10 builds the tree of ``f(a=1+1+...)`` 200,000 deep and crashes (a segmentation fault: no recursion check
+there), where 3.11 raises RecursionError some 3,000 deep."""
+_MAYBE_OPERATOR = re.compile(r"[-+*/%@&|^~<>!.]|\b(?:not|and|or|if|else|lambda|await|in|is|for|yield)\b"
+                             r"|[\w)\]}]\s*[(\[]")
+"""What may be an operator of :data:`_MAX_OPERATORS`, in text not yet tokenized (a string's characters too)."""
+_FLAT = frozenset({",", "=", ":", ")", "]", "}"})
+"""The operator tokens that nest nothing."""
 
 
 def parse_call(text: object) -> tuple[str, dict[str, Any]]:
@@ -29,12 +43,16 @@ def parse_call(text: object) -> tuple[str, dict[str, Any]]:
 
     Raises:
         InvalidArgument: ``text`` is not text, is longer than 1 MiB, or is not one call of a plain name with keyword
-            arguments of those values (a positional argument, ``**``, an expression, an argument given twice).
+            arguments of those values (a positional argument, ``**``, an expression, an argument given twice), or
+            holds more than 1,000 operators (:data:`_MAX_OPERATORS`: deeper than Python 3.10 can parse safely).
     """
     if not isinstance(text, str):
         raise InvalidArgument(f"a call must be text, not {type(text).__name__}: {shorten(text)}")
     if len(text) > _MAX_CALL_CHARS:
         raise InvalidArgument(f"a call of {len(text):,} characters is longer than the limit of {_MAX_CALL_CHARS:,}")
+    if _operators(text) > _MAX_OPERATORS:
+        raise InvalidArgument(f"not a call parse_call reads: {shorten(text)}: more than {_MAX_OPERATORS:,} operators "
+                              f"(a call of values has none)")
     try:
         call = ast.parse(text.strip(), mode="eval").body
         if (not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name) or call.args
@@ -51,6 +69,42 @@ def parse_call(text: object) -> tuple[str, dict[str, Any]]:
         raise InvalidArgument(f"not a call parse_call reads: {shorten(text)}: {type(exc).__name__}: "
                               f"{one_line(str(exc))[:200]}") from None
     return call.func.id, arguments
+
+
+def _operators(text: str) -> int:
+    """How many of ``text``'s tokens may nest one node of its syntax tree in another (see :data:`_MAX_OPERATORS`),
+    counted up to one past the limit: an operator but a sign of a number, a keyword but a value's name, a bracket after
+    an operand (a call's, a subscript's), an f-string's operators (its expressions). Text that does not tokenize
+    counts what came before its error (Python's parser says what is wrong with it). Tokenized only when more than
+    the limit of characters that may be operators are found (Python's tokenizer is slow: 1 s for 100,000 tokens)."""
+    if sum(1 for _ in _MAYBE_OPERATOR.finditer(text)) <= _MAX_OPERATORS:
+        return 0
+    count, before = 0, None
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            count += _nests(token, before)
+            if count > _MAX_OPERATORS:
+                break
+            before = token
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return count
+
+
+def _nests(token: tokenize.TokenInfo, before: tokenize.TokenInfo | None) -> int:
+    """How many operators of :func:`_operators` ``token`` (after ``before``) is."""
+    after_operand = before is not None and (before.type in (tokenize.NAME, tokenize.NUMBER, tokenize.STRING)
+                                            or before.string in (")", "]", "}"))
+    if token.type == tokenize.OP and token.string not in _FLAT:
+        if token.string in "([{" or token.string in "+-":  # (a sign, not an operator, after "(", "=", "," ...)
+            return int(after_operand or (token.string in "+-" and before is not None and before.type == tokenize.OP
+                                         and before.string not in "([{,=:"))
+        return 1
+    if token.type == tokenize.NAME and keyword.iskeyword(token.string) and token.string not in _NAMES:
+        return 1
+    if token.type == tokenize.STRING and "f" in token.string[:3].lower():
+        return sum(1 for _ in _MAYBE_OPERATOR.finditer(token.string))
+    return 0
 
 
 def _value(node: ast.expr) -> Any:

@@ -391,9 +391,7 @@ def run(config: ProxyConfig, sweep_interval: float = SWEEP_INTERVAL, settings: S
             (InvalidArgument: a class of ``config`` that is not known, :meth:`ProxyConfig.check_classes`).
     """
     require_mcp()
-    import anyio
-
-    from scratchfs.mcp.stdio import interrupt_of
+    from scratchfs.mcp.stdio import serve_until_stopped
 
     settings = (settings or Settings()).with_changes(default_ttl=config.ttl, spill_threshold_bytes=config.threshold,
                                                      sweep_interval=sweep_interval)
@@ -402,10 +400,7 @@ def run(config: ProxyConfig, sweep_interval: float = SWEEP_INTERVAL, settings: S
                        on_open=on_open, name=store_name(config.store)) as store:
         proxy = Proxy(config, store)
         announce("mcp-proxy", proxy.resolver)
-        try:
-            anyio.run(proxy.serve)
-        except BaseExceptionGroup as group:  # a signal's exception (SIGTERM, ^C) comes alone, as the CLI expects it
-            raise interrupt_of(group) or group from None
+        serve_until_stopped(proxy.serve)  # (a signal's exception alone, as the CLI expects it)
 
 
 __all__ = ["RESULT_CLASSES", "Proxy", "ProxyConfig", "Upstream", "UpstreamUnavailable", "parse_class_option", "run",

@@ -38,9 +38,6 @@ from scratchfs.foundation.limits import SWEEP_INTERVAL
 from scratchfs.foundation.text import one_line
 from scratchfs.mcp.thread_calls import run_given_up_on_cancel
 
-if sys.version_info < (3, 11):  # pragma: no cover
-    from exceptiongroup import BaseExceptionGroup
-
 log = logging.getLogger(__name__)
 
 META_RUN_ID = "scratchfs/run_id"
@@ -350,9 +347,7 @@ def run(root: str | None, run_id: str | None, agent_id: str | None, sweep_interv
             id is malformed.
     """
     require_mcp()
-    import anyio
-
-    from scratchfs.mcp.stdio import interrupt_of
+    from scratchfs.mcp.stdio import serve_until_stopped
 
     def start_sweeper(opened: ScratchStore) -> None:
         if sweep_interval > 0:
@@ -363,10 +358,7 @@ def run(root: str | None, run_id: str | None, agent_id: str | None, sweep_interv
     with deferred:
         resolver = ScopeResolver(deferred, run_id, agent_id, allow_meta_scope=allow_meta_scope)
         announce("mcp", resolver)
-        try:
-            anyio.run(serve_stdio, build_server(resolver))
-        except BaseExceptionGroup as group:  # a signal's exception (SIGTERM, ^C) comes alone, as the CLI expects it
-            raise interrupt_of(group) or group from None
+        serve_until_stopped(serve_stdio, build_server(resolver))  # (a signal's exception alone, as the CLI expects it)
 
 
 __all__ = ["META_AGENT_ID", "META_PREFIX", "META_RUN_ID", "ScopeResolver", "announce", "build_server", "fleet_name",

@@ -260,6 +260,27 @@ def interrupt_of(exc: BaseException) -> BaseException | None:
     return None
 
 
+def serve_until_stopped(serve: Any, *args: Any) -> None:
+    """``anyio.run(serve, *args)`` for a serving face, whose stop by a signal ends in the signal's exception alone,
+    as the CLI handles it (its line and exit code): SIGTERM's or SIGHUP's ``Terminated`` or ^C's
+    ``KeyboardInterrupt``, out of the SDK's task groups (:func:`interrupt_of`). On Python 3.10 asyncio's runner
+    answers ^C by cancelling the main task and, tasks having no ``uncancel()`` there, ends with that
+    :class:`asyncio.CancelledError` (a traceback and exit 1, where 3.11 raises ``KeyboardInterrupt``): nothing else
+    cancels the main task, so it is raised as ``KeyboardInterrupt``.
+
+    Raises:
+        whatever ``serve`` raises; a signal's exception alone.
+    """
+    import anyio
+
+    try:
+        anyio.run(serve, *args)
+    except BaseExceptionGroup as group:  # a signal's exception (SIGTERM, ^C) comes alone, as the CLI expects it
+        raise interrupt_of(group) or group from None
+    except asyncio.CancelledError:  # (Python 3.10's ^C, see above)
+        raise KeyboardInterrupt from None
+
+
 def _is_cancellation(exc: BaseException) -> bool:
     """A task's cancellation, not a signal's exception. Asked after ``anyio.run`` returned, where anyio's own
     ``get_cancelled_exc_class()`` raises ``NoEventLoopError`` (a traceback and exit 1 instead of a signal's exit code,
@@ -427,4 +448,5 @@ async def stdio_transport(limit: int = MAX_MESSAGE_BYTES,
 
 
 __all__ = ["CLIENT_GONE", "Claim", "DaemonWorker", "LineWriter", "ScreenedLines", "Verdict", "WireFailed",
-           "claimed_stdio", "error_reply", "interrupt_of", "screen", "stdio_transport", "wire_failure"]
+           "claimed_stdio", "error_reply", "interrupt_of", "screen", "serve_until_stopped", "stdio_transport",
+           "wire_failure"]

@@ -19,6 +19,7 @@ from scratchfs.engine.structure.aligned import Layout
 from scratchfs.engine.structure.paging import ContentSource, iter_lines
 from scratchfs.engine.structure.row_lines import iter_row_lines, line_end_after
 from scratchfs.engine.structure.table_start import UTF8_BOM
+from scratchfs.foundation.csv_rows import csv_reader
 from scratchfs.foundation.errors import BadRecord, InvalidArgument
 
 __all__ = ["BY_RANGE", "FAR_BYTES", "FAR_LINES", "FIELD_LIMIT_CHARS", "UNSPLIT_KEY", "Far", "RowError", "rows_from"]
@@ -160,7 +161,7 @@ def rows_from(source: ContentSource, offset: int, delimiter: str, replaced: dict
     Far)`` (a page ends there)."""
     while offset < source.size or offset == 0:
         lines = _Lines(source, offset, layout is None)
-        reader = csv.reader(iter(lines), delimiter=delimiter) if layout is None else _aligned(
+        reader = csv_reader(iter(lines), delimiter=delimiter) if layout is None else _aligned(
             iter(lines), layout, offset == layout.start and layout.headed)
         bad = yield from _rows_until_bad(source, lines, reader, replaced, far)
         if bad is None:
