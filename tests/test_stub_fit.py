@@ -90,3 +90,18 @@ def test_a_note_that_names_no_last_lines_does_not_count_them(monkeypatch):
     assert (new.to_dict(), new.source_tool) == (old.to_dict(), old.source_tool)
     assert "line=-" not in new.note and ", line=" in new.note  # (a line read named, the last lines not)
     assert [forward for *_, forward in calls] == [True]
+
+
+def test_a_note_whose_counts_say_what_it_said_is_not_written_again(monkeypatch):
+    # short lines of one length: the counted line read holds as many lines as the average line told (50), so the
+    # try that fits keeps the note it was written with -- one note a try, not a second for the kept one (a third of
+    # a 4 KiB text's stubs wrote it again in the same words, stubcost2)
+    data = b"".join(b"line %04d of a log, all as long.\n" % i for i in range(120))
+    notes, previews = [], []
+    text, make_preview = stub_module._Note.text, stub_module.make_preview
+    monkeypatch.setattr(stub_module._Note, "text", lambda *args: notes.append(args) or text(*args))
+    monkeypatch.setattr(stub_module, "make_preview", lambda *args: previews.append(args) or make_preview(*args))
+    new, old = _stubs(data, 9000, 0, 0, "text", None, "bash", 1024, "head", None, None)
+    assert (new.to_dict(), new.source_tool) == (old.to_dict(), old.source_tool)
+    assert ", line=" in new.note and "lines=" not in new.note  # (counted 50: the default, left out)
+    assert len(notes) == len(previews) >= 1

@@ -267,13 +267,21 @@ class _LineReads:
                 ends[-LAST_LINES_BYTES:], True, len(ends) >= self.size or len(ends) > LAST_LINES_BYTES, False))
         return self.lasts[0]
 
-    def count(self) -> bool:
+    def count(self, default: int) -> bool:
         """Count the try's counts (known from now on to it and every later try): whether any its note asked for
-        was not known (the note written again with them may differ)."""
+        now differs from the one it was written with (``default``: the note's for a count not known, the average
+        line's) -- only then is the note written again (a third of a 4 KiB text's stubs counted what it said)."""
         start, asked = self.start, self.asked
-        before = (self.from_start() if asked & 1 else None, self.last() if asked & 2 else None)
+        before = self._said(asked, default)
         self.tried.add(start)
-        return before != (self.from_start() if asked & 1 else None, self.last() if asked & 2 else None)
+        return before != self._said(asked, default)
+
+    def _said(self, asked: int, default: int) -> tuple[int | None, int | None]:
+        """The counts a note that asked for ``asked`` (1: from its line start, 2: the last lines) writes: ``default``
+        for one not known."""
+        first = self.from_start() if asked & 1 else None
+        last = self.last() if asked & 2 else None
+        return (default if first is None and asked & 1 else first, default if last is None and asked & 2 else last)
 
 
 def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, content_type: str | None,
@@ -322,9 +330,9 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
         note = notes.tar_text(members[:shown], packed) if shown else notes.text(
             covered, next_line, tail_offset, reads.at(start), drawn)
         total = fixed + preview_cost + _json_bytes(note) - 2
-        if (total <= MAX_STUB_BYTES or not limit) and not counted and reads.count():  # (a try that may be kept:
-            note = notes.text(covered, next_line, tail_offset, reads, drawn)  # its lines' counts; the try with no
-            total = fixed + preview_cost + _json_bytes(note) - 2  # preview left is kept)
+        if (total <= MAX_STUB_BYTES or not limit) and not counted and reads.count(notes.count):  # (a try that
+            note = notes.text(covered, next_line, tail_offset, reads, drawn)  # may be kept: its counts, if they
+            total = fixed + preview_cost + _json_bytes(note) - 2  # change its note; the try with no preview: kept)
         if total <= MAX_STUB_BYTES:
             return Stub(handle, preview, size, note, lines, content_type, shape, tool)
         if limit == 0:  # the preview is gone and it still does not fit: the shape gives way too
