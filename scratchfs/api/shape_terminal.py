@@ -131,8 +131,9 @@ def colours_removed(sample: bytes, complete: bool = True) -> bytes | None:
     if b"\b" in sample or (b"\r" in sample and bare_crs(sample)):
         return None
     first = sample.find(b"\x1b")
-    if first >= 0 and _COLOUR_RE.match(sample, first) is None:
-        return None  # (the first ESC starts no colour: it stays, whatever follows; told before the substitution)
+    if first >= 0 and (_COLOUR_RE.match(sample, first) is None or sample.count(b"\x1b") != sum(
+            map(sample.count, (b"\x1b[", b"\x1b]", b"\x1b\\")))):
+        return None  # (an ESC that starts no colour, nor ends a link: it stays; told at C speed, before substituting)
     plain = _escapes_removed(_COLOUR_RE, b"", sample)
     return None if b"\x1b" in plain else plain
 
@@ -152,21 +153,26 @@ _PARTS = (b"\x1b]", b"\x1b\\")  # (two-byte escapes that start or end an OSC too
 def _escapes_removed(escape: re.Pattern[bytes], by: bytes, sample: bytes) -> bytes:
     """``escape.sub(by, sample)`` for a pattern of escape sequences (each starting with its only ``ESC`` or, an OSC's,
     ending with its second: ``ESC \\``), at C speed where the sample's sequences are a few distinct ones that hold
-    every ESC (``ESC[0m`` and ``ESC[31m`` over and over): each replaced as a literal, all at once (one by one, a
-    regex's substitution took 13 ms over 512 KiB of ``ESC[0m\\n``; helper hostilecpu1). Else, or when an ESC
-    starts none, the regex's substitution."""
-    escs = sample.count(b"\x1b")
-    if escs == 0:
+    every ESC (``ESC[0m`` and ``ESC[31m`` over and over) but one that starts none at the end (a sequence the sample
+    cuts): each replaced as a literal, all at once (one by one, a regex's substitution took 13 ms over 512 KiB of
+    ``ESC[0m\\n``; helper hostilecpu1). Else the regex's substitution."""
+    last = sample.rfind(b"\x1b")
+    if last < 0:
         return sample
-    text, held, replaced = sample, 0, set()
+    head = sample  # (a last ESC that starts no sequence nor ends an OSC stays: what is before it is read apart)
+    if sample[last + 1 : last + 2] != b"\\" and escape.match(sample, last) is None:
+        head = sample[:last]
+    escs, text, held, replaced = head.count(b"\x1b"), head, 0, set()
     while len(replaced) < _MOST_DISTINCT and (at := text.find(b"\x1b")) >= 0:
         found = escape.match(text, at)
         if found is None or found.group() in _PARTS or found.group() in replaced:  # (the last: made by a join)
             break
         replaced.add(found.group())
-        held += sample.count(found.group()) * found.group().count(b"\x1b")
+        held += head.count(found.group()) * found.group().count(b"\x1b")
         text = text.replace(found.group(), by)
-    return text if held == escs else escape.sub(by, sample)  # (the sequences replaced held every ESC: no other)
+    if held != escs:  # (the sequences replaced held not every ESC: others, or an ESC that starts none)
+        return escape.sub(by, sample)
+    return text + escape.sub(by, sample[len(head) :])
 
 
 def escapes_parted(data: bytes) -> bytes:
