@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from scratchfs.api.shape_words import clip, kib, plural, scoped, shape_limit, short_name
 from scratchfs.engine.structure.html_codec import decode_as, page_codec
 
-__all__ = ["html_shape", "sample_codec"]
+__all__ = ["MOST_TAGS", "html_shape", "sample_codec"]
 
 _LAST_CODEC: list[tuple[bytes, str] | None] = [None]  # (sample_codec's last sample and its codec)
 
@@ -68,30 +68,59 @@ def _page_text(raw: bytes, codec: str) -> str:
     return " ".join(html.unescape(decode_as(raw, codec).replace("&nbsp;", " ")).split())
 
 
+_SPLIT_ASCII = b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "  # (the ASCII characters str.split parts words at)
+_BLANK_OR_NOT = bytes.maketrans(bytes(range(128)), bytes(32 if c in _SPLIT_ASCII else 120 for c in range(128)))
+
+
+def _page_text_bytes(raw: bytes, codec: str) -> int:
+    """``len(_page_text(raw, codec).encode("utf-8", "replace"))``, counted at C speed where the text is ASCII: its
+    bytes not blank and one between each two words (the words were split into a list: 9 ms over 512 KiB of
+    ``<a `` -- 174,000 words; helper hostilecpu1)."""
+    text = html.unescape(decode_as(raw, codec).replace("&nbsp;", " "))
+    if not text.isascii():
+        return len(" ".join(text.split()).encode("utf-8", "replace"))
+    marks = text.encode("ascii").translate(_BLANK_OR_NOT)
+    words = marks.count(b" x") + marks.startswith(b"x")
+    return len(marks) - marks.count(b" ") + max(0, words - 1)
+
+
+# A block element's tag, run over the page in lower case: its name's alternation ignoring case cost 28 ms over 512 KiB
+# of `<a ` (tried at every `<`; helper hostilecpu1), as each tag's Python step did over a page of them (107 ms of `<p>`)
 _BLOCK_RE = re.compile(rb"<(/?)(div|ul|ol|li|p|h[1-6]|pre|br|tr|table|dt|dd|dl|blockquote|figure|section|article|"
-                       rb"header|footer|nav|main|aside|hr|form|address|details|summary|caption|fieldset)(?=[\s/>])",
-                       re.IGNORECASE)
+                       rb"header|footer|nav|main|aside|hr|form|address|details|summary|caption|fieldset)(?=[\s/>])")
 _TEXT_RE = re.compile(rb"(?:^|>)[^<]*[^\s<]")  # text outside a tag
+_MARGIN_RE = re.compile(rb"<(?=/?(?:p|h[1-6]|figure)[\s/>])")  # a paragraph's, a heading's, a figure's (one `<`)
+_LIST_RE = re.compile(rb"<[uo]l[\s/>]")  # (no list opened: no line indented)
+_PRE_RE = re.compile(rb"<pre[\s/>]")
 _PADDING = {b"ul": 4, b"ol": 4}  # spaces the view indents the lines inside one (inscriptis's profile; a div: none)
-_MARGINS = frozenset((b"p", b"figure", b"h1", b"h2", b"h3", b"h4", b"h5", b"h6"))  # a blank line each side
+MOST_TAGS = 16_384
+"""Most ``<`` of a page whose text :func:`html_shape` measures whole (each a regex's step, a block element's tag past
+the first list a Python one: 512 KiB of ``<ul><li>x</ul>``, 104,000 of them, took 73 ms, 16,384 take 12 ms); a page
+holding more (the Rust book's 512 KiB holds 13,500, generated documentation's 37,000, sqlite3 -html's 95,000) is
+measured on its start that holds about so many, its text scaled to the page's size."""
 
 
 def _layout_bytes(page: bytes) -> tuple[int, list[int]]:
     """``(bytes, indents)``: the bytes the text view adds to the words of ``page`` (its scripts and styles removed)
     by its layout -- each line's indent (4 spaces a list it is in, a list item's bullet written in
-    them), the blank lines around paragraphs and headings -- and the indent of each ``<pre>`` in order, whose every
-    line the view indents so. A line starts wherever text follows a block element's tag."""
-    kept, indent, seen, indents = 0, 0, 0, []
-    for found in _BLOCK_RE.finditer(page):
-        closing, tag = found.group(1), found.group(2).lower()
-        if _TEXT_RE.search(page, seen, found.start()):
+    them), the blank lines around paragraphs and headings (counted at C speed) -- and the indent of each ``<pre>``
+    in order, whose every line the view indents so. A line starts wherever text follows a block element's tag: each
+    tag from the first list's on is looked at in turn (those before it are indented by none)."""
+    low = page.lower()
+    kept = len(_MARGIN_RE.findall(low))
+    first = _LIST_RE.search(low)
+    if first is None:
+        return kept, [0] * len(_PRE_RE.findall(low))
+    indent, seen, indents = 0, first.start(), [0] * len(_PRE_RE.findall(low, 0, first.start()))
+    for found in _BLOCK_RE.finditer(low, first.start()):
+        closing, tag = found.group(1), found.group(2)
+        if indent and _TEXT_RE.search(low, seen, found.start()):
             kept += indent
         seen = found.end()
         if tag in _PADDING:
             indent = max(0, indent - _PADDING[tag]) if closing else indent + _PADDING[tag]
         elif not closing and tag == b"pre":
             indents.append(indent)
-        kept += tag in _MARGINS
     return kept, indents
 
 
@@ -109,7 +138,7 @@ def _text_bytes(sample: bytes, codec: str) -> int:
         text = html.unescape(decode_as(_tags_replaced(_TAG_RE, b"", page[start:end]), codec))
         kept += len(text.encode("utf-8", "replace")) + next(pres, 0) * text.count("\n")
     rest = _cut_out(page, pre)
-    return kept + len(_page_text(_tags_replaced(_TAG_RE, b" ", rest), codec).encode("utf-8", "replace"))
+    return kept + _page_text_bytes(_tags_replaced(_TAG_RE, b" ", rest), codec)
 
 
 def _cut_out(page: bytes, elements: Iterator[tuple[bytes, int, int, int, int]] | list) -> bytes:
@@ -147,13 +176,16 @@ def sample_codec(sample: bytes) -> str:
 def html_shape(sample: bytes, scope: str) -> str:
     """The shape of an HTML page from its first bytes ``sample`` (``scope`` says how much of the page it is, or
     ``""``): its title, how much of it is text (:func:`_text_bytes`: what the text view of the sample takes, within
-    3% on the fixtures' pages, ``tests/test_html_text_view.py``), and its first headings, at most
+    3% on the fixtures' pages, ``tests/test_html_text_view.py``; of its start holding :data:`MOST_TAGS` ``<``,
+    scaled, where it holds more), and its first headings, at most
     :func:`~scratchfs.api.shape_words.shape_limit` characters (``MAX_SHAPE_CHARS``, less where words go beside it).
     Never raises (bytes the page's codec cannot decode read as U+FFFD, as a browser reads them)."""
     codec = sample_codec(sample)  # the title and headings decoded as the text view decodes the page
     title = next(_elements(sample, _TITLE_OPEN, True), None)
     named = _page_text(sample[title[2]:title[3]], codec) if title else ""
-    visible = _text_bytes(sample, codec)
+    tags = sample.count(b"<")
+    cut = len(sample) if tags <= MOST_TAGS else len(sample) * MOST_TAGS // tags  # (about MOST_TAGS `<` before it)
+    visible = round(_text_bytes(sample[:cut], codec) * len(sample) / max(1, cut))
     share = 1 - visible / max(1, len(sample))
     titled = f'title "{short_name(named, 80)}", ' if named else "no title, "
     text = scoped(f"HTML, {titled}~{kib(visible)} of text in {kib(len(sample))} ({share:.0%} markup)", scope)

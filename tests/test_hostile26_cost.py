@@ -1,0 +1,100 @@
+"""What a tag-dense or escape-dense sample's shape costs (helper hostilecpu1): 512 KiB of ``<a `` took 49.7 ms a
+describe (an HTML page's block tags found by an alternation of 30 names ignoring case, tried at every ``<``: 28 ms;
+its 174,000 words split into a list: 9 ms), of ``<p>`` 122 ms (each block tag a Python step), of ``<ul><li>x</ul>``
+86 ms, of ``ESC[0m\\n`` 28 ms (each colour a regex substitution's step, three times) -- the house bound is 10 times
+512 KiB of grep output's and 5 ms (tests/test_text_kinds_cost.py). Now an HTML page's layout is counted at C speed
+but from its first list on, its text bytes counted where ASCII, a page of more than MOST_TAGS ``<`` measured on its
+start and scaled; escape sequences that are a few distinct ones replaced as literals. Each is the same answer as
+before, at any size its reference or the regex substitution reads (randomized below)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scratchfs.api.shape_html import MOST_TAGS, html_shape
+from scratchfs.api.shape_terminal import colours_removed, escapes_parted, last_drawn
+from tests import reference_html_shape
+from tests.test_text_kinds_cost import FIXTURES, SIZE, cpu, fill
+
+HOSTILE = {
+    "HTML of '<a '": fill(b"<a "),
+    "HTML of <b>": fill(b"<b>"),
+    "HTML of <a href=x> and no text": fill(b"<a href=x></a>"),
+    "HTML of <p>": fill(b"<p>"),
+    "HTML of <li>": fill(b"<li>"),
+    "HTML of <div ": fill(b"<div "),
+    "HTML of a page's start, then '<a '": b"<!doctype html><html><body>" + fill(b"<a "),
+    "HTML of lists of one item": fill(b"<ul><li>x</li></ul>\n"),
+    "HTML of lists never closed": fill(b"<ul>"),
+    "HTML of lists in lists, each with text": fill(b"<ul>x"),
+    "HTML of paragraphs of two words": fill(b"<p>word word</p>\n"),
+    "sqlite3 -html rows": fill(b"<TR><TD>1</TD>\n<TD>abcdef</TD>\n</TR>\n"),
+    "ESC[ runs": fill(b"\x1b["),
+    "ESC[0m runs": fill(b"\x1b[0m"),
+    "ESC[0m and a letter": fill(b"\x1b[0mx"),
+    "ESC[0m lines": fill(b"\x1b[0m\n"),
+    "ESC[ lines": fill(b"\x1b[\n"),
+    "OSC 8 link openers": fill(b"\x1b]8;;"),
+    "OSC 8 links": fill(b"\x1b]8;;x\x1b\\"),
+    "escapes of every kind mixed": fill(b"\x1b[31m\x1b]8;;\x1b[\x1b"),
+    "ESC[ redraws": fill(b"\x1b[\r"),
+}
+
+
+@pytest.mark.alone
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_a_tag_or_escape_dense_sample_costs_a_few_plain_texts(name):
+    plain = (FIXTURES / "workspace-grep-stdlib-defs.txt").read_bytes()[:SIZE]
+    assert cpu(HOSTILE[name]) < 10 * cpu(plain) + 0.005
+
+
+_PIECES = st.sampled_from([b"<ul>", b"</ul>", b"<OL class=x>", b"</ol >", b"<ul/>", b"<li>", b"</li>", b"<p>",
+                           b"</P>", b"<pre>", b"</pre>", b"<PRE\n", b"<h1>", b"</h6>", b"<h7>", b"<hr>", b"<header>",
+                           b"<figure>", b"</figure\t", b"<div>", b"<a href=x>", b"</a>", b"x", b" ", b"\n", b">",
+                           b"<", b"</", b"<br/>", b"<p", b"<ul", b"<prefix>", b"<dl>", b"\x0b", b"</ul\r", b"&amp;",
+                           b"<P/>", b"<td>", b"<h3 ", b"\xc3\xa9", b"\x1c", b"&nbsp;", b"\xc2\x85"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(parts=st.lists(_PIECES, max_size=60))
+def test_an_html_shape_is_the_reference_s_for_lists_paragraphs_and_text(parts):
+    """The layout counted at C speed (blank lines around paragraphs, indents in lists, ``<pre>``'s) and the text
+    bytes counted where ASCII give the shape the regexes and the Python loop gave."""
+    sample = b"<html>" + b"".join(parts)
+    assert html_shape(sample, "") == reference_html_shape.html_shape(sample, "")
+
+
+def test_a_page_of_more_tags_is_measured_on_its_start_and_scaled():
+    """sqlite3 -html's 512 KiB hold 95,000 ``<``: the text of its start scaled is the whole page's, within 1%."""
+    page = fill(b"<TR><TD>12345</TD>\n<TD>abcdef</TD>\n</TR>\n")
+    assert page.count(b"<") > 4 * MOST_TAGS
+    said = [re.search(r"~([\d.]+) KiB of text", shape).group(1)
+            for shape in (html_shape(page, ""), reference_html_shape.html_shape(page, ""))]
+    assert abs(float(said[0]) / float(said[1]) - 1) < 0.01, said
+
+
+_ESCAPES = st.sampled_from([b"\x1b", b"[", b"]", b"0", b"m", b"K", b";", b"8", b"\x07", b"\\", b"\n", b"x", b"\r",
+                            b"\x1b[0m", b"\x1b[31m", b"\x1b]8;;u\x1b\\", b"\x1b]8;;\x07", b"\x1b]", b"\x1b7",
+                            b"\x1b[K", b" ", b"\x1b[?25l", b"\x1b\\", b"\x1bK"])
+
+
+# the substitutions as shape_terminal ran them on every sample before
+_COLOUR_RE = re.compile(rb"\x1b\[[0-9;:]*[mK]|\x1b\]8;[^\x07\x1b\n]{0,4096}(?:\x07|\x1b\\)")
+_ESCAPE_RE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]{0,4096}(?:\x07|\x1b\\)|[0-9=>@-Z\\-_])")
+
+
+@settings(max_examples=1000, deadline=None)
+@given(parts=st.lists(_ESCAPES, max_size=30))
+def test_escapes_removed_as_literals_are_what_the_substitution_removed(parts):
+    data = b"".join(parts)
+    colour, escape = _COLOUR_RE, _ESCAPE_RE
+    assert escapes_parted(data) == (escape.sub(b"\n", data) if b"\x1b" in data else data)
+    assert last_drawn(data) == re.sub(rb"\n[^\n]*\r(?!\n)", b"\n", b"\n" + escape.sub(b"", data))[1:]
+    plain = colours_removed(data)
+    if plain is not None:
+        assert b"\x1b" not in plain and plain == colour.sub(b"", re.sub(rb"\n[^\n]*\r\x1b\[[02]?K", b"\n",
+                                                                        b"\n" + data)[1:])
