@@ -10,6 +10,7 @@ import dataclasses
 import io
 import json
 import re
+import sys
 from dataclasses import asdict
 
 import pytest
@@ -300,8 +301,10 @@ def test_log_lines_are_counted_as_before(data):
 @given(st.text(alphabet='ab,\t "\r\n\x00\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029', max_size=400),
        st.sampled_from([",", "\t"]))
 def test_csv_records_are_counted_as_the_csv_module_counts_them(text, delimiter):
+    plain = text.replace("\x00", "z") if sys.version_info < (3, 11) else text  # (3.10's reader refuses a NUL,
+    # which 3.11's reads as any character: the rows of count_records, NUL-safe on both, are 3.11's)
     try:
-        want = sum(1 for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter) if row)  # (as read)
+        want = sum(1 for row in csv.reader(io.StringIO(plain, newline=""), delimiter=delimiter) if row)  # (as read)
     except csv.Error:
         want = -1
     assert shape_table.count_records(text, delimiter, -1) == want

@@ -87,10 +87,12 @@ def test_no_write_transaction_of_a_delete_or_a_sweep_exceeds_its_batch(store, cl
     # the tombstones go in batches too, a day later
     clock.advance(TOMBSTONE_SECONDS + 1)
     store.index.txn_log.reset()
-    assert store.index.forget_tombstones(clock(), BatchSizer(100, low=100, high=100)) == 2800
+    # (one a row, and one the run's delete leaves for its whole scope: a spill it overtook is told deleted since
+    # hostile25)
+    assert store.index.forget_tombstones(clock(), BatchSizer(100, low=100, high=100)) == 2801
     log = store.index.txn_log.summary()
     assert log["most_rows"] == 100
-    assert log["transactions"] == 29  # 28 full batches and the one that finds the rest empty
+    assert log["transactions"] == 29  # 28 full batches and the one with the last (fewer: none left to look for)
     assert store.index.forget_tombstones(clock()) == 0
 
 
