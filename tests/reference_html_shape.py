@@ -110,7 +110,7 @@ def html_shape(sample: bytes, scope: str) -> str:
     codec = sample_codec(sample)  # the title and headings decoded as the text view decodes the page
     title = _TITLE_RE.search(sample)
     named = _page_text(title.group(1), codec) if title else ""
-    visible = _text_bytes(sample, codec)
+    visible = min(len(sample), _text_bytes(sample, codec))  # (a page's bytes at most: helper hostilecpu2)
     share = 1 - visible / max(1, len(sample))
     titled = f'title "{short_name(named, 80)}", ' if named else "no title, "
     text = scoped(f"HTML, {titled}~{kib(visible)} of text in {kib(len(sample))} ({share:.0%} markup)", scope)

@@ -9,13 +9,15 @@ before, at any size its reference or the regex substitution reads (randomized be
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scratchfs.api.shape_html import MOST_TAGS, html_shape
+from scratchfs.api import shape_html
+from scratchfs.api.shape_html import MOST_HEADINGS, MOST_TAGS, html_shape
 from scratchfs.api.shape_terminal import colours_removed, escapes_parted, last_drawn
 from tests import reference_html_shape
 from tests.test_text_kinds_cost import FIXTURES, SIZE, cpu, fill
@@ -42,6 +44,10 @@ HOSTILE = {
     "OSC 8 links": fill(b"\x1b]8;;x\x1b\\"),
     "escapes of every kind mixed": fill(b"\x1b[31m\x1b]8;;\x1b[\x1b"),
     "ESC[ redraws": fill(b"\x1b[\r"),
+    # helper hostilecpu2: every heading's text computed (195 ms), each reference a Python call of html.unescape
+    "HTML of headings of one word": fill(b"<h1>x</h1>"),
+    "HTML of &#1; references": b"<html>" + fill(b"&#1;"),
+    "HTML of &amp; references": b"<html>" + fill(b"&amp;"),
 }
 
 
@@ -98,3 +104,29 @@ def test_escapes_removed_as_literals_are_what_the_substitution_removed(parts):
     if plain is not None:
         assert b"\x1b" not in plain and plain == colour.sub(b"", re.sub(rb"\n[^\n]*\r\x1b\[[02]?K", b"\n",
                                                                         b"\n" + data)[1:])
+
+
+def test_a_page_of_lists_nested_deep_has_no_more_text_than_bytes():
+    """512 KiB of ``<ul>x``: 131,072 lists nested, each ``x`` indented 4 spaces more, said "~3.2 GiB of text
+    (-655268% markup)"; its text is now at most its bytes."""
+    assert html_shape(fill(b"<ul>x"), "") == "HTML, no title, ~512 KiB of text in 512 KiB (0% markup)"
+    assert "~5 B of text in 10 B (50% markup)" in html_shape(b"<ul>x</ul>", "")  # (a list's indent still counted)
+
+
+def test_headings_past_the_most_looked_at_are_said_at_least():
+    page = fill(b"<h1>x</h1><h2></h2>")
+    assert page.count(b"<h1>") > MOST_HEADINGS
+    assert html_shape(page, "").endswith(f"; at least {MOST_HEADINGS // 2:,} headings: h1 x")
+    few = b"<h1>x</h1><h2></h2>" * (MOST_HEADINGS // 2)
+    assert html_shape(few, "").endswith(f"; {MOST_HEADINGS // 2:,} headings: h1 x")
+
+
+_REFERENCES = st.sampled_from(["&", "&amp;", "&amp", "&#1;", "&#1", "&#x41;", "&#x", "&lt;", "&ampx;", "#", ";",
+                               "x", " ", "1", "&&", "&nbsp;", "&" + "a" * 33 + ";", "&#12x;", "&#;"])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(parts=st.lists(_REFERENCES, max_size=20), repeat=st.integers(1, 3))
+def test_references_replaced_as_literals_are_what_unescape_gives(parts, repeat):
+    text = "".join(parts) * repeat
+    assert shape_html._unescaped(text) == html.unescape(text)

@@ -8,11 +8,12 @@ import html
 import json
 import re
 from collections.abc import Iterator
+from itertools import islice
 
 from scratchfs.api.shape_words import clip, kib, plural, scoped, shape_limit, short_name
 from scratchfs.engine.structure.html_codec import decode_as, page_codec
 
-__all__ = ["MOST_TAGS", "html_shape", "sample_codec"]
+__all__ = ["MOST_HEADINGS", "MOST_TAGS", "html_shape", "sample_codec"]
 
 _LAST_CODEC: list[tuple[bytes, str] | None] = [None]  # (sample_codec's last sample and its codec)
 
@@ -26,6 +27,11 @@ _HEADING_OPEN = re.compile(rb"<(h[1-3])\b", re.IGNORECASE)
 _TAG_RE = re.compile(rb"<[^>]*>")  # (run by _tags_replaced, over the bytes up to the last `>`)
 _BREAK_RE = re.compile(rb"<br\b[^>]*>", re.IGNORECASE)
 _HEADINGS = 12  # most headings an HTML shape lists
+MOST_HEADINGS = 1_000
+"""Most heading elements (``<h1>`` to ``<h3>``) of a page :func:`html_shape` looks at: each is a few Python steps (4 us:
+512 KiB of ``<h1>x</h1>``, 52,428 of them, took 195 ms; helper hostilecpu2); past them it says "at least" the count
+of those with text (a real page's 512 KiB hold a few hundred)."""
+_CLOSERS: dict[bytes, re.Pattern[bytes]] = {}  # (each element name's closer, compiled once)
 
 
 def _elements(page: bytes, opener: re.Pattern[bytes], tagged: bool) -> Iterator[tuple[bytes, int, int, int, int]]:
@@ -45,7 +51,10 @@ def _elements(page: bytes, opener: re.Pattern[bytes], tagged: bool) -> Iterator[
                 if gt < 0:
                     return
             body = gt + 1
-        close = re.compile(rb"</" + re.escape(name) + rb"\s*>", re.IGNORECASE).search(page, body)
+        closer = _CLOSERS.get(name)
+        if closer is None:
+            closer = _CLOSERS.setdefault(name, re.compile(rb"</" + re.escape(name) + rb"\s*>", re.IGNORECASE))
+        close = closer.search(page, body)
         if close is None:
             dead.add(name)
             pos = found.start() + 1
@@ -61,11 +70,29 @@ def _tags_replaced(tag: re.Pattern[bytes], by: bytes, page: bytes) -> bytes:
     return tag.sub(by, page[:stop]) + page[stop:]
 
 
+_REFERENCE_RE = re.compile(r"&(#[0-9]+;|#[xX][0-9a-fA-F]+;|[^\t\n\f <&#;]{1,32};)")  # (one ending in `;`)
+
+
+def _unescaped(text: str) -> str:
+    """:func:`html.unescape` of ``text``, at C speed where every ``&`` but the last starts one same reference ending
+    in ``;`` (``unescape`` calls a Python function per reference: 512 KiB of ``&#1;`` took 82 ms, of ``&amp;`` 38;
+    helper hostilecpu2): that reference is then each match of ``unescape``'s pattern before the last ``&`` (a match
+    holds one ``&``, so none is skipped inside another, and stops at its first ``;``), replaced as a literal by its
+    text; the rest (a reference a sample cuts) is unescaped apart, as no match before it reads into it."""
+    last = text.rfind("&")
+    if last > 0:
+        head = text[:last]
+        first = _REFERENCE_RE.search(head)
+        if first is not None and head.count(first.group()) == head.count("&"):
+            return head.replace(first.group(), html.unescape(first.group())) + html.unescape(text[last:])
+    return html.unescape(text)
+
+
 def _page_text(raw: bytes, codec: str) -> str:
     """Markup-free bytes of a page as its text: decoded, character references resolved (``&mdash;``, ``&#13;``:
     :func:`html.unescape`, as a browser reads them), white space collapsed. ``&nbsp;`` (blank space, collapsed too)
     is replaced first: ``unescape`` calls a function for each reference, 20 ms over ``pydoc``'s 512 KiB of them."""
-    return " ".join(html.unescape(decode_as(raw, codec).replace("&nbsp;", " ")).split())
+    return " ".join(_unescaped(decode_as(raw, codec).replace("&nbsp;", " ")).split())
 
 
 _SPLIT_ASCII = b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "  # (the ASCII characters str.split parts words at)
@@ -76,7 +103,7 @@ def _page_text_bytes(raw: bytes, codec: str) -> int:
     """``len(_page_text(raw, codec).encode("utf-8", "replace"))``, counted at C speed where the text is ASCII: its
     bytes not blank and one between each two words (the words were split into a list: 9 ms over 512 KiB of
     ``<a `` -- 174,000 words; helper hostilecpu1)."""
-    text = html.unescape(decode_as(raw, codec).replace("&nbsp;", " "))
+    text = _unescaped(decode_as(raw, codec).replace("&nbsp;", " "))
     if not text.isascii():
         return len(" ".join(text.split()).encode("utf-8", "replace"))
     marks = text.encode("ascii").translate(_BLANK_OR_NOT)
@@ -135,7 +162,7 @@ def _text_bytes(sample: bytes, codec: str) -> int:
     pres = iter(indents)
     pre = list(_elements(page, _PRE_OPEN, False))
     for _, start, _, _, end in pre:
-        text = html.unescape(decode_as(_tags_replaced(_TAG_RE, b"", page[start:end]), codec))
+        text = _unescaped(decode_as(_tags_replaced(_TAG_RE, b"", page[start:end]), codec))
         kept += len(text.encode("utf-8", "replace")) + next(pres, 0) * text.count("\n")
     rest = _cut_out(page, pre)
     return kept + _page_text_bytes(_tags_replaced(_TAG_RE, b" ", rest), codec)
@@ -177,7 +204,8 @@ def html_shape(sample: bytes, scope: str) -> str:
     """The shape of an HTML page from its first bytes ``sample`` (``scope`` says how much of the page it is, or
     ``""``): its title, how much of it is text (:func:`_text_bytes`: what the text view of the sample takes, within
     3% on the fixtures' pages, ``tests/test_html_text_view.py``; of its start holding :data:`MOST_TAGS` ``<``,
-    scaled, where it holds more), and its first headings, at most
+    scaled, where it holds more; at most the sample's bytes), and its first headings (of its first
+    :data:`MOST_HEADINGS`), at most
     :func:`~scratchfs.api.shape_words.shape_limit` characters (``MAX_SHAPE_CHARS``, less where words go beside it).
     Never raises (bytes the page's codec cannot decode read as U+FFFD, as a browser reads them)."""
     codec = sample_codec(sample)  # the title and headings decoded as the text view decodes the page
@@ -185,16 +213,20 @@ def html_shape(sample: bytes, scope: str) -> str:
     named = _page_text(sample[title[2]:title[3]], codec) if title else ""
     tags = sample.count(b"<")
     cut = len(sample) if tags <= MOST_TAGS else len(sample) * MOST_TAGS // tags  # (about MOST_TAGS `<` before it)
-    visible = round(_text_bytes(sample[:cut], codec) * len(sample) / max(1, cut))
+    # (never more than the page's bytes: a view's text is its words and their layout, and the indents of lists nested
+    # deep -- 512 KiB of `<ul>x`, 131,072 deep -- would count 3.2 GiB of spaces no reader reads; helper hostilecpu2)
+    visible = min(len(sample), round(_text_bytes(sample[:cut], codec) * len(sample) / max(1, cut)))
     share = 1 - visible / max(1, len(sample))
     titled = f'title "{short_name(named, 80)}", ' if named else "no title, "
     text = scoped(f"HTML, {titled}~{kib(visible)} of text in {kib(len(sample))} ({share:.0%} markup)", scope)
+    found = list(islice(_elements(sample, _HEADING_OPEN, True), MOST_HEADINGS + 1))
     headings = [(level[1:].decode(), _page_text(_tags_replaced(_TAG_RE, b"", _tags_replaced(_BREAK_RE, b" ", sample[
-        start:end])), codec)) for level, _, start, end, _ in _elements(sample, _HEADING_OPEN, True)]
+        start:end])), codec)) for level, _, start, end, _ in found[:MOST_HEADINGS]]
     headings = [(level, body) for level, body in headings if body]
     if not headings:
         return clip(text)
-    text += f"; {'at least ' if scope else ''}{plural(len(headings), 'heading')}: "  # (a sample's: more may follow)
+    more_may = scope or len(found) > MOST_HEADINGS  # (a sample's, or a page's past those looked at: more may follow)
+    text += f"; {'at least ' if more_may else ''}{plural(len(headings), 'heading')}: "
     listed: list[str] = []
     for count, (level, body) in enumerate(headings):
         item = f"h{level} {_heading(body)}"
