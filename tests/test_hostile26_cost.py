@@ -10,15 +10,19 @@ before, at any size its reference or the regex substitution reads (randomized be
 from __future__ import annotations
 
 import html
+import json
 import re
+import time
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scratchfs.api import shape_html
+from scratchfs.api import shape_html, shape_json, shape_partial, shape_table
+from scratchfs.api.shape import describe
 from scratchfs.api.shape_html import MOST_HEADINGS, MOST_TAGS, html_shape
 from scratchfs.api.shape_terminal import colours_removed, escapes_parted, last_drawn
+from scratchfs.engine.structure.numbers import refuse_constant
 from tests import reference_html_shape
 from tests.test_text_kinds_cost import FIXTURES, SIZE, cpu, fill
 
@@ -48,6 +52,9 @@ HOSTILE = {
     "HTML of headings of one word": fill(b"<h1>x</h1>"),
     "HTML of &#1; references": b"<html>" + fill(b"&#1;"),
     "HTML of &amp; references": b"<html>" + fill(b"&amp;"),
+    # a JSON array never closed (its first document parsed to its end twice, then as a table's first line)
+    "a JSON array of ints never closed": fill(b"[" + b"1," * SIZE),
+    "a JSON array of strings never closed": fill(b'[' + b'"a",' * SIZE),
 }
 
 
@@ -130,3 +137,54 @@ _REFERENCES = st.sampled_from(["&", "&amp;", "&amp", "&#1;", "&#1", "&#x41;", "&
 def test_references_replaced_as_literals_are_what_unescape_gives(parts, repeat):
     text = "".join(parts) * repeat
     assert shape_html._unescaped(text) == html.unescape(text)
+
+
+@pytest.mark.alone
+@pytest.mark.parametrize("unit", [b"1,", b'"a",'])
+def test_a_cut_sample_of_a_json_array_costs_a_few_plain_texts(unit):
+    """512 KiB of a 2 MiB array: its items after the first were parsed one Python step each (``[1,1,``: 81 ms of
+    partial_json's loop over 128 KiB, 65,536 items), and the whole sample again for a stream of documents."""
+    data, plain = fill(b"[" + unit * SIZE), (FIXTURES / "workspace-grep-stdlib-defs.txt").read_bytes()[:SIZE]
+    best = float("inf")
+    for _ in range(3):
+        started = time.thread_time()
+        shape = describe(data, 4 * SIZE, 1)
+        best = min(best, time.thread_time() - started)
+    assert shape.text.startswith("JSON array, at least ")
+    assert best < 10 * cpu(plain) + 0.005
+
+
+_JSON_PIECES = st.sampled_from(["[", "]", "{", "}", "1", ",", ", ", '"a"', '"a,b"', '"[', " ", "\n", "\u00a0", "NaN",
+                                "null", ":", '"k": ', "[1, 2]", "-", "1e", "\\", '"', "1, ", '"a", ', '"a,b", ',
+                                "[1, 2], ", '{"k": 1}, ', "2,", " ,"])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(opener=st.sampled_from(["[", "{", "[1, ", '{"k": 1, ']), parts=st.lists(_JSON_PIECES, max_size=20),
+       repeat=st.integers(1, 6))
+def test_json_told_without_parsing_is_what_the_parses_told(opener, parts, repeat):
+    """A document with no closer told unclosed without a parse, an array's items after its first parsed at once, a
+    line not closed told no JSON text: each answer is the one the parses gave."""
+    text = opener + "".join(parts) * repeat
+    fast = _answers(text)
+    items, unclosed, closer = shape_partial._items_skipped, shape_json._unclosed, shape_table._CLOSER
+    try:
+        shape_partial._items_skipped = lambda text, pos, decoder: (0, pos)
+        shape_json._unclosed = lambda text: False
+        shape_table._CLOSER = {}
+        slow = _answers(text)
+    finally:
+        shape_partial._items_skipped, shape_json._unclosed, shape_table._CLOSER = items, unclosed, closer
+    assert fast == slow
+
+
+def _answers(text: str) -> list:
+    """What partial_json, is_json_text and json_shape (of a whole content and of a sample) say of ``text``."""
+    said: list = [shape_partial.partial_json(text, json.JSONDecoder(parse_constant=refuse_constant), " (cut)"),
+                  shape_table.is_json_text(text)]
+    for complete in (True, False):
+        try:
+            said.append(shape_json.json_shape(text, complete, 4 * len(text) + 4, 1, " (cut)"))
+        except RecursionError:
+            said.append("RecursionError")
+    return said

@@ -382,7 +382,15 @@ def is_json_text(line: str) -> bool:
     return _is_json(line, json.JSONDecoder(parse_constant=refuse_constant))
 
 
+_CLOSER = {"[": "]", "{": "}"}
+
+
 def _is_json(line: str, decoder: json.JSONDecoder) -> bool:
+    """Whether ``line`` is one JSON text; an array or object that does not end with its closer (blanks after it) is
+    none, told without parsing it (512 KiB of ``[1,1,`` cut: 18 ms a parse; helper hostilecpu2)."""
+    closer = _CLOSER.get(line[:1])
+    if closer is not None and line.rstrip(" \t\n\r")[-1:] != closer:
+        return False
     try:
         decoder.decode(line)
     except (ValueError, RecursionError):
