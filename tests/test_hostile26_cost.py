@@ -167,14 +167,14 @@ def test_json_told_without_parsing_is_what_the_parses_told(opener, parts, repeat
     line not closed told no JSON text: each answer is the one the parses gave."""
     text = opener + "".join(parts) * repeat
     fast = _answers(text)
-    items, unclosed, closer = shape_partial._items_skipped, shape_json._unclosed, shape_table._CLOSER
+    items, unclosed, closer = shape_partial._items_skipped, shape_json._unclosed, shape_table.JSON_CLOSERS
     try:
         shape_partial._items_skipped = lambda text, pos, decoder: (0, pos)
         shape_json._unclosed = lambda text: False
-        shape_table._CLOSER = {}
+        shape_table.JSON_CLOSERS = {}
         slow = _answers(text)
     finally:
-        shape_partial._items_skipped, shape_json._unclosed, shape_table._CLOSER = items, unclosed, closer
+        shape_partial._items_skipped, shape_json._unclosed, shape_table.JSON_CLOSERS = items, unclosed, closer
     assert fast == slow
 
 

@@ -92,7 +92,13 @@ def _page_text(raw: bytes, codec: str) -> str:
     """Markup-free bytes of a page as its text: decoded, character references resolved (``&mdash;``, ``&#13;``:
     :func:`html.unescape`, as a browser reads them), white space collapsed. ``&nbsp;`` (blank space, collapsed too)
     is replaced first: ``unescape`` calls a function for each reference, 20 ms over ``pydoc``'s 512 KiB of them."""
-    return " ".join(_unescaped(decode_as(raw, codec).replace("&nbsp;", " ")).split())
+    return " ".join(_references_resolved(raw, codec).split())
+
+
+def _references_resolved(raw: bytes, codec: str) -> str:
+    """``raw`` decoded, ``&nbsp;`` made a space and the other character references resolved (:func:`_unescaped`):
+    the text :func:`_page_text` collapses and :func:`_page_text_bytes` counts."""
+    return _unescaped(decode_as(raw, codec).replace("&nbsp;", " "))
 
 
 _SPLIT_ASCII = b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "  # (the ASCII characters str.split parts words at)
@@ -103,7 +109,7 @@ def _page_text_bytes(raw: bytes, codec: str) -> int:
     """``len(_page_text(raw, codec).encode("utf-8", "replace"))``, counted at C speed where the text is ASCII: its
     bytes not blank and one between each two words (the words were split into a list: 9 ms over 512 KiB of
     ``<a `` -- 174,000 words; helper hostilecpu1)."""
-    text = _unescaped(decode_as(raw, codec).replace("&nbsp;", " "))
+    text = _references_resolved(raw, codec)
     if not text.isascii():
         return len(" ".join(text.split()).encode("utf-8", "replace"))
     marks = text.encode("ascii").translate(_BLANK_OR_NOT)

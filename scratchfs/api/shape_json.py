@@ -12,7 +12,7 @@ from scratchfs.api.shape_merge import MixedItems, fitted, fitted_with, items_tem
 from scratchfs.api.shape_partial import partial_json
 from scratchfs.api.shape_result import Shape
 from scratchfs.api.shape_stream import json_stream
-from scratchfs.api.shape_table import json_lines, mixed_kinds, tail_fault
+from scratchfs.api.shape_table import JSON_CLOSERS, json_lines, mixed_kinds, tail_fault
 from scratchfs.api.shape_top import top_shape
 from scratchfs.api.shape_words import clip, first_of, plural
 from scratchfs.engine.seekable import FormatError
@@ -79,7 +79,6 @@ def json_shape(text: str, complete: bool, size: int, lines: int, scope: str, sou
     return None if found is None else Shape("json", found, top=_TOPS.get(head[:1]))
 
 
-_CLOSERS = {"{": "}", "[": "]"}
 _SHALLOW = 100  # (openers fewer than this nest no deeper than the parser goes: no RecursionError to tell)
 
 
@@ -87,7 +86,7 @@ def _unclosed(text: str) -> bool:
     """Whether ``text`` (a JSON document's start: ``{`` or ``[``, no blanks before it) holds no closer of its first
     character, and fewer than :data:`_SHALLOW` openers: its first document then never ends, which a parse finds at
     its end (a 512 KiB array ``[1,1,`` cut: 18 ms each of the two parses that told it; helper hostilecpu2)."""
-    closer = _CLOSERS.get(text[:1])
+    closer = JSON_CLOSERS.get(text[:1])
     return closer is not None and closer not in text and text.count("[") + text.count("{") < _SHALLOW
 
 

@@ -20,6 +20,7 @@ def _first_item(first: object) -> str:
     return f"first item: {value_word(first)}"
 
 
+_COMMA_RE = re.compile(r"\s*,")  # (JSON blanks, then the comma after an item)
 _TRIES = 3  # (most parses of an array's items at once: each may read its whole start to fail at its end)
 
 
@@ -30,7 +31,7 @@ def _items_skipped(text: str, pos: int, decoder: json.JSONDecoder) -> tuple[int,
     :func:`partial_json`'s loop reads them: the same values between the same commas (JSON blanks around them, which
     its ``\\s*`` passes too); where they do not parse (a comma inside a string or an object the sample cuts; a blank
     JSON has not) a comma before the failure is tried, then none."""
-    after = re.compile(r"\s*,").match(text, pos)
+    after = _COMMA_RE.match(text, pos)
     if after is None:
         return 0, pos
     start, end = after.end(), len(text)
