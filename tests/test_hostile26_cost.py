@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scratchfs.api import shape_html, shape_json, shape_partial, shape_table
+from scratchfs.api import json_unclosed, shape_html, shape_json, shape_partial, shape_table
 from scratchfs.api.shape import describe
 from scratchfs.api.shape_html import MOST_HEADINGS, MOST_TAGS, html_shape
 from scratchfs.api.shape_terminal import colours_removed, escapes_parted, last_drawn
@@ -55,6 +55,13 @@ HOSTILE = {
     # a JSON array never closed (its first document parsed to its end twice, then as a table's first line)
     "a JSON array of ints never closed": fill(b"[" + b"1," * SIZE),
     "a JSON array of strings never closed": fill(b'[' + b'"a",' * SIZE),
+    # helper jsonopen1: a JSON array never closed whose items close (objects, arrays): parsed twice to its end, as a
+    # document and as a line (its closers defeated the shortcut above)
+    "a JSON array of objects holding arrays never closed": fill(b'[' + b'{"k": [1, 2]}, ' * SIZE),
+    "a JSON array of arrays of arrays never closed": fill(b'[' + b'[[1,2],[3]], ' * SIZE),
+    "a JSON array of objects holding arrays, CRLF, never closed": fill(b'[' + b'{"k": [1, 2]},\r\n' * SIZE),
+    "a JSON array of arrays of arrays, CRLF, never closed": fill(b'[' + b'[[1,2],[3]],\r\n' * SIZE),
+    "a JSON array of arrays of arrays, indented, never closed": fill(b'[' + b'\n  [[1, 2], [3]],' * SIZE),
 }
 
 
@@ -139,12 +146,23 @@ def test_references_replaced_as_literals_are_what_unescape_gives(parts, repeat):
     assert shape_html._unescaped(text) == html.unescape(text)
 
 
+_CUT_ARRAYS = {"ints": fill(b"[" + b"1," * SIZE), "strings": fill(b'[' + b'"a",' * SIZE),
+               # helper jsonopen1: items that close, parsed to the sample's end as a stream's first document
+               "objects holding arrays": fill(b'[' + b'{"k": [1, 2]}, ' * SIZE),
+               "objects holding objects": fill(b'[' + b'{"a": {"b": 1}}, ' * SIZE),
+               "arrays of arrays": fill(b'[' + b'[[1,2],[3]], ' * SIZE),
+               "arrays of arrays, CRLF": fill(b'[' + b'[[1,2],[3]],\r\n' * SIZE),
+               "arrays of arrays, indented": fill(b'[' + b'\n  [[1, 2], [3]],' * SIZE),
+               "objects holding arrays, nested deep at the cut": fill(b'[' + b'{"k": [1, 2]}, ' * SIZE)[:-300]
+               + b"[" * 50 + b'{"a": ' * 40}
+
+
 @pytest.mark.alone
-@pytest.mark.parametrize("unit", [b"1,", b'"a",'])
-def test_a_cut_sample_of_a_json_array_costs_a_few_plain_texts(unit):
+@pytest.mark.parametrize("name", sorted(_CUT_ARRAYS))
+def test_a_cut_sample_of_a_json_array_costs_a_few_plain_texts(name):
     """512 KiB of a 2 MiB array: its items after the first were parsed one Python step each (``[1,1,``: 81 ms of
     partial_json's loop over 128 KiB, 65,536 items), and the whole sample again for a stream of documents."""
-    data, plain = fill(b"[" + unit * SIZE), (FIXTURES / "workspace-grep-stdlib-defs.txt").read_bytes()[:SIZE]
+    data, plain = _CUT_ARRAYS[name], (FIXTURES / "workspace-grep-stdlib-defs.txt").read_bytes()[:SIZE]
     best = float("inf")
     for _ in range(3):
         started = time.thread_time()
@@ -156,7 +174,8 @@ def test_a_cut_sample_of_a_json_array_costs_a_few_plain_texts(unit):
 
 _JSON_PIECES = st.sampled_from(["[", "]", "{", "}", "1", ",", ", ", '"a"', '"a,b"', '"[', " ", "\n", "\u00a0", "NaN",
                                 "null", ":", '"k": ', "[1, 2]", "-", "1e", "\\", '"', "1, ", '"a", ', '"a,b", ',
-                                "[1, 2], ", '{"k": 1}, ', "2,", " ,"])
+                                "[1, 2], ", '{"k": 1}, ', "2,", " ,", '"\\"', '"\\\\"', "\\", '"]"', '"[{"', '"}"',
+                                "\r\n", "\n  ", '{"k": [1]}, ', "[[1], []], ", '"a\\"]", ', "[" * 60, "]" * 30])
 
 
 @settings(max_examples=1000, deadline=None)
@@ -167,14 +186,14 @@ def test_json_told_without_parsing_is_what_the_parses_told(opener, parts, repeat
     line not closed told no JSON text: each answer is the one the parses gave."""
     text = opener + "".join(parts) * repeat
     fast = _answers(text)
-    items, unclosed, closer = shape_partial._items_skipped, shape_json._unclosed, shape_table.JSON_CLOSERS
+    items, unclosed, closer = shape_partial._items_skipped, json_unclosed.never_closed, shape_table.JSON_CLOSERS
     try:
         shape_partial._items_skipped = lambda text, pos, decoder: (0, pos)
-        shape_json._unclosed = lambda text: False
+        json_unclosed.never_closed = lambda text: False
         shape_table.JSON_CLOSERS = {}
         slow = _answers(text)
     finally:
-        shape_partial._items_skipped, shape_json._unclosed, shape_table.JSON_CLOSERS = items, unclosed, closer
+        shape_partial._items_skipped, json_unclosed.never_closed, shape_table.JSON_CLOSERS = items, unclosed, closer
     assert fast == slow
 
 
@@ -188,3 +207,27 @@ def _answers(text: str) -> list:
         except RecursionError:
             said.append("RecursionError")
     return said
+
+
+@settings(max_examples=2000, deadline=None)
+@given(opener=st.sampled_from(["[", "{", "[1, ", '{"k": 1, ', '[{"k": [1, 2]}, ', '["]", ']),
+       parts=st.lists(_JSON_PIECES, max_size=20), repeat=st.integers(1, 6))
+def test_a_document_told_never_closed_is_one_no_parse_closes(opener, parts, repeat):
+    """What :func:`json_unclosed.never_closed` tells without a parse (its brackets outside strings paired) is what
+    the parse finds: no first document ends in the text (a ValueError, not "Extra data"), and no RecursionError."""
+    text = opener + "".join(parts) * repeat
+    if not json_unclosed.never_closed(text):
+        return
+    with pytest.raises(ValueError) as failed:
+        json.JSONDecoder(parse_constant=refuse_constant).raw_decode(text)
+    assert "Extra data" not in str(failed.value)
+
+
+@pytest.mark.parametrize(("text", "told"), [
+    ('[{"k": [1, 2]}, {"k": [', True), ('[{"k": [1, 2]}]', False), ('[{"k": [1, 2]}] [', False),
+    ('[[[1, 2], [3]], [', True), ('[[1, 2], [3]], [', False), ('["]", "}", {"s": "[]]"}, ', True),
+    ('["a\\"]", 1', True), ('["a\\\\"]', False), ('["a\\\\"], ', False), ('{"a": {"b": "x', True),
+    ('{"a": {"b": 1}}', False), ('{"a": [}', False), ("[" * 100, False), ("[" * 99, True),
+    ("[]" + "[" * 98, False), ("[" + "[]" * 60 + "[" * 30, True), ("x[", False), ('"["', False)])
+def test_never_closed_tells_a_cut_document_from_one_that_closes(text, told):
+    assert json_unclosed.never_closed(text) is told

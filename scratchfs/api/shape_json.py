@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from scratchfs.api import json_unclosed
 from scratchfs.api.json_next import object_read, top_read
 from scratchfs.api.shape_merge import MixedItems, fitted, fitted_with, items_template, value_word
 from scratchfs.api.shape_partial import partial_json
 from scratchfs.api.shape_result import Shape
 from scratchfs.api.shape_stream import json_stream
-from scratchfs.api.shape_table import JSON_CLOSERS, json_lines, mixed_kinds, tail_fault
+from scratchfs.api.shape_table import json_lines, mixed_kinds, tail_fault
 from scratchfs.api.shape_top import top_shape
 from scratchfs.api.shape_words import clip, first_of, plural
 from scratchfs.engine.seekable import FormatError
@@ -38,7 +39,7 @@ def json_shape(text: str, complete: bool, size: int, lines: int, scope: str, sou
     decoder = json.JSONDecoder(parse_constant=refuse_constant)  # NaN and Infinity are not JSON
     if complete:
         try:
-            if _unclosed(text):
+            if json_unclosed.never_closed(text):
                 raise ValueError("its first document not closed")
             value = decoder.decode(text)
         except ValueError as exc:  # JSON lines, or documents one after another over many lines (jq's output)
@@ -65,7 +66,7 @@ def json_shape(text: str, complete: bool, size: int, lines: int, scope: str, sou
     if jsonl is not None:
         return jsonl
     part = text[:_PARTIAL_JSON_CHARS * 4]  # (not one document's top level: one unclosed parses to no stream)
-    stream = None if _unclosed(part) else json_stream(part, decoder, False, size)
+    stream = None if json_unclosed.never_closed(part) else json_stream(part, decoder, False, size)
     if stream is not None:
         return Shape(*stream)
     if source is not None:
@@ -77,17 +78,6 @@ def json_shape(text: str, complete: bool, size: int, lines: int, scope: str, sou
         scope = first_of(len(head.encode("utf-8")), size)
     found = partial_json(head, decoder, scope)  # (its text opens the document: "{" or "[")
     return None if found is None else Shape("json", found, top=_TOPS.get(head[:1]))
-
-
-_SHALLOW = 100  # (openers fewer than this nest no deeper than the parser goes: no RecursionError to tell)
-
-
-def _unclosed(text: str) -> bool:
-    """Whether ``text`` (a JSON document's start: ``{`` or ``[``, no blanks before it) holds no closer of its first
-    character, and fewer than :data:`_SHALLOW` openers: its first document then never ends, which a parse finds at
-    its end (a 512 KiB array ``[1,1,`` cut: 18 ms each of the two parses that told it; helper hostilecpu2)."""
-    closer = JSON_CLOSERS.get(text[:1])
-    return closer is not None and closer not in text and text.count("[") + text.count("{") < _SHALLOW
 
 
 _TOPS = {"{": "object", "[": "array"}

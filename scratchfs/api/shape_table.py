@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from itertools import compress, repeat
 from typing import Any
 
+from scratchfs.api import json_unclosed
 from scratchfs.api.shape_merge import Merged, merged_items
 from scratchfs.api.shape_words import plural
 from scratchfs.engine.structure.numbers import refuse_constant
@@ -391,7 +392,7 @@ def _is_json(line: str, decoder: json.JSONDecoder) -> bool:
     """Whether ``line`` is one JSON text; an array or object that does not end with its closer (blanks after it) is
     none, told without parsing it (512 KiB of ``[1,1,`` cut: 18 ms a parse; helper hostilecpu2)."""
     closer = JSON_CLOSERS.get(line[:1])
-    if closer is not None and line.rstrip(" \t\n\r")[-1:] != closer:
+    if closer is not None and (line.rstrip(" \t\n\r")[-1:] != closer or json_unclosed.never_closed(line)):
         return False
     try:
         decoder.decode(line)
