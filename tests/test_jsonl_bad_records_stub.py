@@ -21,7 +21,7 @@ import re
 
 import pytest
 
-from scratchfs import BadRecord
+from scratchfs import BadRecord, NotJson
 from scratchfs.api.contract import ScratchTools
 from scratchfs.api.shape import describe
 
@@ -153,3 +153,32 @@ def test_slurp_passes_over_a_bad_record_before_the_last(scratch_scope):
     stub = scratch_scope.spill(data, source_tool="logs")
     reply = ScratchTools(scratch_scope).read_handle(handle=stub.handle, jq="length", slurp=True)
     assert reply["results"] == [999] and re.search(r"record 500 \(bytes .* is not JSON", reply["note"]), reply
+
+
+@pytest.mark.parametrize("leading", [b"WARNING: the --foo flag is deprecated\n",
+                                     b"npm warn config production Use `--omit=dev` instead.\nnpm warn exec x\n",
+                                     b"WARNING: a\n\nDeprecationWarning: b\n[WARN] c\n"])
+def test_json_lines_after_a_tool_s_warning_lines_are_read_as_the_stub_says(scratch_scope, leading):
+    """A tool's warning lines before its JSON lines (helper jsonopen1): 2 or 3 of them made the stub 'text' (no
+    record= or jq read offered) and a jq read's refusal named a byte range of raw text. Now each is a record not
+    JSON the shape names, and the stub's reads and the refusal's give the records."""
+    data, tools = leading + _lines(()), ScratchTools(scratch_scope)
+    stub = scratch_scope.spill(data, source_tool="tool")
+    k = leading.count(b"\n") - leading.count(b"\n\n")
+    numbers = ", ".join(map(str, range(1, k + 1)))
+    assert stub.shape.startswith(f"JSON lines, {1000 + k:,} records, {k} record{'s' * (k > 1)} not JSON "
+                                 f"(record{'s' * (k > 1)} {numbers}); record keys: name: str"), stub.shape
+    named = [_call(c) for c in stub.note.split("Next: ")[1].rstrip(".").split(" | ") if "jq=" in c or "record=" in c]
+    assert [sorted(c) for c in named] == [["handle", "record", "records"], ["handle", "jq", "slurp"]], stub.note
+    reply = tools.call("read_handle", {**named[1], "jq": "length"})
+    assert reply["results"] == [1000], reply
+    with pytest.raises(NotJson) as refused:
+        tools.call("read_handle", {"handle": stub.handle, "jq": "."})
+    call = _call(str(refused.value).rsplit("passed over: ", 1)[1])
+    assert call == {"handle": stub.handle, "record": 1, "jq": "."}, str(refused.value)
+    got = []
+    while call:
+        reply = tools.call("read_handle", call)
+        got += reply["results"]
+        call = reply["next_call"] and _call(reply["next_call"])
+    assert got == [json.loads(line) for line in _lines(()).splitlines()]

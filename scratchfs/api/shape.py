@@ -38,6 +38,7 @@ from scratchfs.api.shape_settings import settings_shape, tab_keyed
 from scratchfs.api.shape_stream import STREAM_SHAPE
 from scratchfs.api.shape_table import (
     JSONL_HEAD_CHARS,
+    MOST_LEADING,
     comment_cut,
     comments_said,
     count_records,
@@ -288,10 +289,20 @@ def _structured(sample: bytes, text: str, complete: bool, size: int, lines: int,
 
 
 def _json_after_first_line(text: str) -> bool:
-    """Whether the first line of ``text`` that is not blank after its first line opens a JSON object or array (JSON
-    lines after a line that is none may be JSON lines: :func:`~scratchfs.api.shape_table.json_lines` decides)."""
-    end = text.find("\n", 0, JSONL_HEAD_CHARS)
-    return end >= 0 and text[end + 1 : end + 257].lstrip(_BLANKS)[:1] in ("{", "[")
+    """Whether one of the lines of ``text`` after its first (at most :data:`~scratchfs.api.shape_table.MOST_LEADING`
+    in all before it, blank ones aside) opens a JSON object or array (JSON lines after a tool's warning lines may be
+    JSON lines: :func:`~scratchfs.api.shape_table.json_lines` decides)."""
+    pos = 0
+    for _ in range(MOST_LEADING):
+        end = text.find("\n", pos, JSONL_HEAD_CHARS)
+        if end < 0:
+            return False
+        head = text[end + 1 : end + 257]
+        line = head.lstrip(_BLANKS)
+        if line[:1] in ("{", "["):
+            return True
+        pos = end + 1 + len(head) - len(line)
+    return False
 
 
 def _not_utf8(found: Shape, odd: int, sample: bytes, complete: bool, read_as: str = "") -> Shape:

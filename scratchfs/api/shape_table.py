@@ -33,6 +33,7 @@ __all__ = [
     "HEAD_CHARS",
     "JSONL_HEAD_CHARS",
     "JSON_CLOSERS",
+    "MOST_LEADING",
     "RECORD_BLANKS",
     "JsonLines",
     "TableRows",
@@ -70,6 +71,7 @@ _MOST_SCANNED = 2_000  # records whose keys and kinds a shape tells (``of the fi
 _MOST_SCANNED_LINES = 4 * _MOST_SCANNED  # lines looked at for them (blank lines between records too)
 _PROBE_LINES = 20  # the first lines that tell JSON lines: all JSON, ...
 _PROBE_MISS_SHARE = 10  # ... or all but one in this many JSON objects or arrays (a record cut or garbled, a log line)
+MOST_LEADING = 3  # most lines not JSON before JSON lines told their first records (a tool's warnings: npm warn ...)
 KEY_SCAN_CHARS = 128 * 1024
 """Characters of a sample's records (whole records, from its start) whose keys a JSON-lines shape lists
 (``python bench/scan_costs.py``: 1.6-2.0 ms for a 512 KiB sample, 4.5-4.9 ms with the keys of all of it)."""
@@ -405,22 +407,23 @@ def _probed(rows: list[str], decoder: json.JSONDecoder) -> list[Any] | None:
     """The JSON values of ``rows`` (a text's first lines, not blank) if they tell JSON lines, else ``None``: all of
     them JSON values, or -- one or a few not JSON (a record cut or garbled, a log line among the records) -- all but
     one in :data:`_PROBE_MISS_SHARE` of them JSON objects or arrays (a line that is not JSON, or a JSON scalar, is a
-    miss: text whose lines start with JSON words, ``true``, ``404``, ``[1]``, is no JSON lines), 2 at least. Gives
-    up at the first miss past the bound (text: after 1 to 3 lines)."""
+    miss: text whose lines start with JSON words, ``true``, ``404``, ``[1]``, is no JSON lines; up to MOST_LEADING
+    lines not JSON before the first value are none), 2 at least. Gives up at the first miss past the bound."""
     allowed = len(rows) // _PROBE_MISS_SHARE
     values: list[Any] = []
-    bad = scalars = 0
+    bad = scalars = leading = 0
     for row in rows:
         try:
             value = decoder.decode(row)
         except ValueError:  # (RecursionError goes on: the caller's "JSON nested too deeply to parse")
-            bad += 1
+            first = not values and leading < MOST_LEADING  # (a tool's warning lines before its records: a read
+            leading, bad = leading + first, bad + (not first)  # passes over them as over bad records, naming them)
             if bad > allowed:
                 return None
             continue
         values.append(value)
         scalars += not isinstance(value, (dict, list))
-    if bad and (bad + scalars > allowed or len(values) < 2):
+    if (bad or leading) and (bad + scalars > allowed or len(values) < 2):
         return None
     return values
 
