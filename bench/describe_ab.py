@@ -2,6 +2,7 @@
 
     python bench/describe_ab.py OTHER_CHECKOUT [REPS]     # e.g. a `git worktree` of main; default 15 repetitions
     python bench/describe_ab.py OTHER_CHECKOUT --diff     # every answer of both compared, no timing
+    python bench/describe_ab.py OTHER_CHECKOUT --payloads [REPS]   # T2's 8 samples one by one, best of REPS (21)
 
 ``OTHER_CHECKOUT``'s whole ``scratchfs`` package is imported beside this checkout's (its modules removed from
 ``sys.modules`` while the other's load, then put back: the other's ``describe`` runs the other's shape, table and
@@ -71,6 +72,8 @@ def main(argv: list[str]) -> int:
     other, other_stub = other_modules(Path(argv[0]).resolve())
     if argv[1:] == ["--diff"]:
         return diff(other, other_stub)
+    if argv[1:2] == ["--payloads"]:
+        return payloads(other, int(argv[2]) if len(argv) > 2 else 21)
     reps = int(argv[1]) if len(argv) > 1 else 15
     corpus = benchlib.corpus()
     print(f"load average {os.getloadavg()[0]:.2f}; this checkout against {argv[0]}")
@@ -92,6 +95,24 @@ def main(argv: list[str]) -> int:
     print(f"load average {os.getloadavg()[0]:.2f} after")
     return 0
 
+
+
+def payloads(other: ModuleType, reps: int) -> int:
+    """Each of T2's 8 samples described by both checkouts in turn, alternating which goes first: the best thread
+    CPU of ``reps`` per sample and checkout."""
+    args = contents(benchlib.corpus(), 4 * MIB)
+    best = {"this": [1.0] * len(args), "other": [1.0] * len(args)}
+    for rep in range(reps):
+        for name, module in [("this", shape), ("other", other)][:: 1 if rep % 2 else -1]:
+            for i, a in enumerate(args):
+                start = time.thread_time()
+                module.describe(*a)
+                best[name][i] = min(best[name][i], time.thread_time() - start)
+    print(f"load average {os.getloadavg()[0]:.2f}; best of {reps}, ms of thread CPU")
+    for i, a in enumerate(args):
+        print(f"payload {i} (starts {a[0][:12]!r}): other {best['other'][i] * 1e3:.2f}, "
+              f"this {best['this'][i] * 1e3:.2f}")
+    return 0
 
 
 def _answer(module: ModuleType, args: tuple[bytes, int, int]) -> tuple:

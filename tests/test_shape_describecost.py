@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from scratchfs.api import shape, shape_diagnostics, shape_log
 from scratchfs.api.shape_diagnostics import diagnostics_shape
 from scratchfs.engine.structure import table_start
+from scratchfs.foundation import text as text_module
 from scratchfs.foundation.text import line_stats
 
 # --- dckinds: the kinds told by lines (shape_kinds' detectors) and the logs -------------------------------------------
@@ -605,3 +606,53 @@ def test_dctables_data_votes_as_the_cell_by_cell_vote(rows):
     """``data_votes``: a column's patterns made at once (ASCII cells with no NUL) against one at a time -- columns
     of numbers, sizes, dates, versions and words, rows narrower than the first, non-ASCII digits and NULs."""
     assert table_start.data_votes(rows) == _old_data_votes(rows)
+
+
+# --- describecost_large: T2's 512 KiB samples (the files of grep output over the whole sample) ---------------------
+
+_OLD_GREP_FILES_RE = re.compile(rb"\n(?=([^:\n]{1,400}))\1(?<![ \t]\d)(?<![ \t]\d\d):\d+[:-][^\n]*(?:\n\1:[^\n]*)*")
+"""``foundation.text._GREP_FILES_RE`` before its path's bytes became a bitmap (``git show
+81174302:scratchfs/foundation/text.py``; its possessive ``+`` left out, which changes no match)."""
+_GREP_PIECES = st.sampled_from([b"src/a.py", b"./b/c.rs", b"x", b"a b", b" ", b"\t", b"1", b"12", b"123", b":", b"-",
+                                b":12:", b":3-", b":4:", b"::", b"-5", b"2026-12-06 10", b"\r", b"\xff", b"\x00",
+                                b";", b"9", b"\x0b", b"y" * 398, b"z" * 399, b"w" * 400, b"\n", b"\nsrc/a.py:1:x",
+                                b"\n./b/c.rs-2-y"])
+
+
+@settings(max_examples=3000, deadline=None)
+@example(b"\n" + b"p" * 400 + b":1:x")  # (a path of 400 bytes: one ...)
+@example(b"\n" + b"p" * 401 + b":1:x")  # (... of 401: none)
+@example(b"\n\x00\t\x0b9;\xff:1:x")  # (the ranges' edges: every byte but ":" and "\n" is a path's)
+@example(b"\na 1:2:x\nb\t12:3-y\nc 123:4:z")  # (a clock's hour is no path; three digits after a blank may be)
+@given(st.lists(_GREP_PIECES, max_size=40).map(lambda pieces: b"\n" + b"".join(pieces)))
+def test_describecost_large_grep_files_bitmap_finds_what_the_pattern_found(data):
+    """The files pattern with the path's bytes as three ranges (``_PATH_BYTE``): the same matches, in order, as the
+    pattern with ``[^:\\n]``, at every start -- over lines of paths, colons, digits, dashes, blanks, clock times, the
+    ranges' edge bytes, bytes that are not UTF-8 and runs that reach the path's 400 bytes; and the count
+    ``grep_files`` gives is the old pattern's over the whole sample, the head cut at each newline."""
+    for start in range(0, len(data), max(1, len(data) // 7)):
+        assert text_module._GREP_FILES_RE.findall(data, start) == _OLD_GREP_FILES_RE.findall(data, start)
+    sample = data[1:]
+    for cut in [at for at in range(len(data)) if data[at] == 10][:6]:
+        head = data[: cut + 1]
+        assert text_module.grep_files(head, set(_OLD_GREP_FILES_RE.findall(head)), sample) == len(
+            set(_OLD_GREP_FILES_RE.findall(data)))
+
+
+def test_describecost_large_path_bytes_are_a_bitmap_of_the_same_bytes():
+    """``_PATH_BYTE`` holds every byte but ``:`` and ``\\n`` (what ``[^:\\n]`` holds), ``re`` compiles it to one
+    bitmap (``CHARSET``: a lookup a byte, where ``[^:\\n]`` is a negated pair of literals), and the files pattern
+    scans its paths with it."""
+    try:  # (re's compiler: re._compiler from Python 3.11, sre_compile before)
+        from re import _compiler as compiler
+        from re import _parser as parser
+    except ImportError:
+        import sre_compile as compiler
+        import sre_parse as parser
+
+    held = {b for b in range(256) if re.fullmatch(text_module._PATH_BYTE, bytes([b]))}
+    assert held == set(range(256)) - {ord(":"), ord("\n")}
+    assert compiler._code(parser.parse(text_module._PATH_BYTE), 0)[5] == compiler.CHARSET
+    assert text_module._PATH_BYTE + b"{1,400}" in text_module._GREP_FILES_RE.pattern
+    assert rb"[^:\n]" not in text_module._GREP_FILES_RE.pattern
+    assert text_module.grep_files(b"\nsrc/a.py:1:x\n", {b"src/a.py"}, b"src/a.py:1:x\nprose\nsrc/b.py:2-y\n") == 2
