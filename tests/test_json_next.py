@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scratchfs.api.shape import SAMPLE_BYTES, describe
 from scratchfs.engine.structure import BytesSource
+
+_TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
 
 
 def _named_jq(note: str) -> str:
@@ -42,6 +45,18 @@ def test_the_fixtures_object_is_read_into_its_largest_key(scope, fixture_data):
 def _next_read(doc) -> str | None:
     data = json.dumps(doc).encode()  # (ASCII: a lone surrogate's escape too)
     return describe(data, len(data), data.count(b"\n") + 1).next_read
+
+
+def test_the_one_object_of_an_array_of_one_is_read_into_not_whole(scope):
+    """SARIF (``ruff check --output-format=sarif``): ``runs`` holds one run, the whole report. The note named
+    ``jq=".runs[0]"``, which pages the report out as parts of one result (newuser19, 838 KiB of it: some hundred pages
+    of 8 KiB); it names the read into that one object's largest value, its first result, which answers as jq does."""
+    data = (_TOOLS / "ruff-check-sarif.json").read_bytes()
+    stub = scope.spill(data, source_tool="ruff")
+    assert stub.shape.startswith("JSON object, 3 keys: $schema: str, runs: array(1) of {results: array(8) of "), \
+        stub.shape
+    assert _named_jq(stub.note) == ".runs[0].results[0]", stub.note
+    assert scope.structure.jq(stub.handle, ".runs[0].results[0]").items == [json.loads(data)["runs"][0]["results"][0]]
 
 
 def test_shapes_that_do_not_name_every_key_keep_keys():

@@ -54,7 +54,10 @@ def object_read(value: dict, fit: tuple[int, int] | None) -> str | None:
             continue
         if isinstance(item, list) and item:
             nested = any(isinstance(one, (dict, list)) for one in item)
-            reads.append((f"{path}[0]" if nested else path, len(item) + 2))  # (items of scalars: all)
+            inner = object_read(item[0], (depth, width)) if len(item) == 1 and isinstance(item[0], dict) else None
+            reads.append((f"{path}[0]{inner}" if inner is not None and inner.startswith(".") and " " not in inner
+                          else f"{path}[0]" if nested else path, len(item) + 2))  # (items of scalars: all; the one
+            # object of an array of one, SARIF's runs: the read into it, .runs[0].results[0], not the whole of it)
         elif isinstance(item, dict) and item:
             listed = depth >= 1 and len(item) <= width
             reads.append((path if listed else f"{path} | keys[]", len(item) + 2))
