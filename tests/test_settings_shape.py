@@ -61,7 +61,9 @@ def test_real_settings_are_told_with_their_keys(name):
     form, pattern = _REAL[name]
     keys = _keys(data.decode(), pattern)
     shape = _shape(data)
-    assert shape.startswith(f"{SETTINGS_SHAPE} ({form}), ") and f", {len(keys):,} keys: " in shape
+    distinct = len({key for _line, key in keys})
+    counted = f"{len(keys):,} settings of {distinct:,} keys" if distinct < len(keys) else f"{len(keys):,} keys"
+    assert shape.startswith(f"{SETTINGS_SHAPE} ({form}), ") and f", {counted}: " in shape, shape
     assert shape.endswith(f'; pattern="{FIND_KEY}" finds a key, line=N reads from one')
 
 

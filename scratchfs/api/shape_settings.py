@@ -34,7 +34,9 @@ from scratchfs.api.shape_words import PROGRAM_LINE_RE, LineNumbers, listed_withi
 __all__ = ["FIND_KEY", "SETTINGS_SHAPE", "is_settings", "settings_shape", "tab_keyed"]
 
 SETTINGS_SHAPE = "settings"
-"""How the shape of a dump of settings starts (``"settings (key = value), 1,204 lines, 1,204 keys: ..."``)."""
+"""How the shape of a dump of settings starts (``"settings (key = value), 1,204 lines, 1,204 keys: ..."``; keys that
+stand more than once: ``"settings (key: value), 6,000 lines, 6,000 settings of 7 keys: File (line 1, 750 times),
+..."``)."""
 FIND_KEY = "^ *KEY\\s*[=:]"
 """The pattern a settings stub's note names to find a key (``KEY`` its name, its dots escaped; spaces before it:
 keys padded to a column of colons, ``stat``'s ``  File:`` over ``Device:``, and an ``.ini``'s indented keys)."""
@@ -138,7 +140,11 @@ def settings_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
     if aligned:  # (keys padded to one column of colons: stat's "  File:" and " Birth:" over "Device:")
         found = sorted(found + aligned)
     sections = [(m.start(), m[1].decode("utf-8", "replace")) for m in _SECTION_RE.finditer(text)]
-    head = f"{SETTINGS_SHAPE} ({form}), {plural(lines, 'line')}, {plural(len(found), 'key')}{scope}: "
+    distinct = len({key for _at, key, _spaces in found})  # (a key standing again and again, one a stanza -- apt-cache
+    # show's Package:, stat's File: --: its settings counted, then its keys, never "2,303 keys" for 31)
+    counted = (f"{plural(len(found), 'setting')} of {plural(distinct, 'key')}" if distinct < len(found)
+               else plural(len(found), "key"))
+    head = f"{SETTINGS_SHAPE} ({form}), {plural(lines, 'line')}, {counted}{scope}: "
     tail = f"; pattern=\"{FIND_KEY}\" finds a key, line=N reads from one"
     if len(sections) >= 2:  # (each list made as it is listed: only the items that fit the shape are written)
         items = _grouped([(at, f"[{name}]") for at, name in sections], [at for at, _key, _s in found], line_of)
