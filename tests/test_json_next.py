@@ -100,6 +100,21 @@ def test_a_streamed_object_is_read_into_its_largest_key(scope):
     assert scope.structure.jq(stub.handle, ".items[0]").items == [doc["items"][0]]
 
 
+def test_a_streamed_objects_array_of_one_object_is_read_for_what_its_keys_hold(scope):
+    """A SARIF report over the sample (its top level streamed: the run's values not read): ``.runs[0]`` paged the
+    whole report out as parts of one result (newuser19: 838 KiB, some hundred pages of 8 KiB). The note names what
+    each key of the run holds, a few bytes, which answers as jq does."""
+    doc = json.loads((_TOOLS / "ruff-check-sarif.json").read_bytes())
+    doc["runs"][0]["results"] = doc["runs"][0]["results"] * 200
+    data = json.dumps(doc, indent=2).encode()
+    assert len(data) > SAMPLE_BYTES
+    stub = scope.spill(data, source_tool="ruff")
+    assert ", runs: array(1) of {results, tool}, " in stub.shape, stub.shape
+    assert _named_jq(stub.note) == ".runs[0] | map_values(type)", stub.note
+    assert scope.structure.jq(stub.handle, ".runs[0] | map_values(type)").items == [
+        {"results": "array", "tool": "object"}]
+
+
 _NAMES = st.one_of(st.from_regex(r"[a-z_][a-z0-9_]{0,8}", fullmatch=True),
                    st.text(st.characters(codec="utf-8", categories=("L", "N", "P", "Zs")), min_size=1, max_size=12))
 _VALUES = st.one_of(
