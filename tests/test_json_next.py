@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scratchfs.api.shape import SAMPLE_BYTES, describe
 from scratchfs.engine.structure import BytesSource
+
+_TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
 
 
 def _named_jq(note: str) -> str:
@@ -42,6 +45,18 @@ def test_the_fixtures_object_is_read_into_its_largest_key(scope, fixture_data):
 def _next_read(doc) -> str | None:
     data = json.dumps(doc).encode()  # (ASCII: a lone surrogate's escape too)
     return describe(data, len(data), data.count(b"\n") + 1).next_read
+
+
+def test_the_one_object_of_an_array_of_one_is_read_into_not_whole(scope):
+    """SARIF (``ruff check --output-format=sarif``): ``runs`` holds one run, the whole report. The note named
+    ``jq=".runs[0]"``, which pages the report out as parts of one result (newuser19, 838 KiB of it: some hundred pages
+    of 8 KiB); it names the read into that one object's largest value, its first result, which answers as jq does."""
+    data = (_TOOLS / "ruff-check-sarif.json").read_bytes()
+    stub = scope.spill(data, source_tool="ruff")
+    assert stub.shape.startswith("JSON object, 3 keys: $schema: str, runs: array(1) of {results: array(8) of "), \
+        stub.shape
+    assert _named_jq(stub.note) == ".runs[0].results[0]", stub.note
+    assert scope.structure.jq(stub.handle, ".runs[0].results[0]").items == [json.loads(data)["runs"][0]["results"][0]]
 
 
 def test_shapes_that_do_not_name_every_key_keep_keys():
@@ -83,6 +98,21 @@ def test_a_streamed_object_is_read_into_its_largest_key(scope):
     assert stub.shape.startswith("JSON object, 2 keys: total: int, items: array(9000) of {id, name, tags}"), stub.shape
     assert _named_jq(stub.note) == ".items[0]", stub.note
     assert scope.structure.jq(stub.handle, ".items[0]").items == [doc["items"][0]]
+
+
+def test_a_streamed_objects_array_of_one_object_is_read_for_what_its_keys_hold(scope):
+    """A SARIF report over the sample (its top level streamed: the run's values not read): ``.runs[0]`` paged the
+    whole report out as parts of one result (newuser19: 838 KiB, some hundred pages of 8 KiB). The note names what
+    each key of the run holds, a few bytes, which answers as jq does."""
+    doc = json.loads((_TOOLS / "ruff-check-sarif.json").read_bytes())
+    doc["runs"][0]["results"] = doc["runs"][0]["results"] * 200
+    data = json.dumps(doc, indent=2).encode()
+    assert len(data) > SAMPLE_BYTES
+    stub = scope.spill(data, source_tool="ruff")
+    assert ", runs: array(1) of {results, tool}, " in stub.shape, stub.shape
+    assert _named_jq(stub.note) == ".runs[0] | map_values(type)", stub.note
+    assert scope.structure.jq(stub.handle, ".runs[0] | map_values(type)").items == [
+        {"results": "array", "tool": "object"}]
 
 
 _NAMES = st.one_of(st.from_regex(r"[a-z_][a-z0-9_]{0,8}", fullmatch=True),

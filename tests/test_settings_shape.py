@@ -35,6 +35,11 @@ _REAL = {
     "lscpu.txt": ("key: value", r"^([A-Za-z][\w() -]*?):(?:\t|  )"),  # (Key words:<spaces>value, a table aligned by
     # spaces before; lscpu pads each key to one column but its longest, "Vulnerability Indirect target selection:",
     # which one space follows: words with a colon and a space are no key, as a prose line's are none)
+    "apt-cache-show.txt": ("key: value", r"^([\w-]+):"),  # (stanzas of a package each; a description's indented
+    # lines are its value's)
+    "stat-usr-bin.txt": ("key: value", r"^ *(\w+):"),  # (keys padded to one column of colons: "  File:" and
+    # " Birth:" over "Device:" are keys, no value's indented lines -- newuser19: "Change (line 7, 12 times, 34
+    # indented lines)" before)
 }
 # fixtures that are settings too, by what they hold (matplotlib's rc file: key: value lines; Debian's copyright
 # file: Files:, Copyright:, License: fields whose values go on over indented lines, as pip show -v's do)
@@ -56,7 +61,9 @@ def test_real_settings_are_told_with_their_keys(name):
     form, pattern = _REAL[name]
     keys = _keys(data.decode(), pattern)
     shape = _shape(data)
-    assert shape.startswith(f"{SETTINGS_SHAPE} ({form}), ") and f", {len(keys):,} keys: " in shape
+    distinct = len({key for _line, key in keys})
+    counted = f"{len(keys):,} settings of {distinct:,} keys" if distinct < len(keys) else f"{len(keys):,} keys"
+    assert shape.startswith(f"{SETTINGS_SHAPE} ({form}), ") and f", {counted}: " in shape, shape
     assert shape.endswith(f'; pattern="{FIND_KEY}" finds a key, line=N reads from one')
 
 
@@ -95,6 +102,25 @@ def test_a_keys_indented_lines_are_its_values_counted_under_it(name):
         want = f"line {first[key]:,}" + (f", {times[key]} times" if times[key] > 1 else "") + (
             f", {under[key]:,} indented line{'s' if under[key] != 1 else ''}" if under[key] else "")
         assert said == want, key
+
+
+def test_keys_padded_to_a_column_of_colons_are_keys_and_the_stubs_search_finds_them(scratch_scope):
+    """``stat`` of many files pads its keys to one column of colons (``  File:``, ``  Size:``, `` Birth:`` over
+    ``Device:``): they were told as indented lines under ``Change``, its values, and missing from the keys; and the
+    note's search, ``^KEY``, found none of them. Each key is told with its first line and how many times it stands, as
+    the plain answer counts them, and the search the note names (KEY filled in) finds each ``File:`` line."""
+    data = (_TOOLS / "stat-usr-bin.txt").read_bytes()
+    lines = data.decode().split("\n")
+    keys = [(n, found[1]) for n, line in enumerate(lines, 1) if (found := re.match(r" *(\w+):", line))]
+    first = {key: next(n for n, k in keys if k == key) for _n, key in keys}
+    told = _shape(data)
+    assert "indented line" not in told
+    assert ", ".join(f"{key} (line {line}, {sum(k == key for _n, k in keys)} times)" for key, line in first.items()) \
+        in told
+    stub = scratch_scope.spill(data, source_tool="bash")
+    reply = ScratchTools(scratch_scope).call("read_handle", {
+        "handle": stub.handle, "pattern": FIND_KEY.replace("KEY", "File"), "context": "line", "max_matches": 50})
+    assert [window["line"] for window in reply["windows"]] == [n for n, key in keys if key == "File"]
 
 
 def test_sections_are_listed_with_their_keys():

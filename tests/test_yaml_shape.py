@@ -81,6 +81,20 @@ def test_a_top_level_list_lists_its_items_and_a_list_under_a_key_is_counted(tmp_
     assert re.search(r"kind \(line (\d+)\)", stub.shape)[1] == str(data.split(b"\n").index(b"kind: List") + 1)
 
 
+def test_a_top_level_list_of_items_opening_on_a_mapping_names_each_by_its_name_as_pyyaml_reads_it():
+    """A list whose items all open on a key holding a mapping (``pip inspect``'s packages dumped as YAML: ``-
+    metadata:``, the name under it) was told as ``- metadata: (line 1), - metadata: (line 57), ...``: nineteen
+    identical labels (newuser19). Each item is named by its own ``name:``, at the line PyYAML reads it on."""
+    data = (ROOT / "fixtures" / "tools" / "pip-inspect-head.yaml").read_bytes()
+    items = yaml.compose(data).value
+    metadata = [{key.value: value for key, value in item.value}["metadata"] for item in items]
+    names = [{key.value: value.value for key, value in node.value}["name"] for node in metadata]
+    want = ", ".join(f"- metadata: name: {name} (line {item.start_mark.line + 1})"
+                     for name, item in zip(names, items, strict=True))
+    lines = data.count(b"\n")
+    assert len(items) == 3 and shape_of(data) == f"{YAML_SHAPE}, {lines} lines: {want}; line=N reads from a key"
+
+
 def test_text_that_is_no_yaml_stays_text():
     headers = b"".join(b"X-Header-%d: value %d\n" % (n, n) for n in range(300))  # flat: no key under another
     program = (ROOT / "scratchfs" / "api" / "shape.py").read_bytes()

@@ -5,7 +5,9 @@ shape does not when the shape names every key (``JSON object, 3 keys: data: arra
 meta: {a: int}``), so the note then names a read that goes further: into the largest value (most items or keys; a
 long string after every container): ``.data[0]``, an array's first item when its items hold arrays or objects;
 ``.data``, an array of scalars; ``.meta | keys[]``, an object whose keys the shape does not list; ``.meta``, one whose
-keys it lists; ``.text``, a string of 200 characters or more. A key whose name the shape does not show whole and as
+keys it lists; ``.text``, a string of 200 characters or more; into the one object of an array of one (SARIF's
+``runs``: the whole report), its largest value (``.runs[0].results[0]``), or, its values not read (a top level
+streamed), what each holds (``.runs[0] | map_values(type)``). A key whose name the shape does not show whole and as
 it is (shortened, a character replaced by ``?``, a lone surrogate no UTF-8 note can carry) is never named.
 """
 
@@ -54,7 +56,10 @@ def object_read(value: dict, fit: tuple[int, int] | None) -> str | None:
             continue
         if isinstance(item, list) and item:
             nested = any(isinstance(one, (dict, list)) for one in item)
-            reads.append((f"{path}[0]" if nested else path, len(item) + 2))  # (items of scalars: all)
+            inner = object_read(item[0], (depth, width)) if len(item) == 1 and isinstance(item[0], dict) else None
+            reads.append((f"{path}[0]{inner}" if inner is not None and inner.startswith(".") and " " not in inner
+                          else f"{path}[0]" if nested else path, len(item) + 2))  # (items of scalars: all; the one
+            # object of an array of one, SARIF's runs: the read into it, .runs[0].results[0], not the whole of it)
         elif isinstance(item, dict) and item:
             listed = depth >= 1 and len(item) <= width
             reads.append((path if listed else f"{path} | keys[]", len(item) + 2))
@@ -76,6 +81,9 @@ def _entry_read(entry: TopEntry) -> tuple[str, int] | None:
     path = _path(entry.key)
     if path is None or entry.cut:
         return None
+    if entry.kind == "array" and entry.count == 1 and entry.item_kind == "object" and not entry.cut:
+        return f"{path}[0] | map_values(type)", 3  # (the one object of an array of one, SARIF's run: the whole
+        # report, pages of parts read whole; what each of its keys holds, a few bytes, for the read into one)
     if entry.kind == "array" and entry.count:
         nested = bool(entry.names) or entry.item_kind in ("object", "array")
         return (f"{path}[0]" if nested else path), entry.count + 2

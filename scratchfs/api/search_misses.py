@@ -19,6 +19,7 @@ from scratchfs.api.search_calls import HINT_CALL_BYTES, same_search
 from scratchfs.api.shape import binary_format
 from scratchfs.api.shape_binary import UTF16_FORMATS, compressed_format
 from scratchfs.api.shape_said import not_utf8_said, split_by_controls
+from scratchfs.api.shape_settings import FIND_KEY
 from scratchfs.api.stub_reads import placeholder_said
 from scratchfs.api.view_search import RENDERED_KINDS, rendered_hint
 from scratchfs.api.views import reply_size
@@ -138,26 +139,44 @@ def _sought(found: Matches) -> str:
     return found.pattern if found.pattern is not None else (found.match or b"").decode("utf-8", "replace")
 
 
-def _placeholder_note(found: Matches, what: dict[str, str], hit: bool = False) -> Advice | None:
+def _placeholder_note(found: Matches, what: dict[str, str], hit: bool = False,
+                      shape: str | None = None) -> Advice | None:
     """What the search ``found`` from the start of ``what`` (``{"match": needle}`` or ``{"pattern": pattern}``) says
     when it sought the placeholder a stub's note writes for it (its words:
     :func:`~scratchfs.api.stub_reads.placeholder_said`), else ``None``; ``hit``: it found the placeholder's own
     text in the content (a ``du`` listing holding ``..._REGEX.rst``), windows the model did not look for. Its
     example is the same call (its ``ignore_case``, ``context``, ``max_matches`` and ``budget`` kept:
-    :func:`_same_call`) with a pattern in the placeholder's place."""
+    :func:`_same_call`) with a pattern in the placeholder's place: for a settings stub's ``^ *KEY\\s*[=:]``, the
+    first key its ``shape`` names (:func:`_first_key`) in place of ``KEY``."""
     ((name, value),) = what.items()
     if (said := placeholder_said(name, value, hit)) is None:
         return None
+    if name == "pattern" and value == FIND_KEY:
+        return Advice.of(f"{said}, e.g. ", _same_call(found, pattern=value.replace("KEY", _first_key(shape))))
     return Advice.of(f"{said} (match= a substring, pattern= a regular expression), e.g. ",
                      _same_call(found, pattern="ERROR|Traceback"))
 
 
-def _placeholder_hit(found: Matches, offset: int) -> Matches:
+_SETTINGS_KEY_RE = re.compile(r" keys?(?: \([^)]*\))?: ([^\[(…][^(…]*?) \(line ")  # a settings shape's first key
+
+
+def _first_key(shape: str | None) -> str:
+    """The first key a settings ``shape`` names, as a regular expression (escaped; a group of dotted keys,
+    ``kernel.*``, as ``kernel\\.\\S*``), else ``Name``, a key ``pip show`` and many dumps start with (a shape
+    whose first item is a ``[section]`` or a shortened key)."""
+    found = _SETTINGS_KEY_RE.search(shape or "")
+    if found is None:
+        return "Name"
+    key = found[1]
+    return re.escape(key[:-2]) + r"\.\S*" if key.endswith(".*") else re.escape(key)
+
+
+def _placeholder_hit(found: Matches, offset: int, shape: str | None = None) -> Matches:
     """``found`` (windows found, or a page after the first) with a note when it is a search from the start for a
     stub's placeholder (``pattern="REGEX"``, ``match="TEXT"``, the stub's call run as written) that found the
     placeholder's own text: its windows kept, the note saying it was the placeholder (a miss of one says so too)."""
     what = {"pattern": found.pattern} if found.pattern is not None else {"match": _sought(found)}
-    if offset or not found.windows or found.view or (hit := _placeholder_note(found, what, hit=True)) is None:
+    if offset or not found.windows or found.view or (hit := _placeholder_note(found, what, True, shape)) is None:
         return found
     return replace(found, note=hit)
 
@@ -190,9 +209,9 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
     a needle or pattern of at most :data:`HINT_CALL_BYTES` (in bytes of its JSON string; at most about 460 bytes of
     note), else names "the same call". ``found`` itself otherwise. Never raises."""
     if not _missed(found, offset):
-        return _placeholder_hit(found, offset)
+        return _placeholder_hit(found, offset, shape)
     what = {"pattern": found.pattern} if found.pattern is not None else {"match": _sought(found)}
-    if (placeholder := _placeholder_note(found, what)) is not None:  # (the stub's call run as written)
+    if (placeholder := _placeholder_note(found, what, shape=shape)) is not None:  # (the stub's call run as written)
         return replace(found, note=placeholder)
     packed = compressed_format(shape) if content_type == "binary" else None
     if packed is not None:

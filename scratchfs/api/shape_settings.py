@@ -2,7 +2,7 @@
 ``env``, ``git config -l``, ``systemctl show``, ``pip show``, ``/proc/meminfo``, ``.ini`` and ``.properties`` files),
 for :mod:`scratchfs.api.shape`: how many keys, their groups (an ``.ini``'s ``[sections]``, or the first part of
 dotted keys: ``kernel.*``, ``net.*``) or the keys themselves, each with the line it starts at -- so that a model
-finds a key with one search (``pattern="^KEY\\s*[=:]"``, which the stub's note names) or reads a group with one line
+finds a key with one search (``pattern="^ *KEY\\s*[=:]"``, which the stub's note names) or reads a group with one line
 read; a key listed alone also says how many indented lines go on with its values (``Classifiers (line 13, 20
 indented lines)``), and in ``key: value`` text an indented ``x = y`` is such a line, no key (``pip show -v``'s entry
 points). Such text stays content type ``text``; its shape starts with :data:`SETTINGS_SHAPE`.
@@ -34,9 +34,12 @@ from scratchfs.api.shape_words import PROGRAM_LINE_RE, LineNumbers, listed_withi
 __all__ = ["FIND_KEY", "SETTINGS_SHAPE", "is_settings", "settings_shape", "tab_keyed"]
 
 SETTINGS_SHAPE = "settings"
-"""How the shape of a dump of settings starts (``"settings (key = value), 1,204 lines, 1,204 keys: ..."``)."""
-FIND_KEY = "^KEY\\s*[=:]"
-"""The pattern a settings stub's note names to find a key (``KEY`` its name, its dots escaped)."""
+"""How the shape of a dump of settings starts (``"settings (key = value), 1,204 lines, 1,204 keys: ..."``; keys that
+stand more than once: ``"settings (key: value), 6,000 lines, 6,000 settings of 7 keys: File (line 1, 750 times),
+..."``)."""
+FIND_KEY = "^ *KEY\\s*[=:]"
+"""The pattern a settings stub's note names to find a key (``KEY`` its name, its dots escaped; spaces before it:
+keys padded to a column of colons, ``stat``'s ``  File:`` over ``Device:``, and an ``.ini``'s indented keys)."""
 _TAB_KEY = (rb"([A-Za-z][\w.\-()]{0,60}(?: [\w.\-()]{1,60}){0,4})"  # a key of words, set off from its value by
             rb"(?:[ \t]{0,8}\t[ \t]{0,8}:(?=[ \t]|\r?\n)|:(?=\t|  ))")  # tabs before the colon (/proc/cpuinfo's
 # "model name\t: AMD EPYC") or a run of spaces or a tab after it (lscpu's "Model name:      AMD EPYC"): words as keys
@@ -114,7 +117,7 @@ def settings_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
     """The shape of ``sample`` (a content's first bytes; ``lines``: the whole content's line count; ``complete``:
     all of it; ``scope``: what to add when not; ``size``: the whole content's bytes) when it reads as settings, else
     ``None``: ``"settings (key = value), 1,204 lines, 1,204 keys: kernel.* (line 1, 310 keys), net.* (line 311, 700
-    keys), …; pattern="^KEY\\s*[=:]" finds a key, line=N reads from one"``. Never raises."""
+    keys), …; pattern="^ *KEY\\s*[=:]" finds a key, line=N reads from one"``. Never raises."""
     if _FIRST_RE.match(sample) is None:  # (its first line that is no comment: a setting or a section; most text
         return None  # stops here, at the cost of one anchored match)
     cut = sample.rfind(b"\n", 0, _HEAD_BYTES) if len(sample) > _HEAD_BYTES or not complete else len(sample)
@@ -133,8 +136,15 @@ def settings_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
     if form == "key: value" and equals and (b"\n " in text or b"\n\t" in text):  # an indented x = y under Key: is
         found = [f for f in found if f[2] is None or text[f[0] + 1] not in b" \t"]  # its value's line (pip's entry
         # points), no key
+    aligned = _aligned_keys(text, found) if form == "key: value" and (b"\n " in text) else []
+    if aligned:  # (keys padded to one column of colons: stat's "  File:" and " Birth:" over "Device:")
+        found = sorted(found + aligned)
     sections = [(m.start(), m[1].decode("utf-8", "replace")) for m in _SECTION_RE.finditer(text)]
-    head = f"{SETTINGS_SHAPE} ({form}), {plural(lines, 'line')}, {plural(len(found), 'key')}{scope}: "
+    distinct = len({key for _at, key, _spaces in found})  # (a key standing again and again, one a stanza -- apt-cache
+    # show's Package:, stat's File: --: its settings counted, then its keys, never "2,303 keys" for 31)
+    counted = (f"{plural(len(found), 'setting')} of {plural(distinct, 'key')}" if distinct < len(found)
+               else plural(len(found), "key"))
+    head = f"{SETTINGS_SHAPE} ({form}), {plural(lines, 'line')}, {counted}{scope}: "
     tail = f"; pattern=\"{FIND_KEY}\" finds a key, line=N reads from one"
     if len(sections) >= 2:  # (each list made as it is listed: only the items that fit the shape are written)
         items = _grouped([(at, f"[{name}]") for at, name in sections], [at for at, _key, _s in found], line_of)
@@ -148,7 +158,31 @@ def settings_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
     firsts = _first_offsets(found, lambda key: key)
     indented = b"\n " in text or b"\n\t" in text  # (memmem first: most dumps have no indented line)
     starts = [m.start() for m in _INDENTED_RE.finditer(text)] if indented else []
+    if aligned:  # (an aligned key's line is no value's continuation)
+        keyed = {at for at, _key, _spaces in aligned}
+        starts = [at for at in starts if at not in keyed]
     return listed_within(head, _keys(found, firsts, line_of, starts), tail, len(firsts))
+
+
+_PADDED_KEY_RE = re.compile(rb"\n( {1,16})([A-Za-z][\w.\-()>]{0,60}):(?=[ \t]|\r?\n)")  # a key padded with spaces
+
+
+def _aligned_keys(text: bytes, found: list[tuple[int, str, bytes | None]]) -> list[tuple[int, str, bytes | None]]:
+    """The keys of ``text`` (a newline, then settings of the ``Key: value`` form) padded with spaces before them so
+    that their colons stand in a column where the unpadded keys ``found`` (offset, key, spaces) put theirs --
+    ``stat``'s ``  File:``, ``  Size:`` and `` Birth:`` over ``Device:``, ``Access:`` -- each key of them standing
+    twice or more (a value's continuation that reads ``  Note: ...`` under a key of six letters stands once), as
+    ``found`` has them; none when fewer than half of ``found``'s keys share one column (no keys aligned so)."""
+    columns = Counter(len(key) for at, key, spaces in found if spaces is None and text[at + 1 + len(key)] == 58)
+    if not columns:
+        return []
+    column, count = columns.most_common(1)[0]
+    if 2 * count < len(found):
+        return []
+    padded = [(m.start(), m[2].decode("utf-8", "replace"), None) for m in _PADDED_KEY_RE.finditer(text)
+              if len(m[1]) + len(m[2]) == column]
+    times = Counter(key for _at, key, _spaces in padded)
+    return [item for item in padded if times[item[1]] >= 2]
 
 
 def _keys(found: list[tuple[int, str, bytes | None]], firsts: dict[str, int], line_of: LineNumbers,

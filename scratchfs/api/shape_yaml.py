@@ -72,6 +72,8 @@ _FIRST_LINE_RE = re.compile(rb"(?:---|%YAML|- |" + _KEY + rb":(?:[ \t]|\r?\n|\r?
 _FIRST_LINES = 64  # most blank and comment lines before the first line read
 _NAMING = (b"kind", b"name", b"type", b"id", b"title")
 _NESTED_NAME_RE = re.compile(rb"\n  name: *([^\s#][^\r\n]{0,60})")
+_ITEM_NAME_RE = re.compile(rb"\n {2,16}(name|id|title): *([^\s#|>&!'\"][^\r\n]{0,60})")  # a list item's own name
+_ITEM_NAME_BYTES = 4096  # of a list item's start, where its name is looked for
 _MOST_CODE = 0.05
 
 
@@ -245,6 +247,17 @@ def _text(text: bytes, marks: list[tuple[int, str, Any]], documents: int, lines:
                 yield f"{name} (line {line(at):,}{', ' if held else ''}{held})"
             else:
                 first = text[at + 3 : text.find(b"\n", at + 1)].decode("utf-8", "replace").strip()
-                yield f"- {short_name(first, 60)} (line {line(at):,})"
+                yield f"- {_item_label(text, at, end, first)} (line {line(at):,})"
 
     return listed_within(head, items(), tail, len(shown))
+
+
+def _item_label(text: bytes, at: int, end: int, first: str) -> str:
+    """What names the top-level list item at ``at`` (to ``end``) whose first line after its ``- `` is ``first``:
+    that line, and when it is a key holding a mapping (``metadata:``, which every item of ``pip inspect``'s list
+    starts with) the item's first indented ``name:``, ``id:`` or ``title:`` in its first :data:`_ITEM_NAME_BYTES`
+    with its value -- ``metadata: name: execnet`` --, else the line alone."""
+    if first.endswith(":") and (named := _ITEM_NAME_RE.search(text, at + 1, min(end, at + _ITEM_NAME_BYTES))):
+        own = f"{named[1].decode('utf-8', 'replace')}: {named[2].decode('utf-8', 'replace').strip()}"
+        return short_name(f"{first} {own}", 80)
+    return short_name(first, 60)

@@ -52,13 +52,16 @@ PLACEHOLDERS = {"match": "TEXT", "pattern": "REGEX"}
 
 def placeholder_said(name: str, value: str, hit: bool = False) -> str | None:
     """What a search of ``name`` (``"match"``, ``"pattern"``) ``value`` says when ``value`` is the placeholder a
-    stub's note writes for it (:data:`PLACEHOLDERS`: the stub's call run as written) -- ``'match="TEXT" is the stub's
-    placeholder: write what you look for in its place'``, the one sentence of a stored content's search and of a text
-    view's --, else ``None``; ``hit``: it found the placeholder's own text, windows the model did not look for."""
-    if PLACEHOLDERS.get(name) != value:
+    stub's note writes for it (:data:`PLACEHOLDERS`, or a settings stub's :data:`FIND_KEY`: the stub's call run as
+    written) -- ``'match="TEXT" is the stub's placeholder: write what you look for in its place'`` (``KEY``: write a
+    key's name in its place), the one sentence of a stored content's search and of a text view's --, else ``None``;
+    ``hit``: it found the placeholder's own text, windows the model did not look for."""
+    keyed = name == "pattern" and value == FIND_KEY
+    if PLACEHOLDERS.get(name) != value and not keyed:
         return None
     where = f", and these windows are where the text {value} itself is" if hit else ""
-    return f'{name}="{value}" is the stub\'s placeholder{where}: write what you look for in its place'
+    what = "a key's name in place of KEY" if keyed else "what you look for in its place"
+    return f'{name}="{value}" is the stub\'s placeholder{where}: write {what}'
 BY_MATCH, BY_PATTERN = after_handle(match=PLACEHOLDERS["match"]), after_handle(pattern=PLACEHOLDERS["pattern"])
 MEMBERS = after_handle(view="members")  # a tar's or a zip's every member, page by page (scratchfs.api.archive)
 _BY_ITEMS = after_handle(jq=".[]")  # a JSON array past the jq bound: a path read, streamed
