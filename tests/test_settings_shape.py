@@ -70,13 +70,14 @@ def test_real_settings_are_told_with_their_keys(name):
 def test_dotted_keys_are_grouped_by_their_first_part_with_the_line_of_the_first():
     data = (_TOOLS / "sysctl-a.txt").read_bytes()
     keys = _keys(data.decode(), _REAL["sysctl-a.txt"][1])
-    groups: dict[str, list[int]] = {}
+    groups: dict[str, list[tuple[int, str]]] = {}
     for line, key in keys:
-        groups.setdefault(key.split(".")[0], []).append(line)
+        groups.setdefault(key.split(".")[0], []).append((line, key))
     shape = _shape(data)
     told = re.findall(r"(\w+)\.\* \(line ([\d,]+), ([\d,]+) keys?\)", shape)
     assert told and [(name, int(line.replace(",", "")), int(count.replace(",", ""))) for name, line, count in told] \
-        == [(name, lines[0], len(lines)) for name, lines in groups.items()][: len(told)]
+        == [(name, found[0][0], len({key for _line, key in found})) for name, found in groups.items()][: len(told)]
+    assert ("fs", "5", "60") in told  # (fs.pipe-keep stands 10 times: one key of fs.*'s 60, not 10 of 69)
 
 
 @pytest.mark.parametrize("name", ["pip-show-v-pip.txt", "pip-show-v-several.txt"])
@@ -167,6 +168,30 @@ def test_generated_settings_are_counted_and_grouped_as_python_reads_them(pairs, 
     if dotted:
         first = f"{pairs[0][0]}.* (line 1, {sum(group == pairs[0][0] for group, _n, _v in pairs):,} key"
         assert first in shape
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["fs", "kernel", "net", "vm"]), _KEY, _VALUE), min_size=12, max_size=120,
+                unique_by=lambda t: (t[0], t[1])).filter(lambda pairs: len({group for group, _n, _v in pairs}) >= 2),
+       st.integers(1, 4), st.booleans())
+def test_keys_that_stand_again_are_counted_once_in_their_group(pairs, again, sections):
+    """A key that stands more than once (sysctl's fs.pipe-keep, ten times) is one key of its group, under a dotted
+    part or a [section]: the groups' counts are distinct keys, as the head's "N settings of K keys" counts them."""
+    pairs = pairs + pairs[:again]  # (some keys stand twice or more)
+    if sections:
+        by_group: dict[str, list[str]] = {}
+        for group, name, value in pairs:
+            by_group.setdefault(group, []).append(f"{name} = {value}")
+        data = "".join(f"[{group}]\n" + "\n".join(lines) + "\n" for group, lines in by_group.items()).encode()
+        want = {f"[{group}]": len({line.split(" = ")[0] for line in lines}) for group, lines in by_group.items()}
+    else:
+        data = "".join(f"{group}.{name} = {value}\n" for group, name, value in pairs).encode()
+        want = {f"{group}.*": len({name for g, name, _v in pairs if g == group}) for group, _n, _v in pairs}
+    shape = _shape(data)
+    assert shape.startswith(SETTINGS_SHAPE), shape
+    told = dict(re.findall(r"(\[\w+\]|\w+\.\*) \(line [\d,]+, ([\d,]+) keys?\)", shape))
+    assert told and {group: int(count.replace(",", "")) for group, count in told.items()} == \
+        {group: want[group] for group in told}
 
 
 _NOT_SETTINGS = {

@@ -147,7 +147,7 @@ def settings_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
     head = f"{SETTINGS_SHAPE} ({form}), {plural(lines, 'line')}, {counted}{scope}: "
     tail = f"; pattern=\"{FIND_KEY}\" finds a key, line=N reads from one"
     if len(sections) >= 2:  # (each list made as it is listed: only the items that fit the shape are written)
-        items = _grouped([(at, f"[{name}]") for at, name in sections], [at for at, _key, _s in found], line_of)
+        items = _grouped([(at, f"[{name}]") for at, name in sections], found, line_of)
         return listed_within(head, items, tail, len(sections))
     if sum("." in key for _at, key, _s in found) >= _GROUP_SHARE * len(found):
         firsts = _first_offsets(found, lambda key: key.split(".", 1)[0])
@@ -210,22 +210,25 @@ def _first_offsets(found: list[tuple[int, str, bytes | None]], name: Callable[[s
     return firsts
 
 
-def _grouped(starts: list[tuple[int, str]], keys: list[int], line_of: LineNumbers) -> Iterator[str]:
-    """Each group (``starts``: its offset and name, in order) with its line and the keys (offsets ``keys``) after it,
-    up to the next, made as they are asked for."""
+def _grouped(starts: list[tuple[int, str]], found: list[tuple[int, str, bytes | None]],
+             line_of: LineNumbers) -> Iterator[str]:
+    """Each group (``starts``: its offset and name, in order) with its line and how many distinct keys of ``found``
+    (offset, key, spaces; in order of offset) stand after it, up to the next, made as they are asked for."""
+    offsets = [at for at, _key, _spaces in found]
     for n, (at, name) in enumerate(starts):
         end = starts[n + 1][0] if n + 1 < len(starts) else len(line_of.text)
-        count = bisect_left(keys, end) - bisect_right(keys, at)
+        count = len({key for _at, key, _spaces in found[bisect_right(offsets, at):bisect_left(offsets, end)]})
         yield f"{short_name(name, 48)} (line {line_of(at):,}, {plural(count, 'key')})"
 
 
 def _prefixed(starts: list[tuple[int, str]], found: list[tuple[int, str, bytes | None]],
               line_of: LineNumbers) -> Iterator[str]:
     """Each first part of dotted keys (``starts``: the offset of its first key and its name ``part.*``, or the key
-    itself when it has no dot, in order) with the line of its first key and how many keys it starts (a key of no
-    dots: how many times it stands, when more than once), made as they are asked for."""
-    counts = Counter(key.split(".", 1)[0] for _at, key, _spaces in found)
+    itself when it has no dot, in order) with the line of its first key and how many distinct keys it starts (a key
+    of no dots: how many times it stands, when more than once), made as they are asked for."""
+    times = Counter(key for _at, key, _spaces in found)
+    keys = Counter(key.split(".", 1)[0] for key in times)  # (distinct keys: sysctl's fs.pipe-keep stands 10 times)
     for at, name in starts:
-        count = counts[name.removesuffix(".*")]
-        said = plural(count, "key") if name.endswith(".*") else f"{count:,} times" if count > 1 else ""
+        said = (plural(keys[name[:-2]], "key") if name.endswith(".*")
+                else f"{times[name]:,} times" if times[name] > 1 else "")
         yield f"{short_name(name, 48)} (line {line_of(at):,}{', ' if said else ''}{said})"
