@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import string
+import sys
 
 import pytest
 from hypothesis import example, given, settings
@@ -142,3 +143,37 @@ def test_a_posix_class_refusal_names_the_pattern_written_with_ranges(scratch_sco
     page = tools.call("read_handle", arguments)
     assert [m["offset"] for w in page["windows"] for m in w.get("matches") or [
         {"offset": w.get("match_offset", w["offset"])}]] == _runs(text, keep)[:50]
+
+
+NEWER = [("(?>a+)b", "(?=(a+))\\1b", "an atomic group"), ("(?>a+)ab", "(?=(a+))\\1ab", "an atomic group"),
+         ("a++b", "(?=(a+))\\1b", "a possessive quantifier"),
+         ("(x)a*+\\1", "(x)(?=(a*))\\2\\1", "a possessive quantifier"),
+         ("[ab]{1,2}+b", "(?=([ab]{1,2}))\\1b", "a possessive quantifier")]
+"""An atomic group or a possessive quantifier (Python 3.11's ``re`` syntax), and the same written as 3.10's refusal
+of it advises (a lookahead's group, then a backreference to it; a later group's number one more)."""
+
+
+@pytest.mark.parametrize(("pattern", "rewrite", "kind"), NEWER)
+def test_an_atomic_group_or_possessive_quantifier_is_311s_and_the_310_refusal_says_so_and_its_rewrite(
+        scratch_scope, pattern, rewrite, kind):
+    """On 3.10 ``(?>`` was refused with 'write ? as \\? to keep it a pattern' (a group of the text ``?>``, not what
+    was meant) and ``a++`` with no word of Python 3.11: the refusal now says which construct, that it needs 3.11, and
+    the same match without it; on 3.11 the pattern runs. Either way the rewrite finds what ``regex`` (which reads
+    both) finds with the pattern, on each version -- and ``(?>a+)ab`` finds none, where ``a+ab`` finds some."""
+    import regex
+
+    text = "aab ab aaaab b xax xaaax abab bb\n" * 30
+    handle = scratch_scope.spill(text.encode()).handle
+    tools = ScratchTools(scratch_scope)
+    expected = len(regex.findall(pattern, text, flags=regex.MULTILINE))
+    assert tools.call("read_handle", {"handle": handle, "pattern": rewrite, "count": True})["matches"] == expected
+    if sys.version_info >= (3, 11):
+        assert tools.call("read_handle", {"handle": handle, "pattern": pattern, "count": True})["matches"] == expected
+    else:
+        with pytest.raises(InvalidArgument) as caught:
+            tools.call("read_handle", {"handle": handle, "pattern": pattern})
+        message = str(caught.value)
+        assert f" ({kind}: Python 3.11's syntax; this is 3.10): write " in message, message
+        assert ("write ? as \\?" not in message) and (("match=" in message) == ("possessive" in kind)), message
+    if pattern == "(?>a+)ab":
+        assert expected == 0 < len(re.findall("a+ab", text))

@@ -5,6 +5,7 @@ and for a layer that names those two calls (:func:`as_written`)."""
 from __future__ import annotations
 
 import re
+import sys
 
 from scratchfs.foundation.errors import BadPattern
 
@@ -51,9 +52,57 @@ def as_written_advice(source: bytes, position: int | None, flags: int) -> str:
 def unparsed(exc: re.error, source: bytes, flags: int) -> BadPattern:
     """The refusal of a pattern (its UTF-8 ``source``, parsed with ``flags``) that does not parse (``re``'s
     ``exc``): ``re``'s words and :func:`as_written_advice`'s, its ``rewrite`` :data:`AS_WRITTEN_REWRITE` when that
-    advises (else ``None``)."""
+    advises (else ``None``). On Python 3.10, an atomic group or a possessive quantifier (3.11's syntax) is told so,
+    with the same match written without it (and for an atomic group nothing else: its ``?`` escaped, the advice
+    before, made ``(\\?>X)`` a group of the text ``?>X``, no atomic group)."""
     advice = as_written_advice(source, exc.pos, flags)
-    return BadPattern(f"pattern does not compile: {exc}{advice}", AS_WRITTEN_REWRITE if advice else None)
+    rewrite = AS_WRITTEN_REWRITE if advice else None
+    newer = _newer_syntax(exc, source) if sys.version_info < (3, 11) else None
+    if newer == "atomic":
+        advice, rewrite = _ATOMIC_310, None
+    elif newer == "possessive":  # (a + as itself, as in g++, is as likely: the advice of the text as written stays)
+        advice = _POSSESSIVE_310 + advice
+    return BadPattern(f"pattern does not compile: {exc}{advice}", rewrite)
+
+
+_ATOMIC_310 = (" (an atomic group: Python 3.11's syntax; this is 3.10): write (?>X) as (?=(X))\\N, the same match, N "
+               "the new group's number (later groups one more)")
+_POSSESSIVE_310 = (" (a possessive quantifier: Python 3.11's syntax; this is 3.10): write X*+ as (?=(X*))\\N, the same "
+                   "match, N the new group's number (later groups one more)")
+
+
+def _newer_syntax(exc: re.error, source: bytes) -> str | None:
+    """What a refusal by Python 3.10's parser (``exc``, of ``source``) is of that 3.11's parses: ``"atomic"``, an
+    atomic group ``(?>...)``; ``"possessive"``, a quantifier followed by ``+`` (``a*+``, ``a?+``, ``a{2}+``; not
+    after a lazy one, ``a*?+``, which 3.11 refuses too); else ``None``."""
+    position = exc.pos
+    if position is None or exc.msg not in ("multiple repeat", "unknown extension ?>"):
+        return None
+    if exc.msg != "multiple repeat":
+        return "atomic" if source[position:position + 2] == b"?>" else None
+    if source[position:position + 1] != b"+":
+        return None
+    tokens = _tokens(source[:position])  # (an escape such as \? is one token)
+    if not tokens or tokens[-1] not in ("*", "+", "?", "}"):  # (a space or a comment between, in verbose mode)
+        return None
+    lazy = tokens[-1] == "?" and len(tokens) > 1 and (tokens[-2] in ("*", "+", "?") or _counted(tokens[:-1]))
+    return None if lazy else "possessive"
+
+
+def _tokens(source: bytes) -> list[str]:
+    """``source`` as the parser's tokens (a character, or an escape and what it escapes)."""
+    tokenizer, tokens = _sre_parse.Tokenizer(source), []
+    while tokenizer.next is not None:
+        tokens.append(tokenizer.get())
+    return tokens
+
+
+def _counted(tokens: list[str]) -> bool:
+    """Whether ``tokens`` end with a counted repeat's ``{m,n}`` (digits and at most one comma between the braces)."""
+    if tokens[-1] != "}" or "{" not in tokens:
+        return False
+    inside = "".join(tokens[len(tokens) - tokens[::-1].index("{"):-1])
+    return re.fullmatch(r"\d*,?\d*", inside) is not None and inside != ""
 
 
 def _escaped(source: bytes, position: int | None, flags: int) -> bytes | None:
