@@ -781,10 +781,11 @@ def _before_our_code(returncode: int, err: str) -> bool:
     """Whether a SIGINT ended ``scratchfs`` before any code of ours could handle it: before Python installed its own
     handler (killed by the signal, nothing said), while Python itself started ("Fatal Python error: init_...": its
     streams, its site module), or in the script's ``from scratchfs.__main__ import run`` (a traceback that never
-    reached :func:`scratchfs.__main__.run`)."""
+    reached :func:`scratchfs.__main__.run`), or while Python read and compiled the script, its default handler set
+    and no frame of it running yet (exit 1, ``KeyboardInterrupt`` with no traceback: seen at a load of 10)."""
     import signal
 
-    if returncode == -signal.SIGINT and err == "":
+    if (returncode == -signal.SIGINT and err == "") or (returncode, err) == (1, "KeyboardInterrupt\n"):
         return True
     if err.startswith("Fatal Python error: init_"):
         return True

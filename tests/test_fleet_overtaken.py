@@ -81,6 +81,9 @@ def test_a_delete_overtaking_a_write_leaves_it_deleted_with_or_without_entries_a
         deleter.scope("run", "agent").scratch_write("before", b"v")
 
     def delete():
+        time.sleep(0.2)  # (the delete well after the write's start: the index dates that start from the trip of the
+        # write's first statement, which a loaded machine stalled some ms past it -- the write then failed within
+        # the window that cannot be ordered, StorageError, at a load of 10)
         (deleter.delete_agent("run", "agent") if agent_level else deleter.delete_run("run"))
 
     handle = held_spill(writer, monkeypatch, delete)
