@@ -189,8 +189,9 @@ def test_a_pattern_that_runs_the_regex_engine_out_of_memory_is_a_pattern_timeout
         scope = store.scope("r", "a")
         handle = scope.spill(b"a" * 3_000_000 + b"\n", source_tool="t").handle
         for pattern in (r"(?:(a?)?)*z", r"((((a?)?)?)?)*z"):
-            with pytest.raises(PatternTimeout, match="ran out of the regex engine's memory backtracking over the "
-                                                     "matches that start in bytes 0-"):
+            with pytest.raises(PatternTimeout, match=r"(ran out of the regex engine's memory backtracking over|ran "
+                                                     r"past its time limit of 5 s deciding) the matches that start in "
+                                                     r"bytes 0-"):  # (a loaded machine reaches the time limit first)
                 scope.read_handle(handle, pattern=pattern)
     matcher = PatternMatcher(r"(?:(a?)?)*z", False, timeout=30.0)
     matcher.finder.remote = True  # (its calls go to a worker)
