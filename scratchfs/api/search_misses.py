@@ -146,27 +146,33 @@ def _placeholder_note(found: Matches, what: dict[str, str], hit: bool = False,
     :func:`~scratchfs.api.stub_reads.placeholder_said`), else ``None``; ``hit``: it found the placeholder's own
     text in the content (a ``du`` listing holding ``..._REGEX.rst``), windows the model did not look for. Its
     example is the same call (its ``ignore_case``, ``context``, ``max_matches`` and ``budget`` kept:
-    :func:`_same_call`) with a pattern in the placeholder's place: for a settings stub's ``^ *KEY\\s*[=:]``, the
-    first key its ``shape`` names (:func:`_first_key`) in place of ``KEY``."""
+    :func:`_same_call`) with a pattern in the placeholder's place: for a settings stub's ``^[ \\t]*KEY\\s*[=:]``,
+    the first key its ``shape`` names (:func:`_first_key`) in place of ``KEY``, or any key's pattern when it names
+    none."""
     ((name, value),) = what.items()
     if (said := placeholder_said(name, value, hit)) is None:
         return None
     if name == "pattern" and value == FIND_KEY:
-        return Advice.of(f"{said}, e.g. ", _same_call(found, pattern=value.replace("KEY", _first_key(shape))))
+        key = _first_key(shape)
+        return Advice.of(f"{said}, e.g. " if key != _ANY_KEY else f"{said}; every key: ",
+                         _same_call(found, pattern=value.replace("KEY", key)))
     return Advice.of(f"{said} (match= a substring, pattern= a regular expression), e.g. ",
                      _same_call(found, pattern="ERROR|Traceback"))
 
 
-_SETTINGS_KEY_RE = re.compile(r" keys?(?: \([^)]*\))?: ([^\[(…][^(…]*?) \(line ")  # a settings shape's first key
+_SETTINGS_KEY_RE = re.compile(r" keys?(?: \([^)]*\))?: ([^\[(…][^…]*?) \(line ")  # a settings shape's first key
+# (its parentheses its own: Foo(bar) is a key of the ":" form)
+_ANY_KEY = r"[A-Za-z_][^\s=:]*"
+"""Any key of a settings dump, as a regular expression (shape_settings' keys start so and hold no blank, = or :)."""
 
 
 def _first_key(shape: str | None) -> str:
     """The first key a settings ``shape`` names, as a regular expression (escaped; a group of dotted keys,
-    ``kernel.*``, as ``kernel\\.\\S*``), else ``Name``, a key ``pip show`` and many dumps start with (a shape
-    whose first item is a ``[section]`` or a shortened key)."""
+    ``kernel.*``, as ``kernel\\.\\S*``), else :data:`_ANY_KEY` (a shape whose first item is a ``[section]`` or a
+    shortened key: ``Name`` was named, which most dumps hold no key of)."""
     found = _SETTINGS_KEY_RE.search(shape or "")
     if found is None:
-        return "Name"
+        return _ANY_KEY
     key = found[1]
     return re.escape(key[:-2]) + r"\.\S*" if key.endswith(".*") else re.escape(key)
 

@@ -256,7 +256,7 @@ def _structured(sample: bytes, text: str, complete: bool, size: int, lines: int,
     stripped = _lstrip_blanks(text) if len(stripped) < 8 and len(text) > 256 else stripped
     first = stripped[:1]
     parted = lambda: described_part(  # noqa: E731 - (text lines around one JSON document: json_part)
-        sample, size, source, lambda part, whole, n, src: json_shape(part, whole, n, lines, scope, src))
+        sample, size, source, lambda part, whole, n, src: _part_shape(part, whole, n, lines, scope, src))
     if first in ("{", "[") and not complete and source is not None and (found := parted()) is not None:
         return found  # (a large document's top level is streamed past its end: text lines after it told first)
     if first in ("{", "["):
@@ -286,6 +286,16 @@ def _structured(sample: bytes, text: str, complete: bool, size: int, lines: int,
             told, selector = xml_shape(sample, complete, size, lines, root)
             return Shape("xml", clip(told), selector)
     return None
+
+
+def _part_shape(part: str, whole: bool, size: int, lines: int, scope: str, source: ContentSource | None
+                ) -> Shape | None:
+    """:func:`json_shape` of a JSON document's ``part`` after text lines, ``None`` when it nests deeper than the C
+    parser goes (a text line, then 50,000 lines of ``[[[[[[[[[[``: the RecursionError escaped the spill)."""
+    try:
+        return json_shape(part, whole, size, lines, scope, source)
+    except (RecursionError, MemoryError):
+        return None
 
 
 def _json_after_first_line(text: str) -> bool:

@@ -2,8 +2,8 @@
 ``env``, ``git config -l``, ``systemctl show``, ``pip show``, ``/proc/meminfo``, ``.ini`` and ``.properties`` files),
 for :mod:`scratchfs.api.shape`: how many keys, their groups (an ``.ini``'s ``[sections]``, or the first part of
 dotted keys: ``kernel.*``, ``net.*``) or the keys themselves, each with the line it starts at -- so that a model
-finds a key with one search (``pattern="^ *KEY\\s*[=:]"``, which the stub's note names) or reads a group with one line
-read; a key listed alone also says how many indented lines go on with its values (``Classifiers (line 13, 20
+finds a key with one search (``pattern="^[ \\t]*KEY\\s*[=:]"``, which the stub's note names) or reads a group with
+one line read; a key listed alone also says how many indented lines go on with its values (``Classifiers (line 13, 20
 indented lines)``), and in ``key: value`` text an indented ``x = y`` is such a line, no key (``pip show -v``'s entry
 points). Such text stays content type ``text``; its shape starts with :data:`SETTINGS_SHAPE`.
 
@@ -37,9 +37,10 @@ SETTINGS_SHAPE = "settings"
 """How the shape of a dump of settings starts (``"settings (key = value), 1,204 lines, 1,204 keys: ..."``; keys that
 stand more than once: ``"settings (key: value), 6,000 lines, 6,000 settings of 7 keys: File (line 1, 750 times),
 ..."``)."""
-FIND_KEY = "^ *KEY\\s*[=:]"
+FIND_KEY = "^[ \\t]*KEY\\s*[=:]"
 """The pattern a settings stub's note names to find a key (``KEY`` its name, its dots escaped; spaces before it:
-keys padded to a column of colons, ``stat``'s ``  File:`` over ``Device:``, and an ``.ini``'s indented keys)."""
+keys padded to a column of colons, ``stat``'s ``  File:`` over ``Device:``; spaces or tabs: an ``.ini``'s indented
+keys, git's config written with tabs)."""
 _TAB_KEY = (rb"([A-Za-z][\w.\-()]{0,60}(?: [\w.\-()]{1,60}){0,4})"  # a key of words, set off from its value by
             rb"(?:[ \t]{0,8}\t[ \t]{0,8}:(?=[ \t]|\r?\n)|:(?=\t|  ))")  # tabs before the colon (/proc/cpuinfo's
 # "model name\t: AMD EPYC") or a run of spaces or a tab after it (lscpu's "Model name:      AMD EPYC"): words as keys
@@ -117,7 +118,7 @@ def settings_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
     """The shape of ``sample`` (a content's first bytes; ``lines``: the whole content's line count; ``complete``:
     all of it; ``scope``: what to add when not; ``size``: the whole content's bytes) when it reads as settings, else
     ``None``: ``"settings (key = value), 1,204 lines, 1,204 keys: kernel.* (line 1, 310 keys), net.* (line 311, 700
-    keys), …; pattern="^ *KEY\\s*[=:]" finds a key, line=N reads from one"``. Never raises."""
+    keys), …; pattern="^[ \\t]*KEY\\s*[=:]" finds a key, line=N reads from one"``. Never raises."""
     if _FIRST_RE.match(sample) is None:  # (its first line that is no comment: a setting or a section; most text
         return None  # stops here, at the cost of one anchored match)
     cut = sample.rfind(b"\n", 0, _HEAD_BYTES) if len(sample) > _HEAD_BYTES or not complete else len(sample)

@@ -74,7 +74,7 @@ _POSSESSIVE_310 = (" (a possessive quantifier: Python 3.11's syntax; this is 3.1
 def _newer_syntax(exc: re.error, source: bytes) -> str | None:
     """What a refusal by Python 3.10's parser (``exc``, of ``source``) is of that 3.11's parses: ``"atomic"``, an
     atomic group ``(?>...)``; ``"possessive"``, a quantifier followed by ``+`` (``a*+``, ``a?+``, ``a{2}+``; not
-    after a lazy one, ``a*?+``, which 3.11 refuses too); else ``None``."""
+    after a lazy one, ``a*?+``, nor before another quantifier, ``a+++``, which 3.11 refuses too); else ``None``."""
     position = exc.pos
     if position is None or exc.msg not in ("multiple repeat", "unknown extension ?>"):
         return None
@@ -86,7 +86,28 @@ def _newer_syntax(exc: re.error, source: bytes) -> str | None:
     if not tokens or tokens[-1] not in ("*", "+", "?", "}"):  # (a space or a comment between, in verbose mode)
         return None
     lazy = tokens[-1] == "?" and len(tokens) > 1 and (tokens[-2] in ("*", "+", "?") or _counted(tokens[:-1]))
-    return None if lazy else "possessive"
+    return None if lazy or _requantified(source, position) else "possessive"
+
+
+_IGNORED_RE = re.compile(rb"(?:\s|#[^\n]*(?:\n|\Z)|\(\?#[^)]*\))*")  # (what 3.11 passes over before the next item)
+
+
+def _requantified(source: bytes, position: int) -> bool:
+    """Whether the possessive ``+`` at byte ``position`` of ``source`` is followed by another quantifier (``a+++``,
+    ``a++?``, ``a*+{2}``; in verbose mode after blanks or comments), which 3.11 refuses too ("multiple repeat"):
+    ``?`` right after it, or 3.10's "multiple repeat" where the ``+`` taken away leaves the quantifier before it
+    followed, past what the parser passes over (a comment), by another."""
+    if source[position + 1:position + 2] == b"?":  # (3.10 reads "+?" without it as lazy: 3.11 refuses)
+        return True
+    without = source[:position] + source[position + 1:]
+    try:
+        _sre_parse.parse(without)
+    except re.error as exc:
+        return (exc.msg == "multiple repeat" and exc.pos is not None
+                and _IGNORED_RE.fullmatch(without, position, exc.pos) is not None)
+    except Exception:  # (a parser's limit: told as before)
+        return False
+    return False
 
 
 def _tokens(source: bytes) -> list[str]:
