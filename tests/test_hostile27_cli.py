@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -35,3 +36,24 @@ def test_a_signal_while_the_command_line_loads_is_its_one_line_and_exit_code(nam
     proc = subprocess.run([sys.executable, "-c", _SIGNAL_WHILE_LOADING.replace("{signal}", name)],
                           capture_output=True, text=True, timeout=60)
     assert (proc.returncode, proc.stderr, proc.stdout) == (code, line, "")
+
+
+def _gone_reader_run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    """``scratchfs ARGS`` with a stdout whose reader is gone before the first write (``| head -c 0``, at once)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run([sys.executable, "-m", "scratchfs", *args], stdout=write, stderr=subprocess.PIPE,
+                              stdin=subprocess.DEVNULL, text=True, timeout=120, env=env)
+    finally:
+        os.close(write)
+
+
+def test_demo_piped_into_a_reader_that_goes_away_is_exit_code_0(tmp_path):
+    """hostile27: `scratchfs demo | head -c 10` exited 1 with nothing on stderr -- rich's console ends the process
+    so on a broken pipe -- where a reader that goes away is exit 0 for every command (README, exit codes)."""
+    (tmp_path / "fixtures").mkdir()
+    (tmp_path / "fixtures" / "build.log").write_text("line\n" * 50)
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    proc = _gone_reader_run(["demo", "--root", str(tmp_path / "root"), "--fixtures", str(tmp_path / "fixtures")], env)
+    assert (proc.returncode, proc.stderr) == (0, "")
