@@ -57,3 +57,33 @@ def test_demo_piped_into_a_reader_that_goes_away_is_exit_code_0(tmp_path):
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
     proc = _gone_reader_run(["demo", "--root", str(tmp_path / "root"), "--fixtures", str(tmp_path / "fixtures")], env)
     assert (proc.returncode, proc.stderr) == (0, "")
+
+
+def _commands_with_a_root() -> list[str]:
+    from scratchfs.cli import main
+
+    return sorted(name for name, command in main.commands.items() if any(p.name == "root" for p in command.params))
+
+
+_NUL_PATHS = [*(["--root", "a\0b", name] for name in _commands_with_a_root()),  # (before the command: the group's)
+              *([name, "--root=st\0re"] for name in _commands_with_a_root()),
+              ["spill", "in\0put"], ["scratch-write", "key", "\0"], ["load", "fold\0er"], ["demo", "--fixtures", "x\0"]]
+
+
+@pytest.mark.parametrize("args", _NUL_PATHS, ids=lambda args: " ".join(args).replace("\0", "NUL"))
+def test_a_path_with_a_nul_byte_is_one_usage_line(tmp_path, monkeypatch, args):
+    """hostile27 (argv fuzz, in-process as the tests run the CLI): a --root, SOURCE, FOLDER or --fixtures holding a
+    NUL byte raised ValueError('embedded null byte') out of click's os.stat or open -- a traceback, for every command
+    with a --root. One usage line naming the byte, exit 2, nothing made."""
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    env = {"SCRATCHFS_ROOT": str(tmp_path / "root"), "SCRATCHFS_RUN_ID": "r", "SCRATCHFS_AGENT_ID": "a"}
+    result = CliRunner().invoke(main, [*args, "zz"] if "delete-run" in args else args, env=env,
+                                input=b"x", catch_exceptions=False)
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("scratchfs: usage: Invalid value for ")
+    assert "holds a NUL byte: no file name can" in result.stderr, result.stderr
+    assert os.listdir(tmp_path) == []
