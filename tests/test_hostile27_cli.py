@@ -87,3 +87,42 @@ def test_a_path_with_a_nul_byte_is_one_usage_line(tmp_path, monkeypatch, args):
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("scratchfs: usage: Invalid value for ")
     assert "holds a NUL byte: no file name can" in result.stderr, result.stderr
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("inside", ["trash/x", "runs/r/a/new", "journal", "runs/r", "locks/x/y"])
+def test_a_new_store_inside_another_store_is_refused(tmp_path, monkeypatch, inside):
+    """hostile27: `scratchfs spill F --root S/trash/x` (S a store) made a store there and printed its handle; S's next
+    sweep removed it whole ('orphans_removed': 1) and the handle read 'no store at ...'; one in S/runs/r/a/new went
+    with `delete-run r`. A new store inside one of another's own directories is refused (exit 2, one line, nothing
+    made), through a link too; one made before (a store already) still opens, its entries there to read and move;
+    one directly in another's root (fsck's to report, never removed) is let be."""
+    from click.testing import CliRunner
+
+    from scratchfs import ScratchStore
+    from scratchfs.cli import main
+
+    outer = tmp_path / "outer"
+    with ScratchStore(outer) as store:
+        store.scope("r", "a").spill(b"outer " * 100, source_tool="t")
+        store.scope("r", "a").scratch_write("k", b"v")
+    (tmp_path / "in.txt").write_bytes(b"hello\n")
+    before = sorted(p.relative_to(outer) for p in outer.rglob("*"))
+    roots = [outer / inside]
+    if "/" in inside:  # (the same place through a link to the folder above it)
+        (tmp_path / "link").symlink_to(outer / inside.split("/")[0])
+        roots.append(tmp_path / "link" / inside.split("/", 1)[1])
+    for root in roots:
+        result = CliRunner().invoke(main, ["spill", str(tmp_path / "in.txt"), "--root", str(root), "--run", "r",
+                                           "--agent", "a"], catch_exceptions=False)
+        assert result.exit_code == 2, result.stdout
+        assert result.stderr == (f"scratchfs: invalid argument: store root {root} is inside the scratchfs store at "
+                                 f"{outer} ({inside}): what is inside it is that store's to sweep, repair and delete "
+                                 "(its trash/ emptied, a run's folder removed with the run); choose a directory "
+                                 "outside that store\n")
+    assert sorted(p.relative_to(outer) for p in outer.rglob("*")) == before
+    with ScratchStore(tmp_path / "elsewhere") as store:
+        handle = store.scope("r", "a").spill(b"inner " * 100, source_tool="t").handle
+    (tmp_path / "elsewhere").rename(outer / "trash" / "moved")  # (a store made there before: it opens, and reads)
+    with ScratchStore(outer / "trash" / "moved") as store:
+        assert store.scope("r", "a").read_handle(handle).data == b"inner " * 100
+    ScratchStore(outer / "beside").close()
