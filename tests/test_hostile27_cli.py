@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 _SIGNAL_WHILE_LOADING = """
 import os, signal, sys, types
@@ -126,3 +129,122 @@ def test_a_new_store_inside_another_store_is_refused(tmp_path, monkeypatch, insi
     with ScratchStore(outer / "trash" / "moved") as store:
         assert store.scope("r", "a").read_handle(handle).data == b"inner " * 100
     ScratchStore(outer / "beside").close()
+
+
+_HOSTILE_VALUES = ["", " ", "-1", "0", "-0", "nan", "inf", "-inf", "1e400", "1e-400", "9" * 40, "-" + "9" * 40,
+                   "18446744073709551616", "0x10", "1_000", "\u0661\u0662", "1.5", "64KB", "1 KiB", "-1KiB", "16EiB",
+                   "a\nb", "\r", "\t", "--", "-", "--json", "--help", "-h", os.fsdecode(b"\xff\xfe"), "\u202e",
+                   "\U0001f4a5", "$(id)", "../..", "/", "/dev/null", "'", '"', "{}", "line", "text", "latin-1",
+                   "x" * 5000, "=", "true", "off", "a\0b"]
+"""Values an attacker gives an option: empty, huge, negative, NaN and infinities, 1e400, bytes no UTF-8, control
+characters, values that look like options, text too long."""
+
+
+def _cli_commands() -> dict:
+    from scratchfs.cli import main
+
+    return {name: command for name, command in main.commands.items()
+            if name not in ("serve", "mcp", "mcp-proxy", "demo")}
+
+
+@pytest.fixture(scope="module")
+def fuzzed(tmp_path_factory):
+    """A store with one spilled result and one scratchpad value; the working directory a fresh one (a relative
+    --root a fuzzed value names is made there, not in the clone)."""
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    where = tmp_path_factory.mktemp("fuzzed")
+    env = {"SCRATCHFS_ROOT": str(where / "root"), "SCRATCHFS_RUN_ID": "r", "SCRATCHFS_AGENT_ID": "a"}
+    runner = CliRunner()
+    handle = json.loads(runner.invoke(main, ["spill", "-"], input=b"row,n\n" + b"a,1\n" * 3000, env=env).stdout)
+    runner.invoke(main, ["scratch-write", "k"], input=b"value", env=env)
+    (where / "in.txt").write_bytes(b"abc\n" * 10)
+    (where / "fold").mkdir()
+    (where / "fold" / "x.txt").write_text("x")
+    before = os.getcwd()
+    os.chdir(where / "fold")
+    try:
+        yield {"env": env, "handle": handle["handle"], "where": where}
+    finally:
+        os.chdir(before)
+
+
+@st.composite
+def _argv(draw, fuzzed):
+    import click
+
+    name = draw(st.sampled_from(sorted(_cli_commands())))
+    command = _cli_commands()[name]
+    value = st.sampled_from(_HOSTILE_VALUES)
+    argv = [name]
+    for param in command.params:
+        if isinstance(param, click.Argument):
+            good = {"handle": fuzzed["handle"], "key": "k", "source": str(fuzzed["where"] / "in.txt"),
+                    "folder": str(fuzzed["where"] / "fold"), "run_id": "r"}.get(param.name, "x")
+            argv.append(draw(st.one_of(st.just(good), value)))
+    options = [param for param in command.params if isinstance(param, click.Option)]
+    for _ in range(draw(st.integers(0, 4))):
+        param = draw(st.sampled_from(options))
+        option = draw(st.sampled_from(param.opts + param.secondary_opts))
+        if param.is_flag:
+            argv.append(option)
+            continue
+        given = draw(value) if option != "--root" else draw(st.sampled_from([fuzzed["env"]["SCRATCHFS_ROOT"], "",
+                                                                              "/dev/null", "new root", "a\0b"]))
+        form = draw(st.sampled_from(["apart", "=", "abbreviated"]))
+        argv += [f"{option}={given}"] if form == "=" else [option[:-1] if form == "abbreviated" else option, given]
+    if draw(st.booleans()):
+        argv.insert(draw(st.integers(1, len(argv))), draw(st.sampled_from(["--", "--bogus", "--json", "-x"])))
+    return argv
+
+
+_JSON_OUT = {"spill", "scratch-write", "scratch-list", "scratch-delete", "sweep", "load", "delete-run", "delete-agent"}
+
+
+@settings(max_examples=150)
+@given(data=st.data())
+def test_argv_fuzz_every_command_exits_documented_with_one_line(fuzzed, data):
+    """hostile27: every command (the servers, which run until stopped, and demo aside) given hostile values for its
+    options and arguments, in every form (apart, `=`, abbreviated), with `--`, unknown options and options twice:
+    a documented exit code, one stderr line for an error (no traceback, no Python repr of an exception), and on
+    success the JSON a JSON command prints."""
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    argv = data.draw(_argv(fuzzed))
+    result = CliRunner().invoke(main, argv, env=fuzzed["env"], input=b"in\n")
+    assert not (result.exception and not isinstance(result.exception, SystemExit)), (argv, result.exception)
+    assert result.exit_code in (0, 1, 2, 3, 4, 5), (argv, result.exit_code, result.stderr)
+    assert "Traceback" not in result.stderr, argv
+    if result.exit_code != 0:
+        assert result.stderr.startswith("scratchfs: ") and result.stderr.count("\n") == 1, (argv, result.stderr)
+    elif argv[0] in _JSON_OUT and "--help" not in argv and "-h" not in argv:
+        json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("args", [["spill", "IN", "extra"], ["scratch-write", "k", "IN", "extra"],
+                                  ["spill", "IN", "--busy-timeout", "nan"], ["scratch-write", "k", "IN", "--durable=x"],
+                                  ["spill", "IN", "--run-quota-bytes", "64KB"]])
+def test_a_source_opened_before_a_usage_error_is_closed(tmp_path, args):
+    """hostile27 (the argv fuzz, in-process): SOURCE is opened as the command line is parsed; a later option's usage
+    error left it open -- 'ResourceWarning: unclosed file' at the next collection, a descriptor held meanwhile by a
+    program that runs the CLI in-process. The command's parse closes what it opened when it fails."""
+    import gc
+    import warnings
+
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    source = tmp_path / "in.txt"
+    source.write_bytes(b"abc\n")
+    env = {"SCRATCHFS_ROOT": str(tmp_path / "root"), "SCRATCHFS_RUN_ID": "r", "SCRATCHFS_AGENT_ID": "a"}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        result = CliRunner().invoke(main, [str(source) if arg == "IN" else arg for arg in args], env=env)
+        del result
+        gc.collect()
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
