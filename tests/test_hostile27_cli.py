@@ -183,7 +183,8 @@ def _argv(draw, fuzzed):
         if isinstance(param, click.Argument):
             good = {"handle": fuzzed["handle"], "key": "k", "source": str(fuzzed["where"] / "in.txt"),
                     "folder": str(fuzzed["where"] / "fold"), "run_id": "r"}.get(param.name, "x")
-            argv.append(draw(st.one_of(st.just(good), value)))
+            hostile = value.filter(lambda text: not os.path.isdir(text)) if param.name == "folder" else value
+            argv.append(draw(st.one_of(st.just(good), hostile)))  # (`load /` spills the whole file system)
     options = [param for param in command.params if isinstance(param, click.Option)]
     for _ in range(draw(st.integers(0, 4))):
         param = draw(st.sampled_from(options))
