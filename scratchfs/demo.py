@@ -20,7 +20,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
@@ -29,7 +28,7 @@ from scratchfs.api.scope import Scope
 from scratchfs.api.shape_terminal import escapes_parted
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.stub import Stub
-from scratchfs.cli.render import entries_listing, human_bytes
+from scratchfs.cli.render import PipedConsole, entries_listing, human_bytes
 from scratchfs.foundation.checks import clean_tool
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.text import one_line
@@ -252,7 +251,7 @@ def _one_output(scope: Scope, fd: int, path: Path, checks: list[str], stubs: lis
 
 def run_demo(store: ScratchStore, fixtures_dir: str | None) -> None:
     """Run the demo against ``store`` under run :data:`RUN_ID` and print its report to stdout."""
-    console = Console() if sys.stdout.isatty() else Console(width=120)  # a pipe or a file does not fold lines
+    console = PipedConsole() if sys.stdout.isatty() else PipedConsole(width=120)  # (a pipe, a file: no fold)
     folder = find_fixtures(fixtures_dir)
     files = outputs(folder, every=fixtures_dir is not None)
     store.delete_run(RUN_ID)

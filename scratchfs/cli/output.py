@@ -26,7 +26,9 @@ from typing import Any
 
 import click
 
-__all__ = ["INPUT_ARGUMENT", "InputError", "OutputError", "SourceFile", "TaggedSource", "TaggedStdout",
+from scratchfs.foundation.text import shorten
+
+__all__ = ["INPUT_ARGUMENT", "InputError", "OutputError", "PathText", "SourceFile", "TaggedSource", "TaggedStdout",
            "tagged_stdout"]
 
 
@@ -122,6 +124,22 @@ def tagged_stdout() -> Iterator[None]:
                 tagged.flush()
 
 
+def refuse_nul(kind: click.ParamType, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> None:
+    """A usage error (``kind.fail``) for a path that holds a NUL byte, which no file name can: ``os.stat`` and
+    ``open`` raise ``ValueError`` for one -- a traceback from a command run in-process (``main([...])``; a real
+    command line cannot carry the byte)."""
+    if isinstance(value, (str, bytes)) and ("\0" if isinstance(value, str) else b"\0") in value:
+        kind.fail(f"{shorten(os.fsdecode(value))} holds a NUL byte: no file name can", param, ctx)
+
+
+class PathText(click.Path):
+    """``click.Path``, refusing a path with a NUL byte as a usage error (:func:`refuse_nul`), not a traceback."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        refuse_nul(self, value, param, ctx)
+        return super().convert(value, param, ctx)
+
+
 class SourceFile(click.File):
     """click's binary file (``-``: stdin), opened when the command line is parsed (a file that cannot be opened is a
     usage error naming it; a directory's names ``scratchfs load``, which spills its files), given to the command as a
@@ -132,6 +150,7 @@ class SourceFile(click.File):
         super().__init__("rb", lazy=False)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        refuse_nul(self, value, param, ctx)
         try:
             opened = super().convert(value, param, ctx)
         except RuntimeError:  # click's "Was not able to determine binary stream for sys.stdin": stdin is closed

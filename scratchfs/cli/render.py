@@ -141,11 +141,21 @@ class Listing:
         return "\n".join(lines) + "\n"
 
 
+class PipedConsole(Console):
+    """rich's console, but a reader that goes away (``| head``) raises :class:`BrokenPipeError`, which the command
+    line ends with exit code 0 as for every command's output -- rich's own ends the process with exit code 1 and
+    nothing said (``scratchfs demo | head -c 10``)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError(32, "Broken pipe")
+
+
 def show(listing: Listing, out: TextIO | None = None) -> None:
     """Print a listing to stdout: a table fitted to the terminal when stdout is one, else tab-separated rows."""
     out = out or sys.stdout
     if out.isatty():
-        console = Console(file=out)
+        console = PipedConsole(file=out)
         console.print(listing.table(console.width))
     else:
         out.write(listing.tsv())
@@ -211,5 +221,5 @@ def problems_listing(problems: Iterable, root: str = "", title: str | None = Non
     return listing
 
 
-__all__ = ["Listing", "entries_listing", "human_bytes", "human_seconds", "middle_ellipsis", "printable",
+__all__ = ["Listing", "PipedConsole", "entries_listing", "human_bytes", "human_seconds", "middle_ellipsis", "printable",
            "problems_listing", "ratio", "show", "stats_listing"]

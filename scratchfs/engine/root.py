@@ -52,13 +52,15 @@ def prepare_root(root: Path) -> None:
     Raises:
         InvalidArgument: the root is an existing directory that is not empty and holds none of :data:`STORE_NAMES`
             (it is not a store: nothing in it is changed); it is there and not a directory (a file, a FIFO, a link
-            to one or to nothing).
+            to one or to nothing); it is no store yet and lies inside another store's own directories
+            (:func:`_refuse_nested`).
         StorageError: the root cannot be created or opened; it is group- or world-accessible
             and owned by another user; a link or another kind of file is where a directory, index file or lock file
             belongs; or the file system refused (read-only, permissions). A read-only store whose modes are already
             private is accepted as it is.
     """
     _refuse_no_directory(root)
+    _refuse_nested(root)
     try:
         os.makedirs(root, mode=DIR_MODE, exist_ok=True)
         fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
@@ -154,6 +156,41 @@ def _refuse_no_directory(root: Path) -> None:
     if not stat.S_ISDIR(mode):
         kind = next((kind for test, kind in _KINDS if test(mode)), "a special file")
         raise InvalidArgument(f"store root {root} is {kind}, not a directory; choose a new or empty directory")
+
+
+def _refuse_nested(root: Path) -> None:
+    """Refuse (InvalidArgument) making a new store inside one of another store's own directories (``runs/``,
+    ``trash/``, ``journal/``, ``locks/``; links resolved): in its ``trash/`` the other's next sweep removed it at
+    once, in a run's or agent's folder its ``delete-run`` does, with every entry the new store was given. (A folder
+    directly in another store's root is that store's ``fsck``'s to report, never removed: let be.) A root that is a
+    store already is opened as it is (its entries readable, to move). Nothing is made or changed; a directory that
+    cannot be looked at is let be (the open reports it)."""
+    try:
+        if not STORE_NAMES.isdisjoint(os.listdir(root)):
+            return
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError):
+        return
+    here = Path(os.path.realpath(root))
+    for above in here.parents:
+        if here.relative_to(above).parts[0] in _OWN_DIRS and _is_store_root(above):
+            raise InvalidArgument(f"store root {root} is inside the scratchfs store at {above} "
+                                  f"({here.relative_to(above)}): what is inside it is that store's to sweep, repair "
+                                  "and delete (its trash/ emptied, a run's folder removed with the run); choose a "
+                                  "directory outside that store")
+
+
+_OWN_DIRS = frozenset((*SUBDIRS, JOURNAL_DIR))
+
+
+def _is_store_root(path: Path) -> bool:
+    """Whether ``path`` holds a store's index file and its ``runs/`` and ``locks/`` directories (``lstat``s)."""
+    try:
+        return (stat.S_ISREG(os.lstat(path / INDEX_NAME).st_mode) and stat.S_ISDIR(os.lstat(path / "runs").st_mode)
+                and stat.S_ISDIR(os.lstat(path / "locks").st_mode))
+    except (OSError, ValueError):
+        return False
 
 
 def _is_real_dir(fd: int, name: str) -> bool:
