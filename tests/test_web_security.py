@@ -333,6 +333,20 @@ def test_a_host_that_is_no_address_of_this_machine_is_a_usage_error_of_host(tmp_
     assert "give one of this machine's, e.g. 127.0.0.1 (the default, this machine alone) or 0.0.0.0" in got.stderr
 
 
+@pytest.mark.parametrize("host", ["", " ", "[]"])
+def test_an_empty_host_is_a_usage_error_of_host(tmp_path, host):
+    """``serve --host ''`` bound every interface, printed a URL with no host (``http://:PORT/``) and warned that
+    " is not a loopback address" (hostile27): it is a usage error naming the option, exit 2, and what to give."""
+    import subprocess
+    import sys
+
+    got = subprocess.run([sys.executable, "-m", "scratchfs", "serve", "--root", str(tmp_path), "--port", "0",
+                          "--host", host], capture_output=True, text=True, timeout=60)
+    assert (got.returncode, got.stdout, got.stderr.count("\n")) == (2, "", 1), got.stderr
+    assert got.stderr.startswith("scratchfs: usage: Invalid value for '--host': is empty: give one of this "
+                                 "machine's addresses, e.g. 127.0.0.1")
+
+
 def test_the_start_line_as_json(tmp_path):
     import json
     import subprocess

@@ -76,10 +76,13 @@ def _listen(host: str, port: int) -> socket.socket:
     """A listening TCP socket on ``host:port`` (IPv6 when ``host`` is an IPv6 address).
 
     Raises:
-        click.BadParameter: ``host`` is no address of this machine, or a name that resolves to none (a usage error
-            of ``--host``: exit 2).
+        click.BadParameter: ``host`` is empty, no address of this machine, or a name that resolves to none (a
+            usage error of ``--host``: exit 2).
         StorageError: the address cannot be bound (the port in use, permission).
     """
+    if not host.strip("[] "):  # (bind's "" is every interface: a URL without a host, a warning naming none)
+        raise click.BadParameter("is empty: give one of this machine's addresses, e.g. 127.0.0.1 (the default, this "
+                                 "machine alone) or 0.0.0.0 (every interface)", param_hint="'--host'")
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
