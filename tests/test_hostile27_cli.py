@@ -92,6 +92,26 @@ def test_a_path_with_a_nul_byte_is_one_usage_line(tmp_path, monkeypatch, args):
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize("root", ["postgresql://u@db/scratch", "s3://bucket/prefix", "file:///etc", "HTTP://x"])
+@pytest.mark.parametrize("where", ["option", "command", "environment"])
+def test_a_root_that_is_a_url_is_one_usage_line_naming_index_and_blobs(tmp_path, monkeypatch, root, where):
+    """hostile27: SCRATCHFS_ROOT=postgresql://x (a fleet's index given as the root) quietly made a store in the
+    relative directory ``postgresql:/x``. A URL is no root: one usage line naming --index and --blobs, nothing made."""
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    args = {"option": ["--root", root, "ls"], "command": ["spill", "--root", root, "-"], "environment": ["ls"]}[where]
+    env = {"SCRATCHFS_RUN_ID": "r", "SCRATCHFS_AGENT_ID": "a", **({"SCRATCHFS_ROOT": root} if where == "environment"
+                                                                   else {})}
+    result = CliRunner().invoke(main, args, env=env, input=b"x" * 10_000, catch_exceptions=False)
+    assert (result.exit_code, result.stderr.count("\n")) == (2, 1), result.stderr
+    assert "is a URL, not a directory" in result.stderr and "--index ($SCRATCHFS_INDEX)" in result.stderr
+    assert ("$SCRATCHFS_ROOT" if where == "environment" else "'--root'") in result.stderr
+    assert os.listdir(tmp_path) == []
+
+
 @pytest.mark.parametrize("inside", ["trash/x", "runs/r/a/new", "journal", "runs/r", "locks/x/y"])
 def test_a_new_store_inside_another_store_is_refused(tmp_path, monkeypatch, inside):
     """hostile27: `scratchfs spill F --root S/trash/x` (S a store) made a store there and printed its handle; S's next

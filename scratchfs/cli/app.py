@@ -36,7 +36,7 @@ from scratchfs.cli.environment import (
     empty_variables,
     misspelt_variables,
 )
-from scratchfs.cli.output import InputError, OutputError, PathText, tagged_stdout
+from scratchfs.cli.output import InputError, OutputError, PathText, RootText, tagged_stdout
 from scratchfs.cli.shell import QUOTED_TEXT, command_line, program
 from scratchfs.cli.usage import ScratchCommand, name_the_command_meant
 from scratchfs.foundation.checks import check_int, check_seconds, check_ttl
@@ -263,7 +263,7 @@ def stdout_bytes() -> Any:
 
 
 @click.group(cls=ScratchGroup, epilog=EXIT_CODES_HELP)
-@click.option("--root", type=PathText(file_okay=False), envvar="SCRATCHFS_ROOT", default=None,
+@click.option("--root", type=RootText(file_okay=False), envvar="SCRATCHFS_ROOT", default=None,
               help="Store root directory, for every command [env: SCRATCHFS_ROOT; default: the user cache directory].")
 @click.option("--run", "run_id", envvar="SCRATCHFS_RUN_ID", default=None, help="Run id [env: SCRATCHFS_RUN_ID].")
 @click.option("--agent", "agent_id", envvar="SCRATCHFS_AGENT_ID", default=None,
@@ -336,7 +336,7 @@ def resolve_scope(run_id: str | None, agent_id: str | None, root: str | None = N
 
 def root_option(func: Callable) -> Callable:
     """``--root``: the store root (also accepted before the command)."""
-    return click.option("--root", type=PathText(file_okay=False), default=None,
+    return click.option("--root", type=RootText(file_okay=False), default=None,
                         help="Store root directory [default: $SCRATCHFS_ROOT, else the user cache directory].")(func)
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -28,8 +29,8 @@ import click
 
 from scratchfs.foundation.text import shorten
 
-__all__ = ["INPUT_ARGUMENT", "InputError", "OutputError", "PathText", "SourceFile", "TaggedSource", "TaggedStdout",
-           "tagged_stdout"]
+__all__ = ["INPUT_ARGUMENT", "InputError", "OutputError", "PathText", "RootText", "SourceFile", "TaggedSource",
+           "TaggedStdout", "tagged_stdout"]
 
 
 class OutputError(OSError):
@@ -137,6 +138,22 @@ class PathText(click.Path):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         refuse_nul(self, value, param, ctx)
+        return super().convert(value, param, ctx)
+
+
+_URL_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+class RootText(PathText):
+    """A store's ``--root``: :class:`PathText`, refusing a URL (``postgresql://...``, ``s3://...``, ``file:///...``)
+    as a usage error that names where an index or blob store goes -- taken as a path, it made a store in a relative
+    directory ``postgresql:/x`` (``./postgresql://x`` is such a directory, if meant)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and _URL_RE.match(value):
+            self.fail(f"{shorten(value)} is a URL, not a directory: a store's root is a directory of this machine; a "
+                      "PostgreSQL index goes in --index ($SCRATCHFS_INDEX), S3 blobs in --blobs ($SCRATCHFS_BLOBS)",
+                      param, ctx)
         return super().convert(value, param, ctx)
 
 

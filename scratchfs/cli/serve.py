@@ -56,7 +56,7 @@ from scratchfs.cli.app import (
     resolve_root,
     warn,
 )
-from scratchfs.cli.output import PathText
+from scratchfs.cli.output import RootText
 from scratchfs.cli.serve_guard import BACKLOG, connection_bound, guarded_h11
 from scratchfs.cli.settings_options import settings_options
 from scratchfs.cli.usage import takes_no_scope
@@ -117,7 +117,7 @@ def _is_loopback(host: str) -> bool:
 @takes_no_scope("it serves every run of the store: its page lists them", lambda option, value: (
     f"; open the printed URL, then /runs/{quote(value, safe='')} on its address for that run's"
     if option == "--run" else ", each run's page its agents"))
-@click.option("--root", type=PathText(file_okay=False), default=None,
+@click.option("--root", type=RootText(file_okay=False), default=None,
               help="Store root directory [default: $SCRATCHFS_ROOT, else the user cache directory].")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on (loopback unless you mean to share the store).")

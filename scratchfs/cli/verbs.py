@@ -38,7 +38,7 @@ from scratchfs.cli.app import (
     with_existing_store,
     with_store,
 )
-from scratchfs.cli.output import INPUT_ARGUMENT, PathText
+from scratchfs.cli.output import INPUT_ARGUMENT, RootText
 from scratchfs.cli.settings_options import BUDGET_WORDS, TTL_OPTION, Size, budget_default, settings_options
 from scratchfs.cli.shell import command_line, program
 from scratchfs.cli.usage import takes_no_scope
@@ -398,7 +398,7 @@ def sweep_command(store: ScratchStore) -> None:
 
 @main.command()
 @takes_no_scope("it writes a run of its own, 'demo' (in a temporary store unless --root names one)")
-@click.option("--root", type=PathText(file_okay=False), default=None,  # (root_option's, its default told right)
+@click.option("--root", type=RootText(file_okay=False), default=None,  # (root_option's, its default told right)
               help="Store root directory [default: $SCRATCHFS_ROOT, else a new temporary one, removed at the end].")
 @click.option("--fixtures", "fixtures_dir", type=Folder(), default=None,
               help="Folder of recorded tool outputs [default: fixtures/ of this clone].")
