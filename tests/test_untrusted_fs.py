@@ -420,3 +420,19 @@ def test_a_copy_of_a_live_blob_in_another_scopes_directory_is_an_orphan_the_orig
         assert _read_all(scope, handle, len(data)) == data
         assert store.scope("run-b", "agent-2").scratch_read("k") == b"the other scope's own entry"
         assert fsck(store).problems == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root (CI runs as root)")
+@pytest.mark.parametrize("name", ["runs", "trash", "locks", "index.sqlite", "locks/sweep.lock"])
+def test_a_part_of_the_store_another_user_owns_and_opens_to_all_is_refused_by_its_path(tmp_path, name):
+    """A directory or file of the store, owned by another user and open to others, is refused (StorageError): the
+    message named ``runs`` alone (hostile27), not which store's; it names the path."""
+    root = tmp_path / "store"
+    ScratchStore(root).close()
+    target = root / name
+    os.chown(target, 65534, 65534)  # (nobody)
+    os.chmod(target, 0o777 if target.is_dir() else 0o666)
+    with pytest.raises(StorageError) as got:
+        ScratchStore(root)
+    assert f"{target} is accessible to other users (mode 0{0o777 if target.is_dir() else 0o666:o}) and owned by " \
+           "uid 65534, not by this user: refusing to use it" in str(got.value)

@@ -72,19 +72,19 @@ def prepare_root(root: Path) -> None:
         _refuse_foreign(fd, root)
         _tighten(fd, str(root), DIR_MODE)
         for name in SUBDIRS:
-            _prepare_dir(fd, name)
+            _prepare_dir(fd, name, root)
         if _is_real_dir(fd, JOURNAL_DIR):  # made by the first writer behind; anything else there is fsck's to report
-            _prepare_dir(fd, JOURNAL_DIR)
-        _prepare_file(fd, INDEX_NAME, "", create=True)
+            _prepare_dir(fd, JOURNAL_DIR, root)
+        _prepare_file(fd, INDEX_NAME, "", create=True, root=root)
         for name in INDEX_FILES[1:]:
-            _prepare_file(fd, name, "", create=False)
+            _prepare_file(fd, name, "", create=False, root=root)
         try:
             locks = safe_fs.open_dir(fd, "locks", "locks")
         except FileNotFoundError:
             return
         try:
             for name in LOCK_FILES:  # created here 0600: a lock library's own default mode may be looser
-                _prepare_file(locks, name, "locks/", create=True)
+                _prepare_file(locks, name, "locks/", create=True, root=root)
         finally:
             os.close(locks)
     finally:
@@ -231,7 +231,8 @@ def _tighten(fd: int, where: str, mode: int) -> None:
         raise storage_error(exc, f"cannot make {where} private (mode {mode:04o})") from exc
 
 
-def _prepare_dir(root: int, name: str) -> None:
+def _prepare_dir(root: int, name: str, path: Path) -> None:
+    """Create or check the directory ``name`` of the open store root ``root`` (at ``path``: the errors' words)."""
     try:
         fd = safe_fs.open_dir(root, name, name, create=True)
     except FileNotFoundError as exc:
@@ -241,12 +242,14 @@ def _prepare_dir(root: int, name: str) -> None:
             return  # a read-only store without it: nothing to write there anyway
         raise
     try:
-        _tighten(fd, name, DIR_MODE)
+        _tighten(fd, str(path / name), DIR_MODE)
     finally:
         os.close(fd)
 
 
-def _prepare_file(dir_fd: int, name: str, prefix: str, create: bool) -> None:
+def _prepare_file(dir_fd: int, name: str, prefix: str, create: bool, root: Path) -> None:
+    """Create (``create``) or check the file ``name`` of the open directory ``dir_fd``, ``prefix`` from the store
+    root ``root`` (the errors' words)."""
     flags = os.O_RDONLY | (os.O_CREAT if create else 0)
     try:
         fd = safe_fs.open_file(dir_fd, name, flags, prefix + name)
@@ -257,6 +260,6 @@ def _prepare_file(dir_fd: int, name: str, prefix: str, create: bool) -> None:
             return  # read-only and no index yet: the index reports what it can and cannot open
         raise
     try:
-        _tighten(fd, prefix + name, FILE_MODE)
+        _tighten(fd, str(root / (prefix + name)), FILE_MODE)
     finally:
         os.close(fd)
