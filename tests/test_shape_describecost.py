@@ -10,7 +10,15 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from scratchfs.api import shape, shape_diagnostics, shape_log
+from scratchfs.api import (
+    shape,
+    shape_diagnostics,
+    shape_log,
+    shape_markdown,
+    shape_pipes,
+    shape_terminal,
+    shape_testrun,
+)
 from scratchfs.api.shape_diagnostics import diagnostics_shape
 from scratchfs.engine.structure import table_start
 from scratchfs.foundation import text as text_module
@@ -656,3 +664,134 @@ def test_describecost_large_path_bytes_are_a_bitmap_of_the_same_bytes():
     assert text_module._PATH_BYTE + b"{1,400}" in text_module._GREP_FILES_RE.pattern
     assert rb"[^:\n]" not in text_module._GREP_FILES_RE.pattern
     assert text_module.grep_files(b"\nsrc/a.py:1:x\n", {b"src/a.py"}, b"src/a.py:1:x\nprose\nsrc/b.py:2-y\n") == 2
+
+
+# --- describecost_classes: the negated pairs of the other scans of a sample as bitmaps --------------------------------
+
+try:  # (re's compiler: re._compiler from Python 3.11, sre_compile before)
+    from re import _compiler as _re_compiler
+    from re import _parser as _re_parser
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_compile as _re_compiler
+    import sre_parse as _re_parser
+
+
+_BYTE_EDGES = [b"\n", b"\r", b"\r\n", b"\x00", b"\t", b"\x0b", b"\x0c", b"\x0e", b"\x1f", b" ", b"!", b"9", b":", b";",
+               b"/", b"(", b")", b"\xff", b"\x80", b"a", b"A", b"0", b"12"]
+_CLASS_CASES = {  # (the pattern now, its source before describecost_classes, pieces that reach its branches)
+    "diagnostics block": (shape_diagnostics._BLOCK_RE, rb"\n([^\s][^\r\n]{0,300})\r?\n *--> ([^\r\n]{1,300})",
+                          [b" --> ", b"\n --> ", b"error[E0308]: x", b"  ", b"x" * 299, b"y" * 300]),
+    "diagnostics command": (shape_diagnostics._COMMAND_RE,
+                            rb"(?:make(?:\[\d{1,4}\])?: |\[ {0,2}\d{1,3}%\] |(?:[^\s/]{0,200}/){0,16}(?:[\w.-]{1,40}-)?"
+                            rb"(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|cpp|ld|ar|as|nvcc|icc|icpx|mpicc)(?:-\d{1,3})? )",
+                            [b"gcc ", b"/usr/bin/", b"x86_64-linux-gnu-", b"cc-12 ", b"make: ", b"[ 50%] ", b"u" * 199,
+                             b"v" * 200, b"\x0bgcc "]),
+    "log exception": (shape_log._EXCEPTION_RE, rb"\n(?![ \t])([^\r\n]+)",
+                      [b"ValueError: x", b"\n  File \"a.py\"", b"\n\tat"]),
+    "log v8 top": (shape_log._V8_TOP_RE, rb"\n([^\s][^\r\n]{0,300})\r?\n    at (?:[^\r\n]{0,300}\()?"
+                                         rb"[^\r\n()]{1,400}:\d+:\d+\)?\r?(?=\n|\Z)",
+                   [b"\n    at ", b"f (", b"/app/a.js:2:38", b":3:7)", b"Error: boom", b"x" * 300, b"y" * 400]),
+    "markdown setting": (shape_markdown._SETTING_RE,
+                         rb"\n(?:[A-Za-z_$@][\w.$@/*-]*(?:[ \t]*(?::?=|:(?=[ \t]|\r?\n|\Z))|[ \t]+\"|\()"
+                         rb"|\[[^\]\r\n]+\][ \t]*\r?(?=\n|\Z)|\"[^\r\n]*\"[ \t]*\r?(?=\n|\Z)"
+                         rb"|[^ \t\r\n][^\r\n]*[;{}][ \t]*\r?(?=\n|\Z))",
+                         [b"key = v", b"k: v", b"[section]", b"\"q\"", b";", b"{", b"}", b"]", b"=", b"#", b"set("]),
+    "testrun node id": (shape_testrun._NODE_ID_RE, rb"[^\s:]+\.py::[^\s]",
+                        [b"tests/test_a.py::test_b", b".py::", b"::", b".py", b"\x0c.py::x"]),
+    "grep runs": (text_module._GREP_RUN_RE, text_module.GREP_RUN_PATTERN,
+                  [b"src/a.py", b":1:x", b":12-y", b"\nsrc/a.py:2:z", b"a 1", b"p" * 400, b"q" * 401]),
+}
+_STR_EDGES = ["\n", "\r", "\r\n", "\x00", "\t", "\x0b", "\x0c", "\x0e", " ", "|", "{", "}", "~", "\x7f", "\x80", "\xff",
+              "\u0100", "\ud800", "\udfff", "\ufffd", "\uffff", "\U00010000", "\U0010ffff", "a", "|a|b|", "é"]
+_STR_CASES = {
+    "pipes no pipe": (shape_pipes._NO_PIPE, r"^[^|\n]*$"),
+    "terminal first line": (shape_terminal._FIRST_LINE, r"[^\r\n]*(\r\n|\r|\n|$)"),
+}
+
+
+def _same_scan(new: re.Pattern, old: re.Pattern, data) -> None:
+    """``new`` and ``old`` find the same matches in ``data`` (spans and groups, in order), and match the same at every
+    position (as the shapes use some: ``match`` at a line's start)."""
+    assert [(m.span(), m.groups()) for m in new.finditer(data)] == [(m.span(), m.groups()) for m in old.finditer(data)]
+    for at in range(len(data) + 1):
+        found, before = new.match(data, at), old.match(data, at)
+        assert (found and (found.span(), found.groups())) == (before and (before.span(), before.groups()))
+
+
+@pytest.mark.parametrize("case", sorted(_CLASS_CASES))
+@settings(max_examples=400, deadline=None)
+@given(data=st.data())
+def test_describecost_classes_bitmaps_find_what_the_negated_pairs_found(case, data):
+    """Each bytes pattern whose ``[^\\r\\n]``, ``[^:\\n]``, ``[^\\s:]`` or ``[^\\s/]`` became ranges
+    (``text.bitmap_classes``): the same matches as its source before, over lines of the class's edge bytes (``\\r``,
+    ``\\n``, ``:``, ``/``, the blanks, the ranges' ends, bytes that are not UTF-8) and of the pieces that reach its
+    branches and bounds."""
+    new, source, pieces = _CLASS_CASES[case]
+    old = re.compile(source)
+    text = data.draw(st.lists(st.sampled_from(_BYTE_EDGES + pieces), max_size=30).map(b"".join))
+    _same_scan(new, old, b"\n" + text)
+    _same_scan(new, old, text)
+
+
+@pytest.mark.parametrize("case", sorted(_STR_CASES))
+@settings(max_examples=400, deadline=None)
+@given(data=st.data())
+def test_describecost_classes_unicode_ranges_find_what_the_negated_pairs_found(case, data):
+    """The two ``str`` patterns whose negated pair became ranges to ``U+10FFFF``: the same matches as before over text
+    of the pair's characters, the ranges' ends, the BMP's last, lone surrogates and characters past the BMP."""
+    new, source = _STR_CASES[case]
+    old = re.compile(source, new.flags)
+    text = data.draw(st.lists(st.sampled_from(_STR_EDGES) | st.characters(), max_size=30).map("".join))
+    _same_scan(new, old, text)
+
+
+def _sets(pattern: re.Pattern) -> list[list]:
+    """The character sets (``IN``) of ``pattern``'s parsed tree, each as its items."""
+    found = []
+
+    def walk(items) -> None:
+        for op, av in items:
+            if op is _re_parser.IN:
+                found.append(av)
+            for part in av if isinstance(av, (tuple, list)) else [av]:
+                if isinstance(part, _re_parser.SubPattern):
+                    walk(part)
+                elif isinstance(part, (tuple, list)):
+                    walk_parts(part)
+
+    def walk_parts(parts) -> None:
+        for part in parts:
+            if isinstance(part, _re_parser.SubPattern):
+                walk(part)
+
+    walk(_re_parser.parse(pattern.pattern, pattern.flags))
+    return found
+
+
+def _negated_pairs(pattern: re.Pattern) -> list[list]:
+    """The sets of ``pattern`` that ``re`` checks by a step a member: negated, and no bitmap once optimized."""
+    bitmaps = (_re_compiler.CHARSET, _re_compiler.BIGCHARSET)
+    return [items for items in _sets(pattern) if items[0][0] is _re_parser.NEGATE
+            and not any(op in bitmaps for op, _ in _re_compiler._optimize_charset(items[1:], None)[0])]
+
+
+def test_describecost_classes_the_line_scans_are_bitmaps():
+    """``bitmap_classes``' ranges hold the bytes of the class each stands for and compile to one bitmap
+    (``CHARSET``); the scans changed hold none of the negated pairs they held (but ``[^\\s]``, one category: ``\\S``),
+    and the ``str`` ones compile their ranges to a bitmap of the BMP (``BIGCHARSET``) over the same characters."""
+    for negated, ranges in text_module._BITMAPS.items():
+        assert {b for b in range(256) if re.fullmatch(ranges, bytes([b]))} == {
+            b for b in range(256) if re.fullmatch(negated, bytes([b]))}
+        assert _re_compiler.CHARSET in _re_compiler._code(_re_parser.parse(ranges), 0)
+        assert _re_compiler.CHARSET not in _re_compiler._code(_re_parser.parse(negated), 0)
+    for new, source, _pieces in _CLASS_CASES.values():
+        assert _negated_pairs(re.compile(source)) and new.pattern == text_module.bitmap_classes(source)
+        assert all(items == [(_re_parser.NEGATE, None), (_re_parser.CATEGORY, _re_parser.CATEGORY_SPACE)]
+                   for items in _negated_pairs(new)), new.pattern
+    for new, source in _STR_CASES.values():
+        assert _negated_pairs(re.compile(source)) and not _negated_pairs(new)
+        assert _re_compiler.BIGCHARSET in _re_compiler._code(_re_parser.parse(new.pattern, new.flags), new.flags)
+        old_set = re.compile(source.split("*")[0].lstrip("^"))
+        new_set = re.compile(re.search(r"\[[^]]*\]", new.pattern)[0])
+        for code in [*range(0x10000), 0x10000, 0x10FFFF]:
+            assert bool(new_set.fullmatch(chr(code))) == bool(old_set.fullmatch(chr(code))), hex(code)

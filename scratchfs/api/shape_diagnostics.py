@@ -38,6 +38,7 @@ from operator import itemgetter
 
 from scratchfs.api.shape_parts import Parts, cargo_status, numbered
 from scratchfs.api.shape_words import listed_within, plural, short_name
+from scratchfs.foundation.text import bitmap_classes
 
 __all__ = ["DIAGNOSTICS_SHAPE", "diagnostics_shape"]
 
@@ -56,8 +57,9 @@ _FIRST_BYTES = 512
 _LATER_RE = re.compile(rb"\n(?:In file included from |"  # (a diagnostic's start after make's command lines)
                        rb"[^\s:][^:\r\n]{0,200}:\d+:\d+: (?:fatal error|error|warning): |"
                        rb"[^\s:][^:\r\n]{0,200}: In (?:function|member function|constructor|destructor) )")
-_COMMAND_RE = re.compile(rb"(?:make(?:\[\d{1,4}\])?: |\[ {0,2}\d{1,3}%\] |(?:[^\s/]{0,200}/){0,16}(?:[\w.-]{1,40}-)?"
-                         rb"(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|cpp|ld|ar|as|nvcc|icc|icpx|mpicc)(?:-\d{1,3})? )")
+_COMMAND_RE = re.compile(bitmap_classes(
+    rb"(?:make(?:\[\d{1,4}\])?: |\[ {0,2}\d{1,3}%\] |(?:[^\s/]{0,200}/){0,16}(?:[\w.-]{1,40}-)?"
+    rb"(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|cpp|ld|ar|as|nvcc|icc|icpx|mpicc)(?:-\d{1,3})? )"))
 """How a build's first line starts when it is a command ``make`` echoes (``gcc -Wall -c m.c``, ``/usr/bin/cc ...``,
 ``x86_64-linux-gnu-gcc-12 ...``), its ``make[1]: Entering directory`` or CMake's ``[ 50%] Building C object``: the
 mark that the next lines are looked at (a match at the start)."""
@@ -76,7 +78,7 @@ none of them a space) is the line's first run of bytes that are no space, a spac
 ends with a name after ``/`` or ``-``, or with a name's last byte, ``-`` and a version's digits."""
 _PREAMBLE_LINES = 8  # lines a build tool writes before the first diagnostic (make's commands) that are looked past
 _PREAMBLE_BYTES = 8192  # (a compiler's command line runs long: its flags)
-_BLOCK_RE = re.compile(rb"\n([^\s][^\r\n]{0,300})\r?\n *--> ([^\r\n]{1,300})")
+_BLOCK_RE = re.compile(bitmap_classes(rb"\n([^\s][^\r\n]{0,300})\r?\n *--> ([^\r\n]{1,300})"))
 _NOT_ERRORS = (b"warning", b"note", b"help")  # (a block's note or help is a part of the error before it)
 _GITHUB_RE = re.compile(rb"\n::(error|warning|notice)(?: ([^\r\n]*?))?::([^\r\n]*)")  # (its fields, its message)
 _FIELD_RE = re.compile(rb"(?:^|,)(file|line|col)=([^,]*)")

@@ -40,6 +40,7 @@ from collections import Counter
 from typing import NamedTuple
 
 from scratchfs.api.shape_words import short_name
+from scratchfs.foundation.text import bitmap_classes
 
 __all__ = ["LOG_LINE_RE", "PLAIN_LOG_LINE_RE", "Told", "java_trace_lines", "log_events", "log_lines", "log_told",
            "text_told", "tracebacks_said"]
@@ -94,7 +95,7 @@ _LEVELS = tuple((name, re.compile(rb"%s(?![A-Za-z0-9_])(?<![A-Za-z0-9_]%s)" % (n
 tried at every position, 2.9 ms against 0.15 ms over 512 KiB of a log, ``python bench/text_kinds.py``)."""
 _ERRORS = ("FATAL", "CRITICAL", "SEVERE", "ERROR")  # (the levels of an error: a stub's note reads the first)
 _TRACEBACK = b"Traceback (most recent call last):"
-_EXCEPTION_RE = re.compile(rb"\n(?![ \t])([^\r\n]+)")
+_EXCEPTION_RE = re.compile(bitmap_classes(rb"\n(?![ \t])([^\r\n]+)"))
 _INDENTED_RE = re.compile(rb"\n([ \t]{0,16})Traceback \(most recent call last\):\r?\n\1  File \"")
 """A ``Traceback`` line indented as a whole traceback is (pip's ``Getting requirements to build wheel`` output, two
 spaces in: a failing ``setup.py``'s), a frame's ``File "`` line under it, two spaces further in -- a doctest's
@@ -108,8 +109,8 @@ _JAVA_TOP_RE = re.compile(rb"\n(" + _CAUSED + rb"|[^\t\n\r ])[^\n]*\n\tat [^\s(]
 _V8_HINT = b"\n    at "
 _V8_HINT_RE = re.compile(re.escape(_V8_HINT))  # (the engine's search: 1.9 against 2.5 us for bytes.find on 4 KiB)
 _V8_TAIL = 4096  # the bytes at a sample's end looked at for V8's frames (an uncaught error's last frames)
-_V8_TOP_RE = re.compile(rb"\n([^\s][^\r\n]{0,300})\r?\n    at (?:[^\r\n]{0,300}\()?[^\r\n()]{1,400}:\d+:\d+\)?"
-                        rb"\r?(?=\n|\Z)")
+_V8_TOP_RE = re.compile(bitmap_classes(rb"\n([^\s][^\r\n]{0,300})\r?\n    at (?:[^\r\n]{0,300}\()?[^\r\n()]{1,400}"
+                                       rb":\d+:\d+\)?\r?(?=\n|\Z)"))
 """A JavaScript error's line, not indented, over V8's first frame (Node.js, Deno, Chrome: ``    at f (/app/a.js:2:38)``
 or ``    at /app/a.js:3:7``, four spaces in, a line and column last): the group is the error's line."""
 _V8_CAUSE_RE = re.compile(rb"\n {2,}\[cause\]: ([^\r\n]{1,300})")  # (Node's cause, inside the error's braces)

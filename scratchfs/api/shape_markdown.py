@@ -36,6 +36,7 @@ from scratchfs.api.shape_words import (
     short_name,
     within_lines,
 )
+from scratchfs.foundation.text import bitmap_classes
 
 __all__ = ["MARKDOWN_SHAPE", "markdown_shape"]
 
@@ -47,9 +48,9 @@ _UNDERLINE_RE = re.compile(rb"\n {0,3}(={3,}|-{3,})[ \t]*(?=\r?\n|\r?\Z)")
 _FENCE_RE = re.compile(rb"\n {0,3}(`{3,}|~{3,})")
 _NOT_SETEXT = tuple(b"#>|*+-=`~")
 _BODY_RE = re.compile(rb"\n[^ \t#\r\n]")  # a line of text, not a heading nor a comment, not indented
-_SETTING_RE = re.compile(rb"\n(?:[A-Za-z_$@][\w.$@/*-]*(?:[ \t]*(?::?=|:(?=[ \t]|\r?\n|\Z))|[ \t]+\"|\()"
-                         rb"|\[[^\]\r\n]+\][ \t]*\r?(?=\n|\Z)|\"[^\r\n]*\"[ \t]*\r?(?=\n|\Z)"
-                         rb"|[^ \t\r\n][^\r\n]*[;{}][ \t]*\r?(?=\n|\Z))")
+_SETTING_RE = re.compile(bitmap_classes(
+    rb"\n(?:[A-Za-z_$@][\w.$@/*-]*(?:[ \t]*(?::?=|:(?=[ \t]|\r?\n|\Z))|[ \t]+\"|\()"
+    rb"|\[[^\]\r\n]+\][ \t]*\r?(?=\n|\Z)|\"[^\r\n]*\"[ \t]*\r?(?=\n|\Z)|[^ \t\r\n][^\r\n]*[;{}][ \t]*\r?(?=\n|\Z))"))
 """A line of settings or statements, not text: ``key = value``, ``key: value``, ``key := value``, ``key "value"``, a
 call ``set(...`` (CMake), an INI file's ``[section]``, a line of quoted strings, or one ending in ``;``, ``{`` or
 ``}`` (apt's ``Acquire::IndexTargets {``, ``KeepCompressed "true";``, a Perl statement, a Tcl ``proc``)."""

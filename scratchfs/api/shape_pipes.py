@@ -48,7 +48,8 @@ _NOUNS = {MARKDOWN: "a Markdown table", PSQL: "a psql table", BOX: "a table in +
 _FRAMED = (BOX, LINED, DUCKDB)  # (a top border over the header: no preamble)
 _SHOWN_NAMES = 16
 _FIRST_LINES = MAX_PREAMBLE + 3  # (as pipe_lines finds a header: a preamble, a top border, the header, its rule)
-_NO_PIPE = re.compile(r"^[^|\n]*$", re.M)  # a line that ends a Markdown or psql table's rows (blank, or no pipe)
+_NO_PIPE = re.compile(r"^[\x00-\t\x0b-{}-\U0010ffff]*$", re.M)  # a line that ends a Markdown or psql table's rows
+# (blank, or no pipe: [^|\n] as the ranges it is, which re checks by a bitmap, a negated pair by a step each: 0.55x)
 _NOT_BOXED = re.compile(r"^(?:(?![|+])|\+(?!(?:[-=]+\+)+[ \r]*$))", re.M)  # ... a box's: no row, no border
 _BORDER_PAIR = re.compile(r"^\+(?:[-=]+\+)+[ \r]*\n(?=\+(?:[-=]+\+)+[ \r]*$)", re.M)  # a box's border over a
 # border (one table's bottom over the next one's top: mysql -t of several statements): the rows end at the second

@@ -37,6 +37,7 @@ from collections.abc import Callable
 
 from scratchfs.api.shape_parts import Parts, cargo_status, numbered
 from scratchfs.api.shape_words import listed_within, plural, short_name
+from scratchfs.foundation.text import bitmap_classes
 
 __all__ = ["TEST_RUN_SHAPE", "runner_shape"]
 
@@ -64,7 +65,7 @@ _COLLECTED = rb"\d+(?:/\d+)? tests? collected(?: \(\d+ deselected\))?(?:, \d+ er
 _PYTEST_RESULT_RE = re.compile(rb"(?:\d+ [a-z]+(?:, )?)+ in \d[\d.]*s\b[^\n]*|no tests ran\b[^\n]*|%s[^\n]*"
                                % _COLLECTED)
 _PYTEST_LAST_RE = re.compile(rb"\n((?:(?:\d+ [a-z]+, )*\d+ [a-z]+ in \d[\d.]*s|%s)\b[^\r\n]*)\r?\n?\Z" % _COLLECTED)
-_NODE_ID_RE = re.compile(rb"[^\s:]+\.py::[^\s]")  # a test's node id, as --collect-only -q lists one a line
+_NODE_ID_RE = re.compile(bitmap_classes(rb"[^\s:]+\.py::[^\s]"))  # a test's node id, as --collect-only -q lists one
 _UNITTEST_START_RE = re.compile(rb"[.FEsxu]+\r?\n(?:={20,}|-{20,})\r?\n")
 _UNITTEST_AFTER_RE = re.compile(rb"\n[.FEsxu]+\r?\n(?:={20,}|-{20,})\r?\n")  # (its dots line after a preamble)
 _PREAMBLE_RE = re.compile(rb"Found \d+ test|Creating test database|Using existing test database|System check identified"

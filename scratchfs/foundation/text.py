@@ -19,7 +19,6 @@ from json.encoder import encode_basestring
 GREP_LINE_PATTERN = rb"\n(?=([^:\n]{1,400}))\1(?<![ \t]\d)(?<![ \t]\d\d):\d+[:-]"
 # A run of lines of one path in one match: the set of paths GREP_LINE_PATTERN finds, with fewer matches.
 GREP_RUN_PATTERN = GREP_LINE_PATTERN + rb"[^\n]*(?:\n\1:\d+[:-][^\n]*)*"
-_GREP_RUN_RE = re.compile(GREP_RUN_PATTERN)
 # The same set of paths in fewer steps: a line that starts with the path of the line before and a colon has that path
 # or none, so its digits need no look; possessive (Python 3.11+) where nothing after could take back what it took.
 _POSSESSIVE = b"+" if sys.version_info >= (3, 11) else b""
@@ -28,6 +27,22 @@ _POSSESSIVE = b"+" if sys.version_info >= (3, 11) else b""
 # samples, mostly not grep output, whose lines the path's scan reads up to their first colon, the pattern costs
 # 0.68-0.94 ms against 0.86-1.30, and less over every hostile text measured (``python bench/grep_files_gate.py``).
 _PATH_BYTE = rb"[\x00-\t\x0b-9;-\xff]"
+_BITMAPS = {rb"[^\r\n]": rb"[\x00-\t\x0b\x0c\x0e-\xff]", rb"[^:\n]": _PATH_BYTE, rb"[^\s:]": rb"[^\t-\r :]",
+            rb"[^\s/]": rb"[^\t-\r /]"}  # (bytes' \s: \t, \n, \v, \f, \r and the space; three runs of bytes each)
+
+
+def bitmap_classes(pattern: bytes) -> bytes:
+    """``pattern`` (a ``bytes`` regular expression) with each ``[^\\r\\n]``, ``[^:\\n]``, ``[^\\s:]`` and
+    ``[^\\s/]`` written as the ranges of the same bytes: ``re`` checks a negated pair (of literals, or a category and
+    a literal) by a step for each, a set of three runs or more by one bitmap lookup a byte (``CHARSET``). The same
+    bytes, so the same matches; a shape's scan of a line's bytes costs 0.5-0.85 of what it did (describecost_classes,
+    ``bench/README.md``). A pattern without them comes back as it is; nothing is raised."""
+    for negated, ranges in _BITMAPS.items():
+        pattern = pattern.replace(negated, ranges)
+    return pattern
+
+
+_GREP_RUN_RE = re.compile(bitmap_classes(GREP_RUN_PATTERN))
 _GREP_FILES_RE = re.compile(GREP_LINE_PATTERN.replace(rb"[^:\n]", _PATH_BYTE) + rb"[^\n]*%b(?:\n\1:[^\n]*%b)*%b"
                             % ((_POSSESSIVE,) * 3))
 
@@ -307,7 +322,8 @@ def grep_files(head: bytes, paths: set[bytes], sample: bytes) -> int:
     return len(paths)
 
 
-__all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "SIZE_UNITS", "clipped", "decode_or_none", "digits_int",
-           "grep_files", "grep_runs", "invalid_utf8_bytes", "is_digits", "is_utf8_text", "json_string_bytes",
-           "line_stats", "name_bytes", "not_a_size", "one_line", "plural", "quote", "shorten", "size_bytes",
-           "utf8_lead_length", "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start", "utf8_text", "within_chars"]
+__all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "SIZE_UNITS", "bitmap_classes", "clipped", "decode_or_none",
+           "digits_int", "grep_files", "grep_runs", "invalid_utf8_bytes", "is_digits", "is_utf8_text",
+           "json_string_bytes", "line_stats", "name_bytes", "not_a_size", "one_line", "plural", "quote", "shorten",
+           "size_bytes", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start", "utf8_text",
+           "within_chars"]
