@@ -39,7 +39,7 @@ def timed(call):
         return exc, time.monotonic() - started
 
 
-@pytest.mark.alone
+@pytest.mark.alone(waits=True)  # (its call mostly waits)
 def test_a_hung_object_store_fails_each_operation_within_the_busy_timeout(postgres_dsn, pg_schema, s3_env, tmp_path,
                                                                          hung_endpoint, monkeypatch):
     index = postgres_url(postgres_dsn, pg_schema)
@@ -61,7 +61,7 @@ def test_a_hung_object_store_fails_each_operation_within_the_busy_timeout(postgr
         assert [e.key for e in store.list_entries()] == [handle]
 
 
-@pytest.mark.alone
+@pytest.mark.alone(waits=True)  # (its call mostly waits)
 def test_a_request_to_a_hung_store_makes_the_attempts_that_fit_in_its_bound_and_no_more(s3_env, hung_endpoint,
                                                                                        monkeypatch):
     """A request ends within the store's timeout: at most three attempts of a third of it, and none started that
@@ -182,7 +182,7 @@ class HangingProxy:
             sock.close()
 
 
-@pytest.mark.alone
+@pytest.mark.alone(waits=True)  # (its call mostly waits)
 def test_a_store_that_hangs_in_the_middle_of_a_multipart_upload_fails_the_spill_within_the_busy_timeout(
         s3_env, s3_endpoint, monkeypatch):
     """The part that hangs is not followed by an abort that would hang as long again (before: 12.6 s for a 6 s
@@ -213,7 +213,7 @@ def test_a_store_that_hangs_in_the_middle_of_a_multipart_upload_fails_the_spill_
     assert len(direct.list_multipart_uploads(Bucket=bucket).get("Uploads", [])) == 1
 
 
-@pytest.mark.alone
+@pytest.mark.alone(waits=True)  # (its call mostly waits)
 def test_a_hung_object_store_costs_one_bound_then_calls_fail_at_once_for_a_second(postgres_dsn, pg_schema, s3_env,
                                                                                   tmp_path, hung_endpoint,
                                                                                   monkeypatch):

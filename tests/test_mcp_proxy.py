@@ -662,7 +662,7 @@ def _runs(script: str, process) -> bool:
         return False
 
 
-@pytest.mark.alone  # (the proxy's stop within the 2 s its client gives it: a bound of wall-clock time)
+@pytest.mark.alone(waits=True)  # (the proxy's stop within the 2 s its client gives it: a bound of wall-clock time)
 def test_a_deaf_upstream_does_not_outlive_the_proxy(tmp_path):
     """An upstream that no longer reads its stdin never sees it close: the proxy gave it 2 s to exit, then 2 s after
     SIGTERM, but a client (the SDK's stdio_client) gives the proxy itself 2 s after closing its stdin before it

@@ -66,7 +66,7 @@ def test_an_upstream_slower_to_start_than_the_timeout_is_served_once_it_answers(
     run(body)
 
 
-@pytest.mark.alone  # (a bound of time)
+@pytest.mark.alone(waits=True)  # (its call mostly waits; a bound of time)
 @pytest.mark.parametrize("era", one_era(1))
 def test_a_call_the_upstream_does_not_answer_fails_within_the_timeout(era, tmp_path):
     """A timed-out call took --timeout plus about 5 s: the proxy cancelled the SDK's send in the caller's task, and

@@ -27,7 +27,7 @@ def _get(port: int, path: str, token: str) -> bytes:
         return sock.recv(4096).split(b"\r\n")[0]
 
 
-@pytest.mark.alone
+@pytest.mark.alone(waits=True)  # (its call mostly waits)
 def test_many_connections_that_never_send_a_request_leave_the_server_answering(tmp_path):
     """400 connections each sending half a request, to a server with 256 descriptors: a request is still answered
     at once, the server's descriptors stay under its limit and its stderr holds no traceback. (The connections are
