@@ -213,7 +213,7 @@ def test_platform_cascade_deletes_entries_with_the_run_row(postgres_dsn, pg_sche
             conn.execute(f'DROP SCHEMA "{pg_schema}_p" CASCADE')
 
 
-@pytest.mark.alone
+@pytest.mark.alone(waits=True)  # (its call mostly waits)
 def test_a_held_row_lock_gives_store_busy_within_the_timeout(index, postgres_dsn, pg_schema):
     index.put(entry(kind="scratch", key="k"), b"", lambda: True)
     with psycopg.connect(postgres_dsn) as other:
@@ -243,7 +243,7 @@ def test_the_sweep_lock_admits_one_host_at_a_time(postgres_dsn, pg_schema):
         b.close()
 
 
-@pytest.mark.alone
+@pytest.mark.alone(waits=True)  # (its call mostly waits)
 def test_a_stopped_server_gives_storage_error_within_a_bounded_time(own_postgres_server):
     server = own_postgres_server
     index = PostgresIndex(server.dsn, busy_timeout=1.0, clock="caller")

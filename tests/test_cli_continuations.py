@@ -5,6 +5,7 @@ that alone, ``ls --after CURSOR`` listed every run (helper newuser's finding).""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import scratchfs
+from scratchfs import ScratchStore
 
 CHECKOUT = Path(scratchfs.__file__).resolve().parent.parent
 COMMAND = [sys.executable, "-m", "scratchfs"]
@@ -21,13 +23,15 @@ COMMAND = [sys.executable, "-m", "scratchfs"]
 
 @pytest.fixture
 def store(tmp_path):
-    """A store of 3 entries of run r, agent a, among others of agent b and run s; the environment names no store."""
+    """A store of 3 entries of run r, agent a, among others of agent b and run s; the environment names no store.
+    (Spilled here as ``scratchfs spill`` does, in this process: six command lines cost 2-4 s of each test's set-up,
+    and the spills' own command line is not what these tests are about.)"""
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(CHECKOUT), "HOME": str(tmp_path)}
     run = {"env": env, "cwd": tmp_path, "capture_output": True, "timeout": 120}
     root = str(tmp_path / "root")
-    for run_id, agent in (("r", "a"), ("r", "b"), ("s", "a"), ("r", "a"), ("r", "b"), ("r", "a")):
-        subprocess.run([*COMMAND, "spill", "-", "--root", root, "--run", run_id, "--agent", agent],
-                       input=b"x" * 10_000, check=True, **run)
+    with ScratchStore(root) as store:
+        for run_id, agent in (("r", "a"), ("r", "b"), ("s", "a"), ("r", "a"), ("r", "b"), ("r", "a")):
+            store.scope(run_id, agent).spill(io.BytesIO(b"x" * 10_000))
     return root, run
 
 

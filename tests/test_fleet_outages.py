@@ -39,7 +39,7 @@ def timed(call):
         return exc, time.monotonic() - started
 
 
-@pytest.mark.alone
+@pytest.mark.alone(waits=True)  # (its call mostly waits)
 def test_a_hung_object_store_fails_each_operation_within_the_busy_timeout(postgres_dsn, pg_schema, s3_env, tmp_path,
                                                                          hung_endpoint, monkeypatch):
     index = postgres_url(postgres_dsn, pg_schema)
@@ -61,7 +61,7 @@ def test_a_hung_object_store_fails_each_operation_within_the_busy_timeout(postgr
         assert [e.key for e in store.list_entries()] == [handle]
 
 
-@pytest.mark.alone
+@pytest.mark.alone(waits=True)  # (its call mostly waits)
 def test_a_request_to_a_hung_store_makes_the_attempts_that_fit_in_its_bound_and_no_more(s3_env, hung_endpoint,
                                                                                        monkeypatch):
     """A request ends within the store's timeout: at most three attempts of a third of it, and none started that
@@ -182,19 +182,20 @@ class HangingProxy:
             sock.close()
 
 
-@pytest.mark.alone
+@pytest.mark.alone(waits=True)  # (its call mostly waits)
 def test_a_store_that_hangs_in_the_middle_of_a_multipart_upload_fails_the_spill_within_the_busy_timeout(
         s3_env, s3_endpoint, monkeypatch):
     """The part that hangs is not followed by an abort that would hang as long again (before: 12.6 s for a 6 s
-    bound): the spill fails within about busy_timeout, and the incomplete upload (no object) is left to the fleet
-    sweep, once begun over orphan_grace ago (tests/test_fleet_uploads.py), and to the bucket's lifecycle rule."""
+    bound): the spill fails within about busy_timeout (here 4 s), and the incomplete upload (no object) is left to
+    the fleet sweep, once begun over orphan_grace ago (tests/test_fleet_uploads.py), and to the bucket's lifecycle
+    rule."""
     import boto3
 
     host, port = s3_endpoint.removeprefix("http://").split(":")
     proxy = HangingProxy((host, int(port)))
     try:
         monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.url)
-        blobs = S3Blobs(s3_env, frame_bytes=1024 * 1024, level=1, timeout=6.0)
+        blobs = S3Blobs(s3_env, frame_bytes=1024 * 1024, level=1, timeout=4.0)
         blobs.client().meta.events.register("after-call.s3.UploadPart", lambda **kw: proxy.hang.set())
         content = random.Random(5).randbytes(20 * 1024 * 1024)  # incompressible: three parts
         started = time.monotonic()
@@ -203,7 +204,7 @@ def test_a_store_that_hangs_in_the_middle_of_a_multipart_upload_fails_the_spill_
                                                                                                1 << 20)])
         took = time.monotonic() - started
         assert proxy.hang.is_set()
-        assert took < 6.0 + SLACK + 1, took  # (the first part's upload included; an abort would hang 6 s more)
+        assert took < 4.0 + SLACK + 1, took  # (the first part's upload included; an abort would hang 4 s more)
     finally:
         proxy.close()
     direct = boto3.client("s3", endpoint_url=s3_endpoint)
@@ -212,7 +213,7 @@ def test_a_store_that_hangs_in_the_middle_of_a_multipart_upload_fails_the_spill_
     assert len(direct.list_multipart_uploads(Bucket=bucket).get("Uploads", [])) == 1
 
 
-@pytest.mark.alone
+@pytest.mark.alone(waits=True)  # (its call mostly waits)
 def test_a_hung_object_store_costs_one_bound_then_calls_fail_at_once_for_a_second(postgres_dsn, pg_schema, s3_env,
                                                                                   tmp_path, hung_endpoint,
                                                                                   monkeypatch):

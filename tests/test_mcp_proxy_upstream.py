@@ -66,27 +66,46 @@ def test_an_upstream_slower_to_start_than_the_timeout_is_served_once_it_answers(
     run(body)
 
 
-@pytest.mark.alone  # (a bound of time)
+@pytest.mark.alone(waits=True)  # (its call mostly waits; a bound of time)
 @pytest.mark.parametrize("era", one_era(1))
 def test_a_call_the_upstream_does_not_answer_fails_within_the_timeout(era, tmp_path):
     """A timed-out call took --timeout plus about 5 s: the proxy cancelled the SDK's send in the caller's task, and
     the SDK then waited up to 5 s, shielded, to write its courtesy cancel to an upstream that read nothing (its pipe
     full). The send now runs in a task of its own and the call fails at its deadline. (The test too of an upstream
     alive but no longer reading its stdin, its pipe full after a request of 2 MB: the next call was held forever,
-    where each call fails within --timeout and the proxy's own tools keep working; test_mcp_proxy.py ran the same
-    calls against the same deaf upstream, bounded at 20 s instead, on a proxy of its own.)"""
+    where each call fails within --timeout and the proxy's own tools keep working.) And that deaf upstream does not
+    outlive the proxy (test_mcp_proxy.py's ``test_a_deaf_upstream_does_not_outlive_the_proxy`` for one not stuck
+    on a write): the proxy gave it 2 s to exit, then 2 s after SIGTERM, but a client (the SDK's stdio_client) gives
+    the proxy 2 s after closing its stdin before it terminates it, so the upstream, in a session of its own, lived
+    on an hour. (--timeout 2, not more: each call here, the deaf one's tool list included, waits it out.)"""
+    import psutil
+
+    script = str(tmp_path / "slow_upstream.py")
+
+    def runs_script(process) -> bool:  # False for one gone meanwhile or a zombie, whose command line is unreadable
+        try:
+            return any(part == script for part in process.cmdline()[1:2])
+        except psutil.Error:
+            return False
+
     async def body():
-        async with connect(upstream_proxy(tmp_path, 3, 0), era) as client:
+        async with connect(upstream_proxy(tmp_path, 2, 0), era) as client:
             assert (await client.call_tool("deaf", {})).content == []
+            upstreams = [p for p in psutil.Process().children(recursive=True) if runs_script(p)]
+            assert len(upstreams) == 1, upstreams
             for arguments in ({"pad": "p" * 2_000_000}, {}):
                 began = time.monotonic()
                 text = error_of(await client.call_tool("echo", arguments))
                 took = time.monotonic() - began
-                assert text.startswith("upstream unavailable: ") and "no answer within 3 s" in text, text
-                assert 2.9 < took < 4.5, took
+                assert text.startswith("upstream unavailable: ") and "no answer within 2 s" in text, text
+                assert 1.9 < took < 3.5, took
             payload(await client.call_tool("scratch_write", {"key": "k", "value": "v"}))
+        return upstreams[0]
 
-    run(body)
+    _, alive = psutil.wait_procs([run(body)], timeout=6)
+    for process in alive:
+        process.kill()
+    assert not alive, "the deaf upstream outlived the proxy"
 
 
 FLOODER = raw_upstream("flood", [{"name": "flood", "inputSchema": {"type": "object"}}], prelude="import os", call="""

@@ -13,7 +13,7 @@ import pytest
 
 from scratchfs import PatternTimeout, ScratchStore
 from scratchfs.engine.pattern_worker import MAX_WORKERS, workers
-from scratchfs.engine.patterns import DEFAULT_TIMEOUT, PatternMatcher
+from scratchfs.engine.patterns import PatternMatcher
 
 from .mcp_support import connect, error_of, payload, run, scratchfs_params
 from .reference import regex_spans
@@ -82,6 +82,12 @@ def test_two_runaway_searches_stop_in_time_and_other_calls_answer_promptly(tmp_p
     assert max(seconds for seconds, _ in ended) <= 1.5 * limit
 
 
+MCP_LIMIT = 3.0
+"""The MCP server's ``--pattern-timeout`` below: the two runaway searches run that long while ``scratch_list`` is
+timed (at the default of 5 s, the test's 7 s were mostly theirs; 3 s still gives the calls' latencies 50 or more
+samples)."""
+
+
 @pytest.mark.alone
 @earlier_objects_frozen()  # (this process's collections stall the client's calls as much)
 def test_a_runaway_search_over_mcp_leaves_scratch_list_prompt(tmp_path):
@@ -94,7 +100,8 @@ def test_a_runaway_search_over_mcp_leaves_scratch_list_prompt(tmp_path):
     latencies: list[float] = []
 
     async def body():
-        params = scratchfs_params("mcp", "--root", str(tmp_path), "--run", "r", "--agent", "a")
+        params = scratchfs_params("mcp", "--root", str(tmp_path), "--run", "r", "--agent", "a",
+                                  "--pattern-timeout", f"{MCP_LIMIT:g}")
         async with connect(params, "2025-11-25") as client:
             assert payload(await client.call_tool("scratch_list", {}))["entries"][0]["key"] == "note"  # warm
 
@@ -118,7 +125,7 @@ def test_a_runaway_search_over_mcp_leaves_scratch_list_prompt(tmp_path):
     assert len(latencies) >= 20
     assert p99(latencies) < 0.5
     assert all(text.startswith("pattern timeout: ") or "time limit" in text for _, text in ended), ended
-    assert max(seconds for seconds, _ in ended) <= 1.5 * DEFAULT_TIMEOUT + 1.0  # + the server's start-up share
+    assert max(seconds for seconds, _ in ended) <= 1.5 * MCP_LIMIT + 1.0  # + the server's start-up share
 
 
 @pytest.mark.parametrize("limit", [0.5, 1.0])

@@ -30,7 +30,7 @@ def _get(base: str, path: str, token: str) -> tuple[int, Any, dict]:
         return exc.code, exc.headers, json.loads(exc.read())
 
 
-@pytest.mark.alone  # (each 503 within 2 s: a bound of wall-clock time)
+@pytest.mark.alone(waits=True)  # (its call mostly waits; each 503 within 2 s: a bound of wall-clock time)
 def test_serve_starts_without_its_index_answers_503_and_opens_it_when_it_answers(own_postgres_server, tmp_path):
     server = own_postgres_server
     env = {"SCRATCHFS_INDEX": postgres_url(server.dsn, "scratchfs"), "SCRATCHFS_BUSY_TIMEOUT": "2"}

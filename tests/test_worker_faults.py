@@ -321,7 +321,7 @@ if __name__ == WORKER_NAME:
 '''
 
 
-@pytest.mark.alone
+@pytest.mark.alone(waits=True)  # (its call mostly waits)
 def test_a_new_workers_start_is_no_part_of_the_calls_time_limit(tmp_path):
     """A worker whose start (interpreter, imports) takes 1 s answers a call with a 0.5 s limit: the limit counts
     from when the worker is ready (it failed with TimeoutError when the start counted against it); a worker that is
@@ -407,7 +407,7 @@ if __name__ == WORKER_NAME:
 
 @pytest.mark.parametrize("claimed", [2**64 - 1, 2**62, 2**40])
 @pytest.mark.parametrize("then", ["exit", "hang"])
-@pytest.mark.alone
+@pytest.mark.alone(waits=True)  # (its call mostly waits)
 def test_an_answer_claiming_a_huge_length_takes_only_the_bytes_sent(monkeypatch, tmp_path, claimed, then):
     """An answer frame's length is what the worker claims: the buffer grows as its bytes arrive, so a broken worker
     claiming 2^64 - 1 bytes is a worker that died (or ran out of time), never an OverflowError or a MemoryError from
@@ -439,7 +439,7 @@ if __name__ == WORKER_NAME:
 '''
 
 
-@pytest.mark.alone
+@pytest.mark.alone(waits=True)  # (its call mostly waits)
 def test_a_fork_child_forked_while_a_worker_was_busy_starts_its_own(tmp_path):
     """A ``fork()`` child's pool holds none of the parent's workers: the one busy in a parent's thread at the fork
     counted against the child's pool for good (PoolBusy on every call), and an idle one is not the child's."""
