@@ -15,19 +15,7 @@ import sys
 
 import pytest
 
-from tests.test_python310 import ROOT, python_310  # noqa: F401 - (the fixture)
-
-_REFUSALS = """
-import json, re, sys
-import sre_parse
-from scratchfs.engine.pattern_advice import unparsed
-for pattern in json.loads(sys.stdin.read()):
-    try:
-        sre_parse.parse(pattern.encode(), re.MULTILINE)
-    except re.error as exc:
-        refused = unparsed(exc, pattern.encode(), re.MULTILINE)
-        print(json.dumps([pattern, [exc.msg, exc.pos], str(refused), refused.rewrite]))
-"""
+from tests.test_python310 import REFUSALS_SCRIPT, ROOT, python_310  # noqa: F401 - (the fixture)
 
 _REFUSED_ON_311 = ["a+++", "a++?", "a*++", "a{2}++", "a?+*", "a{1,2}+{3}", "(?x)a++ ?", "(?x)a*+ #c\n+",
                    "a++(?#c)?", "(?:b|a)++*"]
@@ -35,7 +23,7 @@ _311_SYNTAX = ["a++{", "a++{x}", "a++(?#c)b", "(?x)a++ b", "a++ ?", "a*+b", "a?+
 
 
 def test_a_possessive_quantifier_followed_by_a_quantifier_is_not_told_311s_syntax(python_310):  # noqa: F811
-    done = subprocess.run([str(python_310), "-c", _REFUSALS], input=json.dumps(_REFUSED_ON_311 + _311_SYNTAX),
+    done = subprocess.run([str(python_310), "-c", REFUSALS_SCRIPT], input=json.dumps(_REFUSED_ON_311 + _311_SYNTAX),
                           capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-3000:]
     said = {pattern: text for pattern, _at, text, _rewrite in map(json.loads, done.stdout.splitlines())}

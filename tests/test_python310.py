@@ -75,7 +75,7 @@ def test_every_module_parses_as_python_310():
         ast.parse(path.read_text(encoding="utf-8"), str(path), feature_version=(3, 10))  # (3.11's except* fails)
 
 
-_NEWER_SYNTAX = """
+REFUSALS_SCRIPT = """  # (a 3.10 interpreter's refusal of each pattern of its stdin, as JSON lines)
 import json, re, sys
 import sre_parse
 from scratchfs.engine.pattern_advice import unparsed
@@ -99,7 +99,7 @@ def test_python_310_tells_an_atomic_group_or_possessive_quantifier_as_python_311
     pieces = random.Random(310)
     patterns = ["(?>a+)b", "a*+b", "a{2}+", "a*?+", "a??+", "a{2}?+", "a}?+", "\\??+", "[+]++", "(?x)a* +"] + [
         "".join(pieces.choices(_PIECES, k=pieces.randint(1, 7))) for _ in range(3000)]
-    done = subprocess.run([str(python_310), "-c", _NEWER_SYNTAX], input=json.dumps(patterns), capture_output=True,
+    done = subprocess.run([str(python_310), "-c", REFUSALS_SCRIPT], input=json.dumps(patterns), capture_output=True,
                           text=True, timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-3000:]
     refused = {pattern: (at, said, rewrite) for pattern, at, said, rewrite in map(json.loads, done.stdout.splitlines())}
