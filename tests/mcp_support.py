@@ -204,3 +204,47 @@ def raw_upstream(name: str, tools: list[dict], call: str, prelude: str = "", ini
 
     return _RAW_UPSTREAM.format(prelude=textwrap.dedent(prelude).strip(), tools=tools, name=name,
                                 initialize=body(initialize) + "\n" if initialize.strip() else "", call=body(call))
+
+
+@contextmanager
+def held_launcher(upstream: Any) -> Iterator[Any]:
+    """The launcher of ``upstream`` (a ``psutil.Process``; its parent, scratchfs.mcp.launch) SIGSTOPped for the
+    block, then SIGKILLed, with the upstream, however the block ends (Linux: ``PR_SET_PDEATHSIG``).
+
+    Held, the launcher acts neither on the proxy's SIGTERM nor on the proxy's death; a SIGKILL alone -- the end of
+    the proxy's own stop -- ends it, and the kernel then SIGKILLs the upstream. So a deaf upstream is gone once the
+    proxy exits only if the proxy's stop, SIGKILL included, ran within the 2 s its client gives it before it kills
+    the proxy: the launcher, free, stops an upstream whose proxy died (tests/test_mcp_proxy_stop.py), and a proxy
+    too slow to stop its upstream (``STOP_SECONDS`` 10) or one that never killed it passed the test all the same."""
+    import psutil
+
+    launcher = upstream.parent()
+    assert launcher is not None and "launch.py" in " ".join(launcher.cmdline()), launcher
+    launcher.suspend()
+    try:
+        yield launcher
+    finally:
+        for process in (launcher, upstream):
+            try:
+                process.kill()
+            except psutil.NoSuchProcess:
+                pass
+
+
+def still_running(processes: list[Any], seconds: float) -> list[Any]:
+    """Those of ``processes`` (``psutil.Process``) still running after up to ``seconds``: neither gone nor a zombie
+    (one dead whose parent died too, waiting for init to reap it, as a held launcher's upstream)."""
+    import time
+
+    import psutil
+
+    def running(process: Any) -> bool:
+        try:
+            return process.status() != psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return False
+
+    deadline = time.monotonic() + seconds
+    while (left := [p for p in processes if running(p)]) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return left

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from contextlib import ExitStack
 
 import anyio
 import mcp_types as types
@@ -25,6 +26,7 @@ from .mcp_support import (
     connect,
     error_of,
     find_all,
+    held_launcher,
     match_offsets,
     one_era,
     payload,
@@ -34,6 +36,7 @@ from .mcp_support import (
     scratchfs_params,
     search_all,
     shared_client,
+    still_running,
     window_is_exact,
 )
 
@@ -663,25 +666,28 @@ def _runs(script: str, process) -> bool:
 
 
 @pytest.mark.alone(waits=True)  # (the proxy's stop within the 2 s its client gives it: a bound of wall-clock time)
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a held launcher's upstream dies with it on Linux")
 def test_a_deaf_upstream_does_not_outlive_the_proxy(tmp_path):
     """An upstream that no longer reads its stdin never sees it close: the proxy gave it 2 s to exit, then 2 s after
     SIGTERM, but a client (the SDK's stdio_client) gives the proxy itself 2 s after closing its stdin before it
     terminates it -- so the proxy was killed first and the upstream, in a session of its own, lived on (an orphan
     for each session, here for an hour; found by helper hostile4 counting processes after a deaf upstream's test).
-    The proxy's stop of its upstream fits in the time its client gives it: the upstream is gone. (One stuck on a
+    The proxy's stop of its upstream fits in the time its client gives it: the upstream is gone once the proxy
+    exited. The launcher, which since stops the upstream of a proxy that died, is held (``held_launcher``): free, it
+    hid a proxy too slow to stop its upstream (``STOP_SECONDS`` 10) or one that never killed it. (One stuck on a
     write of 2 MB it never reads: test_mcp_proxy_upstream.py's ``test_a_call_the_upstream_does_not_answer_...``,
     which runs those calls anyway.)"""
     import psutil
 
-    async def body():
-        async with connect(raw_proxy(tmp_path, "3"), ERAS[-1]) as client:
-            assert (await client.call_tool("deaf", {})).content == []
-            upstreams = [p for p in psutil.Process().children(recursive=True)  # (not the shared raw_client's)
-                         if _runs(str(tmp_path / "raw_upstream.py"), p)]
-            assert len(upstreams) == 1, upstreams
-        return upstreams[0]
+    with ExitStack() as holding:
+        async def body():
+            async with connect(raw_proxy(tmp_path, "3"), ERAS[-1]) as client:
+                assert (await client.call_tool("deaf", {})).content == []
+                upstreams = [p for p in psutil.Process().children(recursive=True)  # (not the shared raw_client's)
+                             if _runs(str(tmp_path / "raw_upstream.py"), p)]
+                assert len(upstreams) == 1, upstreams
+                holding.enter_context(held_launcher(upstreams[0]))
+            return upstreams[0]
 
-    _, alive = psutil.wait_procs([run(body)], timeout=6)
-    for process in alive:
-        process.kill()
+        alive = still_running([run(body)], 1.0)
     assert not alive, "the deaf upstream outlived the proxy"

@@ -8,13 +8,25 @@ import json
 import os
 import sys
 import time
+from contextlib import ExitStack
 
 import anyio
 import mcp_types as types
 import pytest
 from mcp.shared.message import SessionMessage
 
-from .mcp_support import ERAS, connect, error_of, one_era, payload, raw_upstream, run, scratchfs_params
+from .mcp_support import (
+    ERAS,
+    connect,
+    error_of,
+    held_launcher,
+    one_era,
+    payload,
+    raw_upstream,
+    run,
+    scratchfs_params,
+    still_running,
+)
 
 UPSTREAM = raw_upstream("slow", [{"name": "echo", "inputSchema": {"type": "object"}}], prelude="""
     import time
@@ -67,6 +79,7 @@ def test_an_upstream_slower_to_start_than_the_timeout_is_served_once_it_answers(
 
 
 @pytest.mark.alone(waits=True)  # (its call mostly waits; a bound of time)
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a held launcher's upstream dies with it on Linux")
 @pytest.mark.parametrize("era", one_era(1))
 def test_a_call_the_upstream_does_not_answer_fails_within_the_timeout(era, tmp_path):
     """A timed-out call took --timeout plus about 5 s: the proxy cancelled the SDK's send in the caller's task, and
@@ -77,7 +90,9 @@ def test_a_call_the_upstream_does_not_answer_fails_within_the_timeout(era, tmp_p
     outlive the proxy (test_mcp_proxy.py's ``test_a_deaf_upstream_does_not_outlive_the_proxy`` for one not stuck
     on a write): the proxy gave it 2 s to exit, then 2 s after SIGTERM, but a client (the SDK's stdio_client) gives
     the proxy 2 s after closing its stdin before it terminates it, so the upstream, in a session of its own, lived
-    on an hour. (--timeout 2, not more: each call here, the deaf one's tool list included, waits it out.)"""
+    on an hour: it is gone once the proxy exited, its launcher held (``held_launcher``: free, it stops the upstream
+    of a proxy that died, and hid a proxy too slow to stop its upstream, ``STOP_SECONDS`` 10, or one that never
+    killed it). (--timeout 2, not more: each call here, the deaf one's tool list included, waits it out.)"""
     import psutil
 
     script = str(tmp_path / "slow_upstream.py")
@@ -100,11 +115,11 @@ def test_a_call_the_upstream_does_not_answer_fails_within_the_timeout(era, tmp_p
                 assert text.startswith("upstream unavailable: ") and "no answer within 2 s" in text, text
                 assert 1.9 < took < 3.5, took
             payload(await client.call_tool("scratch_write", {"key": "k", "value": "v"}))
+            holding.enter_context(held_launcher(upstreams[0]))
         return upstreams[0]
 
-    _, alive = psutil.wait_procs([run(body)], timeout=6)
-    for process in alive:
-        process.kill()
+    with ExitStack() as holding:
+        alive = still_running([run(body)], 1.0)
     assert not alive, "the deaf upstream outlived the proxy"
 
 
