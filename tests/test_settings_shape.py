@@ -364,7 +364,8 @@ _WORD = st.sampled_from(["the", "a", "you", "I", "it", "to", "and", "of", "we", 
                          "build", "deploy", "trip", "home", "night", "done", "where", "what", "why", "went", "saw",
                          "told", "know", "think", "said", "here", "there", "now", "then", "again"])
 _SENTENCE = st.builds(lambda first, words, end: " ".join(
-    [first.capitalize(), *(word + ("," if comma and n % 3 == 1 else "") for n, (word, comma) in enumerate(words))])
+    [first.capitalize(), *(word + ("," if comma and n % 3 == 1 and n + 1 < len(words) else "")
+                         for n, (word, comma) in enumerate(words))])
     + end, _WORD, st.lists(st.tuples(_WORD, st.booleans()), min_size=2, max_size=12),
     st.sampled_from([".", "?", "!", ""]))
 _SPEAKER = st.from_regex(r"[A-Z][a-z]{2,8}|[A-Z]{3,9}|[a-z]{3,8}", fullmatch=True)
