@@ -413,3 +413,12 @@ def test_keys_that_stand_once_each_with_a_sentence_stay_settings():
             "Done!"]
     data = "".join(f"error_{n}: {words}\n" for n, words in enumerate(said)).encode()
     assert _shape(data).startswith(f"{SETTINGS_SHAPE} (key: value), 8 lines, 8 keys: error_0 (line 1), ")
+
+
+def test_a_few_notes_among_key_value_settings_stay_settings():
+    """Sentences are counted against all the settings, ``key = value`` ones too: an ``.ini``-like dump with a
+    ``Note:`` of a sentence now and then (its only ``Key: value`` lines) is settings still."""
+    lines = [f"option_{n} = {n * 7}" + ("\nNote: This one is slow, keep it small." if n % 4 == 0 else "")
+             for n in range(16)]
+    data = ("\n".join(lines) + "\n").encode()
+    assert _shape(data).startswith(f"{SETTINGS_SHAPE} (key = value), 20 lines, 20 settings of 17 keys: "), _shape(data)

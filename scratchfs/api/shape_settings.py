@@ -14,12 +14,12 @@ file's licences), and nine in ten lines settings, ``[sections]``, comments (``#`
 continuations, ``---`` rules or blank; 4 keys or more (a log's ``INFO:`` lines repeat one), at most :data:`_MOST_CODE`
 of the lines ending as code's do (``;``, ``{``, ``(``, ``,``, ``\\``), no program's line (``import x``, ``def f(``), and
 at most one in three values holding ``word=`` after a space (logfmt's ``level=info msg=...``), nor, when its keys stand
-again, more than half of its ``Key: value`` lines sentences (a chat's, a play's ``Alice: hi there, how are you?``:
-speakers, no keys). A key is a run of letters, digits and ``_ . - / @ :`` (``=`` forms), of letters, digits and
-``_ . - ( )`` at the line's start (``:`` form, which a space or the line's end must follow: ``path:12:`` is grep's), or
-of up to five such words where tabs or 2 spaces or more come before the colon or a tab or two spaces after it
-(``/proc/cpuinfo``'s ``model name<tab>: x``, ``/proc/PID/sched``'s ``se.vruntime    :  1``, ``lscpu``'s
-``Model name:    x``: aligned, as prose is not); a first line over a rule of dashes is a title
+again, more than half of its settings ``Key: value`` lines holding a sentence (a chat's, a play's ``Alice: hi there,
+how are you?``: speakers, no keys). A key is a run of letters, digits and ``_ . - / @ :`` (``=`` forms), of
+letters, digits and ``_ . - ( )`` at the line's start (``:`` form, which a space or the line's end must follow:
+``path:12:`` is grep's), or of up to five such words where tabs or 2 spaces or more come before the colon or a tab or
+two spaces after it (``/proc/cpuinfo``'s ``model name<tab>: x``, ``/proc/PID/sched``'s ``se.vruntime    :  1``,
+``lscpu``'s ``Model name:    x``: aligned, as prose is not); a first line over a rule of dashes is a title
 (``/proc/PID/sched``'s). Regular expression scans of the sample, each anchored on a newline.
 """
 
@@ -115,24 +115,29 @@ def _reads_as_settings(head: bytes) -> bool:
             and len(keys) >= _FEWEST // 2
             and len(_CODE_END_RE.findall(head)) <= _MOST_CODE * lines and PROGRAM_LINE_RE.search(head) is None
             and 3 * len(_LOGFMT_RE.findall(head)) <= len(settings)
-            and not (len(keys) < len(settings) and 2 * sum(not eq for _i, eq, _s, _c, _t in settings) > len(settings)
-                     and _spoken(head)))
+            and not (len(keys) < len(settings) and _spoken(head, len(settings))))
 
 
-def _spoken(head: bytes) -> bool:
-    """Whether ``head`` (a newline, then lines that read as ``Key: value`` settings whose keys stand again) is
-    somebody's words, each line a speaker's: a chat (``Alice: hi there, how are you?``), a play (``HAMLET: To be, or
-    not to be``), an interview -- more than half of its ``Key: value`` lines hold a sentence (:func:`_sentence`),
-    where a dump's values are tokens, numbers and paths, its sentences a few keys' (``pip show``'s ``Summary:``,
-    ``Author:`` and ``License:``, 3 in 10 at most; the real dumps of fixtures/tools/ 2 in 15 at most). Run only on
-    text that reads as settings otherwise: one more scan of its first lines."""
-    said = sentences = 0
+def _spoken(head: bytes, settings: int) -> bool:
+    """Whether ``head`` (a newline, then lines that read as ``settings`` settings, keys standing again) is somebody's
+    words, each line a speaker's: a chat (``Alice: hi there, how are you?``), a play (``HAMLET: To be, or not to
+    be``), an interview -- more than half of its settings ``Key: value`` lines holding a sentence
+    (:func:`_sentence`), where a dump's values are tokens, numbers and paths, its sentences a few keys' (``pip
+    show``'s ``Summary:``, ``Author:`` and ``License:``, 3 in 10 at most; the real dumps of fixtures/tools/ 2 in 15
+    at most). Run only on text that reads as settings otherwise: one more scan of its first lines, which stops as
+    soon as the count is decided (half of them or so, for a dump)."""
+    sentences = others = 0
     for found in _SETTING_RE.finditer(head):
-        if found[2] is None:
-            said += 1
-            end = head.find(b"\n", found.end())
-            sentences += _sentence(head[found.end(): end if end >= 0 else len(head)])
-    return 2 * sentences > said
+        end = head.find(b"\n", found.end()) if found[2] is None else -2  # (key = value: no speaker's)
+        if end != -2 and _sentence(head[found.end(): end if end >= 0 else len(head)]):
+            sentences += 1
+            if 2 * sentences > settings:
+                return True
+        else:
+            others += 1
+            if 2 * others >= settings:
+                return False
+    return False
 
 
 def _sentence(value: bytes) -> bool:
