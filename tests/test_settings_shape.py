@@ -321,3 +321,104 @@ def test_proc_pid_sched_is_settings_after_its_title_and_rule(scratch_scope):
     reply = ScratchTools(scratch_scope).call("read_handle", {
         "handle": stub.handle, "pattern": r"^se\.vruntime\s*[=:]", "context": "line", "max_matches": 1})
     assert reply["windows"][0]["line"] == 4 and reply["windows"][0]["data"] == lines[3]
+
+
+def _said(*turns: tuple[str, str], times: int = 1) -> bytes:
+    return ("".join(f"{who}: {words}\n" for who, words in turns) * times).encode()
+
+
+# lines of ``Word: free prose``, each a speaker's (hostile28's chat was "settings (key: value), 30 settings of 5 keys")
+_DIALOGUES = {
+    "chat": _said(("Alice", "hi there, how are you?"), ("Bob", "fine thanks, and you?"),
+                  ("Carol", "I just got back from the trip."), ("Dave", "Nice! Where did you go?"),
+                  ("Eve", "We went to the mountains for a week."), times=6),
+    "play": _said(("HAMLET", "To be, or not to be"), ("HORATIO", "My lord"), ("OPHELIA", "Good my lord"),
+                  ("POLONIUS", "What do you read, my lord?"), ("HAMLET", "Words, words, words."), times=6),
+    "interview": _said(("Interviewer", "Tell me about your early career."),
+                       ("Smith", "I started at a small firm in Leeds, doing accounts."),
+                       ("Jones", "He did, and he hated it."), ("Interviewer", "What made you leave?"),
+                       ("Brown", "Honestly, the pay was poor and the hours were long."), times=5),
+    "irc": _said(("alice", "anyone seen the build break?"), ("bob", "yes, it's the new linker flag"),
+                 ("carol", "I'll revert it now"), ("dave", "thanks carol, ping me when done"), ("alice", "ok cool"),
+                 times=5),
+    "slack": _said(("U012AB", "deploy is done"), ("U034CD", "great, thanks!"),
+                   ("U056EF", "checking the dashboards now"), ("U078GH", "all green here"),
+                   ("U012AB", "merging the next one"), times=6),
+    "subtitles": _said(("JOHN", "Get down!"), ("MARY", "What is it?"), ("JOHN", "Someone's outside."),
+                       ("PETE", "I don't see anything."), ("ANNA", "Quiet, all of you."), times=6),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_DIALOGUES))
+def test_somebodys_words_are_no_settings(name):
+    """A chat, a play, an interview, subtitles: ``Word: free prose`` lines whose "keys" are speakers that speak again
+    read as settings (hostile28: "settings (key: value), 30 lines, 30 settings of 5 keys: Alice (line 1, 6 times)")
+    -- a shape that claims what the text is not. More than half of their lines hold a sentence, as no dump's do: they
+    are text."""
+    data = _DIALOGUES[name]
+    lines = data.count(b"\n")
+    assert _shape(data).startswith(f"text, {lines} lines, "), _shape(data)
+
+
+_WORD = st.sampled_from(["the", "a", "you", "I", "it", "to", "and", "of", "we", "was", "is", "not", "my", "lord",
+                         "build", "deploy", "trip", "home", "night", "done", "where", "what", "why", "went", "saw",
+                         "told", "know", "think", "said", "here", "there", "now", "then", "again"])
+_SENTENCE = st.builds(lambda first, words, end: " ".join(
+    [first.capitalize(), *(word + ("," if comma and n % 3 == 1 and n + 1 < len(words) else "")
+                         for n, (word, comma) in enumerate(words))])
+    + end, _WORD, st.lists(st.tuples(_WORD, st.booleans()), min_size=2, max_size=12),
+    st.sampled_from([".", "?", "!", ""]))
+_SPEAKER = st.from_regex(r"[A-Z][a-z]{2,8}|[A-Z]{3,9}|[a-z]{3,8}", fullmatch=True)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_SPEAKER, min_size=4, max_size=7, unique=True), st.data())
+def test_generated_dialogues_are_no_settings(speakers, data):
+    """Dialogues of 4 to 7 speakers, each line a sentence of 3 to 13 words (a comma now and then, ending in ``.``,
+    ``?``, ``!`` or nothing) or, one line in three at most, a word or two (``ok``, ``yes``): never settings."""
+    turns = data.draw(st.lists(st.tuples(st.sampled_from(speakers), _SENTENCE), min_size=8, max_size=120))
+    short = data.draw(st.lists(st.sampled_from(["ok", "yes", "lol", "thanks!", "ok cool", "brb"]),
+                               max_size=len(turns) // 3))
+    turns += [(speakers[n % len(speakers)], word) for n, word in enumerate(short)]
+    text = _said(*data.draw(st.permutations(turns)))
+    assert not _shape(text).startswith(SETTINGS_SHAPE), _shape(text)
+
+
+_STANZA_KEYS = ["Name", "Version", "Summary", "Home-page", "Author", "Author-email", "License", "Location",
+                "Requires", "Required-by"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(_SENTENCE, _SENTENCE, _SENTENCE, st.from_regex(r"[a-z]{2,9}", fullmatch=True)),
+                min_size=2, max_size=12))
+def test_dumps_whose_keys_hold_a_few_sentences_stay_settings(stanzas):
+    """The other way: ``pip show`` of several packages, its keys standing once a stanza, 3 of its 10 keys sentences
+    (``Summary:``, ``Author:``, ``License:``) and the others tokens, is settings, each key counted."""
+    lines = []
+    for summary, author, licence, name in stanzas:
+        values = [name, "1.2.3", summary, f"https://example.org/{name}", author, f"{name}@example.org", licence,
+                  "/usr/lib/python3/dist-packages", "requests, idna", ""]
+        lines += [f"{key}: {value}".rstrip() for key, value in zip(_STANZA_KEYS, values, strict=True)] + ["---"]
+    text = "\n".join(lines[:-1]) + "\n"
+    shape = _shape(text.encode())
+    assert shape.startswith(f"{SETTINGS_SHAPE} (key: value), ") and \
+        f", {10 * len(stanzas):,} settings of 10 keys" in shape, shape
+
+
+def test_keys_that_stand_once_each_with_a_sentence_stay_settings():
+    """A catalogue of messages, each key once with its sentence (``not_found: The file was not found.``), is keys
+    and values, no one speaking: settings still, each key listed."""
+    said = ["The file was not found.", "You may not write here.", "The disk is full, free some space.",
+            "Try again later.", "Who are you?", "The name is too long.", "That name is taken, pick another.",
+            "Done!"]
+    data = "".join(f"error_{n}: {words}\n" for n, words in enumerate(said)).encode()
+    assert _shape(data).startswith(f"{SETTINGS_SHAPE} (key: value), 8 lines, 8 keys: error_0 (line 1), ")
+
+
+def test_a_few_notes_among_key_value_settings_stay_settings():
+    """Sentences are counted against all the settings, ``key = value`` ones too: an ``.ini``-like dump with a
+    ``Note:`` of a sentence now and then (its only ``Key: value`` lines) is settings still."""
+    lines = [f"option_{n} = {n * 7}" + ("\nNote: This one is slow, keep it small." if n % 4 == 0 else "")
+             for n in range(16)]
+    data = ("\n".join(lines) + "\n").encode()
+    assert _shape(data).startswith(f"{SETTINGS_SHAPE} (key = value), 20 lines, 20 settings of 17 keys: "), _shape(data)

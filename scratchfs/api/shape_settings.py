@@ -8,18 +8,19 @@ indented lines)``), and in ``key: value`` text an indented ``x = y`` is such a l
 points). Such text stays content type ``text``; its shape starts with :data:`SETTINGS_SHAPE`.
 
 Tried last, on text that is none of the other kinds (a log, a table, YAML, Markdown...), and only a text that reads as
-settings is one: in its first lines (:data:`_HEAD_BYTES`), at least :data:`_FEWEST` settings, half of all lines or
-more (of the lines not indented, when values go on over indented lines: ``pip show -v``'s classifiers, a Debian
-copyright file's licences), and nine in ten lines settings, ``[sections]``, comments (``#``, ``;``, ``!``), values'
-indented continuations, ``---`` rules or blank; 4 keys or more (a log's ``INFO:`` lines repeat one), at most
-:data:`_MOST_CODE` of the lines ending as code's do (``;``, ``{``, ``(``, ``,``, ``\\``), no program's line
-(``import x``, ``def f(``), and at most one in three values holding ``word=`` after a space (logfmt's ``level=info
-msg=...``). A key is a run of letters, digits and ``_ . - / @ :`` (``=`` forms), of letters, digits and ``_ . - ( )``
-at the line's start (``:`` form, which a space or the line's end must follow: ``path:12:`` is grep's), or of up to
-five such words where tabs or 2 spaces or more come before the colon or a tab or two spaces after it
-(``/proc/cpuinfo``'s ``model name<tab>: x``, ``/proc/PID/sched``'s ``se.vruntime    :  1``, ``lscpu``'s ``Model
-name:    x``: aligned, as prose is not); a first line over a rule of dashes is a title (``/proc/PID/sched``'s). Regular
-expression scans of the sample, each anchored on a newline.
+settings is one: in its first lines (:data:`_HEAD_BYTES`), at least :data:`_FEWEST` settings, half of all lines or more
+(of the lines not indented, when values go on over indented lines: ``pip show -v``'s classifiers, a Debian copyright
+file's licences), and nine in ten lines settings, ``[sections]``, comments (``#``, ``;``, ``!``), values' indented
+continuations, ``---`` rules or blank; 4 keys or more (a log's ``INFO:`` lines repeat one), at most :data:`_MOST_CODE`
+of the lines ending as code's do (``;``, ``{``, ``(``, ``,``, ``\\``), no program's line (``import x``, ``def f(``), and
+at most one in three values holding ``word=`` after a space (logfmt's ``level=info msg=...``), nor, when its keys stand
+again, more than half of its settings ``Key: value`` lines holding a sentence (a chat's, a play's ``Alice: hi there,
+how are you?``: speakers, no keys). A key is a run of letters, digits and ``_ . - / @ :`` (``=`` forms), of
+letters, digits and ``_ . - ( )`` at the line's start (``:`` form, which a space or the line's end must follow:
+``path:12:`` is grep's), or of up to five such words where tabs or 2 spaces or more come before the colon or a tab or
+two spaces after it (``/proc/cpuinfo``'s ``model name<tab>: x``, ``/proc/PID/sched``'s ``se.vruntime    :  1``,
+``lscpu``'s ``Model name:    x``: aligned, as prose is not); a first line over a rule of dashes is a title
+(``/proc/PID/sched``'s). Regular expression scans of the sample, each anchored on a newline.
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ _OTHER_RE = re.compile(rb"\n(?:[ \t]{0,64}(?:[#;!]|\r?(?=\n))|[ \t]{1,64}\S|-{3,
 _INDENTED_RE = re.compile(rb"\n[ \t]{1,64}\S")  # a value's continuation (or an indented key = value)
 _CODE_END_RE = re.compile(rb"[;{(,\\][ \t]*\r?\n")
 _LOGFMT_RE = re.compile(rb"\n[A-Za-z_][\w.\-]*=[^\n]*?[ \t][A-Za-z_][\w.\-]*=")
+_SENTENCE_END_RE = re.compile(rb"[A-Za-z][.?!]+(?:[ \t\r]|$)")  # a word ending a sentence: "you?", "trip."
+_PLAIN_WORD_RE = re.compile(rb"[A-Za-z']+[,.;:?!]?")  # a word of prose ("I'll", "lord,"), no token's (cx8, a_b, 1.2)
 _HEAD_BYTES = 4096
 _FEWEST = 8
 _MOST_CODE = 0.05
@@ -111,7 +114,43 @@ def _reads_as_settings(head: bytes) -> bool:
     return (2 * len(settings) >= unindented and 10 * (len(settings) + other) >= 9 * lines
             and len(keys) >= _FEWEST // 2
             and len(_CODE_END_RE.findall(head)) <= _MOST_CODE * lines and PROGRAM_LINE_RE.search(head) is None
-            and 3 * len(_LOGFMT_RE.findall(head)) <= len(settings))
+            and 3 * len(_LOGFMT_RE.findall(head)) <= len(settings)
+            and not (len(keys) < len(settings) and _spoken(head, len(settings))))
+
+
+def _spoken(head: bytes, settings: int) -> bool:
+    """Whether ``head`` (a newline, then lines that read as ``settings`` settings, keys standing again) is somebody's
+    words, each line a speaker's: a chat (``Alice: hi there, how are you?``), a play (``HAMLET: To be, or not to
+    be``), an interview -- more than half of its settings ``Key: value`` lines holding a sentence
+    (:func:`_sentence`), where a dump's values are tokens, numbers and paths, its sentences a few keys' (``pip
+    show``'s ``Summary:``, ``Author:`` and ``License:``, 3 in 10 at most; the real dumps of fixtures/tools/ 2 in 15
+    at most). Run only on text that reads as settings otherwise: one more scan of its first lines, which stops as
+    soon as the count is decided (half of them or so, for a dump)."""
+    sentences = others = 0
+    for found in _SETTING_RE.finditer(head):
+        end = head.find(b"\n", found.end()) if found[2] is None else -2  # (key = value: no speaker's)
+        if end != -2 and _sentence(head[found.end(): end if end >= 0 else len(head)]):
+            sentences += 1
+            if 2 * sentences > settings:
+                return True
+        else:
+            others += 1
+            if 2 * others >= settings:
+                return False
+    return False
+
+
+def _sentence(value: bytes) -> bool:
+    """Whether ``value`` (a line's text after its key) is a sentence: two words or more, one ending as a sentence
+    does (``you?``, ``trip.``, ``down!``), or three words or more all of letters (``deploy is done``, ``To be, or not
+    to be``) and no list of them (``docker, moto, responses``: a comma after most)."""
+    words = value.split()
+    if len(words) < 2:
+        return False
+    if _SENTENCE_END_RE.search(value) is not None:
+        return True
+    return (len(words) >= 3 and all(_PLAIN_WORD_RE.fullmatch(word) for word in words)
+            and 2 * sum(word.endswith(b",") for word in words) < len(words))
 
 
 def settings_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
