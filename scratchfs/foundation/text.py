@@ -43,7 +43,7 @@ def bitmap_classes(pattern: bytes) -> bytes:
 
 
 _GREP_RUN_RE = re.compile(bitmap_classes(GREP_RUN_PATTERN))
-_GREP_FILES_RE = re.compile(GREP_LINE_PATTERN.replace(rb"[^:\n]", _PATH_BYTE) + rb"[^\n]*%b(?:\n\1:[^\n]*%b)*%b"
+_GREP_FILES_RE = re.compile(bitmap_classes(GREP_LINE_PATTERN) + rb"[^\n]*%b(?:\n\1:[^\n]*%b)*%b"
                             % ((_POSSESSIVE,) * 3))
 
 
