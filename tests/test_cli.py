@@ -980,7 +980,10 @@ def test_read_handle_by_whole_lines_and_from_the_end(cli, tmp_path):
     handle = json.loads(cli("spill", str(path)).stdout)["handle"]
     found = json.loads(cli("read-handle", handle, "--match", "needle", "--context", "line").stdout)
     assert [(w["line"], w["data"]) for w in found["windows"]] == [(1, "one needle"), (3, "three needle here")]
-    assert cli("read-handle", handle, "--line", "-2", "--lines", "5").stdout_bytes == b"three needle here\nfour"
+    tail = cli("read-handle", handle, "--line", "-2", "--lines", "5")
+    assert tail.stdout_bytes == b"three needle here\nfour"
+    assert tail.stderr.startswith("scratchfs: 22 bytes from offset 16, the content's last; the lines before them: ")
+    assert f" read-handle {handle} --lines 2 --root " in tail.stderr, tail.stderr  # lines 1-2 (line 1: the default)
     as_json = json.loads(cli("read-handle", handle, "--line", "-9", "--lines", "1", "--json").stdout)
     assert (as_json["first_line"], as_json["data"], as_json["note"]) == (
         1, "one needle\r\n", "line=-9 is before the first line (4 lines): read from line 1, as tail -n does")

@@ -15,6 +15,7 @@ from scratchfs import InvalidArgument, ScratchStore
 from scratchfs.api.contract import ScratchTools, window_hits
 from scratchfs.api.tools import TOOL_SPECS
 from scratchfs.api.views import reply_size
+from scratchfs.foundation.call_text import parse_call
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_REPLY_BYTES
 
 from .mcp_support import ERAS, connect, error_of, payload, run, scratchfs_params
@@ -259,8 +260,20 @@ def test_lines_from_the_end_equal_the_last_split_lines(small_frames_store, data,
     if back > len(ref):
         lines = f"{len(ref)} line" + ("" if len(ref) == 1 else "s")
         assert reply["note"] == f"line=-{back} is before the first line ({lines}): read from line 1, as tail -n does"
-    if reply["next_call"] is not None:  # goes on by positive numbers
+    if reply["next_call"] is not None:  # goes on by positive numbers: the rest of the page, else the lines before
         assert "line=-" not in reply["next_call"]
+        _, arguments = parse_call(reply["next_call"])
+        following = tools.call("read_handle", arguments)
+        if reply["next_line"] is not None:  # the page was cut by the budget: it reads on from where it stopped
+            assert following["offset"] == reply["offset"] + reply["length"]
+        else:  # the lines just before the first one read, as many as asked (all that are left)
+            earlier = b"".join(ref[max(0, first - 1 - count) : first - 1])
+            assert following["first_line"] == max(1, first - count)
+            assert following["offset"] == sum(len(x) for x in ref[: max(0, first - 1 - count)])
+            assert data[following["offset"] : following["offset"] + following["length"]] == \
+                earlier[: following["length"]]
+    else:
+        assert first == 1  # line 1 was read: nothing is before it
 
 
 def test_the_last_50_lines_of_a_fixture(store, fixture_data):
@@ -270,8 +283,12 @@ def test_the_last_50_lines_of_a_fixture(store, fixture_data):
     ref = lines_of(data)
     reply = tools.call("read_handle", {"handle": handle, "line": -50, "lines": 50, "budget": MAX_REPLY_BYTES})
     assert reply["data"].encode() == b"".join(ref[-50:])
-    assert (reply["first_line"], reply["lines"], reply["next_line"], reply["next_call"]) == (len(ref) - 49, 50,
-                                                                                             None, None)
+    assert (reply["first_line"], reply["lines"], reply["next_line"]) == (len(ref) - 49, 50, None)
+    # a read from the end goes on backwards: the 50 lines before it, then the 50 before those, ... to line 1
+    verb, arguments = parse_call(reply["next_call"])
+    assert (verb, arguments) == ("read_handle", {"handle": handle, "line": len(ref) - 99, "budget": MAX_REPLY_BYTES})
+    before = tools.call("read_handle", arguments)
+    assert before["data"].encode() == b"".join(ref[-100:-50]) and before["next_line"] == len(ref) - 49
     last = tools.call("read_handle", {"handle": handle, "line": -1, "lines": 1})
     assert last["data"].encode() == ref[-1] and last["first_line"] == len(ref)
 

@@ -158,7 +158,8 @@ def test_the_last_lines_of_a_member_are_read_from_its_end(scratch_scope):
     member = tools.call("read_handle", {"handle": handle, "view": "members"})["members"][0]
     end = member["offset"] + member["length"]
     reply = tools.call("read_handle", {"handle": handle, "line": -3, "lines": 3, "end": end})
-    assert reply["data"] == "a.log line 497\na.log line 498\na.log line 499\n" and reply["next_call"] is None
+    assert reply["data"] == "a.log line 497\na.log line 498\na.log line 499\n"
+    assert reply["next_call"] == f'read_handle(handle="{handle}", line=495, lines=3, end={end})'  # the 3 before
     assert reply["offset"] + reply["length"] == end
 
 

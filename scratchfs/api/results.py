@@ -169,7 +169,8 @@ class LineSlice(Bounded):
         binary: the content is binary (not text).
         budget: the reply budget the caller gave (bytes; the next call repeats it), or ``None``.
         asked: the ``line`` the call gave when it was negative (from the end: ``first_line`` is the line it named,
-            or 1 when it named one before the first), else ``None``.
+            or 1 when it named one before the first; ``next_call`` then reads the lines before it once the page
+            reached the end), else ``None``.
         encoding, end: as :class:`Slice`'s.
     """
 
@@ -217,12 +218,18 @@ class LineSlice(Bounded):
     @property
     def next_call(self) -> str | None:
         """The exact call that reads on (the rest of a cut line by bytes, else the next lines; as many lines, the
-        same budget), or ``None``."""
+        same budget), or ``None`` at the end -- but a read from the end (``asked``) that reached it whole goes on
+        backwards, as a search from the end does: the lines just before ``first_line``, as many as it asked for (or
+        all that are left), until line 1 was read."""
         if self.cut and self.next_offset is not None:
             return _reader_call("handle", self.handle, offset=self.next_offset, lines=self.requested,
                                 budget=self.budget, encoding=self.encoding, end=self.end)
         if self.next_line is None:
-            return None
+            if self.asked is None or self.first_line <= 1:
+                return None
+            back = min(self.requested, self.first_line - 1)
+            return _reader_call("handle", self.handle, line=self.first_line - back, lines=back, budget=self.budget,
+                                encoding=self.encoding, end=self.end)
         return _reader_call("handle", self.handle, line=self.next_line, lines=self.requested, budget=self.budget,
                             encoding=self.encoding, end=self.end)
 

@@ -334,8 +334,10 @@ class Scope:
                          asked={"match": match, "pattern": pattern, "end": end, "budget": budget})
         if line is not None or lines is not None:
             start, end = offset if line is None and offset else None, check_end(end)  # (line=-N: the last N before end)
+            asked = line if end is not None and type(line) is int and line < 0 else None  # (its next_call goes back)
             line = tail_line(line, end, lambda at: self.read_lines(handle, None, 1, offset=at, cap=1).first_line)
-            return bounded_lines(self.read_lines(handle, line, lines, offset=start, cap=cap), end)
+            got = bounded_lines(self.read_lines(handle, line, lines, offset=start, cap=cap), end)
+            return got if asked is None else replace(got, asked=asked)
         if not searching:
             return bounded_range(self.read_range(handle, offset, length), check_end(end))
         return self.search(handle, match, pattern, offset, ignore_case=ignore_case, context=context,

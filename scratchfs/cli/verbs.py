@@ -23,7 +23,7 @@ from scratchfs.api.contract import A_HANDLE_IS_NO_KEY, STRUCTURE_ARGUMENTS, Scra
 from scratchfs.api.encodings import ENCODINGS, check_encoding, decode_single
 from scratchfs.api.results import LineSlice, Slice
 from scratchfs.api.store import ScratchStore
-from scratchfs.cli.advice import call_command, read_command
+from scratchfs.cli.advice import call_command
 from scratchfs.cli.app import (
     Folder,
     Integer,
@@ -43,7 +43,7 @@ from scratchfs.cli.settings_options import BUDGET_WORDS, TTL_OPTION, Size, budge
 from scratchfs.cli.shell import command_line, program
 from scratchfs.cli.usage import takes_no_scope
 from scratchfs.foundation.call_text import parse_call
-from scratchfs.foundation.calls import Call, without_defaults
+from scratchfs.foundation.calls import Call
 from scratchfs.foundation.checks import CONTEXT_FORMS, HANDLE_RE
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_LINES, MAX_LIST_ENTRIES, MAX_READ_BYTES
@@ -191,8 +191,10 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
     out.flush()
     if isinstance(result, LineSlice) and result.note:  # (a line read from the end before the first, as --json says)
         warn(result.note)
-    if result.next_call is not None:
-        warn(f"{len(result.data)} bytes from offset {result.offset}; {result.remaining} bytes follow; next: "
+    if result.next_call is not None:  # (a read from the end that reached it goes on backwards: LineSlice.next_call)
+        back = isinstance(result, LineSlice) and result.next_line is None
+        follow = ", the content's last; the lines before them" if back else f"; {result.remaining} bytes follow; next"
+        warn(f"{len(result.data)} bytes from offset {result.offset}{follow}: "
              f"{shell_next(result, run_id, agent_id, str(store.root) if store.embedded else None)}", whole=True)
 
 
@@ -228,16 +230,11 @@ def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str, root: str 
     was invoked (:func:`~scratchfs.cli.app.program`) and the store's ``root`` as well as the scope, so it reads the
     same store whatever the environment it is run in. A fleet's store (``root`` None) is named by
     ``--index`` and ``--blobs`` (or ``$SCRATCHFS_INDEX`` and ``$SCRATCHFS_BLOBS``), which the command is said to need
-    instead: not printed, they may hold a password."""
-    if isinstance(result, LineSlice):
-        where = {"offset": result.next_offset} if result.cut else {"line": result.next_line}
-        asked: dict[str, object] = {**where, "lines": result.requested}
-    else:
-        asked = {"offset": result.next_offset, "length": result.requested}
-    # (as next_call: --length 4096, and --lines 50 beside --line, are the defaults and left out, advice4)
-    asked = without_defaults("read_handle", {**asked, "encoding": result.encoding})
-    more = [word for name, value in asked.items() if value is not None for word in (f"--{name}", str(value))]
-    return read_command("read-handle", [result.handle], more, run_id, agent_id, root)
+    instead: not printed, they may hold a password. It is ``result.next_call`` as a command (:func:`call_command`),
+    so it goes where the call goes: on, or back before the first line of a read from the end. ``result`` must go on
+    (``next_call`` not None)."""
+    verb, then = parse_call(result.next_call)
+    return call_command(Call.of(verb, **then), run_id, agent_id, root)
 
 
 @main.command("scratch-write")
