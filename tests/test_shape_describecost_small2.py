@@ -159,9 +159,11 @@ _RUN_PIECES = st.sampled_from([b"\n", b"a.py", b"b/c.py", b":", b"1", b"23", b"-
 @example(b"\n" + b"p" * 401 + b":1:x")
 def test_grep_runs_as_the_lookahead_pattern(head):
     """grep's runs found by the atomic path and possessive rests are the runs of GREP_RUN_PATTERN."""
-    old = re.compile(text_module.bitmap_classes(text_module.GREP_RUN_PATTERN))
-    assert [(m.span(), m[1]) for m in text_module._GREP_RUN_RE.finditer(head)] == \
-        [(m.span(), m[1]) for m in old.finditer(head)]
+    new, old = text_module._GREP_RUN_RE, re.compile(text_module.bitmap_classes(text_module.GREP_RUN_PATTERN))
+    assert [(m.span(), m[1]) for m in new.finditer(head)] == [(m.span(), m[1]) for m in old.finditer(head)]
+    for at in range(len(head) + 1):  # (and a match at every position, as the runs' scan tries them)
+        found, before = new.match(head, at), old.match(head, at)
+        assert (found and (found.span(), found[1])) == (before and (before.span(), before[1]))
 
 
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="possessive runs and atomic groups are Python 3.11's")
