@@ -140,7 +140,7 @@ def test_the_line_reads_a_stub_names_each_fit_one_reply(scope, mode):
         reply = tools.read_handle(stub.handle, line=line, lines=lines)
         assert reply["lines"] == lines and not reply.get("cut"), (line, lines, reply.get("cut"))
         assert len(json.dumps(reply["data"], ensure_ascii=False).encode()) <= 4096 + 2, (line, lines)
-        assert reply["next_call"] is None or line > 0, reply["next_call"]  # (the last lines: all of them at once)
+        assert reply["next_line"] is None or line > 0, reply["next_call"]  # (the last lines: all of them at once)
 
 
 def test_a_head_read_is_sized_from_the_lines_it_reads(scope):

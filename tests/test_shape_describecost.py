@@ -698,7 +698,7 @@ _CLASS_CASES = {  # (the pattern now, its source before describecost_classes, pi
                          [b"key = v", b"k: v", b"[section]", b"\"q\"", b";", b"{", b"}", b"]", b"=", b"#", b"set("]),
     "testrun node id": (shape_testrun._NODE_ID_RE, rb"[^\s:]+\.py::[^\s]",
                         [b"tests/test_a.py::test_b", b".py::", b"::", b".py", b"\x0c.py::x"]),
-    "grep runs": (text_module._GREP_RUN_RE, text_module._GREP_RUN_SOURCE,  # (possessive on 3.11+: small2's test)
+    "grep runs": (text_module._GREP_RUN_RE, text_module.GREP_RUN_PATTERN,
                   [b"src/a.py", b":1:x", b":12-y", b"\nsrc/a.py:2:z", b"a 1", b"p" * 400, b"q" * 401]),
 }
 _STR_EDGES = ["\n", "\r", "\r\n", "\x00", "\t", "\x0b", "\x0c", "\x0e", " ", "|", "{", "}", "~", "\x7f", "\x80", "\xff",

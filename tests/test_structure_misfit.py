@@ -335,7 +335,7 @@ def test_jq_over_json_broken_past_its_shape_names_the_line_read_that_shows_where
         lines = content[: content.index(b"garbage")].count(b"\n") + 1
         assert call["line"] == lines, message
     page = tools.call("read_handle", call)
-    assert (b"garbage" in page["data"].encode()) if broken == "garbage" else page["next_call"] is None
+    assert (b"garbage" in page["data"].encode()) if broken == "garbage" else page["next_line"] is None  # (its end)
 
 
 @pytest.mark.parametrize("selector", ["h1[", "a:nosuch", "p >"])

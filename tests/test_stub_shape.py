@@ -20,6 +20,7 @@ from scratchfs import Observation, ScratchStore
 from scratchfs.api.contract import ScratchTools
 from scratchfs.api.terminal_preview import AS_SHOWN
 from scratchfs.engine.structure.terminal import render_text
+from scratchfs.foundation.call_text import parse_call
 from scratchfs.foundation.limits import MAX_STUB_BYTES
 
 from .reference import lines_of
@@ -227,7 +228,11 @@ def test_a_logs_note_names_its_last_lines_and_that_call_reads_them(scope, name):
     assert len(tails) == 1, stub.note
     got = ScratchTools(scope).call("read_handle", tails[0])
     want = data.splitlines(keepends=True)[tails[0]["line"]:]
-    assert got["data"].encode() == b"".join(want) and got["next_call"] is None
+    assert got["data"].encode() == b"".join(want)
+    first = len(data.splitlines()) + 1 + tails[0]["line"]  # (the reply's next_call goes back: the lines before)
+    back = min(-tails[0]["line"], first - 1)
+    assert parse_call(got["next_call"]) == ("read_handle", {"handle": stub.handle, "line": first - back,
+                                                            **({"lines": back} if back != 50 else {})})
     assert all(c.get("line", 0) >= 0 for c in _calls(scope.spill(data, preview="head+tail").note))
 
 

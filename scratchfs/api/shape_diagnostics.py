@@ -33,7 +33,6 @@ and at least one diagnostic is found.
 from __future__ import annotations
 
 import re
-import sys
 from collections import Counter
 from operator import itemgetter
 
@@ -78,9 +77,6 @@ quantifier; a plain ``[^\\n]*`` backtracking to fail costs 5.1 against 2.1 us on
 command's first word (``/usr/bin/x86_64-linux-gnu-gcc-12``: all of ``_COMMAND_RE``'s path, prefix, name and version,
 none of them a space) is the line's first run of bytes that are no space, a space after it; it is a name alone, or it
 ends with a name after ``/`` or ``-``, or with a name's last byte, ``-`` and a version's digits."""
-if sys.version_info >= (3, 11):  # the same lines and words taken whole by possessive runs: 1.4 against 2.1 us
-    _COMMAND_LINE_RE = re.compile(_COMMAND_LINE_RE.pattern.replace(rb"(?=([^\n]*))\1", rb"[^\n]*+").replace(
-        rb"(?=(\S*))\2", rb"\S*+"))  # (on 4 KiB slices; only whether it matches is read)
 _PREAMBLE_LINES = 8  # lines a build tool writes before the first diagnostic (make's commands) that are looked past
 _PREAMBLE_BYTES = 8192  # (a compiler's command line runs long: its flags)
 _BLOCK_RE = re.compile(bitmap_classes(rb"\n([^\s][^\r\n]{0,300})\r?\n *--> ([^\r\n]{1,300})"))

@@ -36,7 +36,6 @@ asks).
 from __future__ import annotations
 
 import re
-import sys
 from collections import Counter
 from typing import NamedTuple
 
@@ -67,11 +66,6 @@ PLAIN_LOG_LINE_RE = re.compile(rb"\n(?=([ \t]*))\1" + _LOG_LINE)
 LOG_LINE_RE = re.compile(rb"\n(?=([ \t]*))\1(?:[\w.-]{0,63}[-_]\d{1,4} +\| |\[pod/[\w.-]{1,253}/[\w.-]{1,63}\] )?"
                          + _LOG_LINE)
 """... behind docker compose's or kubectl logs --prefix's prefix too."""
-_COUNTED_LINES = (  # (log_lines: the same lines, counted; on 3.11+ the indent possessive, read once, not twice as the
-    # lookahead and its backreference read it: 3.4 against 4.3 us on 4 KiB; the indent is no part of the count)
-    (re.compile(PLAIN_LOG_LINE_RE.pattern.replace(rb"(?=([ \t]*))\1", rb"[ \t]*+")),
-     re.compile(LOG_LINE_RE.pattern.replace(rb"(?=([ \t]*))\1", rb"[ \t]*+")))
-    if sys.version_info >= (3, 11) else (PLAIN_LOG_LINE_RE, LOG_LINE_RE))
 _POD_RE = re.compile(rb"\[pod/")  # (the engine's search for a literal: 1.3 against 2.4 us for ``in`` on 4 KiB)
 _KLOG_RES = tuple((name, re.compile(letter + rb"\d{4} \d{2}:\d{2}:\d{2}\.\d{6} +\d+ [^\s\]]+:\d+\] "))
                   for letter, name in ((b"E", "ERROR"), (b"W", "WARNING"), (b"F", "FATAL")))
@@ -131,8 +125,8 @@ def log_lines(head: bytes) -> int:
     """The lines of ``head`` (a newline, then a text's first bytes) that start as a log's (:data:`PLAIN_LOG_LINE_RE`;
     :data:`LOG_LINE_RE` when it holds `` | `` or ``[pod/``, the words of a prefix). Never raises."""
     prefixed = (b"|" in head and b" | " in head) or (b"[" in head and _POD_RE.search(head) is not None)
-    return len(_COUNTED_LINES[prefixed].findall(head))  # (an indent's lookahead on 3.10, which has no possessive
-    # [ \t]*+; a plain [ \t]* costs 1.7x on 4 KiB of text that is no log)
+    return len((LOG_LINE_RE if prefixed else PLAIN_LOG_LINE_RE).findall(head))  # (an indent's lookahead: no
+    # possessive [ \t]*+, which Python 3.10's re lacks; a plain [ \t]* costs 1.7x on 4 KiB of text that is no log)
 
 
 class Told(NamedTuple):

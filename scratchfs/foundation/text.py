@@ -42,12 +42,7 @@ def bitmap_classes(pattern: bytes) -> bytes:
     return pattern
 
 
-_GREP_RUN_SOURCE = (rb"\n(?>([^:\n]{1,400}))(?<![ \t]\d)(?<![ \t]\d\d):\d+[:-][^\n]*+(?:\n\1:\d+[:-][^\n]*+)*+"
-                    if sys.version_info >= (3, 11) else GREP_RUN_PATTERN)
-"""GREP_RUN_PATTERN, on 3.11+ with the path an atomic group (not a lookahead read again by its backreference) and the
-lines' rests and their run possessive, where nothing after takes any back: the same runs, 9.0 against 10.2 us on 4 KiB
-of grep output."""
-_GREP_RUN_RE = re.compile(bitmap_classes(_GREP_RUN_SOURCE))
+_GREP_RUN_RE = re.compile(bitmap_classes(GREP_RUN_PATTERN))
 _GREP_FILES_RE = re.compile(bitmap_classes(GREP_LINE_PATTERN) + rb"[^\n]*%b(?:\n\1:[^\n]*%b)*%b"
                             % ((_POSSESSIVE,) * 3))
 
