@@ -26,7 +26,7 @@ from scratchfs.api.deferred_store import DeferredStore
 from scratchfs.api.store import ScratchStore
 from scratchfs.foundation.errors import ScratchError
 from scratchfs.web import api, page
-from scratchfs.web.download import content_endpoint
+from scratchfs.web.download import DownloadSlots, content_endpoint
 from scratchfs.web.endpoint import endpoint, error_response
 from scratchfs.web.openapi import openapi
 from scratchfs.web.security import Guard
@@ -118,6 +118,7 @@ def create_app(store: ScratchStore | DeferredStore, token: str, *, allow_delete:
     app.state.token = token
     app.state.allow_delete = bool(allow_delete)
     app.state.fsck_cache, app.state.fsck_lock = {}, threading.Lock()  # GET /api/fsck: the last report, one check
+    app.state.downloads = DownloadSlots()  # the downloads streamed at once
     return Guard(app, token)
 
 
