@@ -1,21 +1,26 @@
 """The web inspector attacked by its own clients (hostile29): downloads asked for and never read. Each download holds
 its blob open and about 6 MiB of frames read and decompressed ahead; 256 clients (the connection bound) that asked
-for a download and read nothing of it held 1.4 GiB of the server's memory, for as long as they stayed."""
+for a download and read nothing of it held 1.4 GiB of the server's memory, for as long as they stayed, and one such
+client kept ``scratchfs serve`` from stopping."""
 
 from __future__ import annotations
 
 import json
+import signal
 import socket
+import subprocess
 import threading
 import time
 
 import pytest
 from starlette.testclient import TestClient
 
+from scratchfs import ScratchStore
 from scratchfs.web import create_app
 from scratchfs.web.download import MAX_DOWNLOADS
 
 from .services import free_port
+from .web_support import serve
 
 TOKEN = "hostile-token-0123456789abcdef"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -89,3 +94,31 @@ def test_a_download_refused_or_sent_whole_gives_its_slot_back(store):
         assert client.get(f"{base}/handles/{handle}/content").content == b"line\n" * 50_000
         assert client.head(f"{base}/handles/{handle}/content").status_code == 200
     assert client.app.app.state.downloads.used == 0
+
+
+@pytest.mark.alone(waits=True)
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_download_never_read_does_not_keep_the_server_from_stopping(tmp_path, signum):
+    """uvicorn's stop waited for every response to end, and one whose client reads nothing never does: ``scratchfs
+    serve`` went on for ever after SIGTERM or Ctrl-C (seen for 30 s, then SIGKILL). Such a connection is closed when
+    the stop begins; the server ends at once, without a traceback."""
+    root = tmp_path / "root"
+    with ScratchStore(root) as store:
+        handle = store.scope("r", "a").spill(b"0123456789abcdef\n" * (24 << 16)).handle
+    with serve(root, env={"SCRATCHFS_TOKEN": TOKEN}) as (found, proc):
+        port = int(found.group(3))
+        held = [_ask(port, f"/api/runs/r/agents/a/handles/{handle}/content", receive_buffer=2048)[0]
+                for _ in range(3)]
+        try:
+            time.sleep(0.5)  # (its writing paused: the client's window and the server's buffers are full)
+            started = time.monotonic()
+            proc.send_signal(signum)
+            try:
+                proc.wait(6)
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"still serving {time.monotonic() - started:.1f} s after signal {signum}")
+            assert proc.returncode == 128 + signum
+            assert b"Traceback" not in proc.stderr.read()
+        finally:
+            for sock in held:
+                sock.close()

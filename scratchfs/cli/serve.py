@@ -57,7 +57,7 @@ from scratchfs.cli.app import (
     warn,
 )
 from scratchfs.cli.output import RootText
-from scratchfs.cli.serve_guard import BACKLOG, connection_bound, guarded_h11
+from scratchfs.cli.serve_guard import BACKLOG, SHUTDOWN_SECONDS, connection_bound, guarded_h11
 from scratchfs.cli.settings_options import settings_options
 from scratchfs.cli.usage import takes_no_scope
 from scratchfs.foundation.errors import InvalidArgument, StorageError
@@ -186,7 +186,8 @@ def _run(deferred: DeferredStore, sock: socket.socket, host: str, token: str, al
 
     app = create_app(deferred, token, allow_delete=allow_delete)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False,
-                            http=guarded_h11(), backlog=connection_bound(BACKLOG, 8))
+                            http=guarded_h11(), backlog=connection_bound(BACKLOG, 8),
+                            timeout_graceful_shutdown=SHUTDOWN_SECONDS)
     # (a deadline for each request's headers, connections bounded, and how many are accepted at once: serve_guard)
     bound = sock.getsockname()[1]
     shown = f"[{host.strip('[]')}]" if ":" in host else host

@@ -17,6 +17,8 @@ the store's own files (SQLite, blobs) share that limit. :func:`guarded_h11` is u
   answer too -- kept every connection busy for minutes and every other client locked out; so did clients that
   never read the download they asked for (its writing paused by asyncio's flow control, which no header deadline
   reaches);
+* a stop that waits for no client that does not read, and at most :data:`SHUTDOWN_SECONDS` for the requests
+  being answered;
 * at most :data:`BACKLOG` connections (fewer likewise) accepted in one turn of the event loop (asyncio accepts up
   to its backlog at once, before any is closed; uvicorn's default of 2,048 is more than 1,024 descriptors).
 
@@ -35,6 +37,13 @@ previous response) before it is closed."""
 MAX_CONNECTIONS = 256
 """Most connections served at once, and at most a quarter of the process's descriptor limit (1,024 on many systems;
 the store needs descriptors of its own): :func:`connection_bound`."""
+
+SHUTDOWN_SECONDS = 10
+"""Seconds a stop (SIGTERM, SIGINT, SIGHUP) waits for the requests being answered to end before it cancels them
+(uvicorn's default waits for ever: a download whose client read nothing kept ``scratchfs serve`` from stopping
+until SIGKILL). A connection whose client does not read what is written to it is closed at once when the stop
+begins, or as soon as its writing pauses; a read's own time limit (``pattern_timeout``, 5 s) ends the longest
+request well within the limit."""
 
 BACKLOG = 128
 """The listening socket's backlog, and so the most connections asyncio accepts in one turn of its loop: at most an
@@ -64,15 +73,14 @@ def guarded_h11(header_seconds: float = HEADER_SECONDS, max_connections: int | N
 
         waiting_since: float | None = None
         stalled_since: float | None = None
+        stopping = False
         deadline: Any = None
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             self._arm()
             if len(self.connections) > bound:
-                idle = [(since, other) for other in self.connections if other is not self
-                        for since in (other.idle_since(),) if since is not None]
-                (min(idle, key=lambda pair: pair[0])[1] if idle else self).transport.abort()
+                _one_too_many(self)
 
         def idle_since(self) -> float | None:
             """:func:`idle_since` of this connection."""
@@ -81,19 +89,23 @@ def guarded_h11(header_seconds: float = HEADER_SECONDS, max_connections: int | N
         def pause_writing(self) -> None:  # (the client reads slower than the answer is written, or not at all)
             super().pause_writing()
             self.stalled_since = self.loop.time()
+            self.shutdown() if self.stopping else None  # (a stop waits for no client that does not read)
 
         def resume_writing(self) -> None:
             super().resume_writing()
             self.stalled_since = None
+
+        def shutdown(self) -> None:
+            super().shutdown()
+            self.stopping = True
+            self.transport.abort() if self.stalled_since is not None else None
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
             self._arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
-            if self.deadline is not None:
-                self.deadline.cancel()
-                self.deadline = None
+            self.deadline, _ = None, self.deadline and self.deadline.cancel()
             super().connection_lost(exc)
 
         def _arm(self) -> None:
@@ -108,6 +120,13 @@ def guarded_h11(header_seconds: float = HEADER_SECONDS, max_connections: int | N
                 self.transport.abort()
 
     return GuardedH11
+
+
+def _one_too_many(newcomer: Any) -> None:
+    """Close the connection that has waited on its client longest (:func:`idle_since`), else ``newcomer``."""
+    idle = [(since, other) for other in newcomer.connections if other is not newcomer
+            for since in (other.idle_since(),) if since is not None]
+    (min(idle, key=lambda pair: pair[0])[1] if idle else newcomer).transport.abort()
 
 
 def idle_since(protocol: Any, h11: Any) -> float | None:
@@ -125,4 +144,5 @@ def idle_since(protocol: Any, h11: Any) -> float | None:
     return protocol.waiting_since if ahead or state is h11.IDLE else None
 
 
-__all__ = ["BACKLOG", "HEADER_SECONDS", "MAX_CONNECTIONS", "connection_bound", "guarded_h11", "idle_since"]
+__all__ = ["BACKLOG", "HEADER_SECONDS", "MAX_CONNECTIONS", "SHUTDOWN_SECONDS", "connection_bound", "guarded_h11",
+           "idle_since"]
