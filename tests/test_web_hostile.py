@@ -122,3 +122,40 @@ def test_a_download_never_read_does_not_keep_the_server_from_stopping(tmp_path, 
         finally:
             for sock in held:
                 sock.close()
+
+
+@pytest.mark.alone(waits=True)
+def test_the_page_and_health_answer_while_every_thread_is_busy(store, monkeypatch):
+    """The API's reads run on a pool of 40 threads; the page's shell, its assets and ``/api/health`` waited for one
+    too, so 60 searches running to their time limit kept ``/api/health`` waiting 10 s. Those handlers now run on the
+    event loop: here 50 listings that each take 2 s (the index slowed down) leave them answering at once."""
+    import uvicorn
+
+    from scratchfs.web import api
+
+    slow = api.stats_in_sql
+    monkeypatch.setattr(api, "stats_in_sql", lambda *a, **k: (time.sleep(2), slow(*a, **k))[1])
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(store, TOKEN), host="127.0.0.1", port=port,
+                                           log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    busy: list[socket.socket] = []
+    try:
+        while not server.started:
+            time.sleep(0.01)
+        for _ in range(50):
+            busy.append(socket.create_connection(("127.0.0.1", port)))
+            busy[-1].sendall(f"GET /api/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n\r\n".encode())
+        time.sleep(0.3)  # (every thread of the pool asleep in a listing)
+        for path in ("/api/health", "/", "/static/app.js", "/runs/r", "/api/openapi.json"):
+            started = time.monotonic()
+            sock, first = _ask(port, path)
+            sock.close()
+            assert first.startswith(b"HTTP/1.1 200"), path
+            assert time.monotonic() - started < 1.0, path
+    finally:
+        for sock in busy:
+            sock.close()
+        server.should_exit = True
+        thread.join(10)

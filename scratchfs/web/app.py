@@ -43,11 +43,11 @@ def _http_error(request: Request, exc: Exception) -> Response:
                              headers=getattr(exc, "headers", None))
 
 
-def _openapi(request: Request) -> JSONResponse:
+async def _openapi(request: Request) -> JSONResponse:
     return JSONResponse(openapi())
 
 
-def health(request: Request) -> JSONResponse:
+async def health(request: Request) -> JSONResponse:
     """``GET /api/health``: ``{"store": "open"}`` (200) once the store is open; while it is not (its index out of
     reach since the start-up: :class:`~scratchfs.api.deferred_store.DeferredStore`), the 503 every store route
     answers, with ``Retry-After`` (seconds), saying why and when to retry. Asks nothing of the index."""
@@ -60,7 +60,7 @@ def health(request: Request) -> JSONResponse:
     return JSONResponse({"store": "open"})
 
 
-def _no_icon(request: Request) -> Response:
+async def _no_icon(request: Request) -> Response:
     return Response(status_code=204)
 
 
