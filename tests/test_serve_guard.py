@@ -7,6 +7,7 @@ burst (:mod:`scratchfs.cli.serve_guard`)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import resource
 import socket
@@ -63,6 +64,14 @@ def test_many_connections_that_never_send_a_request_leave_the_server_answering(t
 
 
 async def _app(scope, receive, send):
+    if scope["path"] == "/big":  # 16 MiB, a chunk at a time: more than a client that never reads takes
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"16777216")]})
+        for _ in range(256):
+            await send({"type": "http.response.body", "body": b"x" * 65536, "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+        return
+    if scope["path"] == "/slow":
+        await asyncio.sleep(0.05)
     await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
     await send({"type": "http.response.body", "body": b"ok"})
 
@@ -82,8 +91,11 @@ def guarded():
         time.sleep(0.01)
     opened: list[socket.socket] = []
 
-    def connect() -> socket.socket:
-        opened.append(socket.create_connection(("127.0.0.1", sock.getsockname()[1])))
+    def connect(receive_buffer: int | None = None) -> socket.socket:
+        opened.append(socket.socket())
+        if receive_buffer is not None:  # (before the connection: its window is set then)
+            opened[-1].setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+        opened[-1].connect(("127.0.0.1", sock.getsockname()[1]))
         return opened[-1]
 
     yield connect
@@ -125,6 +137,47 @@ def test_one_connection_too_many_closes_the_one_waiting_longest_for_headers(guar
     assert _closed(waiting[0], 0.3) and not _closed(waiting[1], 0.05)
     fresh.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     assert fresh.recv(1000).startswith(b"HTTP/1.1 200 OK")
+
+
+def _unread(connect, request: bytes) -> socket.socket:
+    """A connection with a small receive buffer that sends ``request`` and never reads the answer."""
+    sock = connect(2048)
+    sock.sendall(request)
+    return sock
+
+
+@pytest.mark.parametrize("request_bytes", [
+    b"GET /slow HTTP/1.1\r\nHost: x\r\n\r\n" * 2000,  # pipelined: 100 s of answers owed, none read
+    b"GET /big HTTP/1.1\r\nHost: x\r\n\r\n",  # a download never read: its writing paused
+])
+def test_a_client_that_does_not_read_its_answers_does_not_lock_others_out(guarded, request_bytes):
+    """Clients that send requests ahead of the answers (HTTP pipelining, no token needed: a 401 is an answer too)
+    or never read the download they asked for keep their connections busy answering, past any header deadline: 300
+    such connections to ``scratchfs serve`` (256 at most) closed every other client's connection at once, for as
+    long as they stayed open. One connection too many now closes the one that has waited on its client longest --
+    for headers, to read, or holding requests sent ahead."""
+    hogs = [_unread(guarded, request_bytes) for _ in range(4)]
+    time.sleep(0.5)  # (the answers pile up: the pipelined ones owe theirs, the download's writing is paused)
+    fresh = guarded()
+    fresh.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    fresh.settimeout(3)
+    assert fresh.recv(1000).startswith(b"HTTP/1.1 200 OK")
+    assert sum(_aborted(hog, 1.0) for hog in hogs) == 1  # the one waiting longest went, the others are served on
+
+
+def _aborted(sock: socket.socket, within: float) -> bool:
+    """Whether the server closed ``sock`` (what it sent before read and dropped) within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    sock.settimeout(0.2)
+    while time.monotonic() < deadline:
+        try:
+            if sock.recv(1 << 20) == b"":
+                return True
+        except ConnectionResetError:
+            return True
+        except TimeoutError:
+            return False
+    return False
 
 
 def test_the_connection_bound_is_a_quarter_of_the_descriptor_limit():

@@ -372,3 +372,54 @@ def test_the_page_of_a_missing_handle_links_where_to_go_on(site, page, run, link
     go.click()
     page.wait_for_url(site["base"] + href)
     page.problems[:] = [p for p in page.problems if "status of 404" not in p]  # the refusal the page shows
+
+
+def test_a_page_of_another_port_cannot_prefetch_or_navigate_into_the_api(site):
+    """A page served on another port of 127.0.0.1 (the same site: the token cookie goes along), with the person
+    logged in: its speculation rules' prefetch (Chromium sends ``Sec-Fetch-Site: none`` and ``Sec-Purpose``) and
+    its navigation of itself to ``/api/fsck?deep=true`` each ran a deep check. Both are refused now: the check
+    asked for afterwards with the token is made fresh (``age`` 0), not served from the attacker's."""
+    import http.server
+    import threading
+    import urllib.request
+
+    token = site["url"].split("token=", 1)[1]
+    pages = {}
+
+    class Attacker(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = pages.get(self.path, "").encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    attacker = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Attacker)
+    threading.Thread(target=attacker.serve_forever, daemon=True).start()
+    other = f"http://127.0.0.1:{attacker.server_address[1]}"
+    fsck = site["base"] + "/api/fsck?deep=true&limit="
+    pages["/prefetch"] = ('<script type="speculationrules">{"prefetch": [{"source": "list", "urls": ["'
+                          f'{fsck}7001"]}}]}}</script>')
+    pages["/navigate"] = f'<script>location.href = "{fsck}7002";</script>'
+    context = site["browser"].new_context()
+    try:
+        tab = context.new_page()
+        tab.goto(site["url"])  # logged in: the cookie is set
+        statuses = {}
+        tab.on("response", lambda r: statuses.setdefault(r.url, r.status) if r.url.startswith(fsck) else None)
+        for name in ("prefetch", "navigate"):
+            tab.goto(other + "/" + name)
+            tab.wait_for_timeout(1500)
+        assert statuses.get(fsck + "7002") == 403
+        for limit in (7001, 7002):
+            asked = urllib.request.Request(f"{fsck}{limit}", headers={"Authorization": f"Bearer {token}"})
+            with urllib.request.urlopen(asked) as response:
+                assert json.load(response)["age"] < 0.5, limit  # made now: no attacker's report to serve again
+    finally:
+        context.close()
+        attacker.shutdown()
+        attacker.server_close()

@@ -427,6 +427,39 @@ def test_a_page_of_another_port_cannot_make_the_inspector_work_for_it(seeded):
     assert TestClient(app, headers=AUTH).get("/api/runs").json()["runs"][0]["run_id"] == "run-1"  # no metadata
 
 
+def test_a_page_of_another_port_cannot_make_the_api_work_by_navigating_or_prefetching(seeded):
+    """What headless Chromium 150 sent, seen by a header-logging server on another port of 127.0.0.1: a speculation
+    rules prefetch or prerender of a page of another port came with ``Sec-Fetch-Site: none`` (not ``same-site``)
+    and ``Sec-Purpose``, and the guard let every ``none`` through, so a page's ``<script type=speculationrules>``
+    made the inspector run a deep fsck with the person's cookie; and a page that navigated itself, or a window it
+    opened, to ``/api/fsck?deep=true`` or a pattern search (``Sec-Fetch-Site: same-site``, ``navigate``,
+    ``document``) was served, as often as it navigated. A prefetch or prerender is refused whatever its site, and
+    a navigation from another site or origin opens the pages only, not the JSON API."""
+    store, _, handle = seeded
+    app = create_app(store, TOKEN)
+    browser = TestClient(app, cookies={cookie_name(80): TOKEN})
+    fsck_url = "/api/fsck?limit=100000&deep=true"
+    read_url = f"/api/runs/run-1/agents/agent-1/handles/{handle}/read?pattern=(a|a)*b"
+    for purpose in ("prefetch", "prefetch;prerender"):
+        for url in (fsck_url, read_url, "/runs/run-1"):
+            got = browser.get(url, headers={**_fetch_metadata("none", "navigate", "document"), "Sec-Purpose": purpose})
+            assert got.status_code == 403, (purpose, url)
+    got = browser.get(fsck_url, headers={**_fetch_metadata("none", "navigate", "document"), "Sec-Purpose": "prefetch"})
+    assert got.json()["error"]["message"] == ("a prefetch or prerender (none, navigate, document) may not use the "
+                                              "inspector: open the page itself")
+    for site in ("same-site", "cross-site"):
+        for url in (fsck_url, read_url, f"/api/runs/run-1/agents/agent-1/handles/{handle}/content"):
+            got = browser.get(url, headers=_fetch_metadata(site, "navigate", "document"))
+            assert got.status_code == 403, (site, url)
+            assert "may not open the JSON API" in got.json()["error"]["message"]
+        page = browser.get(f"/runs/run-1/agents/agent-1/handles/{handle}",
+                           headers=_fetch_metadata(site, "navigate", "document"))
+        assert page.status_code == 200 and f'data-handle="{handle}"' in page.text  # a link still opens a page
+    assert app.app.state.fsck_cache == {}  # no check ran
+    typed = browser.get(fsck_url, headers=_fetch_metadata("none", "navigate", "document"))  # typed in the bar
+    assert typed.status_code == 200 and typed.json()["entries_checked"] == 2
+
+
 @pytest.mark.parametrize(("url", "named"), [
     ("/api/runs/run-1/agents/agent-1/scratchpad/read?key=%FF", "the query"),
     ("/api/runs/run-1/agents/agent-1/scratchpad?key=n%C3", "the query"),

@@ -3,8 +3,10 @@
 Server: uvicorn (the reference ASGI server from the Starlette authors, well kept, pure Python with optional speed-ups),
 run on a socket this command binds itself, so ``--port 0`` picks a free port and the printed URL names the real one.
 Its access log is off (the first request's URL carries the token). Each request's line and headers must arrive within
-10 s and at most 256 connections are kept (:mod:`scratchfs.cli.serve_guard`: uvicorn alone kept a connection that
-never completed a request for ever, and enough of them took every file descriptor).
+10 s and at most 256 connections are kept, one too many closing the one that has waited on its client longest
+(:mod:`scratchfs.cli.serve_guard`: uvicorn alone kept a connection that never completed a request for ever, and
+enough of them took every file descriptor); a stop (SIGTERM, SIGHUP, Ctrl-C) closes the connections whose clients
+do not read, and cancels what is left after 10 s.
 
 A token given with ``--token`` gets a warning on stderr: the process's arguments are readable by every local user
 (``ps``), and so is a loopback port; ``$SCRATCHFS_TOKEN`` is private to the user.
@@ -57,7 +59,7 @@ from scratchfs.cli.app import (
     warn,
 )
 from scratchfs.cli.output import RootText
-from scratchfs.cli.serve_guard import BACKLOG, connection_bound, guarded_h11
+from scratchfs.cli.serve_guard import BACKLOG, SHUTDOWN_SECONDS, connection_bound, guarded_h11
 from scratchfs.cli.settings_options import settings_options
 from scratchfs.cli.usage import takes_no_scope
 from scratchfs.foundation.errors import InvalidArgument, StorageError
@@ -186,7 +188,8 @@ def _run(deferred: DeferredStore, sock: socket.socket, host: str, token: str, al
 
     app = create_app(deferred, token, allow_delete=allow_delete)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False,
-                            http=guarded_h11(), backlog=connection_bound(BACKLOG, 8))
+                            http=guarded_h11(), backlog=connection_bound(BACKLOG, 8),
+                            timeout_graceful_shutdown=SHUTDOWN_SECONDS)
     # (a deadline for each request's headers, connections bounded, and how many are accepted at once: serve_guard)
     bound = sock.getsockname()[1]
     shown = f"[{host.strip('[]')}]" if ":" in host else host

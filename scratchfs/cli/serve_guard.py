@@ -10,13 +10,21 @@ the store's own files (SQLite, blobs) share that limit. :func:`guarded_h11` is u
   end of the previous response: a connection that has not sent them by then is closed (a request being answered, or
   whose body is being read, is left alone);
 * at most :data:`MAX_CONNECTIONS` open at once (fewer under a low descriptor limit, :func:`connection_bound`): one
-  more closes the connection that has waited longest for a request's headers (a client that completes a request in
-  milliseconds is not locked out by those that never do), or itself when every connection is busy with a request;
+  more closes the connection that has waited longest for a request's headers, or for its client to read what was
+  sent to it, or that holds requests sent ahead of the answers (a client that completes a request in milliseconds
+  is not locked out by those that never do), or itself when every connection is busy with a request. Without
+  that, 300 connections each sending thousands of requests at once, pipelined -- no token needed, a 401 is an
+  answer too -- kept every connection busy for minutes and every other client locked out; so did clients that
+  never read the download they asked for (its writing paused by asyncio's flow control, which no header deadline
+  reaches);
+* a stop that waits for no client that does not read, and at most :data:`SHUTDOWN_SECONDS` for the requests
+  being answered;
 * at most :data:`BACKLOG` connections (fewer likewise) accepted in one turn of the event loop (asyncio accepts up
   to its backlog at once, before any is closed; uvicorn's default of 2,048 is more than 1,024 descriptors).
 
-Source: uvicorn's ``H11Protocol`` (``connection_made``, ``on_response_complete``, ``connection_lost``, its
-``connections`` set shared by the server) and h11's ``their_state`` (``IDLE`` until a request's headers are whole).
+Source: uvicorn's ``H11Protocol`` (``connection_made``, ``on_response_complete``, ``connection_lost``,
+``pause_writing`` and ``resume_writing``, its ``connections`` set shared by the server) and h11's ``their_state``
+(``IDLE`` until a request's headers are whole).
 """
 
 from __future__ import annotations
@@ -29,6 +37,13 @@ previous response) before it is closed."""
 MAX_CONNECTIONS = 256
 """Most connections served at once, and at most a quarter of the process's descriptor limit (1,024 on many systems;
 the store needs descriptors of its own): :func:`connection_bound`."""
+
+SHUTDOWN_SECONDS = 10
+"""Seconds a stop (SIGTERM, SIGINT, SIGHUP) waits for the requests being answered to end before it cancels them
+(uvicorn's default waits for ever: a download whose client read nothing kept ``scratchfs serve`` from stopping
+until SIGKILL). A connection whose client does not read what is written to it is closed at once when the stop
+begins, or as soon as its writing pauses; a read's own time limit (``pattern_timeout``, 5 s) ends the longest
+request well within the limit."""
 
 BACKLOG = 128
 """The listening socket's backlog, and so the most connections asyncio accepts in one turn of its loop: at most an
@@ -57,29 +72,40 @@ def guarded_h11(header_seconds: float = HEADER_SECONDS, max_connections: int | N
         """:class:`H11Protocol` with the guards of :mod:`scratchfs.cli.serve_guard`."""
 
         waiting_since: float | None = None
+        stalled_since: float | None = None
+        stopping = False
         deadline: Any = None
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             self._arm()
             if len(self.connections) > bound:
-                waiting = [other for other in self.connections if other is not self and other.waiting()]
-                victim = min(waiting, key=lambda other: other.waiting_since) if waiting else self
-                victim.transport.abort()
+                _one_too_many(self)
 
-        def waiting(self) -> bool:
-            """Whether this connection is waiting for a request's line and headers."""
-            return (self.waiting_since is not None and self.conn.their_state is h11.IDLE
-                    and not self.transport.is_closing())  # (one closed already, not yet gone from the set)
+        def idle_since(self) -> float | None:
+            """:func:`idle_since` of this connection."""
+            return idle_since(self, h11)
+
+        def pause_writing(self) -> None:  # (the client reads slower than the answer is written, or not at all)
+            super().pause_writing()
+            self.stalled_since = self.loop.time()
+            self.shutdown() if self.stopping else None  # (a stop waits for no client that does not read)
+
+        def resume_writing(self) -> None:
+            super().resume_writing()
+            self.stalled_since = None
+
+        def shutdown(self) -> None:
+            super().shutdown()
+            self.stopping = True
+            self.transport.abort() if self.stalled_since is not None else None
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
             self._arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
-            if self.deadline is not None:
-                self.deadline.cancel()
-                self.deadline = None
+            self.deadline, _ = None, self.deadline and self.deadline.cancel()
             super().connection_lost(exc)
 
         def _arm(self) -> None:
@@ -96,4 +122,27 @@ def guarded_h11(header_seconds: float = HEADER_SECONDS, max_connections: int | N
     return GuardedH11
 
 
-__all__ = ["BACKLOG", "HEADER_SECONDS", "MAX_CONNECTIONS", "connection_bound", "guarded_h11"]
+def _one_too_many(newcomer: Any) -> None:
+    """Close the connection that has waited on its client longest (:func:`idle_since`), else ``newcomer``."""
+    idle = [(since, other) for other in newcomer.connections if other is not newcomer
+            for since in (other.idle_since(),) if since is not None]
+    (min(idle, key=lambda pair: pair[0])[1] if idle else newcomer).transport.abort()
+
+
+def idle_since(protocol: Any, h11: Any) -> float | None:
+    """Since when (``protocol.loop.time()`` seconds) the connection of ``protocol`` (a :func:`guarded_h11`
+    instance; ``h11`` the module) waits on its client -- for a request's line and headers, or to read the answer
+    being written (its writing paused) -- or holds requests its client sent ahead of the answers (pipelining, which
+    no browser does: h11 keeps the next request while this one is answered); None while the server works on a
+    request of it, or once it is closing (closed already, not yet gone from the server's set)."""
+    if protocol.transport.is_closing():
+        return None
+    if protocol.stalled_since is not None:
+        return protocol.stalled_since
+    state = protocol.conn.their_state
+    ahead = state is h11.DONE and bool(protocol.conn.trailing_data[0])
+    return protocol.waiting_since if ahead or state is h11.IDLE else None
+
+
+__all__ = ["BACKLOG", "HEADER_SECONDS", "MAX_CONNECTIONS", "SHUTDOWN_SECONDS", "connection_bound", "guarded_h11",
+           "idle_since"]

@@ -26,7 +26,7 @@ from scratchfs.api.deferred_store import DeferredStore
 from scratchfs.api.store import ScratchStore
 from scratchfs.foundation.errors import ScratchError
 from scratchfs.web import api, page
-from scratchfs.web.download import content_endpoint
+from scratchfs.web.download import DownloadSlots, content_endpoint
 from scratchfs.web.endpoint import endpoint, error_response
 from scratchfs.web.openapi import openapi
 from scratchfs.web.security import Guard
@@ -43,11 +43,11 @@ def _http_error(request: Request, exc: Exception) -> Response:
                              headers=getattr(exc, "headers", None))
 
 
-def _openapi(request: Request) -> JSONResponse:
+async def _openapi(request: Request) -> JSONResponse:
     return JSONResponse(openapi())
 
 
-def health(request: Request) -> JSONResponse:
+async def health(request: Request) -> JSONResponse:
     """``GET /api/health``: ``{"store": "open"}`` (200) once the store is open; while it is not (its index out of
     reach since the start-up: :class:`~scratchfs.api.deferred_store.DeferredStore`), the 503 every store route
     answers, with ``Retry-After`` (seconds), saying why and when to retry. Asks nothing of the index."""
@@ -60,7 +60,7 @@ def health(request: Request) -> JSONResponse:
     return JSONResponse({"store": "open"})
 
 
-def _no_icon(request: Request) -> Response:
+async def _no_icon(request: Request) -> Response:
     return Response(status_code=204)
 
 
@@ -118,6 +118,7 @@ def create_app(store: ScratchStore | DeferredStore, token: str, *, allow_delete:
     app.state.token = token
     app.state.allow_delete = bool(allow_delete)
     app.state.fsck_cache, app.state.fsck_lock = {}, threading.Lock()  # GET /api/fsck: the last report, one check
+    app.state.downloads = DownloadSlots()  # the downloads streamed at once
     return Guard(app, token)
 
 

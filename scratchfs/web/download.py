@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
+import threading
 import urllib.parse
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -16,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from scratchfs.foundation import checks
-from scratchfs.foundation.errors import ScratchError
+from scratchfs.foundation.errors import ScratchError, StoreBusy
 from scratchfs.foundation.text import one_line
 from scratchfs.web.endpoint import app_store, error_response, internal_error, path_params, query_params
 from scratchfs.web.security import CutShort
@@ -34,6 +35,8 @@ def content_endpoint(kind: str) -> Callable[[Request], Response]:
     the response cut short, so a client sees an incomplete transfer, never wrong bytes."""
 
     def handler(request: Request) -> Response:
+        slots: DownloadSlots = request.app.state.downloads
+        taken = False
         try:
             params = path_params(request)
             if kind == "handle":
@@ -41,13 +44,17 @@ def content_endpoint(kind: str) -> Callable[[Request], Response]:
                 query_params(request, ())
             else:
                 key = checks.check_key(query_params(request, ("key",), required=("key",))["key"])
+            taken = slots.take()
             entry, chunks = app_store(request).scope(params["run"], params["agent"]).open_content(kind, key)
+            response = _ClosingStream(chunks, request.url.path, slots.give_back, media_type="application/octet-stream",
+                                      headers={"Content-Disposition": attachment(key, entry.content_type)})
         except ScratchError as exc:
-            return error_response(exc, request)
+            response = error_response(exc, request)
         except Exception:  # a bug: logged, and a JSON 500 without details
-            return internal_error(request)
-        return _ClosingStream(chunks, request.url.path, media_type="application/octet-stream",
-                              headers={"Content-Disposition": attachment(key, entry.content_type)})
+            response = internal_error(request)
+        if taken and not isinstance(response, _ClosingStream):
+            slots.give_back()
+        return response
 
     handler.__name__ = f"{kind}_content"
     return handler
@@ -72,14 +79,43 @@ _EXTENSIONS = {"json": ".json", "jsonl": ".jsonl", "csv": ".csv", "tsv": ".tsv",
 """The file name extension of a download, by the entry's content type (any other: ``.bin``)."""
 
 
+MAX_DOWNLOADS = 16
+"""Most downloads one server streams at once. Each holds its blob open and up to about 6 MiB of frames read and
+decompressed ahead (:meth:`~scratchfs.api.scope.Scope.iter_content`) while its client reads: 256 clients that asked
+for a download and never read it held 1.4 GiB."""
+
+
+class DownloadSlots:
+    """The downloads being streamed, at most ``most`` at once (:data:`MAX_DOWNLOADS`); thread-safe."""
+
+    def __init__(self, most: int = MAX_DOWNLOADS) -> None:
+        self.most, self.used = most, 0
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        """Take a slot; returns True. Raises StoreBusy (a 503 with ``Retry-After``) when all are taken."""
+        with self._lock:
+            if self.used >= self.most:
+                raise StoreBusy(f"{self.most} downloads are being served already, the most at once: retry in a few "
+                                "seconds, once one ends")
+            self.used += 1
+        return True
+
+    def give_back(self) -> None:
+        """Give a slot back (once per :meth:`take`)."""
+        with self._lock:
+            self.used -= 1
+
+
 class _ClosingStream(StreamingResponse):
     """A download's response, whose frame iterator (holding the blob open) is closed as soon as the response ends
     -- sent whole, cut short by a damaged frame, left by its client, or never iterated (``HEAD``) -- not whenever
     the garbage collector finds it. A ``HEAD`` gets the headers alone: Starlette's streaming response iterates the
     whole body for it too (every frame decompressed, for a body the server then drops)."""
 
-    def __init__(self, chunks: Iterator[bytes], path: str, **kwargs: Any) -> None:
+    def __init__(self, chunks: Iterator[bytes], path: str, done: Callable[[], None], **kwargs: Any) -> None:
         self._close = getattr(chunks, "close", None)  # (Scope.iter_content's generator)
+        self._done = done  # (its download slot given back)
         super().__init__(_cut_on_error(chunks, path), **kwargs)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
@@ -90,9 +126,12 @@ class _ClosingStream(StreamingResponse):
                 return
             await super().__call__(scope, receive, send)
         finally:
-            if self._close is not None:
-                with contextlib.suppress(ValueError):  # ("generator already executing": a worker thread's next()
-                    self._close()                     # is waited for on cancellation, so never expected)
+            try:
+                if self._close is not None:
+                    with contextlib.suppress(ValueError):  # ("generator already executing": a worker thread's next()
+                        self._close()                     # is waited for on cancellation, so never expected)
+            finally:
+                self._done()
 
 
 def _cut_on_error(chunks: Iterator[bytes], path: str) -> Iterator[bytes]:
@@ -103,4 +142,4 @@ def _cut_on_error(chunks: Iterator[bytes], path: str) -> Iterator[bytes]:
         raise CutShort(str(exc)) from None
 
 
-__all__ = ["attachment", "content_endpoint"]
+__all__ = ["MAX_DOWNLOADS", "DownloadSlots", "attachment", "content_endpoint"]

@@ -5,7 +5,9 @@ The shell carries only the view's name and its ids (HTML-escaped attributes) and
 (no build step, no framework, nothing from the network) fetches the JSON API and builds the page with DOM calls
 that set text only (``textContent``, never ``innerHTML``), so an entry holding ``<script>`` shows as text. The
 assets are read from the package once, at import, and served from memory by name: no request path reaches the file
-system, and there is no directory to list.
+system, and there is no directory to list. Every handler here is a coroutine, run on the event loop, never waiting
+for a thread of the pool the API's reads run on: 60 searches running to their time limit kept the page (and
+``/api/health``) waiting 10 s for one.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ ASSETS: dict[str, tuple[bytes, str]] = {
 """The static assets by name: ``(bytes, content type)``."""
 
 
-def asset(request: Request) -> Response:
+async def asset(request: Request) -> Response:
     """``/static/app.js`` or ``/static/app.css`` from memory (the route names them; nothing else is served)."""
     found = ASSETS.get(request.path_params["name"])
     if found is None:
@@ -63,12 +65,12 @@ def _bad(exc: InvalidArgument) -> PlainTextResponse:
     return PlainTextResponse(f"400 invalid argument: {exc}\n", status_code=400)
 
 
-def runs_page(request: Request) -> Response:
+async def runs_page(request: Request) -> Response:
     """The runs: agents, entry counts, bytes, next expiry."""
     return _shell(request, "runs", "runs")
 
 
-def run_page(request: Request) -> Response:
+async def run_page(request: Request) -> Response:
     """One run's entries, refreshed live."""
     try:
         run = checks.check_run_id(request.path_params["run"])
@@ -77,7 +79,7 @@ def run_page(request: Request) -> Response:
     return _shell(request, "run", f"run {run}", run=run)
 
 
-def handle_page(request: Request) -> Response:
+async def handle_page(request: Request) -> Response:
     """One spilled entry: lines, search, JSON tree, CSV table."""
     try:
         run = checks.check_run_id(request.path_params["run"])
@@ -88,7 +90,7 @@ def handle_page(request: Request) -> Response:
     return _shell(request, "handle", handle, run=run, agent=agent, handle=handle)
 
 
-def scratch_page(request: Request) -> Response:
+async def scratch_page(request: Request) -> Response:
     """One scratchpad value (``?key=``)."""
     try:
         run = checks.check_run_id(request.path_params["run"])

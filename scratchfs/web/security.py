@@ -14,10 +14,11 @@ response, as one pure ASGI middleware (:class:`Guard`) in front of the whole app
   without a CORS preflight, which this app never grants). A request whose ``Origin`` or ``Sec-Fetch-Site`` says it
   comes from another site is refused (403) whatever it carries.
 * A request another site's or origin's page made as a subresource (an ``<img>``, a ``<script>``, a frame, a
-  ``fetch``: its ``Sec-Fetch-Site`` is ``same-site`` or ``cross-site`` and it is no top-level navigation) is
-  refused (403) whatever method it uses: every port of a host is the same site, so the token cookie goes with the
-  requests of any page served on another port of 127.0.0.1, and such a page could make the inspector run deep
-  checks and searches for it. A link followed from elsewhere still opens the page.
+  ``fetch``: its ``Sec-Fetch-Site`` is ``same-site`` or ``cross-site`` and it is no top-level navigation), a
+  navigation of its to the JSON API (``/api/``), and any prefetch or prerender (``Sec-Purpose``) are refused (403)
+  whatever method they use: every port of a host is the same site, so the token cookie goes with the requests of
+  any page served on another port of 127.0.0.1, and such a page could make the inspector run deep checks and
+  searches for it. A link followed from elsewhere still opens a page.
 * A URL whose path or query is not UTF-8 once its %-escapes are decoded is refused (400): the server would read
   those bytes as U+FFFD, naming another entry than the one asked for.
 * Every response, errors included, carries :data:`SECURITY_HEADERS`: a ``Content-Security-Policy`` that allows
@@ -166,7 +167,7 @@ class Guard:
             await _refuse(scope, send_with_headers, 401, "unauthorized",
                           "the access token is missing or wrong: open the URL that `scratchfs serve` printed")
             return
-        foreign = _foreign_subresource(headers)
+        foreign = _foreign_subresource(headers, scope["path"])
         if foreign:
             await _refuse(scope, send_with_headers, 403, "forbidden", foreign)
             return
@@ -213,23 +214,33 @@ def _not_utf8(scope: Scope) -> str | None:
     return None
 
 
-def _foreign_subresource(headers: dict[str, str]) -> str | None:
+def _foreign_subresource(headers: dict[str, str], path: str = "/") -> str | None:
     """Why a request that another site or origin's page made is refused (its Fetch Metadata, the ``Sec-Fetch-*``
-    headers browsers send, says so), or None: only a top-level navigation -- a link followed, a URL typed -- may
-    come from elsewhere, and not one a page asked the browser to make ahead of time (a prefetch or prerender of
-    its speculation rules: ``Sec-Purpose``). Every port of a host is the same site, so the token cookie
+    headers browsers send, says so), or None: only a top-level navigation -- a link followed, a URL typed -- to a
+    page (not under ``/api/``) may come from elsewhere, and not one a page asked the browser to make ahead of time
+    (a prefetch or prerender of its speculation rules: ``Sec-Purpose``, which Chromium sends with
+    ``Sec-Fetch-Site: none`` whoever asked for it). Every port of a host is the same site, so the token cookie
     (``SameSite=Strict``) rides along with an ``<img>``, a ``<script>`` or a no-cors ``fetch`` of any page served
-    on another port; without this the inspector ran whatever such a page named (a deep fsck, a search until its
-    time limit) with the person's cookie. A request without the headers (a script, an older browser) is judged
-    by its token alone."""
+    on another port -- and with a navigation it makes, of itself or of a window it opened, as often as it likes:
+    without this the inspector ran whatever such a page named (a deep fsck, a search until its time limit) with the
+    person's cookie. A page is a shell that does its work by same-origin fetches; the API is for the page and for
+    clients that hold the token. A request without the headers (a script, an older browser) is judged by its token
+    alone."""
     site = headers.get("sec-fetch-site")
-    if site is None or site in ("same-origin", "none"):
+    if site is None or site == "same-origin":
         return None
     mode, dest = headers.get("sec-fetch-mode", ""), headers.get("sec-fetch-dest", "")
     speculative = "sec-purpose" in headers or "purpose" in headers  # a prefetch or prerender a page asked for
-    if mode == "navigate" and dest in ("document", "") and not speculative:
+    if site == "none" and not speculative:  # a URL typed, a bookmark, the person's own browser
         return None
     said = ", ".join(value[:20] or "?" for value in (site, mode, dest))  # (a client's own words: a few of them)
+    if speculative:
+        return f"a prefetch or prerender ({said}) may not use the inspector: open the page itself"
+    if mode == "navigate" and dest in ("document", ""):
+        if not path.startswith("/api/"):
+            return None
+        return (f"a page of another site or origin ({said}) may not open the JSON API: open the inspector's page, or "
+                "call the API with the token (Authorization: Bearer)")
     return f"a request made by a page of another site or origin ({said}) may not use the inspector"
 
 

@@ -1,0 +1,161 @@
+"""The web inspector attacked by its own clients (hostile29): downloads asked for and never read. Each download holds
+its blob open and about 6 MiB of frames read and decompressed ahead; 256 clients (the connection bound) that asked
+for a download and read nothing of it held 1.4 GiB of the server's memory, for as long as they stayed, and one such
+client kept ``scratchfs serve`` from stopping."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import threading
+import time
+
+import pytest
+from starlette.testclient import TestClient
+
+from scratchfs import ScratchStore
+from scratchfs.web import create_app
+from scratchfs.web.download import MAX_DOWNLOADS
+
+from .services import free_port
+from .web_support import serve
+
+TOKEN = "hostile-token-0123456789abcdef"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def _ask(port: int, path: str, receive_buffer: int | None = None) -> tuple[socket.socket, bytes]:
+    """A connection that asks for ``path`` and reads the first bytes of the answer (its status line)."""
+    sock = socket.socket()
+    if receive_buffer is not None:  # (before the connection: its window is set then)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    sock.connect(("127.0.0.1", port))
+    sock.settimeout(5)
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n"
+                 .encode())
+    return sock, sock.recv(2048)
+
+
+@pytest.mark.alone(waits=True)
+def test_downloads_never_read_are_bounded_and_their_slots_come_back(store):
+    import uvicorn
+
+    handle = store.scope("r", "a").spill(b"0123456789abcdef\n" * (24 << 16)).handle  # 24 MiB, compressible
+    path = f"/api/runs/r/agents/a/handles/{handle}/content"
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(store, TOKEN), host="127.0.0.1", port=port,
+                                           log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    held: list[socket.socket] = []
+    try:
+        while not server.started:
+            time.sleep(0.01)
+        for _ in range(MAX_DOWNLOADS):  # each asks, reads its first bytes and no more
+            sock, first = _ask(port, path, receive_buffer=2048)
+            held.append(sock)
+            assert first.startswith(b"HTTP/1.1 200")
+        sock, refused = _ask(port, path)
+        while chunk := sock.recv(4096):  # (to the end: Connection: close)
+            refused += chunk
+        sock.close()
+        head, _, body = refused.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 503") and b"retry-after: 5" in head.lower()
+        assert json.loads(body)["error"] == {
+            "kind": "busy", "message": f"{MAX_DOWNLOADS} downloads are being served already, the most at once: "
+                                       "retry in a few seconds, once one ends"}
+        sock, listing = _ask(port, "/api/runs")
+        sock.close()
+        assert listing.startswith(b"HTTP/1.1 200")  # the rest of the API answers on
+        held.pop().close()  # one client goes: its slot comes back
+        deadline, status = time.monotonic() + 5, b""
+        while not status.startswith(b"HTTP/1.1 200") and time.monotonic() < deadline:
+            sock, status = _ask(port, path)
+            sock.close()
+            time.sleep(0.05)
+        assert status.startswith(b"HTTP/1.1 200")
+    finally:
+        for sock in held:
+            sock.close()
+        server.should_exit = True
+        thread.join(10)
+
+
+def test_a_download_refused_or_sent_whole_gives_its_slot_back(store):
+    scope = store.scope("r", "a")
+    handle = scope.spill(b"line\n" * 50_000).handle
+    client = TestClient(create_app(store, TOKEN), headers=AUTH)
+    base = "/api/runs/r/agents/a"
+    for _ in range(MAX_DOWNLOADS + 2):
+        assert client.get(f"{base}/handles/h_aaaaaaaaaaaaaaaaaaaaaaaa/content").status_code == 404
+        assert client.get(f"{base}/scratchpad/content?key=nope").status_code == 404
+        assert client.get(f"{base}/handles/{handle}/content").content == b"line\n" * 50_000
+        assert client.head(f"{base}/handles/{handle}/content").status_code == 200
+    assert client.app.app.state.downloads.used == 0
+
+
+@pytest.mark.alone(waits=True)
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_download_never_read_does_not_keep_the_server_from_stopping(tmp_path, signum):
+    """uvicorn's stop waited for every response to end, and one whose client reads nothing never does: ``scratchfs
+    serve`` went on for ever after SIGTERM or Ctrl-C (seen for 30 s, then SIGKILL). Such a connection is closed when
+    the stop begins; the server ends at once, without a traceback."""
+    root = tmp_path / "root"
+    with ScratchStore(root) as store:
+        handle = store.scope("r", "a").spill(b"0123456789abcdef\n" * (24 << 16)).handle
+    with serve(root, env={"SCRATCHFS_TOKEN": TOKEN}) as (found, proc):
+        port = int(found.group(3))
+        held = [_ask(port, f"/api/runs/r/agents/a/handles/{handle}/content", receive_buffer=2048)[0]
+                for _ in range(3)]
+        try:
+            time.sleep(0.5)  # (its writing paused: the client's window and the server's buffers are full)
+            started = time.monotonic()
+            proc.send_signal(signum)
+            try:
+                proc.wait(6)
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"still serving {time.monotonic() - started:.1f} s after signal {signum}")
+            assert proc.returncode == 128 + signum
+            assert b"Traceback" not in proc.stderr.read()
+        finally:
+            for sock in held:
+                sock.close()
+
+
+@pytest.mark.alone(waits=True)
+def test_the_page_and_health_answer_while_every_thread_is_busy(store, monkeypatch):
+    """The API's reads run on a pool of 40 threads; the page's shell, its assets and ``/api/health`` waited for one
+    too, so 60 searches running to their time limit kept ``/api/health`` waiting 10 s. Those handlers now run on the
+    event loop: here 50 listings that each take 2 s (the index slowed down) leave them answering at once."""
+    import uvicorn
+
+    from scratchfs.web import api
+
+    slow = api.stats_in_sql
+    monkeypatch.setattr(api, "stats_in_sql", lambda *a, **k: (time.sleep(2), slow(*a, **k))[1])
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(store, TOKEN), host="127.0.0.1", port=port,
+                                           log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    busy: list[socket.socket] = []
+    try:
+        while not server.started:
+            time.sleep(0.01)
+        for _ in range(50):
+            busy.append(socket.create_connection(("127.0.0.1", port)))
+            busy[-1].sendall(f"GET /api/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n\r\n".encode())
+        time.sleep(0.3)  # (every thread of the pool asleep in a listing)
+        for path in ("/api/health", "/", "/static/app.js", "/runs/r", "/api/openapi.json"):
+            started = time.monotonic()
+            sock, first = _ask(port, path)
+            sock.close()
+            assert first.startswith(b"HTTP/1.1 200"), path
+            assert time.monotonic() - started < 1.0, path
+    finally:
+        for sock in busy:
+            sock.close()
+        server.should_exit = True
+        thread.join(10)
