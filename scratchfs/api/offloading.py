@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from scratchfs.api.policy import KNOWN_CLASSES, Observation, check_result_class, should_spill
+from scratchfs.api.policy import KNOWN_CLASSES, Observation, check_result_class, should_spill, tool_result_out_of_band
 from scratchfs.api.stub import FREE_BY_DELETING, NOTHING_TO_FREE, OVER_THE_WHOLE_QUOTA, refusal_notice
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import QUOTA_ADVICE, InvalidArgument, QuotaExceeded, ScratchError
@@ -77,8 +77,9 @@ def _offload_json(scope: Scope, obs: Observation) -> Observation:
     another thread as it is written, a lazy list whose iteration fails). A text past the spill threshold is spilled
     as it is written (:class:`JsonText`), never held whole."""
     settings = scope.store.settings
-    if obs.result_class not in settings.spill_classes:
-        return obs  # never spilled, whatever its size: not written out for nothing
+    if obs.result_class not in settings.spill_classes or tool_result_out_of_band(obs.content):
+        return obs  # never spilled, whatever its size: not written out for nothing (nor an MCP result's error or
+        # _meta, which its JSON text, judged below, would no longer show as one: should_spill judges the structure)
     try:
         text = JsonText(obs.content, settings.spill_threshold_bytes)
     except Exception as exc:
