@@ -32,7 +32,7 @@ import functools
 import inspect
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -163,8 +163,8 @@ class Offloader:
         spill. A ``dict``, ``list`` or ``tuple`` result is judged (and stored) as its JSON text -- what the loop
         would send the model -- and comes back as it was when it is not spilled (:meth:`Scope.offload`); other
         content that is not ``str`` or ``bytes`` (or a dict or list that is not JSON-serialisable, whatever its
-        serialisation raises: logged) comes back untouched. ``result_class``: this result's class (``None``: the
-        tool's).
+        serialisation raises, or an iterator, such as a generator: logged) comes back untouched. ``result_class``:
+        this result's class (``None``: the tool's).
 
         Raises:
             InvalidArgument: ``result_class`` is not a known class (as the constructor checks its classes)."""
@@ -173,8 +173,8 @@ class Offloader:
         if cls is None:
             self._no_class(tool)
             return obs
-        if not isinstance(content, (str, bytes, bytearray, memoryview, dict, list, tuple)):
-            return obs
+        if not isinstance(content, (str, bytes, bytearray, memoryview, dict, list, tuple, Iterator)):
+            return obs  # (an iterator goes on: Scope.offload passes it through, logged once per tool)
         try:  # the tool has run: a scope function that fails (a context variable not set, a bad run id) is a
             scope = self.scope  # failed spill, as Scope.offload treats one, never a failed tool call
         except ScratchError as exc:  # a run or agent id the store refuses: one line, no traceback

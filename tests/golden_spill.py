@@ -80,7 +80,10 @@ shape's describer from the values, no longer by parsing the shape's text: no rec
 ``<div>``: the nine ``browser-rust-book.html`` slices, ~356 KiB of the whole where it said ~396); then, branch
 javalog1 (a log's or text's note reads its first error or exception first, ``line=N``, when the preview stops before
 it: ``level.log@5+1024``, ``@5+1537`` and ``@0+16384``, whose first ERROR is on line 4, name ``line=4`` first, their
-1,024-byte stubs' shapes giving way; 3 records).
+1,024-byte stubs' shapes giving way; 3 records); then, branch newuser20 (a JSON array's note reads the items after
+those its preview shows whole, ``jq=".[8:][]"``, paged, where ``jq=".[0]"`` gave the first of them again and ended:
+``array.json@0+172692``, ``big-array.json@0+600000`` and ``@0+783780``, 7 stubs of 3 records, their previews
+2 to 4 bytes shorter for the longer read; the shapes unchanged).
 """
 
 from __future__ import annotations

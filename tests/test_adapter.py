@@ -577,3 +577,25 @@ def test_a_tool_wrapped_with_no_class_near_a_name_of_classes_is_warned_at_once(s
     assert messages == ["scratchfs: tool 'get_json' has no result class, so its results are never spilled, however "
                         "large; classes= names 'get_jsn': did you mean 'get_json'?"]
     assert isinstance(get_json(), dict)  # (still never spilled: a warning, not a guess)
+
+
+def test_a_tool_that_yields_its_output_is_passed_through_and_logged_once(scratch_scope, caplog):
+    """A new agent developer's shell tool yielded its 50,000 lines: the adapter passed the generator through with no
+    word, and the loop showed the model ``<generator object ...>`` in place of the output. It still passes through
+    (offload spills text, bytes and structures), and a WARNING says so, once per tool, naming what to do."""
+    name = f"stream-{uuid.uuid4().hex[:8]}"  # (logged once per tool in a process: a name of this test's own)
+    offloader = Offloader(scratch_scope, default_class="query")
+
+    def lines():
+        yield from (f"line {i}\n" for i in range(50_000))
+
+    tool = offloader.wrap(lines, name=name)
+    with caplog.at_level(logging.WARNING, logger="scratchfs"):
+        first, second = tool(), tool()
+    assert first.__class__.__name__ == "generator" and next(first) == "line 0\n"
+    said = [r.getMessage() for r in caplog.records if name in r.getMessage()]
+    assert said == [f"scratchfs: the result of '{name}' is a generator, not text: passed through untouched, never "
+                    "spilled, however large (join its pieces into a str or bytes first)"], said
+    assert next(second) == "line 0\n" and scratch_scope.store.list_entries_for_run(scratch_scope.run_id) == []
+    assert offloader.wrap(lambda: None, name=f"{name}-none")() is None  # (None, a number: no word, as before)
+    assert not [r for r in caplog.records if f"{name}-none" in r.getMessage()]

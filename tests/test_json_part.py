@@ -8,6 +8,7 @@ it starts (:mod:`scratchfs.api.json_part`)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -80,8 +81,9 @@ def test_the_notes_jq_call_runs_as_written_and_the_reply_names_the_text_once(sco
     tools = ScratchTools(scope)
     stub = scope.spill(data, source_tool="bash")
     assert stub.content_type == "json"
-    note_call = {".[0]", ".[0].code", ".items[0]"}
-    assert any(f'jq="{read}"' in stub.note for read in note_call), stub.note
+    named = re.search(r'jq="(\.\[0\]|\.\[0\]\.code|\.items\[0\]|\.\[\d+:\]\[\])"', stub.note)  # (.[K:][]: the
+    assert named, stub.note  # items after the K the preview shows whole)
+    assert tools.call("read_handle", {"handle": stub.handle, "jq": named.group(1)})["results"]
     reply = tools.call("read_handle", {"handle": stub.handle, "jq": filter})
     assert reply["results"] == [first]
     part = json_part(data[:5120], data[-5120:], len(data))

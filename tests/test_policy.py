@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scratchfs import NEVER_SPILL_TOOLS, Observation, ScratchStore, should_spill
+from scratchfs.adapter import Offloader
 from scratchfs.api.policy import is_never_spilled, tool_basename
 from scratchfs.api.settings import Settings
 from scratchfs.foundation.errors import InvalidArgument
@@ -305,3 +306,19 @@ def test_an_mcp_tool_result_with_an_error_or_meta_is_never_spilled(extra):
     assert should_spill(Observation("t", {"content": big, "isError": False}, result_class="query"))
     assert not should_spill(Observation("t", {"content": big, **extra}, result_class="query"))
     assert should_spill(Observation("t", {"text": "x" * 20_000, **extra}, result_class="query"))  # (no MCP shape)
+
+
+@pytest.mark.parametrize("extra", [{"isError": True}, {"_meta": {}}, {"_meta": {"trace": "x"}, "isError": False}])
+def test_offload_and_the_adapter_pass_an_mcp_error_or_meta_result_through_as_it_came(extra, scratch_scope):
+    """What ``should_spill`` says of such a result, ``offload`` does: it judged a structure by its JSON text, a string
+    that no longer looked like an MCP result, and so spilled an error the model must read (its ``isError`` 20 KiB
+    past the preview, the stub saying only ``isError: bool``) and gave the loop a stub string in place of the dict
+    it checks for ``isError``."""
+    result = {"content": [{"type": "text", "text": "E: failed\n" * 2_000}], **extra}
+    out = scratch_scope.offload(Observation("t", result, result_class="query"))
+    assert out.stub is None and out.content is result
+    tool = Offloader(scratch_scope, default_class="query").wrap(lambda: result, name="mcp_tool")
+    assert tool() is result
+    assert scratch_scope.store.list_entries_for_run(scratch_scope.run_id) == []
+    plain = scratch_scope.offload(Observation("t", {"content": result["content"]}, result_class="query"))
+    assert plain.stub is not None  # (the same content with no error or _meta is spilled)

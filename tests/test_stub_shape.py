@@ -17,7 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scratchfs import Observation, ScratchStore
+from scratchfs.adapter import parse_call
 from scratchfs.api.contract import ScratchTools
+from scratchfs.api.stub_reads import ItemsAfter
 from scratchfs.api.terminal_preview import AS_SHOWN
 from scratchfs.engine.structure.terminal import render_text
 from scratchfs.foundation.call_text import parse_call
@@ -419,15 +421,44 @@ def test_a_top_level_value_the_scan_stops_inside_is_named_as_far_as_read(scratch
 
 def test_the_note_of_a_json_array_names_a_read_of_its_first_item(scope):
     """The stub of a JSON array (an adapter's list result of 3,000 items) named ``jq="keys"``, whose answer is the
-    3,000 indices (a new user's trial); it names ``jq=".[0]"``, which shows what the items hold. An object's note
-    whose shape elides keys still names ``jq="keys"`` (one whose shape names every key, the read into its largest
-    value: tests/test_json_next.py)."""
-    items = [{"id": i, "name": f"item {i}", "tags": ["a", "b"]} for i in range(3000)]
+    3,000 indices (a new user's trial); it names ``jq=".[0]"``, which shows what the items hold, when the preview shows
+    no item whole. An object's note whose shape elides keys still names ``jq="keys"`` (one whose shape names every
+    key, the read into its largest value: tests/test_json_next.py)."""
+    items = [{"id": i, "name": f"item {i}", "text": "x" * 2000} for i in range(300)]
     stub = scope.spill(json.dumps(items).encode(), source_tool="api.list")
     assert 'jq=".[0]"' in stub.note and 'jq="keys' not in stub.note, stub.note
     assert scope.structure.jq(stub.handle, ".[0]").items == [items[0]]
     assert 'jq="keys[]"' in scope.spill(json.dumps({f"k{i}": items for i in range(40)}).encode(),
                                       source_tool="api.get").note
+
+
+def test_the_note_of_a_json_array_reads_on_from_the_first_item_its_preview_does_not_show_whole(scope):
+    """An adapter's list of 3,000 records (a new agent developer's SQL tool): the preview showed the first 15 whole,
+    and the note's first read, ``jq=".[0]"``, gave the first of them again and ended (``next_call`` null), so a model
+    following the note paid for bytes it had and learnt no way on. It names the items after those shown, paged, as a
+    table's rows and JSON lines' records are read from the first the preview does not show whole."""
+    items = [{"id": i, "name": f"item {i}", "tags": ["a", "b"]} for i in range(3000)]
+    stub = scope.spill(json.dumps(items).encode(), source_tool="api.list")
+    shown = json.loads(stub.preview[: stub.preview.rindex("}") + 1] + "]")  # (the items the preview shows whole)
+    assert len(shown) == 15 and shown == items[:15]
+    read = re.search(r'read_handle\(handle="h_\w+", jq="[^"]*"\)', stub.note).group()
+    assert read == f'read_handle(handle="{stub.handle}", jq=".[15:][]")', stub.note
+    name, args = parse_call(read)
+    reply = ScratchTools(scope).call(name, args)
+    assert reply["results"][0] == items[15] and reply["more"] is True
+    name, args = parse_call(reply["next_call"])
+    assert ScratchTools(scope).call(name, args)["results"][0] == items[15 + len(reply["results"])]
+
+
+@pytest.mark.parametrize(("head", "covered", "read"), [
+    (b'[1, 2, 34, 5]', 8, 'jq=".[2:][]")'), (b'[1, 2, 3, 4]', 8, 'jq=".[3:][]")'),  # (3 whole: a comma follows)
+    (b'[{"a": [1, 2]}, {"b": "}"}, 5', 26, 'jq=".[2:][]")'),  # (the second whole at the end, its "}" in a string)
+    (b' ["a", "b,]", "c', 14, 'jq=".[2:][]")'),
+    (b'\xef\xbb\xbf[[1], [2', 9, 'jq=".[1:][]")'),
+    (b'[{"a"', 5, None), (b'[1, 2]', 6, None), (b'{"a": 1}', 5, None), (b"", 0, None),
+])
+def test_the_items_a_preview_shows_whole_are_counted_at_the_top_level(head, covered, read):
+    assert ItemsAfter(head).call(covered) == read
 
 
 @pytest.mark.alone

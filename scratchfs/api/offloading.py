@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from scratchfs.api.policy import KNOWN_CLASSES, Observation, check_result_class, should_spill
+from scratchfs.api.policy import KNOWN_CLASSES, Observation, check_result_class, should_spill, tool_result_out_of_band
 from scratchfs.api.stub import FREE_BY_DELETING, NOTHING_TO_FREE, OVER_THE_WHOLE_QUOTA, refusal_notice
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import QUOTA_ADVICE, InvalidArgument, QuotaExceeded, ScratchError
@@ -39,6 +39,9 @@ def offload(scope: Scope, obs: Observation, extra_bytes: int = 0) -> Observation
             _unknown_class(obs, settings.spill_classes)
         if isinstance(obs.content, (dict, list, tuple)):
             return _offload_json(scope, obs)
+        if isinstance(obs.content, Iterator) and obs.result_class in settings.spill_classes:
+            _not_text(obs)  # (a generator, a map, a file: read only by the loop that joins it; never spilled)
+            return obs
         if not should_spill(obs, settings.spill_threshold_bytes, never_spill_tools=settings.never_spill_tools,
                             spill_classes=settings.spill_classes, extra_bytes=extra_bytes):
             return obs
@@ -77,8 +80,9 @@ def _offload_json(scope: Scope, obs: Observation) -> Observation:
     another thread as it is written, a lazy list whose iteration fails). A text past the spill threshold is spilled
     as it is written (:class:`JsonText`), never held whole."""
     settings = scope.store.settings
-    if obs.result_class not in settings.spill_classes:
-        return obs  # never spilled, whatever its size: not written out for nothing
+    if obs.result_class not in settings.spill_classes or tool_result_out_of_band(obs.content):
+        return obs  # never spilled, whatever its size: not written out for nothing (nor an MCP result's error or
+        # _meta, which its JSON text, judged below, would no longer show as one: should_spill judges the structure)
     try:
         text = JsonText(obs.content, settings.spill_threshold_bytes)
     except Exception as exc:
@@ -152,6 +156,19 @@ def _refused(scope: Scope, obs: Observation, exc: QuotaExceeded, text: JsonText 
     notice = refusal_notice(content, checks.clean_tool(obs.tool), f"{exc.kind}: {reason}",
                             scope.store.settings.preview_bytes, advice, size=size)
     return replace(obs, content=notice, refused=str(exc))
+
+
+def _not_text(obs: Observation) -> None:
+    """Log (WARNING, once per tool) that ``obs``'s content is an iterator: passed through untouched, never spilled,
+    however large it turns out (a tool that yields its output's pieces, whose loop would show the model its repr)."""
+    key = f"\0iterator {obs.tool}"  # (kept with the classes logged: one bound for both)
+    if key in _WARNED_CLASSES or len(_WARNED_CLASSES) >= _MOST_WARNED:
+        return
+    _WARNED_CLASSES.add(key)
+    log.warning("scratchfs: the result of %s is %s, not text: passed through untouched, never spilled, however "
+                "large (join its pieces into a str or bytes first)", shorten(obs.tool, 120),
+                f"a {type(obs.content).__name__}" if isinstance(obs.content, Generator) else
+                f"an iterator ({type(obs.content).__name__})")
 
 
 def _unknown_class(obs: Observation, spill_classes: frozenset[str]) -> None:

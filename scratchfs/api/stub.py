@@ -14,7 +14,17 @@ from scratchfs.api.preview import hex_preview, make_preview
 from scratchfs.api.shape import TEXT_PROBE_BYTES, binary_format, is_text
 from scratchfs.api.shape_binary import compressed_format, tar_listing, tar_members, zip_members
 from scratchfs.api.shape_terminal import is_terminal
-from scratchfs.api.stub_reads import BY_MATCH, BY_PATTERN, MEMBERS, rows_after, structure_call, text_first, text_from
+from scratchfs.api.stub_reads import (
+    BY_MATCH,
+    BY_PATTERN,
+    FIRST_ITEM,
+    MEMBERS,
+    ItemsAfter,
+    rows_after,
+    structure_call,
+    text_first,
+    text_from,
+)
 from scratchfs.api.tar_headers import TarMember
 from scratchfs.api.terminal_preview import AS_SHOWN, AS_SHOWN_WHOLE, RenderedHead
 from scratchfs.engine.patterns import MAX_LINE_BYTES
@@ -89,7 +99,7 @@ class _Note:
     before it. The parts
     that do not depend on where the preview stops are made once per stub (its fitting tries several previews)."""
 
-    __slots__ = ("by_other", "call", "compressed", "count", "first_error", "format", "lead", "lines",
+    __slots__ = ("by_other", "call", "compressed", "count", "first_error", "format", "items", "lead", "lines",
                  "lines_average", "rows", "size", "tail_lines", "text_first", "what")
 
     def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None,
@@ -106,6 +116,7 @@ class _Note:
         self.lines_average: float | None = None  # binary content: no line read
         self.count, self.rows, self.text_first = 0, None, text_first(content_type, shape)
         self.lead = ""  # a JSON document's jq reads, named first: a range read of JSON cuts its values mid-token
+        self.items: ItemsAfter | None = None  # a JSON array's items after the preview, when its lead reads the first
         call = self.call  # each other call is this start and its own arguments, rendered once (_ARGUMENTS)
         self.format = binary_format(shape) if content_type == "binary" else None
         self.compressed = compressed_format(shape) if content_type == "binary" else None  # (a zip may store them)
@@ -121,6 +132,7 @@ class _Note:
         if content_type in ("json", "xml") and by_structure and PLACEHOLDER not in by_structure:  # (JQ: the
             # model's own; an XML document's select= of the elements its shape chose, named first too)
             self.lead, self.by_other = f"{call}, {by_structure} | ", f"{call}, {by_search}"
+            self.items = ItemsAfter(head) if by_structure == FIRST_ITEM else None
         self.lines_average = average = size / max(1, lines)
         self.count = max(1, min(DEFAULT_LINES, int(DEFAULT_READ_BYTES // max(1.0, average))))
 
@@ -177,7 +189,8 @@ class _Note:
                 self.format in _WIDE) else ""
             return (f"{what}; binary content{wide}, the preview shows {shows} as a hex dump (OFFSET  HEX  |ASCII|, "
                     f"as a range read gives it). Next: {by_range} | {self.by_other}.")
-        by_range = self.lead + by_range
+        after = self.items.call(covered) if self.items is not None else None
+        by_range = (f"{self.call}, {after} | " if after else self.lead) + by_range
         if average > DEFAULT_READ_BYTES:
             return (f"{what}; the preview shows {shows}; its lines average {average:,.0f} bytes, so read it by "
                     f"{'jq= or by ' if self.lead else ''}range. Next: {by_range} | {by_other}.")

@@ -7,7 +7,9 @@ pattern."""
 
 from __future__ import annotations
 
+import bisect
 import codecs
+import re
 from collections.abc import Iterator
 
 from scratchfs.api.jq_inputs import PLACEHOLDER
@@ -32,8 +34,22 @@ from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.errors import BadRecord, ScratchError, WideHeader
 from scratchfs.foundation.limits import MAX_STUB_BYTES, REPLY_BUDGET_BYTES
 
-__all__ = ["BY_MATCH", "BY_PATTERN", "MEMBERS", "NARROW_BUDGET", "PLACEHOLDERS", "RowsAfter", "after_handle",
-           "placeholder_said", "rows_after", "structure_call", "text_first", "text_from"]
+__all__ = [
+    "BY_MATCH",
+    "BY_PATTERN",
+    "FIRST_ITEM",
+    "MEMBERS",
+    "NARROW_BUDGET",
+    "PLACEHOLDERS",
+    "ItemsAfter",
+    "RowsAfter",
+    "after_handle",
+    "placeholder_said",
+    "rows_after",
+    "structure_call",
+    "text_first",
+    "text_from",
+]
 
 
 def after_handle(**arguments: object) -> str:
@@ -66,7 +82,7 @@ BY_MATCH, BY_PATTERN = after_handle(match=PLACEHOLDERS["match"]), after_handle(p
 MEMBERS = after_handle(view="members")  # a tar's or a zip's every member, page by page (scratchfs.api.archive)
 _BY_ITEMS = after_handle(jq=".[]")  # a JSON array past the jq bound: a path read, streamed
 _BY_KEY = after_handle(jq=".KEY[]")  # a JSON object past it: the items of a key its shape names, streamed
-_FIRST_ITEM = after_handle(jq=".[0]")  # a JSON array within it
+FIRST_ITEM = after_handle(jq=".[0]")  # a JSON array within it, its first item not shown whole (ItemsAfter)
 _EACH = after_handle(jq=PLACEHOLDER)  # JSON texts one after another: one filter run on each document (jq: a stream)
 _SLURP = after_handle(jq=PLACEHOLDER, slurp=True)  # one jq filter over the array of all the rows (objects by name)
 _FIND_KEY = after_handle(pattern=FIND_KEY)  # settings: the line of a key (shape_settings)
@@ -115,7 +131,7 @@ def structure_call(call: str, content_type: str | None, shape: str | None, size:
         return None if next_read is None or size > MAX_XML_BYTES else after_handle(select=next_read)  # repeated
         # ones (shape_xml)
     if content_type == "json" and top == "array":
-        return _FIRST_ITEM  # (an array's keys are its indices: its first item shows what they hold)
+        return FIRST_ITEM  # (an array's keys are its indices: its first item shows what they hold)
     if is_stream(content_type, shape):  # documents one after another: a filter runs on each, its shape names
         return _EACH if size > MAX_SLURP_BYTES else f"{_EACH} | {call}, {_SLURP}"  # their keys; slurp=true: one
     if content_type in ("csv", "jsonl"):  # (their rows or records: RowsAfter) and one jq over all of them
@@ -124,6 +140,52 @@ def structure_call(call: str, content_type: str | None, shape: str | None, size:
 
 
 _BOM = codecs.BOM_UTF8
+_JSON_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|"|[][{},]', re.DOTALL)  # a string (a lone ": cut short), a bracket
+
+
+class ItemsAfter:
+    """The read a note names in place of :data:`FIRST_ITEM` for a JSON array opened at the start of ``head`` (the
+    content's first bytes, after a UTF-8 BOM and whitespace): ``jq=".[K:][]"``, the items after the ``K`` a preview
+    shows whole, paged with a next_call, as a table's rows and JSON lines' records are read from the first the preview
+    does not show whole (:class:`RowsAfter`). ``jq=".[0]"`` repeated what such a preview showed (the first of 8
+    records, say) and ended with no next_call. The top level is scanned once, as far as a stub's preview reaches."""
+
+    __slots__ = ("closed", "ends")
+
+    def __init__(self, head: bytes) -> None:
+        text = head[:MAX_STUB_BYTES]
+        start = len(text) - len(text.removeprefix(_BOM).lstrip())
+        self.ends: list[int] = []  # where each top-level item ends (a scalar: at the comma after it)
+        self.closed: int | None = None if text[start : start + 1] == b"[" else 0  # (0: no array, no read)
+        depth, items = 0, 0  # (items: the top level's commas so far, plus one)
+        for token in _JSON_TOKENS.finditer(text, start) if self.closed is None else ():
+            kind = token.group()[:1]
+            if kind in (b"[", b"{"):
+                depth += 1
+                items += depth == 1
+            elif kind in (b"]", b"}"):
+                depth -= 1
+                if depth == 0:  # (the array ends: no item follows it)
+                    self.closed = token.start()
+                    return
+                if depth == 1:
+                    self.ends.append(token.end())
+            elif depth == 1 and kind == b",":
+                if len(self.ends) < items:  # a number, true, false or null: whole at the comma after it
+                    self.ends.append(token.start())
+                items += 1
+            elif depth == 1 and len(token.group()) > 1:  # a string, whole with its closing quote
+                self.ends.append(token.end())
+
+    def call(self, covered: int) -> str | None:
+        """The read's arguments after the handle's (``jq=".[8:][]")``), ``None`` when the preview of bytes
+        ``0-covered`` shows no item whole (the first item's read shows one) or the end of the array."""
+        if self.closed is not None and self.closed < covered:
+            return None
+        shown = bisect.bisect_right(self.ends, covered)
+        return after_handle(jq=f".[{shown}:][]") if shown else None
+
+
 _ROWS_REACH = MAX_STUB_BYTES + 16 * 1024  # bytes of a table's start its rows are read in for a note: a preview
 # shows at most MAX_STUB_BYTES, and a row that runs past this reach from before the preview's end is cut by it (the
 # read starts there) -- where the rows read would read a whole 512 KiB sample in its 256 KiB chunks
