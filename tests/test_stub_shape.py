@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import regex
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scratchfs import Observation, ScratchStore
@@ -22,7 +22,6 @@ from scratchfs.api.contract import ScratchTools
 from scratchfs.api.stub_reads import ItemsAfter
 from scratchfs.api.terminal_preview import AS_SHOWN
 from scratchfs.engine.structure.terminal import render_text
-from scratchfs.foundation.call_text import parse_call
 from scratchfs.foundation.limits import MAX_STUB_BYTES
 
 from .reference import lines_of
@@ -988,3 +987,14 @@ def test_last_drawn_leaves_out_escapes_and_the_states_a_redraw_replaced():
 
     data = b"a\x1b7b\x1b8c\x1b[2Kd\x1b]0;title\x07e\x1b=f\n10%\r20%\r\x1b[31mERROR\x1b[0m x\r\n\n  \rdone"
     assert last_drawn(data) == b"abcdef\nERROR x\r\n\ndone"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=60).map(lambda b: bytes(b'ab"\\{}[],: \n'[x % 12] for x in b)))
+def test_the_item_scan_takes_the_tokens_of_the_plain_alternation(text):
+    """``stub_reads._JSON_TOKENS`` (a string's plain bytes taken in runs) finds the tokens the one-byte-at-a-time
+    form ``"(?:[^"\\\\]|\\\\.)*"`` finds."""
+    from scratchfs.api import stub_reads
+
+    plain = re.compile(rb'"(?:[^"\\]|\\.)*"|"|[][{},]', re.DOTALL)
+    assert [m.span() for m in stub_reads._JSON_TOKENS.finditer(text)] == [m.span() for m in plain.finditer(text)]

@@ -140,7 +140,8 @@ def structure_call(call: str, content_type: str | None, shape: str | None, size:
 
 
 _BOM = codecs.BOM_UTF8
-_JSON_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|"|[][{},]', re.DOTALL)  # a string (a lone ": cut short), a bracket
+_JSON_TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|"|[][{},]', re.DOTALL)  # a string (a lone ": cut short), a
+# bracket (a string's run of plain bytes taken at once, Friedl's unrolled loop: not a byte per alternation)
 
 
 class ItemsAfter:
