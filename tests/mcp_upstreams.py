@@ -38,7 +38,9 @@ def sqlite_server_venv() -> Path:
                         "--disable-pip-version-check", *SQLITE_REQUIREMENTS], check=True, capture_output=True,
                        timeout=900)
 
-    return built("mcp-sqlite-venv", {"python": sys.version, "executable": sys.executable,
+    # (keyed on the base interpreter, not this one: a clone's own .venv -- .ci/run makes one each run -- builds the
+    # same venv, of the base's Python)
+    return built("mcp-sqlite-venv", {"python": sys.version, "base": sys.base_prefix,
                                      "requirements": SQLITE_REQUIREMENTS}, build)
 
 
