@@ -2,65 +2,46 @@
 SQLite database of the CSV fixture.
 
 ``mcp-server-git`` works beside mcp 2.x and comes with the test extra. ``mcp-server-sqlite`` still uses mcp 1.x, so it
-runs from its own virtual environment: :func:`sqlite_server_venv` builds it (once, under a lock) in the repository's
-ignored ``.cache/`` folder, so that the README's test command is all CI needs. Run this file to build it ahead.
+runs from its own virtual environment: :func:`sqlite_server_venv` builds it (once, under a lock) in the suite's
+cache folder outside the checkout (``tests/env_cache.py``), so that the README's test command is all CI needs. Run
+``python -m tests.mcp_upstreams`` to build it ahead.
 """
 
 from __future__ import annotations
 
 import csv
-import importlib.metadata
-import json
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
-from filelock import FileLock
-from packaging.version import Version
+from tests.env_cache import built, pip_for
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
-CACHE = ROOT / ".cache"
 SQLITE_REQUIREMENTS = ["mcp>=1.2,<2", "mcp-server-sqlite==2025.4.25"]
-SQLITE_VENV = CACHE / "mcp-sqlite-venv"
-_MARKER = ".scratchfs-built"
 
 
 def sqlite_server_venv() -> Path:
-    """The virtual environment holding ``mcp-server-sqlite`` (built with pip if missing or stale); returns its path.
+    """The virtual environment holding ``mcp-server-sqlite`` (built with pip if missing or stale: kept between runs
+    and clones, ``tests/env_cache.py``); returns its path.
 
     Raises:
         subprocess.CalledProcessError: venv or pip failed (the output is in the exception).
     """
-    want = json.dumps({"python": sys.version, "requirements": SQLITE_REQUIREMENTS})
-    marker = SQLITE_VENV / _MARKER
-    CACHE.mkdir(exist_ok=True)
-    with FileLock(str(CACHE / "mcp-sqlite-venv.lock"), timeout=900):
-        if marker.exists() and marker.read_text() == want and (SQLITE_VENV / "bin" / "mcp-server-sqlite").exists():
-            return SQLITE_VENV
-        shutil.rmtree(SQLITE_VENV, ignore_errors=True)  # missing, stale or half built: start over
-        own_pip = _pip_with_python_option()
-        subprocess.run([sys.executable, "-m", "venv", *(["--without-pip"] if own_pip else []), str(SQLITE_VENV)],
+    def build(venv: Path) -> None:
+        pip = pip_for(venv / "bin" / "python")
+        subprocess.run([sys.executable, "-m", "venv", "--clear", *(["--without-pip"] if pip else []), str(venv)],
                        check=True, capture_output=True, timeout=300)
-        pip = [sys.executable, "-m", "pip", "--python", str(SQLITE_VENV / "bin" / "python")] if own_pip else [
-            str(SQLITE_VENV / "bin" / "python"), "-m", "pip"]
-        subprocess.run([*pip, "install", "-q", "--disable-pip-version-check", *SQLITE_REQUIREMENTS],
-                       check=True, capture_output=True, timeout=900)
-        marker.write_text(want)  # last: a build cut short has no marker and is redone
-    return SQLITE_VENV
+        subprocess.run([*(pip or [str(venv / "bin" / "python"), "-m", "pip"]), "install", "-q",
+                        "--disable-pip-version-check", *SQLITE_REQUIREMENTS], check=True, capture_output=True,
+                       timeout=900)
 
-
-def _pip_with_python_option() -> bool:
-    """Whether this interpreter's pip installs into another environment (``pip --python``, pip 22.3 and later): then
-    the venv is made without pip of its own: ``python3 -m venv`` took 37.7 s with pip, 1.3 s without (load 10)."""
-    try:
-        found = importlib.metadata.version("pip")
-    except importlib.metadata.PackageNotFoundError:
-        return False
-    return Version(found) >= Version("22.3")  # (packaging: pytest's own dependency)
+    # (keyed on the base interpreter, not this one: a clone's own .venv -- .ci/run makes one each run -- builds the
+    # same venv, of the base's Python)
+    return built("mcp-sqlite-venv", {"python": sys.version, "base": sys.base_prefix,
+                                     "requirements": SQLITE_REQUIREMENTS}, build)
 
 
 def build_packages_db(path: Path) -> int:

@@ -1,8 +1,9 @@
 """scratchfs on the oldest Python that ``pyproject.toml`` allows (``requires-python = ">=3.10"``): the package imported
 whole and the model's replies to real outputs byte for byte those of the suite's own Python
 (``tests/python310_smoke.py``), in a fresh virtual environment of a Python 3.10 interpreter with the package installed
-from this checkout; and every module parsed as Python 3.10's grammar. Until 2026-12-06 a regular expression with a
-possessive quantifier (3.11's ``re``) made every import fail on 3.10, unseen by a suite run on 3.11.
+from this checkout (its dependencies installed by pip for 3.10 once a day: :func:`dependencies_310`); and every module
+parsed as Python 3.10's grammar. Until 2026-12-06 a regular expression with a possessive quantifier (3.11's ``re``)
+made every import fail on 3.10, unseen by a suite run on 3.11.
 
 The interpreter: ``$SCRATCHFS_PYTHON310``, else ``python3.10`` on the PATH, else pyenv's
 (``~/.pyenv/versions/3.10.*``). Without one the test skips, except where ``SCRATCHFS_REQUIRE_SERVICES`` is set (CI):
@@ -11,7 +12,9 @@ there it fails."""
 from __future__ import annotations
 
 import ast
+import datetime
 import glob
+import hashlib
 import json
 import os
 import random
@@ -19,9 +22,12 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+
+from tests.env_cache import CACHE, built, pip_for
 
 if sys.version_info >= (3, 11):
     from re import _parser
@@ -41,6 +47,8 @@ def python310() -> str | None:
 
 @pytest.fixture(scope="module")
 def python_310(tmp_path_factory) -> Path:
+    """The Python of a fresh venv of a 3.10 interpreter with this checkout installed in it by pip (editable), its
+    dependencies from a folder kept between runs (:func:`dependencies_310`)."""
     exe = python310()
     if exe is None:
         why = "no Python 3.10 interpreter ($SCRATCHFS_PYTHON310, python3.10 on the PATH, ~/.pyenv/versions/3.10.*)"
@@ -48,12 +56,49 @@ def python_310(tmp_path_factory) -> Path:
             pytest.fail(why)
         pytest.skip(why)
     home = tmp_path_factory.mktemp("python310")
-    subprocess.run([exe, "-m", "venv", str(home)], check=True, timeout=120)
+    subprocess.run([exe, "-m", "venv", "--without-pip", str(home)], check=True, timeout=120)
     python = home / "bin" / "python"
-    done = subprocess.run([str(python), "-m", "pip", "install", "-q", "-e", str(ROOT)], capture_output=True, text=True,
-                          timeout=900)
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                          capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+    Path(site, "scratchfs-test-dependencies.pth").write_text(f"{dependencies_310(exe)}\n", encoding="utf-8")
+    done = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+                           "--no-index", "-e", str(ROOT)], capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     return python
+
+
+def dependencies_310(exe: str) -> Path:
+    """A folder of this checkout's dependencies installed by pip for ``exe`` (``pip install --target``: resolved
+    for 3.10 from ``pyproject.toml``), with pip and setuptools to install the checkout itself; kept between runs and
+    clones (``tests/env_cache.py``) while ``pyproject.toml`` and the interpreter are the same, for a day at most (a
+    release of a dependency that drops 3.10 is seen the next day). A fresh venv and pip's install of the
+    dependencies took 45 s of set-up at load 10 (``--durations=0``, 2026-12-06 23:42 UTC); reading them from here
+    leaves pip only the checkout's editable install.
+
+    Raises:
+        subprocess.CalledProcessError: pip failed to install them (its output is in the exception).
+    """
+    version = subprocess.run([exe, "-c", "import sys; print(sys.version)"], capture_output=True, text=True,
+                             check=True, timeout=60).stdout
+
+    def build(folder: Path) -> None:
+        pip = pip_for(exe)
+        if pip is None:  # (a venv of 3.10's own pip to install with)
+            subprocess.run([exe, "-m", "venv", str(folder / "pip-venv")], check=True, capture_output=True,
+                           timeout=300)
+            pip = [str(folder / "pip-venv" / "bin" / "python"), "-m", "pip"]
+        subprocess.run([*pip, "install", "-q", "--target", str(folder / "site"), "pip", "setuptools>=68", str(ROOT)],
+                       check=True, capture_output=True, timeout=900)
+        for installed in (folder / "site").glob("scratchfs*"):  # the checkout itself: each run installs its own
+            shutil.rmtree(installed)
+
+    key = {"python": exe, "version": version, "pyproject": (ROOT / "pyproject.toml").read_text(encoding="utf-8"),
+           "day": datetime.date.today().isoformat()}
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+    for marker in CACHE.glob("python310-dependencies-*/.scratchfs-built"):  # (built three days ago: another day's,
+        if time.time() - marker.stat().st_mtime > 3 * 86400:               # no run's today)
+            shutil.rmtree(marker.parent, ignore_errors=True)
+    return built(f"python310-dependencies-{digest}", key, build) / "site"
 
 
 def test_the_model_gets_the_same_replies_on_python_310(python_310, tmp_path):
