@@ -67,8 +67,8 @@ class Upstream:
         env = {**get_default_environment(), **(os.environ if config.env is None else config.env)}
         self._started = anyio.current_time()
         try:
-            async with upstream_stdio(config.command, list(config.args), env,
-                                      closed=self.closed) as (read_stream, write_stream, self._launcher), \
+            async with upstream_stdio(config.command, list(config.args), env, closed=self.closed,
+                                      stopping=self._stop) as (read_stream, write_stream, self._launcher), \
                     ClientSession(read_stream, write_stream, message_handler=self._on_message) as session, \
                     anyio.create_task_group() as self._sends:
                 init = await session.initialize()
