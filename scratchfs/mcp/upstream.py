@@ -123,7 +123,7 @@ class Upstream:
         (``anyio.current_time()`` seconds: the call's start plus ``--timeout``): one that comes later fails the call
         at once (:class:`UpstreamUnavailable`). (Cancelled in the caller's task, the SDK's send waits up to 5 s
         more to write its courtesy cancel, to an upstream that may read nothing: here that cancel goes on in the
-        background.)"""
+        background, and is dropped when the proxy stops: :func:`~scratchfs.mcp.upstream_stdio.end_writes`.)"""
         import anyio
 
         done, outcome, scope = anyio.Event(), [], anyio.CancelScope()
