@@ -131,3 +131,34 @@ def test_a_proxy_whose_upstream_reads_nothing_stops_within_its_clients_two_secon
     assert still_running(upstream, 1.0) == [], "the stuck upstream outlived the proxy"
     err = (tmp_path / "stderr.txt").read_text()
     assert "Traceback" not in err and "courtesy cancel" not in err, err
+
+
+@pytest.mark.alone(waits=True)  # (a bound of wall-clock time; the proxy mostly waits)
+def test_a_proxy_whose_upstream_is_still_starting_stops_when_its_client_leaves(tmp_path):
+    """An upstream that never answers initialize (a package fetched first, or a hung start): the proxy serves its own
+    tools after --timeout, and a client that closed its stdin then waited in vain -- the proxy waited for the
+    handshake, and only the client's SIGTERM ended it ('scratchfs: terminated', 143). Its stop now gives the handshake
+    up: exit 0 within the stop's grace, the upstream gone, nothing logged but the line saying what it serves."""
+    (tmp_path / "upstream.py").write_text("import sys, time\nsys.stdin.readline()\ntime.sleep(3600)\n")
+    command = [sys.executable, "-m", "scratchfs", "--root", str(tmp_path / "store"), "mcp-proxy", "--run", "r",
+               "--agent", "a", "--sweep-interval", "0", "--timeout", "1", "--", sys.executable,
+               str(tmp_path / "upstream.py")]
+    with (tmp_path / "stderr.txt").open("wb") as err:
+        proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
+    try:
+        assert _ask(proc, "initialize", INIT)["result"]["serverInfo"]  # (after --timeout: its own tools)
+        upstream = [p for p in psutil.Process(proc.pid).children(recursive=True)
+                    if p.cmdline()[1:2] == [str(tmp_path / "upstream.py")]]
+        assert len(upstream) == 1, upstream
+        began = time.monotonic()
+        proc.stdin.close()
+        try:
+            code = proc.wait(10)
+        except subprocess.TimeoutExpired:
+            code = None
+        took = time.monotonic() - began
+    finally:
+        _ended(proc)
+    assert code == 0 and took < 1.5, (code, took)
+    assert still_running(upstream, 1.0) == []
+    assert len((tmp_path / "stderr.txt").read_text().splitlines()) == 1, (tmp_path / "stderr.txt").read_text()

@@ -56,7 +56,9 @@ class Upstream:
     async def run(self) -> None:
         """Start the server, connect, and stay connected until :meth:`stop` (or until the task is cancelled). The
         handshake has no deadline of its own: an upstream slower to start than ``--timeout`` (a package fetched
-        first) is waited for, its calls failing ``still starting`` meanwhile, and served once it answers."""
+        first) is waited for, its calls failing ``still starting`` meanwhile, and served once it answers; stopped
+        meanwhile (:meth:`stop`), the handshake is given up at once (:func:`~scratchfs.mcp.upstream_stdio.end_writes`:
+        the proxy waited for it, its client's stdin closed, until the client's SIGTERM)."""
         import anyio
         from mcp import ClientSession
         from mcp.client.stdio import get_default_environment
@@ -80,7 +82,8 @@ class Upstream:
             closed = self.closed.is_set()
             code = None if self._launcher is None else self._launcher.returncode  # (stopped: exited, or never will)
             self.error = self.error or f"{config.command}: {_describe(exc, closed, code)}{NOT_AGAIN}"
-            log.error("scratchfs mcp-proxy: upstream %s", _one_line(self.error))
+            if not self._stop.is_set():  # (stopped by the proxy while starting: its own doing, no failure)
+                log.error("scratchfs mcp-proxy: upstream %s", _one_line(self.error))
         finally:
             self.ready.set()
 
