@@ -56,7 +56,9 @@ class Upstream:
     async def run(self) -> None:
         """Start the server, connect, and stay connected until :meth:`stop` (or until the task is cancelled). The
         handshake has no deadline of its own: an upstream slower to start than ``--timeout`` (a package fetched
-        first) is waited for, its calls failing ``still starting`` meanwhile, and served once it answers."""
+        first) is waited for, its calls failing ``still starting`` meanwhile, and served once it answers; stopped
+        meanwhile (:meth:`stop`), the handshake is given up at once (:func:`~scratchfs.mcp.upstream_stdio.end_writes`:
+        the proxy waited for it, its client's stdin closed, until the client's SIGTERM)."""
         import anyio
         from mcp import ClientSession
         from mcp.client.stdio import get_default_environment
@@ -67,8 +69,8 @@ class Upstream:
         env = {**get_default_environment(), **(os.environ if config.env is None else config.env)}
         self._started = anyio.current_time()
         try:
-            async with upstream_stdio(config.command, list(config.args), env,
-                                      closed=self.closed) as (read_stream, write_stream, self._launcher), \
+            async with upstream_stdio(config.command, list(config.args), env, closed=self.closed,
+                                      stopping=self._stop) as (read_stream, write_stream, self._launcher), \
                     ClientSession(read_stream, write_stream, message_handler=self._on_message) as session, \
                     anyio.create_task_group() as self._sends:
                 init = await session.initialize()
@@ -80,7 +82,8 @@ class Upstream:
             closed = self.closed.is_set()
             code = None if self._launcher is None else self._launcher.returncode  # (stopped: exited, or never will)
             self.error = self.error or f"{config.command}: {_describe(exc, closed, code)}{NOT_AGAIN}"
-            log.error("scratchfs mcp-proxy: upstream %s", _one_line(self.error))
+            if not self._stop.is_set():  # (stopped by the proxy while starting: its own doing, no failure)
+                log.error("scratchfs mcp-proxy: upstream %s", _one_line(self.error))
         finally:
             self.ready.set()
 
@@ -123,7 +126,7 @@ class Upstream:
         (``anyio.current_time()`` seconds: the call's start plus ``--timeout``): one that comes later fails the call
         at once (:class:`UpstreamUnavailable`). (Cancelled in the caller's task, the SDK's send waits up to 5 s
         more to write its courtesy cancel, to an upstream that may read nothing: here that cancel goes on in the
-        background.)"""
+        background, and is dropped when the proxy stops: :func:`~scratchfs.mcp.upstream_stdio.end_writes`.)"""
         import anyio
 
         done, outcome, scope = anyio.Event(), [], anyio.CancelScope()

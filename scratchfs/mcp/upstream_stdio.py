@@ -189,7 +189,7 @@ def valid_tools(tools: list) -> list:
 
 @asynccontextmanager
 async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str], limit: int = MAX_UPSTREAM_MESSAGE_BYTES,
-                         closed: Any = None) -> AsyncIterator[tuple[Any, Any, Any]]:
+                         closed: Any = None, stopping: Any = None) -> AsyncIterator[tuple[Any, Any, Any]]:
     """Start ``command args``; yield ``(read_stream, write_stream)`` for a ``ClientSession``, as ``stdio_client``
     does, and the launcher's ``anyio`` process (its ``returncode``: the upstream's status, see scratchfs.mcp.launch);
     on exit close its stdin and stop it (SIGTERM, then SIGKILL, to its whole group).
@@ -197,17 +197,17 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str], 
     ``closed`` (an ``anyio.Event``) is set before the session can see the connection end: the upstream's stdout
     ended, it stopped reading its stdin, or the context exits. The SDK reports a closed connection as an error of
     code ``CONNECTION_CLOSED`` (-32000), the code a server's own errors often carry: only this event tells them apart.
+    Once ``stopping`` (an ``anyio.Event``) is set, each write to ``write_stream`` fails at once (:func:`end_writes`).
 
     Raises:
         OSError: the command cannot be started (raised on exit when the launcher could not start it).
     """
     import anyio
-    from mcp.shared.message import SessionMessage
 
     process, life = await launched(command, args, env)
     read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
     set_closed = closed.set if closed is not None else (lambda: None)
-    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+    write_stream, write_reader = anyio.create_memory_object_stream[Any](0)  # (the session's SessionMessages)
     gate, reading, read_done = NoticeGate(), anyio.CancelScope(), anyio.Event()
 
     async def stdout_reader() -> None:
@@ -238,13 +238,13 @@ async def upstream_stdio(command: str, args: list[str], env: Mapping[str, str], 
         tg.start_soon(stdout_reader)
         tg.start_soon(stdin_writer)
         tg.start_soon(end_on_exit, life, reading)
+        tg.start_soon(end_writes, stopping or anyio.Event(), write_reader)  # (no event: written to until the end)
         try:
             yield read_stream, write_stream, process
         finally:
             set_closed()
-            with life:
-                with anyio.CancelScope(shield=True):
-                    await stop(process, write_stream, reading, read_done)
+            with life, anyio.CancelScope(shield=True):
+                await stop(process, write_stream, reading, read_done)
                 tg.cancel_scope.cancel()
                 if (failure := not_started(life)) is not None:
                     raise failure
@@ -260,6 +260,17 @@ async def read_messages(stdout: Any, gate: NoticeGate, limit: int, send: Any) ->
         for line in passed + gate.due():
             for message in parse_line(line):
                 await send(message)
+
+
+async def end_writes(stopping: Any, write_reader: Any) -> None:
+    """Close ``write_reader``, the receiving end of the session's writes to the upstream, once ``stopping`` (an
+    ``anyio.Event``) is set: nothing more is written to the upstream, and each write waiting or to come fails at
+    once (``BrokenResourceError``, which the SDK's session takes for a closed transport: a courtesy cancel is
+    dropped). Set before the session's requests are joined: an upstream that reads nothing (its stdin pipe full) held
+    each request abandoned at its deadline for the SDK's courtesy cancel, shielded, up to 5 s, and the proxy's stop
+    with it (3.4-3.8 s, where its client gives it 2 s before SIGTERM)."""
+    await stopping.wait()
+    write_reader.close()
 
 
 async def end_on_exit(life: socket.socket, reading: Any) -> None:
@@ -400,6 +411,6 @@ async def drain(stdout: Any) -> None:
 
 
 __all__ = ["ANSWER_HEAD", "HANDSHAKE_VERSION", "LAUNCH_GRACE", "LONE_SURROGATE", "MALFORMED", "MALFORMED_MARK",
-           "STOP_SECONDS", "close_pipes", "drain", "end_on_exit", "launch_command", "launched", "next_chunk",
-           "not_started", "parse_line", "read_messages", "split_lines", "stop", "upstream_stdio", "valid_tools",
-           "wait_readable", "without_lone_surrogates"]
+           "STOP_SECONDS", "close_pipes", "drain", "end_on_exit", "end_writes", "launch_command", "launched",
+           "next_chunk", "not_started", "parse_line", "read_messages", "split_lines", "stop", "upstream_stdio",
+           "valid_tools", "wait_readable", "without_lone_surrogates"]
