@@ -232,8 +232,9 @@ def test_a_logs_note_names_its_last_lines_and_that_call_reads_them(scope, name):
     assert got["data"].encode() == b"".join(want)
     first = len(data.splitlines()) + 1 + tails[0]["line"]  # (the reply's next_call goes back: the lines before)
     back = min(-tails[0]["line"], first - 1)
-    assert parse_call(got["next_call"]) == ("read_handle", {"handle": stub.handle, "line": first - back,
-                                                            **({"lines": back} if back != 50 else {})})
+    assert parse_call(got["next_call"]) == ("read_handle", {"handle": stub.handle, "line": -back,
+                                                            **({"lines": back} if back != 50 else {}),
+                                                            "end": got["offset"]})
     assert all(c.get("line", 0) >= 0 for c in _calls(scope.spill(data, preview="head+tail").note))
 
 
