@@ -299,6 +299,25 @@ def test_a_read_from_the_end_goes_back_to_line_1_each_byte_once(small_frames_sto
     assert seen[-1][0] == 0 or not data
 
 
+def test_the_last_lines_past_the_64_kib_cap_are_read_back_to_line_1(store):
+    """``scope.read_handle(line=-N)`` whose last N lines pass the 64 KiB cap: the last lines within it, whole (its
+    first lines left to the read before), and a last line longer than the cap: its last 64 KiB (``inside``), the
+    rest of the line the next read. The read was cut at its back, read on to the end and ended there."""
+    _, scope = _tools(store)
+    data = b"".join(b"%d " % i + b"w" * 20_000 + b"\n" for i in range(8)) + "\u00e9".encode() * 70_000 + b"\n"
+    handle = scope.spill(data, source_tool="t").handle
+    got = scope.read_handle(handle, line=-3, lines=3)
+    assert (got.first_line, got.inside, got.offset + len(got.data)) == (9, True, len(data))
+    assert len(got.data) <= 65536 and got.data[0] & 0xC0 != 0x80  # (a character's first byte)
+    pages = [got]
+    while pages[-1].next_call is not None:
+        _, arguments = parse_call(pages[-1].next_call)
+        pages.append(scope.read_handle(**arguments))
+        assert pages[-1].offset + len(pages[-1].data) == pages[-2].offset and len(pages) < 20
+    assert b"".join(p.data for p in reversed(pages)) == data and pages[-1].offset == 0
+    assert [p.first_line for p in pages[2:]] == [7, 4, 1]  # (each as many lines as fit in 64 KiB: 3)
+
+
 def test_the_last_50_lines_of_a_fixture(store, fixture_data):
     data = fixture_data["workspace-grep-stdlib-defs.txt"]
     tools, scope = _tools(store)
