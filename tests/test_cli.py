@@ -983,7 +983,10 @@ def test_read_handle_by_whole_lines_and_from_the_end(cli, tmp_path):
     tail = cli("read-handle", handle, "--line", "-2", "--lines", "5")
     assert tail.stdout_bytes == b"three needle here\nfour"
     assert tail.stderr.startswith("scratchfs: 22 bytes from offset 16, the content's last; the lines before them: ")
-    assert f" read-handle {handle} --lines 2 --root " in tail.stderr, tail.stderr  # lines 1-2 (line 1: the default)
+    assert f" read-handle {handle} --line -2 --lines 2 --end 16 --root " in tail.stderr, tail.stderr  # lines 1-2,
+    before = cli(*shlex.split(tail.stderr.split("them: ", 1)[1])[1:])  # the last 2 before the first read, as run
+    assert json.loads(before.stdout)["data"] == "one needle\r\ntwo\n" and before.stderr == ""  # (--end: JSON; line 1
+    # read, nothing follows)
     as_json = json.loads(cli("read-handle", handle, "--line", "-9", "--lines", "1", "--json").stdout)
     assert (as_json["first_line"], as_json["data"], as_json["note"]) == (
         1, "one needle\r\n", "line=-9 is before the first line (4 lines): read from line 1, as tail -n does")

@@ -260,20 +260,62 @@ def test_lines_from_the_end_equal_the_last_split_lines(small_frames_store, data,
     if back > len(ref):
         lines = f"{len(ref)} line" + ("" if len(ref) == 1 else "s")
         assert reply["note"] == f"line=-{back} is before the first line ({lines}): read from line 1, as tail -n does"
-    if reply["next_call"] is not None:  # goes on by positive numbers: the rest of the page, else the lines before
-        assert "line=-" not in reply["next_call"]
+    if reply["next_call"] is not None:  # the rest of the page, else the lines before (line=-N before end=)
         _, arguments = parse_call(reply["next_call"])
         following = tools.call("read_handle", arguments)
-        if reply["next_line"] is not None:  # the page was cut by the budget: it reads on from where it stopped
+        if reply["next_line"] is not None:  # it did not ask up to the end: it reads on from where it stopped
             assert following["offset"] == reply["offset"] + reply["length"]
         else:  # the lines just before the first one read, as many as asked (all that are left)
+            assert arguments["end"] == reply["offset"] and arguments["line"] < 0
             earlier = b"".join(ref[max(0, first - 1 - count) : first - 1])
             assert following["first_line"] == max(1, first - count)
             assert following["offset"] == sum(len(x) for x in ref[: max(0, first - 1 - count)])
-            assert data[following["offset"] : following["offset"] + following["length"]] == \
-                earlier[: following["length"]]
+            assert data[following["offset"] : following["offset"] + following["length"]] == earlier
+            assert following["next_line"] is None  # (it reached the first line read: it goes back in its turn)
     else:
         assert first == 1  # line 1 was read: nothing is before it
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=texts(), wide=st.sampled_from([b"", "\u00e9\u20ac\U0001f600".encode() * 900, b"\x00\xff\"\\" * 1500]),
+       back=st.integers(1, 40), budget=st.sampled_from([2048, 3000, 8192, MAX_REPLY_BYTES]))
+def test_a_read_from_the_end_goes_back_to_line_1_each_byte_once(small_frames_store, data, wide, back, budget):
+    """Following the next_call of ``line=-N`` gives every byte once, back to line 1, and ends (null). The page
+    before the last went forwards again, into the lines already read (and ended there); a page the budget cut read
+    on to the end and ended; a last line longer than the budget was read on by bytes and ended."""
+    data = data[: len(data) // 2] + wide + data[len(data) // 2 :]
+    tools, scope = _tools(small_frames_store)
+    handle = scope.spill(data, source_tool="t").handle
+    call, seen, pages = ("read_handle", {"handle": handle, "line": -back, "lines": back, "budget": budget}), [], 0
+    while call is not None and pages <= len(data) + 1:
+        reply = tools.call(*call)
+        assert reply_size(reply) <= budget
+        seen.append((reply["offset"], reply["offset"] + reply["length"]))
+        shown = data[seen[-1][0] : seen[-1][1]]
+        assert reply.get("encoding") == "hexdump" or reply["data"] == shown.decode("utf-8", "replace")
+        call, pages = (parse_call(reply["next_call"]) if reply["next_call"] else None), pages + 1
+    assert call is None  # (no loop)
+    assert [end for _, end in seen] == [len(data), *(start for start, _ in seen[:-1])]  # each page before the last
+    assert seen[-1][0] == 0 or not data
+
+
+def test_the_last_lines_past_the_64_kib_cap_are_read_back_to_line_1(store):
+    """``scope.read_handle(line=-N)`` whose last N lines pass the 64 KiB cap: the last lines within it, whole (its
+    first lines left to the read before), and a last line longer than the cap: its last 64 KiB (``inside``), the
+    rest of the line the next read. The read was cut at its back, read on to the end and ended there."""
+    _, scope = _tools(store)
+    data = b"".join(b"%d " % i + b"w" * 20_000 + b"\n" for i in range(8)) + "\u00e9".encode() * 70_000 + b"\n"
+    handle = scope.spill(data, source_tool="t").handle
+    got = scope.read_handle(handle, line=-3, lines=3)
+    assert (got.first_line, got.inside, got.offset + len(got.data)) == (9, True, len(data))
+    assert len(got.data) <= 65536 and got.data[0] & 0xC0 != 0x80  # (a character's first byte)
+    pages = [got]
+    while pages[-1].next_call is not None:
+        _, arguments = parse_call(pages[-1].next_call)
+        pages.append(scope.read_handle(**arguments))
+        assert pages[-1].offset + len(pages[-1].data) == pages[-2].offset and len(pages) < 20
+    assert b"".join(p.data for p in reversed(pages)) == data and pages[-1].offset == 0
+    assert [p.first_line for p in pages[2:]] == [7, 4, 1]  # (each as many lines as fit in 64 KiB: 3)
 
 
 def test_the_last_50_lines_of_a_fixture(store, fixture_data):
@@ -286,9 +328,11 @@ def test_the_last_50_lines_of_a_fixture(store, fixture_data):
     assert (reply["first_line"], reply["lines"], reply["next_line"]) == (len(ref) - 49, 50, None)
     # a read from the end goes on backwards: the 50 lines before it, then the 50 before those, ... to line 1
     verb, arguments = parse_call(reply["next_call"])
-    assert (verb, arguments) == ("read_handle", {"handle": handle, "line": len(ref) - 99, "budget": MAX_REPLY_BYTES})
+    assert (verb, arguments) == ("read_handle", {"handle": handle, "line": -50, "budget": MAX_REPLY_BYTES,
+                                                 "end": reply["offset"]})  # (the 50 lines before the first read)
     before = tools.call("read_handle", arguments)
-    assert before["data"].encode() == b"".join(ref[-100:-50]) and before["next_line"] == len(ref) - 49
+    assert before["data"].encode() == b"".join(ref[-100:-50]) and before["next_line"] is None
+    assert parse_call(before["next_call"])[1] == {**arguments, "end": before["offset"]}
     last = tools.call("read_handle", {"handle": handle, "line": -1, "lines": 1})
     assert last["data"].encode() == ref[-1] and last["first_line"] == len(ref)
 

@@ -159,8 +159,12 @@ def test_the_last_lines_of_a_member_are_read_from_its_end(scratch_scope):
     end = member["offset"] + member["length"]
     reply = tools.call("read_handle", {"handle": handle, "line": -3, "lines": 3, "end": end})
     assert reply["data"] == "a.log line 497\na.log line 498\na.log line 499\n"
-    assert reply["next_call"] == f'read_handle(handle="{handle}", line=495, lines=3, end={end})'  # the 3 before
+    before = reply["offset"]  # the 3 lines before the first read: the last 3 before it
+    assert reply["next_call"] == f'read_handle(handle="{handle}", line=-3, lines=3, end={before})'
     assert reply["offset"] + reply["length"] == end
+    earlier = tools.call("read_handle", {"handle": handle, "line": -3, "lines": 3, "end": before})
+    assert earlier["data"] == "a.log line 494\na.log line 495\na.log line 496\n"  # (it read on forwards, into
+    assert earlier["next_call"].endswith(f'line=-3, lines=3, end={earlier["offset"]})')  # 497-499 again, before)
 
 
 @given(lines=st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")), min_size=1, max_size=300),

@@ -232,8 +232,9 @@ def test_a_logs_note_names_its_last_lines_and_that_call_reads_them(scope, name):
     assert got["data"].encode() == b"".join(want)
     first = len(data.splitlines()) + 1 + tails[0]["line"]  # (the reply's next_call goes back: the lines before)
     back = min(-tails[0]["line"], first - 1)
-    assert parse_call(got["next_call"]) == ("read_handle", {"handle": stub.handle, "line": first - back,
-                                                            **({"lines": back} if back != 50 else {})})
+    assert parse_call(got["next_call"]) == ("read_handle", {"handle": stub.handle, "line": -back,
+                                                            **({"lines": back} if back != 50 else {}),
+                                                            "end": got["offset"]})
     assert all(c.get("line", 0) >= 0 for c in _calls(scope.spill(data, preview="head+tail").note))
 
 
@@ -455,9 +456,24 @@ def test_the_note_of_a_json_array_reads_on_from_the_first_item_its_preview_does_
     (b' ["a", "b,]", "c', 14, 'jq=".[2:][]")'),
     (b'\xef\xbb\xbf[[1], [2', 9, 'jq=".[1:][]")'),
     (b'[{"a"', 5, None), (b'[1, 2]', 6, None), (b'{"a": 1}', 5, None), (b"", 0, None),
+    (b'[1, 2, "x,y,z', 13, 'jq=".[2:][]")'), (b'[1, 2, "x]y', 11, 'jq=".[2:][]")'),  # (a string the head cuts:
+    (rb'[1, "a\\", "b\\\\", "[,', 23, 'jq=".[3:][]")'),  # its commas and brackets are no tokens)
 ])
 def test_the_items_a_preview_shows_whole_are_counted_at_the_top_level(head, covered, read):
     assert ItemsAfter(head).call(covered) == read
+
+
+@pytest.mark.parametrize("cut", ["a,", "a]", "a, ]["])
+def test_a_string_the_scanned_head_cuts_counts_no_items(scope, cut):
+    """A JSON array whose item (a long string) runs past the head the note scans: the commas in it were taken for
+    the top level's, and the note named ``jq=".[472:][]"`` after a preview that showed 3 items whole (a read that
+    skipped every item); a ``]`` in it closed the array, and the note fell back to ``jq=".[0]"``."""
+    items = [1, 2, 3, (cut * 2000)[:3000], 4, 5, 6, *range(100)]  # (past the 1,536 bytes scanned)
+    stub = scope.spill(json.dumps(items).encode(), source_tool="api.list")
+    read = re.search(r'read_handle\(handle="h_\w+", jq="[^"]*"\)', stub.note).group()
+    assert read == f'read_handle(handle="{stub.handle}", jq=".[3:][]")', stub.note
+    reply = ScratchTools(scope).call(*parse_call(read))
+    assert reply["results"][0] == items[3]
 
 
 @pytest.mark.alone

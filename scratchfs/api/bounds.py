@@ -20,8 +20,8 @@ from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES
 from scratchfs.foundation.text import plural
 
-__all__ = ["bounded_lines", "bounded_miss", "bounded_range", "check_end", "check_search_end", "line_past_end",
-           "offset_past_end", "tail_line"]
+__all__ = ["bounded_lines", "bounded_miss", "bounded_range", "check_end", "check_search_end", "last_lines_within",
+           "line_past_end", "offset_past_end", "tail_line"]
 
 
 def check_end(end: object) -> int | None:
@@ -99,6 +99,29 @@ def tail_line(line: object, end: int | None, line_at: Callable[[int], int]) -> o
     except InvalidArgument:
         raise InvalidArgument(f"end={end} is past the content's end: give end= at most its size") from None
     return max(1, last + 1 + line)
+
+
+def last_lines_within(ls: LineSlice, cap: int, read: Callable[[int, int], bytes],
+                      lines_from: Callable[[int], LineSlice]) -> LineSlice:
+    """A read from the end (``ls``, ``asked`` set) that ``cap`` (bytes) stopped before its bound (``end`` or the
+    content's end), as its last whole lines within ``cap`` bytes before the bound -- so it reaches the bound, and its
+    next_call goes back from the first line it keeps (read on by bytes, a page stopped short ended the walk back at
+    the bound). ``read(offset, length)`` gives content bytes, ``lines_from(offset)`` the line read from that byte
+    (bounded at ``end``). When its last line alone is longer than ``cap``: that line's last bytes (``inside``: its
+    next_call reads the bytes before them). ``ls`` itself when it reached the bound or did not ask for lines up to
+    it."""
+    if ls.asked is None or ls.next_offset is None:
+        return ls
+    at = ls.bound - cap - 1  # (from the byte before them: is the first one a line's first?)
+    if at < ls.offset:
+        return ls
+    start = at + read(at, ls.bound - at).find(b"\n") + 1
+    inside = start <= at or start >= ls.bound  # no line starts in them: the last line's last bytes, from a
+    last = lines_from(at + 1 if inside else start)  # character's first (LineSlice.last_bytes)
+    if ls.first_line + ls.requested <= last.first_line + last.lines - 1:  # (it did not ask up to the bound)
+        return ls
+    last = replace(last, asked=ls.asked, requested=ls.requested, inside=inside)
+    return last.last_bytes(len(last.data)) if inside else last
 
 
 def offset_past_end(key: str, offset: int, size: int, kind: str = "handle", search: str | None = None,

@@ -5,6 +5,7 @@ and the TTL and seconds as a reply gives them. Moved out of :mod:`~scratchfs.api
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -63,8 +64,8 @@ def lines_reply(ls: LineSlice, budget: int) -> dict[str, Any]:
     single = ls.encoding is not None
     binary, said = _shown_as(ls)
 
-    def build(k: int) -> dict[str, Any]:
-        part = ls.prefix(max(k, first_character(ls.data) if not binary and not single else 1))
+    def build(k: int, whole: LineSlice | None = None) -> dict[str, Any]:
+        part = (whole or ls).prefix(max(k, first_character(ls.data) if not binary and not single else 1))
         shown = piece(part.data, part.offset, part.bound, binary, ls.encoding)
         if shown.length < len(part.data):  # a character cut at the end: left for the next read
             part = part.prefix(shown.length)
@@ -73,10 +74,39 @@ def lines_reply(ls: LineSlice, budget: int) -> dict[str, Any]:
                 "next_line": part.next_line, "cut": part.cut, **going(part),
                 "next_call": part.next_call, **shown.content_fields(), **said, **({"note": ls.note} if ls.note else {})}
 
+    ls = _last_lines(ls, lambda part: reply_size(build(len(part.data), part)) <= budget)
     if small(budget, ls.handle):  # a handle: always
         return fit(len(ls.data), build, budget)
     squeeze = Squeeze(build(1), budget, resume="next_offset and lines (or next_line)")
     return fit(len(ls.data), lambda k: squeeze(build(k)), budget)
+
+
+def _last_lines(ls: LineSlice, fits: Callable[[LineSlice], bool]) -> LineSlice:
+    """A read from the end that reached it whole (``ls.asked``), without as few of its first lines as make it fit
+    (``fits``): its last lines, whole, so that its next_call goes back from the first it keeps (cut at the budget
+    from the front, as ``tail`` is, not from the back, where reading on would end the walk back); when its last line
+    alone does not fit, that line's last bytes that do (:meth:`LineSlice.last_bytes`). ``ls`` itself when it fits, or
+    is of another read."""
+    if ls.asked is None or ls.cut or ls.next_offset is not None or fits(ls):
+        return ls
+    low, high, best = 1, ls.lines - 1, None  # (dropping more lines: a smaller reply)
+    while low <= high:
+        mid = (low + high) // 2
+        if fits(part := ls.after_lines(mid)):
+            best, high = part, mid - 1
+        else:
+            low = mid + 1
+    if best is not None:
+        return best
+    last = ls.after_lines(ls.lines - 1)  # its last line alone does not fit: its last bytes that do
+    low, high, best = 1, len(last.data) - 1, last.last_bytes(1)
+    while low <= high:
+        mid = (low + high) // 2
+        if fits(part := last.last_bytes(mid)):
+            best, low = part, mid + 1
+        else:
+            high = mid - 1
+    return best
 
 
 def _shown_as(read: Slice | LineSlice, before: bytes = b"") -> tuple[bool, dict[str, str]]:

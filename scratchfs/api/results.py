@@ -172,6 +172,9 @@ class LineSlice(Bounded):
             or 1 when it named one before the first; ``next_call`` then reads the lines before it once the page
             reached the end), else ``None``.
         encoding, end: as :class:`Slice`'s.
+        inside: ``data`` starts inside ``first_line``, after its first byte: the last bytes of a line longer than a
+            read from the end could show (:meth:`last_bytes`); its ``next_call`` reads the bytes of that line before
+            them first.
     """
 
     handle: str
@@ -190,12 +193,13 @@ class LineSlice(Bounded):
     asked: int | None = None
     encoding: str | None = None
     end: int | None = None
+    inside: bool = False
 
     @property
     def note(self) -> str | None:
         """What a reply says of a ``line`` from the end that named a line before the first (``None`` otherwise)."""
-        if self.asked is None or -self.asked <= self.total_lines:
-            return None
+        if self.asked is None or -self.asked <= self.total_lines or self.first_line > 1 or self.inside:  # (its
+            return None  # last lines kept, a budget cut the page from the front: it does not read from line 1)
         return (f"line={self.asked} is before the first line ({plural(self.total_lines, 'line')}): read from line 1, "
                 "as tail -n does")
 
@@ -210,6 +214,26 @@ class LineSlice(Bounded):
         return replace(self, data=data, lines=newlines + cut, cut=cut, next_offset=end if end < self.bound else None,
                        next_line=self.first_line + newlines if end < self.bound else None)
 
+    def after_lines(self, skip: int) -> LineSlice:
+        """This read without its first ``skip`` lines (whole lines, fewer than :attr:`lines`): a read from the end that
+        a budget cuts keeps its last lines whole, so that it still reaches the end and its next_call goes back."""
+        at = 0
+        for _ in range(skip):
+            at = self.data.index(b"\n", at) + 1
+        return replace(self, offset=self.offset + at, data=self.data[at:], first_line=self.first_line + skip,
+                       lines=self.lines - skip)
+
+    def last_bytes(self, length: int) -> LineSlice:
+        """This read of one line, its last ``length`` bytes (at least 1, fewer than its own) from the first that starts
+        a character in UTF-8 text (``inside`` then): a read from the end whose last line alone is longer than a budget
+        or cap shows the line's end, and its next_call reads the bytes before them."""
+        at = len(self.data) - length
+        if not self.binary and self.encoding is None:  # (the bytes before them end with the whole character)
+            stop = min(len(self.data) - 1, at + 3)
+            while at < stop and self.data[at] & 0xC0 == 0x80:
+                at += 1
+        return replace(self, offset=self.offset + at, data=self.data[at:], inside=self.inside or at > 0)
+
     @property
     def remaining(self) -> int:
         """Bytes after this read, not read yet (before ``end``, when given)."""
@@ -220,16 +244,18 @@ class LineSlice(Bounded):
         """The exact call that reads on (the rest of a cut line by bytes, else the next lines; as many lines, the
         same budget), or ``None`` at the end -- but a read from the end (``asked``) that reached it whole goes on
         backwards, as a search from the end does: the lines just before ``first_line``, as many as it asked for (or
-        all that are left), until line 1 was read."""
+        all that are left), until line 1 was read. That read is itself one from the end (``line=-N`` before
+        ``end=``, the byte ``first_line`` starts at), so it goes back in its turn: a positive ``line`` would read on
+        forwards, into the lines already read."""
         if self.cut and self.next_offset is not None:
             return _reader_call("handle", self.handle, offset=self.next_offset, lines=self.requested,
                                 budget=self.budget, encoding=self.encoding, end=self.end)
         if self.next_line is None:
-            if self.asked is None or self.first_line <= 1:
+            if self.asked is None or (self.first_line <= 1 and not self.inside):
                 return None
-            back = min(self.requested, self.first_line - 1)
-            return _reader_call("handle", self.handle, line=self.first_line - back, lines=back, budget=self.budget,
-                                encoding=self.encoding, end=self.end)
+            back = min(self.requested, self.first_line - (not self.inside))  # (the first line's head, if inside)
+            return _reader_call("handle", self.handle, line=-back, lines=back, budget=self.budget,
+                                encoding=self.encoding, end=self.offset)
         return _reader_call("handle", self.handle, line=self.next_line, lines=self.requested, budget=self.budget,
                             encoding=self.encoding, end=self.end)
 

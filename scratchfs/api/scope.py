@@ -15,7 +15,15 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from scratchfs.api import offloading
-from scratchfs.api.bounds import bounded_lines, bounded_range, check_end, line_past_end, offset_past_end, tail_line
+from scratchfs.api.bounds import (
+    bounded_lines,
+    bounded_range,
+    check_end,
+    last_lines_within,
+    line_past_end,
+    offset_past_end,
+    tail_line,
+)
 from scratchfs.api.counting import search_matcher
 from scratchfs.api.entries import Entries, OpenEntry, reading
 from scratchfs.api.last_search import last_search
@@ -337,7 +345,10 @@ class Scope:
             asked = line if end is not None and type(line) is int and line < 0 else None  # (its next_call goes back)
             line = tail_line(line, end, lambda at: self.read_lines(handle, None, 1, offset=at, cap=1).first_line)
             got = bounded_lines(self.read_lines(handle, line, lines, offset=start, cap=cap), end)
-            return got if asked is None else replace(got, asked=asked)
+            got = got if asked is None else replace(got, asked=asked)
+            return last_lines_within(got, cap, lambda at, n: self.read_range(handle, at, n).data,
+                                     lambda at: bounded_lines(self.read_lines(handle, None, lines, offset=at, cap=cap),
+                                                              end))
         if not searching:
             return bounded_range(self.read_range(handle, offset, length), check_end(end))
         return self.search(handle, match, pattern, offset, ignore_case=ignore_case, context=context,

@@ -161,6 +161,8 @@ class ItemsAfter:
         depth, items = 0, 0  # (items: the top level's commas so far, plus one)
         for token in _JSON_TOKENS.finditer(text, start) if self.closed is None else ():
             kind = token.group()[:1]
+            if token.group() == b'"':  # a string the head cuts: what follows is in it, no bracket nor comma
+                return
             if kind in (b"[", b"{"):
                 depth += 1
                 items += depth == 1
