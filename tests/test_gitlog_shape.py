@@ -3,6 +3,7 @@ git's own answer (``--format=%h %s``, ``--shortstat``) in a real repository made
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -27,9 +28,11 @@ def shape_of(data: bytes) -> str:
 def git(tmp_path_factory):
     repo = tmp_path_factory.mktemp("repo")
 
-    def run(*args: str) -> bytes:
+    def run(*args: str) -> bytes:  # (fixed times: the same hashes each run -- a short log of hashes all digits,
+        # as one run in ~250 made, is told as no log by design: a column of numbers is none)
+        fixed = {"GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}
         return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@e", *args],
-                              check=True, capture_output=True).stdout
+                              check=True, capture_output=True, env={**os.environ, **fixed}).stdout
 
     run("init", "-q", "-b", "main")
     for n in range(30):
@@ -173,9 +176,11 @@ def test_a_message_or_file_line_reading_commit_hash_is_no_commit(tmp_path, flags
     repo = tmp_path / "repo"
     repo.mkdir()
 
-    def run(*args: str) -> bytes:
+    def run(*args: str) -> bytes:  # (fixed times: the same hashes each run -- a short log of hashes all digits,
+        # as one run in ~250 made, is told as no log by design: a column of numbers is none)
+        fixed = {"GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}
         return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@e", *args],
-                              check=True, capture_output=True).stdout
+                              check=True, capture_output=True, env={**os.environ, **fixed}).stdout
 
     run("init", "-q", "-b", "main")
     for n in range(6):

@@ -29,4 +29,4 @@ def test_the_named_line_read_reads_lines(scope, row, rows, first):
     page = tools.call(name, args)
     assert page["first_line"] == first and page["total_lines"] == total
     if row > total:
-        assert f"{total:,} lines" in said and page["next_call"] is None  # (the last lines: nothing after them)
+        assert f"{total:,} lines" in said and page["next_line"] is None  # (the last lines: nothing after them)
