@@ -7,6 +7,7 @@ real-data page, Hypothesis over pages of random pieces cut small), or nothing (t
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -14,9 +15,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scratchfs.api.contract import ScratchTools
-from scratchfs.api.shape import SAMPLE_BYTES
+from scratchfs.api.shape import SAMPLE_BYTES, describe
+from scratchfs.api.stub import build_stub
 from scratchfs.engine.structure import html_worker
 from scratchfs.engine.structure.html_start import view_start
+from scratchfs.foundation.limits import PREVIEW_BYTES
+from tests.test_text_kinds_cost import SIZE, cpu, fill
 
 _ROOT = Path(__file__).resolve().parent.parent
 _PAGES = sorted([*_ROOT.glob("fixtures/**/*.htm*"), *Path("/work/shared/realdata").glob("**/*.htm*")])
@@ -134,3 +138,44 @@ def test_head_and_tail_previews_stay_bytes(scratch_scope):
     page = (_ROOT / "fixtures/browser-rust-book.html").read_bytes()
     stub = scratch_scope.spill(page, source_tool="browser.get", preview="head+tail")
     assert stub.preview.startswith("<!DOCTYPE HTML>")
+
+
+_HOSTILE = {  # (bench/html_preview.py has more: each a stub of 512 KiB of it, before and after)
+    "<p>": fill(b"<p>"), "<li>": fill(b"<li>"), "<ul>x": fill(b"<ul>x"), "<br>": b"<html><body>" + fill(b"<br>"),
+    "<div>x</div>": b"<html><body>" + fill(b"<div>x</div>"), "<ul><li>x</li></ul>": fill(b"<ul><li>x</li></ul>\n"),
+    "<span>x</span>": b"<html><body>" + fill(b"<span>x</span>"), "sqlite3 -html rows": fill(
+        b"<TR><TD>1</TD>\n<TD>abcdef</TD>\n</TR>\n"), "<h1>x</h1>": fill(b"<h1>x</h1>"),
+}
+
+
+def _stub_cpu(page: bytes) -> float:
+    """The least thread CPU of 3 shapes and stubs of ``page``, as a spill makes them."""
+    best = float("inf")
+    lines = page.count(b"\n") + (not page.endswith(b"\n"))
+    for _ in range(3):
+        started = time.thread_time()
+        shape = describe(page, len(page), lines)
+        build_stub("h_" + "a" * 24, page, page[-4096:], len(page), lines, shape.content_type, shape.text, "t",
+                   PREVIEW_BYTES)
+        best = min(best, time.thread_time() - started)
+    return best
+
+
+@pytest.mark.alone
+@pytest.mark.parametrize("name", sorted(_HOSTILE))
+def test_a_tag_dense_page_s_stub_costs_a_few_plain_texts(name):
+    """The house bound of a spill's shape, for its shape and stub: 10 times 512 KiB of grep output's and 5 ms. The
+    cuts rendered hold at most MOST_TAGS tags (512 KiB of <p> cut at 32 KiB took 112 ms a stub) and nest at most
+    MOST_DEPTH levels (1,024 <ul>x, 57 ms)."""
+    html_worker.view_text(b"<p>x")  # (lxml and inscriptis imported: once a process)
+    plain = (_ROOT / "fixtures/workspace-grep-stdlib-defs.txt").read_bytes()[:SIZE]
+    assert _stub_cpu(_HOSTILE[name]) < 10 * cpu(plain) + 0.005
+
+
+def test_a_cut_is_not_rendered_past_its_tags_or_depth():
+    page = b"<html><body>" + b"<p>x" * 5000
+    assert view_start(page, len(page) + 1, 1024, tags=100) == view_start(page[:400], len(page) + 1, 1024)
+    deep = b"<html><body>" + b"<ul>x" * 129 + b"</ul>" * 129 + b"<p>text " * 2000
+    assert view_start(deep, len(deep) + 1, 64) is None
+    shallow = deep.replace(b"<ul>x" * 129 + b"</ul>" * 129, b"<ul>x" * 100 + b"</ul>" * 100)
+    assert view_start(shallow, len(shallow) + 1, 64) is not None

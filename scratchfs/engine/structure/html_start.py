@@ -32,59 +32,77 @@ from scratchfs.engine.structure.html_codec import declared_encoding, decode_as, 
 __all__ = ["FIRST_CUT_BYTES", "MOST_CUT_BYTES", "view_start"]
 
 FIRST_CUT_BYTES = 4 * 1024
-"""Bytes of the body (after its ``<body`` tag) of the first cut rendered."""
+"""Bytes of the body (after its ``<body`` tag) of the first cut rendered, and how far past a cut whose text holds
+enough the cut that checks it ends."""
 MOST_CUT_BYTES = 32 * 1024
 """Most bytes of the body of the last cut rendered (at least four times the preview's bytes, for a larger preview)."""
+MOST_TAGS = 1024
+"""Most tags (``<``) of a cut rendered, from the page's start: inscriptis takes about 5 µs an element (512 KiB of
+``<p>``, cut at 32 KiB, took 112 ms a stub); a page whose text starts later keeps its byte preview."""
+MOST_DEPTH = 128
+"""Most levels of elements a cut's tree may nest: inscriptis indents a nested list's lines by its depth, so 1,024
+``<ul>x`` take it time and text quadratic in their depth (57 ms a stub); a deeper cut is not rendered."""
 MOST_HEAD_BYTES = 256 * 1024
 """Where a ``<body`` tag is looked for (a page's ``<head>`` of inline styles and scripts): a body starting later
 counts from the page's start."""
 MOST_WHOLE_BYTES = 16 * 1024
-"""A whole page of at most these bytes is rendered whole (its view, exactly)."""
+"""A whole page of at most these bytes (and :data:`MOST_TAGS`) is rendered whole (its view, exactly)."""
 
 _BODY = re.compile(rb"<body[\s>/]", re.IGNORECASE)
 
 
 def view_start(head: bytes, size: int, want: int, first: int = FIRST_CUT_BYTES, most: int = MOST_CUT_BYTES,
-               whole: int = MOST_WHOLE_BYTES) -> tuple[bytes, bool] | None:
+               whole: int = MOST_WHOLE_BYTES, tags: int = MOST_TAGS) -> tuple[bytes, bool] | None:
     """``(the first bytes of the text view, whether they are all of it)`` of an HTML page of ``size`` bytes whose
     first bytes are ``head``: at least ``min(want, 256)`` bytes of it (``want``: the bytes a preview shows), or all of
     it, else ``None`` (not told: see the module's words; a page with no text). ``first``, ``most``: the body's bytes
-    of the first and the last cut; ``whole``: most bytes of a page rendered whole (tests pass small ones)."""
+    of the first and the last cut; ``whole``: most bytes of a page rendered whole; ``tags``: most tags of a cut
+    (tests pass small ones)."""
     try:
-        return _view_start(head, size, max(1, want), (first, max(most, 4 * want), whole))
+        return _view_start(head, size, max(1, want), (first, max(most, 4 * want), whole, tags))
     except MemoryError:
         raise
     except Exception:  # RecursionError (a deep page), a library's error on odd input: the byte preview
         return None
 
 
-def _view_start(head: bytes, size: int, want: int, cuts: tuple[int, int, int]) -> tuple[bytes, bool] | None:
-    first, most, small = cuts
+def _view_start(head: bytes, size: int, want: int, cuts: tuple[int, int, int, int]) -> tuple[bytes, bool] | None:
+    first, most, small, tags = cuts
     whole = len(head) >= size
-    if whole and size <= small:
+    if whole and size <= small and head.count(b"<") <= tags:
         view = _render(head, page_codec(head), True)
         return (view.encode("utf-8"), True) if view else None
     found = _BODY.search(head, 0, MOST_HEAD_BYTES)
     body = found.start() if found else 0
-    cut, last = body + first, None
+    bound = min(len(head), body + most, _tag_bound(head, tags))  # (the last cut's end)
     known = page_codec(head) if whole else None  # (the whole page's bytes: decoded as they all are)
+    end, last = min(bound, body + first), None
     while True:
-        end = min(len(head), cut)
         codec = known or _codec(head[:end])
-        if codec is None:
-            return None
-        text = _render(head[:end], codec, end >= size)
-        if text is None:
+        text = None if codec is None else _render(head[:end], codec, end >= size)
+        if not text:  # (a page of no element, decoded otherwise past the sample; of no text: its bytes)
             return None
         if end >= size:  # (the whole page: its view)
-            return (text.encode("utf-8"), True) if text else None
+            return text.encode("utf-8"), True
         if last is not None:  # (two cuts that end apart)
             agreed = _agreed(last, text).encode("utf-8")
-            if len(agreed) >= want or end >= len(head) or end >= body + most:
+            if len(agreed) >= want or end >= bound:
                 return (agreed, False) if len(agreed) >= min(want, 256) else None
-        if end >= len(head):
+        if end >= bound:
             return None
-        last, cut = text, cut * 2 - body
+        told = len(_lines_before(text, len(text.rstrip())).encode("utf-8"))  # (what it tells, if the next agrees)
+        grown = end + first if told >= want else body + (end - body) * min(4, max(2, -(-want // max(1, told))))
+        last, end = text, min(bound, grown)
+
+
+def _tag_bound(head: bytes, tags: int) -> int:
+    """Where the ``tags``-th ``<`` of ``head`` is (its length, when it holds fewer)."""
+    at = -1
+    for _ in range(tags):
+        at = head.find(b"<", at + 1)
+        if at < 0:
+            return len(head)
+    return at
 
 
 def _agreed(one: str, other: str) -> str:
@@ -157,9 +175,23 @@ def _render(page: bytes, codec: tuple[str, int], whole: bool) -> str | None:
         tree = html_worker.parse_page(text)
     except html_worker.ParserError:  # (a page of no element: its view is its text as preformatted)
         return html_worker.view_text(page).decode("utf-8") if whole else None
+    if _deeper(tree, MOST_DEPTH):
+        return None
     if not whole:
         _open_row_left_out(tree)
     return html_worker.render_tree(tree)
+
+
+def _deeper(tree: Any, most: int) -> bool:
+    """Whether an element of ``tree`` is more than ``most`` levels deep (lxml's walk of it, at C speed)."""
+    from lxml.etree import iterwalk
+
+    level = 0
+    for action, _ in iterwalk(tree, events=("start", "end")):
+        level += 1 if action == "start" else -1
+        if level > most:
+            return True
+    return False
 
 
 def _open_row_left_out(tree: Any) -> None:
