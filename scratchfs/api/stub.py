@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from scratchfs.api.html_preview import view_head, view_note
+from scratchfs.api.html_preview import ViewHead, view_head, view_note
 from scratchfs.api.jq_inputs import PLACEHOLDER
 from scratchfs.api.line_fit import LAST_LINES_BYTES, escape_bytes, lines_within
 from scratchfs.api.preview import hex_preview, make_preview
@@ -333,7 +333,8 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
         notes.format == "zip" and not notes.compressed) else ([], 0)
     reads = _LineReads(head, tail, size, notes.tail_lines and mode == "head")
     rendered = RenderedHead(head, size, limit) if mode == "head" and is_terminal(content_type, shape) else None
-    texts = view_head(head, size, limit) if mode == "head" and content_type == "html" else None  # (None: bytes)
+    texts = _text_view(notes, head, size, limit, MAX_STUB_BYTES - fixed) if (  # (None: its bytes)
+        mode == "head" and content_type == "html") else None
     while True:
         listing, shown = tar_listing(members, limit, notes.format or "tar") if members else ("", 0)
         drawn, viewed = rendered.fit(limit) if rendered is not None else None, None  # (viewed: an HTML page's text)
@@ -361,6 +362,14 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
             return _shape_given_way(Stub(handle, preview, size, note, lines, content_type, shape, tool), total)
         room = max(0, MAX_STUB_BYTES - (total - preview_cost) - 8)  # 8: the note's numbers may grow a digit
         limit = max(0, min(limit - 1, int(limit * room / max(1, preview_cost))))
+
+
+def _text_view(notes: _Note, head: bytes, size: int, limit: int, room: int) -> ViewHead | None:
+    """The first bytes of an HTML page's text view (:func:`~scratchfs.api.html_preview.view_head`), as many as its
+    preview can show: ``limit``, or fewer in ``room``, the stub's bytes but its note's, less the note's that names
+    them."""
+    note = view_note(notes.what, notes.call, 10 * size, False, notes.by_other)  # (its numbers at their longest)
+    return view_head(head, size, max(1, min(limit, room - _json_bytes(note))))
 
 
 def _shape_given_way(stub: Stub, total: int) -> Stub:

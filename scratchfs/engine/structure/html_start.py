@@ -31,9 +31,9 @@ from scratchfs.engine.structure.html_codec import declared_encoding, decode_as, 
 
 __all__ = ["FIRST_CUT_BYTES", "MOST_CUT_BYTES", "view_start"]
 
-FIRST_CUT_BYTES = 4 * 1024
-"""Bytes of the body (after its ``<body`` tag) of the first cut rendered, and how far past a cut whose text holds
-enough the cut that checks it ends."""
+FIRST_CUT_BYTES = 1024
+"""Bytes of the body (after its ``<body`` tag) of the first cut rendered; the cut that checks a cut whose text holds
+enough ends half of it past that one."""
 MOST_CUT_BYTES = 32 * 1024
 """Most bytes of the body of the last cut rendered (at least four times the preview's bytes, for a larger preview)."""
 MOST_TAGS = 1024
@@ -45,8 +45,9 @@ MOST_DEPTH = 128
 MOST_HEAD_BYTES = 256 * 1024
 """Where a ``<body`` tag is looked for (a page's ``<head>`` of inline styles and scripts): a body starting later
 counts from the page's start."""
-MOST_WHOLE_BYTES = 16 * 1024
-"""A whole page of at most these bytes (and :data:`MOST_TAGS`) is rendered whole (its view, exactly)."""
+MOST_WHOLE_BYTES = 6 * 1024
+"""A whole page of at most these bytes (and :data:`MOST_TAGS`) is rendered whole (its view, exactly): its cuts would
+cost about as much (the cut that holds a preview's text and the one that checks it: about 2 and 3 KiB)."""
 
 _BODY = re.compile(rb"<body[\s>/]", re.IGNORECASE)
 
@@ -91,7 +92,8 @@ def _view_start(head: bytes, size: int, want: int, cuts: tuple[int, int, int, in
         if end >= bound:
             return None
         told = len(_lines_before(text, len(text.rstrip())).encode("utf-8"))  # (what it tells, if the next agrees)
-        grown = end + first if told >= want else body + (end - body) * min(4, max(2, -(-want // max(1, told))))
+        grown = end + max(1, first // 2) if told >= want else body + (end - body) * min(4, max(2, -(-want // max(
+            1, told))))
         last, end = text, min(bound, grown)
 
 
