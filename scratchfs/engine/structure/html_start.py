@@ -4,23 +4,27 @@ markup, and is the same bytes ``view="text"`` reads from offset 0 (so the two ne
 
 The view of a whole 512 KiB page costs 0.1 s or more (inscriptis, pure Python), too much for a spill. So the page is
 cut after its ``<body`` tag and the cut rendered as the view renders the page (parsed by libxml2 and rendered by
-inscriptis in this process: the same functions the HTML worker runs, :mod:`scratchfs.engine.structure.html_worker`),
-at :data:`FIRST_CUT_BYTES` of the body and at twice that, then four times, ... up to :data:`MOST_CUT_BYTES` (or the
-sample's end), until two cuts' texts agree on enough bytes. What a cut changes is its text's end: the text cut in
-mid-word, the elements open at the cut closed (their margins), a table row cut short (its cells, or rendered on
-one line where the whole row takes several) -- so a table row open at the cut is left out of the cut's tree
-(inscriptis renders a table at its end, each row by itself), and only the text the two cuts agree on, up to its
-last line end, is kept: a line the later cut finishes differently is not. The proof that this is the view's start
-is empirical: ``tests/test_html_preview.py`` (every fixture, Hypothesis over pages of random pieces and cuts).
+inscriptis in this process: the same functions the HTML worker runs, :mod:`scratchfs.engine.structure.html_worker`;
+no worker process is started for a stub), at :data:`FIRST_CUT_BYTES` of the body, then at 2 to 4 times that (as
+far as its text falls short of what the preview asks for), until one cut's text holds enough; the next cut, half
+:data:`FIRST_CUT_BYTES` further, checks it. What a cut changes is its text's end: the text cut in mid-word, the
+elements open at the cut closed (their margins), a table row cut short (its cells, or rendered on one line where
+the whole row takes several) -- so a table row open at the cut is left out of the cut's tree (inscriptis renders a
+table at its end, each row by itself), the earlier cut's last line of text and the blank lines before it are left
+out, and only the whole lines the two cuts agree on before that are kept. The proof that this is the view's start
+is empirical: ``tests/test_html_preview.py`` (every HTML fixture and real-data page, Hypothesis over pages of random
+pieces, cuts of a few bytes and samples that stop short of the page).
 
 A page whose bytes decode otherwise in part of it than in the whole (not valid UTF-8 past the sample, with no byte
 order mark; what a browser decodes by: :func:`~scratchfs.engine.structure.html_codec.page_codec`) is told only when
 every way the whole could decode reads the cut the same. Anything else -- no element in a cut (the view would be
-the page as preformatted text), a page nested deeper than this thread's recursion renders, a library's error -- is
-``None``: the stub keeps its byte preview. Never raises (but MemoryError).
+the page as preformatted text), no text in the cuts, a cut of more than :data:`MOST_TAGS` tags or nested more than
+:data:`MOST_DEPTH` levels (or deeper than this thread's recursion renders), a library's error -- is ``None``: the
+stub keeps its byte preview. Never raises (but MemoryError).
 
-Cost: at most about ``2 * MOST_CUT_BYTES`` of the body and each cut's head parsed (libxml2, C speed) and rendered:
-``python bench/html_preview.py``."""
+Cost: the cuts rendered hold at most :data:`MOST_CUT_BYTES` of the body and :data:`MOST_TAGS` tags each, so a stub
+of 512 KiB of tags costs a few plain texts' (``tests/test_html_preview.py``); the Rust book's stub (shape and
+stub) 17 ms before, 24 ms since, on a loaded host: ``python bench/html_preview.py``."""
 
 from __future__ import annotations
 
