@@ -83,7 +83,13 @@ it: ``level.log@5+1024``, ``@5+1537`` and ``@0+16384``, whose first ERROR is on 
 1,024-byte stubs' shapes giving way; 3 records); then, branch newuser20 (a JSON array's note reads the items after
 those its preview shows whole, ``jq=".[8:][]"``, paged, where ``jq=".[0]"`` gave the first of them again and ended:
 ``array.json@0+172692``, ``big-array.json@0+600000`` and ``@0+783780``, 7 stubs of 3 records, their previews
-2 to 4 bytes shorter for the longer read; the shapes unchanged).
+2 to 4 bytes shorter for the longer read; the shapes unchanged); then, branch htmlpreview1 (an HTML page's ``head``
+preview is the start of its text view, the bytes ``view="text"`` reads from offset 0, and its note says so and
+names ``view="text", offset=N`` first, then the page's bytes from its start and the search, where it previewed the
+page's first bytes -- its ``<head>`` markup: ``browser-rust-book.html@whole`` and its slices at offset 0 of 3,000 to
+1 MiB bytes, and ``page.html@0+1024``, ``@0+1537``, ``@0+16384`` and ``@0+46842``, their two ``head`` stubs, 26
+stubs of 13 records; ``head+tail`` stubs, shapes and listings unchanged; ``browser-rust-book.html@0+1024`` keeps its
+bytes: its text view, of its ``<head>`` alone, is empty).
 """
 
 from __future__ import annotations

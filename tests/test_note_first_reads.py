@@ -78,12 +78,14 @@ def test_coloured_output_names_its_text_view_first(scratch_scope):
 
 def test_an_html_page_names_its_text_view_first_from_its_start(scratch_scope):
     """An HTML page's note named a raw read of its markup first and its text view third (after offset= and line=,
-    the model reading meta and link tags): the text view comes first now, once, from the text's start (the view is
-    paged by offset into the text, which no stored byte names), and running it gives the page's text."""
+    the model reading meta and link tags): the text view comes first now, once, from where the preview -- the
+    view's first bytes (``tests/test_html_preview.py``) -- stops, and running it gives the page's text on."""
     data = (FIXTURES / "browser-rust-book.html").read_bytes()
     stub = scratch_scope.spill(data, source_tool="browser.get")
     assert stub.content_type == "html"
-    assert _first_call(stub.note) == f'read_handle(handle="{stub.handle}", view="text")'
-    assert stub.note.count('view="text"') == 1 and ", offset=" in stub.note  # (the raw read still named, after it)
-    page = ScratchTools(scratch_scope).read_handle(stub.handle, view="text")
-    assert page["offset"] == 0 and "The Rust Programming Language" in page["text"] and "<" not in page["text"][:200]
+    covered = len(stub.preview.encode())
+    assert _first_call(stub.note) == f'read_handle(handle="{stub.handle}", view="text", offset={covered})'
+    assert stub.note.count('view="text"') == 2 and f'read_handle(handle="{stub.handle}") |' in stub.note  # (the
+    page = ScratchTools(scratch_scope).read_handle(stub.handle, view="text", offset=covered)  # raw read after it)
+    assert page["offset"] == covered and "Rust 2024 Edition" in stub.preview + page["text"][:200]
+    assert "<" not in page["text"][:200]

@@ -18,6 +18,7 @@ from hypothesis import example, given, reject, settings
 from hypothesis import strategies as st
 
 from scratchfs.api import shape, shape_binary, shape_log, shape_said, shape_table, shape_words, stub
+from scratchfs.api.html_preview import IN_TEXT_VIEW
 from scratchfs.api.json_part import PART_SHAPE
 from scratchfs.api.results import call_start, call_with
 from scratchfs.api.shape_binary import binary_kind
@@ -334,6 +335,9 @@ def test_stubs_are_built_as_before(args):
     handle = "h_" + "q" * 24
     new = build_stub(handle, data, tail, size, lines, content_type, shape_text, tool, preview, mode)
     old = reference_stub.build_stub(handle, data, tail, size, lines, content_type, shape_text, tool, preview, mode)
+    if IN_TEXT_VIEW in new.note and content_type == "html" and mode == "head":
+        assert (new.shape, new.size, new.lines) == (old.shape, old.size, old.lines)
+        return  # an HTML page's preview is the start of its text view since htmlpreview1 (tests/test_html_preview.py)
     if new.preview != old.preview and "\x1b" in old.preview:
         reject()  # a preview ends and starts on an escape sequence's boundary since the reference (d7a37fa)
     if new.preview != old.preview and ("\\" in old.preview or not old.preview.isascii()):

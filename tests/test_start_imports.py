@@ -21,15 +21,18 @@ def test_the_cli_and_the_servers_start_without_the_libraries_of_one_kind_of_read
 
 
 def test_the_first_html_read_and_image_shape_of_a_process_import_what_they_need(tmp_path):
-    """In a fresh process: a page's text view and selector read, a search for a no-break space (the view's spaces,
-    now in html_codec: seeking one in a page's text view seeks a space), and a PNG's dimensions in its shape."""
+    """In a fresh process: a page's spill (its preview is the start of its text view: the first spill of an HTML page
+    imports lxml and inscriptis, tests/test_html_preview.py), its text view and selector read, a search for a no-break
+    space (the view's spaces, now in html_codec: seeking one in a page's text view seeks a space), and a PNG's
+    dimensions in its shape."""
     code = """if True:
         import struct, sys
         from scratchfs import ScratchStore
         with ScratchStore(sys.argv[1]) as store:
             scope = store.scope("r", "a")
-            page = scope.spill(b"<html><body><h1>Title</h1><p>one\\xc2\\xa0two</p></body></html>", source_tool="t")
             assert "lxml" not in sys.modules
+            page = scope.spill(b"<html><body><h1>Title</h1><p>one\\xc2\\xa0two</p></body></html>", source_tool="t")
+            assert "lxml" in sys.modules and page.preview == "Title\\n\\none two\\n"  # (the start of its text view)
             print(scope.structure.text(page.handle).text.split())
             print(scope.structure.select(page.handle, "h1").items)
             print(len(scope.search(page.handle, match="one\\u00a0two", view="text").windows))

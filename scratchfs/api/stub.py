@@ -3,11 +3,13 @@ its compact JSON that its preview (:mod:`scratchfs.api.preview`) shrinks to fit,
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from scratchfs.api.html_preview import ViewHead, view_head, view_note
 from scratchfs.api.jq_inputs import PLACEHOLDER
 from scratchfs.api.line_fit import LAST_LINES_BYTES, escape_bytes, lines_within
 from scratchfs.api.preview import hex_preview, make_preview
@@ -159,14 +161,18 @@ class _Note:
                 f"{by_member} | {self.by_other}.")
 
     def text(self, covered: int, next_line: int, tail_offset: int | None, counts: _LineReads | None = None,
-             drawn: tuple[str, int] | None = None) -> str:
+             drawn: tuple[str, int] | None = None, viewed: bool | None = None) -> str:
         """The note of a preview that shows ``covered`` bytes of the start (and the tail from ``tail_offset``);
         ``counts``: the lines from ``next_line`` and the last lines that a read holds (:class:`_LineReads`, asked
         only for a read the note names; ``None`` or a count not known: as many as the average line holds);
-        ``drawn``: shown as a terminal shows them (:class:`~scratchfs.api.terminal_preview.RenderedHead`)."""
+        ``drawn``: shown as a terminal shows them (:class:`~scratchfs.api.terminal_preview.RenderedHead`);
+        ``viewed``: ``covered`` bytes of an HTML page's text view shown (``True``: all of it;
+        :class:`~scratchfs.api.html_preview.ViewHead`)."""
         what, size, average, shown = self.what, self.size, self.lines_average, AS_SHOWN if drawn else ""
         if size == 0:
             return f"{what}; it is empty."
+        if viewed is not None:
+            return view_note(what, self.call, covered, viewed, self.by_other)
         if covered >= size:
             return f"{what}; the preview shows all of it{AS_SHOWN_WHOLE if drawn else ''}."
         shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "") + shown
@@ -327,21 +333,25 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
         notes.format == "zip" and not notes.compressed) else ([], 0)
     reads = _LineReads(head, tail, size, notes.tail_lines and mode == "head")
     rendered = RenderedHead(head, size, limit) if mode == "head" and is_terminal(content_type, shape) else None
+    texts = _text_view(notes, head, size, limit, MAX_STUB_BYTES - fixed) if (  # (None: its bytes)
+        mode == "head" and content_type == "html") else None
     while True:
         listing, shown = tar_listing(members, limit, notes.format or "tar") if members else ("", 0)
-        drawn = rendered.fit(limit) if rendered is not None else None
+        drawn, viewed = rendered.fit(limit) if rendered is not None else None, None  # (viewed: an HTML page's text)
         if shown:  # a tar's first members, each with its data's bytes and offset
             preview, covered, tail_offset = listing, 0, None
         elif content_type == "binary":  # as a range read shows it: escaped control bytes would fill the stub
             preview, covered, tail_offset = hex_preview(head, size, limit)
+        elif texts is not None:  # an HTML page's text, from its view's start
+            (preview, covered, viewed), tail_offset = texts.fit(limit), None
         else:  # (terminal output: the last redraw of each line, what a terminal shows)
             preview, covered, tail_offset = (*drawn, None) if drawn else make_preview(head, tail, size, limit, mode)
         next_line = head.count(b"\n", 0, covered) + 1
         start = head.rfind(b"\n", 0, covered) + 1  # (where line next_line starts)
-        counted = shown or covered >= size or notes.lines_average is None  # (no line read named)
+        counted = shown or covered >= size or notes.lines_average is None or texts  # (no line read named)
         preview_cost = _json_bytes(preview) - 2
         note = notes.tar_text(members[:shown], packed) if shown else notes.text(
-            covered, next_line, tail_offset, reads.at(start), drawn)
+            covered, next_line, tail_offset, reads.at(start), drawn, viewed)
         total = fixed + preview_cost + _json_bytes(note) - 2
         if (total <= MAX_STUB_BYTES or not limit) and not counted and reads.count(notes.count):  # (a try that
             note = notes.text(covered, next_line, tail_offset, reads, drawn)  # may be kept: its counts, if they
@@ -349,14 +359,28 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
         if total <= MAX_STUB_BYTES:
             return Stub(handle, preview, size, note, lines, content_type, shape, tool)
         if limit == 0:  # the preview is gone and it still does not fit: the shape gives way too
-            stub = Stub(handle, preview, size, note, lines, content_type, shape, tool)
-            while shape and total > MAX_STUB_BYTES:
-                shape = shape[: max(0, len(shape) - (total - MAX_STUB_BYTES) - 1)] + "…" if len(shape) > 1 else ""
-                stub = Stub(handle, preview, size, note, lines, content_type, shape, tool)
-                total = len(stub.to_json().encode("utf-8"))
-            return stub
+            return _shape_given_way(Stub(handle, preview, size, note, lines, content_type, shape, tool), total)
         room = max(0, MAX_STUB_BYTES - (total - preview_cost) - 8)  # 8: the note's numbers may grow a digit
         limit = max(0, min(limit - 1, int(limit * room / max(1, preview_cost))))
+
+
+def _text_view(notes: _Note, head: bytes, size: int, limit: int, room: int) -> ViewHead | None:
+    """The first bytes of an HTML page's text view (:func:`~scratchfs.api.html_preview.view_head`), as many as its
+    preview can show: ``limit``, or fewer in ``room``, the stub's bytes but its note's, less the note's that names
+    them."""
+    note = view_note(notes.what, notes.call, 10 * size, False, notes.by_other)  # (its numbers at their longest)
+    return view_head(head, size, max(1, min(limit, room - _json_bytes(note))))
+
+
+def _shape_given_way(stub: Stub, total: int) -> Stub:
+    """``stub`` (``total``: the bytes of its JSON) with its shape cut (to ``""`` at most) until it fits
+    :data:`MAX_STUB_BYTES`."""
+    shape = stub.shape
+    while shape and total > MAX_STUB_BYTES:
+        shape = shape[: max(0, len(shape) - (total - MAX_STUB_BYTES) - 1)] + "…" if len(shape) > 1 else ""
+        stub = dataclasses.replace(stub, shape=shape)
+        total = len(stub.to_json().encode("utf-8"))
+    return stub
 
 
 _FIXED = len('{"handle":,"preview":"","size":,"lines":,"content_type":,"shape":,"note":""}')

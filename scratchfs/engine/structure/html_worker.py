@@ -61,9 +61,10 @@ from scratchfs.engine.structure.html_codec import declared_encoding, decode_as, 
 from scratchfs.engine.structure.html_render import element_text, parser_config
 from scratchfs.engine.structure.xml_select import FUNCTIONS, AnyTextContains, select_items
 
-__all__ = ["KEEP_AFTER_BYTES", "MAX_WORKERS", "RECURSION_LIMIT", "WORKER_MEMORY_BYTES", "SelectorTranslator", "TooDeep",
-           "compile_selector", "cut_page", "declared_encoding", "decode_as", "one_line", "page_codec", "page_text",
-           "parse_page", "run_html", "select_texts", "selector_problem", "view_text", "workers"]
+__all__ = ["KEEP_AFTER_BYTES", "MAX_WORKERS", "RECURSION_LIMIT", "WORKER_MEMORY_BYTES", "ParserError",
+           "SelectorTranslator", "TooDeep", "compile_selector", "cut_page", "declared_encoding", "decode_as",
+           "one_line", "page_codec", "page_text", "parse_page", "render_tree", "run_html", "select_texts",
+           "selector_problem", "strip_xml_declaration", "view_text", "workers"]
 
 MAX_WORKERS = 2
 """Most HTML worker processes alive at once."""
@@ -205,12 +206,28 @@ def view_text(page: bytes) -> bytes:
     if not text:
         return b""
     if text.startswith("<?xml "):  # (before the <pre> a page of no element is wrapped in)
-        text = _XML_DECLARATION.sub("", text, count=1)
+        text = strip_xml_declaration(text)
     try:
         tree = parse_page(text)
-    except lxml.etree.ParserError:  # as inscriptis: a page with no element at all is read as preformatted text
+    except ParserError:  # as inscriptis: a page with no element at all is read as preformatted text
         tree = parse_page("<pre>" + text + "</pre>")
-    return Inscriptis(tree, parser_config()).get_text().encode("utf-8")
+    return render_tree(tree).encode("utf-8")
+
+
+ParserError = lxml.etree.ParserError
+"""What :func:`parse_page` raises for a page of no element."""
+
+
+def strip_xml_declaration(text: str) -> str:
+    """``text`` without the XML declaration it starts with (``<?xml ...?>``), as inscriptis strips it."""
+    return _XML_DECLARATION.sub("", text, count=1)
+
+
+def render_tree(tree: Any) -> str:
+    """The text of a parsed page (:func:`parse_page`) as the text view renders it: ``inscriptis.get_text`` with
+    :func:`~scratchfs.engine.structure.html_render.parser_config`. Raises RecursionError for a page nested deeper
+    than Python's recursion limit lets it render."""
+    return Inscriptis(tree, parser_config()).get_text()
 
 
 _OPERATIONS = {"select": select_texts, "view": view_text, "xml": select_items}

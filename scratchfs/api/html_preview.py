@@ -1,0 +1,53 @@
+"""The preview of an HTML page: the start of its text view (``view="text"``: the page's text as a browser lays it
+out), where its first bytes are ``<!DOCTYPE>``, ``<meta>`` and ``<link>`` markup that tell nothing its shape (title,
+headings) does not (the Rust book's stub: 552 bytes of its ``<head>``). Its bytes are those the text view reads from
+offset 0 (:func:`~scratchfs.engine.structure.html_start.view_start`, told from cuts of the page's start), so the
+preview and the read never disagree, and the note reads on with ``view="text", offset=`` the bytes it shows. A page
+whose view's start is not told so (no text, nested too deeply, decoded otherwise past the sample) keeps the byte
+preview; so does a ``head+tail`` preview (its tail is the page's last bytes)."""
+
+from __future__ import annotations
+
+from scratchfs.api.preview import make_preview
+from scratchfs.api.stub_reads import after_handle
+from scratchfs.engine.structure.html_start import view_start
+
+__all__ = ["IN_TEXT_VIEW", "ViewHead", "view_head", "view_note"]
+
+IN_TEXT_VIEW = ' of its text view (view="text")'
+"""What a stub's note says after the bytes an HTML preview shows."""
+
+
+class ViewHead:
+    """The first bytes of an HTML page's text view (``head``: the page's first bytes, ``size``: its bytes, ``most``:
+    the preview's bytes), told once (a stub's fitting tries several previews: :meth:`fit`). ``found``: whether they
+    were told."""
+
+    def __init__(self, head: bytes, size: int, most: int) -> None:
+        told = view_start(head, size, most)
+        self.found = told is not None
+        self.text, self.whole = told or (b"", False)
+
+    def fit(self, limit: int) -> tuple[str, int, bool]:
+        """``(preview, bytes of the view it shows, whether that is all of the view)``: the view's first bytes, at most
+        ``limit`` of them, cut as a byte preview is (:func:`~scratchfs.api.preview.make_preview`)."""
+        text = self.text
+        preview, covered, _ = make_preview(text, b"", len(text) + (not self.whole), limit)
+        return preview, covered, self.whole and covered >= len(text)
+
+
+def view_head(head: bytes, size: int, most: int) -> ViewHead | None:
+    """The :class:`ViewHead` of an HTML page, if its view's first bytes were told (else ``None``: its bytes are
+    previewed)."""
+    found = ViewHead(head, size, most)
+    return found if found.found else None
+
+
+def view_note(what: str, call: str, covered: int, whole: bool, by_other: str) -> str:
+    """The note of an HTML preview that shows ``covered`` bytes of the text view (``whole``: all of it): ``what``
+    was stored, and the next calls -- the view read on from where the preview stops, the page's bytes by range from
+    its start (``call``: ``read_handle(handle=...``), ``by_other`` (a search)."""
+    if whole:
+        return f"{what}; the preview shows all{IN_TEXT_VIEW}. Next: {call}) | {by_other}."
+    return (f"{what}; the preview shows bytes 0-{covered}{IN_TEXT_VIEW}. Next: "
+            f"{call}, {after_handle(view='text', offset=covered)} | {call}) | {by_other}.")
