@@ -221,14 +221,24 @@ def rows_slurped(handle: str, filter: str, budget: int | None) -> Advice:
                      call.shown_when_long(shown))
 
 
-def slurped_array(exc: InvalidArgument, handle: str, filter: str, budget: int | None) -> InvalidArgument:
+def slurped_array(exc: InvalidArgument, handle: str, filter: str, budget: int | None,
+                  cells: bool = False) -> InvalidArgument:
     """``exc`` again, or, when it is jq's ``Cannot index array with string`` (:class:`JqFailed` whose ``keyed`` is
-    ``"array"``) on the first page of a slurp read of
-    ``handle`` whose ``filter`` (at most :data:`CALL_FILTER_CHARS`) does not begin with the array's items -- a
-    filter written for one record, run on the array of all of them --, that error saying so, with the call that runs
-    it on each record (``.[] | FILTER``, within the reply ``budget`` the caller gave)."""
-    if not isinstance(exc, JqFailed) or exc.keyed != "array" or len(filter) > CALL_FILTER_CHARS or \
-            _EACH_FIRST.match(filter):
+    ``"array"``) on the first page of a slurp read of ``handle``: with ``cells`` (its rows are arrays: a table whose
+    stub found no header line), that error saying a row is an array of its cells, indexed by number (``.[1]``, not
+    ``.size``), whatever the filter; else, when ``filter`` (at most :data:`CALL_FILTER_CHARS`) begins with neither
+    the array's items nor what only an array takes (``.[]``, ``map(``, ``max_by(``, ``length``) -- a filter written
+    for one record, run on the array of all of them --, that error saying so, with the call that runs it on each
+    record (``.[] | FILTER``, within the reply ``budget`` the caller gave). A filter written for the array
+    (``max_by(.size)``) is never told to run on each row: there it fails again."""
+    if not isinstance(exc, JqFailed) or exc.keyed != "array":
+        return exc
+    if cells:
+        return JqFailed(f"jq: {exc.reason}: this table has no header line, so each of its rows is an array of its "
+                        "cells, not an object: index a row's cells by number from 0, as its columns are numbered "
+                        "(.[1], not .name: max_by(.[1]), .[] | select(.[0] == \"x\"))", exc.reason, exc.keyed)
+    text = filter.strip()
+    if len(filter) > CALL_FILTER_CHARS or _EACH_FIRST.match(text) or _OVER_ARRAY.match(text):
         return exc
     return JqFailed(Advice.of(
         f"jq: {exc.reason}: with slurp=true the filter's input is one array of all the records (rows); "

@@ -202,7 +202,8 @@ class StructureReads(PageReads):
                 raise InvalidArgument(Advice.of(exc, ": ", paged_instead(handle, filter, form))) from None
             except InvalidArgument as exc:
                 if cursor is None:  # (a filter written for one record, run on the array of all of them)
-                    exc = slurped_array(exc, handle, filter, call_budget)
+                    cells = headless(kind, self.shape) or (layout is not None and not layout.headed)
+                    exc = slurped_array(exc, handle, filter, call_budget, cells=cells)
                 raise failed_at(exc, handle, filter, cursor, call_budget, slurp=True) from None
             page = failed_page(page, handle, filter, call_budget, slurp=True)
             return page if page.passed is None else seeing_passed(page, handle, call_budget)
