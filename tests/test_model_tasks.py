@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -52,3 +53,42 @@ def test_a_filter_over_the_array_of_rows_is_not_told_to_run_on_each_row(tools, s
         tools.call("read_handle", {"handle": stub.handle, "jq": "group_by(.region) | .total", "slurp": True})
     assert ".[] | group_by" not in str(caught.value), caught.value
     assert str(caught.value).startswith('jq: Cannot index array with string ("total")'), caught.value
+
+
+def _log() -> bytes:
+    rng = random.Random(3)
+    lines = []
+    for i in range(4000):
+        status = 503 if i % 97 == 5 else 200
+        lines.append(json.dumps({"ts": f"2026-12-06T08:{i // 60 % 60:02}:{i % 60:02}Z", "path": ["/a", "/b"][i % 2],
+                                 "status": status, "ms": round(rng.uniform(1, 90), 1)}))
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.parametrize(("filter", "each"), [
+    (".[] | select(.status >= 500) | .path", "select(.status >= 500) | .path"),
+    ("group_by(.path) | map(length)", None)])
+def test_a_filter_for_the_array_of_all_records_over_json_lines_is_told_jq_runs_on_each(tools, scratch_scope, filter,
+                                                                                        each):
+    """A JSON-lines log (its stub: "JSON lines, 4,000 records; record keys: ..."): ``.[] | select(.status >= 500)``
+    failed with 'Cannot index string with string' and jq's advice to skip the values the step cannot take
+    (``select(.x != null)``) -- no use: jq runs the filter on each record, an object, whose ``.[]`` are its values,
+    and it fails on every one. The refusal says so and names the calls that answer: the filter on each record
+    without its ``.[] |``, and the filter once over the array of all the records (slurp=true)."""
+    stub = scratch_scope.spill(_log(), source_tool="sh")
+    assert stub.content_type == "jsonl", stub.shape
+    with pytest.raises(JqFailed) as caught:
+        tools.call("read_handle", {"handle": stub.handle, "jq": filter})
+    message = str(caught.value)
+    assert "jq runs the filter on each record" in message and "select(.x != null)" not in message, message
+    slurped = f'read_handle(handle="{stub.handle}", jq="{filter}", slurp=True)'
+    assert slurped in message, message
+    assert (each is None) == ("on each record: " not in message), message
+    page = tools.call("read_handle", {"handle": stub.handle, "jq": filter, "slurp": True})
+    records = [json.loads(line) for line in _log().splitlines()]
+    if each is not None:
+        assert f'read_handle(handle="{stub.handle}", jq="{each}")' in message, message
+        assert page["results"] == [r["path"] for r in records if r["status"] >= 500], page
+        assert tools.call("read_handle", {"handle": stub.handle, "jq": each})["results"] == page["results"]
+    else:
+        assert page["results"] == [[2000, 2000]], page

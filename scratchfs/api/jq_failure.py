@@ -12,6 +12,7 @@ a ``select``), in words: no call is sure to mean what it meant.
 
 from __future__ import annotations
 
+import json
 import re
 
 from scratchfs.engine.structure.paging import ContentSource, ItemPage, cursor_position
@@ -26,7 +27,8 @@ from scratchfs.foundation.calls import Advice, Call, add_said
 from scratchfs.foundation.errors import InvalidArgument, JqFailed, NotJson
 
 __all__ = ["AROUND_BYTES", "CALL_FILTER_CHARS", "LONG_COLUMN_BYTES", "bytes_around", "each_item", "failed_at",
-           "failed_page", "read_on", "rows_slurped", "slurped_array", "stream_broken"]
+           "failed_page", "first_is_object", "read_on", "records_not_array", "rows_slurped", "slurped_array",
+           "stream_broken"]
 
 _STEP = r'(?:\.[A-Za-z_][A-Za-z0-9_]*|\."(?:[^"\\]|\\.)*"|\.?\[(?:-?\d+|"(?:[^"\\]|\\.)*")\])'
 """One step of a path: ``.name``, ``."a name"``, ``[3]``, ``.["a name"]``."""
@@ -244,3 +246,36 @@ def slurped_array(exc: InvalidArgument, handle: str, filter: str, budget: int | 
         f"jq: {exc.reason}: with slurp=true the filter's input is one array of all the records (rows); "
         "to run it on each of them: ", Call.of("read_handle", handle=handle, jq=f".[] | {filter}", slurp=True,
                                                budget=budget)), exc.reason, exc.keyed)
+
+
+def first_is_object(source: ContentSource) -> bool:
+    """Whether the first line of ``source`` (JSON lines), read within its first 64 KiB, is a JSON object. Never
+    raises but what ``source.read`` raises."""
+    head = source.read(0, _SCANNED_BYTES)
+    try:
+        return isinstance(json.loads(head.split(b"\n", 1)[0]), dict)
+    except ValueError:  # (not JSON, not UTF-8, or cut by the 64 KiB)
+        return False
+
+
+def records_not_array(exc: InvalidArgument, handle: str, filter: str, budget: int | None,
+                      objects: bool) -> InvalidArgument:
+    """``exc`` again, or, when it is jq's failure of a step (:class:`JqFailed`) on the first page of a jq read
+    (no slurp) of JSON lines whose records are objects (``objects``) with a ``filter`` (at most
+    :data:`CALL_FILTER_CHARS`) written for the array of all the records -- one that begins with its items or with
+    what only an array takes (``.[] | select(.status >= 500)``, ``map(``, ``group_by(``) --, that error saying jq
+    runs the filter on each record, with the call that runs it once over the array of them (``slurp=true``) and,
+    for ``.[] | X``, the call that runs ``X`` on each record. jq's own advice (a ``?`` or a ``select`` on the
+    failing step) is no use there: the step fails on every record."""
+    text = filter.strip()
+    if not isinstance(exc, JqFailed) or not objects or len(filter) > CALL_FILTER_CHARS or not (
+            _EACH_FIRST.match(text) or _OVER_ARRAY.match(text)):
+        return exc
+    found = each_item(text)
+    each = None if found is None or found[0] != "." else Call.of("read_handle", handle=handle, jq=found[1],
+                                                                 budget=budget)
+    return JqFailed(Advice.of(
+        f"jq: {exc.reason}: jq runs the filter on each record of these JSON lines (an object), not on an array of "
+        "them; ", *(("on each record: ", each, "; ") if each is not None else ()),
+        "once over the array of all the records: ", Call.of("read_handle", handle=handle, jq=filter, slurp=True,
+                                                            budget=budget)), exc.reason, exc.keyed)

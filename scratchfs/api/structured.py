@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from scratchfs.api.bad_records import mostly_json, seeing_passed, way_past
 from scratchfs.api.describe import json_top
-from scratchfs.api.jq_failure import failed_at, failed_page, rows_slurped, slurped_array
+from scratchfs.api.jq_failure import (
+    failed_at,
+    failed_page,
+    first_is_object,
+    records_not_array,
+    rows_slurped,
+    slurped_array,
+)
 from scratchfs.api.jq_inputs import refuse_inputs
 from scratchfs.api.jq_placeholder import HEAD_BYTES, is_placeholder, placeholder_refusal
 from scratchfs.api.json_part import PartSource, around_said, further_json, told_part
@@ -87,6 +94,8 @@ class StructureReads(PageReads):
                                     self.line_bytes, self.shape, src.size, slurp)
             except InvalidArgument as exc:  # (a streamed page fails whole: its first output is not the failing one)
                 exc = further_json(exc, handle, src) if part is None and kind != "json" else exc
+                if jsonl is not None and cursor is None:  # (a filter written for the array of all the records)
+                    exc = records_not_array(exc, handle, filter, call_budget, first_is_object(jsonl))
                 streamed = src.size > jsondoc.MAX_JQ_DOCUMENT_BYTES
                 raise failed_at(exc, handle, filter, None if streamed else cursor, call_budget,
                                 jsonl=jsonl, stream=is_stream(kind, self.shape)) from None
