@@ -8,8 +8,9 @@ import random
 
 import pytest
 
-from scratchfs import JqFailed
+from scratchfs import InvalidArgument, JqFailed
 from scratchfs.api.contract import ScratchTools
+from tests.test_structure_misfit import advised_calls
 
 
 @pytest.fixture
@@ -92,3 +93,39 @@ def test_a_filter_for_the_array_of_all_records_over_json_lines_is_told_jq_runs_o
         assert tools.call("read_handle", {"handle": stub.handle, "jq": each})["results"] == page["results"]
     else:
         assert page["results"] == [[2000, 2000]], page
+
+
+def _coloured_run() -> bytes:
+    """``pytest -v --color=yes`` of 701 tests, one failing: FAILURES on line 708."""
+    rule = "=" * 30
+    lines = [f"\x1b[1m{rule} test session starts {rule}\x1b[0m", "platform linux -- Python 3.11.7, pytest-9.2.0",
+             "rootdir: /tmp/toy", "\x1b[1mcollecting ... \x1b[0mcollected 701 items", ""]
+    lines += [f"test_calc.py::test_parse_many[{i}] \x1b[32mPASSED\x1b[0m\x1b[32m{' ' * 30}[{i // 7:3}%]\x1b[0m"
+              for i in range(700)]
+    lines += ["test_calc.py::test_discount_cap \x1b[31mFAILED\x1b[0m\x1b[31m [100%]\x1b[0m", "",
+              f"=================================== FAILURES {rule}", "_" * 20 + " test_discount_cap " + "_" * 20,
+              "E       assert 50.0 == 20.0",
+              f"\x1b[31m{rule} \x1b[31m\x1b[1m1 failed\x1b[0m, \x1b[32m700 passed\x1b[0m in 0.48s {rule}\x1b[0m"]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_a_text_view_from_a_line_the_shape_names_is_named_by_its_stored_byte(tools, scratch_scope):
+    """Coloured ``pytest --color=yes -v`` output: its stub's shape says ``FAILURES (line 708)`` and that
+    ``view="text"`` shows it without its escapes. ``view="text", line=708`` was refused naming only
+    ``raw_offset=N`` -- a stored byte the model did not have. The refusal names the call with line 708's byte, and
+    that call's page starts at the FAILURES line, rendered; plain text's refusal is unchanged."""
+    content = _coloured_run()
+    stub = scratch_scope.spill(content, source_tool="sh")
+    assert "FAILURES (line 708)" in stub.shape and 'view="text"' in stub.shape, stub.shape
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": stub.handle, "view": "text", "line": 708, "lines": 4})
+    at = content.index(b"\n=====") + 1
+    call = {"handle": stub.handle, "view": "text", "raw_offset": at}
+    assert advised_calls(str(caught.value)) == [call], caught.value
+    page = tools.call("read_handle", call)
+    assert page["text"].startswith("=" * 35 + " FAILURES ") and "\x1b" not in page["text"], page
+    assert "1 failed, 700 passed" in page["text"], page
+    plain = scratch_scope.spill(b"".join(b"line %d of plain text\n" % i for i in range(2000)), source_tool="sh")
+    with pytest.raises(InvalidArgument) as refused:
+        tools.call("read_handle", {"handle": plain.handle, "view": "text", "line": 10})
+    assert "starts at byte" not in str(refused.value), refused.value
