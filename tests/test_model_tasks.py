@@ -129,3 +129,24 @@ def test_a_text_view_from_a_line_the_shape_names_is_named_by_its_stored_byte(too
     with pytest.raises(InvalidArgument) as refused:
         tools.call("read_handle", {"handle": plain.handle, "view": "text", "line": 10})
     assert "starts at byte" not in str(refused.value), refused.value
+
+
+def test_a_headless_tables_jq_read_without_slurp_names_no_call_that_fails_on_every_row(tools, scratch_scope):
+    """``jq="select(.size > 400000) | .name"`` over ``dpkg-query``'s headless TSV, without slurp=true: the refusal
+    named ``jq=".[] | select(.size > 400000) | .name", slurp=True``, which fails on every row (a row is an array of
+    cells). It says rows are arrays of cells and names no such call; a filter indexing by number still gets the
+    call, which answers."""
+    content = _packages()
+    stub = scratch_scope.spill(content, source_tool="sh")
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": stub.handle, "jq": "select(.size > 400000) | .name"})
+    message = str(caught.value)
+    assert "no header line" in message and "array of its cells" in message, message
+    assert ".[] | select(.size" not in message, message
+    assert all("size" not in dict(named.arguments).get("jq", "") for named in caught.value.advice.calls), message
+    with pytest.raises(InvalidArgument) as by_number:
+        tools.call("read_handle", {"handle": stub.handle, "jq": "select(.[1] > 400000) | .[0]"})
+    call = {"handle": stub.handle, "jq": ".[] | select(.[1] > 400000) | .[0]", "slurp": True}
+    assert call in [dict(named.arguments) for named in by_number.value.advice.calls], by_number.value
+    rows = [line.split("\t") for line in content.decode().splitlines()]
+    assert tools.call("read_handle", call)["results"] == [row[0] for row in rows if int(row[1]) > 400000]

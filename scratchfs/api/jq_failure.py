@@ -203,13 +203,14 @@ def failed_at(exc: InvalidArgument, handle: str, filter: str, cursor: str | None
                               read_on(handle, filter, number + 1, budget, slurp)), exc.reason, exc.keyed)
 
 
-def rows_slurped(handle: str, filter: str, budget: int | None) -> Advice:
+def rows_slurped(handle: str, filter: str, budget: int | None, cells: bool = False) -> Advice:
     """The slurp read of a table ``handle`` (CSV/TSV, aligned by spaces or drawn with pipes) that does what jq
     ``filter``, given without slurp=true (which a table's rows refuse), means: ``filter`` as it is when it begins with
     the array's items or with what only an array takes (``.[]``, ``map(``, ``length``, ``group_by(``), every row
     (``.[]``) for ``.``, else ``.[] | FILTER``, the filter on each row; within the reply ``budget`` the caller gave
     (``None``: none); a call past :data:`~scratchfs.foundation.limits.LONG_CALL_BYTES` named in words (a face writes it
-    whole)."""
+    whole); with ``cells`` (a table whose stub found no header line), that each row is then an array of its cells,
+    indexed by number (a filter naming columns, ``.size``, fails on every row)."""
     text = filter.strip()
     if _EACH_FIRST.match(text) or _OVER_ARRAY.match(text):
         each, said, shown = text, "your filter over that array", "the same call with slurp=true"
@@ -218,9 +219,23 @@ def rows_slurped(handle: str, filter: str, budget: int | None) -> Advice:
     else:
         each, said, shown = f".[] | {text}", "your filter on each row", (
             'the same call with ".[] | " before your filter, and slurp=true')
+    if cells and _KEY_STEP.search(text):  # (a call naming columns by name: it fails on every row)
+        return Advice.of("with slurp=true, jq reads all its rows at once (. is the array of them); but ", _CELLS,
+                         ": write your filter so, with slurp=true")
     call = Call.of("read_handle", handle=handle, jq=each, slurp=True, budget=budget)
     return Advice.of(f"with slurp=true, jq reads all its rows at once (. is the array of them); {said}: ",
-                     call.shown_when_long(shown))
+                     call.shown_when_long(shown), *(("; " + _CELLS,) if cells else ()))
+
+
+_KEY_STEP = re.compile(r'(?<![\w\])"])\.(?:[A-Za-z_]|")')
+"""A step by key in a jq filter (``.size``, ``."a b"``), not a number's point, a field access after a value or
+``.[1]``."""
+
+
+_CELLS = ("this table has no header line, so each of its rows is an array of its cells, not an object: index a row's "
+          "cells by number from 0, as its columns are numbered (.[1], not .name: max_by(.[1]), "
+          '.[] | select(.[0] == "x"))')
+"""What a jq read of the rows of a table with no header line is told of them."""
 
 
 def slurped_array(exc: InvalidArgument, handle: str, filter: str, budget: int | None,
@@ -236,9 +251,7 @@ def slurped_array(exc: InvalidArgument, handle: str, filter: str, budget: int | 
     if not isinstance(exc, JqFailed) or exc.keyed != "array":
         return exc
     if cells:
-        return JqFailed(f"jq: {exc.reason}: this table has no header line, so each of its rows is an array of its "
-                        "cells, not an object: index a row's cells by number from 0, as its columns are numbered "
-                        "(.[1], not .name: max_by(.[1]), .[] | select(.[0] == \"x\"))", exc.reason, exc.keyed)
+        return JqFailed(f"jq: {exc.reason}: {_CELLS}", exc.reason, exc.keyed)
     text = filter.strip()
     if len(filter) > CALL_FILTER_CHARS or _EACH_FIRST.match(text) or _OVER_ARRAY.match(text):
         return exc

@@ -79,7 +79,8 @@ class StructureReads(PageReads):
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             if is_placeholder(filter):  # (before check_fits: a table's refusal names the rows read, as a call)
                 raise self._placeholder(src, kind, handle, blob)
-            slurp = rows_slurped(handle, filter, call_budget)  # (a table's: the jq read it takes, as a call)
+            slurp = rows_slurped(handle, filter, call_budget, headless(kind, self.shape))  # (a table's: the jq read
+            # it takes, as a call)
             self.check_fits(kind, "jq", handle, slurp)
             jsonl = src if kind == "jsonl" else None  # (where a parse error's record is)
             part = told_part(self.shape, src) if kind == "json" else None  # (text lines around the JSON)
