@@ -2,7 +2,8 @@
 
 Tasks: questions over real tool outputs (the four ``fixtures/``) and generated ones shaped like common tool results
 (a one-line 2.0 MB JSON API response, the EC2 model as one compact line, JSON lines, a build log with ANSI colours and
-``\\r`` progress redraws, a 1.2 MB shop page, a real ``pytest -v`` run of 3,000 tests). Each answer is computed from
+``\\r`` progress redraws, a 1.2 MB shop page, a real ``pytest -v`` run of 3,000 tests, ``dpkg-query``'s headerless
+TSV). Each answer is computed from
 the data with the plain library (``json``, ``csv``, ``re``) and is a short string; a task counts as answered by a
 strategy when the answer appears in what the strategy put into the context (ANSI escapes removed from raw output, to
 the peers' benefit).
@@ -31,6 +32,7 @@ import argparse
 import csv
 import io
 import json
+import math
 import os
 import random
 import re
@@ -100,6 +102,13 @@ def events_jsonl(rng: random.Random) -> bytes:
             "msg": ("upstream timeout from inventory-db" if status == 500 else "ok") + " " + "x" * rng.randrange(60),
         }).encode())
     return b"\n".join(out) + b"\n"
+
+
+def packages_tsv(rng: random.Random) -> bytes:
+    """``dpkg-query -W -f '${Package}\\t${Installed-Size}\\t${Version}\\n'`` of 900 packages: a TSV table with no
+    header line (about 26 KB), whose question needs every row (the largest)."""
+    return "".join(f"lib{rng.choice(['ssl', 'gtk', 'x11', 'py', 'llvm'])}-{i}\t{rng.randrange(10, 500_000)}\t"
+                   f"{rng.randrange(1, 9)}.{rng.randrange(30)}-{rng.randrange(9)}\n" for i in range(900)).encode()
 
 
 def build_log(rng: random.Random) -> bytes:
@@ -173,6 +182,7 @@ def contents() -> dict[str, bytes]:
     data["build.log"] = build_log(rng)
     data["shop.html"] = shop_page(rng)
     data["pytest.txt"] = pytest_run()
+    data["packages.tsv"] = packages_tsv(rng)
     return data
 
 
@@ -214,6 +224,11 @@ def _call(env: Env, **arguments: Any) -> str:
 
 def jq(flt: str, budget: int = BUDGET) -> Step:
     return lambda env: _call(env, jq=flt, budget=budget)
+
+
+def slurp(flt: str) -> Step:
+    """jq run once over the array of all the records or rows (``slurp=true``)."""
+    return lambda env: _call(env, jq=flt, slurp=True, budget=BUDGET)
 
 
 def records(first: int, count: int, flt: str | None = None) -> Step:
@@ -314,6 +329,9 @@ def tasks(data: dict[str, bytes]) -> list[Task]:
 
     events = [json.loads(line) for line in data["events.jsonl"].splitlines()]
     errors = [e for e in events if e["status"] == 500]
+    latency = {name: sum(e["latency_ms"] for e in events if e["service"] == name) /
+               sum(1 for e in events if e["service"] == name) for name in {e["service"] for e in events}}
+    slowest = max(sorted(latency), key=latency.__getitem__)
     out += [
         Task("jsonl-record-8000", "events.jsonl", "Which user made request 8000?", events[7999]["user"],
              '"seq": 8000,', [records(8000, 1)]),
@@ -323,7 +341,16 @@ def tasks(data: dict[str, bytes]) -> list[Task]:
              '"level": "error"', [records(9000, 1000, 'select(.level == "error") | .msg')]),
         Task("jsonl-last-ts", "events.jsonl", "When was the last event?", events[-1]["ts"], '"seq": 10000,',
              [records(10_000, 1)]),
+        Task("jsonl-slowest-service-mean", "events.jsonl", "Which service is slowest on average, and how slow?",
+             f"{slowest} {math.floor(latency[slowest])} ms", '"service"',
+             [slurp("group_by(.service) | map({s: .[0].service, ms: (map(.latency_ms) | add / length)}) "
+                    '| max_by(.ms) | "\\(.s) \\(.ms | floor) ms"')]),
     ]
+
+    packages = [line.split("\t") for line in data["packages.tsv"].decode().splitlines()]
+    out.append(Task("tsv-largest-package", "packages.tsv", "Which installed package is largest?",
+                    max(packages, key=lambda row: int(row[1]))[0], "\t[0-9]{6}\t",
+                    [slurp("max_by(.[1]) | .[0]")]))
 
     table = list(csv.reader(io.StringIO(data["query-packages-by-month.csv"].decode(), newline="")))
     body = table[1:]
@@ -489,7 +516,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for task in all_tasks:
         assert not set(task.answer) & set('"\\\n'), task.name  # answers are found verbatim in JSON text
         assert task.answer in data[task.content].decode("utf-8", "replace") or task.name.endswith("op-count") \
-            or task.name.startswith("log-") or task.name == "ec2-compact-late-op-input", task.name
+            or task.name.startswith("log-") or task.name == "ec2-compact-late-op-input" \
+            or task.name.endswith("-mean"), task.name  # (a mean: computed, in no output but an aggregate's)
     per_task: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as root, ScratchStore(root) as store, \
             ScratchStore(Path(root) / "lean", preview_bytes=LEAN_PREVIEW) as lean:

@@ -176,3 +176,43 @@ def test_any_key_a_note_names_reads_its_value(scope, doc, pad):
         assert got == sorted(doc)
         return
     assert got == _outputs_at(doc, named)
+
+
+def test_an_object_holding_the_largest_array_is_read_into_not_passed_over_for_one_with_more_keys(scope):
+    """An API response (modeltask1: ``{"status", "request_id", "data": {"store", "products": [3,000]},
+    "pagination": {page, pages, total}}``): the note named ``jq=".pagination"`` -- three numbers, ranked above
+    ``data`` by its key count (3 against 2) though ``data`` holds the 3,000 products the response is about. It names
+    the read into them, their first item, which answers as jq does."""
+    doc = {"status": "ok", "request_id": "req-1",
+           "data": {"store": {"id": 12, "name": "Central"},
+                    "products": [{"id": i, "sku": f"KX-{i}", "pricing": {"list": i / 4, "currency": "USD"}}
+                                 for i in range(3000)]},
+           "pagination": {"page": 1, "pages": 1, "total": 3000}}
+    stub = scope.spill(json.dumps(doc).encode(), source_tool="sh")
+    assert "data: {store: {id: int, name: str}, products: array(3000) of " in stub.shape, stub.shape
+    assert _named_jq(stub.note) == ".data.products[0]", stub.note
+    assert scope.structure.jq(stub.handle, ".data.products[0]").items == [doc["data"]["products"][0]]
+    assert _next_read({"data": {"a": 1, "b": 2}, "meta": {"x": 1, "y": 2, "z": 3}, "pad": "x" * 9000}) == ".meta"
+
+
+def test_a_streamed_object_is_read_into_its_largest_value_by_its_bytes_not_its_key_count(scope):
+    """The same response over the 512 KiB sample (719 KB, its top level streamed: ``data: object(2 keys: store,
+    products)``): ``.pagination`` was named for its 3 keys. ``data`` spans nearly every byte: the note names what
+    each of its keys holds (a few bytes, where ``.data`` is some ninety pages), and a small listed object beside
+    a larger array is still read whole."""
+    doc = {"status": "ok",
+           "data": {"store": {"id": 12}, "products": [{"id": i, "sku": f"KX-{i:06}", "tags": ["new", "eco"],
+                                                       "pricing": {"list": i / 4, "currency": "USD"}}
+                                                      for i in range(9000)]},
+           "pagination": {"page": 1, "pages": 1, "total": 9000}}
+    data = json.dumps(doc).encode()
+    assert len(data) > SAMPLE_BYTES
+    stub = scope.spill(data, source_tool="sh")
+    assert "data: object(2 keys: store, products), pagination: object(3 keys: " in stub.shape, stub.shape
+    assert _named_jq(stub.note) == ".data | map_values(type)", stub.note
+    assert scope.structure.jq(stub.handle, ".data | map_values(type)").items == [{"store": "object",
+                                                                                  "products": "array"}]
+    small = {"meta": {"a": 1, "b": 2}, "items": [{"id": i, "name": f"item {i}"} for i in range(30000)]}
+    big = json.dumps(small).encode()
+    assert len(big) > SAMPLE_BYTES
+    assert describe(big[:SAMPLE_BYTES], len(big), 1, BytesSource(big)).next_read == ".items[0]"

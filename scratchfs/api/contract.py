@@ -50,6 +50,7 @@ from scratchfs.api.bounds import bounded_range, check_end
 from scratchfs.api.counting import count_matches
 from scratchfs.api.encodings import check_encoding, search_form
 from scratchfs.api.listing import listing_reply
+from scratchfs.api.misfit import plain_view
 from scratchfs.api.missing import LOST_KEY, handle_started
 from scratchfs.api.preview import shown_preview
 from scratchfs.api.read_mixes import refuse_mixed
@@ -68,7 +69,7 @@ from scratchfs.api.search_calls import ENCODING_STRUCTURE, encoding_refusal
 from scratchfs.api.search_reply import as_given, count_reply, matches_reply, refused_as_given, window_hits, window_json
 from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_not_empty, check_shape
 from scratchfs.api.views import lead_inside_character, reply_size, reply_text, to_json
-from scratchfs.foundation.calls import Call, render_call
+from scratchfs.foundation.calls import Advice, Call, render_call
 from scratchfs.foundation.checks import HANDLE_RE, check_flag, check_handle, check_int, check_key, integral
 from scratchfs.foundation.errors import BadCursor, InvalidArgument, ScratchError
 from scratchfs.foundation.limits import (
@@ -239,7 +240,10 @@ class ScratchTools:
         given = {k: v for k, v in structure.items() if v is not None}
         asked = {"length": length, "line": line, "lines": lines, "match": match, "pattern": pattern,
                  "context": context, "max_matches": max_matches, "before": before, "end": given.pop("end", None)}
-        refuse_mixed(counting, given, asked, offset, ignore_case, handle, {"budget": budget, "encoding": encoding})
+        try:
+            refuse_mixed(counting, given, asked, offset, ignore_case, handle, {"budget": budget, "encoding": encoding})
+        except InvalidArgument as exc:
+            raise self._view_at_line(exc, handle, given, asked, counting or offset or ignore_case, budget) from None
         end = check_end(asked["end"])
         if (single := check_encoding(encoding)) is not None and given:
             raise encoding_refusal(handle, {**asked, "offset": offset or None, **given, "ignore_case": ignore_case
@@ -281,6 +285,33 @@ class ScratchTools:
             skip = lead_inside_character(result.data, scope.read_range(handle, result.offset - lead, lead).data)
             result = replace(result, offset=result.offset + skip, data=result.data[skip:])  # (no newline skipped)
         return lines_reply(result, budget)  # (bounded at end by the scope)
+
+    def _view_at_line(self, refused: InvalidArgument, handle: str, given: Mapping[str, Any],
+                      asked: Mapping[str, Any], other: object, budget: int | None) -> InvalidArgument:
+        """``refused`` (of ``view="text"`` with ``line=``, the mix of two reads) naming the text view of terminal
+        output from that stored line, ``raw_offset`` its first byte: the shape of coloured output gives its
+        sections' lines (``FAILURES (line 661)``), and the refusal named only ``raw_offset=N``, a byte the model
+        did not have. ``refused`` unchanged for an HTML page (whose view knows no stored byte), text with nothing
+        to render (:func:`~scratchfs.api.misfit.plain_view`: its view is refused), a line that does not read, or a
+        store out of reach; and for any other mix (``given`` the structure read's arguments, ``asked`` the others',
+        ``other`` true when the call counts or gives an offset or ignore_case too)."""
+        line = asked.get("line")
+        if other or given != {"view": "text"} or line is None or any(
+                value is not None for name, value in asked.items() if name not in ("line", "lines")):
+            return refused
+        try:
+            scope = self.scope
+            entry = scope.entry("handle", check_handle(handle))
+            if entry is None or plain_view(lambda at, n: scope.read_range(handle, at, n).data, entry.content_type,
+                                           entry.shape) or entry.content_type not in ("text", "log"):
+                return refused  # (an HTML page, or text with nothing to render: its own refusal stands)
+            at = scope.read_lines(handle, check_int(line, "line", -(2**63), 2**63), 1, cap=1).offset
+            budget = self._given_budget(budget)
+        except ScratchError:
+            return refused
+        return InvalidArgument(Advice.of(refused, f"; line {line:,} of the stored output starts at byte {at:,}, and "
+                                         "its text view from there is: ", Call.of(
+                                             "read_handle", handle=handle, view="text", raw_offset=at, budget=budget)))
 
     @staticmethod
     def _range(read: Callable[[int, int], Slice], offset: int, requested: int, budget: int, echo: int | None,

@@ -12,6 +12,7 @@ a ``select``), in words: no call is sure to mean what it meant.
 
 from __future__ import annotations
 
+import json
 import re
 
 from scratchfs.engine.structure.paging import ContentSource, ItemPage, cursor_position
@@ -26,7 +27,8 @@ from scratchfs.foundation.calls import Advice, Call, add_said
 from scratchfs.foundation.errors import InvalidArgument, JqFailed, NotJson
 
 __all__ = ["AROUND_BYTES", "CALL_FILTER_CHARS", "LONG_COLUMN_BYTES", "bytes_around", "each_item", "failed_at",
-           "failed_page", "read_on", "rows_slurped", "slurped_array", "stream_broken"]
+           "failed_page", "first_is_object", "read_on", "records_not_array", "rows_slurped", "slurped_array",
+           "stream_broken"]
 
 _STEP = r'(?:\.[A-Za-z_][A-Za-z0-9_]*|\."(?:[^"\\]|\\.)*"|\.?\[(?:-?\d+|"(?:[^"\\]|\\.)*")\])'
 """One step of a path: ``.name``, ``."a name"``, ``[3]``, ``.["a name"]``."""
@@ -201,13 +203,14 @@ def failed_at(exc: InvalidArgument, handle: str, filter: str, cursor: str | None
                               read_on(handle, filter, number + 1, budget, slurp)), exc.reason, exc.keyed)
 
 
-def rows_slurped(handle: str, filter: str, budget: int | None) -> Advice:
+def rows_slurped(handle: str, filter: str, budget: int | None, cells: bool = False) -> Advice:
     """The slurp read of a table ``handle`` (CSV/TSV, aligned by spaces or drawn with pipes) that does what jq
     ``filter``, given without slurp=true (which a table's rows refuse), means: ``filter`` as it is when it begins with
     the array's items or with what only an array takes (``.[]``, ``map(``, ``length``, ``group_by(``), every row
     (``.[]``) for ``.``, else ``.[] | FILTER``, the filter on each row; within the reply ``budget`` the caller gave
     (``None``: none); a call past :data:`~scratchfs.foundation.limits.LONG_CALL_BYTES` named in words (a face writes it
-    whole)."""
+    whole); with ``cells`` (a table whose stub found no header line), that each row is then an array of its cells,
+    indexed by number (a filter naming columns, ``.size``, fails on every row)."""
     text = filter.strip()
     if _EACH_FIRST.match(text) or _OVER_ARRAY.match(text):
         each, said, shown = text, "your filter over that array", "the same call with slurp=true"
@@ -216,21 +219,76 @@ def rows_slurped(handle: str, filter: str, budget: int | None) -> Advice:
     else:
         each, said, shown = f".[] | {text}", "your filter on each row", (
             'the same call with ".[] | " before your filter, and slurp=true')
+    if cells and _KEY_STEP.search(text):  # (a call naming columns by name: it fails on every row)
+        return Advice.of("with slurp=true, jq reads all its rows at once (. is the array of them); but ", _CELLS,
+                         ": write your filter so, with slurp=true")
     call = Call.of("read_handle", handle=handle, jq=each, slurp=True, budget=budget)
     return Advice.of(f"with slurp=true, jq reads all its rows at once (. is the array of them); {said}: ",
-                     call.shown_when_long(shown))
+                     call.shown_when_long(shown), *(("; " + _CELLS,) if cells else ()))
 
 
-def slurped_array(exc: InvalidArgument, handle: str, filter: str, budget: int | None) -> InvalidArgument:
+_KEY_STEP = re.compile(r'(?<![\w\])"])\.(?:[A-Za-z_]|")')
+"""A step by key in a jq filter (``.size``, ``."a b"``), not a number's point, a field access after a value or
+``.[1]``."""
+
+
+_CELLS = ("this table has no header line, so each of its rows is an array of its cells, not an object: index a row's "
+          "cells by number from 0, as its columns are numbered (.[1], not .name: max_by(.[1]), "
+          '.[] | select(.[0] == "x"))')
+"""What a jq read of the rows of a table with no header line is told of them."""
+
+
+def slurped_array(exc: InvalidArgument, handle: str, filter: str, budget: int | None,
+                  cells: bool = False) -> InvalidArgument:
     """``exc`` again, or, when it is jq's ``Cannot index array with string`` (:class:`JqFailed` whose ``keyed`` is
-    ``"array"``) on the first page of a slurp read of
-    ``handle`` whose ``filter`` (at most :data:`CALL_FILTER_CHARS`) does not begin with the array's items -- a
-    filter written for one record, run on the array of all of them --, that error saying so, with the call that runs
-    it on each record (``.[] | FILTER``, within the reply ``budget`` the caller gave)."""
-    if not isinstance(exc, JqFailed) or exc.keyed != "array" or len(filter) > CALL_FILTER_CHARS or \
-            _EACH_FIRST.match(filter):
+    ``"array"``) on the first page of a slurp read of ``handle``: with ``cells`` (its rows are arrays: a table whose
+    stub found no header line), that error saying a row is an array of its cells, indexed by number (``.[1]``, not
+    ``.size``), whatever the filter; else, when ``filter`` (at most :data:`CALL_FILTER_CHARS`) begins with neither
+    the array's items nor what only an array takes (``.[]``, ``map(``, ``max_by(``, ``length``) -- a filter written
+    for one record, run on the array of all of them --, that error saying so, with the call that runs it on each
+    record (``.[] | FILTER``, within the reply ``budget`` the caller gave). A filter written for the array
+    (``max_by(.size)``) is never told to run on each row: there it fails again."""
+    if not isinstance(exc, JqFailed) or exc.keyed != "array":
+        return exc
+    if cells:
+        return JqFailed(f"jq: {exc.reason}: {_CELLS}", exc.reason, exc.keyed)
+    text = filter.strip()
+    if len(filter) > CALL_FILTER_CHARS or _EACH_FIRST.match(text) or _OVER_ARRAY.match(text):
         return exc
     return JqFailed(Advice.of(
         f"jq: {exc.reason}: with slurp=true the filter's input is one array of all the records (rows); "
         "to run it on each of them: ", Call.of("read_handle", handle=handle, jq=f".[] | {filter}", slurp=True,
                                                budget=budget)), exc.reason, exc.keyed)
+
+
+def first_is_object(source: ContentSource) -> bool:
+    """Whether the first line of ``source`` (JSON lines), read within its first 64 KiB, is a JSON object. Never
+    raises but what ``source.read`` raises."""
+    head = source.read(0, _SCANNED_BYTES)
+    try:
+        return isinstance(json.loads(head.split(b"\n", 1)[0]), dict)
+    except ValueError:  # (not JSON, not UTF-8, or cut by the 64 KiB)
+        return False
+
+
+def records_not_array(exc: InvalidArgument, handle: str, filter: str, budget: int | None,
+                      objects: bool) -> InvalidArgument:
+    """``exc`` again, or, when it is jq's failure of a step (:class:`JqFailed`) on the first page of a jq read
+    (no slurp) of JSON lines whose records are objects (``objects``) with a ``filter`` (at most
+    :data:`CALL_FILTER_CHARS`) written for the array of all the records -- one that begins with its items or with
+    what only an array takes (``.[] | select(.status >= 500)``, ``map(``, ``group_by(``) --, that error saying jq
+    runs the filter on each record, with the call that runs it once over the array of them (``slurp=true``) and,
+    for ``.[] | X``, the call that runs ``X`` on each record. jq's own advice (a ``?`` or a ``select`` on the
+    failing step) is no use there: the step fails on every record."""
+    text = filter.strip()
+    if not isinstance(exc, JqFailed) or not objects or len(filter) > CALL_FILTER_CHARS or not (
+            _EACH_FIRST.match(text) or _OVER_ARRAY.match(text)):
+        return exc
+    found = each_item(text)
+    each = None if found is None or found[0] != "." else Call.of("read_handle", handle=handle, jq=found[1],
+                                                                 budget=budget)
+    return JqFailed(Advice.of(
+        f"jq: {exc.reason}: jq runs the filter on each record of these JSON lines (an object), not on an array of "
+        "them; ", *(("on each record: ", each, "; ") if each is not None else ()),
+        "once over the array of all the records: ", Call.of("read_handle", handle=handle, jq=filter, slurp=True,
+                                                            budget=budget)), exc.reason, exc.keyed)

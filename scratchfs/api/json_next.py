@@ -5,7 +5,9 @@ shape does not when the shape names every key (``JSON object, 3 keys: data: arra
 meta: {a: int}``), so the note then names a read that goes further: into the largest value (most items or keys; a
 long string after every container): ``.data[0]``, an array's first item when its items hold arrays or objects;
 ``.data``, an array of scalars; ``.meta | keys[]``, an object whose keys the shape does not list; ``.meta``, one whose
-keys it lists; ``.text``, a string of 200 characters or more; into the one object of an array of one (SARIF's
+keys it lists -- or, when it holds a value larger than its keys, the read into that value (an API's
+``{"data": {"store": {...}, "products": [3,000 items]}, "pagination": {3 keys}}``: ``.data.products[0]``, not
+``.pagination``) --; ``.text``, a string of 200 characters or more; into the one object of an array of one (SARIF's
 ``runs``: the whole report), its largest value (``.runs[0].results[0]``), or, its values not read (a top level
 streamed), what each holds (``.runs[0] | map_values(type)``). A key whose name the shape does not show whole and as
 it is (shortened, a character replaced by ``?``, a lone surrogate no UTF-8 note can carry) is never named.
@@ -20,7 +22,7 @@ from scratchfs.api.shape_top import LISTED_KEYS
 from scratchfs.api.shape_words import LONG_STRING_CHARS, key_name
 from scratchfs.engine.structure.toplevel import TopEntry, TopLevel
 
-__all__ = ["object_read", "top_read"]
+__all__ = ["WHOLE_OBJECT_CHARS", "object_read", "top_read"]
 
 _PLAIN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -46,6 +48,12 @@ def object_read(value: dict, fit: tuple[int, int] | None) -> str | None:
     :func:`~scratchfs.api.shape_merge.fitted_with` with ``fit``, the ``(depth, width)`` it described it at (``None``:
     no description fitted whole); ``None`` when that shape does not name every key of ``value`` (then ``keys`` lists
     what it does not). Never raises."""
+    best = _object_best(value, fit)
+    return None if best is None else best[0]
+
+
+def _object_best(value: dict, fit: tuple[int, int] | None) -> tuple[str, int] | None:
+    """:func:`object_read`'s read and its rank (the items or keys of the value it reads into, 1 for a string)."""
     if fit is None or fit[0] < 1 or len(value) > fit[1]:
         return None
     depth, width = fit[0] - 1, fit[1]  # (how each key's value is described)
@@ -57,21 +65,41 @@ def object_read(value: dict, fit: tuple[int, int] | None) -> str | None:
         if isinstance(item, list) and item:
             nested = any(isinstance(one, (dict, list)) for one in item)
             inner = object_read(item[0], (depth, width)) if len(item) == 1 and isinstance(item[0], dict) else None
-            reads.append((f"{path}[0]{inner}" if inner is not None and inner.startswith(".") and " " not in inner
+            reads.append((f"{path}[0]{inner}" if inner is not None and _plain_path(inner)
                           else f"{path}[0]" if nested else path, len(item) + 2))  # (items of scalars: all; the one
             # object of an array of one, SARIF's runs: the read into it, .runs[0].results[0], not the whole of it)
         elif isinstance(item, dict) and item:
             listed = depth >= 1 and len(item) <= width
-            reads.append((path if listed else f"{path} | keys[]", len(item) + 2))
+            inner = _object_best(item, (depth, width)) if listed else None
+            if inner is not None and inner[1] > len(item) + 2 and _plain_path(inner[0]):
+                reads.append((f"{path}{inner[0]}", inner[1]))  # (an object holding a larger value than its keys:
+                # {"data": {"store": {...}, "products": [3,000 items]}} reads .data.products[0], not a smaller
+                # object beside it with more keys, .pagination)
+            else:
+                reads.append((path if listed else f"{path} | keys[]", len(item) + 2))
         elif isinstance(item, str) and len(item) >= LONG_STRING_CHARS:
             reads.append((path, 1))
-    return _best(reads)
+    return max(reads, key=lambda read: read[1]) if reads else None
+
+
+def _plain_path(read: str) -> bool:
+    """Whether ``read`` is a path alone (``.products[0]``), which a path before it extends."""
+    return read.startswith(".") and " " not in read
+
+
+WHOLE_OBJECT_CHARS = 8192
+"""Most characters of JSON text of a streamed top-level object whose keys the shape lists that the note reads whole
+(``.meta``); a larger one is read for what each key holds (``.data | map_values(type)``)."""
 
 
 def top_read(top: TopLevel, listed: bool) -> str | None:
     """The read further than ``keys`` into a JSON object's top level read by streaming
     (:func:`~scratchfs.engine.structure.toplevel.top_level`), whose shape (:func:`~scratchfs.api.shape_top.top_shape`)
-    named every key when ``listed``; ``None`` when it did not, or the document was not read to its end."""
+    named every key when ``listed``, into its largest container by the characters of its JSON text (a long string
+    after every container); ``None`` when the shape did not name every key, or the document was not read to its
+    end. A listed object past :data:`WHOLE_OBJECT_CHARS` is read for what each key holds: an API's ``{"data":
+    {"store", "products": [3,000 items]}, "pagination": {3 keys}}`` reads ``.data | map_values(type)``, where the
+    count of keys ranked ``.pagination`` first."""
     if top.kind != "object" or not top.complete or not listed:
         return None
     return _best([read for entry in top.entries if (read := _entry_read(entry)) is not None])
@@ -86,10 +114,12 @@ def _entry_read(entry: TopEntry) -> tuple[str, int] | None:
         # report, pages of parts read whole; what each of its keys holds, a few bytes, for the read into one)
     if entry.kind == "array" and entry.count:
         nested = bool(entry.names) or entry.item_kind in ("object", "array")
-        return (f"{path}[0]" if nested else path), entry.count + 2
+        return (f"{path}[0]" if nested else path), entry.chars + 2
     if entry.kind == "object" and entry.count:
         listed = entry.count <= min(len(entry.names), LISTED_KEYS)
-        return (path if listed else f"{path} | keys[]"), entry.count + 2
+        if listed and entry.chars > WHOLE_OBJECT_CHARS:  # (its keys named, what they hold not read: each one's type,
+            return f"{path} | map_values(type)", entry.chars + 2  # a few bytes, where the whole is many pages)
+        return (path if listed else f"{path} | keys[]"), entry.chars + 2
     if entry.kind == "str" and entry.count >= LONG_STRING_CHARS:
         return path, 1
     return None

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from scratchfs.api.bad_records import mostly_json, seeing_passed, way_past
 from scratchfs.api.describe import json_top
-from scratchfs.api.jq_failure import failed_at, failed_page, rows_slurped, slurped_array
+from scratchfs.api.jq_failure import (
+    failed_at,
+    failed_page,
+    first_is_object,
+    records_not_array,
+    rows_slurped,
+    slurped_array,
+)
 from scratchfs.api.jq_inputs import refuse_inputs
 from scratchfs.api.jq_placeholder import HEAD_BYTES, is_placeholder, placeholder_refusal
 from scratchfs.api.json_part import PartSource, around_said, further_json, told_part
@@ -72,7 +79,8 @@ class StructureReads(PageReads):
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             if is_placeholder(filter):  # (before check_fits: a table's refusal names the rows read, as a call)
                 raise self._placeholder(src, kind, handle, blob)
-            slurp = rows_slurped(handle, filter, call_budget)  # (a table's: the jq read it takes, as a call)
+            slurp = rows_slurped(handle, filter, call_budget, headless(kind, self.shape))  # (a table's: the jq read
+            # it takes, as a call)
             self.check_fits(kind, "jq", handle, slurp)
             jsonl = src if kind == "jsonl" else None  # (where a parse error's record is)
             part = told_part(self.shape, src) if kind == "json" else None  # (text lines around the JSON)
@@ -87,6 +95,8 @@ class StructureReads(PageReads):
                                     self.line_bytes, self.shape, src.size, slurp)
             except InvalidArgument as exc:  # (a streamed page fails whole: its first output is not the failing one)
                 exc = further_json(exc, handle, src) if part is None and kind != "json" else exc
+                if jsonl is not None and cursor is None:  # (a filter written for the array of all the records)
+                    exc = records_not_array(exc, handle, filter, call_budget, first_is_object(jsonl))
                 streamed = src.size > jsondoc.MAX_JQ_DOCUMENT_BYTES
                 raise failed_at(exc, handle, filter, None if streamed else cursor, call_budget,
                                 jsonl=jsonl, stream=is_stream(kind, self.shape)) from None
@@ -202,7 +212,8 @@ class StructureReads(PageReads):
                 raise InvalidArgument(Advice.of(exc, ": ", paged_instead(handle, filter, form))) from None
             except InvalidArgument as exc:
                 if cursor is None:  # (a filter written for one record, run on the array of all of them)
-                    exc = slurped_array(exc, handle, filter, call_budget)
+                    cells = headless(kind, self.shape) or (layout is not None and not layout.headed)
+                    exc = slurped_array(exc, handle, filter, call_budget, cells=cells)
                 raise failed_at(exc, handle, filter, cursor, call_budget, slurp=True) from None
             page = failed_page(page, handle, filter, call_budget, slurp=True)
             return page if page.passed is None else seeing_passed(page, handle, call_budget)

@@ -42,11 +42,13 @@ class TopEntry:
     ``names`` (an object's first keys; an array's items' first keys, in the order first seen), ``item_kind`` (an
     array's first item's kind), ``mixed`` (an array's items read are of more than one kind: numbers, whole or not,
     are one), ``common`` (of an array of objects: the keys every item read holds), ``cut``: the scan stopped inside
-    its value (its count is of what was read: at least that many)."""
+    its value (its count is of what was read: at least that many); ``chars``: characters of JSON text a member's
+    value spans, from its first to its last (0 for an array's items and a value the scan stops inside)."""
 
     key: str | None
     kind: str = "null"
     count: int = 0
+    chars: int = 0
     names: list[str] = field(default_factory=list)
     item_kind: str = ""
     cut: bool = False
@@ -86,6 +88,7 @@ class _Text:
         self.read_bytes = 0
         self.text = ""
         self.pos = 0
+        self.dropped = 0  # characters consumed and dropped from the front: text[pos] is character dropped + pos
         self.decoder = codecs.getincrementaldecoder("utf-8")()
         self.stop: _Stop | None = None  # where a refill ahead of need stopped: raised at the next real need
 
@@ -108,7 +111,7 @@ class _Text:
             raise _Stop("end")
         self.read_bytes += len(data)
         if self.pos > CHUNK_BYTES:
-            self.text, self.pos = self.text[self.pos :], 0
+            self.text, self.dropped, self.pos = self.text[self.pos :], self.dropped + self.pos, 0
         if len(self.text) - self.pos > MAX_BUFFER_CHARS:
             raise _Stop("a value larger than the buffer")
         try:
@@ -487,6 +490,7 @@ def _members(text: _Text, found: TopLevel, max_entries: int, max_names: int) -> 
         first = text.peek_now()
         if first is None:
             first = yield from text.peek()
+        start = text.dropped + text.pos
         if first in "{[" and first:  # (its opening and first children read here: no generator unless it runs out)
             entry.kind = "object" if first == "{" else "array"
             text.pos += 1
@@ -500,7 +504,7 @@ def _members(text: _Text, found: TopLevel, max_entries: int, max_names: int) -> 
                 value = yield from text.value()
             entry.kind = _kind(value)
             entry.count = len(value.encode("utf-8")) if isinstance(value, str) else 0
-        entry.cut = False
+        entry.cut, entry.chars = False, text.dropped + text.pos - start
         following = text.peek_now()
         if following is None:
             following = yield from text.peek()
