@@ -147,3 +147,16 @@ def test_sqlite_out_of_memory_is_named_as_memory_not_as_a_failing_disk(name, cod
     text = str(index_error(exc, "opening the index"))
     assert ("out of memory or address space" in text) is memory, text
     assert ("failing device" in text) is (not memory), text
+
+
+def test_a_file_system_call_out_of_memory_is_told_as_sqlites_is():
+    """ENOMEM from a file-system call (the root's listing under ``ulimit -v``, as the CI's memory-limit spill met it)
+    said only "Cannot allocate memory", where SQLite's own out-of-memory says what limit to look at: both say the
+    same now, which the spill under a memory limit above names as one of its two one-line exits."""
+    import errno
+
+    from scratchfs.foundation.errors import storage_error
+
+    said = str(storage_error(OSError(errno.ENOMEM, os.strerror(errno.ENOMEM)), "cannot list the store root /r"))
+    assert said == ("cannot list the store root /r: out of memory or address space (the process's memory limit, "
+                    "ulimit -v, or the machine's)")

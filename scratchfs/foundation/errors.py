@@ -447,6 +447,7 @@ _REASONS = {
     errno.EMFILE: "too many open files in this process",
     errno.ENFILE: "too many open files in the system",
     errno.EIO: "an input/output error",
+    errno.ENOMEM: "out of memory or address space (the process's memory limit, ulimit -v, or the machine's)",
 }
 
 
