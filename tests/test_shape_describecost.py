@@ -5,6 +5,7 @@ inputs that reach the gate's edge, and shown taken. One section a helper, named 
 from __future__ import annotations
 
 import re
+import sys
 
 import pytest
 from hypothesis import example, given, settings
@@ -783,7 +784,8 @@ def test_describecost_classes_the_line_scans_are_bitmaps():
         assert {b for b in range(256) if re.fullmatch(ranges, bytes([b]))} == {
             b for b in range(256) if re.fullmatch(negated, bytes([b]))}
         assert _re_compiler.CHARSET in _re_compiler._code(_re_parser.parse(ranges), 0)
-        assert _re_compiler.CHARSET not in _re_compiler._code(_re_parser.parse(negated), 0)
+        if sys.version_info >= (3, 11):  # (3.10's compiler makes a negated pair a bitmap itself: nothing to gain)
+            assert _re_compiler.CHARSET not in _re_compiler._code(_re_parser.parse(negated), 0)
     for new, source, _pieces in _CLASS_CASES.values():
         assert _negated_pairs(re.compile(source)) and new.pattern == text_module.bitmap_classes(source)
         assert all(items == [(_re_parser.NEGATE, None), (_re_parser.CATEGORY, _re_parser.CATEGORY_SPACE)]
