@@ -24,7 +24,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from scratchfs.api.encodings import decode_single
-from scratchfs.foundation.text import invalid_utf8_bytes, utf8_lead_length, utf8_partial_tail, utf8_suffix_start
+from scratchfs.foundation.text import (
+    invalid_utf8_bytes,
+    utf8_but_cut_end,
+    utf8_lead_length,
+    utf8_partial_tail,
+    utf8_suffix_start,
+)
 
 HEX_LINE_BYTES = 16
 """Content bytes per hex-dump line."""
@@ -110,7 +116,7 @@ def text_piece(raw: bytes, offset: int, size: int, *, before: bytes | None = b""
         lead = min(lead, max(0, keep_from - offset))
     end = offset + len(raw)
     tail = utf8_partial_tail(raw[lead:]) if end < size else 0
-    if tail and not _valid_prefix(raw[len(raw) - tail :]):
+    if tail and not utf8_but_cut_end(raw[len(raw) - tail :]):
         tail = 0  # not the start of a real character: show it, replaced
     if keep_to is not None:
         tail = min(tail, max(0, end - keep_to))
@@ -118,15 +124,6 @@ def text_piece(raw: bytes, offset: int, size: int, *, before: bytes | None = b""
     text = body.decode("utf-8", "replace")
     replaced = invalid_utf8_bytes(body) if "\ufffd" in text else 0
     return Piece(offset + lead, len(body), text, replaced)
-
-
-def _valid_prefix(part: bytes) -> bool:
-    """True if ``part`` (1 to 3 bytes) can begin a valid UTF-8 character."""
-    try:
-        part.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return exc.reason == "unexpected end of data"
-    return True
 
 
 def hex_piece(raw: bytes, offset: int) -> Piece:
@@ -159,7 +156,7 @@ def reads_as_text(raw: bytes, offset: int, size: int, before: bytes = b"") -> bo
     if offset > 0 and lead_inside_character(raw, before):
         return False
     tail = utf8_partial_tail(raw) if offset + len(raw) < size else 0
-    if tail and not _valid_prefix(raw[len(raw) - tail :]):
+    if tail and not utf8_but_cut_end(raw[len(raw) - tail :]):
         tail = 0
     body = raw[: len(raw) - tail]
     try:

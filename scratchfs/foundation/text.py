@@ -168,6 +168,16 @@ def decode_or_none(data: bytes) -> str | None:
         return None
 
 
+def utf8_but_cut_end(data: bytes) -> bool:
+    """Whether ``data`` is valid UTF-8 (RFC 3629) but perhaps for one character cut short at its end (a cut sample,
+    or the first 1-3 bytes of a character). Never raises."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.reason == "unexpected end of data"
+    return True
+
+
 def invalid_utf8_bytes(data: bytes) -> int:
     """How many bytes of ``data`` are part of no UTF-8 character (RFC 3629): what a decode with ``errors="replace"``
     shows as U+FFFD (0 for valid UTF-8)."""
@@ -325,5 +335,5 @@ def grep_files(head: bytes, paths: set[bytes], sample: bytes) -> int:
 __all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "SIZE_UNITS", "bitmap_classes", "clipped", "decode_or_none",
            "digits_int", "grep_files", "grep_runs", "invalid_utf8_bytes", "is_digits", "is_utf8_text",
            "json_string_bytes", "line_stats", "name_bytes", "not_a_size", "one_line", "plural", "quote", "shorten",
-           "size_bytes", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix", "utf8_suffix_start", "utf8_text",
-           "within_chars"]
+           "size_bytes", "utf8_but_cut_end", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix",
+           "utf8_suffix_start", "utf8_text", "within_chars"]

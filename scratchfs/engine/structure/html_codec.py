@@ -9,6 +9,8 @@ from __future__ import annotations
 import codecs
 import re
 
+from scratchfs.foundation.text import utf8_but_cut_end
+
 __all__ = ["VIEW_SPACES", "declared_encoding", "decode_as", "page_codec", "page_text", "view_spaces"]
 
 _META = re.compile(rb"<!--.*?-->|<meta(?=[\s/])([^>]*)>", re.IGNORECASE | re.DOTALL)
@@ -85,12 +87,7 @@ def page_codec(page: bytes) -> tuple[str, int]:
                         (codecs.BOM_UTF16_BE, "utf-16-be")):
         if page.startswith(mark):
             return codec, len(mark)
-    try:
-        page.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if exc.reason == "unexpected end of data":  # valid but for a character cut at the end (a cut sample)
-            return "utf-8", 0
-    else:
+    if utf8_but_cut_end(page):  # (valid but for a character cut at the end: a cut sample)
         return "utf-8", 0
     codec = declared_encoding(page)
     if codec is not None:

@@ -32,6 +32,7 @@ import re
 from typing import Any
 
 from scratchfs.engine.structure.html_codec import declared_encoding, decode_as, page_codec
+from scratchfs.foundation.text import utf8_but_cut_end
 
 __all__ = ["FIRST_CUT_BYTES", "MOST_CUT_BYTES", "view_start"]
 
@@ -146,7 +147,7 @@ def _codec(cut: bytes) -> tuple[str, int] | None:
     if skip:
         return codec, skip
     declared = declared_encoding(cut)  # (the first 1,024 bytes: the whole's prescan reads the same)
-    if codec == "utf-8" and _valid(cut):  # the whole: UTF-8, or if not valid, as it declares or guessed
+    if codec == "utf-8" and utf8_but_cut_end(cut):  # the whole: UTF-8, or if not valid, as it declares or guessed
         others = [declared] if declared else ["utf-8", "windows-1252"]
     elif declared:  # not valid here, so not in the whole: as it declares
         return declared, 0
@@ -154,15 +155,6 @@ def _codec(cut: bytes) -> tuple[str, int] | None:
         others = ["utf-8", "windows-1252"]
     text = decode_as(cut, codec)
     return (codec, 0) if all(decode_as(cut, other) == text for other in others if other != codec) else None
-
-
-def _valid(data: bytes) -> bool:
-    """Whether ``data`` is valid UTF-8 but for a character cut at its end."""
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return exc.reason == "unexpected end of data"
-    return True
 
 
 def _render(page: bytes, codec: tuple[str, int], whole: bool) -> str | None:
