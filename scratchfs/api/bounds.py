@@ -1,7 +1,9 @@
 """Range and line reads, and searches, bounded at a byte (``read_handle(..., end=N)``): a member of a tar or zip
 read by its offset and length goes on, by its ``next_call``, within the member and ends where it ends -- not into the
 next member's header or the archive's padding, as a read of the same length from the last byte shown did -- and a
-search with ``offset=`` and ``end=`` looks inside the member alone (:func:`check_search_end`).
+search with ``offset=`` and ``end=`` looks inside the member alone (:func:`check_search_end`). A read of its last
+lines (``line=-N``) takes ``offset=`` too, the member's first byte, as its lower bound (:func:`lines_within`): it
+and the reads its ``next_call`` chain back to stop there, never showing the member's header or an earlier member.
 
 A bounded read treats byte ``end`` as the content's end: it shows no byte from there, its ``remaining`` counts the
 bytes before it, its ``next_call`` carries ``end`` (and is ``None`` once the read reaches it), and a character the
@@ -21,7 +23,7 @@ from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES
 from scratchfs.foundation.text import plural
 
 __all__ = ["bounded_lines", "bounded_miss", "bounded_range", "check_end", "check_search_end", "last_lines_within",
-           "line_past_end", "offset_past_end", "tail_line"]
+           "line_past_end", "lines_within", "offset_past_end", "tail_line"]
 
 
 def check_end(end: object) -> int | None:
@@ -101,6 +103,22 @@ def tail_line(line: object, end: int | None, line_at: Callable[[int], int]) -> o
     return max(1, last + 1 + line)
 
 
+def lines_within(ls: LineSlice, start: int | None, end: int | None,
+                 lines_from: Callable[[int], LineSlice]) -> LineSlice:
+    """``ls`` (a read from the end, ``line=-N``) bounded below at byte ``start`` (``offset=`` beside it: a member's
+    first byte; ``None``: ``ls`` itself): when it starts before ``start`` (it named a line before the member's
+    first, or the line holding ``start`` begins before it, in the member's header), the lines from ``start`` on
+    instead (``lines_from(offset)``: the line read from that byte, bounded at ``end``); ``start`` is kept, so its
+    ``next_call`` goes back no further. Raises InvalidArgument (``end`` not after ``start``)."""
+    if start is None:
+        return ls
+    if end is not None:
+        _check_within(start, end, ls.size)
+    if ls.offset < start:
+        ls = replace(lines_from(start), asked=ls.asked)
+    return replace(ls, start=start)
+
+
 def last_lines_within(ls: LineSlice, cap: int, read: Callable[[int, int], bytes],
                       lines_from: Callable[[int], LineSlice]) -> LineSlice:
     """A read from the end (``ls``, ``asked`` set) that ``cap`` (bytes) stopped before its bound (``end`` or the
@@ -120,7 +138,7 @@ def last_lines_within(ls: LineSlice, cap: int, read: Callable[[int, int], bytes]
     last = lines_from(at + 1 if inside else start)  # character's first (LineSlice.last_bytes)
     if ls.first_line + ls.requested <= last.first_line + last.lines - 1:  # (it did not ask up to the bound)
         return ls
-    last = replace(last, asked=ls.asked, requested=ls.requested, inside=inside)
+    last = replace(last, asked=ls.asked, requested=ls.requested, inside=inside, start=ls.start)
     return last.last_bytes(len(last.data)) if inside else last
 
 

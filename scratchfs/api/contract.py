@@ -18,8 +18,9 @@ byte range (or a search window) of binary content that is text (a tar member of 
   cap or the budget) goes on by ``offset=next_offset, lines=N``: no byte is skipped. A negative ``line`` counts from
   the end (``-1``: the last line; ``first_line`` is the positive number); one before the first line reads from line
   1, as ``tail -n`` does, and adds a ``note`` saying so. Such a read that reaches the end goes back by its
-  ``next_call`` (``line=-N`` before ``end=``, the byte it starts at) to line 1; the budget cuts it from the front
-  (its last lines whole; a line longer than the budget: its last bytes, the rest before them read next).
+  ``next_call`` (``line=-N`` before ``end=``, the byte it starts at) to line 1 -- or to byte ``offset=`` given
+  beside a negative ``line`` (a member's first: :func:`~scratchfs.api.bounds.lines_within`); the budget cuts it from
+  the front (its last lines whole; a line longer than the budget: its last bytes, the rest before them read next).
 * by ``match`` / ``pattern``: ``{handle, match (or pattern, ignore_case), size, next_offset, more, remaining,
   next_call, windows: [{line, offset, length, data}]}`` (:mod:`scratchfs.api.search_reply` says each field: merged
   windows, ``cut``, a reply over budget, ``view="text"``, ``before``); ``ignore_case`` only when true, ``more``

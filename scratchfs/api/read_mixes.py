@@ -63,7 +63,8 @@ def check_read_modes(*, offset: int, length: int | None, line: int | None, lines
             calls.refuse("a line read takes line= (or offset=) and lines=; length=, match= and pattern= are for "
                          "other reads", "make two calls, ", calls.search() if searching else calls.range(), " and ",
                          calls.lines(), instead="this call without line= and lines=")
-        if line is not None and offset:
+        if line is not None and offset and not (type(line) is int and line < 0):  # (line=-N, offset=O: the last
+            # lines from byte O on, a member's first: its lower bound, scratchfs.api.bounds.lines_within)
             calls.refuse("a line read starts at a line or at a byte offset, not both", "from the line: ",
                          calls.lines(), ", or from the byte: ", calls.lines(at_line=False))
     if not searching and ignore_case:  # (beside a line read too: slurp2, it was accepted and meant nothing)

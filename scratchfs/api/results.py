@@ -175,6 +175,9 @@ class LineSlice(Bounded):
         inside: ``data`` starts inside ``first_line``, after its first byte: the last bytes of a line longer than a
             read from the end could show (:meth:`last_bytes`); its ``next_call`` reads the bytes of that line before
             them first.
+        start: the byte a read from the end goes back no further than (``offset=`` beside a negative ``line``: a
+            member's first byte, :mod:`scratchfs.api.bounds`; its ``next_call`` repeats it and is ``None`` once
+            ``offset`` reaches it), or ``None``: the content's start.
     """
 
     handle: str
@@ -194,11 +197,13 @@ class LineSlice(Bounded):
     encoding: str | None = None
     end: int | None = None
     inside: bool = False
+    start: int | None = None
 
     @property
     def note(self) -> str | None:
         """What a reply says of a ``line`` from the end that named a line before the first (``None`` otherwise)."""
-        if self.asked is None or -self.asked <= self.total_lines or self.first_line > 1 or self.inside:  # (its
+        if self.asked is None or -self.asked <= self.total_lines or self.first_line > 1 or self.inside or \
+                self.start is not None:  # (its
             return None  # last lines kept, a budget cut the page from the front: it does not read from line 1)
         return (f"line={self.asked} is before the first line ({plural(self.total_lines, 'line')}): read from line 1, "
                 "as tail -n does")
@@ -246,15 +251,17 @@ class LineSlice(Bounded):
         backwards, as a search from the end does: the lines just before ``first_line``, as many as it asked for (or
         all that are left), until line 1 was read. That read is itself one from the end (``line=-N`` before
         ``end=``, the byte ``first_line`` starts at), so it goes back in its turn: a positive ``line`` would read on
-        forwards, into the lines already read."""
+        forwards, into the lines already read. Given a ``start`` (a member's first byte), it repeats it as
+        ``offset=`` and is ``None`` once the read reached it: no read goes back past it."""
         if self.cut and self.next_offset is not None:
             return _reader_call("handle", self.handle, offset=self.next_offset, lines=self.requested,
                                 budget=self.budget, encoding=self.encoding, end=self.end)
         if self.next_line is None:
-            if self.asked is None or (self.first_line <= 1 and not self.inside):
+            if self.asked is None or (self.first_line <= 1 and not self.inside) or \
+                    (self.start is not None and self.offset <= self.start):
                 return None
             back = min(self.requested, self.first_line - (not self.inside))  # (the first line's head, if inside)
-            return _reader_call("handle", self.handle, line=-back, lines=back, budget=self.budget,
+            return _reader_call("handle", self.handle, offset=self.start, line=-back, lines=back, budget=self.budget,
                                 encoding=self.encoding, end=self.offset)
         return _reader_call("handle", self.handle, line=self.next_line, lines=self.requested, budget=self.budget,
                             encoding=self.encoding, end=self.end)

@@ -21,6 +21,7 @@ from scratchfs.api.bounds import (
     check_end,
     last_lines_within,
     line_past_end,
+    lines_within,
     offset_past_end,
     tail_line,
 )
@@ -341,14 +342,18 @@ class Scope:
                          handle=None if isinstance(match, bytes) else handle,  # (the calls its refusal names)
                          asked={"match": match, "pattern": pattern, "end": end, "budget": budget})
         if line is not None or lines is not None:
-            start, end = offset if line is None and offset else None, check_end(end)  # (line=-N: the last N before end)
-            asked = line if end is not None and type(line) is int and line < 0 else None  # (its next_call goes back)
+            back, end = type(line) is int and line < 0, check_end(end)  # (line=-N: the last N before end)
+            start = offset if line is None and offset else None
+            low = offset or None if back else None  # (line=-N, offset=O: no line before byte O, a member's first)
+            asked = line if end is not None and back else None  # (its next_call goes back)
             line = tail_line(line, end, lambda at: self.read_lines(handle, None, 1, offset=at, cap=1).first_line)
+
+            def lines_from(at: int) -> LineSlice:
+                return bounded_lines(self.read_lines(handle, None, lines, offset=at, cap=cap), end)
+
             got = bounded_lines(self.read_lines(handle, line, lines, offset=start, cap=cap), end)
-            got = got if asked is None else replace(got, asked=asked)
-            return last_lines_within(got, cap, lambda at, n: self.read_range(handle, at, n).data,
-                                     lambda at: bounded_lines(self.read_lines(handle, None, lines, offset=at, cap=cap),
-                                                              end))
+            got = lines_within(got if asked is None else replace(got, asked=asked), low, end, lines_from)
+            return last_lines_within(got, cap, lambda at, n: self.read_range(handle, at, n).data, lines_from)
         if not searching:
             return bounded_range(self.read_range(handle, offset, length), check_end(end))
         return self.search(handle, match, pattern, offset, ignore_case=ignore_case, context=context,
