@@ -140,6 +140,7 @@ def structure_call(call: str, content_type: str | None, shape: str | None, size:
 
 
 _BOM = codecs.BOM_UTF8
+_JSON_SPACE = b" \t\r\n"  # (RFC 8259's whitespace)
 _JSON_TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|"|[][{},]', re.DOTALL)  # a string (a lone ": cut short), a
 # bracket (a string's run of plain bytes taken at once, Friedl's unrolled loop: not a byte per alternation)
 
@@ -154,11 +155,11 @@ class ItemsAfter:
     __slots__ = ("closed", "ends")
 
     def __init__(self, head: bytes) -> None:
-        text = head[:MAX_STUB_BYTES]
+        text = head[: MAX_STUB_BYTES + 1]  # (the byte after the longest preview's: does a number end there?)
         start = len(text) - len(text.removeprefix(_BOM).lstrip())
-        self.ends: list[int] = []  # where each top-level item ends (a scalar: at the comma after it)
+        self.ends: list[int] = []  # where each top-level item ends, the byte after its last
         self.closed: int | None = None if text[start : start + 1] == b"[" else 0  # (0: no array, no read)
-        depth, items = 0, 0  # (items: the top level's commas so far, plus one)
+        depth, items, after = 0, 0, start  # (items: the top level's commas so far, plus one; after: its last one's end)
         for token in _JSON_TOKENS.finditer(text, start) if self.closed is None else ():
             kind = token.group()[:1]
             if token.group() == b'"':  # a string the head cuts: what follows is in it, no bracket nor comma
@@ -166,19 +167,31 @@ class ItemsAfter:
             if kind in (b"[", b"{"):
                 depth += 1
                 items += depth == 1
+                after = token.end() if depth == 1 else after
             elif kind in (b"]", b"}"):
                 depth -= 1
-                if depth == 0:  # (the array ends: no item follows it)
+                if depth == 0:  # (the array ends: no item follows it; a number, true, false or null before it
+                    self._scalar(text, after, token.start(), items)  # ends where its bytes do)
                     self.closed = token.start()
                     return
                 if depth == 1:
                     self.ends.append(token.end())
             elif depth == 1 and kind == b",":
-                if len(self.ends) < items:  # a number, true, false or null: whole at the comma after it
-                    self.ends.append(token.start())
-                items += 1
+                self._scalar(text, after, token.start(), items)
+                items, after = items + 1, token.end()
             elif depth == 1 and len(token.group()) > 1:  # a string, whole with its closing quote
                 self.ends.append(token.end())
+        if depth == 1:  # the head ends in the top level: a scalar there is whole if a space after it says so
+            self._scalar(text, after, len(text), items)
+
+    def _scalar(self, text: bytes, after: int, stop: int, items: int) -> None:
+        """Record the end of the number, true, false or null between bytes ``after`` and ``stop`` (a comma, the
+        array's ``]`` or the head's end), when the item there has none yet: the byte after its last, not the
+        comma's -- a preview ending between them (``[1, 2, 3`` of ``[1, 2, 3 , 4]``) shows it whole. One the head's
+        end cuts (no whitespace after it there: ``[1, 2, 3`` may go on ``4``) gets none."""
+        item = text[after:stop].rstrip(_JSON_SPACE)
+        if len(self.ends) < items and item.strip(_JSON_SPACE) and (stop < len(text) or after + len(item) < stop):
+            self.ends.append(after + len(item))
 
     def call(self, covered: int) -> str | None:
         """The read's arguments after the handle's (``jq=".[8:][]")``), ``None`` when the preview of bytes
