@@ -186,14 +186,37 @@ def _json_head(value: dict[str, Any] | list[Any] | tuple[Any, ...], limit: int) 
     return text.whole if text.whole is not None else text.head_text()
 
 
+_FALSE_WORDS = frozenset({"0", "f", "false", "n", "no", "off"})
+"""The strings the MCP SDK's ``CallToolResult`` reads as ``isError: false`` (pydantic's lax ``bool``, any case);
+``"1"``, ``"t"``, ``"true"``, ``"y"``, ``"yes"``, ``"on"`` it reads as true, and any other string it refuses."""
+
+
+def mcp_is_error(value: object) -> bool:
+    """Whether an MCP tool result's ``isError`` value ``value`` makes it an error, as the MCP SDK's
+    ``CallToolResult`` validation reads it (a boolean by the schema; pydantic's lax ``bool`` takes ``0``/``1``,
+    ``0.0``/``1.0`` and the words of :data:`_FALSE_WORDS` and their true twins, in any case): ``"false"``,
+    ``"no"``, ``0`` are no error. ``None`` is no error, as if absent (a ``_meta`` of ``None`` is absent too); a
+    value the SDK refuses (``"maybe"``, ``2``, a list) is not an MCP result it would read, and counts as an error:
+    passed through as it came, never spilled. The one rule of every face (:func:`tool_result_out_of_band`; the
+    proxy's results are the SDK's, read so already)."""
+    if value is None or value is False:
+        return False
+    if isinstance(value, str):
+        return value.lower() not in _FALSE_WORDS
+    if isinstance(value, (int, float)):
+        return value != 0
+    return True
+
+
 def tool_result_out_of_band(content: object) -> bool:
     """Whether ``content`` is a ``dict`` shaped as an MCP tool result (``CallToolResult`` as JSON, a ``content``
-    list beside) that carries meaning out of band: ``isError`` set true (the model must read the error itself) or a
-    ``_meta`` (anything but ``None``, an empty one included) -- what ``mcp-proxy`` never spills
-    (:mod:`scratchfs.mcp.proxy_spill`), whichever face the result comes through."""
+    list beside) that carries meaning out of band: ``isError`` true as the MCP SDK reads it (:func:`mcp_is_error`:
+    ``"false"`` is no error; the model must read an error itself) or a ``_meta`` (anything but ``None``, an empty
+    one included) -- what ``mcp-proxy`` never spills (:mod:`scratchfs.mcp.proxy_spill`), whichever face the result
+    comes through."""
     if not isinstance(content, dict) or not isinstance(content.get("content"), list):
         return False
-    return bool(content.get("isError")) or content.get("_meta") is not None
+    return mcp_is_error(content.get("isError")) or content.get("_meta") is not None
 
 
 def should_spill(
@@ -256,5 +279,5 @@ def should_spill(
 
 
 __all__ = ["KNOWN_CLASSES", "NEVER_SPILL_TOOLS", "SPILL_CLASSES", "Observation", "check_result_class", "content_size",
-           "is_never_spilled", "json_text", "judged_text", "result_size", "should_spill", "tool_basename",
-           "tool_result_out_of_band"]
+           "is_never_spilled", "json_text", "judged_text", "mcp_is_error", "result_size", "should_spill",
+           "tool_basename", "tool_result_out_of_band"]
