@@ -1,8 +1,9 @@
 """Every read inside a tar member stays inside it: a walk back from a member's tail (``line=-N``, ``end=`` its end,
 following each ``next_call``) went on past the member's first byte, into its header and the members before it --
 a line read had no lower bound. ``offset=`` beside a negative ``line`` is that bound (the member's first byte), and
-the next_calls of the walk repeat it and end there; forward line reads, range reads and searches from ``offset=``
-with ``end=`` stay within ``[offset, end)`` too. Checked against Python's ``tarfile`` on random archives."""
+the next_calls of the walk repeat it and end there (given no ``offset=``, a tar's member is the one whose data
+holds byte ``end - 1``); forward line reads, range reads and searches from ``offset=`` with ``end=`` stay within
+``[offset, end)`` too. Checked against Python's ``tarfile`` on random archives."""
 
 from __future__ import annotations
 
@@ -66,6 +67,9 @@ def test_every_read_in_a_member_shows_its_bytes_alone_and_its_chain_ends_at_its_
                                    "budget": budget}, start, end)
         assert _shown(raw, backwards[::-1]) == data  # the walk back: the member, from its last line to its first
         assert backwards[0]["offset"] + backwards[0]["length"] == end and backwards[-1]["offset"] == start
+        told = _pages(tools, {"handle": handle, "line": -back, "lines": back, "end": end, "budget": budget}, start,
+                      end)  # (no offset=: a tar's member is told by the end=, the walk stops at its first byte)
+        assert _shown(raw, told[::-1]) == data
         forwards = _pages(tools, {"handle": handle, "offset": start, "lines": back, "end": end, "budget": budget},
                           start, end)
         assert _shown(raw, forwards) == data

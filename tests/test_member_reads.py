@@ -160,7 +160,8 @@ def test_the_last_lines_of_a_member_are_read_from_its_end(scratch_scope):
     reply = tools.call("read_handle", {"handle": handle, "line": -3, "lines": 3, "end": end})
     assert reply["data"] == "a.log line 497\na.log line 498\na.log line 499\n"
     before = reply["offset"]  # the 3 lines before the first read: the last 3 before it
-    assert reply["next_call"] == f'read_handle(handle="{handle}", line=-3, lines=3, end={before})'
+    start = member["offset"]  # (the walk back goes no further than the member's first byte: its next_calls say so)
+    assert reply["next_call"] == f'read_handle(handle="{handle}", offset={start}, line=-3, lines=3, end={before})'
     assert reply["offset"] + reply["length"] == end
     earlier = tools.call("read_handle", {"handle": handle, "line": -3, "lines": 3, "end": before})
     assert earlier["data"] == "a.log line 494\na.log line 495\na.log line 496\n"  # (it read on forwards, into

@@ -4,6 +4,8 @@ next member's header or the archive's padding, as a read of the same length from
 search with ``offset=`` and ``end=`` looks inside the member alone (:func:`check_search_end`). A read of its last
 lines (``line=-N``) takes ``offset=`` too, the member's first byte, as its lower bound (:func:`lines_within`): it
 and the reads its ``next_call`` chain back to stop there, never showing the member's header or an earlier member.
+In an uncompressed tar, a read of the last lines before ``end=`` given no ``offset=`` takes the first byte of the
+member whose data holds byte ``end - 1`` as that bound (:func:`member_start`).
 
 A bounded read treats byte ``end`` as the content's end: it shows no byte from there, its ``remaining`` counts the
 bytes before it, its ``next_call`` carries ``end`` (and is ``None`` once the read reaches it), and a character the
@@ -16,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from scratchfs.api.results import LineSlice, Slice
+from scratchfs.api.shape_binary import binary_kind
+from scratchfs.api.tar_headers import TAR_BLOCK, TarWalk
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
@@ -23,7 +27,7 @@ from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES
 from scratchfs.foundation.text import plural
 
 __all__ = ["bounded_lines", "bounded_miss", "bounded_range", "check_end", "check_search_end", "last_lines_within",
-           "line_past_end", "lines_within", "offset_past_end", "tail_line"]
+           "line_past_end", "lines_within", "member_start", "offset_past_end", "tail_line"]
 
 
 def check_end(end: object) -> int | None:
@@ -101,6 +105,27 @@ def tail_line(line: object, end: int | None, line_at: Callable[[int], int]) -> o
     except InvalidArgument:
         raise InvalidArgument(f"end={end} is past the content's end: give end= at most its size") from None
     return max(1, last + 1 + line)
+
+
+def member_start(read: Callable[[int, int], Slice], end: int) -> int | None:
+    """The first byte of the tar member whose data holds byte ``end - 1`` (``end``: a line read's bound, checked),
+    when the content (``read(offset, length)``: its range reads) is an uncompressed tar as a stub tells one
+    (:func:`~scratchfs.api.shape_binary.binary_kind`), walked header by header from its start
+    (:class:`~scratchfs.api.tar_headers.TarWalk`, up to that member); else ``None`` (no tar, or the byte in no
+    member's data: a header, the padding). Raises what ``read`` raises (NotFound, CorruptBlob, StoreBusy)."""
+    first = read(0, TAR_BLOCK)
+    if binary_kind(first.data) != "tar":
+        return None
+
+    def within(at: int, length: int) -> bytes:  # (a header claiming data past the end: the walk ends there)
+        return read(at, length).data if at < first.size else b""
+
+    for member, _ in TarWalk(within):
+        if member.offset >= end:
+            return None
+        if member.offset < end <= member.offset + member.size:
+            return member.offset
+    return None
 
 
 def lines_within(ls: LineSlice, start: int | None, end: int | None,
