@@ -111,3 +111,20 @@ def test_the_walk_back_of_the_brief_stops_at_the_member_s_first_line(scratch_sco
     assert [page["data"] for page in pages] == ["b line 3\nb line 4\n", "b line 1\nb line 2\n", "b line 0\n"]
     assert pages[0]["next_call"] == f'read_handle(handle="{handle}", offset={start}, line=-2, lines=2, end={end - 18})'
     assert pages[-1]["next_call"] is None
+
+
+@pytest.mark.parametrize("sep", ["\n", "\r\n"])
+@pytest.mark.parametrize("offset", [True, False])
+def test_a_walk_back_through_lines_longer_than_the_budget_stops_at_the_member_too(scratch_scope, sep, offset):
+    """Lines longer than the budget are shown by their last bytes first, the bytes before them next: that walk
+    stops at the member's first byte as well (with offset= or told by end=), and shows every byte once."""
+    files = [("a", ("é" * 1500 + "x" * 2500).encode()), ("b", sep.join(["y" * 3000, "é" * 2000, "z"]).encode()),
+             ("c", b"")]
+    raw = tar_of(files)
+    handle = scratch_scope.spill(raw, source_tool="tar").handle
+    tools = ScratchTools(scratch_scope)
+    for start, data in _members(raw)[:2]:
+        end = start + len(data)
+        pages = _pages(tools, {"handle": handle, "line": -2, "lines": 2, "end": end, "budget": 2048,
+                               **({"offset": start} if offset else {})}, start, end)
+        assert len(pages) > 2 and _shown(raw, pages[::-1]) == data
