@@ -47,17 +47,30 @@ def test_k_counts_exactly_the_items_the_preview_shows_whole(items, spaces, cut, 
     ends, closed = _ends(text)
     covered = int(cut * len(data))
     whole = sum(end <= covered for end in ends)
-    expected = None if closed < covered or not whole else f'jq=".[{whole}:][]")'
     head = data[: covered + 1 + extra]  # (the content's next byte is at hand, as a stub's head holds it)
+    last = whole == len(ends) and closed < len(head)  # (every item shown, and the head holds the "]" that says so)
+    expected = None if closed < covered or not whole else "" if last else f'jq=".[{whole}:][]")'
     assert ItemsAfter(head).call(covered) == expected, (text, covered)
 
 
 @pytest.mark.parametrize(("head", "covered", "read"), [
     (b"[1, 2, 3 , 4]", 8, 'jq=".[3:][]")'),  # (3 whole: the space after it says so, before any comma)
-    (b"[1, 2, 3]", 8, 'jq=".[3:][]")'),  # (3 whole: the array's "]" follows; the read shows none again)
+    (b"[1, 2, 3]", 8, ""),  # (3 whole and the last: the array's "]" follows; no read of items is left to name)
+    (b"[1, 2, 3, 4]", 8, 'jq=".[3:][]")'),  # (3 whole, not the last: the read starts at 4)
     (b"[1, 2, true\n, 4]", 11, 'jq=".[3:][]")'),
     (b"[1, 2, 34, 5]", 8, 'jq=".[2:][]")'),  # (34 cut: "3" is not it)
     (b"[1, 2, 3", 8, 'jq=".[2:][]")'),  # (the head's end: 3 may go on, 34: not counted)
 ])
 def test_a_number_at_the_preview_s_end_counts_whole_when_the_next_byte_ends_it(head, covered, read):
     assert ItemsAfter(head).call(covered) == read
+
+
+def test_a_stub_whose_preview_shows_every_item_names_no_read_of_items(tmp_path):
+    """An array whose items all fit the preview, its ``]`` after them past it (here after 400 spaces): no
+    ``jq=".[K:][]"``, which would read nothing, and not ``jq=".[0]"``, which the preview shows."""
+    from scratchfs import ScratchStore
+
+    payload = json.dumps(list(range(150))).encode()[:-1] + b" " * 400 + b"]"
+    with ScratchStore(tmp_path / "store") as store:
+        stub = store.scope("run", "agent").spill(payload, source_tool="t")
+    assert "jq=" not in stub.note and "offset=1024" in stub.note, stub.note

@@ -196,7 +196,7 @@ class _Note:
             return (f"{what}; binary content{wide}, the preview shows {shows} as a hex dump (OFFSET  HEX  |ASCII|, "
                     f"as a range read gives it). Next: {by_range} | {self.by_other}.")
         after = self.items.call(covered) if self.items is not None else None
-        by_range = (f"{self.call}, {after} | " if after else self.lead) + by_range
+        by_range = (f"{self.call}, {after} | " if after else self.lead if after is None else "") + by_range
         if average > DEFAULT_READ_BYTES:
             return (f"{what}; the preview shows {shows}; its lines average {average:,.0f} bytes, so read it by "
                     f"{'jq= or by ' if self.lead else ''}range. Next: {by_range} | {by_other}.")

@@ -152,13 +152,14 @@ class ItemsAfter:
     does not show whole (:class:`RowsAfter`). ``jq=".[0]"`` repeated what such a preview showed (the first of 8
     records, say) and ended with no next_call. The top level is scanned once, as far as a stub's preview reaches."""
 
-    __slots__ = ("closed", "ends")
+    __slots__ = ("closed", "ends", "total")
 
     def __init__(self, head: bytes) -> None:
         text = head[: MAX_STUB_BYTES + 1]  # (the byte after the longest preview's: does a number end there?)
         start = len(text) - len(text.removeprefix(_BOM).lstrip())
         self.ends: list[int] = []  # where each top-level item ends, the byte after its last
         self.closed: int | None = None if text[start : start + 1] == b"[" else 0  # (0: no array, no read)
+        self.total: int | None = None  # the array's items, when its end is in the head
         depth, items, after = 0, 0, start  # (items: the top level's commas so far, plus one; after: its last one's end)
         for token in _JSON_TOKENS.finditer(text, start) if self.closed is None else ():
             kind = token.group()[:1]
@@ -172,7 +173,7 @@ class ItemsAfter:
                 depth -= 1
                 if depth == 0:  # (the array ends: no item follows it; a number, true, false or null before it
                     self._scalar(text, after, token.start(), items)  # ends where its bytes do)
-                    self.closed = token.start()
+                    self.closed, self.total = token.start(), items
                     return
                 if depth == 1:
                     self.ends.append(token.end())
@@ -195,11 +196,12 @@ class ItemsAfter:
 
     def call(self, covered: int) -> str | None:
         """The read's arguments after the handle's (``jq=".[8:][]")``), ``None`` when the preview of bytes
-        ``0-covered`` shows no item whole (the first item's read shows one) or the end of the array."""
+        ``0-covered`` shows no item whole (the first item's read shows one) or the end of the array, ``""`` when it
+        shows every item but the ``]`` after them (no read of items is left to name; the head holds the ``]``)."""
         if self.closed is not None and self.closed < covered:
             return None
         shown = bisect.bisect_right(self.ends, covered)
-        return after_handle(jq=f".[{shown}:][]") if shown else None
+        return ("" if shown == self.total else after_handle(jq=f".[{shown}:][]")) if shown else None
 
 
 _ROWS_REACH = MAX_STUB_BYTES + 16 * 1024  # bytes of a table's start its rows are read in for a note: a preview
