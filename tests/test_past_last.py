@@ -125,6 +125,7 @@ def test_a_record_counted_from_the_end_names_the_read_of_the_last_records(scratc
 
 @pytest.mark.parametrize(("arguments", "said"), [
     ({"row": -1, "rows": 0}, "read_handle: rows: 0 is less than the minimum of 1"),  # (another fault: told alone)
+    ({"row": -1, "budget": 100}, "read_handle: row: -1 is less than the minimum of 1"),  # (two: no call named)
     ({"row": -1, "handle": "h_aaaaaaaaaaaaaaaaaaaaaaaa"}, "read_handle: row: -1 is less than the minimum of 1"),
 ])
 def test_a_row_from_the_end_with_no_read_to_name_is_refused_as_before(scratch_scope, arguments, said):

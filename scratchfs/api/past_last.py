@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from scratchfs.api.tools import check_arguments
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument, PastLast, ScratchError
 from scratchfs.foundation.text import plural
@@ -44,13 +45,17 @@ def from_end(refused: ScratchError, arguments: object, read: Callable[[dict], ob
     if unit is None or not str(refused).startswith(f"read_handle: {unit}: "):
         return refused
     back, per_page = -arguments[unit], arguments.get(f"{unit}s")
+    try:  # (the call's one fault: a call with another is told that first, no call named)
+        check_arguments("read_handle", {**arguments, unit: 1})
+    except ScratchError:
+        return refused
     try:
         read({**arguments, unit: _PROBE, f"{unit}s": 1})
     except ScratchError as probe:
         named = [dict(c.arguments) for c in probe.calls if c.verb == "read_handle" and unit in dict(c.arguments)]
     else:
         return refused
-    if not named or type(last := named[0][unit]) is not int:
+    if not named or type(last := named[0][unit]) is not int or last >= _PROBE:
         return refused
     given = per_page if type(per_page) is int and per_page >= 1 else None
     if back < 1:  # (row=0: the first, as many as asked)
