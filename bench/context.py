@@ -52,11 +52,13 @@ sys.path.insert(0, str(ROOT / "bench"))
 from benchlib import percentile  # noqa: E402
 
 from scratchfs import ScratchStore  # noqa: E402
-from scratchfs.api.contract import ScratchTools, to_json  # noqa: E402
+from scratchfs.adapter import parse_call  # noqa: E402
+from scratchfs.api.contract import ScratchTools, error_text, to_json  # noqa: E402
 from scratchfs.engine.structure import (  # noqa: E402
     BytesSource,
     view_page,
 )
+from scratchfs.foundation.errors import ScratchError  # noqa: E402
 from scratchfs.foundation.limits import MIN_REPLY_BYTES  # noqa: E402
 
 FIXTURES = ROOT / "fixtures"
@@ -241,6 +243,24 @@ def rows(first: int, count: int, columns: list[str] | None = None) -> Step:
     return lambda env: _call(env, row=first, rows=count, budget=BUDGET, **extra)
 
 
+def refused_then_named(**arguments: Any) -> list[Step]:
+    """A read as a model first writes it (``row=-1``, as it writes ``line=-1``), its tool error the reply (MCP's
+    text of it), then the call that error names, pasted back."""
+    def first(env: Env) -> str:
+        try:
+            return _call(env, **arguments)
+        except ScratchError as exc:
+            env.state["named"] = str(exc)[str(exc).index("read_handle("):] if "read_handle(" in str(exc) else None
+            return error_text(exc)
+
+    def then(env: Env) -> str:
+        if not env.state.get("named"):
+            return ""
+        _, named = parse_call(env.state["named"])
+        return to_json(ScratchTools(env.scope).call("read_handle", named))
+    return [first, then]
+
+
 def select(css: str, budget: int = BUDGET, max_elements: int = 100) -> Step:
     return lambda env: _call(env, select=css, budget=max(MIN_REPLY_BYTES, budget))
 
@@ -361,6 +381,8 @@ def tasks(data: dict[str, bytes]) -> list[Task]:
              body[3333][1], f"^{re.escape(body[3333][0])},", [search(f"^{re.escape(body[3333][0])},", 80, 1)]),
         Task("csv-last-row", "query-packages-by-month.csv", "What is the last package listed?", body[-1][0],
              "^arx", [rows(len(body), 1)]),
+        Task("csv-last-row-from-end", "query-packages-by-month.csv", "What is the last package listed? (asked as "
+             "row=-1)", body[-1][0], "^arx", refused_then_named(row=-1)),
         Task("csv-summary-of", "query-packages-by-month.csv", f"What is {body[4100][0]} about?",
              body[4100][3][:40], f"^{re.escape(body[4100][0])},",
              [rows(4101, 1, ["name", "summary"])]),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 
@@ -76,3 +77,71 @@ def test_one_past_the_last_row_of_an_aligned_table_is_refused(scratch_scope):
     message, call = _refused(tools, {"handle": handle, "row": 9, "rows": 1})
     assert message.startswith("row 9 is past the last row (8): the last one: "), message
     assert call == {"handle": handle, "row": 8, "rows": 1}
+
+
+_TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
+
+
+def test_a_row_counted_from_the_end_names_the_read_of_the_last_rows(scratch_scope):
+    """helper modeltask2, acting as the model over a CSV of ``dpkg-query`` descriptions (quoted newlines): it asked
+    for the last row as it asks for the last line, ``row=-1``, and was told only ``row: -1 is less than the minimum
+    of 1`` -- no call to go on by, where a row past the last names the last ones. Now the refusal names the read of
+    what ``row=-N`` meant (the last N rows, the read's other settings kept), and that call reads them."""
+    data = (_TOOLS / "dpkg-query-descr.csv").read_bytes()
+    rows = list(csv.reader(io.StringIO(data.decode(), newline="")))[1:]
+    assert len(rows) == 40 and any("\n" in r[4] for r in rows)  # (rows over several lines: no line count serves)
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(data, source_tool="dpkg-query").handle
+    message, call = _refused(tools, {"handle": handle, "row": -1})
+    assert message.startswith("read_handle: row: -1 is less than the minimum of 1 (rows count from 1, not from the "
+                              "end as line=-N does); the last: "), message
+    assert call == {"handle": handle, "row": 40, "rows": 1}
+    assert tools.call("read_handle", call)["rows"] == [rows[-1]]
+    message, call = _refused(tools, {"handle": handle, "row": -3, "columns": ["name", "kib"], "budget": 4096})
+    assert "; the last 3 rows: " in message
+    assert call == {"handle": handle, "row": 38, "rows": 3, "columns": ["name", "kib"], "budget": 4096}
+    page = tools.call("read_handle", call)
+    assert page["rows"] == [[r[0], r[2]] for r in rows[-3:]] and page["next_call"] is None
+    _, call = _refused(tools, {"handle": handle, "row": -10, "rows": 2})  # (as line=-10, lines=2 reads)
+    assert call == {"handle": handle, "row": 31, "rows": 2}
+    message, call = _refused(tools, {"handle": handle, "row": -100})  # (more than there are: all of them)
+    assert "; all 40 rows: " in message and call == {"handle": handle, "row": 1, "rows": 40}
+    message, call = _refused(tools, {"handle": handle, "row": 0, "rows": 5})
+    assert "; the first: " in message and call == {"handle": handle, "row": 1, "rows": 5}
+
+
+def test_a_record_counted_from_the_end_names_the_read_of_the_last_records(scratch_scope):
+    """The same for JSON lines (``dpkg-query`` rows made objects by ``jq``): ``record=-2`` names the read of the
+    last two records, its ``jq`` kept."""
+    data = (_TOOLS / "dpkg-query-jq.jsonl").read_bytes()
+    records = [json.loads(line) for line in data.splitlines()]
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(data, source_tool="dpkg-query | jq").handle
+    message, call = _refused(tools, {"handle": handle, "record": -2, "jq": ".package"})
+    assert "(records count from 1, not from the end as line=-N does); the last 2 records: " in message
+    assert call == {"handle": handle, "record": 59, "records": 2, "jq": ".package"}
+    assert tools.call("read_handle", call)["results"] == [r["package"] for r in records[-2:]]
+
+
+@pytest.mark.parametrize(("arguments", "said"), [
+    ({"row": -1, "rows": 0}, "read_handle: rows: 0 is less than the minimum of 1"),  # (another fault: told alone)
+    ({"row": -1, "budget": 100}, "read_handle: row: -1 is less than the minimum of 1"),  # (two: no call named)
+    ({"row": -1, "handle": "h_aaaaaaaaaaaaaaaaaaaaaaaa"}, "read_handle: row: -1 is less than the minimum of 1"),
+])
+def test_a_row_from_the_end_with_no_read_to_name_is_refused_as_before(scratch_scope, arguments, said):
+    """A row below 1 whose read cannot be named -- another argument wrong, a handle that holds nothing -- is
+    refused in the schema's words alone, no call named."""
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill((_TOOLS / "dpkg-query-descr.csv").read_bytes(), source_tool="q").handle
+    with pytest.raises(InvalidArgument) as refused:
+        tools.call("read_handle", {"handle": handle, **arguments})
+    assert str(refused.value) == said and not refused.value.calls
+
+
+def test_a_row_from_the_end_of_text_that_is_no_table_is_refused_as_before(scratch_scope):
+    """Text that is no table: no row read, so none named (a line read from the end reads it)."""
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill((_TOOLS / "man-ls-overstrike.txt").read_bytes(), source_tool="man").handle
+    with pytest.raises(InvalidArgument) as refused:
+        tools.call("read_handle", {"handle": handle, "row": -1})
+    assert str(refused.value) == "read_handle: row: -1 is less than the minimum of 1"

@@ -386,8 +386,10 @@ def test_a_row_read_of_one_line_json_names_byte_ranges_not_lines(tools, scratch_
         handle = scratch_scope.spill(data, source_tool="t").handle
         with pytest.raises(InvalidArgument) as caught:
             tools.call("read_handle", {"handle": handle, "row": 1})
-        assert (f'read it with jq= (e.g. read_handle(handle="{handle}", jq="keys[]"), then a path into what one of '
-                f"them holds), or {by} or by search") in str(caught.value)
+        fits = ('jq="keys[]"), then a path into what one of them holds' if data is one_line else  # (an array: its
+                'jq=".[0]"), its first item; .[N:M][] some of them')  # items, test_json_array_misfit.py)
+        assert (f'read it with jq= (e.g. read_handle(handle="{handle}", {fits}), or {by} or by search'
+                in str(caught.value))
 
 
 @pytest.mark.parametrize(("name", "data", "kind"), [

@@ -53,6 +53,7 @@ from scratchfs.api.encodings import check_encoding, search_form
 from scratchfs.api.listing import listing_reply
 from scratchfs.api.misfit import plain_view
 from scratchfs.api.missing import LOST_KEY, handle_started
+from scratchfs.api.past_last import from_end
 from scratchfs.api.preview import shown_preview
 from scratchfs.api.read_mixes import refuse_mixed
 from scratchfs.api.read_replies import (
@@ -159,13 +160,16 @@ class ScratchTools:
     def check(self, name: object, arguments: object = None) -> dict[str, Any]:
         """:func:`~scratchfs.api.tools.check_arguments` of tool ``name``'s ``arguments`` (what :meth:`call` checks
         first; a face that checks them before it calls, the CLI, calls this), read_handle's ``handle`` cut short
-        refused naming the live handle of this scope it starts (:meth:`_cut_short`). Returns the arguments checked.
-        Raises InvalidArgument."""
+        refused naming the live handle of this scope it starts (:meth:`_cut_short`), a ``row`` or ``record`` below 1
+        naming the read of what it meant (:func:`~scratchfs.api.past_last.from_end`: ``row=-1`` the last row, found
+        by a read past the last). Returns the arguments checked. Raises InvalidArgument."""
         try:
             return check_arguments(name, arguments)
         except InvalidArgument as exc:
             cut = self._cut_short(exc, arguments) if name == "read_handle" else None
-            if cut is None:
+            if cut is None and name == "read_handle":  # (row=-1: the call reading the last row)
+                cut = from_end(exc, arguments, functools.partial(self.call, name))
+            if cut is None or cut is exc:
                 raise
         raise cut  # (outside the except: no chained error)
 

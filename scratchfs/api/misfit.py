@@ -21,6 +21,7 @@ from scratchfs.api.shape import SAMPLE_BYTES, binary_format
 from scratchfs.api.shape_aligned import is_aligned
 from scratchfs.api.shape_binary import compressed_format
 from scratchfs.api.shape_columns import headless_columns
+from scratchfs.api.shape_json import ARRAY_SHAPE
 from scratchfs.api.shape_pipes import is_piped, piped_noun
 from scratchfs.api.shape_said import GREP_SAID, cr_ends_said, plain_said
 from scratchfs.api.shape_stream import is_stream
@@ -41,12 +42,13 @@ _EXAMPLES: dict[str, tuple[tuple[str, dict[str, object]], ...]] = {
     "binary": (("offset= and length= (byte ranges; its first ones: ", {}),
                (f"offset=0, length={DEFAULT_READ_BYTES}", {"offset": 0, "length": DEFAULT_READ_BYTES}), (")", {})),
     "json": (("jq= (e.g. ", {}), ('jq="keys[]"', {"jq": "keys[]"}), (", then a path into what one of them holds)", {})),
+    "json array": (("jq= (e.g. ", {}), ('jq=".[0]"', {"jq": ".[0]"}), (", its first item; .[N:M][] some of them)", {})),
     "jsonl": (("record= (e.g. ", {}), ("record=1", {"record": 1}), ("; jq= with it filters each record)", {})),
     "xml": (("select= (each element a CSS selector matches, its tag, attributes and text; e.g. the root's children: ",
              {}), ('select=":root > *"', {"select": ":root > *"}), (")", {}))}
 """The reads that fit a kind, in words split at their examples, each example's arguments written as words (where no
 handle is known) and as data: an example is a call that runs on any content of its kind (``keys[]`` on an object or
-an array)."""
+an array; one whose shape says it is an array, ``"json array"``: its items, not the numbers ``keys[]`` lists)."""
 _FITS = {"html": 'view="text" (the page\'s readable text) or select= (the text of the elements a CSS selector '
                  'matches, e.g. select="h2")',
          "terminal": 'view="text" (rendered as a terminal shows it)',
@@ -107,6 +109,7 @@ def fitting_reads(content_type: str | None, line_bytes: float = 0.0, shape: str 
         by = "byte range (offset=, length=)" if line_bytes > DEFAULT_READ_BYTES else "lines (line=, lines=)"
         return Advice.of("read ", _viewed(kind, handle), f"; or read it by {by} or by search (match=, pattern=)")
     table = kind == "csv" or tabled  # (aligned by spaces or drawn with pipes: read as a table's rows)
+    kind = "json array" if kind == "json" and (shape or "").startswith(ARRAY_SHAPE) else kind
     fits: str | Advice | None = (_fits("csv" if table else kind, handle, slurp is None or not table)
                                  if kind != "xml" or selectable(kind, shape) else None)
     if table and slurp is not None:

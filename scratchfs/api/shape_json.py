@@ -21,7 +21,11 @@ from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.toplevel import FEED_TAIL_BYTES, top_level
 
-__all__ = ["STREAM_BYTES", "STREAM_SECONDS", "json_lines_shape", "json_shape"]
+__all__ = ["ARRAY_SHAPE", "STREAM_BYTES", "STREAM_SECONDS", "json_lines_shape", "json_shape"]
+
+ARRAY_SHAPE = "JSON array"
+"""How the shape of a JSON document whose top level is an array starts (``"JSON array of 826 items; ..."``, ``"JSON
+array, at least 40 items..."`` of one larger than its sample)."""
 
 STREAM_BYTES = 2 * 1024 * 1024
 """Most bytes of a large JSON document streamed to describe its top level (past it the shape says "at least"):
@@ -52,7 +56,7 @@ def json_shape(text: str, complete: bool, size: int, lines: int, scope: str, sou
             text, fit = fitted_with(f"JSON object, {plural(len(value), 'key')}: ", value)
             return Shape("json", text, object_read(value, fit), "object")
         if isinstance(value, list):
-            head = f"JSON array of {plural(len(value), 'item')}"
+            head = f"{ARRAY_SHAPE} of {plural(len(value), 'item')}"
             if not value:
                 return Shape("json", head, top="array")
             template = items_template(value)  # (a sample of the items merged, or their kinds counted)
