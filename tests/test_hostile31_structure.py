@@ -9,7 +9,7 @@ import tracemalloc
 import lxml.etree
 import pytest
 
-from scratchfs.engine.structure import BytesSource, jq_page, jsondoc
+from scratchfs.engine.structure import BytesSource, html, jq_page, jsondoc, select_page
 from scratchfs.engine.structure.xml_select import element_text, select_items
 
 
@@ -48,3 +48,13 @@ def test_the_text_of_a_large_element_is_gathered_only_as_far_as_a_page_shows(chi
     whole = element_text(root)
     assert answer[:2] == ("ok", 1) and answer[2][0]["text"] == whole[:8193] and len(whole) > 19_000_000
     assert peak < 4_000_000  # (the parse's tree is libxml2's, not Python's: the text alone would be 20 MB)
+
+
+def test_a_select_of_a_large_element_is_given_time_for_the_pages_size(monkeypatch):
+    # the page's main element, 1.2 MB: rendering it takes ~0.8 s, which the time limit alone (0.05 s) never gave,
+    # as the default 5 s never gave select="body" of a page past some 5 MiB
+    monkeypatch.setattr(html, "SELECT_SECONDS_PER_MIB", 30.0, raising=False)
+    page = b"<!DOCTYPE html><html><body><div id=main>" + b"<div><p>hello <b>world</b></p></div>\n" * 30_000 + (
+        b"</div></body></html>")
+    got = select_page(BytesSource(page), "#main", timeout=0.05, budget_bytes=4096)
+    assert got.extra["matches"] == 1 and got.part.startswith("hello world\n\nhello world")
