@@ -48,8 +48,8 @@ from scratchfs.foundation import limits
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import BadCursor, BadSelector, InvalidArgument
 
-__all__ = ["MAX_HTML_BYTES", "MAX_SELECTOR_CHARS", "VIEW_SECONDS_PER_MIB", "html_text", "select_page", "text_page",
-           "view_spaces"]
+__all__ = ["MAX_HTML_BYTES", "MAX_SELECTOR_CHARS", "SELECT_SECONDS_PER_MIB", "VIEW_SECONDS_PER_MIB", "html_text",
+           "select_page", "text_page", "view_spaces"]
 
 
 def _worker() -> Any:
@@ -69,6 +69,12 @@ MAX_SELECTOR_CHARS = limits.MAX_SELECTOR_CHARS
 VIEW_SECONDS_PER_MIB = 1.0
 """Seconds the text view is given beyond the time limit for each MiB of the page (about twice inscriptis's slowest
 measured rate, 0.55 s of CPU a MiB of nested ``div``s, for a host under load)."""
+
+SELECT_SECONDS_PER_MIB = 1.0
+"""Seconds a CSS select is given beyond the time limit for each MiB of the page: the element it matches may hold the
+whole page, rendered as the text view renders it (``select="body"`` of a 4.6 MiB page took 3.4-5 s, at the 5 s limit:
+past some 5 MiB, no select of a page's main element could answer); a runaway selector is still stopped, this much
+later."""
 
 _VIEW_CACHE_BYTES = 64 * 1024 * 1024
 _CACHE: LRU[str, bytes] = LRU(8, max_weight=_VIEW_CACHE_BYTES, weigh=len, max_item_weight=_VIEW_CACHE_BYTES)
@@ -201,7 +207,8 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
         budget_bytes: most UTF-8 bytes of the page's compact JSON (256 to 65536).
         max_elements: most elements per page.
         timeout: seconds (wall clock) the parse, the selection and the rendering of the page's elements may take,
-            in a worker process killed at the limit (:mod:`scratchfs.engine.structure.html_worker`).
+            in a worker process killed at the limit (:mod:`scratchfs.engine.structure.html_worker`), plus
+            :data:`SELECT_SECONDS_PER_MIB` a MiB of the page.
         entry: the entry's identity its cursors are bound to (:class:`~scratchfs.engine.structure.paging.CursorKey`;
             with the selector and the size): a cursor of another entry or read is refused.
         cache_key: names the content (a blob token): the texts a run rendered (:func:`_select`) are kept under it,
@@ -226,7 +233,7 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
     key = CursorKey(f"select\0{selector}", source.size, entry)
     budget, max_elements, index, chars = selector_start(selector, cursor, budget_bytes, max_elements, key)
     problem = _worker().selector_problem(selector)  # a selector that does not compile is told here, without a worker
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + timeout + SELECT_SECONDS_PER_MIB * source.size / (1024 * 1024)
     if problem is not None:
         raise BadSelector(problem, selector[:80])
     kept = None if cache_key is None or cursor is None else _SELECTED.get(f"select:{cache_key}:{selector}")

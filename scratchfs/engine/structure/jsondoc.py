@@ -56,10 +56,16 @@ from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import BadCursor, InvalidArgument, NotJson
 from scratchfs.foundation.text import digits_int, invalid_utf8_bytes
 
-__all__ = ["MAX_JQ_DOCUMENT_BYTES", "jq_error", "jq_keyed", "jq_message", "jq_page", "parse_path", "run_jq_checked"]
+__all__ = ["MAX_JQ_DOCUMENT_BYTES", "PARSE_SECONDS_PER_MIB", "jq_error", "jq_keyed", "jq_message", "jq_page",
+           "parse_path", "run_jq_checked"]
 
 MAX_JQ_DOCUMENT_BYTES = 64 * 1024 * 1024
 """Largest document (bytes) that jq filters run over; larger ones get streaming path reads only."""
+PARSE_SECONDS_PER_MIB = 0.25
+"""Seconds a jq read is given beyond its time limit for each MiB of the document: reading it, handing it to the
+worker and jq's parse take 0.07-0.14 s a MiB (36 MiB: 2.3 s of CPU in jq alone, 5 s in all on a loaded host), so
+without it ``.meta`` of a 36 MiB document ran past the 5 s limit every time and no filter could read a document
+near the bound; a runaway filter over a large document is still stopped, this much later."""
 
 _CUT_CHARS = 64 * 1024 * 1024
 _CUT: LRU[str, str] = LRU(16, max_weight=_CUT_CHARS, weigh=len, max_item_weight=_CUT_CHARS)
@@ -146,7 +152,8 @@ def jq_page(source: ContentSource, filter: str, cursor: str | None = None, budge
             :data:`_MORE_CHARS` characters more) are kept under it and the filter; a page with a ``cursor`` inside
             them slices them, the filter is not run again. A read without a cursor always runs the filter. Past
             the bound, a streamed output cut across pages is kept under it (:data:`_CUT`).
-        timeout: seconds (wall clock) the filter may run, in a worker killed at the limit (:mod:`.jq_worker`).
+        timeout: seconds (wall clock) the filter may run, in a worker killed at the limit (:mod:`.jq_worker`), plus
+            :data:`PARSE_SECONDS_PER_MIB` a MiB of the document.
         entry: the entry's identity its cursors are bound to (:class:`~scratchfs.engine.structure.paging.CursorKey`;
             with the filter and the size): a cursor of another entry, filter or read is refused.
 
@@ -200,7 +207,8 @@ def _jq_read(source: ContentSource, filter: str, cursor: str | None, limits: tup
                      budget, max_results, cursor_of, cursor, kept.more)
         if page is not None:
             return page  # else they ended before the page did, and more may follow: run the filter from here
-    run = _run(source, filter, index, (chars, budget, max_results), time.monotonic() + timeout)
+    deadline = time.monotonic() + timeout + PARSE_SECONDS_PER_MIB * source.size / (1024 * 1024)
+    run = _run(source, filter, index, (chars, budget, max_results), deadline)
     if cache_key is not None:
         _RUNS.put(f"jq:{cache_key}:{filter}", run)
     page = _fill(ItemPage("results", index + 1), _found(run, index, chars, budget, max_results), index, chars,
