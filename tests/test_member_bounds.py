@@ -128,3 +128,27 @@ def test_a_walk_back_through_lines_longer_than_the_budget_stops_at_the_member_to
         pages = _pages(tools, {"handle": handle, "line": -2, "lines": 2, "end": end, "budget": 2048,
                                **({"offset": start} if offset else {})}, start, end)
         assert len(pages) > 2 and _shown(raw, pages[::-1]) == data
+
+
+def test_the_member_of_a_tail_read_is_found_reading_many_small_members_headers_at_once():
+    """bounds.member_start walks every header before the member: one range read each took 3.1 s for 20,000 small
+    members; it reads ahead after a near header (and not after a large member's, whose data it skips)."""
+    from scratchfs.api.bounds import member_start
+    from scratchfs.api.results import Slice
+
+    small = [(f"m{i}".encode() + b"\n") * 3 for i in range(300)]
+    raw = tar_of([(f"f{i}", data) for i, data in enumerate([*small, b"x" * 200_000, b"last\n"])])
+    members = _members(raw)
+    reads: list[tuple[int, int]] = []
+
+    def read(at: int, length: int) -> Slice:
+        reads.append((at, length))
+        return Slice("h", at, raw[at : at + length], len(raw), None, length)
+
+    for index in (0, 150, 299, 300, 301):
+        offset, data = members[index]
+        reads.clear()
+        assert member_start(read, offset + len(data)) == offset
+        assert len(reads) <= 3 + (index + 1) // 16, (index, len(reads))
+        assert sum(length for at, length in reads if at > members[300][0]) <= 2 * 16 * 1024  # (the large one's data
+        # skipped, not read ahead through)

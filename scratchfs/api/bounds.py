@@ -107,6 +107,11 @@ def tail_line(line: object, end: int | None, line_at: Callable[[int], int]) -> o
     return max(1, last + 1 + line)
 
 
+_WALK_AHEAD = 16 * 1024  # bytes member_start's walk reads at once after a header this near the last: the headers of
+# small members, 32 a range read (a read each cost ~0.1 ms: 3.1 s for 20,000 members, 0.8 s so); none after a larger
+# member's (read ahead there, 2,000 members of 100 KB took 0.33 s for 0.20)
+
+
 def member_start(read: Callable[[int, int], Slice], end: int) -> int | None:
     """The first byte of the tar member whose data holds byte ``end - 1`` (``end``: a line read's bound, checked),
     when the content (``read(offset, length)``: its range reads) is an uncompressed tar as a stub tells one
@@ -116,9 +121,15 @@ def member_start(read: Callable[[int, int], Slice], end: int) -> int | None:
     first = read(0, TAR_BLOCK)
     if binary_kind(first.data) != "tar":
         return None
+    ahead = [0, b""]  # (the bytes read at byte ahead[0]: read ahead where the last header was near, small members)
 
     def within(at: int, length: int) -> bytes:  # (a header claiming data past the end: the walk ends there)
-        return read(at, length).data if at < first.size else b""
+        if at >= first.size:
+            return b""
+        if not ahead[0] <= at <= at + length <= ahead[0] + len(ahead[1]):
+            near = at - ahead[0] - len(ahead[1]) < _WALK_AHEAD  # (the data skipped since the bytes read last)
+            ahead[:] = at, read(at, max(length, _WALK_AHEAD if near else 0)).data
+        return ahead[1][at - ahead[0] : at - ahead[0] + length]
 
     for member, _ in TarWalk(within):
         if member.offset >= end:
