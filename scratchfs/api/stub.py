@@ -22,6 +22,7 @@ from scratchfs.api.stub_reads import (
     FIRST_ITEM,
     MEMBERS,
     ItemsAfter,
+    arrays_said,
     rows_after,
     structure_call,
     text_first,
@@ -101,8 +102,8 @@ class _Note:
     before it. The parts
     that do not depend on where the preview stops are made once per stub (its fitting tries several previews)."""
 
-    __slots__ = ("by_other", "call", "compressed", "count", "first_error", "format", "items", "lead", "lines",
-                 "lines_average", "rows", "size", "tail_lines", "text_first", "what")
+    __slots__ = ("arrays", "by_other", "call", "compressed", "count", "first_error", "format", "items", "lead",
+                 "lines", "lines_average", "rows", "size", "tail_lines", "text_first", "what")
 
     def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None,
                  shape: str | None = None, longest_line: int | None = None, head: bytes = b"",
@@ -117,6 +118,7 @@ class _Note:
         self.first_error = first_error if content_type in _TAIL_KINDS else None
         self.lines_average: float | None = None  # binary content: no line read
         self.count, self.rows, self.text_first = 0, None, text_first(content_type, shape)
+        self.arrays = ""  # (what a table with no header line's slurp gives: arrays, ARRAYS_SAID)
         self.lead = ""  # a JSON document's jq reads, named first: a range read of JSON cuts its values mid-token
         self.items: ItemsAfter | None = None  # a JSON array's items after the preview, when its lead reads the first
         call = self.call  # each other call is this start and its own arguments, rendered once (_ARGUMENTS)
@@ -127,6 +129,7 @@ class _Note:
             self.by_other = (listed + ("" if self.compressed else f"{call}, {BY_MATCH}")).removesuffix(" | ")
             return
         by_structure = structure_call(call, content_type, shape, size, next_read, top)
+        self.arrays = arrays_said(content_type, shape, by_structure)
         self.rows = rows_after(content_type, head, size, shape)  # (a table's rows, JSON lines' records)
         longest = size - lines + 1 if longest_line is None else longest_line
         by_search = BY_PATTERN if longest <= MAX_LINE_BYTES else BY_MATCH  # a longer line refuses a pattern
@@ -176,6 +179,7 @@ class _Note:
         if covered >= size:
             return f"{what}; the preview shows all of it{AS_SHOWN_WHOLE if drawn else ''}."
         shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "") + shown
+        shows += self.arrays  # (a table with no header line: its slurp's rows are arrays, said before the call)
         by_range = f"{self.call}, offset={covered!r})" if covered else f"{self.call})"  # call_with(self.call, offset=)
         by_other, rows = self.by_other, self.rows
         if self.text_first:  # terminal output, coloured text: rendered, from where the preview stops; HTML's text

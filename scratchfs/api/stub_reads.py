@@ -44,6 +44,7 @@ __all__ = [
     "ItemsAfter",
     "RowsAfter",
     "after_handle",
+    "arrays_said",
     "placeholder_said",
     "rows_after",
     "structure_call",
@@ -86,6 +87,19 @@ FIRST_ITEM = after_handle(jq=".[0]")  # a JSON array within it, its first item n
 _EACH = after_handle(jq=PLACEHOLDER)  # JSON texts one after another: one filter run on each document (jq: a stream)
 _SLURP = after_handle(jq=PLACEHOLDER, slurp=True)  # one jq filter over the array of all the rows (objects by name)
 _FIND_KEY = after_handle(pattern=FIND_KEY)  # settings: the line of a key (shape_settings)
+
+
+ARRAYS_SAID = "; with slurp=true its rows are arrays, columns by number from 0 (.[] | select(.[1] > 5))"
+"""What a note says of a table with no header line whose slurp read it names (:func:`arrays_said`)."""
+
+
+def arrays_said(content_type: str | None, shape: str | None, by_structure: str | None) -> str:
+    """What a note adds after what its preview shows when ``by_structure`` (the structure read it names,
+    :func:`structure_call`) is a slurp over a table with no header line (``content_type`` ``"csv"``, ``shape``
+    saying "no header"): :data:`ARRAYS_SAID`, that each row is an array (no object by name: ``.name`` fails, ``.[1]``
+    reads), so that the model's first filter is right; else ``""``."""
+    headless = content_type == "csv" and shape is not None and is_headless(shape)
+    return ARRAYS_SAID if headless and by_structure is not None and _SLURP in by_structure else ""
 
 
 def text_first(content_type: str | None, shape: str | None) -> str | None:
