@@ -14,7 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from scratchfs import ScratchStore
 from scratchfs.api.contract import ScratchTools
+from scratchfs.api.rebuild import open_for_rebuild, rebuild_index
 from scratchfs.api.shape import SAMPLE_BYTES, describe
 from scratchfs.api.stub import build_stub
 from scratchfs.engine.structure import html_worker
@@ -138,6 +140,29 @@ def test_head_and_tail_previews_stay_bytes(scratch_scope):
     page = (_ROOT / "fixtures/browser-rust-book.html").read_bytes()
     stub = scratch_scope.spill(page, source_tool="browser.get", preview="head+tail")
     assert stub.preview.startswith("<!DOCTYPE HTML>")
+
+
+@pytest.mark.parametrize("name", ["fixtures/browser-rust-book.html", "fixtures/tools/pydoc-typing.html"])
+def test_a_page_s_listing_preview_is_its_text_s_start_as_its_stub_s_and_after_a_rebuild(tmp_path, name):
+    """A page's listing (``Entry.preview``: what ``ls`` and the web inspector show) kept its first bytes
+    (``<!DOCTYPE HTML>...``) where its stub shows its text; it is now the stub's text start, cut from the same view
+    (no view told again), and a row rebuilt from the blob says the same."""
+    page = (_ROOT / name).read_bytes()
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("run", "agent")
+        stub = scope.spill(page, source_tool="browser.get")
+        listed = scope.entry("handle", stub.handle).preview
+        bytes_preview = scope.spill(page, source_tool="browser.get", preview="head+tail")  # (its bytes: kept)
+        assert scope.entry("handle", bytes_preview.handle).preview.startswith("<!DOCTYPE")
+    view = _view(page).decode()
+    assert "<" not in listed[:40] and len(listed.encode()) <= 256 and view.startswith(listed)
+    assert listed.startswith(stub.preview[:200]) and stub.preview.startswith(listed[:200])
+    for file in tmp_path.iterdir():
+        if file.name.startswith("index.sqlite"):
+            file.unlink()
+    with open_for_rebuild(tmp_path) as store:
+        assert rebuild_index(store).restored == 2
+        assert store.scope("run", "agent").entry("handle", stub.handle).preview == listed
 
 
 _HOSTILE = {  # (bench/html_preview.py has more: each a stub of 512 KiB of it, before and after)

@@ -32,7 +32,7 @@ from scratchfs.api.tar_headers import TarMember
 from scratchfs.api.terminal_preview import AS_SHOWN, AS_SHOWN_WHOLE, RenderedHead
 from scratchfs.engine.patterns import MAX_LINE_BYTES
 from scratchfs.foundation.calls import without_defaults
-from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, MAX_STUB_BYTES
+from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, LIST_PREVIEW_BYTES, MAX_STUB_BYTES
 from scratchfs.foundation.text import plural, quote
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps with options makes one a call
@@ -52,6 +52,8 @@ class Stub:
         content_type: ``json``, ``jsonl``, ``csv``, ``html``, ``xml``, ``log``, ``text`` or ``binary``.
         shape: a one- or two-line summary of the content (keys, columns, title, line lengths, ...).
         source_tool: the tool that produced the result (not part of the JSON).
+        listed: the preview an entry's listing keeps when it is not the content's first bytes (not part of the
+            JSON): an HTML page's text view's start, cut from the one the stub's preview was (``None``: its bytes).
     """
 
     handle: str
@@ -62,6 +64,7 @@ class Stub:
     content_type: str | None = None
     shape: str | None = None
     source_tool: str | None = field(default=None, compare=False)
+    listed: str | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The stub as the JSON object that enters the context:
@@ -339,6 +342,7 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     rendered = RenderedHead(head, size, limit) if mode == "head" and is_terminal(content_type, shape) else None
     texts = _text_view(notes, head, size, limit, MAX_STUB_BYTES - fixed) if (  # (None: its bytes)
         mode == "head" and content_type == "html") else None
+    listed = texts.fit(min(preview_bytes, LIST_PREVIEW_BYTES))[0] if texts else None  # (a page's listing: its text's)
     while True:
         listing, shown = tar_listing(members, limit, notes.format or "tar") if members else ("", 0)
         drawn, viewed = rendered.fit(limit) if rendered is not None else None, None  # (viewed: an HTML page's text)
@@ -361,9 +365,9 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
             note = notes.text(covered, next_line, tail_offset, reads, drawn)  # may be kept: its counts, if they
             total = fixed + preview_cost + _json_bytes(note) - 2  # change its note; the try with no preview: kept)
         if total <= MAX_STUB_BYTES:
-            return Stub(handle, preview, size, note, lines, content_type, shape, tool)
+            return Stub(handle, preview, size, note, lines, content_type, shape, tool, listed)
         if limit == 0:  # the preview is gone and it still does not fit: the shape gives way too
-            return _shape_given_way(Stub(handle, preview, size, note, lines, content_type, shape, tool), total)
+            return _shape_given_way(Stub(handle, preview, size, note, lines, content_type, shape, tool, listed), total)
         room = max(0, MAX_STUB_BYTES - (total - preview_cost) - 8)  # 8: the note's numbers may grow a digit
         limit = max(0, min(limit - 1, int(limit * room / max(1, preview_cost))))
 
