@@ -28,7 +28,7 @@ from scratchfs.engine.structure import (
     iter_rows,
     rows_page,
 )
-from scratchfs.engine.structure.aligned import Layout, is_blank, is_row, source_layout
+from scratchfs.engine.structure.aligned import Layout, headless_layout, is_blank, is_row, source_layout
 from scratchfs.engine.structure.paging import iter_lines
 from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.errors import BadRecord, ScratchError, WideHeader
@@ -222,9 +222,10 @@ def rows_after(content_type: str | None, head: bytes, size: int, shape: str | No
     if is_piped(content_type, shape):  # (its rows read as a rows read reads them, by its layout)
         layout = source_layout(BytesSource(head), piped=True)
         return None if layout is None else RowsAfter("csv", head, size, shape, layout=layout)
-    if content_type == "text" and headless_columns(shape) is not None and runs_starts(head[:COLUMNS_BYTES]) is not None:
-        return RowsAfter("csv", head, size, shape, aligned=True, headed=False)  # (no header: row 1 its first line;
-    return None  # split at runs of spaces, as the rows read splits it -- cells holding spaces refuse it: no row=)
+    told = runs_starts(head[:COLUMNS_BYTES]) if content_type == "text" and headless_columns(shape) is not None else None
+    if told is not None:  # (no header: row 1 its first line, or the one after ls -l's total; split at runs of spaces,
+        return RowsAfter("csv", head, size, shape, aligned=True, headed=False, layout=headless_layout(*told))  # as
+    return None  # the rows read splits it -- cells holding spaces refuse it: no row=)
 
 
 NARROW_BUDGET = REPLY_BUDGET_BYTES - 1024
@@ -350,7 +351,7 @@ class RowsAfter:
         cells, not where the rows start."""
         head = self.head
         if self.aligned:
-            at = 0
+            at = 0 if self.layout is None else self.layout.start  # (a table with no header: past ls -l's total)
             for _ in range(header_line(self.shape) + 1 if self.headed else 0):  # (past the header line, if any)
                 end = head.find(b"\n", at)
                 if end < 0:
