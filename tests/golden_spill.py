@@ -89,7 +89,11 @@ names ``view="text", offset=N`` first, then the page's bytes from its start and 
 page's first bytes -- its ``<head>`` markup: ``browser-rust-book.html@whole`` and its slices at offset 0 of 3,000 to
 1 MiB bytes, and ``page.html@0+1024``, ``@0+1537``, ``@0+16384`` and ``@0+46842``, their two ``head`` stubs, 26
 stubs of 13 records; ``head+tail`` stubs, shapes and listings unchanged; ``browser-rust-book.html@0+1024`` keeps its
-bytes: its text view, of its ``<head>`` alone, is empty).
+bytes: its text view, of its ``<head>`` alone, is empty); then, branch shapes3 (a table with no header line's note
+says its slurped rows are arrays, ``.[] | select(.[1] > 5)``, 82 bytes its preview gives up: the stubs of 29 records,
+slices of ``crlf.txt``, ``grep.txt``, ``headless.csv``, ``latin1.txt`` and ``quotes.txt``; an HTML page's listing is
+its default stub's text start, where it was its first bytes: the listings of 13 records, ``browser-rust-book.html``'s
+and ``page.html``'s).
 """
 
 from __future__ import annotations
@@ -227,7 +231,7 @@ def record(name: str, content: bytes, index: int) -> dict:
     start = head[:64].lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     source = BytesSource(content) if len(head) < size and start in (b"{", b"[") else None
     shape = describe(head, size, lines, source)
-    stubs = []
+    stubs, listed = [], None
     for mode, tool, preview in _variants(index):
         kept = max(preview if mode == "head+tail" else 0, LAST_LINES_BYTES)  # (what a spill keeps of the end)
         tail = content[max(0, size - kept) :]
@@ -235,8 +239,9 @@ def record(name: str, content: bytes, index: int) -> dict:
                           next_read=shape.next_read, top=shape.top,  # (the jq read a JSON object's describer chose)
                           first_error=shape.first_error)  # (a log's or text's first error, read first)
         stubs.append(stub.to_json())
-    listing = list_preview(head, size, min(PREVIEW_BYTES, LIST_PREVIEW_BYTES), shape.content_type == "binary",
-                           LIST_PREVIEW_BYTES)
+        listed = stub.listed if len(stubs) == 1 else listed  # (a spill's: its first, default stub's)
+    listing = listed if listed is not None else list_preview(
+        head, size, min(PREVIEW_BYTES, LIST_PREVIEW_BYTES), shape.content_type == "binary", LIST_PREVIEW_BYTES)
     found = {"name": name, "content_type": shape.content_type, "shape": shape.text, "stubs": stubs,
              "listing": listing}
     if source is not None:  # the shape of the sample alone (no source, or a source that fails)

@@ -65,6 +65,27 @@ def test_the_rows_of_a_headerless_table_are_its_lines_split_as_python_splits_the
         tools.read_handle(stub.handle, row=1, columns=["root"])
 
 
+def test_ls_l_s_total_line_is_no_row_of_any_read(scope):
+    """``ls -l /usr/bin`` (its ``total`` line first, symlinks' ``a -> b`` in the last column): row 1 is line 2 for the
+    rows read, its note, slurp=true, the web inspector's table and the stub's next rows read."""
+    data = (TOOLS / "ls-l-total.txt").read_bytes()
+    stub = scope.spill(data, source_tool="shell")
+    count = _columns(stub.shape)
+    want = [line.split(None, count - 1) for line in data.decode().splitlines()[1:]]
+    assert count == 9 and all(len(cells) == count for cells in want) and want[0][-1] == "FileCheck-14 -> " \
+        "../lib/llvm-14/bin/FileCheck"
+    tools = ScratchTools(scope)
+    first = tools.read_handle(stub.handle, row=1, rows=5)
+    assert first["rows"] == want[:5] and "its line 2 is row 1 (line 1, ls -l's total, is no row)" in first["note"]
+    assert _pages(tools, {"handle": stub.handle, "row": 1, "rows": 25}) == want
+    assert tools.read_handle(stub.handle, jq="length", slurp=True)["results"] == [len(want)]
+    records, partial = scope.structure.table(stub.handle, 1 << 20)
+    assert records == [list(map(str, range(count))), *want] and not partial
+    shown = stub.preview.count("\n")  # (the preview's whole lines: the total line and rows 1 to shown - 1)
+    row = int(re.search(r"row=(\d+), rows=20\)", stub.note).group(1))
+    assert row == shown and tools.read_handle(stub.handle, row=row, rows=1)["rows"] == [want[row - 1]]
+
+
 def test_a_headerless_table_whose_cells_hold_spaces_is_refused_naming_the_reads_that_work(scope):
     rows = [("web-1", "Up 2 hours", "8080"), ("db-12", "Up 10 minutes", "5432"), ("cache", "Up 3 days", "6379"),
             ("queue-7", "Up 45 seconds", "5672"), ("api", "Up 1 hour", "9000"), ("worker", "Up 12 minutes", "7000")]

@@ -31,7 +31,8 @@ def test_a_required_value_given_as_an_empty_list_is_a_type_fault_not_leave_it_ou
     with pytest.raises(InvalidArgument) as refused:
         tools.call("scratch_write", {"key": "j", "value": value})
     text = error_text(refused.value)
-    assert text == "invalid argument: scratch_write: value: [] is not of type 'string'"
+    assert text == ("invalid argument: scratch_write: value: [] is not of type 'string'; scratch_write stores text: "
+                    "give JSON encoded as one string")
     for call in refused.value.calls:  # any call named is one the tool takes
         check_arguments(call.verb, dict(call.arguments))
 

@@ -14,11 +14,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from scratchfs import ScratchStore
 from scratchfs.api.contract import ScratchTools
+from scratchfs.api.rebuild import open_for_rebuild, rebuild_index
 from scratchfs.api.shape import SAMPLE_BYTES, describe
 from scratchfs.api.stub import build_stub
 from scratchfs.engine.structure import html_worker
-from scratchfs.engine.structure.html_start import view_start
+from scratchfs.engine.structure.html_start import HEAD_TAG_SHARE, MOST_TAGS, view_start
 from scratchfs.foundation.limits import PREVIEW_BYTES
 from tests.test_text_kinds_cost import SIZE, cpu, fill
 
@@ -140,6 +142,29 @@ def test_head_and_tail_previews_stay_bytes(scratch_scope):
     assert stub.preview.startswith("<!DOCTYPE HTML>")
 
 
+@pytest.mark.parametrize("name", ["fixtures/browser-rust-book.html", "fixtures/tools/pydoc-typing.html"])
+def test_a_page_s_listing_preview_is_its_text_s_start_as_its_stub_s_and_after_a_rebuild(tmp_path, name):
+    """A page's listing (``Entry.preview``: what ``ls`` and the web inspector show) kept its first bytes
+    (``<!DOCTYPE HTML>...``) where its stub shows its text; it is now the stub's text start, cut from the same view
+    (no view told again), and a row rebuilt from the blob says the same."""
+    page = (_ROOT / name).read_bytes()
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("run", "agent")
+        stub = scope.spill(page, source_tool="browser.get")
+        listed = scope.entry("handle", stub.handle).preview
+        bytes_preview = scope.spill(page, source_tool="browser.get", preview="head+tail")  # (its bytes: kept)
+        assert scope.entry("handle", bytes_preview.handle).preview.startswith("<!DOCTYPE")
+    view = _view(page).decode()
+    assert "<" not in listed[:40] and len(listed.encode()) <= 256 and view.startswith(listed)
+    assert listed.startswith(stub.preview[:200]) and stub.preview.startswith(listed[:200])
+    for file in tmp_path.iterdir():
+        if file.name.startswith("index.sqlite"):
+            file.unlink()
+    with open_for_rebuild(tmp_path) as store:
+        assert rebuild_index(store).restored == 2
+        assert store.scope("run", "agent").entry("handle", stub.handle).preview == listed
+
+
 _HOSTILE = {  # (bench/html_preview.py has more: each a stub of 512 KiB of it, before and after)
     "<p>": fill(b"<p>"), "<li>": fill(b"<li>"), "<ul>x": fill(b"<ul>x"), "<br>": b"<html><body>" + fill(b"<br>"),
     "<div>x</div>": b"<html><body>" + fill(b"<div>x</div>"), "<ul><li>x</li></ul>": fill(b"<ul><li>x</li></ul>\n"),
@@ -165,11 +190,38 @@ def _stub_cpu(page: bytes) -> float:
 @pytest.mark.parametrize("name", sorted(_HOSTILE))
 def test_a_tag_dense_page_s_stub_costs_a_few_plain_texts(name):
     """The house bound of a spill's shape, for its shape and stub: 10 times 512 KiB of grep output's and 5 ms. The
-    cuts rendered hold at most MOST_TAGS tags (512 KiB of <p> cut at 32 KiB took 112 ms a stub) and nest at most
-    MOST_DEPTH levels (1,024 <ul>x, 57 ms)."""
+    cuts rendered hold at most MOST_TAGS tags in all (512 KiB of <p> cut at 32 KiB took 112 ms a stub; 1,024 a cut,
+    <ul><li>x</li></ul> was 18% over under Python 3.10) and nest at most MOST_DEPTH levels (1,024 <ul>x, 57 ms)."""
     html_worker.view_text(b"<p>x")  # (lxml and inscriptis imported: once a process)
     plain = (_ROOT / "fixtures/workspace-grep-stdlib-defs.txt").read_bytes()[:SIZE]
     assert _stub_cpu(_HOSTILE[name]) < 10 * cpu(plain) + 0.005
+
+
+def test_a_stub_renders_a_bounded_sum_of_tags_and_a_page_whose_head_holds_a_thousand_previews_its_text(monkeypatch):
+    """Each cut is rendered from the page's start, and a stub renders two to four: the bound was 1,024 tags a cut,
+    about 2,000 a stub (``<ul><li>x</li></ul>`` 18% over the house bound under Python 3.10), counted from the page's
+    start (a ``<head>`` of 1,000 ``<meta>`` kept the byte preview). Now the sum over the cuts is bounded (MOST_TAGS, a
+    head's tags counted one in HEAD_TAG_SHARE: dropped before it is rendered) and the page's text is previewed."""
+    parsed = []
+    real = html_worker.parse_page
+
+    def counted(text):
+        body = text.find("<body")
+        parsed.append(text.count("<", max(0, body)) + (text.count("<", 0, body) // HEAD_TAG_SHARE if body > 0 else 0))
+        return real(text)
+
+    monkeypatch.setattr(html_worker, "parse_page", counted)
+    lists = fill(b"<ul><li>x</li></ul>\n")
+    for page in (lists, fill(b"<h1>x</h1>"), fill(b"<li>"), fill(b"<p>"), b"<html><body>" + fill(b"<div>x</div>")):
+        parsed.clear()
+        found = view_start(page[:SAMPLE_BYTES], len(page) + 1, 1024)
+        assert sum(parsed) <= MOST_TAGS and len(parsed) >= 2, (page[:20], parsed)
+        assert (found is None) == page.startswith(b"<p>")  # (lists, headings, divs: their text still previewed)
+    headed = (b"<html><head><title>T</title>" + b'<meta name="x" content="y">\n' * 1000 + b"</head><body>"
+              + b"<p>Some words of text here, a sentence or two.</p>\n" * 2000)
+    monkeypatch.setattr(html_worker, "parse_page", real)
+    found = _starts(headed, headed[:SAMPLE_BYTES])
+    assert found is not None and found[0].startswith(b"Some words of text here") and len(found[0]) >= 1024
 
 
 def test_a_cut_is_not_rendered_past_its_tags_or_depth():

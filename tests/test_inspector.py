@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from scratchfs import NotFound, ScratchStore
 from scratchfs.api.inspector import stats_in_sql
 from scratchfs.cli import main
+from scratchfs.cli.render import stats_listing
 from scratchfs.foundation.checks import new_token
 from tests.conftest import BACKENDS
 
@@ -400,6 +401,24 @@ def test_fsck_does_not_call_a_value_replaced_while_it_ran_missing(tmp_path, monk
         os.unlink(store.blobs.locate("r", "a", other.blob))  # a blob truly gone is still found
         assert [(p.kind, p.key) for p in inspector.fsck(store).problems] == [("missing", "other")]
         assert scope.scratch_read("plan") == value[:120_000]
+
+
+def test_stats_says_its_expired_bytes_are_the_stored_ones_which_a_sweep_frees_with_the_files_headers(tmp_path):
+    """newuser20: ``stats`` showed an expired entry's bytes as "1 (333 B)" where ``sweep`` then freed 373 (the
+    segment's header too) -- and 0 while a live entry shares the segment. The words now say what each counts: the
+    cell "stored" (the entries' ``stored_size``), the command's help that a sweep frees whole files."""
+    now = [1_800_000_000.0]
+    with ScratchStore(tmp_path, clock=lambda: now[0]) as store:
+        store.scope("run-x", "agent-y").scratch_write("gone", b"g" * 300, ttl=10)
+        now[0] += 60
+        (row,) = stats_in_sql(store, now[0])
+        segments = list((tmp_path / "runs").rglob("*.zseg"))
+        (segment,) = [path.stat().st_size for path in segments]
+        assert 300 < row.expired_bytes < segment  # (the entry's span; its file holds the segment's header too)
+        assert stats_listing([row], 300.0).rows[0][-1] == f"1 ({row.expired_bytes} B stored)"  # (what stats prints)
+        helped = " ".join(CliRunner().invoke(main, ["stats", "--help"]).stdout.split())
+        assert "the bytes the index stores for them (a sweep's bytes_freed counts the files it removes" in helped
+        assert store.sweep().bytes_freed == segment
 
 
 @pytest.mark.parametrize("backend", BACKENDS, indirect=True)

@@ -94,7 +94,7 @@ def test_tools_over_stdio_answer_the_contract_byte_exact(era, tmp_path, fixture_
             # errors are tool errors that say their kind, and the server keeps serving
             assert error_of(await client.call_tool("scratch_read", {"key": "plan"})).startswith("not found: ")
             assert error_of(await client.call_tool("read_handle", {"handle": handle, "offset": "x"})) == (
-                "invalid argument: read_handle: offset: 'x' is not of type 'integer'")
+                "invalid argument: read_handle: offset: \"x\" is not of type 'integer'")
             assert "past the end" in error_of(await client.call_tool("read_handle", {"handle": handle,
                                                                                      "offset": len(page) + 1}))
             with pytest.raises(MCPError, match="Unknown tool: nope"):  # a protocol error, as the spec says

@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import math
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -284,6 +285,25 @@ def test_a_table_without_header_slurps_as_arrays(tools, scratch_scope):
     reply = tools.call("read_handle", {"handle": handle, "jq": "[length, .[0], (map(.[1]) | group_by(.) | "
                                        "map(length))]", "slurp": True})
     assert reply["results"] == [[40, [1, "b"], [20, 20]]]  # (the first column: numbers)
+
+
+def test_a_headless_tables_stub_says_its_slurped_rows_are_arrays_and_its_example_runs(tools, scratch_scope):
+    """The stub of ``sqlite3 -csv`` output (no header line) names ``jq="JQ", slurp=True``: its note says the rows
+    are arrays, columns by number, with a filter that runs as written (before: nothing said, and the model's first
+    filter, ``.[] | select(.descr ...)``, failed on arrays); a table with a header says nothing of it."""
+    data = (TOOLS / "sqlite-csv-packages.csv").read_bytes()
+    stub = scratch_scope.spill(data, source_tool="sqlite3")
+    assert stub.content_type == "csv" and "no header" in stub.shape and 'slurp=True' in stub.note
+    said = re.search(r"its rows are arrays, columns by number from 0 \((\.\[\] \| select\(\.\[(\d)\] > 5\))\)",
+                     stub.note)
+    assert said is not None and stub.note.index(said.group(0)) < stub.note.index("Next: ")
+    column = int(said.group(2))
+    reply = tools.call("read_handle", {"handle": stub.handle, "jq": f"[{said.group(1)}] | length", "slurp": True})
+    rows = list(csv.reader(io.StringIO(data.decode(), newline="")))
+    assert reply["results"] == [len(rows)] and all(len(row) > column for row in rows)  # (strings sort after numbers)
+    assert len(stub.to_json().encode()) <= 1536
+    headed = scratch_scope.spill((TOOLS / "sqlite-csv-header-sizes.csv").read_bytes(), source_tool="sqlite3")
+    assert headed.content_type == "csv" and "slurp=True" in headed.note and "arrays" not in headed.note
 
 
 def test_the_cli_slurps_beside_jq(tmp_path):

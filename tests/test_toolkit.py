@@ -354,12 +354,16 @@ def test_large_scratch_values_are_read_in_capped_pieces(scratch_scope):
 
 @pytest.mark.parametrize(("name", "args", "message"), [
     ("read_handle", {}, "'handle' is a required property"),
-    ("read_handle", {"handle": "h_" + "a" * 24, "offset": "10"}, "offset: '10' is not of type 'integer'"),
+    ("read_handle", {"handle": "h_" + "a" * 24, "offset": "10"}, 'offset: "10" is not of type \'integer\''),
     ("read_handle", {"handle": "h_" + "a" * 24, "offset": -1}, "offset: -1 is less than the minimum of 0"),
     ("read_handle", {"handle": "h_" + "a" * 24, "length": 10**9}, "length: 1000000000 is greater than the maximum"),
     ("read_handle", {"handle": "h_" + "a" * 24, "bogus": 1}, "unknown argument 'bogus'; read_handle takes handle, "),
     ("read_handle", {"handle": "h_" + "a" * 24, "match": ""}, "match is empty: empty text is found everywhere"),
-    ("scratch_write", {"key": "k", "value": 3}, "value: 3 is not of type 'string'"),
+    ("scratch_write", {"key": "k", "value": 3}, "value: 3 is not of type 'string'; scratch_write stores text"),
+    ("scratch_write", {"key": "k", "value": {"a": [True, None], "b": "é"}},  # (JSON, as the model wrote it: before,
+     'value: {"a": [true, null], "b": "é"} is not of type \'string\'; scratch_write stores text: give JSON '  # Python's
+     "encoded as one string"),  # {'a': [True, None], ...})
+    ("read_handle", {"handle": "h_" + "a" * 24, "lines": None}, "lines: null is not of type 'integer'"),
     ("scratch_write", {"key": "k", "value": "v", "ttl": 0}, "ttl: 0 is less than the minimum of 1.0"),
     ("scratch_write", {"key": "k", "value": "v", "ttl": 1e-7}, "ttl: 1e-07 is less than the minimum of 1.0"),
     ("scratch_write", {"key": "k", "value": "v", "encoding": "hex"}, "encoding: 'hex' is not one of"),

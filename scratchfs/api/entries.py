@@ -318,8 +318,9 @@ class Entries:
             key, sample.head, sample.tail, info.size, found.lines, found.content_type, found.shape, tool,
             settings.preview_bytes, mode, longest_line_bound(info.frame_newlines, info.size), found.next_read,
             found.top, found.first_error)
+        listed = found.preview if stub is None or stub.listed is None else stub.listed  # (an HTML page's: its text's
         entry = Entry(kind, run_id, agent_id, key, token, info.size, info.stored_size, info.frames, found.lines,
-                      found.preview, tool, found.content_type, found.shape, now, now + ttl, ttl)
+                      listed, tool, found.content_type, found.shape, now, now + ttl, ttl)  # start, the stub's)
         return entry, stub
 
     @contextmanager

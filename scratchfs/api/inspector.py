@@ -76,8 +76,10 @@ class ScopeStats:
         oldest_age: seconds since then.
         expiring_soon: entries expiring within ``soon`` seconds.
         next_expiry: the earliest ``expires_at``, epoch seconds (infinity when no entry is live).
-        expired, expired_bytes: entries expired but not swept yet (invisible to reads), and their blob bytes still on
-            disk (a sweep frees them).
+        expired, expired_bytes: entries expired but not swept yet (invisible to reads), and the bytes their index
+            rows say they store (``stored_size``: a blob file's whole bytes, seek table and binding included; a
+            segment entry's own span) -- not what a sweep will report freed (``SweepResult.bytes_freed`` counts the
+            files it removes: a segment's header too, and a segment only once no live entry shares it, 0 before).
         newest: ``created_at`` of the newest live entry, epoch seconds (minus infinity when no entry is live).
     """
 

@@ -15,6 +15,7 @@ from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
 from scratchfs.api.describe import describe_content
+from scratchfs.api.html_preview import view_head
 from scratchfs.api.shape import SAMPLE_BYTES
 from scratchfs.engine import journal
 from scratchfs.engine.binding import Binding, UnboundBlob
@@ -25,8 +26,10 @@ from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure.paging import ReaderSource
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, NotFound, ScratchError
+from scratchfs.foundation.limits import LIST_PREVIEW_BYTES
 
 if TYPE_CHECKING:
+    from scratchfs.api.settings import Settings
     from scratchfs.api.store import ScratchStore
 
 __all__ = ["adopt_blob", "recover_journals", "restore_blob"]
@@ -110,10 +113,11 @@ def restore_blob(store: ScratchStore, found: BlobFile, kinds: tuple[str, ...] = 
         newlines, head, last = _scan(reader, max(SAMPLE_BYTES, settings.preview_bytes + 4))
         found = describe_content(settings, head, b.size, newlines.tobytes(), last,
                                  lambda: nullcontext(ReaderSource(reader, b.size)))  # as a spill describes it
+        listed = _listed(settings, b.kind == "handle" and found.content_type == "html", head, b.size, found.preview)
     finally:
         source.close()
     entry = Entry(b.kind, b.run_id, b.agent_id, b.key, token, b.size, stored_size, b.frames, found.lines,
-                  found.preview, b.tool, found.content_type, found.shape, created, created + b.ttl, b.ttl)
+                  listed, b.tool, found.content_type, found.shape, created, created + b.ttl, b.ttl)
     with store.entries.delete_lock(False):  # counted: close() never closes the descriptor under it
         written, old = store.index.put(entry, newlines.tobytes(),  # its times as the blob's binding records them
                                        lambda: store.blobs.exists(b.run_id, b.agent_id, token), keep_times=True)
@@ -122,6 +126,13 @@ def restore_blob(store: ScratchStore, found: BlobFile, kinds: tuple[str, ...] = 
     if old is not None and old != token:
         store.blobs.unlink(b.run_id, b.agent_id, old)
     return None
+
+
+def _listed(settings: Settings, page: bool, head: bytes, size: int, preview: str) -> str:
+    """The listing preview of a restored row: an HTML ``page``'s text start (``head``: its first bytes, ``size``: its
+    bytes), as its spill's stub kept it when the store previews heads; else ``preview`` (its first bytes')."""
+    viewed = view_head(head, size, settings.preview_bytes) if page and settings.preview_mode == "head" else None
+    return preview if viewed is None else viewed.fit(min(settings.preview_bytes, LIST_PREVIEW_BYTES))[0]
 
 
 def adopt_blob(store: ScratchStore, found: BlobFile, committed_at: float) -> bool:

@@ -25,7 +25,8 @@ import re
 
 from scratchfs.foundation.text import plural
 
-__all__ = ["COLUMNS_BYTES", "MIN_COLUMNS", "MIN_ROWS", "ROWS", "columns_said", "headless_columns", "runs_starts"]
+__all__ = ["COLUMNS_BYTES", "MIN_COLUMNS", "MIN_ROWS", "ROWS", "TOTAL_SAID", "columns_said", "headless_columns",
+           "runs_starts"]
 
 ROWS = 50
 """Most lines looked at (the first ones)."""
@@ -43,8 +44,12 @@ _PADDING_RE = re.compile(rb"[^\s.!?:;,]  ")
 """Two spaces after a word that ends no sentence nor clause: a cell padded to its column's width (prose leaves none
 but after a full stop)."""
 _RUN_RE = re.compile(rb"\x00+")  # (a run of positions where some line holds no space: a column)
-_SAID_RE = re.compile(r", a table of ([0-9,]+) columns aligned by spaces on each of its first [0-9,]+ lines, "
-                      r"no header line")
+_TOTAL_RE = re.compile(rb"total [0-9]{1,20}(?:[.,][0-9]{1,3})?[KMGTPE]?\r?\n")  # ls -l's first line ("total 1744",
+# with -h "total 1.7M"): its blocks, no row, before the rows
+TOTAL_SAID = " after line 1 (ls's total)"
+"""What the shape says after the lines it counts when a ``total N`` line, ``ls -l``'s, comes before them."""
+_SAID_RE = re.compile(r", a table of ([0-9,]+) columns aligned by spaces on each of its first [0-9,]+ lines"
+                      f"(?:{re.escape(TOTAL_SAID)})?, no header line")
 
 
 def headless_columns(shape: str | None) -> int | None:
@@ -62,31 +67,35 @@ def columns_said(sample: bytes) -> str:
     told = _told(sample)
     if told is None:
         return ""
-    rows, columns = told
+    rows, columns, start = told
     return f", a table of {plural(len(columns), 'column')} aligned by spaces on each of its first " \
-        f"{plural(len(rows), 'line')}, no header line"
+        f"{plural(len(rows), 'line')}{TOTAL_SAID if start else ''}, no header line"
 
 
-def runs_starts(sample: bytes) -> tuple[int, ...] | None:
-    """The character offsets where the columns start of a text whose first bytes ``sample`` make the table
-    :func:`columns_said` tells, when each of its first lines splits at runs of spaces into the same cells as at
-    those columns (each cell one word, but the last's: ``line.split(None, columns - 1)``), so that every rows read
-    splits its lines so; else ``None`` (a cell holding a space, ``Up 2 hours``: no such split). Never raises."""
+def runs_starts(sample: bytes) -> tuple[tuple[int, ...], int] | None:
+    """``(the character offsets where the columns start, the byte offset of the first row)`` of a text whose first
+    bytes ``sample`` make the table :func:`columns_said` tells (the first row: 0, or after ``ls -l``'s ``total N``
+    line), when each of its first lines splits at runs of spaces into the same cells as at those columns (each cell
+    one word, but the last's: ``line.split(None, columns - 1)``), so that every rows read splits its lines so; else
+    ``None`` (a cell holding a space, ``Up 2 hours``: no such split). Never raises."""
     told = _told(sample)
     if told is None:
         return None
-    rows, columns = told
+    rows, columns, first = told
     for row in rows:
         words = row.split(None, len(columns) - 1)
         if words != [row[start:end].strip() for start, end in columns]:
             return None
-    return tuple(start for start, _end in columns)
+    return tuple(start for start, _end in columns), first
 
 
-def _told(sample: bytes) -> tuple[list[bytes], list[tuple[int, int]]] | None:
-    """``(the lines looked at, the columns' spans)`` of :func:`columns_said`'s table, else ``None``."""
+def _told(sample: bytes) -> tuple[list[bytes], list[tuple[int, int]], int] | None:
+    """``(the lines looked at, the columns' spans, the byte offset of the first)`` of :func:`columns_said`'s table
+    (``ls -l``'s ``total N`` line before it passed over), else ``None``."""
     rows: list[bytes] = []
-    gutter, at = -1, 0  # (a byte a position, little-endian: position i is byte i; past a line's end, none)
+    total = _TOTAL_RE.match(sample) if sample[:6] == b"total " else None
+    first = at = total.end() if total else 0
+    gutter = -1  # (a byte a position, little-endian: position i is byte i; past a line's end, none)
     while len(rows) < ROWS:
         end = sample.find(b"\n", at, _BYTES)
         if end < 0:
@@ -100,7 +109,7 @@ def _told(sample: bytes) -> tuple[list[bytes], list[tuple[int, int]]] | None:
     if len(rows) < MIN_ROWS:
         return None
     columns = _columns(rows, gutter.to_bytes(min(_WIDTH, *map(len, rows)), "little"))
-    return None if columns is None else (rows, columns)
+    return None if columns is None else (rows, columns, first)
 
 
 def _columns(rows: list[bytes], marks: bytes) -> list[tuple[int, int]] | None:

@@ -315,10 +315,10 @@ class StructureReads(PageReads):
         key = f"{entry_identity(handle, blob)}\0headless"
         layout = _LAYOUTS.get(key)
         if layout is None:
-            starts = runs_starts(src.read(0, COLUMNS_BYTES))
-            if starts is None:
+            told = runs_starts(src.read(0, COLUMNS_BYTES))
+            if told is None:
                 raise InvalidArgument(columns_misfit(handle, read, self.shape))
-            layout = headless_layout(starts)
+            layout = headless_layout(*told)  # (its first row past ls -l's total line, if any)
             _LAYOUTS.put(key, layout)
         return layout
 

@@ -22,6 +22,7 @@ from scratchfs.api.stub_reads import (
     FIRST_ITEM,
     MEMBERS,
     ItemsAfter,
+    arrays_said,
     rows_after,
     structure_call,
     text_first,
@@ -31,7 +32,7 @@ from scratchfs.api.tar_headers import TarMember
 from scratchfs.api.terminal_preview import AS_SHOWN, AS_SHOWN_WHOLE, RenderedHead
 from scratchfs.engine.patterns import MAX_LINE_BYTES
 from scratchfs.foundation.calls import without_defaults
-from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, MAX_STUB_BYTES
+from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, LIST_PREVIEW_BYTES, MAX_STUB_BYTES
 from scratchfs.foundation.text import plural, quote
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps with options makes one a call
@@ -51,6 +52,8 @@ class Stub:
         content_type: ``json``, ``jsonl``, ``csv``, ``html``, ``xml``, ``log``, ``text`` or ``binary``.
         shape: a one- or two-line summary of the content (keys, columns, title, line lengths, ...).
         source_tool: the tool that produced the result (not part of the JSON).
+        listed: the preview an entry's listing keeps when it is not the content's first bytes (not part of the
+            JSON): an HTML page's text view's start, cut from the one the stub's preview was (``None``: its bytes).
     """
 
     handle: str
@@ -61,6 +64,7 @@ class Stub:
     content_type: str | None = None
     shape: str | None = None
     source_tool: str | None = field(default=None, compare=False)
+    listed: str | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The stub as the JSON object that enters the context:
@@ -101,8 +105,8 @@ class _Note:
     before it. The parts
     that do not depend on where the preview stops are made once per stub (its fitting tries several previews)."""
 
-    __slots__ = ("by_other", "call", "compressed", "count", "first_error", "format", "items", "lead", "lines",
-                 "lines_average", "rows", "size", "tail_lines", "text_first", "what")
+    __slots__ = ("arrays", "by_other", "call", "compressed", "count", "first_error", "format", "items", "lead",
+                 "lines", "lines_average", "rows", "size", "tail_lines", "text_first", "what")
 
     def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None,
                  shape: str | None = None, longest_line: int | None = None, head: bytes = b"",
@@ -117,6 +121,7 @@ class _Note:
         self.first_error = first_error if content_type in _TAIL_KINDS else None
         self.lines_average: float | None = None  # binary content: no line read
         self.count, self.rows, self.text_first = 0, None, text_first(content_type, shape)
+        self.arrays = ""  # (what a table with no header line's slurp gives: arrays, ARRAYS_SAID)
         self.lead = ""  # a JSON document's jq reads, named first: a range read of JSON cuts its values mid-token
         self.items: ItemsAfter | None = None  # a JSON array's items after the preview, when its lead reads the first
         call = self.call  # each other call is this start and its own arguments, rendered once (_ARGUMENTS)
@@ -127,6 +132,7 @@ class _Note:
             self.by_other = (listed + ("" if self.compressed else f"{call}, {BY_MATCH}")).removesuffix(" | ")
             return
         by_structure = structure_call(call, content_type, shape, size, next_read, top)
+        self.arrays = arrays_said(content_type, shape, by_structure)
         self.rows = rows_after(content_type, head, size, shape)  # (a table's rows, JSON lines' records)
         longest = size - lines + 1 if longest_line is None else longest_line
         by_search = BY_PATTERN if longest <= MAX_LINE_BYTES else BY_MATCH  # a longer line refuses a pattern
@@ -176,6 +182,7 @@ class _Note:
         if covered >= size:
             return f"{what}; the preview shows all of it{AS_SHOWN_WHOLE if drawn else ''}."
         shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "") + shown
+        shows += self.arrays  # (a table with no header line: its slurp's rows are arrays, said before the call)
         by_range = f"{self.call}, offset={covered!r})" if covered else f"{self.call})"  # call_with(self.call, offset=)
         by_other, rows = self.by_other, self.rows
         if self.text_first:  # terminal output, coloured text: rendered, from where the preview stops; HTML's text
@@ -335,6 +342,7 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     rendered = RenderedHead(head, size, limit) if mode == "head" and is_terminal(content_type, shape) else None
     texts = _text_view(notes, head, size, limit, MAX_STUB_BYTES - fixed) if (  # (None: its bytes)
         mode == "head" and content_type == "html") else None
+    listed = texts.fit(min(preview_bytes, LIST_PREVIEW_BYTES))[0] if texts else None  # (a page's listing: its text's)
     while True:
         listing, shown = tar_listing(members, limit, notes.format or "tar") if members else ("", 0)
         drawn, viewed = rendered.fit(limit) if rendered is not None else None, None  # (viewed: an HTML page's text)
@@ -357,9 +365,9 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
             note = notes.text(covered, next_line, tail_offset, reads, drawn)  # may be kept: its counts, if they
             total = fixed + preview_cost + _json_bytes(note) - 2  # change its note; the try with no preview: kept)
         if total <= MAX_STUB_BYTES:
-            return Stub(handle, preview, size, note, lines, content_type, shape, tool)
+            return Stub(handle, preview, size, note, lines, content_type, shape, tool, listed)
         if limit == 0:  # the preview is gone and it still does not fit: the shape gives way too
-            return _shape_given_way(Stub(handle, preview, size, note, lines, content_type, shape, tool), total)
+            return _shape_given_way(Stub(handle, preview, size, note, lines, content_type, shape, tool, listed), total)
         room = max(0, MAX_STUB_BYTES - (total - preview_cost) - 8)  # 8: the note's numbers may grow a digit
         limit = max(0, min(limit - 1, int(limit * room / max(1, preview_cost))))
 

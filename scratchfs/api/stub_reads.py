@@ -28,7 +28,7 @@ from scratchfs.engine.structure import (
     iter_rows,
     rows_page,
 )
-from scratchfs.engine.structure.aligned import Layout, is_blank, is_row, source_layout
+from scratchfs.engine.structure.aligned import Layout, headless_layout, is_blank, is_row, source_layout
 from scratchfs.engine.structure.paging import iter_lines
 from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.errors import BadRecord, ScratchError, WideHeader
@@ -44,6 +44,7 @@ __all__ = [
     "ItemsAfter",
     "RowsAfter",
     "after_handle",
+    "arrays_said",
     "placeholder_said",
     "rows_after",
     "structure_call",
@@ -86,6 +87,19 @@ FIRST_ITEM = after_handle(jq=".[0]")  # a JSON array within it, its first item n
 _EACH = after_handle(jq=PLACEHOLDER)  # JSON texts one after another: one filter run on each document (jq: a stream)
 _SLURP = after_handle(jq=PLACEHOLDER, slurp=True)  # one jq filter over the array of all the rows (objects by name)
 _FIND_KEY = after_handle(pattern=FIND_KEY)  # settings: the line of a key (shape_settings)
+
+
+ARRAYS_SAID = "; with slurp=true its rows are arrays, columns by number from 0 (.[] | select(.[1] > 5))"
+"""What a note says of a table with no header line whose slurp read it names (:func:`arrays_said`)."""
+
+
+def arrays_said(content_type: str | None, shape: str | None, by_structure: str | None) -> str:
+    """What a note adds after what its preview shows when ``by_structure`` (the structure read it names,
+    :func:`structure_call`) is a slurp over a table with no header line (``content_type`` ``"csv"``, ``shape``
+    saying "no header"): :data:`ARRAYS_SAID`, that each row is an array (no object by name: ``.name`` fails, ``.[1]``
+    reads), so that the model's first filter is right; else ``""``."""
+    headless = content_type == "csv" and shape is not None and is_headless(shape)
+    return ARRAYS_SAID if headless and by_structure is not None and _SLURP in by_structure else ""
 
 
 def text_first(content_type: str | None, shape: str | None) -> str | None:
@@ -223,9 +237,10 @@ def rows_after(content_type: str | None, head: bytes, size: int, shape: str | No
     if is_piped(content_type, shape):  # (its rows read as a rows read reads them, by its layout)
         layout = source_layout(BytesSource(head), piped=True)
         return None if layout is None else RowsAfter("csv", head, size, shape, layout=layout)
-    if content_type == "text" and headless_columns(shape) is not None and runs_starts(head[:COLUMNS_BYTES]) is not None:
-        return RowsAfter("csv", head, size, shape, aligned=True, headed=False)  # (no header: row 1 its first line;
-    return None  # split at runs of spaces, as the rows read splits it -- cells holding spaces refuse it: no row=)
+    told = runs_starts(head[:COLUMNS_BYTES]) if content_type == "text" and headless_columns(shape) is not None else None
+    if told is not None:  # (no header: row 1 its first line, or the one after ls -l's total; split at runs of spaces,
+        return RowsAfter("csv", head, size, shape, aligned=True, headed=False, layout=headless_layout(*told))  # as
+    return None  # the rows read splits it -- cells holding spaces refuse it: no row=)
 
 
 NARROW_BUDGET = REPLY_BUDGET_BYTES - 1024
@@ -351,7 +366,7 @@ class RowsAfter:
         cells, not where the rows start."""
         head = self.head
         if self.aligned:
-            at = 0
+            at = 0 if self.layout is None else self.layout.start  # (a table with no header: past ls -l's total)
             for _ in range(header_line(self.shape) + 1 if self.headed else 0):  # (past the header line, if any)
                 end = head.find(b"\n", at)
                 if end < 0:

@@ -33,6 +33,8 @@ def headless(kind: str | None, shape: str | None) -> bool:
     return kind == "csv" and shape is not None and is_headless(shape)
 
 
+_TOTAL_ROW_1 = "its line 2 is row 1 (line 1, ls -l's total, is no row)"
+"""What :data:`HEADLESS_COLUMNS_NOTE` says of row 1 when ``ls -l``'s ``total N`` line comes before the rows."""
 HEADLESS_COLUMNS_NOTE = ("a table aligned by spaces with no header line (stored as text): each line split at runs of "
                         "spaces, the last column taking the rest of the line, as Python's str.split; its first line "
                         "is row 1 and its columns are named by number from 0 (columns=[0, 2])")
@@ -47,7 +49,8 @@ def noted_rows(page: ItemPage, kind: str | None, layout: Layout | None, headed: 
     the next)."""
     said = None
     if layout is not None and not layout.headed:  # (text whose lines stand in columns: its shape's words)
-        said = HEADLESS_COLUMNS_NOTE if first else None
+        said = (HEADLESS_COLUMNS_NOTE if not layout.start else HEADLESS_COLUMNS_NOTE.replace(
+            "its first line is row 1", _TOTAL_ROW_1)) if first else None
     elif layout is not None:  # (how its lines split: on the first page of a read only)
         said = (piped_note if layout.piped else _aligned_note)(layout, page, first)
     elif kind in SNIFFED_NO_TABLE:  # (in full on the first page, in short on the next: each keeps its next call)

@@ -58,7 +58,7 @@ from scratchfs.foundation.limits import (
     MIN_TTL,
     REPLY_BUDGET_BYTES,
 )
-from scratchfs.foundation.text import shorten
+from scratchfs.foundation.text import json_shown, shorten
 
 
 @dataclass(frozen=True)
@@ -272,6 +272,7 @@ def _seconds(ttl: float) -> str:
 
 _VALIDATORS: dict[str, Any] = {}
 _MESSAGE_CHARS = 300  # a schema violation's message, at most (it may quote the value)
+_STORES_TEXT = "; scratch_write stores text: give JSON encoded as one string"
 MAX_ARGUMENT_DEPTH = 8
 """Deepest nesting of lists and objects an argument may have (the schemas' deepest is a list of columns)."""
 
@@ -318,6 +319,10 @@ def check_arguments(name: object, arguments: object) -> dict[str, Any]:
         message = error.message
         if error.validator == "maxLength":  # jsonschema's message repeats the whole value
             message = f"{len(error.instance)} characters, longer than the limit of {error.validator_value}"
+        elif error.validator == "type":  # (jsonschema's message shows Python's repr: {'a': True}, None)
+            types = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+            message = f"{json_shown(error.instance, _MESSAGE_CHARS // 2)} is not of type {', '.join(map(repr, types))}"
+            message += _STORES_TEXT if (name, where) == ("scratch_write", "value") else ""
         elif len(message) > _MESSAGE_CHARS:
             message = message[: _MESSAGE_CHARS - 3] + "..."
         head = f"{name}: {where + ': ' if where else ''}{message}"

@@ -175,8 +175,10 @@ def _print_page(page: list, shown: int, as_json: bool, store: ScratchStore, titl
 @settings_options(fleet_only=True)
 @with_existing_store
 def stats_command(store: ScratchStore, run_id: str | None, agent_id: str | None, soon: float, as_json: bool) -> None:
-    """Per run and agent: entries, bytes in, bytes on disk, oldest entry, entries expiring soon (aggregated by the
-    index: no entry is loaded). ``--run``/``--agent`` given before the command filter as after it."""
+    """Per run and agent: entries, bytes in, bytes on disk, oldest entry, entries expiring soon, entries expired
+    but not swept yet with the bytes the index stores for them (a sweep's bytes_freed counts the files it removes:
+    a segment's header too, and a segment only once no live entry shares it) -- aggregated by the index: no entry
+    is loaded. ``--run``/``--agent`` given before the command filter as after it."""
     run_id, agent_id = _filters(run_id, agent_id)
     check_filter(run_id, agent_id)
     rows = [row for row in stats_in_sql(store, store.now(), soon, run_id)

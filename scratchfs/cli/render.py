@@ -181,7 +181,8 @@ def entries_listing(entries: Iterable[Entry], now: float, title: str | None = No
 
 def stats_listing(rows: Iterable, soon: float, title: str | None = None) -> Listing:
     """Per-scope statistics (:class:`scratchfs.api.inspector.ScopeStats`), with a total line; ``expired`` shows the
-    entries expired but not swept yet and their bytes still on disk."""
+    entries expired but not swept yet and the bytes the index stores for them (``"1 (325 B stored)"``; a sweep frees
+    whole files, a segment's header too and a segment only once no live entry shares it: ``bytes_freed`` differs)."""
     soon_name = f"expiring <{human_seconds(soon)}"
     numbers = ("entries", "handles", "scratch", "bytes in", "on disk", "ratio", "oldest", soon_name, "expired")
     listing = Listing(["run", "agent", *numbers], title=title, ids=frozenset({"run", "agent"}),
@@ -205,7 +206,7 @@ def stats_listing(rows: Iterable, soon: float, title: str | None = None) -> List
 
 
 def _expired(count: int, stored: int) -> str:
-    return f"{count} ({human_bytes(stored)})" if count else "0"
+    return f"{count} ({human_bytes(stored)} stored)" if count else "0"
 
 
 def problems_listing(problems: Iterable, root: str = "", title: str | None = None) -> Listing:

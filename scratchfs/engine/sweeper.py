@@ -83,7 +83,9 @@ class SweepResult:
     Attributes:
         rows_deleted: expired rows removed, plus rows whose file was gone.
         files_deleted: blob files of expired rows removed.
-        bytes_freed: bytes of files removed (expired and orphaned).
+        bytes_freed: bytes of files removed (expired and orphaned), whole: a segment's header with its entries' spans,
+            and a segment only once none of its entries is live (an expired entry beside a live one frees 0 bytes
+            now), so not the sum of the entries' ``stored_size`` that ``stats`` shows as ``expired_bytes``.
         orphans_removed: files with no row (and leftover trash) removed.
         missing_files: rows dropped because their file was gone (counted in ``rows_deleted`` too).
         delete_failures: objects the object store did not confirm deleted (fleet sweep), and entries of ``trash/``

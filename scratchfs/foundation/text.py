@@ -7,6 +7,7 @@ bytes; continuation bytes are ``10xxxxxx``.
 
 from __future__ import annotations
 
+import json
 import re
 import reprlib
 import sys
@@ -89,8 +90,22 @@ def size_bytes(text: str) -> int | None:
     return int(found.group(1)) * SIZE_UNITS[unit]
 
 
+_JSON_SHOWN = json.JSONEncoder(ensure_ascii=False, allow_nan=False)  # (json_shown's: one made, not one a call)
 _SHORT_REPR = reprlib.Repr()  # a few items of a container, a few levels deep (a message names a value, no more)
 _SHORT_REPR.maxstring = _SHORT_REPR.maxother = 60
+
+
+def json_shown(value: object, limit: int = 60) -> str:
+    """``value`` as the JSON a call's arguments wrote it (``{"a": 1, "b": [true, null]}``, not Python's ``{'a': 1,
+    'b': [True, None]}``), cut to ``limit`` characters (``...`` ending a cut one), on one line: how a refusal names a
+    bad argument's value to a model, which writes JSON. A value JSON cannot write (a Python caller's ``set``, bytes,
+    NaN) is :func:`shorten`'s; never raises. Costs a JSON encoding of all of ``value`` (an argument that came as
+    JSON: as much as its parse)."""
+    try:
+        text = one_line(_JSON_SHOWN.encode(value))
+    except (TypeError, ValueError, RecursionError):
+        return shorten(value, limit)
+    return clipped(text, limit)
 
 
 def shorten(value: object, limit: int = 60) -> str:
@@ -334,6 +349,6 @@ def grep_files(head: bytes, paths: set[bytes], sample: bytes) -> int:
 
 __all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "SIZE_UNITS", "bitmap_classes", "clipped", "decode_or_none",
            "digits_int", "grep_files", "grep_runs", "invalid_utf8_bytes", "is_digits", "is_utf8_text",
-           "json_string_bytes", "line_stats", "name_bytes", "not_a_size", "one_line", "plural", "quote", "shorten",
-           "size_bytes", "utf8_but_cut_end", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix",
+           "json_shown", "json_string_bytes", "line_stats", "name_bytes", "not_a_size", "one_line", "plural", "quote",
+           "shorten", "size_bytes", "utf8_but_cut_end", "utf8_lead_length", "utf8_partial_tail", "utf8_prefix",
            "utf8_suffix_start", "utf8_text", "within_chars"]

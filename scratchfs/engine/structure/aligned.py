@@ -451,12 +451,13 @@ def head_lines(head: str, whole: bool) -> list[str]:
     return lines[:HEAD_LINES] if whole and len(head) <= HEAD_CHARS and len(lines) <= HEAD_LINES else lines[:-1]
 
 
-def headless_layout(starts: tuple[int, ...]) -> Layout:
+def headless_layout(starts: tuple[int, ...], start: int = 0) -> Layout:
     """The layout of a table aligned by spaces with no header line whose columns start at ``starts`` (character
     offsets, ``0`` first), told from its first lines by the reads layer (every line filling every column, each cell
     one word but the last's, so that runs of spaces part them): its lines split at runs of spaces, the last column
-    taking the rest of the line, as ``line.split(None, len(starts) - 1)`` splits it; its columns named by number."""
-    return Layout(tuple(map(str, range(len(starts)))), starts, RUNS, headed=False)
+    taking the rest of the line, as ``line.split(None, len(starts) - 1)`` splits it; its columns named by number;
+    its first row at byte ``start`` (past ``ls -l``'s ``total N`` line, no row)."""
+    return Layout(tuple(map(str, range(len(starts)))), starts, RUNS, start=start, headed=False)
 
 
 def pipes_layout(lines: list[str]) -> Layout | None:

@@ -18,13 +18,14 @@ pieces, cuts of a few bytes and samples that stop short of the page).
 A page whose bytes decode otherwise in part of it than in the whole (not valid UTF-8 past the sample, with no byte
 order mark; what a browser decodes by: :func:`~scratchfs.engine.structure.html_codec.page_codec`) is told only when
 every way the whole could decode reads the cut the same. Anything else -- no element in a cut (the view would be
-the page as preformatted text), no text in the cuts, a cut of more than :data:`MOST_TAGS` tags or nested more than
-:data:`MOST_DEPTH` levels (or deeper than this thread's recursion renders), a library's error -- is ``None``: the
-stub keeps its byte preview. Never raises (but MemoryError).
+the page as preformatted text), no text in the cuts, cuts that would render more than :data:`MOST_TAGS` tags in all
+or a cut nested more than :data:`MOST_DEPTH` levels (or deeper than this thread's recursion renders), a library's
+error -- is ``None``: the stub keeps its byte preview. Never raises (but MemoryError).
 
-Cost: the cuts rendered hold at most :data:`MOST_CUT_BYTES` of the body and :data:`MOST_TAGS` tags each, so a stub
-of 512 KiB of tags costs a few plain texts' (``tests/test_html_preview.py``); the Rust book's stub (shape and
-stub) 17 ms before, 24 ms since, on a loaded host: ``python bench/html_preview.py``."""
+Cost: the cuts rendered hold at most :data:`MOST_CUT_BYTES` of the body each and :data:`MOST_TAGS` tags all
+together (a cut's ``<head>`` dropped before it is rendered, its tags counted one in :data:`HEAD_TAG_SHARE`), so a stub
+of 512 KiB of tags costs a few plain texts' under Python 3.10 and 3.11 alike (``tests/test_html_preview.py``); the
+Rust book's stub (shape and stub) 17 ms before, 24 ms since, on a loaded host: ``python bench/html_preview.py``."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ from typing import Any
 from scratchfs.engine.structure.html_codec import declared_encoding, decode_as, page_codec
 from scratchfs.foundation.text import utf8_but_cut_end
 
-__all__ = ["FIRST_CUT_BYTES", "MOST_CUT_BYTES", "view_start"]
+__all__ = ["FIRST_CUT_BYTES", "HEAD_TAG_SHARE", "MOST_CUT_BYTES", "MOST_TAGS", "view_start"]
 
 FIRST_CUT_BYTES = 1024
 """Bytes of the body (after its ``<body`` tag) of the first cut rendered; the cut that checks a cut whose text holds
@@ -42,8 +43,16 @@ enough ends half of it past that one."""
 MOST_CUT_BYTES = 32 * 1024
 """Most bytes of the body of the last cut rendered (at least four times the preview's bytes, for a larger preview)."""
 MOST_TAGS = 1024
-"""Most tags (``<``) of a cut rendered, from the page's start: inscriptis takes about 5 µs an element (512 KiB of
-``<p>``, cut at 32 KiB, took 112 ms a stub); a page whose text starts later keeps its byte preview."""
+"""Most tags (``<``) rendered for a stub, summed over its cuts (each cut is rendered from the page's start): those
+after the ``<body`` tag, and :data:`HEAD_TAG_SHARE` of those before it. inscriptis takes about 5 µs an element
+(512 KiB of ``<p>``, cut at 32 KiB, took 112 ms a stub; 6 µs under Python 3.10); a cut that grows leaves room in
+what is left for the cut that checks it; a page whose text is not told within it keeps its byte preview. (Before,
+1,024 tags a cut from the page's start, up to about 2,000 a stub: ``<ul><li>x</li></ul>`` 18% over the bound under
+Python 3.10, and a page whose ``<head>`` held 1,000 tags kept its byte preview.)"""
+HEAD_TAG_SHARE = 4
+"""A cut's tags before its ``<body`` tag (its ``<head>``'s) count one in this many: each cut's tree is parsed whole
+(libxml2: about 1 µs a tag) but its ``<head>`` is dropped before it is rendered, as inscriptis renders none of it
+(``display: none``)."""
 MOST_DEPTH = 128
 """Most levels of elements a cut's tree may nest: inscriptis indents a nested list's lines by its depth, so 1,024
 ``<ul>x`` take it time and text quadratic in their depth (57 ms a stub); a deeper cut is not rendered."""
@@ -62,8 +71,8 @@ def view_start(head: bytes, size: int, want: int, first: int = FIRST_CUT_BYTES, 
     """``(the first bytes of the text view, whether they are all of it)`` of an HTML page of ``size`` bytes whose
     first bytes are ``head``: at least ``min(want, 256)`` bytes of it (``want``: the bytes a preview shows), or all of
     it, else ``None`` (not told: see the module's words; a page with no text). ``first``, ``most``: the body's bytes
-    of the first and the last cut; ``whole``: most bytes of a page rendered whole; ``tags``: most tags of a cut
-    (tests pass small ones)."""
+    of the first and the last cut; ``whole``: most bytes of a page rendered whole; ``tags``: most tags rendered, summed
+    over the cuts (:data:`MOST_TAGS`; tests pass small ones)."""
     try:
         return _view_start(head, size, max(1, want), (first, max(most, 4 * want), whole, tags))
     except MemoryError:
@@ -80,36 +89,42 @@ def _view_start(head: bytes, size: int, want: int, cuts: tuple[int, int, int, in
         return (view.encode("utf-8"), True) if view else None
     found = _BODY.search(head, 0, MOST_HEAD_BYTES)
     body = found.start() if found else 0
-    bound = min(len(head), body + most, _tag_bound(head, tags))  # (the last cut's end)
+    parsed = head.count(b"<", 0, body) // HEAD_TAG_SHARE  # (a cut's head: parsed, not rendered)
     known = page_codec(head) if whole else None  # (the whole page's bytes: decoded as they all are)
-    end, last = min(bound, body + first), None
+    end, last, left, step, final = min(len(head), body + first), None, tags, max(1, first // 2), False
     while True:
+        left -= parsed + head.count(b"<", body, end)  # (the budget: every cut's tags, summed)
+        if left < 0:  # (a first cut past it: a head of too many tags, a body dense with them)
+            return None
         codec = known or _codec(head[:end])
         text = None if codec is None else _render(head[:end], codec, end >= size)
         if not text:  # (a page of no element, decoded otherwise past the sample; of no text: its bytes)
             return None
         if end >= size:  # (the whole page: its view)
             return text.encode("utf-8"), True
-        if last is not None:  # (two cuts that end apart)
-            agreed = _agreed(last, text).encode("utf-8")
-            if len(agreed) >= want or end >= bound:
-                return (agreed, False) if len(agreed) >= min(want, 256) else None
-        if end >= bound:
-            return None
+        agreed = b"" if last is None else _agreed(last, text).encode("utf-8")  # (two cuts that end apart)
+        bound = min(len(head), body + most, _tag_bound(head, left - parsed, body))  # (the next cut's end, at most)
+        if (last is not None and len(agreed) >= want) or final or bound <= end:  # (no next cut: the body's, the
+            return (agreed, False) if len(agreed) >= min(want, 256) else None  # sample's or the budget's end)
         told = len(_lines_before(text, len(text.rstrip())).encode("utf-8"))  # (what it tells, if the next agrees)
-        grown = end + max(1, first // 2) if told >= want else body + (end - body) * min(4, max(2, -(-want // max(
-            1, told))))
+        grown, forced = end + step, False
+        if told < want:  # (a cut grown, leaving room in the budget for the one that checks it)
+            grown = min(body + (end - body) * min(4, max(2, -(-want // max(1, told)))),
+                        _tag_bound(head, (left - 2 * parsed) // 2, body) - step)
+            grown, forced = (end + step, True) if grown <= end else (grown, False)  # (no room: this one checked)
         last, end = text, min(bound, grown)
+        final = forced or end >= bound
 
 
-def _tag_bound(head: bytes, tags: int) -> int:
-    """Where the ``tags``-th ``<`` of ``head`` is (its length, when it holds fewer)."""
-    at = -1
+def _tag_bound(head: bytes, tags: int, start: int = 0) -> int:
+    """Where the ``tags``-th ``<`` of ``head`` from ``start`` is (its length, when it holds fewer; ``start`` when
+    ``tags`` is 0 or less)."""
+    at = start - 1
     for _ in range(tags):
         at = head.find(b"<", at + 1)
         if at < 0:
             return len(head)
-    return at
+    return max(at, start)
 
 
 def _agreed(one: str, other: str) -> str:
@@ -177,6 +192,9 @@ def _render(page: bytes, codec: tuple[str, int], whole: bool) -> str | None:
         return None
     if not whole:
         _open_row_left_out(tree)
+        dropped = tree.find("head")  # (display: none -- walked by inscriptis, 4 µs a tag, for no text; its tail,
+        if dropped is not None:  # text after </head>, is kept: drop_tree hands it to what precedes it)
+            dropped.drop_tree()
     return html_worker.render_tree(tree)
 
 
