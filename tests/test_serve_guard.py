@@ -23,7 +23,8 @@ from .web_support import serve
 
 def _get(port: int, path: str, token: str) -> bytes:
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
-        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n"
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n"
+                     f"Connection: close\r\n\r\n"
                      .encode())
         return sock.recv(4096).split(b"\r\n")[0]
 

@@ -33,7 +33,8 @@ def _ask(port: int, path: str, receive_buffer: int | None = None) -> tuple[socke
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
     sock.connect(("127.0.0.1", port))
     sock.settimeout(5)
-    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n"
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {TOKEN}\r\n"
+                 f"Connection: close\r\n\r\n"
                  .encode())
     return sock, sock.recv(2048)
 
@@ -146,7 +147,8 @@ def test_the_page_and_health_answer_while_every_thread_is_busy(store, monkeypatc
             time.sleep(0.01)
         for _ in range(50):
             busy.append(socket.create_connection(("127.0.0.1", port)))
-            busy[-1].sendall(f"GET /api/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n\r\n".encode())
+            busy[-1].sendall(f"GET /api/runs HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {TOKEN}\r\n"
+                             "\r\n".encode())
         time.sleep(0.3)  # (every thread of the pool asleep in a listing)
         for path in ("/api/health", "/", "/static/app.js", "/runs/r", "/api/openapi.json"):
             started = time.monotonic()

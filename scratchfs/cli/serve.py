@@ -29,6 +29,7 @@ server go on running after a SIGTERM sent just after its start line.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import ipaddress
@@ -186,7 +187,7 @@ def _run(deferred: DeferredStore, sock: socket.socket, host: str, token: str, al
 
     from scratchfs.web import create_app
 
-    app = create_app(deferred, token, allow_delete=allow_delete)
+    app = create_app(deferred, token, allow_delete=allow_delete, hosts=_own_names(host))
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False,
                             http=guarded_h11(), backlog=connection_bound(BACKLOG, 8),
                             timeout_graceful_shutdown=SHUTDOWN_SECONDS)
@@ -212,6 +213,17 @@ def _run(deferred: DeferredStore, sock: socket.socket, host: str, token: str, al
                    "token can read the store", err=True)
     server.run(sockets=[sock])
     return stopped
+
+
+def _own_names(host: str) -> list[str]:
+    """The names a request's ``Host`` may give to a server bound to ``host`` besides loopback's and the address a
+    connection comes in on (:func:`~scratchfs.web.security.host_problem`): ``host`` itself, and for every interface
+    (``0.0.0.0``, ``::``) this machine's name and full name too."""
+    names = [host]
+    with contextlib.suppress(ValueError):  # (a name, not an address)
+        if ipaddress.ip_address(host.strip("[]")).is_unspecified:
+            names += [socket.gethostname(), socket.getfqdn()]
+    return names
 
 
 def _stop_on_signals(server: Any) -> list[int]:
