@@ -5,7 +5,8 @@ run on a socket this command binds itself, so ``--port 0`` picks a free port and
 Its access log is off (the first request's URL carries the token). Each request's line and headers must arrive within
 10 s and at most 256 connections are kept, one too many closing the one that has waited on its client longest
 (:mod:`scratchfs.cli.serve_guard`: uvicorn alone kept a connection that never completed a request for ever, and
-enough of them took every file descriptor); a stop (SIGTERM, SIGHUP, Ctrl-C) closes the connections whose clients
+enough of them took every file descriptor); an answer whose client takes none of it for 30 s is closed (a download
+never read gives its slot back); a stop (SIGTERM, SIGHUP, Ctrl-C) closes the connections whose clients
 do not read, and cancels what is left after 10 s.
 
 A token given with ``--token`` gets a warning on stderr: the process's arguments are readable by every local user
