@@ -6,9 +6,10 @@ reset or closed with no answer at all.
     python bench/serve_burst.py [N]          # default 1,000; raise `ulimit -n` above N first
 
 Run from the checkout to measure (``PYTHONPATH=.``). 04:58 UTC 2026-12-07, 2 cores shared with other work:
-before (87a58ba): 1,000 -> 858 200 and 142 reset with no answer, again 822 and 178; after: 752 200 and 248 503
-(each whole, then a reset: the request was unread when the connection closed), 2,000 -> 1,673 200, 327 503, 0
-unanswered.
+before (87a58ba): 1,000 -> 806 to 858 200 and 142 to 194 reset with no answer (three runs), 2,000 -> 1,579 200,
+421 closed or reset with no answer; after: 1,000 -> 820 to 870 200 and 130 to 180 whole 503s (three runs; a reset
+may follow the 503: the request was unread when the connection closed), 2,000 -> 1,649 200 and 351 503, 0
+unanswered, no traceback.
 """
 
 from __future__ import annotations

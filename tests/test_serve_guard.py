@@ -231,3 +231,20 @@ def test_a_connection_past_the_bound_while_all_are_answering_gets_a_503_to_retry
     assert body == b"503 busy: this server has 4 connections open, the most at once: retry in a second\n"
     for sock in busy:  # answered whole, none cut
         assert _read_to_the_end(sock, 3.0).endswith(b"\r\n\r\nok")
+
+
+def test_a_kept_alive_connection_closed_past_the_bound_gets_no_503(guarded):
+    """A connection kept alive after an answer is closed without a 503 when it is the one to go: its client may be
+    sending its next request as it closes, and would take the 503 for that request's answer (on a reset it retries
+    on a new connection, as browsers do)."""
+    kept = [guarded() for _ in range(4)]
+    for sock in kept:
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        reply = b""
+        while not reply.endswith(b"ok"):
+            reply += sock.recv(1000)
+        time.sleep(0.02)  # (kept[0] the one waiting longest for its next request)
+    fresh = guarded()
+    assert _read_to_the_end(kept[0], 1.0) == b""
+    fresh.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    assert fresh.recv(1000).startswith(b"HTTP/1.1 200 OK")

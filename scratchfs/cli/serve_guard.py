@@ -108,6 +108,7 @@ def guarded_h11(header_seconds: float = HEADER_SECONDS, max_connections: int | N
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
+            self.answered = True
             self._arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
@@ -138,6 +139,7 @@ class _Stalls:
     stall_timer: Any = None
     stall_seconds: float = STALL_SECONDS
     stopping: bool = False
+    answered = False  # (a response of this connection ended: its client may be sending the next request)
 
     def pause_writing(self) -> None:  # (the client reads slower than the answer is written, or not at all)
         super().pause_writing()  # type: ignore[misc]
@@ -189,13 +191,15 @@ def unsent(transport: Any) -> int:
 
 def _one_too_many(newcomer: Any, h11: Any, bound: int) -> None:
     """Close the connection that has waited on its client longest (:func:`idle_since`), else ``newcomer``, one of
-    ``bound`` too many: one whose request is not read yet and that is answering none gets :func:`busy_answer` first
-    (a burst of requests is answered 503 with ``Retry-After``, not reset); one in the middle of an answer is closed
-    at once."""
+    ``bound`` too many: a fresh one whose request is not read yet gets :func:`busy_answer` first (a burst of
+    requests is answered 503 with ``Retry-After``, not reset); one in the middle of an answer is closed at once, and
+    so is one kept alive after an answer (a client that sends its next request as it closes retries on the reset,
+    where a 503 would be taken as the answer to that request)."""
     idle = [(since, other) for other in newcomer.connections if other is not newcomer
             for since in (other.idle_since(),) if since is not None]
     going = min(idle, key=lambda pair: pair[0])[1] if idle else newcomer
-    if going.conn.their_state is h11.IDLE and going.conn.our_state is h11.IDLE and going.stalled_since is None:
+    fresh = not going.answered and going.stalled_since is None  # (a kept-alive one: a client retries its reset)
+    if fresh and going.conn.their_state is h11.IDLE and going.conn.our_state is h11.IDLE:
         going.transport.write(busy_answer(bound))
         going.transport.close()  # (once what is written has gone out)
     else:
