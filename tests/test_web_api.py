@@ -702,8 +702,8 @@ def test_a_download_asked_by_head_or_left_midway_closes_its_blob_at_once(tmp_pat
             path = f"/api/runs/r/agents/a/handles/{handle}/content"
             for method in ("HEAD", "HEAD", "GET", "GET"):
                 with socket.create_connection(("127.0.0.1", port)) as sock:
-                    sock.sendall(f"{method} {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
-                                 f"Connection: close\r\n\r\n".encode())
+                    sock.sendall(f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                                 f"Authorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n".encode())
                     assert sock.recv(65536).startswith(b"HTTP/1.1 200")
             deadline = time.monotonic() + 5
             while _blob_descriptors(tmp_path) != kept and time.monotonic() < deadline:

@@ -33,7 +33,8 @@ def _ask(port: int, path: str, receive_buffer: int | None = None) -> tuple[socke
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
     sock.connect(("127.0.0.1", port))
     sock.settimeout(5)
-    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n"
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {TOKEN}\r\n"
+                 f"Connection: close\r\n\r\n"
                  .encode())
     return sock, sock.recv(2048)
 
@@ -146,7 +147,8 @@ def test_the_page_and_health_answer_while_every_thread_is_busy(store, monkeypatc
             time.sleep(0.01)
         for _ in range(50):
             busy.append(socket.create_connection(("127.0.0.1", port)))
-            busy[-1].sendall(f"GET /api/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n\r\n".encode())
+            busy[-1].sendall(f"GET /api/runs HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {TOKEN}\r\n"
+                             "\r\n".encode())
         time.sleep(0.3)  # (every thread of the pool asleep in a listing)
         for path in ("/api/health", "/", "/static/app.js", "/runs/r", "/api/openapi.json"):
             started = time.monotonic()
@@ -159,3 +161,98 @@ def test_the_page_and_health_answer_while_every_thread_is_busy(store, monkeypatc
             sock.close()
         server.should_exit = True
         thread.join(10)
+
+
+def _guarded_server(store, monkeypatch, stall_seconds: float) -> tuple[object, threading.Thread, int]:
+    """A uvicorn server of the inspector with ``scratchfs serve``'s protocol (its stall deadline ``stall_seconds``)
+    on a free port, started."""
+    import uvicorn
+
+    from scratchfs.cli import serve_guard
+
+    monkeypatch.setattr(serve_guard, "STALL_SECONDS", stall_seconds, raising=False)
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(store, TOKEN), host="127.0.0.1", port=port, log_level="warning",
+                                           lifespan="off", http=serve_guard.guarded_h11()))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+    return server, thread, port
+
+
+@pytest.mark.alone(waits=True)
+def test_downloads_their_clients_stop_reading_give_their_slots_back(store, monkeypatch):
+    """A client holding the token asked for 16 downloads and read none: every slot stayed taken for as long as it
+    stayed connected, and every other download was a 503. A connection whose client takes nothing of a paused
+    answer for ``STALL_SECONDS`` (30 s; 1 s here) is closed now, and its slot comes back."""
+    handle = store.scope("r", "a").spill(b"0123456789abcdef\n" * (24 << 16)).handle  # 24 MiB, compressible
+    path = f"/api/runs/r/agents/a/handles/{handle}/content"
+    server, thread, port = _guarded_server(store, monkeypatch, 1.0)
+    held: list[socket.socket] = []
+    try:
+        for _ in range(MAX_DOWNLOADS):
+            sock, first = _ask(port, path, receive_buffer=2048)
+            held.append(sock)
+            assert first.startswith(b"HTTP/1.1 200")
+        sock, refused = _ask(port, path)
+        sock.close()
+        assert refused.startswith(b"HTTP/1.1 503")
+        time.sleep(3.5)  # (the writing paused, then 1 s without progress)
+        sock, status = _ask(port, path)
+        sock.close()
+        assert status.startswith(b"HTTP/1.1 200")
+        closed = 0
+        for sock in held:  # each was closed: what the server sent before, then the end (or a reset)
+            sock.settimeout(2)
+            try:
+                while sock.recv(1 << 20):
+                    pass
+                closed += 1
+            except ConnectionResetError:
+                closed += 1
+            except TimeoutError:
+                pass
+        assert closed == MAX_DOWNLOADS
+    finally:
+        for sock in held:
+            sock.close()
+        server.should_exit = True
+        thread.join(10)
+
+
+@pytest.mark.alone(waits=True)
+def test_a_download_read_slowly_is_not_cut_by_the_stall_deadline(store, monkeypatch):
+    """A client that reads slowly -- 8 KiB every 0.2 s, its answer's writing paused all along -- makes progress in
+    every period of the stall deadline (1 s here) and keeps its download for 5 s, to the bytes expected."""
+    content = bytes(range(256)) * (16 << 10)  # 4 MiB
+    handle = store.scope("r", "a").spill(content).handle
+    server, thread, port = _guarded_server(store, monkeypatch, 1.0)
+    try:
+        sock, got = _ask(port, f"/api/runs/r/agents/a/handles/{handle}/content", receive_buffer=2048)
+        with sock:
+            started = time.monotonic()
+            while time.monotonic() - started < 5:
+                chunk = sock.recv(8192)
+                assert chunk, f"closed after {time.monotonic() - started:.1f} s"
+                got += chunk
+                time.sleep(0.2)
+            sock.settimeout(10)
+            while chunk := sock.recv(1 << 20):
+                got += chunk
+        assert _unchunked(got.partition(b"\r\n\r\n")[2]) == content
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def _unchunked(body: bytes) -> bytes:
+    """The content of an HTTP/1.1 body in chunked transfer coding."""
+    out, at = b"", 0
+    while True:
+        end = body.index(b"\r\n", at)
+        size = int(body[at:end], 16)
+        if size == 0:
+            return out
+        out += body[end + 2:end + 2 + size]
+        at = end + 2 + size + 2

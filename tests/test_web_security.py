@@ -133,7 +133,8 @@ def test_the_token_redirect_stays_on_this_server(store, path):
     """The redirect that moves ``?token=`` into the cookie wrote the request's path as it came: for
     ``GET //evil.example/x?token=...`` that is ``Location: //evil.example/x``, which a browser follows to another host
     (an open redirect; a link from any page of the same site -- another port of 127.0.0.1 -- carries the cookie, so
-    any ``?token=`` value did). The Location is a path of this server, one leading slash."""
+    any ``?token=`` value did, until a wrong one became a 401 whatever cookie goes with it). The Location is a path of
+    this server, one leading slash, also when the cookie that goes with the right token is an earlier server's."""
     guard = create_app(store, TOKEN)
     sent: list[dict] = []
 
@@ -143,8 +144,8 @@ def test_the_token_redirect_stays_on_this_server(store, path):
     async def send(message: dict) -> None:
         sent.append(message)
 
-    with_cookie = [(b"cookie", f"{cookie_name(8765)}={TOKEN}".encode())]
-    for query, cookie in ((f"token={TOKEN}", []), ("token=any", with_cookie)):
+    stale_cookie = [(b"cookie", f"{cookie_name(8765)}=an-earlier-servers-token".encode())]
+    for query, cookie in ((f"token={TOKEN}", []), (f"token={TOKEN}", stale_cookie)):
         sent.clear()
         scope = {"type": "http", "method": "GET", "path": path, "query_string": query.encode(), "root_path": "",
                  "headers": [(b"host", b"127.0.0.1:8765"), *cookie], "server": ("127.0.0.1", 8765)}

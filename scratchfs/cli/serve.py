@@ -5,7 +5,8 @@ run on a socket this command binds itself, so ``--port 0`` picks a free port and
 Its access log is off (the first request's URL carries the token). Each request's line and headers must arrive within
 10 s and at most 256 connections are kept, one too many closing the one that has waited on its client longest
 (:mod:`scratchfs.cli.serve_guard`: uvicorn alone kept a connection that never completed a request for ever, and
-enough of them took every file descriptor); a stop (SIGTERM, SIGHUP, Ctrl-C) closes the connections whose clients
+enough of them took every file descriptor); an answer whose client takes none of it for 30 s is closed (a download
+never read gives its slot back); a stop (SIGTERM, SIGHUP, Ctrl-C) closes the connections whose clients
 do not read, and cancels what is left after 10 s.
 
 A token given with ``--token`` gets a warning on stderr: the process's arguments are readable by every local user
@@ -29,6 +30,7 @@ server go on running after a SIGTERM sent just after its start line.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import ipaddress
@@ -186,7 +188,7 @@ def _run(deferred: DeferredStore, sock: socket.socket, host: str, token: str, al
 
     from scratchfs.web import create_app
 
-    app = create_app(deferred, token, allow_delete=allow_delete)
+    app = create_app(deferred, token, allow_delete=allow_delete, hosts=_own_names(host))
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False,
                             http=guarded_h11(), backlog=connection_bound(BACKLOG, 8),
                             timeout_graceful_shutdown=SHUTDOWN_SECONDS)
@@ -212,6 +214,17 @@ def _run(deferred: DeferredStore, sock: socket.socket, host: str, token: str, al
                    "token can read the store", err=True)
     server.run(sockets=[sock])
     return stopped
+
+
+def _own_names(host: str) -> list[str]:
+    """The names a request's ``Host`` may give to a server bound to ``host`` besides loopback's and the address a
+    connection comes in on (:func:`~scratchfs.web.security.host_problem`): ``host`` itself, and for every interface
+    (``0.0.0.0``, ``::``) this machine's name and full name too."""
+    names = [host]
+    with contextlib.suppress(ValueError):  # (a name, not an address)
+        if ipaddress.ip_address(host.strip("[]")).is_unspecified:
+            names += [socket.gethostname(), socket.getfqdn()]
+    return names
 
 
 def _stop_on_signals(server: Any) -> list[int]:

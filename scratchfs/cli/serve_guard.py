@@ -12,11 +12,18 @@ the store's own files (SQLite, blobs) share that limit. :func:`guarded_h11` is u
 * at most :data:`MAX_CONNECTIONS` open at once (fewer under a low descriptor limit, :func:`connection_bound`): one
   more closes the connection that has waited longest for a request's headers, or for its client to read what was
   sent to it, or that holds requests sent ahead of the answers (a client that completes a request in milliseconds
-  is not locked out by those that never do), or itself when every connection is busy with a request. Without
+  is not locked out by those that never do), or itself when every connection is busy with a request -- answered
+  first, when no answer of it has begun, with a 503 and ``Retry-After: 1`` (:func:`busy_answer`), before its
+  request is read: a burst of 1,000 requests had 142 to 194 of them reset unanswered (``bench/serve_burst.py``).
+  Without
   that, 300 connections each sending thousands of requests at once, pipelined -- no token needed, a 401 is an
   answer too -- kept every connection busy for minutes and every other client locked out; so did clients that
   never read the download they asked for (its writing paused by asyncio's flow control, which no header deadline
   reaches);
+* a deadline (:data:`STALL_SECONDS`) for a client to take any of an answer whose writing is paused: a connection
+  whose client has taken none of it in that time (:func:`unsent`) is closed, and what it held -- one of the 16
+  download slots, its blob open and its frames read ahead -- comes back (a client holding the token kept every slot
+  busy for as long as it stayed connected, reading nothing: every other download was a 503);
 * a stop that waits for no client that does not read, and at most :data:`SHUTDOWN_SECONDS` for the requests
   being answered;
 * at most :data:`BACKLOG` connections (fewer likewise) accepted in one turn of the event loop (asyncio accepts up
@@ -29,6 +36,8 @@ Source: uvicorn's ``H11Protocol`` (``connection_made``, ``on_response_complete``
 
 from __future__ import annotations
 
+import contextlib
+import functools
 from typing import Any
 
 HEADER_SECONDS = 10.0
@@ -37,6 +46,11 @@ previous response) before it is closed."""
 MAX_CONNECTIONS = 256
 """Most connections served at once, and at most a quarter of the process's descriptor limit (1,024 on many systems;
 the store needs descriptors of its own): :func:`connection_bound`."""
+
+STALL_SECONDS = 30.0
+"""Seconds an answer's writing may stay paused (its client's window and the server's buffer full) without the client
+taking a byte of it before the connection is closed. A client reading slowly keeps its connection: any progress in
+each such period does. Read when :func:`guarded_h11` is called."""
 
 SHUTDOWN_SECONDS = 10
 """Seconds a stop (SIGTERM, SIGINT, SIGHUP) waits for the requests being answered to end before it cancels them
@@ -62,38 +76,30 @@ def connection_bound(most: int = MAX_CONNECTIONS, share: int = 4) -> int:
 
 def guarded_h11(header_seconds: float = HEADER_SECONDS, max_connections: int | None = None) -> type:
     """uvicorn's h11 protocol class with a deadline of ``header_seconds`` for each request's headers and at most
-    ``max_connections`` (default :func:`connection_bound`) open connections (see the module docstring); pass it as
+    ``max_connections`` (default :func:`connection_bound`) open connections, whose paused answers are closed when
+    their client takes nothing of them for :data:`STALL_SECONDS` (see the module docstring); pass it as
     ``uvicorn.Config(http=...)``. Needs uvicorn and h11 (the web extra)."""
     bound = connection_bound() if max_connections is None else max_connections
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    class GuardedH11(H11Protocol):
+    class GuardedH11(_Stalls, H11Protocol):
         """:class:`H11Protocol` with the guards of :mod:`scratchfs.cli.serve_guard`."""
 
         waiting_since: float | None = None
-        stalled_since: float | None = None
         stopping = False
         deadline: Any = None
+        stall_seconds = STALL_SECONDS
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             self._arm()
             if len(self.connections) > bound:
-                _one_too_many(self)
+                _one_too_many(self, h11, bound)
 
         def idle_since(self) -> float | None:
             """:func:`idle_since` of this connection."""
             return idle_since(self, h11)
-
-        def pause_writing(self) -> None:  # (the client reads slower than the answer is written, or not at all)
-            super().pause_writing()
-            self.stalled_since = self.loop.time()
-            self.shutdown() if self.stopping else None  # (a stop waits for no client that does not read)
-
-        def resume_writing(self) -> None:
-            super().resume_writing()
-            self.stalled_since = None
 
         def shutdown(self) -> None:
             super().shutdown()
@@ -102,10 +108,12 @@ def guarded_h11(header_seconds: float = HEADER_SECONDS, max_connections: int | N
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
+            self.answered = True
             self._arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
             self.deadline, _ = None, self.deadline and self.deadline.cancel()
+            _watch_stall(self, None)
             super().connection_lost(exc)
 
         def _arm(self) -> None:
@@ -122,11 +130,95 @@ def guarded_h11(header_seconds: float = HEADER_SECONDS, max_connections: int | N
     return GuardedH11
 
 
-def _one_too_many(newcomer: Any) -> None:
-    """Close the connection that has waited on its client longest (:func:`idle_since`), else ``newcomer``."""
+class _Stalls:
+    """The writing side of :func:`guarded_h11`'s protocol (a mixin before uvicorn's ``H11Protocol``, which is
+    imported only to serve): when an answer's writing pauses, a stop closes the connection at once, and
+    :func:`_watch_stall` closes it once its client takes nothing for ``stall_seconds``."""
+
+    stalled_since: float | None = None
+    stall_timer: Any = None
+    stall_seconds: float = STALL_SECONDS
+    stopping: bool = False
+    answered = False  # (a response of this connection ended: its client may be sending the next request)
+
+    def pause_writing(self) -> None:  # (the client reads slower than the answer is written, or not at all)
+        super().pause_writing()  # type: ignore[misc]
+        self.stalled_since = self.loop.time()  # type: ignore[attr-defined]
+        self.shutdown() if self.stopping else None  # type: ignore[attr-defined]  # (a stop waits for no such client)
+        _watch_stall(self, self.stall_seconds)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()  # type: ignore[misc]
+        self.stalled_since = _watch_stall(self, None)
+
+
+def _watch_stall(protocol: Any, seconds: float | None, left: int | None = None) -> None:
+    """Close the connection of ``protocol`` (a :func:`guarded_h11` instance whose writing is paused) ``seconds``
+    from now if its client has taken nothing by then of the ``left`` bytes unsent now (None: :func:`unsent`'s
+    count), else look again ``seconds`` later; ``seconds`` None: stop looking (its writing resumed, or it is gone)."""
+    if protocol.stall_timer is not None:
+        protocol.stall_timer.cancel()
+    protocol.stall_timer = None
+    if seconds is None:
+        return
+    before = unsent(protocol.transport) if left is None else left
+
+    def look() -> None:
+        protocol.stall_timer = None
+        if protocol.stalled_since is None or protocol.transport.is_closing():
+            return
+        now = unsent(protocol.transport)
+        _watch_stall(protocol, seconds, now) if now < before else protocol.transport.abort()
+
+    protocol.stall_timer = protocol.loop.call_later(seconds, look)
+
+
+def unsent(transport: Any) -> int:
+    """Bytes written to ``transport`` (an asyncio socket transport) that its client has not taken yet: those in its
+    buffer, and on Linux those in the socket's send queue, not sent or not acknowledged (``SIOCOUTQ``; the kernel
+    takes up to megabytes from the buffer on loopback, a third of its queue at a time, so the buffer alone sat still
+    for tens of seconds under a client reading 40 KB/s). Elsewhere the buffer's alone."""
+    import fcntl
+    import struct
+    import termios
+
+    left = transport.get_write_buffer_size()
+    sock = transport.get_extra_info("socket")
+    with contextlib.suppress(OSError, AttributeError, ValueError):
+        left += struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0\0\0\0"))[0]
+    return left
+
+
+def _one_too_many(newcomer: Any, h11: Any, bound: int) -> None:
+    """Close the connection that has waited on its client longest (:func:`idle_since`), else ``newcomer``, one of
+    ``bound`` too many: a fresh one whose request is not read yet gets :func:`busy_answer` first (a burst of
+    requests is answered 503 with ``Retry-After``, not reset); one in the middle of an answer is closed at once, and
+    so is one kept alive after an answer (a client that sends its next request as it closes retries on the reset,
+    where a 503 would be taken as the answer to that request)."""
     idle = [(since, other) for other in newcomer.connections if other is not newcomer
             for since in (other.idle_since(),) if since is not None]
-    (min(idle, key=lambda pair: pair[0])[1] if idle else newcomer).transport.abort()
+    going = min(idle, key=lambda pair: pair[0])[1] if idle else newcomer
+    fresh = not going.answered and going.stalled_since is None  # (a kept-alive one: a client retries its reset)
+    if fresh and going.conn.their_state is h11.IDLE and going.conn.our_state is h11.IDLE:
+        going.transport.write(busy_answer(bound))
+        going.transport.close()  # (once what is written has gone out)
+    else:
+        going.transport.abort()
+
+
+@functools.cache
+def busy_answer(bound: int) -> bytes:
+    """The whole answer -- status line, headers, body -- written to a connection closed because ``bound`` are open:
+    ``503 Service Unavailable`` with ``Retry-After: 1``, ``Connection: close`` and the security headers of every
+    answer of the inspector (:data:`~scratchfs.web.security.SECURITY_HEADERS`), its body one line of text."""
+    from scratchfs.web.security import SECURITY_HEADERS
+
+    body = (f"503 busy: this server has {bound} connections open, the most at once: retry in a "
+            "second\n").encode()
+    head = [b"HTTP/1.1 503 Service Unavailable", b"content-type: text/plain; charset=utf-8", b"retry-after: 1",
+            b"connection: close", b"content-length: " + str(len(body)).encode(),
+            *(name + b": " + value for name, value in SECURITY_HEADERS)]
+    return b"\r\n".join(head) + b"\r\n\r\n" + body
 
 
 def idle_since(protocol: Any, h11: Any) -> float | None:
@@ -144,5 +236,5 @@ def idle_since(protocol: Any, h11: Any) -> float | None:
     return protocol.waiting_since if ahead or state is h11.IDLE else None
 
 
-__all__ = ["BACKLOG", "HEADER_SECONDS", "MAX_CONNECTIONS", "SHUTDOWN_SECONDS", "connection_bound", "guarded_h11",
-           "idle_since"]
+__all__ = ["BACKLOG", "HEADER_SECONDS", "MAX_CONNECTIONS", "SHUTDOWN_SECONDS", "STALL_SECONDS", "busy_answer",
+           "connection_bound", "guarded_h11", "idle_since", "unsent"]

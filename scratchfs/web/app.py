@@ -14,6 +14,7 @@ JSON 404 under ``/api/`` and a plain-text 404 elsewhere; a method not allowed is
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -98,7 +99,8 @@ def routes() -> list[Route]:
     ]
 
 
-def create_app(store: ScratchStore | DeferredStore, token: str, *, allow_delete: bool = False) -> Any:
+def create_app(store: ScratchStore | DeferredStore, token: str, *, allow_delete: bool = False,
+               hosts: Iterable[str] = ()) -> Any:
     """The inspector's ASGI app over ``store``, guarded by the access ``token``.
 
     Args:
@@ -106,6 +108,8 @@ def create_app(store: ScratchStore | DeferredStore, token: str, *, allow_delete:
             later (until then its routes answer 503 with ``Retry-After``); the caller closes it.
         token: the access token every request must carry (see :mod:`scratchfs.web.security`).
         allow_delete: serve the delete routes (POST); without it they answer 403.
+        hosts: the names a request's ``Host`` may give besides this machine's loopback and the address the
+            connection came in on (:func:`~scratchfs.web.security.host_problem`; any other is a 421).
 
     Returns:
         An ASGI application (the :class:`~scratchfs.web.security.Guard` around a Starlette app).
@@ -119,7 +123,7 @@ def create_app(store: ScratchStore | DeferredStore, token: str, *, allow_delete:
     app.state.allow_delete = bool(allow_delete)
     app.state.fsck_cache, app.state.fsck_lock = {}, threading.Lock()  # GET /api/fsck: the last report, one check
     app.state.downloads = DownloadSlots()  # the downloads streamed at once
-    return Guard(app, token)
+    return Guard(app, token, hosts)
 
 
 __all__ = ["create_app", "routes"]

@@ -117,7 +117,7 @@ _NONNEG = {"type": "integer", "minimum": 0}
 def _op(summary: str, ok: dict[str, Any], params: list[dict[str, Any]], operation_id: str,
         statuses: tuple[int, ...] = (400, 404, 500, 503)) -> dict[str, Any]:
     responses: dict[str, Any] = {"200": {"description": "OK", "content": {"application/json": {"schema": ok}}}}
-    for status in (401, *statuses):
+    for status in (401, 421, *statuses):  # (421: a Host not this server's, security.host_problem)
         responses[str(status)] = {"description": "An error", "content": {"application/json": {"schema": ERROR}}}
     return {"summary": summary, "operationId": operation_id, "parameters": params, "responses": responses}
 

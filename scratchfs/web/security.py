@@ -1,12 +1,17 @@
 """The web inspector's guard: the access token, the token cookie, CSRF checks and the security headers of every
 response, as one pure ASGI middleware (:class:`Guard`) in front of the whole app.
 
+* Before anything else, a request's ``Host`` must name this server (:func:`host_problem`: loopback's names, the
+  address the connection came in on, the names the server was started with, and its port), else 421: a page of a
+  name made to resolve to 127.0.0.1 (DNS rebinding) is same-origin with itself as far as its browser knows.
 * Every request needs the access token, also on loopback: as ``Authorization: Bearer <token>``, as the cookie this
   guard sets, or as ``?token=`` in the URL (the URL printed at start, as Jupyter does). A page opened with
   ``?token=`` is redirected (303) to the same URL without it, with the token moved into a cookie (``HttpOnly``,
   ``SameSite=Strict``, ``Path=/``; its name carries the port, since cookies are not kept apart by port), so the
   token stays out of later URLs, the history and ``Referer`` headers. A request without a valid token gets 401.
-  Tokens are compared in constant time (:func:`hmac.compare_digest`).
+  Tokens are compared in constant time (:func:`hmac.compare_digest`). A token given twice (``?token=`` twice, two
+  ``Authorization`` headers) is a 400 whatever the order; one given in the URL or the header must be right whatever
+  cookie goes with it (the cookie counts only for a request that gives neither).
 * Requests that change state (every method but GET and HEAD) also need proof that they come from the page or from a
   script that holds the token, never from another site riding on the cookie: an ``Authorization: Bearer`` header,
   or the cookie together with an ``X-Scratchfs-Csrf`` header equal to :func:`csrf_token` (which the page reads
@@ -35,8 +40,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import secrets
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote_to_bytes, urlencode
@@ -133,13 +139,19 @@ class Guard:
     Args:
         app: the application behind the guard.
         token: the access token (any non-empty text).
+        hosts: names (or addresses) a request's ``Host`` may give besides ``localhost``, ``127.0.0.1``, ``[::1]`` and
+            the address the connection came in on (:func:`host_problem`): the ``--host`` the server was bound to.
+
+    Raises:
+        ValueError: an empty token.
     """
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    def __init__(self, app: ASGIApp, token: str, hosts: Iterable[str] = ()) -> None:
         if not token:
             raise ValueError("the access token must not be empty")
         self.app = app
         self.token = token
+        self.hosts = frozenset(_bare(host) for host in hosts)
         self.csrf = csrf_token(token)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -157,15 +169,16 @@ class Guard:
                 message["headers"] = [*message.get("headers", []), *extra]
             await send(message)
 
+        misdirected = host_problem(scope, self.hosts)
+        if misdirected:  # before anything else: a page of another name (DNS rebinding) learns nothing here
+            await _refuse(scope, send_with_headers, *misdirected)
+            return
         headers = _headers(scope)
         query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
-        from_query = next((v for k, v in query if k == TOKEN_PARAM), None)
-        bearer = headers.get("authorization", "")
-        bearer = bearer[7:].strip() if bearer[:7].lower() == "bearer " else None
-        from_cookies = _cookie_values(scope, cookie_name(_port(scope)))
-        if not any(_same(v, self.token) for v in (from_query, bearer, *from_cookies)):
-            await _refuse(scope, send_with_headers, 401, "unauthorized",
-                          "the access token is missing or wrong: open the URL that `scratchfs serve` printed")
+        from_query, bearer, problem = _given_credentials(scope, query)
+        problem = problem or self._token_problem(scope, from_query, bearer)
+        if problem:
+            await _refuse(scope, send_with_headers, *problem)
             return
         foreign = _foreign_subresource(headers, scope["path"])
         if foreign:
@@ -189,6 +202,22 @@ class Guard:
         except CutShort:
             return  # the response started and is left incomplete: the server closes the connection
 
+    def _token_problem(self, scope: Scope, from_query: str | None, bearer: str | None) -> tuple[int, str, str] | None:
+        """The 401 of a request without the right token, or None. A token given in the URL or in an
+        ``Authorization: Bearer`` header must be right, whatever else the request carries; a request that gives
+        neither passes on one of its token cookies (a cookie of an earlier server on this port, or one another
+        port's page set with a narrower path, goes with it too: the browser sends them all)."""
+        wrong = [where for where, value in (("the URL's ?token=", from_query), ("the Authorization header", bearer))
+                 if value is not None and not _same(value, self.token)]
+        if wrong:
+            return 401, "unauthorized", (f"the access token in {' and in '.join(wrong)} is wrong: open the URL that "
+                                         "`scratchfs serve` printed")
+        if from_query is None and bearer is None and not any(
+                _same(value, self.token) for value in _cookie_values(scope, cookie_name(_port(scope)))):
+            return 401, "unauthorized", ("the access token is missing or wrong: open the URL that `scratchfs serve` "
+                                         "printed")
+        return None
+
     def _csrf_problem(self, headers: dict[str, str], bearer: str | None) -> str | None:
         """Why a state-changing request is refused, or None."""
         site = headers.get("sec-fetch-site")
@@ -200,6 +229,61 @@ class Guard:
         if _same(bearer, self.token) or _same(headers.get(CSRF_HEADER), self.csrf):
             return None
         return f"a request that changes something needs an Authorization: Bearer header or {CSRF_HEADER}"
+
+
+LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+"""The names a request's ``Host`` may always give (with the server's port): this machine's loopback."""
+
+
+def _bare(host: str) -> str:
+    """``host`` lower-case, without the brackets of an IPv6 address."""
+    return host.strip().lower().removeprefix("[").removesuffix("]")
+
+
+def host_problem(scope: Scope, hosts: Iterable[str] = ()) -> tuple[int, str, str] | None:
+    """The refusal (status, kind, message) of a request whose ``Host`` header names another server, or None.
+
+    A page of any site whose name an attacker makes resolve to 127.0.0.1 (DNS rebinding) is same-origin with itself,
+    and its browser sends ``Host: attacker.example:PORT``: it holds no token, but the inspector answers to no such
+    name. ``Host`` must be ``localhost``, ``127.0.0.1``, ``[::1]``, the address the connection came in on (the
+    server's side of it: the bound address, or under ``--host 0.0.0.0`` the one the client used) or one of
+    ``hosts`` (lower-case, without brackets), with the port the connection came in on (none: 80); else 421. More
+    than one ``Host`` header is a 400. A request without one (HTTP/1.0) passes: a browser always sends it."""
+    given = [value.decode("latin-1") for name, value in scope.get("headers", []) if name.lower() == b"host"]
+    if len(given) > 1:
+        return 400, "invalid argument", f"the request has {len(given)} Host headers: send one"
+    if not given:
+        return None
+    server = scope.get("server") or ("", None)
+    found = _HOST_RE.match(given[0].strip())
+    port = int(found.group(2) or 80) if found else None
+    names = {*LOCAL_NAMES, _bare(str(server[0])), *hosts}
+    if found and _bare(found.group(1)) in names and (server[1] is None or port == server[1]):
+        return None
+    return 421, "misdirected request", (f"this server answers to localhost:{server[1]} or 127.0.0.1:{server[1]} "
+                                        f"(and the names it was started with), not to the Host "
+                                        f"{json.dumps(given[0][:80])}: open the URL that `scratchfs serve` printed")
+
+
+_HOST_RE = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[^:\[\]]+)(?::([0-9]{1,5}))?\Z")
+
+
+def _given_credentials(scope: Scope, query: list[tuple[str, str]]) -> tuple[str | None, str | None,
+                                                                             tuple[int, str, str] | None]:
+    """The token of the request's query and of its ``Authorization: Bearer`` header (each None when not given), and
+    the 400 of a request that gives either more than once (None if it does not): which of several to believe
+    would depend on their order, and a request made honestly never repeats them."""
+    tokens = [value for key, value in query if key == TOKEN_PARAM]
+    authorizations = [value.decode("latin-1") for name, value in scope.get("headers", [])
+                      if name.lower() == b"authorization"]
+    problem = None
+    if len(tokens) > 1:
+        problem = 400, "invalid argument", f"the URL gives ?{TOKEN_PARAM}= {len(tokens)} times: give it once"
+    elif len(authorizations) > 1:
+        problem = 400, "invalid argument", f"the request has {len(authorizations)} Authorization headers: send one"
+    bearer = authorizations[0] if len(authorizations) == 1 else ""
+    return (tokens[0] if len(tokens) == 1 else None, bearer[7:].strip() if bearer[:7].lower() == "bearer " else None,
+            problem)
 
 
 def _not_utf8(scope: Scope) -> str | None:
@@ -279,5 +363,5 @@ async def _redirect_into_cookie(scope: Scope, send: Send, query: list[tuple[str,
     await send({"type": "http.response.body", "body": b""})
 
 
-__all__ = ["CSP", "CSRF_HEADER", "SECURITY_HEADERS", "TOKEN_PARAM", "CutShort", "Guard", "cookie_name",
-           "csrf_token", "new_access_token"]
+__all__ = ["CSP", "CSRF_HEADER", "LOCAL_NAMES", "SECURITY_HEADERS", "TOKEN_PARAM", "CutShort", "Guard", "cookie_name",
+           "csrf_token", "host_problem", "new_access_token"]
