@@ -20,15 +20,18 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from scratchfs import ScratchStore
+from scratchfs.cli.app import main
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = REPO / "fixtures" / "store-407dd2b"
 
 CHILD = """
     import os, sys
-        warm, root, uid, gid = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    from scratchfs.cli.app import main
+    warm, root, uid, gid = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     try:  # every module ls imports, loaded while the interpreter's files are still readable
         main(["ls", "--root", warm], standalone_mode=False)
     except SystemExit:
@@ -74,3 +77,14 @@ def test_another_users_root_is_a_storage_error_naming_its_owner(shared_tmp):
         assert f"(owned by uid 0, mode 0700; this process runs as uid {uid}: " in err, err
     assert "Traceback" not in err and "usage" not in err
 
+
+def test_fsck_tables_repair_command_names_the_store(tmp_path, monkeypatch):
+    root = tmp_path / "old"
+    shutil.copytree(FIXTURE, root)
+    monkeypatch.delenv("SCRATCHFS_ROOT", raising=False)
+    result = CliRunner().invoke(main, ["fsck", "--root", str(root)])
+    assert result.exit_code == 3, result.output
+    rows = [line for line in result.stdout.splitlines() if line.startswith("corrupt\t")]
+    assert len(rows) == 4, result.stdout
+    for row in rows:  # each detail's command repairs this store, not the default one
+        assert f"`scratchfs fsck --repair --root {root}` binds it" in row, row
