@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from scratchfs import ScratchStore
+from scratchfs import ScratchStore, StorageError
 from scratchfs.cli.app import main
 
 REPO = Path(__file__).resolve().parent.parent
@@ -88,3 +88,19 @@ def test_fsck_tables_repair_command_names_the_store(tmp_path, monkeypatch):
     assert len(rows) == 4, result.stdout
     for row in rows:  # each detail's command repairs this store, not the default one
         assert f"`scratchfs fsck --repair --root {root}` binds it" in row, row
+
+
+@pytest.mark.parametrize("size", [100_000, 10])  # a blob file of its own, a segment's record
+def test_a_write_after_the_root_was_removed_says_so(tmp_path, size):
+    """An operator's ``rm -rf`` of the root under a running server: each later write said "cannot create the blob
+    directory runs/r/a: it was removed again 50 times", as if a sweep raced it, and not that the root was gone."""
+    root = tmp_path / "s"
+    with ScratchStore(root) as store:
+        scope = store.scope("r", "a")
+        scope.spill(b"x" * 100_000)
+        shutil.rmtree(root)
+        with pytest.raises(StorageError) as caught:
+            scope.scratch_write("k", b"y" * size)
+    assert str(caught.value) == (f"cannot create the blob directory runs/r/a: the store root {root} was removed "
+                                 "while this store had it open; reopen the store (restart the process) to make it "
+                                 "anew")
