@@ -46,8 +46,9 @@ def free_bytes(path: str) -> int:
 
 def main(mount: str, which: str = "cli") -> None:
     report: dict = {}
+    run = {"in-process": in_process, "filled-while-closed": filled_while_closed}.get(which, scenario)
     try:
-        (in_process if which == "in-process" else scenario)(os.path.join(mount, "store"), mount, report)
+        run(os.path.join(mount, "store"), mount, report)
     except Exception as exc:
         report["error"] = f"{type(exc).__name__}: {exc}"
     print(json.dumps(report))
@@ -137,6 +138,22 @@ def in_process(root: str, mount: str, report: dict) -> None:
         handle = store.scope("r4", "d").spill(b"back again" * 1000, source_tool="t").handle
         report["read_after"] = store.scope("r4", "d").read_handle(handle, 0, 10).data.decode()
         report["integrity"] = store.integrity_check()
+
+
+def filled_while_closed(root: str, mount: str, report: dict) -> None:
+    """Spills, the store closed, then another writer takes the disk's last byte while no process has the index
+    open: a new process's open cannot size the index's shared-memory file (SQLITE_IOERR_SHMSIZE), so each command
+    failed as it opened, delete-run too, and the reserve was never released (newuser21)."""
+    with ScratchStore(root) as store:
+        scope = store.scope("r", "a")
+        for _ in range(12):
+            scope.spill(os.urandom(150000), source_tool="t")
+    take_the_rest(os.path.join(mount, "filler"))
+    report["free_before"] = free_bytes(mount)
+    report["shm_before"] = os.path.exists(os.path.join(root, "index.sqlite-shm"))
+    report["delete_run"] = cli(root, "delete-run", "r")
+    report["free_after_delete_run"] = free_bytes(mount)
+    report["fsck"] = cli(root, "fsck")
 
 
 if __name__ == "__main__":

@@ -73,3 +73,14 @@ def test_the_process_that_filled_the_disk_deletes_and_sweeps_on_its_open_store(t
         assert report[freed] > 1 << 20, (freed, report)
     assert report["reserve_back"] is True
     assert (report["read_after"], report["integrity"]) == ("back again", "ok")
+
+
+def test_a_disk_filled_while_no_store_was_open_is_recovered_by_delete_run(tmp_path):
+    """The disk filled by another writer after the last store closed: the next process's open of the index fails
+    for want of room for its shared-memory file, so the open releases the reserve and tries once more, and
+    delete-run frees the run's space (it failed as it opened, exit 4, the reserve kept: newuser21)."""
+    report = _scenario(tmp_path, "filled-while-closed")
+    assert (report["free_before"], report["shm_before"]) == (0, False), report
+    assert report["delete_run"] == {"code": 0, "stderr": ""}, report
+    assert report["free_after_delete_run"] > 1 << 20, report
+    assert report["fsck"] == {"code": 0, "stderr": ""}, report

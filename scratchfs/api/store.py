@@ -153,16 +153,17 @@ class ScratchStore:
         self._locks = self.root / "locks"
         self.index_url = os.environ.get(ENV_INDEX) if index is None else index
         self.blobs_url = os.environ.get(ENV_BLOBS) if blobs is None else blobs
-        self.index, self.blobs = open_backends(
+        # released when a delete or sweep finds the disk full: room for the SQLite index's write-ahead log (none with
+        # a PostgreSQL index, whose disk is the server's); and when the open itself does -- a disk something else
+        # filled while no store had the index open, where SQLite cannot size its shared-memory file
+        # (SQLITE_IOERR_SHMSIZE): every command, delete-run included, failed as it opened
+        self.reserve = Reserve(self.root / "reserve", RESERVE_BYTES if local_index(self.index_url) else 0)
+        self.index, self.blobs = self.reserve.run(lambda: open_backends(
             self.root, self.index_url, self.blobs_url, busy_timeout=s.busy_timeout, durable=s.durable,
             frame_bytes=s.frame_bytes, level=s.level, database_clock=s.clock is time.time,
-            segment_entry_bytes=s.segment_entry_bytes)
+            segment_entry_bytes=s.segment_entry_bytes))
         self.closed = False
         self.entries = Entries(s, self.index, self.blobs, lambda: self.closed)
-        # released when a delete or sweep finds the disk full: room for the SQLite index's write-ahead log (none with
-        # a PostgreSQL index, whose disk is the server's)
-        self.reserve = Reserve(self.root / "reserve", RESERVE_BYTES if local_index(self.index_url) else 0)
-        self.reserve.ensure()
         self._sweeper: Sweeper | None = None
         self._sweeper_lock = threading.Lock()
         self._start_write_behind()

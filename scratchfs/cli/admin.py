@@ -276,7 +276,8 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
         counts = report.counts()
         if report.rebuilt is not None:
             click.echo(as_invoked(f"rebuilt the index: {report.rebuilt.restored} entries restored from their blobs, "
-                                  f"{len(report.rebuilt.skipped)} blob files skipped{_skips(report.rebuilt.reasons)}"))
+                                  f"{len(report.rebuilt.skipped)} blob files skipped{_skips(report.rebuilt.reasons)}",
+                                  str(store.root) if store.embedded else None))
         click.echo(f"checked {report.entries_checked} entries ({human_bytes(report.bytes_checked)} verified) and "
                    f"{report.files_checked} files; index: {report.index}; missing {counts['missing']}, "
                    f"corrupt {counts['corrupt']}, orphaned {counts['orphaned']}, unexpected {counts['unexpected']}, "
@@ -288,7 +289,8 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
         if report.uploads is not None and report.uploads[0]:
             click.echo(_uploads_line(*report.uploads, store.settings.orphan_grace))
         if report.problems:
-            show(problems_listing([replace(p, detail=as_invoked(p.detail)) for p in report.problems],
+            where = str(store.root) if store.embedded else None  # (a detail's `scratchfs fsck --repair`: this store's)
+            show(problems_listing([replace(p, detail=as_invoked(p.detail, where)) for p in report.problems],
                                   str(store.root)))
     if report.next_cursor:
         words = ["fsck", *(["--repair"] if repair else []), *(["--quick"] if quick else []), "--limit", str(limit),

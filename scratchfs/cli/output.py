@@ -149,6 +149,9 @@ class RootText(PathText):
     as a usage error that names where an index or blob store goes -- taken as a path, it made a store in a relative
     directory ``postgresql:/x`` (``./postgresql://x`` is such a directory, if meant)."""
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(readable=False, **kwargs)  # (a root this user may not read is the store's StorageError)
+
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and _URL_RE.match(value):
             self.fail(f"{shorten(value)} is a URL, not a directory: a store's root is a directory of this machine; a "

@@ -236,6 +236,9 @@ class Blobs:
                 if isinstance(exc, OSError) and not isinstance(exc, ScratchError):
                     raise storage_error(exc, "cannot create the blob file") from exc
                 raise
+        if _unlinked(self.root_fd):  # (not a sweep's race: the root itself is gone, and so is every retry)
+            raise StorageError(f"cannot create the blob directory {where}: the store root {self.root} was removed "
+                               "while this store had it open; reopen the store (restart the process) to make it anew")
         raise StorageError(f"cannot create the blob directory {where}: it was removed again 50 times")
 
     # -- locks (see :mod:`scratchfs.engine.root_locks`) -----------------------------------------------------------
@@ -513,3 +516,10 @@ def _file_name(blob: str) -> str:
     except ValueError:
         raise FileNotFoundError(errno.ENOENT, f"no file can hold the blob {ids.shorten(blob)!r}") from None
 
+
+def _unlinked(fd: int) -> bool:
+    """True if the directory open as ``fd`` was removed from the file system (no link to it is left)."""
+    try:
+        return os.fstat(fd).st_nlink == 0
+    except OSError:
+        return False

@@ -63,11 +63,15 @@ def prepare_root(root: Path) -> None:
     _refuse_nested(root)
     try:
         os.makedirs(root, mode=DIR_MODE, exist_ok=True)
-        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         if exc.errno == errno.EEXIST:  # something else made there meanwhile
             raise InvalidArgument(f"store root {root} is not a directory; choose a new or empty directory") from None
         raise storage_error(exc, f"cannot create the store root {root}") from exc
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:  # (there, and not this user's to open: another user's store, made 0700 by its owner)
+        err = storage_error(exc, f"cannot open the store root {root}")
+        raise _with_owner(err, root) from exc
     try:
         _refuse_foreign(fd, root)
         _tighten(fd, str(root), DIR_MODE)
@@ -199,6 +203,21 @@ def _is_real_dir(fd: int, name: str) -> bool:
         return stat.S_ISDIR(os.lstat(name, dir_fd=fd).st_mode)
     except OSError:
         return False
+
+
+def _with_owner(err: StorageError, root: Path) -> StorageError:
+    """``err`` (the root there and not opened), saying whose the root is when it is another user's: ``...: permission
+    denied (owned by uid 1001, mode 0700; this process runs as uid 1002: each user keeps a store of their own)``."""
+    try:
+        st = os.stat(root)
+    except OSError:
+        return err
+    if st.st_uid == os.geteuid():
+        return err
+    said = StorageError(f"{err} (owned by uid {st.st_uid}, mode {stat.S_IMODE(st.st_mode):04o}; this process runs "
+                        f"as uid {os.geteuid()}: each user keeps a store of their own)")
+    said.errno = err.errno
+    return said
 
 
 def _refuse_foreign(fd: int, root: Path) -> None:
