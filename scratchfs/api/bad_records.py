@@ -12,6 +12,7 @@ from scratchfs.engine.structure import MAX_SLURP_BYTES, ItemPage, ReaderSource
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import BadRecord
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
+from scratchfs.foundation.text import plural
 
 __all__ = ["many_bad", "mostly_json", "seeing_passed", "way_past"]
 
@@ -71,8 +72,8 @@ def many_bad(page: ItemPage, source: ReaderSource, handle: str, kind: str | None
         whole = Call.of("read_handle", handle=handle, pattern=r"^\s*[{\[]", context="line", max_matches=200,
                          budget=budget)
         does = "gives the lines that start a JSON object or array (their text, numbered), many a page"
-    page.extra["note"] = str(Advice.of(note, f"; {bad:,} of the {len(lines):,} lines after it are not JSON either, "
-                                             "so pages of records end often: ", whole, f" {does}"))
+    page.extra["note"] = str(Advice.of(note, f"; {bad:,} of the {plural(len(lines), 'line')} after it are not JSON "
+                                             "either, so pages of records end often: ", whole, f" {does}"))
     page.extra["calls"] = [*page.extra.get("calls", []), whole.to_json()]
     return page
 

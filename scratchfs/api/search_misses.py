@@ -282,9 +282,9 @@ def utf16_note(found: Matches, kind: str) -> str | Advice:
     as ``\\xHH``, so ``ignore_case`` still folds the letters) when it is at most :data:`HINT_CALL_BYTES`; for a
     pattern, or a longer needle, how to write one. Never raises."""
     codec = WIDE_CODECS.get(kind, "utf-16-be")
-    width = "four" if "32" in codec else "two"
-    said = (f"no match: the content is {kind} ({width} bytes a character, stored as binary), and a search writes its "
-            "text as UTF-8 bytes")
+    wide = ("four", "bytes") if "32" in codec else ("two", "bytes")  # (a character's bytes, as the words say them)
+    said = (f"no match: the content is {kind} ({' '.join(wide)} a character, stored as binary), and a search writes "
+            "its text as UTF-8 bytes")
     example = "".join(f"\\x{byte:02x}" if byte < 32 else chr(byte) for byte in "p".encode(codec))
     if found.pattern is None:
         needle = _sought(found)
@@ -292,7 +292,7 @@ def utf16_note(found: Matches, kind: str) -> str | Advice:
                           for byte in needle.encode(codec, "surrogatepass"))
         if reply_size(pattern) <= HINT_CALL_BYTES:
             return Advice.of(f"{said}; seek it as {kind[:8]} bytes: ", _same_call(found, pattern=pattern))
-    return f"{said}: write each character as its {width} {kind[:8]} bytes in a pattern ({example} for p)"
+    return f"{said}: write each character as its {wide[0]} {kind[:8]} {wide[1]} in a pattern ({example} for p)"
 
 
 NOT_UTF8_MISS = "no match: the stored bytes are not UTF-8, and a search writes text as UTF-8 bytes"

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.row_lines import LINE_END
 from scratchfs.foundation.csv_rows import csv_reader
+from scratchfs.foundation.text import plural
 
 __all__ = ["RUNAWAY_LINES", "cell_lines", "first_runaway", "opening_quote", "quote_at", "runaway_cell",
            "runaway_said", "well_quoted"]
@@ -109,8 +110,8 @@ def runaway_said(row: int, quote: int, lines: int, read: Iterable[str]) -> str:
     """What a read says of row ``row`` (as a rows read numbers it) whose quote at byte ``quote`` swallowed ``lines``
     lines (the quote's own counted): a quote never closed, and the reads (``read``: ``offset=N, length=M`` words)
     that show its raw bytes."""
-    return (f"row {row:,} holds a quote opened at byte {quote:,} that runs over the {lines - 1:,} lines after it: "
-            "those lines (rows, by their delimiters) are read as one cell of it -- a stray quote? its raw bytes: "
+    return (f"row {row:,} holds a quote opened at byte {quote:,} that runs over the {plural(lines - 1, 'line')} after "
+            "it: those lines (rows, by their delimiters) are read as one cell of it -- a stray quote? its raw bytes: "
             + " | ".join(read))
 
 
