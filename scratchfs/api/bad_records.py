@@ -53,7 +53,9 @@ def many_bad(page: ItemPage, source: ReaderSource, handle: str, kind: str | None
     after that record are no JSON either (a log mixing JSON and plain lines: a page a record or two, 500 calls for
     1,000 lines): of JSON lines up to :data:`~scratchfs.engine.structure.MAX_SLURP_BYTES`, ``slurp=true`` with
     ``jq=".[]"`` (or ``".[] | (jq)"``), which passes over every bad record at once; else a search for the lines
-    that start a JSON object or array (their text). The call is in ``calls`` too. Reads 32 KiB of ``source``."""
+    that start a JSON object or array (their text). The call is in ``calls`` too. Reads 32 KiB of ``source``. The
+    caller gives it a read's first page alone (no cursor): 500 pages each saying it cost 529 KB where they cost
+    321 KB."""
     note = page.extra.get("note", "")
     passed = page.passed if isinstance(page.passed, list) else [page.passed]
     if page.cursor is None or not passed or "the page ends before it" not in note:
