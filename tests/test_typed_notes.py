@@ -18,12 +18,11 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from scratchfs import BadPattern, Deleted, InvalidArgument, JqFailed, ScratchStore, loader
-from scratchfs.api import search_misses
 from scratchfs.api.miss_hints import MissNote, unhinted
 from scratchfs.api.results import Matches
 from scratchfs.api.search_calls import written_as
 from scratchfs.api.search_reply import as_given
-from scratchfs.api.shape_binary import UTF16_FORMATS
+from scratchfs.api.shape_binary import UTF16_FORMATS, WIDE_CODECS
 from scratchfs.cli.app import main
 from scratchfs.engine import postgres_index, sqlite_index
 from scratchfs.engine.entry_sql import ENTRY_COLUMNS, UPSERT_SET
@@ -210,4 +209,5 @@ def test_a_pattern_refusal_names_its_rewrite_by_its_field_not_its_words():
 
 
 def test_each_utf16_format_names_its_codec_by_the_format_not_its_prefix():
-    assert set(search_misses._UTF16_CODECS) == UTF16_FORMATS
+    assert set(WIDE_CODECS) == UTF16_FORMATS | {"UTF-32LE text", "UTF-32BE text"}
+    assert all(codec == f"{kind[:6]}-{kind[6:8]}".lower() for kind, codec in WIDE_CODECS.items())

@@ -8,12 +8,13 @@ from __future__ import annotations
 import json
 
 from scratchfs.api.jq_failure import CALL_FILTER_CHARS
-from scratchfs.engine.structure import ItemPage, ReaderSource
+from scratchfs.engine.structure import MAX_SLURP_BYTES, ItemPage, ReaderSource
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import BadRecord
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
+from scratchfs.foundation.text import plural
 
-__all__ = ["mostly_json", "seeing_passed", "way_past"]
+__all__ = ["many_bad", "mostly_json", "seeing_passed", "way_past"]
 
 _AROUND_BYTES = 32 * 1024  # bytes on each side of a bad record whose lines tell JSON lines from text
 
@@ -27,6 +28,11 @@ def mostly_json(source: ReaderSource, start: int, end: int) -> bool:
     after = source.read(end, _AROUND_BYTES)
     after_lines = after.split(b"\n")[: None if end + len(after) >= source.size else -1]
     lines = [line for line in before + after_lines if line.strip()]
+    return _parsed(lines) * 2 > len(lines)
+
+
+def _parsed(lines: list[bytes]) -> int:
+    """How many of ``lines`` are JSON texts."""
     parsed = 0
     for line in lines:
         try:
@@ -34,7 +40,44 @@ def mostly_json(source: ReaderSource, start: int, end: int) -> bool:
             parsed += 1
         except (ValueError, RecursionError):
             pass
-    return parsed * 2 > len(lines)
+    return parsed
+
+
+_MANY_BAD_SHARE = 4  # a page that ends before a bad record, 1 in this many lines after it bad or more: a whole read
+
+
+def many_bad(page: ItemPage, source: ReaderSource, handle: str, kind: str | None, jq: str | None,
+             budget: int | None) -> ItemPage:
+    """``page`` (a records page), its note naming a read that gets the rest in few calls when it ended before a
+    bad record (``page.passed``, its last) and 1 in :data:`_MANY_BAD_SHARE` or more of the whole lines in the 32 KiB
+    after that record are no JSON either (a log mixing JSON and plain lines: a page a record or two, 500 calls for
+    1,000 lines): of JSON lines up to :data:`~scratchfs.engine.structure.MAX_SLURP_BYTES`, ``slurp=true`` with
+    ``jq=".[]"`` (or ``".[] | (jq)"``), which passes over every bad record at once; else a search for the lines
+    that start a JSON object or array (their text). The call is in ``calls`` too. Reads 32 KiB of ``source``. The
+    caller gives it a read's first page alone (no cursor): 500 pages each saying it cost 529 KB where they cost
+    321 KB."""
+    note = page.extra.get("note", "")
+    passed = page.passed if isinstance(page.passed, list) else [page.passed]
+    if page.cursor is None or not passed or "the page ends before it" not in note:
+        return page
+    end = passed[-1].offset + passed[-1].length
+    after = source.read(end, _AROUND_BYTES)
+    lines = [line for line in after.split(b"\n")[: None if end + len(after) >= source.size else -1] if line.strip()]
+    bad = len(lines) - _parsed(lines)
+    if not lines or bad * _MANY_BAD_SHARE < len(lines):
+        return page
+    if kind == "jsonl" and source.size <= MAX_SLURP_BYTES:
+        whole = Call.of("read_handle", handle=handle, jq=".[]" if jq is None else f".[] | ({jq})", slurp=True,
+                        budget=budget)
+        does = "gives the JSON records alone, those not JSON passed over and counted, many a page"
+    else:
+        whole = Call.of("read_handle", handle=handle, pattern=r"^\s*[{\[]", context="line", max_matches=200,
+                         budget=budget)
+        does = "gives the lines that start a JSON object or array (their text, numbered), many a page"
+    page.extra["note"] = str(Advice.of(note, f"; {bad:,} of the {plural(len(lines), 'line')} after it are not JSON "
+                                             "either, so pages of records end often: ", whole, f" {does}"))
+    page.extra["calls"] = [*page.extra.get("calls", []), whole.to_json()]
+    return page
 
 
 def seeing_passed(page: ItemPage, handle: str, budget: int | None) -> ItemPage:

@@ -17,7 +17,7 @@ from scratchfs.api.miss_hints import WITHOUT_OFFSET, MissNote, plain_miss, whole
 from scratchfs.api.results import Matches, bounded_resume, stopped_note
 from scratchfs.api.search_calls import HINT_CALL_BYTES, same_search
 from scratchfs.api.shape import binary_format
-from scratchfs.api.shape_binary import UTF16_FORMATS, compressed_format
+from scratchfs.api.shape_binary import WIDE_CODECS, compressed_format
 from scratchfs.api.shape_said import not_utf8_said, split_by_controls
 from scratchfs.api.shape_settings import FIND_KEY
 from scratchfs.api.stub_reads import placeholder_said
@@ -222,7 +222,7 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
     packed = compressed_format(shape) if content_type == "binary" else None
     if packed is not None:
         return replace(found, note=compressed_note(found.handle, packed, found.budget))
-    if content_type == "binary" and (kind := binary_format(shape)) in UTF16_FORMATS:
+    if content_type == "binary" and (kind := binary_format(shape)) in WIDE_CODECS:
         return replace(found, note=utf16_note(found, kind or ""))
     spelled = reply_size(_sought(found)) <= HINT_CALL_BYTES
     if content_type == "html":
@@ -274,27 +274,25 @@ def compressed_note(handle: str, kind: str, budget: int | None = None) -> Advice
                      f"({_DECOMPRESSORS.get(kind, 'its tool')}) and search that output")
 
 
-_UTF16_CODECS = {"UTF-16LE text": "utf-16-le", "UTF-16BE text": "utf-16-be"}
-"""The codec of each of :data:`~scratchfs.api.shape_binary.UTF16_FORMATS`."""
-
-
 def utf16_note(found: Matches, kind: str) -> str | Advice:
-    """What a miss in UTF-16 text (``kind``: ``"UTF-16LE text"`` or ``"UTF-16BE text"``) says: a search writes its
-    text as UTF-8 bytes, and each character here is two bytes (``p`` is ``p\\x00`` in UTF-16LE); for a ``match=``
+    """What a miss in UTF-16 or UTF-32 text (``kind``: one of :data:`~scratchfs.api.shape_binary.WIDE_CODECS`, as
+    ``"UTF-16LE text"``) says: a search writes its text as UTF-8 bytes, and each character here is two bytes (``p``
+    is ``p\\x00`` in UTF-16LE) or four; for a ``match=``
     needle, the call whose pattern seeks it as those bytes (ASCII letters and digits as themselves, every other byte
     as ``\\xHH``, so ``ignore_case`` still folds the letters) when it is at most :data:`HINT_CALL_BYTES`; for a
     pattern, or a longer needle, how to write one. Never raises."""
-    codec = _UTF16_CODECS.get(kind, "utf-16-be")
-    said = (f"no match: the content is {kind} (two bytes a character, stored as binary), and a search writes its "
-            "text as UTF-8 bytes")
-    example = "p\\x00" if codec == "utf-16-le" else "\\x00p"
+    codec = WIDE_CODECS.get(kind, "utf-16-be")
+    wide = ("four", "bytes") if "32" in codec else ("two", "bytes")  # (a character's bytes, as the words say them)
+    said = (f"no match: the content is {kind} ({' '.join(wide)} a character, stored as binary), and a search writes "
+            "its text as UTF-8 bytes")
+    example = "".join(f"\\x{byte:02x}" if byte < 32 else chr(byte) for byte in "p".encode(codec))
     if found.pattern is None:
         needle = _sought(found)
         pattern = "".join(chr(byte) if chr(byte).isascii() and chr(byte).isalnum() else f"\\x{byte:02x}"
                           for byte in needle.encode(codec, "surrogatepass"))
         if reply_size(pattern) <= HINT_CALL_BYTES:
             return Advice.of(f"{said}; seek it as {kind[:8]} bytes: ", _same_call(found, pattern=pattern))
-    return f"{said}: write each character as its two {kind[:8]} bytes in a pattern ({example} for p)"
+    return f"{said}: write each character as its {wide[0]} {kind[:8]} {wide[1]} in a pattern ({example} for p)"
 
 
 NOT_UTF8_MISS = "no match: the stored bytes are not UTF-8, and a search writes text as UTF-8 bytes"

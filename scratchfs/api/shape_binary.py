@@ -29,19 +29,25 @@ from scratchfs.api.shape_words import kib, plural, short_name
 from scratchfs.api.tar_headers import TAR_BLOCK, TarMember, TarWalk, tar_checksum_ok
 
 __all__ = ["BINARY_MAGIC", "COMPRESSED", "FORMATS", "NUL_SEPARATED", "STARTS", "TAR_MAGIC_AT", "UTF16_FORMATS",
-           "binary_kind", "binary_shape", "compressed_format", "nul_separated", "tar_listing", "tar_members",
-           "utf16_bare", "zip64_sizes", "zip_members"]
+           "WIDE_CODECS", "binary_kind", "binary_shape", "compressed_format", "nul_separated", "tar_listing",
+           "tar_members", "utf16_bare", "zip64_sizes", "zip_members"]
 
 BINARY_MAGIC = ((b"\x89PNG", "PNG image"), (b"\x1f\x8b", "gzip"), (b"PK\x03\x04", "zip"), (b"%PDF", "PDF"),
                 (b"\x28\xb5\x2f\xfd", "zstd"), (b"\x7fELF", "ELF"), (b"\xff\xd8\xff", "JPEG image"),
                 (b"GIF8", "GIF image"), (b"SQLite format 3\x00", "SQLite database"), (b"\xfd7zXZ\x00", "xz"),
                 *((b"BZh%d1AY&SY" % level, "bzip2") for level in range(1, 10)),
-                (b"\xff\xfe", "UTF-16LE text"), (b"\xfe\xff", "UTF-16BE text"))  # (by its byte order mark)
+                (b"\xff\xfe\x00\x00", "UTF-32LE text"), (b"\x00\x00\xfe\xff", "UTF-32BE text"),  # (before UTF-16LE:
+                (b"\xff\xfe", "UTF-16LE text"), (b"\xfe\xff", "UTF-16BE text"))  # its mark starts theirs; by the mark)
 """(first bytes, format) of the formats told by how they start; a tar (``ustar`` at byte 257) and a WebP image
 (``RIFF``, 4 bytes, ``WEBP``) are told by :func:`binary_kind` too."""
 UTF16_FORMATS = frozenset({"UTF-16LE text", "UTF-16BE text"})
 """Text of two bytes a character, told by its byte order mark or, without one, by its NUL bytes (:func:`utf16_bare`):
 no search written as UTF-8 finds its text."""
+WIDE_CODECS = {"UTF-16LE text": "utf-16-le", "UTF-16BE text": "utf-16-be", "UTF-32LE text": "utf-32-le",
+               "UTF-32BE text": "utf-32-be"}
+"""The codec of each format of text wider than a byte a character: :data:`UTF16_FORMATS` and UTF-32 text (four bytes
+a character, told by its byte order mark alone: ``FF FE 00 00`` -- not UTF-16LE's ``FF FE`` -- or ``00 00 FE FF``),
+which no search written as UTF-8 finds either."""
 COMPRESSED = frozenset({"gzip", "zstd", "bzip2", "xz", "zip"})
 """Formats whose bytes are compressed: no search (``match=``, ``pattern=``) finds their text -- but a zip's members
 may be stored uncompressed (method 0): its shape then says so, not ``compressed`` (:func:`compressed_format`)."""

@@ -8,7 +8,7 @@ tables; :mod:`scratchfs.api.page_reads` those of pages, terminal views and archi
 
 from __future__ import annotations
 
-from scratchfs.api.bad_records import mostly_json, seeing_passed, way_past
+from scratchfs.api.bad_records import many_bad, mostly_json, seeing_passed, way_past
 from scratchfs.api.describe import json_top
 from scratchfs.api.jq_failure import (
     failed_at,
@@ -143,7 +143,10 @@ class StructureReads(PageReads):
                 page = records_page(src, record, records, jq=jq, cursor=cursor, budget_bytes=budget,
                                     timeout=self.time_limit(), entry=entry_identity(handle, blob),
                                     pass_first=pass_first)
-                return page if page.passed is None else seeing_passed(page, handle, call_budget)
+                if page.passed is None:
+                    return page
+                page = seeing_passed(page, handle, call_budget)  # (the read of the rest: said on a read's first page)
+                return page if cursor is not None else many_bad(page, src, handle, kind, jq, call_budget)
 
             try:  # (JSON lines: a page that starts at a bad record passes over it and reads on)
                 return page_of(kind == "jsonl")

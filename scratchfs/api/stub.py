@@ -220,7 +220,9 @@ class _Note:
         return f"{what}; the preview shows {shows}. Next: {by_range}{by_line} | {by_other}."
 
 
-_WIDE = {"UTF-16LE text": 'pattern="p\\x00y\\x00" for "py"', "UTF-16BE text": 'pattern="\\x00p\\x00y" for "py"'}
+_WIDE = {"UTF-16LE text": 'pattern="p\\x00y\\x00" for "py"', "UTF-16BE text": 'pattern="\\x00p\\x00y" for "py"',
+         "UTF-32LE text": 'pattern="p\\x00\\x00\\x00y\\x00\\x00\\x00" for "py"',
+         "UTF-32BE text": 'pattern="\\x00\\x00\\x00p\\x00\\x00\\x00y" for "py"'}
 
 
 def _settings(**numbers: int | None) -> str:

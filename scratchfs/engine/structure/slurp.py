@@ -56,7 +56,9 @@ from scratchfs.engine.structure.jsontexts import walk_documents
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPage, check_page, read_whole
 from scratchfs.engine.structure.row_keys import EXTRA_CELLS, row_keys
+from scratchfs.engine.structure.stray_quotes import cell_lines, quote_at, runaway_cell, runaway_said
 from scratchfs.engine.structure.table import UNSPLIT_KEY, iter_rows
+from scratchfs.engine.structure.table_start import DELIMITERS
 from scratchfs.foundation import limits
 from scratchfs.foundation.errors import BadRecord, InvalidArgument, SlurpTooLarge, StructureTimeout
 from scratchfs.foundation.text import plural
@@ -74,8 +76,9 @@ MAX_EXACT_INTEGER = 2**53
 """Largest magnitude of an integer cell read as a number (jq's doubles hold every integer up to it exactly)."""
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 """JSON's number grammar (RFC 8259, section 6): what a cell must be to be read as a number."""
-_Whole = tuple[int, str, tuple[int, ...]]  # (rows given whole: how many, the key of their line, the first's numbers)
-_NO_WHOLE: _Whole = (0, "", ())  # (no row given whole: JSON lines, JSON texts, a table whose every row split)
+_Whole = tuple[int, str, tuple[int, ...], str]  # (rows given whole: how many, the key of their line, the first's
+# numbers; and what is said of a row holding a quote never closed, stray_quotes.runaway_said, or "")
+_NO_WHOLE: _Whole = (0, "", (), "")  # (no row given whole: JSON lines, JSON texts, a table whose every row split)
 _ARRAYS: LRU[str, tuple[bytes, tuple[BadRecord, ...], _Whole]] = LRU(4, max_weight=MAX_ARRAY_BYTES,
                                                              weigh=lambda kept: len(kept[0]),
                                                              max_item_weight=MAX_ARRAY_BYTES)
@@ -168,8 +171,7 @@ def _table_note(source: ContentSource, form: str, layout: Layout | None, passed:
     keyed = _keys_note(source, layout) if form == "rows" else None
     passed_note = _documents_note(source, passed, named) if form == "documents" else _passed_note(
         source, passed, named, form)
-    said = (keyed, passed_note,
-            _whole_note(whole))
+    said = (keyed, passed_note, _whole_note(whole), whole[3])
     keyed = "; ".join([one for one in said if one]) or None
     if keyed is None:
         return None, 0, named
@@ -254,7 +256,7 @@ def _documents_note(source: ContentSource, passed: tuple[BadRecord, ...], named:
 def _whole_note(whole: _Whole) -> str | None:
     """What a slurp page says of the rows of a table aligned by spaces given whole (``whole``: how many, the key of
     their line, the first's numbers), whose cells could not be told for certain; ``None`` when there are none."""
-    count, key, first = whole
+    count, key, first, _ = whole
     if not count:
         return None
     numbers = ", ".join(map(str, first)) + (", …" if count > len(first) else "")
@@ -337,11 +339,14 @@ def _rows(source: ContentSource, header: bool, layout: Layout | None = None,
     extra = EXTRA_CELLS
     chunk: list[Any] = []
     parts: list[bytes] = []
-    size, count, whole = 1, 0, []
-    for _start, cells in iter_rows(source, layout=layout, passed=passed, headed=header):
+    size, count, whole, stray, width = 1, 0, [], "", 0
+    for start, cells in iter_rows(source, layout=layout, passed=passed, headed=header):
+        width = width or len(cells)  # (the header's, or the first row's: the rows' width)
         if header and names is None:
             names, extra = row_keys(cells)
             continue
+        if not stray and layout is None and isinstance(cells, list):
+            stray = _stray(source, start, cells, width, count + 1 + len(passed))
         chunk.append(cells)
         count += 1
         if isinstance(cells, dict):  # (a row given whole: its number as a rows read gives it, those passed counted)
@@ -351,7 +356,20 @@ def _rows(source: ContentSource, header: bool, layout: Layout | None = None,
             chunk = []
     _put(_shaped(chunk, names, extra, numbers), parts, size, count)
     key = _whole_key(names, extra) if whole and names is not None else UNSPLIT_KEY
-    return b"[" + b",".join(parts) + b"]", tuple(passed), (len(whole), key, tuple(whole[:_MOST_NUMBERED]))
+    return b"[" + b",".join(parts) + b"]", tuple(passed), (len(whole), key, tuple(whole[:_MOST_NUMBERED]), stray)
+
+
+def _stray(source: ContentSource, start: int, cells: list[str], width: int, row: int) -> str:
+    """What a slurp page says of row ``row`` (its ``cells``, starting at byte ``start``; ``width`` cells a row) when
+    one of its cells holds rows swallowed by a quote never closed (:mod:`~.stray_quotes`; the delimiter is the one
+    its lines hold), else ``""``."""
+    for delimiter in DELIMITERS:
+        at = runaway_cell(cells, delimiter, width)
+        if at is not None:
+            lines = cell_lines(cells[at])
+            quote = quote_at(source, start, delimiter)
+            return runaway_said(row, quote, lines, [f"offset={start}, length={min(4096, quote - start + 600)}"])
+    return ""
 
 
 def _shaped(chunk: list[list[Any]], names: list[str] | None, extra: str, numbers: list[int]) -> list[Any]:

@@ -45,6 +45,7 @@ from scratchfs.engine.structure.paging import (
 from scratchfs.engine.structure.row_jump import skip_rows
 from scratchfs.engine.structure.row_lines import LINE_END, row_line_start
 from scratchfs.engine.structure.row_parts import keeper, kept_piece
+from scratchfs.engine.structure.stray_quotes import cell_lines, quote_at, runaway_cell, runaway_said
 from scratchfs.engine.structure.table_columns import header_shown, select_columns
 from scratchfs.engine.structure.table_reader import BY_RANGE, FIELD_LIMIT_CHARS, UNSPLIT_KEY, Far, RowError, rows_from
 from scratchfs.engine.structure.table_start import (
@@ -280,23 +281,52 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
     del header_rows  # (its reader's buffers, a row of megabytes among them, let go before the page reads it again)
     if (page := kept_piece(key, (number, offset, chars), budget, {"header": shown} if headed else {})) is not None:
         return page  # (a row cut on a page before: its next piece cut from its kept text, the row not read again)
-    passed, far = [], []  # (the rows a page passed over, BadRecords; where it stopped, Fars: :func:`_items`)
+    passed, far, stray = [], [], []  # (rows passed over, where it stopped: :func:`_items`; a quote: _watched)
 
     def fill(room: int, most: int = _MOST_PASSED) -> ItemPage:  # (again with less room, or fewer rows passed
-        body, page = rows_from(source, offset, delimiter, bad, layout, True), ItemPage("rows", number)  # (over, when
-        passed[:], far[:] = [], []  # the note on them does not fit)
-        if headed:
+        page, passed[:], far[:], stray[:] = ItemPage("rows", number), [], [], []  # (over, when the note on them
+        if headed:  # does not fit)
             page.extra["header"] = shown
+        body = _watched(rows_from(source, offset, delimiter, bad, layout, True), number, delimiter, len(header), stray)
         items = _items(body, number, picked, cursor is not None, passed, most, far)
-        return _passed_note(_counted(page, lambda items: fill_items(page, items, chars, room, rows, lambda pos, skip:
-                            encode_cursor((pos[0], pos[1], skip), key), keeper(key, bad)), items, bad,
-                            first[0] if first else -1, picked, chars), passed, far)
+        return _runaway_note(source, delimiter, stray, _passed_note(_counted(page, lambda items: fill_items(
+            page, items, chars, room, rows, lambda pos, skip: encode_cursor((pos[0], pos[1], skip), key),
+            keeper(key, bad)), items, bad, first[0] if first else -1, picked, chars), passed, far))
 
     try:  # (row N unread: the read on after it goes from a cursor, not counting N rows again: advice4)
         return _fitted(fill, budget)
     except BadRecord as exc:
         raise BadRecord(exc.said(), exc.record, exc.offset, exc.length, encode_cursor((
             exc.record + 1, exc.offset + exc.length, 0), key), exc.not_json) from None
+
+
+def _watched(body: Iterator[tuple[int, Any]], number: int, delimiter: str, width: int,
+             found: list[tuple[int, int, int]]) -> Iterator[tuple[int, Any]]:
+    """``body`` (the rows from row ``number`` on), the first row holding a cell of rows swallowed by a quote never
+    closed (:func:`~.stray_quotes.runaway_cell`, ``width`` cells a row) put in ``found``: ``(its number, its start,
+    the lines of the cell)``."""
+    if len(delimiter) > 1:  # (a layout's key: no quotes)
+        yield from body
+        return
+    for at, (start, cells) in enumerate(body, number):
+        if not found and isinstance(cells, list):
+            cell = runaway_cell(cells, delimiter, width)
+            if cell is not None:
+                found.append((at, start, cell_lines(cells[cell])))
+        yield start, cells
+
+
+def _runaway_note(source: ContentSource, delimiter: str, runaway: list[tuple[int, int, int]], page: ItemPage,
+                  ) -> ItemPage:
+    """``page`` with its note saying of the row in ``runaway`` (:func:`_watched`) where its quote opened (the byte
+    of the quote in the row's first line, else the row's start) and the byte read that shows it."""
+    if not runaway:
+        return page
+    row, start, lines = runaway[0]
+    at = quote_at(source, start, delimiter)
+    said = runaway_said(row, at, lines, [f"offset={start}, length={min(4096, at - start + 600)}"])
+    page.extra["note"] = "; ".join(n for n in (page.extra.get("note"), said) if n)
+    return page
 
 
 def _fitted(fill: Callable[..., ItemPage], budget: int) -> ItemPage:

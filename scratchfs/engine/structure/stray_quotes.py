@@ -1,0 +1,123 @@
+"""A quote that opens a CSV field and never closes where it should (``5" floppy`` written ``"5 floppy``, a name
+``"O"Brien``): the ``csv`` module, not strict, reads every line after it as that field's, to the next quote or to
+the content's end -- 10,000 lines read as 2 rows, the second a cell of 176 KB. Told from the cell alone
+(:func:`runaway_cell`): a cell of :data:`RUNAWAY_LINES` lines or more, 4 of 5 of its lines after the first holding
+exactly as many delimiters as the table's rows (lines of rows swallowed), which a real multi-line cell -- a
+package's description, prose -- does not hold (their lines' delimiters vary). :func:`opening_quote` finds the
+quote in the row's first line, so that a read can name its byte.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import deque
+from collections.abc import Iterable
+
+from scratchfs.engine.structure.paging import ContentSource
+from scratchfs.engine.structure.row_lines import LINE_END
+from scratchfs.foundation.csv_rows import csv_reader
+from scratchfs.foundation.text import plural
+
+__all__ = ["RUNAWAY_LINES", "cell_lines", "first_runaway", "opening_quote", "quote_at", "runaway_cell",
+           "runaway_said", "well_quoted"]
+
+RUNAWAY_LINES = 10
+"""Fewest lines of a cell that may be rows swallowed by a quote never closed."""
+
+
+def cell_lines(cell: str) -> int:
+    """The lines of ``cell`` (a line ends at ``\\n``, ``\\r\\n`` or a lone ``\\r``, as a line read's; one that ends
+    the cell starts no line)."""
+    cell = cell.rstrip("\r\n")
+    return cell.count("\n") + cell.count("\r") - cell.count("\r\n") + 1
+
+
+def runaway_cell(cells: list[str], delimiter: str, width: int) -> int | None:
+    """The index of the first of ``cells`` (a row as the ``csv`` module reads it, of a table whose rows have
+    ``width`` cells split at ``delimiter``) that holds lines of rows a quote swallowed (the module docstring's
+    rule), or ``None``. A lone ``\\r`` ends a line too. Never raises. A row of no cell that long (each line of the
+    cell holds a delimiter a line: :data:`RUNAWAY_LINES` times ``width`` characters) is told at C speed."""
+    if width < 2 or max(map(len, cells), default=0) < RUNAWAY_LINES * width:
+        return None
+    for at, cell in enumerate(cells):
+        lines = cell_lines(cell)
+        if lines < RUNAWAY_LINES or 5 * cell.count(delimiter) < 4 * (width - 1) * (lines - 1):
+            continue  # (too few lines, or too few delimiters for 4 of 5 lines of rows: told at C speed)
+        lines = cell.splitlines()[1:]
+        like = sum(line.count(delimiter) == width - 1 for line in lines)
+        if len(lines) >= RUNAWAY_LINES - 1 and 5 * like >= 4 * len(lines):
+            return at
+    return None
+
+
+def first_runaway(text: str, delimiter: str, width: int) -> tuple[int, int, int] | None:
+    """``(the record's index from 0 -- the first record, a header or not, is 0 --, the line it starts on from 0,
+    the lines its runaway cell holds)`` of the first record of ``text`` (a table's lines, ``\\n`` between them)
+    holding a cell :func:`runaway_cell` tells, its quote left open at the text's end or not; ``None`` when none
+    does or the ``csv`` module refuses the text."""
+    if '"' not in text:  # (no quote, no stray one: most tables stop here)
+        return None
+    reader = csv_reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    records, line = 0, 0
+    try:
+        for cells in reader:
+            if cells:
+                at = runaway_cell(cells, delimiter, width)
+                if at is not None:
+                    return records, line, cell_lines(cells[at])
+                records += 1
+            line = reader.line_num
+    except csv.Error:  # (a field past the limit, a NUL: no rows told, nothing said)
+        return None
+    return None
+
+
+def well_quoted(text: str, delimiter: str) -> bool:
+    """Whether the ``csv`` module, strict, reads all of ``text`` (a table's lines): every quoted field closed, and
+    each closing quote followed by a delimiter or a line end -- where a stray quote's field is not (it runs to the
+    end, or to another stray quote followed by more of a cell). At C speed: no row in Python."""
+    try:
+        deque(csv_reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True), maxlen=0)
+    except csv.Error:
+        return False
+    return True
+
+
+def opening_quote(line: bytes, delimiter: bytes) -> int:
+    """The index in ``line`` (a row's first line, its end left out) of the quote that opens a field which the line
+    leaves open (a doubled quote ``""`` inside a quoted field is one quote), or -1: none does."""
+    at = 0
+    while at <= len(line):
+        if line[at : at + 1] == b'"':
+            close = at + 1
+            while True:
+                close = line.find(b'"', close)
+                if close < 0:
+                    return at
+                if line[close + 1 : close + 2] != b'"':
+                    break
+                close += 2
+            at = close + 1
+        following = line.find(delimiter, at)
+        if following < 0:
+            return -1
+        at = following + len(delimiter)
+    return -1
+
+
+def runaway_said(row: int, quote: int, lines: int, read: Iterable[str]) -> str:
+    """What a read says of row ``row`` (as a rows read numbers it) whose quote at byte ``quote`` swallowed ``lines``
+    lines (the quote's own counted): a quote never closed, and the reads (``read``: ``offset=N, length=M`` words)
+    that show its raw bytes."""
+    return (f"row {row:,} holds a quote opened at byte {quote:,} that runs over the {plural(lines - 1, 'line')} after "
+            "it: those lines (rows, by their delimiters) are read as one cell of it -- a stray quote? its raw bytes: "
+            + " | ".join(read))
+
+
+def quote_at(source: ContentSource, start: int, delimiter: str) -> int:
+    """The byte offset of the quote that opens a field left open in the first line of the row starting at byte
+    ``start`` of ``source`` (:func:`opening_quote`; the row's start when none is found in its first 64 KiB)."""
+    head = source.read(start, 65536)
+    end = LINE_END.search(head)
+    return start + max(0, opening_quote(head if end is None else head[: end.start()], delimiter.encode()))
