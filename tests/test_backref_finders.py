@@ -22,24 +22,55 @@ from scratchfs import InvalidArgument, PatternMatchesEmpty, PatternTimeout, Patt
 from scratchfs.api.contract import ScratchTools
 from scratchfs.engine.pattern_finder import nonempty_core
 from scratchfs.engine.pattern_scan import PathScan
-from scratchfs.engine.pattern_syntax import MAX_PATTERN_BYTES, parse
+from scratchfs.engine.pattern_syntax import MAX_NESTING, MAX_PATTERN_BYTES, parse
 from scratchfs.engine.search import PatternMatcher
 
 from .reference import regex_spans, windows
+
+try:
+    from re import _constants as _sre
+    from re import _parser as _sre_parse  # Python 3.11+
+except ImportError:  # Python 3.10
+    import sre_constants as _sre  # type: ignore[no-redef]
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
 from .test_patterns import as_tuples, run_search, stopped_by_reach, word_lines
 
 EMPTY_ITERATIONS = "repeats a part that can match empty text"  # the refusal of tests/test_empty_iterations.py
 _QUANTIFIERS = ["", "", "", "?", "*", "+", "??", "*?", "{0,2}"]
 
 
+def _nesting(items) -> int:
+    """How deep ``items`` (the stdlib parser's tree of a pattern) nests groups, repeats, alternations, lookarounds
+    and conditionals: what the engine's parser bounds by ``MAX_NESTING``, counted here independently of it."""
+    deepest = 0
+    for op, av in items:
+        if op is _sre.SUBPATTERN:
+            inner = [av[3]]
+        elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT) or op is getattr(_sre, "POSSESSIVE_REPEAT", None):
+            inner = [av[2]]
+        elif op is _sre.BRANCH:
+            inner = av[1]
+        elif op in (_sre.ASSERT, _sre.ASSERT_NOT):
+            inner = [av[1]]
+        elif op is _sre.GROUPREF_EXISTS:
+            inner = [arm for arm in av[1:] if arm is not None]
+        else:
+            continue
+        deepest = max(deepest, 1 + max(_nesting(arm) for arm in inner))
+    return deepest
+
+
 def _expected_refusal(pattern: str, exc: InvalidArgument) -> None:
-    """A generated pattern the engine refuses is one of two kinds (neither this module's to search): a repeat that
-    ``re`` decides otherwise than the engine (tests/test_empty_iterations.py), or a pattern past
-    ``MAX_PATTERN_BYTES`` (the recursive strategies can build 22 KB ones), refused for its length."""
+    """A generated pattern the engine refuses is one of three kinds (none this module's to search): a repeat that
+    ``re`` decides otherwise than the engine (tests/test_empty_iterations.py), a pattern past ``MAX_PATTERN_BYTES``
+    (the recursive strategies can build 22 KB ones), refused for its length, or one nesting past ``MAX_NESTING``
+    (they built one 104 deep), refused for its depth."""
     refusal = str(exc)
     size = len(pattern.encode("utf-8", "surrogatepass"))
     if size > MAX_PATTERN_BYTES:
         assert refusal == f"pattern is {size} bytes, longer than the limit of {MAX_PATTERN_BYTES}", refusal
+    elif refusal == f"pattern nests groups more than {MAX_NESTING} deep":
+        assert _nesting(_sre_parse.parse(pattern)) >= MAX_NESTING, pattern
     else:
         assert EMPTY_ITERATIONS in refusal, pattern
 
