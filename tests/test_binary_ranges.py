@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import random
 import re
 import tarfile
@@ -153,22 +154,22 @@ _PARTS = st.lists(st.one_of(
     st.binary(min_size=1, max_size=300)), min_size=1, max_size=6)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(parts=_PARTS, offset=st.integers(0, 6000), length=st.integers(1, 3000),
-       budget=st.sampled_from([2048, 3000, 8192]))
-def test_following_next_call_over_binary_content_shows_every_byte_once_within_budget(scratch_scope, parts, offset,
-                                                                                     length, budget):
-    """Text pieces are text (exactly their bytes, no control byte but tab, newline, CR), the rest hex dumps;
-    following next_call from any offset gives every byte once, each reply within its budget. (The tar is not padded
-    to its 10 KiB record: with a length of a few bytes those zeros were most of the test's 90,000 calls, 20 s.)"""
-    data = _tar([(f"m{i}", part) for i, part in enumerate(parts)], padded=False)
-    handle = scratch_scope.spill(data, source_tool="tar").handle
-    tools = ScratchTools(scratch_scope)
-    offset = min(offset, len(data) - 1)
+MOST_CALLS = None if os.environ.get("SCRATCHFS_STRESS") else 150
+"""Most calls a walk of the property test below makes (its length raised to fit; any length with
+``SCRATCHFS_STRESS=1``): a length of 1 to 60 walked 9 KiB of tar in up to 9,000 calls, ~2 ms each; one run of the
+suite spent 104 s in that test, another 38 s. The short lengths' walks over chosen boundaries are
+:func:`test_a_walk_of_one_to_four_bytes_a_call_over_text_and_binary_boundaries_shows_every_byte_once`."""
+
+
+def _walk(tools: ScratchTools, handle: str, data: bytes, offset: int, length: int, budget: int) -> int:
+    """Follow next_call from ``offset`` to the end of ``data`` (spilled as ``handle``) reading ``length`` bytes a call
+    within ``budget``, checking each reply; returns the number of calls. Text pieces are text (exactly their bytes, no
+    control byte but tab, newline, CR), the rest hex dumps; every byte is shown once."""
     call = {"handle": handle, "offset": offset, "length": length, "budget": budget}
-    covered = None
+    covered, calls = None, 0
     while call is not None:
         reply = tools.call("read_handle", call)
+        calls += 1
         assert len(to_json(reply).encode()) <= budget
         assert reply["encoding"] in ("text", "hexdump"), reply
         if covered is None:
@@ -182,6 +183,44 @@ def test_following_next_call_over_binary_content_shows_every_byte_once_within_bu
         covered += reply["length"]
         call = _call_of(reply["next_call"]) if reply["next_call"] else None
     assert covered == len(data)
+    return calls
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(parts=_PARTS, offset=st.integers(0, 6000), length=st.integers(1, 3000),
+       budget=st.sampled_from([2048, 3000, 8192]))
+def test_following_next_call_over_binary_content_shows_every_byte_once_within_budget(scratch_scope, parts, offset,
+                                                                                     length, budget):
+    """Text pieces are text (exactly their bytes, no control byte but tab, newline, CR), the rest hex dumps;
+    following next_call from any offset gives every byte once, each reply within its budget. (The tar is not padded
+    to its 10 KiB record: with a length of a few bytes those zeros were most of the test's 90,000 calls, 20 s. A
+    length that would take more than MOST_CALLS calls to the end is raised to take that many.)"""
+    data = _tar([(f"m{i}", part) for i, part in enumerate(parts)], padded=False)
+    handle = scratch_scope.spill(data, source_tool="tar").handle
+    offset = min(offset, len(data) - 1)
+    if MOST_CALLS is not None:
+        length = max(length, -(-(len(data) - offset) // MOST_CALLS))
+    _walk(ScratchTools(scratch_scope), handle, data, offset, length, budget)
+
+
+BOUNDARIES = (b"\x00\x01" + "ab é日😀\t\r\n\"\\".encode() + b"\xff\xfe\x80" + "日😀x".encode() + b"\x7f\x1b[31m"
+              + "é\u0085z".encode() + b"\x00" + "😀".encode() + b"\xf0\x9f" + "end é".encode())
+"""Binary content whose text and bytes meet at every kind of boundary: text after bytes and before them, characters of
+2, 3 and 4 bytes at both ends of a text piece and cut off (a lead byte before bytes, a lead byte at the end), C0 and
+C1 controls (U+0085 is valid UTF-8, not clean text), a tab, CR and newline, quotes and backslashes."""
+
+
+@pytest.mark.parametrize("length", [1, 2, 3, 4])
+def test_a_walk_of_one_to_four_bytes_a_call_over_text_and_binary_boundaries_shows_every_byte_once(scratch_scope,
+                                                                                                  length):
+    """A call of a few bytes meets each boundary at every alignment (a walk from each offset below ``length``):
+    following next_call gives every byte once, text as text (whole characters: a text piece starts at most 3 bytes
+    past the offset asked, no control byte but tab, newline, CR) and the rest hex dumps -- what a walk of a tar a byte
+    a call showed, in 2,048 calls or more a walk."""
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(BOUNDARIES, source_tool="t").handle
+    calls = [_walk(tools, handle, BOUNDARIES, offset, length, 2048) for offset in range(length)]
+    assert all(count >= (len(BOUNDARIES) - length) // (length + 3) for count in calls), calls
 
 
 def test_a_json_member_of_a_tar_is_not_offered_a_structure_read(scratch_scope):

@@ -291,19 +291,62 @@ OPENER = """
 """
 
 
+def _forked_opener(root: Path, tag: str, go: int) -> tuple[int, int]:
+    """A fork child that does what OPENER does once a byte comes on ``go``: ``(pid, read end of its answer)`` -- b"true"
+    or a traceback. (A fork starts in milliseconds, an interpreter that imports scratchfs in 0.5-1 s under load.)"""
+    answer, told = os.pipe()
+    with warnings.catch_warnings():  # (Python 3.12+: this process runs threads; the child uses none of them)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid:
+        os.close(told)
+        return pid, answer
+    code = 1
+    try:
+        os.close(answer)
+        os.read(go, 1)
+        with ScratchStore(root) as store:
+            scope = store.scope("run", tag)
+            handle = scope.spill(tag.encode() * 1000, source_tool="t").handle
+            scope.scratch_write("k", tag)
+            ok = scope.read_handle(handle, 0, 10).data == (tag.encode() * 10)[:10]
+            ok = ok and scope.scratch_read("k") == tag.encode()
+        os.write(told, json.dumps(ok).encode())
+        code = 0
+    except BaseException:
+        import traceback
+
+        os.write(told, traceback.format_exc().encode())
+    finally:
+        os._exit(code)
+
+
 def test_eight_processes_open_one_new_root_at_once(tmp_path):
-    for attempt in range(2):
-        root = tmp_path / f"root{attempt}"
-        procs = [_child(OPENER, str(root), f"p{i}", stdin=subprocess.PIPE) for i in range(8)]
-        for p in procs:
-            assert p.stdout.readline() == b"ready\n"
-        for p in procs:  # all at once
-            p.stdin.write(b"go\n")
-            p.stdin.flush()
-        for p in procs:
-            out, err = p.communicate(timeout=60)
-            assert p.returncode == 0, err.decode()
-            assert json.loads(out) is True
+    """Eight processes started apart (interpreters) open one new root at once, then eight forked children of this
+    one: a second try, each of its children ready in milliseconds (the interpreters' second try took 5 s of the
+    test's 10.6 at a load of 5)."""
+    root = tmp_path / "root0"
+    procs = [_child(OPENER, str(root), f"p{i}", stdin=subprocess.PIPE) for i in range(8)]
+    for p in procs:
+        assert p.stdout.readline() == b"ready\n"
+    for p in procs:  # all at once
+        p.stdin.write(b"go\n")
+        p.stdin.flush()
+    for p in procs:
+        out, err = p.communicate(timeout=60)
+        assert p.returncode == 0, err.decode()
+        assert json.loads(out) is True
+    root = tmp_path / "root1"
+    go, ready = os.pipe()
+    children = [_forked_opener(root, f"p{i}", go) for i in range(8)]
+    os.write(ready, b"g" * 8)  # all at once
+    for pid, answer in children:
+        with os.fdopen(answer, "rb") as said:
+            text = said.read().decode()
+        assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0 and text == "true", text
+    os.close(go)
+    os.close(ready)
+    for root in (tmp_path / "root0", tmp_path / "root1"):
         with ScratchStore(root) as store:
             assert store.integrity_check() == "ok"
             assert len(store.list_entries_for_run("run")) == 16

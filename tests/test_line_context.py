@@ -18,7 +18,7 @@ from scratchfs.api.views import reply_size
 from scratchfs.foundation.call_text import parse_call
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_REPLY_BYTES
 
-from .mcp_support import ERAS, connect, error_of, payload, run, scratchfs_params
+from .mcp_support import connect, error_of, one_era, payload, run, scratchfs_params
 from .reference import lines_of
 
 B = LINE_WINDOW_BYTES
@@ -367,7 +367,8 @@ def test_the_schema_says_both_forms():
 # -- the MCP face ---------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("era", one_era(0))  # (reads of the server, the same under either client era; the
+# byte-exact contract test, test_mcp_server.py, runs both)
 def test_line_windows_and_the_last_lines_over_stdio(era, tmp_path, fixture_data):
     """``scratchfs mcp`` with the official client: the schema lists both forms of context, a search by lines gives
     the split lines, line=-3 the last three, a bad context is a tool error naming both forms."""

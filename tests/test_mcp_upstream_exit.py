@@ -17,7 +17,7 @@ import pytest
 
 from scratchfs.mcp.upstream import NOT_AGAIN
 
-from .mcp_support import ERAS, FAKE_UPSTREAM, connect, error_of, payload, run, scratchfs_params
+from .mcp_support import ERAS, FAKE_UPSTREAM, connect, error_of, one_era, payload, run, scratchfs_params
 
 ERROR_BYTES = 400
 """The most bytes such an error's text may take (the longest command here included)."""
@@ -44,7 +44,7 @@ def check(text: str, words: str) -> None:
     assert text.endswith(NOT_AGAIN) and len(text.encode()) <= ERROR_BYTES, text
 
 
-@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("era", one_era(0))  # (between the proxy and its upstream: tests/mcp_support.py)
 def test_an_upstream_that_exits_mid_call_is_said_to_have_exited_with_its_code(era, tmp_path):
     async def body():
         async with connect(proxy(tmp_path), era) as client:
@@ -55,7 +55,7 @@ def test_an_upstream_that_exits_mid_call_is_said_to_have_exited_with_its_code(er
     run(body)
 
 
-@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("era", one_era(1))  # (between the proxy and its upstream)
 def test_an_upstream_killed_under_a_pending_call_is_said_to_be_killed_by_its_signal(era, tmp_path):
     async def body():
         async with connect(proxy(tmp_path), era) as client:

@@ -11,6 +11,7 @@ import pytest
 
 from scratchfs import ScratchStore
 from scratchfs.api.inspector import fsck
+from scratchfs.engine import sweeper
 
 
 def _odd(path, kind: str, tmp_path) -> None:
@@ -26,13 +27,15 @@ def _odd(path, kind: str, tmp_path) -> None:
 
 
 @pytest.mark.parametrize("kind", ["fifo", "link", "dir"])
-def test_incremental_sweeps_get_past_their_first_slice_when_the_cursor_was_replaced(tmp_path, kind):
+def test_incremental_sweeps_get_past_their_first_slice_when_the_cursor_was_replaced(tmp_path, kind, monkeypatch):
+    # (a slice of 128 rows, not sweeper.SLICE_ROWS's 2,048: 300 spills, not 3,000 -- 2-14 s a kind on a loaded run)
+    monkeypatch.setattr(sweeper, "SLICE_ROWS", 128)
     root = tmp_path / "root"
     with ScratchStore(root, segment_entry_bytes=0, index_write_behind=False) as store:
         scope = store.scope("r", "a")
-        handles = [scope.spill(b"%d\n" % i * 10, source_tool="t").handle for i in range(3000)]
+        handles = [scope.spill(b"%d\n" % i * 10, source_tool="t").handle for i in range(300)]
         blobs = {e.key: e.blob for e in store.list_entries()}
-    for handle in handles[-50:]:  # past the first slice of 2,048 rows
+    for handle in handles[-50:]:  # past the first slice of 128 rows
         os.unlink(root / "runs" / "r" / "a" / f"{blobs[handle]}.zst")
     _odd(root / "locks" / "sweep.cursor", kind, tmp_path)
     with ScratchStore(root) as store:
