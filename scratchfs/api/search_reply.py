@@ -11,7 +11,9 @@ length, line}]`` (:func:`~scratchfs.api.search_reply.window_json`); windows whos
 cut by the bound of 1 KiB a side (or by the budget) says ``"cut": "before" | "after" | "both"``;
 a reply over budget keeps the windows that fit and the next one cut to fit (its first matches, then less context
 after the last; from the end, its last matches and less context before: a window whose context the budget cut
-says ``cut`` too), then, for one window alone, less context a side, then the first match cut; ``next_offset`` is
+says ``cut`` too) -- but a window of lines that does not fit whole after others is left to the next page (cut,
+its line's rest would never be shown: the next page goes on past its matches), which shows it whole or, alone,
+cut --, then, for one window alone, less context a side, then the first match cut; ``next_offset`` is
 the first match not shown. A window of binary content whose bytes are text is text, ``"encoding": "text"``. A
 search a pattern's time limit (or bound) stopped says so in its ``note``, the byte it stopped at; one that found
 nothing says where it looked, and a spelling that matches (:mod:`scratchfs.api.miss_hints`).
@@ -119,8 +121,13 @@ def window_hits(window: dict[str, Any]) -> list[dict[str, Any]]:
 def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
     """A search as the contract's JSON object, fitted into ``budget`` bytes: the windows that fit and the next one cut
     to fit (:func:`_trim_after`; from the end, :func:`_trim_before`), then, for a first window alone, less context a
-    side, then the first match cut; ``next_offset`` is the first match not shown. The echoed ``match``/``pattern``
-    and ``next_call`` are measured first (:class:`~scratchfs.api.fixed.Squeeze`)."""
+    side, then the first match cut; ``next_offset`` is the first match not shown. A window of lines
+    (``context="line"``) is cut so only when alone on its page: after a whole one it is the next page's (its first
+    match ``next_offset``; from the end, the first match shown ``next_before``), as its line's rest would otherwise
+    never be shown; a window of bytes of context is cut to fit (what it loses is context, its matches all shown, and
+    the next page's window starts up to ``context`` bytes before its first match: leaving it whole to the next page
+    would cost pages for context alone). The echoed ``match``/``pattern`` and ``next_call`` are measured first
+    (:class:`~scratchfs.api.fixed.Squeeze`)."""
     windows = found.windows
     if windows:  # the floor: one match's first byte alone, the search going on past it
         edge = windows[0] if found.before is None else windows[-1]
@@ -141,6 +148,8 @@ def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
     if found.before is not None:
         return _fit_last(found, budget, shown)
     count = _most(len(windows) - 1, lambda n: reply_size(shown(windows[:n], _first_hit(windows[n]))) <= budget)
+    if count and found.context == "line":  # (a line cut here would never be shown whole: the next page shows it)
+        return shown(windows[:count], _first_hit(windows[count]))
     after = _first_hit(windows[count + 1]) if count + 1 < len(windows) else found.first_left
     trimmed = _trim_after(found, windows[count], after, budget, lambda part, nxt: shown(windows[:count] + part, nxt),
                           alone=not count)
@@ -199,6 +208,8 @@ def _fit_last(found: Matches, budget: int, shown: Callable[..., dict[str, Any]])
 
     count = _most(len(windows) - 1, lambda n: reply_size(tail(windows[len(windows) - n:])) <= budget)
     kept = windows[len(windows) - count:] if count else []
+    if count and found.context == "line":  # (as forward: a line not whole is the next page's)
+        return tail(kept)
     trimmed = _trim_before(found, windows[len(windows) - count - 1], budget, lambda part: tail(part + kept),
                            alone=not count)
     if trimmed is not None:
