@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -176,6 +178,19 @@ def small_frames_store(scratch_store_factory):
 @pytest.fixture
 def scope(scratch_scope):
     return scratch_scope
+
+
+@pytest.fixture
+def shared_tmp():
+    """A directory another (unprivileged) user can traverse, for tests that run a process as one: pytest's own
+    tmp_path is private to root. Its subdirectories are made traversable again for the cleanup."""
+    path = Path(tempfile.mkdtemp(prefix="scratchfs-shared-"))
+    path.chmod(0o755)
+    yield path
+    for dirpath, dirnames, _files in os.walk(path):
+        for name in dirnames:
+            os.chmod(os.path.join(dirpath, name), 0o700)
+    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

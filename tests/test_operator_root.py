@@ -15,7 +15,6 @@ import pwd
 import shutil
 import subprocess
 import sys
-import tempfile
 import textwrap
 from pathlib import Path
 
@@ -42,18 +41,6 @@ CHILD = """
         os.setuid(uid)
     main(["ls", "--root", root])
 """
-
-
-@pytest.fixture
-def shared_tmp():
-    """A directory another user can traverse (pytest's tmp_path is private to root)."""
-    path = Path(tempfile.mkdtemp(prefix="scratchfs-nu21-"))
-    path.chmod(0o755)
-    yield path
-    for dirpath, dirnames, _files in os.walk(path):
-        for name in dirnames:
-            os.chmod(os.path.join(dirpath, name), 0o700)
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def test_another_users_root_is_a_storage_error_naming_its_owner(shared_tmp):

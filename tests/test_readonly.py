@@ -15,7 +15,6 @@ import pwd
 import shutil
 import subprocess
 import sys
-import tempfile
 import textwrap
 from pathlib import Path
 
@@ -82,18 +81,6 @@ def _reader_user() -> tuple[int, int]:
         return os.getuid(), os.getgid()
     entry = pwd.getpwnam("nobody")
     return entry.pw_uid, entry.pw_gid
-
-
-@pytest.fixture
-def shared_tmp():
-    """A directory the unprivileged reader can traverse (pytest's own tmp_path is private to root)."""
-    path = Path(tempfile.mkdtemp(prefix="scratchfs-ro-"))
-    path.chmod(0o755)
-    yield path
-    for dirpath, dirnames, _files in os.walk(path):
-        for name in dirnames:
-            os.chmod(os.path.join(dirpath, name), 0o700)
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def _fill(root: Path, keep_wal: bool) -> str:
