@@ -56,7 +56,7 @@ from scratchfs.engine.structure.jsontexts import walk_documents
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPage, check_page, read_whole
 from scratchfs.engine.structure.row_keys import EXTRA_CELLS, row_keys
-from scratchfs.engine.structure.stray_quotes import cell_lines, quote_at, runaway_cell, runaway_said
+from scratchfs.engine.structure.stray_quotes import cell_lines, quote_at, runaway_said, stray_cell
 from scratchfs.engine.structure.table import UNSPLIT_KEY, iter_rows
 from scratchfs.engine.structure.table_start import DELIMITERS
 from scratchfs.foundation import limits
@@ -364,7 +364,7 @@ def _stray(source: ContentSource, start: int, cells: list[str], width: int, row:
     one of its cells holds rows swallowed by a quote never closed (:mod:`~.stray_quotes`; the delimiter is the one
     its lines hold), else ``""``."""
     for delimiter in DELIMITERS:
-        at = runaway_cell(cells, delimiter, width)
+        at = stray_cell(source, start, cells, delimiter, width)
         if at is not None:
             lines = cell_lines(cells[at])
             quote = quote_at(source, start, delimiter)
