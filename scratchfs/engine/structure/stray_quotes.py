@@ -17,16 +17,23 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 
 from scratchfs.engine.structure.paging import ContentSource
-from scratchfs.engine.structure.row_lines import LINE_END, iter_row_lines
+from scratchfs.engine.structure.row_lines import LINE_END
 from scratchfs.foundation.csv_rows import csv_reader
 from scratchfs.foundation.errors import ScratchError
 from scratchfs.foundation.text import plural
 
-__all__ = ["RUNAWAY_LINES", "cell_lines", "closes", "first_runaway", "opening_quote", "quote_at", "runaway_cell",
-           "runaway_said", "stray_cell", "well_quoted"]
+__all__ = ["MOST_REAL", "REAL", "RUNAWAY_LINES", "cell_lines", "closes", "first_runaway", "opening_quote", "quote_at",
+           "runaway_cell", "runaway_said", "stray_cell", "well_quoted"]
 
 RUNAWAY_LINES = 10
 """Fewest lines of a cell that may be rows swallowed by a quote never closed."""
+
+
+REAL = -1
+"""What :func:`stray_cell` gives of a row whose cell looks like rows swallowed but whose quotes all close."""
+MOST_REAL = 16
+"""Rows :data:`REAL` a read tells before it looks no further (a table of such cells: a CSV held in each row's cell,
+each row read again to tell it -- 3,000 rows of 100 bytes took 0.35 s to slurp where 0.19 s without)."""
 
 
 def cell_lines(cell: str) -> int:
@@ -67,17 +74,19 @@ def closes(lines: Iterable[str], delimiter: str) -> bool:
 
 
 def stray_cell(source: ContentSource, start: int, cells: list[str], delimiter: str, width: int) -> int | None:
-    """:func:`runaway_cell` of ``cells`` (a row starting at byte ``start`` of ``source``), ``None`` too when the
-    row's quotes all close (:func:`closes`, its lines read again from ``start`` -- a row told by its cell alone,
-    rare). Never raises."""
+    """:func:`runaway_cell` of ``cells`` (a row starting at byte ``start`` of ``source``), :data:`REAL` when the
+    row's quotes all close (:func:`closes`, its bytes read again from ``start``, as many as its cells can take).
+    Never raises."""
     at = runaway_cell(cells, delimiter, width)
     if at is None:
         return None
+    most = sum(len(cell.encode("utf-8", "surrogatepass")) + cell.count('"') + 3 for cell in cells) + 8  # (its bytes
+    # at most: each cell quoted, its quotes doubled, a delimiter after it; a line end, a byte order mark)
     try:
-        lines = (line.decode("utf-8", "replace") for _, line in iter_row_lines(source, start))
-        return None if closes(lines, delimiter) else at
-    except ScratchError:  # (a line past the bound: told by its cell, as before)
+        raw = source.read(start, most).decode("utf-8", "replace")
+    except ScratchError:  # (the store out of reach: told by its cell, as before)
         return at
+    return REAL if closes(io.StringIO(raw, newline=""), delimiter) else at
 
 
 def first_runaway(text: str, delimiter: str, width: int) -> tuple[int, int, int] | None:
