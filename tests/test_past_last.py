@@ -145,3 +145,17 @@ def test_a_row_from_the_end_of_text_that_is_no_table_is_refused_as_before(scratc
     with pytest.raises(InvalidArgument) as refused:
         tools.call("read_handle", {"handle": handle, "row": -1})
     assert str(refused.value) == "read_handle: row: -1 is less than the minimum of 1"
+
+
+@pytest.mark.parametrize("back", [1, 2, 5])
+def test_the_last_records_of_json_lines_cut_short_name_the_last_json_ones(scratch_scope, back):
+    """hostile32: record=-1 of JSON lines whose last line is cut (a stream cut short: the stub says '100 records,
+    the last line cut') named record=101, a read refused ('it is the last record: the content ends with it'), and
+    record=-2 named a read giving 1 record: the last records are the stub's, the cut line counted out."""
+    data = "\n".join(json.dumps({"i": i}) for i in range(100)) + '\n{"i": 100, "cu'
+    tools = ScratchTools(scratch_scope)
+    stub = tools.scope.spill(data.encode(), source_tool="t").to_dict()
+    assert "100 records, the last line cut" in stub["shape"]
+    _, call = _refused(tools, {"handle": stub["handle"], "record": -back})
+    assert call["record"] == 101 - back
+    assert [r["i"] for r in tools.call("read_handle", call)["records"]] == list(range(100 - back, 100))

@@ -80,3 +80,48 @@ def test_real_multi_line_cells_are_told_nothing(tools):
                                           (b'a,b"c,d', -1), (b'"open', 0)])
 def test_the_opening_quote_is_the_one_its_line_leaves_open(line, at):
     assert opening_quote(line, b",") == at
+
+
+def _quoted_table(cell: str, delimiter: str = ",", count: int = 30, alone: bool = False) -> bytes:
+    import csv
+    import io
+
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=delimiter, lineterminator="\n")
+    writer.writerow(["id", "payload", "n"])
+    writer.writerows([[str(i), "short" if alone else cell, str(i)] for i in range(1, count)])
+    writer.writerow([str(count), cell, "0"])
+    return out.getvalue().encode()
+
+
+_CSV_CELL = "\n".join(f"{i},x{i},{i * 2}" for i in range(12))  # (a CSV held in a cell: each line a row's commas)
+_CODE_CELL = "\n".join(f'    f(a, b, "c{i}")' for i in range(12))  # (code, its quotes doubled: 2 commas a line)
+
+
+@pytest.mark.parametrize(("cell", "delimiter", "alone"), [(_CSV_CELL, ",", False), (_CSV_CELL, ",", True),
+                                                          (_CODE_CELL, ",", False),
+                                                          (_CSV_CELL.replace(",", "\t"), "\t", False),
+                                                          (_CSV_CELL.replace(",", ";"), ";", True)],
+                         ids=["csv-in-csv", "csv-in-csv-alone", "code", "tsv", "semicolons-alone"])
+def test_a_real_multi_line_cell_holding_rows_delimiters_is_no_stray_quote(tools, cell, delimiter, alone):
+    """hostile32: a quoted cell holding a CSV (or code) whose every line holds a row's delimiters, closed as a quoted
+    field closes, was told 'a stray quote?' by rows pages and slurp reads (and the stub's shape, when the cell is
+    the table's only one): its quote closes, followed by a delimiter -- a real cell."""
+    data = _quoted_table(cell, delimiter, alone=alone)
+    stub = _stub(tools, data)
+    assert "stray quote" not in stub["shape"] and stub["shape"].endswith("30 rows"), stub["shape"]
+    handle = stub["handle"]
+    for reply in (tools.read_handle(handle=handle, row=1, rows=3), tools.read_handle(handle=handle, row=30, rows=3),
+                  tools.read_handle(handle=handle, slurp=True, jq=".[-1].payload")):
+        assert "stray quote" not in json.dumps(reply), reply
+    assert tools.read_handle(handle=handle, slurp=True, jq=".[-1].payload")["results"] == [cell]
+
+
+def test_a_stray_quote_closed_by_a_quote_inside_a_later_cell_is_still_told(tools):
+    """The quote of row 2 runs on to the quote of a later row's quoted field, which is followed by more of a cell
+    (strict CSV refuses it): still a stray quote, as before the check of quotes that close."""
+    lines = ["id,name,size"] + [f"{i},item {i},{i * 3}" for i in range(1, 40)]
+    lines[2], lines[30] = '2,"5 floppy,6', '30,"item, 30",90'
+    handle = _stub(tools, ("\n".join(lines) + "\n").encode())["handle"]
+    note = tools.read_handle(handle=handle, row=1, rows=5)["note"]
+    assert re.search(r"row 2 holds a quote opened at byte \d+ that runs over the 28 lines after it", note), note

@@ -14,7 +14,7 @@ from scratchfs.foundation.errors import BadRecord
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
 from scratchfs.foundation.text import plural
 
-__all__ = ["many_bad", "mostly_json", "seeing_passed", "way_past"]
+__all__ = ["JSON_LINE_START", "many_bad", "mostly_json", "seeing_passed", "way_past"]
 
 _AROUND_BYTES = 32 * 1024  # bytes on each side of a bad record whose lines tell JSON lines from text
 
@@ -43,6 +43,10 @@ def _parsed(lines: list[bytes]) -> int:
     return parsed
 
 
+JSON_LINE_START = r'^\s*(?:\{|\[\s*(?:[\[{"\]]|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?\s*[,\]]|true\b|false\b|null\b))'
+"""A line that starts a JSON object or array: ``{``, or ``[`` and what a JSON array's first item starts with -- not a
+log line's ``[INFO]`` or ``[2026-12-07 10:00:01]`` (a log mixing them with JSON lines: each its own match, pages of
+lines no record)."""
 _MANY_BAD_SHARE = 4  # a page that ends before a bad record, 1 in this many lines after it bad or more: a whole read
 
 
@@ -71,7 +75,7 @@ def many_bad(page: ItemPage, source: ReaderSource, handle: str, kind: str | None
                         budget=budget)
         does = "gives the JSON records alone, those not JSON passed over and counted, many a page"
     else:
-        whole = Call.of("read_handle", handle=handle, pattern=r"^\s*[{\[]", context="line", max_matches=200,
+        whole = Call.of("read_handle", handle=handle, pattern=JSON_LINE_START, context="line", max_matches=200,
                          budget=budget)
         does = "gives the lines that start a JSON object or array (their text, numbered), many a page"
     page.extra["note"] = str(Advice.of(note, f"; {bad:,} of the {plural(len(lines), 'line')} after it are not JSON "

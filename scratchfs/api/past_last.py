@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 
 from scratchfs.api.tools import check_arguments
 from scratchfs.foundation.calls import Advice, Call
-from scratchfs.foundation.errors import InvalidArgument, PastLast, ScratchError
+from scratchfs.foundation.errors import BadRecord, InvalidArgument, PastLast, ScratchError
 from scratchfs.foundation.text import plural
 
 __all__ = ["from_end", "past_last"]
@@ -37,8 +37,9 @@ def from_end(refused: ScratchError, arguments: object, read: Callable[[dict], ob
     end) the last N rows, ``rows`` when given N or fewer of them from there (``row=0``: the first). ``read`` runs a
     read_handle call of the arguments given (its schema checked): the one it makes asks for a row or record past the
     last, whose refusal (:func:`past_last`) names how many there are -- a scan of the whole entry, as such a read
-    costs. Returns ``refused`` itself for any other refusal, or when that read is refused otherwise (a handle lost,
-    text that is no table, another argument wrong, the store out of reach). Never raises."""
+    costs; of JSON lines whose last line is no JSON (cut short: the stub counts it out), the records before it.
+    Returns ``refused`` itself for any other refusal, or when that read is refused otherwise (a handle lost, text
+    that is no table, another argument wrong, the store out of reach). Never raises."""
     if not isinstance(arguments, Mapping):
         return refused
     unit = next((u for u in ("row", "record") if type(arguments.get(u)) is int and arguments[u] < 1), None)
@@ -57,6 +58,9 @@ def from_end(refused: ScratchError, arguments: object, read: Callable[[dict], ob
         return refused
     if not named or type(last := named[0][unit]) is not int or last >= _PROBE:
         return refused
+    last -= unit == "record" and _cut_last(read, named[0]["handle"], last)
+    if last < 1:
+        return refused
     given = per_page if type(per_page) is int and per_page >= 1 else None
     if back < 1:  # (row=0: the first, as many as asked)
         first, count, said = 1, given, "the first: "
@@ -68,3 +72,16 @@ def from_end(refused: ScratchError, arguments: object, read: Callable[[dict], ob
     call = Call.of("read_handle", **{**named[0], unit: first, f"{unit}s": count})
     return InvalidArgument(Advice.of(refused, f" ({unit}s count from 1, not from the end as line=-N does); ", said,
                                      call))
+
+
+def _cut_last(read: Callable[[dict], object], handle: object, last: int) -> bool:
+    """Whether record ``last``, the last line of JSON lines ``handle``, is no JSON (a stream cut short: the stub
+    counts it out, "100 records, the last line cut") -- a read starting at it is refused (BadRecord), so a read of
+    the last records names none past it. Never raises."""
+    try:
+        read({"handle": handle, "record": last, "records": 1})
+    except BadRecord as exc:
+        return exc.record == last
+    except ScratchError:
+        return False
+    return False

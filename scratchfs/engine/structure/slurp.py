@@ -56,7 +56,7 @@ from scratchfs.engine.structure.jsontexts import walk_documents
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPage, check_page, read_whole
 from scratchfs.engine.structure.row_keys import EXTRA_CELLS, row_keys
-from scratchfs.engine.structure.stray_quotes import cell_lines, quote_at, runaway_cell, runaway_said
+from scratchfs.engine.structure.stray_quotes import MOST_REAL, REAL, cell_lines, quote_at, runaway_said, stray_cell
 from scratchfs.engine.structure.table import UNSPLIT_KEY, iter_rows
 from scratchfs.engine.structure.table_start import DELIMITERS
 from scratchfs.foundation import limits
@@ -339,14 +339,15 @@ def _rows(source: ContentSource, header: bool, layout: Layout | None = None,
     extra = EXTRA_CELLS
     chunk: list[Any] = []
     parts: list[bytes] = []
-    size, count, whole, stray, width = 1, 0, [], "", 0
+    size, count, whole, stray, width, real = 1, 0, [], "", 0, 0  # (real: rows stray_quotes.REAL)
     for start, cells in iter_rows(source, layout=layout, passed=passed, headed=header):
         width = width or len(cells)  # (the header's, or the first row's: the rows' width)
         if header and names is None:
             names, extra = row_keys(cells)
             continue
-        if not stray and layout is None and isinstance(cells, list):
-            stray = _stray(source, start, cells, width, count + 1 + len(passed))
+        if not stray and real < MOST_REAL and layout is None and isinstance(cells, list):
+            said = _stray(source, start, cells, width, count + 1 + len(passed))
+            stray, real = said or "", real + (said is None)
         chunk.append(cells)
         count += 1
         if isinstance(cells, dict):  # (a row given whole: its number as a rows read gives it, those passed counted)
@@ -359,12 +360,14 @@ def _rows(source: ContentSource, header: bool, layout: Layout | None = None,
     return b"[" + b",".join(parts) + b"]", tuple(passed), (len(whole), key, tuple(whole[:_MOST_NUMBERED]), stray)
 
 
-def _stray(source: ContentSource, start: int, cells: list[str], width: int, row: int) -> str:
+def _stray(source: ContentSource, start: int, cells: list[str], width: int, row: int) -> str | None:
     """What a slurp page says of row ``row`` (its ``cells``, starting at byte ``start``; ``width`` cells a row) when
     one of its cells holds rows swallowed by a quote never closed (:mod:`~.stray_quotes`; the delimiter is the one
-    its lines hold), else ``""``."""
+    its lines hold), ``None`` when one only looks so (:data:`~.stray_quotes.REAL`), else ``""``."""
     for delimiter in DELIMITERS:
-        at = runaway_cell(cells, delimiter, width)
+        at = stray_cell(source, start, cells, delimiter, width)
+        if at == REAL:
+            return None
         if at is not None:
             lines = cell_lines(cells[at])
             quote = quote_at(source, start, delimiter)

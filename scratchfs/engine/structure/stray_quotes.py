@@ -3,8 +3,10 @@
 the content's end -- 10,000 lines read as 2 rows, the second a cell of 176 KB. Told from the cell alone
 (:func:`runaway_cell`): a cell of :data:`RUNAWAY_LINES` lines or more, 4 of 5 of its lines after the first holding
 exactly as many delimiters as the table's rows (lines of rows swallowed), which a real multi-line cell -- a
-package's description, prose -- does not hold (their lines' delimiters vary). :func:`opening_quote` finds the
-quote in the row's first line, so that a read can name its byte.
+package's description, prose -- does not hold (their lines' delimiters vary); nor one whose quote closes as a
+quoted field's must, followed by a delimiter or a line end (:func:`closes`: a CSV, code or an address held in a
+cell, each of its lines a row's delimiters, is no stray quote's). :func:`opening_quote` finds the quote in the row's
+first line, so that a read can name its byte.
 """
 
 from __future__ import annotations
@@ -12,18 +14,26 @@ from __future__ import annotations
 import csv
 import io
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.row_lines import LINE_END
 from scratchfs.foundation.csv_rows import csv_reader
+from scratchfs.foundation.errors import ScratchError
 from scratchfs.foundation.text import plural
 
-__all__ = ["RUNAWAY_LINES", "cell_lines", "first_runaway", "opening_quote", "quote_at", "runaway_cell",
-           "runaway_said", "well_quoted"]
+__all__ = ["MOST_REAL", "REAL", "RUNAWAY_LINES", "cell_lines", "closes", "first_runaway", "opening_quote", "quote_at",
+           "runaway_cell", "runaway_said", "stray_cell", "well_quoted"]
 
 RUNAWAY_LINES = 10
 """Fewest lines of a cell that may be rows swallowed by a quote never closed."""
+
+
+REAL = -1
+"""What :func:`stray_cell` gives of a row whose cell looks like rows swallowed but whose quotes all close."""
+MOST_REAL = 16
+"""Rows :data:`REAL` a read tells before it looks no further (a table of such cells: a CSV held in each row's cell,
+each row read again to tell it -- 3,000 rows of 100 bytes took 0.35 s to slurp where 0.19 s without)."""
 
 
 def cell_lines(cell: str) -> int:
@@ -51,6 +61,34 @@ def runaway_cell(cells: list[str], delimiter: str, width: int) -> int | None:
     return None
 
 
+def closes(lines: Iterable[str], delimiter: str) -> bool:
+    """Whether the first record of ``lines`` (a table's lines from a record's first, line ends kept) ends as the
+    ``csv`` module, strict, reads it: each quoted field closed by a quote followed by a delimiter or a line end --
+    a real multi-line cell's; a stray quote's field runs to the content's end, or to a quote followed by more of a
+    cell. Reads no further than that record. Never raises."""
+    try:
+        next(csv_reader(iter(lines), delimiter=delimiter, strict=True), None)
+    except csv.Error:
+        return False
+    return True
+
+
+def stray_cell(source: ContentSource, start: int, cells: list[str], delimiter: str, width: int) -> int | None:
+    """:func:`runaway_cell` of ``cells`` (a row starting at byte ``start`` of ``source``), :data:`REAL` when the
+    row's quotes all close (:func:`closes`, its bytes read again from ``start``, as many as its cells can take).
+    Never raises."""
+    at = runaway_cell(cells, delimiter, width)
+    if at is None:
+        return None
+    most = sum(len(cell.encode("utf-8", "surrogatepass")) + cell.count('"') + 3 for cell in cells) + 8  # (its bytes
+    # at most: each cell quoted, its quotes doubled, a delimiter after it; a line end, a byte order mark)
+    try:
+        raw = source.read(start, most).decode("utf-8", "replace")
+    except ScratchError:  # (the store out of reach: told by its cell, as before)
+        return at
+    return REAL if closes(io.StringIO(raw, newline=""), delimiter) else at
+
+
 def first_runaway(text: str, delimiter: str, width: int) -> tuple[int, int, int] | None:
     """``(the record's index from 0 -- the first record, a header or not, is 0 --, the line it starts on from 0,
     the lines its runaway cell holds)`` of the first record of ``text`` (a table's lines, ``\\n`` between them)
@@ -64,13 +102,21 @@ def first_runaway(text: str, delimiter: str, width: int) -> tuple[int, int, int]
         for cells in reader:
             if cells:
                 at = runaway_cell(cells, delimiter, width)
-                if at is not None:
+                if at is not None and not closes(_lines_from(text, line), delimiter):
                     return records, line, cell_lines(cells[at])
                 records += 1
             line = reader.line_num
     except csv.Error:  # (a field past the limit, a NUL: no rows told, nothing said)
         return None
     return None
+
+
+def _lines_from(text: str, first: int) -> Iterator[str]:
+    """The lines of ``text`` from its line ``first`` (from 0) on, as a ``csv`` reader's ``line_num`` counts them."""
+    lines = io.StringIO(text, newline="")
+    for _ in range(first):
+        lines.readline()
+    yield from lines
 
 
 def well_quoted(text: str, delimiter: str) -> bool:

@@ -45,7 +45,7 @@ from scratchfs.engine.structure.paging import (
 from scratchfs.engine.structure.row_jump import skip_rows
 from scratchfs.engine.structure.row_lines import LINE_END, row_line_start
 from scratchfs.engine.structure.row_parts import keeper, kept_piece
-from scratchfs.engine.structure.stray_quotes import cell_lines, quote_at, runaway_cell, runaway_said
+from scratchfs.engine.structure.stray_quotes import MOST_REAL, REAL, cell_lines, quote_at, runaway_said, stray_cell
 from scratchfs.engine.structure.table_columns import header_shown, select_columns
 from scratchfs.engine.structure.table_reader import BY_RANGE, FIELD_LIMIT_CHARS, UNSPLIT_KEY, Far, RowError, rows_from
 from scratchfs.engine.structure.table_start import (
@@ -287,7 +287,7 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
         page, passed[:], far[:], stray[:] = ItemPage("rows", number), [], [], []  # (over, when the note on them
         if headed:  # does not fit)
             page.extra["header"] = shown
-        body = _watched(rows_from(source, offset, delimiter, bad, layout, True), number, delimiter, len(header), stray)
+        body = _watched(source, (offset, delimiter, bad, layout), number, len(header), stray)
         items = _items(body, number, picked, cursor is not None, passed, most, far)
         return _runaway_note(source, delimiter, stray, _passed_note(_counted(page, lambda items: fill_items(
             page, items, chars, room, rows, lambda pos, skip: encode_cursor((pos[0], pos[1], skip), key),
@@ -300,18 +300,22 @@ def rows_page(source: ContentSource, row: int = 1, rows: int = 50, *, columns: l
             exc.record + 1, exc.offset + exc.length, 0), key), exc.not_json) from None
 
 
-def _watched(body: Iterator[tuple[int, Any]], number: int, delimiter: str, width: int,
+def _watched(source: ContentSource, read: tuple[int, str, dict | None, Layout | None], number: int, width: int,
              found: list[tuple[int, int, int]]) -> Iterator[tuple[int, Any]]:
-    """``body`` (the rows from row ``number`` on), the first row holding a cell of rows swallowed by a quote never
-    closed (:func:`~.stray_quotes.runaway_cell`, ``width`` cells a row) put in ``found``: ``(its number, its start,
-    the lines of the cell)``."""
+    """The rows of ``source`` from row ``number`` on (``read``: :func:`rows_from`'s offset, delimiter, replaced and
+    layout, a page's Fars too), the first row holding a cell of rows swallowed by
+    a quote never closed (:func:`~.stray_quotes.stray_cell`, ``width`` cells a row) put in ``found``: ``(its
+    number, its start, the lines of the cell)``."""
+    delimiter, body = read[1], rows_from(source, *read, True)
     if len(delimiter) > 1:  # (a layout's key: no quotes)
         yield from body
         return
+    real = 0  # (rows whose cells only look swallowed: past MOST_REAL, a table of such cells, no more looked at)
     for at, (start, cells) in enumerate(body, number):
-        if not found and isinstance(cells, list):
-            cell = runaway_cell(cells, delimiter, width)
-            if cell is not None:
+        if not found and real < MOST_REAL and isinstance(cells, list):
+            cell = stray_cell(source, start, cells, delimiter, width)
+            real += cell == REAL
+            if cell is not None and cell != REAL:
                 found.append((at, start, cell_lines(cells[cell])))
         yield start, cells
 
