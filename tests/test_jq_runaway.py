@@ -220,3 +220,32 @@ def test_a_filter_whose_compile_runs_away_stops_at_the_time_limit():
     with pytest.raises(StructureTimeout, match=r"compiling the jq filter ran past its time limit .* \"x\" \* 1e9"):
         jq_page(BytesSource(b'{"a": 1}'), '["x" * 2e9, "y" * 2e9] | length', timeout=1.0)
     assert time.monotonic() - began < 10  # (21 s in the reading process before, holding the GIL)
+
+
+def _signal_workers(signum: int) -> list[int]:
+    """Send ``signum`` to this process's jq workers (found through /proc); their pids."""
+    sent = []
+    for children in Path(f"/proc/{os.getpid()}/task").glob("*/children"):
+        for pid in children.read_text().split():
+            try:
+                if b"jq_worker.py" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    os.kill(int(pid), signum)
+                    sent.append(int(pid))
+            except OSError:
+                continue
+    return sent
+
+
+@pytest.mark.alone(waits=True)
+def test_a_worker_ended_by_its_cpu_time_limit_is_a_timeout_not_a_death():
+    """A runaway filter's worker that reaches the CPU time it was given (RLIMIT_CPU's SIGXCPU, which a loaded machine
+    can send before the parent, starved of CPU, stops it at its wall-clock deadline: seen once in a full run) was
+    told 'ran out of memory or died ... nested too deeply': it ran past its time limit, and says so."""
+    timer = threading.Timer(0.5, _signal_workers, (signal.SIGXCPU,))
+    timer.start()
+    try:
+        with pytest.raises(StructureTimeout, match="time limit"):
+            jq_page(BytesSource(b"1"), "last(range(1e10))", timeout=20)
+    finally:
+        timer.cancel()
+    assert jq_page(BytesSource(b"[8]"), ".[0]").items == [8]

@@ -48,6 +48,7 @@ import fcntl
 import os
 import pickle
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -76,6 +77,7 @@ _READ_BYTES = 1 << 24  # the most one read asks for, and a frame buffer's first 
 BOOT_SECONDS = 30.0
 """Most seconds a new worker may take to start (its interpreter and its worker file's imports) before it says it is
 ready; a call's time limit counts from then (:meth:`Pool.run`). One that takes longer is :class:`NoWorker`."""
+_SIGXCPU = getattr(signal, "SIGXCPU", 0)  # (the signal RLIMIT_CPU's soft limit sends; none on Windows)
 CPU_SLACK_SECONDS = 2.0
 """Seconds of CPU time a worker may use past a request's time limit before ``RLIMIT_CPU`` ends it."""
 IDLE_SECONDS = 60.0
@@ -281,7 +283,8 @@ class Pool:
             ``("busy", None)``: (``wait=False`` only) every worker was busy, the call was not run.
 
         Raises:
-            TimeoutError: the deadline passed (the worker was stopped).
+            TimeoutError: the deadline passed (the worker was stopped), or the worker reached the CPU time it was
+                given for the call (SIGXCPU: it ran while this side, starved of CPU, had not yet stopped it).
             PoolBusy: no worker came free before the deadline, or the call waited for one longer than it then had
                 to run (a TimeoutError too).
             NoWorker: no worker could be started (descriptors, memory), or a new one was not ready within
@@ -314,7 +317,7 @@ class Pool:
             self.discard(worker)
             if retry and (not sent or worker.process.returncode == 0):  # before reading the request: in a new one
                 return self.run(request, deadline, keep, False, wait)
-            return "died", worker.last_words()
+            return self._death(worker, began, got, deadline)
         except BaseException:  # KeyboardInterrupt: the worker is stopped
             self.discard(worker)
             raise
@@ -336,6 +339,15 @@ class Pool:
         except BaseException:
             self.discard(worker)
             raise
+
+    def _death(self, worker: Worker, began: float, got: float, deadline: float) -> tuple[str, str]:
+        """What the death of ``worker`` (stopped, reaped) under a call answers: ``("died", its last words)``; one
+        ended by the CPU time it was given for the call (SIGXCPU, :func:`~scratchfs.engine.worker_loop.limit_cpu`:
+        it ran on while this side, starved of CPU, had not yet stopped it at the deadline) raises the deadline's
+        error (:meth:`_waited`), as its call ran past its time limit."""
+        if _SIGXCPU and worker.process.returncode == -_SIGXCPU:
+            raise self._waited(began, got, deadline)
+        return "died", worker.last_words()
 
     def _waited(self, began: float, got: float, deadline: float) -> TimeoutError:
         """The error of a call stopped at ``deadline``: PoolBusy when it spent more of its time waiting for a busy
