@@ -377,11 +377,18 @@ def _drawn_json(found: Matches, window: Window, cut: tuple[bool, bool], drawn: d
 
 def _budget_note(found: Matches, windows: int, count: int, budget: int) -> str:
     """What a reply says when its ``budget`` (bytes) cut it to ``count`` matches in ``windows`` windows, fewer than
-    ``max_matches`` while more follow."""
+    ``max_matches`` while more follow (``context="line"``: the budget or ``max_matches``, a page ending before a
+    line whose matches it would cut, :mod:`scratchfs.engine.line_windows`)."""
     narrower = " or a smaller context=" if found.context else ""
     grouped = f" in {plural(windows, 'window')}" if windows != count else ""  # (near matches merge)
     total = "" if found.view else "; count=true counts them all"  # (a text view is not counted)
     total += f"; before={found.bound} shows the last ones" if found.before is None and not found.view else ""
+    if found.context == "line":  # (a page of lines ends before a line whose matches pass the budget or
+        # max_matches: which of them, the engine's page does not say)
+        return (f"the budget ({budget} bytes) or max_matches={found.max_matches} ended this reply at "
+                f"{plural(count, 'match')}{grouped}, before a line whose matches did not all fit (a line comes "
+                f"whole on one page); next_call goes on (a larger budget=, up to {MAX_REPLY_BYTES}, or max_matches= "
+                f"shows more matches a reply){total}")
     return (f"the budget ({budget} bytes) cut this reply to {count} of max_matches={found.max_matches} "
             f"matches{grouped}; next_call goes on (a larger budget=, up to {MAX_REPLY_BYTES},{narrower} "
             f"shows more matches a reply){total}")
