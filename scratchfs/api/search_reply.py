@@ -328,8 +328,9 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
                   quiet: bool = False, drawn: dict | None = None) -> dict[str, Any]:
     """The reply showing ``windows``, the search going on at ``next_offset``; a ``note`` says when the reply's
     ``budget`` (bytes) cut it: fewer matches shown than ``max_matches`` while more follow (``quiet``: the caller
-    says how instead); ``found.note`` and ``found.stopped`` (a pattern's time limit stopped the search: every page
-    of it says so, and a page showing all it found does not blame the budget) follow it. ``drawn``: the windows'
+    says how instead; ``found.held``: max_matches ended it before a line it would have cut, none); ``found.note``
+    and ``found.stopped`` (a pattern's time limit stopped the search: every page of it says so, and a page showing
+    all it found does not blame the budget) follow it. ``drawn``: the windows'
     JSON kept across the calls of one reply's fitting, by extent (a window's bytes and matches are those of its
     offset, length and match count: pieces of the same windows found)."""
     cuts = _cuts(found, windows)
@@ -351,8 +352,9 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     if found.before is not None:  # from the end: where the next call ends, not starts
         reply = {("next_before" if k == "next_offset" else k): v for k, v in reply.items()}
     count = shown.match_count
-    if shown.more and count < found.max_matches and not quiet and not stopped and (found.view or not found.note or
-                                                                                  windows):
+    held = found.held and count == found.match_count  # (max_matches ended it before a line: no note)
+    if shown.more and count < found.max_matches and not quiet and not stopped and not held and (
+            found.view or not found.note or windows):
         # (a note of a search not of a view: why none is shown -- or, beside windows, that a placeholder found its
         # own text --; of terminal output's view: how to read a window)
         reply["note"] = _budget_note(found, len(windows), count, budget)
@@ -377,18 +379,11 @@ def _drawn_json(found: Matches, window: Window, cut: tuple[bool, bool], drawn: d
 
 def _budget_note(found: Matches, windows: int, count: int, budget: int) -> str:
     """What a reply says when its ``budget`` (bytes) cut it to ``count`` matches in ``windows`` windows, fewer than
-    ``max_matches`` while more follow (``context="line"``: the budget or ``max_matches``, a page ending before a
-    line whose matches it would cut, :mod:`scratchfs.engine.line_windows`)."""
+    ``max_matches`` while more follow."""
     narrower = " or a smaller context=" if found.context else ""
     grouped = f" in {plural(windows, 'window')}" if windows != count else ""  # (near matches merge)
     total = "" if found.view else "; count=true counts them all"  # (a text view is not counted)
     total += f"; before={found.bound} shows the last ones" if found.before is None and not found.view else ""
-    if found.context == "line":  # (a page of lines ends before a line whose matches pass the budget or
-        # max_matches: which of them, the engine's page does not say)
-        return (f"the budget ({budget} bytes) or max_matches={found.max_matches} ended this reply at "
-                f"{plural(count, 'match')}{grouped}, before a line whose matches did not all fit (a line comes "
-                f"whole on one page); next_call goes on (a larger budget=, up to {MAX_REPLY_BYTES}, or max_matches= "
-                f"shows more matches a reply){total}")
     return (f"the budget ({budget} bytes) cut this reply to {count} of max_matches={found.max_matches} "
             f"matches{grouped}; next_call goes on (a larger budget=, up to {MAX_REPLY_BYTES},{narrower} "
             f"shows more matches a reply){total}")

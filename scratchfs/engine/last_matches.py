@@ -70,12 +70,15 @@ class LastResult:
         resume: a forward search stopped by its deadline: the byte it got to (its matches are not shown; the search
             goes on from it, ``before`` the same); else ``None``.
         backward: the matches were found reading back from ``before`` (``False``: searched forward from ``start``).
+        held: ``max_matches`` ended the matches after a window it would have cut (a line's: :attr:`Sink.whole`),
+            left to the next call, so fewer are shown.
     """
 
     windows: list[Window]
     next_before: int | None
     resume: int | None = None
     backward: bool = True
+    held: bool = False
 
 
 class TailSink(Sink):
@@ -197,13 +200,14 @@ def last_matches(reader: SeekableReader, matcher: Matcher, start: int, before: i
         if taken >= count or count == 1:  # (one match is always shown, cut to the budget by the reply: no loop)
             break
         count = max(1, taken)
-    windows = found.windows
+    windows, held = found.windows, False
     if sink_class.whole and (count < len(spans) or hi > start or dropped):  # (a page of lines starts at a line's
         look = _Look(reader, matcher, line_of_frame, sink_class, start, end, context, budget)  # first match)
+        counted = count
         count, windows = _whole_first(look, list(spans), count, windows, prior, hi <= start and not dropped)
-        first = spans[-count][0]
+        first, held = spans[-count][0], count < counted == len(spans)  # (the budget held them all)
     more = count < len(spans) or hi > start or dropped
-    return LastResult(windows, first if more else None, backward=backward)
+    return LastResult(windows, first if more else None, backward=backward, held=held)
 
 
 @dataclass(frozen=True, slots=True)

@@ -118,7 +118,7 @@ class LineSink(Sink):
 
     def _give_back(self) -> None:
         """Drop the open window, its matches and cost: the search's next call starts at its first match."""
-        self.given_back = self.hits[0].offset
+        self.given_back, self.held = self.hits[0].offset, self.taken == self.max_matches
         self.taken -= len(self.hits)
         self.used -= self.hi - self.lo
         self.hits = []

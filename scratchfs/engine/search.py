@@ -115,11 +115,13 @@ class Window:
 class SearchResult:
     """Windows found by :func:`search`, and where the next search starts (``None``: no match is left); ``stopped``:
     the pattern error (time limit, reach) that stopped the search at ``next_offset`` after its windows, else
-    ``None``."""
+    ``None``; ``held``: ``max_matches`` ended it before a window it would have cut (:attr:`Sink.whole`), so fewer
+    are shown."""
 
     windows: list[Window]
     next_offset: int | None
     stopped: PatternTimeout | PatternTooLong | None = None
+    held: bool = False
 
 
 class Matcher(Protocol):
@@ -246,6 +248,7 @@ class Sink:
         self.taken = 0  # matches taken so far
         self.floor = 0  # where windows start at the earliest: a bounded search's offset (search's ``floor``)
         self.exact = False  # takes max_matches even among a window's matches (search's ``exact``)
+        self.held = False  # max_matches ended the search before a window it would have cut (SearchResult.held)
 
     def cost(self, lo: int, hi: int) -> int:
         """What a window over content ``[lo, hi)`` costs against the budget: its length in bytes."""
@@ -532,4 +535,4 @@ def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, m
     sink = sink_class(context, max_matches, budget, searcher.size)
     sink.floor, sink.exact = floor, exact
     next_offset = searcher.run(sink)
-    return SearchResult(sink.windows, next_offset, searcher.stopped)
+    return SearchResult(sink.windows, next_offset, searcher.stopped, sink.held)
