@@ -115,7 +115,7 @@ def test_every_line_window_is_shown_whole_unless_alone_it_is_over_a_page(scratch
             size = reply_size(data[whole["lo"] : whole["hi"]].decode("utf-8", "replace"))
             assert size > budget - SLACK and len(page["windows"]) == 1, (window, whole, budget)
     event(f"windows cut to fit alone: {cut > 0}")
-    event(f"a line's matches in two windows (alone, over a page): {split > 0}")
+    event(f"a line over max_matches or a page in pieces: {split > 0}")
     event(f"pages: {min(len(pages), 5)}{'+' if len(pages) >= 5 else ''}")
 
 
