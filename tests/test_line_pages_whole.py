@@ -3,8 +3,12 @@ window leaves a line that does not fit whole to the next page (its ``next_offset
 end, its ``next_before`` the first match shown), which shows it whole -- or cut, alone, when even alone it does not
 fit. Before, the page showed that line cut to fit and the next page went on past its matches, so the rest of the line
 was never shown: 12 of 100 JSON lines of a search for records (``^\\s*[{\\[]``) came back unparseable. Each test
-here failed before the fix. (A line of several matches may still come in two windows, each whole with some of its
-matches, where the search itself ended a page among them: its matches are each shown once, its bytes twice.)"""
+here failed before the fix. Nor does the search itself end a page among a line's matches (``max_matches`` or its
+budget, forward; from the end, the matches its budget holds counted back): the page ends before that line, which the
+next page shows whole, or, alone, takes the line's first matches too when they fit -- before, the line came on two
+pages, each with some of its matches, its bytes twice. A line whose matches are over ``max_matches`` or a page comes
+in pieces: each alone on its page, or the first on a page holding the line's last matches (from the end: the last on
+a page holding its first ones)."""
 
 from __future__ import annotations
 
@@ -75,16 +79,19 @@ def _texts(draw) -> bytes:
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=_texts(), budget=st.one_of(st.integers(2 * 1024, 4 * 1024), st.integers(2 * 1024, 16 * 1024)),
-       from_end=st.booleans(), pattern=st.sampled_from([r"^\s*[{\[]", r"^ *[{\[]", r"ab", r"b\b", r"[{\[]", r"\[$"]))
+       from_end=st.booleans(), pattern=st.sampled_from([r"^\s*[{\[]", r"^ *[{\[]", r"ab", r"b\b", r"[{\[]", r"\[$"]),
+       most=st.sampled_from([2, 3, 1000]))
 def test_every_line_window_is_shown_whole_unless_alone_it_is_over_a_page(scratch_scope, data, budget, from_end,
-                                                                        pattern):
+                                                                        pattern, most):
     """Followed forward or from the end, the pages show every match of Python ``re`` (MULTILINE) once, each in a
     window that is the reference window of its matches (:func:`~tests.test_line_context.reference_windows`: the
     lines holding them, bounded at 1 KiB a side), whole -- unless that window is alone on its page and the lines
-    holding it, as JSON, are over what a page holds (the budget less a page's own fields)."""
+    holding it, as JSON, are over what a page holds (the budget less a page's own fields) -- and each line once: a
+    window shows some of its line's matches only when they are over ``max_matches`` or, as JSON with its matches
+    listed, a page, and alone on its page or at its edge (see the module docstring)."""
     tools = ScratchTools(scratch_scope)
     handle = scratch_scope.spill(data, source_tool="t").handle
-    args = {"handle": handle, "pattern": pattern, "context": "line", "max_matches": 1000, "budget": budget}
+    args = {"handle": handle, "pattern": pattern, "context": "line", "max_matches": most, "budget": budget}
     pages = _pages(tools, {**args, "before": len(data)} if from_end else args)
     spans = pattern_spans(data, pattern.encode())
     assert [m["offset"] for page in pages for w in page["windows"] for m in window_hits(w)] == [s for s, _ in spans]
@@ -96,15 +103,27 @@ def test_every_line_window_is_shown_whole_unless_alone_it_is_over_a_page(scratch
             hits = [(m["offset"], m["offset"] + m["length"]) for m in window_hits(window)]
             (own,) = reference_windows(data, hits)
             whole = refs[hits[0][0]]
-            split += own["matches"] != whole["matches"]  # (a line of several matches the search's page ended in)
+            if own["matches"] != whole["matches"]:  # (a line's matches in pieces: only one over a page)
+                split += 1
+                assert len(whole["matches"]) > most or _alone_size(data, whole, spans) > budget - SLACK
+                at, last = page["windows"].index(window), len(page["windows"]) - 1
+                assert (at == last == 0 or (at == 0 and own["matches"][-1] == whole["matches"][-1])
+                        or (at == last and own["matches"][0] == whole["matches"][0])), (window, whole)
             if _whole(window, own):
                 continue
             cut += 1
             size = reply_size(data[whole["lo"] : whole["hi"]].decode("utf-8", "replace"))
             assert size > budget - SLACK and len(page["windows"]) == 1, (window, whole, budget)
     event(f"windows cut to fit alone: {cut > 0}")
-    event(f"a line's matches in two windows: {split > 0}")
+    event(f"a line over max_matches or a page in pieces: {split > 0}")
     event(f"pages: {min(len(pages), 5)}{'+' if len(pages) >= 5 else ''}")
+
+
+def _alone_size(data: bytes, ref: dict, spans: list[tuple[int, int]]) -> int:
+    """Bytes of JSON the reference window ``ref`` takes whole in a reply: its text and its matches listed."""
+    ends = dict(spans)
+    listed = [{"offset": s, "length": ends[s] - s, "line": data.count(b"\n", 0, s) + 1} for s in ref["matches"]]
+    return reply_size({"data": data[ref["lo"] : ref["hi"]].decode("utf-8", "replace"), "matches": listed})
 
 
 def _whole(window: dict, ref: dict) -> bool:
@@ -116,3 +135,68 @@ def _whole(window: dict, ref: dict) -> bool:
     return ([m["offset"] for m in window_hits(window)] == ref["matches"] and said == (ref["before"], ref["after"])
             and (ref["lo"] <= lo <= ref["lo"] + 3 if ref["before"] else lo == ref["lo"])
             and (ref["hi"] - 3 <= hi <= ref["hi"] if ref["after"] else hi == ref["hi"]))
+
+
+def _shown(pages: list[dict]) -> list[tuple[int, list[int]]]:
+    """Each window of ``pages`` as ``(offset, [its matches' offsets])``, in the content's order."""
+    return [(w["offset"], [m["offset"] for m in window_hits(w)]) for page in pages for w in page["windows"]]
+
+
+@pytest.mark.parametrize(("data", "from_end", "want"), [
+    (b"{\n{[\n", False, [[(0, [0])], [(2, [2, 3])]]),  # (max_matches=2 stopped among line 2's matches)
+    (b"{[\n{\n", True, [[(0, [0, 1])], [(3, [3])]]),  # (from the end: the last 2 started among line 1's)
+])
+def test_a_line_max_matches_ends_among_its_matches_goes_whole_to_the_next_page(scratch_scope, data, from_end, want):
+    """max_matches=2 ends the search between two matches of one line: the page ends before that line (forward, its
+    next_offset the line's first match; from the end, its next_before the first match after it), which the next page
+    shows whole with both its matches -- before, the line came on both pages, a match each."""
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(data, source_tool="t").handle
+    args = {"handle": handle, "pattern": r"[{\[]", "context": "line", "max_matches": 2}
+    pages = _pages(tools, {**args, "before": len(data)} if from_end else args)
+    assert [_shown([page]) for page in pages] == want
+    first = pages[-1] if from_end else pages[0]  # (the page asked first, 1 match of 2: max_matches, not the budget,
+    assert "note" not in first, first  # ended it, and a page max_matches ends says nothing of it)
+
+
+def test_a_two_byte_line_the_budget_ends_among_its_matches_from_the_end_is_shown_once(scratch_scope):
+    """Hypothesis's case, made plain: from the end, 2,048 bytes a reply (2,053 bytes of windows), the windows of a
+    long line's match (2,049 bytes, cut both sides) and of ``{[`` fit but not B's after them, so the engine counted
+    3 matches it holds -- begun at ``[``: the line ``{[`` came on the last page with ``[`` and on the one before with
+    ``{``. Now the last page is B and C, the line ``{[`` whole on the page before (the long line's cut window alone
+    on its own)."""
+    lines = [b"x" * 1500 + b"{" + b"x" * 1500, b"{[", b"{" + b"b" * 599, b"{" + b"c" * 599]
+    data = b"\n".join(lines) + b"\n"
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(data, source_tool="t").handle
+    args = {"handle": handle, "pattern": r"[{\[]", "context": "line", "max_matches": 200, "budget": 2048,
+            "before": len(data)}
+    pages = [[matches for _, matches in _shown([page])] for page in _pages(tools, args)]
+    assert pages == [[[1500]], [[3002, 3003]], [[3005], [3606]]]
+
+
+def test_a_last_line_alone_on_its_page_from_the_end_takes_its_first_matches_when_they_fit(scratch_scope):
+    """From the end, the budget held the long line's window (2,049 bytes) alone, so the engine counted 1 match it
+    holds -- the last line's second ``{``: that line came on two pages, a match each, alone on both, though whole it
+    is 2 bytes. Now its page shows it whole."""
+    data = b"x" * 1500 + b"{" + b"x" * 1500 + b"\n{" + b"y" * 10 + b"\n{{\n"
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(data, source_tool="t").handle
+    args = {"handle": handle, "pattern": r"[{\[]", "context": "line", "max_matches": 200, "budget": 2048,
+            "before": len(data)}
+    pages = [[matches for _, matches in _shown([page])] for page in _pages(tools, args)]
+    assert pages == [[[1500]], [[3002]], [[3014, 3015]]]
+
+
+def test_lines_of_several_matches_before_the_end_from_the_end_are_each_once(scratch_scope):
+    """Hypothesis's case, run 2,000 examples (``SCRATCHFS_STRESS=1``): the last page's count began at the second
+    ``{`` of the first ``{{{`` line; its look for where that line's window starts (a search of the matches before it)
+    must take them exactly, not end at a line as a page does, or it finds none and the line stays cut."""
+    lines = [b"{"] * 4 + [b"{" + "é".encode() * 966, b'ab [' + b'"' * 1058, b" b", b"", b"{", b"{{{", b"{{{"]
+    data = b"\n".join(lines)
+    tools = ScratchTools(scratch_scope)
+    handle = scratch_scope.spill(data, source_tool="t").handle
+    args = {"handle": handle, "pattern": r"[{\[]", "context": "line", "max_matches": 1000, "budget": 2048,
+            "before": len(data)}
+    pages = [[matches for _, matches in _shown([page])] for page in _pages(tools, args)]
+    assert pages == [[[0], [2], [4], [6], [8]], [[1945]], [[3009], [3011, 3012, 3013]], [[3015, 3016, 3017]]]

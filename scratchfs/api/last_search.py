@@ -88,7 +88,8 @@ def last_search(scope: Scope, found: Matches, matcher: Matcher, offset: int, bef
                 f"({COUNT_SHARE * timeout:g} s), no match shown; next_call searches on from {got.resume} (the "
                 f"matches before it: offset={offset}, before={got.resume})")
     return Matches(handle, found.match, got.windows, size, next_before, found.pattern, found.ignore_case,
-                   found.context, found.max_matches, binary, before=before, origin=origin, note=note, end=end)
+                   found.context, found.max_matches, binary, before=before, origin=origin, note=note, end=end,
+                   held=got.held)
 
 
 def _check_before(found: Matches, offset: int, before: int, end: int | None, size: int) -> None:

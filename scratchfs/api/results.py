@@ -304,6 +304,9 @@ class Matches(Bounded):
             ``endpos``; :mod:`scratchfs.api.bounds`; the next call repeats it), or ``None``: the content's end.
         left: the first match not shown, when ``next_offset`` is before it (a bounded search's page resumes with
             the context before it: :func:`bounded_resume`), else ``None`` (``next_offset`` is it).
+        held: ``max_matches`` ended the search before a line whose matches it would have cut (``context="line"``:
+            :attr:`~scratchfs.engine.search.SearchResult.held`), so fewer than ``max_matches`` are shown, the budget
+            not the cause.
     """
 
     handle: str
@@ -326,6 +329,7 @@ class Matches(Bounded):
     stopped: str | None = None
     end: int | None = None
     left: int | None = None
+    held: bool = False
 
     @property
     def first_left(self) -> int | None:

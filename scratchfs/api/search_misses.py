@@ -65,7 +65,7 @@ def stored_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, h
             found = search(opened.reader, matcher, offset, reach, asked.max_matches, cap, opened.lines.line_of_frame,
                            sink, end, floor=0 if end is None else offset)  # (bounded: bytes [offset, end) alone)
             result = replace(asked, windows=found.windows, size=size, next_offset=found.next_offset,
-                             binary=kind == "binary",
+                             binary=kind == "binary", held=found.held,
                              stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
             if end is not None:  # (bounded: the hints of a miss over the whole content do not apply)
                 missed = not result.windows and result.next_offset is None

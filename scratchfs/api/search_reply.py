@@ -328,8 +328,9 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
                   quiet: bool = False, drawn: dict | None = None) -> dict[str, Any]:
     """The reply showing ``windows``, the search going on at ``next_offset``; a ``note`` says when the reply's
     ``budget`` (bytes) cut it: fewer matches shown than ``max_matches`` while more follow (``quiet``: the caller
-    says how instead); ``found.note`` and ``found.stopped`` (a pattern's time limit stopped the search: every page
-    of it says so, and a page showing all it found does not blame the budget) follow it. ``drawn``: the windows'
+    says how instead; ``found.held``: max_matches ended it before a line it would have cut, none); ``found.note``
+    and ``found.stopped`` (a pattern's time limit stopped the search: every page of it says so, and a page showing
+    all it found does not blame the budget) follow it. ``drawn``: the windows'
     JSON kept across the calls of one reply's fitting, by extent (a window's bytes and matches are those of its
     offset, length and match count: pieces of the same windows found)."""
     cuts = _cuts(found, windows)
@@ -351,8 +352,9 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     if found.before is not None:  # from the end: where the next call ends, not starts
         reply = {("next_before" if k == "next_offset" else k): v for k, v in reply.items()}
     count = shown.match_count
-    if shown.more and count < found.max_matches and not quiet and not stopped and (found.view or not found.note or
-                                                                                  windows):
+    held = found.held and count == found.match_count  # (max_matches ended it before a line: no note)
+    if shown.more and count < found.max_matches and not quiet and not stopped and not held and (
+            found.view or not found.note or windows):
         # (a note of a search not of a view: why none is shown -- or, beside windows, that a placeholder found its
         # own text --; of terminal output's view: how to read a window)
         reply["note"] = _budget_note(found, len(windows), count, budget)

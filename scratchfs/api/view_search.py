@@ -123,10 +123,10 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
                 found, offset, size, asked, lambda: scope.structure.text_search(handle, "text", _ignoring_case(asked), (
                     offset, 0, 1, 4096), Sink, opened)[0], spaced_pattern(asked))
             return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset, note=note,
-                           stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
+                           held=found.held, stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
     found, size = scope.structure.text_search(handle, str(asked.view), matcher, (offset, reach, asked.max_matches,
                                                                                   cap), sink)
-    return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset,
+    return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset, held=found.held,
                    stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
 
 

@@ -11,7 +11,11 @@ a piece ``[p, hi)`` before ``before`` (256 KiB, doubling up to 4 MiB), collects 
 :class:`~scratchfs.engine.search.Searcher`, and steps back piece by piece until ``max_matches`` matches are held
 (or ``start`` is reached: a search from the end never proves that no match precedes the ones it holds, which would
 cost a pass over all the bytes before them); the windows are then the forward search from the first match kept
-(itself a sync point).
+(itself a sync point). A sink whose windows are kept whole (:attr:`~scratchfs.engine.search.Sink.whole`: lines)
+starts the result at a window's first match: a first window whose line's first matches precede it (the count held
+began among them) is left to the next call when other windows follow, and, alone, takes those first matches too when
+they fit the budget (else the line, over ``max_matches`` or the budget, comes in pieces); that costs one search
+from a match before the bytes such a window fits in (at most the budget and a window's reach before it).
 Sync points:
 
 * a substring (:class:`~scratchfs.engine.search.LiteralMatcher`): a byte no occurrence of the needle straddles
@@ -29,6 +33,7 @@ Cost: the pieces read from the end (and a frame for a sync point), not the conte
 from __future__ import annotations
 
 import time
+from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,6 +55,7 @@ MAX_STEPS_BACK = 4096
 """Most occurrences of a self-overlapping needle stepped back over to find a sync point before the search goes
 forward instead."""
 _LINE_LOOK = 64 * 1024  # bytes read at a time looking back for a line's start
+_NO_BUDGET = 1 << 62  # (windows searched whole to count their matches: a budget no window reaches)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,12 +70,15 @@ class LastResult:
         resume: a forward search stopped by its deadline: the byte it got to (its matches are not shown; the search
             goes on from it, ``before`` the same); else ``None``.
         backward: the matches were found reading back from ``before`` (``False``: searched forward from ``start``).
+        held: ``max_matches`` ended the matches after a window it would have cut (a line's: :attr:`Sink.whole`),
+            left to the next call, so fewer are shown.
     """
 
     windows: list[Window]
     next_before: int | None
     resume: int | None = None
     backward: bool = True
+    held: bool = False
 
 
 class TailSink(Sink):
@@ -165,17 +174,19 @@ def last_matches(reader: SeekableReader, matcher: Matcher, start: int, before: i
     spans: deque[tuple[int, int]] = deque()
     hi, piece, at = before, first_piece, start
     backward, dropped = True, False  # dropped: a piece held more matches than were kept
+    prior: tuple[int, int] | None = None  # the match before the kept ones, when a piece held it too
     while hi > start and len(spans) < max_matches:
         at = sync_point(reader, matcher, max(start, hi - piece), start)
         if at is None:  # no sync point: forward from start, bounded by the deadline
             backward, at = False, start
         searcher = Searcher(reader, matcher, at, line_of_frame, stop=hi, end=end)
-        sink = TailSink(max_matches - len(spans), hi, None if backward else deadline, searcher.size)
+        sink = TailSink(max_matches - len(spans) + 1, hi, None if backward else deadline, searcher.size)
         stopped = searcher.run(sink)
         if stopped is not None and stopped < hi:  # the deadline: searched on from there
             return LastResult([], before, resume=stopped, backward=False)
         spans.extendleft(reversed(sink.spans))
-        dropped = sink.seen > len(sink.spans)
+        prior = spans.popleft() if len(spans) > max_matches else None
+        dropped = sink.seen > len(sink.spans) or prior is not None
         hi, piece = at, min(piece * 2, MAX_PIECE_BYTES)
     count = len(spans)
     if not count:
@@ -183,10 +194,104 @@ def last_matches(reader: SeekableReader, matcher: Matcher, start: int, before: i
     while True:  # the windows of the last ``count``; fewer when the budget holds fewer
         first = spans[-count][0]
         found = search(reader, matcher, first, context, count, budget, line_of_frame, sink_class, end,
-                       floor=0 if end is None else start)  # (bounded: no window shows a byte before start either)
+                       floor=0 if end is None else start, exact=True)  # (bounded: no window shows a byte before
+        # start either; exact: the matches counted, the last window's line cut at ``before`` if it goes on past it)
         taken = sum(len(w.matches) for w in found.windows)
         if taken >= count or count == 1:  # (one match is always shown, cut to the budget by the reply: no loop)
             break
         count = max(1, taken)
+    windows, held = found.windows, False
+    if sink_class.whole and (count < len(spans) or hi > start or dropped):  # (a page of lines starts at a line's
+        look = _Look(reader, matcher, line_of_frame, sink_class, start, end, context, budget)  # first match)
+        counted = count
+        count, windows = _whole_first(look, list(spans), count, windows, prior, hi <= start and not dropped)
+        first, held = spans[-count][0], count < counted == len(spans)  # (the budget held them all)
     more = count < len(spans) or hi > start or dropped
-    return LastResult(found.windows, first if more else None, backward=backward)
+    return LastResult(windows, first if more else None, backward=backward, held=held)
+
+
+@dataclass(frozen=True, slots=True)
+class _Look:
+    """A search :func:`last_matches` makes again from another match: its reader, matcher, lines, sink, ``start``,
+    ``end``, ``context`` and ``budget`` (bytes of windows)."""
+
+    reader: SeekableReader
+    matcher: Matcher
+    line_of_frame: Callable[[int], int]
+    sink_class: type[Sink]
+    start: int
+    end: int | None
+    context: int
+    budget: int
+
+    def search(self, first: int, count: int, budget: int | None = None) -> list[Window]:
+        """The windows of ``count`` matches from the one at byte ``first`` (``budget``: the search's, else)."""
+        return search(self.reader, self.matcher, first, self.context, count, self.budget if budget is None else budget,
+                      self.line_of_frame, self.sink_class, self.end,
+                      floor=0 if self.end is None else self.start, exact=True).windows
+
+
+def _whole_first(look: _Look, spans: list[tuple[int, int]], count: int, windows: list[Window],
+                 prior: tuple[int, int] | None, alone: bool) -> tuple[int, list[Window]]:
+    """The last matches of ``spans`` a page shows, ``count`` and their ``windows``, starting at a window's first
+    match (``windows[0]`` the whole window of its matches, as a forward search from before finds it): a first
+    window that a match before it joins (a line whose first matches precede it) is the next page's when others
+    follow it; alone, it takes the line's first matches too when they fit the budget, else (a line's matches over
+    ``max_matches`` or a page) it stays: the line comes in pieces. ``prior``: the match before ``spans`` a piece
+    held; ``alone``: none precedes ``spans`` (all was read)."""
+    window, kept = windows[0], len(spans) - count  # (spans[kept]: the first match kept)
+    known = prior is not None or alone
+    if kept:
+        chain = _chain_start(look, spans, kept, window, prior, known)
+        joined = chain is None or chain < kept
+    else:  # (joined, the line's matches go past max_matches: it is shown whole on no page)
+        chain, joined = None, _joins(look, window, prior, known)
+    if not joined:
+        return count, windows
+    if len(windows) > 1:
+        return count - len(window.matches), windows[1:]
+    if chain is not None:
+        wider = look.search(spans[chain][0], len(spans) - chain)
+        if sum(len(w.matches) for w in wider) >= len(spans) - chain:
+            return len(spans) - chain, wider
+    return count, windows
+
+
+def _chain_start(look: _Look, spans: list[tuple[int, int]], kept: int, window: Window,
+                 prior: tuple[int, int] | None, known: bool) -> int | None:
+    """The index in ``spans`` of the first match of the whole window holding ``spans[kept]`` (of which ``window``
+    was kept), searched forward from the last match before the bytes such a window within the budget could start
+    from (or the first); ``None`` when it starts there and may start before (it is then over the budget or
+    ``max_matches``). ``prior``, ``known``: the match before ``spans`` as :func:`_joins` takes it."""
+    lowest = window.offset + len(window.data) - look.budget - _reach(look) - 1
+    at = max(0, bisect_right([s for s, _ in spans[:kept]], lowest) - 1)
+    whole = look.search(spans[at][0], kept - at + 1, _NO_BUDGET)[-1]  # (exactly spans[at:kept + 1]'s windows)
+    chain = kept + 1 - len(whole.matches)
+    if chain > at:
+        return chain
+    return None if at or _joins(look, whole, prior, known) else 0
+
+
+def _reach(look: _Look) -> int:
+    """Bytes of content a window of ``look``'s sink shows a side of its matches, at most."""
+    return look.sink_class(look.context, 1, look.budget, look.reader.table.size).context
+
+
+def _joins(look: _Look, window: Window, prior: tuple[int, int] | None, known: bool) -> bool:
+    """Whether the match before ``window``'s first joins ``window`` (is in one window with it), so that ``window``
+    shows its line's last matches alone. ``prior``: that match's span, or ``None`` for none when ``known``; not
+    ``known``, it is found from a sync point before the bytes a window joining ``window`` could start from (a match
+    before it ends before them: its window ends before ``window``'s start)."""
+    first = window.matches[0].offset
+    if not known:
+        at = sync_point(look.reader, look.matcher, max(look.start, window.offset - _reach(look) - 1), look.start)
+        if at is None:
+            return False
+        searcher = Searcher(look.reader, look.matcher, at, look.line_of_frame, stop=first, end=look.end)
+        sink = TailSink(1, first, None, searcher.size)
+        searcher.run(sink)
+        prior = sink.spans[0] if sink.spans else None
+    if prior is None:
+        return False
+    pair = look.search(prior[0], 2, _NO_BUDGET)
+    return len(pair) == 1 and len(pair[0].matches) == 2

@@ -12,7 +12,13 @@ The window of a match at content bytes ``[s, e)`` (the rule :class:`LineSink` fo
 * a window cut by ``B`` says so: :attr:`~scratchfs.engine.search.Window.line_cut` is ``(the line goes on before,
   the line goes on after)``;
 * windows merge as byte-context windows do: the next match joins the open window when its window starts at or
-  before the open one's end -- several matches in one line (within ``2 * B`` of each other) make one window.
+  before the open one's end -- several matches in one line (within ``2 * B`` of each other) make one window;
+* a search ends between windows, never among a window's matches (its bytes would come again on the next page, with
+  the rest of them): a match ``max_matches`` or the budget refuses that would join the open window gives that window
+  back when others precede it (the search's next offset is its first match,
+  :meth:`~scratchfs.engine.search.Sink.left_from`); alone, it is cut there (its line's matches are over
+  ``max_matches`` or the budget: the line comes in pieces). From the end,
+  :func:`~scratchfs.engine.last_matches.last_matches` keeps to the same (:attr:`LineSink.whole`).
 
 Lines end at ``\\n`` only, as :mod:`scratchfs.engine.lines` counts them; a lone ``\\r`` ends nothing.
 """
@@ -40,6 +46,8 @@ class LineSink(Sink):
             ``2 * B + 5`` bytes for a match of one byte to show its whole window.
     """
 
+    whole = True
+
     def __init__(self, context: int, max_matches: int, budget: int, size: int) -> None:
         super().__init__(LINE_WINDOW_BYTES + 1, max_matches, budget, size)
         self.bound = LINE_WINDOW_BYTES
@@ -47,6 +55,7 @@ class LineSink(Sink):
         self.before = False  # the open window's line goes on before it
         self.known = True  # the open window's ``hi`` is its end (else an upper bound: its line end lies ahead)
         self.limit: int | None = None  # where a first match too long for the budget cuts its window
+        self.given_back: int | None = None  # the first match of the open window given back (:meth:`_give_back`)
 
     def _start(self, buf: bytearray, base: int, start: int) -> tuple[int, bool]:
         """``(window start, the line goes on before it)`` of a match at content byte ``start``."""
@@ -88,6 +97,9 @@ class LineSink(Sink):
             limit = hi = self.cut(lo, hi)
             cost = hi - lo
         if self.taken == self.max_matches or self.used + cost > self.budget:
+            if merge and self.windows and not self.exact:  # (a line's matches would end this page part-way: it
+                # is the next page's)
+                self._give_back()
             return False
         if self.open and not merge:
             self.close(buf, base)
@@ -100,6 +112,16 @@ class LineSink(Sink):
         self.used += cost
         self.taken += 1
         return True
+
+    def left_from(self, start: int) -> int:
+        return start if self.given_back is None else self.given_back
+
+    def _give_back(self) -> None:
+        """Drop the open window, its matches and cost: the search's next call starts at its first match."""
+        self.given_back, self.held = self.hits[0].offset, self.taken == self.max_matches
+        self.taken -= len(self.hits)
+        self.used -= self.hi - self.lo
+        self.hits = []
 
     def _settle(self, buf: bytearray, base: int) -> tuple[int, bool]:
         """The open window's end and whether its line goes on after it, found again in ``buf`` (the budget given

@@ -115,11 +115,13 @@ class Window:
 class SearchResult:
     """Windows found by :func:`search`, and where the next search starts (``None``: no match is left); ``stopped``:
     the pattern error (time limit, reach) that stopped the search at ``next_offset`` after its windows, else
-    ``None``."""
+    ``None``; ``held``: ``max_matches`` ended it before a window it would have cut (:attr:`Sink.whole`), so fewer
+    are shown."""
 
     windows: list[Window]
     next_offset: int | None
     stopped: PatternTimeout | PatternTooLong | None = None
+    held: bool = False
 
 
 class Matcher(Protocol):
@@ -230,6 +232,13 @@ class Sink:
     before it, so a bounded search's windows show the bytes from its offset on alone.
     """
 
+    whole = False
+    """A page of its windows ends only between windows, never among a window's matches (unless one window alone is
+    over a page): a search ends before a window ``max_matches`` or the budget would cut (unless ``exact``), and one
+    from the end leaves out a first window a match before it joins
+    (:func:`~scratchfs.engine.last_matches.last_matches`); True for windows of lines, whose bytes a split window
+    would show twice. Windows of bytes of context may be split (what comes twice is context)."""
+
     def __init__(self, context: int, max_matches: int, budget: int, size: int) -> None:
         self.context, self.max_matches, self.budget, self.size = context, max_matches, budget, size
         self.windows: list[Window] = []
@@ -238,6 +247,8 @@ class Sink:
         self.used = 0  # cost of the windows so far
         self.taken = 0  # matches taken so far
         self.floor = 0  # where windows start at the earliest: a bounded search's offset (search's ``floor``)
+        self.exact = False  # takes max_matches even among a window's matches (search's ``exact``)
+        self.held = False  # max_matches ended the search before a window it would have cut (SearchResult.held)
 
     def cost(self, lo: int, hi: int) -> int:
         """What a window over content ``[lo, hi)`` costs against the budget: its length in bytes."""
@@ -262,7 +273,8 @@ class Sink:
         the content from ``base`` (through the open window's end, for closing it).
 
         Returns:
-            ``True`` if taken; ``False`` if the search must stop here (this match is the first one left out).
+            ``True`` if taken; ``False`` if the search must stop here (this match is the first one left out, or the
+            one :meth:`left_from` names).
         """
         lo, hi = max(self.floor, start - self.context), min(self.size, end + self.context)
         merge = self.open and lo <= self.hi
@@ -282,6 +294,11 @@ class Sink:
         self.used += cost
         self.taken += 1
         return True
+
+    def left_from(self, start: int) -> int:
+        """The first match left out once :meth:`take` refused the match at content offset ``start``: ``start`` here
+        (a :class:`~scratchfs.engine.line_windows.LineSink` that gave back the open window's matches: its first)."""
+        return start
 
     def close(self, buf: bytearray, base: int) -> None:
         """Finish the open window from ``buf`` (content from ``base``, through the window's end)."""
@@ -449,7 +466,7 @@ class Searcher:
                     return
                 start, end = base + found[0], base + found[1]
                 if not sink.take(start, end, self._line_of, buf, base):
-                    self.next_offset = start
+                    self.next_offset = sink.left_from(start)
                     return
                 self.pos = end
         except (PatternTimeout, PatternTooLong) as exc:
@@ -481,7 +498,8 @@ def _bounded_error(error: PatternTimeout | PatternTooLong, end: int) -> PatternT
 
 
 def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, max_matches: int, budget: int,
-           line_of_frame, sink_class: type[Sink] = Sink, end: int | None = None, floor: int = 0) -> SearchResult:
+           line_of_frame, sink_class: type[Sink] = Sink, end: int | None = None, floor: int = 0,
+           exact: bool = False) -> SearchResult:
     """Find matches at or after byte ``start`` and cut merged context windows around them.
 
     Args:
@@ -498,6 +516,9 @@ def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, m
             ``re.finditer(content, start, end)`` finds them, and windows' context stops there.
         floor: where windows' context stops before (0: the content's start; a bounded search's offset, so that
             its windows show the bytes ``[floor, end)`` alone, as a range read from ``floor`` to ``end`` does).
+        exact: the search ends at ``max_matches`` (or the budget) even among a window's matches, for a sink whose
+            pages end between windows (:attr:`Sink.whole`: it gives that window back) -- a search from the end
+            showing the matches it counted.
 
     Returns:
         :class:`SearchResult`; its ``next_offset`` is the first match not returned, or ``None`` when none is left.
@@ -512,6 +533,6 @@ def search(reader: SeekableReader, matcher: Matcher, start: int, context: int, m
     """
     searcher = Searcher(reader, matcher, start, line_of_frame, end=end)
     sink = sink_class(context, max_matches, budget, searcher.size)
-    sink.floor = floor
+    sink.floor, sink.exact = floor, exact
     next_offset = searcher.run(sink)
-    return SearchResult(sink.windows, next_offset, searcher.stopped)
+    return SearchResult(sink.windows, next_offset, searcher.stopped, sink.held)
