@@ -85,19 +85,23 @@ def test_a_record_that_fails_keeps_its_number_and_the_outputs_before_it():
 
 
 
-def _kill_workers() -> list[int]:
-    """SIGKILL this process's jq workers (found through /proc); their pids."""
-    killed = []
+def _signal_workers(signum: int) -> list[int]:
+    """Send ``signum`` to this process's jq workers (found through /proc); their pids."""
+    sent = []
     for children in Path(f"/proc/{os.getpid()}/task").glob("*/children"):
         for pid in children.read_text().split():
             try:
-                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+                if b"jq_worker.py" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    os.kill(int(pid), signum)
+                    sent.append(int(pid))
             except OSError:
                 continue
-            if b"jq_worker.py" in cmdline:
-                os.kill(int(pid), signal.SIGKILL)
-                killed.append(int(pid))
-    return killed
+    return sent
+
+
+def _kill_workers() -> list[int]:
+    """SIGKILL this process's jq workers (found through /proc); their pids."""
+    return _signal_workers(signal.SIGKILL)
 
 
 def _exited(pid: int) -> bool:
@@ -220,20 +224,6 @@ def test_a_filter_whose_compile_runs_away_stops_at_the_time_limit():
     with pytest.raises(StructureTimeout, match=r"compiling the jq filter ran past its time limit .* \"x\" \* 1e9"):
         jq_page(BytesSource(b'{"a": 1}'), '["x" * 2e9, "y" * 2e9] | length', timeout=1.0)
     assert time.monotonic() - began < 10  # (21 s in the reading process before, holding the GIL)
-
-
-def _signal_workers(signum: int) -> list[int]:
-    """Send ``signum`` to this process's jq workers (found through /proc); their pids."""
-    sent = []
-    for children in Path(f"/proc/{os.getpid()}/task").glob("*/children"):
-        for pid in children.read_text().split():
-            try:
-                if b"jq_worker.py" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                    os.kill(int(pid), signum)
-                    sent.append(int(pid))
-            except OSError:
-                continue
-    return sent
 
 
 @pytest.mark.alone(waits=True)

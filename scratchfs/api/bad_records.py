@@ -25,10 +25,15 @@ def mostly_json(source: ReaderSource, start: int, end: int) -> bool:
     up to twice :data:`_AROUND_BYTES` (32 KiB) of ``source``; raises what its reads raise (CorruptBlob)."""
     low = max(0, start - _AROUND_BYTES)
     before = source.read(low, start - low).split(b"\n")[1 if low else 0 :]
-    after = source.read(end, _AROUND_BYTES)
-    after_lines = after.split(b"\n")[: None if end + len(after) >= source.size else -1]
-    lines = [line for line in before + after_lines if line.strip()]
+    lines = [line for line in before if line.strip()] + _lines_after(source, end)
     return _parsed(lines) * 2 > len(lines)
+
+
+def _lines_after(source: ReaderSource, end: int) -> list[bytes]:
+    """The whole non-empty lines within :data:`_AROUND_BYTES` bytes after byte ``end`` of ``source`` (one the
+    reach cuts left out, unless the content ends there). Raises what its read raises (CorruptBlob)."""
+    after = source.read(end, _AROUND_BYTES)
+    return [line for line in after.split(b"\n")[: None if end + len(after) >= source.size else -1] if line.strip()]
 
 
 def _parsed(lines: list[bytes]) -> int:
@@ -64,9 +69,7 @@ def many_bad(page: ItemPage, source: ReaderSource, handle: str, kind: str | None
     passed = page.passed if isinstance(page.passed, list) else [page.passed]
     if page.cursor is None or not passed or "the page ends before it" not in note:
         return page
-    end = passed[-1].offset + passed[-1].length
-    after = source.read(end, _AROUND_BYTES)
-    lines = [line for line in after.split(b"\n")[: None if end + len(after) >= source.size else -1] if line.strip()]
+    lines = _lines_after(source, passed[-1].offset + passed[-1].length)
     bad = len(lines) - _parsed(lines)
     if not lines or bad * _MANY_BAD_SHARE < len(lines):
         return page

@@ -56,7 +56,7 @@ from scratchfs.engine.structure.jsontexts import walk_documents
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPage, check_page, read_whole
 from scratchfs.engine.structure.row_keys import EXTRA_CELLS, row_keys
-from scratchfs.engine.structure.stray_quotes import MOST_REAL, REAL, cell_lines, quote_at, runaway_said, stray_cell
+from scratchfs.engine.structure.stray_quotes import MOST_REAL, REAL, cell_lines, runaway_said, stray_cell
 from scratchfs.engine.structure.table import UNSPLIT_KEY, iter_rows
 from scratchfs.engine.structure.table_start import DELIMITERS
 from scratchfs.foundation import limits
@@ -369,9 +369,7 @@ def _stray(source: ContentSource, start: int, cells: list[str], width: int, row:
         if at == REAL:
             return None
         if at is not None:
-            lines = cell_lines(cells[at])
-            quote = quote_at(source, start, delimiter)
-            return runaway_said(row, quote, lines, [f"offset={start}, length={min(4096, quote - start + 600)}"])
+            return runaway_said(source, row, start, cell_lines(cells[at]), delimiter)
     return ""
 
 

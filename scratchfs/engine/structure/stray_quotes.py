@@ -152,13 +152,15 @@ def opening_quote(line: bytes, delimiter: bytes) -> int:
     return -1
 
 
-def runaway_said(row: int, quote: int, lines: int, read: Iterable[str]) -> str:
-    """What a read says of row ``row`` (as a rows read numbers it) whose quote at byte ``quote`` swallowed ``lines``
-    lines (the quote's own counted): a quote never closed, and the reads (``read``: ``offset=N, length=M`` words)
-    that show its raw bytes."""
+def runaway_said(source: ContentSource, row: int, start: int, lines: int, delimiter: str) -> str:
+    """What a rows or slurp read says of row ``row`` (as a rows read numbers it), starting at byte ``start`` of
+    ``source``, whose quote (:func:`quote_at`, split at ``delimiter``) swallowed ``lines`` lines (the quote's own
+    counted): a quote never closed, and the byte read that shows its raw bytes (``offset=N, length=M``, at most
+    4 KiB: the row's first line to 600 bytes past the quote). Raises what ``source``'s reads raise (CorruptBlob)."""
+    quote = quote_at(source, start, delimiter)
     return (f"row {row:,} holds a quote opened at byte {quote:,} that runs over the {plural(lines - 1, 'line')} after "
             "it: those lines (rows, by their delimiters) are read as one cell of it -- a stray quote? its raw bytes: "
-            + " | ".join(read))
+            f"offset={start}, length={min(4096, quote - start + 600)}")
 
 
 def quote_at(source: ContentSource, start: int, delimiter: str) -> int:

@@ -45,7 +45,7 @@ from scratchfs.engine.structure.paging import (
 from scratchfs.engine.structure.row_jump import skip_rows
 from scratchfs.engine.structure.row_lines import LINE_END, row_line_start
 from scratchfs.engine.structure.row_parts import keeper, kept_piece
-from scratchfs.engine.structure.stray_quotes import MOST_REAL, REAL, cell_lines, quote_at, runaway_said, stray_cell
+from scratchfs.engine.structure.stray_quotes import MOST_REAL, REAL, cell_lines, runaway_said, stray_cell
 from scratchfs.engine.structure.table_columns import header_shown, select_columns
 from scratchfs.engine.structure.table_reader import BY_RANGE, FIELD_LIMIT_CHARS, UNSPLIT_KEY, Far, RowError, rows_from
 from scratchfs.engine.structure.table_start import (
@@ -327,8 +327,7 @@ def _runaway_note(source: ContentSource, delimiter: str, runaway: list[tuple[int
     if not runaway:
         return page
     row, start, lines = runaway[0]
-    at = quote_at(source, start, delimiter)
-    said = runaway_said(row, at, lines, [f"offset={start}, length={min(4096, at - start + 600)}"])
+    said = runaway_said(source, row, start, lines, delimiter)
     page.extra["note"] = "; ".join(n for n in (page.extra.get("note"), said) if n)
     return page
 
