@@ -26,6 +26,12 @@ from scratchfs.engine.structure.numbers import refuse_constant
 from tests import reference_html_shape
 from tests.test_text_kinds_cost import FIXTURES, SIZE, cpu, fill
 
+
+def closed(item: bytes) -> bytes:
+    """A valid JSON array of ``item`` (which ends ``", "``) repeated to just under SIZE bytes."""
+    return b"[" + item * ((SIZE - 2) // len(item) - 1) + item.rstrip(b", ") + b"]"
+
+
 HOSTILE = {
     "HTML of '<a '": fill(b"<a "),
     "HTML of <b>": fill(b"<b>"),
@@ -62,6 +68,9 @@ HOSTILE = {
     "a JSON array of objects holding arrays, CRLF, never closed": fill(b'[' + b'{"k": [1, 2]},\r\n' * SIZE),
     "a JSON array of arrays of arrays, CRLF, never closed": fill(b'[' + b'[[1,2],[3]],\r\n' * SIZE),
     "a JSON array of arrays of arrays, indented, never closed": fill(b'[' + b'\n  [[1, 2], [3]],' * SIZE),
+    # closed, valid: one parse the answer needs, which the garbage collector more than doubled (foundation/collector)
+    "a JSON array of arrays of arrays, closed": closed(b'[[1,2],[3]], '),
+    "a JSON array of objects holding arrays, closed": closed(b'{"k": [1, 2]}, '),
 }
 
 

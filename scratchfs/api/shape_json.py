@@ -20,6 +20,7 @@ from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.toplevel import FEED_TAIL_BYTES, top_level
+from scratchfs.foundation.collector import CollectorPaused
 
 __all__ = ["ARRAY_SHAPE", "STREAM_BYTES", "STREAM_SECONDS", "json_lines_shape", "json_shape"]
 
@@ -45,7 +46,8 @@ def json_shape(text: str, complete: bool, size: int, lines: int, scope: str, sou
         try:
             if json_unclosed.never_closed(text):
                 raise ValueError("its first document not closed")
-            value = decoder.decode(text)
+            with CollectorPaused():  # (a container for every array or object: the collector cost more than it)
+                value = decoder.decode(text)
         except ValueError as exc:  # JSON lines, or documents one after another over many lines (jq's output)
             found = json_lines_shape(text, decoder, complete, lines)
             # (a first document that does not parse is no stream's: not parsed again -- 18 ms of 512 KiB of `[1,1,`)

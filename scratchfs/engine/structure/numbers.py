@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
+from scratchfs.foundation.collector import CollectorPaused
+
 __all__ = ["LoneSurrogateScan", "dump_decimal", "exact_float", "imprecise_number", "load_exact",
            "lone_surrogate", "non_json_constant", "numbers_note", "refuse_constant", "replace_lone_surrogates",
            "surrogate_note"]
@@ -130,12 +132,13 @@ def load_exact(text: str) -> tuple[Any, str | None]:
         ValueError: the text is not JSON (``NaN`` and ``Infinity`` included: they are not JSON). RecursionError:
             nested deeper than the parser goes.
     """
-    if not _suspect(text):
-        value, inexact = json.loads(text, parse_constant=refuse_constant), None
-    else:
-        hooks = _Hooks()
-        value = json.loads(text, parse_int=hooks.integer, parse_float=hooks.real, parse_constant=refuse_constant)
-        inexact = hooks.inexact
+    with CollectorPaused():  # (a JSON value is a tree: nothing for the collector to find while it is built)
+        if not _suspect(text):
+            value, inexact = json.loads(text, parse_constant=refuse_constant), None
+        else:
+            hooks = _Hooks()
+            value = json.loads(text, parse_int=hooks.integer, parse_float=hooks.real, parse_constant=refuse_constant)
+            inexact = hooks.inexact
     return value, inexact or (lone_surrogate(text) if "\\u" in text else None)
 
 

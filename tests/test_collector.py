@@ -1,0 +1,89 @@
+"""The garbage collector's pause around a parse (scratchfs/foundation/collector.py): paused for the block, resumed
+as it was when the last overlapping pause ends, across threads, exceptions and a fork."""
+
+from __future__ import annotations
+
+import gc
+import os
+import threading
+
+import pytest
+
+from scratchfs.foundation.collector import CollectorPaused, paused_depth
+
+
+@pytest.fixture(autouse=True)
+def _collector_on():
+    gc.enable()
+    yield
+    gc.enable()
+
+
+def test_a_pause_stops_the_collector_for_its_block_and_resumes_it_after_an_error():
+    seen = []
+    with pytest.raises(KeyError), CollectorPaused():  # noqa: PT012 - the pause's state seen inside, then the error
+        seen.append((gc.isenabled(), paused_depth()))
+        raise KeyError("x")
+    assert seen == [(False, 1)] and gc.isenabled() and paused_depth() == 0
+
+
+def test_a_collector_the_application_disabled_stays_disabled():
+    gc.disable()
+    with CollectorPaused():
+        assert not gc.isenabled()
+    assert not gc.isenabled()
+
+
+def test_nested_pauses_resume_only_when_the_outer_one_ends():
+    with CollectorPaused():
+        with CollectorPaused():
+            assert paused_depth() == 2
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_overlapping_pauses_in_two_threads_resume_when_the_last_ends():
+    inside, leave = threading.Event(), threading.Event()
+
+    def other() -> None:
+        with CollectorPaused():
+            inside.set()
+            leave.wait(10)
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    assert inside.wait(10)
+    with CollectorPaused():
+        pass
+    assert not gc.isenabled()  # (the other thread's pause is still open: this one's end did not resume it)
+    leave.set()
+    thread.join(10)
+    assert gc.isenabled() and paused_depth() == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX fork")
+def test_a_child_forked_while_another_thread_pauses_runs_its_collector():
+    inside, leave = threading.Event(), threading.Event()
+
+    def other() -> None:
+        with CollectorPaused():
+            inside.set()
+            leave.wait(10)
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    assert inside.wait(10)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        with CollectorPaused():
+            pass
+        os.write(write, b"%d%d" % (gc.isenabled(), paused_depth()))
+        os._exit(0)
+    os.close(write)
+    told = os.read(read, 8)
+    os.close(read)
+    os.waitpid(pid, 0)
+    leave.set()
+    thread.join(10)
+    assert told == b"10" and gc.isenabled()
