@@ -34,6 +34,7 @@ from typing import Any
 from scratchfs.api.scope import Scope
 from scratchfs.engine.structure import MAX_HTML_BYTES
 from scratchfs.engine.structure.numbers import exact_float, replace_lone_surrogates
+from scratchfs.foundation.collector import CollectorPaused
 from scratchfs.foundation.errors import InvalidArgument, NotJson
 from scratchfs.foundation.limits import MAX_READ_BYTES
 from scratchfs.foundation.text import digits_int, utf8_lead_length, utf8_partial_tail
@@ -103,7 +104,8 @@ def _parse_json(scope: Scope, handle: str) -> tuple[Any, str | None]:
                               "parses; read it by lines or search it")
     try:
         text, escape = replace_lone_surrogates(data.decode("utf-8-sig"))  # no UTF-8 carries a lone surrogate
-        return json.loads(text, parse_constant=_refuse_constant, parse_float=_real), escape
+        with CollectorPaused():  # (a tree of up to MAX_STRUCTURE_BYTES: the collector would cost more than the parse)
+            return json.loads(text, parse_constant=_refuse_constant, parse_float=_real), escape
     except UnicodeDecodeError:
         raise NotJson("the entry is not UTF-8 text, so not JSON") from None
     except ValueError as exc:
