@@ -20,6 +20,8 @@ def _first_item(first: object) -> str:
     return f"first item: {value_word(first)}"
 
 
+_LISTED = 12  # (keys a cut object's shape names; the others are counted)
+_BLANKS_RE = re.compile(r"\s*")
 _COMMA_RE = re.compile(r"\s*,")  # (JSON blanks, then the comma after an item)
 _TRIES = 3  # (most parses of an array's items at once: each may read its whole start to fail at its end)
 
@@ -56,10 +58,10 @@ def partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> str | None
     """The shape text of a JSON document cut by the sample's end (``text``, its start; ``scope``: the words that say
     how much of the content the sample is): its top-level keys (or first item), each value parsed at C speed;
     ``None`` when text follows the document (not JSON)."""
-    ws = re.compile(r"\s*")
+    ws = _BLANKS_RE
     opening = text[0]
     pos = 1
-    seen: list[str] = []
+    seen: list[str] = []  # (the first _LISTED keys' words: the rest are counted, not worded)
     count = 0
     while True:
         pos = ws.match(text, pos).end()
@@ -79,7 +81,8 @@ def partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> str | None
                     seen.append(f"{key_name(key)}: {kind} (runs past the sample)")
                     count += 1
                     break
-                seen.append(f"{key_name(key)}: {value_word(value)}")
+                if count < _LISTED:
+                    seen.append(f"{key_name(key)}: {value_word(value)}")
             else:
                 value, pos = decoder.raw_decode(text, pos)
                 if count == 0:
@@ -98,7 +101,7 @@ def partial_json(text: str, decoder: json.JSONDecoder, scope: str) -> str | None
     if count == 0 and opening == "{":
         return clip(f"JSON object{scope}; its first value is larger than the sample")
     if opening == "{":
-        listed = ", ".join(seen[:12]) + (f", … {len(seen) - 12} more" if len(seen) > 12 else "")
+        listed = ", ".join(seen[:_LISTED]) + (f", … {count - _LISTED} more" if count > _LISTED else "")
         return clip(f"JSON object, at least {plural(count, 'key')}{scope}: {listed}")
     first = f"; {seen[0]}" if seen else ""
     return clip(f"JSON array, at least {plural(count, 'item')}{scope}{first}")

@@ -4,7 +4,7 @@ Parsing JSON allocates a list or dict for every array or object of the text, non
 over. Each allocation counts towards the collector's first threshold (700 containers), and the collections it
 triggers walk the containers still alive -- most of the value parsed so far -- so a document of many small arrays
 pays the collector more than the parse: 512 KiB of ``[[1,2],[3]], ...`` took 44 ms to describe, 28 ms of them in the
-collector (``python bench/collector_pause.py``). A parse makes no reference cycles (a JSON value is a tree), so there
+collector (``python bench/json_shape_costs.py``). A parse makes no reference cycles (a JSON value is a tree), so there
 is nothing for the collector to find during it: it is paused, then resumed as it was. The technique is the one the
 ``gc`` module's documentation offers (https://docs.python.org/3/library/gc.html: "the collector can be disabled if
 you are sure your program does not create reference cycles").
