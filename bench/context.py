@@ -185,6 +185,8 @@ def contents() -> dict[str, bytes]:
     data["shop.html"] = shop_page(rng)
     data["pytest.txt"] = pytest_run()
     data["packages.tsv"] = packages_tsv(rng)
+    for name in ("openssl-ciphers-v.txt", "objdump-d-prog.txt"):  # (real outputs of kinds modeltask3 tried)
+        data[name] = (FIXTURES / "tools" / name).read_bytes()
     return data
 
 
@@ -256,8 +258,14 @@ def refused_then_named(**arguments: Any) -> list[Step]:
     def then(env: Env) -> str:
         if not env.state.get("named"):
             return ""
-        _, named = parse_call(env.state["named"])
-        return to_json(ScratchTools(env.scope).call("read_handle", named))
+        text = env.state["named"]
+        for end in (at + 1 for at, char in enumerate(text) if char == ")"):  # (the call, not the words after it)
+            try:
+                _, named = parse_call(text[:end])
+            except ScratchError:
+                continue
+            return to_json(ScratchTools(env.scope).call("read_handle", named))
+        return ""
     return [first, then]
 
 
@@ -371,6 +379,18 @@ def tasks(data: dict[str, bytes]) -> list[Task]:
     out.append(Task("tsv-largest-package", "packages.tsv", "Which installed package is largest?",
                     max(packages, key=lambda row: int(row[1]))[0], "\t[0-9]{6}\t",
                     [slurp("max_by(.[1]) | .[0]")]))
+
+    ciphers = [line.split() for line in data["openssl-ciphers-v.txt"].decode().splitlines()]
+    weak = [row[0] for row in ciphers if row[2] == "Kx=RSA" and row[5] == "Mac=SHA1"]
+    prog = data["objdump-d-prog.txt"].decode().splitlines()
+    out += [
+        Task("ciphers-rsa-sha1", "openssl-ciphers-v.txt", "Which ciphers use RSA key exchange and SHA1 MACs? (asked "
+             "as jq without slurp)", weak[-1], "Kx=RSA .*Mac=SHA1",
+             refused_then_named(jq='select(.[2] == "Kx=RSA" and .[5] == "Mac=SHA1") | .[0]')),
+        Task("objdump-main-first", "objdump-d-prog.txt", "What is main's first instruction?",
+             prog[prog.index("0000000000001267 <main>:") + 1].split("\t")[-1].strip(), "<main>:",
+             [lines_named("main", 4)]),
+    ]
 
     table = list(csv.reader(io.StringIO(data["query-packages-by-month.csv"].decode(), newline="")))
     body = table[1:]

@@ -183,3 +183,39 @@ def test_the_columns_of_a_headless_table_are_told_once_for_its_pages(scope, monk
     second = tools.call("read_handle", {"handle": handle, "row": 6, "rows": 5})
     again = tools.call("read_handle", {"handle": handle, "row": 1, "rows": 5})
     assert len(told) == 1 and again == first and second["first"] == 6, (len(told), second)
+
+
+def test_jq_without_slurp_over_headless_columns_names_the_slurp_read_that_answers(scope):
+    """modeltask3: ``openssl ciphers -v ALL`` (fixtures/tools/openssl-ciphers-v.txt), text in 6 columns aligned by
+    spaces with no header line, whose rows a ``row=`` read splits: a jq filter over a row's cells written without
+    slurp was refused as 'holds text ... read it by lines ... or by search', the slurp read that answers it never
+    named (a headed table's refusal names it). It names it now, as a call that runs, and its cells by number."""
+    import json
+
+    from scratchfs.mcp.server import ScopeResolver, run_scratch_tool
+
+    store = scope.store
+    handle = scope.spill((TOOLS / "openssl-ciphers-v.txt").read_bytes(), source_tool="openssl").handle
+    filter = 'select(.[2]=="Kx=RSA" and .[5]=="Mac=SHA1") | .[0]'
+    result = run_scratch_tool(ScopeResolver(store, scope.run_id, scope.agent_id), "read_handle",
+                              {"handle": handle, "jq": filter}, None)
+    assert result.is_error
+    text = result.content[0].text
+    assert "holds text in 6 columns aligned by spaces with no header line" in text, text
+    assert "by number from 0" in text and "rows with the header" not in text, text
+    named = ScratchTools(scope).call("read_handle", {"handle": handle, "jq": f".[] | {filter}", "slurp": True})
+    assert f'jq={json.dumps(".[] | " + filter)}, slurp=True)' in text, text
+    assert named["results"] == ["AES256-SHA", "CAMELLIA256-SHA", "AES128-SHA", "CAMELLIA128-SHA"], named
+
+
+def test_jq_over_headless_columns_whose_cells_hold_spaces_names_no_slurp_read(scope):
+    """The same refusal for text in columns whose cells hold spaces (a rows read would cut them: refused) names no
+    slurp read, which would be refused in turn: its lines and searches."""
+    rows = [("web-1", "Up 2 hours", "8080"), ("db-12", "Up 10 minutes", "5432"), ("cache", "Up 3 days", "6379"),
+            ("queue-7", "Up 45 seconds", "5672"), ("api", "Up 1 hour", "9000"), ("worker", "Up 12 minutes", "7000")]
+    stub = scope.spill("".join(f"{a:<10}{b:<16}{c}\n" for a, b, c in rows).encode() * 100, source_tool="docker")
+    assert _columns(stub.shape) == 4
+    handle = stub.handle
+    with pytest.raises(InvalidArgument) as caught:
+        ScratchTools(scope).call("read_handle", {"handle": handle, "jq": ".[0]"})
+    assert "slurp=True" not in str(caught.value) and "by lines" in str(caught.value), caught.value

@@ -39,6 +39,8 @@ _WHAT = {"html": "an HTML page", "csv": "a CSV/TSV table", "log": "log output", 
 _EXAMPLES: dict[str, tuple[tuple[str, dict[str, object]], ...]] = {
     "csv": (("row= (rows with the header, e.g. ", {}), ("row=1", {"row": 1}),
             ("; columns= picks some)", {}), (" or jq= with slurp=true (all rows at once)", {})),
+    "csv headless": (("row= (e.g. ", {}), ("row=1", {"row": 1}), ("; columns=[0, 2] picks some, by number)", {}),
+                     (" or jq= with slurp=true (all rows at once, each an array of its cells)", {})),
     "binary": (("offset= and length= (byte ranges; its first ones: ", {}),
                (f"offset=0, length={DEFAULT_READ_BYTES}", {"offset": 0, "length": DEFAULT_READ_BYTES}), (")", {})),
     "json": (("jq= (e.g. ", {}), ('jq="keys[]"', {"jq": "keys[]"}), (", then a path into what one of them holds)", {})),
@@ -75,6 +77,8 @@ def what_it_holds(content_type: str | None, shape: str | None = None) -> str:
         return f"binary data ({binary_format(shape)})"
     if is_aligned(content_type, shape):
         return "a table aligned by spaces"
+    if content_type == "text" and headless_columns(shape) is not None:
+        return f"text in {plural(headless_columns(shape) or 0, 'column')} aligned by spaces with no header line"
     if is_piped(content_type, shape):
         return piped_noun(shape)
     if is_stream(content_type, shape):
@@ -104,13 +108,17 @@ def fitting_reads(content_type: str | None, line_bytes: float = 0.0, shape: str 
     slurp read of a refused jq read (:func:`~scratchfs.api.jq_failure.rows_slurped`), leads a table's reads in
     place of the words "jq= with slurp=true"."""
     kind = "terminal" if is_terminal(content_type, shape) or coloured(shape) else content_type or ""
-    tabled = is_aligned(content_type, shape) or is_piped(content_type, shape)  # (read as a table's rows)
+    tabled = is_aligned(content_type, shape) or is_piped(content_type, shape) or (  # (read as a table's rows;
+        slurp is not None and content_type == "text" and headless_columns(shape) is not None)  # text in columns with
+    # no header line too, for a jq read, which is given its slurp read only when a rows read splits its cells)
     if handle is not None and kind in ("html", "terminal") and not tabled and not is_stream(content_type, shape):
         by = "byte range (offset=, length=)" if line_bytes > DEFAULT_READ_BYTES else "lines (line=, lines=)"
         return Advice.of("read ", _viewed(kind, handle), f"; or read it by {by} or by search (match=, pattern=)")
     table = kind == "csv" or tabled  # (aligned by spaces or drawn with pipes: read as a table's rows)
     kind = "json array" if kind == "json" and (shape or "").startswith(ARRAY_SHAPE) else kind
-    fits: str | Advice | None = (_fits("csv" if table else kind, handle, slurp is None or not table)
+    rows = "csv headless" if headless(content_type, shape) or (table and content_type == "text" and headless_columns(
+        shape) is not None) else "csv"  # (a table with no header line: rows of cells)
+    fits: str | Advice | None = (_fits(rows if table else kind, handle, slurp is None or not table)
                                  if kind != "xml" or selectable(kind, shape) else None)
     if table and slurp is not None:
         fits = Advice.of(slurp, "; or read it with ", fits)

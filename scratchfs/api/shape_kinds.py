@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from scratchfs.api.shape_diagnostics import diagnostics_shape
 from scratchfs.api.shape_diff import diff_shape
+from scratchfs.api.shape_disasm import disasm_shape
 from scratchfs.api.shape_encoded import encoded_shape
 from scratchfs.api.shape_gitlog import git_log_shape
 from scratchfs.api.shape_listing import listing_shape
@@ -32,8 +33,8 @@ from scratchfs.api.shape_yaml import yaml_shape
 
 __all__ = ["KINDS", "coloured_head", "coloured_kind", "told_by_lines"]
 
-KINDS = (runner_shape, diagnostics_shape, diff_shape, git_log_shape, manual_shape, yaml_shape, markdown_shape,
-         listing_shape, encoded_shape)
+KINDS = (runner_shape, diagnostics_shape, diff_shape, git_log_shape, manual_shape, disasm_shape, yaml_shape,
+         markdown_shape, listing_shape, encoded_shape)
 """The kinds, in the order they are tried (each ``(sample, lines, complete, scope, size) -> shape text or None``)."""
 
 

@@ -79,8 +79,11 @@ class StructureReads(PageReads):
         def read(src: ReaderSource, blob: str, kind: str | None) -> ItemPage:
             if is_placeholder(filter):  # (before check_fits: a table's refusal names the rows read, as a call)
                 raise self._placeholder(src, kind, handle, blob)
-            slurp = rows_slurped(handle, filter, call_budget, headless(kind, self.shape))  # (a table's: the jq read
-            # it takes, as a call)
+            columns = self._columns(src, kind, handle, blob)  # (text in columns with no header line, None: whose
+            # cells a rows read would cut -- no slurp read named for it)
+            slurp = None if columns is None else rows_slurped(handle, filter, call_budget,
+                                                              headless(kind, self.shape) or columns)
+            # (a table's: the jq read it takes, as a call)
             self.check_fits(kind, "jq", handle, slurp)
             jsonl = src if kind == "jsonl" else None  # (where a parse error's record is)
             part = told_part(self.shape, src) if kind == "json" else None  # (text lines around the JSON)
@@ -280,6 +283,18 @@ class StructureReads(PageReads):
                 shape = None  # (its lines and searches: what fits text)
         return placeholder_refusal(handle, kind, shape, src.read(0, HEAD_BYTES), src.size, records=records,
                                    jsonish=jsonish, line_bytes=self.line_bytes)
+
+    def _columns(self, src: ReaderSource, kind: str | None, handle: str, blob: str) -> bool | None:
+        """Whether an entry stored as ``kind`` is text whose shape says its first lines stand in columns aligned by
+        spaces with no header line, its rows read splitting them (:meth:`_headless`); ``None`` when its cells hold
+        spaces (a rows read refuses it)."""
+        if kind != "text" or headless_columns(self.shape) is None:
+            return False
+        try:
+            self._headless(src, kind, handle, blob, "slurp=true")
+        except InvalidArgument:
+            return None
+        return True
 
     def _table_layout(self, src: ReaderSource, kind: str | None, handle: str, blob: str, read: str
                       ) -> Layout | None:
