@@ -37,8 +37,8 @@ def disasm_shape(sample: bytes, lines: int, complete: bool, scope: str, size: in
     symbols (7 @plt): _init (line 7), _start (line 61), …, main (line 206), …; pattern="^[0-9a-f]+ <NAME>:" finds
     a symbol, line=N reads from one"``. ``size`` (the content's bytes) is unused: the other kinds take it. Never
     raises."""
-    first = _FIRST_RE.match(sample, 0, 256) if sample[:1] in (b"\n", b"\r") or sample[:1].isalnum() or (
-        sample[:1] in (b"/", b".")) else None
+    first = _FIRST_RE.match(sample, 0, 256) if b"file format" in sample[:256] and (
+        sample[:1] in (b"\n", b"\r", b"/", b".") or sample[:1].isalnum()) else None  # (a find before the regex)
     if first is None:
         return None
     if not complete:
