@@ -100,7 +100,7 @@ def routes() -> list[Route]:
 
 
 def create_app(store: ScratchStore | DeferredStore, token: str, *, allow_delete: bool = False,
-               hosts: Iterable[str] = ()) -> Any:
+               hosts: Iterable[str] = (), allow_hosts: Iterable[str] = ()) -> Any:
     """The inspector's ASGI app over ``store``, guarded by the access ``token``.
 
     Args:
@@ -109,13 +109,16 @@ def create_app(store: ScratchStore | DeferredStore, token: str, *, allow_delete:
         token: the access token every request must carry (see :mod:`scratchfs.web.security`).
         allow_delete: serve the delete routes (POST); without it they answer 403.
         hosts: the names a request's ``Host`` may give besides this machine's loopback and the address the
-            connection came in on (:func:`~scratchfs.web.security.host_problem`; any other is a 421).
+            connection came in on, with the port it came in on (:func:`~scratchfs.web.security.host_problem`; any
+            other is a 421).
+        allow_hosts: more names ``Host`` may give, ``NAME`` (any port) or ``NAME:PORT``: those a reverse proxy in
+            front sends (:func:`~scratchfs.web.security.allowed_host`).
 
     Returns:
         An ASGI application (the :class:`~scratchfs.web.security.Guard` around a Starlette app).
 
     Raises:
-        ValueError: an empty token.
+        ValueError: an empty token, or an ``allow_hosts`` item that is no host name.
     """
     app = Starlette(routes=routes(), exception_handlers={HTTPException: _http_error, Exception: _http_error})
     app.state.store = store
@@ -123,7 +126,7 @@ def create_app(store: ScratchStore | DeferredStore, token: str, *, allow_delete:
     app.state.allow_delete = bool(allow_delete)
     app.state.fsck_cache, app.state.fsck_lock = {}, threading.Lock()  # GET /api/fsck: the last report, one check
     app.state.downloads = DownloadSlots()  # the downloads streamed at once
-    return Guard(app, token, hosts)
+    return Guard(app, token, hosts, allow_hosts)
 
 
 __all__ = ["create_app", "routes"]
