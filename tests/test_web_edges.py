@@ -13,9 +13,12 @@ import sys
 import threading
 import time
 
-from scratchfs import ScratchStore
-from scratchfs.web import create_app
+import pytest
 
+from scratchfs import ScratchStore
+from scratchfs.web import create_app, download
+
+from .services import free_port
 from .web_support import serve
 
 TOKEN = "webedges3-token-0123456789abcdef"
@@ -36,6 +39,18 @@ def _exchange(port: int | str, request: str) -> tuple[int, bytes]:
             answer += chunk
     start, _, body = answer.partition(b"\r\n\r\n")
     return int(start.split()[1]), body
+
+
+def _ask(port: int, path: str, receive_buffer: int | None = None) -> tuple[socket.socket, bytes]:
+    """A connection (its receive buffer ``receive_buffer``) that asks for ``path`` and reads the first bytes of the
+    answer (its status line), and no more."""
+    sock = socket.socket()
+    if receive_buffer is not None:  # (before the connection: its window is set then)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    sock.connect(("127.0.0.1", port))
+    sock.settimeout(5)
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{AUTH}\r\nConnection: close\r\n\r\n".encode())
+    return sock, sock.recv(2048)
 
 
 def _get(port: int | str, target: str, host: str | None, *headers: str, version: str = "1.1") -> tuple[int, bytes]:
@@ -139,3 +154,90 @@ def test_allow_host_refuses_what_is_no_host_name(tmp_path):
         assert done.returncode == 2, (value, done.stderr)
         assert done.stdout == "" and "Invalid value for '--allow-host'" in done.stderr, value
         assert ("no wildcards" if "*" in value else "is no host name") in done.stderr, value
+
+
+@pytest.mark.alone(waits=True)
+def test_create_app_under_plain_uvicorn_gives_back_the_slots_of_downloads_never_read(store, monkeypatch):
+    """The 30 s stall deadline was ``scratchfs serve``'s protocol's: ``create_app`` under plain uvicorn (an embedder)
+    kept the 16 download slots of a client that asked for 16 downloads and read none for as long as it stayed, every
+    other download a 503. The app owns the deadline now (``download.STALL_SECONDS``; 1 s here): a write of a download
+    that waits that long for its client cuts it short, and its slot comes back."""
+    import uvicorn
+
+    monkeypatch.setattr(download, "STALL_SECONDS", 1.0, raising=False)
+    handle = store.scope("r", "a").spill(b"0123456789abcdef\n" * (24 << 16)).handle  # 24 MiB, compressible
+    path = f"/api/runs/r/agents/a/handles/{handle}/content"
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(store, TOKEN), host="127.0.0.1", port=port, log_level="critical",
+                                           lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    held: list[socket.socket] = []
+    try:
+        while not server.started:
+            time.sleep(0.01)
+        for _ in range(download.MAX_DOWNLOADS):
+            sock, first = _ask(port, path, receive_buffer=2048)
+            held.append(sock)
+            assert first.startswith(b"HTTP/1.1 200")
+        sock, refused = _ask(port, path)
+        sock.close()
+        assert refused.startswith(b"HTTP/1.1 503")  # every slot taken
+        time.sleep(3.5)  # (each write waits 1 s for a client that reads nothing)
+        sock, status = _ask(port, path)
+        sock.close()
+        assert status.startswith(b"HTTP/1.1 200")
+    finally:
+        for sock in held:
+            sock.close()
+        server.should_exit = True
+        thread.join(10)
+
+
+@pytest.mark.alone(waits=True)
+def test_create_app_under_plain_uvicorn_keeps_a_download_read_slowly(store, monkeypatch):
+    """The app's stall deadline judges a client by the bytes it takes, not by how long one write waits: a client
+    reading 8 KiB every 0.2 s keeps its download past a 1 s deadline, to the bytes expected (a write waits tens of
+    seconds for such a client: the kernel takes from the server's buffer a third of its send queue at a time; a
+    deadline on each write alone cut a client reading 40 KB/s after 30 s, and this one after 1 s)."""
+    import uvicorn
+
+    monkeypatch.setattr(download, "STALL_SECONDS", 1.0, raising=False)
+    content = bytes(range(256)) * (16 << 10)  # 4 MiB
+    handle = store.scope("r", "a").spill(content).handle
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(store, TOKEN), host="127.0.0.1", port=port, log_level="warning",
+                                           lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            time.sleep(0.01)
+        sock, got = _ask(port, f"/api/runs/r/agents/a/handles/{handle}/content", receive_buffer=2048)
+        with sock:
+            started = time.monotonic()
+            while time.monotonic() - started < 5:
+                chunk = sock.recv(8192)
+                assert chunk, f"closed after {time.monotonic() - started:.1f} s"
+                got += chunk
+                time.sleep(0.2)
+            sock.settimeout(10)
+            while chunk := sock.recv(1 << 20):
+                got += chunk
+        body = got.partition(b"\r\n\r\n")[2]
+        assert _unchunked(body) == content
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def _unchunked(body: bytes) -> bytes:
+    """``body`` sent with ``Transfer-Encoding: chunked``, decoded."""
+    out, at = b"", 0
+    while True:
+        end = body.index(b"\r\n", at)
+        size = int(body[at:end], 16)
+        if size == 0:
+            return out
+        out += body[end + 2:end + 2 + size]
+        at = end + 2 + size + 2

@@ -73,6 +73,9 @@ CSRF_HEADER = "x-scratchfs-csrf"
 """The request header that carries :func:`csrf_token` on a state-changing request from the page."""
 TOKEN_PARAM = "token"
 """The query parameter that may carry the access token."""
+TRANSPORT_KEY = "scratchfs.transport"
+"""The scope key :class:`Guard` puts the server's asyncio transport of the connection under (uvicorn's: its
+``send`` is a method of an object that holds it), or None: what a download's stall deadline watches."""
 _SAFE_METHODS = frozenset({"GET", "HEAD"})
 
 
@@ -182,6 +185,7 @@ class Guard:
             await _refuse(origin_form(scope), send_with_headers, *misdirected)  # (JSON under /api/, else text)
             return
         scope = origin_form(scope)  # (GET http://HOST/path: served as GET /path once HOST passed)
+        scope[TRANSPORT_KEY] = getattr(getattr(send, "__self__", None), "transport", None)
         headers = _headers(scope)
         query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
         from_query, bearer, problem = _given_credentials(scope, query)
@@ -451,5 +455,5 @@ async def _redirect_into_cookie(scope: Scope, send: Send, query: list[tuple[str,
     await send({"type": "http.response.body", "body": b""})
 
 
-__all__ = ["CSP", "CSRF_HEADER", "LOCAL_NAMES", "SECURITY_HEADERS", "TOKEN_PARAM", "CutShort", "Guard", "allowed_host",
-           "cookie_name", "csrf_token", "host_problem", "new_access_token", "origin_form"]
+__all__ = ["CSP", "CSRF_HEADER", "LOCAL_NAMES", "SECURITY_HEADERS", "TOKEN_PARAM", "TRANSPORT_KEY", "CutShort", "Guard",
+           "allowed_host", "cookie_name", "csrf_token", "host_problem", "new_access_token", "origin_form"]
