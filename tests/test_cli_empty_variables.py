@@ -30,16 +30,16 @@ def _variables() -> set[str]:
     return found
 
 
-_BY_COMMAND = {"SCRATCHFS_TOKEN": ["serve", "--port", "0"],
+_BY_COMMAND = {"SCRATCHFS_TOKEN": ["serve", "--port", "0"], "SCRATCHFS_ALLOW_HOST": ["serve", "--port", "0"],
                "SCRATCHFS_SPILL_THRESHOLD_BYTES": ["mcp-proxy", "--", sys.executable, "-c", "pass"]}
 VARIABLES = sorted(_variables())
 
 
 def test_every_variable_is_covered():
     assert {name.removeprefix("SCRATCHFS_") for name in VARIABLES} == {
-        "AGENT_ID", "BLOBS", "BUSY_TIMEOUT", "DEFAULT_TTL", "DURABLE", "INDEX", "PATTERN_TIMEOUT", "REFRESH_ON_READ",
-        "REPLY_BUDGET_BYTES", "ROOT", "RUN_ID", "RUN_QUOTA_BYTES", "RUN_QUOTA_ENTRIES", "SEGMENT_ENTRY_BYTES",
-        "SPILL_THRESHOLD_BYTES", "TOKEN"}
+        "AGENT_ID", "ALLOW_HOST", "BLOBS", "BUSY_TIMEOUT", "DEFAULT_TTL", "DURABLE", "INDEX", "PATTERN_TIMEOUT",
+        "REFRESH_ON_READ", "REPLY_BUDGET_BYTES", "ROOT", "RUN_ID", "RUN_QUOTA_BYTES", "RUN_QUOTA_ENTRIES",
+        "SEGMENT_ENTRY_BYTES", "SPILL_THRESHOLD_BYTES", "TOKEN"}
 
 
 _NAMES = ("SCRATCHFS_ROOT", "SCRATCHFS_RUN_ID", "SCRATCHFS_AGENT_ID")  # (a root, run or agent of a space is a name,

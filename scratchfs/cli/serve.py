@@ -9,6 +9,10 @@ enough of them took every file descriptor); an answer whose client takes none of
 never read gives its slot back); a stop (SIGTERM, SIGHUP, Ctrl-C) closes the connections whose clients
 do not read, and cancels what is left after 10 s.
 
+A request's ``Host`` must name this server (421 otherwise: :func:`~scratchfs.web.security.host_problem`);
+``--allow-host NAME`` (or ``NAME:PORT``, repeatable; ``$SCRATCHFS_ALLOW_HOST``, names split by spaces) adds the
+names a reverse proxy in front sends, each checked as a host name (no wildcards: a usage error, exit 2).
+
 A token given with ``--token`` gets a warning on stderr: the process's arguments are readable by every local user
 (``ps``), and so is a loopback port; ``$SCRATCHFS_TOKEN`` is private to the user.
 
@@ -117,6 +121,21 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+def _check_hosts(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    """``--allow-host``'s names, each checked as the web guard reads it (a usage error, exit 2, for one that is no
+    host name: a wildcard, a URL, a bad port)."""
+    try:
+        from scratchfs.web.security import allowed_host
+    except ImportError:  # (no web extra: serve_command says so)
+        return value
+    for item in value:
+        try:
+            allowed_host(item)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+    return value
+
+
 @main.command("serve")
 @takes_no_scope("it serves every run of the store: its page lists them", lambda option, value: (
     f"; open the printed URL, then /runs/{quote(value, safe='')} on its address for that run's"
@@ -129,11 +148,14 @@ def _is_loopback(host: str) -> bool:
               help="Port to listen on (0: any free port; the printed URL names it).")
 @click.option("--token", envvar="SCRATCHFS_TOKEN", default=None,
               help="Access token (16-256 characters of A-Z a-z 0-9 . _ ~ -) [env: SCRATCHFS_TOKEN; default: random].")
+@click.option("--allow-host", "allow_hosts", multiple=True, envvar="SCRATCHFS_ALLOW_HOST", callback=_check_hosts,
+              help="A Host a reverse proxy in front sends, NAME (any port) or NAME:PORT, served besides this server's "
+                   "own; repeatable, no wildcards [env: SCRATCHFS_ALLOW_HOST, names split by spaces; default: none].")
 @click.option("--allow-delete", is_flag=True, help="Allow deleting entries, agents and runs (POST, from the page).")
 @click.option("--json", "as_json", is_flag=True, help="Print the start line as JSON: {url, host, port, token}.")
 @settings_options()
-def serve_command(root: str | None, host: str, port: int, token: str | None, allow_delete: bool,
-                  as_json: bool) -> None:
+def serve_command(root: str | None, host: str, port: int, token: str | None, allow_hosts: tuple[str, ...],
+                  allow_delete: bool, as_json: bool) -> None:
     """Serve the web inspector: a JSON API and a page over the store (needs: pip install 'scratchfs[web]').
 
     Every request needs the access token; open the printed URL, which carries it. Read-only unless --allow-delete.
@@ -162,7 +184,7 @@ def serve_command(root: str | None, host: str, port: int, token: str | None, all
     deferred.start()  # a mistyped root or a setting to fix ends the start-up; an outage is served through
     try:
         sock = _listen(host, port)
-        stopped = _run(deferred, sock, host, token, allow_delete, as_json)
+        stopped = _run(deferred, sock, host, token, allow_hosts, allow_delete, as_json)
     finally:
         deferred.close()
     if stopped:
@@ -181,14 +203,14 @@ def _open(root: Path, urls: dict[str, Any], settings: Settings | None, busy_time
     return ScratchStore(path, settings=settings, **urls)
 
 
-def _run(deferred: DeferredStore, sock: socket.socket, host: str, token: str, allow_delete: bool,
-         as_json: bool) -> list[int]:
+def _run(deferred: DeferredStore, sock: socket.socket, host: str, token: str, allow_hosts: tuple[str, ...],
+         allow_delete: bool, as_json: bool) -> list[int]:
     """Serve the app over ``deferred`` on ``sock`` until a signal or Ctrl-C; returns the signals received."""
     import uvicorn
 
     from scratchfs.web import create_app
 
-    app = create_app(deferred, token, allow_delete=allow_delete, hosts=_own_names(host))
+    app = create_app(deferred, token, allow_delete=allow_delete, hosts=_own_names(host), allow_hosts=allow_hosts)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False,
                             http=guarded_h11(), backlog=connection_bound(BACKLOG, 8),
                             timeout_graceful_shutdown=SHUTDOWN_SECONDS)

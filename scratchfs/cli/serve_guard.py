@@ -36,7 +36,6 @@ Source: uvicorn's ``H11Protocol`` (``connection_made``, ``on_response_complete``
 
 from __future__ import annotations
 
-import contextlib
 import functools
 from typing import Any
 
@@ -174,19 +173,10 @@ def _watch_stall(protocol: Any, seconds: float | None, left: int | None = None) 
 
 
 def unsent(transport: Any) -> int:
-    """Bytes written to ``transport`` (an asyncio socket transport) that its client has not taken yet: those in its
-    buffer, and on Linux those in the socket's send queue, not sent or not acknowledged (``SIOCOUTQ``; the kernel
-    takes up to megabytes from the buffer on loopback, a third of its queue at a time, so the buffer alone sat still
-    for tens of seconds under a client reading 40 KB/s). Elsewhere the buffer's alone."""
-    import fcntl
-    import struct
-    import termios
+    """:func:`scratchfs.web.download.unsent`: bytes written to ``transport`` its client has not taken yet."""
+    from scratchfs.web.download import unsent as of
 
-    left = transport.get_write_buffer_size()
-    sock = transport.get_extra_info("socket")
-    with contextlib.suppress(OSError, AttributeError, ValueError):
-        left += struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0\0\0\0"))[0]
-    return left
+    return of(transport)
 
 
 def _one_too_many(newcomer: Any, h11: Any, bound: int) -> None:

@@ -26,7 +26,7 @@ from starlette.routing import Route
 from scratchfs.api.deferred_store import DeferredStore
 from scratchfs.api.store import ScratchStore
 from scratchfs.foundation.errors import ScratchError
-from scratchfs.web import api, page
+from scratchfs.web import api, download, page
 from scratchfs.web.download import DownloadSlots, content_endpoint
 from scratchfs.web.endpoint import endpoint, error_response
 from scratchfs.web.openapi import openapi
@@ -100,7 +100,7 @@ def routes() -> list[Route]:
 
 
 def create_app(store: ScratchStore | DeferredStore, token: str, *, allow_delete: bool = False,
-               hosts: Iterable[str] = ()) -> Any:
+               hosts: Iterable[str] = (), allow_hosts: Iterable[str] = (), stall_seconds: float | None = None) -> Any:
     """The inspector's ASGI app over ``store``, guarded by the access ``token``.
 
     Args:
@@ -109,21 +109,39 @@ def create_app(store: ScratchStore | DeferredStore, token: str, *, allow_delete:
         token: the access token every request must carry (see :mod:`scratchfs.web.security`).
         allow_delete: serve the delete routes (POST); without it they answer 403.
         hosts: the names a request's ``Host`` may give besides this machine's loopback and the address the
-            connection came in on (:func:`~scratchfs.web.security.host_problem`; any other is a 421).
+            connection came in on, with the port it came in on (:func:`~scratchfs.web.security.host_problem`; any
+            other is a 421).
+        allow_hosts: more names ``Host`` may give, ``NAME`` (any port) or ``NAME:PORT``: those a reverse proxy in
+            front sends (:func:`~scratchfs.web.security.allowed_host`).
+        stall_seconds: how long a download may wait for a client that takes nothing of it before it is cut short,
+            its connection closed and its slot (one of 16), its blob and its frames read ahead given back
+            (:func:`~scratchfs.web.download.watched_send`); None: :data:`~scratchfs.web.download.STALL_SECONDS`
+            (30), ``math.inf``: never.
+
+    The app guards what it holds under any ASGI server: its token and ``Host`` checks, its downloads' slots and
+    stall deadline. The connections are the server's: under plain uvicorn an embedder sets what ``scratchfs serve``
+    sets -- a deadline for each request's headers and a bound on connections, which
+    ``uvicorn.Config(http=scratchfs.cli.serve_guard.guarded_h11())`` gives, ``timeout_graceful_shutdown``, and
+    ``access_log=False`` (the first request's URL carries the token). The stall deadline judges a client by the
+    bytes it takes when the server's ``send`` is a method of an object holding the connection's asyncio transport
+    (uvicorn's), else by how long one write waits (which cut a client reading 40 KB/s on loopback after 30 s).
 
     Returns:
         An ASGI application (the :class:`~scratchfs.web.security.Guard` around a Starlette app).
 
     Raises:
-        ValueError: an empty token.
+        ValueError: an empty token, an ``allow_hosts`` item that is no host name, or ``stall_seconds`` not over 0.
     """
+    if stall_seconds is not None and not stall_seconds > 0:
+        raise ValueError(f"stall_seconds must be over 0 (math.inf: no deadline), not {stall_seconds!r}")
     app = Starlette(routes=routes(), exception_handlers={HTTPException: _http_error, Exception: _http_error})
     app.state.store = store
     app.state.token = token
     app.state.allow_delete = bool(allow_delete)
     app.state.fsck_cache, app.state.fsck_lock = {}, threading.Lock()  # GET /api/fsck: the last report, one check
     app.state.downloads = DownloadSlots()  # the downloads streamed at once
-    return Guard(app, token, hosts)
+    app.state.stall_seconds = download.STALL_SECONDS if stall_seconds is None else float(stall_seconds)
+    return Guard(app, token, hosts, allow_hosts)
 
 
 __all__ = ["create_app", "routes"]

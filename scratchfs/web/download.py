@@ -5,8 +5,10 @@ wrong bytes -- when a frame turns out damaged after the first byte went out.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
+import math
 import re
 import threading
 import urllib.parse
@@ -20,7 +22,7 @@ from scratchfs.foundation import checks
 from scratchfs.foundation.errors import ScratchError, StoreBusy
 from scratchfs.foundation.text import one_line
 from scratchfs.web.endpoint import app_store, error_response, internal_error, path_params, query_params
-from scratchfs.web.security import CutShort
+from scratchfs.web.security import TRANSPORT_KEY, CutShort
 
 log = logging.getLogger("scratchfs.web.api")  # (the logger these lines always had: hosts filter on it)
 
@@ -47,7 +49,8 @@ def content_endpoint(kind: str) -> Callable[[Request], Response]:
             taken = slots.take()
             entry, chunks = app_store(request).scope(params["run"], params["agent"]).open_content(kind, key)
             response = _ClosingStream(chunks, request.url.path, slots.give_back, media_type="application/octet-stream",
-                                      headers={"Content-Disposition": attachment(key, entry.content_type)})
+                                      headers={"Content-Disposition": attachment(key, entry.content_type)},
+                                      stall=getattr(request.app.state, "stall_seconds", STALL_SECONDS))
         except ScratchError as exc:
             response = error_response(exc, request)
         except Exception:  # a bug: logged, and a JSON 500 without details
@@ -85,6 +88,58 @@ decompressed ahead (:meth:`~scratchfs.api.scope.Scope.iter_content`) while its c
 for a download and never read it held 1.4 GiB."""
 
 
+STALL_SECONDS = 30.0
+"""Seconds a write of a download may wait for a client that takes nothing of what was sent (:func:`watched_send`)
+before the download is cut short, its connection closed, and its slot, its blob and its frames read ahead come back:
+the app's own deadline, under any ASGI server (a client that asked for 16 downloads and read none held every slot
+for as long as it stayed connected). Read by :func:`~scratchfs.web.app.create_app`."""
+
+
+async def watched_send(send: Any, message: Any, stall: float, transport: Any, path: str) -> None:
+    """``await send(message)``, unless it waits ``stall`` seconds with its client taking nothing of what was sent:
+    then the send is cancelled, the connection ``transport`` aborted, one line logged, and :class:`CutShort` raised
+    (the download ends there). The server's ``send`` waits while the connection's buffer is full; a client reading
+    slowly keeps it waiting for tens of seconds (the kernel takes from the buffer a third of its send queue at a
+    time: a write waited 30 s under a client reading 40 KB/s), so each period is judged by :func:`unsent` of
+    ``transport`` (the server's asyncio transport, None when the server's is unknown: then by the wait alone)."""
+    task = asyncio.ensure_future(send(message))
+    try:
+        before = unsent(transport) if transport is not None else None
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=stall)
+            if done:
+                return task.result()
+            now = unsent(transport) if transport is not None else None
+            if now is None or before is None or now >= before:
+                break
+            before = now
+    finally:
+        if not task.done():
+            task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    if transport is not None:
+        transport.abort()  # (the connection's descriptor and buffer too, not only the download's slot)
+    log.warning("web API %s: the download was cut short: its client took nothing for %g s", path, stall)
+    raise CutShort(f"its client took nothing for {stall:g} s")
+
+
+def unsent(transport: Any) -> int:
+    """Bytes written to ``transport`` (an asyncio socket transport) that its client has not taken yet: those in its
+    buffer, and on Linux those in the socket's send queue, not sent or not acknowledged (``SIOCOUTQ``; the kernel
+    takes up to megabytes from the buffer on loopback, a third of its queue at a time, so the buffer alone sat still
+    for tens of seconds under a client reading 40 KB/s). Elsewhere the buffer's alone."""
+    import fcntl
+    import struct
+    import termios
+
+    left = transport.get_write_buffer_size()
+    sock = transport.get_extra_info("socket")
+    with contextlib.suppress(OSError, AttributeError, ValueError):
+        left += struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0\0\0\0"))[0]
+    return left
+
+
 class DownloadSlots:
     """The downloads being streamed, at most ``most`` at once (:data:`MAX_DOWNLOADS`); thread-safe."""
 
@@ -113,10 +168,23 @@ class _ClosingStream(StreamingResponse):
     the garbage collector finds it. A ``HEAD`` gets the headers alone: Starlette's streaming response iterates the
     whole body for it too (every frame decompressed, for a body the server then drops)."""
 
-    def __init__(self, chunks: Iterator[bytes], path: str, done: Callable[[], None], **kwargs: Any) -> None:
+    def __init__(self, chunks: Iterator[bytes], path: str, done: Callable[[], None], stall: float = STALL_SECONDS,
+                 **kwargs: Any) -> None:
         self._close = getattr(chunks, "close", None)  # (Scope.iter_content's generator)
         self._done = done  # (its download slot given back)
+        self._path, self._stall = path, stall
         super().__init__(_cut_on_error(chunks, path), **kwargs)
+
+    def _stall_guarded(self, scope: Any, send: Any) -> Any:
+        """``send``, each write of the body watched by :func:`watched_send` (``stall`` seconds; ``math.inf``: not)."""
+        if not math.isfinite(self._stall):
+            return send
+        transport = scope.get(TRANSPORT_KEY)
+
+        async def guarded(message: Any) -> None:
+            await watched_send(send, message, self._stall, transport, self._path)
+
+        return guarded
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         try:
@@ -124,7 +192,7 @@ class _ClosingStream(StreamingResponse):
                 await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
                 return
-            await super().__call__(scope, receive, send)
+            await super().__call__(scope, receive, self._stall_guarded(scope, send))
         finally:
             try:
                 if self._close is not None:
@@ -142,4 +210,5 @@ def _cut_on_error(chunks: Iterator[bytes], path: str) -> Iterator[bytes]:
         raise CutShort(str(exc)) from None
 
 
-__all__ = ["MAX_DOWNLOADS", "DownloadSlots", "attachment", "content_endpoint"]
+__all__ = ["MAX_DOWNLOADS", "STALL_SECONDS", "DownloadSlots", "attachment", "content_endpoint", "unsent",
+           "watched_send"]

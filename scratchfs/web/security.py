@@ -3,7 +3,10 @@ response, as one pure ASGI middleware (:class:`Guard`) in front of the whole app
 
 * Before anything else, a request's ``Host`` must name this server (:func:`host_problem`: loopback's names, the
   address the connection came in on, the names the server was started with, and its port), else 421: a page of a
-  name made to resolve to 127.0.0.1 (DNS rebinding) is same-origin with itself as far as its browser knows.
+  name made to resolve to 127.0.0.1 (DNS rebinding) is same-origin with itself as far as its browser knows. Names
+  a reverse proxy in front sends are let through only when given (``allow_hosts``, :func:`allowed_host`: exact
+  names, no wildcards). A target in absolute form (``GET http://NAME/path``) is judged by its authority in place of
+  ``Host`` (RFC 9112 section 3.2.2), then served by its path (:func:`origin_form`).
 * Every request needs the access token, also on loopback: as ``Authorization: Bearer <token>``, as the cookie this
   guard sets, or as ``?token=`` in the URL (the URL printed at start, as Jupyter does). A page opened with
   ``?token=`` is redirected (303) to the same URL without it, with the token moved into a cookie (``HttpOnly``,
@@ -39,13 +42,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import json
 import re
 import secrets
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qsl, quote, unquote_to_bytes, urlencode
+from urllib.parse import parse_qsl, quote, unquote, unquote_to_bytes, urlencode
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -69,6 +73,9 @@ CSRF_HEADER = "x-scratchfs-csrf"
 """The request header that carries :func:`csrf_token` on a state-changing request from the page."""
 TOKEN_PARAM = "token"
 """The query parameter that may carry the access token."""
+TRANSPORT_KEY = "scratchfs.transport"
+"""The scope key :class:`Guard` puts the server's asyncio transport of the connection under (uvicorn's: its
+``send`` is a method of an object that holds it), or None: what a download's stall deadline watches."""
 _SAFE_METHODS = frozenset({"GET", "HEAD"})
 
 
@@ -140,18 +147,22 @@ class Guard:
         app: the application behind the guard.
         token: the access token (any non-empty text).
         hosts: names (or addresses) a request's ``Host`` may give besides ``localhost``, ``127.0.0.1``, ``[::1]`` and
-            the address the connection came in on (:func:`host_problem`): the ``--host`` the server was bound to.
+            the address the connection came in on (:func:`host_problem`), with the server's port: the ``--host`` the
+            server was bound to.
+        allow_hosts: more names a request's ``Host`` may give, as ``NAME`` (with any port) or ``NAME:PORT``
+            (:func:`allowed_host`): those a reverse proxy in front of the server sends.
 
     Raises:
-        ValueError: an empty token.
+        ValueError: an empty token, or an ``allow_hosts`` item that is no host name (:func:`allowed_host`).
     """
 
-    def __init__(self, app: ASGIApp, token: str, hosts: Iterable[str] = ()) -> None:
+    def __init__(self, app: ASGIApp, token: str, hosts: Iterable[str] = (), allow_hosts: Iterable[str] = ()) -> None:
         if not token:
             raise ValueError("the access token must not be empty")
         self.app = app
         self.token = token
         self.hosts = frozenset(_bare(host) for host in hosts)
+        self.allowed = frozenset(allowed_host(host) for host in allow_hosts)
         self.csrf = csrf_token(token)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -169,10 +180,12 @@ class Guard:
                 message["headers"] = [*message.get("headers", []), *extra]
             await send(message)
 
-        misdirected = host_problem(scope, self.hosts)
+        misdirected = host_problem(scope, self.hosts, self.allowed)
         if misdirected:  # before anything else: a page of another name (DNS rebinding) learns nothing here
-            await _refuse(scope, send_with_headers, *misdirected)
+            await _refuse(origin_form(scope), send_with_headers, *misdirected)  # (JSON under /api/, else text)
             return
+        scope = origin_form(scope)  # (GET http://HOST/path: served as GET /path once HOST passed)
+        scope[TRANSPORT_KEY] = getattr(getattr(send, "__self__", None), "transport", None)
         headers = _headers(scope)
         query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
         from_query, bearer, problem = _given_credentials(scope, query)
@@ -240,32 +253,111 @@ def _bare(host: str) -> str:
     return host.strip().lower().removeprefix("[").removesuffix("]")
 
 
-def host_problem(scope: Scope, hosts: Iterable[str] = ()) -> tuple[int, str, str] | None:
+_HOST_RE = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[^:\[\]@/?#%\\]+)(?::([0-9]{1,5}))?\Z")
+_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+_NAME_RE = re.compile(rf"(?=.{{1,253}}\Z){_LABEL}(?:\.{_LABEL})*\Z")
+_ABSOLUTE_RE = re.compile(rb"([A-Za-z][A-Za-z0-9+.-]*)://([^/]*)")
+
+
+def allowed_host(text: str) -> tuple[str, int | None]:
+    """``text`` -- a name a reverse proxy in front of the inspector puts in ``Host``: ``NAME`` or ``NAME:PORT``, an
+    IPv4 address, or an IPv6 one in brackets (``[::1]:8080``) or without (``fe80::1``, no port then) -- as
+    ``(name, port)``: the name lower-case and without brackets, the port None when none is given (any port, or
+    none, then: the port a browser sends is the proxy's, and none at all for 80 and 443).
+
+    Raises:
+        ValueError: anything else, saying what is wrong: a wildcard (``*.example.com``: a name an attacker can make
+        resolve to this machine is exactly what the ``Host`` check refuses), a URL, userinfo, a path, a port over
+        65535, a label over 63 characters or with other characters than letters, digits and ``-``."""
+    given = text.strip()
+    if "*" in given:
+        raise ValueError(f"{given!r}: no wildcards; give each name a proxy sends as it is")
+    if given.count(":") > 1 and not given.startswith("["):
+        given = f"[{given}]"  # (a bare IPv6 address: no port then)
+    found = _HOST_RE.match(given)
+    port = int(found.group(2)) if found and found.group(2) else None
+    name = _bare(found.group(1)) if found else ""
+    if found and given.startswith("["):
+        try:
+            ipaddress.IPv6Address(name)
+        except ValueError:
+            found = None
+    elif found and not _NAME_RE.match(name.removesuffix(".")):
+        found = None
+    if not found or (port is not None and not 0 < port < 65536):
+        raise ValueError(f"{text!r} is no host name: give NAME or NAME:PORT, as a proxy sends it in Host (letters, "
+                         "digits, - and . ; an IPv6 address in [brackets] with a port)")
+    return name, port
+
+
+def host_problem(scope: Scope, hosts: Iterable[str] = (),
+                 allowed: Iterable[tuple[str, int | None]] = ()) -> tuple[int, str, str] | None:
     """The refusal (status, kind, message) of a request whose ``Host`` header names another server, or None.
 
     A page of any site whose name an attacker makes resolve to 127.0.0.1 (DNS rebinding) is same-origin with itself,
     and its browser sends ``Host: attacker.example:PORT``: it holds no token, but the inspector answers to no such
     name. ``Host`` must be ``localhost``, ``127.0.0.1``, ``[::1]``, the address the connection came in on (the
     server's side of it: the bound address, or under ``--host 0.0.0.0`` the one the client used) or one of
-    ``hosts`` (lower-case, without brackets), with the port the connection came in on (none: 80); else 421. More
-    than one ``Host`` header is a 400. A request without one (HTTP/1.0) passes: a browser always sends it."""
+    ``hosts`` (lower-case, without brackets), with the port the connection came in on (none: 80), or one of
+    ``allowed`` (:func:`allowed_host`'s pairs: a reverse proxy's names, with their port or any); else 421. More
+    than one ``Host`` header is a 400. A request without one (HTTP/1.0) passes: a browser always sends it.
+
+    A request whose target is in absolute form (``GET http://NAME:PORT/path HTTP/1.1``) is judged by the target's
+    authority in place of ``Host`` (RFC 9112 section 3.2.2: a server ignores ``Host`` then), with or without one;
+    :func:`origin_form` gives such a request's scope as it is served."""
+    target = _absolute_target(scope)
     given = [value.decode("latin-1") for name, value in scope.get("headers", []) if name.lower() == b"host"]
-    if len(given) > 1:
+    if target is None and len(given) > 1:
         return 400, "invalid argument", f"the request has {len(given)} Host headers: send one"
-    if not given:
+    if target is not None and target[0].lower() not in (b"http", b"https"):
+        return 400, "invalid argument", "the request's target is a URL of another scheme than http: send its path"
+    if target is None and not given:
         return None
+    what, value = ("the request's target names", target[1].decode("latin-1")) if target else ("the Host", given[0])
     server = scope.get("server") or ("", None)
-    found = _HOST_RE.match(given[0].strip())
-    port = int(found.group(2) or 80) if found else None
+    found = _HOST_RE.match(value.strip())
+    name, port = (_bare(found.group(1)), int(found.group(2) or 80)) if found else ("", None)
     names = {*LOCAL_NAMES, _bare(str(server[0])), *hosts}
-    if found and _bare(found.group(1)) in names and (server[1] is None or port == server[1]):
+    if found and name in names and (server[1] is None or port == server[1]):
         return None
-    return 421, "misdirected request", (f"this server answers to localhost:{server[1]} or 127.0.0.1:{server[1]} "
-                                        f"(and the names it was started with), not to the Host "
-                                        f"{json.dumps(given[0][:80])}: open the URL that `scratchfs serve` printed")
+    if found and any(name == other and (only is None or _port_given(found.group(2), only))
+                     for other, only in allowed):
+        return None
+    own = (f"localhost:{server[1]} or 127.0.0.1:{server[1]}" if server[1] is not None
+           else "localhost, 127.0.0.1 or [::1] (with the port it listens on)")
+    return 421, "misdirected request", (f"this server answers to {own} (and the names it was started with), not to "
+                                        f"{what} {json.dumps(value[:80])}: open the URL that `scratchfs serve` "
+                                        "printed, or the one you were given for this server")
 
 
-_HOST_RE = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[^:\[\]]+)(?::([0-9]{1,5}))?\Z")
+def _port_given(given: str | None, port: int) -> bool:
+    """Whether a ``Host``'s port ``given`` (None when it gives none) is ``port``: none is 80 or 443 (the default
+    ports of http and https, either of which a proxy in front may speak)."""
+    return int(given) == port if given else port in (80, 443)
+
+
+def _absolute_target(scope: Scope) -> tuple[bytes, bytes, bytes] | None:
+    """The scheme, authority and rest (path, ``/`` at least) of a request whose target is in absolute form, as
+    the server left it in ``raw_path``; None for a target in origin form (a path)."""
+    raw = scope.get("raw_path") or b""
+    found = _ABSOLUTE_RE.match(raw)
+    if found is None:
+        return None
+    return found.group(1), found.group(2), raw[found.end():] or b"/"
+
+
+def origin_form(scope: Scope) -> Scope:
+    """``scope``, or for a request whose target is in absolute form (``http://NAME:PORT/path``) a copy with the
+    target's path as ``path`` and ``raw_path`` and its authority as the one ``Host`` header (RFC 9112 section 3.2.2:
+    a server MUST accept the absolute form, and replace ``Host`` with the target's authority) -- as the server makes
+    of a target in origin form, so the request is routed by its path. Call it once :func:`host_problem` passed."""
+    target = _absolute_target(scope)
+    if target is None:
+        return scope
+    _, authority, rest = target
+    headers = [(name, value) for name, value in scope.get("headers", []) if name.lower() != b"host"]
+    return {**scope, "raw_path": rest, "path": unquote(rest.decode("latin-1")),
+            "headers": [(b"host", authority), *headers]}
 
 
 def _given_credentials(scope: Scope, query: list[tuple[str, str]]) -> tuple[str | None, str | None,
@@ -363,5 +455,5 @@ async def _redirect_into_cookie(scope: Scope, send: Send, query: list[tuple[str,
     await send({"type": "http.response.body", "body": b""})
 
 
-__all__ = ["CSP", "CSRF_HEADER", "LOCAL_NAMES", "SECURITY_HEADERS", "TOKEN_PARAM", "CutShort", "Guard", "cookie_name",
-           "csrf_token", "host_problem", "new_access_token"]
+__all__ = ["CSP", "CSRF_HEADER", "LOCAL_NAMES", "SECURITY_HEADERS", "TOKEN_PARAM", "TRANSPORT_KEY", "CutShort", "Guard",
+           "allowed_host", "cookie_name", "csrf_token", "host_problem", "new_access_token", "origin_form"]
