@@ -348,8 +348,9 @@ class Scope:
             low = offset or None if back else None  # (line=-N, offset=O: no line before byte O, a member's first)
             asked = line if end is not None and back else None  # (its next_call goes back)
             line = tail_line(line, end, lambda at: self.read_lines(handle, None, 1, offset=at, cap=1).first_line)
-            if back and low is None and end is not None:  # (a tar member's last lines: no further back than it)
-                low = member_start(lambda at, n: self.read_range(handle, at, n), end)
+            if back and low is None and end is not None:  # (a tar or zip member's last lines: no further back)
+                low = member_start(lambda at, n: self.read_range(handle, at, n), end, functools.partial(
+                    Call.of, "read_handle", handle=handle, line=asked, lines=lines, budget=budget))
 
             def lines_from(at: int) -> LineSlice:
                 return bounded_lines(self.read_lines(handle, None, lines, offset=at, cap=cap), end)

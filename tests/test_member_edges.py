@@ -1,0 +1,144 @@
+"""The edges of a member's reads (helper readedges2), on archives made by ``tar`` and ``zip`` on this machine
+(``fixtures/tools/``) and by Python's ``tarfile`` and ``zipfile``:
+
+1. a zip member's last lines read by ``end=`` alone (``line=-N``, the ``end=`` of the call its stub names) walked
+   back out of the member, into its local header and the member before: the member is now found from ``end=`` by the
+   zip's central directory, as a tar's is by its headers;
+2. an ``end=`` in no member's data (a tar header, its padding, a zip's local header or central directory) had no
+   member, so no bound: it is one typed error naming the data ranges of the members around it and the calls that read
+   their last lines;
+3. a line read (``line=-N`` or ``lines=``) or a range read from ``offset=`` the content's end showed nothing and said
+   nothing: its note says why and names the call that reads the last lines (or bytes);
+4. every call the replies name -- ``next_call``, a note's ``calls``, a refusal's calls --, followed from a member's
+   read as the stub and the listing name it, forwards and back, stays in the member, never repeats and ends.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from scratchfs import InvalidArgument
+from scratchfs.adapter import parse_call
+from scratchfs.api.contract import ScratchTools
+from tests.archives import call_args
+
+TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
+ARCHIVES = ["tar-cf-logs.tar", "zip-0-logs.zip", "zip-0-stream-logs.zip", "zip-logs.zip"]
+MOST_PAGES = 300
+
+
+def _members(raw: bytes) -> list[tuple[str, int, int]]:
+    """Each member's (name, data offset, stored bytes), as Python's tarfile or zipfile reads them."""
+    if raw.startswith(b"PK"):
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            out = []
+            for info in archive.infolist():
+                local = raw[info.header_offset : info.header_offset + 30]
+                start = info.header_offset + 30 + int.from_bytes(local[26:28], "little") + \
+                    int.from_bytes(local[28:30], "little")
+                out.append((info.filename, start, info.compress_size))
+            return out
+    with tarfile.open(fileobj=io.BytesIO(raw)) as archive:
+        return [(info.name, info.offset_data, info.size) for info in archive.getmembers()]
+
+
+def _stub_read_calls(note: str) -> list[dict]:
+    """The arguments of the member reads a stub's note names (``offset=, length=, end=``)."""
+    calls = [parse_call(text.strip().rstrip("."))[1] for text in note.split("Next: ", 1)[1].split(" | ")]
+    return [call for call in calls if "end" in call]
+
+
+def _walk(tools: ScratchTools, first: dict, start: int, end: int) -> tuple[list[dict], set[str]]:
+    """Every reply of ``first`` and of each call the replies name (next_call, a note's calls, a refusal's calls),
+    each reply checked to show no byte outside ``[start, end)``; no call made twice along one chain (a loop), no
+    chain longer than MOST_PAGES, none left without an end. Returns the replies and the calls made."""
+    replies: list[dict] = []
+    made: set[str] = set()
+    todo = [first]
+    while todo:
+        call = todo.pop()
+        key = repr(sorted(call.items()))
+        if key in made:
+            continue
+        made.add(key)
+        assert len(made) < MOST_PAGES, call
+        try:
+            reply = tools.call("read_handle", call)
+        except InvalidArgument as exc:  # (a refusal names how to go on: followed too, each within the member)
+            todo += [dict(c.arguments) for c in exc.calls]
+            replies.append({"refused": str(exc), "call": call})
+            continue
+        if "offset" in reply and "length" in reply:
+            assert start <= reply["offset"] and reply["offset"] + reply["length"] <= end, (call, reply)
+        replies.append(reply)
+        named = [call_args(reply["next_call"])] if reply.get("next_call") else []
+        named += [c["arguments"] for c in reply.get("calls", [])]
+        for then in named:
+            assert then.get("end", end) <= end and then.get("offset", start) >= start, (call, then)
+        todo += named
+    return replies, made
+
+
+def _chain(tools: ScratchTools, call: dict | None) -> list[dict]:
+    pages = []
+    while call is not None:
+        pages.append(tools.call("read_handle", call))
+        assert len(pages) < MOST_PAGES, call
+        call = call_args(pages[-1]["next_call"]) if pages[-1]["next_call"] else None
+    return pages
+
+
+def _shown(raw: bytes, pages: list[dict]) -> bytes:
+    return b"".join(raw[page["offset"] : page["offset"] + page["length"]] for page in pages)
+
+
+@pytest.mark.parametrize("name", ARCHIVES)
+def test_a_member_s_last_lines_by_the_end_its_stub_names_stay_in_the_member(scratch_scope, name):
+    """As a model reads a member the stub names (``offset=, length=, end=``), then its last lines by that ``end=``
+    alone: every page of the walk back holds the member's bytes only, and they join to the whole member (a zip's
+    went on into its local header and the member before)."""
+    raw = (TOOLS / name).read_bytes()
+    stub = scratch_scope.spill(raw, source_tool="tar")
+    tools = ScratchTools(scratch_scope)
+    members = _members(raw)
+    named = _stub_read_calls(stub.note)
+    stored = name != "zip-logs.zip"  # (a deflated member's bytes are not its text: the stub names no read of it)
+    assert [(c["offset"], c["end"]) for c in named] == [(m[1], m[1] + m[2]) for m in members][:stored]
+    for _, start, length in members:
+        end = start + length
+        for back in (3, 50):
+            pages = _chain(tools, {"handle": stub.handle, "line": -back, "end": end})
+            assert all(start <= p["offset"] and p["offset"] + p["length"] <= end for p in pages), pages
+            assert _shown(raw, pages[::-1]) == raw[start:end]
+
+
+@pytest.mark.parametrize("name", ARCHIVES)
+def test_an_end_in_no_member_s_data_is_refused_naming_the_members_around_it(scratch_scope, name):
+    """``end=`` in a header, a tar's padding or a zip's central directory: one typed error naming the data ranges
+    of the members before and after it, whose calls read their last lines, within them."""
+    raw = (TOOLS / name).read_bytes()
+    handle = scratch_scope.spill(raw, source_tool="tar").handle
+    tools = ScratchTools(scratch_scope)
+    members = _members(raw)
+    spans = [(start, start + length) for _, start, length in members]
+    gaps = [(0, spans[0][0])] + [(a[1], b[0]) for a, b in itertools.pairwise(spans)] + [(spans[-1][1], len(raw))]
+    for index, (low, high) in enumerate(gaps):
+        for end in sorted({low + 1, (low + high) // 2, high}):
+            if not low < end <= high or any(s < end <= e for s, e in spans):
+                continue
+            with pytest.raises(InvalidArgument) as refused:
+                tools.call("read_handle", {"handle": handle, "line": -3, "end": end})
+            words = str(refused.value)
+            assert f"end={end} lies in no member's data" in words
+            around = [spans[i] for i in (index - 1, index) if 0 <= i < len(spans)]
+            assert [(c["offset"], c["end"]) for c in (dict(c.arguments) for c in refused.value.calls)] == around
+            for start, stop in around:
+                assert f"is bytes {start}-{stop}" in words
+                pages = _chain(tools, {"handle": handle, "offset": start, "line": -3, "end": stop})
+                assert _shown(raw, pages[::-1]) == raw[start:stop]
