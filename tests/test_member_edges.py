@@ -142,3 +142,28 @@ def test_an_end_in_no_member_s_data_is_refused_naming_the_members_around_it(scra
                 assert f"is bytes {start}-{stop}" in words
                 pages = _chain(tools, {"handle": handle, "offset": start, "line": -3, "end": stop})
                 assert _shown(raw, pages[::-1]) == raw[start:stop]
+
+
+@pytest.mark.parametrize(("asked", "then"), [({"line": -3}, {"line": -3}), ({"lines": 3}, {"line": -3, "lines": 3}),
+                                             ({"line": -2, "lines": 2}, {"line": -2, "lines": 2})])
+def test_a_line_read_from_the_content_s_end_says_why_it_shows_no_line_and_how_to_read_the_last(scratch_scope, asked,
+                                                                                                then):
+    raw = (TOOLS / "tar-cf-logs.tar").read_bytes()
+    handle = scratch_scope.spill(raw, source_tool="tar").handle
+    tools = ScratchTools(scratch_scope)
+    reply = tools.call("read_handle", {"handle": handle, "offset": len(raw), **asked})
+    assert reply["lines"] == 0 and reply["next_call"] is None
+    assert reply["note"].startswith(f"offset={len(raw)} is the content's end (10,240 bytes): ")
+    assert reply["calls"] == [{"tool": "read_handle", "arguments": {"handle": handle, **then}}]
+    last = tools.call("read_handle", reply["calls"][0]["arguments"])
+    assert last["lines"] >= 1 and last["offset"] + last["length"] == len(raw)
+
+
+def test_a_range_read_from_the_content_s_end_names_the_call_of_its_last_bytes(scratch_scope):
+    raw = (TOOLS / "zip-0-logs.zip").read_bytes()
+    handle = scratch_scope.spill(raw, source_tool="zip").handle
+    tools = ScratchTools(scratch_scope)
+    reply = tools.call("read_handle", {"handle": handle, "offset": len(raw)})
+    assert reply["length"] == 0 and reply["note"].startswith("offset=2095 is the content's end (2,095 bytes)")
+    assert reply["calls"] == [{"tool": "read_handle", "arguments": {"handle": handle}}]  # (offset=0: its last 4 KiB)
+    assert "note" not in tools.call("read_handle", {"handle": handle, "offset": len(raw) - 1})

@@ -29,7 +29,7 @@ from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES
 from scratchfs.foundation.text import plural
 
 __all__ = ["bounded_lines", "bounded_miss", "bounded_range", "check_end", "check_search_end", "last_lines_within",
-           "line_past_end", "lines_within", "member_start", "offset_past_end", "tail_line"]
+           "line_past_end", "lines_within", "member_start", "offset_past_end", "past_bytes", "past_lines", "tail_line"]
 
 
 def check_end(end: object) -> int | None:
@@ -302,3 +302,30 @@ def line_past_end(handle: str, line: int, lines: int) -> InvalidArgument:
         f"line {line} is past the end of {handle} ({plural(lines, 'line')}): line=-1 is its last line; ",
         Call.of("read_handle", handle=handle, line=-count, lines=count), f" reads its last {plural(count, 'line')}"))
 
+
+def past_lines(ls: LineSlice, line: object, lines: int | None) -> LineSlice:
+    """``ls`` (a line read from byte ``offset=``; ``line``, ``lines``: the read's arguments) with the note of a read
+    from the content's end, which shows no line (:attr:`~scratchfs.api.results.LineSlice.past`): why, and the call
+    that reads the last lines -- the same ``line=-N`` without ``offset=``, or the last ``lines`` (at most 50) --, e.g.
+    ``offset=641 is the content's end (641 bytes): no line starts there; the last lines: read_handle(handle="h_...",
+    line=-3)``. ``ls`` itself when it shows a byte, or the content is empty."""
+    if ls.data or ls.offset < ls.size or not ls.total_lines:
+        return ls
+    back = type(line) is int and line < 0
+    count = min(lines or DEFAULT_LINES, ls.total_lines)
+    call = Call.of("read_handle", handle=ls.handle, line=line if back else -count, lines=lines if back else count,
+                   encoding=ls.encoding)
+    said = (f"offset={ls.offset} is the content's end ({plural(ls.size, 'byte')}): "
+            + (f"beside line={line} it is the first byte the read may show, and no line lies after it" if back else
+               "no line starts there"))
+    return replace(ls, past=Advice.of(f"{said}; the last lines: ", call))
+
+
+def past_bytes(sl: Slice) -> Advice | None:
+    """The note of a range read from ``offset=`` the content's end, which shows no byte: why, and the call that reads
+    its last bytes (as :func:`offset_past_end` names it); ``None`` when it shows a byte, or the content is empty."""
+    if sl.data or sl.offset < sl.size or not sl.size:
+        return None
+    said = offset_past_end(sl.handle, sl.offset, sl.size, sl.kind).advice
+    return Advice.of(f"offset={sl.offset} is the content's end ({plural(sl.size, 'byte')}): no byte follows it; its "
+                     "last bytes: ", *said.calls)

@@ -24,6 +24,7 @@ from scratchfs.api.bounds import (
     lines_within,
     member_start,
     offset_past_end,
+    past_lines,
     tail_line,
 )
 from scratchfs.api.counting import search_matcher
@@ -343,7 +344,7 @@ class Scope:
                          handle=None if isinstance(match, bytes) else handle,  # (the calls its refusal names)
                          asked={"match": match, "pattern": pattern, "end": end, "budget": budget})
         if line is not None or lines is not None:
-            back, end = type(line) is int and line < 0, check_end(end)  # (line=-N: the last N before end)
+            back, end, given = type(line) is int and line < 0, check_end(end), line  # (line=-N: the last N before end)
             start = offset if line is None and offset else None
             low = offset or None if back else None  # (line=-N, offset=O: no line before byte O, a member's first)
             asked = line if end is not None and back else None  # (its next_call goes back)
@@ -357,6 +358,7 @@ class Scope:
 
             got = bounded_lines(self.read_lines(handle, line, lines, offset=start, cap=cap), end)
             got = lines_within(got if asked is None else replace(got, asked=asked), low, end, lines_from)
+            got = past_lines(got, given, lines)
             return last_lines_within(got, cap, lambda at, n: self.read_range(handle, at, n).data, lines_from)
         if not searching:
             return bounded_range(self.read_range(handle, offset, length), check_end(end))
