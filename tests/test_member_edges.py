@@ -22,11 +22,13 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from scratchfs import InvalidArgument
 from scratchfs.adapter import parse_call
 from scratchfs.api.contract import ScratchTools
-from tests.archives import call_args
+from tests.archives import call_args, tar_of
 
 TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
 ARCHIVES = ["tar-cf-logs.tar", "zip-0-logs.zip", "zip-0-stream-logs.zip", "zip-logs.zip"]
@@ -78,7 +80,8 @@ def _walk(tools: ScratchTools, first: dict, start: int, end: int) -> tuple[list[
             assert start <= reply["offset"] and reply["offset"] + reply["length"] <= end, (call, reply)
         replies.append(reply)
         named = [call_args(reply["next_call"])] if reply.get("next_call") else []
-        named += [c["arguments"] for c in reply.get("calls", [])]
+        assert not named or repr(sorted(named[0].items())) not in made, ("a loop", call, named)
+        named += [c["arguments"] for c in reply.get("calls", [])]  # (a note's calls may name one made already)
         for then in named:
             assert then.get("end", end) <= end and then.get("offset", start) >= start, (call, then)
         todo += named
@@ -167,3 +170,65 @@ def test_a_range_read_from_the_content_s_end_names_the_call_of_its_last_bytes(sc
     assert reply["length"] == 0 and reply["note"].startswith("offset=2095 is the content's end (2,095 bytes)")
     assert reply["calls"] == [{"tool": "read_handle", "arguments": {"handle": handle}}]  # (offset=0: its last 4 KiB)
     assert "note" not in tools.call("read_handle", {"handle": handle, "offset": len(raw) - 1})
+
+
+def _every_member_walk(scope, raw: bytes) -> None:
+    """Each member read as the listing names it (its ``read``), forwards by lines, back by ``line=-N`` with its
+    ``end=`` alone and with ``offset=``: every call the replies and refusals name followed to its end in the member,
+    every byte of the member shown."""
+    handle = scope.spill(raw, source_tool="tar").handle
+    tools = ScratchTools(scope)
+    listed = tools.call("read_handle", {"handle": handle, "view": "members"})
+    reads = {item["offset"]: call_args(item["read"]) for item in listed["members"] if "read" in item}
+    compressed = {item["offset"] for item in listed["members"] if "compressed" in item}  # (no read: its bytes still
+    # are its member's, and every read of them stays there)
+    for _, start, length in _members(raw):
+        if not length:
+            continue
+        end = start + length
+        read = {"handle": handle, "offset": start, "length": min(length, 65536), "end": end}
+        assert reads.get(start, read) == read and (start in reads or start in compressed)
+        for first in (read, {"handle": handle, "offset": start, "lines": 2, "end": end, "budget": 2048},
+                      {"handle": handle, "line": -2, "end": end, "budget": 2048},
+                      {"handle": handle, "offset": start, "line": -2, "lines": 2, "end": end},
+                      {"handle": handle, "offset": start, "length": 100, "end": end}):
+            replies, _ = _walk(tools, first, start, end)
+            shown = bytearray(length)
+            for reply in replies:
+                if "offset" in reply and "length" in reply:
+                    shown[reply["offset"] - start : reply["offset"] - start + reply["length"]] = \
+                        raw[reply["offset"] : reply["offset"] + reply["length"]]
+            assert bytes(shown) == raw[start:end], first  # (no byte of the member left unshown: no dead end)
+
+
+@pytest.mark.parametrize("name", ARCHIVES)
+def test_every_call_a_member_s_reads_name_stays_in_it_and_ends(scratch_scope, name):
+    _every_member_walk(scratch_scope, (TOOLS / name).read_bytes())
+
+
+_TEXT = st.lists(st.text(alphabet="ab é\t", max_size=60), max_size=25).map(lambda lines: "\n".join(lines).encode())
+
+
+def _zip_of(files: list[bytes], stream: bool) -> bytes:
+    """A stored zip of ``files``, written to a seekable file or (``stream``) to a pipe-like one: data descriptors."""
+    out = io.BytesIO()
+
+    class Pipe(io.RawIOBase):
+        def writable(self) -> bool:
+            return True
+
+        def write(self, b) -> int:
+            return out.write(b)
+
+    with zipfile.ZipFile(Pipe() if stream else out, "w", zipfile.ZIP_STORED) as archive:
+        for i, data in enumerate(files):
+            archive.writestr(f"m{i}.txt", data)
+    return out.getvalue()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(files=st.lists(_TEXT, min_size=1, max_size=4), kind=st.sampled_from(["tar", "zip", "zip-stream"]))
+def test_every_call_of_a_member_s_reads_stays_in_it_in_random_archives(scratch_scope, files, kind):
+    raw = tar_of([(f"m{i}.txt", d) for i, d in enumerate(files)]) if kind == "tar" else \
+        _zip_of(files, kind == "zip-stream")
+    _every_member_walk(scratch_scope, raw)
