@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import re
 import tarfile
 import zipfile
 from pathlib import Path
@@ -28,6 +29,7 @@ from hypothesis import strategies as st
 from scratchfs import InvalidArgument
 from scratchfs.adapter import parse_call
 from scratchfs.api.contract import ScratchTools
+from scratchfs.api.search_reply import window_hits
 from tests.archives import call_args, tar_of
 
 TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
@@ -232,3 +234,22 @@ def test_every_call_of_a_member_s_reads_stays_in_it_in_random_archives(scratch_s
     raw = tar_of([(f"m{i}.txt", d) for i, d in enumerate(files)]) if kind == "tar" else \
         _zip_of(files, kind == "zip-stream")
     _every_member_walk(scratch_scope, raw)
+
+
+@pytest.mark.parametrize("sought", [{"match": "line"}, {"pattern": "line [0-9]"}])
+def test_a_search_from_the_end_with_offset_equal_to_before_names_the_search_of_the_matches_before(scratch_scope,
+                                                                                                  sought):
+    """``offset=`` the content's end (or any byte) with ``before=`` the same byte searches nothing: it said ``no match
+    in bytes 10240-10240`` and no call; it names the search of the last matches before that byte."""
+    raw = (TOOLS / "tar-cf-logs.tar").read_bytes()
+    handle = scratch_scope.spill(raw, source_tool="tar").handle
+    tools = ScratchTools(scratch_scope)
+    for at in (len(raw), 2100):
+        reply = tools.call("read_handle", {"handle": handle, **sought, "offset": at, "before": at})
+        assert reply["windows"] == [] and reply["next_call"] is None
+        assert reply["note"].startswith(f"offset={at} equals before={at}: no byte lies between them")
+        assert reply["calls"] == [{"tool": "read_handle", "arguments": {"handle": handle, **sought, "before": at}}]
+        found = tools.call("read_handle", reply["calls"][0]["arguments"])
+        regex = re.escape(sought["match"]) if "match" in sought else sought["pattern"]
+        assert max(hit["offset"] for window in found["windows"] for hit in window_hits(window)) == \
+            max(m.start() for m in re.finditer(regex.encode(), raw[:at]))

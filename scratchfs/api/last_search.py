@@ -78,6 +78,10 @@ def last_search(scope: Scope, found: Matches, matcher: Matcher, offset: int, bef
                 # note says it, with its reason, if any)
                 missed = whole_miss_note(opened, handle, found.match, found.pattern, found.ignore_case,
                                          found.budget, said=True)
+            elif none and offset == before:  # (no byte searched: the matches before it, how to go on)
+                missed = Advice.of(f"offset={offset} equals before={before}: no byte lies between them to search; the "
+                                   f"last matches before byte {before}: ", same_search(
+                                       found, "the same call without offset=", offset=None, before=before))
             elif none:  # (as a forward search from offset= says where it looked)
                 missed = f"no match in bytes {offset}-{before} (from offset= to before=)"
     origin, next_before, note = offset, got.next_before, missed
