@@ -253,3 +253,16 @@ def test_a_search_from_the_end_with_offset_equal_to_before_names_the_search_of_t
         regex = re.escape(sought["match"]) if "match" in sought else sought["pattern"]
         assert max(hit["offset"] for window in found["windows"] for hit in window_hits(window)) == \
             max(m.start() for m in re.finditer(regex.encode(), raw[:at]))
+
+
+@pytest.mark.parametrize("count", [1, 3000])
+def test_the_member_of_a_tail_read_is_found_in_a_zip_past_one_range_read(scratch_scope, count):
+    """A zip past 65,557 bytes (a 100 KB member, or 3,000 members: a central directory over 64 KiB): its end record
+    is looked for in its last 65,557 bytes, more than one range read gives (64 KiB): the zip was said to have no
+    central directory, and the tail read refused."""
+    files = [b"y" * 99_999 + b"\n"] if count == 1 else [b"m %d\n" % i for i in range(count)]
+    raw = _zip_of([*files, b"last 1\nlast 2\n"], stream=False)
+    handle = scratch_scope.spill(raw, source_tool="zip").handle
+    _, start, length = _members(raw)[-1]
+    pages = _chain(ScratchTools(scratch_scope), {"handle": handle, "line": -1, "end": start + length})
+    assert [page["data"] for page in pages] == ["last 2\n", "last 1\n"]

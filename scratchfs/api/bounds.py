@@ -25,7 +25,7 @@ from scratchfs.api.tar_headers import TAR_BLOCK, TarWalk
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES
+from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, MAX_READ_BYTES
 from scratchfs.foundation.text import plural
 
 __all__ = ["bounded_lines", "bounded_miss", "bounded_range", "check_end", "check_search_end", "last_lines_within",
@@ -131,10 +131,18 @@ def member_start(read: Callable[[int, int], Slice], end: int, again: Callable[..
         NotFound, CorruptBlob, StoreBusy: what ``read`` raises."""
     first = read(0, TAR_BLOCK)
     kind = binary_kind(first.data)
+
+    def whole(at: int, length: int) -> bytes:  # (the bytes asked, to the content's end: a range read stops at
+        parts = []  # MAX_READ_BYTES, less than a zip's end record search or a long tar name asks for)
+        while length > 0 and (got := read(at, min(length, MAX_READ_BYTES)).data):
+            parts.append(got)
+            at, length = at + len(got), length - len(got)
+        return b"".join(parts)
+
     if kind == "tar":
-        found = _tar_around(read, first.size, end)
+        found = _tar_around(whole, first.size, end)
     elif kind == "zip":
-        found = _zip_around(lambda at, n: read(at, n).data, first.size, end)
+        found = _zip_around(whole, first.size, end)
         if found is None:
             raise InvalidArgument(
                 f"end={end} is in a zip with no central directory (cut short): end= alone does not tell which "
@@ -169,7 +177,7 @@ def _in_no_member(kind: str, end: int, before: _Span | None, after: _Span | None
     return InvalidArgument(Advice.of(*parts))
 
 
-def _tar_around(read: Callable[[int, int], Slice], size: int, end: int) -> int | tuple[_Span | None, _Span | None] \
+def _tar_around(read: Callable[[int, int], bytes], size: int, end: int) -> int | tuple[_Span | None, _Span | None] \
         | None:
     """:func:`member_start` of a tar: the member's first byte, or the members with data before and after ``end``
     when byte ``end - 1`` is in none's data, or ``None``: the walk ended (a header that is not one) before it."""
@@ -180,7 +188,7 @@ def _tar_around(read: Callable[[int, int], Slice], size: int, end: int) -> int |
             return b""
         if not ahead[0] <= at <= at + length <= ahead[0] + len(ahead[1]):
             near = at - ahead[0] - len(ahead[1]) < _WALK_AHEAD  # (the data skipped since the bytes read last)
-            ahead[:] = at, read(at, max(length, _WALK_AHEAD if near else 0)).data
+            ahead[:] = at, read(at, max(length, _WALK_AHEAD if near else 0))
         return ahead[1][at - ahead[0] : at - ahead[0] + length]
 
     before: _Span | None = None
