@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import json
 import re
 import tarfile
 import zipfile
@@ -266,3 +267,30 @@ def test_the_member_of_a_tail_read_is_found_in_a_zip_past_one_range_read(scratch
     _, start, length = _members(raw)[-1]
     pages = _chain(ScratchTools(scratch_scope), {"handle": handle, "line": -1, "end": start + length})
     assert [page["data"] for page in pages] == ["last 2\n", "last 1\n"]
+
+
+def test_the_cli_s_raw_read_from_the_content_s_end_says_so_on_stderr_naming_the_command(tmp_path, monkeypatch):
+    """``scratchfs read-handle H --offset <size> [--line -3 | --lines 3]`` printed nothing at all and exited 0: it
+    says why on stderr and names the command that reads the last lines (bytes), which runs as pasted."""
+    import shlex
+
+    from click.testing import CliRunner
+
+    from scratchfs import ScratchStore
+    from scratchfs.cli import main
+
+    ScratchStore(tmp_path / "root").close()
+    for name, value in (("ROOT", str(tmp_path / "root")), ("RUN_ID", "run-1"), ("AGENT_ID", "agent-1")):
+        monkeypatch.setenv(f"SCRATCHFS_{name}", value)
+    runner = CliRunner()
+    raw = (TOOLS / "tar-cf-logs.tar").read_bytes()
+    handle = json.loads(runner.invoke(main, ["spill", str(TOOLS / "tar-cf-logs.tar")]).stdout)["handle"]
+    last_three = raw[raw.index(b"file3 line 39\n") :]  # (its last line: the member's padding and the zero blocks)
+    for asked, shown in ((["--line", "-3"], last_three), (["--lines", "3"], last_three), ([], raw[-4096:])):
+        said = runner.invoke(main, ["read-handle", handle, "--offset", str(len(raw)), *asked])
+        assert said.exit_code == 0 and said.stdout_bytes == b""
+        assert said.stderr.startswith(f"scratchfs: --offset {len(raw)} is the content's end (10,240 bytes): ")
+        command = shlex.split(said.stderr.split(": ")[-1])
+        assert command[command.index("read-handle") + 1] == handle
+        last = runner.invoke(main, command[command.index("read-handle") :])
+        assert last.exit_code == 0 and last.stdout_bytes == shown
