@@ -164,7 +164,8 @@ def _in_no_member(kind: str, end: int, before: _Span | None, after: _Span | None
                   again: Callable[..., Call] | None) -> InvalidArgument:
     """The refusal of a read of the last lines before ``end``, a byte in no member's data of a ``kind`` archive:
     the members ``before`` and ``after`` it (``None``: none), their data ranges and the reads of their last lines."""
-    where = "a header or a tar's padding" if kind == "tar" else "a local header or the central directory"
+    where = ("a header, a tar's padding or its end blocks" if kind == "tar" else
+             "a local header or the central directory")
     parts: list[str | Call] = [f"end={end} lies in no member's data ({where}): no member's last lines end there"]
     for said, span in (("the member before it", before), ("the member after it", after)):
         if span is not None:
