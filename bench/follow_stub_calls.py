@@ -65,18 +65,19 @@ def follow(tools: ScratchTools, call: str, budget: int, problems: list[str]) -> 
 
 
 def check_bytes(data: bytes, pages: list[tuple[dict, dict]], problems: list[str]) -> None:
-    """A range or line chain: pages continuous, text pages the file's bytes, the last one at the end."""
-    at = pages[0][1]["offset"]
+    """A range or line chain: pages continuous, text pages the file's bytes, the last one at the end (or at the
+    end= its first call gave: a member's read)."""
+    at, bound = pages[0][1]["offset"], pages[0][0].get("end", len(data))  # (end=: a member's read stops there)
     for _, reply in pages:
         if reply["offset"] != at:
             problems.append(f"page at {reply['offset']} after one ending at {at}")
-        end = reply["size"] if reply.get("next_offset") is None else reply["next_offset"]
+        end = min(reply["size"], bound) if reply.get("next_offset") is None else reply["next_offset"]
         if reply.get("encoding") != "hexdump" and not reply.get("replaced") and \
                 reply["data"].encode() != data[reply["offset"] : end]:
             problems.append(f"bytes {reply['offset']}-{end} differ from the file's")
         at = end
-    if at != len(data):
-        problems.append(f"chain ended at byte {at} of {len(data)}")
+    if at != bound:
+        problems.append(f"chain ended at byte {at} of {bound}")
 
 
 def check_search(data: bytes, pages: list[tuple[dict, dict]], problems: list[str]) -> None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 from scratchfs.api.shape_binary import binary_kind, zip64_sizes
 from scratchfs.api.tar_headers import TarWalk
@@ -43,7 +43,7 @@ from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.errors import BadCursor, InvalidArgument
 from scratchfs.foundation.limits import MAX_READ_BYTES
 
-__all__ = ["MEMBERS_VIEW", "members_page"]
+__all__ = ["MEMBERS_VIEW", "members_page", "zip_data_offset", "zip_entries"]
 
 MEMBERS_VIEW = "members"
 """The ``view=`` of ``read_handle`` that lists an archive's members."""
@@ -56,6 +56,7 @@ _CENTRAL = struct.Struct("<4sHHHHHHIIIHHHHHII")
 and uncompressed sizes, name, extra and comment lengths, disk, attributes, local header offset."""
 _METHODS = {8: "deflate", 9: "deflate64", 12: "bzip2", 14: "lzma", 93: "zstd", 95: "xz", 98: "ppmd", 99: "encrypted"}
 _CENTRAL_READ = 64 * 1024  # bytes of the central directory read at once
+_T = TypeVar("_T")
 
 
 def members_page(read: Callable[[int, int], bytes], size: int, handle: str, cursor: str | None, budget: int,
@@ -174,8 +175,10 @@ def _zip_page(read: Callable[[int, int], bytes], size: int, handle: str, cursor:
                         "without a cursor")
     page = ItemPage("members", index + 1)
     stopped: list[int] = []  # (where a central header that is not one ended the directory, if one did)
-    items = ((place, item, False) for place, item in _central(read, at, end, index, shift, handle, stopped,
-                                                                       cd_start))
+    def item(name: str, flags: int, method: int, packed: int, unpacked: int, local: int) -> dict[str, Any]:
+        return _zip_item(read, handle, name, flags, method, packed, unpacked, local, cd_start)
+
+    items = ((place, made, False) for place, made in _central(read, at, end, index, shift, stopped, item))
     fill_items(page, items, 0, budget, 1 << 30, lambda place, _: encode_cursor(place, key))
     if page.cursor is None and stopped:
         page.extra["note"] = (f"the listing ends at byte {stopped[0]}, before the central directory's end "
@@ -187,11 +190,11 @@ def _zip_page(read: Callable[[int, int], bytes], size: int, handle: str, cursor:
     return page
 
 
-def _central(read: Callable[[int, int], bytes], at: int, end: int, index: int, shift: int, handle: str,
-             stopped: list[int], data_end: int) -> Iterator[tuple[tuple[int, int], dict[str, Any]]]:
+def _central(read: Callable[[int, int], bytes], at: int, end: int, index: int, shift: int, stopped: list[int],
+             item: Callable[[str, int, int, int, int, int], _T]) -> Iterator[tuple[tuple[int, int], _T]]:
     """``((index, offset of its central header), item)`` for each member from the central header at ``at`` on, to
-    the directory's ``end`` or the first header that is not one (its offset then appended to ``stopped``);
-    ``data_end``: where the directory starts (no member's data goes past it)."""
+    the directory's ``end`` or the first header that is not one (its offset then appended to ``stopped``); the item
+    is ``item(name, flags, method, compressed size, size, offset of its local header)``."""
     block, block_at = b"", at
     while at < end:
         if at + _CENTRAL.size > block_at + len(block):
@@ -212,8 +215,7 @@ def _central(read: Callable[[int, int], bytes], at: int, end: int, index: int, s
             return
         name = body[:name_len].decode("utf-8" if flags & 0x800 else "cp437", "replace")
         packed, unpacked, local = zip64_sizes(body[name_len : name_len + extra_len], packed, unpacked, local)
-        item = _zip_item(read, handle, name, flags, method, packed, unpacked, local + shift, data_end)
-        yield (index, at), item
+        yield (index, at), item(name, flags, method, packed, unpacked, local + shift)
         index, at = index + 1, at + whole
 
 
@@ -222,9 +224,7 @@ def _zip_item(read: Callable[[int, int], bytes], handle: str, name: str, flags: 
     """A zip member as the listing gives it; its data's offset read from its local header (-1 when that is not
     there: then it has no ``read``); ``stored`` when its data runs past ``data_end``, where the central directory
     starts (:func:`_held`)."""
-    header = read(local, 30) if local >= 0 else b""
-    offset = (local + 30 + int.from_bytes(header[26:28], "little") + int.from_bytes(header[28:30], "little")
-              if len(header) == 30 and header.startswith(b"PK\x03\x04") else -1)
+    offset = zip_data_offset(read, local)
     item: dict[str, Any] = {"name": name, "offset": offset, "length": packed}
     held = _held(offset, packed, data_end)
     if held is not None:
@@ -237,3 +237,26 @@ def _zip_item(read: Callable[[int, int], bytes], handle: str, name: str, flags: 
     elif offset >= 0 and packed and held != 0:
         item["read"] = _member_read(handle, offset, packed if held is None else held)
     return item
+
+
+def zip_data_offset(read: Callable[[int, int], bytes], local: int) -> int:
+    """The byte offset of a zip member's data, from its local header at byte ``local`` (APPNOTE 4.3.7: 30 bytes, then
+    the name and the local extra field); -1 when no local header is there."""
+    header = read(local, 30) if local >= 0 else b""
+    if len(header) < 30 or not header.startswith(b"PK\x03\x04"):
+        return -1
+    return local + 30 + int.from_bytes(header[26:28], "little") + int.from_bytes(header[28:30], "little")
+
+
+def zip_entries(read: Callable[[int, int], bytes], size: int) -> list[tuple[str, int, int]] | None:
+    """Each member of the zip of ``size`` bytes that ``read(offset, length)`` reads, from its central directory (as
+    the listing reads it, none of the local headers read): ``(name, offset of its local header, its stored bytes)``,
+    in the directory's order, to its end or the first central header that is not one; ``None`` when the zip has no
+    end of central directory record (cut short) or its directory is not where it says."""
+    found = _end_record(read, size)
+    if found is None:
+        return None
+    _, cd_size, cd_offset, end = found
+    cd_start = end - cd_size
+    return [entry for _, entry in _central(read, cd_start, end, 0, cd_start - cd_offset, [],
+                                           lambda name, _f, _m, packed, _u, local: (name, local, packed))]

@@ -14,20 +14,22 @@ bound cuts is shown as the content's last would be (its bytes as U+FFFD), never 
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from dataclasses import replace
 
+from scratchfs.api.archive import zip_data_offset, zip_entries
 from scratchfs.api.results import LineSlice, Slice
 from scratchfs.api.shape_binary import binary_kind
 from scratchfs.api.tar_headers import TAR_BLOCK, TarWalk
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
-from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES
+from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, MAX_READ_BYTES
 from scratchfs.foundation.text import plural
 
 __all__ = ["bounded_lines", "bounded_miss", "bounded_range", "check_end", "check_search_end", "last_lines_within",
-           "line_past_end", "lines_within", "member_start", "offset_past_end", "tail_line"]
+           "line_past_end", "lines_within", "member_start", "offset_past_end", "past_bytes", "past_lines", "tail_line"]
 
 
 def check_end(end: object) -> int | None:
@@ -112,31 +114,119 @@ _WALK_AHEAD = 16 * 1024  # bytes member_start's walk reads at once after a heade
 # member's (read ahead there, 2,000 members of 100 KB took 0.33 s for 0.20)
 
 
-def member_start(read: Callable[[int, int], Slice], end: int) -> int | None:
-    """The first byte of the tar member whose data holds byte ``end - 1`` (``end``: a line read's bound, checked),
-    when the content (``read(offset, length)``: its range reads) is an uncompressed tar as a stub tells one
-    (:func:`~scratchfs.api.shape_binary.binary_kind`), walked header by header from its start
-    (:class:`~scratchfs.api.tar_headers.TarWalk`, up to that member); else ``None`` (no tar, or the byte in no
-    member's data: a header, the padding). Raises what ``read`` raises (NotFound, CorruptBlob, StoreBusy)."""
+def member_start(read: Callable[[int, int], Slice], end: int, again: Callable[..., Call] | None = None) -> int | None:
+    """The first byte of the archive member whose data holds byte ``end - 1`` (``end``: a line read's bound,
+    checked), when the content (``read(offset, length)``: its range reads) is an uncompressed tar or a zip as a stub
+    tells one (:func:`~scratchfs.api.shape_binary.binary_kind`): a tar walked header by header from its start
+    (:class:`~scratchfs.api.tar_headers.TarWalk`, up to that member), a zip's members found from its central directory
+    (:func:`~scratchfs.api.archive.zip_entries`, the one local header read whose member holds the byte, a compressed
+    one's too: its bytes are its member's); ``None`` when the content is neither or its headers end before the byte
+    (a header that is not one). ``again(offset=, end=)``: the read itself with those bounds, for the refusal.
+
+    Raises:
+        InvalidArgument: byte ``end - 1`` lies in no member's data (a header, a tar's padding, a zip's central
+            directory): the refusal names the data ranges of the members before and after it and, when ``again`` is
+            given, the calls that read their last lines; a zip with no central directory (cut short), whose members
+            ``end=`` alone does not tell: give ``offset=`` beside it.
+        NotFound, CorruptBlob, StoreBusy: what ``read`` raises."""
     first = read(0, TAR_BLOCK)
-    if binary_kind(first.data) != "tar":
+    kind = binary_kind(first.data)
+
+    def whole(at: int, length: int) -> bytes:  # (the bytes asked, to the content's end: a range read stops at
+        parts = []  # MAX_READ_BYTES, less than a zip's end record search or a long tar name asks for)
+        while length > 0 and (got := read(at, min(length, MAX_READ_BYTES)).data):
+            parts.append(got)
+            at, length = at + len(got), length - len(got)
+        return b"".join(parts)
+
+    if kind == "tar":
+        found = _tar_around(whole, first.size, end)
+    elif kind == "zip":
+        found = _zip_around(whole, first.size, end)
+        if found is None:
+            raise InvalidArgument(
+                f"end={end} is in a zip with no central directory (cut short): end= alone does not tell which "
+                "member's last lines to read; give offset= the member's first byte (its data's, after its local "
+                "header: 30 bytes, its name and its extra field) beside end=")
+    else:
         return None
+    if found is None:
+        return None
+    if isinstance(found, int):
+        return found
+    raise _in_no_member(kind, end, *found, again)
+
+
+_Span = tuple[str, int, int]  # (a member's name, its data's offset, its bytes)
+
+
+def _in_no_member(kind: str, end: int, before: _Span | None, after: _Span | None,
+                  again: Callable[..., Call] | None) -> InvalidArgument:
+    """The refusal of a read of the last lines before ``end``, a byte in no member's data of a ``kind`` archive:
+    the members ``before`` and ``after`` it (``None``: none), their data ranges and the reads of their last lines."""
+    where = ("a header, a tar's padding or its end blocks" if kind == "tar" else
+             "a local header or the central directory")
+    parts: list[str | Call] = [f"end={end} lies in no member's data ({where}): no member's last lines end there"]
+    for said, span in (("the member before it", before), ("the member after it", after)):
+        if span is not None:
+            name, offset, length = span
+            parts.append(f"; {said}, {name!r}, is bytes {offset}-{offset + length}")
+            if again is not None:
+                parts += [", its last lines: ", again(offset=offset, end=offset + length)]
+    if before is None and after is None:
+        parts.append("; no member around it holds data: view=\"members\" lists the members")
+    return InvalidArgument(Advice.of(*parts))
+
+
+def _tar_around(read: Callable[[int, int], bytes], size: int, end: int) -> int | tuple[_Span | None, _Span | None] \
+        | None:
+    """:func:`member_start` of a tar: the member's first byte, or the members with data before and after ``end``
+    when byte ``end - 1`` is in none's data, or ``None``: the walk ended (a header that is not one) before it."""
     ahead = [0, b""]  # (the bytes read at byte ahead[0]: read ahead where the last header was near, small members)
 
     def within(at: int, length: int) -> bytes:  # (a header claiming data past the end: the walk ends there)
-        if at >= first.size:
+        if at >= size:
             return b""
         if not ahead[0] <= at <= at + length <= ahead[0] + len(ahead[1]):
             near = at - ahead[0] - len(ahead[1]) < _WALK_AHEAD  # (the data skipped since the bytes read last)
-            ahead[:] = at, read(at, max(length, _WALK_AHEAD if near else 0)).data
+            ahead[:] = at, read(at, max(length, _WALK_AHEAD if near else 0))
         return ahead[1][at - ahead[0] : at - ahead[0] + length]
 
-    for member, _ in TarWalk(within):
+    before: _Span | None = None
+    walk = TarWalk(within)
+    for member, _ in walk:
         if member.offset >= end:
-            return None
+            return before, (member.name, member.offset, member.size) if member.size else None
         if member.offset < end <= member.offset + member.size:
             return member.offset
-    return None
+        if member.size:
+            before = member.name, member.offset, member.size
+    return (before, None) if walk.ended == "end" else None
+
+
+def _zip_around(read: Callable[[int, int], bytes], size: int, end: int) -> int | tuple[_Span | None, _Span | None] \
+        | None:
+    """:func:`member_start` of a zip: the member's first byte, or the members with data before and after ``end``
+    (by their local headers' order) when byte ``end - 1`` is in none's data; ``None``: no central directory."""
+    entries = zip_entries(read, size)
+    if entries is None:
+        return None
+    entries = sorted((local, name, length) for name, local, length in entries if local >= 0 and length)
+    at = bisect.bisect_left(entries, (end,)) - 1  # (the last member whose local header starts before the byte)
+
+    def span(index: int) -> _Span | None:
+        if not 0 <= index < len(entries):
+            return None
+        local, name, length = entries[index]
+        offset = zip_data_offset(read, local)
+        return None if offset < 0 else (name, offset, length)
+
+    found = span(at)
+    if found is not None and found[1] < end <= found[1] + found[2]:
+        return found[1]
+    if found is not None and end <= found[1]:  # (in its local header)
+        return span(at - 1), found
+    return found, span(at + 1)
 
 
 def lines_within(ls: LineSlice, start: int | None, end: int | None,
@@ -220,3 +310,31 @@ def line_past_end(handle: str, line: int, lines: int) -> InvalidArgument:
     return InvalidArgument(Advice.of(
         f"line {line} is past the end of {handle} ({plural(lines, 'line')}): line=-1 is its last line; ",
         Call.of("read_handle", handle=handle, line=-count, lines=count), f" reads its last {plural(count, 'line')}"))
+
+
+def past_lines(ls: LineSlice, line: object, lines: int | None) -> LineSlice:
+    """``ls`` (a line read from byte ``offset=``; ``line``, ``lines``: the read's arguments) with the note of a read
+    from the content's end, which shows no line (:attr:`~scratchfs.api.results.LineSlice.past`): why, and the call
+    that reads the last lines -- the same ``line=-N`` without ``offset=``, or the last ``lines`` (at most 50) --, e.g.
+    ``offset=641 is the content's end (641 bytes): no line starts there; the last lines: read_handle(handle="h_...",
+    line=-3)``. ``ls`` itself when it shows a byte, or the content is empty."""
+    if ls.data or ls.offset < ls.size or not ls.total_lines:
+        return ls
+    back = type(line) is int and line < 0
+    count = min(lines or DEFAULT_LINES, ls.total_lines)
+    call = Call.of("read_handle", handle=ls.handle, line=line if back else -count, lines=lines if back else count,
+                   encoding=ls.encoding)
+    said = (f"offset={ls.offset} is the content's end ({plural(ls.size, 'byte')}): "
+            + (f"beside line={line} it is the first byte the read may show, and no line lies after it" if back else
+               "no line starts there"))
+    return replace(ls, past=Advice.of(f"{said}; the last lines: ", call))
+
+
+def past_bytes(sl: Slice) -> Advice | None:
+    """The note of a range read from ``offset=`` the content's end, which shows no byte: why, and the call that reads
+    its last bytes (as :func:`offset_past_end` names it); ``None`` when it shows a byte, or the content is empty."""
+    if sl.data or sl.offset < sl.size or not sl.size:
+        return None
+    said = offset_past_end(sl.handle, sl.offset, sl.size, sl.kind).advice
+    return Advice.of(f"offset={sl.offset} is the content's end ({plural(sl.size, 'byte')}): no byte follows it; its "
+                     "last bytes: ", *said.calls)

@@ -79,7 +79,7 @@ def last_search(scope: Scope, found: Matches, matcher: Matcher, offset: int, bef
                 missed = whole_miss_note(opened, handle, found.match, found.pattern, found.ignore_case,
                                          found.budget, said=True)
             elif none:  # (as a forward search from offset= says where it looked)
-                missed = f"no match in bytes {offset}-{before} (from offset= to before=)"
+                missed = _between(found, offset, before)
     origin, next_before, note = offset, got.next_before, missed
     if got.resume is not None:
         origin, next_before = got.resume, before
@@ -90,6 +90,16 @@ def last_search(scope: Scope, found: Matches, matcher: Matcher, offset: int, bef
     return Matches(handle, found.match, got.windows, size, next_before, found.pattern, found.ignore_case,
                    found.context, found.max_matches, binary, before=before, origin=origin, note=note, end=end,
                    held=got.held)
+
+
+def _between(found: Matches, offset: int, before: int) -> str | Advice:
+    """The note of a search from the end that found nothing from ``offset`` to ``before``: where it looked, or, when
+    they are one byte (nothing searched), the search of the last matches before it (the same without offset=)."""
+    if offset < before:
+        return f"no match in bytes {offset}-{before} (from offset= to before=)"
+    return Advice.of(f"offset={offset} equals before={before}: no byte lies between them to search; the last matches "
+                     f"before byte {before}: ", same_search(found, "the same call without offset=", offset=None,
+                                                           before=before))
 
 
 def _check_before(found: Matches, offset: int, before: int, end: int | None, size: int) -> None:

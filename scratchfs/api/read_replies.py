@@ -9,13 +9,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from scratchfs.api.bounds import past_bytes
 from scratchfs.api.fixed import Squeeze, small
 from scratchfs.api.results import LineSlice, Slice
 from scratchfs.api.scope import Scope
 from scratchfs.api.structure_choice import structure_read
 from scratchfs.api.views import fit, piece, reads_as_text, reply_size
 from scratchfs.engine.structure.paging import cursor_position
-from scratchfs.foundation.calls import Call, render_call
+from scratchfs.foundation.calls import Call, add_said, render_call
 from scratchfs.foundation.checks import check_utf8, integral
 from scratchfs.foundation.errors import BadCursor, InvalidArgument
 from scratchfs.foundation.text import utf8_lead_length
@@ -44,11 +45,15 @@ def range_reply(sl: Slice, budget: int, before: bytes = b"") -> dict[str, Any]:
         at = shown.offset - part.offset
         part = replace(part, offset=shown.offset, data=part.data[at : at + shown.length])
         part = part.prefix(shown.length)
-        return {name: sl.handle, **shown.fields(), "size": sl.size, "next_offset": part.next_offset,
-                **going(part), "next_call": part.next_call, **shown.content_fields(), **said,
-                **({"version": sl.version} if guarded else {})}
+        reply = {name: sl.handle, **shown.fields(), "size": sl.size, "next_offset": part.next_offset,
+                 **going(part), "next_call": part.next_call, **shown.content_fields(), **said,
+                 **({"version": sl.version} if guarded else {})}
+        if past is not None:  # (from the content's end: why no byte, and how to read its last ones)
+            add_said(reply, past)
+        return reply
 
     guarded = sl.kind == "scratch" and sl.version is not None  # a value's next page must be of the same value
+    past = past_bytes(sl)
     if small(budget, sl.handle):  # nothing long is echoed: the fixed part is small (the common case, measured first)
         return fit(len(sl.data), lambda k: _unguarded(build(k)), budget)
     squeeze = Squeeze(build(1), budget, {"key": ("key",)} if sl.kind == "scratch" else None,
@@ -69,10 +74,13 @@ def lines_reply(ls: LineSlice, budget: int) -> dict[str, Any]:
         shown = piece(part.data, part.offset, part.bound, binary, ls.encoding)
         if shown.length < len(part.data):  # a character cut at the end: left for the next read
             part = part.prefix(shown.length)
-        return {"handle": ls.handle, **shown.fields(), "size": ls.size, "next_offset": part.next_offset,
-                "first_line": part.first_line, "lines": part.lines, "total_lines": part.total_lines,
-                "next_line": part.next_line, "cut": part.cut, **going(part),
-                "next_call": part.next_call, **shown.content_fields(), **said, **({"note": ls.note} if ls.note else {})}
+        reply = {"handle": ls.handle, **shown.fields(), "size": ls.size, "next_offset": part.next_offset,
+                 "first_line": part.first_line, "lines": part.lines, "total_lines": part.total_lines,
+                 "next_line": part.next_line, "cut": part.cut, **going(part),
+                 "next_call": part.next_call, **shown.content_fields(), **said}
+        if ls.note:
+            add_said(reply, ls.note)  # (the calls it names, as data too)
+        return reply
 
     ls = _last_lines(ls, lambda part: reply_size(build(len(part.data), part)) <= budget)
     if small(budget, ls.handle):  # a handle: always

@@ -178,6 +178,8 @@ class LineSlice(Bounded):
         start: the byte a read from the end goes back no further than (``offset=`` beside a negative ``line``: a
             member's first byte, :mod:`scratchfs.api.bounds`; its ``next_call`` repeats it and is ``None`` once
             ``offset`` reaches it), or ``None``: the content's start.
+        past: why a read from ``offset=`` the content's end shows no line, and the call that reads its last lines
+            (:func:`~scratchfs.api.bounds.past_lines`), or ``None``.
     """
 
     handle: str
@@ -198,10 +200,14 @@ class LineSlice(Bounded):
     end: int | None = None
     inside: bool = False
     start: int | None = None
+    past: Advice | None = None
 
     @property
-    def note(self) -> str | None:
-        """What a reply says of a ``line`` from the end that named a line before the first (``None`` otherwise)."""
+    def note(self) -> str | Advice | None:
+        """What a reply says of a ``line`` from the end that named a line before the first, or of a read from the
+        content's end (:attr:`past`); ``None`` otherwise."""
+        if self.past is not None:
+            return self.past
         if self.asked is None or -self.asked <= self.total_lines or self.first_line > 1 or self.inside or \
                 self.start is not None:  # (its
             return None  # last lines kept, a budget cut the page from the front: it does not read from line 1)

@@ -24,6 +24,7 @@ from scratchfs.api.bounds import (
     lines_within,
     member_start,
     offset_past_end,
+    past_lines,
     tail_line,
 )
 from scratchfs.api.counting import search_matcher
@@ -343,19 +344,21 @@ class Scope:
                          handle=None if isinstance(match, bytes) else handle,  # (the calls its refusal names)
                          asked={"match": match, "pattern": pattern, "end": end, "budget": budget})
         if line is not None or lines is not None:
-            back, end = type(line) is int and line < 0, check_end(end)  # (line=-N: the last N before end)
+            back, end, given = type(line) is int and line < 0, check_end(end), line  # (line=-N: the last N before end)
             start = offset if line is None and offset else None
             low = offset or None if back else None  # (line=-N, offset=O: no line before byte O, a member's first)
             asked = line if end is not None and back else None  # (its next_call goes back)
             line = tail_line(line, end, lambda at: self.read_lines(handle, None, 1, offset=at, cap=1).first_line)
-            if back and low is None and end is not None:  # (a tar member's last lines: no further back than it)
-                low = member_start(lambda at, n: self.read_range(handle, at, n), end)
+            if back and low is None and end is not None:  # (a tar or zip member's last lines: no further back)
+                low = member_start(lambda at, n: self.read_range(handle, at, n), end, functools.partial(
+                    Call.of, "read_handle", handle=handle, line=asked, lines=lines, budget=budget))
 
             def lines_from(at: int) -> LineSlice:
                 return bounded_lines(self.read_lines(handle, None, lines, offset=at, cap=cap), end)
 
             got = bounded_lines(self.read_lines(handle, line, lines, offset=start, cap=cap), end)
             got = lines_within(got if asked is None else replace(got, asked=asked), low, end, lines_from)
+            got = past_lines(got, given, lines)
             return last_lines_within(got, cap, lambda at, n: self.read_range(handle, at, n).data, lines_from)
         if not searching:
             return bounded_range(self.read_range(handle, offset, length), check_end(end))

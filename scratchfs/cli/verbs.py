@@ -18,12 +18,13 @@ from typing import Any
 
 import click
 
+from scratchfs.api.bounds import past_bytes
 from scratchfs.api.column_words import column_words
 from scratchfs.api.contract import A_HANDLE_IS_NO_KEY, STRUCTURE_ARGUMENTS, ScratchTools, to_json
 from scratchfs.api.encodings import ENCODINGS, check_encoding, decode_single
 from scratchfs.api.results import LineSlice, Slice
 from scratchfs.api.store import ScratchStore
-from scratchfs.cli.advice import call_command
+from scratchfs.cli.advice import call_command, options_said
 from scratchfs.cli.app import (
     Folder,
     Integer,
@@ -189,8 +190,13 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
     out = stdout_bytes()
     out.write(result.data if single is None else decode_single(result.data, single).encode("utf-8"))
     out.flush()
-    if isinstance(result, LineSlice) and result.note:  # (a line read from the end before the first, as --json says)
-        warn(result.note)
+    note = result.note if isinstance(result, LineSlice) else past_bytes(result)  # (a line read from the end before
+    if note:  # the first, or one from the content's end, as --json says: its calls as commands)
+        root = str(store.root) if store.embedded else None
+        if isinstance(note, str):
+            warn(note)
+        else:
+            warn(note.written(lambda c: call_command(c, run_id, agent_id, root), options_said), root, whole=True)
     if result.next_call is not None:  # (a read from the end that reached it goes on backwards: LineSlice.next_call)
         back = isinstance(result, LineSlice) and result.next_line is None
         follow = ", the content's last; the lines before them" if back else f"; {result.remaining} bytes follow; next"
