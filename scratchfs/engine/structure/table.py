@@ -59,7 +59,7 @@ from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import BadCursor, BadRecord, InvalidArgument, PastLast
 from scratchfs.foundation.text import plural
 
-__all__ = ["FIELD_LIMIT_CHARS", "MAX_ROWS", "UNSPLIT_KEY", "iter_rows", "rows_page"]
+__all__ = ["FIELD_LIMIT_CHARS", "MAX_ROWS", "UNSPLIT_KEY", "iter_rows", "rows_at", "rows_page"]
 
 MAX_ROWS = 10_000
 """Most rows a page asks for."""
@@ -86,6 +86,44 @@ def iter_rows(source: ContentSource, delimiter: str | None = None, *, layout: La
         return _raising(rows_from(source, layout.start, "", layout=layout), passed, headed and layout.headed)
     delimiter, start = _delimiter(source, delimiter)
     return _raising(rows_from(source, start, delimiter), passed, headed)
+
+
+def rows_at(source: ContentSource, offsets: list[int], headed: bool = True) -> list[int | None]:
+    """For each of ``offsets`` (byte offsets into a CSV/TSV content, in order), the number of the row holding it,
+    as a rows read numbers rows (``row=N``: from 1 after the header, a quoted multi-line cell part of one row, a
+    row that cannot be read counted; ``headed=False``: the first record is row 1): ``0`` for the header, ``None``
+    before the table (a ``sep=`` line, comment lines). A byte on a blank line is the row's before it. Reads the
+    content up to the last offset once or twice over, quote-free stretches at C speed (:func:`skip_rows`). Raises
+    what ``source``'s reads raise."""
+    delimiter, start = _delimiter(source, None)
+    number, out = (0 if headed else 1), []
+    for offset in offsets:
+        if offset < start or offset >= source.size:
+            out.append(None)
+            continue
+        upto = _Upto(source, offset + 1)  # (the row holding the offset is the last one that starts in it)
+        passed = skip_rows(upto, start, upto.size, lambda near, at: rows_from(near, at, delimiter))[1]
+        out.append(number + passed - 1)
+        if passed > 1:  # (on from the start of that row: the next offset reads no row before it again)
+            start = skip_rows(upto, start, passed - 1, lambda near, at: rows_from(near, at, delimiter))[0]
+            number += passed - 1
+    return out
+
+
+class _Upto:
+    """``source`` cut at byte ``size``: its reads end there."""
+
+    def __init__(self, source: ContentSource, size: int) -> None:
+        self.source, self.size = source, size
+
+    def read(self, offset: int, length: int) -> bytes:
+        return self.source.read(offset, max(0, min(length, self.size - offset)))
+
+    def iter_frames(self, first_frame: int = 0) -> Iterator[tuple[int, bytes]]:
+        for start, frame in self.source.iter_frames(first_frame):
+            if start >= self.size:
+                return
+            yield start, frame[: self.size - start]
 
 
 def _raising(rows: Iterator[tuple[int, Any]], passed: list[BadRecord] | None = None, headed: bool = True,

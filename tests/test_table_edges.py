@@ -1,0 +1,93 @@
+"""tableedges1: tables told or paged wrong at their edges. Each test here failed before its fix.
+
+1. A search of a CSV gave each hit's line, not its row, and a model read on with ``row=`` of that line: another
+   row wherever a quoted cell holds several lines (dpkg's descriptions), one off by the header everywhere. A search
+   of a table now gives each window's ``row`` (and each listed match's), as a rows read numbers it, and names the
+   rows read of the first.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from scratchfs.api.contract import ScratchTools
+
+TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
+DPKG = TOOLS / "dpkg-query-multiline.csv"  # (csv.writer of dpkg-query's packages: descriptions of many lines)
+
+
+@pytest.fixture
+def tools(scratch_scope):
+    return ScratchTools(scratch_scope)
+
+
+def _handle(tools: ScratchTools, data: bytes) -> str:
+    return tools.scope.spill(data, source_tool="t").to_dict()["handle"]
+
+
+@pytest.mark.parametrize("search", [{"match": "zlib"}, {"pattern": r"GNU \w+"},
+                                    {"match": "library", "context": "line"}])
+def test_a_search_of_a_table_names_the_row_a_rows_read_takes(tools, search):
+    handle = _handle(tools, DPKG.read_bytes())
+    reply = tools.call("read_handle", {"handle": handle, **search, "max_matches": 20, "budget": 65536})
+    hits = [(window["row"], hit) for window in reply["windows"] for hit in window.get("matches", [window])]
+    assert len(hits) >= 3 and any(row != hit["line"] - 1 for row, hit in hits)  # (lines of cells: no row number)
+    for window in reply["windows"]:
+        for hit in window.get("matches", []):
+            row = tools.read_handle(handle=handle, row=hit["row"], rows=1, budget=65536)["rows"][0]
+            sought = tools.read_handle(handle=handle, offset=hit["offset"], length=hit["length"])["data"]
+            assert sought in json.dumps(row, ensure_ascii=False) or sought in "".join(row)
+        row = tools.read_handle(handle=handle, row=window["row"], rows=1, budget=65536)["rows"][0]
+        first = window.get("matches", [{"offset": window.get("match_offset", window["offset"]),
+                                        "length": window.get("match_length", window["length"])}])[0]
+        sought = tools.read_handle(handle=handle, offset=first["offset"], length=first["length"])["data"]
+        assert sought in "".join(row)
+    call = reply["calls"][-1]["arguments"]
+    assert call == {"handle": handle, "row": reply["windows"][0]["row"], "rows": 1, "budget": 65536}
+    assert "row= of a window's first match" in reply["note"]
+
+
+def test_a_match_in_the_header_has_no_row(tools):
+    handle = _handle(tools, DPKG.read_bytes())
+    reply = tools.read_handle(handle=handle, match="package,version")
+    assert reply["windows"][0]["line"] == 1 and "row" not in reply["windows"][0]
+    assert "a match in the header has none" in reply["note"] and "calls" not in reply
+
+
+def test_a_table_with_no_header_line_numbers_rows_from_its_first_line(tools):
+    handle = _handle(tools, (TOOLS / "passwd-no-header.csv").read_bytes())
+    reply = tools.read_handle(handle=handle, match="root")
+    assert reply["windows"][0]["row"] == 1 and "it has no header line" in reply["note"]
+    assert tools.read_handle(handle=handle, row=1, rows=1)["rows"][0][0] == "root"
+
+
+def test_a_search_of_text_says_no_row(tools):
+    handle = _handle(tools, DPKG.read_bytes().replace(b",", b" "))
+    reply = tools.read_handle(handle=handle, match="zlib")
+    assert "row" not in reply["windows"][0] and "row=" not in reply.get("note", "")
+
+
+def _ps_table() -> bytes:  # (a comment line, a header, TSV of ps -eo's columns, a stray quote in one command)
+    lines = (TOOLS / "ps-eo-sort-rss.txt").read_text().splitlines()
+    rows = ["\t".join(line.split(None, len(lines[0].split()) - 1)) for line in lines]
+    rows[5] = rows[5] + ' "quoted'
+    return ("# ps -eo, tabs\n" + "\n\n".join(rows[:3]) + "\n" + "\n".join(rows[3:]) + "\n").encode()
+
+
+@pytest.mark.parametrize("data", [DPKG.read_bytes(), _ps_table(), DPKG.read_bytes().replace(b"\n", b"\r\n")])
+def test_rows_at_numbers_every_byte_as_a_rows_read_does(data):
+    from bisect import bisect_right
+
+    from scratchfs.engine.structure.paging import BytesSource
+    from scratchfs.engine.structure.table import iter_rows, rows_at
+
+    source = BytesSource(data, frame_bytes=4096)
+    starts = [start for start, _ in iter_rows(source, passed=[])]
+    offsets = list(range(0, len(data), 7))
+    expected = [None if at < starts[0] else bisect_right(starts, at) - 1 for at in offsets]
+    got = rows_at(source, offsets)  # (a blank line's bytes: the row's before it, as iter_rows's starts say too)
+    assert got == expected and got[-1] == len(starts) - 1 and 0 in got
+    assert (None in got) == data.startswith(b"#")  # (the comment line before the table: no row)
