@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -91,3 +92,15 @@ def test_rows_at_numbers_every_byte_as_a_rows_read_does(data):
     got = rows_at(source, offsets)  # (a blank line's bytes: the row's before it, as iter_rows's starts say too)
     assert got == expected and got[-1] == len(starts) - 1 and 0 in got
     assert (None in got) == data.startswith(b"#")  # (the comment line before the table: no row)
+
+
+def test_the_slurp_note_numbers_columns_as_columns_takes_them(tools):
+    """2. slurp's note on a header that repeats a name counted columns from 1 ("key column 3 ('name')") where
+    columns= counts from 0: the column it named, read by that number, was the next one."""
+    data = (TOOLS / "sqlite-csv-join-repeated-names.csv").read_bytes()  # (name,version,name,version,month)
+    handle = _handle(tools, data)
+    reply = tools.call("read_handle", {"handle": handle, "jq": "map(.name_2)", "slurp": True})
+    said = re.search(r"column (\d+) \('name'\) as 'name_2'", reply["note"])
+    assert said is not None and "from 0" in reply["note"], reply["note"]
+    page = tools.read_handle(handle=handle, columns=[int(said.group(1))], rows=10_000, budget=65536)
+    assert [row[0] for row in page["rows"]] == reply["results"][0] and page["header"] == ["name"]

@@ -474,11 +474,13 @@ def _keys_note(source: ContentSource, layout: Layout | None) -> str | None:
     header = next(iter(iter_rows(source, layout=layout)), (0, []))[1]
     keys, extra = row_keys(header)
     renamed = [f"column {at} ({_short(name)}) as {_short(key)}"
-               for at, (name, key) in enumerate(zip(header, keys, strict=True), 1) if key != name]
+               for at, (name, key) in enumerate(zip(header, keys, strict=True)) if key != name]  # (numbered as
+    # columns= takes them, from 0: a note that counted from 1 had a model read the column after the one it named)
     if not renamed and extra == EXTRA_CELLS:
         return None
     more = f" (and {len(renamed) - _NOTED:,} more columns)" if len(renamed) > _NOTED else ""
-    said = [f"the header repeats a name: its rows key {', '.join(renamed[:_NOTED])}{more}"] if renamed else []
+    said = [f"the header repeats a name: its rows key {', '.join(renamed[:_NOTED])}{more} (column numbers from 0, "
+            "as columns= takes them)"] if renamed else []
     if extra != EXTRA_CELLS:
         said.append(f"the header has a column {EXTRA_CELLS!r}: cells past the header are under {extra!r}")
     return "; ".join(said)
