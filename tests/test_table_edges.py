@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from pathlib import Path
@@ -104,3 +106,39 @@ def test_the_slurp_note_numbers_columns_as_columns_takes_them(tools):
     assert said is not None and "from 0" in reply["note"], reply["note"]
     page = tools.read_handle(handle=handle, columns=[int(said.group(1))], rows=10_000, budget=65536)
     assert [row[0] for row in page["rows"]] == reply["results"][0] and page["header"] == ["name"]
+
+
+def _ps_csv(count: int = 40_000) -> list[list[str]]:
+    """ps -eo's processes as CSV rows (csv.writer's), repeated to ``count`` rows: well past the stub's sample."""
+    lines = (TOOLS / "ps-eo-sort-rss.txt").read_text().splitlines()
+    width = len(lines[0].split())
+    rows = [line.split(None, width - 1) for line in lines]
+    return [rows[0]] + [[str(i), *rows[1 + i % (len(rows) - 1)][1:]] for i in range(1, count)]
+
+
+def _csv(rows: list[list[str]]) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return out.getvalue()
+
+
+def test_a_stray_quote_in_the_heads_last_lines_is_in_the_stub(tools):
+    """3. A quote opened in the last of the 50 lines a stub tells a table from held fewer than 10 of them: not told,
+    though every row after it reads as its cell."""
+    lines = _csv(_ps_csv()).splitlines()
+    lines[47] = lines[47].replace(",", ',"', 1)
+    stub = tools.scope.spill(("\n".join(lines) + "\n").encode(), source_tool="ps").to_dict()
+    assert "; row=47 (line 48) opens a quote that runs over the " in stub["shape"], stub["shape"]
+    assert "a stray quote? line=48, lines=5 reads them raw" in stub["shape"]
+
+
+def test_a_real_multi_line_cell_running_past_the_head_is_no_stray_quote(tools):
+    """3. A quoted cell holding CSV (each of its lines a row's delimiters) opened in the head and closing past its end
+    was told 'a stray quote? ... or more': its close was past what the stub looked at."""
+    rows = _ps_csv()
+    rows[30][-1] = _csv(rows[1:30])  # (29 lines of CSV in row 30's last cell: lines 31 to 60)
+    data = _csv(rows).encode()
+    stub = tools.scope.spill(data, source_tool="ps").to_dict()
+    assert stub["shape"].startswith("CSV, ") and "quote" not in stub["shape"], stub["shape"]
+    page = tools.read_handle(handle=stub["handle"], row=30, rows=2, budget=65536)
+    assert page["rows"][0][-1] == rows[30][-1] and "note" not in page  # (the rows read: no stray quote either)
