@@ -142,3 +142,19 @@ def test_a_real_multi_line_cell_running_past_the_head_is_no_stray_quote(tools):
     assert stub["shape"].startswith("CSV, ") and "quote" not in stub["shape"], stub["shape"]
     page = tools.read_handle(handle=stub["handle"], row=30, rows=2, budget=65536)
     assert page["rows"][0][-1] == rows[30][-1] and "note" not in page  # (the rows read: no stray quote either)
+
+
+def test_a_stray_quote_after_many_real_multi_line_cells_is_told(tools):
+    """3. Past 16 rows whose cells only look swallowed (real cells holding CSV, their quotes closed), a read looked at
+    no row more: a stray quote after them, swallowing the 2,000 rows after it, went untold by rows and slurp reads."""
+    rows = _ps_csv(2_100)
+    for at in range(1, 41):  # (40 rows each holding 12 lines of ps as CSV in a cell)
+        rows[at][-1] = _csv(rows[at + 1 : at + 13])
+    lines = _csv(rows).splitlines()
+    stray = next(i for i, line in enumerate(lines) if line.startswith("60,"))
+    lines[stray] = lines[stray].replace(",", ',"', 1)
+    handle = _handle(tools, ("\n".join(lines) + "\n").encode())
+    page = tools.read_handle(handle=handle, row=1, rows=100, budget=65536)
+    assert "row 60 holds a quote opened at byte" in page.get("note", ""), page.get("note")
+    slurp = tools.call("read_handle", {"handle": handle, "jq": "length", "slurp": True})
+    assert slurp["results"] == [60] and slurp["note"].startswith("row 60 holds a quote opened at byte")

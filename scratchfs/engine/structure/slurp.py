@@ -56,7 +56,7 @@ from scratchfs.engine.structure.jsontexts import walk_documents
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPage, check_page, read_whole
 from scratchfs.engine.structure.row_keys import EXTRA_CELLS, row_keys
-from scratchfs.engine.structure.stray_quotes import MOST_REAL, REAL, cell_lines, runaway_said, stray_cell
+from scratchfs.engine.structure.stray_quotes import REAL, RealCells, cell_lines, runaway_said, stray_cell
 from scratchfs.engine.structure.table import UNSPLIT_KEY, iter_rows
 from scratchfs.engine.structure.table_start import DELIMITERS
 from scratchfs.foundation import limits
@@ -339,15 +339,17 @@ def _rows(source: ContentSource, header: bool, layout: Layout | None = None,
     extra = EXTRA_CELLS
     chunk: list[Any] = []
     parts: list[bytes] = []
-    size, count, whole, stray, width, real = 1, 0, [], "", 0, 0  # (real: rows stray_quotes.REAL)
+    size, count, whole, stray, width, real = 1, 0, [], "", 0, RealCells()  # (real: rows stray_quotes.REAL)
     for start, cells in iter_rows(source, layout=layout, passed=passed, headed=header):
         width = width or len(cells)  # (the header's, or the first row's: the rows' width)
         if header and names is None:
             names, extra = row_keys(cells)
             continue
-        if not stray and real < MOST_REAL and layout is None and isinstance(cells, list):
+        if not stray and layout is None and isinstance(cells, list) and real.worth(cells):
             said = _stray(source, start, cells, width, count + 1 + len(passed))
-            stray, real = said or "", real + (said is None)
+            stray = said or ""
+            if said is None:
+                real.saw(cells)
         chunk.append(cells)
         count += 1
         if isinstance(cells, dict):  # (a row given whole: its number as a rows read gives it, those passed counted)

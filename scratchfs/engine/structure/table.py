@@ -45,7 +45,7 @@ from scratchfs.engine.structure.paging import (
 from scratchfs.engine.structure.row_jump import skip_rows
 from scratchfs.engine.structure.row_lines import LINE_END, row_line_start
 from scratchfs.engine.structure.row_parts import keeper, kept_piece
-from scratchfs.engine.structure.stray_quotes import MOST_REAL, REAL, cell_lines, runaway_said, stray_cell
+from scratchfs.engine.structure.stray_quotes import REAL, RealCells, cell_lines, runaway_said, stray_cell
 from scratchfs.engine.structure.table_columns import header_shown, select_columns
 from scratchfs.engine.structure.table_reader import BY_RANGE, FIELD_LIMIT_CHARS, UNSPLIT_KEY, Far, RowError, rows_from
 from scratchfs.engine.structure.table_start import (
@@ -348,12 +348,13 @@ def _watched(source: ContentSource, read: tuple[int, str, dict | None, Layout | 
     if len(delimiter) > 1:  # (a layout's key: no quotes)
         yield from body
         return
-    real = 0  # (rows whose cells only look swallowed: past MOST_REAL, a table of such cells, no more looked at)
+    real = RealCells()  # (rows whose cells only look swallowed: past MOST_REAL, only a far longer cell looked at)
     for at, (start, cells) in enumerate(body, number):
-        if not found and real < MOST_REAL and isinstance(cells, list):
+        if not found and isinstance(cells, list) and real.worth(cells):
             cell = stray_cell(source, start, cells, delimiter, width)
-            real += cell == REAL
-            if cell is not None and cell != REAL:
+            if cell == REAL:
+                real.saw(cells)
+            elif cell is not None:
                 found.append((at, start, cell_lines(cells[cell])))
         yield start, cells
 
