@@ -158,3 +158,28 @@ def test_a_stray_quote_after_many_real_multi_line_cells_is_told(tools):
     assert "row 60 holds a quote opened at byte" in page.get("note", ""), page.get("note")
     slurp = tools.call("read_handle", {"handle": handle, "jq": "length", "slurp": True})
     assert slurp["results"] == [60] and slurp["note"].startswith("row 60 holds a quote opened at byte")
+
+
+def test_records_pages_past_bad_records_reach_every_good_record_once(tools):
+    """4. (checked, no fix needed) A records page ends at its first bad record after its first: its note says the page
+    ends before it and its cursor goes on after it, and following next_call reaches every good record once, in
+    order -- records of dpkg's packages, a truncated record or a plain log line among them, some in a run."""
+    from scratchfs.adapter import parse_call
+
+    packages = [row[0] for row in csv.reader(io.StringIO(DPKG.read_text()))][1:]
+    bad = {0, 5, 6, 40, 41, 42, 100, len(packages) - 1}
+    lines = [json.dumps({"package": name, "n": i}) for i, name in enumerate(packages)]
+    for at in bad:
+        lines[at] = lines[at][:-5] if at % 2 else f"WARNING: dpkg: cannot stat {packages[at]}"
+    handle = _handle(tools, ("\n".join(lines) + "\n").encode())
+    call, seen, notes = {"handle": handle, "record": 1, "records": 50}, [], []
+    for _ in range(40):
+        page = tools.call("read_handle", call)
+        seen += [record["n"] for record in page["records"]]
+        notes.append(page.get("note", ""))
+        if page["next_call"] is None:
+            break
+        call = parse_call(page["next_call"])[1]
+    assert seen == [i for i in range(len(packages)) if i not in bad]
+    ended = [note for note in notes if "the page ends before it and its cursor goes on after it" in note]
+    assert len(ended) == 3 and "it is the last record" in notes[-1]  # (before records 6, 41, 101)
