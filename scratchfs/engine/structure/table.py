@@ -93,18 +93,18 @@ def rows_at(source: ContentSource, offsets: list[int], headed: bool = True) -> l
     as a rows read numbers rows (``row=N``: from 1 after the header, a quoted multi-line cell part of one row, a
     row that cannot be read counted; ``headed=False``: the first record is row 1): ``0`` for the header, ``None``
     before the table (a ``sep=`` line, comment lines). A byte on a blank line is the row's before it. Reads the
-    content up to the last offset once or twice over, quote-free stretches at C speed (:func:`skip_rows`). Raises
-    what ``source``'s reads raise."""
+    content up to the last offset once (twice up to the one before it), quote-free stretches at C speed
+    (:func:`skip_rows`). Raises what ``source``'s reads raise."""
     delimiter, start = _delimiter(source, None)
     number, out = (0 if headed else 1), []
-    for offset in offsets:
+    for left, offset in enumerate(offsets, 1 - len(offsets)):
         if offset < start or offset >= source.size:
             out.append(None)
             continue
         upto = _Upto(source, offset + 1)  # (the row holding the offset is the last one that starts in it)
         passed = skip_rows(upto, start, upto.size, lambda near, at: rows_from(near, at, delimiter))[1]
         out.append(number + passed - 1)
-        if passed > 1:  # (on from the start of that row: the next offset reads no row before it again)
+        if passed > 1 and left:  # (on from the start of that row: the next offset reads no row before it again)
             start = skip_rows(upto, start, passed - 1, lambda near, at: rows_from(near, at, delimiter))[0]
             number += passed - 1
     return out
