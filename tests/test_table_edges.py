@@ -183,3 +183,12 @@ def test_records_pages_past_bad_records_reach_every_good_record_once(tools):
     assert seen == [i for i in range(len(packages)) if i not in bad]
     ended = [note for note in notes if "the page ends before it and its cursor goes on after it" in note]
     assert len(ended) == 3 and "it is the last record" in notes[-1]  # (before records 6, 41, 101)
+
+
+def test_a_match_past_the_first_2_mib_of_a_table_has_no_row_and_the_note_says_so(tools):
+    head, body = DPKG.read_bytes().split(b"\n", 1)
+    data = head + b"\n" + body * (3 * 2**20 // len(body)) + b'zz,1,2,"the needle"\n'
+    reply = tools.read_handle(handle=_handle(tools, data), match="needle")
+    assert [("row" in window) for window in reply["windows"]] == [False]
+    assert "rows are counted in its first 2 MiB only: a match past them has none" in reply["note"]
+    assert "calls" not in reply

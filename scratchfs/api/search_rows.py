@@ -39,10 +39,10 @@ def with_rows(scope: Scope, found: Matches) -> Matches:
     reads = EntryReads(scope)
 
     def read(src: ReaderSource, _blob: str, kind: str | None) -> tuple[dict[int, int], bool] | None:
-        if kind != "csv" or not offsets:
+        if kind != "csv":
             return None
-        headed = not headless(kind, reads.shape)
-        return dict(zip(offsets, rows_at(src, offsets, headed), strict=True)), headed
+        headed = not headless(kind, reads.shape)  # (no offset numbered: all past ROWS_AT_BYTES, said so)
+        return dict(zip(offsets, rows_at(src, offsets, headed) if offsets else [], strict=True)), headed
 
     try:
         numbered = reads.over_entry(found.handle, read)
