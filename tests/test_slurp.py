@@ -370,8 +370,8 @@ def test_a_joins_repeated_column_names_lose_no_cell(tools, scratch_scope):
     rows = list(csv.reader(io.StringIO(data.decode())))
     assert rows[0] == ["name", "version", "name", "version", "month"]
     assert reply["results"] == [[[r[0], r[2], r[3]] for r in rows[1:]]]
-    assert reply["note"] == ("the header repeats a name: its rows key column 3 ('name') as 'name_2', column 4 "
-                             "('version') as 'version_2'")
+    assert reply["note"] == ("the header repeats a name: its rows key column 2 ('name') as 'name_2', column 3 "
+                             "('version') as 'version_2' (column numbers from 0, as columns= takes them)")
 
 
 def test_a_column_named_extra_keeps_its_cell_beside_cells_past_the_header(tools, scratch_scope):

@@ -28,7 +28,8 @@ def _pages(tools: ScratchTools, arguments: dict) -> list[dict]:
 
 
 @pytest.mark.parametrize(("content", "said", "expected"), [
-    (CSV, "the header repeats a name: its rows key column 3 ('name') as 'name_2'",
+    (CSV, "the header repeats a name: its rows key column 2 ('name') as 'name_2' (column numbers from 0, as columns= "
+          "takes them)",
      [{"id": int(r["id"]), "name": r["name"], "name_2": r["name_2"]}
       for r in csv.DictReader(io.StringIO(CSV.replace("id,name,name", "id,name,name_2")))]),
     (JSONL, "-- passed over: it is not in the array jq was given: it is the last line",

@@ -130,6 +130,10 @@ def test_a_records_page_notes_each_kind_once_by_its_kind_not_its_words(monkeypat
     assert page.extra["note"] == "record 1 holds an unpaired \\ud800", page.extra
 
 
+SAID = ("the header repeats a name: its rows key column 2 ('name') as 'name_2' (column numbers from 0, as "
+        "columns= takes them)")
+
+
 def test_a_slurp_page_whose_own_note_holds_the_table_notes_words_still_gets_it(monkeypatch):
     """The table's note is put on the page jq's read made, once, where it is made: not left out because the page's
     own note (a filter's output, jq's) happens to hold its words."""
@@ -137,13 +141,12 @@ def test_a_slurp_page_whose_own_note_holds_the_table_notes_words_still_gets_it(m
 
     def noted(*args, **kwargs):
         page = made(*args, **kwargs)
-        page.extra["note"] = "the header repeats a name: its rows key column 3 ('name') as 'name_2'"
+        page.extra["note"] = SAID
         return page
 
     monkeypatch.setattr(slurp, "jq_page", noted)
     page = slurp.slurp_page(BytesSource(b"id,name,name\n1,a,b\n"), ".[0]", form="rows")
-    said = "the header repeats a name: its rows key column 3 ('name') as 'name_2'"
-    assert page.extra["note"] == f"{said}; {said}"
+    assert page.extra["note"] == f"{SAID}; {SAID}"
 
 
 _VALUES = st.one_of(st.none(), st.booleans(), st.sampled_from([0, 1, 20, 50, 200, 4096, 65536, 1000]), st.just(""),

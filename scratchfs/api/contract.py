@@ -69,6 +69,7 @@ from scratchfs.api.results import Matches, Slice
 from scratchfs.api.scope import Scope
 from scratchfs.api.search_calls import ENCODING_STRUCTURE, encoding_refusal
 from scratchfs.api.search_reply import as_given, count_reply, matches_reply, refused_as_given, window_hits, window_json
+from scratchfs.api.search_rows import with_rows
 from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_not_empty, check_shape
 from scratchfs.api.views import lead_inside_character, reply_size, reply_text, to_json
 from scratchfs.foundation.calls import Advice, Call, render_call
@@ -282,8 +283,8 @@ class ScratchTools:
                                        ignore_case=ignore_case, context=context, max_matches=max_matches, line=line,
                                        lines=lines, cap=cap, before=before, end=end, budget=echo)
         result = replace(result, budget=echo, encoding=single)  # its next_call repeats the budget and encoding
-        if isinstance(result, Matches):
-            return matches_reply(as_given(result, match, pattern), budget)
+        if isinstance(result, Matches):  # (of a table: the row of each match, which a rows read takes)
+            return matches_reply(as_given(with_rows(scope, result), match, pattern), budget)
         lead = 0 if line is not None or result.binary or single else min(3, result.offset)  # lines from a byte offset:
         if lead and result.data[:1] and result.data[0] & 0xC0 == 0x80:  # a continuation byte: it may fall inside a
             # character (the bytes before tell); then they start at the next one, as a range read does

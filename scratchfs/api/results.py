@@ -313,6 +313,8 @@ class Matches(Bounded):
         held: ``max_matches`` ended the search before a line whose matches it would have cut (``context="line"``:
             :attr:`~scratchfs.engine.search.SearchResult.held`), so fewer than ``max_matches`` are shown, the budget
             not the cause.
+        rows: a search of a table (:mod:`scratchfs.api.search_rows`): the row (``row=N``) of each match not in the
+            header, by its offset, else ``None``.
     """
 
     handle: str
@@ -336,6 +338,7 @@ class Matches(Bounded):
     end: int | None = None
     left: int | None = None
     held: bool = False
+    rows: dict[int, int] | None = None
 
     @property
     def first_left(self) -> int | None:

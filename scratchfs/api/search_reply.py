@@ -7,8 +7,10 @@ next_call, windows: [{line, offset, length, data}]}`` (``ignore_case`` only when
 fact once: a window of one match adds
 ``match_offset`` and ``match_length`` unless it is that match alone, one of several lists ``matches: [{offset,
 length, line}]`` (:func:`~scratchfs.api.search_reply.window_json`); windows whose context overlaps are merged;
-``context="line"``: each window is the line holding its matches (:mod:`scratchfs.engine.line_windows`), and one
-cut by the bound of 1 KiB a side (or by the budget) says ``"cut": "before" | "after" | "both"``;
+a search of a table (CSV/TSV) gives each window's ``row`` after its ``line`` and each listed match's, the ``row=``
+a rows read takes (:mod:`scratchfs.api.search_rows`); ``context="line"``: each window is the line holding its
+matches (:mod:`scratchfs.engine.line_windows`), and one cut by the bound of 1 KiB a side (or by the budget) says
+``"cut": "before" | "after" | "both"``;
 a reply over budget keeps the windows that fit and the next one cut to fit (its first matches, then less context
 after the last; from the end, its last matches and less context before: a window whose context the budget cut
 says ``cut`` too) -- but a window of lines that does not fit whole after others is left to the next page (cut,
@@ -50,7 +52,8 @@ from scratchfs.foundation.text import plural, utf8_suffix_start
 
 
 def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
-                cut: tuple[bool, bool] = (False, False), encoding: str | None = None) -> dict[str, Any]:
+                cut: tuple[bool, bool] = (False, False), encoding: str | None = None,
+                rows: dict[int, int] | None = None) -> dict[str, Any]:
     """One search window: ``{line, offset, length, data}`` (plus ``replaced``/``encoding``), each fact once: ``line``
     is its first match's (1-based); a window of one match gives the match's start and length as ``match_offset``
     and ``match_length`` unless the window is the match alone (no context either side: ``context=0``), both, where
@@ -70,7 +73,9 @@ def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
     overstrikes and ``\r`` redraws applied), every offset and length still the stored bytes'. A window of binary
     content is a hex dump (``"encoding": "hexdump"``) but when its bytes are text (a tar member's): then it is text,
     ``"encoding": "text"`` saying so, as a byte range of it is. ``encoding`` (``"latin-1"``, ``"cp1252"``): each
-    byte one character of it (:func:`~scratchfs.api.views.piece`)."""
+    byte one character of it (:func:`~scratchfs.api.views.piece`). ``rows`` (a table's: the row of each match by
+    its offset, :mod:`~scratchfs.api.search_rows`): ``row`` after ``line``, the first match's, and in ``matches``
+    each one's (none for a match in the header)."""
     hits = window.matches
     match_end = max(h.offset + h.length for h in hits) if hits else window.match_offset
     keep_from, keep_to = window.match_offset, match_end
@@ -82,12 +87,15 @@ def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
     shown = piece(window.data, window.offset, size, binary and not textual, encoding, before=None,  # binary content)
                   keep_from=keep_from,
                   keep_to=keep_to)
-    out: dict[str, Any] = {"line": window.line, **shown.fields()}
+    rows = rows or {}
+    row = {"row": rows[hits[0].offset]} if hits and hits[0].offset in rows else {}
+    out: dict[str, Any] = {"line": window.line, **row, **shown.fields()}
     before, after = cut if window.line_cut is None else window.line_cut
     if before or after:
         out["cut"] = "both" if before and after else "before" if before else "after"
     if len(hits) > 1:
-        out["matches"] = [{"offset": h.offset, "length": h.length, "line": h.line} for h in hits]
+        out["matches"] = [{"offset": h.offset, "length": h.length, "line": h.line,
+                           **({"row": rows[h.offset]} if h.offset in rows else {})} for h in hits]
     elif hits and (hits[0].offset, hits[0].length) != (shown.offset, shown.length):  # (not the match itself)
         out["match_offset"], out["match_length"] = hits[0].offset, hits[0].length
     content = shown.content_fields()
@@ -369,11 +377,12 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
 def _drawn_json(found: Matches, window: Window, cut: tuple[bool, bool], drawn: dict | None) -> dict[str, Any]:
     """:func:`window_json` of ``window``, kept in ``drawn`` (``None``: not kept)."""
     if drawn is None:
-        return window_json(window, found.size, found.binary, found.rendered, cut, found.encoding)
+        return window_json(window, found.size, found.binary, found.rendered, cut, found.encoding, found.rows)
     key = (window.offset, len(window.data), len(window.matches), cut)
     out = drawn.get(key)
     if out is None:
-        out = drawn[key] = window_json(window, found.size, found.binary, found.rendered, cut, found.encoding)
+        out = drawn[key] = window_json(window, found.size, found.binary, found.rendered, cut, found.encoding,
+                                       found.rows)
     return out
 
 

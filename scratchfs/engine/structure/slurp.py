@@ -56,7 +56,7 @@ from scratchfs.engine.structure.jsontexts import walk_documents
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPage, check_page, read_whole
 from scratchfs.engine.structure.row_keys import EXTRA_CELLS, row_keys
-from scratchfs.engine.structure.stray_quotes import MOST_REAL, REAL, cell_lines, runaway_said, stray_cell
+from scratchfs.engine.structure.stray_quotes import REAL, RealCells, cell_lines, runaway_said, stray_cell
 from scratchfs.engine.structure.table import UNSPLIT_KEY, iter_rows
 from scratchfs.engine.structure.table_start import DELIMITERS
 from scratchfs.foundation import limits
@@ -339,15 +339,17 @@ def _rows(source: ContentSource, header: bool, layout: Layout | None = None,
     extra = EXTRA_CELLS
     chunk: list[Any] = []
     parts: list[bytes] = []
-    size, count, whole, stray, width, real = 1, 0, [], "", 0, 0  # (real: rows stray_quotes.REAL)
+    size, count, whole, stray, width, real = 1, 0, [], "", 0, RealCells()  # (real: rows stray_quotes.REAL)
     for start, cells in iter_rows(source, layout=layout, passed=passed, headed=header):
         width = width or len(cells)  # (the header's, or the first row's: the rows' width)
         if header and names is None:
             names, extra = row_keys(cells)
             continue
-        if not stray and real < MOST_REAL and layout is None and isinstance(cells, list):
+        if not stray and layout is None and isinstance(cells, list) and real.worth(cells):
             said = _stray(source, start, cells, width, count + 1 + len(passed))
-            stray, real = said or "", real + (said is None)
+            stray = said or ""
+            if said is None:
+                real.saw(cells)
         chunk.append(cells)
         count += 1
         if isinstance(cells, dict):  # (a row given whole: its number as a rows read gives it, those passed counted)
@@ -474,11 +476,13 @@ def _keys_note(source: ContentSource, layout: Layout | None) -> str | None:
     header = next(iter(iter_rows(source, layout=layout)), (0, []))[1]
     keys, extra = row_keys(header)
     renamed = [f"column {at} ({_short(name)}) as {_short(key)}"
-               for at, (name, key) in enumerate(zip(header, keys, strict=True), 1) if key != name]
+               for at, (name, key) in enumerate(zip(header, keys, strict=True)) if key != name]  # (numbered as
+    # columns= takes them, from 0: a note that counted from 1 had a model read the column after the one it named)
     if not renamed and extra == EXTRA_CELLS:
         return None
     more = f" (and {len(renamed) - _NOTED:,} more columns)" if len(renamed) > _NOTED else ""
-    said = [f"the header repeats a name: its rows key {', '.join(renamed[:_NOTED])}{more}"] if renamed else []
+    said = [f"the header repeats a name: its rows key {', '.join(renamed[:_NOTED])}{more} (column numbers from 0, "
+            "as columns= takes them)"] if renamed else []
     if extra != EXTRA_CELLS:
         said.append(f"the header has a column {EXTRA_CELLS!r}: cells past the header are under {extra!r}")
     return "; ".join(said)

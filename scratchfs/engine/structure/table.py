@@ -45,7 +45,7 @@ from scratchfs.engine.structure.paging import (
 from scratchfs.engine.structure.row_jump import skip_rows
 from scratchfs.engine.structure.row_lines import LINE_END, row_line_start
 from scratchfs.engine.structure.row_parts import keeper, kept_piece
-from scratchfs.engine.structure.stray_quotes import MOST_REAL, REAL, cell_lines, runaway_said, stray_cell
+from scratchfs.engine.structure.stray_quotes import REAL, RealCells, cell_lines, runaway_said, stray_cell
 from scratchfs.engine.structure.table_columns import header_shown, select_columns
 from scratchfs.engine.structure.table_reader import BY_RANGE, FIELD_LIMIT_CHARS, UNSPLIT_KEY, Far, RowError, rows_from
 from scratchfs.engine.structure.table_start import (
@@ -59,7 +59,7 @@ from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import BadCursor, BadRecord, InvalidArgument, PastLast
 from scratchfs.foundation.text import plural
 
-__all__ = ["FIELD_LIMIT_CHARS", "MAX_ROWS", "UNSPLIT_KEY", "iter_rows", "rows_page"]
+__all__ = ["FIELD_LIMIT_CHARS", "MAX_ROWS", "UNSPLIT_KEY", "iter_rows", "rows_at", "rows_page"]
 
 MAX_ROWS = 10_000
 """Most rows a page asks for."""
@@ -86,6 +86,44 @@ def iter_rows(source: ContentSource, delimiter: str | None = None, *, layout: La
         return _raising(rows_from(source, layout.start, "", layout=layout), passed, headed and layout.headed)
     delimiter, start = _delimiter(source, delimiter)
     return _raising(rows_from(source, start, delimiter), passed, headed)
+
+
+def rows_at(source: ContentSource, offsets: list[int], headed: bool = True) -> list[int | None]:
+    """For each of ``offsets`` (byte offsets into a CSV/TSV content, in order), the number of the row holding it,
+    as a rows read numbers rows (``row=N``: from 1 after the header, a quoted multi-line cell part of one row, a
+    row that cannot be read counted; ``headed=False``: the first record is row 1): ``0`` for the header, ``None``
+    before the table (a ``sep=`` line, comment lines). A byte on a blank line is the row's before it. Reads the
+    content up to the last offset once (twice up to the one before it), quote-free stretches at C speed
+    (:func:`skip_rows`). Raises what ``source``'s reads raise."""
+    delimiter, start = _delimiter(source, None)
+    number, out = (0 if headed else 1), []
+    for left, offset in enumerate(offsets, 1 - len(offsets)):
+        if offset < start or offset >= source.size:
+            out.append(None)
+            continue
+        upto = _Upto(source, offset + 1)  # (the row holding the offset is the last one that starts in it)
+        passed = skip_rows(upto, start, upto.size, lambda near, at: rows_from(near, at, delimiter))[1]
+        out.append(number + passed - 1)
+        if passed > 1 and left:  # (on from the start of that row: the next offset reads no row before it again)
+            start = skip_rows(upto, start, passed - 1, lambda near, at: rows_from(near, at, delimiter))[0]
+            number += passed - 1
+    return out
+
+
+class _Upto:
+    """``source`` cut at byte ``size``: its reads end there."""
+
+    def __init__(self, source: ContentSource, size: int) -> None:
+        self.source, self.size = source, size
+
+    def read(self, offset: int, length: int) -> bytes:
+        return self.source.read(offset, max(0, min(length, self.size - offset)))
+
+    def iter_frames(self, first_frame: int = 0) -> Iterator[tuple[int, bytes]]:
+        for start, frame in self.source.iter_frames(first_frame):
+            if start >= self.size:
+                return
+            yield start, frame[: self.size - start]
 
 
 def _raising(rows: Iterator[tuple[int, Any]], passed: list[BadRecord] | None = None, headed: bool = True,
@@ -310,12 +348,13 @@ def _watched(source: ContentSource, read: tuple[int, str, dict | None, Layout | 
     if len(delimiter) > 1:  # (a layout's key: no quotes)
         yield from body
         return
-    real = 0  # (rows whose cells only look swallowed: past MOST_REAL, a table of such cells, no more looked at)
+    real = RealCells()  # (rows whose cells only look swallowed: past MOST_REAL, only a far longer cell looked at)
     for at, (start, cells) in enumerate(body, number):
-        if not found and real < MOST_REAL and isinstance(cells, list):
+        if not found and isinstance(cells, list) and real.worth(cells):
             cell = stray_cell(source, start, cells, delimiter, width)
-            real += cell == REAL
-            if cell is not None and cell != REAL:
+            if cell == REAL:
+                real.saw(cells)
+            elif cell is not None:
                 found.append((at, start, cell_lines(cells[cell])))
         yield start, cells
 
