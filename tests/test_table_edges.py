@@ -57,13 +57,13 @@ def test_a_match_in_the_header_has_no_row(tools):
     handle = _handle(tools, DPKG.read_bytes())
     reply = tools.read_handle(handle=handle, match="package,version")
     assert reply["windows"][0]["line"] == 1 and "row" not in reply["windows"][0]
-    assert "a match in the header has none" in reply["note"] and "calls" not in reply
+    assert "from 1 after the header, none in it" in reply["note"] and "calls" not in reply
 
 
 def test_a_table_with_no_header_line_numbers_rows_from_its_first_line(tools):
     handle = _handle(tools, (TOOLS / "passwd-no-header.csv").read_bytes())
     reply = tools.read_handle(handle=handle, match="root")
-    assert reply["windows"][0]["row"] == 1 and "it has no header line" in reply["note"]
+    assert reply["windows"][0]["row"] == 1 and "from 1 at the first line: no header line" in reply["note"]
     assert tools.read_handle(handle=handle, row=1, rows=1)["rows"][0][0] == "root"
 
 
@@ -190,5 +190,5 @@ def test_a_match_past_the_first_2_mib_of_a_table_has_no_row_and_the_note_says_so
     data = head + b"\n" + body * (3 * 2**20 // len(body)) + b'zz,1,2,"the needle"\n'
     reply = tools.read_handle(handle=_handle(tools, data), match="needle")
     assert [("row" in window) for window in reply["windows"]] == [False]
-    assert "rows are counted in its first 2 MiB only: a match past them has none" in reply["note"]
+    assert "rows counted in the first 2 MiB only: a match past them has none" in reply["note"]
     assert "calls" not in reply

@@ -54,14 +54,12 @@ def with_rows(scope: Scope, found: Matches) -> Matches:
     edge = found.windows[0] if found.before is None else found.windows[-1]
     row = rows.get(edge.matches[0].offset)
     past = any(hit.offset >= ROWS_AT_BYTES for window in found.windows for hit in window.matches)
-    said = ["a table: row is the row= of a window's first match (and of each in matches), " + (
-        "from 1 after the header; a line is no row number (a quoted cell may hold several lines); a match in the "
-        "header has none" if headed else "from 1 at its first line (it has no header line; a quoted cell may hold "
-        "several lines)")]
+    said = ["row: the row= of a window's first match (and of each in matches; " + (
+        "from 1 after the header, none in it" if headed else "from 1 at the first line: no header line") +
+        "), not its line: a quoted cell may hold several lines"]
     if past:
-        said.append(f"; rows are counted in its first {ROWS_AT_BYTES // 2**20} MiB only: a match past them has none")
+        said.append(f"; rows counted in the first {ROWS_AT_BYTES // 2**20} MiB only: a match past them has none")
     if row:
-        said += [f"; row {row:,} read whole: ", Call.of("read_handle", handle=found.handle, row=row, rows=1,
-                                                        budget=found.budget)]
+        said += [f"; row {row:,}: ", Call.of("read_handle", handle=found.handle, row=row, rows=1, budget=found.budget)]
     note = Advice.of(*said) if found.note is None else Advice.of(found.note, "; ", *said)
     return replace(found, rows={at: number for at, number in rows.items() if number}, note=note)
