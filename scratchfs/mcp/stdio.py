@@ -460,7 +460,7 @@ async def stdio_transport(limit: int = MAX_MESSAGE_BYTES,
                 raise failure from None
             if failure is None:
                 raise
-            log.warning("scratchfs mcp: the client closed its end of the connection (stdout); stopping")
+            log.warning("%s: the client closed its end of the connection (stdout); stopping", server)
         finally:
             claim.keep_in = lines.reading
 
