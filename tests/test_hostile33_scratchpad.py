@@ -1,0 +1,35 @@
+"""hostile33: the scratchpad verbs, scopes and MCP faces attacked (keys, cursors, ids, expiry, kills). Each test is
+one finding: it failed before its fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from scratchfs.api.contract import ScratchTools, error_text
+from scratchfs.foundation.errors import NotFound
+from scratchfs.foundation.limits import MAX_ID_BYTES, MAX_KEY_BYTES, MIN_REPLY_BYTES
+
+
+@pytest.mark.parametrize("char", ["\\", "\u2028", "\ufeff"])
+def test_a_near_key_too_long_to_name_whole_is_not_named_cut(scratch_store, char):
+    """A read of a long key one character from a live one (512 backslashes, ids of 256 bytes) was told ``did you
+    mean '\\\\\\\\...`` cut at the tool error's cap of 2,048 bytes: a key that is not the live one, and the way
+    on (``scratch_list lists them all``) lost with the cut. A near key the error cannot hold whole is not named:
+    the error says to list the keys instead (the web API still gives it as data: ``NotFound.meant``)."""
+    scope = scratch_store.scope("r" * MAX_ID_BYTES, "a" * MAX_ID_BYTES)
+    live = char * (MAX_KEY_BYTES // len(char.encode()) - 1) + "a"
+    scope.scratch_write(live, "v")
+    with pytest.raises(NotFound) as missing:
+        ScratchTools(scope).call("scratch_read", {"key": live[:-1] + "b"})
+    text = error_text(missing.value)
+    assert len(text.encode()) <= MIN_REPLY_BYTES and not text.endswith("..."), text[-200:]
+    assert text.endswith("; scratch_list lists the keys of this scope"), text[-200:]
+    assert missing.value.meant == ("scratch", live)
+
+
+def test_a_near_key_that_fits_is_still_named(scratch_store):
+    scope = scratch_store.scope("r", "a")
+    scope.scratch_write("plan-1", "v")
+    with pytest.raises(NotFound) as missing:
+        ScratchTools(scope).call("scratch_read", {"key": "plan-2"})
+    assert "did you mean 'plan-1', a key of this scope? (scratch_list lists them all)" in error_text(missing.value)
