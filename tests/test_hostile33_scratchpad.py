@@ -27,6 +27,23 @@ def test_a_near_key_too_long_to_name_whole_is_not_named_cut(scratch_store, char)
     assert missing.value.meant == ("scratch", live)
 
 
+@pytest.mark.parametrize("reading", [True, False])
+def test_a_missing_key_beside_ids_too_long_to_name_whole_says_how_to_go_on(scratch_store, reading):
+    """A missing key (no near one) of 512 escaped characters in a scope of ids of 256 escaped bytes: its tool error
+    was cut inside the agent id, the way on (list the keys) lost; the ids, which the caller gave, are left out."""
+    scope = scratch_store.scope("\\" * MAX_ID_BYTES, "\u2028" * (MAX_ID_BYTES // 3))
+    tools = ScratchTools(scope)
+    key = "\ufeff" * (MAX_KEY_BYTES // 3)
+    if reading:
+        with pytest.raises(NotFound) as missing:
+            tools.call("scratch_read", {"key": key})
+        text = error_text(missing.value)
+    else:
+        text = tools.call("scratch_delete", {"key": key})["note"]
+    assert len(text.encode()) <= MIN_REPLY_BYTES and not text.endswith("..."), text[-200:]
+    assert text.endswith(" in this scope; scratch_list lists the keys of this scope"), text[-200:]
+
+
 def test_a_near_key_that_fits_is_still_named(scratch_store):
     scope = scratch_store.scope("r", "a")
     scope.scratch_write("plan-1", "v")
