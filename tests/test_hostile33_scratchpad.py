@@ -50,3 +50,24 @@ def test_a_near_key_that_fits_is_still_named(scratch_store):
     with pytest.raises(NotFound) as missing:
         ScratchTools(scope).call("scratch_read", {"key": "plan-2"})
     assert "did you mean 'plan-1', a key of this scope? (scratch_list lists them all)" in error_text(missing.value)
+
+
+@pytest.mark.parametrize(("key", "shown"), [("\u202egnp.txe", "\\u202egnp.txe"), ("a\u200bb", "a\\u200bb"),
+                                            ("\u2066x\u2069", "\\u2066x\\u2069"), ("\ufeffk", "\\ufeffk"),
+                                            ("\U000e0041x", "\\U000e0041x"), ("a\u00a0b", "a\u00a0b")])
+def test_ls_shows_a_key_of_invisible_or_reordering_characters_escaped(tmp_path, key, shown):
+    """``scratchfs ls`` printed a key holding a right-to-left override (U+202E), a zero-width space or another
+    format character as it is: a terminal that reorders bidirectional text showed ``\\u202egnp.txe`` as ``ext.png``, and
+    ``a\\u200bb`` looked like the key ``ab`` (error messages, which quote keys as Python does, escaped them). A cell
+    is now shown with every such character escaped, as a line separator already was; a space stays a space."""
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    env = {"SCRATCHFS_ROOT": str(tmp_path / "root"), "SCRATCHFS_RUN_ID": "r", "SCRATCHFS_AGENT_ID": "a"}
+    runner = CliRunner()
+    assert runner.invoke(main, ["scratch-write", key], input=b"v", env=env).exit_code == 0
+    listed = runner.invoke(main, ["ls"], env=env)
+    assert listed.exit_code == 0, listed.output
+    row = listed.stdout.splitlines()[1].split("\t")
+    assert row[3] == shown, row
