@@ -71,3 +71,22 @@ def test_ls_shows_a_key_of_invisible_or_reordering_characters_escaped(tmp_path, 
     assert listed.exit_code == 0, listed.output
     row = listed.stdout.splitlines()[1].split("\t")
     assert row[3] == shown, row
+
+
+@pytest.mark.parametrize("face", ["mcp", "proxy"])
+def test_the_screens_log_lines_name_the_server_that_wrote_them(face, tmp_path):
+    """``scratchfs mcp-proxy`` logged what its screen of stdin dropped or refused (a batch, a malformed notification)
+    as ``scratchfs mcp: ...``, the server it is not, as it did a client gone (fixed in 075ae33); each line now names
+    the server that wrote it."""
+    import subprocess
+
+    from tests.test_mcp_wire import INIT, face_command, req
+
+    lines = [req("i", "initialize", INIT), b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
+             b"[" + req(5, "ping") + b"]", b'{"jsonrpc":"2.0","id":1,"error":"x"}']
+    done = subprocess.run(face_command(face, tmp_path), input=b"\n".join(lines) + b"\n", capture_output=True,
+                          timeout=90)
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.decode().splitlines() if "batch" in line or "malformed" in line]
+    server = "scratchfs mcp-proxy" if face == "proxy" else "scratchfs mcp"
+    assert [line.split(": ", 1)[0] for line in said] == [server, server], said
