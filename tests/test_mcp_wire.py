@@ -484,6 +484,9 @@ def test_a_client_that_closes_its_end_of_stdout_ends_the_server_in_one_line(face
         err = proc.stderr.read().decode()
         assert "Traceback" not in err and "Error" not in err, err
         assert err.count("the client closed its end of the connection") == 1, err
+        # (hostile33: the proxy's line named "scratchfs mcp", the server it is not)
+        server = "scratchfs mcp-proxy" if face == "proxy" else "scratchfs mcp"
+        assert f"{server}: the client closed its end of the connection" in err, err
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -24,6 +24,7 @@ from scratchfs.engine.protocols import IndexBackend
 from scratchfs.foundation import checks
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import Deleted, Expired, NotFound, ScratchError
+from scratchfs.foundation.limits import MIN_REPLY_BYTES
 
 LOST_HANDLE = ("; copy the handle whole from the stub that gave it (another run's or agent's is not read here), or "
                "run the tool that made it again if its result expired over an hour ago")
@@ -212,6 +213,11 @@ def not_found(entries: _Entries, run_id: str, agent_id: str, kind: str, key: str
     gone = index.gone(run_id, agent_id, kind, key, now)
     if gone is None:
         hint, elsewhere, meant = _hint(index, run_id, agent_id, kind, key, reading, now)
+        if kind == "scratch" and not _fits(what, hint):  # (a long key, escaped, beside long ids: the tool error's
+            # cut named a near key that is not the live one, and lost the way on; the near key is left to the data,
+            # NotFound.meant, and the ids, which the caller gave, to the fact)
+            named = f" in this scope (run {run_id!r}, agent {agent_id!r})" + LOST_KEY
+            hint = named if _fits(what, named) else " in this scope" + LOST_KEY
         fact = f"no {what} in this scope (run {run_id!r}, agent {agent_id!r})" + (
             ": it is the handle of a spilled result" if meant == ("handle", key) else "")
         missing = _told(NotFound(Advice.of(f"no {what}", hint)), fact, meant)
@@ -224,6 +230,11 @@ def not_found(entries: _Entries, run_id: str, agent_id: str, kind: str, key: str
     if gone.copy_lost:  # by fsck --repair or a sweep: its stored copy was broken or gone
         return _told(Deleted(f"{fact}; {again} if it is still needed"), fact)
     return _told(Deleted(fact), fact)
+
+
+def _fits(what: str, hint: str | Advice) -> bool:
+    """Whether the tool error ``no <what><hint>`` is whole within its cap (:data:`MIN_REPLY_BYTES`, UTF-8 bytes)."""
+    return len(f"not found: no {what}{hint}".encode()) <= MIN_REPLY_BYTES
 
 
 def _told(missing: NotFound, fact: str, meant: tuple[str, str] | None = None) -> NotFound:

@@ -8,6 +8,7 @@ as wide as its longest value, and the other columns give way (an ellipsis in the
 from __future__ import annotations
 
 import sys
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TextIO
@@ -23,10 +24,15 @@ from scratchfs.foundation.text import name_bytes, one_line
 def printable(cell: str) -> str:
     """``cell`` as one line a terminal prints as written: a byte of a name that is no UTF-8 as ``\\xNN``, each
     other control character (the ESC of a terminal escape, a NUL) or lone surrogate as its Python escape
-    (:func:`~scratchfs.foundation.text.one_line`); a tab or newline as a space."""
+    (:func:`~scratchfs.foundation.text.one_line`); a tab or newline as a space; any other character Python does not
+    print (``str.isprintable``: a format character -- a bidirectional override or isolate, a zero-width space, a
+    byte order mark, a tag --, a private-use or unassigned one) as its Python escape too, a space (``Zs``) aside: a
+    key ``\\u202egnp.txe`` a terminal would show reordered, as ``ext.png``."""
     if cell.isprintable():  # (most cells: no tab, newline, control character or surrogate, so nothing to change)
         return cell
-    return one_line(name_bytes(cell.replace("\t", " ").replace("\n", " ")))
+    shown = one_line(name_bytes(cell.replace("\t", " ").replace("\n", " ")))
+    return "".join(char if char.isprintable() or unicodedata.category(char) == "Zs" else repr(char)[1:-1]
+                   for char in shown)
 
 
 def human_bytes(size: float) -> str:

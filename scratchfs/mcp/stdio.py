@@ -124,8 +124,8 @@ def too_long(skipped: int, limit: int = MAX_MESSAGE_BYTES, head: bytes = b"") ->
                                      {"max_bytes": limit, "skipped_bytes": skipped}))
 
 
-def screen(line: bytes) -> Verdict:
-    """Screen one line read from stdin (its newline included or not).
+def screen(line: bytes, server: str = "scratchfs mcp") -> Verdict:
+    """Screen one line read from stdin (its newline included or not); ``server`` names the server in what it logs.
 
     Returns:
         a :class:`Verdict`; never raises (every fault of the line becomes a reply, see the module docstring).
@@ -143,12 +143,12 @@ def screen(line: bytes) -> Verdict:
     if refused is not None:
         return Verdict(reply=refused)
     if isinstance(obj, list):
-        return batch_verdict(obj)
+        return batch_verdict(obj, server)
     if not isinstance(obj, dict):
         return Verdict(reply=error_reply(None, INVALID_REQUEST, "Invalid Request: a JSON-RPC message is an object"))
     if "method" in obj:
-        return request_verdict(obj, text)
-    return response_verdict(obj, text)
+        return request_verdict(obj, text, server)
+    return response_verdict(obj, text, server)
 
 
 def parse(text: str) -> tuple[Any, str | None]:
@@ -176,13 +176,13 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def request_verdict(obj: dict, text: str) -> Verdict:
+def request_verdict(obj: dict, text: str, server: str = "scratchfs mcp") -> Verdict:
     """The verdict on an object with a ``method``: a request or a notification."""
     import mcp_types as types
 
     if "id" not in obj:
         if obj.get("jsonrpc") == "2.0" and isinstance(obj.get("method"), str):
-            verdict = _checked(obj, text, types.JSONRPCNotification, None)
+            verdict = _checked(obj, text, types.JSONRPCNotification, None, server)
             params = obj.get("params")
             cancels = params.get("requestId") if obj["method"] == CANCELLED and isinstance(params, dict) else None
             if verdict.message is not None and is_request_id(cancels):
@@ -202,22 +202,22 @@ def request_verdict(obj: dict, text: str) -> Verdict:
         return Verdict(reply=error_reply(rid, INVALID_PARAMS, "Invalid params: MCP params are an object, not an array"))
     if params is not None and not isinstance(params, dict):
         return Verdict(reply=error_reply(rid, INVALID_REQUEST, "Invalid Request: params must be an object"))
-    return _checked(obj, text, types.JSONRPCRequest, rid)
+    return _checked(obj, text, types.JSONRPCRequest, rid, server)
 
 
-def response_verdict(obj: dict, text: str) -> Verdict:
+def response_verdict(obj: dict, text: str, server: str = "scratchfs mcp") -> Verdict:
     """The verdict on an object without a ``method``: a response of the client (never answered), or invalid."""
     import mcp_types as types
 
     rid = obj.get("id", 0)
     if (obj.get("jsonrpc") == "2.0" and ("result" in obj) != ("error" in obj) and "id" in obj
             and (rid is None or is_request_id(rid))):
-        return _checked(obj, text, (types.JSONRPCResponse, types.JSONRPCError), None)
+        return _checked(obj, text, (types.JSONRPCResponse, types.JSONRPCError), None, server)
     return Verdict(reply=error_reply(None, INVALID_REQUEST,
                                      "Invalid Request: neither a request, a notification nor a response"))
 
 
-def _checked(obj: dict, text: str, kind: Any, rid: int | str | None) -> Verdict:
+def _checked(obj: dict, text: str, kind: Any, rid: int | str | None, server: str) -> Verdict:
     """Hand the line to the SDK if it reads it as ``kind``; otherwise answer a request (``rid``), drop the rest."""
     import mcp_types as types
     from pydantic import ValidationError
@@ -232,11 +232,11 @@ def _checked(obj: dict, text: str, kind: Any, rid: int | str | None) -> Verdict:
         return Verdict(message=text, request_id=rid)
     if "method" in obj and "id" in obj:
         return Verdict(reply=error_reply(rid, INVALID_REQUEST, "Invalid Request: not a JSON-RPC request", detail))
-    log.warning("scratchfs mcp: dropped a malformed notification or response (%s)", detail)
+    log.warning("%s: dropped a malformed notification or response (%s)", server, detail)
     return Verdict()
 
 
-def batch_verdict(items: list) -> Verdict:
+def batch_verdict(items: list, server: str = "scratchfs mcp") -> Verdict:
     """The verdict on a batch: refused (see the module docstring)."""
     if not items:
         return Verdict(reply=error_reply(None, INVALID_REQUEST, "Invalid Request: an empty batch"))
@@ -246,7 +246,7 @@ def batch_verdict(items: list) -> Verdict:
                 "method" in item or "result" in item or "error" in item):
             continue  # a notification or a response: never answered
         replies.append(error_reply(request_id_of(item), INVALID_REQUEST, BATCH_REFUSED))
-    log.warning("scratchfs mcp: refused a batch of %d messages (MCP has no batches)", len(items))
+    log.warning("%s: refused a batch of %d messages (MCP has no batches)", server, len(items))
     return Verdict(reply="[" + ",".join(replies) + "]" if replies else None)
 
 
@@ -314,7 +314,9 @@ class ScreenedLines:
     the replies of the screen go straight to ``writer``.
     """
 
-    def __init__(self, fd: int, writer: LineWriter, limit: int = MAX_MESSAGE_BYTES) -> None:
+    def __init__(self, fd: int, writer: LineWriter, limit: int = MAX_MESSAGE_BYTES, server: str = "scratchfs mcp"
+                 ) -> None:
+        self._server = server
         self._file: BinaryIO = os.fdopen(fd, "rb", closefd=False)
         self._writer = writer
         self._limit = limit
@@ -355,9 +357,9 @@ class ScreenedLines:
             return None
         if line.endswith(b"\n") or len(line) <= self._limit:
             try:
-                return screen(line)
+                return screen(line, self._server)
             except Exception:  # a bug of the screen must cost one line, never the connection
-                log.exception("scratchfs mcp: could not screen a line")
+                log.exception("%s: could not screen a line", self._server)
                 return Verdict(reply=error_reply(None, INTERNAL_ERROR, "Internal error: the line could not be read"))
         skipped, head = len(line), line[:HEAD_BYTES]
         while not line.endswith(b"\n"):
@@ -449,7 +451,7 @@ async def stdio_transport(limit: int = MAX_MESSAGE_BYTES,
 
     with claimed_stdio() as claim:
         writer = LineWriter(claim.wire_out)
-        lines = ScreenedLines(claim.wire_in, writer, limit)
+        lines = ScreenedLines(claim.wire_in, writer, limit, server)
         try:
             async with answering_stops(writer, lambda rid, message: error_reply(rid, STOPPED, message), server), \
                     stdio_server(stdin=lines, stdout=writer) as streams:  # type: ignore[arg-type]
@@ -460,7 +462,7 @@ async def stdio_transport(limit: int = MAX_MESSAGE_BYTES,
                 raise failure from None
             if failure is None:
                 raise
-            log.warning("scratchfs mcp: the client closed its end of the connection (stdout); stopping")
+            log.warning("%s: the client closed its end of the connection (stdout); stopping", server)
         finally:
             claim.keep_in = lines.reading
 
