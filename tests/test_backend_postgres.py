@@ -441,3 +441,51 @@ def test_a_store_names_its_index_as_given_without_the_password(url, told):
     from scratchfs.engine.backends import describe_url
 
     assert describe_url(url) == told
+
+
+@pytest.mark.parametrize(("url", "meant"), [
+    ("postgresql://u@db.internal/app?shema=scratch", "schema"),
+    ("postgresql://u@db.internal/app?runs_tabel=runs(id)", "runs_table"),
+    ("postgresql://u@db.internal/app?sslmod=require", "sslmode"),
+])
+def test_a_misspelt_index_url_parameter_names_the_one_meant(tmp_path, url, meant):
+    """libpq's refusal named the typo alone (``invalid URI query parameter: "shema"``), so a newcomer's ``?shema=``
+    was left to find the word in the README (newuser22): the line names the parameter meant and what takes which."""
+    result = CliRunner().invoke(main, ["--root", str(tmp_path / "root"), "ls"], env={"SCRATCHFS_INDEX": url})
+    assert result.exit_code == 2, result.output
+    assert f"(did you mean {meant!r}?); scratchfs takes schema and runs_table" in result.stderr
+    assert result.stderr.count("\n") == 1
+    far = CliRunner().invoke(main, ["--root", str(tmp_path / "root"), "ls"],
+                             env={"SCRATCHFS_INDEX": "postgresql://u@db.internal/app?zzz=1"})
+    assert far.exit_code == 2 and "did you mean" not in far.stderr and "scratchfs takes schema" in far.stderr
+
+
+def test_a_connection_parameter_libpq_refuses_says_to_correct_it_in_the_index_url(tmp_path):
+    """``?sslmode=bogus`` (libpq refuses the value before it connects) ended ``invalid sslmode value: "bogus"``,
+    naming no setting to fix (newuser22): the line now says where the value is."""
+    from scratchfs import ScratchStore
+
+    with pytest.raises(StorageError) as caught:
+        ScratchStore(tmp_path / "root", index="postgresql://u@127.0.0.1:1/app?sslmode=bogus")
+    assert str(caught.value).endswith('invalid sslmode value: "bogus"; correct that parameter\'s value in the index '
+                                      'URL ($SCRATCHFS_INDEX, --index)')
+
+
+@pytest.mark.alone(waits=True)  # (its calls mostly wait)
+def test_a_server_stopped_under_a_running_store_is_told_with_what_to_check(own_postgres_server):
+    """A running store whose server went down said only ``...: Connection refused``, where the same failure at the
+    opening says what to check (newuser22 stopped PostgreSQL under an agent): every failure says it now."""
+    server = own_postgres_server
+    index = PostgresIndex(server.dsn, busy_timeout=1.0, clock="caller")
+    try:
+        index.put(entry(key="h"), b"", lambda: True)
+        server.stop("fast")
+        for _ in range(3):
+            with pytest.raises(StorageError) as caught:
+                index.lookup("run-1", "agent-1", "handle", "h", NOW)
+            told = str(caught.value)
+            assert "\n" not in told
+            assert told.endswith(("check that PostgreSQL is up and that the index URL ($SCRATCHFS_INDEX, --index) "
+                                  "names its host and port", "(the server is down, refusing or overloaded)")), told
+    finally:
+        index.close()

@@ -163,6 +163,17 @@ def test_bad_urls_are_refused():
     assert parse_s3_url("s3://my-bucket") == ("my-bucket", "")
 
 
+@pytest.mark.parametrize("bucket", ["ab", "My_Bucket", "a..b", "-bucket", ""])
+def test_a_refused_bucket_name_is_told_with_s3s_rule(bucket):
+    """``s3://ab/x`` was refused as ``not a valid S3 bucket name: 'ab'`` alone, leaving a newcomer to guess S3's rule
+    (newuser22): the line gives it."""
+    with pytest.raises(InvalidArgument) as caught:
+        parse_s3_url(f"s3://{bucket}/x")
+    assert str(caught.value) == (f"not a valid S3 bucket name: {bucket!r}: a bucket name is 3 to 63 lower-case "
+                                 "letters, digits, '.' and '-', beginning and ending with a letter or digit, with no "
+                                 "'..' (s3://bucket/prefix)")
+
+
 @pytest.mark.alone
 def test_an_unreachable_store_gives_storage_error_within_a_bounded_time(s3_env, monkeypatch):
     monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{free_port()}")  # nothing listens there

@@ -252,3 +252,31 @@ def test_the_fleet_index_and_blobs_are_options_of_the_server(tmp_path, postgres_
     assert (tmp_path / "host-a" / "index.sqlite").stat().st_size == 0
     with ScratchStore(tmp_path / "host-b", index=index, blobs=s3_env) as store:
         assert store.scope("run-1", "agent-1").scratch_read("plan") == b"on the fleet"
+
+
+@pytest.mark.parametrize("face", ["mcp", "mcp-proxy"])
+def test_a_server_whose_index_is_down_says_what_it_serves_first_and_the_outage_once(tmp_path, face):
+    """Started with its PostgreSQL index out of reach, the server's first stderr line was a warning, ``scratchfs: the
+    store cannot be opened yet (<the failure>); serving anyway ...``, and its start-up line, which names the store
+    and says the same failure, came second -- where the README says the first line says what it serves, and a
+    client's log showed the failure twice (newuser22 stopped PostgreSQL under an MCP client). Now the start-up
+    line alone, first."""
+    import json
+    import subprocess
+
+    from tests.services import free_port
+
+    from .mcp_support import client_params
+
+    index = f"postgresql://scratch@127.0.0.1:{free_port()}/platform"  # nothing listens there: refused, an outage
+    upstream = ["--", sys.executable, "-c", "import sys; sys.stdin.read()"] if face == "mcp-proxy" else []
+    params = client_params(face, "--root", str(tmp_path / "host"), "--run", "run-1", "--agent", "agent-1",
+                           "--index", index, "--sweep-interval", "0", *upstream)
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": ERAS[0], "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    done = subprocess.run([params.command, *params.args], input=json.dumps(initialize).encode() + b"\n",
+                          env=params.env, cwd=params.cwd, capture_output=True, timeout=120)
+    told = done.stderr.decode()
+    assert told.splitlines()[0].startswith(f"scratchfs {face}: serving the store with index postgresql://scratch@"
+                                           f"127.0.0.1:"), told
+    assert told.count("Connection refused") == 1 and "not open yet" in told.splitlines()[0], told

@@ -102,8 +102,10 @@ class DeferredStore:
             if not out_of_reach(exc):
                 raise
             self._failure = exc
-            log.warning("scratchfs: the store cannot be opened yet (%s); serving anyway, trying again every %g s",
-                        one_line(str(exc)), self.retry)
+            # (INFO: each face's start-up line says it -- ``not open yet (<the failure>) ...`` --; a WARNING here came
+            # before that line, the same failure twice in a client's log, and the first line said no store (newuser22))
+            log.info("scratchfs: the store cannot be opened yet (%s); serving anyway, trying again every %g s",
+                     one_line(str(exc)), self.retry)
             self._thread = threading.Thread(target=self._keep_trying, name="scratchfs-open", daemon=True)
             self._thread.start()
         return self

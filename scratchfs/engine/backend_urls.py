@@ -8,6 +8,7 @@ put in an error message whole (it may hold a password). :mod:`scratchfs.engine.b
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import shlex
 import sys
@@ -107,12 +108,31 @@ def _check_libpq(dsn: str) -> None:
         quoted = told.partition(' "')[2]  # libpq quotes the token it refused
         if password and (password in quoted or unquote(password) in quoted):
             told = told.partition(' "')[0].rstrip(":") + " in the password (not shown)"
-        raise InvalidArgument(f"the index URL is not a valid libpq URL: {told[:200]}") from None
+        raise InvalidArgument(f"the index URL is not a valid libpq URL: {told[:200]}{_meant(told)}") from None
     # libpq's reading, one port per host; not echoed (a password with an '@' ends up here)
     for port in str(found.get("port") or "").split(","):
         if port and not (port.isascii() and port.isdigit() and 0 < int(port) < 65536):
             raise InvalidArgument("the index URL names a port that is not a number from 1 to 65535, as libpq reads "
                                   "it (an '@', ':' or '/' in a user name or password is written %40, %3A, %2F)")
+
+
+def _meant(told: str) -> str:
+    """For libpq's refusal of an unknown URL parameter (``invalid URI query parameter: "shema"``): the parameter
+    likely meant -- scratchfs's own (``schema``, ``runs_table``) or libpq's -- and the ones scratchfs takes, as a
+    clause to end the line with; ``""`` for another refusal. The line named the typo alone, so ``?shema=`` left a
+    newcomer to find the word in the docs (newuser22)."""
+    word = told.partition(' "')[2].rpartition('"')[0]
+    if not told.startswith("invalid URI query parameter:") or not word:  # (a token of the password is not shown)
+        return ""
+    try:
+        from psycopg import pq
+        known = [option.keyword.decode() for option in pq.Conninfo.get_defaults()]
+    except (ImportError, AttributeError, OSError):
+        known = []
+    close = difflib.get_close_matches(word.lower(), ["schema", "runs_table", *known], n=1, cutoff=0.7)
+    guess = f" (did you mean {close[0]!r}?)" if close else ""
+    return (f"{guess}; scratchfs takes schema and runs_table, and libpq its connection parameters (sslmode, "
+            "connect_timeout, ...)")
 
 
 _EXTRAS = {"postgres": ("psycopg", "psycopg_pool"), "s3": ("boto3", "botocore")}

@@ -106,7 +106,9 @@ def _typed(exc: BaseException, doing: str, runs: tuple[str | None, str, str] | N
     if isinstance(exc, (pg_errors.ForeignKeyViolation, pg_errors.InsufficientPrivilege)):
         return refusal(exc, doing, runs, schema, role)
     text = no_answer(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
-    return flag_unavailable(exc, StorageError(f"the index database failed while {doing}: {text}"))
+    # (what to fix, as at the opening: a server gone down under a running store said only "Connection refused")
+    return flag_unavailable(exc, StorageError(f"the index database failed while {doing}: {text}"
+                                              f"{connect_advice(text)}"))
 
 
 class PostgresIndex(PostgresAggregates, PostgresBlobRows, PostgresExpiry):
@@ -230,10 +232,7 @@ class PostgresIndex(PostgresAggregates, PostgresBlobRows, PostgresExpiry):
         try:  # (a refusal, a wrong password or a server that does not answer is told as such, not as the schema's)
             self._connections.pool()
         except (psycopg.Error, PoolTimeout) as exc:
-            error = _typed(exc, "connecting to it")
-            if type(error) is StorageError:  # (a busy server or a refused privilege says its own next step)
-                error.args = (f"{error}{connect_advice(str(error))}",)
-            raise error from None
+            raise _typed(exc, "connecting to it") from None  # (with what to fix: connect_advice)
         try:
             with self.connection("checking the index schema (creating or migrating it if needed)") as conn:
                 found = migrate(conn, self.schema, self._runs.groups() if self._runs is not None else None)

@@ -433,6 +433,7 @@ _CONNECT_ADVICE = (  # (the first of psycopg's words found in a connection's fai
      "check the user and password of the index URL ($SCRATCHFS_INDEX, --index), or $PGPASSWORD or ~/.pgpass"),
     (("no pg_hba.conf entry", ), "", "the server's pg_hba.conf admits no such connection: check the user, database "
                                      "and sslmode of the index URL ($SCRATCHFS_INDEX, --index) with its admin"),
+    (("invalid ", ), "value:", "correct that parameter's value in the index URL ($SCRATCHFS_INDEX, --index)"),
     (("refused", "failed to resolve host", "could not translate host name", "no route to host", "timeout expired",
       "is the server running", "network is unreachable"), "",
      "check that PostgreSQL is up and that the index URL ($SCRATCHFS_INDEX, --index) names its host and port"),

@@ -73,8 +73,8 @@ from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
 from scratchfs.foundation.text import digits_int, shorten
 
-__all__ = ["OTHER_UNREAD", "PART_BYTES", "SEGMENT_UNREAD", "TAIL_BYTES", "S3Blobs", "S3Object", "S3Pending", "S3Source",
-           "parse_s3_url", "unread_why"]
+__all__ = ["BUCKET_RULE", "OTHER_UNREAD", "PART_BYTES", "SEGMENT_UNREAD", "TAIL_BYTES", "S3Blobs", "S3Object",
+           "S3Pending", "S3Source", "parse_s3_url", "unread_why"]
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +87,10 @@ TAIL_CACHE_BYTES = 16 * 1024 * 1024
 DELETE_BATCH = 1000
 """Most keys per ``DeleteObjects`` request (the S3 limit)."""
 _BUCKET_RE = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\Z")
+BUCKET_RULE = ("a bucket name is 3 to 63 lower-case letters, digits, '.' and '-', beginning and ending with a letter "
+               "or digit, with no '..' (s3://bucket/prefix)")
+"""What :func:`parse_s3_url` says a bucket name must be, where it refuses one: the refusal named the name alone, and
+a newcomer's ``s3://ab/x`` or ``s3://My_Bucket/x`` was left to guess S3's rule (newuser22)."""
 _PREFIX_RE = re.compile(r"[A-Za-z0-9._/-]{0,512}\Z")
 _KEY_RE = re.compile(r"(?P<run>[^/]+)/(?P<agent>[^/]+)/(?P<token>[a-z2-7]{24})\.zst\Z")
 _MISSING = {"404", "NoSuchKey", "NotFound"}
@@ -116,7 +120,7 @@ def parse_s3_url(url: str) -> tuple[str, str]:
         raise InvalidArgument("blobs URL must look like s3://bucket/prefix")
     bucket, prefix = parts.netloc, parts.path.strip("/")
     if not _BUCKET_RE.match(bucket) or ".." in bucket:
-        raise InvalidArgument(f"not a valid S3 bucket name: {shorten(bucket)}")
+        raise InvalidArgument(f"not a valid S3 bucket name: {shorten(bucket)}: {BUCKET_RULE}")
     if not _PREFIX_RE.match(prefix) or "//" in prefix or any(p in (".", "..") for p in prefix.split("/") if prefix):
         raise InvalidArgument(f"S3 prefix must be letters, digits, '._-' and single '/': {shorten(prefix)}")
     return bucket, prefix
