@@ -157,6 +157,7 @@ def member_start(read: Callable[[int, int], Slice], end: int, again: Callable[..
     raise _in_no_member(kind, end, *found, again)
 
 
+_ZIP_BACK = 64  # central entries looked at back from byte end - 1 for the member holding it (30-byte reads each)
 _Span = tuple[str, int, int]  # (a member's name, its data's offset, its bytes)
 
 
@@ -221,12 +222,19 @@ def _zip_around(read: Callable[[int, int], bytes], size: int, end: int) -> int |
         offset = zip_data_offset(read, local)
         return None if offset < 0 else (name, offset, length)
 
-    found = span(at)
-    if found is not None and found[1] < end <= found[1] + found[2]:
-        return found[1]
-    if found is not None and end <= found[1]:  # (in its local header)
-        return span(at - 1), found
-    return found, span(at + 1)
+    before = after = None  # (the nearest members with a local header: a directory may name a header where none
+    for index in range(at, max(-1, at - _ZIP_BACK), -1):  # is, or members that overlap -- one of those before may
+        found = span(index)  # hold the byte)
+        if found is not None and found[1] < end <= found[1] + found[2]:
+            return found[1]
+        if found is not None and end <= found[1]:  # (in its local header)
+            after = after or found
+        elif found is not None:
+            before = before or found
+    index = at + 1
+    while after is None and index < min(len(entries), at + 1 + _ZIP_BACK):
+        after, index = span(index), index + 1
+    return before, after
 
 
 def lines_within(ls: LineSlice, start: int | None, end: int | None,
