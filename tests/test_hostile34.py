@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import bisect
 import io
+import random
 import struct
 import zipfile
 
+import pytest
+
 from scratchfs.api.contract import ScratchTools
+from scratchfs.engine.structure.paging import BytesSource
+from scratchfs.engine.structure.table import iter_rows, rows_at
 from tests.archives import call_args
 
 _CENTRAL = struct.Struct("<4sHHHHHHIIIHHHHHII")
@@ -45,3 +51,68 @@ def test_a_zip_member_s_last_lines_when_the_directory_names_a_header_inside_its_
         while pages[-1]["next_call"]:
             pages.append(tools.call("read_handle", call_args(pages[-1]["next_call"])))
         assert b"".join(raw[p["offset"] : p["offset"] + p["length"]] for p in pages[::-1]) == raw[start:end]
+
+
+class _Counted(BytesSource):
+    """A content whose reads count the bytes they return."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data, frame_bytes=64 * 1024)
+        self.bytes_read = 0
+
+    def read(self, offset: int, length: int) -> bytes:
+        got = super().read(offset, length)
+        self.bytes_read += len(got)
+        return got
+
+    def iter_frames(self, first_frame: int = 0):  # (BytesSource.s)
+        for start, frame in super().iter_frames(first_frame):
+            self.bytes_read += len(frame)
+            yield start, frame
+
+
+def test_rows_at_reads_a_cell_of_many_matches_a_few_times_not_once_for_each():
+    """A search from the end (before=) of a CSV whose one cell holds 60,000 lines, max_matches=1000: each match's
+    row was found by parsing the table from the start of that cell to the match, once for each match (12 s for a
+    cell of 1.9 MB); the matches after the first in a row are that row's with no parse."""
+    cell = "".join(f"needle line {i}, with, commas\n" for i in range(60_000))
+    data = ('a,b\n1,"' + cell + '"\n' + "2,x\n" * 10).encode()
+    offsets = [at for at in range(len(data) - 200_000, len(data)) if data.startswith(b"needle", at)][-1000:]
+    source = _Counted(data)
+    assert rows_at(source, offsets) == [1] * len(offsets)
+    assert source.bytes_read < 5 * len(data), source.bytes_read
+
+
+def test_rows_at_a_byte_of_the_byte_order_mark_is_the_first_row_s():
+    """A byte inside the UTF-8 byte order mark (offset 1 or 2) was numbered row -1 (no row starts before it in the
+    content cut after it), which a rows read takes as the last row."""
+    data = "\ufeffname,value\nn0,0\nn1,1\n".encode()
+    assert rows_at(BytesSource(data, frame_bytes=8), [0, 1, 2, 3, 15]) == [0, 0, 0, 0, 1]
+    assert rows_at(BytesSource(data, frame_bytes=8), [2]) == [0]
+    assert rows_at(BytesSource(data, frame_bytes=8), [1, 20], headed=False) == [1, 3]
+
+
+def _hostile_csv(seed: int) -> bytes:
+    """A small CSV with multi-line cells, stray and unclosed quotes, blank lines, CRLF, a byte order mark or a
+    ``sep=`` line, by ``seed``."""
+    rnd = random.Random(seed)
+    lines = [] if rnd.random() < 0.3 else ["name,value,desc"]
+    for i in range(rnd.randint(1, 30)):
+        desc = rnd.choice([f"Zq{i}Q", f"Zq{i}Q", f'"line one Zq{i}Q\nline two\n\nline four"', f'x "Zq{i}Q" y',
+                           f'"unclosed Zq{i}Q'])
+        lines += [f"n{i},{i},{desc}"] + [""] * (rnd.random() < 0.15)
+    end = "\r\n" if rnd.random() < 0.3 else "\n"
+    text = end.join(lines) + end * (rnd.random() < 0.7)
+    text = ("\ufeff" if rnd.random() < 0.2 else "") + ("sep=,\n" if rnd.random() < 0.1 else "") + text
+    return text.encode()
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_rows_at_numbers_bytes_of_hostile_tables_as_a_rows_read_does(seed):
+    data = _hostile_csv(seed)
+    source = BytesSource(data, frame_bytes=64)
+    starts = [start for start, _ in iter_rows(source, passed=[])]
+    rnd = random.Random(seed)
+    offsets = sorted(rnd.sample(range(len(data)), min(len(data), rnd.randint(1, 60))))
+    expected = [None if at < starts[0] else bisect.bisect_right(starts, at) - 1 for at in offsets]
+    assert rows_at(source, offsets) == expected
