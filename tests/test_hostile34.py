@@ -5,12 +5,14 @@ from __future__ import annotations
 import bisect
 import io
 import random
+import re
 import struct
 import zipfile
 
 import pytest
 
 from scratchfs.api.contract import ScratchTools
+from scratchfs.api.shape import describe
 from scratchfs.engine.structure.paging import BytesSource
 from scratchfs.engine.structure.table import iter_rows, rows_at
 from tests.archives import call_args
@@ -116,3 +118,40 @@ def test_rows_at_numbers_bytes_of_hostile_tables_as_a_rows_read_does(seed):
     offsets = sorted(rnd.sample(range(len(data)), min(len(data), rnd.randint(1, 60))))
     expected = [None if at < starts[0] else bisect.bisect_right(starts, at) - 1 for at in offsets]
     assert rows_at(source, offsets) == expected
+
+
+_CPP = b"""
+prog:     file format elf64-x86-64
+
+
+Disassembly of section .text:
+
+0000000000001130 <std::max<long>(long const&, long const&)>:
+    1130:\tf3 0f 1e fa          \tendbr64
+    1134:\te8 07 00 00 00       \tcall   1140 <main>
+
+0000000000001140 <main>:
+    1140:\te8 eb ff ff ff       \tcall   1130 <std::max<long>(long const&, long const&)>
+
+0000000000001150 <operator new[](unsigned long)@plt>:
+    1150:\tc3                   \tret
+"""
+
+
+def test_a_disassembly_s_demangled_symbols_are_listed_and_found_by_the_search_named(scratch_scope):
+    """objdump -dC: a symbol whose name holds ``>`` (a template's) was missing from the shape, and the pattern the
+    shape named (``^[0-9a-f]+ <NAME>:``) found no symbol whose name holds ``(`` (a C++ function's): its search for
+    each symbol listed, NAME replaced by the name as listed, lands on that symbol's line, the line listed."""
+    stub = scratch_scope.spill(_CPP, source_tool="objdump")
+    shape = describe(_CPP, len(_CPP), _CPP.count(b"\n")).text
+    lines = _CPP.decode().split("\n")
+    symbols = [(line.split(" <", 1)[1][:-2], number) for number, line in enumerate(lines, 1) if line.endswith(">:")]
+    assert len(symbols) == 3
+    tools = ScratchTools(scratch_scope)
+    search = re.search(r'(match|pattern)="([^"]*)" finds a symbol', shape)
+    assert search is not None, shape
+    for name, number in symbols:
+        assert f"{name} (line {number})" in shape, shape
+        found = tools.call("read_handle", {"handle": stub.handle, search[1]: search[2].replace("NAME", name),
+                                           "context": "line"})
+        assert [w["line"] for w in found["windows"]] == [number], (name, found)
