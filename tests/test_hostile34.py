@@ -15,6 +15,7 @@ from scratchfs.api.contract import ScratchTools
 from scratchfs.api.shape import describe
 from scratchfs.engine.structure.paging import BytesSource
 from scratchfs.engine.structure.table import iter_rows, rows_at
+from scratchfs.web.security import allowed_host, host_problem
 from tests.archives import call_args
 
 _CENTRAL = struct.Struct("<4sHHHHHHIIIHHHHHII")
@@ -155,3 +156,18 @@ def test_a_disassembly_s_demangled_symbols_are_listed_and_found_by_the_search_na
         found = tools.call("read_handle", {"handle": stub.handle, search[1]: search[2].replace("NAME", name),
                                            "context": "line"})
         assert [w["line"] for w in found["windows"]] == [number], (name, found)
+
+
+@pytest.mark.parametrize("allowed", ["inspector.example", "Inspector.Example.", "inspector.example.:8443"])
+@pytest.mark.parametrize("host", ["inspector.example:8443", "inspector.example.:8443", "INSPECTOR.EXAMPLE.:8443"])
+def test_an_allowed_host_is_one_name_with_or_without_its_root_dot(allowed, host):
+    """``--allow-host inspector.example.`` (a fully qualified name, its root dot written) was kept with the dot, so
+    the proxy's ``Host: inspector.example`` got a 421 with no way out, and ``--allow-host inspector.example`` refused
+    ``Host: inspector.example.`` (the same name); neither lets another name through."""
+    given = [allowed_host(allowed)]
+    for target in (None, f"http://{host}/api/runs".encode()):
+        scope = {"type": "http", "path": "/api/runs", "raw_path": target or b"/api/runs", "server": ("127.0.0.1", 1),
+                 "headers": [] if target else [(b"host", host.encode())]}
+        assert host_problem(scope, (), given) is None, (allowed, host, target)
+        other = {**scope, "headers": [(b"host", b"inspector.example.evil:8443")], "raw_path": b"/api/runs"}
+        assert host_problem(other, (), given)[0] == 421
