@@ -171,3 +171,21 @@ def test_an_allowed_host_is_one_name_with_or_without_its_root_dot(allowed, host)
         assert host_problem(scope, (), given) is None, (allowed, host, target)
         other = {**scope, "headers": [(b"host", b"inspector.example.evil:8443")], "raw_path": b"/api/runs"}
         assert host_problem(other, (), given)[0] == 421
+
+
+def test_a_zip_whose_comment_holds_an_end_record_lists_its_members_and_reads_them(scratch_scope):
+    """A zip's comment holding the bytes of an end of central directory record (another zip's, or made up: no
+    members) was read by that record: no member listed, and a member's last lines by end= refused as 'in no member's
+    data'. The record whose comment ends the content is the zip's."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("a.txt", body := b"".join(b"alpha %d\n" % i for i in range(50)))
+        archive.comment = b"see PK\x05\x06" + bytes(18) + b" (an end record)"
+    raw = out.getvalue()
+    start = 30 + len("a.txt")
+    handle = scratch_scope.spill(raw, source_tool="zip").handle
+    tools = ScratchTools(scratch_scope)
+    listing = tools.call("read_handle", {"handle": handle, "view": "members"})
+    assert [(item["name"], item["offset"]) for item in listing["members"]] == [("a.txt", start)], listing
+    reply = tools.call("read_handle", {"handle": handle, "line": -2, "end": start + len(body)})
+    assert raw[reply["offset"] : reply["offset"] + reply["length"]] == b"alpha 48\nalpha 49\n", reply

@@ -123,12 +123,19 @@ def _held(offset: int, length: int, bound: int) -> int | None:
 def _end_record(read: Callable[[int, int], bytes], size: int) -> tuple[int, int, int, int] | None:
     """``(entries, central directory size, its offset as written, the end record's offset)`` of the zip of ``size``
     bytes, from its end of central directory record (the last ``PK 05 06`` of the last 65,557 bytes whose
-    directory lies before it), Zip64's when its locator lies just before that record (APPNOTE 4.3.15, as Python's
-    ``zipfile`` reads it: whether or not the record's own fields are full); ``None``: none there."""
+    directory lies before it, one whose comment ends the content first: Python's ``zipfile`` takes a record a
+    comment holds), Zip64's when its locator lies just before that record (APPNOTE 4.3.15, as Python's ``zipfile``
+    reads it: whether or not the record's own fields are full); ``None``: none there."""
     start = max(0, size - _EOCD.size - 0xFFFF)
     tail = read(start, size - start)
+    ats = []
     at = tail.rfind(b"PK\x05\x06")
     while at >= 0:
+        ats.append(at)
+        at = tail.rfind(b"PK\x05\x06", 0, at)
+    # (first the one whose comment ends the zip: a comment may hold another record, a zip's own or made up)
+    ats.sort(key=lambda at: at + _EOCD.size + int.from_bytes(tail[at + 20 : at + 22], "little") != len(tail))
+    for at in ats:
         if at + _EOCD.size <= len(tail):
             _, _, _, _, count, cd_size, cd_offset, _ = _EOCD.unpack_from(tail, at)
             where = start + at
@@ -137,7 +144,6 @@ def _end_record(read: Callable[[int, int], bytes], size: int) -> tuple[int, int,
                 return found  # then ends at the Zip64 record, not at this one
             if count != 0xFFFF and 0xFFFFFFFF not in (cd_size, cd_offset) and cd_size <= where:
                 return count, cd_size, cd_offset, where
-        at = tail.rfind(b"PK\x05\x06", 0, at)
     return None
 
 
