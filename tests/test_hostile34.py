@@ -11,6 +11,7 @@ import zipfile
 
 import pytest
 
+from scratchfs import InvalidArgument
 from scratchfs.api.contract import ScratchTools
 from scratchfs.api.shape import describe
 from scratchfs.engine.structure.paging import BytesSource
@@ -188,4 +189,26 @@ def test_a_zip_whose_comment_holds_an_end_record_lists_its_members_and_reads_the
     listing = tools.call("read_handle", {"handle": handle, "view": "members"})
     assert [(item["name"], item["offset"]) for item in listing["members"]] == [("a.txt", start)], listing
     reply = tools.call("read_handle", {"handle": handle, "line": -2, "end": start + len(body)})
+    assert raw[reply["offset"] : reply["offset"] + reply["length"]] == b"alpha 48\nalpha 49\n", reply
+
+
+def test_a_zip_member_whose_size_runs_into_the_directory_has_no_last_lines_there(scratch_scope):
+    """A central header claiming more bytes than lie before the directory: the listing reads the member to the
+    directory's start, but a read of the last lines before a byte of the directory took them as the member's
+    (its lines holding the directory's bytes); now that byte is in no member's data and the refusal names the
+    member's read, which ends at the directory."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("a.txt", b"".join(b"alpha %d\n" % i for i in range(50)))
+    raw = bytearray(out.getvalue())
+    cd_offset = _END.unpack_from(raw, raw.rfind(b"PK\x05\x06"))[6]
+    struct.pack_into("<I", raw, cd_offset + 20, _CENTRAL.unpack_from(raw, cd_offset)[8] + 40)  # (compressed size)
+    raw = bytes(raw)
+    handle = scratch_scope.spill(raw, source_tool="zip").handle
+    tools = ScratchTools(scratch_scope)
+    with pytest.raises(InvalidArgument) as caught:
+        tools.call("read_handle", {"handle": handle, "line": -2, "end": cd_offset + 20})
+    assert "central directory" in str(caught.value)
+    assert [dict(call.arguments)["end"] for call in caught.value.calls] == [cd_offset]
+    reply = tools.call("read_handle", dict(caught.value.calls[0].arguments))
     assert raw[reply["offset"] : reply["offset"] + reply["length"]] == b"alpha 48\nalpha 49\n", reply

@@ -209,18 +209,20 @@ def _zip_around(read: Callable[[int, int], bytes], size: int, end: int) -> int |
         | None:
     """:func:`member_start` of a zip: the member's first byte, or the members with data before and after ``end``
     (by their local headers' order) when byte ``end - 1`` is in none's data; ``None``: no central directory."""
-    entries = zip_entries(read, size)
-    if entries is None:
+    found = zip_entries(read, size)
+    if found is None:
         return None
-    entries = sorted((local, name, length) for name, local, length in entries if local >= 0 and length)
+    entries, cd_start = sorted((local, name, length) for name, local, length in found[0] if local >= 0 and length), \
+        found[1]
     at = bisect.bisect_left(entries, (end,)) - 1  # (the last member whose local header starts before the byte)
 
     def span(index: int) -> _Span | None:
         if not 0 <= index < len(entries):
             return None
         local, name, length = entries[index]
-        offset = zip_data_offset(read, local)
-        return None if offset < 0 else (name, offset, length)
+        offset = zip_data_offset(read, local)  # (data that a header says runs into the directory: to its start, as
+        held = min(length, cd_start - offset)  # the listing's read of it)
+        return None if offset < 0 or held <= 0 else (name, offset, held)
 
     before = after = None  # (the nearest members with a local header: a directory may name a header where none
     for index in range(at, max(-1, at - _ZIP_BACK), -1):  # is, or members that overlap -- one of those before may
