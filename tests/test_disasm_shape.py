@@ -47,16 +47,16 @@ def test_objdump_d_names_its_sections_and_symbols_at_their_lines():
     stubs = [item for item in symbols if "@plt" in item[0]]
     assert f"; {len(symbols)} symbols ({len(stubs)} @plt): " in shape, shape
     assert told[5:] == (own + stubs)[: len(told) - 5] and ("main", 206) in told, shape  # (the stubs last)
-    assert shape.endswith('pattern="^[0-9a-f]+ <NAME>:" finds a symbol, line=N reads from one'), shape
+    assert shape.endswith('match="<NAME>:" finds a symbol, line=N reads from one'), shape
 
 
 def test_the_pattern_and_the_line_the_stub_names_read_the_symbol(tmp_path):
-    """The model's path: the stub's shape names main's line and the pattern; each read lands on its first line."""
+    """The model's path: the stub's shape names main's line and the search; each read lands on its first line."""
     with ScratchStore(root=tmp_path) as store:
         scope = store.scope("r", "a")
         stub = scope.spill(PROG, source_tool="objdump")
         tools = ScratchTools(scope)
-        found = tools.call("read_handle", {"handle": stub.handle, "pattern": "^[0-9a-f]+ <main>:", "context": "line"})
+        found = tools.call("read_handle", {"handle": stub.handle, "match": "<main>:", "context": "line"})
         assert [(w["line"], w["data"]) for w in found["windows"]] == [(206, "0000000000001267 <main>:")]
         read = tools.call("read_handle", {"handle": stub.handle, "line": 206, "lines": 2})
         assert read["data"].startswith("0000000000001267 <main>:\n    1267:\t55 "), read

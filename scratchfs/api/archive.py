@@ -123,12 +123,19 @@ def _held(offset: int, length: int, bound: int) -> int | None:
 def _end_record(read: Callable[[int, int], bytes], size: int) -> tuple[int, int, int, int] | None:
     """``(entries, central directory size, its offset as written, the end record's offset)`` of the zip of ``size``
     bytes, from its end of central directory record (the last ``PK 05 06`` of the last 65,557 bytes whose
-    directory lies before it), Zip64's when its locator lies just before that record (APPNOTE 4.3.15, as Python's
-    ``zipfile`` reads it: whether or not the record's own fields are full); ``None``: none there."""
+    directory lies before it, one whose comment ends the content first: Python's ``zipfile`` takes a record a
+    comment holds), Zip64's when its locator lies just before that record (APPNOTE 4.3.15, as Python's ``zipfile``
+    reads it: whether or not the record's own fields are full); ``None``: none there."""
     start = max(0, size - _EOCD.size - 0xFFFF)
     tail = read(start, size - start)
+    ats = []
     at = tail.rfind(b"PK\x05\x06")
     while at >= 0:
+        ats.append(at)
+        at = tail.rfind(b"PK\x05\x06", 0, at)
+    # (first the one whose comment ends the zip: a comment may hold another record, a zip's own or made up)
+    ats.sort(key=lambda at: at + _EOCD.size + int.from_bytes(tail[at + 20 : at + 22], "little") != len(tail))
+    for at in ats:
         if at + _EOCD.size <= len(tail):
             _, _, _, _, count, cd_size, cd_offset, _ = _EOCD.unpack_from(tail, at)
             where = start + at
@@ -137,7 +144,6 @@ def _end_record(read: Callable[[int, int], bytes], size: int) -> tuple[int, int,
                 return found  # then ends at the Zip64 record, not at this one
             if count != 0xFFFF and 0xFFFFFFFF not in (cd_size, cd_offset) and cd_size <= where:
                 return count, cd_size, cd_offset, where
-        at = tail.rfind(b"PK\x05\x06", 0, at)
     return None
 
 
@@ -248,15 +254,16 @@ def zip_data_offset(read: Callable[[int, int], bytes], local: int) -> int:
     return local + 30 + int.from_bytes(header[26:28], "little") + int.from_bytes(header[28:30], "little")
 
 
-def zip_entries(read: Callable[[int, int], bytes], size: int) -> list[tuple[str, int, int]] | None:
+def zip_entries(read: Callable[[int, int], bytes], size: int) -> tuple[list[tuple[str, int, int]], int] | None:
     """Each member of the zip of ``size`` bytes that ``read(offset, length)`` reads, from its central directory (as
     the listing reads it, none of the local headers read): ``(name, offset of its local header, its stored bytes)``,
-    in the directory's order, to its end or the first central header that is not one; ``None`` when the zip has no
-    end of central directory record (cut short) or its directory is not where it says."""
+    in the directory's order, to its end or the first central header that is not one; and where the directory
+    starts (no member's data goes past it: :func:`_held`). ``None`` when the zip has no end of central directory
+    record (cut short) or its directory is not where it says."""
     found = _end_record(read, size)
     if found is None:
         return None
     _, cd_size, cd_offset, end = found
     cd_start = end - cd_size
     return [entry for _, entry in _central(read, cd_start, end, 0, cd_start - cd_offset, [],
-                                           lambda name, _f, _m, packed, _u, local: (name, local, packed))]
+                                           lambda name, _f, _m, packed, _u, local: (name, local, packed))], cd_start

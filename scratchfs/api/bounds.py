@@ -157,6 +157,7 @@ def member_start(read: Callable[[int, int], Slice], end: int, again: Callable[..
     raise _in_no_member(kind, end, *found, again)
 
 
+_ZIP_BACK = 64  # central entries looked at back from byte end - 1 for the member holding it (30-byte reads each)
 _Span = tuple[str, int, int]  # (a member's name, its data's offset, its bytes)
 
 
@@ -208,25 +209,34 @@ def _zip_around(read: Callable[[int, int], bytes], size: int, end: int) -> int |
         | None:
     """:func:`member_start` of a zip: the member's first byte, or the members with data before and after ``end``
     (by their local headers' order) when byte ``end - 1`` is in none's data; ``None``: no central directory."""
-    entries = zip_entries(read, size)
-    if entries is None:
+    found = zip_entries(read, size)
+    if found is None:
         return None
-    entries = sorted((local, name, length) for name, local, length in entries if local >= 0 and length)
+    entries, cd_start = sorted((local, name, length) for name, local, length in found[0] if local >= 0 and length), \
+        found[1]
     at = bisect.bisect_left(entries, (end,)) - 1  # (the last member whose local header starts before the byte)
 
     def span(index: int) -> _Span | None:
         if not 0 <= index < len(entries):
             return None
         local, name, length = entries[index]
-        offset = zip_data_offset(read, local)
-        return None if offset < 0 else (name, offset, length)
+        offset = zip_data_offset(read, local)  # (data that a header says runs into the directory: to its start, as
+        held = min(length, cd_start - offset)  # the listing's read of it)
+        return None if offset < 0 or held <= 0 else (name, offset, held)
 
-    found = span(at)
-    if found is not None and found[1] < end <= found[1] + found[2]:
-        return found[1]
-    if found is not None and end <= found[1]:  # (in its local header)
-        return span(at - 1), found
-    return found, span(at + 1)
+    before = after = None  # (the nearest members with a local header: a directory may name a header where none
+    for index in range(at, max(-1, at - _ZIP_BACK), -1):  # is, or members that overlap -- one of those before may
+        found = span(index)  # hold the byte)
+        if found is not None and found[1] < end <= found[1] + found[2]:
+            return found[1]
+        if found is not None and end <= found[1]:  # (in its local header)
+            after = after or found
+        elif found is not None:
+            before = before or found
+    index = at + 1
+    while after is None and index < min(len(entries), at + 1 + _ZIP_BACK):
+        after, index = span(index), index + 1
+    return before, after
 
 
 def lines_within(ls: LineSlice, start: int | None, end: int | None,

@@ -6,7 +6,8 @@ type ``text``; its shape starts with :data:`DISASM_SHAPE`.
 
 The layout (binutils' ``objdump.c``): a blank line, ``<file>:     file format <bfd name>`` (``prog:     file format
 elf64-x86-64``), a blank line; then for each section ``Disassembly of section .text:`` and for each symbol in it a
-blank line, then ``<address> <symbol>:`` (``0000000000001267 <main>:``), its instructions indented under it. Told only
+blank line, then ``<address> <symbol>:`` (``0000000000001267 <main>:``; ``-C``'s demangled names hold ``<>``, ``()``,
+``[]``: ``<std::vector<int> >::push_back(int const&)>:``), its instructions indented under it. Told only
 on that first line (a match at the start, after at most one blank line) and a section line after it; the symbols
 whose names hold ``@plt`` (the linker's stubs, ``free@plt-0x10`` its header) are listed after the others, and those
 named for a section (a stripped binary's ``<.text>``) before them."""
@@ -26,17 +27,17 @@ DISASM_SHAPE = "disassembly (objdump)"
 
 _FIRST_RE = re.compile(rb"\r?\n?([^\n]{1,200}?):[ \t]+file format ([\w.+-]{1,40})\r?\n")
 _SECTION_RE = re.compile(rb"\nDisassembly of section ([^\s:]{1,60}):\r?(?=\n|\Z)")
-_SYMBOL_RE = re.compile(rb"\n[0-9a-f]{4,16} <([^\n>]{1,200})>:\r?(?=\n|\Z)")
-_FIND = '; pattern="^[0-9a-f]+ <NAME>:" finds a symbol, line=N reads from one'
+_SYMBOL_RE = re.compile(rb"\n[0-9a-f]{4,16} <([^\n]{1,200})>:\r?(?=\n|\Z)")  # (-C: <std::vector<int> >::f()>)
+_FIND = '; match="<NAME>:" finds a symbol, line=N reads from one'  # (no pattern=: a C++ name holds ( ) [ ] * +
 
 
 def disasm_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
     """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
     count; ``scope``: what to add when the sample is not all of it) if it is ``objdump -d``'s output, else ``None``:
     ``"disassembly (objdump) of prog (elf64-x86-64), 261 lines, 5 sections: .init (line 5), .plt (line 16), …; 20
-    symbols (7 @plt): _init (line 7), _start (line 61), …, main (line 206), …; pattern="^[0-9a-f]+ <NAME>:" finds
-    a symbol, line=N reads from one"``. ``size`` (the content's bytes) is unused: the other kinds take it. Never
-    raises."""
+    symbols (7 @plt): _init (line 7), _start (line 61), …, main (line 206), …; match="<NAME>:" finds a symbol,
+    line=N reads from one"`` (a call names its symbol ``<main>`` with no colon). ``size`` (the content's bytes) is
+    unused: the other kinds take it. Never raises."""
     first = _FIRST_RE.match(sample, 0, 256) if b"file format" in sample[:256] and (
         sample[:1] in (b"\n", b"\r", b"/", b".") or sample[:1].isalnum()) else None  # (a find before the regex)
     if first is None:

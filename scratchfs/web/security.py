@@ -262,8 +262,8 @@ _ABSOLUTE_RE = re.compile(rb"([A-Za-z][A-Za-z0-9+.-]*)://([^/]*)")
 def allowed_host(text: str) -> tuple[str, int | None]:
     """``text`` -- a name a reverse proxy in front of the inspector puts in ``Host``: ``NAME`` or ``NAME:PORT``, an
     IPv4 address, or an IPv6 one in brackets (``[::1]:8080``) or without (``fe80::1``, no port then) -- as
-    ``(name, port)``: the name lower-case and without brackets, the port None when none is given (any port, or
-    none, then: the port a browser sends is the proxy's, and none at all for 80 and 443).
+    ``(name, port)``: the name lower-case, without brackets or a last dot, the port None when none is given (any
+    port, or none, then: the port a browser sends is the proxy's, and none at all for 80 and 443).
 
     Raises:
         ValueError: anything else, saying what is wrong: a wildcard (``*.example.com``: a name an attacker can make
@@ -282,8 +282,8 @@ def allowed_host(text: str) -> tuple[str, int | None]:
             ipaddress.IPv6Address(name)
         except ValueError:
             found = None
-    elif found and not _NAME_RE.match(name.removesuffix(".")):
-        found = None
+    elif found and not _NAME_RE.match(name := name.removesuffix(".")):  # (a name's root dot: the same name, which
+        found = None  # a Host may give with or without it)
     if not found or (port is not None and not 0 < port < 65536):
         raise ValueError(f"{text!r} is no host name: give NAME or NAME:PORT, as a proxy sends it in Host (letters, "
                          "digits, - and . ; an IPv6 address in [brackets] with a port)")
@@ -320,7 +320,7 @@ def host_problem(scope: Scope, hosts: Iterable[str] = (),
     names = {*LOCAL_NAMES, _bare(str(server[0])), *hosts}
     if found and name in names and (server[1] is None or port == server[1]):
         return None
-    if found and any(name == other and (only is None or _port_given(found.group(2), only))
+    if found and any(name.removesuffix(".") == other and (only is None or _port_given(found.group(2), only))
                      for other, only in allowed):
         return None
     own = (f"localhost:{server[1]} or 127.0.0.1:{server[1]}" if server[1] is not None

@@ -93,20 +93,31 @@ def rows_at(source: ContentSource, offsets: list[int], headed: bool = True) -> l
     as a rows read numbers rows (``row=N``: from 1 after the header, a quoted multi-line cell part of one row, a
     row that cannot be read counted; ``headed=False``: the first record is row 1): ``0`` for the header, ``None``
     before the table (a ``sep=`` line, comment lines). A byte on a blank line is the row's before it. Reads the
-    content up to the last offset once (twice up to the one before it), quote-free stretches at C speed
+    content up to the last offset a few times (each row holding an offset up to three times more, not once for each
+    of its offsets: 1,000 matches in a cell of 1.9 MB took 12 s), quote-free stretches at C speed
     (:func:`skip_rows`). Raises what ``source``'s reads raise."""
     delimiter, start = _delimiter(source, None)
-    number, out = (0 if headed else 1), []
+    number, out, following = (0 if headed else 1), [], -1  # (following: where the row after row number starts)
+
+    def rows(near: ContentSource, at: int) -> Iterator[tuple[int, Any]]:
+        return rows_from(near, at, delimiter)
+
     for left, offset in enumerate(offsets, 1 - len(offsets)):
         if offset < start or offset >= source.size:
             out.append(None)
             continue
+        if offset < following:  # (in the row of the offset before: a cell of many lines read again for each not)
+            out.append(number)
+            continue
         upto = _Upto(source, offset + 1)  # (the row holding the offset is the last one that starts in it)
-        passed = skip_rows(upto, start, upto.size, lambda near, at: rows_from(near, at, delimiter))[1]
+        if offset < 3 and source.read(0, 3) == b"\xef\xbb\xbf":  # (a byte of the mark: the row after it, not -1)
+            upto = _Upto(source, 4)
+        passed = skip_rows(upto, start, upto.size, rows)[1]
         out.append(number + passed - 1)
-        if passed > 1 and left:  # (on from the start of that row: the next offset reads no row before it again)
-            start = skip_rows(upto, start, passed - 1, lambda near, at: rows_from(near, at, delimiter))[0]
-            number += passed - 1
+        if left:  # (on from the start of that row: the next offset reads no row before it again)
+            if passed > 1:
+                start, number = skip_rows(upto, start, passed - 1, rows)[0], number + passed - 1
+            following = skip_rows(_Upto(source, offsets[-1] + 1), start, 1, rows)[0]
     return out
 
 
