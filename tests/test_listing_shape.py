@@ -66,21 +66,40 @@ _COMPONENT = st.text("abcxyz", min_size=1, max_size=3)
 @given(st.sampled_from(["/srv/app", ".", "/"]), st.lists(st.lists(_COMPONENT, min_size=1, max_size=4), min_size=2,
                                                           max_size=60))
 def test_find_style_paths_are_grouped_by_their_first_directory_below_the_shared_one(root, parts):
+    """Grouped by the first directory below the shared one, those below a group holding more than half of them
+    by the directory below that."""
     paths = [root.rstrip("/") + "/" + "/".join(p) if root != "/" else "/" + "/".join(p) for p in parts]
     data = ("\n".join([root, *paths]) + "\n").encode()
     shape = listing_shape(data, data.count(b"\n"), True, "")
     assert shape is not None and shape.startswith(f"{PATHS_SHAPE}, "), data[:200]
     base = re.search(r", under (\S*): ", shape)[1]
     rows = data.decode().split("\n")[:-1]
-    below = [row[len(base) :] for row in rows if row.startswith(base)]
-    counted = Counter(rest.split("/", 1)[0] + "/" if "/" in rest else "" for rest in below)
-    first = {}
-    for number, rest in enumerate((row[len(base) :] if row.startswith(base) else None for row in rows), 1):
-        if rest is not None:
-            first.setdefault(rest.split("/", 1)[0] + "/" if "/" in rest else "", number)
+    below = [(number, row[len(base) :]) for number, row in enumerate(rows, 1) if row.startswith(base)]
+    opened = [""]  # the groups named by the directories below them: one holding more than half of the paths
+    for _ in range(3):  # (helper shapes4: dpkg -L's usr/ holds 941 of 949), three times at most
+        counted, first = _groups(below, opened)
+        big = next((key for key, count in counted.items() if key and 2 * count > len(rows)), None)
+        if big is None or set(_groups([(n, rest) for n, rest in below if rest.startswith(big)], [big])[0]) == {big}:
+            break
+        opened.append(big)
+    counted, first = _groups(below, opened)
     shown = items(shape)
     expected = sorted(((key or NOT_BELOW, first[key], count) for key, count in counted.items()), key=lambda t: t[1])
     assert shown == expected[: len(shown)] and shown
+
+
+def _groups(below: list[tuple[int, str]], opened: list[str]) -> tuple[Counter, dict[str, int]]:
+    """Each path's group (``below``: its line and its rest below the shared directory): the longest of ``opened``
+    it starts with, and the directory below that it is in, if any; how many paths each holds and its first line."""
+    counted: Counter = Counter()
+    first: dict[str, int] = {}
+    for number, rest in below:
+        top = max((key for key in opened if rest.startswith(key)), key=len)
+        after = rest[len(top) :]
+        key = top + (after.split("/", 1)[0] + "/" if "/" in after else "")
+        counted[key] += 1
+        first.setdefault(key, number)
+    return counted, first
 
 
 def test_the_paths_in_the_shared_directory_itself_are_said_to_be_so(tmp_path):

@@ -64,7 +64,7 @@ def test_real_settings_are_told_with_their_keys(name):
     distinct = len({key for _line, key in keys})
     counted = f"{len(keys):,} settings of {distinct:,} keys" if distinct < len(keys) else f"{len(keys):,} keys"
     assert shape.startswith(f"{SETTINGS_SHAPE} ({form}), ") and f", {counted}: " in shape, shape
-    assert shape.endswith(f'; pattern="{FIND_KEY}" finds a key, line=N reads from one')
+    assert shape.endswith(f'; pattern="{FIND_KEY}", context="line" finds a key, line=N reads it')
 
 
 def test_dotted_keys_are_grouped_by_their_first_part_with_the_line_of_the_first():

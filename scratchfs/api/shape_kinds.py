@@ -2,7 +2,9 @@
 the structured kinds (JSON, HTML, XML) nor terminal output: a test run's output
 (:mod:`~scratchfs.api.shape_testrun`), a compiler's or linter's diagnostics (:mod:`~scratchfs.api.shape_diagnostics`),
 a unified diff (:mod:`~scratchfs.api.shape_diff`), a ``git log`` without patches
-(:mod:`~scratchfs.api.shape_gitlog`), a man page or pydoc's documentation (:mod:`~scratchfs.api.shape_manual`), YAML
+(:mod:`~scratchfs.api.shape_gitlog`), a man page or pydoc's documentation (:mod:`~scratchfs.api.shape_manual`),
+``objdump -d``'s disassembly (:mod:`~scratchfs.api.shape_disasm`), certificates dumped as text by OpenSSL
+(:mod:`~scratchfs.api.shape_certs`), a diffstat (:mod:`~scratchfs.api.shape_diffstat`), YAML
 (:mod:`~scratchfs.api.shape_yaml`; before Markdown, whose headings its ``#`` comments would be), Markdown
 (:mod:`~scratchfs.api.shape_markdown`), a file listing (:mod:`~scratchfs.api.shape_listing`), base64 text or
 minified JavaScript (:mod:`~scratchfs.api.shape_encoded`). Each names the parts of
@@ -18,8 +20,10 @@ sequences is told as these kinds from its text without them (:func:`coloured_kin
 
 from __future__ import annotations
 
+from scratchfs.api.shape_certs import certs_shape
 from scratchfs.api.shape_diagnostics import diagnostics_shape
 from scratchfs.api.shape_diff import diff_shape
+from scratchfs.api.shape_diffstat import diffstat_shape
 from scratchfs.api.shape_disasm import disasm_shape
 from scratchfs.api.shape_encoded import encoded_shape
 from scratchfs.api.shape_gitlog import git_log_shape
@@ -33,8 +37,8 @@ from scratchfs.api.shape_yaml import yaml_shape
 
 __all__ = ["KINDS", "coloured_head", "coloured_kind", "told_by_lines"]
 
-KINDS = (runner_shape, diagnostics_shape, diff_shape, git_log_shape, manual_shape, disasm_shape, yaml_shape,
-         markdown_shape, listing_shape, encoded_shape)
+KINDS = (runner_shape, diagnostics_shape, diff_shape, git_log_shape, manual_shape, disasm_shape, certs_shape,
+         diffstat_shape, yaml_shape, markdown_shape, listing_shape, encoded_shape)
 """The kinds, in the order they are tried (each ``(sample, lines, complete, scope, size) -> shape text or None``)."""
 
 

@@ -10,7 +10,9 @@ the first at the first line, all with a total or none, and without totals each p
 (a text's ``Notes:`` after a blank line is no directory).
 ``find``: every line of the first :data:`_HEAD_LINES` and nine in ten of all an absolute or ``./`` path, and none
 ``path:line:`` (grep's output, which :mod:`scratchfs.api.shape` tells); its paths are grouped by their first
-directory below the directory every path shares (those in it itself: :data:`NOT_BELOW`).
+directory below the directory every path shares (those in it itself: :data:`NOT_BELOW`), and a group holding more
+than half of them by the directories below it in its place, three times at most (``dpkg -L git``: ``usr/`` held 941
+of 949 paths; ``usr/bin/``, ``usr/lib/``, ``usr/share/doc/git/`` now), each a pass of one more regular expression.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ _LINE_PATH_RE = re.compile(rb"\n(\.|/|~|(?:/(?![/*])|\./|\.\./|~/)[^\x00-\x1f]*)
 # a comment of CSS, C or JavaScript)
 _GREP_RE = re.compile(rb":\d+[:-]")
 _HEAD_LINES = 20
+_MOST_DESCENTS = 3  # into a group holding more than half of the paths (dpkg -L git: usr/, usr/share/, usr/share/doc/)
 _MOST_OTHER = 0.1
 
 
@@ -91,10 +94,16 @@ def _paths(sample: bytes, lines: int, scope: str) -> str | None:
     common = least[:shared]
     prefix = common[: common.rfind(b"/") + 1] if not (len(least) == shared and most[shared : shared + 1] == b"/") \
         else common + b"/"  # (a directory listed before what it holds: find's own first line)
-    groups: dict[bytes, list[int]] = {}  # first directory below the shared one: [its first path's newline, paths]
-    for found in re.finditer(rb"\n" + re.escape(prefix) + rb"([^/\n]*/)?", text):  # (one pass, in order)
-        group = groups.setdefault(found[1] or b"", [found.start(), 0])
-        group[1] += 1
+    groups = _grouped(text, prefix, b"")  # first directory below the shared one: [its first path's newline, paths]
+    for _ in range(_MOST_DESCENTS):  # (a package's files, dpkg -L: usr/ holds 941 of 949; its bin/, lib/, share/ tell)
+        key = next((key for key, (_first, count) in groups.items() if key and 2 * count > rows), None)
+        if key is None:
+            break
+        below = _grouped(text, prefix, key)
+        if list(below) == [key]:  # (no directory below it: its own files)
+            break
+        groups = dict(sorted({**{k: v for k, v in groups.items() if k != key}, **below}.items(),
+                             key=lambda item: item[1][0]))
     line = LineNumbers(text)
 
     def item(key: bytes, first: int, count: int) -> str:  # (asked in order of first paths: newlines counted once)
@@ -105,6 +114,18 @@ def _paths(sample: bytes, lines: int, scope: str) -> str | None:
     head_text = f"{PATHS_SHAPE}, {plural(lines, 'line')}, under {base}{scope}: "
     return listed_within(head_text, (item(key, first, count) for key, (first, count) in groups.items()),
                          "; line=N reads from a directory's first path", len(groups))
+
+
+def _grouped(text: bytes, prefix: bytes, below: bytes) -> dict[bytes, list[int]]:
+    """The paths of ``text`` (a newline, then ``find``-style paths) under ``prefix + below`` (``prefix``: the
+    directory every path shares, ending ``/``; ``below``: one of its groups, ``b""`` or ``usr/``), grouped by their
+    first directory below that (``usr/bin/``; ``below`` itself for its own line and its files), each ``[its first
+    path's newline, how many paths]``, in order of their first paths: one pass of a regular expression."""
+    groups: dict[bytes, list[int]] = {}
+    for found in re.finditer(rb"\n" + re.escape(prefix + below) + rb"([^/\n]*/)?", text):
+        group = groups.setdefault(below + (found[1] or b""), [found.start(), 0])
+        group[1] += 1
+    return groups
 
 
 def _nth_newline(text: bytes, count: int) -> int:

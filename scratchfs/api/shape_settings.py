@@ -2,10 +2,10 @@
 ``env``, ``git config -l``, ``systemctl show``, ``pip show``, ``/proc/meminfo``, ``.ini`` and ``.properties`` files),
 for :mod:`scratchfs.api.shape`: how many keys, their groups (an ``.ini``'s ``[sections]``, or the first part of
 dotted keys: ``kernel.*``, ``net.*``) or the keys themselves, each with the line it starts at -- so that a model
-finds a key with one search (``pattern="^[ \\t]*KEY\\s*[=:]"``, which the stub's note names) or reads a group with
-one line read; a key listed alone also says how many indented lines go on with its values (``Classifiers (line 13, 20
-indented lines)``), and in ``key: value`` text an indented ``x = y`` is such a line, no key (``pip show -v``'s entry
-points). Such text stays content type ``text``; its shape starts with :data:`SETTINGS_SHAPE`.
+finds a key's line with one search (``pattern="^[ \\t]*KEY\\s*[=:]", context="line"``, which the stub's note names)
+or reads a group with one line read; a key listed alone also says how many indented lines go on with its values
+(``Classifiers (line 13, 20 indented lines)``), and in ``key: value`` text an indented ``x = y`` is such a line, no key
+(``pip show -v``'s entry points). Such text stays content type ``text``; its shape starts with :data:`SETTINGS_SHAPE`.
 
 Tried last, on text that is none of the other kinds (a log, a table, YAML, Markdown...), and only a text that reads as
 settings is one: in its first lines (:data:`_HEAD_BYTES`), at least :data:`_FEWEST` settings, half of all lines or more
@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator
 
 from scratchfs.api.shape_words import PROGRAM_LINE_RE, LineNumbers, listed_within, plural, short_name, within_lines
 
-__all__ = ["FIND_KEY", "SETTINGS_SHAPE", "is_settings", "settings_shape", "tab_keyed"]
+__all__ = ["FIND_KEY", "FIND_KEY_READ", "SETTINGS_SHAPE", "is_settings", "settings_shape", "tab_keyed"]
 
 SETTINGS_SHAPE = "settings"
 """How the shape of a dump of settings starts (``"settings (key = value), 1,204 lines, 1,204 keys: ..."``; keys that
@@ -42,6 +42,10 @@ FIND_KEY = "^[ \\t]*KEY\\s*[=:]"
 """The pattern a settings stub's note names to find a key (``KEY`` its name, its dots escaped; spaces before it:
 keys padded to a column of colons, ``stat``'s ``  File:`` over ``Device:``; spaces or tabs: an ``.ini``'s indented
 keys, git's config written with tabs)."""
+FIND_KEY_READ = f'pattern="{FIND_KEY}", context="line"'
+"""The key search a settings shape names: :data:`FIND_KEY` with ``context="line"``, each window the line holding a
+key and no more (``net.ipv4.tcp_rmem = 4096 131072 33554432``: a reply of 281 bytes; the default context's 200 bytes
+a side, 675, of which the key's line was 40; helper shapes4 of modeltask3's sysctl -a)."""
 _TAB_KEY = (rb"([A-Za-z][\w.\-()]{0,60}(?: [\w.\-()]{1,60}){0,4})"  # a key of words, set off from its value by
             rb"(?:[ \t]{0,8}\t[ \t]{0,8}:(?=[ \t]|\r?\n)|:(?=\t|  ))")  # tabs before the colon (/proc/cpuinfo's
 # "model name\t: AMD EPYC") or a run of spaces or a tab after it (lscpu's "Model name:      AMD EPYC"): words as keys
@@ -157,7 +161,8 @@ def settings_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
     """The shape of ``sample`` (a content's first bytes; ``lines``: the whole content's line count; ``complete``:
     all of it; ``scope``: what to add when not; ``size``: the whole content's bytes) when it reads as settings, else
     ``None``: ``"settings (key = value), 1,204 lines, 1,204 keys: kernel.* (line 1, 310 keys), net.* (line 311, 700
-    keys), …; pattern="^[ \\t]*KEY\\s*[=:]" finds a key, line=N reads from one"``. Never raises."""
+    keys), …; pattern="^[ \\t]*KEY\\s*[=:]", context="line" finds a key, line=N reads it"``. Never
+    raises."""
     if _FIRST_RE.match(sample) is None:  # (its first line that is no comment: a setting or a section; most text
         return None  # stops here, at the cost of one anchored match)
     cut = sample.rfind(b"\n", 0, _HEAD_BYTES) if len(sample) > _HEAD_BYTES or not complete else len(sample)
@@ -185,7 +190,7 @@ def settings_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
     counted = (f"{plural(len(found), 'setting')} of {plural(distinct, 'key')}" if distinct < len(found)
                else plural(len(found), "key"))
     head = f"{SETTINGS_SHAPE} ({form}), {plural(lines, 'line')}, {counted}{scope}: "
-    tail = f"; pattern=\"{FIND_KEY}\" finds a key, line=N reads from one"
+    tail = f"; {FIND_KEY_READ} finds a key, line=N reads it"
     if len(sections) >= 2:  # (each list made as it is listed: only the items that fit the shape are written)
         items = _grouped([(at, f"[{name}]") for at, name in sections], found, line_of)
         return listed_within(head, items, tail, len(sections))

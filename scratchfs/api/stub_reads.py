@@ -86,7 +86,7 @@ _BY_KEY = after_handle(jq=".KEY[]")  # a JSON object past it: the items of a key
 FIRST_ITEM = after_handle(jq=".[0]")  # a JSON array within it, its first item not shown whole (ItemsAfter)
 _EACH = after_handle(jq=PLACEHOLDER)  # JSON texts one after another: one filter run on each document (jq: a stream)
 _SLURP = after_handle(jq=PLACEHOLDER, slurp=True)  # one jq filter over the array of all the rows (objects by name)
-_FIND_KEY = after_handle(pattern=FIND_KEY)  # settings: the line of a key (shape_settings)
+_FIND_KEY = after_handle(pattern=FIND_KEY, context="line")  # settings: the line of a key, no more (shape_settings)
 
 
 ARRAYS_SAID = "; with slurp=true its rows are arrays, columns by number from 0 (.[] | select(.[1] > 5))"

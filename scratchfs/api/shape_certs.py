@@ -1,0 +1,63 @@
+"""The shape of certificates dumped as text by OpenSSL (``openssl x509 -text``, one after another over a bundle split
+per certificate, or ``openssl pkcs7 -print_certs -text`` of ``openssl crl2pkcs7 -nocrl -certfile bundle.crt``), for
+:mod:`scratchfs.api.shape`: how many certificates and each one's subject (its ``CN``, else its ``OU``, else its
+``O``, else the whole subject) at the line its ``Certificate:`` starts at, and the search that finds one by name, so
+that a model goes to a certificate with one read instead of searching 10,000 lines of moduli blind (the system
+bundle's 144, 534 KB, was ``text, 9,875 lines``; helper shapes4 of what modeltask3 met). Such text stays content type
+``text``; its shape starts with :data:`CERTS_SHAPE`.
+
+The layout (OpenSSL's ``X509_print_ex``): ``Certificate:`` at a line's start, ``    Data:`` under it, then among the
+indented fields ``        Subject: CN = ACCVRAIZ1, OU = PKIACCV, O = ACCV, C = ES`` (``x509``'s names) or
+``Subject: CN=ACCVRAIZ1, ...`` (``pkcs7``'s); ``pkcs7 -print_certs`` without ``-noout`` adds ``subject=`` and
+``issuer=`` lines and the PEM after each. Told only on text that starts with ``Certificate:`` (a test of its first
+bytes, before any regular expression; every other text costs that) and whose first certificate has a subject; the
+certificates counted are those of the sample (its scope says so when it is not the whole content), the first of them
+named as the shape's room allows, ``… N more`` the rest."""
+
+from __future__ import annotations
+
+import re
+
+from scratchfs.api.shape_parts import Parts, numbered
+from scratchfs.api.shape_words import listed_within, plural, short_name
+
+__all__ = ["CERTS_SHAPE", "certs_shape"]
+
+CERTS_SHAPE = "certificates (openssl -text)"
+"""How the shape of certificates dumped as text starts."""
+
+_START = b"Certificate:"
+_CERT_RE = re.compile(rb"\nCertificate:\r?\n(?:[^\n]{0,400}\n){1,40}?[ \t]{1,16}Subject:[ \t]?([^\r\n]{0,1000})")
+# (a certificate's first line, then its subject within its first 40 lines: ten or so in OpenSSL's layout)
+_NAME_RE = re.compile(r"(?:^|,\s*)(CN|O|OU)\s?=\s?((?:[^,\\]|\\.)+)")
+_FIND = '; pattern="Subject:.*NAME", context="line" finds a subject, line=N reads a certificate from its start'
+
+
+def certs_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
+    """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
+    count; ``scope``: what to add when the sample is not all of it) if it is certificates dumped as text by OpenSSL,
+    else ``None``: ``"certificates (openssl -text), 836 lines, 12 certificates: ACCVRAIZ1 (line 1), AC RAIZ FNMT-RCM
+    (line 104), …; pattern="Subject:.*NAME", context="line" finds a subject, line=N reads a certificate from its
+    start"``. ``size`` (the content's bytes) is unused: the other kinds take it. Never raises."""
+    if not sample.startswith(_START):  # (one comparison of the first bytes: every other text stops here)
+        return None
+    if not complete:
+        sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
+    text = b"\n" + sample  # (each certificate's line: the newlines before it)
+    certs = Parts(_CERT_RE, text)
+    if not certs or not _CERT_RE.match(text):  # (the first certificate's subject, where the text starts)
+        return None
+    head = f"{CERTS_SHAPE}, {plural(lines, 'line')}, {plural(len(certs), 'certificate')}{scope}: "
+    items = (f"{_subject_name(raw)} (line {line:,})" for line, raw in numbered(text, certs))
+    return listed_within(head, items, _FIND, len(certs))
+
+
+def _subject_name(raw: bytes) -> str:
+    """A certificate's name in a shape, from its ``Subject:`` line's text ``raw``: its common name (``CN``), else its
+    unit (``OU``: ``AC RAIZ FNMT-RCM``, where its ``O`` is ``FNMT-RCM``), else its organisation (``O``), else the whole
+    subject (``(no subject)`` when empty), its commas and
+    colons read as ``;`` (a shape parts its items by ``", "``), cut to 48 characters."""
+    subject = raw.decode("utf-8", "replace").strip()
+    names = dict(reversed(_NAME_RE.findall(subject)))  # (the first of each: reversed, so the first is kept)
+    name = next((names[key] for key in ("CN", "OU", "O") if key in names), subject).strip() or "(no subject)"
+    return short_name(name.replace(",", ";").replace(":", ";"), 48)

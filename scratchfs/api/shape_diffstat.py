@@ -1,0 +1,71 @@
+"""The shape of a diffstat as ``git diff --stat`` (``git apply --stat``, ``diffstat``) writes it, for
+:mod:`scratchfs.api.shape`: its totals line (``413 files changed, 30564 insertions(+), 3518 deletions(-)``, the last
+line, which a model would read the end for) and the files changed most, each with its line and its lines changed, so
+that "how much changed" and "where" are answered by the stub (``git diff --stat`` of 200 commits, 25 KB, was ``text,
+414 lines``; helper shapes4 of what modeltask3 met). ``git log --stat`` and ``git show --stat`` are a ``git log``'s
+(:mod:`~scratchfs.api.shape_gitlog`), which sums them. Such text stays content type ``text``; its shape starts with
+:data:`DIFFSTAT_SHAPE`.
+
+The layout (git's ``show_stats``): a line a file, `` path | N +++--`` (`` path | Bin 0 -> 10240 bytes`` for a binary
+file; the path padded to one column, ``.../`` before a long one's end), then `` N files changed, X insertions(+), Y
+deletions(-)``. Told only on text that starts with a space and has `` | `` in its first line (tests of its first
+bytes, before any regular expression), that first line a file's, nine in ten of all lines files' (or the totals'),
+and the totals last when the sample is all of it; a sample that is not the whole content says its files changed so
+far, not the totals (which its last line holds: ``line=-1``)."""
+
+from __future__ import annotations
+
+import heapq
+import re
+
+from scratchfs.api.shape_words import listed_within, plural, short_name
+
+__all__ = ["DIFFSTAT_SHAPE", "diffstat_shape"]
+
+DIFFSTAT_SHAPE = "diffstat (git --stat)"
+"""How the shape of a diffstat starts."""
+
+_FILE_RE = re.compile(rb"\n (\S[^\n|]{0,4095}?) +\| +(?:(\d{1,12})(?: [+-]{0,200})?|Bin [^\n]{0,80})\r?(?=\n|\Z)")
+_TOTAL_RE = re.compile(rb"\n (\d{1,12}) files? changed(?:, (\d{1,12}) insertions?\(\+\))?"
+                       rb"(?:, (\d{1,12}) deletions?\(-\))?\r?\n?\Z")
+_MOST = 0.9  # of the lines, the files' lines and the totals'
+_FIND = '; pattern="^ PATH +\\|" finds a file\'s line'
+
+
+def diffstat_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
+    """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
+    count; ``scope``: what to add when the sample is not all of it) if it is a diffstat, else ``None``: ``"diffstat
+    (git --stat), 414 lines, 413 files changed, 30,564 insertions(+), 3,518 deletions(-) (line 414); most changed:
+    tests/test_x.py (line 300, 1,206 lines), …; pattern="^ PATH +\\|" finds a file's line"`` (a sample that is not
+    all of it: its files so far, and ``line=-1`` reads the totals). ``size`` (the content's bytes) is unused: the
+    other kinds take it. Never raises."""
+    if sample[:1] != b" " or b" | " not in sample[: sample.find(b"\n", 0, 4096)]:  # (its first line a file's)
+        return None
+    if not complete:
+        sample = sample[: sample.rfind(b"\n") + 1]  # whole lines only
+    text = b"\n" + sample
+    if _FILE_RE.match(text) is None:  # (its first line a file's, one anchored match: psql's " name | count" header
+        return None  # is none)
+    files = [(found.start(), found[1], found[2]) for found in _FILE_RE.finditer(text)]
+    total = _TOTAL_RE.search(text, max(0, len(text) - 200)) if complete else None
+    rows = text.count(b"\n") - text.endswith(b"\n")
+    if (complete and total is None) or len(files) + (total is not None) < _MOST * rows:  # (a diffstat ends with
+        return None  # its totals)
+    changed = [(int(count), at, path) for at, path, count in files if count]  # (a binary file's: no count)
+    largest = heapq.nlargest(8, changed, key=lambda item: (item[0], -item[1]))  # (the first of equals first)
+    if total is not None:
+        insertions, deletions = int(total[2] or 0), int(total[3] or 0)
+        said = (f"{plural(int(total[1]), 'file')} changed, {plural(insertions, 'insertion')}(+), "
+                f"{plural(deletions, 'deletion')}(-) (line {rows:,}); most changed: ")
+    else:
+        said = f"{plural(len(files), 'file')} so far; most changed so far: "
+    head = f"{DIFFSTAT_SHAPE}, {plural(lines, 'line')}{scope}, {said}"
+    items = (f"{short_name(path.decode('utf-8', 'replace').rstrip(), 60)} (line {_line(text, at):,}, "
+             f"{plural(count, 'line')})" for count, at, path in largest)
+    return listed_within(head, items, _FIND if total is not None else f"{_FIND}, line=-1 reads the totals",
+                         len(largest))
+
+
+def _line(text: bytes, at: int) -> int:
+    """The line of ``text`` (a newline, then a content's lines) that the newline at offset ``at`` starts."""
+    return text.count(b"\n", 0, at + 1)

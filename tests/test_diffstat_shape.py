@@ -1,0 +1,82 @@
+"""``git diff --stat``: its totals (its last line) and the files changed most, each at its line, against the plain
+answer (the lines git writes, parsed here); a sample that is not all of it names its files so far and the read of the
+totals (helper shapes4, of what modeltask3 met: ``git diff --stat`` of 200 commits, 25 KB, was ``text, 414 lines``,
+so "how much changed" took a read of its end and "where" a read of all of it; ``fixtures/tools/git-diff-stat-200.txt``);
+other text -- psql's two columns, ``x | N`` lines with no totals, ``git log --stat`` -- is told as before."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from scratchfs import ScratchStore
+from scratchfs.api.contract import ScratchTools
+from scratchfs.api.shape import describe
+from scratchfs.api.shape_diffstat import DIFFSTAT_SHAPE
+
+_TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
+STAT = (_TOOLS / "git-diff-stat-200.txt").read_bytes()
+_ITEM_RE = re.compile(r"(?:: |, )(\S+) \(line ([\d,]+), ([\d,]+) lines?\)")
+
+
+def shape_of(data: bytes, size: int | None = None) -> str:
+    size = len(data) if size is None else size
+    return describe(data, size, data.count(b"\n") + (not data.endswith(b"\n"))).text
+
+
+def plain(data: bytes) -> list[tuple[str, int, int]]:
+    """Each file's path, line and lines changed (binary files left out), most changed first, the first of equals."""
+    rows = []
+    for n, line in enumerate(data.decode().splitlines(), 1):
+        if (found := re.fullmatch(r" (.+?) +\| +(\d+)(?: [+-]*)?", line)) is not None:
+            rows.append((found[1], n, int(found[2])))
+    return sorted(rows, key=lambda row: (-row[2], row[1]))
+
+
+def told(shape: str) -> list[tuple[str, int, int]]:
+    return [(path, int(line.replace(",", "")), int(n.replace(",", ""))) for path, line, n in _ITEM_RE.findall(shape)]
+
+
+def test_the_totals_and_the_files_changed_most_are_told():
+    shape = shape_of(STAT)
+    last = STAT.decode().splitlines()[-1]
+    assert last == " 413 files changed, 30564 insertions(+), 3518 deletions(-)"
+    assert shape.startswith(f"{DIFFSTAT_SHAPE}, 414 lines, 413 files changed, 30,564 insertions(+), 3,518 "
+                            "deletions(-) (line 414); most changed: "), shape
+    listed = told(shape)
+    assert len(listed) >= 5 and listed == plain(STAT)[: len(listed)], shape
+    assert listed[0] == ("fixtures/tools/dpkg-query-multiline.csv", 38, 1206)
+    assert shape.endswith('; pattern="^ PATH +\\|" finds a file\'s line'), shape
+
+
+def test_a_sample_short_of_the_totals_names_its_files_so_far_and_the_totals_read(tmp_path):
+    head = STAT[:4096]
+    shape = shape_of(head, len(STAT))
+    whole = head[: head.rfind(b"\n") + 1]
+    assert f", {whole.count(b'|')} files so far; most changed so far: " in shape, shape
+    assert told(shape) == plain(whole)[: len(told(shape))] and "files changed" not in shape, shape
+    assert shape.endswith(", line=-1 reads the totals"), shape
+    with ScratchStore(root=tmp_path) as store:  # (the read named: the totals, the last line)
+        scope = store.scope("r", "a")
+        stub = scope.spill(STAT, source_tool="git")
+        read = ScratchTools(scope).call("read_handle", {"handle": stub.handle, "line": -1})
+        assert read["data"].rstrip("\n") == STAT.decode().splitlines()[-1], read
+
+
+@pytest.mark.parametrize("data", [
+    b" name | count\n------+-------\n" + b"".join(b" k%d   |     %d\n" % (i, i) for i in range(50)) + b"(50 rows)\n",
+    b"".join(b" k%d   |     %d\n" % (i, i) for i in range(50)),  # (no totals: no diffstat)
+    b" a | b\n" + STAT])
+def test_other_text_is_not_told_as_a_diffstat(data):
+    assert not shape_of(data).startswith(DIFFSTAT_SHAPE)
+
+
+def test_git_log_stat_stays_a_git_log():
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run(["git", "log", "--stat", "-5", "db972634"], cwd=root, capture_output=True)
+    if out.returncode:
+        pytest.skip("no git history here")
+    assert shape_of(out.stdout).startswith("git log, "), shape_of(out.stdout)
