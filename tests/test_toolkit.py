@@ -38,7 +38,10 @@ def test_range_data_is_whole_characters_and_byte_exact(scratch_scope, text, offs
     r = tools.call("read_handle", {"handle": handle, "offset": offset, "length": length})
     # valid UTF-8: never base64
     going = {"remaining"} if r["next_offset"] is not None else set()  # (at the end next_offset null says it)
-    assert set(r) == {"handle", "offset", "length", "size", "next_offset", *going, "next_call", "data"}
+    past = {"note", "calls"} if data and offset == len(data) else set()  # (from the end: its last bytes named)
+    assert set(r) == {"handle", "offset", "length", "size", "next_offset", *going, "next_call", "data", *past}
+    tail = max(0, len(data) - 4096)  # (offset 0, the default, left out of the call)
+    assert not past or r["calls"][0]["arguments"] == {"handle": handle, **({"offset": tail} if tail else {})}
     assert r["handle"] == handle and r["size"] == len(data)
     assert 0 <= r["offset"] - offset <= 3  # only continuation bytes of a character begun earlier are skipped
     assert r["data"].encode() == data[r["offset"] : r["offset"] + r["length"]]
@@ -103,13 +106,14 @@ def test_match_windows_are_whole_characters_around_every_match(scratch_scope, te
         going = r["next_offset"] is not None  # (a finished search says neither more nor remaining)
         assert set(r) - {"note", "calls"} == {"handle", "match", "size", "next_offset", "next_call", "windows"} | (
             {"more", "remaining"} if going else set())
-        assert ("note" in r) == (not r["windows"])  # (a miss says where it looked: api.miss_hints)
+        rows = any("row" in window for window in r["windows"])  # (text a table's shape: api.search_rows says rows)
+        assert ("note" in r) == (not r["windows"] or rows)  # (a miss says where it looked: api.miss_hints)
         assert r["match"] == needle and r.get("more", False) == going
         found += r["windows"]
         offset = r["next_offset"]
     assert match_offsets(found) == find_all(data, needle.encode())
     for w in found:
-        assert set(w) - {"match_offset", "match_length", "matches"} == {"line", "offset", "length", "data"}
+        assert set(w) - {"match_offset", "match_length", "matches", "row"} == {"line", "offset", "length", "data"}
         assert window_is_exact(w, data)
         assert window_hits(w)[0]["offset"] - w["offset"] <= context
         for m in window_hits(w):
