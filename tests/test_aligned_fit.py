@@ -349,3 +349,21 @@ def test_a_row_of_half_a_million_words_is_cut_in_one_search():
     head = lines[1].split(None, 10)
     assert cells == [*head[:10], head[10] + " x" * 500_000]
     assert took < 0.1, took  # (0.3 to 0.9 s before, at loads 1 to 7)
+
+
+def test_a_table_under_a_title_line_is_read_from_its_header(tools, scratch_scope):
+    # readelf -Ws (modeltask4): a blank line, then "Symbol table '.dynsym' contains 125 entries:", then the header;
+    # told as "text, 128 lines" before, a slurp refused, so the largest function took reading all 9.9 KB
+    data = (_TOOLS / "readelf-Ws-libz.txt").read_bytes()
+    lines = data.decode().split("\n")[:-1]
+    assert lines[1].endswith("contains 125 entries:") and lines[2].split()[:2] == ["Num:", "Value"]
+    stub = scratch_scope.spill(data, source_tool="readelf")
+    assert stub.shape.startswith("table aligned by spaces, the header is line 3, after 2 lines (line=1, lines=2 reads "
+                                 'them); 8 columns: "Num:", Value, Size, Type, Bind, Vis, Ndx, Name'), stub.shape
+    assert ", 125 rows; " in stub.shape
+    reply = tools.call("read_handle", {"handle": stub.handle, "slurp": True,
+                                       "jq": "max_by(.Size | tonumber) | [.Name, .Size]"})
+    largest = max((line.split() for line in lines[3:]), key=lambda cells: int(cells[2]))
+    assert reply["results"] == [[largest[7], int(largest[2])]] == [["inflate", 8950]]
+    pages = follow(tools, {"handle": stub.handle, "row": 1, "rows": 40}, 8192)
+    assert [row[0] for page in pages for row in page["rows"]] == [f"{n}:" for n in range(125)]

@@ -324,7 +324,9 @@ def find_layout(lines: list[str], header: int = 0) -> Layout | None:
 def header_candidates(lines: list[str]) -> list[int]:
     """The lines that may be a table's header, in order, those of line 0, line 1 (``w``: after an uptime line), the
     line after the first blank line before line :data:`MAX_PREAMBLE` (``top -bn1``: after its summary), the
-    line over the first rule of dashes after line 1 (``dpkg -l``: after its legend) and the lines after the other
+    line over the first rule of dashes after line 1 (``dpkg -l``: after its legend), the line after the first line
+    ending in ``:`` before line :data:`MAX_PREAMBLE` (``readelf -Ws``: after its title, ``Symbol table '.dynsym'
+    contains 125 entries:``) and the lines after the other
     blank lines before line :data:`MAX_PREAMBLE` (``python -m cProfile -s cumtime``: after its totals and its
     ``Ordered by:`` line) that pass :func:`may_be_header`."""
     if not any(map(may_be_header, lines[: MAX_PREAMBLE + 1])):  # (every candidate is one of these: most text stops)
@@ -333,7 +335,10 @@ def header_candidates(lines: list[str]) -> list[int]:
     # after its summary; python -m cProfile: after its totals and its "Ordered by" line, each followed by a blank)
     ruled = next((at - 1 for at in range(2, min(len(lines), MAX_PREAMBLE + 2)) if not is_row(lines[at])
                   and not is_blank(lines[at])), 0)  # (the line over a rule of dashes: dpkg -l's header)
-    return [at for at in dict.fromkeys((0, 1, *after[:1], ruled, *after[1:])) if at < len(lines)
+    titled = next((at + 1 for at in range(min(len(lines) - 1, MAX_PREAMBLE))
+                   if lines[at].rstrip(" \r").endswith(":")), 0)  # (a title naming the table: readelf -Ws's
+    # "Symbol table '.dynsym' contains 125 entries:" after a blank line)
+    return [at for at in dict.fromkeys((0, 1, *after[:1], ruled, titled, *after[1:])) if at < len(lines)
             and may_be_header(lines[at])]
 
 
