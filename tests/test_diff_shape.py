@@ -8,12 +8,14 @@ import difflib
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from scratchfs import ScratchStore
+from scratchfs.api.contract import ScratchTools
 from scratchfs.api.shape import describe
 from scratchfs.api.shape_diff import DIFF_SHAPE
 
@@ -220,3 +222,31 @@ def test_names_git_quotes_are_listed_unquoted(tmp_path_factory, names):
     expected = [name.decode() for name in git("show", "--format=", "--name-only", "-z").split(b"\0") if name]
     shape = shape_of(shown)
     assert [name for name, _, _, _ in listed(shape)] == [name.replace("\t", "?") for name in expected], shape
+
+
+def test_a_diff_of_more_files_than_fit_lists_those_changed_most_and_the_search_that_finds_another(scratch_scope):
+    # git diff of 30 commits (modeltask4), its first 25 files: was its first 10 files in order and "… 15 more", so
+    # the file changed most (bounds.py, +142 -14) was named only when it came early, another found by guessing
+    data = (Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "git-diff-25-files.txt").read_bytes()
+    lines = data.split(b"\n")
+    counts: dict[str, list[int]] = {}
+    for line in lines:
+        if line.startswith(b"diff --git "):
+            name = line.rsplit(b" b/", 1)[1].decode()
+            counts[name] = [lines.index(line) + 1, 0, 0]
+        elif line[:1] in (b"+", b"-") and not line.startswith((b"+++ ", b"--- ")):
+            counts[name][1 if line[:1] == b"+" else 2] += 1
+    stub = scratch_scope.spill(data, source_tool="git diff")
+    assert stub.shape.startswith(f"{DIFF_SHAPE}, 1,500 lines, 25 files, 79 hunks, +691 -103: most changed: "), \
+        stub.shape
+    shown = listed(stub.shape)
+    by_change = sorted(counts.items(), key=lambda kv: -(kv[1][1] + kv[1][2]))
+    assert shown == [(name, *got) for name, got in by_change[: len(shown)]]
+    assert shown[0] == ("scratchfs/api/bounds.py", 204, 142, 14) and f"… {25 - len(shown)} more" in stub.shape
+    pattern = re.search(r'pattern="(.+?)" finds another', stub.shape)[1].replace("NAME", "deferred_store")
+    unlisted = "scratchfs/api/deferred_store.py"
+    assert unlisted in counts and unlisted not in {name for name, *_ in shown}
+    reply = ScratchTools(scratch_scope).call("read_handle", {"handle": stub.handle, "pattern": pattern,
+                                                             "context": "line"})
+    assert reply["windows"][0]["line"] == counts[unlisted][0]
+    assert reply["windows"][0]["data"] == f"diff --git a/{unlisted} b/{unlisted}"

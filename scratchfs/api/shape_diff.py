@@ -20,9 +20,10 @@ mail quoting a short patch stays text). Looked at only when a line of the sample
 
 from __future__ import annotations
 
+import heapq
 import re
 
-from scratchfs.api.shape_words import listed_within, plural, short_name, within_lines
+from scratchfs.api.shape_words import listed_within, plural, room_for, short_name, within_lines
 
 __all__ = ["DIFF_SHAPE", "HUNK_RE", "diff_shape", "patches_said"]
 
@@ -218,8 +219,22 @@ def diff_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int 
     counted = _counted(walk)
     head = (f"{DIFF_SHAPE}, {plural(lines, 'line')}{_commits(walk)}, {counted}{scope}: ")
     tail = "; line=N reads from a file's diff"
-    return listed_within(head, (f"{short_name(f.name, 80)} (line {f.line:,}, +{f.added:,} -{f.removed:,})"
-                                for f in files), tail, len(files))
+    items = [_item(f) for f in files[:_MOST_LISTED + 1]]
+    if len(files) > _MOST_LISTED or sum(len(item) + 2 for item in items) > room_for(head, tail):  # (not all fit:
+        # those changed most, the first of equals first, and the search that finds another's line)
+        head, tail = f"{head}most changed: ", _FIND + tail
+        largest = heapq.nlargest(_MOST_LISTED, range(len(files)),
+                                 key=lambda at: (files[at].added + files[at].removed, -at))
+        items = [_item(files[at]) for at in largest]
+    return listed_within(head, items, tail, len(files))
+
+
+_MOST_LISTED = 64  # (more than a shape's room holds: each item is 20 characters or more)
+_FIND = '; pattern="^(diff|\\+\\+\\+) .*NAME" finds another'
+
+
+def _item(file: _File) -> str:
+    return f"{short_name(file.name, 80)} (line {file.line:,}, +{file.added:,} -{file.removed:,})"
 
 
 def patches_said(sample: bytes, scope: str) -> str:
