@@ -9,6 +9,7 @@ import itertools
 import json
 import re
 import time
+from pathlib import Path
 
 import pytest
 
@@ -156,3 +157,24 @@ def test_no_read_of_the_last_lines_when_the_last_line_alone_is_longer_than_a_rea
     data = ("".join(f"line {i}\n" for i in range(2000)) + "z" * 6000 + "\n").encode()
     stub = scope.spill(data, source_tool="cat")
     assert all(line > 0 for line, _ in _line_reads(stub.note)), stub.note
+
+
+def test_records_wider_than_twelve_keys_name_each_key_with_its_kind(scope):
+    # pip inspect | jq -c '.installed[] | .metadata | del(.description)' (modeltask4): records of 4 to 16 keys, 19
+    # in all; was "record keys: metadata_version: str, name, version, summary, …" (past 12 keys an object was taken
+    # for a map: its first key's value and three names), so requires_dist, the key a model's filter needs, unnamed
+    data = (Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "pip-inspect-jq-c-metadata.jsonl"
+            ).read_bytes()
+    records = [json.loads(line) for line in data.splitlines()]
+    keys = list(dict.fromkeys(key for record in records for key in record))
+    assert len(keys) == 19 and max(map(len, records)) > 12
+    shape = shape_of(data)
+    assert shape.startswith("JSON lines, 12 records; record keys: metadata_version: str, name: str, "), shape
+    said = re.findall(r", ([a-z_]+)(\??): ", ", " + shape.split("record keys: ", 1)[1])
+    assert said == [(key, "" if all(key in record for record in records) else "?") for key in keys]
+    assert "requires_dist?: array(1-32) of str" in shape
+    handle = scope.spill(data, source_tool="jq").handle
+    jq = '[.[] | select(any(.requires_dist[]?; startswith("anyio"))) | .name]'
+    reply = ScratchTools(scope).call("read_handle", {"handle": handle, "jq": jq, "slurp": True})
+    assert reply["results"] == [[record["name"] for record in records
+                                 if any(dep.startswith("anyio") for dep in record.get("requires_dist", []))]]

@@ -20,9 +20,10 @@ MERGE_VALUES = 1000
 MERGE_DEPTH = 6
 """Levels below the items merged (a shape writes at most 5)."""
 _FIRST = 4
-WIDEST_OBJECT = 12
-"""Most keys of an object a shape writes each with its value (the widest of :data:`_FITS`): past
-them only the first key's value is merged (the others are named)."""
+WIDEST_OBJECT = 24
+"""Most keys of an object a shape writes each with its value (a record of ``pip inspect``'s metadata holds 12 to 20;
+:func:`fitted_with` names them all when they fit): past them only the first key's value is merged (the others are
+named, as a map's)."""
 
 
 def sampled(items: list, most: int = SAMPLE_ITEMS) -> list:
@@ -277,6 +278,7 @@ def _tree(value: object, depth: int, width: int, items: dict, room: int) -> str:
 
 _FITS = ((5, 8), (4, 8), (4, 6), (3, 8), (3, 6), (3, 4), (2, 8), (2, 4), (1, 12), (1, 6), (0, 0))
 """The (depth, width) of :func:`_tree` tried in turn, deepest first."""
+_WIDEST_FIT = max(width for _depth, width in _FITS)
 
 
 def fitted(head: str, value: object) -> str:
@@ -297,6 +299,8 @@ def fitted_with(head: str, value: object) -> tuple[str, tuple[int, int] | None]:
     wrapper = f"object({plural(keys, 'key')}: "
     items: dict = {}  # (each array's template, made once)
     fits = sorted(_FITS, key=lambda fit: fit[1] < keys)  # (stable: deepest first within each)
+    if _WIDEST_FIT < keys <= WIDEST_OBJECT:  # (wider than the fits: each key named with its kind, when that fits,
+        fits = [(2, keys), (1, keys), *fits]  # before the first key's value alone, as a map's)
     limit = shape_limit()
     room = limit - len(head) + len(wrapper) + 2  # (the braces or the wrapper dropped)
     for number, (depth, width) in enumerate(fits):
