@@ -185,7 +185,8 @@ def contents() -> dict[str, bytes]:
     data["shop.html"] = shop_page(rng)
     data["pytest.txt"] = pytest_run()
     data["packages.tsv"] = packages_tsv(rng)
-    for name in ("openssl-ciphers-v.txt", "objdump-d-prog.txt"):  # (real outputs of kinds modeltask3 tried)
+    for name in ("openssl-ciphers-v.txt", "objdump-d-prog.txt",  # (real outputs of kinds modeltask3 tried)
+                 "readelf-Ws-libz.txt", "pip-inspect-jq-c-metadata.jsonl"):  # (and modeltask4)
         data[name] = (FIXTURES / "tools" / name).read_bytes()
     return data
 
@@ -390,6 +391,17 @@ def tasks(data: dict[str, bytes]) -> list[Task]:
         Task("objdump-main-first", "objdump-d-prog.txt", "What is main's first instruction?",
              prog[prog.index("0000000000001267 <main>:") + 1].split("\t")[-1].strip(), "<main>:",
              [lines_named("main", 4)]),
+    ]
+
+    symbols = [line.split() for line in data["readelf-Ws-libz.txt"].decode().splitlines()[3:]]
+    metadata = [json.loads(line) for line in data["pip-inspect-jq-c-metadata.jsonl"].splitlines()]
+    users = [m["name"] for m in metadata if any(d.startswith("referencing") for d in m.get("requires_dist", []))]
+    out += [
+        Task("readelf-largest", "readelf-Ws-libz.txt", "At what address is libz's largest symbol?",
+             max(symbols, key=lambda row: int(row[2]))[1], " [0-9]{4,} FUNC", [slurp("max_by(.Size) | .Value")]),
+        Task("metadata-requires", "pip-inspect-jq-c-metadata.jsonl", "Which packages require referencing?",
+             users[-1], "referencing",
+             [slurp('[.[] | select(any(.requires_dist[]?; startswith("referencing"))) | .name]')]),
     ]
 
     table = list(csv.reader(io.StringIO(data["query-packages-by-month.csv"].decode(), newline="")))

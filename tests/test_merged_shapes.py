@@ -174,7 +174,8 @@ def test_records_wider_than_twelve_keys_name_each_key_with_its_kind(scope):
     assert said == [(key, "" if all(key in record for record in records) else "?") for key in keys]
     assert "requires_dist?: array(1-32) of str" in shape
     handle = scope.spill(data, source_tool="jq").handle
-    jq = '[.[] | select(any(.requires_dist[]?; startswith("anyio"))) | .name]'
+    jq = '[.[] | select(any(.requires_dist[]?; startswith("referencing"))) | .name]'
     reply = ScratchTools(scope).call("read_handle", {"handle": handle, "jq": jq, "slurp": True})
     assert reply["results"] == [[record["name"] for record in records
-                                 if any(dep.startswith("anyio") for dep in record.get("requires_dist", []))]]
+                                 if any(dep.startswith("referencing") for dep in record.get("requires_dist", []))]]
+    assert reply["results"] == [["jsonschema-specifications", "jsonschema-path"]]
