@@ -91,6 +91,13 @@ HOSTILE = {
     "Certificate: lines after a subject": b"Certificate:\n    Data:\n        Subject: CN=a\n" + fill(b"Certificate:\n"),
     "certificates of one line each": b"Certificate:\n    Data:\n        Subject: CN=a\n" + fill(b"Certificate:\n    "
                                                                                           b"Data:\n  Subject: CN=a\n"),
+    # objdump -d's symbols and sections (shape_disasm, hostile35: three matches in Python a symbol's line, 45 ms;
+    # every section's name joined into the shape's head, 31 ms)
+    "objdump symbols of one line each": b"\nx:     file format elf64-x86-64\n\nDisassembly of section .text:\n"
+                                        + fill(b"0000 <a>:\n"),
+    "objdump symbols of each kind": b"\nx:     file format elf64-x86-64\n\nDisassembly of section .text:\n"
+                                    + fill(b"0000 <a>:\n0000 <a@plt>:\n0000 <.a>:\n"),
+    "objdump sections": b"\nx:     file format elf64-x86-64\n" + fill(b"\nDisassembly of section .a:\n"),
     # Java stack traces (shape_log, branch javalog1): one-frame traces, every other line an exception's; a trace's
     # lines under java.util.logging's records
     "Java traces of one frame": fill(b"x\n\tat a(\n"),
