@@ -104,3 +104,14 @@ def test_a_diffstat_of_more_lines_is_told_from_its_first_ones_and_says_how_much(
     assert shape.startswith(f"{DIFFSTAT_SHAPE}, 40,002 lines (in the first {kib(len(first))} of {kib(len(data))}), "
                             "10,000 files so far; most changed so far: a.py (line 1, 1 line), "), shape
     assert shape.endswith(", line=-1 reads the totals"), shape
+
+
+def test_rows_of_a_name_and_a_number_cut_by_the_sample_are_no_diffstat():
+    """psql -t (rows with no header) of a name and a number, more than the sample: a sample short of the end needs
+    no totals, and each row read as a file changed (``user857 (line 858, 999 lines)``; hostile35). A file's count in
+    a diffstat has its graph (git scales it to one + or - at least) or is 0."""
+    rows = b"".join(b" user%-6d |  %5d\n" % (i, i * 7 % 1000) for i in range(30_000))
+    assert not shape_of(rows[: 512 * 1024], len(rows)).startswith(DIFFSTAT_SHAPE)
+    kept = b" a => b | 0\n c.py   | 12 +++++++-----\n 2 files changed, 7 insertions(+), 5 deletions(-)\n"
+    assert shape_of(kept).startswith(f"{DIFFSTAT_SHAPE}, 3 lines, 2 files changed, 7 insertions(+), 5 deletions(-) "
+                                     "(line 3); most changed: c.py (line 2, 12 lines), a => b (line 1, 0 lines)")

@@ -25,9 +25,12 @@ __all__ = ["DIFFSTAT_SHAPE", "diffstat_shape"]
 DIFFSTAT_SHAPE = "diffstat (git --stat)"
 """How the shape of a diffstat starts."""
 
-_FILE_RE = re.compile(rb"\n (\S[^\n|]{0,8190} )\| +(?:(\d{1,12})(?: [+-]{0,200})?|Bin [^\n]{0,80})\r?(?=\n|\Z)")
+_FILE_RE = re.compile(rb"\n (\S[^\n|]{0,8190} )\| +(?:(\d{1,12})(?: [+-]{1,200}|(?<= 0))|Bin [^\n]{0,80})"
+                      rb"\r?(?=\n|\Z)")
 # (the path and its padding greedy, then the space before "|": a lazy path then " +" tried every split of a line of
-# spaces, 1.2 s over 512 KiB of them; the padding is stripped where a path is named)
+# spaces, 1.2 s over 512 KiB of them; the padding is stripped where a path is named. A count is 0 or has its graph,
+# one + or - at least, as git scales it: psql -t's "name | number" rows have none, and a sample of them short of its
+# end, no totals needed, was told a diffstat of "files" and "lines")
 _TOTAL_RE = re.compile(rb"\n (\d{1,12}) files? changed(?:, (\d{1,12}) insertions?\(\+\))?"
                        rb"(?:, (\d{1,12}) deletions?\(-\))?\r?\n?\Z")
 _MOST = 0.9  # of the lines, the files' lines and the totals'
