@@ -50,7 +50,7 @@ def test_the_totals_and_the_files_changed_most_are_told():
     listed = told(shape)
     assert len(listed) >= 5 and listed == plain(STAT)[: len(listed)], shape
     assert listed[0] == ("fixtures/tools/dpkg-query-multiline.csv", 38, 1206)
-    assert shape.endswith('; pattern="^ PATH +\\|" finds a file\'s line'), shape
+    assert shape.endswith('; match=" PATH ", context="line" finds a file\'s line'), shape
 
 
 def test_a_sample_short_of_the_totals_names_its_files_so_far_and_the_totals_read(tmp_path):
@@ -115,3 +115,20 @@ def test_rows_of_a_name_and_a_number_cut_by_the_sample_are_no_diffstat():
     kept = b" a => b | 0\n c.py   | 12 +++++++-----\n 2 files changed, 7 insertions(+), 5 deletions(-)\n"
     assert shape_of(kept).startswith(f"{DIFFSTAT_SHAPE}, 3 lines, 2 files changed, 7 insertions(+), 5 deletions(-) "
                                      "(line 3); most changed: c.py (line 2, 12 lines), a => b (line 1, 0 lines)")
+
+
+@pytest.mark.parametrize("path", ["include/c++/v1/vector", "app/(shop)/[id]/page.tsx", "src/lib29.c"])
+def test_the_named_search_finds_a_path_of_any_characters(scratch_scope, path):
+    """The shape's search with a path in place of PATH finds that file's line: pattern="^ PATH +\\|" found nothing
+    where a path held + ( ) [ ] (c++/, Next.js's routes), 'no match in the whole content' (hostile35)."""
+    data = b"".join(b" src/lib%d.c | %d ++\n" % (i, i) for i in range(30)) + b" include/c++/v1/vector | 3 ++-\n" \
+        b" app/(shop)/[id]/page.tsx | 2 +-\n 32 files changed, 60 insertions(+), 2 deletions(-)\n"
+    stub = scratch_scope.spill(data, source_tool="git")
+    found = re.search(r'; match="( PATH )", context="line" finds', stub.shape)
+    assert found is not None, stub.shape
+    reply = ScratchTools(scratch_scope).call("read_handle", {"handle": stub.handle, "match": found[1].replace(
+        "PATH", path), "context": "line"})
+    lines = data.decode().split("\n")
+    assert [(w["line"], w["data"]) for w in reply["windows"]] == [
+        (n, line) for n, line in enumerate(lines, 1) if line.startswith(f" {path} ")], reply
+    assert reply["windows"], reply

@@ -34,16 +34,17 @@ _FILE_RE = re.compile(rb"\n (\S[^\n|]{0,8190} )\| +(?:(\d{1,12})(?: [+-]{1,200}|
 _TOTAL_RE = re.compile(rb"\n (\d{1,12}) files? changed(?:, (\d{1,12}) insertions?\(\+\))?"
                        rb"(?:, (\d{1,12}) deletions?\(-\))?\r?\n?\Z")
 _MOST = 0.9  # of the lines, the files' lines and the totals'
-_FIND = '; pattern="^ PATH +\\|" finds a file\'s line'
+_FIND = '; match=" PATH ", context="line" finds a file\'s line'  # (no pattern=: a path's + ( ) [ ] -- c++/,
+# Next.js's [id].tsx and (group)/ -- made pattern="^ PATH +\|" find nothing, or fail)
 
 
 def diffstat_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
     """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
     count; ``scope``: what to add when the sample is not all of it) if it is a diffstat, else ``None``: ``"diffstat
     (git --stat), 414 lines, 413 files changed, 30,564 insertions(+), 3,518 deletions(-) (line 414); most changed:
-    tests/test_x.py (line 300, 1,206 lines), …; pattern="^ PATH +\\|" finds a file's line"`` (a sample that is not
-    all of it: its files so far, and ``line=-1`` reads the totals; binary files alone: the first of them).
-    ``size``: the whole content's bytes (``None``: the sample's); told from the sample's first
+    tests/test_x.py (line 300, 1,206 lines), …; match=" PATH ", context="line" finds a file's line"`` (a sample
+    that is not all of it: its files so far, and ``line=-1`` reads the totals; binary files alone: the first of
+    them). ``size``: the whole content's bytes (``None``: the sample's); told from the sample's first
     :data:`~scratchfs.api.shape_words.MOST_LINES` lines, which its scope says when that is not all of it. Never
     raises."""
     if sample[:1] != b" " or b" | " not in sample[: sample.find(b"\n", 0, 4096)]:  # (its first line a file's)
