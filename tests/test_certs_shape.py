@@ -7,6 +7,7 @@ so; other text is told as before."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import shutil
 import subprocess
@@ -91,3 +92,38 @@ def test_the_system_bundle_counts_the_certificates_of_the_sample():
     told = [(name, int(line.replace(",", ""))) for name, line in _ITEM_RE.findall(shape)]
     assert told == expected(out)[: len(told)], shape
     assert shape.count(" (line ") == len(told) and f", … {counted - len(told):,} more; " in shape, shape
+
+
+def test_a_certificate_without_a_subject_lends_none_its_line():
+    """A certificate with no Subject: line among its first ones took the next one's subject at its own line (``B
+    (line 1)``: line 1 opens a certificate whose subject is not B; hostile35); each is named at the line of its own
+    Certificate: now, the one with no subject left uncounted."""
+    data = X509[: X509.index(b"\nCertificate:", 1) + 1]  # (the first certificate)
+    second = X509[len(data) :]
+    first = b"Certificate:\n    Data:\n        Version: 3 (0x2)\n        Issuer: CN = X\n"  # (a few lines: the
+    # next subject within 40 of them)
+    whole = data + first + second  # (one whole, one with no subject, then the rest)
+    lines = whole.count(b"\n")
+    shape = shape_of(whole)
+    told = [(name, int(line.replace(",", ""))) for name, line in _ITEM_RE.findall(shape)]
+    assert told and told == expected_each(whole)[: len(told)], shape
+    assert shape.startswith(f"{CERTS_SHAPE}, {lines:,} lines, 12 certificates: "), shape
+
+
+def expected_each(data: bytes) -> list[tuple[str, int]]:
+    """Each certificate with a subject among its own lines: its name and first line, read plainly."""
+    lines = data.decode().splitlines()
+    starts = [n for n, line in enumerate(lines, 1) if line == "Certificate:"] + [len(lines) + 1]
+    told = []
+    for start, end in itertools.pairwise(starts):
+        subject = next((line for line in lines[start : end - 1] if line.strip().startswith("Subject:")), None)
+        if subject is not None:
+            text = subject.split("Subject:", 1)[1].strip()
+            fields = dict(reversed(re.findall(r"(?:^|, )(CN|OU|O) ?= ?([^,]+)", text)))
+            told.append((next(fields[key] for key in ("CN", "OU", "O") if key in fields).strip(), start))
+    return told
+
+
+def test_prose_that_opens_with_certificate_and_an_indented_subject_is_not_certificates():
+    data = b"Certificate:\nThe subject of this note is renewal.\n    Subject: CN=fake, as the form asks\nThanks\n"
+    assert not shape_of(data).startswith(CERTS_SHAPE), shape_of(data)

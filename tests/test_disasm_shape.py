@@ -16,6 +16,7 @@ from scratchfs import ScratchStore
 from scratchfs.api.contract import ScratchTools
 from scratchfs.api.shape import describe
 from scratchfs.api.shape_disasm import DISASM_SHAPE
+from scratchfs.api.shape_words import MOST_LINES, kib
 
 PROG = (Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "objdump-d-prog.txt").read_bytes()
 _ITEM_RE = re.compile(r"(?:: |, )([^\s,:(][^,:]*?) \(line ([\d,]+)\)")
@@ -88,3 +89,35 @@ def test_objdump_d_of_a_system_binary_is_told_so():
     sections, _ = expected(out[:512 * 1024])
     assert shape.startswith(f"{DISASM_SHAPE} of /bin/true (") and f"{len(sections)} sections: " in shape, shape
     assert items(shape)[: len(sections)] == sections, shape
+
+
+def test_a_disassembly_of_more_lines_is_told_from_its_first_ones_and_says_how_much():
+    """Past MOST_LINES lines a disassembly is told from its first ones, as the other kinds told by lines are (three
+    matches in Python a symbol's line: 45 ms over 52,000 of 512 KiB, hostile35), its scope saying so; sections past
+    those that fit in a part of the shape are counted, not joined into its head whole (objdump -D /bin/true's 29
+    filled the shape, its symbols and the search that finds one cut off)."""
+    head = b"\nx:     file format elf64-x86-64\n\n"
+    data = head + b"".join(b"\nDisassembly of section .s%d:\n\n%016x <f%d>:\n  0:\tc3\tret\n" % (n, n, n)
+                           for n in range(20_000))
+    shape = describe(data, len(data), data.count(b"\n")).text
+    first = data[: len(b"\n".join(data.split(b"\n")[:MOST_LINES])) + 1]
+    sections, lines = first.count(b"Disassembly of section"), data.count(b"\n")
+    assert shape.startswith(f"{DISASM_SHAPE} of x (elf64-x86-64), {lines:,} lines, {sections:,} "
+                            f"sections (in the first {kib(len(first))} of {kib(len(data))}): .s0 (line 5), "), shape
+    symbols = first.count(b">:\n")
+    listed = re.findall(r"\.s(\d+) \(line ([\d,]+)\)", shape)
+    assert [(int(n), int(line.replace(",", ""))) for n, line in listed] == [(n, 5 + 5 * n) for n in range(len(listed))]
+    assert f", … {sections - len(listed):,} more; {symbols:,} symbols: f0 (line 7), " in shape, shape
+    assert shape.endswith('; match="<NAME>:" finds a symbol, line=N reads from one'), shape
+
+
+@pytest.mark.skipif(shutil.which("objdump") is None, reason="no objdump here")
+def test_objdump_D_of_a_program_keeps_its_symbols_and_search():
+    """objdump -D /bin/true writes 29 sections: their names filled the shape, cut at .dyna…, its symbols and the
+    search that finds one gone (hostile35)."""
+    out = subprocess.run(["objdump", "-D", "/bin/true"], capture_output=True).stdout
+    if out.count(b"\nDisassembly of section ") < 20:
+        pytest.skip("a program of fewer sections here")
+    shape = describe(out[: 512 * 1024], len(out), out.count(b"\n")).text
+    assert re.search(r" more; [\d,]+ symbols \([\d,]+ @plt\): ", shape), shape
+    assert shape.endswith('; match="<NAME>:" finds a symbol, line=N reads from one'), shape

@@ -216,7 +216,7 @@ def test_json_told_without_parsing_is_what_the_parses_told(opener, parts, repeat
     fast = _answers(text)
     items, unclosed, closer = shape_partial._items_skipped, json_unclosed.never_closed, shape_table.JSON_CLOSERS
     try:
-        shape_partial._items_skipped = lambda text, pos, decoder: (0, pos)
+        shape_partial._items_skipped = lambda text, pos, decoder, opening="[": (0, pos)
         json_unclosed.never_closed = lambda text: False
         shape_table.JSON_CLOSERS = {}
         slow = _answers(text)
@@ -259,3 +259,41 @@ def test_a_document_told_never_closed_is_one_no_parse_closes(opener, parts, repe
     ("[]" + "[" * 98, False), ("[" + "[]" * 60 + "[" * 30, True), ("x[", False), ('"["', False)])
 def test_never_closed_tells_a_cut_document_from_one_that_closes(text, told):
     assert json_unclosed.never_closed(text) is told
+
+
+_VALUES = st.sampled_from(["1", '"a,b"', '"}"', "[1, 2]", '{"k": 1}', '{"k": [1, {"j": "]"}]}', "null", "NaN",
+                           '"\\""', "[]", "{}", "-", "1e", '"'])
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(_VALUES, min_size=1, max_size=30), keys=st.integers(12, 60), cut=st.integers(0, 40),
+       blanks=st.sampled_from([", ", ",", " ,\n  ", ",\r\n"]))
+def test_a_cut_object_s_keys_past_those_listed_count_as_the_loop_counts_them(values, keys, cut, blanks):
+    """Past the 12 keys a cut object's shape lists, the rest are counted at once (hostile35: one Python step a key,
+    36 ms over 26,000 keys of a cut {"":0,...): the same count, duplicate keys and all, as the loop of one key a
+    step gives -- whatever the values, blanks, and where the sample cuts."""
+    body = blanks.join(f'"k{n % 7}": {values[n % len(values)]}' for n in range(keys))
+    text = ("{" + body)[: max(2, len(body) + 1 - cut)]
+    fast = _answers(text)
+    items = shape_partial._items_skipped
+    try:
+        shape_partial._items_skipped = lambda text, pos, decoder, opening="[": (0, pos)
+        slow = _answers(text)
+    finally:
+        shape_partial._items_skipped = items
+    assert fast == slow
+
+
+@pytest.mark.alone
+@pytest.mark.parametrize("unit", [b'"":0,', b'"a":1,', b'"": "",', b'"k": [1], '])
+def test_a_cut_sample_of_a_json_object_of_small_keys_costs_a_few_plain_texts(unit):
+    """512 KiB of a 2 MiB object: its keys past the 12 listed were parsed one Python step each (36 ms over the
+    26,000 keys of ``{"":0,`` in the 128 KiB read, hostile35)."""
+    data, plain = b"{" + fill(unit), (FIXTURES / "workspace-grep-stdlib-defs.txt").read_bytes()[:SIZE]
+    best = float("inf")
+    for _ in range(3):
+        started = time.thread_time()
+        shape = describe(data, 4 * SIZE, 1)
+        best = min(best, time.thread_time() - started)
+    assert shape.text.startswith("JSON object, at least ") and " more" in shape.text, shape.text
+    assert best < 10 * cpu(plain) + 0.005

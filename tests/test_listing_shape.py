@@ -38,6 +38,8 @@ def make_tree(root) -> None:
             (directory / f"f{n}-{k}.txt").write_text("x")
     (root / "empty").mkdir()
     (root / "top.txt").write_text("x")
+    (root / "d0" / "X11").symlink_to(".")  # (ls -l writes "X11 -> .", an entry, not ls -a's "."; hostile35: two
+    (root / "d0" / "up").symlink_to("..")  # of d0's entries went uncounted, as /usr/bin's X11 -> . does)
 
 
 @pytest.mark.skipif(shutil.which("ls") is None, reason="no ls")

@@ -81,6 +81,23 @@ HOSTILE = {
     "logfmt level= runs": fill(b"level=level=level=error "),
     "klog error lines": fill(b"E1205 05:33:56.724479 1 a.go:1] x\nW1205 05:33:56.724479 1 a.go:1] y\n"),
     "klog headers over a word of 4,000 colons": fill(b"E1205 05:33:56.724479 1 " + b":1" * 2000 + b"\n"),
+    # a git diff --stat's lines (shape_diffstat, hostile35: a path's padding of 4,000 spaces took 1.2 s, a lazy path
+    # then " +" tried at every split; 58,000 one-line files with totals 42 ms) and certificates' (shape_certs: each
+    # Certificate: line looked 40 lines on for a subject, 76 ms)
+    "diffstat lines padded by 4,000 spaces": b" a | 1 +\n" + fill(b" a" + b" " * 4000 + b"\n"),
+    "diffstat lines of one file each, then totals": b" a | 1 +\n" * 58_000 + b" 58000 files changed, 1 insertion(+)\n",
+    "diffstat lines of a binary file each, then totals": b" a | Bin 0 -> 1 bytes\n" * 23_800 + b" 1 file changed\n",
+    "Certificate: lines": fill(b"Certificate:\n"),
+    "Certificate: lines after a subject": b"Certificate:\n    Data:\n        Subject: CN=a\n" + fill(b"Certificate:\n"),
+    "certificates of one line each": b"Certificate:\n    Data:\n        Subject: CN=a\n" + fill(b"Certificate:\n    "
+                                                                                          b"Data:\n  Subject: CN=a\n"),
+    # objdump -d's symbols and sections (shape_disasm, hostile35: three matches in Python a symbol's line, 45 ms;
+    # every section's name joined into the shape's head, 31 ms)
+    "objdump symbols of one line each": b"\nx:     file format elf64-x86-64\n\nDisassembly of section .text:\n"
+                                        + fill(b"0000 <a>:\n"),
+    "objdump symbols of each kind": b"\nx:     file format elf64-x86-64\n\nDisassembly of section .text:\n"
+                                    + fill(b"0000 <a>:\n0000 <a@plt>:\n0000 <.a>:\n"),
+    "objdump sections": b"\nx:     file format elf64-x86-64\n" + fill(b"\nDisassembly of section .a:\n"),
     # Java stack traces (shape_log, branch javalog1): one-frame traces, every other line an exception's; a trace's
     # lines under java.util.logging's records
     "Java traces of one frame": fill(b"x\n\tat a(\n"),

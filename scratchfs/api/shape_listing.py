@@ -33,7 +33,8 @@ subdirectories (a file there, a subdirectory's own line): ``under ./: not in a s
 fixtures/ (line 4, 130 paths)``."""
 
 _SECTION_RE = re.compile(rb"\n\n([^\n]{1,4096}):(?=\r?\n)(?:\r?\n(total \d+)(?=\r?\n))?")  # (its line end not taken)
-_DOTS_RE = re.compile(rb"[ \t]\.\.?\r?(?=\n|\Z)")  # ls -la's . and .., the last words of their lines
+_DOTS_RE = re.compile(rb"(?<!->)[ \t]\.\.?\r?(?=\n|\Z)")  # ls -la's . and .., the last words of their lines (not a
+# symlink's target: "X11 -> ." is an entry, /usr/bin's)
 _DOT_LINES_RE = re.compile(rb"\n\.\.?\r?(?=\n|\Z)")  # ls -a's, lines of their own
 _LINE_PATH_RE = re.compile(rb"\n(\.|/|~|(?:/(?![/*])|\./|\.\./|~/)[^\x00-\x1f]*)(?=\n|\Z)")  # (a "/*" or "//" line:
 # a comment of CSS, C or JavaScript)
