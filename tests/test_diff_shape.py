@@ -243,10 +243,31 @@ def test_a_diff_of_more_files_than_fit_lists_those_changed_most_and_the_search_t
     by_change = sorted(counts.items(), key=lambda kv: -(kv[1][1] + kv[1][2]))
     assert shown == [(name, *got) for name, got in by_change[: len(shown)]]
     assert shown[0] == ("scratchfs/api/bounds.py", 204, 142, 14) and f"… {25 - len(shown)} more" in stub.shape
-    pattern = re.search(r'pattern="(.+?)" finds another', stub.shape)[1].replace("NAME", "deferred_store")
+    needle = re.search(r'match="(.+?)", context="line" finds another', stub.shape)[1]
     unlisted = "scratchfs/api/deferred_store.py"
     assert unlisted in counts and unlisted not in {name for name, *_ in shown}
-    reply = ScratchTools(scratch_scope).call("read_handle", {"handle": stub.handle, "pattern": pattern,
-                                                             "context": "line"})
+    reply = ScratchTools(scratch_scope).call("read_handle", {"handle": stub.handle, "context": "line",
+                                                             "match": needle.replace("NAME", unlisted)})
     assert reply["windows"][0]["line"] == counts[unlisted][0]
     assert reply["windows"][0]["data"] == f"diff --git a/{unlisted} b/{unlisted}"
+    assert [w["data"] for w in reply["windows"]] == [f"diff --git a/{unlisted} b/{unlisted}", f"+++ b/{unlisted}"]
+
+
+@pytest.mark.parametrize("name", ["include/c++/v1/vector", "app/(shop)/[id]/page.tsx", "a b/c.txt"])
+@pytest.mark.parametrize("git", [True, False])
+def test_the_search_for_an_unlisted_file_finds_its_header_whatever_its_name_holds(scratch_scope, name, git):
+    """The search a diff of more files than fit names finds a file's header by its path pasted as it is: a pattern
+    holding it found nothing for `+`, `(`, `[` (hostile35)."""
+    files = [f"src/f{i:02}.py" for i in range(70)] + [name]
+
+    def header(path: str) -> str:
+        return (f"diff --git a/{path} b/{path}\nindex 1..2 100644\n--- a/{path}\n+++ b/{path}\n" if git else
+                f"--- {path}\t2026-12-07\n+++ {path}\t2026-12-07\n")
+
+    data = "".join(header(path) + "@@ -1 +1 @@\n-a\n+b\n" for path in files).encode()
+    stub = scratch_scope.spill(data, source_tool="diff")
+    needle = re.search(r'match="(.+?)", context="line" finds another', stub.shape)[1]
+    reply = ScratchTools(scratch_scope).call("read_handle", {"handle": stub.handle, "context": "line",
+                                                             "match": needle.replace("NAME", name)})
+    want = [f"diff --git a/{name} b/{name}", f"+++ b/{name}"] if git else [f"+++ {name}\t2026-12-07"]
+    assert [w["data"] for w in reply["windows"]] == want

@@ -102,6 +102,7 @@ class _Walk:
         self.old = self.new = 0  # lines left in the hunk being read
         self.left: list[int] = []  # a combined diff's: lines left of each parent, then of the result
         self.in_commit = False
+        self.git = False  # a file header git wrote (``diff --git``, ``diff --cc``): its paths ``a/``, ``b/``
 
     def mostly_other(self) -> bool:
         """Whether more than a text of diff holds of the lines taken are none of a diff's."""
@@ -120,10 +121,10 @@ class _Walk:
             return
         following = rows[number] if number < len(rows) else b""
         if line.startswith(b"diff --git "):
-            self.in_commit = False
+            self.in_commit, self.git = False, True
             self.files.append(_File(_git_name(line).decode("utf-8", "replace"), number))
         elif line.startswith(_COMBINED):  # (git's --cc of a merge: a column a parent)
-            self.in_commit = False
+            self.in_commit, self.git = False, True
             self.files.append(_File(line.split(b" ", 2)[2].rstrip(b"\r").decode("utf-8", "replace"), number))
         elif line.startswith(b"--- ") and following.startswith(b"+++ "):
             self.in_commit = False
@@ -222,7 +223,7 @@ def diff_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int 
     items = [_item(f) for f in files[:_MOST_LISTED + 1]]
     if len(files) > _MOST_LISTED or sum(len(item) + 2 for item in items) > room_for(head, tail):  # (not all fit:
         # those changed most, the first of equals first, and the search that finds another's line)
-        head, tail = f"{head}most changed: ", _FIND + tail
+        head, tail = f"{head}most changed: ", (_FIND_GIT if walk.git else _FIND) + tail
         largest = heapq.nlargest(_MOST_LISTED, range(len(files)),
                                  key=lambda at: (files[at].added + files[at].removed, -at))
         items = [_item(files[at]) for at in largest]
@@ -230,7 +231,11 @@ def diff_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int 
 
 
 _MOST_LISTED = 64  # (more than a shape's room holds: each item is 20 characters or more)
-_FIND = '; pattern="^(diff|\\+\\+\\+) .*NAME" finds another'
+_FIND_GIT = '; match=" b/NAME", context="line" finds another'
+"""The search for an unlisted file's header lines in a git diff (``diff --git a/NAME b/NAME``, ``+++ b/NAME``): a
+literal, as a model pastes a path (``c++/vector``, ``app/(shop)/[id]`` in a pattern found nothing; hostile35)."""
+_FIND = '; match="+++ NAME", context="line" finds another'
+"""The same for ``diff -u`` (``+++ NAME<tab>date``)."""
 
 
 def _item(file: _File) -> str:
