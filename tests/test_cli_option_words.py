@@ -17,6 +17,8 @@ from scratchfs.cli import main
     (["--line", "0"], "--line must be a line number from 1"),
     (["--match", "x", "--context", "99999"], "--context must be an integer from 0 to 8192"),
     (["--raw-offset", "5"], "--raw-offset goes with --view text: "),
+    (["--match", ""], "read-handle: --match is empty: empty text is found everywhere"),
+    (["--pattern", ""], "read-handle: --pattern is empty: "),
     (["--row", "0"], "read-handle: --row: 0 is less than the minimum of 1"),  # (named by the tools' check: as it was)
 ])
 def test_a_refusal_names_the_option_it_refuses(tmp_path, given, said):

@@ -121,12 +121,14 @@ def advised(exc: ScratchError, scope: tuple[str, str, str | None] | None) -> str
         return text if command is None else option_first(text, command)
     name, said, after = rest.partition(": ")
     option = _OPTIONS.get(name, f"--{name.replace('_', '-')}")
-    return f"{verb.replace('_', '-')}: {option if said and option in _options_of(verb) else name}{said}{after}"
+    if said and option in _options_of(verb):
+        return f"{verb.replace('_', '-')}: {option}{said}{after}"
+    return f"{verb.replace('_', '-')}: {option_first(rest, verb)}"  # (read_handle: match is empty: ...)
 
 
-_LEADING_ARGUMENT = re.compile(r"(?P<name>[a-z][a-z_]*)(?= (?:must|goes with|applies) )")
+_LEADING_ARGUMENT = re.compile(r"(?P<name>[a-z][a-z_]*)(?= (?:must|goes with|applies|is) )")
 """A refusal's first words when they name the argument it refuses: ``line must be ...``, ``raw_offset goes with
-...``, ``encoding applies to ...``."""
+...``, ``encoding applies to ...``, ``match is empty``."""
 
 
 def option_first(text: str, command: str) -> str:
