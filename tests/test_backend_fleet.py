@@ -323,7 +323,7 @@ def test_the_cli_opens_the_fleet_store_from_the_environment(urls, tmp_path):
     spilled = CliRunner().invoke(main, ["spill", str(page), "--root", str(tmp_path / "host-a")], env=env,
                                  catch_exceptions=False)
     assert spilled.exit_code == 0, spilled.output
-    handle = json.loads(spilled.output)["handle"]
+    handle = json.loads(spilled.stdout)["handle"]
     read = CliRunner().invoke(main, ["read-handle", handle, "--offset", "15", "--length", "14", "--root",
                                      str(tmp_path / "host-b")], env=env, catch_exceptions=False)
     assert read.exit_code == 0, read.output

@@ -206,7 +206,7 @@ def test_every_face_takes_before(tmp_path):
     root = str(tmp_path / "root")
     runner = CliRunner()
     spilled = runner.invoke(main, ["spill", "--root", root, "--run", "r", "--agent", "a", str(source)])
-    handle = json.loads(spilled.output)["handle"]
+    handle = json.loads(spilled.stdout)["handle"]
     out = runner.invoke(main, ["read-handle", handle, "--root", root, "--run", "r", "--agent", "a", "--match",
                                "error:", "--before", str(len(data)), "--max-matches", "2", "--context", "line"])
     assert out.exit_code == 0, out.output

@@ -85,7 +85,7 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int
     """List live entries (no content): kind, key, agent, size, on disk, compression ratio, expires in, source tool.
 
     Entries are read a page at a time and printed as they are read (constant memory at any size), ordered by run
-    and age. ``--run``/``--agent`` given before the command (``scratchfs --run R ls``) filter as after it."""
+    and age. --run/--agent given before the command (scratchfs --run R ls) filter as after it."""
     run_id, agent_id = _filters(run_id, agent_id)
     if limit is None:
         limit = TERMINAL_LIMIT if sys.stdout.isatty() else 0
@@ -178,7 +178,7 @@ def stats_command(store: ScratchStore, run_id: str | None, agent_id: str | None,
     """Per run and agent: entries, bytes in, bytes on disk, oldest entry, entries expiring soon, entries expired
     but not swept yet with the bytes the index stores for them (a sweep's bytes_freed counts the files it removes:
     a segment's header too, and a segment only once no live entry shares it) -- aggregated by the index: no entry
-    is loaded. ``--run``/``--agent`` given before the command filter as after it."""
+    is loaded. --run/--agent given before the command filter as after it."""
     run_id, agent_id = _filters(run_id, agent_id)
     check_filter(run_id, agent_id)
     rows = [row for row in stats_in_sql(store, store.now(), soon, run_id)

@@ -116,10 +116,32 @@ def advised(exc: ScratchError, scope: tuple[str, str, str | None] | None) -> str
     # words around the calls name options too: "read it by lines (--line, --lines)")
     verb, _, rest = text.partition(": ")  # (a check of a tool's arguments names the tool first: read_handle: row: ..)
     if verb not in _VERBS:
-        return text
+        ctx = click.get_current_context(silent=True)
+        command = None if ctx is None else ctx.find_root().invoked_subcommand
+        return text if command is None else option_first(text, command)
     name, said, after = rest.partition(": ")
     option = _OPTIONS.get(name, f"--{name.replace('_', '-')}")
-    return f"{verb.replace('_', '-')}: {option if said and option in _options_of(verb) else name}{said}{after}"
+    if said and option in _options_of(verb):
+        return f"{verb.replace('_', '-')}: {option}{said}{after}"
+    return f"{verb.replace('_', '-')}: {option_first(rest, verb)}"  # (read_handle: match is empty: ...)
+
+
+_LEADING_ARGUMENT = re.compile(r"(?P<name>[a-z][a-z_]*)(?= (?:must|goes with|applies|is) )")
+"""A refusal's first words when they name the argument it refuses: ``line must be ...``, ``raw_offset goes with
+...``, ``encoding applies to ...``, ``match is empty``."""
+
+
+def option_first(text: str, command: str) -> str:
+    """``text`` (a refusal's message) with the argument it opens with (``line must be a line number from 1 ...``,
+    ``raw_offset goes with ...``: :data:`_LEADING_ARGUMENT`) written as the option of ``command`` (a command's
+    name, ``read-handle``) the user gave: ``--line must be ...``; as it is when no option of the command is that
+    argument (``scratch-read`` has no ``--line``), or one a variable may give too (``blobs must be ...`` of
+    ``$SCRATCHFS_BLOBS`` or ``--blobs``: which one was given is not known here), or it opens otherwise."""
+    found = _LEADING_ARGUMENT.match(text)
+    if found is None:
+        return text
+    option = _OPTIONS.get(found["name"], f"--{found['name'].replace('_', '-')}")
+    return option + text[found.end():] if option in _options_of(command, variables=False) else text
 
 
 _ARGUMENT_SAID = re.compile(rf"(?:{QUOTED_TEXT})"
@@ -157,13 +179,14 @@ def options_said(text: str) -> str:
     return _ARGUMENT_SAID.sub(option, text)
 
 
-def _options_of(verb: str) -> set[str]:
-    """The options of the command of the tool ``verb`` (``read-handle``'s for ``read_handle``), none outside a
-    command line's run."""
+def _options_of(verb: str, variables: bool = True) -> set[str]:
+    """The options of the command of the tool ``verb`` (``read-handle``'s for ``read_handle``; a command's own name
+    too), none outside a command line's run; not ``variables``: only those no environment variable gives."""
     ctx = click.get_current_context(silent=True)
     group = None if ctx is None else ctx.find_root().command
     command = group.commands.get(verb.replace("_", "-")) if isinstance(group, click.Group) else None
-    return {opt for param in command.params for opt in param.opts} if command is not None else set()
+    return {opt for param in command.params for opt in param.opts
+            if variables or getattr(param, "envvar", None) is None} if command is not None else set()
 
 
 def keep_scope(store: ScratchStore, kwargs: dict[str, Any]) -> ScratchStore:
@@ -180,5 +203,5 @@ SCOPE_META = "scratchfs.scope"
 nested contexts)."""
 
 
-__all__ = ["SCOPE_META", "advised", "call_command", "elsewhere_said", "keep_scope", "listing_said", "options_said",
-           "read_command", "scope_missing_said"]
+__all__ = ["SCOPE_META", "advised", "call_command", "elsewhere_said", "keep_scope", "listing_said", "option_first",
+           "options_said", "read_command", "scope_missing_said"]

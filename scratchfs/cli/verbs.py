@@ -43,7 +43,7 @@ from scratchfs.cli.output import INPUT_ARGUMENT, RootText
 from scratchfs.cli.settings_options import BUDGET_WORDS, TTL_OPTION, Size, budget_default, settings_options
 from scratchfs.cli.shell import command_line, program
 from scratchfs.cli.usage import takes_no_scope
-from scratchfs.foundation.call_text import parse_call
+from scratchfs.foundation.call_text import calls_in, parse_call
 from scratchfs.foundation.calls import Call
 from scratchfs.foundation.checks import CONTEXT_FORMS, HANDLE_RE
 from scratchfs.foundation.errors import InvalidArgument
@@ -83,9 +83,14 @@ class Context(Integer):
 @with_store
 def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl: float | None, source,
           preview: str | None) -> None:
-    """Store SOURCE (a file; - or none: stdin) out of context and print its stub as JSON."""
+    """Store SOURCE (a file; - or none: stdin) out of context and print its stub as JSON.
+
+    Each read the stub's note names is written on stderr as the command that makes it (a REGEX or JQ in it is
+    yours to fill in), e.g. "scratchfs: the note's call as a command: scratchfs read-handle h_... --line -50 ...".
+    """
     stub = store.scope(run_id, agent_id).spill(source, source_tool=tool, ttl=ttl, preview=preview)
     echo_json(stub.to_dict())
+    warn_calls(calls_in(stub.note), run_id, agent_id, str(store.root) if store.embedded else None)
 
 
 @main.command("read-handle")
@@ -180,9 +185,7 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
         reply = tools.call("read_handle", arguments)
         click.echo(to_json(reply))
         root = str(store.root) if store.embedded else None
-        for call in reply.get("calls", ()):  # (the calls its note names, as the commands that make them)
-            warn("the note's call as a command: " + call_command(Call.of(call["tool"], **call["arguments"]), run_id,
-                                                                 agent_id, root), whole=True)
+        warn_calls([(call["tool"], call["arguments"]) for call in reply.get("calls", ())], run_id, agent_id, root)
         warn_next(reply, run_id, agent_id, root, as_json)
         return
     single = check_encoding(arguments.pop("encoding", None))
@@ -202,6 +205,15 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
         follow = ", the content's last; the lines before them" if back else f"; {result.remaining} bytes follow; next"
         warn(f"{len(result.data)} bytes from offset {result.offset}{follow}: "
              f"{shell_next(result, run_id, agent_id, str(store.root) if store.embedded else None)}", whole=True)
+
+
+def warn_calls(calls: list[tuple[str, dict[str, Any]]], run_id: str, agent_id: str, root: str | None) -> None:
+    """Print each of ``calls`` (a note's: the tool's name and its arguments) on stderr as the command that makes it
+    on the same store and scope, one line each: ``scratchfs: the note's call as a command: scratchfs read-handle
+    h_... --line -50 --root ... --run ... --agent ...`` (a stub's note and a JSON reply's ``calls`` alike)."""
+    for verb, arguments in calls:
+        warn("the note's call as a command: " + call_command(Call.of(verb, **arguments), run_id, agent_id, root),
+             whole=True)
 
 
 def warn_next(reply: dict[str, Any], run_id: str, agent_id: str, root: str | None, as_json: bool = False) -> None:

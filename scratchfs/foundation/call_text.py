@@ -71,6 +71,56 @@ def parse_call(text: object) -> tuple[str, dict[str, Any]]:
     return call.func.id, arguments
 
 
+_CALL_START = re.compile(r"(?<![\w.])(?:read_handle|scratch_read|scratch_write|scratch_list|scratch_delete)\(")
+"""Where a call of one of the tools starts in text (a stub's note: ``Next: read_handle(...) | ...``)."""
+
+
+def calls_in(text: str) -> list[tuple[str, dict[str, Any]]]:
+    """Each call of a scratchfs tool ``text`` writes (a stub's note: ``Next: read_handle(handle="h_...",
+    offset=451) | read_handle(handle="h_...", line=-50)``), in order, as :func:`parse_call` reads it: the tool's
+    name and its arguments. A call's strings are JSON string literals (a tool's name, a bracket or ``|`` inside one
+    is no call's start or end); text that starts as a call and does not parse as one is skipped (no error): ``[]``
+    for text that names no call."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    done = 0
+    for start in _CALL_START.finditer(text):
+        if start.start() < done:  # (inside a call read already: a pattern="read_handle(" value)
+            continue
+        end = _call_end(text, start.end())
+        if end is None:
+            continue
+        try:
+            found.append(parse_call(text[start.start():end]))
+        except InvalidArgument:
+            continue
+        done = end
+    return found
+
+
+def _call_end(text: str, at: int) -> int | None:
+    """The index just past the ``)`` that closes the call whose arguments start at ``at`` in ``text`` (brackets
+    counted outside double-quoted strings, a backslash escaping the next character in one), ``None`` when none
+    does."""
+    depth, index, quoted = 1, at, False
+    while index < len(text):
+        char = text[index]
+        if quoted:
+            if char == "\\":
+                index += 1
+            elif char == '"':
+                quoted = False
+        elif char == '"':
+            quoted = True
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+        index += 1
+    return None
+
+
 def _operators(text: str) -> int:
     """How many of ``text``'s tokens may nest one node of its syntax tree in another (see :data:`_MAX_OPERATORS`),
     counted up to one past the limit: an operator but a sign of a number, a keyword but a value's name, a bracket after
@@ -123,4 +173,4 @@ def _value(node: ast.expr) -> Any:
     raise InvalidArgument(f"{shorten(ast.unparse(node))} is not a value (a string, number, True/False/None or a list)")
 
 
-__all__ = ["parse_call"]
+__all__ = ["calls_in", "parse_call"]

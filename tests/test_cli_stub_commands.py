@@ -1,0 +1,56 @@
+"""``scratchfs spill`` prints the stub a model receives, whose note names its next reads as tool calls
+(``read_handle(handle="h_...", jq=".\\"639-3\\"[0]")``): a shell user had to translate each into a command, quoting
+and all. Each one is written on stderr as the command that makes it, on the same store and scope, as a JSON read's
+note's calls are (newuser23: the stub of /usr/share/iso-codes' JSON named a jq read whose key needs quoting)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import scratchfs
+from scratchfs.foundation.call_text import calls_in, parse_call
+
+CHECKOUT = Path(scratchfs.__file__).resolve().parent.parent
+SAID = "scratchfs: the note's call as a command: "
+
+
+def _spill(tmp_path: Path, content: bytes) -> tuple[dict, list[str], dict]:
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(CHECKOUT), "HOME": str(tmp_path)}
+    run = {"env": env, "cwd": tmp_path, "capture_output": True, "timeout": 120}
+    done = subprocess.run([sys.executable, "-m", "scratchfs", "spill", "--root", str(tmp_path / "root"), "--run", "r",
+                           "--agent", "a", "--tool", "t"], input=content, check=True, **run)
+    lines = done.stderr.decode().splitlines()
+    assert all(line.startswith(SAID) for line in lines), lines
+    return json.loads(done.stdout), [line.removeprefix(SAID) for line in lines], run
+
+
+def test_each_call_of_a_stubs_note_is_printed_as_a_command_that_makes_it(tmp_path):
+    document = {"639-3": [{"alpha_3": f"a{i:04}", "name": f"language {i}"} for i in range(3000)]}
+    stub, commands, run = _spill(tmp_path, json.dumps(document, indent=2).encode())
+    calls = [parse_call(text) for text in stub["note"].split("Next: ", 1)[1].rstrip(".").split(" | ")]
+    assert calls[0] == ("read_handle", {"handle": stub["handle"], "jq": '."639-3"[0]'})
+    assert len(commands) == len(calls) >= 3
+    assert commands[0].endswith(f" read-handle {stub['handle']} --jq '.\"639-3\"[0]' --root {tmp_path / 'root'} "
+                                "--run r --agent a")
+    first = json.loads(subprocess.run(["/bin/sh", "-c", commands[0]], check=True, **run).stdout)
+    assert first["results"] == [{"alpha_3": "a0000", "name": "language 0"}]
+    for command in commands[1:]:  # (pasted as printed, in a shell whose environment names no store)
+        if "REGEX" not in command:
+            assert subprocess.run(["/bin/sh", "-c", command], check=True, **run).stdout
+
+
+def test_a_stub_whose_preview_shows_it_all_prints_no_command(tmp_path):
+    stub, commands, _ = _spill(tmp_path, b"a\nb\n")
+    assert stub["note"].endswith("the preview shows all of it.") and commands == []
+
+
+def test_calls_in_reads_each_call_whole_and_no_call_inside_a_string():
+    text = ('Next: read_handle(handle="h_x", pattern="a | read_handle(b) \\" )") | '
+            'read_handle(handle="h_x", columns=["x)", "y"], slurp=True) | read_handle(handle="h_x", line= | .')
+    assert calls_in(text) == [("read_handle", {"handle": "h_x", "pattern": 'a | read_handle(b) " )'}),
+                              ("read_handle", {"handle": "h_x", "columns": ["x)", "y"], "slurp": True})]
+    assert calls_in("no call here; my_read_handle(x=1)") == []
+
