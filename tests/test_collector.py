@@ -3,9 +3,11 @@ as it was when the last overlapping pause ends, across threads, exceptions and a
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import threading
+from collections.abc import Iterator
 
 import pytest
 
@@ -42,7 +44,9 @@ def test_nested_pauses_resume_only_when_the_outer_one_ends():
     assert gc.isenabled()
 
 
-def test_overlapping_pauses_in_two_threads_resume_when_the_last_ends():
+@contextlib.contextmanager
+def _paused_in_another_thread() -> Iterator[None]:
+    """A pause held open by another thread for the block, then ended (the thread joined)."""
     inside, leave = threading.Event(), threading.Event()
 
     def other() -> None:
@@ -53,37 +57,33 @@ def test_overlapping_pauses_in_two_threads_resume_when_the_last_ends():
     thread = threading.Thread(target=other)
     thread.start()
     assert inside.wait(10)
-    with CollectorPaused():
-        pass
-    assert not gc.isenabled()  # (the other thread's pause is still open: this one's end did not resume it)
-    leave.set()
-    thread.join(10)
+    try:
+        yield
+    finally:
+        leave.set()
+        thread.join(10)
+
+
+def test_overlapping_pauses_in_two_threads_resume_when_the_last_ends():
+    with _paused_in_another_thread():
+        with CollectorPaused():
+            pass
+        assert not gc.isenabled()  # (the other thread's pause is still open: this one's end did not resume it)
     assert gc.isenabled() and paused_depth() == 0
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX fork")
 def test_a_child_forked_while_another_thread_pauses_runs_its_collector():
-    inside, leave = threading.Event(), threading.Event()
-
-    def other() -> None:
-        with CollectorPaused():
-            inside.set()
-            leave.wait(10)
-
-    thread = threading.Thread(target=other)
-    thread.start()
-    assert inside.wait(10)
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        with CollectorPaused():
-            pass
-        os.write(write, b"%d%d" % (gc.isenabled(), paused_depth()))
-        os._exit(0)
-    os.close(write)
-    told = os.read(read, 8)
-    os.close(read)
-    os.waitpid(pid, 0)
-    leave.set()
-    thread.join(10)
+    with _paused_in_another_thread():
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            with CollectorPaused():
+                pass
+            os.write(write, b"%d%d" % (gc.isenabled(), paused_depth()))
+            os._exit(0)
+        os.close(write)
+        told = os.read(read, 8)
+        os.close(read)
+        os.waitpid(pid, 0)
     assert told == b"10" and gc.isenabled()

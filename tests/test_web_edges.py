@@ -19,7 +19,7 @@ from scratchfs import ScratchStore
 from scratchfs.web import create_app, download
 
 from .services import free_port
-from .web_support import serve
+from .web_support import ask, read_slowly, serve
 
 TOKEN = "webedges3-token-0123456789abcdef"
 ENV = {"SCRATCHFS_TOKEN": TOKEN}
@@ -41,16 +41,6 @@ def _exchange(port: int | str, request: str) -> tuple[int, bytes]:
     return int(start.split()[1]), body
 
 
-def _ask(port: int, path: str, receive_buffer: int | None = None) -> tuple[socket.socket, bytes]:
-    """A connection (its receive buffer ``receive_buffer``) that asks for ``path`` and reads the first bytes of the
-    answer (its status line), and no more."""
-    sock = socket.socket()
-    if receive_buffer is not None:  # (before the connection: its window is set then)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
-    sock.connect(("127.0.0.1", port))
-    sock.settimeout(5)
-    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{AUTH}\r\nConnection: close\r\n\r\n".encode())
-    return sock, sock.recv(2048)
 
 
 def _get(port: int | str, target: str, host: str | None, *headers: str, version: str = "1.1") -> tuple[int, bytes]:
@@ -177,14 +167,14 @@ def test_create_app_under_plain_uvicorn_gives_back_the_slots_of_downloads_never_
         while not server.started:
             time.sleep(0.01)
         for _ in range(download.MAX_DOWNLOADS):
-            sock, first = _ask(port, path, receive_buffer=2048)
+            sock, first = ask(port, path, TOKEN, receive_buffer=2048)
             held.append(sock)
             assert first.startswith(b"HTTP/1.1 200")
-        sock, refused = _ask(port, path)
+        sock, refused = ask(port, path, TOKEN)
         sock.close()
         assert refused.startswith(b"HTTP/1.1 503")  # every slot taken
         time.sleep(3.5)  # (each write waits 1 s for a client that reads nothing)
-        sock, status = _ask(port, path)
+        sock, status = ask(port, path, TOKEN)
         sock.close()
         assert status.startswith(b"HTTP/1.1 200")
     finally:
@@ -213,31 +203,8 @@ def test_create_app_under_plain_uvicorn_keeps_a_download_read_slowly(store, monk
     try:
         while not server.started:
             time.sleep(0.01)
-        sock, got = _ask(port, f"/api/runs/r/agents/a/handles/{handle}/content", receive_buffer=2048)
-        with sock:
-            started = time.monotonic()
-            while time.monotonic() - started < 5:
-                chunk = sock.recv(8192)
-                assert chunk, f"closed after {time.monotonic() - started:.1f} s"
-                got += chunk
-                time.sleep(0.2)
-            sock.settimeout(10)
-            while chunk := sock.recv(1 << 20):
-                got += chunk
-        body = got.partition(b"\r\n\r\n")[2]
-        assert _unchunked(body) == content
+        sock, got = ask(port, f"/api/runs/r/agents/a/handles/{handle}/content", TOKEN, receive_buffer=2048)
+        assert read_slowly(sock, got) == content
     finally:
         server.should_exit = True
         thread.join(10)
-
-
-def _unchunked(body: bytes) -> bytes:
-    """``body`` sent with ``Transfer-Encoding: chunked``, decoded."""
-    out, at = b"", 0
-    while True:
-        end = body.index(b"\r\n", at)
-        size = int(body[at:end], 16)
-        if size == 0:
-            return out
-        out += body[end + 2:end + 2 + size]
-        at = end + 2 + size + 2

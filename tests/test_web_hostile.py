@@ -20,23 +20,12 @@ from scratchfs.web import create_app
 from scratchfs.web.download import MAX_DOWNLOADS
 
 from .services import free_port
-from .web_support import serve
+from .web_support import ask, read_slowly, serve
 
 TOKEN = "hostile-token-0123456789abcdef"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
-def _ask(port: int, path: str, receive_buffer: int | None = None) -> tuple[socket.socket, bytes]:
-    """A connection that asks for ``path`` and reads the first bytes of the answer (its status line)."""
-    sock = socket.socket()
-    if receive_buffer is not None:  # (before the connection: its window is set then)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
-    sock.connect(("127.0.0.1", port))
-    sock.settimeout(5)
-    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {TOKEN}\r\n"
-                 f"Connection: close\r\n\r\n"
-                 .encode())
-    return sock, sock.recv(2048)
 
 
 @pytest.mark.alone(waits=True)
@@ -55,10 +44,10 @@ def test_downloads_never_read_are_bounded_and_their_slots_come_back(store):
         while not server.started:
             time.sleep(0.01)
         for _ in range(MAX_DOWNLOADS):  # each asks, reads its first bytes and no more
-            sock, first = _ask(port, path, receive_buffer=2048)
+            sock, first = ask(port, path, TOKEN, receive_buffer=2048)
             held.append(sock)
             assert first.startswith(b"HTTP/1.1 200")
-        sock, refused = _ask(port, path)
+        sock, refused = ask(port, path, TOKEN)
         while chunk := sock.recv(4096):  # (to the end: Connection: close)
             refused += chunk
         sock.close()
@@ -67,13 +56,13 @@ def test_downloads_never_read_are_bounded_and_their_slots_come_back(store):
         assert json.loads(body)["error"] == {
             "kind": "busy", "message": f"{MAX_DOWNLOADS} downloads are being served already, the most at once: "
                                        "retry in a few seconds, once one ends"}
-        sock, listing = _ask(port, "/api/runs")
+        sock, listing = ask(port, "/api/runs", TOKEN)
         sock.close()
         assert listing.startswith(b"HTTP/1.1 200")  # the rest of the API answers on
         held.pop().close()  # one client goes: its slot comes back
         deadline, status = time.monotonic() + 5, b""
         while not status.startswith(b"HTTP/1.1 200") and time.monotonic() < deadline:
-            sock, status = _ask(port, path)
+            sock, status = ask(port, path, TOKEN)
             sock.close()
             time.sleep(0.05)
         assert status.startswith(b"HTTP/1.1 200")
@@ -108,7 +97,7 @@ def test_a_download_never_read_does_not_keep_the_server_from_stopping(tmp_path, 
         handle = store.scope("r", "a").spill(b"0123456789abcdef\n" * (24 << 16)).handle
     with serve(root, env={"SCRATCHFS_TOKEN": TOKEN}) as (found, proc):
         port = int(found.group(3))
-        held = [_ask(port, f"/api/runs/r/agents/a/handles/{handle}/content", receive_buffer=2048)[0]
+        held = [ask(port, f"/api/runs/r/agents/a/handles/{handle}/content", TOKEN, receive_buffer=2048)[0]
                 for _ in range(3)]
         try:
             time.sleep(0.5)  # (its writing paused: the client's window and the server's buffers are full)
@@ -152,7 +141,7 @@ def test_the_page_and_health_answer_while_every_thread_is_busy(store, monkeypatc
         time.sleep(0.3)  # (every thread of the pool asleep in a listing)
         for path in ("/api/health", "/", "/static/app.js", "/runs/r", "/api/openapi.json"):
             started = time.monotonic()
-            sock, first = _ask(port, path)
+            sock, first = ask(port, path, TOKEN)
             sock.close()
             assert first.startswith(b"HTTP/1.1 200"), path
             assert time.monotonic() - started < 1.0, path
@@ -192,14 +181,14 @@ def test_downloads_their_clients_stop_reading_give_their_slots_back(store, monke
     held: list[socket.socket] = []
     try:
         for _ in range(MAX_DOWNLOADS):
-            sock, first = _ask(port, path, receive_buffer=2048)
+            sock, first = ask(port, path, TOKEN, receive_buffer=2048)
             held.append(sock)
             assert first.startswith(b"HTTP/1.1 200")
-        sock, refused = _ask(port, path)
+        sock, refused = ask(port, path, TOKEN)
         sock.close()
         assert refused.startswith(b"HTTP/1.1 503")
         time.sleep(3.5)  # (the writing paused, then 1 s without progress)
-        sock, status = _ask(port, path)
+        sock, status = ask(port, path, TOKEN)
         sock.close()
         assert status.startswith(b"HTTP/1.1 200")
         closed = 0
@@ -229,30 +218,8 @@ def test_a_download_read_slowly_is_not_cut_by_the_stall_deadline(store, monkeypa
     handle = store.scope("r", "a").spill(content).handle
     server, thread, port = _guarded_server(store, monkeypatch, 1.0)
     try:
-        sock, got = _ask(port, f"/api/runs/r/agents/a/handles/{handle}/content", receive_buffer=2048)
-        with sock:
-            started = time.monotonic()
-            while time.monotonic() - started < 5:
-                chunk = sock.recv(8192)
-                assert chunk, f"closed after {time.monotonic() - started:.1f} s"
-                got += chunk
-                time.sleep(0.2)
-            sock.settimeout(10)
-            while chunk := sock.recv(1 << 20):
-                got += chunk
-        assert _unchunked(got.partition(b"\r\n\r\n")[2]) == content
+        sock, got = ask(port, f"/api/runs/r/agents/a/handles/{handle}/content", TOKEN, receive_buffer=2048)
+        assert read_slowly(sock, got) == content
     finally:
         server.should_exit = True
         thread.join(10)
-
-
-def _unchunked(body: bytes) -> bytes:
-    """The content of an HTTP/1.1 body in chunked transfer coding."""
-    out, at = b"", 0
-    while True:
-        end = body.index(b"\r\n", at)
-        size = int(body[at:end], 16)
-        if size == 0:
-            return out
-        out += body[end + 2:end + 2 + size]
-        at = end + 2 + size + 2

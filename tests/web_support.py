@@ -7,6 +7,7 @@ import contextlib
 import os
 import re
 import selectors
+import socket
 import subprocess
 import sys
 import time
@@ -76,3 +77,44 @@ def serve(root: Path, *args: str, env: dict[str, str] | None = None,
             proc.wait()
         proc.stdout.close()
         proc.stderr.close()
+
+
+def ask(port: int, path: str, token: str, receive_buffer: int | None = None) -> tuple[socket.socket, bytes]:
+    """A connection (its receive buffer ``receive_buffer`` bytes) that asks for ``path`` with the bearer ``token``
+    and reads the first bytes of the answer (its status line), and no more."""
+    sock = socket.socket()
+    if receive_buffer is not None:  # (before the connection: its window is set then)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    sock.connect(("127.0.0.1", port))
+    sock.settimeout(5)
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n"
+                 "Connection: close\r\n\r\n".encode())
+    return sock, sock.recv(2048)
+
+
+def read_slowly(sock: socket.socket, got: bytes, seconds: float = 5.0) -> bytes:
+    """The content of the answer ``sock`` carries (``got``: its first bytes), read 8 KiB every 0.2 s for ``seconds``,
+    then to its end (a failed assertion if the server closes it meanwhile)."""
+    with sock:
+        started = time.monotonic()
+        while time.monotonic() - started < seconds:
+            chunk = sock.recv(8192)
+            assert chunk, f"closed after {time.monotonic() - started:.1f} s"
+            got += chunk
+            time.sleep(0.2)
+        sock.settimeout(10)
+        while chunk := sock.recv(1 << 20):
+            got += chunk
+    return unchunked(got.partition(b"\r\n\r\n")[2])
+
+
+def unchunked(body: bytes) -> bytes:
+    """The content of an HTTP/1.1 body in chunked transfer coding."""
+    out, at = b"", 0
+    while True:
+        end = body.index(b"\r\n", at)
+        size = int(body[at:end], 16)
+        if size == 0:
+            return out
+        out += body[end + 2:end + 2 + size]
+        at = end + 2 + size + 2
