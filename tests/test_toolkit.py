@@ -609,3 +609,24 @@ def test_a_handle_copied_with_a_character_changed_is_not_found_naming_the_one_of
     with pytest.raises(NotFound) as info:
         tools.call("read_handle", {"handle": near_other})
     assert "did you mean" not in str(info.value) and other not in str(info.value)
+
+
+def test_read_handle_of_a_scratchpad_key_shaped_as_a_handle_names_scratch_read(scratch_scope):
+    """read_handle(handle="h_...") of a key the model wrote with scratch_write, shaped as a handle, said only 'no
+    handle ... in this scope', never that the text is a key of this scope (leftovers1 helper): it names the
+    scratch_read call that reads it, and the NotFound's meant is that key; a handle that is no key is told as
+    before (no scratch_read named)."""
+    tools = ScratchTools(scratch_scope)
+    key = "h_" + "abcdefghijklmnopqrstuvwx"
+    tools.call("scratch_write", {"key": key, "value": "v"})
+    with pytest.raises(NotFound) as info:
+        tools.call("read_handle", {"handle": key})
+    assert str(info.value) == (
+        f"no handle '{key}' in this scope (run {scratch_scope.run_id!r}, agent {scratch_scope.agent_id!r}); this is "
+        f'a scratchpad key, not the handle of a spilled result: read it with scratch_read(key="{key}")')
+    assert info.value.meant == ("scratch", key) and not info.value.elsewhere
+    assert info.value.fact.endswith(": it is a scratchpad key")
+    assert tools.call("scratch_read", {"key": key})["data"] == "v"
+    with pytest.raises(NotFound) as info:
+        tools.call("read_handle", {"handle": "h_" + "a" * 24})
+    assert "scratch_read" not in str(info.value) and info.value.meant is None

@@ -190,7 +190,8 @@ def not_found(entries: _Entries, run_id: str, agent_id: str, kind: str, key: str
               lost: bool = False) -> NotFound:
     """The :class:`NotFound` for a key of this scope: :class:`Expired` or :class:`Deleted` when the index knows
     what happened within the last hour. A scratchpad key that is the handle of a live spilled result is said to
-    be one, with the ``read_handle`` call that reads it, when ``reading`` (a read, not a delete); one shaped as a
+    be one, with the ``read_handle`` call that reads it, when ``reading`` (a read, not a delete), and a handle that
+    is a live scratchpad key of this scope (one the model wrote) with the ``scratch_read`` call; one shaped as a
     handle that names none is said to be neither, naming the handle of this scope it is likely copied from; any
     other key names the key of this scope it was likely meant for (:func:`key_meant`); else it says how to go on
     (copy the handle whole, or run the tool again; list the keys), its
@@ -219,7 +220,8 @@ def not_found(entries: _Entries, run_id: str, agent_id: str, kind: str, key: str
             named = f" in this scope (run {run_id!r}, agent {agent_id!r})" + LOST_KEY
             hint = named if _fits(what, named) else " in this scope" + LOST_KEY
         fact = f"no {what} in this scope (run {run_id!r}, agent {agent_id!r})" + (
-            ": it is the handle of a spilled result" if meant == ("handle", key) else "")
+            ": it is the handle of a spilled result" if meant == ("handle", key)
+            else ": it is a scratchpad key" if meant == ("scratch", key) else "")
         missing = _told(NotFound(Advice.of(f"no {what}", hint)), fact, meant)
         missing.elsewhere = elsewhere
         return missing
@@ -258,6 +260,9 @@ def _hint(index: IndexBackend, run_id: str, agent_id: str, kind: str, key: str, 
     if live:
         return Advice.of(f"{scope}; this is the handle of a spilled result, not a scratchpad key: read it with ",
                          Call.of("read_handle", handle=key)), False, ("handle", key)
+    if reading and kind == "handle" and _is_key(index, run_id, agent_id, key, now):  # (a key the model wrote, shaped
+        return Advice.of(f"{scope}; this is a scratchpad key, not the handle of a spilled result: read it with ",
+                         Call.of("scratch_read", key=key)), False, ("scratch", key)  # as a handle)
     if kind == "handle" or handle:  # (shaped as a handle that names none: one near it)
         meant = handle_meant(index, run_id, agent_id, key, now)
         if meant:
@@ -271,6 +276,14 @@ def _hint(index: IndexBackend, run_id: str, agent_id: str, kind: str, key: str, 
         return (Advice.of(f"{scope}; did you mean {meant!r}, a key of this scope? (", _LIST, " lists them all)"),
                 False, ("scratch", meant))
     return scope + LOST_KEY, True, None
+
+
+def _is_key(index: IndexBackend, run_id: str, agent_id: str, key: str, now: float) -> bool:
+    """Whether ``key`` is a live scratchpad key of this scope (``False`` when the index cannot say)."""
+    try:
+        return index.lookup(run_id, agent_id, "scratch", key, now) is not None
+    except ScratchError:
+        return False
 
 
 def _utc(epoch: float) -> str:
