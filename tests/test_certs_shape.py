@@ -50,8 +50,8 @@ def test_certificates_are_named_at_their_lines(data, count):
     told = [(name, int(line.replace(",", ""))) for name, line in _ITEM_RE.findall(shape)]
     assert told == expected(data)[: len(told)] and len(told) >= 6, shape
     assert ("AC RAIZ FNMT-RCM", 104 if data is X509 else 149) in told  # (no CN: its OU, not its O "FNMT-RCM")
-    assert shape.endswith('; pattern="Subject:.*NAME", context="line" finds a subject, line=N reads a certificate '
-                          "from its start"), shape
+    assert shape.endswith('; match="NAME", context="line" finds its Subject line (and Issuer lines naming it), '
+                          "line=N reads a certificate from its start"), shape
 
 
 def test_the_named_search_and_line_read_reach_a_certificate(tmp_path):
@@ -66,6 +66,28 @@ def test_the_named_search_and_line_read_reach_a_certificate(tmp_path):
             (723, "        Subject: C = US, O = Amazon, CN = Amazon Root CA 2")]
         read = tools.call("read_handle", {"handle": stub.handle, "line": 713, "lines": 3})
         assert read["data"].startswith("Certificate:\n    Data:\n        Version: 3 (0x2)"), read
+
+
+_ENTRUST = "Entrust.net Certification Authority (2048)"
+
+
+@pytest.mark.parametrize("data", [X509, PKCS7, X509.replace(b"Amazon Root CA 2", _ENTRUST.encode()),
+                                  PKCS7.replace(b"AffirmTrust Commercial", _ENTRUST.encode())])
+def test_the_named_search_finds_every_certificates_subject_line(tmp_path, data):
+    """The call the shape names, NAME each certificate's name as read plainly, finds that certificate's Subject line
+    (pattern="Subject:.*NAME" found nothing of a name holding a regex's characters: "Entrust.net Certification
+    Authority (2048)", leftovers1 helper)."""
+    named = re.search(r'; (match|pattern)="([^"]*NAME[^"]*)", context="line"', shape_of(data))
+    assert named is not None, shape_of(data)
+    lines = data.decode().splitlines()
+    with ScratchStore(root=tmp_path) as store:
+        scope = store.scope("r", "a")
+        tools, handle = ScratchTools(scope), scope.spill(data, source_tool="openssl").handle
+        for name, start in expected(data):
+            subject = next(n for n in range(start, len(lines) + 1) if "Subject:" in lines[n - 1])
+            found = tools.call("read_handle", {"handle": handle, named[1]: named[2].replace("NAME", name),
+                                               "context": "line", "max_matches": 50})
+            assert subject in [w["line"] for w in found["windows"]], (name, found)
 
 
 @pytest.mark.parametrize("data", [

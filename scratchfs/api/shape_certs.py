@@ -34,15 +34,17 @@ _CERT_RE = re.compile(rb"\nCertificate:\r?\n[ \t]{1,16}Data:\r?\n(?:(?!Certifica
 # before the next certificate's: one that had none took the next one's subject at its own line, and each of 40,000
 # Certificate: lines looked 40 lines on, 76 ms; prose that opens "Certificate:" has no Data: line)
 _NAME_RE = re.compile(r"(?:^|,\s*)(CN|O|OU)\s?=\s?((?:[^,\\]|\\.)+)")
-_FIND = '; pattern="Subject:.*NAME", context="line" finds a subject, line=N reads a certificate from its start'
+_FIND = ('; match="NAME", context="line" finds its Subject line (and Issuer lines naming it), line=N reads a '
+         'certificate from its start')  # (a literal: pattern="Subject:.*NAME" found nothing of a name holding a
+# regex's characters, "Entrust.net Certification Authority (2048)"; leftovers1 helper)
 
 
 def certs_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
     """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
     count; ``scope``: what to add when the sample is not all of it) if it is certificates dumped as text by OpenSSL,
     else ``None``: ``"certificates (openssl -text), 836 lines, 12 certificates: ACCVRAIZ1 (line 1), AC RAIZ FNMT-RCM
-    (line 104), …; pattern="Subject:.*NAME", context="line" finds a subject, line=N reads a certificate from its
-    start"``. ``size`` (the content's bytes) is unused: the other kinds take it. Never raises."""
+    (line 104), …; match="NAME", context="line" finds its Subject line (and Issuer lines naming it), line=N reads a
+    certificate from its start"``. ``size`` (the content's bytes) is unused: the other kinds take it. Never raises."""
     if not sample.startswith(_START):  # (one comparison of the first bytes: every other text stops here)
         return None
     if not complete:
