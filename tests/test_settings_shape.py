@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from scratchfs.api.contract import ScratchTools
 from scratchfs.api.shape import describe
-from scratchfs.api.shape_settings import FIND_KEY, SETTINGS_SHAPE
+from scratchfs.api.shape_settings import BLOCK_READ, FIND_KEY, SETTINGS_SHAPE
 
 _FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 _TOOLS = _FIXTURES / "tools"
@@ -64,7 +64,8 @@ def test_real_settings_are_told_with_their_keys(name):
     distinct = len({key for _line, key in keys})
     counted = f"{len(keys):,} settings of {distinct:,} keys" if distinct < len(keys) else f"{len(keys):,} keys"
     assert shape.startswith(f"{SETTINGS_SHAPE} ({form}), ") and f", {counted}: " in shape, shape
-    assert shape.endswith(f'; pattern="{FIND_KEY}", context="line" finds a key, line=N reads it')
+    block = BLOCK_READ if name == "pip-show-v-pip.txt" else ""  # (a key standing once over indented lines)
+    assert shape.endswith(f'; pattern="{FIND_KEY}", context="line" finds a key, line=N reads it{block}')
 
 
 def test_dotted_keys_are_grouped_by_their_first_part_with_the_line_of_the_first():
@@ -422,3 +423,26 @@ def test_a_few_notes_among_key_value_settings_stay_settings():
              for n in range(16)]
     data = ("\n".join(lines) + "\n").encode()
     assert _shape(data).startswith(f"{SETTINGS_SHAPE} (key = value), 20 lines, 20 settings of 17 keys: "), _shape(data)
+
+
+def test_a_keys_block_is_read_with_the_lines_the_shape_names(scratch_scope):
+    """A key whose values go on over indented lines (``pip show -v``'s Classifiers; apt-cache policy's package, 7
+    lines) was told ``line=N reads it``, 50 lines of which its block was a few (leftovers1 helper): the shape names
+    ``lines=M+1`` with its M indented lines, and that read is the key's line and its indented lines, the next key's
+    line after it."""
+    data = (_TOOLS / "pip-show-v-pip.txt").read_bytes()
+    shape = _shape(data)
+    assert shape.endswith(', line=N reads it, lines=M+1 with its M indented lines'), shape
+    lines = data.decode().split("\n")
+    handle, tools = scratch_scope.spill(data, source_tool="bash").handle, ScratchTools(scratch_scope)
+    blocks = re.findall(r"([\w-]+) \(line (\d+), (\d+) indented lines?\)", shape)
+    assert [key for key, _n, _m in blocks] == ["Classifiers", "Entry-points", "Project-URLs"]
+    for key, n, m in blocks:
+        read = tools.call("read_handle", {"handle": handle, "line": int(n), "lines": int(m) + 1})["data"]
+        block = read.rstrip("\n").split("\n")
+        assert block[0].startswith(f"{key}:") and len(block) == int(m) + 1, (key, read)
+        assert all(line[:1] in (" ", "\t") for line in block[1:]), (key, read)
+        after = lines[int(n) + int(m)] if int(n) + int(m) < len(lines) else ""
+        assert after[:1] not in (" ", "\t"), (key, after)
+    plain = _shape((_TOOLS / "pip-show.txt").read_bytes())  # (no indented lines: no block to name)
+    assert plain.endswith('finds a key, line=N reads it'), plain

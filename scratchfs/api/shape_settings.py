@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator
 
 from scratchfs.api.shape_words import PROGRAM_LINE_RE, LineNumbers, listed_within, plural, short_name, within_lines
 
-__all__ = ["FIND_KEY", "FIND_KEY_READ", "SETTINGS_SHAPE", "is_settings", "settings_shape", "tab_keyed"]
+__all__ = ["BLOCK_READ", "FIND_KEY", "FIND_KEY_READ", "SETTINGS_SHAPE", "is_settings", "settings_shape", "tab_keyed"]
 
 SETTINGS_SHAPE = "settings"
 """How the shape of a dump of settings starts (``"settings (key = value), 1,204 lines, 1,204 keys: ..."``; keys that
@@ -46,6 +46,9 @@ FIND_KEY_READ = f'pattern="{FIND_KEY}", context="line"'
 """The key search a settings shape names: :data:`FIND_KEY` with ``context="line"``, each window the line holding a
 key and no more (``net.ipv4.tcp_rmem = 4096 131072 33554432``: a reply of 281 bytes; the default context's 200 bytes
 a side, 675, of which the key's line was 40; helper shapes4 of modeltask3's sysctl -a)."""
+BLOCK_READ = ", lines=M+1 with its M indented lines"
+"""What a settings shape's tail adds after ``line=N reads it`` when its keys are listed with the indented lines that
+go on with their values (``Classifiers (line 13, 15 indented lines)``): the ``lines=`` that reads the key's block."""
 _TAB_KEY = (rb"([A-Za-z][\w.\-()]{0,60}(?: [\w.\-()]{1,60}){0,4})"  # a key of words, set off from its value by
             rb"(?:[ \t]{0,8}\t[ \t]{0,8}:(?=[ \t]|\r?\n)|:(?=\t|  ))")  # tabs before the colon (/proc/cpuinfo's
 # "model name\t: AMD EPYC") or a run of spaces or a tab after it (lscpu's "Model name:      AMD EPYC"): words as keys
@@ -161,8 +164,8 @@ def settings_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
     """The shape of ``sample`` (a content's first bytes; ``lines``: the whole content's line count; ``complete``:
     all of it; ``scope``: what to add when not; ``size``: the whole content's bytes) when it reads as settings, else
     ``None``: ``"settings (key = value), 1,204 lines, 1,204 keys: kernel.* (line 1, 310 keys), net.* (line 311, 700
-    keys), …; pattern="^[ \\t]*KEY\\s*[=:]", context="line" finds a key, line=N reads it"``. Never
-    raises."""
+    keys), …; pattern="^[ \\t]*KEY\\s*[=:]", context="line" finds a key, line=N reads it"``, and
+    :data:`BLOCK_READ` after it when each key stands once and some have indented lines under them. Never raises."""
     if _FIRST_RE.match(sample) is None:  # (its first line that is no comment: a setting or a section; most text
         return None  # stops here, at the cost of one anchored match)
     cut = sample.rfind(b"\n", 0, _HEAD_BYTES) if len(sample) > _HEAD_BYTES or not complete else len(sample)
@@ -206,7 +209,11 @@ def settings_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
     if aligned:  # (an aligned key's line is no value's continuation)
         keyed = {at for at, _key, _spaces in aligned}
         starts = [at for at in starts if at not in keyed]
-    return listed_within(head, _keys(found, firsts, line_of, starts), tail, len(firsts))
+    counts, under = _under(found, len(text), starts)
+    if under and distinct == len(found):  # (each key standing once, some over M indented lines: its block is its
+        tail += BLOCK_READ  # M + 1 lines, where line=N alone read 50 of apt-cache policy's 7 -- leftovers1 helper; a
+        # key standing again counts the indented lines of all its blocks, and a stanza's keys are no block)
+    return listed_within(head, _keys(firsts, line_of, counts, under), tail, len(firsts))
 
 
 _PADDED_KEY_RE = re.compile(rb"\n( {1,16})([A-Za-z][\w.\-()>]{0,60}):(?=[ \t]|\r?\n)")  # a key padded with spaces
@@ -230,18 +237,24 @@ def _aligned_keys(text: bytes, found: list[tuple[int, str, bytes | None]]) -> li
     return [item for item in padded if times[item[1]] >= 2]
 
 
-def _keys(found: list[tuple[int, str, bytes | None]], firsts: dict[str, int], line_of: LineNumbers,
-          indented: list[int]) -> Iterator[str]:
-    """Each key (``found``: its offset, name and the spaces before its ``=``, in order; ``firsts``: the offset of
-    each key's first) with the line it first stands at, how many times it does when more than once (``pip show``
-    of several packages) and how many indented lines continue its values (``indented``: their offsets, in order;
-    ``pip show -v``'s ``Classifiers:``), if any; made as they are asked for: 64 KiB of distinct keys wrote 9,521
-    items, some ten of which fit a shape (26 ms a describe; hostile7)."""
+def _under(found: list[tuple[int, str, bytes | None]], end: int, indented: list[int]
+           ) -> tuple[Counter[str], Counter[str]]:
+    """How many times each key of ``found`` (its offset, name and the spaces before its ``=``, in order) stands, and
+    how many indented lines continue its values (``indented``: their offsets, in order; ``end``: the text's length),
+    a key of none left out."""
     counts = Counter(key for _at, key, _spaces in found)
     under: Counter[str] = Counter()
     for n, (at, key, _spaces) in enumerate(found if indented else ()):  # (the indented lines up to the next key)
-        end = found[n + 1][0] if n + 1 < len(found) else len(line_of.text)
-        under[key] += bisect_left(indented, end) - bisect_right(indented, at)
+        stop = found[n + 1][0] if n + 1 < len(found) else end
+        under[key] += bisect_left(indented, stop) - bisect_right(indented, at)
+    return counts, +under
+
+
+def _keys(firsts: dict[str, int], line_of: LineNumbers, counts: Counter[str], under: Counter[str]) -> Iterator[str]:
+    """Each key (``firsts``: the offset of each key's first) with the line it first stands at, how many times it
+    does when more than once (``pip show`` of several packages) and how many indented lines continue its values
+    (``counts`` and ``under``: :func:`_under`'s), if any; made as they are asked for: 64 KiB of distinct keys wrote
+    9,521 items, some ten of which fit a shape (26 ms a describe; hostile7)."""
     for key, at in firsts.items():
         yield (f"{short_name(key, 48)} (line {line_of(at):,}" + (f", {counts[key]:,} times" if counts[key] > 1 else "")
                + (f", {plural(under[key], 'indented line')})" if under[key] else ")"))
