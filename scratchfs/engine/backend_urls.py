@@ -16,7 +16,8 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["check_urls", "describe_url", "local_blobs", "local_index", "require_extra", "split_postgres_url"]
+__all__ = ["BAD_PORT", "check_urls", "describe_url", "local_blobs", "local_index", "require_extra",
+           "split_postgres_url"]
 
 _DEFAULT = ("", "sqlite", "file")
 
@@ -41,6 +42,12 @@ def describe_url(url: str | None) -> str:
     return f"{parts.scheme}://{user + '@' if user else ''}{hosts}{parts.path}"
 
 
+BAD_PORT = ("the index URL names a port that is not a number from 1 to 65535 (an '@', ':' or '/' in a user name "
+            "or password is written %40, %3A, %2F)")
+"""The refusal of an index URL whose port -- after the host (``h:99999``, ``h:abc``, and a password read as one
+when no host follows it, never echoed) or as libpq reads it (``?port=abc``, a host of several) -- is no port."""
+
+
 def split_postgres_url(url: str) -> tuple[str, str, str | None]:
     """``(libpq URL, schema, runs_table)``: scratchfs's own query parameters taken out of a ``postgresql://`` URL.
 
@@ -56,6 +63,8 @@ def split_postgres_url(url: str) -> tuple[str, str, str | None]:
     except ValueError as exc:
         # "Invalid IPv6 URL", a port out of range or not a number; its text not echoed: with no host,
         # 'postgresql://u:s3cret/db' has the password as its port
+        if str(exc).startswith("Port "):  # (urllib's "Port out of range 0-65535", "Port could not be cast ...":
+            raise InvalidArgument(BAD_PORT) from None  # told as libpq's reading of ?port= is, one message)
         told = str(exc).split(" as '")[0]
         raise InvalidArgument(f"the index URL is not a valid URL: {told}" + (
             " (not shown; a ':' in a user name or password is written %3A)" if told != str(exc) else "")) from None
@@ -112,8 +121,7 @@ def _check_libpq(dsn: str) -> None:
     # libpq's reading, one port per host; not echoed (a password with an '@' ends up here)
     for port in str(found.get("port") or "").split(","):
         if port and not (port.isascii() and port.isdigit() and 0 < int(port) < 65536):
-            raise InvalidArgument("the index URL names a port that is not a number from 1 to 65535, as libpq reads "
-                                  "it (an '@', ':' or '/' in a user name or password is written %40, %3A, %2F)")
+            raise InvalidArgument(BAD_PORT)
 
 
 def _meant(told: str) -> str:
