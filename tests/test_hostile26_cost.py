@@ -12,7 +12,10 @@ from __future__ import annotations
 import html
 import json
 import re
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -93,11 +96,19 @@ object's keys walked): 35,000-40,000 containers built, then freed."""
 @pytest.mark.alone
 @pytest.mark.parametrize("name", sorted(PARSED))
 def test_a_document_of_small_containers_costs_its_one_parse(name):
-    """Twice the bound above: quiet, 18 ms against 1.8 ms of plain text (over 10x + 5 ms only under the full suite's
-    load, 33 ms: the containers' memory first touched and freed counts in the thread's time); 44 ms before the
-    collector was paused for the parse (bench/json_shape_costs.py)."""
-    plain = (FIXTURES / "workspace-grep-stdlib-defs.txt").read_bytes()[:SIZE]
-    assert cpu(PARSED[name]) < 20 * cpu(plain) + 0.005
+    """Twice the bound above, in a fresh process: quiet, 18 ms against 1.8 ms of plain text; 44 ms in a test worker
+    before the collector was paused for the parse (bench/json_shape_costs.py). Measured in this worker after 9,000
+    tests the same describe took 46-52 ms at best of 3, against 2.3 ms of plain text: 35,000-40,000 containers
+    built and freed in a long-lived process's scattered heap, not the describe's own steps, which are what this
+    bounds (a fresh process, as the other bounds' workers nearly are)."""
+    code = ("import sys; from tests.test_hostile26_cost import PARSED; "
+            "from tests.test_text_kinds_cost import FIXTURES, SIZE, cpu; "
+            "plain = (FIXTURES / 'workspace-grep-stdlib-defs.txt').read_bytes()[:SIZE]; "
+            "print(cpu(PARSED[sys.argv[1]]), cpu(plain))")
+    done = subprocess.run([sys.executable, "-c", code, name], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parent.parent, check=True)
+    parsed, plain = (float(word) for word in done.stdout.split())
+    assert parsed < 20 * plain + 0.005, (parsed, plain)
 
 
 _PIECES = st.sampled_from([b"<ul>", b"</ul>", b"<OL class=x>", b"</ol >", b"<ul/>", b"<li>", b"</li>", b"<p>",
