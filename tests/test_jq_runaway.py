@@ -104,6 +104,17 @@ def _kill_workers() -> list[int]:
     return _signal_workers(signal.SIGKILL)
 
 
+def _runaway_signalled(signum: int, error: type[Exception], words: str) -> None:
+    """A runaway filter's worker sent ``signum`` 0.5 s into the read: the read raises ``error`` saying ``words``."""
+    timer = threading.Timer(0.5, _signal_workers, (signum,))
+    timer.start()
+    try:
+        with pytest.raises(error, match=words):
+            jq_page(BytesSource(b"1"), "last(range(1e10))", timeout=20)
+    finally:
+        timer.cancel()
+
+
 def _exited(pid: int) -> bool:
     """Whether process ``pid`` has exited (a zombie, or reaped)."""
     try:
@@ -125,13 +136,7 @@ def test_a_worker_that_dies_is_a_typed_error_and_a_dead_idle_one_is_replaced():
         time.sleep(0.01)
     assert all(_exited(pid) for pid in killed)
     assert jq_page(BytesSource(b"[6]"), ".[0]").items == [6]  # the dead idle worker is replaced, not an error
-    timer = threading.Timer(0.5, _kill_workers)
-    timer.start()
-    try:
-        with pytest.raises(InvalidArgument, match="worker process ran out of memory or died"):
-            jq_page(BytesSource(b"1"), "last(range(1e10))", timeout=20)
-    finally:
-        timer.cancel()
+    _runaway_signalled(signal.SIGKILL, InvalidArgument, "worker process ran out of memory or died")
     assert jq_page(BytesSource(b"[7]"), ".[0]").items == [7]
 
 
@@ -231,11 +236,5 @@ def test_a_worker_ended_by_its_cpu_time_limit_is_a_timeout_not_a_death():
     """A runaway filter's worker that reaches the CPU time it was given (RLIMIT_CPU's SIGXCPU, which a loaded machine
     can send before the parent, starved of CPU, stops it at its wall-clock deadline: seen once in a full run) was
     told 'ran out of memory or died ... nested too deeply': it ran past its time limit, and says so."""
-    timer = threading.Timer(0.5, _signal_workers, (signal.SIGXCPU,))
-    timer.start()
-    try:
-        with pytest.raises(StructureTimeout, match="time limit"):
-            jq_page(BytesSource(b"1"), "last(range(1e10))", timeout=20)
-    finally:
-        timer.cancel()
+    _runaway_signalled(signal.SIGXCPU, StructureTimeout, "time limit")
     assert jq_page(BytesSource(b"[8]"), ".[0]").items == [8]
