@@ -22,8 +22,8 @@ _NAMED_FIRST = {"read_handle": "handle", "scratch_read": "key"}
 """The verbs written as commands, each with the argument its command takes as its first word."""
 _OPTIONS = {"columns": "--column"}
 """Arguments whose option is not ``--`` and their name with ``-`` for ``_``."""
-_DROPPED = {"scratch_list": ("limit", "cursor", "budget")}
-"""Arguments a command has no option for, as it does their work itself (``scratch-list`` lists every key)."""
+_DROPPED = {"scratch_list": ("budget",)}
+"""Arguments a command has no option for (``scratch-list`` prints the entries whole, in no budget)."""
 
 
 _VERBS = ("read_handle", "scratch_read", "scratch_write", "scratch_list", "scratch_delete")

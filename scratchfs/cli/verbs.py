@@ -46,7 +46,7 @@ from scratchfs.cli.usage import takes_no_scope
 from scratchfs.foundation.call_text import calls_in, parse_call
 from scratchfs.foundation.calls import Call
 from scratchfs.foundation.checks import CONTEXT_FORMS, HANDLE_RE
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import BadCursor, InvalidArgument
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_LINES, MAX_LIST_ENTRIES, MAX_READ_BYTES
 from scratchfs.foundation.text import is_digits
 
@@ -315,22 +315,40 @@ def write_all(chunks: Iterator[bytes]) -> None:
 @main.command("scratch-list")
 @scope_options
 @click.option("--prefix", default="", help="Only keys starting with this text (exact, case-sensitive).")
+@click.option("--limit", type=Integer(minimum=0), default=0,
+              help="Print at most this many entries; when keys remain, stderr names the command that prints the "
+                   "next page (--cursor) [default: 0, all].")
+@click.option("--cursor", default=None, metavar="CURSOR",
+              help="Go on after this cursor (a next: line's, or a scratch_list reply's next_call's).")
 @json_accepted
 @settings_options(fleet_only=True)
 @with_existing_store
-def scratch_list(store: ScratchStore, run_id: str, agent_id: str, prefix: str) -> None:
-    """List the scratchpad's live keys as JSON."""
-    scope, cursor, opened = store.scope(run_id, agent_id), None, False
+def scratch_list(store: ScratchStore, run_id: str, agent_id: str, prefix: str, limit: int,
+                 cursor: str | None) -> None:
+    """List the scratchpad's live keys as JSON (--limit: one page, the next one's command on stderr)."""
+    scope, opened, shown, more = store.scope(run_id, agent_id), False, 0, None
     while True:  # a page at a time, printed as read (atk28: the whole list, 437 MB for 100,000 keys, was held)
-        page = scope.scratch_page(prefix, limit=MAX_LIST_ENTRIES, cursor=cursor)
+        want = MAX_LIST_ENTRIES if not limit else min(MAX_LIST_ENTRIES, limit - shown)
+        try:
+            page = scope.scratch_page(prefix, limit=want, cursor=cursor)
+        except BadCursor as exc:  # (the listing from its start, as the model's tool names it)
+            raise exc.from_start(Call.of("scratch_list", prefix=prefix or None, limit=limit or None),
+                                 ": pass the cursor as a next: line gave it, or list from the start: ") from None
         if page.entries:  # the page's entries as json.dumps of the whole list (indent=2) writes them
             text = json.dumps([entry.to_dict() for entry in page.entries], ensure_ascii=False, indent=2)[2:-2]
             click.echo((",\n" if opened else "[\n") + text, nl=False)
-            opened = True
+            opened, shown = True, shown + len(page.entries)
         if not page.more:
             break
         cursor = page.next_cursor
+        if limit and shown >= limit:
+            more = cursor
+            break
     click.echo("\n]" if opened else "[]")
+    if more is not None:
+        next_call = Call.of("scratch_list", prefix=prefix or None, limit=limit, cursor=more)
+        warn(f"{shown:,} entr{'y' if shown == 1 else 'ies'} shown; next: "
+             + call_command(next_call, run_id, agent_id, str(store.root) if store.embedded else None), whole=True)
 
 
 @main.command("scratch-delete")
