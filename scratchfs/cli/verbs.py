@@ -40,6 +40,7 @@ from scratchfs.cli.app import (
     with_store,
 )
 from scratchfs.cli.output import INPUT_ARGUMENT, RootText
+from scratchfs.cli.passthrough import small_or_stream
 from scratchfs.cli.settings_options import BUDGET_WORDS, TTL_OPTION, Size, budget_default, settings_options
 from scratchfs.cli.shell import command_line, program
 from scratchfs.cli.usage import takes_no_scope
@@ -78,16 +79,26 @@ class Context(Integer):
 @INPUT_ARGUMENT
 @click.option("--preview", type=click.Choice(["head", "head+tail"]), default=None,
               help="Preview of the stub [default: head].")
+@click.option("--threshold", type=Size(), default=None, metavar="SIZE",
+              help="Spill SOURCE only when it is larger than SIZE bytes (or KiB, MiB) as a model receives it (its "
+                   "text as a JSON string, escapes included); a smaller one is written to stdout unchanged, nothing "
+                   "stored, exit 0 [default: always spill; 8KiB is the store's spill threshold].")
 @settings_options()
 @json_accepted
 @with_store
 def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl: float | None, source,
-          preview: str | None) -> None:
-    """Store SOURCE (a file; - or none: stdin) out of context and print its stub as JSON.
+          preview: str | None, threshold: int | None) -> None:
+    """Store SOURCE (a file; - or none: stdin) out of context and print its stub as JSON (--threshold: only when
+    it is large; a small one is printed as it is).
 
     Each read the stub's note names is written on stderr as the command that makes it (a REGEX or JQ in it is
     yours to fill in), e.g. "scratchfs: the note's call as a command: scratchfs read-handle h_... --line -50 ...".
     """
+    if threshold is not None:
+        small, source = small_or_stream(source, threshold)
+        if small is not None:
+            write_all(iter((small,)))
+            return
     stub = store.scope(run_id, agent_id).spill(source, source_tool=tool, ttl=ttl, preview=preview)
     echo_json(stub.to_dict())
     warn_calls(calls_in(stub.note), run_id, agent_id, str(store.root) if store.embedded else None)

@@ -1,0 +1,101 @@
+"""``scratchfs spill --threshold SIZE``: a shell agent's pipe spilled only when large (newuser24: ``scratchfs spill``
+always spilled, so ``env | scratchfs spill -``, 1.4 KB, reached the model as a 1.5 KiB stub plus 1 KB of commands;
+only Python's ``offload`` and ``mcp-proxy --threshold`` decided by size). An input at most SIZE bytes as a model
+receives it (its text as a JSON string, escapes included) is written to stdout unchanged and nothing is stored; a
+larger one is spilled whole, the bytes read for the decision first."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import scratchfs
+from scratchfs import ScratchStore
+from scratchfs.cli import main
+from scratchfs.cli.passthrough import MAX_THRESHOLD_BYTES, READ_BYTES
+
+CHECKOUT = Path(scratchfs.__file__).resolve().parent.parent
+GREP = (CHECKOUT / "fixtures" / "workspace-grep-stdlib-defs.txt").read_bytes()
+
+
+def _spill(root: Path, data: bytes, *args: str):
+    return CliRunner().invoke(main, ["spill", "--root", str(root), "--run", "r", "--agent", "a", *args, "-"],
+                              input=data, catch_exceptions=False)
+
+
+def _model_bytes(data: bytes) -> int:
+    """The plain Python answer: the JSON string of the text shown, escapes included, its quotes not."""
+    return len(json.dumps(data.decode("utf-8", "replace"), ensure_ascii=False).encode()) - 2
+
+
+def _stored(root: Path) -> list[bytes]:
+    with ScratchStore(root) as store:
+        scope = store.scope("r", "a")
+        return [b"".join(scope.iter_content("handle", e.key)) for e in store.list_entries_for_run("r")]
+
+
+def test_a_small_real_output_passes_through_unchanged_and_nothing_is_stored(tmp_path):
+    small = GREP[:GREP.index(b"\n", 3000) + 1]
+    done = _spill(tmp_path / "s", small, "--threshold", "8KiB")
+    assert done.exit_code == 0, done.output
+    assert done.stdout_bytes == small
+    assert done.stderr == ""
+    assert _stored(tmp_path / "s") == []
+
+
+def test_a_large_stream_is_spilled_whole_the_decisions_bytes_first(tmp_path):
+    data = GREP * 7  # 3.5 MiB: the bytes read for the decision, then several reads of READ_BYTES
+    assert len(data) > 3 * READ_BYTES
+    done = _spill(tmp_path / "s", data, "--threshold", "8KiB")
+    assert done.exit_code == 0, done.output
+    stub = json.loads(done.stdout)
+    assert stub["size"] == len(data)
+    [stored] = _stored(tmp_path / "s")
+    assert hashlib.sha256(stored).digest() == hashlib.sha256(data).digest()
+    assert "read-handle " + stub["handle"] in done.stderr  # the note's reads as commands, as without --threshold
+
+
+def test_the_threshold_counts_json_bytes_at_its_edge(tmp_path):
+    for data, spilled in ((b"a" * 100, False), (b"a" * 101, True), (b'"' * 50, False), (b'"' * 51, True),
+                          (b"\x01" * 16, False), (b"\x01" * 17, True), (b"\xff" * 33, False), (b"\xff" * 34, True),
+                          ("é".encode() * 50, False), ("é".encode() * 51 , True)):
+        root = tmp_path / f"s{len(list(tmp_path.iterdir()))}"
+        done = _spill(root, data, "--threshold", "100")
+        assert done.exit_code == 0, done.output
+        assert (done.stdout_bytes != data) is spilled, data
+        assert len(_stored(root)) == spilled, data
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.binary(max_size=300) | st.text(max_size=150).map(lambda t: t.encode("utf-8", "surrogatepass")),
+       threshold=st.integers(0, 400))
+def test_passed_through_exactly_when_the_model_would_get_at_most_the_threshold(tmp_path_factory, data, threshold):
+    root = tmp_path_factory.mktemp("s")
+    done = _spill(root, data, "--threshold", str(threshold))
+    assert done.exit_code == 0, done.output
+    if _model_bytes(data) <= threshold:
+        assert done.stdout_bytes == data
+        assert _stored(root) == []
+    else:
+        assert _stored(root) == [data]
+        assert json.loads(done.stdout)["size"] == len(data)
+
+
+def test_a_threshold_past_its_bound_is_one_usage_line(tmp_path):
+    done = _spill(tmp_path / "s", b"x", "--threshold", str(MAX_THRESHOLD_BYTES + 1))
+    assert done.exit_code == 2
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "--threshold is at most 16MiB" in done.stderr
+    done = _spill(tmp_path / "s", b"x", "--threshold", "8KB")
+    assert done.exit_code == 2 and "--threshold" in done.stderr
+
+
+def test_without_threshold_a_small_input_is_still_spilled(tmp_path):
+    done = _spill(tmp_path / "s", b"small\n")
+    assert json.loads(done.stdout)["size"] == 6
+    assert _stored(tmp_path / "s") == [b"small\n"]
