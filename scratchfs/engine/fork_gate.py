@@ -31,10 +31,11 @@ https://pubs.opengroup.org/onlinepubs/9699919799/functions/fork.html): a child f
 was closing its connection inherited the file's lock records (a close checkpoints the log under a lock: its writes
 failed with StoreBusy) or one of SQLite's process-wide mutexes held, and its first ``sqlite3.connect`` waited for
 it forever (``tests/test_hostile21_fork.py``'s commit scenario, whose write-holding thread ends as the fork starts:
-in 800 runs beside 2 CPU hogs, 2 children's writes failed StoreBusy and 1 hung in ``connect`` until its alarm).
-Such calls hold :func:`outside_use`'s lock, which a fork takes (CPython's ``os.register_at_fork``) after its wait
-for the uses, within the same :data:`FORK_WAIT`, and lets go after it (a child makes a new one). The lock is
-re-entrant: a finaliser closing a connection may run in any thread, the forking one included, at any allocation.
+in 2,000 runs beside 2 CPU hogs, 3 children's writes failed StoreBusy and 7 hung in ``connect`` until their alarm,
+gdb showing them in ``pthread_mutex_lock`` from ``sqlite3Malloc`` or ``sqlite3PagerOpen``; 0 of 600 with the lock
+below). Such calls hold :func:`outside_use`'s lock, which a fork takes (CPython's ``os.register_at_fork``) after
+its wait for the uses, within the same :data:`FORK_WAIT`, and lets go after it (a child makes a new one). The lock
+is re-entrant: a finaliser closing a connection may run in any thread, the forking one included, at any allocation.
 """
 
 from __future__ import annotations
