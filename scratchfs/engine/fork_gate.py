@@ -22,6 +22,20 @@ second, both under the interpreter lock, which runs one thread's steps at a time
 second sees the other (the store-then-load order of Dekker's mutual exclusion, E. W. Dijkstra, "Cooperating
 sequential processes", 1965). Only a use that finds a fork waiting takes the gate's lock and waits. An interpreter
 built without that lock (``sys._is_gil_enabled()`` false) takes the lock on every use instead.
+
+**Opening and closing.** A connection is also opened and closed outside a use: a thread's connection is closed by
+its :class:`~scratchfs.engine.sqlite_connections.Hold` finaliser as the thread ends, and the store opens and closes
+connections as it opens and closes. ``sqlite3_close`` runs without the interpreter lock, and a child holds a replica
+of the forking thread only, with the states of the other threads' mutexes as they were (POSIX ``fork()``,
+https://pubs.opengroup.org/onlinepubs/9699919799/functions/fork.html): a child forked while a thread of the parent
+was closing its connection inherited the file's lock records (a close checkpoints the log under a lock: its writes
+failed with StoreBusy) or one of SQLite's process-wide mutexes held, and its first ``sqlite3.connect`` waited for
+it forever (``tests/test_hostile21_fork.py``'s commit scenario, whose write-holding thread ends as the fork starts:
+in 2,000 runs beside 2 CPU hogs, 3 children's writes failed StoreBusy and 7 hung in ``connect`` until their alarm,
+gdb showing them in ``pthread_mutex_lock`` from ``sqlite3Malloc`` or ``sqlite3PagerOpen``; 0 of 600 with the lock
+below). Such calls hold :func:`outside_use`'s lock, which a fork takes (CPython's ``os.register_at_fork``) after
+its wait for the uses, within the same :data:`FORK_WAIT`, and lets go after it (a child makes a new one). The lock
+is re-entrant: a finaliser closing a connection may run in any thread, the forking one included, at any allocation.
 """
 
 from __future__ import annotations
@@ -48,6 +62,8 @@ class _Gate:
 
 
 _GATE = _Gate()
+_OUTSIDE = threading.RLock()  # held around an open or close outside a use, and by a fork (see outside_use)
+_FORKERS: set[int] = set()  # threads that fork holding _OUTSIDE (two may fork at once: each lets go of its own)
 _USES: dict[int, int] = {}  # thread ident -> that thread's uses in flight (nested ones included); absent: none
 _LOCKED = not getattr(sys, "_is_gil_enabled", lambda: True)()  # no interpreter lock: every use takes the gate's
 _ident = threading.get_ident
@@ -110,6 +126,13 @@ if _LOCKED:  # pragma: no cover - a free-threaded build
     enter, leave = _locked(enter), _locked(leave)
 
 
+def outside_use() -> threading.RLock:
+    """The lock to hold (``with fork_gate.outside_use():``) around a call into SQLite made outside a use: opening or
+    closing a connection. A fork waits for it after its wait for the uses, and none starts while a fork is under
+    way (see the module docstring). Re-entrant; never wait for it holding another lock (a fork may hold it)."""
+    return _OUTSIDE
+
+
 def _others_in_use(me: int) -> bool:
     return any(ident != me for ident in list(_USES))  # (a copy: one step of the interpreter)
 
@@ -122,20 +145,26 @@ def _before_fork() -> None:
         while _others_in_use(me):
             left = deadline - time.monotonic()
             if left <= 0:
-                return  # (a use held up past the wait: fork as before, rather than never)
+                break  # (a use held up past the wait: fork as before, rather than never)
             gate.cond.wait(left)
+    if _OUTSIDE.acquire(timeout=max(0.0, deadline - time.monotonic())):  # (an open or close in flight: ms)
+        _FORKERS.add(me)
 
 
 def _after_in_parent() -> None:
-    gate = _GATE
+    gate, me = _GATE, _ident()
+    if me in _FORKERS:
+        _FORKERS.discard(me)
+        _OUTSIDE.release()
     with gate.cond:
         gate.forking -= 1
         gate.cond.notify_all()
 
 
 def _after_in_child() -> None:
-    global _GATE  # noqa: PLW0603 - the child's gate is new: its lock may have been held by a thread not copied
-    _GATE = _Gate()
+    global _GATE, _OUTSIDE  # (the child's are new: a thread not copied may have held their locks)
+    _GATE, _OUTSIDE = _Gate(), threading.RLock()
+    _FORKERS.clear()
     mine = _USES.get(_ident(), 0)
     _USES.clear()  # (the other threads' uses: those threads are not in the child)
     if mine:
@@ -145,4 +174,4 @@ def _after_in_child() -> None:
 if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX
     os.register_at_fork(before=_before_fork, after_in_parent=_after_in_parent, after_in_child=_after_in_child)
 
-__all__ = ["FORK_WAIT", "enter", "leave"]
+__all__ = ["FORK_WAIT", "enter", "leave", "outside_use"]

@@ -168,8 +168,9 @@ class Connections:
         self.identity = None  # checked against the file once it is open
         conn = None
         try:
-            conn = self.connect()
-            self.identity_of(conn, "reading the schema version")
+            with fork_gate.outside_use():  # (opening, in no use: a fork waits for it)
+                conn = self.connect()
+                self.identity_of(conn, "reading the schema version")
         except StorageError:
             _close_quietly(conn)
             wal = Path(f"{self.path}-wal")
@@ -178,11 +179,13 @@ class Connections:
                                    f"changes and SQLite cannot create {self.path}-shm ({self.read_only})") from None
             self.opened("ro", True)
             self.identity = None
-            conn = self.connect()
+            with fork_gate.outside_use():
+                conn = self.connect()
         try:
-            found = self.identity_of(conn, "reading the schema version")
+            with fork_gate.outside_use():
+                found = self.identity_of(conn, "reading the schema version")
         finally:
-            conn.close()
+            _close_quietly(conn)
         self.opened("ro", self.immutable)
         return found
 
@@ -259,12 +262,15 @@ class Connections:
         if conn is not None:  # opened by the parent of this fork() child: neither use nor close it
             self._inherited.append(local.hold)
             local.conn = local.hold = None
-        conn = self.connect()
+        with fork_gate.outside_use():  # (not within a use when the store opens: a fork waits for it)
+            conn = self.connect()
         with self._guard():
-            if self._closed:
-                _close_quietly(conn)
-                raise StoreClosed("the store is closed")
-            self._open.add(conn)
+            closed = self._closed
+            if not closed:
+                self._open.add(conn)
+        if closed:
+            _close_quietly(conn)
+            raise StoreClosed("the store is closed")
         local.hold = Hold(self, conn)
         local.conn, local.generation, local.version, local.cache = conn, forks.generation, None, {}
         return conn
@@ -393,7 +399,8 @@ class Connections:
 def _close_quietly(conn: sqlite3.Connection | None) -> None:
     if conn is not None:
         try:
-            conn.close()
+            with fork_gate.outside_use():  # (a thread's end closes its connection in no use: a fork waits for it)
+                conn.close()
         except sqlite3.Error:  # pragma: no cover - closing an idle connection does not fail in practice
             pass
 
