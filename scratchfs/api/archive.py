@@ -125,7 +125,8 @@ def _end_record(read: Callable[[int, int], bytes], size: int) -> tuple[int, int,
     bytes, from its end of central directory record (the last ``PK 05 06`` of the last 65,557 bytes whose
     directory lies before it, one whose comment ends the content first: Python's ``zipfile`` takes a record a
     comment holds), Zip64's when its locator lies just before that record (APPNOTE 4.3.15, as Python's ``zipfile``
-    reads it: whether or not the record's own fields are full); ``None``: none there."""
+    reads it: whether or not the record's own fields are full), else the record's own, full fields and all (a zip of
+    65,535 members has no Zip64 record: its count is 0xFFFF); ``None``: none there."""
     start = max(0, size - _EOCD.size - 0xFFFF)
     tail = read(start, size - start)
     ats = []
@@ -142,8 +143,8 @@ def _end_record(read: Callable[[int, int], bytes], size: int) -> tuple[int, int,
             found = _zip64_record(read, where)  # looked for whatever the record says: a writer may add one when
             if found is not None:  # no field is full (Python's zipfile past a lowered limit), and the directory
                 return found  # then ends at the Zip64 record, not at this one
-            if count != 0xFFFF and 0xFFFFFFFF not in (cd_size, cd_offset) and cd_size <= where:
-                return count, cd_size, cd_offset, where
+            if 0xFFFFFFFF not in (cd_size, cd_offset) and cd_size <= where:  # (a count of 0xFFFF with no Zip64 record:
+                return count, cd_size, cd_offset, where  # the count -- zipfile writes 65,535 members so)
     return None
 
 
