@@ -263,3 +263,25 @@ def test_a_zip_of_65535_members_with_no_zip64_record_is_listed_and_its_last_memb
         end = last.header_offset + 30 + len(last.filename) + last.file_size
         read = ScratchTools(scope).call("read_handle", {"handle": handle, "line": -1, "end": end})
         assert read["data"] == "line 65534\n" and read["offset"] == end - 11
+
+
+def test_a_zip_directory_past_the_walk_bound_refuses_end_alone_and_names_offset_beside_it(tmp_path, monkeypatch):
+    """A line read by end= alone walked the whole central directory for the member holding the byte, every read: a
+    crafted directory of 1.5 million entries (76 MB) took 7 s a read (hostile36). Past a bound (65,536 entries:
+    lowered here) it is refused naming offset= beside end=, and that read, from the listing, reads the member."""
+    from scratchfs.api import bounds
+
+    monkeypatch.setattr(bounds, "_ZIP_MOST", 32)
+    data = _stored_zip(40)
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        tools = ScratchTools(scope)
+        handle = scope.spill(data, source_tool="t").handle
+        member = scope.structure.members(handle).items[39]
+        end = member["offset"] + member["length"]
+        with pytest.raises(InvalidArgument, match=r"more than 32 members: end= alone.*give offset="):
+            tools.call("read_handle", {"handle": handle, "line": -1, "end": end})
+        read = tools.call("read_handle", {"handle": handle, "line": -1, "offset": member["offset"], "end": end})
+        assert read["data"] == "line 00039\n"
+        monkeypatch.setattr(bounds, "_ZIP_MOST", 40)  # (at the bound: looked up as before)
+        assert tools.call("read_handle", {"handle": handle, "line": -1, "end": end})["data"] == "line 00039\n"
