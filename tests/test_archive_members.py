@@ -8,8 +8,10 @@ from __future__ import annotations
 import io
 import json
 import re
+import struct
 import tarfile
 import zipfile
+import zlib
 
 import pytest
 
@@ -223,3 +225,63 @@ def test_a_zip64_archive_is_listed_from_its_zip64_end_record_and_extra_fields(tm
             assert got == f"part {int(info.filename[7:9])}\n".encode() * (30 + 40 * int(info.filename[7:9]))
         else:
             assert member["compressed"] == "deflate" and member["size"] == info.file_size
+
+
+def _stored_zip(count: int) -> bytes:
+    """A zip of ``count`` stored members ``NNNNN`` holding ``line NNNNN\\n``, with no Zip64 record, as Python's
+    ``zipfile`` writes up to 65,535 members (its end record's count is then 0xFFFF, in full); written here by
+    struct, as fast as the test needs (zipfile's writer takes ~2 s over 65,535), and checked by zipfile's reader."""
+    local_parts, central_parts, at = [], [], 0
+    for n in range(count):
+        name, data = b"%05d" % n, b"line %05d\n" % n
+        crc = zlib.crc32(data)
+        local_parts.append(struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 0, 0, 0, crc, len(data), len(data),
+                                       len(name), 0) + name + data)
+        central_parts.append(struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 0, 0, 0, crc, len(data),
+                                         len(data), len(name), 0, 0, 0, 0, 0, at) + name)
+        at += len(local_parts[-1])
+    central = b"".join(central_parts)
+    return b"".join(local_parts) + central + struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, min(count, 0xFFFF),
+                                                          min(count, 0xFFFF), len(central), at, 0)
+
+
+def test_a_zip_of_65535_members_with_no_zip64_record_is_listed_and_its_last_members_lines_read(tmp_path):
+    """65,535 members fit the end record's count (0xFFFF), so zipfile writes no Zip64 record: such a zip's end record
+    was taken for a Zip64 one missing its record -- 'no end of central directory record: its members cannot be
+    listed', and a member's last lines by end= alone refused as a zip cut short (hostile36)."""
+    data = _stored_zip(0xFFFF)
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        infos = archive.infolist()
+        assert len(infos) == 0xFFFF and archive.read("65534") == b"line 65534\n"
+    assert b"PK\x06\x07" not in data
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        handle = scope.spill(data, source_tool="t").handle
+        page = scope.structure.members(handle)
+        assert [m["name"] for m in page.items[:2]] == ["00000", "00001"] and page.cursor is not None
+        last = infos[-1]
+        end = last.header_offset + 30 + len(last.filename) + last.file_size
+        read = ScratchTools(scope).call("read_handle", {"handle": handle, "line": -1, "end": end})
+        assert read["data"] == "line 65534\n" and read["offset"] == end - 11
+
+
+def test_a_zip_directory_past_the_walk_bound_refuses_end_alone_and_names_offset_beside_it(tmp_path, monkeypatch):
+    """A line read by end= alone walked the whole central directory for the member holding the byte, every read: a
+    crafted directory of 1.5 million entries (76 MB) took 7 s a read (hostile36). Past a bound (65,536 entries:
+    lowered here) it is refused naming offset= beside end=, and that read, from the listing, reads the member."""
+    from scratchfs.api import bounds
+
+    monkeypatch.setattr(bounds, "_ZIP_MOST", 32)
+    data = _stored_zip(40)
+    with ScratchStore(tmp_path) as store:
+        scope = store.scope("r", "a")
+        tools = ScratchTools(scope)
+        handle = scope.spill(data, source_tool="t").handle
+        member = scope.structure.members(handle).items[39]
+        end = member["offset"] + member["length"]
+        with pytest.raises(InvalidArgument, match=r"more than 32 members: end= alone.*give offset="):
+            tools.call("read_handle", {"handle": handle, "line": -1, "end": end})
+        read = tools.call("read_handle", {"handle": handle, "line": -1, "offset": member["offset"], "end": end})
+        assert read["data"] == "line 00039\n"
+        monkeypatch.setattr(bounds, "_ZIP_MOST", 40)  # (at the bound: looked up as before)
+        assert tools.call("read_handle", {"handle": handle, "line": -1, "end": end})["data"] == "line 00039\n"

@@ -1,5 +1,5 @@
 """The garbage collector's pause around a parse (scratchfs/foundation/collector.py): paused for the block, resumed
-as it was when the last overlapping pause ends, across threads, exceptions and a fork."""
+as it was when the first of overlapping pauses ends, across threads, exceptions and a fork."""
 
 from __future__ import annotations
 
@@ -87,3 +87,44 @@ def test_a_child_forked_while_another_thread_pauses_runs_its_collector():
         os.close(read)
         os.waitpid(pid, 0)
     assert told == b"10" and gc.isenabled()
+
+
+def test_pauses_handing_off_without_a_gap_resume_the_collector_when_the_first_ends():
+    """Pauses that overlap one another without a gap (threads parsing JSON in turn, each starting before the last
+    ended) kept the collector paused as long as they went on, every thread's cyclic garbage kept: now it resumes
+    when the pause that paused it ends, and the pauses open then, and those begun after, leave it running."""
+    held = CollectorPaused()
+    held.__enter__()
+    assert not gc.isenabled()
+    for _ in range(5):  # (each next pause begins before the one before it ends: never none open)
+        following = CollectorPaused()
+        following.__enter__()
+        held.__exit__(None, None, None)
+        held = following
+        assert gc.isenabled() and paused_depth() == 1
+    held.__exit__(None, None, None)
+    assert gc.isenabled() and paused_depth() == 0
+    with CollectorPaused():  # (none open: the next pause pauses it again)
+        assert not gc.isenabled()
+
+
+def test_a_pause_in_another_thread_ended_before_this_ones_resumes_the_collector_for_the_rest_of_it():
+    this = CollectorPaused()
+    with _paused_in_another_thread():
+        this.__enter__()
+        assert not gc.isenabled() and paused_depth() == 2
+    assert gc.isenabled() and paused_depth() == 1  # (this one began second: the first's end resumed it)
+    with CollectorPaused():
+        assert gc.isenabled()  # (begun while the collector runs with a pause open: it stays running)
+    this.__exit__(None, None, None)
+    assert gc.isenabled() and paused_depth() == 0
+
+
+def test_one_pause_entered_twice_resumes_the_collector_when_its_outer_block_ends():
+    pause = CollectorPaused()
+    with pause:
+        with pause:
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled() and paused_depth() == 0
+

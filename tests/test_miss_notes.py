@@ -239,3 +239,34 @@ def test_a_count_miss_from_an_offset_in_a_single_byte_encoding_is_no_traceback(s
         reply = tools.call("read_handle", {"handle": handle, **what, "offset": 10, "count": True,
                                            "encoding": "latin-1"})
         assert reply["matches"] == 0 and "note" not in reply, reply
+
+
+QUOTED_DIFF = (Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "git-diff-quoted-paths.txt").read_bytes()
+
+
+@pytest.mark.parametrize(("needle", "line"), [
+    (" b/café.txt", 1), ("+++ b/café.txt", 4), (" b/docs/日本語.md", 11), (' b/say "hi".txt', 41),
+    (" b/my notes é.txt", 21), ("café.txt", 1), ("日本語", 11)])
+def test_a_miss_of_a_path_git_quoted_names_the_search_of_it_as_git_writes_it(scope, needle, line):
+    """git writes a path of non-ASCII bytes, a control character, ``"`` or ``\\`` in quotes with octal escapes
+    (``"b/caf\\303\\251.txt"``); a diff's shape names it unquoted (``café.txt``) and the search it names,
+    ``match=" b/NAME"``, found nothing, its note no way on (hostile36). The miss now names the search of the needle
+    as git writes it, which finds the file's line."""
+    tools = ScratchTools(scope)
+    stub = scope.spill(QUOTED_DIFF, source_tool="git")
+    assert "café.txt (line 1, +2 -1)" in stub.shape  # (the name unquoted, as a model pastes it)
+    reply = tools.call("read_handle", {"handle": stub.handle, "match": needle, "context": "line"})
+    assert reply["windows"] == [] and "git quotes such a name" in reply["note"]
+    found = _follow(tools, reply)
+    assert found["windows"] and window_hits(found["windows"][0])[0]["line"] == line
+    quoted_line = QUOTED_DIFF.split(b"\n")[line - 1].decode()
+    assert reply["calls"][0]["arguments"]["match"] in quoted_line
+    assert reply_size(reply["note"]) <= NOTE_BYTES
+
+
+def test_no_git_quoting_hint_for_a_needle_git_writes_as_it_is_or_one_found_no_way(scope):
+    tools = ScratchTools(scope)
+    handle = scope.spill(QUOTED_DIFF, source_tool="git").handle
+    for needle in (" b/nothere.txt", " b/nöthere.txt"):
+        reply = tools.call("read_handle", {"handle": handle, "match": needle})
+        assert reply["note"] == f"no match in the whole content ({len(QUOTED_DIFF):,} bytes)"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import pytest
 
 from scratchfs import ScratchStore
 from scratchfs.web import create_app, download
+from scratchfs.web.security import allowed_host
 
 from .services import free_port
 from .web_support import ask, read_slowly, serve
@@ -208,3 +210,16 @@ def test_create_app_under_plain_uvicorn_keeps_a_download_read_slowly(store, monk
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+@pytest.mark.parametrize(("value", "said"), [
+    ("a.example,b.example", "is several names or none: give each as an item of its own"),
+    ("a.example b.example", "is several names or none"),
+    ("café.example", "give an international name in its ASCII form (xn--...): 'xn--caf-dma.example'"),
+])
+def test_an_allowed_host_of_several_names_or_past_ascii_says_how_to_give_it(value, said):
+    """``--allow-host a.example,b.example`` (or $SCRATCHFS_ALLOW_HOST so) was 'is no host name: give NAME or NAME:PORT'
+    -- nothing said of one name an item, the variable's names split by spaces; ``café.example`` nothing of the xn--
+    form a proxy sends in Host (hostile36)."""
+    with pytest.raises(ValueError, match=re.escape(said)):
+        allowed_host(value)

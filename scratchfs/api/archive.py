@@ -25,6 +25,7 @@ own position says by how much.
 
 from __future__ import annotations
 
+import itertools
 import struct
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
@@ -125,7 +126,8 @@ def _end_record(read: Callable[[int, int], bytes], size: int) -> tuple[int, int,
     bytes, from its end of central directory record (the last ``PK 05 06`` of the last 65,557 bytes whose
     directory lies before it, one whose comment ends the content first: Python's ``zipfile`` takes a record a
     comment holds), Zip64's when its locator lies just before that record (APPNOTE 4.3.15, as Python's ``zipfile``
-    reads it: whether or not the record's own fields are full); ``None``: none there."""
+    reads it: whether or not the record's own fields are full), else the record's own, full fields and all (a zip of
+    65,535 members has no Zip64 record: its count is 0xFFFF); ``None``: none there."""
     start = max(0, size - _EOCD.size - 0xFFFF)
     tail = read(start, size - start)
     ats = []
@@ -142,8 +144,8 @@ def _end_record(read: Callable[[int, int], bytes], size: int) -> tuple[int, int,
             found = _zip64_record(read, where)  # looked for whatever the record says: a writer may add one when
             if found is not None:  # no field is full (Python's zipfile past a lowered limit), and the directory
                 return found  # then ends at the Zip64 record, not at this one
-            if count != 0xFFFF and 0xFFFFFFFF not in (cd_size, cd_offset) and cd_size <= where:
-                return count, cd_size, cd_offset, where
+            if 0xFFFFFFFF not in (cd_size, cd_offset) and cd_size <= where:  # (a count of 0xFFFF with no Zip64 record:
+                return count, cd_size, cd_offset, where  # the count -- zipfile writes 65,535 members so)
     return None
 
 
@@ -254,16 +256,18 @@ def zip_data_offset(read: Callable[[int, int], bytes], local: int) -> int:
     return local + 30 + int.from_bytes(header[26:28], "little") + int.from_bytes(header[28:30], "little")
 
 
-def zip_entries(read: Callable[[int, int], bytes], size: int) -> tuple[list[tuple[str, int, int]], int] | None:
+def zip_entries(read: Callable[[int, int], bytes], size: int, most: int | None = None) \
+        -> tuple[list[tuple[str, int, int]], int] | None:
     """Each member of the zip of ``size`` bytes that ``read(offset, length)`` reads, from its central directory (as
     the listing reads it, none of the local headers read): ``(name, offset of its local header, its stored bytes)``,
-    in the directory's order, to its end or the first central header that is not one; and where the directory
-    starts (no member's data goes past it: :func:`_held`). ``None`` when the zip has no end of central directory
-    record (cut short) or its directory is not where it says."""
+    in the directory's order, to its end or the first central header that is not one, or the first ``most`` + 1 of
+    them (``None``: all); and where the directory starts (no member's data goes past it: :func:`_held`). ``None``
+    when the zip has no end of central directory record (cut short) or its directory is not where it says."""
     found = _end_record(read, size)
     if found is None:
         return None
     _, cd_size, cd_offset, end = found
     cd_start = end - cd_size
-    return [entry for _, entry in _central(read, cd_start, end, 0, cd_start - cd_offset, [],
-                                           lambda name, _f, _m, packed, _u, local: (name, local, packed))], cd_start
+    entries = _central(read, cd_start, end, 0, cd_start - cd_offset, [],
+                       lambda name, _f, _m, packed, _u, local: (name, local, packed))
+    return [entry for _, entry in itertools.islice(entries, None if most is None else most + 1)], cd_start

@@ -77,18 +77,19 @@ def plain_miss(opened: Any, found: Matches, offset: int, said: bool = True, spel
     :func:`~scratchfs.api.entries.reading`) from byte ``offset`` to the end that found nothing: ``"no match in the
     whole content (N bytes)"`` (or ``"in bytes OFFSET-SIZE"``), and, when the bytes searched are at most
     :data:`HINT_SPAN_BYTES`, the spelling that matches with its call (:func:`_case_hint`, then, when ``spelled``,
-    :func:`_spelling_hint`), at most :data:`NOTE_BYTES` of JSON (the text found left out, then the call written
-    in words, when a long needle or settings make it longer); ``said=False`` (a count's or a search from the
-    end's, whose reply says where it looked): ``"no match; "`` and the hint alone, or ``None`` when there is none.
-    A hint is a :class:`MissNote` (its ``plain`` the note without it: where it looked; ``None`` for ``said=False``)
-    -- but with ``said=False`` one whose call is written in words is plain :class:`Advice` (it names no call).
-    Never raises for the check (a failed one gives no hint); a read raises what it raises (NotFound,
-    CorruptBlob)."""
+    :func:`_spelling_hint`, then :func:`_git_quoted_hint`), at most :data:`NOTE_BYTES` of JSON (the text found left
+    out, then the call written in words, when a long needle or settings make it longer); ``said=False`` (a count's
+    or a search from the end's, whose reply says where it looked): ``"no match; "`` and the hint alone, or ``None``
+    when there is none. A hint is a :class:`MissNote` (its ``plain`` the note without it: where it looked; ``None``
+    for ``said=False``) -- but with ``said=False`` one whose call is written in words is plain :class:`Advice` (it
+    names no call). Never raises for the check (a failed one gives no hint); a read raises what it raises
+    (NotFound, CorruptBlob)."""
     size = found.size
     plain = no_match_in(offset, size) if said else None
     if size - offset > HINT_SPAN_BYTES:
         return plain
-    hint = _case_hint(opened, found, offset) or (_spelling_hint(opened, found, offset) if spelled else None)
+    hint = _case_hint(opened, found, offset) or (
+        (_spelling_hint(opened, found, offset) or _git_quoted_hint(opened, found, offset)) if spelled else None)
     if hint is None:
         return plain
     leads, call, words = hint
@@ -232,11 +233,51 @@ def _spelling_hint(opened: Any, found: Matches, offset: int) -> _Hint | None:
             f"the same call with pattern= its words joined by {_BETWEEN} and ignore_case=true")
 
 
-def _first(opened: Any, pattern: str, offset: int) -> Hit | None:
-    """The first match of ``pattern``, ignoring case, from byte ``offset`` of ``opened``, or ``None`` (none, or
-    the check failed: past :data:`HINT_SECONDS`, a match too long)."""
+_GIT_ESCAPES = {0x07: "\\a", 0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0B: "\\v", 0x0C: "\\f", 0x0D: "\\r",
+                0x22: '\\"', 0x5C: "\\\\"}
+_QUOTE_OPENINGS = 4  # (the spaces of a needle tried as the one before git's opening quote: a search each)
+_GIT_QUOTED_WORDS = "the same call with match= the name as git quotes it (\\303\\251 for é)"
+"""The call of :func:`_git_quoted_hint` in words (a long needle's, or a note over :data:`NOTE_BYTES`)."""
+
+
+def _git_quoted(name: bytes) -> str:
+    """``name`` inside the quotes git writes a path in when ``core.quotePath`` is on, its default (git-config(1); git's
+    ``quote_c_style``): a byte past ASCII or a control one as a three-digit octal escape, a tab, a newline ... as
+    ``\\t``, ``\\n``, ``"`` and ``\\`` after a backslash; ``é.txt`` is ``\\303\\251.txt``."""
+    return "".join(_GIT_ESCAPES.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}") for b in name)
+
+
+def _git_quoted_hint(opened: Any, found: Matches, offset: int) -> _Hint | None:
+    """For a ``match`` holding a byte git quotes a path for (non-ASCII, a control character, ``"`` or ``\\``): the
+    needle as git writes such a path, when that finds a match, case kept (the first one's text and line said) --
+    quoted from after one of its first spaces (`` b/é.txt`` as `` "b/\\303\\251.txt``: a diff's header lines, its
+    shape's ``match=" b/NAME"``), closed before spaces that end it (diffstat's ``" PATH "``), else its text escaped
+    alone. A diff's shape named the path ``é.txt`` and the search of ``" b/é.txt"`` found nothing (hostile36)."""
+    needle = found.match if found.pattern is None and not found.ignore_case else None
+    if not needle or _git_quoted(needle) == needle.decode("latin-1"):
+        return None
+    quoted = []
+    for space in [at for at, byte in enumerate(needle) if byte == 0x20][:_QUOTE_OPENINGS]:
+        lead, name = needle[: space + 1].decode("utf-8", "replace"), needle[space + 1 :]
+        if name.endswith(b" ") and name.strip(b" "):  # (the quotes close before the spaces after the name)
+            quoted.append(f'{lead}"{_git_quoted(name.rstrip(b" "))}"{" " * (len(name) - len(name.rstrip(b" ")))}')
+        if name:
+            quoted.append(f'{lead}"{_git_quoted(name)}')
+    for form in dict.fromkeys([*quoted, _git_quoted(needle)]):
+        hit = _first(opened, re.escape(form), offset, False) if len(form) <= MAX_NEEDLE_BYTES else None
+        if hit is not None:
+            call = Call.of("read_handle", handle=found.handle, match=form, offset=offset or None,
+                           context=found.context, max_matches=found.max_matches, budget=found.budget)
+            return ((f"git quotes such a name: it matches {_text(opened, hit)} (line {hit.line}): ",
+                     "git quotes such a name: "), call, _GIT_QUOTED_WORDS)
+    return None
+
+
+def _first(opened: Any, pattern: str, offset: int, ignore_case: bool = True) -> Hit | None:
+    """The first match of ``pattern``, ignoring case (or not), from byte ``offset`` of ``opened``, or ``None`` (none,
+    or the check failed: past :data:`HINT_SECONDS`, a match too long)."""
     try:
-        matcher = PatternMatcher(pattern, True, timeout=HINT_SECONDS)
+        matcher = PatternMatcher(pattern, ignore_case, timeout=HINT_SECONDS)
         got = search(opened.reader, matcher, offset, 0, 1, 4096, opened.lines.line_of_frame, Sink)
     except ScratchError:  # (a note is never worth an error)
         return None

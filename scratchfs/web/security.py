@@ -267,11 +267,23 @@ def allowed_host(text: str) -> tuple[str, int | None]:
 
     Raises:
         ValueError: anything else, saying what is wrong: a wildcard (``*.example.com``: a name an attacker can make
-        resolve to this machine is exactly what the ``Host`` check refuses), a URL, userinfo, a path, a port over
-        65535, a label over 63 characters or with other characters than letters, digits and ``-``."""
+        resolve to this machine is exactly what the ``Host`` check refuses), names split by commas or spaces (one
+        item a name), a name past ASCII (its ``xn--`` form named: a Host header carries that), a URL, userinfo, a
+        path, a port over 65535, a label over 63 characters or with other characters than letters, digits and
+        ``-``."""
     given = text.strip()
     if "*" in given:
         raise ValueError(f"{given!r}: no wildcards; give each name a proxy sends as it is")
+    if "," in given or any(char.isspace() for char in given):
+        raise ValueError(f"{given!r} is several names or none: give each as an item of its own (--allow-host once "
+                         "a name; $SCRATCHFS_ALLOW_HOST splits its names by spaces alone)")
+    if not given.isascii():
+        try:
+            spelled = f": {given.encode('idna').decode('ascii')!r}, as a proxy sends it in Host"
+        except UnicodeError:
+            spelled = ""
+        raise ValueError(f"{given!r} is no host name a Host header carries: give an international name in its "
+                         f"ASCII form (xn--...){spelled}")
     if given.count(":") > 1 and not given.startswith("["):
         given = f"[{given}]"  # (a bare IPv6 address: no port then)
     found = _HOST_RE.match(given)
