@@ -140,3 +140,32 @@ def test_a_bad_value_from_a_variable_names_the_variable_not_the_option(tmp_path,
     done = subprocess.run([*COMMAND, *args], env=env, input=b"", capture_output=True, timeout=60)
     assert done.returncode == 2, done.stderr
     assert done.stderr.decode().startswith(f"scratchfs: usage: Invalid value for ${name}: "), done.stderr
+
+
+_OPTIONS = {"SCRATCHFS_RUN_ID": "--run", "SCRATCHFS_AGENT_ID": "--agent", "SCRATCHFS_ROOT": "--root",
+            "SCRATCHFS_BUSY_TIMEOUT": "--busy-timeout", "SCRATCHFS_DEFAULT_TTL": "--default-ttl"}
+
+
+@pytest.mark.parametrize("value", ["", " "])
+@pytest.mark.parametrize("name", sorted(_OPTIONS))
+def test_an_option_given_on_the_command_line_wins_over_its_blank_variable(tmp_path, name, value):
+    """``SCRATCHFS_RUN_ID=' ' scratchfs --run X spill`` was refused for the blank variable, which the option given
+    makes unread: the option wins, before the command or after it (``--run X``, ``--run=X``); the blank variable
+    alone is still one refusal naming it."""
+    from click.testing import CliRunner
+
+    given = {"SCRATCHFS_RUN_ID": "r", "SCRATCHFS_AGENT_ID": "a", "SCRATCHFS_ROOT": str(tmp_path / "root"),
+             "SCRATCHFS_BUSY_TIMEOUT": "5", "SCRATCHFS_DEFAULT_TTL": "3600"}
+    others = dict.fromkeys((key for key in os.environ if key.startswith("SCRATCHFS_")), None)
+    env = {**others, "HOME": str(tmp_path / "home"), "XDG_CACHE_HOME": str(tmp_path / "home"),
+           **{key: val for key, val in given.items() if key in _NAMES}, name: value}
+    option, wanted = _OPTIONS[name], given[name]
+    for args in ([option, wanted, "spill", "-"], ["spill", "-", option, wanted], ["spill", f"{option}={wanted}", "-"]):
+        if option not in ("--run", "--agent", "--root") and args[0] == option:
+            continue  # (a setting is an option of the command only)
+        ran = CliRunner().invoke(main, args, env=env, input=b"x" * 100, catch_exceptions=False)
+        assert ran.exit_code == 0 and '"handle"' in ran.stdout, (args, ran.stderr)
+    ran = CliRunner().invoke(main, ["spill", "-"], env=env, input=b"x" * 100, catch_exceptions=False)
+    assert ran.exit_code == 2 and ran.stderr.count("\n") == 1, ran.stderr
+    assert ran.stderr.startswith(f"scratchfs: usage: ${name} is set to empty text: unset it"), ran.stderr
+    assert not (tmp_path / "home").exists()

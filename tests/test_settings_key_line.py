@@ -24,7 +24,7 @@ def test_the_named_key_search_replies_with_the_key_s_lines_alone(scratch_scope, 
     data = (_TOOLS / name).read_bytes()
     stub = scratch_scope.spill(data, source_tool="bash")
     assert stub.shape.startswith(SETTINGS_SHAPE)
-    block = BLOCK_READ if name == "pip-show-v-pip.txt" else ""  # (a key standing once over indented lines)
+    block = BLOCK_READ if name in ("pip-show-v-pip.txt", "apt-cache-show.txt") else ""  # (a key over indented lines)
     assert stub.shape.endswith(f'; pattern="{FIND_KEY}", context="line" finds a key, line=N reads it{block}')
     written = next(call for call in stub.note.split("Next: ", 1)[1].rstrip(".").split(" | ") if "KEY" in call)
     tool, arguments = parse_call(written)

@@ -44,7 +44,7 @@ from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.errors import BadCursor, InvalidArgument
 from scratchfs.foundation.limits import MAX_READ_BYTES
 
-__all__ = ["MEMBERS_VIEW", "members_page", "zip_data_offset", "zip_entries"]
+__all__ = ["MEMBERS_VIEW", "members_page", "zip_data_offset", "zip_entries", "zip_member_name"]
 
 MEMBERS_VIEW = "members"
 """The ``view=`` of ``read_handle`` that lists an archive's members."""
@@ -257,17 +257,26 @@ def zip_data_offset(read: Callable[[int, int], bytes], local: int) -> int:
 
 
 def zip_entries(read: Callable[[int, int], bytes], size: int, most: int | None = None) \
-        -> tuple[list[tuple[str, int, int]], int] | None:
+        -> tuple[list[tuple[int, int, int]], int, int] | None:
     """Each member of the zip of ``size`` bytes that ``read(offset, length)`` reads, from its central directory (as
-    the listing reads it, none of the local headers read): ``(name, offset of its local header, its stored bytes)``,
-    in the directory's order, to its end or the first central header that is not one, or the first ``most`` + 1 of
-    them (``None``: all); and where the directory starts (no member's data goes past it: :func:`_held`). ``None``
-    when the zip has no end of central directory record (cut short) or its directory is not where it says."""
+    the listing reads it, none of the local headers read): ``(offset of its local header, its stored bytes, offset of
+    its central header)``, in the directory's order, to its end or the first central header that is not one, or the
+    first ``most`` + 1 of them (``None``: all); where the directory starts (no member's data goes past it:
+    :func:`_held`) and where it ends (:func:`zip_member_name` reads a member's name from it). ``None`` when the zip
+    has no end of central directory record (cut short) or its directory is not where it says."""
     found = _end_record(read, size)
     if found is None:
         return None
     _, cd_size, cd_offset, end = found
     cd_start = end - cd_size
     entries = _central(read, cd_start, end, 0, cd_start - cd_offset, [],
-                       lambda name, _f, _m, packed, _u, local: (name, local, packed))
-    return [entry for _, entry in itertools.islice(entries, None if most is None else most + 1)], cd_start
+                       lambda _n, _f, _m, packed, _u, local: (local, packed))
+    return [(local, packed, at) for (_, at), (local, packed) in
+            itertools.islice(entries, None if most is None else most + 1)], cd_start, end
+
+
+def zip_member_name(read: Callable[[int, int], bytes], central: int, end: int) -> str:
+    """The name of the zip member whose central header is at byte ``central`` (one :func:`zip_entries` gave) of the
+    directory ending at byte ``end``, decoded as the listing decodes it (UTF-8 when flagged, else CP437); ``""`` when
+    no central header is there."""
+    return next((name for _, name in _central(read, central, end, 0, 0, [], lambda name, *_: name)), "")

@@ -14,14 +14,14 @@ bound cuts is shown as the content's last would be (its bytes as U+FFFD), never 
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Callable
 from dataclasses import replace
 
-from scratchfs.api.archive import zip_data_offset, zip_entries
+from scratchfs.api.archive import zip_data_offset
 from scratchfs.api.results import LineSlice, Slice
 from scratchfs.api.shape_binary import binary_kind
 from scratchfs.api.tar_headers import TAR_BLOCK, TarWalk
+from scratchfs.api.zip_directory import zip_directory
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
@@ -114,14 +114,17 @@ _WALK_AHEAD = 16 * 1024  # bytes member_start's walk reads at once after a heade
 # member's (read ahead there, 2,000 members of 100 KB took 0.33 s for 0.20)
 
 
-def member_start(read: Callable[[int, int], Slice], end: int, again: Callable[..., Call] | None = None) -> int | None:
+def member_start(read: Callable[[int, int], Slice], end: int, again: Callable[..., Call] | None = None,
+                 key: Callable[[], str] | None = None) -> int | None:
     """The first byte of the archive member whose data holds byte ``end - 1`` (``end``: a line read's bound,
     checked), when the content (``read(offset, length)``: its range reads) is an uncompressed tar or a zip as a stub
     tells one (:func:`~scratchfs.api.shape_binary.binary_kind`): a tar walked header by header from its start
     (:class:`~scratchfs.api.tar_headers.TarWalk`, up to that member), a zip's members found from its central directory
-    (:func:`~scratchfs.api.archive.zip_entries`, the one local header read whose member holds the byte, a compressed
-    one's too: its bytes are its member's); ``None`` when the content is neither or its headers end before the byte
-    (a header that is not one). ``again(offset=, end=)``: the read itself with those bounds, for the refusal.
+    (:func:`~scratchfs.api.zip_directory.zip_directory`, kept under ``key()`` -- the entry's identity, asked after the
+    first read -- for the next read of the same zip; then the one local header read whose member holds the byte, a
+    compressed one's too: its bytes are its member's); ``None`` when the content is neither or its headers end
+    before the byte (a header that is not one). ``again(offset=, end=)``: the read itself with those bounds, for the
+    refusal.
 
     Raises:
         InvalidArgument: byte ``end - 1`` lies in no member's data (a header, a tar's padding, a zip's central
@@ -143,7 +146,7 @@ def member_start(read: Callable[[int, int], Slice], end: int, again: Callable[..
     if kind == "tar":
         found = _tar_around(whole, first.size, end)
     elif kind == "zip":
-        found = _zip_around(whole, first.size, end)
+        found = _zip_around(whole, first.size, end, None if key is None else key())
         if found is None:
             raise InvalidArgument(
                 f"end={end} is in a zip with no central directory (cut short): end= alone does not tell which "
@@ -209,44 +212,46 @@ def _tar_around(read: Callable[[int, int], bytes], size: int, end: int) -> int |
     return (before, None) if walk.ended == "end" else None
 
 
-def _zip_around(read: Callable[[int, int], bytes], size: int, end: int) -> int | tuple[_Span | None, _Span | None] \
-        | None:
+def _zip_around(read: Callable[[int, int], bytes], size: int, end: int, key: str | None) \
+        -> int | tuple[_Span | None, _Span | None] | None:
     """:func:`member_start` of a zip: the member's first byte, or the members with data before and after ``end``
-    (by their local headers' order) when byte ``end - 1`` is in none's data; ``None``: no central directory. Raises
-    InvalidArgument for a directory of more than :data:`_ZIP_MOST` entries."""
-    found = zip_entries(read, size, _ZIP_MOST)
+    (by their local headers' order) when byte ``end - 1`` is in none's data; ``None``: no central directory. The
+    directory is kept under ``key`` (:func:`~scratchfs.api.zip_directory.zip_directory`). Raises InvalidArgument for
+    a directory of more than :data:`_ZIP_MOST` entries."""
+    found = zip_directory(read, size, key, _ZIP_MOST)
     if found is None:
         return None
-    if len(found[0]) > _ZIP_MOST:
+    if found.more:
         raise InvalidArgument(
             f"end={end} is in a zip whose central directory names more than {_ZIP_MOST:,} members: end= alone is not "
             "looked up among so many (each read would walk them all); give offset= the member's first byte beside "
             "end= -- view=\"members\" lists each member's offset and the read that ends at its end")
-    entries, cd_start = sorted((local, name, length) for name, local, length in found[0] if local >= 0 and length), \
-        found[1]
-    at = bisect.bisect_left(entries, (end,)) - 1  # (the last member whose local header starts before the byte)
+    at = found.before(end)  # (the last member whose local header starts before the byte)
 
-    def span(index: int) -> _Span | None:
-        if not 0 <= index < len(entries):
+    def span(index: int) -> tuple[int, int, int] | None:  # (its index, its data's offset and bytes held)
+        if not 0 <= index < len(found.locals):
             return None
-        local, name, length = entries[index]
-        offset = zip_data_offset(read, local)  # (data that a header says runs into the directory: to its start, as
-        held = min(length, cd_start - offset)  # the listing's read of it)
-        return None if offset < 0 or held <= 0 else (name, offset, held)
+        offset = zip_data_offset(read, found.locals[index])  # (data that a header says runs into the directory:
+        held = min(found.lengths[index], found.cd_start - offset)  # to its start, as the listing's read of it)
+        return None if offset < 0 or held <= 0 else (index, offset, held)
 
     before = after = None  # (the nearest members with a local header: a directory may name a header where none
     for index in range(at, max(-1, at - _ZIP_BACK), -1):  # is, or members that overlap -- one of those before may
-        found = span(index)  # hold the byte)
-        if found is not None and found[1] < end <= found[1] + found[2]:
-            return found[1]
-        if found is not None and end <= found[1]:  # (in its local header)
-            after = after or found
-        elif found is not None:
-            before = before or found
+        spanned = span(index)  # hold the byte)
+        if spanned is not None and spanned[1] < end <= spanned[1] + spanned[2]:
+            return spanned[1]
+        if spanned is not None and end <= spanned[1]:  # (in its local header)
+            after = after or spanned
+        elif spanned is not None:
+            before = before or spanned
     index = at + 1
-    while after is None and index < min(len(entries), at + 1 + _ZIP_BACK):
+    while after is None and index < min(len(found.locals), at + 1 + _ZIP_BACK):
         after, index = span(index), index + 1
-    return before, after
+
+    def named(one: tuple[int, int, int] | None) -> _Span | None:  # (a name read only for a refusal)
+        return None if one is None else (found.name(read, one[0]), one[1], one[2])
+
+    return named(before), named(after)
 
 
 def lines_within(ls: LineSlice, start: int | None, end: int | None,

@@ -36,6 +36,7 @@ from scratchfs.api.read_mixes import check_read_modes
 from scratchfs.api.results import LineSlice, Matches, Page, Slice, short_digest
 from scratchfs.api.search_calls import searched_on, view_end_refusal
 from scratchfs.api.search_misses import stored_search
+from scratchfs.api.structure_entry import entry_identity
 from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import Stub
 from scratchfs.api.view_search import view_search
@@ -213,14 +214,19 @@ class Scope:
         return self._range("scratch", key, offset, length, None if version is None else checks.check_version(version))
 
     def _range(self, kind: str, key: str, offset: object, length: object, version: str | None = None) -> Slice:
+        return self._range_entry(kind, key, offset, length, version)[1]
+
+    def _range_entry(self, kind: str, key: str, offset: object, length: object,
+                     version: str | None = None) -> tuple[Entry, Slice]:
+        """:meth:`_range` and the entry's row it read."""
         offset = checks.check_int(offset, "offset", 0)
         length = min(checks.check_int(DEFAULT_READ_BYTES if length is None else length, "length", 1), MAX_READ_BYTES)
         check = None if version is None else functools.partial(_same_version, key, version)
         entry, data = self._entries.read_range(self.run_id, self.agent_id, kind, key, offset, length, check)
         size, end = entry.size, offset + len(data)
         found = value_version(entry) if kind == "scratch" else None
-        return Slice(key, offset, data, size, end if end < size else None, length, kind, entry.content_type == "binary",
-                     version=found)
+        return entry, Slice(key, offset, data, size, end if end < size else None, length, kind,
+                            entry.content_type == "binary", version=found)
 
     def read_lines(self, handle: str, line: int | None = None, lines: int | None = None, *, offset: int | None = None,
                    cap: int = MAX_READ_BYTES) -> LineSlice:
@@ -350,7 +356,7 @@ class Scope:
             asked = line if end is not None and back else None  # (its next_call goes back)
             line = tail_line(line, end, lambda at: self.read_lines(handle, None, 1, offset=at, cap=1).first_line)
             if back and low is None and end is not None:  # (a tar or zip member's last lines: no further back)
-                low = member_start(lambda at, n: self.read_range(handle, at, n), end, functools.partial(
+                low = self._member_start(handle, end, functools.partial(
                     Call.of, "read_handle", handle=handle, line=asked, lines=lines, budget=budget))
 
             def lines_from(at: int) -> LineSlice:
@@ -364,6 +370,18 @@ class Scope:
             return bounded_range(self.read_range(handle, offset, length), check_end(end))
         return self.search(handle, match, pattern, offset, ignore_case=ignore_case, context=context,
                            max_matches=max_matches, cap=cap, before=before, end=end, budget=budget)
+
+    def _member_start(self, handle: str, end: int, again: Callable[..., Call]) -> int | None:
+        """:func:`~scratchfs.api.bounds.member_start` of the entry ``handle`` (a read of its last lines bounded at
+        ``end`` alone), a zip's directory kept under the entry's identity (its blob token, from the reads)."""
+        handle, blobs = checks.check_handle(handle), []
+
+        def read(at: int, length: int) -> Slice:
+            entry, got = self._range_entry("handle", handle, at, length)
+            blobs[:] = [entry.blob]
+            return got
+
+        return member_start(read, end, again, lambda: entry_identity(handle, blobs[0]))
 
     # -- scratchpad -----------------------------------------------------------------------------------------------
 

@@ -48,7 +48,10 @@ key and no more (``net.ipv4.tcp_rmem = 4096 131072 33554432``: a reply of 281 by
 a side, 675, of which the key's line was 40; helper shapes4 of modeltask3's sysctl -a)."""
 BLOCK_READ = ", lines=M+1 with its M indented lines"
 """What a settings shape's tail adds after ``line=N reads it`` when its keys are listed with the indented lines that
-go on with their values (``Classifiers (line 13, 15 indented lines)``): the ``lines=`` that reads the key's block."""
+go on with their values (``Classifiers (line 13, 15 indented lines)``; a key standing again, those of its first block,
+at its line: ``Classifiers (line 13, 3 times, 15 indented lines)`` of ``pip show`` of three packages, where the
+15 are its first block's, the block that ``line=13, lines=16`` reads -- the lines of all its blocks added up would
+name no read, and the shape's room takes no more words an item): the ``lines=`` that reads the key's block."""
 _TAB_KEY = (rb"([A-Za-z][\w.\-()]{0,60}(?: [\w.\-()]{1,60}){0,4})"  # a key of words, set off from its value by
             rb"(?:[ \t]{0,8}\t[ \t]{0,8}:(?=[ \t]|\r?\n)|:(?=\t|  ))")  # tabs before the colon (/proc/cpuinfo's
 # "model name\t: AMD EPYC") or a run of spaces or a tab after it (lscpu's "Model name:      AMD EPYC"): words as keys
@@ -165,7 +168,8 @@ def settings_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
     all of it; ``scope``: what to add when not; ``size``: the whole content's bytes) when it reads as settings, else
     ``None``: ``"settings (key = value), 1,204 lines, 1,204 keys: kernel.* (line 1, 310 keys), net.* (line 311, 700
     keys), …; pattern="^[ \\t]*KEY\\s*[=:]", context="line" finds a key, line=N reads it"``, and
-    :data:`BLOCK_READ` after it when each key stands once and some have indented lines under them. Never raises."""
+    :data:`BLOCK_READ` after it when some keys have indented lines under them (a key standing again: its first's).
+    Never raises."""
     if _FIRST_RE.match(sample) is None:  # (its first line that is no comment: a setting or a section; most text
         return None  # stops here, at the cost of one anchored match)
     cut = sample.rfind(b"\n", 0, _HEAD_BYTES) if len(sample) > _HEAD_BYTES or not complete else len(sample)
@@ -210,9 +214,8 @@ def settings_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
         keyed = {at for at, _key, _spaces in aligned}
         starts = [at for at in starts if at not in keyed]
     counts, under = _under(found, len(text), starts)
-    if under and distinct == len(found):  # (each key standing once, some over M indented lines: its block is its
-        tail += BLOCK_READ  # M + 1 lines, where line=N alone read 50 of apt-cache policy's 7 -- leftovers1 helper; a
-        # key standing again counts the indented lines of all its blocks, and a stanza's keys are no block)
+    if under:  # (some key over M indented lines: its block is its M + 1 lines, where line=N alone read 50 of
+        tail += BLOCK_READ  # apt-cache policy's 7 -- leftovers1 helper; a key standing again: its first block's M)
     return listed_within(head, _keys(firsts, line_of, counts, under), tail, len(firsts))
 
 
@@ -241,19 +244,25 @@ def _under(found: list[tuple[int, str, bytes | None]], end: int, indented: list[
            ) -> tuple[Counter[str], Counter[str]]:
     """How many times each key of ``found`` (its offset, name and the spaces before its ``=``, in order) stands, and
     how many indented lines continue its values (``indented``: their offsets, in order; ``end``: the text's length),
-    a key of none left out."""
+    a key of none left out; of a key standing more than once, those under its first (the block that ``line=N`` of
+    its first line and ``lines=M+1`` read: :data:`BLOCK_READ`)."""
     counts = Counter(key for _at, key, _spaces in found)
     under: Counter[str] = Counter()
+    seen: set[str] = set()
     for n, (at, key, _spaces) in enumerate(found if indented else ()):  # (the indented lines up to the next key)
+        if key in seen:  # (a key standing again: its first block's, the one line=N of its first line reads)
+            continue
+        seen.add(key)
         stop = found[n + 1][0] if n + 1 < len(found) else end
-        under[key] += bisect_left(indented, stop) - bisect_right(indented, at)
+        under[key] = bisect_left(indented, stop) - bisect_right(indented, at)
     return counts, +under
 
 
 def _keys(firsts: dict[str, int], line_of: LineNumbers, counts: Counter[str], under: Counter[str]) -> Iterator[str]:
     """Each key (``firsts``: the offset of each key's first) with the line it first stands at, how many times it
     does when more than once (``pip show`` of several packages) and how many indented lines continue its values
-    (``counts`` and ``under``: :func:`_under`'s), if any; made as they are asked for: 64 KiB of distinct keys wrote
+    (``counts`` and ``under``: :func:`_under`'s; of a key standing again, its first block's: :data:`BLOCK_READ`),
+    if any; made as they are asked for: 64 KiB of distinct keys wrote
     9,521 items, some ten of which fit a shape (26 ms a describe; hostile7)."""
     for key, at in firsts.items():
         yield (f"{short_name(key, 48)} (line {line_of(at):,}" + (f", {counts[key]:,} times" if counts[key] > 1 else "")

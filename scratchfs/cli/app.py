@@ -156,9 +156,9 @@ class ScratchGroup(click.Group):
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
         """click's, refusing a variable the command reads that is set to empty text, which click reads as unset: a
-        silent default (:func:`~scratchfs.cli.environment.empty_variables`); help reads none, and is given."""
+        silent default (:func:`~scratchfs.cli.environment.empty_variables`; its option given wins); help reads none."""
         name, command, rest = super().resolve_command(ctx, args)
-        if command is not None and "--help" not in rest and (empty := empty_variables(self, command, os.environ)):
+        if command is not None and "--help" not in rest and (empty := empty_variables(ctx, command, os.environ, rest)):
             raise click.UsageError(empty_message(empty))
         return name, command, rest
 

@@ -55,13 +55,35 @@ def misspelt_variables(command: click.Command, environ: Mapping[str, str]) -> li
     return lines
 
 
-def empty_variables(group: click.Command, command: click.Command | None, environ: Mapping[str, str]) -> list[str]:
-    """The variables ``command`` (a subcommand of ``group``, whose options it reads too) reads that ``environ``
-    sets to empty text (or only spaces), sorted: click reads an empty variable as unset, and the store did too, so
-    ``SCRATCHFS_ROOT=`` silently opened the default root. Such a variable is refused, as its option given ``""``
-    is (:func:`empty_message`)."""
+def empty_variables(ctx: click.Context, command: click.Command | None, environ: Mapping[str, str],
+                    args: list[str] | None = None) -> list[str]:
+    """The variables ``command`` (a subcommand of ``ctx.command``, the group, whose options it reads too) reads that
+    ``environ`` sets to empty text (or only spaces), sorted: click reads an empty variable as unset, and the store
+    did too, so ``SCRATCHFS_ROOT=`` silently opened the default root. Such a variable is refused, as its option
+    given ``""`` is (:func:`empty_message`) -- unless that option is given on the command line (before the command,
+    or in its ``args``), which wins over it: it is not read (:func:`given_instead`)."""
+    group = ctx.command
     read = _envvars([group, *([command] if command is not None else [])], nested=False) | OTHER_VARIABLES
-    return sorted(name for name in read if name in environ and not environ[name].strip())
+    return sorted(name for name in read if name in environ and not environ[name].strip() and not (
+        command is not None and given_instead(ctx, command, args or [], name)))
+
+
+def given_instead(ctx: click.Context, command: click.Command, args: list[str], name: str) -> bool:
+    """Whether an option that variable ``name`` stands for is given on the command line, where it wins over the
+    variable (then not read, so not refused): before the command (``ctx``: the group's, parsed; ``--run X``) or
+    after it (``args``: the command's, not yet parsed; ``spill --run X``, ``--run=X``, before any ``--``) -- an
+    option of the same name as one whose ``envvar`` is ``name`` (the command's ``--run`` is the group's, read by
+    :func:`~scratchfs.cli.app.resolve_scope` first)."""
+    group = ctx.command
+    names = {param.name for param in [*group.params, *command.params] if name in (
+        [param.envvar] if isinstance(getattr(param, "envvar", None), str) else getattr(param, "envvar", None) or [])}
+    if any(ctx.get_parameter_source(each) is click.core.ParameterSource.COMMANDLINE
+           for each in names if each is not None and each in ctx.params):
+        return True
+    opts = {opt for param in command.params if param.name in names
+            for opt in [*param.opts, *getattr(param, "secondary_opts", [])]}
+    given = args[: args.index("--")] if "--" in args else args
+    return any(arg.split("=", 1)[0] in opts for arg in given if arg.startswith("-"))
 
 
 def empty_message(names: list[str]) -> str:
@@ -71,5 +93,5 @@ def empty_message(names: list[str]) -> str:
             f"{'it' if len(names) == 1 else 'them'} (unset means the default) or give a value")
 
 
-__all__ = ["BUSY_TIMEOUT_ENV", "ENV_PREFIX", "OTHER_VARIABLES", "empty_message", "empty_variables",
+__all__ = ["BUSY_TIMEOUT_ENV", "ENV_PREFIX", "OTHER_VARIABLES", "empty_message", "empty_variables", "given_instead",
            "misspelt_variables"]

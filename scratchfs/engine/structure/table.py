@@ -44,6 +44,7 @@ from scratchfs.engine.structure.paging import (
 )
 from scratchfs.engine.structure.row_jump import skip_rows
 from scratchfs.engine.structure.row_lines import LINE_END, row_line_start
+from scratchfs.engine.structure.row_marks import RowMarks
 from scratchfs.engine.structure.row_parts import keeper, kept_piece
 from scratchfs.engine.structure.stray_quotes import REAL, RealCells, cell_lines, runaway_said, stray_cell
 from scratchfs.engine.structure.table_columns import header_shown, select_columns
@@ -88,14 +89,16 @@ def iter_rows(source: ContentSource, delimiter: str | None = None, *, layout: La
     return _raising(rows_from(source, start, delimiter), passed, headed)
 
 
-def rows_at(source: ContentSource, offsets: list[int], headed: bool = True) -> list[int | None]:
+def rows_at(source: ContentSource, offsets: list[int], headed: bool = True,
+            marks: RowMarks | None = None) -> list[int | None]:
     """For each of ``offsets`` (byte offsets into a CSV/TSV content, in order), the number of the row holding it,
     as a rows read numbers rows (``row=N``: from 1 after the header, a quoted multi-line cell part of one row, a
     row that cannot be read counted; ``headed=False``: the first record is row 1): ``0`` for the header, ``None``
     before the table (a ``sep=`` line, comment lines). A byte on a blank line is the row's before it. Reads the
     content up to the last offset a few times (each row holding an offset up to three times more, not once for each
     of its offsets: 1,000 matches in a cell of 1.9 MB took 12 s), quote-free stretches at C speed
-    (:func:`skip_rows`). Raises what ``source``'s reads raise."""
+    (:func:`skip_rows`). ``marks``: rows of this content counted before (numbered the same way), the count starting
+    from the nearest before each offset, and noted there where it stops. Raises what ``source``'s reads raise."""
     delimiter, start = _delimiter(source, None)
     number, out, following = (0 if headed else 1), [], -1  # (following: where the row after row number starts)
 
@@ -109,6 +112,9 @@ def rows_at(source: ContentSource, offsets: list[int], headed: bool = True) -> l
         if offset < following:  # (in the row of the offset before: a cell of many lines read again for each not)
             out.append(number)
             continue
+        mark = None if marks is None else marks.before(offset)
+        if mark is not None and mark[0] > start:  # (a row counted before: on from there)
+            start, number = mark
         upto = _Upto(source, offset + 1)  # (the row holding the offset is the last one that starts in it)
         if offset < 3 and source.read(0, 3) == b"\xef\xbb\xbf":  # (a byte of the mark: the row after it, not -1)
             upto = _Upto(source, 4)
@@ -118,6 +124,8 @@ def rows_at(source: ContentSource, offsets: list[int], headed: bool = True) -> l
             if passed > 1:
                 start, number = skip_rows(upto, start, passed - 1, rows)[0], number + passed - 1
             following = skip_rows(_Upto(source, offsets[-1] + 1), start, 1, rows)[0]
+    if marks is not None:
+        marks.add(start, number)
     return out
 
 
