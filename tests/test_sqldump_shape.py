@@ -51,3 +51,19 @@ def test_other_outputs_holding_sql_are_no_dump(name):
 
 def test_text_that_opens_like_a_dump_but_creates_and_fills_nothing_is_none():
     assert not shape_of(b"-- notes\nSELECT 1;\nSET x = 2;\n" * 40).startswith(SQLDUMP_SHAPE)
+
+
+def test_a_pg_dump_names_its_copy_blocks_rows_after_its_restrict_line():
+    """pg_dump 15.18 writes ``\\restrict KEY`` before its ``SET`` lines (a psql command: the dump was told as none
+    before it was passed over) and a table's rows as a ``COPY ... FROM stdin;`` block ended by ``\\.``."""
+    data = (_TOOLS / "pg-dump-packages.sql").read_bytes()
+    lines = data.decode().splitlines()
+    copy = next(at for at, line in enumerate(lines, 1) if line.startswith("COPY public.p "))
+    end = lines.index("\\.") + 1
+    create = lines.index("CREATE TABLE public.p (") + 1
+    assert lines[4].startswith("\\restrict ")
+    assert shape_of(data).startswith(
+        f"{SQLDUMP_SHAPE}, {len(lines)} lines, 1 table, 0 INSERT statements, 1 COPY block: public.p (line {create}, "
+        f"COPY of {end - copy - 1} rows from line {copy + 1}), public.recent (view, line "
+        f"{lines.index('CREATE VIEW public.recent AS') + 1}), pm (index, line "
+        f"{next(at for at, line in enumerate(lines, 1) if line.startswith('CREATE INDEX pm '))}); ")

@@ -5,7 +5,8 @@ one line or counts one pattern instead of paging 1,200 lines of ``INSERT INTO`` 
 170 KB, was ``text, 1,205 lines``). Such text stays content type ``text``; its shape starts with
 :data:`SQLDUMP_SHAPE`.
 
-Told when its first line that is no comment (``--``, ``/* */`` within a line) and no blank starts, within its first
+Told when its first line that is no comment (``--``, ``/* */`` within a line), no psql command (pg_dump's
+``\\restrict KEY``) and no blank starts, within its first
 4 KiB, with a statement a dump opens with (``PRAGMA``, ``BEGIN``, ``SET``, ``CREATE``, ``DROP``, ``INSERT``,
 ``LOCK``, ``SELECT``, ``START``) and a ``CREATE TABLE`` or ``INSERT INTO`` starts a line in the sample; statements
 counted where they start a line
@@ -24,9 +25,10 @@ __all__ = ["SQLDUMP_SHAPE", "sqldump_shape"]
 SQLDUMP_SHAPE = "SQL dump"
 """How the shape of an SQL dump starts."""
 
-_OPENING_RE = re.compile(rb"(?:[ \t]*(?:--[^\n]*|/\*[^\n]*?\*/;?[ \t]*)?\r?\n)*(?:PRAGMA|BEGIN|SET|CREATE|DROP|INSERT|"
-                         rb"LOCK|SELECT|START) ", re.IGNORECASE)  # (each comment within its line: mysqldump's
-# /*!40101 SET ... */; lines; each repetition one line, so the match is linear)
+_OPENING_RE = re.compile(rb"(?:[ \t]*(?:--[^\n]*|\\[^\n]*|/\*[^\n]*?\*/;?[ \t]*)?\r?\n)*"
+                         rb"(?:PRAGMA|BEGIN|SET|CREATE|DROP|INSERT|LOCK|SELECT|START) ", re.IGNORECASE)  # (each
+# comment within its line: mysqldump's /*!40101 SET ... */; lines; pg_dump's \restrict KEY; each repetition one
+# line, so the match is linear)
 _NAME = rb"((?:\"[^\"\n]{1,120}\"|`[^`\n]{1,120}`|\[[^\]\n]{1,120}\]|[^\s(;\"`]{1,120})(?:\.(?:\"[^\"\n]{1,120}\"|"\
         rb"[^\s(;]{1,120}))?)"
 _CREATE_RE = re.compile(rb"\nCREATE +(?:OR +REPLACE +)?(?:(?:TEMP|TEMPORARY|UNIQUE|VIRTUAL|UNLOGGED|MATERIALIZED) +)?"
@@ -75,9 +77,14 @@ def _table(text: bytes, name: bytes, at: int | None, inserts: int, copies: int) 
     if inserts:
         first = text.find(b"\nINSERT INTO " + name)
         where.append(plural(inserts, "INSERT statement") + (f" from line {_line(text, first):,}" if first >= 0 else ""))
-    if copies:
-        first = text.find(b"\nCOPY " + name)
-        where.append(plural(copies, "COPY block") + (f" from line {_line(text, first):,}" if first >= 0 else ""))
+    first = text.find(b"\nCOPY " + name) if copies else -1
+    if first >= 0:  # (its rows: the lines up to its "\." line, or the sample's end)
+        start = text.find(b"\n", first + 1)
+        end = text.find(b"\n\\.", start)
+        rows = text.count(b"\n", start, end if end >= 0 else len(text)) - (end < 0 and not text.endswith(b"\n"))
+        block = f"COPY of {plural(rows, 'row')}" if copies == 1 else f"{plural(copies, 'COPY block')}, the first of "\
+            f"{plural(rows, 'row')}"
+        where.append(f"{block} from line {_line(text, start):,}")
     return f"{_name(name)} ({', '.join(where)})"
 
 
