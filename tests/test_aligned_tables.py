@@ -375,3 +375,18 @@ def test_real_outputs_split_where_their_columns_were_cut_by_hand(tools, scratch_
     for number, cells in rows.items():
         page = tools.read_handle(handle=stub.handle, row=number, rows=1)
         assert page["header"] == names and page["rows"] == [cells], (number, page)
+
+
+def test_a_title_line_over_the_header_and_its_rule_is_no_header(tools, scratch_scope):
+    """``unzip -l`` (fixtures/tools/unzip-l-python-stdlib.txt) prints ``Archive:  j.zip`` over its header and the
+    rule of dashes under that: its header was taken for the title's 2 words ("Archive:", "j.zip"), each row's date,
+    time and name one cell; the line over the rule is the header now, the title a preamble the shape names."""
+    data = (_TOOLS / "unzip-l-python-stdlib.txt").read_bytes()
+    stub = scratch_scope.spill(data, source_tool="bash")
+    assert stub.shape.startswith(f"{ALIGNED_SHAPE}, the header is line 2, after 1 line (line=1, lines=1 reads them)"
+                                 "; 4 columns: Length, Date, Time, Name")
+    lines = data.decode().splitlines()
+    reply = tools.call("read_handle", {"handle": stub.handle, "row": 1, "rows": 37})
+    assert reply["header"] == ["Length", "Date", "Time", "Name"]
+    assert reply["rows"] == [line.split(None, 3) for line in lines[3:40]]
+    assert reply["rows"][1] == ["14020", "2025-04-28", "14:11", "json/__init__.py"]

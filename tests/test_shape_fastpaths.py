@@ -92,7 +92,8 @@ def full_header_candidates(lines: list[str]) -> list[int]:
     ruled = next((at - 1 for at in range(2, min(len(lines), most + 2)) if not aligned.is_row(lines[at])
                   and not aligned.is_blank(lines[at])), 0)
     titled = next((at + 1 for at in range(min(len(lines) - 1, most)) if lines[at].rstrip(" \r").endswith(":")), 0)
-    return [at for at in dict.fromkeys((0, 1, *after[:1], ruled, titled, *after[1:])) if at < len(lines)
+    first = (ruled,) if ruled and aligned.is_row(lines[1]) else ()
+    return [at for at in dict.fromkeys((*first, 0, 1, *after[:1], ruled, titled, *after[1:])) if at < len(lines)
             and aligned.may_be_header(lines[at])]
 
 

@@ -1,5 +1,7 @@
 """Kinds of text told by their lines, for :mod:`scratchfs.api.shape`, tried in this order on a text that is none of
-the structured kinds (JSON, HTML, XML) nor terminal output: a test run's output
+the structured kinds (JSON, HTML, XML) nor terminal output: ``git blame``'s output (:mod:`~scratchfs.api.shape_blame`,
+first: its first line alone tells it), an SQL dump (:mod:`~scratchfs.api.shape_sqldump`), the C preprocessor's output
+(:mod:`~scratchfs.api.shape_cpp`), a test run's output
 (:mod:`~scratchfs.api.shape_testrun`), a compiler's or linter's diagnostics (:mod:`~scratchfs.api.shape_diagnostics`),
 a unified diff (:mod:`~scratchfs.api.shape_diff`), a ``git log`` without patches
 (:mod:`~scratchfs.api.shape_gitlog`), a man page or pydoc's documentation (:mod:`~scratchfs.api.shape_manual`),
@@ -20,7 +22,9 @@ sequences is told as these kinds from its text without them (:func:`coloured_kin
 
 from __future__ import annotations
 
+from scratchfs.api.shape_blame import blame_shape
 from scratchfs.api.shape_certs import certs_shape
+from scratchfs.api.shape_cpp import cpp_shape
 from scratchfs.api.shape_diagnostics import diagnostics_shape
 from scratchfs.api.shape_diff import diff_shape
 from scratchfs.api.shape_diffstat import diffstat_shape
@@ -30,6 +34,7 @@ from scratchfs.api.shape_gitlog import git_log_shape
 from scratchfs.api.shape_listing import listing_shape
 from scratchfs.api.shape_manual import manual_shape
 from scratchfs.api.shape_markdown import markdown_shape
+from scratchfs.api.shape_sqldump import sqldump_shape
 from scratchfs.api.shape_terminal import COLOURED
 from scratchfs.api.shape_testrun import runner_shape
 from scratchfs.api.shape_words import clip, plural, shape_limit, within
@@ -37,8 +42,9 @@ from scratchfs.api.shape_yaml import yaml_shape
 
 __all__ = ["KINDS", "coloured_head", "coloured_kind", "told_by_lines"]
 
-KINDS = (runner_shape, diagnostics_shape, diff_shape, git_log_shape, manual_shape, disasm_shape, certs_shape,
-         diffstat_shape, yaml_shape, markdown_shape, listing_shape, encoded_shape)
+KINDS = (blame_shape, sqldump_shape, cpp_shape, runner_shape, diagnostics_shape, diff_shape, git_log_shape,
+         manual_shape, disasm_shape, certs_shape, diffstat_shape, yaml_shape, markdown_shape, listing_shape,
+         encoded_shape)
 """The kinds, in the order they are tried (each ``(sample, lines, complete, scope, size) -> shape text or None``)."""
 
 

@@ -322,9 +322,10 @@ def find_layout(lines: list[str], header: int = 0) -> Layout | None:
 
 
 def header_candidates(lines: list[str]) -> list[int]:
-    """The lines that may be a table's header, in order, those of line 0, line 1 (``w``: after an uptime line), the
-    line after the first blank line before line :data:`MAX_PREAMBLE` (``top -bn1``: after its summary), the
-    line over the first rule of dashes after line 1 (``dpkg -l``: after its legend), the line after the first line
+    """The lines that may be a table's header, in order: the line over the first rule of dashes after line 1 when
+    line 1 is no rule (``unzip -l``: after its ``Archive:`` line; ``dpkg -l``: after its legend), then those of
+    line 0, line 1 (``w``: after an uptime line), the line after the first blank line before line
+    :data:`MAX_PREAMBLE` (``top -bn1``: after its summary), the line after the first line
     ending in ``:`` before line :data:`MAX_PREAMBLE` (``readelf -Ws``: after its title, ``Symbol table '.dynsym'
     contains 125 entries:``) and the lines after the other
     blank lines before line :data:`MAX_PREAMBLE` (``python -m cProfile -s cumtime``: after its totals and its
@@ -338,7 +339,9 @@ def header_candidates(lines: list[str]) -> list[int]:
     titled = next((at + 1 for at in range(min(len(lines) - 1, MAX_PREAMBLE))
                    if lines[at].rstrip(" \r").endswith(":")), 0)  # (a title naming the table: readelf -Ws's
     # "Symbol table '.dynsym' contains 125 entries:" after a blank line)
-    return [at for at in dict.fromkeys((0, 1, *after[:1], ruled, titled, *after[1:])) if at < len(lines)
+    first = (ruled,) if ruled and is_row(lines[1]) else ()  # (a rule of dashes under a later line, none under
+    # line 0: that line is the header, tried first -- unzip -l's "Length  Date  Time  Name" under "Archive:  a.zip")
+    return [at for at in dict.fromkeys((*first, 0, 1, *after[:1], ruled, titled, *after[1:])) if at < len(lines)
             and may_be_header(lines[at])]
 
 
