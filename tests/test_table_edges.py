@@ -54,10 +54,17 @@ def test_a_search_of_a_table_names_the_row_a_rows_read_takes(tools, search):
 
 
 def test_a_match_in_the_header_has_no_row(tools):
+    """A header's match has no row; the note explains rows only where a window has one (a search whose every match
+    is in the header said "row: the row= of a window's first match ..." of no window, modeltask5)."""
     handle = _handle(tools, DPKG.read_bytes())
     reply = tools.read_handle(handle=handle, match="package,version")
-    assert reply["windows"][0]["line"] == 1 and "row" not in reply["windows"][0]
-    assert "from 1 after the header, none in it" in reply["note"] and "calls" not in reply
+    assert [window["line"] for window in reply["windows"]] == [1] and "row" not in reply["windows"][0]
+    assert "note" not in reply and "calls" not in reply
+    reply = tools.read_handle(handle=handle, pattern="^(package|adduser),", context=0)
+    assert "row" not in reply["windows"][0] and reply["windows"][1]["row"] > 0
+    assert "from 1 after the header, none in it" in reply["note"]
+    tiny = _handle(tools, b"a\ta\n \n")  # (a TSV whose every match is in its header)
+    assert "note" not in tools.read_handle(handle=tiny, match="a", context=0)
 
 
 def test_a_table_with_no_header_line_numbers_rows_from_its_first_line(tools):

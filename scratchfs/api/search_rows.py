@@ -37,8 +37,9 @@ def with_rows(scope: Scope, found: Matches) -> Matches:
     """``found`` (a search of ``scope``'s entry ``found.handle``, not of a view nor in an encoding) with ``rows``:
     each match's row (``{match offset: row}``, 0 for the header, :func:`~.table.rows_at`; a table with no header
     line's first row is 1) and a ``note`` saying what they are and naming the rows read of the first window's row,
-    when the entry is stored as CSV/TSV and shows windows; else ``found`` as it is. Never raises: an entry out of
-    reach is left unnumbered."""
+    when the entry is stored as CSV/TSV and shows windows of which one has a row (or a match past the rows
+    counted, which the note explains); else ``found`` as it is (every match in the header: no note). Never raises:
+    an entry out of reach is left unnumbered."""
     if not found.windows or found.view or found.encoding or found.binary:
         return found
     offsets = sorted({hit.offset for window in found.windows for hit in window.matches if hit.offset < ROWS_AT_BYTES})
@@ -62,9 +63,11 @@ def with_rows(scope: Scope, found: Matches) -> Matches:
     if numbered is None:
         return found
     rows, headed = numbered
+    past = any(hit.offset >= ROWS_AT_BYTES for window in found.windows for hit in window.matches)
+    if not past and not any(rows.values()):  # (every match in the header: no window has a row= to explain)
+        return found
     edge = found.windows[0] if found.before is None else found.windows[-1]
     row = rows.get(edge.matches[0].offset)
-    past = any(hit.offset >= ROWS_AT_BYTES for window in found.windows for hit in window.matches)
     said = ["row: the row= of a window's first match (and of each in matches; " + (
         "from 1 after the header, none in it" if headed else "from 1 at the first line: no header line") +
         "), not its line: a quoted cell may hold several lines"]
