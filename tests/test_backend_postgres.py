@@ -346,6 +346,9 @@ def test_a_scratchfs_parameter_given_twice_is_refused(param, tmp_path):
     ("postgresql://host:notaport/db", "names a port that is not a number from 1 to 65535"),
     ("postgresql://host:99999/db", "names a port that is not a number from 1 to 65535"),
     ("postgresql://host/db?nosuchparam=1", 'not a valid libpq URL: invalid URI query parameter: "nosuchparam"'),
+    ("postgresql://u@h:5432\n/db", "holds a control character ('\\n') at character 22"),  # (urllib deleted it:
+    ("postgresql://u:p\tw@h/db", "holds a control character ('\\t') at character 17"),  # another URL opened;
+    ("postgresql://u@h/db\x01", "holds a control character ('\\x01') at character 20"),  # a C0 reached libpq)
 ])
 def test_a_malformed_index_url_is_a_usage_error_before_anything_is_made(tmp_path, url, says):
     """A malformed index URL was a ValueError traceback ("Invalid IPv6 URL", from urllib), or a storage error, exit
@@ -355,6 +358,15 @@ def test_a_malformed_index_url_is_a_usage_error_before_anything_is_made(tmp_path
     result = CliRunner().invoke(main, ["--root", str(root), "ls"], env={"SCRATCHFS_INDEX": url})
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith("scratchfs: invalid argument: the index URL ") and says in result.stderr
+    assert result.stderr.count("\n") == 1 and not root.exists()
+
+
+def test_a_control_character_in_the_blobs_url_is_refused_before_anything_is_made(tmp_path):
+    root = tmp_path / "root"
+    result = CliRunner().invoke(main, ["--root", str(root), "ls"],
+                                env={"SCRATCHFS_INDEX": "postgresql://u@h/db", "SCRATCHFS_BLOBS": "s3://bu\ncket/p"})
+    assert result.exit_code == 2, result.output
+    assert "the blobs URL holds a control character ('\\n') at character 8" in result.stderr
     assert result.stderr.count("\n") == 1 and not root.exists()
 
 

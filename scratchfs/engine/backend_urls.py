@@ -52,10 +52,12 @@ def split_postgres_url(url: str) -> tuple[str, str, str | None]:
     """``(libpq URL, schema, runs_table)``: scratchfs's own query parameters taken out of a ``postgresql://`` URL.
 
     Raises:
-        InvalidArgument: not a valid URL (a bad port, IPv6 brackets), or one libpq refuses (an unknown parameter);
-            not a ``postgresql://`` or ``postgres://`` URL; ``schema`` or ``runs_table`` given twice (which one
-            was meant cannot be told, and the last one silently winning could open another store).
+        InvalidArgument: not a valid URL (a bad port, IPv6 brackets, a control character), or one libpq refuses
+            (an unknown parameter); not a ``postgresql://`` or ``postgres://`` URL; ``schema`` or ``runs_table``
+            given twice (which one was meant cannot be told, and the last one silently winning could open another
+            store).
     """
+    _refuse_controls(url, "index")
     try:
         parts = urlsplit(url)
         if "," not in parts.netloc.rpartition("@")[2]:  # (several hosts, 'h1:5432,h2:5433': libpq's to read)
@@ -85,6 +87,19 @@ def split_postgres_url(url: str) -> tuple[str, str, str | None]:
         f"#{parts.fragment}" if parts.fragment else "")
     _check_libpq(dsn)
     return dsn, own.get("schema", "scratchfs"), own.get("runs_table")
+
+
+def _refuse_controls(url: str | None, what: str) -> None:
+    """Raise InvalidArgument when ``url`` holds a control character (C0 or DEL): ``urlsplit`` deletes a tab, CR or
+    LF wherever it stands (the WHATWG URL standard's "remove all ASCII tab or newline"), so ``h:5432\\n/db``, a line
+    break pasted into a variable, opened another URL than the one written; the others reached libpq or S3 as they
+    were. The character is named by its position, the URL not echoed (it may hold a password)."""
+    if not url:
+        return
+    at = next((i for i, char in enumerate(url) if char < " " or char == "\x7f"), None)
+    if at is not None:
+        raise InvalidArgument(f"the {what} URL holds a control character ({url[at]!r}) at character {at + 1}: a "
+                              "line break or tab pasted with it? Remove it, or write it %-encoded (%0A, %09)")
 
 
 def _sqlite_advice(scheme: str, path: str) -> str:
@@ -173,8 +188,11 @@ def check_urls(index_url: str, blobs_url: str) -> tuple[str, str, str | None] | 
 
     Raises:
         InvalidArgument: an unknown URL scheme, S3 blobs without a PostgreSQL index, a missing extra
-            (:func:`require_extra`), a malformed PostgreSQL URL (:func:`split_postgres_url`).
+            (:func:`require_extra`), a malformed PostgreSQL URL (:func:`split_postgres_url`), a control character
+            in either URL.
     """
+    for what, url in (("index", index_url), ("blobs", blobs_url)):
+        _refuse_controls(url, what)
     postgres = None
     if index_url not in _DEFAULT:
         if index_url.lower().startswith(("postgresql:", "postgres:")):  # (another scheme is told as such)
