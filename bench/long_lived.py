@@ -32,8 +32,11 @@ What it printed on 2026-12-07, 10:43-11:05 UTC (other helpers running, load 3-6;
   parse, scratchfs/foundation/collector.py).
 * ``--scatter 1000000`` (233,000 tracked objects): describe 18.2 -> 52.8 ms (2.90x), 46.3 ms (2.55x) under
   ``gc.freeze()``, 20.8 ms with the host's objects dropped; no collection ran during it. ``--ordered``, the same
-  objects alive and the same collector state: 17.7 -> 23.4 ms (1.32x). The other operations: 0.99-1.53x scattered,
-  1.03-1.23x ordered (one run each, noisy at these loads).
+  objects alive and the same collector state: 17.7 -> 23.4 ms (1.32x). Again at 11:04 (load 6.7): 2.45x scattered,
+  1.40x ordered. The other operations: 0.98-1.15x scattered (a spill's 1.53x of the first run was 0.98x in the
+  second), 1.03-1.23x ordered: noise at these loads.
+* The describe's parse alone, ``json.loads`` of the same 512 KiB with the collector disabled: parse 12.2 -> 23.2 ms
+  and freeing the value 3.2 -> 13.8 ms in the scattered heap; 14.3 -> 10.7 and 4.0 -> 4.0 ms in the ordered one.
 * ``--trace --calls 8000``: what scratchfs itself keeps levels off (tracked objects 58,070, 59,898, 61,929, 63,885
   after each quarter): the growth is ``parse_location``'s cache (scratchfs/engine/segments.py, 8,192 entries at most,
   about 470 bytes each), the seek tables (512) and line tables (256); no cache grows without bound.
