@@ -63,7 +63,7 @@ def disasm_shape(sample: bytes, lines: int, complete: bool, scope: str, size: in
     if not total:
         return listed_within(head, [], _FIND)
     counts = plural(total, "symbol") + (f" ({len(stubs):,} @plt)" if stubs else "")
-    items = chain(*((f"{called_name(raw.decode('utf-8', 'replace'), 48)} (line {line:,})"
+    items = chain(*((f"{called_name(raw.decode('utf-8', 'replace'), 48, parted=False)} (line {line:,})"
                      for line, raw in numbered(text, parts)) for parts in (own, dotted, stubs)))
     return listed_within(f"{head}; {counts}: ", items, _FIND, total)
 
