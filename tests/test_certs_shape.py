@@ -50,8 +50,9 @@ def test_certificates_are_named_at_their_lines(data, count):
     told = [(name, int(line.replace(",", ""))) for name, line in _ITEM_RE.findall(shape)]
     assert told == expected(data)[: len(told)] and len(told) >= 6, shape
     assert ("AC RAIZ FNMT-RCM", 104 if data is X509 else 149) in told  # (no CN: its OU, not its O "FNMT-RCM")
-    assert shape.endswith('; match="NAME", context="line" finds its Subject line (and Issuer lines naming it), '
-                          "line=N reads a certificate from its start"), shape
+    assert shape.endswith('; pattern="^\\s*Subject:.*= ?\\x22?NAME\\x22?(,|\\s*$)", context="line" finds its '
+                          "Subject line (NAME with \\ before each of .^$*+?()[]{}|\\ and space), line=N reads a "
+                          "certificate from its start"), shape
 
 
 def test_the_named_search_and_line_read_reach_a_certificate(tmp_path):
@@ -76,7 +77,7 @@ _ENTRUST = "Entrust.net Certification Authority (2048)"
 def test_the_named_search_finds_every_certificates_subject_line(tmp_path, data):
     """The call the shape names, NAME each certificate's name as read plainly, finds that certificate's Subject line
     (pattern="Subject:.*NAME" found nothing of a name holding a regex's characters: "Entrust.net Certification
-    Authority (2048)", leftovers1 helper)."""
+    Authority (2048)", leftovers1 helper), first (match="NAME" first found another's Issuer line: shapenames1)."""
     named = re.search(r'; (match|pattern)="([^"]*NAME[^"]*)", context="line"', shape_of(data))
     assert named is not None, shape_of(data)
     lines = data.decode().splitlines()
@@ -85,9 +86,10 @@ def test_the_named_search_finds_every_certificates_subject_line(tmp_path, data):
         tools, handle = ScratchTools(scope), scope.spill(data, source_tool="openssl").handle
         for name, start in expected(data):
             subject = next(n for n in range(start, len(lines) + 1) if "Subject:" in lines[n - 1])
-            found = tools.call("read_handle", {"handle": handle, named[1]: named[2].replace("NAME", name),
+            needle = named[2].replace("NAME", re.escape(name) if named[1] == "pattern" else name)
+            found = tools.call("read_handle", {"handle": handle, named[1]: needle,
                                                "context": "line", "max_matches": 50})
-            assert subject in [w["line"] for w in found["windows"]], (name, found)
+            assert found["windows"][0]["line"] == subject, (name, found)  # (its own, first: shapenames1)
 
 
 @pytest.mark.parametrize("data", [

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from scratchfs.api.shape_parts import Parts, numbered
-from scratchfs.api.shape_words import listed_within, plural, short_name
+from scratchfs.api.shape_words import called_name, listed_within, plural
 
 __all__ = ["CERTS_SHAPE", "certs_shape"]
 
@@ -33,18 +33,23 @@ _CERT_RE = re.compile(rb"\nCertificate:\r?\n[ \t]{1,16}Data:\r?\n(?:(?!Certifica
 # (a certificate's first two lines, then its subject within its next 40 lines, ten or so in OpenSSL's layout, and
 # before the next certificate's: one that had none took the next one's subject at its own line, and each of 40,000
 # Certificate: lines looked 40 lines on, 76 ms; prose that opens "Certificate:" has no Data: line)
-_NAME_RE = re.compile(r"(?:^|,\s*)(CN|O|OU)\s?=\s?((?:[^,\\]|\\.)+)")
-_FIND = ('; match="NAME", context="line" finds its Subject line (and Issuer lines naming it), line=N reads a '
-         'certificate from its start')  # (a literal: pattern="Subject:.*NAME" found nothing of a name holding a
-# regex's characters, "Entrust.net Certification Authority (2048)"; leftovers1 helper)
+_NAME_RE = re.compile(r'(?:^|,\s*)(CN|O|OU)\s?=\s?(?:"((?:[^"\\]|\\.)*)"(?=,|\s*$)|((?:[^,\\]|\\.)+))')
+# (x509's oneline form quotes a value holding , + ; < > #: CN = "Acme, Inc.", read without its quotes)
+_FIND = ('; pattern="^\\s*Subject:.*= ?\\x22?NAME\\x22?(,|\\s*$)", context="line" finds its Subject line '
+         '(NAME with \\ before each of .^$*+?()[]{}|\\ and space), line=N reads a certificate from its start')
+# (a pattern anchored to the Subject line and the name's end: match="NAME" first found the Issuer line of the
+# certificate before it, a chain's leaf naming its intermediate, or a DNS: name, or "AC RAIZ FNMT-RCM SERVIDORES
+# SEGUROS" for "AC RAIZ FNMT-RCM"; helper shapenames1. The name escaped: pattern="Subject:.*NAME" found nothing of
+# "Entrust.net Certification Authority (2048)"; leftovers1 helper)
 
 
 def certs_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
     """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
     count; ``scope``: what to add when the sample is not all of it) if it is certificates dumped as text by OpenSSL,
     else ``None``: ``"certificates (openssl -text), 836 lines, 12 certificates: ACCVRAIZ1 (line 1), AC RAIZ FNMT-RCM
-    (line 104), …; match="NAME", context="line" finds its Subject line (and Issuer lines naming it), line=N reads a
-    certificate from its start"``. ``size`` (the content's bytes) is unused: the other kinds take it. Never raises."""
+    (line 104), …; pattern="^\\s*Subject:.*= ?\\x22?NAME\\x22?(,|\\s*$)", context="line" finds its Subject
+    line (NAME with \\ before each of .^$*+?()[]{}|\\ and space), line=N reads a certificate from its start"``.
+    ``size`` (the content's bytes) is unused: the other kinds take it. Never raises."""
     if not sample.startswith(_START):  # (one comparison of the first bytes: every other text stops here)
         return None
     if not complete:
@@ -61,9 +66,11 @@ def certs_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int
 def _subject_name(raw: bytes) -> str:
     """A certificate's name in a shape, from its ``Subject:`` line's text ``raw``: its common name (``CN``), else its
     unit (``OU``: ``AC RAIZ FNMT-RCM``, where its ``O`` is ``FNMT-RCM``), else its organisation (``O``), else the whole
-    subject (``(no subject)`` when empty), its commas and
-    colons read as ``;`` (a shape parts its items by ``", "``), cut to 48 characters."""
+    subject (``(no subject)`` when empty), in JSON quotes when it holds a comma, a colon, a quote or a character that
+    does not show as itself (:func:`~scratchfs.api.shape_words.called_name`: the call the shape names holds the
+    name's real characters), cut to 48 characters."""
     subject = raw.decode("utf-8", "replace").strip()
-    names = dict(reversed(_NAME_RE.findall(subject)))  # (the first of each: reversed, so the first is kept)
+    names = {key: quoted or bare for key, quoted, bare in reversed(_NAME_RE.findall(subject))}  # (the first of
+    # each: reversed, so the first is kept)
     name = next((names[key] for key in ("CN", "OU", "O") if key in names), subject).strip() or "(no subject)"
-    return short_name(name.replace(",", ";").replace(":", ";"), 48)
+    return called_name(name, 48)

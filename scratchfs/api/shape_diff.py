@@ -23,7 +23,7 @@ from __future__ import annotations
 import heapq
 import re
 
-from scratchfs.api.shape_words import listed_within, plural, room_for, short_name, within_lines
+from scratchfs.api.shape_words import called_name, listed_within, plural, room_for, within_lines
 
 __all__ = ["DIFF_SHAPE", "HUNK_RE", "diff_shape", "patches_said"]
 
@@ -239,7 +239,7 @@ _FIND = '; match="+++ NAME", context="line" finds another'
 
 
 def _item(file: _File) -> str:
-    return f"{short_name(file.name, 80)} (line {file.line:,}, +{file.added:,} -{file.removed:,})"
+    return f"{called_name(file.name, 80)} (line {file.line:,}, +{file.added:,} -{file.removed:,})"
 
 
 def patches_said(sample: bytes, scope: str) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import heapq
 import re
 
-from scratchfs.api.shape_words import listed_within, plural, short_name, within_lines
+from scratchfs.api.shape_words import called_name, listed_within, plural, within_lines
 
 __all__ = ["DIFFSTAT_SHAPE", "diffstat_shape"]
 
@@ -68,7 +68,7 @@ def diffstat_shape(sample: bytes, lines: int, complete: bool, scope: str, size: 
     else:
         said = f"{plural(len(files), 'file')} so far; most changed so far: "
     head = f"{DIFFSTAT_SHAPE}, {plural(lines, 'line')}{scope}, {said}"
-    items = (f"{short_name(path.decode('utf-8', 'replace').rstrip(), 60)} (line {_line(text, at):,}, "
+    items = (f"{called_name(path.decode('utf-8', 'replace').rstrip(), 60)} (line {_line(text, at):,}, "
              f"{'binary' if count is None else plural(count, 'line')})" for count, at, path in largest)
     return listed_within(head, items, _FIND if total is not None else f"{_FIND}, line=-1 reads the totals",
                          len(largest))

@@ -18,7 +18,7 @@ import re
 from itertools import chain
 
 from scratchfs.api.shape_parts import Parts, numbered
-from scratchfs.api.shape_words import listed_within, plural, short_name, within_lines
+from scratchfs.api.shape_words import called_name, listed_within, plural, short_name, within_lines
 
 __all__ = ["DISASM_SHAPE", "disasm_shape"]
 
@@ -63,7 +63,7 @@ def disasm_shape(sample: bytes, lines: int, complete: bool, scope: str, size: in
     if not total:
         return listed_within(head, [], _FIND)
     counts = plural(total, "symbol") + (f" ({len(stubs):,} @plt)" if stubs else "")
-    items = chain(*((f"{short_name(raw.decode('utf-8', 'replace'), 48)} (line {line:,})"
+    items = chain(*((f"{called_name(raw.decode('utf-8', 'replace'), 48, parted=False)} (line {line:,})"
                      for line, raw in numbered(text, parts)) for parts in (own, dotted, stubs)))
     return listed_within(f"{head}; {counts}: ", items, _FIND, total)
 

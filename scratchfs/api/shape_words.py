@@ -14,8 +14,8 @@ from scratchfs.engine.structure.row_keys import first_keys
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import plural
 
-__all__ = ["LONG_STRING_CHARS", "MAX_SHAPE_CHARS", "MOST_LINES", "PROGRAM_LINE_RE", "LineNumbers", "clip",
-           "column_names", "first_of", "key_name", "kib", "listed_within", "plural", "room_for", "scoped",
+__all__ = ["LONG_STRING_CHARS", "MAX_SHAPE_CHARS", "MOST_LINES", "PROGRAM_LINE_RE", "LineNumbers", "called_name",
+           "clip", "column_names", "first_of", "key_name", "kib", "listed_within", "plural", "room_for", "scoped",
            "shape_limit", "short_name", "within", "within_lines"]
 
 LONG_STRING_CHARS = 200
@@ -168,6 +168,30 @@ def short_name(key: object, limit: int = 32) -> str:
     surrogates), cut to ``limit`` characters."""
     text = _CONTROL_RE.sub("?", str(key))
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_CALLED_RE = re.compile(r'[,:"…]|^\s|\s$|^$')
+_WHOLE_RE = re.compile(r'["…]|^\s|\s$|^$')
+_HIDDEN_RE = re.compile("[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff"
+                        "\ud800-\udfff]")
+"""What makes a name a shape lists with a call for it (``match="NAME"``) read as something else: the ``,`` and
+``:`` that part a shape's items and words, a quote, an ellipsis, white space at an end, nothing; and what a name
+does not show as itself: :data:`_CONTROL_RE`'s and the zero-width characters (U+200B..U+200D, U+2060, U+FEFF, a soft
+hyphen), written as their JSON escapes."""
+
+
+def called_name(name: str, limit: int = 48, parted: bool = True) -> str:
+    """A name in a shape that names a call to write it in (``match=" b/NAME"``): ``name`` as itself when it holds
+    nothing of :data:`_CALLED_RE` or :data:`_HIDDEN_RE`, else as a JSON string (``"tab\\tx.txt"``,
+    ``"\\u202eevil"``, ``"Acme, Inc."``), which the model's call holds as the JSON it reads -- the name's real
+    characters, where :func:`short_name`'s ``?`` for a control was a call that found nothing (helper shapenames1).
+    Cut to ``limit`` characters with ``…`` (a cut name's call finds its first characters alone). ``parted``
+    ``False``: a ``,`` or ``:`` leaves a name as itself (a C++ symbol's ``std::max<long>(long const&, long const&)``,
+    which a shape's items read whole before its ``(line N)``)."""
+    if not (_CALLED_RE if parted else _WHOLE_RE).search(name) and not _HIDDEN_RE.search(name):
+        return name if len(name) <= limit else name[: limit - 1] + "…"
+    shown = json.dumps(name if len(name) <= limit else name[: limit - 1] + "…", ensure_ascii=False)
+    return _HIDDEN_RE.sub(lambda found: f"\\u{ord(found[0]):04x}", shown)  # (what JSON left as itself)
 
 
 _AMBIGUOUS_RE = re.compile(r'[?,:{}"…]|^\s|\s$|^$')
