@@ -23,6 +23,7 @@ from scratchfs.engine.structure.aligned import (
     header_candidates,
     is_blank,
     is_row,
+    rows_end,
 )
 from scratchfs.engine.structure.table_start import header_votes
 
@@ -37,6 +38,7 @@ PREAMBLE = "the header is line"
 _PREAMBLE = re.compile(re.escape(f"{ALIGNED_SHAPE}, {PREAMBLE} ") + r"(\d+), after ")  # (matched at the start:
 # the words before any of the content's, which no column name can make and no clip can cut)
 _WORD = re.compile(r"[^ ]+")
+_FOOTER_CHARS = 60  # (most characters of a footer's words a shape quotes)
 _QUICK_CHARS = 2048  # (a text's start whose split finds its first lines when they are short, as most are)
 
 
@@ -148,15 +150,21 @@ def _a_row(line: str, layout: Layout) -> bool:
 
 def _count(text: str, complete: bool, lines: int, header: int) -> str:
     """The rows of a table whose text (or sample, not ``complete``) is ``text`` and whose header is line ``header``
-    (from 0): those before its first blank line that lines follow (which ends them), exact when the sample shows it
-    or holds all; else about ``lines - 1 - header``."""
+    (from 0): those up to where they end (:func:`~scratchfs.engine.structure.aligned.rows_end`: a blank line that
+    lines follow, a rule of dashes after rows, a last line of totals), with the footer after them (the line and
+    its words), exact when the sample shows it or holds all; else about ``lines - 1 - header``."""
     parts = text.split("\n")
     if not complete or parts[-1] == "":
         parts.pop()  # (the rest after the last newline: empty, or maybe cut)
-    blank = next((at for at, part in enumerate(parts) if at > header and is_blank(part)), len(parts))
-    if blank < len(parts) and not all(map(is_blank, parts[blank:])):
-        rows = plural(sum(map(is_row, parts[header + 1 : blank])), "row")
-        return f"{rows} (up to the blank line at line {blank + 1:,}; the lines after it are no rows)"
-    if complete:
-        return plural(sum(map(is_row, parts[header:])) - 1, "row")
-    return f"~{plural(lines - 1 - header, 'row')} (by line count)"
+    end, footer = rows_end(parts, header + 1, False, complete)
+    if end == len(parts) and not complete:
+        return f"~{plural(lines - 1 - header, 'row')} (by line count)"
+    rows = plural(sum(map(is_row, parts[header + 1 : end])), "row")
+    past = end if footer is None else footer + 1
+    after = "; the lines after it are no rows" if not all(map(is_blank, parts[past:])) else ""
+    if footer is not None:
+        words = clip(" ".join(parts[footer].split()), _FOOTER_CHARS)
+        return f"{rows}, then a footer, no row (line {footer + 1:,}: \"{words}\", line={footer + 1} reads it{after})"
+    if after:
+        return f"{rows} (up to the {'blank line' if is_blank(parts[end]) else 'rule'} at line {end + 1:,}{after})"
+    return rows

@@ -28,7 +28,7 @@ from scratchfs.engine.structure import (
     iter_rows,
     rows_page,
 )
-from scratchfs.engine.structure.aligned import Layout, headless_layout, is_blank, is_row, source_layout
+from scratchfs.engine.structure.aligned import Layout, headless_layout, is_row, is_total, source_layout
 from scratchfs.engine.structure.paging import iter_lines
 from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.errors import BadRecord, ScratchError, WideHeader
@@ -362,8 +362,8 @@ class RowsAfter:
         numbers them: a CSV table's by :func:`~scratchfs.engine.structure.iter_rows` (a row that cannot be read
         passed over, keeping its number), and one drawn with pipes' by its layout; a table aligned by spaces' by its
         lines alone, as that read splits them (after its header line, the one its shape names, up to the first blank
-        line; a rule of dashes is no row): its layout (told from 32 KiB of lines, which no stub reads) changes the
-        cells, not where the rows start."""
+        line, a rule of dashes after rows or a last line of totals: :func:`_aligned_starts`): its layout (told from
+        32 KiB of lines, which no stub reads) changes the cells, not where the rows start."""
         head = self.head
         if self.aligned:
             at = 0 if self.layout is None else self.layout.start  # (a table with no header: past ls -l's total)
@@ -372,17 +372,7 @@ class RowsAfter:
                 if end < 0:
                     return
                 at = end + 1
-            number = 0
-            while at < len(head):
-                end = head.find(b"\n", at)
-                end = len(head) if end < 0 else end
-                line = head[at:end].decode("utf-8", "replace")
-                if is_blank(line):
-                    return
-                if is_row(line):
-                    number += 1
-                    yield number, at
-                at = end + 1
+            yield from _aligned_starts(head, at, len(head) >= self.size)
             return
         passed: list[BadRecord] = []  # (a row that cannot be read: passed over, as a rows read's pages pass over
         told = 0  # it, its number kept; a row cut at the reach's end is one)
@@ -403,3 +393,33 @@ class RowsAfter:
             if start + len(line.rstrip()) > covered:  # (it starts after the preview's end, or the end cuts it)
                 return number
         return None if len(head) >= self.size else number + 1
+
+
+def _aligned_starts(head: bytes, at: int, whole: bool) -> Iterator[tuple[int, int]]:
+    """``(number, byte offset where it starts)`` of each row of a table aligned by spaces whose lines (in ``head``,
+    all of the content when ``whole``) start at byte ``at``, past its header, as a rows read numbers them: up to a
+    blank line, a rule of dashes after rows, or a last line of totals
+    (:func:`~scratchfs.engine.structure.aligned.rows_end`: a footer, no row); a rule before the rows is no row."""
+    number = 0
+    while at < len(head):
+        end = head.find(b"\n", at)
+        end = len(head) if end < 0 else end
+        line = head[at:end].decode("utf-8", "replace")
+        if not is_row(line):
+            if number or not line.strip(" \r"):  # (a blank line, or a rule after rows: the rows end)
+                return
+        elif is_total(line) and not _next_line(head, end, whole).strip(" \r"):  # (a last line of totals)
+            return
+        else:
+            number += 1
+            yield number, at
+        at = end + 1
+
+
+def _next_line(head: bytes, end: int, whole: bool) -> str:
+    """The line after the one ending at byte ``end`` of ``head``, as text: ``""`` (a blank line) past its end when
+    ``head`` is ``whole`` (the content's end), else ``"?"`` (a line not seen: maybe a row)."""
+    if end + 1 >= len(head):
+        return "" if whole else "?"
+    after = head.find(b"\n", end + 1)
+    return head[end + 1 : after if after >= 0 else len(head)].decode("utf-8", "replace")

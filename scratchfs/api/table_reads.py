@@ -70,7 +70,8 @@ def _aligned_note(layout: Layout, page: ItemPage, first: bool) -> str | None:
            "cut at the header's column positions")
     whole = sum(isinstance(row, dict) for row in page.items)
     said = [f"a table aligned by spaces (stored as text): each line {how}, each cell where its words stand under "
-            "the header; a line of dashes is no row, a blank line ends the rows"
+            "the header; a line of dashes under the header is no row; a blank line, a line of dashes after rows or a "
+            "last line of totals (a footer, no row) ends the rows"
             + ("; the first column has no name in the header" if layout.names[0] == "" else "")] if first else []
     if whole:
         said.append(f"{plural(whole, 'row')} given whole as {{\"{UNSPLIT_KEY}\": line}}: "

@@ -24,7 +24,9 @@ Two rules split a line (:attr:`Layout.rule`):
   ``PORTS``), as tools that size each column to its widest value over all rows print them.
 
 A line of dashes and equal signs drawing a rule under the header (``pip list``) is no row; a blank line (spaces only)
-ends the rows (what follows -- ``systemctl list-units``' legend, ``kubectl get all``'s next table -- is none). Lines
+ends the rows (what follows -- ``systemctl list-units``' legend, ``kubectl get all``'s next table -- is none), and so
+does such a rule after rows (``unzip -l``'s closing rule over its ``225 files``) or a last line of totals (``df
+--total``, ``wc``): a footer, no row (:func:`rows_end`). Lines
 are compared as they are (a tab is no space: text holding a tab is no such table). Everything here is pure and costs
 the first lines only.
 """
@@ -40,8 +42,8 @@ from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.pipe_lines import PIPED, find_pipes, pipe_border, pipe_cells, pipe_ends, pipe_row
 
 __all__ = ["FIXED", "HEAD_CHARS", "HEAD_LINES", "MAX_PREAMBLE", "RUNS", "Layout", "find_layout", "find_table",
-           "head_lines", "header_candidates", "headless_layout", "is_blank", "is_row", "may_be_header", "pipes_layout",
-           "source_layout"]
+           "head_lines", "header_candidates", "headless_layout", "is_blank", "is_row", "is_total", "may_be_header",
+           "pipes_layout", "rows_end", "source_layout"]
 
 RUNS = "runs"
 FIXED = "fixed"
@@ -65,6 +67,7 @@ _LINE_NUMBER = re.compile(r":\d+[:-]")  # grep's path:line: (a header names no l
 _NUMBER = re.compile(r"[-+]?\d[\d.,:%]*[A-Za-z]?")  # (a size, a time, a percentage: 4.0K, 07:51, 25.2)
 _PUSH = 2  # most spaces between a value that overflows its column and the cell it pushes (ps: 1)
 _GLUED = re.compile(r"[a-z]([A-Z][a-z]+)(?= |$)")  # a capitalised name glued to the end of the one before
+_TOTAL_WORDS = frozenset(("total", "total:", "totals", "totals:", "(totals)"))
 
 
 def is_blank(line: str) -> bool:
@@ -77,6 +80,37 @@ def is_row(line: str) -> bool:
     dashes and equal signs (``---- -----``, at least two of them)."""
     body = line.rstrip(" \r")
     return bool(body) and not (body.count("-") + body.count("=") >= 2 and _RULE.fullmatch(body) is not None)
+
+
+def is_total(line: str) -> bool:
+    """Whether ``line`` (no newline) reads as a line of totals: 2 words or more, the first or the last ``total``
+    (``df --total``'s ``total  565449824 ...  -``, ``wc``'s and ``du -c``'s ``  1252 total``; ``Total:``,
+    ``TOTALS``, ``size -t``'s ``(TOTALS)``, any case). The last line of a table's rows (a blank line or the end
+    after it) that reads so is its footer, no row (:func:`rows_end`)."""
+    words = line.split()
+    return len(words) >= 2 and (words[0].lower() in _TOTAL_WORDS or words[-1].lower() in _TOTAL_WORDS)
+
+
+def rows_end(lines: list[str], start: int, seen: bool, complete: bool = True) -> tuple[int, int | None]:
+    """``(the index of the first line past the rows, the index of their footer or None)`` of a table aligned by
+    spaces whose rows run from ``lines[start]`` (no newlines; ``seen``: rows came before it, so that a rule of
+    dashes ends them -- one before any is the rule under the header, no row; ``complete``: the lines run to the
+    content's end). The rows end at a blank line; at a rule of dashes after a row (``unzip -l``'s and ``coverage
+    report``'s closing rule: the line after it, when not blank, is the footer -- ``3411683  225 files``,
+    ``TOTAL ...``); or before their last line when it is one of totals (:func:`is_total`: the footer)."""
+    for at in range(start, len(lines)):
+        line = lines[at]
+        if is_blank(line):
+            return at, None
+        if not is_row(line):
+            if seen:
+                return at, (at + 1 if at + 1 < len(lines) and not is_blank(lines[at + 1]) else None)
+            continue
+        if is_total(line) and ((at + 1 < len(lines) and is_blank(lines[at + 1])) or (
+                at + 1 == len(lines) and complete)):
+            return at, at
+        seen = True
+    return len(lines), None
 
 
 @dataclass(frozen=True, slots=True)
@@ -379,7 +413,8 @@ def _table(lines: list[str]) -> tuple[Layout, list[list[str]], list[tuple[int, i
                for at, word in enumerate(words)):
         return None
     body = lines[1:HEAD_LINES]
-    end = next((at for at, line in enumerate(body) if is_blank(line)), len(body))  # (a blank line ends the rows)
+    end = rows_end(body, 0, False, False)[0]  # (a blank line ends the rows; so does a rule after them, or a last
+    # line of totals: a footer's, no row)
     rows = [line.rstrip(" \r") for line in body[:end] if is_row(line)]
     if len(rows) < _MIN_ROWS or any("\t" in row or row == header for row in rows):
         return None  # (a row that repeats the first line: that line is no header)

@@ -13,9 +13,10 @@ import csv
 import re
 import threading
 from collections.abc import Generator, Iterator
+from itertools import islice
 from typing import NamedTuple
 
-from scratchfs.engine.structure.aligned import Layout
+from scratchfs.engine.structure.aligned import Layout, is_total
 from scratchfs.engine.structure.paging import ContentSource, iter_lines
 from scratchfs.engine.structure.row_lines import iter_row_lines, line_end_after
 from scratchfs.engine.structure.table_start import UTF8_BOM
@@ -79,9 +80,27 @@ class _Lines:
         self.replaced = 0  # bytes handed out as U+FFFD (not part of a valid UTF-8 character), so far
         self.marks: list[int] = []  # for each U+FFFD handed out since last emptied, in order: the bytes it shows
         self._lines = (iter_row_lines if csv_lines else iter_lines)(source, offset, _MAX_LINE_BYTES)
+        self._peeked: list[tuple[int, bytes]] = []  # (the next line, read by :meth:`last`, not handed out yet)
+
+    def last(self) -> bool:
+        """Whether the line handed out last is the last before a blank line (spaces only) or the end: the next
+        line is read, not handed out (nor counted) until the iteration reaches it."""
+        if not self._peeked:
+            self._peeked.extend(islice(self._lines, 1))
+        return not self._peeked or not self._peeked[0][1].strip(b" \r\n")
+
+    def _raw(self) -> Iterator[tuple[int, bytes]]:
+        while True:
+            if self._peeked:
+                yield self._peeked.pop()
+                continue
+            found = next(self._lines, None)
+            if found is None:
+                return
+            yield found
 
     def __iter__(self) -> Iterator[str]:
-        for start, line in self._lines:
+        for start, line in self._raw():
             self.consumed += len(line)
             if start == 0 and line.startswith(UTF8_BOM):
                 line = line[3:]
@@ -122,15 +141,18 @@ def _per_cell(cells: list[str], marks: list[int]) -> tuple[tuple[int, ...], ...]
     return tuple(out)
 
 
-def _aligned(lines: Iterator[str], layout: Layout, header: bool) -> Iterator[list[str] | dict[str, str]]:
+def _aligned(lines: _Lines, layout: Layout, header: bool) -> Iterator[list[str] | dict[str, str]]:
     """The cells of each line of a table aligned by spaces or drawn with pipes (``[]`` for a line that is no row)
-    up to the line that ends them (:meth:`Layout.ends`: a blank one; a box's border right under a border),
+    up to the line that ends them (:meth:`Layout.ends`: a blank one; a box's border right under a border; of a
+    table aligned by spaces, a rule of dashes after a row -- any, when the lines start past the header -- or a last
+    line of totals: :func:`~scratchfs.engine.structure.aligned.rows_end`'s footer, no row),
     ``{"unsplit": line}`` for a row whose cells cannot be told for certain (:meth:`Layout.cells`); the first row is
     the header, its cells the layout's names, when ``header`` (the lines start at the header's), and the line under
     it no row when it is a table's rule (:attr:`Layout.piped`); ``()`` instead of ``[]`` for a box's border, after
     which a read may not stop (:class:`Far`)."""
     ruled = bordered = False  # (bordered: the line before was a box's border)
-    for line in lines:
+    seen = not header  # (a row came before: a rule of dashes ends the rows)
+    for line in iter(lines):
         body = line.rstrip("\n")
         if ruled:  # (the rule under a header drawn with pipes: whatever it looks like)
             ruled, bordered = False, layout.border(body)
@@ -138,13 +160,17 @@ def _aligned(lines: Iterator[str], layout: Layout, header: bool) -> Iterator[lis
         elif layout.ends(body) or (bordered and layout.border(body)):  # (a box's bottom border over another's top)
             return
         elif not layout.is_row(body):
+            if seen and not layout.piped:  # (a rule after rows: theirs closing, a footer after it)
+                return
             bordered = layout.border(body)
             yield () if bordered else []  # (no page ends after a border: the next line's meaning depends on it)
         elif header:
             header, ruled, bordered = False, layout.piped, False
             yield list(layout.names)
+        elif not layout.piped and is_total(body) and lines.last():  # (a last line of totals: a footer)
+            return
         else:
-            bordered = False
+            bordered, seen = False, True
             cells = layout.cells(line.rstrip("\n"))
             yield {UNSPLIT_KEY: line.strip(" \r\n")} if cells is None else cells
 
@@ -162,7 +188,7 @@ def rows_from(source: ContentSource, offset: int, delimiter: str, replaced: dict
     while offset < source.size or offset == 0:
         lines = _Lines(source, offset, layout is None)
         reader = csv_reader(iter(lines), delimiter=delimiter) if layout is None else _aligned(
-            iter(lines), layout, offset == layout.start and layout.headed)
+            lines, layout, offset == layout.start and layout.headed)
         bad = yield from _rows_until_bad(source, lines, reader, replaced, far)
         if bad is None:
             return
