@@ -67,3 +67,4 @@ def test_a_pg_dump_names_its_copy_blocks_rows_after_its_restrict_line():
         f"COPY of {end - copy - 1} rows from line {copy + 1}), public.recent (view, line "
         f"{lines.index('CREATE VIEW public.recent AS') + 1}), pm (index, line "
         f"{next(at for at, line in enumerate(lines, 1) if line.startswith('CREATE INDEX pm '))}); ")
+    assert "INSERT INTO" not in shape_of(data)  # (its rows are a COPY block: a count of INSERTs would find none)

@@ -36,7 +36,9 @@ _CREATE_RE = re.compile(rb"\nCREATE +(?:OR +REPLACE +)?(?:(?:TEMP|TEMPORARY|UNIQ
                         re.IGNORECASE)
 _INSERT_RE = re.compile(rb"\n(?:INSERT|REPLACE) +INTO +" + _NAME, re.IGNORECASE)
 _COPY_RE = re.compile(rb"\nCOPY +" + _NAME + rb"[^\n]*FROM stdin;", re.IGNORECASE)
-_FIND = '; pattern="^CREATE TABLE NAME", context="line" finds a schema, match="INSERT INTO NAME", count=true its rows'
+_FIND = '; pattern="^CREATE TABLE NAME", context="line" finds a schema'
+_COUNT = ', match="INSERT INTO NAME", count=true its rows'
+"""Named only when the dump holds INSERT statements (a pg_dump's rows are COPY blocks, their lines listed)."""
 
 
 def sqldump_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
@@ -68,7 +70,7 @@ def sqldump_shape(sample: bytes, lines: int, complete: bool, scope: str, size: i
     items = chain((_table(text, name, at, inserts[name], copies[name]) for at, name in tables),
                   (_table(text, name, None, inserts[name], copies[name]) for name in filled),
                   (f"{_name(name)} ({kind.lower()}, line {_line(text, at):,})" for at, kind, name in others))
-    return listed_within(head, items, _FIND, len(tables) + len(filled) + len(others))
+    return listed_within(head, items, _FIND + (_COUNT if statements else ""), len(tables) + len(filled) + len(others))
 
 
 def _table(text: bytes, name: bytes, at: int | None, inserts: int, copies: int) -> str:
