@@ -92,7 +92,8 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
     it is large; a small one is printed as it is).
 
     Each read the stub's note names is written on stderr as the command that makes it (a REGEX or JQ in it is
-    yours to fill in), e.g. "scratchfs: the note's call as a command: scratchfs read-handle h_... --line -50 ...".
+    yours to fill in), e.g. "scratchfs: the note's call as a command: scratchfs read-handle h_... --line -50 ...";
+    a binary entry's range read with --json, whose data is the hex dump the note names, not the raw bytes.
     """
     if threshold is not None:
         small, source = small_or_stream(source, threshold)
@@ -101,7 +102,20 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
             return
     stub = store.scope(run_id, agent_id).spill(source, source_tool=tool, ttl=ttl, preview=preview)
     echo_json(stub.to_dict())
-    warn_calls(calls_in(stub.note), run_id, agent_id, str(store.root) if store.embedded else None)
+    calls = calls_in(stub.note)
+    if stub.content_type == "binary":  # (a raw range read of binary bytes writes them into a shell: the hex dump
+        calls = [as_hex_dump(verb, arguments) for verb, arguments in calls]  # the note names is --json's data)
+    warn_calls(calls, run_id, agent_id, str(store.root) if store.embedded else None)
+
+
+def as_hex_dump(verb: str, arguments: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A binary entry's note's call (the tool's name and its arguments) as the command that prints what the note
+    says it gives: a byte-range ``read_handle`` (``offset``, ``length``, ``end`` alone) with ``json=True``, whose
+    data is the hex dump a model reads (text bytes, a tar member's, as text), not the raw bytes; any other call as
+    it is."""
+    if verb != "read_handle" or not set(arguments) - {"handle"} <= {"offset", "length", "end"}:
+        return verb, arguments
+    return verb, {**arguments, "json": True}
 
 
 @main.command("read-handle")
@@ -477,6 +491,7 @@ def demo(root: str | None, fixtures_dir: str | None, as_json: bool) -> None:
 
 __all__ = [
     "INT",
+    "as_hex_dump",
     "delete_agent",
     "delete_run",
     "demo",
