@@ -39,7 +39,7 @@ from scratchfs.cli.app import (
     with_existing_store,
     with_store,
 )
-from scratchfs.cli.output import INPUT_ARGUMENT, RootText
+from scratchfs.cli.output import INPUT_ARGUMENT, RootText, end_shared_line
 from scratchfs.cli.passthrough import small_or_stream
 from scratchfs.cli.settings_options import BUDGET_WORDS, TTL_OPTION, Size, budget_default, settings_options
 from scratchfs.cli.shell import command_line, program
@@ -216,8 +216,10 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
     single = check_encoding(arguments.pop("encoding", None))
     result = replace(scope.read_handle(**arguments), encoding=single)  # (the next command names it too)
     out = stdout_bytes()
-    out.write(result.data if single is None else decode_single(result.data, single).encode("utf-8"))
+    written = result.data if single is None else decode_single(result.data, single).encode("utf-8")
+    out.write(written)
     out.flush()
+    end_shared_line(written)  # (the stderr lines after it start lines of their own in one stream)
     note = result.note if isinstance(result, LineSlice) else past_bytes(result)  # (a line read from the end before
     if note:  # the first, or one from the content's end, as --json says: its calls as commands)
         root = str(store.root) if store.embedded else None
