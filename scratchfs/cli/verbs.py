@@ -28,6 +28,7 @@ from scratchfs.cli.advice import call_command, options_said
 from scratchfs.cli.app import (
     Folder,
     Integer,
+    as_invoked,
     echo_json,
     json_accepted,
     main,
@@ -49,7 +50,7 @@ from scratchfs.foundation.calls import Call
 from scratchfs.foundation.checks import CONTEXT_FORMS, HANDLE_RE
 from scratchfs.foundation.errors import BadCursor, InvalidArgument
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_LINES, MAX_LIST_ENTRIES, MAX_READ_BYTES
-from scratchfs.foundation.text import is_digits
+from scratchfs.foundation.text import is_digits, one_line
 
 INT = Integer()
 """The type of every integer option here but sizes: ASCII digits only (:class:`~scratchfs.cli.app.Integer`)."""
@@ -92,7 +93,8 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
     it is large; a small one is printed as it is).
 
     Each read the stub's note names is written on stderr as the command that makes it (a REGEX or JQ in it is
-    yours to fill in), e.g. "scratchfs: the note's call as a command: scratchfs read-handle h_... --line -50 ...";
+    yours to fill in), e.g. "scratchfs: the note's call as a command: scratchfs read-handle h_... --line -50 ..."
+    (several: "scratchfs: the note's calls as commands, one a line:", then each command alone on its line);
     a binary entry's range read with --json, whose data is the hex dump the note names, not the raw bytes.
     """
     if threshold is not None:
@@ -235,12 +237,17 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
 
 
 def warn_calls(calls: list[tuple[str, dict[str, Any]]], run_id: str, agent_id: str, root: str | None) -> None:
-    """Print each of ``calls`` (a note's: the tool's name and its arguments) on stderr as the command that makes it
-    on the same store and scope, one line each: ``scratchfs: the note's call as a command: scratchfs read-handle
-    h_... --line -50 --root ... --run ... --agent ...`` (a stub's note and a JSON reply's ``calls`` alike)."""
-    for verb, arguments in calls:
-        warn("the note's call as a command: " + call_command(Call.of(verb, **arguments), run_id, agent_id, root),
-             whole=True)
+    """Print ``calls`` (a note's: the tool's name and its arguments) on stderr as the commands that make them on the
+    same store and scope (a stub's note and a JSON reply's ``calls`` alike): one as ``scratchfs: the note's call as
+    a command: scratchfs read-handle h_... --line -50 --root ... --run ... --agent ...``; several under one line,
+    ``scratchfs: the note's calls as commands, one a line:``, each command a line of its own, as it pastes."""
+    commands = [call_command(Call.of(verb, **arguments), run_id, agent_id, root) for verb, arguments in calls]
+    if len(commands) == 1:
+        warn("the note's call as a command: " + commands[0], whole=True)
+    elif commands:  # (the words said once, not on each line: a stub names up to 6 reads)
+        warn("the note's calls as commands, one a line:")
+        for command in commands:
+            click.echo(one_line(as_invoked(command)), err=True)
 
 
 def warn_next(reply: dict[str, Any], run_id: str, agent_id: str, root: str | None, as_json: bool = False) -> None:
