@@ -15,6 +15,7 @@ from scratchfs.foundation.call_text import calls_in, parse_call
 
 CHECKOUT = Path(scratchfs.__file__).resolve().parent.parent
 SAID = "scratchfs: the note's call as a command: "
+SAID_ONCE = "scratchfs: the note's calls as commands, one a line:"
 
 
 def _spill(tmp_path: Path, content: bytes) -> tuple[dict, list[str], dict]:
@@ -23,8 +24,29 @@ def _spill(tmp_path: Path, content: bytes) -> tuple[dict, list[str], dict]:
     done = subprocess.run([sys.executable, "-m", "scratchfs", "spill", "--root", str(tmp_path / "root"), "--run", "r",
                            "--agent", "a", "--tool", "t"], input=content, check=True, **run)
     lines = done.stderr.decode().splitlines()
-    assert all(line.startswith(SAID) for line in lines), lines
-    return json.loads(done.stdout), [line.removeprefix(SAID) for line in lines], run
+    if len(lines) == 1:
+        assert lines[0].startswith(SAID), lines
+        return json.loads(done.stdout), [lines[0].removeprefix(SAID)], run
+    assert not lines or (lines[0] == SAID_ONCE and not any(line.startswith("scratchfs:") for line in lines[1:]))
+    return json.loads(done.stdout), lines[1:], run
+
+
+def test_several_calls_are_introduced_once_each_command_a_line_of_its_own(tmp_path):
+    # shellagent1: "scratchfs: the note's call as a command: " stood before each of a stub's 4 to 6 commands
+    # (41 bytes each, 200 of a 2.3 KB reply); said once now, every line below it pastes whole
+    lines = [str(i) * 79 for i in range(900)]
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(CHECKOUT), "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "scratchfs", "spill", "--root", str(tmp_path / "root"), "--run", "r",
+                           "--agent", "a"], input="\n".join(lines).encode(), check=True, capture_output=True,
+                          env=env, cwd=tmp_path, timeout=120)
+    said = done.stderr.decode().splitlines()
+    assert said[0] == SAID_ONCE and len(said) >= 4 and done.stderr.decode().count("the note's call") == 1
+    handle = json.loads(done.stdout)["handle"]
+    assert all(line.startswith(f"{sys.executable} -m scratchfs read-handle {handle} --") for line in said[1:])
+    last = [line for line in said if " --line -" in line]
+    tail = subprocess.run(["/bin/sh", "-c", last[0]], check=True, capture_output=True, env=env, cwd=tmp_path,
+                          timeout=120)
+    assert tail.stdout.decode().splitlines()[-1] == lines[-1]
 
 
 def test_each_call_of_a_stubs_note_is_printed_as_a_command_that_makes_it(tmp_path):

@@ -543,7 +543,7 @@ class Integer(click.ParamType):
 
 
 __all__ = ["BUSY_TIMEOUT_ENV", "ENV_PREFIX", "EXIT_CODES_HELP", "SETTINGS_META", "STORE_META",
-           "Folder", "Integer", "ScratchGroup", "Seconds", "Terminated", "command_busy_timeout",
+           "Folder", "Integer", "ScratchGroup", "Seconds", "Terminated", "as_invoked", "command_busy_timeout",
            "command_settings", "command_store", "echo_json", "fail", "given_before", "global_option",
            "handle_termination", "json_accepted", "main", "misspelt_variables", "name_the_variable", "opened",
            "program", "resolve_root", "resolve_scope", "restore_signals", "root_option", "scope_options",

@@ -30,7 +30,7 @@ import click
 from scratchfs.foundation.text import shorten
 
 __all__ = ["INPUT_ARGUMENT", "InputError", "OutputError", "PathText", "RootText", "SourceFile", "TaggedSource",
-           "TaggedStdout", "tagged_stdout"]
+           "TaggedStdout", "end_shared_line", "tagged_stdout"]
 
 
 class OutputError(OSError):
@@ -184,3 +184,18 @@ class SourceFile(click.File):
 
 
 INPUT_ARGUMENT = click.argument("source", type=SourceFile(), default="-", required=False)
+
+
+def end_shared_line(data: bytes) -> None:
+    """End the line ``data`` (the bytes just written on stdout, flushed) left open when stdout and stderr are one
+    file -- one pipe (a shell agent's ``2>&1``), one terminal: a ``"\n"`` on stderr, so that the ``scratchfs: ...``
+    line written next starts a line of its own, not read as the content's last line's end. Nothing when ``data`` is
+    empty or ends a line, or the streams are apart (stdout's bytes are never changed); raises nothing."""
+    if not data or data.endswith(b"\n"):
+        return
+    try:
+        out, err = os.fstat(sys.stdout.fileno()), os.fstat(sys.stderr.fileno())
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):  # (a replaced or closed stream)
+        return
+    if (out.st_dev, out.st_ino) == (err.st_dev, err.st_ino):
+        click.echo("", err=True)

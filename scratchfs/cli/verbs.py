@@ -28,6 +28,7 @@ from scratchfs.cli.advice import call_command, options_said
 from scratchfs.cli.app import (
     Folder,
     Integer,
+    as_invoked,
     echo_json,
     json_accepted,
     main,
@@ -39,7 +40,7 @@ from scratchfs.cli.app import (
     with_existing_store,
     with_store,
 )
-from scratchfs.cli.output import INPUT_ARGUMENT, RootText
+from scratchfs.cli.output import INPUT_ARGUMENT, RootText, end_shared_line
 from scratchfs.cli.passthrough import small_or_stream
 from scratchfs.cli.settings_options import BUDGET_WORDS, TTL_OPTION, Size, budget_default, settings_options
 from scratchfs.cli.shell import command_line, program
@@ -49,7 +50,7 @@ from scratchfs.foundation.calls import Call
 from scratchfs.foundation.checks import CONTEXT_FORMS, HANDLE_RE
 from scratchfs.foundation.errors import BadCursor, InvalidArgument
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_LINES, MAX_LIST_ENTRIES, MAX_READ_BYTES
-from scratchfs.foundation.text import is_digits
+from scratchfs.foundation.text import is_digits, one_line
 
 INT = Integer()
 """The type of every integer option here but sizes: ASCII digits only (:class:`~scratchfs.cli.app.Integer`)."""
@@ -92,7 +93,9 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
     it is large; a small one is printed as it is).
 
     Each read the stub's note names is written on stderr as the command that makes it (a REGEX or JQ in it is
-    yours to fill in), e.g. "scratchfs: the note's call as a command: scratchfs read-handle h_... --line -50 ...".
+    yours to fill in), e.g. "scratchfs: the note's call as a command: scratchfs read-handle h_... --line -50 ..."
+    (several: "scratchfs: the note's calls as commands, one a line:", then each command alone on its line);
+    a binary entry's range read with --json, whose data is the hex dump the note names, not the raw bytes.
     """
     if threshold is not None:
         small, source = small_or_stream(source, threshold)
@@ -101,7 +104,20 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
             return
     stub = store.scope(run_id, agent_id).spill(source, source_tool=tool, ttl=ttl, preview=preview)
     echo_json(stub.to_dict())
-    warn_calls(calls_in(stub.note), run_id, agent_id, str(store.root) if store.embedded else None)
+    calls = calls_in(stub.note)
+    if stub.content_type == "binary":  # (a raw range read of binary bytes writes them into a shell: the hex dump
+        calls = [as_hex_dump(verb, arguments) for verb, arguments in calls]  # the note names is --json's data)
+    warn_calls(calls, run_id, agent_id, str(store.root) if store.embedded else None)
+
+
+def as_hex_dump(verb: str, arguments: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A binary entry's note's call (the tool's name and its arguments) as the command that prints what the note
+    says it gives: a byte-range ``read_handle`` (``offset``, ``length``, ``end`` alone) with ``json=True``, whose
+    data is the hex dump a model reads (text bytes, a tar member's, as text), not the raw bytes; any other call as
+    it is."""
+    if verb != "read_handle" or not set(arguments) - {"handle"} <= {"offset", "length", "end"}:
+        return verb, arguments
+    return verb, {**arguments, "json": True}
 
 
 @main.command("read-handle")
@@ -202,8 +218,10 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
     single = check_encoding(arguments.pop("encoding", None))
     result = replace(scope.read_handle(**arguments), encoding=single)  # (the next command names it too)
     out = stdout_bytes()
-    out.write(result.data if single is None else decode_single(result.data, single).encode("utf-8"))
+    written = result.data if single is None else decode_single(result.data, single).encode("utf-8")
+    out.write(written)
     out.flush()
+    end_shared_line(written)  # (the stderr lines after it start lines of their own in one stream)
     note = result.note if isinstance(result, LineSlice) else past_bytes(result)  # (a line read from the end before
     if note:  # the first, or one from the content's end, as --json says: its calls as commands)
         root = str(store.root) if store.embedded else None
@@ -219,12 +237,17 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
 
 
 def warn_calls(calls: list[tuple[str, dict[str, Any]]], run_id: str, agent_id: str, root: str | None) -> None:
-    """Print each of ``calls`` (a note's: the tool's name and its arguments) on stderr as the command that makes it
-    on the same store and scope, one line each: ``scratchfs: the note's call as a command: scratchfs read-handle
-    h_... --line -50 --root ... --run ... --agent ...`` (a stub's note and a JSON reply's ``calls`` alike)."""
-    for verb, arguments in calls:
-        warn("the note's call as a command: " + call_command(Call.of(verb, **arguments), run_id, agent_id, root),
-             whole=True)
+    """Print ``calls`` (a note's: the tool's name and its arguments) on stderr as the commands that make them on the
+    same store and scope (a stub's note and a JSON reply's ``calls`` alike): one as ``scratchfs: the note's call as
+    a command: scratchfs read-handle h_... --line -50 --root ... --run ... --agent ...``; several under one line,
+    ``scratchfs: the note's calls as commands, one a line:``, each command a line of its own, as it pastes."""
+    commands = [call_command(Call.of(verb, **arguments), run_id, agent_id, root) for verb, arguments in calls]
+    if len(commands) == 1:
+        warn("the note's call as a command: " + commands[0], whole=True)
+    elif commands:  # (the words said once, not on each line: a stub names up to 6 reads)
+        warn("the note's calls as commands, one a line:")
+        for command in commands:
+            click.echo(one_line(as_invoked(command)), err=True)
 
 
 def warn_next(reply: dict[str, Any], run_id: str, agent_id: str, root: str | None, as_json: bool = False) -> None:
@@ -477,6 +500,7 @@ def demo(root: str | None, fixtures_dir: str | None, as_json: bool) -> None:
 
 __all__ = [
     "INT",
+    "as_hex_dump",
     "delete_agent",
     "delete_run",
     "demo",
