@@ -267,9 +267,11 @@ def test_a_server_whose_index_is_down_says_what_it_serves_first_and_the_outage_o
     from tests.services import free_port
 
     from .mcp_support import client_params
+    from .test_mcp_wire import PLAIN_UPSTREAM
 
     index = f"postgresql://scratch@127.0.0.1:{free_port()}/platform"  # nothing listens there: refused, an outage
-    upstream = ["--", sys.executable, "-c", "import sys; sys.stdin.read()"] if face == "mcp-proxy" else []
+    # (an upstream that answers: one that never did held the proxy for its 60 s --timeout after stdin ended)
+    upstream = ["--", *PLAIN_UPSTREAM] if face == "mcp-proxy" else []
     params = client_params(face, "--root", str(tmp_path / "host"), "--run", "run-1", "--agent", "agent-1",
                            "--index", index, "--sweep-interval", "0", *upstream)
     initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
