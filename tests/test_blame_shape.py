@@ -99,3 +99,16 @@ def test_git_blame_of_two_authors_against_gits_own_log(tmp_path):
     assert shape.startswith(f"{BLAME_SHAPE}, 30 lines of 2 commits by 2 authors (Ann Lee (27 lines), Bo Ng (3 "
                             f"lines)), 2026-01-01 to 2026-03-02; newest first: {changed} 2026-03-02 10:30 (3 lines, "
                             f"first line 8), {boundary} 2026-01-01 00:00 (27 lines, first line 1); match=")
+
+
+def test_commits_are_ordered_by_their_moment_their_offsets_counted():
+    """Dates are compared as moments (read by fields, no longer by strptime: hostile37); a date naming no real day
+    is the earliest; an author padded by many spaces is one author."""
+    text = (b"aaaaaaa (Ann     2026-12-07 09:00:00 +0900 1) x\n"  # (00:00 UTC: the oldest)
+            b"bbbbbbb (Ann     2026-12-07 01:00:00 -0300 2) y\n"  # (04:00 UTC: the newest)
+            b"ccccccc (Ann" + b" " * 150 + b"2026-12-07 02:00:00 +0000 3) z\n"
+            b"ddddddd (Ann     2026-13-40 02:00:00 +0000 4) w\n")
+    shape = shape_of(text)
+    assert shape.startswith(f"{BLAME_SHAPE}, 4 lines of 4 commits by 1 author (Ann), 2026-12-07 to 2026-13-40; "
+                            "newest first: bbbbbbb 2026-12-07 01:00 (1 line, first line 2), ccccccc 2026-12-07 02:00 "
+                            "(1 line, first line 3), aaaaaaa 2026-12-07 09:00 (1 line, first line 1), ddddddd "), shape

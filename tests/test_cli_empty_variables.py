@@ -169,3 +169,27 @@ def test_an_option_given_on_the_command_line_wins_over_its_blank_variable(tmp_pa
     assert ran.exit_code == 2 and ran.stderr.count("\n") == 1, ran.stderr
     assert ran.stderr.startswith(f"scratchfs: usage: ${name} is set to empty text: unset it"), ran.stderr
     assert not (tmp_path / "home").exists()
+
+
+@pytest.mark.parametrize("value", ["", " "])
+@pytest.mark.parametrize("name", sorted(_OPTIONS))
+def test_an_options_name_given_as_another_options_value_is_no_option_given(tmp_path, name, value):
+    """``SCRATCHFS_ROOT= scratchfs spill --tool --root -`` spilled into the default root (the user cache directory):
+    ``--root`` there is ``--tool``'s value, and a word after ``--`` is an argument, yet either was taken for the
+    option given, so the empty variable was not refused and click read it as unset (hostile37). The command's
+    arguments are now parsed as click parses them; the variable is refused, nothing made."""
+    from click.testing import CliRunner
+
+    if name in _NAMES and value == " ":
+        return  # (a root, run or agent of a space is a name)
+    others = dict.fromkeys((key for key in os.environ if key.startswith("SCRATCHFS_")), None)
+    home = tmp_path / "home"
+    env = {**others, "HOME": str(home), "XDG_CACHE_HOME": str(home), "SCRATCHFS_RUN_ID": "r",
+           "SCRATCHFS_AGENT_ID": "a", "SCRATCHFS_ROOT": str(tmp_path / "root"), name: value}
+    option = _OPTIONS[name]
+    for args in (["spill", "--tool", option, "-"], ["spill", f"--tool={option}", "-"], ["spill", "--", option],
+                 ["spill", "--tool", f"{option}=x", "-"]):
+        ran = CliRunner().invoke(main, args, env=env, input=b"x" * 100, catch_exceptions=False)
+        assert ran.exit_code == 2, (args, ran.stdout, ran.stderr)
+        assert ran.stderr.startswith(f"scratchfs: usage: ${name} is set to empty text: unset it"), ran.stderr
+    assert not home.exists()

@@ -11,7 +11,7 @@ import io
 import json
 import re
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from scratchfs.api.contract import ScratchTools, window_hits
@@ -56,7 +56,7 @@ def check(store, name: str, args: dict, budget: int) -> dict | None:
         assert not again_failed, (reply["next_call"][:300], again[:300])
         assert len(again.encode("utf-8")) <= default
     elif "note" in reply and "is the content's end" in reply["note"]:  # (a read from it: its last bytes named)
-        assert reply["next_call"] is None and "read_handle(" in reply["note"]
+        assert reply["next_call"] is None and f"{name}(" in reply["note"]  # (a value's: scratch_read's)
     elif "note" in reply:  # left out: the note says so, and the cursor alone (when given) goes on
         assert reply["next_call"] is None and "next_call left out" in reply["note"]
         cursor = reply.get("cursor", reply.get("next_cursor"))
@@ -86,6 +86,7 @@ def test_search_replies_fit(store, needle, budget, regex, context, matches, igno
 
 @given(key=ARGUMENT, budget=BUDGET, value=MIXED, offset=st.integers(0, 40), length=st.integers(1, 5000),
        cut=st.integers(0, 5))
+@example(key="k", budget=MIN_REPLY_BYTES, value="aa", offset=40, length=1, cut=0)  # (a read at a value's end)
 def test_scratchpad_replies_fit(store, key, budget, value, offset, length, cut):
     scope = store.scope("r", "a")
     default = store.settings.reply_budget_bytes

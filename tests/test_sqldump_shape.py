@@ -68,3 +68,16 @@ def test_a_pg_dump_names_its_copy_blocks_rows_after_its_restrict_line():
         f"{lines.index('CREATE VIEW public.recent AS') + 1}), pm (index, line "
         f"{next(at for at, line in enumerate(lines, 1) if line.startswith('CREATE INDEX pm '))}); ")
     assert "INSERT INTO" not in shape_of(data)  # (its rows are a COPY block: a count of INSERTs would find none)
+
+
+@pytest.mark.parametrize("text", [
+    b"Set up the build first.\nThen run make and wait.\nInsert into the config file the line below.\nDone.\n",
+    b"Select a mirror near you.\nCreate table stakes for the team.\n",
+    b"begin here.\ncreate table of contents by hand\n",
+])
+def test_prose_starting_with_a_statements_word_is_no_dump(text):
+    """A dump writes its statements' keywords in capitals (sqlite3, pg_dump, mysqldump); prose whose first word is
+    Set, Select or Begin and a later line's Create table or Insert into was told as an SQL dump of a table named
+    "the" or "stakes" (hostile37)."""
+    shape = describe(text, len(text), text.count(b"\n")).text
+    assert not shape.startswith("SQL dump"), shape

@@ -107,3 +107,38 @@ def test_rows_end_where_a_rule_after_rows_or_a_last_line_of_totals_is(lines, sta
     from scratchfs.engine.structure.aligned import rows_end  # (here: the reads' tests run without it)
 
     assert rows_end(lines, start, seen, complete) == expected
+
+
+_PODS = b"""NAME                    READY   STATUS    RESTARTS   AGE
+api-7d9f8-abcde          1/1     Running   0          5d
+worker-5c6b7-fghij       1/1     Running   2          5d
+redis-0                  1/1     Running   0          12d
+total                    1/1     Running   0          3d
+"""
+
+
+@pytest.mark.parametrize(("line", "footer"), [
+    ("total          301237740 25665012 117751556  18% -", True),  # (df --total)
+    ("total            1.8T   1.2T  500G  71% -", True),  # (df -h --total)
+    (" 1252  4490 35013 total", True),  # (wc)
+    ("Total:        15Gi       7.8Gi       7.2Gi", True),  # (free -h -t)
+    ("  14087    1024     296   15407    3c2f (TOTALS)", True),  # (size -t: the sum in hex)
+    ("TOTAL                              4213    187    96%", True),  # (coverage report)
+    ("total                    1/1     Running   0          3d", False),  # (a pod named total)
+    ("-rw-r--r-- 1 root root 6 2026-12-07 11:15 total", False),  # (a file named total)
+    ("total     bash      /home/me/bin/total", False),  # (a command named total)
+])
+def test_a_line_of_totals_holds_its_word_and_numbers_only(line, footer):
+    """A row named ``total`` whose other cells are no numbers (a pod, a file, a command) is a row, not a footer
+    (hostile37: the pod table's last row was left out of its rows, its shape and its reads)."""
+    from scratchfs.engine.structure.aligned import is_total
+
+    assert is_total(line) is footer
+
+
+def test_a_last_row_named_total_is_read_as_a_row(tools, scratch_scope):
+    stub = scratch_scope.spill(_PODS, source_tool="bash")
+    assert ", 4 rows" in stub.shape and "footer" not in stub.shape, stub.shape
+    read = tools.call("read_handle", {"handle": stub.handle, "row": 1, "rows": 10})
+    assert read["rows"][-1] == ["total", "1/1", "Running", "0", "3d"]
+    assert tools.call("read_handle", {"handle": stub.handle, "slurp": True, "jq": "length"})["results"] == [4]

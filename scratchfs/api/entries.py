@@ -38,7 +38,7 @@ from scratchfs.api.settings import Settings
 from scratchfs.api.shape import SAMPLE_BYTES
 from scratchfs.api.stub import Stub, build_stub
 from scratchfs.engine.caches import LRU
-from scratchfs.engine.chunks import iter_chunks
+from scratchfs.engine.chunks import ContentFailed, iter_chunks
 from scratchfs.engine.lines import LineTable, longest_line_bound
 from scratchfs.engine.protocols import BlobInfo, BlobSource, BlobStore, Entry, IndexBackend
 from scratchfs.engine.seekable import FormatError, SeekableReader, SeekTableCache
@@ -254,6 +254,7 @@ class Entries:
         Raises:
             InvalidArgument: bad content. QuotaExceeded: the run is at its quota; nothing was stored.
             StorageError, StoreBusy, StoreClosed: nothing was stored (an overwritten value is kept).
+            OSError: what reading ``content`` raised (a file's ``read``, a chunk iterator), as it was; nothing stored.
         """
         self.check_open()
         self.index.check_writable("writing an entry")
@@ -264,7 +265,10 @@ class Entries:
         sample = self._sample(kind, mode)
         now = self.now()  # the row's created_at and the blob's binding say the same time (a rebuild restores it)
         bound = {"kind": kind, "key": key, "tool": tool, "ttl": ttl, "created_at": now}
-        pending = self.blobs.write(run_id, agent_id, token, sample.watch(iter_chunks(content)), bound)
+        try:
+            pending = self.blobs.write(run_id, agent_id, token, sample.watch(iter_chunks(content)), bound)
+        except ContentFailed as exc:  # the content's own read error, as it was (not the blob store's StorageError)
+            raise exc.original from None
         try:
             blob = pending.info.blob or token  # a small entry's location in a segment file
             entry, stub = self._describe(run_id, agent_id, kind, key, blob, pending.info, sample, tool, ttl, mode,

@@ -148,6 +148,8 @@ class Scope:
             StorageError: the file system refused (disk full, file-size limit); nothing was stored. (A delete of
                 the run that overtakes the write is not an error: the write is ordered before it and deleted.)
             StoreBusy: the index stayed locked past the busy timeout; nothing was stored.
+            OSError: reading ``content`` failed (its file's ``read``, its iterator), raised as it was, not as the
+                store's StorageError; nothing was stored.
         """
         tool = checks.check_tool(source_tool)
         ttl = checks.check_ttl(ttl, self.store.settings.default_ttl)
@@ -394,7 +396,7 @@ class Scope:
 
         Raises:
             InvalidArgument: bad key, value or TTL.
-            QuotaExceeded, StorageError, StoreBusy: as :meth:`spill`; the previous value, if any, is kept.
+            QuotaExceeded, StorageError, StoreBusy, OSError: as :meth:`spill`; the previous value, if any, is kept.
         """
         key = checks.check_key(key)
         ttl = checks.check_ttl(ttl, self.store.settings.default_ttl)

@@ -6,10 +6,9 @@ one line or counts one pattern instead of paging 1,200 lines of ``INSERT INTO`` 
 :data:`SQLDUMP_SHAPE`.
 
 Told when its first line that is no comment (``--``, ``/* */`` within a line), no psql command (pg_dump's
-``\\restrict KEY``) and no blank starts, within its first
-4 KiB, with a statement a dump opens with (``PRAGMA``, ``BEGIN``, ``SET``, ``CREATE``, ``DROP``, ``INSERT``,
-``LOCK``, ``SELECT``, ``START``) and a ``CREATE TABLE`` or ``INSERT INTO`` starts a line in the sample; statements
-counted where they start a line
+``\\restrict KEY``) and no blank starts, within its first 4 KiB, with a statement a dump opens with, in capitals as
+dumps write it (``PRAGMA``, ``BEGIN``, ``SET``, ``CREATE``, ``DROP``, ``INSERT``, ``LOCK``, ``SELECT``, ``START``),
+and a ``CREATE TABLE`` or ``INSERT INTO`` starts a line in the sample; statements counted where they start a line
 (mysqldump's extended ``INSERT`` holds many rows in one statement: the shape counts statements, and says so)."""
 
 from __future__ import annotations
@@ -26,9 +25,10 @@ SQLDUMP_SHAPE = "SQL dump"
 """How the shape of an SQL dump starts."""
 
 _OPENING_RE = re.compile(rb"(?:[ \t]*(?:--[^\n]*|\\[^\n]*|/\*[^\n]*?\*/;?[ \t]*)?\r?\n)*"
-                         rb"(?:PRAGMA|BEGIN|SET|CREATE|DROP|INSERT|LOCK|SELECT|START) ", re.IGNORECASE)  # (each
-# comment within its line: mysqldump's /*!40101 SET ... */; lines; pg_dump's \restrict KEY; each repetition one
-# line, so the match is linear)
+                         rb"(?:PRAGMA|BEGIN|SET|CREATE|DROP|INSERT|LOCK|SELECT|START) ")  # (each comment within its
+# line: mysqldump's /*!40101 SET ... */; lines; pg_dump's \restrict KEY; each repetition one line, so the match is
+# linear; the keyword in capitals, as every dump writes it: prose starting "Set up ..." with a line "Insert into the
+# config ..." was a dump of the table "the")
 _NAME = rb"((?:\"[^\"\n]{1,120}\"|`[^`\n]{1,120}`|\[[^\]\n]{1,120}\]|[^\s(;\"`]{1,120})(?:\.(?:\"[^\"\n]{1,120}\"|"\
         rb"[^\s(;]{1,120}))?)"
 _CREATE_RE = re.compile(rb"\nCREATE +(?:OR +REPLACE +)?(?:(?:TEMP|TEMPORARY|UNIQUE|VIRTUAL|UNLOGGED|MATERIALIZED) +)?"
@@ -61,7 +61,8 @@ def sqldump_shape(sample: bytes, lines: int, complete: bool, scope: str, size: i
     tables = [(at, name) for at, kind, name in created if kind == "TABLE"]
     if not tables and not inserts and not copies:
         return None
-    filled = [name for name in {**inserts, **copies} if name not in {name for _, name in tables}]
+    named = {name for _, name in tables}  # (once: for each name filled, 10,000 tables and as many filled took 0.8 s)
+    filled = [name for name in {**inserts, **copies} if name not in named]
     statements = sum(inserts.values())
     head = (f"{SQLDUMP_SHAPE}, {plural(lines, 'line')}, {plural(len(tables) + len(filled), 'table')}, "
             f"{plural(statements, 'INSERT statement')}" + (f", {plural(sum(copies.values()), 'COPY block')}"

@@ -71,7 +71,8 @@ def empty_variables(ctx: click.Context, command: click.Command | None, environ: 
 def given_instead(ctx: click.Context, command: click.Command, args: list[str], name: str) -> bool:
     """Whether an option that variable ``name`` stands for is given on the command line, where it wins over the
     variable (then not read, so not refused): before the command (``ctx``: the group's, parsed; ``--run X``) or
-    after it (``args``: the command's, not yet parsed; ``spill --run X``, ``--run=X``, before any ``--``) -- an
+    after it (``args``: the command's, not yet parsed; ``spill --run X``, ``--run=X``, before any ``--``, not
+    another option's value: ``--tool --run`` gives no ``--run``) -- an
     option of the same name as one whose ``envvar`` is ``name`` (the command's ``--run`` is the group's, read by
     :func:`~scratchfs.cli.app.resolve_scope` first)."""
     group = ctx.command
@@ -80,10 +81,19 @@ def given_instead(ctx: click.Context, command: click.Command, args: list[str], n
     if any(ctx.get_parameter_source(each) is click.core.ParameterSource.COMMANDLINE
            for each in names if each is not None and each in ctx.params):
         return True
-    opts = {opt for param in command.params if param.name in names
-            for opt in [*param.opts, *getattr(param, "secondary_opts", [])]}
-    given = args[: args.index("--")] if "--" in args else args
-    return any(arg.split("=", 1)[0] in opts for arg in given if arg.startswith("-"))
+    return bool(names & _options_given(ctx, command, args))
+
+
+def _options_given(ctx: click.Context, command: click.Command, args: list[str]) -> set[str]:
+    """The names of ``command``'s parameters that ``args`` give, as click's parser reads them (an option's value is
+    no option: ``--tool --root`` gives ``--tool``; ``--`` ends them); none when they do not parse (the command's own
+    parse then says why)."""
+    try:
+        parsed = command.make_parser(click.Context(command, parent=ctx, resilient_parsing=True)).parse_args(
+            list(args))[0]
+    except click.ClickException:
+        return set()
+    return {name for name in parsed if name is not None}
 
 
 def empty_message(names: list[str]) -> str:

@@ -5,10 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument, ScratchError
 
 READ_CHUNK_BYTES = 1024 * 1024
 """Bytes read from a file object per chunk."""
+
+
+class ContentFailed(ScratchError):
+    """Reading the content itself failed: its ``read`` or its iteration raised ``original``, an ``OSError`` that is
+    no :class:`~scratchfs.foundation.errors.ScratchError` (a file on a failing disk, a pipe's reader). Carried as a
+    ScratchError past the blob stores, which tell an ``OSError`` in their write as the store's own
+    ``StorageError`` ("cannot write the blob"); the writer raises ``original`` again, as it was."""
+
+    def __init__(self, original: OSError) -> None:
+        super().__init__(str(original))
+        self.original = original
 
 
 def iter_chunks(content: object, chunk_bytes: int = READ_CHUNK_BYTES) -> Iterator[bytes | memoryview]:
@@ -21,6 +32,7 @@ def iter_chunks(content: object, chunk_bytes: int = READ_CHUNK_BYTES) -> Iterato
     Raises:
         InvalidArgument: any other type, a chunk of another type, a released ``memoryview``, or text that is not
             valid UTF-8 (lone surrogates).
+        ContentFailed: the file's ``read`` or the iterable raised an ``OSError`` (``original``).
     """
     if isinstance(content, (bytes, bytearray)):
         yield content
@@ -30,18 +42,30 @@ def iter_chunks(content: object, chunk_bytes: int = READ_CHUNK_BYTES) -> Iterato
         for start in range(0, len(content), chunk_bytes):
             yield _encode(content[start : start + chunk_bytes])
     elif callable(getattr(content, "read", None)):
-        while True:
-            chunk = content.read(chunk_bytes)
-            if not chunk:
-                return
+        while chunk := _guarded(content.read, chunk_bytes):
             yield _as_bytes(chunk)
     elif isinstance(content, Iterable) and not isinstance(content, (dict, set, frozenset)):
-        for chunk in content:
+        chunks = _guarded(iter, content)
+        while (chunk := _guarded(next, chunks, _END)) is not _END:
             yield _as_bytes(chunk)
     else:
         raise InvalidArgument(
             f"content must be bytes, str, a binary file or an iterable of byte chunks, not {type(content).__name__}"
         )
+
+
+_END = object()
+"""The end of an iterable's chunks (``None`` is a chunk of a wrong type, refused)."""
+
+
+def _guarded(call, *args):
+    """``call(*args)``, an ``OSError`` it raises (no ScratchError: the store's own) as :class:`ContentFailed`."""
+    try:
+        return call(*args)
+    except ScratchError:
+        raise
+    except OSError as exc:
+        raise ContentFailed(exc) from exc
 
 
 def _encode(text: str) -> bytes:
@@ -75,4 +99,4 @@ def _view(view: memoryview) -> bytes | memoryview:
         raise InvalidArgument("content is a released memoryview: its bytes are gone") from None
 
 
-__all__ = ["READ_CHUNK_BYTES", "iter_chunks"]
+__all__ = ["READ_CHUNK_BYTES", "ContentFailed", "iter_chunks"]

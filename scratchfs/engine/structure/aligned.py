@@ -68,6 +68,7 @@ _NUMBER = re.compile(r"[-+]?\d[\d.,:%]*[A-Za-z]?")  # (a size, a time, a percent
 _PUSH = 2  # most spaces between a value that overflows its column and the cell it pushes (ps: 1)
 _GLUED = re.compile(r"[a-z]([A-Z][a-z]+)(?= |$)")  # a capitalised name glued to the end of the one before
 _TOTAL_WORDS = frozenset(("total", "total:", "totals", "totals:", "(totals)"))
+_SUM = re.compile(r"[-+]?\d[\d.,:%]*[A-Za-z]{0,3}|(?=[A-Fa-f]*\d)[\dA-Fa-f]+|-")  # (15Gi, 96%, size's hex, df's -)
 
 
 def is_blank(line: str) -> bool:
@@ -85,10 +86,19 @@ def is_row(line: str) -> bool:
 def is_total(line: str) -> bool:
     """Whether ``line`` (no newline) reads as a line of totals: 2 words or more, the first or the last ``total``
     (``df --total``'s ``total  565449824 ...  -``, ``wc``'s and ``du -c``'s ``  1252 total``; ``Total:``,
-    ``TOTALS``, ``size -t``'s ``(TOTALS)``, any case). The last line of a table's rows (a blank line or the end
-    after it) that reads so is its footer, no row (:func:`rows_end`)."""
+    ``TOTALS``, ``size -t``'s ``(TOTALS)``, any case), every other word a sum (a number, a size such as ``15Gi``, a
+    percentage, hexadecimal digits, ``-``): a pod, a file or a command named ``total`` is a row. The last line of a
+    table's rows (a blank line or the end after it) that reads so is its footer, no row (:func:`rows_end`)."""
     words = line.split()
-    return len(words) >= 2 and (words[0].lower() in _TOTAL_WORDS or words[-1].lower() in _TOTAL_WORDS)
+    if len(words) < 2:
+        return False
+    if words[0].lower() in _TOTAL_WORDS:
+        words = words[1:]
+    elif words[-1].lower() in _TOTAL_WORDS:
+        words = words[:-1]
+    else:
+        return False
+    return all(_SUM.fullmatch(word) for word in words)
 
 
 def rows_end(lines: list[str], start: int, seen: bool, complete: bool = True) -> tuple[int, int | None]:
