@@ -493,7 +493,7 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
         extra = told.said
     lone_cr = 0 if terminal or crs == 0 or b"\r" not in sample else lone_cr_line_ends(sample)
     if not (is_log or extra or terminal or lone_cr):  # (a table with no header line: shape_columns)
-        extra = columns_said(sample)
+        extra = columns_said(sample, len(sample) >= size)
     head_text = plain_head(TERMINAL_SHAPE if terminal else kind, lines, max(longest, cut), blank,
                            at_least=bool(cut) and cut >= longest, odd=odd, read_as=read_as, controls=terminal,
                            lone_cr=lone_cr, grep=grep[0] >= threshold)
