@@ -23,6 +23,7 @@ _CALL_RE = re.compile(r'(match|pattern)="((?:[^"\\]|\\.)*(?:NAME|PATH|KEY)(?:[^"
 _ITEM_RE = re.compile(r'(?:: |, )("(?:[^"\\]|\\.)*"|[^,:"(][^,:]*?) \(line ([\d,]+)(\)|, [^)]*\))')
 _PARTS_RE = re.compile(r'(?:"(?:[^"\\]|\\.)*"|[^";]|;(?! ))+')
 _PLACES = ("NAME", "PATH", "KEY")
+_OWN_RE = re.compile(r'\(line ([\d,]+), [^()]*?match=("(?:[^"\\]|\\.)*")\)')  # (an item's own call: a name git quoted)
 _FIXTURES = sorted(p.name for p in _TOOLS.iterdir() if p.is_file())
 
 
@@ -64,13 +65,13 @@ def check_calls(data: bytes, tmp_path: Path, defining: bytes | None = None) -> i
         shape = stub.shape or ""
         listed = items(shape)
         starts = sorted({line for _, line in listed})
+        own = {int(line.replace(",", "")): json.loads(value) for line, value in _OWN_RE.findall(shape)}
         for kind, value in named_calls(shape):
             for name, line in listed:
-                needle = filled(kind, value, name)
-                found = tools.call("read_handle", {"handle": stub.handle, kind: needle, "context": "line"})
-                if not found.get("windows") and "git quotes such a name" in found.get("note", ""):
-                    found = tools.call(found["calls"][0]["tool"], found["calls"][0]["arguments"])  # (a path git
-                    # quoted, "b/tab\\tx.txt": its miss names the search of it as git wrote it, at the item's line)
+                needle = filled(kind, value, name) if line not in own else own[line]  # (a path git quoted,
+                # "b/tab\\tx.txt": its item names the search of it as git wrote it, the one call to make)
+                found = tools.call("read_handle", {"handle": stub.handle, "match" if line in own else kind: needle,
+                                                   "context": "line"})
                 windows = found.get("windows") or []
                 after = [s for s in starts if s > line]
                 end = after[0] if after else line + 50
@@ -116,3 +117,16 @@ def test_hostile_names_are_shown_as_the_call_needs_them(fixture, shown, tmp_path
     names = [name for name, _ in items(shape)]
     assert all(name in names for name in shown), (shape, names)
     assert check_calls(data, tmp_path / "calls") >= len(shown)
+
+
+def test_a_name_git_quoted_is_listed_with_the_search_that_finds_it(tmp_path):
+    """``match=" b/NAME"`` misses a path git quoted (`` "b/tab\\tx.txt"``), and only its miss's hint named the
+    quoted search, two calls for one (helper leftovers3): the item names that search itself, one call."""
+    data = (_TOOLS / "git-diff-odd-names.txt").read_bytes()
+    with ScratchStore(root=tmp_path) as store:
+        scope = store.scope("r", "a")
+        stub = scope.spill(data, source_tool="tool")
+        assert '"tab\\tx.txt" (line 292, +5 -0, match="\\"b/tab\\\\tx.txt\\"")' in stub.shape
+        assert 'back\\slash.txt (line 31, +5 -0, match="\\"b/back\\\\\\\\slash.txt\\"")' in stub.shape
+        found = ScratchTools(scope).call("read_handle", {"handle": stub.handle, "match": '"b/tab\\tx.txt"'})
+        assert found["windows"][0]["line"] == 292
