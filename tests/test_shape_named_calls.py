@@ -40,9 +40,9 @@ def items(shape: str) -> list[tuple[str, int]]:
     listed = parts[called - 1] if called else ""
     found = []
     for name, line, said in _ITEM_RE.findall(listed):
-        if name.endswith("…") or name.startswith("… ") or re.search(r"\d keys?\)", said):
-            continue  # (a name cut to the shape's room: the call of its first characters alone; a settings
-            # group of keys, "net.* (line 4, 12 keys)", which a key's search does not name)
+        if name.startswith("… ") or re.search(r"\d keys?\)", said) or "line=" in said:
+            continue  # (a settings group of keys, "net.* (line 4, 12 keys)", which a key's search does not name;
+            # an item that names its own line= read instead: no search finds it, checked below)
         found.append((json.loads(name) if name.startswith('"') else name, int(line.replace(",", ""))))
     return found
 
@@ -130,3 +130,24 @@ def test_a_name_git_quoted_is_listed_with_the_search_that_finds_it(tmp_path):
         assert 'back\\slash.txt (line 31, +5 -0, match="\\"b/back\\\\\\\\slash.txt\\"")' in stub.shape
         found = ScratchTools(scope).call("read_handle", {"handle": stub.handle, "match": '"b/tab\\tx.txt"'})
         assert found["windows"][0]["line"] == 292
+
+
+def test_a_certificate_no_search_finds_is_listed_with_its_line_read(tmp_path):
+    """A certificate's name cut to 48 characters (``…``) or a subject with no CN, OU nor O (shown whole) was listed
+    as if the shape's Subject pattern found it, which it cannot (helper leftovers3): such an item names its own
+    ``line=`` read instead, which reads the certificate from its start; the one named by its CN is found."""
+    data = (_TOOLS / "openssl-x509-text-unnamed.txt").read_bytes()
+    with ScratchStore(root=tmp_path) as store:
+        scope = store.scope("r", "a")
+        stub = scope.spill(data, source_tool="tool")
+        shape = stub.shape or ""
+        for item in ("Example Trust Services Root Certification Autho… (line 1, line=1 reads it)",
+                     '"C = US, ST = Oregon, L = Portland" (line 36, line=36 reads it)',
+                     "Acme Widgets Incorporated International Holding… (line 71, line=71 reads it)",
+                     "short.example (line 106)"):
+            assert item in shape, shape
+        tools = ScratchTools(scope)
+        for line in (1, 36, 71):
+            assert tools.call("read_handle", {"handle": stub.handle, "line": line, "lines": 1})["data"] == \
+                "Certificate:\n"
+    assert check_calls(data, tmp_path / "calls", b"Subject:") == 1
