@@ -23,6 +23,7 @@ _CALL_RE = re.compile(r'(match|pattern)="((?:[^"\\]|\\.)*(?:NAME|PATH|KEY)(?:[^"
 _ITEM_RE = re.compile(r'(?:: |, )("(?:[^"\\]|\\.)*"|[^,:"(][^,:]*?) \(line ([\d,]+)(\)|, [^)]*\))')
 _PARTS_RE = re.compile(r'(?:"(?:[^"\\]|\\.)*"|[^";]|;(?! ))+')
 _PLACES = ("NAME", "PATH", "KEY")
+_OWN_RE = re.compile(r'\(line ([\d,]+), [^()]*?match=("(?:[^"\\]|\\.)*")\)')  # (an item's own call: a name git quoted)
 _FIXTURES = sorted(p.name for p in _TOOLS.iterdir() if p.is_file())
 
 
@@ -39,9 +40,9 @@ def items(shape: str) -> list[tuple[str, int]]:
     listed = parts[called - 1] if called else ""
     found = []
     for name, line, said in _ITEM_RE.findall(listed):
-        if name.endswith("…") or name.startswith("… ") or re.search(r"\d keys?\)", said):
-            continue  # (a name cut to the shape's room: the call of its first characters alone; a settings
-            # group of keys, "net.* (line 4, 12 keys)", which a key's search does not name)
+        if name.startswith("… ") or re.search(r"\d keys?\)", said) or "line=" in said:
+            continue  # (a settings group of keys, "net.* (line 4, 12 keys)", which a key's search does not name;
+            # an item that names its own line= read instead: no search finds it, checked below)
         found.append((json.loads(name) if name.startswith('"') else name, int(line.replace(",", ""))))
     return found
 
@@ -64,13 +65,13 @@ def check_calls(data: bytes, tmp_path: Path, defining: bytes | None = None) -> i
         shape = stub.shape or ""
         listed = items(shape)
         starts = sorted({line for _, line in listed})
+        own = {int(line.replace(",", "")): json.loads(value) for line, value in _OWN_RE.findall(shape)}
         for kind, value in named_calls(shape):
             for name, line in listed:
-                needle = filled(kind, value, name)
-                found = tools.call("read_handle", {"handle": stub.handle, kind: needle, "context": "line"})
-                if not found.get("windows") and "git quotes such a name" in found.get("note", ""):
-                    found = tools.call(found["calls"][0]["tool"], found["calls"][0]["arguments"])  # (a path git
-                    # quoted, "b/tab\\tx.txt": its miss names the search of it as git wrote it, at the item's line)
+                needle = filled(kind, value, name) if line not in own else own[line]  # (a path git quoted,
+                # "b/tab\\tx.txt": its item names the search of it as git wrote it, the one call to make)
+                found = tools.call("read_handle", {"handle": stub.handle, "match" if line in own else kind: needle,
+                                                   "context": "line"})
                 windows = found.get("windows") or []
                 after = [s for s in starts if s > line]
                 end = after[0] if after else line + 50
@@ -116,3 +117,37 @@ def test_hostile_names_are_shown_as_the_call_needs_them(fixture, shown, tmp_path
     names = [name for name, _ in items(shape)]
     assert all(name in names for name in shown), (shape, names)
     assert check_calls(data, tmp_path / "calls") >= len(shown)
+
+
+def test_a_name_git_quoted_is_listed_with_the_search_that_finds_it(tmp_path):
+    """``match=" b/NAME"`` misses a path git quoted (`` "b/tab\\tx.txt"``), and only its miss's hint named the
+    quoted search, two calls for one (helper leftovers3): the item names that search itself, one call."""
+    data = (_TOOLS / "git-diff-odd-names.txt").read_bytes()
+    with ScratchStore(root=tmp_path) as store:
+        scope = store.scope("r", "a")
+        stub = scope.spill(data, source_tool="tool")
+        assert '"tab\\tx.txt" (line 292, +5 -0, match="\\"b/tab\\\\tx.txt\\"")' in stub.shape
+        assert 'back\\slash.txt (line 31, +5 -0, match="\\"b/back\\\\\\\\slash.txt\\"")' in stub.shape
+        found = ScratchTools(scope).call("read_handle", {"handle": stub.handle, "match": '"b/tab\\tx.txt"'})
+        assert found["windows"][0]["line"] == 292
+
+
+def test_a_certificate_no_search_finds_is_listed_with_its_line_read(tmp_path):
+    """A certificate's name cut to 48 characters (``…``) or a subject with no CN, OU nor O (shown whole) was listed
+    as if the shape's Subject pattern found it, which it cannot (helper leftovers3): such an item names its own
+    ``line=`` read instead, which reads the certificate from its start; the one named by its CN is found."""
+    data = (_TOOLS / "openssl-x509-text-unnamed.txt").read_bytes()
+    with ScratchStore(root=tmp_path) as store:
+        scope = store.scope("r", "a")
+        stub = scope.spill(data, source_tool="tool")
+        shape = stub.shape or ""
+        for item in ("Example Trust Services Root Certification Autho… (line 1, line=1 reads it)",
+                     '"C = US, ST = Oregon, L = Portland" (line 36, line=36 reads it)',
+                     "Acme Widgets Incorporated International Holding… (line 71, line=71 reads it)",
+                     "short.example (line 106)"):
+            assert item in shape, shape
+        tools = ScratchTools(scope)
+        for line in (1, 36, 71):
+            assert tools.call("read_handle", {"handle": stub.handle, "line": line, "lines": 1})["data"] == \
+                "Certificate:\n"
+    assert check_calls(data, tmp_path / "calls", b"Subject:") == 1

@@ -142,3 +142,18 @@ def test_a_last_row_named_total_is_read_as_a_row(tools, scratch_scope):
     read = tools.call("read_handle", {"handle": stub.handle, "row": 1, "rows": 10})
     assert read["rows"][-1] == ["total", "1/1", "Running", "0", "3d"]
     assert tools.call("read_handle", {"handle": stub.handle, "slurp": True, "jq": "length"})["results"] == [4]
+
+
+def test_the_shape_of_columns_with_no_header_counts_the_lines_the_reads_give(tools, scratch_scope):
+    """``wc FILES``' shape said its first 20 lines stood in 4 columns, where the reads give 19 rows and a footer
+    (helper leftovers3): it counts 19 and names the footer with its ``line=``; a line after it leaves it a row."""
+    data = (_TOOLS / "wc-etc-conf.txt").read_bytes()
+    stub = scratch_scope.spill(data, source_tool="bash")
+    assert stub.shape.endswith(', a table of 4 columns aligned by spaces on each of its first 19 lines, no header '
+                               'line, then a footer, no row (line 20: "1252 4490 35013 total", line=20 reads it)')
+    with pytest.raises(InvalidArgument, match=r"row 20 is past the last row \(19\)"):
+        tools.call("read_handle", {"handle": stub.handle, "row": 20})
+    more = scratch_scope.spill(data + b"    1     2     3 /etc/x.conf\n", source_tool="bash")
+    assert "each of its first 21 lines, no header line" in more.shape and "footer" not in more.shape
+    row = tools.call("read_handle", {"handle": more.handle, "row": 20})["rows"][0]
+    assert row == ["1252", "4490", "35013", "total"]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from scratchfs.api.results import Matches
 from scratchfs.api.structure_entry import EntryReads, entry_identity
+from scratchfs.api.table_footer import footer_cut
 from scratchfs.api.table_reads import headless
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure import ReaderSource
@@ -54,7 +55,8 @@ def with_rows(scope: Scope, found: Matches) -> Matches:
         if marks is None:
             marks = RowMarks()
             _MARKS.put(key, marks)
-        return dict(zip(offsets, rows_at(src, offsets, headed, marks) if offsets else [], strict=True)), headed
+        return dict(zip(offsets, rows_at(footer_cut(src, kind, reads.shape), offsets, headed,
+                                                        marks) if offsets else [], strict=True)), headed
 
     try:
         numbered = reads.over_entry(found.handle, read)

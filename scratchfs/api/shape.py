@@ -75,6 +75,7 @@ from scratchfs.api.shape_words import (
     within,
 )
 from scratchfs.api.shape_xml import xml_shape
+from scratchfs.api.table_footer import csv_footer, footer_said
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.stray_quotes import first_runaway, well_quoted
@@ -383,7 +384,9 @@ def _delimited(text: str, whole: Callable[[], str], complete: bool, size: int, l
     columns = ", ".join(column_names(header, 16)) + (f", … {width - 16} more" if width > 16 else "")
     records = count_records(text, delimiter, lines) if complete else lines
     if complete:
-        count = plural(records - headed, "row")
+        footer = csv_footer(whole()[cut:], delimiter)  # (a last line of totals: no row)
+        count = plural(records - headed - (footer is not None), "row") + ("" if footer is None else footer_said(
+            bool(named) + comments + footer[0] + 1, footer[1]))
     else:
         estimate = estimate_records(head, delimiter, size, lines)
         count = (f"~{plural(lines - headed, 'row')} (by line count)" if estimate is None
@@ -490,7 +493,7 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
         extra = told.said
     lone_cr = 0 if terminal or crs == 0 or b"\r" not in sample else lone_cr_line_ends(sample)
     if not (is_log or extra or terminal or lone_cr):  # (a table with no header line: shape_columns)
-        extra = columns_said(sample)
+        extra = columns_said(sample, len(sample) >= size)
     head_text = plain_head(TERMINAL_SHAPE if terminal else kind, lines, max(longest, cut), blank,
                            at_least=bool(cut) and cut >= longest, odd=odd, read_as=read_as, controls=terminal,
                            lone_cr=lone_cr, grep=grep[0] >= threshold)

@@ -59,18 +59,29 @@ def certs_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int
     if not certs or not _CERT_RE.match(text):  # (the first certificate's subject, where the text starts)
         return None
     head = f"{CERTS_SHAPE}, {plural(lines, 'line')}, {plural(len(certs), 'certificate')}{scope}: "
-    items = (f"{_subject_name(raw)} (line {line:,})" for line, raw in numbered(text, certs))
+    items = (_item(raw, line) for line, raw in numbered(text, certs))
     return listed_within(head, items, _FIND, len(certs))
 
 
-def _subject_name(raw: bytes) -> str:
+def _item(raw: bytes, line: int) -> str:
+    """A certificate at ``line`` as the shape lists it, from its ``Subject:`` line's text ``raw``: its name (``CN``,
+    else ``OU``, else ``O``: :func:`_subject_name`) and line, which the shape's pattern finds -- or, for a name cut to
+    48 characters (``…``) or a subject with none of those (shown whole, or ``(no subject)``), which no pattern of
+    it finds, the ``line=`` that reads it: ``"C = US, ST = Oregon" (line 36, line=36 reads it)``."""
+    name, found = _subject_name(raw)
+    return f"{name} (line {line:,})" if found else f"{name} (line {line:,}, line={line} reads it)"
+
+
+def _subject_name(raw: bytes) -> tuple[str, bool]:
     """A certificate's name in a shape, from its ``Subject:`` line's text ``raw``: its common name (``CN``), else its
     unit (``OU``: ``AC RAIZ FNMT-RCM``, where its ``O`` is ``FNMT-RCM``), else its organisation (``O``), else the whole
     subject (``(no subject)`` when empty), in JSON quotes when it holds a comma, a colon, a quote or a character that
     does not show as itself (:func:`~scratchfs.api.shape_words.called_name`: the call the shape names holds the
-    name's real characters), cut to 48 characters."""
+    name's real characters), cut to 48 characters; and whether the shape's pattern finds it by that name (one of
+    those three, whole)."""
     subject = raw.decode("utf-8", "replace").strip()
     names = {key: quoted or bare for key, quoted, bare in reversed(_NAME_RE.findall(subject))}  # (the first of
     # each: reversed, so the first is kept)
-    name = next((names[key] for key in ("CN", "OU", "O") if key in names), subject).strip() or "(no subject)"
-    return called_name(name, 48)
+    named = next((names[key].strip() for key in ("CN", "OU", "O") if key in names), "")
+    name = named or subject or "(no subject)"
+    return called_name(name, 48), bool(named) and len(name) <= 48

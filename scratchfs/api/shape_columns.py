@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 
+from scratchfs.engine.structure.aligned import is_total
 from scratchfs.foundation.text import plural
 
 __all__ = ["COLUMNS_BYTES", "MIN_COLUMNS", "MIN_ROWS", "ROWS", "TOTAL_SAID", "columns_said", "headless_columns",
@@ -43,6 +44,7 @@ _CODE_MARKS = frozenset(b"= := += -= == => -> <- : :: | || - -- + * / // # ; , .
 _PADDING_RE = re.compile(rb"[^\s.!?:;,]  ")
 """Two spaces after a word that ends no sentence nor clause: a cell padded to its column's width (prose leaves none
 but after a full stop)."""
+_FOOTER_CHARS = 60  # (most characters of a footer's words a shape quotes, as a table's with a header)
 _RUN_RE = re.compile(rb"\x00+")  # (a run of positions where some line holds no space: a column)
 _TOTAL_RE = re.compile(rb"total [0-9]{1,20}(?:[.,][0-9]{1,3})?[KMGTPE]?\r?\n")  # ls -l's first line ("total 1744",
 # with -h "total 1.7M"): its blocks, no row, before the rows
@@ -59,17 +61,27 @@ def headless_columns(shape: str | None) -> int | None:
     return int(found.group(1).replace(",", "")) if found else None
 
 
-def columns_said(sample: bytes) -> str:
-    """What the shape of ``sample`` (a text's first bytes) adds when its first lines are a table aligned by spaces
-    with no header line (the module's docstring): ``", a table of 9 columns aligned by spaces on each of its first
-    50 lines, no header line"``; else ``""``. Read a line at a time, each one's spaces and-ed into the gutters of
-    those before it: prose leaves fewer than 2 after 2 or 3 lines, where it stops. Never raises."""
+def columns_said(sample: bytes, whole: bool = False) -> str:
+    """What the shape of ``sample`` (a text's first bytes; ``whole``: all of it) adds when its first lines are a
+    table aligned by spaces with no header line (the module's docstring): ``", a table of 9 columns aligned by
+    spaces on each of its first 50 lines, no header line"``; else ``""``. Read a line at a time, each one's spaces
+    and-ed into the gutters of those before it: prose leaves fewer than 2 after 2 or 3 lines, where it stops. The
+    content's last line among them that reads as one of totals (``wc``'s ``1252  4490 35013 total``:
+    :func:`~scratchfs.engine.structure.aligned.is_total`) is its footer, no row, as the rows reads read it: the
+    lines counted stop before it, and the shape names it with its ``line=``. Never raises."""
     told = _told(sample)
     if told is None:
         return ""
     rows, columns, start = told
-    return f", a table of {plural(len(columns), 'column')} aligned by spaces on each of its first " \
-        f"{plural(len(rows), 'line')}{TOTAL_SAID if start else ''}, no header line"
+    footer = whole and len(rows) > MIN_ROWS and is_total(rows[-1].decode("ascii")) and sample.rstrip(
+        b"\r\n ").count(b"\n") + 1 == len(rows) + (start > 0)  # (the last line of all: no line after it)
+    said = f", a table of {plural(len(columns), 'column')} aligned by spaces on each of its first " \
+        f"{plural(len(rows) - footer, 'line')}{TOTAL_SAID if start else ''}, no header line"
+    if not footer:
+        return said
+    line = len(rows) + (start > 0)
+    words = " ".join(rows[-1].decode("ascii").split())[:_FOOTER_CHARS]
+    return f'{said}, then a footer, no row (line {line:,}: "{words}", line={line} reads it)'
 
 
 def runs_starts(sample: bytes) -> tuple[tuple[int, ...], int] | None:

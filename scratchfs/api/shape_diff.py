@@ -21,6 +21,7 @@ mail quoting a short patch stays text). Looked at only when a line of the sample
 from __future__ import annotations
 
 import heapq
+import json
 import re
 
 from scratchfs.api.shape_words import called_name, listed_within, plural, room_for, within_lines
@@ -45,10 +46,11 @@ _HEAD_BYTES = 64 * 1024
 
 
 class _File:
-    __slots__ = ("added", "line", "name", "removed")
+    __slots__ = ("added", "line", "name", "quoted", "removed")
 
-    def __init__(self, name: str, line: int) -> None:
+    def __init__(self, name: str, line: int, quoted: str | None = None) -> None:
         self.name, self.line, self.added, self.removed = name, line, 0, 0
+        self.quoted = quoted  # (the new name as git quoted it on its ``diff --git`` line, ``"b/tab\tx.txt"``)
 
 
 def _path(header: bytes, strip: bytes) -> str:
@@ -78,8 +80,9 @@ def _unquoted(text: bytes) -> tuple[bytes, bytes]:
     return name, text[quoted.end():]
 
 
-def _git_name(line: bytes) -> bytes:
-    """The new name a ``diff --git a/x b/y`` line gives (``y``; unquoted when git quoted it, either side or both)."""
+def _git_name(line: bytes) -> tuple[bytes, bytes | None]:
+    """The new name a ``diff --git a/x b/y`` line gives (``y``; unquoted when git quoted it, either side or both),
+    and that name as git wrote it when it quoted it (``"b/tab\\tx.txt"``, its quotes kept), else ``None``."""
     rest = line[11:].rstrip(b"\r")
     if rest.startswith(b'"'):  # (the old name quoted: the new one after it and a space)
         after = _unquoted(rest)[1][1:]
@@ -89,8 +92,9 @@ def _git_name(line: bytes) -> bytes:
         after = b"b/" + rest.rsplit(b" b/", 1)[1]
     else:
         after = rest
-    name = _unquoted(after)[0] if after.startswith(b'"') else after or rest
-    return name[2:] if name.startswith(b"b/") else name
+    quoted = _QUOTED_RE.match(after) if after.startswith(b'"') else None
+    name = _unquoted(after)[0] if quoted is not None else after or rest
+    return (name[2:] if name.startswith(b"b/") else name), (quoted[0] if quoted is not None else None)
 
 
 class _Walk:
@@ -122,7 +126,9 @@ class _Walk:
         following = rows[number] if number < len(rows) else b""
         if line.startswith(b"diff --git "):
             self.in_commit, self.git = False, True
-            self.files.append(_File(_git_name(line).decode("utf-8", "replace"), number))
+            name, quoted = _git_name(line)
+            self.files.append(_File(name.decode("utf-8", "replace"), number, None if quoted is None else
+                                    quoted.decode("utf-8", "replace")))
         elif line.startswith(_COMBINED):  # (git's --cc of a merge: a column a parent)
             self.in_commit, self.git = False, True
             self.files.append(_File(line.split(b" ", 2)[2].rstrip(b"\r").decode("utf-8", "replace"), number))
@@ -226,7 +232,7 @@ def diff_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int 
         head, tail = f"{head}most changed: ", (_FIND_GIT if walk.git else _FIND) + tail
         largest = heapq.nlargest(_MOST_LISTED, range(len(files)),
                                  key=lambda at: (files[at].added + files[at].removed, -at))
-        items = [_item(files[at]) for at in largest]
+        items = [_item(files[at], walk.git) for at in largest]
     return listed_within(head, items, tail, len(files))
 
 
@@ -238,8 +244,12 @@ _FIND = '; match="+++ NAME", context="line" finds another'
 """The same for ``diff -u`` (``+++ NAME<tab>date``)."""
 
 
-def _item(file: _File) -> str:
-    return f"{called_name(file.name, 80)} (line {file.line:,}, +{file.added:,} -{file.removed:,})"
+def _item(file: _File, called: bool = False) -> str:
+    """A file as a diff's shape lists it; ``called``: the shape names :data:`_FIND_GIT`, whose ``" b/NAME"`` misses
+    a name git quoted (`` "b/tab\\tx.txt"``): such a file's item names the search of it as git wrote it, which
+    finds its ``diff --git`` line (``match="\"b/tab\\\\tx.txt\""``: the JSON string of that text)."""
+    own = f", match={json.dumps(file.quoted, ensure_ascii=False)}" if called and file.quoted else ""
+    return f"{called_name(file.name, 80)} (line {file.line:,}, +{file.added:,} -{file.removed:,}{own})"
 
 
 def patches_said(sample: bytes, scope: str) -> str:

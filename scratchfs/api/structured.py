@@ -30,6 +30,7 @@ from scratchfs.api.shape_pipes import is_piped, piped_noun
 from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.slurp_advice import paged_instead
 from scratchfs.api.structure_entry import entry_identity
+from scratchfs.api.table_footer import footer_cut
 from scratchfs.api.table_reads import SNIFFED_NO_TABLE, headless, noted_rows, table_like
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure import (
@@ -210,8 +211,10 @@ class StructureReads(PageReads):
                     paged_instead(handle, filter, form)))
             layout = self._table_layout(src, kind, handle, blob, "slurp=true")  # (split by it, not CSV)
             blob = blob if layout is None else f"{blob}:aligned"
+            cut = footer_cut(src, kind, self.shape)  # (a last line of totals: no row)
+            blob = blob if cut is src else f"{blob}:footer"
             try:
-                page = slurp_page(src, filter, form, cursor=cursor, budget_bytes=budget, budget_name="budget",
+                page = slurp_page(cut, filter, form, cursor=cursor, budget_bytes=budget, budget_name="budget",
                                   cache_key=blob, timeout=self.time_limit(), entry=entry_identity(handle, blob),
                                   layout=layout)
             except SlurpTooLarge as exc:  # (the paged read that does what the filter did, as a call)
@@ -249,8 +252,8 @@ class StructureReads(PageReads):
             headed = not headless(kind, self.shape) and (layout is None or layout.headed)  # (no header: its first
             # line is row 1, as the stub counts it)
             try:
-                page = rows_page(src, row, rows, columns=columns, cursor=cursor, budget_bytes=budget,
-                                 entry=entry_identity(handle, blob), layout=layout, headed=headed)
+                page = rows_page(footer_cut(src, kind, self.shape), row, rows, columns=columns, cursor=cursor,
+                                 budget_bytes=budget, entry=entry_identity(handle, blob), layout=layout, headed=headed)
             except WideHeader as exc:  # (the read of the first columns that fit, as a call)
                 raise _narrower(exc, handle, row, rows, call_budget) from None
             except BadRecord as exc:  # (the row the read starts at)
@@ -377,7 +380,7 @@ class StructureReads(PageReads):
             records: list[list[str]] = []
             headed = not headless(kind, self.shape) and (layout is None or layout.headed)
             partial = False
-            for start, cells in iter_rows(src, layout=layout, headed=headed):
+            for start, cells in iter_rows(footer_cut(src, kind, self.shape), layout=layout, headed=headed):
                 partial = start >= max_bytes
                 if partial:
                     break

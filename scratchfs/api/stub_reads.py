@@ -20,6 +20,7 @@ from scratchfs.api.shape_settings import FIND_KEY, is_settings
 from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.shape_table import is_headless
 from scratchfs.api.shape_terminal import coloured, is_terminal
+from scratchfs.api.table_footer import footer_cut
 from scratchfs.engine.structure import (
     MAX_JQ_DOCUMENT_BYTES,
     MAX_SLURP_BYTES,
@@ -376,7 +377,9 @@ class RowsAfter:
             return
         passed: list[BadRecord] = []  # (a row that cannot be read: passed over, as a rows read's pages pass over
         told = 0  # it, its number kept; a row cut at the reach's end is one)
-        rows = iter_rows(BytesSource(head[:_ROWS_REACH]), passed=passed, headed=self.headed, layout=self.layout)
+        reach = BytesSource(head[:_ROWS_REACH])  # (all of it: up to its footer, as the rows reads read it)
+        reach = footer_cut(reach, "csv", self.shape) if len(head) >= self.size and reach.size == len(head) else reach
+        rows = iter_rows(reach, passed=passed, headed=self.headed, layout=self.layout)
         for yielded, (start, _cells) in enumerate(rows):
             yield from ((bad.record, bad.offset) for bad in passed[told:])  # (before it)
             told = len(passed)
