@@ -56,7 +56,7 @@ def check(store, name: str, args: dict, budget: int) -> dict | None:
         assert not again_failed, (reply["next_call"][:300], again[:300])
         assert len(again.encode("utf-8")) <= default
     elif "note" in reply and "is the content's end" in reply["note"]:  # (a read from it: its last bytes named)
-        assert reply["next_call"] is None and "read_handle(" in reply["note"]
+        assert reply["next_call"] is None and f"{name}(" in reply["note"]  # (a scratchpad value's: scratch_read)
     elif "note" in reply:  # left out: the note says so, and the cursor alone (when given) goes on
         assert reply["next_call"] is None and "next_call left out" in reply["note"]
         cursor = reply.get("cursor", reply.get("next_cursor"))
