@@ -32,17 +32,16 @@ _MOST_NAMED = 3
 
 def percent_note(source: ContentSource, layout: Layout | None, filter: str) -> str | None:
     """The note of a slurp read of a headed table (``layout``: as :func:`~.table.iter_rows` takes it) whose
-    ``filter`` names a column of percentages (see the module's words), else ``None``. Reads the header and
-    :data:`ROWS_JUDGED` rows; never raises for a table it cannot read (``None``)."""
+    ``filter`` names a column of percentages (see the module's words), else ``None``. Reads the header, and
+    :data:`ROWS_JUDGED` rows when the filter names a column; never raises for a table it cannot read (``None``)."""
     try:
-        rows = list(itertools.islice(iter_rows(source, layout=layout, passed=[]), ROWS_JUDGED + 1))
+        rows = iter_rows(source, layout=layout, passed=[])
+        keys, _ = row_keys(next(rows, (0, []))[1])
+        asked = [(at, key) for at, key in enumerate(keys) if key and key in filter]
+        cells = [cells for _, cells in itertools.islice(rows, ROWS_JUDGED if asked else 0) if isinstance(cells, list)]
     except Exception:  # (a header that cannot be read: the slurp read itself says so)
         return None
-    if len(rows) < 2:
-        return None
-    keys, _ = row_keys(rows[0][1])
-    cells = [cells for _, cells in rows[1:] if isinstance(cells, list)]
-    named = [key for at, key in enumerate(keys) if key and key in filter and _percentages(cells, at)]
+    named = [key for at, key in asked if _percentages(cells, at)]
     if not named:
         return None
     first = json.dumps(named[0], ensure_ascii=False)
