@@ -44,11 +44,16 @@ def _starts(page: bytes, head: bytes, want: int = 1024, **cuts: int) -> tuple[by
     return found
 
 
+_SHORT_STARTS = {"pydoc-json-decoder.html": 160}
+"""Pages whose view's start told within the budget of tags is shorter than 1,024 bytes: ``pydoc -w``'s page of a
+module whose text after its docstring is one table row holding every class (``tests/test_html_short_start.py``)."""
+
+
 @pytest.mark.parametrize("path", _PAGES, ids=lambda p: p.name)
 def test_every_html_page_s_preview_is_its_view_s_start(path):
     page = path.read_bytes()
     found = _starts(page, page[:SAMPLE_BYTES])
-    assert found is not None and len(found[0]) >= min(1024, len(_view(page)))
+    assert found is not None and len(found[0]) >= min(_SHORT_STARTS.get(path.name, 1024), len(_view(page)))
     for want in (300, 4096):  # (and a cut of its body: the sample's end, a page cut at 64 KiB)
         _starts(page, page[:SAMPLE_BYTES], want)
     _starts(page[:65536], page[:65536])

@@ -209,8 +209,23 @@ def refuse_mixed(counting: bool, given: dict[str, Any], asked: dict[str, Any], o
         return  # a search of the text view
     mixed = [name for name, value in asked.items() if value is not None] + (["ignore_case"] if ignore_case else [])
     if mixed:
-        raise InvalidArgument(f"{', '.join(mixed)} cannot be mixed with a structure read ({', '.join(sorted(given))})"
-                              f": {'; '.join(_advice(mixed, given))}; make the call one read or the other")
+        said = (f"{', '.join(mixed)} cannot be mixed with a structure read ({', '.join(sorted(given))}): "
+                f"{'; '.join(_advice(mixed, given))}; make the call one read or the other")
+        if mixed == ["length"] and given == {"view": "text"} and isinstance(handle, str) and all(
+                map(_writable, (handle, offset, *(kept or {}).values()))):
+            raise _told(said, "; the text from that offset: ", _text_page(handle, offset, asked["length"], kept))
+        raise InvalidArgument(said)
+
+
+def _text_page(handle: str, offset: int, length: object, kept: Mapping[str, Any] | None) -> Call:
+    """The page of a text view a call of ``view="text"`` with ``length=`` meant (helper modeltask6: a model read
+    the 400 bytes after a search's window so, was refused, and its next try's ``budget=700`` was refused again): from
+    ``offset``, its ``budget`` as given, else the smallest a reply takes when ``length`` fits in it."""
+    budget = (kept or {}).get("budget")
+    if budget is None and isinstance(length, int) and length < MIN_REPLY_BYTES // 2:
+        budget = MIN_REPLY_BYTES
+    return Call.of("read_handle", handle=handle, view="text", offset=offset or None, budget=budget,
+                   encoding=(kept or {}).get("encoding"))
 
 
 _TOGETHER = (

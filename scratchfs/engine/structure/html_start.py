@@ -35,7 +35,7 @@ from typing import Any
 from scratchfs.engine.structure.html_codec import declared_encoding, decode_as, page_codec
 from scratchfs.foundation.text import utf8_but_cut_end
 
-__all__ = ["FIRST_CUT_BYTES", "HEAD_TAG_SHARE", "MOST_CUT_BYTES", "MOST_TAGS", "view_start"]
+__all__ = ["FIRST_CUT_BYTES", "HEAD_TAG_SHARE", "LEAST_VIEW_BYTES", "MOST_CUT_BYTES", "MOST_TAGS", "view_start"]
 
 FIRST_CUT_BYTES = 1024
 """Bytes of the body (after its ``<body`` tag) of the first cut rendered; the cut that checks a cut whose text holds
@@ -63,16 +63,23 @@ MOST_WHOLE_BYTES = 6 * 1024
 """A whole page of at most these bytes (and :data:`MOST_TAGS`) is rendered whole (its view, exactly): its cuts would
 cost about as much (the cut that holds a preview's text and the one that checks it: about 2 and 3 KiB)."""
 
+LEAST_VIEW_BYTES = 128
+"""Fewest bytes of the view's start a stub's preview shows when the cuts stop short of the ``want`` bytes (the budget
+of tags spent, the body's end): a ``pydoc -w`` page of a module whose docstring is one line (``json.decoder``,
+``base64``, ``tarfile``, ``email.message``) has 160 to 240 bytes of text -- its name, docstring and ``Modules`` --
+before its ``Classes`` table, one row holding every class, which no cut within the budget closes; with 256 here its
+stub previewed 876 bytes of ``<table>`` markup instead (modeltask6)."""
+
 _BODY = re.compile(rb"<body[\s>/]", re.IGNORECASE)
 
 
 def view_start(head: bytes, size: int, want: int, first: int = FIRST_CUT_BYTES, most: int = MOST_CUT_BYTES,
                whole: int = MOST_WHOLE_BYTES, tags: int = MOST_TAGS) -> tuple[bytes, bool] | None:
     """``(the first bytes of the text view, whether they are all of it)`` of an HTML page of ``size`` bytes whose
-    first bytes are ``head``: at least ``min(want, 256)`` bytes of it (``want``: the bytes a preview shows), or all of
-    it, else ``None`` (not told: see the module's words; a page with no text). ``first``, ``most``: the body's bytes
-    of the first and the last cut; ``whole``: most bytes of a page rendered whole; ``tags``: most tags rendered, summed
-    over the cuts (:data:`MOST_TAGS`; tests pass small ones)."""
+    first bytes are ``head``: at least ``min(want, LEAST_VIEW_BYTES)`` bytes of it (``want``: the bytes a preview
+    shows), or all of it, else ``None`` (not told: see the module's words; a page with no text). ``first``,
+    ``most``: the body's bytes of the first and the last cut; ``whole``: most bytes of a page rendered whole;
+    ``tags``: most tags rendered, summed over the cuts (:data:`MOST_TAGS`; tests pass small ones)."""
     try:
         return _view_start(head, size, max(1, want), (first, max(most, 4 * want), whole, tags))
     except MemoryError:
@@ -105,7 +112,8 @@ def _view_start(head: bytes, size: int, want: int, cuts: tuple[int, int, int, in
         agreed = b"" if last is None else _agreed(last, text).encode("utf-8")  # (two cuts that end apart)
         bound = min(len(head), body + most, _tag_bound(head, left - parsed, body))  # (the next cut's end, at most)
         if (last is not None and len(agreed) >= want) or final or bound <= end:  # (no next cut: the body's, the
-            return (agreed, False) if len(agreed) >= min(want, 256) else None  # sample's or the budget's end)
+            return (agreed, False) if len(agreed) >= min(want, LEAST_VIEW_BYTES) else None  # sample's or the budget's
+            # end)
         told = len(_lines_before(text, len(text.rstrip())).encode("utf-8"))  # (what it tells, if the next agrees)
         grown, forced = end + step, False
         if told < want:  # (a cut grown, leaving room in the budget for the one that checks it)

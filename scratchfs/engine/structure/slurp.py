@@ -55,6 +55,7 @@ from scratchfs.engine.structure.jsonl_records import bad_record
 from scratchfs.engine.structure.jsontexts import walk_documents
 from scratchfs.engine.structure.numbers import refuse_constant
 from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPage, check_page, read_whole
+from scratchfs.engine.structure.percent_cells import percent_note
 from scratchfs.engine.structure.row_keys import EXTRA_CELLS, row_keys
 from scratchfs.engine.structure.stray_quotes import REAL, RealCells, cell_lines, runaway_said, stray_cell
 from scratchfs.engine.structure.table import UNSPLIT_KEY, iter_rows
@@ -130,7 +131,7 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
     check_page(cursor, budget_bytes, budget_name=budget_name)
     data, passed, whole = _array(source, form, cache_key, layout)
     keyed, room, named = (None, 0, ()) if cursor is not None else (  # (advice4: said again on every page)
-        _table_note(source, form, layout, passed, budget_bytes, whole))
+        _table_note(source, form, layout, passed, budget_bytes, whole, filter))
     try:
         page = jq_page(BytesSource(data), filter, cursor, max(256, budget_bytes - room),  # (the note fits beside it)
                        cache_key=None if cache_key is None else f"slurp:{form}:{cache_key}", timeout=timeout,
@@ -163,15 +164,17 @@ def _noted(page: ItemPage, keyed: str | None, named: tuple[BadRecord, ...]) -> I
 
 
 def _table_note(source: ContentSource, form: str, layout: Layout | None, passed: tuple[BadRecord, ...],
-                budget: int, whole: _Whole = _NO_WHOLE) -> tuple[str | None, int, tuple[BadRecord, ...]]:
+                budget: int, whole: _Whole = _NO_WHOLE, jq: str = "") -> tuple[str | None, int, tuple[BadRecord, ...]]:
     """``(what a slurp page's note says of the table -- keys renamed, rows passed over, rows given whole
-    (:func:`_whole_note`) --, or None; the bytes of JSON kept for it, the byte reads the reads layer adds included;
-    the rows passed over it names, :func:`_named`)``."""
+    (:func:`_whole_note`), a column of percentages the filter ``jq`` names (:func:`~.percent_cells.percent_note`) --,
+    or None; the bytes of JSON kept for it, the byte reads the reads layer adds included; the rows passed over it
+    names, :func:`_named`)``."""
     named = _named(passed, budget)
     keyed = _keys_note(source, layout) if form == "rows" else None
     passed_note = _documents_note(source, passed, named) if form == "documents" else _passed_note(
         source, passed, named, form)
-    said = (keyed, passed_note, _whole_note(whole), whole[3])
+    percent = percent_note(source, layout, jq) if form == "rows" and jq else None
+    said = (keyed, passed_note, _whole_note(whole), whole[3], percent)
     keyed = "; ".join([one for one in said if one]) or None
     if keyed is None:
         return None, 0, named
