@@ -10,13 +10,13 @@ table up to its footer's first byte (:func:`footer_cut`, from the shape's words)
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 from scratchfs.api.shape_words import clip
 from scratchfs.engine.structure.aligned import is_total
 from scratchfs.engine.structure.paging import ContentSource
+from scratchfs.engine.structure.table import CutSource
 
-__all__ = ["CutSource", "csv_footer", "footer_cut", "footer_said"]
+__all__ = ["csv_footer", "footer_cut", "footer_said"]
 
 _WORDS = ("total", "(TOTALS)")
 _FOOTER_CHARS = 60  # (most characters of a footer's words a shape quotes, as an aligned table's)
@@ -52,24 +52,6 @@ def _totals(line: str, delimiter: str) -> bool:
 def footer_said(line: int, words: str) -> str:
     """What a table's shape adds after its row count for its footer at ``line`` (1-based) holding ``words``."""
     return f", then a footer, no row (line {line:,}: \"{clip(words, _FOOTER_CHARS)}\", line={line} reads it)"
-
-
-class CutSource:
-    """``source`` cut at byte ``size``: its reads end there (a table read up to its footer)."""
-
-    def __init__(self, source: ContentSource, size: int) -> None:
-        self.source, self.size = source, size
-
-    def read(self, offset: int, length: int) -> bytes:
-        """Up to ``length`` bytes from ``offset``, none at or past :attr:`size`."""
-        return self.source.read(offset, max(0, min(length, self.size - offset)))
-
-    def iter_frames(self, first_frame: int = 0) -> Iterator[tuple[int, bytes]]:
-        """``source``'s frames from ``first_frame``, cut at :attr:`size`."""
-        for start, frame in self.source.iter_frames(first_frame):
-            if start >= self.size:
-                return
-            yield start, frame[: self.size - start]
 
 
 def footer_cut(source: ContentSource, kind: str | None, shape: str | None) -> ContentSource:

@@ -60,10 +60,12 @@ from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import BadCursor, BadRecord, InvalidArgument, PastLast
 from scratchfs.foundation.text import plural
 
-__all__ = ["FIELD_LIMIT_CHARS", "MAX_ROWS", "UNSPLIT_KEY", "iter_rows", "rows_at", "rows_page"]
+__all__ = ["FIELD_LIMIT_CHARS", "MAX_ROWS", "UNSPLIT_KEY", "CutSource", "iter_rows", "rows_at", "rows_page"]
 
 MAX_ROWS = 10_000
 """Most rows a page asks for."""
+
+
 def iter_rows(source: ContentSource, delimiter: str | None = None, *, layout: Layout | None = None,
               passed: list[BadRecord] | None = None, headed: bool = True) -> Iterator[tuple[int, list[str]]]:
     """Every record of a CSV/TSV content from its start, the header first, as :func:`rows_page` reads them:
@@ -115,30 +117,33 @@ def rows_at(source: ContentSource, offsets: list[int], headed: bool = True,
         mark = None if marks is None else marks.before(offset)
         if mark is not None and mark[0] > start:  # (a row counted before: on from there)
             start, number = mark
-        upto = _Upto(source, offset + 1)  # (the row holding the offset is the last one that starts in it)
+        upto = CutSource(source, offset + 1)  # (the row holding the offset is the last one that starts in it)
         if offset < 3 and source.read(0, 3) == b"\xef\xbb\xbf":  # (a byte of the mark: the row after it, not -1)
-            upto = _Upto(source, 4)
+            upto = CutSource(source, 4)
         passed = skip_rows(upto, start, upto.size, rows)[1]
         out.append(number + passed - 1)
         if left:  # (on from the start of that row: the next offset reads no row before it again)
             if passed > 1:
                 start, number = skip_rows(upto, start, passed - 1, rows)[0], number + passed - 1
-            following = skip_rows(_Upto(source, offsets[-1] + 1), start, 1, rows)[0]
+            following = skip_rows(CutSource(source, offsets[-1] + 1), start, 1, rows)[0]
     if marks is not None:
         marks.add(start, number)
     return out
 
 
-class _Upto:
-    """``source`` cut at byte ``size``: its reads end there."""
+class CutSource:
+    """``source`` cut at byte ``size``: its reads end there (the rows up to an offset; a table read up to its
+    footer, :func:`scratchfs.api.table_footer.footer_cut`)."""
 
     def __init__(self, source: ContentSource, size: int) -> None:
         self.source, self.size = source, size
 
     def read(self, offset: int, length: int) -> bytes:
+        """Up to ``length`` bytes from ``offset``, none at or past :attr:`size`."""
         return self.source.read(offset, max(0, min(length, self.size - offset)))
 
     def iter_frames(self, first_frame: int = 0) -> Iterator[tuple[int, bytes]]:
+        """``source``'s frames from ``first_frame``, cut at :attr:`size`."""
         for start, frame in self.source.iter_frames(first_frame):
             if start >= self.size:
                 return
