@@ -1,12 +1,20 @@
 """One bounded, thread-safe LRU map for every in-memory cache of the engine (parsed seek tables, line tables, small
 decompressed values), bounded by entry count and, optionally, by total weight (bytes); and :class:`SeenFiles`, the
-files a checked walk found, re-checked with one ``lstat`` each."""
+files a checked walk found, re-checked with one ``lstat`` each.
+
+**Fork.** A child of ``fork()`` holds a replica of the forking thread only, with every lock as it was (POSIX
+``fork()``): an LRU's lock that another thread of the parent held -- in the middle of a ``get`` or ``put`` -- stayed
+held in the child for ever, and the child's first look in that cache (a zip member's tail read, a CSV search's
+rows) hung (hostile38: 40 of 40 children forked while 3 threads used one cache). Each LRU's lock is made anew in a
+child (``os.register_at_fork``) and its weight counted again (a ``put`` may have been cut between its steps).
+"""
 
 from __future__ import annotations
 
 import os
 import stat
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
@@ -35,6 +43,7 @@ class LRU(Generic[K, V]):
         self._max_item_weight = max_item_weight
         self._weight = 0
         self._lock = threading.Lock()
+        _ALL.add(self)
 
     def get(self, key: K) -> V | None:
         """The value of ``key`` (now the most recently used), or ``None``."""
@@ -56,13 +65,35 @@ class LRU(Generic[K, V]):
                 self._weight -= self._weigh(old)
             self._items[key] = value
             self._weight += weight
-            while len(self._items) > self._max_entries or (
-                    self._max_weight is not None and self._weight > self._max_weight):
-                _, dropped = self._items.popitem(last=False)
-                self._weight -= self._weigh(dropped)
+            self._trim()
+
+    def _trim(self) -> None:
+        """Drop the least recently used entries beyond the bounds (holding the lock)."""
+        while len(self._items) > self._max_entries or (
+                self._max_weight is not None and self._weight > self._max_weight):
+            _, dropped = self._items.popitem(last=False)
+            self._weight -= self._weigh(dropped)
+
+    def _after_fork_in_child(self) -> None:
+        """A new lock (another thread of the parent may have held the old one) and the weight counted again."""
+        self._lock = threading.Lock()
+        self._weight = sum(self._weigh(value) for value in self._items.values())
+        self._trim()
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+_ALL: weakref.WeakSet[LRU] = weakref.WeakSet()  # (every LRU of the process: a child makes their locks anew)
+
+
+def _after_fork_in_child() -> None:
+    for cache in list(_ALL):
+        cache._after_fork_in_child()
+
+
+if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class SeenFiles:

@@ -16,7 +16,9 @@ are still open, and pauses that begin before all of those have ended find it run
 until the last of them ended: threads whose parses overlapped one another without a gap (four threads reading JSON
 at once) kept it paused for as long as they did, while every thread's cyclic garbage piled up (3 collections in 8 s,
 not 371; hostile36). So the collector is never paused longer than one pause lasts. A child forked during a pause
-resumes the collector its parent paused.
+resumes the collector its parent paused; a fork takes the count's lock first (``os.register_at_fork``), so that the
+child never sees the collector paused by a pause not yet counted (a thread between ``gc.disable()`` and noting it
+left the child's collector off for good; hostile38).
 """
 
 from __future__ import annotations
@@ -76,10 +78,27 @@ def _after_fork_in_child() -> None:
     its pause never ends there. Start the child with no pause open and the collector as the parent had it."""
     global _lock, _depth, _held  # noqa: PLW0603
     _lock = threading.Lock()
+    _forkers.clear()
     if _held:
         gc.enable()
     _depth, _held = 0, False
 
 
+_FORK_WAIT = 2.0  # seconds a fork waits for the count's lock at most (held for a few steps, never across a wait)
+_forkers: set[int] = set()  # threads forking holding the lock (each lets go of its own)
+
+
+def _before_fork() -> None:
+    if _lock.acquire(timeout=_FORK_WAIT):  # (the fork sees a whole count; past the wait, forks as before)
+        _forkers.add(threading.get_ident())
+
+
+def _after_fork_in_parent() -> None:
+    if threading.get_ident() in _forkers:
+        _forkers.discard(threading.get_ident())
+        _lock.release()
+
+
 if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX
-    os.register_at_fork(after_in_child=_after_fork_in_child)
+    os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
+                        after_in_child=_after_fork_in_child)
