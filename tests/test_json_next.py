@@ -10,6 +10,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +18,13 @@ from scratchfs.api.shape import SAMPLE_BYTES, describe
 from scratchfs.engine.structure import BytesSource
 
 _TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
+
+
+@pytest.fixture(autouse=True)
+def _stream_untimed(monkeypatch):
+    """What a streamed top level's shape says of what is read, not how fast: its time bound (0.5 s) cut the stream
+    of a 1.7 MiB report after 0 items in a loaded full-suite run ("runs: array(at least 0)")."""
+    monkeypatch.setattr("scratchfs.api.shape_json.STREAM_SECONDS", 60.0)
 
 
 def _named_jq(note: str) -> str:
