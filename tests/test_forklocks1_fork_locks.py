@@ -3,7 +3,8 @@
 
 A child holds a replica of the forking thread only, every lock as it was (POSIX ``fork()``). Before: a child whose
 parent had a thread inside the index's transaction log (every write transaction records itself there), the root's
-lock-descriptor list (a child's first write opens its own ``delete.lock``), the store's sweeper lock, an S3 store's
+lock-descriptor list (a child's first write opens its own ``delete.lock``), the store's sweeper lock or its sweeper's
+stop event (a child's ``close()`` stopped the parent's sweeper, not there), an S3 store's
 pairing check, client, data loader, readers' counts or in-process delete lock, a PostgreSQL index's pool opening, or
 the pool log's filter, hung for ever at its first use of it (the S3 delete lock: StoreBusy for ever). Each such lock
 is now made anew in a child (:func:`scratchfs.foundation.forks.renewed_in_child`). Each scenario holds one lock in a
@@ -46,8 +47,9 @@ def _scenario_store() -> None:
     with tempfile.TemporaryDirectory(prefix="forklocks1-") as root, ScratchStore(root) as store:
         scope = store.scope("run", "agent")
         first = scope.spill(_CSV.read_text())
+        store.start_sweeper(3600)
         locks = {"txn_log": store.index.txn_log._lock, "sweeper": store._sweeper_lock,
-                 "root_fds": store.blobs.locks._fds_lock}
+                 "root_fds": store.blobs.locks._fds_lock, "sweeper_event": store._sweeper._stopped._cond}
         wrong = []
         for name, lock in locks.items():
             def work(name=name):

@@ -164,7 +164,9 @@ class ScratchStore:
             segment_entry_bytes=s.segment_entry_bytes))
         self.closed = False
         self.entries = Entries(s, self.index, self.blobs, lambda: self.closed)
-        self._sweeper: Sweeper | None = None
+        # a fork() child has neither the parent's sweeper thread nor these locks free (another thread may have held
+        # one, or the sweeper's event): it starts with none and a new lock
+        self._sweeper: Sweeper | None = forks.renewed_in_child(self, "_sweeper", lambda: None)
         self._sweeper_lock = forks.renewed_in_child(self, "_sweeper_lock", threading.Lock)
         self._start_write_behind()
 
