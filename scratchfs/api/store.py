@@ -46,7 +46,7 @@ from scratchfs.engine.backends import (
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.reserve import RESERVE_BYTES, Reserve
 from scratchfs.engine.sweeper import Sweeper, SweepResult
-from scratchfs.foundation import checks
+from scratchfs.foundation import checks, forks
 from scratchfs.foundation.errors import BadCursor, InvalidArgument, NotFound, ScratchError, StorageError, StoreBusy
 from scratchfs.foundation.limits import BUSY_TIMEOUT, MAX_LIST_ENTRIES, MAX_SWEEP_INTERVAL, SWEEP_INTERVAL
 from scratchfs.foundation.text import shorten
@@ -164,8 +164,10 @@ class ScratchStore:
             segment_entry_bytes=s.segment_entry_bytes))
         self.closed = False
         self.entries = Entries(s, self.index, self.blobs, lambda: self.closed)
-        self._sweeper: Sweeper | None = None
-        self._sweeper_lock = threading.Lock()
+        # a fork() child has neither the parent's sweeper thread nor these locks free (another thread may have held
+        # one, or the sweeper's event): it starts with none and a new lock
+        self._sweeper: Sweeper | None = forks.renewed_in_child(self, "_sweeper", lambda: None)
+        self._sweeper_lock = forks.renewed_in_child(self, "_sweeper_lock", threading.Lock)
         self._start_write_behind()
 
     def _start_write_behind(self) -> None:

@@ -20,6 +20,8 @@ import time
 from bisect import bisect_left
 from collections.abc import Callable
 
+from scratchfs.foundation import forks
+
 SLOW_SECONDS = 0.004
 """A transaction slower than this halves the next batch."""
 
@@ -83,7 +85,7 @@ class TxnLog:
     """
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = forks.renewed_in_child(self, "_lock", threading.Lock)  # (a fork() child: a new one)
         self.reset()
 
     def reset(self) -> None:

@@ -64,6 +64,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from scratchfs.engine import safe_fs
+from scratchfs.foundation import forks
 from scratchfs.foundation.errors import InvalidArgument, ScratchError, storage_error
 
 __all__ = ["LOCAL_CHECK_SECONDS", "LOCAL_LOCATION", "MARKER_NAME", "OWNER_CHECK_SECONDS", "PROBE_ROWS", "Gate",
@@ -213,7 +214,7 @@ class Gate:
     def __init__(self) -> None:
         self._check: Callable[[], None] | None = None
         self._thread: int | None = None  # the thread running the check
-        self._lock = threading.Lock()
+        self._lock = forks.renewed_in_child(self, "_lock", threading.Lock)  # (held through a check)
 
     def set(self, check: Callable[[], None]) -> None:
         """Make ``check`` the check to pass."""

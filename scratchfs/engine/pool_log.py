@@ -17,6 +17,8 @@ import logging
 import threading
 import time
 
+from scratchfs.foundation import forks
+
 __all__ = ["EVERY_SECONDS", "FILTER", "POOL_NAME", "PoolLogFilter", "install"]
 
 POOL_NAME = "scratchfs-index"
@@ -34,7 +36,7 @@ class PoolLogFilter(logging.Filter):
         self.every = every
         self.clock = clock
         self._last: dict[str, float] = {}
-        self._lock = threading.Lock()
+        self._lock = forks.renewed_in_child(self, "_lock", threading.Lock)
 
     def forget(self) -> None:
         """Forget which records were let through: the next of each kind passes (a new outage, a test)."""

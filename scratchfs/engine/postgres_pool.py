@@ -38,6 +38,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from scratchfs.engine.postgres_connect import BoundedConnection, NoReply, connect_kwargs, reply_timeout
 from scratchfs.engine.postgres_schema import probe
+from scratchfs.foundation import forks
 from scratchfs.foundation.errors import StoreClosed
 
 __all__ = ["DOWN_SECONDS", "FIRST_WAIT", "IndexPool"]
@@ -65,7 +66,7 @@ class IndexPool:
         self.busy_timeout = busy_timeout
         self._size = max(1, pool_size)
         self._configure = configure
-        self._lock = threading.Lock()
+        self._lock = forks.renewed_in_child(self, "_lock", threading.Lock)  # (held while a pool opens)
         self._pid = -1
         self._pool: ConnectionPool | None = None
         self._inherited: list[ConnectionPool] = []  # a fork() parent's pool: kept, never used or closed here

@@ -82,7 +82,7 @@ class RootLocks:
         self._local = _LockLocal()
         self._locks: weakref.WeakSet[Descriptor] = weakref.WeakSet()
         self._inherited: list[int] = []  # a fork() parent's descriptors: kept open, never used here
-        self._fds_lock = threading.Lock()
+        self._fds_lock = forks.renewed_in_child(self, "_fds_lock", threading.Lock)
 
     @contextmanager
     def delete_lock(self, exclusive: bool, timeout: float) -> Iterator[None]:

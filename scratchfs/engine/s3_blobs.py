@@ -53,6 +53,7 @@ import errno
 import logging
 import os
 import re
+import sys
 import tempfile
 import threading
 import time
@@ -70,6 +71,7 @@ from scratchfs.engine.s3_readers import HeldKeys, S3Source
 from scratchfs.engine.s3_uploads import Upload, drain
 from scratchfs.engine.seekable import SeekableWriter
 from scratchfs.foundation import checks as ids
+from scratchfs.foundation import forks
 from scratchfs.foundation.errors import InvalidArgument, StorageError, StoreBusy
 from scratchfs.foundation.text import digits_int, shorten
 
@@ -193,10 +195,10 @@ class S3Blobs:
         self.level = level
         self.timeout = timeout
         self._external_lock = delete_lock
-        self._local_lock = threading.RLock()
+        self._local_lock = forks.renewed_in_child(self, "_local_lock", threading.RLock)
         self._client = client
         self._client_pid = os.getpid() if client is not None else -1
-        self._client_lock = threading.Lock()
+        self._client_lock = forks.renewed_in_child(self, "_client_lock", threading.Lock)
         self._tails: LRU[str, tuple[int, str, bytes]] = LRU(4096, max_weight=TAIL_CACHE_BYTES,
                                                             weigh=lambda found: len(found[2]))
         self.held = HeldKeys()  # objects this process reads: their deletion by an entry's removal waits
@@ -527,7 +529,7 @@ class S3Blobs:
 
 
 _LOADER: list = []
-_LOADER_LOCK = threading.Lock()
+_LOADER_LOCK = forks.renewed_in_child(sys.modules[__name__], "_LOADER_LOCK", threading.Lock)
 
 
 def _data_loader(session: Any) -> Any:

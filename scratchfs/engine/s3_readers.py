@@ -12,6 +12,8 @@ import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from scratchfs.foundation import forks
+
 if TYPE_CHECKING:
     from scratchfs.engine.s3_blobs import S3Blobs
 
@@ -22,7 +24,7 @@ class HeldKeys:
     """Counts of open readers by object key, and the keys whose deletion waits for them. Thread-safe."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = forks.renewed_in_child(self, "_lock", threading.Lock)
         self._readers: dict[str, int] = {}
         self._waiting: set[str] = set()
 

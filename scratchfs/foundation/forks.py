@@ -1,18 +1,57 @@
 """A counter that every ``fork()`` child increments, so that per-process state (SQLite connections, zstd contexts,
-lock descriptors) is re-created in the child without a ``getpid()`` system call on every use."""
+lock descriptors) is re-created in the child without a ``getpid()`` system call on every use; and
+:func:`renewed_in_child`, for a lock a child must make anew.
+
+A child of ``fork()`` holds a replica of the forking thread only, every lock as it was (POSIX ``fork()``): a lock
+that another thread of the parent held at the fork stays held in the child for ever, and the child's first use of it
+hangs. :func:`renewed_in_child` registers an object's lock attribute; a child sets it to a new lock before it runs
+anything else (``os.register_at_fork``). The parent's objects and locks are left as they are.
+"""
 
 from __future__ import annotations
 
 import os
+import weakref
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 generation = 0
 """Incremented in a child right after ``fork()``; compare it with the value saved when the state was made."""
+
+_RENEWED: dict[int, tuple[weakref.ref, dict[str, Callable[[], Any]]]] = {}
+"""``id(owner)`` -> (a weak reference to the owner, its attribute names -> the factory of a new value)."""
+
+
+def renewed_in_child(owner: object, name: str, make: Callable[[], T]) -> T:
+    """Return ``make()`` (a new lock: ``threading.Lock``, ``threading.RLock``, ...), to be ``owner``'s attribute
+    ``name``; every ``fork()`` child sets that attribute to a new ``make()`` again, for as long as ``owner`` lives
+    (held weakly: ``owner`` must take weak references; a module does). The caller assigns the value returned."""
+    key = id(owner)
+    held = _RENEWED.get(key)
+    if held is None or held[0]() is not owner:
+
+        def forget(ref: weakref.ref, key: int = key) -> None:
+            if _RENEWED.get(key, (None,))[0] is ref:  # (not a later owner that took the same id)
+                _RENEWED.pop(key, None)
+
+        held = _RENEWED[key] = (weakref.ref(owner, forget), {})
+    held[1][name] = make
+    return make()
 
 
 def _after_fork_in_child() -> None:
     global generation  # noqa: PLW0603 - the one piece of process state this module exists for
     generation += 1
+    for ref, names in list(_RENEWED.values()):
+        owner = ref()
+        if owner is not None:
+            for name, make in list(names.items()):
+                setattr(owner, name, make())
 
 
 if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX
     os.register_at_fork(after_in_child=_after_fork_in_child)
+
+__all__ = ["generation", "renewed_in_child"]
