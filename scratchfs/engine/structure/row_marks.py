@@ -4,14 +4,15 @@ offset instead of from the table's start -- a search's next page numbers its row
 stopped, not by parsing the table again from its first byte (118 ms a page near 2 MiB of dpkg's descriptions).
 
 A child of ``fork()`` makes each one's lock anew (another thread of the parent may have held it, for ever in the
-child: its next search of that table hung; hostile38), as :mod:`scratchfs.engine.caches` does its LRUs'."""
+child: its next search of that table hung; hostile38): :func:`scratchfs.foundation.forks.renewed_in_child` (a list
+cut between a thread's steps is still sorted: insert, then del)."""
 
 from __future__ import annotations
 
 import bisect
-import os
 import threading
-import weakref
+
+from scratchfs.foundation import forks
 
 __all__ = ["RowMarks"]
 
@@ -25,8 +26,7 @@ class RowMarks:
     def __init__(self, most: int = _MOST_MARKS) -> None:
         self._marks: list[tuple[int, int]] = []
         self._most = most
-        self._lock = threading.Lock()
-        _ALL.add(self)
+        self._lock = forks.renewed_in_child(self, "_lock", threading.Lock)
 
     def before(self, offset: int) -> tuple[int, int] | None:
         """The mark of the last row known to start at or before byte ``offset``, or ``None``."""
@@ -47,14 +47,3 @@ class RowMarks:
     def __len__(self) -> int:
         return len(self._marks)
 
-
-_ALL: weakref.WeakSet[RowMarks] = weakref.WeakSet()
-
-
-def _after_fork_in_child() -> None:
-    for marks in list(_ALL):
-        marks._lock = threading.Lock()  # (a list cut between a thread's steps is still sorted: insert, then del)
-
-
-if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX
-    os.register_at_fork(after_in_child=_after_fork_in_child)
