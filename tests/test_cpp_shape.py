@@ -69,3 +69,13 @@ def test_a_sample_names_no_last_resumption_of_the_programs_code():
     shape = describe(data[:8192], len(data), data.count(b"\n")).text
     assert shape.startswith(f"{CPP_SHAPE} of prog.c, 331 lines (in the first 8 KiB of 12 KiB); ")
     assert "its own lines last" not in shape and shape.endswith(", before=SIZE, max_matches=1 the last")
+
+
+def test_output_that_took_in_no_header_says_so_and_lists_none():
+    """``gcc -E -nostdinc m.c`` (gcc 12.2.0, Debian 12, of a two-line file that includes nothing, as written here):
+    the shape said "0 headers (0 system headers): ;" (hostile37); it says no header was taken in."""
+    data = (b'# 0 "m.c"\n# 0 "<built-in>"\n# 0 "<command-line>"\n# 1 "m.c"\n'
+            b"int twice(int x) { return 2 * x; }\nint main(void) { return twice(21) - 42; }\n")
+    shape = describe(data, len(data), data.count(b"\n")).text
+    assert shape.startswith(f"{CPP_SHAPE} of m.c, 6 lines, its own lines last from line 5; no header taken in; ")
+    assert "0 headers" not in shape and "): ;" not in shape

@@ -61,11 +61,13 @@ def cpp_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int |
     # last is not the content's: the search from the end its tail names finds that)
     kinds = "all system headers" if entered and system >= set(entered) else (
         plural(len(system & set(entered)), "system header"))
+    tail = _FIND if complete else f'{_FIND}, before=SIZE, max_matches=1 the last'
+    if not entered:  # (a file that includes nothing: no list, "0 headers (0 system headers): ;" said nothing)
+        return f"{CPP_SHAPE} of {name}, {plural(lines, 'line')}{own}{scope}; no header taken in{tail}"
     head = f"{CPP_SHAPE} of {name}, {plural(lines, 'line')}{own}{scope}; {plural(len(entered), 'header')} ({kinds}): "
     order = sorted(entered.items(), key=lambda item: item[0] in system)  # (the program's own headers first)
     items = (f"{short_name(header.decode('utf-8', 'replace'), 60)} (line {_line(text, at) + 1:,})"
              for header, at in order)
-    tail = _FIND if complete else f'{_FIND}, before=SIZE, max_matches=1 the last'
     return listed_within(head, items, tail, len(entered))
 
 
