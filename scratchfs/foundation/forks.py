@@ -27,7 +27,12 @@ _RENEWED: dict[int, tuple[weakref.ref, dict[str, Callable[[], Any]]]] = {}
 def renewed_in_child(owner: object, name: str, make: Callable[[], T]) -> T:
     """Return ``make()`` (a new lock: ``threading.Lock``, ``threading.RLock``, ...), to be ``owner``'s attribute
     ``name``; every ``fork()`` child sets that attribute to a new ``make()`` again, for as long as ``owner`` lives
-    (held weakly: ``owner`` must take weak references; a module does). The caller assigns the value returned."""
+    (held weakly: ``owner`` must take weak references; a module does). The caller assigns the value returned.
+    Source: POSIX ``fork()`` (only the calling thread is copied, every lock as it was) and CPython's
+    ``os.register_at_fork`` (https://docs.python.org/3/library/os.html#os.register_at_fork).
+
+    Raises:
+        TypeError: ``owner`` takes no weak reference (a class with ``__slots__`` and no ``__weakref__``)."""
     key = id(owner)
     held = _RENEWED.get(key)
     if held is None or held[0]() is not owner:
