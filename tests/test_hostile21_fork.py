@@ -11,9 +11,7 @@ hung a clean-clone CI run); a child that hangs anyway is ended by an alarm, and 
 
 from __future__ import annotations
 
-import json
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -25,27 +23,15 @@ import pytest
 from scratchfs import ScratchStore
 from scratchfs.adapter import Offloader
 from scratchfs.engine import fork_gate
+from tests.forking import in_child
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX")
 
 
 def _in_child(work) -> dict:
-    """Fork; run ``work()`` in the child and return what it reports (a dict, as JSON through a pipe)."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        signal.alarm(30)  # (a child that hangs ends: its pipe closes, and the scenario fails instead of waiting)
-        try:
-            report = work()
-        except BaseException as exc:  # (everything the child meets is the report)
-            report = {"raised": f"{type(exc).__name__}: {exc}"}
-        os.write(write, json.dumps(report).encode())
-        os._exit(0)
-    os.close(write)
-    with os.fdopen(read, "rb") as pipe:
-        got = pipe.read()
-    os.waitpid(pid, 0)
-    return json.loads(got)
+    """Fork; run ``work()`` in the child and return what it reports (a dict, as JSON through a pipe; a child that
+    hangs ends at its 30 s alarm, its empty report failing to parse)."""
+    return in_child(work, 30)
 
 
 def _scenario_commit(tmp_path: Path) -> None:

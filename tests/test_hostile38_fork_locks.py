@@ -17,9 +17,7 @@ at its alarm and reports nothing.
 from __future__ import annotations
 
 import gc
-import json
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -31,6 +29,7 @@ import pytest
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure.row_marks import RowMarks
 from scratchfs.foundation import collector
+from tests.forking import in_child
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX")
 
@@ -39,21 +38,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 
 def _in_child(work) -> dict:
     """Fork; ``work()``'s report (a dict, JSON through a pipe) from the child, ``{}`` if it hung (its alarm)."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        signal.alarm(5)
-        try:
-            report = work()
-        except BaseException as exc:  # (everything the child meets is the report)
-            report = {"raised": f"{type(exc).__name__}: {exc}"}
-        os.write(write, json.dumps(report).encode())
-        os._exit(0)
-    os.close(write)
-    with os.fdopen(read, "rb") as pipe:
-        got = pipe.read()
-    os.waitpid(pid, 0)
-    return json.loads(got) if got else {}
+    return in_child(work, 5, hung={})
 
 
 def _held_while(hold, then) -> dict:

@@ -1,0 +1,31 @@
+"""The fork tests' child runner (tests/test_hostile21_fork.py, tests/test_hostile38_fork_locks.py and, through the
+latter, tests/test_forklocks1_fork_locks.py): fork, run a function in the child under an alarm, and bring its report
+back as JSON through a pipe."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from collections.abc import Callable
+
+
+def in_child(work: Callable[[], dict], alarm: int, hung: dict | None = None) -> dict:
+    """Fork; run ``work()`` in the child and return what it reports (a dict; an exception it raised as
+    ``{"raised": "Type: message"}``). A child that hangs ends at its ``alarm`` (seconds) with nothing written: its
+    report is then ``hung`` when given, else the empty output fails to parse (``json.JSONDecodeError``)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        signal.alarm(alarm)  # (a child that hangs ends: its pipe closes, and the scenario fails instead of waiting)
+        try:
+            report = work()
+        except BaseException as exc:  # (everything the child meets is the report)
+            report = {"raised": f"{type(exc).__name__}: {exc}"}
+        os.write(write, json.dumps(report).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        got = pipe.read()
+    os.waitpid(pid, 0)
+    return hung if not got and hung is not None else json.loads(got)
