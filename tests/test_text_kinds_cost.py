@@ -107,6 +107,11 @@ HOSTILE = {
     # table filled but not created compared with a set of every created one made again for it, 0.84 s)
     "git blame lines of 200 spaces after their hash": b"54fb8ee20 (Seed m 2026-12-01 00:30:56 +0000 1) x\n"
                                                       + fill(b"54fb8ee20 (" + b" " * 198 + b"\n"),
+    # python -X importtime's lines (shape_importtime, modeltask7): one-letter imports, top-level and nested
+    "importtime lines of one-letter imports": b"import time: self [us] | cumulative | imported package\n" + fill(
+        b"import time:         1 |          1 |   a\nimport time:         1 |          2 | b\n"),
+    "importtime names of 4,000 spaces": b"import time: self [us] | cumulative | imported package\n" + fill(
+        b"import time: 1 | 1 | " + b" " * 4000 + b"\n"),
     "an SQL dump of 5,000 tables created and 5,000 others filled": b"BEGIN TRANSACTION;\n" + b"".join(
         b"CREATE TABLE t%d(a);\n" % i for i in range(5000)) + b"".join(b"INSERT INTO u%d VALUES(1);\n" % i
                                                                        for i in range(5000)),

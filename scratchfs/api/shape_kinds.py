@@ -6,7 +6,8 @@ first: its first line alone tells it), an SQL dump (:mod:`~scratchfs.api.shape_s
 a unified diff (:mod:`~scratchfs.api.shape_diff`), a ``git log`` without patches
 (:mod:`~scratchfs.api.shape_gitlog`), a man page or pydoc's documentation (:mod:`~scratchfs.api.shape_manual`),
 ``objdump -d``'s disassembly (:mod:`~scratchfs.api.shape_disasm`), certificates dumped as text by OpenSSL
-(:mod:`~scratchfs.api.shape_certs`), a diffstat (:mod:`~scratchfs.api.shape_diffstat`), YAML
+(:mod:`~scratchfs.api.shape_certs`), a diffstat (:mod:`~scratchfs.api.shape_diffstat`), ``python -X importtime``
+output (:mod:`~scratchfs.api.shape_importtime`), YAML
 (:mod:`~scratchfs.api.shape_yaml`; before Markdown, whose headings its ``#`` comments would be), Markdown
 (:mod:`~scratchfs.api.shape_markdown`), a file listing (:mod:`~scratchfs.api.shape_listing`), base64 text or
 minified JavaScript (:mod:`~scratchfs.api.shape_encoded`). Each names the parts of
@@ -31,6 +32,7 @@ from scratchfs.api.shape_diffstat import diffstat_shape
 from scratchfs.api.shape_disasm import disasm_shape
 from scratchfs.api.shape_encoded import encoded_shape
 from scratchfs.api.shape_gitlog import git_log_shape
+from scratchfs.api.shape_importtime import importtime_shape
 from scratchfs.api.shape_listing import listing_shape
 from scratchfs.api.shape_manual import manual_shape
 from scratchfs.api.shape_markdown import markdown_shape
@@ -43,8 +45,8 @@ from scratchfs.api.shape_yaml import yaml_shape
 __all__ = ["KINDS", "coloured_head", "coloured_kind", "told_by_lines"]
 
 KINDS = (blame_shape, sqldump_shape, cpp_shape, runner_shape, diagnostics_shape, diff_shape, git_log_shape,
-         manual_shape, disasm_shape, certs_shape, diffstat_shape, yaml_shape, markdown_shape, listing_shape,
-         encoded_shape)
+         manual_shape, disasm_shape, certs_shape, diffstat_shape, importtime_shape, yaml_shape, markdown_shape,
+         listing_shape, encoded_shape)
 """The kinds, in the order they are tried (each ``(sample, lines, complete, scope, size) -> shape text or None``)."""
 
 
