@@ -779,8 +779,12 @@ def test_a_raw_read_of_a_fleet_store_hints_the_fleet_not_a_local_root(tmp_path, 
     result = CliRunner().invoke(main, ["read-handle", handle, "--length", "100"], env=env)
     assert result.exit_code == 0, result.stderr
     assert result.stderr == (f"scratchfs: 100 bytes from offset 0; 29900 bytes follow; next: scratchfs read-handle "
-                             f"{handle} --offset 100 --length 100 --run r --agent a (with this store's "
-                             "--index and --blobs, or $SCRATCHFS_INDEX and $SCRATCHFS_BLOBS)\n")
+                             f"{handle} --offset 100 --length 100 --root {tmp_path / 'locks'} --run r --agent a\n")
+    # (newuser26: with local files the root holds the blobs, so the hint names it -- tests/test_fleet_hint_root.py;
+    # pasted where $SCRATCHFS_INDEX is unset it is refused naming that variable, never an empty local read)
+    unset = CliRunner().invoke(main, ["read-handle", handle, "--offset", "100", "--length", "100", "--root",
+                                      str(tmp_path / "locks")], env={**env, "SCRATCHFS_INDEX": None})
+    assert unset.exit_code == 2 and "belong to a PostgreSQL index" in unset.stderr, unset.output
     with ScratchStore(tmp_path / "local", index="") as store:
         handle = store.scope("r", "a").spill(b"x" * 30_000, source_tool="t").handle
     result = CliRunner().invoke(main, ["read-handle", handle, "--length", "100", "--root", str(tmp_path / "local")],

@@ -69,3 +69,28 @@ def test_set_by_the_environment_they_stay_global(tmp_path):
                                                      "SCRATCHFS_AGENT_ID": "a"})
     assert swept.exit_code == 0, swept.output
     assert json.loads(swept.stdout)["rows_deleted"] == 0
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["delete-agent", "run-px", "agent-1"], ": --run run-px --agent agent-1 (see "),
+    (["delete-agent", "--run", "run-px", "agent-1"], ": --agent agent-1 (see "),
+    (["ls", "run-px"], ": --run run-px (see "),
+    (["scratch-list", "run-px", "agent one"], ": --run run-px --agent 'agent one' (see "),
+    (["stats", "a", "b", "c"], "not as arguments (see "),
+])
+def test_a_run_and_agent_given_as_arguments_are_named_as_the_options(tmp_path, argv, said):
+    """newuser26: ``delete-agent RUN AGENT`` (as ``delete-run RUN`` is written) was told only "Got unexpected extra
+    arguments (RUN AGENT)"; a command whose run and agent are options and that takes no argument says so, with the
+    options the arguments given would be, and touches nothing."""
+    result = _run(tmp_path, *argv)
+    assert result.exit_code == 2, result.output
+    assert f"; {argv[0]} takes the run and agent as options (--run RUN, --agent AGENT), not as arguments" \
+        in result.stderr, result.stderr
+    assert said in result.stderr, result.stderr
+    assert not any(tmp_path.iterdir())
+
+
+def test_an_extra_argument_of_a_command_taking_arguments_is_left_as_click_says_it(tmp_path):
+    result = _run(tmp_path / "root", "scratch-read", "k", "extra", "--run", "r", "--agent", "a")
+    assert result.exit_code == 2 and "Got unexpected extra argument (extra)" in result.stderr, result.output
+    assert "takes the run and agent as options" not in result.stderr

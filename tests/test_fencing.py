@@ -162,6 +162,7 @@ def test_lost_bucket_contents_are_named_and_fsck_lost_blobs_repair_recovers(post
     text = " ".join(listed.output.split())
     assert f"the blobs at {s3_env} lost this index's entries" in text and "holds 3 rows" in text, text
     assert "fsck --lost-blobs --repair" in text and "its blobs are at" not in text, text
+    assert f"pairs the index with {s3_env} again" in text, text  # (newuser26: it said "with the s3://... again")
     usage = CliRunner().invoke(main, ["fsck", "--lost-blobs", "--root", str(tmp_path / "a")], env=env)
     assert usage.exit_code == 2 and "--lost-blobs goes with --repair" in usage.output, usage.output
     done = CliRunner().invoke(main, ["fsck", "--lost-blobs", "--repair", "--json", "--root", str(tmp_path / "a")],

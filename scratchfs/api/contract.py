@@ -428,15 +428,25 @@ class ScratchTools:
 
 
 def error_text(exc: BaseException) -> str:
-    """The text of a tool error: ``"<kind>: <message>"``, e.g. ``"not found: no handle 'h_...' in this scope"``; at
-    most :data:`~scratchfs.foundation.limits.MIN_REPLY_BYTES` UTF-8 bytes (a longer message is cut, ``...``)."""
+    """The text of a tool error: ``"<kind>: <message>"``, e.g. ``"not found: no handle 'h_...' in this scope"``, and
+    for an error flagged ``unavailable`` (a backend out of reach) that names no retry, that the call is worth making
+    again in a few seconds; at most :data:`~scratchfs.foundation.limits.MIN_REPLY_BYTES` UTF-8 bytes (a longer
+    message is cut, ``...``, before that advice)."""
     if isinstance(exc, ScratchError):
         text = _error_line(exc.kind, exc)
     else:
         text = _error_line("error", f"{type(exc).__name__}: {exc}")
-    if not _whole(text):
-        text = text.encode("utf-8")[: MIN_REPLY_BYTES - 3].decode("utf-8", "ignore") + "..."
-    return text
+    away = _AWAY if getattr(exc, "unavailable", False) and "retry" not in text else ""
+    if not _whole(text + away):
+        cut = MIN_REPLY_BYTES - 3 - len(away)
+        text = text.encode("utf-8")[:cut].decode("utf-8", "ignore") + "..."
+    return text + away
+
+
+_AWAY = "; the store is out of reach for now (no argument changes that): retry the call in a few seconds"
+"""What a tool error flagged ``unavailable`` (the index database or the object store down, not answering) tells the
+model, whose message otherwise speaks to the operator only ("check that the store is up and $AWS_ENDPOINT_URL names
+it"): a call worth making again, unchanged, later."""
 
 
 def _error_line(kind: str, message: object) -> str:

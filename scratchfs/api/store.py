@@ -380,7 +380,10 @@ class ScratchStore:
         if not hasattr(self.index, "hide_scope"):  # an index without batched deletes: one transaction
             with self.entries.delete_lock(True):
                 count = self.index.delete_scope(run_id, agent_id, now)
-                detached = self.blobs.detach_scope(run_id, agent_id)
+                try:
+                    detached = self.blobs.detach_scope(run_id, agent_id)
+                except StorageError as exc:  # (committed: the caller must not read the error as "nothing deleted")
+                    raise _rows_deleted(exc, count, run_id, agent_id) from exc
                 if hasattr(self.index, "scope_detached"):  # the delete's mark dated after its objects went
                     self._date_mark(run_id, agent_id)
             if detached is not None:
@@ -444,6 +447,20 @@ class ScratchStore:
     def integrity_check(self) -> str:
         """The index's own consistency check (``"ok"`` when sound)."""
         return self.index.integrity_check()
+
+
+
+def _rows_deleted(exc: StorageError, count: int, run_id: str, agent_id: str | None) -> StorageError:
+    """``exc`` (the blobs' failure after a delete of a run or agent committed its rows), saying that the delete
+    stands: the CLI's exit code 4 and the bare S3 line read as "nothing deleted", and a retry said "no entries"."""
+    scope = f"run {run_id!r}" if agent_id is None else f"agent {agent_id!r} of run {run_id!r}"
+    error = StorageError(f"{exc}; the {scope} is deleted all the same ({count} {'entry' if count == 1 else 'entries'}, "
+                         "which now read as deleted), "
+                         "but its blobs were not: the sweep removes them as orphans later")
+    error.errno = exc.errno
+    if getattr(exc, "unavailable", False):
+        error.unavailable = True  # type: ignore[attr-defined]
+    return error
 
 
 __all__ = ["ENV_ROOT", "ScratchStore", "existing_store", "store_root"]

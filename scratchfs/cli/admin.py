@@ -50,6 +50,7 @@ from scratchfs.cli.app import (
 from scratchfs.cli.settings_options import TTL_OPTION, Size, settings_options
 from scratchfs.cli.shell import FLEET_STORE_NOTE, command_line, program, shell_command
 from scratchfs.cli.usage import takes_no_scope
+from scratchfs.engine.backend_urls import local_blobs
 from scratchfs.engine.backends import ENV_INDEX
 from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, ScratchError, StorageError
 from scratchfs.foundation.limits import SOON_SECONDS
@@ -370,7 +371,7 @@ def _skips(reasons: dict[str, int]) -> str:
 def _root_words(store: ScratchStore) -> list[str]:
     """``--root ROOT`` (absolute) of a local store, which a printed continuation names; none of a fleet's store
     (:data:`~scratchfs.cli.shell.FLEET_STORE_NOTE` says what it needs instead)."""
-    return ["--root", str(store.root)] if store.embedded else []
+    return ["--root", str(store.root)] if local_blobs(store.blobs_url) else []
 
 
 def _repair_command(store: ScratchStore) -> str:

@@ -15,6 +15,7 @@ import click
 from scratchfs.api.column_words import NUMBER_PREFIX
 from scratchfs.api.store import ScratchStore
 from scratchfs.cli.shell import QUOTED_TEXT, shell_command, shell_word
+from scratchfs.engine.backend_urls import local_blobs
 from scratchfs.foundation.calls import Call
 from scratchfs.foundation.errors import ScratchError
 
@@ -59,6 +60,14 @@ def elsewhere_said(exc: ScratchError, root: str | None) -> str:
     if not getattr(exc, "elsewhere", False):
         return ""
     return f"; {listing_said(root, root is not None)}"
+
+
+def hint_root(store: ScratchStore) -> str | None:
+    """The ``--root`` a printed continuation of a command on ``store`` names: its root when its blobs are files
+    under it -- a local store, or a PostgreSQL index with local files, whose root holds the data (its hints named
+    none, and the command pasted opened the default root: refused) -- else ``None`` (S3 blobs: the root holds none
+    of them, and the hint says to give the store's ``--index`` and ``--blobs``)."""
+    return str(store.root) if local_blobs(store.blobs_url) else None
 
 
 def listing_said(root: str | None, local: bool) -> str:
@@ -194,7 +203,7 @@ def keep_scope(store: ScratchStore, kwargs: dict[str, Any]) -> ScratchStore:
     ``kwargs``) under :data:`SCOPE_META`, for :func:`advised`; returns ``store``."""
     ctx = click.get_current_context(silent=True)
     if ctx is not None and isinstance(kwargs.get("run_id"), str) and isinstance(kwargs.get("agent_id"), str):
-        ctx.meta[SCOPE_META] = (kwargs["run_id"], kwargs["agent_id"], str(store.root) if store.embedded else None)
+        ctx.meta[SCOPE_META] = (kwargs["run_id"], kwargs["agent_id"], hint_root(store))
     return store
 
 
@@ -203,5 +212,5 @@ SCOPE_META = "scratchfs.scope"
 nested contexts)."""
 
 
-__all__ = ["SCOPE_META", "advised", "call_command", "elsewhere_said", "keep_scope", "listing_said", "option_first",
-           "options_said", "read_command", "scope_missing_said"]
+__all__ = ["SCOPE_META", "advised", "call_command", "elsewhere_said", "hint_root", "keep_scope", "listing_said",
+           "option_first", "options_said", "read_command", "scope_missing_said"]

@@ -9,6 +9,8 @@ from typing import Any, TypeVar
 
 import click
 
+from scratchfs.cli.shell import shell_word
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -20,13 +22,30 @@ class ScratchCommand(click.Command):
     in-process)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> Any:
+        given = list(args)  # (click's parser consumes the list it is given)
         try:
             return super().parse_args(ctx, args)
         except click.UsageError as exc:
             if exc.ctx is None:
                 exc.ctx = ctx
             ctx.close()
+            if exc.message.startswith("Got unexpected extra argument"):
+                exc.message += self._scope_as_options(ctx, given)
             raise
+
+    def _scope_as_options(self, ctx: click.Context, args: list[str]) -> str:
+        """For a command whose run and agent are options and that takes no argument (``delete-agent``, ``ls``,
+        ``stats``, ``scratch-list``, ``mcp``), its extra arguments said as those options: ``delete-agent RUN
+        AGENT``, written as ``delete-run RUN`` is, was told only "Got unexpected extra arguments (RUN AGENT)".
+        ``""`` for any other command."""
+        names = {param.name for param in self.params if isinstance(param, click.Option)}
+        if any(isinstance(param, click.Argument) for param in self.params) or not {"run_id", "agent_id"} <= names:
+            return ""
+        opts, extra, _ = self.make_parser(ctx).parse_args(args=list(args))
+        missing = [option for name, option in (("run_id", "--run"), ("agent_id", "--agent")) if name not in opts]
+        said = ": " + " ".join(f"{option} {shell_word(word)}" for option, word in zip(missing, extra, strict=False))
+        return (f"; {ctx.info_name} takes the run and agent as options (--run RUN, --agent AGENT), not as arguments"
+                + (said if extra and len(extra) <= len(missing) else ""))
 
 
 _READS = ("Did you mean 'read-handle' (a spilled result, h_...: --all writes every byte, --line and --lines some) or "

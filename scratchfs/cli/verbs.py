@@ -24,7 +24,7 @@ from scratchfs.api.contract import A_HANDLE_IS_NO_KEY, STRUCTURE_ARGUMENTS, Scra
 from scratchfs.api.encodings import ENCODINGS, check_encoding, decode_single
 from scratchfs.api.results import LineSlice, Slice
 from scratchfs.api.store import ScratchStore
-from scratchfs.cli.advice import call_command, options_said
+from scratchfs.cli.advice import call_command, hint_root, options_said
 from scratchfs.cli.app import (
     Folder,
     Integer,
@@ -107,7 +107,7 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
     calls = calls_in(stub.note)
     if stub.content_type == "binary":  # (a raw range read of binary bytes writes them into a shell: the hex dump
         calls = [as_hex_dump(verb, arguments) for verb, arguments in calls]  # the note names is --json's data)
-    warn_calls(calls, run_id, agent_id, str(store.root) if store.embedded else None)
+    warn_calls(calls, run_id, agent_id, hint_root(store))
 
 
 def as_hex_dump(verb: str, arguments: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -211,7 +211,7 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
     if as_json or given.keys() & {"match", "pattern", "count", "budget", "end", *STRUCTURE_ARGUMENTS}:
         reply = tools.call("read_handle", arguments)
         click.echo(to_json(reply))
-        root = str(store.root) if store.embedded else None
+        root = hint_root(store)
         warn_calls([(call["tool"], call["arguments"]) for call in reply.get("calls", ())], run_id, agent_id, root)
         warn_next(reply, run_id, agent_id, root, as_json)
         return
@@ -224,7 +224,7 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
     end_shared_line(written)  # (the stderr lines after it start lines of their own in one stream)
     note = result.note if isinstance(result, LineSlice) else past_bytes(result)  # (a line read from the end before
     if note:  # the first, or one from the content's end, as --json says: its calls as commands)
-        root = str(store.root) if store.embedded else None
+        root = hint_root(store)
         if isinstance(note, str):
             warn(note)
         else:
@@ -233,7 +233,7 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
         back = isinstance(result, LineSlice) and result.next_line is None
         follow = ", the content's last; the lines before them" if back else f"; {result.remaining} bytes follow; next"
         warn(f"{len(result.data)} bytes from offset {result.offset}{follow}: "
-             f"{shell_next(result, run_id, agent_id, str(store.root) if store.embedded else None)}", whole=True)
+             f"{shell_next(result, run_id, agent_id, hint_root(store))}", whole=True)
 
 
 def warn_calls(calls: list[tuple[str, dict[str, Any]]], run_id: str, agent_id: str, root: str | None) -> None:
@@ -328,11 +328,11 @@ def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_j
     if as_json:
         reply = ScratchTools(scope).call("scratch_read", {"key": key, **given})
         click.echo(to_json(reply))
-        warn_next(reply, run_id, agent_id, str(store.root) if store.embedded else None)
+        warn_next(reply, run_id, agent_id, hint_root(store))
         return
     if given:  # (the same read with --json: the command named whole, on this store and scope)
         with_json = call_command(Call.of("scratch_read", key=key, **given), run_id, agent_id,
-                                 str(store.root) if store.embedded else None)
+                                 hint_root(store))
         raise InvalidArgument("--offset, --length, --version and --budget apply to --json reads; the raw value is "
                               f"printed whole: {with_json}")
     write_all(scope.iter_content("scratch", key))
@@ -382,7 +382,7 @@ def scratch_list(store: ScratchStore, run_id: str, agent_id: str, prefix: str, l
     if more is not None:
         next_call = Call.of("scratch_list", prefix=prefix or None, limit=limit, cursor=more)
         warn(f"{shown:,} entr{'y' if shown == 1 else 'ies'} shown; next: "
-             + call_command(next_call, run_id, agent_id, str(store.root) if store.embedded else None), whole=True)
+             + call_command(next_call, run_id, agent_id, hint_root(store)), whole=True)
 
 
 @main.command("scratch-delete")

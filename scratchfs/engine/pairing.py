@@ -183,7 +183,7 @@ def _not_owner(index: Any, location: str, marker: Marker, paired: bool) -> Inval
 def _nothing_here(index: Any, location: str, record: tuple[str, str] | None) -> InvalidArgument:
     """The refusal of a location with no marker and none of the index's newest rows' blobs."""
     recover = (f"if they are gone for good, `scratchfs fsck --lost-blobs --repair` (with this index and blobs URL) "
-               f"drops the rows whose blobs are gone and pairs the index with the {location} again")
+               f"drops the rows whose blobs are gone and pairs the index with {location} again")
     if record is None:
         return InvalidArgument(f"none of this index's newest entries has its blob in {location}: its blobs are "
                                "elsewhere; give the blobs URL the other hosts use ($SCRATCHFS_BLOBS or --blobs); "
