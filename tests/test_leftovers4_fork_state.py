@@ -1,0 +1,104 @@
+"""Per-process state a ``fork()`` child must not take over from its parent (leftovers4).
+
+An S3 store's counts of open readers (``engine.s3_readers.HeldKeys``) were copied into a child: a child that deleted
+an object a parent thread was reading at the fork deferred that deletion (until a sweep found the orphan), though the
+parent's reader is in another process. A child now starts with no held keys. A :class:`DeferredStore` whose store
+was not open at the fork had its retry thread in the parent only: the child's store never opened; a child now starts
+its own thread when it asks for the store. Each scenario runs in a fresh interpreter (a pytest worker's own threads
+hold locks a fork copies, as ``tests/test_hostile38_fork_locks.py`` says).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import types
+from pathlib import Path
+
+import pytest
+
+from tests.forking import in_child
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX")
+
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _scenario_held_keys() -> None:
+    from scratchfs.engine.s3_blobs import S3Blobs
+
+    os.environ.setdefault("AWS_ACCESS_KEY_ID", "leftovers4")
+    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "leftovers4")
+    os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+    blobs = S3Blobs("s3://leftovers4/prefix", 1 << 16, 3, timeout=1.0)
+    reading = threading.Thread(target=blobs.held.hold, args=("prefix/read-by-the-parent",))
+    reading.start()  # (a parent thread reads the object while the main thread forks)
+    reading.join()
+    keys = ["prefix/read-by-the-parent", "prefix/other"]
+
+    def work():
+        now = blobs.held.defer(keys)  # (the child deletes both: none of its readers holds either)
+        blobs.held.hold("prefix/other")
+        return {"now": now, "later": blobs.held.defer(["prefix/other"]), "last": blobs.held.release("prefix/other")}
+
+    got = in_child(work, 10)
+    assert got == {"now": keys, "later": [], "last": True}, got
+    assert blobs.held.defer(keys) == ["prefix/other"]  # (the parent's reader still holds its key here)
+    assert blobs.held.release("prefix/read-by-the-parent") is True
+
+
+def _scenario_deferred_store() -> None:
+    from scratchfs.api.deferred_store import DeferredStore
+    from scratchfs.foundation.errors import StorageError
+
+    parent = os.getpid()
+    opened = types.SimpleNamespace(close=lambda: None)
+
+    def open_store():
+        if os.getpid() == parent:  # (the index is out of reach from the parent for the whole scenario)
+            error = StorageError("the index is down")
+            error.unavailable = True  # type: ignore[attr-defined]
+            raise error
+        return opened
+
+    deferred = DeferredStore(open_store, retry=0.05).start()
+    assert deferred.store is None
+
+    def work():
+        try:
+            deferred.get()
+            first = "open"
+        except StorageError as exc:
+            first = "unavailable" if getattr(exc, "unavailable", False) else str(exc)
+        done = threading.Event()
+        while deferred.store is None and not done.wait(0.05):  # (ended by the child's alarm if it never opens)
+            pass
+        got = deferred.get() is opened
+        deferred.close()
+        return {"first": first, "opened": got}
+
+    got = in_child(work, 20, hung={"hung": True})
+    assert got == {"first": "unavailable", "opened": True}, got
+    assert deferred.store is None  # (the parent still waits for its index)
+    deferred.close()
+
+
+def _isolated(scenario: str) -> None:
+    code = f"import tests.test_leftovers4_fork_state as t; t.{scenario}()"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")]))}
+    try:
+        done = subprocess.run([sys.executable, "-c", code], cwd=_ROOT, env=env, capture_output=True, text=True,
+                              timeout=120)
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"{scenario} ran past 120 s: {exc.stdout!r} {exc.stderr!r}")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_fork_child_starts_with_no_held_s3_keys():
+    _isolated("_scenario_held_keys")
+
+
+def test_a_fork_child_of_a_deferred_store_opens_it_with_its_own_thread():
+    _isolated("_scenario_deferred_store")
