@@ -102,3 +102,32 @@ def test_a_fork_child_starts_with_no_held_s3_keys():
 
 def test_a_fork_child_of_a_deferred_store_opens_it_with_its_own_thread():
     _isolated("_scenario_deferred_store")
+
+
+def _scenario_one_mechanism() -> None:
+    from scratchfs.engine.caches import LRU
+    from scratchfs.foundation import forks
+
+    class Owner:
+        def __init__(self) -> None:
+            self.count = 0
+            self.lock = forks.renewed_in_child(self, "lock", threading.Lock, then=Owner.recount)
+            self.seen = forks.renewed_in_child(self, "seen", dict, then=Owner.recount)  # (one hook, two names)
+
+        def recount(self) -> None:
+            self.count += 1
+
+    owner = Owner()
+    cache: LRU[int, str] = LRU(10, max_weight=10, weigh=len)
+    cache.put(1, "abcd")
+    cache.put(2, "efgh")
+    cache._weight = 4  # (as a parent thread's put cut between storing a value and adding its weight leaves it)
+    got = in_child(lambda: {"count": owner.count, "weight": cache._weight, "len": len(cache),
+                            "after_put": (cache.put(3, "ijkl"), len(cache), cache._weight)[1:]}, 10)
+    assert got == {"count": 1, "weight": 8, "len": 2, "after_put": [2, 8]}, got  # (counted again: 1 dropped)
+    assert owner.count == 0 and cache._weight == 4  # (the parent's as they were)
+
+
+def test_renewed_in_child_calls_its_hook_and_counts_an_lru_again():
+    _isolated("_scenario_one_mechanism")
+
