@@ -131,3 +131,42 @@ def _scenario_one_mechanism() -> None:
 def test_renewed_in_child_calls_its_hook_and_counts_an_lru_again():
     _isolated("_scenario_one_mechanism")
 
+
+
+def _scenario_other_registries() -> None:
+    """The modules that made their locks anew by a fork hook of their own missed some: write_behind's lock of its
+    groups (a child's first store on an index hung if a parent thread was making a group) and every frame pool but
+    the process's own (a child's first submit to one hung if a parent thread held its lock)."""
+    from scratchfs.engine import write_behind
+    from scratchfs.engine.frame_pool import FramePool
+    from scratchfs.engine.worker_pipe import Pool
+    from tests.test_hostile38_fork_locks import _held_while
+
+    def holding(lock):
+        def hold(inside, go_on):
+            with lock:
+                inside.set()
+                go_on.wait(10)
+        return hold
+
+    frames = FramePool(workers=1, idle_seconds=0.5)
+    workers = Pool(__file__, 1, "leftovers4")
+    workers.alive = 1  # (a worker the parent started: not the child's)
+    group = write_behind._group((1, 2))
+    group.count(3)  # (rows the parent queued: not the child's)
+    wrong = []
+    for name, lock, work in (
+            ("groups", write_behind._GROUPS_LOCK, lambda: {"pending": write_behind._group((1, 2)).pending}),
+            ("group", group.lock, lambda: (group.count(1), {"pending": group.pending})[1]),
+            ("frames", frames._lock, lambda: {"pending": frames.submit(len, b"abc").result(timeout=5)}),
+            ("workers", workers.cond, lambda: {"pending": workers.counts()[0]})):
+        got = _held_while(holding(lock), work)
+        want = {"groups": 0, "group": 1, "frames": 3, "workers": 0}[name]
+        if got != {"pending": want}:
+            wrong.append((name, got))
+    assert not wrong, wrong
+    assert group.pending == 3 and workers.alive == 1  # (the parent's as they were)
+
+
+def test_a_child_forked_while_a_thread_holds_a_write_behind_or_pool_lock_goes_on():
+    _isolated("_scenario_other_registries")
