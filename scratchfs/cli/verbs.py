@@ -211,9 +211,7 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
     if as_json or given.keys() & {"match", "pattern", "count", "budget", "end", *STRUCTURE_ARGUMENTS}:
         reply = tools.call("read_handle", arguments)
         click.echo(to_json(reply))
-        root = str(store.root) if store.embedded else None
-        warn_calls([(call["tool"], call["arguments"]) for call in reply.get("calls", ())], run_id, agent_id, root)
-        warn_next(reply, run_id, agent_id, root, as_json)
+        warn_reply(reply, run_id, agent_id, str(store.root) if store.embedded else None, as_json, options=True)
         return
     single = check_encoding(arguments.pop("encoding", None))
     result = replace(scope.read_handle(**arguments), encoding=single)  # (the next command names it too)
@@ -248,6 +246,25 @@ def warn_calls(calls: list[tuple[str, dict[str, Any]]], run_id: str, agent_id: s
         warn("the note's calls as commands, one a line:")
         for command in commands:
             click.echo(one_line(as_invoked(command)), err=True)
+
+
+def warn_reply(reply: dict[str, Any], run_id: str, agent_id: str, root: str | None, as_json: bool = False,
+               options: bool = False) -> None:
+    """Print on stderr, for a JSON reply the command printed, every read its ``note`` names as a command a shell user
+    runs (:func:`warn_calls`): the reply's ``calls`` and any call the note's text writes that they lack (a note the
+    budget cut); with ``options`` (``read-handle``'s replies), a note that names arguments in the model's words and
+    no call (``count=true counts them all; before=23056 shows the last ones``) again as this command's options
+    (``--count ... --before 23056 ...``); then its ``next_call`` (:func:`warn_next`). Raises what ``warn_next``
+    raises."""
+    calls = [(call["tool"], call["arguments"]) for call in reply.get("calls", ())]
+    note = reply.get("note")
+    if isinstance(note, str):
+        written = calls_in(note)
+        calls += [call for call in written if call not in calls]
+        if options and not written and (said := options_said(note)) != note:
+            warn("the note in this command's options: " + said, whole=True)
+    warn_calls(calls, run_id, agent_id, root)
+    warn_next(reply, run_id, agent_id, root, as_json)
 
 
 def warn_next(reply: dict[str, Any], run_id: str, agent_id: str, root: str | None, as_json: bool = False) -> None:
@@ -328,7 +345,7 @@ def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_j
     if as_json:
         reply = ScratchTools(scope).call("scratch_read", {"key": key, **given})
         click.echo(to_json(reply))
-        warn_next(reply, run_id, agent_id, str(store.root) if store.embedded else None)
+        warn_reply(reply, run_id, agent_id, str(store.root) if store.embedded else None)
         return
     if given:  # (the same read with --json: the command named whole, on this store and scope)
         with_json = call_command(Call.of("scratch_read", key=key, **given), run_id, agent_id,
