@@ -369,8 +369,9 @@ def write_all(chunks: Iterator[bytes]) -> None:
 @click.option("--limit", type=Integer(minimum=0), default=0,
               help="Print at most this many entries; when keys remain, stderr names the command that prints the "
                    "next page (--cursor) [default: 0, all].")
-@click.option("--cursor", default=None, metavar="CURSOR",
-              help="Go on after this cursor (a next: line's, or a scratch_list reply's next_call's).")
+@click.option("--cursor", "--after", "cursor", default=None, metavar="CURSOR",
+              help="Go on after this cursor (a next: line's, or a scratch_list reply's next_call's; --after too, as "
+                   "ls once named it).")
 @json_accepted
 @settings_options(fleet_only=True)
 @with_existing_store
