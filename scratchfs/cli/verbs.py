@@ -42,7 +42,14 @@ from scratchfs.cli.app import (
 )
 from scratchfs.cli.output import INPUT_ARGUMENT, RootText, end_shared_line
 from scratchfs.cli.passthrough import small_or_stream
-from scratchfs.cli.settings_options import BUDGET_WORDS, TTL_OPTION, Size, budget_default, settings_options
+from scratchfs.cli.settings_options import (
+    BUDGET_WORDS,
+    STDIN_CAP_OPTION,
+    TTL_OPTION,
+    Size,
+    budget_default,
+    settings_options,
+)
 from scratchfs.cli.shell import command_line, program
 from scratchfs.cli.usage import takes_no_scope
 from scratchfs.foundation.call_text import calls_in, parse_call
@@ -73,11 +80,15 @@ class Context(Integer):
         return super().convert(value, param, ctx)
 
 
+_STDIN_CAP_SAID = "give a larger --max-stdin-bytes (or $SCRATCHFS_MAX_STDIN_BYTES)"
+
+
 @main.command()
 @scope_options
 @click.option("--tool", default=None, help="Name of the tool whose result this is.")
 @TTL_OPTION
 @INPUT_ARGUMENT
+@STDIN_CAP_OPTION
 @click.option("--preview", type=click.Choice(["head", "head+tail"]), default=None,
               help="Preview of the stub [default: head].")
 @click.option("--threshold", type=Size(), default=None, metavar="SIZE",
@@ -88,7 +99,7 @@ class Context(Integer):
 @json_accepted
 @with_store
 def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl: float | None, source,
-          preview: str | None, threshold: int | None) -> None:
+          max_stdin_bytes: int, preview: str | None, threshold: int | None) -> None:
     """Store SOURCE (a file; - or none: stdin) out of context and print its stub as JSON (--threshold: only when
     it is large; a small one is printed as it is).
 
@@ -97,6 +108,7 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
     (several: "scratchfs: the note's calls as commands, one a line:", then each command alone on its line);
     a binary entry's range read with --json, whose data is the hex dump the note names, not the raw bytes.
     """
+    source.cap_stdin(max_stdin_bytes, _STDIN_CAP_SAID)
     if threshold is not None:
         small, source = small_or_stream(source, threshold)
         if small is not None:
@@ -310,13 +322,16 @@ def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str, root: str 
 @scope_options
 @click.argument("key")
 @INPUT_ARGUMENT
+@STDIN_CAP_OPTION
 @TTL_OPTION
 @settings_options()
 @json_accepted
 @with_store
-def scratch_write(store: ScratchStore, run_id: str, agent_id: str, key: str, source, ttl: float | None) -> None:
+def scratch_write(store: ScratchStore, run_id: str, agent_id: str, key: str, source, max_stdin_bytes: int,
+                  ttl: float | None) -> None:
     """Write SOURCE (a file; - or none: stdin) to the scratchpad under KEY (an overwrite is atomic); print the
     entry as JSON."""
+    source.cap_stdin(max_stdin_bytes, _STDIN_CAP_SAID)
     entry = store.scope(run_id, agent_id).scratch_write(key, source, ttl=ttl)
     echo_json(entry.to_dict())
 
