@@ -55,7 +55,7 @@ def test_ls_continuations_keep_the_run_agent_and_json(store):
                           run)
     assert [e["key"] for one in done for e in json.loads(one.stdout)] == wanted
     assert len(hints) == 2
-    assert all(" ls --run r --agent a --limit 1 --after " in hint and "--json" in hint for hint in hints), hints
+    assert all(" ls --run r --agent a --limit 1 --cursor " in hint and "--json" in hint for hint in hints), hints
     done, _ = _follow([*COMMAND, "--run", "r", "ls", "--root", root, "--limit", "2"], run)  # a table; run before
     rows = [line.split("\t")[2] for one in done for line in one.stdout.decode().splitlines()[1:]]
     assert rows == [e["key"] for e in every if e["run_id"] == "r"]
@@ -65,7 +65,7 @@ def test_fsck_continuations_keep_quick_and_the_store(store):
     root, run = store
     done, hints = _follow([*COMMAND, "fsck", "--root", root, "--quick", "--limit", "2"], run)
     assert len(done) == 3  # 6 entries, 2 a check
-    assert all(" fsck --quick --limit 2 --after " in hint and hint.endswith(f"--root {root}") for hint in hints)
+    assert all(" fsck --quick --limit 2 --cursor " in hint and hint.endswith(f"--root {root}") for hint in hints)
     assert [one.stdout.decode().split(" (", 1)[0] for one in done] == ["checked 2 entries"] * 3
     assert all("(0 B verified)" in one.stdout.decode() for one in done)  # --quick carried: nothing decompressed
     assert os.path.isdir(root)

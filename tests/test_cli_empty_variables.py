@@ -37,7 +37,8 @@ VARIABLES = sorted(_variables())
 
 def test_every_variable_is_covered():
     assert {name.removeprefix("SCRATCHFS_") for name in VARIABLES} == {
-        "AGENT_ID", "ALLOW_HOST", "BLOBS", "BUSY_TIMEOUT", "DEFAULT_TTL", "DURABLE", "INDEX", "PATTERN_TIMEOUT",
+        "AGENT_ID", "ALLOW_HOST", "BLOBS", "BUSY_TIMEOUT", "DEFAULT_TTL", "DURABLE", "INDEX", "MAX_STDIN_BYTES",
+        "PATTERN_TIMEOUT",
         "REFRESH_ON_READ", "REPLY_BUDGET_BYTES", "ROOT", "RUN_ID", "RUN_QUOTA_BYTES", "RUN_QUOTA_ENTRIES",
         "SEGMENT_ENTRY_BYTES", "SPILL_THRESHOLD_BYTES", "TOKEN"}
 

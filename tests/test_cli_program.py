@@ -219,7 +219,7 @@ def test_a_listing_from_a_cursor_says_its_entries_follow_the_cursor(tmp_path, mo
 
     root, titles = _five_entries_titled(tmp_path, monkeypatch)
     first = CliRunner().invoke(main, ["ls", "--limit", "2", "--root", root])
-    cursor = re.search(r"--after (\S+)", first.stderr).group(1)
+    cursor = re.search(r"--cursor (\S+)", first.stderr).group(1)
     for limit in ("2", "0"):
         assert CliRunner().invoke(main, ["ls", "--limit", limit, "--after", cursor, "--root", root]).exit_code == 0
     assert titles == ["all runs: entries 1-2", "all runs: entries 1-2 after the cursor",

@@ -40,7 +40,7 @@ def small_pages(monkeypatch):
 
 
 def _cursor(stderr: str) -> str:
-    return stderr.split("--after ")[1].split(maxsplit=1)[0]
+    return stderr.split("--cursor ")[1].split(maxsplit=1)[0]
 
 
 def test_ls_pages_with_a_limit_and_a_cursor(root, small_pages):
@@ -53,7 +53,7 @@ def test_ls_pages_with_a_limit_and_a_cursor(root, small_pages):
         page = cli("ls", "--root", str(root), "--json", "--limit", "5", *after)
         assert page.exit_code == 0
         seen += json.loads(page.stdout)
-        if "--after" not in page.stderr:
+        if "--cursor" not in page.stderr:
             break
         after = ["--after", _cursor(page.stderr)]
     assert seen == everything

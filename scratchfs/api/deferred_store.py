@@ -14,6 +14,11 @@ raises, at once, one ``StorageError`` (``unavailable``, ``retry_after`` seconds)
 retry. Any other failure of the first opening (a wrong password, a schema newer than this scratchfs, an index and
 blobs that do not belong together, a bad setting) is raised by :meth:`DeferredStore.start`, as before: it is a
 setting to fix, not an outage to wait out. A call never waits for an opening: the thread does the waiting.
+
+**Fork.** A ``fork()`` child holds no thread of its parent but the forking one (POSIX ``fork()``): a child of a
+process whose store was not open yet had no thread trying, and its store never opened. A child starts its own thread
+the first time it asks for the store (:meth:`DeferredStore.get`, :attr:`DeferredStore.store`) while it is not open;
+its lock is made anew (:func:`scratchfs.foundation.forks.renewed_in_child`).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from typing import Any
 from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore
 from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX, describe_url
+from scratchfs.foundation import forks
 from scratchfs.foundation.errors import ScratchError, StorageError, StoreBusy
 from scratchfs.foundation.text import one_line
 
@@ -75,14 +81,17 @@ class DeferredStore:
         self.retry = retry
         self._store: ScratchStore | None = None
         self._failure: ScratchError | None = None
-        self._lock = threading.Lock()
+        self._lock = forks.renewed_in_child(self, "_lock", threading.Lock)  # (a fork() child: a new one)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     @property
     def store(self) -> ScratchStore | None:
-        """The open store, or ``None`` while it could not be opened."""
-        return self._store
+        """The open store, or ``None`` while it could not be opened (a fork child with no thread trying starts one)."""
+        store = self._store
+        if store is None:
+            self._keep_trying_here()
+        return store
 
     @property
     def failure(self) -> ScratchError | None:
@@ -106,9 +115,22 @@ class DeferredStore:
             # before that line, the same failure twice in a client's log, and the first line said no store (newuser22))
             log.info("scratchfs: the store cannot be opened yet (%s); serving anyway, trying again every %g s",
                      one_line(str(exc)), self.retry)
-            self._thread = threading.Thread(target=self._keep_trying, name="scratchfs-open", daemon=True)
-            self._thread.start()
+            self._start_thread()
         return self
+
+    def _start_thread(self) -> None:
+        self._thread = threading.Thread(target=self._keep_trying, name="scratchfs-open", daemon=True)
+        self._thread.start()
+
+    def _keep_trying_here(self) -> None:
+        """Start a thread that tries again if this process has none while the store is not open: a fork() child's
+        parent thread is not in the child (POSIX ``fork()`` copies the calling thread only)."""
+        thread = self._thread
+        if thread is None or thread.is_alive() or self._stop.is_set():
+            return
+        with self._lock:
+            if self._store is None and self._thread is thread and not self._stop.is_set():
+                self._start_thread()
 
     def get(self) -> ScratchStore:
         """The open store.
@@ -120,6 +142,7 @@ class DeferredStore:
         store = self._store
         if store is not None:
             return store
+        self._keep_trying_here()
         failure = self._failure
         error = StorageError(f"the store is not open: {failure}; this server keeps serving and opens it as soon as "
                              f"it answers (it tries every {self.retry:g} s): retry in {self.retry:g} s or more")

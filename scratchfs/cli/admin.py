@@ -76,8 +76,9 @@ def _filters(run_id: str | None, agent_id: str | None) -> tuple[str | None, str 
 @click.option("--agent", "agent_id", default=None, help="Only this agent.")
 @click.option("--limit", type=Integer(minimum=0), default=None,
               help=f"Show at most this many entries; 0 for all [default: {TERMINAL_LIMIT} on a terminal, else all].")
-@click.option("--after", "after", default=None, metavar="CURSOR",
-              help="Go on after this cursor (printed on stderr when --limit cut a listing short).")
+@click.option("--cursor", "--after", "after", default=None, metavar="CURSOR",
+              help="Go on after this cursor (printed on stderr when --limit cut a listing short; --cursor, as "
+                   "scratch-list and read-handle page; --after, its older name, still works).")
 @JSON_TABLE
 @settings_options(fleet_only=True)
 @with_existing_store
@@ -125,7 +126,7 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int
     if more is not None:
         sys.stdout.flush()
         words = ["ls", *(["--run", run_id] if run_id is not None else []),
-                 *(["--agent", agent_id] if agent_id is not None else []), "--limit", str(limit), "--after", more,
+                 *(["--agent", agent_id] if agent_id is not None else []), "--limit", str(limit), "--cursor", more,
                  *(["--json"] if as_json else []), *_root_words(store)]
         warn(f"{_entries(limit)} shown; next: {shell_command(words, store.embedded)}", whole=True)
 
@@ -147,7 +148,7 @@ def _entries(count: int) -> str:
 def _print_page(page: list, shown: int, as_json: bool, store: ScratchStore, title: str, show_run: bool,
                 single: bool, resumed: bool = False) -> None:
     """Print a page of ``ls`` (``shown`` entries before it); its table titled with its count (``single``: the
-    listing's one page) or its range, ``after the cursor`` when the listing goes on from ``--after`` (``resumed``:
+    listing's one page) or its range, ``after the cursor`` when the listing goes on from ``--cursor`` (``resumed``:
     entries 1-2 of a listing's third page were its 5th and 6th)."""
     if as_json:
         for i, entry in enumerate(page):
@@ -220,9 +221,10 @@ def _one_run(option: str, value: str) -> str:
                    "marker and none of its newest entries' blobs, which every command refuses): pair the index with "
                    "the blobs again and drop the rows whose blobs are gone.")
 @click.option("--limit", type=Integer(minimum=1), default=None,
-              help="Check at most this many entries (then print a cursor to resume with --after); orphan files are "
+              help="Check at most this many entries (then print a cursor to resume with --cursor); orphan files are "
                    "looked for only by a check that reaches the last entry.")
-@click.option("--after", "after", default=None, metavar="CURSOR", help="Resume after this cursor.")
+@click.option("--cursor", "--after", "after", default=None, metavar="CURSOR",
+              help="Resume after this cursor (--after, its older name, still works).")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr [default: on a terminal, for stores over 64 MiB or 1000 entries].")
 @takes_no_scope("it checks the whole store (an orphan blob belongs to no run's row)", _one_run)
@@ -233,11 +235,11 @@ def fsck_command(root: str | None, repair: bool, quick: bool, rebuild_index: boo
     """Check the index against the blob files: missing, orphaned and corrupt entries, and what the store did not
     write (exit code 3 if any remain: "not clean: N problems remain (...)", named by kind).
 
-    Entries are read a page at a time (constant memory); --limit bounds a check and --after resumes one. It checks
+    Entries are read a page at a time (constant memory); --limit bounds a check and --cursor resumes one. It checks
     the whole store: it takes no --run or --agent."""
     if lost_blobs and (not repair or rebuild_index or limit is not None or after is not None):
         raise click.UsageError("--lost-blobs goes with --repair (it drops the rows whose blobs are gone, so the whole "
-                               "index is checked: no --limit or --after), not with --rebuild-index")
+                               "index is checked: no --limit or --cursor), not with --rebuild-index")
     if after is not None:
         decode_cursor(after)  # a bad cursor is a usage error before any work
     root = resolve_root(root)  # --root, else the global --root or $SCRATCHFS_ROOT, else the default root
@@ -295,7 +297,7 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
                                   str(store.root)))
     if report.next_cursor:
         words = ["fsck", *(["--repair"] if repair else []), *(["--quick"] if quick else []), "--limit", str(limit),
-                 "--after", report.next_cursor, *(["--json"] if as_json else []), *_root_words(store)]
+                 "--cursor", report.next_cursor, *(["--json"] if as_json else []), *_root_words(store)]
         warn(f"stopped after {_entries(report.entries_checked)}; next: {shell_command(words, store.embedded)}",
              whole=True)
     if not report.clean:

@@ -53,7 +53,7 @@ Exit codes:
   3    corrupt data, or problems fsck found that remain ("not clean:", named by kind)
   4    busy (lock timeout) or I/O failure (disk full, permissions; "output:" or "input:" when it is stdout or
        the file read that failed), or out of memory (ulimit -v)
-  5    quota exceeded (the run holds too many bytes or entries)
+  5    quota exceeded (the run holds too many bytes or entries; stdin past --max-stdin-bytes)
   129  hung up (SIGHUP)
   130  interrupted (SIGINT)
   143  terminated (SIGTERM)

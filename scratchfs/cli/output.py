@@ -27,10 +27,11 @@ from typing import Any
 
 import click
 
-from scratchfs.foundation.text import shorten
+from scratchfs.foundation.errors import QuotaExceeded
+from scratchfs.foundation.text import plural, shorten
 
-__all__ = ["INPUT_ARGUMENT", "InputError", "OutputError", "PathText", "RootText", "SourceFile", "TaggedSource",
-           "TaggedStdout", "end_shared_line", "tagged_stdout"]
+__all__ = ["INPUT_ARGUMENT", "STDIN_NAME", "InputError", "OutputError", "PathText", "RootText", "SourceFile",
+           "TaggedSource", "TaggedStdout", "end_shared_line", "tagged_stdout"]
 
 
 class OutputError(OSError):
@@ -41,19 +42,41 @@ class InputError(OSError):
     """Reading the command's input (a file named on the command line, or stdin) failed; ``strerror`` names it."""
 
 
+STDIN_NAME = "standard input"
+"""The name a :class:`TaggedSource` read from ``-`` has."""
+
+
 class TaggedSource:
     """A binary file a command reads its content from (``read(n)``, what the store takes), whose read errors are
     :class:`InputError` naming ``name``."""
 
     def __init__(self, file, name: str) -> None:
         self._file, self.name = file, name
+        self._cap: tuple[int, str] | None = None
+        self._read = 0
+
+    def cap_stdin(self, most: int, said: str) -> None:
+        """Refuse standard input past ``most`` bytes (a file named is left alone: its size is its own), ``said``
+        naming the setting that raises it."""
+        if self.name == STDIN_NAME:
+            self._cap = (most, said)
 
     def read(self, size: int = -1) -> bytes:
-        """Up to ``size`` bytes (all that is left when negative). Raises InputError: the read failed."""
+        """Up to ``size`` bytes (all that is left when negative).
+
+        Raises:
+            InputError: the read failed.
+            QuotaExceeded: standard input went past its cap (:meth:`cap_stdin`): the caller stores nothing of it.
+        """
         try:
-            return self._file.read(size)
+            data = self._file.read(size)
         except OSError as exc:
             raise InputError(exc.errno, f"cannot read {self.name!r}: {exc.strerror or exc}") from None
+        self._read += len(data)
+        if self._cap is not None and self._read > self._cap[0]:
+            raise QuotaExceeded(f"standard input went past its cap of {plural(self._cap[0], 'byte')} and nothing of "
+                                f"it was stored: {self._cap[1]}, or name a file instead of -", alone=True)
+        return data
 
     def close(self) -> None:
         self._file.close()
@@ -180,7 +203,7 @@ class SourceFile(click.File):
                 self.fail(f"{os.fsdecode(value)!r} is a directory: `scratchfs load FOLDER` spills each of its files",
                           param, ctx)
             raise
-        return TaggedSource(opened, "standard input" if value == "-" else os.fsdecode(value))
+        return TaggedSource(opened, STDIN_NAME if value == "-" else os.fsdecode(value))
 
 
 INPUT_ARGUMENT = click.argument("source", type=SourceFile(), default="-", required=False)

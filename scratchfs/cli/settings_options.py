@@ -196,11 +196,22 @@ BUDGET_WORDS = f"a size: {limits.MIN_REPLY_BYTES} to {limits.MAX_REPLY_BYTES}, 8
 """How a read's ``--budget`` help says the sizes it takes."""
 
 
+STDIN_CAP_BYTES = 1 << 30
+"""The default most bytes a command stores from standard input (``--max-stdin-bytes``): 1 GiB."""
+STDIN_CAP_OPTION = click.option(
+    "--max-stdin-bytes", "max_stdin_bytes", type=Size(), default=STDIN_CAP_BYTES, envvar="SCRATCHFS_MAX_STDIN_BYTES",
+    show_envvar=True, metavar="SIZE",
+    help="Most bytes stored from standard input (SOURCE - or none); past it nothing is stored, one line on stderr, "
+         "exit 5 (`yes | scratchfs spill` ends) [default: 1GiB]. A file named is stored whatever its size.")
+"""The cap of a command that stores standard input (``spill``, ``scratch-write``)."""
+
+
 def budget_default() -> str:
     """How a read's ``--budget`` help says its default: the store's ``reply_budget_bytes``
     (:func:`setting_default`), which the tools take when the call names no budget."""
     return setting_default("reply_budget_bytes")
 
 
-__all__ = ["BUDGET_WORDS", "SIZE_UNITS", "TTL_OPTION", "SettingOption", "Size", "StoreOption", "budget_default",
+__all__ = ["BUDGET_WORDS", "SIZE_UNITS", "STDIN_CAP_BYTES", "STDIN_CAP_OPTION", "TTL_OPTION",
+           "SettingOption", "Size", "StoreOption", "budget_default",
            "setting_default", "setting_env", "settings_options"]

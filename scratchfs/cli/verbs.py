@@ -42,7 +42,14 @@ from scratchfs.cli.app import (
 )
 from scratchfs.cli.output import INPUT_ARGUMENT, RootText, end_shared_line
 from scratchfs.cli.passthrough import small_or_stream
-from scratchfs.cli.settings_options import BUDGET_WORDS, TTL_OPTION, Size, budget_default, settings_options
+from scratchfs.cli.settings_options import (
+    BUDGET_WORDS,
+    STDIN_CAP_OPTION,
+    TTL_OPTION,
+    Size,
+    budget_default,
+    settings_options,
+)
 from scratchfs.cli.shell import command_line, program
 from scratchfs.cli.usage import takes_no_scope
 from scratchfs.foundation.call_text import calls_in, parse_call
@@ -73,11 +80,15 @@ class Context(Integer):
         return super().convert(value, param, ctx)
 
 
+_STDIN_CAP_SAID = "give a larger --max-stdin-bytes (or $SCRATCHFS_MAX_STDIN_BYTES)"
+
+
 @main.command()
 @scope_options
 @click.option("--tool", default=None, help="Name of the tool whose result this is.")
 @TTL_OPTION
 @INPUT_ARGUMENT
+@STDIN_CAP_OPTION
 @click.option("--preview", type=click.Choice(["head", "head+tail"]), default=None,
               help="Preview of the stub [default: head].")
 @click.option("--threshold", type=Size(), default=None, metavar="SIZE",
@@ -88,7 +99,7 @@ class Context(Integer):
 @json_accepted
 @with_store
 def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl: float | None, source,
-          preview: str | None, threshold: int | None) -> None:
+          max_stdin_bytes: int, preview: str | None, threshold: int | None) -> None:
     """Store SOURCE (a file; - or none: stdin) out of context and print its stub as JSON (--threshold: only when
     it is large; a small one is printed as it is).
 
@@ -97,6 +108,7 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
     (several: "scratchfs: the note's calls as commands, one a line:", then each command alone on its line);
     a binary entry's range read with --json, whose data is the hex dump the note names, not the raw bytes.
     """
+    source.cap_stdin(max_stdin_bytes, _STDIN_CAP_SAID)
     if threshold is not None:
         small, source = small_or_stream(source, threshold)
         if small is not None:
@@ -211,9 +223,7 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
     if as_json or given.keys() & {"match", "pattern", "count", "budget", "end", *STRUCTURE_ARGUMENTS}:
         reply = tools.call("read_handle", arguments)
         click.echo(to_json(reply))
-        root = hint_root(store)
-        warn_calls([(call["tool"], call["arguments"]) for call in reply.get("calls", ())], run_id, agent_id, root)
-        warn_next(reply, run_id, agent_id, root, as_json)
+        warn_reply(reply, run_id, agent_id, hint_root(store), as_json, options=True)
         return
     single = check_encoding(arguments.pop("encoding", None))
     result = replace(scope.read_handle(**arguments), encoding=single)  # (the next command names it too)
@@ -248,6 +258,25 @@ def warn_calls(calls: list[tuple[str, dict[str, Any]]], run_id: str, agent_id: s
         warn("the note's calls as commands, one a line:")
         for command in commands:
             click.echo(one_line(as_invoked(command)), err=True)
+
+
+def warn_reply(reply: dict[str, Any], run_id: str, agent_id: str, root: str | None, as_json: bool = False,
+               options: bool = False) -> None:
+    """Print on stderr, for a JSON reply the command printed, every read its ``note`` names as a command a shell user
+    runs (:func:`warn_calls`): the reply's ``calls`` and any call the note's text writes that they lack (a note the
+    budget cut); with ``options`` (``read-handle``'s replies), a note that names arguments in the model's words and
+    no call (``count=true counts them all; before=23056 shows the last ones``) again as this command's options
+    (``--count ... --before 23056 ...``); then its ``next_call`` (:func:`warn_next`). Raises what ``warn_next``
+    raises."""
+    calls = [(call["tool"], call["arguments"]) for call in reply.get("calls", ())]
+    note = reply.get("note")
+    if isinstance(note, str):
+        written = calls_in(note)
+        calls += [call for call in written if call not in calls]
+        if options and not written and (said := options_said(note)) != note:
+            warn("the note in this command's options: " + said, whole=True)
+    warn_calls(calls, run_id, agent_id, root)
+    warn_next(reply, run_id, agent_id, root, as_json)
 
 
 def warn_next(reply: dict[str, Any], run_id: str, agent_id: str, root: str | None, as_json: bool = False) -> None:
@@ -293,13 +322,16 @@ def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str, root: str 
 @scope_options
 @click.argument("key")
 @INPUT_ARGUMENT
+@STDIN_CAP_OPTION
 @TTL_OPTION
 @settings_options()
 @json_accepted
 @with_store
-def scratch_write(store: ScratchStore, run_id: str, agent_id: str, key: str, source, ttl: float | None) -> None:
+def scratch_write(store: ScratchStore, run_id: str, agent_id: str, key: str, source, max_stdin_bytes: int,
+                  ttl: float | None) -> None:
     """Write SOURCE (a file; - or none: stdin) to the scratchpad under KEY (an overwrite is atomic); print the
     entry as JSON."""
+    source.cap_stdin(max_stdin_bytes, _STDIN_CAP_SAID)
     entry = store.scope(run_id, agent_id).scratch_write(key, source, ttl=ttl)
     echo_json(entry.to_dict())
 
@@ -328,7 +360,7 @@ def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_j
     if as_json:
         reply = ScratchTools(scope).call("scratch_read", {"key": key, **given})
         click.echo(to_json(reply))
-        warn_next(reply, run_id, agent_id, hint_root(store))
+        warn_reply(reply, run_id, agent_id, hint_root(store))
         return
     if given:  # (the same read with --json: the command named whole, on this store and scope)
         with_json = call_command(Call.of("scratch_read", key=key, **given), run_id, agent_id,
@@ -352,8 +384,9 @@ def write_all(chunks: Iterator[bytes]) -> None:
 @click.option("--limit", type=Integer(minimum=0), default=0,
               help="Print at most this many entries; when keys remain, stderr names the command that prints the "
                    "next page (--cursor) [default: 0, all].")
-@click.option("--cursor", default=None, metavar="CURSOR",
-              help="Go on after this cursor (a next: line's, or a scratch_list reply's next_call's).")
+@click.option("--cursor", "--after", "cursor", default=None, metavar="CURSOR",
+              help="Go on after this cursor (a next: line's, or a scratch_list reply's next_call's; --after too, as "
+                   "ls once named it).")
 @json_accepted
 @settings_options(fleet_only=True)
 @with_existing_store

@@ -6,7 +6,8 @@ files a checked walk found, re-checked with one ``lstat`` each.
 ``fork()``): an LRU's lock that another thread of the parent held -- in the middle of a ``get`` or ``put`` -- stayed
 held in the child for ever, and the child's first look in that cache (a zip member's tail read, a CSV search's
 rows) hung (hostile38: 40 of 40 children forked while 3 threads used one cache). Each LRU's lock is made anew in a
-child (``os.register_at_fork``) and its weight counted again (a ``put`` may have been cut between its steps).
+child and its weight counted again (a ``put`` may have been cut between its steps), by the one fork mechanism
+(:func:`scratchfs.foundation.forks.renewed_in_child`, the count its ``then`` hook).
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from __future__ import annotations
 import os
 import stat
 import threading
-import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
+
+from scratchfs.foundation import forks
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -42,8 +44,7 @@ class LRU(Generic[K, V]):
         self._weigh = weigh or (lambda value: 0)
         self._max_item_weight = max_item_weight
         self._weight = 0
-        self._lock = threading.Lock()
-        _ALL.add(self)
+        self._lock = forks.renewed_in_child(self, "_lock", threading.Lock, then=LRU.recount)  # (a fork() child)
 
     def get(self, key: K) -> V | None:
         """The value of ``key`` (now the most recently used), or ``None``."""
@@ -74,26 +75,15 @@ class LRU(Generic[K, V]):
             _, dropped = self._items.popitem(last=False)
             self._weight -= self._weigh(dropped)
 
-    def _after_fork_in_child(self) -> None:
-        """A new lock (another thread of the parent may have held the old one) and the weight counted again."""
-        self._lock = threading.Lock()
-        self._weight = sum(self._weigh(value) for value in self._items.values())
-        self._trim()
+    def recount(self) -> None:
+        """Count the weight again from the values kept and drop what is beyond the bounds: a fork() child's (its
+        lock just made anew), whose parent thread may have cut a ``put`` between its steps."""
+        with self._lock:
+            self._weight = sum(self._weigh(value) for value in self._items.values())
+            self._trim()
 
     def __len__(self) -> int:
         return len(self._items)
-
-
-_ALL: weakref.WeakSet[LRU] = weakref.WeakSet()  # (every LRU of the process: a child makes their locks anew)
-
-
-def _after_fork_in_child() -> None:
-    for cache in list(_ALL):
-        cache._after_fork_in_child()
-
-
-if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX
-    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class SeenFiles:

@@ -42,6 +42,8 @@ from collections.abc import Callable
 from concurrent.futures import CancelledError
 from typing import Any
 
+from scratchfs.foundation import forks
+
 __all__ = ["IDLE_SECONDS", "Call", "FramePool", "frame_pool"]
 
 IDLE_SECONDS = 2.0
@@ -127,6 +129,7 @@ class FramePool:
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.idle_seconds = idle_seconds
         self.reset()
+        forks.renewed_in_child(self, "_calls", deque, then=FramePool.reset)  # (a fork() child: reset)
 
     def reset(self) -> None:
         """Forget every thread and queued call (in a ``fork()`` child, where the parent's threads do not exist)."""
@@ -223,6 +226,3 @@ def _run(call: Call) -> None:
 
 frame_pool = FramePool()
 """The process's pool (reset in a ``fork()`` child)."""
-
-if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX
-    os.register_at_fork(after_in_child=frame_pool.reset)

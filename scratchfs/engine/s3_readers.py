@@ -4,7 +4,13 @@ read (``iter_content``, a download) of a scratchpad value overwritten or deleted
 was deleted, failed half-way with ``StorageError``; on local files the unlinked file stays readable until closed.
 Here the deletion of an object this process is reading waits until its last reader closes it -- as an unlinked file
 waits for its last descriptor. A process that ends first leaves the object without a row: an orphan, which the sweep
-removes. (A reader on another host is not known here: its read may still fail, as the README says.)"""
+removes. (A reader on another host is not known here: its read may still fail, as the README says.)
+
+**Fork.** The counts are this process's: a ``fork()`` child starts with none held and none waiting
+(:func:`scratchfs.foundation.forks.renewed_in_child`). A child that inherited them deferred the deletion of an object
+a parent thread was reading at the fork until a sweep (the parent's reader is in another process now, as a reader on
+another host is), and a child's close of a source it inherited did not count.
+"""
 
 from __future__ import annotations
 
@@ -21,12 +27,13 @@ __all__ = ["HeldKeys", "S3Source"]
 
 
 class HeldKeys:
-    """Counts of open readers by object key, and the keys whose deletion waits for them. Thread-safe."""
+    """Counts of this process's open readers by object key, and the keys whose deletion waits for them (a fork child
+    starts with none). Thread-safe."""
 
     def __init__(self) -> None:
         self._lock = forks.renewed_in_child(self, "_lock", threading.Lock)
-        self._readers: dict[str, int] = {}
-        self._waiting: set[str] = set()
+        self._readers: dict[str, int] = forks.renewed_in_child(self, "_readers", dict)
+        self._waiting: set[str] = forks.renewed_in_child(self, "_waiting", set)
 
     def hold(self, key: str) -> None:
         """A reader opened ``key``."""

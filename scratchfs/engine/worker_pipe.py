@@ -57,6 +57,8 @@ import threading
 import time
 from typing import Any
 
+from scratchfs.foundation import forks
+
 __all__ = ["BOOT", "BOOT_SECONDS", "CPU_SLACK_SECONDS", "GIVEN_UP", "IDLE_SECONDS", "LAST_WORDS_CHARS", "POOLS",
            "STDERR_BYTES", "WATCHED", "WORKERS_KILLED", "WORKER_NAME", "NoWorker", "Pool", "PoolBusy", "Worker",
            "given_up", "kill_workers", "read_frame", "wait_for", "write_frame"]
@@ -210,7 +212,7 @@ class Pool:
 
     def __init__(self, script: str, size: int, label: str = "", idle_seconds: float = IDLE_SECONDS) -> None:
         self.script, self.size, self.label, self.idle_seconds = script, size, label, idle_seconds
-        self.cond = threading.Condition()
+        self.cond = forks.renewed_in_child(self, "cond", threading.Condition, then=Pool.forget)  # (a fork() child)
         self.idle: list[Worker] = []
         self.alive = 0
         self.workers: set[Worker] = set()  # every one running, busy or idle (killed at exit)
@@ -387,7 +389,7 @@ class Pool:
             for pipe in filter(None, (worker.process.stdin, worker.process.stdout)):
                 pipe.close()
             worker._close_stderr()
-        self.cond, self.idle, self.workers, self.alive = threading.Condition(), [], set(), 0
+        self.idle, self.workers, self.alive = [], set(), 0  # (``cond``: made anew by forks.renewed_in_child)
 
     def counts(self) -> tuple[int, int]:
         """``(alive, idle)``: worker processes running, and those of them waiting for a call."""
@@ -436,9 +438,6 @@ def kill_workers(final: bool = False) -> None:
     for pool in POOLS:
         pool.kill_all()
 
-
-if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX
-    os.register_at_fork(after_in_child=lambda: [pool.forget() for pool in POOLS])
 
 
 def _before(deadline: float) -> float:

@@ -36,7 +36,7 @@ from __future__ import annotations
 import atexit
 import functools
 import logging
-import os
+import sys
 import threading
 import time
 import weakref
@@ -81,8 +81,8 @@ class _Group:
 
     def __init__(self) -> None:
         self.members: weakref.WeakSet[WriteBehind] = weakref.WeakSet()
-        self.lock = threading.Lock()
-        self.pending = 0
+        self.lock = forks.renewed_in_child(self, "lock", threading.Lock)  # (a fork() child: a new one, and 0 rows:
+        self.pending = forks.renewed_in_child(self, "pending", int)  # none the parent queued is the child's to commit)
         """Rows the members hold queued, or more (counted up after a row is queued, down after it left the queue):
         a use of the index with none queued pays one attribute test, not a walk of the members."""
 
@@ -103,7 +103,7 @@ class _Group:
 
 
 _GROUPS: weakref.WeakValueDictionary[tuple[int, int], _Group] = weakref.WeakValueDictionary()
-_GROUPS_LOCK = threading.Lock()
+_GROUPS_LOCK = forks.renewed_in_child(sys.modules[__name__], "_GROUPS_LOCK", threading.Lock)
 
 
 def _group(identity: tuple[int, int]) -> _Group:
@@ -385,14 +385,3 @@ def flush_all() -> None:
 
 
 atexit.register(flush_all)
-
-
-def _forget_in_child() -> None:
-    """Right after ``fork()``, in the child: no row the parent queued is the child's to commit (each queue resets
-    when the child first uses it), so no use of the index there flushes for them."""
-    for group in list(_GROUPS.values()):
-        group.lock, group.pending = threading.Lock(), 0
-
-
-if hasattr(os, "register_at_fork"):  # pragma: no branch - POSIX
-    os.register_at_fork(after_in_child=_forget_in_child)
