@@ -7,7 +7,8 @@ long-lived process whose free memory is scattered over a large heap, those alloc
 2.5-2.9x slower than in a fresh process (``bench/long_lived.py --scatter``). Here the array is parsed in pieces of
 about :data:`CHUNK_CHARS` characters cut at its top-level commas, each piece's values dropped before the next is
 parsed (so the next reuses the same, recently freed memory), keeping of each item only its kind (a stand-in of its
-type) but for objects, kept whole, and the sampled items, parsed again from their pieces.
+type) but for objects, kept whole, and the sampled items, parsed again from their pieces. Only arrays of many small
+arrays take this path (:func:`array_items`): for others the whole parse was as fast or faster (bench/README.md).
 
 Exact by construction: the array is ``[`` piece ``,`` piece ... ``]``; each piece parsing, wrapped in brackets, to a
 non-empty list of values means the whole parses to their concatenation, whatever the cuts (a cut guessed inside a
@@ -107,8 +108,10 @@ def array_items(text: str, decoder: json.JSONDecoder) -> list | None:
     """The items of ``text`` as a shape reads them, when it is a JSON array of at least :data:`CHUNKED_FROM`
     characters (``[`` first, ``]`` last but for JSON's whitespace) that ``decoder`` parses: a list as long as the
     array whose objects, first and last items and :func:`~scratchfs.api.shape_merge.sampled` ones are the array's,
-    the others a stand-in of their type; ``None`` otherwise (not such an array, or not JSON: the caller parses it
-    whole). Never raises (but MemoryError)."""
+    the others a stand-in of their type; ``None`` otherwise: not such an array, not JSON, or one its pieces would not
+    pay for (its first piece holds objects, no arrays or fewer than ``CHUNK_CHARS // 64`` items, or no top-level
+    comma is found among the 16 after its first :data:`CHUNK_CHARS`): the caller parses it whole. Never raises (but
+    MemoryError)."""
     end = len(text.rstrip(" \t\n\r")) - 1
     if len(text) < CHUNKED_FROM or text[:1] != "[" or end < 1 or text[end] != "]":
         return None
