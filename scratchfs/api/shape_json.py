@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from scratchfs.api import json_unclosed
+from scratchfs.api.json_chunks import array_items
 from scratchfs.api.json_next import object_read, top_read
 from scratchfs.api.shape_merge import MixedItems, fitted, fitted_with, items_template, value_word
 from scratchfs.api.shape_partial import partial_json
@@ -55,7 +56,8 @@ def _json_shape(text: str, complete: bool, size: int, lines: int, scope: str, so
         try:
             if json_unclosed.never_closed(text):
                 raise ValueError("its first document not closed")
-            value = decoder.decode(text)
+            value = array_items(text, decoder)  # (a large array parsed a piece at a time: json_chunks)
+            value = decoder.decode(text) if value is None else value
         except ValueError as exc:  # JSON lines, or documents one after another over many lines (jq's output)
             found = json_lines_shape(text, decoder, complete, lines)
             # (a first document that does not parse is no stream's: not parsed again -- 18 ms of 512 KiB of `[1,1,`)
