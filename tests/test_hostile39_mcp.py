@@ -59,3 +59,38 @@ def test_protocol_errors_of_any_method_name_the_fault_and_the_way_on_within_2_ki
         wire.close()
     finally:
         wire.kill()
+
+
+class _Served:
+    """A server of ``methods`` as :func:`~scratchfs.mcp.protocol_errors.served_methods` asks it."""
+
+    def __init__(self, *methods: str) -> None:
+        self.methods = methods
+
+    def get_request_handler(self, method: str):
+        return object() if method in self.methods else None
+
+
+def test_a_method_served_that_answers_not_found_passes_as_it_came():
+    """A proxy serving prompts/get for its upstream, which answers -32601 after all: the upstream's error goes
+    through, not 'Method not found: prompts/get; this server serves ..., prompts/get'."""
+    import anyio
+    from mcp.shared.exceptions import MCPError
+
+    from scratchfs.mcp.protocol_errors import named_methods
+
+    class Ctx:
+        method, params = "prompts/get", {"name": "p"}
+
+    async def upstream_lacks_it(ctx):
+        raise MCPError(code=NO_METHOD, message="Method not found", data="prompts/get")
+
+    middleware = named_methods(_Served("ping", "tools/list", "tools/call", "prompts/get"))
+    with pytest.raises(MCPError) as raised:
+        anyio.run(middleware, Ctx(), upstream_lacks_it)
+    assert (raised.value.error.message, raised.value.error.data) == ("Method not found", "prompts/get")
+    Ctx.method = "prompts/list"  # (one it lacks: named, with those served)
+    with pytest.raises(MCPError) as raised:
+        anyio.run(middleware, Ctx(), upstream_lacks_it)
+    assert raised.value.error.message == ("Method not found: prompts/list; this server serves initialize, ping, "
+                                          "tools/list, tools/call, prompts/get")

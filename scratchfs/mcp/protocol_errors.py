@@ -70,7 +70,8 @@ Middleware = Callable[[Any, Callable[[Any], Awaitable[Any]]], Awaitable[Any]]
 def named_methods(server: Any) -> Middleware:
     """A server middleware (``Server.middleware``) for ``server``: a request of a method it lacks gets ``-32601``
     whose message names the method (shortened) and the methods served (:func:`not_found`) and whose ``data`` is the
-    method shortened (:func:`quoted_name`), where the SDK echoed it whole; params that the SDK's check refuses for a
+    method shortened (:func:`quoted_name`), where the SDK echoed it whole (a method it serves that answers so -- a
+    proxy's upstream lacking it after all -- is passed as it came); params that the SDK's check refuses for a
     method other than ``tools/call`` get ``-32602`` naming the param and what is wrong (:func:`malformed_params`).
     Every other outcome passes through unchanged.
 
@@ -85,9 +86,10 @@ def named_methods(server: Any) -> Middleware:
         try:
             return await call_next(ctx)
         except MCPError as exc:
-            if exc.error.code != METHOD_NOT_FOUND:
-                raise
-            raise MCPError(code=METHOD_NOT_FOUND, message=not_found(ctx.method, served_methods(server)),
+            served = served_methods(server)
+            if exc.error.code != METHOD_NOT_FOUND or ctx.method in served:  # (one served says what it lacks: a
+                raise  # proxy's upstream, a method of another protocol version)
+            raise MCPError(code=METHOD_NOT_FOUND, message=not_found(ctx.method, served),
                            data=quoted_name(ctx.method)) from None
         except ValidationError as exc:
             said = None if ctx.method == "tools/call" else malformed_params(ctx.method, ctx.params, exc.errors())
