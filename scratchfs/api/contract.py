@@ -83,6 +83,7 @@ from scratchfs.foundation.limits import (
     MAX_REPLY_BYTES,
     MIN_REPLY_BYTES,
 )
+from scratchfs.foundation.text import utf8_text
 
 A_HANDLE_IS_NO_KEY = ("this is a handle of a spilled result, not a scratchpad key: {delete} removes only "
                        "scratchpad values, and spilled results expire after their TTL")
@@ -431,11 +432,13 @@ def error_text(exc: BaseException) -> str:
     """The text of a tool error: ``"<kind>: <message>"``, e.g. ``"not found: no handle 'h_...' in this scope"``, and
     for an error flagged ``unavailable`` (a backend out of reach) that names no retry, that the call is worth making
     again in a few seconds; at most :data:`~scratchfs.foundation.limits.MIN_REPLY_BYTES` UTF-8 bytes (a longer
-    message is cut, ``...``, before that advice)."""
-    if isinstance(exc, ScratchError):
-        text = _error_line(exc.kind, exc)
-    else:
-        text = _error_line("error", f"{type(exc).__name__}: {exc}")
+    message is cut, ``...``, before that advice), valid UTF-8 (a lone surrogate in the message, an ``OSError``'s file
+    name of bytes no UTF-8, written as its escape). Never raises: an exception whose ``str()`` raises (a library's,
+    a scope function's) is told by its type and that (the adapter's ``call_scratch_tool`` raised that ``str()``'s
+    error, where it never raises)."""
+    message = _message_of(exc)
+    text = utf8_text(_error_line(exc.kind, message) if isinstance(exc, ScratchError) else
+                     _error_line("error", f"{type(exc).__name__}: {message}"))
     away = _AWAY if getattr(exc, "unavailable", False) and "retry" not in text else ""
     if not _whole(text + away):
         cut = MIN_REPLY_BYTES - 3 - len(away)
@@ -447,6 +450,14 @@ _AWAY = "; the store is out of reach for now (no argument changes that): retry t
 """What a tool error flagged ``unavailable`` (the index database or the object store down, not answering) tells the
 model, whose message otherwise speaks to the operator only ("check that the store is up and $AWS_ENDPOINT_URL names
 it"): a call worth making again, unchanged, later."""
+
+
+def _message_of(exc: BaseException) -> str:
+    """``str(exc)``, or words saying it failed (its ``__str__`` raised)."""
+    try:
+        return str(exc)
+    except Exception as failed:  # (a __str__ that raises: the error is told, never raised again)
+        return f"<its message cannot be written: str() raised {type(failed).__name__}>"
 
 
 def _error_line(kind: str, message: object) -> str:

@@ -65,6 +65,7 @@ from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import TOOL_SPECS
 from scratchfs.foundation.errors import InvalidArgument, ScratchError, UpstreamUnavailable
 from scratchfs.foundation.limits import DEFAULT_TTL, SPILL_THRESHOLD_BYTES, SWEEP_INTERVAL
+from scratchfs.mcp.protocol_errors import named_methods
 from scratchfs.mcp.proxy_spill import spill_result
 from scratchfs.mcp.server import (
     INSTRUCTIONS,
@@ -326,7 +327,7 @@ class Proxy:
                 self._handshake_session = ctx.session
             return await call_next(ctx)
 
-        server.middleware += [remember_session, initialize_first, malformed_calls]
+        server.middleware += [remember_session, initialize_first, malformed_calls, named_methods(server)]
         return server
 
     def initialization_options(self, server: Any) -> Any:

@@ -36,6 +36,7 @@ from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.limits import SWEEP_INTERVAL
 from scratchfs.foundation.text import one_line
+from scratchfs.mcp.protocol_errors import named_methods, quoted_name
 from scratchfs.mcp.thread_calls import run_given_up_on_cancel
 
 log = logging.getLogger(__name__)
@@ -228,8 +229,7 @@ def build_server(resolver: ScopeResolver) -> Any:
         if params.name not in TOOL_SPECS:
             from mcp.shared.exceptions import MCPError
 
-            name = params.name if len(params.name) <= 100 else params.name[:97] + "..."  # the error quotes no flood
-            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
+            raise MCPError(code=types.INVALID_PARAMS, message=unknown_tool(params.name))
         # (a read whose request is cancelled -- by the client, or at the end of the input -- is given up: its
         # search or jq read stops now, not at its time limit: scratchfs.mcp.thread_calls)
         return await run_given_up_on_cancel(run_scratch_tool, resolver, params.name, params.arguments,
@@ -237,8 +237,18 @@ def build_server(resolver: ScopeResolver) -> Any:
 
     server = Server("scratchfs", version=__version__, instructions=INSTRUCTIONS,
                     on_list_tools=list_tools, on_call_tool=call_tool)
-    server.middleware += [initialize_first, malformed_calls]
+    server.middleware += [initialize_first, malformed_calls, named_methods(server)]
     return server
+
+
+def unknown_tool(name: str) -> str:
+    """The message of the ``-32602`` error for a ``tools/call`` of ``name``, no tool of this server: the name, quoted
+    shortened (the error quotes no flood), the tool likely meant and the tools there are, as
+    :func:`~scratchfs.api.tools.check_arguments` tells the adapter's caller ("Unknown tool: NAME" alone named no way
+    on)."""
+    meant = ids.closest(name, TOOL_SPECS)
+    return (f"Unknown tool: {quoted_name(name)}{f' (did you mean {meant!r}?)' if meant else ''}; the tools are "
+            f"{', '.join(sorted(TOOL_SPECS))}")
 
 
 _GATE_MESSAGE = "Invalid request parameters"
@@ -362,4 +372,5 @@ def run(root: str | None, run_id: str | None, agent_id: str | None, sweep_interv
 
 
 __all__ = ["META_AGENT_ID", "META_PREFIX", "META_RUN_ID", "ScopeResolver", "announce", "build_server", "fleet_name",
-           "initialize_first", "malformed_calls", "run", "run_scratch_tool", "scratch_tools", "store_name"]
+           "initialize_first", "malformed_calls", "run", "run_scratch_tool", "scratch_tools", "store_name",
+           "unknown_tool"]

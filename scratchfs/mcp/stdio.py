@@ -31,7 +31,9 @@ types). Replies are written whole, one line each, under one lock (the SDK's and 
 When stdin ends, the requests still running are answered first (within :data:`DRAIN_SECONDS`), each as often as it
 was sent (an id reused after a cancel), except those the client cancelled (``notifications/cancelled``: no reply, as MCP
 says): the SDK cancels their handlers, whose reads are given up at once (:mod:`scratchfs.mcp.thread_calls`), so
-with only those left the server exits at once. A client that closes its end of stdout ends serving (one warning);
+with only those left the server exits at once; a reply still unwritten when the wait is over (a client that reads
+none, its stdout pipe full) ends serving as a client gone (:class:`~scratchfs.mcp.wire_out.ClientNotReading`), where
+the SDK waited on that write for ever. A client that closes its end of stdout ends serving (one warning);
 any other failure to write a reply is one :class:`WireFailed`, never an exception group.
 
 While serving, fd 0 reads the null device and fd 1 writes to stderr (so stray output of a handler or a child never
@@ -42,6 +44,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import errno
 import json
 import logging
 import os
@@ -54,7 +57,7 @@ from typing import Any, BinaryIO
 from scratchfs.foundation.limits import MAX_MESSAGE_BYTES
 from scratchfs.mcp import request_ids
 from scratchfs.mcp.request_ids import HEAD_BYTES, correlation_key, id_at_start, is_request_id, request_id_of
-from scratchfs.mcp.wire_out import CLIENT_GONE, DaemonWorker, LineWriter, WireFailed
+from scratchfs.mcp.wire_out import CLIENT_GONE, ClientNotReading, DaemonWorker, LineWriter, WireFailed
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
@@ -336,6 +339,9 @@ class ScreenedLines:
                 self.reading = False
             if verdict is None:  # the end of the input: the requests still running are answered first
                 await self._writer.drained(DRAIN_SECONDS)
+                if self._writer.blocked:  # (a reply the client has not read in all that time: it reads none)
+                    raise ClientNotReading(errno.EPIPE, f"the client read no reply for {DRAIN_SECONDS:g} s after "
+                                                        "its input ended")
                 raise StopAsyncIteration
             if verdict.reply is not None:  # (a refused line's id is not its own to claim while a request has it)
                 reply = request_ids.unclaimed(verdict.reply, self._writer.in_flight)
@@ -462,7 +468,10 @@ async def stdio_transport(limit: int = MAX_MESSAGE_BYTES,
                 raise failure from None
             if failure is None:
                 raise
-            log.warning("%s: the client closed its end of the connection (stdout); stopping", server)
+            if isinstance(failure, ClientNotReading):
+                log.warning("%s: %s (its stdout pipe full); stopping", server, failure.strerror)
+            else:
+                log.warning("%s: the client closed its end of the connection (stdout); stopping", server)
         finally:
             claim.keep_in = lines.reading
 

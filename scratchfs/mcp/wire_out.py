@@ -23,6 +23,12 @@ CLIENT_GONE = (BrokenPipeError, ConnectionResetError)
 """What writing a reply raises when the client closed its end of the connection: the server stops (exit code 0)."""
 
 
+class ClientNotReading(BrokenPipeError):
+    """The client ended its input and read none of the replies since for :data:`~scratchfs.mcp.stdio.DRAIN_SECONDS`
+    (a reply's write still blocked on a full stdout pipe): serving ends as for a client that closed its end, where
+    the server waited for that write for ever."""
+
+
 class WireFailed(OSError):
     """Writing a reply to the client failed for another reason than the client going away (stdout a full disk's
     file, an I/O error): ``strerror`` says what failed and where."""
@@ -148,6 +154,12 @@ class LineWriter:
         while self.backlog >= most and not self.stopped:
             await anyio.sleep(0.01)
 
+    @property
+    def blocked(self) -> bool:
+        """Whether a reply is being written (or waits to be) -- after :meth:`drained` timed out, a write the client
+        does not read."""
+        return self._writing > 0 or self._queued > 0
+
     async def drained(self, seconds: float) -> None:
         """Wait until every pending request is answered and its reply written, or ``seconds`` passed."""
         import anyio
@@ -188,4 +200,4 @@ class LineWriter:
         """Nothing to do: :meth:`write` flushes (the SDK calls this after each reply)."""
 
 
-__all__ = ["CLIENT_GONE", "DaemonWorker", "LineWriter", "WireFailed"]
+__all__ = ["CLIENT_GONE", "ClientNotReading", "DaemonWorker", "LineWriter", "WireFailed"]

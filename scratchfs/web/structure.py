@@ -34,6 +34,7 @@ from typing import Any
 from scratchfs.api.scope import Scope
 from scratchfs.engine.structure import MAX_HTML_BYTES
 from scratchfs.engine.structure.numbers import exact_float, replace_lone_surrogates
+from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.collector import CollectorPaused
 from scratchfs.foundation.errors import InvalidArgument, NotJson
 from scratchfs.foundation.limits import MAX_READ_BYTES
@@ -242,12 +243,23 @@ def csv_table(scope: Scope, handle: str, row: int = 0, rows: int = 100) -> dict[
     records, partial = _cached(scope, handle, "csv", lambda: _parse_csv(scope, handle))
     body = records[1:]
     if row > len(body):
-        raise InvalidArgument(f"row {row} is past the last row: the table has {len(body):,} rows after its header "
-                              f"(row counts them from 0: 0 to {len(body)})")
+        raise InvalidArgument(_past_rows(handle, row, len(body), partial))
     page = body[row : row + rows]
     end = row + len(page)
     return {"handle": handle, "columns": records[0] if records else [], "row": row, "rows": page,
             "total_rows": len(body), "next_row": end if end < len(body) else None, "partial": partial}
+
+
+def _past_rows(handle: str, row: int, count: int, partial: bool) -> str | Advice:
+    """Why ``row`` is refused by :func:`csv_table` (``count`` rows parsed, after the header; ``partial``: those of
+    the table's first :data:`MAX_STRUCTURE_BYTES` alone): past the last row, or, in a larger table, past the rows
+    parsed here -- the table goes on, and the model's rows read (``row=`` counting from 1: ``row + 1``) reads them."""
+    rows = f"(row counts them from 0: 0 to {count})"
+    if not partial:
+        return f"row {row} is past the last row: the table has {count:,} rows {rows}"
+    return Advice.of(f"row {row} is past the rows shown here: the table's first {MAX_STRUCTURE_BYTES // 1048576} MiB "
+                     f"hold {count:,} rows {rows}, the inspector parses no more; the table goes on, its rows from "
+                     f"row {row} on: ", Call.of("read_handle", handle=handle, row=row + 1))
 
 
 def _parse_html(scope: Scope, handle: str) -> tuple[bytes, bool]:

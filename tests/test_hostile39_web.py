@@ -1,0 +1,51 @@
+"""hostile39 over the web inspector: a table past the 4 MiB its ``/table`` route parses was told short -- ``row=N``
+past the rows of its first 4 MiB was refused as ``row N is past the last row: the table has 217 rows after its
+header``, of a table that holds 600: a person was told the rows after them do not exist. Now the refusal says the
+table goes on and names the model's rows read that shows them (``row`` + 1, as data in ``calls`` too); a row past a
+whole table's last is refused as before."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from starlette.testclient import TestClient
+
+from scratchfs.api.contract import ScratchTools
+from scratchfs.web import create_app
+from tests.test_web_api import AUTH, TOKEN, h_url
+
+
+@pytest.fixture
+def client(store):
+    with TestClient(create_app(store, TOKEN), headers=AUTH) as c:
+        yield c
+
+
+def test_a_row_past_the_first_4_mib_of_a_table_is_said_to_go_on_with_the_read_that_shows_it(store, client,
+                                                                                            fixture_data):
+    data = fixture_data["query-packages-by-month.csv"]
+    header, _, body = data.partition(b"\n")
+    table = header + b"\n" + body * (4 * 1048576 // len(body) + 2)  # (past 4 MiB: the route parses its first 4 MiB)
+    records = list(csv.reader(io.StringIO(table.decode(), newline="")))
+    scope = store.scope("run-t", "agent-1")
+    handle = scope.spill(table).handle
+    shown = client.get(h_url(scope, handle, "/table"), params={"rows": 1}).json()
+    assert shown["partial"] is True and shown["total_rows"] < len(records) - 1
+    row = shown["total_rows"] + 10  # (a row the table holds, past those the route parsed)
+    reply = client.get(h_url(scope, handle, "/table"), params={"row": row})
+    assert reply.status_code == 400
+    error = reply.json()["error"]
+    assert "past the last row" not in error["message"], error
+    assert error["message"].startswith(f"row {row} is past the rows shown here: the table's first 4 MiB hold "
+                                       f"{shown['total_rows']:,} rows"), error
+    assert error["calls"] == [{"tool": "read_handle", "arguments": {"handle": handle, "row": row + 1}}]
+    read = ScratchTools(scope).call("read_handle", error["calls"][0]["arguments"])
+    assert read["rows"][0] == records[row + 1]  # (the row it names is that row of the table: records[0] the header)
+
+    whole = scope.spill(data).handle  # (a table the route parses whole: its last row is the last)
+    count = len(list(csv.reader(io.StringIO(data.decode(), newline="")))) - 1
+    reply = client.get(h_url(scope, whole, "/table"), params={"row": count + 1})
+    assert reply.status_code == 400 and reply.json()["error"]["message"] == (
+        f"row {count + 1} is past the last row: the table has {count:,} rows (row counts them from 0: 0 to {count})")
