@@ -59,6 +59,7 @@ if __name__ == WORKER_NAME:  # (run by path, without the package: its siblings a
         _SPEC.loader.exec_module(sys.modules[_SPEC.name])
 from scratchfs.engine.structure.html_codec import declared_encoding, decode_as, page_codec, page_text
 from scratchfs.engine.structure.html_render import element_text, parser_config
+from scratchfs.engine.structure.html_tags import MOST_ATTRIBUTES, TooManyAttributes, check_attributes
 from scratchfs.engine.structure.xml_select import FUNCTIONS, AnyTextContains, select_items
 
 __all__ = ["KEEP_AFTER_BYTES", "MAX_WORKERS", "MOST_ATTRIBUTES", "RECURSION_LIMIT", "WORKER_MEMORY_BYTES",
@@ -81,40 +82,6 @@ _LEADING_DECLARATION = re.compile(r"\s*<\?xml [^>]+?\?>")  # the same, after bla
 
 class TooDeep(Exception):
     """The page is nested deeper than libxml2 parses (2048 levels with ``huge_tree``): its tree would be cut."""
-
-
-MOST_ATTRIBUTES = 1000
-"""Most attributes of different names one tag of a page may hold: libxml2's HTML parser compares each attribute's
-name with every one before it in its tag (libxml2 2.14: 40,000 in one tag, 617 KB, took 1.9 s; 200,000, 3.2 MB, ran
-past the time limit), so at this bound a page costs at most about 0.3 s a MiB of such tags; a real tag holds tens."""
-_START_TAG = re.compile(r"<[A-Za-z](?:[^\"'<>]+|\"[^\"]*\"|'[^']*')*")
-"""A start tag up to its ``>`` (a quoted value may hold ``<`` and ``>``; a quote left open ends it there)."""
-_LONG_TAG = 2 * MOST_ATTRIBUTES
-"""Characters a tag of more than :data:`MOST_ATTRIBUTES` attributes holds at least (a name and a space each)."""
-_QUOTED = re.compile(r"\"[^\"]*\"|'[^']*'")
-_ATTRIBUTE_NAME = re.compile(r"[\s/]+([^\s/=]+)")
-
-
-class TooManyAttributes(ValueError):
-    """A tag of the page holds more than :data:`MOST_ATTRIBUTES` attributes of different names (its message names
-    its line and count and what to read instead)."""
-
-
-def check_attributes(text: str) -> None:
-    """Raise TooManyAttributes for the first tag of ``text`` (a page) holding more than :data:`MOST_ATTRIBUTES`
-    attributes of different names (names counted as written, outside quoted values, case-blind as HTML's are): one
-    scan at C speed (2 ms over the 512 KiB of fixtures/browser-rust-book.html, whose parse takes 66 ms); only a
-    tag of :data:`_LONG_TAG` characters or more is counted."""
-    for tag in _START_TAG.finditer(text):
-        if tag.end() - tag.start() < _LONG_TAG:
-            continue
-        names = {name.lower() for name in _ATTRIBUTE_NAME.findall(_QUOTED.sub(" ", tag.group()))}
-        if len(names) > MOST_ATTRIBUTES:  # (the tag's own name has no space before it)
-            line = text.count("\n", 0, tag.start()) + 1
-            raise TooManyAttributes(
-                f"the page's tag at line {line:,} holds {len(names):,} attributes, more than the {MOST_ATTRIBUTES:,} "
-                "the HTML reads take (libxml2's parser compares each with every one before it); read the page by "
-                f"range, lines or match instead: line={line} reads from that tag")
 
 
 class SelectorTranslator(AnyTextContains, LxmlHTMLTranslator):  # type: ignore[misc]
@@ -154,7 +121,8 @@ def _refusal(selector: str, exc: BaseException) -> str:
 
 def parse_page(text: str) -> Any:
     """The lxml document tree of the page ``text`` (``huge_tree``). Raises TooDeep when libxml2 cut the tree at its
-    depth limit, TooManyAttributes (a ValueError) for a tag of more than :data:`MOST_ATTRIBUTES` attributes, before
+    depth limit, TooManyAttributes (a ValueError) for a tag of more than
+    :data:`~scratchfs.engine.structure.html_tags.MOST_ATTRIBUTES` attributes, before
     the parse, lxml.etree.ParserError or ValueError when it does not parse. A leading XML declaration (an XHTML
     page's ``<?xml ... encoding="UTF-8"?>``, which lxml refuses in a str) is left out, as inscriptis does."""
     declared = _LEADING_DECLARATION.match(text)  # (no copy of the page unless it has one)
