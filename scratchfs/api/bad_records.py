@@ -9,6 +9,7 @@ import json
 
 from scratchfs.api.jq_failure import CALL_FILTER_CHARS
 from scratchfs.engine.structure import MAX_SLURP_BYTES, ItemPage, ReaderSource
+from scratchfs.engine.structure.numbers import LongIntegers
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import BadRecord
 from scratchfs.foundation.limits import DEFAULT_READ_BYTES
@@ -41,7 +42,7 @@ def _parsed(lines: list[bytes]) -> int:
     parsed = 0
     for line in lines:
         try:
-            json.loads(line)
+            json.loads(line, cls=LongIntegers)
             parsed += 1
         except (ValueError, RecursionError):
             pass

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 
+from scratchfs.engine.structure.numbers import LongIntegers
 from scratchfs.engine.structure.paging import ContentSource, ItemPage, cursor_position
 from scratchfs.engine.structure.row_jump import (
     blank_after_line,
@@ -266,7 +267,7 @@ def first_is_object(source: ContentSource) -> bool:
     raises but what ``source.read`` raises."""
     head = source.read(0, _SCANNED_BYTES)
     try:
-        return isinstance(json.loads(head.split(b"\n", 1)[0]), dict)
+        return isinstance(json.loads(head.split(b"\n", 1)[0], cls=LongIntegers), dict)
     except ValueError:  # (not JSON, not UTF-8, or cut by the 64 KiB)
         return False
 

@@ -12,7 +12,6 @@ at, so the decision costs the same whatever the content's size.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from typing import Any
 
 from scratchfs.api.shape_words import clip, shape_limit, within
 from scratchfs.engine.seekable import FormatError
-from scratchfs.engine.structure.numbers import refuse_constant
+from scratchfs.engine.structure.numbers import LongIntegers, refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument, NotJson, ScratchError
@@ -143,7 +142,7 @@ def _json_line(line: bytes) -> bool:
     if line[:1] not in b"-0123456789tfn" or not line:  # (no value starts so: no parse tried)
         return False
     try:
-        json.JSONDecoder(parse_constant=refuse_constant).decode(line.decode("utf-8", "replace"))
+        LongIntegers(parse_constant=refuse_constant).decode(line.decode("utf-8", "replace"))
     except (ValueError, RecursionError):  # (NaN and Infinity are no JSON)
         return False
     return True
@@ -152,7 +151,7 @@ def _json_line(line: bytes) -> bool:
 def _one_document(text: str) -> bool:
     """Whether ``text`` is one JSON document (blanks around it aside; NaN and Infinity are none)."""
     try:
-        _, end = json.JSONDecoder(parse_constant=refuse_constant).raw_decode(text)
+        _, end = LongIntegers(parse_constant=refuse_constant).raw_decode(text)
     except (ValueError, RecursionError):
         return False
     return not text[end:].strip()

@@ -18,7 +18,6 @@ Content types: ``json``, ``jsonl``, ``csv`` (and TSV, ``;``-separated), ``html``
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 
@@ -76,7 +75,7 @@ from scratchfs.api.shape_words import (
 )
 from scratchfs.api.shape_xml import xml_shape
 from scratchfs.api.table_footer import csv_footer, footer_said
-from scratchfs.engine.structure.numbers import refuse_constant
+from scratchfs.engine.structure.numbers import LongIntegers, refuse_constant
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.stray_quotes import first_runaway, well_quoted
 from scratchfs.engine.structure.table_start import COMMENT_HEAD_CHARS, detect_delimiter, named_separator
@@ -273,7 +272,7 @@ def _structured(sample: bytes, text: str, complete: bool, size: int, lines: int,
         return found
     if first not in ("{", "[", "<", "") and _json_after_first_line(text):  # a line before JSON lines (a log line)
         try:
-            found = json_lines_shape(_lstrip_blanks(text), json.JSONDecoder(parse_constant=refuse_constant), complete,
+            found = json_lines_shape(_lstrip_blanks(text), LongIntegers(parse_constant=refuse_constant), complete,
                                      lines, source)
         except (RecursionError, MemoryError):
             found = None

@@ -65,6 +65,7 @@ def _path(header: bytes, strip: bytes) -> str:
 
 _QUOTED_RE = re.compile(rb'"((?:[^"\\]|\\.)*)"')
 _ESCAPE_RE = re.compile(rb"\\([0-7]{1,3}|.)")
+_OCTAL = frozenset(bytes([digit]) for digit in b"01234567")
 _ESCAPES = {b"a": b"\a", b"b": b"\b", b"t": b"\t", b"n": b"\n", b"v": b"\v", b"f": b"\f", b"r": b"\r"}
 
 
@@ -75,8 +76,8 @@ def _unquoted(text: bytes) -> tuple[bytes, bytes]:
     quoted = _QUOTED_RE.match(text)
     if quoted is None:
         return text, b""
-    name = _ESCAPE_RE.sub(lambda m: bytes([int(m[1], 8) & 0xFF]) if m[1][:1].isdigit() else _ESCAPES.get(m[1], m[1]),
-                          quoted[1])
+    name = _ESCAPE_RE.sub(lambda m: bytes([int(m[1], 8) & 0xFF]) if m[1][:1] in _OCTAL else _ESCAPES.get(m[1], m[1]),
+                          quoted[1])  # (\8 and \9 are no octal escapes: taken as the digit)
     return name, text[quoted.end():]
 
 

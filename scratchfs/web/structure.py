@@ -106,13 +106,31 @@ def _parse_json(scope: Scope, handle: str) -> tuple[Any, str | None]:
     try:
         text, escape = replace_lone_surrogates(data.decode("utf-8-sig"))  # no UTF-8 carries a lone surrogate
         with CollectorPaused():  # (a tree of up to MAX_STRUCTURE_BYTES: the collector would cost more than the parse)
-            return json.loads(text, parse_constant=_refuse_constant, parse_float=_real), escape
+            try:
+                return json.loads(text, parse_constant=_refuse_constant, parse_float=_real), escape
+            except ValueError as exc:  # (an integer past int()'s digits: parsed again, each integer by the hook)
+                if isinstance(exc, json.JSONDecodeError) or _TOO_MANY_DIGITS not in str(exc):
+                    raise
+            return json.loads(text, parse_constant=_refuse_constant, parse_float=_real, parse_int=_integer), escape
     except UnicodeDecodeError:
         raise NotJson("the entry is not UTF-8 text, so not JSON") from None
     except ValueError as exc:
         raise NotJson(f"the entry is not JSON: {exc}") from None
     except RecursionError:
         raise InvalidArgument("the entry's JSON is nested too deeply to show as a tree") from None
+
+
+_TOO_MANY_DIGITS = "integer string conversion"
+"""Words of the ValueError ``int()`` raises past ``sys.get_int_max_str_digits`` (4,300 digits), which ``json``
+lets through: a valid JSON integer, which the tree gives as its text."""
+
+
+def _integer(literal: str) -> int | Decimal:
+    """An integer: an ``int``, or a ``Decimal`` (its text kept) for one of more digits than ``int()`` converts."""
+    try:
+        return int(literal)
+    except ValueError:
+        return Decimal(literal)
 
 
 def _real(literal: str) -> float | Decimal:

@@ -196,6 +196,8 @@ def _render(page: bytes, codec: tuple[str, int], whole: bool) -> str | None:
         tree = html_worker.parse_page(text)
     except html_worker.ParserError:  # (a page of no element: its view is its text as preformatted)
         return html_worker.view_text(page).decode("utf-8") if whole else None
+    except html_worker.TooManyAttributes:  # (a tag the reads refuse: no view of it either)
+        return None
     if _deeper(tree, MOST_DEPTH):
         return None
     if not whole:

@@ -59,12 +59,14 @@ if __name__ == WORKER_NAME:  # (run by path, without the package: its siblings a
         _SPEC.loader.exec_module(sys.modules[_SPEC.name])
 from scratchfs.engine.structure.html_codec import declared_encoding, decode_as, page_codec, page_text
 from scratchfs.engine.structure.html_render import element_text, parser_config
+from scratchfs.engine.structure.html_tags import MOST_ATTRIBUTES, TooManyAttributes, check_attributes
 from scratchfs.engine.structure.xml_select import FUNCTIONS, AnyTextContains, select_items
 
-__all__ = ["KEEP_AFTER_BYTES", "MAX_WORKERS", "RECURSION_LIMIT", "WORKER_MEMORY_BYTES", "ParserError",
-           "SelectorTranslator", "TooDeep", "compile_selector", "cut_page", "declared_encoding", "decode_as",
-           "one_line", "page_codec", "page_text", "parse_page", "render_tree", "run_html", "select_texts",
-           "selector_problem", "strip_xml_declaration", "view_text", "workers"]
+__all__ = ["KEEP_AFTER_BYTES", "MAX_WORKERS", "MOST_ATTRIBUTES", "RECURSION_LIMIT", "WORKER_MEMORY_BYTES",
+           "ParserError", "SelectorTranslator", "TooDeep", "TooManyAttributes", "check_attributes", "compile_selector",
+           "cut_page", "declared_encoding", "decode_as", "one_line", "page_codec", "page_text", "parse_page",
+           "render_tree", "run_html", "select_texts", "selector_problem", "strip_xml_declaration", "view_text",
+           "workers"]
 
 MAX_WORKERS = 2
 """Most HTML worker processes alive at once."""
@@ -119,11 +121,14 @@ def _refusal(selector: str, exc: BaseException) -> str:
 
 def parse_page(text: str) -> Any:
     """The lxml document tree of the page ``text`` (``huge_tree``). Raises TooDeep when libxml2 cut the tree at its
-    depth limit, lxml.etree.ParserError or ValueError when it does not parse. A leading XML declaration (an XHTML
+    depth limit, TooManyAttributes (a ValueError) for a tag of more than
+    :data:`~scratchfs.engine.structure.html_tags.MOST_ATTRIBUTES` attributes, before
+    the parse, lxml.etree.ParserError or ValueError when it does not parse. A leading XML declaration (an XHTML
     page's ``<?xml ... encoding="UTF-8"?>``, which lxml refuses in a str) is left out, as inscriptis does."""
     declared = _LEADING_DECLARATION.match(text)  # (no copy of the page unless it has one)
     if declared is not None:
         text = text[declared.end() :]
+    check_attributes(text)
     parser = lxml.html.HTMLParser(huge_tree=True)
     tree = lxml.html.document_fromstring(text, parser=parser)
     if any("depth" in entry.message.lower() for entry in parser.error_log):
@@ -146,6 +151,8 @@ def select_texts(page: bytes, selector: str, index: int, chars: int, budget: int
         return "ok", 0, [], ()
     try:
         tree = parse_page(text)
+    except TooManyAttributes as exc:
+        return "invalid", str(exc)
     except (lxml.etree.ParserError, ValueError) as exc:
         return "invalid", one_line(f"the HTML does not parse: {exc}")
     try:
@@ -241,6 +248,8 @@ def _answer(operation: str, args: tuple) -> Any:
         return _OPERATIONS[operation](*args)
     except (RecursionError, TooDeep):
         return "deep", None
+    except TooManyAttributes as exc:
+        return "invalid", str(exc)
     except MemoryError:
         raise  # the worker dies: its caller says it ran out of memory
     except Exception as exc:

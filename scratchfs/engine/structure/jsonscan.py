@@ -12,6 +12,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from scratchfs.engine.structure.numbers import LongIntegers
 from scratchfs.engine.structure.paging import CHUNK_BYTES, ContentSource, read_whole
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.errors import NotJson
@@ -46,7 +47,7 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-_DECODER = json.JSONDecoder(parse_constant=_no_constant)
+_DECODER = LongIntegers(parse_constant=_no_constant)
 KINDS = {ord("{"): "object", ord("["): "array", ord('"'): "string", ord("t"): "boolean", ord("f"): "boolean",
           ord("n"): "null"}
 OPEN = {ord("["): ord("]"), ord("{"): ord("}")}

@@ -25,6 +25,7 @@ import json
 import re
 from collections.abc import Iterator
 
+from scratchfs.engine.structure.numbers import LongIntegers
 from scratchfs.foundation.errors import BadRecord
 
 __all__ = ["MOST_BAD", "WORK_PER_CHAR", "next_document", "walk_documents"]
@@ -53,7 +54,7 @@ def walk_documents(text: str, base: int = 0) -> Iterator[tuple[int, int, BadReco
     A bad document ends where the next document that parses starts (the module docstring says how it is found),
     blanks before it left out, or at ``text``'s end; past :data:`MOST_BAD` bad documents, the rest of ``text`` is
     one more."""
-    decoder, pos, at, number, bad = json.JSONDecoder(), 0, base, 0, 0
+    decoder, pos, at, number, bad = LongIntegers(), 0, base, 0, 0
     while (start := _BLANKS.match(text, pos).end()) < len(text):
         at += _bytes(text, pos, start)
         number += 1

@@ -20,7 +20,7 @@ from typing import Any
 
 from scratchfs.foundation.collector import CollectorPaused
 
-__all__ = ["LoneSurrogateScan", "dump_decimal", "exact_float", "imprecise_number", "load_exact",
+__all__ = ["LoneSurrogateScan", "LongIntegers", "dump_decimal", "exact_float", "imprecise_number", "load_exact",
            "lone_surrogate", "non_json_constant", "numbers_note", "refuse_constant", "replace_lone_surrogates",
            "surrogate_note"]
 
@@ -83,6 +83,46 @@ def refuse_constant(name: str) -> Any:
     """A ``parse_constant`` hook of :mod:`json` that refuses ``NaN``, ``Infinity`` and ``-Infinity`` (which the
     standard library reads by default): raises ValueError naming it."""
     raise ValueError(f"{name} is not JSON (JSON has no NaN or Infinity)")
+
+
+_TOO_MANY_DIGITS = "integer string conversion"
+"""Words of the ValueError ``int()`` raises for a literal past ``sys.get_int_max_str_digits`` (4,300 digits), which
+``json`` lets through: ``Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits``."""
+
+
+def _integer_or_zero(literal: str) -> int:
+    """A ``parse_int`` hook: ``int(literal)``, or 0 (an integer all the same) for one of more digits than it takes."""
+    try:
+        return int(literal)
+    except ValueError:
+        return 0
+
+
+class LongIntegers(json.JSONDecoder):
+    """A :class:`json.JSONDecoder` (the same arguments) for telling JSON from what is not and the kinds of its values:
+    an integer of more digits than ``int()`` converts (``sys.get_int_max_str_digits``: 4,300 -- a valid JSON number,
+    which jq keeps as written) reads as the integer 0, where the plain decoder raised ``ValueError`` and a document,
+    a record or a JSON text holding one was taken for no JSON. Parsed at C speed; only a text that holds such a
+    number is parsed again, its integers through a hook. Its values are for kinds, never shown: a read gives the
+    number's literal (:func:`load_exact`).
+
+    Raises (``decode``, ``raw_decode``): what :class:`json.JSONDecoder` raises, but for that ValueError."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._long = json.JSONDecoder(**{**options, "parse_int": _integer_or_zero})
+
+    def raw_decode(self, s: str, idx: int = 0) -> tuple[Any, int]:
+        try:  # (json.JSONDecoder.raw_decode's own two lines: no frame more a value -- 200,000 items a document)
+            return self.scan_once(s, idx)
+        except StopIteration as err:
+            raise json.JSONDecodeError("Expecting value", s, err.value) from None
+        except json.JSONDecodeError:
+            raise
+        except ValueError as exc:
+            if _TOO_MANY_DIGITS not in str(exc):
+                raise
+        return self._long.raw_decode(s, idx)
 
 
 _STRING_TEXT = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')

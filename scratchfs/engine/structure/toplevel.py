@@ -12,7 +12,6 @@ goes) plus one decoded item. A value too large for the buffer, or the byte or ti
 from __future__ import annotations
 
 import codecs
-import json
 import re
 import time
 from collections import deque
@@ -20,7 +19,7 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any
 
-from scratchfs.engine.structure.numbers import refuse_constant
+from scratchfs.engine.structure.numbers import LongIntegers, refuse_constant
 from scratchfs.engine.structure.paging import CHUNK_BYTES, ContentSource
 
 __all__ = ["FEED_TAIL_BYTES", "MAX_BUFFER_CHARS", "TopEntry", "TopLevel", "TopLevelFeed", "top_level"]
@@ -32,7 +31,7 @@ MAX_BUFFER_CHARS = 32 * 1024 * 1024
 """Most characters of text the scanner holds (a single second-level value larger than this ends the scan)."""
 
 _WS = re.compile(r"[ \t\r\n]*")
-_DECODER = json.JSONDecoder(parse_constant=refuse_constant)
+_DECODER = LongIntegers(parse_constant=refuse_constant)
 
 
 @dataclass(slots=True)

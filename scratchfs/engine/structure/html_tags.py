@@ -1,0 +1,63 @@
+"""A page's tags told as an HTML parser tokenizes them (HTML's tokenizer: libxml2 2.14's), to refuse, before the
+parse, a tag whose attributes would cost the parse the square of their count: libxml2's HTML parser compares each
+attribute's name with every one before it in its tag (40,000 of different names in one tag, 617 KB, took 1.9 s of
+parse; 200,000, 3.2 MB, ran the text view and every select 9 s into their time limit)."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["MOST_ATTRIBUTES", "TooManyAttributes", "check_attributes"]
+
+MOST_ATTRIBUTES = 1000
+"""Most attributes of different names one tag of a page may hold: at this bound a page costs the parse at most about
+0.3 s a MiB of such tags; a real tag holds tens."""
+_BODY = r"(?:[^>=]+|=[\t\n\f\r ]*\"[^\"]*\"|=[\t\n\f\r ]*'[^']*'|=)*>?"
+"""A tag's rest up to its ``>`` as HTML's tokenizer reads it: a value quoted right after its ``=`` may hold ``<`` and
+``>``; a quote elsewhere, and ``<``, are characters of a name or an unquoted value; with no ``>``, the rest."""
+_RAW_TEXT = "script|style|textarea|title|xmp|iframe|noembed|noframes"
+"""Elements whose content is text to the tokenizer, up to their end tag (``<plaintext>``: the rest of the page)."""
+_TOKENS = re.compile(
+    r"<!--(?:->|>|.*?-->|.*)"  # a comment (<!--> and <!---> are whole ones; one left open, the rest)
+    rf"|(?P<raw><(?P<name>{_RAW_TEXT})(?=[\t\n\f\r />]){_BODY})(?:.*?(?=</(?P=name))|.*)"  # its text
+    r"|<plaintext(?=[\t\n\f\r />]).*"
+    rf"|(?P<tag><[A-Za-z][^\t\n\f\r />]*{_BODY})"
+    rf"|</[A-Za-z]{_BODY}"  # an end tag
+    r"|<[!?/][^>]*>?",  # a bogus comment: <!x, <?x, </1 up to >
+    re.DOTALL | re.IGNORECASE)
+"""The page's markup as HTML's tokenizer reads it, one token a match: the tags' names are in no comment, bogus
+comment or text of a <script>, <style>, <textarea>, <title>..."""
+_QUOTED = re.compile(r"=[\t\n\f\r ]*(?:\"[^\"]*\"|'[^']*')")
+_NAME = re.compile(r"[\t\n\f\r /]+([^\t\n\f\r />=]+)")
+"""An attribute's name: after blank space or ``/``, up to blank space, ``/``, ``>`` or ``=``."""
+_LONG_TAG = 2 * MOST_ATTRIBUTES
+"""Characters a tag of more than :data:`MOST_ATTRIBUTES` attributes holds at least (a name and a space each)."""
+
+
+class TooManyAttributes(ValueError):
+    """A tag of the page holds more than :data:`MOST_ATTRIBUTES` attributes of different names (its message names
+    its line and count and what to read instead)."""
+
+
+def check_attributes(text: str) -> None:
+    """Raise TooManyAttributes for the first tag of the page ``text`` holding more than :data:`MOST_ATTRIBUTES`
+    attributes of different names (case-blind, as HTML's are), its tags found as HTML's tokenizer finds them
+    (:data:`_TOKENS`): a scan at C speed (3 ms over the 512 KiB of fixtures/browser-rust-book.html, whose parse takes
+    8 to 66 ms); only a tag of :data:`_LONG_TAG` characters or more has its names counted."""
+    for token in _TOKENS.finditer(text):
+        if token.end() - token.start() >= _LONG_TAG:
+            tag = token.group("tag") or token.group("raw")
+            if tag is not None and len(tag) >= _LONG_TAG:
+                _count(text, token.start(), tag)
+
+
+def _count(text: str, at: int, tag: str) -> None:
+    """Raise TooManyAttributes when ``tag`` (at ``at`` in ``text``) holds more than :data:`MOST_ATTRIBUTES`
+    attributes of different names."""
+    names = {name.lower() for name in _NAME.findall(_QUOTED.sub("=", tag))}
+    if len(names) > MOST_ATTRIBUTES:  # (the tag's own name has no space before it)
+        line = text.count("\n", 0, at) + 1
+        raise TooManyAttributes(
+            f"the page's tag at line {line:,} holds {len(names):,} attributes, more than the {MOST_ATTRIBUTES:,} the "
+            "HTML reads take (libxml2's parser compares each with every one before it); read the page by range, "
+            f"lines or match instead: line={line} reads from that tag")
