@@ -39,6 +39,9 @@ def test_example_agent_loop_prints_what_the_readme_shows():
     handles = set(HANDLE.findall(out))
     assert len(handles) == 1  # one page spilled, read back through its handle
     assert normalized(out) == normalized(readme_output())
+    # the README's copy named a handle in its stub's note that was no handle of its own (h_hwm66..., an edit's
+    # left-over): one page, one handle, there too (modelfollow1)
+    assert len(set(HANDLE.findall(readme_output().replace("\n    ", "")))) == 1
     assert "the stub entered the transcript" in out
     assert "assistant calls read_handle" in out
     assert "Ownership is a set of rules that govern how a Rust program manages memory." in out

@@ -124,8 +124,9 @@ def test_the_stub_previews_the_text_and_its_note_reads_on_from_where_it_stops(sc
     assert len(stub.to_json().encode()) <= 1536
     covered = len(stub.preview.encode())
     assert (f'; the preview shows bytes 0-{covered} of its text view (view="text"). Next: read_handle('
-            f'handle="{stub.handle}", view="text", offset={covered}) | read_handle(handle="{stub.handle}") | '
-            f'read_handle(handle="{stub.handle}", pattern="REGEX").') in stub.note
+            f'handle="{stub.handle}", view="text", offset={covered}) | read_handle(handle="{stub.handle}", select="h1, '
+            f'h2") | read_handle(handle="{stub.handle}", view="text", pattern="REGEX").') in stub.note  # (modelfollow1:
+    # its bytes from the start, read_handle(handle=H), were its <head>'s markup; its headings' text now)
     first = tools.call("read_handle", {"handle": stub.handle, "view": "text", "budget": 4096})
     assert first["text"].startswith(stub.preview)
     after = tools.call("read_handle", {"handle": stub.handle, "view": "text", "offset": covered, "budget": 4096})

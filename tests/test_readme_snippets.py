@@ -189,6 +189,11 @@ def test_the_adapter_snippet_runs_as_written_and_gives_what_its_comments_say(tmp
         assert ns["args"] == {"handle": ns["h"], "match": "ownership", "offset": int(said.group(1))}
         assert ns["reply"].kind is None and json.loads(ns["reply"].text)["windows"]
         assert [tool["name"] for tool in ns["tools"]][:1] == ["read_handle"]
+        # it spilled the page twice (fetch_page(url), then fetch_page.observe(url)): the stub it showed named another
+        # handle than the h it read; the stub's note names h, the one page stored (modelfollow1)
+        assert [entry.key for entry in ns["offloader"].scope.list_entries() if entry.kind == "handle"] == [ns["h"]]
+        stub = json.loads(ns["stub"])
+        assert stub["handle"] == ns["h"] and f'read_handle(handle="{ns["h"]}"' in stub["note"]
     finally:
         ns["store"].close()
 

@@ -33,7 +33,10 @@ def test_grep_output_is_told_without_its_events(monkeypatch):
     monkeypatch.setattr(shape, "log_told", untold)
     found = shape.describe(sample, len(sample), 60)
     assert found == before
-    assert found.text.endswith("grep-style path:line: output (4 files in all)") and found.first_error is None
+    assert found.text.endswith("grep-style path:line: output (4 files in all; most lines: src/mod0.py (line 1, 15 "
+                               "lines), src/mod1.py (line 2, 15 lines), src/mod2.py (line 3, 15 lines), src/mod3.py "
+                               "(line 4, 15 lines); line=N reads from a file's first line)")
+    assert found.first_error is None
 
 
 @settings(max_examples=300, deadline=None)

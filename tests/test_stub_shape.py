@@ -135,7 +135,8 @@ def test_grep_fixture_shape(scope, fixture_data):
     stub = scope.spill(data, source_tool="workspace.grep")
     assert stub.content_type == "text"
     assert f"{len(lines_of(data)):,} lines" in stub.shape
-    assert f"({len(files)} files in all)" in stub.shape
+    assert f"({len(files)} files in all; most lines: ./site-packages/traitlets/traitlets.py (line 1,588, 331 lines), " \
+        in stub.shape
     assert f"longest {max(map(len, data.splitlines())):,} bytes" in stub.shape
 
 
@@ -302,7 +303,7 @@ def test_clock_times_are_not_grep_paths(tmp_path):
             stub = scope.spill(text.encode())
             assert "grep" not in stub.shape, stub.shape
         stub = scope.spill(grep.encode())  # grep lines that hold clock times are still grep output
-        assert "grep-style path:line: output (7 files in all)" in stub.shape, stub.shape
+        assert "grep-style path:line: output (7 files in all; most lines: src/mod0.py (line 1, 58 lines)" in stub.shape
 
 
 def test_a_byte_order_mark_is_no_part_of_the_first_column_in_the_shape(tmp_path):

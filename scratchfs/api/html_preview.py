@@ -8,11 +8,13 @@ preview; so does a ``head+tail`` preview (its tail is the page's last bytes)."""
 
 from __future__ import annotations
 
+import re
+
 from scratchfs.api.preview import make_preview
 from scratchfs.api.stub_reads import after_handle
 from scratchfs.engine.structure.html_start import view_start
 
-__all__ = ["IN_TEXT_VIEW", "ViewHead", "view_head", "view_note"]
+__all__ = ["IN_TEXT_VIEW", "ViewHead", "page_reads", "view_head", "view_note"]
 
 IN_TEXT_VIEW = ' of its text view (view="text")'
 """What a stub's note says after the bytes an HTML preview shows."""
@@ -48,6 +50,20 @@ def view_note(what: str, call: str, covered: int, whole: bool, by_other: str) ->
     was stored, and the next calls -- the view read on from where the preview stops, the page's bytes by range from
     its start (``call``: ``read_handle(handle=...``), ``by_other`` (a search)."""
     if whole:
-        return f"{what}; the preview shows all{IN_TEXT_VIEW}. Next: {call}) | {by_other}."
+        return f"{what}; the preview shows all{IN_TEXT_VIEW}. Next: {by_other}."
     return (f"{what}; the preview shows bytes 0-{covered}{IN_TEXT_VIEW}. Next: "
-            f"{call}, {after_handle(view='text', offset=covered)} | {call}) | {by_other}.")
+            f"{call}, {after_handle(view='text', offset=covered)} | {by_other}.")
+
+
+_LEVEL_RE = re.compile(r"(?:: |\| )h([1-6]) ")  # a heading the shape lists: "179 headings: h2 Keyboard … | h1 …"
+
+
+def page_reads(call: str, shape: str | None, search: str) -> str:
+    """The reads of an HTML page a note names after its text view's next page: the page's headings of the two
+    highest levels its shape lists (``select="h1, h2"``: each heading's text, 2,272 bytes of the Rust book's 80), if
+    it lists any, and ``search`` (``pattern="REGEX"`` or ``match="TEXT"``, after the handle) over its text view --
+    not the page's bytes from its start, whose ``<head>`` markup and scripts a range read returns (4,518 bytes of
+    ``python-policy.html``, modelfollow1). ``call``: ``read_handle(handle=...``."""
+    levels = sorted(set(_LEVEL_RE.findall(shape or "")))[:2]
+    select = f"{call}, {after_handle(select=', '.join(f'h{level}' for level in levels))} | " if levels else ""
+    return f"{select}{call}, view=\"text\", {search}"

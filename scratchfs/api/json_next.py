@@ -22,7 +22,7 @@ from scratchfs.api.shape_top import LISTED_KEYS
 from scratchfs.api.shape_words import LONG_STRING_CHARS, key_name
 from scratchfs.engine.structure.toplevel import TopEntry, TopLevel
 
-__all__ = ["WHOLE_OBJECT_CHARS", "object_read", "top_read"]
+__all__ = ["ITEM_READ_CHARS", "SHORT_STRINGS", "WHOLE_OBJECT_CHARS", "object_read", "top_read"]
 
 _PLAIN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -49,7 +49,26 @@ def object_read(value: dict, fit: tuple[int, int] | None) -> str | None:
     no description fitted whole); ``None`` when that shape does not name every key of ``value`` (then ``keys`` lists
     what it does not). Never raises."""
     best = _object_best(value, fit)
-    return None if best is None else best[0]
+    if best is None:
+        return None
+    item = _followed(value, best[0]) if best[0].endswith("[0]") else None
+    big = item is not None and len(json.dumps(item, ensure_ascii=False)) > ITEM_READ_CHARS
+    return best[0] + SHORT_STRINGS if big else best[0]
+
+
+_STEP_RE = re.compile(r'\.(?:([A-Za-z_][A-Za-z0-9_]*)|("(?:[^"\\]|\\.)*"))|\[0\]')
+
+
+def _followed(value: object, read: str) -> object:
+    """The value the path ``read`` (``.a.b[0]``, ``."k y"[0]``: what :func:`_object_best` writes) names in
+    ``value``, ``None`` if it names none."""
+    for step in _STEP_RE.finditer(read):
+        if step[0] == "[0]":
+            value = value[0] if isinstance(value, list) and value else None
+        else:
+            key = step[1] if step[1] is not None else json.loads(step[2])
+            value = value.get(key) if isinstance(value, dict) else None
+    return value
 
 
 def _object_best(value: dict, fit: tuple[int, int] | None) -> tuple[str, int] | None:
@@ -64,7 +83,8 @@ def _object_best(value: dict, fit: tuple[int, int] | None) -> tuple[str, int] | 
             continue
         if isinstance(item, list) and item:
             nested = any(isinstance(one, (dict, list)) for one in item)
-            inner = object_read(item[0], (depth, width)) if len(item) == 1 and isinstance(item[0], dict) else None
+            best = _object_best(item[0], (depth, width)) if len(item) == 1 and isinstance(item[0], dict) else None
+            inner = None if best is None else best[0]
             reads.append((f"{path}[0]{inner}" if inner is not None and _plain_path(inner)
                           else f"{path}[0]" if nested else path, len(item) + 2))  # (items of scalars: all; the one
             # object of an array of one, SARIF's runs: the read into it, .runs[0].results[0], not the whole of it)
@@ -87,6 +107,14 @@ def _plain_path(read: str) -> bool:
     return read.startswith(".") and " " not in read
 
 
+ITEM_READ_CHARS = 1024
+"""Most characters of JSON text of an array's item that the note reads whole (``.installed[0]``); a larger one is read
+with its strings cut to 80 characters (:data:`SHORT_STRINGS`): ``pip inspect``'s first package, its README in its
+``description``, was a reply of 3,050 bytes, 1,575 so (modelfollow1)."""
+SHORT_STRINGS = ' | (.. | strings | select(length > 80)) |= .[:80] + "…"'
+"""What follows the read of an array's item over :data:`ITEM_READ_CHARS`: each of its strings over 80 characters
+cut to its first 80 and ``…``."""
+
 WHOLE_OBJECT_CHARS = 8192
 """Most characters of JSON text of a streamed top-level object whose keys the shape lists that the note reads whole
 (``.meta``); a larger one is read for what each key holds (``.data | map_values(type)``)."""
@@ -105,6 +133,12 @@ def top_read(top: TopLevel, listed: bool) -> str | None:
     return _best([read for entry in top.entries if (read := _entry_read(entry)) is not None])
 
 
+def _item_read(path: str, entry: TopEntry) -> str:
+    """The read of the first item of ``entry``, an array of containers: its strings cut when its items average over
+    :data:`ITEM_READ_CHARS` characters of JSON text."""
+    return f"{path}[0]" + (SHORT_STRINGS if entry.chars > ITEM_READ_CHARS * entry.count else "")
+
+
 def _entry_read(entry: TopEntry) -> tuple[str, int] | None:
     path = _path(entry.key)
     if path is None or entry.cut:
@@ -114,7 +148,7 @@ def _entry_read(entry: TopEntry) -> tuple[str, int] | None:
         # report, pages of parts read whole; what each of its keys holds, a few bytes, for the read into one)
     if entry.kind == "array" and entry.count:
         nested = bool(entry.names) or entry.item_kind in ("object", "array")
-        return (f"{path}[0]" if nested else path), entry.chars + 2
+        return (_item_read(path, entry) if nested else path), entry.chars + 2
     if entry.kind == "object" and entry.count:
         listed = entry.count <= min(len(entry.names), LISTED_KEYS)
         if listed and entry.chars > WHOLE_OBJECT_CHARS:  # (its keys named, what they hold not read: each one's type,

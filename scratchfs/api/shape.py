@@ -28,6 +28,7 @@ from scratchfs.api.shape_columns import columns_said
 from scratchfs.api.shape_html import html_shape, sample_codec
 from scratchfs.api.shape_json import STREAM_BYTES, json_lines_shape, json_shape
 from scratchfs.api.shape_kinds import coloured_head, coloured_kind, told_by_lines
+from scratchfs.api.shape_listing import GREP_MOST_FILES, grep_files_said
 from scratchfs.api.shape_log import Told, java_trace_lines, log_lines, log_told, text_told
 from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_pipes import pipes_shape
@@ -80,7 +81,7 @@ from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.stray_quotes import first_runaway, well_quoted
 from scratchfs.engine.structure.table_start import COMMENT_HEAD_CHARS, detect_delimiter, named_separator
 from scratchfs.foundation import text as texts
-from scratchfs.foundation.text import GREP_LINE_PATTERN, GREP_RUN_PATTERN, grep_files, grep_runs, line_stats
+from scratchfs.foundation.text import GREP_LINE_PATTERN, GREP_RUN_PATTERN, grep_runs, grep_tally, line_stats
 
 SAMPLE_BYTES = 512 * 1024
 """Bytes of the start of a content that shape detection looks at."""
@@ -483,19 +484,18 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
     hints = 0 if is_log and not terminal else len(_GREP_HINT_RE.findall(head))  # (none is never 0.8 of 1 row)
     threshold = 0.8 * (head_rows or _known_rows(head, sample, rows, empty)) if hints else 1
     grep = grep_runs(head) if hints >= threshold else (0, set())
-    if grep[0] >= threshold:  # grep output says its files, not what a log's or a text's events would (those are
-        told = _NOTHING_TOLD  # not told: 5-10 us of scans a grep output's shape never showed, nor its note read)
-        files = grep_files(head, grep[1], shown)
-        extra = f" ({plural(files, 'file')} in {'the sample' if scope else 'all'})"
-    else:
-        told = log_told(shown) if is_log else text_told(shown)
-        extra = told.said
     lone_cr = 0 if terminal or crs == 0 or b"\r" not in sample else lone_cr_line_ends(sample)
-    if not (is_log or extra or terminal or lone_cr):  # (a table with no header line: shape_columns)
-        extra = columns_said(sample, len(sample) >= size)
     head_text = plain_head(TERMINAL_SHAPE if terminal else kind, lines, max(longest, cut), blank,
                            at_least=bool(cut) and cut >= longest, odd=odd, read_as=read_as, controls=terminal,
                            lone_cr=lone_cr, grep=grep[0] >= threshold)
+    if grep[0] >= threshold:  # grep output says its files, not what a log's or a text's events would (those are
+        told = _NOTHING_TOLD  # not told: 5-10 us of scans a grep output's shape never showed, nor its note read)
+        extra = grep_files_said(head_text, *grep_tally(shown, GREP_MOST_FILES), "the sample" if scope else "all")
+    else:
+        told = log_told(shown) if is_log else text_told(shown)
+        extra = told.said
+    if not (is_log or extra or terminal or lone_cr):  # (a table with no header line: shape_columns)
+        extra = columns_said(sample, len(sample) >= size)
     text = scoped(f"{head_text}{extra}", scope)
     first_error = told.first_error if extra == told.said and not terminal else None  # (grep output's: none)
     return Shape(kind, clip(text), first_error=first_error)

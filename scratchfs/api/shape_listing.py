@@ -21,7 +21,7 @@ import re
 
 from scratchfs.api.shape_words import LineNumbers, listed_within, plural, short_name, within_lines
 
-__all__ = ["LISTING_SHAPE", "NOT_BELOW", "PATHS_SHAPE", "listing_shape"]
+__all__ = ["GREP_MOST_FILES", "LISTING_SHAPE", "NOT_BELOW", "PATHS_SHAPE", "grep_files_said", "listing_shape"]
 
 LISTING_SHAPE = "ls -R listing"
 """How the shape of an ``ls -R`` listing starts."""
@@ -31,6 +31,11 @@ NOT_BELOW = "not in a subdirectory"
 """What a list of paths' shape names the group of the paths in the directory they share itself, not below one of its
 subdirectories (a file there, a subdirectory's own line): ``under ./: not in a subdirectory (line 2, 8 paths),
 fixtures/ (line 4, 130 paths)``."""
+
+GREP_MOST_FILES = 5
+"""Files with the most lines a grep output's shape names, each with its count and first line (modelfollow1: "TODOs by
+module" over 347 files paged the whole output)."""
+_PATH_TAIL_CHARS = 48
 
 _SECTION_RE = re.compile(rb"\n\n([^\n]{1,4096}):(?=\r?\n)(?:\r?\n(total \d+)(?=\r?\n))?")  # (its line end not taken)
 _DOTS_RE = re.compile(rb"(?<!->)[ \t]\.\.?\r?(?=\n|\Z)")  # ls -la's . and .., the last words of their lines (not a
@@ -137,6 +142,32 @@ def _nth_newline(text: bytes, count: int) -> int:
         if at == 0:
             return len(text)
     return at
+
+
+def grep_files_said(shape: str, files: int, most: list[tuple[bytes, int, int]], where: str) -> str:
+    """What a grep output's shape ``shape`` (its words so far) says after them of its ``files`` (how many in
+    ``where``: ``"all"``, ``"the sample"``) and those with the most lines, ``most`` (``(path, lines, first line)``,
+    :func:`~scratchfs.foundation.text.grep_tally`), as many as fit within the shape's limit, each path's last
+    :data:`_PATH_TAIL_CHARS` characters at most: ``" (347 files in all; most lines: …/urllib/request.py (line 40, 22
+    lines), …; line=N reads from a file's first line)"``; ``" (4 files in all)"`` when none has more than one line.
+    Never raises."""
+    said = f" ({plural(files, 'file')} in {where}"
+    if not most or most[0][1] < 2:
+        return said + ")"
+    items = [f"{_path_tail(path.decode('utf-8', 'replace'))} (line {first:,}, {plural(count, 'line')})"
+             for path, count, first in most]
+    listed = listed_within(shape + said + "; most lines: ", items, "; line=N reads from a file's first line)")
+    return listed[len(shape):]
+
+
+def _path_tail(path: str) -> str:
+    """``path`` (controls as ``?``) if short, else ``…`` and its last characters from a ``/`` on when one is there."""
+    path = short_name(path, 10**6)
+    if len(path) <= _PATH_TAIL_CHARS:
+        return path
+    tail = path[len(path) - _PATH_TAIL_CHARS + 1 :]
+    slash = tail.find("/")
+    return "…" + (tail[slash:] if 0 <= slash < len(tail) - 1 else tail)
 
 
 def listing_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:

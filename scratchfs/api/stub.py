@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from scratchfs.api.html_preview import ViewHead, view_head, view_note
+from scratchfs.api.html_preview import ViewHead, page_reads, view_head, view_note
 from scratchfs.api.jq_inputs import PLACEHOLDER
 from scratchfs.api.line_fit import LAST_LINES_BYTES, escape_bytes, lines_within
 from scratchfs.api.preview import hex_preview, make_preview
@@ -137,6 +137,8 @@ class _Note:
         longest = size - lines + 1 if longest_line is None else longest_line
         by_search = BY_PATTERN if longest <= MAX_LINE_BYTES else BY_MATCH  # a longer line refuses a pattern
         self.by_other = f"{call}, {by_structure} | {call}, {by_search}" if by_structure else f"{call}, {by_search}"
+        if content_type == "html":  # (its text, not its bytes: their <head> and scripts tell nothing)
+            self.by_other = page_reads(call, shape, by_search)
         if content_type in ("json", "xml") and by_structure and PLACEHOLDER not in by_structure:  # (JQ: the
             # model's own; an XML document's select= of the elements its shape chose, named first too)
             self.lead, self.by_other = f"{call}, {by_structure} | ", f"{call}, {by_search}"
