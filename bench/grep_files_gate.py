@@ -1,6 +1,7 @@
-"""The files pattern of grep output (``foundation.text._GREP_FILES_RE``, run over the whole 512 KiB sample whose
-head is grep output) with its path's bytes as a bitmap of three ranges (``_PATH_BYTE``, as it is) against the same
-pattern with ``[^:\\n]`` (as it was), on T2's 512 KiB samples and on hostile texts: the thread's CPU, best of 31, ms.
+"""The files pattern of grep output (``foundation.text._GREP_TALLY_RE``, the files tally's; run over the whole
+512 KiB sample whose head is grep output) with its path's bytes as a bitmap of three ranges (``_PATH_BYTE``, as it
+is) against the same pattern with ``[^:\\n]`` (as it was), on T2's 512 KiB samples and on hostile texts: the
+thread's CPU, best of 31, ms.
 
     python bench/grep_files_gate.py
 """
@@ -19,7 +20,7 @@ import benchlib
 
 from scratchfs.foundation import text
 
-BEFORE = re.compile(text._GREP_FILES_RE.pattern.replace(text._PATH_BYTE, rb"[^:\n]"))
+BEFORE = re.compile(text._GREP_TALLY_RE.pattern.replace(text._PATH_BYTE, rb"[^:\n]"))
 HOSTILE = {"short lines, no colon": b"\nabc" * 100_000, "colons, no digit": b"\na:b:c:d:e:f:g" * 40_000,
            "colons and digits": b"\na:1x:2y:3z:4q" * 40_000, "lines of 3,000 bytes": (b"\n" + b"x" * 3000) * 150,
            "grep output": b"\nsrc/a.py:12:x = 1" * 30_000,
@@ -42,8 +43,8 @@ def main() -> int:
     cases = {f"T2 payload {i}": b"\n" + benchlib.repeated(corpus, 4 * 1024 * 1024, start=i * 1_000_003)[: 512 * 1024]
              for i in range(8)}
     for name, data in {**cases, **HOSTILE}.items():
-        assert BEFORE.findall(data) == text._GREP_FILES_RE.findall(data), name
-        print(f"{name:>28s}: [^:\\n] {best(BEFORE, data):6.3f} ms, bitmap {best(text._GREP_FILES_RE, data):6.3f} ms")
+        assert BEFORE.findall(data) == text._GREP_TALLY_RE.findall(data), name
+        print(f"{name:>28s}: [^:\\n] {best(BEFORE, data):6.3f} ms, bitmap {best(text._GREP_TALLY_RE, data):6.3f} ms")
     return 0
 
 

@@ -638,14 +638,11 @@ def test_describecost_large_grep_files_bitmap_finds_what_the_pattern_found(data)
     """The files pattern with the path's bytes as three ranges (``_PATH_BYTE``): the same matches, in order, as the
     pattern with ``[^:\\n]``, at every start -- over lines of paths, colons, digits, dashes, blanks, clock times, the
     ranges' edge bytes, bytes that are not UTF-8 and runs that reach the path's 400 bytes; and the count
-    ``grep_files`` gives is the old pattern's over the whole sample, the head cut at each newline."""
+    ``grep_tally`` gives is the old pattern's over the whole sample."""
     for start in range(0, len(data), max(1, len(data) // 7)):
-        assert text_module._GREP_FILES_RE.findall(data, start) == _OLD_GREP_FILES_RE.findall(data, start)
-    sample = data[1:]
-    for cut in [at for at in range(len(data)) if data[at] == 10][:6]:
-        head = data[: cut + 1]
-        assert text_module.grep_files(head, set(_OLD_GREP_FILES_RE.findall(head)), sample) == len(
-            set(_OLD_GREP_FILES_RE.findall(data)))
+        tallied = [path for path, _ in text_module._GREP_TALLY_RE.findall(data, start)]
+        assert tallied == _OLD_GREP_FILES_RE.findall(data, start)
+    assert text_module.grep_tally(data[1:], 0)[0] == len(set(_OLD_GREP_FILES_RE.findall(data)))
 
 
 def test_describecost_large_path_bytes_are_a_bitmap_of_the_same_bytes():
@@ -662,9 +659,9 @@ def test_describecost_large_path_bytes_are_a_bitmap_of_the_same_bytes():
     held = {b for b in range(256) if re.fullmatch(text_module._PATH_BYTE, bytes([b]))}
     assert held == set(range(256)) - {ord(":"), ord("\n")}
     assert compiler._code(parser.parse(text_module._PATH_BYTE), 0)[5] == compiler.CHARSET
-    assert text_module._PATH_BYTE + b"{1,400}" in text_module._GREP_FILES_RE.pattern
-    assert rb"[^:\n]" not in text_module._GREP_FILES_RE.pattern
-    assert text_module.grep_files(b"\nsrc/a.py:1:x\n", {b"src/a.py"}, b"src/a.py:1:x\nprose\nsrc/b.py:2-y\n") == 2
+    assert text_module._PATH_BYTE + b"{1,400}" in text_module._GREP_TALLY_RE.pattern
+    assert rb"[^:\n]" not in text_module._GREP_TALLY_RE.pattern
+    assert text_module.grep_tally(b"src/a.py:1:x\nprose\nsrc/b.py:2-y\n", 0)[0] == 2
 
 
 # --- describecost_classes: the negated pairs of the other scans of a sample as bitmaps --------------------------------

@@ -296,8 +296,8 @@ def test_grep_runs_find_the_paths_the_line_pattern_finds(text, repeat):
     # the files count's pattern: its continuation lines unchecked past "path:", possessive on 3.11+ and not before
     paths = set(re.findall(shape.GREP_LINE_PATTERN, data))
     assert ftext.grep_runs(data) == (len(re.findall(shape.GREP_LINE_PATTERN, data)), paths)
-    assert set(ftext._GREP_FILES_RE.findall(data)) == paths
-    assert set(re.findall(ftext._GREP_FILES_RE.pattern.replace(b"*+", b"*"), data)) == paths
+    assert {path for path, _ in ftext._GREP_TALLY_RE.findall(data)} == paths
+    assert {path for path, _ in re.findall(ftext._GREP_TALLY_RE.pattern.replace(b"*+", b"*"), data)} == paths
 
 
 @given(st.text(alphabet="\n \t[]0123456789-:TZIFNOWAERGaeno ", max_size=3000).map(str.encode))
@@ -619,13 +619,14 @@ def test_the_transaction_log_keeps_the_cpu_of_its_longest_transaction(store):
                                  b"p:1:", b"no colon", b"a:b:c", b"", b"src/a.py", b"lib/b.c:", b"q" * 401 + b":1:",
                                  b"x:1"]), max_size=80),
        st.integers(0, 2000), st.booleans())
-def test_grep_files_from_the_heads_runs_are_the_files_patterns_count(lines, head_bytes, ended):
-    # _plain counts files from the head's runs (a prefix of b"\n" + sample, maybe cut mid-line) and the pattern over
-    # the rest from the head's last newline: the count over the whole sample
+def test_grep_tally_counts_the_files_the_line_pattern_finds(lines, head_bytes, ended):
+    # _plain counts files by the runs of one path's lines (grep_tally): the paths of every line GREP_LINE_PATTERN
+    # finds over the whole sample; the head's runs (a prefix, maybe cut mid-line) find no path the sample lacks
     sample = b"\n".join(lines) + (b"\n" if ended else b"")
     head = (b"\n" + sample)[: head_bytes + 1]
-    want = len(set(ftext._GREP_FILES_RE.findall(b"\n" + sample)))
-    assert ftext.grep_files(head, ftext.grep_runs(head)[1], sample) == want
+    want = set(re.findall(ftext.GREP_LINE_PATTERN, b"\n" + sample))
+    assert ftext.grep_tally(sample, 0)[0] == len(want)
+    assert ftext.grep_runs(head)[1] <= want
 
 
 JSON_BODIES = (b"[" + b'{"id": 1, "v": "\xc3\xa9"}, ' * 1500, b"{" + b'"a": 1, "b": [1], ' * 2000, b'{"k": "v"}\n')

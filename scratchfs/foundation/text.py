@@ -45,8 +45,6 @@ def bitmap_classes(pattern: bytes) -> bytes:
 
 
 _GREP_RUN_RE = re.compile(bitmap_classes(GREP_RUN_PATTERN))
-_GREP_FILES_RE = re.compile(bitmap_classes(GREP_LINE_PATTERN) + rb"[^\n]*%b(?:\n\1:[^\n]*%b)*%b"
-                            % ((_POSSESSIVE,) * 3))
 # The same runs, each with what follows its path (a second group): findall's tuples give each path's lines and bytes.
 _GREP_TALLY_RE = re.compile(bitmap_classes(rb"\n(?=([^:\n]{1,400}))\1(?<![ \t]\d)(?<![ \t]\d\d)(:\d+[:-][^\n]*%b"
                                           rb"(?:\n\1:[^\n]*%b)*%b)") % ((_POSSESSIVE,) * 3))
@@ -344,22 +342,12 @@ def grep_runs(head: bytes) -> tuple[int, set[bytes]]:
     return lines, paths
 
 
-def grep_files(head: bytes, paths: set[bytes], sample: bytes) -> int:
-    """``len(set(_GREP_FILES_RE.findall(b"\\n" + sample)))``, where ``head`` is a prefix of ``b"\\n" + sample`` and
-    ``paths`` its runs' paths: cutting a text at a newline leaves the set of paths as it is, and the head's last line,
-    if cut, gives a path only if it holds the path whole (then so does the rest), so the pattern runs from the head's
-    last newline on."""
-    cut = head.rfind(b"\n")
-    paths.update(_GREP_FILES_RE.findall(sample, cut - 1) if cut else _GREP_FILES_RE.findall(b"\n" + sample))
-    return len(paths)
-
-
 def grep_tally(sample: bytes, top: int) -> tuple[int, list[tuple[bytes, int, int]]]:
     """The files of grep-style output ``sample`` (``path:line:`` lines, the paths :data:`GREP_LINE_PATTERN` finds):
     ``(how many, the top ones)``, the top ones up to ``top`` ``(path, lines, first)`` tuples of the paths with the
     most lines (``lines``: how many; ``first``: the line number, from 1, of the path's first line in ``sample``),
     most first, a tie in order of first line; none when ``top`` is 0 or the runs of one path's lines are over
-    :data:`GREP_TALLY_RUNS` (each is added up in Python). One ``findall`` of the runs, as :func:`grep_files`; the
+    :data:`GREP_TALLY_RUNS` (each is added up in Python). One ``findall`` of the runs; the
     line numbers those of the runs before, or, with other lines among them, counted (C speed). Nothing is raised."""
     text = b"\n" + sample
     runs = _GREP_TALLY_RE.findall(text)
@@ -398,7 +386,7 @@ _LINE_NUMBER_RE = re.compile(rb"\d+[:-]")
 
 
 __all__ = ["GREP_LINE_PATTERN", "GREP_RUN_PATTERN", "GREP_TALLY_RUNS", "SIZE_UNITS", "bitmap_classes", "clipped",
-           "decode_or_none", "digits_int", "grep_files", "grep_runs", "grep_tally", "invalid_utf8_bytes", "is_digits",
+           "decode_or_none", "digits_int", "grep_runs", "grep_tally", "invalid_utf8_bytes", "is_digits",
            "is_utf8_text", "json_shown", "json_string_bytes", "line_stats", "name_bytes", "not_a_size", "one_line",
            "plural", "quote", "shorten", "size_bytes", "utf8_but_cut_end", "utf8_lead_length", "utf8_partial_tail",
            "utf8_prefix", "utf8_suffix_start", "utf8_text", "within_chars"]
