@@ -7,6 +7,7 @@ a scope that cannot be had, an MCP proxy whose store is not open; S3 stopped is 
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 import sys
 from pathlib import Path
@@ -110,3 +111,31 @@ def test_the_proxy_passes_a_large_result_as_a_notice_while_its_store_is_not_open
     assert spill_result(None, Config(), "grep", small, settings=Settings()) is small  # spillable, under the bound
     unbounded = Settings(passthrough_max_bytes=None)
     assert spill_result(None, Config(), "grep", result, settings=unbounded) is result  # the old behaviour
+
+
+def test_a_blob_store_that_raises_mid_write_unexpectedly_is_bounded_too(tmp_path, monkeypatch, caplog):
+    """A bug's exception mid-write (not a ScratchError) while a structure's JSON text is spilled as a stream: the
+    notice counts the text's size without holding it, and the log line keeps its traceback."""
+    from scratchfs import ScratchStore
+    from scratchfs.engine import seekable
+
+    real_write, written = seekable._write_all, [0]
+
+    def breaks(fd, buffers):  # the blob store accepts 20 KB, then fails as no store error would
+        written[0] += sum(len(b) for b in buffers)
+        if written[0] > 20_000:
+            raise RuntimeError("the blob writer broke")
+        real_write(fd, buffers)
+
+    value = json.loads((REPO / "fixtures" / "api-ec2-service-model.json").read_text())
+    with ScratchStore(tmp_path, frame_bytes=4096) as store:
+        monkeypatch.setattr(seekable, "_write_all", breaks)
+        out = store.scope("r", "a").offload(Observation("aws.describe", value, "query"))
+        assert written[0] > 20_000  # (it did fail mid-write)
+        assert store.list_entries() == []
+    notice = json.loads(out.content)
+    assert notice["size"] == len(json.dumps(value, ensure_ascii=False).encode()) and notice["stored"] is False
+    assert "the store failed (error)" in notice["note"] and "broke" not in notice["note"]
+    assert notice["note"].endswith(LESS_ADVICE)
+    (record,) = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert record.exc_info is not None and record.getMessage().endswith("passing a preview and a notice")
