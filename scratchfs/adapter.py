@@ -40,6 +40,7 @@ from typing import Any
 from scratchfs.api.contract import ScratchTools, error_text, reply_text
 from scratchfs.api.policy import Observation, check_result_class
 from scratchfs.api.scope import Scope
+from scratchfs.api.spill_failure import outcome, unspilled
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.tools import TOOL_SPECS, tool_specs
 from scratchfs.foundation.call_text import parse_call
@@ -86,7 +87,8 @@ class Offloader:
     Args:
         scope: the :class:`~scratchfs.store.Scope` spills go to, or a function returning it (called per result,
             e.g. to read the current run from a context variable; one that raises is a failed spill: the result
-            passes through whole, logged at ERROR level).
+            passes through whole up to the default ``passthrough_max_bytes``, as a notice past it
+            (:func:`~scratchfs.api.spill_failure.unspilled`), logged at ERROR level).
         classes: result class per tool name (``"query"``, ``"workspace"``, ``"browser"``, ``"effect"``, a class of
             the store's ``spill_classes``; ``None``: no class).
         default_class: the class of tools not in ``classes`` (``None``: no class).
@@ -178,13 +180,15 @@ class Offloader:
         try:  # the tool has run: a scope function that fails (a context variable not set, a bad run id) is a
             scope = self.scope  # failed spill, as Scope.offload treats one, never a failed tool call
         except ScratchError as exc:  # a run or agent id the store refuses: one line, no traceback
-            log.error("scratchfs: no scope for the result of %s (%s: %s); passing it through whole",
-                      shorten(tool, 120), exc.kind, one_line(str(exc)))
-            return obs
+            out = unspilled(obs, None)
+            log.error("scratchfs: no scope for the result of %s (%s: %s); %s", shorten(tool, 120), exc.kind,
+                      one_line(str(exc)), outcome(out))
+            return out
         except Exception:
-            log.error("scratchfs: no scope for the result of %s; passing it through whole", shorten(tool, 120),
+            out = unspilled(obs, None)
+            log.error("scratchfs: no scope for the result of %s; %s", shorten(tool, 120), outcome(out),
                       exc_info=True)
-            return obs
+            return out
         return scope.offload(obs)  # (a dict, list or tuple: judged and spilled as its JSON text)
 
     def wrap(self, func: Callable[..., Any], *, name: str | None = None, result_class: str | None = None

@@ -17,6 +17,7 @@ import psycopg
 import pytest
 
 from scratchfs import Changed, Deleted, InvalidArgument, NotFound, Observation, ScratchStore, StorageError
+from scratchfs.api.spill_failure import RETRY_ADVICE
 from scratchfs.foundation.checks import new_token
 from tests.fleet_host import content
 from tests.services import free_port, postgres_url
@@ -263,8 +264,10 @@ def test_a_stopped_object_store_gives_storage_error_and_offload_passes_through(f
         scope.spill(b"during the outage " * 1000)
     with pytest.raises(StorageError):
         scope.read_handle(stub.handle)
-    obs = Observation(tool="sql.query", content="x" * 100_000, result_class="query")
-    assert scope.offload(obs) is obs  # the turn goes on with the whole result
+    small = Observation(tool="sql.query", content="x" * 60_000, result_class="query")
+    assert scope.offload(small) is small  # the turn goes on with the whole result, up to passthrough_max_bytes
+    out = scope.offload(Observation(tool="sql.query", content="x" * 100_000, result_class="query"))
+    assert out.refused is not None and json.loads(out.content)["note"].endswith(RETRY_ADVICE)  # past it: a notice
     assert time.monotonic() - started < 60
     assert [e.key for e in store.list_entries()] == [stub.handle]  # the failed uploads left no row
 
@@ -282,8 +285,10 @@ def test_a_stopped_database_gives_storage_error_and_offload_passes_through(s3_en
             scope.read_handle(stub.handle)
         with pytest.raises(StorageError):
             scope.spill(b"during the outage " * 1000)
-        obs = Observation(tool="sql.query", content="y" * 100_000, result_class="query")
-        assert scope.offload(obs) is obs
+        small = Observation(tool="sql.query", content="y" * 60_000, result_class="query")
+        assert scope.offload(small) is small
+        out = scope.offload(Observation(tool="sql.query", content="y" * 100_000, result_class="query"))
+        assert out.refused is not None and json.loads(out.content)["note"].endswith(RETRY_ADVICE)
         assert time.monotonic() - started < 30
         assert store.blobs.blob_files() != []  # the spilled object of the failed row is an orphan for the sweep
 

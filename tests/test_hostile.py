@@ -354,7 +354,7 @@ FSIZE_CHILD = textwrap.dedent("""
             out["scratch_write"] = ["StorageError", exc.errno, str(exc)]
         obs = Observation(tool="sql.query", content=big, result_class="query")
         back = scope.offload(obs)
-        out["offload_unchanged"] = back is obs and back.stub is None
+        out["offload_notice"] = back.refused is not None and json.loads(back.content)["stored"] is False
         out["logs"] = records
         out["entries_while_full"] = len(store.list_entries_for_run("run"))
         out["read_while_full"] = store.scope("run", "agent").scratch_read("note").decode()
@@ -382,7 +382,7 @@ def test_file_size_limit_during_a_spill(tmp_path):
     for verb in ("spill", "scratch_write"):
         _kind, err, message = out[verb]
         assert err == errno.EFBIG and "file-size limit" in message
-    assert out["offload_unchanged"] is True
+    assert out["offload_notice"] is True  # past passthrough_max_bytes: a notice, never the whole result
     assert out["logs"] == [["ERROR", False]]  # logged at ERROR level, one line: an expected refusal, no traceback
     assert out["entries_while_full"] == 2
     assert out["read_while_full"] == "the old note"
@@ -418,9 +418,11 @@ def test_disk_full_during_a_spill(store, monkeypatch, caplog):
     written[0] = 10**9
     obs = Observation(tool="browser.get", content=big, result_class="browser")
     with caplog.at_level(logging.ERROR, logger="scratchfs"):
-        assert scope.offload(obs) is obs
+        out = scope.offload(obs)  # 1 MiB, past passthrough_max_bytes: a notice, not the whole result
+    assert out.refused is not None and json.loads(out.content)["stored"] is False
     (record,) = [r for r in caplog.records if r.levelno == logging.ERROR]
     assert record.exc_info is None and "(storage: cannot write the blob: the disk is full)" in record.getMessage()
+    assert record.getMessage().endswith("passing a preview and a notice")
     assert len(store.list_entries_for_run("run")) == 1
     assert _files(store.root) == before
     assert scope.read_handle(kept).data[:5] == b"kept "

@@ -33,21 +33,13 @@ from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore
 from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX, describe_url
 from scratchfs.foundation import forks
-from scratchfs.foundation.errors import ScratchError, StorageError, StoreBusy
+from scratchfs.foundation.errors import ScratchError, StorageError, out_of_reach
 from scratchfs.foundation.text import one_line
 
 log = logging.getLogger(__name__)
 
 RETRY_SECONDS = 2.0
 """Seconds between two attempts to open a store whose index was out of reach (and what a call is told to wait)."""
-
-
-def out_of_reach(exc: BaseException) -> bool:
-    """Whether ``exc`` says a backend is out of reach for now (the ``unavailable`` flag of the index's and the object
-    store's errors: down, refusing, not answering, busy starting up, too many connections) or busy for now
-    (:class:`~scratchfs.foundation.errors.StoreBusy`: a lock -- SQLite's, the schema lock, PostgreSQL's
-    ``lock_timeout`` -- held past the busy timeout) rather than refusing a setting."""
-    return isinstance(exc, StoreBusy) or (isinstance(exc, StorageError) and bool(getattr(exc, "unavailable", False)))
 
 
 def store_name(store: Mapping[str, Any] | None) -> str:

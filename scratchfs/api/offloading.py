@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from scratchfs.api.policy import KNOWN_CLASSES, Observation, check_result_class, should_spill, tool_result_out_of_band
+from scratchfs.api.spill_failure import outcome, passed_through
 from scratchfs.api.stub import FREE_BY_DELETING, NOTHING_TO_FREE, OVER_THE_WHOLE_QUOTA, refusal_notice
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import QUOTA_ADVICE, InvalidArgument, QuotaExceeded, ScratchError
@@ -46,10 +47,11 @@ def offload(scope: Scope, obs: Observation, extra_bytes: int = 0) -> Observation
                             spill_classes=settings.spill_classes, extra_bytes=extra_bytes):
             return obs
         return _spilled(scope, obs, _text_bytes(obs.content) if isinstance(obs.content, str) else obs.content)
-    except Exception:  # (a bug: the result goes through as it came)
-        log.error("scratchfs: spilling the result of %s failed; passing it through whole",
-                  shorten(obs.tool, 120), exc_info=True)
-        return obs
+    except Exception as exc:  # (a bug: the result goes through as it came, up to passthrough_max_bytes)
+        out = passed_through(obs, settings, exc)
+        log.error("scratchfs: spilling the result of %s failed; %s", shorten(obs.tool, 120), outcome(out),
+                  exc_info=True)
+        return out
 
 
 def _spilled(scope: Scope, obs: Observation, content: object, text: JsonText | None = None) -> Observation:
@@ -62,11 +64,12 @@ def _spilled(scope: Scope, obs: Observation, content: object, text: JsonText | N
     except ScratchError as exc:  # expected (a quota, a busy index, a full disk): one line, no traceback
         if text is not None and text.error is not None:
             return _not_json(obs, text.error)
-        quota = isinstance(exc, QuotaExceeded)  # the run's bound: the context keeps its own (a preview and why)
+        # the run's bound (a quota) or a failure past passthrough_max_bytes: the context keeps its own (a preview
+        # and why); any other failure passes the result through whole
+        out = _refused(scope, obs, exc, text) if isinstance(exc, QuotaExceeded) else passed_through(obs, settings, exc)
         log.error("scratchfs: spilling the result of %s failed (%s: %s); %s", shorten(obs.tool, 120),
-                  exc.kind, one_line(str(exc)), "passing a preview and a notice" if quota else
-                  "passing it through whole")
-        return _refused(scope, obs, exc, text) if quota else obs
+                  exc.kind, one_line(str(exc)), outcome(out))
+        return out
     except Exception:
         if text is not None and text.error is not None:
             return _not_json(obs, text.error)

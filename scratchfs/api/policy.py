@@ -57,7 +57,8 @@ class Observation:
             (not ``None``) the result is never spilled.
         stub: set by :meth:`scratchfs.Scope.offload` when the content was replaced by a stub.
         refused: set by :meth:`scratchfs.Scope.offload` when the store refused to keep a result it would have
-            spilled (the run is at its quota): the reason; the content is then a short notice with a preview
+            spilled (the run is at its quota; or the spill failed and the result is over ``passthrough_max_bytes``):
+            the reason; the content is then a short notice with a preview
             (:func:`scratchfs.api.stub.refusal_notice`) instead of the whole result.
     """
 

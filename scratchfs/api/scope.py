@@ -182,7 +182,10 @@ class Scope:
         Never raises for a failed spill. A run at its quota (:class:`QuotaExceeded`) is the operator's bound on what
         a run keeps, and the context is what it protects: the content becomes a notice of at most 1.5 KiB with a
         preview, what was refused and why (``refused`` set; :func:`~scratchfs.api.stub.refusal_notice`). Any other
-        failure lets the original observation go through unchanged. Either is logged at ERROR level -- one line
+        failure lets the original observation go through unchanged when its content is at most the store's
+        ``passthrough_max_bytes`` as the model receives it (``None``: any size), else the content becomes the same
+        kind of notice, naming the error's kind and saying to retry (the store out of reach) or to ask the tool for
+        less (``refused`` set; :mod:`scratchfs.api.spill_failure`). Either is logged at ERROR level -- one line
         naming the error's kind and message for a :class:`ScratchError` (quota exceeded, busy, storage, ...: the
         store's expected refusals), with the traceback only for any other exception (a bug).
         """

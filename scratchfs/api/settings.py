@@ -71,6 +71,12 @@ class Settings:
             otherwise.
         preview_modes: preview mode per result class, for :meth:`Scope.offload` (e.g. ``{"workspace": "head+tail"}``);
             a key that is no known class (:func:`~scratchfs.api.policy.check_result_class`) is InvalidArgument.
+        passthrough_max_bytes: a result whose spill fails (a busy index, a full disk, S3 down) goes to the model whole
+            when it is at most this many bytes as the model receives it (:func:`scratchfs.api.policy.result_size`;
+            a structure: its JSON text so); a larger one becomes a notice of at most 1.5 KiB with a preview
+            (:mod:`scratchfs.api.spill_failure`). Default 65,536 (:data:`~scratchfs.foundation.limits.
+            PASSTHROUGH_MAX_BYTES`: the most any reply gives the model); 0: never whole; ``None``: always whole,
+            however large (the behaviour before this setting).
         detect_shape: detect each spill's content type and shape (from its first 512 KiB) for the stub.
         refresh_on_read: a read pushes the entry's expiry forward by its TTL.
         run_quota_bytes: most stored (compressed) bytes a run may hold, or ``None``.
@@ -100,6 +106,7 @@ class Settings:
     spill_classes: frozenset[str] = SPILL_CLASSES
     preview_mode: str = "head"
     preview_modes: Mapping[str, str] = field(default_factory=dict)
+    passthrough_max_bytes: int | None = limits.PASSTHROUGH_MAX_BYTES
     detect_shape: bool = True
     refresh_on_read: bool = False
     run_quota_bytes: int | None = None
@@ -164,6 +171,7 @@ def _checked(s: Settings) -> dict[str, Any]:
         "preview_modes": MappingProxyType({  # a misspelled class would never match: refused as the adapter's are
             check_result_class(k, classes, what="preview_modes key"): check_choice(v, "preview mode", PREVIEW_MODES)
             for k, v in modes.items()}),
+        "passthrough_max_bytes": _quota(s.passthrough_max_bytes, "passthrough_max_bytes"),
         "detect_shape": bool(s.detect_shape),
         "refresh_on_read": bool(s.refresh_on_read),
         "run_quota_bytes": _quota(s.run_quota_bytes, "run_quota_bytes"),

@@ -431,7 +431,8 @@ OVER_THE_WHOLE_QUOTA = "No deletion can make room: this result alone is larger t
 
 
 def refusal_notice(content: bytes, tool: str | None, reason: str, preview_bytes: int,
-                   advice: str = FREE_BY_DELETING, size: int | None = None) -> str:
+                   advice: str = FREE_BY_DELETING, size: int | None = None, tail: bytes = b"",
+                   mode: str = "head") -> str:
     """What reaches the model instead of a result over the spill threshold that the store refused to keep (a run at
     its quota): compact JSON ``{preview, size, stored: false, note}`` of at most :data:`MAX_STUB_BYTES` UTF-8 bytes
     -- the first bytes of ``content`` (at most ``preview_bytes``, fewer when the notice would not fit), its size in
@@ -439,7 +440,9 @@ def refusal_notice(content: bytes, tool: str | None, reason: str, preview_bytes:
     :data:`FREE_BY_DELETING`, :data:`NOTHING_TO_FREE` or :data:`OVER_THE_WHOLE_QUOTA`). No handle: there is nothing
     to read back. Binary content (:func:`~scratchfs.api.shape.is_text`) is previewed as a hex dump, as a range read
     shows it. ``size``: the whole result's bytes when ``content`` is only its start (a structure's JSON text, written
-    in pieces), else ``len(content)``. Never raises."""
+    in pieces), else ``len(content)``. ``tail``, ``mode``: the content's last bytes and ``"head+tail"`` to preview
+    its end too, as a stub's preview does (:func:`~scratchfs.api.preview.make_preview`: a log's last lines); text
+    only. Never raises."""
     size = len(content) if size is None else size
     what = f"Output of {tool}" if tool else "The result"
     note = (f"{what} ({size:,} bytes) was NOT stored: {_clip(reason, 300)}. Only this preview reached you; the rest "
@@ -448,7 +451,7 @@ def refusal_notice(content: bytes, tool: str | None, reason: str, preview_bytes:
     binary = not is_text(content[:TEXT_PROBE_BYTES])  # the one rule of what is text: binary as a hex dump
     limit = preview_bytes
     while True:
-        preview = hex_preview(head, size, limit)[0] if binary else make_preview(head, b"", size, limit)[0]
+        preview = hex_preview(head, size, limit)[0] if binary else make_preview(head, tail, size, limit, mode)[0]
         text = _COMPACT.encode({"preview": preview, "size": size, "stored": False, "note": note})
         total = len(text.encode("utf-8"))
         if total <= MAX_STUB_BYTES or limit == 0:

@@ -471,6 +471,14 @@ def unless_exhausted(exc: StorageError) -> StorageError:
     return exc
 
 
+def out_of_reach(exc: BaseException) -> bool:
+    """Whether ``exc`` says a backend is out of reach for now (the ``unavailable`` flag of the index's and the object
+    store's errors: down, refusing, not answering, busy starting up, too many connections) or busy for now
+    (:class:`~scratchfs.foundation.errors.StoreBusy`: a lock -- SQLite's, the schema lock, PostgreSQL's
+    ``lock_timeout`` -- held past the busy timeout) rather than refusing a setting."""
+    return isinstance(exc, StoreBusy) or (isinstance(exc, StorageError) and bool(getattr(exc, "unavailable", False)))
+
+
 __all__ = [
     "QUOTA_ADVICE",
     "BadCursor",
@@ -498,6 +506,7 @@ __all__ = [
     "StructureTimeout",
     "UpstreamUnavailable",
     "WideHeader",
+    "out_of_reach",
     "storage_error",
     "unless_exhausted",
 ]

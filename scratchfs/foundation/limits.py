@@ -22,6 +22,12 @@ PREVIEW_BYTES = 1024
 """Bytes of content a stub's preview starts from (the stub's budget may show fewer)."""
 MAX_PREVIEW_BYTES = 64 * 1024
 """Largest ``preview_bytes`` setting."""
+PASSTHROUGH_MAX_BYTES = 64 * 1024
+"""Largest result (bytes as the model receives it, :func:`scratchfs.api.policy.result_size`) a failed spill passes
+through whole; past it the model gets a notice with a preview instead. 64 KiB is the most any reply of scratchfs
+gives the model (``reply_budget_bytes``' ceiling, one ``read_handle`` page): a result that size is one the model could
+have read from the store in one call, about 16k tokens; 8 to 64 times the spill threshold, so the results a passing
+outage sends through whole are the moderately large ones, never the hundreds of MiB a model API refuses."""
 BUSY_TIMEOUT = 30.0
 """Seconds to wait for a busy index or lock before ``StoreBusy``."""
 MAX_BUSY_TIMEOUT = 86_400.0

@@ -257,7 +257,7 @@ class Proxy:
         except ScratchError as exc:
             if not out_of_reach(exc):
                 return text_result(error_text(exc), is_error=True)
-            scope = None  # the store is not open yet: the result goes through whole (a failed spill's way)
+            scope = None  # the store is not open yet: the result goes as a failed spill's does
         progress = None
         if meta.get("progress_token", meta.get("progressToken")) is not None:  # the SDK names it progress_token
             session = ctx.session
@@ -270,10 +270,8 @@ class Proxy:
             result = await self.upstream.request(request, types.CallToolResult, progress)
         except UpstreamUnavailable as exc:
             return text_result(error_text(exc), is_error=True)
-        if scope is None:
-            return result
         return await anyio.to_thread.run_sync(spill_result, scope, self.config, params.name, result,
-                                              self._noted)
+                                              self._noted, self.store.settings)
 
     # -- everything else passes through ---------------------------------------------------------------------------
 

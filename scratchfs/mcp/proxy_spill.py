@@ -10,6 +10,8 @@ from typing import Any, Protocol
 
 from scratchfs.api.policy import Observation, result_size, should_spill
 from scratchfs.api.scope import Scope
+from scratchfs.api.settings import Settings
+from scratchfs.api.spill_failure import unspilled
 from scratchfs.foundation.text import shorten
 
 log = logging.getLogger(__name__)
@@ -27,10 +29,12 @@ class ClassOf(Protocol):
         """The result class of an upstream tool."""
 
 
-def spill_result(scope: Scope, config: ClassOf, tool: str, result: Any,
-                 noted: MutableSet[str] | None = None) -> Any:
+def spill_result(scope: Scope | None, config: ClassOf, tool: str, result: Any,
+                 noted: MutableSet[str] | None = None, settings: Settings | None = None) -> Any:
     """Apply the spill policy to an upstream ``CallToolResult``: the result unchanged, or one text block holding the
-    stub. Blocking (call it from a worker thread); never raises (a failed spill passes the result through).
+    stub. Blocking (call it from a worker thread); never raises (a failed spill passes the result through, up to the
+    store's ``passthrough_max_bytes``: :mod:`scratchfs.api.spill_failure`). ``scope`` ``None``: the store is not open
+    yet, and a result the policy would spill (under ``settings``) goes as a failed spill's does.
 
     A result the policy would spill (all text, over the threshold, a spilling class) that goes through whole only
     because of its structured content -- a tool of the SDK's ``MCPServer`` returning a pydantic model or a dict --
@@ -54,12 +58,13 @@ def spill_result(scope: Scope, config: ClassOf, tool: str, result: Any,
     # ({"result": [text, ...]}): nothing a stub strips; it becomes {"result": stub} or {"result": [stub]}
     mirrored = result.structured_content == {"result": text}
     listed = not mirrored and bool(texts) and result.structured_content == {"result": texts}  # one item too
+    obs, extra = Observation(tool=tool, content=text, result_class=config.class_of(tool)), BLOCK_JSON_BYTES * (
+        len(texts) - 1)
     if result.structured_content is not None and not (mirrored or listed):
-        note_structured(scope, Observation(tool=tool, content=text, result_class=config.class_of(tool)), noted,
-                        BLOCK_JSON_BYTES * (len(texts) - 1))
+        if scope is not None:
+            note_structured(scope, obs, noted, extra)
         return result
-    out = scope.offload(Observation(tool=tool, content=text, result_class=config.class_of(tool)),
-                        extra_bytes=BLOCK_JSON_BYTES * (len(texts) - 1))
+    out = unspilled(obs, settings, extra) if scope is None else scope.offload(obs, extra_bytes=extra)
     if out.stub is None and out.refused is None:  # not spilled (or a failed spill): the result as it came
         return result
     structured = {"result": out.content} if mirrored else {"result": [out.content]} if listed else None
