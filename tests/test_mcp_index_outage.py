@@ -58,7 +58,7 @@ def test_the_proxy_passes_upstream_results_through_until_its_index_answers(own_p
     server = own_postgres_server
     server.stop()
     params = scratchfs_params("mcp-proxy", "--root", str(tmp_path), "--run", "r", "--agent", "a",
-                              "--busy-timeout", "2", "--", *FAKE_UPSTREAM,
+                              "--busy-timeout", "2", "--passthrough-max-bytes", "32KiB", "--", *FAKE_UPSTREAM,
                               env={"SCRATCHFS_INDEX": postgres_url(server.dsn, "scratchfs")})
     expected = big_text(20_000)
 
@@ -68,6 +68,11 @@ def test_the_proxy_passes_upstream_results_through_until_its_index_answers(own_p
             assert {"big", "read_handle", "scratch_write"} <= names
             whole = await client.call_tool("big", {"size": 20_000})  # would be spilled: goes through whole
             assert not whole.is_error and [block.text for block in whole.content] == [expected]
+            # past --passthrough-max-bytes (32 KiB; the default 64 KiB would pass it whole): a preview and a notice
+            (notice,) = (await client.call_tool("big", {"size": 40_000})).content
+            told = json.loads(notice.text)
+            assert told["stored"] is False and told["size"] == len(big_text(40_000).encode())
+            assert big_text(40_000).startswith(told["preview"]) and len(notice.text.encode()) <= 1536
             assert error_of(await client.call_tool("scratch_list", {})).startswith(OUTAGE)
             server.start()
             await until_open(client)

@@ -19,7 +19,7 @@ from scratchfs.cli.app import (
     root_option,
     warn,
 )
-from scratchfs.cli.settings_options import Size, setting_env, settings_options
+from scratchfs.cli.settings_options import PASSTHROUGH_OPTION, Size, setting_env, settings_options
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import DEFAULT_TTL, MAX_SEGMENT_ENTRY_BYTES, SPILL_THRESHOLD_BYTES, SWEEP_INTERVAL
@@ -156,6 +156,7 @@ def _check_default_class(ctx: click.Context, param: click.Parameter, value: str)
 @ALLOW_META_SCOPE
 @SWEEP_INTERVAL_OPTION
 @settings_options(ttl=False)
+@PASSTHROUGH_OPTION
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def mcp_proxy_command(root: str | None, run_id: str | None, agent_id: str | None, threshold: int,
                       classes: dict[str, str], default_class: str, ttl: float, timeout: float,

@@ -206,12 +206,21 @@ STDIN_CAP_OPTION = click.option(
 """The cap of a command that stores standard input (``spill``, ``scratch-write``)."""
 
 
+PASSTHROUGH_OPTION = _option(
+    "--passthrough-max-bytes", "passthrough_max_bytes", Size(),
+    "Most bytes of a result (as the model receives it) passed through whole when its spill fails (the store out of "
+    "reach, a full disk); past it the model gets a preview and a notice, nothing kept; 0: always the notice",
+    _kib(limits.PASSTHROUGH_MAX_BYTES))
+"""``mcp-proxy``'s bound on what a failed spill passes through whole (the store's ``passthrough_max_bytes``,
+:mod:`scratchfs.api.spill_failure`): the one command that passes results through; a :class:`SettingOption`."""
+
+
 def budget_default() -> str:
     """How a read's ``--budget`` help says its default: the store's ``reply_budget_bytes``
     (:func:`setting_default`), which the tools take when the call names no budget."""
     return setting_default("reply_budget_bytes")
 
 
-__all__ = ["BUDGET_WORDS", "SIZE_UNITS", "STDIN_CAP_BYTES", "STDIN_CAP_OPTION", "TTL_OPTION",
+__all__ = ["BUDGET_WORDS", "PASSTHROUGH_OPTION", "SIZE_UNITS", "STDIN_CAP_BYTES", "STDIN_CAP_OPTION", "TTL_OPTION",
            "SettingOption", "Size", "StoreOption", "budget_default",
            "setting_default", "setting_env", "settings_options"]
