@@ -33,10 +33,32 @@ def test_other_errors_are_as_they_were():
 
 def test_a_message_naming_its_retry_is_not_told_twice():
     said = "the store is not open: ...; retry in 2 s or more"  # (deferred_store's, which names when)
-    assert error_text(_away(said)) == f"storage: {said}"
+    error = _away(said)
+    error.retry_after = 2.0  # type: ignore[attr-defined]  # (as deferred_store sets it)
+    assert error_text(error) == f"storage: {said}"
 
 
 def test_a_long_message_is_cut_before_the_advice():
     text = error_text(_away("é" * 3000))
     assert text.endswith("..." + ADVICE) and text.startswith("storage: éé")
     assert len(text.encode("utf-8")) <= MIN_REPLY_BYTES
+
+
+def test_a_message_naming_retry_in_its_names_keeps_the_advice():
+    """The advice was left out of any message holding the word "retry" (hostile41): an S3 failure naming an object
+    of run ``retry-7`` or key ``retry_count`` said only the operator's remedy. It is told by ``retry_after`` (the
+    error that names its own retry sets it), not by the words; a lookup of either that raises leaves the text as is."""
+    named = S3_DOWN.replace("dev/store-id", "dev/runs/retry-7/agent/retry_count")
+    assert error_text(_away(named)) == f"storage: {named}{ADVICE}"
+    timed = _away("the store is not open: ...; retry in 2 s or more")
+    timed.retry_after = 2.0  # type: ignore[attr-defined]
+    assert error_text(timed) == "storage: the store is not open: ...; retry in 2 s or more"
+    cut = _away("x" * 3000 + "; retry in 2 s or more")  # (its own retry cut off: the advice instead)
+    cut.retry_after = 2.0  # type: ignore[attr-defined]
+    assert error_text(cut).endswith("..." + ADVICE)
+
+    class Odd(StorageError):
+        def __getattr__(self, name):
+            raise KeyError(name)
+
+    assert error_text(Odd("down")) == "storage: down"

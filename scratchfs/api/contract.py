@@ -430,8 +430,10 @@ class ScratchTools:
 
 def error_text(exc: BaseException) -> str:
     """The text of a tool error: ``"<kind>: <message>"``, e.g. ``"not found: no handle 'h_...' in this scope"``, and
-    for an error flagged ``unavailable`` (a backend out of reach) that names no retry, that the call is worth making
-    again in a few seconds; at most :data:`~scratchfs.foundation.limits.MIN_REPLY_BYTES` UTF-8 bytes (a longer
+    for an error flagged ``unavailable`` (a backend out of reach), that the call is worth making again in a few
+    seconds -- but for one that names its own retry (``retry_after`` seconds: deferred_store's) and is whole; told
+    by those attributes, not by the words (a run, key or object named ``retry-7`` in an S3 failure's message had
+    it left out); at most :data:`~scratchfs.foundation.limits.MIN_REPLY_BYTES` UTF-8 bytes (a longer
     message is cut, ``...``, before that advice), valid UTF-8 (a lone surrogate in the message, an ``OSError``'s file
     name of bytes no UTF-8, written as its escape). Never raises: an exception whose ``str()`` raises (a library's,
     a scope function's) is told by its type and that (the adapter's ``call_scratch_tool`` raised that ``str()``'s
@@ -439,11 +441,21 @@ def error_text(exc: BaseException) -> str:
     message = _message_of(exc)
     text = utf8_text(_error_line(exc.kind, message) if isinstance(exc, ScratchError) else
                      _error_line("error", f"{type(exc).__name__}: {message}"))
-    away = _AWAY if getattr(exc, "unavailable", False) and "retry" not in text else ""
+    away = _AWAY if _flag(exc, "unavailable") and not (_flag(exc, "retry_after") and _whole(text)) else ""
     if not _whole(text + away):
         cut = MIN_REPLY_BYTES - 3 - len(away)
         text = text.encode("utf-8")[:cut].decode("utf-8", "ignore") + "..."
     return text + away
+
+
+def _flag(exc: BaseException, name: str) -> bool:
+    """Whether ``exc`` has the attribute ``name`` set (``unavailable``: ``True``; ``retry_after``: a number of
+    seconds); ``False`` when it cannot be read (a lookup that raises: error_text never raises)."""
+    try:
+        value = getattr(exc, name, None)
+    except Exception:
+        return False
+    return value is True if name == "unavailable" else isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 _AWAY = "; the store is out of reach for now (no argument changes that): retry the call in a few seconds"

@@ -348,8 +348,9 @@ class ScratchStore:
             InvalidArgument: a bad run id.
             StoreBusy: the index or the delete lock stayed busy; nothing was deleted.
             StorageError: the index failed (nothing was deleted, or the rows are hidden and the next sweep
-                deletes them), or the blobs could not be moved (the rows are hidden; the next sweeps delete them and
-                the files). A full disk is not an error: the store's reserve file is released to make room.
+                deletes them), or the blobs could not be moved or deleted after the rows were (its message says the
+                delete stands: the sweep removes the blobs left as orphans; a delete again removes them too). A
+                full disk is not an error: the store's reserve file is released to make room.
         """
         return self._delete_scope(checks.check_run_id(run_id), None)
 
@@ -389,16 +390,23 @@ class ScratchStore:
             if detached is not None:
                 self.blobs.purge(detached)
             return count
+        failed = None
         with self.entries.delete_lock(True):  # no write commits between the two steps
             upto = self.index.hide_scope(run_id, agent_id, now)
-            detached = self.blobs.detach_scope(run_id, agent_id)
+            try:
+                detached = self.blobs.detach_scope(run_id, agent_id)
+            except StorageError as exc:  # (hidden, committed: the rows are deleted all the same, the error says so)
+                detached, failed = None, exc
         if detached is not None:
             self.blobs.purge(detached)
         try:
-            return self.index.drain_scope(run_id, agent_id, upto, now)[0]
+            count = self.index.drain_scope(run_id, agent_id, upto, now)[0]
         except (StorageError, StoreBusy) as exc:  # hidden already: the delete stands, the next sweep finishes it
             log.warning("scratchfs: %s; the rows of the deleted scope are hidden and the next sweep deletes them", exc)
-            return 0
+            count = 0
+        if failed is not None:
+            raise _rows_deleted(failed, count, run_id, agent_id) from failed
+        return count
 
     # -- retention ------------------------------------------------------------------------------------------------
 

@@ -19,7 +19,6 @@ from scratchfs.api.fsck_problems import REPAIRS
 from scratchfs.api.inspector import (
     PAGE_ROWS,
     check_filter,
-    decode_cursor,
     encode_cursor,
     fsck,
     iter_entries,
@@ -28,6 +27,7 @@ from scratchfs.api.inspector import (
 from scratchfs.api.rebuild import open_for_rebuild, open_lost_blobs
 from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.api.stub import Stub
+from scratchfs.cli.advice import listing_start
 from scratchfs.cli.app import (
     Folder,
     Integer,
@@ -91,7 +91,10 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int
     run_id, agent_id = _filters(run_id, agent_id)
     if limit is None:
         limit = TERMINAL_LIMIT if sys.stdout.isatty() else 0
-    start = None if after is None else decode_cursor(after)
+    start = listing_start(after, ["ls", *(["--run", run_id] if run_id is not None else []),
+                                  *(["--agent", agent_id] if agent_id is not None else []),
+                                  *(["--limit", str(limit)] if limit else []), *(["--json"] if as_json else []),
+                                  *_root_words(store)], store.embedded)
     now = store.now()
     entries = iter_entries(store, now, run_id, agent_id, start, None if limit == 0 else limit + 1)
     shown, last = 0, None
@@ -240,10 +243,11 @@ def fsck_command(root: str | None, repair: bool, quick: bool, rebuild_index: boo
     if lost_blobs and (not repair or rebuild_index or limit is not None or after is not None):
         raise click.UsageError("--lost-blobs goes with --repair (it drops the rows whose blobs are gone, so the whole "
                                "index is checked: no --limit or --cursor), not with --rebuild-index")
-    if after is not None:
-        decode_cursor(after)  # a bad cursor is a usage error before any work
     root = resolve_root(root)  # --root, else the global --root or $SCRATCHFS_ROOT, else the default root
     urls = command_store()
+    listing_start(after, ["fsck", *(["--repair"] if repair else []), *(["--quick"] if quick else []),  # (a bad
+                          *(["--limit", str(limit)] if limit is not None else []), *(["--json"] if as_json else []),
+                          *([] if urls else ["--root", root])], not urls)  # cursor: a usage error before any work)
     settings = command_settings()  # $SCRATCHFS_BUSY_TIMEOUT, as every command that opens a store reads it
     path = existing_store(root, new_index_ok=rebuild_index, busy_timeout=command_busy_timeout(), **urls)  # (a
     # rebuild too: a mistyped root has no blobs to restore; but a PostgreSQL schema lost whole is made again)

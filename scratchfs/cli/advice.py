@@ -13,11 +13,12 @@ from typing import Any
 import click
 
 from scratchfs.api.column_words import NUMBER_PREFIX
+from scratchfs.api.inspector import decode_cursor
 from scratchfs.api.store import ScratchStore
 from scratchfs.cli.shell import QUOTED_TEXT, shell_command, shell_word
 from scratchfs.engine.backend_urls import local_blobs
 from scratchfs.foundation.calls import Call
-from scratchfs.foundation.errors import ScratchError
+from scratchfs.foundation.errors import BadCursor, ScratchError
 
 _NAMED_FIRST = {"read_handle": "handle", "scratch_read": "key"}
 """The verbs written as commands, each with the argument its command takes as its first word."""
@@ -60,6 +61,24 @@ def elsewhere_said(exc: ScratchError, root: str | None) -> str:
     if not getattr(exc, "elsewhere", False):
         return ""
     return f"; {listing_said(root, root is not None)}"
+
+
+def listing_start(cursor: str | None, words: list[str], local: bool) -> tuple[str, float, int] | None:
+    """The position ``ls``'s or ``fsck``'s ``--cursor`` names (:func:`~scratchfs.api.inspector.decode_cursor`;
+    ``None`` for none).
+
+    Raises:
+        BadCursor: not such a cursor (forged, cut, another command's: ``scratch-list``'s), naming the command
+            ``words`` (the same, without the cursor; ``local``: they name the store's root) that starts it again:
+            the refusal said only "not a cursor printed by scratchfs".
+    """
+    if cursor is None:
+        return None
+    try:
+        return decode_cursor(cursor)
+    except BadCursor as exc:
+        raise BadCursor(f"{exc}: pass the cursor as a next: line printed it, or start again without one: "
+                        f"{shell_command(words, local)}") from None
 
 
 def hint_root(store: ScratchStore) -> str | None:
@@ -213,4 +232,4 @@ nested contexts)."""
 
 
 __all__ = ["SCOPE_META", "advised", "call_command", "elsewhere_said", "hint_root", "keep_scope", "listing_said",
-           "option_first", "options_said", "read_command", "scope_missing_said"]
+           "listing_start", "option_first", "options_said", "read_command", "scope_missing_said"]

@@ -21,6 +21,7 @@ import contextlib
 import io
 import os
 import re
+import stat
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -56,9 +57,10 @@ class TaggedSource:
         self._read = 0
 
     def cap_stdin(self, most: int, said: str) -> None:
-        """Refuse standard input past ``most`` bytes (a file named is left alone: its size is its own), ``said``
-        naming the setting that raises it."""
-        if self.name == STDIN_NAME:
+        """Refuse standard input past ``most`` bytes, and any other input that is no regular file (a pipe or device
+        named: ``/dev/stdin``, ``/dev/zero``, a FIFO, ``<(yes)``; a regular file named is left alone: its size is its
+        own), ``said`` naming the setting that raises it."""
+        if self.name == STDIN_NAME or not _regular(self._file):
             self._cap = (most, said)
 
     def read(self, size: int = -1) -> bytes:
@@ -74,12 +76,24 @@ class TaggedSource:
             raise InputError(exc.errno, f"cannot read {self.name!r}: {exc.strerror or exc}") from None
         self._read += len(data)
         if self._cap is not None and self._read > self._cap[0]:
-            raise QuotaExceeded(f"standard input went past its cap of {plural(self._cap[0], 'byte')} and nothing of "
-                                f"it was stored: {self._cap[1]}, or name a file instead of -", alone=True)
+            said = ("standard input" if self.name == STDIN_NAME
+                    else f"{self.name!r} (no regular file: a pipe or a device)")
+            instead = "a file instead of -" if self.name == STDIN_NAME else "a regular file instead"
+            raise QuotaExceeded(f"{said} went past its cap of {plural(self._cap[0], 'byte')} and nothing of it was "
+                                f"stored: {self._cap[1]}, or name {instead}", alone=True)
         return data
 
     def close(self) -> None:
         self._file.close()
+
+
+def _regular(file: Any) -> bool:
+    """Whether ``file`` (an open binary file) is a regular file, whose size is its own (else a pipe, a terminal, a
+    device: its bytes may never end); one that cannot be told (no descriptor) counts as not."""
+    try:
+        return stat.S_ISREG(os.fstat(file.fileno()).st_mode)
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return False
 
 
 class TaggedStdout(io.RawIOBase):

@@ -202,7 +202,8 @@ STDIN_CAP_OPTION = click.option(
     "--max-stdin-bytes", "max_stdin_bytes", type=Size(), default=STDIN_CAP_BYTES, envvar="SCRATCHFS_MAX_STDIN_BYTES",
     show_envvar=True, metavar="SIZE",
     help="Most bytes stored from standard input (SOURCE - or none); past it nothing is stored, one line on stderr, "
-         "exit 5 (`yes | scratchfs spill` ends) [default: 1GiB]. A file named is stored whatever its size.")
+         "exit 5 (`yes | scratchfs spill` ends) [default: 1GiB]. A pipe or device named (/dev/stdin, a FIFO) has "
+         "it too; a regular file named is stored whatever its size.")
 """The cap of a command that stores standard input (``spill``, ``scratch-write``)."""
 
 
