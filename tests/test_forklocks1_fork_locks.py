@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import logging
 import os
-import subprocess
-import sys
 import tempfile
 import threading
 from pathlib import Path
 
 import pytest
 
+from tests.forking import isolated
 from tests.test_hostile38_fork_locks import _held_while
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX")
@@ -165,14 +164,7 @@ def _scenario_helper() -> None:
 
 
 def _isolated(scenario: str) -> None:
-    code = f"import tests.test_forklocks1_fork_locks as t; t.{scenario}()"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")]))}
-    try:
-        done = subprocess.run([sys.executable, "-c", code], cwd=_ROOT, env=env, capture_output=True, text=True,
-                              timeout=120)
-    except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"{scenario} ran past 120 s: {exc.stdout!r} {exc.stderr!r}")
-    assert done.returncode == 0, done.stdout + done.stderr
+    isolated("tests.test_forklocks1_fork_locks", scenario)
 
 
 def test_a_child_forked_while_a_thread_holds_a_store_lock_writes_and_reads():

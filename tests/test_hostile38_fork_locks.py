@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import gc
 import os
-import subprocess
-import sys
 import threading
 import types
 from pathlib import Path
@@ -29,7 +27,7 @@ import pytest
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.structure.row_marks import RowMarks
 from scratchfs.foundation import collector
-from tests.forking import in_child
+from tests.forking import in_child, isolated
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX")
 
@@ -109,14 +107,7 @@ def _scenario_collector() -> None:
 
 
 def _isolated(scenario: str) -> None:
-    code = f"import tests.test_hostile38_fork_locks as t; t.{scenario}()"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")]))}
-    try:
-        done = subprocess.run([sys.executable, "-c", code], cwd=_ROOT, env=env, capture_output=True, text=True,
-                              timeout=60)
-    except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"{scenario} ran past 60 s: {exc.stdout!r} {exc.stderr!r}")
-    assert done.returncode == 0, done.stdout + done.stderr
+    isolated("tests.test_hostile38_fork_locks", scenario)
 
 
 def test_a_child_forked_while_a_thread_holds_an_lru_lock_reads_that_cache():

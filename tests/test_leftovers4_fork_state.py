@@ -11,15 +11,13 @@ hold locks a fork copies, as ``tests/test_hostile38_fork_locks.py`` says).
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import threading
 import types
 from pathlib import Path
 
 import pytest
 
-from tests.forking import in_child
+from tests.forking import in_child, isolated
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX")
 
@@ -86,14 +84,7 @@ def _scenario_deferred_store() -> None:
 
 
 def _isolated(scenario: str) -> None:
-    code = f"import tests.test_leftovers4_fork_state as t; t.{scenario}()"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")]))}
-    try:
-        done = subprocess.run([sys.executable, "-c", code], cwd=_ROOT, env=env, capture_output=True, text=True,
-                              timeout=120)
-    except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"{scenario} ran past 120 s: {exc.stdout!r} {exc.stderr!r}")
-    assert done.returncode == 0, done.stdout + done.stderr
+    isolated("tests.test_leftovers4_fork_state", scenario)
 
 
 def test_a_fork_child_starts_with_no_held_s3_keys():
