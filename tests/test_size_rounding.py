@@ -5,6 +5,13 @@ under 1 MiB) printed ``checked 2 entries (1024.0 KiB verified)``; the shapes' ``
 
 from __future__ import annotations
 
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
 from click.testing import CliRunner
 
 from scratchfs import ScratchStore
@@ -37,3 +44,17 @@ def test_shape_kib_moves_to_the_next_unit_where_it_rounds_to_1024():
     sizes = (512, 1024, 12 * 1024, 1_048_063, 1_048_064, 1_048_575, 1024**3 - 1, 1024**3)
     assert [kib(size) for size in sizes] == [
         "512 B", "1 KiB", "12 KiB", "1023 KiB", "1.0 MiB", "1.0 MiB", "1.0 GiB", "1.0 GiB"]
+
+
+_APP_JS = Path(__file__).resolve().parent.parent / "scratchfs" / "web" / "static" / "app.js"
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run the inspector's script")
+def test_web_inspector_bytes_moves_to_the_next_unit_where_it_rounds_to_1024():
+    """The web inspector's ``bytes`` (its own formatter, in app.js) wrote ``1024 KiB`` alike; run here in node."""
+    found = re.search(r"^function bytes\(n\) \{.*?^\}", _APP_JS.read_text(), re.S | re.M)
+    assert found is not None
+    sizes = [1023, 1024, 1536, 1_048_546, 1_048_575, 1_048_576, 10 * 1024**2]
+    script = f"{found.group(0)}\nconsole.log(JSON.stringify({json.dumps(sizes)}.map(bytes)));"
+    shown = subprocess.run(["node", "-e", script], capture_output=True, text=True, check=True, timeout=60).stdout
+    assert json.loads(shown) == ["1023 B", "1.0 KiB", "1.5 KiB", "1.0 MiB", "1.0 MiB", "1.0 MiB", "10 MiB"]
