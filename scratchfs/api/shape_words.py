@@ -62,12 +62,13 @@ def scoped(text: str, scope: str) -> str:
 
 
 def kib(size: int) -> str:
-    """A size in bytes in binary units: ``"512 B"``, ``"12 KiB"``, ``"1.5 MiB"``, ``"2.0 GiB"``."""
+    """A size in bytes in binary units: ``"512 B"``, ``"12 KiB"``, ``"1.5 MiB"``, ``"2.0 GiB"``; one that rounds to
+    1024 of a unit is written in the next (``1048575`` -> ``"1.0 MiB"``, not ``"1024 KiB"``)."""
     if size < 1024:
         return f"{size} B"
-    if size < 1024 * 1024:
+    if round(size / 1024) < 1024:
         return f"{size / 1024:.0f} KiB"
-    if size < 1024**3:
+    if round(size / 1024**2, 1) < 1024:
         return f"{size / 1024**2:.1f} MiB"
     return f"{size / 1024**3:.1f} GiB"
 

@@ -36,10 +36,12 @@ def printable(cell: str) -> str:
 
 
 def human_bytes(size: float) -> str:
-    """``1536`` -> ``"1.5 KiB"`` (binary units)."""
+    """``1536`` -> ``"1.5 KiB"`` (binary units); a size that rounds to 1024 of a unit is written in the next
+    (``1048546`` -> ``"1.0 MiB"``, not ``"1024.0 KiB"``)."""
     for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(size) < 1024 or unit == "GiB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        shown = f"{size:.0f}" if unit == "B" else f"{size:.1f}"
+        if abs(float(shown)) < 1024 or unit == "GiB":
+            return f"{shown} {unit}"
         size /= 1024
     raise AssertionError("unreachable")  # pragma: no cover
 

@@ -58,9 +58,10 @@ async function postJson(path, params) {
 function bytes(n) {
   if (n === null || n === undefined) return "";
   const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  const shown = (v, k) => (k === 0 ? String(v) : v.toFixed(v < 10 ? 1 : 0));  // (one that rounds to 1024: the next unit)
   let i = 0;
-  while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
-  return (i === 0 ? String(n) : n.toFixed(n < 10 ? 1 : 0)) + " " + units[i];
+  while (i < units.length - 1 && Number(shown(n, i)) >= 1024) { n /= 1024; i++; }
+  return shown(n, i) + " " + units[i];
 }
 
 function seconds(s) {
