@@ -23,7 +23,13 @@ run lock go (all under the gate), holding the waits lock alone until the start o
 waits calls running (holding the gate: nothing else starts meanwhile); another ``alone`` test takes it exclusively
 after its exclusive run lock, and holds it as long. The waits tests run after the other ``alone`` ones, so that both
 workers reach them together: one at a time, 29 of them took 78 s of wall time (5.7 s of CPU) of the 154 s the
-``alone`` calls took (``-m alone -n 0`` at a load of 3, 2026-12-07)."""
+``alone`` calls took (``-m alone -n 0`` at a load of 3, 2026-12-07).
+
+A bound of CPU time is no reason for the mark: a test on the other worker runs on the other core (2 cores, no SMT)
+and leaves this thread's CPU time as it is -- a ratio to plain text's measured in the same test
+(tests/test_text_kinds_cost.py ``cpu``), or an absolute bound many times what the work takes (1 s of a describe
+that takes milliseconds: tests/test_hostile20_shapes.py); 148 such tests lost the mark, which kept the other worker
+idle through their 63 s (``-n 0``, load 11, 2026-12-07). A test with no bound of time at all needs none."""
 
 from __future__ import annotations
 

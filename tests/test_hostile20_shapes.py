@@ -22,7 +22,6 @@ _OPENERS = [b"<title>", b"<title", b"<title x", b"<h1>", b"<h2 class=a ", b"<pre
             b"<br", b"<", b"<h1><title><pre>", b"<script></style>"]
 
 
-@pytest.mark.alone  # (CPU time, but two helpers on 2 cores still share caches)
 @pytest.mark.parametrize("opener", _OPENERS, ids=[o.decode() for o in _OPENERS])
 @pytest.mark.parametrize("tail", [b"", b"</h3></pre>>"], ids=["open", "closed-other"])
 def test_a_page_of_openers_that_never_close_is_described_in_bounded_time(opener, tail):

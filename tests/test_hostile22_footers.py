@@ -32,7 +32,6 @@ def test_a_footer_of_thousands_of_digits_is_told_and_read(scratch_scope, name):
     assert reply["rows"] == [["1", "2"]]
 
 
-@pytest.mark.alone  # (CPU time)
 @pytest.mark.parametrize("footer", [b" rows\n", b" columns (1 shown)\n", b" rows (1 shown)\n"],
                          ids=["rows", "columns", "shown"])
 def test_a_footer_of_a_long_run_of_digits_is_read_in_linear_time(footer):
@@ -69,7 +68,6 @@ def _wide_headers(columns: int) -> bytes:
     return (" a | b \n---+---\n 1 | 2\n\n" + bad * 16).encode()
 
 
-@pytest.mark.alone  # (CPU time)
 def test_wide_names_under_many_pipes_are_placed_in_linear_time():
     """A header's pipes were placed in terminal columns by summing the widths of the wide characters before each
     pipe anew (pipes x characters): 16 such lines after a table, each a later header tried, took 1.5 s of a

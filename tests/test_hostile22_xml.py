@@ -25,7 +25,6 @@ def test_an_element_of_a_hundred_thousand_attributes_is_read_within_the_time_lim
     assert reply["part"].startswith('{"tag":"a","line":1,"attrs":{"p:z":"q","x0":"0","x1":"1",')
 
 
-@pytest.mark.alone  # (CPU time)
 def test_attributes_are_read_in_linear_time_in_the_document_order():
     def cpu(count: int) -> tuple[float, tuple]:
         data, best = _attributes(count), float("inf")

@@ -24,7 +24,6 @@ HOSTILE = {
 }
 
 
-@pytest.mark.alone
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_diagnostics_of_the_shortest_lines_cost_a_few_plain_texts(name):
     plain = (FIXTURES / "workspace-grep-stdlib-defs.txt").read_bytes()[:SIZE]

@@ -74,7 +74,6 @@ HOSTILE = {
 }
 
 
-@pytest.mark.alone
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_a_tag_or_escape_dense_sample_costs_a_few_plain_texts(name):
     plain = (FIXTURES / "workspace-grep-stdlib-defs.txt").read_bytes()[:SIZE]
@@ -93,7 +92,6 @@ PARSED = {
 object's keys walked): 35,000-40,000 containers built, then freed."""
 
 
-@pytest.mark.alone
 @pytest.mark.parametrize("name", sorted(PARSED))
 def test_a_document_of_small_containers_costs_its_one_parse(name):
     """Twice the bound above, in a fresh process: quiet, 18 ms against 1.8 ms of plain text; 44 ms in a test worker
@@ -198,7 +196,6 @@ _CUT_ARRAYS = {"ints": fill(b"[" + b"1," * SIZE), "strings": fill(b'[' + b'"a",'
                + b"[" * 50 + b'{"a": ' * 40}
 
 
-@pytest.mark.alone
 @pytest.mark.parametrize("name", sorted(_CUT_ARRAYS))
 def test_a_cut_sample_of_a_json_array_costs_a_few_plain_texts(name):
     """512 KiB of a 2 MiB array: its items after the first were parsed one Python step each (``[1,1,``: 81 ms of
@@ -297,7 +294,6 @@ def test_a_cut_object_s_keys_past_those_listed_count_as_the_loop_counts_them(val
     assert fast == slow
 
 
-@pytest.mark.alone
 @pytest.mark.parametrize("unit", [b'"":0,', b'"a":1,', b'"": "",', b'"k": [1], '])
 def test_a_cut_sample_of_a_json_object_of_small_keys_costs_a_few_plain_texts(unit):
     """512 KiB of a 2 MiB object: its keys past the 12 listed were parsed one Python step each (36 ms over the

@@ -192,7 +192,6 @@ def _stub_cpu(page: bytes) -> float:
     return best
 
 
-@pytest.mark.alone
 @pytest.mark.parametrize("name", sorted(_HOSTILE))
 def test_a_tag_dense_page_s_stub_costs_a_few_plain_texts(name):
     """The house bound of a spill's shape, for its shape and stub: 10 times 512 KiB of grep output's and 5 ms. The

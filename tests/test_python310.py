@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from tests.env_cache import CACHE, built, pip_for
 
@@ -45,17 +46,34 @@ def python310() -> str | None:
     return None
 
 
-@pytest.fixture(scope="module")
-def python_310(tmp_path_factory) -> Path:
+@pytest.fixture(scope="session")
+def python_310(tmp_path_factory, request) -> Path:
     """The Python of a fresh venv of a 3.10 interpreter with this checkout installed in it by pip (editable), its
-    dependencies from a folder kept between runs (:func:`dependencies_310`)."""
+    dependencies from a folder kept between runs (:func:`dependencies_310`): built once a run, in the run's
+    temporary folder that every pytest-xdist worker's own is in, under a lock (the other worker waits for it, then
+    uses it). Built once a module before: twice a run (tests/test_hostile28_py310_pattern.py uses it too), 3.3 s of
+    set-up each (``-n 0``, load 5)."""
     exe = python310()
     if exe is None:
         why = "no Python 3.10 interpreter ($SCRATCHFS_PYTHON310, python3.10 on the PATH, ~/.pyenv/versions/3.10.*)"
         if os.environ.get("SCRATCHFS_REQUIRE_SERVICES"):
             pytest.fail(why)
         pytest.skip(why)
-    home = tmp_path_factory.mktemp("python310")
+    shared = tmp_path_factory.getbasetemp()
+    if hasattr(request.config, "workerinput"):  # (a worker's basetemp is in the run's, shared by the workers)
+        shared = shared.parent
+    home = shared / "python310"
+    python = home / "bin" / "python"
+    with FileLock(str(shared / "python310.lock"), timeout=1200):
+        if not (home / ".scratchfs-built").exists():  # (marked last: a build cut short is redone)
+            shutil.rmtree(home, ignore_errors=True)
+            _venv_310(exe, home)
+            (home / ".scratchfs-built").touch()
+    return python
+
+
+def _venv_310(exe: str, home: Path) -> None:
+    """A venv of ``exe`` at ``home`` with the checkout installed in it (editable) and its dependencies on its path."""
     subprocess.run([exe, "-m", "venv", "--without-pip", str(home)], check=True, timeout=120)
     python = home / "bin" / "python"
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
@@ -64,7 +82,6 @@ def python_310(tmp_path_factory) -> Path:
     done = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
                            "--no-index", "-e", str(ROOT)], capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
-    return python
 
 
 def dependencies_310(exe: str) -> Path:

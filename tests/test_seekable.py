@@ -255,7 +255,7 @@ def quick_idle():
     return FramePool(idle_seconds=0.2)
 
 
-@pytest.mark.alone
+# (neither this test nor the next is marked alone: no bound of time, only the workers' end awaited up to 10-30 s)
 def test_a_large_write_keeps_frame_order_and_its_workers_end_when_idle(tmp_path, fixture_data, quick_idle):
     data = b"".join(fixture_data.values())  # about 2 MiB: 512 frames of 4 KiB, compressed on worker threads
     path = tmp_path / "big.zst"
@@ -272,7 +272,6 @@ def test_a_large_write_keeps_frame_order_and_its_workers_end_when_idle(tmp_path,
     assert again.digest() == writer.digest()
 
 
-@pytest.mark.alone
 def test_a_large_write_abandoned_midway_leaves_no_worker_thread(tmp_path, fixture_data, quick_idle):
     # a content stream that fails after several frames: the writer is dropped without close(); its frames not yet
     # started are cancelled, and the workers end once idle

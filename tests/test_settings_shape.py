@@ -215,7 +215,6 @@ def test_logs_code_prose_and_yaml_are_not_settings(name):
     assert not _shape(_NOT_SETTINGS[name]).startswith(SETTINGS_SHAPE)
 
 
-@pytest.mark.alone  # (a bound of CPU time)
 @pytest.mark.parametrize("line", [b"## a\r\n\r\n", b"# x\r\n", b"; c\r\n\r\n", b"!\r\n"])
 def test_comment_lines_ending_in_crlf_are_no_backtracking_bomb(line):
     """Comment lines ending in CRLF before a line that is no setting (markdown headings, ``# a``): the first-line

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import time
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +14,6 @@ from scratchfs.api.shape import describe
 _PIECES = st.sampled_from([b"\r", b"\n", b"\r\n", b"\n\r", b'"', b'""', b",", b"\t", b";", b":", b"-", b"---\n",
                            b" ", b"a", b"key", b"=", b"1", b"\xef\xbb\xbf", b"se.exec_start", b"  :  ", b"#", b"[s]",
                            b"(", b"\xc3\xa9", b"\x1b[2K", b"\x00", b"\xff"])
-pytestmark = pytest.mark.alone  # (every test bounds the CPU time of a describe)
 
 CPU_SECONDS = 1.0
 """Most CPU time one describe may take (a 512 KiB sample is described in milliseconds: 2.5 ms at most in 3,000

@@ -263,7 +263,6 @@ def test_a_dumped_mapping_with_literal_blocks_lists_its_keys_at_pyyamls_lines(do
     assert shown == expected[: len(shown)] and shown
 
 
-@pytest.mark.alone  # (a bound of time)
 def test_block_scalars_nested_ever_deeper_are_read_once():
     """512 KiB of ``key: |`` lines each indented past the last, a line of prose under each: every block lies inside
     the one before, and scanning each one's body to the end took 1.1 s of CPU (quadratic in the lines); a block
