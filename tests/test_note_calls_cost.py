@@ -6,6 +6,7 @@ its ``<head>`` markup and scripts, 4,472 to 4,518 bytes)."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -61,3 +62,24 @@ def test_an_html_pages_note_reads_its_text_or_its_elements_never_its_bytes_from_
     assert calls and all('view="text"' in call or "select=" in call for call, _ in calls), calls
     if name == "browser-rust-book.html":
         assert calls[1][0].endswith('select="h1, h2")') and calls[1][1] < 2600  # (80 headings' text)
+
+
+@pytest.mark.parametrize("copies", [1, 10])  # (whole in the sample: parsed; 600 KB, past it: its top level streamed)
+def test_a_top_level_arrays_first_read_of_large_items_cuts_their_long_strings(scope, copies):
+    """``pip inspect | jq .installed`` (modeltask8): the note's ``jq=".[0]"`` gave the first package's README whole,
+    3,041 bytes of the real 1.9 MB array, as ``.installed[0]`` did before modelfollow1."""
+    items = json.loads((FIXTURES / "tools" / "pip-inspect-installed-array.json").read_bytes()) * copies
+    calls = note_calls(scope, json.dumps(items, indent=2, ensure_ascii=False).encode())
+    call, size = calls[0]
+    assert 'jq=".[0] | (.. | strings | select(length > 80)) |= .[:80] + \\"…\\""' in call
+    assert size < 1700  # (the whole item: 3,024 bytes)
+    reply = ScratchTools(scope).call(*parse_call(call))
+    assert reply["results"][0]["metadata"]["name"] == "execnet"
+    assert reply["results"][0]["metadata"]["description"].endswith("…")
+
+
+def test_a_top_level_arrays_small_items_are_read_whole(scope):
+    items = [{"name": item["metadata"]["name"], "version": item["metadata"]["version"]} for item in json.loads(
+        (FIXTURES / "tools" / "pip-inspect-installed-array.json").read_bytes())] * 40
+    calls = note_calls(scope, json.dumps(items, indent=2).encode())
+    assert any(call.endswith(']")') for call, _ in calls) and not any("strings" in call for call, _ in calls), calls

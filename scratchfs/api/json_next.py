@@ -22,7 +22,7 @@ from scratchfs.api.shape_top import LISTED_KEYS
 from scratchfs.api.shape_words import LONG_STRING_CHARS, key_name
 from scratchfs.engine.structure.toplevel import TopEntry, TopLevel
 
-__all__ = ["ITEM_READ_CHARS", "SHORT_STRINGS", "WHOLE_OBJECT_CHARS", "object_read", "top_read"]
+__all__ = ["ITEM_READ_CHARS", "SHORT_STRINGS", "WHOLE_OBJECT_CHARS", "array_read", "object_read", "top_read"]
 
 _PLAIN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -114,6 +114,17 @@ with its strings cut to 80 characters (:data:`SHORT_STRINGS`): ``pip inspect``'s
 SHORT_STRINGS = ' | (.. | strings | select(length > 80)) |= .[:80] + "…"'
 """What follows the read of an array's item over :data:`ITEM_READ_CHARS`: each of its strings over 80 characters
 cut to its first 80 and ``…``."""
+
+def array_read(count: int, chars: int, first_kind: str) -> str | None:
+    """The read of a top-level JSON array's first item when its ``count`` items average over :data:`ITEM_READ_CHARS`
+    of its ``chars`` characters (or bytes) of JSON text and the first is a container (``"object"``, ``"array"``,
+    ``"dict"`` or ``"list"``): ``.[0]`` with its strings cut (:data:`SHORT_STRINGS`) -- ``pip inspect | jq
+    .installed``'s first package was a reply of 3,041 bytes, 1.6 KB so (modeltask8), as ``.installed[0]`` of the
+    object was (modelfollow1); ``None`` otherwise (the note's default, ``.[0]``, read whole)."""
+    if count <= 0 or first_kind not in ("object", "array", "dict", "list") or chars <= ITEM_READ_CHARS * count:
+        return None
+    return ".[0]" + SHORT_STRINGS
+
 
 WHOLE_OBJECT_CHARS = 8192
 """Most characters of JSON text of a streamed top-level object whose keys the shape lists that the note reads whole

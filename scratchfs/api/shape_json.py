@@ -9,7 +9,7 @@ from typing import Any
 
 from scratchfs.api import json_unclosed
 from scratchfs.api.json_chunks import array_items
-from scratchfs.api.json_next import object_read, top_read
+from scratchfs.api.json_next import array_read, object_read, top_read
 from scratchfs.api.shape_merge import MixedItems, fitted, fitted_with, items_template, value_word
 from scratchfs.api.shape_partial import partial_json
 from scratchfs.api.shape_result import Shape
@@ -72,11 +72,12 @@ def _json_shape(text: str, complete: bool, size: int, lines: int, scope: str, so
             if not value:
                 return Shape("json", head, top="array")
             template = items_template(value)  # (a sample of the items merged, or their kinds counted)
+            first = array_read(len(value), len(text), type(value[0]).__name__)
             if isinstance(template, MixedItems):
                 head = f"{head}, {template.text}"
                 return Shape("json", fitted(f"{head}; the objects: ", template.objects) if template.objects
-                             else clip(head), top="array")
-            return Shape("json", fitted(f"{head}; items: ", template), top="array")
+                             else clip(head), first, "array")
+            return Shape("json", fitted(f"{head}; items: ", template), first, "array")
         return Shape("json", clip(f"JSON {value_word(value)}"))
     jsonl = json_lines_shape(text, decoder, complete, lines, source)
     if jsonl is not None:
@@ -109,7 +110,9 @@ def _streamed(source: ContentSource) -> Shape | None:
     if top is None or top.kind not in ("object", "array"):
         return None
     text, listed = top_shape(top, source.size)
-    return Shape("json", text, top_read(top, listed), top.kind)
+    first = top.entries[0].kind if top.kind == "array" and top.complete and top.entries else ""
+    return Shape("json", text, top_read(top, listed) if top.kind == "object" else array_read(
+        top.count, source.size, first), top.kind)
 
 
 def json_lines_shape(text: str, decoder: json.JSONDecoder, complete: bool, lines: int, source: Any = None
