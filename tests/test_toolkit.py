@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from scratchfs import MAX_READ_BYTES, InvalidArgument, NotFound
@@ -96,6 +96,7 @@ def test_any_bytes_come_as_text_with_replacements_or_as_a_hex_dump(scratch_scope
 
 
 @given(text=TEXT, needle=st.sampled_from(["a", "日本", "é", "😀", "b\n"]), context=st.integers(0, 40))
+@example(text="a,a\na\n", needle="a", context=3)  # (a header's matches and a row's in one window: found in a run)
 def test_match_windows_are_whole_characters_around_every_match(scratch_scope, text, needle, context):
     data = text.encode()
     handle = scratch_scope.spill(data).handle
@@ -106,7 +107,9 @@ def test_match_windows_are_whole_characters_around_every_match(scratch_scope, te
         going = r["next_offset"] is not None  # (a finished search says neither more nor remaining)
         assert set(r) - {"note", "calls"} == {"handle", "match", "size", "next_offset", "next_call", "windows"} | (
             {"more", "remaining"} if going else set())
-        rows = any("row" in window for window in r["windows"])  # (text a table's shape: api.search_rows says rows)
+        rows = any("row" in window or any("row" in hit for hit in window.get("matches", ()))
+                   for window in r["windows"])  # (text a table's shape: api.search_rows says rows, of a window's
+        # first match or of one in its matches: 'a,a\na\n' matches in the header and in row 1 in one window)
         assert ("note" in r) == (not r["windows"] or rows)  # (a miss says where it looked: api.miss_hints)
         assert r["match"] == needle and r.get("more", False) == going
         found += r["windows"]
