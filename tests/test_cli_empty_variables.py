@@ -31,14 +31,15 @@ def _variables() -> set[str]:
 
 
 _BY_COMMAND = {"SCRATCHFS_TOKEN": ["serve", "--port", "0"], "SCRATCHFS_ALLOW_HOST": ["serve", "--port", "0"],
-               "SCRATCHFS_SPILL_THRESHOLD_BYTES": ["mcp-proxy", "--", sys.executable, "-c", "pass"]}
+               "SCRATCHFS_SPILL_THRESHOLD_BYTES": ["mcp-proxy", "--", sys.executable, "-c", "pass"],
+               "SCRATCHFS_PASSTHROUGH_MAX_BYTES": ["mcp-proxy", "--", sys.executable, "-c", "pass"]}
 VARIABLES = sorted(_variables())
 
 
 def test_every_variable_is_covered():
     assert {name.removeprefix("SCRATCHFS_") for name in VARIABLES} == {
         "AGENT_ID", "ALLOW_HOST", "BLOBS", "BUSY_TIMEOUT", "DEFAULT_TTL", "DURABLE", "INDEX", "MAX_STDIN_BYTES",
-        "PATTERN_TIMEOUT",
+        "PASSTHROUGH_MAX_BYTES", "PATTERN_TIMEOUT",
         "REFRESH_ON_READ", "REPLY_BUDGET_BYTES", "ROOT", "RUN_ID", "RUN_QUOTA_BYTES", "RUN_QUOTA_ENTRIES",
         "SEGMENT_ENTRY_BYTES", "SPILL_THRESHOLD_BYTES", "TOKEN"}
 
@@ -128,6 +129,7 @@ def test_the_api_refuses_an_empty_root_or_segment_variable(tmp_path, monkeypatch
 @pytest.mark.parametrize(("name", "value", "args"), [
     ("SCRATCHFS_ROOT", "A FILE", ["ls"]),
     ("SCRATCHFS_SPILL_THRESHOLD_BYTES", "abc", ["mcp-proxy", "--", sys.executable, "-c", "pass"]),
+    ("SCRATCHFS_PASSTHROUGH_MAX_BYTES", "64KB", ["mcp-proxy", "--", sys.executable, "-c", "pass"]),
     ("SCRATCHFS_DEFAULT_TTL", "0", ["mcp-proxy", "--", sys.executable, "-c", "pass"]),
     ("SCRATCHFS_SEGMENT_ENTRY_BYTES", "5MB", ["mcp"]),
 ])
