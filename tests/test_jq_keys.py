@@ -79,6 +79,9 @@ def test_a_documents_missing_key_is_named_at_its_step_with_the_nearest(spilled):
     assert '"DescribeInstances"' in reply["note"]
     reply = _read(tools, handle=handle, jq=".operations.DescribeInstances.input")
     assert reply["results"] == [{"shape": "DescribeInstancesRequest"}] and "note" not in reply
+    with pytest.raises(InvalidArgument) as refused:  # (jq fails on the null: the key named first)
+        _read(tools, handle=handle, jq=".operations.DescribeInstance.input | keys")
+    assert str(refused.value).startswith('jq: null (null) has no keys, as .operations has no key "DescribeInstance"')
 
 
 @pytest.mark.parametrize("filter", [

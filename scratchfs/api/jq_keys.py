@@ -26,7 +26,8 @@ from typing import Any
 from scratchfs.engine.structure import iter_rows
 from scratchfs.engine.structure.aligned import Layout
 from scratchfs.engine.structure.paging import MIN_BUDGET_BYTES, ContentSource, ItemPage, json_bytes
-from scratchfs.engine.structure.row_keys import row_keys
+from scratchfs.engine.structure.row_keys import EXTRA_CELLS, row_keys
+from scratchfs.engine.structure.table import UNSPLIT_KEY
 from scratchfs.foundation.calls import add_said
 from scratchfs.foundation.errors import InvalidArgument, JqFailed
 
@@ -215,7 +216,8 @@ def rows_note(source: ContentSource, layout: Layout | None, filter: str) -> str 
     except Exception:  # (a header that cannot be read: the slurp read itself says so)
         return None
     columns = [key for key in keys if isinstance(key, str)]
-    missing = _missing(filter, set(columns) | {"_extra", "_unsplit"}) if columns else []
+    missing = _missing(filter, set(columns) | {EXTRA_CELLS, UNSPLIT_KEY}) if columns else []
+    missing = [key for key in missing if not key.startswith(EXTRA_CELLS)]  # (_extra_2: past a header's _extra)
     if not missing:
         return None
     first = json.dumps(missing[0], ensure_ascii=False)

@@ -102,9 +102,8 @@ class StructureReads(PageReads):
                 page = run(room)
             except InvalidArgument as exc:  # (a streamed page fails whole: its first output is not the failing one)
                 exc = further_json(exc, handle, src) if part is None and kind != "json" else exc
-                if jsonl is not None and cursor is None:  # (a filter for the array of the records; a key none has)
-                    exc = keys_failed(records_not_array(exc, handle, filter, call_budget, first_is_object(jsonl)),
-                                      lambda: records_note(jsonl, filter))
+                if cursor is None:  # (a filter for the array of the records; a key the input lacks)
+                    exc = self._first_failed(exc, handle, filter, call_budget, json_src, kind)
                 streamed = src.size > jsondoc.MAX_JQ_DOCUMENT_BYTES
                 raise failed_at(exc, handle, filter, None if streamed else cursor, call_budget,
                                 jsonl=jsonl, stream=is_stream(kind, self.shape)) from None
@@ -246,13 +245,24 @@ class StructureReads(PageReads):
 
         return self.over_entry(handle, read)
 
-    def _keys_said(self, src: ReaderSource, kind: str | None, filter: str, page: ItemPage) -> str | None:
+    def _keys_said(self, src: ReaderSource, kind: str | None, filter: str, page: ItemPage | None) -> str | None:
         """What a jq read's first ``page`` of ``src`` says of a key ``filter`` names that the input lacks
-        (:mod:`scratchfs.api.jq_keys`), when the page's answer is empty or null, else ``None``."""
+        (:mod:`scratchfs.api.jq_keys`), when the page's answer is empty or null (no ``page``: jq failed on null),
+        else ``None``."""
         if kind == "jsonl" or is_stream(kind, self.shape):
             noun = "record" if kind == "jsonl" else "document"
-            return records_note(src, filter, noun) if null_answer(page) else None
-        return document_note(src, filter) if kind == "json" and null_answer(page, every=True) else None
+            return records_note(src, filter, noun) if page is None or null_answer(page) else None
+        nulls = page is None or null_answer(page, every=True)  # (a document's, parsed whole: only all null)
+        return document_note(src, filter) if kind == "json" and nulls else None
+
+    def _first_failed(self, exc: InvalidArgument, handle: str, filter: str, call_budget: int | None,
+                      src: ReaderSource, kind: str | None) -> InvalidArgument:
+        """``exc``, raised by the first page of a jq read of ``src``, saying that ``filter`` was written for the
+        array of all the records (:func:`~scratchfs.api.jq_failure.records_not_array`), or, failing on null, which
+        key it reads that the input lacks (:func:`~scratchfs.api.jq_keys.keys_failed`)."""
+        if kind == "jsonl":
+            exc = records_not_array(exc, handle, filter, call_budget, first_is_object(src))
+        return keys_failed(exc, lambda: self._keys_said(src, kind, filter, None))
 
     def rows(self, handle: str, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
              cursor: str | None = None, budget: int = 8192, call_budget: int | None = None) -> ItemPage:
