@@ -39,7 +39,7 @@ def test_a_table_column_no_row_has_is_named_first_in_jqs_error(spilled):
     with pytest.raises(InvalidArgument) as refused:
         _read(tools, handle=handle, jq="sort_by(-.downloads)", slurp=True)
     message = str(refused.value)
-    assert message.startswith("jq: null (null) cannot be negated, as no column is named \"downloads\"")
+    assert message.startswith("jq: null (null) cannot be negated -- no column is named \"downloads\"")
     assert '"name", "version", "month", "summary"' in message
     assert "skip such values" not in message
 
@@ -81,7 +81,7 @@ def test_a_documents_missing_key_is_named_at_its_step_with_the_nearest(spilled):
     assert reply["results"] == [{"shape": "DescribeInstancesRequest"}] and "note" not in reply
     with pytest.raises(InvalidArgument) as refused:  # (jq fails on the null: the key named first)
         _read(tools, handle=handle, jq=".operations.DescribeInstance.input | keys")
-    assert str(refused.value).startswith('jq: null (null) has no keys, as .operations has no key "DescribeInstance"')
+    assert str(refused.value).startswith('jq: null (null) has no keys -- .operations has no key "DescribeInstance"')
 
 
 @pytest.mark.parametrize("filter", [

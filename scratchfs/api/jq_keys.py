@@ -314,7 +314,7 @@ def keys_failed(exc: InvalidArgument, said: Callable[[], str | None]) -> Invalid
     note = said()
     if note is None:
         return exc
-    return JqFailed(f"jq: {exc.reason}, as {note}; fix the key's name (skipping the nulls would skip every value)",
+    return JqFailed(f"jq: {exc.reason} -- {note}; fix the key's name (skipping the nulls would skip every value)",
                     exc.reason, exc.keyed)
 
 
