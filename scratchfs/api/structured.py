@@ -19,6 +19,7 @@ from scratchfs.api.jq_failure import (
     slurped_array,
 )
 from scratchfs.api.jq_inputs import refuse_inputs
+from scratchfs.api.jq_keys import document_note, keys_failed, keys_noted, null_answer, records_note, rows_note
 from scratchfs.api.jq_placeholder import HEAD_BYTES, is_placeholder, placeholder_refusal
 from scratchfs.api.json_part import PartSource, around_said, further_json, told_part
 from scratchfs.api.misfit import columns_misfit, explained_jq, jq_misfit, refusal, slurp_form, told_not_json
@@ -84,33 +85,36 @@ class StructureReads(PageReads):
             # cells a rows read would cut -- no slurp read named for it)
             slurp = None if columns is None else rows_slurped(handle, filter, call_budget,
                                                               headless(kind, self.shape) or columns)
-            # (a table's: the jq read it takes, as a call)
-            self.check_fits(kind, "jq", handle, slurp)
+            self.check_fits(kind, "jq", handle, slurp)  # (a table's: the jq read it takes, as a call)
             jsonl = src if kind == "jsonl" else None  # (where a parse error's record is)
             part = told_part(self.shape, src) if kind == "json" else None  # (text lines around the JSON)
             said = None if part is None or cursor is not None else around_said(handle, part)  # (told once)
             room = budget if said is None else max(  # (the page leaves room for what it says)
                 MIN_BUDGET_BYTES, budget - json_bytes({"note": str(said), "calls": calls_json(said)}))
             json_src = src if part is None else PartSource(src, part)
+
+            def run(room: int) -> ItemPage:  # (failed_page: the page says where its filter fails and how to go on)
+                return failed_page(explained_jq(handle, kind, lambda: jq_page(
+                    json_src, filter, cursor, room, cache_key=blob, timeout=self.time_limit(),
+                    entry=entry_identity(handle, blob)), self.line_bytes, self.shape, src.size, slurp),
+                    handle, filter, call_budget, jsonl=jsonl)
             try:
-                page = explained_jq(handle, kind, lambda: jq_page(json_src, filter, cursor, room, cache_key=blob,
-                                                                  timeout=self.time_limit(),
-                                                                  entry=entry_identity(handle, blob)),
-                                    self.line_bytes, self.shape, src.size, slurp)
+                page = run(room)
             except InvalidArgument as exc:  # (a streamed page fails whole: its first output is not the failing one)
                 exc = further_json(exc, handle, src) if part is None and kind != "json" else exc
-                if jsonl is not None and cursor is None:  # (a filter written for the array of all the records)
-                    exc = records_not_array(exc, handle, filter, call_budget, first_is_object(jsonl))
+                if cursor is None:  # (a filter for the array of the records; a key the input lacks)
+                    exc = self._first_failed(exc, handle, filter, call_budget, json_src, kind)
                 streamed = src.size > jsondoc.MAX_JQ_DOCUMENT_BYTES
                 raise failed_at(exc, handle, filter, None if streamed else cursor, call_budget,
                                 jsonl=jsonl, stream=is_stream(kind, self.shape)) from None
             if page.failure is not None and kind in SNIFFED_NO_TABLE and not mostly_json(src, 0, 0):
                 # text whose first words parse as JSON ('404 not found', find -ls's inode numbers): no stream of
-                # JSON documents, refused here rather than on the page that meets the parse error
+                # JSON documents, refused here, not on the page that meets the parse error
                 advice = jq_misfit(handle, kind, page.failure, self.line_bytes, self.shape, src.size, slurp)
                 if advice is not None:  # (so page.failure is NotJson)
                     raise told_not_json(page.failure, advice)
-            page = failed_page(page, handle, filter, call_budget, jsonl=jsonl)
+            if cursor is None:  # (a key the filter names that the input lacks)
+                page = keys_noted(page, self._keys_said(json_src, kind, filter, page), room, run)
             if said is not None:
                 add_said(page.extra, said)
             return page
@@ -143,10 +147,12 @@ class StructureReads(PageReads):
             if is_placeholder(jq):
                 raise self._placeholder(src, kind, handle, blob, records=(record, records))
 
-            def page_of(pass_first: bool) -> ItemPage:
-                page = records_page(src, record, records, jq=jq, cursor=cursor, budget_bytes=budget,
+            def page_of(pass_first: bool, room: int = budget) -> ItemPage:
+                page = records_page(src, record, records, jq=jq, cursor=cursor, budget_bytes=room,
                                     timeout=self.time_limit(), entry=entry_identity(handle, blob),
                                     pass_first=pass_first)
+                if jq is not None and cursor is None and room == budget and null_answer(page):
+                    page = keys_noted(page, records_note(src, jq), budget, lambda less: page_of(pass_first, less))
                 if page.passed is None:
                     return page
                 page = seeing_passed(page, handle, call_budget)  # (the read of the rest: said on a read's first page)
@@ -213,21 +219,50 @@ class StructureReads(PageReads):
             blob = blob if layout is None else f"{blob}:aligned"
             cut = footer_cut(src, kind, self.shape)  # (a last line of totals: no row)
             blob = blob if cut is src else f"{blob}:footer"
-            try:
-                page = slurp_page(cut, filter, form, cursor=cursor, budget_bytes=budget, budget_name="budget",
+            def run(room: int) -> ItemPage:
+                return slurp_page(cut, filter, form, cursor=cursor, budget_bytes=room, budget_name="budget",
                                   cache_key=blob, timeout=self.time_limit(), entry=entry_identity(handle, blob),
                                   layout=layout)
+
+            def keys() -> str | None:  # (a key the filter names that no row or record has)
+                return rows_note(cut, layout, filter) if form == "rows" else records_note(
+                    cut, filter, "document" if form == "documents" else "record") if form != "arrays" else None
+
+            try:
+                page = run(budget)
             except SlurpTooLarge as exc:  # (the paged read that does what the filter did, as a call)
                 raise InvalidArgument(Advice.of(exc, ": ", paged_instead(handle, filter, form))) from None
             except InvalidArgument as exc:
                 if cursor is None:  # (a filter written for one record, run on the array of all of them)
                     cells = headless(kind, self.shape) or (layout is not None and not layout.headed)
-                    exc = slurped_array(exc, handle, filter, call_budget, cells=cells)
+                    exc = keys_failed(slurped_array(exc, handle, filter, call_budget, cells=cells), keys)
                 raise failed_at(exc, handle, filter, cursor, call_budget, slurp=True) from None
             page = failed_page(page, handle, filter, call_budget, slurp=True)
+            if cursor is None and null_answer(page):
+                page = keys_noted(page, keys(), budget, lambda less: failed_page(run(less), handle, filter,
+                                                                               call_budget, slurp=True))
             return page if page.passed is None else seeing_passed(page, handle, call_budget)
 
         return self.over_entry(handle, read)
+
+    def _keys_said(self, src: ReaderSource, kind: str | None, filter: str, page: ItemPage | None) -> str | None:
+        """What a jq read's first ``page`` of ``src`` says of a key ``filter`` names that the input lacks
+        (:mod:`scratchfs.api.jq_keys`), when the page's answer is empty or null (no ``page``: jq failed on null),
+        else ``None``."""
+        if kind == "jsonl" or is_stream(kind, self.shape):
+            noun = "record" if kind == "jsonl" else "document"
+            return records_note(src, filter, noun) if page is None or null_answer(page) else None
+        nulls = page is None or null_answer(page, every=True)  # (a document's, parsed whole: only all null)
+        return document_note(src, filter) if kind == "json" and nulls else None
+
+    def _first_failed(self, exc: InvalidArgument, handle: str, filter: str, call_budget: int | None,
+                      src: ReaderSource, kind: str | None) -> InvalidArgument:
+        """``exc``, raised by the first page of a jq read of ``src``, saying that ``filter`` was written for the
+        array of all the records (:func:`~scratchfs.api.jq_failure.records_not_array`), or, failing on null, which
+        key it reads that the input lacks (:func:`~scratchfs.api.jq_keys.keys_failed`)."""
+        if kind == "jsonl":
+            exc = records_not_array(exc, handle, filter, call_budget, first_is_object(src))
+        return keys_failed(exc, lambda: self._keys_said(src, kind, filter, None))
 
     def rows(self, handle: str, row: int = 1, rows: int = 50, *, columns: list[str | int] | None = None,
              cursor: str | None = None, budget: int = 8192, call_budget: int | None = None) -> ItemPage:
