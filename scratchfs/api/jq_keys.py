@@ -38,8 +38,10 @@ SAMPLE_BYTES = 256 * 1024
 """Bytes from the start of JSON lines (or JSON texts) whose records are sampled for their keys."""
 SAMPLE_VALUES = 1000
 """Most records (documents) sampled."""
-MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
-"""Largest JSON document whose keys are looked up (parsed whole, only for an empty or ``null`` answer)."""
+MAX_DOCUMENT_BYTES = 4 * 1024 * 1024
+"""Largest JSON document whose keys are looked up (parsed whole by ``json.loads``, only for an empty or ``null``
+answer): its Python objects take 4-10 times its bytes (4.3 for fixtures/api-ec2-service-model.json, more for small
+containers), so at most ~40 MiB beside the read's own, as a slurp's reading process grows (README: 90 -> 129 MiB)."""
 _MOST_KEYS = 8
 """Most existing keys a note lists."""
 _MOST_NODES = 200_000
