@@ -24,8 +24,8 @@ def test_every_read_with_an_encoding_meets_its_schema(scratch_scope, encoding):
     replies = [
         (SEARCH, tools.call("read_handle", {"handle": handle, "match": "café", "encoding": encoding,
                                             "max_matches": 3})),
-        (SEARCH, tools.call("read_handle", {"handle": handle, "match": "café", "encoding": encoding,
-                                            "before": len(LATIN), "context": "line"})),
+        (SEARCH, tools.call("read_handle", {"handle": handle, "match": "café", "encoding": encoding,  # (the web's:
+                                            "before": len(LATIN), "context": "line"}, full_windows=True)),  # offsets)
         (COUNT, tools.call("read_handle", {"handle": handle, "match": "café", "encoding": encoding, "count": True})),
         (RANGE, tools.call("read_handle", {"handle": handle, "length": 40, "encoding": encoding})),
         (LINES, tools.call("read_handle", {"handle": handle, "line": 2, "lines": 3, "encoding": encoding})),
@@ -34,6 +34,10 @@ def test_every_read_with_an_encoding_meets_its_schema(scratch_scope, encoding):
         assert reply["encoding"] == encoding
         jsonschema.validate(reply, schema)
     assert {w["encoding"] for w in replies[0][1]["windows"]} == {encoding}
+    lines = tools.call("read_handle", {"handle": handle, "match": "café", "encoding": encoding,
+                                       "before": len(LATIN), "context": "line"})["windows"]  # (the model's)
+    assert lines == [{"line": w["line"], "data": w["data"], "encoding": encoding} for w in replies[1][1]["windows"]]
+    assert lines[-1] == {"line": 900, "data": "caf\u00e9 au lait 899", "encoding": encoding}
 
 
 @pytest.mark.parametrize("schema", [SEARCH, COUNT, WINDOW, RANGE, LINES])

@@ -64,6 +64,30 @@ def pattern_spans(data: bytes, pattern: bytes) -> list[tuple[int, int]]:
     return [m.span() for m in re.finditer(pattern, data, re.MULTILINE) if m.end() > m.start()]
 
 
+MODEL_KEYS = ("line", "row", "data", "replaced", "encoding")  # (a whole line's window as the model gets it)
+
+
+def modelled(window: dict) -> dict:
+    """``window`` (with its offsets: the web inspector's) as the model gets it: a whole line's ``{line, data}`` (and
+    ``row``, ``replaced``, ``encoding``), a cut one's (``cut``) whole."""
+    return window if "cut" in window else {k: window[k] for k in MODEL_KEYS if k in window}
+
+
+def line_search(tools: ScratchTools, arguments: dict) -> dict:
+    """The search's reply with its windows' offsets (``full_windows``, the web's), checked to be the model's reply
+    but for each whole line's window, which the model gets as its line and data (:func:`modelled`)."""
+    full = tools.call("read_handle", arguments, full_windows=True)
+    assert tools.call("read_handle", arguments) == {**full, "windows": [modelled(w) for w in full["windows"]]}
+    return full
+
+
+def text_lines(data: bytes) -> list[str]:
+    """The lines of ``data`` as a whole line's window shows each: without its ``\\n`` (or ``\\r\\n``), decoded."""
+    parts = data.split(b"\n")  # (a \r ends a CRLF line; the last line's, not before a \n, is its own byte)
+    return [x.removesuffix(b"\r" if n < len(parts) - 1 else b"").decode("utf-8", "replace")
+            for n, x in enumerate(parts)]
+
+
 def check_windows(data: bytes, reply: dict, spans: list[tuple[int, int]]) -> None:
     """The reply's windows are the reference's: their lines, matches and bytes; a side the bound cut says so (and may
     leave out up to 3 bytes of a character cut there), a side at a line's end shows every byte up to it."""
@@ -84,6 +108,9 @@ def check_windows(data: bytes, reply: dict, spans: list[tuple[int, int]]) -> Non
         assert (hi == ref["hi"]) if not ref["after"] else (ref["hi"] - 3 <= hi <= ref["hi"])
         raw = data[lo:hi]
         assert shown["data"] == raw.decode("utf-8", "replace")
+        if "cut" not in shown and b"\n" not in raw:  # (what the model gets of it: line N, its bytes, exactly; its
+            whole = data.split(b"\n")[shown["line"] - 1]  # \r when a match takes it in)
+            assert raw in (whole, whole.removesuffix(b"\r"))
         assert shown.get("replaced", 0) == len(raw) - len(raw.decode("utf-8", "ignore").encode())
 
 
@@ -115,7 +142,7 @@ def _tools(store) -> tuple[ScratchTools, object]:
 def test_line_windows_of_a_substring_equal_the_split_lines(small_frames_store, data):
     tools, scope = _tools(small_frames_store)
     handle = scope.spill(data, source_tool="t").handle
-    reply = tools.call("read_handle", {"handle": handle, "match": "NEEDLE", "context": "line", "max_matches": 1000,
+    reply = line_search(tools, {"handle": handle, "match": "NEEDLE", "context": "line", "max_matches": 1000,
                                        "budget": MAX_REPLY_BYTES})
     assert reply_size(reply) <= MAX_REPLY_BYTES
     check_windows(data, reply, literal_spans(data, NEEDLE))
@@ -131,7 +158,7 @@ def test_line_windows_of_a_pattern_equal_the_split_lines(small_frames_store, dat
     spans = pattern_spans(data, pattern)
     if len(spans) > 300:  # (a reply of 64 KiB holds the windows of a few hundred matches)
         return
-    reply = tools.call("read_handle", {"handle": handle, "pattern": pattern.decode(), "context": "line",
+    reply = line_search(tools, {"handle": handle, "pattern": pattern.decode(), "context": "line",
                                        "max_matches": 1000, "budget": MAX_REPLY_BYTES})
     check_windows(data, reply, spans)
 
@@ -142,7 +169,7 @@ def test_a_line_of_3_mb_gives_a_bounded_window_that_says_the_line_goes_on(store)
     data = b"var a=1;" * 200_000 + b"NEEDLE();" + b"b" * 500 + b"NEEDLE();" + b"c=2;" * 300_000 + b"\n"
     tools, scope = _tools(store)
     handle = scope.spill(data, source_tool="t").handle
-    reply = tools.call("read_handle", {"handle": handle, "match": "NEEDLE", "context": "line"})
+    reply = line_search(tools, {"handle": handle, "match": "NEEDLE", "context": "line"})
     assert reply_size(reply) <= store.settings.reply_budget_bytes
     (window,) = reply["windows"]  # two matches 509 bytes apart on one line: one window
     first = data.find(NEEDLE)
@@ -156,13 +183,27 @@ def test_a_line_of_3_mb_gives_a_bounded_window_that_says_the_line_goes_on(store)
 @pytest.mark.parametrize(("before", "after", "cut"), [(700, 800, None), (1000, 1000, "both")])
 def test_a_small_budget_keeps_one_line_window_and_cuts_it_only_when_it_must(store, before, after, cut):
     """Lines of 1,506 and 2,006 bytes (shorter than the bound) in replies of 2,048 bytes: one window a reply; the
-    first line shown whole, the second cut to fit, marked as cut, and the note says which."""
+    first line shown whole, the second cut to fit, marked as cut, and the note says which. The model's window of the
+    whole line is its line and text (offsets in the web's, ``full_windows``): ~70 bytes fewer, so its reply fits
+    the one line without cutting anything and its note is the one of a page of whole windows (naming a number of
+    bytes as context=, as the other does: before, it named "a smaller context=", which context="line" has not)."""
     line = b"p" * before + b"NEEDLE" + b"q" * after
     data = (line + b"\n") * 10
     tools, scope = _tools(store)
     handle = scope.spill(data, source_tool="t").handle
-    reply = tools.call("read_handle", {"handle": handle, "match": "NEEDLE", "context": "line", "budget": 2048})
-    assert reply_size(reply) <= 2048
+    arguments = {"handle": handle, "match": "NEEDLE", "context": "line", "budget": 2048}
+    reply = tools.call("read_handle", arguments, full_windows=True)
+    model = tools.call("read_handle", arguments)
+    assert reply_size(reply) <= 2048 and reply_size(model) <= 2048
+    if cut is None:
+        assert model["windows"] == [{"line": 1, "data": line.decode()}]
+        assert model["note"] == ("the budget (2048 bytes) cut this reply to 1 of max_matches=20 matches; next_call "
+                                 "goes on (a larger budget=, up to 65536, or a number of bytes as context= shows "
+                                 "more matches a reply); count=true counts them all; before=15070 shows the last "
+                                 "ones")
+    else:
+        assert model == reply
+    assert model["next_call"] == reply["next_call"] and model["next_offset"] == reply["next_offset"]
     (window,) = reply["windows"]
     assert window.get("cut") == cut
     assert window["data"].encode() == data[window["offset"] : window["offset"] + window["length"]]
@@ -198,7 +239,7 @@ def test_line_windows_over_an_html_text_view(store, fixture_data):
     handle = scope.spill(page, source_tool="browser.get").handle
     text, _ = scope.structure.text_view(handle)
     view = text.encode()
-    reply = tools.call("read_handle", {"handle": handle, "view": "text", "match": "ownership", "context": "line",
+    reply = line_search(tools, {"handle": handle, "view": "text", "match": "ownership", "context": "line",
                                        "max_matches": 5, "budget": MAX_REPLY_BYTES})
     assert reply["view"] == "text" and 'context="line"' in reply["next_call"]
     spans = literal_spans(view, b"ownership")
@@ -401,7 +442,7 @@ def test_a_line_that_ends_after_the_buffer_did_not_join_the_next_lines_window(sm
     data = b"a" * 3900 + b"NEEDLE" + b"b" * 44 + b"NEEDLE" + b"cccc\n" + b"NEEDLE" + b"d" * 5000 + b"\n"
     tools, scope = _tools(small_frames_store)
     handle = scope.spill(data, source_tool="t").handle
-    reply = tools.call("read_handle", {"handle": handle, "match": "NEEDLE", "context": "line",
+    reply = line_search(tools, {"handle": handle, "match": "NEEDLE", "context": "line",
                                        "budget": MAX_REPLY_BYTES})
     check_windows(data, reply, literal_spans(data, NEEDLE))
     assert [w["line"] for w in reply["windows"]] == [1, 2]
@@ -411,19 +452,33 @@ def test_a_line_that_ends_after_the_buffer_did_not_join_the_next_lines_window(sm
 @given(data=texts(), budget=st.integers(2048, 9000), max_matches=st.integers(1, 30))
 def test_paging_line_windows_in_small_budgets_finds_every_match_once(small_frames_store, data, budget, max_matches):
     """Following next_call with context="line" and a small budget: every reply fits it, every window's text is the
-    bytes it names, and the matches shown are the substring's, each once."""
+    bytes it names, and the matches shown are the substring's, each once, by their offsets in the windows that keep
+    them (``full_windows``, the web's). In the model's, a whole line's window is line N's text exactly (a line of
+    more matches than max_matches shown again for the rest), and the lines shown are those holding a match."""
     tools, scope = _tools(small_frames_store)
     handle = scope.spill(data, source_tool="t").handle
-    seen: list[int] = []
-    offset: int | None = 0
-    while offset is not None:
-        reply = tools.call("read_handle", {"handle": handle, "match": "NEEDLE", "context": "line", "offset": offset,
-                                           "budget": budget, "max_matches": max_matches})
-        assert reply_size(reply) <= budget
-        for w in reply["windows"]:
-            if w.get("encoding") != "hexdump":
-                assert w["data"] == data[w["offset"] : w["offset"] + w["length"]].decode("utf-8", "replace")
-            seen += [m["offset"] for m in window_hits(w)]
-        assert reply["next_call"] is None or 'context="line"' in reply["next_call"]
-        offset = reply["next_offset"]
-    assert seen == [s for s, _ in literal_spans(data, NEEDLE)]
+    spans = literal_spans(data, NEEDLE)
+    starts = [0] + [at + 1 for at in range(len(data)) if data[at] == 10]
+    for full in (True, False):
+        seen: list[int] = []
+        lines: set[int] = set()
+        offset: int | None = 0
+        while offset is not None:
+            reply = tools.call("read_handle", {"handle": handle, "match": "NEEDLE", "context": "line",
+                                               "offset": offset, "budget": budget, "max_matches": max_matches},
+                               full_windows=full)
+            assert reply_size(reply) <= budget
+            for w in reply["windows"]:
+                lines.add(w["line"])
+                if "offset" not in w:  # (the model's whole line)
+                    assert not full and (w.get("encoding") == "hexdump" or
+                                         w["data"] == text_lines(data)[w["line"] - 1])
+                    continue
+                if w.get("encoding") != "hexdump":
+                    assert w["data"] == data[w["offset"] : w["offset"] + w["length"]].decode("utf-8", "replace")
+                seen += [m["offset"] for m in window_hits(w)]
+            assert reply["next_call"] is None or 'context="line"' in reply["next_call"]
+            offset = reply["next_offset"]
+        assert lines == {bisect.bisect_right(starts, s) for s, _ in spans}
+        if full:
+            assert seen == [s for s, _ in spans]

@@ -26,11 +26,13 @@ from .test_line_context import pattern_spans, reference_windows
 SLACK = 1024  # (a page's own fields, its note and next_call, beside its windows: well under this)
 
 
-def _pages(tools: ScratchTools, args: dict) -> list[dict]:
-    """Every page of a search, following next_offset (from the end: next_before), in the content's order."""
+def _pages(tools: ScratchTools, args: dict, full: bool = True) -> list[dict]:
+    """Every page of a search, following next_offset (from the end: next_before), in the content's order; ``full``:
+    a whole line's window with its offsets and matches (``full_windows``, the web's), else as the model gets it,
+    ``{line, data}``."""
     pages = []
     for _ in range(2000):
-        pages.append(tools.call("read_handle", args))
+        pages.append(tools.call("read_handle", args, full_windows=full))
         if not pages[-1].get("more"):
             return pages[::-1] if "before" in args else pages
         args = {**args, "before": pages[-1]["next_before"]} if "before" in args else {
@@ -55,11 +57,13 @@ def test_json_records_found_by_lines_in_a_small_budget_are_each_whole(scratch_sc
     tools = ScratchTools(scratch_scope)
     handle = scratch_scope.spill(data, source_tool="t").handle
     args = {"handle": handle, "pattern": pattern, "context": "line", "max_matches": 200, "budget": 2048}
-    pages = _pages(tools, {**args, "before": len(data)} if from_end else args)
-    windows = [w for page in pages for w in page["windows"]]
-    assert all(reply_size(page) <= 2048 for page in pages)
-    assert [w["line"] for w in windows] == list(range(1, 200, 2))
-    assert [json.loads(w["data"])["i"] for w in windows if "cut" not in w] == list(range(0, 200, 2))
+    for full in (True, False):  # (the web's windows, with offsets, and the model's, {line, data})
+        pages = _pages(tools, {**args, "before": len(data)} if from_end else args, full)
+        windows = [w for page in pages for w in page["windows"]]
+        assert all(reply_size(page) <= 2048 for page in pages)
+        assert [w["line"] for w in windows] == list(range(1, 200, 2))
+        assert [json.loads(w["data"])["i"] for w in windows if "cut" not in w] == list(range(0, 200, 2))
+        assert full or all(w.keys() == {"line", "data"} for w in windows)
 
 
 _starts = st.sampled_from([b"", b"{", b"[", b"  {", b"\t[", b"text ", b"ab ", b" b"])
@@ -114,9 +118,28 @@ def test_every_line_window_is_shown_whole_unless_alone_it_is_over_a_page(scratch
             cut += 1
             size = reply_size(data[whole["lo"] : whole["hi"]].decode("utf-8", "replace"))
             assert size > budget - SLACK and len(page["windows"]) == 1, (window, whole, budget)
+    _check_model_pages(tools, args, data, spans, budget, from_end)
     event(f"windows cut to fit alone: {cut > 0}")
     event(f"a line over max_matches or a page in pieces: {split > 0}")
     event(f"pages: {min(len(pages), 5)}{'+' if len(pages) >= 5 else ''}")
+
+
+def _check_model_pages(tools: ScratchTools, args: dict, data: bytes, spans: list[tuple[int, int]], budget: int,
+                       from_end: bool) -> None:
+    """The same search's pages as the model gets them: each within the budget, each whole line's window (``{line,
+    data}``) the text of the reference window starting at that line, the cut ones with their offsets (checked as
+    the web's above), and the lines shown those of every reference window."""
+    refs = reference_windows(data, spans)
+    whole = {ref["line"]: ref for ref in refs if not (ref["before"] or ref["after"])}
+    pages = _pages(tools, {**args, "before": len(data)} if from_end else args, full=False)
+    for page in pages:
+        assert reply_size(page) <= budget
+        for window in page["windows"]:
+            if "offset" not in window:
+                ref = whole[window["line"]]
+                assert window.keys() == {"line", "data"}
+                assert window["data"] == data[ref["lo"] : ref["hi"]].decode("utf-8", "replace")
+    assert {w["line"] for page in pages for w in page["windows"]} == {ref["line"] for ref in refs}
 
 
 def _alone_size(data: bytes, ref: dict, spans: list[tuple[int, int]]) -> int:

@@ -78,18 +78,21 @@ def test_every_read_in_a_member_shows_its_bytes_alone_and_its_chain_ends_at_its_
         assert _shown(raw, ranges) == data
         for context in (3, "line"):  # a search's windows (its context, a whole line) stay in the member too,
             for sought in ({"match": "a"}, {"pattern": r"\n"}, {"match": "b", "before": end}):  # page after page
-                found = _matches(tools, {"handle": handle, **sought, "offset": start, "end": end, "context": context,
-                                         "max_matches": 2}, start, end)
+                call = {"handle": handle, **sought, "offset": start, "end": end, "context": context,
+                        "max_matches": 2}
+                found = _matches(tools, call, start, end)
                 needle = b"a" if "match" in sought and "before" not in sought else b"b" if "match" in sought else b"\n"
                 assert sorted(found) == [i + start for i in range(len(data)) if data[i:i + 1] == needle]
+                if context == "line":  # (the model's windows of whole lines: {line, data}, no offsets)
+                    _model_lines(tools, call, raw, start, end)
 
 
 def _matches(tools: ScratchTools, call: dict | None, start: int, end: int) -> list[int]:
     """The match offsets of every page of a search and its next_calls, each window checked within
-    ``[start, end)``."""
+    ``[start, end)`` (its offsets: the web's ``full_windows``, as a cut window's are the model's too)."""
     found: list[int] = []
     while call is not None:
-        reply = tools.call("read_handle", call)
+        reply = tools.call("read_handle", call, full_windows=True)
         for window in reply.get("windows", []):
             assert start <= window["offset"] and window["offset"] + window["length"] <= end, (call, window)
             found += [hit["offset"] for hit in window_hits(window)]
@@ -152,3 +155,32 @@ def test_the_member_of_a_tail_read_is_found_reading_many_small_members_headers_a
         assert len(reads) <= 3 + (index + 1) // 16, (index, len(reads))
         assert sum(length for at, length in reads if at > members[300][0]) <= 2 * 16 * 1024  # (the large one's data
         # skipped, not read ahead through)
+
+
+def _model_lines(tools: ScratchTools, call: dict | None, raw: bytes, start: int, end: int) -> None:
+    """Every page of a bounded ``context="line"`` search as the model gets it is the web's (``full_windows``): its
+    whole lines' windows keep their offsets, as a window starting at the search's offset inside a line (a page
+    after one that showed some of its matches) would otherwise say it is its whole line."""
+    while call is not None:
+        reply = tools.call("read_handle", call)
+        assert reply == tools.call("read_handle", call, full_windows=True)
+        assert all(start <= w["offset"] <= w["offset"] + w["length"] <= end for w in reply["windows"])
+        call = call_args(reply["next_call"]) if reply["next_call"] else None
+
+
+def test_a_page_of_a_members_line_from_inside_it_says_where_it_starts(scratch_scope):
+    """A member of one line of three matches, max_matches=2: the second page starts at the third match (its offset,
+    the search's lower bound) and shows the line from there, "a". Before, the model's window of it was {line: 1,
+    data: "a"} -- a whole line's form, so the line seemed to be "a"; now it keeps its offset (514, the member's
+    third byte) as every window of a bounded search does."""
+    raw = tar_of([("m0.txt", b"aaa")])
+    handle = scratch_scope.spill(raw, source_tool="tar").handle
+    (start, _), = _members(raw)
+    tools = ScratchTools(scratch_scope)
+    call = {"handle": handle, "match": "a", "offset": start, "end": start + 3, "context": "line", "max_matches": 2}
+    first = tools.call("read_handle", call)
+    assert first["windows"] == [{"line": 1, "offset": start, "length": 3, "matches": [
+        {"offset": start, "length": 1, "line": 1}, {"offset": start + 1, "length": 1, "line": 1}], "data": "aaa",
+        "encoding": "text"}]
+    second = tools.call("read_handle", call_args(first["next_call"]))
+    assert second["windows"] == [{"line": 1, "offset": start + 2, "length": 1, "data": "a", "encoding": "text"}]

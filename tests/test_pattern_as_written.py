@@ -105,6 +105,12 @@ def test_the_refusal_names_both_searches_as_calls_that_run_as_given(scratch_scop
         reply = tools.call(call.to_json()["tool"], call.to_json()["arguments"])
         if "count" in asked:
             assert reply["matches"] == lower.count(at, asked["offset"]) == len(re.findall(r"openat\(", text[40:]))
+        elif asked.get("context") == "line":  # (a whole line's window: {line, data}, its matches in its text)
+            every = [m.start() for m in re.finditer(r"openat\(", text)]
+            lines = list(dict.fromkeys(text.count("\n", 0, n) + 1 for n in every))
+            assert reply["windows"] and [w["line"] for w in reply["windows"]] == lines[: len(reply["windows"])]
+            assert all(w == {"line": w["line"], "data": text.split("\n")[w["line"] - 1]} for w in reply["windows"])
+            assert sum(w["data"].count("openat(") for w in reply["windows"]) == min(3, len(every))
         else:
             starts = [m["offset"] for w in reply["windows"] for m in w.get("matches") or [
                 {"offset": w.get("match_offset", w["offset"])}]]  # (a merged window lists its matches)

@@ -74,8 +74,15 @@ def test_line_replies(tools, scratch_scope, arguments):
     {"match": "caf\u00e9", "encoding": "latin-1", "max_matches": 1},
 ])
 def test_search_replies(tools, scratch_scope, arguments):
-    handle = scratch_scope.spill(TEXT).handle
-    _check(openapi.SEARCH, tools.call("read_handle", {"handle": handle, **arguments}))
+    handle = scratch_scope.spill(TEXT).handle  # (the web API's /read: whole lines' windows with their offsets)
+    full = tools.call("read_handle", {"handle": handle, **arguments}, full_windows=True)
+    _check(openapi.SEARCH, full)
+    model = tools.call("read_handle", {"handle": handle, **arguments})
+    if arguments.get("context") == "line":  # (the model's window of a whole line: its line and data alone)
+        assert full["windows"] and all(w.keys() == {"line", "offset", "length", "match_offset", "match_length",
+                                                    "data"} for w in full["windows"])
+        full["windows"] = [{"line": w["line"], "data": w["data"]} for w in full["windows"]]
+    assert model == full
 
 
 @pytest.mark.parametrize("arguments", [

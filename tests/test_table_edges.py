@@ -44,6 +44,12 @@ def test_a_search_of_a_table_names_the_row_a_rows_read_takes(tools, search):
             sought = tools.read_handle(handle=handle, offset=hit["offset"], length=hit["length"])["data"]
             assert sought in json.dumps(row, ensure_ascii=False) or sought in "".join(row)
         row = tools.read_handle(handle=handle, row=window["row"], rows=1, budget=65536)["rows"][0]
+        if "offset" not in window:  # (a whole line's window: {line, row, data}, line N of the file, the row's)
+            assert window.keys() == {"line", "row", "data"}
+            assert window["data"] == DPKG.read_text().split("\n")[window["line"] - 1].removesuffix("\r")
+            (part,) = [p for p in window["data"].split('"') if search["match"] in p]  # (the line's text holding
+            assert part in "\n".join(row)  # the match, between its quotes: in the row's cells)
+            continue
         first = window.get("matches", [{"offset": window.get("match_offset", window["offset"]),
                                         "length": window.get("match_length", window["length"])}])[0]
         sought = tools.read_handle(handle=handle, offset=first["offset"], length=first["length"])["data"]

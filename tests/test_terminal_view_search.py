@@ -269,7 +269,13 @@ def test_a_view_search_of_terminal_output_shows_its_windows_rendered(scope, cont
     handle = _spill(scope, raw)
     view = render_text(raw)
     call = {"handle": handle, "match": "def __init__", "view": "text", "context": context, "max_matches": 30}
-    reply = tools.call("read_handle", call)
+    reply = tools.call("read_handle", call, full_windows=True)  # (the web's: a whole line's window with offsets)
+    model = tools.call("read_handle", call)
+    if context == "line":  # the model's window of a whole line: its line of the view, rendered, and nothing else
+        assert model == {**reply, "windows": [{"line": w["line"], "data": w["data"]} for w in reply["windows"]]}
+        assert all(w["data"] == view.split("\n")[w["line"] - 1] for w in model["windows"])
+    else:
+        assert model == reply
     windows = reply["windows"]
     assert windows and "\x1b" not in json.dumps(reply, ensure_ascii=False)
     for window in windows:
@@ -282,7 +288,8 @@ def test_a_view_search_of_terminal_output_shows_its_windows_rendered(scope, cont
     assert "data" in reply["note"] and "rendered" in reply["note"]
     shown, stored = sum(len(w["data"].encode()) for w in windows), sum(w["length"] for w in windows)
     assert shown < stored * (0.8 if context else 1) and reply_size(reply) <= 8192, (shown, stored)
-    following = tools.call("read_handle", _call(reply["next_call"]))  # the next page: from a stored offset
+    following = tools.call("read_handle", _call(reply["next_call"]), full_windows=True)  # the next page: from a
+    # stored offset
     assert window_hits(following["windows"][0])[0]["offset"] == reply["next_offset"] > window_hits(windows[-1])[-1][
         "offset"]
 

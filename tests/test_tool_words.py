@@ -65,7 +65,8 @@ def test_columns_take_numbers_under_a_header_and_a_window_names_only_what_is_not
     # definition ever tells them again, it tells them right)
     assert "match_offset" not in description or "unless the window is the match alone" in description
     text = scratch_scope.spill(b"/usr/bin/zstd\n" * 900).handle
-    window = tools.call("read_handle", {"handle": text, "match": "zstd", "context": "line", "max_matches": 1}
-                        )["windows"][0]
+    call = {"handle": text, "match": "zstd", "context": "line", "max_matches": 1}
+    assert tools.call("read_handle", call)["windows"] == [{"line": 1, "data": "/usr/bin/zstd"}]  # (the model's: a
+    window = tools.call("read_handle", call, full_windows=True)["windows"][0]  # whole line; the web's, its fields)
     assert window["match_offset"] == window["offset"] + 9 and window["match_length"] == 4  # (it ends the window)
     assert window["data"][window["match_offset"] - window["offset"]:] == "zstd"

@@ -7,9 +7,10 @@ from __future__ import annotations
 from scratchfs.api.contract import ScratchTools, window_hits
 
 
-def _windows(scope, data: bytes, **search) -> list[dict]:
+def _windows(scope, data: bytes, full: bool = False, **search) -> list[dict]:
+    """The windows of a search of ``data``; ``full``: the web's (``full_windows``: a whole line's with its fields)."""
     handle = scope.spill(data, source_tool="t").handle
-    return ScratchTools(scope).call("read_handle", {"handle": handle, **search})["windows"]
+    return ScratchTools(scope).call("read_handle", {"handle": handle, **search}, full_windows=full)["windows"]
 
 
 def test_a_match_that_ends_the_content_or_its_line_says_its_length(scope):
@@ -18,7 +19,12 @@ def test_a_match_that_ends_the_content_or_its_line_says_its_length(scope):
     assert window["offset"] + window["length"] == len(data)  # (the match ends the window)
     assert (window["match_offset"], window["match_length"]) == (len(data) - 6, 6)
     (line,) = _windows(scope, b"/usr/bin/zstd\n" * 900, match="zstd", context="line", max_matches=1)
-    assert (line["match_offset"], line["match_length"]) == (9, 4)
+    assert line == {"line": 1, "data": "/usr/bin/zstd"}  # (the model's whole line: its match in its data)
+    (line,) = _windows(scope, b"/usr/bin/zstd\n" * 900, True, match="zstd", context="line", max_matches=1)
+    assert (line["offset"], line["length"], line["match_offset"], line["match_length"]) == (0, 13, 9, 4)  # (the web's)
+    (cut,) = _windows(scope, b"x" * 3000 + b"zstd\n", match="zstd", context="line")  # (a line cut: its fields kept)
+    assert (cut["cut"], cut["offset"] + cut["length"], cut["match_offset"], cut["match_length"]) == (
+        "before", 3004, 3000, 4)
 
 
 def test_a_match_that_starts_the_content_says_its_offset(scope):

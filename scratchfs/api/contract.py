@@ -22,7 +22,8 @@ byte range (or a search window) of binary content that is text (a tar member of 
   beside a negative ``line`` (a member's first: :func:`~scratchfs.api.bounds.lines_within`); the budget cuts it from
   the front (its last lines whole; a line longer than the budget: its last bytes, the rest before them read next).
 * by ``match`` / ``pattern``: ``{handle, match (or pattern, ignore_case), size, next_offset, more, remaining,
-  next_call, windows: [{line, offset, length, data}]}`` (:mod:`scratchfs.api.search_reply` says each field: merged
+  next_call, windows: [{line, offset, length, data}]}``, a whole line's (``context="line"``) ``{line, data}``
+  (:mod:`scratchfs.api.search_reply` says each field: merged
   windows, ``cut``, a reply over budget, ``view="text"``, ``before``); ``ignore_case`` only when true, ``more``
   (true) and ``remaining`` only while matches may follow (a finished search: ``next_offset`` and ``next_call`` null).
 * ``scratch_write``: ``{key, size, ttl, expires_at}`` (whole seconds); ``scratch_read``: a range read of the value
@@ -144,8 +145,10 @@ class ScratchTools:
         """The scope the next call works in."""
         return self._scope if isinstance(self._scope, Scope) else self._scope()
 
-    def call(self, name: object, arguments: object = None) -> dict[str, Any]:
+    def call(self, name: object, arguments: object = None, *, full_windows: bool = False) -> dict[str, Any]:
         """Run tool ``name`` with ``arguments`` (checked against its schema) and return its result object.
+        ``full_windows`` (not a tool argument: the web inspector's): a read_handle search's windows of whole lines
+        keep their offsets and match fields (:func:`~scratchfs.api.search_reply.window_json`).
 
         Raises:
             InvalidArgument: ``name`` (of any type) is not a tool's, or bad ``arguments`` (:func:`check_arguments`).
@@ -156,7 +159,7 @@ class ScratchTools:
             _keep_budget(exc, arguments.get("budget") if isinstance(arguments, Mapping) else None)
             raise
         if name == "read_handle":  # so a structure read does not check its texts again
-            return self._read_handle(True, **args)
+            return self._read_handle(True, **args, full_windows=full_windows)
         return getattr(self, name)(**args)
 
     def check(self, name: object, arguments: object = None) -> dict[str, Any]:
@@ -237,9 +240,10 @@ class ScratchTools:
                      line: int | None = None, lines: int | None = None, match: str | None = None,
                      pattern: str | None = None, ignore_case: bool = False, context: int | str | None = None,
                      max_matches: int | None = None, budget: int | None = None, before: int | None = None,
-                     encoding: str | None = None, **structure: Any) -> dict[str, Any]:
-        """:meth:`read_handle`; ``checked``: its texts were checked as UTF-8 already (by :meth:`call`). The options
-        of two modes mixed are refused before the scope is asked for (a face's store may be out of reach)."""
+                     encoding: str | None = None, full_windows: bool = False, **structure: Any) -> dict[str, Any]:
+        """:meth:`read_handle`; ``checked``: its texts were checked as UTF-8 already (by :meth:`call`);
+        ``full_windows``: :meth:`call`'s. The options of two modes mixed are refused before the scope is asked for
+        (a face's store may be out of reach)."""
         counting = structure.pop("count", None)
         counting = counting is not None and check_flag(counting, "count")
         if structure.get("slurp") is not None and not check_flag(structure["slurp"], "slurp"):
@@ -269,7 +273,7 @@ class ScratchTools:
                 result = scope.search(handle, match, pattern, offset, ignore_case=ignore_case, context=context,
                                       max_matches=max_matches, cap=min(MAX_READ_BYTES, budget), view=given["view"],
                                       before=before, end=end, budget=echo)
-                return matches_reply(replace(result, budget=echo), budget)  # (offsets and lines in the view)
+                return matches_reply(replace(result, budget=echo), budget, full_windows)  # (the view's offsets, lines)
             return structure_reply(scope, handle, offset, given, budget, checked=checked, call_budget=echo)
         cap = min(MAX_READ_BYTES, budget)
         ranged = not (match or pattern or ignore_case or line is not None or lines is not None or context is not None
@@ -285,7 +289,7 @@ class ScratchTools:
                                        lines=lines, cap=cap, before=before, end=end, budget=echo)
         result = replace(result, budget=echo, encoding=single)  # its next_call repeats the budget and encoding
         if isinstance(result, Matches):  # (of a table: the row of each match, which a rows read takes)
-            return matches_reply(as_given(with_rows(scope, result), match, pattern), budget)
+            return matches_reply(as_given(with_rows(scope, result), match, pattern), budget, full_windows)
         lead = 0 if line is not None or result.binary or single else min(3, result.offset)  # lines from a byte offset:
         if lead and result.data[:1] and result.data[0] & 0xC0 == 0x80:  # a continuation byte: it may fall inside a
             # character (the bytes before tell); then they start at the next one, as a range read does

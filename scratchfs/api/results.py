@@ -315,6 +315,8 @@ class Matches(Bounded):
             not the cause.
         rows: a search of a table (:mod:`scratchfs.api.search_rows`): the row (``row=N``) of each match not in the
             header, by its offset, else ``None``.
+        full_windows: a whole line's window (``context="line"``) keeps its offsets and match fields as a cut one's
+            (the web inspector's, which marks the matches by them); the model's is ``{line, data}`` (``False``).
     """
 
     handle: str
@@ -339,6 +341,7 @@ class Matches(Bounded):
     left: int | None = None
     held: bool = False
     rows: dict[int, int] | None = None
+    full_windows: bool = False
 
     @property
     def first_left(self) -> int | None:

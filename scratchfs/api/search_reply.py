@@ -9,7 +9,8 @@ fact once: a window of one match adds
 length, line}]`` (:func:`~scratchfs.api.search_reply.window_json`); windows whose context overlaps are merged;
 a search of a table (CSV/TSV) gives each window's ``row`` after its ``line`` and each listed match's, the ``row=``
 a rows read takes (:mod:`scratchfs.api.search_rows`); ``context="line"``: each window is the line holding its
-matches (:mod:`scratchfs.engine.line_windows`), and one cut by the bound of 1 KiB a side (or by the budget) says
+matches (:mod:`scratchfs.engine.line_windows`): a whole line's is ``{line, data}`` (and ``row``), its match in its
+data, and one cut by the bound of 1 KiB a side (or by the budget) keeps its fields and says
 ``"cut": "before" | "after" | "both"``;
 a reply over budget keeps the windows that fit and the next one cut to fit (its first matches, then less context
 after the last; from the end, its last matches and less context before: a window whose context the budget cut
@@ -41,7 +42,7 @@ from scratchfs.api.encodings import encode_needle
 from scratchfs.api.fixed import Squeeze
 from scratchfs.api.miss_hints import unhinted
 from scratchfs.api.results import Matches, bounded_resume
-from scratchfs.api.views import piece, reads_as_text, reply_size
+from scratchfs.api.views import Piece, piece, reads_as_text, reply_size
 from scratchfs.engine.search import Hit, Window
 from scratchfs.engine.structure.terminal import render_fragment
 from scratchfs.engine.structure.terminal_match import drawn_edges
@@ -53,7 +54,7 @@ from scratchfs.foundation.text import plural, utf8_suffix_start
 
 def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
                 cut: tuple[bool, bool] = (False, False), encoding: str | None = None,
-                rows: dict[int, int] | None = None) -> dict[str, Any]:
+                rows: dict[int, int] | None = None, full: bool = False) -> dict[str, Any]:
     """One search window: ``{line, offset, length, data}`` (plus ``replaced``/``encoding``), each fact once: ``line``
     is its first match's (1-based); a window of one match gives the match's start and length as ``match_offset``
     and ``match_length`` unless the window is the match alone (no context either side: ``context=0``), both, where
@@ -61,7 +62,10 @@ def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
     line's; a match longer than the window, cut to the budget): a few bytes a window, and every window with context
     says its match alike; a window of several matches
     lists them, ``matches: [{offset, length, line}]``. :func:`window_hits` reads the matches back from either.
-    A window of whole lines (``context="line"``) whose line goes on past it
+    A window of whole lines (``context="line"``) that holds its whole line is ``{line, data}`` (``row``, and
+    ``replaced``/``encoding``) alone: its matches are in its data, ``line=N`` reads around it (``full``: its offset,
+    length and match fields too, as the web inspector's, which marks its matches by them). One whose line goes on
+    past it
     (:data:`~scratchfs.foundation.limits.LINE_WINDOW_BYTES` bytes a side at most) says where: ``cut`` is
     ``"before"``, ``"after"`` or ``"both"``, as a line read's ``cut`` says it stops inside a line; a line's bytes
     are shown whole at its ends, an invalid byte there included (as U+FFFD). A window of bytes of context says
@@ -91,6 +95,8 @@ def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
     row = {"row": rows[hits[0].offset]} if hits and hits[0].offset in rows else {}
     out: dict[str, Any] = {"line": window.line, **row, **shown.fields()}
     before, after = cut if window.line_cut is None else window.line_cut
+    if window.line_cut is not None and not (before or after or full):  # a whole line: its line and data say it all
+        return {"line": window.line, **row, **_content(window, shown, textual, rendered and not binary)}
     if before or after:
         out["cut"] = "both" if before and after else "before" if before else "after"
     if len(hits) > 1:
@@ -98,13 +104,19 @@ def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
                            **({"row": rows[h.offset]} if h.offset in rows else {})} for h in hits]
     elif hits and (hits[0].offset, hits[0].length) != (shown.offset, shown.length):  # (not the match itself)
         out["match_offset"], out["match_length"] = hits[0].offset, hits[0].length
+    return {**out, **_content(window, shown, textual, rendered and not binary)}
+
+
+def _content(window: Window, shown: Piece, textual: bool, rendered: bool) -> dict[str, Any]:
+    """The ``data`` (``replaced``, ``encoding``) of ``shown``, the piece of ``window`` a reply shows: ``textual``,
+    binary content's text (``"encoding": "text"``); ``rendered``, terminal output's bytes as its view renders them."""
     content = shown.content_fields()
     if textual:
         content["encoding"] = "text"
-    if rendered and not binary:
+    if rendered:
         start = shown.offset - window.offset
         content["data"] = render_fragment(window.data[start : start + shown.length])
-    return {**out, **content}
+    return content
 
 
 def _reads_as_text(window: Window, size: int, keep_from: int) -> bool:
@@ -117,8 +129,11 @@ def _reads_as_text(window: Window, size: int, keep_from: int) -> bool:
 
 def window_hits(window: dict[str, Any]) -> list[dict[str, Any]]:
     """The matches of a window as :func:`window_json` gives it: ``[{offset, length, line}]``, in order (its
-    ``matches``, or the one match its ``match_offset`` / ``match_length`` or its own bytes make). Raises KeyError
-    for a dict that is not a window."""
+    ``matches``, or the one match its ``match_offset`` / ``match_length`` or its own bytes make); of a whole line
+    (``context="line"``, no ``offset``: its matches are in its data), ``[{line}]``, the line's. Raises KeyError for
+    a dict that is not a window."""
+    if "offset" not in window:
+        return [{"line": window["line"]}]
     if "matches" in window:
         return list(window["matches"])
     start = window.get("match_offset", window["offset"])
@@ -126,7 +141,7 @@ def window_hits(window: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"offset": start, "length": length, "line": window["line"]}]
 
 
-def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
+def matches_reply(found: Matches, budget: int, full_windows: bool = False) -> dict[str, Any]:
     """A search as the contract's JSON object, fitted into ``budget`` bytes: the windows that fit and the next one cut
     to fit (:func:`_trim_after`; from the end, :func:`_trim_before`), then, for a first window alone, less context a
     side, then the first match cut; ``next_offset`` is the first match not shown. A window of lines
@@ -135,7 +150,12 @@ def matches_reply(found: Matches, budget: int) -> dict[str, Any]:
     never be shown; a window of bytes of context is cut to fit (what it loses is context, its matches all shown, and
     the next page's window starts up to ``context`` bytes before its first match: leaving it whole to the next page
     would cost pages for context alone). The echoed ``match``/``pattern`` and ``next_call`` are measured first
-    (:class:`~scratchfs.api.fixed.Squeeze`)."""
+    (:class:`~scratchfs.api.fixed.Squeeze`). ``full_windows`` (the web inspector's): a whole line's window keeps
+    its offsets and match fields (:attr:`~scratchfs.api.results.Matches.full_windows`), as it does in a bounded
+    search's (``end=``, a member's), whose window may start at the search's ``offset`` inside a line (a page after
+    one that showed some of the line's matches, ``max_matches`` fewer than the line's): ``{line, data}`` would say
+    its piece is the whole line."""
+    found = replace(found, full_windows=found.full_windows or full_windows or found.end is not None)
     windows = found.windows
     if windows:  # the floor: one match's first byte alone, the search going on past it
         edge = windows[0] if found.before is None else windows[-1]
@@ -320,6 +340,8 @@ def _rest_of_match(found: Matches, reply: dict[str, Any], hit: Hit, shown: int) 
     its ``note`` says so and names the byte read of its rest (a read of the stored bytes: not for a search of a view,
     whose offsets are another text's), which its ``calls`` give as data."""
     window = reply["windows"][0] if reply["windows"] else None
+    if window is not None and "offset" not in window:  # (a whole line: its match whole in it)
+        return reply
     upto = shown + hit.offset if window is None else window["offset"] + window["length"]  # (whole characters shown)
     left = hit.offset + hit.length - upto
     if left <= 0 or found.view is not None:
@@ -377,19 +399,21 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
 def _drawn_json(found: Matches, window: Window, cut: tuple[bool, bool], drawn: dict | None) -> dict[str, Any]:
     """:func:`window_json` of ``window``, kept in ``drawn`` (``None``: not kept)."""
     if drawn is None:
-        return window_json(window, found.size, found.binary, found.rendered, cut, found.encoding, found.rows)
+        return window_json(window, found.size, found.binary, found.rendered, cut, found.encoding, found.rows,
+                           found.full_windows)
     key = (window.offset, len(window.data), len(window.matches), cut)
     out = drawn.get(key)
     if out is None:
         out = drawn[key] = window_json(window, found.size, found.binary, found.rendered, cut, found.encoding,
-                                       found.rows)
+                                       found.rows, found.full_windows)
     return out
 
 
 def _budget_note(found: Matches, windows: int, count: int, budget: int) -> str:
     """What a reply says when its ``budget`` (bytes) cut it to ``count`` matches in ``windows`` windows, fewer than
     ``max_matches`` while more follow."""
-    narrower = " or a smaller context=" if found.context else ""
+    narrower = (" or a number of bytes as context=" if found.context == "line" else  # (a line has no smaller)
+                " or a smaller context=" if found.context else "")
     grouped = f" in {plural(windows, 'window')}" if windows != count else ""  # (near matches merge)
     total = "" if found.view else "; count=true counts them all"  # (a text view is not counted)
     total += f"; before={found.bound} shows the last ones" if found.before is None and not found.view else ""

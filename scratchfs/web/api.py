@@ -183,7 +183,8 @@ def handle_read(request: Request, run: str, agent: str, handle: str) -> dict[str
     tools = ScratchTools(lambda: app_store(request).scope(run, agent))
     if columns:  # a name the header holds, else digits (or number:N) a column number: scratchfs.api.column_words
         args["columns"] = column_words(tools, handle, columns)
-    return tools.call("read_handle", args)
+    return tools.call("read_handle", args, full_windows=True)  # (a human's UI: a whole line's window keeps its
+    # offsets and match fields, which app.js marks its matches by; the model's is {line, data})
 
 
 def handle_tree(request: Request, run: str, agent: str, handle: str) -> dict[str, Any]:
