@@ -30,6 +30,7 @@ from scratchfs.engine.structure.row_keys import EXTRA_CELLS, row_keys
 from scratchfs.engine.structure.table import UNSPLIT_KEY
 from scratchfs.foundation.calls import add_said
 from scratchfs.foundation.errors import InvalidArgument, JqFailed
+from scratchfs.foundation.text import plural
 
 __all__ = ["MAX_DOCUMENT_BYTES", "SAMPLE_BYTES", "SAMPLE_VALUES", "document_note", "input_keys", "keys_failed",
            "keys_noted", "null_answer", "records_note", "root_path", "rows_note"]
@@ -224,7 +225,7 @@ def rows_note(source: ContentSource, layout: Layout | None, filter: str) -> str 
         return None
     first = json.dumps(missing[0], ensure_ascii=False)
     return (f"no column is named {first}, which the filter names (a missing key is null to jq); "
-            f"{_nearest(missing[0], columns, f'the {len(columns)} columns')}")
+            f"{_nearest(missing[0], columns, 'the ' + plural(len(columns), 'column'))}")
 
 
 def _sample(source: ContentSource) -> tuple[list[Any], bool]:
@@ -297,7 +298,7 @@ def document_note(source: ContentSource, filter: str) -> str | None:
         if step not in value:
             keys = list(value)
             return (f"{walked or '.'} has no key {json.dumps(step, ensure_ascii=False)}, which the filter names "
-                    f"(a missing key is null to jq); {_nearest(step, keys, f'its {len(keys):,} keys')}")
+                    f"(a missing key is null to jq); {_nearest(step, keys, 'its ' + plural(len(keys), 'key'))}")
         value, walked = value[step], f"{walked}.{step}" if _NAME.fullmatch(step) else f"{walked}[{json.dumps(step)}]"
     known, _ = _all_keys([document])
     missing = _missing(filter, known)
