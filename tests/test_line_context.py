@@ -75,9 +75,11 @@ def modelled(window: dict) -> dict:
 
 def line_search(tools: ScratchTools, arguments: dict) -> dict:
     """The search's reply with its windows' offsets (``full_windows``, the web's), checked to be the model's reply
-    but for each whole line's window, which the model gets as its line and data (:func:`modelled`)."""
+    but for each whole line's window, which the model gets as its line and data (:func:`modelled`) -- of a view's
+    search (``view="text"``) too: its note reads on from a window's offset, which ``line=`` does not (hostile42)."""
     full = tools.call("read_handle", arguments, full_windows=True)
-    assert tools.call("read_handle", arguments) == {**full, "windows": [modelled(w) for w in full["windows"]]}
+    model = full if "view" in arguments else {**full, "windows": [modelled(w) for w in full["windows"]]}
+    assert tools.call("read_handle", arguments) == model
     return full
 
 

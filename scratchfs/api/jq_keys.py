@@ -137,9 +137,16 @@ def _closing(filter: str, at: int) -> int:
     return at
 
 
+def _uncommented(filter: str) -> str:
+    """``filter`` with each comment (``#`` to the line's end, outside a string) blanked, its length kept."""
+    return re.sub(rf"({_STRING})|#[^\n]*", lambda m: m.group(1) or " " * len(m.group()), filter)
+
+
 def input_keys(filter: str) -> list[tuple[int, list[str | None]]] | None:
     """The paths from the input ``filter`` names (:func:`_chains`), those whose first key the filter builds itself
-    left out; ``None`` when it can build keys no parse tells (see the module's words): nothing is sure."""
+    left out (a comment's words are none); ``None`` when it can build keys no parse tells (see the module's words):
+    nothing is sure."""
+    filter = _uncommented(filter)
     code = _code(filter)
     if _UNSURE.search(code):
         return None
@@ -249,9 +256,10 @@ def _sample(source: ContentSource) -> tuple[list[Any], bool]:
     return values, False
 
 
-def _all_keys(values: list[Any]) -> tuple[set[str], list[str]]:
-    """Every key of an object in ``values`` at any depth (:data:`_MOST_NODES` values walked), and the keys of the
-    objects among ``values`` themselves, in order."""
+def _all_keys(values: list[Any]) -> tuple[set[str] | None, list[str]]:
+    """Every key of an object in ``values`` at any depth, and the keys of the objects among ``values`` themselves, in
+    order; ``None`` for the first when :data:`_MOST_NODES` values were walked before the end (a key not seen may be in
+    the rest: none is said missing)."""
     known: set[str] = set()
     top = list(dict.fromkeys(key for value in values if isinstance(value, dict) for key in value))
     stack, seen = list(values), 0
@@ -263,7 +271,7 @@ def _all_keys(values: list[Any]) -> tuple[set[str], list[str]]:
             stack.extend(one.values())
         elif isinstance(one, list):
             stack.extend(one)
-    return known, top
+    return (None if stack else known), top
 
 
 def records_note(source: ContentSource, filter: str, noun: str = "record") -> str | None:
@@ -273,7 +281,7 @@ def records_note(source: ContentSource, filter: str, noun: str = "record") -> st
         return None
     values, whole = _sample(source)
     known, top = _all_keys(values)
-    missing = _missing(filter, known) if top else []
+    missing = _missing(filter, known) if top and known is not None else []
     if not missing:
         return None
     which = f"no {noun} has" if whole else f"none of the first {len(values):,} {noun}s has"
@@ -301,7 +309,7 @@ def document_note(source: ContentSource, filter: str) -> str | None:
                     f"(a missing key is null to jq); {_nearest(step, keys, 'its ' + plural(len(keys), 'key'))}")
         value, walked = value[step], f"{walked}.{step}" if _NAME.fullmatch(step) else f"{walked}[{json.dumps(step)}]"
     known, _ = _all_keys([document])
-    missing = _missing(filter, known)
+    missing = _missing(filter, known) if known is not None else []
     if not missing:
         return None
     return (f"no object of this document has the key {json.dumps(missing[0], ensure_ascii=False)}, which the filter "

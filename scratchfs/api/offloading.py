@@ -7,18 +7,17 @@ whole (``python bench/offload_memory.py``: 54 MiB of JSON text offloaded with 11
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Generator, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from scratchfs.api.policy import KNOWN_CLASSES, Observation, check_result_class, should_spill, tool_result_out_of_band
-from scratchfs.api.spill_failure import outcome, passed_through
+from scratchfs.api.spill_failure import outcome, passed_through, text_bytes
 from scratchfs.api.stub import FREE_BY_DELETING, NOTHING_TO_FREE, OVER_THE_WHOLE_QUOTA, refusal_notice
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import QUOTA_ADVICE, InvalidArgument, QuotaExceeded, ScratchError
 from scratchfs.foundation.json_pieces import JsonText
-from scratchfs.foundation.text import is_utf8_text, one_line, shorten, utf8_text
+from scratchfs.foundation.text import one_line, shorten, utf8_text
 
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
@@ -46,7 +45,7 @@ def offload(scope: Scope, obs: Observation, extra_bytes: int = 0) -> Observation
         if not should_spill(obs, settings.spill_threshold_bytes, never_spill_tools=settings.never_spill_tools,
                             spill_classes=settings.spill_classes, extra_bytes=extra_bytes):
             return obs
-        return _spilled(scope, obs, _text_bytes(obs.content) if isinstance(obs.content, str) else obs.content)
+        return _spilled(scope, obs, text_bytes(obs.content) if isinstance(obs.content, str) else obs.content)
     except Exception as exc:  # (a bug: the result goes through as it came, up to passthrough_max_bytes)
         out = passed_through(obs, settings, exc)
         log.error("scratchfs: spilling the result of %s failed; %s", shorten(obs.tool, 120), outcome(out),
@@ -99,20 +98,6 @@ def _offload_json(scope: Scope, obs: Observation) -> Observation:
         return obs
     # (obs itself, the structure, when it is neither spilled nor refused)
     return _spilled(scope, obs, _utf8_pieces(text), text)
-
-
-_NO_BYTE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
-"""A lone surrogate that stands for no byte (``surrogateescape`` writes a byte that is no UTF-8 as U+DC80-U+DCFF)."""
-
-
-def _text_bytes(text: str) -> str | bytes:
-    """``text`` to spill: itself when it is UTF-8 text, else its bytes, each lone surrogate U+DC80-U+DCFF the byte it
-    stands for (``os.fsdecode``, ``errors="surrogateescape"``: a file name's or a command's bytes that are no UTF-8)
-    and any other one U+FFFD, as a view shows both; a spill of text with a lone surrogate is refused, and a result of
-    a tool that decoded such bytes went into the context whole."""
-    if is_utf8_text(text):
-        return text
-    return _NO_BYTE.sub("\ufffd", text).encode("utf-8", "surrogateescape")
 
 
 def _utf8_pieces(text: JsonText) -> Iterator[bytes]:

@@ -154,8 +154,10 @@ def matches_reply(found: Matches, budget: int, full_windows: bool = False) -> di
     its offsets and match fields (:attr:`~scratchfs.api.results.Matches.full_windows`), as it does in a bounded
     search's (``end=``, a member's), whose window may start at the search's ``offset`` inside a line (a page after
     one that showed some of the line's matches, ``max_matches`` fewer than the line's): ``{line, data}`` would say
-    its piece is the whole line."""
-    found = replace(found, full_windows=found.full_windows or full_windows or found.end is not None)
+    its piece is the whole line; and in a view's (``view="text"``: an HTML page's text, terminal output rendered),
+    whose note reads on from a window by its offset (``offset=``/``raw_offset=``: ``line=`` reads no view)."""
+    full = full_windows or found.end is not None or found.view is not None or found.rendered
+    found = replace(found, full_windows=found.full_windows or full)
     windows = found.windows
     if windows:  # the floor: one match's first byte alone, the search going on past it
         edge = windows[0] if found.before is None else windows[-1]

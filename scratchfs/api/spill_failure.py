@@ -14,6 +14,7 @@ not kept, and what to do (retry in a few seconds when the store was out of reach
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import replace
 
 from scratchfs.api.policy import Observation, result_size, should_spill
@@ -24,7 +25,7 @@ from scratchfs.foundation import checks
 from scratchfs.foundation.errors import out_of_reach
 from scratchfs.foundation.json_pieces import JsonText
 from scratchfs.foundation.limits import PASSTHROUGH_MAX_BYTES, PREVIEW_BYTES
-from scratchfs.foundation.text import shorten
+from scratchfs.foundation.text import is_utf8_text, shorten
 
 log = logging.getLogger("scratchfs.api.scope")  # (offload's logger: hosts filter on it)
 
@@ -86,6 +87,20 @@ def outcome(obs: Observation) -> str:
     return "passing a preview and a notice" if obs.refused is not None else "passing it through whole"
 
 
+_NO_BYTE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+"""A lone surrogate that stands for no byte (``surrogateescape`` writes a byte that is no UTF-8 as U+DC80-U+DCFF)."""
+
+
+def text_bytes(text: str) -> str | bytes:
+    """``text`` to spill: itself when it is UTF-8 text, else its bytes, each lone surrogate U+DC80-U+DCFF the byte it
+    stands for (``os.fsdecode``, ``errors="surrogateescape"``: a file name's or a command's bytes that are no UTF-8)
+    and any other one U+FFFD, as a view shows both; a spill of text with a lone surrogate is refused, and a result of
+    a tool that decoded such bytes went into the context whole. A failed spill's preview shows them so too."""
+    if is_utf8_text(text):
+        return text
+    return _NO_BYTE.sub("\ufffd", text).encode("utf-8", "surrogateescape")
+
+
 def _measured(content: object, bound: int, preview_bytes: int) -> tuple[bytes, bytes, int] | None:
     """``None`` when ``content`` goes through whole (at most ``bound`` bytes as a model receives it, or neither text
     nor a structure); else its head and tail bytes for a preview and its size in bytes. Raises what writing a
@@ -100,8 +115,8 @@ def _measured(content: object, bound: int, preview_bytes: int) -> tuple[bytes, b
     if isinstance(content, str):
         if len(content) <= bound and result_size(content) <= bound:
             return None
-        size = len(content) if content.isascii() else len(content.encode("utf-8", "surrogatepass"))
-        return (content[:keep].encode("utf-8", "replace"), content[-keep:].encode("utf-8", "replace"), size)
+        size = len(content) if content.isascii() else len(_as_bytes(text_bytes(content)))  # (the bytes a spill keeps)
+        return _as_bytes(text_bytes(content[:keep])), _as_bytes(text_bytes(content[-keep:])), size
     if isinstance(content, (bytes, bytearray, memoryview)):
         data = memoryview(content).cast("B")
         if len(data) <= bound and result_size(data) <= bound:
@@ -110,4 +125,9 @@ def _measured(content: object, bound: int, preview_bytes: int) -> tuple[bytes, b
     return None
 
 
-__all__ = ["LESS_ADVICE", "RETRY_ADVICE", "outcome", "passed_through", "unspilled"]
+def _as_bytes(text: str | bytes) -> bytes:
+    """:func:`text_bytes`'s answer as bytes (UTF-8 text encoded)."""
+    return text.encode() if isinstance(text, str) else text
+
+
+__all__ = ["LESS_ADVICE", "RETRY_ADVICE", "outcome", "passed_through", "text_bytes", "unspilled"]
