@@ -9,8 +9,12 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
+import pytest
+
+from scratchfs.api import jq_keys
 from scratchfs.api.contract import ScratchTools
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -38,3 +42,21 @@ def test_a_key_named_in_a_comment_is_not_looked_up(scope):
     assert "bogus" not in reply.get("note", "")
     typo = _jq(scope, data, 'select(.sectoin == "admin") # the section\n| .package')
     assert 'the key "sectoin"' in typo["note"] and 'nearest: "section"' in typo["note"]
+
+
+def _cpu(filter: str) -> float:
+    best = float("inf")
+    for _ in range(3):
+        started = time.thread_time()
+        jq_keys.input_keys(filter)
+        best = min(best, time.thread_time() - started)
+    return best
+
+
+@pytest.mark.parametrize("made", [lambda n: " and .a" * (n // 7),  # (words before paths)
+                                  lambda n: '"' + '\\"' * (n // 2)])  # (a string left open over many quotes)
+def test_the_filters_paths_cost_what_its_length_does(made):
+    """The word before each path was found by a search over the whole filter before it, and a string left open was
+    tried again from each quote: the square of the filter's length (0.16-0.39 s at 4,096 characters, hostile42). Four
+    times the filter costs about four times as much (the bound leaves room for noise, not for a square: 16)."""
+    assert _cpu(made(4000)) < 9 * max(_cpu(made(1000)), 1e-4)

@@ -61,8 +61,12 @@ _NAME = re.compile(r"[A-Za-z_]\w*")
 
 
 def _code(filter: str) -> str:
-    """``filter`` with each string literal's text blanked (``""``)."""
-    return re.sub(_STRING, '""', filter)
+    """``filter`` with each string literal's text blanked (``""``); one left open blanked to the end (one pass: a
+    pattern that needs the closing quote tried again from each of many quotes, the square of the filter's length)."""
+    return _STRING_OR_REST.sub('""', filter)
+
+
+_STRING_OR_REST = re.compile(r'"(?:[^"\\]|\\[\s\S])*(?:"|\\?\Z)')
 
 
 def _chains(filter: str) -> Iterator[tuple[int, list[str | None]]]:
@@ -91,8 +95,11 @@ def _from_input(filter: str, start: int, prev: str) -> bool:
     if prev and (prev in '")]}$' or prev.isdigit()):
         return False
     if prev.isalpha() or prev == "_":
-        word = re.search(r"[$A-Za-z_]\w*\s*\Z", filter[:start])
-        return word is not None and word.group().strip() in _KEYWORDS
+        end = len(filter[:start].rstrip())  # (the word before the path, read backwards: linear in the filter)
+        begin = end
+        while begin > 0 and (filter[begin - 1].isalnum() or filter[begin - 1] in "_$"):
+            begin -= 1
+        return filter[begin:end] in _KEYWORDS
     return True
 
 
@@ -139,7 +146,11 @@ def _closing(filter: str, at: int) -> int:
 
 def _uncommented(filter: str) -> str:
     """``filter`` with each comment (``#`` to the line's end, outside a string) blanked, its length kept."""
-    return re.sub(rf"({_STRING})|#[^\n]*", lambda m: m.group(1) or " " * len(m.group()), filter)
+    return _COMMENT.sub(lambda m: m.group(1) or " " * len(m.group()), filter)
+
+
+_COMMENT = re.compile(rf"({_STRING_OR_REST.pattern})|#[^\n]*")
+"""A string (one left open: to the end, in one pass) or a comment."""
 
 
 def input_keys(filter: str) -> list[tuple[int, list[str | None]]] | None:
