@@ -50,3 +50,14 @@ def isolated(module: str, scenario: str) -> None:
     except subprocess.TimeoutExpired as exc:
         pytest.fail(f"{scenario} ran past 120 s: {exc.stdout!r} {exc.stderr!r}")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def holding(lock) -> Callable:
+    """A ``hold(inside, go_on)`` for the fork tests' ``_held_while`` (tests/test_hostile38_fork_locks.py) that holds
+    ``lock`` -- as a thread in the middle of its work does -- from setting ``inside`` until ``go_on`` is set (10 s at
+    most)."""
+    def hold(inside, go_on):
+        with lock:
+            inside.set()
+            go_on.wait(10)
+    return hold

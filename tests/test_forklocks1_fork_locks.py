@@ -22,22 +22,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.forking import isolated
+from tests.forking import holding, isolated
 from tests.test_hostile38_fork_locks import _held_while
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX")
 
 _ROOT = Path(__file__).resolve().parent.parent
 _CSV = _ROOT / "fixtures" / "tools" / "dpkg-query-multiline.csv"
-
-
-def _holding(lock):
-    """A ``hold`` for :func:`_held_while` that holds ``lock`` (as a thread in the middle of its work does)."""
-    def hold(inside, go_on):
-        with lock:
-            inside.set()
-            go_on.wait(10)
-    return hold
 
 
 def _scenario_store() -> None:
@@ -56,7 +47,7 @@ def _scenario_store() -> None:
                 store.stop_sweeper()
                 return {"back": scope.read_range(handle.handle, 0, len(name)).data.decode(),
                         "first": scope.read_range(first.handle, 0, 7).data.decode()}
-            got = _held_while(_holding(lock), work)
+            got = _held_while(holding(lock), work)
             if got != {"back": name, "first": _CSV.read_text()[:7]}:
                 wrong.append((name, got))
         assert not wrong, wrong  # (every lock tried: a hung child reports {})
@@ -113,7 +104,7 @@ def _scenario_s3() -> None:
                 last = blobs.held.release("key")
             return {"client": type(client).__name__, "last": last}
 
-        got = _held_while(_holding(lock), work)
+        got = _held_while(holding(lock), work)
         if got != {"client": "S3", "last": False}:
             wrong.append((name, got))
     assert not wrong, wrong
@@ -138,7 +129,7 @@ def _scenario_postgres_pool() -> None:
             return {"passed": passed, "raised": None}
 
         FILTER.forget()
-        got = _held_while(_holding(lock), work)
+        got = _held_while(holding(lock), work)
         if got != {"passed": True, "raised": "StoreClosed"}:
             wrong.append((name, got))
     assert not wrong, wrong
@@ -154,7 +145,7 @@ def _scenario_helper() -> None:
     owner = Owner()
     owner.lock = forks.renewed_in_child(owner, "lock", threading.RLock)
     kept = owner.lock
-    got = _held_while(_holding(owner.lock), lambda: {"renewed": owner.lock is not kept,
+    got = _held_while(holding(owner.lock), lambda: {"renewed": owner.lock is not kept,
                                                      "free": owner.lock.acquire(timeout=1)})
     assert got == {"renewed": True, "free": True}, got
     assert owner.lock is kept  # (the parent's lock is the one it had)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.forking import in_child, isolated
+from tests.forking import holding, in_child, isolated
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX")
 
@@ -132,13 +132,6 @@ def _scenario_other_registries() -> None:
     from scratchfs.engine.frame_pool import FramePool
     from scratchfs.engine.worker_pipe import Pool
     from tests.test_hostile38_fork_locks import _held_while
-
-    def holding(lock):
-        def hold(inside, go_on):
-            with lock:
-                inside.set()
-                go_on.wait(10)
-        return hold
 
     frames = FramePool(workers=1, idle_seconds=0.5)
     workers = Pool(__file__, 1, "leftovers4")
