@@ -115,15 +115,21 @@ SHORT_STRINGS = ' | (.. | strings | select(length > 80)) |= .[:80] + "…"'
 """What follows the read of an array's item over :data:`ITEM_READ_CHARS`: each of its strings over 80 characters
 cut to its first 80 and ``…``."""
 
+
 def array_read(count: int, chars: int, first_kind: str) -> str | None:
     """The read of a top-level JSON array's first item when its ``count`` items average over :data:`ITEM_READ_CHARS`
     of its ``chars`` characters (or bytes) of JSON text and the first is a container (``"object"``, ``"array"``,
     ``"dict"`` or ``"list"``): ``.[0]`` with its strings cut (:data:`SHORT_STRINGS`) -- ``pip inspect | jq
     .installed``'s first package was a reply of 3,041 bytes, 1.6 KB so (modeltask8), as ``.installed[0]`` of the
     object was (modelfollow1); ``None`` otherwise (the note's default, ``.[0]``, read whole)."""
-    if count <= 0 or first_kind not in ("object", "array", "dict", "list") or chars <= ITEM_READ_CHARS * count:
+    if count <= 0 or first_kind not in ("object", "array", "dict", "list") or not _long_items(chars, count):
         return None
     return ".[0]" + SHORT_STRINGS
+
+
+def _long_items(chars: int, count: int) -> bool:
+    """Whether ``count`` items of ``chars`` characters of JSON text in all average over :data:`ITEM_READ_CHARS`."""
+    return chars > ITEM_READ_CHARS * count
 
 
 WHOLE_OBJECT_CHARS = 8192
@@ -147,7 +153,7 @@ def top_read(top: TopLevel, listed: bool) -> str | None:
 def _item_read(path: str, entry: TopEntry) -> str:
     """The read of the first item of ``entry``, an array of containers: its strings cut when its items average over
     :data:`ITEM_READ_CHARS` characters of JSON text."""
-    return f"{path}[0]" + (SHORT_STRINGS if entry.chars > ITEM_READ_CHARS * entry.count else "")
+    return f"{path}[0]" + (SHORT_STRINGS if _long_items(entry.chars, entry.count) else "")
 
 
 def _entry_read(entry: TopEntry) -> tuple[str, int] | None:

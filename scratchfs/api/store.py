@@ -457,13 +457,12 @@ class ScratchStore:
         return self.index.integrity_check()
 
 
-
 def _rows_deleted(exc: StorageError, count: int, run_id: str, agent_id: str | None) -> StorageError:
     """``exc`` (the blobs' failure after a delete of a run or agent committed its rows), saying that the delete
     stands: the CLI's exit code 4 and the bare S3 line read as "nothing deleted", and a retry said "no entries"."""
     scope = f"run {run_id!r}" if agent_id is None else f"agent {agent_id!r} of run {run_id!r}"
-    error = StorageError(f"{exc}; the {scope} is deleted all the same ({count} {'entry' if count == 1 else 'entries'}, "
-                         "which now read as deleted), "
+    entries = f"{count:,} {'entry' if count == 1 else 'entries'}"
+    error = StorageError(f"{exc}; the {scope} is deleted all the same ({entries}, which now read as deleted), "
                          "but its blobs were not: the sweep removes them as orphans later")
     error.errno = exc.errno
     if getattr(exc, "unavailable", False):

@@ -42,8 +42,10 @@ class TooManyAttributes(ValueError):
 def check_attributes(text: str) -> None:
     """Raise TooManyAttributes for the first tag of the page ``text`` holding more than :data:`MOST_ATTRIBUTES`
     attributes of different names (case-blind, as HTML's are), its tags found as HTML's tokenizer finds them
-    (:data:`_TOKENS`): a scan at C speed (3 ms over the 512 KiB of fixtures/browser-rust-book.html, whose parse takes
-    8 to 66 ms); only a tag of :data:`_LONG_TAG` characters or more has its names counted."""
+    (:data:`_TOKENS`): one regular expression's tokens, a Python step each (12.3 ms over the 512 KiB of
+    fixtures/browser-rust-book.html, whose ``lxml`` parse takes 7.0: 1.8-2.3x the parse on the fixtures' pages,
+    ``python bench/html_tags_cost.py``; a text view's render costs many times the parse); only a tag of
+    :data:`_LONG_TAG` characters or more has its names counted."""
     for token in _TOKENS.finditer(text):
         if token.end() - token.start() >= _LONG_TAG:
             tag = token.group("tag") or token.group("raw")
