@@ -217,7 +217,8 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
     Returns:
         an :class:`ItemPage` named ``elements``: each the element's text as inscriptis renders it (stripped; its
         text content when inscriptis renders none, as for ``<title>``:
-        :func:`~scratchfs.engine.structure.html_render.element_text`); ``extra["matches"]`` the number of matching
+        :func:`~scratchfs.engine.structure.html_render.element_text`; a link, ``<a href>``,
+        is ``[text](href)``); ``extra["matches"]`` the number of matching
         elements; an element text larger than the page comes as ``part`` pieces.
 
     Raises:

@@ -216,14 +216,15 @@ _CSS = _Rules({tag: rule if tag in ("body", *_PRE_TAGS) else _inheriting(rule) f
 
 
 @functools.lru_cache(maxsize=2)
-def parser_config(pre: bool = False) -> ParserConfig:
+def parser_config(pre: bool = False, links: bool = False) -> ParserConfig:
     """inscriptis's configuration for a rendering: its default, but for tables, rendered unpadded
     (:class:`_FlatTable`), and with :func:`_table_end` when the installed version lets sibling tables drift right
     (:func:`_tables_drift`), so that a page's text is the same on every Python; ``<dt>`` and ``<dd>`` are blocks;
-    white space inherited (:data:`_CSS`). ``pre``: the rendering starts inside a ``<pre>`` (an element in one)."""
+    white space inherited (:data:`_CSS`). ``pre``: the rendering starts inside a ``<pre>`` (an element in one);
+    ``links``: each ``<a href>`` as ``[text](href)`` (inscriptis's ``display_links``)."""
     ends = {"table": _table_end} if _tables_drift() else {}
     css = _Rules({**_CSS, "body": _PRE_BODY}) if pre else _CSS
-    return ParserConfig(css=css, table_cell_separator=CELL_SEPARATOR,
+    return ParserConfig(css=css, table_cell_separator=CELL_SEPARATOR, display_links=links,
                         custom_html_tag_handler_mapping=CustomHtmlTagHandlerMapping({"table": _table_start}, ends))
 
 
@@ -234,11 +235,15 @@ def element_text(element: Any, config: ParserConfig | None = None) -> str:
     item without its bullet, code in a ``<pre>`` with its lines; blank lines around it and the indent common to its
     lines left out. When inscriptis renders nothing (it drops ``<title>``, ``<script>``, ``<style>``), the element's
     text content (comments left out), stripped. The element's tail (the text after its end tag, which lxml keeps on
-    it) is no part of it (inscriptis renders a node's tail after the node: ``<b>bold</b> after`` was "bold after")."""
+    it) is no part of it (inscriptis renders a node's tail after the node: ``<b>bold</b> after`` was "bold after").
+    A link (``<a href>``) is ``[text](href)``, its target with its text: a select of ``a[href*="crates.io"]`` gave
+    "rand crate", "crates.io", ..., no address, where the model was asked for the links (modeltask9)."""
     tail, element.tail = element.tail, None
+    link = element.tag == "a" and element.get("href") is not None
     try:
         with _in_context(element) as (root, pre):
-            text = Inscriptis(root, parser_config(pre=True) if pre else config or parser_config()).get_text()
+            chosen = parser_config(pre=pre, links=True) if link else parser_config(pre=True) if pre else config
+            text = Inscriptis(root, chosen or parser_config()).get_text()
     finally:
         element.tail = tail
     text = textwrap.dedent(text).strip("\n").rstrip()
