@@ -335,6 +335,12 @@ def _uploads(store: ScratchStore) -> tuple[int, float | None] | None:
                                        max(0.0, store.now() - found.oldest))
 
 
+def _still_live(store: ScratchStore, entry: Entry) -> bool:
+    """Whether ``entry`` is still live and names the same blob (a delete hides its rows before it moves the files)."""
+    live = store.index.lookup(entry.run_id, entry.agent_id, entry.kind, entry.key, store.now())
+    return live is not None and live.blob == entry.blob
+
+
 def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
          progress: Callable[[int], None] | None = None, rebuild_index: bool = False, after: str | None = None,
          limit: int | None = None) -> FsckReport:
@@ -384,7 +390,7 @@ def fsck(store: ScratchStore, *, repair: bool = False, deep: bool = True,
         try:
             detail = verify_blob(store.blobs, entry, deep, advance)
         except FileNotFoundError:
-            if not store.index.has_blob(entry.blob):  # replaced or deleted since it was listed: nothing is missing
+            if not _still_live(store, entry):  # deleted (or hidden by a delete), expired or replaced since listed
                 continue
             problem = Problem("missing", entry.run_id, entry.agent_id, entry.key, path, "the blob file is gone")
         except StorageError as exc:  # a directory on the way is a link or not a directory: reported, row kept

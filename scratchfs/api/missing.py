@@ -287,7 +287,10 @@ def _is_key(index: IndexBackend, run_id: str, agent_id: str, key: str, now: floa
 
 
 def _utc(epoch: float) -> str:
-    return _dt.datetime.fromtimestamp(epoch, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        return _dt.datetime.fromtimestamp(epoch, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (ValueError, OverflowError, OSError):  # a time no date is made of (a row another clock wrote): no date
+        return "a time no date is made of"
 
 
 __all__ = ["CLOSE_HANDLE", "CUT_HANDLE", "HANDLES_COMPARED", "KEYS_COMPARED", "LOST_HANDLE", "LOST_KEY", "Letters",

@@ -70,16 +70,23 @@ def identity(fd: int) -> tuple[int, int]:
 
 def is_at(root: int, path: str, ident: tuple[int, int]) -> bool:
     """True while ``path`` (relative to the directory ``root``, for example ``runs/<run>/<agent>/<name>``) names the
-    very file whose :func:`identity` is ``ident``: one ``lstat`` (``fstatat`` without following the last component),
-    never an ``open``. A file whose directory was moved away (a ``delete_run`` renames it to the trash), removed,
-    or replaced is not found there (False; so is any failure of the lookup). The lookup resolves the directories
-    above the file as the kernel does, a metadata lookup that can only confirm a file already opened by the checked
-    way (:func:`walk`, :func:`open_file`): nothing is opened or read through a link."""
+    very file whose :func:`identity` is ``ident``, reached without a link: one ``lstat`` (``fstatat`` without
+    following the last component) of it and one of each directory above it, never an ``open``. A file whose
+    directory was moved away (a ``delete_run`` renames it to the trash), removed, or replaced is not found there
+    (False; so is any failure of the lookup); so is one reached through a directory swapped for a symbolic link
+    (the very file, moved out of the root with its directory: it was appended to and read from there)."""
     try:
         found = os.stat(path, dir_fd=root, follow_symlinks=False)
+        if (found.st_dev, found.st_ino) != ident:
+            return False
+        above = path.rfind("/")
+        while above > 0:
+            if not stat.S_ISDIR(os.stat(path[:above], dir_fd=root, follow_symlinks=False).st_mode):
+                return False
+            above = path.rfind("/", 0, above)
     except OSError:
         return False
-    return (found.st_dev, found.st_ino) == ident
+    return True
 
 
 def _kind(mode: int) -> str:
@@ -226,10 +233,10 @@ class DirCache:
     calls). A kept descriptor is used only while that path still names the very same directory (inode and device):
     one moved away, removed or replaced is walked again (so is one that lacks the file: a removed directory has no
     entries, and a new one may reuse its inode number), and the file is always opened from the descriptor with
-    :func:`open_file` (no link followed). The ``lstat`` resolves the directories above it as the kernel does, a
-    metadata lookup that can only confirm the directory already opened. At most ``max_entries`` are kept (then all
-    are closed and it starts again); thread-safe (a lock keeps a descriptor from being closed while a file is
-    opened from it).
+    :func:`open_file` (no link followed). The ``lstat`` s find every directory on the path a directory, not a
+    link (:func:`is_at`: a kept directory moved out of the root and linked back is not used). At most
+    ``max_entries`` are kept (then all are closed and it starts again); thread-safe (a lock keeps a descriptor from
+    being closed while a file is opened from it).
     """
 
     def __init__(self, root: int, max_entries: int) -> None:

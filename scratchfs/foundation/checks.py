@@ -336,15 +336,24 @@ def check_seconds(value: object, what: str, maximum: float, zero_ok: bool = Fals
     return float(value)
 
 
+_CLOCK_FIRST = -62_135_596_800.0
+"""0001-01-01T00:00:00Z in epoch seconds: the first clock reading a date can be made of."""
+_CLOCK_LAST = 253_402_300_799.0 - MAX_TTL
+"""9999-12-31T23:59:59Z less the longest TTL, epoch seconds: the last clock reading whose entries' expiry times a
+date can be made of (past 2**53 s, ``now + ttl`` also rounds to ``now``: an entry born expired)."""
+
+
 def clock_reading(value: object) -> float:
     """A reading of a store's clock (the ``clock`` setting) as a float: finite epoch seconds.
 
     Raises:
         InvalidArgument: anything else -- NaN, an infinity, a number past a float's range, a bool, text, ``None`` --
             naming it: never a ValueError, a SQL error or a row whose times no comparison can order (a NaN time is
-            stored as NULL; an infinite one makes an entry that never expires).
+            stored as NULL; an infinite one makes an entry that never expires); and a finite reading before year 1
+            or after year 9999 less the longest TTL (an entry written at 1e300 was born expired; one expired past
+            year 9999 failed its "expired at <date>" message with a bare ValueError).
     """
-    if type(value) is float and math.isfinite(value):  # (time.time's: no ABC check on every read)
+    if type(value) is float and _CLOCK_FIRST <= value <= _CLOCK_LAST:  # (time.time's: no ABC check on every read)
         return value
     try:
         seconds = float(value) if isinstance(value, numbers.Real) and not isinstance(value, bool) else None
@@ -353,6 +362,9 @@ def clock_reading(value: object) -> float:
     if seconds is None or not math.isfinite(seconds):
         raise InvalidArgument(f"the store's clock must return finite epoch seconds, not {type(value).__name__}: "
                               f"{shorten(value)}")
+    if not _CLOCK_FIRST <= seconds <= _CLOCK_LAST:
+        raise InvalidArgument(f"the store's clock must return epoch seconds between year 1 and year 9999 (less "
+                              f"{MAX_TTL:.0f} s, the longest TTL), not {shorten(value)}: fix the clock setting")
     return seconds
 
 
