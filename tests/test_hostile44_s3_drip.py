@@ -110,3 +110,22 @@ def test_a_requests_deadline_allows_its_payload_at_the_minimum_rate():
     assert s3_deadlines.payload_bytes(b"x" * mib, {}) == mib
     assert s3_deadlines.payload_bytes(None, {"Range": "bytes=100-199"}) == 100
     assert s3_deadlines.payload_bytes(None, {"Range": "bytes=-16384"}) == 16384  # (a suffix)
+
+
+def test_the_watchdog_cuts_a_late_connection_and_its_thread_ends_when_none_is_left():
+    from scratchfs.engine import s3_deadlines
+
+    watchdog = s3_deadlines.Watchdog()
+    mine, theirs = socket.socketpair()
+    with mine, theirs:
+        conn = type("Conn", (), {"sock": mine})()
+        s3_deadlines.set_deadline(time.monotonic() + 0.05, time.monotonic())
+        watchdog.arm(conn, None, {})
+        mine.settimeout(10.0)
+        assert mine.recv(10) == b""  # (shut down at its deadline: the blocked read ends, nothing read)
+        assert s3_deadlines.cut_short() is not None and s3_deadlines.cut_short() is None  # (said once)
+        for _ in range(500):
+            if watchdog._thread is None:  # (its thread, ended)
+                break
+            time.sleep(0.01)
+        assert watchdog._thread is None

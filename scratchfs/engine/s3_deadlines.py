@@ -68,7 +68,8 @@ def payload_bytes(body: Any, headers: Any) -> int:
 
 
 class Watchdog:
-    """Shuts down the socket of a connection whose deadline passed (one daemon thread, started when first needed)."""
+    """Shuts down the socket of a connection whose deadline passed (one daemon thread while any connection has a
+    deadline: started by the first, ended when none is left)."""
 
     def __init__(self) -> None:
         self._lock = forks.renewed_in_child(self, "_lock", threading.Lock)
@@ -111,7 +112,10 @@ class Watchdog:
                 late = [(conn, item) for conn, item in self._due.items() if item[0] <= now]
                 for conn, _ in late:
                     del self._due[conn]
-                soonest = min((item[0] for item in self._due.values()), default=now + 60.0)
+                if not self._due and not late:  # (nothing to watch: the thread ends; the next arm starts one)
+                    self._thread = None
+                    return
+                soonest = min((item[0] for item in self._due.values()), default=now)
             for conn, (_, started, thread, kept) in late:
                 sock = kept or getattr(conn, "sock", None)
                 if sock is None or sock.fileno() < 0:  # (closed meanwhile: a failed attempt's, not cut)
