@@ -7,7 +7,10 @@ decides which failures are retried). So a server that accepts connections and ne
 about ``timeout`` seconds (plus the second botocore waits for a ``100 Continue`` before a body it uploads), not
 ``ATTEMPTS`` times it plus backoff (before: 4 attempts of ``timeout`` each). A store that answers with an error it
 asks to retry (``503 SlowDown``) gets its ``ATTEMPTS`` without the deadline: each answer came within an attempt's
-timeouts.
+timeouts. A server that answers a byte at a time passes every read timeout: each connection also has a wall-clock
+deadline, the request's bound plus one attempt's timeout (a hung server's own timeout ends first) plus its payload
+at 1 MiB/s, past which its socket is shut down, the read of its
+response body included, and the error says :data:`SLOW_REPLY` (:mod:`scratchfs.engine.s3_deadlines`).
 
 **Circuit breaker.** A request that found the store out of reach (no answer within the bound, no connection) makes
 every request of the same client fail at once, with the same one-line error, for :data:`DOWN_SECONDS`; then one
@@ -28,16 +31,20 @@ import threading
 import time
 from typing import Any
 
+from scratchfs.engine.s3_deadlines import Watchdog, bound_connections, cut_short, set_deadline
 from scratchfs.foundation.errors import StorageError
 
-__all__ = ["ATTEMPTS", "DOWN_SECONDS", "SKEW_IGNORED", "NoAnswer", "StoreDown", "attempt_timeout", "client_errors",
-           "clock_skew", "error_code", "make_client", "storage_error"]
+__all__ = ["ATTEMPTS", "DOWN_SECONDS", "SKEW_IGNORED", "SLOW_REPLY", "NoAnswer", "StoreDown", "attempt_timeout",
+           "client_errors", "clock_skew", "error_code", "make_client", "storage_error"]
 
 ATTEMPTS = 3
 """Most attempts of one S3 request (the first and two retries), all within the store's ``timeout``."""
 
 DOWN_SECONDS = 1.0
 """Seconds after a request found the store out of reach during which every request fails at once."""
+
+SLOW_REPLY = "a reply too slow to finish"
+"""What a request cut at its connection's deadline (:mod:`scratchfs.engine.s3_deadlines`) failed of."""
 
 _DEADLINE = "scratchfs_deadline"
 _LAST = "scratchfs_last_failure"
@@ -79,12 +86,15 @@ def make_client(timeout: float, data_loader: Any = None) -> Any:
     client = boto3.session.Session(botocore_session=session).client("s3", config=config)
 
     def start(context: dict, **_: Any) -> None:
-        context[_DEADLINE] = time.monotonic() + max(timeout, each)
+        now = time.monotonic()
+        context[_DEADLINE] = now + max(timeout, each)
+        set_deadline(context[_DEADLINE] + each, now)  # (its connection's too: :mod:`scratchfs.engine.s3_deadlines`)
 
     def failed(request_dict: dict, caught_exception: BaseException | None = None, response: Any = None,
                **_: Any) -> None:
         if caught_exception is not None:  # (what it was, and whether the store answered)
-            request_dict["context"][_LAST] = (type(caught_exception).__name__, False)
+            slow = cut_short() is not None  # (its connection cut at its deadline: s3_deadlines)
+            request_dict["context"][_LAST] = (SLOW_REPLY if slow else type(caught_exception).__name__, False)
         elif response is not None:
             request_dict["context"][_LAST] = (f"HTTP {response[0].status_code}", True)
 
@@ -95,6 +105,7 @@ def make_client(timeout: float, data_loader: Any = None) -> Any:
         if deadline is not None and not answered and now + each > deadline + 0.05:  # (not retried: it fails)
             raise NoAnswer(timeout, last or "no answer", now - (deadline - max(timeout, each)))
 
+    bound_connections(client, Watchdog())
     breaker = _Breaker(timeout)
     client.meta.events.register("before-call.s3", breaker.before)
     client.meta.events.register("before-call.s3", start)
@@ -202,6 +213,9 @@ def storage_error(exc: BaseException, doing: str, endpoint: str | None = None, t
     is one of reaching it); ``timeout``: the store's bound on a request (seconds). Never echoes credentials."""
     if isinstance(exc, StoreDown):  # (the same line as the failure that opened the breaker)
         exc = exc.cause
+    cut = cut_short()
+    if cut is not None and not isinstance(exc, NoAnswer) and not error_code(exc):  # (a reply too slow to finish)
+        exc = NoAnswer(timeout or 0.0, SLOW_REPLY, cut)
     code = error_code(exc)
     reason = f"error {code}" if code else (exc.after if isinstance(exc, NoAnswer) else type(exc).__name__)
     if code == "NoSuchBucket":  # a set-up step, told as one: scratchfs never creates a bucket
