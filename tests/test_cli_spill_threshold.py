@@ -99,3 +99,31 @@ def test_without_threshold_a_small_input_is_still_spilled(tmp_path):
     done = _spill(tmp_path / "s", b"small\n")
     assert json.loads(done.stdout)["size"] == 6
     assert _stored(tmp_path / "s") == [b"small\n"]
+
+
+def _unscoped(root: Path, data: bytes):
+    return CliRunner().invoke(main, ["spill", "--root", str(root), "--threshold", "8KiB", "-"], input=data,
+                              env={"SCRATCHFS_RUN_ID": None, "SCRATCHFS_AGENT_ID": None}, catch_exceptions=False)
+
+
+def test_with_no_run_or_agent_a_small_output_still_passes_through(tmp_path):
+    """leftovers5: ``cmd | scratchfs spill --threshold 8KiB`` in a shell agent's environment that set no run or
+    agent exited 2 before reading stdin: the small output, that would have passed through anyway, was lost. It now
+    passes through, byte for byte, exit 0, and one stderr line says what is missing; nothing is stored."""
+    small = GREP[:GREP.index(b"\n", 3000) + 1]
+    done = _unscoped(tmp_path / "s", small)
+    assert done.exit_code == 0, done.output
+    assert done.stdout_bytes == small
+    assert done.stderr == (f"scratchfs: warning: this output ({len(small):,} bytes, within --threshold) passed through "
+                           "unchanged, but a larger one would not be stored: Missing option '--run' "
+                           "(or $SCRATCHFS_RUN_ID)\n")
+    assert not (tmp_path / "s").exists()
+
+
+def test_with_no_run_or_agent_a_large_output_says_it_was_not_stored(tmp_path):
+    done = _unscoped(tmp_path / "s", GREP)
+    assert done.exit_code == 2, done.output
+    assert done.stdout_bytes == b""
+    assert "Missing option '--run' (or $SCRATCHFS_RUN_ID); the input, larger than --threshold (8,192 bytes), was " \
+           "not stored: run the command again with them" in done.stderr, done.stderr
+    assert not (tmp_path / "s").exists()

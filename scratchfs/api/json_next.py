@@ -52,8 +52,20 @@ def object_read(value: dict, fit: tuple[int, int] | None) -> str | None:
     if best is None:
         return None
     item = _followed(value, best[0]) if best[0].endswith("[0]") else None
-    big = item is not None and len(json.dumps(item, ensure_ascii=False)) > ITEM_READ_CHARS
+    big = item is not None and _longer_than(item, ITEM_READ_CHARS)
     return best[0] + SHORT_STRINGS if big else best[0]
+
+
+def _longer_than(item: object, chars: int) -> bool:
+    """Whether ``item``'s JSON text (as ``json.dumps(item, ensure_ascii=False)`` writes it) is over ``chars``
+    characters, written a piece at a time until it is: a 400 KiB first item was written whole to be measured (3.9 ms
+    on the spill path), where its first KiB tells."""
+    written = 0
+    for piece in json.JSONEncoder(ensure_ascii=False).iterencode(item):
+        written += len(piece)
+        if written > chars:
+            return True
+    return False
 
 
 _STEP_RE = re.compile(r'\.(?:([A-Za-z_][A-Za-z0-9_]*)|("(?:[^"\\]|\\.)*"))|\[0\]')

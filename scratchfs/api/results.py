@@ -165,7 +165,8 @@ class LineSlice(Bounded):
         next_offset: the first byte not in ``data``, or ``None`` at the end.
         cut: ``data`` stops inside a line (the read cap or a reply budget cut it); the line continues at
             ``next_offset``, and ``next_call`` reads on from there, by lines: no byte is skipped.
-        requested: the number of lines asked for (the next call asks for as many).
+        requested: the number of lines asked for (the next call asks for as many, or, when a cap or budget cut
+            the read short of them, for those of the asked range not read yet: :attr:`lines_left`).
         binary: the content is binary (not text).
         budget: the reply budget the caller gave (bytes; the next call repeats it), or ``None``.
         asked: the ``line`` the call gave when it was negative (from the end: ``first_line`` is the line it named,
@@ -260,7 +261,7 @@ class LineSlice(Bounded):
         forwards, into the lines already read. Given a ``start`` (a member's first byte), it repeats it as
         ``offset=`` and is ``None`` once the read reached it: no read goes back past it."""
         if self.cut and self.next_offset is not None:
-            return _reader_call("handle", self.handle, offset=self.next_offset, lines=self.requested,
+            return _reader_call("handle", self.handle, offset=self.next_offset, lines=self.lines_left,
                                 budget=self.budget, encoding=self.encoding, end=self.end)
         if self.next_line is None:
             if self.asked is None or (self.first_line <= 1 and not self.inside) or \
@@ -269,8 +270,17 @@ class LineSlice(Bounded):
             back = min(self.requested, self.first_line - (not self.inside))  # (the first line's head, if inside)
             return _reader_call("handle", self.handle, offset=self.start, line=-back, lines=back, budget=self.budget,
                                 encoding=self.encoding, end=self.offset)
-        return _reader_call("handle", self.handle, line=self.next_line, lines=self.requested, budget=self.budget,
+        return _reader_call("handle", self.handle, line=self.next_line, lines=self.lines_left, budget=self.budget,
                             encoding=self.encoding, end=self.end)
+
+    @property
+    def lines_left(self) -> int:
+        """The lines the next forward read asks for: those of the asked range (``requested`` from ``first_line``)
+        this read did not end -- ``line=1, lines=5000`` cut at 64 KiB after 105 whole lines goes on with
+        ``lines=4895``, where it asked for 5,000 more (the rest of a cut line is one of them) --, or ``requested``
+        once the read ended them all: the next page, as many."""
+        left = self.requested - (self.lines - self.cut)
+        return left if left > 0 else self.requested
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,12 +49,16 @@ STDIN_NAME = "standard input"
 
 class TaggedSource:
     """A binary file a command reads its content from (``read(n)``, what the store takes), whose read errors are
-    :class:`InputError` naming ``name``."""
+    :class:`InputError` naming ``name``. ``said``: a terminal's standard input, the line written on stderr before
+    the first read (:func:`_typed_in`); its end (Ctrl-D) is then kept: a terminal's end of input is one empty read,
+    and the read after it waited for a second Ctrl-D."""
 
-    def __init__(self, file, name: str) -> None:
+    def __init__(self, file, name: str, said: str | None = None) -> None:
         self._file, self.name = file, name
         self._cap: tuple[int, str] | None = None
         self._read = 0
+        self._said = said  # (the line written on stderr before the first read, then None)
+        self._typed, self._ended = said is not None, False
 
     def cap_stdin(self, most: int, said: str) -> None:
         """Refuse standard input past ``most`` bytes, and any other input that is no regular file (a pipe or device
@@ -70,8 +74,11 @@ class TaggedSource:
             InputError: the read failed.
             QuotaExceeded: standard input went past its cap (:meth:`cap_stdin`): the caller stores nothing of it.
         """
+        if self._said is not None:
+            click.echo(self._said, err=True)
+            self._said = None
         try:
-            data = self._file.read(size)
+            data = self._typed_read(size) if self._typed else self._file.read(size)
         except OSError as exc:
             raise InputError(exc.errno, f"cannot read {self.name!r}: {exc.strerror or exc}") from None
         self._read += len(data)
@@ -82,6 +89,18 @@ class TaggedSource:
             raise QuotaExceeded(f"{said} went past its cap of {plural(self._cap[0], 'byte')} and nothing of it was "
                                 f"stored: {self._cap[1]}, or name {instead}", alone=True)
         return data
+
+    def _typed_read(self, size: int) -> bytes:
+        """Up to ``size`` bytes of a terminal (all until its end when negative), each raw read one typed line, and
+        nothing once one has ended it."""
+        parts: list[bytes] = []
+        got = 0
+        while not self._ended and (size < 0 or got < size):
+            part = getattr(self._file, "read1", self._file.read)(-1 if size < 0 else size - got)
+            self._ended = not part
+            parts.append(part)
+            got += len(part)
+        return b"".join(parts)
 
     def close(self) -> None:
         self._file.close()
@@ -217,7 +236,24 @@ class SourceFile(click.File):
                 self.fail(f"{os.fsdecode(value)!r} is a directory: `scratchfs load FOLDER` spills each of its files",
                           param, ctx)
             raise
-        return TaggedSource(opened, STDIN_NAME if value == "-" else os.fsdecode(value))
+        if value != "-":
+            return TaggedSource(opened, os.fsdecode(value))
+        return TaggedSource(opened, STDIN_NAME, _typed_in(opened, ctx.info_name if ctx is not None else None))
+
+
+def _typed_in(stdin: Any, command: str | None) -> str | None:
+    """The line said on stderr when ``command`` reads a terminal's standard input (``scratchfs spill`` typed alone
+    waited silently for what was never coming): that it reads it, how to end it, and what to give instead;
+    ``None`` when standard input is no terminal (a pipe, a file: nothing is said)."""
+    try:
+        if not stdin.isatty():
+            return None
+    except (AttributeError, OSError, ValueError):
+        return None
+    name = command or "this command"
+    return (f"scratchfs: {name} reads its content from standard input, a terminal here: type or paste it, then "
+            f"Ctrl-D at the start of a line ends it (Ctrl-C stops); or pipe a command's output into it "
+            f"(COMMAND | scratchfs {name} ...), or name a file (scratchfs {name} ... FILE)")
 
 
 INPUT_ARGUMENT = click.argument("source", type=SourceFile(), default="-", required=False)

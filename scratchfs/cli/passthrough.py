@@ -12,13 +12,18 @@ given (``--tool`` is a label), where ``offload`` also weighs the result's class 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
 from typing import Any
 
+import click
+
 from scratchfs.api.policy import result_size
+from scratchfs.cli.app import resolve_scope, stdout_bytes
+from scratchfs.cli.output import end_shared_line
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["MAX_THRESHOLD_BYTES", "READ_BYTES", "small_or_stream"]
+__all__ = ["MAX_THRESHOLD_BYTES", "READ_BYTES", "passes_small_through", "small_or_stream"]
 
 MAX_THRESHOLD_BYTES = 16 * 1024 * 1024
 """The largest ``--threshold``: what the decision holds in memory at the most (an input this size inline is past
@@ -65,3 +70,45 @@ def _chained(head: bytes, source: Any) -> Iterator[bytes]:
         yield head
     while part := source.read(READ_BYTES):
         yield part
+
+
+def passes_small_through(cap_said: str) -> Callable[[Callable], Callable]:
+    """The decorator of ``spill`` (outside its scope and store: its callback takes ``source``, ``threshold``,
+    ``max_stdin_bytes``, ``run_id``, ``agent_id`` and ``root`` as click gives them; it gets the source capped --
+    a file, or the chunks to spill -- and not the two options) deciding ``--threshold`` first:
+    an input at most SIZE is written to stdout unchanged and the command ends there, exit 0, with no store
+    opened. Run with no run or agent (``cmd | scratchfs spill --threshold 8KiB`` in a shell agent's environment
+    that sets neither), the small output was lost to a usage error, exit 2, before stdin was read: it now passes
+    through, and one stderr line says what is missing and that a larger output is refused for it (a larger one is
+    that usage error, saying its bytes were not stored). Without ``--threshold`` the store reads the source itself.
+    ``cap_said``: the setting that raises the cap of standard input (``--max-stdin-bytes``)."""
+
+    def decorate(func: Callable) -> Callable:
+        @functools.wraps(func)
+        def decided(*, source: Any, threshold: int | None, max_stdin_bytes: int, **kwargs: Any) -> Any:
+            source.cap_stdin(max_stdin_bytes, cap_said)
+            if threshold is None:
+                return func(source=source, **kwargs)
+            small, chunks = small_or_stream(source, threshold)
+            if small is None:
+                try:
+                    resolve_scope(kwargs.get("run_id"), kwargs.get("agent_id"), kwargs.get("root"))
+                except click.UsageError as exc:
+                    exc.message += (f"; the input, larger than --threshold ({threshold:,} bytes), was not stored: "
+                                    "run the command again with them")
+                    raise
+                return func(source=chunks, **kwargs)
+            out = stdout_bytes()
+            out.write(small)
+            out.flush()
+            try:
+                resolve_scope(kwargs.get("run_id"), kwargs.get("agent_id"), kwargs.get("root"))
+            except click.UsageError as exc:
+                end_shared_line(small)
+                click.echo(f"scratchfs: warning: this output ({len(small):,} bytes, within --threshold) passed "
+                           f"through unchanged, but a larger one would not be stored: {exc.message}", err=True)
+            return None
+
+        return decided
+
+    return decorate

@@ -24,6 +24,7 @@ class ScratchCommand(click.Command):
     def parse_args(self, ctx: click.Context, args: list[str]) -> Any:
         given = list(args)  # (click's parser consumes the list it is given)
         try:
+            self._one_spelling_each(ctx, given)
             return super().parse_args(ctx, args)
         except click.UsageError as exc:
             if exc.ctx is None:
@@ -32,6 +33,32 @@ class ScratchCommand(click.Command):
             if exc.message.startswith("Got unexpected extra argument"):
                 exc.message += self._scope_as_options(ctx, given)
             raise
+
+    def _one_spelling_each(self, ctx: click.Context, args: list[str]) -> None:
+        """An option of two spellings (``--cursor`` and its older name ``--after``, ``--ttl`` and ``--default-ttl``)
+        given under both is one usage error naming both: the last one given silently won. The arguments are parsed
+        as click does, each spelling stored apart (a ``--match --after`` is a text to match, not the option); one
+        click's parser refuses is left for its own parse to say.
+
+        Raises:
+            click.UsageError: two spellings of one option given together."""
+        twice = [param for param in self.params if isinstance(param, click.Option) and len(param.opts) > 1
+                 and not (param.is_flag or param.multiple or param.count)]
+        if not twice:
+            return
+        parser = self.make_parser(ctx)
+        for param in twice:
+            for spelling in param.opts:  # (re-added under its own name: replaces the shared one)
+                parser.add_option(obj=param, opts=[spelling], dest=f"{param.name} {spelling}", nargs=param.nargs)
+        try:
+            opts, _, _ = parser.parse_args(args=list(args))
+        except click.UsageError:
+            return
+        for param in twice:
+            both = [spelling for spelling in param.opts if f"{param.name} {spelling}" in opts]
+            if len(both) > 1:
+                raise click.UsageError(f"{' and '.join(both)} are one option under {len(both)} names: give it once "
+                                       f"(as {param.opts[0]})", ctx)
 
     def _scope_as_options(self, ctx: click.Context, args: list[str]) -> str:
         """For a command whose run and agent are options and that takes no argument (``delete-agent``, ``ls``,

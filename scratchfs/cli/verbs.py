@@ -41,7 +41,7 @@ from scratchfs.cli.app import (
     with_store,
 )
 from scratchfs.cli.output import INPUT_ARGUMENT, RootText, end_shared_line
-from scratchfs.cli.passthrough import small_or_stream
+from scratchfs.cli.passthrough import passes_small_through
 from scratchfs.cli.settings_options import (
     BUDGET_WORDS,
     STDIN_CAP_OPTION,
@@ -84,6 +84,7 @@ _STDIN_CAP_SAID = "give a larger --max-stdin-bytes (or $SCRATCHFS_MAX_STDIN_BYTE
 
 
 @main.command()
+@passes_small_through(_STDIN_CAP_SAID)
 @scope_options
 @click.option("--tool", default=None, help="Name of the tool whose result this is.")
 @TTL_OPTION
@@ -99,7 +100,7 @@ _STDIN_CAP_SAID = "give a larger --max-stdin-bytes (or $SCRATCHFS_MAX_STDIN_BYTE
 @json_accepted
 @with_store
 def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl: float | None, source,
-          max_stdin_bytes: int, preview: str | None, threshold: int | None) -> None:
+          preview: str | None) -> None:
     """Store SOURCE (a file; - or none: stdin) out of context and print its stub as JSON (--threshold: only when
     it is large; a small one is printed as it is).
 
@@ -108,12 +109,6 @@ def spill(store: ScratchStore, run_id: str, agent_id: str, tool: str | None, ttl
     (several: "scratchfs: the note's calls as commands, one a line:", then each command alone on its line);
     a binary entry's range read with --json, whose data is the hex dump the note names, not the raw bytes.
     """
-    source.cap_stdin(max_stdin_bytes, _STDIN_CAP_SAID)
-    if threshold is not None:
-        small, source = small_or_stream(source, threshold)
-        if small is not None:
-            write_all(iter((small,)))
-            return
     stub = store.scope(run_id, agent_id).spill(source, source_tool=tool, ttl=ttl, preview=preview)
     echo_json(stub.to_dict())
     calls = calls_in(stub.note)

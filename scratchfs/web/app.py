@@ -37,11 +37,23 @@ def _http_error(request: Request, exc: Exception) -> Response:
     status = exc.status_code if isinstance(exc, HTTPException) else 500
     kind = {403: "forbidden", 404: "not found", 405: "method not allowed"}.get(status, "error")
     message = "no such route" if status == 404 else str(getattr(exc, "detail", "error"))
+    if status == 405:
+        message = _method_said(request, getattr(exc, "headers", None) or {})
     if request.url.path.startswith("/api/"):
         return JSONResponse({"error": {"kind": kind, "message": message}}, status_code=status,
                             headers=getattr(exc, "headers", None))
     return PlainTextResponse(f"{status} {kind}: {message}\n", status_code=status,
                              headers=getattr(exc, "headers", None))
+
+
+def _method_said(request: Request, headers: dict[str, str]) -> str:
+    """What a 405 says: the method given and the ones the route takes, from the ``Allow`` header Starlette's route
+    sets (``HEAD`` left out beside ``GET``): ``GET is not allowed on /api/runs/r/delete: it takes POST (see
+    /api/openapi.json)``, where it said only "Method Not Allowed"."""
+    allowed = [m.strip() for m in headers.get("Allow", "").split(",") if m.strip()]
+    named = [m for m in allowed if m != "HEAD"] or allowed
+    takes = f"it takes {' or '.join(named)}" if named else "it takes no method"
+    return f"{request.method} is not allowed on {request.url.path}: {takes} (see /api/openapi.json)"
 
 
 async def _openapi(request: Request) -> JSONResponse:

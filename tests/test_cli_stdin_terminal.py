@@ -1,0 +1,53 @@
+"""A command that reads its content from standard input (``spill``, ``scratch-write``) run with stdin a terminal
+waited silently for what a newcomer never knew to type (leftovers5): it now says on stderr, before it reads, that it
+reads standard input, how to end it (Ctrl-D) and what to give instead; it still reads what is typed. A pipe or a
+file is read without a word."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from scratchfs.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _on_a_terminal(tmp_path, *argv):
+    parent, child = os.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "scratchfs", "--root", str(tmp_path / "root"), *argv],
+                                stdin=child, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO,
+                                env={**os.environ, "PYTHONPATH": str(REPO)})
+        os.close(child)
+        os.write(parent, b"typed line\n\x04")  # (the line, then Ctrl-D at a line's start: the end of the input)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        os.close(parent)
+    return proc.returncode, out.decode(), err.decode()
+
+
+@pytest.mark.parametrize(("argv", "name"), [
+    (["spill", "--run", "r", "--agent", "a"], "spill"),
+    (["scratch-write", "--run", "r", "--agent", "a", "notes"], "scratch-write"),
+])
+def test_a_terminal_is_told_what_is_read_and_how_to_end_it(tmp_path, argv, name):
+    code, out, err = _on_a_terminal(tmp_path, *argv)
+    assert code == 0, err
+    first = err.splitlines()[0]
+    assert first.startswith(f"scratchfs: {name} reads its content from standard input, a terminal here: "), err
+    assert "Ctrl-D" in first and f"COMMAND | scratchfs {name} ..." in first
+    assert json.loads(out)["size"] == len(b"typed line\n")  # (still read: what was typed is what was stored)
+
+
+def test_a_pipe_is_read_without_a_word(tmp_path):
+    result = CliRunner().invoke(main, ["spill", "--run", "r", "--agent", "a"], input=b"piped\n",
+                                env={"SCRATCHFS_ROOT": str(tmp_path / "root")})
+    assert result.exit_code == 0, result.output
+    assert "standard input" not in result.stderr
