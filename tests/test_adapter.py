@@ -600,21 +600,3 @@ def test_a_tool_that_yields_its_output_is_passed_through_and_logged_once(scratch
     assert offloader.wrap(lambda: None, name=f"{name}-none")() is None  # (None, a number: no word, as before)
     assert not [r for r in caplog.records if f"{name}-none" in r.getMessage()]
 
-
-def test_a_dict_holding_nan_is_spilled_as_python_writes_it_and_jq_says_why_it_refuses(scratch_scope):
-    """The README said a dict or list "whose JSON text cannot be written (a value JSON has no form for)" passes
-    through, which reads as covering NaN; json.dumps writes NaN, so such a result is spilled as that text, shaped as
-    text, and a jq read names the NaN (what the README now says, with the way out: None in its place)."""
-    offloader = Offloader(scratch_scope, default_class="query")
-    rows = [{"name": f"pkg{i}", "price": float("nan") if i % 7 == 0 else i * 1.5} for i in range(600)]
-    out = offloader.offload("prices", {"rows": rows})
-    assert out.stub is not None and out.stub.content_type == "text" and out.stub.size > 8192
-    stored = b"".join(scratch_scope.iter_content("handle", out.stub.handle)).decode()
-    assert stored == json.dumps({"rows": rows}, ensure_ascii=False) and '"price": NaN' in stored
-    reply = offloader.call_scratch_tool("read_handle", {"handle": out.stub.handle, "jq": ".rows[0]"})
-    assert reply.is_error and reply.kind == "invalid argument" and "NaN" in reply.text
-    fixed = [{**row, "price": None if row["price"] != row["price"] else row["price"]} for row in rows]
-    out = offloader.offload("prices", {"rows": fixed})  # None in its place: JSON, read by jq
-    assert out.stub.content_type == "json"
-    reply = offloader.call_scratch_tool("read_handle", {"handle": out.stub.handle, "jq": ".rows[0].price"})
-    assert not reply.is_error and reply.result["results"] == [None]

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from scratchfs.api.contract import ScratchTools, to_json
 from scratchfs.engine.structure import BytesSource, jq_page, jsondoc, numbers, records_page
+from scratchfs.engine.structure.numbers import CONSTANTS_SAID
 from scratchfs.engine.structure.page_words import page_words
 from scratchfs.foundation.errors import InvalidArgument
 
@@ -127,13 +128,13 @@ def test_streamed_numbers_with_an_exponent_are_read_as_jq_writes_them(monkeypatc
     assert under["results"][:3] == [10, [10], 1] and isinstance(under["results"][0], int)
 
 
-@pytest.mark.parametrize("doc", ['{"a": NaN, "b": 1}', '[1, Infinity]', '{"a": [-Infinity]}', '[nan]', '[-inf]',
-                                 '[1, INF, "x"]', '{"s": "\\\\", "n": NaN}'])
+@pytest.mark.parametrize("doc", ['[nan]', '[-inf]', '[1, INF, "x"]', '{"a": +Infinity}'])
 def test_nan_and_infinity_are_refused_never_read_as_other_values(scratch_scope, monkeypatch, doc):
-    """NaN and Infinity are not JSON; jq 1.7 reads them anyway (any case, ``nan``/``inf`` too) as ``null`` and as
-    ``1.7976931348623157e+308``: a jq read gave ``{"a": null}`` and ``[1.7976931348623157e+308]`` for them. The
-    document is refused as not JSON (as a record holding one is), under the jq bound and past it, and its stub does
-    not call it JSON."""
+    """NaN and Infinity spelled as Python's json does not write them are not JSON; jq 1.7 reads them anyway (any
+    case, ``nan``/``inf`` too) as ``null`` and as ``1.7976931348623157e+308``: a jq read gave ``[null]`` and
+    ``[1.7976931348623157e+308]`` for them. The document is refused as not JSON (as a record holding one is), under
+    the jq bound and past it, and its stub does not call it JSON. (``NaN``, ``Infinity`` and ``-Infinity``, which
+    Python's json writes and reads, are JSON, said so: tests/test_json_nan.py.)"""
     for flt in (".", ".[]?", ".a"):
         with pytest.raises(InvalidArgument, match=r"not JSON.*(?i:nan|inf)"):
             jq_page(BytesSource(doc.encode()), flt)
@@ -146,6 +147,20 @@ def test_nan_and_infinity_are_refused_never_read_as_other_values(scratch_scope, 
     monkeypatch.setattr(jsondoc, "MAX_JQ_DOCUMENT_BYTES", 0)
     with pytest.raises(InvalidArgument):
         jq_page(BytesSource(doc.encode()), ".a")
+
+
+@pytest.mark.parametrize(("doc", "flt", "out"), [('{"a": NaN, "b": 1}', ".a", None),
+                                                 ('[1, Infinity]', ".[1]", 1.7976931348623157e+308),
+                                                 ('{"a": [-Infinity]}', ".a[0]", -1.7976931348623157e+308),
+                                                 ('{"s": "\\\\", "n": NaN}', ".n | isnan", True)])
+def test_python_s_nan_and_infinity_are_read_as_jq_reads_them_said(scratch_scope, doc, flt, out):
+    """jsonnan1: ``NaN``, ``Infinity`` and ``-Infinity`` as Python's json writes them were refused as these are; they
+    are read now (as ``json.loads`` and jq read them), the note saying what jq makes of them."""
+    page = jq_page(BytesSource(doc.encode()), flt).to_dict()
+    assert page["results"] == [out] and page["note"] == f"the document {CONSTANTS_SAID}"
+    assert records_page(BytesSource(doc.encode() + b"\n")).to_dict()["records"] == [doc]  # (as its text)
+    stub = scratch_scope.spill(doc, source_tool="api")
+    assert stub.content_type == "json" and stub.shape.endswith(CONSTANTS_SAID)
 
 
 @pytest.mark.parametrize("doc", ['{"a": "NaN, Infinity, inf", "b": 1}', '["nan", "-inf", "\\"inf"]',

@@ -50,7 +50,7 @@ def test_a_page_with_items_given_as_their_json_text_says_why(scratch_scope):
     page = ScratchTools(scratch_scope).call("read_handle", {"handle": handle, "record": 1, "records": 2})
     assert page["as_text"] == [0] and page["records"][1] == {"n": 2, "v": 2}
     assert ("`as_text`: the records at these indexes (from 0) are their JSON text, a string: a number JSON cannot "
-            "carry exactly (1e400) or a lone surrogate escape") in page["note"]
+            "carry exactly (1e400, NaN) or a lone surrogate escape") in page["note"]
 
 
 def test_a_jq_page_over_records_numbers_its_outputs_past_a_page(scratch_scope):

@@ -248,7 +248,8 @@ def rows_note(source: ContentSource, layout: Layout | None, filter: str) -> str 
 
 def _sample(source: ContentSource) -> tuple[list[Any], bool]:
     """The JSON values (records or documents) in the first :data:`SAMPLE_BYTES` of ``source``, at most
-    :data:`SAMPLE_VALUES`, one that is not JSON passed over, and whether they are all of them."""
+    :data:`SAMPLE_VALUES`, one that is not JSON (or nests too deeply to parse) passed over, and whether they are all
+    of them."""
     text = source.read(0, min(source.size, SAMPLE_BYTES)).decode("utf-8", "replace")
     decoder, values, at = json.JSONDecoder(), [], 0
     while len(values) < SAMPLE_VALUES:
@@ -258,7 +259,7 @@ def _sample(source: ContentSource) -> tuple[list[Any], bool]:
             return values, source.size <= SAMPLE_BYTES
         try:
             value, at = decoder.raw_decode(text, at)
-        except ValueError:
+        except (ValueError, RecursionError):  # (a record nested deeper than the parser goes: passed over too)
             at = text.find("\n", at)
             if at < 0:
                 break

@@ -19,7 +19,7 @@ from typing import Any
 
 from scratchfs.api.shape_words import clip, shape_limit, within
 from scratchfs.engine.seekable import FormatError
-from scratchfs.engine.structure.numbers import LongIntegers, refuse_constant
+from scratchfs.engine.structure.numbers import LongIntegers
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument, NotJson, ScratchError
@@ -142,16 +142,16 @@ def _json_line(line: bytes) -> bool:
     if line[:1] not in b"-0123456789tfn" or not line:  # (no value starts so: no parse tried)
         return False
     try:
-        LongIntegers(parse_constant=refuse_constant).decode(line.decode("utf-8", "replace"))
-    except (ValueError, RecursionError):  # (NaN and Infinity are no JSON)
+        LongIntegers().decode(line.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):  # (Python's NaN and Infinity are JSON here: numbers.PYTHON_CONSTANTS)
         return False
     return True
 
 
 def _one_document(text: str) -> bool:
-    """Whether ``text`` is one JSON document (blanks around it aside; NaN and Infinity are none)."""
+    """Whether ``text`` is one JSON document (blanks around it aside; Python's NaN and Infinity read)."""
     try:
-        _, end = LongIntegers(parse_constant=refuse_constant).raw_decode(text)
+        _, end = LongIntegers().raw_decode(text)
     except (ValueError, RecursionError):
         return False
     return not text[end:].strip()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from scratchfs.api.json_part import described_part, may_follow_text
 from scratchfs.api.shape_aligned import aligned_shape
@@ -76,7 +77,7 @@ from scratchfs.api.shape_words import (
 )
 from scratchfs.api.shape_xml import xml_shape
 from scratchfs.api.table_footer import csv_footer, footer_said
-from scratchfs.engine.structure.numbers import LongIntegers, refuse_constant
+from scratchfs.engine.structure.numbers import CONSTANTS_SAID, LongIntegers, constant_literals
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.stray_quotes import first_runaway, well_quoted
 from scratchfs.engine.structure.table_start import COMMENT_HEAD_CHARS, detect_delimiter, named_separator
@@ -193,11 +194,23 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
         text = _utf8(sample, complete) or sample.decode("utf-8", "replace")
     odd = texts.invalid_utf8_bytes(sample if complete else sample[:-3]) if "\ufffd" in text else 0  # (not UTF-8)
     read_as = encoding_said(text, sample) if odd else ""
-    room = MAX_SHAPE_CHARS - not_utf8_room(odd, complete, sample, read_as)
+    said = _constants_said(text)
+    room = MAX_SHAPE_CHARS - not_utf8_room(odd, complete, sample, read_as) - len(said)
     if room >= shape_limit():  # (no narrower than shapes are already, as when all is UTF-8: no context, 3 us)
-        return _described(sample, size, lines, source, text, odd, read_as)
-    with within(room):  # the shape leaves room for what _not_utf8 adds: its "… N more" said
-        return _described(sample, size, lines, source, text, odd, read_as)
+        found = _described(sample, size, lines, source, text, odd, read_as)
+    else:
+        with within(room):  # the shape leaves room for what _not_utf8 adds: its "… N more" said
+            found = _described(sample, size, lines, source, text, odd, read_as)
+    return replace(found, text=found.text + said) if said and found.content_type in ("json", "jsonl") else found
+
+
+def _constants_said(text: str) -> str:
+    """What a JSON shape of ``text`` ends with when it holds ``NaN`` or ``Infinity`` outside its strings, as
+    Python's ``json`` writes them (not standard JSON: :data:`~scratchfs.engine.structure.numbers.PYTHON_CONSTANTS`),
+    else ``""``."""
+    if "NaN" not in text and "Infinity" not in text:  # (C-speed finds: most text holds neither)
+        return ""
+    return f"; {CONSTANTS_SAID}" if constant_literals(text)[0] is not None else ""
 
 
 def _described(sample: bytes, size: int, lines: int, source: ContentSource | None, text: str, odd: int,
@@ -273,7 +286,7 @@ def _structured(sample: bytes, text: str, complete: bool, size: int, lines: int,
         return found
     if first not in ("{", "[", "<", "") and _json_after_first_line(text):  # a line before JSON lines (a log line)
         try:
-            found = json_lines_shape(_lstrip_blanks(text), LongIntegers(parse_constant=refuse_constant), complete,
+            found = json_lines_shape(_lstrip_blanks(text), LongIntegers(), complete,
                                      lines, source)
         except (RecursionError, MemoryError):
             found = None

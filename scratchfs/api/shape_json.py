@@ -18,7 +18,7 @@ from scratchfs.api.shape_table import json_lines, mixed_kinds, tail_fault
 from scratchfs.api.shape_top import top_shape
 from scratchfs.api.shape_words import clip, first_of, plural
 from scratchfs.engine.seekable import FormatError
-from scratchfs.engine.structure.numbers import LongIntegers, refuse_constant
+from scratchfs.engine.structure.numbers import LongIntegers
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.toplevel import FEED_TAIL_BYTES, top_level
 from scratchfs.foundation.collector import CollectorPaused
@@ -51,7 +51,7 @@ def json_shape(text: str, complete: bool, size: int, lines: int, scope: str, sou
 
 def _json_shape(text: str, complete: bool, size: int, lines: int, scope: str, source: Any) -> Shape | None:
     """:func:`json_shape`, the collector paused."""
-    decoder = LongIntegers(parse_constant=refuse_constant)  # NaN and Infinity are not JSON
+    decoder = LongIntegers()  # NaN and Infinity as Python writes them read: numbers.PYTHON_CONSTANTS
     if complete:
         try:
             if json_unclosed.never_closed(text):

@@ -23,7 +23,7 @@ from typing import Any
 from scratchfs.api import json_unclosed
 from scratchfs.api.shape_merge import Merged, merged_items
 from scratchfs.api.shape_words import plural
-from scratchfs.engine.structure.numbers import LongIntegers, refuse_constant
+from scratchfs.engine.structure.numbers import LongIntegers
 from scratchfs.engine.structure.row_lines import first_lines
 from scratchfs.engine.structure.table import FIELD_LIMIT_CHARS
 from scratchfs.engine.structure.table_start import DELIMITERS, any_number, data_votes, header_votes, leading_comments
@@ -382,8 +382,8 @@ def comments_said(comments: int, headed: bool = True) -> str:
 
 
 def is_json_text(line: str) -> bool:
-    """Whether ``line`` is one JSON text (NaN and Infinity are none)."""
-    return _is_json(line, LongIntegers(parse_constant=refuse_constant))
+    """Whether ``line`` is one JSON text (NaN and Infinity as Python writes them read)."""
+    return _is_json(line, LongIntegers())
 
 
 JSON_CLOSERS = {"[": "]", "{": "}"}
@@ -536,7 +536,7 @@ def _values(records: list[str], decoder: json.JSONDecoder) -> tuple[list[Any], l
     """``(the JSON values of records (lines), the numbers from 1 of those that are not JSON)``: parsed as one array
     (one call of the C parser) unless a record is not JSON, then one by one."""
     try:
-        values = json.loads("[" + ",".join(records) + "]", cls=LongIntegers, parse_constant=refuse_constant)
+        values = json.loads("[" + ",".join(records) + "]", cls=LongIntegers)
         if len(values) == len(records):  # (a record such as '1, 2' would read as two values)
             return values, []
     except (ValueError, RecursionError):

@@ -33,7 +33,7 @@ from typing import Any
 
 from scratchfs.api.scope import Scope
 from scratchfs.engine.structure import MAX_HTML_BYTES
-from scratchfs.engine.structure.numbers import exact_float, replace_lone_surrogates
+from scratchfs.engine.structure.numbers import CONSTANTS_SAID, exact_float, replace_lone_surrogates
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.collector import CollectorPaused
 from scratchfs.foundation.errors import InvalidArgument, NotJson
@@ -93,12 +93,12 @@ def _cached(scope: Scope, handle: str, view: str, parse: Any) -> Any:
     return value
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _parse_json(scope: Scope, handle: str) -> tuple[Any, str | None]:
-    """The document and its first lone surrogate escape (``None``: none); each such escape is read as U+FFFD."""
+def _parse_json(scope: Scope, handle: str) -> tuple[Any, str | None, str | None]:
+    """The document, its first lone surrogate escape (``None``: none; each such escape is read as U+FFFD) and its
+    first ``NaN``, ``Infinity`` or ``-Infinity`` (as Python's ``json`` writes them: read, each a ``Decimal`` the tree
+    gives as its text; ``None``: none)."""
+    constants: list[str] = []
+    constant = lambda name: constants.append(name) or Decimal(name)  # noqa: E731
     data, size = read_bounded(scope, handle)
     if size > MAX_STRUCTURE_BYTES:
         raise InvalidArgument(f"the entry is {size:,} bytes, more than the {MAX_STRUCTURE_BYTES:,} a JSON tree "
@@ -107,11 +107,13 @@ def _parse_json(scope: Scope, handle: str) -> tuple[Any, str | None]:
         text, escape = replace_lone_surrogates(data.decode("utf-8-sig"))  # no UTF-8 carries a lone surrogate
         with CollectorPaused():  # (a tree of up to MAX_STRUCTURE_BYTES: the collector would cost more than the parse)
             try:
-                return json.loads(text, parse_constant=_refuse_constant, parse_float=_real), escape
+                return json.loads(text, parse_constant=constant, parse_float=_real), escape, next(iter(constants), None)
             except ValueError as exc:  # (an integer past int()'s digits: parsed again, each integer by the hook)
                 if isinstance(exc, json.JSONDecodeError) or _TOO_MANY_DIGITS not in str(exc):
                     raise
-            return json.loads(text, parse_constant=_refuse_constant, parse_float=_real, parse_int=_integer), escape
+            constants.clear()
+            document = json.loads(text, parse_constant=constant, parse_float=_real, parse_int=_integer)
+            return document, escape, next(iter(constants), None)
     except UnicodeDecodeError:
         raise NotJson("the entry is not UTF-8 text, so not JSON") from None
     except ValueError as exc:
@@ -203,7 +205,8 @@ def json_tree(scope: Scope, handle: str, pointer: str = "", offset: int = 0, lim
     decimal digits of an integer beyond 2**53, which a JavaScript number would round, and of a number no double
     is (``1e400``: ``value`` null; ``1.00000000000000000001``: ``value`` its nearest double); ``next_offset``: the
     child index to list next, ``null`` when all were listed; a scalar node has its ``value`` and ``text`` too;
-    ``note``: the document holds lone surrogate escapes (``"\\ud800"``), shown as U+FFFD).
+    ``note``: the document holds lone surrogate escapes (``"\\ud800"``), shown as U+FFFD, or NaN or Infinity as
+    Python's ``json`` writes them, each ``value`` null and ``text`` its literal).
 
     Raises:
         InvalidArgument: not JSON (NotJson, one; not UTF-8 text too), larger than :data:`MAX_STRUCTURE_BYTES`, a
@@ -214,12 +217,15 @@ def json_tree(scope: Scope, handle: str, pointer: str = "", offset: int = 0, lim
         raise InvalidArgument(f"limit must be 1 to {MAX_CHILDREN}: {limit}")
     if offset < 0:
         raise InvalidArgument(f"offset must not be negative: {offset}")
-    document, escape = _cached(scope, handle, "json", lambda: _parse_json(scope, handle))
+    document, escape, constant = _cached(scope, handle, "json", lambda: _parse_json(scope, handle))
     node = resolve(document, pointer)
     result: dict[str, Any] = {"handle": handle, "path": pointer, "type": _type(node)}
     if escape is not None:
         result["note"] = (f"the document holds lone surrogate escapes (e.g. {escape}), which no UTF-8 text can "
                           "carry: the tree shows each as U+FFFD (\ufffd)")
+    if constant is not None:  # (value null, text "NaN", as a number no double is)
+        said = f"the document {CONSTANTS_SAID}: the tree gives each as its text"
+        result["note"] = f"{result['note']}; {said}" if "note" in result else said
     count = len(node) if isinstance(node, (dict, list)) else 0
     if offset > count:  # (at the end: no child, as a read at a content's size has no byte)
         raise InvalidArgument(f"offset {offset} is past the end of the node at {pointer!r}: it has {count:,} "

@@ -134,11 +134,12 @@ def _record_outputs(jsons: list[str]) -> list[tuple[Any, bool]]:
 def _apply(program: Any, mode: str, data: Any) -> Any:
     """The program's outputs, each jq's own JSON text (the program ends in ``tojson``: a number jq did not change
     keeps its literal, ``12345678901234567890`` and ``1e400`` included). For ``mode`` ``"page"`` (``data`` is
-    ``(document as UTF-8 bytes, first, need, more, check)``): ``("ok", (texts, stopped, error, imprecise))`` --
+    ``(document as UTF-8 bytes, first, need, more, check)``): ``("ok", (texts, stopped, error, imprecise,
+    constant))`` -- the first of :data:`~.numbers.PYTHON_CONSTANTS` the document holds (JSON here, said) or ``None``,
     :func:`_page_texts`'s three, and with ``check`` the first number of the document a double cannot hold
     (:func:`~scratchfs.engine.structure.numbers.imprecise_number`), else ``None`` -- ``("error", message)`` (the
     filter fails on the document as a whole), ``("utf8", message)`` for a document that is not UTF-8 or
-    ``("constant", literal)`` for one holding a NaN or infinity (:func:`~.numbers.non_json_constant`: not JSON, and jq
+    ``("constant", literal)`` for one holding a NaN or infinity spelled otherwise (``nan``, ``+inf``: not JSON, and jq
     would read it as a value the document does not hold). For
     ``"records"`` (``data`` is ``(record texts, check)``): ``("ok", ([outputs per record as _record_outputs gives
     them], imprecise))``, or ``("error", (index, message, outputs of the records before it))`` at the first record
@@ -154,10 +155,10 @@ def _apply(program: Any, mode: str, data: Any) -> Any:
         except ValueError as exc:
             return "error", _said(exc)
         texts, stopped, error = _page_texts(outputs, first, need, more)
-        constant = numbers.non_json_constant(text)  # (after jq's parse: text that is no JSON at all gets its error)
-        if constant is not None and (error is None or "parse error" not in error):
-            return "constant", constant  # jq read it as null or as the largest double, without a word
-        return "ok", (texts, stopped, error, numbers.imprecise_number(text) if check else None)
+        python, other = numbers.constant_literals(text)  # (after jq's parse: text that is no JSON gets its error)
+        if other is not None and (error is None or "parse error" not in error):
+            return "constant", other  # jq read it as null or as the largest double, without a word
+        return "ok", (texts, stopped, error, numbers.imprecise_number(text) if check else None, python)
     records, check = data
     done: list[list] = []
     chars = 0

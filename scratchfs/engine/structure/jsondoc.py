@@ -32,6 +32,7 @@ from scratchfs.engine.structure.jq_worker import run_jq
 from scratchfs.engine.structure.jsonscan import read_json_whole, refuse_unlike_json
 from scratchfs.engine.structure.jsonstream import jq_failed, path_page
 from scratchfs.engine.structure.numbers import (
+    CONSTANTS_SAID,
     LoneSurrogateScan,
     load_exact,
     numbers_note,
@@ -330,7 +331,8 @@ def _run(source: ContentSource, filter: str, index: int, need: tuple[int, int, i
     into the first, budget, most outputs)``) and up to :data:`_MORE_CHARS` characters more, for the next pages,
     taken in a bounded time (:func:`~scratchfs.engine.structure.jq_worker.run_jq`; half the time left at most);
     with the page's note: a number of the document a double cannot hold when the filter is not a path (it may
-    compute with it), lone surrogate escapes read as U+FFFD, else ``None``."""
+    compute with it), NaN or Infinity as Python writes them (read by jq as null or the largest double), lone
+    surrogate escapes read as U+FFFD, else ``None``."""
     limit = (index // _MORE_OUTPUTS + 2) * _MORE_OUTPUTS
     program = compile_filter(filter, limit, deadline)
     refuse_unlike_json(source)  # (binary data: at once, not after reading and handing over 64 MiB)
@@ -344,13 +346,15 @@ def _run(source: ContentSource, filter: str, index: int, need: tuple[int, int, i
         raise NotJson(f"the document is not UTF-8 text: {detail}")
     if status == "constant":
         raise InvalidArgument(f"the document is not JSON: it holds {detail} outside a string (JSON has no NaN or "
-                              "Infinity; jq would read it as null or as 1.7976931348623157e+308, a value the document "
+                              "Infinity, and Python's json reads only NaN, Infinity and -Infinity; jq "
+                              "would read it as null or as 1.7976931348623157e+308, a value the document "
                               f"does not hold): read it by range, or search it (match={json.dumps(detail)})")
     placed = invalid is None and escape is None  # (the bytes jq read are the content's: its offsets are theirs)
     if status == "error":
         raise jq_error(jq_message(detail), step=False, offset=_stopped_at(detail, data) if placed else None)
-    texts, stopped, error, imprecise = detail
+    texts, stopped, error, imprecise, constant = detail
     notes = ([numbers_note(imprecise)] if imprecise is not None else []) + (
+        [f"the document {CONSTANTS_SAID}"] if constant is not None else []) + (
         [surrogate_note(escape, "the document", True)] if escape is not None else []) + (
         [invalid] if invalid is not None else [])
     return _Run(index, tuple(texts), sum(map(len, texts)), stopped or index + len(texts) >= limit, error,

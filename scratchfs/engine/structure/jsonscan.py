@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 from decimal import Decimal
-from typing import Any
 
 from scratchfs.engine.structure.numbers import LongIntegers
 from scratchfs.engine.structure.paging import CHUNK_BYTES, ContentSource, read_whole
@@ -24,12 +23,13 @@ __all__ = ["KINDS", "OPEN", "REST_ARRAY", "REST_OBJECT", "SCALAR", "TOKEN_CHARS"
 _WS = re.compile(rb"[ \t\r\n]*")
 _WS_TEXT = re.compile(r"[ \t\r\n]*")
 _STR = rb'"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"'
-_NUM = rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
+_NUM = rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|NaN|-?Infinity"
+"""A number, or NaN and the infinities as Python's ``json`` writes them (JSON here: numbers.PYTHON_CONSTANTS)."""
 _STRING = re.compile(_STR)
 SCALAR = re.compile(_STR + b"|" + _NUM + rb"|true|false|null")
 """A string, number or literal token."""
 _FLAT = re.compile(rb"(?:[ \t\r\n,:]+|" + _STR + b"|" + _NUM + rb"|true|false|null)*")
-_PARTIAL = re.compile(rb'(?:"[^"\\]*(?:\\.[^"\\]*)*\\?|[-+.0-9eEtrufalsn]*)\Z')
+_PARTIAL = re.compile(rb'(?:"[^"\\]*(?:\\.[^"\\]*)*\\?|[-+.0-9eEtrufalsnNIiy]*)\Z')
 """What may be the start of a token cut at the end of what has been read so far."""
 _B = rb"[ \t\r\n]*"
 _ONE = b"(?:" + _STR + b"|" + _NUM + rb"|true|false|null)"
@@ -43,18 +43,14 @@ _DESCEND = 32
 """Levels of a large value skipped member by member; deeper, by brackets."""
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-_DECODER = LongIntegers(parse_constant=_no_constant)
+_DECODER = LongIntegers()  # (NaN and Infinity as Python writes them read: numbers.PYTHON_CONSTANTS)
 KINDS = {ord("{"): "object", ord("["): "array", ord('"'): "string", ord("t"): "boolean", ord("f"): "boolean",
           ord("n"): "null"}
 OPEN = {ord("["): ord("]"), ord("{"): ord("}")}
 _CLOSE = frozenset(b"]}")
-VALUE_START = frozenset(b'{["-0123456789tfn')
+VALUE_START = frozenset(b'{["-0123456789tfnNI')
 _BLANK = frozenset(b" \t\r\n")
-TOKEN_CHARS = frozenset(b"-+.0123456789eEtrufalsn")
+TOKEN_CHARS = frozenset(b"-+.0123456789eEtrufalsnNIiy")
 _TAIL = re.compile(rb"[-+.0-9eE]*\Z")
 """What may follow a token match at the end of what has been read, where the token may go on."""
 

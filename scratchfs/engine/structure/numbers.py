@@ -20,9 +20,9 @@ from typing import Any
 
 from scratchfs.foundation.collector import CollectorPaused
 
-__all__ = ["LoneSurrogateScan", "LongIntegers", "dump_decimal", "exact_float", "imprecise_number", "load_exact",
-           "lone_surrogate", "non_json_constant", "numbers_note", "refuse_constant", "replace_lone_surrogates",
-           "surrogate_note"]
+__all__ = ["CONSTANTS_SAID", "PYTHON_CONSTANTS", "LoneSurrogateScan", "LongIntegers", "constant_literals",
+           "dump_decimal", "exact_float", "imprecise_number", "load_exact", "lone_surrogate", "non_json_constant",
+           "numbers_note", "refuse_constant", "replace_lone_surrogates", "surrogate_note"]
 
 _ESCAPES = (r"(?<!\\)(?:\\\\)*(?:\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
             r"|\\u([dD][89a-fA-F][0-9a-fA-F]{2}))")
@@ -129,6 +129,34 @@ _STRING_TEXT = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _CONSTANT = re.compile(r"(?i)(?<![0-9a-z_])[-+]?(?:nan|inf(?:inity)?)(?![0-9a-z_])")
 
 
+PYTHON_CONSTANTS = frozenset({"NaN", "Infinity", "-Infinity"})
+"""The NaN and infinity literals Python's ``json`` writes (``json.dumps(float("nan"))``: pandas' ``to_dict`` of a
+missing value) and reads: not standard JSON, but JSON to every structure read here -- as to ``json.loads`` and to jq,
+which holds a NaN it prints as ``null`` (``isnan`` finds it, ``== null`` does not) and an infinity as
+``1.7976931348623157e+308`` -- each such content saying so once
+(:data:`CONSTANTS_SAID`). Other spellings (``nan``, ``inf``, ``+Infinity``) neither reads: no JSON."""
+
+CONSTANTS_SAID = ("holds non-standard NaN/Infinity tokens, as Python's json writes them (jq prints a NaN as null: "
+                  "select it with isnan, not == null; Infinity as 1.7976931348623157e+308)")
+"""What a shape or a note says, once, of JSON holding one of :data:`PYTHON_CONSTANTS` outside its strings."""
+
+
+def constant_literals(text: str) -> tuple[str | None, str | None]:
+    """``(the first of PYTHON_CONSTANTS, the first other NaN or infinity literal)`` standing outside the strings of
+    the JSON ``text`` (:func:`non_json_constant`'s spellings), each ``None`` when there is none."""
+    if not _candidate(text.lower()):
+        return None, None
+    python = other = None
+    for found in _CONSTANT.finditer(_STRING_TEXT.sub('""', text)):
+        if found.group(0) in PYTHON_CONSTANTS:
+            python = python or found.group(0)
+        else:
+            other = other or found.group(0)
+        if python and other:
+            break
+    return python, other
+
+
 def non_json_constant(text: str) -> str | None:
     """The first NaN or infinity literal standing outside the strings of the JSON ``text`` -- ``NaN``,
     ``-Infinity``, and the spellings jq 1.7 also reads (any case, a sign, ``nan``, ``inf``): jq reads a NaN as
@@ -165,21 +193,32 @@ def _candidate(low: str) -> bool:
 
 def load_exact(text: str) -> tuple[Any, str | None]:
     """``(value, None)``: ``json.loads(text)`` whose numbers are each the number the text writes (``-0`` read as
-    ``-0.0``); or ``(approximate value, literal)`` with the first number literal the value cannot hold exactly, or
+    ``-0.0``); or ``(approximate value, literal)`` with the first number literal the value cannot hold exactly, else
+    the first of :data:`PYTHON_CONSTANTS` (``NaN``: read as ``float("nan")``, which no strict JSON writes back), or
     else the first lone surrogate escape (:func:`lone_surrogate`: the value holds a character no UTF-8 carries).
 
     Raises:
-        ValueError: the text is not JSON (``NaN`` and ``Infinity`` included: they are not JSON). RecursionError:
-            nested deeper than the parser goes.
+        ValueError: the text is not JSON (a NaN or infinity spelled other than Python's ``json`` writes it
+            included). RecursionError: nested deeper than the parser goes.
     """
+    constants: list[str] = []
     with CollectorPaused():  # (a JSON value is a tree: nothing for the collector to find while it is built)
         if not _suspect(text):
-            value, inexact = json.loads(text, parse_constant=refuse_constant), None
+            value, inexact = json.loads(text, parse_constant=lambda name: _noted(name, constants)), None
         else:
             hooks = _Hooks()
-            value = json.loads(text, parse_int=hooks.integer, parse_float=hooks.real, parse_constant=refuse_constant)
+            value = json.loads(text, parse_int=hooks.integer, parse_float=hooks.real,
+                               parse_constant=lambda name: _noted(name, constants))
             inexact = hooks.inexact
-    return value, inexact or (lone_surrogate(text) if "\\u" in text else None)
+    return value, inexact or (constants[0] if constants else None) or (
+        lone_surrogate(text) if "\\u" in text else None)
+
+
+def _noted(name: str, constants: list[str]) -> float:
+    """A ``parse_constant`` hook: the float ``name`` writes, ``name`` noted in ``constants`` (the first kept)."""
+    if not constants:
+        constants.append(name)
+    return float(name)
 
 
 def lone_surrogate(text: str) -> str | None:

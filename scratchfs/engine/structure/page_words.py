@@ -33,7 +33,7 @@ def page_words(page: dict[str, Any], name: str, start: int | None = None, texts:
                      "it, at the end, or before a page whose `first` is higher")
     if page.get("as_text"):
         words.append(f"`as_text`: the {name} at these indexes (from 0) are their JSON text, a string: a number JSON "
-                     "cannot carry exactly (1e400) or a lone surrogate escape")
+                     "cannot carry exactly (1e400, NaN) or a lone surrogate escape")
     return words
 
 

@@ -53,7 +53,7 @@ from scratchfs.engine.structure.aligned import Layout
 from scratchfs.engine.structure.jsondoc import jq_page
 from scratchfs.engine.structure.jsonl_records import bad_record
 from scratchfs.engine.structure.jsontexts import walk_documents
-from scratchfs.engine.structure.numbers import LongIntegers, refuse_constant
+from scratchfs.engine.structure.numbers import LongIntegers
 from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPage, check_page, read_whole
 from scratchfs.engine.structure.percent_cells import percent_note
 from scratchfs.engine.structure.row_keys import EXTRA_CELLS, row_keys
@@ -297,8 +297,7 @@ def _records(source: ContentSource) -> tuple[bytes, tuple[BadRecord, ...]]:
         ended = start + len(line) < size  # order mark at the start is no part of record 1, as a record read has it)
         if text.strip():  # (parsed with its \n, as a records read parses it: a bad one's words are that read's)
             try:
-                json.loads(text.decode("utf-8", "replace") + ("\n" if ended else ""), cls=LongIntegers,
-                           parse_constant=refuse_constant)
+                json.loads(text.decode("utf-8", "replace") + ("\n" if ended else ""), cls=LongIntegers)
             except (ValueError, RecursionError) as exc:
                 passed.append(bad_record(len(kept) + len(passed) + 1, start, len(line) + ended, exc))
             else:

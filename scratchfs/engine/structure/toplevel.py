@@ -19,7 +19,7 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any
 
-from scratchfs.engine.structure.numbers import LongIntegers, refuse_constant
+from scratchfs.engine.structure.numbers import LongIntegers
 from scratchfs.engine.structure.paging import CHUNK_BYTES, ContentSource
 
 __all__ = ["FEED_TAIL_BYTES", "MAX_BUFFER_CHARS", "TopEntry", "TopLevel", "TopLevelFeed", "top_level"]
@@ -31,7 +31,7 @@ MAX_BUFFER_CHARS = 32 * 1024 * 1024
 """Most characters of text the scanner holds (a single second-level value larger than this ends the scan)."""
 
 _WS = re.compile(r"[ \t\r\n]*")
-_DECODER = LongIntegers(parse_constant=refuse_constant)
+_DECODER = LongIntegers()
 
 
 @dataclass(slots=True)
