@@ -194,14 +194,23 @@ def describe(sample: bytes, size: int, lines: int, source: ContentSource | None 
         text = _utf8(sample, complete) or sample.decode("utf-8", "replace")
     odd = texts.invalid_utf8_bytes(sample if complete else sample[:-3]) if "\ufffd" in text else 0  # (not UTF-8)
     read_as = encoding_said(text, sample) if odd else ""
-    said = _constants_said(text)
-    room = MAX_SHAPE_CHARS - not_utf8_room(odd, complete, sample, read_as) - len(said)
+    room = MAX_SHAPE_CHARS - not_utf8_room(odd, complete, sample, read_as)
+    found = _described_in(room, sample, size, lines, source, text, odd, read_as)
+    said = _constants_said(text) if found.content_type in ("json", "jsonl") else ""  # (looked for in JSON only)
+    if not said:
+        return found
+    found = _described_in(room - len(said), sample, size, lines, source, text, odd, read_as)  # (rare: said after)
+    return replace(found, text=found.text + said)
+
+
+def _described_in(room: int, sample: bytes, size: int, lines: int, source: ContentSource | None, text: str,
+                  odd: int, read_as: str) -> Shape:
+    """:func:`_described` within ``room`` characters of shape (leaving room for what is said after it: the
+    ``_not_utf8`` words' "... N more", the NaN tokens' sentence)."""
     if room >= shape_limit():  # (no narrower than shapes are already, as when all is UTF-8: no context, 3 us)
-        found = _described(sample, size, lines, source, text, odd, read_as)
-    else:
-        with within(room):  # the shape leaves room for what _not_utf8 adds: its "… N more" said
-            found = _described(sample, size, lines, source, text, odd, read_as)
-    return replace(found, text=found.text + said) if said and found.content_type in ("json", "jsonl") else found
+        return _described(sample, size, lines, source, text, odd, read_as)
+    with within(room):
+        return _described(sample, size, lines, source, text, odd, read_as)
 
 
 def _constants_said(text: str) -> str:
