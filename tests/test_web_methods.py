@@ -31,3 +31,23 @@ def test_a_method_not_taken_is_told_the_one_to_use(tmp_path):
         assert page.text == "405 method not allowed: PUT is not allowed on /runs/run-m: it takes GET (see " \
                             "/api/openapi.json)\n"
         assert len(store.list_entries()) == 1
+
+
+def test_a_long_or_forged_path_is_said_bounded_on_one_line(tmp_path):
+    """hostile45: the 405 echoed the request's path whole -- 20,000 bytes of it back in the message, and a ``%0A``
+    in a page's path a line of its own in the text reply (a forged line) -- where every other error names a value
+    given ``shorten``-ed. The path and the method are now said as that: one line, at most a few hundred bytes."""
+    with ScratchStore(tmp_path) as store:
+        client = TestClient(create_app(store, TOKEN), headers=AUTH)
+        long = client.request("PROPFIND", "/api/runs/" + "a" * 20_000 + "/delete")
+        assert long.status_code == 405 and long.headers["Allow"] == "POST"
+        message = long.json()["error"]["message"]
+        assert len(message) < 300, len(message)
+        assert message.startswith("PROPFIND is not allowed on /api/runs/aaaa") and len(message) < 300, message
+        assert message.endswith(": it takes POST (see /api/openapi.json)"), message
+        forged = client.put("/runs/x%0A405 method not allowed: forged")
+        assert forged.status_code == 405
+        assert forged.text.count("\n") == 1 and forged.text.endswith("it takes GET (see /api/openapi.json)\n"), \
+            forged.text
+        method = client.request("X" * 5000, "/api/runs")
+        assert method.status_code == 405 and len(method.json()["error"]["message"]) < 300

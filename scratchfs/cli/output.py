@@ -28,11 +28,11 @@ from typing import Any
 
 import click
 
-from scratchfs.foundation.errors import QuotaExceeded
+from scratchfs.foundation.errors import InvalidArgument, QuotaExceeded
 from scratchfs.foundation.text import plural, shorten
 
-__all__ = ["INPUT_ARGUMENT", "STDIN_NAME", "InputError", "OutputError", "PathText", "RootText", "SourceFile",
-           "TaggedSource", "TaggedStdout", "end_shared_line", "tagged_stdout"]
+__all__ = ["INPUT_ARGUMENT", "STDIN_NAME", "TERMINAL_READ_BYTES", "InputError", "OutputError", "PathText", "RootText",
+           "SourceFile", "TaggedSource", "TaggedStdout", "end_shared_line", "tagged_stdout"]
 
 
 class OutputError(OSError):
@@ -51,7 +51,8 @@ class TaggedSource:
     """A binary file a command reads its content from (``read(n)``, what the store takes), whose read errors are
     :class:`InputError` naming ``name``. ``said``: a terminal's standard input, the line written on stderr before
     the first read (:func:`_typed_in`); its end (Ctrl-D) is then kept: a terminal's end of input is one empty read,
-    and the read after it waited for a second Ctrl-D."""
+    and the read after it waited for a second Ctrl-D. A terminal's line as long as its line discipline keeps
+    (:func:`_line_limit`) is refused: the terminal dropped the rest of it."""
 
     def __init__(self, file, name: str, said: str | None = None) -> None:
         self._file, self.name = file, name
@@ -59,6 +60,8 @@ class TaggedSource:
         self._read = 0
         self._said = said  # (the line written on stderr before the first read, then None)
         self._typed, self._ended = said is not None, False
+        self._pending = b""  # (a terminal's bytes read, not yet given)
+        self._limit = _line_limit(file) if self._typed else None
 
     def cap_stdin(self, most: int, said: str) -> None:
         """Refuse standard input past ``most`` bytes, and any other input that is no regular file (a pipe or device
@@ -72,6 +75,8 @@ class TaggedSource:
 
         Raises:
             InputError: the read failed.
+            InvalidArgument: a terminal gave a line as long as it keeps (it dropped the rest: the caller stores
+                nothing).
             QuotaExceeded: standard input went past its cap (:meth:`cap_stdin`): the caller stores nothing of it.
         """
         if self._said is not None:
@@ -91,19 +96,47 @@ class TaggedSource:
         return data
 
     def _typed_read(self, size: int) -> bytes:
-        """Up to ``size`` bytes of a terminal (all until its end when negative), each raw read one typed line, and
-        nothing once one has ended it."""
-        parts: list[bytes] = []
-        got = 0
-        while not self._ended and (size < 0 or got < size):
-            part = getattr(self._file, "read1", self._file.read)(-1 if size < 0 else size - got)
+        """Up to ``size`` bytes of a terminal (all until its end when negative), and nothing once one has ended it.
+        Each raw read asks for more than a terminal's line, so it is one typed line (or the part Ctrl-D sent), whole:
+        one of :func:`_line_limit` bytes or more, its newline aside, lost what followed in the terminal."""
+        while not self._ended and (size < 0 or len(self._pending) < size):
+            part = getattr(self._file, "read1", self._file.read)(TERMINAL_READ_BYTES)
             self._ended = not part
-            parts.append(part)
-            got += len(part)
-        return b"".join(parts)
+            if self._limit is not None and len(part) - part.endswith(b"\n") >= self._limit:
+                raise InvalidArgument(
+                    f"a line typed or pasted into the terminal reached the {plural(self._limit, 'byte')} a terminal "
+                    "keeps of a line, which drops the rest, so nothing was stored: pipe it (COMMAND | scratchfs ..., "
+                    "xclip -o | scratchfs ...) or name a file")
+            self._pending += part
+        cut = len(self._pending) if size < 0 else size
+        data, self._pending = self._pending[:cut], self._pending[cut:]
+        return data
 
     def close(self) -> None:
         self._file.close()
+
+
+TERMINAL_READ_BYTES = 65536
+"""Bytes a raw read of a terminal asks for: more than one line of it holds (a read gives one line at the most)."""
+
+
+def _line_limit(file: Any) -> int | None:
+    """The bytes of a line a terminal (``file``, in canonical mode) keeps before its newline, past which it drops
+    what is typed or pasted: 4,095 on Linux (the line discipline's 4,096-byte buffer; ``fpathconf`` names the POSIX
+    least, 255), else ``MAX_CANON`` less 1 (1,023 on macOS); ``None`` when the terminal is not in canonical mode
+    (``stty -icanon``: no line is kept) or that cannot be told."""
+    try:
+        import termios
+    except ImportError:
+        return None
+    try:
+        if not termios.tcgetattr(file.fileno())[3] & termios.ICANON:
+            return None
+        if sys.platform.startswith("linux"):
+            return 4095
+        return os.fpathconf(file.fileno(), "PC_MAX_CANON") - 1
+    except (AttributeError, OSError, ValueError, termios.error):
+        return None
 
 
 def _regular(file: Any) -> bool:

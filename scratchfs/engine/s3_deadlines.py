@@ -34,7 +34,7 @@ __all__ = ["MIN_BYTES_PER_SECOND", "Watchdog", "bound_connections", "cut_short",
 MIN_BYTES_PER_SECOND = 1024 * 1024
 """The slowest transfer a request's deadline allows for its payload: 1 MiB/s (an 8 MiB part: 8 s past the bound)."""
 
-_RANGE = re.compile(r"bytes=(\d*)-(\d*)")
+_RANGE = re.compile(r"bytes=(\d{0,20})-(\d{0,20})")
 _local = threading.local()  # the deadline of this thread's request (set by make_client's before-call handler)
 _cut: dict[int, float] = forks.renewed_in_child(sys.modules[__name__], "_cut", dict)  # thread id -> seconds run
 
@@ -52,7 +52,8 @@ def cut_short() -> float | None:
 
 
 def payload_bytes(body: Any, headers: Any) -> int:
-    """The bytes a request sends (``body``) and asks for (its ``Range`` header), as far as they are known."""
+    """The bytes a request sends (``body``) and asks for (its ``Range`` header, ``str`` or ``bytes``, any case), as far
+    as they are known."""
     size = 0
     if isinstance(body, (bytes, bytearray, memoryview)):
         size = len(body)
@@ -61,10 +62,24 @@ def payload_bytes(body: Any, headers: Any) -> int:
             here = body.tell()
             size = body.seek(0, 2) - here
             body.seek(here)
-    ranged = _RANGE.fullmatch(str((headers or {}).get("Range", "")))
+    ranged = _RANGE.fullmatch(_header(headers, "range"))
     if ranged and ranged.group(2):
         size += int(ranged.group(2)) - int(ranged.group(1)) + 1 if ranged.group(1) else int(ranged.group(2))
     return size
+
+
+def _header(headers: Any, name: str) -> str:
+    """The value of header ``name`` (lower case) in ``headers``, any case, its name and value ``str`` or ``bytes``
+    (botocore hands urllib3 bytes: ``{'Range': b'bytes=0-1023'}``), as text; ``""`` when not there."""
+    try:
+        pairs = list(headers.items()) if headers else []
+    except (AttributeError, TypeError):
+        return ""
+    for key, value in pairs:
+        key = key.decode("latin-1") if isinstance(key, (bytes, bytearray)) else str(key)
+        if key.lower() == name:
+            return value.decode("latin-1") if isinstance(value, (bytes, bytearray)) else str(value)
+    return ""
 
 
 class Watchdog:

@@ -26,6 +26,7 @@ from starlette.routing import Route
 from scratchfs.api.deferred_store import DeferredStore
 from scratchfs.api.store import ScratchStore
 from scratchfs.foundation.errors import ScratchError
+from scratchfs.foundation.text import clipped, one_line
 from scratchfs.web import api, download, page
 from scratchfs.web.download import DownloadSlots, content_endpoint
 from scratchfs.web.endpoint import endpoint, error_response
@@ -49,11 +50,14 @@ def _http_error(request: Request, exc: Exception) -> Response:
 def _method_said(request: Request, headers: dict[str, str]) -> str:
     """What a 405 says: the method given and the ones the route takes, from the ``Allow`` header Starlette's route
     sets (``HEAD`` left out beside ``GET``): ``GET is not allowed on /api/runs/r/delete: it takes POST (see
-    /api/openapi.json)``, where it said only "Method Not Allowed"."""
+    /api/openapi.json)``, where it said only "Method Not Allowed". The method and the path are said on one line (a
+    ``%0A`` in the path escaped, :func:`~scratchfs.foundation.text.one_line`) and cut to 40 and 160 characters: a
+    request's path of 20,000 bytes is not echoed whole."""
     allowed = [m.strip() for m in headers.get("Allow", "").split(",") if m.strip()]
     named = [m for m in allowed if m != "HEAD"] or allowed
     takes = f"it takes {' or '.join(named)}" if named else "it takes no method"
-    return f"{request.method} is not allowed on {request.url.path}: {takes} (see /api/openapi.json)"
+    method, path = clipped(one_line(request.method), 40), clipped(one_line(request.url.path), 160)
+    return f"{method} is not allowed on {path}: {takes} (see /api/openapi.json)"
 
 
 async def _openapi(request: Request) -> JSONResponse:
