@@ -131,15 +131,16 @@ class Watchdog:
                     self._thread = None
                     return
                 soonest = min((item[0] for item in self._due.values()), default=now)
-            for conn, (_, started, thread, kept) in late:
-                sock = kept or getattr(conn, "sock", None)
-                if sock is None or sock.fileno() < 0:  # (closed meanwhile: a failed attempt's, not cut)
-                    continue
-                _cut[thread] = now - started  # (before its reader wakes up to the shutdown)
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    _cut.pop(thread, None)
+                for conn, (_, started, thread, kept) in late:  # (under the lock: a connection done and armed
+                    # for its next request meanwhile would have its new request cut)
+                    sock = kept or getattr(conn, "sock", None)
+                    if sock is None or sock.fileno() < 0:  # (closed meanwhile: a failed attempt's, not cut)
+                        continue
+                    _cut[thread] = now - started  # (before its reader wakes up to the shutdown)
+                    try:
+                        sock.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        _cut.pop(thread, None)
             self._wake.wait(max(soonest - time.monotonic(), 0.0) + 0.01)
 
 
