@@ -120,10 +120,39 @@ def test_with_no_run_or_agent_a_small_output_still_passes_through(tmp_path):
     assert not (tmp_path / "s").exists()
 
 
-def test_with_no_run_or_agent_a_large_output_says_it_was_not_stored(tmp_path):
-    done = _unscoped(tmp_path / "s", GREP)
-    assert done.exit_code == 2, done.output
-    assert done.stdout_bytes == b""
-    assert "Missing option '--run' (or $SCRATCHFS_RUN_ID); the input, larger than --threshold (8,192 bytes), was " \
-           "not stored: run the command again with them" in done.stderr, done.stderr
+def test_with_no_run_or_agent_a_larger_output_passes_through_whole_up_to_the_passthrough_bound(tmp_path):
+    """leftovers6: an output over --threshold with no run or agent set exited 2 and was lost (stdin consumed). A
+    failed spill is never a failed tool call: it passes as the Python API's failed spills do -- 30 KB of real grep
+    output, under passthrough_max_bytes (64 KiB), whole and unchanged, exit 0 -- and one stderr line says so and
+    what was missing; nothing is stored."""
+    data = GREP[:GREP.index(b"\n", 30_000) + 1]
+    done = _unscoped(tmp_path / "s", data)
+    assert done.exit_code == 0, done.output
+    assert done.stdout_bytes == data
+    assert done.stderr == (f"scratchfs: warning: this output ({len(data):,} bytes, over --threshold) was passed "
+                           "through whole (at most passthrough_max_bytes, 65,536 bytes): Missing option '--run' "
+                           "(or $SCRATCHFS_RUN_ID)\n")
     assert not (tmp_path / "s").exists()
+
+
+def test_with_no_run_or_agent_an_output_past_the_passthrough_bound_is_a_notice_with_its_preview(tmp_path):
+    """The whole grep output (524 KB, past 64 KiB): stdout is the failed spill's notice, one line of JSON of at most
+    1.5 KiB -- its head as the preview, its size, ``stored: false``, a note naming what was missing and how to store
+    it --, exit 0, one stderr line; nothing is stored. With ``--preview head+tail`` the preview ends with its last
+    line."""
+    done = _unscoped(tmp_path / "s", GREP)
+    assert done.exit_code == 0, done.output
+    assert len(done.stdout_bytes) <= 1536 + 1 and done.stdout_bytes.endswith(b"}\n")
+    notice = json.loads(done.stdout)
+    assert (notice["size"], notice["stored"]) == (len(GREP), False)
+    assert GREP.decode().startswith(notice["preview"].rsplit("\n", 2)[0])
+    assert "no run or agent was set to store it under (Missing option '--run'" in notice["note"]
+    assert "--run and --agent" in notice["note"]
+    assert done.stderr.count("\n") == 1 and f"this output ({len(GREP):,} bytes, over --threshold) was not " \
+        "stored: a notice with its preview went to stdout in its place" in done.stderr, done.stderr
+    assert not (tmp_path / "s").exists()
+    last = GREP.rstrip(b"\n").rsplit(b"\n", 1)[1].decode()
+    tail = CliRunner().invoke(main, ["spill", "--root", str(tmp_path / "s"), "--threshold", "8KiB", "--preview",
+                                     "head+tail", "-"], input=GREP,
+                              env={"SCRATCHFS_RUN_ID": None, "SCRATCHFS_AGENT_ID": None}, catch_exceptions=False)
+    assert tail.exit_code == 0 and json.loads(tail.stdout)["preview"].endswith(last + "\n")

@@ -169,10 +169,11 @@ def _model_lines(tools: ScratchTools, call: dict | None, raw: bytes, start: int,
 
 
 def test_a_page_of_a_members_line_from_inside_it_says_where_it_starts(scratch_scope):
-    """A member of one line of three matches, max_matches=2: the second page starts at the third match (its offset,
-    the search's lower bound) and shows the line from there, "a". Before, the model's window of it was {line: 1,
-    data: "a"} -- a whole line's form, so the line seemed to be "a"; now it keeps its offset (514, the member's
-    third byte) as every window of a bounded search does."""
+    """A member of one line of three matches, max_matches=2: the first page shows the line with all three (the
+    third is in the bytes it shows: leftovers6), and a search from the third match (its offset, the search's lower
+    bound) shows the line from there, "a". Before, the model's window of it was {line: 1, data: "a"} -- a whole
+    line's form, so the line seemed to be "a"; now it keeps its offset (514, the member's third byte) as every
+    window of a bounded search does."""
     raw = tar_of([("m0.txt", b"aaa")])
     handle = scratch_scope.spill(raw, source_tool="tar").handle
     (start, _), = _members(raw)
@@ -180,7 +181,7 @@ def test_a_page_of_a_members_line_from_inside_it_says_where_it_starts(scratch_sc
     call = {"handle": handle, "match": "a", "offset": start, "end": start + 3, "context": "line", "max_matches": 2}
     first = tools.call("read_handle", call)
     assert first["windows"] == [{"line": 1, "offset": start, "length": 3, "matches": [
-        {"offset": start, "length": 1, "line": 1}, {"offset": start + 1, "length": 1, "line": 1}], "data": "aaa",
-        "encoding": "text"}]
-    second = tools.call("read_handle", call_args(first["next_call"]))
+        {"offset": start + n, "length": 1, "line": 1} for n in range(3)], "data": "aaa", "encoding": "text"}]
+    assert first["next_call"] is None
+    second = tools.call("read_handle", {**call, "offset": start + 2})
     assert second["windows"] == [{"line": 1, "offset": start + 2, "length": 1, "data": "a", "encoding": "text"}]

@@ -38,6 +38,7 @@ NEVER_ONE = {  # (module, the count's expression): why it is never 1 (or is no c
     ("search_misses.py", "kind[:8]"): "no count: an encoding's name ('UTF-16LE bytes')",
     ("search_reply.py", "budget"): "a reply budget: 2,048 bytes at least",
     ("search_reply.py", "found.max_matches"): "said when fewer than max_matches were shown: 2 at least",
+    ("search_reply.py", "len(over.matches)"): "said of a window holding more than max_matches: 2 at least",
     ("shape_aligned.py", "len(names)"): "a table aligned by spaces: 2 columns at least",
     ("shape_pipes.py", "len(names)"): "a table drawn with pipes or box lines: 2 columns at least",
     ("shape_pipes.py", "columns.group(1)"): "DuckDB's footer's count of all columns, over those it shows: 3 at least",

@@ -17,7 +17,7 @@ import pytest
 from scratchfs import Settings
 from scratchfs.adapter import Offloader
 from scratchfs.api.policy import Observation
-from scratchfs.api.spill_failure import LESS_ADVICE, RETRY_ADVICE, passed_through
+from scratchfs.api.spill_failure import LESS_ADVICE, RETRY_ADVICE, chunks_passed_through, passed_through
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 from scratchfs.foundation.limits import MAX_STUB_BYTES
 
@@ -139,3 +139,22 @@ def test_a_blob_store_that_raises_mid_write_unexpectedly_is_bounded_too(tmp_path
     assert notice["note"].endswith(LESS_ADVICE)
     (record,) = [r for r in caplog.records if r.levelno == logging.ERROR]
     assert record.exc_info is not None and record.getMessage().endswith("passing a preview and a notice")
+
+
+@pytest.mark.parametrize("cut", [0, 5, 1000, 1023, 1024, 1025, 4000, len(TEXT.encode())])
+@pytest.mark.parametrize("quotes", [False, True])
+def test_an_input_in_chunks_passes_under_the_same_rule_as_a_result(cut, quotes):
+    """leftovers6: ``spill --threshold`` with no run or agent passes its stdin as a failed spill passes a result
+    (:func:`~scratchfs.api.spill_failure.chunks_passed_through`): at each size about the bound (1 KiB here; a
+    text of quotes, whose JSON escapes double it, too), whole exactly when ``passed_through`` passes the same bytes
+    whole, else the same notice, whatever the chunks."""
+    data = (TEXT.encode()[:cut] if not quotes else b'"' * cut)
+    settings = Settings(passthrough_max_bytes=1024)
+    want = passed_through(Observation("grep", data, "query"), settings, None)
+    for size in (1, 7, 1 << 20):
+        chunks = [data[at : at + size] for at in range(0, len(data), size)]
+        content, total, whole = chunks_passed_through(chunks, "grep", "the store failed (error)", LESS_ADVICE,
+                                                      settings)
+        assert total == len(data)
+        assert whole == (want.refused is None)
+        assert content == (data if whole else want.content.encode())

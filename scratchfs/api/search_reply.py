@@ -360,7 +360,8 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
                   quiet: bool = False, drawn: dict | None = None) -> dict[str, Any]:
     """The reply showing ``windows``, the search going on at ``next_offset``; a ``note`` says when the reply's
     ``budget`` (bytes) cut it: fewer matches shown than ``max_matches`` while more follow (``quiet``: the caller
-    says how instead; ``found.held``: max_matches ended it before a line it would have cut, none); ``found.note``
+    says how instead; ``found.held``: max_matches ended it before a line it would have cut, none), or that a window
+    of lines holds more matches than max_matches (those its bytes show, taken with it); ``found.note``
     and ``found.stopped`` (a pattern's time limit stopped the search: every page of it says so, and a page showing
     all it found does not blame the budget) follow it. ``drawn``: the windows'
     JSON kept across the calls of one reply's fitting, by extent (a window's bytes and matches are those of its
@@ -392,6 +393,10 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
         reply["note"] = _budget_note(found, len(windows), count, budget)
     elif not windows and shown.next_offset is None and (empty := empty_match_note(found.pattern, found.ignore_case)):
         reply["note"] = empty
+    elif count > found.max_matches:  # (a line's matches its window shows are all taken: its bytes once)
+        over = max(windows, key=lambda w: len(w.matches))
+        reply["note"] = (f"line {over.line}'s window holds {len(over.matches):,} matches, past max_matches="
+                         f"{found.max_matches}: the matches a window's bytes show come with it")
     for said in (found.note, found.stopped):
         if said:
             add_said(reply, said)  # (the calls the note names, as data: a face writes them its own way)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 
 from scratchfs.api.policy import Observation, result_size, should_spill
@@ -82,6 +83,37 @@ def unspilled(obs: Observation, settings: Settings | None, extra_bytes: int = 0)
     return passed_through(obs, settings, None) if spill else obs
 
 
+def chunks_passed_through(chunks: Iterable[bytes], tool: str | None, reason: str, advice: str,
+                          settings: Settings | None = None, mode: str | None = None) -> tuple[bytes, int, bool]:
+    """An input given as ``chunks`` (bytes, in order; a pipe's) that could not be spilled, as :func:`passed_through`
+    passes a failed spill: ``(content, size, whole)`` -- the input itself (``whole``) when it is at most
+    ``settings.passthrough_max_bytes`` as the model receives it (:func:`~scratchfs.api.policy.result_size`;
+    ``settings`` ``None``: the defaults, 64 KiB), else the notice of at most 1.5 KiB
+    (:func:`~scratchfs.api.stub.refusal_notice`) as UTF-8: a preview of its head (``mode`` ``"head+tail"``: and its
+    tail; ``None``: the settings' ``preview_mode``), its ``size`` in bytes, ``reason`` and ``advice``. Holds at most
+    the bound and a preview's bytes, never the whole input past it; raises what reading ``chunks`` raises."""
+    bound = PASSTHROUGH_MAX_BYTES if settings is None else settings.passthrough_max_bytes
+    preview_bytes = PREVIEW_BYTES if settings is None else settings.preview_bytes
+    mode = mode or ("head" if settings is None else settings.preview_mode)
+    held, pieces = bytearray(), iter(chunks)
+    for chunk in pieces:
+        held += chunk
+        if bound is not None and len(held) > bound:
+            break
+    else:
+        if bound is None or result_size(bytes(held)) <= bound:
+            return bytes(held), len(held), True
+    keep = max(preview_bytes + 4, TEXT_PROBE_BYTES)
+    head, tail, size = bytes(held[:keep]), bytes(held[-keep:]), len(held)
+    del held
+    for chunk in pieces:  # (drained, its last bytes kept: the rest is not kept anywhere)
+        size += len(chunk)
+        tail = (tail + chunk)[-keep:]
+    notice = refusal_notice(head, checks.clean_tool(tool) if tool else None, reason, preview_bytes, advice, size=size,
+                            tail=tail, mode=mode)
+    return notice.encode("utf-8"), size, False
+
+
 def outcome(obs: Observation) -> str:
     """The end of a failed spill's log line: what :func:`passed_through` did with ``obs`` (its result)."""
     return "passing a preview and a notice" if obs.refused is not None else "passing it through whole"
@@ -130,4 +162,5 @@ def _as_bytes(text: str | bytes) -> bytes:
     return text.encode() if isinstance(text, str) else text
 
 
-__all__ = ["LESS_ADVICE", "RETRY_ADVICE", "outcome", "passed_through", "text_bytes", "unspilled"]
+__all__ = ["LESS_ADVICE", "RETRY_ADVICE", "chunks_passed_through", "outcome", "passed_through", "text_bytes",
+           "unspilled"]

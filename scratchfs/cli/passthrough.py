@@ -19,11 +19,13 @@ from typing import Any
 import click
 
 from scratchfs.api.policy import result_size
-from scratchfs.cli.app import resolve_scope, stdout_bytes
+from scratchfs.api.spill_failure import chunks_passed_through
+from scratchfs.cli.app import command_settings, resolve_scope, stdout_bytes
 from scratchfs.cli.output import end_shared_line
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.limits import PASSTHROUGH_MAX_BYTES
 
-__all__ = ["MAX_THRESHOLD_BYTES", "READ_BYTES", "passes_small_through", "small_or_stream"]
+__all__ = ["MAX_THRESHOLD_BYTES", "READ_BYTES", "UNSCOPED_ADVICE", "passes_small_through", "small_or_stream"]
 
 MAX_THRESHOLD_BYTES = 16 * 1024 * 1024
 """The largest ``--threshold``: what the decision holds in memory at the most (an input this size inline is past
@@ -72,6 +74,35 @@ def _chained(head: bytes, source: Any) -> Iterator[bytes]:
         yield part
 
 
+UNSCOPED_ADVICE = ("Run the command again with --run and --agent (or $SCRATCHFS_RUN_ID and $SCRATCHFS_AGENT_ID) "
+                   "set to store it and read it in pieces, or ask it for less.")
+"""How the notice of a large input with no run or agent to store it under goes on."""
+
+
+def _unscoped(chunks: Iterator[bytes], missing: str, tool: str | None, preview: str | None) -> None:
+    """An input over ``--threshold`` with no run or agent to store it under (``missing``: the usage error saying
+    which), passed as a failed spill passes a result (:func:`~scratchfs.api.spill_failure.chunks_passed_through`):
+    whole to stdout up to ``passthrough_max_bytes`` (the store's default, 64 KiB), else the notice with its preview
+    (a line of JSON, ``--preview`` its form); one stderr line says which and what was missing. Exit 0: a failed
+    spill is never a failed tool call."""
+    try:
+        settings = command_settings()
+    except click.UsageError:  # (a bad variable of the store's: the defaults, nothing being stored)
+        settings = None
+    content, size, whole = chunks_passed_through(
+        chunks, tool, f"no run or agent was set to store it under ({missing})", UNSCOPED_ADVICE, settings, preview)
+    content += b"" if whole else b"\n"  # (the notice a line of JSON, as the stub is)
+    out = stdout_bytes()
+    out.write(content)
+    out.flush()
+    end_shared_line(content)
+    bound = PASSTHROUGH_MAX_BYTES if settings is None else settings.passthrough_max_bytes
+    done = ("passed through whole (at most passthrough_max_bytes" if whole else
+            "not stored: a notice with its preview went to stdout in its place (over passthrough_max_bytes")
+    click.echo(f"scratchfs: warning: this output ({size:,} bytes, over --threshold) was {done}, "
+               f"{'no bound' if bound is None else f'{bound:,} bytes'}): {missing}", err=True)
+
+
 def passes_small_through(cap_said: str) -> Callable[[Callable], Callable]:
     """The decorator of ``spill`` (outside its scope and store: its callback takes ``source``, ``threshold``,
     ``max_stdin_bytes``, ``run_id``, ``agent_id`` and ``root`` as click gives them; it gets the source capped --
@@ -79,8 +110,9 @@ def passes_small_through(cap_said: str) -> Callable[[Callable], Callable]:
     an input at most SIZE is written to stdout unchanged and the command ends there, exit 0, with no store
     opened. Run with no run or agent (``cmd | scratchfs spill --threshold 8KiB`` in a shell agent's environment
     that sets neither), the small output was lost to a usage error, exit 2, before stdin was read: it now passes
-    through, and one stderr line says what is missing and that a larger output is refused for it (a larger one is
-    that usage error, saying its bytes were not stored). Without ``--threshold`` the store reads the source itself.
+    through, and one stderr line says what is missing and that a larger output is not stored for it; a larger one
+    passes as a failed spill does (:func:`_unscoped`: whole up to 64 KiB, else a notice with its preview), exit 0,
+    one stderr line saying which. Without ``--threshold`` the store reads the source itself.
     ``cap_said``: the setting that raises the cap of standard input (``--max-stdin-bytes``)."""
 
     def decorate(func: Callable) -> Callable:
@@ -94,9 +126,7 @@ def passes_small_through(cap_said: str) -> Callable[[Callable], Callable]:
                 try:
                     resolve_scope(kwargs.get("run_id"), kwargs.get("agent_id"), kwargs.get("root"))
                 except click.UsageError as exc:
-                    exc.message += (f"; the input, larger than --threshold ({threshold:,} bytes), was not stored: "
-                                    "run the command again with them")
-                    raise
+                    return _unscoped(chunks, exc.message, kwargs.get("tool"), kwargs.get("preview"))
                 return func(source=chunks, **kwargs)
             out = stdout_bytes()
             out.write(small)

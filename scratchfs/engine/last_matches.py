@@ -15,7 +15,9 @@ cost a pass over all the bytes before them); the windows are then the forward se
 starts the result at a window's first match: a first window whose line's first matches precede it (the count held
 began among them) is left to the next call when other windows follow, and, alone, takes those first matches too when
 they fit the budget (else the line, over ``max_matches`` or the budget, comes in pieces); that costs one search
-from a match before the bytes such a window fits in (at most the budget and a window's reach before it).
+from a match before the bytes such a window fits in (at most the budget and a window's reach before it). A first
+window whose bytes show matches before its first takes them past ``max_matches`` (one search of its bytes): left to
+the next call, its bytes would come again.
 Sync points:
 
 * a substring (:class:`~scratchfs.engine.search.LiteralMatcher`): a byte no occurrence of the needle straddles
@@ -36,9 +38,9 @@ import time
 from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, Searcher, Sink, Window, search
+from scratchfs.engine.search import Hit, LiteralMatcher, Matcher, PatternMatcher, Searcher, Sink, Window, search
 from scratchfs.engine.seekable import SeekableReader
 
 __all__ = ["FIRST_PIECE_BYTES", "MAX_PIECE_BYTES", "MAX_STEPS_BACK", "LastResult", "TailSink", "last_matches",
@@ -201,13 +203,34 @@ def last_matches(reader: SeekableReader, matcher: Matcher, start: int, before: i
             break
         count = max(1, taken)
     windows, held = found.windows, False
+    look = _Look(reader, matcher, line_of_frame, sink_class, start, end, context, budget)
     if sink_class.whole and (count < len(spans) or hi > start or dropped):  # (a page of lines starts at a line's
-        look = _Look(reader, matcher, line_of_frame, sink_class, start, end, context, budget)  # first match)
-        counted = count
+        counted = count  # first match)
         count, windows = _whole_first(look, list(spans), count, windows, prior, hi <= start and not dropped)
         first, held = spans[-count][0], count < counted == len(spans)  # (the budget held them all)
-    more = count < len(spans) or hi > start or dropped
-    return LastResult(windows, first if more else None, backward=backward, held=held)
+    windows, more = _shown_before(look, windows, count < len(spans) or hi > start or dropped)
+    return LastResult(windows, windows[0].matches[0].offset if more else None, backward=backward, held=held)
+
+
+def _shown_before(look: _Look, windows: list[Window], more: bool) -> tuple[list[Window], bool]:
+    """``windows`` (the last matches from ``look.start`` on, ``more``: matches may precede them; of lines) with the
+    matches its first window's bytes show before its first match taken into it -- its line's first matches, over
+    ``max_matches``: left to the next page they would bring the line's bytes again --, and whether a match may
+    precede them (``True`` unless the search from a sync point at or before ``start`` finds none)."""
+    if not (more and look.sink_class.whole):  # (no match before them: they are all shown)
+        return windows, more
+    window, start = windows[0], look.start
+    first = window.matches[0].offset
+    at = sync_point(look.reader, look.matcher, window.offset, start)
+    if at is None:
+        return windows, True
+    searcher = Searcher(look.reader, look.matcher, at, look.line_of_frame, stop=first, end=look.end)
+    sink = TailSink(first - at + 2, first, None, searcher.size)  # (every match from ``at``: one a byte at most)
+    searcher.run(sink)
+    shown = [Hit(s, e - s, window.line) for s, e in sink.spans if s >= window.offset]  # (the window's line: it
+    # starts at a line's start or after)
+    taken = replace(window, match_offset=shown[0].offset, matches=(*shown, *window.matches)) if shown else window
+    return [taken, *windows[1:]], at > start or len(shown) < len(sink.spans)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,8 +16,9 @@ The window of a match at content bytes ``[s, e)`` (the rule :class:`LineSink` fo
 * a search ends between windows, never among a window's matches (its bytes would come again on the next page, with
   the rest of them): a match ``max_matches`` or the budget refuses that would join the open window gives that window
   back when others precede it (the search's next offset is its first match,
-  :meth:`~scratchfs.engine.search.Sink.left_from`); alone, it is cut there (its line's matches are over
-  ``max_matches`` or the budget: the line comes in pieces). From the end,
+  :meth:`~scratchfs.engine.search.Sink.left_from`); alone, it takes past ``max_matches`` or the budget the
+  matches its bytes show (they cost none, and left out the next page would show those bytes again), then ends at the
+  first match past them (a line longer than the bound comes in pieces). From the end,
   :func:`~scratchfs.engine.last_matches.last_matches` keeps to the same (:attr:`LineSink.whole`).
 
 Lines end at ``\\n`` only, as :mod:`scratchfs.engine.lines` counts them; a lone ``\\r`` ends nothing.
@@ -56,6 +57,7 @@ class LineSink(Sink):
         self.known = True  # the open window's ``hi`` is its end (else an upper bound: its line end lies ahead)
         self.limit: int | None = None  # where a first match too long for the budget cuts its window
         self.given_back: int | None = None  # the first match of the open window given back (:meth:`_give_back`)
+        self.capped = False  # max_matches or the budget reached: only matches the open window shows are taken
 
     def _start(self, buf: bytearray, base: int, start: int) -> tuple[int, bool]:
         """``(window start, the line goes on before it)`` of a match at content byte ``start``."""
@@ -96,7 +98,9 @@ class LineSink(Sink):
         if not self.taken and cost > self.budget:  # one match too long for any window: show its start, go on
             limit = hi = self.cut(lo, hi)
             cost = hi - lo
-        if self.taken == self.max_matches or self.used + cost > self.budget:
+        if self.capped or self.taken >= self.max_matches or self.used + cost > self.budget:
+            if merge and self.known and end <= self.hi and not self.exact and not self.windows:
+                return self._take_shown(start, end, line_of)
             if merge and self.windows and not self.exact:  # (a line's matches would end this page part-way: it
                 # is the next page's)
                 self._give_back()
@@ -113,12 +117,21 @@ class LineSink(Sink):
         self.taken += 1
         return True
 
+    def _take_shown(self, start: int, end: int, line_of: Callable[[int], int]) -> bool:
+        """Take a match past ``max_matches`` or the budget whose bytes the open window shows (it ends no later), the
+        window as it is: left out, the next page would show its line's bytes again. The search then takes no match
+        but such ones (:attr:`capped`)."""
+        self.hits.append(Hit(start, end - start, line_of(start)))
+        self.taken += 1
+        self.capped = True
+        return True
+
     def left_from(self, start: int) -> int:
         return start if self.given_back is None else self.given_back
 
     def _give_back(self) -> None:
         """Drop the open window, its matches and cost: the search's next call starts at its first match."""
-        self.given_back, self.held = self.hits[0].offset, self.taken == self.max_matches
+        self.given_back, self.held = self.hits[0].offset, self.taken >= self.max_matches
         self.taken -= len(self.hits)
         self.used -= self.hi - self.lo
         self.hits = []
