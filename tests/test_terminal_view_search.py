@@ -110,10 +110,10 @@ def test_every_match_across_frames_is_one_of_the_rendered_text(scope, needle):
     found = _all_matches(tools, call)
     rendered = render_text(raw)
     haystack, sought = (rendered.lower(), needle.lower()) if ignore_case else (rendered, needle)
-    lines, at = [], haystack.find(sought)
-    while at >= 0:
-        lines.append(rendered.count("\n", 0, at) + 1)
-        at = haystack.find(sought, at + len(needle))
+    lines, at, done = [], haystack.find(sought), 0
+    while at >= 0:  # (each match's line counted on from the last one's: from the start each, 0.7 s of the test's 2.5)
+        lines.append((lines[-1] if lines else 1) + rendered.count("\n", done, at))
+        done, at = at, haystack.find(sought, at + len(needle))
     assert [m["line"] for m in found] == lines and len(lines) > 10
 
 
