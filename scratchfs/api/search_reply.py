@@ -368,7 +368,8 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
     offset, length and match count: pieces of the same windows found)."""
     cuts = _cuts(found, windows)
     if found.rendered:  # (a window cut to fit: its edges off what it would render otherwise than the view)
-        windows = [_drawn(window, found.windows) for window in windows]
+        starts = [whole.offset for whole in found.windows]  # (in order, not overlapping: bisected)
+        windows = [_drawn(window, found.windows, starts) for window in windows]
     stopped = found.stopped is not None and next_offset == found.first_left  # (a pattern error, not the budget)
     next_offset = bounded_resume(found, windows, next_offset)
     shown = replace(found, windows=windows, next_offset=next_offset, left=None)
@@ -448,13 +449,14 @@ def _cuts(found: Matches, windows: list[Window]) -> list[tuple[bool, bool]]:
     return out
 
 
-def _drawn(window: Window, found: list[Window]) -> Window:
+def _drawn(window: Window, found: list[Window], starts: list[int]) -> Window:
     """A window of terminal output searched in its view, cut from one of the windows ``found`` (whose edges
-    :func:`~scratchfs.api.view_search.view_search` set), with its edges moved as
-    :func:`~scratchfs.engine.structure.terminal_match.drawn_edges` moves them, by the bytes of the window it was
+    :func:`~scratchfs.api.view_search.view_search` set; ``starts``: their offsets, in order), with its edges moved
+    as :func:`~scratchfs.engine.structure.terminal_match.drawn_edges` moves them, by the bytes of the window it was
     cut from."""
     end = window.offset + len(window.data)
-    whole = next((w for w in found if w.offset <= window.offset and end <= w.offset + len(w.data)), None)
+    at = bisect_right(starts, window.offset) - 1  # (the one window found that can hold it: they do not overlap)
+    whole = found[at] if at >= 0 and end <= found[at].offset + len(found[at].data) else None
     if whole is None or not window.matches or (window.offset, end) == (whole.offset, whole.offset + len(whole.data)):
         return window
     last = max(hit.offset + hit.length for hit in window.matches)
