@@ -3,6 +3,9 @@ one process, the median of 7 calls each.
 
     git show <commit>:scratchfs/api/search_reply.py > /tmp/old_search_reply.py
     python bench/search_reply_cost.py scratchfs/api/search_reply.py /tmp/old_search_reply.py
+
+The last case is a terminal view's search (``view="text"`` over ``grep --color=always`` output), whose windows are
+drawn off the escape sequences of the window each was cut from (``_drawn``).
 """
 
 from __future__ import annotations
@@ -37,8 +40,15 @@ def main() -> None:
             ("grep fixture 'def ', context 900, 8 KiB", grep, "def ", 900, 20, 8192),
             ("grep fixture 'self', context 80, 1000 a reply, 64 KiB", grep, "self", 80, 1000, 65536),
         ]
+        lines = [line for line in FIXTURE.read_bytes().splitlines(keepends=True) if b"def " in line]
+        coloured = b"".join(b"\x1b[32m\x1b[K%d\x1b[m\x1b[K:" % n + line.replace(b"def ", b"\x1b[01;31m\x1b[Kdef "
+                                                                               b"\x1b[m\x1b[K")
+                            for n, line in enumerate(lines, 1))  # (grep --color=always, as tests/ draws it)
+        cases.append(("colour grep's view, 'def ', context 0, 1000 a reply, 16 KiB", scope.spill(
+            coloured, source_tool="t").handle, "def ", 0, 1000, 16384))
         for name, handle, needle, context, matches, budget in cases:
-            found = scope.search(handle, match=needle, context=context, max_matches=matches, cap=budget)
+            view = "text" if name.startswith("colour") else None  # (windows drawn off the view's escapes)
+            found = scope.search(handle, match=needle, context=context, max_matches=matches, cap=budget, view=view)
             a, b = [], []
             for rep in range(7):
                 for module, times in ((new, a), (old, b)) if rep % 2 else ((old, b), (new, a)):
