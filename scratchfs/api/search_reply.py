@@ -8,9 +8,10 @@ fact once: a window of one match adds
 ``match_offset`` and ``match_length`` unless it is that match alone, one of several lists ``matches: [{offset,
 length, line}]`` (:func:`~scratchfs.api.search_reply.window_json`); windows whose context overlaps are merged;
 a search of a table (CSV/TSV) gives each window's ``row`` after its ``line`` and each listed match's, the ``row=``
-a rows read takes (:mod:`scratchfs.api.search_rows`); ``context="line"``: each window is the line holding its
-matches (:mod:`scratchfs.engine.line_windows`): a whole line's is ``{line, data}`` (and ``row``), its match in its
-data, and one cut by the bound of 1 KiB a side (or by the budget) keeps its fields and says
+a rows read takes (:mod:`scratchfs.api.search_rows`); a search of a git log gives each window's ``commit`` after its
+``line``, its hash, author and date (:mod:`scratchfs.api.search_commits`); ``context="line"``: each window is the
+line holding its matches (:mod:`scratchfs.engine.line_windows`): a whole line's is ``{line, data}`` (and ``row``),
+its match in its data, and one cut by the bound of 1 KiB a side (or by the budget) keeps its fields and says
 ``"cut": "before" | "after" | "both"``;
 a reply over budget keeps the windows that fit and the next one cut to fit (its first matches, then less context
 after the last; from the end, its last matches and less context before: a window whose context the budget cut
