@@ -69,6 +69,7 @@ from scratchfs.api.read_replies import (
 from scratchfs.api.results import Matches, Slice
 from scratchfs.api.scope import Scope
 from scratchfs.api.search_calls import ENCODING_STRUCTURE, encoding_refusal
+from scratchfs.api.search_commits import with_commits
 from scratchfs.api.search_reply import as_given, count_reply, matches_reply, refused_as_given, window_hits, window_json
 from scratchfs.api.search_rows import with_rows
 from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_not_empty, check_shape
@@ -122,6 +123,12 @@ def _keep_budget(exc: ScratchError, budget: object) -> None:
     if type(budget) is int and MIN_REPLY_BYTES <= budget <= MAX_REPLY_BYTES:
         exc.recall(lambda call: call.given(budget=budget) if call.verb in _BUDGETED else call,
                    keep=lambda said: _whole(_error_line(exc.kind, said)))
+
+
+def _marked(scope: Scope, found: Matches) -> Matches:
+    """``found`` with each window's row (a table's: :func:`with_rows`) and commit (a git log's:
+    :func:`with_commits`). Never raises."""
+    return with_commits(scope, with_rows(scope, found))
 
 
 class ScratchTools:
@@ -289,7 +296,7 @@ class ScratchTools:
                                        lines=lines, cap=cap, before=before, end=end, budget=echo)
         result = replace(result, budget=echo, encoding=single)  # its next_call repeats the budget and encoding
         if isinstance(result, Matches):  # (of a table: the row of each match, which a rows read takes)
-            return matches_reply(as_given(with_rows(scope, result), match, pattern), budget, full_windows)
+            return matches_reply(as_given(_marked(scope, result), match, pattern), budget, full_windows)
         lead = 0 if line is not None or result.binary or single else min(3, result.offset)  # lines from a byte offset:
         if lead and result.data[:1] and result.data[0] & 0xC0 == 0x80:  # a continuation byte: it may fall inside a
             # character (the bytes before tell); then they start at the next one, as a range read does

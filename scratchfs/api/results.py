@@ -325,6 +325,8 @@ class Matches(Bounded):
             not the cause.
         rows: a search of a table (:mod:`scratchfs.api.search_rows`): the row (``row=N``) of each match not in the
             header, by its offset, else ``None``.
+        commits: a search of a git log (:mod:`scratchfs.api.search_commits`): the commit (hash, author, date) of
+            each window's first match, by its offset, else ``None``.
         full_windows: a whole line's window (``context="line"``) keeps its offsets and match fields as a cut one's
             (the web inspector's, which marks the matches by them); the model's is ``{line, data}`` (``False``).
     """
@@ -352,6 +354,7 @@ class Matches(Bounded):
     held: bool = False
     rows: dict[int, int] | None = None
     full_windows: bool = False
+    commits: dict[int, str] | None = None
 
     @property
     def first_left(self) -> int | None:

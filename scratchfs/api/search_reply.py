@@ -8,9 +8,10 @@ fact once: a window of one match adds
 ``match_offset`` and ``match_length`` unless it is that match alone, one of several lists ``matches: [{offset,
 length, line}]`` (:func:`~scratchfs.api.search_reply.window_json`); windows whose context overlaps are merged;
 a search of a table (CSV/TSV) gives each window's ``row`` after its ``line`` and each listed match's, the ``row=``
-a rows read takes (:mod:`scratchfs.api.search_rows`); ``context="line"``: each window is the line holding its
-matches (:mod:`scratchfs.engine.line_windows`): a whole line's is ``{line, data}`` (and ``row``), its match in its
-data, and one cut by the bound of 1 KiB a side (or by the budget) keeps its fields and says
+a rows read takes (:mod:`scratchfs.api.search_rows`); a search of a git log gives each window's ``commit`` after its
+``line``, its hash, author and date (:mod:`scratchfs.api.search_commits`); ``context="line"``: each window is the
+line holding its matches (:mod:`scratchfs.engine.line_windows`): a whole line's is ``{line, data}`` (and ``row``),
+its match in its data, and one cut by the bound of 1 KiB a side (or by the budget) keeps its fields and says
 ``"cut": "before" | "after" | "both"``;
 a reply over budget keeps the windows that fit and the next one cut to fit (its first matches, then less context
 after the last; from the end, its last matches and less context before: a window whose context the budget cut
@@ -54,7 +55,8 @@ from scratchfs.foundation.text import plural, utf8_suffix_start
 
 def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
                 cut: tuple[bool, bool] = (False, False), encoding: str | None = None,
-                rows: dict[int, int] | None = None, full: bool = False) -> dict[str, Any]:
+                rows: dict[int, int] | None = None, full: bool = False,
+                commits: dict[int, str] | None = None) -> dict[str, Any]:
     """One search window: ``{line, offset, length, data}`` (plus ``replaced``/``encoding``), each fact once: ``line``
     is its first match's (1-based); a window of one match gives the match's start and length as ``match_offset``
     and ``match_length`` unless the window is the match alone (no context either side: ``context=0``), both, where
@@ -79,7 +81,8 @@ def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
     ``"encoding": "text"`` saying so, as a byte range of it is. ``encoding`` (``"latin-1"``, ``"cp1252"``): each
     byte one character of it (:func:`~scratchfs.api.views.piece`). ``rows`` (a table's: the row of each match by
     its offset, :mod:`~scratchfs.api.search_rows`): ``row`` after ``line``, the first match's, and in ``matches``
-    each one's (none for a match in the header)."""
+    each one's (none for a match in the header). ``commits`` (a git log's: the commit of each window's first match
+    by its offset, :mod:`~scratchfs.api.search_commits`): ``commit`` after ``line``."""
     hits = window.matches
     match_end = max(h.offset + h.length for h in hits) if hits else window.match_offset
     keep_from, keep_to = window.match_offset, match_end
@@ -93,6 +96,9 @@ def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
                   keep_to=keep_to)
     rows = rows or {}
     row = {"row": rows[hits[0].offset]} if hits and hits[0].offset in rows else {}
+    first = hits[0].offset if hits else window.match_offset
+    if commits and first in commits:
+        row["commit"] = commits[first]
     out: dict[str, Any] = {"line": window.line, **row, **shown.fields()}
     before, after = cut if window.line_cut is None else window.line_cut
     if window.line_cut is not None and not (before or after or full):  # a whole line: its line and data say it all
@@ -408,12 +414,12 @@ def _drawn_json(found: Matches, window: Window, cut: tuple[bool, bool], drawn: d
     """:func:`window_json` of ``window``, kept in ``drawn`` (``None``: not kept)."""
     if drawn is None:
         return window_json(window, found.size, found.binary, found.rendered, cut, found.encoding, found.rows,
-                           found.full_windows)
+                           found.full_windows, found.commits)
     key = (window.offset, len(window.data), len(window.matches), cut)
     out = drawn.get(key)
     if out is None:
         out = drawn[key] = window_json(window, found.size, found.binary, found.rendered, cut, found.encoding,
-                                       found.rows, found.full_windows)
+                                       found.rows, found.full_windows, found.commits)
     return out
 
 

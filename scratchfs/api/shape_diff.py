@@ -226,14 +226,16 @@ def diff_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int 
     files = walk.files
     counted = _counted(walk)
     head = (f"{DIFF_SHAPE}, {plural(lines, 'line')}{_commits(walk)}, {counted}{scope}: ")
-    tail = "; line=N reads from a file's diff"
+    logged = walk.commits > 0 and walk.git  # (a git log -p: the search of a file's commits, listed or not)
+    tail = (_FIND_COMMITS if logged else "") + "; line=N reads from a file's diff"
     items = [_item(f) for f in files[:_MOST_LISTED + 1]]
     if len(files) > _MOST_LISTED or sum(len(item) + 2 for item in items) > room_for(head, tail):  # (not all fit:
         # those changed most, the first of equals first, and the search that finds another's line)
-        head, tail = f"{head}most changed: ", (_FIND_GIT if walk.git else _FIND) + tail
+        head = f"{head}most changed: "
+        tail = tail if logged else (_FIND_GIT if walk.git else _FIND) + tail
         largest = heapq.nlargest(_MOST_LISTED, range(len(files)),
                                  key=lambda at: (files[at].added + files[at].removed, -at))
-        items = [_item(files[at], walk.git) for at in largest]
+        items = [_item(files[at], walk.git) for at in largest]  # (a quoted name's own search: its diff --git line)
     return listed_within(head, items, tail, len(files))
 
 
@@ -243,12 +245,17 @@ _FIND_GIT = '; match=" b/NAME", context="line" finds another'
 literal, as a model pastes a path (``c++/vector``, ``app/(shop)/[id]`` in a pattern found nothing; hostile35)."""
 _FIND = '; match="+++ NAME", context="line" finds another'
 """The same for ``diff -u`` (``+++ NAME<tab>date``)."""
+_FIND_COMMITS = '; match="diff --git a/NAME b/NAME", context="line" finds the commits that changed a file'
+"""The search for a file's diffs in a ``git log -p``: its ``diff --git`` lines only (``" b/NAME"`` finds its ``+++``
+ones too), each window naming its commit -- hash, author, date (:mod:`scratchfs.api.search_commits`); a literal too.
+A renamed file's line names both names (``a/OLD b/NEW``): it is found by the search of ``" b/NEW"``."""
 
 
 def _item(file: _File, called: bool = False) -> str:
-    """A file as a diff's shape lists it; ``called``: the shape names :data:`_FIND_GIT`, whose ``" b/NAME"`` misses
-    a name git quoted (`` "b/tab\\tx.txt"``): such a file's item names the search of it as git wrote it, which
-    finds its ``diff --git`` line (``match="\"b/tab\\\\tx.txt\""``: the JSON string of that text)."""
+    """A file as a diff's shape lists it; ``called``: the shape names :data:`_FIND_GIT` (or :data:`_FIND_COMMITS`),
+    whose ``" b/NAME"`` misses a name git quoted (`` "b/tab\\tx.txt"``): such a file's item names the search of it as
+    git wrote it, which finds its ``diff --git`` line
+    (``match="\"b/tab\\\\tx.txt\""``: the JSON string of that text)."""
     own = f", match={json.dumps(file.quoted, ensure_ascii=False)}" if called and file.quoted else ""
     return f"{called_name(file.name, 80)} (line {file.line:,}, +{file.added:,} -{file.removed:,}{own})"
 

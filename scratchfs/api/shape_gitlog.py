@@ -6,11 +6,13 @@ content type ``text``; its shape starts with :data:`GIT_LOG_SHAPE`. A ``git log 
 
 The format is git-log(1)'s default ("medium", "PRETTY FORMATS"): a ``commit <hash>`` line (decorations after it),
 ``Merge:``, ``Author:`` and ``Date:`` lines, a blank line, the message indented by four spaces; ``--stat`` adds each
-commit's ``N files changed, X insertions(+), Y deletions(-)``, which the shape sums. Told only when the content
-starts with a ``commit`` line followed by an ``Author:`` or ``Merge:`` one (a match at the start: nothing is
-scanned otherwise). The ``git_log`` tool of the MCP reference server ``mcp-server-git`` (the upstream of the
-README's ``mcp-proxy`` example) writes its own layout, told the same way: ``Commit history:``, then per commit
-``Commit: <hash>``, ``Author:``, ``Date:`` and ``Message: <subject>`` lines (``fixtures/tools/mcp-server-git-log.txt``).
+commit's ``N files changed, X insertions(+), Y deletions(-)``, which the shape sums; with ``--stat`` or
+``--name-status`` it names the search of a file's commits (:data:`_FIND_NAMES`: each window names its commit). Told
+only when the content starts with a ``commit`` line followed by an ``Author:`` or ``Merge:`` one (a match at the
+start: nothing is scanned otherwise). The ``git_log`` tool of the MCP reference server ``mcp-server-git`` (the
+upstream of the README's ``mcp-proxy`` example) writes its own layout, told the same way: ``Commit history:``, then
+per commit ``Commit: <hash>``, ``Author:``, ``Date:`` and ``Message: <subject>`` lines
+(``fixtures/tools/mcp-server-git-log.txt``).
 
 ``--oneline`` (``--format='%h %s'``) is a line a commit, its short hash then its subject: told when its first
 :data:`_ONELINE_LINES` lines all are (hashes distinct, of one length give or take :data:`_HASH_SPREAD`, half of them
@@ -53,6 +55,13 @@ _TOOL_COMMIT_RE = re.compile(rb"\nCommit: ([0-9a-f]{7,64})\r?\n(?=Author: [^\n]*
 """A commit of the MCP git server's layout: its ``Commit:`` line followed by its ``Author:``, ``Date:`` and
 ``Message:`` ones, so that a message's own line ``Commit: <hash>`` (the server writes messages unindented) is none."""
 _TOOL_SUBJECT_RE = re.compile(rb"\nMessage: ([^\r\n]*)")
+_NAME_STATUS_RE = re.compile(rb"\n[ACDMRTUX][0-9]{0,3}\t[^\n]")
+"""A file's line of ``--name-status`` (``M\tREADME.md``, ``R100\told\tnew``)."""
+_FIND_NAMES = '; match="NAME", context="line" finds the commits that changed a file'
+"""What a log listing its files (``--name-status``) says to find a file's commits: each window names its commit
+(:mod:`scratchfs.api.search_commits`); a literal, as a model pastes a path."""
+_FIND_STAT = '; match="NAME", context="line" finds the commits that changed a file (--stat cuts a long one to .../END)'
+"""The same for ``--stat``, whose lines shorten a long path to its end after ``.../``."""
 _SUBJECT_CHARS = 40
 _HEX_DIGITS = b"0123456789abcdef"
 _LEADS = frozenset(bytes([byte]) for byte in b"*" + _HEX_DIGITS)  # (a git log starts "commit", "* ", a hash)
@@ -266,7 +275,8 @@ def _medium(sample: bytes, lines: int, scope: str, name: str, layout: tuple[re.P
         files, added, removed = (sum(int(stat[i]) for stat in stats) for i in range(3))
         changed = f", +{added:,} -{removed:,} in {plural(files, 'file change')}"
     head = scoped(f"{name}, {plural(lines, 'line')}, {plural(len(commits), 'commit')}{changed}{patches}", scope) + ": "
-    return listed_within(head, _items(text, commits, *layout), "; line=N reads from a commit", len(commits))
+    find = _FIND_STAT if stats else _FIND_NAMES if _NAME_STATUS_RE.search(text) else ""
+    return listed_within(head, _items(text, commits, *layout), f"{find}; line=N reads from a commit", len(commits))
 
 
 def _oneline(sample: bytes, lines: int, scope: str, graph: tuple[bool, bool], patches: Callable[[], str]

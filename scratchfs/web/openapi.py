@@ -66,7 +66,7 @@ RANGE = _obj({"handle": _STR, **_PIECE}, {**_GOING, **_SHOWN})
 LINES = _obj({"handle": _STR, **_PIECE, "first_line": _INT, "lines": _INT, "total_lines": _INT,
               "next_line": _NULLABLE_INT, "cut": {"type": "boolean"}}, {**_GOING, **_SHOWN, "note": _STR})
 WINDOW = _obj({"line": _INT, "offset": _INT, "length": _INT, "data": _STR},
-              {"match_offset": _INT, "match_length": _INT, "encoding": _FORM,
+              {"match_offset": _INT, "match_length": _INT, "encoding": _FORM, "commit": _STR,
                "cut": {"enum": ["before", "after", "both"]},
                "matches": {"type": "array", "items": _obj({"offset": _INT, "length": _INT, "line": _INT})}})
 SEARCH = {**_obj({"handle": _STR, "size": _INT, "next_call": {"type": ["string", "null"]},
