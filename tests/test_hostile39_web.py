@@ -48,4 +48,22 @@ def test_a_row_past_the_first_4_mib_of_a_table_is_said_to_go_on_with_the_read_th
     count = len(list(csv.reader(io.StringIO(data.decode(), newline="")))) - 1
     reply = client.get(h_url(scope, whole, "/table"), params={"row": count + 1})
     assert reply.status_code == 400 and reply.json()["error"]["message"] == (
-        f"row {count + 1} is past the last row: the table has {count:,} rows (row counts them from 0: 0 to {count})")
+        f"row {count + 1} is past the last row: the table has {count:,} rows (row counts them from 0: "
+        f"0 to {count - 1}; row={count} is the end, an empty page)")  # (was "0 to {count}": one row too many)
+
+
+def test_a_row_past_a_short_table_names_its_last_row_not_one_more(store, client, fixture_data):
+    """newuser29: ``the table has 200,000 rows (row counts them from 0: 0 to 200000)`` named one row more than the
+    table holds; the rows are 0 to 199999, and row=200000, the end, is an empty page (served, not refused)."""
+    lines = fixture_data["query-packages-by-month.csv"].split(b"\n")
+    scope = store.scope("run-t", "agent-1")
+    three = scope.spill(b"\n".join(lines[:4]) + b"\n").handle  # the header and 3 rows
+    assert client.get(h_url(scope, three, "/table"), params={"row": 3}).json()["rows"] == []  # the end: served
+    reply = client.get(h_url(scope, three, "/table"), params={"row": 4})
+    assert reply.status_code == 400 and reply.json()["error"]["message"] == (
+        "row 4 is past the last row: the table has 3 rows (row counts them from 0: 0 to 2; row=3 is the end, "
+        "an empty page)")
+    empty = scope.spill(lines[0] + b"\n").handle  # the header alone: no row
+    reply = client.get(h_url(scope, empty, "/table"), params={"row": 1})
+    assert reply.json()["error"]["message"] == (
+        "row 1 is past the last row: the table has 0 rows (row counts them from 0: row=0 is the end, an empty page)")

@@ -468,3 +468,21 @@ def test_ls_tells_a_day_or_more_in_days_and_hours(scratch_scope, scratch_store, 
     assert result.exit_code == 0, result.output
     row = result.stdout.splitlines()[1].split("\t")
     assert row[7] == "30d00h", row  # (at most the ttl on the wall clock, rr9: the entry was born in 2100)
+
+
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_stats_count_an_entry_born_in_the_future_at_most_its_ttl_ahead(store, clock):
+    """An entry written on a clock ahead of now (the pytest plugin's clock starts in 2100; a clock stepped back)
+    is listed expiring in its ttl (``ls``, ``scratch_list``), but ``/api/runs``, the page's "next expiry" and
+    ``stats`` showed its raw ``expires_at``: 26687d 7h for a test's store read on the wall clock."""
+    from scratchfs.api.inspector import stats
+
+    store.scope("born", "agent-1").scratch_write("plan", b"p" * 100, ttl=600)
+    store.scope("born", "agent-1").scratch_write("long", b"l" * 100, ttl=7200)
+    clock.set(clock.now - 30 * 86400)  # the store read a month before its entries' birth
+    now = store.now()
+    (row,) = stats_in_sql(store, now, soon=900, run_id="born")
+    assert row.next_expiry == now + 600  # was now + 30 days + 600
+    assert row.expiring_soon == 1  # the 600 s one, within 900 s
+    assert row == stats(store.list_entries_for_run("born"), now, soon=900)[0]
+    assert min(e.expires_in(now) for e in store.list_entries_for_run("born")) == row.next_expiry - now

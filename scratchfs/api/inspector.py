@@ -75,7 +75,8 @@ class ScopeStats:
         oldest: ``created_at`` of the oldest entry, epoch seconds (infinity when no entry is live).
         oldest_age: seconds since then.
         expiring_soon: entries expiring within ``soon`` seconds.
-        next_expiry: the earliest ``expires_at``, epoch seconds (infinity when no entry is live).
+        next_expiry: the earliest expiry, epoch seconds (infinity when no entry is live); an entry born in the
+            future (a test's clock ahead, a clock stepped back) counts at most its ``ttl`` from now.
         expired, expired_bytes: entries expired but not swept yet (invisible to reads), and the bytes their index
             rows say they store (``stored_size``: a blob file's whole bytes, seek table and binding included; a
             segment entry's own span) -- not what a sweep will report freed (``SweepResult.bytes_freed`` counts the
@@ -124,8 +125,8 @@ def stats(entries: Iterable[Entry], now: float, soon: float = DEFAULT_SOON) -> l
         s.bytes_on_disk += e.stored_size
         s.oldest = min(s.oldest, e.created_at)
         s.newest = max(s.newest, e.created_at)
-        s.next_expiry = min(s.next_expiry, e.expires_at)
-        s.expiring_soon += e.expires_at - now <= soon
+        s.next_expiry = min(s.next_expiry, e.expires_at, now + e.ttl)  # born in the future: at most its ttl on
+        s.expiring_soon += e.expires_in(now) <= soon
     for s in groups.values():
         s.oldest_age = max(0.0, now - s.oldest)
     return [groups[k] for k in sorted(groups)]

@@ -340,14 +340,16 @@ class ScaleQueries:
 
     def scope_stats(self, now: float, soon: float, run_id: str | None = None) -> list[tuple]:
         """Per ``(run_id, agent_id)``, aggregated by SQLite: ``(run_id, agent_id, live entries, handles, scratch,
-        bytes in, bytes on disk, oldest created_at, next expires_at, expiring within soon seconds, expired entries
+        bytes in, bytes on disk, oldest created_at, next expiry, expiring within soon seconds, expired entries
         not swept yet, their bytes on disk, newest created_at)`` (``None`` for the times of a scope with no live
-        entry)."""
+        entry); an entry born in the future expires at most its ttl from ``now``, as
+        :meth:`~scratchfs.engine.protocols.Entry.expires_in` says."""
         live = "expires_at > :now"
         sql = (f"SELECT run_id, agent_id, SUM({live}), SUM(kind = 'handle' AND {live}), "
                f"SUM(kind = 'scratch' AND {live}), SUM(CASE WHEN {live} THEN size ELSE 0 END), "
                f"SUM(CASE WHEN {live} THEN stored_size ELSE 0 END), MIN(CASE WHEN {live} THEN created_at END), "
-               f"MIN(CASE WHEN {live} THEN expires_at END), SUM({live} AND expires_at - :now <= :soon), "
+               f"MIN(CASE WHEN {live} THEN MIN(expires_at, :now + ttl) END), "
+               f"SUM({live} AND MIN(expires_at - :now, ttl) <= :soon), "
                "SUM(expires_at <= :now), SUM(CASE WHEN expires_at <= :now THEN stored_size ELSE 0 END), "
                f"MAX(CASE WHEN {live} THEN created_at END) FROM entries WHERE {VISIBLE}")
         params: dict = {"now": now, "soon": soon}

@@ -278,7 +278,8 @@ def _past_rows(handle: str, row: int, count: int, partial: bool) -> str | Advice
     """Why ``row`` is refused by :func:`csv_table` (``count`` rows parsed, after the header; ``partial``: those of
     the table's first :data:`MAX_STRUCTURE_BYTES` alone): past the last row, or, in a larger table, past the rows
     parsed here -- the table goes on, and the model's rows read (``row=`` counting from 1: ``row + 1``) reads them."""
-    rows = f"(row counts them from 0: 0 to {count})"
+    last = f"0 to {count - 1}; " if count else ""  # (row=count, the end, is served as an empty page)
+    rows = f"(row counts them from 0: {last}row={count} is the end, an empty page)"
     if not partial:
         return f"row {row} is past the last row: the table has {count:,} rows {rows}"
     return Advice.of(f"row {row} is past the rows shown here: the table's first {MAX_STRUCTURE_BYTES // 1048576} MiB "
