@@ -84,7 +84,8 @@ def test_deleting_a_key_never_written_says_why_and_names_the_one_meant(scratch_s
     ScratchTools(scratch_scope).scratch_write("big", "x")
     never = json.loads(mcp_text(scratch_store, "scratch_delete", {"key": "never"}))
     assert never == {"key": "never", "deleted": False, "note": "nothing deleted: no key 'never' in this scope (run "
-                     "'run-1', agent 'agent-1'); scratch_list lists the keys of this scope"}
+                     "'run-1', agent 'agent-1'); another agent's keys are not read here; scratch_list lists "
+                     "the keys of this scope"}
     near = json.loads(mcp_text(scratch_store, "scratch_delete", {"key": "bgi"}))
     assert near["deleted"] is False and "did you mean 'big', a key of this scope?" in near["note"]
     assert json.loads(mcp_text(scratch_store, "scratch_delete", {"key": "big"}))["deleted"] is True

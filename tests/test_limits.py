@@ -133,8 +133,8 @@ def test_a_quota_notice_tells_the_model_only_what_it_can_do(quota_store):
     assert reply["deleted"] is False and "handle of a spilled result, not a scratchpad key" in reply["note"]
     assert ScratchTools(scope).call("scratch_delete", {"key": "plan"}) == {
         "key": "plan", "deleted": False,
-        "note": "nothing deleted: no key 'plan' in this scope (run 'run', agent 'a'); scratch_list lists the keys of "
-                "this scope"}
+        "note": "nothing deleted: no key 'plan' in this scope (run 'run', agent 'a'); another agent's keys are not "
+                "read here; scratch_list lists the keys of this scope"}
 
 
 def test_a_result_over_the_whole_quota_is_told_so_not_to_delete(quota_store):

@@ -70,3 +70,23 @@ def test_columns_take_numbers_under_a_header_and_a_window_names_only_what_is_not
     window = tools.call("read_handle", call, full_windows=True)["windows"][0]  # whole line; the web's, its fields)
     assert window["match_offset"] == window["offset"] + 9 and window["match_length"] == 4  # (it ends the window)
     assert window["data"][window["match_offset"] - window["offset"]:] == "zstd"
+
+
+def test_a_model_that_lost_its_context_is_told_to_note_its_handles(scratch_scope):
+    """modeltask10: a model triaging a spilled pytest log lost its context; a fresh set of tools on the same scope
+    has only the scratchpad to go on from. scratch_list lists notes alone, never a spilled result, and its definition
+    said nothing of it: a model that relied on the listing to find its handles again found an empty one. The
+    definition now says handles are not listed and to write one it will need into a note; so noted, the fresh tools
+    find the handle by the listing's preview and read on."""
+    description = TOOL_SPECS["scratch_list"].description
+    assert "spilled results are not listed" in description and "handle you will need into a note" in description
+    text = "".join(f"tests/test_x.py::test_{i} PASSED\n" for i in range(2_000))
+    handle = scratch_scope.spill(text, source_tool="bash").handle
+    fresh = ScratchTools(scratch_scope)  # (the context lost: nothing but the scope)
+    assert fresh.call("scratch_list")["entries"] == []  # the spilled result is not listed
+    ScratchTools(scratch_scope).call("scratch_write", {"key": "triage", "value": f"log {handle}: all passed"})
+    [entry] = ScratchTools(scratch_scope).call("scratch_list")["entries"]
+    noted = entry["preview"].split()[1].rstrip(":")
+    assert noted == handle
+    assert ScratchTools(scratch_scope).call("read_handle", {"handle": noted, "line": 2, "lines": 1})["data"] == (
+        "tests/test_x.py::test_1 PASSED\n")

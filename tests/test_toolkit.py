@@ -571,7 +571,8 @@ def test_a_handle_and_a_scratchpad_key_taken_for_each_other_are_told_apart(scrat
         f'the handle of a spilled result, not a scratchpad key: read it with read_handle(handle="{handle}")')
     with pytest.raises(NotFound) as info:
         tools.call("scratch_read", {"key": "notes"})
-    assert str(info.value).endswith(f"agent {scratch_scope.agent_id!r}); scratch_list lists the keys of this scope")
+    assert str(info.value).endswith(f"agent {scratch_scope.agent_id!r}); another agent's keys are not read "
+                                    "here; scratch_list lists the keys of this scope")
     tools.call("scratch_write", {"key": "notes", "value": "v"})
     with pytest.raises(InvalidArgument) as info:
         tools.call("read_handle", {"handle": "notes"})

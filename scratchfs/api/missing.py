@@ -31,6 +31,9 @@ LOST_HANDLE = ("; copy the handle whole from the stub that gave it (another run'
 _LIST = Call.of("scratch_list").shown("scratch_list")  # (a model reads the tool's name; the CLI writes the command,
 # scratchfs scratch-list ..., where a tool's name told a shell user nothing)
 LOST_KEY = Advice.of("; ", _LIST, " lists the keys of this scope")
+ANOTHER_AGENTS = "; another agent's keys are not read here"
+"""Said of a key that names nothing in its scope, before :data:`LOST_KEY`: agent B told by agent A to read A's
+note was told only that B's scope has none, as if A had not written it (modeltask10); a handle's says it too."""
 HANDLES_COMPARED = 2_000
 """The live handles of a scope a handle that names nothing is compared with (one page)."""
 CLOSE_HANDLE = 0.9
@@ -275,7 +278,7 @@ def _hint(index: IndexBackend, run_id: str, agent_id: str, kind: str, key: str, 
     if meant:
         return (Advice.of(f"{scope}; did you mean {meant!r}, a key of this scope? (", _LIST, " lists them all)"),
                 False, ("scratch", meant))
-    return scope + LOST_KEY, True, None
+    return scope + ANOTHER_AGENTS + LOST_KEY, True, None
 
 
 def _is_key(index: IndexBackend, run_id: str, agent_id: str, key: str, now: float) -> bool:
@@ -293,5 +296,5 @@ def _utc(epoch: float) -> str:
         return "a time no date is made of"
 
 
-__all__ = ["CLOSE_HANDLE", "CUT_HANDLE", "HANDLES_COMPARED", "KEYS_COMPARED", "LOST_HANDLE", "LOST_KEY", "Letters",
-           "handle_meant", "handle_started", "key_meant", "not_found", "within"]
+__all__ = ["ANOTHER_AGENTS", "CLOSE_HANDLE", "CUT_HANDLE", "HANDLES_COMPARED", "KEYS_COMPARED", "LOST_HANDLE",
+           "LOST_KEY", "Letters", "handle_meant", "handle_started", "key_meant", "not_found", "within"]

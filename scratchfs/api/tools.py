@@ -206,7 +206,8 @@ _SCRATCH_READ = ToolSpec(
 
 _SCRATCH_LIST = ToolSpec(
     "scratch_list",
-    "List your scratchpad's keys, oldest first, with sizes (bytes), seconds to expiry and previews. "
+    "List your scratchpad's keys, oldest first, with sizes (bytes), seconds to expiry and previews; spilled "
+    "results are not listed: write a handle you will need into a note. "
     f"{_budget_text('`limit`')}",
     {
         "type": "object",
