@@ -33,7 +33,13 @@ from scratchfs.engine.structure.jsonl_records import (
     pass_over,
     seek_record,
 )
-from scratchfs.engine.structure.numbers import numbers_note, replace_lone_surrogates, surrogate_note
+from scratchfs.engine.structure.numbers import (
+    CONSTANTS_SAID,
+    constant_literals,
+    numbers_note,
+    replace_lone_surrogates,
+    surrogate_note,
+)
 from scratchfs.engine.structure.paging import (
     STOP,
     ContentSource,
@@ -56,6 +62,8 @@ MAX_RECORDS = 10_000
 """Most records a page asks for."""
 _BATCH_RECORDS = 256
 _BATCH_BYTES = 1024 * 1024
+_CONSTANTS_KIND = "constants"
+"""The kind of the note on the first record of a page holding NaN or Infinity as Python writes them."""
 
 
 def records_page(source: ContentSource, record: int = 1, records: int = 50, *, jq: str | None = None,
@@ -218,8 +226,7 @@ def _batches(source: ContentSource, number: int, offset: int, records: int, note
             return
         if _exact is False:
             text, escape = replace_lone_surrogates(text)
-            if escape is not None and not noted(note, SURROGATE_KIND):
-                note.append(RecordNote(surrogate_note(escape, f"record {at}", True), SURROGATE_KIND, at))
+            _note_inexact(text, escape, at, note)
         batch.append((at, start, text, length))
         size += length
         if len(batch) >= _BATCH_RECORDS or size >= _BATCH_BYTES:
@@ -227,6 +234,17 @@ def _batches(source: ContentSource, number: int, offset: int, records: int, note
             batch, size = [], 0
     if batch:
         yield batch
+
+
+def _note_inexact(text: str, escape: str | None, at: int, note: list[str]) -> None:
+    """Note in ``note`` what jq reads of record ``at`` (``text``, which holds a value no Python value holds exactly)
+    as other than the record writes it, each kind once a page: its first lone surrogate escape ``escape`` (read as
+    U+FFFD) and its NaN or Infinity as Python writes them (read as null or the largest double:
+    :data:`~scratchfs.engine.structure.numbers.CONSTANTS_SAID`)."""
+    if not noted(note, _CONSTANTS_KIND) and constant_literals(text)[0] is not None:
+        note.append(RecordNote(f"record {at} {CONSTANTS_SAID}", _CONSTANTS_KIND, at))
+    if escape is not None and not noted(note, SURROGATE_KIND):
+        note.append(RecordNote(surrogate_note(escape, f"record {at}", True), SURROGATE_KIND, at))
 
 
 def _outputs(program: Any, source: ContentSource, number: int, offset: int, out_index: int, records: int,
