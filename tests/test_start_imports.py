@@ -45,3 +45,31 @@ def test_the_first_html_read_and_image_shape_of_a_process_import_what_they_need(
     text, selected, windows, shape = done.stdout.splitlines()
     assert text == str(["Title", "one", "two"]) and selected == str(["Title"]) and windows == "1", done.stdout
     assert "PNG image, 7×3 pixels" in shape, shape
+
+
+SHAPE_DETECTION = ("scratchfs.api.shape", "scratchfs.api.stub", "scratchfs.api.scope",
+                   "scratchfs.engine.structure.jsondoc")
+
+
+def test_opening_a_store_loads_no_shape_detection_until_a_spill_describes_something(tmp_path):
+    """``ls``, ``stats`` or ``sweep`` open a store and write nothing: its import and opening load neither shape
+    detection (``api.shape*``, ~380 regexes compiled), the stub's modules, the verbs' (``api.scope``) nor a structure
+    reader (jq); the first spill loads them, and its stub and shape are what they were."""
+    code = """if True:
+        import json, sys
+        from scratchfs.api.store import ScratchStore
+        def loaded():
+            return sorted(m for m in sys.modules if m.startswith("scratchfs.api.shape") or m in sys.argv[2:])
+        with ScratchStore(sys.argv[1]) as store:
+            store.list_entries()
+            before = loaded()
+            stub = store.scope("r", "a").spill(b'{"a": [1, 2, 3], "b": "text"}', source_tool="t")
+            print(json.dumps([before, loaded(), stub.content_type, stub.shape]))
+    """
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path), *SHAPE_DETECTION], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    before, after, content_type, shape = json.loads(done.stdout)
+    assert before == [], before
+    assert set(SHAPE_DETECTION) <= set(after), after
+    assert content_type == "json" and shape.startswith("JSON object"), shape
