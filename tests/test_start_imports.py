@@ -6,9 +6,12 @@ the suite starts them by the hundred); they now come with the first read that ne
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "apt-cache-show.txt"
 ON_DEMAND = ("lxml", "cssselect", "inscriptis", "imagesize")
 
 
@@ -73,3 +76,31 @@ def test_opening_a_store_loads_no_shape_detection_until_a_spill_describes_someth
     assert before == [], before
     assert set(SHAPE_DETECTION) <= set(after), after
     assert content_type == "json" and shape.startswith("JSON object"), shape
+
+
+def _modules_after(argv: list[str], env_root: str) -> tuple[str, list[str]]:
+    """Run the command line with ``argv`` in a fresh process: its stdout and the modules it had loaded at exit."""
+    code = ("import atexit, json, sys\n"
+            "atexit.register(lambda: sys.stderr.write('\\nMODULES ' + json.dumps(sorted(sys.modules))))\n"
+            "sys.argv = ['scratchfs', *sys.argv[1:]]\n"
+            "from scratchfs.__main__ import run\n"
+            "run()\n")
+    done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "SCRATCHFS_RUN_ID": "r", "SCRATCHFS_AGENT_ID": "a",
+                               "SCRATCHFS_ROOT": env_root})
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout, json.loads(done.stderr.rsplit("MODULES ", 1)[1])
+
+
+def test_a_command_loads_the_modules_it_uses_not_every_command_s(tmp_path):
+    """``--help`` and ``ls`` (a table piped: tab-separated rows) load neither shape detection, the stub's and the
+    reads' modules (``api.contract``, ``api.scope``) nor rich; a spill and a read load what they need and answer."""
+    unused = ("scratchfs.api.shape", "scratchfs.api.stub", "scratchfs.api.contract", "scratchfs.api.scope", "rich")
+    handle = json.loads(_modules_after(["spill", str(FIXTURE)], str(tmp_path))[0])["handle"]
+    for argv in (["--help"], ["ls"], ["ls", "--json"]):
+        out, loaded = _modules_after(argv, str(tmp_path))
+        assert handle in out or argv == ["--help"], out
+        assert [m for m in loaded if m.split(".")[0] == "rich" or m.startswith(unused[:-1])] == [], argv
+    out, loaded = _modules_after(["read-handle", handle, "--pattern", "Package: adduser", "--json"], str(tmp_path))
+    assert json.loads(out)["windows"][0]["data"].startswith("Package: adduser"), out
+    assert {"scratchfs.api.contract", "scratchfs.api.scope"} <= set(loaded)
