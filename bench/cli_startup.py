@@ -4,7 +4,7 @@
 (default 7) wall and CPU seconds (the child's user + system, ``RUSAGE_CHILDREN``):
 
 - ``scratchfs --help``; ``ls`` of a store holding a few entries; ``read-handle`` of a small entry (a 2 KiB range);
-  ``spill`` of 20 KB of a real tool output from stdin; ``scratch-read`` of a small key;
+  ``spill`` of 20 KB of a real tool output (a ``git diff``) from stdin; ``scratch-read`` of a small key;
 - ``python -c "import scratchfs"``;
 
 against ``python -c pass``, the anchor each is quoted as a ratio of (wall). Then, for each command, the top K
@@ -27,7 +27,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
-SPILL_SOURCE = HERE / "fixtures" / "tools" / "apt-cache-show.txt"
+SMALL_SOURCE = HERE / "fixtures" / "tools" / "apt-cache-show.txt"
+SPILL_SOURCE = HERE / "fixtures" / "tools" / "git-diff-25-files.txt"  # (more than SPILL_BYTES)
 SPILL_BYTES = 20_000
 
 
@@ -43,7 +44,7 @@ def _prepare(checkout: Path, root: Path) -> dict[str, list[str]]:
     """A store at ``root`` holding one small spilled entry and one scratchpad key; the commands to time, by name."""
     cli = [sys.executable, "-m", "scratchfs"]
     env = _env(checkout)
-    small = SPILL_SOURCE.read_bytes()[:8192]
+    small = SMALL_SOURCE.read_bytes()[:8192]
     out = subprocess.run([*cli, "spill", "--root", str(root), "-"], input=small, env=env, capture_output=True,
                          check=True)
     handle = out.stdout.decode().split('"handle": "', 1)[1].split('"', 1)[0]
