@@ -11,8 +11,9 @@ against ``python -c pass``, the anchor each is quoted as a ratio of (wall). Then
 (default 10) modules by self import time (``python -X importtime``, one run; microseconds).
 
 With ``OTHER_ROOT`` (a checkout, e.g. ``git archive main | tar -x -C /tmp/main-x``) the same commands run from it
-too, alternating with this checkout's command by command, each checkout on a store of its own under a temporary
-directory; the import tables are printed for both. Nothing outside that directory is written.
+too, alternating with this checkout's command by command, each run in its checkout's directory (``-m`` puts it first
+on the path) on a store of its own under a temporary directory, after one untimed round (bytecode written); the
+import tables are printed for both. Nothing outside that directory is written.
 """
 
 from __future__ import annotations
@@ -46,10 +47,10 @@ def _prepare(checkout: Path, root: Path) -> dict[str, list[str]]:
     env = _env(checkout)
     small = SMALL_SOURCE.read_bytes()[:8192]
     out = subprocess.run([*cli, "spill", "--root", str(root), "-"], input=small, env=env, capture_output=True,
-                         check=True)
+                         check=True, cwd=checkout)
     handle = out.stdout.decode().split('"handle": "', 1)[1].split('"', 1)[0]
     subprocess.run([*cli, "scratch-write", "--root", str(root), "notes", "-"], input=b"a small note\n", env=env,
-                   capture_output=True, check=True)
+                   capture_output=True, check=True, cwd=checkout)
     return {
         "python -c pass": [sys.executable, "-c", "pass"],
         "import scratchfs": [sys.executable, "-c", "import scratchfs"],
@@ -61,12 +62,13 @@ def _prepare(checkout: Path, root: Path) -> dict[str, list[str]]:
     }
 
 
-def _once(argv: list[str], env: dict[str, str], stdin: bytes | None) -> tuple[float, float]:
-    """One run's wall and CPU seconds (the child's user + system)."""
+def _once(argv: list[str], checkout: Path, stdin: bytes | None) -> tuple[float, float]:
+    """One run's wall and CPU seconds (the child's user + system), run in ``checkout`` (``-m`` puts the working
+    directory first on the path)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(argv, input=stdin, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          check=False)
+    done = subprocess.run(argv, input=stdin, env=_env(checkout), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          check=False, cwd=checkout)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -74,10 +76,10 @@ def _once(argv: list[str], env: dict[str, str], stdin: bytes | None) -> tuple[fl
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def _self_times(argv: list[str], env: dict[str, str], stdin: bytes | None, top: int) -> list[tuple[int, str]]:
+def _self_times(argv: list[str], checkout: Path, stdin: bytes | None, top: int) -> list[tuple[int, str]]:
     """The ``top`` modules by self import time (microseconds) of one run under ``-X importtime``."""
-    done = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], input=stdin, env=env,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    done = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], input=stdin, env=_env(checkout),
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False, cwd=checkout)
     rows = []
     for line in done.stderr.decode(errors="replace").splitlines():
         if line.startswith("import time:") and "|" in line:
@@ -100,10 +102,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="cli_startup-") as tmp:
         commands = {name: _prepare(path, Path(tmp) / name) for name, path in checkouts.items()}
         best: dict[tuple[str, str], tuple[float, float]] = {}
-        for _ in range(args.reps):
+        for rep in range(args.reps + 1):  # (the first round untimed: each checkout's bytecode cached first)
             for command in commands["this"]:
                 for name, path in checkouts.items():  # (alternating: each command of each checkout in turn)
-                    wall, cpu = _once(commands[name][command], _env(path), stdin.get(command))
+                    wall, cpu = _once(commands[name][command], path, stdin.get(command))
+                    if rep == 0:
+                        continue
                     old = best.get((name, command), (wall, cpu))
                     best[(name, command)] = (min(old[0], wall), min(old[1], cpu))
         print(f"best of {args.reps}, seconds; ratio: wall against `python -c pass`; load "
@@ -121,7 +125,7 @@ def main() -> None:
             for command, argv in commands[name].items():
                 if command == "python -c pass":
                     continue
-                rows = _self_times(argv, _env(path), stdin.get(command), args.top)
+                rows = _self_times(argv, path, stdin.get(command), args.top)
                 print(f"\n{name} ({path}): {command}: top {args.top} modules by self import time (us)")
                 print("  " + ", ".join(f"{module} {us}" for us, module in rows))
 
