@@ -28,7 +28,8 @@ from scratchfs.api.scope import Scope
 from scratchfs.api.shape_terminal import escapes_parted
 from scratchfs.api.store import ScratchStore
 from scratchfs.api.stub import Stub
-from scratchfs.cli.render import PipedConsole, entries_listing, human_bytes
+from scratchfs.cli.console import PipedConsole
+from scratchfs.cli.render import entries_listing, human_bytes
 from scratchfs.foundation.checks import clean_tool
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 from scratchfs.foundation.text import one_line

@@ -20,12 +20,14 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
-from scratchfs.api.scope import Scope
-from scratchfs.api.stub import Stub
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
+
+if TYPE_CHECKING:  # (annotations only: the CLI imports this module for every command, a load alone spills)
+    from scratchfs.api.scope import Scope
+    from scratchfs.api.stub import Stub
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # no link followed, no FIFO waited on

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from scratchfs.cli import main, verbs
+from scratchfs.api.contract import ScratchTools
+from scratchfs.cli import main
 
 _DMESG = Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "dmesg.txt"
 
@@ -35,7 +36,7 @@ def test_a_budget_cut_search_names_its_other_reads_as_options(tmp_path):
 
 def test_a_note_whose_calls_are_not_data_names_them_as_commands(tmp_path, monkeypatch):
     handle = json.loads(_cli(tmp_path, "spill", str(_DMESG)).stdout)["handle"]
-    real = verbs.ScratchTools.call
+    real = ScratchTools.call
 
     def without_calls(self, verb, arguments):  # (a reply whose note names a read its calls do not give)
         reply = dict(real(self, verb, arguments))
@@ -43,7 +44,7 @@ def test_a_note_whose_calls_are_not_data_names_them_as_commands(tmp_path, monkey
         reply["note"] = f'the rest: read_handle(handle="{handle}", offset=100, length=50)'
         return reply
 
-    monkeypatch.setattr(verbs.ScratchTools, "call", without_calls)
+    monkeypatch.setattr(ScratchTools, "call", without_calls)
     for args in (["read-handle", handle, "--match", "kernel"], ["scratch-read", "k", "--json"]):
         if args[0] == "scratch-read":
             assert _cli(tmp_path, "scratch-write", "k", str(_DMESG)).exit_code == 0

@@ -14,6 +14,7 @@ from importlib.metadata import entry_points
 from click.testing import CliRunner
 
 from scratchfs import ScratchStore, loader
+from scratchfs.api.scope import Scope
 from scratchfs.cli import main
 from scratchfs.loader import Skipped, iter_files, load_dir
 
@@ -208,14 +209,14 @@ def _awkward_folder(tmp_path, monkeypatch):
         return real_open(path, flags, mode, dir_fd=dir_fd)
 
     monkeypatch.setattr(loader.os, "open", refusing_open)
-    real_spill = loader.Scope.spill
+    real_spill = Scope.spill
 
     def spill_and_delete(self, content, **kwargs):
         if (folder / "z.txt").exists():
             (folder / "z.txt").unlink()
         return real_spill(self, content, **kwargs)
 
-    monkeypatch.setattr(loader.Scope, "spill", spill_and_delete)
+    monkeypatch.setattr(Scope, "spill", spill_and_delete)
     return folder, deep, sock
 
 
@@ -330,7 +331,7 @@ def test_load_reads_a_file_as_it_was_when_opened_and_never_follows_its_growth(tm
     folder.mkdir()
     (folder / "growing.log").write_bytes(data)
     (folder / "shrinking.log").write_bytes(data)
-    real_spill = loader.Scope.spill
+    real_spill = Scope.spill
     appended = {"bytes": 0}
 
     class Growing:
@@ -350,7 +351,7 @@ def test_load_reads_a_file_as_it_was_when_opened_and_never_follows_its_growth(tm
         path = folder / os.path.basename(os.readlink(f"/proc/self/fd/{content.file.fileno()}"))
         return real_spill(self, Growing(content, path), **kwargs)
 
-    monkeypatch.setattr(loader.Scope, "spill", spill_while_it_changes)
+    monkeypatch.setattr(Scope, "spill", spill_while_it_changes)
     skipped: list[Skipped] = []
     with ScratchStore(tmp_path / "root") as store:
         scope = store.scope("r", "a")
@@ -371,7 +372,7 @@ def test_load_counts_a_folder_that_became_a_link_mid_load_as_a_link_not_a_failur
     (folder / "b").mkdir(parents=True)
     (folder / "a.txt").write_bytes(b"first")
     (folder / "b" / "c.txt").write_bytes(b"inside")
-    real_spill = loader.Scope.spill
+    real_spill = Scope.spill
 
     def spill_and_swap(self, content, **kwargs):
         if (folder / "b").is_dir() and not (folder / "b").is_symlink():
@@ -379,7 +380,7 @@ def test_load_counts_a_folder_that_became_a_link_mid_load_as_a_link_not_a_failur
             (folder / "b").symlink_to("/etc")
         return real_spill(self, content, **kwargs)
 
-    monkeypatch.setattr(loader.Scope, "spill", spill_and_swap)
+    monkeypatch.setattr(Scope, "spill", spill_and_swap)
     result = CliRunner().invoke(main, ["load", str(folder), "--root", str(tmp_path / "root"), "--run", "r",
                                        "--agent", "a"])
     assert result.exit_code == 0, result.output

@@ -6,9 +6,12 @@ the suite starts them by the hundred); they now come with the first read that ne
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "apt-cache-show.txt"
 ON_DEMAND = ("lxml", "cssselect", "inscriptis", "imagesize")
 
 
@@ -45,3 +48,59 @@ def test_the_first_html_read_and_image_shape_of_a_process_import_what_they_need(
     text, selected, windows, shape = done.stdout.splitlines()
     assert text == str(["Title", "one", "two"]) and selected == str(["Title"]) and windows == "1", done.stdout
     assert "PNG image, 7×3 pixels" in shape, shape
+
+
+SHAPE_DETECTION = ("scratchfs.api.shape", "scratchfs.api.stub", "scratchfs.api.scope",
+                   "scratchfs.engine.structure.jsondoc")
+
+
+def test_opening_a_store_loads_no_shape_detection_until_a_spill_describes_something(tmp_path):
+    """``ls``, ``stats`` or ``sweep`` open a store and write nothing: its import and opening load neither shape
+    detection (``api.shape*``, ~380 regexes compiled), the stub's modules, the verbs' (``api.scope``) nor a structure
+    reader (jq); the first spill loads them, and its stub and shape are what they were."""
+    code = """if True:
+        import json, sys
+        from scratchfs.api.store import ScratchStore
+        def loaded():
+            return sorted(m for m in sys.modules if m.startswith("scratchfs.api.shape") or m in sys.argv[2:])
+        with ScratchStore(sys.argv[1]) as store:
+            store.list_entries()
+            before = loaded()
+            stub = store.scope("r", "a").spill(b'{"a": [1, 2, 3], "b": "text"}', source_tool="t")
+            print(json.dumps([before, loaded(), stub.content_type, stub.shape]))
+    """
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path), *SHAPE_DETECTION], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    before, after, content_type, shape = json.loads(done.stdout)
+    assert before == [], before
+    assert set(SHAPE_DETECTION) <= set(after), after
+    assert content_type == "json" and shape.startswith("JSON object"), shape
+
+
+def _modules_after(argv: list[str], env_root: str) -> tuple[str, list[str]]:
+    """Run the command line with ``argv`` in a fresh process: its stdout and the modules it had loaded at exit."""
+    code = ("import atexit, json, sys\n"
+            "atexit.register(lambda: sys.stderr.write('\\nMODULES ' + json.dumps(sorted(sys.modules))))\n"
+            "sys.argv = ['scratchfs', *sys.argv[1:]]\n"
+            "from scratchfs.__main__ import run\n"
+            "run()\n")
+    done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "SCRATCHFS_RUN_ID": "r", "SCRATCHFS_AGENT_ID": "a",
+                               "SCRATCHFS_ROOT": env_root})
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout, json.loads(done.stderr.rsplit("MODULES ", 1)[1])
+
+
+def test_a_command_loads_the_modules_it_uses_not_every_command_s(tmp_path):
+    """``--help`` and ``ls`` (a table piped: tab-separated rows) load neither shape detection, the stub's and the
+    reads' modules (``api.contract``, ``api.scope``) nor rich; a spill and a read load what they need and answer."""
+    unused = ("scratchfs.api.shape", "scratchfs.api.stub", "scratchfs.api.contract", "scratchfs.api.scope", "rich")
+    handle = json.loads(_modules_after(["spill", str(FIXTURE)], str(tmp_path))[0])["handle"]
+    for argv in (["--help"], ["ls"], ["ls", "--json"]):
+        out, loaded = _modules_after(argv, str(tmp_path))
+        assert handle in out or argv == ["--help"], out
+        assert [m for m in loaded if m.split(".")[0] == "rich" or m.startswith(unused[:-1])] == [], argv
+    out, loaded = _modules_after(["read-handle", handle, "--pattern", "Package: adduser", "--json"], str(tmp_path))
+    assert json.loads(out)["windows"][0]["data"].startswith("Package: adduser"), out
+    assert {"scratchfs.api.contract", "scratchfs.api.scope"} <= set(loaded)

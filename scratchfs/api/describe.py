@@ -6,16 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from scratchfs.api.json_part import may_follow_text
 from scratchfs.api.preview import list_preview
 from scratchfs.api.settings import Settings
-from scratchfs.api.shape import Shape, describe
 from scratchfs.engine.seekable import FormatError
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.foundation.errors import ScratchError
 from scratchfs.foundation.limits import LIST_PREVIEW_BYTES
+
+if TYPE_CHECKING:
+    from scratchfs.api.shape import Shape
 
 __all__ = ["Description", "describe_content", "json_start", "json_top"]
 
@@ -80,6 +81,9 @@ def json_top(head: bytes) -> str | None:
 
 
 def _shape(head: bytes, size: int, lines: int, whole: Callable[[], AbstractContextManager[ContentSource]]) -> Shape:
+    from scratchfs.api.json_part import may_follow_text  # (shape detection loads when a content is described:
+    from scratchfs.api.shape import describe  # a command that writes nothing never pays for its modules)
+
     if len(head) >= size or not (json_start(head) or may_follow_text(head)):  # (JSON after text lines: json_part)
         return describe(head, size, lines)
     try:

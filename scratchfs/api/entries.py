@@ -28,15 +28,12 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from scratchfs.api import missing, shape_json
-from scratchfs.api.bounds import offset_past_end
+from scratchfs.api import missing
 from scratchfs.api.describe import Description, describe_content, json_start
 from scratchfs.api.line_fit import LAST_LINES_BYTES
 from scratchfs.api.settings import Settings
-from scratchfs.api.shape import SAMPLE_BYTES
-from scratchfs.api.stub import Stub, build_stub
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.chunks import ContentFailed, iter_chunks
 from scratchfs.engine.lines import LineTable, longest_line_bound
@@ -44,7 +41,6 @@ from scratchfs.engine.protocols import BlobInfo, BlobSource, BlobStore, Entry, I
 from scratchfs.engine.seekable import FormatError, SeekableReader, SeekTableCache
 from scratchfs.engine.segments import is_location
 from scratchfs.engine.structure.paging import ReaderSource
-from scratchfs.engine.structure.toplevel import TopLevelFeed
 from scratchfs.engine.write_behind import WriteBehind
 from scratchfs.foundation import checks, forks
 from scratchfs.foundation.errors import (
@@ -61,9 +57,14 @@ from scratchfs.foundation.limits import (
     CLOCK_SLACK_SECONDS,
     LINE_TABLE_CACHE_ENTRIES,
     MAX_CACHED_VALUE_BYTES,
+    SAMPLE_BYTES,
     VALUE_CACHE_BYTES,
 )
 from scratchfs.foundation.text import plural
+
+if TYPE_CHECKING:  # (shape detection and the stub's modules load when a spill describes its content: _describe)
+    from scratchfs.api.stub import Stub
+    from scratchfs.engine.structure.toplevel import TopLevelFeed
 
 T = TypeVar("T")
 _COUNT_BYTES = array("I").itemsize  # bytes per frame of an entry's per-frame newline counts
@@ -158,6 +159,8 @@ class _Sample:
                 self.feed.feed(chunk)
             elif self.stream is not None and seen > self.head_limit:  # longer than the head: JSON is streamed
                 if json_start(self.head):
+                    from scratchfs.engine.structure.toplevel import TopLevelFeed  # (loaded on first use)
+
                     self.feed = TopLevelFeed(*self.stream)
                     self.feed.feed(self.head)
                     self.feed.feed(memoryview(chunk)[size - (seen - self.head_limit) :])
@@ -304,8 +307,12 @@ class Entries:
 
     def _sample(self, kind: str, mode: str) -> _Sample:
         preview = self.settings.preview_bytes
-        head = max(SAMPLE_BYTES, preview + 4) if self.settings.detect_shape else preview + 4
-        stream = (shape_json.STREAM_BYTES, shape_json.STREAM_SECONDS) if self.settings.detect_shape else None  # (now)
+        head, stream = preview + 4, None
+        if self.settings.detect_shape:  # (shape detection's modules load here, on a write's first use)
+            from scratchfs.api import shape_json
+
+            head = max(SAMPLE_BYTES, head)
+            stream = (shape_json.STREAM_BYTES, shape_json.STREAM_SECONDS)  # (now)
         tail = max(preview if mode == "head+tail" else 0, LAST_LINES_BYTES) if kind == "handle" else 0  # (the
         return _Sample(head, tail, stream)  # stub's read of the last lines is sized on them)
 
@@ -318,6 +325,8 @@ class Entries:
         found = describe_content(settings, sample.head, info.size, info.frame_newlines, sample.last_byte,
                                  (lambda: nullcontext(feed)) if feed is not None and feed.size == info.size
                                  else lambda: self._whole(run_id, agent_id, token, info.size))
+        from scratchfs.api.stub import build_stub  # (loaded on a write's first use)
+
         stub = None if kind != "handle" else build_stub(
             key, sample.head, sample.tail, info.size, found.lines, found.content_type, found.shape, tool,
             settings.preview_bytes, mode, longest_line_bound(info.frame_newlines, info.size), found.next_read,
@@ -453,6 +462,8 @@ class Entries:
                 if check is not None:
                     check(entry)
                 if offset > entry.size:
+                    from scratchfs.api.bounds import offset_past_end  # (loaded for the refusal alone)
+
                     raise offset_past_end(key, offset, entry.size, kind)
                 with reading(key):
                     return entry, reader.read(offset, length)

@@ -11,14 +11,16 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from scratchfs.api.stub import Stub
 from scratchfs.foundation.checks import closest
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.json_pieces import JsonText
 from scratchfs.foundation.limits import SPILL_THRESHOLD_BYTES
 from scratchfs.foundation.text import json_string_bytes, shorten
+
+if TYPE_CHECKING:  # (an annotation only: the stub's modules, shape detection, load when a spill makes one)
+    from scratchfs.api.stub import Stub
 
 SPILL_CLASSES = frozenset({"query", "workspace", "browser"})
 """Result classes whose large results flood the context and may be spilled. ``effect`` and unknown classes never are."""

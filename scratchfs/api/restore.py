@@ -15,8 +15,6 @@ from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
 from scratchfs.api.describe import describe_content
-from scratchfs.api.html_preview import view_head
-from scratchfs.api.shape import SAMPLE_BYTES
 from scratchfs.engine import journal
 from scratchfs.engine.binding import Binding, UnboundBlob
 from scratchfs.engine.protocols import BlobFile, Entry
@@ -26,7 +24,7 @@ from scratchfs.engine.segments import token_of
 from scratchfs.engine.structure.paging import ReaderSource
 from scratchfs.foundation import checks as ids
 from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, NotFound, ScratchError
-from scratchfs.foundation.limits import LIST_PREVIEW_BYTES
+from scratchfs.foundation.limits import LIST_PREVIEW_BYTES, SAMPLE_BYTES
 
 if TYPE_CHECKING:
     from scratchfs.api.settings import Settings
@@ -131,6 +129,8 @@ def restore_blob(store: ScratchStore, found: BlobFile, kinds: tuple[str, ...] = 
 def _listed(settings: Settings, page: bool, head: bytes, size: int, preview: str) -> str:
     """The listing preview of a restored row: an HTML ``page``'s text start (``head``: its first bytes, ``size``: its
     bytes), as its spill's stub kept it when the store previews heads; else ``preview`` (its first bytes')."""
+    from scratchfs.api.html_preview import view_head  # (loaded when a page's row is restored, not on open)
+
     viewed = view_head(head, size, settings.preview_bytes) if page and settings.preview_mode == "head" else None
     return preview if viewed is None else viewed.fit(min(settings.preview_bytes, LIST_PREVIEW_BYTES))[0]
 

@@ -82,10 +82,8 @@ from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.stray_quotes import first_runaway, well_quoted
 from scratchfs.engine.structure.table_start import COMMENT_HEAD_CHARS, detect_delimiter, named_separator
 from scratchfs.foundation import text as texts
+from scratchfs.foundation.limits import SAMPLE_BYTES, TEXT_PROBE_BYTES  # (defined there: read without loading this)
 from scratchfs.foundation.text import GREP_LINE_PATTERN, GREP_RUN_PATTERN, grep_runs, grep_tally, line_stats
-
-SAMPLE_BYTES = 512 * 1024
-"""Bytes of the start of a content that shape detection looks at."""
 
 _HTML_RE = re.compile(rb"<!doctype\s+html|<html[\s>]", re.IGNORECASE)
 _FRAGMENT_RE = re.compile(rb"<(?:head|body|div|p|span|table|section|article|main|nav|header|footer|form|ul|ol|dl|h[1-6]"
@@ -114,8 +112,6 @@ def _utf8(sample: bytes, complete: bool) -> str | None:
         return None
 
 
-TEXT_PROBE_BYTES = 64 * 1024
-"""Bytes of the start of a content that decide whether it is text."""
 MAX_ODD_SHARE = 0.30
 """Most share of odd bytes (invalid UTF-8, control bytes other than tab, newlines, form feed, backspace and escape)
 text may hold: a stray NUL, Latin-1 letters or a few broken sequences leave a log a log."""

@@ -20,12 +20,11 @@ from dataclasses import replace
 
 from scratchfs.api.policy import Observation, result_size, should_spill
 from scratchfs.api.settings import Settings
-from scratchfs.api.shape import TEXT_PROBE_BYTES
 from scratchfs.api.stub import refusal_notice
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import out_of_reach
 from scratchfs.foundation.json_pieces import JsonText
-from scratchfs.foundation.limits import PASSTHROUGH_MAX_BYTES, PREVIEW_BYTES
+from scratchfs.foundation.limits import PASSTHROUGH_MAX_BYTES, PREVIEW_BYTES, TEXT_PROBE_BYTES
 from scratchfs.foundation.text import is_utf8_text, shorten
 
 log = logging.getLogger("scratchfs.api.scope")  # (offload's logger: hosts filter on it)

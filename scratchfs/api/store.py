@@ -23,14 +23,13 @@ import stat
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
 from scratchfs.api.entries import Entries
 from scratchfs.api.restore import adopt_blob, recover_journals
 from scratchfs.api.results import Page, decode_cursor, listing_tag
-from scratchfs.api.scope import Scope
 from scratchfs.api.settings import Settings
 from scratchfs.engine.backends import (
     ENV_BLOBS,
@@ -50,6 +49,9 @@ from scratchfs.foundation import checks, forks
 from scratchfs.foundation.errors import BadCursor, InvalidArgument, NotFound, ScratchError, StorageError, StoreBusy
 from scratchfs.foundation.limits import BUSY_TIMEOUT, MAX_LIST_ENTRIES, MAX_SWEEP_INTERVAL, SWEEP_INTERVAL
 from scratchfs.foundation.text import shorten
+
+if TYPE_CHECKING:
+    from scratchfs.api.scope import Scope
 
 log = logging.getLogger(__name__)
 
@@ -281,6 +283,8 @@ class ScratchStore:
         Raises:
             InvalidArgument: a bad run id or agent id (see :mod:`scratchfs.foundation.checks`).
         """
+        from scratchfs.api.scope import Scope  # (the verbs' modules load when a scope is first used: not for ls)
+
         return Scope(self, checks.check_run_id(run_id), checks.check_agent_id(agent_id))
 
     def now(self) -> float:

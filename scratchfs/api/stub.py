@@ -13,9 +13,6 @@ from scratchfs.api.html_preview import ViewHead, page_reads, view_head, view_not
 from scratchfs.api.jq_inputs import PLACEHOLDER
 from scratchfs.api.line_fit import LAST_LINES_BYTES, escape_bytes, lines_within
 from scratchfs.api.preview import hex_preview, make_preview
-from scratchfs.api.shape import TEXT_PROBE_BYTES, binary_format, is_text
-from scratchfs.api.shape_binary import compressed_format, tar_listing, tar_members, zip_members
-from scratchfs.api.shape_terminal import is_terminal
 from scratchfs.api.stub_reads import (
     BY_MATCH,
     BY_PATTERN,
@@ -32,7 +29,13 @@ from scratchfs.api.tar_headers import TarMember
 from scratchfs.api.terminal_preview import AS_SHOWN, AS_SHOWN_WHOLE, RenderedHead
 from scratchfs.engine.patterns import MAX_LINE_BYTES
 from scratchfs.foundation.calls import without_defaults
-from scratchfs.foundation.limits import DEFAULT_LINES, DEFAULT_READ_BYTES, LIST_PREVIEW_BYTES, MAX_STUB_BYTES
+from scratchfs.foundation.limits import (
+    DEFAULT_LINES,
+    DEFAULT_READ_BYTES,
+    LIST_PREVIEW_BYTES,
+    MAX_STUB_BYTES,
+    TEXT_PROBE_BYTES,
+)
 from scratchfs.foundation.text import plural, quote
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps with options makes one a call
@@ -106,7 +109,7 @@ class _Note:
     that do not depend on where the preview stops are made once per stub (its fitting tries several previews)."""
 
     __slots__ = ("arrays", "by_other", "call", "compressed", "count", "first_error", "format", "items", "lead",
-                 "lines", "lines_average", "rows", "size", "tail_lines", "text_first", "what")
+                 "lines", "lines_average", "rows", "size", "tail_lines", "terminal", "text_first", "what")
 
     def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None,
                  shape: str | None = None, longest_line: int | None = None, head: bytes = b"",
@@ -125,8 +128,13 @@ class _Note:
         self.lead = ""  # a JSON document's jq reads, named first: a range read of JSON cuts its values mid-token
         self.items: ItemsAfter | None = None  # a JSON array's items after the preview, when its lead reads the first
         call = self.call  # each other call is this start and its own arguments, rendered once (_ARGUMENTS)
+        from scratchfs.api.shape import binary_format  # (shape detection loads when a stub is made: not on import)
+        from scratchfs.api.shape_binary import compressed_format
+        from scratchfs.api.shape_terminal import is_terminal
+
         self.format = binary_format(shape) if content_type == "binary" else None
         self.compressed = compressed_format(shape) if content_type == "binary" else None  # (a zip may store them)
+        self.terminal = is_terminal(content_type, shape)  # (its preview: the last redraw of each line)
         if content_type == "binary":  # (compressed bytes: no search finds their text, byte ranges alone read them)
             listed = f"{call}, {MEMBERS} | " if self.format in ("tar", "zip") else ""  # (every member, paged)
             self.by_other = (listed + ("" if self.compressed else f"{call}, {BY_MATCH}")).removesuffix(" | ")
@@ -145,6 +153,21 @@ class _Note:
             self.items = ItemsAfter(head) if by_structure == FIRST_ITEM else None
         self.lines_average = average = size / max(1, lines)
         self.count = max(1, min(DEFAULT_LINES, int(DEFAULT_READ_BYTES // max(1.0, average))))
+
+    def members(self, head: bytes) -> tuple[list[TarMember], int]:
+        """An uncompressed tar's first members in ``head`` (and 0), or a zip's stored ones and how many of its first
+        are compressed; else none."""
+        from scratchfs.api.shape_binary import tar_members, zip_members  # (loaded on first use)
+
+        if self.format == "tar":
+            return tar_members(head), 0
+        return zip_members(head) if self.format == "zip" and not self.compressed else ([], 0)
+
+    def listing(self, members: list[TarMember], limit: int) -> tuple[str, int]:
+        """The preview listing ``members`` within ``limit`` bytes and how many it shows (``("", 0)``: none)."""
+        from scratchfs.api.shape_binary import tar_listing  # (loaded on first use)
+
+        return tar_listing(members, limit, self.format or "tar") if members else ("", 0)
 
     def tar_text(self, members: list[TarMember], packed: int = 0) -> str:
         """The note of a tar's preview that lists ``members`` (its first, at least one) -- or a zip's that lists
@@ -340,15 +363,14 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
     fixed = _fixed_bytes(handle, size, lines, content_type, shape)  # (the JSON's bytes but the preview's and note's)
     notes = _Note(handle, size, lines, tool, content_type, shape, longest_line, head, next_read, top, first_error)
     limit = preview_bytes
-    members, packed = (tar_members(head), 0) if notes.format == "tar" else zip_members(head) if (
-        notes.format == "zip" and not notes.compressed) else ([], 0)
+    members, packed = notes.members(head)
     reads = _LineReads(head, tail, size, notes.tail_lines and mode == "head")
-    rendered = RenderedHead(head, size, limit) if mode == "head" and is_terminal(content_type, shape) else None
+    rendered = RenderedHead(head, size, limit) if mode == "head" and notes.terminal else None
     texts = _text_view(notes, head, size, limit, MAX_STUB_BYTES - fixed) if (  # (None: its bytes)
         mode == "head" and content_type == "html") else None
     listed = texts.fit(min(preview_bytes, LIST_PREVIEW_BYTES))[0] if texts else None  # (a page's listing: its text's)
     while True:
-        listing, shown = tar_listing(members, limit, notes.format or "tar") if members else ("", 0)
+        listing, shown = notes.listing(members, limit)
         drawn, viewed = rendered.fit(limit) if rendered is not None else None, None  # (viewed: an HTML page's text)
         if shown:  # a tar's first members, each with its data's bytes and offset
             preview, covered, tail_offset = listing, 0, None
@@ -448,6 +470,8 @@ def refusal_notice(content: bytes, tool: str | None, reason: str, preview_bytes:
     note = (f"{what} ({size:,} bytes) was NOT stored: {_clip(reason, 300)}. Only this preview reached you; the rest "
             f"is not kept anywhere. {_clip(advice, 300)}")
     head = content[: preview_bytes + 4]
+    from scratchfs.api.shape import is_text  # (loaded on first use)
+
     binary = not is_text(content[:TEXT_PROBE_BYTES])  # the one rule of what is text: binary as a hex dump
     limit = preview_bytes
     while True:

@@ -12,6 +12,7 @@ import os
 import sys
 from collections import Counter
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import click
 
@@ -26,7 +27,6 @@ from scratchfs.api.inspector import (
 )
 from scratchfs.api.rebuild import open_for_rebuild, open_lost_blobs
 from scratchfs.api.store import ScratchStore, existing_store
-from scratchfs.api.stub import Stub
 from scratchfs.cli.advice import listing_start
 from scratchfs.cli.app import (
     Folder,
@@ -55,6 +55,9 @@ from scratchfs.engine.backends import ENV_INDEX
 from scratchfs.foundation.errors import CorruptBlob, InvalidArgument, ScratchError, StorageError
 from scratchfs.foundation.limits import SOON_SECONDS
 from scratchfs.loader import MAX_FILE_BYTES, Skipped, load_dir
+
+if TYPE_CHECKING:
+    from scratchfs.api.stub import Stub
 
 JSON_TABLE = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 _PROGRESS_MIN_BYTES = 64 * 1024 * 1024

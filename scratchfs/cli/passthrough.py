@@ -19,7 +19,6 @@ from typing import Any
 import click
 
 from scratchfs.api.policy import result_size
-from scratchfs.api.spill_failure import chunks_passed_through
 from scratchfs.cli.app import command_settings, resolve_scope, stdout_bytes
 from scratchfs.cli.output import end_shared_line
 from scratchfs.foundation.errors import InvalidArgument
@@ -85,6 +84,8 @@ def _unscoped(chunks: Iterator[bytes], missing: str, tool: str | None, preview: 
     whole to stdout up to ``passthrough_max_bytes`` (the store's default, 64 KiB), else the notice with its preview
     (a line of JSON, ``--preview`` its form); one stderr line says which and what was missing. Exit 0: a failed
     spill is never a failed tool call."""
+    from scratchfs.api.spill_failure import chunks_passed_through  # (its stub's modules: loaded for this alone)
+
     try:
         settings = command_settings()
     except click.UsageError:  # (a bad variable of the store's: the defaults, nothing being stored)

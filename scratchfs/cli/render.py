@@ -11,14 +11,13 @@ import sys
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TextIO
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, TextIO
 
 from scratchfs.engine.protocols import Entry
 from scratchfs.foundation.text import name_bytes, one_line
+
+if TYPE_CHECKING:  # (rich loads when a table is printed to a terminal: show, scratchfs.cli.console)
+    from rich.table import Table
 
 
 def printable(cell: str) -> str:
@@ -124,6 +123,9 @@ class Listing:
 
     def table(self, width: int) -> Table:
         """A rich table at most ``width`` characters wide (ids whole; see the class docstring)."""
+        from rich.table import Table
+        from rich.text import Text
+
         shown, widths = self.fitted(width)
         index = [self.columns.index(c) for c in shown]
         table = Table(title=None if self.title is None else Text(self.title), expand=False)  # (cells are text as
@@ -149,20 +151,12 @@ class Listing:
         return "\n".join(lines) + "\n"
 
 
-class PipedConsole(Console):
-    """rich's console, but a reader that goes away (``| head``) raises :class:`BrokenPipeError`, which the command
-    line ends with exit code 0 as for every command's output -- rich's own ends the process with exit code 1 and
-    nothing said (``scratchfs demo | head -c 10``)."""
-
-    def on_broken_pipe(self) -> None:
-        self.quiet = True
-        raise BrokenPipeError(32, "Broken pipe")
-
-
 def show(listing: Listing, out: TextIO | None = None) -> None:
     """Print a listing to stdout: a table fitted to the terminal when stdout is one, else tab-separated rows."""
     out = out or sys.stdout
     if out.isatty():
+        from scratchfs.cli.console import PipedConsole
+
         console = PipedConsole(file=out)
         console.print(listing.table(console.width))
     else:
@@ -230,5 +224,5 @@ def problems_listing(problems: Iterable, root: str = "", title: str | None = Non
     return listing
 
 
-__all__ = ["Listing", "PipedConsole", "entries_listing", "human_bytes", "human_seconds", "middle_ellipsis", "printable",
+__all__ = ["Listing", "entries_listing", "human_bytes", "human_seconds", "middle_ellipsis", "printable",
            "problems_listing", "ratio", "show", "stats_listing"]

@@ -14,15 +14,11 @@ import json
 import tempfile
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from scratchfs.api.bounds import past_bytes
-from scratchfs.api.column_words import column_words
-from scratchfs.api.contract import A_HANDLE_IS_NO_KEY, STRUCTURE_ARGUMENTS, ScratchTools, to_json
 from scratchfs.api.encodings import ENCODINGS, check_encoding, decode_single
-from scratchfs.api.results import LineSlice, Slice
 from scratchfs.api.store import ScratchStore
 from scratchfs.cli.advice import call_command, hint_root, options_said
 from scratchfs.cli.app import (
@@ -58,6 +54,9 @@ from scratchfs.foundation.checks import CONTEXT_FORMS, HANDLE_RE
 from scratchfs.foundation.errors import BadCursor, InvalidArgument
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_LINES, MAX_LIST_ENTRIES, MAX_READ_BYTES
 from scratchfs.foundation.text import is_digits, one_line
+
+if TYPE_CHECKING:
+    from scratchfs.api.results import LineSlice, Slice
 
 INT = Integer()
 """The type of every integer option here but sizes: ASCII digits only (:class:`~scratchfs.cli.app.Integer`)."""
@@ -201,6 +200,11 @@ def read_handle(store: ScratchStore, run_id: str, agent_id: str, handle: str, as
 
 def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json: bool, whole: bool,
           options: dict[str, Any]) -> None:
+    from scratchfs.api.bounds import past_bytes  # (the reads' modules load with a read: not for every command)
+    from scratchfs.api.column_words import column_words
+    from scratchfs.api.contract import STRUCTURE_ARGUMENTS, ScratchTools, to_json
+    from scratchfs.api.results import LineSlice
+
     given = {name: value for name, value in options.items() if value not in (None, ())}
     scope = store.scope(run_id, agent_id)
     tools = ScratchTools(scope)
@@ -353,6 +357,8 @@ def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_j
     given = {name: value for name, value in (("offset", offset), ("length", length), ("version", version),
                                              ("budget", budget)) if value is not None}
     if as_json:
+        from scratchfs.api.contract import ScratchTools, to_json  # (loaded for a JSON reply alone)
+
         reply = ScratchTools(scope).call("scratch_read", {"key": key, **given})
         click.echo(to_json(reply))
         warn_reply(reply, run_id, agent_id, hint_root(store))
@@ -425,6 +431,7 @@ def scratch_delete(store: ScratchStore, run_id: str, agent_id: str, key: str) ->
     if not scope.scratch_delete(key):
         missing = store.entries.not_found(run_id, agent_id, "scratch", key, reading=False)  # Deleted, Expired
         if HANDLE_RE.match(key):  # as MCP's scratch_delete notes it; delete-run and delete-agent remove spills
+            from scratchfs.api.contract import A_HANDLE_IS_NO_KEY  # (loaded for this refusal alone)
             raise type(missing)(f"{missing}; {A_HANDLE_IS_NO_KEY.format(delete='scratch-delete')} (or go with "
                                 "delete-run, delete-agent)")
         raise missing

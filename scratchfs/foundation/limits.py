@@ -136,6 +136,12 @@ CLOCK_SLACK_SECONDS = 1.0
 TOMBSTONE_SECONDS = 3600.0
 """How long a tombstone of an expired or deleted entry is kept, in seconds."""
 
+# -- shape detection (scratchfs.api.shape) ----------------------------------------------------------------------------
+SAMPLE_BYTES = 512 * 1024
+"""Bytes of the start of a content that shape detection looks at."""
+TEXT_PROBE_BYTES = 64 * 1024
+"""Bytes of the start of a content that decide whether it is text."""
+
 # -- caches ----------------------------------------------------------------------------------------------------------
 MAX_CACHED_VALUE_BYTES = 64 * 1024
 """Largest scratchpad value kept in the in-memory value cache, in bytes."""

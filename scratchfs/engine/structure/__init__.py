@@ -7,23 +7,60 @@ compact JSON fits the caller's ``budget_bytes``, with a ``cursor`` that resumes 
 the end). One module per format; :mod:`~scratchfs.engine.structure.paging` holds the shared page types.
 """
 
-from scratchfs.engine.structure.html import MAX_HTML_BYTES, html_text, select_page, text_page
-from scratchfs.engine.structure.jsondoc import MAX_JQ_DOCUMENT_BYTES, jq_page, parse_path
-from scratchfs.engine.structure.jsonl import records_page
-from scratchfs.engine.structure.jsonstream import stream_path
-from scratchfs.engine.structure.paging import (
-    BytesSource,
-    ContentSource,
-    ItemPage,
-    ReaderSource,
-    TextPage,
-    check_page,
-    json_bytes,
-)
-from scratchfs.engine.structure.slurp import MAX_SLURP_BYTES, slurp_page
-from scratchfs.engine.structure.table import iter_rows, rows_page
-from scratchfs.engine.structure.terminal import render_line, render_text, view_page
-from scratchfs.engine.structure.xmldoc import MAX_XML_BYTES, MalformedXml, xml_select_page
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the names are, for type checkers; at run time each loads with its module on first use
+    from scratchfs.engine.structure.html import MAX_HTML_BYTES, html_text, select_page, text_page
+    from scratchfs.engine.structure.jsondoc import MAX_JQ_DOCUMENT_BYTES, jq_page, parse_path
+    from scratchfs.engine.structure.jsonl import records_page
+    from scratchfs.engine.structure.jsonstream import stream_path
+    from scratchfs.engine.structure.paging import (
+        BytesSource,
+        ContentSource,
+        ItemPage,
+        ReaderSource,
+        TextPage,
+        check_page,
+        json_bytes,
+    )
+    from scratchfs.engine.structure.slurp import MAX_SLURP_BYTES, slurp_page
+    from scratchfs.engine.structure.table import iter_rows, rows_page
+    from scratchfs.engine.structure.terminal import render_line, render_text, view_page
+    from scratchfs.engine.structure.xmldoc import MAX_XML_BYTES, MalformedXml, xml_select_page
+
+_WHERE = {  # each public name and the module that defines it, imported on first use (PEP 562): a reader's
+    name: module  # module (jq, lxml, the table reader...) loads only when a caller uses it, not with the package
+    for module, names in {
+        "scratchfs.engine.structure.html": ("MAX_HTML_BYTES", "html_text", "select_page", "text_page"),
+        "scratchfs.engine.structure.jsondoc": ("MAX_JQ_DOCUMENT_BYTES", "jq_page", "parse_path"),
+        "scratchfs.engine.structure.jsonl": ("records_page",),
+        "scratchfs.engine.structure.jsonstream": ("stream_path",),
+        "scratchfs.engine.structure.paging": (
+            "BytesSource", "ContentSource", "ItemPage", "ReaderSource", "TextPage", "check_page", "json_bytes"),
+        "scratchfs.engine.structure.slurp": ("MAX_SLURP_BYTES", "slurp_page"),
+        "scratchfs.engine.structure.table": ("iter_rows", "rows_page"),
+        "scratchfs.engine.structure.terminal": ("render_line", "render_text", "view_page"),
+        "scratchfs.engine.structure.xmldoc": ("MAX_XML_BYTES", "MalformedXml", "xml_select_page"),
+    }.items()
+    for name in names
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module on first use. Raises AttributeError for a name the package does not
+    have."""
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'scratchfs.engine.structure' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE})
+
 
 __all__ = [
     "MAX_HTML_BYTES",
