@@ -456,16 +456,16 @@ class Entries:
         def attempt(entry: Entry, newlines: bytes) -> tuple[Entry, bytes]:
             source = self.blobs.open_source(run_id, agent_id, entry.blob)
             try:
-                reader = self.reader(entry, source, key)
-                if len(newlines) != _COUNT_BYTES * reader.table.frames:
-                    raise CorruptBlob(f"{key}: the index's line counts do not match the blob's frames")
-                if check is not None:
-                    check(entry)
-                if offset > entry.size:
-                    from scratchfs.api.bounds import offset_past_end  # (loaded for the refusal alone)
+                with reading(key):  # (one for the seek table and the read; what else is raised here passes through)
+                    reader = self._reader(entry, source, key)
+                    if len(newlines) != _COUNT_BYTES * reader.table.frames:
+                        raise CorruptBlob(f"{key}: the index's line counts do not match the blob's frames")
+                    if check is not None:
+                        check(entry)
+                    if offset > entry.size:
+                        from scratchfs.api.bounds import offset_past_end  # (loaded for the refusal alone)
 
-                    raise offset_past_end(key, offset, entry.size, kind)
-                with reading(key):
+                        raise offset_past_end(key, offset, entry.size, kind)
                     return entry, reader.read(offset, length)
             finally:
                 source.close()
@@ -500,7 +500,11 @@ class Entries:
     def reader(self, entry: Entry, source: BlobSource, name: str) -> SeekableReader:
         """A reader of an entry's blob, its seek table checked against the row. Raises CorruptBlob, StorageError."""
         with reading(name):
-            table = self._tables.get(source, entry.blob)
+            return self._reader(entry, source, name)
+
+    def _reader(self, entry: Entry, source: BlobSource, name: str) -> SeekableReader:
+        """:meth:`reader` inside the caller's :func:`reading` (which turns what the seek table's read raises)."""
+        table = self._tables.get(source, entry.blob)
         if table.size != entry.size:
             raise CorruptBlob(f"{name}: the blob holds {plural(table.size, 'byte')}, the index says {entry.size}")
         return SeekableReader(source, table)

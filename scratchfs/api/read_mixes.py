@@ -52,6 +52,9 @@ def check_read_modes(*, offset: int, length: int | None, line: int | None, lines
     Raises:
         InvalidArgument: naming the options that do not go together.
     """
+    if line is None and lines is None and (length is None if searching else (
+            context is None and max_matches is None and before is None and not ignore_case)):
+        return  # (no refusal below can apply: every read_handle of one mode, T3's, builds no calls)
     calls = _Calls(handle, offset, {**(asked or {}), "length": length, "line": line, "lines": lines,
                                     "ignore_case": ignore_case or None, "context": context, "max_matches": max_matches,
                                     "before": before})

@@ -60,6 +60,7 @@ class Connection(sqlite3.Connection):
     busy = 0
     dropped = False
     wal: tuple[int, int] | None = None  # the -wal file's device and inode at its first commit (check_identity)
+    versions: sqlite3.Cursor | None = None  # the cursor of the index's PRAGMA data_version reads (its thread's)
 
 
 class Hold:
@@ -290,15 +291,25 @@ class Connections:
         finally:
             self.release(conn)
 
+    before_use: Callable[[], None] | None = None
+    """Called before each outermost checkout of a thread's connection (not inside a transaction or statement of
+    that thread): :class:`~scratchfs.engine.write_behind.HookedConnections`' hook, checked here in the one call
+    (a subclass's ``acquire`` calling this one read the thread's state twice: every read of the index goes here)."""
+
     def acquire(self) -> Connection:
         """Check out this thread's connection; pair with :meth:`release` (in a ``finally``). A ``fork()`` waits for
         the checkouts in flight, and none starts while it waits (:mod:`scratchfs.engine.fork_gate`). Raises as
-        :meth:`use`."""
+        :meth:`use`, and what :attr:`before_use` raises."""
+        local = self.local
+        generation = forks.generation
+        hook = self.before_use
+        if hook is not None:
+            conn = local.conn
+            if conn is None or conn.busy == 0 or local.generation != generation:
+                hook()
         fork_gate.enter()
         try:
-            local = self.local
             conn = local.conn
-            generation = forks.generation
             if conn is None or local.generation != generation:
                 conn = self.thread_connection()
             with self._lock if self._lock_generation == generation else self._guard():

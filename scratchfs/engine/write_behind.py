@@ -45,7 +45,7 @@ from contextlib import AbstractContextManager
 
 from scratchfs.engine.journal import Journal
 from scratchfs.engine.protocols import Entry
-from scratchfs.engine.sqlite_connections import Connection, Connections
+from scratchfs.engine.sqlite_connections import Connections
 from scratchfs.foundation import forks
 from scratchfs.foundation.errors import StorageError, StoreBusy, StoreClosed
 
@@ -134,17 +134,7 @@ class HookedConnections(Connections):
     before each outermost checkout of a thread's connection: not inside a transaction or statement of that thread,
     nor in the thread committing a queue."""
 
-    before_use: Callable[[], None] | None = None
-
-    def acquire(self) -> Connection:
-        """:meth:`Connections.acquire`, after the hook. Raises as it does, and what the hook raises."""
-        hook = self.before_use
-        if hook is not None:
-            local = self.local
-            conn = local.conn
-            if conn is None or conn.busy == 0 or local.generation != forks.generation:
-                hook()
-        return super().acquire()
+    before_use: Callable[[], None] | None = None  # (called by Connections.acquire itself: one read of the state)
 
 
 class WriteBehind:

@@ -124,12 +124,25 @@ def check_agent_id(value: object) -> str:
     return check_text(value, "agent id", MAX_ID_BYTES)
 
 
+_KEYS_PASSED: set[str] = set()
+"""Keys :func:`check_key` passed (a key's validity is its text's alone): at most :data:`_KEYS_KEPT`, then emptied."""
+_KEYS_KEPT = 1024  # (at most 512 KiB of keys of MAX_KEY_BYTES)
+
+
 def check_key(value: object) -> str:
     """Validate a scratchpad key (see the module docstring). Raises :class:`InvalidArgument` (an empty key's
-    naming ``scratch_list()``, which lists the keys in use)."""
+    naming ``scratch_list()``, which lists the keys in use). A key passed before (a ``str`` itself, no subclass)
+    is not checked again: its UTF-8 length and control-character scan were 0.4 us of T8's ~10 us ``scratch_read``."""
+    if type(value) is str and value in _KEYS_PASSED:
+        return value
     if value == "":
         raise InvalidArgument(empty_key("key is empty"))
-    return check_text(value, "key", MAX_KEY_BYTES)
+    key = check_text(value, "key", MAX_KEY_BYTES)
+    if type(key) is str:
+        if len(_KEYS_PASSED) >= _KEYS_KEPT:
+            _KEYS_PASSED.clear()
+        _KEYS_PASSED.add(key)
+    return key
 
 
 def empty_key(head: str, what: str = "a key names a scratchpad value") -> Advice:
