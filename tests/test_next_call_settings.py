@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import re
 
@@ -29,11 +30,11 @@ POSITIONS = {"offset", "line", "cursor", "row", "record"}
 at); every other one is a setting it repeats."""
 
 
-def follow(store, name: str, args: dict, budget: int = BUDGET) -> list[dict]:
+def follow(store, name: str, args: dict, budget: int = BUDGET, varying: tuple[str, ...] = ()) -> list[dict]:
     """Every reply of a read, following each ``next_call`` exactly as written; checks each reply's size (the text
-    the MCP face sends) and that its ``next_call`` repeats every setting the first call gave."""
+    the MCP face sends) and that its ``next_call`` repeats every setting the first call gave but ``varying``'s."""
     resolver = ScopeResolver(store, "r", "a")
-    settings = {k: v for k, v in {**args, "budget": budget}.items() if k not in POSITIONS}
+    settings = {k: v for k, v in {**args, "budget": budget}.items() if k not in POSITIONS | set(varying)}
     call: dict | None = {**args, "budget": budget}
     replies: list[dict] = []
     while call is not None:
@@ -119,11 +120,17 @@ def test_range_pages_keep_length_and_budget(scratch_store, ra, grep_text, length
 @pytest.mark.parametrize(("line", "lines"), [(1, 7), (3, 400)])
 def test_line_pages_keep_lines_and_budget(scratch_store, ra, grep_text, line, lines):
     handle = ra.spill(grep_text).handle
-    pages = follow(scratch_store, "read_handle", {"handle": handle, "line": line, "lines": lines})
+    pages = follow(scratch_store, "read_handle", {"handle": handle, "line": line, "lines": lines}, varying=("lines",))
     skipped = b"".join(grep_text.splitlines(keepends=True)[: line - 1])
     assert "".join(p["data"] for p in pages).encode() == grep_text[len(skipped):]
     if lines == 7:
         assert all(p["lines"] == 7 for p in pages[:-1])
+    else:  # a page the budget cut short of its lines asks next for what is left of the range asked (no more):
+        # the range asked ends at a page's end, no page reaching past it
+        asked = b"".join(grep_text.splitlines(keepends=True)[line - 1 : line - 1 + lines])
+        ends = set(itertools.accumulate(len(p["data"].encode()) for p in pages))
+        assert len(asked) in ends
+        assert all(call_args(p["next_call"])[1]["lines"] < lines for p in pages[:2])
 
 
 @pytest.mark.parametrize(("what", "expected"), [
