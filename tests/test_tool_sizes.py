@@ -16,7 +16,8 @@ from scratchfs.adapter import tool_definitions
 from scratchfs.api.tools import TOOL_SPECS
 
 MOST_BYTES = 7_000
-"""The five definitions' compact JSON, at most (6,878 when pinned, modeltask10; 10,214 before)."""
+"""The five definitions' compact JSON, at most (6,959 with scratch_list's ``spilled``, listhandles1; 6,878 when
+pinned, modeltask10; 10,214 before)."""
 MOST_READ_HANDLE_BYTES = 4_200
 """read_handle's definition in MCP's form (``{name, description, inputSchema}``), at most (4,053 when pinned; 6,620
 before)."""

@@ -77,13 +77,15 @@ def test_a_model_that_lost_its_context_is_told_to_note_its_handles(scratch_scope
     has only the scratchpad to go on from. scratch_list lists notes alone, never a spilled result, and its definition
     said nothing of it: a model that relied on the listing to find its handles again found an empty one. The
     definition now says handles are not listed and to write one it will need into a note; so noted, the fresh tools
-    find the handle by the listing's preview and read on."""
+    find the handle by the listing's preview and read on. listhandles1: ``scratch_list(spilled=true)`` lists the
+    handles themselves, as the definition now says."""
     description = TOOL_SPECS["scratch_list"].description
-    assert "spilled results are not listed" in description and "handle you will need into a note" in description
+    assert "`spilled`: your spilled results' handles instead, newest first" in description
     text = "".join(f"tests/test_x.py::test_{i} PASSED\n" for i in range(2_000))
     handle = scratch_scope.spill(text, source_tool="bash").handle
     fresh = ScratchTools(scratch_scope)  # (the context lost: nothing but the scope)
-    assert fresh.call("scratch_list")["entries"] == []  # the spilled result is not listed
+    assert fresh.call("scratch_list")["entries"] == []  # the spilled result is not listed among the notes
+    assert [e["handle"] for e in fresh.call("scratch_list", {"spilled": True})["entries"]] == [handle]
     ScratchTools(scratch_scope).call("scratch_write", {"key": "triage", "value": f"log {handle}: all passed"})
     [entry] = ScratchTools(scratch_scope).call("scratch_list")["entries"]
     noted = entry["preview"].split()[1].rstrip(":")

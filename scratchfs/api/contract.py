@@ -28,7 +28,8 @@ byte range (or a search window) of binary content that is text (a tar member of 
   (true) and ``remaining`` only while matches may follow (a finished search: ``next_offset`` and ``next_call`` null).
 * ``scratch_write``: ``{key, size, ttl, expires_at}`` (whole seconds); ``scratch_read``: a range read of the value
   (``key`` for ``handle``, ``next_call`` names ``scratch_read``); ``scratch_list``: ``{prefix, entries: [{key, size,
-  expires_in, preview}], next_call}``; ``scratch_delete``: ``{key, deleted}``, and a ``note`` when nothing was.
+  expires_in, preview}], next_call}`` (``spilled=true``: ``{spilled, entries: [{handle, tool, size, shape,
+  expires_in}], next_call}``, newest first); ``scratch_delete``: ``{key, deleted}``, and a ``note`` when nothing was.
 
 The budget holds the whole reply: the arguments it echoes and ``next_call`` are measured first
 (:class:`~scratchfs.api.fixed.Squeeze`); an echo too long is shortened (``"shortened": {argument: full length}``), a
@@ -51,7 +52,7 @@ from typing import Any
 from scratchfs.api.bounds import bounded_range, check_end
 from scratchfs.api.counting import count_matches
 from scratchfs.api.encodings import check_encoding, search_form
-from scratchfs.api.listing import listing_reply
+from scratchfs.api.listing import listing_reply, spilled_row
 from scratchfs.api.misfit import plain_view
 from scratchfs.api.missing import LOST_KEY, handle_started
 from scratchfs.api.past_last import from_end
@@ -399,11 +400,14 @@ class ScratchTools:
 
     @keeps_budget
     def scratch_list(self, prefix: str = "", limit: int = MAX_LIST_ENTRIES, cursor: str | None = None,
-                     budget: int | None = None) -> dict[str, Any]:
-        """``scratch_list``: a page of the live keys starting with ``prefix``, oldest first."""
+                     budget: int | None = None, spilled: bool = False) -> dict[str, Any]:
+        """``scratch_list``: a page of the live keys starting with ``prefix``, oldest first; ``spilled``: of this
+        scope's spilled results instead, newest first (:meth:`_spilled_list`)."""
         scope = self.scope
         budget, echo = self._budgeted(scope, budget)
         limit = check_int(limit, "limit", 1, MAX_LIST_ENTRIES)
+        if check_flag(spilled, "spilled"):
+            return self._spilled_list(prefix, limit, cursor, budget, echo)
         try:
             page = scope.scratch_page(prefix, limit=limit, cursor=cursor)
         except BadCursor as exc:  # (the listing from its start named, to go on with; a prefix's refusal is no
@@ -420,6 +424,29 @@ class ScratchTools:
                                else None, cursor=next_cursor, budget=echo)
 
         return listing_reply({"prefix": prefix}, rows, page, call, budget)
+
+    def _spilled_list(self, prefix: str, limit: int, cursor: str | None, budget: int,
+                      echo: int | None) -> dict[str, Any]:
+        """``scratch_list(spilled=true)``: ``{spilled: true, entries: [{handle, tool, size, shape, expires_in}],
+        next_call}``, a page of this scope's live spilled results, newest first (a model whose context was cut finds
+        its handles again). Raises InvalidArgument for a ``prefix`` (it filters keys), BadCursor as scratch_list."""
+        if prefix:
+            raise InvalidArgument("scratch_list: prefix filters scratchpad keys; spilled results are listed whole, "
+                                  "newest first: call scratch_list(spilled=true) without it")
+        scope = self.scope
+        try:
+            page = scope.spilled_page(limit=limit, cursor=cursor)
+        except BadCursor as exc:
+            raise exc.from_start(Call.of("scratch_list", spilled=True, limit=limit),
+                                 ": pass next_cursor as a page gave it, or list from the start: ") from None
+        now = scope.store.now()
+        rows = [spilled_row(e, whole_seconds(e.expires_in(now))) for e in page.entries]
+
+        def call(next_cursor: str) -> str:
+            return render_call("scratch_list", spilled=True, limit=limit if limit != MAX_LIST_ENTRIES else None,
+                               cursor=next_cursor, budget=echo)
+
+        return listing_reply({"spilled": True}, rows, page, call, budget)
 
     def scratch_delete(self, key: str) -> dict[str, Any]:
         """``scratch_delete``: ``{key, deleted}``, and, when nothing was deleted, a ``note`` saying why: a spilled

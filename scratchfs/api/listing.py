@@ -10,6 +10,24 @@ from typing import Any
 from scratchfs.api.fixed import Squeeze
 from scratchfs.api.results import Page
 from scratchfs.api.views import fit, reply_size
+from scratchfs.engine.protocols import Entry
+
+SPILLED_TOOL_CHARS = 60
+"""Characters of a spilled result's tool name ``scratch_list(spilled=true)`` shows, at most (the rest cut, ``…``)."""
+SPILLED_SHAPE_CHARS = 80
+"""Characters of a spilled result's shape ``scratch_list(spilled=true)`` shows, at most (the rest cut, ``…``)."""
+
+
+def spilled_row(entry: Entry, expires_in: int) -> dict[str, Any]:
+    """A row of ``scratch_list(spilled=true)``: ``{handle, tool, size (bytes), shape, expires_in (whole seconds)}``,
+    the tool's name and the shape cut short (:data:`SPILLED_TOOL_CHARS`, :data:`SPILLED_SHAPE_CHARS`); ``tool`` and
+    ``shape`` ``null`` when not known."""
+    return {"handle": entry.key, "tool": _cut(entry.source_tool, SPILLED_TOOL_CHARS), "size": entry.size,
+            "shape": _cut(entry.shape, SPILLED_SHAPE_CHARS), "expires_in": expires_in}
+
+
+def _cut(text: str | None, chars: int) -> str | None:
+    return text if text is None or len(text) <= chars else text[: chars - 1] + "\u2026"
 
 
 def listing_reply(head: dict[str, Any], rows: list[dict[str, Any]], page: Page, call: Callable[[str], str],
@@ -78,4 +96,4 @@ def _shorter_page(build: Callable[..., dict[str, Any]], call_of: Callable[[int],
     return None
 
 
-__all__ = ["listing_reply"]
+__all__ = ["SPILLED_SHAPE_CHARS", "SPILLED_TOOL_CHARS", "listing_reply", "spilled_row"]

@@ -451,11 +451,11 @@ def short_digest(value: object) -> str:
     return base64.b32encode(digest).decode("ascii").lower()
 
 
-def listing_tag(run_id: str, agent_id: str | None, kind: str | None, prefix: str) -> str:
-    """The listing a cursor was made by: the :func:`short_digest` of its run, agent, kind and key prefix -- only what
-    tells a cursor of another listing (which would start the page somewhere in an order it was not made for) from
-    its own; a cursor grants nothing the listing does not."""
-    return short_digest((run_id, agent_id, kind, prefix))
+def listing_tag(run_id: str, agent_id: str | None, kind: str | None, prefix: str, newest_first: bool = False) -> str:
+    """The listing a cursor was made by: the :func:`short_digest` of its run, agent, kind and key prefix, and its
+    order when newest first -- only what tells a cursor of another listing (which would start the page somewhere in
+    an order it was not made for) from its own; a cursor grants nothing the listing does not."""
+    return short_digest((run_id, agent_id, kind, prefix, *(("newest first",) if newest_first else ())))
 
 
 def encode_cursor(entry: Entry, listing: str = "") -> str:

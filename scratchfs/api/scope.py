@@ -438,6 +438,16 @@ class Scope:
         prefix = checks.check_text(prefix, "prefix", MAX_KEY_BYTES, allow_empty=True)
         return self.store.page(self.run_id, self.agent_id, "scratch", prefix, limit, cursor)
 
+    def spilled_page(self, *, limit: int = MAX_LIST_ENTRIES, cursor: str | None = None) -> Page:
+        """One :class:`~scratchfs.api.results.Page` of this scope's live spilled results (``kind="handle"``),
+        newest first: at most ``limit``, starting after ``cursor`` (a previous page's ``next_cursor``; ``None``: the
+        first). A keyset page, as :meth:`scratch_page`.
+
+        Raises:
+            InvalidArgument: a bad limit; BadCursor: a bad cursor or another listing's.
+        """
+        return self.store.page(self.run_id, self.agent_id, "handle", "", limit, cursor, newest_first=True)
+
     def scratch_delete(self, key: str) -> bool:
         """Delete a scratchpad key; return True if a live value was deleted (False if there was none).
 

@@ -313,9 +313,10 @@ class ScratchStore:
         return self.page(checks.check_run_id(run_id), None, None, "", limit, cursor)
 
     def page(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, limit: int,
-             cursor: str | None) -> Page:
+             cursor: str | None, *, newest_first: bool = False) -> Page:
         """A page of a run's live entries (of one agent and kind, keys starting with ``prefix``, when given), at
-        most ``limit`` (1 to 1,000) after ``cursor``. The ids and prefix must be checked already.
+        most ``limit`` (1 to 1,000) after ``cursor``, oldest first (``newest_first``: newest first). The ids and
+        prefix must be checked already.
 
         A cursor names a position in the listing's order, and any position is a place to resume; a cursor made by
         another listing (another run, agent, kind or key prefix: its tag, :func:`~scratchfs.api.results.listing_tag`),
@@ -326,14 +327,15 @@ class ScratchStore:
                 StoreBusy, StorageError, StoreClosed.
         """
         limit = checks.check_int(limit, "limit", 1, MAX_LIST_ENTRIES)
-        listing = listing_tag(run_id, agent_id, kind, prefix)
+        listing = listing_tag(run_id, agent_id, kind, prefix, newest_first)
         after = decode_cursor(cursor, listing)
         if after is not None and ((agent_id is not None and after[1] != agent_id)
                                   or (kind is not None and after[2] != kind) or not after[3].startswith(prefix)):
             raise BadCursor(f"cursor {shorten(cursor)} is of another listing (another agent, kind or "
                             "prefix): pass the next_cursor this listing gave, or list again without a cursor")
         self.entries.check_open()
-        rows = self.index.list_page(run_id, agent_id, kind, prefix, self.now(), after, limit + 1)
+        rows = self.index.list_page(run_id, agent_id, kind, prefix, self.now(), after, limit + 1,
+                                    **({"newest_first": True} if newest_first else {}))
         return Page(rows[:limit], len(rows) > limit, listing)
 
     def list_entries(self) -> list[Entry]:

@@ -206,8 +206,8 @@ _SCRATCH_READ = ToolSpec(
 
 _SCRATCH_LIST = ToolSpec(
     "scratch_list",
-    "List your scratchpad's keys, oldest first, with sizes (bytes), seconds to expiry and previews; spilled "
-    "results are not listed: write a handle you will need into a note. "
+    "List your scratchpad's keys, oldest first, with sizes (bytes), seconds to expiry and previews; "
+    "`spilled`: your spilled results' handles instead, newest first. "
     f"{_budget_text('`limit`')}",
     {
         "type": "object",
@@ -219,6 +219,7 @@ _SCRATCH_LIST = ToolSpec(
             "cursor": {"type": "string", "maxLength": MAX_CURSOR_CHARS,
                        "description": "From next_call, with the same prefix."},
             "budget": _BUDGET,
+            "spilled": {"type": "boolean", "default": False, "description": "List spilled results instead."},
         },
         "additionalProperties": False,
     },

@@ -15,6 +15,8 @@ LISTING_ORDER = " ORDER BY created_at, agent_id, kind, key"
 """The order of a run's listing through the API, whole or paged (the indexes' ``list_scope`` and ``list_page``):
 unique within a run, so entries created at the same instant come out alike both ways. (The inspector's keyset pages
 below order such ties by row id, their write order.)"""
+NEWEST_FIRST_ORDER = " ORDER BY created_at DESC, agent_id DESC, kind DESC, key DESC"
+""":data:`LISTING_ORDER` reversed: a ``list_page`` with ``newest_first`` (``scratch_list(spilled=true)``)."""
 
 Cursor = tuple[str, float, int]
 """``(run_id, created_at, id)`` of the last entry of a page."""
@@ -46,4 +48,4 @@ def page_filter(run_id: str | None, agent_id: str | None, kind: str | None, afte
     return conditions, params
 
 
-__all__ = ["Cursor", "page_filter"]
+__all__ = ["LISTING_ORDER", "NEWEST_FIRST_ORDER", "Cursor", "page_filter"]

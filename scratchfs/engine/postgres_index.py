@@ -55,7 +55,7 @@ from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from scratchfs.engine.entry_sql import ENTRY_COLUMNS, UPSERT_SET
-from scratchfs.engine.keyset import LISTING_ORDER, page_filter
+from scratchfs.engine.keyset import LISTING_ORDER, NEWEST_FIRST_ORDER, page_filter
 from scratchfs.engine.postgres_blob_rows import PostgresBlobRows
 from scratchfs.engine.postgres_connect import pipelined
 from scratchfs.engine.postgres_expiry import DB_NOW, DELETE_KEY, PostgresExpiry, overtaken
@@ -378,14 +378,16 @@ class PostgresIndex(PostgresAggregates, PostgresBlobRows, PostgresExpiry):
         return list(map(_entry, self.read(text + LISTING_ORDER, params, "listing entries")))
 
     def list_page(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float,
-                  after: tuple[float, str, str, str] | None, limit: int) -> list[Entry]:
+                  after: tuple[float, str, str, str] | None, limit: int, *, newest_first: bool = False) -> list[Entry]:
         """Like :meth:`list_scope`, one keyset page at a time: at most ``limit`` live entries ordered by
-        ``(created_at, agent_id, kind, key)`` after the position ``after`` (``None``: from the start)."""
+        ``(created_at, agent_id, kind, key)`` after the position ``after`` (``None``: from the start);
+        ``newest_first``: the order reversed, the entries before ``after``."""
         text, params = self._live_in_run(run_id, agent_id, kind, prefix, now)
         if after is not None:
-            text += " AND (created_at, agent_id, kind, key) > (%(a0)s, %(a1)s, %(a2)s, %(a3)s)"
+            text += (f" AND (created_at, agent_id, kind, key) {'<' if newest_first else '>'} "
+                     "(%(a0)s, %(a1)s, %(a2)s, %(a3)s)")
             params.update(a0=after[0], a1=after[1], a2=after[2], a3=after[3])
-        text += LISTING_ORDER + " LIMIT %(limit)s"
+        text += (NEWEST_FIRST_ORDER if newest_first else LISTING_ORDER) + " LIMIT %(limit)s"
         params["limit"] = limit
         return list(map(_entry, self.read(text, params, "listing entries")))
 

@@ -31,7 +31,7 @@ from typing import TypeVar
 
 from scratchfs.engine.batches import BatchSizer, TxnLog
 from scratchfs.engine.entry_sql import ENTRY_COLUMNS, UPSERT_SET
-from scratchfs.engine.keyset import LISTING_ORDER
+from scratchfs.engine.keyset import LISTING_ORDER, NEWEST_FIRST_ORDER
 from scratchfs.engine.protocols import Entry, Gone, check_quota
 from scratchfs.engine.sqlite_connections import Transaction
 from scratchfs.engine.sqlite_errors import index_error
@@ -393,15 +393,16 @@ class Index(IndexOpening, ScaleQueries):
         return list(map(Entry._make, self.read(sql + LISTING_ORDER, tuple(params), "listing entries")))
 
     def list_page(self, run_id: str, agent_id: str | None, kind: str | None, prefix: str, now: float,
-                  after: tuple[float, str, str, str] | None, limit: int) -> list[Entry]:
+                  after: tuple[float, str, str, str] | None, limit: int, *, newest_first: bool = False) -> list[Entry]:
         """Like :meth:`list_scope`, one page at a time: at most ``limit`` live entries ordered by ``(created_at,
         agent_id, kind, key)`` -- unique within a run -- that come after the position ``after`` (``None``: from the
-        start). A keyset page: its cost does not grow with how far into the listing it is."""
+        start). A keyset page: its cost does not grow with how far into the listing it is. ``newest_first``: the
+        order reversed, the entries before ``after``."""
         sql, params = self._live_in_run(run_id, agent_id, kind, prefix, now)
         if after is not None:
-            sql += " AND (created_at, agent_id, kind, key) > (?, ?, ?, ?)"
+            sql += f" AND (created_at, agent_id, kind, key) {'<' if newest_first else '>'} (?, ?, ?, ?)"
             params += list(after)
-        sql += LISTING_ORDER + " LIMIT ?"
+        sql += (NEWEST_FIRST_ORDER if newest_first else LISTING_ORDER) + " LIMIT ?"
         params.append(limit)
         return list(map(Entry._make, self.read(sql, tuple(params), "listing entries")))
 
