@@ -232,3 +232,30 @@ def test_a_read_of_an_entry_whose_broken_row_was_removed_is_told_why(scratch_sto
     with pytest.raises(NotFound) as other:  # another scope's read learns nothing
         store.scope("run", "other").read_handle(handle, 0, 10)
     assert type(other.value) is NotFound
+
+
+def test_a_models_listing_of_its_spilled_results_pages_newest_first_each_once(scratch_store_factory, scratch_clock):
+    """``scratch_list(spilled=true)`` (a model whose context was cut finds its handles again) on every backend: the
+    index's newest-first page (SQLite's and PostgreSQL's own query), its cursor followed to the end, each handle
+    once, newest first -- entries born in the same second included -- another agent's and the notes not listed."""
+    from scratchfs.adapter import ScratchTools
+
+    store = scratch_store_factory("a")
+    scope = store.scope("run", "agent")
+    handles = []
+    for i in range(45):
+        handles.append(scope.spill(f"result {i}\n" * 40, source_tool=f"tool-{i}").handle)
+        if i % 3 == 2:
+            scratch_clock.advance(1)  # (three born in each second: the order's tie-break on its id)
+    store.scope("run", "other").spill(b"theirs\n" * 40, source_tool="t")
+    scope.scratch_write("note", b"mine")
+    oldest_first = [e.key for e in scope.list_entries() if e.kind == "handle"]
+    tools, listed, cursor = ScratchTools(scope), [], None
+    for _ in range(50):
+        reply = tools.call("scratch_list", {"spilled": True, "limit": 7, **({"cursor": cursor} if cursor else {})})
+        listed += [row["handle"] for row in reply["entries"]]
+        if reply["next_call"] is None:
+            break
+        cursor = reply["next_call"].split('cursor="', 1)[1].split('"', 1)[0]
+    assert sorted(listed) == sorted(handles) and len(listed) == len(handles)
+    assert listed == oldest_first[::-1]
