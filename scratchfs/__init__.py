@@ -5,8 +5,9 @@ compact stub; the model reads them back in pieces (:meth:`Scope.read_handle`) an
 (``scratch_*``). See README.md for a tour, and its "Layout" section for the modules.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from scratchfs.foundation.lazy import lazy_names
 
 if TYPE_CHECKING:  # what the names are, for type checkers and IDEs; at run time they load on first use
     from scratchfs.api.policy import NEVER_SPILL_TOOLS, SPILL_CLASSES, Observation, should_spill
@@ -71,20 +72,10 @@ _WHERE = {  # each public name and the module that defines it, imported on first
 }
 
 
-def __getattr__(name: str) -> Any:
-    """A public name, imported from its module on first use: ``import scratchfs`` stays cheap, so that the command
-    line's entry point (:mod:`scratchfs.__main__`) runs before the store's modules load (a Ctrl-C while they do is
-    then the CLI's one line). Raises AttributeError for a name the package does not have."""
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'scratchfs' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_WHERE})
+# A public name is imported from its module on first use (foundation.lazy): ``import scratchfs`` stays cheap, so
+# that the command line's entry point (scratchfs.__main__) runs before the store's modules load (a Ctrl-C while
+# they do is then the CLI's one line).
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)
 
 
 __version__ = "0.1.0"

@@ -7,8 +7,9 @@ compact JSON fits the caller's ``budget_bytes``, with a ``cursor`` that resumes 
 the end). One module per format; :mod:`~scratchfs.engine.structure.paging` holds the shared page types.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from scratchfs.foundation.lazy import lazy_names
 
 if TYPE_CHECKING:  # what the names are, for type checkers; at run time each loads with its module on first use
     from scratchfs.engine.structure.html import MAX_HTML_BYTES, html_text, select_page, text_page
@@ -47,19 +48,8 @@ _WHERE = {  # each public name and the module that defines it, imported on first
 }
 
 
-def __getattr__(name: str) -> Any:
-    """A public name, imported from its module on first use. Raises AttributeError for a name the package does not
-    have."""
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'scratchfs.engine.structure' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_WHERE})
+# A public name is imported from its module on first use (foundation.lazy).
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)
 
 
 __all__ = [
