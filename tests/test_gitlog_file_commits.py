@@ -88,7 +88,7 @@ def test_a_diff_of_no_commits_has_none(scratch_scope):
 def test_a_log_listing_its_files_names_the_search_of_a_files_commits(scratch_scope, name):
     data = (_TOOLS / name).read_bytes()
     stub = scratch_scope.spill(data, source_tool="bash")
-    assert '; match="NAME", context="line" finds the commits that changed a file' in stub.shape
+    assert '; match="FILE", context="line" finds the commits that changed a file' in stub.shape
     reply = ScratchTools(scratch_scope).call("read_handle", {"handle": stub.handle, "match": "README.md",
                                                              "context": "line"})
     patched = commits_of((_TOOLS / "git-log-p-8.txt").read_text(), "README.md")  # (the same 8 commits)

@@ -57,10 +57,10 @@ _TOOL_COMMIT_RE = re.compile(rb"\nCommit: ([0-9a-f]{7,64})\r?\n(?=Author: [^\n]*
 _TOOL_SUBJECT_RE = re.compile(rb"\nMessage: ([^\r\n]*)")
 _NAME_STATUS_RE = re.compile(rb"\n[ACDMRTUX][0-9]{0,3}\t[^\n]")
 """A file's line of ``--name-status`` (``M\tREADME.md``, ``R100\told\tnew``)."""
-_FIND_NAMES = '; match="NAME", context="line" finds the commits that changed a file'
+_FIND_NAMES = '; match="FILE", context="line" finds the commits that changed a file'
 """What a log listing its files (``--name-status``) says to find a file's commits: each window names its commit
 (:mod:`scratchfs.api.search_commits`); a literal, as a model pastes a path."""
-_FIND_STAT = '; match="NAME", context="line" finds the commits that changed a file (--stat cuts a long one to .../END)'
+_FIND_STAT = '; match="FILE", context="line" finds the commits that changed a file (--stat cuts a long one to .../END)'
 """The same for ``--stat``, whose lines shorten a long path to its end after ``.../``."""
 _SUBJECT_CHARS = 40
 _HEX_DIGITS = b"0123456789abcdef"
