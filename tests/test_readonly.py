@@ -28,6 +28,8 @@ PRELUDE = """
     import json, os, sys
     import pickle, scratchfs.api.inspector, scratchfs.cli.app, scratchfs.cli.admin, scratchfs.cli.render  # as root
     import rich.console, rich.table, rich.text, scratchfs.engine.search
+    import scratchfs.api.scope, scratchfs.api.describe, scratchfs.api.contract, scratchfs.cli.verbs  # (loaded when
+    # first used: a scope, a spill, a read's reply -- as root, before the interpreter's files are out of reach)
     uid, gid = int(sys.argv[1]), int(sys.argv[2])
     del sys.argv[1:3]
     if uid != os.getuid():  # drop privileges: the interpreter's own files are not readable by nobody

@@ -1,12 +1,11 @@
 """The ``scratchfs`` click group, its error handling, and the options its commands share.
 
 Exit codes: 0 success, 1 not found, 2 bad usage or invalid argument, 3 corrupt data (or problems fsck found that
-remain), 4 busy or I/O failure (disk full, permissions; ``output:`` or ``input:`` when stdout or the file read
-failed, :mod:`scratchfs.cli.output`), 5 quota exceeded, 130 interrupted (SIGINT), 143 terminated (SIGTERM), 129
-hung up (SIGHUP; a write in flight removes its partial blob on all three).
-Errors are one line on stderr (``scratchfs: <kind>: <message>``), never a traceback. The commands live in
-:mod:`scratchfs.cli.verbs`, :mod:`scratchfs.cli.admin` and :mod:`scratchfs.cli.servers`; importing
-:mod:`scratchfs.cli` registers them all.
+remain), 4 busy or I/O failure (disk full, permissions; ``output:`` or ``input:`` when stdout or the file read failed,
+:mod:`scratchfs.cli.output`), 5 quota exceeded, 130 interrupted (SIGINT), 143 terminated (SIGTERM), 129 hung up (SIGHUP;
+a write in flight removes its partial blob on all three). Errors are one line on stderr (``scratchfs: <kind>:
+<message>``), never a traceback. The commands live in :mod:`scratchfs.cli.verbs`, :mod:`scratchfs.cli.admin` and
+:mod:`scratchfs.cli.servers`; importing :mod:`scratchfs.cli` registers them all.
 """
 
 from __future__ import annotations
@@ -175,8 +174,7 @@ class ScratchGroup(click.Group):
             scope = ctx.meta.get(SCOPE_META)
             elsewhere = elsewhere_said(exc, scope[2]) if scope else ""  # (a name of another scope? `ls` finds it)
             warn(f"{exc.kind}: {advised(exc, scope)}{elsewhere}", ctx.meta.get(_ROOT_META),
-                 whole=bool(scope and (exc.calls or elsewhere)))  # (the commands it names written whole: cut,
-            # another argv)
+                 whole=bool(scope and (exc.calls or elsewhere)))  # (the commands it names whole: cut, another argv)
             ctx.exit(exc.exit_code)
         except BrokenPipeError:
             sys.stderr.close()  # the reader went away (e.g. `| head`): not an error worth a line
@@ -190,9 +188,11 @@ class ScratchGroup(click.Group):
         except OSError as exc:
             warn(f"storage: {exc.strerror or exc}")
             ctx.exit(4)
-        except MemoryError:  # the address-space limit (ulimit -v) or the machine's memory: a resource, as a full disk
-            warn("out of memory: the command stopped (the process's memory limit, ulimit -v, or the machine's); "
-                 "a write in flight took effect whole or not at all")
+        except (ImportError, MemoryError) as exc:  # ulimit -v or the machine's memory (a module loaded when first
+            if isinstance(exc, ImportError) and not any(w in str(exc) for w in ("failed to map", "allocate memory")):
+                raise  # used, its shared object not mapped: memory too): a resource, as a full disk
+            warn("out of memory: the command stopped (the process's memory limit, ulimit -v, or the machine's); a "
+                 "write in flight took effect whole or not at all")
             ctx.exit(4)
         except KeyboardInterrupt:  # past click's main, which prints a blank line first; a terminal's ^C echo ended
             if sys.stderr is not None and sys.stderr.isatty():

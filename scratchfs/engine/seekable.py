@@ -66,7 +66,7 @@ from scratchfs.engine.seek_table import (
 )
 from scratchfs.engine.segments import token_of
 from scratchfs.engine.sources import RangeSource, as_source
-from scratchfs.engine.zstd_contexts import MAX_WINDOW_BYTES, compressor, decompressor
+from scratchfs.engine.zstd_contexts import MAX_WINDOW_BYTES, compress, decompressor, out_of_memory
 from scratchfs.foundation import forks
 from scratchfs.foundation.errors import StorageError
 from scratchfs.foundation.limits import FRAME_BYTES, SEEK_TABLE_CACHE_ENTRIES, ZSTD_LEVEL
@@ -334,7 +334,8 @@ def _compress_frame(level: int, frame_bytes: int, count_lines: bool, data: bytes
     of ``b"\\n"``."""
     view = memoryview(data)[start:end] if start or end != len(data) else data
     newlines = data.count(b"\n", start, end) if count_lines else 0
-    return compressor(level, frame_bytes).compress(view), newlines
+    return compress(level, frame_bytes, view), newlines
+
 
 
 _ENTRY = struct.Struct("<III")  # a seek table entry: compressed size, decompressed size, checksum
@@ -351,7 +352,7 @@ def one_frame_blob(data: bytes, level: int, frame_bytes: int, binding: Callable[
         binding: called with ``(size, frames, digest)`` -- content bytes, 1, :func:`table_digest` of the frame --
             for the binding frame's payload (at most :data:`MAX_BINDING_BYTES`).
     """
-    out = compressor(level, frame_bytes).compress(data)
+    out = compress(level, frame_bytes, data)
     size, stored = len(data), len(out)
     checksum = int.from_bytes(out[-4:], "little")  # zstd's checksum = XXH64 low 32 bits
     digest = blake2b(_ENTRY.pack(stored, size, checksum), digest_size=16).hexdigest()  # table_digest of the frame
@@ -417,6 +418,8 @@ class SeekableReader:
         try:
             data = dctx.decompress(raw)
         except zstandard.ZstdError as exc:
+            if out_of_memory(exc):  # (a resource's failure, not a damaged frame)
+                raise MemoryError(f"zstd: {exc}") from None
             raise FormatError(f"frame {index} does not decompress: {exc}") from None
         if len(data) != expected:
             raise FormatError(f"frame {index} decompressed to {len(data)} bytes, expected {expected}")

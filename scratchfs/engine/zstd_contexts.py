@@ -13,7 +13,7 @@ import zstandard
 
 from scratchfs.foundation import forks
 
-__all__ = ["MAX_WINDOW_BYTES", "compressor", "decompressor", "frame_parameters"]
+__all__ = ["MAX_WINDOW_BYTES", "compress", "compressor", "decompressor", "frame_parameters", "out_of_memory"]
 
 MAX_WINDOW_BYTES = 8 * 1024 * 1024
 """Largest zstd window the reader accepts, in bytes."""
@@ -74,3 +74,22 @@ def frame_parameters(level: int, frame_bytes: int) -> zstandard.ZstdCompressionP
 def decompressor() -> zstandard.ZstdDecompressor:
     """This thread's decompressor (window limited to :data:`MAX_WINDOW_BYTES` bytes). Raises nothing."""
     return _local().decompressor
+
+
+def out_of_memory(exc: zstandard.ZstdError) -> bool:
+    """Whether zstd's error ``exc`` is its failure to allocate (``ZSTD_error_memory_allocation``: "Allocation error :
+    not enough memory", under an address-space limit or a full machine): a resource's failure, raised by the caller
+    as :class:`MemoryError`, never as a damaged frame or a refused parameter."""
+    text = str(exc)
+    return "Allocation error" in text or "not enough memory" in text
+
+
+def compress(level: int, frame_bytes: int, data: bytes | memoryview) -> bytes:
+    """One zstd frame of ``data`` by this thread's :func:`compressor`. Raises MemoryError: zstd could not allocate
+    (:func:`out_of_memory`)."""
+    try:
+        return compressor(level, frame_bytes).compress(data)
+    except zstandard.ZstdError as exc:
+        if out_of_memory(exc):
+            raise MemoryError(f"zstd: {exc}") from None
+        raise
