@@ -44,10 +44,9 @@ def passed_through(obs: Observation, settings: Settings | None, error: BaseExcep
     ``obs`` with its content replaced by the notice (module docstring) and ``refused`` set to the reason. A
     structure's JSON text is measured by writing it in pieces, never held whole. ``settings``: the store's (``None``:
     the defaults, for a face that has no store). Never raises: what it cannot measure goes through as it came."""
-    bound = PASSTHROUGH_MAX_BYTES if settings is None else settings.passthrough_max_bytes
+    bound, preview_bytes = _bounds(settings)
     if bound is None:
         return obs
-    preview_bytes = PREVIEW_BYTES if settings is None else settings.preview_bytes
     try:
         measured = _measured(obs.content, bound, preview_bytes)
     except Exception as exc:  # (a structure with no JSON text: the loop cannot send it either)
@@ -91,8 +90,7 @@ def chunks_passed_through(chunks: Iterable[bytes], tool: str | None, reason: str
     (:func:`~scratchfs.api.stub.refusal_notice`) as UTF-8: a preview of its head (``mode`` ``"head+tail"``: and its
     tail; ``None``: the settings' ``preview_mode``), its ``size`` in bytes, ``reason`` and ``advice``. Holds at most
     the bound and a preview's bytes, never the whole input past it; raises what reading ``chunks`` raises."""
-    bound = PASSTHROUGH_MAX_BYTES if settings is None else settings.passthrough_max_bytes
-    preview_bytes = PREVIEW_BYTES if settings is None else settings.preview_bytes
+    bound, preview_bytes = _bounds(settings)
     mode = mode or ("head" if settings is None else settings.preview_mode)
     held, pieces = bytearray(), iter(chunks)
     for chunk in pieces:
@@ -102,7 +100,7 @@ def chunks_passed_through(chunks: Iterable[bytes], tool: str | None, reason: str
     else:
         if bound is None or result_size(bytes(held)) <= bound:
             return bytes(held), len(held), True
-    keep = max(preview_bytes + 4, TEXT_PROBE_BYTES)
+    keep = _kept(preview_bytes)
     head, tail, size = bytes(held[:keep]), bytes(held[-keep:]), len(held)
     del held
     for chunk in pieces:  # (drained, its last bytes kept: the rest is not kept anywhere)
@@ -136,7 +134,7 @@ def _measured(content: object, bound: int, preview_bytes: int) -> tuple[bytes, b
     """``None`` when ``content`` goes through whole (at most ``bound`` bytes as a model receives it, or neither text
     nor a structure); else its head and tail bytes for a preview and its size in bytes. Raises what writing a
     structure's JSON text raises."""
-    keep = max(preview_bytes + 4, TEXT_PROBE_BYTES)
+    keep = _kept(preview_bytes)
     if isinstance(content, (dict, list, tuple)):
         text = JsonText(content, bound)
         if text.whole is not None and result_size(text.whole) <= bound:
@@ -154,6 +152,18 @@ def _measured(content: object, bound: int, preview_bytes: int) -> tuple[bytes, b
             return None
         return bytes(data[:keep]), bytes(data[-keep:]), len(data)
     return None
+
+
+def _bounds(settings: Settings | None) -> tuple[int | None, int]:
+    """``(passthrough_max_bytes, preview_bytes)`` of ``settings`` (``None``: the defaults), in bytes."""
+    if settings is None:
+        return PASSTHROUGH_MAX_BYTES, PREVIEW_BYTES
+    return settings.passthrough_max_bytes, settings.preview_bytes
+
+
+def _kept(preview_bytes: int) -> int:
+    """The bytes of a failed spill's head (and tail) kept for its notice's preview and its probe of what it is."""
+    return max(preview_bytes + 4, TEXT_PROBE_BYTES)
 
 
 def _as_bytes(text: str | bytes) -> bytes:

@@ -104,6 +104,16 @@ def _unscoped(chunks: Iterator[bytes], missing: str, tool: str | None, preview: 
                f"{'no bound' if bound is None else f'{bound:,} bytes'}): {missing}", err=True)
 
 
+def _missing_scope(kwargs: dict[str, Any]) -> str | None:
+    """The usage error's words when the command's run, agent or root (its options, then the environment) cannot be
+    had, else ``None``."""
+    try:
+        resolve_scope(kwargs.get("run_id"), kwargs.get("agent_id"), kwargs.get("root"))
+    except click.UsageError as exc:
+        return exc.message
+    return None
+
+
 def passes_small_through(cap_said: str) -> Callable[[Callable], Callable]:
     """The decorator of ``spill`` (outside its scope and store: its callback takes ``source``, ``threshold``,
     ``max_stdin_bytes``, ``run_id``, ``agent_id`` and ``root`` as click gives them; it gets the source capped --
@@ -123,21 +133,18 @@ def passes_small_through(cap_said: str) -> Callable[[Callable], Callable]:
             if threshold is None:
                 return func(source=source, **kwargs)
             small, chunks = small_or_stream(source, threshold)
+            missing = _missing_scope(kwargs)
             if small is None:
-                try:
-                    resolve_scope(kwargs.get("run_id"), kwargs.get("agent_id"), kwargs.get("root"))
-                except click.UsageError as exc:
-                    return _unscoped(chunks, exc.message, kwargs.get("tool"), kwargs.get("preview"))
+                if missing is not None:
+                    return _unscoped(chunks, missing, kwargs.get("tool"), kwargs.get("preview"))
                 return func(source=chunks, **kwargs)
             out = stdout_bytes()
             out.write(small)
             out.flush()
-            try:
-                resolve_scope(kwargs.get("run_id"), kwargs.get("agent_id"), kwargs.get("root"))
-            except click.UsageError as exc:
+            if missing is not None:
                 end_shared_line(small)
                 click.echo(f"scratchfs: warning: this output ({len(small):,} bytes, within --threshold) passed "
-                           f"through unchanged, but a larger one would not be stored: {exc.message}", err=True)
+                           f"through unchanged, but a larger one would not be stored: {missing}", err=True)
             return None
 
         return decided
