@@ -189,12 +189,14 @@ def test_the_cli_and_the_tool_schema_take_a_bounded_search(tmp_path, monkeypatch
 @given(unit=TEXT.filter(bool), pattern=st.sampled_from([*PATTERNS, "a"]), cut=st.tuples(st.floats(0, 1),
                                                                                           st.floats(0, 1)))
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-def test_a_bounded_search_across_frames_agrees_with_finditer(small_frames_store, unit, pattern, cut):
-    """Content of many 4 KiB frames: the bound cuts a frame, and lines are counted back from it."""
+def test_a_bounded_search_across_frames_agrees_with_finditer(scratch_store_factory, unit, pattern, cut):
+    """Content of many 4 KiB frames: the bound cuts a frame, and lines are counted back from it. (The time limit is
+    raised: ``(?s)a.*?b`` over 20,000 ``a`` takes 1.5 s of CPU in ``re`` itself, run three times here, and under a
+    loaded machine's wall clock the 5 s limit cut it -- a check of answers, not of time.)"""
     data = (unit * (20_000 // len(unit) + 1))[:20_000]
     offset = int(cut[0] * 15_000)
     end = offset + 1 + int(cut[1] * (len(data) - offset - 1))
-    scope = small_frames_store.scope("r", "a")
+    scope = scratch_store_factory("slow", frame_bytes=4096, pattern_timeout=120).scope("r", "a")
     handle = scope.spill(data, source_tool="t").handle
     spans = regex_spans(data[:end], pattern, offset)
     found = scope.search(handle, pattern=pattern, offset=offset, end=end, context=5, max_matches=MAX_MATCHES)
