@@ -64,6 +64,28 @@ def malformed_params(method: str, params: object, errors: list[Any]) -> str | No
             f"{str(errors[0].get('msg', ''))[:200]})")
 
 
+def bounded_error(code: int, message: str, data: Any = None) -> tuple[str, Any]:
+    """The ``message`` and ``data`` of a JSON-RPC error another server wrote (``mcp-proxy``'s upstream), within
+    :data:`MOST_ERROR_BYTES` of JSON text together: unchanged when they fit; else ``data`` kept when it fits in
+    half the bound (an error's data may be meaning a client acts on), else left out, and the message cut to the
+    rest, saying how long it was (characters) and what was left out. ``code`` is the error's (named in the words).
+    An upstream's ``Unknown tool: NAME`` for a 100,000-character name came to the client as 100 KB."""
+    import json
+
+    def size(text: str, value: Any) -> int:
+        return len(json.dumps({"message": text, "data": value}, ensure_ascii=False).encode())
+
+    if size(message, data) <= MOST_ERROR_BYTES:
+        return message, data
+    kept = data if size("", data) <= MOST_ERROR_BYTES // 2 else None
+    tail = (f"... (the upstream's error {code}: its message of {len(message):,} characters is cut"
+            f"{'' if kept is not None or data is None else ', its data left out'})")
+    head = message[:MOST_ERROR_BYTES]
+    while head and size(head + tail, kept) > MOST_ERROR_BYTES:  # (a character costs 1 to 6 bytes of JSON)
+        head = head[:len(head) * 3 // 4]
+    return head + tail, kept
+
+
 Middleware = Callable[[Any, Callable[[Any], Awaitable[Any]]], Awaitable[Any]]
 
 
@@ -100,5 +122,5 @@ def named_methods(server: Any) -> Middleware:
     return middleware
 
 
-__all__ = ["MOST_ERROR_BYTES", "MOST_NAME_CHARS", "SPEC_METHODS", "malformed_params", "named_methods", "not_found",
-           "quoted_name", "served_methods"]
+__all__ = ["MOST_ERROR_BYTES", "MOST_NAME_CHARS", "SPEC_METHODS", "bounded_error", "malformed_params",
+           "named_methods", "not_found", "quoted_name", "served_methods"]

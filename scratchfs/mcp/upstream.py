@@ -103,7 +103,8 @@ class Upstream:
         Raises:
             UpstreamUnavailable: the server is not running, closed its connection, did not answer within the
                 timeout, or answered with no JSON-RPC message its parser reads.
-            MCPError: the upstream's own JSON-RPC error, whatever its code (passes through to the client). The SDK
+            MCPError: the upstream's own JSON-RPC error, whatever its code (passes through to the client, within
+                2 KiB: :func:`~scratchfs.mcp.protocol_errors.bounded_error`). The SDK
                 reports a closed connection and a timeout with codes a server's own errors may carry too (-32000,
                 -32001): the connection's end is told by :attr:`closed`, the timeout is the proxy's own.
         """
@@ -162,6 +163,7 @@ class Upstream:
         from mcp_types import CONNECTION_CLOSED
         from pydantic import ValidationError
 
+        from scratchfs.mcp.protocol_errors import bounded_error
         from scratchfs.mcp.upstream_stdio import MALFORMED, MALFORMED_MARK
 
         try:
@@ -177,7 +179,10 @@ class Upstream:
                 raise UpstreamUnavailable(self.error) from None
             if exc.code == MALFORMED and exc.data == MALFORMED_MARK:
                 raise UpstreamUnavailable(f"{self.config.command}: malformed answer: {exc}") from None
-            raise
+            message, data = bounded_error(exc.code, exc.error.message, exc.error.data)
+            if (message, data) == (exc.error.message, exc.error.data):
+                raise
+            raise MCPError(code=exc.code, message=message, data=data) from None
         except ValidationError as exc:
             raise UpstreamUnavailable(f"{self.config.command}: malformed answer: its result is "
                                       f"{shape_fault(exc)}: the upstream's own fault; its other calls still "
