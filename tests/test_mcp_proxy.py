@@ -187,6 +187,9 @@ def test_upstream_hang_and_crash_become_tool_errors_and_own_tools_keep_working(e
 
 @pytest.mark.parametrize(("era", "upstream", "reason"), [
     (ERAS[0], ["/nonexistent/mcp-server"], "cannot start"),
+    (ERAS[0], ["no-such-mcp-server-nu30"], "cannot start: No such file or directory: no-such-mcp-server-nu30 (not "
+                                           "found on the PATH the client passed the proxy, "),
+    (ERAS[1], ["bin/no-such-mcp-server-nu30"], "(a path from the proxy's working directory, "),
     (ERAS[1], [sys.executable, "-c", "import sys; sys.exit(1)"], "exited"),
     (ERAS[0], ["cat"], "its answer to initialize was an error: Method not found (is it an MCP server on stdio?)"),
 ])
@@ -199,6 +202,8 @@ def test_an_upstream_that_never_starts_leaves_the_proxys_own_tools(era, upstream
             text = error_of(await client.call_tool("git_log", {}))
             assert text.startswith(f"upstream unavailable: {upstream[0]}: ") and reason in text, text
             assert text.endswith(NOT_AGAIN), text
+            if not upstream[0].startswith("/") and "cannot start" in reason:  # (newuser30: a bare name, as in PATH)
+                assert "give its absolute path" in text and len(text.encode()) <= 2048, text
             payload(await client.call_tool("scratch_write", {"key": "k", "value": "v"}))
 
     run(body)

@@ -2,7 +2,9 @@
 ``--name-status``) shows a file's ``diff --git`` line, and without the commit above it a model asked "which commits
 touched this file" reads each window's surroundings again. A search of an entry whose shape is a ``git log`` or a
 diff of commits (``git log -p``) gives each window its ``commit``: the hash, author and date of the nearest
-``commit <hash>`` line before its first match, in git's default ("medium") format (:func:`with_commits`).
+``commit <hash>`` line before its first match, in git's default ("medium") format (:func:`with_commits`), or of
+the nearest ``Commit: <hash>`` line over its ``Author:``, ``Date:`` and ``Message:`` ones, the layout of the
+``git_log`` tool of ``mcp-server-git`` (``fixtures/tools/mcp-server-git-log.txt``).
 
 Bounded: each window's commit is looked for in at most :data:`LOOK_BACK_BYTES` before its match and no further back
 than the last window's match (a window with none between them is in the same commit), and a reply reads at most
@@ -40,6 +42,9 @@ _HEADER_RE = re.compile(rb"(?:%s|%s){0,64}?commit ([0-9a-f]{7,64})\b[^\n]{0,512}
                         % (_SGR, rb"[|/\\_. *]", _SGR, _GRAPH, _SGR, _GRAPH))
 """A commit's header as git writes it: its ``commit <hash>`` line, ``Merge:``, ``Author:`` and ``Date:`` ones, each
 behind a ``--graph``'s columns (the commit's marked ``*``) or ``--color``'s escapes, if any."""
+_TOOL_HEADER_RE = re.compile(rb"Commit: ([0-9a-f]{7,64})\r?\nAuthor: ([^\n]*)\nDate: ([^\n]*)\nMessage: ")
+"""A commit's header as ``mcp-server-git``'s ``git_log`` writes it, at a line's start (a message's own ``Commit:``
+line, written unindented, is none unless the three lines after it are a header's too)."""
 _LEAD_RE = re.compile(rb"(?:%s)*(?:(?:%s|%s)*\*(?:%s|%s)*)?" % (_SGR, _SGR, _GRAPH, _SGR, _GRAPH))
 """What may stand before ``commit`` on a commit's line: escapes, a graph whose ``*`` marks the commit (a patch's
 context line ``" commit 1a2b3c4"`` has a space alone: none)."""
@@ -111,11 +116,11 @@ def _last_header(src: ReaderSource, floor: int, at: int, left: int) -> tuple[str
             after = data.find(b"\n", cut)
             cut = len(data) if after < 0 else after
         while True:
-            word = data.rfind(b"commit ", 0, cut)
+            word = max(data.rfind(b"commit ", 0, cut), data.rfind(b"Commit: ", 0, cut))
             line = data.rfind(b"\n", 0, word) + 1
             if word < 0 or (line == 0 and first > 0):  # (the line's start is in the next chunk back)
                 break
-            header = _HEADER_RE.match(data, line) if _LEAD_RE.fullmatch(data, line, word) else None
+            header = _header_at(data, line, word)
             if header is not None:
                 return _said(header), left
             cut = word
@@ -123,6 +128,13 @@ def _last_header(src: ReaderSource, floor: int, at: int, left: int) -> tuple[str
         if start == floor:
             break
     return None, left
+
+
+def _header_at(data: bytes, line: int, word: int) -> re.Match[bytes] | None:
+    """The commit header whose line starts at ``line`` of ``data``, its ``commit`` (``Commit:``) at ``word``, if any."""
+    if data.startswith(b"Commit: ", word):
+        return _TOOL_HEADER_RE.match(data, line) if word == line else None
+    return _HEADER_RE.match(data, line) if _LEAD_RE.fullmatch(data, line, word) else None
 
 
 def _said(header: re.Match[bytes]) -> str:

@@ -9,6 +9,7 @@ request abandoned then (written to the upstream, up to 5 s when it reads nothing
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import sys
@@ -228,12 +229,27 @@ def _describe(exc: BaseException, closed: bool, code: int | None = None) -> str:
     if closed and isinstance(leaf, MCPError) and leaf.code == CONNECTION_CLOSED:
         return f"{exit_words(code)} during start-up"
     if isinstance(leaf, OSError) and leaf.strerror:
-        return f"cannot start: {leaf.strerror}" + (f": {leaf.filename}" if leaf.filename else "")
+        return f"cannot start: {leaf.strerror}" + (f": {leaf.filename}" if leaf.filename else "") + _not_found(leaf)
     if isinstance(leaf, MCPError):  # (an echo of the request -- cat -- answers it 'Method not found')
         return f"its answer to initialize was an error: {_one_line(leaf, 200)} (is it an MCP server on stdio?)"
     if isinstance(leaf, ValidationError):  # (pydantic's own text spans lines, echoes the input, links its site)
         return f"its answer to initialize is {shape_fault(leaf)} (is it an MCP server on stdio?)"
     return str(leaf) or type(leaf).__name__
+
+
+def _not_found(leaf: OSError) -> str:
+    """Where a command ``leaf`` names and that was not found was looked for, and what to give instead: a client starts
+    the proxy without the shell's environment (its ``PATH`` and working directory are the client's), so a bare name
+    or a relative path that works in a shell may find nothing; "" for any other fault."""
+    name = os.fsdecode(leaf.filename) if isinstance(leaf.filename, (str, bytes)) else ""
+    if leaf.errno != errno.ENOENT or not name or os.path.isabs(name):
+        return ""
+    if "/" in name:
+        where, tell = f"a path from the proxy's working directory, {clipped(os.getcwd(), 200)}", "realpath"
+    else:
+        where = f"not found on the PATH the client passed the proxy, {clipped(os.environ.get('PATH', ''), 300)!r}"
+        tell = "command -v"
+    return f" ({where}: give its absolute path, as `{tell} {clipped(name, 100)}` prints it in your shell)"
 
 
 def shape_fault(exc: Any) -> str:
