@@ -95,6 +95,9 @@ def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_j
 @main.command("scratch-list")
 @scope_options
 @click.option("--prefix", default="", help="Only keys starting with this text (exact, case-sensitive).")
+@click.option("--spilled", is_flag=True, default=False,
+              help="List this scope's live spilled results (their handles, h_...) instead of the scratchpad's keys, "
+                   "newest first, as the model's scratch_list(spilled=true) does (no --prefix).")
 @click.option("--limit", type=Integer(minimum=0), default=0,
               help="Print at most this many entries; when keys remain, stderr names the command that prints the "
                    "next page (--cursor) [default: 0, all].")
@@ -104,16 +107,25 @@ def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_j
 @json_accepted
 @settings_options(fleet_only=True)
 @with_existing_store
-def scratch_list(store: ScratchStore, run_id: str, agent_id: str, prefix: str, limit: int,
+def scratch_list(store: ScratchStore, run_id: str, agent_id: str, prefix: str, spilled: bool, limit: int,
                  cursor: str | None) -> None:
-    """List the scratchpad's live keys as JSON (--limit: one page, the next one's command on stderr)."""
+    """List the scratchpad's live keys as JSON, oldest first (--spilled: the scope's spilled results, newest first;
+    --limit: one page, the next one's command on stderr).
+
+    A --prefix with --spilled is a usage error (exit 2): the prefix filters scratchpad keys.
+    """
+    if spilled and prefix:
+        raise InvalidArgument("--prefix filters scratchpad keys; spilled results are listed whole, newest first: "
+                              "give --spilled without --prefix")
     scope, opened, shown, more = store.scope(run_id, agent_id), False, 0, None
     while True:  # a page at a time, printed as read (atk28: the whole list, 437 MB for 100,000 keys, was held)
         want = MAX_LIST_ENTRIES if not limit else min(MAX_LIST_ENTRIES, limit - shown)
         try:
-            page = scope.scratch_page(prefix, limit=want, cursor=cursor)
+            page = (scope.spilled_page(limit=want, cursor=cursor) if spilled else
+                    scope.scratch_page(prefix, limit=want, cursor=cursor))
         except BadCursor as exc:  # (the listing from its start, as the model's tool names it)
-            raise exc.from_start(Call.of("scratch_list", prefix=prefix or None, limit=limit or None),
+            raise exc.from_start(Call.of("scratch_list", spilled=spilled or None, prefix=prefix or None,
+                                         limit=limit or None),
                                  ": pass the cursor as a next: line gave it, or list from the start: ") from None
         if page.entries:  # the page's entries as json.dumps of the whole list (indent=2) writes them
             text = json.dumps([entry.to_dict() for entry in page.entries], ensure_ascii=False, indent=2)[2:-2]
@@ -127,7 +139,7 @@ def scratch_list(store: ScratchStore, run_id: str, agent_id: str, prefix: str, l
             break
     click.echo("\n]" if opened else "[]")
     if more is not None:
-        next_call = Call.of("scratch_list", prefix=prefix or None, limit=limit, cursor=more)
+        next_call = Call.of("scratch_list", spilled=spilled or None, prefix=prefix or None, limit=limit, cursor=more)
         warn(f"{shown:,} entr{'y' if shown == 1 else 'ies'} shown; next: "
              + call_command(next_call, run_id, agent_id, hint_root(store)), whole=True)
 
