@@ -93,7 +93,8 @@ STDIN_CAP_SAID = "give a larger --max-stdin-bytes (or $SCRATCHFS_MAX_STDIN_BYTES
 @click.option("--threshold", type=Size(), default=None, metavar="SIZE",
               help="Spill SOURCE only when it is larger than SIZE bytes (or KiB, MiB) as a model receives it (its "
                    "text as a JSON string, escapes included); a smaller one is written to stdout unchanged, nothing "
-                   "stored, exit 0 [default: always spill; 8KiB is the store's spill threshold].")
+                   "stored, exit 0, whatever --max-stdin-bytes [default: always spill; 8KiB is the store's spill "
+                   "threshold].")
 @settings_options()
 @json_accepted
 @with_store
