@@ -1020,7 +1020,7 @@ def test_scratch_list_prints_a_page_at_a_time_the_same_json(cli, monkeypatch, co
     100,000 keys in one agent (atk28), so a big scratchpad failed under ``ulimit -v``. It reads keyset pages and
     prints each as read, byte for byte the indented JSON list it printed (here pages of 7 entries)."""
     from scratchfs.api.scope import Scope
-    from scratchfs.cli import verbs
+    from scratchfs.cli import scratchpad
 
     with ScratchStore(cli.root) as store:
         scope = store.scope("run-1", "agent-1")
@@ -1028,7 +1028,7 @@ def test_scratch_list_prints_a_page_at_a_time_the_same_json(cli, monkeypatch, co
             scope.scratch_write(f"k{i:02d}", f"value {i} \u00e9\n" * (i + 1))
         scope.scratch_write("other", b"not listed")
         expected = json.dumps([e.to_dict() for e in scope.scratch_list("k")], ensure_ascii=False, indent=2) + "\n"
-    monkeypatch.setattr(verbs, "MAX_LIST_ENTRIES", 7)
+    monkeypatch.setattr(scratchpad, "MAX_LIST_ENTRIES", 7)
     monkeypatch.setattr(Scope, "scratch_list", lambda *a, **k: pytest.fail("the whole listing was loaded"))
     result = cli("scratch-list", "--prefix", "k")
     assert result.exit_code == 0, result.stderr

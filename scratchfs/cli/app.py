@@ -4,8 +4,8 @@ Exit codes: 0 success, 1 not found, 2 bad usage or invalid argument, 3 corrupt d
 remain), 4 busy or I/O failure (disk full, permissions; ``output:`` or ``input:`` when stdout or the file read failed,
 :mod:`scratchfs.cli.output`), 5 quota exceeded, 130 interrupted (SIGINT), 143 terminated (SIGTERM), 129 hung up (SIGHUP;
 a write in flight removes its partial blob on all three). Errors are one line on stderr (``scratchfs: <kind>:
-<message>``), never a traceback. The commands live in :mod:`scratchfs.cli.verbs`, :mod:`scratchfs.cli.admin` and
-:mod:`scratchfs.cli.servers`; importing :mod:`scratchfs.cli` registers them all.
+<message>``), never a traceback. The commands live in :mod:`scratchfs.cli`'s modules (``verbs``, ``scratchpad``,
+``admin``, ``servers``, ``serve``); importing :mod:`scratchfs.cli` registers them all.
 """
 
 from __future__ import annotations

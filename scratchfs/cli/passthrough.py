@@ -124,17 +124,20 @@ def passes_small_through(cap_said: str) -> Callable[[Callable], Callable]:
     through, and one stderr line says what is missing and that a larger output is not stored for it; a larger one
     passes as a failed spill does (:func:`_unscoped`: whole up to 64 KiB, else a notice with its preview), exit 0,
     one stderr line saying which. Without ``--threshold`` the store reads the source itself.
+    ``--max-stdin-bytes`` caps what is stored: an input within a ``--threshold`` above the cap passes through (it
+    was refused, exit 5, though nothing of it was to be stored), a larger one is refused as without ``--threshold``.
     ``cap_said``: the setting that raises the cap of standard input (``--max-stdin-bytes``)."""
 
     def decorate(func: Callable) -> Callable:
         @functools.wraps(func)
         def decided(*, source: Any, threshold: int | None, max_stdin_bytes: int, **kwargs: Any) -> Any:
-            source.cap_stdin(max_stdin_bytes, cap_said)
             if threshold is None:
+                source.cap_stdin(max_stdin_bytes, cap_said)
                 return func(source=source, **kwargs)
-            small, chunks = small_or_stream(source, threshold)
+            small, chunks = small_or_stream(source, threshold)  # (uncapped: at most --threshold, 16 MiB, is read)
             missing = _missing_scope(kwargs)
-            if small is None:
+            if small is None:  # (the cap is of what is stored, the bytes the decision read counted: an input within
+                source.cap_stdin(max_stdin_bytes, cap_said)  # --threshold, stored nowhere, passes whatever the cap)
                 if missing is not None:
                     return _unscoped(chunks, missing, kwargs.get("tool"), kwargs.get("preview"))
                 return func(source=chunks, **kwargs)

@@ -1,16 +1,14 @@
-"""The store's verbs on the command line: ``spill``, ``read-handle``, ``scratch-*``, ``delete-run``,
-``delete-agent``, ``sweep`` and ``demo``.
+"""The store's verbs on the command line: ``spill``, ``read-handle``, ``delete-run``, ``delete-agent``, ``sweep``
+and ``demo`` (the scratchpad's, ``scratch-*``, are :mod:`scratchfs.cli.scratchpad`'s).
 
-Content goes to stdout as raw bytes; structured output is JSON. ``--json`` output of ``read-handle`` and
-``scratch-read`` is the model-facing contract of :mod:`scratchfs.api.contract` -- byte for byte the JSON text an
-MCP client receives for the same call.
+Content goes to stdout as raw bytes; structured output is JSON. ``--json`` output of ``read-handle`` is the model-facing
+contract of :mod:`scratchfs.api.contract` -- byte for byte the JSON text an MCP client receives for the same call.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
-import json
 import tempfile
 from collections.abc import Iterator
 from dataclasses import replace
@@ -50,9 +48,9 @@ from scratchfs.cli.shell import command_line, program
 from scratchfs.cli.usage import takes_no_scope
 from scratchfs.foundation.call_text import calls_in, parse_call
 from scratchfs.foundation.calls import Call
-from scratchfs.foundation.checks import CONTEXT_FORMS, HANDLE_RE
-from scratchfs.foundation.errors import BadCursor, InvalidArgument
-from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_LINES, MAX_LIST_ENTRIES, MAX_READ_BYTES
+from scratchfs.foundation.checks import CONTEXT_FORMS
+from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.limits import LINE_WINDOW_BYTES, MAX_LINES, MAX_READ_BYTES
 from scratchfs.foundation.text import is_digits, one_line
 
 if TYPE_CHECKING:
@@ -79,11 +77,12 @@ class Context(Integer):
         return super().convert(value, param, ctx)
 
 
-_STDIN_CAP_SAID = "give a larger --max-stdin-bytes (or $SCRATCHFS_MAX_STDIN_BYTES)"
+STDIN_CAP_SAID = "give a larger --max-stdin-bytes (or $SCRATCHFS_MAX_STDIN_BYTES)"
+"""The words a refusal of stdin over ``--max-stdin-bytes`` ends with (``spill``, ``scratch-write``)."""
 
 
 @main.command()
-@passes_small_through(_STDIN_CAP_SAID)
+@passes_small_through(STDIN_CAP_SAID)
 @scope_options
 @click.option("--tool", default=None, help="Name of the tool whose result this is.")
 @TTL_OPTION
@@ -94,7 +93,8 @@ _STDIN_CAP_SAID = "give a larger --max-stdin-bytes (or $SCRATCHFS_MAX_STDIN_BYTE
 @click.option("--threshold", type=Size(), default=None, metavar="SIZE",
               help="Spill SOURCE only when it is larger than SIZE bytes (or KiB, MiB) as a model receives it (its "
                    "text as a JSON string, escapes included); a smaller one is written to stdout unchanged, nothing "
-                   "stored, exit 0 [default: always spill; 8KiB is the store's spill threshold].")
+                   "stored, exit 0, whatever --max-stdin-bytes [default: always spill; 8KiB is the store's spill "
+                   "threshold].")
 @settings_options()
 @json_accepted
 @with_store
@@ -317,60 +317,6 @@ def shell_next(result: Slice | LineSlice, run_id: str, agent_id: str, root: str 
     return call_command(Call.of(verb, **then), run_id, agent_id, root)
 
 
-@main.command("scratch-write")
-@scope_options
-@click.argument("key")
-@INPUT_ARGUMENT
-@STDIN_CAP_OPTION
-@TTL_OPTION
-@settings_options()
-@json_accepted
-@with_store
-def scratch_write(store: ScratchStore, run_id: str, agent_id: str, key: str, source, max_stdin_bytes: int,
-                  ttl: float | None) -> None:
-    """Write SOURCE (a file; - or none: stdin) to the scratchpad under KEY (an overwrite is atomic); print the
-    entry as JSON."""
-    source.cap_stdin(max_stdin_bytes, _STDIN_CAP_SAID)
-    entry = store.scope(run_id, agent_id).scratch_write(key, source, ttl=ttl)
-    echo_json(entry.to_dict())
-
-
-@main.command("scratch-read")
-@scope_options
-@click.argument("key")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the JSON a model receives (the MCP scratch_read result: {key, offset, length, size, "
-                   "next_offset, remaining, next_call, data}) instead of the raw value.")
-@click.option("--offset", type=INT, default=None, help="With --json: the first byte [default: 0].")
-@click.option("--length", type=SIZE, default=None,
-              help=f"With --json: most bytes (a size: 4096, 4KiB) [default: {MAX_READ_BYTES}].")
-@click.option("--version", "version", default=None,
-              help="With --json: the version a next_call gave; a value written again since exits 1 (changed).")
-@click.option("--budget", type=SIZE, default=None,
-              help=f"With --json: most bytes of the JSON reply ({BUDGET_WORDS}) [default: {budget_default()}].")
-@settings_options(reads=True)
-@with_existing_store
-def scratch_read(store: ScratchStore, run_id: str, agent_id: str, key: str, as_json: bool, offset: int | None,
-                 length: int | None, version: str | None, budget: int | None) -> None:
-    """Write the value of KEY to stdout, as raw bytes (or JSON with --json)."""
-    scope = store.scope(run_id, agent_id)
-    given = {name: value for name, value in (("offset", offset), ("length", length), ("version", version),
-                                             ("budget", budget)) if value is not None}
-    if as_json:
-        from scratchfs.api.contract import ScratchTools, to_json  # (loaded for a JSON reply alone)
-
-        reply = ScratchTools(scope).call("scratch_read", {"key": key, **given})
-        click.echo(to_json(reply))
-        warn_reply(reply, run_id, agent_id, hint_root(store))
-        return
-    if given:  # (the same read with --json: the command named whole, on this store and scope)
-        with_json = call_command(Call.of("scratch_read", key=key, **given), run_id, agent_id,
-                                 hint_root(store))
-        raise InvalidArgument("--offset, --length, --version and --budget apply to --json reads; the raw value is "
-                              f"printed whole: {with_json}")
-    write_all(scope.iter_content("scratch", key))
-
-
 def write_all(chunks: Iterator[bytes]) -> None:
     """Write ``chunks`` to stdout as raw bytes, one at a time (constant memory), and flush."""
     out = stdout_bytes()
@@ -379,63 +325,6 @@ def write_all(chunks: Iterator[bytes]) -> None:
     out.flush()
 
 
-@main.command("scratch-list")
-@scope_options
-@click.option("--prefix", default="", help="Only keys starting with this text (exact, case-sensitive).")
-@click.option("--limit", type=Integer(minimum=0), default=0,
-              help="Print at most this many entries; when keys remain, stderr names the command that prints the "
-                   "next page (--cursor) [default: 0, all].")
-@click.option("--cursor", "--after", "cursor", default=None, metavar="CURSOR",
-              help="Go on after this cursor (a next: line's, or a scratch_list reply's next_call's; --after too, as "
-                   "ls once named it).")
-@json_accepted
-@settings_options(fleet_only=True)
-@with_existing_store
-def scratch_list(store: ScratchStore, run_id: str, agent_id: str, prefix: str, limit: int,
-                 cursor: str | None) -> None:
-    """List the scratchpad's live keys as JSON (--limit: one page, the next one's command on stderr)."""
-    scope, opened, shown, more = store.scope(run_id, agent_id), False, 0, None
-    while True:  # a page at a time, printed as read (atk28: the whole list, 437 MB for 100,000 keys, was held)
-        want = MAX_LIST_ENTRIES if not limit else min(MAX_LIST_ENTRIES, limit - shown)
-        try:
-            page = scope.scratch_page(prefix, limit=want, cursor=cursor)
-        except BadCursor as exc:  # (the listing from its start, as the model's tool names it)
-            raise exc.from_start(Call.of("scratch_list", prefix=prefix or None, limit=limit or None),
-                                 ": pass the cursor as a next: line gave it, or list from the start: ") from None
-        if page.entries:  # the page's entries as json.dumps of the whole list (indent=2) writes them
-            text = json.dumps([entry.to_dict() for entry in page.entries], ensure_ascii=False, indent=2)[2:-2]
-            click.echo((",\n" if opened else "[\n") + text, nl=False)
-            opened, shown = True, shown + len(page.entries)
-        if not page.more:
-            break
-        cursor = page.next_cursor
-        if limit and shown >= limit:
-            more = cursor
-            break
-    click.echo("\n]" if opened else "[]")
-    if more is not None:
-        next_call = Call.of("scratch_list", prefix=prefix or None, limit=limit, cursor=more)
-        warn(f"{shown:,} entr{'y' if shown == 1 else 'ies'} shown; next: "
-             + call_command(next_call, run_id, agent_id, hint_root(store)), whole=True)
-
-
-@main.command("scratch-delete")
-@scope_options
-@click.argument("key")
-@json_accepted
-@settings_options(fleet_only=True)
-@with_existing_store
-def scratch_delete(store: ScratchStore, run_id: str, agent_id: str, key: str) -> None:
-    """Delete KEY from the scratchpad (exit code 1 if there was no live value)."""
-    scope = store.scope(run_id, agent_id)
-    if not scope.scratch_delete(key):
-        missing = store.entries.not_found(run_id, agent_id, "scratch", key, reading=False)  # Deleted, Expired
-        if HANDLE_RE.match(key):  # as MCP's scratch_delete notes it; delete-run and delete-agent remove spills
-            from scratchfs.api.contract import A_HANDLE_IS_NO_KEY  # (loaded for this refusal alone)
-            raise type(missing)(f"{missing}; {A_HANDLE_IS_NO_KEY.format(delete='scratch-delete')} (or go with "
-                                "delete-run, delete-agent)")
-        raise missing
-    echo_json({"key": key, "deleted": True})
 
 
 def _deleted_by(option: str, value: str) -> str:
@@ -535,16 +424,16 @@ def demo(root: str | None, fixtures_dir: str | None, as_json: bool) -> None:
 
 __all__ = [
     "INT",
+    "SIZE",
+    "STDIN_CAP_SAID",
     "as_hex_dump",
     "delete_agent",
     "delete_run",
     "demo",
     "read_handle",
-    "scratch_delete",
-    "scratch_list",
-    "scratch_read",
-    "scratch_write",
     "shell_next",
     "spill",
     "sweep_command",
+    "warn_reply",
+    "write_all",
 ]

@@ -55,7 +55,7 @@ INSTRUCTIONS = (
     "scratchfs keeps large tool results out of your context. When a result was too large you receive a stub "
     "{handle, preview, size, note}; read the rest with read_handle (search with `match`, or read ranges with "
     "`offset`/`length`). Keep notes for later in this run with scratch_write / scratch_read / scratch_list / "
-    "scratch_delete."
+    "scratch_delete. scratch_list(spilled=true) lists your handles."
 )
 
 _ANNOTATIONS = {
