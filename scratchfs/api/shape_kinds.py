@@ -7,7 +7,7 @@ a unified diff (:mod:`~scratchfs.api.shape_diff`), a ``git log`` without patches
 (:mod:`~scratchfs.api.shape_gitlog`), a man page or pydoc's documentation (:mod:`~scratchfs.api.shape_manual`),
 ``objdump -d``'s disassembly (:mod:`~scratchfs.api.shape_disasm`), certificates dumped as text by OpenSSL
 (:mod:`~scratchfs.api.shape_certs`), a diffstat (:mod:`~scratchfs.api.shape_diffstat`), ``python -X importtime``
-output (:mod:`~scratchfs.api.shape_importtime`), YAML
+output (:mod:`~scratchfs.api.shape_importtime`), ``strace`` output (:mod:`~scratchfs.api.shape_strace`), YAML
 (:mod:`~scratchfs.api.shape_yaml`; before Markdown, whose headings its ``#`` comments would be), Markdown
 (:mod:`~scratchfs.api.shape_markdown`), a file listing (:mod:`~scratchfs.api.shape_listing`), base64 text or
 minified JavaScript (:mod:`~scratchfs.api.shape_encoded`). Each names the parts of
@@ -37,6 +37,7 @@ from scratchfs.api.shape_listing import listing_shape
 from scratchfs.api.shape_manual import manual_shape
 from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_sqldump import sqldump_shape
+from scratchfs.api.shape_strace import strace_shape
 from scratchfs.api.shape_terminal import COLOURED
 from scratchfs.api.shape_testrun import runner_shape
 from scratchfs.api.shape_words import clip, plural, shape_limit, within
@@ -45,8 +46,8 @@ from scratchfs.api.shape_yaml import yaml_shape
 __all__ = ["KINDS", "coloured_head", "coloured_kind", "told_by_lines"]
 
 KINDS = (blame_shape, sqldump_shape, cpp_shape, runner_shape, diagnostics_shape, diff_shape, git_log_shape,
-         manual_shape, disasm_shape, certs_shape, diffstat_shape, importtime_shape, yaml_shape, markdown_shape,
-         listing_shape, encoded_shape)
+         manual_shape, disasm_shape, certs_shape, diffstat_shape, importtime_shape, strace_shape, yaml_shape,
+         markdown_shape, listing_shape, encoded_shape)
 """The kinds, in the order they are tried (each ``(sample, lines, complete, scope, size) -> shape text or None``)."""
 
 

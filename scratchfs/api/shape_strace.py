@@ -1,0 +1,70 @@
+"""The shape of ``strace`` output (``strace -f -o FILE cmd``, ``strace cmd 2> FILE``), for :mod:`scratchfs.api.shape`:
+its system calls counted, the failed ones by their error (``ENOENT``, ``EACCES``, ...) and the calls made most, with
+the search that finds one error's calls -- ``strace -f python3 -c "import json, email.parser, urllib.request"``, 886
+KiB, was ``text, 10,260 lines``, so that "which calls failed, and with what" took a count of each error the model
+guessed, or a page of all 1,402 failures (helper modeltask11). Such text stays content type ``text``; its shape
+starts with :data:`STRACE_SHAPE`.
+
+The layout (strace(1)): a line a call, ``name(arguments) = result``, a failure's result ``-1 ENOENT (No such file or
+directory)``; with ``-f`` each line after its process's id (``8263  `` in a file of ``-o``, ``[pid  8264] `` for the
+children on standard error), with ``-t``/``-tt``/``-r`` after a time; a call another process interrupts split in two
+lines, ``read(3, <unfinished ...>`` and ``<... read resumed>...) = 832``; a signal ``--- SIGCHLD {...} ---``; an exit
+``+++ exited with 0 +++``. Told only when the first line is a call (a match at its start) and nine in ten of the
+first :data:`~scratchfs.api.shape_words.MOST_LINES` lines are such lines; counted over the whole sample (``findall``
+each, in C)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from scratchfs.api.shape_words import plural, short_name, within_lines
+
+__all__ = ["STRACE_SHAPE", "strace_shape"]
+
+STRACE_SHAPE = "strace output"
+"""How the shape of ``strace`` output starts."""
+
+_PREFIX = rb"(?:\[pid {1,7}(\d{1,10})\] |(\d{1,10}) {1,8})?(?:\d{1,10}(?:[:.]\d{1,10}){1,3} {1,8})?"
+# (a call with its result, or its first half: a line a call of other text has neither)
+_CALL = rb"[a-z_][a-z0-9_]{0,39}\([^\n]*(?:\) {1,40}= |<unfinished \.\.\.>)"
+_FIRST_RE = re.compile(_PREFIX + _CALL)
+_LINE_RE = re.compile(rb"\n" + _PREFIX + rb"(?:" + _CALL + rb"|<\.\.\. [a-z_0-9]{1,40} resumed>|--- |\+\+\+ )")
+_CALLS_RE = re.compile(rb"\n" + _PREFIX + rb"([a-z_][a-z0-9_]{0,39})\(")
+_FAILED_RE = re.compile(rb"\) {1,40}= -1 (E[A-Z0-9]{1,20}) ")
+_MOST = 0.9  # of the lines looked at, strace's
+_ERRORS, _CALLED = 6, 5
+_FIND = '; match=" = -1 ERRNO", context="line" finds the calls that failed with one'
+
+
+def strace_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
+    """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
+    count; ``scope``: what to add when the sample is not all of it) if it is ``strace`` output, else ``None``:
+    ``"strace output, 10,260 lines, 41 processes, 9,812 calls, 1,402 failed: ENOENT 1,150, ENOTTY 174, …; most
+    made: newfstatat 2,108, openat 1,426, …; match=" = -1 ERRNO", context="line" finds the calls that failed with
+    one"``. ``size`` (the content's bytes) is for the gate's bound of lines. Never raises."""
+    end = sample.find(b"\n", 0, 8192)
+    if b"(" not in sample[:256] or _FIRST_RE.match(sample, 0, len(sample) if end < 0 else end) is None:
+        return None
+    head, _, _ = within_lines(sample, size, complete, scope)
+    rows = head.count(b"\n") + (not head.endswith(b"\n"))
+    if len(_LINE_RE.findall(b"\n" + head)) < _MOST * rows:
+        return None
+    text = b"\n" + sample
+    calls = _CALLS_RE.findall(text)
+    names = Counter(name for _, _, name in calls)
+    pids = {pid for found in calls for pid in found[:2] if pid}
+    failed = Counter(_FAILED_RE.findall(text))
+    told = [f"{STRACE_SHAPE}, {plural(lines, 'line')}{scope}"]
+    if len(pids) > 1:
+        told.append(f"{len(pids):,} processes")
+    told.append(f"{plural(sum(names.values()), 'call')}, {sum(failed.values()):,} failed"
+                + (": " + _most(failed, _ERRORS) if failed else ""))
+    shape = ", ".join(told) + "; most made: " + _most(names, _CALLED)
+    return shape + (_FIND if failed else "")
+
+
+def _most(counts: Counter[bytes], most: int) -> str:
+    """The ``most`` commonest of ``counts``: ``"ENOENT 1,150, ENOTTY 174, … 2 more"``."""
+    told = ", ".join(f"{short_name(name.decode('ascii', 'replace'), 40)} {n:,}" for name, n in counts.most_common(most))
+    return told + (f", … {len(counts) - most:,} more" if len(counts) > most else "")
