@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from codecs import BOM_UTF8
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +24,7 @@ from scratchfs.api.shape_settings import FIND_KEY
 from scratchfs.api.stub_reads import placeholder_said
 from scratchfs.api.view_search import RENDERED_KINDS, rendered_hint
 from scratchfs.api.views import reply_size
-from scratchfs.engine.pattern_crlf import CRLF_END, CRLF_END_EXACT, crlf_line_ends
+from scratchfs.engine.pattern_crlf import BOM_START, CRLF_END, CRLF_END_EXACT, bom_line_starts, crlf_line_ends
 from scratchfs.engine.search import Matcher, Sink, search
 from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.limits import DEFAULT_CONTEXT, DEFAULT_MATCHES
@@ -90,10 +91,14 @@ def _hinted(opened: Any, result: Matches, offset: int, said: bool = True) -> Mat
     sniff_utf8 = missed and not _sought(result).isascii() and not not_utf8 and kind != "binary"
     fixed = crlf_line_ends(result.pattern, result.ignore_case, size > 0 and opened.reader.read(size - 1, 1) == b"\r"
                            ) if missed and result.pattern and "$" in result.pattern else None  # (a last lone \r)
-    head = opened.reader.read(0, min(size, SNIFFED_UTF8_BYTES)) if sniff_utf8 or fixed else b""
+    starts = missed and result.pattern is not None and "^" in result.pattern
+    head = opened.reader.read(0, min(size, SNIFFED_UTF8_BYTES)) if sniff_utf8 or fixed or starts else b""
     if sniff_utf8 and head:
         not_utf8 = invalid_utf8_bytes(head[: len(head) - utf8_partial_tail(head)] if len(head) < size else head) > 0
-    hinted = text_view_hint(result, kind, offset, shape, not_utf8, fixed if b"\r\n" in head else None)
+    fixed = fixed if b"\r\n" in head else None
+    bom = bom_line_starts(fixed or result.pattern or "", result.ignore_case) if starts and head.startswith(
+        BOM_UTF8) else None  # (a mark before the first line: ^ written past it, each $ too when lines end in CRLF)
+    hinted = text_view_hint(result, kind, offset, shape, not_utf8, bom or fixed, bom is not None)
     if isinstance(hinted.note, MissNote) and hinted.note.plain == _HTML_MISS:  # (a page's source that holds it in
         # another case: that match, found, rather than a search of the text view, which misses it too)
         cased = plain_miss(opened, hinted, offset, said, spelled=False)
@@ -188,7 +193,7 @@ def _placeholder_hit(found: Matches, offset: int, shape: str | None = None) -> M
 
 
 def text_view_hint(found: Matches, content_type: str | None, offset: int, shape: str | None = None,
-                   not_utf8: bool = False, crlf_fix: str | None = None) -> Matches:
+                   not_utf8: bool = False, crlf_fix: str | None = None, bom: bool = False) -> Matches:
     """``found`` with a ``note`` naming the way on when a search of a stored content from its start found nothing
     (``next_call`` ``None``, no ``view``), ``shape`` its stored shape, ``not_utf8``: its bytes are not all UTF-8:
 
@@ -210,6 +215,10 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
       bytes hold one): ``$`` matches before a ``\\n`` only, as Python's ``re`` has it -- after a CRLF line's
       ``\\r`` -- so ``value=7000$`` finds no ``value=7000\\r\\n``; ``crlf_fix`` is the pattern with each ``$``
       written ``\\r?$`` or exactly (:func:`~scratchfs.engine.pattern_crlf.crlf_line_ends`), which the note names.
+    * a pattern holding ``^`` over content that starts with a UTF-8 byte order mark (``bom``: ``crlf_fix`` is then
+      the pattern with each ``^`` written ``^(?:\\xef\\xbb\\xbf)?``, each ``$`` as above where lines end in CRLF:
+      :func:`~scratchfs.engine.pattern_crlf.bom_line_starts`): ``^`` never matches at the first line's first
+      character, which follows the mark.
 
     (A placeholder's own text found from the start: :func:`_placeholder_hit`.) A note ends with the exact call for
     a needle or pattern of at most :data:`HINT_CALL_BYTES` (in bytes of its JSON string; at most about 460 bytes of
@@ -239,14 +248,23 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
         return replace(found, note=MissNote.made(split, f"{split}; search that text: ", way))
     if (not_utf8 or not_utf8_said(shape)) and not _sought(found).isascii():
         return replace(found, note=single_byte_note(found, spelled))
-    if crlf_fix is not None:
-        end = CRLF_END if CRLF_END_EXACT not in crlf_fix else CRLF_END_EXACT  # (the CRLF's \r alone, where an item
-        call = _same_call(found, pattern=crlf_fix) if reply_size(crlf_fix) <= HINT_CALL_BYTES else (  # may match
-            f"the same call with each $ written {end}")  # a \r too, or a lone \r ends the content)
-        return replace(found, note=Advice.of("no match: the content's lines end in \\r\\n, and $ matches before \\n "
-                                             f"only (as Python's re has it), after a line's \\r: write {end} for a "
-                                             "line's end: ", call))
-    return found
+    return found if crlf_fix is None else replace(found, note=_line_ends_note(found, crlf_fix, bom))
+
+
+def _line_ends_note(found: Matches, fixed: str, bom: bool) -> Advice:
+    """:func:`text_view_hint`'s note for a pattern whose anchors miss: ``fixed`` its rewrite, ``bom``: one for a
+    UTF-8 byte order mark before the first line (each ``^`` written past it), else for CRLF line ends (each ``$``)."""
+    end = CRLF_END if CRLF_END_EXACT not in fixed else CRLF_END_EXACT  # (the CRLF's \r alone, where an item may
+    crlf = CRLF_END in fixed or CRLF_END_EXACT in fixed  # match a \r too, or a lone \r ends the content)
+    what = f"each ^ written {BOM_START}" + (f" and each $ {end}" if crlf else "") if bom else f"each $ written {end}"
+    call = _same_call(found, pattern=fixed) if reply_size(fixed) <= HINT_CALL_BYTES else f"the same call with {what}"
+    if bom:
+        return Advice.of("no match: the content starts with a UTF-8 byte order mark (EF BB BF), which stands before "
+                         f"its first line, so ^ does not match at that line's first character: write {BOM_START} "
+                         f"for a line's start{f', and {end} for its end (its lines end in CRLF)' if crlf else ''}: ",
+                         call)
+    return Advice.of("no match: the content's lines end in \\r\\n, and $ matches before \\n only (as Python's re has "
+                     f"it), after a line's \\r: write {end} for a line's end: ", call)
 
 
 _HTML_MISS = "no match in the page's HTML source, where tags and character references (&eacute;, &nbsp;) split its text"
