@@ -10,22 +10,20 @@ import hashlib
 import json
 from pathlib import Path
 
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import scratchfs
 from scratchfs import ScratchStore
-from scratchfs.cli import main
 from scratchfs.cli.passthrough import MAX_THRESHOLD_BYTES, READ_BYTES
+from tests.cli_run import invoke
 
 CHECKOUT = Path(scratchfs.__file__).resolve().parent.parent
 GREP = (CHECKOUT / "fixtures" / "workspace-grep-stdlib-defs.txt").read_bytes()
 
 
 def _spill(root: Path, data: bytes, *args: str):
-    return CliRunner().invoke(main, ["spill", "--root", str(root), "--run", "r", "--agent", "a", *args, "-"],
-                              input=data, catch_exceptions=False)
+    return invoke(root, "spill", *args, "-", stdin=data)
 
 
 def _model_bytes(data: bytes) -> int:
@@ -101,9 +99,9 @@ def test_without_threshold_a_small_input_is_still_spilled(tmp_path):
     assert _stored(tmp_path / "s") == [b"small\n"]
 
 
-def _unscoped(root: Path, data: bytes):
-    return CliRunner().invoke(main, ["spill", "--root", str(root), "--threshold", "8KiB", "-"], input=data,
-                              env={"SCRATCHFS_RUN_ID": None, "SCRATCHFS_AGENT_ID": None}, catch_exceptions=False)
+def _unscoped(root: Path, data: bytes, *args: str):
+    return invoke(root, "spill", "--threshold", "8KiB", *args, "-", stdin=data,
+                  env={"SCRATCHFS_RUN_ID": None, "SCRATCHFS_AGENT_ID": None}, scope=())
 
 
 def test_with_no_run_or_agent_a_small_output_still_passes_through(tmp_path):
@@ -152,7 +150,5 @@ def test_with_no_run_or_agent_an_output_past_the_passthrough_bound_is_a_notice_w
         "stored: a notice with its preview went to stdout in its place" in done.stderr, done.stderr
     assert not (tmp_path / "s").exists()
     last = GREP.rstrip(b"\n").rsplit(b"\n", 1)[1].decode()
-    tail = CliRunner().invoke(main, ["spill", "--root", str(tmp_path / "s"), "--threshold", "8KiB", "--preview",
-                                     "head+tail", "-"], input=GREP,
-                              env={"SCRATCHFS_RUN_ID": None, "SCRATCHFS_AGENT_ID": None}, catch_exceptions=False)
+    tail = _unscoped(tmp_path / "s", GREP, "--preview", "head+tail")
     assert tail.exit_code == 0 and json.loads(tail.stdout)["preview"].endswith(last + "\n")

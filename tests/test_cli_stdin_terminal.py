@@ -6,32 +6,14 @@ file is read without a word."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from scratchfs import ScratchStore
 from scratchfs.cli import main
-
-REPO = Path(__file__).resolve().parent.parent
-
-
-def _on_a_terminal(tmp_path, *argv):
-    parent, child = os.openpty()
-    try:
-        proc = subprocess.Popen([sys.executable, "-m", "scratchfs", "--root", str(tmp_path / "root"), *argv],
-                                stdin=child, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO,
-                                env={**os.environ, "PYTHONPATH": str(REPO)})
-        os.close(child)
-        os.write(parent, b"typed line\n\x04")  # (the line, then Ctrl-D at a line's start: the end of the input)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        os.close(parent)
-    return proc.returncode, out.decode(), err.decode()
+from tests.cli_run import REPO, on_a_terminal
 
 
 @pytest.mark.parametrize(("argv", "name"), [
@@ -39,7 +21,7 @@ def _on_a_terminal(tmp_path, *argv):
     (["scratch-write", "--run", "r", "--agent", "a", "notes"], "scratch-write"),
 ])
 def test_a_terminal_is_told_what_is_read_and_how_to_end_it(tmp_path, argv, name):
-    code, out, err = _on_a_terminal(tmp_path, *argv)
+    code, out, err = on_a_terminal(tmp_path / "root", b"typed line\n\x04", *argv)
     assert code == 0, err
     first = err.splitlines()[0]
     assert first.startswith(f"scratchfs: {name} reads its content from standard input, a terminal here: "), err
@@ -54,21 +36,6 @@ def test_a_pipe_is_read_without_a_word(tmp_path):
     assert "standard input" not in result.stderr
 
 
-def _typed(tmp_path, typed: bytes, *argv):
-    parent, child = os.openpty()
-    try:
-        proc = subprocess.Popen([sys.executable, "-m", "scratchfs", "--root", str(tmp_path / "root"), *argv],
-                                stdin=child, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO,
-                                env={**os.environ, "PYTHONPATH": str(REPO)})
-        os.close(child)
-        for at in range(0, len(typed), 1024):  # (a paste: the terminal takes it as it comes)
-            os.write(parent, typed[at:at + 1024])
-        out, err = proc.communicate(timeout=60)
-    finally:
-        os.close(parent)
-    return proc.returncode, out.decode(), err.decode()
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's terminal line of 4,095 bytes")
 @pytest.mark.parametrize("argv", [["spill", "--run", "r", "--agent", "a"],
                                   ["spill", "--run", "r", "--agent", "a", "--threshold", "64KiB"],
@@ -79,7 +46,7 @@ def test_a_pasted_line_longer_than_a_terminal_line_is_refused_not_cut(tmp_path, 
     rest. Such a line is refused now, nothing stored, and the error says to pipe it or name a file."""
     real = (REPO / "fixtures" / "workspace-grep-stdlib-defs.txt").read_bytes()
     line = real.replace(b"\n", b" ")[:5000] + b"\n"  # (a real output as one long line: minified, say)
-    code, out, err = _typed(tmp_path, b"first\n" + line + b"\x04", *argv)
+    code, out, err = on_a_terminal(tmp_path / "root", b"first\n" + line + b"\x04", *argv)
     assert code == 2, (code, out, err)
     assert out == "" and "4,095 bytes" in err and "pipe" in err and "Traceback" not in err, err
     with ScratchStore(tmp_path / "root") as store:
@@ -88,6 +55,6 @@ def test_a_pasted_line_longer_than_a_terminal_line_is_refused_not_cut(tmp_path, 
 
 def test_a_line_of_the_most_a_terminal_keeps_is_read_whole(tmp_path):
     typed = b"x" * 4094 + b"\n" + b"last line\n"
-    code, out, err = _typed(tmp_path, typed + b"\x04", "spill", "--run", "r", "--agent", "a")
+    code, out, err = on_a_terminal(tmp_path / "root", typed + b"\x04", "spill", "--run", "r", "--agent", "a")
     assert code == 0, err
     assert json.loads(out)["size"] == len(typed)

@@ -9,7 +9,6 @@ import json
 import random
 import re
 import socket
-import threading
 import time
 
 import pytest
@@ -20,6 +19,7 @@ from scratchfs.engine.s3_blobs import S3Blobs
 from scratchfs.engine.s3_client import NoAnswer, storage_error
 from scratchfs.foundation.checks import new_token
 from scratchfs.foundation.limits import BUSY_TIMEOUT
+from tests.latency_proxy import HangingProxy
 from tests.services import free_port, postgres_url
 
 BUSY = 3.0
@@ -169,47 +169,6 @@ def test_without_an_endpoint_setting_the_error_says_to_set_one(s3_env, monkeypat
         message
 
 
-class HangingProxy:
-    """A TCP proxy to ``target`` (``host``, ``port``) on loopback that, once :attr:`hang` is set, stops passing on
-    what clients send (its connections stay open, unanswered): a store that hangs in the middle of an upload."""
-
-    def __init__(self, target: tuple[str, int]) -> None:
-        self.target = target
-        self.hang = threading.Event()
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(64)
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        self.closed = False
-        self.open: list[socket.socket] = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while not self.closed:
-            try:
-                client, _ = self.sock.accept()
-            except OSError:
-                return
-            server = socket.create_connection(self.target)
-            self.open += [client, server]
-            threading.Thread(target=self._pipe, args=(client, server, True), daemon=True).start()
-            threading.Thread(target=self._pipe, args=(server, client, False), daemon=True).start()
-
-    def _pipe(self, src: socket.socket, dst: socket.socket, upstream: bool) -> None:
-        try:
-            while data := src.recv(65536):
-                if not (upstream and self.hang.is_set()):
-                    dst.sendall(data)
-        except OSError:
-            pass
-
-    def close(self) -> None:
-        self.closed = True
-        self.sock.close()
-        for sock in self.open:
-            sock.close()
-
-
 @pytest.mark.alone(waits=True)  # (its call mostly waits)
 def test_a_store_that_hangs_in_the_middle_of_a_multipart_upload_fails_the_spill_within_the_busy_timeout(
         s3_env, s3_endpoint, monkeypatch):
@@ -220,7 +179,7 @@ def test_a_store_that_hangs_in_the_middle_of_a_multipart_upload_fails_the_spill_
     import boto3
 
     host, port = s3_endpoint.removeprefix("http://").split(":")
-    proxy = HangingProxy((host, int(port)))
+    proxy = HangingProxy(host, int(port))
     try:
         monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.url)
         blobs = S3Blobs(s3_env, frame_bytes=1024 * 1024, level=1, timeout=4.0)

@@ -5,12 +5,11 @@ int()) out of the shape -- the spill failed -- and DuckDB's footer searched a lo
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from scratchfs.api.contract import ScratchTools
 from scratchfs.api.shape import describe
+from tests.cpu_time import best_cpu, best_cpu_and_result
 
 CPU_SECONDS = 1.0
 _DUCK = "┌───┬───┐\n│ a │ b │\n│ i │ j │\n├───┼───┤\n│ 1 │ 2 │\n└───┴───┘\n".encode()
@@ -37,9 +36,7 @@ def test_a_footer_of_thousands_of_digits_is_told_and_read(scratch_scope, name):
 def test_a_footer_of_a_long_run_of_digits_is_read_in_linear_time(footer):
     def cpu(digits: int) -> float:
         sample = _DUCK + b"1" * digits + footer
-        started = time.thread_time()
-        describe(sample, len(sample), sample.count(b"\n") + 1)
-        return time.thread_time() - started
+        return best_cpu(lambda: describe(sample, len(sample), sample.count(b"\n") + 1), runs=1)
 
     small, large = cpu(10_000), cpu(40_000)
     assert large < CPU_SECONDS and large < 8 * small + 0.05, (small, large)
@@ -73,11 +70,8 @@ def test_wide_names_under_many_pipes_are_placed_in_linear_time():
     pipe anew (pipes x characters): 16 such lines after a table, each a later header tried, took 1.5 s of a
     spill's CPU (192 KiB)."""
     def cpu(columns: int) -> float:
-        sample, best = _wide_headers(columns), float("inf")
-        for _ in range(3):
-            started = time.thread_time()
-            shape = describe(sample, len(sample), sample.count(b"\n"))
-            best = min(best, time.thread_time() - started)
+        sample = _wide_headers(columns)
+        best, shape = best_cpu_and_result(lambda: describe(sample, len(sample), sample.count(b"\n")))
         assert shape.text.startswith("psql table, 2 columns (a, b), 1 row (the table ends at line 3")
         return best
 

@@ -14,7 +14,6 @@ import json
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -27,6 +26,7 @@ from scratchfs.api.shape_html import MOST_HEADINGS, MOST_TAGS, html_shape
 from scratchfs.api.shape_terminal import colours_removed, escapes_parted, last_drawn
 from scratchfs.engine.structure.numbers import refuse_constant
 from tests import reference_html_shape
+from tests.cpu_time import best_cpu_and_result
 from tests.test_text_kinds_cost import FIXTURES, SIZE, cpu, fill
 
 
@@ -201,11 +201,7 @@ def test_a_cut_sample_of_a_json_array_costs_a_few_plain_texts(name):
     """512 KiB of a 2 MiB array: its items after the first were parsed one Python step each (``[1,1,``: 81 ms of
     partial_json's loop over 128 KiB, 65,536 items), and the whole sample again for a stream of documents."""
     data, plain = _CUT_ARRAYS[name], (FIXTURES / "workspace-grep-stdlib-defs.txt").read_bytes()[:SIZE]
-    best = float("inf")
-    for _ in range(3):
-        started = time.thread_time()
-        shape = describe(data, 4 * SIZE, 1)
-        best = min(best, time.thread_time() - started)
+    best, shape = best_cpu_and_result(lambda: describe(data, 4 * SIZE, 1))
     assert shape.text.startswith("JSON array, at least ")
     assert best < 10 * cpu(plain) + 0.005
 
@@ -299,10 +295,6 @@ def test_a_cut_sample_of_a_json_object_of_small_keys_costs_a_few_plain_texts(uni
     """512 KiB of a 2 MiB object: its keys past the 12 listed were parsed one Python step each (36 ms over the
     26,000 keys of ``{"":0,`` in the 128 KiB read, hostile35)."""
     data, plain = b"{" + fill(unit), (FIXTURES / "workspace-grep-stdlib-defs.txt").read_bytes()[:SIZE]
-    best = float("inf")
-    for _ in range(3):
-        started = time.thread_time()
-        shape = describe(data, 4 * SIZE, 1)
-        best = min(best, time.thread_time() - started)
+    best, shape = best_cpu_and_result(lambda: describe(data, 4 * SIZE, 1))
     assert shape.text.startswith("JSON object, at least ") and " more" in shape.text, shape.text
     assert best < 10 * cpu(plain) + 0.005

@@ -13,6 +13,7 @@ import pytest
 
 from scratchfs.api.contract import ScratchTools
 from scratchfs.foundation.errors import InvalidArgument
+from tests.cpu_time import best_cpu
 
 PAGE = Path(__file__).resolve().parent.parent / "fixtures" / "browser-rust-book.html"
 
@@ -70,11 +71,6 @@ def test_the_scan_costs_little_beside_the_view_it_comes_before():
     text = page.decode("utf-8")
 
     def best(work) -> float:
-        times = []
-        for _ in range(3):
-            started = time.process_time()
-            work()
-            times.append(time.process_time() - started)
-        return min(times)
+        return best_cpu(work, clock=time.process_time)
 
     assert best(lambda: check_attributes(text)) < 0.25 * best(lambda: view_text(page))

@@ -12,16 +12,9 @@ import os
 import threading
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from scratchfs.cli import main
+from tests.cli_run import invoke
 
 _DMESG = Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "dmesg.txt"
-
-
-def _cli(root, *args, env=None):
-    scope = ["--root", str(root), "--run", "r", "--agent", "a"]
-    return CliRunner().invoke(main, [*args, *scope], env=env, catch_exceptions=False)
 
 
 def _fifo(path: Path, data: bytes) -> threading.Thread:
@@ -45,7 +38,7 @@ def test_a_pipe_named_past_the_cap_stores_nothing_and_exits_5(tmp_path):
     for n, command in enumerate((["spill"], ["spill", "--threshold", "1KiB"], ["scratch-write", "k"])):
         fifo = tmp_path / f"fifo{n}"
         writer = _fifo(fifo, data)
-        done = _cli(root, *command, str(fifo), "--max-stdin-bytes", "64KiB")
+        done = invoke(root, *command, str(fifo), "--max-stdin-bytes", "64KiB")
         writer.join(30)
         assert done.exit_code == 5, (command, done.output)
         lines = done.stderr.splitlines()
@@ -53,16 +46,16 @@ def test_a_pipe_named_past_the_cap_stores_nothing_and_exits_5(tmp_path):
             f"scratchfs: quota exceeded: {str(fifo)!r} (no regular file: a pipe or a device) went past its cap of "
             "65,536 bytes and nothing of it was stored: give a larger --max-stdin-bytes"), lines
         assert lines[0].endswith("or name a regular file instead") and done.stdout == ""
-    assert json.loads(_cli(root, "ls", "--json").stdout) == []
-    assert json.loads(_cli(root, "scratch-list").stdout) == []
+    assert json.loads(invoke(root, "ls", "--json").stdout) == []
+    assert json.loads(invoke(root, "scratch-list").stdout) == []
     assert sorted(path for path in (root / "runs").rglob("*") if path.is_file()) == []  # (nothing half-stored)
     fifo = tmp_path / "fits"
     writer = _fifo(fifo, data)
-    fits = _cli(root, "spill", str(fifo), "--max-stdin-bytes", str(len(data)))
+    fits = invoke(root, "spill", str(fifo), "--max-stdin-bytes", str(len(data)))
     writer.join(30)
     assert fits.exit_code == 0 and json.loads(fits.stdout)["size"] == len(data), fits.output
     named = tmp_path / "dmesg5.txt"
     named.write_bytes(data)
-    stored = _cli(root, "scratch-write", "k", str(named), env={"SCRATCHFS_MAX_STDIN_BYTES": "64KiB"})
+    stored = invoke(root, "scratch-write", "k", str(named), env={"SCRATCHFS_MAX_STDIN_BYTES": "64KiB"})
     assert stored.exit_code == 0, stored.output  # (a regular file named: its size is its own)
-    assert _cli(root, "scratch-read", "k").stdout_bytes == data
+    assert invoke(root, "scratch-read", "k").stdout_bytes == data

@@ -9,13 +9,13 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
 
 from scratchfs.api import jq_keys
 from scratchfs.api.contract import ScratchTools
+from tests.cpu_time import best_cpu
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -45,12 +45,7 @@ def test_a_key_named_in_a_comment_is_not_looked_up(scope):
 
 
 def _cpu(filter: str) -> float:
-    best = float("inf")
-    for _ in range(3):
-        started = time.thread_time()
-        jq_keys.input_keys(filter)
-        best = min(best, time.thread_time() - started)
-    return best
+    return best_cpu(lambda: jq_keys.input_keys(filter))
 
 
 @pytest.mark.parametrize("made", [lambda n: " and .a" * (n // 7),  # (words before paths)

@@ -6,16 +6,15 @@ too slow, and the store reads the right bytes again once the server answers at i
 
 from __future__ import annotations
 
-import contextlib
 import re
 import socket
-import threading
 import time
 from urllib.parse import urlsplit
 
 import pytest
 
 from scratchfs import ScratchStore, StorageError
+from tests.latency_proxy import DripProxy
 from tests.services import postgres_url
 
 BUSY = 3.0
@@ -23,55 +22,10 @@ SLACK = 1.5 + BUSY / 3  # (one attempt's timeout, the scheduler, and the payload
 GIVE_UP = 12.0  # (the proxy's drip ends after this: without the deadline the read ends, late, instead of hanging)
 
 
-class DripProxy:
-    """Forwards ``127.0.0.1:port`` to a server; while :attr:`head` is set, each reply's chunk is sent ``head`` bytes
-    at once, then one byte every 0.4 s (each within the read timeout) for up to :data:`GIVE_UP` s, then the rest."""
-
-    def __init__(self, host: str, port: int) -> None:
-        self.target, self.head = (host, port), None
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.sockets: list[socket.socket] = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            server = socket.create_connection(self.target)
-            self.sockets += [client, server]
-            threading.Thread(target=self._pump, args=(client, server, False), daemon=True).start()
-            threading.Thread(target=self._pump, args=(server, client, True), daemon=True).start()
-
-    def _pump(self, src: socket.socket, dst: socket.socket, replies: bool) -> None:
-        with contextlib.suppress(OSError):
-            while data := src.recv(1 << 16):
-                head = self.head if replies else None
-                if head is None:
-                    dst.sendall(data)
-                    continue
-                dst.sendall(data[:head])
-                until, at = time.monotonic() + GIVE_UP, head
-                while at < len(data) and time.monotonic() < until:
-                    time.sleep(0.4)
-                    dst.sendall(data[at : at + 1])
-                    at += 1
-                dst.sendall(data[at:])
-        with contextlib.suppress(OSError):
-            dst.shutdown(socket.SHUT_WR)
-
-    def close(self) -> None:
-        self.listener.close()
-        for sock in self.sockets:
-            sock.close()
-
-
 @pytest.fixture
 def proxied(s3_endpoint, s3_env, monkeypatch):
     parts = urlsplit(s3_endpoint)
-    proxy = DripProxy(parts.hostname, parts.port)
+    proxy = DripProxy(parts.hostname, parts.port, GIVE_UP)
     monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{proxy.port}")
     yield proxy
     proxy.close()

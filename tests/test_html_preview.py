@@ -7,7 +7,6 @@ real-data page, Hypothesis over pages of random pieces cut small), or nothing (t
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from scratchfs.api.stub import build_stub
 from scratchfs.engine.structure import html_worker
 from scratchfs.engine.structure.html_start import HEAD_TAG_SHARE, MOST_TAGS, view_start
 from scratchfs.foundation.limits import PREVIEW_BYTES
+from tests.cpu_time import best_cpu
 from tests.test_text_kinds_cost import SIZE, cpu, fill
 
 _ROOT = Path(__file__).resolve().parent.parent
@@ -181,15 +181,14 @@ _HOSTILE = {  # (bench/html_preview.py has more: each a stub of 512 KiB of it, b
 
 def _stub_cpu(page: bytes) -> float:
     """The least thread CPU of 3 shapes and stubs of ``page``, as a spill makes them."""
-    best = float("inf")
     lines = page.count(b"\n") + (not page.endswith(b"\n"))
-    for _ in range(3):
-        started = time.thread_time()
+
+    def shape_and_stub() -> None:
         shape = describe(page, len(page), lines)
         build_stub("h_" + "a" * 24, page, page[-4096:], len(page), lines, shape.content_type, shape.text, "t",
                    PREVIEW_BYTES)
-        best = min(best, time.thread_time() - started)
-    return best
+
+    return best_cpu(shape_and_stub)
 
 
 @pytest.mark.parametrize("name", sorted(_HOSTILE))

@@ -17,6 +17,7 @@ from scratchfs.engine.structure import BytesSource, html, html_text, html_worker
 from scratchfs.engine.structure.html_render import element_text
 from scratchfs.engine.structure.html_worker import MAX_WORKERS, workers
 from scratchfs.engine.structure.paging import CursorKey, decode_cursor
+from tests.cpu_time import best_cpu_and_result
 from tests.thread_support import ticks_during
 
 RUNAWAY = "div:nth-child(2n) span"  # quadratic in lxml's XPath: ~8 s of CPU over the page below
@@ -125,12 +126,7 @@ def test_the_text_view_of_a_page_whose_text_is_one_long_block_takes_time_linear_
 
     def cpu(size: int) -> tuple[float, bytes]:
         page = b"<html><body><p>" + spans[:size].rsplit(b"</span>", 1)[0] + b"</span></p></body></html>"
-        best = float("inf")
-        for _ in range(3):
-            started = time.thread_time()
-            text = html_worker.view_text(page)
-            best = min(best, time.thread_time() - started)
-        return best, text
+        return best_cpu_and_result(lambda: html_worker.view_text(page))
 
     small, small_text = cpu(len(spans) // 8)
     big, big_text = cpu(len(spans))

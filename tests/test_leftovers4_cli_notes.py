@@ -9,22 +9,15 @@ import json
 import shlex
 from pathlib import Path
 
-from click.testing import CliRunner
-
 from scratchfs.api.contract import ScratchTools
-from scratchfs.cli import main
+from tests.cli_run import invoke
 
 _DMESG = Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "dmesg.txt"
 
 
-def _cli(tmp_path, *args):
-    scope = ["--root", str(tmp_path / "root"), "--run", "r", "--agent", "a"]
-    return CliRunner().invoke(main, [*args, *scope], catch_exceptions=False)
-
-
 def test_a_budget_cut_search_names_its_other_reads_as_options(tmp_path):
-    handle = json.loads(_cli(tmp_path, "spill", str(_DMESG)).stdout)["handle"]
-    done = _cli(tmp_path, "read-handle", handle, "--match", "a", "--max-matches", "100", "--budget", "2KiB")
+    handle = json.loads(invoke(tmp_path / "root", "spill", str(_DMESG)).stdout)["handle"]
+    done = invoke(tmp_path / "root", "read-handle", handle, "--match", "a", "--max-matches", "100", "--budget", "2KiB")
     assert done.exit_code == 0, done.output
     reply = json.loads(done.stdout)
     assert "count=true" in reply["note"] and "before=23056" in reply["note"]  # (the model's words, in its JSON)
@@ -35,7 +28,7 @@ def test_a_budget_cut_search_names_its_other_reads_as_options(tmp_path):
 
 
 def test_a_note_whose_calls_are_not_data_names_them_as_commands(tmp_path, monkeypatch):
-    handle = json.loads(_cli(tmp_path, "spill", str(_DMESG)).stdout)["handle"]
+    handle = json.loads(invoke(tmp_path / "root", "spill", str(_DMESG)).stdout)["handle"]
     real = ScratchTools.call
 
     def without_calls(self, verb, arguments):  # (a reply whose note names a read its calls do not give)
@@ -47,8 +40,8 @@ def test_a_note_whose_calls_are_not_data_names_them_as_commands(tmp_path, monkey
     monkeypatch.setattr(ScratchTools, "call", without_calls)
     for args in (["read-handle", handle, "--match", "kernel"], ["scratch-read", "k", "--json"]):
         if args[0] == "scratch-read":
-            assert _cli(tmp_path, "scratch-write", "k", str(_DMESG)).exit_code == 0
-        done = _cli(tmp_path, *args)
+            assert invoke(tmp_path / "root", "scratch-write", "k", str(_DMESG)).exit_code == 0
+        done = invoke(tmp_path / "root", *args)
         assert done.exit_code == 0, done.output
         line = next(line for line in done.stderr.splitlines() if "the note's call as a command: " in line)
         command = shlex.split(line.partition("the note's call as a command: ")[2])

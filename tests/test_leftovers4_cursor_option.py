@@ -4,19 +4,17 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from scratchfs.cli import main
+from tests.cli_run import invoke
 
 _DMESG = Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "dmesg.txt"
 
 
-def _cli(root, *args):
-    return CliRunner().invoke(main, [*args, "--root", str(root)], catch_exceptions=False)
+_cli = functools.partial(invoke, scope=())  # (scratchfs ARGS --root ROOT: each command names its scope)
 
 
 def _pages(root, command: list[str], option: str) -> list:

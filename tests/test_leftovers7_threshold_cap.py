@@ -11,24 +11,17 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from scratchfs.cli import main
+from tests.cli_run import invoke
 
 _DMESG = Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "dmesg.txt"
-_SCOPE = ("--run", "r", "--agent", "a")
-
-
-def _cli(root, *args, stdin=None, env=None, scope=_SCOPE):
-    return CliRunner().invoke(main, [*args, "--root", str(root), *scope], input=stdin, env=env,
-                              catch_exceptions=False)
 
 
 def _stored(root: Path) -> tuple[list, list[Path]]:
     """The store's live entries (``ls --json``) and the files under its runs (none: no store was made)."""
     if not root.exists():
         return [], []
-    listed = json.loads(_cli(root, "ls", "--json", scope=()).stdout)
+    listed = json.loads(invoke(root, "ls", "--json", scope=()).stdout)
     return listed, sorted(path for path in (root / "runs").rglob("*") if path.is_file())
 
 
@@ -36,7 +29,7 @@ def _stored(root: Path) -> tuple[list, list[Path]]:
 def test_an_input_within_the_threshold_passes_through_whatever_the_cap(tmp_path, cap):
     root, small = tmp_path / "root", _DMESG.read_bytes()[:3000]
     env = None if cap else {"SCRATCHFS_MAX_STDIN_BYTES": "1KiB"}  # (the variable sets it too)
-    done = _cli(root, "spill", "-", "--threshold", "8KiB", *cap, stdin=small, env=env)
+    done = invoke(root, "spill", "-", "--threshold", "8KiB", *cap, stdin=small, env=env)
     assert done.exit_code == 0, done.output
     assert done.stdout_bytes == small and done.stderr == ""
     assert _stored(root) == ([], [])
@@ -45,11 +38,11 @@ def test_an_input_within_the_threshold_passes_through_whatever_the_cap(tmp_path,
 def test_an_input_over_the_threshold_and_the_cap_is_refused_and_nothing_stored(tmp_path):
     root, large = tmp_path / "root", _DMESG.read_bytes()  # (23,056 bytes: over 8 KiB and 16 KiB alike)
     for cap in ("1KiB", "16KiB"):  # (past the cap within the decision's read, and after it)
-        done = _cli(root, "spill", "-", "--threshold", "8KiB", "--max-stdin-bytes", cap, stdin=large)
+        done = invoke(root, "spill", "-", "--threshold", "8KiB", "--max-stdin-bytes", cap, stdin=large)
         assert done.exit_code == 5, (cap, done.output)
         assert done.stdout == "" and "--max-stdin-bytes" in done.stderr, done.stderr
         assert done.stderr.startswith("scratchfs: quota exceeded: standard input went past its cap of ")
         assert len(done.stderr.splitlines()) == 1, done.stderr
     assert _stored(root) == ([], [])
-    fits = _cli(root, "spill", "-", "--threshold", "8KiB", "--max-stdin-bytes", "32KiB", stdin=large)
+    fits = invoke(root, "spill", "-", "--threshold", "8KiB", "--max-stdin-bytes", "32KiB", stdin=large)
     assert fits.exit_code == 0 and json.loads(fits.stdout)["size"] == len(large), fits.output

@@ -41,6 +41,7 @@ from scratchfs.foundation import text as ftext
 from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.text import line_stats
 from tests import reference_shape, reference_stub
+from tests.cpu_time import best_cpu
 
 LINES = st.one_of(
     st.sampled_from([
@@ -484,15 +485,8 @@ def test_the_longest_of_many_short_rows_is_found_in_linear_time(row):
     regular expression): ``a{16,}`` was tried at every byte, each try counting the rest of its row -- 7 ms, 3.4
     times as long as 512 KiB of bare newlines; now each row is counted once, after its newline (about as long).
     The bound is a ratio to bare newlines counted in this test, the least thread CPU time of 5 each."""
-    import time
-
     def cpu(sample: bytes) -> float:
-        best = float("inf")
-        for _ in range(5):
-            started = time.thread_time()
-            line_stats(sample)
-            best = min(best, time.thread_time() - started)
-        return best
+        return best_cpu(lambda: line_stats(sample), 5)
 
     size = 512 * 1024
     sample = b"x" * 40 + b"\n" + (row + b"\n") * (size // (len(row) + 1))

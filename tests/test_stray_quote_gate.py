@@ -6,12 +6,12 @@ look at its cells. The boundary tests pass before and after (what is found is th
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 
 from scratchfs.engine.structure.stray_quotes import RUNAWAY_LINES, first_runaway, well_quoted
+from tests.cpu_time import best_cpu
 
 CSV = Path(__file__).resolve().parent.parent / "fixtures" / "query-packages-by-month.csv"
 
@@ -40,13 +40,5 @@ def test_the_check_of_a_real_csv_costs_about_a_strict_read_of_it():
     # measured (thread CPU, best of 7): 14.1 ms against a 3.6 ms strict read before (3.9x), 4.2 ms after (1.1x)
     text = CSV.read_text(encoding="utf-8")
 
-    def best(work) -> float:
-        times = []
-        for _ in range(3):
-            started = time.thread_time()
-            work()
-            times.append(time.thread_time() - started)
-        return min(times)
-
     assert first_runaway(text, ",", 4) is None
-    assert best(lambda: first_runaway(text, ",", 4)) < 2.5 * best(lambda: well_quoted(text, ","))
+    assert best_cpu(lambda: first_runaway(text, ",", 4)) < 2.5 * best_cpu(lambda: well_quoted(text, ","))
