@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 
 import psycopg
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from scratchfs.engine.postgres_connect import BoundedConnection, NoReply, connect_kwargs, reply_timeout
 from scratchfs.engine.postgres_schema import probe
@@ -114,7 +114,12 @@ class IndexPool:
             StoreClosed: after :meth:`close`.
         """
         with ExitStack() as stack:
-            conn = self._enter(stack, self.pool())
+            try:
+                conn = self._enter(stack, self.pool())
+            except PoolClosed:  # closed by another thread between the open check and the checkout (or while waiting)
+                if not self.closed:
+                    raise
+                raise StoreClosed("the store is closed") from None
             try:
                 yield conn
             except NoReply as exc:
