@@ -41,7 +41,7 @@ from scratchfs.engine.postgres_schema import probe
 from scratchfs.foundation import forks
 from scratchfs.foundation.errors import StoreClosed
 
-__all__ = ["DOWN_SECONDS", "FIRST_WAIT", "IndexPool"]
+__all__ = ["DOWN_SECONDS", "FIRST_WAIT", "IndexPool", "local_turn"]
 
 FIRST_WAIT = 0.25
 """Seconds a wait for a pooled connection lasts before the server is asked whether it is up."""
@@ -174,3 +174,19 @@ class IndexPool:
             pool, self._pool = self._pool, None
         if pool is not None and self._pid == os.getpid():
             pool.close(timeout=5)
+
+
+@contextmanager
+def local_turn(lock: threading.Lock, wait: float | None) -> Iterator[float | None]:
+    """This process's turn at a lock the server holds too (the sweep's, the delete's): ``lock`` taken first, waiting
+    up to ``wait`` seconds (``None`` or 0: not at all), so that threads waiting for the server's lock never each hold
+    a pooled connection meanwhile -- the holder, needing one more, waited for them: the pool starved, every call of
+    the store ``StoreBusy`` for the busy timeout. Yields the seconds of ``wait`` left, or None when the turn did not
+    come (``lock`` is then not held)."""
+    start = time.monotonic()
+    got = lock.acquire(timeout=wait) if wait else lock.acquire(blocking=False)
+    try:
+        yield max(0.0, (wait or 0.0) - (time.monotonic() - start)) if got else None
+    finally:
+        if got:
+            lock.release()
