@@ -62,7 +62,7 @@ def _spilled(scope: Scope, obs: Observation, content: object, text: JsonText | N
         stub = scope.spill(content, source_tool=checks.clean_tool(obs.tool), preview=mode)
     except ScratchError as exc:  # expected (a quota, a busy index, a full disk): one line, no traceback
         if text is not None and text.error is not None:
-            return _not_json(obs, text.error)
+            return _not_json(obs, text.error, text)
         # the run's bound (a quota) or a failure past passthrough_max_bytes: the context keeps its own (a preview
         # and why); any other failure passes the result through whole
         out = _refused(scope, obs, exc, text) if isinstance(exc, QuotaExceeded) else passed_through(obs, settings, exc)
@@ -71,20 +71,56 @@ def _spilled(scope: Scope, obs: Observation, content: object, text: JsonText | N
         return out
     except Exception:
         if text is not None and text.error is not None:
-            return _not_json(obs, text.error)
+            return _not_json(obs, text.error, text)
         raise
     return replace(obs, content=stub.to_json(), stub=stub)
 
 
 def _offload_json(scope: Scope, obs: Observation) -> Observation:
     """:func:`offload` of a dict, list or tuple: as its JSON text; ``obs`` as it was when that text is not spilled,
-    or when the content has none (logged, whatever writing it raised: a value JSON has no form for, a dict changed by
-    another thread as it is written, a lazy list whose iteration fails). A text past the spill threshold is spilled
-    as it is written (:class:`JsonText`), never held whole."""
+    or when the content has none (logged, whatever writing it raised: a value JSON has no form for, a lazy list
+    whose iteration fails). A text past the spill threshold is spilled as it is written (:class:`JsonText`), never
+    held whole. A structure another thread changes as it is written (a ``RuntimeError`` "... during iteration") is
+    written again, :data:`WRITES` times at most; then it becomes the refusal notice (its text's first bytes as the
+    preview), never the whole result."""
     settings = scope.store.settings
     if obs.result_class not in settings.spill_classes or tool_result_out_of_band(obs.content):
         return obs  # never spilled, whatever its size: not written out for nothing (nor an MCP result's error or
         # _meta, which its JSON text, judged below, would no longer show as one: should_spill judges the structure)
+    head = ""
+    for _ in range(WRITES):
+        try:
+            return _json_once(scope, obs)
+        except _Changed as changed:
+            head = changed.head or head
+    log.error("scratchfs: the result of %s changed each of the %d times it was written (another thread is still "
+              "changing it); passing a preview and a notice", shorten(obs.tool, 120), WRITES)
+    content = head.encode("utf-8", "replace")
+    notice = refusal_notice(content, checks.clean_tool(obs.tool), CHANGED_REASON, settings.preview_bytes,
+                            CHANGED_ADVICE)
+    return replace(obs, content=notice, refused=CHANGED_REASON)
+
+
+WRITES = 3
+"""Times a structure's JSON text is written while another thread changes it before it is refused
+(:func:`_offload_json`)."""
+CHANGED_REASON = "it changed while it was written (another thread was still changing it; it is larger than this)"
+CHANGED_ADVICE = "Call the tool again once its result is complete."
+
+
+class _Changed(Exception):
+    """A structure's JSON text failed as another thread changed the structure; ``head``: its first characters
+    written (empty when the head itself failed)."""
+
+    def __init__(self, head: str) -> None:
+        super().__init__(head[:80])
+        self.head = head
+
+
+def _json_once(scope: Scope, obs: Observation) -> Observation:
+    """One writing of :func:`_offload_json`'s structure; raises :class:`_Changed` when another thread changed it
+    meanwhile."""
+    settings = scope.store.settings
     try:
         text = JsonText(obs.content, settings.spill_threshold_bytes)
     except Exception as exc:
@@ -110,7 +146,11 @@ def _utf8_pieces(text: JsonText) -> Iterator[bytes]:
             yield piece.encode("utf-8", "backslashreplace")
 
 
-def _not_json(obs: Observation, exc: BaseException) -> Observation:
+def _not_json(obs: Observation, exc: BaseException, text: JsonText | None = None) -> Observation:
+    """``obs`` passed through, logged; raises :class:`_Changed` instead when ``exc`` says that another thread changed
+    the structure as it was written (``text``: that writing)."""
+    if isinstance(exc, RuntimeError) and "during iteration" in str(exc):
+        raise _Changed(text.head_text() if text is not None else "")
     log.warning("scratchfs: the result of %s is not JSON-serialisable (%s: %s); passing it through",
                 shorten(obs.tool, 120), type(exc).__name__, shorten(exc))
     return obs
@@ -124,7 +164,7 @@ def _refused(scope: Scope, obs: Observation, exc: QuotaExceeded, text: JsonText 
         try:
             size = text.drained_size()
         except Exception as error:
-            return _not_json(obs, error)
+            return _not_json(obs, error, text)
         content = text.head_text().encode("utf-8", "replace")
     else:
         content = bytes(raw) if isinstance(raw, (bytes, bytearray, memoryview)) else \
@@ -173,4 +213,4 @@ def _unknown_class(obs: Observation, spill_classes: frozenset[str]) -> None:
                     shorten(obs.tool, 120))
 
 
-__all__ = ["offload"]
+__all__ = ["CHANGED_ADVICE", "CHANGED_REASON", "WRITES", "offload"]

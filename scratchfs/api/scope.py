@@ -166,7 +166,8 @@ class Scope:
 
         A ``dict``, ``list`` or ``tuple`` content (a tool's structured result) is judged, and spilled, as its JSON text
         -- ``json.dumps(content, ensure_ascii=False)``, what an agent loop sends the model -- and comes back as it was
-        when it is not spilled; one that has no JSON text passes through, logged at WARNING level. That text is spilled
+        when it is not spilled; one that has no JSON text passes through, logged at WARNING level (one another thread
+        keeps changing as it is written, three times, becomes the refusal notice below instead). That text is spilled
         as it is written, in pieces (:mod:`scratchfs.api.offloading`): a large structure is never held as text whole
         (54 MiB of JSON offloaded with 8.5 MiB of peak memory growth, not 110: ``python bench/offload_memory.py``).
         Other content that is not ``str`` or bytes-like passes through untouched (turn it into text first).

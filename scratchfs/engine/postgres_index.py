@@ -46,6 +46,7 @@ its pool (binary protocol, server-side parameters, health-checked pooled connect
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -57,9 +58,9 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from scratchfs.engine.entry_sql import ENTRY_COLUMNS, UPSERT_SET
 from scratchfs.engine.keyset import LISTING_ORDER, NEWEST_FIRST_ORDER, page_filter
 from scratchfs.engine.postgres_blob_rows import PostgresBlobRows
-from scratchfs.engine.postgres_connect import pipelined
+from scratchfs.engine.postgres_connect import pipelined, reply_timeout
 from scratchfs.engine.postgres_expiry import DB_NOW, DELETE_KEY, PostgresExpiry, overtaken
-from scratchfs.engine.postgres_pool import IndexPool
+from scratchfs.engine.postgres_pool import IndexPool, local_turn
 from scratchfs.engine.postgres_schema import (
     SCHEMA_VERSION,
     connect_advice,
@@ -71,6 +72,7 @@ from scratchfs.engine.postgres_schema import (
 )
 from scratchfs.engine.postgres_stats import PostgresAggregates
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone, check_quota
+from scratchfs.foundation import forks
 from scratchfs.foundation.errors import StorageError, StoreBusy, StoreClosed
 from scratchfs.foundation.limits import TOMBSTONE_SECONDS
 
@@ -147,6 +149,8 @@ class PostgresIndex(PostgresAggregates, PostgresBlobRows, PostgresExpiry):
         self._sql: dict[str, str] = {}
         self._sweep_lock_key = lock_key(f"scratchfs sweep {schema}")
         self._delete_lock_key = lock_key(f"scratchfs delete {schema}")
+        self._sweeping = forks.renewed_in_child(self, "_sweeping", threading.Lock)  # (local_turn: one waiter each)
+        self._deleting = forks.renewed_in_child(self, "_deleting", threading.Lock)
         self.migrated_from: int | None = None
         """The schema version this object migrated the index from when it opened it, or ``None``."""
         self.found_version = 0
@@ -476,14 +480,9 @@ class PostgresIndex(PostgresAggregates, PostgresBlobRows, PostgresExpiry):
         if not exclusive:
             yield
             return
-        with self.connection("taking the delete lock") as conn:
-            try:
-                conn.execute(f"SET lock_timeout = {max(1, int(timeout * 1000))}")
-                conn.execute("SELECT pg_advisory_lock(%s)", (self._delete_lock_key,))
-            except pg_errors.LockNotAvailable:
-                raise StoreBusy(f"the delete lock stayed busy past the busy timeout ({timeout:g} s)") from None
-            finally:
-                self._configure(conn)
+        with local_turn(self._deleting, timeout) as left, self.connection("taking the delete lock") as conn:
+            if left is None or not self._wait_for_lock(conn, self._delete_lock_key, left):
+                raise StoreBusy(f"the delete lock stayed busy past the busy timeout ({timeout:g} s)")
             try:
                 yield
             finally:
@@ -493,22 +492,43 @@ class PostgresIndex(PostgresAggregates, PostgresBlobRows, PostgresExpiry):
     def sweep_lock(self, wait: float | None) -> Iterator[bool]:
         """Hold this schema's sweep lock (a session-level advisory lock, released if the holder's connection dies)
         for the duration; yields False at once (or after ``wait`` seconds) if another host holds it."""
+        with local_turn(self._sweeping, wait) as left:
+            if left is None:  # (another thread of this process sweeps)
+                yield False
+                return
+            with self._sweep_locked(left) as got:
+                yield got
+
+    @contextmanager
+    def _sweep_locked(self, wait: float) -> Iterator[bool]:
         with self.connection("taking the sweep lock") as conn:
             got = conn.execute("SELECT pg_try_advisory_lock(%s)", (self._sweep_lock_key,)).fetchone()[0]
             if not got and wait:
-                try:
-                    conn.execute(f"SET lock_timeout = {max(1, int(wait * 1000))}")
-                    conn.execute("SELECT pg_advisory_lock(%s)", (self._sweep_lock_key,))
-                    got = True
-                except pg_errors.LockNotAvailable:
-                    got = False
-                finally:
-                    self._configure(conn)
+                got = self._wait_for_lock(conn, self._sweep_lock_key, wait)
             try:
                 yield bool(got)
             finally:
                 if got:
                     conn.execute("SELECT pg_advisory_unlock(%s)", (self._sweep_lock_key,))
+
+    def _wait_for_lock(self, conn: psycopg.Connection, key: int, wait: float) -> bool:
+        """Wait up to ``wait`` seconds for the session advisory lock ``key``; True once held, False when the wait
+        ran out. The wait's own ``lock_timeout``, under a ``statement_timeout`` and a reply timeout a second longer
+        (the connection's, the busy timeout's, would cancel a wait as long as theirs as StoreBusy, or cut a longer
+        one short); the connection's settings are restored after."""
+        ms, reply_after = max(1, int(wait * 1000)), getattr(conn, "reply_after", None)
+        try:
+            conn.execute(f"SET lock_timeout = {ms}; SET statement_timeout = {ms + 1000}")
+            if reply_after is not None:
+                conn.reply_after = reply_timeout(wait + 1.0)  # type: ignore[attr-defined]
+            conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+            return True
+        except pg_errors.LockNotAvailable:
+            return False
+        finally:
+            if reply_after is not None:
+                conn.reply_after = reply_after  # type: ignore[attr-defined]
+            self._configure(conn)
 
 
 def _utf8(text: str | None) -> bytes | None:

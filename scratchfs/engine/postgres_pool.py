@@ -34,14 +34,14 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 
 import psycopg
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from scratchfs.engine.postgres_connect import BoundedConnection, NoReply, connect_kwargs, reply_timeout
 from scratchfs.engine.postgres_schema import probe
 from scratchfs.foundation import forks
 from scratchfs.foundation.errors import StoreClosed
 
-__all__ = ["DOWN_SECONDS", "FIRST_WAIT", "IndexPool"]
+__all__ = ["DOWN_SECONDS", "FIRST_WAIT", "IndexPool", "local_turn"]
 
 FIRST_WAIT = 0.25
 """Seconds a wait for a pooled connection lasts before the server is asked whether it is up."""
@@ -114,7 +114,12 @@ class IndexPool:
             StoreClosed: after :meth:`close`.
         """
         with ExitStack() as stack:
-            conn = self._enter(stack, self.pool())
+            try:
+                conn = self._enter(stack, self.pool())
+            except PoolClosed:  # closed by another thread between the open check and the checkout (or while waiting)
+                if not self.closed:
+                    raise
+                raise StoreClosed("the store is closed") from None
             try:
                 yield conn
             except NoReply as exc:
@@ -169,3 +174,19 @@ class IndexPool:
             pool, self._pool = self._pool, None
         if pool is not None and self._pid == os.getpid():
             pool.close(timeout=5)
+
+
+@contextmanager
+def local_turn(lock: threading.Lock, wait: float | None) -> Iterator[float | None]:
+    """This process's turn at a lock the server holds too (the sweep's, the delete's): ``lock`` taken first, waiting
+    up to ``wait`` seconds (``None`` or 0: not at all), so that threads waiting for the server's lock never each hold
+    a pooled connection meanwhile -- the holder, needing one more, waited for them: the pool starved, every call of
+    the store ``StoreBusy`` for the busy timeout. Yields the seconds of ``wait`` left, or None when the turn did not
+    come (``lock`` is then not held)."""
+    start = time.monotonic()
+    got = lock.acquire(timeout=wait) if wait else lock.acquire(blocking=False)
+    try:
+        yield max(0.0, (wait or 0.0) - (time.monotonic() - start)) if got else None
+    finally:
+        if got:
+            lock.release()
