@@ -46,7 +46,6 @@ its pool (binary protocol, server-side parameters, health-checked pooled connect
 from __future__ import annotations
 
 import re
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -58,9 +57,10 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from scratchfs.engine.entry_sql import ENTRY_COLUMNS, UPSERT_SET
 from scratchfs.engine.keyset import LISTING_ORDER, NEWEST_FIRST_ORDER, page_filter
 from scratchfs.engine.postgres_blob_rows import PostgresBlobRows
-from scratchfs.engine.postgres_connect import pipelined, reply_timeout
+from scratchfs.engine.postgres_connect import pipelined
 from scratchfs.engine.postgres_expiry import DB_NOW, DELETE_KEY, PostgresExpiry, overtaken
-from scratchfs.engine.postgres_pool import IndexPool, local_turn
+from scratchfs.engine.postgres_locks import PostgresLocks
+from scratchfs.engine.postgres_pool import IndexPool
 from scratchfs.engine.postgres_schema import (
     SCHEMA_VERSION,
     connect_advice,
@@ -72,7 +72,6 @@ from scratchfs.engine.postgres_schema import (
 )
 from scratchfs.engine.postgres_stats import PostgresAggregates
 from scratchfs.engine.protocols import Entry, ExpiredRow, Gone, check_quota
-from scratchfs.foundation import forks
 from scratchfs.foundation.errors import StorageError, StoreBusy, StoreClosed
 from scratchfs.foundation.limits import TOMBSTONE_SECONDS
 
@@ -80,8 +79,9 @@ __all__ = ["PostgresIndex"]
 
 _SCHEMA_RE = re.compile(r"[a-z_][a-z0-9_]{0,62}\Z")
 _RUNS_RE = re.compile(r"\s*(?:([A-Za-z_]\w{0,62})\.)?([A-Za-z_]\w{0,62})\s*\(\s*([A-Za-z_]\w{0,62})\s*\)\s*\Z")
-_LOCKED_NOW = ("SELECT extract(epoch from clock_timestamp())::float8, extract(epoch from statement_timestamp())"
-               "::float8 FROM (SELECT pg_advisory_xact_lock_shared(%s)) AS locked")  # (held; as received: seconds)
+_LOCKED_NOW = ("SELECT locked, extract(epoch from clock_timestamp())::float8, extract(epoch from "
+               "statement_timestamp())::float8 FROM (SELECT pg_try_advisory_xact_lock_shared(%s) AS locked) AS t")
+# (held, or False while a delete holds it: the write waits after its rollback; as received: seconds)
 _USAGE = "SELECT COALESCE(SUM(stored_size), 0)::bigint, COUNT(*) FROM @E WHERE run_id = %(run)s AND expires_at > @NOW"
 _SCOPE_KEY = "run_id = %(run)s AND agent_id = %(agent)s AND kind = %(kind)s AND key = %(key)s"
 _UPSERT = f"INSERT INTO @E ({ENTRY_COLUMNS}, frame_newlines) VALUES ({', '.join(['%s'] * 17)}) {UPSERT_SET}"
@@ -113,7 +113,7 @@ def _typed(exc: BaseException, doing: str, runs: tuple[str | None, str, str] | N
                                               f"{connect_advice(text)}"))
 
 
-class PostgresIndex(PostgresAggregates, PostgresBlobRows, PostgresExpiry):
+class PostgresIndex(PostgresAggregates, PostgresBlobRows, PostgresExpiry, PostgresLocks):
     """The entries table of a store, in PostgreSQL (see the module docstring).
 
     Args:
@@ -149,8 +149,6 @@ class PostgresIndex(PostgresAggregates, PostgresBlobRows, PostgresExpiry):
         self._sql: dict[str, str] = {}
         self._sweep_lock_key = lock_key(f"scratchfs sweep {schema}")
         self._delete_lock_key = lock_key(f"scratchfs delete {schema}")
-        self._sweeping = forks.renewed_in_child(self, "_sweeping", threading.Lock)  # (local_turn: one waiter each)
-        self._deleting = forks.renewed_in_child(self, "_deleting", threading.Lock)
         self.migrated_from: int | None = None
         """The schema version this object migrated the index from when it opened it, or ``None``."""
         self.found_version = 0
@@ -307,14 +305,30 @@ class PostgresIndex(PostgresAggregates, PostgresBlobRows, PostgresExpiry):
             QuotaExceeded: the run would go over a quota; nothing was written.
             StorageError: the platform's runs table has no such run (``runs_table``), the database failed, or the
                 blob is gone though no delete of its scope took it (an orphan sweep, an outsider): nothing written.
+            StoreBusy: a delete of a run or agent held the delete lock past the busy timeout -- waited out holding no
+                pooled connection (:meth:`wait_out_deletes`) -- or a statement stayed locked: nothing written.
+            StoreClosed: the store was closed while this waited.
         """
+        deadline = time.monotonic() + self.busy_timeout
+        while True:  # (a delete holding the delete lock: waited out holding no connection, then tried again)
+            try:
+                return self._put_once(entry, frame_newlines, check, quota, keep_times, began, proven)
+            except _DeleteRunning:
+                self.wait_out_deletes(deadline, "writing an entry")
+
+    def _put_once(self, entry: Entry, frame_newlines: bytes, check: Callable[[], bool],
+                  quota: tuple[int | None, int | None], keep_times: bool, began: float | None,
+                  proven: bool) -> tuple[bool, str | None]:
+        """:meth:`put`'s one transaction; raises :class:`_DeleteRunning` (rolled back) while a delete holds the lock."""
         e, ident = entry, {"run": entry.run_id, "agent": entry.agent_id, "kind": entry.kind, "key": entry.key}
         stamp = self.database_clock and not keep_times
         with self.batch("writing an entry") as conn:
             # the delete lock, shared (see delete_lock): no delete of a scope runs between the check and the commit;
             # sent with the BEGIN, and the database clock read once it is held (a volatile subquery runs first)
             sent = time.monotonic()
-            database_now, received = conn.execute(_LOCKED_NOW, (self._delete_lock_key,)).fetchone()
+            locked, database_now, received = conn.execute(_LOCKED_NOW, (self._delete_lock_key,)).fetchone()
+            if not locked:  # (rolled back: this thread's connection goes back to the pool while it waits)
+                raise _DeleteRunning
             clocks = (sent, received, database_now, time.monotonic())  # (the write's start lies between: write_start)
             if not check():  # a delete of its run or agent took the blob: the write is ordered before it, and its
                 # tombstone is the delete's; else the blob went some other way (StorageError)
@@ -467,68 +481,9 @@ class PostgresIndex(PostgresAggregates, PostgresBlobRows, PostgresExpiry):
         """The database server's time, epoch seconds."""
         return float(self.read(f"SELECT {DB_NOW}", {}, "reading the database clock")[0][0])
 
-    @contextmanager
-    def delete_lock(self, exclusive: bool, timeout: float) -> Iterator[None]:
-        """The fleet's delete lock (a PostgreSQL advisory lock on this schema), for a blob store shared by every host:
-        held exclusively (a session lock on one pooled connection) while a delete of a run or agent commits its rows
-        and removes its blobs. The shared side costs nothing here: :meth:`put` takes it, transaction-scoped, around
-        its check and commit.
 
-        Raises:
-            StoreBusy: the lock stayed busy for ``timeout`` seconds. StorageError: the database failed.
-        """
-        if not exclusive:
-            yield
-            return
-        with local_turn(self._deleting, timeout) as left, self.connection("taking the delete lock") as conn:
-            if left is None or not self._wait_for_lock(conn, self._delete_lock_key, left):
-                raise StoreBusy(f"the delete lock stayed busy past the busy timeout ({timeout:g} s)")
-            try:
-                yield
-            finally:
-                conn.execute("SELECT pg_advisory_unlock(%s)", (self._delete_lock_key,))
-
-    @contextmanager
-    def sweep_lock(self, wait: float | None) -> Iterator[bool]:
-        """Hold this schema's sweep lock (a session-level advisory lock, released if the holder's connection dies)
-        for the duration; yields False at once (or after ``wait`` seconds) if another host holds it."""
-        with local_turn(self._sweeping, wait) as left:
-            if left is None:  # (another thread of this process sweeps)
-                yield False
-                return
-            with self._sweep_locked(left) as got:
-                yield got
-
-    @contextmanager
-    def _sweep_locked(self, wait: float) -> Iterator[bool]:
-        with self.connection("taking the sweep lock") as conn:
-            got = conn.execute("SELECT pg_try_advisory_lock(%s)", (self._sweep_lock_key,)).fetchone()[0]
-            if not got and wait:
-                got = self._wait_for_lock(conn, self._sweep_lock_key, wait)
-            try:
-                yield bool(got)
-            finally:
-                if got:
-                    conn.execute("SELECT pg_advisory_unlock(%s)", (self._sweep_lock_key,))
-
-    def _wait_for_lock(self, conn: psycopg.Connection, key: int, wait: float) -> bool:
-        """Wait up to ``wait`` seconds for the session advisory lock ``key``; True once held, False when the wait
-        ran out. The wait's own ``lock_timeout``, under a ``statement_timeout`` and a reply timeout a second longer
-        (the connection's, the busy timeout's, would cancel a wait as long as theirs as StoreBusy, or cut a longer
-        one short); the connection's settings are restored after."""
-        ms, reply_after = max(1, int(wait * 1000)), getattr(conn, "reply_after", None)
-        try:
-            conn.execute(f"SET lock_timeout = {ms}; SET statement_timeout = {ms + 1000}")
-            if reply_after is not None:
-                conn.reply_after = reply_timeout(wait + 1.0)  # type: ignore[attr-defined]
-            conn.execute("SELECT pg_advisory_lock(%s)", (key,))
-            return True
-        except pg_errors.LockNotAvailable:
-            return False
-        finally:
-            if reply_after is not None:
-                conn.reply_after = reply_after  # type: ignore[attr-defined]
-            self._configure(conn)
+class _DeleteRunning(Exception):
+    """A delete of a run or agent holds the delete lock: the write's transaction rolls back and waits it out."""
 
 
 def _utf8(text: str | None) -> bytes | None:

@@ -41,7 +41,7 @@ from scratchfs.engine.postgres_schema import probe
 from scratchfs.foundation import forks
 from scratchfs.foundation.errors import StoreClosed
 
-__all__ = ["DOWN_SECONDS", "FIRST_WAIT", "IndexPool", "local_turn"]
+__all__ = ["DOWN_SECONDS", "FIRST_WAIT", "IndexPool", "Turn", "local_turn"]
 
 FIRST_WAIT = 0.25
 """Seconds a wait for a pooled connection lasts before the server is asked whether it is up."""
@@ -72,6 +72,35 @@ class IndexPool:
         self._inherited: list[ConnectionPool] = []  # a fork() parent's pool: kept, never used or closed here
         self.closed = False
         self._down: tuple[float, psycopg.Error] | None = None  # (until, monotonic seconds; the probe's error)
+        self.turns: dict[str, Turn] = forks.renewed_in_child(self, "turns", dict)  # (local_turn's, by name)
+        self._waiting: dict[int, psycopg.Connection] = forks.renewed_in_child(self, "_waiting", dict)
+
+    def turn(self, name: str) -> Turn:
+        """This process's :class:`Turn` called ``name`` (made on first use; one per lock the server holds too)."""
+        with self._lock:
+            found = self.turns.get(name)
+            if found is None:
+                found = self.turns[name] = Turn()
+                found.closed = self.closed
+            return found
+
+    @contextmanager
+    def waiting(self, conn: psycopg.Connection) -> Iterator[None]:
+        """Mark ``conn`` as waiting on the server for a lock, for the duration: :meth:`close` cancels its statement
+        (the waiter then sees :attr:`closed` and raises :class:`StoreClosed`), so no wait outlives the store.
+
+        Raises:
+            StoreClosed: the pool is closed already.
+        """
+        with self._lock:
+            if self.closed:
+                raise StoreClosed("the store is closed")
+            self._waiting[id(conn)] = conn
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._waiting.pop(id(conn), None)
 
     def pool(self) -> ConnectionPool:
         """This process's pool, opened on first use.
@@ -172,21 +201,73 @@ class IndexPool:
         with self._lock:
             self.closed = True
             pool, self._pool = self._pool, None
+            turns, waiting = list(self.turns.values()), list(self._waiting.values())
+        for turn in turns:  # (a thread waiting for its turn, or for the server's lock, stops now: StoreClosed)
+            turn.close()
+        for conn in waiting:
+            try:
+                conn.cancel_safe(timeout=min(self.busy_timeout, 5.0))
+            except psycopg.Error:  # (the server gone: the wait ends with the connection's own reply timeout)
+                pass
         if pool is not None and self._pid == os.getpid():
             pool.close(timeout=5)
 
 
+class Turn:
+    """A lock of this process whose waits :meth:`close` ends: the threads waiting then raise :class:`StoreClosed`
+    (a ``threading.Lock`` waited on past ``close()``, up to its timeout)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition(threading.Lock())
+        self._held = False
+        self.closed = False
+
+    def take(self, wait: float | None) -> bool:
+        """Take the turn, waiting up to ``wait`` seconds (``None`` or 0: not at all); False if it did not come.
+
+        Raises:
+            StoreClosed: the store is closed, or closed while this waited.
+        """
+        deadline = time.monotonic() + (wait or 0.0)
+        with self._cond:
+            while self._held and not self.closed:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+            if self.closed:
+                raise StoreClosed("the store is closed")
+            self._held = True
+            return True
+
+    def give(self) -> None:
+        """Give the turn back (to the next waiter)."""
+        with self._cond:
+            self._held = False
+            self._cond.notify_all()
+
+    def close(self) -> None:
+        """End every wait for this turn, now and later (:class:`StoreClosed`)."""
+        with self._cond:
+            self.closed = True
+            self._cond.notify_all()
+
+
 @contextmanager
-def local_turn(lock: threading.Lock, wait: float | None) -> Iterator[float | None]:
-    """This process's turn at a lock the server holds too (the sweep's, the delete's): ``lock`` taken first, waiting
-    up to ``wait`` seconds (``None`` or 0: not at all), so that threads waiting for the server's lock never each hold
-    a pooled connection meanwhile -- the holder, needing one more, waited for them: the pool starved, every call of
-    the store ``StoreBusy`` for the busy timeout. Yields the seconds of ``wait`` left, or None when the turn did not
-    come (``lock`` is then not held)."""
+def local_turn(turn: Turn, wait: float | None) -> Iterator[float | None]:
+    """This process's turn at a lock the server holds too (the sweep's, the delete's, a write's wait behind a
+    delete): ``turn`` taken first, waiting up to ``wait`` seconds (``None`` or 0: not at all), so that threads
+    waiting for the server's lock never each hold a pooled connection meanwhile -- the holder, needing one more,
+    waited for them: the pool starved, every call of the store ``StoreBusy`` for the busy timeout. Yields the seconds
+    of ``wait`` left, or None when the turn did not come (``turn`` is then not held).
+
+    Raises:
+        StoreClosed: the store is closed, or closed while this waited (:meth:`Turn.close`).
+    """
     start = time.monotonic()
-    got = lock.acquire(timeout=wait) if wait else lock.acquire(blocking=False)
+    got = turn.take(wait)
     try:
         yield max(0.0, (wait or 0.0) - (time.monotonic() - start)) if got else None
     finally:
         if got:
-            lock.release()
+            turn.give()
