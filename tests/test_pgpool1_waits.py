@@ -12,6 +12,7 @@ import psycopg
 import pytest
 
 from scratchfs.engine.postgres_schema import lock_key
+from scratchfs.engine.s3_blobs import S3Blobs
 from scratchfs.foundation.errors import StoreBusy, StoreClosed
 
 
@@ -36,7 +37,7 @@ def test_writes_waiting_behind_a_delete_leave_the_pool_to_reads(scratch_store_fa
     def writer(number: int) -> None:
         writers_ready.wait(30)
         try:
-            outcomes.append(scope.spill(f"result {number}\n".encode() * 50, "t").handle)
+            outcomes.append((number, scope.spill(f"result {number}\n".encode() * 50, "t").handle))
         except StoreBusy as exc:
             outcomes.append(exc)
 
@@ -56,10 +57,9 @@ def test_writes_waiting_behind_a_delete_leave_the_pool_to_reads(scratch_store_fa
         release.set()
         for thread in [first, *writers]:
             thread.join(60)
-    assert len(outcomes) == 12 and all(isinstance(o, (str, StoreBusy)) for o in outcomes)
-    for number, handle in enumerate(outcomes):
-        if isinstance(handle, str):
-            assert scope.read_range(handle, 0, 9).data == f"result {number}".encode()[:9]
+    assert len(outcomes) == 12 and all(isinstance(o, (tuple, StoreBusy)) for o in outcomes)
+    for number, handle in (o for o in outcomes if isinstance(o, tuple)):  # (no lost or wrong bytes)
+        assert scope.read_range(handle, 0, 9).data == f"result {number}\n".encode()[:9]
     handle = scope.spill(b"after\n" * 50, "t").handle  # the lock free again: writes commit
     assert scope.read_range(handle, 0, 5).data == b"after"
 
@@ -142,3 +142,48 @@ def test_close_ends_a_sweep_waiting_for_another_hosts_sweep(scratch_store_factor
 
         thread, outcome = _sweep_after_close(store, waiting)
         assert not thread.is_alive() and len(outcome) == 1 and isinstance(outcome[0], StoreClosed), outcome
+
+
+@pytest.mark.parametrize("backend", ["postgres+s3"], indirect=True)
+def test_writes_on_a_slow_object_store_leave_connections_to_reads(scratch_store_factory, monkeypatch):
+    """A write checks its blob (S3 ``HEAD``) inside its row's transaction, under the delete lock: twelve spills on an
+    object store slow to answer held all 8 pooled connections across their checks, and every listing failed "no
+    connection to the index database ... (the server is down, refusing or overloaded)". At most the pool's size less
+    two hold one so now; the rest wait their turn holding none (StoreBusy after the busy timeout); reads go on."""
+    store = scratch_store_factory("slow", busy_timeout=1.0)
+    scope = store.scope("run-1", "agent-1")
+    scope.scratch_write("k", b"kept")
+    release = threading.Event()
+    checking: list[int] = []
+    original = S3Blobs.head
+
+    def slow_head(self, key: str):
+        if "handle" in threading.current_thread().name:
+            checking.append(1)
+            release.wait(60)
+        return original(self, key)
+
+    monkeypatch.setattr(S3Blobs, "head", slow_head)
+    outcomes: list[object] = []
+
+    def writer(number: int) -> None:
+        try:
+            outcomes.append((number, scope.spill(f"result {number}\n".encode() * 50, "t").handle))
+        except StoreBusy as exc:
+            outcomes.append(exc)
+
+    writers = [threading.Thread(target=writer, args=(n,), name=f"handle-{n}") for n in range(12)]
+    for thread in writers:
+        thread.start()
+    try:
+        _until(lambda: len(checking) >= 6, "checked 6 blobs at once")
+        for _ in range(20):  # StorageError here: the writes held every connection
+            assert [e.key for e in scope.scratch_list()] == ["k"]
+    finally:
+        release.set()
+        for thread in writers:
+            thread.join(60)
+    assert len(outcomes) == 12 and all(isinstance(o, (tuple, StoreBusy)) for o in outcomes)
+    assert any(isinstance(o, tuple) for o in outcomes)
+    for number, handle in (o for o in outcomes if isinstance(o, tuple)):  # (no lost or wrong bytes)
+        assert scope.read_range(handle, 0, 9).data == f"result {number}\n".encode()[:9]

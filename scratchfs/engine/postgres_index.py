@@ -60,7 +60,7 @@ from scratchfs.engine.postgres_blob_rows import PostgresBlobRows
 from scratchfs.engine.postgres_connect import pipelined
 from scratchfs.engine.postgres_expiry import DB_NOW, DELETE_KEY, PostgresExpiry, overtaken
 from scratchfs.engine.postgres_locks import PostgresLocks
-from scratchfs.engine.postgres_pool import IndexPool
+from scratchfs.engine.postgres_pool import IndexPool, local_turn
 from scratchfs.engine.postgres_schema import (
     SCHEMA_VERSION,
     connect_advice,
@@ -306,15 +306,25 @@ class PostgresIndex(PostgresAggregates, PostgresBlobRows, PostgresExpiry, Postgr
             StorageError: the platform's runs table has no such run (``runs_table``), the database failed, or the
                 blob is gone though no delete of its scope took it (an orphan sweep, an outsider): nothing written.
             StoreBusy: a delete of a run or agent held the delete lock past the busy timeout -- waited out holding no
-                pooled connection (:meth:`wait_out_deletes`) -- or a statement stayed locked: nothing written.
+                pooled connection (:meth:`wait_out_deletes`) --, this process's other writes held the connections a
+                write may hold across its S3 check (:attr:`~.postgres_pool.IndexPool.long_slots`) past it, or a
+                statement stayed locked: nothing written.
             StoreClosed: the store was closed while this waited.
         """
         deadline = time.monotonic() + self.busy_timeout
         while True:  # (a delete holding the delete lock: waited out holding no connection, then tried again)
-            try:
-                return self._put_once(entry, frame_newlines, check, quota, keep_times, began, proven)
-            except _DeleteRunning:
-                self.wait_out_deletes(deadline, "writing an entry")
+            # at most long_slots writes of this process hold a connection across their S3 check: a slow object
+            # store held all 8, and every read failed "no connection ... the server is down"
+            with local_turn(self._connections.turn("check", self._connections.long_slots),
+                            max(0.0, deadline - time.monotonic())) as left:
+                if left is None:
+                    raise StoreBusy("the index database stayed busy past the busy timeout while writing an entry "
+                                    "(this process's other writes held their connections, checking their blobs)")
+                try:
+                    return self._put_once(entry, frame_newlines, check, quota, keep_times, began, proven)
+                except _DeleteRunning:
+                    pass
+            self.wait_out_deletes(deadline, "writing an entry")
 
     def _put_once(self, entry: Entry, frame_newlines: bytes, check: Callable[[], bool],
                   quota: tuple[int | None, int | None], keep_times: bool, began: float | None,

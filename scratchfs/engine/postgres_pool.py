@@ -41,12 +41,15 @@ from scratchfs.engine.postgres_schema import probe
 from scratchfs.foundation import forks
 from scratchfs.foundation.errors import StoreClosed
 
-__all__ = ["DOWN_SECONDS", "FIRST_WAIT", "IndexPool", "Turn", "local_turn"]
+__all__ = ["DOWN_SECONDS", "FIRST_WAIT", "KEPT_FREE", "IndexPool", "Turn", "local_turn"]
 
 FIRST_WAIT = 0.25
 """Seconds a wait for a pooled connection lasts before the server is asked whether it is up."""
 DOWN_SECONDS = 1.0
 """Seconds after a refused probe during which every operation fails at once with the probe's error."""
+KEPT_FREE = 2
+"""Pooled connections that calls which may hold one long (a write's transaction around its blob's S3 ``HEAD``) leave
+to the rest (reads, a delete's statements): :attr:`IndexPool.long_slots` is the pool's size less these, at least 1."""
 
 
 class IndexPool:
@@ -65,6 +68,9 @@ class IndexPool:
         self._dsn = dsn
         self.busy_timeout = busy_timeout
         self._size = max(1, pool_size)
+        self.long_slots = max(1, self._size - KEPT_FREE)
+        """How many of this process's threads may hold a connection across a call that may take long (a write's
+        S3 check): the others wait their turn (:func:`local_turn`) holding none."""
         self._configure = configure
         self._lock = forks.renewed_in_child(self, "_lock", threading.Lock)  # (held while a pool opens)
         self._pid = -1
@@ -75,12 +81,13 @@ class IndexPool:
         self.turns: dict[str, Turn] = forks.renewed_in_child(self, "turns", dict)  # (local_turn's, by name)
         self._waiting: dict[int, psycopg.Connection] = forks.renewed_in_child(self, "_waiting", dict)
 
-    def turn(self, name: str) -> Turn:
-        """This process's :class:`Turn` called ``name`` (made on first use; one per lock the server holds too)."""
+    def turn(self, name: str, slots: int = 1) -> Turn:
+        """This process's :class:`Turn` called ``name`` (made on first use with ``slots`` holders at a time; one per
+        lock the server holds too, or per kind of long hold of a connection)."""
         with self._lock:
             found = self.turns.get(name)
             if found is None:
-                found = self.turns[name] = Turn()
+                found = self.turns[name] = Turn(slots)
                 found.closed = self.closed
             return found
 
@@ -214,12 +221,14 @@ class IndexPool:
 
 
 class Turn:
-    """A lock of this process whose waits :meth:`close` ends: the threads waiting then raise :class:`StoreClosed`
-    (a ``threading.Lock`` waited on past ``close()``, up to its timeout)."""
+    """A lock of this process (or a semaphore: ``slots`` holders at a time) whose waits :meth:`close` ends: the
+    threads waiting then raise :class:`StoreClosed` (a ``threading.Lock`` was waited on past ``close()``, up to its
+    timeout)."""
 
-    def __init__(self) -> None:
+    def __init__(self, slots: int = 1) -> None:
         self._cond = threading.Condition(threading.Lock())
-        self._held = False
+        self._held = 0
+        self.slots = max(1, slots)
         self.closed = False
 
     def take(self, wait: float | None) -> bool:
@@ -230,20 +239,20 @@ class Turn:
         """
         deadline = time.monotonic() + (wait or 0.0)
         with self._cond:
-            while self._held and not self.closed:
+            while self._held >= self.slots and not self.closed:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
                 self._cond.wait(left)
             if self.closed:
                 raise StoreClosed("the store is closed")
-            self._held = True
+            self._held += 1
             return True
 
     def give(self) -> None:
         """Give the turn back (to the next waiter)."""
         with self._cond:
-            self._held = False
+            self._held -= 1
             self._cond.notify_all()
 
     def close(self) -> None:
