@@ -31,7 +31,10 @@ _CALL = rb"[a-z_][a-z0-9_]{0,39}\([^\n]*(?:\) {1,40}= |<unfinished \.\.\.>)"
 _FIRST_RE = re.compile(_PREFIX + _CALL)
 _LINE_RE = re.compile(rb"\n" + _PREFIX + rb"(?:" + _CALL + rb"|<\.\.\. [a-z_0-9]{1,40} resumed>|--- |\+\+\+ )")
 _CALLS_RE = re.compile(rb"\n" + _PREFIX + rb"([a-z_][a-z0-9_]{0,39})\(")
-_FAILED_RE = re.compile(rb"\) {1,40}= -1 (E[A-Z0-9]{1,20}) ")
+_FAILED_RE = re.compile(rb"\) {1,40}= -1 (E[A-Z0-9]{1,20}) \([^()\n]{1,80}\)(?: \(INJECTED\))?"
+                        rb"(?: <\d{1,10}\.\d{1,9}>)?\r?$", re.MULTILINE)
+"""A failed call's result, at its line's end (``-T``'s time after it): a ``read`` or ``write`` of text that holds
+strace's lines has ``) = -1 ENOENT (...)`` in its quoted arguments too, no failure (helper hostile49)."""
 _MOST = 0.9  # of the lines looked at, strace's
 _ERRORS, _CALLED = 6, 5
 _FIND = '; match=" = -1 ERRNO", context="line" finds the calls that failed with one'
