@@ -6,7 +6,7 @@ guessed, or a page of all 1,402 failures (helper modeltask11). Such text stays c
 starts with :data:`STRACE_SHAPE`.
 
 The layout (strace(1)): a line a call, ``name(arguments) = result``, a failure's result ``-1 ENOENT (No such file or
-directory)``; with ``-f`` each line after its process's id (``8263 `` in a file of ``-o``, ``[pid 8264] `` for the
+directory)``; with ``-f`` each line after its process's id (``8263  `` in a file of ``-o``, ``[pid  8264] `` for the
 children on standard error), with ``-t``/``-tt``/``-r`` after a time (``-r``'s right-aligned after blanks); a call
 another process interrupts split in two lines, ``read(3, <unfinished ...>`` and ``<... read resumed>...) = 832``; a
 signal ``--- SIGCHLD {...} ---``; an exit ``+++ exited with 0 +++``. Told only when the first line is a call (a match at
