@@ -50,14 +50,16 @@ _LEAD_RE = re.compile(rb"(?:%s)*(?:(?:%s|%s)*\*(?:%s|%s)*)?" % (_SGR, _SGR, _GRA
 context line ``" commit 1a2b3c4"`` has a space alone: none)."""
 _EMAIL_RE = re.compile(r" *<[^<>]*>$")
 _AUTHOR_CHARS = 60
+_DATE_CHARS = 40  # (git's "Mon Dec 7 17:00:31 2026 +0000" 30; a 60,000-character Date: line made each window's
+# commit 60 KB, a reply past its budget: helper hostile49)
 
 
 def with_commits(scope: Scope, found: Matches) -> Matches:
     """``found`` (a search of ``scope``'s entry ``found.handle``, not of a view nor in an encoding) with ``commits``:
     the commit of each window's first match (``{match offset: "96eb5d2d, A U Thor, Mon Dec 7 17:00:31 2026
     +0000"}``: its hash's first 8 digits, its author's name without the address, at most 60 characters, and git's
-    date) when the entry's shape is a git log or a diff holding commits and a window has one within the bounds
-    (the module's docstring); else ``found`` as it is. Never raises: an entry out of reach has none."""
+    date, at most 40) when the entry's shape is a git log or a diff holding commits and a window has one within the
+    bounds (the module's docstring); else ``found`` as it is. Never raises: an entry out of reach has none."""
     if not found.windows or found.view or found.encoding or found.binary:
         return found
     reads = EntryReads(scope)
@@ -139,5 +141,6 @@ def _header_at(data: bytes, line: int, word: int) -> re.Match[bytes] | None:
 
 def _said(header: re.Match[bytes]) -> str:
     """A commit header as a window's ``commit``."""
-    author = _EMAIL_RE.sub("", header[2].decode("utf-8", "replace").strip())[:_AUTHOR_CHARS]
-    return f"{header[1][:8].decode()}, {author}, {header[3].decode('utf-8', 'replace').strip()}"
+    author = _EMAIL_RE.sub("", header[2][:4096].decode("utf-8", "replace").strip())[:_AUTHOR_CHARS]
+    date = header[3][: _DATE_CHARS * 4].decode("utf-8", "replace").strip()[:_DATE_CHARS]
+    return f"{header[1][:8].decode()}, {author}, {date}"

@@ -92,6 +92,10 @@ _GNU_AFTER = rb"(?:(?<=[a-z\]]): |(?<=\d):? )"
 _GNU_RE = re.compile(rb"\n(" + _GNU_PLACE + rb"): (" + _GNU_SEVERITY + rb")" + _GNU_AFTER + rb"([^\r\n]*)")
 """A GNU diagnostic's place, severity (rustc's short format: with its code, ``error[E0308]``) or a lint's code (an
 error), and message."""
+_CLOCK_RE = re.compile(rb"(?:^|\s|\dT)\d{1,2}:\d\d:\d\d$")
+"""A GNU place that is a clock's time (``2026-12-07 19:00:37``, ``2026-12-07T19:00:37``, ``19:00:37``): a log's
+``2026-12-07 19:00:37: error: job 97 failed`` lines were told as diagnostics, their hours as files (helper
+hostile49)."""
 _TALLY_FROM = 50  # (kept diagnostics from which their codes and files are counted: fewer are read in a page)
 _TALLY_CODES, _TALLY_FILES = 5, 2
 _TALLY_MOST = 5000  # (blocks or annotations counted one at a time: 47,662 took 90 ms of Python)
@@ -124,6 +128,8 @@ def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, siz
     blocks = b"--> " in text and _BLOCK_RE.search(text) is not None
     github = not blocks and b"\n::" in text and _GITHUB_RE.search(text) is not None
     pattern, group = (_BLOCK_RE, 1) if blocks else (_GITHUB_RE, 1) if github else (_GNU_RE, 2)
+    if pattern is _GNU_RE and _clocked(text):
+        return None
     warning = lambda header: header.startswith(b"warning")  # noqa: E731 (a block's header, a severity: warning[...])
     error = (lambda header: not header.startswith(_NOT_ERRORS)) if blocks else \
         (lambda severity: b"error" in severity or severity[-1:].isdigit())
@@ -144,6 +150,12 @@ def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, siz
     items = (f"{_told(pattern.match(text, offset), blocks, github)} (line {line:,})"
              for line, offset in numbered(text, ((offset, offset) for offset, _ in shown)))
     return listed_within(head, items, f"; line=N reads from one{tail}", len(shown))
+
+
+def _clocked(text: bytes) -> bool:
+    """Whether the first GNU line of ``text`` has a clock's time for its place (:data:`_CLOCK_RE`): a log's."""
+    first = _GNU_RE.search(text)
+    return first is not None and _CLOCK_RE.search(first[1]) is not None
 
 
 def _tally(pattern: re.Pattern[bytes], text: bytes, blocks: bool, github: bool, keep: Callable[[bytes], bool],

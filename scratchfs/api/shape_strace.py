@@ -7,11 +7,11 @@ starts with :data:`STRACE_SHAPE`.
 
 The layout (strace(1)): a line a call, ``name(arguments) = result``, a failure's result ``-1 ENOENT (No such file or
 directory)``; with ``-f`` each line after its process's id (``8263  `` in a file of ``-o``, ``[pid  8264] `` for the
-children on standard error), with ``-t``/``-tt``/``-r`` after a time; a call another process interrupts split in two
-lines, ``read(3, <unfinished ...>`` and ``<... read resumed>...) = 832``; a signal ``--- SIGCHLD {...} ---``; an exit
-``+++ exited with 0 +++``. Told only when the first line is a call (a match at its start) and nine in ten of the
-first :data:`~scratchfs.api.shape_words.MOST_LINES` lines are such lines; counted over the whole sample (``findall``
-each, in C)."""
+children on standard error), with ``-t``/``-tt``/``-r`` after a time (``-r``'s right-aligned after blanks); a call
+another process interrupts split in two lines, ``read(3, <unfinished ...>`` and ``<... read resumed>...) = 832``; a
+signal ``--- SIGCHLD {...} ---``; an exit ``+++ exited with 0 +++``. Told only when the first line is a call (a match at
+its start) and nine in ten of the first :data:`~scratchfs.api.shape_words.MOST_LINES` lines are such lines; counted over
+the whole sample (``findall`` each, in C)."""
 
 from __future__ import annotations
 
@@ -25,13 +25,17 @@ __all__ = ["STRACE_SHAPE", "strace_shape"]
 STRACE_SHAPE = "strace output"
 """How the shape of ``strace`` output starts."""
 
-_PREFIX = rb"(?:\[pid {1,7}(\d{1,10})\] |(\d{1,10}) {1,8})?(?:\d{1,10}(?:[:.]\d{1,10}){1,3} {1,8})?"
+_PREFIX = rb"(?:\[pid {1,7}(\d{1,10})\] |(\d{1,10}) {1,8})?(?: {0,10}\d{1,10}(?:[:.]\d{1,10}){1,3} {1,8})?"
+# (-r's time right-aligned, after blanks: "     0.000210 mmap(", "[pid  6293]      0.000039 execve(": helper hostile49)
 # (a call with its result, or its first half: a line a call of other text has neither)
 _CALL = rb"[a-z_][a-z0-9_]{0,39}\([^\n]*(?:\) {1,40}= |<unfinished \.\.\.>)"
 _FIRST_RE = re.compile(_PREFIX + _CALL)
 _LINE_RE = re.compile(rb"\n" + _PREFIX + rb"(?:" + _CALL + rb"|<\.\.\. [a-z_0-9]{1,40} resumed>|--- |\+\+\+ )")
 _CALLS_RE = re.compile(rb"\n" + _PREFIX + rb"([a-z_][a-z0-9_]{0,39})\(")
-_FAILED_RE = re.compile(rb"\) {1,40}= -1 (E[A-Z0-9]{1,20}) ")
+_FAILED_RE = re.compile(rb"\) {1,40}= -1 (E[A-Z0-9]{1,20}) \([^()\n]{1,80}\)(?: \(INJECTED\))?"
+                        rb"(?: <\d{1,10}\.\d{1,9}>)?\r?$", re.MULTILINE)
+"""A failed call's result, at its line's end (``-T``'s time after it): a ``read`` or ``write`` of text that holds
+strace's lines has ``) = -1 ENOENT (...)`` in its quoted arguments too, no failure (helper hostile49)."""
 _MOST = 0.9  # of the lines looked at, strace's
 _ERRORS, _CALLED = 6, 5
 _FIND = '; match=" = -1 ERRNO", context="line" finds the calls that failed with one'
