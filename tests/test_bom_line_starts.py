@@ -58,3 +58,16 @@ def test_no_bom_no_such_note(scope):
     stub = scope.spill(data, source_tool="shell").to_dict()
     reply = ScratchTools(scope).call("read_handle", {"handle": stub["handle"], "pattern": "^zzz"})
     assert "byte order mark" not in reply.get("note", "")
+
+
+@pytest.mark.parametrize(("line_end", "crlf"), [(b"\n", False), (b"\r\n", True)])
+def test_whether_lines_end_in_crlf_is_told_from_the_content_not_from_the_pattern(scope, line_end, crlf):
+    """helper leftovers8: a pattern that already held ``\\r?$`` (the CRLF rewrite of ``$``) over a BOM + LF CSV was
+    told "its lines end in CRLF", read off the rewritten pattern; now that clause follows the content's bytes."""
+    data = CSV.read_bytes().replace(b"\r\n", line_end)
+    stub = scope.spill(data, source_tool="shell").to_dict()
+    tools = ScratchTools(scope)
+    pattern = "^name,version,size,maintainer\\r?$"
+    note = tools.call("read_handle", {"handle": stub["handle"], "pattern": pattern, "context": "line"})["note"]
+    assert "byte order mark" in note and ("CRLF" in note) is crlf, note
+    assert lines_found(tools, note[note.index("read_handle("):]) == [1]

@@ -218,7 +218,8 @@ def test_a_thousand_failures_with_long_names_stay_within_the_shape():
 
 
 _RUNS = ("cargo-test.txt", "node-test-tap.txt", "cargo-test-q-warnings.txt", "cargo-test-nocapture.txt",
-         "cargo-test-color.txt", "pytest-color-failures.txt")  # (coloured: tests/test_coloured_kinds.py)
+         "cargo-test-color.txt", "pytest-color-failures.txt", "pytest-v-failures.txt")  # (coloured:
+# tests/test_coloured_kinds.py; pytest -v: tests/test_pytest_reasons_call.py)
 
 
 @pytest.mark.parametrize("path", [ROOT / "README.md", ROOT / "scratchfs" / "api" / "shape_testrun.py",

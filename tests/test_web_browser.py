@@ -423,3 +423,24 @@ def test_a_page_of_another_port_cannot_prefetch_or_navigate_into_the_api(site):
         context.close()
         attacker.shutdown()
         attacker.server_close()
+
+
+def test_a_runs_entries_filtered_by_kind_and_their_order_said(site, page):
+    """helper leftovers8: the API took ``?kind=handle`` but the run page had no such filter, and listed the spilled
+    results oldest first among the scratchpad values without a word, where ``scratch_list(spilled=true)`` lists them
+    newest first. The page filters by kind (kept in its URL, ``?kind=``, so a link opens it so) and says the order."""
+    page.goto(f"{site['base']}/runs/{RUN}")
+    rows = page.locator("table.grid tbody tr")
+    rows.first.wait_for()
+    assert "oldest first" in page.locator("#order").inner_text()
+    page.select_option("#kind-filter", "handle")
+    page.wait_for_url(re.compile(r".*\?kind=handle$"))
+    expect(rows.filter(has_text="plan")).to_have_count(0)
+    kinds = rows.locator("td:first-child").all_inner_texts()
+    assert kinds and set(kinds) == {"spilled"}
+    keys = rows.locator("td:nth-child(2)").all_inner_texts()
+    assert keys[:2] == [site["handles"]["big"], site["handles"]["json"]]  # (oldest first, as said)
+    page.goto(f"{site['base']}/runs/{RUN}?kind=scratch")  # (a link to the filtered list)
+    expect(rows.filter(has_text="plan")).to_have_count(1)  # (other tests of the module write scratch values too)
+    assert set(rows.locator("td:first-child").all_inner_texts()) == {"scratch"}
+    assert page.locator("#kind-filter").input_value() == "scratch"

@@ -98,7 +98,7 @@ def _hinted(opened: Any, result: Matches, offset: int, said: bool = True) -> Mat
     fixed = fixed if b"\r\n" in head else None
     bom = bom_line_starts(fixed or result.pattern or "", result.ignore_case) if starts and head.startswith(
         BOM_UTF8) else None  # (a mark before the first line: ^ written past it, each $ too when lines end in CRLF)
-    hinted = text_view_hint(result, kind, offset, shape, not_utf8, bom or fixed, bom is not None)
+    hinted = text_view_hint(result, kind, offset, shape, not_utf8, bom or fixed, bom is not None, fixed is not None)
     if isinstance(hinted.note, MissNote) and hinted.note.plain == _HTML_MISS:  # (a page's source that holds it in
         # another case: that match, found, rather than a search of the text view, which misses it too)
         cased = plain_miss(opened, hinted, offset, said, spelled=False)
@@ -193,7 +193,8 @@ def _placeholder_hit(found: Matches, offset: int, shape: str | None = None) -> M
 
 
 def text_view_hint(found: Matches, content_type: str | None, offset: int, shape: str | None = None,
-                   not_utf8: bool = False, crlf_fix: str | None = None, bom: bool = False) -> Matches:
+                   not_utf8: bool = False, crlf_fix: str | None = None, bom: bool = False,
+                   crlf: bool = False) -> Matches:
     """``found`` with a ``note`` naming the way on when a search of a stored content from its start found nothing
     (``next_call`` ``None``, no ``view``), ``shape`` its stored shape, ``not_utf8``: its bytes are not all UTF-8:
 
@@ -218,7 +219,8 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
     * a pattern holding ``^`` over content that starts with a UTF-8 byte order mark (``bom``: ``crlf_fix`` is then
       the pattern with each ``^`` written ``^(?:\\xef\\xbb\\xbf)?``, each ``$`` as above where lines end in CRLF:
       :func:`~scratchfs.engine.pattern_crlf.bom_line_starts`): ``^`` never matches at the first line's first
-      character, which follows the mark.
+      character, which follows the mark; ``crlf``: the content's lines end in CRLF (told from its bytes, not from
+      the pattern, which may hold ``\\r?$`` as written), which the note then says too.
 
     (A placeholder's own text found from the start: :func:`_placeholder_hit`.) A note ends with the exact call for
     a needle or pattern of at most :data:`HINT_CALL_BYTES` (in bytes of its JSON string; at most about 460 bytes of
@@ -248,14 +250,15 @@ def text_view_hint(found: Matches, content_type: str | None, offset: int, shape:
         return replace(found, note=MissNote.made(split, f"{split}; search that text: ", way))
     if (not_utf8 or not_utf8_said(shape)) and not _sought(found).isascii():
         return replace(found, note=single_byte_note(found, spelled))
-    return found if crlf_fix is None else replace(found, note=_line_ends_note(found, crlf_fix, bom))
+    return found if crlf_fix is None else replace(found, note=_line_ends_note(found, crlf_fix, bom, crlf))
 
 
-def _line_ends_note(found: Matches, fixed: str, bom: bool) -> Advice:
+def _line_ends_note(found: Matches, fixed: str, bom: bool, crlf: bool) -> Advice:
     """:func:`text_view_hint`'s note for a pattern whose anchors miss: ``fixed`` its rewrite, ``bom``: one for a
-    UTF-8 byte order mark before the first line (each ``^`` written past it), else for CRLF line ends (each ``$``)."""
+    UTF-8 byte order mark before the first line (each ``^`` written past it, and each ``$`` where ``crlf``, the
+    content's lines end in CRLF), else for CRLF line ends (each ``$``)."""
     end = CRLF_END if CRLF_END_EXACT not in fixed else CRLF_END_EXACT  # (the CRLF's \r alone, where an item may
-    crlf = CRLF_END in fixed or CRLF_END_EXACT in fixed  # match a \r too, or a lone \r ends the content)
+    # match a \r too, or a lone \r ends the content)
     what = f"each ^ written {BOM_START}" + (f" and each $ {end}" if crlf else "") if bom else f"each $ written {end}"
     call = _same_call(found, pattern=fixed) if reply_size(fixed) <= HINT_CALL_BYTES else f"the same call with {what}"
     if bom:

@@ -39,7 +39,7 @@ from scratchfs.api.shape_parts import Parts, cargo_status, numbered
 from scratchfs.api.shape_words import listed_within, plural, short_name
 from scratchfs.foundation.text import bitmap_classes
 
-__all__ = ["TEST_RUN_SHAPE", "runner_shape"]
+__all__ = ["TEST_RUN_SHAPE", "failure_reasons", "runner_shape"]
 
 TEST_RUN_SHAPE = "test run"
 """How the shape of a test run's output starts."""
@@ -275,3 +275,16 @@ def _failures_word(runner: str, text: bytes, failures: Parts | list[tuple[int, b
 
 def _an_error(name: bytes) -> bool:
     return name.startswith(b"ERROR")
+
+
+_PYTEST_SHAPE = f"{TEST_RUN_SHAPE} (pytest)"
+_REASON_LINE = b"\nE  "  # (pytest writes a failure's reason and its assertion's explanation on lines "E" and spaces
+# start, under its traceback: "E       assert (3 % 7) != 3", "E        +  where ...")
+
+
+def failure_reasons(content_type: str | None, shape: str | None, head: bytes) -> bool:
+    """Whether a content of ``content_type`` and ``shape`` (its stored shape) is pytest's output whose ``head`` (its
+    first bytes) holds the ``E`` lines that give its failures' reasons -- a search of ``^E `` finds them all in one
+    call (not a read of each failure's traceback); coloured output's stand behind escape sequences and ``--tb=line``
+    writes none. Never raises."""
+    return content_type == "text" and bool(shape) and shape.startswith(_PYTEST_SHAPE) and _REASON_LINE in head

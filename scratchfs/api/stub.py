@@ -15,19 +15,18 @@ from scratchfs.api.line_fit import LAST_LINES_BYTES, escape_bytes, lines_within
 from scratchfs.api.preview import hex_preview, make_preview
 from scratchfs.api.stub_reads import (
     BY_MATCH,
-    BY_PATTERN,
     FIRST_ITEM,
     MEMBERS,
     ItemsAfter,
     arrays_said,
     rows_after,
+    search_call,
     structure_call,
     text_first,
     text_from,
 )
 from scratchfs.api.tar_headers import TarMember
 from scratchfs.api.terminal_preview import AS_SHOWN, AS_SHOWN_WHOLE, RenderedHead
-from scratchfs.engine.patterns import MAX_LINE_BYTES
 from scratchfs.foundation.calls import without_defaults
 from scratchfs.foundation.limits import (
     DEFAULT_LINES,
@@ -143,7 +142,7 @@ class _Note:
         self.arrays = arrays_said(content_type, shape, by_structure)
         self.rows = rows_after(content_type, head, size, shape)  # (a table's rows, JSON lines' records)
         longest = size - lines + 1 if longest_line is None else longest_line
-        by_search = BY_PATTERN if longest <= MAX_LINE_BYTES else BY_MATCH  # a longer line refuses a pattern
+        by_search = search_call(content_type, shape, head, longest)  # (by match past a pattern's line bound)
         self.by_other = f"{call}, {by_structure} | {call}, {by_search}" if by_structure else f"{call}, {by_search}"
         if content_type == "html":  # (its text, not its bytes: their <head> and scripts tell nothing)
             self.by_other = page_reads(call, shape, by_search)

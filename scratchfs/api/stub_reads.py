@@ -20,7 +20,9 @@ from scratchfs.api.shape_settings import FIND_KEY, is_settings
 from scratchfs.api.shape_stream import is_stream
 from scratchfs.api.shape_table import is_headless
 from scratchfs.api.shape_terminal import coloured, is_terminal
+from scratchfs.api.shape_testrun import failure_reasons
 from scratchfs.api.table_footer import footer_cut
+from scratchfs.engine.patterns import MAX_LINE_BYTES
 from scratchfs.engine.structure import (
     MAX_JQ_DOCUMENT_BYTES,
     MAX_SLURP_BYTES,
@@ -48,6 +50,7 @@ __all__ = [
     "arrays_said",
     "placeholder_said",
     "rows_after",
+    "search_call",
     "structure_call",
     "text_first",
     "text_from",
@@ -88,6 +91,18 @@ FIRST_ITEM = after_handle(jq=".[0]")  # a JSON array within it, its first item n
 _EACH = after_handle(jq=PLACEHOLDER)  # JSON texts one after another: one filter run on each document (jq: a stream)
 _SLURP = after_handle(jq=PLACEHOLDER, slurp=True)  # one jq filter over the array of all the rows (objects by name)
 _FIND_KEY = after_handle(pattern=FIND_KEY, context="line")  # settings: the line of a key, no more (shape_settings)
+_REASONS = after_handle(pattern="^E ", context="line")  # pytest's failures: each E line (their reasons), no more
+
+
+def search_call(content_type: str | None, shape: str | None, head: bytes, longest: int) -> str:
+    """The search a note names (after the handle) for a content whose longest line holds at most ``longest`` bytes:
+    by match when a line may be longer than :data:`~scratchfs.engine.patterns.MAX_LINE_BYTES` (a pattern search
+    refuses such a line); pytest's output whose ``head`` holds its failures' ``E`` lines
+    (:func:`~scratchfs.api.shape_testrun.failure_reasons`): the search of those lines, every failure's reason in one
+    call (1.3 KB for 5 failures, where a read of one failure's traceback was 3 KB); else by the placeholder pattern."""
+    if longest > MAX_LINE_BYTES:
+        return BY_MATCH
+    return _REASONS if failure_reasons(content_type, shape, head) else BY_PATTERN
 
 
 ARRAYS_SAID = "; with slurp=true its rows are arrays, columns by number from 0 (.[] | select(.[1] > 5))"

@@ -7,7 +7,10 @@ note names the column and the filter that gives its number, ``(.["cov%"] | rtrim
 
 A column is one of percentages when every non-empty cell of its first :data:`ROWS_JUDGED` rows is a number followed
 by ``%`` (a cell elsewhere that is not still fails that filter, with jq's words); the filter names it when it holds
-the column's name (as ``.name``, ``."name"`` or ``.["name"]`` all do).
+the column's name (as ``.name``, ``."name"`` or ``.["name"]`` all do) and uses it as text: a path to it that the
+same expression turns into a number (``sort_by(.Cover | rtrimstr("%") | tonumber)``, ``(."Use%"[:-1] | tonumber)``)
+is not that, any other mention is (helper leftovers8: the note was ~250 bytes a read about a filter that compared
+numbers).
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ ROWS_JUDGED = 200
 _PERCENT = re.compile(r"-?[0-9]+(?:\.[0-9]+)?%")
 _MOST_NAMED = 3
 """Most columns a note names."""
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[()\[\]{}]|[;,<>]|[!=]=|\b(?:and|or|tonumber)\b')
+"""What ends the expression a path stands in, or turns it into a number: a string (skipped), a bracket, an operator
+of the expression around it, ``tonumber``."""
 
 
 def percent_note(source: ContentSource, layout: Layout | None, filter: str) -> str | None:
@@ -37,7 +43,7 @@ def percent_note(source: ContentSource, layout: Layout | None, filter: str) -> s
     try:
         rows = iter_rows(source, layout=layout, passed=[])
         keys, _ = row_keys(next(rows, (0, []))[1])
-        asked = [(at, key) for at, key in enumerate(keys) if key and key in filter]
+        asked = [(at, key) for at, key in enumerate(keys) if key and _used_as_text(filter, key)]
         cells = [cells for _, cells in itertools.islice(rows, ROWS_JUDGED if asked else 0) if isinstance(cells, list)]
     except Exception:  # (a header that cannot be read: the slurp read itself says so)
         return None
@@ -55,3 +61,33 @@ def _percentages(rows: list[list[str]], at: int) -> bool:
     """Whether every non-empty cell of column ``at`` of ``rows`` is a percentage, and one is."""
     column = [cells[at] for cells in rows if at < len(cells) and cells[at]]
     return bool(column) and all(_PERCENT.fullmatch(cell) for cell in column)
+
+
+def _used_as_text(filter: str, key: str) -> bool:
+    """Whether ``filter`` mentions ``key`` other than as a path to it (``.key``, ``."key"``, ``.["key"]``) followed,
+    in the same expression, by ``tonumber``."""
+    quoted = re.escape(json.dumps(key, ensure_ascii=False))
+    bare = rf"{re.escape(key)}(?![A-Za-z0-9_])|" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) else ""
+    paths = list(re.finditer(rf"\.(?:{bare}{quoted}|\[\s*{quoted}\s*\])", filter))
+    if len(paths) < filter.count(key):
+        return True
+    return not all(_made_a_number(filter, path.end()) for path in paths)
+
+
+def _made_a_number(filter: str, at: int) -> bool:
+    """Whether the expression going on at ``at`` of ``filter`` reaches ``tonumber`` before it ends (its bracket
+    closes, or ``;``, ``,``, a comparison, ``and``, ``or`` at its level)."""
+    depth = 0
+    for token in _TOKEN.finditer(filter, at):
+        word = token.group()
+        if word == "tonumber":
+            return True
+        if word in ("(", "[", "{"):
+            depth += 1
+        elif word in (")", "]", "}"):
+            depth -= 1
+            if depth < 0:
+                return False
+        elif not word.startswith('"') and depth == 0:
+            return False
+    return False

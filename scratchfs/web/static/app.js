@@ -171,16 +171,30 @@ async function viewRuns() {
 
 // -- one run ---------------------------------------------------------------------------------------------------------
 
+const KINDS = {"": "all kinds", handle: "spilled results", scratch: "scratchpad values"};  // (the API's ?kind=)
+
 async function viewRun() {
   const run = body.dataset.run;
   crumbs(["runs", "/"], ["run " + run, null]);
   const allowDelete = body.dataset.allowDelete === "true";
-  const state = {cursors: [null], page: 0, agent: ""};
+  const asked = new URLSearchParams(location.search).get("kind");  // (?kind=handle|scratch: a link to one kind)
+  const state = {cursors: [null], page: 0, agent: "", kind: Object.hasOwn(KINDS, asked || "") ? asked : ""};
   const summary = el("p", {class: "summary"});
+  const order = el("p", {id: "order", class: "summary", text: "Entries are listed oldest first (by when each was " +
+    "written), spilled results and scratchpad values together unless a kind is chosen; the model's " +
+    "scratch_list(spilled=true) lists its spilled results newest first."});
   const holder = el("div");
   const agentSelect = el("select", {id: "agent-filter"}, el("option", {value: "", text: "all agents"}));
   agentSelect.addEventListener("change", () => { state.agent = agentSelect.value; state.cursors = [null];
                                                   state.page = 0; render(); });
+  const kindSelect = el("select", {id: "kind-filter"},
+                        ...Object.entries(KINDS).map(([value, text]) => el("option", {value, text})));
+  kindSelect.value = state.kind;
+  kindSelect.addEventListener("change", () => {
+    state.kind = kindSelect.value; state.cursors = [null]; state.page = 0;
+    history.replaceState(null, "", location.pathname + (state.kind ? "?kind=" + state.kind : ""));
+    render();
+  });
   const prev = el("button", {type: "button", text: "◀ previous", onclick: () => { state.page--; render(); }});
   const next = el("button", {type: "button", text: "next ▶", onclick: () => { state.page++; render(); }});
   const head = el("div", {class: "tools"}, el("h1", {}, "Run ", el("span", {class: "id", text: run})));
@@ -190,11 +204,12 @@ async function viewRun() {
       await postJson("/api/runs/" + seg(run) + "/delete"); location.href = "/";
     }}));
   }
-  app.replaceChildren(head, summary, el("div", {class: "tools"}, agentSelect, prev, next), holder);
+  app.replaceChildren(head, summary, order, el("div", {class: "tools"}, agentSelect, kindSelect, prev, next), holder);
 
   async function render() {
     const page = await getJson("/api/runs/" + seg(run) + "/scratch",
-                               {cursor: state.cursors[state.page], limit: 100, agent: state.agent});
+                               {cursor: state.cursors[state.page], limit: 100, agent: state.agent,
+                                kind: state.kind});
     state.cursors[state.page + 1] = page.next_cursor;
     prev.disabled = state.page === 0;
     next.disabled = !page.next_cursor;
