@@ -172,7 +172,7 @@ def _tally(pattern: re.Pattern[bytes], text: bytes, blocks: bool, github: bool, 
     codes.pop(b"", None)
     files.pop(b"", None)
     first = f"; the first {counted:,}" if counted < kept else ""
-    told = [f"{first} in {len(files):,} files" if len(files) > 1 else first]
+    told = [f"{first} in {plural(len(files), 'file')}" if len(files) > 1 else first]
     if len(codes) > 1:
         told.append("codes: " + _most(codes, _TALLY_CODES, 40))
     if len(files) > 1:
