@@ -4,6 +4,7 @@ chunks) read without holding a stream in memory whole."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from os import PathLike, fspath
 
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
 
@@ -30,8 +31,9 @@ def iter_chunks(content: object, chunk_bytes: int = READ_CHUNK_BYTES) -> Iterato
     from a text file is encoded as UTF-8); or an iterable of such chunks.
 
     Raises:
-        InvalidArgument: any other type, a chunk of another type, a released ``memoryview``, or text that is not
-            valid UTF-8 (lone surrogates).
+        InvalidArgument: any other type, a chunk of another type (a path's message names the file's ``open("rb")``,
+            a structure's -- a ``dict``, a ``list`` of records -- its JSON text, as ``offload`` spills it), a
+            released ``memoryview``, or text that is not valid UTF-8 (lone surrogates).
         ContentFailed: the file's ``read`` or the iterable raised an ``OSError`` (``original``).
     """
     if isinstance(content, (bytes, bytearray)):
@@ -51,7 +53,23 @@ def iter_chunks(content: object, chunk_bytes: int = READ_CHUNK_BYTES) -> Iterato
     else:
         raise InvalidArgument(
             f"content must be bytes, str, a binary file or an iterable of byte chunks, not {type(content).__name__}"
+            + _advice(content, (dict,))
         )
+
+
+_JSON_VALUES = (dict, list, tuple, int, float, bool, type(None))
+"""Types of a structure's values: content that holds one is a structure, spilled as its JSON text."""
+
+
+def _advice(value: object, structures: tuple[type, ...] = _JSON_VALUES) -> str:
+    """What to do with content (or a chunk) of a refused type: open a path; write a structure (content of one of
+    ``structures``) as its JSON text; nothing for another type."""
+    if isinstance(value, PathLike):
+        return f": a path is not read; spill the file's bytes, Path({fspath(value)!r}).open(\"rb\")"
+    if isinstance(value, structures):
+        return (": a structure is spilled as its JSON text, json.dumps(value, ensure_ascii=False), as offload "
+                "spills a dict, list or tuple result")
+    return ""
 
 
 _END = object()
@@ -82,7 +100,7 @@ def _as_bytes(chunk: object) -> bytes | bytearray | memoryview:
         return _view(chunk)
     if isinstance(chunk, str):
         return _encode(chunk)
-    raise InvalidArgument(f"a content chunk must be bytes or str, not {type(chunk).__name__}")
+    raise InvalidArgument(f"a content chunk must be bytes or str, not {type(chunk).__name__}" + _advice(chunk))
 
 
 def _view(view: memoryview) -> bytes | memoryview:
