@@ -112,6 +112,15 @@ HOSTILE = {
         b"import time:         1 |          1 |   a\nimport time:         1 |          2 | b\n"),
     "importtime names of 4,000 spaces": b"import time: self [us] | cumulative | imported package\n" + fill(
         b"import time: 1 | 1 | " + b" " * 4000 + b"\n"),
+    # strace's calls (shape_strace, stracecost1: each line's 3-tuple of findall taken apart in Python, 12 plain
+    # texts' describe for 65,536 calls; 10 for 30,000 processes' ids), failed calls and interrupted ones
+    "strace calls of no arguments": fill(b"a() = 0\n"),
+    "strace calls of 30,000 processes": b"".join(b"%d  a() = 0\n" % (10_000 + i) for i in range(30_000))
+                                        + fill(b"1  a() = 0\n", SIZE - 450_000),
+    "strace calls of 26,000 processes on standard error": b"".join(b"[pid %d] a() = 0\n" % (10_000 + i)
+                                                                for i in range(26_000)),
+    "strace calls failed": fill(b"a() = -1 ENOENT (x)\n"),
+    "strace calls timed and interrupted": fill(b"1 0.1 a(<unfinished ...>\n1 0.1 <... a resumed>) = 0\n"),
     "an SQL dump of 5,000 tables created and 5,000 others filled": b"BEGIN TRANSACTION;\n" + b"".join(
         b"CREATE TABLE t%d(a);\n" % i for i in range(5000)) + b"".join(b"INSERT INTO u%d VALUES(1);\n" % i
                                                                        for i in range(5000)),

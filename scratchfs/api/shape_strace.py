@@ -25,13 +25,21 @@ __all__ = ["STRACE_SHAPE", "strace_shape"]
 STRACE_SHAPE = "strace output"
 """How the shape of ``strace`` output starts."""
 
-_PREFIX = rb"(?:\[pid {1,7}(\d{1,10})\] |(\d{1,10}) {1,8})?(?: {0,10}\d{1,10}(?:[:.]\d{1,10}){1,3} {1,8})?"
+_PID_BRACKETED, _PID_BARE = rb"\[pid {1,7}(\d{1,10})\] ", rb"(\d{1,10}) {1,8}"  # (on standard error; of -o FILE)
+_TIME = rb"(?: {0,10}\d{1,10}(?:[:.]\d{1,10}){1,3} {1,8})?"
 # (-r's time right-aligned, after blanks: "     0.000210 mmap(", "[pid  6293]      0.000039 execve(": helper hostile49)
+_PREFIX = rb"(?:" + _PID_BRACKETED + rb"|" + _PID_BARE + rb")?" + _TIME
 # (a call with its result, or its first half: a line a call of other text has neither)
 _CALL = rb"[a-z_][a-z0-9_]{0,39}\([^\n]*(?:\) {1,40}= |<unfinished \.\.\.>)"
 _FIRST_RE = re.compile(_PREFIX + _CALL)
 _LINE_RE = re.compile(rb"\n" + _PREFIX + rb"(?:" + _CALL + rb"|<\.\.\. [a-z_0-9]{1,40} resumed>|--- |\+\+\+ )")
-_CALLS_RE = re.compile(rb"\n" + _PREFIX + rb"([a-z_][a-z0-9_]{0,39})\(")
+_NAME = rb"[a-z_][a-z0-9_]{0,39}\("
+_NAMES_RE = re.compile(rb"\n" + _PREFIX.replace(rb"(\d", rb"(?:\d") + rb"(" + _NAME[:-2] + rb")\(")
+_PIDS_RES = tuple(re.compile(rb"\n" + pid + _TIME + _NAME) for pid in (_PID_BRACKETED, _PID_BARE))
+"""A call's name, and its process's id in each layout: a newline, :data:`_PREFIX` and its name, one group a
+pass, so that ``findall`` gives a list of bytes that :class:`~collections.Counter` and :class:`set` take in C (before,
+one pass of 3-tuples taken apart line by line in Python: 512 KiB of ``a() = 0`` lines cost 12 plain texts' describe,
+above tests/test_text_kinds_cost.py's bound of 10; helper stracecost1)."""
 _FAILED_RE = re.compile(rb"\) {1,40}= -1 (E[A-Z0-9]{1,20}) \([^()\n]{1,80}\)(?: \(INJECTED\))?"
                         rb"(?: <\d{1,10}\.\d{1,9}>)?\r?$", re.MULTILINE)
 """A failed call's result, at its line's end (``-T``'s time after it): a ``read`` or ``write`` of text that holds
@@ -55,9 +63,8 @@ def strace_shape(sample: bytes, lines: int, complete: bool, scope: str, size: in
     if len(_LINE_RE.findall(b"\n" + head)) < _MOST * rows:
         return None
     text = b"\n" + sample
-    calls = _CALLS_RE.findall(text)
-    names = Counter(name for _, _, name in calls)
-    pids = {pid for found in calls for pid in found[:2] if pid}
+    names = Counter(_NAMES_RE.findall(text))
+    pids = set().union(*(found.findall(text) for found in _PIDS_RES))
     failed = Counter(_FAILED_RE.findall(text))
     told = [f"{STRACE_SHAPE}, {plural(lines, 'line')}{scope}"]
     if len(pids) > 1:
