@@ -97,3 +97,14 @@ def test_the_cli_prints_a_utf16le_line_read_as_its_text(tmp_path):
     got = runner.invoke(main, ["read-handle", handle, "--line", "7", "--lines", "2", "--encoding", "utf-16", *common])
     lines = "".join(TEXT.splitlines(True)[6:8])  # (the runner's stdout reads \r\n as \n)
     assert got.exit_code == 0 and got.stdout_bytes.decode() == lines, got.output
+
+
+def test_the_stub_previews_utf16_as_text_and_names_the_reads_that_decode_it(tools):
+    """The stub was a hex dump (``ff fe 44 00 ...``, about ten JSON bytes a character) whose note named reads
+    without an encoding: hex dumps again."""
+    stub = tools.scope.spill(FIXTURE, source_tool="powershell")
+    assert TEXT.startswith(stub.preview.removeprefix("\ufeff")) and len(stub.preview) > 400, stub.preview[:80]
+    covered = 2 * len(stub.preview)
+    assert f'offset={covered}, encoding="utf-16le")' in stub.note and 'match="TEXT", encoding="utf-16le")' in stub.note
+    got = tools.read_handle(stub.handle, offset=covered, length=200, encoding="utf-16le")
+    assert got["data"] == TEXT[covered // 2 - 1 : covered // 2 + 99]

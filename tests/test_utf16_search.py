@@ -53,7 +53,8 @@ def test_a_miss_in_utf16_names_the_search_that_finds_every_match(scope, form, ne
     stub = scope.spill(data, source_tool="shell").to_dict()
     kind = FORMS[form][2]
     assert stub["content_type"] == "binary" and f", {kind}; " in stub["shape"]
-    assert f"binary content, {kind} (a search finds its text written as its bytes: pattern=" in stub["note"]
+    encoding = "utf-16le" if "LE" in kind else "utf-16be"  # (its reads as text: tests/test_utf16_reads.py)
+    assert f'{kind}, two bytes a character: encoding="{encoding}" reads it as text' in stub["note"]
     tools = ScratchTools(scope)
     miss = tools.read_handle(stub["handle"], match=needle, ignore_case=ignore_case)
     assert miss["windows"] == []
