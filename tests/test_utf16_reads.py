@@ -108,3 +108,14 @@ def test_the_stub_previews_utf16_as_text_and_names_the_reads_that_decode_it(tool
     assert f'offset={covered}, encoding="utf-16le")' in stub.note and 'match="TEXT", encoding="utf-16le")' in stub.note
     got = tools.read_handle(stub.handle, offset=covered, length=200, encoding="utf-16le")
     assert got["data"] == TEXT[covered // 2 - 1 : covered // 2 + 99]
+
+
+@pytest.mark.parametrize("read", [{"jq": ".[0]"}, {"rows": 2}])
+def test_a_structure_read_of_utf16_names_its_text_read_and_iconv(tools, read):
+    """jq and CSV reads do not decode UTF-16 (a clear refusal): it named byte ranges without an encoding, hex dumps."""
+    data = b"\xff\xfe" + "".join(f"{n},name{n}\r\n" for n in range(2000)).encode("utf-16-le")
+    handle = tools.scope.spill(data, source_tool="powershell").handle
+    with pytest.raises(InvalidArgument) as refused:
+        tools.read_handle(handle, **read)
+    assert f'read_handle(handle="{handle}", encoding="utf-16le")' in str(refused.value)
+    assert "iconv -f UTF-16 -t UTF-8" in str(refused.value)
