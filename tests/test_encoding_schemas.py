@@ -17,15 +17,16 @@ from scratchfs.web.openapi import COUNT, LINES, RANGE, SEARCH, WINDOW
 LATIN = b"".join(b"caf\xe9 au lait %d\n" % n for n in range(900))
 
 
-@pytest.mark.parametrize("encoding", ["latin-1", "cp1252"])
+@pytest.mark.parametrize("encoding", ["latin-1", "cp1252", "utf-16le", "utf-16be"])
 def test_every_read_with_an_encoding_meets_its_schema(scratch_scope, encoding):
     tools = ScratchTools(scratch_scope)
-    handle = scratch_scope.spill(LATIN).handle
+    data = LATIN if "utf" not in encoding else LATIN.decode("latin-1").encode(encoding.replace("16", "-16-"))
+    handle = scratch_scope.spill(data).handle
     replies = [
         (SEARCH, tools.call("read_handle", {"handle": handle, "match": "café", "encoding": encoding,
                                             "max_matches": 3})),
         (SEARCH, tools.call("read_handle", {"handle": handle, "match": "café", "encoding": encoding,  # (the web's:
-                                            "before": len(LATIN), "context": "line"}, full_windows=True)),  # offsets)
+                                            "before": len(data), "context": "line"}, full_windows=True)),  # offsets)
         (COUNT, tools.call("read_handle", {"handle": handle, "match": "café", "encoding": encoding, "count": True})),
         (RANGE, tools.call("read_handle", {"handle": handle, "length": 40, "encoding": encoding})),
         (LINES, tools.call("read_handle", {"handle": handle, "line": 2, "lines": 3, "encoding": encoding})),
@@ -35,7 +36,7 @@ def test_every_read_with_an_encoding_meets_its_schema(scratch_scope, encoding):
         jsonschema.validate(reply, schema)
     assert {w["encoding"] for w in replies[0][1]["windows"]} == {encoding}
     lines = tools.call("read_handle", {"handle": handle, "match": "café", "encoding": encoding,
-                                       "before": len(LATIN), "context": "line"})["windows"]  # (the model's)
+                                       "before": len(data), "context": "line"})["windows"]  # (the model's)
     assert lines == [{"line": w["line"], "data": w["data"], "encoding": encoding} for w in replies[1][1]["windows"]]
     assert lines[-1] == {"line": 900, "data": "caf\u00e9 au lait 899", "encoding": encoding}
 
@@ -43,7 +44,7 @@ def test_every_read_with_an_encoding_meets_its_schema(scratch_scope, encoding):
 @pytest.mark.parametrize("schema", [SEARCH, COUNT, WINDOW, RANGE, LINES])
 def test_the_schemas_take_the_same_encodings_and_no_other(schema):
     allowed = set(schema["properties"]["encoding"]["enum"])
-    assert {"latin-1", "cp1252"} <= allowed <= set(RANGE["properties"]["encoding"]["enum"])
+    assert {"latin-1", "cp1252", "utf-16le", "utf-16be"} <= allowed <= set(RANGE["properties"]["encoding"]["enum"])
     assert "utf-16" not in allowed and "UTF-8" not in allowed
 
 

@@ -83,7 +83,7 @@ def test_a_search_seeks_text_written_in_the_encoding_with_exact_offsets(spilled)
 def test_the_mcp_schema_the_cli_and_the_web_api_take_it(spilled):
     store, _, stub, _ = spilled
     schema = TOOL_SPECS["read_handle"].input_schema["properties"]["encoding"]
-    assert set(schema["enum"]) == {"utf-8", "latin-1", "cp1252"}
+    assert set(schema["enum"]) == {"utf-8", "latin-1", "cp1252", "utf-16le", "utf-16be", "utf-16"}
     result = run_scratch_tool(ScopeResolver(store, "r", "a"), "read_handle",
                               {"handle": stub.handle, "line": 1, "lines": 1, "encoding": "latin-1"}, None)
     assert json.loads(result.content[0].text)["data"] == "ligne 0: café au lait, naïve résumé, 10 EUR\n"

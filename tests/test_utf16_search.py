@@ -53,13 +53,14 @@ def test_a_miss_in_utf16_names_the_search_that_finds_every_match(scope, form, ne
     stub = scope.spill(data, source_tool="shell").to_dict()
     kind = FORMS[form][2]
     assert stub["content_type"] == "binary" and f", {kind}; " in stub["shape"]
-    assert f"binary content, {kind} (a search finds its text written as its bytes: pattern=" in stub["note"]
+    encoding = "utf-16le" if "LE" in kind else "utf-16be"  # (its reads as text: tests/test_utf16_reads.py)
+    assert f'{kind}, two bytes a character: encoding="{encoding}" reads it as text' in stub["note"]
     tools = ScratchTools(scope)
     miss = tools.read_handle(stub["handle"], match=needle, ignore_case=ignore_case)
     assert miss["windows"] == []
     assert miss["note"].startswith(f"no match: the content is {kind} (two bytes a character")
-    call = miss["note"].rsplit(": ", 1)[1]
-    assert call.startswith(f'read_handle(handle="{stub["handle"]}", pattern=')
+    call = miss["note"].split("seek it with its encoding: ", 1)[1]
+    assert call.startswith(f'read_handle(handle="{stub["handle"]}", match=') and f'encoding="{encoding}"' in call
     want = expected(text, needle, form, ignore_case)
     assert want and found_offsets(tools, call) == want
 
@@ -94,4 +95,4 @@ def test_the_named_search_finds_what_python_finds(scope, text, at, length, form)
     if "UTF-16" not in note:  # (too little text to be told UTF-16 without a byte order mark)
         assert FORMS[form][0] == b"" and len(data) < 64
         return
-    assert found_offsets(tools, note.rsplit(": ", 1)[1]) == expected(text, needle, form)
+    assert found_offsets(tools, note.split("seek it with its encoding: ", 1)[1]) == expected(text, needle, form)

@@ -51,7 +51,7 @@ from typing import Any
 
 from scratchfs.api.bounds import bounded_range, check_end
 from scratchfs.api.counting import count_matches
-from scratchfs.api.encodings import check_encoding, search_form
+from scratchfs.api.encodings import check_encoding, least_bytes, sought_in
 from scratchfs.api.listing import listing_reply, spilled_row
 from scratchfs.api.misfit import plain_view
 from scratchfs.api.missing import LOST_KEY, handle_started
@@ -269,8 +269,8 @@ class ScratchTools:
                                             or None, "budget": self._given_budget(budget)}, encoding) \
                 if match or pattern else InvalidArgument(
                 f"{ENCODING_STRUCTURE}: read it without encoding= (a structure read decodes its content itself)")
-        sought = (match, pattern) if single is None else search_form(match, pattern, ignore_case, single)
         scope = self.scope
+        single, sought = sought_in(single, lambda: scope.read_range(handle, 0, 2).data, match, pattern, ignore_case)
         budget, echo = self._budgeted(scope, budget)
         if counting:
             with refused_as_given(match, pattern, single):
@@ -287,8 +287,8 @@ class ScratchTools:
         ranged = not (match or pattern or ignore_case or line is not None or lines is not None or context is not None
                       or max_matches is not None or before is not None)
         if ranged:  # one read that also takes the bytes just before the range
-            requested = min(check_int(DEFAULT_READ_BYTES if length is None else length, "length", 1),
-                            MAX_READ_BYTES)
+            requested = min(max(check_int(DEFAULT_READ_BYTES if length is None else length, "length", 1),
+                                least_bytes(single)), MAX_READ_BYTES)  # (UTF-16: a character at least)
             return self._range(lambda at, n: replace(scope.read_range(handle, at, n), encoding=single), offset,
                                requested, budget, echo, end)
         with refused_as_given(match, pattern, single):
@@ -303,7 +303,7 @@ class ScratchTools:
             # character (the bytes before tell); then they start at the next one, as a range read does
             skip = lead_inside_character(result.data, scope.read_range(handle, result.offset - lead, lead).data)
             result = replace(result, offset=result.offset + skip, data=result.data[skip:])  # (no newline skipped)
-        return lines_reply(result, budget)  # (bounded at end by the scope)
+        return lines_reply(result, budget, lambda at, n: scope.read_range(handle, at, n).data)  # (bounded at end)
 
     def _view_at_line(self, refused: InvalidArgument, handle: str, given: Mapping[str, Any],
                       asked: Mapping[str, Any], other: object, budget: int | None) -> InvalidArgument:

@@ -1,25 +1,36 @@
-"""Text in a single-byte encoding -- Latin-1 (ISO 8859-1) or cp1252 (windows-1252) -- read as such: the ``encoding``
-argument of ``read_handle``'s byte, line and search reads. UTF-8 is the default, and every other read shows a byte
-that is not UTF-8 as U+FFFD; with ``encoding="latin-1"`` or ``"cp1252"`` each byte is one character, so a reply's
-offsets and lengths are exact byte counts of what its ``data`` shows, and a search's ``match`` / ``pattern`` is
-written in that encoding (its non-ASCII characters sought as their one byte each).
+"""Text in a single-byte encoding -- Latin-1 (ISO 8859-1) or cp1252 (windows-1252) -- or in UTF-16 read as such:
+the ``encoding`` argument of ``read_handle``'s byte, line and search reads. UTF-8 is the default, and every other
+read shows a byte that is not UTF-8 as U+FFFD; with ``encoding="latin-1"`` or ``"cp1252"`` each byte is one
+character, so a reply's offsets and lengths are exact byte counts of what its ``data`` shows, and a search's
+``match`` / ``pattern`` is written in that encoding (its non-ASCII characters sought as their one byte each).
 
-Sources: ISO/IEC 8859-1 (bytes 0x00-0xFF are U+0000-U+00FF, Python's ``latin-1`` codec); windows-1252 as the WHATWG
-Encoding Standard defines it (https://encoding.spec.whatwg.org/index-windows-1252.txt): Python's ``cp1252`` codec,
-whose five undefined bytes (0x81, 0x8D, 0x8F, 0x90, 0x9D) are U+0081... as in the WHATWG index, so that every byte
-is one character.
+With ``"utf-16le"`` or ``"utf-16be"`` (``"utf-16"``: the one its byte order mark names, :func:`resolve_bom`) a read
+shows whole code units from an even offset (a surrogate pair never split, :func:`wide_piece`), offsets and lengths
+still bytes; a ``match`` is sought as its UTF-16 bytes, at even offsets only (``ignore_case``: each character's two
+cases); a ``pattern`` is refused, naming ``match`` (a class or a ``.`` would match one byte, not one character).
+
+Sources: RFC 2781 (UTF-16, its byte order mark and surrogate pairs); ISO/IEC 8859-1 (bytes 0x00-0xFF are
+U+0000-U+00FF, Python's ``latin-1`` codec); windows-1252 as the WHATWG Encoding Standard defines it
+(https://encoding.spec.whatwg.org/index-windows-1252.txt): Python's ``cp1252`` codec, whose five undefined bytes
+(0x81, 0x8D, 0x8F, 0x90, 0x9D) are U+0081... as in the WHATWG index, so that every byte is one character.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["ENCODINGS", "byte_pattern", "check_encoding", "decode_single", "encode_needle", "search_form"]
+__all__ = ["ENCODINGS", "WIDE", "byte_pattern", "check_encoding", "decode_single", "encode_needle", "least_bytes",
+           "resolve_bom", "search_form", "sought_in", "wide_piece"]
 
-ENCODINGS = ("utf-8", "latin-1", "cp1252")
+ENCODINGS = ("utf-8", "latin-1", "cp1252", "utf-16le", "utf-16be", "utf-16")
 """The encodings a read takes (``utf-8``: the default, each invalid byte shown as U+FFFD)."""
+WIDE = {"utf-16le": "utf-16-le", "utf-16be": "utf-16-be"}
+"""The two-byte encodings a read takes, to Python's codec of each."""
+_LONE = re.compile("[\ud800-\udfff]")
+"""A surrogate code unit left alone (no pair), which a read shows as U+FFFD."""
 _CP1252 = str.maketrans({byte: bytes([byte]).decode("cp1252") for byte in range(0x80, 0xA0)
                          if byte not in (0x81, 0x8D, 0x8F, 0x90, 0x9D)})
 """Latin-1's characters 0x80-0x9F (C1 controls) as cp1252 maps their bytes."""
@@ -38,8 +49,64 @@ def check_encoding(encoding: object) -> str | None:
     return str(encoding)
 
 
+def resolve_bom(encoding: str, head: bytes) -> str:
+    """``encoding`` (a :func:`check_encoding` result), but ``"utf-16"`` as the byte order mark of ``head`` (the
+    content's first two bytes) names it: ``ff fe`` ``"utf-16le"``, ``fe ff`` ``"utf-16be"``. Raises InvalidArgument
+    for ``"utf-16"`` of content with no mark."""
+    if encoding != "utf-16":
+        return encoding
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "utf-16le" if head[:2] == b"\xff\xfe" else "utf-16be"
+    raise InvalidArgument(f"encoding='utf-16' takes the byte order of the content's mark (ff fe or fe ff), and it "
+                          f"starts {head[:2].hex(' ') or 'empty'}: give encoding='utf-16le' or 'utf-16be'")
+
+
+def _wide_text(raw: bytes, encoding: str) -> tuple[str, int]:
+    """``(text, bytes shown as U+FFFD)`` of ``raw`` in a :data:`WIDE` encoding: a lone surrogate or odd last byte."""
+    even = len(raw) - len(raw) % 2
+    text = raw[:even].decode(WIDE[encoding], "surrogatepass")
+    lone = len(_LONE.findall(text))
+    text = _LONE.sub("\ufffd", text) + "\ufffd" * (len(raw) - even)
+    return text, 2 * lone + len(raw) - even
+
+
+def _unit(raw: bytes, at: int, encoding: str) -> int:
+    return int.from_bytes(raw[at:at + 2], "little" if encoding == "utf-16le" else "big")
+
+
+def wide_piece(raw: bytes, offset: int, size: int, encoding: str, before: bytes | None = b""
+               ) -> tuple[int, int, str, int]:
+    """``(skip, length, text, replaced)``: what a read shows of ``raw`` (content bytes from ``offset``; ``size``: the
+    byte its read ends at, content's end or a bound) in a :data:`WIDE` encoding: from the first even offset (after a
+    low surrogate whose pair started in ``before``, the bytes just before; ``None``: unknown, a search's context)
+    through the last whole code unit, never the first half of a pair, unless the content ends there (then its last
+    bytes too, as U+FFFD). ``replaced``: bytes shown as U+FFFD. Never raises."""
+    skip = offset % 2
+    prior = None if before is None else (before + raw[:skip])[-2:]  # (the code unit before the first whole one)
+    if len(raw) >= skip + 2 and 0xDC00 <= _unit(raw, skip, encoding) <= 0xDFFF and (
+            prior is None or (len(prior) == 2 and 0xD800 <= _unit(prior, 0, encoding) <= 0xDBFF)):
+        skip += 2  # (the second half of a pair begun before: the read before shows it)
+    end = len(raw)
+    if offset + len(raw) < size:
+        end = skip + (len(raw) - skip) // 2 * 2
+        if end - skip >= 2 and 0xD800 <= _unit(raw, end - 2, encoding) <= 0xDBFF:
+            end -= 2  # (a pair's first half: its pair is read next)
+    end = max(end, skip)
+    text, replaced = _wide_text(raw[skip:end], encoding)
+    return skip, end - skip, text, replaced
+
+
+def least_bytes(encoding: str | None) -> int:
+    """The fewest bytes a read takes to show one character in ``encoding`` (1: a single-byte one; UTF-16: an odd
+    byte, a pair's second half skipped, and a pair)."""
+    return 7 if encoding in WIDE else 1
+
+
 def decode_single(raw: bytes, encoding: str) -> str:
-    """``raw`` as text of a single-byte ``encoding`` (:data:`ENCODINGS` but UTF-8): one character a byte."""
+    """``raw`` as text of ``encoding`` (:data:`ENCODINGS` but UTF-8): one character a byte, or UTF-16 (a lone
+    surrogate shown as U+FFFD)."""
+    if encoding in WIDE:
+        return _wide_text(raw, encoding)[0]
     text = raw.decode("latin-1")
     return text.translate(_CP1252) if encoding == "cp1252" else text
 
@@ -65,6 +132,8 @@ def encode_needle(text: str | bytes, encoding: str) -> bytes:
     character the encoding has no byte for."""
     if isinstance(text, bytes):
         return text
+    if encoding in WIDE:
+        return text.encode(WIDE[encoding], "surrogatepass")
     if text.isascii():
         return text.encode("ascii")
     return bytes(_byte_of(char, encoding) for char in text)
@@ -109,6 +178,8 @@ def search_form(match: str | bytes | None, pattern: str | None, ignore_case: boo
     needle of its bytes, or a pattern whose non-ASCII characters are ``\\xHH`` escapes (a ``match`` with
     ``ignore_case`` too: a case-blind pattern of it). Raises InvalidArgument for a character the encoding has no
     byte for."""
+    if encoding in WIDE:
+        return _wide_form(match, pattern, ignore_case, encoding)
     if pattern is not None:
         return None, byte_pattern(pattern, encoding)
     if match is None:
@@ -116,3 +187,29 @@ def search_form(match: str | bytes | None, pattern: str | None, ignore_case: boo
     if ignore_case and isinstance(match, str):
         return None, byte_pattern(re.escape(match), encoding)
     return encode_needle(match, encoding), None
+
+
+def _wide_form(match: str | bytes | None, pattern: str | None, ignore_case: bool, encoding: str
+               ) -> tuple[bytes | None, str | None]:
+    """:func:`search_form` in a :data:`WIDE` encoding: ``match`` as its bytes; with ``ignore_case``, a pattern of
+    each character's two cases. Raises InvalidArgument for a ``pattern``."""
+    if pattern is not None:
+        raise InvalidArgument(f"pattern= does not read {encoding} text (a class or a '.' is one byte of it, not one "
+                              f"character): search with match=\"TEXT\", encoding={encoding!r} (ignore_case=true "
+                              "for either case)")
+    if match is None or isinstance(match, bytes) or not ignore_case:
+        return (None if match is None else encode_needle(match, encoding)), None
+    return None, "".join("(?:" + "|".join("".join(f"\\x{b:02x}" for b in form.encode(WIDE[encoding]))
+                                          for form in dict.fromkeys((char.lower(), char.upper(), char))
+                                          if len(form) == 1) + ")" for char in match)
+
+
+def sought_in(encoding: str | None, head: Callable[[], bytes], match: str | bytes | None, pattern: str | None,
+              ignore_case: bool) -> tuple[str | None, tuple[bytes | str | None, str | None]]:
+    """``(encoding, (match, pattern))`` a read seeks: ``encoding`` as :func:`resolve_bom` gives it (``head()``: the
+    content's first two bytes, read only for ``"utf-16"``), ``match`` and ``pattern`` as :func:`search_form` writes
+    them (as given for UTF-8: ``None``). Raises InvalidArgument as those do."""
+    if encoding is None:
+        return None, (match, pattern)
+    encoding = resolve_bom(encoding, head()) if encoding == "utf-16" else encoding
+    return encoding, search_form(match, pattern, ignore_case, encoding)

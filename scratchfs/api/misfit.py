@@ -103,7 +103,8 @@ def fitting_reads(content_type: str | None, line_bytes: float = 0.0, shape: str 
     """The ``read_handle`` arguments that fit an entry of ``content_type`` (``None``: not detected) and ``shape``
     (``view="text"`` for an HTML page, terminal output and a coloured kind of text alone), as a phrase ending in the
     reads that fit every entry: lines (byte ranges when its lines average ``line_bytes`` bytes, more than a default
-    read, as a one-line JSON document's do, or when it is binary data: the stub's rule) and searches. With
+    read, as a one-line JSON document's do, or when it is binary data: the stub's rule) and searches (UTF-16 text:
+    its reads with ``encoding=``, and ``iconv`` for a structure read). With
     ``handle``, the text views' reads are calls of it (:class:`~scratchfs.foundation.calls.Advice`); ``slurp``, the
     slurp read of a refused jq read (:func:`~scratchfs.api.jq_failure.rows_slurped`), leads a table's reads in
     place of the words "jq= with slurp=true"."""
@@ -126,6 +127,11 @@ def fitting_reads(content_type: str | None, line_bytes: float = 0.0, shape: str 
         fits = "jq= (a filter run on each document) or jq= with slurp=true (one filter over the array of them all)"
     if content_type == "binary" and compressed_format(shape):  # (compressed bytes hold no text)
         return Advice.of("read it with ", fits, "; no search (match=, pattern=) finds text in its compressed bytes")
+    wide = {"UTF-16LE text": "utf-16le", "UTF-16BE text": "utf-16be"}.get(binary_format(shape) or "")
+    if wide:  # (UTF-16 text: its reads as text, and where a structure read of it can be had)
+        return Advice.of("read it as text, ", Call.of("read_handle", handle=handle, encoding=wide) if handle else
+                         f'encoding="{wide}"', " (byte ranges, lines and match=, each with that encoding); no jq= or "
+                         "rows read decodes UTF-16: convert it where it came from (iconv -f UTF-16 -t UTF-8)")
     if content_type == "binary":
         return Advice.of("read it with ", fits, " or by search (match=, pattern=)")
     by = "byte range (offset=, length=)" if line_bytes > DEFAULT_READ_BYTES else "lines (line=, lines=)"

@@ -9,6 +9,7 @@ import re
 
 import regex
 
+from scratchfs.api.encodings import wide_piece
 from scratchfs.api.views import HEX_LINE_BYTES, hex_piece
 from scratchfs.foundation.text import decode_or_none, utf8_prefix, utf8_suffix_start
 
@@ -185,6 +186,14 @@ def hex_preview(head: bytes, size: int, limit: int) -> tuple[str, int, None]:
     return hex_piece(shown, 0).data, len(shown), None
 
 
+def wide_preview(head: bytes, size: int, limit: int, encoding: str) -> tuple[str, int, None]:
+    """The preview of UTF-16 text (``encoding``: ``"utf-16le"`` or ``"utf-16be"``): its first ``limit`` bytes, fewer
+    to end on a whole character, as a read with that encoding shows them
+    (:func:`~scratchfs.api.encodings.wide_piece`); ``(text, bytes covered, None)`` as :func:`make_preview` returns."""
+    _, covered, text, _ = wide_piece(head[: min(size, limit)], 0, size, encoding)
+    return text, covered, None
+
+
 def list_preview(head: bytes, size: int, limit: int, binary: bool, chars: int) -> str:
     """The preview a listing shows of a content (an entry's index row): its first ``limit`` bytes as text
     (:func:`make_preview`) or, for ``binary`` content (content type ``binary``, the rule every read and stub
@@ -213,4 +222,5 @@ def shown_preview(preview: str, binary: bool, chars: int) -> str:
     return preview[: end if end > 0 else chars]
 
 
-__all__ = ["PREVIEW_MODES", "hex_line_chars", "hex_preview", "list_preview", "make_preview", "shown_preview"]
+__all__ = ["PREVIEW_MODES", "hex_line_chars", "hex_preview", "list_preview", "make_preview", "shown_preview",
+           "wide_preview"]

@@ -298,15 +298,18 @@ def compressed_note(handle: str, kind: str, budget: int | None = None) -> Advice
 def utf16_note(found: Matches, kind: str) -> str | Advice:
     """What a miss in UTF-16 or UTF-32 text (``kind``: one of :data:`~scratchfs.api.shape_binary.WIDE_CODECS`, as
     ``"UTF-16LE text"``) says: a search writes its text as UTF-8 bytes, and each character here is two bytes (``p``
-    is ``p\\x00`` in UTF-16LE) or four; for a ``match=``
-    needle, the call whose pattern seeks it as those bytes (ASCII letters and digits as themselves, every other byte
-    as ``\\xHH``, so ``ignore_case`` still folds the letters) when it is at most :data:`HINT_CALL_BYTES`; for a
-    pattern, or a longer needle, how to write one. Never raises."""
+    is ``p\\x00`` in UTF-16LE) or four; for a ``match=`` needle in UTF-16, the same call with ``encoding=``
+    (:mod:`scratchfs.api.encodings`), in UTF-32 the call whose pattern seeks it as those bytes (ASCII letters and
+    digits as themselves, every other byte as ``\\xHH``, so ``ignore_case`` still folds the letters) when it is at
+    most :data:`HINT_CALL_BYTES`; for a pattern, or a longer needle, how to write one. Never raises."""
     codec = WIDE_CODECS.get(kind, "utf-16-be")
     wide = ("four", "bytes") if "32" in codec else ("two", "bytes")  # (a character's bytes, as the words say them)
     said = (f"no match: the content is {kind} ({' '.join(wide)} a character, stored as binary), and a search writes "
             "its text as UTF-8 bytes")
     example = "".join(f"\\x{byte:02x}" if byte < 32 else chr(byte) for byte in "p".encode(codec))
+    if found.pattern is None and "16" in codec:  # (UTF-16: a read with its encoding seeks the needle as its bytes)
+        return Advice.of(f"{said}; seek it with its encoding: ", _same_call(found, match=_sought(found),
+                                                                         encoding="utf-16" + codec[-2:]))
     if found.pattern is None:
         needle = _sought(found)
         pattern = "".join(chr(byte) if chr(byte).isascii() and chr(byte).isalnum() else f"\\x{byte:02x}"

@@ -39,7 +39,7 @@ from dataclasses import replace
 from typing import Any
 
 from scratchfs.api.counting import MatchCount, empty_match_note
-from scratchfs.api.encodings import encode_needle
+from scratchfs.api.encodings import WIDE, encode_needle
 from scratchfs.api.fixed import Squeeze
 from scratchfs.api.miss_hints import unhinted
 from scratchfs.api.results import Matches, bounded_resume
@@ -478,9 +478,14 @@ def as_given(found: Matches, match: str | bytes | None, pattern: str | None) -> 
     that encoding's bytes, ``pattern`` the call's, which its next_call repeats; and no note that the stored bytes
     are not UTF-8 (:func:`~scratchfs.api.search_misses.single_byte_note`): they were sought as they are; nor the
     spelling a miss's note names (:func:`~scratchfs.api.miss_hints.unhinted`: its call seeks the rewritten
-    needle). A search without an encoding is returned as it is."""
+    needle). A search without an encoding is returned as it is. UTF-16's keeps the matches at even offsets alone
+    (one at an odd offset is the halves of two characters)."""
     if found.encoding is None:
         return found
+    if found.encoding in WIDE:
+        kept = (replace(window, matches=hits, match_offset=hits[0].offset) for window in found.windows
+                if (hits := tuple(hit for hit in window.matches if hit.offset % 2 == 0)))
+        found = replace(found, windows=tuple(kept))
     return replace(found, match=None if match is None else encode_needle(match, found.encoding), pattern=pattern,
                    note=unhinted(found.note))
 

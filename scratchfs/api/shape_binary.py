@@ -25,6 +25,7 @@ import struct
 import zlib
 from typing import NamedTuple
 
+from scratchfs.api.shape_cjk import multibyte_clause, multibyte_codec
 from scratchfs.api.shape_words import kib, plural, short_name
 from scratchfs.api.tar_headers import TAR_BLOCK, TarMember, TarWalk, tar_checksum_ok
 
@@ -179,7 +180,8 @@ def binary_shape(sample: bytes, size: int) -> str:
         width, height = _dimensions(sample)
         detail = f", {width}×{height} pixels" if 0 < width < 2**31 and 0 < height < 2**31 else ""  # (PNG's limit)
     head = sample[:8].hex(" ")
-    listed = f", {kind}{detail}" if kind else nul_separated(sample, size)
+    named = None if kind else multibyte_codec(sample, size <= len(sample))  # (Shift-JIS: no binary, its text)
+    listed = f", {kind}{detail}" if kind else multibyte_clause(named) if named else nul_separated(sample, size)
     return f"binary, {kib(size)}{listed}" + (f"; starts with {head}" if head else "")
 
 

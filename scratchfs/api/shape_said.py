@@ -34,7 +34,8 @@ GREP_SAID = "grep-style path:line: output"
 """What the shape of grep output (``path:line:text`` lines) says after a text's head."""
 
 _COUNT = r"[\d,]+ "
-_READ_AS_SAID = r', encoding="[\w-]+" reads them as [\w-]+'  # (what read_as_said writes)
+_READ_AS_SAID = (r', encoding="[\w-]+" reads them as [\w-]+'  # (what read_as_said writes, or multibyte_clause)
+                 r"|, [\w-]+ text: no read decodes it, iconv -f [\w-]+ -t UTF-8 does")
 _READ_AS = r"(?:" + _READ_AS_SAID + r")?"
 _NOT_UTF8 = re.escape(NOT_UTF8)
 PLAIN_HEAD = re.compile(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from scratchfs.api.shape_cjk import multibyte_clause, multibyte_codec
 from scratchfs.api.shape_html import sample_codec
 from scratchfs.api.shape_said import browser_decodes_said, not_utf8_clause, read_as_said
 
@@ -22,7 +23,11 @@ def read_as(text: str, sample: bytes) -> str:
     not ASCII (its letters are a single-byte encoding's, each shown as U+FFFD): the ``encoding`` argument that reads
     them as such (:func:`~scratchfs.api.shape_said.read_as_said`) -- ``cp1252`` when a byte 0x80-0x9F is among them
     (its quotes, dashes and euro sign), else ``latin-1`` (:mod:`scratchfs.api.encodings`) --; ``""`` for text with
-    UTF-8 characters (a cut or stray byte)."""
+    UTF-8 characters (a cut or stray byte). Text in Shift-JIS or GB18030 (:func:`~scratchfs.api.shape_cjk.
+    multibyte_codec`, sure of it) is named so, with the ``iconv`` that decodes it, never as Latin-1."""
+    named = multibyte_codec(sample)
+    if named is not None:
+        return multibyte_clause(named)
     if _UTF8_CHARACTER.search(text):
         return ""
     return read_as_said("cp1252" if re.search(rb"[\x80-\x9f]", sample) else "latin-1")

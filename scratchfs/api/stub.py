@@ -12,7 +12,7 @@ from typing import Any
 from scratchfs.api.html_preview import ViewHead, page_reads, view_head, view_note
 from scratchfs.api.jq_inputs import PLACEHOLDER
 from scratchfs.api.line_fit import LAST_LINES_BYTES, escape_bytes, lines_within
-from scratchfs.api.preview import hex_preview, make_preview
+from scratchfs.api.preview import hex_preview, make_preview, wide_preview
 from scratchfs.api.stub_reads import (
     BY_MATCH,
     FIRST_ITEM,
@@ -108,7 +108,7 @@ class _Note:
     that do not depend on where the preview stops are made once per stub (its fitting tries several previews)."""
 
     __slots__ = ("arrays", "by_other", "call", "compressed", "count", "first_error", "format", "items", "lead",
-                 "lines", "lines_average", "rows", "size", "tail_lines", "terminal", "text_first", "what")
+                 "lines", "lines_average", "rows", "size", "tail_lines", "terminal", "text_first", "what", "wide")
 
     def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None,
                  shape: str | None = None, longest_line: int | None = None, head: bytes = b"",
@@ -134,9 +134,12 @@ class _Note:
         self.format = binary_format(shape) if content_type == "binary" else None
         self.compressed = compressed_format(shape) if content_type == "binary" else None  # (a zip may store them)
         self.terminal = is_terminal(content_type, shape)  # (its preview: the last redraw of each line)
+        self.wide = _UTF16.get(self.format or "")  # (UTF-16 text: read as text with its encoding=)
         if content_type == "binary":  # (compressed bytes: no search finds their text, byte ranges alone read them)
             listed = f"{call}, {MEMBERS} | " if self.format in ("tar", "zip") else ""  # (every member, paged)
             self.by_other = (listed + ("" if self.compressed else f"{call}, {BY_MATCH}")).removesuffix(" | ")
+            if self.wide:
+                self.by_other = f"{call}, {BY_MATCH[:-1]}, encoding=\"{self.wide}\")"
             return
         by_structure = structure_call(call, content_type, shape, size, next_read, top)
         self.arrays = arrays_said(content_type, shape, by_structure)
@@ -221,6 +224,10 @@ class _Note:
                     f"compressed bytes and no read decompresses them. The preview shows {shows} as a hex dump "
                     f"(OFFSET  HEX  |ASCII|, as a range read gives it). Next: {by_range}"
                     f"{' | ' + self.by_other if self.by_other else ''}.")
+        if average is None and self.wide:
+            return (f'{what}; {self.format}, two bytes a character: encoding="{self.wide}" reads it as text '
+                    f"(offsets in bytes), and the preview shows {shows} so. Next: {by_range[:-1]}, encoding="
+                    f'"{self.wide}") | {self.by_other}.')
         if average is None:
             wide = f", {self.format} (a search finds its text written as its bytes: {_WIDE[self.format]})" if (
                 self.format in _WIDE) else ""
@@ -244,6 +251,8 @@ class _Note:
         return f"{what}; the preview shows {shows}. Next: {by_range}{by_line} | {by_other}."
 
 
+_UTF16 = {"UTF-16LE text": "utf-16le", "UTF-16BE text": "utf-16be"}
+"""UTF-16 text's formats (:data:`~scratchfs.api.shape_binary.UTF16_FORMATS`) to the encoding that reads them."""
 _WIDE = {"UTF-16LE text": 'pattern="p\\x00y\\x00" for "py"', "UTF-16BE text": 'pattern="\\x00p\\x00y" for "py"',
          "UTF-32LE text": 'pattern="p\\x00\\x00\\x00y\\x00\\x00\\x00" for "py"',
          "UTF-32BE text": 'pattern="\\x00\\x00\\x00p\\x00\\x00\\x00y" for "py"'}
@@ -374,7 +383,8 @@ def build_stub(handle: str, head: bytes, tail: bytes, size: int, lines: int, con
         if shown:  # a tar's first members, each with its data's bytes and offset
             preview, covered, tail_offset = listing, 0, None
         elif content_type == "binary":  # as a range read shows it: escaped control bytes would fill the stub
-            preview, covered, tail_offset = hex_preview(head, size, limit)
+            preview, covered, tail_offset = wide_preview(head, size, limit, notes.wide) if notes.wide else \
+                hex_preview(head, size, limit)  # (UTF-16 text: as a read with its encoding shows it)
         elif texts is not None:  # an HTML page's text, from its view's start
             (preview, covered, viewed), tail_offset = texts.fit(limit), None
         else:  # (terminal output: the last redraw of each line, what a terminal shows)

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from scratchfs.api.encodings import decode_single
+from scratchfs.api.encodings import WIDE, decode_single, wide_piece
 from scratchfs.foundation.text import (
     invalid_utf8_bytes,
     utf8_but_cut_end,
@@ -170,7 +170,11 @@ def piece(raw: bytes, offset: int, size: int, binary: bool, encoding: str | None
           ) -> Piece:
     """:func:`hex_piece` for binary content, else :func:`text_piece`; with a single-byte ``encoding``
     (``"latin-1"``, ``"cp1252"``: :mod:`scratchfs.api.encodings`), binary or not, every byte as one character of it,
-    ``"encoding"`` naming it."""
+    ``"encoding"`` naming it; UTF-16 (:func:`~scratchfs.api.encodings.wide_piece`), from an even offset and its
+    whole characters (``text_options``' ``before``: the bytes before ``raw``)."""
+    if encoding in WIDE:
+        skip, length, text, replaced = wide_piece(raw, offset, size, encoding, text_options.get("before", b""))
+        return Piece(offset + skip, length, text, replaced, encoding)
     if encoding is not None:
         return Piece(offset, len(raw), decode_single(raw, encoding), 0, encoding)
     return hex_piece(raw, offset) if binary else text_piece(raw, offset, size, **text_options)

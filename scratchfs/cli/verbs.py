@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from scratchfs.api.encodings import ENCODINGS, check_encoding, decode_single
+from scratchfs.api.encodings import ENCODINGS, WIDE, check_encoding, decode_single, sought_in
 from scratchfs.api.store import ScratchStore
 from scratchfs.cli.advice import call_command, hint_root, options_said
 from scratchfs.cli.app import (
@@ -203,6 +203,7 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
     from scratchfs.api.bounds import past_bytes  # (the reads' modules load with a read: not for every command)
     from scratchfs.api.column_words import column_words
     from scratchfs.api.contract import STRUCTURE_ARGUMENTS, ScratchTools, to_json
+    from scratchfs.api.read_replies import aligned_lines
     from scratchfs.api.results import LineSlice
 
     given = {name: value for name, value in options.items() if value not in (None, ())}
@@ -224,10 +225,14 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
         click.echo(to_json(reply))
         warn_reply(reply, run_id, agent_id, hint_root(store), as_json, options=True)
         return
-    single = check_encoding(arguments.pop("encoding", None))
+    single = sought_in(check_encoding(arguments.pop("encoding", None)),  # ("utf-16": the one its mark names)
+                       lambda: scope.read_range(handle, 0, 2).data, None, None, False)[0]
     result = replace(scope.read_handle(**arguments), encoding=single)  # (the next command names it too)
+    if isinstance(result, LineSlice):  # (UTF-16LE: on its newlines' code units)
+        result = aligned_lines(result, lambda at, n: scope.read_range(handle, at, n).data)
     out = stdout_bytes()
-    written = result.data if single is None else decode_single(result.data, single).encode("utf-8")
+    written = result.data if single is None else decode_single(result.data[result.offset % 2 if single in WIDE else 0:],
+                                                               single).encode("utf-8")
     out.write(written)
     out.flush()
     end_shared_line(written)  # (the stderr lines after it start lines of their own in one stream)

@@ -59,8 +59,8 @@ PAGE = _obj({"run_id": _STR, "now": _NUM, "count": _INT, "remaining": _INT,
 _PIECE = {"offset": _INT, "length": _INT, "size": _INT, "next_offset": _NULLABLE_INT,
           "next_call": {"type": ["string", "null"]}, "data": _STR}
 _GOING = {"remaining": _INT}  # (only while a read goes on: at its end next_offset null says it)
-_SINGLE = {"enum": list(ENCODINGS[1:])}  # (the encoding= a read or search gave: it echoes it)
-_FORM = {"enum": ["hexdump", "text", *ENCODINGS[1:]]}  # (how a piece's data is written: a read as latin-1 says so)
+_SINGLE = {"enum": list(ENCODINGS[1:-1])}  # (the encoding= a read or search gave: it echoes it, "utf-16" as its mark)
+_FORM = {"enum": ["hexdump", "text", *ENCODINGS[1:-1]]}  # (how a piece's data is written: a read as latin-1 says so)
 _SHOWN = {"encoding": _FORM, "replaced": _INT}
 RANGE = _obj({"handle": _STR, **_PIECE}, {**_GOING, **_SHOWN})
 LINES = _obj({"handle": _STR, **_PIECE, "first_line": _INT, "lines": _INT, "total_lines": _INT,
