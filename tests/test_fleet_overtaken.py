@@ -187,11 +187,12 @@ def test_a_slow_reply_does_not_date_the_write_before_a_delete_that_came_first(ho
     writer, deleter = hosts(None)
     deleter.scope("run", "agent").scratch_write("before", b"v")
     deleter.delete_run("run")  # before the write begins
-    execute = psycopg.Connection.execute
+    execute, slowed = psycopg.Connection.execute, []
 
     def slow_answer(self, query, *args, **kwargs):
         answer = execute(self, query, *args, **kwargs)
-        if "pg_advisory_xact_lock_shared" in str(query):
+        if "advisory_xact_lock_shared" in str(query):  # (the write's first statement: pg_try_...)
+            slowed.append(query)
             time.sleep(0.4)
         return answer
 
@@ -201,6 +202,7 @@ def test_a_slow_reply_does_not_date_the_write_before_a_delete_that_came_first(ho
 
     outcome = held_spill(writer, monkeypatch, outsider_removes)
     monkeypatch.setattr(psycopg.Connection, "execute", execute)
+    assert slowed, "the write's first statement was not slowed: its query no longer names the lock"
     assert isinstance(outcome, StorageError), outcome
     assert writer.list_entries() == []
 

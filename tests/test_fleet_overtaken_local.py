@@ -52,7 +52,7 @@ def late_first_statement(monkeypatch, hold: float = LATE) -> None:
     execute = psycopg.Connection.execute
 
     def late(self, query, *args, **kwargs):
-        if "pg_advisory_xact_lock_shared" in str(query):
+        if "advisory_xact_lock_shared" in str(query):  # (the write's first statement: pg_try_...)
             time.sleep(hold)
         return execute(self, query, *args, **kwargs)
 
