@@ -109,7 +109,6 @@ _GNU_TALLY_RE = re.compile(rb"\n(" + _GNU_FILE + rb"):\d+(?::\d+)?: (" + _GNU_SE
 _FILE_RE = re.compile(rb"(?::\d+){1,2}$")  # (a place's line and column)
 _SEVERITY_OF = {  # (the same lines, the severity their one group: findall counts them at C speed, no tuple a line)
     _GITHUB_RE: re.compile(rb"\n::(error|warning|notice)(?=(?: [^\r\n]*?)?::)"),
-    _GNU_RE: re.compile(rb"\n(?:" + _GNU_PLACE + rb"): (" + _GNU_SEVERITY + rb")" + _GNU_AFTER),
 }
 
 
@@ -133,8 +132,8 @@ def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, siz
     warning = lambda header: header.startswith(b"warning")  # noqa: E731 (a block's header, a severity: warning[...])
     error = (lambda header: not header.startswith(_NOT_ERRORS)) if blocks else \
         (lambda severity: b"error" in severity or severity[-1:].isdigit())
-    counting = _SEVERITY_OF.get(pattern)  # (one pass counts every severity, in C; each
-    found = Counter(counting.findall(text) if counting else map(itemgetter(group - 1), pattern.findall(text)))
+    gnu = Counter(_GNU_TALLY_RE.findall(text)) if pattern is _GNU_RE else None  # (file, severity, code): one pass
+    found = _severities(pattern, text, group, gnu)  # (each distinct severity
     errors = sum(n for item, n in found.items() if error(item))  # distinct one told once: 52,000 ``::error::``
     warnings = sum(n for item, n in found.items() if warning(item))  # lines made 104,000 calls)
     if not errors and not warnings:
@@ -143,7 +142,7 @@ def diagnostics_shape(sample: bytes, lines: int, complete: bool, scope: str, siz
     notes = "" if blocks else f", {plural(found[note.encode()], note)}"
     keep = error if errors else warning
     kept = errors or warnings
-    tally, tail = _tally(pattern, text, blocks, github, keep, kept) if kept >= _TALLY_FROM else (": ", "")
+    tally, tail = _tally(pattern, text, (blocks, github, gnu), keep, kept) if kept >= _TALLY_FROM else (": ", "")
     head = (f"{DIAGNOSTICS_SHAPE}, {plural(lines, 'line')}{scope}: {plural(errors, 'error')}, "
             f"{plural(warnings, 'warning')}{notes}{tally}")
     shown = Parts(pattern, text, group, keep=keep, counted=errors or warnings)
@@ -158,8 +157,22 @@ def _clocked(text: bytes) -> bool:
     return first is not None and _CLOCK_RE.search(first[1]) is not None
 
 
-def _tally(pattern: re.Pattern[bytes], text: bytes, blocks: bool, github: bool, keep: Callable[[bytes], bool],
-           kept: int) -> tuple[str, str]:
+def _severities(pattern: re.Pattern[bytes], text: bytes, group: int, gnu: Counter[tuple[bytes, ...]] | None
+                ) -> Counter[bytes]:
+    """How many diagnostics of each severity ``text`` holds: from ``gnu`` (GNU lines' distinct ``(file, severity,
+    code)`` counted by :data:`_GNU_TALLY_RE`, the pass the tally reads too: a second pass over 512 KiB of
+    ``a:1: error:`` lines took the describe past 13 times plain text's), else one pass of the severity alone, in C."""
+    if gnu is not None:
+        found: Counter[bytes] = Counter()
+        for (_, severity, _), n in gnu.items():
+            found[severity] += n
+        return found
+    counting = _SEVERITY_OF.get(pattern)
+    return Counter(counting.findall(text) if counting else map(itemgetter(group - 1), pattern.findall(text)))
+
+
+def _tally(pattern: re.Pattern[bytes], text: bytes, kinds: tuple[bool, bool, Counter[tuple[bytes, ...]] | None],
+           keep: Callable[[bytes], bool], kept: int) -> tuple[str, str]:
     """What many diagnostics are, told before the first of them: ``(" in 98 files; codes: [no-untyped-def] 1,119,
     [no-untyped-call] 1,096, … 20 more; most in jsonpath_ng/_ply/yacc.py (392), …; first: ", ", match=\"CODE\",
     context=\"line\" finds a code's")`` (the shape's words after its counts, and after its read) -- the counts of the
@@ -168,7 +181,7 @@ def _tally(pattern: re.Pattern[bytes], text: bytes, blocks: bool, github: bool, 
     counted (:func:`_counted`), the words say so (``"; the first 5,000 in 98 files; codes: ..."``). 3,506 errors of
     ``mypy --strict`` were listed as their first 4, all ``no-untyped-def``, so that a model asking which kinds of error
     there were paged or guessed codes to count (helper modeltask11)."""
-    codes, files, counted = _counted(pattern, text, blocks, github, keep)
+    codes, files, counted = _counted(pattern, text, kinds, keep)
     codes.pop(b"", None)
     files.pop(b"", None)
     first = f"; the first {counted:,}" if counted < kept else ""
@@ -183,16 +196,18 @@ def _tally(pattern: re.Pattern[bytes], text: bytes, blocks: bool, github: bool, 
     return "; ".join(told) + "; first: ", ', match="CODE", context="line" finds a code\'s' if len(codes) > 1 else ""
 
 
-def _counted(pattern: re.Pattern[bytes], text: bytes, blocks: bool, github: bool, keep: Callable[[bytes], bool]
-             ) -> tuple[Counter[bytes], Counter[bytes], int]:
-    """The kept diagnostics' counts by code and by file, and how many were counted: GNU lines all of them, each
-    distinct ``(file, severity, trailing code)`` counted in C (:data:`_GNU_TALLY_RE`: 27,594 lines in 20 ms, where
-    a match at a time took 60); blocks and GitHub annotations one match at a time, the first :data:`_TALLY_MOST`."""
+def _counted(pattern: re.Pattern[bytes], text: bytes, kinds: tuple[bool, bool, Counter[tuple[bytes, ...]] | None],
+             keep: Callable[[bytes], bool]) -> tuple[Counter[bytes], Counter[bytes], int]:
+    """The kept diagnostics' counts by code and by file, and how many were counted. ``kinds``: ``(blocks, github,
+    gnu)``, ``gnu`` GNU lines' distinct ``(file, severity, trailing code)`` already counted in C
+    (:data:`_GNU_TALLY_RE`: 27,594 lines in 20 ms, where a match at a time took 60), all of them counted; blocks and
+    GitHub annotations one match at a time, the first :data:`_TALLY_MOST`."""
     codes: Counter[bytes] = Counter()
     files: Counter[bytes] = Counter()
     counted = 0
-    if not blocks and not github:
-        for (where, severity, trailing), n in Counter(_GNU_TALLY_RE.findall(text)).items():
+    blocks, _, gnu = kinds
+    if gnu is not None:
+        for (where, severity, trailing), n in gnu.items():
             if keep(severity):
                 codes[_code_of(severity, trailing and b"  [" + trailing + b"]")] += n
                 files[where] += n
