@@ -99,3 +99,23 @@ def test_a_count_skips_a_match_at_an_odd_offset(tools):
     """``上ĀN`` holds ``N``'s UTF-16LE bytes ``4e 00`` at offset 1 too (上's second byte, Ā's first)."""
     handle = tools.scope.spill("上ĀN".encode("utf-16-le"), source_tool="t").handle
     assert tools.read_handle(handle, match="N", count=True, encoding="utf-16le")["matches"] == 1
+
+
+def test_an_end_past_the_content_is_refused_as_without_an_encoding(tools):
+    handle = tools.scope.spill("ab\ncd\n".encode("utf-16-le"), source_tool="t").handle
+    with pytest.raises(InvalidArgument, match="end=99 is past the content's end"):
+        tools.read_handle(handle, line=1, end=99, encoding="utf-16le")
+    got = tools.read_handle(handle, line=-1, end=6, encoding="utf-16le")  # (the lines before byte 6)
+    assert (got["data"], got["first_line"], got["total_lines"]) == ("ab\n", 1, 1)
+
+
+def test_text_longer_than_the_scan_bound_names_its_byte_and_search_reads(tools, monkeypatch):
+    from scratchfs.api import wide_lines
+
+    monkeypatch.setattr(wide_lines, "WIDE_SCAN_BYTES", 1000)
+    handle = tools.scope.spill(("上海\r\n" * 500).encode("utf-16-be"), source_tool="t").handle
+    with pytest.raises(InvalidArgument) as refused:
+        tools.read_handle(handle, line=2, encoding="utf-16be")
+    said = str(refused.value)
+    assert f'read_handle(handle="{handle}", encoding="utf-16be") (offsets in bytes)' in said
+    assert f'read_handle(handle="{handle}", match="TEXT", encoding="utf-16be")' in said

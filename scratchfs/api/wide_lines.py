@@ -35,14 +35,17 @@ WIDE_SCAN_BYTES = 64 * 1024 * 1024
 """The most content a UTF-16 line read scans for its newlines (bytes); longer content's line reads are refused."""
 
 
-def _line_starts(scope: Scope, handle: str, encoding: str, bound: int) -> tuple[array, int]:
+def _line_starts(scope: Scope, handle: str, encoding: str, bound: int | None) -> tuple[array, int]:
     """``(the byte each line starts at, content size)`` of the lines in bytes ``[0, bound)`` of ``handle``'s content
-    (``bound``: ``None`` the size). Raises InvalidArgument for content longer than :data:`WIDE_SCAN_BYTES`, NotFound
-    and CorruptBlob as :meth:`Scope.read_range`."""
+    (``bound``: ``None`` the size). Raises InvalidArgument for a ``bound`` past the end or content longer than
+    :data:`WIDE_SCAN_BYTES`, NotFound and CorruptBlob as :meth:`Scope.read_range`."""
     starts = array("Q", [0])
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened, reading(handle):
         size = opened.entry.size
-        bound = size if bound is None else min(bound, size)
+        if bound is not None and bound > size:  # (as a line read without encoding= refuses it)
+            raise InvalidArgument(f"end={bound} is past the content's end ({plural(size, 'byte')}): give end= at "
+                                  f"most {size}")
+        bound = size if bound is None else bound
         if bound > WIDE_SCAN_BYTES:
             raise _too_long(handle, size, encoding)
         carry, base = b"", 0
@@ -72,8 +75,8 @@ def wide_lines(scope: Scope, handle: str, encoding: str, line: int | None = None
     (``None``: all of it), its lines ending at newline code units (:func:`~scratchfs.api.encodings.newline_ends`).
 
     Raises:
-        InvalidArgument: a malformed handle, ``line`` 0 or past the last line, ``offset`` past the end, a positive
-            ``line`` with ``offset``, ``lines`` or ``cap`` out of range, content longer than
+        InvalidArgument: a malformed handle, ``line`` 0 or past the last line, ``offset`` or ``end`` past the end,
+            a positive ``line`` with ``offset``, ``lines`` or ``cap`` out of range, content longer than
             :data:`WIDE_SCAN_BYTES`. NotFound (Expired, Deleted), CorruptBlob: as :meth:`Scope.read_range`.
     """
     handle = checks.check_handle(handle)
