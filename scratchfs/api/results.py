@@ -245,7 +245,7 @@ class LineSlice(Bounded):
         a character in UTF-8 text (``inside`` then): a read from the end whose last line alone is longer than a budget
         or cap shows the line's end, and its next_call reads the bytes before them."""
         at = len(self.data) - length
-        at += (self.offset + at) % 2 if self.encoding in WIDE and at + 1 < len(self.data) else 0  # (a code unit's)
+        at += (self.offset + at) % 2 if self.encoding in WIDE and at + 1 < len(self.data) else 0  # (a code unit)
         if not self.binary and self.encoding is None:  # (the bytes before them end with the whole character)
             stop = min(len(self.data) - 1, at + 3)
             while at < stop and self.data[at] & 0xC0 == 0x80:
