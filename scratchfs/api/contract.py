@@ -51,7 +51,7 @@ from typing import Any
 
 from scratchfs.api.bounds import bounded_range, check_end
 from scratchfs.api.counting import count_matches
-from scratchfs.api.encodings import check_encoding, least_bytes, sought_in
+from scratchfs.api.encodings import WIDE, check_encoding, least_bytes, sought_in
 from scratchfs.api.listing import listing_reply, spilled_row
 from scratchfs.api.misfit import plain_view
 from scratchfs.api.missing import LOST_KEY, handle_started
@@ -75,6 +75,7 @@ from scratchfs.api.search_reply import as_given, count_reply, matches_reply, ref
 from scratchfs.api.search_rows import with_rows
 from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_not_empty, check_shape
 from scratchfs.api.views import lead_inside_character, reply_size, reply_text, to_json
+from scratchfs.api.wide_lines import lines_or_search
 from scratchfs.foundation.calls import Advice, Call, render_call
 from scratchfs.foundation.checks import HANDLE_RE, check_flag, check_handle, check_int, check_key, integral
 from scratchfs.foundation.errors import BadCursor, InvalidArgument, ScratchError
@@ -274,7 +275,8 @@ class ScratchTools:
         budget, echo = self._budgeted(scope, budget)
         if counting:
             with refused_as_given(match, pattern, single):
-                counted = count_matches(scope, handle, *sought, offset, ignore_case=ignore_case, budget=echo, end=end)
+                counted = count_matches(scope, handle, *sought, offset, ignore_case=ignore_case, budget=echo, end=end,
+                                        even=single in WIDE)  # (UTF-16: its code units' matches alone)
             return count_reply(replace(counted, match=match, pattern=pattern, encoding=single), budget)
         if given:
             if given.keys() == {"view"} and (match or pattern):  # (refuse_mixed let only a text view's search by)
@@ -284,17 +286,16 @@ class ScratchTools:
                 return matches_reply(replace(result, budget=echo), budget, full_windows)  # (the view's offsets, lines)
             return structure_reply(scope, handle, offset, given, budget, checked=checked, call_budget=echo)
         cap = min(MAX_READ_BYTES, budget)
-        ranged = not (match or pattern or ignore_case or line is not None or lines is not None or context is not None
-                      or max_matches is not None or before is not None)
-        if ranged:  # one read that also takes the bytes just before the range
+        if not (match or pattern or ignore_case or line is not None or lines is not None or context is not None
+                or max_matches is not None or before is not None):  # (a range: one read takes the bytes before it)
             requested = min(max(check_int(DEFAULT_READ_BYTES if length is None else length, "length", 1),
                                 least_bytes(single)), MAX_READ_BYTES)  # (UTF-16: a character at least)
             return self._range(lambda at, n: replace(scope.read_range(handle, at, n), encoding=single), offset,
                                requested, budget, echo, end)
         with refused_as_given(match, pattern, single):
-            result = scope.read_handle(handle, offset, length, match=sought[0], pattern=sought[1],
-                                       ignore_case=ignore_case, context=context, max_matches=max_matches, line=line,
-                                       lines=lines, cap=cap, before=before, end=end, budget=echo)
+            result = lines_or_search(scope, handle, single, offset, length, match=sought[0], pattern=sought[1],
+                                     ignore_case=ignore_case, context=context, max_matches=max_matches, line=line,
+                                     lines=lines, cap=cap, before=before, end=end, budget=echo)
         result = replace(result, budget=echo, encoding=single)  # its next_call repeats the budget and encoding
         if isinstance(result, Matches):  # (of a table: the row of each match, which a rows read takes)
             return matches_reply(as_given(_marked(scope, result), match, pattern), budget, full_windows)
@@ -303,7 +304,7 @@ class ScratchTools:
             # character (the bytes before tell); then they start at the next one, as a range read does
             skip = lead_inside_character(result.data, scope.read_range(handle, result.offset - lead, lead).data)
             result = replace(result, offset=result.offset + skip, data=result.data[skip:])  # (no newline skipped)
-        return lines_reply(result, budget, lambda at, n: scope.read_range(handle, at, n).data)  # (bounded at end)
+        return lines_reply(result, budget)
 
     def _view_at_line(self, refused: InvalidArgument, handle: str, given: Mapping[str, Any],
                       asked: Mapping[str, Any], other: object, budget: int | None) -> InvalidArgument:

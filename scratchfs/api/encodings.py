@@ -18,12 +18,27 @@ U+0000-U+00FF, Python's ``latin-1`` codec); windows-1252 as the WHATWG Encoding 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import sys
+from array import array
+from collections.abc import Callable, Iterable
 
 from scratchfs.foundation.errors import InvalidArgument
 
-__all__ = ["ENCODINGS", "WIDE", "byte_pattern", "check_encoding", "decode_single", "encode_needle", "least_bytes",
-           "resolve_bom", "search_form", "sought_in", "wide_piece"]
+__all__ = [
+    "ENCODINGS",
+    "WIDE",
+    "byte_pattern",
+    "check_encoding",
+    "decode_single",
+    "encode_needle",
+    "least_bytes",
+    "newline_ends",
+    "resolve_bom",
+    "search_form",
+    "sought_in",
+    "wide_line_count",
+    "wide_piece",
+]
 
 ENCODINGS = ("utf-8", "latin-1", "cp1252", "utf-16le", "utf-16be", "utf-16")
 """The encodings a read takes (``utf-8``: the default, each invalid byte shown as U+FFFD)."""
@@ -94,6 +109,34 @@ def wide_piece(raw: bytes, offset: int, size: int, encoding: str, before: bytes 
     end = max(end, skip)
     text, replaced = _wide_text(raw[skip:end], encoding)
     return skip, end - skip, text, replaced
+
+
+def newline_ends(data: bytes, offset: int, encoding: str) -> list[int]:
+    """Indexes in ``data`` (content bytes from ``offset``) just after each newline code unit of ``encoding``
+    (``"utf-16le"`` or ``"utf-16be"``) at an even content offset. Never raises."""
+    skip = offset % 2
+    units = array("H", data[skip : skip + (len(data) - skip) // 2 * 2])
+    unit = 0x000A if (encoding == "utf-16le") == (sys.byteorder == "little") else 0x0A00
+    ends, at = [], -1
+    for _ in range(units.count(unit)):
+        at = units.index(unit, at + 1)
+        ends.append(skip + 2 * at + 2)
+    return ends
+
+
+
+def wide_line_count(frames: Iterable[bytes], size: int, encoding: str) -> int:
+    """The lines of UTF-16 text (``frames``: its ``size`` bytes in order, in pieces of any length; ``encoding``:
+    ``"utf-16le"`` or ``"utf-16be"``) as its decode has them: its newline code units (:func:`newline_ends`), plus
+    one for text after the last. Never raises but ``frames``'s."""
+    newlines, carry, base, last = 0, b"", 0, 0
+    for data in frames:
+        chunk = carry + data
+        ends = newline_ends(chunk, 0, encoding)  # (base is even: each chunk starts at a code unit)
+        newlines, last = newlines + len(ends), base + ends[-1] if ends else last
+        even = len(chunk) // 2 * 2
+        carry, base = chunk[even:], base + even
+    return newlines + (last < size)
 
 
 def least_bytes(encoding: str | None) -> int:

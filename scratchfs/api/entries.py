@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from scratchfs.api import missing
 from scratchfs.api.describe import Description, describe_content, json_start
+from scratchfs.api.encodings import wide_line_count
 from scratchfs.api.line_fit import LAST_LINES_BYTES
 from scratchfs.api.settings import Settings
 from scratchfs.engine.caches import LRU
@@ -325,10 +326,14 @@ class Entries:
         found = describe_content(settings, sample.head, info.size, info.frame_newlines, sample.last_byte,
                                  (lambda: nullcontext(feed)) if feed is not None and feed.size == info.size
                                  else lambda: self._whole(run_id, agent_id, token, info.size))
-        from scratchfs.api.stub import build_stub  # (loaded on a write's first use)
+        from scratchfs.api.stub import build_stub, wide_encoding  # (loaded on a write's first use)
 
+        lines = found.lines  # (UTF-16 text's stub: its lines end at newline code units, not at each 0a byte)
+        if kind == "handle" and (wide := wide_encoding(found.content_type, found.shape)) is not None:
+            with self._whole(run_id, agent_id, token, info.size) as whole:
+                lines = wide_line_count((data for _, data in whole.reader.iter_frames(0)), info.size, wide)
         stub = None if kind != "handle" else build_stub(
-            key, sample.head, sample.tail, info.size, found.lines, found.content_type, found.shape, tool,
+            key, sample.head, sample.tail, info.size, lines, found.content_type, found.shape, tool,
             settings.preview_bytes, mode, longest_line_bound(info.frame_newlines, info.size), found.next_read,
             found.top, found.first_error)
         listed = found.preview if stub is None or stub.listed is None else stub.listed  # (an HTML page's: its text's

@@ -64,13 +64,12 @@ def range_reply(sl: Slice, budget: int, before: bytes = b"") -> dict[str, Any]:
     return fit(len(sl.data), lambda k: squeeze(build(k)), budget)
 
 
-def lines_reply(ls: LineSlice, budget: int, read: Callable[[int, int], bytes] | None = None) -> dict[str, Any]:
+def lines_reply(ls: LineSlice, budget: int) -> dict[str, Any]:
     """A line read as the contract's JSON object, fitted into ``budget`` bytes (cut inside a line when it must; the
-    cursor then resumes there; ``read(offset, n)``: content bytes, for UTF-16LE's lines, :func:`aligned_lines`).
+    cursor then resumes there; UTF-16 text's lines: :func:`~scratchfs.api.wide_lines.wide_lines`).
     Lines of binary content are a hex dump, or text when they are (:func:`~scratchfs.api.views.reads_as_text`),
     ``"encoding": "text"`` saying so, as :func:`range_reply` has it."""
     single = ls.encoding is not None
-    ls = ls if read is None else aligned_lines(ls, read)
     binary, said = _shown_as(ls)
 
     def build(k: int, whole: LineSlice | None = None) -> dict[str, Any]:
@@ -92,21 +91,6 @@ def lines_reply(ls: LineSlice, budget: int, read: Callable[[int, int], bytes] | 
         return fit(len(ls.data), build, budget)
     squeeze = Squeeze(build(1), budget, resume="next_offset and lines (or next_line)")
     return fit(len(ls.data), lambda k: squeeze(build(k)), budget)
-
-
-def aligned_lines(ls: LineSlice, read: Callable[[int, int], bytes]) -> LineSlice:
-    """A line read of UTF-16LE text (``ls.encoding``) on its code units: the stored lines end at a ``0a`` byte, the
-    first of the newline's two (``0a 00``), so a line's first byte ``00`` is its newline's second, and a line that
-    ends so takes it (``read(offset, n)``: content bytes). Any other read: ``ls``. Never raises but ``read``'s."""
-    if ls.encoding != "utf-16le" or not ls.data:
-        return ls
-    at, data, after = ls.offset, ls.data, ls.next_offset
-    if at % 2 and data[:1] == b"\x00":
-        at, data = at + 1, data[1:]
-    if after is not None and data.endswith(b"\n") and (at + len(data)) % 2:
-        data += read(after, 1)
-        after = None if after + 1 >= (ls.size if ls.end is None else ls.end) else after + 1
-    return replace(ls, offset=at, data=data, next_offset=after)
 
 
 def _last_lines(ls: LineSlice, fits: Callable[[LineSlice], bool]) -> LineSlice:
@@ -265,6 +249,6 @@ MIN_PAGE_BYTES = 256
 """The smallest budget a structure page is read with (room for its own fields and some content)."""
 
 
-__all__ = ["CURSOR_CHARS", "ECHOED_ARGUMENTS", "MIN_PAGE_BYTES", "STRUCTURE_ARGUMENTS", "aligned_lines",
+__all__ = ["CURSOR_CHARS", "ECHOED_ARGUMENTS", "MIN_PAGE_BYTES", "STRUCTURE_ARGUMENTS",
            "first_character", "going",
            "lines_reply", "range_reply", "structure_reply", "ttl_json", "whole_seconds"]

@@ -14,7 +14,7 @@ import base64
 import hashlib
 from dataclasses import dataclass, replace
 
-from scratchfs.api.encodings import decode_single
+from scratchfs.api.encodings import WIDE, decode_single, newline_ends
 from scratchfs.engine.protocols import Entry
 from scratchfs.engine.search import Window
 from scratchfs.foundation import cursors
@@ -220,8 +220,11 @@ class LineSlice(Bounded):
         if length >= len(self.data):
             return self
         data = self.data[:length]
-        newlines = data.count(b"\n")
-        cut = not data.endswith(b"\n")
+        if self.encoding in WIDE:  # (UTF-16: its lines end at a newline code unit, not at every 0a byte)
+            ends = newline_ends(data, self.offset, self.encoding)
+            newlines, cut = len(ends), not ends or ends[-1] != len(data)
+        else:
+            newlines, cut = data.count(b"\n"), not data.endswith(b"\n")
         end = self.offset + len(data)
         return replace(self, data=data, lines=newlines + cut, cut=cut, next_offset=end if end < self.bound else None,
                        next_line=self.first_line + newlines if end < self.bound else None)
@@ -230,7 +233,9 @@ class LineSlice(Bounded):
         """This read without its first ``skip`` lines (whole lines, fewer than :attr:`lines`): a read from the end that
         a budget cuts keeps its last lines whole, so that it still reaches the end and its next_call goes back."""
         at = 0
-        for _ in range(skip):
+        if self.encoding in WIDE:
+            at = newline_ends(self.data, self.offset, self.encoding)[skip - 1]
+        for _ in range(0 if self.encoding in WIDE else skip):
             at = self.data.index(b"\n", at) + 1
         return replace(self, offset=self.offset + at, data=self.data[at:], first_line=self.first_line + skip,
                        lines=self.lines - skip)
@@ -240,6 +245,7 @@ class LineSlice(Bounded):
         a character in UTF-8 text (``inside`` then): a read from the end whose last line alone is longer than a budget
         or cap shows the line's end, and its next_call reads the bytes before them."""
         at = len(self.data) - length
+        at += (self.offset + at) % 2 if self.encoding in WIDE and at + 1 < len(self.data) else 0  # (a code unit)
         if not self.binary and self.encoding is None:  # (the bytes before them end with the whole character)
             stop = min(len(self.data) - 1, at + 3)
             while at < stop and self.data[at] & 0xC0 == 0x80:

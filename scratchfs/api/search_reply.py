@@ -500,7 +500,8 @@ def refused_as_given(match: str | bytes | None, pattern: str | None, encoding: s
     try:
         yield
     except InvalidArgument as exc:
-        if encoding is None or type(exc) is not InvalidArgument or exc.advice is None:
+        if encoding is None or (match is None and pattern is None) or type(exc) is not InvalidArgument or \
+                exc.advice is None:  # (no search: a line read's refusal names its calls as they are)
             raise
         given = {"match": match} if match is not None else {"pattern": pattern}
 

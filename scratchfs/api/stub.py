@@ -253,6 +253,16 @@ class _Note:
 
 _UTF16 = {"UTF-16LE text": "utf-16le", "UTF-16BE text": "utf-16be"}
 """UTF-16 text's formats (:data:`~scratchfs.api.shape_binary.UTF16_FORMATS`) to the encoding that reads them."""
+
+
+def wide_encoding(content_type: str | None, shape: str | None) -> str | None:
+    """The encoding that reads UTF-16 text (``"utf-16le"`` or ``"utf-16be"``), told by its content type and shape;
+    ``None`` for any other content. Never raises."""
+    from scratchfs.api.shape import binary_format  # (as :class:`_Note`'s: not on import)
+
+    return _UTF16.get(binary_format(shape) or "") if content_type == "binary" else None
+
+
 _WIDE = {"UTF-16LE text": 'pattern="p\\x00y\\x00" for "py"', "UTF-16BE text": 'pattern="\\x00p\\x00y" for "py"',
          "UTF-32LE text": 'pattern="p\\x00\\x00\\x00y\\x00\\x00\\x00" for "py"',
          "UTF-32BE text": 'pattern="\\x00\\x00\\x00p\\x00\\x00\\x00y" for "py"'}
@@ -493,4 +503,5 @@ def refusal_notice(content: bytes, tool: str | None, reason: str, preview_bytes:
         limit = max(0, min(limit - 1, int(limit * (cost - (total - MAX_STUB_BYTES) - 8) / cost)))
 
 
-__all__ = ["FREE_BY_DELETING", "NOTHING_TO_FREE", "OVER_THE_WHOLE_QUOTA", "Stub", "build_stub", "refusal_notice"]
+__all__ = ["FREE_BY_DELETING", "NOTHING_TO_FREE", "OVER_THE_WHOLE_QUOTA", "Stub", "build_stub", "refusal_notice",
+           "wide_encoding"]

@@ -203,8 +203,8 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
     from scratchfs.api.bounds import past_bytes  # (the reads' modules load with a read: not for every command)
     from scratchfs.api.column_words import column_words
     from scratchfs.api.contract import STRUCTURE_ARGUMENTS, ScratchTools, to_json
-    from scratchfs.api.read_replies import aligned_lines
     from scratchfs.api.results import LineSlice
+    from scratchfs.api.wide_lines import wide_lines
 
     given = {name: value for name, value in options.items() if value not in (None, ())}
     scope = store.scope(run_id, agent_id)
@@ -227,9 +227,11 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
         return
     single = sought_in(check_encoding(arguments.pop("encoding", None)),  # ("utf-16": the one its mark names)
                        lambda: scope.read_range(handle, 0, 2).data, None, None, False)[0]
-    result = replace(scope.read_handle(**arguments), encoding=single)  # (the next command names it too)
-    if isinstance(result, LineSlice):  # (UTF-16LE: on its newlines' code units)
-        result = aligned_lines(result, lambda at, n: scope.read_range(handle, at, n).data)
+    if single in WIDE and arguments.keys() & {"line", "lines"}:  # (UTF-16: lines end at its newlines' code units)
+        result = wide_lines(scope, handle, single, arguments.get("line"), arguments.get("lines"),
+                            offset=arguments.get("offset") or None)
+    else:
+        result = replace(scope.read_handle(**arguments), encoding=single)  # (the next command names it too)
     out = stdout_bytes()
     written = result.data if single is None else decode_single(result.data[result.offset % 2 if single in WIDE else 0:],
                                                                single).encode("utf-8")
