@@ -52,6 +52,16 @@ def test_the_stub_counts_utf16_lines_as_decoded(tools):
     assert stub.lines == 500
 
 
+def test_a_utf16_spill_past_the_count_bound_is_not_read_back_whole(tools, monkeypatch):
+    """The stub's count reads the content back: bounded (WIDE_COUNT_BYTES, as line reads' scan is), past it the
+    stub counts 0a bytes -- a 1 GiB UTF-16 spill read itself back whole."""
+    from scratchfs.api import entries
+
+    monkeypatch.setattr(entries, "WIDE_COUNT_BYTES", 1000)
+    stub = tools.scope.spill(("\ufeff" + "上海\r\n" * 500).encode("utf-16-le"), source_tool="t")
+    assert stub.lines == 1001  # (each 上's 0a byte and each line's: what the stored line index counts)
+
+
 _CHARS = st.sampled_from(["a", "Z", " ", "\r", "\n", "\n", "上", "海", "ਊ", "\u0d0a", "\u0a0d", "\u0a00", "😀",
                           "\U0001000a", "Ā", "N"])
 _TEXT = st.lists(_CHARS, min_size=0, max_size=400).map("".join)

@@ -27,6 +27,7 @@ from scratchfs.foundation.errors import InvalidArgument
 __all__ = [
     "ENCODINGS",
     "WIDE",
+    "WIDE_COUNT_BYTES",
     "byte_pattern",
     "check_encoding",
     "decode_single",
@@ -123,6 +124,12 @@ def newline_ends(data: bytes, offset: int, encoding: str) -> list[int]:
         ends.append(skip + 2 * at + 2)
     return ends
 
+
+
+WIDE_COUNT_BYTES = 64 * 1024 * 1024
+"""The most UTF-16 content (bytes) whose lines a spill's stub counts by reading it back (:func:`wide_line_count`);
+a longer one's stub counts its ``0a`` bytes, as its line reads are refused past the same bound
+(:data:`scratchfs.api.wide_lines.WIDE_SCAN_BYTES`): a spill of 1 GiB read itself back whole."""
 
 
 def wide_line_count(frames: Iterable[bytes], size: int, encoding: str) -> int:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from scratchfs.api import missing
 from scratchfs.api.describe import Description, describe_content, json_start
-from scratchfs.api.encodings import wide_line_count
+from scratchfs.api.encodings import WIDE_COUNT_BYTES, wide_line_count
 from scratchfs.api.line_fit import LAST_LINES_BYTES
 from scratchfs.api.settings import Settings
 from scratchfs.engine.caches import LRU
@@ -329,7 +329,8 @@ class Entries:
         from scratchfs.api.stub import build_stub, wide_encoding  # (loaded on a write's first use)
 
         lines = found.lines  # (UTF-16 text's stub: its lines end at newline code units, not at each 0a byte)
-        if kind == "handle" and (wide := wide_encoding(found.content_type, found.shape)) is not None:
+        if kind == "handle" and info.size <= WIDE_COUNT_BYTES and \
+                (wide := wide_encoding(found.content_type, found.shape)) is not None:  # (longer: its 0a bytes')
             with self._whole(run_id, agent_id, token, info.size) as whole:
                 lines = wide_line_count((data for _, data in whole.reader.iter_frames(0)), info.size, wide)
         stub = None if kind != "handle" else build_stub(
