@@ -61,9 +61,11 @@ def test_previews_are_valid_text(store, tmp_path):
     store_small = ScratchStore(tmp_path / "small", preview_bytes=10, clock=store.clock)
     scope = store_small.scope("r", "a")
     # binary content: a hex dump of its first bytes, as a range read gives it
-    binary = scope.spill(b"\xff\xfe\x00abc\xe2\x82")
+    binary = scope.spill(b"\x00\xfe\x00abc\xe2\x82")
     assert binary.content_type == "binary"
-    assert binary.preview == "00000000  " + "ff fe 00 61 62 63 e2 82".ljust(47) + "  |...abc..|"
+    assert binary.preview == "00000000  " + "00 fe 00 61 62 63 e2 82".ljust(47) + "  |...abc..|"
+    # (after UTF-16LE's byte order mark, the bytes are that text's: its characters, as encoding="utf-16le" reads)
+    assert scope.spill(b"\xff\xfe\x00abc\xe2\x82").preview == "\ufeff\u6100\u6362\u82e2"
     # text: invalid bytes become U+FFFD; a sequence cut short by the end of the content is one U+FFFD
     assert scope.spill(b"abc\xffdefghij").preview == "abc\ufffddefghi"
     assert scope.spill(b"abcdefgh\xe2\x82").preview == "abcdefgh\ufffd"

@@ -98,7 +98,8 @@ _CLOCK_RE = re.compile(rb"(?:^|\s|\dT)\d{1,2}:\d\d:\d\d$")
 hostile49)."""
 _TALLY_FROM = 50  # (kept diagnostics from which their codes and files are counted: fewer are read in a page)
 _TALLY_CODES, _TALLY_FILES = 5, 2
-_TALLY_MOST = 5000  # (blocks or annotations counted one at a time: 47,662 took 90 ms of Python)
+_TALLY_MOST = 2000  # (blocks or annotations counted one at a time: 47,662 took 90 ms of Python, 5,000 took
+# 512 KiB of GitHub annotations with a place to 9.7 times plain text's describe, 2,000 to ~7)
 _SEVERITY_CODE_RE = re.compile(rb"(\[[\w:-]{1,60}\])$")  # (rustc's error[E0308])
 _LINT_RE = re.compile(rb"([A-Z]{1,4}\d{2,4})\b")  # (ruff's F401, pylint's C0114)
 _TRAILING_CODE_RE = re.compile(rb"  (\[[a-z][\w-]{0,60}\])\s*$")  # (mypy's error code, two spaces before it)
