@@ -129,3 +129,90 @@ def test_text_longer_than_the_scan_bound_names_its_byte_and_search_reads(tools, 
     said = str(refused.value)
     assert f'read_handle(handle="{handle}", encoding="utf-16be") (offsets in bytes)' in said
     assert f'read_handle(handle="{handle}", match="TEXT", encoding="utf-16be")' in said
+
+
+# -- searches and counts: a match's line, a whole line's window, a count's lines (encodings4) ---------------------
+
+def test_a_search_numbers_cjk_lines_as_decoded(tools):
+    """``上`` is ``0a 4e`` in UTF-16LE: each one counted as a line's end gave ``海`` of line 1 the number 2."""
+    handle = tools.scope.spill(("\ufeff" + "上海\r\n" * 500).encode("utf-16-le"), source_tool="t").handle
+    got = tools.read_handle(handle, match="海", context=0, max_matches=2, encoding="utf-16le")
+    assert [(w["line"], w["offset"]) for w in got["windows"]] == [(1, 4), (2, 12)]
+    whole = tools.read_handle(handle, match="海", context="line", max_matches=2, encoding="utf-16")
+    assert [(w["line"], w["data"]) for w in whole["windows"]] == [(1, "\ufeff上海"), (2, "上海")]
+
+
+def test_a_count_counts_cjk_lines_as_decoded(tools):
+    handle = tools.scope.spill(("上海上\r\n" * 5).encode("utf-16-le"), source_tool="t").handle
+    got = tools.read_handle(handle, match="上", count=True, encoding="utf-16le")
+    assert (got["matches"], got["lines"]) == (10, 5)
+
+
+def _line_of(text: str, at: int) -> int:
+    return text[:at].count("\n") + 1
+
+
+def _shown_line(line: str) -> str:
+    """A whole line's window: the line without its CRLF's ``\\r`` (:mod:`scratchfs.engine.line_windows`)."""
+    return line[:-1] if line.endswith("\r") else line
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.lists(_CHARS, min_size=0, max_size=200).map("".join), codec=_CODEC, mark=st.booleans(),
+       needle=st.lists(_CHARS, min_size=1, max_size=2).map("".join), whole=st.booleans(),
+       most=st.integers(1, 5))
+def test_a_utf16_search_and_count_see_the_lines_python_decodes(tools, text, codec, mark, needle, whole, most):
+    """Every match's ``line`` and a whole line's window are the decoded text's (``text.split("\n")``, from 1), and a
+    count's ``lines`` the lines its matches start in, on text whose characters hold ``0a`` and ``0d`` bytes."""
+    text = ("\ufeff" if mark else "") + text + "x"
+    raw = text.encode(codec[0])
+    handle = tools.scope.spill(raw, source_tool="t").handle
+    found, at = [], 0  # (the matches str.find sees, without overlaps, as the search pages them)
+    while (at := text.find(needle, at)) >= 0:
+        found.append(at)
+        at += len(needle)
+    decoded = text.split("\n")
+    call, hits = {"handle": handle, "match": needle, "context": "line" if whole else 0, "max_matches": most,
+                  "encoding": codec[1]}, []
+    while call is not None:
+        got = tools.call("read_handle", call, full_windows=True)
+        for window in got["windows"]:
+            first = window.get("match_offset", window["offset"])
+            matches = window.get("matches") or [{"offset": first, "line": window["line"]}]
+            assert window["line"] == matches[0]["line"]
+            hits.extend((len(raw[: hit["offset"]].decode(codec[0])), hit["line"]) for hit in matches)
+            if whole and not {"\r", "\n"} & set(needle):  # (a match holding a line end shows it)
+                assert window["data"] == _shown_line(decoded[window["line"] - 1]), window
+        call = None if got["next_offset"] is None else {**call, "offset": got["next_offset"]}
+    assert hits == [(at, _line_of(text, at)) for at in found]
+    count = tools.read_handle(handle, match=needle, count=True, encoding=codec[1])
+    assert (count["matches"], count["lines"]) == (len(found), len({_line_of(text, at) for at in found}))
+
+
+def test_a_match_past_the_line_scan_is_refused_not_misnumbered(tools, monkeypatch):
+    from scratchfs.api import wide_lines
+
+    monkeypatch.setattr(wide_lines, "WIDE_SCAN_BYTES", 1000)
+    handle = tools.scope.spill(("上海\r\n" * 500).encode("utf-16-be"), source_tool="t").handle
+    early = tools.read_handle(handle, match="海", context=0, max_matches=2, encoding="utf-16be")
+    assert [w["line"] for w in early["windows"]] == [1, 2]
+    for asked in ({"offset": 2000, "context": 0}, {"count": True}):
+        with pytest.raises(InvalidArgument, match=r"at byte \d+, .* first 1,000 bytes alone") as refused:
+            tools.read_handle(handle, match="海", encoding="utf-16be", **asked)
+        assert f'read_handle(handle="{handle}", match="海", end=1000, encoding="utf-16be")' in str(refused.value)
+
+
+def test_a_long_cjk_line_is_bounded_as_any_whole_line_window_and_read_back_from_the_end(tools):
+    """A line of 2,001 characters (4,002 bytes) holding ``0a`` bytes: its window is the bound a side of its match
+    (``LINE_WINDOW_BYTES``, cut at both ends), numbered as decoded; ``before=`` pages back with the same lines."""
+    text = "a\n" + "上" * 1000 + "海" + "上" * 1000 + "\r\n" + "上海\n" * 3
+    raw = text.encode("utf-16-be")
+    handle = tools.scope.spill(raw, source_tool="t").handle
+    got = tools.call("read_handle", {"handle": handle, "match": "海", "context": "line", "encoding": "utf-16be",
+                                     "max_matches": 2}, full_windows=True)
+    first = got["windows"][0]
+    assert (first["line"], first["offset"], first["length"], first["cut"]) == (2, 2004 - 1024, 2050, "both")
+    assert first["data"] == "上" * 512 + "海" + "上" * 512
+    assert [(w["line"], w["data"]) for w in got["windows"][1:]] == [(3, "上海")]
+    back = tools.read_handle(handle, match="海", context="line", encoding="utf-16be", before=len(raw))
+    assert [w["line"] for w in back["windows"]] == [2, 3, 4, 5]

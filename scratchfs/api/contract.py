@@ -276,7 +276,7 @@ class ScratchTools:
         if counting:
             with refused_as_given(match, pattern, single):
                 counted = count_matches(scope, handle, *sought, offset, ignore_case=ignore_case, budget=echo, end=end,
-                                        even=single in WIDE)  # (UTF-16: its code units' matches alone)
+                                        even=single if single in WIDE else None)  # (UTF-16: its code units, lines)
             return count_reply(replace(counted, match=match, pattern=pattern, encoding=single), budget)
         if given:
             if given.keys() == {"view"} and (match or pattern):  # (refuse_mixed let only a text view's search by)

@@ -18,6 +18,7 @@ from scratchfs.api.miss_hints import WITHOUT_OFFSET, no_match_in, whole_too
 from scratchfs.api.results import Bounded
 from scratchfs.api.search_calls import count_again, on_past, written_as
 from scratchfs.api.search_misses import whole_miss_note
+from scratchfs.api.wide_search import EvenMatcher, WideLines, wide_count
 from scratchfs.engine.patterns import MAX_REACH_BYTES, compile_pattern
 from scratchfs.engine.search import LiteralMatcher, Matcher, PatternMatcher, count
 from scratchfs.foundation import checks
@@ -128,34 +129,14 @@ class MatchCount(Bounded):
                            budget=self.budget, encoding=self.encoding, end=self.end)
 
 
-class EvenMatcher:
-    """The matches of ``inner`` (a :class:`~scratchfs.engine.search.Matcher`) that start at an even content offset:
-    UTF-16 text's, whose code units start there (one at an odd offset is the halves of two characters, which a
-    search's windows drop too: :func:`~scratchfs.api.search_reply.as_given`)."""
-
-    def __init__(self, inner: Matcher) -> None:
-        self.inner = inner
-        self.keep_before = inner.keep_before
-
-    def limit(self, buf: bytearray, pos: int, at_end: bool, base: int) -> int:
-        return self.inner.limit(buf, pos, at_end, base)
-
-    def find(self, buf: bytearray, pos: int, limit: int, at_end: bool, base: int) -> tuple[int, int] | None:
-        while (found := self.inner.find(buf, pos, limit, at_end, base)) is not None and (base + found[0]) % 2:
-            pos = found[0] + 1  # (an odd start: the next one from the byte after it)
-        return found
-
-    def skippable(self, buf: bytearray, base: int, pos: int, data: bytes, frame_start: int) -> int:
-        return self.inner.skippable(buf, base, pos, data, frame_start)
-
-
 def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | None, offset: int = 0, *,
                   ignore_case: bool = False, budget: int | None = None, end: int | None = None,
-                  even: bool = False) -> MatchCount:
+                  even: str | None = None) -> MatchCount:
     """Count the matches of ``match`` or ``pattern`` (as :meth:`Scope.search` finds them) starting at or after byte
     ``offset`` (and ending by byte ``end``, when given: the bytes ``[offset, end)`` alone are counted, as a search
-    with ``end`` finds them; ``even``: those that start at an even offset alone, :class:`EvenMatcher`, as UTF-16
-    text's are), and the lines they start in, within :data:`COUNT_SHARE` of the store's
+    with ``end`` finds them; ``even``: ``"utf-16le"`` or ``"utf-16be"``, those that start at an even offset alone,
+    :class:`EvenMatcher`, as UTF-16 text's are, in its decoded lines, :mod:`scratchfs.api.wide_search`), and the
+    lines they start in, within :data:`COUNT_SHARE` of the store's
     ``pattern_timeout`` (seconds); a count from byte 0 to the end that finds none says why in its ``note`` when it
     can, and a bounded one where it looked.
 
@@ -178,6 +159,7 @@ def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | N
         "read_handle", handle=handle, **sought, count=True, offset=offset, end=end, ignore_case=ignore_case or None,
         budget=budget))
     matcher = EvenMatcher(matcher) if even else matcher
+    wide = WideLines.of(scope, handle, even) if even else None
     again = count_again(handle, match, pattern, ignore_case, budget)
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened:
         size = opened.entry.size
@@ -187,7 +169,8 @@ def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | N
         with reading(handle):
             try:
                 found, lines, next_offset = count(opened.reader, matcher, offset, opened.lines.line_of_frame,
-                                                  time.monotonic() + COUNT_SHARE * timeout, end)
+                                                  time.monotonic() + COUNT_SHARE * timeout, end) if not wide else \
+                    wide_count(opened, matcher, offset, time.monotonic() + COUNT_SHARE * timeout, end, wide)
             except (PatternTimeout, PatternTooLong) as exc:  # (the count from past its trouble, as a call)
                 raise on_past(exc, lambda words, at: again(words, offset=at, end=end)) from None
             none = not found and next_offset is None  # (counted to the end: no match)
@@ -202,4 +185,4 @@ def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | N
                       COUNT_SHARE * timeout, budget, note=missed, end=end)
 
 
-__all__ = ["COUNT_SHARE", "EvenMatcher", "MatchCount", "count_matches", "search_matcher"]
+__all__ = ["COUNT_SHARE", "MatchCount", "count_matches", "search_matcher"]

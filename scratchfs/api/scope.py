@@ -41,11 +41,12 @@ from scratchfs.api.structured import StructureReads
 from scratchfs.api.stub import Stub
 from scratchfs.api.view_search import view_search
 from scratchfs.api.views import reply_size
+from scratchfs.api.wide_search import wide_parts
 from scratchfs.engine import segments
 from scratchfs.engine.line_windows import LineSink
 from scratchfs.engine.lines import read_lines
 from scratchfs.engine.protocols import Entry
-from scratchfs.engine.search import Matcher, Sink
+from scratchfs.engine.search import Sink
 from scratchfs.engine.structure.html import view_spaces
 from scratchfs.foundation import checks
 from scratchfs.foundation.calls import Advice, Call
@@ -279,7 +280,7 @@ class Scope:
     def search(self, handle: str, match: str | bytes | None = None, pattern: str | None = None, offset: int = 0, *,
                ignore_case: bool = False, context: int | str | None = None, max_matches: int | None = None,
                cap: int = MAX_READ_BYTES, view: str | None = None, before: int | None = None,
-               end: int | None = None, budget: int | None = None) -> Matches:
+               end: int | None = None, budget: int | None = None, encoding: str | None = None) -> Matches:
         """Non-overlapping matches starting at or after byte ``offset``: a substring (``match``; text is searched as
         UTF-8) or a Python ``re`` pattern over the bytes (``pattern``; ``^``/``$`` per line, ASCII ``ignore_case``;
         see :mod:`scratchfs.engine.search`); empty matches are not reported. Each match gets up to ``context`` bytes
@@ -293,7 +294,7 @@ class Scope:
         the caller gave (bytes), which each call its refusals and notes advise repeats (``None``: none). Streams the
         blob; ``view="text"``: an HTML page's text view (Unicode spaces sought as ``" "``), offsets and lines the
         view's; terminal output as shown, offsets the stored output's (:func:`~scratchfs.api.view_search.view_search`,
-        whose errors it raises too).
+        whose errors it raises too); ``encoding``: UTF-16's, :func:`~scratchfs.api.wide_search.wide_parts`'s.
 
         Raises:
             InvalidArgument: a malformed handle; both or neither of ``match``/``pattern``; an empty, too long or
@@ -318,9 +319,11 @@ class Scope:
         shown = match  # (terminal output's view shows Unicode spaces as they are: sought so, view_search)
         if view is not None:  # an HTML page's text view writes each Unicode space (&nbsp;) as " ": so is its needle
             match, pattern = (view_spaces(t) if isinstance(t, str) else t for t in (match, pattern))
-        needle, matcher = self._matcher(match, pattern, ignore_case, lambda **sought: Call.of(
-            "read_handle", handle=handle, **sought, offset=offset, view=view, before=before, end=end,
-            ignore_case=ignore_case or None, context=context, max_matches=max_matches, budget=budget))
+        needle, matcher = search_matcher(match, pattern, ignore_case, self.store.settings.pattern_timeout, lambda **s:
+                                         Call.of("read_handle", handle=handle, **s, offset=offset, view=view,
+                                                 before=before, end=end, ignore_case=ignore_case or None,
+                                                 context=context, max_matches=max_matches, budget=budget))
+        matcher, sink = wide_parts(self, handle, encoding, matcher, sink)  # (UTF-16: its code units, lines)
         asked = Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches, budget=budget,
                         view=view)  # (the settings ride on an empty result, and the calls it advises repeat them)
         how, bounded = (reach, sink, cap), replace(asked, end=end)
@@ -328,11 +331,6 @@ class Scope:
                            if before is not None else functools.partial(view_search, self, asked, matcher, offset,
                                                                         how, shown) if view is not None else
                            functools.partial(stored_search, self, bounded, matcher, offset, how), before)
-
-    def _matcher(self, match: object, pattern: object, ignore_case: bool,
-                 again: Callable[..., Call] | None = None) -> tuple[bytes | None, Matcher]:
-        """The needle (for a substring search) and the matcher of a search (``again``: :func:`search_matcher`'s)."""
-        return search_matcher(match, pattern, ignore_case, self.store.settings.pattern_timeout, again)
 
     def read_handle(self, handle: str, offset: int = 0, length: int | None = None, *,
                     match: str | bytes | None = None, pattern: str | None = None, ignore_case: bool = False,

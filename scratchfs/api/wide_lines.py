@@ -29,16 +29,18 @@ from scratchfs.foundation.text import plural
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
 
-__all__ = ["WIDE_SCAN_BYTES", "lines_or_search", "wide_lines"]
+__all__ = ["WIDE_SCAN_BYTES", "lines_or_search", "scanned_line_starts", "wide_lines"]
 
 WIDE_SCAN_BYTES = 64 * 1024 * 1024
 """The most content a UTF-16 line read scans for its newlines (bytes); longer content's line reads are refused."""
 
 
-def _line_starts(scope: Scope, handle: str, encoding: str, bound: int | None) -> tuple[array, int]:
+def _line_starts(scope: Scope, handle: str, encoding: str, bound: int | None, *, capped: bool = False
+                 ) -> tuple[array, int]:
     """``(the byte each line starts at, content size)`` of the lines in bytes ``[0, bound)`` of ``handle``'s content
-    (``bound``: ``None`` the size). Raises InvalidArgument for a ``bound`` past the end or content longer than
-    :data:`WIDE_SCAN_BYTES`, NotFound and CorruptBlob as :meth:`Scope.read_range`."""
+    (``bound``: ``None`` the size; ``capped``: at most :data:`WIDE_SCAN_BYTES` of it, no refusal). Raises
+    InvalidArgument for a ``bound`` past the end or (not ``capped``) content longer than :data:`WIDE_SCAN_BYTES`,
+    NotFound and CorruptBlob as :meth:`Scope.read_range`."""
     starts = array("Q", [0])
     with scope.store.entries.open(scope.run_id, scope.agent_id, "handle", handle) as opened, reading(handle):
         size = opened.entry.size
@@ -46,8 +48,11 @@ def _line_starts(scope: Scope, handle: str, encoding: str, bound: int | None) ->
             raise InvalidArgument(f"end={bound} is past the content's end ({plural(size, 'byte')}): give end= at "
                                   f"most {size}")
         bound = size if bound is None else bound
+        bound = min(bound, WIDE_SCAN_BYTES) if capped else bound
         if bound > WIDE_SCAN_BYTES:
             raise _too_long(handle, size, encoding)
+        if not bound:
+            return starts, size
         carry, base = b"", 0
         for frame_start, data in opened.reader.iter_frames(0):
             chunk = (carry + data)[: max(0, bound - base)]
@@ -56,6 +61,14 @@ def _line_starts(scope: Scope, handle: str, encoding: str, bound: int | None) ->
             if frame_start + len(data) >= bound:
                 break
     return starts, size
+
+
+def scanned_line_starts(scope: Scope, handle: str, encoding: str) -> tuple[array, int]:
+    """``(the byte each line starts at, bytes scanned)`` of UTF-16 text ``handle`` (``encoding``: ``"utf-16le"`` or
+    ``"utf-16be"``): its lines in its first :data:`WIDE_SCAN_BYTES` bytes at most, as a line read counts them (a
+    line's start past the bytes scanned is not in it). Raises NotFound and CorruptBlob as :meth:`Scope.read_range`."""
+    starts, size = _line_starts(scope, handle, encoding, None, capped=True)
+    return starts, min(size, WIDE_SCAN_BYTES)
 
 
 def _too_long(handle: str, size: int, encoding: str) -> InvalidArgument:
@@ -119,9 +132,14 @@ def wide_lines(scope: Scope, handle: str, encoding: str, line: int | None = None
 def lines_or_search(scope: Scope, handle: str, single: str | None, offset: int, length: int | None,
                     **read: Any) -> Any:
     """:meth:`Scope.read_handle`'s line read or search; a line read of UTF-16 text (``single``, no search argument
-    in ``read``) :func:`wide_lines`'s: its lines end at newline code units. Raises what they raise."""
+    in ``read``) :func:`wide_lines`'s, its search's lines its decoded ones (:mod:`scratchfs.api.wide_search`): its
+    lines end at newline code units. Raises what they raise."""
     if single in WIDE and not any(read[name] for name in ("match", "pattern", "ignore_case")) and all(
             read[name] is None for name in ("context", "max_matches", "before")):
         return wide_lines(scope, handle, single, read["line"], read["lines"], offset=offset or None, cap=read["cap"],
                           end=read["end"])
+    if single in WIDE and length is None and read["line"] is None and read["lines"] is None and (
+            read["match"] is not None or read["pattern"] is not None):  # (its matches and lines: the decoded text's)
+        return scope.search(handle, read["match"], read["pattern"], offset, encoding=single, **{
+            name: read[name] for name in ("ignore_case", "context", "max_matches", "cap", "before", "end", "budget")})
     return scope.read_handle(handle, offset, length, **read)
