@@ -38,7 +38,7 @@ from collections.abc import Callable
 from operator import itemgetter
 
 from scratchfs.api.shape_parts import Parts, cargo_status, numbered
-from scratchfs.api.shape_words import listed_within, plural, short_name
+from scratchfs.api.shape_words import counts_said, listed_within, plural, short_name
 from scratchfs.foundation.text import bitmap_classes
 
 __all__ = ["DIAGNOSTICS_SHAPE", "diagnostics_shape"]
@@ -188,7 +188,7 @@ def _tally(pattern: re.Pattern[bytes], text: bytes, kinds: tuple[bool, bool, Cou
     first = f"; the first {counted:,}" if counted < kept else ""
     told = [f"{first} in {plural(len(files), 'file')}" if len(files) > 1 else first]
     if len(codes) > 1:
-        told.append("codes: " + _most(codes, _TALLY_CODES, 40))
+        told.append("codes: " + counts_said(codes, _TALLY_CODES, 40))
     if len(files) > 1:
         told.append("most in " + ", ".join(f"{short_name(name.decode('utf-8', 'replace'), 48)} ({n:,})"
                                          for name, n in files.most_common(_TALLY_FILES)))
@@ -242,13 +242,6 @@ def _code_of(severity: bytes, message: bytes) -> bytes:
         or _LINT_RE.match(message)
     return found[1] if found else b""
 
-
-def _most(counts: Counter[bytes], most: int, limit: int) -> str:
-    """The ``most`` commonest of ``counts`` as ``"name N, ..."`` (each name cut to ``limit`` characters), ``", … N
-    more"`` for the others."""
-    told = ", ".join(f"{short_name(name.decode('utf-8', 'replace'), limit)} {n:,}" for name, n in
-                     counts.most_common(most))
-    return told + (f", … {len(counts) - most:,} more" if len(counts) > most else "")
 
 
 def _after_commands(sample: bytes) -> bool:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from scratchfs.api.shape_words import plural, short_name, within_lines
+from scratchfs.api.shape_words import counts_said, plural, within_lines
 
 __all__ = ["STRACE_SHAPE", "strace_shape"]
 
@@ -70,12 +70,7 @@ def strace_shape(sample: bytes, lines: int, complete: bool, scope: str, size: in
     if len(pids) > 1:
         told.append(f"{len(pids):,} processes")
     told.append(f"{plural(sum(names.values()), 'call')}, {sum(failed.values()):,} failed"
-                + (": " + _most(failed, _ERRORS) if failed else ""))
-    shape = ", ".join(told) + "; most made: " + _most(names, _CALLED)
+                + (": " + counts_said(failed, _ERRORS) if failed else ""))
+    shape = ", ".join(told) + "; most made: " + counts_said(names, _CALLED)
     return shape + (_FIND if failed else "")
 
-
-def _most(counts: Counter[bytes], most: int) -> str:
-    """The ``most`` commonest of ``counts``: ``"ENOENT 1,150, ENOTTY 174, … 2 more"``."""
-    told = ", ".join(f"{short_name(name.decode('ascii', 'replace'), 40)} {n:,}" for name, n in counts.most_common(most))
-    return told + (f", … {len(counts) - most:,} more" if len(counts) > most else "")

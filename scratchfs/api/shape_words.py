@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 
@@ -15,8 +16,8 @@ from scratchfs.foundation import text as texts
 from scratchfs.foundation.text import plural
 
 __all__ = ["LONG_STRING_CHARS", "MAX_SHAPE_CHARS", "MOST_LINES", "PROGRAM_LINE_RE", "LineNumbers", "called_name",
-           "clip", "column_names", "first_of", "key_name", "kib", "listed_within", "plural", "room_for", "scoped",
-           "shape_limit", "short_name", "within", "within_lines"]
+           "clip", "column_names", "counts_said", "first_of", "key_name", "kib", "listed_within", "plural", "room_for",
+           "scoped", "shape_limit", "short_name", "within", "within_lines"]
 
 LONG_STRING_CHARS = 200
 """Characters from which a JSON string is long: a shape writes it ``str(N KiB)`` (bytes), a short one ``str``, and
@@ -179,6 +180,15 @@ _HIDDEN_RE = re.compile("[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202
 ``:`` that part a shape's items and words, a quote, an ellipsis, white space at an end, nothing; and what a name
 does not show as itself: :data:`_CONTROL_RE`'s and the zero-width characters (U+200B..U+200D, U+2060, U+FEFF, a soft
 hyphen), written as their JSON escapes."""
+
+
+def counts_said(counts: Counter[bytes], most: int, limit: int = 40) -> str:
+    """The ``most`` commonest of ``counts`` (names as bytes, UTF-8), each name cut to ``limit`` characters
+    (:func:`short_name`), as ``"ENOENT 1,150, ENOTTY 174, … 2 more"`` (``", … N more"`` for the others; empty for no
+    counts). Never raises."""
+    told = ", ".join(f"{short_name(name.decode('utf-8', 'replace'), limit)} {n:,}" for name, n in
+                     counts.most_common(most))
+    return told + (f", … {len(counts) - most:,} more" if len(counts) > most else "")
 
 
 def called_name(name: str, limit: int = 48, parted: bool = True) -> str:
