@@ -3,6 +3,7 @@
     python bench/describe_ab.py OTHER_CHECKOUT [REPS]     # e.g. a `git worktree` of main; default 15 repetitions
     python bench/describe_ab.py OTHER_CHECKOUT --diff     # every answer of both compared, no timing
     python bench/describe_ab.py OTHER_CHECKOUT --payloads [REPS]   # T2's 8 samples one by one, best of REPS (21)
+    python bench/describe_ab.py OTHER_CHECKOUT [REPS] --time-only  # timed only: answers may differ (an older commit)
 
 ``OTHER_CHECKOUT``'s whole ``scratchfs`` package is imported beside this checkout's (its modules removed from
 ``sys.modules`` while the other's load, then put back: the other's ``describe`` runs the other's shape, table and
@@ -11,6 +12,10 @@ in each repetition: 2,000 slices of 4 KiB and of 16 KiB and 300 of 64 KiB cut fr
 cuts them (whole contents), and the 512 KiB samples of T2's 8 payloads of 4 MiB (cut from a larger content). Printed
 per size: the medians in µs of CPU (the thread's, which a loaded machine's waits do not swell) per describe and the
 median of the per-repetition ratios (this / other), with the load average.
+
+``--time-only`` times both without asserting their answers equal: for a checkout whose answers differ (one from
+before kinds were added, say a ``git archive`` of 8017c41 of 2026-12-04), what its shape detection cost then against
+this one's now.
 
 ``--diff`` compares every field of both ``describe`` answers (content type, shape, next read, top) and the compact
 JSON of both stubs (``build_stub`` as a spill calls it: preview, lines, note) over slices of every file of
@@ -69,6 +74,8 @@ def contents(corpus: bytes, size: int) -> list[tuple[bytes, int, int]]:
 
 
 def main(argv: list[str]) -> int:
+    time_only = "--time-only" in argv
+    argv = [a for a in argv if a != "--time-only"]
     other, other_stub = other_modules(Path(argv[0]).resolve())
     if argv[1:] == ["--diff"]:
         return diff(other, other_stub)
@@ -79,7 +86,7 @@ def main(argv: list[str]) -> int:
     print(f"load average {os.getloadavg()[0]:.2f}; this checkout against {argv[0]}")
     for size in (4096, 16384, 65536, 4 * MIB):
         args = contents(corpus, size)
-        for a in args:
+        for a in [] if time_only else args:
             assert _answer(shape, a) == _answer(other, a), a[0][:80]
         times: dict[str, list[float]] = {"this": [], "other": []}
         for rep in range(reps):
