@@ -119,16 +119,12 @@ def test_an_end_past_the_content_is_refused_as_without_an_encoding(tools):
     assert (got["data"], got["first_line"], got["total_lines"]) == ("ab\n", 1, 1)
 
 
-def test_text_longer_than_the_scan_bound_names_its_byte_and_search_reads(tools, monkeypatch):
-    from scratchfs.api import wide_lines
-
-    monkeypatch.setattr(wide_lines, "WIDE_SCAN_BYTES", 1000)
+def test_text_is_read_by_line_at_any_length(tools):
+    """Past 64 MiB a line read was refused (each scanned the text from its start); its index has no bound
+    (tests/test_utf16_index.py)."""
     handle = tools.scope.spill(("上海\r\n" * 500).encode("utf-16-be"), source_tool="t").handle
-    with pytest.raises(InvalidArgument) as refused:
-        tools.read_handle(handle, line=2, encoding="utf-16be")
-    said = str(refused.value)
-    assert f'read_handle(handle="{handle}", encoding="utf-16be") (offsets in bytes)' in said
-    assert f'read_handle(handle="{handle}", match="TEXT", encoding="utf-16be")' in said
+    got = tools.read_handle(handle, line=400, lines=1, encoding="utf-16be")
+    assert (got["data"], got["first_line"], got["offset"]) == ("上海\r\n", 400, 399 * 8)
 
 
 # -- searches and counts: a match's line, a whole line's window, a count's lines (encodings4) ---------------------
@@ -189,17 +185,15 @@ def test_a_utf16_search_and_count_see_the_lines_python_decodes(tools, text, code
     assert (count["matches"], count["lines"]) == (len(found), len({_line_of(text, at) for at in found}))
 
 
-def test_a_match_past_the_line_scan_is_refused_not_misnumbered(tools, monkeypatch):
-    from scratchfs.api import wide_lines
-
-    monkeypatch.setattr(wide_lines, "WIDE_SCAN_BYTES", 1000)
+def test_a_match_far_into_the_text_is_numbered_as_decoded(tools):
+    """A match past the line scan's 64 MiB was refused; through the text's index every match has its line."""
     handle = tools.scope.spill(("上海\r\n" * 500).encode("utf-16-be"), source_tool="t").handle
     early = tools.read_handle(handle, match="海", context=0, max_matches=2, encoding="utf-16be")
     assert [w["line"] for w in early["windows"]] == [1, 2]
-    for asked in ({"offset": 2000, "context": 0}, {"count": True}):
-        with pytest.raises(InvalidArgument, match=r"at byte \d+, .* first 1,000 bytes alone") as refused:
-            tools.read_handle(handle, match="海", encoding="utf-16be", **asked)
-        assert f'read_handle(handle="{handle}", match="海", end=1000, encoding="utf-16be")' in str(refused.value)
+    late = tools.read_handle(handle, match="海", offset=2000, context=0, max_matches=2, encoding="utf-16be")
+    assert [w["line"] for w in late["windows"]] == [251, 252]
+    count = tools.read_handle(handle, match="海", count=True, encoding="utf-16be")
+    assert (count["matches"], count["lines"]) == (500, 500)
 
 
 def test_a_long_cjk_line_is_bounded_as_any_whole_line_window_and_read_back_from_the_end(tools):

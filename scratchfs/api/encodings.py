@@ -128,8 +128,8 @@ def newline_ends(data: bytes, offset: int, encoding: str) -> list[int]:
 
 WIDE_COUNT_BYTES = 64 * 1024 * 1024
 """The most UTF-16 content (bytes) whose lines a spill's stub counts by reading it back (:func:`wide_line_count`);
-a longer one's stub counts its ``0a`` bytes, as its line reads are refused past the same bound
-(:data:`scratchfs.api.wide_lines.WIDE_SCAN_BYTES`): a spill of 1 GiB read itself back whole."""
+a longer one's stub counts its ``0a`` bytes (its line reads count its lines at the first of them:
+:mod:`scratchfs.api.wide_index`): a spill of 1 GiB read itself back whole."""
 
 
 def wide_line_count(frames: Iterable[bytes], size: int, encoding: str) -> int:

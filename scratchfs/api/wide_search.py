@@ -2,9 +2,8 @@
 ``line``, a count's ``lines`` and a ``context="line"`` window's extent are its decoded lines
 (``data.decode("utf-16-le").split("\\n")``, numbered from 1), which end at a newline code unit (``0a 00`` in
 UTF-16LE, ``00 0a`` in UTF-16BE) at an even offset, never at a ``0a`` byte inside another character (``上`` is
-``0a 4e`` in UTF-16LE): the store's line index counts ``0a`` bytes, so the search's sinks take the lines of
-:func:`~scratchfs.api.wide_lines.scanned_line_starts` instead (its scan of at most
-:data:`~scratchfs.api.wide_lines.WIDE_SCAN_BYTES`; a match past it is refused, naming the byte read that shows it).
+``0a 4e`` in UTF-16LE): the store's line index counts ``0a`` bytes, so the search's sinks take the lines of the
+text's own index instead (:func:`~scratchfs.api.wide_lines.text_lines`, :mod:`scratchfs.api.wide_index`).
 
 A ``context="line"`` window follows :mod:`scratchfs.engine.line_windows`' rule in code units: from its line's start
 (at most ``LINE_WINDOW_BYTES`` before the match) to its line's end, before the newline code unit and the ``\\r``
@@ -15,19 +14,15 @@ Source: RFC 2781 (UTF-16; no surrogate is the code unit 0x000A or 0x000D).
 
 from __future__ import annotations
 
-from array import array
-from bisect import bisect_right
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.encodings import WIDE
-from scratchfs.api.wide_lines import scanned_line_starts
+from scratchfs.api.wide_index import WideText
+from scratchfs.api.wide_lines import text_lines
 from scratchfs.engine.line_windows import LineSink
 from scratchfs.engine.search import CountSink, Matcher, Searcher, Sink
-from scratchfs.foundation.calls import Advice, Call
-from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.limits import LINE_WINDOW_BYTES
-from scratchfs.foundation.text import plural
 
 if TYPE_CHECKING:
     from scratchfs.api.scope import Scope
@@ -36,31 +31,23 @@ __all__ = ["EvenMatcher", "WideLines", "wide_count", "wide_parts"]
 
 
 class WideLines:
-    """The decoded lines of UTF-16 text ``handle``: ``starts`` (the byte each line starts at, in its first
-    ``scanned`` bytes), ``encoding`` (``"utf-16le"`` or ``"utf-16be"``)."""
+    """The decoded lines of UTF-16 text ``handle``: ``text`` (its :class:`~scratchfs.api.wide_index.WideText`),
+    ``encoding`` (``"utf-16le"`` or ``"utf-16be"``)."""
 
-    def __init__(self, handle: str, encoding: str, starts: array, scanned: int) -> None:
-        self.handle, self.encoding, self.starts, self.scanned = handle, encoding, starts, scanned
+    def __init__(self, handle: str, encoding: str, text: WideText) -> None:
+        self.handle, self.encoding, self.text = handle, encoding, text
         self.newline = b"\n\x00" if encoding == "utf-16le" else b"\x00\n"
         self.cr = b"\r\x00" if encoding == "utf-16le" else b"\x00\r"
 
     @classmethod
     def of(cls, scope: Scope, handle: str, encoding: str) -> WideLines:
         """Those of ``handle`` in ``scope``. Raises NotFound and CorruptBlob as :meth:`Scope.read_range`."""
-        return cls(handle, encoding, *scanned_line_starts(scope, handle, encoding))
+        return cls(handle, encoding, text_lines(scope, handle, encoding))
 
     def line_of(self, offset: int) -> int:
-        """The 1-based line holding content byte ``offset``. Raises InvalidArgument past the bytes scanned."""
-        if offset >= self.scanned:
-            scanned = plural(self.scanned, "byte")
-            raise InvalidArgument(Advice.of(
-                f"a match of {self.handle} lies at byte {offset}, and the lines of {self.encoding} text are counted "
-                f"by a scan of its first {scanned} alone (its stored line index counts 0a bytes, which "
-                "characters hold too), so its line number is not known: read it by bytes, ",
-                Call.of("read_handle", handle=self.handle, offset=offset, encoding=self.encoding),
-                f", or search its first {scanned}, ",
-                Call.of("read_handle", handle=self.handle, match="TEXT", end=self.scanned, encoding=self.encoding)))
-        return bisect_right(self.starts, offset)
+        """The 1-based line holding content byte ``offset``. Raises Changed (the entry written again meanwhile),
+        NotFound and CorruptBlob as :meth:`Scope.read_range`."""
+        return self.text.match_line(offset)
 
     def newline_before(self, buf: bytearray, base: int, lo: int, hi: int) -> int:
         """The content offset just after the last newline code unit (at an even offset) lying in ``[lo, hi)``,

@@ -151,6 +151,11 @@ SEEK_TABLE_CACHE_ENTRIES = 512
 """Parsed seek tables kept in memory."""
 LINE_TABLE_CACHE_ENTRIES = 256
 """Per-blob line tables kept in memory."""
+WIDE_INDEX_CACHE_ENTRIES = 64
+"""UTF-16 texts whose per-frame newline counts a process keeps (:mod:`scratchfs.api.wide_index`; 16 bytes a frame of
+128 KiB: 128 KiB for 1 GiB of text)."""
+WIDE_INDEX_CACHE_BYTES = 16 * 1024 * 1024
+"""Most bytes of those counts (and their frames' offsets) a process keeps, in all."""
 LOOKUP_CACHE_ENTRIES = 4096
 """Index lookups kept per thread."""
 OPEN_BLOB_FILES = 32
