@@ -243,8 +243,9 @@ def _mode(path: Path) -> int:
     return stat.S_IMODE(os.lstat(path).st_mode)
 
 
-def test_every_file_is_private_from_the_moment_it_exists_whatever_the_umask(tmp_path):
-    old = os.umask(0o022)
+@pytest.mark.parametrize("umask", [0o022, 0o000])
+def test_every_file_is_private_from_the_moment_it_exists_whatever_the_umask(tmp_path, umask):
+    old = os.umask(umask)
     try:
         with ScratchStore(tmp_path / "root") as store:
             scope = store.scope("r", "a")
