@@ -276,3 +276,36 @@ def test_the_checker_counts_an_expired_value_but_not_its_replacement_in_flight()
         report, problems = Count(), []
         harness._compare(expected, {ident: {"seed": seen_seed}}, pending, 20.0, 20.1, report, problems)
         assert dict(report) == violations
+
+
+KILLED_DELETES = {  # (README, How it works and Crash safety: a delete that crashed half-way)
+    "before the directory moves": HOLDERS["the delete lock"],
+    "after the directory moved to trash/": """
+        store.scope("run", "agent").spill(b"x" * 100)
+        real = store.blobs.move_to_trash
+        store.blobs.move_to_trash = lambda directory: (real(directory), ready())
+        store.delete_run("run")
+    """,
+}
+
+
+@pytest.mark.parametrize("point", list(KILLED_DELETES))
+def test_a_delete_killed_half_way_is_finished_by_the_sweeps(tmp_path, point):
+    """The next sweep deletes the hidden rows and empties ``trash/`` at once (no grace period); files the delete had
+    not moved stay in the run's folder as orphans, removed only once older than the grace period."""
+    root = tmp_path / "root"
+    ScratchStore(root).close()
+    _hold_and_kill(root, KILLED_DELETES[point])
+    moved = point.startswith("after")
+    with ScratchStore(root, orphan_grace=300.0) as store:
+        assert store.list_entries_for_run("run") == []  # hidden by the committed mark
+        assert bool(os.listdir(root / "trash")) == moved and (root / "runs" / "run").exists() != moved
+        store.sweep(full=True)
+        assert store.index.conn().execute("SELECT count(*) FROM entries WHERE run_id = 'run'").fetchone()[0] == 0
+        assert os.listdir(root / "trash") == []  # emptied at once, whatever its age
+        left = [p for p in (root / "runs").rglob("*") if p.is_file()]
+        assert len(left) == (0 if moved else 1)  # a young orphan in the run's folder: it stays
+        for path in left:
+            os.utime(path, (time.time() - 301, time.time() - 301))
+        assert store.sweep(full=True).orphans_removed == len(left)
+    assert [p for p in (root / "runs").rglob("*") if p.is_file()] == []

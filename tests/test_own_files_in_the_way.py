@@ -6,6 +6,7 @@ what is at the cursor's name (a link itself, never its target) and writes a curs
 from __future__ import annotations
 
 import os
+import stat
 
 import pytest
 
@@ -62,3 +63,42 @@ def test_fsck_reports_a_reserve_or_cursor_that_is_no_regular_file(tmp_path, name
         report = fsck(store)
     assert [p.path for p in report.problems] == [str(root / name)]  # (clean before)
     assert "not a regular file" in report.problems[0].detail and not report.clean
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link"])
+def test_a_link_or_fifo_at_reserve_is_replaced_by_the_reserve_as_a_store_opens(tmp_path, kind):
+    """README (Security): a link or FIFO at ``reserve`` is replaced as a store opens, its target untouched, so fsck
+    finds nothing there (a directory stays and is reported: the test above)."""
+    root = tmp_path / "root"
+    ScratchStore(root).close()
+    _odd(root / "reserve", kind, tmp_path)
+    with ScratchStore(root) as store:
+        report = fsck(store)
+    st = os.lstat(root / "reserve")
+    assert (stat.S_ISREG(st.st_mode), st.st_size, stat.S_IMODE(st.st_mode)) == (True, 256 * 1024, 0o600)
+    assert report.problems == [] and report.clean
+    if kind == "link":
+        assert (tmp_path / "victim").read_bytes() == b"outside the root"
+
+
+def test_a_hard_link_at_the_sweep_cursor_is_never_written_through(tmp_path):
+    """A second name for a file outside the root, planted at ``locks/sweep.cursor`` (``ln FILE locks/sweep.cursor``:
+    a regular file, so no link check saw it): the sweep overwrote that file in place with its cursor. The name is
+    now removed, the file outside left as it was, and the cursor written anew."""
+    root = tmp_path / "root"
+    with ScratchStore(root) as store:
+        store.scope("r", "a").spill(b"x" * 1000, source_tool="t")
+        store.sweep()
+    outside = tmp_path / "precious.txt"
+    outside.write_bytes(b"the user's own file\n")
+    cursor = root / "locks" / "sweep.cursor"
+    cursor.unlink()
+    os.link(outside, cursor)
+    with ScratchStore(root) as store:
+        report = fsck(store)
+        assert [(p.path, "hard link" in p.detail) for p in report.problems] == [(str(cursor), True)]
+        store.sweep()
+        assert fsck(store).clean
+        assert store.sweep().skipped is False
+    assert outside.read_bytes() == b"the user's own file\n"
+    assert os.lstat(cursor).st_nlink == 1 and os.lstat(outside).st_nlink == 1

@@ -375,6 +375,7 @@ def test_root_from_environment_and_default(tmp_path, monkeypatch):
 def test_index_schema_and_pragmas(store):
     conn = store.index.conn()
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL (README, Crash safety; FULL when durable)
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 30_000
     columns = {row[1]: row[2] for row in conn.execute("PRAGMA table_info(entries)")}
     for name in ("kind", "run_id", "agent_id", "key", "size", "stored_size", "preview", "source_tool"):

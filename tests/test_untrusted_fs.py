@@ -243,8 +243,9 @@ def _mode(path: Path) -> int:
     return stat.S_IMODE(os.lstat(path).st_mode)
 
 
-def test_every_file_is_private_from_the_moment_it_exists_whatever_the_umask(tmp_path):
-    old = os.umask(0o022)
+@pytest.mark.parametrize("umask", [0o022, 0o000])
+def test_every_file_is_private_from_the_moment_it_exists_whatever_the_umask(tmp_path, umask):
+    old = os.umask(umask)
     try:
         with ScratchStore(tmp_path / "root") as store:
             scope = store.scope("r", "a")
@@ -270,6 +271,19 @@ def test_an_existing_loose_root_and_index_are_tightened(tmp_path):
     with ScratchStore(root) as store:
         store.scope("r", "a").spill(b"x", source_tool="t")
     assert (_mode(root), _mode(root / "runs"), _mode(root / "index.sqlite")) == (0o700, 0o700, 0o600)
+
+
+def test_a_reserve_a_restore_loosened_is_made_private_as_the_store_opens(tmp_path):
+    """README (Security, Operating one host): every file 0600. A copy restored with loose modes had its index and
+    lock files tightened as it opened, its blobs by fsck --repair, and its ``reserve`` by nothing: 0666 it stayed,
+    and fsck found nothing to say. It is written again, private, as the store opens."""
+    root = tmp_path / "root"
+    ScratchStore(root).close()
+    os.chmod(root / "reserve", 0o666)
+    with ScratchStore(root) as store:
+        assert fsck(store, repair=True).clean
+    found = os.lstat(root / "reserve")
+    assert (stat.S_IMODE(found.st_mode), found.st_size, stat.S_ISREG(found.st_mode)) == (0o600, 256 * 1024, True)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give the root directory to another user")

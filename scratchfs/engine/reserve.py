@@ -60,15 +60,18 @@ class Reserve:
         self.size = size
 
     def ensure(self) -> bool:
-        """Write the reserve if it is missing (zeros, so the blocks are really allocated; written beside and renamed
-        into place, so a half-written reserve is never mistaken for a whole one). Return True if it is in place.
+        """Write the reserve if it is missing, or is no private regular file of this user's (a link, a FIFO, a copy
+        whose mode a restore loosened: replaced, never followed), 0600 (zeros, so the blocks are really allocated;
+        written beside and renamed into place, so a half-written reserve is never mistaken for a whole one). Return
+        True if it is in place.
         Never raises: on a full or read-only disk it stays missing until a later call. A reserve of 0 bytes (a store
         with no local index) is never written."""
         if self.size <= 0:
             return False
         try:
             st = os.lstat(self.path)
-            if stat.S_ISREG(st.st_mode) and st.st_size >= self.size:  # (a link or FIFO there is replaced below)
+            if stat.S_ISREG(st.st_mode) and st.st_size >= self.size and not st.st_mode & 0o077 \
+                    and st.st_uid == os.geteuid():  # (a link or FIFO, or a file a restore loosened, is replaced below)
                 return True
         except OSError:
             pass

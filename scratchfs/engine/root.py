@@ -101,16 +101,28 @@ OWN_FILES = ("reserve", "locks/sweep.cursor")
 
 def odd_own_files(root_fd: int) -> list[tuple[str, str]]:
     """``(path relative to the root, what)`` of each of :data:`OWN_FILES` that is there and no regular file (a link,
-    FIFO, directory): the reserve is then not kept (a full disk has nothing to release), the sweep cursor not saved
-    (a sweep removes what is at its name, so the next sweeps go on where the last stopped). Nothing is followed."""
+    FIFO, directory), or a cursor with other names too (a hard link): the reserve is then not kept (a full disk has
+    nothing to release), the sweep cursor not saved (a sweep removes what is at its name, so the next sweeps go on
+    where the last stopped). Nothing is followed."""
     found = []
     for path in OWN_FILES:
         kind = safe_fs.describe(root_fd, path)  # (an lstat: the directories above it are the root's own, checked)
-        if kind not in ("a regular file", "missing"):
+        if kind == "a regular file" and path != "reserve" and _names(root_fd, path) > 1:  # (the reserve: never written)
+            found.append((path, "a file with other names too (a hard link): never written, as that would change a "
+                                "file elsewhere; the next sweep removes this name"))
+        elif kind not in ("a regular file", "missing"):
             found.append((path, f"{kind}, not a regular file: scratchfs never follows links or opens other kinds of "
                                 "files inside its root; " + ("a full disk has no reserve to release (move it away)"
                                                              if path == "reserve" else "the next sweep removes it")))
     return found
+
+
+def _names(root_fd: int, path: str) -> int:
+    """How many names (hard links) the file at ``path`` has (an ``lstat``); 1 when it cannot be looked at."""
+    try:
+        return os.lstat(path, dir_fd=root_fd).st_nlink
+    except OSError:
+        return 1
 
 
 _ROOT_NAMES = STORE_NAMES | EMPTY_NAMES | {JOURNAL_DIR, "store-id"}

@@ -2,8 +2,9 @@
 sweep): the last row id checked, and the last ``(run, agent)`` directory, kept as JSON in the root's
 ``locks/sweep.cursor``. The file is reached from the root's descriptor without following a link
 (:mod:`scratchfs.engine.safe_fs`), overwritten in place at a fixed size, and a link, FIFO or directory found at its
-name is removed (logged) so that the cursor can be written again; a cursor that cannot be read or written only makes
-the next sweep start its slices over."""
+name -- or a file with another name too (a hard link: writing it in place would change a file elsewhere) -- is removed
+(logged) so that the cursor can be written again; a cursor that cannot be read or written only makes the next sweep
+start its slices over."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from collections.abc import Callable
 
 from scratchfs.engine import safe_fs
 from scratchfs.engine.local_blobs import Blobs
-from scratchfs.foundation.errors import ScratchError
+from scratchfs.foundation.errors import ScratchError, StorageError
 
 __all__ = ["CURSOR_NAME", "SweepCursor"]
 
@@ -52,7 +53,8 @@ class SweepCursor:
                              lambda fd: os.pwrite(fd, text.ljust(max(_CURSOR_BYTES, len(text))), 0))
                 return
             except ScratchError:
-                # a link, FIFO or directory at its name: every sweep would start over, silently
+                # a link, FIFO or directory at its name: every sweep would start over, silently; a hard link: written
+                # in place, a file elsewhere would change
                 if not _clear_cursor(blobs):
                     return
             except OSError:
@@ -60,15 +62,18 @@ class SweepCursor:
 
 
 def _clear_cursor(blobs: Blobs) -> bool:
-    """Remove what is at ``locks/sweep.cursor`` and is no regular file -- a link itself (never its target), a FIFO,
-    an empty directory -- so that a cursor can be written there again; True if it went (logged)."""
+    """Remove what is at ``locks/sweep.cursor`` and is no regular file of its own -- a link itself (never its
+    target), a FIFO, an empty directory, a file with other names (only this name) -- so that a cursor can be written
+    there again; True if it went (logged)."""
     try:
         locks = safe_fs.walk(blobs.root_fd, ("locks",))
     except (OSError, ScratchError):
         return False
     try:
         found = safe_fs.describe(locks, CURSOR_NAME)
-        if found in ("a regular file", "missing"):
+        if found == "a regular file" and os.lstat(CURSOR_NAME, dir_fd=locks).st_nlink > 1:
+            found = "a file with other names (a hard link)"
+        elif found in ("a regular file", "missing"):
             return False
         (os.rmdir if found == "a directory" else os.unlink)(CURSOR_NAME, dir_fd=locks)
         log.warning("scratchfs: removed %s at locks/%s (where the sweep keeps its place) to write the cursor",
@@ -83,11 +88,14 @@ def _clear_cursor(blobs: Blobs) -> bool:
 
 
 def _cursor_file(blobs: Blobs, flags: int, use: Callable[[int], object]) -> object:
-    """``use(fd)`` of ``locks/sweep.cursor``, reached without following a link."""
+    """``use(fd)`` of ``locks/sweep.cursor``, reached without following a link. Raises StorageError for a file with
+    other names (a hard link), never used."""
     locks = safe_fs.walk(blobs.root_fd, ("locks",))
     try:
-        fd = safe_fs.open_file(locks, CURSOR_NAME, flags, "locks/" + CURSOR_NAME)
+        fd, found = safe_fs.open_file_stat(locks, CURSOR_NAME, flags, "locks/" + CURSOR_NAME)
         try:
+            if found.st_nlink > 1:
+                raise StorageError(f"locks/{CURSOR_NAME} has {found.st_nlink} names (a hard link): never written")
             return use(fd)
         finally:
             os.close(fd)
