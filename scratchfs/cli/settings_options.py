@@ -127,7 +127,8 @@ _OPTIONS: tuple[tuple[str, str, click.ParamType | None, str, str], ...] = (
     ("--pattern-timeout", "pattern_timeout", Seconds(maximum=limits.MAX_PATTERN_TIMEOUT),
      "Seconds one pattern search or jq read may run", f"{limits.PATTERN_TIMEOUT:g}"),
     ("--busy-timeout", "busy_timeout", Seconds(zero_ok=True, maximum=limits.MAX_BUSY_TIMEOUT),
-     "Seconds to wait for a busy index or lock before giving up (exit 4)", f"{limits.BUSY_TIMEOUT:g}"),
+     "Seconds to wait for a busy index or lock before giving up (exit 4; a sweep that finds another still running "
+     "then says skipped, exit 0)", f"{limits.BUSY_TIMEOUT:g}"),
     ("--durable/--no-durable", "durable", None,
      "fsync each write before it returns, so that it survives a power loss, not only a crash", "off"),
     ("--refresh-on-read/--no-refresh-on-read", "refresh_on_read", None,
