@@ -1,0 +1,53 @@
+"""hostile50: UTF-16 searches (``encoding="utf-16le"``/``"utf-16be"``) that miss, and needles of half a character.
+
+A miss of ``match="straße", encoding="utf-16le"`` was given the note meant for a search *without* an encoding: "a
+search writes its text as UTF-8 bytes; seek it with its encoding: read_handle(..., match="s\\u0000t\\u0000...",
+encoding="utf-16le")" -- the call it had made, its needle's UTF-16 bytes taken as characters (ß as U+FFFD), which
+finds nothing either; with ``ignore_case`` it named ``pattern=``, which the encoding refuses. A ``match`` holding a
+lone surrogate (``"\\ud83d"``) matched the first half of 😀 (a window of no text), and with ``ignore_case`` raised
+UnicodeEncodeError, a traceback. Now a miss says where it looked, and such a needle is refused, naming what works."""
+
+from __future__ import annotations
+
+import pytest
+
+from scratchfs import ScratchStore
+from scratchfs.api.contract import ScratchTools
+from scratchfs.foundation.errors import InvalidArgument
+
+TEXT = "Straße café 😀\r\nline two\r\n"
+
+
+@pytest.fixture
+def tools(tmp_path):
+    with ScratchStore(tmp_path / "root") as store:
+        yield ScratchTools(store.scope("r", "a"))
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+@pytest.mark.parametrize("asked", [{"match": "straße"}, {"match": "STRASSE", "ignore_case": True},
+                                   {"match": "zz", "context": "line"}])
+def test_a_utf16_search_that_misses_says_where_it_looked(tools, codec, asked):
+    raw = ("\ufeff" + TEXT).encode(codec)
+    handle = tools.scope.spill(raw, source_tool="t").handle
+    encoding = codec.replace("-le", "le").replace("-be", "be")
+    assert raw.find("straße".encode(codec)) == -1  # (the plain answer: none)
+    got = tools.read_handle(handle, encoding=encoding, **asked)
+    assert got["windows"] == [] and got["note"] == f"no match in the whole content ({len(raw)} bytes)", got
+    assert "calls" not in got
+    counted = tools.read_handle(handle, encoding=encoding, count=True, **{k: v for k, v in asked.items()
+                                                                         if k != "context"})
+    assert counted["matches"] == 0 and "note" not in counted, counted  # (its count says it: no match)
+    last = tools.read_handle(handle, encoding=encoding, before=len(raw), **{k: v for k, v in asked.items()
+                                                                            if k != "context"})
+    assert last["windows"] == [] and last["note"] == f"no match in the whole content ({len(raw)} bytes)", last
+
+
+@pytest.mark.parametrize("ignore_case", [False, True])
+def test_half_a_surrogate_pair_is_refused_naming_what_works(tools, ignore_case):
+    handle = tools.scope.spill(("\ufeff" + TEXT).encode("utf-16-le"), source_tool="t").handle
+    with pytest.raises(InvalidArgument, match=r"U\+D83D, half of a surrogate pair.*match=\"TEXT\""):
+        tools.read_handle(handle, match="\ud83d", ignore_case=ignore_case, encoding="utf-16le")
+    whole = tools.read_handle(handle, match="😀", ignore_case=ignore_case, encoding="utf-16le", context=0)
+    at = ("\ufeff" + TEXT).encode("utf-16-le").find("😀".encode("utf-16-le"))
+    assert [(w["offset"], w["data"]) for w in whole["windows"]] == [(at, "😀")]
