@@ -9,10 +9,14 @@ UnicodeEncodeError, a traceback. Now a miss says where it looked, and such a nee
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from scratchfs import ScratchStore
 from scratchfs.api.contract import ScratchTools
+from scratchfs.api.shape import describe
 from scratchfs.foundation.errors import InvalidArgument
 
 TEXT = "Straße café 😀\r\nline two\r\n"
@@ -51,3 +55,28 @@ def test_half_a_surrogate_pair_is_refused_naming_what_works(tools, ignore_case):
     whole = tools.read_handle(handle, match="😀", ignore_case=ignore_case, encoding="utf-16le", context=0)
     at = ("\ufeff" + TEXT).encode("utf-16-le").find("😀".encode("utf-16-le"))
     assert [(w["offset"], w["data"]) for w in whole["windows"]] == [(at, "😀")]
+
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
+
+
+@pytest.mark.parametrize(("name", "mark"), [("git-logo.png", b"\xff\xfe"), ("bash-changelog.Debian.gz", b"\xfe\xff"),
+                                            ("git-logo.png", b"\xff\xfe\x00\x00")])
+def test_a_byte_order_mark_before_binary_bytes_is_no_text(tools, name, mark):
+    """``ff fe`` before a PNG image was ``binary, 209 B, UTF-16LE text``: its stub previewed the image's bytes as CJK
+    and private use characters and named reads with ``encoding="utf-16le"``. As UTF-16 (or UTF-32) a seventh of
+    such units are controls, lone surrogates or private use characters, which text holds none of."""
+    data = mark + (FIXTURES / name).read_bytes()
+    said = describe(data, len(data), 1).text
+    assert said.startswith("binary, ") and "UTF-" not in said and f"; starts with {data[:8].hex(' ')}" in said, said
+    stub = tools.scope.spill(data, source_tool="t")
+    said = json.dumps([stub.preview, stub.note, stub.shape])
+    assert "encoding=" not in said and "UTF-" not in said and data[:8].hex(" ") in said, said
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+def test_text_after_its_mark_is_still_named(codec):
+    data = ("\ufeff" + (FIXTURES / "dpkg-l-utf16le-bom-crlf.txt").read_bytes()[2:].decode("utf-16-le")
+            + "上海 😀\t\x1b[0m\f").encode(codec)
+    assert f"{codec[:6].upper()}{codec[-2:].upper()} text" in describe(data, len(data), 1).text
+
