@@ -80,3 +80,29 @@ def test_text_after_its_mark_is_still_named(codec):
             + "上海 😀\t\x1b[0m\f").encode(codec)
     assert f"{codec[:6].upper()}{codec[-2:].upper()} text" in describe(data, len(data), 1).text
 
+
+@pytest.mark.parametrize("length", [1, 2, 3, 5, 6, 7, 10])
+def test_the_cli_reads_utf16_range_by_range_as_its_text(tmp_path, length):
+    """The CLI's raw range read with ``--encoding utf-16`` decoded exactly the bytes asked: a range ending inside
+    😀 printed U+FFFD and the next command read on after it, which printed its other half as U+FFFD too; a range of
+    one byte printed nothing, its next command the same byte. It now shows what the tool's range read does: whole
+    characters from an even offset, the pair its end cuts read next; read on command by command, the text whole."""
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    raw = ("\ufeff" + TEXT).encode("utf-16-le")
+    source = tmp_path / "out.txt"
+    source.write_bytes(raw)
+    common = ["--root", str(tmp_path / "root"), "--run", "r", "--agent", "a"]
+    runner = CliRunner()
+    handle = json.loads(runner.invoke(main, ["spill", str(source), *common]).stdout)["handle"]
+    shown, at = [], 0
+    while at is not None and len(shown) < 60:
+        got = runner.invoke(main, ["read-handle", handle, "--offset", str(at), "--length", str(length),
+                                   "--encoding", "utf-16", *common])
+        assert got.exit_code == 0, got.output
+        shown.append(got.stdout_bytes.decode())
+        said = [line for line in got.stderr.splitlines() if "bytes from offset" in line]
+        at = int(said[0].split(" --offset ")[1].split()[0]) if said and " --offset " in said[0] else None
+    assert "".join(shown) == "\ufeff" + TEXT, shown
