@@ -178,7 +178,7 @@ def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | N
             if none and end is not None:  # (bounded: where it looked)
                 missed = bounded_miss(offset, end, size)
             elif none and not offset:  # (none in all of it: markup, escapes, CRLF, another encoding may be why)
-                missed = whole_miss_note(opened, handle, needle, pattern, ignore_case, budget)
+                missed = whole_miss_note(opened, handle, needle, pattern, ignore_case, budget, encoding=even)
             elif none:  # (none from offset=: the bytes before it unsearched, and the count of them all)
                 missed = whole_too(no_match_in(offset, size), again(WITHOUT_OFFSET, end=end))
     return MatchCount(handle, match, pattern, ignore_case, offset, size, found, lines, next_offset,

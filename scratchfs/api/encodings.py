@@ -247,6 +247,10 @@ def _wide_form(match: str | bytes | None, pattern: str | None, ignore_case: bool
         raise InvalidArgument(f"pattern= does not read {encoding} text (a class or a '.' is one byte of it, not one "
                               f"character): search with match=\"TEXT\", encoding={encoding!r} (ignore_case=true "
                               "for either case)")
+    if isinstance(match, str) and (lone := _LONE.search(match)) is not None:
+        raise InvalidArgument(f"match= holds U+{ord(lone.group()):04X}, half of a surrogate pair (no character; a "
+                              "read shows a lone one in the content as U+FFFD): search with match=\"TEXT\" of whole "
+                              f"characters, encoding={encoding!r}, or read the bytes with offset= and length=")
     if match is None or isinstance(match, bytes) or not ignore_case:
         return (None if match is None else encode_needle(match, encoding)), None
     return None, "".join("(?:" + "|".join("".join(f"\\x{b:02x}" for b in form.encode(WIDE[encoding]))

@@ -77,7 +77,7 @@ def last_search(scope: Scope, found: Matches, matcher: Matcher, offset: int, bef
             elif none and not offset and before == size:  # (no match in all of it, said as a forward search's
                 # note says it, with its reason, if any)
                 missed = whole_miss_note(opened, handle, found.match, found.pattern, found.ignore_case,
-                                         found.budget, said=True)
+                                         found.budget, said=True, encoding=found.encoding)
             elif none:  # (as a forward search from offset= says where it looked)
                 missed = _between(found, offset, before)
     origin, next_before, note = offset, got.next_before, missed

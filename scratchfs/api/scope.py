@@ -325,7 +325,8 @@ class Scope:
                                                  context=context, max_matches=max_matches, budget=budget))
         matcher, sink = wide_parts(self, handle, encoding, matcher, sink)  # (UTF-16: its code units, lines)
         asked = Matches(handle, needle, [], 0, None, pattern, ignore_case, context, max_matches, budget=budget,
-                        view=view)  # (the settings ride on an empty result, and the calls it advises repeat them)
+                        view=view, encoding=encoding)  # (the settings ride on an empty result, and the calls it
+        # advises repeat them; UTF-16's encoding: its needle is that text's bytes, which a miss's note reads so)
         how, bounded = (reach, sink, cap), replace(asked, end=end)
         return searched_on(bounded, functools.partial(last_search, self, bounded, matcher, offset, before, how)
                            if before is not None else functools.partial(view_search, self, asked, matcher, offset,

@@ -13,8 +13,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.bounds import bounded_miss, check_search_end, offset_past_end
+from scratchfs.api.encodings import WIDE
 from scratchfs.api.entries import reading
-from scratchfs.api.miss_hints import WITHOUT_OFFSET, MissNote, plain_miss, whole_too
+from scratchfs.api.miss_hints import WITHOUT_OFFSET, MissNote, no_match_in, plain_miss, whole_too
 from scratchfs.api.results import Matches, bounded_resume, stopped_note
 from scratchfs.api.search_calls import HINT_CALL_BYTES, same_search
 from scratchfs.api.shape import binary_format
@@ -82,10 +83,15 @@ def _hinted(opened: Any, result: Matches, offset: int, said: bool = True) -> Mat
     """``result`` (a search of ``opened``'s stored content from byte ``offset``) with :func:`text_view_hint`'s note
     on a miss from the start: the content's first :data:`SNIFFED_UTF8_BYTES` bytes read when the note needs them
     (non-ASCII text sought in content whose shape does not say whether it is UTF-8; a pattern holding ``$``); a miss
-    it gives no reason for: :func:`~scratchfs.api.miss_hints.plain_miss`'s (``said``: with where it looked). An
+    it gives no reason for: :func:`~scratchfs.api.miss_hints.plain_miss`'s (``said``: with where it looked). A
+    search of UTF-16 text (``result.encoding``: its needle the text's bytes) says where it looked alone: the notes
+    for text sought as UTF-8 bytes named the same search with the needle's bytes as its characters. An
     HTML page's source that matches ignoring case gives that match's call (``ignore_case=true``) instead of the
     search of its text view, which is as case-sensitive and would miss it too."""
     size, kind, shape = opened.entry.size, opened.entry.content_type, opened.entry.shape
+    if result.encoding in WIDE:  # (UTF-16 sought as its bytes: no hint of UTF-8 bytes, of a pattern, applies)
+        missed = not result.windows and result.next_offset is None and result.stopped is None
+        return replace(result, note=no_match_in(offset, size) if said else None) if missed else result
     not_utf8 = not_utf8_said(shape)
     missed = _missed(result, offset)  # (what follows only then: a pattern parsed again, a read)
     sniff_utf8 = missed and not _sought(result).isascii() and not not_utf8 and kind != "binary"
@@ -115,16 +121,18 @@ def _hinted(opened: Any, result: Matches, offset: int, said: bool = True) -> Mat
 
 
 def whole_miss_note(opened: Any, handle: str, needle: bytes | None, pattern: str | None, ignore_case: bool,
-                    budget: int | None = None, said: bool = False) -> str | Advice | None:
+                    budget: int | None = None, said: bool = False, encoding: str | None = None
+                    ) -> str | Advice | None:
     """The note of a search over the whole stored content of ``opened`` (an open entry, read under
     :func:`~scratchfs.api.entries.reading`) that found nothing -- a count (``count=true``) from byte 0, or the last
     matches (``before=<size>``) from byte 0 --: :func:`text_view_hint`'s, as a forward search from the start that
     found nothing says it (its call a forward search, with the default context and number of matches; a spelling
     that matches, :func:`~scratchfs.api.miss_hints.plain_miss`, without where it looked unless ``said``: a search
     from the end shows no count that says it), or ``None`` when it says nothing; its calls repeat ``budget``, the
-    reply budget the call gave. Raises what a read of the entry raises (NotFound, CorruptBlob)."""
+    reply budget the call gave; ``encoding``: UTF-16's, whose ``needle`` is its bytes (where it looked alone).
+    Raises what a read of the entry raises (NotFound, CorruptBlob)."""
     asked = Matches(handle, needle, [], opened.entry.size, None, pattern, ignore_case, DEFAULT_CONTEXT,
-                    DEFAULT_MATCHES, opened.entry.content_type == "binary", budget=budget)
+                    DEFAULT_MATCHES, opened.entry.content_type == "binary", budget=budget, encoding=encoding)
     return _hinted(opened, asked, 0, said=said).note
 
 

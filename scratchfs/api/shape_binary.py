@@ -23,6 +23,7 @@ import io
 import re
 import struct
 import zlib
+from collections.abc import Callable
 from typing import NamedTuple
 
 from scratchfs.api.shape_cjk import multibyte_clause, multibyte_codec
@@ -96,7 +97,37 @@ def _xz(sample: bytes) -> bool:
 
 
 _ZIP_METHODS = frozenset({*range(21), 93, 94, 95, 96, 97, 98, 99})  # APPNOTE.TXT 4.4.5 (and 99: AE-x encryption)
+_NOT_TEXT = re.compile("[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff\ufff0-\uffff]")
+"""What no text holds: C0 and C1 controls (but tab, line ends, form feed, escape), a lone surrogate, a private use
+character (U+E000-F8FF), a specials block one (U+FFF0-FFFF: U+FFFD, an undecodable unit). About 13% of random
+UTF-16 code units, and of compressed data's."""
+_WIDE_PROBE = 1024  # bytes after a byte order mark read to tell whether what follows is text
+
+
+def _wide_text(codec: str, mark: int) -> Callable[[bytes], bool]:
+    """Whether a sample that starts with ``codec``'s byte order mark (``mark`` bytes) holds text of it after the mark:
+    at most one character in 20 of its first :data:`_WIDE_PROBE` bytes :data:`_NOT_TEXT` (``ff fe`` before a PNG
+    image or random bytes was named UTF-16LE text, its preview their bytes as CJK and private use characters). RFC
+    2781 section 3.2: the mark says the byte order of text, not that text follows."""
+    unit = 4 if "32" in codec else 2
+
+    def agrees(sample: bytes) -> bool:
+        body = sample[mark : mark + _WIDE_PROBE]
+        body = body[: len(body) // unit * unit]
+        try:
+            text = body.decode(codec)  # (text: at C speed; else each unit in error through its handler)
+        except UnicodeDecodeError:
+            text = body.decode(codec, "surrogatepass" if unit == 2 else "replace")
+        if text[-1:] and "\ud800" <= text[-1] <= "\udbff" and len(sample) > mark + _WIDE_PROBE:
+            text = text[:-1]  # (a pair the probe's end cuts)
+        return 20 * len(_NOT_TEXT.findall(text)) <= len(text)
+    return agrees
+
+
 _HEADER_AGREES = {
+    **{kind: _wide_text(codec, 4 if "32" in codec else 2) for kind, codec in (
+        ("UTF-16LE text", "utf-16-le"), ("UTF-16BE text", "utf-16-be"), ("UTF-32LE text", "utf-32-le"),
+        ("UTF-32BE text", "utf-32-be"))},
     "WebP image": _webp,
     # PNG 3rd edition 5.2-5.3: the whole 8-byte signature, then IHDR (13 bytes), the first chunk
     "PNG image": lambda s: s[:16] == b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR",
@@ -116,7 +147,8 @@ _HEADER_AGREES = {
 }
 """Whether the header fields after each format's magic number agree with it (the magic number alone told a WebP
 image whatever its size field said, a PNG image of ``\\x89PNG`` and text): a content whose header does not is no
-format (:func:`binary_kind`). bzip2's is in its magic (the first block's); UTF-16's byte order mark has none."""
+format (:func:`binary_kind`). bzip2's is in its magic (the first block's); UTF-16's and UTF-32's byte order mark
+is followed by text (:func:`_wide_text`)."""
 _SQLITE_PAGES = frozenset({1, *(2**n for n in range(9, 16))})
 
 

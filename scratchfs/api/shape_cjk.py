@@ -8,8 +8,9 @@ Named only when sure: the whole sample (but a character its end cuts) decodes st
 least :data:`MIN_CHARACTERS` characters that are not ASCII (half as many distinct ones), and they read as that
 language's text -- Shift-JIS's at least a fifth kana (Japanese is written with them; Chinese read as cp932 is half-
 width katakana and a few kanji), GB18030's nine in ten CJK characters or full-width punctuation, in runs of two or
-more on average (the accented letters of a Latin-1 text that happens to decode are one a word), and not EUC-KR
-(Korean reads as GB18030's hanzi). charset_normalizer was no help here: it named cp775 for a UTF-8 log.
+more on average (the accented letters of a Latin-1 text that happens to decode are one a word), and not Korean
+(cp949, Windows' Korean, or its EUC-KR part: Korean reads as GB18030's hanzi). charset_normalizer was no help
+here: it named cp775 for a UTF-8 log.
 
 Sources: the WHATWG Encoding Standard (https://encoding.spec.whatwg.org/: Shift_JIS as Windows' cp932, gb18030);
 Unicode blocks Hiragana U+3040-309F, Katakana U+30A0-30FF, CJK Unified Ideographs U+4E00-9FFF (and Extension A
@@ -54,9 +55,10 @@ def _reads_as(name: str, text: str) -> bool:
 
 
 def _korean(sample: bytes, complete: bool) -> bool:
-    """Whether ``sample`` decodes strictly as EUC-KR too: Korean text, whose Hangul GB18030 reads as hanzi (Chinese
-    text holds GB2312's row C9 -- 上, 生, 设 -- which EUC-KR leaves undefined)."""
-    return _decoded(sample, "euc_kr", complete) is not None
+    """Whether ``sample`` decodes strictly as cp949 too (Windows' Korean: EUC-KR and the 8,822 Hangul syllables it
+    lacks, 똠 and 햏 among them, which EUC-KR refuses): Korean text, whose Hangul GB18030 reads as hanzi (Chinese
+    text holds GB2312's row C9 -- 上, 生, 设 -- which both leave undefined)."""
+    return _decoded(sample, "cp949", complete) is not None
 
 
 def multibyte_codec(sample: bytes, complete: bool = False) -> str | None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from scratchfs.api.encodings import ENCODINGS, WIDE, check_encoding, decode_single, sought_in
+from scratchfs.api.encodings import ENCODINGS, WIDE, check_encoding, decode_single, least_bytes, sought_in
 from scratchfs.api.store import ScratchStore
 from scratchfs.cli.advice import call_command, hint_root, options_said
 from scratchfs.cli.app import (
@@ -231,10 +231,11 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
         result = wide_lines(scope, handle, single, arguments.get("line"), arguments.get("lines"),
                             offset=arguments.get("offset") or None)
     else:
+        if single in WIDE and arguments.get("length") is not None:  # (a character at least, as the tool reads)
+            arguments["length"] = max(arguments["length"], least_bytes(single))
         result = replace(scope.read_handle(**arguments), encoding=single)  # (the next command names it too)
+    result, written = _shown(scope, result, single)
     out = stdout_bytes()
-    written = result.data if single is None else decode_single(result.data[result.offset % 2 if single in WIDE else 0:],
-                                                               single).encode("utf-8")
     out.write(written)
     out.flush()
     end_shared_line(written)  # (the stderr lines after it start lines of their own in one stream)
@@ -250,6 +251,26 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
         follow = ", the content's last; the lines before them" if back else f"; {result.remaining} bytes follow; next"
         warn(f"{len(result.data)} bytes from offset {result.offset}{follow}: "
              f"{shell_next(result, run_id, agent_id, hint_root(store))}", whole=True)
+
+
+def _shown(scope: Any, result: Any, single: str | None) -> tuple[Any, bytes]:
+    """``(result, bytes printed)`` of a raw read (``result``: a Slice or LineSlice) in ``single`` (``None``: UTF-8,
+    its bytes as they are): a UTF-16 range as the tool's range read shows it (:func:`~scratchfs.api.views.piece`:
+    from an even offset, whole characters, a surrogate pair its end cuts left to the next read, ``result`` cut to
+    the bytes shown) -- each half of a pair was printed as U+FFFD, and the next command read on after it."""
+    from scratchfs.api.results import Slice
+    from scratchfs.api.views import piece
+
+    if single is None:
+        return result, result.data
+    if single in WIDE and isinstance(result, Slice):
+        lead = min(2, result.offset)
+        before = scope.read_range(result.handle, result.offset - lead, lead).data if lead else b""
+        shown = piece(result.data, result.offset, result.bound, False, single, before=before)
+        at = shown.offset - result.offset
+        part = replace(result, offset=shown.offset, data=result.data[at : at + shown.length]).prefix(shown.length)
+        return part, shown.data.encode("utf-8")
+    return result, decode_single(result.data[result.offset % 2 if single in WIDE else 0 :], single).encode("utf-8")
 
 
 def warn_calls(calls: list[tuple[str, dict[str, Any]]], run_id: str, agent_id: str, root: str | None) -> None:
