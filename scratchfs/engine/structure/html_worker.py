@@ -52,7 +52,7 @@ from scratchfs.engine.worker_loop import limit_memory, reply, requests
 from scratchfs.engine.worker_pipe import WORKER_NAME, Pool
 
 if __name__ == WORKER_NAME:  # (run by path, without the package: its siblings are loaded by path, as worker_pipe is)
-    for _NAME in ("html_codec", "html_render", "xml_select"):  # (html_render imports html_codec: first)
+    for _NAME in ("html_codec", "html_fields", "html_render", "xml_select"):  # (html_render imports the two first)
         _SPEC = importlib.util.spec_from_file_location(f"scratchfs.engine.structure.{_NAME}",
                                                        os.path.join(os.path.dirname(__file__), f"{_NAME}.py"))
         sys.modules[_SPEC.name] = importlib.util.module_from_spec(_SPEC)
