@@ -24,12 +24,14 @@ def test_a_forms_fields_show_their_names_types_and_values():
     assert _elements(_PAGE, "form")[0].startswith('<form action="../search.php" enctype=')  # (no text: its tag)
 
 
-def test_an_element_of_no_text_is_its_start_tag_and_one_with_text_its_text():
+def test_an_image_is_its_start_tag_an_anchor_and_an_element_with_text_as_before():
     images = _elements(_PAGE, "img")
     assert images[0] == '<img src="../epatents.png" alt="Action against software patents">'
     assert len(images) == 9
     assert _elements(_PAGE, "h2") == ["Module xslt from libxslt", "Table of Contents", "Description"]
     assert _elements(_PAGE, 'a[href="../index.html"]')[0] == "[Main Menu](../index.html)"
+    # an element of no text that is no form control or embedded content -- an anchor -- stays "": its tag tells nothing
+    assert _elements(_PAGE, "a[id]:not([href])") == [""] * 7
 
 
 def test_a_selects_options_are_one_a_line_with_their_values_and_long_values_are_cut():

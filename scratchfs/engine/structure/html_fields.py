@@ -1,14 +1,14 @@
-"""Form controls and empty elements as a CSS select of an HTML page shows them: their start tag with its attributes.
+"""Form controls and embedded content as a CSS select of an HTML page shows them: their start tag, attributes and all.
 
 A select returns each element's text as the text view renders it (:mod:`scratchfs.engine.structure.html_render`),
 and a form's controls have no text a model can act on: ``select="form [name]"`` over a settings page (modeltask12)
 gave ``["", "", "United KingdomFranceGermany", "", ...]`` -- no field's name, type or value, and a ``<select>``'s
-options run together. Here a form control (``<input>``, ``<select>``, ``<textarea>``, ``<button>``, ``<option>``) is
+options run together. Here a form and its controls (``<input>``, ``<select>``, ``<textarea>``, ``<button>``, ...) are
 its start tag as written in HTML (``<input type="text" name="full_name" required value="Ada Lovelace">``) and then
 its text (``<button type="submit" name="action" value="save">Save``); a ``<select>`` (or ``<datalist>``) its start
 tag and each option's on a line of its own, indented two spaces (``<option value="uk" selected>United Kingdom``);
-and any other element whose text is empty (an ``<img>``, an anchor ``<a id="x"></a>``, an ``<iframe>``) its start
-tag, where it was ``""``. An attribute value is cut to :data:`MOST_VALUE_CHARS` characters (an inline image's
+and embedded content of no text (an ``<img>``, an ``<iframe>``: :data:`EMBEDDED_TAGS`) its start tag, where it was
+``""``. An attribute value is cut to :data:`MOST_VALUE_CHARS` characters (an inline image's
 ``data:`` address holds megabytes), marked ``...``.
 
 It runs in the HTML worker (loaded by path before :mod:`~scratchfs.engine.structure.html_render`, which imports it);
@@ -19,11 +19,16 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CONTROL_TAGS", "MOST_VALUE_CHARS", "control_text", "start_tag"]
+__all__ = ["CONTROL_TAGS", "EMBEDDED_TAGS", "MOST_VALUE_CHARS", "control_text", "start_tag"]
 
-CONTROL_TAGS = frozenset({"input", "select", "textarea", "button", "option", "datalist"})
-"""Elements a select shows as their start tag and their text: a form's fields, whose names and values are their
-attributes."""
+CONTROL_TAGS = frozenset({"form", "input", "select", "textarea", "button", "option", "datalist"})
+"""Elements a select shows as their start tag and their text: a form (its ``action`` and ``method``) and its fields,
+whose names and values are their attributes."""
+EMBEDDED_TAGS = frozenset({"img", "iframe", "embed", "object", "video", "audio", "source", "track", "area", "canvas",
+                           "meta", "link"})
+"""Elements of no text a select shows as their start tag (an image's ``src`` and ``alt``): any other element of no
+text stays ``""`` -- a page's empty anchors (``<a id="x"></a>``: 7 of the 21 links of a section of Node.js's
+``net`` page) would cost their tags' bytes and tell nothing."""
 MOST_VALUE_CHARS = 200
 """Most characters of an attribute value a start tag shows (more are cut, marked ``...``)."""
 _LISTS = ("select", "datalist")
@@ -45,11 +50,12 @@ def start_tag(element: Any) -> str:
 
 def control_text(element: Any, text: str) -> str:
     """What a select shows of ``element`` whose text (as rendered) is ``text``: ``text`` for an element that is no
-    form control and has text; else its :func:`start_tag` then its text (on the next line when it has several), a
-    ``<select>``'s or ``<datalist>``'s options one a line (indented two spaces) instead of their run-together text, a
-    ``<textarea>``'s text as written (its lines kept). Never raises."""
+    form control (:data:`CONTROL_TAGS`) and has text or is no embedded content (:data:`EMBEDDED_TAGS`); else its
+    :func:`start_tag` then its text (on the next line when it has several), a ``<select>``'s or ``<datalist>``'s
+    options one a line (indented two spaces) instead of their run-together text, a ``<textarea>``'s text as written
+    (its lines kept). Never raises."""
     tag = element.tag if isinstance(element.tag, str) else ""
-    if tag not in CONTROL_TAGS and text:
+    if tag not in CONTROL_TAGS and (text or tag not in EMBEDDED_TAGS):
         return text
     if tag == "textarea":  # (its text is its value, as written: the renderer ran its lines together)
         text = element.text_content().strip("\n")
