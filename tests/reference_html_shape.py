@@ -21,7 +21,7 @@ _TAG_RE = re.compile(rb"<[^>]*>")
 _PRE_RE = re.compile(rb"<pre\b.*?</pre\s*>", re.IGNORECASE | re.DOTALL)
 _BREAK_RE = re.compile(rb"<br\b[^>]*>", re.IGNORECASE)
 _HEADINGS = 12  # most headings an HTML shape lists
-_HEADING_RE = re.compile(rb"<h([1-3])\b[^>]*>(.*?)</h\1\s*>", re.IGNORECASE | re.DOTALL)
+_HEADING_RE = re.compile(rb"<h([1-6])\b[^>]*>(.*?)</h\1\s*>", re.IGNORECASE | re.DOTALL)
 
 
 def _page_text(raw: bytes, codec: str) -> str:
@@ -119,7 +119,10 @@ def html_shape(sample: bytes, scope: str) -> str:
     headings = [(level, body) for level, body in headings if body]
     if not headings:
         return clip(text)
-    text += f"; {'at least ' if scope else ''}{plural(len(headings), 'heading')}: "  # (a sample's: more may follow)
+    levels = sorted({level for level, _ in headings})  # (each level's count, when there are several: modeltask12)
+    counts = "" if len(levels) < 2 or len(headings) <= _HEADINGS else " (" + ", ".join(
+        f"{sum(1 for level, _ in headings if level == each):,} h{each}" for each in levels) + ")"
+    text += f"; {'at least ' if scope else ''}{plural(len(headings), 'heading')}{counts}: "  # (a sample's: more)
     listed: list[str] = []
     for count, (level, body) in enumerate(headings):
         item = f"h{level} {_heading(body)}"

@@ -125,8 +125,11 @@ def test_html_fixture_shape(scope, fixture_data):
     assert stub.content_type == "html"
     assert stub.shape.startswith(f'HTML, title "{title}", ~')
     assert "of text in 512 KiB" in stub.shape
-    headings = [re.sub(rb"<[^>]*>", b"", h).decode() for h in re.findall(rb"<h[1-3][^>]*>(.*?)</h[1-3]>", data)]
-    assert f"; {len(headings)} headings: h2 {headings[0]} | h1 {headings[1]} | h1 {headings[3]} |" in stub.shape
+    found = re.findall(rb"<h([1-6])[^>]*>(.*?)</h[1-6]>", data)  # (every level: modeltask12)
+    headings = [re.sub(rb"<[^>]*>", b"", h).decode() for _, h in found]
+    counts = ", ".join(f"{[level for level, _ in found].count(str(n).encode())} h{n}" for n in range(1, 6))
+    assert f"; {len(headings)} headings ({counts}): h2 {headings[0]} | h1 {headings[1]} | h1 {headings[3]} |" in \
+        stub.shape
     assert headings[1] == headings[2]  # repeated right after itself: listed once
 
 
@@ -625,7 +628,7 @@ def test_the_headings_of_a_sample_of_a_larger_page_are_at_least_that_many(fixtur
 
     page = fixture_data["browser-rust-book.html"] * 3  # larger than the sample whatever the fixture's slice
     text = describe(page[:SAMPLE_BYTES], len(page), page.count(b"\n") + 1).text
-    assert "% markup; in the first 512 KiB of " in text and "; at least " in text and " headings: " in text, text
+    assert "% markup; in the first 512 KiB of " in text and "; at least " in text and " headings (" in text, text
     whole = b"<html><head><title>t</title></head><body><h1>A</h1><p>x</p><h2>B</h2></body></html>"
     assert describe(whole, len(whole), 1).text.endswith("; 2 headings: h1 A | h2 B")
 

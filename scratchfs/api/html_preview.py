@@ -56,14 +56,38 @@ def view_note(what: str, call: str, covered: int, whole: bool, by_other: str) ->
 
 
 _LEVEL_RE = re.compile(r"(?:: |\| )h([1-6]) ")  # a heading the shape lists: "179 headings: h2 Keyboard … | h1 …"
+_COUNTS_RE = re.compile(r" headings? \(((?:[0-9,]+ h[1-6](?:, )?)+)\): ")  # "192 headings (1 h1, 188 h4): "
+_COUNT_RE = re.compile(r"([0-9,]+) h([1-6])")
+_ENOUGH_HEADINGS = 8
+"""Headings a note's ``select=`` of the highest levels reaches for: past its two highest, a level is added while
+those chosen hold fewer."""
+
+
+def _levels(shape: str) -> list[str]:
+    """The heading levels a note selects: the two highest of the shape's, and the next ones while the levels chosen
+    hold fewer than :data:`_ENOUGH_HEADINGS` headings (of each level's count, where the shape says them: ``(1 h1,
+    1 h2, 80 h3)``, Node.js's ``process`` page, whose ``h1, h2`` were two headings of its 82); else the levels of the
+    headings it lists."""
+    counted = _COUNTS_RE.search(shape)
+    if counted is None:
+        return sorted(set(_LEVEL_RE.findall(shape)))[:2]
+    levels: list[str] = []
+    held = 0
+    for count, level in _COUNT_RE.findall(counted.group(1)):
+        if len(levels) >= 2 and held >= _ENOUGH_HEADINGS:
+            break
+        levels.append(level)
+        held += int(count.replace(",", ""))
+    return levels
 
 
 def page_reads(call: str, shape: str | None, search: str) -> str:
     """The reads of an HTML page a note names after its text view's next page: the page's headings of the two
-    highest levels its shape lists (``select="h1, h2"``: each heading's text, 2,272 bytes of the Rust book's 80), if
-    it lists any, and ``search`` (``pattern="REGEX"`` or ``match="TEXT"``, after the handle) over its text view --
-    not the page's bytes from its start, whose ``<head>`` markup and scripts a range read returns (4,518 bytes of
-    ``python-policy.html``, modelfollow1). ``call``: ``read_handle(handle=...``."""
-    levels = sorted(set(_LEVEL_RE.findall(shape or "")))[:2]
+    highest levels its shape lists (``select="h1, h2"``: each heading's text, 2,272 bytes of the Rust book's 80) and
+    of the next levels while those hold few (:func:`_levels`), if it lists any, and ``search`` (``pattern="REGEX"``
+    or ``match="TEXT"``, after the handle) over its text view -- not the page's bytes from its start, whose
+    ``<head>`` markup and scripts a range read returns (4,518 bytes of ``python-policy.html``, modelfollow1).
+    ``call``: ``read_handle(handle=...``."""
+    levels = _levels(shape or "")
     select = f"{call}, {after_handle(select=', '.join(f'h{level}' for level in levels))} | " if levels else ""
     return f"{select}{call}, view=\"text\", {search}"

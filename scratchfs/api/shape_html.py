@@ -13,7 +13,7 @@ from itertools import islice
 from scratchfs.api.shape_words import clip, kib, plural, scoped, shape_limit, short_name
 from scratchfs.engine.structure.html_codec import decode_as, page_codec
 
-__all__ = ["MOST_HEADINGS", "MOST_TAGS", "html_shape", "sample_codec"]
+__all__ = ["MOST_HEADINGS", "MOST_TAGS", "html_shape", "level_counts", "sample_codec"]
 
 _LAST_CODEC: list[tuple[bytes, str] | None] = [None]  # (sample_codec's last sample and its codec)
 
@@ -23,12 +23,12 @@ _LAST_CODEC: list[tuple[bytes, str] | None] = [None]  # (sample_codec's last sam
 _TITLE_OPEN = re.compile(rb"<(title)", re.IGNORECASE)  # (its attributes, [^>]*>, then; `</TITLE\n>` closes it)
 _SCRIPT_OPEN = re.compile(rb"<(script|style)\b", re.IGNORECASE)
 _PRE_OPEN = re.compile(rb"<(pre)\b", re.IGNORECASE)
-_HEADING_OPEN = re.compile(rb"<(h[1-3])\b", re.IGNORECASE)
+_HEADING_OPEN = re.compile(rb"<(h[1-6])\b", re.IGNORECASE)
 _TAG_RE = re.compile(rb"<[^>]*>")  # (run by _tags_replaced, over the bytes up to the last `>`)
 _BREAK_RE = re.compile(rb"<br\b[^>]*>", re.IGNORECASE)
 _HEADINGS = 12  # most headings an HTML shape lists
 MOST_HEADINGS = 1_000
-"""Most heading elements (``<h1>`` to ``<h3>``) of a page :func:`html_shape` looks at: each is a few Python steps (4 us:
+"""Most heading elements (``<h1>`` to ``<h6>``) of a page :func:`html_shape` looks at: each is a few Python steps (4 us:
 512 KiB of ``<h1>x</h1>``, 52,428 of them, took 195 ms; helper hostilecpu2); past them it says "at least" the count
 of those with text (a real page's 512 KiB hold a few hundred)."""
 _CLOSERS: dict[bytes, re.Pattern[bytes]] = {}  # (each element name's closer, compiled once)
@@ -191,6 +191,20 @@ def _heading(body: str) -> str:
     return json.dumps(text, ensure_ascii=False) if ";" in text or "|" in text else text
 
 
+def level_counts(headings: list[tuple[str, str]]) -> str:
+    """How many of ``headings`` (``(level, text)``, level ``"1"`` to ``"6"``) each level holds, highest first, as a
+    shape says it after their count -- ``" (1 h1, 1 h2, 2 h3, 188 h4)"`` -- or ``""`` when all are of one level or
+    the shape lists them all (at most 12: their levels are read there). A
+    page whose sections are ``<h4>``s (Node.js's deprecations: 188 of them under 4 of ``<h1>`` to ``<h3>``) was said
+    to hold "4 headings", and its note's ``select="h1, h2"`` gave two (modeltask12)."""
+    counts: dict[str, int] = {}
+    for level, _ in headings:
+        counts[level] = counts.get(level, 0) + 1
+    if len(counts) < 2 or len(headings) <= _HEADINGS:
+        return ""
+    return f" ({', '.join(f'{counts[level]:,} h{level}' for level in sorted(counts))})"
+
+
 def sample_codec(sample: bytes) -> str:
     """The codec a browser decodes ``sample`` (a page's first bytes, at most a shape's 512 KiB sample) with
     (:func:`~scratchfs.engine.structure.html_codec.page_codec`), for the looks one shape takes at it -- its title
@@ -232,7 +246,7 @@ def html_shape(sample: bytes, scope: str) -> str:
     if not headings:
         return clip(text)
     more_may = scope or len(found) > MOST_HEADINGS  # (a sample's, or a page's past those looked at: more may follow)
-    text += f"; {'at least ' if more_may else ''}{plural(len(headings), 'heading')}: "
+    text += f"; {'at least ' if more_may else ''}{plural(len(headings), 'heading')}{level_counts(headings)}: "
     listed: list[str] = []
     for count, (level, body) in enumerate(headings):
         item = f"h{level} {_heading(body)}"

@@ -180,19 +180,20 @@ again (:func:`~scratchfs.engine.structure.html_worker.cut_page`)."""
 
 
 def _select(source: ContentSource, selector: str, page: tuple[int, int, int, int], deadline: float,
-            cache_key: str | None) -> tuple[int, list[str]]:
-    """The matches and the page's texts of a select run in a worker (``page``: index, characters into it, budget,
+            cache_key: str | None) -> tuple[int, list[str], str | None]:
+    """The matches, the page's texts and, when nothing matched, the worker's hint (what the page lacks of the
+    selector and holds like it) of a select run in a worker (``page``: index, characters into it, budget,
     most elements); the whole texts it rendered -- the page's and those after it, up to :data:`_AHEAD_CHARS`
     characters -- are kept under ``cache_key`` and the selector (:data:`_SELECTED`)."""
     data = read_whole(source, MAX_HTML_BYTES, "the HTML selector read")
     if not data.strip():  # (a page blank but for Unicode spaces is told blank in the worker, as its text is decoded)
-        return 0, []
+        return 0, [], None
     ahead = (_AHEAD_CHARS, max(0.0, deadline - time.monotonic()) / 2)
-    _, matches, texts, whole = _in_worker("select", (data, selector, *page, ahead), deadline, "the CSS selector",
+    _, matches, texts, whole, hint = _in_worker("select", (data, selector, *page, ahead), deadline, "the CSS selector",
                                           "a more specific selector (ids, classes, child combinators)")
     if cache_key is not None and whole:
         _SELECTED.put(f"select:{cache_key}:{selector}", _Selected(page[0], whole, matches))
-    return matches, texts
+    return matches, texts, hint
 
 
 def select_page(source: ContentSource, selector: str, *, cursor: str | None = None, budget_bytes: int = 8192,
@@ -219,7 +220,9 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
         text content when inscriptis renders none, as for ``<title>``:
         :func:`~scratchfs.engine.structure.html_render.element_text`; a link, ``<a href>``,
         is ``[text](href)``); ``extra["matches"]`` the number of matching
-        elements; an element text larger than the page comes as ``part`` pieces.
+        elements; an element text larger than the page comes as ``part`` pieces; when none matched,
+        ``extra["note"]`` says which of the selector's ids, classes and names the page lacks and those it holds
+        like them (:func:`~scratchfs.engine.structure.html_misses.miss_hint`).
 
     Raises:
         BadSelector (an InvalidArgument): a selector that cssselect does not parse or lxml cannot run (one line
@@ -239,7 +242,8 @@ def select_page(source: ContentSource, selector: str, *, cursor: str | None = No
         raise BadSelector(problem, selector[:80])
     kept = None if cache_key is None or cursor is None else _SELECTED.get(f"select:{cache_key}:{selector}")
     texts = None if kept is None else _worker().cut_page(kept.text_of, index, chars, budget, max_elements, kept.matches)
-    matches = 0 if kept is None else kept.matches
+    matches, hint = 0 if kept is None else kept.matches, None
     if texts is None:
-        matches, texts = _select(source, selector, (index, chars, budget, max_elements), deadline, cache_key)
-    return selector_page(texts, matches, (index, chars), cursor, (budget, max_elements), key, texts=True)
+        matches, texts, hint = _select(source, selector, (index, chars, budget, max_elements), deadline, cache_key)
+    return selector_page(texts, matches, (index, chars), cursor, (budget, max_elements), key,
+                         None if hint is None else {"note": hint}, texts=True)

@@ -7,9 +7,9 @@ lowered and struck text marked (:func:`parser_config`), and an element rendered 
 (:func:`element_text`).
 
 It runs in the HTML worker (:mod:`scratchfs.engine.structure.html_worker`, which loads this file by path, after its
-sibling :mod:`scratchfs.engine.structure.html_codec`): it imports ``lxml`` and ``inscriptis`` and, of
-``scratchfs``, that sibling alone. Importing it replaces inscriptis's text block (:class:`_PartsBlock`, inscriptis
-2.x).
+siblings :mod:`scratchfs.engine.structure.html_codec` and :mod:`~scratchfs.engine.structure.html_fields`): it
+imports ``lxml`` and ``inscriptis`` and, of ``scratchfs``, those siblings alone. Importing it replaces inscriptis's
+text block (:class:`_PartsBlock`, inscriptis 2.x).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from inscriptis.model.tag import CustomHtmlTagHandlerMapping
 from inscriptis.model.tag.table_tag import table_end_handler
 
 from scratchfs.engine.structure.html_codec import VIEW_SPACES
+from scratchfs.engine.structure.html_fields import control_text
 
 __all__ = ["CELL_SEPARATOR", "element_text", "parser_config"]
 
@@ -237,7 +238,9 @@ def element_text(element: Any, config: ParserConfig | None = None) -> str:
     text content (comments left out), stripped. The element's tail (the text after its end tag, which lxml keeps on
     it) is no part of it (inscriptis renders a node's tail after the node: ``<b>bold</b> after`` was "bold after").
     A link (``<a href>``) is ``[text](href)``, its target with its text: a select of ``a[href*="crates.io"]`` gave
-    "rand crate", "crates.io", ..., no address, where the model was asked for the links (modeltask9)."""
+    "rand crate", "crates.io", ..., no address, where the model was asked for the links (modeltask9). A form control
+    (``<input>``, ``<select>``, ...) and an element of no text are their start tag, attributes and all, then their text
+    (:func:`~scratchfs.engine.structure.html_fields.control_text`: a form's fields were ``""``, no name)."""
     tail, element.tail = element.tail, None
     link = element.tag == "a" and element.get("href") is not None
     try:
@@ -247,7 +250,7 @@ def element_text(element: Any, config: ParserConfig | None = None) -> str:
     finally:
         element.tail = tail
     text = textwrap.dedent(text).strip("\n").rstrip()
-    return text or element.text_content().strip()
+    return control_text(element, text or element.text_content().strip())
 
 _ROWS, _CELLS = ("thead", "tbody", "tfoot", "tr"), ("td", "th")
 

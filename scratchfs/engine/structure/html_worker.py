@@ -52,12 +52,13 @@ from scratchfs.engine.worker_loop import limit_memory, reply, requests
 from scratchfs.engine.worker_pipe import WORKER_NAME, Pool
 
 if __name__ == WORKER_NAME:  # (run by path, without the package: its siblings are loaded by path, as worker_pipe is)
-    for _NAME in ("html_codec", "html_render", "xml_select"):  # (html_render imports html_codec: first)
+    for _NAME in ("html_codec", "html_fields", "html_misses", "html_render", "xml_select"):  # (dependencies first)
         _SPEC = importlib.util.spec_from_file_location(f"scratchfs.engine.structure.{_NAME}",
                                                        os.path.join(os.path.dirname(__file__), f"{_NAME}.py"))
         sys.modules[_SPEC.name] = importlib.util.module_from_spec(_SPEC)
         _SPEC.loader.exec_module(sys.modules[_SPEC.name])
 from scratchfs.engine.structure.html_codec import declared_encoding, decode_as, page_codec, page_text
+from scratchfs.engine.structure.html_misses import miss_hint
 from scratchfs.engine.structure.html_render import element_text, parser_config
 from scratchfs.engine.structure.html_tags import MOST_ATTRIBUTES, TooManyAttributes, check_attributes
 from scratchfs.engine.structure.xml_select import FUNCTIONS, AnyTextContains, select_items
@@ -140,7 +141,9 @@ def select_texts(page: bytes, selector: str, index: int, chars: int, budget: int
                  ahead: tuple[int, float] = (0, 0.0)) -> tuple:
     """The texts of the elements matching ``selector`` in the page ``page`` (decoded as a browser decodes it:
     :func:`page_text`; a blank page matches nothing), from match ``index`` (0-based), as much as a page of
-    ``budget`` bytes can show (:func:`cut_page`): ``("ok", matches, texts, whole)``; ``whole``: the whole texts of
+    ``budget`` bytes can show (:func:`cut_page`): ``("ok", matches, texts, whole, hint)``; ``hint``: when nothing
+    matched, what the page lacks of the selector's ids, classes and names and what it holds like them
+    (:func:`~scratchfs.engine.structure.html_misses.miss_hint`), else ``None``; ``whole``: the whole texts of
     the elements from ``index`` on that were rendered -- the page's and, ``ahead = (characters, seconds)``, those
     after it rendered within that many characters (all of them together) and seconds, for the caller's next pages
     (empty when the first alone is longer). ``("invalid", message)``: the page does not parse; ``("selector",
@@ -148,7 +151,7 @@ def select_texts(page: bytes, selector: str, index: int, chars: int, budget: int
     started = time.monotonic()
     text = page_text(page)
     if not text.strip():
-        return "ok", 0, [], ()
+        return "ok", 0, [], (), None
     try:
         tree = parse_page(text)
     except TooManyAttributes as exc:
@@ -161,6 +164,8 @@ def select_texts(page: bytes, selector: str, index: int, chars: int, budget: int
         raise
     except Exception as exc:  # a library's error on the selector or the page: a typed refusal, named
         return "selector", _refusal(selector, exc)
+    if not found:
+        return "ok", 0, [], (), miss_hint(tree, selector)
     config = parser_config()
     rendered: list[str] = []
 
@@ -177,7 +182,7 @@ def select_texts(page: bytes, selector: str, index: int, chars: int, budget: int
         total += len(text_of(index + len(rendered)))
     while rendered and total > most:  # (the last one passed the bound: not sent)
         total -= len(rendered.pop())
-    return "ok", len(found), texts, tuple(rendered)
+    return "ok", len(found), texts, tuple(rendered), None
 
 
 _AHEAD_SECONDS = 0.2
