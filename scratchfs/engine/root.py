@@ -26,8 +26,8 @@ from scratchfs.engine import safe_fs
 from scratchfs.engine.safe_fs import storage_error
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 
-__all__ = ["DIR_MODE", "EMPTY_NAMES", "FILE_MODE", "INDEX_NAME", "OWN_FILES", "STORE_NAMES", "odd_own_files",
-           "prepare_root", "stray_names"]
+__all__ = ["DIR_MODE", "EMPTY_NAMES", "FILE_MODE", "INDEX_FILES", "INDEX_NAME", "OWN_FILES", "STORE_NAMES",
+           "index_names", "odd_own_files", "prepare_root", "stray_names"]
 
 DIR_MODE = 0o700
 """Mode of the root and every directory in it."""
@@ -283,7 +283,7 @@ def _prepare_file(dir_fd: int, name: str, prefix: str, create: bool, root: Path)
     root ``root`` (the errors' words)."""
     flags = os.O_RDONLY | (os.O_CREAT if create else 0)
     try:
-        fd = safe_fs.open_file(dir_fd, name, flags, prefix + name)
+        fd, found = safe_fs.open_file_stat(dir_fd, name, flags, prefix + name)
     except FileNotFoundError:
         return
     except StorageError as exc:
@@ -291,6 +291,18 @@ def _prepare_file(dir_fd: int, name: str, prefix: str, create: bool, root: Path)
             return  # read-only and no index yet: the index reports what it can and cannot open
         raise
     try:
+        if found.st_nlink > 1 and name in INDEX_FILES:  # (a lock file is only flock-ed, never written: let be)
+            raise StorageError(index_names(name, found.st_nlink))
         _tighten(fd, str(root / (prefix + name)), FILE_MODE)
     finally:
         os.close(fd)
+
+
+def index_names(name: str, names: int) -> str:
+    """What to say of the index file ``name`` (``index.sqlite`` or its ``-wal``, ``-shm``, ``-journal``) found with
+    ``names`` names (hard links): every write the store makes to it in place would change the other name's file
+    too, so the store writes none."""
+    return (f"{name} has {names} names (a hard link, e.g. cp -al): every write to it would change the file at the "
+            "other name too, so scratchfs does not write it; remove the other name (find / -samefile on this file), "
+            f"or give this store its own copy while no store has it open (cp {name} {name}.own && mv {name}.own "
+            f"{name})")

@@ -45,6 +45,7 @@ from pathlib import Path
 
 from scratchfs.engine import fork_gate
 from scratchfs.engine.batches import TxnLog
+from scratchfs.engine.root import INDEX_NAME, index_names
 from scratchfs.engine.sqlite_errors import index_error
 from scratchfs.foundation import forks
 from scratchfs.foundation.errors import StorageError, StoreClosed
@@ -207,7 +208,9 @@ class Connections:
     def check_identity(self, conn: Connection | None = None) -> None:
         """Check before each commit that the index path names the file the store opened, and ``conn``'s ``-wal`` the
         file of its first commit (SQLite removes none under an open connection: an outsider's removal takes what it
-        held when the process dies, atk28). Raises StorageError (and every later call does) when either is gone."""
+        held when the process dies, atk28), each with no other name (a hard link made while the store was open, e.g.
+        ``cp -al``: a commit would change the file at the other name too). Raises StorageError (and every later call
+        does) when either is gone or has another name."""
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
@@ -216,6 +219,8 @@ class Connections:
             raise StorageError(f"cannot check the index {self.path}: {exc.strerror or exc}") from None
         if (st.st_dev, st.st_ino) != self.identity:
             self._break(f"the index {self.path} was replaced by another file while the store was open")
+        if st.st_nlink > 1:  # (the stat made anyway: no extra system call on a commit)
+            self._break(index_names(INDEX_NAME, st.st_nlink))
         if conn is not None:
             self._check_wal(conn)
 
@@ -227,6 +232,8 @@ class Connections:
         except OSError as exc:
             raise StorageError(f"cannot check the index's write-ahead log {self.path}-wal: {exc.strerror}") from None
         found = None if st is None else (st.st_dev, st.st_ino)
+        if st is not None and st.st_nlink > 1:
+            self._break(index_names(INDEX_NAME + "-wal", st.st_nlink))
         if conn.wal is None:
             conn.wal = found  # (none: not in WAL mode, nothing to watch)
         elif found != conn.wal:
