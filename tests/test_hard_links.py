@@ -2,7 +2,8 @@
 outsider with write access plants -- had every write go to the other name too, with no symlink anywhere: a spill
 after ``ln index.sqlite /elsewhere`` changed the file at /elsewhere. The index files are now refused (one
 StorageError naming the file and what to do), as the store opens (fsck too: it opens a store) and before each
-commit."""
+commit; a segment a spill would append to is sealed and a new one begun; a deleted entry's dead mark is not written
+into a segment with other names; fsck reports such a segment."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import sqlite3
 import pytest
 
 from scratchfs import ScratchStore
+from scratchfs.api.inspector import fsck
 from scratchfs.foundation.errors import StorageError
 
 
@@ -71,3 +73,56 @@ def test_an_index_shm_with_another_name_is_refused_as_another_store_opens(tmp_pa
         os.link(root / "index.sqlite-shm", tmp_path / "other")
         with pytest.raises(StorageError, match=r"index\.sqlite-shm has 2 names"):
             ScratchStore(root, index_write_behind=False)
+
+
+def _segments(root) -> list:
+    return sorted((root / "runs").rglob("*.zseg"))
+
+
+def test_a_segment_given_another_name_is_sealed_not_appended_to(tmp_path):
+    root, other = tmp_path / "root", tmp_path / "snap.zseg"
+    with ScratchStore(root, index_write_behind=False) as store:
+        scope = store.scope("r", "a")
+        first = scope.spill(b"first line\n" * 400, source_tool="t").handle
+        [segment] = _segments(root)
+        os.link(segment, other)
+        before = _digest(other)
+        second = scope.spill(b"second line\n" * 400, source_tool="t").handle
+        assert _digest(other) == before  # (before: the second spill was appended to it)
+        assert len(_segments(root)) == 2
+        assert b"".join(scope.iter_content("handle", first)) == b"first line\n" * 400
+        assert b"".join(scope.iter_content("handle", second)) == b"second line\n" * 400
+        [problem] = [p for p in fsck(store).problems if p.path == str(segment)]
+        assert problem.kind == "unexpected" and "2 names (a hard link" in problem.detail
+
+
+def test_a_delete_marks_nothing_dead_in_a_segment_with_another_name(tmp_path):
+    root = tmp_path / "root"
+    with ScratchStore(root, index_write_behind=False) as store:
+        scope = store.scope("r", "a")
+        handles = [scope.spill(b"line %d\n" % i * 300, source_tool="t").handle for i in range(3)]
+    [segment] = _segments(root)
+    os.link(segment, tmp_path / "snap.zseg")  # (as cp -al makes: the store closed, the index not linked)
+    before = _digest(tmp_path / "snap.zseg")
+    with ScratchStore(root, index_write_behind=False) as store:
+        scope = store.scope("r", "a")
+        assert scope.delete_entry("handle", handles[0])
+        store.flush()
+        assert [e.key for e in store.list_entries()] == handles[1:]
+    assert _digest(tmp_path / "snap.zseg") == before  # (before: the record's magic became the dead mark there)
+
+
+def test_a_failed_write_is_not_rolled_back_through_another_name_of_its_segment(tmp_path):
+    """A spill whose row was not written marks its record dead and cuts it off (SegmentWriter.roll_back): into a
+    segment given another name meanwhile, neither is written (the segment is sealed instead)."""
+    from scratchfs.foundation.checks import new_token
+
+    with ScratchStore(tmp_path / "root") as store:
+        pending = store.blobs.write("r", "a", new_token(), [b"x" * 5000], None)
+        other = tmp_path / "snap.zseg"
+        os.link(store.root / pending.segment_path, other)
+        before = _digest(other)
+        pending.discard()  # (logged: not marked dead)
+        assert _digest(other) == before  # (before: its magic marked dead, then cut off to 0 bytes)
+        assert not store.blobs.segments.is_active(tuple(pending.segment_path.split("/")[:3]),
+                                                  pending.segment_path.split("/")[3])

@@ -445,8 +445,8 @@ def test_a_flush_looks_each_segment_up_once_not_each_row(tmp_path, held_back, mo
         assert store.entries.behind.queued == 60
         looked: list[str] = []
         is_at = safe_fs.is_at
-        monkeypatch.setattr(safe_fs, "is_at", lambda root, path, ident: looked.append(path) or is_at(root, path,
-                                                                                                        ident))
+        monkeypatch.setattr(safe_fs, "is_at", lambda root, path, ident, sole=False: looked.append(path) or is_at(
+            root, path, ident, sole))
         store.flush()
         assert store.entries.behind.queued == 0
         assert len(looked) == 2 and len(set(looked)) == 2  # the two agents' segments, once each

@@ -5,6 +5,7 @@ left in ``trash/`` and a write-behind journal directory that is not what writers
 from __future__ import annotations
 
 import math
+import stat
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
@@ -15,13 +16,14 @@ from scratchfs.engine.protocols import BlobFile
 from scratchfs.engine.root import odd_own_files, stray_names
 from scratchfs.engine.runs_listing import RunsListing
 from scratchfs.engine.seekable import FormatError, read_seek_table
+from scratchfs.engine.segments import SEGMENT_SUFFIX
 from scratchfs.foundation.errors import CorruptBlob, StorageError
 
 if TYPE_CHECKING:
     from scratchfs.api.store import ScratchStore
 
-__all__ = ["ADOPTABLE", "REPAIRS", "STRAY", "YOUNG_ADOPTABLE", "Problem", "journal_problems", "mode_problems",
-           "orphan_problem", "trash_problem_list"]
+__all__ = ["ADOPTABLE", "LINKED_SEGMENT", "REPAIRS", "STRAY", "YOUNG_ADOPTABLE", "Problem", "journal_problems",
+           "mode_problems", "orphan_problem", "trash_problem_list"]
 
 
 ADOPTABLE = ("no row of this index names it, but a row of the index that owned these blobs before a takeover does: "
@@ -138,7 +140,7 @@ def mode_problems(store: ScratchStore, listing: RunsListing | None, repair: bool
     once they are (``fix`` ``"private"``; another user's, ``"leave"``); each path absolute; a file ``reported``
     names already (an orphan, an incomplete write: the sweep or a repair removes it) is left out. ``[]`` for a
     store without local blob files, or whose ``runs/`` could not be listed (``listing`` ``None``, fsck's walk of
-    ``runs/``: the blob walk reports that)."""
+    ``runs/``: the blob walk reports that). And one per segment file with other names (a hard link), left as it is."""
     if listing is None or not hasattr(store.blobs, "root_fd"):
         return []
     loose = loose_modes(store.blobs.root_fd, listing, repair)
@@ -146,7 +148,24 @@ def mode_problems(store: ScratchStore, listing: RunsListing | None, repair: bool
     problems = [Problem("unexpected", parts[1], parts[2] if len(parts) > 2 else "", None,
                         str(store.root / "/".join(parts)), detail, repaired, fix="private" if mine else "leave")
                 for parts, detail, repaired, mine in loose]
-    return [p for p in problems if p.path not in known]
+    return [p for p in problems if p.path not in known] + _linked_segments(store, listing)
+
+
+def _linked_segments(store: ScratchStore, listing: RunsListing) -> list[Problem]:
+    """An ``unexpected`` problem per segment file with other names too (a hard link, e.g. ``cp -al``; never
+    repaired: the other name may be the user's snapshot). A blob file with other names is none: it is created
+    ``O_EXCL`` and never written again."""
+    return [Problem("unexpected", run, agent, None, str(store.root / "runs" / run / agent / name),
+                    LINKED_SEGMENT.format(names=st.st_nlink), fix="leave")
+            for run, agent, listed in listing.agent_dirs() for name, st in listed
+            if name.endswith(SEGMENT_SUFFIX) and stat.S_ISREG(st.st_mode) and st.st_nlink > 1]
+
+
+LINKED_SEGMENT = ("a segment file with {names} names (a hard link, e.g. cp -al): spills no longer append to it and a "
+                  "delete marks no entry in it dead (only a rebuild of a lost index could restore a deleted one), as "
+                  "either would change the file at the other name too; remove the other name if it is not a copy "
+                  "you keep")
+"""The detail of a segment file with other names (``{names}``: how many)."""
 
 
 def orphan_problem(store: ScratchStore, found: BlobFile, named: float | None = None) -> Problem:

@@ -337,7 +337,18 @@ class Blobs:
             at, name = self._parts(run_id, agent_id), _file_name(blob)
         except FileNotFoundError:
             return
-        segments.forget_at(lambda: self._dirs.open_file(at, name, os.O_RDWR, name, CorruptBlob), blob)
+        segments.forget_at(lambda: self._open_sole(at, name), blob)
+
+    def _open_sole(self, parts: tuple[str, ...], name: str) -> int:
+        """The segment ``name`` in ``parts`` opened read-write to mark a record dead. Raises StorageError for one
+        with other names too (a hard link, e.g. ``cp -al``: the mark would change the file at the other name; the
+        entry's row is gone all the same, only a rebuild of a lost index could restore it), CorruptBlob for what is
+        no regular file, as :func:`safe_fs.open_file_stat`."""
+        fd, found = self._dirs.open_file_stat(parts, name, os.O_RDWR, name, CorruptBlob)
+        if found.st_nlink > 1:
+            os.close(fd)
+            raise StorageError(f"{name} has {found.st_nlink} names (a hard link, e.g. cp -al): not written")
+        return fd
 
     def unlink_part(self, parts: tuple[str, ...], name: str) -> int:
         """As :meth:`unlink`, for the file ``name`` in the directory ``parts``. A link or FIFO at the name is

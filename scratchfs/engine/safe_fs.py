@@ -68,16 +68,18 @@ def identity(fd: int) -> tuple[int, int]:
     return st.st_dev, st.st_ino
 
 
-def is_at(root: int, path: str, ident: tuple[int, int]) -> bool:
+def is_at(root: int, path: str, ident: tuple[int, int], sole: bool = False) -> bool:
     """True while ``path`` (relative to the directory ``root``, for example ``runs/<run>/<agent>/<name>``) names the
     very file whose :func:`identity` is ``ident``, reached without a link: one ``lstat`` (``fstatat`` without
     following the last component) of it and one of each directory above it, never an ``open``. A file whose
     directory was moved away (a ``delete_run`` renames it to the trash), removed, or replaced is not found there
     (False; so is any failure of the lookup); so is one reached through a directory swapped for a symbolic link
-    (the very file, moved out of the root with its directory: it was appended to and read from there)."""
+    (the very file, moved out of the root with its directory: it was appended to and read from there). With
+    ``sole``, a file with another name too (a hard link: writing it in place would change the file there) is not
+    found either (the same ``lstat``)."""
     try:
         found = os.stat(path, dir_fd=root, follow_symlinks=False)
-        if (found.st_dev, found.st_ino) != ident:
+        if (found.st_dev, found.st_ino) != ident or (sole and found.st_nlink > 1):
             return False
         above = path.rfind("/")
         while above > 0:

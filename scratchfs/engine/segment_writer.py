@@ -49,9 +49,10 @@ class _Segment:
         self.refs = 0  # writes appended but not yet committed or discarded
         self.retired = False
 
-    def in_place(self, root_fd: int) -> bool:
-        """True while this very file is still at its path below the root (one ``lstat``: :func:`safe_fs.is_at`)."""
-        return safe_fs.is_at(root_fd, self.path, self.ident)
+    def in_place(self, root_fd: int, sole: bool = False) -> bool:
+        """True while this very file is still at its path below the root (one ``lstat``: :func:`safe_fs.is_at`);
+        with ``sole``, and it has no other name (a hard link, e.g. ``cp -al``: an append would go there too)."""
+        return safe_fs.is_at(root_fd, self.path, self.ident, sole)
 
     def dir_in_place(self, root_fd: int) -> bool:
         """True while the directory the segment was created in is still at its path (a ``delete_run`` or
@@ -128,9 +129,10 @@ class SegmentWriter:
         return SegmentPending(self, seg, BlobInfo(info.size, len(blob), info.frames, info.frame_newlines, where), began)
 
     def _segment(self, parts: tuple[str, ...]) -> _Segment:
-        """The active segment of ``parts`` (call with the lock held), a new one if there is none or it moved."""
+        """The active segment of ``parts`` (call with the lock held), a new one if there is none, it moved, or it has
+        another name (a hard link: it is sealed as a full one is, never appended to through the other name)."""
         seg = self._active.get(parts)
-        if seg is not None and seg.in_place(self._root_fd):
+        if seg is not None and seg.in_place(self._root_fd, sole=True):
             return seg
         if seg is not None:
             self._retire(seg)
@@ -178,15 +180,22 @@ class SegmentWriter:
     def roll_back(self, seg: _Segment, start: int, end: int) -> None:
         """Mark the record at ``[start, end)`` of ``seg`` (a write whose row was not written) dead, and if it is still
         the segment's last record, cut it off (``ftruncate``): a refused write, retried, does not grow the segment.
-        The mark comes first, so a crash between the two leaves a dead record, never a live one.
+        The mark comes first, so a crash between the two leaves a dead record, never a live one. A segment given
+        another name meanwhile (a hard link) is neither marked nor cut -- that would change the file at the other
+        name -- but sealed (an ``fstat``, on this failure path only).
 
         Raises:
             OSError: the mark or the cut failed (the bytes then stay, unreferenced, until the sweeper reclaims the
                 segment).
+            StorageError: the segment has other names (sealed).
         """
         with self._lock:
             if seg.fd < 0:
                 return
+            names = os.fstat(seg.fd).st_nlink
+            if names > 1:
+                self._retire(seg)
+                raise StorageError(f"{seg.path} has {names} names (a hard link, e.g. cp -al): not written")
             os.pwrite(seg.fd, struct.pack("<I", DEAD_RECORD_MAGIC), start)
             if seg.end == end:
                 os.ftruncate(seg.fd, start)
