@@ -15,6 +15,7 @@ import pytest
 
 from scratchfs import ScratchStore
 from scratchfs.api.inspector import fsck
+from scratchfs.engine.journal import problems as journal_problems
 from scratchfs.foundation.errors import StorageError
 
 
@@ -126,3 +127,21 @@ def test_a_failed_write_is_not_rolled_back_through_another_name_of_its_segment(t
         assert _digest(other) == before  # (before: its magic marked dead, then cut off to 0 bytes)
         assert not store.blobs.segments.is_active(tuple(pending.segment_path.split("/")[:3]),
                                                   pending.segment_path.split("/")[3])
+
+
+def test_a_write_behind_journal_given_another_name_is_never_written_in_place(tmp_path):
+    root, other = tmp_path / "root", tmp_path / "snap.journal"
+    with ScratchStore(root, index_write_behind=True) as store:
+        store.scope("r", "a").spill(b"a\n" * 100, source_tool="t")
+        [journal] = (root / "journal").iterdir()
+        os.link(journal, other)
+        before = other.read_bytes()
+        assert before.startswith(b"runs/")  # (the segment's path, its row not yet committed)
+        [(path, detail)] = journal_problems(store.blobs.root_fd)  # (what fsck reports; its flush renews the journal)
+        assert path == f"journal/{journal.name}" and "2 names (a hard link" in detail
+        store.scope("r", "b").spill(b"b\n" * 100, source_tool="t")  # a new segment: a line noted
+        store.flush()  # every row committed: the journal emptied
+        assert other.read_bytes() == before  # (before: a line appended, then truncated to 0 bytes)
+        assert not journal.exists()
+        [renewed] = (root / "journal").iterdir()
+        assert os.stat(renewed).st_nlink == 1

@@ -89,6 +89,8 @@ class Journal:
             try:
                 if self._fd < 0:
                     self._open()
+                elif os.fstat(self._fd).st_nlink > 1:  # (once a segment, not a spill)
+                    self._renew(self._noted)
                 safe_fs.write_all(self._fd, [path.encode("ascii") + b"\n"])
                 if self._durable:
                     os.fsync(self._fd)
@@ -110,12 +112,38 @@ class Journal:
             if self._fd < 0 or not self._noted:
                 return
             try:
-                os.ftruncate(self._fd, 0)
+                if os.fstat(self._fd).st_nlink > 1:
+                    self._renew(set())
+                else:
+                    os.ftruncate(self._fd, 0)
             except OSError as exc:
                 log.warning("scratchfs: cannot empty the write-behind journal %s/%s (%s)", JOURNAL_DIR, self.name,
                             exc)
                 return
             self._noted = set()
+
+    def _renew(self, lines: set[str]) -> None:
+        """This writer's journal has other names too (a hard link, e.g. ``cp -al`` of a live store): writing it in
+        place would change the file at the other name, so a new journal takes its place, holding ``lines``, before
+        this name is removed (call with the lock held). Raises OSError, StorageError (the old journal is kept)."""
+        old_fd, old_name = self._fd, self.name
+        self._open()
+        try:
+            if lines:
+                safe_fs.write_all(self._fd, [b"".join(line.encode("ascii") + b"\n" for line in sorted(lines))])
+                if self._durable:
+                    os.fsync(self._fd)
+        except BaseException:
+            new_fd, new_name, self._fd, self.name = self._fd, self.name, old_fd, old_name
+            os.close(new_fd)
+            _unlink(self._root_fd, new_name)
+            raise
+        log.warning("scratchfs: the write-behind journal %s/%s has other names (a hard link): it is %s/%s now",
+                    JOURNAL_DIR, old_name, JOURNAL_DIR, self.name)
+        try:
+            _unlink(self._root_fd, old_name)
+        finally:
+            os.close(old_fd)
 
     def _open(self) -> None:
         """Create this writer's journal file and lock it (call with the lock held). Raises OSError, StorageError."""
@@ -254,7 +282,8 @@ def problems(root_fd: int) -> list[tuple[str, str]]:
     followed: ``journal`` itself a link, file, FIFO or other non-directory, or unreadable (then no dead writer's rows
     can be recovered, and sweeps keep every segment holding a live spill no row names); ``journal`` open to other
     users (one this user owns is made private when a store opens); and an entry of it that is no journal a writer
-    leaves (a link, FIFO, directory or other file at a journal's name, or a name no writer gives), never read.
+    leaves (a link, FIFO, directory or other file at a journal's name, or a name no writer gives), never read; a
+    journal with other names too (a hard link).
     ``[]`` when there is no ``journal`` (no process wrote behind) or all is well."""
     why = ("the write-behind journals cannot be read: a killed writer's spills are not recovered, and sweeps keep the "
            "segments holding live spills no row names; move it away, then run fsck --rebuild-index")
@@ -278,6 +307,9 @@ def problems(root_fd: int) -> list[tuple[str, str]]:
                         "regular file: no write-behind journal, never opened (remove it)"))
         elif not checks.TOKEN_RE.fullmatch(name):
             out.append((f"{JOURNAL_DIR}/{name}", "a file no writer names a journal so: never read (remove it)"))
+        elif st.st_nlink > 1:
+            out.append((f"{JOURNAL_DIR}/{name}", f"a journal with {st.st_nlink} names (a hard link, e.g. cp -al): "
+                        "never written in place again -- its live writer moves to a new journal on its next write"))
     return out
 
 
