@@ -227,6 +227,8 @@ class Blobs:
                 continue
             try:
                 fcntl.flock(dir_fd, fcntl.LOCK_SH)  # released by _create_locked once the file is locked
+                # (O_EXCL: a new file of one name; a blob is never written again, so a hard link made to it later
+                # changes nothing -- a segment appended to is checked before each append: SegmentWriter._segment)
                 return safe_fs.open_file(dir_fd, name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, f"{where}/{name}"), dir_fd
             except FileNotFoundError:
                 os.close(dir_fd)

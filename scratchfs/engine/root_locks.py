@@ -143,6 +143,8 @@ class RootLocks:
         except FileNotFoundError as exc:
             raise storage_error(exc, "cannot open the lock directory") from exc
         try:
+            # (no O_TRUNC, never written: only flock-ed, so a lock file with other names -- a hard link -- changes
+            # nothing elsewhere; filelock's locks/index.lock likewise)
             return safe_fs.open_file(dir_fd, name, os.O_RDWR | os.O_CREAT, f"locks/{name}")
         except FileNotFoundError as exc:
             raise storage_error(exc, f"cannot open locks/{name}") from exc
