@@ -28,7 +28,6 @@ import sys
 import tempfile
 import threading
 import time
-import types
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -40,15 +39,15 @@ from scratchfs import ScratchStore
 
 # (step, module, attribute): each wrapped callable's CPU goes to its step, less that of the wrapped callables it calls
 STEPS = (
-    ("blob write: zstd", "scratchfs.engine.seekable", "compressor().compress"),
+    ("blob write: zstd", "scratchfs.engine.seekable", "compress"),  # (zstd_contexts.compress, as seekable holds it)
     ("blob write: newline count and frame glue (frames of the writer)", "scratchfs.engine.seekable",
      "_compress_frame"),
     ("blob write: binding frame", "scratchfs.engine.seekable", "encode_binding_frame"),
     ("blob write: segment append", "scratchfs.engine.segment_writer", "SegmentWriter.append"),
     ("blob write: the rest (sampling, writer, binding payload, seek table)", "scratchfs.engine.local_blobs",
      "Blobs.write"),
-    ("shape (describe)", "scratchfs.api.describe", "describe"),
-    ("stub (build_stub)", "scratchfs.api.entries", "build_stub"),
+    ("shape (describe)", "scratchfs.api.shape", "describe"),  # (imported by api.describe at its first use)
+    ("stub (build_stub)", "scratchfs.api.stub", "build_stub"),  # (imported by api.entries at its first use)
     ("listing preview", "scratchfs.api.describe", "list_preview"),
     ("index put (BEGIN, check, upsert, COMMIT)", "scratchfs.engine.sqlite_index", "Index.put"),
     ("row queued behind (journal, queue)", "scratchfs.engine.write_behind", "WriteBehind.accept"),
@@ -71,25 +70,10 @@ class StepTimer:
         import importlib
         for name, module, attr in STEPS:
             owner = importlib.import_module(module)
-            if attr.endswith("().compress"):  # a factory of zstd compressors: time what they compress
-                factory = getattr(owner, attr.split("(")[0])
-                setattr(owner, attr.split("(")[0], self._compressors(name, factory))
-                continue
             *path, last = attr.split(".")
             for part in path:
                 owner = getattr(owner, part)
             setattr(owner, last, self._wrap(name, getattr(owner, last)))
-
-    def _compressors(self, name: str, factory):
-        timed = {}
-
-        @functools.wraps(factory)
-        def made(level, *args):  # one per thread and arguments, as the factory's (not shared by threads)
-            key = (threading.get_ident(), level, *args)
-            if key not in timed:
-                timed[key] = types.SimpleNamespace(compress=self._wrap(name, factory(level, *args).compress))
-            return timed[key]
-        return made
 
     def _wrap(self, name: str, fn):
         own, stack, clock, spilling = self.own, self._stack, time.thread_time, self._spilling
