@@ -34,6 +34,7 @@ from scratchfs.api.shape_log import Told, java_trace_lines, log_lines, log_told,
 from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_pipes import pipes_shape
 from scratchfs.api.shape_result import Shape
+from scratchfs.api.shape_rows import ragged_said, table_rows
 from scratchfs.api.shape_said import browser_decodes_said, not_utf8_clause, plain_head
 from scratchfs.api.shape_settings import settings_shape, tab_keyed
 from scratchfs.api.shape_stream import STREAM_SHAPE
@@ -48,11 +49,9 @@ from scratchfs.api.shape_table import (
     has_header,
     is_json_text,
     no_delimited_start,
-    ragged_said,
     table_head,
     table_kind,
     table_lines,
-    table_rows,
 )
 from scratchfs.api.shape_terminal import (
     TERMINAL_SHAPE,
