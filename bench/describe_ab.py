@@ -4,6 +4,7 @@
     python bench/describe_ab.py OTHER_CHECKOUT --diff     # every answer of both compared, no timing
     python bench/describe_ab.py OTHER_CHECKOUT --payloads [REPS]   # T2's 8 samples one by one, best of REPS (21)
     python bench/describe_ab.py OTHER_CHECKOUT [REPS] --time-only  # timed only: answers may differ (an older commit)
+    python bench/describe_ab.py OTHER_CHECKOUT [REPS] --best   # each slice alternated, best of REPS (loaded machines)
 
 ``OTHER_CHECKOUT``'s whole ``scratchfs`` package is imported beside this checkout's (its modules removed from
 ``sys.modules`` while the other's load, then put back: the other's ``describe`` runs the other's shape, table and
@@ -16,6 +17,11 @@ median of the per-repetition ratios (this / other), with the load average.
 ``--time-only`` times both without asserting their answers equal: for a checkout whose answers differ (one from
 before kinds were added, say a ``git archive`` of 8017c41 of 2026-12-04), what its shape detection cost then against
 this one's now.
+
+``--best`` alternates the two checkouts slice by slice (which goes first alternating too) and keeps each slice's
+best thread CPU of ``REPS``, printing the ratio of their sums (4, 16 and 64 KiB): at load 3-9 on 2 cores the median
+of per-repetition ratios of the same code ranged 0.85-1.01 at 4 KiB, where this figure repeated within 0.001
+(shapecost3) -- the one that can tell a cut of 2-5%.
 
 ``--diff`` compares every field of both ``describe`` answers (content type, shape, next read, top) and the compact
 JSON of both stubs (``build_stub`` as a spill calls it: preview, lines, note) over slices of every file of
@@ -74,8 +80,8 @@ def contents(corpus: bytes, size: int) -> list[tuple[bytes, int, int]]:
 
 
 def main(argv: list[str]) -> int:
-    time_only = "--time-only" in argv
-    argv = [a for a in argv if a != "--time-only"]
+    time_only, best = "--time-only" in argv, "--best" in argv
+    argv = [a for a in argv if a not in ("--time-only", "--best")]
     other, other_stub = other_modules(Path(argv[0]).resolve())
     if argv[1:] == ["--diff"]:
         return diff(other, other_stub)
@@ -83,6 +89,8 @@ def main(argv: list[str]) -> int:
         return payloads(other, int(argv[2]) if len(argv) > 2 else 21)
     reps = int(argv[1]) if len(argv) > 1 else 15
     corpus = benchlib.corpus()
+    if best:
+        return best_of(other, corpus, reps, time_only)
     print(f"load average {os.getloadavg()[0]:.2f}; this checkout against {argv[0]}")
     for size in (4096, 16384, 65536, 4 * MIB):
         args = contents(corpus, size)
@@ -102,6 +110,28 @@ def main(argv: list[str]) -> int:
     print(f"load average {os.getloadavg()[0]:.2f} after")
     return 0
 
+
+
+def best_of(other: ModuleType, corpus: bytes, reps: int, time_only: bool) -> int:
+    """``--best``: each slice described by both checkouts in turn (the first alternating by slice and repetition),
+    the best thread CPU of ``reps`` kept a slice and checkout; printed per size, the means in µs and their ratio."""
+    print(f"load average {os.getloadavg()[0]:.2f}; best of {reps} a slice, alternating slice by slice")
+    for size in (4096, 16384, 65536):
+        args = contents(corpus, size)
+        for a in [] if time_only else args:
+            assert _answer(shape, a) == _answer(other, a), a[0][:80]
+        least = {"this": [1.0] * len(args), "other": [1.0] * len(args)}
+        for rep in range(reps):
+            for i, a in enumerate(args):
+                for name, module in [("this", shape), ("other", other)][:: 1 if (rep + i) % 2 else -1]:
+                    start = time.thread_time()
+                    module.describe(*a)
+                    least[name][i] = min(least[name][i], time.thread_time() - start)
+        mine, theirs = sum(least["this"]), sum(least["other"])
+        print(f"{size // 1024:>21d} KiB: this {mine / len(args) * 1e6:8.1f} µs, other "
+              f"{theirs / len(args) * 1e6:8.1f} µs, this/other {mine / theirs:.3f}")
+    print(f"load average {os.getloadavg()[0]:.2f} after")
+    return 0
 
 
 def payloads(other: ModuleType, reps: int) -> int:

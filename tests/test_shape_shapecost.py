@@ -18,8 +18,8 @@ import io
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from scratchfs.api import shape, shape_table
-from scratchfs.api.shape_table import TableRows, table_rows
+from scratchfs.api import shape, shape_rows
+from scratchfs.api.shape_rows import TableRows, table_rows
 from scratchfs.api.shape_words import MAX_SHAPE_CHARS, within
 from scratchfs.foundation import csv_rows
 
@@ -37,7 +37,7 @@ def old_table_rows(lines: list[str], delimiter: str) -> TableRows | None:
             if row:
                 if not ragged and len(rows) >= 2 and len(rows[-1]) != len(rows[0]):
                     ragged = True
-                    if not shape_table._may_be_ragged(text, delimiter, rows[0], len(lines)) or all(
+                    if not shape_rows._may_be_ragged(text, delimiter, rows[0], len(lines)) or all(
                             len(under) > len(rows[0]) and under[-1] for under in (rows[1], row)):
                         return None
                 rows.append(row)
@@ -45,11 +45,11 @@ def old_table_rows(lines: list[str], delimiter: str) -> TableRows | None:
             line = reader.line_num
     except csv.Error:
         return None
-    if len(rows) > 2 and shape_table._open_quote("\n".join(lines[starts[-1] :]), delimiter):
+    if len(rows) > 2 and shape_rows._open_quote("\n".join(lines[starts[-1] :]), delimiter):
         del rows[-1], starts[-1]
     if len(rows) < 2 or len(rows[0]) < 2:
         return None
-    if any(len(row) != len(rows[0]) for row in rows[1:-1]) and not shape_table._ragged_table(rows):
+    if any(len(row) != len(rows[0]) for row in rows[1:-1]) and not shape_rows._ragged_table(rows):
         return None
     return TableRows(rows, starts)
 
@@ -95,7 +95,7 @@ def test_json_fragments_stop_being_read_once_no_ragged_table_can_hold_them(monke
 
         return Counted()
 
-    monkeypatch.setattr(shape_table, "csv_reader", reader)  # (csv.reader, or the NUL-safe one on 3.10)
+    monkeypatch.setattr(shape_rows, "csv_reader", reader)  # (csv.reader, or the NUL-safe one on 3.10)
     assert table_rows(lines, ",") is None
     assert len(pulled) == 13, len(pulled)  # (the old code read all 50)
 

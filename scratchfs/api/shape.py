@@ -34,6 +34,7 @@ from scratchfs.api.shape_log import Told, java_trace_lines, log_lines, log_told,
 from scratchfs.api.shape_markdown import markdown_shape
 from scratchfs.api.shape_pipes import pipes_shape
 from scratchfs.api.shape_result import Shape
+from scratchfs.api.shape_rows import ragged_said, table_rows
 from scratchfs.api.shape_said import browser_decodes_said, not_utf8_clause, plain_head
 from scratchfs.api.shape_settings import settings_shape, tab_keyed
 from scratchfs.api.shape_stream import STREAM_SHAPE
@@ -48,11 +49,9 @@ from scratchfs.api.shape_table import (
     has_header,
     is_json_text,
     no_delimited_start,
-    ragged_said,
     table_head,
     table_kind,
     table_lines,
-    table_rows,
 )
 from scratchfs.api.shape_terminal import (
     TERMINAL_SHAPE,
@@ -79,7 +78,7 @@ from scratchfs.api.shape_xml import xml_shape
 from scratchfs.api.table_footer import csv_footer, footer_said
 from scratchfs.engine.structure.numbers import CONSTANTS_SAID, LongIntegers, constant_literals
 from scratchfs.engine.structure.paging import ContentSource
-from scratchfs.engine.structure.stray_quotes import first_runaway, well_quoted
+from scratchfs.engine.structure.stray_quotes import RUNAWAY_LINES, first_runaway, lines_past_records, well_quoted
 from scratchfs.engine.structure.table_start import COMMENT_HEAD_CHARS, detect_delimiter, named_separator
 from scratchfs.foundation import text as texts
 from scratchfs.foundation.limits import SAMPLE_BYTES, TEXT_PROBE_BYTES  # (defined there: read without loading this)
@@ -429,8 +428,11 @@ def _stray_quote(head: str, whole: str | None, delimiter: str, width: int, heade
     has its lines after them."""
     if whole is not None and well_quoted(whole, delimiter):  # (its multi-line cells real ones: no row read in
         return ""  # Python, 6.5 ms over 480 KiB of package descriptions)
+    past = lines_past_records(head, delimiter) if whole is None else 0  # (one strict pass: well quoted or None)
+    if whole is None and past is not None and past < RUNAWAY_LINES - 1:  # (no record of that many lines: none
+        return ""  # runs away, no Python loop over the head's rows)
     found = first_runaway(head if whole is None else whole, delimiter, width)
-    if whole is None and (found or not well_quoted(head, delimiter)):  # (cut inside a quoted field: C speed)
+    if whole is None and (found or past is None):  # (cut inside a quoted field: C speed)
         longer = sample()[: len(head) + _PAST_HEAD_CHARS]
         longer = longer[: max(len(head), longer.rfind("\n"))]  # (whole lines: the last may be cut)
         found = first_runaway(longer, delimiter, width) if len(longer) > len(head) else found

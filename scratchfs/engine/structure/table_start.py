@@ -33,8 +33,8 @@ def detect_delimiter(first_line: bytes | str, after: str | None = None) -> str:
     tabs, commas = first_line.count(tab), first_line.count(comma)  # type: ignore[arg-type]
     semicolons = first_line.count(semicolon)  # type: ignore[arg-type]
     found = "\t" if tabs and tabs >= commas else ";" if semicolons > commas else ","
-    if after is None or not (tabs or commas or semicolons):
-        return found  # (no delimiter in the line: none is steady in it)
+    if after is None or (tabs > 0) + (commas > 0) + (semicolons > 0) < 2:
+        return found  # (one delimiter in the line, or none: no other is steady in it, the lines after not read)
     line = first_line.decode("utf-8", "surrogateescape") if isinstance(first_line, bytes) else first_line
     after = after[:COMMENT_HEAD_CHARS]  # (split at "\n" at C speed, but where a lone "\r" ends a line)
     lines = first_lines(after, _AFTER_LINES + 1)[:-1][:_AFTER_LINES]  # (the last, maybe cut, left out)
