@@ -114,7 +114,8 @@ def _headerless(draw):
     return columns, count, ("\n".join(lines) + "\n").encode()
 
 
-@settings(max_examples=200, deadline=None)
+# (40 examples by default, 200 before: their cases are drawn anew each run; SCRATCHFS_STRESS=1 runs 2,000)
+@settings(max_examples=40, deadline=None)
 @given(_headerless())
 def test_a_headerless_table_is_told_with_as_many_columns_as_it_has(table):
     columns, count, data = table

@@ -1,7 +1,7 @@
 """Tokens from the pooled random bits (helper hostile24): no two alike across threads and ``fork()`` children -- a
-process that forks a thousand times while another of its threads keeps taking tokens (the pool popped and refilled
-across each fork), each child taking tokens of its own. Run in a small process of its own (only the token's module
-imported), so that a fork costs about a millisecond, not a test session's copy."""
+process that forks a thousand times (:data:`FORKS`) while another of its threads keeps taking tokens (the pool popped
+and refilled across each fork), each child taking tokens of its own. Run in a small process of its own (only the
+token's module imported), so that a fork costs about a millisecond, not a test session's copy."""
 
 from __future__ import annotations
 
@@ -13,6 +13,11 @@ from pathlib import Path
 import pytest
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() only")
+
+STRESS = bool(os.environ.get("SCRATCHFS_STRESS"))
+FORKS = 1000 if STRESS else 250
+"""Forks of the run: a child that took its parent's pool repeats a token at the first fork; 250 forks, each with a
+pool's refill racing it in the other thread, by default (2.6 s of CPU at 1,000), 1,000 with ``SCRATCHFS_STRESS=1``."""
 
 _FORKER = r"""
 import os, sys, threading, time
@@ -52,13 +57,13 @@ print("\n".join(taken))
 """
 
 
-def test_a_thousand_forks_while_another_thread_takes_tokens_never_repeat_a_token():
+def test_forks_while_another_thread_takes_tokens_never_repeat_a_token():
     root = Path(__file__).resolve().parent.parent
-    done = subprocess.run([sys.executable, "-c", _FORKER, "1000"], cwd=root, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", _FORKER, str(FORKS)], cwd=root, capture_output=True, text=True,
                           timeout=120, env={**os.environ, "PYTHONPATH": str(root)}, check=True)
     children, taken = done.stdout.split("\n-\n")
     tokens = [text[i : i + 24] for text in children.split("\n") for i in range(0, len(text), 24)]
     every = tokens + taken.split()
-    assert len(tokens) == 3000 and all(len(token) == 24 for token in every)
-    assert len(taken.split()) >= 1000 + 64  # the thread took tokens too, a pool's worth at least
+    assert len(tokens) == 3 * FORKS and all(len(token) == 24 for token in every)
+    assert len(taken.split()) >= FORKS + 64  # the thread took tokens too, a pool's worth at least
     assert len(set(every)) == len(every), "a token handed out twice"

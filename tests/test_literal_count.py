@@ -38,7 +38,9 @@ def _python_count(data: bytes, needle: bytes, start: int) -> tuple[int, int]:
     return len(starts), len({data.count(b"\n", 0, at) for at in starts})
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# (40 examples by default, 150 before: each writes its content in frames; their cases are drawn anew each run;
+# SCRATCHFS_STRESS=1 runs 2,000)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(pieces=st.lists(st.sampled_from(_PIECES), min_size=1, max_size=60), size=st.integers(9000, 40_000),
        shift=st.integers(0, 4096), needle=st.sampled_from(_NEEDLES), start=st.integers(0, 40_000))
 def test_a_count_is_the_plain_python_answer_across_frame_seams(tmp_path, pieces, size, shift, needle, start):

@@ -234,7 +234,9 @@ _JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.text(
                                                                                        max_size=6), max_leaves=30)
 
 
-@settings(max_examples=150, deadline=None)
+# (40 examples by default, 150 before: each opens a store; their cases are drawn anew each run; SCRATCHFS_STRESS=1
+# runs 2,000)
+@settings(max_examples=40, deadline=None)
 @given(content=st.one_of(st.dictionaries(st.text(max_size=8), _JSON_VALUES, max_size=8),
                          st.lists(_JSON_VALUES, max_size=8)),
        threshold=st.integers(min_value=0, max_value=400))

@@ -46,7 +46,9 @@ def tools(scratch_scope):
     return ScratchTools(scratch_scope)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# (15 examples by default, 30 before: each spills to a store; their cases are drawn anew each run;
+# SCRATCHFS_STRESS=1 runs 2,000)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(end=st.sampled_from(_ENDS), first=st.integers(1, 4000), count=st.integers(20, 300), odd=st.booleans(),
        start=st.integers(1, 20), rows=st.integers(1, 40))
 def test_a_table_of_any_line_end_is_told_a_table_and_read_as_pythons_csv_module_reads_it(
