@@ -13,6 +13,7 @@ from scratchfs.api.html_preview import ViewHead, page_reads, view_head, view_not
 from scratchfs.api.jq_inputs import PLACEHOLDER
 from scratchfs.api.line_fit import LAST_LINES_BYTES, escape_bytes, lines_within
 from scratchfs.api.preview import hex_preview, make_preview, wide_preview
+from scratchfs.api.shape_terminal import is_terminal
 from scratchfs.api.stub_reads import (
     BY_MATCH,
     FIRST_ITEM,
@@ -127,12 +128,14 @@ class _Note:
         self.lead = ""  # a JSON document's jq reads, named first: a range read of JSON cuts its values mid-token
         self.items: ItemsAfter | None = None  # a JSON array's items after the preview, when its lead reads the first
         call = self.call  # each other call is this start and its own arguments, rendered once (_ARGUMENTS)
-        from scratchfs.api.shape import binary_format  # (shape detection loads when a stub is made: not on import)
-        from scratchfs.api.shape_binary import compressed_format
-        from scratchfs.api.shape_terminal import is_terminal
+        self.format: str | None = None
+        self.compressed: str | None = None
+        if content_type == "binary":  # (binary shapes' modules load at a binary stub's first: not on import)
+            from scratchfs.api.shape import binary_format
+            from scratchfs.api.shape_binary import compressed_format
 
-        self.format = binary_format(shape) if content_type == "binary" else None
-        self.compressed = compressed_format(shape) if content_type == "binary" else None  # (a zip may store them)
+            self.format = binary_format(shape)
+            self.compressed = compressed_format(shape)  # (a zip may store them)
         self.terminal = is_terminal(content_type, shape)  # (its preview: the last redraw of each line)
         self.wide = _UTF16.get(self.format or "")  # (UTF-16 text: read as text with its encoding=)
         if content_type == "binary":  # (compressed bytes: no search finds their text, byte ranges alone read them)
@@ -159,6 +162,8 @@ class _Note:
     def members(self, head: bytes) -> tuple[list[TarMember], int]:
         """An uncompressed tar's first members in ``head`` (and 0), or a zip's stored ones and how many of its first
         are compressed; else none."""
+        if self.format not in ("tar", "zip"):  # (text: no import statement run, 1-2 us each, at every stub)
+            return [], 0
         from scratchfs.api.shape_binary import tar_members, zip_members  # (loaded on first use)
 
         if self.format == "tar":
@@ -167,9 +172,11 @@ class _Note:
 
     def listing(self, members: list[TarMember], limit: int) -> tuple[str, int]:
         """The preview listing ``members`` within ``limit`` bytes and how many it shows (``("", 0)``: none)."""
+        if not members:  # (every try of a stub that lists none: no import statement run)
+            return "", 0
         from scratchfs.api.shape_binary import tar_listing  # (loaded on first use)
 
-        return tar_listing(members, limit, self.format or "tar") if members else ("", 0)
+        return tar_listing(members, limit, self.format or "tar")
 
     def tar_text(self, members: list[TarMember], packed: int = 0) -> str:
         """The note of a tar's preview that lists ``members`` (its first, at least one) -- or a zip's that lists
