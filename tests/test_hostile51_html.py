@@ -73,3 +73,9 @@ def test_the_cost_of_a_miss_note_does_not_grow_with_the_names_the_selector_holds
     assert many.startswith("nothing matches: the page has no id 'qk'; no id 'qm'; ") and len(many) <= 600
     assert 20_000 <= alone <= 3 * 20_000  # (a pass over the page's ids)
     assert work[0] <= 3 * alone  # (40 names: was 40 times one's)
+
+
+def test_names_holding_or_held_in_a_missing_one_are_said_nearest_in_length_first():
+    page = ('<html><body><div class="' + " ".join(f"c{n}" for n in range(100_000)) + '">x</div></body></html>')
+    note = html_misses.miss_hint(lxml.html.document_fromstring(page), ".c77777x")
+    assert note == "nothing matches: the page has no class 'c77777x' (classes like it: .c77777, .c7777, .c777, .c77)"

@@ -87,16 +87,17 @@ class _Alike:
     def like(self, name: str) -> list[str]:
         """Up to :data:`MOST_LIKE` names like ``name``: the same letters and digits but for case and punctuation
         (``process-memoryUsage`` is ``processmemoryusage``) first, then those holding them or held in them,
-        shortest first; else :func:`difflib.get_close_matches`'s among :data:`MOST_CLOSE` of them."""
+        nearest in length first (``.c77777`` before ``.c7`` for ``.c77777x``); else
+        :func:`difflib.get_close_matches`'s among :data:`MOST_CLOSE` of them."""
         if self.keys is None:
             self.keys = {}
             for each in self.names:
                 self.keys.setdefault(_key(each), []).append(each)
         key = _key(name)
-        same = [each for held, group in self.keys.items() if key and held and (key in held or held in key)
-                for each in group]
+        same = [(abs(len(held) - len(key)), len(each), each) for held, group in self.keys.items()
+                if key and held and (key in held or held in key) for each in group]
         if same:
-            return heapq.nsmallest(MOST_LIKE, same, key=lambda each: (_key(each) != key, len(each), each))
+            return [each for *_, each in heapq.nsmallest(MOST_LIKE, same)]
         if len(name) > _CLOSE_CHARS:
             return []
         close = list(islice((each for each in self.names if len(each) <= _CLOSE_CHARS), MOST_CLOSE))
