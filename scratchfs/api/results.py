@@ -233,7 +233,7 @@ class LineSlice(Bounded):
         """This read without its first ``skip`` lines (whole lines, fewer than :attr:`lines`): a read from the end that
         a budget cuts keeps its last lines whole, so that it still reaches the end and its next_call goes back."""
         at = 0
-        if self.encoding in WIDE:
+        if self.encoding in WIDE and skip:  # (none skipped: from its start, not from its last newline)
             at = newline_ends(self.data, self.offset, self.encoding)[skip - 1]
         for _ in range(0 if self.encoding in WIDE else skip):
             at = self.data.index(b"\n", at) + 1

@@ -19,6 +19,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import shlex
 import stat
 from pathlib import Path
 
@@ -292,17 +293,19 @@ def _prepare_file(dir_fd: int, name: str, prefix: str, create: bool, root: Path)
         raise
     try:
         if found.st_nlink > 1 and name in INDEX_FILES:  # (a lock file is only flock-ed, never written: let be)
-            raise StorageError(index_names(name, found.st_nlink))
+            raise StorageError(index_names(root / (prefix + name), found.st_nlink))
         _tighten(fd, str(root / (prefix + name)), FILE_MODE)
     finally:
         os.close(fd)
 
 
-def index_names(name: str, names: int) -> str:
-    """What to say of the index file ``name`` (``index.sqlite`` or its ``-wal``, ``-shm``, ``-journal``) found with
-    ``names`` names (hard links): every write the store makes to it in place would change the other name's file
-    too, so the store writes none."""
-    return (f"{name} has {names} names (a hard link, e.g. cp -al): every write to it would change the file at the "
-            "other name too, so scratchfs does not write it; remove the other name (find / -samefile on this file), "
-            f"or give this store its own copy while no store has it open (cp {name} {name}.own && mv {name}.own "
-            f"{name})")
+def index_names(path: str | Path, names: int) -> str:
+    """What to say of the index file at ``path`` (``index.sqlite`` or its ``-wal``, ``-shm``, ``-journal``) found
+    with ``names`` names (hard links): every write the store makes to it in place would change the other name's file
+    too, so the store writes none. Its commands name the file by its whole path (shell-quoted), so that they can be
+    pasted from any directory."""
+    quoted = shlex.quote(str(path))
+    return (f"{path} has {names} names (a hard link, e.g. cp -al): every write to it would change the file at the "
+            f"other name too, so scratchfs does not write it; remove the other name (find / -xdev -samefile {quoted} "
+            "lists them), or give this store its own copy while no store has it open (cp -p "
+            f"{quoted} {shlex.quote(str(path) + '.own')} && mv {shlex.quote(str(path) + '.own')} {quoted})")

@@ -45,7 +45,7 @@ from pathlib import Path
 
 from scratchfs.engine import fork_gate
 from scratchfs.engine.batches import TxnLog
-from scratchfs.engine.root import INDEX_NAME, index_names
+from scratchfs.engine.root import index_names
 from scratchfs.engine.sqlite_errors import index_error
 from scratchfs.foundation import forks
 from scratchfs.foundation.errors import StorageError, StoreClosed
@@ -220,7 +220,7 @@ class Connections:
         if (st.st_dev, st.st_ino) != self.identity:
             self._break(f"the index {self.path} was replaced by another file while the store was open")
         if st.st_nlink > 1:  # (the stat made anyway: no extra system call on a commit)
-            self._break(index_names(INDEX_NAME, st.st_nlink))
+            self._break(index_names(self.path, st.st_nlink))
         if conn is not None:
             self._check_wal(conn)
 
@@ -233,7 +233,7 @@ class Connections:
             raise StorageError(f"cannot check the index's write-ahead log {self.path}-wal: {exc.strerror}") from None
         found = None if st is None else (st.st_dev, st.st_ino)
         if st is not None and st.st_nlink > 1:
-            self._break(index_names(INDEX_NAME + "-wal", st.st_nlink))
+            self._break(index_names(f"{self.path}-wal", st.st_nlink))
         if conn.wal is None:
             conn.wal = found  # (none: not in WAL mode, nothing to watch)
         elif found != conn.wal:

@@ -32,15 +32,23 @@ text stays ``""`` -- a page's empty anchors (``<a id="x"></a>``: 7 of the 21 lin
 MOST_VALUE_CHARS = 200
 """Most characters of an attribute value a start tag shows (more are cut, marked ``...``)."""
 _LISTS = ("select", "datalist")
+_BOOLEAN = frozenset({"allowfullscreen", "async", "autofocus", "autoplay", "checked", "compact", "controls", "declare",
+                      "default", "defer", "disabled", "formnovalidate", "hidden", "inert", "ismap", "itemscope", "loop",
+                      "multiple", "muted", "nohref", "nomodule", "noresize", "noshade", "novalidate", "nowrap", "open",
+                      "playsinline", "readonly", "required", "reversed", "selected"})
+"""HTML's boolean attributes (WHATWG HTML's index of attributes, and libxml2's ``htmlBooleanAttrs``, whose parser
+gives a bare one its name as its value): present means true, so ``selected="selected"`` is shown ``selected``. Any
+other attribute keeps its value even when that is its name (``<input name="name" value="value">``)."""
 
 
 def start_tag(element: Any) -> str:
     """``element``'s start tag as HTML writes it: its name, then each attribute in the page's order, ``name="value"``
     (``&`` and ``"`` escaped; a value of more than :data:`MOST_VALUE_CHARS` characters cut there and ``...`` added),
-    or ``name`` alone when its value is empty or its name (a boolean attribute: ``required``, ``selected``)."""
+    or ``name`` alone when its value is empty, or is its name in a boolean attribute (:data:`_BOOLEAN`: ``required``,
+    ``selected``)."""
     parts = [str(element.tag)]
     for name, value in element.attrib.items():
-        if value == "" or value.lower() == str(name).lower():  # (lxml's HTML parser gives `selected="selected"`)
+        if value == "" or (value.lower() == str(name).lower() and value.lower() in _BOOLEAN):
             parts.append(str(name))
             continue
         shown = value if len(value) <= MOST_VALUE_CHARS else value[:MOST_VALUE_CHARS] + "..."
