@@ -134,7 +134,28 @@ def parse_page(text: str) -> Any:
     tree = lxml.html.document_fromstring(text, parser=parser)
     if any("depth" in entry.message.lower() for entry in parser.error_log):
         raise TooDeep
+    _pre_blocks_apart(tree)
     return tree
+
+
+_PRE_BLOCKS = ("code", "button")
+
+
+def _pre_blocks_apart(tree: Any) -> None:
+    """End a line after each ``<code>`` or ``<button>`` child of a ``<pre>`` holding more than one of them that
+    another such child follows with no line end between: a browser shows one of a code block's flavours (Node.js's
+    docs: ``<pre><code class="mjs">...</code><code class="cjs">...</code><button>copy</button></pre>``, a toggle
+    hiding the other), the text view showed both on one line -- ``import process from 'node:process';const process =
+    require('node:process');copy``. Each is its own lines now (the view's and a select's texts alike)."""
+    for pre in tree.iter("pre"):
+        blocks = [child for child in pre if child.tag in _PRE_BLOCKS]
+        if len(blocks) < 2:
+            continue
+        for at in range(1, len(blocks)):
+            block, following = blocks[at - 1], blocks[at]
+            if following.getprevious() is block and not (block.tail or "").startswith("\n") \
+                    and not "".join(block.itertext()).endswith("\n"):
+                block.tail = "\n" + (block.tail or "")
 
 
 def select_texts(page: bytes, selector: str, index: int, chars: int, budget: int, max_elements: int,
