@@ -1,11 +1,14 @@
 """Node.js's API pages as headless Chromium dumps them (``fixtures/tools/node-process-dom-head.html``, the start of
 ``process.html``), read as a model reads them (modeltask12's faults): a code block of two flavours (CommonJS and ES
-modules, a toggle showing one) ran together on one line in the text view and a select's text."""
+modules, a toggle showing one) ran together on one line in the text view and a select's text; a select of a
+heading's anchor (``#processmemoryusage``) gave its ``#`` and named no read of the section under it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from scratchfs.api.contract import ScratchTools
 from scratchfs.engine.structure import html_worker
 
 _PAGE = (Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "node-process-dom-head.html").read_bytes()
@@ -26,3 +29,29 @@ def test_a_pre_of_one_code_or_of_spans_keeps_its_lines_as_written():
             b"<pre><code>one</code>\n<code>two</code></pre>")
     assert html_worker.view_text(page).decode().split() == ["a", "b", "xy", "one", "two"]
     assert html_worker.view_text(page).decode().count("\n\n") <= 3
+
+
+def test_a_select_of_a_heading_anchor_names_the_select_of_its_section(scratch_scope):
+    tools = ScratchTools(scratch_scope)
+    stub = scratch_scope.spill(_PAGE, source_tool="browser.get")
+    anchor = tools.call("read_handle", {"handle": stub.handle, "select": "#event-beforeexit"})
+    assert anchor["elements"] == ["[#](#event-beforeexit)"]
+    section = 'h4:has(#event-beforeexit), h4:has(#event-beforeexit) ~ :nth-child(-n+9)'
+    assert f"select={json.dumps(section)}" in anchor["note"]
+    read = tools.call("read_handle", {"handle": stub.handle, "select": section})
+    assert read["matches"] == 7
+    assert read["elements"][0] == "Event: 'beforeExit'#"
+    assert read["elements"][1] == "Added in: v0.11.12"
+    assert read["elements"][-1].startswith("import process from 'node:process';\n\nprocess.on('beforeExit'")
+    assert not any("disconnect" in element for element in read["elements"])  # (the next <h4>'s section)
+
+
+def test_a_heading_section_stops_at_a_higher_heading_and_a_heading_of_no_id_gets_a_search():
+    page = b"<h2 id=a>A</h2><p>one</p><h3>B</h3><p>two</p><h2>C</h2><p>three</p>"
+    _, _, texts, _, note = html_worker.select_texts(page, "#a", 0, 0, 4000, 10)
+    assert texts == ["A"]
+    assert 'select="#a, #a ~ :nth-child(-n+4)"' in note
+    assert html_worker.select_texts(page, "#a, #a ~ :nth-child(-n+4)", 0, 0, 4000, 10)[2] == ["A", "one", "B", "two"]
+    assert 'view="text", match="B"' in html_worker.select_texts(page, "h3", 0, 0, 4000, 10)[4]
+    assert html_worker.select_texts(page, "p", 0, 0, 4000, 10)[4] is None  # (no heading: no note)
+    assert html_worker.select_texts(page, "h2, h3", 0, 0, 4000, 10)[4] is not None
