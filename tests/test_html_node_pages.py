@@ -55,3 +55,32 @@ def test_a_heading_section_stops_at_a_higher_heading_and_a_heading_of_no_id_gets
     assert 'view="text", match="B"' in html_worker.select_texts(page, "h3", 0, 0, 4000, 10)[4]
     assert html_worker.select_texts(page, "p", 0, 0, 4000, 10)[4] is None  # (no heading: no note)
     assert html_worker.select_texts(page, "h2, h3", 0, 0, 4000, 10)[4] is not None
+
+
+def test_the_stub_previews_the_main_content_and_says_the_navigation_was_skipped(scratch_scope):
+    stub = scratch_scope.spill(_PAGE, source_tool="browser.get")
+    assert stub.preview.startswith("Process#\n\nSource Code: lib/process.js\n\nThe process object provides")
+    assert "About this documentation" not in stub.preview  # (the sidebar's module list: the preview before)
+    assert "main content (role=\"main\"), its navigation before it skipped (34,428 bytes of the page)" in stub.note
+    assert f'Next: read_handle(handle="{stub.handle}", select="#apicontent") | ' in stub.note
+    assert f'read_handle(handle="{stub.handle}", view="text", offset=0)' in stub.note
+    tools = ScratchTools(scratch_scope)
+    main = tools.call("read_handle", {"handle": stub.handle, "select": "#apicontent"})
+    assert main["part"].startswith(stub.preview.rsplit("\n", 1)[0])  # (the select reads on from the same text)
+    view = tools.call("read_handle", {"handle": stub.handle, "view": "text", "offset": 0})
+    assert view["text"].startswith("Skip to content\nNode.js\n  * About this documentation")
+
+
+def test_a_landmark_is_previewed_only_after_text_and_by_the_spec_s_names():
+    from scratchfs.api.html_preview import view_head
+
+    def head(page: bytes) -> tuple[str, str | None]:
+        told = view_head(page, len(page), 400)
+        return told.fit(400)[0].rstrip("\n"), told.main
+
+    nav = b"<html><body><nav><a href=/>Home</a> <a href=/a>About</a></nav>"
+    assert head(nav + b"<main><p>Body text.</p></main></body></html>") == ("Body text.", "main")
+    assert head(nav + b'<div role="main" id="c"><p>Body.</p></div>') == ("Body.", "#c")
+    assert head(nav + b"<article><h1>T</h1><p>x</p></article>") == ("T\n\nx", "article")
+    assert head(b"<body><script>var a = 1;</script><main><p>Only.</p></main>") == ("Only.", None)  # (no text before)
+    assert head(nav + b'<div id="content"><p>Site named.</p></div>')[1] is None  # (a site's name: no landmark)
