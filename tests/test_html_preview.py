@@ -118,19 +118,31 @@ def tools(scratch_scope):
 
 
 def test_the_stub_previews_the_text_and_its_note_reads_on_from_where_it_stops(scratch_scope, tools):
-    page = (_ROOT / "fixtures/browser-rust-book.html").read_bytes()
+    page = (_ROOT / "fixtures/tools/pydoc-typing.html").read_bytes()  # (no landmark: its text view from its start)
     stub = scratch_scope.spill(page, source_tool="browser.get")
-    assert stub.preview.startswith("Keyboard shortcuts\n\nPress ← or → to navigate between chapters")
     assert len(stub.to_json().encode()) <= 1536
     covered = len(stub.preview.encode())
     assert (f'; the preview shows bytes 0-{covered} of its text view (view="text"). Next: read_handle('
-            f'handle="{stub.handle}", view="text", offset={covered}) | read_handle(handle="{stub.handle}", select="h1, '
-            f'h2") | read_handle(handle="{stub.handle}", view="text", pattern="REGEX").') in stub.note  # (modelfollow1:
-    # its bytes from the start, read_handle(handle=H), were its <head>'s markup; its headings' text now)
+            f'handle="{stub.handle}", view="text", offset={covered}) | read_handle(handle="{stub.handle}", ') \
+        in stub.note  # (modelfollow1: its bytes from the start, read_handle(handle=H), were its <head>'s markup)
+    assert stub.note.endswith(f'read_handle(handle="{stub.handle}", view="text", pattern="REGEX").')
     first = tools.call("read_handle", {"handle": stub.handle, "view": "text", "budget": 4096})
     assert first["text"].startswith(stub.preview)
     after = tools.call("read_handle", {"handle": stub.handle, "view": "text", "offset": covered, "budget": 4096})
     assert (stub.preview + after["text"]).encode() == _view(page)[: covered + len(after["text"].encode())]
+
+
+def test_the_rust_book_s_stub_previews_its_main_content_not_its_menus(scratch_scope, tools):
+    page = (_ROOT / "fixtures/browser-rust-book.html").read_bytes()
+    stub = scratch_scope.spill(page, source_tool="browser.get")
+    assert stub.preview.startswith("The Rust Programming Language\n\nby Steve Klabnik, Carol Nichols, and Chris")
+    assert "Keyboard shortcuts" not in stub.preview  # (its help overlay and theme menu: the preview before)
+    assert len(stub.to_json().encode()) <= 1536
+    assert "of the page's main content (<main>), its navigation before it skipped (12,348 bytes" in stub.note
+    assert (f'Next: read_handle(handle="{stub.handle}", select="main") | read_handle(handle="{stub.handle}", '
+            f'view="text", offset=0) | read_handle(handle="{stub.handle}", select="h1, h2") | ') in stub.note
+    main = tools.call("read_handle", {"handle": stub.handle, "select": "main", "budget": 4096})
+    assert main["part"].startswith(stub.preview.rsplit("\n", 1)[0])
 
 
 def test_a_small_page_s_stub_shows_all_of_its_text(scratch_scope):
@@ -161,7 +173,8 @@ def test_a_page_s_listing_preview_is_its_text_s_start_as_its_stub_s_and_after_a_
         bytes_preview = scope.spill(page, source_tool="browser.get", preview="head+tail")  # (its bytes: kept)
         assert scope.entry("handle", bytes_preview.handle).preview.startswith("<!DOCTYPE")
     view = _view(page).decode()
-    assert "<" not in listed[:40] and len(listed.encode()) <= 256 and view.startswith(listed)
+    assert "<" not in listed[:40] and len(listed.encode()) <= 256
+    assert view.startswith(listed) if name.endswith("typing.html") else listed in view  # (the book's main content)
     assert listed.startswith(stub.preview[:200]) and stub.preview.startswith(listed[:200])
     for file in tmp_path.iterdir():
         if file.name.startswith("index.sqlite"):

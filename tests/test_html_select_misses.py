@@ -39,6 +39,8 @@ def test_a_missing_class_or_element_names_what_the_page_holds(scratch_scope):
 def test_names_all_on_the_page_in_no_such_combination_are_said_so_and_a_hit_has_no_note(scratch_scope):
     note = _select(scratch_scope, "h4 > table")["note"]
     assert note.startswith("nothing matches, though the page holds each id, class and element the selector names")
-    hit = _select(scratch_scope, "#DEP0001")
+    hit = _select(scratch_scope, "button")
     assert hit["matches"] == 1 and "note" not in hit
+    anchor = _select(scratch_scope, "#DEP0001")  # (a heading's anchor: its note names the section's select instead)
+    assert anchor["matches"] == 1 and anchor["note"].startswith("the matches are headings (")
     assert _select(scratch_scope, 'a[href="#nowhere"]:contains("x y")')["note"].startswith("nothing matches, though")

@@ -61,7 +61,8 @@ def test_an_html_pages_note_reads_its_text_or_its_elements_never_its_bytes_from_
     calls = note_calls(scope, (FIXTURES / name).read_bytes(), "browser.get")
     assert calls and all('view="text"' in call or "select=" in call for call, _ in calls), calls
     if name == "browser-rust-book.html":
-        assert calls[1][0].endswith('select="h1, h2")') and calls[1][1] < 2600  # (80 headings' text)
+        assert calls[0][0].endswith('select="main")')  # (its main content: the preview's start, read on)
+        assert calls[2][0].endswith('select="h1, h2")') and calls[2][1] < 2600  # (80 headings' text)
 
 
 @pytest.mark.parametrize("copies", [1, 10])  # (whole in the sample: parsed; 600 KB, past it: its top level streamed)

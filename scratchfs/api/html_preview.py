@@ -12,7 +12,9 @@ import re
 
 from scratchfs.api.preview import make_preview
 from scratchfs.api.stub_reads import after_handle
+from scratchfs.engine.structure.html_main import main_start
 from scratchfs.engine.structure.html_start import view_start
+from scratchfs.foundation.text import plural
 
 __all__ = ["IN_TEXT_VIEW", "ViewHead", "page_reads", "view_head", "view_note"]
 
@@ -23,10 +25,22 @@ IN_TEXT_VIEW = ' of its text view (view="text")'
 class ViewHead:
     """The first bytes of an HTML page's text view (``head``: the page's first bytes, ``size``: its bytes, ``most``:
     the preview's bytes), told once (a stub's fitting tries several previews: :meth:`fit`). ``found``: whether they
-    were told."""
+    were told. ``main``: the selector of the page's main content, when the text is that content's start (the page's
+    text before it -- navigation -- skipped: :func:`~scratchfs.engine.structure.html_main.main_start`), else
+    ``None``; ``skipped``: the page's bytes before it, and ``element``: how the page marks it (``<main>``, ...)."""
 
     def __init__(self, head: bytes, size: int, most: int) -> None:
-        told = view_start(head, size, most)
+        self.main, self.skipped, self.element = None, 0, ""
+        landmark = main_start(head)
+        told = None
+        if landmark is not None:  # (the page as if its body held its main content alone: that content's text)
+            skipped = landmark.start - landmark.body
+            told = view_start(head[: landmark.body] + head[landmark.start :], size - skipped, most)
+            if told is not None:
+                self.main, self.skipped, self.element = landmark.selector, skipped, landmark.element
+                told = (told[0], False)  # (never all of the page's text: its start was skipped)
+        if told is None:
+            told = view_start(head, size, most)
         self.found = told is not None
         self.text, self.whole = told or (b"", False)
 
@@ -45,10 +59,17 @@ def view_head(head: bytes, size: int, most: int) -> ViewHead | None:
     return found if found.found else None
 
 
-def view_note(what: str, call: str, covered: int, whole: bool, by_other: str) -> str:
+def view_note(what: str, call: str, covered: int, whole: bool, by_other: str, main: ViewHead | None = None) -> str:
     """The note of an HTML preview that shows ``covered`` bytes of the text view (``whole``: all of it): ``what``
     was stored, and the next calls -- the view read on from where the preview stops, the page's bytes by range from
-    its start (``call``: ``read_handle(handle=...``), ``by_other`` (a search)."""
+    its start (``call``: ``read_handle(handle=...``), ``by_other`` (a search). ``main``: the view whose ``main``
+    content the preview shows (:class:`ViewHead`), its navigation skipped: the note says so and reads on with a
+    select of that content, then the text view from its start."""
+    if main is not None and main.main is not None:
+        select, start = after_handle(select=main.main), after_handle(view="text", offset=0)
+        return (f"{what}; the preview shows the first {plural(covered, 'byte')} of the page's main content "
+                f"({main.element}), its navigation before it skipped ({plural(main.skipped, 'byte')} of the page): "
+                f"the text view from its start reads them. Next: {call}, {select} | {call}, {start} | {by_other}.")
     if whole:
         return f"{what}; the preview shows all{IN_TEXT_VIEW}. Next: {by_other}."
     return (f"{what}; the preview shows bytes 0-{covered}{IN_TEXT_VIEW}. Next: "

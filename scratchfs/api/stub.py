@@ -109,7 +109,8 @@ class _Note:
     that do not depend on where the preview stops are made once per stub (its fitting tries several previews)."""
 
     __slots__ = ("arrays", "by_other", "call", "compressed", "count", "first_error", "format", "items", "lead",
-                 "lines", "lines_average", "rows", "size", "tail_lines", "terminal", "text_first", "what", "wide")
+                 "lines", "lines_average", "main", "rows", "size", "tail_lines", "terminal", "text_first", "what",
+                 "wide")
 
     def __init__(self, handle: str, size: int, lines: int, tool: str | None, content_type: str | None,
                  shape: str | None = None, longest_line: int | None = None, head: bytes = b"",
@@ -125,6 +126,7 @@ class _Note:
         self.lines_average: float | None = None  # binary content: no line read
         self.count, self.rows, self.text_first = 0, None, text_first(content_type, shape)
         self.arrays = ""  # (what a table with no header line's slurp gives: arrays, ARRAYS_SAID)
+        self.main: ViewHead | None = None  # an HTML page's view, when its preview is of its main content
         self.lead = ""  # a JSON document's jq reads, named first: a range read of JSON cuts its values mid-token
         self.items: ItemsAfter | None = None  # a JSON array's items after the preview, when its lead reads the first
         call = self.call  # each other call is this start and its own arguments, rendered once (_ARGUMENTS)
@@ -212,7 +214,7 @@ class _Note:
         if size == 0:
             return f"{what}; it is empty."
         if viewed is not None:
-            return view_note(what, self.call, covered, viewed, self.by_other)
+            return view_note(what, self.call, covered, viewed, self.by_other, self.main)
         if covered >= size:
             return f"{what}; the preview shows all of it{AS_SHOWN_WHOLE if drawn else ''}."
         shows = f"bytes 0-{covered}" + (f" and {tail_offset}-{size}" if tail_offset is not None else "") + shown
@@ -429,7 +431,8 @@ def _text_view(notes: _Note, head: bytes, size: int, limit: int, room: int) -> V
     preview can show: ``limit``, or fewer in ``room``, the stub's bytes but its note's, less the note's that names
     them."""
     note = view_note(notes.what, notes.call, 10 * size, False, notes.by_other)  # (its numbers at their longest)
-    return view_head(head, size, max(1, min(limit, room - _json_bytes(note))))
+    notes.main = view_head(head, size, max(1, min(limit, room - _json_bytes(note))))  # (its note: of its main content)
+    return notes.main
 
 
 def _shape_given_way(stub: Stub, total: int) -> Stub:

@@ -52,7 +52,8 @@ from scratchfs.engine.worker_loop import limit_memory, reply, requests
 from scratchfs.engine.worker_pipe import WORKER_NAME, Pool
 
 if __name__ == WORKER_NAME:  # (run by path, without the package: its siblings are loaded by path, as worker_pipe is)
-    for _NAME in ("html_codec", "html_fields", "html_misses", "html_render", "xml_select"):  # (dependencies first)
+    for _NAME in ("html_codec", "html_fields", "html_misses", "html_render", "html_sections",
+                  "xml_select"):  # (dependencies first)
         _SPEC = importlib.util.spec_from_file_location(f"scratchfs.engine.structure.{_NAME}",
                                                        os.path.join(os.path.dirname(__file__), f"{_NAME}.py"))
         sys.modules[_SPEC.name] = importlib.util.module_from_spec(_SPEC)
@@ -60,6 +61,7 @@ if __name__ == WORKER_NAME:  # (run by path, without the package: its siblings a
 from scratchfs.engine.structure.html_codec import declared_encoding, decode_as, page_codec, page_text
 from scratchfs.engine.structure.html_misses import miss_hint
 from scratchfs.engine.structure.html_render import element_text, parser_config
+from scratchfs.engine.structure.html_sections import section_hint
 from scratchfs.engine.structure.html_tags import MOST_ATTRIBUTES, TooManyAttributes, check_attributes
 from scratchfs.engine.structure.xml_select import FUNCTIONS, AnyTextContains, select_items
 
@@ -134,7 +136,28 @@ def parse_page(text: str) -> Any:
     tree = lxml.html.document_fromstring(text, parser=parser)
     if any("depth" in entry.message.lower() for entry in parser.error_log):
         raise TooDeep
+    _pre_blocks_apart(tree)
     return tree
+
+
+_PRE_BLOCKS = ("code", "button")
+
+
+def _pre_blocks_apart(tree: Any) -> None:
+    """End a line after each ``<code>`` or ``<button>`` child of a ``<pre>`` holding more than one of them that
+    another such child follows with no line end between: a browser shows one of a code block's flavours (Node.js's
+    docs: ``<pre><code class="mjs">...</code><code class="cjs">...</code><button>copy</button></pre>``, a toggle
+    hiding the other), the text view showed both on one line -- ``import process from 'node:process';const process =
+    require('node:process');copy``. Each is its own lines now (the view's and a select's texts alike)."""
+    for pre in tree.iter("pre"):
+        blocks = [child for child in pre if child.tag in _PRE_BLOCKS]
+        if len(blocks) < 2:
+            continue
+        for at in range(1, len(blocks)):
+            block, following = blocks[at - 1], blocks[at]
+            if following.getprevious() is block and not (block.tail or "").startswith("\n") \
+                    and not "".join(block.itertext()).endswith("\n"):
+                block.tail = "\n" + (block.tail or "")
 
 
 def select_texts(page: bytes, selector: str, index: int, chars: int, budget: int, max_elements: int,
@@ -182,7 +205,7 @@ def select_texts(page: bytes, selector: str, index: int, chars: int, budget: int
         total += len(text_of(index + len(rendered)))
     while rendered and total > most:  # (the last one passed the bound: not sent)
         total -= len(rendered.pop())
-    return "ok", len(found), texts, tuple(rendered), None
+    return "ok", len(found), texts, tuple(rendered), section_hint(found, texts) if index == 0 and not chars else None
 
 
 _AHEAD_SECONDS = 0.2

@@ -1,0 +1,67 @@
+"""What a CSS select of an HTML page whose matches are headings says: the select that gives the section under the
+first one.
+
+``select="#processmemoryusage"`` over Node.js's ``process`` page matched the heading's anchor (``<a class="mark"
+id=...>#</a>``) and gave ``["[#](#processmemoryusage)"]``, nothing else: the text of the section the id names took
+two more calls (a search of the text view for the heading's words, then a read from there; modeltask12). When every
+match is a heading (``<h1>``-``<h6>``) or inside one and their texts are short (at most :data:`SHORT_CHARS`
+characters together), the select's note names a select of the first match's heading and its following siblings up
+to the next heading of the same or a higher level -- as cssselect writes it: ``H, H ~ :nth-child(-n+J)``, ``J`` the
+place among its siblings of the last element before that heading (``:not()`` of a complex selector holding ``:is()``
+is translated wrongly by cssselect 1.6, its ``or`` unparenthesized, and a nested ``:not()`` is refused), ``H`` the
+heading by its id or the id in it (``h4:has(#event-exit)``). A heading with no id in it gets a search of the text
+view for its text instead. It imports nothing of ``scratchfs`` (the worker loads it by path)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+__all__ = ["SHORT_CHARS", "section_hint"]
+
+SHORT_CHARS = 200
+"""Most characters of the matches' texts, together, for which a select of headings names its section's select."""
+_PLAIN_ID = re.compile(r"-?[A-Za-z_][A-Za-z0-9_-]*")
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+
+def _heading(element: Any) -> Any:
+    """The heading ``element`` is or is in (``None``: neither)."""
+    if element.tag in _HEADINGS:
+        return element
+    return next(element.iterancestors(*_HEADINGS), None)
+
+
+def section_hint(found: list, texts: list[str]) -> str | None:
+    """The note of a select whose matches ``found`` (lxml elements; ``texts``: those of the reply's page) are
+    headings or inside them, with short texts: the select (else the text-view search) that gives the section under
+    the first one; ``None`` for any other select."""
+    if not found or len(found) > 8 or sum(map(len, texts)) > SHORT_CHARS:
+        return None
+    headings = [_heading(element) for element in found]
+    if any(heading is None for heading in headings):
+        return None
+    heading = headings[0]
+    level = int(heading.tag[1])
+    siblings = list(heading.itersiblings())
+    stop = next((at for at, sibling in enumerate(siblings)
+                 if sibling.tag in _HEADINGS and int(sibling.tag[1]) <= level), len(siblings))
+    marked = heading if heading.get("id") else next((inner for inner in heading.iterdescendants() if inner.get("id")),
+                                                    None)
+    words = " ".join("".join(heading.itertext()).split())
+    if marked is None or not _plain_id(marked.get("id")) or heading.getparent() is None:
+        return (f"the matches are headings: the text under the first is a search of the text view, "
+                f'view="text", match={json.dumps(words[:80])}') if words else None
+    ident = marked.get("id")
+    chosen = f"#{ident}" if marked is heading else f"{heading.tag}:has(#{ident})"
+    last = heading.getparent().index(heading) + stop + 1  # (1-based place of the last sibling before the next heading)
+    select = f"{chosen}, {chosen} ~ :nth-child(-n+{last})" if stop else chosen
+    return (f"the matches are headings ({json.dumps(words[:80])}, {len(found)} in all): the section under the first, "
+            f"the heading and its {stop} following elements up to the next heading of its level or higher, is "
+            f"select={json.dumps(select)}")
+
+
+def _plain_id(ident: str | None) -> bool:
+    """Whether ``ident`` is written in a selector as ``#ident`` without escapes."""
+    return ident is not None and _PLAIN_ID.fullmatch(ident) is not None
