@@ -163,6 +163,8 @@ def test_case_blindness_stays_within_its_scope():
     assert unicase_pattern("(?i)(?a:é)é", False) == "(?i)(?a:é)(?:\\xc3[\\x89\\xa9])"
     assert unicase_pattern("é\\xe9[é]", False) == "é\\xe9[é]"  # (no ignore_case: bytes, as before)
     assert unicase_pattern("(?i)\\s\\x4b(?P<kiss>a)(?P=kiss)", False) == "(?i)\\s\\x4b(?P<kiss>a)(?P=kiss)"
+    assert unicase_pattern("(?<=é>)(?i:é)", False) == "(?<=é>)(?i:(?:\\xc3[\\x89\\xa9]))"  # (no group name)
+    assert unicase_pattern("(a)(?i:s)(?(1)b|k)", False) == "(a)(?i:(?:\\xc5\\xbf|s))(?(1)b|k)"
     verbose = "(?ix) é  # é in a comment\n"
     assert unicase_pattern(verbose, False) == "(?ix) (?:\\xc3[\\x89\\xa9])  # é in a comment\n"
 
@@ -171,7 +173,8 @@ def test_a_rewrite_too_large_is_refused_naming_what_to_do():
     with pytest.raises(InvalidArgument, match=rf"more than the limit of {MAX_PATTERN_BYTES}: search a shorter part"):
         unicase_pattern("σ" * 2000, True)
     with pytest.raises(InvalidArgument, match="a range from an escape to a non-ASCII character: write both ends"):
-        unicase_pattern("[\\x41-é]", True)
+        unicase_pattern("[\\x80-é]", True)  # (a byte: no character)
+    assert unicase_pattern("[\\x41-é]", True).startswith("(?:[\\x41-\\x7f]|")  # (\x41 is A: a character)
 
 
 def test_the_variants_are_re_s_own():

@@ -31,12 +31,14 @@ UTF8_CHAR = ("(?:[\\x00-\\x7f]|[\\xc2-\\xdf][\\x80-\\xbf]|[\\xe0-\\xef][\\x80-\\
              "|[\\xc0-\\xff])")
 """One character of UTF-8 (a byte that starts no valid sequence, by itself; a lone continuation byte, never)."""
 _FLAGS = re.compile(r"\(\?([aiLmsux]*)(?:-([imsx]+))?([:)])")
-_OPENER = re.compile(r"\(\?(?:P<[^>]*>|<[^>]*>|P=[^)]*\)|\([^)]*\)|<=|<!|[:=!>])?")
+_OPENER = re.compile(r"\(\?(?:<=|<!|P<\w+>|<\w+>|P=\w+\)|\(\w+\)|[:=!>])?")
+_CONTROLS = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", "v": "\v", "a": "\a"}
+_BLIND = re.compile(r"\(\?[a-zA-Z]*i")  # (?i) or (?i:...): a case-blind part (parse refuses other letters)
 
 
 def unicase_pattern(pattern: str, ignore_case: bool) -> str:
     """``pattern`` with each case-blind character written as all its variants (see the module docstring); the
-    pattern itself when nothing needs it (``ignore_case`` off and no ``(?``, or no character with variants beyond
+    pattern itself when nothing needs it (``ignore_case`` off and no ``(?i``, or no character with variants beyond
     ASCII in it).
 
     Raises:
@@ -44,7 +46,7 @@ def unicase_pattern(pattern: str, ignore_case: bool) -> str:
             rewrite longer than :data:`~scratchfs.engine.pattern_syntax.MAX_PATTERN_BYTES`; a class range from an
             escape to a non-ASCII character.
     """
-    if not isinstance(pattern, str) or (not ignore_case and "(?" not in pattern):
+    if not isinstance(pattern, str) or (not ignore_case and _BLIND.search(pattern) is None):
         return pattern
     tree = parse(pattern, ignore_case)
     if pattern.isascii() and not any(not v.isascii() for c in set(pattern) for v in variants(c)):
@@ -189,6 +191,8 @@ def _items(text: str, units: list[str]) -> tuple[list[str], list[tuple[int, int]
         if k + 1 < len(units) and units[k] == "-":
             high = units[k + 1]
             k += 2
+        if len(low) != len(high) and not (low + high).isascii():
+            low, high = _character(low), _character(high)  # (an escape of one ASCII character, to a non-ASCII one)
         if len(low) == 1 and len(high) == 1:
             ranges.append((ord(low), ord(high)))
         elif (len(low) == 1 and not low.isascii()) or (len(high) == 1 and not high.isascii()):
@@ -197,6 +201,19 @@ def _items(text: str, units: list[str]) -> tuple[list[str], list[tuple[int, int]
         else:
             kept.append(_escaped(low) if low is high else _escaped(low) + "-" + _escaped(high))
     return kept, ranges
+
+
+def _character(unit: str) -> str:
+    """The ASCII character a class unit (:func:`_units`) stands for -- ``\\n``, ``\\x41``, ``\\101``, ``\\-`` --
+    or the unit itself (a character; a category or a byte beyond ASCII, which names no character)."""
+    if len(unit) < 2:
+        return unit
+    escaped = unit[1:]
+    if escaped in _CONTROLS:
+        return _CONTROLS[escaped]
+    if re.fullmatch(r"x[0-7][0-9a-fA-F]|[0-1]?[0-7]{1,2}", escaped):
+        return chr(int(escaped[1:], 16) if escaped[0] == "x" else int(escaped, 8))
+    return escaped if len(escaped) == 1 and not escaped.isalnum() and escaped.isascii() else unit
 
 
 def _escaped(unit: str) -> str:
