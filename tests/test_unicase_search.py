@@ -165,6 +165,7 @@ def test_case_blindness_stays_within_its_scope():
     assert unicase_pattern("(?i)\\s\\x4b(?P<kiss>a)(?P=kiss)", False) == "(?i)\\s\\x4b(?P<kiss>a)(?P=kiss)"
     assert unicase_pattern("(?<=é>)(?i:é)", False) == "(?<=é>)(?i:(?:\\xc3[\\x89\\xa9]))"  # (no group name)
     assert unicase_pattern("(a)(?i:s)(?(1)b|k)", False) == "(a)(?i:(?:\\xc5\\xbf|s))(?(1)b|k)"
+    assert unicase_pattern("(?i)(?<=k)(?<!é)k", False) == "(?i)(?<=k)(?<!(?:\\xc3[\\x89\\xa9]))(?:\\xe2\\x84\\xaa|k)"
     verbose = "(?ix) é  # é in a comment\n"
     assert unicase_pattern(verbose, False) == "(?ix) (?:\\xc3[\\x89\\xa9])  # é in a comment\n"
 

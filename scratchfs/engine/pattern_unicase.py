@@ -5,10 +5,11 @@ engine runs bytes patterns, whose ``re.IGNORECASE`` folds ASCII letters only (``
 
 What is rewritten, under ``re.IGNORECASE`` and not ``re.ASCII``: a literal character (``é``, ``\\é``, and ``i`` ``k``
 ``s``, whose variants ``İ ı K ſ`` lie outside ASCII) becomes a group of its variants' bytes (``(?:\\xc3[\\x89\\xa9])``),
-so a repeat after it repeats the character; a class holding such characters (``[é-ü]``) becomes its ASCII part or
-those characters; a negated one (``[^é]``), one character (one to four bytes of UTF-8) that is none of them. All
-else is left as written: ``.``, ``\\w``, ``\\xHH`` and the like match bytes, as before. The rewrite is checked by
-parsing it again (its groups must be the pattern's).
+so a repeat after it repeats the character (in a lookbehind, which keeps a fixed width, the variants of as many
+bytes only: ``k`` without ``K``); a class holding such characters (``[é-ü]``) becomes its ASCII part or those
+characters (not in a lookbehind); a negated one (``[^é]``), one character (one to four bytes of UTF-8) that is none
+of them. All else is left as written: ``.``, ``\\w``, ``\\xHH`` and the like match bytes, as before. The rewrite
+is checked by parsing it again (its groups must be the pattern's).
 """
 
 from __future__ import annotations
@@ -75,6 +76,7 @@ class _Rewrite:
         self.out: list[str] = []
         self.state = (ignore_case, False, False)  # (IGNORECASE, VERBOSE, ASCII) in force
         self.stack: list[tuple[bool, bool, bool]] = []
+        self.behind: list[bool] = []  # (per open group: a lookbehind, which must keep a fixed width)
 
     def text(self) -> str:
         pattern, i = self.pattern, 0
@@ -101,11 +103,13 @@ class _Rewrite:
             return self.group(i)
         if char == ")":
             self.state = self.stack.pop() if self.stack else self.state
+            self.behind = self.behind[:-1]
             self.out.append(char)
             return i + 1
         if char == "[":
             end = class_end(pattern, i)
-            self.out.append(_class(pattern[i:end]) if blind and not ascii_only else pattern[i:end])
+            whole = blind and not ascii_only and not any(self.behind)  # (a lookbehind's class: bytes, as before)
+            self.out.append(_class(pattern[i:end]) if whole else pattern[i:end])
             return end
         if verbose and char.isspace():
             self.out.append(char)
@@ -118,6 +122,8 @@ class _Rewrite:
         if not blind or ascii_only:
             return char
         forms = variants(char)
+        if any(self.behind):  # (a fixed width: the variants of as many bytes, so K not for k)
+            forms = tuple(form for form in forms if len(form.encode()) == len(char.encode()))
         if all(form.isascii() for form in forms):  # (a repeat after a character of many bytes repeats all of them)
             return char if char.isascii() or not after or after not in "*+?{" else "(?:" + char + ")"
         return _choice(forms)
@@ -135,6 +141,7 @@ class _Rewrite:
                 self.state = state
             else:
                 self.stack.append(self.state)
+                self.behind.append(False)
                 self.state = state
             self.out.append(flags.group(0))
             return flags.end()
@@ -146,6 +153,7 @@ class _Rewrite:
         text = opener.group(0) if opener is not None else "("
         if not text.startswith("(?P="):
             self.stack.append(self.state)
+            self.behind.append(text in ("(?<=", "(?<!"))
         self.out.append(text)
         return i + len(text)
 
