@@ -6,8 +6,9 @@ character, so a reply's offsets and lengths are exact byte counts of what its ``
 
 With ``"utf-16le"`` or ``"utf-16be"`` (``"utf-16"``: the one its byte order mark names, :func:`resolve_bom`) a read
 shows whole code units from an even offset (a surrogate pair never split, :func:`wide_piece`), offsets and lengths
-still bytes; a ``match`` is sought as its UTF-16 bytes, at even offsets only (``ignore_case``: each character's two
-cases); a ``pattern`` is refused, naming ``match`` (a class or a ``.`` would match one byte, not one character).
+still bytes; a ``match`` is sought as its UTF-16 bytes, at even offsets only (``ignore_case``: each character's case
+variants, as ``re.IGNORECASE`` over the text); a ``pattern`` is refused, naming ``match`` (a class or a ``.`` would
+match one byte, not one character).
 
 Sources: RFC 2781 (UTF-16, its byte order mark and surrogate pairs); ISO/IEC 8859-1 (bytes 0x00-0xFF are
 U+0000-U+00FF, Python's ``latin-1`` codec); windows-1252 as the WHATWG Encoding Standard defines it
@@ -22,6 +23,8 @@ import sys
 from array import array
 from collections.abc import Callable, Iterable
 
+from scratchfs.engine.case_variants import alternation, variants
+from scratchfs.engine.pattern_syntax import MAX_PATTERN_BYTES
 from scratchfs.foundation.errors import InvalidArgument
 
 __all__ = [
@@ -242,7 +245,9 @@ def search_form(match: str | bytes | None, pattern: str | None, ignore_case: boo
 def _wide_form(match: str | bytes | None, pattern: str | None, ignore_case: bool, encoding: str
                ) -> tuple[bytes | None, str | None]:
     """:func:`search_form` in a :data:`WIDE` encoding: ``match`` as its bytes; with ``ignore_case``, a pattern of
-    each character's two cases. Raises InvalidArgument for a ``pattern``."""
+    the bytes of each character's case variants as ``re.IGNORECASE`` reads them over text (``σ``: ``Σ ς σ``;
+    :func:`~scratchfs.engine.case_variants.variants`), no byte folded. Raises InvalidArgument for a ``pattern``, and
+    for a ``match`` whose pattern would pass :data:`~scratchfs.engine.pattern_syntax.MAX_PATTERN_BYTES`."""
     if pattern is not None:
         raise InvalidArgument(f"pattern= does not read {encoding} text (a class or a '.' is one byte of it, not one "
                               f"character): search with match=\"TEXT\", encoding={encoding!r} (ignore_case=true "
@@ -253,9 +258,13 @@ def _wide_form(match: str | bytes | None, pattern: str | None, ignore_case: bool
                               f"characters, encoding={encoding!r}, or read the bytes with offset= and length=")
     if match is None or isinstance(match, bytes) or not ignore_case:
         return (None if match is None else encode_needle(match, encoding)), None
-    return None, "".join("(?:" + "|".join("".join(f"\\x{b:02x}" for b in form.encode(WIDE[encoding]))
-                                          for form in dict.fromkeys((char.lower(), char.upper(), char))
-                                          if len(form) == 1) + ")" for char in match)
+    written = "(?-i:" + "".join(alternation(set(variants(char)), WIDE[encoding]) for char in match) + ")"
+    if len(written) > MAX_PATTERN_BYTES:
+        raise InvalidArgument(f"match= is {len(match)} characters, {len(written)} bytes of pattern once each is "
+                              f"written as all its case variants in {encoding}, more than the limit of "
+                              f"{MAX_PATTERN_BYTES}: search a shorter part of it with ignore_case, or the text as it "
+                              "is written without ignore_case")
+    return None, written
 
 
 def sought_in(encoding: str | None, head: Callable[[], bytes], match: str | bytes | None, pattern: str | None,

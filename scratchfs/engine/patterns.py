@@ -27,6 +27,7 @@ import regex
 from scratchfs.engine.pattern_finder import first_bytes, nonempty_core, opens_optionally
 from scratchfs.engine.pattern_scan import PathScan, scan_paths
 from scratchfs.engine.pattern_syntax import MAXREPEAT, parse, write_core
+from scratchfs.engine.pattern_unicase import unicase_pattern
 from scratchfs.engine.pattern_worker import FLAGS, Engine, Sent, Span
 from scratchfs.engine.worker_pipe import PoolBusy
 from scratchfs.foundation import limits
@@ -106,20 +107,23 @@ class Analysis:
 
 
 def compile_pattern(pattern: str, ignore_case: bool, reach: int) -> tuple[regex.Pattern, Analysis]:
-    """Parse ``pattern`` (Python ``re`` syntax over bytes, ``re.MULTILINE``, ASCII ``ignore_case``), check its
-    bounds, analyse it and compile the core-syntax form of the same tree with ``regex``.
+    """Parse ``pattern`` (Python ``re`` syntax over bytes, ``re.MULTILINE``; under ``ignore_case`` or ``(?i)`` a
+    character with case variants beyond ASCII matches each of them, as ``re`` over text:
+    :func:`~scratchfs.engine.pattern_unicase.unicase_pattern`), check its bounds, analyse it and compile the
+    core-syntax form of the same tree with ``regex``.
 
     Returns:
         ``(compiled, analysis)``: the engine's pattern (bytes, ``regex.VERSION0``) and its :class:`Analysis`.
 
     Raises:
         InvalidArgument: from :func:`~scratchfs.engine.pattern_syntax.parse` and
-            :func:`~scratchfs.engine.pattern_syntax.write_core` (not text, empty, not UTF-8, too long, does not
+            :func:`~scratchfs.engine.pattern_syntax.write_core` and
+            :func:`~scratchfs.engine.pattern_unicase.unicase_pattern` (not text, empty, not UTF-8, too long, does not
             compile, ambiguous syntax, beyond a compile bound, a lookbehind longer than ``reach`` bytes).
         PatternMatchesEmpty: (an InvalidArgument) a pattern that matches empty text and non-empty text too, with no
             finder (:func:`~scratchfs.engine.pattern_finder.nonempty_core`).
     """
-    tree = parse(pattern, ignore_case)
+    tree = parse(unicase_pattern(pattern, ignore_case), ignore_case)
     core, crosses, lookahead = write_core(tree, reach)
     try:
         compiled = regex.compile(core, FLAGS, cache_pattern=False)
@@ -186,7 +190,7 @@ class PatternMatcher:
     Args:
         pattern: Python ``re`` syntax, applied to the content's bytes with ``re.MULTILINE`` (see
             :func:`compile_pattern`).
-        ignore_case: ASCII case-insensitive matching.
+        ignore_case: case-insensitive matching, as ``re.IGNORECASE`` over the text (see :func:`compile_pattern`).
         timeout: seconds this matcher may spend in the regex engine over its whole life (one search call).
         reach: the reach bound in bytes (:data:`MAX_REACH_BYTES`; tests use smaller ones).
         named: what a :class:`PatternTimeout`'s message calls the search (``None``: ``pattern <the pattern,

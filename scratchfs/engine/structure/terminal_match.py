@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 
+from scratchfs.engine.pattern_unicase import CASE_FORMS_BYTES
 from scratchfs.engine.search import PatternMatcher
 from scratchfs.foundation.errors import InvalidArgument
 
@@ -30,13 +31,13 @@ __all__ = ["MAX_RENDERED_NEEDLE_CHARS", "SKIP_PATTERN", "SKIP_PATTERN_BYTES", "R
            "escape_around",
            "rendered_needle_pattern"]
 
-SKIP_PATTERN = (
-    r"(?:\x1b(?:\[(?:[0-?]*[ -/]*[@-BEFH-JL-~]|0?K)"  # CSI but cursor moves and erasures before the cursor
+SKIP_PATTERN = (  # (case-blind never: an escape's letters are its meaning)
+    r"(?-i:(?:\x1b(?:\[(?:[0-?]*[ -/]*[@-BEFH-JL-~]|0?K)"  # CSI but cursor moves and erasures before the cursor
     r"|\][^\x07\x1b\n]*(?:\x07|\x1b\\)"  # OSC, ended by BEL or ST
     r"|[PX^_][^\x1b\n]*\x1b\\"  # DCS, SOS, PM, APC strings
     r"|[ -/]*[0-OQ-WYZ\\`-~])"  # other escapes (charset selection, keypad modes)
     r"|[\x00-\x07\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]"  # a control character the view drops
-    r"|(?:[ -~]|[\xc2-\xf4][\x80-\xbf]{1,3})\x08)*"  # a character overstruck after a backspace
+    r"|(?:[ -~]|[\xc2-\xf4][\x80-\xbf]{1,3})\x08)*)"  # a character overstruck after a backspace
 )
 """What may stand between two characters of the needle in the stored output (Python ``re`` syntax over bytes):
 what the renderer draws nothing for, when written at the end of a line."""
@@ -44,7 +45,7 @@ SKIP_PATTERN_BYTES = len(SKIP_PATTERN)
 """Bytes of :data:`SKIP_PATTERN`: the pattern grows by this much a character of the needle."""
 MAX_PATTERN_BYTES = 16 * 1024  # (the pattern engine's bound, scratchfs.engine.pattern_syntax.MAX_PATTERN_BYTES)
 _DRAWN = r"(?!\x08)"  # a character drawn, not overstruck by the next one
-MAX_RENDERED_NEEDLE_CHARS = (MAX_PATTERN_BYTES - 64) // (SKIP_PATTERN_BYTES + 16 + len(_DRAWN))
+MAX_RENDERED_NEEDLE_CHARS = (MAX_PATTERN_BYTES - 64) // (SKIP_PATTERN_BYTES + CASE_FORMS_BYTES + len(_DRAWN))
 """Most characters of a needle searched in the rendered view (its pattern within the engine's bound, 16 KiB)."""
 _NOT_DRAWN = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")  # control characters the view never shows (tabs: spaces)
 _ESCAPE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|[PX^_][^\x1b\n]*(?:\x1b\\)?"
@@ -141,6 +142,7 @@ def rendered_needle_pattern(needle: str) -> str:
 
 
 def _bytes(char: str) -> str:
-    """The UTF-8 bytes of ``char`` as a pattern: a letter or digit as itself, any other byte as ``\\xHH``."""
-    return "".join(chr(byte) if chr(byte).isalnum() and byte < 0x80 else f"\\x{byte:02x}"
-                   for byte in char.encode("utf-8"))
+    """``char`` as a pattern of its UTF-8 bytes: an ASCII letter or digit, or a character beyond ASCII, as itself
+    (case-blind, a character of its case variants: :func:`~scratchfs.engine.pattern_unicase.unicase_pattern`), any
+    other byte as ``\\xHH``."""
+    return char if char.isalnum() or not char.isascii() else "".join(f"\\x{byte:02x}" for byte in char.encode())
