@@ -41,6 +41,8 @@ def test_a_sample_cut_inside_a_character_is_still_named(cut):
     "한국어 설명서: 파일을 읽을 수 없습니다. ".encode("euc_kr") * 40,  # (EUC-KR: GB18030 reads it as hanzi)
     "똠방각하 햏햏 뷁 쒧 이것은 한국어 텍스트입니다 ".encode("cp949") * 40,  # (cp949, Windows' Korean, whose syllables
     # beyond EUC-KR's that refuses: GB18030 read it as 宑规阿窍 羋羋, and its iconv was named; hostile50)
+    "이것은 한국어 텍스트입니다".encode("johab") * 20,  # (Johab, Korean's other encoding: named GB18030 with an iconv
+    "한국어 설명서: 파일을 읽을 수 없습니다. 똠방각하 ".encode("johab") * 40,  # that garbled it: 贰堳積)
     "日本語のテキストです。".encode("euc_jp") * 40,  # (EUC-JP: not named, being neither)
     "naïve café, 日本語 ".encode() * 100,  # (UTF-8)
     GB[:400],  # (too few characters to be sure)

@@ -378,8 +378,14 @@ def test_closed_stdout_is_one_line_not_a_traceback(tmp_path):
 def test_ls_of_all_runs_shows_the_run(cli):
     cli("scratch-write", "k", "--run", "first-run", input="v")
     cli("scratch-write", "k", "--run", "second-run", input="v")
-    table = cli("ls").stdout  # SCRATCHFS_RUN_ID is set, but ls lists every run unless --run is given
-    assert "first-run" in table and "second-run" in table
+    listed = cli("ls")  # SCRATCHFS_RUN_ID is set, but ls lists every run unless --run is given: said on stderr
+    assert "first-run" in listed.stdout and "second-run" in listed.stdout
+    for command in ("ls", "stats"):  # (the exported run filtered nothing, silently: a shell user took the listing
+        # for the run's own)
+        said = cli(command).stderr
+        assert "every run shown: $SCRATCHFS_RUN_ID (run-1) filters no listing" in said, said
+        assert f"scratchfs {command} --run run-1 --root {cli.root} shows its entries alone" in said, said
+        assert "every run shown" not in cli(command, "--run", "first-run").stderr
     assert json.loads(cli("delete-agent").stdout) == {"run_id": "run-1", "agent_id": "agent-1", "rows_deleted": 0}
 
 
@@ -401,7 +407,7 @@ def test_closed_stdout_is_an_io_failure_not_silence(tmp_path):
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
-@pytest.mark.parametrize("command", [["ls"], ["scratch-read", "k"], ["scratch-read", "k", "--json"],
+@pytest.mark.parametrize("command", [["ls", "--run", "r"], ["scratch-read", "k"], ["scratch-read", "k", "--json"],
                                      ["spill", "-"], ["read-handle", "--all"], ["read-handle", "--length", "100"]])
 def test_a_full_stdout_is_the_output_failing_not_the_store(tmp_path, command):
     """``> /dev/full`` said "scratchfs: storage: No space left on device", exit 4: an operator would free the

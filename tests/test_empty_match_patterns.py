@@ -82,7 +82,9 @@ def test_a_pattern_matching_only_empty_text_here_answers_at_once_on_a_large_text
         counted = tools.call("read_handle", {"handle": handle, "pattern": pattern, "count": True})
         took = time.perf_counter() - began
     assert reply["windows"] == [] and reply["next_call"] is None
-    assert pattern == "(?=needle)" or "matches empty text" in reply["note"]  # (told when a short probe shows it)
+    empty_only = pattern in ("(?:)", r"\b", "(?=needle)", r"\B")  # (its note: where it matches, empty_places)
+    assert ("matches only empty strings" if empty_only else "matches empty text") in reply["note"]
+    assert ("matches only empty strings" in counted["note"]) == empty_only
     assert counted["matches"] == 0 and counted["next_call"] is None
     assert took < 4.0  # (PatternTimeout at 5 s, or a count cut at its time bound, before)
 

@@ -52,14 +52,17 @@ def test_the_stub_counts_utf16_lines_as_decoded(tools):
     assert stub.lines == 500
 
 
-def test_a_utf16_spill_past_the_count_bound_is_not_read_back_whole(tools, monkeypatch):
-    """The stub's count reads the content back: bounded (WIDE_COUNT_BYTES, as line reads' scan is), past it the
-    stub counts 0a bytes -- a 1 GiB UTF-16 spill read itself back whole."""
+def test_a_utf16_spill_is_not_read_back_to_count_its_lines(tools, monkeypatch):
+    """The stub's count read the content back up to 64 MiB (past that it counted 0a bytes: each 上's and each
+    line's); it is now counted as the content streams (:mod:`scratchfs.api.wide_count`), at any size."""
     from scratchfs.api import entries
 
-    monkeypatch.setattr(entries, "WIDE_COUNT_BYTES", 1000)
+    def no_read_back(*args):
+        raise AssertionError("the blob was read back")
+
+    monkeypatch.setattr(entries.Entries, "_whole", no_read_back)
     stub = tools.scope.spill(("\ufeff" + "上海\r\n" * 500).encode("utf-16-le"), source_tool="t")
-    assert stub.lines == 1001  # (each 上's 0a byte and each line's: what the stored line index counts)
+    assert stub.lines == 500
 
 
 _CHARS = st.sampled_from(["a", "Z", " ", "\r", "\n", "\n", "上", "海", "ਊ", "\u0d0a", "\u0a0d", "\u0a00", "😀",

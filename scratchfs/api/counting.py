@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from scratchfs.api.bounds import bounded_miss, check_search_end, offset_past_end
 from scratchfs.api.empty_arguments import empty_needle
+from scratchfs.api.empty_places import EMPTY_ONLY, count_places_note
 from scratchfs.api.entries import reading
 from scratchfs.api.miss_hints import WITHOUT_OFFSET, no_match_in, whole_too
 from scratchfs.api.results import Bounded
@@ -27,6 +28,7 @@ from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, Pattern
 from scratchfs.foundation.limits import MAX_NEEDLE_BYTES
 
 if TYPE_CHECKING:
+    from scratchfs.api.results import Matches
     from scratchfs.api.scope import Scope
 
 COUNT_SHARE = 0.8
@@ -69,12 +71,14 @@ _EMPTY_PROBE = b"ab cd\n\nef\n"
 """Text a pattern is tried on to learn whether it matches empty text (at a line's start or end, a word's edge)."""
 
 
-def empty_match_note(pattern: str | None, ignore_case: bool) -> str | None:
-    """What a search or count that found nothing says when ``pattern`` matches empty text (``^``, ``$``, ``\\b``
-    alone, ``x*``): searches skip empty matches, so 'pattern="^", count=true' counted 0 lines of 100,000 with no
-    word (atk27). ``None`` for a needle or a pattern that matches no empty text (told on a short probe text: one
-    that matches empty text only beside words it lacks, ``(?=def)``, goes unsaid). Never raises."""
-    if pattern is None:
+def empty_match_note(found: Matches | MatchCount) -> str | None:
+    """What a search or count (``found``) that found nothing says when its pattern matches empty text (``x*``,
+    ``(?:ab)*``): searches skip empty matches, so 'pattern="^", count=true' counted 0 lines of 100,000 with no
+    word (atk27). ``None`` for a needle, a pattern that matches no empty text (told on a short probe text), or one
+    whose note already says where it matches only empty strings (:mod:`scratchfs.api.empty_places`: ``^``,
+    ``(?=def)``). Never raises."""
+    pattern, ignore_case = found.pattern, found.ignore_case
+    if pattern is None or str(found.note or "").startswith(EMPTY_ONLY):
         return None
     try:
         compiled = compile_pattern(pattern, ignore_case, MAX_REACH_BYTES)[0]
@@ -174,12 +178,13 @@ def count_matches(scope: Scope, handle: str, match: str | None, pattern: str | N
             except (PatternTimeout, PatternTooLong) as exc:  # (the count from past its trouble, as a call)
                 raise on_past(exc, lambda words, at: again(words, offset=at, end=end)) from None
             none = not found and next_offset is None  # (counted to the end: no match)
-            missed = None
-            if none and end is not None:  # (bounded: where it looked)
+            missed = count_places_note(opened, handle, pattern, ignore_case, offset, end, budget) if none else None
+            if none and missed is None and end is not None:  # (bounded: where it looked)
                 missed = bounded_miss(offset, end, size)
-            elif none and not offset:  # (none in all of it: markup, escapes, CRLF, another encoding may be why)
+            elif none and missed is None and not offset:  # (none in all of it: markup, escapes, CRLF, another
+                # encoding may be why)
                 missed = whole_miss_note(opened, handle, needle, pattern, ignore_case, budget, encoding=even)
-            elif none:  # (none from offset=: the bytes before it unsearched, and the count of them all)
+            elif none and missed is None:  # (none from offset=: the bytes before it unsearched, and their count)
                 missed = whole_too(no_match_in(offset, size), again(WITHOUT_OFFSET, end=end))
     return MatchCount(handle, match, pattern, ignore_case, offset, size, found, lines, next_offset,
                       COUNT_SHARE * timeout, budget, note=missed, end=end)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import sys
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from scratchfs.engine.case_variants import alternation, variants
 from scratchfs.engine.pattern_syntax import MAX_PATTERN_BYTES
@@ -30,7 +30,6 @@ from scratchfs.foundation.errors import InvalidArgument
 __all__ = [
     "ENCODINGS",
     "WIDE",
-    "WIDE_COUNT_BYTES",
     "byte_pattern",
     "check_encoding",
     "decode_single",
@@ -40,7 +39,6 @@ __all__ = [
     "resolve_bom",
     "search_form",
     "sought_in",
-    "wide_line_count",
     "wide_piece",
 ]
 
@@ -126,27 +124,6 @@ def newline_ends(data: bytes, offset: int, encoding: str) -> list[int]:
         at = units.index(unit, at + 1)
         ends.append(skip + 2 * at + 2)
     return ends
-
-
-
-WIDE_COUNT_BYTES = 64 * 1024 * 1024
-"""The most UTF-16 content (bytes) whose lines a spill's stub counts by reading it back (:func:`wide_line_count`);
-a longer one's stub counts its ``0a`` bytes (its line reads count its lines at the first of them:
-:mod:`scratchfs.api.wide_index`): a spill of 1 GiB read itself back whole."""
-
-
-def wide_line_count(frames: Iterable[bytes], size: int, encoding: str) -> int:
-    """The lines of UTF-16 text (``frames``: its ``size`` bytes in order, in pieces of any length; ``encoding``:
-    ``"utf-16le"`` or ``"utf-16be"``) as its decode has them: its newline code units (:func:`newline_ends`), plus
-    one for text after the last. Never raises but ``frames``'s."""
-    newlines, carry, base, last = 0, b"", 0, 0
-    for data in frames:
-        chunk = carry + data
-        ends = newline_ends(chunk, 0, encoding)  # (base is even: each chunk starts at a code unit)
-        newlines, last = newlines + len(ends), base + ends[-1] if ends else last
-        even = len(chunk) // 2 * 2
-        carry, base = chunk[even:], base + even
-    return newlines + (last < size)
 
 
 def least_bytes(encoding: str | None) -> int:

@@ -32,9 +32,9 @@ from typing import TYPE_CHECKING, TypeVar
 
 from scratchfs.api import missing
 from scratchfs.api.describe import Description, describe_content, json_start
-from scratchfs.api.encodings import WIDE_COUNT_BYTES, wide_line_count
 from scratchfs.api.line_fit import LAST_LINES_BYTES
 from scratchfs.api.settings import Settings
+from scratchfs.api.wide_count import WideCount
 from scratchfs.engine.caches import LRU
 from scratchfs.engine.chunks import ContentFailed, iter_chunks
 from scratchfs.engine.lines import LineTable, longest_line_bound
@@ -121,9 +121,12 @@ class _Sample:
     """Keeps the first bytes of a stream (preview and shape sample), its last bytes (the tail preview) and its last
     byte (the line count), while the stream flows through to the blob store. With ``stream`` (the bounds of
     :class:`TopLevelFeed`), a content longer than the head that starts as JSON gets a ``feed``, given the head and
-    then each chunk once the blob store took it, so that its top level is read while its frames compress."""
+    then each chunk once the blob store took it, so that its top level is read while its frames compress. Content
+    whose head says UTF-16 text gets a ``wide`` count of its lines (:class:`WideCount`), given the head once it is
+    full and then each chunk (``wide_told``: the head was looked at)."""
 
-    __slots__ = ("feed", "head_len", "head_limit", "head_parts", "last_byte", "stream", "tail", "tail_limit")
+    __slots__ = ("feed", "head_len", "head_limit", "head_parts", "last_byte", "stream", "tail", "tail_limit", "wide",
+                 "wide_told")
 
     def __init__(self, head_limit: int, tail_limit: int, stream: tuple[int, float] | None = None) -> None:
         self.stream = stream
@@ -132,6 +135,8 @@ class _Sample:
         self.head_parts: list[bytes] = []
         self.head_len, self.tail = 0, b""
         self.last_byte: int | None = None
+        self.wide: WideCount | None = None
+        self.wide_told = False
 
     @property
     def head(self) -> bytes:
@@ -154,6 +159,11 @@ class _Sample:
                     else:
                         self.tail = (self.tail + bytes(chunk))[-self.tail_limit :]
                 self.last_byte = chunk[-1]
+                if self.wide is not None:
+                    self.wide.feed(chunk)
+                elif not self.wide_told and self.head_len >= self.head_limit:  # (the bytes past the head, too)
+                    self.wide_told = True
+                    self.wide = WideCount.told(self.head, memoryview(chunk)[self.head_limit - seen :])
             yield chunk
             seen += size
             if self.feed is not None:
@@ -168,6 +178,8 @@ class _Sample:
                 self.stream = None
         if self.feed is not None:
             self.feed.close()
+        if not self.wide_told:  # (content shorter than the head: the head is all of it)
+            self.wide = WideCount.told(self.head, b"")
 
 
 class Entries:
@@ -329,10 +341,9 @@ class Entries:
         from scratchfs.api.stub import build_stub, wide_encoding  # (loaded on a write's first use)
 
         lines = found.lines  # (UTF-16 text's stub: its lines end at newline code units, not at each 0a byte)
-        if kind == "handle" and info.size <= WIDE_COUNT_BYTES and \
-                (wide := wide_encoding(found.content_type, found.shape)) is not None:  # (longer: its 0a bytes')
-            with self._whole(run_id, agent_id, token, info.size) as whole:
-                lines = wide_line_count((data for _, data in whole.reader.iter_frames(0)), info.size, wide)
+        if kind == "handle" and sample.wide is not None and \
+                sample.wide.encoding == wide_encoding(found.content_type, found.shape):  # (counted as it streamed)
+            lines = sample.wide.lines(info.size)
         stub = None if kind != "handle" else build_stub(
             key, sample.head, sample.tail, info.size, lines, found.content_type, found.shape, tool,
             settings.preview_bytes, mode, longest_line_bound(info.frame_newlines, info.size), found.next_read,

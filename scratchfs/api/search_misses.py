@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from scratchfs.api.bounds import bounded_miss, check_search_end, offset_past_end
+from scratchfs.api.empty_places import search_places
 from scratchfs.api.encodings import WIDE
 from scratchfs.api.entries import reading
 from scratchfs.api.miss_hints import WITHOUT_OFFSET, MissNote, no_match_in, plain_miss, whole_too
@@ -72,11 +73,11 @@ def stored_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, h
             if end is not None:  # (bounded: the hints of a miss over the whole content do not apply)
                 missed = not result.windows and result.next_offset is None
                 if missed:
-                    return replace(result, note=bounded_miss(offset, end, size))
+                    return search_places(opened, replace(result, note=bounded_miss(offset, end, size)), offset, end)
                 resume = bounded_resume(result, result.windows, result.next_offset)
                 return replace(result, next_offset=resume, left=None if resume == result.next_offset else
                                result.next_offset)
-            return _hinted(opened, result, offset)
+            return search_places(opened, _hinted(opened, result, offset), offset, None)  # (an empty-only pattern's)
 
 
 def _hinted(opened: Any, result: Matches, offset: int, said: bool = True) -> Matches:

@@ -398,7 +398,7 @@ def _matches_json(found: Matches, windows: list[Window], next_offset: int | None
         # (a note of a search not of a view: why none is shown -- or, beside windows, that a placeholder found its
         # own text --; of terminal output's view: how to read a window)
         reply["note"] = _budget_note(found, len(windows), count, budget)
-    elif not windows and shown.next_offset is None and (empty := empty_match_note(found.pattern, found.ignore_case)):
+    elif not windows and shown.next_offset is None and (empty := empty_match_note(found)):
         reply["note"] = empty
     elif count > found.max_matches:  # (a line's matches its window shows are all taken: its bytes once)
         over = max(windows, key=lambda w: len(w.matches))
@@ -538,7 +538,7 @@ def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
         reply["note"] = (f"counted bytes {counted.offset}-{end} of {counted.size} in the time bound "
                          f"({counted.seconds:g} s); next_call counts on from next_offset: add up the counts (a line "
                          "with matches on both sides of next_offset is in both lines counts)")
-    elif not counted.matches and (empty := empty_match_note(counted.pattern, counted.ignore_case)):
+    elif not counted.matches and (empty := empty_match_note(counted)):
         reply["note"] = empty
     elif counted.note is not None and (not counted.encoding or counted.end is not None):  # (a miss over all of
         # it: why, and what finds it; a bounded one: where it looked)

@@ -9,8 +9,8 @@ least :data:`MIN_CHARACTERS` characters that are not ASCII (half as many distinc
 language's text -- Shift-JIS's at least a fifth kana (Japanese is written with them; Chinese read as cp932 is half-
 width katakana and a few kanji), GB18030's nine in ten CJK characters or full-width punctuation, in runs of two or
 more on average (the accented letters of a Latin-1 text that happens to decode are one a word), and not Korean
-(cp949, Windows' Korean, or its EUC-KR part: Korean reads as GB18030's hanzi). charset_normalizer was no help
-here: it named cp775 for a UTF-8 log.
+(cp949, Windows' Korean, or its EUC-KR part, or Johab: Korean reads as GB18030's hanzi, and a strict decode cannot
+tell them apart). charset_normalizer was no help here: it named cp775 for a UTF-8 log.
 
 Sources: the WHATWG Encoding Standard (https://encoding.spec.whatwg.org/: Shift_JIS as Windows' cp932, gb18030);
 Unicode blocks Hiragana U+3040-309F, Katakana U+30A0-30FF, CJK Unified Ideographs U+4E00-9FFF (and Extension A
@@ -54,11 +54,17 @@ def _reads_as(name: str, text: str) -> bool:
     return len(_CJK.findall(text)) >= 0.9 * chars and chars >= 2 * len(runs)
 
 
+_KOREAN = ("cp949", "johab")
+"""Korean's encodings: cp949 (Windows' Korean: EUC-KR and the 8,822 Hangul syllables it lacks, 똠 and 햏 among
+them, which EUC-KR refuses) and Johab (KS X 1001 annex 3, each syllable's bits its jamo: 이것은 is 0xb7 0xa1...)."""
+
+
 def _korean(sample: bytes, complete: bool) -> bool:
-    """Whether ``sample`` decodes strictly as cp949 too (Windows' Korean: EUC-KR and the 8,822 Hangul syllables it
-    lacks, 똠 and 햏 among them, which EUC-KR refuses): Korean text, whose Hangul GB18030 reads as hanzi (Chinese
-    text holds GB2312's row C9 -- 上, 生, 设 -- which both leave undefined)."""
-    return _decoded(sample, "cp949", complete) is not None
+    """Whether ``sample`` decodes strictly in one of Korean's encodings (:data:`_KOREAN`) too: Korean text, whose
+    Hangul GB18030 reads as hanzi, so that a strict decode cannot tell which it is and neither is named (Chinese
+    text holds GB2312's row C9 -- 上, 生, 设 -- which cp949 leaves undefined, and rows D4-D7 -- 中 -- which Johab
+    does)."""
+    return any(_decoded(sample, codec, complete) is not None for codec in _KOREAN)
 
 
 def multibyte_codec(sample: bytes, complete: bool = False) -> str | None:

@@ -27,7 +27,7 @@ from scratchfs.api.inspector import (
 )
 from scratchfs.api.rebuild import open_for_rebuild, open_lost_blobs
 from scratchfs.api.store import ScratchStore, existing_store
-from scratchfs.cli.advice import listing_start
+from scratchfs.cli.advice import listing_start, unfiltered_said
 from scratchfs.cli.app import (
     Folder,
     Integer,
@@ -66,11 +66,13 @@ TERMINAL_LIMIT = 50
 """Entries ``ls`` shows on a terminal unless ``--limit`` says otherwise."""
 
 
-def _filters(run_id: str | None, agent_id: str | None) -> tuple[str | None, str | None]:
+def _filters(run_id: str | None, agent_id: str | None, store: ScratchStore, command: str) -> tuple[str | None, ...]:
     """``ls``'s and ``stats``'s run and agent: the command's own, else those given before the command (which were
-    passed over: ``scratchfs --run R ls`` listed every run), never the environment's."""
-    return (run_id if run_id is not None else given_before("run_id"),
-            agent_id if agent_id is not None else given_before("agent_id"))
+    passed over: ``scratchfs --run R ls`` listed every run), never the environment's (:func:`unfiltered_said`)."""
+    run_id = run_id if run_id is not None else given_before("run_id")
+    if run_id is None and (scoped := os.environ.get("SCRATCHFS_RUN_ID", "").strip()):
+        warn(unfiltered_said([command, "--run", scoped, *_root_words(store)], store.embedded), whole=True)
+    return run_id, agent_id if agent_id is not None else given_before("agent_id")
 
 
 @main.command("ls")
@@ -91,7 +93,7 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int
 
     Entries are read a page at a time and printed as they are read (constant memory at any size), ordered by run
     and age. --run/--agent given before the command (scratchfs --run R ls) filter as after it."""
-    run_id, agent_id = _filters(run_id, agent_id)
+    run_id, agent_id = _filters(run_id, agent_id, store, "ls")
     if limit is None:
         limit = TERMINAL_LIMIT if sys.stdout.isatty() else 0
     start = listing_start(after, ["ls", *(["--run", run_id] if run_id is not None else []),
@@ -140,11 +142,8 @@ def ls(store: ScratchStore, run_id: str | None, agent_id: str | None, limit: int
 def _none_of(run_id: str | None, agent_id: str | None) -> str:
     """The stderr line of ``ls`` and ``stats`` with no live entries -- of the run or agent they are filtered to, as
     ``delete-run`` and ``delete-agent`` say it, or of the store (exit code 0: an empty listing is no error)."""
-    if not run_id and not agent_id:
-        return "no live entries in this store"
-    if run_id and agent_id:
-        return f"no entries of agent '{agent_id}' in run '{run_id}'"
-    return f"no entries of run '{run_id}'" if run_id else f"no entries of agent '{agent_id}'"
+    whose = " in ".join([f"agent '{agent_id}'"] * bool(agent_id) + [f"run '{run_id}'"] * bool(run_id))
+    return f"no entries of {whose}" if whose else "no live entries in this store"
 
 
 def _entries(count: int) -> str:
@@ -187,7 +186,7 @@ def stats_command(store: ScratchStore, run_id: str | None, agent_id: str | None,
     but not swept yet with the bytes the index stores for them (a sweep's bytes_freed counts the files it removes:
     a segment's header too, and a segment only once no live entry shares it) -- aggregated by the index: no entry
     is loaded. --run/--agent given before the command filter as after it."""
-    run_id, agent_id = _filters(run_id, agent_id)
+    run_id, agent_id = _filters(run_id, agent_id, store, "stats")
     check_filter(run_id, agent_id)
     rows = [row for row in stats_in_sql(store, store.now(), soon, run_id)
             if agent_id is None or row.agent_id == agent_id]

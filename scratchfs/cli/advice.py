@@ -97,6 +97,14 @@ def listing_said(root: str | None, local: bool) -> str:
     return f"{listing} lists every live entry with the run and agent that hold it (give them as --run and --agent)"
 
 
+def unfiltered_said(own: list[str], local: bool) -> str:
+    """What ``ls`` or ``stats`` with no ``--run`` says on stderr when ``$SCRATCHFS_RUN_ID`` is set: every run is
+    shown (an agent's exported scope filters no listing: ``scratchfs ls`` lists where a handle lives), and ``own``,
+    the same command with that ``--run``, shows its run's alone (``local``: as :func:`shell_command` writes it)."""
+    return (f"every run shown: $SCRATCHFS_RUN_ID ({own[2]}) filters no listing; {shell_command(own, local)} shows "
+            "its entries alone")
+
+
 def scope_missing_said(command: str | None, root: str | None, local: bool) -> str:
     """What the refusal of ``command`` run without its run or agent adds: for a command that reads or removes what
     is stored, ``: scratchfs ls ... lists every live entry with the run and agent that hold it ...``
@@ -232,4 +240,5 @@ nested contexts)."""
 
 
 __all__ = ["SCOPE_META", "advised", "call_command", "elsewhere_said", "hint_root", "keep_scope", "listing_said",
-           "listing_start", "option_first", "options_said", "read_command", "scope_missing_said"]
+           "listing_start", "option_first", "options_said", "read_command", "scope_missing_said",
+           "unfiltered_said"]
