@@ -92,3 +92,28 @@ def test_a_landmark_s_scan_of_main_like_noise_costs_a_few_plain_texts(name):
     html_worker.view_text(b"<p>x")  # (lxml and inscriptis imported: once a process)
     plain = (_ROOT / "fixtures/workspace-grep-stdlib-defs.txt").read_bytes()[:SIZE]
     assert _stub_cpu(b"<html><body><p>Nav.</p>" + _NOISE[name]) < 10 * cpu(plain) + 0.005
+
+
+_SECTIONS = {  # (a comment or processing instruction among the siblings: counted by the note's :nth-child before)
+    "comments in the section": b"<body><h2 id=a>A</h2><!--c--><p>a1</p><!--d--><p>a2</p><h2 id=b>B</h2><p>b1</p>",
+    "comments before the heading": b"<body><!--x--><!--y--><h2 id=a>A</h2><p>a1</p><h2 id=b>B</h2><p>b1</p><p>b2</p>",
+    "a processing instruction": b"<body><h2 id=a>A</h2><?pi x?><p>a1</p><h2 id=b>B</h2><p>b1</p><p>b2</p>",
+    "a script in the section": b"<body><h2 id=a>A</h2><script>1</script><p>a1</p><h2 id=b>B</h2><p>b1</p>",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SECTIONS))
+def test_a_heading_s_section_select_gives_its_section_among_comments(name):
+    page = _SECTIONS[name]
+    tree = html_worker.parse_page(page.decode())
+    heading = tree.get_element_by_id("a")
+    section = [heading]  # (the section by lxml: the heading's element siblings up to the next h1/h2)
+    for sibling in heading.itersiblings():
+        if isinstance(sibling.tag, str):
+            if sibling.tag in ("h1", "h2"):
+                break
+            section.append(sibling)
+    hint = html_worker.select_texts(page, "#a", 0, 0, 4000, 10)[4]
+    select = json.loads(re.search(r'select=("(?:[^"\\]|\\.)*")', hint).group(1))
+    got = html_worker.select_texts(page, select, 0, 0, 4000, 100)[2]
+    assert got == [" ".join(element.text_content().split()) for element in section]
