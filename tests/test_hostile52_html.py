@@ -117,3 +117,11 @@ def test_a_heading_s_section_select_gives_its_section_among_comments(name):
     select = json.loads(re.search(r'select=("(?:[^"\\]|\\.)*")', hint).group(1))
     got = html_worker.select_texts(page, select, 0, 0, 4000, 100)[2]
     assert got == [" ".join(element.text_content().split()) for element in section]
+
+
+@pytest.mark.parametrize("page", [b"<pre><code>a</code><!--x--><code>b</code></pre>",
+                                  b"<pre><code>a</code><?pi x?><!--y--><code>b</code><button>copy</button></pre>"])
+def test_a_comment_between_a_code_block_s_flavours_does_not_run_them_together(page):
+    view = html_worker.view_text(b"<body>" + page).decode()
+    assert view.splitlines()[:2] == ["a", "b"]
+    assert html_worker.select_texts(b"<body>" + page, "pre", 0, 0, 4000, 10)[2][0].splitlines()[:2] == ["a", "b"]
