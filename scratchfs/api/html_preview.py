@@ -12,8 +12,8 @@ import re
 
 from scratchfs.api.preview import make_preview
 from scratchfs.api.stub_reads import after_handle
-from scratchfs.engine.structure.html_main import main_start
-from scratchfs.engine.structure.html_start import view_start
+from scratchfs.engine.structure.html_main import main_start, main_text
+from scratchfs.engine.structure.html_start import LEAST_VIEW_BYTES, MOST_CUT_BYTES, view_start
 from scratchfs.foundation.text import plural
 
 __all__ = ["IN_TEXT_VIEW", "ViewHead", "page_reads", "view_head", "view_note"]
@@ -36,6 +36,8 @@ class ViewHead:
         if landmark is not None:  # (the page as if its body held its main content alone: that content's text)
             skipped = landmark.start - landmark.body
             told = view_start(head[: landmark.body] + head[landmark.start :], size - skipped, most)
+            told = told and _of_main(told[0], main_text(head, landmark, max(MOST_CUT_BYTES, 4 * most) + 1024,
+                                                      4 * max(most, LEAST_VIEW_BYTES)))
             if told is not None:
                 self.main, self.skipped, self.element = landmark.selector, skipped, landmark.element
                 told = (told[0], False)  # (never all of the page's text: its start was skipped)
@@ -50,6 +52,21 @@ class ViewHead:
         text = self.text
         preview, covered, _ = make_preview(text, b"", len(text) + (not self.whole), limit)
         return preview, covered, self.whole and covered >= len(text)
+
+
+def _of_main(view: bytes, own: str | None) -> tuple[bytes, bool] | None:
+    """What ``view`` (the start of the text view of the page as if its body held its main content alone) and
+    ``own`` (the start of the text ``select=`` of the main content gives; ``None``: that select does not give the
+    landmark first) start with alike, if any text, else ``None``: the preview never shows what that select does not
+    give -- text after the landmark's end (a ``<main>`` of one line, of none), a landmark the scan took from an
+    attribute's value."""
+    if not own:
+        return None
+    text = view.decode("utf-8")
+    alike = next((at for at, (one, other) in enumerate(zip(text, own, strict=False))
+                  if one != other), min(len(text), len(own)))
+    shown = text[:alike].rstrip()
+    return (shown.encode("utf-8"), False) if shown else None
 
 
 def view_head(head: bytes, size: int, most: int) -> ViewHead | None:

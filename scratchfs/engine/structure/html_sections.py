@@ -44,7 +44,8 @@ def section_hint(found: list, texts: list[str]) -> str | None:
         return None
     heading = headings[0]
     level = int(heading.tag[1])
-    siblings = list(heading.itersiblings())
+    siblings = [sibling for sibling in heading.itersiblings() if isinstance(sibling.tag, str)]  # (elements: no
+    # comment nor processing instruction, which :nth-child does not count)
     stop = next((at for at, sibling in enumerate(siblings)
                  if sibling.tag in _HEADINGS and int(sibling.tag[1]) <= level), len(siblings))
     marked = heading if heading.get("id") else next((inner for inner in heading.iterdescendants() if inner.get("id")),
@@ -55,7 +56,8 @@ def section_hint(found: list, texts: list[str]) -> str | None:
                 f'view="text", match={json.dumps(words[:80])}') if words else None
     ident = marked.get("id")
     chosen = f"#{ident}" if marked is heading else f"{heading.tag}:has(#{ident})"
-    last = heading.getparent().index(heading) + stop + 1  # (1-based place of the last sibling before the next heading)
+    before = sum(isinstance(sibling.tag, str) for sibling in heading.itersiblings(preceding=True))
+    last = before + stop + 1  # (1-based place among its parent's elements of the last sibling before the next heading)
     select = f"{chosen}, {chosen} ~ :nth-child(-n+{last})" if stop else chosen
     return (f"the matches are headings ({json.dumps(words[:80])}, {len(found)} in all): the section under the first, "
             f"the heading and its {stop} following elements up to the next heading of its level or higher, is "

@@ -155,9 +155,19 @@ def _pre_blocks_apart(tree: Any) -> None:
             continue
         for at in range(1, len(blocks)):
             block, following = blocks[at - 1], blocks[at]
-            if following.getprevious() is block and not (block.tail or "").startswith("\n") \
+            if _previous_element(following) is block and not (block.tail or "").startswith("\n") \
                     and not "".join(block.itertext()).endswith("\n"):
                 block.tail = "\n" + (block.tail or "")
+
+
+def _previous_element(element: Any) -> Any:
+    """The element before ``element`` among its siblings, past comments and processing instructions with no text
+    after them (``<code>a</code><!--x--><code>b</code>``: a comment between a code block's flavours ran them
+    together, ``ab``); ``None`` at the first."""
+    previous = element.getprevious()
+    while previous is not None and not isinstance(previous.tag, str) and not (previous.tail or "").strip():
+        previous = previous.getprevious()
+    return previous
 
 
 def select_texts(page: bytes, selector: str, index: int, chars: int, budget: int, max_elements: int,
