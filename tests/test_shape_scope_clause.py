@@ -22,8 +22,8 @@ _TWO_IN_A_ROW = re.compile(r"\) \(in the first ")
 def test_the_rust_books_shape_says_its_sample_in_its_markup_clause():
     page = (FIXTURES / "browser-rust-book.html").read_bytes() * 4  # (over 1 MiB, as the real page: 1.8 MiB)
     text = describe(page[:SAMPLE_BYTES], len(page), page.count(b"\n") + 1).text
-    assert re.search(r"of text in 512 KiB \(30% markup; in the first 512 KiB of 2\.0 MiB\); at least \d+ headings(?: \([^)]*\))?: ",
-                     text), text
+    assert re.search(r"of text in 512 KiB \(30% markup; in the first 512 KiB of 2\.0 MiB\); "
+                     r"at least \d+ headings(?: \([^)]*\))?: ", text), text
 
 
 @pytest.mark.parametrize("path", _FILES, ids=[path.name for path in _FILES])
