@@ -26,6 +26,7 @@ from collections.abc import Callable
 from scratchfs.engine.case_variants import alternation, variants
 from scratchfs.engine.pattern_syntax import MAX_PATTERN_BYTES
 from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.text import plural
 
 __all__ = [
     "ENCODINGS",
@@ -237,7 +238,8 @@ def _wide_form(match: str | bytes | None, pattern: str | None, ignore_case: bool
         return (None if match is None else encode_needle(match, encoding)), None
     written = "(?-i:" + "".join(alternation(set(variants(char)), WIDE[encoding]) for char in match) + ")"
     if len(written) > MAX_PATTERN_BYTES:
-        raise InvalidArgument(f"match= is {len(match)} characters, {len(written)} bytes of pattern once each is "
+        raise InvalidArgument(f"match= is {plural(len(match), 'character')}, {plural(len(written), 'byte')} of "
+                              "pattern once each is "
                               f"written as all its case variants in {encoding}, more than the limit of "
                               f"{MAX_PATTERN_BYTES}: search a shorter part of it with ignore_case, or the text as it "
                               "is written without ignore_case")
