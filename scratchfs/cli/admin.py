@@ -25,9 +25,6 @@ from scratchfs.api.rebuild import open_for_rebuild, open_lost_blobs
 from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.cli.advice import listing_start, unfiltered_said
 from scratchfs.cli.app import (
-    Folder,
-    Integer,
-    Seconds,
     command_busy_timeout,
     command_settings,
     command_store,
@@ -42,6 +39,7 @@ from scratchfs.cli.app import (
     with_existing_store,
     with_store,
 )
+from scratchfs.cli.option_types import Folder, Integer, Seconds
 from scratchfs.cli.settings_options import TTL_OPTION, Size, settings_options
 from scratchfs.cli.shell import command_line, program, shell_command
 from scratchfs.cli.usage import takes_no_scope

@@ -53,7 +53,6 @@ from scratchfs.api.deferred_store import DeferredStore, store_name
 from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.cli.app import (
-    Integer,
     Terminated,
     command_busy_timeout,
     command_settings,
@@ -64,6 +63,7 @@ from scratchfs.cli.app import (
     resolve_root,
     warn,
 )
+from scratchfs.cli.option_types import Integer
 from scratchfs.cli.output import RootText
 from scratchfs.cli.serve_guard import BACKLOG, SHUTDOWN_SECONDS, connection_bound, guarded_h11
 from scratchfs.cli.settings_options import settings_options
