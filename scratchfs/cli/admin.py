@@ -14,15 +14,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from scratchfs.api.inspector import (
-    PAGE_ROWS,
-    check_filter,
-    encode_cursor,
-    iter_entries,
-    stats_in_sql,
-)
+from scratchfs.api.inspector import stats_in_sql
 from scratchfs.api.rebuild import open_for_rebuild, open_lost_blobs
 from scratchfs.api.store import ScratchStore, existing_store
+from scratchfs.api.store_listing import PAGE_ROWS, check_filter, encode_cursor, iter_entries
 from scratchfs.cli.advice import listing_start, unfiltered_said
 from scratchfs.cli.app import (
     command_busy_timeout,
