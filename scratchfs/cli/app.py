@@ -10,7 +10,6 @@ a write in flight removes its partial blob on all three). Errors are one line on
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import functools
 import json
@@ -18,7 +17,6 @@ import os
 import re
 import signal
 import sys
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -38,6 +36,7 @@ from scratchfs.cli.environment import (
 from scratchfs.cli.option_types import Seconds
 from scratchfs.cli.output import InputError, OutputError, RootText, tagged_stdout
 from scratchfs.cli.shell import QUOTED_TEXT, command_line, program
+from scratchfs.cli.termination import Terminated, handle_termination, restore_signals
 from scratchfs.cli.usage import ScratchCommand, name_the_command_meant
 from scratchfs.foundation.checks import check_int, check_seconds
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
@@ -72,38 +71,6 @@ def _name_the_option_meant(exc: click.UsageError) -> None:
     meant = meant_argument(exc.option_name.lstrip("-").replace("-", "_"), options,
                            (exc.ctx.command.name or "").replace("-", "_"))
     exc.possibilities = None if meant is None else [options[meant]]  # type: ignore[misc]  # (click's field; Final)
-
-class Terminated(BaseException):
-    """Raised in the main thread by SIGTERM or SIGHUP (as SIGINT raises KeyboardInterrupt), so that a write in
-    flight discards its partial blob on the way out. ``signum``: the signal; the exit code is ``128 + signum``."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _raise_terminated(signum: int, _frame: object) -> None:
-    raise Terminated(signum)
-
-
-def handle_termination(handler: Callable[[int, Any], None] = _raise_terminated) -> dict[int, Any]:
-    """Turn SIGTERM and SIGHUP into :class:`Terminated` -- or hand them to ``handler(signum, frame)`` -- (main thread
-    only; a no-op elsewhere). Returns the handlers replaced, by signal number, for :func:`restore_signals`. Raises
-    nothing."""
-    replaced: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        for name in ("SIGTERM", "SIGHUP"):
-            if hasattr(signal, name):
-                replaced[getattr(signal, name)] = signal.signal(getattr(signal, name), handler)
-    return replaced
-
-
-def restore_signals(replaced: dict[int, Any]) -> None:
-    """Put back the handlers :func:`handle_termination` replaced (a command run inside another program, a test
-    runner for one, leaves its SIGTERM as it found it). Raises nothing."""
-    for signum, handler in replaced.items():
-        with contextlib.suppress(ValueError, TypeError, OSError):
-            signal.signal(signum, handler)
 
 
 _SERVES_STDIN = frozenset({"mcp", "mcp-proxy"})
@@ -456,8 +423,8 @@ def echo_json(value: Any) -> None:
 
 
 __all__ = ["BUSY_TIMEOUT_ENV", "ENV_PREFIX", "EXIT_CODES_HELP", "SETTINGS_META", "STORE_META",
-           "ScratchGroup", "Terminated", "as_invoked", "command_busy_timeout",
+           "ScratchGroup", "as_invoked", "command_busy_timeout",
            "command_settings", "command_store", "echo_json", "fail", "given_before", "global_option",
-           "handle_termination", "json_accepted", "main", "misspelt_variables", "name_the_variable", "opened",
-           "program", "resolve_root", "resolve_scope", "restore_signals", "root_option", "scope_options",
+           "json_accepted", "main", "misspelt_variables", "name_the_variable", "opened",
+           "program", "resolve_root", "resolve_scope", "root_option", "scope_options",
            "stdout_bytes", "warn", "with_existing_store", "with_store"]
