@@ -350,11 +350,11 @@ def test_fsck_waits_the_busy_timeout_of_the_environment(tmp_path, monkeypatch, r
     """``$SCRATCHFS_BUSY_TIMEOUT`` is read by every command that opens a store; ``fsck`` (and ``fsck
     --rebuild-index``) opened it with the default, so over a frozen PostgreSQL or S3 server it waited 24 s where
     ``sweep`` gave up in 9 (found by a platform engineer's trial)."""
-    from scratchfs.cli import admin
+    from scratchfs.cli import fsck_report
 
     assert spill(tmp_path, "r", b"x" * 20_000).exit_code == 0
     seen = []
-    monkeypatch.setattr(admin, "_fsck", lambda store, *args: seen.append(store.settings.busy_timeout))
+    monkeypatch.setattr(fsck_report, "report_fsck", lambda store, *args: seen.append(store.settings.busy_timeout))
     args = ["fsck", "--root", str(tmp_path), *(["--rebuild-index"] if rebuild else [])]
     result = CliRunner(env={"SCRATCHFS_BUSY_TIMEOUT": "2.5"}).invoke(main, args)
     assert result.exit_code == 0, result.output

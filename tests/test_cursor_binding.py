@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scratchfs import InvalidArgument
-from scratchfs.api import inspector
+from scratchfs.api import store_listing
 from scratchfs.api.listing import listing_reply
 from scratchfs.engine.structure import BytesSource, jq_page, records_page, rows_page, select_page, text_page, view_page
 from scratchfs.engine.structure.paging import CursorKey, encode_cursor
@@ -304,13 +304,13 @@ def test_a_listing_cursor_is_refused_by_another_listing(store):
     with pytest.raises(InvalidArgument, match="another listing"):
         store.list_page_for_run("r-twin", limit=5, cursor=run_page.next_cursor)
     now = store.now()
-    (_entry, last), = list(inspector.iter_entries(store, now, "r-list", limit=1))
-    assert len(list(inspector.iter_entries(store, now, "r-list", after=last))) == 11
+    (_entry, last), = list(store_listing.iter_entries(store, now, "r-list", limit=1))
+    assert len(list(store_listing.iter_entries(store, now, "r-list", after=last))) == 11
     store.scope("r-other", "a").scratch_write("k", b"v")
     with pytest.raises(InvalidArgument, match="run 'r-list'"):
-        inspector.iter_entries(store, now, "r-other", after=last)  # listed the whole run, or nothing
+        store_listing.iter_entries(store, now, "r-other", after=last)  # listed the whole run, or nothing
     with pytest.raises(InvalidArgument, match="run 'r-list'"):
-        inspector.count_entries(store, now, "r-other", after=last)
+        store_listing.count_entries(store, now, "r-other", after=last)
 
 
 def test_a_shorter_listing_page_writes_each_call_once(store, monkeypatch):
@@ -395,8 +395,9 @@ def test_every_cursor_refusal_is_a_bad_cursor(tmp_path):
             "another listing": lambda: tools.call("scratch_list", {"prefix": "k", "cursor": another}),
             "scratch_page": lambda: scope.scratch_page("k", cursor=another),
             "run listing": lambda: store.list_page_for_run("r", limit=5, cursor=another),
-            "inspector": lambda: inspector.decode_cursor("zzz"),
-            "inspector of another run": lambda: inspector.iter_entries(store, store.now(), "r2", after=("r", 0.0, 1)),
+            "inspector": lambda: store_listing.decode_cursor("zzz"),
+            "inspector of another run": lambda: store_listing.iter_entries(store, store.now(), "r2",
+                                                                           after=("r", 0.0, 1)),
             "forged": lambda: tools.call("read_handle", {**read, "cursor": "1.2.3.4.abcdefghij"}),
             "another read": lambda: tools.call("read_handle", {**read, "cursor": jq_cursor}),
         }

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scratchfs.api import inspector, results
+from scratchfs.api import inspector, results, store_listing
 from scratchfs.engine.protocols import Entry
 from scratchfs.foundation import cursors
 from scratchfs.foundation.errors import InvalidArgument
@@ -41,12 +41,12 @@ def test_listing_cursors_are_the_old_bytes_and_round_trip(created, agent, kind, 
 
 @given(run=ID, created=TIME, row=st.integers(0, 2**63 - 1))
 def test_inspector_cursors_are_the_old_bytes_and_round_trip(run, created, row):
-    text = inspector.encode_cursor((run, created, row))
+    text = store_listing.encode_cursor((run, created, row))
     if len(json.dumps([run, created, row])) <= 256:  # (longer ones are packed when that is shorter)
         assert text == _old([run, created, row], True)
     else:
         assert len(text) <= len(_old([run, created, row], True))
-    assert inspector.decode_cursor(text) == (run, created, row)
+    assert store_listing.decode_cursor(text) == (run, created, row)
 
 
 @pytest.mark.parametrize("bad", ["", "not a cursor", "!!!", _old([1, "a", "b"], False), _old([True, "a", "b", "c"],
@@ -117,8 +117,8 @@ def _listings(store, scope):
         "list_page_for_run": lambda c: store.list_page_for_run("r", cursor=c),
         "scratch_list tool": tool,
         "inspector fsck": lambda c: inspector.fsck(store, after=c),
-        "inspector iter_entries": lambda c: list(inspector.iter_entries(store, store.now(),
-                                                                        after=inspector.decode_cursor(c))),
+        "inspector iter_entries": lambda c: list(store_listing.iter_entries(store, store.now(),
+                                                                        after=store_listing.decode_cursor(c))),
         "cli ls": lambda c: cli("ls", "--after", c),
         "web entries": lambda c: get("/api/runs/r/scratch", cursor=c),
         "web fsck": lambda c: get("/api/fsck", after=c),

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from scratchfs import ScratchStore
-from scratchfs.api import inspector
+from scratchfs.api import inspector, store_listing
 from scratchfs.cli import admin, main
 
 
@@ -35,7 +35,7 @@ def root(tmp_path, clock):
 
 @pytest.fixture
 def small_pages(monkeypatch):
-    monkeypatch.setattr(inspector, "PAGE_ROWS", 4)
+    monkeypatch.setattr(store_listing, "PAGE_ROWS", 4)
     monkeypatch.setattr(admin, "PAGE_ROWS", 4)
 
 

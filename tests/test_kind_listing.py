@@ -1,4 +1,4 @@
-"""A run's listing of one kind (``GET /api/runs/{run}/scratch?kind=``, :func:`scratchfs.api.inspector.iter_entries`)
+"""A run's listing of one kind (``GET /api/runs/{run}/scratch?kind=``, :func:`scratchfs.api.store_listing.iter_entries`)
 is filtered by the index's query: a run of 100,000 handles and 3 scratch keys gives its 3 keys by reading 3 rows, not
 100,000; a page of the run costs the same however deep it is; and paging by cursor gives exactly the plain answer,
 ties of creation time included, on every index."""
@@ -10,7 +10,7 @@ import sqlite3
 import pytest
 from starlette.testclient import TestClient
 
-from scratchfs.api import inspector
+from scratchfs.api import store_listing
 from scratchfs.web import create_app
 from tests.conftest import BACKENDS
 
@@ -110,7 +110,7 @@ def test_a_page_of_a_large_run_costs_the_same_however_deep(store, client, big_ru
         if at:
             created_at, row_id = conn.execute("SELECT created_at, id FROM entries WHERE key = ?",
                                               (every[at - 1],)).fetchone()
-            params["cursor"] = inspector.encode_cursor((big_run, created_at, row_id))
+            params["cursor"] = store_listing.encode_cursor((big_run, created_at, row_id))
         seen.clear()
         page = client.get(f"/api/runs/{big_run}/scratch", params=params).json()
         assert [e["key"] for e in page["entries"]] == every[at:at + 1000]
@@ -123,7 +123,7 @@ def test_a_page_of_a_large_run_costs_the_same_however_deep(store, client, big_ru
 
 @pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 def test_paging_a_mixed_run_by_kind_and_agent_gives_the_plain_answer(store, clock, client, monkeypatch):
-    monkeypatch.setattr(inspector, "PAGE_ROWS", 3)  # the index is read 3 rows at a time
+    monkeypatch.setattr(store_listing, "PAGE_ROWS", 3)  # the index is read 3 rows at a time
     scopes = [store.scope("mixed", "agent-1"), store.scope("mixed", "agent-2")]
     written = []  # the plain answer: the inspector lists a run in write order (created_at, then row id)
     for i in range(40):
@@ -147,6 +147,6 @@ def test_paging_a_mixed_run_by_kind_and_agent_gives_the_plain_answer(store, cloc
                 assert keys == want, (kind, agent, limit)
                 assert [p["remaining"] for p in got] == [len(want) - sum(p["count"] for p in got[:n + 1])
                                                          for n in range(len(got))]
-            flat = [e.key for e, _ in inspector.iter_entries(store, store.now(), "mixed", agent, kind=kind)]
+            flat = [e.key for e, _ in store_listing.iter_entries(store, store.now(), "mixed", agent, kind=kind)]
             assert flat == want
-            assert inspector.count_entries(store, store.now(), "mixed", agent, None, kind) == len(want)
+            assert store_listing.count_entries(store, store.now(), "mixed", agent, None, kind) == len(want)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from scratchfs import InvalidArgument, PatternTooLong
 from scratchfs.adapter import parse_call, tool_definitions
 from scratchfs.api.contract import ScratchTools
-from scratchfs.api.search_reply import window_hits
+from scratchfs.api.search_window import window_hits
 from scratchfs.api.views import reply_size
 from scratchfs.cli.app import main
 from scratchfs.engine.last_matches import MAX_STEPS_BACK, last_matches

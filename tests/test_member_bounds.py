@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from scratchfs import InvalidArgument
 from scratchfs.api.contract import ScratchTools
-from scratchfs.api.search_reply import window_hits
+from scratchfs.api.search_window import window_hits
 from tests.archives import call_args, tar_of
 
 _LINE = st.text(alphabet="ab é日\t{}", max_size=120)

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from scratchfs import InvalidArgument
 from scratchfs.adapter import parse_call
 from scratchfs.api.contract import ScratchTools
-from scratchfs.api.search_reply import window_hits
+from scratchfs.api.search_window import window_hits
 from tests.archives import call_args, tar_of
 
 TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from scratchfs.adapter import parse_call
 from scratchfs.api.contract import ScratchTools
-from scratchfs.api.search_reply import window_hits
+from scratchfs.api.search_window import window_hits
 from scratchfs.engine.structure import table
 from scratchfs.engine.structure.paging import BytesSource
 from scratchfs.engine.structure.table import rows_at

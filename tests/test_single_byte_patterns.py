@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from scratchfs import ScratchStore
 from scratchfs.api.contract import ScratchTools
 from scratchfs.api.encodings import decode_single
-from scratchfs.api.search_reply import window_hits
+from scratchfs.api.search_window import window_hits
 from scratchfs.foundation.errors import InvalidArgument
 
 ATOMS = ["é", "\\é", "[\\éa]", "[à-é]", "a", "\\\\", "\\\\é", "(?:é|\\\\)", ".", "x", "\\ü", "ü", "(é)\\1",

@@ -21,7 +21,7 @@ from scratchfs import BadPattern, Deleted, InvalidArgument, JqFailed, ScratchSto
 from scratchfs.api.miss_hints import MissNote, unhinted
 from scratchfs.api.results import Matches
 from scratchfs.api.search_calls import written_as
-from scratchfs.api.search_reply import as_given
+from scratchfs.api.search_encoded import as_given
 from scratchfs.api.shape_binary import UTF16_FORMATS, WIDE_CODECS
 from scratchfs.cli.app import main
 from scratchfs.engine import postgres_index, sqlite_index

@@ -378,7 +378,7 @@ def test_html_text_size_is_the_bytes_served_as_the_model_counts_them(store, clie
 
 
 def test_run_entries_stream_from_the_index_with_the_listing_cursor(store, clock, client, monkeypatch):
-    from scratchfs.api.inspector import decode_cursor, iter_entries
+    from scratchfs.api.store_listing import decode_cursor, iter_entries
 
     scope = store.scope("run-q", "agent-1")
     keys = []
@@ -509,7 +509,7 @@ def test_fsck_of_exactly_limit_entries_is_whole_without_an_aggregate_query(store
 
 
 def test_run_entries_count_the_remaining_entries_without_walking_them(store, clock, client, monkeypatch):
-    from scratchfs.api import inspector
+    from scratchfs.api import store_listing
 
     scope = store.scope("run-c", "agent-1")
     for i in range(40):
@@ -518,7 +518,7 @@ def test_run_entries_count_the_remaining_entries_without_walking_them(store, clo
     walked = []
     real_page = store.index.page
     monkeypatch.setattr(store.index, "page", lambda *a: walked.append(a[2]) or real_page(*a))
-    monkeypatch.setattr(inspector, "PAGE_ROWS", 8)  # entries are read 8 at a time
+    monkeypatch.setattr(store_listing, "PAGE_ROWS", 8)  # entries are read 8 at a time
     page = client.get("/api/runs/run-c/scratch", params={"limit": 5}).json()
     assert page["count"] == 5 and page["remaining"] == 35 and len(walked) == 1  # not every page after it
     walked.clear()

@@ -71,8 +71,10 @@ from scratchfs.api.results import Matches, Slice
 from scratchfs.api.scope import Scope
 from scratchfs.api.search_calls import ENCODING_STRUCTURE, encoding_refusal
 from scratchfs.api.search_commits import with_commits
-from scratchfs.api.search_reply import as_given, count_reply, matches_reply, refused_as_given, window_hits, window_json
+from scratchfs.api.search_encoded import as_given, refused_as_given
+from scratchfs.api.search_reply import count_reply, matches_reply
 from scratchfs.api.search_rows import with_rows
+from scratchfs.api.search_window import window_hits, window_json
 from scratchfs.api.tools import TOOL_SPECS, check_arguments, check_not_empty, check_shape
 from scratchfs.api.views import lead_inside_character, reply_size, reply_text, to_json
 from scratchfs.api.wide_lines import lines_or_search
@@ -157,7 +159,7 @@ class ScratchTools:
     def call(self, name: object, arguments: object = None, *, full_windows: bool = False) -> dict[str, Any]:
         """Run tool ``name`` with ``arguments`` (checked against its schema) and return its result object.
         ``full_windows`` (not a tool argument: the web inspector's): a read_handle search's windows of whole lines
-        keep their offsets and match fields (:func:`~scratchfs.api.search_reply.window_json`).
+        keep their offsets and match fields (:func:`~scratchfs.api.search_window.window_json`).
 
         Raises:
             InvalidArgument: ``name`` (of any type) is not a tool's, or bad ``arguments`` (:func:`check_arguments`).

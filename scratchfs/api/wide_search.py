@@ -68,7 +68,7 @@ class WideLines:
 class EvenMatcher:
     """The matches of ``inner`` (a :class:`~scratchfs.engine.search.Matcher`) that start at an even content offset:
     UTF-16 text's, whose code units start there (one at an odd offset is the halves of two characters, which a
-    search's windows drop too: :func:`~scratchfs.api.search_reply.as_given`)."""
+    search's windows drop too: :func:`~scratchfs.api.search_encoded.as_given`)."""
 
     def __init__(self, inner: Matcher) -> None:
         self.inner = inner

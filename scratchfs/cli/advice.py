@@ -13,8 +13,8 @@ from typing import Any
 import click
 
 from scratchfs.api.column_words import NUMBER_PREFIX
-from scratchfs.api.inspector import decode_cursor
 from scratchfs.api.store import ScratchStore
+from scratchfs.api.store_listing import decode_cursor
 from scratchfs.cli.shell import QUOTED_TEXT, shell_command, shell_word
 from scratchfs.engine.backend_urls import local_blobs
 from scratchfs.foundation.calls import Call
@@ -64,7 +64,7 @@ def elsewhere_said(exc: ScratchError, root: str | None) -> str:
 
 
 def listing_start(cursor: str | None, words: list[str], local: bool) -> tuple[str, float, int] | None:
-    """The position ``ls``'s or ``fsck``'s ``--cursor`` names (:func:`~scratchfs.api.inspector.decode_cursor`;
+    """The position ``ls``'s or ``fsck``'s ``--cursor`` names (:func:`~scratchfs.api.store_listing.decode_cursor`;
     ``None`` for none).
 
     Raises:

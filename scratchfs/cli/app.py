@@ -10,7 +10,6 @@ a write in flight removes its partial blob on all three). Errors are one line on
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import functools
 import json
@@ -18,7 +17,6 @@ import os
 import re
 import signal
 import sys
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -35,13 +33,15 @@ from scratchfs.cli.environment import (
     empty_variables,
     misspelt_variables,
 )
-from scratchfs.cli.output import InputError, OutputError, PathText, RootText, tagged_stdout
+from scratchfs.cli.option_types import Seconds
+from scratchfs.cli.output import InputError, OutputError, RootText, tagged_stdout
 from scratchfs.cli.shell import QUOTED_TEXT, command_line, program
+from scratchfs.cli.termination import Terminated, handle_termination, restore_signals
 from scratchfs.cli.usage import ScratchCommand, name_the_command_meant
-from scratchfs.foundation.checks import check_int, check_seconds, check_ttl
+from scratchfs.foundation.checks import check_int, check_seconds
 from scratchfs.foundation.errors import InvalidArgument, ScratchError
-from scratchfs.foundation.limits import BUSY_TIMEOUT, DEFAULT_TTL, MAX_BUSY_TIMEOUT, MAX_SEGMENT_ENTRY_BYTES, MAX_TTL
-from scratchfs.foundation.text import is_digits, not_a_size, one_line, shorten, within_chars
+from scratchfs.foundation.limits import BUSY_TIMEOUT, MAX_BUSY_TIMEOUT, MAX_SEGMENT_ENTRY_BYTES
+from scratchfs.foundation.text import not_a_size, one_line, within_chars
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -71,38 +71,6 @@ def _name_the_option_meant(exc: click.UsageError) -> None:
     meant = meant_argument(exc.option_name.lstrip("-").replace("-", "_"), options,
                            (exc.ctx.command.name or "").replace("-", "_"))
     exc.possibilities = None if meant is None else [options[meant]]  # type: ignore[misc]  # (click's field; Final)
-
-class Terminated(BaseException):
-    """Raised in the main thread by SIGTERM or SIGHUP (as SIGINT raises KeyboardInterrupt), so that a write in
-    flight discards its partial blob on the way out. ``signum``: the signal; the exit code is ``128 + signum``."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _raise_terminated(signum: int, _frame: object) -> None:
-    raise Terminated(signum)
-
-
-def handle_termination(handler: Callable[[int, Any], None] = _raise_terminated) -> dict[int, Any]:
-    """Turn SIGTERM and SIGHUP into :class:`Terminated` -- or hand them to ``handler(signum, frame)`` -- (main thread
-    only; a no-op elsewhere). Returns the handlers replaced, by signal number, for :func:`restore_signals`. Raises
-    nothing."""
-    replaced: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        for name in ("SIGTERM", "SIGHUP"):
-            if hasattr(signal, name):
-                replaced[getattr(signal, name)] = signal.signal(getattr(signal, name), handler)
-    return replaced
-
-
-def restore_signals(replaced: dict[int, Any]) -> None:
-    """Put back the handlers :func:`handle_termination` replaced (a command run inside another program, a test
-    runner for one, leaves its SIGTERM as it found it). Raises nothing."""
-    for signum, handler in replaced.items():
-        with contextlib.suppress(ValueError, TypeError, OSError):
-            signal.signal(signum, handler)
 
 
 _SERVES_STDIN = frozenset({"mcp", "mcp-proxy"})
@@ -454,97 +422,9 @@ def echo_json(value: Any) -> None:
     click.echo(_LONE_SURROGATE.sub(lambda found: f"\\u{ord(found[0]):04x}", text))
 
 
-class Folder(PathText):
-    """A click type for an existing folder (a link to one followed), checked when the command line is parsed, so
-    a command refuses it before opening a store (none is made for nothing): ``click.Path(file_okay=False)`` turns
-    away regular files only, and a FIFO, socket or device went through."""
-
-    def __init__(self) -> None:
-        super().__init__(exists=True, file_okay=False)
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        path = super().convert(value, param, ctx)
-        if not os.path.isdir(path):
-            self.fail(f"{os.fsdecode(path)!r} is not a folder", param, ctx)
-        return path
-
-
-class Seconds(click.ParamType):
-    """A click option type for a span of seconds: a finite number in ``(0, maximum]`` (``[0, maximum]`` when
-    ``zero_ok``), checked by :func:`~scratchfs.foundation.checks.check_seconds` -- NaN, infinities and numbers too
-    large for a float are a usage error (exit 2, one line), not a traceback or a silent default; so are Unicode
-    digits (``٥``) and underscores (``1_0``), which ``float`` takes: a number is written in ASCII, as in JSON. With
-    ``ttl=True`` it is a TTL, checked by :func:`~scratchfs.foundation.checks.check_ttl`: 1 second to 30 days."""
-
-    name = "seconds"
-
-    def __init__(self, zero_ok: bool = False, maximum: float = MAX_TTL, ttl: bool = False) -> None:
-        self.zero_ok, self.maximum, self.ttl = zero_ok, maximum, ttl
-
-    @staticmethod
-    def number(value: Any) -> float:
-        """``value`` as a float of seconds, written in ASCII as in JSON.
-
-        Raises:
-            InvalidArgument: not such a number.
-        """
-        if isinstance(value, float):
-            return value
-        text = str(value).strip()
-        try:
-            if not text.isascii() or "_" in text:
-                raise ValueError(text)
-            return float(text)
-        except ValueError:
-            raise InvalidArgument(f"{value!r} is not a number of seconds") from None
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
-        try:
-            number = self.number(value)
-        except InvalidArgument as exc:
-            self.fail(str(exc), param, ctx)
-        try:
-            if self.ttl:  # as Settings and the tools word it
-                return check_ttl(number, DEFAULT_TTL, param.name if param is not None and param.name else "ttl")
-            return check_seconds(number, param.name if param is not None and param.name else "seconds",
-                                 self.maximum, zero_ok=self.zero_ok)
-        except InvalidArgument as exc:
-            self.fail(str(exc), param, ctx)
-
-
-class Integer(click.ParamType):
-    """A click option type for a whole number written in ASCII digits ``0-9`` (an optional leading ``-``), at least
-    ``minimum`` and at most ``maximum`` when given (``None``: no bound), as the contract's JSON integers are: Unicode
-    digits (``٥``), underscores (``1_000``), spaces and a ``+`` -- which ``int`` takes -- are a usage error (exit 2,
-    one line), as is a number out of the bounds. Every integer option of the CLI takes it."""
-
-    name = "integer"
-    _MAX_DIGITS = 30  # longer is refused before int() is asked (a number of that size is out of any bound here)
-
-    def __init__(self, minimum: int | None = None, maximum: int | None = None) -> None:
-        self.minimum, self.maximum = minimum, maximum
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            number = value
-        elif isinstance(value, str) and is_digits(value.removeprefix("-")):
-            if len(value.lstrip("-")) > self._MAX_DIGITS:
-                self.fail(f"{value[:40]!r}{'...' if len(value) > 40 else ''} has more than {self._MAX_DIGITS} digits",
-                          param, ctx)
-            number = int(value)
-        else:
-            self.fail(f"{shorten(value)} is not an integer (ASCII digits 0-9, optionally after a -)", param, ctx)
-        low, high = self.minimum, self.maximum
-        if (low is not None and number < low) or (high is not None and number > high):
-            bounds = f"{low}<=x<={high}" if low is not None and high is not None else \
-                f"x>={low}" if low is not None else f"x<={high}"
-            self.fail(f"{number} is not in the range {bounds}", param, ctx)
-        return number
-
-
 __all__ = ["BUSY_TIMEOUT_ENV", "ENV_PREFIX", "EXIT_CODES_HELP", "SETTINGS_META", "STORE_META",
-           "Folder", "Integer", "ScratchGroup", "Seconds", "Terminated", "as_invoked", "command_busy_timeout",
+           "ScratchGroup", "as_invoked", "command_busy_timeout",
            "command_settings", "command_store", "echo_json", "fail", "given_before", "global_option",
-           "handle_termination", "json_accepted", "main", "misspelt_variables", "name_the_variable", "opened",
-           "program", "resolve_root", "resolve_scope", "restore_signals", "root_option", "scope_options",
+           "json_accepted", "main", "misspelt_variables", "name_the_variable", "opened",
+           "program", "resolve_root", "resolve_scope", "root_option", "scope_options",
            "stdout_bytes", "warn", "with_existing_store", "with_store"]

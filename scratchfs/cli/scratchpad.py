@@ -13,16 +13,8 @@ import click
 
 from scratchfs.api.store import ScratchStore
 from scratchfs.cli.advice import call_command, hint_root
-from scratchfs.cli.app import (
-    Integer,
-    echo_json,
-    json_accepted,
-    main,
-    scope_options,
-    warn,
-    with_existing_store,
-    with_store,
-)
+from scratchfs.cli.app import echo_json, json_accepted, main, scope_options, warn, with_existing_store, with_store
+from scratchfs.cli.option_types import Integer
 from scratchfs.cli.output import INPUT_ARGUMENT
 from scratchfs.cli.settings_options import (
     BUDGET_WORDS,

@@ -52,21 +52,12 @@ from click.core import ParameterSource
 from scratchfs.api.deferred_store import DeferredStore, store_name
 from scratchfs.api.settings import Settings
 from scratchfs.api.store import ScratchStore, existing_store
-from scratchfs.cli.app import (
-    Integer,
-    Terminated,
-    command_busy_timeout,
-    command_settings,
-    command_store,
-    handle_termination,
-    main,
-    opened,
-    resolve_root,
-    warn,
-)
+from scratchfs.cli.app import command_busy_timeout, command_settings, command_store, main, opened, resolve_root, warn
+from scratchfs.cli.option_types import Integer
 from scratchfs.cli.output import RootText
 from scratchfs.cli.serve_guard import BACKLOG, SHUTDOWN_SECONDS, connection_bound, guarded_h11
 from scratchfs.cli.settings_options import settings_options
+from scratchfs.cli.termination import Terminated, handle_termination
 from scratchfs.cli.usage import takes_no_scope
 from scratchfs.foundation.errors import InvalidArgument, StorageError
 from scratchfs.foundation.text import one_line

@@ -9,16 +9,8 @@ from typing import Any
 import click
 
 from scratchfs.api.settings import SEGMENTS_ENV
-from scratchfs.cli.app import (
-    Seconds,
-    command_settings,
-    command_store,
-    global_option,
-    main,
-    resolve_root,
-    root_option,
-    warn,
-)
+from scratchfs.cli.app import command_settings, command_store, global_option, main, resolve_root, root_option, warn
+from scratchfs.cli.option_types import Seconds
 from scratchfs.cli.settings_options import PASSTHROUGH_OPTION, Size, setting_env, settings_options
 from scratchfs.foundation.checks import check_int
 from scratchfs.foundation.errors import InvalidArgument

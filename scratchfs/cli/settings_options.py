@@ -39,7 +39,8 @@ import click
 from click.core import ParameterSource
 
 from scratchfs.api.settings import Settings
-from scratchfs.cli.app import SETTINGS_META, STORE_META, Integer, Seconds
+from scratchfs.cli.app import SETTINGS_META, STORE_META
+from scratchfs.cli.option_types import Integer, Seconds
 from scratchfs.engine.backends import ENV_BLOBS, ENV_INDEX
 from scratchfs.foundation import limits
 from scratchfs.foundation.errors import InvalidArgument

@@ -20,8 +20,6 @@ from scratchfs.api.encodings import ENCODINGS, WIDE, check_encoding, decode_sing
 from scratchfs.api.store import ScratchStore
 from scratchfs.cli.advice import call_command, hint_root, options_said
 from scratchfs.cli.app import (
-    Folder,
-    Integer,
     as_invoked,
     echo_json,
     json_accepted,
@@ -34,6 +32,7 @@ from scratchfs.cli.app import (
     with_existing_store,
     with_store,
 )
+from scratchfs.cli.option_types import Folder, Integer
 from scratchfs.cli.output import INPUT_ARGUMENT, RootText, end_shared_line
 from scratchfs.cli.passthrough import passes_small_through
 from scratchfs.cli.settings_options import (
@@ -57,7 +56,7 @@ if TYPE_CHECKING:
     from scratchfs.api.results import LineSlice, Slice
 
 INT = Integer()
-"""The type of every integer option here but sizes: ASCII digits only (:class:`~scratchfs.cli.app.Integer`)."""
+"""The type of every integer option here but sizes: ASCII digits only (:class:`~scratchfs.cli.option_types.Integer`)."""
 SIZE = Size()
 """The type of the options that are numbers of bytes (``--length``, ``--budget``): digits with an optional unit,
 ``4096`` or ``4KiB``, as the size settings take them (:class:`~scratchfs.cli.settings_options.Size`)."""

@@ -27,18 +27,11 @@ from starlette.requests import Request
 
 from scratchfs.api.column_words import column_words
 from scratchfs.api.contract import ScratchTools
-from scratchfs.api.inspector import (
-    DEFAULT_SOON,
-    count_entries,
-    decode_cursor,
-    encode_cursor,
-    fsck,
-    iter_entries,
-    stats_in_sql,
-)
+from scratchfs.api.inspector import DEFAULT_SOON, fsck, stats_in_sql
 from scratchfs.api.misfit import holds
 from scratchfs.api.scope import Scope
 from scratchfs.api.store import ScratchStore
+from scratchfs.api.store_listing import count_entries, decode_cursor, encode_cursor, iter_entries
 from scratchfs.api.tools import TOOL_SPECS
 from scratchfs.engine.protocols import Entry
 from scratchfs.foundation import checks
@@ -92,7 +85,7 @@ def list_runs(request: Request) -> dict[str, Any]:
 
 def run_entries(request: Request, run: str) -> dict[str, Any]:
     """A run's live entries, oldest first, paged: ``?limit=`` (1-1000, 100) and ``?cursor=`` (the previous page's
-    ``next_cursor``, the cursor of :func:`~scratchfs.api.inspector.iter_entries`, as ``ls`` prints it); ``?agent=``
+    ``next_cursor``, the cursor of :func:`~scratchfs.api.store_listing.iter_entries`, as ``ls`` prints it); ``?agent=``
     and ``?kind=`` (handle, scratch) filter, in the index's query: a page of the 3 scratch keys of a run of 100,000
     handles reads those 3 rows. Streamed from the index a page of rows at a time (constant memory); ``remaining``
     counts the entries after the page (one ``COUNT`` by the index; an index without it, by going on with the same

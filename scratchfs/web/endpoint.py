@@ -19,8 +19,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from scratchfs.api.deferred_store import DeferredStore
-from scratchfs.api.inspector import iter_entries
 from scratchfs.api.store import ScratchStore
+from scratchfs.api.store_listing import iter_entries
 from scratchfs.api.tools import TOOL_SPECS, meant_argument
 from scratchfs.foundation import checks
 from scratchfs.foundation.errors import InvalidArgument, NotFound, ScratchError

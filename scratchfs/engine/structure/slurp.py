@@ -11,14 +11,15 @@ over all the rows), whose cells are numbers and empty cells ``null``.
 
 **A row of a table that cannot be read** (a field past the ``csv`` module's field limit, a quote left open until
 then) is passed over, as the pages of a rows read pass over it (the ``csv`` module's reader reading on after the
-error): jq is given the rows those pages give, no more and no fewer, and every page's ``extra["note"]`` says how many
-rows were left out, names the first (its number, bytes and what is wrong; as many more as fit a quarter of the page's
-budget, at most :data:`_MOST_NAMED`) and the numbers of the next :data:`_MOST_NUMBERED`; the page's ``passed`` lists
-those named (BadRecords), for the reads layer to add the byte read that shows each. Why not refuse, as jq refuses
-input it cannot parse: a table's row that cannot be read is one the tools that read tables (Python's ``csv``,
-DuckDB's ``ignore_errors``) read past, and a refusal would leave no whole-table read at all (a rows read takes no
-jq): a count or a sum over the rows read, said to be so, answers the question, and a model that needs every row sees
-which were not read. A header that cannot be read is refused (no row can be keyed by it).
+error): jq is given the rows those pages give, no more and no fewer, and every page's ``extra["note"]`` says how
+many rows were left out, names the first (its number, bytes and what is wrong; as many more as fit a quarter of the
+page's budget, at most :data:`~.slurp_notes._MOST_NAMED`) and the numbers of the next
+:data:`~.slurp_notes.MOST_NUMBERED`; the page's ``passed`` lists those named (BadRecords), for the reads layer to
+add the byte read that shows each. Why not refuse, as jq refuses input it cannot parse: a table's row that cannot be
+read is one the tools that read tables (Python's ``csv``, DuckDB's ``ignore_errors``) read past, and a refusal would
+leave no whole-table read at all (a rows read takes no jq): a count or a sum over the rows read, said to be so,
+answers the question, and a model that needs every row sees which were not read. A header that cannot be read is
+refused (no row can be keyed by it).
 
 **A record of JSON lines that is not JSON** (cut short inside a string, say, or nested too deeply to parse) is passed
 over likewise, wherever it is (:func:`_records`; before newuser9's trial only the last line was, and one in the
@@ -55,14 +56,13 @@ from scratchfs.engine.structure.jsonl_records import bad_record
 from scratchfs.engine.structure.jsontexts import walk_documents
 from scratchfs.engine.structure.numbers import LongIntegers
 from scratchfs.engine.structure.paging import BytesSource, ContentSource, ItemPage, check_page, read_whole
-from scratchfs.engine.structure.percent_cells import percent_note
 from scratchfs.engine.structure.row_keys import EXTRA_CELLS, row_keys
+from scratchfs.engine.structure.slurp_notes import MOST_NUMBERED, NO_WHOLE, Whole, table_note
 from scratchfs.engine.structure.stray_quotes import REAL, RealCells, cell_lines, runaway_said, stray_cell
 from scratchfs.engine.structure.table import UNSPLIT_KEY, iter_rows
 from scratchfs.engine.structure.table_start import DELIMITERS
 from scratchfs.foundation import limits
 from scratchfs.foundation.errors import BadRecord, InvalidArgument, SlurpTooLarge, StructureTimeout
-from scratchfs.foundation.text import plural
 
 __all__ = ["EXTRA_CELLS", "MAX_ARRAY_BYTES", "MAX_EXACT_INTEGER", "MAX_SLURP_BYTES", "row_keys", "slurp_page",
            "type_number_columns"]
@@ -77,10 +77,7 @@ MAX_EXACT_INTEGER = 2**53
 """Largest magnitude of an integer cell read as a number (jq's doubles hold every integer up to it exactly)."""
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 """JSON's number grammar (RFC 8259, section 6): what a cell must be to be read as a number."""
-_Whole = tuple[int, str, tuple[int, ...], str]  # (rows given whole: how many, the key of their line, the first's
-# numbers; and what is said of a row holding a quote never closed, stray_quotes.runaway_said, or "")
-_NO_WHOLE: _Whole = (0, "", (), "")  # (no row given whole: JSON lines, JSON texts, a table whose every row split)
-_ARRAYS: LRU[str, tuple[bytes, tuple[BadRecord, ...], _Whole]] = LRU(4, max_weight=MAX_ARRAY_BYTES,
+_ARRAYS: LRU[str, tuple[bytes, tuple[BadRecord, ...], Whole]] = LRU(4, max_weight=MAX_ARRAY_BYTES,
                                                              weigh=lambda kept: len(kept[0]),
                                                              max_item_weight=MAX_ARRAY_BYTES)
 """The array texts slurp reads built, by blob token and form, with the rows each passed over: the next pages of a
@@ -131,7 +128,7 @@ def slurp_page(source: ContentSource, filter: str, form: str, *, cursor: str | N
     check_page(cursor, budget_bytes, budget_name=budget_name)
     data, passed, whole = _array(source, form, cache_key, layout)
     keyed, room, named = (None, 0, ()) if cursor is not None else (  # (advice4: said again on every page)
-        _table_note(source, form, layout, passed, budget_bytes, whole, filter))
+        table_note(source, form, layout, passed, budget_bytes, whole, filter))
     try:
         page = jq_page(BytesSource(data), filter, cursor, max(256, budget_bytes - room),  # (the note fits beside it)
                        cache_key=None if cache_key is None else f"slurp:{form}:{cache_key}", timeout=timeout,
@@ -155,127 +152,24 @@ _PAGED = {"records": "record=1, records=10000 and a jq filter run on each record
 
 
 def _noted(page: ItemPage, keyed: str | None, named: tuple[BadRecord, ...]) -> ItemPage:
-    """``page`` (a fresh one, whose note is jq's read's alone) with the table's note (:func:`_table_note`) before its
-    own, and ``named`` (the rows passed over it names) as its ``passed`` (``None``: none)."""
+    """``page`` (a fresh one, whose note is jq's read's alone) with the table's note
+    (:func:`~.slurp_notes.table_note`) before its own, and ``named`` (the rows passed over it names) as its
+    ``passed`` (``None``: none)."""
     if keyed is not None:
         page.extra["note"] = "; ".join(n for n in (keyed, page.extra.get("note")) if n)
     page.passed = list(named) or None
     return page
 
 
-def _table_note(source: ContentSource, form: str, layout: Layout | None, passed: tuple[BadRecord, ...],
-                budget: int, whole: _Whole = _NO_WHOLE, jq: str = "") -> tuple[str | None, int, tuple[BadRecord, ...]]:
-    """``(what a slurp page's note says of the table -- keys renamed, rows passed over, rows given whole
-    (:func:`_whole_note`), a column of percentages the filter ``jq`` names (:func:`~.percent_cells.percent_note`) --,
-    or None; the bytes of JSON kept for it, the byte reads the reads layer adds included; the rows passed over it
-    names, :func:`_named`)``."""
-    named = _named(passed, budget)
-    keyed = _keys_note(source, layout) if form == "rows" else None
-    passed_note = _documents_note(source, passed, named) if form == "documents" else _passed_note(
-        source, passed, named, form)
-    percent = percent_note(source, layout, jq) if form == "rows" and jq else None
-    said = (keyed, passed_note, _whole_note(whole), whole[3], percent)
-    keyed = "; ".join([one for one in said if one]) or None
-    if keyed is None:
-        return None, 0, named
-    return keyed, len(json.dumps(keyed, ensure_ascii=False).encode("utf-8")) + len(',"note":; ') + (
-        _SEE_BYTES * len(named)), named
-
-
-_SEE_BYTES = 112
-"""Bytes of JSON a note's naming of a row passed over grows by when the reads layer adds the byte read that shows it
-(`` -- its bytes: read_handle(handle="h_...", offset=N, length=N, budget=N)``, its quotes escaped): room kept."""
-_MOST_NAMED = 10
-"""Most rows passed over a slurp page's note names in full (as many as a rows page passes over)."""
-_MOST_NUMBERED = 10
-"""Most rows passed over past those named that the note gives by number."""
-
-
-def _named(passed: tuple[BadRecord, ...], budget: int) -> tuple[BadRecord, ...]:
-    """The rows passed over that a page's note names in full (each with what is wrong and, added by the reads layer,
-    the byte read that shows it): the first, and those after it while their naming stays within a quarter of
-    ``budget`` (the page's bytes of JSON), at most :data:`_MOST_NAMED`."""
-    named, used = [], 0
-    for bad in passed[:_MOST_NAMED]:
-        used += len(str(bad)) + len(" -- passed over; ") + _SEE_BYTES
-        if named and used > budget // 4:
-            break
-        named.append(bad)
-    return tuple(named)
-
-
-def _passed_note(source: ContentSource, passed: tuple[BadRecord, ...], named: tuple[BadRecord, ...], form: str
-                 ) -> str | None:
-    """What a slurp page says of the rows of a table that could not be read, or the records of JSON lines (``form``
-    ``"records"``) not JSON, passed over (``named``: those it names in full, the first of ``passed``): how many,
-    each named, then how many more and the first numbers of those; of JSON lines whose only such record is the last
-    line (:func:`_ends`), that it is; ``None`` when there are none."""
-    if not passed:
-        return None
-    noun, reader = ("record", "records read (record=N)") if form == "records" else ("row", "rows read (row=N)")
-    if form == "records" and len(passed) == 1 and _ends(source, passed[0]):
-        return (f"{passed[0]} -- passed over: it is not in the array jq was given: it is the last line (cut short, or "
-                "no record), which the stub counts out too")
-    count = len(passed)
-    said = (f"{plural(count, noun)} could not be read and {'are' if count > 1 else 'is'} not in "
-            f"the array jq was given: " + "; ".join(f"{bad} -- passed over" for bad in named))
-    rest = passed[len(named) :]
-    if rest:
-        numbers = ", ".join(str(bad.record) for bad in rest[:_MOST_NUMBERED]) + (
-            ", …" if len(rest) > _MOST_NUMBERED else "")
-        said += f"; and {len(rest):,} more ({noun}{'s' if len(rest) > 1 else ''} {numbers}): a {reader} names each"
-    return said
-
-
-def _ends(source: ContentSource, bad: BadRecord) -> bool:
-    """Whether only blanks (at most 4 KiB of them) follow ``bad`` (a record or document passed over): the content's
-    last, cut short."""
-    rest = source.size - bad.offset - bad.length
-    return rest <= 4096 and not source.read(bad.offset + bad.length, rest).strip()
-
-
-def _documents_note(source: ContentSource, passed: tuple[BadRecord, ...], named: tuple[BadRecord, ...],
-                    ) -> str | None:
-    """What a slurp page says of the documents of a stream of JSON texts that are not JSON, passed over (``named``:
-    those it names in full): each named, the last one said to be so when only blanks follow it (cut short), then how
-    many more and where the first of those start; ``None`` when there are none."""
-    if not passed:
-        return None
-    ends = _ends(source, passed[-1])
-    if len(passed) == 1 and ends:
-        return f"{passed[-1]} -- passed over: it is not in the array jq was given: it is the last one (cut short)"
-    count = len(passed)
-    said = (f"{plural(count, 'document')} {'is' if count == 1 else 'are'} not JSON and not in the array jq was "
-            f"given (the documents after {'it' if count == 1 else 'each'} are): "
-            + "; ".join(f"{bad} -- passed over" for bad in named))
-    more = passed[len(named) :]
-    if more:
-        where = ", ".join(f"{bad.record:,} at byte {bad.offset:,}" for bad in more[:_MOST_NUMBERED]) + (
-            ", …" if len(more) > _MOST_NUMBERED else "")
-        said += f"; and {len(more):,} more (document {where})"
-    return said + ("; the last one runs to the content's end (cut short)" if ends else "")
-
-
-def _whole_note(whole: _Whole) -> str | None:
-    """What a slurp page says of the rows of a table aligned by spaces given whole (``whole``: how many, the key of
-    their line, the first's numbers), whose cells could not be told for certain; ``None`` when there are none."""
-    count, key, first, _ = whole
-    if not count:
-        return None
-    numbers = ", ".join(map(str, first)) + (", …" if count > len(first) else "")
-    return (f"{plural(count, 'row')} given whole (row {numbers}): cells not told for certain, so every name null "
-            f"and the line under {key}: jq=\"[.[] | select(.{key})]\" with slurp=true lists them, row=N reads one")
-
-
 def _array(source: ContentSource, form: str, cache_key: str | None, layout: Layout | None,
-           ) -> tuple[bytes, tuple[BadRecord, ...], _Whole]:
+           ) -> tuple[bytes, tuple[BadRecord, ...], Whole]:
     """``(the JSON array text of source's records or rows, the rows passed over as they could not be read, the rows
-    given whole: :func:`_whole_note`)``, kept in :data:`_ARRAYS` under ``cache_key`` (built once for the pages of a
-    read)."""
+    given whole: :func:`~.slurp_notes._whole_note`)``, kept in :data:`_ARRAYS` under ``cache_key`` (built once for
+    the pages of a read)."""
     kept = None if cache_key is None else _ARRAYS.get(f"{form}:{cache_key}")
     made = kept if kept is not None else (
-        (*_records(source), _NO_WHOLE) if form == "records" else
-        (*_documents(source), _NO_WHOLE) if form == "documents" else _rows(source, form == "rows", layout))
+        (*_records(source), NO_WHOLE) if form == "records" else
+        (*_documents(source), NO_WHOLE) if form == "documents" else _rows(source, form == "rows", layout))
     if cache_key is not None and kept is None:
         _ARRAYS.put(f"{form}:{cache_key}", made)
     return made
@@ -326,14 +220,14 @@ def _documents(source: ContentSource) -> tuple[bytes, tuple[BadRecord, ...]]:
 
 
 def _rows(source: ContentSource, header: bool, layout: Layout | None = None,
-          ) -> tuple[bytes, tuple[BadRecord, ...], _Whole]:
+          ) -> tuple[bytes, tuple[BadRecord, ...], Whole]:
     """The JSON array text of a table's rows (objects keyed by the header when ``header``, else arrays), the cells
     of its number columns numbers (:func:`type_number_columns`, decided by a first pass over the rows), at most
     :data:`MAX_ARRAY_BYTES`: built :data:`_CHUNK_ROWS` rows at a time, and refused (InvalidArgument, naming the row
     it got to) once it grows past the bound -- each row repeats the header's names, so 2 MiB of one-character cells
     under fifty 200-character names made a 206 MiB array (3.6 GB of memory for 16 MiB of them, before jq refused
     it). Returns it, the rows passed over (:func:`~scratchfs.engine.structure.table.iter_rows`) and the rows given
-    whole (:func:`_whole_note`)."""
+    whole (:func:`~.slurp_notes._whole_note`)."""
     if source.size > MAX_SLURP_BYTES:
         read_whole(source, MAX_SLURP_BYTES, "slurp")  # raises naming the bound
     numbers = _number_columns(source, header, layout)
@@ -362,7 +256,7 @@ def _rows(source: ContentSource, header: bool, layout: Layout | None = None,
             chunk = []
     _put(_shaped(chunk, names, extra, numbers), parts, size, count)
     key = _whole_key(names, extra) if whole and names is not None else UNSPLIT_KEY
-    return b"[" + b",".join(parts) + b"]", tuple(passed), (len(whole), key, tuple(whole[:_MOST_NUMBERED]), stray)
+    return b"[" + b",".join(parts) + b"]", tuple(passed), (len(whole), key, tuple(whole[:MOST_NUMBERED]), stray)
 
 
 def _stray(source: ContentSource, start: int, cells: list[str], width: int, row: int) -> str | None:
@@ -470,36 +364,6 @@ def _put(chunk: list[Any], parts: list[bytes], size: int, count: int) -> int:
             "of its rows instead")
     parts.append(text)
     return len(text) + 1
-
-
-def _keys_note(source: ContentSource, layout: Layout | None) -> str | None:
-    """What a note says of a table whose header repeats a name or has a column named :data:`EXTRA_CELLS` (the
-    keys :func:`row_keys` gives instead, the first :data:`_NOTED` of them, each name cut to :data:`_NOTED_CHARS`
-    characters: under 1 KiB of JSON, the reply's budget gives it room), else ``None``."""
-    header = next(iter(iter_rows(source, layout=layout)), (0, []))[1]
-    keys, extra = row_keys(header)
-    renamed = [f"column {at} ({_short(name)}) as {_short(key)}"
-               for at, (name, key) in enumerate(zip(header, keys, strict=True)) if key != name]  # (numbered as
-    # columns= takes them, from 0: a note that counted from 1 had a model read the column after the one it named)
-    if not renamed and extra == EXTRA_CELLS:
-        return None
-    more = f" (and {len(renamed) - _NOTED:,} more columns)" if len(renamed) > _NOTED else ""
-    said = [f"the header repeats a name: its rows key {', '.join(renamed[:_NOTED])}{more} (column numbers from 0, "
-            "as columns= takes them)"] if renamed else []
-    if extra != EXTRA_CELLS:
-        said.append(f"the header has a column {EXTRA_CELLS!r}: cells past the header are under {extra!r}")
-    return "; ".join(said)
-
-
-_NOTED = 3
-"""Most renamed columns a note names."""
-_NOTED_CHARS = 24
-"""Most characters of a column name a note shows (of a longer one its start and its end, ``…`` between)."""
-
-
-def _short(name: str) -> str:
-    """``name`` quoted for a note, cut to :data:`_NOTED_CHARS` characters: its start and end (a key's ``_n``)."""
-    return repr(name if len(name) <= _NOTED_CHARS else f"{name[:_NOTED_CHARS - 9]}…{name[-8:]}")
 
 
 def type_number_columns(rows: list[list[Any]], width: int | None) -> list[int]:
