@@ -39,6 +39,7 @@ from dataclasses import replace
 from typing import Any
 
 from scratchfs.api.counting import MatchCount, empty_match_note
+from scratchfs.api.empty_places import empty_only, encoded
 from scratchfs.api.encodings import WIDE, encode_needle
 from scratchfs.api.fixed import Squeeze
 from scratchfs.api.miss_hints import unhinted
@@ -487,7 +488,7 @@ def as_given(found: Matches, match: str | bytes | None, pattern: str | None) -> 
                 if (hits := tuple(hit for hit in window.matches if hit.offset % 2 == 0)))
         found = replace(found, windows=tuple(kept))
     return replace(found, match=None if match is None else encode_needle(match, found.encoding), pattern=pattern,
-                   note=unhinted(found.note))
+                   note=encoded(unhinted(found.note), found.encoding))  # (an empty-only pattern's: its call too)
 
 
 @contextlib.contextmanager
@@ -540,9 +541,9 @@ def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
                          "with matches on both sides of next_offset is in both lines counts)")
     elif not counted.matches and (empty := empty_match_note(counted)):
         reply["note"] = empty
-    elif counted.note is not None and (not counted.encoding or counted.end is not None):  # (a miss over all of
-        # it: why, and what finds it; a bounded one: where it looked)
-        add_said(reply, counted.note)  # (its calls as a search's note gives them)
+    elif counted.note is not None and (not counted.encoding or counted.end is not None or empty_only(counted.note)):
+        add_said(reply, encoded(counted.note, counted.encoding))  # (a miss over all of it: why, and what finds it;
+        # a bounded one: where it looked; an empty-only pattern's: its places, its calls as a search's note gives them)
     return Squeeze(reply, budget, {"match": ("match",), "pattern": ("pattern",)})(reply)
 
 
