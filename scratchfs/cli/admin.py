@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from scratchfs.api.fsck_problems import REPAIRS
+from scratchfs.api.fsck_problems import REPAIRS, linked_index
 from scratchfs.api.inspector import (
     PAGE_ROWS,
+    FsckReport,
     check_filter,
     encode_cursor,
     fsck,
@@ -47,6 +48,7 @@ from scratchfs.cli.app import (
     with_existing_store,
     with_store,
 )
+from scratchfs.cli.fsck_lines import segments_line, uploads_line
 from scratchfs.cli.settings_options import TTL_OPTION, Size, settings_options
 from scratchfs.cli.shell import FLEET_STORE_NOTE, command_line, program, shell_command
 from scratchfs.cli.usage import takes_no_scope
@@ -57,6 +59,8 @@ from scratchfs.foundation.limits import SOON_SECONDS
 from scratchfs.loader import MAX_FILE_BYTES, Skipped, load_dir
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from scratchfs.api.stub import Stub
 
 JSON_TABLE = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
@@ -253,6 +257,11 @@ def fsck_command(root: str | None, repair: bool, quick: bool, rebuild_index: boo
     settings = command_settings()  # $SCRATCHFS_BUSY_TIMEOUT, as every command that opens a store reads it
     path = existing_store(root, new_index_ok=rebuild_index, busy_timeout=command_busy_timeout(), **urls)  # (a
     # rebuild too: a mistyped root has no blobs to restore; but a PostgreSQL schema lost whole is made again)
+    if linked := linked_index(path):  # (an index file with other names: a problem, never opened, so never written)
+        again = f"`{shell_command(['fsck', '--repair', '--root', str(path)], True)}`"
+        _said(FsckReport(index="not checked (an index file has other names)", problems=linked), path, True,
+              0.0, ["--root", str(path)], again, repair, quick, limit, as_json)  # (0.0: no segments line to date)
+        return
     store = (open_for_rebuild(path, settings=settings, **urls) if rebuild_index
              else open_lost_blobs(path, settings=settings, **urls) if lost_blobs
              else ScratchStore(path, settings=settings, **urls))
@@ -277,6 +286,15 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
                           rebuild_index=rebuild_index, after=after, limit=limit)
     else:
         report = fsck(store, repair=repair, deep=not quick, rebuild_index=rebuild_index, after=after, limit=limit)
+    _said(report, store.root, store.embedded, store.settings.orphan_grace, _root_words(store), _repair_command(store),
+          repair, quick, limit, as_json)
+
+
+def _said(report: FsckReport, root: Path, embedded: bool, grace: float, root_words: list[str], again: str,
+          repair: bool, quick: bool, limit: int | None, as_json: bool) -> None:
+    """``report`` printed, of the store at ``root`` (``embedded``: a local one; ``grace``: its orphan_grace;
+    ``root_words``, ``again``: :func:`_root_words`, :func:`_repair_command`); raises _NotClean (or CorruptBlob, the
+    index alone) when problems remain."""
     if as_json:
         echo_json(report.to_dict())
     else:
@@ -286,7 +304,7 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
         if report.rebuilt is not None:
             click.echo(as_invoked(f"rebuilt the index: {report.rebuilt.restored} entries restored from their blobs, "
                                   f"{len(report.rebuilt.skipped)} blob files skipped{_skips(report.rebuilt.reasons)}",
-                                  str(store.root) if store.embedded else None))
+                                  str(root) if embedded else None))
         click.echo(f"checked {report.entries_checked} entries ({human_bytes(report.bytes_checked)} verified) and "
                    f"{report.files_checked} files; index: {report.index}; missing {counts['missing']}, "
                    f"corrupt {counts['corrupt']}, orphaned {counts['orphaned']}, unexpected {counts['unexpected']}, "
@@ -294,21 +312,21 @@ def _fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: bool, l
                    + (f"; adoptable {counts['adoptable']} (an old host's writes after a takeover: the sweep adopts "
                       "them)" if counts["adoptable"] else ""))
         if report.segments is not None and (report.segments.dead_bytes or report.segments.dead_segments):
-            click.echo(_segments_line(report.segments, store.settings.orphan_grace))  # (all live: nothing to say)
+            click.echo(segments_line(report.segments, grace))  # (all live: nothing to say)
         if report.uploads is not None and report.uploads[0]:
-            click.echo(_uploads_line(*report.uploads, store.settings.orphan_grace))
+            click.echo(uploads_line(*report.uploads, grace))
         if report.problems:
-            where = str(store.root) if store.embedded else None  # (a detail's `scratchfs fsck --repair`: this store's)
+            where = str(root) if embedded else None  # (a detail's `scratchfs fsck --repair`: this store's)
             show(problems_listing([replace(p, detail=as_invoked(p.detail, where)) for p in report.problems],
-                                  str(store.root)))
+                                  str(root)))
     if report.next_cursor:
         words = ["fsck", *(["--repair"] if repair else []), *(["--quick"] if quick else []), "--limit", str(limit),
-                 "--cursor", report.next_cursor, *(["--json"] if as_json else []), *_root_words(store)]
-        warn(f"stopped after {_entries(report.entries_checked)}; next: {shell_command(words, store.embedded)}",
+                 "--cursor", report.next_cursor, *(["--json"] if as_json else []), *root_words]
+        warn(f"stopped after {_entries(report.entries_checked)}; next: {shell_command(words, embedded)}",
              whole=True)
     if not report.clean:
         left = report.remaining
-        hint = "" if repair else _repair_hint(report.problems, _repair_command(store))
+        hint = "" if repair else _repair_hint(report.problems, again)
         if not left:
             raise CorruptBlob(f"the index failed its integrity check: {report.index}")
         raise _NotClean(f"{_remain(report.problems)}{hint}")
@@ -334,32 +352,6 @@ def _remain(problems: list) -> str:
 
 _KINDS = ("missing", "corrupt", "orphaned", "unexpected", "incomplete", "adoptable")
 """The kinds of problem in the order of ``fsck``'s summary line."""
-
-
-def _segments_line(seg, grace: float) -> str:
-    """The line of ``fsck`` for segment files holding dead bytes (``seg``: a
-    :class:`~scratchfs.engine.segment_sweep.SegmentUsage`; ``grace``: orphan_grace, seconds): how many, and when the
-    sweep reclaims them."""
-    from scratchfs.cli.render import human_bytes
-
-    wholly = f"{seg.dead_segments} segment{'' if seg.dead_segments == 1 else 's'} wholly dead"
-    if seg.dead_dated_ahead:
-        wholly += (f", {seg.dead_dated_ahead} of them dated more than orphan_grace ahead, which the sweep leaves "
-                   "until that date")
-    return (f"segment files: {seg.segments} ({human_bytes(seg.bytes)}), {human_bytes(seg.dead_bytes)} dead ({wholly}); "
-            f"the sweep removes a wholly dead segment last written over orphan_grace ({grace:g} s) ago, other dead "
-            "bytes stay until their segment is wholly dead (compaction is off)")
-
-
-def _uploads_line(count: int, oldest_age: float | None, grace: float) -> str:
-    """The line of ``fsck`` for an S3 store's incomplete multipart uploads (what they are, what ends them);
-    ``grace``: the store's ``orphan_grace``, seconds."""
-    age = "" if oldest_age is None else f", the oldest begun {oldest_age / 3600:.1f} h ago"
-    return (f"incomplete multipart uploads under the prefix: {count}{age} (spills in flight, or ones a killed writer "
-            "or a store that stopped answering in the middle left); they hold storage until aborted: the sweep aborts "
-            f"those of blob objects begun over orphan_grace ({grace:g} s) ago; a lifecycle rule that aborts "
-            "incomplete multipart uploads (AbortIncompleteMultipartUpload, DaysAfterInitiation 1; README: S3 "
-            "permissions) is still recommended, for a prefix no sweeper runs for")
 
 
 _SKIPS = {"unbound": "with no binding frame (written before it, by the first scratchfs: no row can be rebuilt from "
