@@ -6,6 +6,7 @@ many places of the bytes searched and the first one's offset, and names the call
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -63,3 +64,42 @@ def test_no_place_is_said_so_and_other_patterns_keep_their_notes(text_tools):
     assert "matches only empty strings" not in starred["note"] and "matches empty text" in starred["note"]
     found = tools.call("read_handle", {"handle": handle, "pattern": "(?=def )def"})
     assert found["windows"] and "note" not in found
+
+
+@pytest.mark.parametrize("how", [{"before": -1}, {"before": 30_000, "offset": 1_000}, {"encoding": "latin-1"},
+                                 {"encoding": "cp1252", "count": True}, {"encoding": "latin-1", "before": -1}])
+def test_a_search_from_the_end_and_in_a_single_byte_encoding_say_so_too(text_tools, how):
+    """``before=`` and ``encoding=`` said "no match" (or, counting, nothing) of a pattern matching only empty
+    strings: they now say where it matches, and their call (before= and encoding= kept) shows the places."""
+    tools, handle, data = text_tools
+    how = {**how, "before": len(data)} if how.get("before") == -1 else how
+    start, stop = how.get("offset", 0), how.get("before", len(data))
+    places = _places("(?=def )", data, start, stop)
+    reply = tools.call("read_handle", {"handle": handle, "pattern": "(?=def )", **how})
+    assert "matches only empty strings" in reply["note"] and "no match" not in reply["note"], reply
+    where = f"the whole content ({len(data):,} bytes)" if (start, stop) == (0, len(data)) else f"bytes {start}-{stop}"
+    assert f"at {len(places):,} places in {where}, the first at byte {places[0]}" in reply["note"], reply
+    (call,) = reply["calls"]
+    assert {name: call["arguments"].get(name) for name in how} == how  # (the same search, with a consuming part)
+    shown = tools.call(call["tool"], call["arguments"])
+    if how.get("count"):
+        assert shown["matches"] == len(places)
+    else:
+        assert shown["windows"] and all(start <= w["offset"] < stop for w in shown["windows"])
+
+
+def test_a_text_view_search_says_where_in_the_view_it_matches(scratch_scope):
+    """``view="text"`` said "no match in the whole text view": it now counts the places in the view's text."""
+    tools = ScratchTools(scratch_scope)
+    page = (Path(__file__).parent.parent / "fixtures" / "tools" / "pydoc-json-decoder.html").read_bytes()
+    handle = scratch_scope.spill(page, source_tool="curl").handle
+    text = scratch_scope.structure.text_view(handle)[0].encode()
+    places = _places(r"(?=\bdecode\b)", text)
+    assert places
+    reply = tools.call("read_handle", {"handle": handle, "pattern": r"(?=\bdecode\b)", "view": "text"})
+    assert "matches only empty strings" in reply["note"] and "no match" not in reply["note"], reply
+    assert (f"at {len(places):,} places in the whole text view ({len(text):,} bytes), the first at byte "
+            f"{places[0]}") in reply["note"], reply
+    (call,) = reply["calls"]
+    shown = tools.call(call["tool"], call["arguments"])
+    assert call["arguments"]["view"] == "text" and shown["windows"][0]["offset"] <= places[0] + 200, shown

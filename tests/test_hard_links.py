@@ -1,13 +1,15 @@
 """A second name (a hard link) for a file the store writes in place -- a ``cp -al`` snapshot of the root, or one an
 outsider with write access plants -- had every write go to the other name too, with no symlink anywhere: a spill
 after ``ln index.sqlite /elsewhere`` changed the file at /elsewhere. The index files are now refused (one
-StorageError naming the file and what to do), as the store opens (fsck too: it opens a store) and before each
-commit; a segment a spill would append to is sealed and a new one begun; a deleted entry's dead mark is not written
-into a segment with other names; fsck reports such a segment."""
+StorageError naming the file and what to do), as the store opens and before each commit (``scratchfs fsck`` exited 4
+with that error: it now lists the file as a problem, exit 3, without opening the index); a segment a spill would
+append to is sealed and a new one begun; a deleted entry's dead mark is not written into a segment with other names;
+fsck reports such a segment."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sqlite3
 
@@ -145,3 +147,29 @@ def test_a_write_behind_journal_given_another_name_is_never_written_in_place(tmp
         assert not journal.exists()
         [renewed] = (root / "journal").iterdir()
         assert os.stat(renewed).st_nlink == 1
+
+
+@pytest.mark.parametrize("extra", [[], ["--json"], ["--repair"]])
+def test_fsck_lists_an_index_with_another_name_as_a_problem_without_opening_it(tmp_path, extra):
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    root, other = tmp_path / "root", tmp_path / "snap.sqlite"
+    with ScratchStore(root, index_write_behind=False) as store:
+        store.scope("r", "a").spill(b"a\n", source_tool="t")
+    os.link(root / "index.sqlite", other)
+    before, names = _digest(other), sorted(os.listdir(root))
+    got = CliRunner().invoke(main, ["fsck", "--root", str(root), *extra])
+    assert got.exit_code == 3, got.output  # (problems remain, as for any other: not 4, a storage error)
+    assert _digest(other) == before and sorted(os.listdir(root)) == names  # (never opened: no -wal, -shm made)
+    if extra == ["--json"]:
+        report = json.loads(got.stdout)
+        assert (report["clean"], report["unexpected"]) == (False, 1), report
+        (problem,) = report["problems"]
+        assert problem["path"] == str(root / "index.sqlite") and "has 2 names" in problem["detail"], problem
+    else:
+        assert "index: not checked" in got.stdout and "unexpected 1" in got.stdout, got.output
+        assert "index.sqlite has 2 names" in got.stdout and "1 problem remains (unexpected)" in got.output, got.output
+    os.unlink(other)
+    assert CliRunner().invoke(main, ["fsck", "--root", str(root)]).exit_code == 0  # (its one name again: clean)

@@ -84,3 +84,16 @@ def test_a_landmark_is_previewed_only_after_text_and_by_the_spec_s_names():
     assert head(nav + b"<article><h1>T</h1><p>x</p></article>") == ("T\n\nx", "article")
     assert head(b"<body><script>var a = 1;</script><main><p>Only.</p></main>") == ("Only.", None)  # (no text before)
     assert head(nav + b'<div id="content"><p>Site named.</p></div>')[1] is None  # (a site's name: no landmark)
+
+
+def test_a_heading_whose_id_is_duplicated_gets_a_search_not_a_select_of_both_sections():
+    """``#a`` matches every element of that id: the select the note named covered both headings' sections (``x1``
+    and ``a1``); with the id (its own or an anchor's in it) on another element too, the note names the text view's
+    search for the heading's text, as for a heading with no id."""
+    own = b"<body><div><h2 id=a>A</h2><p>x1</p></div><h2 id=a>A2</h2><p>a1</p><h2>B</h2>"
+    inner = b"<body><h2><a id=a>#</a>A</h2><p>x1</p><h2><a id=a>#</a>A2</h2><p>a1</p><h2>B</h2>"
+    for page in (own, inner):
+        note = html_worker.select_texts(page, "#a", 0, 0, 4000, 10)[4]
+        assert note is not None and "select=" not in note and 'view="text", match=' in note, note
+    unique = b"<body><h2 id=a>A</h2><p>x1</p><h2 id=b>A2</h2><p>a1</p><h2>B</h2>"  # (a unique id: its section's select)
+    assert 'select="#a, #a ~ :nth-child(-n+2)"' in html_worker.select_texts(unique, "#a", 0, 0, 4000, 10)[4]

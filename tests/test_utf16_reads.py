@@ -119,3 +119,33 @@ def test_a_structure_read_of_utf16_names_its_text_read_and_iconv(tools, read):
         tools.read_handle(handle, **read)
     assert f'read_handle(handle="{handle}", encoding="utf-16le")' in str(refused.value)
     assert "iconv -f UTF-16 -t UTF-8" in str(refused.value)
+
+
+@pytest.mark.parametrize("asked", [{}, {"line": 2, "lines": 3}, {"match": "lain", "context": 0}])
+def test_utf16_without_a_mark_names_the_same_read_with_each_byte_order(tools, asked):
+    """The refusal named no call (every refusal names one that works): now the same read with each byte order."""
+    handle = tools.scope.spill("plain\nmore\n".encode("utf-16-le"), source_tool="t").handle
+    with pytest.raises(InvalidArgument) as refused:
+        tools.read_handle(handle, encoding="utf-16", **asked)
+    calls = refused.value.advice.calls if refused.value.advice else ()
+    assert [dict(call.arguments) for call in calls] == [
+        {"handle": handle, **asked, "encoding": wide} for wide in ("utf-16le", "utf-16be")], str(refused.value)
+    first = tools.read_handle(**dict(calls[0].arguments))  # (the first works: the content is UTF-16LE)
+    shown = first["windows"][0]["data"] if "windows" in first else first["data"]
+    assert (first["encoding"], shown) == ("utf-16le", {"line": "more\n", "match": "lain"}.get(next(iter(asked), ""),
+                                                                                          "plain\nmore\n")), first
+
+
+def test_the_cli_names_the_same_read_with_each_byte_order(tmp_path):
+    from click.testing import CliRunner
+
+    from scratchfs.cli import main
+
+    source = tmp_path / "plain.txt"
+    source.write_bytes("plain\nmore\n".encode("utf-16-le"))
+    common = ["--root", str(tmp_path / "root"), "--run", "r", "--agent", "a"]
+    runner = CliRunner()
+    handle = json.loads(runner.invoke(main, ["spill", str(source), *common]).stdout)["handle"]
+    got = runner.invoke(main, ["read-handle", handle, "--line", "2", "--encoding", "utf-16", *common])
+    assert got.exit_code != 0 and "--encoding utf-16le" in got.output and "--encoding utf-16be" in got.output, \
+        got.output

@@ -267,13 +267,13 @@ class ScratchTools:
         except InvalidArgument as exc:
             raise self._view_at_line(exc, handle, given, asked, counting or offset or ignore_case, budget) from None
         end = check_end(asked["end"])
+        said = {**asked, "offset": offset or None, **given, "ignore_case": ignore_case or None,  # (the read's own)
+                "count": counting or None, "budget": self._given_budget(budget)}
         if (single := check_encoding(encoding)) is not None and given:
-            raise encoding_refusal(handle, {**asked, "offset": offset or None, **given, "ignore_case": ignore_case
-                                            or None, "budget": self._given_budget(budget)}, encoding) \
-                if match or pattern else InvalidArgument(
+            raise encoding_refusal(handle, said, encoding) if match or pattern else InvalidArgument(
                 f"{ENCODING_STRUCTURE}: read it without encoding= (a structure read decodes its content itself)")
         scope = self.scope
-        single, sought = sought_in(single, lambda: scope.read_range(handle, 0, 2).data, match, pattern, ignore_case)
+        single, sought = sought_in(single, lambda: scope.read_range(handle, 0, 2).data, {"handle": handle, **said})
         budget, echo = self._budgeted(scope, budget)
         if counting:
             with refused_as_given(match, pattern, single):

@@ -18,7 +18,8 @@ from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.text import plural
 
-__all__ = ["EMPTY_ONLY", "PLACES_PROBE_BYTES", "count_places_note", "search_places"]
+__all__ = ["EMPTY_ONLY", "PLACES_PROBE_BYTES", "count_places_note", "empty_only", "encoded", "places_note",
+           "search_places"]
 
 PLACES_PROBE_BYTES = 1 << 20
 """Bytes from the search's start in which the places a pattern matches empty strings at are counted."""
@@ -94,9 +95,10 @@ def _places(reader: Any, compiled, start: int, stop: int) -> tuple[int, int | No
 
 
 def _note(reader: Any, pattern: str, ignore_case: bool, start: int, stop: int, size: int,
-          call: Any) -> Advice | str | None:
+          call: Any, what: str = "content") -> Advice | str | None:
     """The note of a search or count of ``pattern`` over bytes ``[start, stop)`` that found nothing, if the pattern
-    matches only empty strings, else ``None``; ``call(pattern)``: the same search or count of another pattern."""
+    matches only empty strings, else ``None``; ``call(pattern)``: the same search or count of another pattern;
+    ``what``: what the bytes are (``"content"``, ``"text view"``)."""
     compiled = _empty_only(pattern, ignore_case)
     if compiled is None:
         return None
@@ -106,8 +108,9 @@ def _note(reader: Any, pattern: str, ignore_case: bool, start: int, stop: int, s
     if counted is None:
         return lead
     places, first, until = counted
-    where = (f"the whole content ({plural(size, 'byte')})" if (start, until) == (0, size) else
-             f"bytes {start}-{until}" + ("" if until == stop else " (the first MiB searched, looked at)"))
+    where = (f"the whole {what} ({plural(size, 'byte')})" if (start, until) == (0, size) else
+             f"bytes {start}-{until}" + (f" of the {what}" if what != "content" else "") +
+             ("" if until == stop else " (the first MiB searched, looked at)"))
     if not places:
         return f"{lead}; it matches at no place in {where}"
     consuming = _consuming(pattern, ignore_case)
@@ -116,17 +119,44 @@ def _note(reader: Any, pattern: str, ignore_case: bool, start: int, stop: int, s
                                                     call(consuming))
 
 
+def places_note(reader: Any, found: Any, start: int, stop: int, size: int, what: str = "content",
+                **extra: object) -> Advice | str | None:
+    """The note of ``found`` (a search's :class:`~scratchfs.api.results.Matches` settings: handle, pattern,
+    ignore_case, end, budget), which found nothing in bytes ``[start, stop)`` of ``reader`` (``size`` bytes: its
+    ``read(offset, length)``), if its pattern matches only empty strings (:func:`_note`), else ``None``; its call the
+    same search (``extra``: its other arguments, ``before=``, ``view=``) with a consuming part. ``what``: what the
+    bytes are (``"content"``, ``"text view"``). Raises what ``reader.read`` raises (NotFound, CorruptBlob)."""
+    if found.pattern is None:
+        return None
+    return _note(reader, found.pattern, found.ignore_case, start, stop, size,
+                 lambda pattern: Call.of("read_handle", handle=found.handle, pattern=pattern, offset=start or None,
+                                         end=found.end, ignore_case=found.ignore_case or None, **extra,
+                                         budget=found.budget), what)
+
+
 def search_places(opened: Any, result: Any, offset: int, end: int | None) -> Any:
     """``result``, a search of ``opened``'s stored content from ``offset`` (to ``end``) that found nothing, with
-    :func:`_note`'s note if its pattern matches only empty strings; ``result`` as it is otherwise. Raises what a
-    read of the entry raises (NotFound, CorruptBlob)."""
+    :func:`places_note`'s note if its pattern matches only empty strings; ``result`` as it is otherwise. Raises what
+    a read of the entry raises (NotFound, CorruptBlob)."""
     if result.windows or result.next_offset is not None or result.stopped is not None or result.encoding:
         return result
     size = opened.entry.size
-    note = _note(opened.reader, result.pattern, result.ignore_case, offset, size if end is None else end, size,
-                 lambda pattern: Call.of("read_handle", handle=result.handle, pattern=pattern, offset=offset or None,
-                                         end=end, ignore_case=result.ignore_case or None, budget=result.budget))
+    note = places_note(opened.reader, replace(result, end=end), offset, size if end is None else end, size)
     return result if note is None else replace(result, note=note)
+
+
+def empty_only(note: object) -> bool:
+    """``note`` (a reply's, text or :class:`~scratchfs.foundation.calls.Advice`) is an empty-only pattern's."""
+    return str(note).startswith(EMPTY_ONLY)
+
+
+def encoded(note: object, encoding: str | None) -> object:
+    """``note`` with ``encoding=`` in each of its calls when it is an empty-only pattern's (:data:`EMPTY_ONLY`) and
+    ``encoding`` is given (a single-byte one's search or count: its pattern sought as that encoding's bytes); any
+    other note as it is."""
+    if encoding is None or not isinstance(note, Advice) or not empty_only(note):
+        return note
+    return Advice.of(*(part.given(encoding=encoding) if isinstance(part, Call) else part for part in note.parts))
 
 
 def count_places_note(opened: Any, handle: str, pattern: str | None, ignore_case: bool, offset: int,

@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from scratchfs.engine.case_variants import alternation, variants
 from scratchfs.engine.pattern_syntax import MAX_PATTERN_BYTES
+from scratchfs.foundation.calls import Advice, Call
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.text import plural
 
@@ -67,16 +68,23 @@ def check_encoding(encoding: object) -> str | None:
     return str(encoding)
 
 
-def resolve_bom(encoding: str, head: bytes) -> str:
+def resolve_bom(encoding: str, head: bytes, asked: dict[str, object] | None = None) -> str:
     """``encoding`` (a :func:`check_encoding` result), but ``"utf-16"`` as the byte order mark of ``head`` (the
     content's first two bytes) names it: ``ff fe`` ``"utf-16le"``, ``fe ff`` ``"utf-16be"``. Raises InvalidArgument
-    for ``"utf-16"`` of content with no mark."""
+    for ``"utf-16"`` of content with no mark, naming the read ``asked`` (a ``read_handle`` call's arguments, ``None``
+    for those not given) with each of the two as calls (``None``: in words)."""
     if encoding != "utf-16":
         return encoding
     if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
         return "utf-16le" if head[:2] == b"\xff\xfe" else "utf-16be"
-    raise InvalidArgument(f"encoding='utf-16' takes the byte order of the content's mark (ff fe or fe ff), and it "
-                          f"starts {head[:2].hex(' ') or 'empty'}: give encoding='utf-16le' or 'utf-16be'")
+    said = (f"encoding='utf-16' takes the byte order of the content's mark (ff fe or fe ff), and it starts "
+            f"{head[:2].hex(' ') or 'empty'}: give encoding='utf-16le' or 'utf-16be'")
+    if asked is None:
+        raise InvalidArgument(said)
+    kept = {name: value for name, value in asked.items() if name != "encoding"}
+    le, be = (Call.of("read_handle", **kept, encoding=wide).shown_when_long(f"the same read with encoding='{wide}'")
+              for wide in WIDE)
+    raise InvalidArgument(Advice.of(said, ": ", le, " or ", be))
 
 
 def _wide_text(raw: bytes, encoding: str) -> tuple[str, int]:
@@ -246,12 +254,14 @@ def _wide_form(match: str | bytes | None, pattern: str | None, ignore_case: bool
     return None, written
 
 
-def sought_in(encoding: str | None, head: Callable[[], bytes], match: str | bytes | None, pattern: str | None,
-              ignore_case: bool) -> tuple[str | None, tuple[bytes | str | None, str | None]]:
+def sought_in(encoding: str | None, head: Callable[[], bytes], asked: dict[str, object]
+              ) -> tuple[str | None, tuple[bytes | str | None, str | None]]:
     """``(encoding, (match, pattern))`` a read seeks: ``encoding`` as :func:`resolve_bom` gives it (``head()``: the
-    content's first two bytes, read only for ``"utf-16"``), ``match`` and ``pattern`` as :func:`search_form` writes
-    them (as given for UTF-8: ``None``). Raises InvalidArgument as those do."""
+    content's first two bytes, read only for ``"utf-16"``; ``asked``: the read's arguments, ``None`` for those not
+    given, which its refusal names with each byte order), ``asked``'s ``match`` and ``pattern`` as
+    :func:`search_form` writes them (as given for UTF-8: ``None``). Raises InvalidArgument as those do."""
+    match, pattern = asked.get("match"), asked.get("pattern")
     if encoding is None:
-        return None, (match, pattern)
-    encoding = resolve_bom(encoding, head()) if encoding == "utf-16" else encoding
-    return encoding, search_form(match, pattern, ignore_case, encoding)
+        return None, (match, pattern)  # type: ignore[return-value]
+    encoding = resolve_bom(encoding, head(), asked) if encoding == "utf-16" else encoding
+    return encoding, search_form(match, pattern, bool(asked.get("ignore_case")), encoding)  # type: ignore[arg-type]

@@ -5,6 +5,7 @@ left in ``trash/`` and a write-behind journal directory that is not what writers
 from __future__ import annotations
 
 import math
+import os
 import stat
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
@@ -13,17 +14,19 @@ from scratchfs.engine import journal
 from scratchfs.engine.backends import blob_age, file_path, local_blobs
 from scratchfs.engine.private_modes import loose_modes
 from scratchfs.engine.protocols import BlobFile
-from scratchfs.engine.root import odd_own_files, stray_names
+from scratchfs.engine.root import INDEX_FILES, index_names, odd_own_files, stray_names
 from scratchfs.engine.runs_listing import RunsListing
 from scratchfs.engine.seekable import FormatError, read_seek_table
 from scratchfs.engine.segments import SEGMENT_SUFFIX
 from scratchfs.foundation.errors import CorruptBlob, StorageError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from scratchfs.api.store import ScratchStore
 
 __all__ = ["ADOPTABLE", "LINKED_SEGMENT", "REPAIRS", "STRAY", "YOUNG_ADOPTABLE", "Problem", "journal_problems",
-           "mode_problems", "orphan_problem", "trash_problem_list"]
+           "linked_index", "mode_problems", "orphan_problem", "trash_problem_list"]
 
 
 ADOPTABLE = ("no row of this index names it, but a row of the index that owned these blobs before a takeover does: "
@@ -159,6 +162,23 @@ def _linked_segments(store: ScratchStore, listing: RunsListing) -> list[Problem]
                     LINKED_SEGMENT.format(names=st.st_nlink), fix="leave")
             for run, agent, listed in listing.agent_dirs() for name, st in listed
             if name.endswith(SEGMENT_SUFFIX) and stat.S_ISREG(st.st_mode) and st.st_nlink > 1]
+
+
+def linked_index(root: Path) -> list[Problem]:
+    """An ``unexpected`` problem per index file at ``root`` (``index.sqlite``, its ``-wal``, ``-shm``, ``-journal``)
+    with other names too (a hard link, e.g. ``cp -al``), which a store refuses to open (every write to it would change
+    the file at the other name): found by ``lstat`` alone, the file never opened; never repaired (the other name may
+    be the user's snapshot), its detail saying what to do. Never raises (a file that cannot be looked at: none)."""
+    found = []
+    for name in INDEX_FILES:
+        try:
+            st = os.lstat(root / name)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+            found.append(Problem("unexpected", "", "", None, str(root / name), index_names(root / name, st.st_nlink),
+                                 fix="leave"))
+    return found
 
 
 LINKED_SEGMENT = ("a segment file with {names} names (a hard link, e.g. cp -al): spills no longer append to it and a "

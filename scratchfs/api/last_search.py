@@ -12,10 +12,12 @@ the call with ``before=`` the first match shown. ``offset`` keeps its meaning (w
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from scratchfs.api.bounds import bounded_miss, check_search_end
 from scratchfs.api.counting import COUNT_SHARE
+from scratchfs.api.empty_places import places_note
 from scratchfs.api.entries import reading
 from scratchfs.api.results import Matches
 from scratchfs.api.search_calls import same_search
@@ -71,7 +73,9 @@ def last_search(scope: Scope, found: Matches, matcher: Matcher, offset: int, bef
             got = last_matches(opened.reader, matcher, offset, before, reach, found.max_matches, cap,
                                opened.lines.line_of_frame, sink, time.monotonic() + COUNT_SHARE * timeout, end=end)
             none = not (got.windows or got.resume is not None or got.next_before is not None)
-            missed = None
+            missed = places_note(opened.reader, replace(found, end=end), offset, before, size, before=before) \
+                if none else None  # (a pattern that matches only empty strings: where, as a forward search says)
+            none = none and missed is None
             if none and end is not None:  # (bounded: where it looked)
                 missed = bounded_miss(offset, before, size, "before")
             elif none and not offset and before == size:  # (no match in all of it, said as a forward search's

@@ -8,6 +8,7 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import replace
 
+from scratchfs.api.empty_places import encoded
 from scratchfs.api.encodings import WIDE, encode_needle
 from scratchfs.api.miss_hints import unhinted
 from scratchfs.api.results import Matches
@@ -30,7 +31,7 @@ def as_given(found: Matches, match: str | bytes | None, pattern: str | None) -> 
                 if (hits := tuple(hit for hit in window.matches if hit.offset % 2 == 0)))
         found = replace(found, windows=tuple(kept))
     return replace(found, match=None if match is None else encode_needle(match, found.encoding), pattern=pattern,
-                   note=unhinted(found.note))
+                   note=encoded(unhinted(found.note), found.encoding))  # (an empty-only pattern's: its call too)
 
 
 @contextlib.contextmanager

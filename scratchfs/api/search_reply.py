@@ -38,6 +38,7 @@ from dataclasses import replace
 from typing import Any
 
 from scratchfs.api.counting import MatchCount, empty_match_note
+from scratchfs.api.empty_places import empty_only, encoded
 from scratchfs.api.fixed import Squeeze
 from scratchfs.api.results import Matches, bounded_resume
 from scratchfs.api.search_window import window_json
@@ -398,9 +399,9 @@ def count_reply(counted: MatchCount, budget: int) -> dict[str, Any]:
                          "with matches on both sides of next_offset is in both lines counts)")
     elif not counted.matches and (empty := empty_match_note(counted)):
         reply["note"] = empty
-    elif counted.note is not None and (not counted.encoding or counted.end is not None):  # (a miss over all of
-        # it: why, and what finds it; a bounded one: where it looked)
-        add_said(reply, counted.note)  # (its calls as a search's note gives them)
+    elif counted.note is not None and (not counted.encoding or counted.end is not None or empty_only(counted.note)):
+        add_said(reply, encoded(counted.note, counted.encoding))  # (a miss over all of it: why, and what finds it;
+        # a bounded one: where it looked; an empty-only pattern's: its places, its calls as a search's note gives them)
     return Squeeze(reply, budget, {"match": ("match",), "pattern": ("pattern",)})(reply)
 
 

@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from scratchfs.api.bounds import offset_past_end
+from scratchfs.api.empty_places import places_note
 from scratchfs.api.entries import reading
 from scratchfs.api.misfit import plain_view, view_misfit
 from scratchfs.api.miss_hints import (
@@ -41,7 +42,7 @@ from scratchfs.api.stub_reads import placeholder_said
 from scratchfs.engine.patterns import PatternMatcher
 from scratchfs.engine.search import Matcher, SearchResult, Sink, Window, search
 from scratchfs.engine.seekable import SeekableReader
-from scratchfs.engine.structure import ReaderSource
+from scratchfs.engine.structure import BytesSource, ReaderSource
 from scratchfs.engine.structure.terminal_match import (
     MAX_RENDERED_NEEDLE_CHARS,
     RenderedMatcher,
@@ -119,7 +120,8 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
                                stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
             found, size = scope.structure.text_search(handle, "text", matcher, (offset, reach, asked.max_matches,
                                                                                  cap), sink, opened)
-            note = _page_note(handle, found.windows[0].offset, asked.budget) if found.windows else _view_miss(
+            note = _page_note(handle, found.windows[0].offset, asked.budget) if found.windows else _view_places(
+                scope, found, asked, offset, size) or _view_miss(
                 found, offset, size, asked, lambda: scope.structure.text_search(handle, "text", _ignoring_case(asked), (
                     offset, 0, 1, 4096), Sink, opened)[0], spaced_pattern(asked))
             return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset, note=note,
@@ -128,6 +130,16 @@ def view_search(scope: Scope, asked: Matches, matcher: Matcher, offset: int, how
                                                                                   cap), sink)
     return replace(asked, windows=found.windows, size=size, next_offset=found.next_offset, held=found.held,
                    stopped=stopped_note(found.stopped, scope.store.settings.pattern_timeout))
+
+
+def _view_places(scope: Scope, found: SearchResult, asked: Matches, offset: int, size: int) -> str | Advice | None:
+    """The note of a search of an HTML page's text view (``size`` bytes) from ``offset`` that found nothing, if its
+    pattern matches only empty strings (:func:`~scratchfs.api.empty_places.places_note`, over the view's bytes),
+    else ``None``. Raises what rendering the view raises (StructureTimeout, NotFound, CorruptBlob)."""
+    if asked.pattern is None or found.next_offset is not None or found.stopped is not None:
+        return None
+    text = BytesSource(scope.structure.text_view(asked.handle)[0].encode("utf-8"))  # (rendered once: kept)
+    return places_note(text, asked, offset, size, size, "text view", view="text")
 
 
 def _view_miss(found: SearchResult, offset: int, size: int, asked: Matches,

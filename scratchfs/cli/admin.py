@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from scratchfs.api.inspector import stats_in_sql
+from scratchfs.api.fsck_problems import linked_index
+from scratchfs.api.inspector import FsckReport, stats_in_sql
 from scratchfs.api.rebuild import open_for_rebuild, open_lost_blobs
 from scratchfs.api.store import ScratchStore, existing_store
 from scratchfs.api.store_listing import PAGE_ROWS, check_filter, encode_cursor, iter_entries
@@ -246,6 +247,13 @@ def fsck_command(root: str | None, repair: bool, quick: bool, rebuild_index: boo
     settings = command_settings()  # $SCRATCHFS_BUSY_TIMEOUT, as every command that opens a store reads it
     path = existing_store(root, new_index_ok=rebuild_index, busy_timeout=command_busy_timeout(), **urls)  # (a
     # rebuild too: a mistyped root has no blobs to restore; but a PostgreSQL schema lost whole is made again)
+    if linked := linked_index(path):  # (an index file with other names: a problem, never opened, so never written)
+        from scratchfs.cli import fsck_report
+
+        again = f"`{shell_command(['fsck', '--repair', '--root', str(path)], True)}`"
+        fsck_report.print_report(FsckReport(index="not checked (an index file has other names)", problems=linked),
+                                 path, True, 0.0, ["--root", str(path)], again, (repair, quick, limit, as_json))
+        return  # (0.0: orphan_grace, for a segments line the report has none of)
     store = (open_for_rebuild(path, settings=settings, **urls) if rebuild_index
              else open_lost_blobs(path, settings=settings, **urls) if lost_blobs
              else ScratchStore(path, settings=settings, **urls))

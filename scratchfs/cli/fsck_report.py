@@ -8,11 +8,12 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from dataclasses import replace
+from pathlib import Path
 
 import click
 
 from scratchfs.api.fsck_problems import REPAIRS
-from scratchfs.api.inspector import fsck, stats_in_sql
+from scratchfs.api.inspector import FsckReport, fsck, stats_in_sql
 from scratchfs.api.store import ScratchStore
 from scratchfs.cli.admin import entries_said, root_words
 from scratchfs.cli.app import as_invoked, echo_json, warn
@@ -46,6 +47,18 @@ def report_fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: b
                           rebuild_index=rebuild_index, after=after, limit=limit)
     else:
         report = fsck(store, repair=repair, deep=not quick, rebuild_index=rebuild_index, after=after, limit=limit)
+    print_report(report, store.root, store.embedded, store.settings.orphan_grace, root_words(store),
+                 _repair_command(store), (repair, quick, limit, as_json))
+
+
+def print_report(report: FsckReport, root: Path, embedded: bool, grace: float, words: list[str], again: str,
+                 asked: tuple[bool, bool, int | None, bool]) -> None:
+    """``report`` printed, of the store at ``root`` (``embedded``: a local one; ``grace``: its orphan_grace, seconds;
+    ``words``: the options naming the store, ``--root ROOT``; ``again``: the quoted command that repairs it;
+    ``asked``: the call's ``(repair, quick, limit, as_json)``): JSON, or the summary lines and the table of problems;
+    the next ``--cursor`` of a bounded check on stderr. Raises CorruptBlob (the index alone failed its check) and the
+    "not clean" ScratchError (exit code 3) when problems remain."""
+    repair, quick, limit, as_json = asked
     if as_json:
         echo_json(report.to_dict())
     else:
@@ -55,7 +68,7 @@ def report_fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: b
         if report.rebuilt is not None:
             click.echo(as_invoked(f"rebuilt the index: {report.rebuilt.restored} entries restored from their blobs, "
                                   f"{len(report.rebuilt.skipped)} blob files skipped{_skips(report.rebuilt.reasons)}",
-                                  str(store.root) if store.embedded else None))
+                                  str(root) if embedded else None))
         click.echo(f"checked {report.entries_checked} entries ({human_bytes(report.bytes_checked)} verified) and "
                    f"{report.files_checked} files; index: {report.index}; missing {counts['missing']}, "
                    f"corrupt {counts['corrupt']}, orphaned {counts['orphaned']}, unexpected {counts['unexpected']}, "
@@ -63,21 +76,21 @@ def report_fsck(store: ScratchStore, repair: bool, quick: bool, rebuild_index: b
                    + (f"; adoptable {counts['adoptable']} (an old host's writes after a takeover: the sweep adopts "
                       "them)" if counts["adoptable"] else ""))
         if report.segments is not None and (report.segments.dead_bytes or report.segments.dead_segments):
-            click.echo(_segments_line(report.segments, store.settings.orphan_grace))  # (all live: nothing to say)
+            click.echo(_segments_line(report.segments, grace))  # (all live: nothing to say)
         if report.uploads is not None and report.uploads[0]:
-            click.echo(_uploads_line(*report.uploads, store.settings.orphan_grace))
+            click.echo(_uploads_line(*report.uploads, grace))
         if report.problems:
-            where = str(store.root) if store.embedded else None  # (a detail's `scratchfs fsck --repair`: this store's)
+            where = str(root) if embedded else None  # (a detail's `scratchfs fsck --repair`: this store's)
             show(problems_listing([replace(p, detail=as_invoked(p.detail, where)) for p in report.problems],
-                                  str(store.root)))
+                                  str(root)))
     if report.next_cursor:
         words = ["fsck", *(["--repair"] if repair else []), *(["--quick"] if quick else []), "--limit", str(limit),
-                 "--cursor", report.next_cursor, *(["--json"] if as_json else []), *root_words(store)]
-        warn(f"stopped after {entries_said(report.entries_checked)}; next: {shell_command(words, store.embedded)}",
+                 "--cursor", report.next_cursor, *(["--json"] if as_json else []), *words]
+        warn(f"stopped after {entries_said(report.entries_checked)}; next: {shell_command(words, embedded)}",
              whole=True)
     if not report.clean:
         left = report.remaining
-        hint = "" if repair else _repair_hint(report.problems, _repair_command(store))
+        hint = "" if repair else _repair_hint(report.problems, again)
         if not left:
             raise CorruptBlob(f"the index failed its integrity check: {report.index}")
         raise _NotClean(f"{_remain(report.problems)}{hint}")
@@ -185,4 +198,4 @@ def _and(words: list[str]) -> str:
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
-__all__ = ["report_fsck"]
+__all__ = ["print_report", "report_fsck"]

@@ -225,7 +225,7 @@ def _read(store: ScratchStore, run_id: str, agent_id: str, handle: str, as_json:
         warn_reply(reply, run_id, agent_id, hint_root(store), as_json, options=True)
         return
     single = sought_in(check_encoding(arguments.pop("encoding", None)),  # ("utf-16": the one its mark names)
-                       lambda: scope.read_range(handle, 0, 2).data, None, None, False)[0]
+                       lambda: scope.read_range(handle, 0, 2).data, arguments)[0]
     if single in WIDE and arguments.keys() & {"line", "lines"}:  # (UTF-16: lines end at its newlines' code units)
         result = wide_lines(scope, handle, single, arguments.get("line"), arguments.get("lines"),
                             offset=arguments.get("offset") or None)

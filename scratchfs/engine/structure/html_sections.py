@@ -9,8 +9,9 @@ characters together), the select's note names a select of the first match's head
 to the next heading of the same or a higher level -- as cssselect writes it: ``H, H ~ :nth-child(-n+J)``, ``J`` the
 place among its siblings of the last element before that heading (``:not()`` of a complex selector holding ``:is()``
 is translated wrongly by cssselect 1.6, its ``or`` unparenthesized, and a nested ``:not()`` is refused), ``H`` the
-heading by its id or the id in it (``h4:has(#event-exit)``). A heading with no id in it gets a search of the text
-view for its text instead. It imports nothing of ``scratchfs`` (the worker loads it by path)."""
+heading by its id or the id in it (``h4:has(#event-exit)``). A heading with no id in it, or whose id another element
+has too (``#a`` would select both sections), gets a search of the text view for its text instead. It imports
+nothing of ``scratchfs`` (the worker loads it by path)."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def section_hint(found: list, texts: list[str]) -> str | None:
     marked = heading if heading.get("id") else next((inner for inner in heading.iterdescendants() if inner.get("id")),
                                                     None)
     words = " ".join("".join(heading.itertext()).split())
-    if marked is None or not _plain_id(marked.get("id")) or heading.getparent() is None:
+    if marked is None or not _plain_id(marked.get("id")) or heading.getparent() is None or _shared(marked):
         return (f"the matches are headings: the text under the first is a search of the text view, "
                 f'view="text", match={json.dumps(words[:80])}') if words else None
     ident = marked.get("id")
@@ -62,6 +63,11 @@ def section_hint(found: list, texts: list[str]) -> str | None:
     return (f"the matches are headings ({json.dumps(words[:80])}, {len(found)} in all): the section under the first, "
             f"the heading and its {stop} following elements up to the next heading of its level or higher, is "
             f"select={json.dumps(select)}")
+
+
+def _shared(element: Any) -> bool:
+    """Whether another element of ``element``'s document has its id too (a select of ``#id`` matches them all)."""
+    return len(element.getroottree().xpath("//*[@id=$ident]", ident=element.get("id"))) > 1
 
 
 def _plain_id(ident: str | None) -> bool:
