@@ -5,8 +5,9 @@ the content's start, as ``data.decode("utf-16-le").split("\\n")`` has its lines 
 cannot serve this text.
 
 :func:`wide_text` counts them at the first UTF-16 line read or search of an entry -- one pass over its frames, at C
-speed (``array.count``), keeping 16 bytes a frame (its offset and the count before it: 128 KiB for 1 GiB of
-content) -- and keeps them in a bounded in-process cache (:data:`~scratchfs.foundation.limits.WIDE_INDEX_CACHE_ENTRIES`
+speed (:func:`~scratchfs.api.wide_count.newline_units`, as a spill counts them for its stub), keeping 16 bytes a
+frame (its offset and the count before it: 128 KiB for 1 GiB of content) -- and keeps them in a bounded in-process
+cache (:data:`~scratchfs.foundation.limits.WIDE_INDEX_CACHE_ENTRIES`
 entries, at most :data:`~scratchfs.foundation.limits.WIDE_INDEX_CACHE_BYTES` in all) keyed by the entry's identity:
 its scope, kind, key and blob token (a new token for each write: a scratchpad key written again is counted again)
 and the encoding. Every use first looks the entry up live (:meth:`Entries.open`), so an expired or deleted entry is
@@ -29,6 +30,7 @@ from itertools import accumulate
 from typing import NamedTuple
 
 from scratchfs.api.entries import OpenEntry
+from scratchfs.api.wide_count import NEWLINE_UNITS, newline_units
 from scratchfs.engine.caches import LRU
 from scratchfs.foundation.errors import Changed
 from scratchfs.foundation.limits import WIDE_INDEX_CACHE_BYTES, WIDE_INDEX_CACHE_ENTRIES
@@ -61,18 +63,17 @@ def _count(opened: OpenEntry, encoding: str) -> WideIndex:
     """One pass over ``opened``'s frames counting the newline code units starting in each. Raises FormatError (a
     damaged frame) and OSError."""
     table = opened.reader.table
-    counts, unit, carry, last = array("Q", [0] * table.frames), _unit(encoding), b"", False
+    counts, newline, carry, last = array("Q", [0] * table.frames), NEWLINE_UNITS[encoding], b"", False
     for frame, (_, data) in enumerate(opened.reader.iter_frames(0, ahead=True)):
         chunk = carry + data if carry else data  # (chunk starts at an even offset: carry is the odd byte before it)
         even = len(chunk) // 2 * 2
-        units = array("H", chunk[:even] if even != len(chunk) else chunk)
-        here = units.count(unit)
-        if carry and units and units[0] == unit:  # (the unit straddling the frames starts in the one before)
+        here = newline_units(memoryview(chunk)[:even], encoding)
+        if carry and chunk[:2] == newline:  # (the unit straddling the frames starts in the one before)
             here -= 1
             counts[frame - 1] += 1
         counts[frame] += here
         carry = chunk[even:]
-        last = bool(units) and not carry and units[-1] == unit
+        last = even > 0 and not carry and chunk[even - 2 : even] == newline
     return WideIndex(opened.entry.blob, array("Q", table.d_offsets), array("Q", accumulate(counts, initial=0)),
                      table.size > 0 and last)
 
