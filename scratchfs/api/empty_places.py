@@ -146,14 +146,15 @@ def search_places(opened: Any, result: Any, offset: int, end: int | None) -> Any
 
 
 def empty_only(note: object) -> bool:
-    """``note`` (a reply's, text or :class:`~scratchfs.foundation.calls.Advice`) is an empty-only pattern's."""
+    """``note`` (a reply's, text or :class:`~scratchfs.foundation.calls.Advice`) is an empty-only pattern's. Never
+    raises."""
     return str(note).startswith(EMPTY_ONLY)
 
 
 def encoded(note: object, encoding: str | None) -> object:
     """``note`` with ``encoding=`` in each of its calls when it is an empty-only pattern's (:data:`EMPTY_ONLY`) and
     ``encoding`` is given (a single-byte one's search or count: its pattern sought as that encoding's bytes); any
-    other note as it is."""
+    other note as it is. Never raises."""
     if encoding is None or not isinstance(note, Advice) or not empty_only(note):
         return note
     return Advice.of(*(part.given(encoding=encoding) if isinstance(part, Call) else part for part in note.parts))

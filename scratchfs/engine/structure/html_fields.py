@@ -45,7 +45,7 @@ def start_tag(element: Any) -> str:
     """``element``'s start tag as HTML writes it: its name, then each attribute in the page's order, ``name="value"``
     (``&`` and ``"`` escaped; a value of more than :data:`MOST_VALUE_CHARS` characters cut there and ``...`` added),
     or ``name`` alone when its value is empty, or is its name in a boolean attribute (:data:`_BOOLEAN`: ``required``,
-    ``selected``)."""
+    ``selected``). Never raises for an lxml element."""
     parts = [str(element.tag)]
     for name, value in element.attrib.items():
         if value == "" or (value.lower() == str(name).lower() and value.lower() in _BOOLEAN):

@@ -50,7 +50,7 @@ def selector_names(selector: str) -> list[tuple[str, str]]:
     """The ids (``("#", id)``), classes (``(".", class)``) and element names (``("", name)``) ``selector`` names, in
     its order, once each, as CSS reads them (cssselect's parse: ``#a\\:b`` is the id ``a:b``, ``.x\\31 23`` the class
     ``x123``), outside the lists of ``:not()``, ``:is()`` and ``:where()`` (a match may lack those) and attribute
-    values (``:has()``'s when it holds one). Empty for a selector that does not parse."""
+    values (``:has()``'s when it holds one). Empty for a selector that does not parse. Never raises."""
     try:
         stack: list[Any] = [each.parsed_tree for each in reversed(cssselect.parse(selector))]
     except Exception:  # (a selector the worker ran parses; never raise from a note)
@@ -110,7 +110,7 @@ def miss_hint(tree: Any, selector: str) -> str:
     it holds (``#x``, ``.x``; for the first :data:`MOST_LOOKED` of them), or with the page's counts of common elements
     (:data:`_SHOWN_TAGS`) for a name it lacks; or, when it holds them all, that their combination matches nothing.
     At most :data:`MOST_HINT_CHARS` characters. Its cost: one walk over the page's elements, and per id or class
-    looked for one pass over the page's distinct ones."""
+    looked for one pass over the page's distinct ones. Never raises for an lxml document."""
     ids: dict[str, None] = {}
     classes: dict[str, None] = {}
     tags: Counter[str] = Counter()

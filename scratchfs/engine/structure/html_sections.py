@@ -37,7 +37,7 @@ def _heading(element: Any) -> Any:
 def section_hint(found: list, texts: list[str]) -> str | None:
     """The note of a select whose matches ``found`` (lxml elements; ``texts``: those of the reply's page) are
     headings or inside them, with short texts: the select (else the text-view search) that gives the section under
-    the first one; ``None`` for any other select."""
+    the first one; ``None`` for any other select. Never raises for lxml elements."""
     if not found or len(found) > 8 or sum(map(len, texts)) > SHORT_CHARS:
         return None
     headings = [_heading(element) for element in found]
