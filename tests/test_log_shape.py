@@ -352,3 +352,29 @@ def test_lines_indented_under_a_line_that_name_no_place_are_no_javascript_trace(
     assert "JavaScript" not in shape_of(prose)
     two = b"Error: a\n    at f (/app/a.js:1:2)\nok\nTypeError: b\n    at /app/b.js:3:4\n    at g (x.js:1:1)\n"
     assert shape_of(two).endswith(", 2 JavaScript stack traces (first at line 1: Error: a)"), shape_of(two)
+
+
+@pytest.mark.parametrize("name", ["dmesg.txt", "dmesg-t-boot.txt"])
+def test_the_kernels_ring_buffer_is_a_log(name):
+    """``dmesg`` opens each line with the seconds since boot in brackets (``[    0.255769] Memory: ...``, as
+    ``journalctl -k -o short-monotonic`` does), ``dmesg -T`` with the date (``[Mon Dec  7 10:21:49 2026] ...``): both
+    were 'text, 347 lines', told apart from no other text; each is a log (fixtures/tools, real output made here)."""
+    data = (_TOOLS / name).read_bytes()
+    lines = data.count(b"\n")
+    found = describe(data, len(data), lines)
+    assert found.content_type == "log" and found.text.startswith(f"log, {lines} lines"), found.text
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 999_999)), min_size=3, max_size=40),
+       st.sampled_from(["", "host kernel: "]))
+def test_any_seconds_since_boot_in_brackets_start_a_log_line(stamps, host):
+    """The seconds are right-aligned in at least 5 places before the point, 6 after it, whatever their size."""
+    lines = [f"[{whole:5d}.{micro:06d}] {host}usb 1-1: new device {n}" for n, (whole, micro) in enumerate(stamps)]
+    assert shape_of(("\n".join(lines) + "\n").encode()).startswith("log, ")
+
+
+def test_brackets_of_numbers_that_are_no_kernel_time_make_no_log():
+    """A numbered list (``[1] ...``) or a version in brackets is no timestamp: the text stays text."""
+    data = b"".join(b"[%d] see section %d.%d\n" % (n, n, n) for n in range(40))
+    assert shape_of(data).startswith("text, ")

@@ -937,12 +937,14 @@ def test_a_log_whose_lines_open_with_a_bracketed_number_is_text_not_json(scope, 
     """newuser8: a log over 512 KiB whose lines open with "[<number>]" -- dmesg's "[    0.000000] Linux version",
     a build's "[   12] CC x.o" -- was stubbed as JSON, "JSON array, at least 1 item ...; first item: float", and
     its note sent the model to jq=".[0]", whose next page failed with a parse error: the first value's end was
-    taken for the document's. After a JSON document comes blank space or another document (a stream, as jq reads)."""
+    taken for the document's. After a JSON document comes blank space or another document (a stream, as jq reads).
+    dmesg's lines are a log's (its seconds since boot are a timestamp: newuser32), the build's text."""
     data = _DMESG.read_bytes() * copies  # (real dmesg of this machine; 30 copies: 676 KiB, read by streaming)
-    for content in (data, b"".join(b"[%8d] CC build/obj%d.o\n" % (i, i) for i in range(30000))):
+    build = b"".join(b"[%8d] CC build/obj%d.o\n" % (i, i) for i in range(30000))
+    for kind, content in (("log", data), ("text", build)):
         stub = scope.spill(content, source_tool="t")
-        assert stub.content_type == "text" and not stub.shape.startswith("JSON"), stub.shape
-        assert stub.shape.startswith(f"text, {len(lines_of(content)):,} lines"), stub.shape
+        assert stub.content_type == kind and not stub.shape.startswith("JSON"), stub.shape
+        assert stub.shape.startswith(f"{kind}, {len(lines_of(content)):,} lines"), stub.shape
     for document in (b"[" + b"1," * 300_000 + b"2]\n\n", b'{"a": [' + b"1," * 300_000 + b"2]}  \n"):
         stub = scope.spill(document, source_tool="t")
         assert stub.content_type == "json" and stub.shape.startswith("JSON"), stub.shape

@@ -30,7 +30,7 @@ lower-case value, ``level=error`` (``ERROR``; ``err`` and log15's ``eror`` too),
 ``level=``. An upper-case value (``log/slog``'s ``level=ERROR``) is the word already counted. Each is looked for only
 where the sample holds it (its literal found at C speed first: ``level=``, ``lvl=``, a klog header in the first
 4 KiB). Their lines' starts make a text a log too (:func:`log_lines`, which :func:`scratchfs.api.shape.describe`
-asks).
+asks), and so do the kernel's ring buffer's stamps (``dmesg``'s ``[    0.255769] ``, ``dmesg -T``'s date).
 """
 
 from __future__ import annotations
@@ -46,10 +46,15 @@ __all__ = ["LOG_LINE_RE", "PLAIN_LOG_LINE_RE", "Told", "java_trace_lines", "log_
            "text_told", "tracebacks_said"]
 
 _KLOG = rb"[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{6} "  # klog's header: level, date, time with microseconds
-_LOG_STARTS = rb'|' + _KLOG + rb'|(?:t|ts|time)="?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|(?:level|lvl)="?[A-Za-z]+"? '
+_KERNEL = rb"\[ *\d{1,12}\.\d{6}\] |\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}\] "
+"""The kernel's ring buffer's stamps: ``dmesg``'s seconds since boot, right-aligned (``[    0.255769] ``, also
+``journalctl -k -o short-monotonic``'s), and ``dmesg -T``'s date (``[Mon Dec  7 10:21:49 2026] ``)."""
+_LOG_STARTS = (rb'|' + _KLOG + rb'|(?:t|ts|time)="?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|(?:level|lvl)="?[A-Za-z]+"? |'
+               + _KERNEL)
 """The starts of log lines besides a timestamp or an upper-case level (``_LOG_LINE``'s first alternatives): klog's
-header and logfmt's timestamp or level key (``time="2026-..."``, ``ts=2026-...``, ``level=info ``), each an
-alternative after ``|``; their first characters are ``I``, ``W``, ``E``, ``F``, ``t`` and ``l``."""
+header, logfmt's timestamp or level key (``time="2026-..."``, ``ts=2026-...``, ``level=info ``) and the kernel's
+stamps (:data:`_KERNEL`), each an alternative after ``|``; their first characters are ``I``, ``W``, ``E``, ``F``,
+``t``, ``l`` and ``[``."""
 # Anchored on a literal newline (the text is searched with one prepended), which the engine finds at C speed. The
 # indentation is taken atomically (a lookahead's capture, then the backreference): no alternative starts with a blank,
 # so giving blanks back never matches; every alternative starts with "[", a digit, a capital or klog's and logfmt's
