@@ -91,3 +91,19 @@ def test_within_chars_keeps_head_and_tail_within_the_limit(text, limit):
         left, tail = rest.split(" characters left out) … ", 1)
         assert text.startswith(head) and text.endswith(tail) and int(left.replace(",", "")) == len(text) - len(
             head) - len(tail) and len(tail) > 0
+
+
+# a model's words for the scratchpad tools' arguments (newuser32: scratch_write(key=..., content=...) over MCP was
+# told "unknown argument 'content'; scratch_write takes key, value, encoding, ttl", naming nothing)
+SCRATCH_WORDS = [("scratch_write", "content", "value"), ("scratch_write", "text", "value"),
+                 ("scratch_write", "data", "value"), ("scratch_write", "name", "key"),
+                 ("scratch_write", "expires_in", "ttl"), ("scratch_read", "name", "key"),
+                 ("scratch_delete", "id", "key"), ("scratch_list", "page_size", "limit")]
+
+
+@pytest.mark.parametrize(("tool", "given", "meant"), SCRATCH_WORDS)
+def test_the_scratchpad_tools_name_the_argument_meant(scratch_scope, tool, given, meant):
+    known = list(TOOL_SPECS[tool].input_schema["properties"])
+    arguments = {name: value for name, value in (("key", "notes"), ("value", "x")) if name in known and name != meant}
+    with pytest.raises(InvalidArgument, match=rf"unknown argument '{given}' \(did you mean '{meant}'\?\)"):
+        ScratchTools(scratch_scope).call(tool, {**arguments, given: "1"})

@@ -373,6 +373,7 @@ def _refused_empty(arguments: Mapping[str, Any], errors: list[Any], required: It
         for e in errors)]
 
 
+_KEY_WORDS = dict.fromkeys(("name", "id", "path", "title", "key_name"), "key")  # (a scratchpad key's other names)
 _MEANT: dict[str, dict[str, str]] = {"read_handle": {
     **dict.fromkeys(("regex", "regexp", "re", "grep"), "pattern"),
     **dict.fromkeys(("query", "search", "find", "needle", "substring"), "match"),
@@ -381,9 +382,15 @@ _MEANT: dict[str, dict[str, str]] = {"read_handle": {
     **dict.fromkeys(("filter", "jq_filter", "query_jq"), "jq"),
     **dict.fromkeys(("selector", "css", "css_selector"), "select"),
     **dict.fromkeys(("id", "handle_id"), "handle"),
+}, "scratch_write": {
+    **dict.fromkeys(("content", "contents", "text", "data", "body", "note", "notes", "val"), "value"),
+    **_KEY_WORDS, **dict.fromkeys(("expires_in", "expiry", "expire", "ttl_seconds", "lifetime", "ttl_s"), "ttl"),
+}, "scratch_read": _KEY_WORDS, "scratch_delete": _KEY_WORDS, "scratch_list": {
+    **dict.fromkeys(("page_size", "max", "max_results", "max_keys", "count", "n"), "limit"),
+    **dict.fromkeys(("starts_with", "startswith", "key_prefix"), "prefix"),
 }}
-"""The arguments a model often writes under another tool's name (``regex`` for ``pattern``, ``query`` for ``match``),
-which no spelling distance finds."""
+"""The arguments a model often writes under another tool's name (``regex`` for ``pattern``, ``query`` for ``match``,
+``content`` for ``scratch_write``'s ``value``), which no spelling distance finds."""
 _NAMES_SHOWN = 5  # unknown argument names a refusal echoes (a call may hold thousands)
 
 
