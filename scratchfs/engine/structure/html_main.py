@@ -51,7 +51,9 @@ def main_start(head: bytes) -> MainStart | None:
     ``<body>`` tag with text before it (navigation, a header); ``None`` otherwise (no landmark, none in ``head``,
     nothing shown before it). A ``<main`` in a comment, a script, a style, a ``<textarea>`` (an element whose content
     is text) or CDATA is none; one in an attribute's value may be taken for one (a scan, not a parse):
-    :func:`main_text` tells it. Linear in ``head``'s bytes (each of its regular expressions scans it once)."""
+    :func:`main_text` tells it. ``body`` and ``start`` are byte offsets into ``head``. Linear in ``head``'s bytes
+    (each of its regular expressions scans it once; at most :data:`MOST_HIDDEN` comments, scripts, ... passed). Never
+    raises (any bytes: a page of none, of no ``<body>``, is ``None``)."""
     body = _BODY.search(head)
     if body is None:
         return None
