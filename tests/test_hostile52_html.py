@@ -42,6 +42,7 @@ _PAGES = {  # name: (page, the preview: its main content's start, else None -- t
     "two <main>s": (_NAV + b"<main hidden><p>Hidden.</p></main><main>" + _REAL + b"</main>", "Hidden."),
     "a <main> in a table": (_NAV + b"<table><tr><td><main>" + _REAL + b"</main></td></tr></table>", _MAIN),
     "an unclosed <main>": (_NAV + b"<main>" + _REAL, _MAIN),
+    "a form of role=main": (_NAV + b'<form role="main">' + _REAL + b"</form>", None),  # (its select: its tag first)
 }
 
 

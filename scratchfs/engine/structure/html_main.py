@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from scratchfs.engine.structure.html_fields import CONTROL_TAGS, EMBEDDED_TAGS
+
 __all__ = ["MOST_HIDDEN", "MOST_PARSED_TAGS", "MainStart", "main_open_past", "main_start", "main_text"]
 
 _BODY = re.compile(rb"<body(?:\s[^>]*)?>", re.IGNORECASE)
@@ -159,9 +161,10 @@ def main_open_past(head: bytes, landmark: MainStart, end: int, most: int) -> boo
     open at the cut (nothing of the page follows it there: the view's text is all its own), rendered as the view
     renders it (not in a ``<pre>``, nor a table's row or cell or a list item, which a select renders in their
     context); ``False`` when it is the landmark but ends before the cut or stands in such a context (its own text,
-    :func:`main_text`, bounds the view's); ``None`` when it is not, or more than :data:`MOST_PARSED_TAGS` tags stand
-    in ``head`` before ``landmark.start + most`` (as :func:`main_text` counts them), or a library fails on the
-    page. Never raises (but MemoryError)."""
+    :func:`main_text`, bounds the view's); ``None`` when it is not, or is a form control or embedded content (a
+    ``<form role="main">``, whose select shows its start tag before its text), or more than
+    :data:`MOST_PARSED_TAGS` tags stand in ``head`` before ``landmark.start + most`` (as :func:`main_text` counts
+    them), or a library fails on the page. Never raises (but MemoryError)."""
     from scratchfs.engine.structure import html_worker  # (lxml, inscriptis: imported at the first HTML spill)
 
     named = _NAME.match(head, landmark.start)
@@ -171,8 +174,8 @@ def main_open_past(head: bytes, landmark: MainStart, end: int, most: int) -> boo
     try:
         tree = html_worker.parse_page(html_worker.page_text(page))
         found = html_worker.compile_selector(landmark.selector)(tree)
-        if not found or found[0].get(_MARK) is None:
-            return None
+        if not found or found[0].get(_MARK) is None or found[0].tag in CONTROL_TAGS or found[0].tag in EMBEDDED_TAGS:
+            return None  # (a form control's select shows its start tag first: the preview would not be its start)
         element = found[0]
         if element.tag in _CONTEXTS or next(element.iterancestors("pre", "listing", "xmp", "plaintext"), None) is not \
                 None:
