@@ -42,6 +42,7 @@ _PAGES = {  # name: (page, the preview: its main content's start, else None -- t
     "two <main>s": (_NAV + b"<main hidden><p>Hidden.</p></main><main>" + _REAL + b"</main>", "Hidden."),
     "a <main> in a table": (_NAV + b"<table><tr><td><main>" + _REAL + b"</main></td></tr></table>", _MAIN),
     "an unclosed <main>": (_NAV + b"<main>" + _REAL, _MAIN),
+    "a form of role=main": (_NAV + b'<form role="main">' + _REAL + b"</form>", None),  # (its select: its tag first)
 }
 
 
@@ -125,3 +126,26 @@ def test_a_comment_between_a_code_block_s_flavours_does_not_run_them_together(pa
     view = html_worker.view_text(b"<body>" + page).decode()
     assert view.splitlines()[:2] == ["a", "b"]
     assert html_worker.select_texts(b"<body>" + page, "pre", 0, 0, 4000, 10)[2][0].splitlines()[:2] == ["a", "b"]
+
+
+def test_a_long_main_s_preview_renders_the_page_once(monkeypatch):
+    """A stub of a page whose main content runs past its preview renders the text view's cuts and no more: the
+    landmark is told by a parse (the select's first match, still open where the last cut ends), not rendered by
+    itself too -- Node.js's ``process`` page's stub rendered both (2.5 ms of cuts, 4.1 ms of the landmark's own text;
+    review note39). The preview is the same bytes: the main content's start, as the note's select gives it."""
+    from scratchfs.engine.structure import html_render
+
+    rendered: list[str] = []
+    real = html_render.element_text
+    monkeypatch.setattr(html_render, "element_text", lambda *args: rendered.append("own") or real(*args))
+    for name in ("tools/node-process-dom-head.html", "browser-rust-book.html"):
+        page = (_ROOT / "fixtures" / name).read_bytes()
+        head = page[:SAMPLE_BYTES]
+        shape = describe(head, len(page), page.count(b"\n"))
+        stub = build_stub("h_" + "a" * 24, head, page[-4096:], len(page), page.count(b"\n"), shape.content_type,
+                          shape.text, "t", PREVIEW_BYTES, "head")
+        assert "of the page's main content" in stub.note
+        assert rendered == [], name
+    short = _NAV + b"<main>" + _REAL + b"</main><p>Footer.</p>" + b"<p>More of the page after it.</p>" * 400
+    stub = build_stub("h_" + "a" * 24, short, b"", len(short), 1, "html", "HTML", "t", PREVIEW_BYTES, "head")
+    assert stub.preview == _MAIN and rendered == ["own"]  # (a main that ends before the cut: bounded by its text)

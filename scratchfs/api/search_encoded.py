@@ -23,7 +23,10 @@ def as_given(found: Matches, match: str | bytes | None, pattern: str | None) -> 
     are not UTF-8 (:func:`~scratchfs.api.search_misses.single_byte_note`): they were sought as they are; nor the
     spelling a miss's note names (:func:`~scratchfs.api.miss_hints.unhinted`: its call seeks the rewritten
     needle). A search without an encoding is returned as it is. UTF-16's keeps the matches at even offsets alone
-    (one at an odd offset is the halves of two characters)."""
+    (one at an odd offset is the halves of two characters); windows left with no match are dropped. Returns a new
+    :class:`~scratchfs.api.results.Matches` (``found`` is not changed). Raises InvalidArgument for a ``match``
+    character the encoding has no byte for (:func:`~scratchfs.api.encodings.encode_needle`) -- a search with it
+    was refused before it ran, so after one it never raises."""
     if found.encoding is None:
         return found
     if found.encoding in WIDE:

@@ -41,7 +41,9 @@ def window_json(window: Window, size: int, binary: bool, rendered: bool = False,
     byte one character of it (:func:`~scratchfs.api.views.piece`). ``rows`` (a table's: the row of each match by
     its offset, :mod:`~scratchfs.api.search_rows`): ``row`` after ``line``, the first match's, and in ``matches``
     each one's (none for a match in the header). ``commits`` (a git log's: the commit of each window's first match
-    by its offset, :mod:`~scratchfs.api.search_commits`): ``commit`` after ``line``."""
+    by its offset, :mod:`~scratchfs.api.search_commits`): ``commit`` after ``line``. ``size``: the content's bytes;
+    every offset and length is in bytes of the stored content. Never raises for a window the search made (its
+    matches inside its data, offsets within ``size``)."""
     hits = window.matches
     match_end = max(h.offset + h.length for h in hits) if hits else window.match_offset
     keep_from, keep_to = window.match_offset, match_end

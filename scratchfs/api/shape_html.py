@@ -13,9 +13,10 @@ from itertools import islice
 from scratchfs.api.shape_words import clip, kib, plural, scoped, shape_limit, short_name
 from scratchfs.engine.structure.html_codec import decode_as, page_codec
 
-__all__ = ["MOST_HEADINGS", "MOST_TAGS", "html_shape", "level_counts", "sample_codec"]
+__all__ = ["MOST_HEADINGS", "MOST_TAGS", "heading_counts", "html_shape", "level_counts", "sample_codec"]
 
 _LAST_CODEC: list[tuple[bytes, str] | None] = [None]  # (sample_codec's last sample and its codec)
+_LAST_HEADINGS: list[tuple[bytes, list[tuple[str, str]], bool] | None] = [None]  # (_page_headings' last sample's)
 
 # The elements are found as `<(NAME)\b[^>]*>(.*?)</\1\s*>` (DOTALL, IGNORECASE) would find them, by _elements: that
 # regex scans from every opener to the end when no closer follows, quadratic in a hostile page's openers (128 KiB of
@@ -197,12 +198,45 @@ def level_counts(headings: list[tuple[str, str]]) -> str:
     the shape lists them all (at most 12: their levels are read there). A
     page whose sections are ``<h4>``s (Node.js's deprecations: 188 of them under 4 of ``<h1>`` to ``<h3>``) was said
     to hold "4 headings", and its note's ``select="h1, h2"`` gave two (modeltask12)."""
+    counts = _counts(headings)
+    if len(counts) < 2 or len(headings) <= _HEADINGS:
+        return ""
+    return f" ({', '.join(f'{count:,} h{level}' for level, count in counts)})"
+
+
+def _counts(headings: list[tuple[str, str]]) -> list[tuple[str, int]]:
+    """``(level, how many of headings are of it)`` of each level ``headings`` hold, highest (``"1"``) first."""
     counts: dict[str, int] = {}
     for level, _ in headings:
         counts[level] = counts.get(level, 0) + 1
-    if len(counts) < 2 or len(headings) <= _HEADINGS:
-        return ""
-    return f" ({', '.join(f'{counts[level]:,} h{level}' for level in sorted(counts))})"
+    return sorted(counts.items())
+
+
+def heading_counts(sample: bytes) -> tuple[list[tuple[str, int]], bool]:
+    """``([(level, count), ...], said)``: how many of the headings :func:`html_shape` counts in ``sample`` (a page's
+    first bytes; those of its first :data:`MOST_HEADINGS` heading elements that hold text) each level holds, highest
+    level (``"1"``) first, and whether the shape says those counts (:func:`level_counts`; else it lists every
+    heading) -- handed over as data, for the reads a stub's note names
+    (:func:`~scratchfs.api.html_preview.page_reads`), so that nothing reads them back out of the shape's words. The
+    headings of the last sample :func:`html_shape` described (the same object) are reused; another sample's are
+    found again (a few Python steps a heading). Never raises."""
+    headings = _page_headings(sample, sample_codec(sample))[0]
+    return _counts(headings), level_counts(headings) != ""
+
+
+def _page_headings(sample: bytes, codec: str) -> tuple[list[tuple[str, str]], bool]:
+    """``(headings, more)``: ``(level, text)`` of each of the first :data:`MOST_HEADINGS` heading elements of
+    ``sample`` that holds text (decoded with ``codec``), and whether more heading elements follow those looked at;
+    the last sample's kept and known by identity (:func:`heading_counts` asks again for the shape's)."""
+    last = _LAST_HEADINGS[0]
+    if last is not None and last[0] is sample:
+        return last[1], last[2]
+    found = list(islice(_elements(sample, _HEADING_OPEN, True), MOST_HEADINGS + 1))
+    headings = [(level[1:].decode(), _page_text(_tags_replaced(_TAG_RE, b"", _tags_replaced(_BREAK_RE, b" ", sample[
+        start:end])), codec)) for level, _, start, end, _ in found[:MOST_HEADINGS]]
+    headings = [(level, body) for level, body in headings if body]
+    _LAST_HEADINGS[0] = (sample, headings, len(found) > MOST_HEADINGS)
+    return headings, len(found) > MOST_HEADINGS
 
 
 def sample_codec(sample: bytes) -> str:
@@ -239,13 +273,10 @@ def html_shape(sample: bytes, scope: str) -> str:
     share = 1 - visible / max(1, len(sample))
     titled = f'title "{short_name(named, 80)}", ' if named else "no title, "
     text = scoped(f"HTML, {titled}~{kib(visible)} of text in {kib(len(sample))} ({share:.0%} markup)", scope)
-    found = list(islice(_elements(sample, _HEADING_OPEN, True), MOST_HEADINGS + 1))
-    headings = [(level[1:].decode(), _page_text(_tags_replaced(_TAG_RE, b"", _tags_replaced(_BREAK_RE, b" ", sample[
-        start:end])), codec)) for level, _, start, end, _ in found[:MOST_HEADINGS]]
-    headings = [(level, body) for level, body in headings if body]
+    headings, more = _page_headings(sample, codec)
     if not headings:
         return clip(text)
-    more_may = scope or len(found) > MOST_HEADINGS  # (a sample's, or a page's past those looked at: more may follow)
+    more_may = scope or more  # (a sample's, or a page's past those looked at: more may follow)
     text += f"; {'at least ' if more_may else ''}{plural(len(headings), 'heading')}{level_counts(headings)}: "
     listed: list[str] = []
     for count, (level, body) in enumerate(headings):

@@ -17,8 +17,10 @@ PAGE_ROWS = 1000
 
 
 def encode_cursor(cursor: tuple[str, float, int]) -> str:
-    """An opaque, printable cursor (:mod:`scratchfs.foundation.cursors` of ``[run_id, created_at, id]``) to resume
-    a listing after."""
+    """An opaque, printable cursor (:mod:`scratchfs.foundation.cursors` of ``[run_id, created_at, id]``: a run id,
+    an entry's creation time in epoch seconds and its row id) to resume a listing after: URL-safe base64 without
+    ``=`` padding, ASCII alone (non-ASCII run ids as ``\\u`` escapes), which :func:`decode_cursor` reads back.
+    Never raises (its three values are always JSON's)."""
     return cursors.encode_cursor(cursor, ascii_only=True)
 
 

@@ -153,7 +153,7 @@ class _Note:
         by_search = search_call(content_type, shape, head, longest)  # (by match past a pattern's line bound)
         self.by_other = f"{call}, {by_structure} | {call}, {by_search}" if by_structure else f"{call}, {by_search}"
         if content_type == "html":  # (its text, not its bytes: their <head> and scripts tell nothing)
-            self.by_other = page_reads(call, shape, by_search)
+            self.by_other = page_reads(call, head, by_search)
         if content_type in ("json", "xml") and by_structure and PLACEHOLDER not in by_structure:  # (JQ: the
             # model's own; an XML document's select= of the elements its shape chose, named first too)
             self.lead, self.by_other = f"{call}, {by_structure} | ", f"{call}, {by_search}"

@@ -6,7 +6,9 @@ Node.js's API pages (headless Chromium's dump) put a sidebar of every module (``
 of text) and a table of contents before their ``role="main"`` content: every page's preview was the same module list
 (modeltask12). Found by a scan of the page's first bytes (regular expressions, linear: comments, scripts, styles and
 other elements of text content passed over), after its ``<body>`` tag and only where text (not only tags, scripts and
-styles) stands before the landmark; then told by a parse of the page up to it (:func:`main_text`): the first element
+styles) stands before the landmark; then told by a parse of the page up to it (:func:`main_open_past`, which a stub
+uses alone when the landmark runs past the view's last cut: its text view is then the landmark's, rendered once;
+:func:`main_text` renders the landmark by itself too where it ends sooner): the first element
 ``select=`` of it gives must be the one the scan found (not a ``<main>`` in an attribute's value, nor after an earlier
 element of the same id), and the stub shows no text that select does not give (hostile52). Sites' own names
 (``id="content"``) are not read: a landmark is the page's own word for its main content."""
@@ -17,7 +19,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MOST_HIDDEN", "MOST_PARSED_TAGS", "MainStart", "main_start", "main_text"]
+from scratchfs.engine.structure.html_fields import CONTROL_TAGS, EMBEDDED_TAGS
+
+__all__ = ["MOST_HIDDEN", "MOST_PARSED_TAGS", "MainStart", "main_open_past", "main_start", "main_text"]
 
 _BODY = re.compile(rb"<body(?:\s[^>]*)?>", re.IGNORECASE)
 _LANDMARK = re.compile(rb"<main[\s/>]|<[A-Za-z][\w-]*\s[^<>]*?\brole\s*=\s*[\"']?main(?![\w-])", re.IGNORECASE)
@@ -51,7 +55,9 @@ def main_start(head: bytes) -> MainStart | None:
     ``<body>`` tag with text before it (navigation, a header); ``None`` otherwise (no landmark, none in ``head``,
     nothing shown before it). A ``<main`` in a comment, a script, a style, a ``<textarea>`` (an element whose content
     is text) or CDATA is none; one in an attribute's value may be taken for one (a scan, not a parse):
-    :func:`main_text` tells it. Linear in ``head``'s bytes (each of its regular expressions scans it once)."""
+    :func:`main_text` tells it. ``body`` and ``start`` are byte offsets into ``head``. Linear in ``head``'s bytes
+    (each of its regular expressions scans it once; at most :data:`MOST_HIDDEN` comments, scripts, ... passed). Never
+    raises (any bytes: a page of none, of no ``<body>``, is ``None``)."""
     body = _BODY.search(head)
     if body is None:
         return None
@@ -145,6 +151,48 @@ def main_text(head: bytes, landmark: MainStart, most: int, chars: int) -> str | 
         raise
     except Exception:  # (a page too deep for this thread, a library's error on odd input: no main preview)
         return None
+
+
+def main_open_past(head: bytes, landmark: MainStart, end: int, most: int) -> bool | None:
+    """Whether the text view of the page whose first bytes are ``head`` as if its body held its main content alone,
+    rendered from ``head`` cut at byte ``end`` (past the landmark's start), is the start of what ``select=`` of the
+    landmark gives -- told by one parse of the page cut there, no rendering: ``True`` when the select's first match
+    is the landmark :func:`main_start` found (a mark in its start tag, as :func:`main_text` tells it) and it is still
+    open at the cut (nothing of the page follows it there: the view's text is all its own), rendered as the view
+    renders it (not in a ``<pre>``, nor a table's row or cell or a list item, which a select renders in their
+    context); ``False`` when it is the landmark but ends before the cut or stands in such a context (its own text,
+    :func:`main_text`, bounds the view's); ``None`` when it is not, or is a form control or embedded content (a
+    ``<form role="main">``, whose select shows its start tag before its text), or more than
+    :data:`MOST_PARSED_TAGS` tags stand in ``head`` before ``landmark.start + most`` (as :func:`main_text` counts
+    them), or a library fails on the page. Never raises (but MemoryError)."""
+    from scratchfs.engine.structure import html_worker  # (lxml, inscriptis: imported at the first HTML spill)
+
+    named = _NAME.match(head, landmark.start)
+    if named is None or head.count(b"<", 0, landmark.start + most) > MOST_PARSED_TAGS:
+        return None
+    page = head[: named.end()] + f" {_MARK}".encode() + head[named.end() : max(end, named.end())]
+    try:
+        tree = html_worker.parse_page(html_worker.page_text(page))
+        found = html_worker.compile_selector(landmark.selector)(tree)
+        if not found or found[0].get(_MARK) is None or found[0].tag in CONTROL_TAGS or found[0].tag in EMBEDDED_TAGS:
+            return None  # (a form control's select shows its start tag first: the preview would not be its start)
+        element = found[0]
+        if element.tag in _CONTEXTS or next(element.iterancestors("pre", "listing", "xmp", "plaintext"), None) is not \
+                None:
+            return False
+        while element is not None and element.getparent() is not None:  # (anything after it, up to the root)
+            if (element.tail or "").strip() or element.getnext() is not None:
+                return False
+            element = element.getparent()
+        return True
+    except MemoryError:
+        raise
+    except Exception:  # (a page too deep for this thread, a library's error on odd input: no main preview)
+        return None
+
+
+_CONTEXTS = ("thead", "tbody", "tfoot", "tr", "td", "th", "li")
+"""Elements a select renders in their context (:func:`~scratchfs.engine.structure.html_render.element_text`)."""
 
 
 def _cut_after(element: Any, chars: int) -> None:

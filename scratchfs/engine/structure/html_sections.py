@@ -10,7 +10,10 @@ to the next heading of the same or a higher level -- as cssselect writes it: ``H
 place among its siblings of the last element before that heading (``:not()`` of a complex selector holding ``:is()``
 is translated wrongly by cssselect 1.6, its ``or`` unparenthesized, and a nested ``:not()`` is refused), ``H`` the
 heading by its id or the id in it (``h4:has(#event-exit)``). A heading with no id in it, or whose id another element
-has too (``#a`` would select both sections), gets a search of the text view for its text instead. It imports
+has too (``#a`` would select both sections), gets a search of the text view for its text instead. A heading wrapped
+alone (GitHub's ``<div class="markdown-heading"><h2>Install</h2><a class="anchor">``) is its wrapper
+(``div:has(> h2#install)``): the section is the wrapper's following siblings, up to one that is or holds the next
+heading of the same or a higher level (before, the select gave the heading and its anchor alone). It imports
 nothing of ``scratchfs`` (the worker loads it by path)."""
 
 from __future__ import annotations
@@ -45,24 +48,58 @@ def section_hint(found: list, texts: list[str]) -> str | None:
         return None
     heading = headings[0]
     level = int(heading.tag[1])
-    siblings = [sibling for sibling in heading.itersiblings() if isinstance(sibling.tag, str)]  # (elements: no
+    block = _block(heading)
+    siblings = [sibling for sibling in block.itersiblings() if isinstance(sibling.tag, str)]  # (elements: no
     # comment nor processing instruction, which :nth-child does not count)
-    stop = next((at for at, sibling in enumerate(siblings)
-                 if sibling.tag in _HEADINGS and int(sibling.tag[1]) <= level), len(siblings))
+    stop = next((at for at, sibling in enumerate(siblings) if _opens_section(sibling, level)), len(siblings))
     marked = heading if heading.get("id") else next((inner for inner in heading.iterdescendants() if inner.get("id")),
                                                     None)
     words = " ".join("".join(heading.itertext()).split())
-    if marked is None or not _plain_id(marked.get("id")) or heading.getparent() is None or _shared(marked):
+    if marked is None or not _plain_id(marked.get("id")) or block.getparent() is None or _shared(marked):
         return (f"the matches are headings: the text under the first is a search of the text view, "
                 f'view="text", match={json.dumps(words[:80])}') if words else None
-    ident = marked.get("id")
-    chosen = f"#{ident}" if marked is heading else f"{heading.tag}:has(#{ident})"
-    before = sum(isinstance(sibling.tag, str) for sibling in heading.itersiblings(preceding=True))
+    chosen = _selector(block, heading, marked)
+    before = sum(isinstance(sibling.tag, str) for sibling in block.itersiblings(preceding=True))
     last = before + stop + 1  # (1-based place among its parent's elements of the last sibling before the next heading)
     select = f"{chosen}, {chosen} ~ :nth-child(-n+{last})" if stop else chosen
     return (f"the matches are headings ({json.dumps(words[:80])}, {len(found)} in all): the section under the first, "
             f"the heading and its {stop} following elements up to the next heading of its level or higher, is "
             f"select={json.dumps(select)}")
+
+
+def _block(heading: Any) -> Any:
+    """The outermost element that holds ``heading`` and nothing else of text (GitHub's ``<div
+    class="markdown-heading">``, a heading and its anchor), below ``<body>``; ``heading`` itself when its parent
+    holds more. The section is that element's following siblings: a heading wrapped alone has none of its own."""
+    words = "".join(heading.itertext()).split()
+    block = heading
+    while (parent := block.getparent()) is not None and parent.tag not in ("body", "html") and \
+            "".join(parent.itertext()).split() == words and \
+            not any(inner is not heading for inner in parent.iterdescendants(*_HEADINGS)):
+        block = parent
+    return block
+
+
+def _opens_section(element: Any, level: int) -> bool:
+    """Whether ``element`` (a sibling after a heading's block) is or holds a heading of ``level`` or higher: the
+    next section's start, whether its heading stands alone or wrapped."""
+    return any(int(inner.tag[1]) <= level for inner in element.iter(*_HEADINGS))
+
+
+def _selector(block: Any, heading: Any, marked: Any) -> str:
+    """The CSS selector of ``block`` (:func:`_block`: ``heading`` or what wraps it alone) by the id of ``marked``
+    (``heading`` or an element in it): ``#id`` or ``h4:has(#id)``, else, for a wrapper, ``div:has(> h2#id)`` (its
+    children down to the heading named, each a child: only the heading's own wrapper matches)."""
+    ident = marked.get("id")
+    if block is heading:
+        return f"#{ident}" if marked is heading else f"{heading.tag}:has(#{ident})"
+    chain = [heading.tag]
+    for ancestor in heading.iterancestors():
+        if ancestor is block:
+            break
+        chain.append(ancestor.tag)
+    path = " > ".join(chain[::-1])
+    return f"{block.tag}:has(> {path}#{ident})" if marked is heading else f"{block.tag}:has(> {path} #{ident})"
 
 
 def _shared(element: Any) -> bool:

@@ -35,7 +35,8 @@ from typing import Any
 from scratchfs.engine.structure.html_codec import declared_encoding, decode_as, page_codec
 from scratchfs.foundation.text import utf8_but_cut_end
 
-__all__ = ["FIRST_CUT_BYTES", "HEAD_TAG_SHARE", "LEAST_VIEW_BYTES", "MOST_CUT_BYTES", "MOST_TAGS", "view_start"]
+__all__ = ["FIRST_CUT_BYTES", "HEAD_TAG_SHARE", "LEAST_VIEW_BYTES", "MOST_CUT_BYTES", "MOST_TAGS", "view_cut",
+           "view_start"]
 
 FIRST_CUT_BYTES = 1024
 """Bytes of the body (after its ``<body`` tag) of the first cut rendered; the cut that checks a cut whose text holds
@@ -79,7 +80,16 @@ def view_start(head: bytes, size: int, want: int, first: int = FIRST_CUT_BYTES, 
     first bytes are ``head``: at least ``min(want, LEAST_VIEW_BYTES)`` bytes of it (``want``: the bytes a preview
     shows), or all of it, else ``None`` (not told: see the module's words; a page with no text). ``first``,
     ``most``: the body's bytes of the first and the last cut; ``whole``: most bytes of a page rendered whole;
-    ``tags``: most tags rendered, summed over the cuts (:data:`MOST_TAGS`; tests pass small ones)."""
+    ``tags``: most tags rendered, summed over the cuts (:data:`MOST_TAGS`; tests pass small ones). Never raises (but
+    MemoryError)."""
+    told = view_cut(head, size, want, first, most, whole, tags)
+    return None if told is None else told[:2]
+
+
+def view_cut(head: bytes, size: int, want: int, first: int = FIRST_CUT_BYTES, most: int = MOST_CUT_BYTES,
+             whole: int = MOST_WHOLE_BYTES, tags: int = MOST_TAGS) -> tuple[bytes, bool, int] | None:
+    """:func:`view_start`'s ``(bytes, whether all)`` and the bytes of ``head`` its last cut rendered (``len(head)``
+    for a page rendered whole): the view's start comes from them alone. Never raises (but MemoryError)."""
     try:
         return _view_start(head, size, max(1, want), (first, max(most, 4 * want), whole, tags))
     except MemoryError:
@@ -88,12 +98,12 @@ def view_start(head: bytes, size: int, want: int, first: int = FIRST_CUT_BYTES, 
         return None
 
 
-def _view_start(head: bytes, size: int, want: int, cuts: tuple[int, int, int, int]) -> tuple[bytes, bool] | None:
+def _view_start(head: bytes, size: int, want: int, cuts: tuple[int, int, int, int]) -> tuple[bytes, bool, int] | None:
     first, most, small, tags = cuts
     whole = len(head) >= size
     if whole and size <= small and head.count(b"<") <= tags:
         view = _render(head, page_codec(head), True)
-        return (view.encode("utf-8"), True) if view else None
+        return (view.encode("utf-8"), True, len(head)) if view else None
     found = _BODY.search(head, 0, MOST_HEAD_BYTES)
     body = found.start() if found else 0
     parsed = head.count(b"<", 0, body) // HEAD_TAG_SHARE  # (a cut's head: parsed, not rendered)
@@ -108,12 +118,12 @@ def _view_start(head: bytes, size: int, want: int, cuts: tuple[int, int, int, in
         if not text:  # (a page of no element, decoded otherwise past the sample; of no text: its bytes)
             return None
         if end >= size:  # (the whole page: its view)
-            return text.encode("utf-8"), True
+            return text.encode("utf-8"), True, end
         agreed = b"" if last is None else _agreed(last, text).encode("utf-8")  # (two cuts that end apart)
         bound = min(len(head), body + most, _tag_bound(head, left - parsed, body))  # (the next cut's end, at most)
         if (last is not None and len(agreed) >= want) or final or bound <= end:  # (no next cut: the body's, the
-            return (agreed, False) if len(agreed) >= min(want, LEAST_VIEW_BYTES) else None  # sample's or the budget's
-            # end)
+            return (agreed, False, end) if len(agreed) >= min(want, LEAST_VIEW_BYTES) else None  # sample's or the
+            # budget's end)
         told = len(_lines_before(text, len(text.rstrip())).encode("utf-8"))  # (what it tells, if the next agrees)
         grown, forced = end + step, False
         if told < want:  # (a cut grown, leaving room in the budget for the one that checks it)
