@@ -29,7 +29,12 @@ A bound of CPU time is no reason for the mark: a test on the other worker runs o
 and leaves this thread's CPU time as it is -- a ratio to plain text's measured in the same test
 (tests/test_text_kinds_cost.py ``cpu``), or an absolute bound many times what the work takes (1 s of a describe
 that takes milliseconds: tests/test_hostile20_shapes.py); 148 such tests lost the mark, which kept the other worker
-idle through their 63 s (``-n 0``, load 11, 2026-12-07). A test with no bound of time at all needs none."""
+idle through their 63 s (``-n 0``, load 11, 2026-12-07). A test with no bound of time at all needs none.
+Nor does a wall-clock bound many times what the work takes (5 s on a refusal of milliseconds, 60 s on an exit of a
+second), or one of bytes, counts or an error's type: 88 more calls lost the mark, 60 s of the alone phase's wall
+(``-m alone -n 0``, load 2-6, 2026-12-08). The mark stays where the property is wall time under contention: a
+deadline or a timeout whose bound is near what it allows (tests/test_fleet_outages.py), a race against another
+process (a daemon hopping pids), or CPU time seen to grow beside another test (tests/test_mcp_give_up.py)."""
 
 from __future__ import annotations
 

@@ -340,7 +340,6 @@ def test_a_row_is_cut_as_when_every_word_of_it_was_read(name, pick, tail, lead, 
     assert layout.fit.cells(row) == _full_words_fit(layout.fit).cells(row)
 
 
-@pytest.mark.alone  # (a bound of time)
 def test_a_row_of_half_a_million_words_is_cut_in_one_search():
     """A ps row whose COMMAND holds 500,000 words (1 MB) cost 0.85 s a rows read -- every read past it too, as rows
     are counted from the first (hostile7): its words after the last column's first are no longer each read."""
@@ -349,9 +348,9 @@ def test_a_row_of_half_a_million_words_is_cut_in_one_search():
     lines = (_TOOLS / "ps-auxww.txt").read_text().split("\n")
     layout = find_layout(lines[:50])
     row = lines[1].rstrip() + " x" * 500_000
-    began = time.perf_counter()
+    began = time.thread_time()  # (this thread's CPU: the other worker's test leaves it as it is)
     cells = layout.fit.cells(row)
-    took = time.perf_counter() - began
+    took = time.thread_time() - began
     head = lines[1].split(None, 10)
     assert cells == [*head[:10], head[10] + " x" * 500_000]
     assert took < 0.1, took  # (0.3 to 0.9 s before, at loads 1 to 7)

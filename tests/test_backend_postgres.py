@@ -269,7 +269,7 @@ def test_a_stopped_server_gives_storage_error_within_a_bounded_time(own_postgres
         PostgresIndex(server.dsn.replace(f"port={server.port}", "port=1"), busy_timeout=1.0)
 
 
-@pytest.mark.alone
+# (no `alone` mark: the refusal takes milliseconds of the 5 s bound, where the fault waited the 20 s busy timeout)
 def test_a_server_that_refuses_fails_the_open_at_once_saying_why(postgres_dsn, pg_schema):
     """A DSN whose server refuses (nothing listens on the port) or whose database does not exist waited the whole
     busy timeout (30 s by default) in the pool's retries, printing a line per retry, then said only "no connection
@@ -284,7 +284,7 @@ def test_a_server_that_refuses_fails_the_open_at_once_saying_why(postgres_dsn, p
         assert time.monotonic() - started < 5.0
 
 
-@pytest.mark.alone
+# (no `alone` mark: 3 s is six times the 0.5 s timeout, and short of the 5 s statement it stops)
 def test_a_slow_statement_gives_store_busy_within_the_timeout(postgres_dsn, pg_schema):
     index = PostgresIndex(postgres_dsn, schema=pg_schema, busy_timeout=0.5, clock="caller")
     try:

@@ -493,7 +493,7 @@ HOLDER = """
 """
 
 
-@pytest.mark.alone
+# (no `alone` mark: the 0.5 s wait is the lock's timeout; 5 s, ten times it, is what catching a hang needs)
 def test_contention_waits_then_raises_store_busy(tmp_path):
     root = tmp_path / "root"
     ScratchStore(root).close()

@@ -31,7 +31,7 @@ def _page(rows: int) -> bytes:
 BIG = _page(40_000)  # 2.3 MB
 
 
-@pytest.mark.alone
+# (no `alone` mark: 3 s is six times the 0.5 s limit; a runaway select not stopped runs ~8 s)
 def test_a_runaway_select_raises_structure_timeout_near_its_limit(monkeypatch):
     monkeypatch.setattr(html, "SELECT_SECONDS_PER_MIB", 0.0)  # no allowance for the page's size (2.2 s here)
     began = time.monotonic()
@@ -57,7 +57,7 @@ def test_a_large_page_is_given_time_for_its_size(monkeypatch):
     assert view.count(b"a") == 20_000 and view.count(b"b") == 20_000
 
 
-@pytest.mark.alone
+# (no `alone` mark: 50 ticks of the ~1,000 a second a free GIL gives, 20 times short of them)
 def test_other_threads_run_while_a_select_runs_away():
     def runaway() -> None:
         with pytest.raises(StructureTimeout):
@@ -112,7 +112,7 @@ def test_selected_texts_page_through_as_in_process(sizes, budget, max_elements, 
     assert _all_elements(doc, selector, budget, max_elements) == expected
 
 
-@pytest.mark.alone
+# (no `alone` mark: a ratio of this thread's CPU times, which a test on the other worker leaves as it is)
 def test_the_text_view_of_a_page_whose_text_is_one_long_block_takes_time_linear_in_it(fixture_data):
     """rustdoc's source pages (the Rust toolchain's core_arch avx512f.rs.html: 7.6 MiB, a line-numbered listing
     of spans) render as few, very long blocks, and inscriptis appended each piece of text to its block's string:

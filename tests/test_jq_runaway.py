@@ -39,7 +39,8 @@ def test_a_runaway_records_filter_raises_structure_timeout():
     assert page.items == [0, 2, 4, 6, 8]
 
 
-@pytest.mark.alone
+# (no `alone` mark: 50 ticks of the ~1,000 a second a free GIL gives, 20 times short of them; a filter run in this
+# process holds the GIL for its whole second and leaves a handful)
 def test_other_threads_run_while_a_filter_runs_away():
     def runaway() -> None:
         with pytest.raises(StructureTimeout):
@@ -123,7 +124,6 @@ def _exited(pid: int) -> bool:
         return True
 
 
-@pytest.mark.alone
 def test_a_worker_that_dies_is_a_typed_error_and_a_dead_idle_one_is_replaced():
     assert jq_page(BytesSource(b"[5]"), ".[0]").items == [5]  # a worker is idle now
     killed = _kill_workers()
@@ -161,7 +161,6 @@ def test_a_document_whose_first_bytes_cannot_be_json_is_refused_at_once(start, r
         refuse_unlike_json(BytesSource(data))
 
 
-@pytest.mark.alone
 def test_jq_over_64_mib_of_binary_data_is_refused_at_once(tmp_path):
     """jq over 64 MiB of random bytes (no UTF-8, no JSON) read, decoded and handed the whole content to jq, and ran
     into its 5 s time limit (StructureTimeout); it is refused at once, naming what the entry holds and the reads
@@ -173,16 +172,19 @@ def test_jq_over_64_mib_of_binary_data_is_refused_at_once(tmp_path):
     with ScratchStore(tmp_path / "root") as store:
         scope = store.scope("run", "agent")
         handle = scope.spill(random.Random(3).randbytes(64 * 2**20), source_tool="t").handle
-        began = time.perf_counter()
+        began, cpu_began = time.monotonic(), time.thread_time()
         with pytest.raises(InvalidArgument) as refused:
             ScratchTools(scope).call("read_handle", {"handle": handle, "jq": "."})
-        took = time.perf_counter() - began
+        took, cpu = time.monotonic() - began, time.thread_time() - cpu_began
     message = str(refused.value)
     assert isinstance(refused.value, NotJson) and not isinstance(refused.value, StructureTimeout), repr(refused.value)
     assert message.startswith(f"{handle} holds binary data"), message
     assert "offset= and length=" in message and "it starts with byte 0x" in message, message
     assert "at byte 0, which starts no JSON value" in message, message
-    assert took < 1.5, took  # (5 s, StructureTimeout, before)
+    # (5 s, StructureTimeout, before: the type says it is not that; this thread's CPU time says the 64 MiB was not
+    # read and decoded here, a bound the other worker's test leaves as it is -- no `alone` mark; the wall clock's
+    # bound says nothing waited on a worker for the time limit)
+    assert cpu < 1.5 and took < 4.0, (cpu, took)
 
 
 def test_a_filter_is_compiled_in_a_worker_never_in_the_reading_process(monkeypatch, tmp_path):
@@ -231,7 +233,6 @@ def test_a_filter_whose_compile_runs_away_stops_at_the_time_limit():
     assert time.monotonic() - began < 10  # (21 s in the reading process before, holding the GIL)
 
 
-@pytest.mark.alone(waits=True)
 def test_a_worker_ended_by_its_cpu_time_limit_is_a_timeout_not_a_death():
     """A runaway filter's worker that reaches the CPU time it was given (RLIMIT_CPU's SIGXCPU, which a loaded machine
     can send before the parent, starved of CPU, stops it at its wall-clock deadline: seen once in a full run) was

@@ -61,7 +61,6 @@ def test_within_agrees_with_the_full_table(a, b, most):
     assert within(a, b, most) == (plain if plain <= most else None)
 
 
-@pytest.mark.alone  # (a bound of time)
 def test_the_keys_compared_are_bounded_and_cheap():
     """10,000 live keys of 500 characters sharing all but their last ones: one key's "did you mean" stays cheap."""
     head = "notes/" + "x" * 480
@@ -73,10 +72,10 @@ def test_the_keys_compared_are_bounded_and_cheap():
             asked.append((run_id, agent_id, kind, limit))
             return [SimpleNamespace(key=k) for k in keys[:limit]]
 
-    started = time.perf_counter()
+    started = time.thread_time()  # (this thread's CPU: the other worker's test leaves it as it is)
     assert key_meant(Index(), "r", "a", f"{head}00777-result", 0.0) == f"{head}000777-result"  # (a digit left out)
     assert key_meant(Index(), "r", "a", "y" * 500, 0.0) is None
-    assert time.perf_counter() - started < 5.0  # (about 0.1 s on one core; a bound, not a measure)
+    assert time.thread_time() - started < 5.0  # (about 0.1 s on one core; a bound, not a measure)
     assert asked == [("r", "a", "scratch", KEYS_COMPARED)] * 2  # one page, of this scope's keys
 
 

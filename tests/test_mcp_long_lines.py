@@ -42,8 +42,7 @@ def test_the_id_is_read_from_the_start_of_a_line_too_long_to_read(head, rid):
     assert id_at_start(head[:HEAD_BYTES]) == rid
 
 
-@pytest.mark.alone
-@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("era", ERAS)  # (no `alone` mark: 60 s is many times the second it takes; the fault hung)
 def test_the_sdk_client_gets_its_error_at_once_for_a_value_over_the_line_limit(era, tmp_path):
     """A new user's ``call_tool("scratch_write", {"key": "big2", "value": "a" * 33 * 2**20})`` waited 20 s and more:
     the reply carried ``"id": null``; now the call fails at once (seconds, the line's transfer) and the server goes
@@ -71,7 +70,6 @@ def anyio_fail_after(seconds: float):
     return anyio.fail_after(seconds)
 
 
-@pytest.mark.alone
 @pytest.mark.parametrize("head", [b"[" * HEAD_BYTES, b'{"jsonrpc":"2.0","method":"x","id":' + b"[" * HEAD_BYTES,
                                   b'{"method":"x","params":' + b'{"a":' * HEAD_BYTES])
 def test_the_id_of_a_deeply_nested_head_is_looked_for_in_bounded_time(head):

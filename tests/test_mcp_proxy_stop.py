@@ -162,7 +162,7 @@ def launched(tmp_path, shell: str, grace: float = 0.3):
     return launcher, life, [int(pid) for pid in pids.read_text().split()]
 
 
-@pytest.mark.alone  # (a bound of time)
+# (no `alone` mark: 5 s is over ten times the 0.3 s grace and the kill; a group left alive fails gone_within)
 def test_the_launcher_stops_a_group_that_ignores_sigterm_once_the_proxys_end_closes(tmp_path):
     """The proxy's end of the socket closing (its death) stops the upstream's whole group, SIGKILL after the grace
     for what ignores SIGTERM; the launcher reaps the upstream and exits 128 + 9."""
@@ -202,8 +202,9 @@ def test_the_launcher_kills_what_its_exited_upstream_left_ignoring_sigterm(tmp_p
     life.close()
 
 
-@pytest.mark.alone(waits=True)  # (a bound of the launcher's own CPU time; the call sleeps through a 5 s grace: 0.06 s
-# of CPU over 5.4 s, 2026-12-07, beside another waiting call at most)
+# (no `alone` mark: a bound of the launcher's own CPU time, which a test on the other worker leaves as it is; the
+# call sleeps through a 5 s grace: 0.06 s of CPU over 5.4 s, 2026-12-07. The fault's scans of /proc cost more, not
+# less, with another test's processes beside it)
 def test_the_launcher_sleeps_through_the_grace_of_what_its_exited_upstream_left(tmp_path):
     """helper mcp7: over the grace given to what an exited upstream left in its group, the launcher looked at every
     process of /proc every 20 ms (0.49 s of CPU over a 5 s grace beside 117 processes; more with more of them). It
@@ -257,8 +258,7 @@ def test_a_command_the_launcher_cannot_start_is_reported_on_the_socket(tmp_path)
     assert failure.filename == str(tmp_path / "no-such-server")
 
 
-@pytest.mark.alone  # (a bound of time)
-@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])  # (no `alone` mark: 20 s, a third of the 60 s limit)
 def test_scratchfs_mcp_answers_its_request_in_flight_when_stopped_too(signame, tmp_path):
     """The server shares the proxy's wire: a search running into its time limit when SIGTERM or ^C comes is
     answered -32000 naming the stop (it got nothing on SIGTERM), and the server exits with the CLI's code -- at once,
@@ -313,7 +313,7 @@ DAEMONIZING_UPSTREAM = raw_upstream("daemon", [{"name": "detach", "inputSchema":
 """)
 
 
-@pytest.mark.alone  # (a bound of time)
+# (no `alone` mark: the answer takes tenths of the 5 s bound; the fault waited out the 10 s --timeout)
 def test_an_upstream_that_exits_leaving_a_daemon_on_its_pipe_is_told_exited_and_the_proxy_exits_clean(tmp_path):
     """A daemon that left the upstream's session (out of the reach of the launcher's group signals) keeps
     the upstream's stdout open after the upstream exits: the proxy took the exited upstream for a silent one (the

@@ -65,7 +65,7 @@ def test_json_lines_records_are_merged_too():
     assert "record keys: id: int, tags: array(0-2) of str, score: null|float" in shape, shape
 
 
-@pytest.mark.alone  # (a bound of time)
+# (no `alone` mark: a bound of CPU time, which the other worker's test leaves as it is)
 def test_the_merge_stays_within_its_budget_and_the_cap():
     from scratchfs.api.shape_merge import MERGE_VALUES, merged_items
     deep = [{"a": [{"b": [{"c": [{"d": list(range(50))}] * 50}] * 50}] * 50} for _ in range(200)]  # (shared lists)

@@ -171,7 +171,7 @@ def test_a_line_bound_prefilter_tries_each_line_once_and_only_lines_holding_ever
     assert 0 < len(calls) <= 2 * with_error  # (a line with two matches is tried again after the first)
 
 
-@pytest.mark.alone
+# (no `alone` mark: 5 s is many times the 0.3 s limit; backtracking not stopped runs for ages)
 def test_catastrophic_backtracking_is_stopped_with_a_resume_offset(tmp_path):
     with ScratchStore(tmp_path, pattern_timeout=0.3) as store:
         scope = store.scope("r", "a")

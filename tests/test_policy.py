@@ -202,7 +202,6 @@ def test_the_stores_own_verbs_behind_a_prefix_with_an_underscore_or_dash_never_s
 
 
 @pytest.mark.parametrize("name", ["x" * 200_000, "_" * 200_000, "a-" * 100_000, "a\n" * 100_000 + "ns__tool"])
-@pytest.mark.alone
 def test_the_spill_policy_of_a_long_tool_name_costs_linear_time(name):
     """A tool name is the caller's (a hostile or broken host may pass anything): before, telling its basename ran
     ``.*(?:__|[./:])`` from every position (quadratic: 80 s for 100,000 characters without a separator) and the
@@ -210,12 +209,12 @@ def test_the_spill_policy_of_a_long_tool_name_costs_linear_time(name):
     short name of the same kind, at once."""
     import time
 
-    started = time.perf_counter()
+    started = time.thread_time()  # (this thread's CPU: the other worker's test leaves it as it is)
     assert should_spill(Observation(name, BIG, "query"))
     assert is_never_spilled(name + "_read_handle") and not is_never_spilled(name + "_grep")
     assert tool_basename(name + "/mcp__read_handle").rpartition("\n")[2] == "read_handle"
     # linear: about 0.5 s on an idle 2-core machine, 1.9 s at load 15 (CI beside four builds); quadratic was 80 s
-    assert time.perf_counter() - started < 8.0
+    assert time.thread_time() - started < 8.0
     assert tool_basename("a/b\nc.d") == "b\nd" and tool_basename("a___b") == "b" and tool_basename("plain") == "plain"
 
 

@@ -137,7 +137,6 @@ def test_the_bound_on_frames_ahead_follows_the_frame_size(monkeypatch, blob):
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
-@pytest.mark.alone
 def test_interrupts_at_random_moments_leave_the_frame_threads_working(tmp_path):
     # (an interrupt that lands in a finalizer or a gc callback -- an abandoned read's generator, hypothesis's gc
     # timer once its tests ran -- is swallowed by Python as "Exception ignored in ...": that read goes on)

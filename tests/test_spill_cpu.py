@@ -478,7 +478,6 @@ def test_line_stats_at_the_edges(sample):
     assert line_stats(sample) == _plain_line_stats(sample)
 
 
-@pytest.mark.alone
 @pytest.mark.parametrize("row", [b"a" * 14, b"ab" * 7, b"a" * 7])
 def test_the_longest_of_many_short_rows_is_found_in_linear_time(row):
     """512 KiB of rows just short of 16 bytes after one long row (a dense sample whose longest row is found by
@@ -587,7 +586,6 @@ def test_a_binding_payload_is_what_the_json_encoder_writes_for_any_value(text, t
     assert Binding(**fields).encode() == expected
 
 
-@pytest.mark.alone
 def test_the_transaction_log_keeps_the_cpu_of_its_longest_transaction(store):
     # the CPU of a transaction is read at its end only when it is the longest so far: the longest one's is kept
     import time

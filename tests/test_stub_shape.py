@@ -481,7 +481,6 @@ def test_a_string_the_scanned_head_cuts_counts_no_items(scope, cut):
     assert reply["results"][0] == items[3]
 
 
-@pytest.mark.alone
 def test_telling_lone_cr_line_ends_from_redraws_costs_linear_time():
     """Telling classic Mac text (lines ending in a lone \\r) from a progress bar looks at the pieces around each
     bare \\r: a sample of nothing but carriage returns (no newline to stop a backward search) is told at once."""
@@ -492,15 +491,14 @@ def test_telling_lone_cr_line_ends_from_redraws_costs_linear_time():
     # (the counter starts each state with its \r, as tqdm and curl do: a sample with no newline whose pieces each end
     # in a \r is lines, told without a comparison: tests/test_cr_line_ends.py)
     for data in (b"\r" * 524288, b"x" * 262144 + b"\r\r" * 131072, b"".join(b"\r%d" % i for i in range(100000))):
-        started = time.perf_counter()
+        started = time.thread_time()  # (this thread's CPU: the other worker's test leaves it as it is)
         shape = describe(data, len(data), 1)
-        assert time.perf_counter() - started < 2.0
+        assert time.thread_time() - started < 2.0
         # pieces that differ only in digits: redraws of one line; carriage returns with nothing after them (or
         # before) overwrite nothing: line ends
         assert shape.content_type == ("text" if data.endswith(b"\r\r") else "log"), data[:20]
 
 
-@pytest.mark.alone
 def test_a_spill_of_carriage_returns_costs_no_more_than_one_of_plain_text(tmp_path, fixture_data):
     """512 KiB of bare carriage returns (with a byte order mark before them, in pairs, in runs between short
     pieces) spill in about the time 512 KiB of real text does: before, each of the 1,024 bare \\r looked at ran two

@@ -68,7 +68,8 @@ def _small_counts(tmp_path) -> Iterator[tuple[ScratchStore, Checkpoints]]:
         yield store, checkpoints
 
 
-@pytest.mark.alone
+# (no `alone` marks in this module: the bounds are of bytes, the log's size; a checkpoint slow to run is what
+# the starved test below makes, and the writer waits for it)
 def test_a_writer_without_pauses_settles_the_log_every_settle_rows(tmp_path, monkeypatch):
     ran = _where_checkpoints_ran(monkeypatch)
     with _small_counts(tmp_path) as (store, checkpoints):
@@ -89,7 +90,6 @@ def test_a_writer_without_pauses_settles_the_log_every_settle_rows(tmp_path, mon
     assert not _checkpoint_threads()
 
 
-@pytest.mark.alone
 def test_a_background_checkpoint_starved_of_cpu_does_not_let_the_log_grow_without_bound(tmp_path):
     # the writer leaves the settling to a background checkpoint under way; one that is slow to run (a loaded
     # machine: seen in a loop under 3 busy processes) let the log grow by every row committed meanwhile. Once twice
@@ -149,7 +149,6 @@ def test_threads_writing_without_pauses_settle_the_log_too(tmp_path):
     assert not _checkpoint_threads()
 
 
-@pytest.mark.alone
 def test_a_writer_with_pauses_never_checkpoints_itself(tmp_path, monkeypatch):
     ran = _where_checkpoints_ran(monkeypatch)
     with _small_counts(tmp_path) as (store, checkpoints):
@@ -179,7 +178,6 @@ def test_without_a_thread_the_committing_connection_checkpoints(tmp_path, monkey
         assert scope.scratch_read("k0") == b"value"
 
 
-@pytest.mark.alone
 def test_a_batched_job_settles_the_log_between_its_transactions_never_in_one(tmp_path, monkeypatch):
     # a delete's batches are sized by how long they take (engine.batches): a checkpoint run by one of its commits
     # (two fsync calls) would be timed as the batch's. With no background thread to be had, every checkpoint is the

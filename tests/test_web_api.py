@@ -672,7 +672,6 @@ def _blob_descriptors(root) -> list[str]:
     return found
 
 
-@pytest.mark.alone
 def test_a_download_asked_by_head_or_left_midway_closes_its_blob_at_once(tmp_path):
     """A real server (uvicorn): HEAD of a download (headers only) and a GET whose client goes away after the first
     bytes leave no descriptor open on the blob -- before, the frame iterator, opened for the response, was closed

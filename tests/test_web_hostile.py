@@ -187,12 +187,15 @@ def test_downloads_their_clients_stop_reading_give_their_slots_back(store, monke
         sock, refused = ask(port, path, TOKEN)
         sock.close()
         assert refused.startswith(b"HTTP/1.1 503")
-        time.sleep(3.5)  # (the writing paused, then 1 s without progress)
-        sock, status = ask(port, path, TOKEN)
-        sock.close()
+        deadline, status = time.monotonic() + 10, b""  # (the writing paused, then 1 s without progress: a slot
+        while not status.startswith(b"HTTP/1.1 200") and time.monotonic() < deadline:  # comes back; a fixed 3.5 s
+            time.sleep(0.1)  # sleep before)
+            sock, status = ask(port, path, TOKEN)
+            sock.close()
         assert status.startswith(b"HTTP/1.1 200")
         closed = 0
         for sock in held:  # each was closed: what the server sent before, then the end (or a reset)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)  # (read at 2 KiB a turn it took 5 s)
             sock.settimeout(2)
             try:
                 while sock.recv(1 << 20):
