@@ -38,6 +38,9 @@ _SHOWN_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6", "main", "article", "section",
 _NOT_ALNUM = re.compile(r"[^0-9a-z]")
 _KINDS = {cssselect.parser.Hash: ("id", "#"), cssselect.parser.Class: ("class_name", "."),
           cssselect.parser.Element: ("element", "")}
+_ATTRIBUTES = {("id", "="): "#", ("class", "~="): ".", ("class", "="): "."}
+"""Attribute selectors that name an id or a class a match must hold: ``[id=x]``, ``[class~=x]`` and ``[class=x]``
+(the whole attribute ``x``: a page with no class ``x`` has none), with no namespace or case flag."""
 _NOT_REQUIRED = (cssselect.parser.Negation, cssselect.parser.Matching, cssselect.parser.SpecificityAdjustment)
 """Parts whose names a match may lack: ``:not(...)``'s, ``:is(...)``'s and ``:where(...)``'s lists."""
 
@@ -49,8 +52,9 @@ def _key(name: str) -> str:
 def selector_names(selector: str) -> list[tuple[str, str]]:
     """The ids (``("#", id)``), classes (``(".", class)``) and element names (``("", name)``) ``selector`` names, in
     its order, once each, as CSS reads them (cssselect's parse: ``#a\\:b`` is the id ``a:b``, ``.x\\31 23`` the class
-    ``x123``), outside the lists of ``:not()``, ``:is()`` and ``:where()`` (a match may lack those) and attribute
-    values (``:has()``'s when it holds one). Empty for a selector that does not parse. Never raises."""
+    ``x123``; ``[id=x]`` the id ``x``, ``[class~=x]`` the class, :data:`_ATTRIBUTES`), outside the lists of
+    ``:not()``, ``:is()`` and ``:where()`` (a match may lack those) and attribute values (``:has()``'s when it holds
+    one). Empty for a selector that does not parse. Never raises."""
     try:
         stack: list[Any] = [each.parsed_tree for each in reversed(cssselect.parse(selector))]
     except Exception:  # (a selector the worker ran parses; never raise from a note)
@@ -71,6 +75,9 @@ def selector_names(selector: str) -> list[tuple[str, str]]:
             stack.append(later)
         if kind is not None and getattr(node, kind[0], None):
             stack.append((kind[1], str(getattr(node, kind[0]))))
+        elif isinstance(node, cssselect.parser.Attrib) and node.namespace is None and node.flag is None and \
+                (mark := _ATTRIBUTES.get((str(node.attrib).lower(), node.operator))) and node.value is not None:
+            stack.append((mark, str(node.value.value)))
         if inner is not None:
             stack.append(inner)
     return list(names)
