@@ -74,11 +74,12 @@ def case_bound(match: str, encoding: str, size: int | None = None) -> InvalidArg
     in ``encoding`` (``"utf-8"`` or one of :data:`ENCODINGS`), is ``size`` bytes (``None``: not known, past the
     bound), more than :data:`~scratchfs.engine.pattern_syntax.MAX_PATTERN_BYTES`: what to do instead. Raises
     nothing."""
-    grown = f"{plural(size, 'byte')} of pattern" if size is not None else \
-        f"more than {MAX_PATTERN_BYTES:,} bytes of pattern"
-    return InvalidArgument(f"match= is {plural(len(match), 'character')}, {grown} once each is written as all its "
-                           f"case variants in {encoding}, more than the limit of {MAX_PATTERN_BYTES}: search a "
-                           "shorter part of it with ignore_case, or the text as it is written without ignore_case")
+    said = f"match= is {plural(len(match), 'character')}, " + (
+        f"{plural(size, 'byte')} of pattern once each is written as all its case variants in {encoding}, more than "
+        f"the limit of {MAX_PATTERN_BYTES}" if size is not None else f"more than the limit of {MAX_PATTERN_BYTES} "
+        f"bytes of pattern once each is written as all its case variants in {encoding}")
+    return InvalidArgument(f"{said}: search a shorter part of it with ignore_case, or the text as it is written "
+                           "without ignore_case")
 
 
 def check_encoding(encoding: object) -> str | None:
