@@ -34,3 +34,12 @@ def test_only_an_exact_or_word_match_of_id_or_class_is_named():
     lack the whole value and still match."""
     assert selector_names("[id='a'] [class~=b] [class=c]") == [("#", "a"), (".", "b"), (".", "c")]
     assert selector_names("[id^=a] [class*=b] [id=c i] [data-id=d] [class|=e]") == []
+
+
+@pytest.mark.parametrize("select", ["[data-nowhere=y]", ":checked", "[lang|=xx]"])
+def test_a_selector_naming_no_id_class_or_element_is_not_said_to_be_held(scope, select):
+    """Such a selector's miss said the page "holds each id, class and element the selector names" (none)."""
+    tools = ScratchTools(scope)
+    handle = scope.spill(PAGE.read_bytes(), source_tool="browser").handle
+    note = tools.read_handle(handle, select=select)["note"]
+    assert note.startswith("nothing matches: the selector names no id, class or element to look for"), note

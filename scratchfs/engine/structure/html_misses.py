@@ -115,7 +115,8 @@ def miss_hint(tree: Any, selector: str) -> str:
     """The note of a select of ``selector`` that matched nothing in ``tree`` (an lxml HTML document): each id
     (``#x``), class (``.x``) and element name it names (:func:`selector_names`) that the page lacks, with those alike
     it holds (``#x``, ``.x``; for the first :data:`MOST_LOOKED` of them), or with the page's counts of common elements
-    (:data:`_SHOWN_TAGS`) for a name it lacks; or, when it holds them all, that their combination matches nothing.
+    (:data:`_SHOWN_TAGS`) for a name it lacks; or, when it holds them all, that their combination matches nothing
+    (when the selector names none, ``[data-x=y]``, that it names none).
     At most :data:`MOST_HINT_CHARS` characters. Its cost: one walk over the page's elements, and per id or class
     looked for one pass over the page's distinct ones. Never raises for an lxml document."""
     ids: dict[str, None] = {}
@@ -141,6 +142,9 @@ def miss_hint(tree: Any, selector: str) -> str:
     if lacking:
         held_tags = ", ".join(f"{tags[tag]:,} {tag}" for tag in _SHOWN_TAGS if tags[tag])
         said.append(f"no <{'> or <'.join(lacking)}> element" + (f" (it holds {held_tags})" if held_tags else ""))
+    if not said and not names:
+        return ("nothing matches: the selector names no id, class or element to look for (its attribute values or "
+                "pseudo-classes are not on the page: a browser's DOM may differ from the page as written)")
     if not said:
         return ("nothing matches, though the page holds each id, class and element the selector names: their "
                 "combination is not on it (a browser's DOM may differ from the page as written)")[:MOST_HINT_CHARS]
