@@ -61,3 +61,38 @@ def test_a_case_blind_match_is_as_long_as_a_needle_may_be(scratch_store_factory,
     for blind in (False, True):
         with pytest.raises(InvalidArgument, match=r"match is 409[78] bytes"):
             tools.read_handle(handle, match=needle, ignore_case=blind, encoding=encoding)
+
+
+@pytest.fixture
+def stalled(monkeypatch):
+    """Every pattern search stopped at its time limit on its first buffer, as a slow one over a loaded machine is
+    (the engine's own TimeoutError, at whatever speed the machine runs)."""
+    from scratchfs.engine import patterns
+
+    def stop(*args, **kwargs):
+        raise TimeoutError
+
+    for name in ("_scan", "_prefiltered", "_at_starts"):
+        monkeypatch.setattr(patterns.PatternMatcher, name, stop)
+
+
+@pytest.mark.parametrize(("encoding", "codec"), [("utf-16le", "utf-16-le"), ("latin-1", "latin-1"), (None, "utf-8")])
+def test_a_case_blind_match_stopped_at_its_time_limit_names_itself_and_its_way_on(scratch_store_factory, stalled,
+                                                                                    encoding, codec):
+    """It was named by the pattern the store wrote (``pattern '(?-i:(?:\\x5a\\x00|...'``), and its way on was a
+    search of that pattern without ``encoding=`` -- over UTF-16 refused (``pattern=`` does not read UTF-16 text).
+    Now the match is named, and the way on is the same call from past the trouble, encoding and all."""
+    from scratchfs.foundation.call_text import parse_call
+    from scratchfs.foundation.errors import PatternTimeout
+
+    tools = ScratchTools(scratch_store_factory().scope("r", "a"))
+    handle = tools.scope.spill("école Straße\n".encode(codec) * 5000, source_tool="t").handle
+    with pytest.raises(PatternTimeout) as stopped:
+        tools.read_handle(handle, match="straße", ignore_case=True, encoding=encoding)
+    said = str(stopped.value)
+    assert said.startswith("match 'straße' ran past its time limit"), said
+    way = said[said.index("read_handle("):said.index(", their matches unsearched")]
+    verb, arguments = parse_call(way)
+    assert verb == "read_handle", way
+    assert arguments == {"handle": handle, "match": "straße", "offset": stopped.value.skip_offset,
+                         "ignore_case": True, **({"encoding": encoding} if encoding else {})}, way

@@ -27,6 +27,7 @@ from scratchfs.foundation import checks
 from scratchfs.foundation.calls import Advice, Call, render_call
 from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
 from scratchfs.foundation.limits import MAX_NEEDLE_BYTES
+from scratchfs.foundation.text import shorten
 
 if TYPE_CHECKING:
     from scratchfs.api.results import Matches
@@ -60,7 +61,7 @@ def search_matcher(match: object, pattern: object, ignore_case: bool, timeout: f
         if not isinstance(match, str):
             raise InvalidArgument("ignore_case with match needs text; use pattern for bytes")
         try:
-            return needle, PatternMatcher(re.escape(match), True, timeout=timeout)
+            return needle, PatternMatcher(re.escape(match), True, timeout=timeout, named=f"match {shorten(match)}")
         except InvalidArgument as refused:  # (an escaped needle parses: its case-blind rewrite is past the bound)
             if type(refused) is not InvalidArgument:
                 raise
@@ -69,7 +70,8 @@ def search_matcher(match: object, pattern: object, ignore_case: bool, timeout: f
             len(pattern.encode("utf-8", "surrogatepass")) > MAX_NEEDLE_BYTES:  # (Written: a match's own bound)
         raise InvalidArgument(f"pattern is longer than the limit of {MAX_NEEDLE_BYTES} bytes")
     try:
-        return None, PatternMatcher(pattern, ignore_case, timeout=timeout)
+        return None, PatternMatcher(pattern, ignore_case, timeout=timeout, named=f"match {shorten(pattern.match)}"
+                                    if isinstance(pattern, Written) else None)
     except InvalidArgument as refused:
         if again is None:
             raise

@@ -61,12 +61,20 @@ _GROUP_NAME = re.compile(r"\(\?(?:P?<(?![=!])[^>]*>|P=[^)]*\)|\([^)]*\))")
 
 
 class Written(str):
-    """A pattern the store wrote from a call's case-blind ``match=`` (:func:`search_form`): held to
-    :data:`~scratchfs.engine.pattern_syntax.MAX_PATTERN_BYTES`, the bound of a case-blind rewrite, not to the limit
-    of a pattern the caller writes (:data:`~scratchfs.foundation.limits.MAX_NEEDLE_BYTES`), and refused past it as
-    the ``match=`` it is (:func:`case_bound`)."""
+    """A pattern the store wrote from a call's case-blind ``match=`` (:func:`search_form`; ``match``: that text):
+    held to :data:`~scratchfs.engine.pattern_syntax.MAX_PATTERN_BYTES`, the bound of a case-blind rewrite, not to
+    the limit of a pattern the caller writes (:data:`~scratchfs.foundation.limits.MAX_NEEDLE_BYTES`), refused past it
+    as the ``match=`` it is (:func:`case_bound`), and named as that match where a search stops (a time limit)."""
 
-    __slots__ = ()
+    match: str
+
+    def __new__(cls, pattern: str, match: str) -> Written:
+        written = super().__new__(cls, pattern)
+        written.match = match
+        return written
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.match))
 
 
 def case_bound(match: str, encoding: str, size: int | None = None) -> InvalidArgument:
@@ -254,7 +262,7 @@ def search_form(match: str | bytes | None, pattern: str | None, ignore_case: boo
         written = byte_pattern(re.escape(match), encoding)
         if len(written) > MAX_PATTERN_BYTES:
             raise case_bound(match, encoding, len(written))
-        return None, Written(written)
+        return None, Written(written, match)
     return encode_needle(match, encoding), None
 
 
@@ -278,7 +286,7 @@ def _wide_form(match: str | bytes | None, pattern: str | None, ignore_case: bool
     written = "(?-i:" + "".join(alternation(set(variants(char)), WIDE[encoding]) for char in match) + ")"
     if len(written) > MAX_PATTERN_BYTES:
         raise case_bound(match, encoding, len(written))
-    return None, Written(written)
+    return None, Written(written, match)
 
 
 def sought_in(encoding: str | None, head: Callable[[], bytes], asked: dict[str, object]
