@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from scratchfs.api.bounds import bounded_miss, check_search_end, offset_past_end
 from scratchfs.api.empty_arguments import empty_needle
 from scratchfs.api.empty_places import EMPTY_ONLY, count_places_note
+from scratchfs.api.encodings import Written, case_bound
 from scratchfs.api.entries import reading
 from scratchfs.api.miss_hints import WITHOUT_OFFSET, no_match_in, whole_too
 from scratchfs.api.results import Bounded
@@ -26,6 +27,7 @@ from scratchfs.foundation import checks
 from scratchfs.foundation.calls import Advice, Call, render_call
 from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
 from scratchfs.foundation.limits import MAX_NEEDLE_BYTES
+from scratchfs.foundation.text import shorten
 
 if TYPE_CHECKING:
     from scratchfs.api.results import Matches
@@ -41,8 +43,10 @@ def search_matcher(match: object, pattern: object, ignore_case: bool, timeout: f
     """``(the needle or None, the matcher)`` of a search: a substring (``match``; text searched as UTF-8; with
     ``ignore_case`` a case-blind pattern of it) or a Python ``re`` pattern over the bytes, ``timeout`` seconds in
     the regex engine. Raises InvalidArgument (both or neither of them; an empty, too long or invalid needle or
-    pattern; ignore_case with a needle of bytes); ``again(match=...)`` / ``again(pattern=...)``: the same search
-    with another needle, which the refusal of a pattern that does not parse names
+    pattern; ignore_case with a needle of bytes; a case-blind needle past its rewrite's bound,
+    :func:`~scratchfs.api.encodings.case_bound`; a pattern over :data:`MAX_NEEDLE_BYTES`, but one the store wrote
+    from a match, :class:`~scratchfs.api.encodings.Written`); ``again(match=...)`` / ``again(pattern=...)``: the
+    same search with another needle, which the refusal of a pattern that does not parse names
     (:func:`~scratchfs.api.search_calls.written_as`)."""
     if match is not None and pattern is not None:
         raise InvalidArgument("give match (a substring) or pattern (a regular expression), not both")
@@ -56,11 +60,18 @@ def search_matcher(match: object, pattern: object, ignore_case: bool, timeout: f
             return needle, LiteralMatcher(needle)
         if not isinstance(match, str):
             raise InvalidArgument("ignore_case with match needs text; use pattern for bytes")
-        return needle, PatternMatcher(re.escape(match), True, timeout=timeout)
-    if isinstance(pattern, str) and len(pattern.encode("utf-8", "surrogatepass")) > MAX_NEEDLE_BYTES:
+        try:
+            return needle, PatternMatcher(re.escape(match), True, timeout=timeout, named=f"match {shorten(match)}")
+        except InvalidArgument as refused:  # (an escaped needle parses: its case-blind rewrite is past the bound)
+            if type(refused) is not InvalidArgument:
+                raise
+            raise case_bound(match, "utf-8") from None
+    if isinstance(pattern, str) and not isinstance(pattern, Written) and \
+            len(pattern.encode("utf-8", "surrogatepass")) > MAX_NEEDLE_BYTES:  # (Written: a match's own bound)
         raise InvalidArgument(f"pattern is longer than the limit of {MAX_NEEDLE_BYTES} bytes")
     try:
-        return None, PatternMatcher(pattern, ignore_case, timeout=timeout)
+        return None, PatternMatcher(pattern, ignore_case, timeout=timeout, named=f"match {shorten(pattern.match)}"
+                                    if isinstance(pattern, Written) else None)
     except InvalidArgument as refused:
         if again is None:
             raise

@@ -26,13 +26,16 @@ from collections.abc import Callable
 from scratchfs.engine.case_variants import alternation, variants
 from scratchfs.engine.pattern_syntax import MAX_PATTERN_BYTES
 from scratchfs.foundation.calls import Advice, Call
+from scratchfs.foundation.checks import check_needle
 from scratchfs.foundation.errors import InvalidArgument
 from scratchfs.foundation.text import plural
 
 __all__ = [
     "ENCODINGS",
     "WIDE",
+    "Written",
     "byte_pattern",
+    "case_bound",
     "check_encoding",
     "decode_single",
     "encode_needle",
@@ -55,6 +58,36 @@ _CP1252 = str.maketrans({byte: bytes([byte]).decode("cp1252") for byte in range(
 """Latin-1's characters 0x80-0x9F (C1 controls) as cp1252 maps their bytes."""
 _GROUP_NAME = re.compile(r"\(\?(?:P?<(?![=!])[^>]*>|P=[^)]*\)|\([^)]*\))")
 """A group's name where a pattern names one, ``(?P<name>``, ``(?P=name)`` or ``(?(name)``, at a ``(``."""
+
+
+class Written(str):
+    """A pattern the store wrote from a call's case-blind ``match=`` (:func:`search_form`; ``match``: that text):
+    held to :data:`~scratchfs.engine.pattern_syntax.MAX_PATTERN_BYTES`, the bound of a case-blind rewrite, not to
+    the limit of a pattern the caller writes (:data:`~scratchfs.foundation.limits.MAX_NEEDLE_BYTES`), refused past it
+    as the ``match=`` it is (:func:`case_bound`), and named as that match where a search stops (a time limit)."""
+
+    match: str
+
+    def __new__(cls, pattern: str, match: str) -> Written:
+        written = super().__new__(cls, pattern)
+        written.match = match
+        return written
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.match))
+
+
+def case_bound(match: str, encoding: str, size: int | None = None) -> InvalidArgument:
+    """The refusal of a case-blind ``match`` (text) whose pattern, each character written as all its case variants
+    in ``encoding`` (``"utf-8"`` or one of :data:`ENCODINGS`), is ``size`` bytes (``None``: not known, past the
+    bound), more than :data:`~scratchfs.engine.pattern_syntax.MAX_PATTERN_BYTES`: what to do instead. Raises
+    nothing."""
+    said = f"match= is {plural(len(match), 'character')}, " + (
+        f"{plural(size, 'byte')} of pattern once each is written as all its case variants in {encoding}, more than "
+        f"the limit of {MAX_PATTERN_BYTES}" if size is not None else f"more than the limit of {MAX_PATTERN_BYTES} "
+        f"bytes of pattern once each is written as all its case variants in {encoding}")
+    return InvalidArgument(f"{said}: search a shorter part of it with ignore_case, or the text as it is written "
+                           "without ignore_case")
 
 
 def check_encoding(encoding: object) -> str | None:
@@ -215,8 +248,9 @@ def search_form(match: str | bytes | None, pattern: str | None, ignore_case: boo
                 ) -> tuple[bytes | None, str | None]:
     """``(needle, pattern)`` that seek over the stored bytes what ``match`` or ``pattern`` say in ``encoding``: a
     needle of its bytes, or a pattern whose non-ASCII characters are ``\\xHH`` escapes (a ``match`` with
-    ``ignore_case`` too: a case-blind pattern of it). Raises InvalidArgument for a character the encoding has no
-    byte for."""
+    ``ignore_case`` too: a case-blind pattern of it, :class:`Written`). Raises InvalidArgument for a character the
+    encoding has no byte for, and (:func:`case_bound`) for a case-blind ``match`` whose pattern would pass
+    :data:`~scratchfs.engine.pattern_syntax.MAX_PATTERN_BYTES`."""
     if encoding in WIDE:
         return _wide_form(match, pattern, ignore_case, encoding)
     if pattern is not None:
@@ -224,7 +258,11 @@ def search_form(match: str | bytes | None, pattern: str | None, ignore_case: boo
     if match is None:
         return None, None
     if ignore_case and isinstance(match, str):
-        return None, byte_pattern(re.escape(match), encoding)
+        check_needle(encode_needle(match, encoding))  # (as long as a needle may be, case-blind or not)
+        written = byte_pattern(re.escape(match), encoding)
+        if len(written) > MAX_PATTERN_BYTES:
+            raise case_bound(match, encoding, len(written))
+        return None, Written(written, match)
     return encode_needle(match, encoding), None
 
 
@@ -244,14 +282,11 @@ def _wide_form(match: str | bytes | None, pattern: str | None, ignore_case: bool
                               f"characters, encoding={encoding!r}, or read the bytes with offset= and length=")
     if match is None or isinstance(match, bytes) or not ignore_case:
         return (None if match is None else encode_needle(match, encoding)), None
+    check_needle(encode_needle(match, encoding))  # (as long as a needle may be, case-blind or not)
     written = "(?-i:" + "".join(alternation(set(variants(char)), WIDE[encoding]) for char in match) + ")"
     if len(written) > MAX_PATTERN_BYTES:
-        raise InvalidArgument(f"match= is {plural(len(match), 'character')}, {plural(len(written), 'byte')} of "
-                              "pattern once each is "
-                              f"written as all its case variants in {encoding}, more than the limit of "
-                              f"{MAX_PATTERN_BYTES}: search a shorter part of it with ignore_case, or the text as it "
-                              "is written without ignore_case")
-    return None, written
+        raise case_bound(match, encoding, len(written))
+    return None, Written(written, match)
 
 
 def sought_in(encoding: str | None, head: Callable[[], bytes], asked: dict[str, object]

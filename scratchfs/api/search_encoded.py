@@ -13,7 +13,12 @@ from scratchfs.api.encodings import WIDE, encode_needle
 from scratchfs.api.miss_hints import unhinted
 from scratchfs.api.results import Matches
 from scratchfs.foundation.calls import Advice, Call
-from scratchfs.foundation.errors import InvalidArgument
+from scratchfs.foundation.errors import InvalidArgument, PatternTimeout, PatternTooLong
+
+_Resumable = (PatternTimeout, PatternTooLong)
+_AS_GIVEN = (InvalidArgument, *_Resumable)
+"""The refusals whose calls are said as the call gave them: a plain one (an offset past the end) and a stopped
+search's way on (:func:`~scratchfs.api.search_calls.on_past`)."""
 
 
 def as_given(found: Matches, match: str | bytes | None, pattern: str | None) -> Matches:
@@ -40,14 +45,15 @@ def as_given(found: Matches, match: str | bytes | None, pattern: str | None) -> 
 @contextlib.contextmanager
 def refused_as_given(match: str | bytes | None, pattern: str | None, encoding: str | None) -> Iterator[None]:
     """Runs a search or count of text in a single-byte ``encoding`` (``None``: UTF-8, nothing done); a refusal it
-    raises (a plain InvalidArgument: an offset or ``before=`` past the end) names its calls as the scope sought the
+    raises (a plain InvalidArgument: an offset or ``before=`` past the end; a PatternTimeout's or PatternTooLong's
+    way on past its trouble, raised again as such from the same offsets) names its calls as the scope sought the
     text (``match`` as the encoding's bytes, shown as UTF-8 with U+FFFD; a ``pattern``, or an ``ignore_case`` match,
     as a pattern over the bytes, ``\\xe9``): it is raised again with them as the call gave them, ``encoding=``
     repeated."""
     try:
         yield
     except InvalidArgument as exc:
-        if encoding is None or (match is None and pattern is None) or type(exc) is not InvalidArgument or \
+        if encoding is None or (match is None and pattern is None) or type(exc) not in _AS_GIVEN or \
                 exc.advice is None:  # (no search: a line read's refusal names its calls as they are)
             raise
         given = {"match": match} if match is not None else {"pattern": pattern}
@@ -59,8 +65,10 @@ def refused_as_given(match: str | bytes | None, pattern: str | None, encoding: s
             arguments = [(name, value) for name, value in call.arguments if name != sought[0]]
             return Call.of(call.verb, **{**dict(arguments[:1]), **given, **dict(arguments[1:]), "encoding": encoding})
 
-        parts = [as_given(part) if isinstance(part, Call) else part for part in exc.advice.parts]
-        raise InvalidArgument(Advice.of(*parts)) from None
+        advice = Advice.of(*(as_given(part) if isinstance(part, Call) else part for part in exc.advice.parts))
+        if isinstance(exc, _Resumable):  # (a time limit's or reach bound's way on: from the same offsets)
+            raise type(exc)(advice, exc.resume_offset, exc.skip_offset) from None
+        raise InvalidArgument(advice) from None
 
 
 __all__ = ["as_given", "refused_as_given"]

@@ -38,6 +38,9 @@ _SHOWN_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6", "main", "article", "section",
 _NOT_ALNUM = re.compile(r"[^0-9a-z]")
 _KINDS = {cssselect.parser.Hash: ("id", "#"), cssselect.parser.Class: ("class_name", "."),
           cssselect.parser.Element: ("element", "")}
+_ATTRIBUTES = {("id", "="): "#", ("class", "~="): ".", ("class", "="): "."}
+"""Attribute selectors that name an id or a class a match must hold: ``[id=x]``, ``[class~=x]`` and ``[class=x]``
+(the whole attribute ``x``: a page with no class ``x`` has none), with no namespace or case flag."""
 _NOT_REQUIRED = (cssselect.parser.Negation, cssselect.parser.Matching, cssselect.parser.SpecificityAdjustment)
 """Parts whose names a match may lack: ``:not(...)``'s, ``:is(...)``'s and ``:where(...)``'s lists."""
 
@@ -49,8 +52,9 @@ def _key(name: str) -> str:
 def selector_names(selector: str) -> list[tuple[str, str]]:
     """The ids (``("#", id)``), classes (``(".", class)``) and element names (``("", name)``) ``selector`` names, in
     its order, once each, as CSS reads them (cssselect's parse: ``#a\\:b`` is the id ``a:b``, ``.x\\31 23`` the class
-    ``x123``), outside the lists of ``:not()``, ``:is()`` and ``:where()`` (a match may lack those) and attribute
-    values (``:has()``'s when it holds one). Empty for a selector that does not parse. Never raises."""
+    ``x123``; ``[id=x]`` the id ``x``, ``[class~=x]`` the class, :data:`_ATTRIBUTES`), outside the lists of
+    ``:not()``, ``:is()`` and ``:where()`` (a match may lack those) and attribute values (``:has()``'s when it holds
+    one). Empty for a selector that does not parse. Never raises."""
     try:
         stack: list[Any] = [each.parsed_tree for each in reversed(cssselect.parse(selector))]
     except Exception:  # (a selector the worker ran parses; never raise from a note)
@@ -71,6 +75,9 @@ def selector_names(selector: str) -> list[tuple[str, str]]:
             stack.append(later)
         if kind is not None and getattr(node, kind[0], None):
             stack.append((kind[1], str(getattr(node, kind[0]))))
+        elif isinstance(node, cssselect.parser.Attrib) and node.namespace is None and node.flag is None and \
+                (mark := _ATTRIBUTES.get((str(node.attrib).lower(), node.operator))) and node.value is not None:
+            stack.append((mark, str(node.value.value)))
         if inner is not None:
             stack.append(inner)
     return list(names)
@@ -108,7 +115,8 @@ def miss_hint(tree: Any, selector: str) -> str:
     """The note of a select of ``selector`` that matched nothing in ``tree`` (an lxml HTML document): each id
     (``#x``), class (``.x``) and element name it names (:func:`selector_names`) that the page lacks, with those alike
     it holds (``#x``, ``.x``; for the first :data:`MOST_LOOKED` of them), or with the page's counts of common elements
-    (:data:`_SHOWN_TAGS`) for a name it lacks; or, when it holds them all, that their combination matches nothing.
+    (:data:`_SHOWN_TAGS`) for a name it lacks; or, when it holds them all, that their combination matches nothing
+    (when the selector names none, ``[data-x=y]``, that it names none).
     At most :data:`MOST_HINT_CHARS` characters. Its cost: one walk over the page's elements, and per id or class
     looked for one pass over the page's distinct ones. Never raises for an lxml document."""
     ids: dict[str, None] = {}
@@ -134,6 +142,9 @@ def miss_hint(tree: Any, selector: str) -> str:
     if lacking:
         held_tags = ", ".join(f"{tags[tag]:,} {tag}" for tag in _SHOWN_TAGS if tags[tag])
         said.append(f"no <{'> or <'.join(lacking)}> element" + (f" (it holds {held_tags})" if held_tags else ""))
+    if not said and not names:
+        return ("nothing matches: the selector names no id, class or element to look for (its attribute values or "
+                "pseudo-classes are not on the page: a browser's DOM may differ from the page as written)")
     if not said:
         return ("nothing matches, though the page holds each id, class and element the selector names: their "
                 "combination is not on it (a browser's DOM may differ from the page as written)")[:MOST_HINT_CHARS]
