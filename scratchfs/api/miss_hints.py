@@ -88,7 +88,7 @@ def plain_miss(opened: Any, found: Matches, offset: int, said: bool = True, spel
     plain = no_match_in(offset, size) if said else None
     if size - offset > HINT_SPAN_BYTES:
         return plain
-    hint = _case_hint(opened, found, offset) or (
+    hint = _case_hint(opened, found, offset) or _regex_hint(opened, found, offset) or (
         (_spelling_hint(opened, found, offset) or _git_quoted_hint(opened, found, offset)) if spelled else None)
     if hint is None:
         return plain
@@ -212,6 +212,29 @@ def _case_hint(opened: Any, found: Matches, offset: int) -> _Hint | None:
         return None
     what = "pattern" if found.pattern is not None else "match"
     return _case_leads(_text(opened, hit), hit.line), _call(found, offset, **{what: sought}), _CASE_WORDS
+
+
+_REGEX_SYNTAX = re.compile(r"\\[^\sA-Za-z0-9]|\\[dDsSwWbB]|\.[*+?]|^\^|\$$|\[[^\]]+\]|\w\|\w|\)[*+?]")
+"""What a ``match`` written as a regex holds: an escape (``\\|``, ``\\.``, ``\\d``), ``.*``, an anchor at its
+start or end, a class, an alternation between words (``ERROR|WARN``), a group repeated."""
+_REGEX_WORDS = "the same call with pattern= in place of match="
+
+
+def _regex_hint(opened: Any, found: Matches, offset: int) -> _Hint | None:
+    """For a ``match`` (literal text) written as a regex (:data:`_REGEX_SYNTAX`): the same search with it as
+    ``pattern=``, when that finds a match (the first one's text and line said). A model searched a ``git log
+    --stat`` for ``match=" \\| "`` (its stat lines) and was told only that nothing matched."""
+    sought = _sought(found) if found.pattern is None else None
+    if not sought or _REGEX_SYNTAX.search(sought) is None:
+        return None
+    hit = _first(opened, sought, offset, found.ignore_case)
+    if hit is None or not hit.length:
+        return None
+    call = Call.of("read_handle", handle=found.handle, pattern=sought, offset=offset or None,
+                   ignore_case=found.ignore_case or None, context=found.context, max_matches=found.max_matches,
+                   budget=found.budget)
+    return ((f"match= is literal text; as a regex it matches {_text(opened, hit)} (line {hit.line}): ",
+             "match= is literal text; as a regex it matches: "), call, _REGEX_WORDS)
 
 
 def _spelling_hint(opened: Any, found: Matches, offset: int) -> _Hint | None:

@@ -1,0 +1,40 @@
+"""A ``match=`` written as a regex (helper brief modeltask13): ``match`` is literal text, and a miss said only that
+nothing matched, where the same search as ``pattern=`` finds what was meant."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scratchfs.api.contract import ScratchTools
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "git-log-stat-80.txt"
+
+
+@pytest.fixture
+def spilled(scratch_scope):
+    return ScratchTools(scratch_scope), scratch_scope.spill(FIXTURE.read_bytes(), source_tool="sh").handle
+
+
+def test_a_match_written_as_a_regex_is_told_its_pattern_call(spilled):
+    """``match=" \\| "`` over a ``git log --stat`` (its stat lines, as grep writes them): 'no match in the whole
+    content' and no way on. The note names the same call with ``pattern=``, and that call finds every stat line."""
+    tools, handle = spilled
+    missed = tools.call("read_handle", {"handle": handle, "match": " \\| ", "context": "line"})
+    assert missed["windows"] == [] and "match= is literal text; as a regex it matches" in missed["note"], missed
+    (call,) = missed["calls"]
+    assert call["arguments"] == {"handle": handle, "pattern": " \\| ", "context": "line"}, call
+    found = tools.call("read_handle", call["arguments"])
+    stat_lines = [line for line in FIXTURE.read_text().splitlines()
+                  if line.startswith(" ") and " | " in line and not line.startswith("    ")]
+    assert [window["data"] for window in found["windows"]] == stat_lines[: len(found["windows"])], found
+    assert found["windows"], found
+
+
+@pytest.mark.parametrize("needle", ["FATAL|PANIC", "^commit 0{8}", "README\\.txt", "no such text"])
+def test_a_match_whose_regex_finds_nothing_either_is_a_plain_miss(spilled, needle):
+    """A needle that as a regex finds nothing too, or holds no regex syntax, gets no such hint."""
+    tools, handle = spilled
+    missed = tools.call("read_handle", {"handle": handle, "match": needle})
+    assert missed["windows"] == [] and "as a regex" not in missed["note"], missed
