@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from scratchfs import NotJson
 from scratchfs.api.contract import ScratchTools
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "git-log-stat-80.txt"
@@ -38,3 +39,20 @@ def test_a_match_whose_regex_finds_nothing_either_is_a_plain_miss(spilled, needl
     tools, handle = spilled
     missed = tools.call("read_handle", {"handle": handle, "match": needle})
     assert missed["windows"] == [] and "as a regex" not in missed["note"], missed
+
+
+@pytest.mark.parametrize("filter", ['split(" ") | .[0] | tonumber', ".size", "select(.[0] > 1000)"])
+def test_a_filter_over_text_whose_first_word_is_a_number_is_told_the_text_is_no_json(scratch_scope, filter):
+    """``find / -printf '%s %p\\n'`` (text, its stub says): jq parses its first word, a size, as a number, and the
+    filter fails on it before jq meets the path after it -- 'split input and separator must be strings' and jq's
+    advice to skip such values (``select(.x != null)``), which no filter answers. The refusal says the entry holds
+    text jq cannot parse as JSON and names its reads, as ``jq="."`` over it is told."""
+    data = (Path(__file__).resolve().parent.parent / "fixtures" / "tools" / "find-printf-size-path.txt").read_bytes()
+    stub = scratch_scope.spill(data, source_tool="sh")
+    assert stub.content_type == "text", stub.shape
+    tools = ScratchTools(scratch_scope)
+    with pytest.raises(NotJson) as caught:
+        tools.call("read_handle", {"handle": stub.handle, "jq": filter})
+    message = str(caught.value)
+    assert f"{stub.handle} holds text (content type text), which jq cannot parse as JSON" in message, message
+    assert "select(.x != null)" not in message and "first word" in message, message

@@ -51,9 +51,27 @@ from scratchfs.engine.structure.paging import MIN_BUDGET_BYTES, json_bytes
 from scratchfs.engine.structure.table import UNSPLIT_KEY
 from scratchfs.foundation import checks
 from scratchfs.foundation.calls import Advice, Call, add_said, calls_json
-from scratchfs.foundation.errors import BadRecord, InvalidArgument, PastLast, SlurpTooLarge, WideHeader
+from scratchfs.foundation.errors import BadRecord, InvalidArgument, NotJson, PastLast, SlurpTooLarge, WideHeader
 from scratchfs.foundation.limits import MAX_LINES
 from scratchfs.foundation.text import plural
+
+
+def _filter_on_text(exc: InvalidArgument, handle: str, kind: str | None, src: ReaderSource | None,
+                    entry: tuple[float, str | None, Advice | None]) -> None:
+    """Raise, for ``exc``, a jq filter's failure on the first value of text (``kind`` text, a log, binary data)
+    whose first word parses as JSON -- ``find -printf '%s %p'``'s sizes, ``404 not found`` --, the refusal of jq
+    over content that is no JSON (:func:`~scratchfs.api.misfit.jq_misfit`, ``entry`` its line bytes, shape and
+    slurp read): ``split(" ")`` over such text failed with 'split input and separator must be strings' and jq's
+    advice to skip such values, where jq cannot parse its next line. Returns when its lines around the start are
+    mostly JSON, or ``exc`` is a parse error, or ``src`` is ``None`` (JSON told around other text), or ``kind`` is
+    another (the filter's own error stands)."""
+    if src is None or kind not in SNIFFED_NO_TABLE or isinstance(exc, NotJson) or mostly_json(src, 0, 0):
+        return
+    failed = str(exc).split("; ")[0]  # (jq's words, not its advice: no value to skip makes text JSON)
+    first = NotJson(f"jq parsed its first word as a JSON value, and the filter failed on it -- {failed}", by_jq=True)
+    advice = jq_misfit(handle, kind, first, entry[0], entry[1], src.size, entry[2])
+    if advice is not None:
+        raise told_not_json(first, advice) from None
 
 
 class StructureReads(PageReads):
@@ -101,6 +119,7 @@ class StructureReads(PageReads):
             try:
                 page = run(room)
             except InvalidArgument as exc:  # (a streamed page fails whole: its first output is not the failing one)
+                _filter_on_text(exc, handle, kind, src if part is None else None, (self.line_bytes, self.shape, slurp))
                 exc = further_json(exc, handle, src) if part is None and kind != "json" else exc
                 if cursor is None:  # (a filter for the array of the records; a key the input lacks)
                     exc = self._first_failed(exc, handle, filter, call_budget, json_src, kind)
