@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from scratchfs.api.shape import describe
+from scratchfs.api.shape_testrun import runner_shape
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
 
@@ -50,3 +51,16 @@ def test_a_log_whose_files_each_changed_once_says_no_most():
                     b" f%d.py | 1 +\n 1 file changed, 1 insertion(+)\n\n" % (i, i, i) for i in range(3))
     shape = shape_of(data)
     assert shape.startswith("git log, ") and "most commits" not in shape, shape
+
+
+def test_a_collection_past_the_sample_is_told_by_its_files():
+    """``pytest --collect-only -q`` of this repository: 10,776 node ids, 1.1 MB, its count on its last line. Its
+    first 512 KiB (the sample a shape reads) hold no count, and it was told 'text, 10,778 lines': no word of tests
+    or of its files. It is a collection now, told by the files of the sample (each's first test's line)."""
+    data = (FIXTURES / "pytest-collect-only-q-head.txt").read_bytes()
+    files = list(dict.fromkeys(line.split("::")[0] for line in data.decode().splitlines()))
+    shape = runner_shape(data, 10_778, False, " (in the first 512 KiB of 1.1 MiB)")
+    assert shape is not None and shape.startswith("test run (pytest --collect-only), 10,778 lines (in the first"), \
+        shape
+    assert f"{files[0]} (line 1), {files[1]} (line " in shape, shape
+    assert runner_shape(data, 300, True, "") is None  # (whole, with no count: no collection told)
