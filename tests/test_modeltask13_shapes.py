@@ -4,6 +4,7 @@ each test is one question a stub now answers that took the model pages of reads.
 from __future__ import annotations
 
 from collections import Counter
+from datetime import datetime
 from pathlib import Path
 
 from scratchfs.api.shape import describe
@@ -64,3 +65,20 @@ def test_a_collection_past_the_sample_is_told_by_its_files():
         shape
     assert f"{files[0]} (line 1), {files[1]} (line " in shape, shape
     assert runner_shape(data, 300, True, "") is None  # (whole, with no count: no collection told)
+
+
+def test_certificates_name_the_one_that_expires_first():
+    """``openssl x509 -text`` of system certificates, one after another: "which certificate expires first?" took a
+    search of every ``Not After`` line (141 certificates: 8 calls, 12 KB) and matching each line to the certificate
+    above it. The shape names it with its line and date, by the dates (not the text: Mar 3 2023 before Dec 31
+    2030)."""
+    data = (FIXTURES / "openssl-x509-text-6.txt").read_bytes()
+    lines = data.decode().splitlines()
+    starts = [at for at, line in enumerate(lines, 1) if line == "Certificate:"]
+    expiries = [(datetime.strptime(" ".join(line.split(": ", 1)[1].split()[:4]), "%b %d %H:%M:%S %Y"), at)
+                for at, line in enumerate(lines, 1) if line.strip().startswith("Not After")]
+    when, at = min(expiries)
+    start = max(line for line in starts if line < at)
+    shape = shape_of(data)
+    assert f"; expires first: E-Tugra Certification Authority (line {start}, Not After {when:%b} {when.day} " \
+           f"{when.year}): ACCVRAIZ1 (line 1)," in shape, shape

@@ -18,6 +18,8 @@ named as the shape's room allows, ``… N more`` the rest."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from datetime import datetime
 
 from scratchfs.api.shape_parts import Parts, numbered
 from scratchfs.api.shape_words import called_name, listed_within, plural
@@ -43,6 +45,10 @@ _FIND = ('; pattern="^\\s*Subject:.*= ?\\x22?NAME\\x22?(,|\\s*$)", context="line
 # "Entrust.net Certification Authority (2048)"; leftovers1 helper)
 
 
+_NOT_AFTER_RE = re.compile(rb"\n[ \t]{1,24}Not After ?: ?([A-Z][a-z]{2} [ \d]?\d \d\d:\d\d:\d\d \d{4}) GMT")
+"""A certificate's ``Not After : Dec 31 09:37:37 2030 GMT`` line (``x509``'s validity; ``pkcs7``'s too)."""
+
+
 def certs_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int | None = None) -> str | None:
     """The shape of ``sample`` (a content's first bytes; ``complete``: all of it; ``lines``: the whole content's line
     count; ``scope``: what to add when the sample is not all of it) if it is certificates dumped as text by OpenSSL,
@@ -58,9 +64,39 @@ def certs_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int
     certs = Parts(_CERT_RE, text)
     if not certs or not _CERT_RE.match(text):  # (the first certificate's subject, where the text starts)
         return None
-    head = f"{CERTS_SHAPE}, {plural(lines, 'line')}, {plural(len(certs), 'certificate')}{scope}: "
+    head = f"{CERTS_SHAPE}, {plural(lines, 'line')}, {plural(len(certs), 'certificate')}{scope}"
+    head += f"{_first_expiring(text, certs)}: "
     items = (_item(raw, line) for line, raw in numbered(text, certs))
     return listed_within(head, items, _FIND, len(certs))
+
+
+def _first_expiring(text: bytes, certs: Parts) -> str:
+    """What the shape says of the certificate of ``text`` (a newline, then the sample) that expires first, by its
+    ``Not After`` line: ``"; expires first: NAME (line 9,112, Not After Mar 17 2025)"`` (its name and line as the list
+    names them), or ``""`` when no certificate has one, or there is one. So "which certificate expires first?"
+    is read in the stub, where it took a search of every ``Not After`` line (141 certificates: 8 calls, 12 KB) and a
+    match of each line to the certificate before it."""
+    starts, subjects = [], []
+    if len(certs) < 2:  # (one certificate: its date is no answer to "which first")
+        return ""
+    for offset, raw in certs:
+        starts.append(offset)
+        subjects.append(raw)
+    first: tuple[datetime, int] | None = None
+    for found in _NOT_AFTER_RE.finditer(text):
+        try:
+            when = datetime.strptime(" ".join(found[1].decode().split()), "%b %d %H:%M:%S %Y")
+        except ValueError:  # (a date no calendar has)
+            continue
+        cert = bisect_right(starts, found.start()) - 1
+        if cert >= 0 and (first is None or when < first[0]):
+            first = (when, cert)
+    if first is None:
+        return ""
+    when, cert = first
+    line = text.count(b"\n", 0, starts[cert] + 1)
+    name = _subject_name(subjects[cert])[0]
+    return f"; expires first: {name} (line {line:,}, Not After {when:%b} {when.day} {when.year})"
 
 
 def _item(raw: bytes, line: int) -> str:
