@@ -59,19 +59,35 @@ _BEFORE = st.sampled_from(["", "<div><p>Nav.</p>", "<ul><li>Nav", "<pre>nav\n", 
                            "<p>Nav.</p><div hidden>", "<div style='display:none'>", "Nav text"])
 
 
-@st.composite
-def _pages(draw) -> bytes:
-    start = draw(_BEFORE) + draw(_OPENERS) + "".join(draw(st.lists(_FRAGMENTS, min_size=1, max_size=8)))
-    body = "".join(draw(st.lists(_FRAGMENTS, min_size=1, max_size=6))) * draw(st.sampled_from([1, 5, 40, 200]))
-    end = draw(st.sampled_from(["", "</main>", "</main><p>Footer after.</p>", "</div><p>Foot</p>" * 30]))
-    return _NAV + (start + body + end).encode()
+_PARTS = st.tuples(st.tuples(_BEFORE, _OPENERS, st.lists(_FRAGMENTS, min_size=1, max_size=8).map("".join)).map(
+    "".join), st.lists(_FRAGMENTS, min_size=1, max_size=6).map("".join), st.sampled_from([1, 5, 40, 200]),
+    st.sampled_from(["", "</main>", "</main><p>Footer after.</p>", "</div><p>Foot</p>" * 30]))
+"""A page's parts: its landmark's start, a run of content repeated so many times, its end (the page is built in the
+test: its parts' repr stays short)."""
 
 
 @settings(max_examples=150)
-@given(_pages())
-def test_a_main_preview_is_the_start_of_its_select_s_text(page):
+@given(_PARTS)
+def test_a_main_preview_is_the_start_of_its_select_s_text(parts):
     """Whatever the landmark holds and wherever it stands, the text a stub previews as the page's main content is
     the start of the text of the select its note names."""
+    start, body, times, end = parts
+    page = _NAV + (start + body * times + end).encode()
     view = ViewHead(page, len(page), PREVIEW_BYTES)
     if view.main is not None:
         assert _select_text(page, view.main).startswith(view.text.decode()), page
+
+
+def test_heading_counts_of_a_bytearray_changed_in_place_are_its_new_page_s():
+    """``heading_counts`` and ``sample_codec`` reuse the last sample's by identity: a ``bytearray`` changed in place
+    is the same object, and got the counts of the page it held before."""
+    from scratchfs.api.shape_html import heading_counts, html_shape, sample_codec
+
+    two = b"<body><h1>A</h1><h2>B</h2>" + b"<p>text</p>" * 50
+    five = b'<meta charset="koi8-r"><body><h1>A\xe9</h1><h1>C</h1><h2>B</h2><h3>D</h3><h3>E</h3>' + b"<p>text</p>" * 50
+    sample = bytearray(two)
+    html_shape(sample, "")
+    assert heading_counts(sample)[0] == [("1", 1), ("2", 1)] and sample_codec(sample) == "utf-8"
+    sample[:] = five
+    assert heading_counts(sample)[0] == heading_counts(five)[0] == [("1", 2), ("2", 1), ("3", 2)]
+    assert sample_codec(sample) == sample_codec(five) != "utf-8"
