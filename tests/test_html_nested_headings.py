@@ -46,3 +46,44 @@ def test_a_wrapped_headings_page_previews_and_notes_as_a_flat_one(scratch_scope)
     wrapped, flat = (scratch_scope.spill(page, source_tool="browser.get") for page in (_WRAPPED, _FLAT))
     assert wrapped.preview == flat.preview and wrapped.preview.startswith("Install\n\nRun pip install thing.")
     assert 'select="h2, h3")' in wrapped.note and 'select="h2, h3")' in flat.note
+
+
+def _github(level: int, slug: str, title: str) -> bytes:
+    """A heading as GitHub renders a README's (2024 on): no id on the heading; its anchor, after it in the wrapper,
+    holds the id (``user-content-`` and the slug) and an SVG icon."""
+    return (f'<div class="markdown-heading" dir="auto"><h{level} tabindex="-1" class="heading-element" dir="auto">'
+            f'{title}</h{level}><a id="user-content-{slug}" class="anchor" aria-label="Permalink: {title}" '
+            f'href="#{slug}"><svg class="octicon octicon-link" viewBox="0 0 16 16" aria-hidden="true"><path d="M0 0">'
+            f'</path></svg></a></div>\n').encode()
+
+
+_GITHUB = (b'<!DOCTYPE html><html><head><title>thing</title></head><body><article class="markdown-body">'
+           + _github(2, "install", "Install") + b'<p dir="auto">Run pip install thing.</p>\n'
+           + _github(3, "config", "Config") + b'<p dir="auto">Edit thing.toml.</p>\n'
+           + _github(2, "usage", "Usage") + b'<p dir="auto">Call it.</p></article></body></html>'
+           + b"<!-- padding past the inline bound -->" * 200)
+
+
+def test_a_github_heading_s_section_is_named_by_its_anchor_s_id(scratch_scope):
+    """GitHub's heading has no id: its anchor beside it in the wrapper has (``user-content-install``). A select of
+    ``h2`` over such a README named a search of the text view for "Install" (no id in the heading), never the
+    wrapper's section; the wrapper is now named by its anchor's id."""
+    _, reply, section = _section(scratch_scope, _GITHUB, "h2")
+    assert reply["note"].endswith('select="div:has(> a#user-content-install), div:has(> a#user-content-install) ~ '
+                                  ':nth-child(-n+4)"')
+    assert section["elements"] == ["Install", "Run pip install thing.", "Config", "Edit thing.toml."]
+
+
+def test_a_wrapper_of_a_heading_and_its_subheading_is_one_block(scratch_scope):
+    """A wrapper holding a heading and a lower one after it (or a self-link of text, ``<a href="#install">#</a>``)
+    is the heading's block: its section runs on past the wrapper (before, the select gave the wrapper's headings and
+    nothing of the text after them)."""
+    for inside in (b'<h2 id="install">Install</h2><h3 id="sub">Sub</h3>',
+                   b'<h2 id="install">Install</h2><a class="anchor" href="#install">#</a>'):
+        page = _WRAPPED.replace(b'<div class="markdown-heading"><h2 id="install" class="heading-element">Install</h2>'
+                                b'<a class="anchor" href="#install"><svg class="octicon"></svg></a>', b"<div>" + inside)
+        assert page != _WRAPPED
+        _, reply, section = _section(scratch_scope, page, "#install")
+        assert reply["note"].endswith('select="div:has(> h2#install), div:has(> h2#install) ~ :nth-child(-n+6)"')
+        assert section["elements"][-5:] == ["Run pip install thing.", "thing --init", "Then configure it.", "Config",
+                                            "Edit thing.toml."]

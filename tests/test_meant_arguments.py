@@ -107,3 +107,28 @@ def test_the_scratchpad_tools_name_the_argument_meant(scratch_scope, tool, given
     arguments = {name: value for name, value in (("key", "notes"), ("value", "x")) if name in known and name != meant}
     with pytest.raises(InvalidArgument, match=rf"unknown argument '{given}' \(did you mean '{meant}'\?\)"):
         ScratchTools(scratch_scope).call(tool, {**arguments, given: "1"})
+
+
+def test_a_scratchpad_word_is_named_by_the_table_before_a_near_spelling():
+    """``title`` is one of ``scratch_write``'s words for ``key`` (its table), and two edits from ``ttl``: the refusal
+    named ``ttl`` (a near spelling first), an argument of another meaning."""
+    from scratchfs.api.tools import meant_argument
+
+    known = list(TOOL_SPECS["scratch_write"].input_schema["properties"])
+    assert meant_argument("title", known, "scratch_write") == "key"
+    assert meant_argument("valeu", known, "scratch_write") == "value"  # (a misspelling: still its near spelling)
+
+
+@pytest.mark.parametrize("given", ["name", "id"])
+def test_the_web_api_names_the_scratchpad_key_as_the_tool_does(scratch_store, scratch_scope, given):
+    """``?name=`` on the scratchpad's web routes named nothing meant, where the ``scratch_read`` tool names ``key``."""
+    ScratchTools(scratch_scope).call("scratch_write", {"key": "notes", "value": "x"})
+    with pytest.raises(InvalidArgument, match=rf"unknown argument '{given}' \(did you mean 'key'\?\)"):
+        ScratchTools(scratch_scope).call("scratch_read", {given: "notes"})
+    with TestClient(create_app(scratch_store, TOKEN), headers={"Authorization": f"Bearer {TOKEN}"}) as client:
+        for route in ("", "/read", "/content"):
+            got = client.get(f"/api/runs/{scratch_scope.run_id}/agents/{scratch_scope.agent_id}/scratchpad{route}",
+                             params={given: "notes"})
+            assert got.status_code == 400
+            assert got.json()["error"]["message"].startswith(
+                f"unknown query parameter '{given}' (did you mean 'key'?)"), route

@@ -8,6 +8,8 @@ preview; so does a ``head+tail`` preview (its tail is the page's last bytes)."""
 
 from __future__ import annotations
 
+import re
+
 from scratchfs.api.preview import make_preview
 from scratchfs.api.shape_html import heading_counts
 from scratchfs.api.stub_reads import after_handle
@@ -71,8 +73,13 @@ def _main_view(head: bytes, size: int, landmark: MainStart, most: int) -> tuple[
         return None
     text = view[0].decode("utf-8")
     if inside and text[:1].strip():  # (no indent nor blank line first, which the select's text strips)
-        return text.rstrip().encode("utf-8"), False
+        return _of_main(view[0], _BLANK_LINE.sub("", text))  # (its lines of spaces left blank, as the select's)
     return _of_main(view[0], main_text(head, landmark, most_parsed, 4 * max(most, LEAST_VIEW_BYTES)))
+
+
+_BLANK_LINE = re.compile(r"^[ \t]+$", re.MULTILINE)
+"""A line of spaces and tabs alone, which a select's text leaves empty (``textwrap.dedent`` in
+:func:`~scratchfs.engine.structure.html_render.element_text`: a ``<p>&nbsp;</p>``'s line) and the text view keeps."""
 
 
 def _of_main(view: bytes, own: str | None) -> tuple[bytes, bool] | None:

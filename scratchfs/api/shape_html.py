@@ -227,9 +227,10 @@ def heading_counts(sample: bytes) -> tuple[list[tuple[str, int]], bool]:
 def _page_headings(sample: bytes, codec: str) -> tuple[list[tuple[str, str]], bool]:
     """``(headings, more)``: ``(level, text)`` of each of the first :data:`MOST_HEADINGS` heading elements of
     ``sample`` that holds text (decoded with ``codec``), and whether more heading elements follow those looked at;
-    the last sample's kept and known by identity (:func:`heading_counts` asks again for the shape's)."""
+    the last sample's kept and known by identity, when it is ``bytes`` (:func:`heading_counts` asks again for the
+    shape's)."""
     last = _LAST_HEADINGS[0]
-    if last is not None and last[0] is sample:
+    if last is not None and last[0] is sample and type(sample) is bytes:  # (a bytearray may have changed since)
         return last[1], last[2]
     found = list(islice(_elements(sample, _HEADING_OPEN, True), MOST_HEADINGS + 1))
     headings = [(level[1:].decode(), _page_text(_tags_replaced(_TAG_RE, b"", _tags_replaced(_BREAK_RE, b" ", sample[
@@ -244,10 +245,11 @@ def sample_codec(sample: bytes) -> str:
     (:func:`~scratchfs.engine.structure.html_codec.page_codec`), for the looks one shape takes at it -- its title
     and headings, the room for its not-UTF-8 clause and that clause -- from one decode of the sample, where each
     decoded it again (1.9 ms a look on 510 KB of Latin-1 with no declared charset: review helper revH). The last
-    sample object is kept and known by identity (no hash of 512 KiB on every page); thread-safe (one tuple read and
+    sample object is kept and known by identity (no hash of 512 KiB on every page), when it is ``bytes`` (a
+    ``bytearray`` changed in place is the same object: decoded again); thread-safe (one tuple read and
     written whole). Never raises."""
     last = _LAST_CODEC[0]
-    if last is not None and last[0] is sample:
+    if last is not None and last[0] is sample and type(sample) is bytes:  # (a bytearray may have changed since)
         return last[1]
     codec = page_codec(sample)[0]
     _LAST_CODEC[0] = (sample, codec)

@@ -396,11 +396,13 @@ _NAMES_SHOWN = 5  # unknown argument names a refusal echoes (a call may hold tho
 
 def meant_argument(given: str, known: Iterable[str], tool: str | None = None) -> str | None:
     """The argument of ``known`` an unknown name ``given`` likely means: a near spelling
-    (:func:`~scratchfs.foundation.checks.closest`), else the name ``tool`` takes for it when the name is another
-    tool's (:data:`_MEANT`: ``regex`` is ``read_handle``'s ``pattern``), else ``None``. Every face's refusal of an
+    (:func:`~scratchfs.foundation.checks.closest`), after the name ``tool`` takes for it when the name is another
+    tool's (:data:`_MEANT`: ``regex`` is ``read_handle``'s ``pattern``; ``title``, near ``ttl``, is
+    ``scratch_write``'s ``key``), else ``None``. Every face's refusal of an
     unknown argument asks it: MCP's and the adapter's arguments, the web API's query parameters, the CLI's options."""
     known = list(known)
-    meant = closest(given, known) or _MEANT.get(tool or "", {}).get(given.casefold())
+    meant = _MEANT.get(tool or "", {}).get(given.casefold())  # (the tool's own word first: "title" is a key)
+    meant = meant if meant in known else closest(given, known)
     return meant if meant in known else None
 
 

@@ -227,7 +227,7 @@ def handle_text(request: Request, run: str, agent: str, handle: str) -> dict[str
 
 def scratch_meta(request: Request, run: str, agent: str) -> dict[str, Any]:
     """One scratchpad entry's metadata (``?key=``)."""
-    q = query_params(request, ("key",), required=("key",))
+    q = query_params(request, ("key",), required=("key",), tool="scratch_read")
     key = checks.check_key(q["key"])
     store = app_store(request)
     return entry_dict(_find(store, run, agent, "scratch", key), store.now())
@@ -236,7 +236,7 @@ def scratch_meta(request: Request, run: str, agent: str) -> dict[str, Any]:
 def scratch_read(request: Request, run: str, agent: str) -> dict[str, Any]:
     """A range of a scratchpad value (``?key=``, ``?offset=``, ``?length=``, ``?version=`` from a next_call): the
     ``scratch_read`` tool's result."""
-    q = query_params(request, ("key", "offset", "length", "version"), required=("key",))
+    q = query_params(request, ("key", "offset", "length", "version"), required=("key",), tool="scratch_read")
     args: dict[str, Any] = {"key": q["key"]}
     if "version" in q:
         args["version"] = q["version"]
@@ -329,7 +329,7 @@ def delete_handle(request: Request, run: str, agent: str, handle: str) -> dict[s
 
 def delete_scratch(request: Request, run: str, agent: str) -> dict[str, Any]:
     """Delete one scratchpad entry (``?key=``)."""
-    q = query_params(request, ("key",), required=("key",))
+    q = query_params(request, ("key",), required=("key",), tool="scratch_read")
     _allowed(request)
     key = checks.check_key(q["key"])
     return {"key": key, "deleted": _delete_entry(app_store(request).scope(run, agent), "scratch", key)}

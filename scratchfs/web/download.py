@@ -45,7 +45,7 @@ def content_endpoint(kind: str) -> Callable[[Request], Response]:
                 key = params.pop("handle")
                 query_params(request, ())
             else:
-                key = checks.check_key(query_params(request, ("key",), required=("key",))["key"])
+                key = checks.check_key(query_params(request, ("key",), required=("key",), tool="scratch_read")["key"])
             taken = slots.take()
             entry, chunks = app_store(request).scope(params["run"], params["agent"]).open_content(kind, key)
             response = _ClosingStream(chunks, request.url.path, slots.give_back, media_type="application/octet-stream",

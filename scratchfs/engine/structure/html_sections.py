@@ -12,7 +12,9 @@ is translated wrongly by cssselect 1.6, its ``or`` unparenthesized, and a nested
 heading by its id or the id in it (``h4:has(#event-exit)``). A heading with no id in it, or whose id another element
 has too (``#a`` would select both sections), gets a search of the text view for its text instead. A heading wrapped
 alone (GitHub's ``<div class="markdown-heading"><h2>Install</h2><a class="anchor">``) is its wrapper
-(``div:has(> h2#install)``): the section is the wrapper's following siblings, up to one that is or holds the next
+(``div:has(> h2#install)``; GitHub's heading has no id, its anchor beside it has: ``div:has(>
+a#user-content-install)``), as is one wrapped with its self-link's text or a lower heading after it: the section is
+the wrapper's following siblings, up to one that is or holds the next
 heading of the same or a higher level (before, the select gave the heading and its anchor alone). It imports
 nothing of ``scratchfs`` (the worker loads it by path)."""
 
@@ -52,8 +54,7 @@ def section_hint(found: list, texts: list[str]) -> str | None:
     siblings = [sibling for sibling in block.itersiblings() if isinstance(sibling.tag, str)]  # (elements: no
     # comment nor processing instruction, which :nth-child does not count)
     stop = next((at for at, sibling in enumerate(siblings) if _opens_section(sibling, level)), len(siblings))
-    marked = heading if heading.get("id") else next((inner for inner in heading.iterdescendants() if inner.get("id")),
-                                                    None)
+    marked = _marked(block, heading)
     words = " ".join("".join(heading.itertext()).split())
     if marked is None or not _plain_id(marked.get("id")) or block.getparent() is None or _shared(marked):
         return (f"the matches are headings: the text under the first is a search of the text view, "
@@ -68,16 +69,38 @@ def section_hint(found: list, texts: list[str]) -> str | None:
 
 
 def _block(heading: Any) -> Any:
-    """The outermost element that holds ``heading`` and nothing else of text (GitHub's ``<div
-    class="markdown-heading">``, a heading and its anchor), below ``<body>``; ``heading`` itself when its parent
-    holds more. The section is that element's following siblings: a heading wrapped alone has none of its own."""
-    words = "".join(heading.itertext()).split()
-    block = heading
+    """The outermost element that holds ``heading`` and nothing else of text but self-links (GitHub's ``<div
+    class="markdown-heading">``, a heading and its anchor; an anchor of ``#``) and lower headings after it (a
+    wrapper of a heading and its subheading), below ``<body>``; ``heading`` itself when its parent holds more. The
+    section is that element's following siblings: a heading wrapped alone has none of its own."""
+    level, block = int(heading.tag[1]), heading
     while (parent := block.getparent()) is not None and parent.tag not in ("body", "html") and \
-            "".join(parent.itertext()).split() == words and \
-            not any(inner is not heading for inner in parent.iterdescendants(*_HEADINGS)):
+            not "".join(parent.xpath(_OUTSIDE)).strip() and \
+            _first_of(list(parent.iter(*_HEADINGS)), heading, level):
         block = parent
     return block
+
+
+_OUTSIDE = ".//text()[not(ancestor::h1 or ancestor::h2 or ancestor::h3 or ancestor::h4 or ancestor::h5 or " \
+           "ancestor::h6 or ancestor::a[starts-with(@href, '#')] or ancestor::script or ancestor::style)]"
+"""The texts of an element outside its headings, its self-links (``<a href="#install">``), scripts and styles."""
+
+
+def _first_of(headings: list, heading: Any, level: int) -> bool:
+    """Whether ``heading`` (of ``level``) is the first of ``headings`` (in document order) and the others lower."""
+    return headings[0] is heading and all(int(inner.tag[1]) > level for inner in headings[1:])
+
+
+def _marked(block: Any, heading: Any) -> Any:
+    """The element whose id names ``block``: ``heading``, an element in it with an id, else (a wrapper) one in
+    ``block`` outside it (GitHub's anchor: ``<a id="user-content-install">``, the heading having none); ``None``:
+    no id."""
+    if heading.get("id"):
+        return heading
+    inside = next((inner for inner in heading.iterdescendants() if inner.get("id")), None)
+    if inside is not None or block is heading:
+        return inside
+    return next((inner for inner in block.iterdescendants() if inner.get("id") and _plain_id(inner.get("id"))), None)
 
 
 def _opens_section(element: Any, level: int) -> bool:
@@ -93,6 +116,8 @@ def _selector(block: Any, heading: Any, marked: Any) -> str:
     ident = marked.get("id")
     if block is heading:
         return f"#{ident}" if marked is heading else f"{heading.tag}:has(#{ident})"
+    if marked is not heading and heading not in marked.iterancestors():  # (an id beside the heading: its anchor's)
+        heading = marked
     chain = [heading.tag]
     for ancestor in heading.iterancestors():
         if ancestor is block:
