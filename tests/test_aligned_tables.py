@@ -355,6 +355,18 @@ _BY_HAND = {
         1: ["tcp", "LISTEN", "0", "128", "127.0.0.1:8799", "0.0.0.0:*", 'users:(("scratchfs",pid=29709,fd=7))'],
         4: ["tcp", "LISTEN", "0", "128", "0.0.0.0:2024", "0.0.0.0:*", ""],
         5: ["tcp", "TIME-WAIT", "0", "0", "127.0.0.1:38839", "127.0.0.1:57532", ""]}),
+    # ss -tanpe with 900 connections (and ss -tanp): "Peer Address:Port Process" with one space, the rows' peers
+    # running one place past the header's "Port" and their processes starting one place past "Process" (ss puts
+    # that name one place left of its column): the process was glued to the peer in one cell (helper modeltask14)
+    "ss-tanpe-900.txt": (1, ["State", "Recv-Q", "Send-Q", "Local Address:Port", "Peer Address:Port", "Process"], {
+        3: ["LISTEN", "0", "128", "0.0.0.0:2024", "0.0.0.0:*", "ino:228 sk:1 cgroup:/ <->"],
+        5: ["ESTAB", "0", "0", "127.0.0.1:38611", "127.0.0.1:34630",
+            'users:(("python",pid=2900,fd=1378)) ino:4960702 sk:1daa cgroup:/ <->'],
+        42: ["FIN-WAIT-2", "0", "0", "127.0.0.1:32776", "127.0.0.1:38611", "timer:(timewait,59sec,0) ino:0 sk:1fc7"]}),
+    "ss-tanp-900.txt": (1, ["State", "Recv-Q", "Send-Q", "Local Address:Port", "Peer Address:Port", "Process"], {
+        1: ["LISTEN", "0", "2000", "127.0.0.1:38611", "0.0.0.0:*", 'users:(("python",pid=2900,fd=3))'],
+        3: ["LISTEN", "0", "128", "0.0.0.0:2024", "0.0.0.0:*", ""],
+        5: ["ESTAB", "0", "0", "127.0.0.1:38611", "127.0.0.1:34630", 'users:(("python",pid=2900,fd=1378))']}),
     "netstat-tan.txt": (2, ["Proto", "Recv-Q", "Send-Q", "Local Address", "Foreign Address", "State"], {
         1: ["tcp", "0", "0", "127.0.0.1:46179", "0.0.0.0:*", "LISTEN"],
         21: ["tcp", "0", "0", "127.0.0.1:58923", "127.0.0.1:43218", "ESTABLISHED"],

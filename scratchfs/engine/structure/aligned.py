@@ -304,6 +304,19 @@ def _joined(header: str, before: tuple[int, int], name: tuple[int, int], taken: 
         and header[before[0]].isupper() and header[name[0]].isupper()
 
 
+def _shifted(header: str, before: int, start: int, rows: list[str]) -> bool:
+    """Whether the name starting at ``start``, one space after the name before it (ending at ``before``) with no
+    gutter between them, heads a column of its own set one place right of it: no row writes under its first
+    letter, 2 rows or more write right after it, and it is capitalised and no address with its port (``ss
+    -tanp``'s ``Peer Address:Port Process``: ss writes ``Process`` one place left of its column, the peers running
+    up to it -- ``127.0.0.1:34630 users:((...``)."""
+    if start != before + 1 or not header[start].isupper() or ":" in header[start:].split(" ", 1)[0]:
+        return False
+    reach = [row for row in rows if len(row) > start + 1]
+    return len(reach) >= _MIN_ROWS and all(row[start] == " " for row in reach) and sum(
+        row[start + 1] != " " for row in reach) >= _MIN_ROWS
+
+
 def _columns(header: str, rows: list[str]) -> tuple[list[str], list[int], list[tuple[int, int]]] | None:
     """The names, starts and names' spans in the header (``(0, 0)`` for a first column with no name) of the
     columns, or ``None`` when the header's names have no gutters between them. A last name that no row reaches is
@@ -320,8 +333,8 @@ def _columns(header: str, rows: list[str]) -> tuple[list[str], list[int], list[t
     for at, (start, end) in enumerate(spans[1:], 2):  # (a name with no gutter before it continues the one before)
         if start == merged[-1][1]:  # (a name glued to the one before: a column of its own, _glued)
             merged.append((start, end))
-        elif (0 not in taken[merged[-1][1] : start] and not (at == len(spans) and unreached)) or _joined(
-                header, merged[-1], (start, end), taken):
+        elif (0 not in taken[merged[-1][1] : start] and not (at == len(spans) and unreached) and not _shifted(
+                header, merged[-1][1], start, rows)) or _joined(header, merged[-1], (start, end), taken):
             if header[start].islower() or header[merged[-1][0]].islower():
                 return None  # (names of several words are capitalised: CONTAINER ID; words of text are not)
             merged[-1] = (merged[-1][0], end)
