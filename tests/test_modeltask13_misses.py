@@ -54,5 +54,7 @@ def test_a_filter_over_text_whose_first_word_is_a_number_is_told_the_text_is_no_
     with pytest.raises(NotJson) as caught:
         tools.call("read_handle", {"handle": stub.handle, "jq": filter})
     message = str(caught.value)
-    assert f"{stub.handle} holds text (content type text), which jq cannot parse as JSON" in message, message
+    assert f"{stub.handle} holds text in 2 columns" in message, message  # (a size and a path a line: modeltask14)
+    assert "(content type text), which jq cannot parse as JSON" in message, message
     assert "select(.x != null)" not in message and "first word" in message, message
+    assert "with slurp=true" in message, message  # (its rows read as arrays, which the filter may run on)

@@ -22,12 +22,13 @@ cells only once those pass.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from scratchfs.engine.structure.aligned import is_total
 from scratchfs.foundation.text import plural
 
-__all__ = ["COLUMNS_BYTES", "MIN_COLUMNS", "MIN_ROWS", "ROWS", "TOTAL_SAID", "columns_said", "headless_columns",
-           "runs_starts"]
+__all__ = ["COLUMNS_BYTES", "LARGEST_SAID", "MIN_COLUMNS", "MIN_ROWS", "ROWS", "TOTAL_SAID", "columns_said",
+           "headless_columns", "keyed_rows", "runs_starts"]
 
 ROWS = 50
 """Most lines looked at (the first ones)."""
@@ -50,8 +51,14 @@ _TOTAL_RE = re.compile(rb"total [0-9]{1,20}(?:[.,][0-9]{1,3})?[KMGTPE]?\r?\n")  
 # with -h "total 1.7M"): its blocks, no row, before the rows
 TOTAL_SAID = " after line 1 (ls's total)"
 """What the shape says after the lines it counts when a ``total N`` line, ``ls -l``'s, comes before them."""
-_SAID_RE = re.compile(r", a table of ([0-9,]+) columns aligned by spaces on each of its first [0-9,]+ lines"
-                      f"(?:{re.escape(TOTAL_SAID)})?, no header line")
+_SAID_RE = re.compile(r", a table of ([0-9,]+) columns (?:aligned|parted) by spaces on each of its first [0-9,]+ "
+                      f"lines(?:{re.escape(TOTAL_SAID)})?(?: \\(a (?:number|digest), then a name\\))?, no header line")
+_KEYED_RE = re.compile(rb" *([0-9]+|[0-9a-f]+) +([^ \t][^\t]*)")  # a number or a digest, spaces, a name
+_MAX_DIGITS = 20  # (a size, a count: at most 20 digits)
+_DIGEST_DIGITS = frozenset((32, 40, 56, 64, 96, 128))  # (md5sum's, sha1sum's, ... sha512sum's, in hexadecimal)
+_NUMBER = "number"
+LARGEST_SAID = '; the largest: jq="sort_by(-.[0]) | .[:10]", slurp=true'
+"""What the shape of lines of a number and a name adds: the read of the 10 largest (sizes, counts)."""
 
 
 def headless_columns(shape: str | None) -> int | None:
@@ -68,20 +75,24 @@ def columns_said(sample: bytes, whole: bool = False) -> str:
     and-ed into the gutters of those before it: prose leaves fewer than 2 after 2 or 3 lines, where it stops. The
     content's last line among them that reads as one of totals (``wc``'s ``1252  4490 35013 total``:
     :func:`~scratchfs.engine.structure.aligned.is_total`) is its footer, no row, as the rows reads read it: the
-    lines counted stop before it, and the shape names it with its ``line=``. Never raises."""
+    lines counted stop before it, and the shape names it with its ``line=``. Lines of a number and a name
+    (:func:`keyed_rows`) are ``", a table of 2 columns parted by spaces on each of its first 50 lines (a number,
+    then a name), no header line; the largest: jq=\"sort_by(-.[0]) | .[:10]\", slurp=true"`` (``(a digest, then
+    a name)`` of ``sha256sum``'s, no largest). Never raises."""
     told = _told(sample)
     if told is None:
         return ""
-    rows, columns, start = told
-    footer = whole and len(rows) > MIN_ROWS and is_total(rows[-1].decode("ascii")) and sample.rstrip(
+    rows, columns, start, keyed = told
+    footer = whole and len(rows) > MIN_ROWS and is_total(rows[-1].decode("latin-1")) and sample.rstrip(
         b"\r\n ").count(b"\n") + 1 == len(rows) + (start > 0)  # (the last line of all: no line after it)
-    said = f", a table of {plural(len(columns), 'column')} aligned by spaces on each of its first " \
-        f"{plural(len(rows) - footer, 'line')}{TOTAL_SAID if start else ''}, no header line"
-    if not footer:
-        return said
-    line = len(rows) + (start > 0)
-    words = " ".join(rows[-1].decode("ascii").split())[:_FOOTER_CHARS]
-    return f'{said}, then a footer, no row (line {line:,}: "{words}", line={line} reads it)'
+    said = f", a table of {plural(len(columns), 'column')} {'parted' if keyed else 'aligned'} by spaces on each of " \
+        f"its first {plural(len(rows) - footer, 'line')}{TOTAL_SAID if start else ''}" + (
+            f" (a {keyed}, then a name)" if keyed else "") + ", no header line"
+    if footer:
+        line = len(rows) + (start > 0)
+        words = " ".join(rows[-1].decode("utf-8", "replace").split())[:_FOOTER_CHARS]
+        said = f'{said}, then a footer, no row (line {line:,}: "{words}", line={line} reads it)'
+    return f"{said}{LARGEST_SAID}" if keyed == _NUMBER else said
 
 
 def runs_starts(sample: bytes) -> tuple[tuple[int, ...], int] | None:
@@ -89,24 +100,75 @@ def runs_starts(sample: bytes) -> tuple[tuple[int, ...], int] | None:
     bytes ``sample`` make the table :func:`columns_said` tells (the first row: 0, or after ``ls -l``'s ``total N``
     line), when each of its first lines splits at runs of spaces into the same cells as at those columns (each cell
     one word, but the last's: ``line.split(None, columns - 1)``), so that every rows read splits its lines so; else
-    ``None`` (a cell holding a space, ``Up 2 hours``: no such split). Never raises."""
+    ``None`` (a cell holding a space, ``Up 2 hours``: no such split). Lines of a number and a name
+    (:func:`keyed_rows`) split so by their rule: their columns start where the first line's do. Never raises."""
     told = _told(sample)
     if told is None:
         return None
-    rows, columns, first = told
-    for row in rows:
+    rows, columns, first, keyed = told
+    for row in () if keyed else rows:
         words = row.split(None, len(columns) - 1)
         if words != [row[start:end].strip() for start, end in columns]:
             return None
     return tuple(start for start, _end in columns), first
 
 
-def _told(sample: bytes) -> tuple[list[bytes], list[tuple[int, int]], int] | None:
-    """``(the lines looked at, the columns' spans, the byte offset of the first)`` of :func:`columns_said`'s table
-    (``ls -l``'s ``total N`` line before it passed over), else ``None``."""
+def keyed_rows(sample: bytes, first: int = 0) -> tuple[list[bytes], str] | None:
+    """``(the lines, the kind of their first words: "number" or "digest")`` of ``sample`` from byte ``first`` -- at
+    most :data:`ROWS` whole lines of its first :data:`COLUMNS_BYTES` bytes, at least :data:`MIN_ROWS`, trailing
+    spaces and ``\\r`` stripped -- when each is a number (a size, a count of lines, of blocks) or a hexadecimal
+    digest (of 32 to 128 digits, the same for all), spaces, and a name holding no tab: ``find -printf '%s
+    %p\\n'``, ``wc -l`` and ``ls -s`` of many files (their numbers right-aligned), ``sha256sum``, ``uniq -c``; else
+    ``None``. Text whose lines start with numbers is none of these when the numbers count up by one from line to
+    line in half of the lines or more (a numbered list, line-numbered code) or more than a fifth of the names hold
+    a space (sentences, code). Never raises."""
     rows: list[bytes] = []
+    keys: list[bytes] = []
+    spaced = 0
+    at = first
+    while len(rows) < ROWS:
+        end = sample.find(b"\n", at, _BYTES)
+        if end < 0:
+            break
+        row = sample[at:end].rstrip(b"\r ")
+        found = _KEYED_RE.fullmatch(row)
+        if found is None:
+            return None
+        rows.append(row)
+        keys.append(found.group(1))
+        spaced += b" " in found.group(2)
+        at = end + 1
+    if len(rows) < MIN_ROWS or 5 * spaced > len(rows):
+        return None
+    if all(len(key) <= _MAX_DIGITS and key.isdigit() for key in keys):
+        numbers = list(map(int, keys))
+        counted = sum(after == before + 1 for before, after in pairwise(numbers))
+        return None if 2 * counted >= len(numbers) - 1 else (rows, _NUMBER)
+    return (rows, "digest") if len(set(map(len, keys))) == 1 and len(keys[0]) in _DIGEST_DIGITS else None
+
+
+def _told(sample: bytes) -> tuple[list[bytes], list[tuple[int, int]], int, str] | None:
+    """``(the lines looked at, the columns' spans, the byte offset of the first, "")`` of :func:`columns_said`'s
+    table (``ls -l``'s ``total N`` line before it passed over), else for lines of a number or a digest and a name
+    (:func:`keyed_rows`) ``(those lines, the spans of the first's two, its offset, the kind of their first
+    words)``, else ``None``."""
     total = _TOTAL_RE.match(sample) if sample[:6] == b"total " else None
-    first = at = total.end() if total else 0
+    first = total.end() if total else 0
+    told = _gutters(sample, first)
+    if told is not None:
+        return (*told, "")
+    keyed = keyed_rows(sample, first)
+    if keyed is None:
+        return None
+    rows, kind = keyed
+    found = _KEYED_RE.fullmatch(rows[0])
+    return None if found is None else (rows, [found.span(1), (found.start(2), len(rows[0]))], first, kind)
+
+
+def _gutters(sample: bytes, first: int) -> tuple[list[bytes], list[tuple[int, int]], int] | None:
+    """:func:`_told`'s table of columns parted by gutters, its first row at byte ``first`` of ``sample``."""
+    rows: list[bytes] = []
+    at = first
     gutter = -1  # (a byte a position, little-endian: position i is byte i; past a line's end, none)
     while len(rows) < ROWS:
         end = sample.find(b"\n", at, _BYTES)
