@@ -38,6 +38,7 @@ from scratchfs.api.shape_rows import ragged_said, table_rows
 from scratchfs.api.shape_said import browser_decodes_said, not_utf8_clause, plain_head
 from scratchfs.api.shape_settings import settings_shape, tab_keyed
 from scratchfs.api.shape_stream import STREAM_SHAPE
+from scratchfs.api.shape_syslog import syslog_told
 from scratchfs.api.shape_table import (
     JSONL_HEAD_CHARS,
     MOST_LEADING,
@@ -512,7 +513,7 @@ def _plain(sample: bytes, size: int, lines: int, scope: str, is_log: bool, known
         told = _NOTHING_TOLD  # not told: 5-10 us of scans a grep output's shape never showed, nor its note read)
         extra = grep_files_said(head_text, *grep_tally(shown, GREP_MOST_FILES), "the sample" if scope else "all")
     else:
-        told = log_told(shown) if is_log else text_told(shown)
+        told = syslog_told(shown, log_told(shown)) if is_log else text_told(shown)  # (syslog's programs, dpkg's)
         extra = told.said
     if not (is_log or extra or terminal or lone_cr):  # (a table with no header line: shape_columns)
         extra = columns_said(sample, len(sample) >= size)

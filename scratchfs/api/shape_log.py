@@ -49,12 +49,15 @@ _KLOG = rb"[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{6} "  # klog's header: level, date,
 _KERNEL = rb"\[ *\d{1,12}\.\d{6}\] |\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}\] "
 """The kernel's ring buffer's stamps: ``dmesg``'s seconds since boot, right-aligned (``[    0.255769] ``, also
 ``journalctl -k -o short-monotonic``'s), and ``dmesg -T``'s date (``[Mon Dec  7 10:21:49 2026] ``)."""
+_SYSLOG_PRI = rb"<\d{1,3}>(?:1 \d{4}-\d{2}-\d{2}T\d{2}:\d{2}|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2})"
+"""A syslog message's priority, ``<PRI>``, before its timestamp: RFC 5424's (``<131>1 2026-12-08T02:35:54...``) or
+RFC 3164's (``<131>Dec  8 02:35:52 vm postgres[7138]: ...``), as ``logger -n`` sends them."""
 _LOG_STARTS = (rb'|' + _KLOG + rb'|(?:t|ts|time)="?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|(?:level|lvl)="?[A-Za-z]+"? |'
-               + _KERNEL)
+               + _KERNEL + rb"|" + _SYSLOG_PRI)
 """The starts of log lines besides a timestamp or an upper-case level (``_LOG_LINE``'s first alternatives): klog's
 header, logfmt's timestamp or level key (``time="2026-..."``, ``ts=2026-...``, ``level=info ``) and the kernel's
-stamps (:data:`_KERNEL`), each an alternative after ``|``; their first characters are ``I``, ``W``, ``E``, ``F``,
-``t``, ``l`` and ``[``."""
+stamps (:data:`_KERNEL`) and a syslog message's priority (:data:`_SYSLOG_PRI`), each an alternative after ``|``;
+their first characters are ``I``, ``W``, ``E``, ``F``, ``t``, ``l``, ``[`` and ``<``."""
 # Anchored on a literal newline (the text is searched with one prepended), which the engine finds at C speed. The
 # indentation is taken atomically (a lookahead's capture, then the backreference): no alternative starts with a blank,
 # so giving blanks back never matches; every alternative starts with "[", a digit, a capital or klog's and logfmt's
@@ -63,7 +66,7 @@ stamps (:data:`_KERNEL`), each an alternative after ``|``; their first character
 # after its first byte, by memchr: 3 us on 4 KiB of text full of spaces), as trying the prefix at every line costs 3x
 # (32 against 12 us on 4 KiB of log lines: bench/shape_guards.py); without those words it finds what the plain one
 # finds.
-_LOG_LINE = (rb"(?=[\[\dA-Zlt])(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} (?:[ \d]\d "
+_LOG_LINE = (rb"(?=[\[\dA-Zlt<])(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|[A-Z][a-z]{2} (?:[ \d]\d "
              rb"\d{2}:\d{2}|\d{2}, \d{4} \d{1,2}:\d{2}:\d{2} [AP]M )|\[?(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|"
              rb"FATAL|CRITICAL|SEVERE|FINE|FINER|FINEST)\b" + _LOG_STARTS + rb")")
 PLAIN_LOG_LINE_RE = re.compile(rb"\n(?=([ \t]*))\1" + _LOG_LINE)
