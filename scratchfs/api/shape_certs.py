@@ -73,9 +73,10 @@ def certs_shape(sample: bytes, lines: int, complete: bool, scope: str, size: int
 def _first_expiring(text: bytes, certs: Parts) -> str:
     """What the shape says of the certificate of ``text`` (a newline, then the sample) that expires first, by its
     ``Not After`` line: ``"; expires first: NAME (line 9,112, Not After Mar 17 2025)"`` (its name and line as the list
-    names them), or ``""`` when no certificate has one, or there is one. So "which certificate expires first?"
-    is read in the stub, where it took a search of every ``Not After`` line (141 certificates: 8 calls, 12 KB) and a
-    match of each line to the certificate before it."""
+    names them; a name cut to 48 characters, ``…``, or none, which no search finds: ``"; expires first: the
+    certificate at line 1 (Not After Jan 6 2027, line=1 reads it)"``), or ``""`` when no certificate has one, or
+    there is one. So "which certificate expires first?" is read in the stub, where it took a search of every
+    ``Not After`` line (141 certificates: 8 calls, 12 KB) and a match of each line to the certificate before it."""
     starts, subjects = [], []
     if len(certs) < 2:  # (one certificate: its date is no answer to "which first")
         return ""
@@ -95,8 +96,11 @@ def _first_expiring(text: bytes, certs: Parts) -> str:
         return ""
     when, cert = first
     line = text.count(b"\n", 0, starts[cert] + 1)
-    name = _subject_name(subjects[cert])[0]
-    return f"; expires first: {name} (line {line:,}, Not After {when:%b} {when.day} {when.year})"
+    name, found = _subject_name(subjects[cert])
+    date = f"Not After {when:%b} {when.day} {when.year}"
+    if not found:  # (a cut name no search finds, up to 48 characters the list says again: its line and its read)
+        return f"; expires first: the certificate at line {line:,} ({date}, line={line} reads it)"
+    return f"; expires first: {name} (line {line:,}, {date})"
 
 
 def _item(raw: bytes, line: int) -> str:
