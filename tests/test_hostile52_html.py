@@ -92,7 +92,9 @@ _NOISE = {  # (each quadratic before: 160 KiB of <a role=x took 21 s, of <mainx 
 def test_a_landmark_s_scan_of_main_like_noise_costs_a_few_plain_texts(name):
     html_worker.view_text(b"<p>x")  # (lxml and inscriptis imported: once a process)
     plain = (_ROOT / "fixtures/workspace-grep-stdlib-defs.txt").read_bytes()[:SIZE]
-    assert _stub_cpu(b"<html><body><p>Nav.</p>" + _NOISE[name]) < 10 * cpu(plain) + 0.005
+    # (20x: the navigation page's stub, a 512 KiB sample rendered, is 18-19 ms against plain text's 2-2.5 ms, 9x,
+    # which CI's load took past 10x once; the quadratic scans were seconds)
+    assert _stub_cpu(b"<html><body><p>Nav.</p>" + _NOISE[name]) < 20 * cpu(plain) + 0.005
 
 
 _SECTIONS = {  # (a comment or processing instruction among the siblings: counted by the note's :nth-child before)

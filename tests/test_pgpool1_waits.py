@@ -152,7 +152,13 @@ def test_writes_on_a_slow_object_store_leave_connections_to_reads(scratch_store_
     two hold one so now; the rest wait their turn holding none (StoreBusy after the busy timeout); reads go on."""
     store = scratch_store_factory("slow", busy_timeout=1.0)
     scope = store.scope("run-1", "agent-1")
-    scope.scratch_write("k", b"kept")
+    for attempt in range(3):  # (set-up, not the property: moto past the 1 s bound on a loaded machine, as CI saw)
+        try:
+            scope.scratch_write("k", b"kept")
+            break
+        except StorageError:
+            if attempt == 2:
+                raise
     release = threading.Event()
     checking: list[int] = []
     original = S3Blobs.head
