@@ -57,8 +57,11 @@ _KEYED_RE = re.compile(rb" *([0-9]+|[0-9a-f]+) +([^ \t][^\t]*)")  # a number or 
 _MAX_DIGITS = 20  # (a size, a count: at most 20 digits)
 _DIGEST_DIGITS = frozenset((32, 40, 56, 64, 96, 128))  # (md5sum's, sha1sum's, ... sha512sum's, in hexadecimal)
 _NUMBER = "number"
-LARGEST_SAID = '; the largest: jq="sort_by(-.[0]) | .[:10]", slurp=true'
-"""What the shape of lines of a number and a name adds: the read of the 10 largest (sizes, counts)."""
+LARGEST_SAID = """; the largest: jq='map(select(.[1] != "total") | (.[0] | tonumber?) as $n | [$n, .[1]]) | \
+sort_by(-.[0]) | .[:10]', slurp=true"""
+"""What the shape of lines of a number and a name adds: the read of the 10 largest (sizes, counts), past the lines
+whose name is ``total`` (``wc``'s, one a batch of ``xargs``) and those whose first word is no number (``find``'s
+``find: '/x': Permission denied`` written among them, which also makes the column's every cell a string)."""
 
 
 def headless_columns(shape: str | None) -> int | None:
@@ -77,8 +80,8 @@ def columns_said(sample: bytes, whole: bool = False) -> str:
     :func:`~scratchfs.engine.structure.aligned.is_total`) is its footer, no row, as the rows reads read it: the
     lines counted stop before it, and the shape names it with its ``line=``. Lines of a number and a name
     (:func:`keyed_rows`) are ``", a table of 2 columns parted by spaces on each of its first 50 lines (a number,
-    then a name), no header line; the largest: jq=\"sort_by(-.[0]) | .[:10]\", slurp=true"`` (``(a digest, then
-    a name)`` of ``sha256sum``'s, no largest). Never raises."""
+    then a name), no header line"`` and :data:`LARGEST_SAID`, its read of the largest (``(a digest, then a name)``
+    of ``sha256sum``'s, no largest). Never raises."""
     told = _told(sample)
     if told is None:
         return ""
