@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from scratchfs.engine.structure.aligned import is_total
+from scratchfs.engine.structure.aligned_lines import is_total
 from scratchfs.foundation.text import plural
 
 __all__ = ["COLUMNS_BYTES", "LARGEST_SAID", "MIN_COLUMNS", "MIN_ROWS", "ROWS", "TOTAL_SAID", "columns_said",
@@ -77,7 +77,7 @@ def columns_said(sample: bytes, whole: bool = False) -> str:
     spaces on each of its first 50 lines, no header line"``; else ``""``. Read a line at a time, each one's spaces
     and-ed into the gutters of those before it: prose leaves fewer than 2 after 2 or 3 lines, where it stops. The
     content's last line among them that reads as one of totals (``wc``'s ``1252  4490 35013 total``:
-    :func:`~scratchfs.engine.structure.aligned.is_total`) is its footer, no row, as the rows reads read it: the
+    :func:`~scratchfs.engine.structure.aligned_lines.is_total`) is its footer, no row, as the rows reads read it: the
     lines counted stop before it, and the shape names it with its ``line=``. Lines of a number and a name
     (:func:`keyed_rows`) are ``", a table of 2 columns parted by spaces on each of its first 50 lines (a number,
     then a name), no header line"`` and :data:`LARGEST_SAID`, its read of the largest (``(a digest, then a name)``
