@@ -87,3 +87,23 @@ def test_a_wrapper_of_a_heading_and_its_subheading_is_one_block(scratch_scope):
         assert reply["note"].endswith('select="div:has(> h2#install), div:has(> h2#install) ~ :nth-child(-n+6)"')
         assert section["elements"][-5:] == ["Run pip install thing.", "thing --init", "Then configure it.", "Config",
                                             "Edit thing.toml."]
+
+
+def test_a_section_holding_text_outside_elements_is_read_by_the_text_view(scratch_scope):
+    """Text directly after a heading's wrapper (or between the section's elements) is no element: a select of
+    ``:nth-child`` siblings left it out and gave ``["Install", "pip"]`` of ``Install loose text pip`` (hostile54). The
+    note names the text view's search for the heading instead, whose read holds that text."""
+    page = (b"<html><body><article class=markdown-body><div class=markdown-heading><h2 id=install>Install</h2>"
+            b"</div>loose text<p>pip</p>" + _github(2, "usage", "Usage") + b"<p>use</p></article></body></html>"
+            + b"<!-- padding past the inline bound -->" * 200)
+    stub = scratch_scope.spill(page, source_tool="browser.get")
+    tools = ScratchTools(scratch_scope)
+    note = tools.call("read_handle", {"handle": stub.handle, "select": "#install"})["note"]
+    assert "select=" not in note.split("the matches are headings", 1)[1], note
+    assert note.endswith('view="text", match="Install"'), note
+    text = tools.call("read_handle", {"handle": stub.handle, "view": "text", "match": "Install"})
+    assert "Install\n\nloose text\n\npip" in text["windows"][0]["data"], text
+    flat = page.replace(b"<div class=markdown-heading>", b"").replace(b"</div>", b"", 1)  # (the text after the h2)
+    note = tools.call("read_handle", {"handle": scratch_scope.spill(flat, source_tool="browser.get").handle,
+                                      "select": "#install"})["note"]
+    assert note.endswith('view="text", match="Install"'), note

@@ -6,6 +6,7 @@ with numbers counting up (``nl``'s line-numbered code, a numbered list) or follo
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,9 @@ import pytest
 from scratchfs.api.contract import ScratchTools
 from scratchfs.api.shape import describe
 from scratchfs.api.shape_columns import LARGEST_SAID
+
+LARGEST_JQ = re.search(r"jq=(['\"])(.*)\1, slurp=true", LARGEST_SAID).group(2)
+"""The jq filter the shape names for the largest."""
 
 TOOLS = Path(__file__).resolve().parent.parent / "fixtures" / "tools"
 NUMBERED = "a table of 2 columns parted by spaces on each of its first"
@@ -38,7 +42,7 @@ def test_sizes_and_names_are_a_table_whose_largest_one_read_lists(scratch_scope,
     assert f", {NUMBERED} 50 lines{after} (a number, then a name), no header line{LARGEST_SAID}" in stub.shape, \
         stub.shape
     tools = ScratchTools(scratch_scope)
-    largest = tools.read_handle(handle=stub.handle, jq="sort_by(-.[0]) | .[:10]", slurp=True)["results"][0]
+    largest = tools.read_handle(handle=stub.handle, jq=LARGEST_JQ, slurp=True)["results"][0]
     want = sorted(pairs(name), key=lambda pair: -int(pair[0]))[:10]
     assert [[str(size), path] for size, path in largest] == want
     assert all(isinstance(size, int) for size, _path in largest), largest  # (numbers: sorted as numbers)
@@ -69,3 +73,21 @@ def test_wc_s_total_is_a_footer_and_digests_are_a_table_with_no_largest(scratch_
 def test_text_whose_lines_start_with_numbers_stays_text(data):
     said = shape_of(data)
     assert "table" not in said and "largest" not in said, said
+
+
+def numbered_pairs(name: str) -> list[list[str]]:
+    """The fixture's lines of a number and a name whose name is no ``total``: ``xargs wc -l``'s batches each end
+    with one, ``find`` writes its ``find: '/x': Permission denied`` among them."""
+    pairs = [line.split(None, 1) for line in (TOOLS / name).read_text().splitlines()]
+    return [pair for pair in pairs if pair[0].isdigit() and pair[1] != "total"]
+
+
+@pytest.mark.parametrize("name", ["wc-l-xargs-totals.txt", "find-printf-denied.txt"])
+def test_the_named_read_of_the_largest_leaves_out_totals_and_error_lines(scratch_scope, name):
+    data = (TOOLS / name).read_bytes()
+    stub = scratch_scope.spill(data, source_tool="bash")
+    assert LARGEST_SAID in stub.shape, stub.shape
+    largest = ScratchTools(scratch_scope).read_handle(handle=stub.handle, jq=LARGEST_JQ, slurp=True)["results"][0]
+    want = sorted(numbered_pairs(name), key=lambda pair: -int(pair[0]))[:10]
+    assert [[str(size), path] for size, path in largest] == want, largest
+    assert all(isinstance(size, int) for size, _path in largest), largest

@@ -16,7 +16,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from scratchfs.api import shape, shape_aligned, shape_table, shape_terminal, stub
-from scratchfs.engine.structure import aligned, table_start
+from scratchfs.engine.structure import aligned, aligned_lines, table_start
 from scratchfs.foundation import text as ftext
 from scratchfs.foundation.text import quote
 
@@ -88,11 +88,11 @@ def full_first_row_is_data(rows: list[list[str]]) -> bool:
 
 def full_header_candidates(lines: list[str]) -> list[int]:
     most = aligned.MAX_PREAMBLE
-    after = [at + 1 for at in range(1, min(len(lines) - 1, most)) if aligned.is_blank(lines[at])]
-    ruled = next((at - 1 for at in range(2, min(len(lines), most + 2)) if not aligned.is_row(lines[at])
-                  and not aligned.is_blank(lines[at])), 0)
+    after = [at + 1 for at in range(1, min(len(lines) - 1, most)) if aligned_lines.is_blank(lines[at])]
+    ruled = next((at - 1 for at in range(2, min(len(lines), most + 2)) if not aligned_lines.is_row(lines[at])
+                  and not aligned_lines.is_blank(lines[at])), 0)
     titled = next((at + 1 for at in range(min(len(lines) - 1, most)) if lines[at].rstrip(" \r").endswith(":")), 0)
-    first = (ruled,) if ruled and aligned.is_row(lines[1]) else ()
+    first = (ruled,) if ruled and aligned_lines.is_row(lines[1]) else ()
     return [at for at in dict.fromkeys((*first, 0, 1, *after[:1], ruled, titled, *after[1:])) if at < len(lines)
             and aligned.may_be_header(lines[at])]
 

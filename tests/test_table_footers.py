@@ -104,7 +104,7 @@ def test_a_page_read_on_from_a_cursor_stops_at_the_closing_rule(tools, scratch_s
     (["b", "subtotals here"], 0, False, True, (2, None)),  # (no word "total")
 ])
 def test_rows_end_where_a_rule_after_rows_or_a_last_line_of_totals_is(lines, start, seen, complete, expected):
-    from scratchfs.engine.structure.aligned import rows_end  # (here: the reads' tests run without it)
+    from scratchfs.engine.structure.aligned_lines import rows_end  # (here: the reads' tests run without it)
 
     assert rows_end(lines, start, seen, complete) == expected
 
@@ -131,7 +131,7 @@ total                    1/1     Running   0          3d
 def test_a_line_of_totals_holds_its_word_and_numbers_only(line, footer):
     """A row named ``total`` whose other cells are no numbers (a pod, a file, a command) is a row, not a footer
     (hostile37: the pod table's last row was left out of its rows, its shape and its reads)."""
-    from scratchfs.engine.structure.aligned import is_total
+    from scratchfs.engine.structure.aligned_lines import is_total
 
     assert is_total(line) is footer
 

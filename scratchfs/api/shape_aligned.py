@@ -21,10 +21,8 @@ from scratchfs.engine.structure.aligned import (
     find_table,
     head_lines,
     header_candidates,
-    is_blank,
-    is_row,
-    rows_end,
 )
+from scratchfs.engine.structure.aligned_lines import is_blank, is_row, rows_end
 from scratchfs.engine.structure.table_start import header_votes
 
 __all__ = ["ALIGNED_SHAPE", "aligned_shape", "header_line", "is_aligned"]
@@ -150,7 +148,7 @@ def _a_row(line: str, layout: Layout) -> bool:
 
 def _count(text: str, complete: bool, lines: int, header: int) -> str:
     """The rows of a table whose text (or sample, not ``complete``) is ``text`` and whose header is line ``header``
-    (from 0): those up to where they end (:func:`~scratchfs.engine.structure.aligned.rows_end`: a blank line that
+    (from 0): those up to where they end (:func:`~scratchfs.engine.structure.aligned_lines.rows_end`: a blank line that
     lines follow, a rule of dashes after rows, a last line of totals), with the footer after them (the line and
     its words), exact when the sample shows it or holds all; else about ``lines - 1 - header``."""
     parts = text.split("\n")

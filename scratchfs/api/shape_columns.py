@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from scratchfs.engine.structure.aligned import is_total
+from scratchfs.engine.structure.aligned_lines import is_total
 from scratchfs.foundation.text import plural
 
 __all__ = ["COLUMNS_BYTES", "LARGEST_SAID", "MIN_COLUMNS", "MIN_ROWS", "ROWS", "TOTAL_SAID", "columns_said",
@@ -57,8 +57,11 @@ _KEYED_RE = re.compile(rb" *([0-9]+|[0-9a-f]+) +([^ \t][^\t]*)")  # a number or 
 _MAX_DIGITS = 20  # (a size, a count: at most 20 digits)
 _DIGEST_DIGITS = frozenset((32, 40, 56, 64, 96, 128))  # (md5sum's, sha1sum's, ... sha512sum's, in hexadecimal)
 _NUMBER = "number"
-LARGEST_SAID = '; the largest: jq="sort_by(-.[0]) | .[:10]", slurp=true'
-"""What the shape of lines of a number and a name adds: the read of the 10 largest (sizes, counts)."""
+LARGEST_SAID = """; the largest: jq='map(select(.[1] != "total") | (.[0] | tonumber?) as $n | [$n, .[1]]) | \
+sort_by(-.[0]) | .[:10]', slurp=true"""
+"""What the shape of lines of a number and a name adds: the read of the 10 largest (sizes, counts), past the lines
+whose name is ``total`` (``wc``'s, one a batch of ``xargs``) and those whose first word is no number (``find``'s
+``find: '/x': Permission denied`` written among them, which also makes the column's every cell a string)."""
 
 
 def headless_columns(shape: str | None) -> int | None:
@@ -74,11 +77,11 @@ def columns_said(sample: bytes, whole: bool = False) -> str:
     spaces on each of its first 50 lines, no header line"``; else ``""``. Read a line at a time, each one's spaces
     and-ed into the gutters of those before it: prose leaves fewer than 2 after 2 or 3 lines, where it stops. The
     content's last line among them that reads as one of totals (``wc``'s ``1252  4490 35013 total``:
-    :func:`~scratchfs.engine.structure.aligned.is_total`) is its footer, no row, as the rows reads read it: the
+    :func:`~scratchfs.engine.structure.aligned_lines.is_total`) is its footer, no row, as the rows reads read it: the
     lines counted stop before it, and the shape names it with its ``line=``. Lines of a number and a name
     (:func:`keyed_rows`) are ``", a table of 2 columns parted by spaces on each of its first 50 lines (a number,
-    then a name), no header line; the largest: jq=\"sort_by(-.[0]) | .[:10]\", slurp=true"`` (``(a digest, then
-    a name)`` of ``sha256sum``'s, no largest). Never raises."""
+    then a name), no header line"`` and :data:`LARGEST_SAID`, its read of the largest (``(a digest, then a name)``
+    of ``sha256sum``'s, no largest). Never raises."""
     told = _told(sample)
     if told is None:
         return ""

@@ -31,7 +31,8 @@ from scratchfs.engine.structure import (
     iter_rows,
     rows_page,
 )
-from scratchfs.engine.structure.aligned import Layout, headless_layout, is_row, is_total, source_layout
+from scratchfs.engine.structure.aligned import Layout, headless_layout, source_layout
+from scratchfs.engine.structure.aligned_lines import is_row, is_total
 from scratchfs.engine.structure.paging import iter_lines
 from scratchfs.foundation.calls import render_call
 from scratchfs.foundation.errors import BadRecord, ScratchError, WideHeader
@@ -417,7 +418,7 @@ def _aligned_starts(head: bytes, at: int, whole: bool) -> Iterator[tuple[int, in
     """``(number, byte offset where it starts)`` of each row of a table aligned by spaces whose lines (in ``head``,
     all of the content when ``whole``) start at byte ``at``, past its header, as a rows read numbers them: up to a
     blank line, a rule of dashes after rows, or a last line of totals
-    (:func:`~scratchfs.engine.structure.aligned.rows_end`: a footer, no row); a rule before the rows is no row."""
+    (:func:`~scratchfs.engine.structure.aligned_lines.rows_end`: a footer, no row); a rule before the rows is no row."""
     number = 0
     while at < len(head):
         end = head.find(b"\n", at)

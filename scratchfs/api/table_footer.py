@@ -1,5 +1,5 @@
 """A CSV/TSV table's last line of totals: its footer, no row (``du -c``'s ``1128<TAB>total``, ``size -t``'s
-``... (TOTALS)``), as a table aligned by spaces has one (:func:`~scratchfs.engine.structure.aligned.rows_end`).
+``... (TOTALS)``), as a table aligned by spaces has one (:func:`~scratchfs.engine.structure.aligned_lines.rows_end`).
 
 Only where it is unmistakable: the content's last line (the whole content seen when it was stored), its first or
 last cell exactly ``total`` or ``(TOTALS)``, no other line's so, and a row before it. The shape says so (its row
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from scratchfs.api.shape_words import clip
-from scratchfs.engine.structure.aligned import is_total
+from scratchfs.engine.structure.aligned_lines import is_total
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.table import CutSource
 
@@ -43,7 +43,7 @@ def csv_footer(text: str, delimiter: str) -> tuple[int, str] | None:
 
 def _totals(line: str, delimiter: str) -> bool:
     """The first or last cell exactly one of :data:`_WORDS`, every other a sum or empty (as an aligned table's
-    footer, :func:`~scratchfs.engine.structure.aligned.is_total`: a last row naming a file ``total`` is a row)."""
+    footer, :func:`~scratchfs.engine.structure.aligned_lines.is_total`: a last row naming a file ``total`` is a row)."""
     cells = line.rstrip("\r").split(delimiter)
     return len(cells) > 1 and (cells[0].strip() in _WORDS or cells[-1].strip() in _WORDS) and is_total(
         " ".join(cells))

@@ -26,7 +26,7 @@ Two rules split a line (:attr:`Layout.rule`):
 A line of dashes and equal signs drawing a rule under the header (``pip list``) is no row; a blank line (spaces only)
 ends the rows (what follows -- ``systemctl list-units``' legend, ``kubectl get all``'s next table -- is none), and so
 does such a rule after rows (``unzip -l``'s closing rule over its ``225 files``) or a last line of totals (``df
---total``, ``wc``): a footer, no row (:func:`rows_end`). Lines
+--total``, ``wc``): a footer, no row (:func:`~scratchfs.engine.structure.aligned_lines.rows_end`). Lines
 are compared as they are (a tab is no space: text holding a tab is no such table). Everything here is pure and costs
 the first lines only.
 """
@@ -38,12 +38,12 @@ from dataclasses import dataclass, replace
 from itertools import pairwise
 
 from scratchfs.engine.structure.aligned_fit import Fit, learn_fit
+from scratchfs.engine.structure.aligned_lines import is_blank, is_row, rows_end
 from scratchfs.engine.structure.paging import ContentSource
 from scratchfs.engine.structure.pipe_lines import PIPED, find_pipes, pipe_border, pipe_cells, pipe_ends, pipe_row
 
 __all__ = ["FIXED", "HEAD_CHARS", "HEAD_LINES", "MAX_PREAMBLE", "RUNS", "Layout", "find_layout", "find_table",
-           "head_lines", "header_candidates", "headless_layout", "is_blank", "is_row", "is_total", "may_be_header",
-           "pipes_layout", "rows_end", "source_layout"]
+           "head_lines", "header_candidates", "headless_layout", "may_be_header", "pipes_layout", "source_layout"]
 
 RUNS = "runs"
 FIXED = "fixed"
@@ -59,7 +59,6 @@ _MIN_ROWS = 2
 _TOLERANT_ROWS = 10  # rows from which one writing across a gutter leaves it one
 _WORD = re.compile(r"[^ ]+")
 _SPACES = re.compile(r" +")
-_RULE = re.compile(r" *[-=+][-=+ ]*")  # (dpkg -l's "+++-====-...")
 _STATUS = re.compile(r"[|/]+")  # dpkg -l's first name, "||/", over its status column
 _MASK = bytes([1] * 32 + [0] + [1] * 223)  # a space is blank, any other byte a character
 _WORDY = re.compile(r"[^\W\d_]{3}")  # a name starting with a digit holds a word (1K-blocks; 4.0K is a size)
@@ -67,60 +66,6 @@ _LINE_NUMBER = re.compile(r":\d+[:-]")  # grep's path:line: (a header names no l
 _NUMBER = re.compile(r"[-+]?\d[\d.,:%]*[A-Za-z]?")  # (a size, a time, a percentage: 4.0K, 07:51, 25.2)
 _PUSH = 2  # most spaces between a value that overflows its column and the cell it pushes (ps: 1)
 _GLUED = re.compile(r"[a-z]([A-Z][a-z]+)(?= |$)")  # a capitalised name glued to the end of the one before
-_TOTAL_WORDS = frozenset(("total", "total:", "totals", "totals:", "(totals)"))
-_SUM = re.compile(r"[-+]?\d[\d.,:%]*[A-Za-z]{0,3}|(?=[A-Fa-f]*\d)[\dA-Fa-f]+|-")  # (15Gi, 96%, size's hex, df's -)
-
-
-def is_blank(line: str) -> bool:
-    """Whether ``line`` (no newline) holds only spaces (and a trailing ``\r``): the end of a table's rows."""
-    return not line.strip(" \r")
-
-
-def is_row(line: str) -> bool:
-    """Whether ``line`` (no newline; a trailing ``\\r`` ignored) is a row: not blank (spaces only) and no rule of
-    dashes and equal signs (``---- -----``, at least two of them)."""
-    body = line.rstrip(" \r")
-    return bool(body) and not (body.count("-") + body.count("=") >= 2 and _RULE.fullmatch(body) is not None)
-
-
-def is_total(line: str) -> bool:
-    """Whether ``line`` (no newline) reads as a line of totals: 2 words or more, the first or the last ``total``
-    (``df --total``'s ``total  565449824 ...  -``, ``wc``'s and ``du -c``'s ``  1252 total``; ``Total:``,
-    ``TOTALS``, ``size -t``'s ``(TOTALS)``, any case), every other word a sum (a number, a size such as ``15Gi``, a
-    percentage, hexadecimal digits, ``-``): a pod, a file or a command named ``total`` is a row. The last line of a
-    table's rows (a blank line or the end after it) that reads so is its footer, no row (:func:`rows_end`)."""
-    words = line.split()
-    if len(words) < 2:
-        return False
-    if words[0].lower() in _TOTAL_WORDS:
-        words = words[1:]
-    elif words[-1].lower() in _TOTAL_WORDS:
-        words = words[:-1]
-    else:
-        return False
-    return all(_SUM.fullmatch(word) for word in words)
-
-
-def rows_end(lines: list[str], start: int, seen: bool, complete: bool = True) -> tuple[int, int | None]:
-    """``(the index of the first line past the rows, the index of their footer or None)`` of a table aligned by
-    spaces whose rows run from ``lines[start]`` (no newlines; ``seen``: rows came before it, so that a rule of
-    dashes ends them -- one before any is the rule under the header, no row; ``complete``: the lines run to the
-    content's end). The rows end at a blank line; at a rule of dashes after a row (``unzip -l``'s and ``coverage
-    report``'s closing rule: the line after it, when not blank, is the footer -- ``3411683  225 files``,
-    ``TOTAL ...``); or before their last line when it is one of totals (:func:`is_total`: the footer)."""
-    for at in range(start, len(lines)):
-        line = lines[at]
-        if is_blank(line):
-            return at, None
-        if not is_row(line):
-            if seen:
-                return at, (at + 1 if at + 1 < len(lines) and not is_blank(lines[at + 1]) else None)
-            continue
-        if is_total(line) and ((at + 1 < len(lines) and is_blank(lines[at + 1])) or (
-                at + 1 == len(lines) and complete)):
-            return at, at
-        seen = True
-    return len(lines), None
 
 
 @dataclass(frozen=True, slots=True)

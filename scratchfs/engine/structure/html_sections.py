@@ -15,7 +15,9 @@ alone (GitHub's ``<div class="markdown-heading"><h2>Install</h2><a class="anchor
 (``div:has(> h2#install)``; GitHub's heading has no id, its anchor beside it has: ``div:has(>
 a#user-content-install)``), as is one wrapped with its self-link's text or a lower heading after it: the section is
 the wrapper's following siblings, up to one that is or holds the next
-heading of the same or a higher level (before, the select gave the heading and its anchor alone). It imports
+heading of the same or a higher level (before, the select gave the heading and its anchor alone). A section holding
+text outside its elements (``<div><h2>Install</h2></div>loose text<p>pip</p>``; ``:nth-child`` selects elements
+only) gets the text view's search too. It imports
 nothing of ``scratchfs`` (the worker loads it by path)."""
 
 from __future__ import annotations
@@ -56,8 +58,10 @@ def section_hint(found: list, texts: list[str]) -> str | None:
     stop = next((at for at, sibling in enumerate(siblings) if _opens_section(sibling, level)), len(siblings))
     marked = _marked(block, heading)
     words = " ".join("".join(heading.itertext()).split())
-    if marked is None or not _plain_id(marked.get("id")) or block.getparent() is None or _shared(marked):
-        return (f"the matches are headings: the text under the first is a search of the text view, "
+    loose = _loose_text(block, siblings[stop] if stop < len(siblings) else None)
+    if marked is None or not _plain_id(marked.get("id")) or block.getparent() is None or _shared(marked) or loose:
+        why = " (text outside its elements, which a select does not give)" if loose else ""
+        return (f"the matches are headings: the text under the first{why} is a search of the text view, "
                 f'view="text", match={json.dumps(words[:80])}') if words else None
     chosen = _selector(block, heading, marked)
     before = sum(isinstance(sibling.tag, str) for sibling in block.itersiblings(preceding=True))
@@ -84,6 +88,20 @@ def _block(heading: Any) -> Any:
 _OUTSIDE = ".//text()[not(ancestor::h1 or ancestor::h2 or ancestor::h3 or ancestor::h4 or ancestor::h5 or " \
            "ancestor::h6 or ancestor::a[starts-with(@href, '#')] or ancestor::script or ancestor::style)]"
 """The texts of an element outside its headings, its self-links (``<a href="#install">``), scripts and styles."""
+
+
+def _loose_text(block: Any, stop: Any) -> bool:
+    """Whether text stands outside elements between ``block`` (a heading's, :func:`_block`) and ``stop`` (the
+    sibling that opens the next section; ``None``: the parent's end) -- ``<div><h2>Install</h2></div>loose
+    text<p>pip</p>``: a select of the siblings (``:nth-child`` counts elements) would leave it out."""
+    if (block.tail or "").strip():
+        return True
+    for sibling in block.itersiblings():  # (comments too: text may follow one)
+        if sibling is stop:
+            return False
+        if (sibling.tail or "").strip():
+            return True
+    return False
 
 
 def _first_of(headings: list, heading: Any, level: int) -> bool:

@@ -16,7 +16,8 @@ from collections.abc import Generator, Iterator
 from itertools import islice
 from typing import NamedTuple
 
-from scratchfs.engine.structure.aligned import Layout, is_total
+from scratchfs.engine.structure.aligned import Layout
+from scratchfs.engine.structure.aligned_lines import is_total
 from scratchfs.engine.structure.paging import ContentSource, iter_lines
 from scratchfs.engine.structure.row_lines import iter_row_lines, line_end_after
 from scratchfs.engine.structure.table_start import UTF8_BOM
@@ -145,7 +146,7 @@ def _aligned(lines: _Lines, layout: Layout, header: bool) -> Iterator[list[str] 
     """The cells of each line of a table aligned by spaces or drawn with pipes (``[]`` for a line that is no row)
     up to the line that ends them (:meth:`Layout.ends`: a blank one; a box's border right under a border; of a
     table aligned by spaces, a rule of dashes after a row -- any, when the lines start past the header -- or a last
-    line of totals: :func:`~scratchfs.engine.structure.aligned.rows_end`'s footer, no row),
+    line of totals: :func:`~scratchfs.engine.structure.aligned_lines.rows_end`'s footer, no row),
     ``{"unsplit": line}`` for a row whose cells cannot be told for certain (:meth:`Layout.cells`); the first row is
     the header, its cells the layout's names, when ``header`` (the lines start at the header's), and the line under
     it no row when it is a table's rule (:attr:`Layout.piped`); ``()`` instead of ``[]`` for a box's border, after
