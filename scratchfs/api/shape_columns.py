@@ -56,7 +56,7 @@ _SAID_RE = re.compile(r", a table of ([0-9,]+) columns (?:aligned|parted) by spa
 _KEYED_RE = re.compile(rb" *([0-9]+|[0-9a-f]+) +([^ \t][^\t]*)")  # a number or a digest, spaces, a name
 _MAX_DIGITS = 20  # (a size, a count: at most 20 digits)
 _DIGEST_DIGITS = frozenset((32, 40, 56, 64, 96, 128))  # (md5sum's, sha1sum's, ... sha512sum's, in hexadecimal)
-_NUMBER = "number"
+_NUMBER, _DIGEST = "number", "digest"  # (the kinds of a keyed line's first word)
 LARGEST_SAID = """; the largest: jq='map(select(.[1] != "total") | (.[0] | tonumber?) as $n | [$n, .[1]]) | \
 sort_by(-.[0]) | .[:10]', slurp=true"""
 """What the shape of lines of a number and a name adds: the read of the 10 largest (sizes, counts), past the lines
@@ -147,7 +147,7 @@ def keyed_rows(sample: bytes, first: int = 0) -> tuple[list[bytes], str] | None:
         numbers = list(map(int, keys))
         counted = sum(after == before + 1 for before, after in pairwise(numbers))
         return None if 2 * counted >= len(numbers) - 1 else (rows, _NUMBER)
-    return (rows, "digest") if len(set(map(len, keys))) == 1 and len(keys[0]) in _DIGEST_DIGITS else None
+    return (rows, _DIGEST) if len(set(map(len, keys))) == 1 and len(keys[0]) in _DIGEST_DIGITS else None
 
 
 def _told(sample: bytes) -> tuple[list[bytes], list[tuple[int, int]], int, str] | None:

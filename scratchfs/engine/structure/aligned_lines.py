@@ -16,13 +16,14 @@ _SUM = re.compile(r"[-+]?\d[\d.,:%]*[A-Za-z]{0,3}|(?=[A-Fa-f]*\d)[\dA-Fa-f]+|-")
 
 
 def is_blank(line: str) -> bool:
-    """Whether ``line`` (no newline) holds only spaces (and a trailing ``\r``): the end of a table's rows."""
+    """Whether ``line`` (no newline) holds only spaces (and a trailing ``\r``): the end of a table's rows. Never
+    raises."""
     return not line.strip(" \r")
 
 
 def is_row(line: str) -> bool:
     """Whether ``line`` (no newline; a trailing ``\\r`` ignored) is a row: not blank (spaces only) and no rule of
-    dashes and equal signs (``---- -----``, at least two of them)."""
+    dashes and equal signs (``---- -----``, at least two of them). Never raises."""
     body = line.rstrip(" \r")
     return bool(body) and not (body.count("-") + body.count("=") >= 2 and _RULE.fullmatch(body) is not None)
 
@@ -32,7 +33,8 @@ def is_total(line: str) -> bool:
     (``df --total``'s ``total  565449824 ...  -``, ``wc``'s and ``du -c``'s ``  1252 total``; ``Total:``,
     ``TOTALS``, ``size -t``'s ``(TOTALS)``, any case), every other word a sum (a number, a size such as ``15Gi``, a
     percentage, hexadecimal digits, ``-``): a pod, a file or a command named ``total`` is a row. The last line of a
-    table's rows (a blank line or the end after it) that reads so is its footer, no row (:func:`rows_end`)."""
+    table's rows (a blank line or the end after it) that reads so is its footer, no row (:func:`rows_end`). Never
+    raises."""
     words = line.split()
     if len(words) < 2:
         return False
@@ -51,7 +53,8 @@ def rows_end(lines: list[str], start: int, seen: bool, complete: bool = True) ->
     dashes ends them -- one before any is the rule under the header, no row; ``complete``: the lines run to the
     content's end). The rows end at a blank line; at a rule of dashes after a row (``unzip -l``'s and ``coverage
     report``'s closing rule: the line after it, when not blank, is the footer -- ``3411683  225 files``,
-    ``TOTAL ...``); or before their last line when it is one of totals (:func:`is_total`: the footer)."""
+    ``TOTAL ...``); or before their last line when it is one of totals (:func:`is_total`: the footer). Never
+    raises (a ``start`` past the lines: ``(len(lines), None)``)."""
     for at in range(start, len(lines)):
         line = lines[at]
         if is_blank(line):
