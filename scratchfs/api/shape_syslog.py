@@ -45,14 +45,13 @@ def syslog_told(sample: bytes, told: Told) -> Told:
     nginx 420, ...); priorities: 49 crit (first at line 510), 503 err (first at line 1), 1,712 notice to debug"``,
     the first line of ``err`` or worse its first error when it comes before ``told``'s; ``", dpkg's log: 412 install
     (first at line 5), ..."``. ``told`` as it is for other logs. Never raises."""
+    head = b"\n" + sample[: _HEAD - 1]  # (the gates' text: the sample copied and its lines counted only past them,
+    syslog = _SYSLOG_RE.search(head) is not None  # 0.3 ms of a 512 KiB log that is neither)
+    if not syslog and _DPKG_RE.search(head) is None:
+        return told
     text = b"\n" + sample
     lines = sample.count(b"\n") + (not sample.endswith(b"\n"))
-    if _SYSLOG_RE.search(text, 0, _HEAD) is not None:
-        said, first = _syslog(text, lines)
-    elif _DPKG_RE.search(text, 0, _HEAD) is not None:
-        said, first = _dpkg(text, lines), None
-    else:
-        return told
+    said, first = _syslog(text, lines) if syslog else (_dpkg(text, lines), None)
     errors = [line for line in (told.first_error, first) if line is not None]
     return Told(told.said + said, min(errors, default=None))
 
