@@ -160,3 +160,28 @@ def test_a_file_system_call_out_of_memory_is_told_as_sqlites_is():
     said = str(storage_error(OSError(errno.ENOMEM, os.strerror(errno.ENOMEM)), "cannot list the store root /r"))
     assert said == ("cannot list the store root /r: out of memory or address space (the process's memory limit, "
                     "ulimit -v, or the machine's)")
+
+
+def test_cpythons_import_failing_an_allocation_is_out_of_memory_not_a_traceback(tmp_path, monkeypatch):
+    """Under ``ulimit -v`` with 1 MiB of margin, a module loaded when first used failed inside CPython's import
+    machinery with ``SystemError: error return without exception set`` (an allocation failed and no MemoryError was
+    set): the command ended in a traceback, exit 1 (CI, 2026-12-08). It is out of memory: one line, exit 4. Another
+    SystemError is a bug and still raises."""
+    from scratchfs.api.store import ScratchStore as Store
+    from tests.cli_run import invoke  # (the in-process runner)
+
+    def failing(*_args, **_kwargs):
+        raise SystemError("error return without exception set")
+
+    Store(tmp_path / "root").close()
+    monkeypatch.setattr(Store, "scope", failing)
+    done = invoke(tmp_path / "root", "scratch-read", "k")
+    assert done.exit_code == 4 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("scratchfs: out of memory: "), done.stderr
+
+    def buggy(*_args, **_kwargs):
+        raise SystemError("some other internal error")
+
+    monkeypatch.setattr(Store, "scope", buggy)
+    with pytest.raises(SystemError, match="some other"):
+        invoke(tmp_path / "root", "scratch-read", "k")

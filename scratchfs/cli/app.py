@@ -156,9 +156,10 @@ class ScratchGroup(click.Group):
         except OSError as exc:
             warn(f"storage: {exc.strerror or exc}")
             ctx.exit(4)
-        except (ImportError, MemoryError) as exc:  # ulimit -v or the machine's memory (a module loaded when first
-            if isinstance(exc, ImportError) and not any(w in str(exc) for w in ("failed to map", "allocate memory")):
-                raise  # used, its shared object not mapped: memory too): a resource, as a full disk
+        except (ImportError, MemoryError, SystemError) as exc:  # ulimit -v or the machine's memory (a module loaded
+            if not isinstance(exc, MemoryError) and not any(w in str(exc) for w in _OUT_OF_MEMORY_WORDS):
+                raise  # when first used, its shared object not mapped; CPython's import failing an allocation: memory
+                # too): a resource, as a full disk
             warn("out of memory: the command stopped (the process's memory limit, ulimit -v, or the machine's); a "
                  "write in flight took effect whole or not at all")
             ctx.exit(4)
@@ -166,6 +167,13 @@ class ScratchGroup(click.Group):
             if sys.stderr is not None and sys.stderr.isatty():
                 click.echo(err=True)
             raise _Interrupted from None
+
+
+_OUT_OF_MEMORY_WORDS = ("failed to map", "allocate memory", "error return without exception set",
+                        "without setting an exception")
+"""What an ImportError (a shared object not mapped) or a SystemError (CPython's import machinery when an allocation
+failed under ``ulimit -v``: "error return without exception set", seen in CI at 1 MiB of margin,
+tests/test_resource_limits.py) says when the command ran out of memory."""
 
 
 def name_the_variable(exc: click.UsageError) -> None:
